@@ -1,0 +1,44 @@
+// The CPU backend: fused pointwise kernels -> LLVM IR -> optimised object code for the client's
+// CPU -> one ELF shared object (linked in-process with LLD).
+//
+// Thread-safety: CompileCpuKernels may be called concurrently; each call uses its own
+// LLVMContext and TargetMachine, and the (non-reentrant) LLD driver is serialised internally.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "codegen/kernel/pointwise_kernel.h"
+
+namespace tccd::codegen {
+
+struct CpuTarget {
+  std::string triple = "x86_64-unknown-linux-gnu";
+  // An LLVM CPU name; tccd compiles for ISA levels ("x86-64", "x86-64-v2", "x86-64-v3",
+  // "x86-64-v4") rather than exact models, so every machine of one level shares artifacts.
+  std::string cpu = "x86-64-v2";
+
+  // A stable description for compile keys, e.g. "x86_64-unknown-linux-gnu/x86-64-v3".
+  std::string KeyString() const { return triple + "/" + cpu; }
+};
+
+// Maps a client's architecture and /proc/cpuinfo feature flags to a CpuTarget: the highest
+// x86-64 ISA level all of whose features are present. INVALID_ARGUMENT for an unknown or
+// unsupported architecture (only x86_64 is supported for now).
+absl::StatusOr<CpuTarget> CpuTargetFromFeatures(const std::string& arch,
+                                                const std::vector<std::string>& features);
+
+struct CpuModule {
+  std::string llvm_ir;        // optimised LLVM IR text, for dumps and golden tests
+  std::string shared_object;  // ELF .so bytes exporting one symbol per kernel
+};
+
+// Compiles all kernels into one shared object. Each kernel's `name` becomes an exported
+// symbol. The .so has no DT_NEEDED entries: libm functions (expf, tanhf, ...) resolve against
+// the loading process, which always has libm.
+absl::StatusOr<CpuModule> CompileCpuKernels(absl::Span<const PointwiseKernel> kernels,
+                                            const CpuTarget& target);
+
+}  // namespace tccd::codegen

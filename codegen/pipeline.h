@@ -1,0 +1,51 @@
+// The compiler's front door: one request graph in, a Plan plus artifact bytes out.
+//
+// codegen/pipeline.cc holds the whole lowering pipeline as one readable list of passes.
+// This layer knows nothing of gRPC or of the cache; the server wraps it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tccd/v1/tccd.pb.h"
+
+namespace tccd::codegen {
+
+struct CompileInput {
+  const v1::Graph* graph = nullptr;
+  const v1::Target* target = nullptr;
+  std::string mode;
+};
+
+// Parsing and validation, kept separate from codegen so that the server can compute the compile
+// key (from canonical_ir and target_key) and consult the cache before compiling anything.
+struct ParsedRequest;  // opaque: holds the IR graph
+struct Prepared {
+  std::string canonical_ir;  // the canonical graph text: the graph part of the compile key
+  std::string target_key;    // e.g. "cpu:x86_64-unknown-linux-gnu/x86-64-v3"
+  std::shared_ptr<const ParsedRequest> parsed;
+};
+
+// INVALID_ARGUMENT for malformed or inconsistent graphs (dangling refs, bad metadata, absurd
+// sizes), UNIMPLEMENTED for what tccd does not support yet (symbolic shapes, unknown targets).
+absl::StatusOr<Prepared> Prepare(const CompileInput& input);
+
+struct ArtifactBytes {
+  std::string name;
+  v1::ArtifactKind kind = v1::ARTIFACT_UNSPECIFIED;
+  std::string bytes;
+};
+
+struct CompileOutput {
+  v1::Plan plan;                       // NativeCall.artifact names refer to `artifacts[].name`
+  std::vector<ArtifactBytes> artifacts;
+  int num_fused_kernels = 0;
+  int num_extern_steps = 0;
+};
+
+// Lowers, fuses and generates code. May take seconds; safe to call from many threads at once.
+absl::StatusOr<CompileOutput> Compile(const Prepared& prepared);
+
+}  // namespace tccd::codegen
