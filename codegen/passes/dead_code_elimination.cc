@@ -1,0 +1,73 @@
+// DeadCodeElimination (see dead_code_elimination.h).
+#include "codegen/passes/dead_code_elimination.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "codegen/passes/pointwise_ops.h"
+
+namespace tccd::codegen {
+namespace {
+
+bool IsSideEffectFreeView(const std::string& target) {
+  static const auto* kViews = new absl::flat_hash_set<std::string>{
+      "aten::view.default",      "aten::_unsafe_view.default", "aten::reshape.default",
+      "aten::t.default",         "aten::permute.default",      "aten::expand.default",
+      "aten::transpose.int",     "aten::unsqueeze.default",    "aten::squeeze.dim",
+      "aten::squeeze.dims",      "aten::squeeze.default",      "aten::slice.Tensor",
+      "aten::select.int",        "aten::alias.default",        "aten::detach.default",
+      "aten::as_strided.default"};
+  return kViews->contains(target);
+}
+
+void MarkRefs(const ir::Arg& arg, std::vector<bool>& live) {
+  if (arg.is_ref()) {
+    if (!arg.ref().is_input()) live[arg.ref().node] = true;
+  } else if (const auto* list = std::get_if<ir::ArgList>(&arg.v)) {
+    for (const ir::Arg& a : *list) MarkRefs(a, live);
+  }
+}
+
+void Renumber(ir::Arg& arg, const std::vector<int>& new_id) {
+  if (arg.is_ref()) {
+    ir::ValueRef& r = std::get<ir::ValueRef>(arg.v);
+    if (!r.is_input()) r.node = new_id[r.node];
+  } else if (auto* list = std::get_if<ir::ArgList>(&arg.v)) {
+    for (ir::Arg& a : *list) Renumber(a, new_id);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<bool> DeadCodeElimination::Run(ir::Graph& graph) {
+  const int n = static_cast<int>(graph.nodes.size());
+  std::vector<bool> live(n, false);
+  for (const ir::Arg& a : graph.outputs) MarkRefs(a, live);
+  for (int id = n - 1; id >= 0; --id) {
+    const ir::Node& node = graph.nodes[id];
+    bool removable = IsPointwiseOp(graph, node) || IsSideEffectFreeView(node.target);
+    if (!removable) live[id] = true;
+    if (!live[id]) continue;
+    for (const ir::Arg& a : node.args) MarkRefs(a, live);
+    for (const ir::NamedArg& kw : node.kwargs) MarkRefs(kw.value, live);
+  }
+  std::vector<int> new_id(n, -1);
+  int next = 0;
+  for (int id = 0; id < n; ++id)
+    if (live[id]) new_id[id] = next++;
+  if (next == n) return false;
+  std::vector<ir::Node> kept;
+  kept.reserve(next);
+  for (int id = 0; id < n; ++id) {
+    if (!live[id]) continue;
+    ir::Node node = std::move(graph.nodes[id]);
+    for (ir::Arg& a : node.args) Renumber(a, new_id);
+    for (ir::NamedArg& kw : node.kwargs) Renumber(kw.value, new_id);
+    kept.push_back(std::move(node));
+  }
+  graph.nodes = std::move(kept);
+  for (ir::Arg& a : graph.outputs) Renumber(a, new_id);
+  return true;
+}
+
+}  // namespace tccd::codegen

@@ -1,0 +1,224 @@
+// Pointwise fusion (see fusion.h).
+#include "codegen/passes/fusion.h"
+
+#include <algorithm>
+#include <queue>
+#include <set>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "codegen/ir/printer.h"
+#include "codegen/passes/pointwise_ops.h"
+#include "proto/status_macros.h"
+
+namespace tccd::codegen {
+namespace {
+
+// Calls fn(ref) for every tensor ref in an argument, recursively through lists.
+template <typename Fn>
+void ForEachRef(const ir::Arg& arg, const Fn& fn) {
+  if (arg.is_ref()) {
+    fn(arg.ref());
+  } else if (const auto* list = std::get_if<ir::ArgList>(&arg.v)) {
+    for (const ir::Arg& a : *list) ForEachRef(a, fn);
+  }
+}
+
+template <typename Fn>
+void ForEachInput(const ir::Node& node, const Fn& fn) {
+  for (const ir::Arg& a : node.args) ForEachRef(a, fn);
+  for (const ir::NamedArg& kw : node.kwargs) ForEachRef(kw.value, fn);
+}
+
+// Moves every node of group `from` into group `into`, leaving `from` empty.
+void MergeGroups(Partition& p, std::vector<std::set<int>>& deps, int from, int into) {
+  for (int m : p.groups[from].nodes) p.group_of[m] = into;
+  auto& nodes = p.groups[into].nodes;
+  nodes.insert(nodes.end(), p.groups[from].nodes.begin(), p.groups[from].nodes.end());
+  std::sort(nodes.begin(), nodes.end());
+  p.groups[from].nodes.clear();
+  for (std::set<int>& d : deps) {
+    if (d.erase(from)) d.insert(into);
+  }
+  // Members' own dependency on their (now shared) group is internal, not a cycle marker.
+  for (int m : nodes) deps[m].erase(into);
+}
+
+}  // namespace
+
+absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const FusionOptions& options) {
+  const int n = static_cast<int>(graph.nodes.size());
+  Partition p;
+  p.group_of.assign(n, -1);
+  // deps[node]: groups this node's outputs depend on through at least one node outside them.
+  std::vector<std::set<int>> deps(n);
+
+  auto group_of_ref = [&](const ir::ValueRef& r) { return r.is_input() ? -1 : p.group_of[r.node]; };
+  auto deps_of_ref = [&](const ir::ValueRef& r) -> const std::set<int>* {
+    static const std::set<int> kEmpty;
+    return r.is_input() ? &kEmpty : &deps[r.node];
+  };
+
+  for (int id = 0; id < n; ++id) {
+    const ir::Node& node = graph.nodes[id];
+    int chosen = -1;
+    if (options.enable && IsPointwiseOp(graph, node)) {
+      // Candidate groups: those of pointwise producers, same shape and device.
+      std::vector<int> candidates;
+      ForEachInput(node, [&](const ir::ValueRef& r) {
+        int g = group_of_ref(r);
+        if (g >= 0 && std::find(candidates.begin(), candidates.end(), g) == candidates.end())
+          candidates.push_back(g);
+      });
+      // Prefer the group formed last: the chain we are extending.
+      std::sort(candidates.rbegin(), candidates.rend());
+      for (int g : candidates) {
+        const FusionGroup& group = p.groups[g];
+        if (group.shape != node.outputs[0].sizes || group.device != node.outputs[0].device) continue;
+        if (static_cast<int>(group.nodes.size()) >= options.max_nodes_per_group) continue;
+        bool cycle = false;
+        ForEachInput(node, [&](const ir::ValueRef& r) {
+          if (group_of_ref(r) != g && deps_of_ref(r)->count(g)) cycle = true;
+        });
+        if (cycle) continue;
+        // Operand budget: distinct outside tensors the group would read.
+        absl::flat_hash_set<std::pair<int, int>> outside;
+        auto count = [&](const ir::ValueRef& r) {
+          if (group_of_ref(r) != g) outside.insert({r.node, r.output});
+        };
+        for (int m : group.nodes) ForEachInput(graph.nodes[m], count);
+        ForEachInput(node, count);
+        if (static_cast<int>(outside.size()) > options.max_operands) continue;
+        chosen = g;
+        break;
+      }
+      if (chosen < 0) {
+        chosen = static_cast<int>(p.groups.size());
+        FusionGroup group;
+        group.shape = node.outputs[0].sizes;
+        group.device = node.outputs[0].device;
+        p.groups.push_back(std::move(group));
+      }
+      p.groups[chosen].nodes.push_back(id);
+      p.group_of[id] = chosen;
+      // This node may also tie other groups of its shape together (e.g. a where() reading a
+      // mask computed in another group): merge them when neither depends on the other.
+      for (int h : candidates) {
+        if (h == chosen || p.groups[h].nodes.empty()) continue;
+        if (p.groups[h].shape != p.groups[chosen].shape || p.groups[h].device != p.groups[chosen].device) continue;
+        if (static_cast<int>(p.groups[h].nodes.size() + p.groups[chosen].nodes.size()) > options.max_nodes_per_group) continue;
+        bool dependent = false;
+        for (int m : p.groups[h].nodes) dependent |= deps[m].count(chosen) > 0;
+        for (int m : p.groups[chosen].nodes) dependent |= deps[m].count(h) > 0;
+        ForEachInput(node, [&](const ir::ValueRef& r) {
+          if (group_of_ref(r) != h && deps_of_ref(r)->count(h)) dependent = true;
+        });
+        if (dependent) continue;
+        MergeGroups(p, deps, /*from=*/h, /*into=*/chosen);
+      }
+    }
+    // Dependencies of this node's outputs.
+    ForEachInput(node, [&](const ir::ValueRef& r) {
+      if (r.is_input()) return;
+      deps[id].insert(deps[r.node].begin(), deps[r.node].end());
+      int g = p.group_of[r.node];
+      if (g >= 0 && g != p.group_of[id]) deps[id].insert(g);
+    });
+  }
+
+  // Drop groups emptied by merges and renumber the rest.
+  {
+    std::vector<int> new_index(p.groups.size(), -1);
+    std::vector<FusionGroup> kept;
+    for (size_t g = 0; g < p.groups.size(); ++g) {
+      if (p.groups[g].nodes.empty()) continue;
+      new_index[g] = static_cast<int>(kept.size());
+      kept.push_back(std::move(p.groups[g]));
+    }
+    p.groups = std::move(kept);
+    for (int& g : p.group_of)
+      if (g >= 0) g = new_index[g];
+  }
+
+  // Group inputs and escaping outputs.
+  std::vector<std::vector<bool>> used_outside(n);
+  for (int id = 0; id < n; ++id) used_outside[id].assign(graph.nodes[id].outputs.size(), false);
+  for (int id = 0; id < n; ++id) {
+    ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
+      if (r.is_input()) return;
+      if (p.group_of[r.node] < 0 || p.group_of[r.node] != p.group_of[id]) used_outside[r.node][r.output] = true;
+    });
+  }
+  for (const ir::Arg& out : graph.outputs)
+    ForEachRef(out, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) used_outside[r.node][r.output] = true;
+    });
+  for (size_t g = 0; g < p.groups.size(); ++g) {
+    FusionGroup& group = p.groups[g];
+    std::set<std::pair<int, int>> seen;
+    for (int m : group.nodes) {
+      ForEachInput(graph.nodes[m], [&](const ir::ValueRef& r) {
+        if (group_of_ref(r) == static_cast<int>(g)) return;
+        if (seen.insert({r.node, r.output}).second) group.inputs.push_back(r);
+      });
+      if (used_outside[m][0]) group.outputs.push_back({m, 0});
+    }
+  }
+
+  // Schedule: Kahn's algorithm over units (groups and extern nodes), lowest first node id first.
+  const int num_units = static_cast<int>(p.groups.size()) + n;
+  auto unit_of_node = [&](int id) { return p.group_of[id] >= 0 ? p.group_of[id] : static_cast<int>(p.groups.size()) + id; };
+  std::vector<int> first_node(num_units, -1);
+  std::vector<bool> live(num_units, false);
+  for (int id = 0; id < n; ++id) {
+    int u = unit_of_node(id);
+    if (!live[u]) first_node[u] = id;
+    live[u] = true;
+  }
+  std::vector<std::set<int>> succ(num_units);
+  std::vector<int> indegree(num_units, 0);
+  for (int id = 0; id < n; ++id) {
+    int u = unit_of_node(id);
+    ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
+      if (r.is_input()) return;
+      int v = unit_of_node(r.node);
+      if (v != u && succ[v].insert(u).second) ++indegree[u];
+    });
+  }
+  std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> ready;
+  for (int u = 0; u < num_units; ++u)
+    if (live[u] && indegree[u] == 0) ready.push({first_node[u], u});
+  while (!ready.empty()) {
+    int u = ready.top().second;
+    ready.pop();
+    if (u < static_cast<int>(p.groups.size())) {
+      p.schedule.push_back({true, u});
+    } else {
+      p.schedule.push_back({false, u - static_cast<int>(p.groups.size())});
+    }
+    for (int v : succ[u])
+      if (--indegree[v] == 0) ready.push({first_node[v], v});
+  }
+  int live_units = static_cast<int>(std::count(live.begin(), live.end(), true));
+  RET_CHECK(static_cast<int>(p.schedule.size()) == live_units);  // no cycle between units
+  return p;
+}
+
+std::string PrintPartition(const ir::Graph& graph, const Partition& partition) {
+  std::string out;
+  for (const ScheduleEntry& e : partition.schedule) {
+    if (e.fused) {
+      const FusionGroup& g = partition.groups[e.index];
+      out += "fused";
+      for (int m : g.nodes) absl::StrAppend(&out, " %", m);
+      out += " ->";
+      for (const ir::ValueRef& r : g.outputs) absl::StrAppend(&out, " ", ir::PrintValueRef(r));
+      out += "\n";
+    } else {
+      absl::StrAppend(&out, "extern %", e.index, " ", graph.nodes[e.index].target, "\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace tccd::codegen

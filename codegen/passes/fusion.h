@@ -1,0 +1,55 @@
+// Pointwise fusion: partitions a graph into fused groups (runs of pointwise ops over one
+// iteration space, each becoming one kernel) and extern nodes (run as ATen ops by the client),
+// and orders them into a schedule.
+//
+// Rules:
+//  * a group holds pointwise ops (pointwise_ops.h) of one output shape and device;
+//  * a node joins the group of one of its pointwise producers when that creates no cycle between
+//    groups and externs (tracked as "which groups does this value depend on through outside
+//    nodes"); otherwise it starts a group;
+//  * the schedule is a topological order of the condensed graph that keeps the original order
+//    wherever it can.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "codegen/ir/graph.h"
+
+namespace tccd::codegen {
+
+struct FusionOptions {
+  // Fuse at all; off turns every op into an extern step (for bisecting). Default: true.
+  bool enable = true;
+  // Largest number of ATen nodes in one kernel. Default: 64.
+  int max_nodes_per_group = 64;
+  // Largest number of tensor operands (inputs + outputs) of one kernel. Default: 32.
+  int max_operands = 32;
+};
+
+struct FusionGroup {
+  std::vector<int> nodes;  // member node ids, ascending
+  std::vector<int64_t> shape;
+  ir::DeviceType device = ir::DeviceType::kCpu;
+  std::vector<ir::ValueRef> inputs;   // tensors read from outside, in first-use order
+  std::vector<ir::ValueRef> outputs;  // member values used outside the group or returned
+};
+
+struct ScheduleEntry {
+  bool fused = false;
+  int index = 0;  // group index if fused, else node id
+};
+
+struct Partition {
+  std::vector<FusionGroup> groups;
+  std::vector<int> group_of;  // per node: group index or -1
+  std::vector<ScheduleEntry> schedule;
+};
+
+absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const FusionOptions& options);
+
+// One line per schedule entry, e.g. "fused %0 %1 %3 -> %3" / "extern %2 aten::mm.default".
+std::string PrintPartition(const ir::Graph& graph, const Partition& partition);
+
+}  // namespace tccd::codegen

@@ -1,0 +1,53 @@
+// Fusion group -> PointwiseKernel (see kernel_builder.h).
+#include "codegen/passes/kernel_builder.h"
+
+#include <map>
+
+#include "codegen/passes/pointwise_ops.h"
+#include "proto/status_macros.h"
+
+namespace tccd::codegen {
+
+absl::StatusOr<PointwiseKernel> BuildPointwiseKernel(const ir::Graph& graph,
+                                                     const FusionGroup& group,
+                                                     const std::string& name) {
+  PointwiseKernel kernel;
+  kernel.name = name;
+  kernel.shape = group.shape;
+  PwBuilder b(&kernel.body);
+
+  // Held value of every tensor the body has produced or loaded so far.
+  std::map<ir::ValueRef, int> held;
+  for (size_t i = 0; i < group.inputs.size(); ++i) {
+    const ir::TensorType& t = graph.type_of(group.inputs[i]);
+    kernel.input_dtypes.push_back(t.dtype);
+    PwInstr load;
+    load.op = PwOp::kLoad;
+    load.dtype = t.dtype;
+    load.operand = static_cast<int>(i);
+    held[group.inputs[i]] = b.Coerce(b.Emit(load), HeldDType(t.dtype));
+  }
+  auto value_of = [&](const ir::ValueRef& r) { return held.at(r); };
+  for (int m : group.nodes) {
+    const ir::Node& node = graph.nodes[m];
+    ASSIGN_OR_RETURN(int v, LowerPointwiseOp(node, value_of, b));
+    RET_CHECK(b.dtype(v) == HeldDType(node.outputs[0].dtype));
+    held[{m, 0}] = v;
+    kernel.fused_ops.push_back(node.target);
+  }
+  for (size_t o = 0; o < group.outputs.size(); ++o) {
+    ir::DType dtype = graph.type_of(group.outputs[o]).dtype;
+    kernel.output_dtypes.push_back(dtype);
+    PwInstr store;
+    store.op = PwOp::kStore;
+    store.dtype = dtype;
+    store.operand = static_cast<int>(o);
+    store.args = {b.Coerce(held.at(group.outputs[o]), dtype)};
+    b.Emit(store);
+  }
+  std::string problem = VerifyPointwiseKernel(kernel);
+  if (!problem.empty()) return absl::InternalError("generated an invalid kernel " + name + ": " + problem);
+  return kernel;
+}
+
+}  // namespace tccd::codegen

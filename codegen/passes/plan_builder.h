@@ -1,0 +1,32 @@
+// Writes the tccd.v1.Plan for a partitioned graph: plan value ids, one step per schedule entry
+// (a NativeCall per fused group, an ExternCall per extern node), and release lists so the client
+// frees every intermediate right after its last use.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "codegen/ir/graph.h"
+#include "codegen/kernel/pointwise_kernel.h"
+#include "codegen/passes/fusion.h"
+#include "tccd/v1/tccd.pb.h"
+
+namespace tccd::codegen {
+
+struct NativeTarget {
+  std::string artifact;     // artifact name holding the kernels, e.g. "kernels.so"
+  std::string abi;          // "tccd-cpu-1"
+  std::string kernel_kind;  // KernelInfo.kind, e.g. "cpu_pointwise_loop"
+};
+
+// `kernels[g]` is the kernel of partition.groups[g].
+absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& partition,
+                                   const std::vector<PointwiseKernel>& kernels,
+                                   const NativeTarget& native);
+
+// Strides of a tensor of type `type` viewed in iteration space `shape` (right-aligned
+// broadcasting: stride 0 where the tensor has no such dim or size 1).
+std::vector<int64_t> IterationStrides(const ir::TensorType& type, const std::vector<int64_t>& shape);
+
+}  // namespace tccd::codegen

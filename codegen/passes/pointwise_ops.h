@@ -1,0 +1,47 @@
+// The library of ATen pointwise ops the compiler can fuse, and how each lowers to kernel IR.
+//
+// This is backend-neutral: the CPU loop emitter and (later) the CUDA emitter consume the same
+// PwInstr bodies. Every fused value is "held" in a compute dtype: f16/bf16 are held as f32
+// (arithmetic never happens in 16-bit floats, as in Inductor), every other dtype as itself.
+#pragma once
+
+#include <functional>
+
+#include "absl/status/statusor.h"
+#include "codegen/ir/graph.h"
+#include "codegen/kernel/pointwise_kernel.h"
+
+namespace tccd::codegen {
+
+// The dtype a value of logical dtype `dtype` is held in inside a kernel.
+ir::DType HeldDType(ir::DType dtype);
+
+// Appends instructions to a kernel body; small conveniences over PwInstr.
+class PwBuilder {
+ public:
+  explicit PwBuilder(std::vector<PwInstr>* body) : body_(body) {}
+
+  ir::DType dtype(int value) const { return (*body_)[value].dtype; }
+  int Emit(PwInstr instr);
+  int Constant(double value, ir::DType dtype);
+  int Coerce(int value, ir::DType dtype);  // casts only when needed
+  int Unary(PwOp op, int a);
+  int Binary(PwOp op, int a, int b);     // operands coerced to a's dtype by the caller
+  int Compare(PwOp op, int a, int b);    // result kBool
+  int Where(int cond, int a, int b);
+
+ private:
+  std::vector<PwInstr>* body_;
+};
+
+// True if `node` is an op this library lowers, with arguments it can handle (e.g. no
+// rounding_mode on div, no device change in _to_copy) and one output.
+bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node);
+
+// Lowers `node` into `builder`. `value_of` returns the held value of a tensor operand (already in
+// the body). Returns the held value of the node's output.
+absl::StatusOr<int> LowerPointwiseOp(const ir::Node& node,
+                                     const std::function<int(const ir::ValueRef&)>& value_of,
+                                     PwBuilder& builder);
+
+}  // namespace tccd::codegen

@@ -1,0 +1,146 @@
+// The tccd compiler, from request graph to plan and kernels, on one screen.
+//
+//   Prepare:  proto -> IR (validated) -> known ops -> target -> canonical text (the key's part)
+//   Compile:  passes -> fusion partition -> kernel IR per group -> machine code -> plan
+//
+// Debugging knobs (environment of the daemon, read once):
+//   TCCD_DUMP_DIR=dir          dump the IR after every pass that changed it, the partition,
+//                              every kernel's IR and the LLVM IR into dir
+//   TCCD_DISABLE_PASSES=a,b    skip graph passes by name (e.g. dead-code-elimination)
+//   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
+#include "codegen/pipeline.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "codegen/cpu/cpu_backend.h"
+#include "codegen/ir/known_ops.h"
+#include "codegen/ir/printer.h"
+#include "codegen/ir/proto_convert.h"
+#include "codegen/passes/dead_code_elimination.h"
+#include "codegen/passes/fusion.h"
+#include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/pass_runner.h"
+#include "codegen/passes/plan_builder.h"
+#include "proto/status_macros.h"
+#include "spdlog/spdlog.h"
+
+namespace tccd::codegen {
+
+struct ParsedRequest {
+  ir::Graph graph;
+  CpuTarget cpu;
+  std::string mode;
+};
+
+namespace {
+
+struct DebugOptions {
+  std::string dump_dir;
+  absl::flat_hash_set<std::string> disabled_passes;
+  bool disable_fusion = false;
+};
+
+const DebugOptions& Debug() {
+  static const DebugOptions* options = [] {
+    auto* o = new DebugOptions;
+    if (const char* d = std::getenv("TCCD_DUMP_DIR")) o->dump_dir = d;
+    if (const char* p = std::getenv("TCCD_DISABLE_PASSES"))
+      for (absl::string_view name : absl::StrSplit(p, ',', absl::SkipEmpty())) o->disabled_passes.insert(std::string(name));
+    if (const char* f = std::getenv("TCCD_DISABLE_FUSION")) o->disable_fusion = std::string(f) == "1";
+    return o;
+  }();
+  return *options;
+}
+
+void Dump(const std::string& name, const std::string& text) {
+  if (Debug().dump_dir.empty()) return;
+  std::ofstream(Debug().dump_dir + "/" + name) << text;
+}
+
+// Every tensor must live on the target's device type.
+absl::Status CheckDevices(const ir::Graph& graph, ir::DeviceType device) {
+  auto check = [&](const ir::TensorType& t, const std::string& where) {
+    if (t.device != device)
+      return absl::InvalidArgumentError(absl::StrCat(where, " is on another device type than the target"));
+    return absl::OkStatus();
+  };
+  for (size_t i = 0; i < graph.inputs.size(); ++i) RETURN_IF_ERROR(check(graph.inputs[i], absl::StrCat("input ", i)));
+  for (size_t id = 0; id < graph.nodes.size(); ++id)
+    for (const ir::TensorType& t : graph.nodes[id].outputs) RETURN_IF_ERROR(check(t, absl::StrCat("node ", id)));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
+  if (input.graph == nullptr || input.target == nullptr)
+    return absl::InvalidArgumentError("request has no graph or no target");
+  auto parsed = std::make_shared<ParsedRequest>();
+  ASSIGN_OR_RETURN(parsed->graph, ir::GraphFromProto(*input.graph));
+  RETURN_IF_ERROR(ir::CheckKnownOps(parsed->graph));
+  parsed->mode = input.mode;
+
+  Prepared prepared;
+  switch (input.target->device_type()) {
+    case v1::CPU: {
+      std::vector<std::string> features(input.target->cpu_features().begin(), input.target->cpu_features().end());
+      ASSIGN_OR_RETURN(parsed->cpu, CpuTargetFromFeatures(input.target->cpu_arch(), features));
+      RETURN_IF_ERROR(CheckDevices(parsed->graph, ir::DeviceType::kCpu));
+      prepared.target_key = "cpu:" + parsed->cpu.KeyString();
+      break;
+    }
+    case v1::CUDA:
+      return absl::UnimplementedError("CUDA targets are not supported by this tccd yet");
+    default:
+      return absl::InvalidArgumentError("target has no device type");
+  }
+  prepared.canonical_ir = ir::PrintGraph(parsed->graph);
+  prepared.parsed = std::move(parsed);
+  return prepared;
+}
+
+absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
+  RET_CHECK(prepared.parsed != nullptr);
+  const ParsedRequest& request = *prepared.parsed;
+  ir::Graph graph = request.graph;
+
+  // 1. Graph passes: clean the graph before partitioning.
+  PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
+  passes.Add(std::make_unique<DeadCodeElimination>());
+  RETURN_IF_ERROR(passes.Run(graph));
+
+  // 2. Partition into fused pointwise groups and extern steps, in schedule order.
+  FusionOptions fusion;
+  fusion.enable = !Debug().disable_fusion;
+  ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(graph, fusion));
+  Dump("partition.txt", PrintPartition(graph, partition));
+
+  // 3. One kernel per group, in the backend-neutral kernel IR.
+  std::vector<PointwiseKernel> kernels;
+  for (size_t g = 0; g < partition.groups.size(); ++g) {
+    ASSIGN_OR_RETURN(PointwiseKernel k, BuildPointwiseKernel(graph, partition.groups[g], absl::StrCat("tccd_k", g)));
+    Dump(absl::StrCat("kernel_", g, ".txt"), PrintPointwiseKernel(k));
+    kernels.push_back(std::move(k));
+  }
+
+  // 4. Machine code: every kernel into one shared object for the client's CPU.
+  CompileOutput out;
+  if (!kernels.empty()) {
+    ASSIGN_OR_RETURN(CpuModule module, CompileCpuKernels(kernels, request.cpu));
+    Dump("kernels.ll", module.llvm_ir);
+    out.artifacts.push_back({"kernels.so", v1::CPU_SHARED_OBJECT, std::move(module.shared_object)});
+  }
+
+  // 5. The plan the client runs.
+  ASSIGN_OR_RETURN(out.plan, BuildPlan(graph, partition, kernels,
+                                       {.artifact = "kernels.so", .abi = "tccd-cpu-1",
+                                        .kernel_kind = "cpu_pointwise_loop"}));
+  out.num_fused_kernels = static_cast<int>(kernels.size());
+  out.num_extern_steps = static_cast<int>(partition.schedule.size() - kernels.size());
+  return out;
+}
+
+}  // namespace tccd::codegen
