@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every test: installs/builds what is missing (deploy/bootstrap.sh), then the C++ unit tests
+# (CTest: Catch2 binaries) and the Python tests (pytest: unit tests and end-to-end tests that
+# start the real tccd with a real RocksDB in temp dirs). Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash deploy/bootstrap.sh
+BUILD_DIR=${TCCD_BUILD_DIR:-$PWD/build}
+
+echo "== C++ unit tests (ctest) =="
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j2
+
+echo "== Python tests (pytest) =="
+export TCCD_BINARY="$BUILD_DIR/bin/tccd"
+.venv/bin/python -m pytest tests/python -q -p no:cacheprovider "$@"
