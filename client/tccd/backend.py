@@ -1,0 +1,134 @@
+"""The torch.compile backend: torch.compile(model, backend="tccd").
+
+Dynamo hands `tccd` a Torch-level graph; AOTAutograd (torch._dynamo.backends.common.aot_autograd)
+turns it into ATen-level forward and backward graphs (or one inference graph) and hands each to
+`_GraphCompiler`, which serialises it, gets it compiled (compiler.compile_request) and returns a
+boxed callable running the daemon's Plan.
+
+Fallback policy, in one place: if anything goes wrong for a graph (no daemon, no binary, the
+daemon rejects the graph, the graph cannot be expressed in tccd.v1), the graph runs eagerly and
+exactly one TccdFallbackWarning names the graph and the reason; with TCCD_STRICT=1 a TccdError
+is raised instead. Either way last_compile_stats() records it.
+
+Partitioner: AOTAutograd's default_partition, chosen over Inductor's
+min_cut_rematerialization_partition. The min-cut partitioner recomputes cheap forward ops in the
+backward on the assumption that the backend fuses the recomputation into backward kernels, which
+is an Inductor-specific bet; default_partition saves exactly what eager autograd saves, so the
+forward graph computes what eager computes (numerics stay closest to eager), both graphs stay
+plain, and its behaviour has been stable across torch releases.
+
+No decompositions are requested: the daemon receives the ATen ops the user's program used and
+decides itself what to lower and what to run as ExternCalls.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import warnings
+from typing import Any, Dict, List, Optional
+
+import torch
+
+from . import config as config_mod
+from .errors import CompileFailed, DaemonUnavailable, TccdError, TccdFallbackWarning, Unsupported
+from .stats import GraphRecord, record
+
+log = logging.getLogger(__name__)
+
+
+def _compile_id() -> str:
+    try:
+        from torch._guards import CompileContext
+
+        compile_id = CompileContext.current_compile_id()
+    except Exception:  # deliberately ignored: the id only names graphs in messages
+        compile_id = None
+    return str(compile_id) if compile_id is not None else "graph"
+
+
+def _reason(e: BaseException) -> str:
+    if isinstance(e, CompileFailed):
+        return f"the daemon rejected it: {e}"
+    if isinstance(e, (Unsupported, DaemonUnavailable, TccdError)):
+        return str(e)
+    return f"{type(e).__name__}: {e}"
+
+
+def _eager(gm: torch.fx.GraphModule) -> Any:
+    from torch._functorch.aot_autograd import make_boxed_func
+
+    return make_boxed_func(gm.forward)
+
+
+class _GraphCompiler:
+    """fw_compiler/bw_compiler/inference_compiler for the graphs of one Dynamo graph."""
+
+    def __init__(self, graph_id: str, mode: Optional[str], options: Optional[Dict[str, Any]]):
+        self.graph_id = graph_id
+        self.mode = mode
+        self.options = options
+
+    def __call__(self, kind: str, gm: torch.fx.GraphModule, example_inputs: List[Any]) -> Any:
+        config = config_mod.get()
+        name = f"{self.graph_id} {kind}"
+        entry = GraphRecord(name=name, kind=kind)
+        try:
+            compiled = self._compile(config, name, gm, example_inputs, entry)
+        except Exception as e:
+            entry.fallback = _reason(e)
+            record(entry)
+            if config.strict:
+                raise TccdError(f"tccd could not compile graph {name}: {entry.fallback}") from e
+            log.debug("tccd: %s runs eagerly", name, exc_info=True)
+            warnings.warn(
+                f"tccd: graph {name} runs eagerly: {entry.fallback}",
+                TccdFallbackWarning,
+                stacklevel=2,
+            )
+            return _eager(gm)
+        record(entry)
+        log.info(
+            "tccd: %s: key %s (%s), %d native kernels, %d extern steps",
+            name,
+            entry.key[:16],
+            "local" if entry.local_hit else ("daemon cache" if entry.cache_hit else "compiled"),
+            entry.native_kernels,
+            entry.extern_steps,
+        )
+        return compiled
+
+    def _compile(self, config, name, gm, example_inputs, entry):
+        from .compiler import compile_request
+        from .serialize import build_request
+
+        request = build_request(
+            gm,
+            example_inputs,
+            graph_name=name,
+            mode=self.mode,
+            options=self.options,
+            job_id=config.job_id(),
+            rank=config.rank,
+        )
+        return compile_request(request, config, entry)
+
+
+def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> Any:
+    """The Dynamo backend. kwargs: mode and options from torch.compile (options enter the key)."""
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.partitioners import default_partition
+
+    mode = kwargs.pop("mode", None)
+    options = kwargs.pop("options", None)
+    kwargs.pop("name", None)  # torch.compile(name=...) (newer torch): only a label
+    if kwargs:
+        log.warning("tccd backend: ignoring unknown arguments %s", sorted(kwargs))
+    compiler = _GraphCompiler(_compile_id(), mode, options)
+    backend = aot_autograd(
+        fw_compiler=functools.partial(compiler, "forward"),
+        bw_compiler=functools.partial(compiler, "backward"),
+        inference_compiler=functools.partial(compiler, "inference"),
+        partition_fn=default_partition,
+    )
+    return backend(gm, example_inputs)

@@ -1,0 +1,161 @@
+"""One CompileRequest -> a runnable LoadedPlan: local cache, daemon, artifact fetch, load.
+
+    plan = compile_request(request, config, record)
+
+1. The local cache is asked for the request's manifest (by request hash) and its artifacts (by
+   digest); if all are there and intact the daemon is never contacted.
+2. Otherwise the daemon (started if need be, see channel.py) compiles the request, and every
+   artifact the plan runs is fetched by digest, verified and stored locally.
+3. The plan is bound to the shared objects (runtime.load_plan).
+Every failure is raised as a TccdError subclass; choosing between raising and running eagerly is
+the backend's business, not this module's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from typing import Dict, Optional
+
+import grpc
+
+from . import channel
+from .config import Config
+from .errors import ArtifactError, CompileFailed
+from .local_cache import LocalCache, request_hash
+from .runtime import LoadedPlan, load_plan
+from .stats import GraphRecord
+from .v1 import tccd_pb2 as pb
+
+# Artifacts a Plan's NativeCalls load; the others (cubins, text dumps) are for inspection.
+_LOADABLE = (pb.CPU_SHARED_OBJECT, pb.CUDA_HOST_OBJECT)
+
+
+def _rpc_error(what: str, e: grpc.RpcError) -> CompileFailed:
+    code = e.code()
+    return CompileFailed(f"{what} failed ({code.name}): {e.details()}", code=code)
+
+
+def _daemon_compile(request: "pb.CompileRequest", config: Config) -> "pb.CompileResponse":
+    stub = channel.connect(config)
+    try:
+        return stub.Compile(request, timeout=config.timeout_s)
+    except grpc.RpcError as e:
+        if e.code() != grpc.StatusCode.UNAVAILABLE:
+            raise _rpc_error("Compile", e) from None
+    # The daemon went away between the health check and the call (a restart): once more.
+    stub = channel.connect(config)
+    try:
+        return stub.Compile(request, timeout=config.timeout_s)
+    except grpc.RpcError as e:
+        raise _rpc_error("Compile", e) from None
+
+
+def fetch_artifact(config: Config, artifact: "pb.Artifact") -> bytes:
+    """The artifact's bytes from the daemon, checked against its size and digest."""
+    stub = channel.connect(config)
+    parts = []
+    received = 0
+    try:
+        for chunk in stub.FetchArtifact(
+            pb.FetchArtifactRequest(digest=artifact.digest), timeout=config.timeout_s
+        ):
+            if chunk.offset != received:
+                raise ArtifactError(
+                    f"artifact {artifact.name}: chunk at offset {chunk.offset}, expected {received}"
+                )
+            parts.append(chunk.data)
+            received += len(chunk.data)
+    except grpc.RpcError as e:
+        raise _rpc_error(f"FetchArtifact({artifact.name})", e) from None
+    data = b"".join(parts)
+    if artifact.size and len(data) != artifact.size:
+        raise ArtifactError(f"artifact {artifact.name}: {len(data)} bytes, manifest says {artifact.size}")
+    if hashlib.sha256(data).hexdigest() != artifact.digest:
+        raise ArtifactError(f"artifact {artifact.name}: bytes do not match digest {artifact.digest}")
+    return data
+
+
+def _needed_artifacts(manifest: "pb.Manifest") -> Dict[str, "pb.Artifact"]:
+    by_name = {a.name: a for a in manifest.artifacts}
+    needed = {}
+    for step in manifest.plan.steps:
+        if step.WhichOneof("kind") != "native":
+            continue
+        name = step.native.artifact
+        artifact = by_name.get(name)
+        if artifact is None:
+            raise ArtifactError(f"plan calls into {name!r}, which the manifest does not list")
+        if artifact.kind not in _LOADABLE:
+            raise ArtifactError(f"plan calls into {name!r}, a {pb.ArtifactKind.Name(artifact.kind)}")
+        needed[name] = artifact
+    return needed
+
+
+def _load(
+    manifest: "pb.Manifest",
+    config: Config,
+    cache: Optional[LocalCache],
+    name: str,
+    allow_fetch: bool,
+) -> Optional[LoadedPlan]:
+    """Loads the manifest's plan; None if an artifact is missing and `allow_fetch` is False."""
+    needed = _needed_artifacts(manifest)
+    paths: Dict[str, str] = {}
+    scratch = None
+    try:
+        for artifact_name, artifact in needed.items():
+            path = cache.get_artifact_path(artifact.digest) if cache else None
+            if path is None:
+                if not allow_fetch:
+                    return None
+                data = fetch_artifact(config, artifact)
+                if cache:
+                    path = cache.put_artifact(artifact.digest, data)
+                else:
+                    scratch = scratch or tempfile.mkdtemp(prefix="tccd-artifacts-")
+                    path = os.path.join(scratch, artifact.digest)
+                    with open(path, "wb") as f:
+                        f.write(data)
+            paths[artifact_name] = path
+        return load_plan(manifest.plan, paths, name)
+    finally:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)  # loaded objects stay mapped
+
+
+def compile_request(request: "pb.CompileRequest", config: Config, record: GraphRecord) -> LoadedPlan:
+    cache = LocalCache(config.cache_dir) if config.local_cache else None
+    key = request_hash(request) if cache else ""
+    manifest = cache.get_manifest(key) if cache else None
+    plan = None
+    if manifest is not None:
+        plan = _load(manifest, config, cache, request.graph_name, allow_fetch=False)
+        record.local_hit = plan is not None
+    if plan is None and manifest is not None:
+        # Known manifest, but an artifact is gone or was corrupt: fetch it again.
+        plan = _load(manifest, config, cache, request.graph_name, allow_fetch=True)
+    if plan is None:
+        response = _daemon_compile(request, config)
+        manifest = response.manifest
+        record.cache_hit = response.cache_hit
+        record.deduplicated = response.deduplicated
+        record.compile_ms = response.compile_ms
+        record.server_ms = response.server_ms
+        plan = _load(manifest, config, cache, request.graph_name, allow_fetch=True)
+        if cache:
+            cache.put_manifest(key, manifest)  # after its artifacts, which _load stored
+    record.key = manifest.key
+    record.native_kernels = plan.num_native
+    record.fused_kernels = plan.num_fused_kernels
+    record.extern_steps = plan.num_extern
+    record.kernels = [
+        {"name": k.name, "kind": k.kind, "ops": list(k.ops)}
+        for step in manifest.plan.steps
+        if step.WhichOneof("kind") == "native"
+        for k in step.native.kernels
+    ]
+    return plan
+

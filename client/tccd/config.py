@@ -1,0 +1,135 @@
+"""Every knob of the tccd client, read from the environment in one place.
+
+    TCCD_ADDRESS       daemon address, `unix:PATH` or `HOST:PORT`.
+                       Default: the daemon's own default, unix:$XDG_RUNTIME_DIR/tccd/tccd.sock,
+                       or unix:/tmp/tccd-<uid>/tccd.sock when XDG_RUNTIME_DIR is unset.
+    TCCD_JOB_ID        job id recorded in the daemon's job index.
+                       Default: torch.compiler.config.job_id, else "".
+    TCCD_RANK          rank reported to the daemon. Default: $RANK, else 0.
+    TCCD_STRICT        1: raise TccdError instead of falling back to eager. Default: 0.
+    TCCD_BINARY        the tccd binary to auto-start. Default: <repo>/build/bin/tccd, then
+                       `tccd` on PATH, then bin/tccd of a release bundle.
+    TCCD_NO_AUTOSTART  1: never start a daemon. Default: 0.
+    TCCD_CACHE_DIR     local manifest/artifact cache and daemon logs.
+                       Default: $XDG_CACHE_HOME/tccd/client, else ~/.cache/tccd/client.
+    TCCD_LOCAL_CACHE   0: do not use the local cache. Default: 1.
+    TCCD_TIMEOUT_S     deadline of one Compile call, seconds. Default: 600.
+
+The environment is read once, on first use (`get()`); `reload()` re-reads it (tests, or a
+program that changes os.environ before compiling).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+from typing import Mapping, Optional
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError(f"{name}={raw!r}: expected 0 or 1")
+
+
+def default_address(env: Mapping[str, str]) -> str:
+    """The daemon's default listen address (keep in sync with the daemon's --listen default)."""
+    runtime_dir = env.get("XDG_RUNTIME_DIR")
+    if runtime_dir:
+        return f"unix:{os.path.join(runtime_dir, 'tccd', 'tccd.sock')}"
+    return f"unix:/tmp/tccd-{os.getuid()}/tccd.sock"
+
+
+def default_cache_dir(env: Mapping[str, str]) -> str:
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tccd", "client")
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    address: str
+    # None: not set in the environment; resolved from torch.compiler.config.job_id at use.
+    job_id_env: Optional[str]
+    rank: int
+    strict: bool
+    binary: Optional[str]  # TCCD_BINARY as given; None = search the default places
+    autostart: bool
+    cache_dir: str
+    local_cache: bool
+    timeout_s: float
+
+    @property
+    def unix_socket_path(self) -> Optional[str]:
+        """The socket path when the address is `unix:PATH` (or `unix://PATH`), else None."""
+        if self.address.startswith("unix://"):
+            return self.address[len("unix://"):]
+        if self.address.startswith("unix:"):
+            return self.address[len("unix:"):]
+        return None
+
+    def job_id(self) -> str:
+        if self.job_id_env is not None:
+            return self.job_id_env
+        try:
+            import torch.compiler.config as compiler_config
+
+            return getattr(compiler_config, "job_id", None) or ""
+        except ImportError:
+            return ""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> "Config":
+        address = env.get("TCCD_ADDRESS") or default_address(env)
+        rank_raw = env.get("TCCD_RANK") or env.get("RANK") or "0"
+        try:
+            rank = int(rank_raw)
+        except ValueError:
+            raise ValueError(f"TCCD_RANK/RANK={rank_raw!r}: expected an integer") from None
+        timeout_raw = env.get("TCCD_TIMEOUT_S") or "600"
+        try:
+            timeout_s = float(timeout_raw)
+        except ValueError:
+            raise ValueError(f"TCCD_TIMEOUT_S={timeout_raw!r}: expected seconds") from None
+        if timeout_s <= 0:
+            raise ValueError(f"TCCD_TIMEOUT_S={timeout_raw!r}: must be positive")
+        return cls(
+            address=address,
+            job_id_env=env.get("TCCD_JOB_ID"),
+            rank=rank,
+            strict=_flag(env, "TCCD_STRICT", False),
+            binary=env.get("TCCD_BINARY") or None,
+            autostart=not _flag(env, "TCCD_NO_AUTOSTART", False),
+            cache_dir=env.get("TCCD_CACHE_DIR") or default_cache_dir(env),
+            local_cache=_flag(env, "TCCD_LOCAL_CACHE", True),
+            timeout_s=timeout_s,
+        )
+
+
+_lock = threading.Lock()
+_config: Optional[Config] = None
+
+
+def get() -> Config:
+    global _config
+    with _lock:
+        if _config is None:
+            _config = Config.from_env()
+        return _config
+
+
+def reload() -> Config:
+    """Re-reads the environment (and forgets cached daemon channels that used the old one)."""
+    global _config
+    with _lock:
+        _config = Config.from_env()
+        return _config

@@ -1,0 +1,149 @@
+"""The client's on-disk cache: request hash -> manifest, and artifacts by digest.
+
+With it, a process that compiles a graph this machine has compiled before never talks to the
+daemon: it finds the manifest under the request's hash and the artifacts under their digests.
+
+Layout under the cache directory:
+    manifests/<request hash>   "<sha256 of the rest>\n" + serialized tccd.v1.Manifest
+    artifacts/<d[:2]>/<d>      the artifact bytes, whose SHA-256 is d
+
+Integrity: every read re-hashes what it read; a file that does not match is deleted and
+reported as a miss (so the caller refetches), never served. Writes go to a temporary file in
+the same directory and are renamed into place, so readers never see a partial file and
+concurrent writers of one entry both succeed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+from typing import Optional
+
+from .v1 import tccd_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+# Bump when what enters request_hash changes, or when the meaning of a cached manifest does.
+#   1: initial layout.
+REQUEST_HASH_VERSION = 1
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def request_hash(request: "pb.CompileRequest") -> str:
+    """SHA-256 over exactly what determines the daemon's output for `request`.
+
+    In: the graph (minus informational fields), the target, the options, the shape facts, the
+    client version (it decides how a Plan is interpreted) and REQUEST_HASH_VERSION. Out: job id,
+    rank, graph name, client info, and per-tensor requires_grad and device index, which the
+    daemon's compile key leaves out as well.
+    """
+    from . import __version__
+
+    keyed = pb.CompileRequest()
+    keyed.graph.CopyFrom(request.graph)
+    keyed.target.CopyFrom(request.target)
+    keyed.options.CopyFrom(request.options)
+    keyed.shape_env.CopyFrom(request.shape_env)
+    metas = list(keyed.graph.inputs) + [m for n in keyed.graph.nodes for m in n.outputs]
+    for meta in metas:
+        meta.requires_grad = False
+        meta.device.index = 0
+    h = hashlib.sha256()
+    h.update(f"tccd-request-hash/{REQUEST_HASH_VERSION}/{__version__}\n".encode())
+    h.update(keyed.SerializeToString(deterministic=True))
+    return h.hexdigest()
+
+
+def _write_atomic(path: str, data: bytes) -> None:
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _read(path: str) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def _discard(path: str, why: str) -> None:
+    log.warning("tccd local cache: deleting %s: %s", path, why)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+class LocalCache:
+    """Thread- and process-safe (atomic renames, verified reads)."""
+
+    def __init__(self, root: str):
+        self.root = root
+
+    def _manifest_path(self, key: str) -> str:
+        return os.path.join(self.root, "manifests", key)
+
+    def artifact_path(self, digest: str) -> str:
+        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            raise ValueError(f"not a lowercase hex SHA-256 digest: {digest!r}")
+        return os.path.join(self.root, "artifacts", digest[:2], digest)
+
+    # Manifests ---------------------------------------------------------------------------
+
+    def get_manifest(self, key: str) -> Optional["pb.Manifest"]:
+        path = self._manifest_path(key)
+        data = _read(path)
+        if data is None:
+            return None
+        digest, sep, body = data.partition(b"\n")
+        if not sep or digest.decode("ascii", "replace") != sha256_hex(body):
+            _discard(path, "manifest checksum mismatch")
+            return None
+        manifest = pb.Manifest()
+        try:
+            manifest.ParseFromString(body)
+        except Exception as e:  # DecodeError; any parse failure is corruption
+            _discard(path, f"unparsable manifest: {e}")
+            return None
+        return manifest
+
+    def put_manifest(self, key: str, manifest: "pb.Manifest") -> None:
+        body = manifest.SerializeToString(deterministic=True)
+        _write_atomic(self._manifest_path(key), sha256_hex(body).encode() + b"\n" + body)
+
+    # Artifacts ---------------------------------------------------------------------------
+
+    def get_artifact_path(self, digest: str) -> Optional[str]:
+        """The path of the verified artifact `digest`, or None (absent, or corrupt and deleted)."""
+        path = self.artifact_path(digest)
+        data = _read(path)
+        if data is None:
+            return None
+        if sha256_hex(data) != digest:
+            _discard(path, "artifact digest mismatch")
+            return None
+        return path
+
+    def put_artifact(self, digest: str, data: bytes) -> str:
+        if sha256_hex(data) != digest:
+            raise ValueError(f"artifact bytes do not match digest {digest}")
+        path = self.artifact_path(digest)
+        _write_atomic(path, data)
+        return path

@@ -1,0 +1,365 @@
+"""Runs a tccd.v1.Plan: native entry points from the daemon's shared objects, and ATen ops.
+
+Loading (`load_plan`) does all the lookups once: it resolves every ExternCall target to its
+torch.ops overload, decodes constant arguments, opens the shared objects with ctypes, binds
+every NativeCall symbol and prebuilds its stride array. Calling the result then only walks a list
+of step closures over an environment list indexed by plan value id (inputs first).
+
+The callable uses AOTAutograd's boxed convention: it takes one list of inputs and clears it, so
+inputs the plan releases early are freed early.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import torch
+
+from .errors import ArtifactError
+from .serialize import PROTO_TO_DEVICE, PROTO_TO_DTYPE, PROTO_TO_LAYOUT, PROTO_TO_MEMORY_FORMAT
+from .v1 import tccd_pb2 as pb
+
+ABI_CPU = "tccd-cpu-1"
+ABI_CUDA = "tccd-cuda-1"
+
+Env = List[Optional[torch.Tensor]]
+
+
+class _Ref:
+    """A decoded ValueRef: a plan value id to read from the environment at call time."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, value_id: int):
+        self.id = value_id
+
+
+def resolve_op(target: str) -> "torch._ops.OpOverload":
+    """"aten::add.Tensor" -> torch.ops.aten.add.Tensor (ArtifactError if there is none)."""
+    namespace, sep, rest = target.partition("::")
+    if not sep or not namespace or not rest:
+        raise ArtifactError(f"extern target {target!r} is not of the form ns::name.overload")
+    name, _, overload = rest.partition(".")
+    try:
+        packet = getattr(getattr(torch.ops, namespace), name)
+        return getattr(packet, overload or "default")
+    except (AttributeError, RuntimeError) as e:
+        raise ArtifactError(f"extern target {target!r} is not an operator of this torch: {e}")
+
+
+def _device(msg: "pb.Device") -> torch.device:
+    kind = PROTO_TO_DEVICE.get(msg.type)
+    if kind is None:
+        raise ArtifactError(f"unknown device type {msg.type}")
+    return torch.device(kind, msg.index) if msg.index >= 0 else torch.device(kind)
+
+
+def _dtype(code: int) -> torch.dtype:
+    dtype = PROTO_TO_DTYPE.get(code)
+    if dtype is None:
+        raise ArtifactError(f"unknown dtype code {code}")
+    return dtype
+
+
+def decode_value(value: "pb.Value") -> Any:
+    """A Value as a Python object; tensor refs become _Ref placeholders."""
+    kind = value.WhichOneof("kind")
+    if kind is None or kind == "none":
+        return None
+    if kind == "ref":
+        return _Ref(value.ref.node)
+    if kind in ("int_value", "float_value", "bool_value", "string_value"):
+        return getattr(value, kind)
+    if kind == "dtype":
+        return _dtype(value.dtype)
+    if kind == "device":
+        return _device(value.device)
+    if kind == "layout":
+        if value.layout not in PROTO_TO_LAYOUT:
+            raise ArtifactError(f"unknown layout code {value.layout}")
+        return PROTO_TO_LAYOUT[value.layout]
+    if kind == "memory_format":
+        if value.memory_format not in PROTO_TO_MEMORY_FORMAT:
+            raise ArtifactError(f"unknown memory_format code {value.memory_format}")
+        return PROTO_TO_MEMORY_FORMAT[value.memory_format]
+    if kind == "list":
+        return [decode_value(item) for item in value.list.items]
+    if kind == "sym_expr":
+        raise ArtifactError(f"symbolic value {value.sym_expr!r}: this client runs static plans only")
+    raise ArtifactError(f"unknown Value kind {kind!r}")
+
+
+def _has_ref(obj: Any) -> bool:
+    if isinstance(obj, _Ref):
+        return True
+    if isinstance(obj, list):
+        return any(_has_ref(item) for item in obj)
+    return False
+
+
+def _materialize(obj: Any, env: Env) -> Any:
+    if isinstance(obj, _Ref):
+        return env[obj.id]
+    if isinstance(obj, list):
+        return [_materialize(item, env) for item in obj]
+    return obj
+
+
+def _static_meta(meta: "pb.TensorMeta", what: str) -> Tuple[Tuple[int, ...], Tuple[int, ...], int]:
+    def ints(dims, part):
+        out = []
+        for d in dims:
+            if d.WhichOneof("kind") != "value":
+                raise ArtifactError(f"{what}: symbolic {part} {d.expr!r} (static plans only)")
+            out.append(d.value)
+        return tuple(out)
+
+    sizes = ints(meta.sizes, "size")
+    strides = ints(meta.strides, "stride")
+    if len(strides) != len(sizes):
+        raise ArtifactError(f"{what}: {len(sizes)} sizes but {len(strides)} strides")
+    offset = ints([meta.storage_offset], "storage offset")[0] if meta.HasField("storage_offset") else 0
+    return sizes, strides, offset
+
+
+# ---------------------------------------------------------------------------------------------
+# Steps
+# ---------------------------------------------------------------------------------------------
+
+
+def _extern_step(step: "pb.Step", index: int) -> Callable[[Env], None]:
+    call = step.extern_call
+    op = resolve_op(call.target)
+    template = [decode_value(v) for v in call.args]
+    kwargs_template = {kv.name: decode_value(kv.value) for kv in call.kwargs}
+    # Top-level refs are filled by index; refs nested in lists (Tensor[] args) by rebuilding.
+    ref_slots = [(i, a.id) for i, a in enumerate(template) if isinstance(a, _Ref)]
+    nested_slots = [(i, a) for i, a in enumerate(template) if isinstance(a, list) and _has_ref(a)]
+    kw_dynamic = {k: v for k, v in kwargs_template.items() if _has_ref(v)}
+    kw_static = {k: v for k, v in kwargs_template.items() if k not in kw_dynamic}
+    outputs = list(step.outputs)
+    release = list(step.release)
+    target = call.target
+
+    def run(env: Env) -> None:
+        args = template.copy()
+        for i, value_id in ref_slots:
+            args[i] = env[value_id]
+        for i, nested in nested_slots:
+            args[i] = _materialize(nested, env)
+        if kw_dynamic:
+            kwargs = dict(kw_static)
+            for k, v in kw_dynamic.items():
+                kwargs[k] = _materialize(v, env)
+        else:
+            kwargs = kw_static
+        try:
+            result = op(*args, **kwargs)
+        except Exception as e:
+            raise RuntimeError(f"tccd plan step {index} ({target}) failed: {e}") from e
+        if isinstance(result, torch.Tensor):
+            if outputs and outputs[0] >= 0:
+                env[outputs[0]] = result
+        elif outputs:
+            for value_id, item in zip(outputs, result):
+                if value_id >= 0:
+                    env[value_id] = item
+        for value_id in release:
+            env[value_id] = None
+
+    return run
+
+
+class _NativeOperand:
+    __slots__ = ("id", "sizes", "strides", "dtype")
+
+    def __init__(self, value_id: int, sizes, strides, dtype):
+        self.id = value_id
+        self.sizes = sizes
+        self.strides = strides
+        self.dtype = dtype
+
+
+def _native_step(
+    step: "pb.Step",
+    index: int,
+    values: Sequence[Tuple[Tuple[int, ...], Tuple[int, ...], int, torch.dtype, torch.device]],
+    libraries: Dict[str, ctypes.CDLL],
+) -> Callable[[Env], None]:
+    call = step.native
+    if call.abi not in (ABI_CPU, ABI_CUDA):
+        raise ArtifactError(f"step {index}: unknown native ABI {call.abi!r}")
+    library = libraries.get(call.artifact)
+    if library is None:
+        raise ArtifactError(f"step {index}: artifact {call.artifact!r} is not in the manifest")
+    try:
+        fn = getattr(library, call.symbol)
+    except AttributeError:
+        raise ArtifactError(f"step {index}: {call.artifact} has no symbol {call.symbol!r}")
+    fn.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64)]
+    if call.abi == ABI_CUDA:
+        fn.argtypes.append(ctypes.c_void_p)
+        fn.restype = ctypes.c_int
+    else:
+        fn.restype = None
+
+    shape = tuple(call.shape)
+    rank = len(shape)
+    inputs = []
+    for value_id in call.inputs:
+        sizes, strides, _, dtype, _ = values[value_id]
+        inputs.append(_NativeOperand(value_id, sizes, strides, dtype))
+    output_ids = list(step.outputs)
+    allocations = []  # (value_id, sizes, strides, dtype, device) of each output
+    for value_id in output_ids:
+        if value_id < 0:
+            raise ArtifactError(f"step {index}: a native call must define all its outputs")
+        sizes, strides, offset, dtype, device = values[value_id]
+        if offset != 0:
+            raise ArtifactError(f"step {index}: output {value_id} has storage offset {offset}")
+        allocations.append((value_id, sizes, strides, dtype, device))
+    num_operands = len(inputs) + len(allocations)
+    expected = list(call.expected_strides)
+    if len(expected) != num_operands * rank:
+        raise ArtifactError(
+            f"step {index}: expected_strides has {len(expected)} entries, not "
+            f"{num_operands} operands x rank {rank}"
+        )
+    PtrArray = ctypes.c_void_p * num_operands
+    StrideArray = ctypes.c_int64 * (num_operands * rank)
+    expected_array = StrideArray(*expected)
+    output_rows = expected[len(inputs) * rank:]  # outputs are ours: always as declared
+    release = list(step.release)
+    is_cuda = call.abi == ABI_CUDA
+
+    def strides_for(tensors: List[torch.Tensor]) -> "ctypes.Array":
+        # Some input differs from its declared layout: recompute every input's strides in the
+        # iteration space (broadcast right-aligned, stride 0 where broadcast).
+        rows: List[int] = []
+        for t in tensors:
+            try:
+                rows.extend(t.expand(shape).stride())
+            except RuntimeError as e:
+                raise RuntimeError(
+                    f"tccd plan step {index}: input of shape {tuple(t.shape)} does not broadcast "
+                    f"to the kernel's iteration space {shape}: {e}"
+                ) from e
+        return StrideArray(*rows, *output_rows)
+
+    def run(env: Env) -> None:
+        tensors = [env[op.id] for op in inputs]
+        as_declared = True
+        for t, op in zip(tensors, inputs):
+            if t.dtype != op.dtype:
+                raise RuntimeError(
+                    f"tccd plan step {index}: input {op.id} is {t.dtype}, the kernel takes {op.dtype}"
+                )
+            if t.shape != op.sizes:
+                raise RuntimeError(
+                    f"tccd plan step {index}: input {op.id} has shape {tuple(t.shape)}, the plan "
+                    f"was compiled for {op.sizes}"
+                )
+            if t.stride() != op.strides:
+                as_declared = False
+        outs = []
+        for value_id, sizes, strides, dtype, device in allocations:
+            out = torch.empty_strided(sizes, strides, dtype=dtype, device=device)
+            env[value_id] = out
+            outs.append(out)
+        pointers = PtrArray(*[t.data_ptr() for t in tensors], *[o.data_ptr() for o in outs])
+        strides = expected_array if as_declared else strides_for(tensors)
+        if is_cuda:
+            stream = torch.cuda.current_stream(outs[0].device if outs else None).cuda_stream
+            err = fn(pointers, strides, ctypes.c_void_p(stream))
+            if err != 0:
+                raise RuntimeError(f"tccd plan step {index} ({call.symbol}): CUDA error {err}")
+        else:
+            fn(pointers, strides)
+        for value_id in release:
+            env[value_id] = None
+
+    return run
+
+
+# ---------------------------------------------------------------------------------------------
+# Plans
+# ---------------------------------------------------------------------------------------------
+
+
+class LoadedPlan:
+    """A Plan bound to its artifacts. Call it with a list of input tensors (boxed)."""
+
+    _boxed_call = True  # AOTAutograd: pass one list of arguments
+
+    def __init__(self, plan: "pb.Plan", libraries: Dict[str, ctypes.CDLL], name: str = "graph"):
+        self.name = name
+        self.num_inputs = plan.num_inputs
+        self.num_values = len(plan.values)
+        self.libraries = libraries  # keeps the shared objects loaded while the plan lives
+        if not 0 <= self.num_inputs <= self.num_values:
+            raise ArtifactError(f"plan has {self.num_inputs} inputs but {self.num_values} values")
+        values = []
+        for i, meta in enumerate(plan.values):
+            if meta.dtype == pb.DTYPE_UNSPECIFIED:
+                values.append(((), (), 0, None, None))  # an absent value (a None output)
+                continue
+            sizes, strides, offset = _static_meta(meta, f"plan value {i}")
+            values.append((sizes, strides, offset, _dtype(meta.dtype), _device(meta.device)))
+        self.num_native = 0
+        self.num_fused_kernels = 0
+        self.num_extern = 0
+        steps: List[Callable[[Env], None]] = []
+        for index, step in enumerate(plan.steps):
+            for value_id in list(step.outputs) + list(step.release):
+                if not -1 <= value_id < self.num_values:
+                    raise ArtifactError(f"step {index} names value {value_id} (of {self.num_values})")
+            kind = step.WhichOneof("kind")
+            if kind == "native":
+                for value_id in step.native.inputs:
+                    if not 0 <= value_id < self.num_values:
+                        raise ArtifactError(f"step {index} reads value {value_id}")
+                steps.append(_native_step(step, index, values, libraries))
+                self.num_native += 1
+                self.num_fused_kernels += max(1, len(step.native.kernels))
+            elif kind == "extern_call":
+                steps.append(_extern_step(step, index))
+                self.num_extern += 1
+            else:
+                raise ArtifactError(f"step {index} has no kind")
+        self.steps = steps
+        self.outputs = [decode_value(v) for v in plan.outputs]
+        for out in self.outputs:
+            if isinstance(out, _Ref) and not 0 <= out.id < self.num_values:
+                raise ArtifactError(f"plan output names value {out.id}")
+        self.output_is_ref = [isinstance(o, _Ref) for o in self.outputs]
+
+    def __call__(self, args: List[Any]) -> List[Any]:
+        if len(args) != self.num_inputs:
+            raise RuntimeError(
+                f"tccd plan {self.name} takes {self.num_inputs} inputs, got {len(args)}"
+            )
+        env: Env = [None] * self.num_values
+        env[: self.num_inputs] = args
+        args.clear()  # boxed convention: the plan owns the inputs now
+        for step in self.steps:
+            step(env)
+        return [
+            env[out.id] if is_ref else _materialize(out, env)
+            for out, is_ref in zip(self.outputs, self.output_is_ref)
+        ]
+
+
+def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "graph") -> LoadedPlan:
+    """Binds `plan` to the shared objects at `artifact_paths` (artifact name -> file)."""
+    needed = {s.native.artifact for s in plan.steps if s.WhichOneof("kind") == "native"}
+    libraries: Dict[str, ctypes.CDLL] = {}
+    for artifact in sorted(needed):
+        path = artifact_paths.get(artifact)
+        if path is None:
+            raise ArtifactError(f"plan needs artifact {artifact!r}, which was not fetched")
+        try:
+            libraries[artifact] = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
+        except OSError as e:
+            raise ArtifactError(f"cannot load {artifact} ({path}): {e}") from e
+    return LoadedPlan(plan, libraries, name)

@@ -1,0 +1,456 @@
+"""FX GraphModule (ATen-level, from AOTAutograd) -> tccd.v1.CompileRequest.
+
+The encoding is the one tccd.proto documents:
+  * placeholders become Graph.inputs (TensorMeta from node.meta["val"]); a use of input i is
+    ValueRef(node=-(i+1), output=0);
+  * every call_function whose target is an OpOverload becomes one Node, target
+    "ns::name.overload" ("aten::relu.default"); a use of it is ValueRef(node=id, output=0);
+  * `operator.getitem(multi_output_node, i)` emits no Node: its uses are ValueRef(node=id,
+    output=i). An output the op returns as None (convolution_backward with an output mask)
+    keeps its position in Node.outputs as an empty placeholder: a 1-D tensor of 0 elements with
+    the dtype and device of the node's first tensor output. Nothing ever references it (FX has no
+    getitem of a None), so the daemon's plan leaves it undefined (Step.outputs id -1);
+  * nodes that compute a Python scalar (sym_size on a SymInt, ...) emit no Node either: their
+    uses encode the scalar (int_value, or sym_expr for a symbolic one);
+  * the output node becomes Graph.outputs.
+Anything else (call_module, get_attr, a non-OpOverload call_function, a non-tensor graph input)
+raises Unsupported: the backend then runs that graph eagerly.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import os
+import platform
+import socket
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import torch
+import torch.fx
+
+from .errors import Unsupported
+from .v1 import tccd_pb2 as pb
+
+# torch.dtype <-> tccd.v1.DType. Dtypes missing here (float8, quantized, ...) are Unsupported.
+DTYPE_TO_PROTO: Dict[torch.dtype, int] = {
+    torch.float32: pb.FLOAT32,
+    torch.float64: pb.FLOAT64,
+    torch.float16: pb.FLOAT16,
+    torch.bfloat16: pb.BFLOAT16,
+    torch.int8: pb.INT8,
+    torch.int16: pb.INT16,
+    torch.int32: pb.INT32,
+    torch.int64: pb.INT64,
+    torch.uint8: pb.UINT8,
+    torch.bool: pb.BOOL,
+    torch.complex64: pb.COMPLEX64,
+    torch.complex128: pb.COMPLEX128,
+}
+PROTO_TO_DTYPE: Dict[int, torch.dtype] = {v: k for k, v in DTYPE_TO_PROTO.items()}
+
+DEVICE_TO_PROTO = {"cpu": pb.CPU, "cuda": pb.CUDA, "meta": pb.META}
+PROTO_TO_DEVICE = {v: k for k, v in DEVICE_TO_PROTO.items()}
+
+# Value.memory_format codes (tccd.proto).
+MEMORY_FORMAT_TO_PROTO = {
+    torch.contiguous_format: 0,
+    torch.channels_last: 1,
+    torch.preserve_format: 2,
+    torch.channels_last_3d: 3,
+}
+PROTO_TO_MEMORY_FORMAT = {v: k for k, v in MEMORY_FORMAT_TO_PROTO.items()}
+# Value.layout codes: only strided tensors exist in tccd graphs.
+LAYOUT_TO_PROTO = {torch.strided: 0}
+PROTO_TO_LAYOUT = {v: k for k, v in LAYOUT_TO_PROTO.items()}
+
+_SYM_TYPES = (torch.SymInt, torch.SymFloat, torch.SymBool)
+
+
+def op_target_name(op: "torch._ops.OpOverload") -> str:
+    """"aten::add.Tensor" for torch.ops.aten.add.Tensor ("default" overloads are spelled out)."""
+    return f"{op._schema.name}.{op._overloadname}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Scalars, dims and tensor metadata
+# ---------------------------------------------------------------------------------------------
+
+
+def _sym_str(sym: Any) -> str:
+    node = getattr(sym, "node", None)
+    expr = getattr(node, "expr", None)
+    return str(expr) if expr is not None else str(sym)
+
+
+def _concrete(sym: Any) -> Optional[Any]:
+    """The Python value of a SymInt/SymFloat/SymBool that is really a constant, else None."""
+    node = getattr(sym, "node", None)
+    if node is None:
+        return None
+    for attr in ("maybe_as_int", "maybe_as_float", "maybe_as_bool"):
+        fn = getattr(node, attr, None)
+        if fn is not None:
+            try:
+                value = fn()
+            except Exception:  # deliberately ignored: only a probe for constness
+                value = None
+            if value is not None:
+                return value
+    return None
+
+
+def _dim(value: Any) -> "pb.Dim":
+    if isinstance(value, torch.SymInt):
+        constant = _concrete(value)
+        if constant is not None:
+            return pb.Dim(value=int(constant))
+        return pb.Dim(expr=_sym_str(value))
+    return pb.Dim(value=int(value))
+
+
+def _device(device: torch.device) -> "pb.Device":
+    kind = DEVICE_TO_PROTO.get(device.type)
+    if kind is None:
+        raise Unsupported(f"device type {device.type!r} is not supported")
+    return pb.Device(type=kind, index=-1 if device.index is None else device.index)
+
+
+def tensor_meta(t: torch.Tensor, what: str) -> "pb.TensorMeta":
+    if t.layout != torch.strided:
+        raise Unsupported(f"{what}: layout {t.layout} is not supported (only strided)")
+    dtype = DTYPE_TO_PROTO.get(t.dtype)
+    if dtype is None:
+        raise Unsupported(f"{what}: dtype {t.dtype} is not supported")
+    return pb.TensorMeta(
+        sizes=[_dim(s) for s in t.shape],
+        strides=[_dim(s) for s in t.stride()],
+        storage_offset=_dim(t.storage_offset()),
+        dtype=dtype,
+        device=_device(t.device),
+        requires_grad=bool(t.requires_grad),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Graph
+# ---------------------------------------------------------------------------------------------
+
+
+class _Multi:
+    """Marker for a node returning several tensors: usable only through getitem."""
+
+    __slots__ = ("node_id", "name")
+
+    def __init__(self, node_id: int, name: str):
+        self.node_id = node_id
+        self.name = name
+
+
+class _Scalar:
+    """A node whose result is a Python scalar: uses encode the value itself."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
+def _meta_val(node: torch.fx.Node) -> Any:
+    if "val" not in node.meta:
+        raise Unsupported(f"node {node.name} has no meta['val'] (not an AOTAutograd graph?)")
+    return node.meta["val"]
+
+
+class GraphEncoder:
+    """Encodes one GraphModule. Use `encode_graph(gm)`; this class only holds the node map."""
+
+    def __init__(self, gm: torch.fx.GraphModule):
+        self.gm = gm
+        self.graph = pb.Graph()
+        # fx node -> pb.ValueRef | _Multi | _Scalar
+        self.env: Dict[torch.fx.Node, Any] = {}
+        self.has_symbols = False
+
+    def encode(self) -> "pb.Graph":
+        output_node = None
+        for node in self.gm.graph.nodes:
+            if node.op == "placeholder":
+                self._placeholder(node)
+            elif node.op == "call_function":
+                self._call_function(node)
+            elif node.op == "output":
+                output_node = node
+            elif node.op == "get_attr":
+                raise Unsupported(
+                    f"node {node.name} reads graph attribute {node.target!r} (a constant or "
+                    "submodule); tccd graphs carry no tensors"
+                )
+            else:
+                raise Unsupported(
+                    f"node {node.name} is a {node.op} of {node.target!r}; tccd takes only ATen "
+                    "call_function nodes"
+                )
+        if output_node is None:
+            raise Unsupported("graph has no output node")
+        results = output_node.args[0]
+        if not isinstance(results, (tuple, list)):
+            results = (results,)
+        for value in results:
+            self.graph.outputs.append(self._value(value, "graph output"))
+        return self.graph
+
+    def _placeholder(self, node: torch.fx.Node) -> None:
+        val = _meta_val(node)
+        if not isinstance(val, torch.Tensor):
+            raise Unsupported(
+                f"graph input {node.name} is a {type(val).__name__}, not a tensor "
+                "(symbolic shapes and scalar inputs are not supported yet)"
+            )
+        meta = tensor_meta(val, f"graph input {node.name}")
+        self._note_symbols(meta)
+        index = len(self.graph.inputs)
+        self.graph.inputs.append(meta)
+        self.env[node] = pb.ValueRef(node=-(index + 1), output=0)
+
+    def _call_function(self, node: torch.fx.Node) -> None:
+        target = node.target
+        val = node.meta.get("val")
+        if target is operator.getitem:
+            self._getitem(node)
+            return
+        if isinstance(val, (bool, int, float) + _SYM_TYPES) and not isinstance(val, torch.Tensor):
+            # A scalar computed from shapes (sym_size.int, sym arithmetic): no Node; its uses
+            # carry the value (or its expression).
+            self.env[node] = _Scalar(val)
+            return
+        if not isinstance(target, torch._ops.OpOverload):
+            raise Unsupported(
+                f"node {node.name} calls {getattr(target, '__name__', target)!r}, which is not "
+                "an ATen operator overload"
+            )
+        name = op_target_name(target)
+        val = _meta_val(node)
+        pb_node = pb.Node(target=name)
+        for i, arg in enumerate(node.args):
+            pb_node.args.append(self._value(arg, f"{node.name} argument {i}"))
+        for key, arg in node.kwargs.items():
+            pb_node.kwargs.append(
+                pb.NamedValue(name=key, value=self._value(arg, f"{node.name} argument {key!r}"))
+            )
+        node_id = len(self.graph.nodes)
+        if isinstance(val, torch.Tensor):
+            pb_node.outputs.append(tensor_meta(val, f"output of {node.name}"))
+            self.env[node] = pb.ValueRef(node=node_id, output=0)
+        elif isinstance(val, (tuple, list)):
+            tensors = [t for t in val if isinstance(t, torch.Tensor)]
+            for i, item in enumerate(val):
+                if item is None and tensors:
+                    pb_node.outputs.append(self._absent_output(tensors[0]))
+                elif isinstance(item, torch.Tensor):
+                    pb_node.outputs.append(tensor_meta(item, f"output {i} of {node.name}"))
+                else:
+                    raise Unsupported(
+                        f"output {i} of {node.name} ({name}) is a {type(item).__name__}"
+                    )
+            self.env[node] = _Multi(node_id, node.name)
+        elif val is None:
+            self.env[node] = _Multi(node_id, node.name)  # returns nothing; unusable as a value
+        else:
+            raise Unsupported(f"{node.name} ({name}) returns a {type(val).__name__}")
+        for meta in pb_node.outputs:
+            self._note_symbols(meta)
+        self.graph.nodes.append(pb_node)
+
+    @staticmethod
+    def _absent_output(like: torch.Tensor) -> "pb.TensorMeta":
+        """Stands in for an output the op returned as None (see the module comment)."""
+        meta = tensor_meta(like, "absent output")
+        return pb.TensorMeta(
+            sizes=[pb.Dim(value=0)],
+            strides=[pb.Dim(value=1)],
+            storage_offset=pb.Dim(value=0),
+            dtype=meta.dtype,
+            device=meta.device,
+        )
+
+    def _getitem(self, node: torch.fx.Node) -> None:
+        source, index = node.args
+        producer = self.env.get(source) if isinstance(source, torch.fx.Node) else None
+        if not isinstance(producer, _Multi) or not isinstance(index, int):
+            raise Unsupported(
+                f"node {node.name} indexes {getattr(source, 'name', source)!r}, which is not a "
+                "multi-output ATen node"
+            )
+        self.env[node] = pb.ValueRef(node=producer.node_id, output=index)
+
+    def _note_symbols(self, meta: "pb.TensorMeta") -> None:
+        for dim in list(meta.sizes) + list(meta.strides) + [meta.storage_offset]:
+            if dim.WhichOneof("kind") == "expr":
+                self.has_symbols = True
+                return
+
+    def _value(self, arg: Any, what: str) -> "pb.Value":
+        if isinstance(arg, torch.fx.Node):
+            entry = self.env.get(arg)
+            if entry is None:
+                raise Unsupported(f"{what} uses {arg.name}, which was not defined before it")
+            if isinstance(entry, pb.ValueRef):
+                return pb.Value(ref=entry)
+            if isinstance(entry, _Scalar):
+                return self._value(entry.value, what)
+            raise Unsupported(
+                f"{what} uses the tuple result of {entry.name} directly (expected getitem)"
+            )
+        if arg is None:
+            return pb.Value(none=True)
+        # bool before int: bool is an int subclass.
+        if isinstance(arg, bool):
+            return pb.Value(bool_value=arg)
+        if isinstance(arg, int):
+            return pb.Value(int_value=arg)
+        if isinstance(arg, float):
+            return pb.Value(float_value=arg)
+        if isinstance(arg, str):
+            return pb.Value(string_value=arg)
+        if isinstance(arg, _SYM_TYPES):
+            constant = _concrete(arg)
+            if constant is not None:
+                return self._value(constant, what)
+            self.has_symbols = True
+            return pb.Value(sym_expr=_sym_str(arg))
+        if isinstance(arg, torch.dtype):
+            dtype = DTYPE_TO_PROTO.get(arg)
+            if dtype is None:
+                raise Unsupported(f"{what}: dtype {arg} is not supported")
+            return pb.Value(dtype=dtype)
+        if isinstance(arg, torch.device):
+            return pb.Value(device=_device(arg))
+        if isinstance(arg, torch.layout):
+            if arg not in LAYOUT_TO_PROTO:
+                raise Unsupported(f"{what}: layout {arg} is not supported")
+            return pb.Value(layout=LAYOUT_TO_PROTO[arg])
+        if isinstance(arg, torch.memory_format):
+            return pb.Value(memory_format=MEMORY_FORMAT_TO_PROTO[arg])
+        if isinstance(arg, (list, tuple)):
+            items = [self._value(item, what) for item in arg]
+            return pb.Value(list=pb.ValueList(items=items))
+        raise Unsupported(f"{what} is a {type(arg).__name__} ({arg!r}), which tccd cannot encode")
+
+
+def encode_graph(gm: torch.fx.GraphModule) -> Tuple["pb.Graph", bool]:
+    """Returns the Graph and whether it mentions symbolic sizes."""
+    encoder = GraphEncoder(gm)
+    graph = encoder.encode()
+    return graph, encoder.has_symbols
+
+
+# ---------------------------------------------------------------------------------------------
+# Request
+# ---------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def _cpu_features() -> Tuple[str, ...]:
+    """The CPU flags as /proc/cpuinfo names them ("flags" on x86, "Features" on arm)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("flags", "Features"):
+                    return tuple(value.split())
+    except OSError:
+        pass
+    return ()
+
+
+def build_target(graph: "pb.Graph") -> "pb.Target":
+    metas = list(graph.inputs) + [m for n in graph.nodes for m in n.outputs if m.dtype]
+    kinds = sorted({m.device.type for m in metas})
+    if len(kinds) > 1:
+        names = ", ".join(PROTO_TO_DEVICE.get(k, str(k)) for k in kinds)
+        raise Unsupported(f"graph mixes devices ({names})")
+    kind = kinds[0] if kinds else pb.CPU
+    if kind == pb.CPU:
+        return pb.Target(
+            device_type=pb.CPU, cpu_arch=platform.machine(), cpu_features=_cpu_features()
+        )
+    if kind == pb.CUDA:
+        index = next((m.device.index for m in metas if m.device.index >= 0), 0)
+        major, minor = torch.cuda.get_device_capability(index)
+        return pb.Target(
+            device_type=pb.CUDA,
+            cuda_device_name=torch.cuda.get_device_name(index),
+            cuda_cc_major=major,
+            cuda_cc_minor=minor,
+        )
+    raise Unsupported(f"graph runs on {PROTO_TO_DEVICE.get(kind, kind)}, which tccd cannot target")
+
+
+def build_shape_env(example_inputs: Sequence[Any]) -> "pb.ShapeEnv":
+    """Guards and hints of the fake mode's ShapeEnv (only called for symbolic graphs)."""
+    shape_env_msg = pb.ShapeEnv()
+    try:
+        from torch._guards import detect_fake_mode
+
+        fake_mode = detect_fake_mode(list(example_inputs))
+    except Exception:  # deliberately ignored: the facts are optional
+        fake_mode = None
+    shape_env = getattr(fake_mode, "shape_env", None)
+    if shape_env is None:
+        return shape_env_msg
+    for guard in getattr(shape_env, "guards", []):
+        shape_env_msg.guards.append(str(guard.expr))
+    hints = getattr(shape_env, "backed_var_to_val", None)
+    if hints is None:
+        hints = getattr(shape_env, "var_to_val", {})
+    for symbol, value in hints.items():
+        try:
+            shape_env_msg.hints[str(symbol)] = int(value)
+        except (TypeError, ValueError):
+            continue  # non-integer hints (SymFloat) have no place in the map
+    return shape_env_msg
+
+
+def client_info() -> "pb.ClientInfo":
+    from . import __version__
+
+    return pb.ClientInfo(
+        client_version=__version__,
+        torch_version=str(torch.__version__),
+        python_version=platform.python_version(),
+        hostname=socket.gethostname(),
+        pid=os.getpid(),
+    )
+
+
+def options_proto(mode: Optional[str], options: Optional[Dict[str, Any]]) -> "pb.CompileOptions":
+    msg = pb.CompileOptions(mode=mode or "default")
+    for key, value in (options or {}).items():
+        msg.extra[str(key)] = str(value)
+    return msg
+
+
+def build_request(
+    gm: torch.fx.GraphModule,
+    example_inputs: Sequence[Any],
+    *,
+    graph_name: str,
+    mode: Optional[str] = None,
+    options: Optional[Dict[str, Any]] = None,
+    job_id: str = "",
+    rank: int = 0,
+) -> "pb.CompileRequest":
+    graph, has_symbols = encode_graph(gm)
+    request = pb.CompileRequest(
+        graph=graph,
+        target=build_target(graph),
+        options=options_proto(mode, options),
+        client=client_info(),
+        job_id=job_id,
+        rank=rank,
+        graph_name=graph_name,
+    )
+    if has_symbols:
+        request.shape_env.CopyFrom(build_shape_env(example_inputs))
+    return request

@@ -1,0 +1,56 @@
+"""A process-wide record of what tccd did with every graph it was given.
+
+    tccd.last_compile_stats()   -> list of dicts, oldest first (one per graph compile)
+    tccd.reset_compile_stats()
+
+Each dict: name ("0/0 forward"), kind (forward/backward/inference), key (the daemon's compile
+key, "" on fallback), cache_hit (the daemon served it from its cache), deduplicated,
+local_hit (served from the local cache without contacting the daemon), native_kernels (native
+steps in the plan), fused_kernels (kernels those steps contain), extern_steps, kernels (per
+kernel: name, kind, ops), compile_ms and server_ms (daemon's timings), fallback (None, or why
+the graph runs eagerly).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import threading
+from typing import Any, Dict, List, Optional
+
+
+@dataclasses.dataclass
+class GraphRecord:
+    name: str
+    kind: str
+    key: str = ""
+    cache_hit: bool = False
+    deduplicated: bool = False
+    local_hit: bool = False
+    native_kernels: int = 0
+    fused_kernels: int = 0
+    extern_steps: int = 0
+    kernels: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
+    compile_ms: float = 0.0
+    server_ms: float = 0.0
+    fallback: Optional[str] = None
+
+
+_lock = threading.Lock()
+_records: List[GraphRecord] = []
+
+
+def record(entry: GraphRecord) -> None:
+    with _lock:
+        _records.append(entry)
+
+
+def last_compile_stats() -> List[Dict[str, Any]]:
+    """Every graph compile of this process so far, oldest first, as plain dicts (copies)."""
+    with _lock:
+        return [copy.deepcopy(dataclasses.asdict(r)) for r in _records]
+
+
+def reset_compile_stats() -> None:
+    with _lock:
+        _records.clear()

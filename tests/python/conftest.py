@@ -1,0 +1,187 @@
+"""Shared fixtures of the Python client tests.
+
+Unit tests need no daemon: `client_env` isolates the client (own cache dir, an address nothing
+listens on, no binary to auto-start). End-to-end tests (test_e2e_*.py) use the session fixture
+`daemon`, a real tccd from build/bin/tccd (or $TCCD_TEST_BINARY) on a private socket and
+database; they are skipped, saying so, only when that binary does not exist.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TESTS_DIR = Path(__file__).resolve().parent
+TCCD_BINARY = Path(os.environ.get("TCCD_TEST_BINARY") or REPO / "build" / "bin" / "tccd")
+
+# Knobs a developer's shell might have set; every test starts without them.
+_CLIENT_KNOBS = (
+    "TCCD_ADDRESS",
+    "TCCD_JOB_ID",
+    "TCCD_RANK",
+    "TCCD_STRICT",
+    "TCCD_BINARY",
+    "TCCD_NO_AUTOSTART",
+    "TCCD_CACHE_DIR",
+    "TCCD_LOCAL_CACHE",
+    "TCCD_TIMEOUT_S",
+)
+
+
+def short_tempdir(prefix: str) -> str:
+    """A temp dir with a short path: unix socket paths must fit in 108 bytes."""
+    return tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_client_state(monkeypatch):
+    for knob in _CLIENT_KNOBS:
+        monkeypatch.delenv(knob, raising=False)
+    import tccd
+    from tccd import config
+
+    config.reload()
+    tccd.reset_compile_stats()
+    yield
+    if "torch._dynamo" in sys.modules:
+        import torch._dynamo
+
+        torch._dynamo.reset()
+
+
+@pytest.fixture
+def client_env(tmp_path, monkeypatch) -> Dict[str, str]:
+    """The client pointed at nothing: a dead socket, no binary, a private local cache."""
+    sock_dir = short_tempdir("tccd-dead-")
+    env = {
+        "TCCD_ADDRESS": f"unix:{sock_dir}/nobody.sock",
+        "TCCD_BINARY": str(tmp_path / "no-such-tccd"),
+        "TCCD_CACHE_DIR": str(tmp_path / "client-cache"),
+    }
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    from tccd import config
+
+    config.reload()
+    yield env
+    shutil.rmtree(sock_dir, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The real daemon
+# ---------------------------------------------------------------------------------------------
+
+
+class Daemon:
+    """A tccd process on a private socket and database; restartable on the same database."""
+
+    def __init__(self, binary: Path, root: str):
+        self.binary = binary
+        self.root = root
+        self.socket = os.path.join(root, "tccd.sock")
+        self.address = f"unix:{self.socket}"
+        self.db = os.path.join(root, "db")
+        self.log = os.path.join(root, "tccd.log")
+        self.proc = None
+
+    def start(self, timeout_s: float = 30.0) -> None:
+        from tccd import channel
+
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [str(self.binary), "--listen", self.address, "--cache-dir", self.db],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        deadline = time.monotonic() + timeout_s
+        why = "not started"
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"tccd exited with {self.proc.returncode}:\n{self.log_tail()}")
+            why = channel.ping(self.address, timeout_s=1.0)
+            if why is None:
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"tccd did not answer within {timeout_s}s ({why}):\n{self.log_tail()}")
+
+    def stop(self) -> int:
+        """SIGTERM, as a service manager would; returns the exit status."""
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else 0
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise RuntimeError(f"tccd ignored SIGTERM for 30s:\n{self.log_tail()}")
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def log_tail(self, limit: int = 4000) -> str:
+        try:
+            with open(self.log, "rb") as f:
+                return f.read()[-limit:].decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def stub(self):
+        from tccd import channel
+
+        return channel.stub_for(self.address)
+
+    def stats(self) -> Dict[str, int]:
+        from tccd.v1 import tccd_pb2 as pb
+
+        return dict(self.stub().GetStats(pb.StatsRequest(), timeout=10).counters)
+
+
+@pytest.fixture(scope="session")
+def daemon():
+    if not TCCD_BINARY.exists():
+        pytest.skip(
+            f"tccd binary not found at {TCCD_BINARY}: build it first "
+            "(cmake -S . -B build && cmake --build build) or set TCCD_TEST_BINARY"
+        )
+    root = short_tempdir("tccd-e2e-")
+    d = Daemon(TCCD_BINARY, root)
+    d.start()
+    yield d
+    status = d.stop()
+    shutil.rmtree(root, ignore_errors=True)
+    assert status == 0, f"tccd exited with status {status} on SIGTERM"
+
+
+@pytest.fixture
+def daemon_env(daemon, tmp_path, monkeypatch, request) -> Dict[str, str]:
+    """The client pointed at the session daemon, with a fresh local cache and job id."""
+    if not daemon.alive():
+        daemon.start()
+    env = {
+        "TCCD_ADDRESS": daemon.address,
+        "TCCD_CACHE_DIR": str(tmp_path / "client-cache"),
+        "TCCD_JOB_ID": f"test-{request.node.name}-{os.getpid()}",
+        "TCCD_NO_AUTOSTART": "1",
+    }
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    from tccd import config
+
+    config.reload()
+    return env

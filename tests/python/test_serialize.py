@@ -1,0 +1,220 @@
+"""FX (AOTAutograd) graph -> tccd.v1 Graph/CompileRequest, without a daemon."""
+
+import operator
+import platform
+
+import pytest
+import torch
+import torch.fx
+import torch.nn as nn
+
+from tccd.errors import Unsupported
+from tccd.serialize import build_request, encode_graph, op_target_name
+from tccd.v1 import tccd_pb2 as pb
+from tccd_testlib import SmallCNN, capture_aot_graphs
+
+
+def _refs(value):
+    kind = value.WhichOneof("kind")
+    if kind == "ref":
+        yield value.ref
+    elif kind == "list":
+        for item in value.list.items:
+            yield from _refs(item)
+
+
+def _all_refs(graph):
+    for node_id, node in enumerate(graph.nodes):
+        for a in node.args:
+            for r in _refs(a):
+                yield node_id, r
+        for kv in node.kwargs:
+            for r in _refs(kv.value):
+                yield node_id, r
+    for out in graph.outputs:
+        for r in _refs(out):
+            yield len(graph.nodes), r
+
+
+def _check_refs_well_formed(graph):
+    for user, ref in _all_refs(graph):
+        if ref.node < 0:
+            assert -ref.node - 1 < len(graph.inputs)
+            assert ref.output == 0
+        else:
+            assert ref.node < user, "refs point to earlier nodes only"
+            assert ref.output < len(graph.nodes[ref.node].outputs)
+
+
+@pytest.fixture(scope="module")
+def cnn_graphs():
+    torch.manual_seed(0)
+    model = SmallCNN()
+    return capture_aot_graphs(model, torch.randn(2, 3, 16, 16), backward=True)
+
+
+def test_op_target_name_spells_out_default_overload():
+    assert op_target_name(torch.ops.aten.relu.default) == "aten::relu.default"
+    assert op_target_name(torch.ops.aten.add.Tensor) == "aten::add.Tensor"
+    assert op_target_name(torch.ops.aten.sum.dim_IntList) == "aten::sum.dim_IntList"
+
+
+def test_simple_graph_encodes_inputs_nodes_and_outputs():
+    def f(x, y):
+        return torch.relu(x) + y * 2
+
+    (kind, gm, inputs), = capture_aot_graphs(f, torch.randn(4, 8), torch.randn(8))
+    assert kind == "inference"
+    graph, symbolic = encode_graph(gm)
+    assert not symbolic
+    assert len(graph.inputs) == 2
+    x_meta = graph.inputs[0]
+    assert [d.value for d in x_meta.sizes] == [4, 8]
+    assert [d.value for d in x_meta.strides] == [8, 1]
+    assert x_meta.storage_offset.value == 0
+    assert x_meta.dtype == pb.FLOAT32
+    assert x_meta.device.type == pb.CPU and x_meta.device.index == -1
+    targets = [n.target for n in graph.nodes]
+    assert targets == ["aten::relu.default", "aten::mul.Tensor", "aten::add.Tensor"]
+    relu, mul, add = graph.nodes
+    assert relu.args[0].ref.node == -1  # graph input 0
+    assert mul.args[0].ref.node == -2  # graph input 1
+    assert mul.args[1].int_value == 2
+    assert add.args[0].ref.node == 0 and add.args[1].ref.node == 1
+    assert [d.value for d in add.outputs[0].sizes] == [4, 8]
+    assert len(graph.outputs) == 1 and graph.outputs[0].ref.node == 2
+    _check_refs_well_formed(graph)
+
+
+def test_getitem_becomes_a_ref_to_the_multi_output_node(cnn_graphs):
+    kinds = [k for k, _, _ in cnn_graphs]
+    assert kinds == ["forward", "backward"]
+    for _, gm, _ in cnn_graphs:
+        graph, _ = encode_graph(gm)
+        _check_refs_well_formed(graph)
+        fx_getitems = [n for n in gm.graph.nodes if n.target is operator.getitem]
+        assert fx_getitems, "the CNN graphs have multi-output ops"
+        fx_ops = [n for n in gm.graph.nodes if isinstance(n.target, torch._ops.OpOverload)]
+        assert len(graph.nodes) == len(fx_ops), "getitem emits no Node"
+        assert all("getitem" not in n.target for n in graph.nodes)
+
+    fw, _ = encode_graph(cnn_graphs[0][1])
+    bn = [i for i, n in enumerate(fw.nodes) if "batch_norm" in n.target]
+    assert bn, [n.target for n in fw.nodes]
+    assert len(fw.nodes[bn[0]].outputs) > 1
+    # Some user reads output k > 0 of a batch-norm node: ValueRef(node=bn, output=k).
+    outputs_read = {r.output for _, r in _all_refs(fw) if r.node == bn[0]}
+    assert 0 in outputs_read and max(outputs_read) > 0
+    pool = [i for i, n in enumerate(fw.nodes) if n.target == "aten::max_pool2d_with_indices.default"]
+    assert pool and len(fw.nodes[pool[0]].outputs) == 2
+    assert fw.nodes[pool[0]].outputs[1].dtype == pb.INT64
+
+
+def test_none_outputs_keep_their_slot(cnn_graphs):
+    bw, _ = encode_graph(cnn_graphs[1][1])
+    conv_bw = [n for n in bw.nodes if n.target == "aten::convolution_backward.default"]
+    assert conv_bw
+    # The first conv's input needs no gradient: output_mask[0] is False, the op returns None
+    # there, and the slot is a 0-element placeholder that nothing references.
+    first = [n for n in conv_bw if not n.args[-1].list.items[0].bool_value]
+    assert first, "expected a convolution_backward with output_mask[0] = False"
+    node = first[0]
+    assert len(node.outputs) == 3
+    assert [d.value for d in node.outputs[0].sizes] == [0]
+    assert node.outputs[0].dtype == node.outputs[1].dtype
+    node_id = list(bw.nodes).index(node)
+    assert all(not (r.node == node_id and r.output == 0) for _, r in _all_refs(bw))
+    # Graph outputs that are None (grads of inputs that need none) are Value.none.
+    assert any(o.WhichOneof("kind") == "none" for o in bw.outputs)
+
+
+def test_backward_outputs_reference_placeholders_and_nodes(cnn_graphs):
+    fw, _ = encode_graph(cnn_graphs[0][1])
+    kinds = {o.WhichOneof("kind") for o in fw.outputs}
+    assert kinds <= {"ref", "none"}
+    assert any(o.ref.node < 0 for o in fw.outputs if o.HasField("ref")), "saved primals are inputs"
+
+
+def test_argument_encodings():
+    def f(x):
+        y = x.to(torch.float64)
+        z = torch.sum(y, dim=[0], keepdim=True)
+        w = torch.cat([x, x], dim=1)
+        return z, w.contiguous(memory_format=torch.contiguous_format), torch.zeros(2, device="cpu")
+
+    (_, gm, _), = capture_aot_graphs(f, torch.randn(3, 4))
+    graph, _ = encode_graph(gm)
+    by_target = {n.target: n for n in graph.nodes}
+    to_copy = by_target["aten::_to_copy.default"]
+    kw = {kv.name: kv.value for kv in to_copy.kwargs}
+    assert kw["dtype"].dtype == pb.FLOAT64
+    total = by_target["aten::sum.dim_IntList"]
+    assert [v.int_value for v in total.args[1].list.items] == [0]
+    assert total.args[2].bool_value is True
+    cat = by_target["aten::cat.default"]
+    assert [r.node for r in _refs(cat.args[0])] == [-1, -1]
+    zeros = [n for n in graph.nodes if n.target.startswith("aten::zeros") or n.target.startswith("aten::full")]
+    assert zeros
+    kw = {kv.name: kv.value for kv in zeros[0].kwargs}
+    assert kw["device"].device.type == pb.CPU
+    if "layout" in kw:
+        assert kw["layout"].layout == 0
+
+
+def _graph_module(fn, example):
+    gm = torch.fx.symbolic_trace(fn)
+    for node in gm.graph.nodes:
+        if node.op == "placeholder":
+            node.meta["val"] = example
+    return gm
+
+
+def test_non_opoverload_call_is_unsupported():
+    gm = _graph_module(lambda x: torch.sin(x), torch.randn(3))
+    with pytest.raises(Unsupported, match="not an ATen operator overload"):
+        encode_graph(gm)
+
+
+def test_call_module_is_unsupported():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(3, 3)
+
+        def forward(self, x):
+            return self.lin(x)
+
+    gm = _graph_module(M(), torch.randn(3))
+    with pytest.raises(Unsupported, match="call_module"):
+        encode_graph(gm)
+
+
+def test_non_tensor_placeholder_is_unsupported():
+    gm = _graph_module(lambda x: x, 3)
+    with pytest.raises(Unsupported, match="not a tensor"):
+        encode_graph(gm)
+
+
+def test_unknown_dtype_is_unsupported():
+    gm = _graph_module(lambda x: x, torch.empty(2, dtype=torch.float8_e4m3fn))
+    with pytest.raises(Unsupported, match="dtype"):
+        encode_graph(gm)
+
+
+def test_build_request_fills_target_options_and_identity():
+    (_, gm, inputs), = capture_aot_graphs(lambda x: torch.relu(x), torch.randn(5))
+    req = build_request(
+        gm, inputs, graph_name="0/0 inference", mode="max-autotune",
+        options={"a": 1}, job_id="job-7", rank=3,
+    )
+    assert req.target.device_type == pb.CPU
+    assert req.target.cpu_arch == platform.machine()
+    if platform.machine() == "x86_64":
+        assert "sse2" in req.target.cpu_features
+    assert req.options.mode == "max-autotune"
+    assert dict(req.options.extra) == {"a": "1"}
+    assert req.job_id == "job-7" and req.rank == 3 and req.graph_name == "0/0 inference"
+    assert req.client.torch_version == str(torch.__version__)
+    assert not req.HasField("shape_env")
+    again = pb.CompileRequest.FromString(req.SerializeToString())
+    assert again == req
