@@ -22,7 +22,13 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 TESTS_DIR = Path(__file__).resolve().parent
-TCCD_BINARY = Path(os.environ.get("TCCD_TEST_BINARY") or REPO / "build" / "bin" / "tccd")
+# Read at import, before the per-test fixture clears the TCCD_* knobs (tests/run_all.sh exports
+# TCCD_BINARY for its build directory).
+TCCD_BINARY = Path(
+    os.environ.get("TCCD_TEST_BINARY")
+    or os.environ.get("TCCD_BINARY")
+    or REPO / "build" / "bin" / "tccd"
+)
 
 # Knobs a developer's shell might have set; every test starts without them.
 _CLIENT_KNOBS = (
