@@ -25,7 +25,8 @@ struct CompileKeyParts {
 };
 
 // Lowercase hex SHA-256 over a length-prefixed encoding of the parts (so no two different part
-// lists can collide by concatenation).
+// lists can collide by concatenation). The encoding is spelled out in compile_key.cc and pinned by
+// tests/cache/compile_key_test.cc. Empty (never a valid key) only if OpenSSL fails.
 std::string ComputeCompileKey(const CompileKeyParts& parts);
 
 }  // namespace tccd::cache

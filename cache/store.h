@@ -10,6 +10,13 @@
 // a blob whose bytes do not match is logged, deleted and reported as NOT_FOUND (a miss), never
 // served. A manifest is served only if every artifact blob it names is present and intact.
 //
+// Input: digests and compile keys must be 64 lowercase hex characters (what Sha256Hex and
+// ComputeCompileKey return); anything else is INVALID_ARGUMENT, never a crash. Job ids are opaque
+// strings of at most 512 bytes without NUL.
+//
+// Durability: writes are not fsynced one by one, but they are in RocksDB's write-ahead log before
+// a call returns, so they survive the daemon being SIGKILLed (not necessarily a power loss).
+//
 // Thread-safety: a Store is safe to use from many threads at once.
 #pragma once
 
@@ -36,28 +43,42 @@ struct StoreOptions {
 
 class Store {
  public:
+  // Opens the cache at options.path, creating it (and its parents) if missing. Errors name the
+  // path: INVALID_ARGUMENT for bad options; PERMISSION_DENIED if the directory is not writable;
+  // FAILED_PRECONDITION if it is not a directory, is in use by another tccd (RocksDB lock held,
+  // in this or another process), or holds a cache of a newer/unknown schema or a foreign RocksDB.
   static absl::StatusOr<std::unique_ptr<Store>> Open(const StoreOptions& options);
   virtual ~Store() = default;
 
   // Stores `bytes` and returns their lowercase hex SHA-256. If `expected_digest` is not empty
-  // and differs from the computed digest, nothing is stored and DATA_LOSS is returned.
+  // and differs from the computed digest, nothing is stored and DATA_LOSS is returned; a
+  // malformed one is INVALID_ARGUMENT. Re-putting a stored blob is a no-op (no write); re-putting
+  // a corrupt one repairs it.
   virtual absl::StatusOr<std::string> PutBlob(absl::string_view bytes,
                                               absl::string_view expected_digest = "") = 0;
   // NOT_FOUND if absent or corrupt (corrupt blobs are logged and deleted).
   virtual absl::StatusOr<std::string> GetBlob(absl::string_view digest) = 0;
+  // Whether GetBlob would succeed (it reads and, if verify_on_read, hashes the blob). False for a
+  // malformed digest or a closed store.
   virtual bool HasBlob(absl::string_view digest) = 0;
 
-  // FAILED_PRECONDITION if an artifact blob named by `manifest` is not stored.
+  // FAILED_PRECONDITION if an artifact blob named by `manifest` is not stored. INVALID_ARGUMENT if
+  // manifest.key is set and differs from `key`, or an artifact's size is set (non-zero) and
+  // differs from its blob's. Replaces any manifest stored under `key`.
   virtual absl::Status PutManifest(absl::string_view key, const v1::Manifest& manifest) = 0;
   // NOT_FOUND if the key is unknown or any of its blobs is missing or corrupt.
   virtual absl::StatusOr<v1::Manifest> GetManifest(absl::string_view key) = 0;
 
-  // Records that `job_id` used `key` at `now_unix_ms`; `compiled` when this use compiled it.
+  // Records that `job_id` used `key` at `now_unix_ms`; `compiled` when this use compiled it
+  // (compiled_here then stays true). An empty `job_id` means "no job": a no-op returning OK.
   virtual absl::Status RecordJobUse(absl::string_view job_id, absl::string_view key,
                                     bool compiled, int64_t now_unix_ms) = 0;
+  // The job's entries, ordered by key; empty for an unknown job. An empty job id is
+  // INVALID_ARGUMENT.
   virtual absl::StatusOr<std::vector<v1::JobEntry>> GetJob(absl::string_view job_id) = 0;
 
-  // Counts for stats: number of blobs, manifests, total blob bytes (estimates are fine).
+  // Counts for stats: number of blobs, manifests, total blob bytes. RocksDB estimates: exact for
+  // counts until blobs or manifests are deleted; bytes are approximate. Zeros once closed.
   struct Usage {
     int64_t blobs = 0;
     int64_t manifests = 0;
@@ -65,11 +86,12 @@ class Store {
   };
   virtual Usage GetUsage() = 0;
 
-  // Flushes memtables and closes the database; later calls fail. Also done by the destructor.
+  // Flushes memtables and closes the database, after waiting for calls in flight. Idempotent;
+  // other calls afterwards fail with FAILED_PRECONDITION. Also done by the destructor.
   virtual absl::Status Close() = 0;
 };
 
-// Lowercase hex SHA-256 of `bytes`.
+// Lowercase hex SHA-256 of `bytes`. Empty (never a valid digest) only if OpenSSL fails.
 std::string Sha256Hex(absl::string_view bytes);
 
 }  // namespace tccd::cache

@@ -1,0 +1,112 @@
+// The action index: PutManifest and GetManifest. A manifest is only as good as
+// its blobs, so both check every artifact blob it names.
+#include <string>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "cache/digest.h"
+#include "cache/rocks_interop.h"
+#include "cache/store_impl.h"
+#include "proto/status_macros.h"
+#include "spdlog/spdlog.h"
+
+namespace tccd::cache {
+namespace {
+
+std::string ArtifactLabel(const v1::Artifact& artifact) {
+  return absl::StrCat("artifact \"", absl::CHexEscape(artifact.name()), "\"");
+}
+
+}  // namespace
+
+absl::Status StoreImpl::PutManifest(absl::string_view key,
+                                    const v1::Manifest& manifest) {
+  RETURN_IF_ERROR(ValidateDigestHex("compile key", key));
+  if (!manifest.key().empty() && manifest.key() != key) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("manifest.key ", absl::CHexEscape(manifest.key()),
+                     " differs from the key it is stored under, ", key));
+  }
+  for (const v1::Artifact& artifact : manifest.artifacts()) {
+    RETURN_IF_ERROR(
+        ValidateDigestHex(absl::StrCat("digest of ", ArtifactLabel(artifact)),
+                          artifact.digest()));
+  }
+  std::string value;
+  if (!manifest.SerializeToString(&value)) {
+    return absl::InternalError(
+        absl::StrCat("cannot serialize the manifest for key ", key));
+  }
+
+  absl::ReaderMutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  for (const v1::Artifact& artifact : manifest.artifacts()) {
+    rocksdb::PinnableSlice blob;
+    absl::Status status = LoadBlobLocked(artifact.digest(), &blob);
+    if (absl::IsNotFound(status)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "manifest for key ", key, " names ", ArtifactLabel(artifact),
+          ", blob ", artifact.digest(), ", which is not stored (",
+          status.message(), "); PutBlob it first"));
+    }
+    RETURN_IF_ERROR(status);
+    if (artifact.size() != 0 &&
+        static_cast<uint64_t>(artifact.size()) != blob.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("manifest for key ", key, ": ", ArtifactLabel(artifact),
+                       " declares ", artifact.size(), " bytes but blob ",
+                       artifact.digest(), " has ", blob.size()));
+    }
+  }
+  rocksdb::Status s = db_->Put(write_options_, actions_, ToSlice(key), value);
+  return FromRocks(s, absl::StrCat("storing the manifest for key ", key));
+}
+
+absl::StatusOr<v1::Manifest> StoreImpl::GetManifest(absl::string_view key) {
+  RETURN_IF_ERROR(ValidateDigestHex("compile key", key));
+  absl::ReaderMutexLock lock(&mu_);
+  RETURN_IF_ERROR(CheckOpenLocked());
+  rocksdb::PinnableSlice value;
+  rocksdb::Status s = db_->Get(read_options_, actions_, ToSlice(key), &value);
+  if (s.IsNotFound())
+    return absl::NotFoundError(absl::StrCat("no manifest for key ", key));
+  RETURN_IF_ERROR(
+      FromRocks(s, absl::StrCat("reading the manifest for key ", key)));
+
+  v1::Manifest manifest;
+  bool readable =
+      manifest.ParseFromArray(value.data(), static_cast<int>(value.size()));
+  for (int i = 0; readable && i < manifest.artifacts_size(); ++i) {
+    readable = IsDigestHex(
+        manifest.artifacts(i).digest());  // PutManifest checked them
+  }
+  if (!readable) {
+    spdlog::error("cache: manifest for key {} in {} is unreadable; deleting it",
+                  std::string(key), options_.path);
+    value.Reset();
+    rocksdb::Status deleted =
+        db_->Delete(write_options_, actions_, ToSlice(key));
+    if (!deleted.ok()) {
+      spdlog::error("cache: could not delete manifest {}: {}", std::string(key),
+                    deleted.ToString());
+    }
+    return absl::NotFoundError(absl::StrCat(
+        "manifest for key ", key, " was unreadable and has been dropped"));
+  }
+
+  // The manifest itself stays: a recompile usually rewrites the same blobs and
+  // the same manifest.
+  for (const v1::Artifact& artifact : manifest.artifacts()) {
+    rocksdb::PinnableSlice blob;
+    absl::Status status = LoadBlobLocked(artifact.digest(), &blob);
+    if (absl::IsNotFound(status)) {
+      return absl::NotFoundError(absl::StrCat(
+          "manifest for key ", key, " names ", ArtifactLabel(artifact),
+          ", which is missing (", status.message(), ")"));
+    }
+    RETURN_IF_ERROR(status);
+  }
+  return manifest;
+}
+
+}  // namespace tccd::cache
