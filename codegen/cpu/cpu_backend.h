@@ -38,6 +38,14 @@ struct CpuModule {
 // Compiles all kernels into one shared object. Each kernel's `name` becomes an exported
 // symbol. The .so has no DT_NEEDED entries: libm functions (expf, tanhf, ...) resolve against
 // the loading process, which always has libm.
+//
+// Calling contract of the exported kernels (beyond the ABI in pointwise_kernel.h): output
+// buffers must not overlap any input or each other (inputs may alias one another), because the
+// code is vectorised without runtime alias checks; data[] and strides[] are only read.
+//
+// INVALID_ARGUMENT for a kernel that fails VerifyPointwiseKernel, duplicate or libm-clashing
+// kernel names, or a target LLVM cannot compile for; INTERNAL for LLVM/LLD failures (the
+// message carries theirs). A failure affects only this call.
 absl::StatusOr<CpuModule> CompileCpuKernels(absl::Span<const PointwiseKernel> kernels,
                                             const CpuTarget& target);
 

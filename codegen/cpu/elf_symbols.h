@@ -1,0 +1,24 @@
+// Reads the dynamic symbol table and DT_NEEDED entries of an ELF shared object.
+//
+// Internal to the CPU backend: the backend checks every .so it produces against the libm rule
+// (libm_symbols.h) before returning it, and tests use it to inspect artifacts.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace tccd::codegen {
+
+struct DynamicSymbols {
+  std::vector<std::string> defined;    // exported names, in table order
+  std::vector<std::string> undefined;  // names resolved at load time, in table order
+  int num_needed = 0;                  // DT_NEEDED entries
+};
+
+// INVALID_ARGUMENT (with LLVM's message) if `shared_object` is not a 64-bit little-endian ELF.
+absl::StatusOr<DynamicSymbols> ReadDynamicSymbols(std::string_view shared_object);
+
+}  // namespace tccd::codegen

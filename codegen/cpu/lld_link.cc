@@ -1,0 +1,110 @@
+// LinkSharedObject: LLD's ELF driver, called as a library (see lld_link.h).
+#include "codegen/cpu/lld_link.h"
+
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "lld/Common/CommonLinkerContext.h"
+#include "lld/Common/Driver.h"
+#include "llvm/Support/raw_ostream.h"
+#include "spdlog/spdlog.h"
+
+namespace tccd::codegen {
+namespace {
+
+// Guards every use of LLD's driver, which keeps its state in globals.
+ABSL_CONST_INIT absl::Mutex lld_mutex(absl::kConstInit);
+
+// A mkdtemp directory, removed with its contents on destruction.
+class TempDir {
+ public:
+  static absl::StatusOr<TempDir> Create() {
+    const char* base = getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/tccd-lld-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return absl::UnavailableError("mkdtemp(" + pattern + "): " + std::strerror(errno));
+    }
+    return TempDir(std::move(pattern));
+  }
+  TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    if (path_.empty()) return;
+    std::error_code ignored;  // best effort: a leftover temp dir is not worth failing for
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit TempDir(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
+
+absl::Status WriteFile(const std::string& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) return absl::UnavailableError("cannot write " + path);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::InternalError("LLD produced no output file " + path);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> LinkSharedObject(std::string_view object) {
+  absl::StatusOr<TempDir> dir = TempDir::Create();
+  if (!dir.ok()) return dir.status();
+  const std::string object_path = dir->path() + "/kernels.o";
+  const std::string so_path = dir->path() + "/kernels.so";
+  if (absl::Status s = WriteFile(object_path, object); !s.ok()) return s;
+
+  const char* args[] = {
+      "ld.lld",
+      "-shared",
+      "--threads=1",  // the daemon parallelises across requests, not inside one link
+      "--eh-frame-hdr",
+      "-z",
+      "noexecstack",
+      "-z",
+      "relro",
+      "-z",
+      "now",  // bind the few libm calls at load time, not on first call
+      "-o",
+      so_path.c_str(),
+      object_path.c_str(),
+  };
+  std::string out_text, err_text;
+  bool ok;
+  {
+    llvm::raw_string_ostream out(out_text), err(err_text);
+    absl::MutexLock lock(&lld_mutex);
+    ok = lld::elf::link(args, out, err, /*exitEarly=*/false, /*disableOutput=*/false);
+    // elf::link allocates a linker context that lldMain would free; free it before the next
+    // link so that no state leaks between calls.
+    lld::CommonLinkerContext::destroy();
+  }
+  if (!ok) return absl::InternalError("LLD failed to link the kernel module: " + err_text);
+  if (!err_text.empty()) spdlog::warn("lld: {}", err_text);
+  return ReadFile(so_path);
+}
+
+}  // namespace tccd::codegen

@@ -1,0 +1,21 @@
+// Relocatable object -> ELF shared object, linked in-process with LLD.
+//
+// Internal to the CPU backend. Thread-safe: LLD's driver keeps global state and is not
+// reentrant, so calls are serialised on one process-wide mutex (linking a kernel module takes
+// milliseconds; code generation, which runs in parallel, dominates).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace tccd::codegen {
+
+// Links `object` (an x86-64 ELF .o) into a shared object with no DT_NEEDED entries; undefined
+// references stay undefined and resolve when the client loads it. LLD needs real files, so
+// this uses a private temporary directory that it always removes. INTERNAL with LLD's
+// diagnostics if the link fails; UNAVAILABLE if the temporary files cannot be written.
+absl::StatusOr<std::string> LinkSharedObject(std::string_view object);
+
+}  // namespace tccd::codegen

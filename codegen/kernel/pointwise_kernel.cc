@@ -1,0 +1,369 @@
+// PwOpName, the kernel verifier and the kernel printer.
+//
+// Self-contained on purpose: it depends only on the graph IR *header* (the DType enum), so the
+// kernel IR and every backend can be built and tested without the graph IR library.
+#include "codegen/kernel/pointwise_kernel.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace tccd::codegen {
+namespace {
+
+using ir::DType;
+
+// Local twins of ir::DTypeName / IsFloatingPoint (see the file comment); the names must match
+// the graph IR's text form.
+const char* DtName(DType dtype) {
+  switch (dtype) {
+    case DType::kF32: return "f32";
+    case DType::kF64: return "f64";
+    case DType::kF16: return "f16";
+    case DType::kBF16: return "bf16";
+    case DType::kI8: return "i8";
+    case DType::kI16: return "i16";
+    case DType::kI32: return "i32";
+    case DType::kI64: return "i64";
+    case DType::kU8: return "u8";
+    case DType::kBool: return "b8";
+  }
+  return "?";
+}
+
+bool IsKnownDType(DType dtype) {
+  return static_cast<uint8_t>(dtype) <= static_cast<uint8_t>(DType::kBool);
+}
+bool IsFloat(DType d) {
+  return d == DType::kF32 || d == DType::kF64 || d == DType::kF16 || d == DType::kBF16;
+}
+bool IsHalf(DType d) { return d == DType::kF16 || d == DType::kBF16; }
+// Types arithmetic may happen on: everything but bool and the 16-bit floats.
+bool IsArith(DType d) { return d != DType::kBool && !IsHalf(d); }
+bool IsArithFloat(DType d) { return d == DType::kF32 || d == DType::kF64; }
+
+enum class Kind { kLoad, kConstant, kCast, kBinary, kUnary, kCompare, kLogical, kWhere, kStore };
+
+Kind KindOf(PwOp op) {
+  switch (op) {
+    case PwOp::kLoad: return Kind::kLoad;
+    case PwOp::kConstant: return Kind::kConstant;
+    case PwOp::kCast: return Kind::kCast;
+    case PwOp::kAdd:
+    case PwOp::kSub:
+    case PwOp::kMul:
+    case PwOp::kDiv:
+    case PwOp::kMaximum:
+    case PwOp::kMinimum:
+    case PwOp::kPow: return Kind::kBinary;
+    case PwOp::kEq:
+    case PwOp::kNe:
+    case PwOp::kLt:
+    case PwOp::kLe:
+    case PwOp::kGt:
+    case PwOp::kGe: return Kind::kCompare;
+    case PwOp::kAnd:
+    case PwOp::kOr:
+    case PwOp::kNot: return Kind::kLogical;
+    case PwOp::kWhere: return Kind::kWhere;
+    case PwOp::kStore: return Kind::kStore;
+    default: return Kind::kUnary;
+  }
+}
+
+// Ops defined on floating dtypes only (the rest of the binary/unary ops also accept integers).
+bool FloatOnly(PwOp op) {
+  switch (op) {
+    case PwOp::kDiv:
+    case PwOp::kPow:
+    case PwOp::kExp:
+    case PwOp::kLog:
+    case PwOp::kLog1p:
+    case PwOp::kExpm1:
+    case PwOp::kSqrt:
+    case PwOp::kRsqrt:
+    case PwOp::kTanh:
+    case PwOp::kSigmoid:
+    case PwOp::kErf:
+    case PwOp::kSin:
+    case PwOp::kCos:
+    case PwOp::kReciprocal: return true;
+    default: return false;
+  }
+}
+
+int ExpectedArgs(PwOp op) {
+  switch (KindOf(op)) {
+    case Kind::kLoad:
+    case Kind::kConstant: return 0;
+    case Kind::kCast:
+    case Kind::kUnary:
+    case Kind::kStore: return 1;
+    case Kind::kBinary:
+    case Kind::kCompare: return 2;
+    case Kind::kLogical: return op == PwOp::kNot ? 1 : 2;
+    case Kind::kWhere: return 3;
+  }
+  return 0;
+}
+
+bool IsValidSymbol(const std::string& name) {
+  if (name.empty()) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    const bool digit = c >= '0' && c <= '9';
+    if (!alpha && !(digit && i > 0)) return false;
+  }
+  return true;
+}
+
+std::string InstrPrefix(size_t i, const PwInstr& in) {
+  return "%" + std::to_string(i) + " (" + PwOpName(in.op) + "): ";
+}
+
+// Shortest text that reads back as the same double; "inf", "-inf", "nan" for the rest.
+std::string FormatDouble(double v) {
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  if (ec != std::errc()) return "?";
+  std::string s(buf, end);
+  // Keep floating constants visibly floating ("1.0", not "1").
+  if (s.find_first_of(".eni") == std::string::npos) s += ".0";
+  return s;
+}
+
+}  // namespace
+
+const char* PwOpName(PwOp op) {
+  switch (op) {
+    case PwOp::kLoad: return "load";
+    case PwOp::kConstant: return "constant";
+    case PwOp::kCast: return "cast";
+    case PwOp::kAdd: return "add";
+    case PwOp::kSub: return "sub";
+    case PwOp::kMul: return "mul";
+    case PwOp::kDiv: return "div";
+    case PwOp::kMaximum: return "maximum";
+    case PwOp::kMinimum: return "minimum";
+    case PwOp::kPow: return "pow";
+    case PwOp::kNeg: return "neg";
+    case PwOp::kAbs: return "abs";
+    case PwOp::kExp: return "exp";
+    case PwOp::kLog: return "log";
+    case PwOp::kLog1p: return "log1p";
+    case PwOp::kExpm1: return "expm1";
+    case PwOp::kSqrt: return "sqrt";
+    case PwOp::kRsqrt: return "rsqrt";
+    case PwOp::kTanh: return "tanh";
+    case PwOp::kSigmoid: return "sigmoid";
+    case PwOp::kErf: return "erf";
+    case PwOp::kSin: return "sin";
+    case PwOp::kCos: return "cos";
+    case PwOp::kReciprocal: return "reciprocal";
+    case PwOp::kFloor: return "floor";
+    case PwOp::kCeil: return "ceil";
+    case PwOp::kRound: return "round";
+    case PwOp::kEq: return "eq";
+    case PwOp::kNe: return "ne";
+    case PwOp::kLt: return "lt";
+    case PwOp::kLe: return "le";
+    case PwOp::kGt: return "gt";
+    case PwOp::kGe: return "ge";
+    case PwOp::kAnd: return "and";
+    case PwOp::kOr: return "or";
+    case PwOp::kNot: return "not";
+    case PwOp::kWhere: return "where";
+    case PwOp::kStore: return "store";
+  }
+  return "?";
+}
+
+std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
+  if (!IsValidSymbol(kernel.name)) {
+    return "kernel name '" + kernel.name + "' is not a C identifier (it becomes a symbol)";
+  }
+  if (kernel.output_dtypes.empty()) return "kernel has no outputs";
+  for (DType d : kernel.input_dtypes) {
+    if (!IsKnownDType(d)) return "input dtype out of range";
+  }
+  for (DType d : kernel.output_dtypes) {
+    if (!IsKnownDType(d)) return "output dtype out of range";
+  }
+  // numel must fit in int64 so that flat indices and offsets cannot overflow.
+  int64_t numel = 1;
+  for (size_t d = 0; d < kernel.shape.size(); ++d) {
+    const int64_t s = kernel.shape[d];
+    if (s < 0) return "shape[" + std::to_string(d) + "] is negative";
+    if (s != 0 && numel > std::numeric_limits<int64_t>::max() / s) {
+      return "shape has more than 2^63 elements";
+    }
+    numel *= s;
+  }
+
+  const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
+  const int num_outputs = static_cast<int>(kernel.output_dtypes.size());
+  std::vector<int> stores(num_outputs, 0);
+  const auto& body = kernel.body;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const PwInstr& in = body[i];
+    const std::string where = InstrPrefix(i, in);
+    if (static_cast<uint8_t>(in.op) > static_cast<uint8_t>(PwOp::kStore)) {
+      return "%" + std::to_string(i) + ": op out of range";
+    }
+    if (!IsKnownDType(in.dtype)) return where + "dtype out of range";
+    const int want = ExpectedArgs(in.op);
+    if (static_cast<int>(in.args.size()) != want) {
+      return where + "expects " + std::to_string(want) + " args, has " +
+             std::to_string(in.args.size());
+    }
+    std::vector<DType> arg_dtypes;
+    for (int a : in.args) {
+      if (a < 0 || static_cast<size_t>(a) >= i) {
+        return where + "arg %" + std::to_string(a) + " is not an earlier instruction";
+      }
+      if (body[a].op == PwOp::kStore) {
+        return where + "arg %" + std::to_string(a) + " is a store, which has no value";
+      }
+      arg_dtypes.push_back(body[a].dtype);
+    }
+    const DType dt = in.dtype;
+    const char* dn = DtName(dt);
+    switch (KindOf(in.op)) {
+      case Kind::kLoad:
+        if (in.operand < 0 || in.operand >= num_inputs) {
+          return where + "input index " + std::to_string(in.operand) + " out of range";
+        }
+        if (kernel.input_dtypes[in.operand] != dt) {
+          return where + "dtype " + dn + " differs from input " + std::to_string(in.operand) +
+                 "'s " + DtName(kernel.input_dtypes[in.operand]);
+        }
+        break;
+      case Kind::kConstant:
+        // Integral constants wrap to the dtype's width (a Python scalar -1 added to a u8
+        // tensor is 255, as in torch); a bool constant is ivalue != 0.
+        if (IsHalf(dt)) return where + "constants cannot be f16/bf16 (cast an f32 constant)";
+        break;
+      case Kind::kCast: break;  // any dtype to any dtype
+      case Kind::kBinary:
+      case Kind::kUnary:
+        if (!IsArith(dt)) return where + "no arithmetic on " + dn;
+        if (FloatOnly(in.op) && !IsArithFloat(dt)) return where + "floating only, got " + dn;
+        for (DType a : arg_dtypes) {
+          if (a != dt) return where + "operand dtype " + DtName(a) + " differs from " + dn;
+        }
+        break;
+      case Kind::kCompare:
+        if (dt != DType::kBool) return where + "result must be b8, got " + dn;
+        if (arg_dtypes[0] != arg_dtypes[1]) {
+          return where + "operands differ: " + DtName(arg_dtypes[0]) + " vs " +
+                 DtName(arg_dtypes[1]);
+        }
+        if (IsHalf(arg_dtypes[0])) return where + "no comparisons on f16/bf16";
+        break;
+      case Kind::kLogical:
+        if (dt != DType::kBool) return where + "result must be b8, got " + dn;
+        for (DType a : arg_dtypes) {
+          if (a != DType::kBool) return where + "operand must be b8, got " + DtName(a);
+        }
+        break;
+      case Kind::kWhere:
+        // A select only moves bits, so f16/bf16 are fine here.
+        if (arg_dtypes[0] != DType::kBool) {
+          return where + "condition must be b8, got " + DtName(arg_dtypes[0]);
+        }
+        if (arg_dtypes[1] != dt || arg_dtypes[2] != dt) {
+          return where + "branches must be " + dn + ", got " + DtName(arg_dtypes[1]) + " and " +
+                 DtName(arg_dtypes[2]);
+        }
+        break;
+      case Kind::kStore:
+        if (in.operand < 0 || in.operand >= num_outputs) {
+          return where + "output index " + std::to_string(in.operand) + " out of range";
+        }
+        if (kernel.output_dtypes[in.operand] != dt) {
+          return where + "dtype " + dn + " differs from output " + std::to_string(in.operand) +
+                 "'s " + DtName(kernel.output_dtypes[in.operand]);
+        }
+        if (arg_dtypes[0] != dt) {
+          return where + "stores a " + DtName(arg_dtypes[0]) + " value as " + dn;
+        }
+        if (++stores[in.operand] > 1) {
+          return where + "output " + std::to_string(in.operand) + " is stored more than once";
+        }
+        break;
+    }
+  }
+  for (int o = 0; o < num_outputs; ++o) {
+    if (stores[o] == 0) return "output " + std::to_string(o) + " is never stored";
+  }
+  return "";
+}
+
+// Form (one instruction per line, stable for golden tests):
+//   pointwise @name[4,8](in0: f32, in1: f32) -> (out0: f32) {
+//     // fused: aten::mul.Tensor, aten::relu.default
+//     %0 = load.f32 in0
+//     %2 = mul.f32 %0, %1
+//     %3 = constant.f32 0.0
+//     store.f32 out0, %4
+//   }
+std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
+  std::string out = "pointwise @" + kernel.name + "[";
+  for (size_t d = 0; d < kernel.shape.size(); ++d) {
+    if (d) out += ",";
+    out += std::to_string(kernel.shape[d]);
+  }
+  out += "](";
+  for (size_t i = 0; i < kernel.input_dtypes.size(); ++i) {
+    if (i) out += ", ";
+    out += "in" + std::to_string(i) + ": " + DtName(kernel.input_dtypes[i]);
+  }
+  out += ") -> (";
+  for (size_t i = 0; i < kernel.output_dtypes.size(); ++i) {
+    if (i) out += ", ";
+    out += "out" + std::to_string(i) + ": " + DtName(kernel.output_dtypes[i]);
+  }
+  out += ") {\n";
+  if (!kernel.fused_ops.empty()) {
+    out += "  // fused:";
+    for (size_t i = 0; i < kernel.fused_ops.size(); ++i) {
+      out += (i ? ", " : " ") + kernel.fused_ops[i];
+    }
+    out += "\n";
+  }
+  for (size_t i = 0; i < kernel.body.size(); ++i) {
+    const PwInstr& in = kernel.body[i];
+    out += "  ";
+    if (in.op != PwOp::kStore) out += "%" + std::to_string(i) + " = ";
+    out += std::string(PwOpName(in.op)) + "." + DtName(in.dtype);
+    bool first = true;
+    auto sep = [&] {
+      out += first ? " " : ", ";
+      first = false;
+    };
+    if (in.op == PwOp::kLoad) sep(), out += "in" + std::to_string(in.operand);
+    if (in.op == PwOp::kStore) sep(), out += "out" + std::to_string(in.operand);
+    if (in.op == PwOp::kConstant) {
+      sep();
+      if (IsFloat(in.dtype)) {
+        out += FormatDouble(in.fvalue);
+      } else if (in.dtype == DType::kBool) {
+        out += in.ivalue ? "true" : "false";
+      } else {
+        out += std::to_string(in.ivalue);
+      }
+    }
+    for (int a : in.args) sep(), out += "%" + std::to_string(a);
+    out += "\n";
+  }
+  out += "}\n";
+  return out;
+}
+
+}  // namespace tccd::codegen
