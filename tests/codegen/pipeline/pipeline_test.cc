@@ -1,0 +1,134 @@
+// The whole compiler: a request graph in, a plan and a loadable .so out, and the kernel computes
+// what ATen would.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+
+#include "codegen/pipeline.h"
+
+namespace tccd::codegen {
+namespace {
+
+v1::TensorMeta Meta(std::vector<int64_t> sizes) {
+  v1::TensorMeta m;
+  int64_t stride = 1;
+  std::vector<int64_t> strides(sizes.size());
+  for (int i = static_cast<int>(sizes.size()) - 1; i >= 0; --i) {
+    strides[i] = stride;
+    stride *= sizes[i];
+  }
+  for (int64_t s : sizes) m.add_sizes()->set_value(s);
+  for (int64_t s : strides) m.add_strides()->set_value(s);
+  m.set_dtype(v1::FLOAT32);
+  m.mutable_device()->set_type(v1::CPU);
+  return m;
+}
+
+v1::Value Ref(int node) {
+  v1::Value v;
+  v.mutable_ref()->set_node(node);
+  return v;
+}
+
+// relu(a * b + c) with c broadcast, then mm(result, a).
+v1::Graph TestGraph() {
+  v1::Graph g;
+  *g.add_inputs() = Meta({4, 4});
+  *g.add_inputs() = Meta({4, 4});
+  *g.add_inputs() = Meta({4});
+  auto node = [&](const char* target, std::vector<v1::Value> args) {
+    v1::Node* n = g.add_nodes();
+    n->set_target(target);
+    for (auto& a : args) *n->add_args() = a;
+    *n->add_outputs() = Meta({4, 4});
+    return g.nodes_size() - 1;
+  };
+  int mul = node("aten::mul.Tensor", {Ref(-1), Ref(-2)});
+  int add = node("aten::add.Tensor", {Ref(mul), Ref(-3)});
+  int relu = node("aten::relu.default", {Ref(add)});
+  int mm = node("aten::mm.default", {Ref(relu), Ref(-1)});
+  *g.add_outputs() = Ref(mm);
+  *g.add_outputs() = Ref(relu);
+  return g;
+}
+
+v1::Target CpuTarget() {
+  v1::Target t;
+  t.set_device_type(v1::CPU);
+  t.set_cpu_arch("x86_64");
+  for (const char* f : {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"}) t.add_cpu_features(f);
+  return t;
+}
+
+TEST_CASE("a graph compiles to a plan with a fused kernel that computes relu(a*b+c)", "[pipeline]") {
+  v1::Graph graph = TestGraph();
+  v1::Target target = CpuTarget();
+  absl::StatusOr<Prepared> prepared = Prepare({&graph, &target, "default"});
+  REQUIRE(prepared.ok());
+  CHECK(prepared->target_key == "cpu:x86_64-unknown-linux-gnu/x86-64-v2");
+  absl::StatusOr<CompileOutput> out = Compile(*prepared);
+  REQUIRE(out.ok());
+  CHECK(out->num_fused_kernels == 1);
+  CHECK(out->num_extern_steps == 1);
+  REQUIRE(out->plan.steps_size() == 2);
+  const v1::NativeCall& call = out->plan.steps(0).native();
+  CHECK(call.kernels(0).ops_size() == 3);
+  CHECK(out->plan.steps(1).extern_call().target() == "aten::mm.default");
+  REQUIRE(out->artifacts.size() == 1);
+  CHECK(out->artifacts[0].name == "kernels.so");
+
+  char path[] = "/tmp/tccd_pipeline_test_XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(write(fd, out->artifacts[0].bytes.data(), out->artifacts[0].bytes.size()) ==
+          static_cast<ssize_t>(out->artifacts[0].bytes.size()));
+  close(fd);
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  unlink(path);
+  REQUIRE(lib != nullptr);
+  using Fn = void (*)(void* const*, const int64_t*);
+  auto fn = reinterpret_cast<Fn>(dlsym(lib, call.symbol().c_str()));
+  REQUIRE(fn != nullptr);
+  std::vector<float> a(16), b(16), c(4), out_buf(16, -1);
+  for (int i = 0; i < 16; ++i) {
+    a[i] = static_cast<float>(i) - 7.5f;
+    b[i] = 0.25f * static_cast<float>(i % 5);
+  }
+  for (int i = 0; i < 4; ++i) c[i] = static_cast<float>(i) - 1.0f;
+  void* data[] = {a.data(), b.data(), c.data(), out_buf.data()};
+  std::vector<int64_t> strides(call.expected_strides().begin(), call.expected_strides().end());
+  fn(data, strides.data());
+  for (int i = 0; i < 16; ++i) CHECK(out_buf[i] == std::max(0.0f, a[i] * b[i] + c[i % 4]));
+  dlclose(lib);
+}
+
+TEST_CASE("the canonical IR ignores device indices, and the key's graph part is stable", "[pipeline]") {
+  v1::Graph g1 = TestGraph();
+  v1::Graph g2 = TestGraph();
+  g2.mutable_inputs(0)->mutable_device()->set_index(5);
+  v1::Target target = CpuTarget();
+  CHECK(Prepare({&g1, &target, ""})->canonical_ir == Prepare({&g2, &target, ""})->canonical_ir);
+}
+
+TEST_CASE("unsupported and malformed requests fail with a precise status", "[pipeline]") {
+  v1::Graph graph = TestGraph();
+  v1::Target cuda;
+  cuda.set_device_type(v1::CUDA);
+  CHECK(Prepare({&graph, &cuda, ""}).status().code() == absl::StatusCode::kUnimplemented);
+  v1::Target riscv = CpuTarget();
+  riscv.set_cpu_arch("riscv64");
+  CHECK(Prepare({&graph, &riscv, ""}).status().code() == absl::StatusCode::kInvalidArgument);
+  v1::Target none;
+  CHECK(Prepare({&graph, &none, ""}).status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(Prepare({nullptr, &none, ""}).status().code() == absl::StatusCode::kInvalidArgument);
+  v1::Graph wrong_device = TestGraph();
+  wrong_device.mutable_nodes(0)->mutable_outputs(0)->mutable_device()->set_type(v1::CUDA);
+  v1::Target target = CpuTarget();
+  CHECK(Prepare({&wrong_device, &target, ""}).status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tccd::codegen
