@@ -1,0 +1,29 @@
+// NewCodegenCompiler: the Compiler backed by codegen/ (the only file in server/
+// that calls it).
+#include <memory>
+
+#include "codegen/pipeline.h"
+#include "server/compiler.h"
+
+namespace tccd::server {
+namespace {
+
+class CodegenCompiler final : public Compiler {
+ public:
+  absl::StatusOr<codegen::Prepared> Prepare(
+      const codegen::CompileInput& input) override {
+    return codegen::Prepare(input);
+  }
+  absl::StatusOr<codegen::CompileOutput> Compile(
+      const codegen::Prepared& prepared) override {
+    return codegen::Compile(prepared);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Compiler> NewCodegenCompiler() {
+  return std::make_unique<CodegenCompiler>();
+}
+
+}  // namespace tccd::server

@@ -1,0 +1,499 @@
+// CompileService; see compile_service.h.
+#include "server/compile_service.h"
+
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "cache/compile_key.h"
+#include "spdlog/spdlog.h"
+#include "tccd_version.h"
+
+namespace tccd::server {
+namespace {
+
+// Request field limits: generous for any real client, small enough that a bogus
+// request cannot make us log or key megabytes.
+constexpr size_t kMaxIdBytes = 256;  // job_id, graph_name
+constexpr size_t kMaxModeBytes = 64;
+constexpr int kMaxExtraOptions = 256;
+constexpr size_t kMaxExtraKeyBytes = 256;
+constexpr size_t kMaxExtraValueBytes = 64 << 10;
+
+constexpr size_t kLogKeyChars = 12;
+
+double MillisSince(CompileService::Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             CompileService::Clock::now() - start)
+      .count();
+}
+
+int64_t NowUnixMillis() { return absl::ToUnixMillis(absl::Now()); }
+
+// A client-supplied string made safe and short for one log line: control bytes
+// become \xNN (so a request cannot forge log lines), everything else is kept.
+std::string ForLog(absl::string_view text, size_t max_chars = 64) {
+  if (text.empty()) return "-";
+  std::string out;
+  for (char c : text.substr(0, max_chars)) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
+    } else {
+      out += c;
+    }
+  }
+  if (text.size() > max_chars) out += "...";
+  return out;
+}
+
+std::string KeyForLog(absl::string_view key) {
+  return key.empty() ? "-" : std::string(key.substr(0, kLogKeyChars));
+}
+
+// `status` with `context` prepended to its message; same code.
+absl::Status Annotate(const absl::Status& status, absl::string_view context) {
+  return absl::Status(status.code(),
+                      absl::StrCat(context, ": ", status.message()));
+}
+
+bool IsSha256Hex(absl::string_view digest) {
+  if (digest.size() != 64) return false;
+  for (char c : digest) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+// Field checks that need no parsing; Compiler::Prepare validates the graph
+// itself.
+absl::Status ValidateCompileRequest(const v1::CompileRequest& request) {
+  if (!request.has_graph()) {
+    return absl::InvalidArgumentError("CompileRequest.graph is missing");
+  }
+  if (!request.has_target()) {
+    return absl::InvalidArgumentError("CompileRequest.target is missing");
+  }
+  if (request.job_id().size() > kMaxIdBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CompileRequest.job_id is longer than ", kMaxIdBytes, " bytes"));
+  }
+  if (request.graph_name().size() > kMaxIdBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CompileRequest.graph_name is longer than ", kMaxIdBytes, " bytes"));
+  }
+  const v1::CompileOptions& options = request.options();
+  if (options.mode().size() > kMaxModeBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CompileOptions.mode is longer than ", kMaxModeBytes, " bytes"));
+  }
+  if (options.extra_size() > kMaxExtraOptions) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("CompileOptions.extra has ", options.extra_size(),
+                     " entries; at most ", kMaxExtraOptions, " are allowed"));
+  }
+  for (const auto& [key, value] : options.extra()) {
+    if (key.empty() || key.size() > kMaxExtraKeyBytes ||
+        value.size() > kMaxExtraValueBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "CompileOptions.extra[\"", ForLog(key), "\"]: keys must be 1 to ",
+          kMaxExtraKeyBytes, " bytes and values at most ", kMaxExtraValueBytes,
+          " bytes"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// An unset mode means torch.compile's default; both spellings share one key.
+std::string NormalizedMode(const v1::CompileRequest& request) {
+  return request.options().mode().empty() ? "default"
+                                          : request.options().mode();
+}
+
+std::string ComputeKey(const v1::CompileRequest& request,
+                       const codegen::Prepared& prepared) {
+  cache::CompileKeyParts parts;
+  parts.canonical_graph = prepared.canonical_ir;
+  parts.target = prepared.target_key;
+  parts.mode = NormalizedMode(request);
+  for (const auto& [key, value] : request.options().extra()) {
+    parts.options.emplace(key, value);
+  }
+  parts.tccd_version = TCCD_VERSION;
+  return cache::ComputeCompileKey(parts);
+}
+
+const char* OutcomeName(int outcome) {
+  static constexpr const char* kNames[] = {"rejected", "failed", "hit", "miss",
+                                           "dedup"};
+  return kNames[outcome];
+}
+
+}  // namespace
+
+struct CompileService::Call {
+  const v1::CompileRequest* request;
+  v1::CompileResponse* response;
+  Done done;
+  Clock::time_point received;
+  std::string key;  // empty until computed
+};
+
+CompileService::CompileService(CompileServiceOptions options,
+                               cache::Store* store,
+                               std::unique_ptr<Compiler> compiler)
+    : options_(std::move(options)),
+      store_(store),
+      compiler_(std::move(compiler)),
+      started_(Clock::now()),
+      compile_pool_("tccd-compile", options_.compile_threads) {
+  if (options_.on_dedup_wait_for_testing) {
+    flights_.SetFollowerHookForTesting(options_.on_dedup_wait_for_testing);
+  }
+}
+
+CompileService::~CompileService() { Shutdown(); }
+
+void CompileService::Shutdown() { compile_pool_.Shutdown(); }
+
+void CompileService::Compile(const v1::CompileRequest& request,
+                             v1::CompileResponse* response, Done done,
+                             Clock::time_point received) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  auto call = std::make_shared<Call>(Call{.request = &request,
+                                          .response = response,
+                                          .done = std::move(done),
+                                          .received = received,
+                                          .key = ""});
+  StartCompile(call);
+}
+
+void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
+  // Until the call is handed to a flight, answering it is up to us.
+  bool handed_off = false;
+  try {
+    const v1::CompileRequest& request = *call->request;
+
+    absl::Status valid = ValidateCompileRequest(request);
+    if (!valid.ok()) {
+      stats_.invalid_requests.fetch_add(1, std::memory_order_relaxed);
+      Respond(*call, Outcome::kRejected, valid, 0);
+      return;
+    }
+    absl::StatusOr<codegen::Prepared> prepared = compiler_->Prepare(
+        codegen::CompileInput{.graph = &request.graph(),
+                              .target = &request.target(),
+                              .mode = NormalizedMode(request)});
+    if (!prepared.ok()) {
+      stats_.invalid_requests.fetch_add(1, std::memory_order_relaxed);
+      Respond(*call, Outcome::kRejected, prepared.status(), 0);
+      return;
+    }
+
+    call->key = ComputeKey(request, *prepared);
+    absl::StatusOr<v1::Manifest> cached = store_->GetManifest(call->key);
+    if (cached.ok()) {
+      Respond(*call, Outcome::kHit, cached, 0);
+      return;
+    }
+    if (!absl::IsNotFound(cached.status())) {
+      stats_.internal_errors.fetch_add(1, std::memory_order_relaxed);
+      Respond(*call, Outcome::kFailed,
+              Annotate(cached.status(), "cache lookup"), 0);
+      return;
+    }
+
+    // A miss. The Prepared (it holds the parsed graph) is shared with the
+    // compile task, which runs while the leader's request, which the parsed
+    // graph may point into, is still open.
+    auto shared_prepared =
+        std::make_shared<const codegen::Prepared>(*std::move(prepared));
+    const std::string key = call->key;
+    Flights::Role role = flights_.Join(
+        key, [this, call](const FlightResultPtr& result, Flights::Role role) {
+          Outcome outcome = role == Flights::Role::kFollower ? Outcome::kDedup
+                            : result->from_cache             ? Outcome::kHit
+                                                             : Outcome::kMiss;
+          Respond(*call, outcome, result->manifest, result->compile_ms);
+        });
+    handed_off = true;
+    if (role == Flights::Role::kLeader) {
+      try {
+        compile_pool_.Schedule([this, key, shared_prepared] {
+          LeadFlight(key, *shared_prepared);
+        });
+      } catch (const std::exception& e) {
+        // Could not queue the compile: end the flight so nobody waits forever.
+        auto failed = std::make_shared<FlightResult>();
+        failed->manifest = absl::InternalError(
+            absl::StrCat("queueing the compile: ", e.what()));
+        flights_.Complete(key, failed);
+      }
+    }
+  } catch (const std::exception& e) {
+    if (handed_off) {
+      // The flight owns the call now and will answer it; nothing may throw past
+      // Join anyway.
+      spdlog::error(
+          "Compile key={}: unexpected exception after joining a flight: {}",
+          KeyForLog(call->key), e.what());
+      return;
+    }
+    stats_.internal_errors.fetch_add(1, std::memory_order_relaxed);
+    Respond(
+        *call, Outcome::kFailed,
+        absl::InternalError(absl::StrCat("tccd internal error: ", e.what())),
+        0);
+  }
+}
+
+void CompileService::LeadFlight(const std::string& key,
+                                const codegen::Prepared& prepared) {
+  auto result = std::make_shared<FlightResult>();
+  try {
+    *result = CompileAndStore(key, prepared);
+  } catch (const std::exception& e) {
+    stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
+    result->manifest = absl::InternalError(
+        absl::StrCat("tccd internal error while compiling: ", e.what()));
+  } catch (...) {
+    stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
+    result->manifest =
+        absl::InternalError("tccd internal error while compiling");
+  }
+  flights_.Complete(key, result);
+}
+
+CompileService::FlightResult CompileService::CompileAndStore(
+    const std::string& key, const codegen::Prepared& prepared) {
+  FlightResult result;
+  // Another flight for this key may have completed between our lookup and our
+  // Join (its leader stored the manifest, then ended the flight); then there is
+  // nothing to compile.
+  absl::StatusOr<v1::Manifest> cached = store_->GetManifest(key);
+  if (cached.ok()) {
+    result.manifest = *std::move(cached);
+    result.from_cache = true;
+    return result;
+  }
+
+  stats_.compiles.fetch_add(1, std::memory_order_relaxed);
+  stats_.compiles_running.fetch_add(1, std::memory_order_relaxed);
+  absl::Cleanup not_running = [this] {
+    stats_.compiles_running.fetch_sub(1, std::memory_order_relaxed);
+  };
+  const Clock::time_point start = Clock::now();
+  absl::StatusOr<codegen::CompileOutput> output = compiler_->Compile(prepared);
+  result.compile_ms = MillisSince(start);
+  if (!output.ok()) {
+    stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
+    result.manifest = output.status();
+    return result;
+  }
+  result.manifest = StoreOutput(key, prepared, *std::move(output));
+  if (!result.manifest.ok())
+    stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
+  return result;
+}
+
+absl::StatusOr<v1::Manifest> CompileService::StoreOutput(
+    const std::string& key, const codegen::Prepared& prepared,
+    codegen::CompileOutput output) {
+  v1::Manifest manifest;
+  manifest.set_key(key);
+  absl::flat_hash_set<std::string> names;
+  for (codegen::ArtifactBytes& artifact : output.artifacts) {
+    if (artifact.name.empty() || !names.insert(artifact.name).second) {
+      return absl::InternalError(
+          absl::StrCat("codegen produced an artifact with an empty or "
+                       "duplicate name \"",
+                       ForLog(artifact.name), "\""));
+    }
+    absl::StatusOr<std::string> digest = store_->PutBlob(artifact.bytes);
+    if (!digest.ok()) {
+      return Annotate(digest.status(),
+                      absl::StrCat("storing artifact ", artifact.name));
+    }
+    v1::Artifact* entry = manifest.add_artifacts();
+    entry->set_name(artifact.name);
+    entry->set_digest(*std::move(digest));
+    entry->set_size(static_cast<int64_t>(artifact.bytes.size()));
+    entry->set_kind(artifact.kind);
+    std::string().swap(artifact.bytes);  // stored; free it now
+  }
+  *manifest.mutable_plan() = std::move(output.plan);
+  manifest.set_tccd_version(TCCD_VERSION);
+  manifest.set_created_unix_ms(NowUnixMillis());
+  manifest.set_canonical_ir(prepared.canonical_ir);
+  absl::Status stored = store_->PutManifest(key, manifest);
+  if (!stored.ok()) return Annotate(stored, "storing the manifest");
+  return manifest;
+}
+
+void CompileService::Respond(Call& call, Outcome outcome,
+                             const absl::StatusOr<v1::Manifest>& manifest,
+                             double compile_ms) {
+  absl::Status status = manifest.status();
+  try {
+    switch (outcome) {
+      case Outcome::kHit:
+        stats_.cache_hits.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case Outcome::kMiss:
+        stats_.cache_misses.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case Outcome::kDedup:
+        stats_.dedup_waits.fetch_add(1, std::memory_order_relaxed);
+        break;
+      case Outcome::kRejected:
+      case Outcome::kFailed:
+        break;
+    }
+    const v1::CompileRequest& request = *call.request;
+    if (outcome == Outcome::kHit) compile_ms = 0;
+    if (status.ok()) {
+      v1::CompileResponse& response = *call.response;
+      *response.mutable_manifest() = *manifest;
+      response.set_cache_hit(outcome == Outcome::kHit);
+      response.set_deduplicated(outcome == Outcome::kDedup);
+      response.set_compile_ms(compile_ms);
+      if (!request.job_id().empty()) {
+        // The job index is bookkeeping: failing to update it must not fail the
+        // compile.
+        absl::Status recorded =
+            store_->RecordJobUse(request.job_id(), call.key,
+                                 outcome == Outcome::kMiss, NowUnixMillis());
+        if (!recorded.ok()) {
+          spdlog::warn(
+              "Compile key={} job={}: recording the job's use failed: {}",
+              KeyForLog(call.key), ForLog(request.job_id()),
+              recorded.ToString());
+        }
+        recorded.IgnoreError();
+      }
+    }
+    const double server_ms = MillisSince(call.received);
+    if (status.ok()) {
+      call.response->set_server_ms(server_ms);
+      spdlog::info(
+          "Compile {} key={} graph={} job={} rank={} "
+          "compile_ms={:.1f} server_ms={:.1f}",
+          OutcomeName(static_cast<int>(outcome)), KeyForLog(call.key),
+          ForLog(request.graph_name()), ForLog(request.job_id()),
+          request.rank(), compile_ms, server_ms);
+    } else {
+      spdlog::warn(
+          "Compile {} key={} graph={} job={} rank={} "
+          "compile_ms={:.1f} server_ms={:.1f}: {}",
+          OutcomeName(static_cast<int>(outcome)), KeyForLog(call.key),
+          ForLog(request.graph_name()), ForLog(request.job_id()),
+          request.rank(), compile_ms, server_ms,
+          ForLog(status.ToString(), 500));
+    }
+  } catch (const std::exception& e) {
+    stats_.internal_errors.fetch_add(1, std::memory_order_relaxed);
+    status =
+        absl::InternalError(absl::StrCat("tccd internal error: ", e.what()));
+  }
+  call.done(std::move(status));
+}
+
+absl::StatusOr<v1::CompileResponse> CompileService::CompileAndWait(
+    const v1::CompileRequest& request) {
+  v1::CompileResponse response;
+  absl::Status status;
+  absl::Notification answered;
+  Compile(request, &response, [&](absl::Status s) {
+    status = std::move(s);
+    answered.Notify();
+  });
+  answered.WaitForNotification();
+  if (!status.ok()) return status;
+  return response;
+}
+
+void CompileService::RecordUnparsableRequest() {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  stats_.invalid_requests.fetch_add(1, std::memory_order_relaxed);
+}
+
+absl::StatusOr<std::string> CompileService::ReadArtifact(
+    absl::string_view digest) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  const Clock::time_point start = Clock::now();
+  if (!IsSha256Hex(digest)) {
+    stats_.invalid_requests.fetch_add(1, std::memory_order_relaxed);
+    spdlog::warn("FetchArtifact rejected digest={}", ForLog(digest));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "FetchArtifactRequest.digest must be 64 lowercase hex characters (a "
+        "SHA-256), got \"",
+        ForLog(digest), "\""));
+  }
+  absl::StatusOr<std::string> blob = store_->GetBlob(digest);
+  if (!blob.ok()) {
+    if (absl::IsNotFound(blob.status())) {
+      spdlog::warn("FetchArtifact not_found digest={}", std::string(digest));
+      return absl::NotFoundError(
+          absl::StrCat("no artifact with digest ", digest, " in the cache"));
+    }
+    stats_.internal_errors.fetch_add(1, std::memory_order_relaxed);
+    spdlog::error("FetchArtifact failed digest={}: {}", std::string(digest),
+                  blob.status().ToString());
+    return Annotate(blob.status(), absl::StrCat("reading artifact ", digest));
+  }
+  stats_.artifacts_served.fetch_add(1, std::memory_order_relaxed);
+  stats_.artifact_bytes_served.fetch_add(static_cast<int64_t>(blob->size()),
+                                         std::memory_order_relaxed);
+  spdlog::info("FetchArtifact digest={} bytes={} read_ms={:.1f}",
+               KeyForLog(digest), blob->size(), MillisSince(start));
+  return blob;
+}
+
+v1::StatsResponse CompileService::GetStats() {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  v1::StatsResponse response;
+  auto& counters = *response.mutable_counters();
+  for (const auto& [name, value] : stats_.Snapshot()) counters[name] = value;
+  const cache::Store::Usage usage = store_->GetUsage();
+  counters["store_blobs"] = usage.blobs;
+  counters["store_manifests"] = usage.manifests;
+  counters["store_blob_bytes"] = usage.blob_bytes;
+  counters["compile_threads"] = compile_pool_.num_threads();
+  counters["compiles_queued"] = compile_pool_.queued();
+  counters["flights_in_progress"] = flights_.in_flight();
+  response.set_tccd_version(TCCD_VERSION);
+  response.set_uptime_ms(static_cast<int64_t>(MillisSince(started_)));
+  response.set_cache_dir(options_.cache_dir);
+  spdlog::debug("GetStats");
+  return response;
+}
+
+absl::StatusOr<v1::JobResponse> CompileService::GetJob(
+    const v1::JobRequest& request) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  if (request.job_id().empty()) {
+    stats_.invalid_requests.fetch_add(1, std::memory_order_relaxed);
+    return absl::InvalidArgumentError("JobRequest.job_id is empty");
+  }
+  absl::StatusOr<std::vector<v1::JobEntry>> entries =
+      store_->GetJob(request.job_id());
+  if (!entries.ok()) {
+    spdlog::warn("GetJob job={}: {}", ForLog(request.job_id()),
+                 entries.status().ToString());
+    return entries.status();
+  }
+  v1::JobResponse response;
+  for (v1::JobEntry& entry : *entries)
+    *response.add_entries() = std::move(entry);
+  spdlog::info("GetJob job={} entries={}", ForLog(request.job_id()),
+               response.entries_size());
+  return response;
+}
+
+}  // namespace tccd::server

@@ -1,0 +1,150 @@
+// RunDaemon; see daemon.h.
+#include "server/daemon.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "cache/store.h"
+#include "server/compile_service.h"
+#include "server/compiler.h"
+#include "server/fs_util.h"
+#include "server/grpc_server.h"
+#include "server/thread_pool.h"
+#include "server/unix_socket.h"
+#include "spdlog/spdlog.h"
+#include "tccd_version.h"
+
+namespace tccd::server {
+namespace {
+
+// How long in-flight calls get to finish after SIGTERM before they are
+// cancelled.
+constexpr absl::Duration kShutdownGrace = absl::Seconds(30);
+
+sigset_t ShutdownSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+int WaitForShutdownSignal() {
+  const sigset_t set = ShutdownSignals();
+  int signal_number = 0;
+  while (sigwait(&set, &signal_number) != 0) {
+  }
+  return signal_number;
+}
+
+}  // namespace
+
+void BlockShutdownSignals() {
+  const sigset_t set = ShutdownSignals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+int RunDaemon(const ServerOptions& options) {
+  // The cache first: without it there is nothing to serve.
+  if (absl::Status made = MakeDirectories(options.cache_dir); !made.ok()) {
+    spdlog::critical("cannot use cache directory {}: {}", options.cache_dir,
+                     std::string(made.message()));
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<cache::Store>> store =
+      cache::Store::Open(cache::StoreOptions{.path = options.cache_dir});
+  if (!store.ok()) {
+    spdlog::critical("cannot open the cache at {}: {}", options.cache_dir,
+                     store.status().ToString());
+    return 1;
+  }
+
+  std::vector<UnixSocketClaim> claims;
+  for (const ListenAddress& address : options.listen) {
+    if (address.unix_path.empty()) continue;
+    absl::StatusOr<UnixSocketClaim> claim =
+        UnixSocketClaim::Claim(address.unix_path, options.listen_is_default);
+    if (!claim.ok()) {
+      spdlog::critical("cannot listen on {}: {}", address.uri,
+                       std::string(claim.status().message()));
+      return 1;
+    }
+    claims.push_back(*std::move(claim));
+  }
+
+  // Destruction order matters: the server goes first (its calls use both
+  // pools), then the request pool, then the service (its compile pool), then
+  // the store.
+  CompileService service(
+      CompileServiceOptions{.compile_threads = options.compile_threads,
+                            .cache_dir = options.cache_dir},
+      store->get(), NewCodegenCompiler());
+  // Request threads parse requests and read RocksDB; they never wait for a
+  // compile.
+  ThreadPool request_pool(
+      "tccd-request",
+      std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency())));
+  absl::StatusOr<std::unique_ptr<RpcServer>> server = RpcServer::Start(
+      RpcServerOptions{.listen = options.listen,
+                       .max_request_bytes = options.max_request_bytes},
+      &service, &request_pool);
+  if (!server.ok()) {
+    spdlog::critical("{}", std::string(server.status().message()));
+    // A socket file gRPC created before another address failed is ours (we hold
+    // the lock): claim it so that it is removed.
+    for (UnixSocketClaim& claim : claims) claim.MarkBound();
+    return 1;
+  }
+  for (UnixSocketClaim& claim : claims) claim.MarkBound();
+
+  spdlog::info(
+      "tccd {} serving on {}; cache {}; {} compile threads; "
+      "max request {} MiB; pid {}",
+      TCCD_VERSION, absl::StrJoin((*server)->bound_addresses(), ", "),
+      options.cache_dir, options.compile_threads,
+      options.max_request_bytes >> 20, getpid());
+
+  const int signal_number = WaitForShutdownSignal();
+  spdlog::info("{}: shutting down; in-flight requests get up to {} s",
+               strsignal(signal_number), absl::ToInt64Seconds(kShutdownGrace));
+  // A second signal means "now": for a compile that does not end. The cache's
+  // write-ahead log keeps what was already stored.
+  std::thread([] {
+    const int again = WaitForShutdownSignal();
+    spdlog::warn("{} again: exiting without waiting", strsignal(again));
+    _exit(1);
+  }).detach();
+
+  (*server)->Shutdown(kShutdownGrace);
+  request_pool.Shutdown();
+  service.Shutdown();
+  server->reset();
+
+  int exit_status = 0;
+  if (absl::Status closed = (*store)->Close(); !closed.ok()) {
+    spdlog::error("closing the cache at {} failed: {}", options.cache_dir,
+                  closed.ToString());
+    exit_status = 1;
+  }
+  claims.clear();  // removes the socket files
+  const ServerStats& stats = service.stats();
+  spdlog::info(
+      "stopped: {} requests, {} compiles, {} hits, {} misses, {} dedup waits",
+      stats.requests_total.load(), stats.compiles.load(),
+      stats.cache_hits.load(), stats.cache_misses.load(),
+      stats.dedup_waits.load());
+  return exit_status;
+}
+
+}  // namespace tccd::server

@@ -1,0 +1,16 @@
+// Small filesystem helpers shared by the daemon's startup code.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace tccd::server {
+
+// mkdir -p: creates `dir` and any missing parents, each with mode 0700 (tccd's
+// socket and cache directories are private to their user). OK if `dir` already
+// is a directory; FAILED_PRECONDITION, naming the path and the reason,
+// otherwise.
+absl::Status MakeDirectories(const std::string& dir);
+
+}  // namespace tccd::server

@@ -1,0 +1,58 @@
+// RpcServer: the gRPC transport of tccd.v1.Tccd (plus grpc.health.v1) over a
+// CompileService.
+//
+// This header is transport-neutral on purpose; grpc_server.cc is the only file
+// in tccd that includes grpcpp, and the only place an absl::Status becomes a
+// grpc::Status.
+//
+// Thread-safety: Shutdown() may be called from any thread, once.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "server/compile_service.h"
+#include "server/options.h"
+#include "server/thread_pool.h"
+
+namespace tccd::server {
+
+struct RpcServerOptions {
+  // Addresses to bind; all must succeed. Required.
+  std::vector<ListenAddress> listen;
+  // Largest request message accepted, in bytes. Default: 256 MiB.
+  int max_request_bytes = 256 << 20;
+};
+
+class RpcServer {
+ public:
+  // Binds every address and starts serving `service`, running blocking handler
+  // work on `request_pool`. Both must outlive the server. FAILED_PRECONDITION
+  // naming the address when one cannot be bound.
+  static absl::StatusOr<std::unique_ptr<RpcServer>> Start(
+      const RpcServerOptions& options, CompileService* service,
+      ThreadPool* request_pool);
+  ~RpcServer();  // Shutdown(absl::ZeroDuration()) if not shut down yet
+
+  // The addresses actually bound, with TCP port 0 replaced by the chosen port.
+  const std::vector<std::string>& bound_addresses() const {
+    return bound_addresses_;
+  }
+
+  // Marks health NOT_SERVING, stops accepting calls, and waits for in-flight
+  // calls to finish; calls still running after `deadline` are cancelled (and
+  // still answered). Returns once every call has been answered.
+  void Shutdown(absl::Duration deadline);
+
+ private:
+  struct Impl;
+  explicit RpcServer(std::unique_ptr<Impl> impl);
+
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::string> bound_addresses_;
+};
+
+}  // namespace tccd::server

@@ -1,0 +1,235 @@
+// tccd's entry point: command line -> ServerOptions -> RunDaemon.
+//
+// Flags are absl flags, with two conveniences absl lacks: names may be written
+// with '-' as well as '_' (--cache-dir == --cache_dir), and --listen may be
+// repeated (absl alone keeps only the last value). --help prints tccd's own
+// help, with the defaults resolved for this user.
+//
+// Exit status: 0 after a clean shutdown (or --help, --version); 1 when startup
+// fails (cache, sockets) or absl rejects a flag; 2 for a flag value tccd
+// rejects.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "server/daemon.h"
+#include "server/options.h"
+#include "spdlog/sinks/stdout_color_sinks.h"
+#include "spdlog/spdlog.h"
+#include "tccd_version.h"
+
+ABSL_FLAG(std::vector<std::string>, listen, {},
+          "Address to serve on: unix:PATH (a unix socket) or HOST:PORT (TCP, "
+          "unauthenticated: bind to a trusted network only; port 0 picks a "
+          "free port). Repeat the flag or separate addresses with commas to "
+          "serve on several.");
+ABSL_FLAG(std::string, cache_dir, "",
+          "Directory of the artifact cache (a RocksDB database), created if "
+          "missing. Share it between tccd runs to keep compiled kernels.");
+ABSL_FLAG(std::string, log_level, "info",
+          "Level of the log on stderr: trace, debug, info, warn, error, "
+          "critical, off. info logs one line per request.");
+ABSL_FLAG(int, compile_threads, 0,
+          "How many compiles may run at once; 0 means one per hardware "
+          "thread. Requests beyond that queue; identical requests never "
+          "compile twice.");
+ABSL_FLAG(int, max_request_mb, 256,
+          "Largest request message accepted, in MiB.");
+
+namespace {
+
+using tccd::server::Environment;
+
+constexpr char kSummary[] =
+    "tccd: the torch.compile compilation daemon (gRPC service tccd.v1.Tccd).";
+
+constexpr char kDescription[] = R"(
+tccd compiles the ATen graphs that torch.compile's "tccd" backend sends it into
+native code (shared objects for the client's CPU) and keeps the results in a
+content-addressed cache keyed by the canonical graph, target, options and tccd
+version. Every process, rank and job that talks to one tccd shares that cache,
+and identical requests that arrive together compile only once. The client
+loads and runs the artifacts; tccd never runs them.
+)";
+
+constexpr char kUsage[] = R"(
+Usage: tccd [flags]
+
+Flags (defaults as resolved for this user):
+)";
+
+constexpr char kFooter[] = R"(  --version
+      Print the version and exit.
+  --help
+      Print this help and exit.
+Flag names accept '-' or '_' (--cache-dir, --cache_dir); --helpfull also
+lists absl's own flags.
+
+Defaults: the socket is $XDG_RUNTIME_DIR/tccd/tccd.sock, or
+/tmp/tccd-$UID/tccd.sock when XDG_RUNTIME_DIR is unset (its directory is
+created with mode 0700); the cache is $XDG_CACHE_HOME/tccd/db, or
+~/.cache/tccd/db when XDG_CACHE_HOME is unset.
+
+Examples:
+  tccd
+      Serve on the default socket with the default cache (what the client
+      expects).
+  tccd --listen unix:/tmp/tccd.sock --listen 127.0.0.1:7070
+      Serve on a unix socket and on a loopback TCP port.
+  tccd --cache-dir /scratch/tccd-cache --compile-threads 8 --log-level debug
+  grpc_health_probe -addr unix:///run/user/1000/tccd/tccd.sock
+      grpc.health.v1 is served.
+
+Shutdown: SIGTERM or SIGINT stops accepting requests, lets in-flight ones
+finish (up to 30 s), closes the cache and removes the socket file; the exit
+status is 0. A second signal exits at once. A stale socket file left by a
+crashed tccd is replaced; a live server on the socket is an error.
+)";
+
+// `text` wrapped at `width` columns, each line prefixed with `indent`.
+std::string Wrap(const std::string& text, const std::string& indent,
+                 size_t width = 80) {
+  std::string out;
+  std::string line = indent;
+  for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
+    if (line.size() > indent.size() && line.size() + 1 + word.size() > width) {
+      absl::StrAppend(&out, line, "\n");
+      line = indent;
+    }
+    if (line.size() > indent.size()) line += ' ';
+    absl::StrAppend(&line, word);
+  }
+  if (line.size() > indent.size()) absl::StrAppend(&out, line, "\n");
+  return out;
+}
+
+void PrintHelp(const Environment& env) {
+  struct FlagHelp {
+    const char* name;
+    const char* value;
+    std::string default_text;
+  };
+  const FlagHelp flags[] = {
+      {"listen", "ADDR",
+       absl::StrCat("unix:", tccd::server::DefaultSocketPath(env))},
+      {"cache_dir", "DIR", tccd::server::DefaultCacheDir(env)},
+      {"log_level", "LEVEL", "info"},
+      {"compile_threads", "N",
+       absl::StrCat("0, i.e. ", env.hardware_concurrency, " here")},
+      {"max_request_mb", "MIB", "256"},
+  };
+  std::cout << "tccd " << TCCD_VERSION << "\n" << kDescription << kUsage;
+  for (const FlagHelp& flag : flags) {
+    const absl::CommandLineFlag* registered =
+        absl::FindCommandLineFlag(flag.name);
+    std::cout << "  --" << absl::StrReplaceAll(flag.name, {{"_", "-"}}) << "="
+              << flag.value << "\n"
+              << Wrap(registered != nullptr ? registered->Help() : "", "      ")
+              << "      default: " << flag.default_text << "\n";
+  }
+  std::cout << kFooter;
+}
+
+bool WantsHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "--help" || arg == "-help" || arg == "-h") return true;
+  }
+  return false;
+}
+
+// Rewrites "--cache-dir..." to "--cache_dir..." for registered flags, so both
+// spellings work.
+std::vector<char*> NormalizeFlagNames(int argc, char** argv,
+                                      std::vector<std::string>& storage) {
+  storage.assign(argv, argv + argc);
+  for (int i = 1; i < argc; ++i) {
+    std::string& arg = storage[i];
+    if (arg == "--") break;
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    const size_t dashes = arg[1] == '-' ? 2 : 1;
+    const size_t end = std::min(arg.find('='), arg.size());
+    std::string name = arg.substr(dashes, end - dashes);
+    if (name.find('-') == std::string::npos) continue;
+    std::string underscored = absl::StrReplaceAll(name, {{"-", "_"}});
+    if (absl::FindCommandLineFlag(underscored) != nullptr) {
+      arg.replace(dashes, end - dashes, underscored);
+    }
+  }
+  std::vector<char*> normalized;
+  for (std::string& arg : storage) normalized.push_back(arg.data());
+  normalized.push_back(nullptr);
+  return normalized;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Before anything can start a thread: only the daemon's sigwait() may see
+  // these signals.
+  tccd::server::BlockShutdownSignals();
+
+  absl::SetProgramUsageMessage(kSummary);
+  absl::FlagsUsageConfig usage;
+  usage.version_string = [] {
+    return std::string("tccd ") + TCCD_VERSION + "\n";
+  };
+  usage.contains_helpshort_flags = [](absl::string_view file) {
+    return absl::EndsWith(file, "server/main.cc");
+  };
+  usage.contains_help_flags = usage.contains_helpshort_flags;
+  absl::SetFlagsUsageConfig(usage);
+
+  const Environment env = Environment::FromProcess();
+  if (WantsHelp(argc, argv)) {
+    PrintHelp(env);
+    return 0;
+  }
+
+  std::vector<std::string> storage;
+  std::vector<char*> args = NormalizeFlagNames(argc, argv, storage);
+  const int args_count = static_cast<int>(args.size()) - 1;
+  // absl keeps the last of repeated flags; collect every --listen before it
+  // parses.
+  const std::vector<std::string> all_listen =
+      tccd::server::ScanRepeatedFlag(args_count, args.data(), "listen");
+  // Handles --version (and --helpfull etc.) itself, and exits on unknown flags.
+  const std::vector<char*> positional =
+      absl::ParseCommandLine(args_count, args.data());
+  if (positional.size() > 1) {
+    std::cerr << "tccd: unexpected argument '" << positional[1]
+              << "' (tccd takes only flags; see tccd --help)\n";
+    return 2;
+  }
+
+  tccd::server::RawFlags raw;
+  raw.listen = all_listen.size() > 1 ? all_listen : absl::GetFlag(FLAGS_listen);
+  raw.cache_dir = absl::GetFlag(FLAGS_cache_dir);
+  raw.log_level = absl::GetFlag(FLAGS_log_level);
+  raw.compile_threads = absl::GetFlag(FLAGS_compile_threads);
+  raw.max_request_mb = absl::GetFlag(FLAGS_max_request_mb);
+  absl::StatusOr<tccd::server::ServerOptions> options =
+      tccd::server::ResolveOptions(raw, env);
+  if (!options.ok()) {
+    std::cerr << "tccd: " << options.status().message()
+              << " (see tccd --help)\n";
+    return 2;
+  }
+
+  auto logger = spdlog::stderr_color_mt("tccd");
+  logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%L%$ tccd[%P] %v");
+  logger->set_level(spdlog::level::from_str(options->log_level));
+  spdlog::set_default_logger(logger);
+
+  return tccd::server::RunDaemon(*options);
+}

@@ -1,0 +1,107 @@
+// tccd's daemon options, how their defaults are resolved, and listen-address
+// parsing.
+//
+// Everything here is pure (no flags library, no filesystem writes), so tests
+// can resolve defaults against a made-up Environment:
+//
+//   RawFlags raw = ...;                      // what the command line said
+//   (main.cc) ASSIGN_OR_RETURN(ServerOptions options, ResolveOptions(raw,
+//   Environment::FromProcess()));
+//
+// Default paths (the Python client resolves the socket the same way):
+//   socket: $XDG_RUNTIME_DIR/tccd/tccd.sock   if XDG_RUNTIME_DIR is set to an
+//   absolute path,
+//           /tmp/tccd-$UID/tccd.sock          otherwise.
+//   cache:  $XDG_CACHE_HOME/tccd/db           if XDG_CACHE_HOME is set to an
+//   absolute path,
+//           $HOME/.cache/tccd/db              otherwise.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace tccd::server {
+
+// One address the daemon listens on.
+struct ListenAddress {
+  // The address as handed to gRPC: "unix:/abs/path.sock", "unix-abstract:name"
+  // or "host:port".
+  std::string uri;
+  // For a unix socket in the filesystem: its absolute path (the file tccd
+  // claims, removes when stale, and removes again at shutdown). Empty for TCP
+  // and abstract sockets.
+  std::string unix_path;
+};
+
+// Parses one --listen value. Accepted forms:
+//   unix:PATH        a unix socket; a relative PATH is made absolute against
+//   the cwd unix:///ABS      the same, gRPC's URI spelling unix-abstract:NAME
+//   HOST:PORT        TCP, e.g. 127.0.0.1:7070, [::1]:7070, 0.0.0.0:0 (port 0:
+//   any free port)
+// INVALID_ARGUMENT with a hint otherwise (e.g. a bare path without "unix:").
+absl::StatusOr<ListenAddress> ParseListenAddress(absl::string_view text);
+
+// What default resolution depends on, gathered in one place so tests can supply
+// their own.
+struct Environment {
+  std::string xdg_runtime_dir;  // $XDG_RUNTIME_DIR, empty if unset
+  std::string xdg_cache_home;   // $XDG_CACHE_HOME, empty if unset
+  std::string home;             // $HOME, else the passwd entry's home directory
+  uid_t uid = 0;
+  int hardware_concurrency = 1;
+
+  static Environment FromProcess();
+};
+
+// See the file comment. Relative XDG values are ignored, as the XDG spec says.
+std::string DefaultSocketPath(const Environment& env);
+std::string DefaultCacheDir(const Environment& env);
+
+// The command line as parsed, before defaults. Empty / negative means "not
+// given".
+struct RawFlags {
+  std::vector<std::string>
+      listen;  // each entry may itself be a comma-separated list
+  std::string cache_dir;
+  std::string log_level = "info";
+  int compile_threads = 0;  // 0: hardware concurrency
+  int max_request_mb = 256;
+};
+
+struct ServerOptions {
+  // Where to listen; never empty after resolution. Default: one unix socket at
+  // DefaultSocketPath().
+  std::vector<ListenAddress> listen;
+  // True when `listen` is the default socket: its directory is then created
+  // 0700 and must be owned by this user (it may live in a shared /tmp).
+  bool listen_is_default = false;
+  // RocksDB directory of the artifact cache. Default: DefaultCacheDir().
+  std::string cache_dir;
+  // spdlog level: trace, debug, info, warn, error, critical, off. Default:
+  // info.
+  std::string log_level = "info";
+  // Compiles that may run at once (the compile thread pool). Default: hardware
+  // concurrency.
+  int compile_threads = 1;
+  // Largest request message accepted, in bytes. Default: 256 MiB.
+  int max_request_bytes = 256 << 20;
+};
+
+// Validates `raw` and fills in defaults from `env`. INVALID_ARGUMENT with a
+// message naming the flag otherwise.
+absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
+                                             const Environment& env);
+
+// Every value given to the flag `name` on the command line (`--name=V`, `--name
+// V`, `-name=V`,
+// `-name V`), in order, up to a bare "--". absl keeps only the last value of a
+// repeated flag; main.cc uses this to make `--listen` repeatable.
+std::vector<std::string> ScanRepeatedFlag(int argc, const char* const* argv,
+                                          absl::string_view name);
+
+}  // namespace tccd::server

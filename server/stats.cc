@@ -1,0 +1,25 @@
+// ServerStats::Snapshot; see stats.h.
+#include "server/stats.h"
+
+namespace tccd::server {
+
+std::map<std::string, int64_t> ServerStats::Snapshot() const {
+  auto get = [](const std::atomic<int64_t>& counter) {
+    return counter.load(std::memory_order_relaxed);
+  };
+  return {
+      {"requests_total", get(requests_total)},
+      {"compiles", get(compiles)},
+      {"compile_errors", get(compile_errors)},
+      {"compiles_running", get(compiles_running)},
+      {"cache_hits", get(cache_hits)},
+      {"cache_misses", get(cache_misses)},
+      {"dedup_waits", get(dedup_waits)},
+      {"invalid_requests", get(invalid_requests)},
+      {"internal_errors", get(internal_errors)},
+      {"artifacts_served", get(artifacts_served)},
+      {"artifact_bytes_served", get(artifact_bytes_served)},
+  };
+}
+
+}  // namespace tccd::server

@@ -1,0 +1,39 @@
+// ServerStats: the daemon's counters, reported by GetStats.
+//
+// Compile outcomes are disjoint: every Compile request that got as far as a
+// cache lookup counts once in exactly one of cache_hits, cache_misses (it led a
+// compile) or dedup_waits (it waited for another request's identical compile).
+// `compiles` counts codegen runs, so for N identical concurrent requests on a
+// cold cache: compiles = 1, cache_misses = 1, dedup_waits = N - 1.
+//
+// Thread-safety: counters are atomics, updated lock-free from any thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace tccd::server {
+
+struct ServerStats {
+  std::atomic<int64_t> requests_total{0};  // every RPC, all methods
+  std::atomic<int64_t> compiles{0};        // codegen runs started
+  std::atomic<int64_t> compile_errors{
+      0};  // codegen runs (or storing their output) failed
+  std::atomic<int64_t> compiles_running{0};  // gauge: codegen runs in progress
+  std::atomic<int64_t> cache_hits{0};
+  std::atomic<int64_t> cache_misses{0};
+  std::atomic<int64_t> dedup_waits{0};
+  std::atomic<int64_t> invalid_requests{
+      0};  // rejected before any cache lookup or fetch
+  std::atomic<int64_t> internal_errors{
+      0};  // failures that are tccd's fault (store, bugs)
+  std::atomic<int64_t> artifacts_served{0};  // successful FetchArtifact lookups
+  std::atomic<int64_t> artifact_bytes_served{0};
+
+  // name -> value of every counter above.
+  std::map<std::string, int64_t> Snapshot() const;
+};
+
+}  // namespace tccd::server
