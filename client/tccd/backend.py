@@ -61,6 +61,22 @@ def _eager(gm: torch.fx.GraphModule) -> Any:
     return make_boxed_func(gm.forward)
 
 
+def _boxed(plan: Any) -> Any:
+    """A plain function with AOTAutograd's boxed convention around a LoadedPlan.
+
+    A function, not the plan object: AOTAutograd wraps the backward callable in
+    torch._dynamo.disable, whose functools.wraps copies a function's __dict__ (where
+    `_boxed_call` lives) but not a class attribute of a callable object.
+    """
+
+    def run(args: List[Any]) -> List[Any]:
+        return plan(args)
+
+    run._boxed_call = True  # type: ignore[attr-defined]
+    run.plan = plan  # type: ignore[attr-defined]
+    return run
+
+
 class _GraphCompiler:
     """fw_compiler/bw_compiler/inference_compiler for the graphs of one Dynamo graph."""
 
@@ -88,6 +104,7 @@ class _GraphCompiler:
             )
             return _eager(gm)
         record(entry)
+        compiled = _boxed(compiled)
         log.info(
             "tccd: %s: key %s (%s), %d native kernels, %d extern steps",
             name,

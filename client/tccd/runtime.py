@@ -161,7 +161,7 @@ def _extern_step(step: "pb.Step", index: int) -> Callable[[Env], None]:
         if isinstance(result, torch.Tensor):
             if outputs and outputs[0] >= 0:
                 env[outputs[0]] = result
-        elif outputs:
+        elif outputs and result is not None:
             for value_id, item in zip(outputs, result):
                 if value_id >= 0:
                     env[value_id] = item
