@@ -3,7 +3,8 @@
 `connect(config)` returns a Tccd stub for the configured address. When nothing answers there and
 the address is a unix socket, it starts `tccd --listen unix:PATH` in its own session (as sccache
 does), logging to <cache dir>/daemon.log, and waits for it to answer. Starts are serialised by
-an flock on "<socket>.lock", so of several processes that find no daemon only one starts it; if
+an flock on "<socket>.start.lock" (not "<socket>.lock": the daemon itself holds that one
+while it serves), so of several processes that find no daemon only one starts it; if
 a daemon is started some other way meanwhile, the loser's daemon fails to bind and exits, and
 the client uses whichever answers.
 
@@ -172,7 +173,7 @@ def start_daemon(config: Config) -> str:
         raise DaemonUnavailable(f"cannot start a daemon for {config.address}: not a unix socket")
     socket_dir = os.path.dirname(socket_path) or "."
     os.makedirs(socket_dir, mode=0o700, exist_ok=True)
-    lock_fd = _acquire(socket_path + ".lock", LOCK_TIMEOUT_S)
+    lock_fd = _acquire(socket_path + ".start.lock", LOCK_TIMEOUT_S)
     try:
         if ping(config.address) is None:
             return "already running"  # another client started it while we waited
