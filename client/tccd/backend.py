@@ -8,7 +8,10 @@ boxed callable running the daemon's Plan.
 Fallback policy, in one place: if anything goes wrong for a graph (no daemon, no binary, the
 daemon rejects the graph, the graph cannot be expressed in tccd.v1), the graph runs eagerly and
 exactly one TccdFallbackWarning names the graph and the reason; with TCCD_STRICT=1 a TccdError
-is raised instead. Either way last_compile_stats() records it.
+is raised instead. Either way last_compile_stats() records it. (A TccdError raised while Dynamo
+compiles the forward graph reaches the caller wrapped in torch._dynamo.exc.BackendCompilerFailed,
+with the TccdError as its `inner_exception`; the backward graph compiles at the
+first .backward(), outside Dynamo, where the TccdError surfaces as is.)
 
 Partitioner: AOTAutograd's default_partition, chosen over Inductor's
 min_cut_rematerialization_partition. The min-cut partitioner recomputes cheap forward ops in the

@@ -128,7 +128,8 @@ def get() -> Config:
 
 
 def reload() -> Config:
-    """Re-reads the environment (and forgets cached daemon channels that used the old one)."""
+    """Re-reads the environment. Channels are cached per address, so a changed TCCD_ADDRESS
+    simply gets its own."""
     global _config
     with _lock:
         _config = Config.from_env()
