@@ -1,0 +1,105 @@
+// CompileCudaKernels and the small pure helpers of cuda_backend.h: targets, launch geometry.
+#include "codegen/cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "codegen/cuda/cuda_emitter.h"
+#include "codegen/cuda/nvrtc_compiler.h"
+#include "proto/status_macros.h"
+#include "spdlog/spdlog.h"
+
+namespace tccd::codegen {
+namespace {
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// Every entry point must be in the PTX: a cheap check that the source and the launch
+// information agree.
+absl::Status CheckEntryPoints(const std::string& ptx, const CudaModule& module) {
+  for (const CudaKernelLaunchInfo& info : module.kernels) {
+    for (const std::string* entry : {&info.contig_entry, &info.strided_entry}) {
+      if (ptx.find(absl::StrCat(".visible .entry ", *entry, "(")) == std::string::npos) {
+        return absl::InternalError(absl::StrCat("the PTX lacks entry point ", *entry));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string CudaTarget::KeyString() const { return absl::StrCat("sm_", cc_major, cc_minor); }
+
+absl::StatusOr<CudaTarget> CudaTargetFromProto(int cc_major, int cc_minor) {
+  if (cc_major < 7 || cc_major > 12 || cc_minor < 0 || cc_minor > 9) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unsupported CUDA compute capability ", cc_major, ".", cc_minor,
+                     ": tccd's CUDA backend supports 7.0 to 12.x"));
+  }
+  return CudaTarget{.cc_major = cc_major, .cc_minor = cc_minor};
+}
+
+absl::StatusOr<std::string> CudaCompilerVersion() {
+  ASSIGN_OR_RETURN(std::string version, LoadedNvrtcVersion());
+  return "nvrtc-" + version;
+}
+
+int64_t GridSize(int64_t numel, int elements_per_thread, int block_size, int num_sms,
+                 int blocks_per_sm) {
+  if (numel <= 0) return 0;
+  const int64_t per_block = static_cast<int64_t>(std::max(elements_per_thread, 1)) *
+                            std::max(block_size, 1);
+  const int64_t needed = (numel + per_block - 1) / per_block;
+  const int64_t wave = static_cast<int64_t>(std::max(num_sms, 1)) * std::max(blocks_per_sm, 1);
+  return std::min(needed, wave);
+}
+
+absl::StatusOr<CudaModule> CompileCudaKernels(absl::Span<const PointwiseKernel> kernels,
+                                              const CudaTarget& target) {
+  if (kernels.empty()) return absl::InvalidArgumentError("no kernels to compile");
+  ASSIGN_OR_RETURN(CudaTarget checked, CudaTargetFromProto(target.cc_major, target.cc_minor));
+  const auto start = std::chrono::steady_clock::now();
+
+  CudaModule module;
+  ASSIGN_OR_RETURN(module.cuda_source, EmitCudaSource(kernels));
+  for (const PointwiseKernel& kernel : kernels) {
+    const CudaKernelGeometry geo = GeometryOf(kernel);
+    CudaKernelLaunchInfo info;
+    info.name = kernel.name;
+    info.contig_entry = kernel.name + "_contig";
+    info.strided_entry = kernel.name + "_strided";
+    info.block_size = kCudaBlockSize;
+    info.elements_per_thread = geo.vec;
+    info.numel = geo.numel;
+    info.num_operands = kernel.num_operands();
+    info.rank = static_cast<int>(kernel.shape.size());
+    info.contig_param_bytes = geo.contig_param_bytes;
+    info.strided_param_bytes = geo.strided_param_bytes;
+    module.kernels.push_back(std::move(info));
+  }
+  const double emitted_ms = MsSince(start);
+
+  // One fixed program name: it appears in NVRTC's messages, never in the output.
+  ASSIGN_OR_RETURN(NvrtcOutput out,
+                   CompileWithNvrtc(module.cuda_source, "tccd_kernels.cu", checked));
+  if (!out.log.empty()) spdlog::debug("cuda backend: NVRTC log: {}", out.log);
+  module.ptx = std::move(out.ptx);
+  module.cubin = std::move(out.cubin);
+  RETURN_IF_ERROR(CheckEntryPoints(module.ptx, module));
+  spdlog::debug(
+      "cuda backend: {} kernel(s) for {}: source {} bytes at {:.1f} ms, PTX {} bytes, cubin {} "
+      "bytes at {:.1f} ms",
+      kernels.size(), checked.KeyString(), module.cuda_source.size(), emitted_ms,
+      module.ptx.size(), module.cubin.size(), MsSince(start));
+  return module;
+}
+
+}  // namespace tccd::codegen

@@ -1,0 +1,30 @@
+// PointwiseKernel -> CUDA C (the source side of the CUDA backend; see cuda_backend.h for the
+// kernel design and the parameter layout).
+//
+// Internal to the CUDA backend: CompileCudaKernels and the tests use the geometry to fill
+// CudaKernelLaunchInfo and to check the source against it.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "codegen/kernel/pointwise_kernel.h"
+
+namespace tccd::codegen {
+
+// Compile-time facts of one kernel's generated code.
+struct CudaKernelGeometry {
+  int64_t numel = 0;
+  int vec = 1;           // elements per thread of the contig entry: 16 bytes / largest operand
+  bool index64 = false;  // 64-bit flat indices (numel >= 2^31)
+  int contig_param_bytes = 0;
+  int strided_param_bytes = 0;
+};
+
+CudaKernelGeometry GeometryOf(const PointwiseKernel& kernel);
+
+// VerifyPointwiseKernel plus the CUDA backend's own limits: INVALID_ARGUMENT for an invalid
+// kernel, UNIMPLEMENTED for parameters beyond kCudaMaxParamBytes.
+absl::Status CheckCudaKernel(const PointwiseKernel& kernel);
+
+}  // namespace tccd::codegen

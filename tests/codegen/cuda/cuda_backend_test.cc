@@ -1,0 +1,479 @@
+// The CUDA backend without a GPU: the generated source (shape of both entry points, vector
+// widths, index widths, literals), NVRTC compiles to cubin/PTX for sm_80 and sm_90, errors as
+// Status, determinism and concurrent compiles.
+//
+// Tests that need NVRTC skip with a warning where it is not installed; everything else runs
+// everywhere.
+#include "codegen/cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "codegen/cuda/nvrtc_compiler.h"
+#include "cuda_test_kernels.h"
+
+namespace tccd::codegen::cuda_testing {
+namespace {
+
+// True when NVRTC loads; otherwise warns (once per test) so the skip is visible.
+bool HaveNvrtc() {
+  absl::StatusOr<std::string> version = CudaCompilerVersion();
+  if (!version.ok()) WARN("skipped, no NVRTC: " << version.status().ToString());
+  return version.ok();
+}
+
+std::string EmitOrDie(const std::vector<PointwiseKernel>& kernels) {
+  absl::StatusOr<std::string> source = EmitCudaSource(kernels);
+  INFO(source.status().ToString());
+  REQUIRE(source.ok());
+  return *source;
+}
+
+CudaModule CompileOrDie(const std::vector<PointwiseKernel>& kernels, CudaTarget target = {}) {
+  absl::StatusOr<CudaModule> module = CompileCudaKernels(kernels, target);
+  INFO(module.status().ToString());
+  REQUIRE(module.ok());
+  return *std::move(module);
+}
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// The text of one entry point's PTX body, from ".entry name(" to the next ".entry" or the end.
+std::string PtxEntry(const std::string& ptx, const std::string& entry) {
+  const size_t start = ptx.find(".visible .entry " + entry + "(");
+  if (start == std::string::npos) return "";
+  const size_t end = ptx.find(".visible .entry ", start + 1);
+  return ptx.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+// ELF header fields of a cubin (little-endian ELF64).
+struct CubinHeader {
+  bool elf64 = false;
+  uint16_t machine = 0;
+  uint32_t flags = 0;
+};
+CubinHeader ReadCubinHeader(const std::string& cubin) {
+  CubinHeader h;
+  if (cubin.size() < 64 || cubin.compare(0, 4, "\x7f" "ELF") != 0) return h;
+  h.elf64 = cubin[4] == 2;
+  std::memcpy(&h.machine, cubin.data() + 18, 2);
+  std::memcpy(&h.flags, cubin.data() + 48, 4);
+  return h;
+}
+constexpr uint16_t kEmCuda = 190;
+
+// ---------------------------------------------------------------------------------------------
+// Targets and launch geometry
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("CudaTargetFromProto accepts compute capabilities 7.0 to 12.x", "[cuda_backend]") {
+  for (auto [major, minor, key] : std::vector<std::tuple<int, int, std::string>>{
+           {7, 0, "sm_70"}, {7, 5, "sm_75"}, {8, 0, "sm_80"}, {8, 6, "sm_86"},
+           {9, 0, "sm_90"}, {10, 0, "sm_100"}, {12, 1, "sm_121"}}) {
+    absl::StatusOr<CudaTarget> target = CudaTargetFromProto(major, minor);
+    REQUIRE(target.ok());
+    CHECK(target->KeyString() == key);
+  }
+  for (auto [major, minor] : std::vector<std::pair<int, int>>{
+           {6, 1}, {13, 0}, {0, 0}, {9, -1}, {9, 10}}) {
+    absl::StatusOr<CudaTarget> target = CudaTargetFromProto(major, minor);
+    INFO(major << "." << minor);
+    REQUIRE(target.status().code() == absl::StatusCode::kInvalidArgument);
+  }
+  CHECK(CudaTarget{}.KeyString() == "sm_90");
+}
+
+TEST_CASE("GridSize gives every thread one vector, capped at one wave", "[cuda_backend]") {
+  // 132 SMs (H100 SXM) with 8 resident blocks of 256 each.
+  CHECK(GridSize(0, 4, 256, 132, 8) == 0);
+  CHECK(GridSize(1, 4, 256, 132, 8) == 1);
+  CHECK(GridSize(1024, 4, 256, 132, 8) == 1);
+  CHECK(GridSize(1025, 4, 256, 132, 8) == 2);
+  CHECK(GridSize(int64_t{1} << 20, 4, 256, 132, 8) == 1024);
+  CHECK(GridSize(int64_t{1} << 28, 4, 256, 132, 8) == 132 * 8);
+  CHECK(GridSize(int64_t{3} << 30, 1, 256, 132, 8) == 132 * 8);
+  // Nonsense arguments do not divide by zero.
+  CHECK(GridSize(100, 0, 0, 0, 0) == 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The generated source (no NVRTC needed)
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("the source has both entry points, baked constants and the parameter layout",
+          "[cuda_backend][source]") {
+  const std::string src = EmitOrDie({FusedReluKernel("relu", {4, 37})});
+  CHECK(Contains(src, "__launch_bounds__(256)\nrelu_contig(const tccd_kernel_relu::ContigParams p)"));
+  CHECK(Contains(src, "__launch_bounds__(256)\nrelu_strided(const tccd_kernel_relu::StridedParams p)"));
+  CHECK(Contains(src, "struct ContigParams {\n  char* ptr[4];\n};"));
+  CHECK(Contains(src, "struct StridedParams {\n  char* ptr[4];\n  long long stride[4][2];\n};"));
+  CHECK(Contains(src, "static_assert(sizeof(ContigParams) == 32,"));
+  CHECK(Contains(src, "static_assert(sizeof(StridedParams) == 96,"));
+  CHECK(Contains(src, "static_assert(sizeof(StridedParams) <= 4096,"));
+  CHECK(Contains(src, "typedef unsigned int Index;"));
+  CHECK(Contains(src, "  constexpr Index kNumel = 148u;"));
+  CHECK(Contains(src, "  constexpr int kVec = 4;"));
+  CHECK(Contains(src, "  constexpr Index kNumVecs = 37u;"));
+  // 148 is a multiple of 4: no tail.
+  CHECK_FALSE(Contains(src, "kNumel % kVec elements"));
+  // The strided decomposition uses the baked shape and the stride parameters.
+  CHECK(Contains(src, "const Index c1 = rest % 37u;"));
+  CHECK(Contains(src, "const Index c0 = rest;"));
+  CHECK(Contains(src, "static_cast<long long>(c0) * p.stride[2][0] + "
+                      "static_cast<long long>(c1) * p.stride[2][1]"));
+  // The body: NaN-propagating maximum with the constant 0.
+  CHECK(Contains(src, "const float v4 = v3 + v2;"));
+  CHECK(Contains(src, "tccd_rt::maximum(v4, v5)"));
+  CHECK(Contains(src, "const float v5 = 0.0f;"));
+  // Self-contained.
+  CHECK_FALSE(Contains(src, "#include"));
+}
+
+TEST_CASE("the vector width is 16 bytes of the largest operand", "[cuda_backend][source]") {
+  auto vec_of = [](const PointwiseKernel& k) {
+    const std::string src = EmitOrDie({k});
+    const size_t at = src.find("constexpr int kVec = ");
+    REQUIRE(at != std::string::npos);
+    return std::stoi(src.substr(at + 21));
+  };
+  CHECK(vec_of(FusedReluKernel("f32", {100})) == 4);
+  CHECK(vec_of(Bf16GeluKernel("bf16", {100})) == 8);
+  CHECK(vec_of(WhereCompareKernel("f32_and_bool", {100})) == 4);
+  CHECK(vec_of(I64AddKernel("i64", {100})) == 2);
+  CHECK(vec_of(MultiOutputKernel("f16_f32_i32", {100})) == 4);
+  CHECK(vec_of(LogicAndHalfCastsKernel("everything", {100})) == 2);
+  KernelBuilder bytes("bytes", {100});
+  bytes.Output(bytes.Op(PwOp::kNot, DType::kBool, {bytes.Input(DType::kBool)}));
+  CHECK(vec_of(bytes.kernel()) == 16);
+}
+
+TEST_CASE("a numel that is not a multiple of the vector width gets a tail",
+          "[cuda_backend][source]") {
+  const std::string src = EmitOrDie({FusedReluKernel("odd", {7, 3})});
+  CHECK(Contains(src, "constexpr Index kNumVecs = 5u;"));
+  CHECK(Contains(src, "if (tid < kNumel - kNumVecs * kVec) {"));
+}
+
+TEST_CASE("more than 2^31 elements use 64-bit indices", "[cuda_backend][source]") {
+  const std::string big = EmitOrDie({I64AddKernel("big", {3, int64_t{1} << 30})});
+  CHECK(Contains(big, "typedef unsigned long long Index;"));
+  CHECK(Contains(big, "  constexpr Index kNumel = 3221225472ull;"));
+  const std::string edge = EmitOrDie({I64AddKernel("edge", {std::numeric_limits<int32_t>::max()})});
+  CHECK(Contains(edge, "typedef unsigned int Index;"));
+}
+
+TEST_CASE("size-1 dims, rank 0 and empty shapes", "[cuda_backend][source]") {
+  // Size-1 dims take no part in the decomposition (their stride is never read).
+  const std::string ones = EmitOrDie({FusedReluKernel("ones", {6, 1, 10})});
+  CHECK(Contains(ones, "long long stride[4][3];"));
+  CHECK_FALSE(Contains(ones, "Index c1 "));
+  CHECK(Contains(ones, "static_cast<long long>(c0) * p.stride[0][0] + "
+                       "static_cast<long long>(c2) * p.stride[0][2]"));
+  // Rank 0: no stride member, one element, handled by the tail.
+  const std::string scalar = EmitOrDie({FusedReluKernel("scalar", {})});
+  CHECK(Contains(scalar, "struct StridedParams {\n  char* ptr[4];\n};"));
+  CHECK(Contains(scalar, "const long long off0 = 0;"));
+  // numel 0: empty entry points.
+  const std::string empty = EmitOrDie({FusedReluKernel("empty", {3, 0})});
+  CHECK(Contains(empty, "empty_contig(const tccd_kernel_empty::ContigParams p) {\n"
+                        "  // numel is 0: nothing to do"));
+}
+
+TEST_CASE("casts, wrapping integers, literals and bool memory", "[cuda_backend][source]") {
+  KernelBuilder k("casts", {16});
+  const int f = k.Input(DType::kF32);
+  const int i = k.Input(DType::kI32);
+  const int b = k.Input(DType::kBool);
+  k.Output(k.Cast(f, DType::kI8));                                       // via i32, wraps
+  k.Output(k.Op(PwOp::kAdd, DType::kI32, {i, k.Const(DType::kI32, -1)}));  // wraps, no UB
+  k.Output(k.Op(PwOp::kNeg, DType::kI32, {i}));
+  k.Output(k.Cast(f, DType::kBF16));
+  k.Output(k.Op(PwOp::kNot, DType::kBool, {b}));
+  const int u = k.Cast(i, DType::kU8);
+  k.Output(k.Op(PwOp::kAdd, DType::kU8, {u, k.Const(DType::kU8, -1)}));  // 255
+  k.Output(k.Op(PwOp::kMul, DType::kF64,
+                {k.Cast(f, DType::kF64), k.Const(DType::kF64, std::numeric_limits<double>::infinity())}));
+  k.Output(k.Op(PwOp::kMul, DType::kF32, {f, k.Const(DType::kF32, 0.1)}));
+  k.Output(k.Op(PwOp::kAdd, DType::kI64, {k.Cast(i, DType::kI64),
+                                          k.Const(DType::kI64, -9.2233720368547758e18)}));
+  const std::string src = EmitOrDie({k.kernel()});
+  CHECK(Contains(src, "(signed char)(int)v0"));
+  CHECK(Contains(src, "(int)((unsigned int)v1 + (unsigned int)v5)"));
+  CHECK(Contains(src, "const int v5 = -1;"));
+  CHECK(Contains(src, "(int)(0 - (unsigned int)v1)"));
+  CHECK(Contains(src, "tccd_rt::f32_to_bf16(v0)"));
+  CHECK(Contains(src, "const bool v2 = in2 != 0;"));
+  CHECK(Contains(src, "out4 = (unsigned char)v12;"));
+  CHECK(Contains(src, "(unsigned char)255"));
+  CHECK(Contains(src, "__longlong_as_double(0x7ff0000000000000ll)"));
+  CHECK(Contains(src, "0.1f"));
+  CHECK(Contains(src, "(-9223372036854775807ll - 1ll)"));
+}
+
+TEST_CASE("emitting is deterministic", "[cuda_backend][source]") {
+  std::vector<PointwiseKernel> kernels;
+  for (const GoldenCase& c : GoldenCorpus()) kernels.push_back(c.kernel);
+  CHECK(EmitOrDie(kernels) == EmitOrDie(kernels));
+}
+
+TEST_CASE("invalid kernels, duplicate names and oversized parameters are rejected",
+          "[cuda_backend][errors]") {
+  PointwiseKernel bad = FusedReluKernel("bad", {4});
+  bad.body[3].args = {7};  // not an earlier instruction
+  absl::StatusOr<std::string> source = EmitCudaSource({bad});
+  CHECK(source.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(Contains(std::string(source.status().message()), "invalid pointwise kernel 'bad'"));
+
+  PointwiseKernel no_symbol = FusedReluKernel("not a symbol", {4});
+  CHECK(EmitCudaSource({no_symbol}).status().code() == absl::StatusCode::kInvalidArgument);
+
+  const PointwiseKernel twice = FusedReluKernel("twice", {4});
+  source = EmitCudaSource({twice, twice});
+  CHECK(source.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(Contains(std::string(source.status().message()), "used twice"));
+
+  // 64 inputs of rank 8: 8 * 65 * 9 = 4680 bytes of parameters.
+  KernelBuilder wide("wide", {2, 2, 2, 2, 2, 2, 2, 2});
+  int sum = wide.Input(DType::kF32);
+  for (int i = 1; i < 64; ++i) sum = wide.Op(PwOp::kAdd, DType::kF32, {sum, wide.Input(DType::kF32)});
+  wide.Output(sum);
+  source = EmitCudaSource({wide.kernel()});
+  CHECK(source.status().code() == absl::StatusCode::kUnimplemented);
+  CHECK(Contains(std::string(source.status().message()), "4680 bytes"));
+
+  absl::StatusOr<CudaModule> none = CompileCudaKernels({}, CudaTarget{});
+  CHECK(none.status().code() == absl::StatusCode::kInvalidArgument);
+  absl::StatusOr<CudaModule> bad_target =
+      CompileCudaKernels({FusedReluKernel("k", {4})}, CudaTarget{.cc_major = 5, .cc_minor = 2});
+  CHECK(bad_target.status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+// ---------------------------------------------------------------------------------------------
+// NVRTC
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("a missing NVRTC is FAILED_PRECONDITION naming what was tried", "[cuda_backend][nvrtc]") {
+  absl::StatusOr<std::string> version =
+      ProbeNvrtc({"/nonexistent/libnvrtc.so.13", "libnvrtc-not-there.so.12"});
+  REQUIRE(version.status().code() == absl::StatusCode::kFailedPrecondition);
+  const std::string message(version.status().message());
+  CHECK(Contains(message, "CUDA toolkit (NVRTC) not found: tried /nonexistent/libnvrtc.so.13, "
+                          "libnvrtc-not-there.so.12"));
+  // The search order of the brief: sonames first, then the toolkit directories.
+  const std::vector<std::string> paths = NvrtcSearchPaths();
+  REQUIRE(paths.size() >= 6);
+  CHECK(paths[0] == "libnvrtc.so.13");
+  CHECK(paths[1] == "libnvrtc.so.12");
+  CHECK(Contains(absl::StrJoin(paths, " "), "/usr/local/cuda/lib64/libnvrtc.so.13"));
+  CHECK(Contains(absl::StrJoin(paths, " "),
+                 "/usr/local/cuda/targets/x86_64-linux/lib/libnvrtc.so.12"));
+}
+
+TEST_CASE("kernels compile to cubins for sm_80 and sm_90 with both entry points in the PTX",
+          "[cuda_backend][nvrtc]") {
+  if (!HaveNvrtc()) return;
+  std::vector<PointwiseKernel> kernels;
+  for (const GoldenCase& c : GoldenCorpus()) kernels.push_back(c.kernel);
+  for (int cc_major : {8, 9}) {
+    const CudaTarget target{.cc_major = cc_major, .cc_minor = 0};
+    const CudaModule module = CompileOrDie(kernels, target);
+    INFO(target.KeyString());
+    const CubinHeader header = ReadCubinHeader(module.cubin);
+    CHECK(header.elf64);
+    CHECK(header.machine == kEmCuda);
+    // CUDA 12.8+/13 cubins (ELF ABI version 8) keep the SM in bits 8..15 of e_flags; older ones
+    // in bits 0..7.
+    const int abi_version = static_cast<unsigned char>(module.cubin[8]);
+    const uint32_t sm = abi_version >= 8 ? (header.flags >> 8) & 0xff : header.flags & 0xff;
+    CHECK(sm == static_cast<uint32_t>(cc_major * 10));
+    CHECK(Contains(module.ptx, ".target " + target.KeyString() + "\n"));
+    // Entry points only: no module-scope variables.
+    CHECK_FALSE(Contains(module.ptx, ".global .align"));
+    REQUIRE(module.kernels.size() == kernels.size());
+    for (const CudaKernelLaunchInfo& info : module.kernels) {
+      CHECK(Contains(module.ptx, ".visible .entry " + info.contig_entry + "("));
+      CHECK(Contains(module.ptx, ".visible .entry " + info.strided_entry + "("));
+      // The name lands in the cubin's symbol table too.
+      CHECK(Contains(module.cubin, info.contig_entry + '\0'));
+    }
+  }
+}
+
+TEST_CASE("launch information matches the source", "[cuda_backend][nvrtc]") {
+  if (!HaveNvrtc()) return;
+  const CudaModule module = CompileOrDie({FusedReluKernel("relu", {4, 37}),
+                                          Bf16GeluKernel("gelu", {9}),
+                                          I64AddKernel("huge", {3, int64_t{1} << 30})});
+  REQUIRE(module.kernels.size() == 3);
+  const CudaKernelLaunchInfo& relu = module.kernels[0];
+  CHECK(relu.name == "relu");
+  CHECK(relu.contig_entry == "relu_contig");
+  CHECK(relu.strided_entry == "relu_strided");
+  CHECK(relu.block_size == 256);
+  CHECK(relu.elements_per_thread == 4);
+  CHECK(relu.numel == 148);
+  CHECK(relu.num_operands == 4);
+  CHECK(relu.rank == 2);
+  CHECK(relu.contig_param_bytes == 32);
+  CHECK(relu.strided_param_bytes == 96);
+  CHECK(module.kernels[1].elements_per_thread == 8);
+  CHECK(module.kernels[1].strided_param_bytes == 2 * 8 * 2);
+  CHECK(module.kernels[2].numel == int64_t{3} << 30);
+  // The PTX declares the by-value parameter blocks with those sizes.
+  CHECK(Contains(module.ptx, ".param .align 8 .b8 relu_contig_param_0[32]"));
+  CHECK(Contains(module.ptx, ".param .align 8 .b8 relu_strided_param_0[96]"));
+}
+
+TEST_CASE("the contig entry uses 128-bit loads and stores", "[cuda_backend][nvrtc]") {
+  if (!HaveNvrtc()) return;
+  const CudaModule module = CompileOrDie({FusedReluKernel("relu", {1 << 20}),
+                                          Bf16GeluKernel("gelu", {1 << 20}),
+                                          WhereCompareKernel("where", {1 << 20})});
+  const std::string relu = PtxEntry(module.ptx, "relu_contig");
+  CHECK(Contains(relu, "ld.global.v4.f32"));
+  CHECK(Contains(relu, "st.global.v4.f32"));
+  const std::string gelu = PtxEntry(module.ptx, "gelu_contig");
+  CHECK(Contains(gelu, "ld.global.v4"));
+  CHECK(Contains(gelu, "st.global.v4"));
+  // f32 operands move 128 bits per thread, the bool output 32 bits (4 elements).
+  const std::string where = PtxEntry(module.ptx, "where_contig");
+  CHECK(Contains(where, "ld.global.v4.f32"));
+  CHECK(Contains(where, "st.global.v4.f32"));
+  CHECK(Contains(where, "st.global.v4.u8"));
+  // The strided entry has no vector accesses.
+  CHECK_FALSE(Contains(PtxEntry(module.ptx, "relu_strided"), ".v4"));
+}
+
+TEST_CASE("every op and dtype compiles", "[cuda_backend][nvrtc]") {
+  if (!HaveNvrtc()) return;
+  std::vector<PointwiseKernel> kernels;
+  for (DType dt : {DType::kF32, DType::kF64, DType::kI8, DType::kI16, DType::kI32, DType::kI64,
+                   DType::kU8}) {
+    kernels.push_back(AllOpsKernel("ops_" + std::to_string(static_cast<int>(dt)), dt, {3, 5}));
+  }
+  kernels.push_back(LogicAndHalfCastsKernel("logic", {7}));
+  const CudaModule module = CompileOrDie(kernels);
+  CHECK(module.kernels.size() == kernels.size());
+}
+
+TEST_CASE("the generated source compiles without NVRTC warnings", "[cuda_backend][nvrtc]") {
+  if (!HaveNvrtc()) return;
+  std::vector<PointwiseKernel> kernels;
+  for (const GoldenCase& c : GoldenCorpus()) kernels.push_back(c.kernel);
+  kernels.push_back(FusedReluKernel("scalar", {}));
+  kernels.push_back(FusedReluKernel("empty", {0, 3}));
+  kernels.push_back(FusedReluKernel("no_tail", {64}));
+  kernels.push_back(AllOpsKernel("ops_u8", DType::kU8, {3}));
+  absl::StatusOr<std::string> source = EmitCudaSource(kernels);
+  REQUIRE(source.ok());
+  absl::StatusOr<NvrtcOutput> out = CompileWithNvrtc(*source, "tccd_kernels.cu", CudaTarget{});
+  INFO(out.status().ToString());
+  REQUIRE(out.ok());
+  CHECK(out->log == "");
+}
+
+TEST_CASE("an NVRTC compile error is an INTERNAL status carrying the log",
+          "[cuda_backend][nvrtc][errors]") {
+  if (!HaveNvrtc()) return;
+  absl::StatusOr<NvrtcOutput> out =
+      CompileWithNvrtc("extern \"C\" __global__ void k() { undeclared_thing(); }", "broken.cu",
+                       CudaTarget{});
+  REQUIRE(out.status().code() == absl::StatusCode::kInternal);
+  const std::string message(out.status().message());
+  CHECK(Contains(message, "rejected the generated CUDA source for sm_90"));
+  CHECK(Contains(message, "undeclared_thing"));
+}
+
+TEST_CASE("a compute capability this NVRTC cannot target is FAILED_PRECONDITION",
+          "[cuda_backend][nvrtc][errors]") {
+  if (!HaveNvrtc()) return;
+  // 12.9 passes CudaTargetFromProto's range check, but no NVRTC knows sm_129.
+  absl::StatusOr<CudaModule> module =
+      CompileCudaKernels({FusedReluKernel("k", {4})}, CudaTarget{.cc_major = 12, .cc_minor = 9});
+  REQUIRE(module.status().code() == absl::StatusCode::kFailedPrecondition);
+  CHECK(Contains(std::string(module.status().message()), "cannot generate code for sm_129"));
+}
+
+TEST_CASE("compiling is deterministic", "[cuda_backend][nvrtc]") {
+  if (!HaveNvrtc()) return;
+  std::vector<PointwiseKernel> kernels;
+  for (const GoldenCase& c : GoldenCorpus()) kernels.push_back(c.kernel);
+  const CudaModule a = CompileOrDie(kernels), b = CompileOrDie(kernels);
+  CHECK(a.cuda_source == b.cuda_source);
+  CHECK(a.ptx == b.ptx);
+  CHECK(a.cubin == b.cubin);
+}
+
+TEST_CASE("concurrent compiles from 4 threads", "[cuda_backend][nvrtc]") {
+  if (!HaveNvrtc()) return;
+  const std::vector<GoldenCase> corpus = GoldenCorpus();
+  // Reference results, compiled one at a time.
+  std::vector<CudaModule> expected;
+  for (const GoldenCase& c : corpus) expected.push_back(CompileOrDie({c.kernel}));
+
+  constexpr int kThreads = 4, kRounds = 3;
+  std::atomic<int> failures{0}, mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRounds; ++r) {
+        const size_t i = (t + r) % corpus.size();
+        absl::StatusOr<CudaModule> m = CompileCudaKernels({corpus[i].kernel}, CudaTarget{});
+        if (!m.ok()) {
+          ++failures;
+        } else if (m->ptx != expected[i].ptx || m->cubin != expected[i].cubin) {
+          ++mismatches;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  CHECK(failures == 0);
+  CHECK(mismatches == 0);
+}
+
+// Not run by default: cuda_backend_test "[.timing]" prints NVRTC compile times and sizes.
+TEST_CASE("NVRTC compile times and output sizes", "[.timing]") {
+  if (!HaveNvrtc()) return;
+  auto time_ms = [](const std::vector<PointwiseKernel>& kernels, CudaModule& module) {
+    double best = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+      const auto start = std::chrono::steady_clock::now();
+      module = CompileOrDie(kernels);
+      best = std::min(best, std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - start).count());
+    }
+    return best;
+  };
+  std::vector<PointwiseKernel> all;
+  for (const GoldenCase& c : GoldenCorpus()) {
+    CudaModule module;
+    const double ms = time_ms({c.kernel}, module);
+    WARN(c.name << ": " << ms << " ms, source " << module.cuda_source.size() << " B, PTX "
+                << module.ptx.size() << " B, cubin " << module.cubin.size() << " B");
+    all.push_back(c.kernel);
+  }
+  CudaModule module;
+  const double ms = time_ms(all, module);
+  WARN("all 5 in one program: " << ms << " ms, PTX " << module.ptx.size() << " B, cubin "
+                                << module.cubin.size() << " B");
+  const PointwiseKernel ops = AllOpsKernel("ops_f32", DType::kF32, {1024});
+  const double ops_ms = time_ms({ops}, module);
+  WARN("every f32 op (" << ops.output_dtypes.size() << " outputs): " << ops_ms << " ms, PTX "
+                        << module.ptx.size() << " B, cubin " << module.cubin.size() << " B");
+}
+
+}  // namespace
+}  // namespace tccd::codegen::cuda_testing

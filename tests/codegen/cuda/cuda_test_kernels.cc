@@ -1,0 +1,158 @@
+// The CUDA backend's test kernels (see cuda_test_kernels.h).
+#include "cuda_test_kernels.h"
+
+#include <utility>
+
+namespace tccd::codegen::cuda_testing {
+
+KernelBuilder::KernelBuilder(std::string name, std::vector<int64_t> shape) {
+  kernel_.name = std::move(name);
+  kernel_.shape = std::move(shape);
+}
+
+int KernelBuilder::Input(DType dtype) {
+  PwInstr in;
+  in.op = PwOp::kLoad;
+  in.dtype = dtype;
+  in.operand = static_cast<int>(kernel_.input_dtypes.size());
+  kernel_.input_dtypes.push_back(dtype);
+  kernel_.body.push_back(in);
+  return static_cast<int>(kernel_.body.size()) - 1;
+}
+
+int KernelBuilder::Const(DType dtype, double value) {
+  PwInstr in;
+  in.op = PwOp::kConstant;
+  in.dtype = dtype;
+  in.fvalue = value;
+  in.ivalue = static_cast<int64_t>(value);
+  kernel_.body.push_back(in);
+  return static_cast<int>(kernel_.body.size()) - 1;
+}
+
+int KernelBuilder::Op(PwOp op, DType dtype, std::vector<int> args) {
+  PwInstr in;
+  in.op = op;
+  in.dtype = dtype;
+  in.args = std::move(args);
+  kernel_.body.push_back(in);
+  return static_cast<int>(kernel_.body.size()) - 1;
+}
+
+void KernelBuilder::Output(int value) {
+  PwInstr in;
+  in.op = PwOp::kStore;
+  in.dtype = dtype_of(value);
+  in.args = {value};
+  in.operand = static_cast<int>(kernel_.output_dtypes.size());
+  kernel_.output_dtypes.push_back(in.dtype);
+  kernel_.body.push_back(in);
+}
+
+PointwiseKernel FusedReluKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int a = k.Input(DType::kF32), b = k.Input(DType::kF32), c = k.Input(DType::kF32);
+  const int mul = k.Op(PwOp::kMul, DType::kF32, {a, b});
+  const int add = k.Op(PwOp::kAdd, DType::kF32, {mul, c});
+  k.Output(k.Op(PwOp::kMaximum, DType::kF32, {add, k.Const(DType::kF32, 0.0)}));
+  return k.kernel();
+}
+
+PointwiseKernel Bf16GeluKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int scaled = k.Op(PwOp::kMul, DType::kF32, {x, k.Const(DType::kF32, 0.70710678118654752440)});
+  const int cdf = k.Op(PwOp::kAdd, DType::kF32,
+                       {k.Const(DType::kF32, 1.0), k.Op(PwOp::kErf, DType::kF32, {scaled})});
+  const int half_x = k.Op(PwOp::kMul, DType::kF32, {k.Const(DType::kF32, 0.5), x});
+  k.Output(k.Cast(k.Op(PwOp::kMul, DType::kF32, {half_x, cdf}), DType::kBF16));
+  return k.kernel();
+}
+
+PointwiseKernel WhereCompareKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int x = k.Input(DType::kF32), y = k.Input(DType::kF32);
+  const int lt = k.Op(PwOp::kLt, DType::kBool, {x, y});
+  k.Output(lt);
+  const int twice = k.Op(PwOp::kMul, DType::kF32, {y, k.Const(DType::kF32, 2.0)});
+  k.Output(k.Op(PwOp::kWhere, DType::kF32, {lt, x, twice}));
+  return k.kernel();
+}
+
+PointwiseKernel I64AddKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int a = k.Input(DType::kI64), b = k.Input(DType::kI64);
+  const int sum = k.Op(PwOp::kAdd, DType::kI64, {a, b});
+  k.Output(k.Op(PwOp::kAdd, DType::kI64, {sum, k.Const(DType::kI64, 7)}));
+  return k.kernel();
+}
+
+PointwiseKernel MultiOutputKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int x = k.Cast(k.Input(DType::kF16), DType::kF32);
+  k.Output(k.Op(PwOp::kExp, DType::kF32, {x}));
+  k.Output(k.Cast(k.Op(PwOp::kMul, DType::kF32, {x, x}), DType::kF16));
+  const int scaled = k.Op(PwOp::kMul, DType::kF32, {x, k.Const(DType::kF32, 100.0)});
+  k.Output(k.Cast(scaled, DType::kI32));
+  return k.kernel();
+}
+
+std::vector<DType> AllDTypes() {
+  return {DType::kF32, DType::kF64, DType::kF16, DType::kBF16, DType::kI8,
+          DType::kI16, DType::kI32, DType::kI64, DType::kU8,  DType::kBool};
+}
+
+PointwiseKernel AllOpsKernel(const std::string& name, DType dtype, std::vector<int64_t> shape) {
+  const bool fp = dtype == DType::kF32 || dtype == DType::kF64;
+  KernelBuilder k(name, std::move(shape));
+  const int a = k.Input(dtype), b = k.Input(dtype);
+  std::vector<PwOp> binary = {PwOp::kAdd, PwOp::kSub, PwOp::kMul, PwOp::kMaximum, PwOp::kMinimum};
+  std::vector<PwOp> unary = {PwOp::kNeg, PwOp::kAbs, PwOp::kFloor, PwOp::kCeil, PwOp::kRound};
+  if (fp) {
+    binary.insert(binary.end(), {PwOp::kDiv, PwOp::kPow});
+    unary.insert(unary.end(), {PwOp::kExp, PwOp::kLog, PwOp::kLog1p, PwOp::kExpm1, PwOp::kSqrt,
+                               PwOp::kRsqrt, PwOp::kTanh, PwOp::kSigmoid, PwOp::kErf, PwOp::kSin,
+                               PwOp::kCos, PwOp::kReciprocal});
+  }
+  for (PwOp op : binary) k.Output(k.Op(op, dtype, {a, b}));
+  for (PwOp op : unary) k.Output(k.Op(op, dtype, {a}));
+  for (PwOp op : {PwOp::kEq, PwOp::kNe, PwOp::kLt, PwOp::kLe, PwOp::kGt, PwOp::kGe}) {
+    const int c = k.Op(op, DType::kBool, {a, b});
+    k.Output(k.Op(PwOp::kWhere, dtype, {k.Op(PwOp::kNot, DType::kBool, {c}), a, b}));
+  }
+  for (DType to : AllDTypes()) {
+    if (to != dtype) k.Output(k.Cast(a, to));
+  }
+  // A constant of the dtype (wrapped for integers: -1 in u8 is 255).
+  k.Output(k.Op(PwOp::kAdd, dtype, {a, k.Const(dtype, fp ? 0.25 : -1.0)}));
+  return k.kernel();
+}
+
+PointwiseKernel LogicAndHalfCastsKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int p = k.Input(DType::kBool), q = k.Input(DType::kBool);
+  k.Output(k.Op(PwOp::kAnd, DType::kBool, {p, q}));
+  k.Output(k.Op(PwOp::kOr, DType::kBool, {p, q}));
+  k.Output(k.Op(PwOp::kLt, DType::kBool, {p, q}));
+  k.Output(k.Op(PwOp::kEq, DType::kBool, {p, q}));
+  for (DType from : {DType::kF16, DType::kBF16}) {
+    const int x = k.Input(from);
+    for (DType to : AllDTypes()) k.Output(to == from ? x : k.Cast(x, to));
+  }
+  for (DType to : AllDTypes()) {
+    if (to != DType::kBool) k.Output(k.Cast(p, to));
+  }
+  return k.kernel();
+}
+
+std::vector<GoldenCase> GoldenCorpus() {
+  return {
+      {"relu_fma_bcast", FusedReluKernel("relu_fma_bcast", {64, 1000})},
+      {"gelu_bf16", Bf16GeluKernel("gelu_bf16", {8, 1024, 3})},
+      {"where_compare", WhereCompareKernel("where_compare", {17, 33})},
+      {"add_i64_huge", I64AddKernel("add_i64_huge", {3, int64_t{1} << 30})},
+      {"multi_output_f16", MultiOutputKernel("multi_output_f16", {5, 1, 77})},
+  };
+}
+
+}  // namespace tccd::codegen::cuda_testing

@@ -1,0 +1,69 @@
+// Hand-built PointwiseKernels for the CUDA backend's tests: a builder, and the fixed corpus the
+// golden PTX files and the GPU check program use. Catch2-free, so that the GPU check (a plain
+// executable) can share it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel/pointwise_kernel.h"
+
+namespace tccd::codegen::cuda_testing {
+
+using ir::DType;
+
+// Builds a PointwiseKernel one instruction at a time; every method returns the value index.
+class KernelBuilder {
+ public:
+  KernelBuilder(std::string name, std::vector<int64_t> shape);
+
+  int Input(DType dtype);  // a new input and its kLoad
+  int Const(DType dtype, double value);
+  int Op(PwOp op, DType dtype, std::vector<int> args);
+  int Cast(int value, DType to) { return Op(PwOp::kCast, to, {value}); }
+  void Output(int value);  // a new output of the value's dtype and its kStore
+  DType dtype_of(int value) const { return kernel_.body[value].dtype; }
+
+  const PointwiseKernel& kernel() const { return kernel_; }
+
+ private:
+  PointwiseKernel kernel_;
+};
+
+// out = relu(a * b + c): three f32 inputs (c is broadcast along dim 0 by the strided tests).
+PointwiseKernel FusedReluKernel(const std::string& name, std::vector<int64_t> shape);
+
+// out = gelu(x) in bf16 (erf form, computed in f32 like ATen).
+PointwiseKernel Bf16GeluKernel(const std::string& name, std::vector<int64_t> shape);
+
+// (x < y) as bool, and where(x < y, x, 2 * y) as f32: compare, select, two outputs.
+PointwiseKernel WhereCompareKernel(const std::string& name, std::vector<int64_t> shape);
+
+// a + b + 7 on i64.
+PointwiseKernel I64AddKernel(const std::string& name, std::vector<int64_t> shape);
+
+// From one f16 input: exp(x) as f32, x * x as f16, and trunc(x * 100) as i32.
+PointwiseKernel MultiOutputKernel(const std::string& name, std::vector<int64_t> shape);
+
+// Every op valid on `dtype` (an arithmetic dtype: f32, f64 or an integer) applied to two inputs a
+// and b, each result stored directly (compares go through not + where); then casts of a to every
+// dtype. One output per op, so a wrong op shows up as one wrong output.
+PointwiseKernel AllOpsKernel(const std::string& name, DType dtype, std::vector<int64_t> shape);
+
+// And/or/compare on two bool inputs, then casts from f16, bf16 and bool to every dtype.
+PointwiseKernel LogicAndHalfCastsKernel(const std::string& name, std::vector<int64_t> shape);
+
+// Every dtype, for loops over them.
+std::vector<DType> AllDTypes();
+
+struct GoldenCase {
+  std::string name;  // the golden files are golden/<name>.cu and golden/<name>.ptx
+  PointwiseKernel kernel;
+};
+
+// The golden corpus: the five kernels above at fixed shapes (the i64 one with more than 2^31
+// elements, so that 64-bit indexing is covered).
+std::vector<GoldenCase> GoldenCorpus();
+
+}  // namespace tccd::codegen::cuda_testing
