@@ -20,6 +20,10 @@ from typing import Dict
 
 import pytest
 
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes minutes (e.g. building the release bundle)")
+
 REPO = Path(__file__).resolve().parents[2]
 TESTS_DIR = Path(__file__).resolve().parent
 # Read at import, before the per-test fixture clears the TCCD_* knobs (tests/run_all.sh exports
