@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -71,13 +72,21 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<std::string> LinkSharedObject(std::string_view object) {
+  return LinkSharedObjects({object});
+}
+
+absl::StatusOr<std::string> LinkSharedObjects(absl::Span<const std::string_view> objects) {
   absl::StatusOr<TempDir> dir = TempDir::Create();
   if (!dir.ok()) return dir.status();
-  const std::string object_path = dir->path() + "/kernels.o";
+  std::vector<std::string> object_paths;
+  for (size_t i = 0; i < objects.size(); ++i) {
+    object_paths.push_back(dir->path() + (i == 0 ? std::string("/kernels.o")
+                                                 : "/kernels" + std::to_string(i) + ".o"));
+    if (absl::Status s = WriteFile(object_paths.back(), objects[i]); !s.ok()) return s;
+  }
   const std::string so_path = dir->path() + "/kernels.so";
-  if (absl::Status s = WriteFile(object_path, object); !s.ok()) return s;
 
-  const char* args[] = {
+  std::vector<const char*> args = {
       "ld.lld",
       "-shared",
       "--threads=1",  // the daemon parallelises across requests, not inside one link
@@ -90,8 +99,8 @@ absl::StatusOr<std::string> LinkSharedObject(std::string_view object) {
       "now",  // bind the few libm calls at load time, not on first call
       "-o",
       so_path.c_str(),
-      object_path.c_str(),
   };
+  for (const std::string& path : object_paths) args.push_back(path.c_str());
   std::string out_text, err_text;
   bool ok;
   {

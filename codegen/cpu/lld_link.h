@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 namespace tccd::codegen {
 
@@ -17,5 +18,9 @@ namespace tccd::codegen {
 // this uses a private temporary directory that it always removes. INTERNAL with LLD's
 // diagnostics if the link fails; UNAVAILABLE if the temporary files cannot be written.
 absl::StatusOr<std::string> LinkSharedObject(std::string_view object);
+
+// The same for several objects, linked in this order (the CUDA host library links its
+// generated object with the embedded runtime's).
+absl::StatusOr<std::string> LinkSharedObjects(absl::Span<const std::string_view> objects);
 
 }  // namespace tccd::codegen

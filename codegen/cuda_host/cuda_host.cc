@@ -1,0 +1,165 @@
+// BuildCudaHostLibrary: validate, generate the per-graph object with LLVM, link it with the
+// embedded runtime object, check the result (see cuda_host.h).
+#include "codegen/cuda_host/cuda_host.h"
+
+#include <chrono>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "codegen/cpu/cpu_backend.h"
+#include "codegen/cpu/lld_link.h"
+#include "codegen/cpu/llvm_compile.h"
+#include "codegen/cuda_host/host_imports.h"
+#include "codegen/cuda_host/host_module.h"
+#include "codegen/cuda_host/runtime_object.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "proto/status_macros.h"
+#include "spdlog/spdlog.h"
+
+namespace tccd::codegen {
+namespace {
+
+bool IsCIdentifier(std::string_view name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  for (char ch : name) {
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                    (ch >= '0' && ch <= '9') || ch == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// The kernel's name becomes an exported symbol of a library that also imports libc names and
+// defines the runtime's: it must be a plain identifier that collides with none of them.
+absl::Status CheckName(const std::string& name) {
+  if (!IsCIdentifier(name)) {
+    return absl::InvalidArgumentError("CUDA kernel name '" + name + "' is not a C identifier");
+  }
+  if (IsReservedCudaHostName(name) || IsCudaHostImport(name)) {
+    return absl::InvalidArgumentError("CUDA kernel name '" + name +
+                                      "' is reserved by the CUDA host library");
+  }
+  return absl::OkStatus();
+}
+
+// The launch information must be what CompileCudaKernels derives from `kernel`, and within
+// what the runtime handles; the runtime trusts these numbers.
+absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel& kernel) {
+  auto mismatch = [&](const char* what) {
+    return absl::InvalidArgumentError(absl::StrCat("CUDA kernel '", info.name, "': ", what,
+                                                   " does not match its PointwiseKernel '",
+                                                   kernel.name, "'"));
+  };
+  if (info.name != kernel.name) return mismatch("name");
+  const int operands = kernel.num_operands();
+  const auto rank = static_cast<int>(kernel.shape.size());
+  if (info.num_operands != operands || operands < 1) return mismatch("num_operands");
+  if (info.rank != rank) return mismatch("rank");
+  int64_t numel = 1;
+  for (int64_t dim : kernel.shape) {
+    if (dim < 0) return absl::InvalidArgumentError("negative dimension in " + kernel.name);
+    numel *= dim;  // shapes were verified by CompileCudaKernels; no overflow for real tensors
+  }
+  if (info.numel != numel) return mismatch("numel");
+  auto bad = [&](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat("CUDA kernel '", info.name, "': ", what));
+  };
+  if (info.contig_entry.empty() || info.strided_entry.empty() ||
+      info.contig_entry == info.strided_entry) {
+    return bad("needs two distinct entry point names");
+  }
+  if (info.block_size < 1 || info.block_size > 1024) {
+    return bad(absl::StrCat("block size ", info.block_size, " is outside 1..1024"));
+  }
+  if (info.elements_per_thread < 1 || info.elements_per_thread > 16) {
+    return bad(absl::StrCat("elements_per_thread ", info.elements_per_thread, " is outside 1..16"));
+  }
+  if (info.contig_param_bytes != 8 * operands ||
+      info.strided_param_bytes != 8 * operands * (1 + rank)) {
+    return bad("parameter sizes do not follow the layout of codegen/cuda/cuda_backend.h");
+  }
+  if (info.strided_param_bytes > kCudaMaxParamBytes) {
+    return bad(
+        absl::StrCat(info.strided_param_bytes, " bytes of parameters exceed ", kCudaMaxParamBytes));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Validate(const CudaModule& module, absl::Span<const PointwiseKernel> kernels) {
+  if (module.kernels.empty()) return absl::InvalidArgumentError("no CUDA kernels");
+  if (module.cubin.empty()) return absl::InvalidArgumentError("the CUDA module has no cubin");
+  if (kernels.size() != module.kernels.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the CUDA module has ", module.kernels.size(),
+                                                   " kernels but ", kernels.size(),
+                                                   " PointwiseKernels were given"));
+  }
+  std::set<std::string> names;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    RETURN_IF_ERROR(CheckName(module.kernels[k].name));
+    if (!names.insert(module.kernels[k].name).second) {
+      return absl::InvalidArgumentError("duplicate CUDA kernel name '" + module.kernels[k].name +
+                                        "'");
+    }
+    RETURN_IF_ERROR(CheckKernel(module.kernels[k], kernels[k]));
+  }
+  return absl::OkStatus();
+}
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
+                                                 absl::Span<const PointwiseKernel> kernels) {
+  RETURN_IF_ERROR(Validate(module, kernels));
+  const auto start = std::chrono::steady_clock::now();
+  // Baseline x86-64: the stubs are a few instructions and must run on every client.
+  const CpuTarget target{.cpu = "x86-64"};
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine, CreateTargetMachine(target));
+
+  std::string llvm_errors;  // filled by LLVM's diagnostic handler
+  llvm::LLVMContext context;
+  CaptureDiagnostics(context, &llvm_errors);
+  auto ir = std::make_unique<llvm::Module>("tccd_cuda_host", context);
+  ir->setDataLayout(machine->createDataLayout());
+  RETURN_IF_ERROR(EmitHostModule(module, kernels, *ir));
+  SetModuleTarget(*ir, *machine);
+  {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    if (llvm::verifyModule(*ir, &os)) {
+      os.flush();
+      return absl::InternalError("LLVM verifier rejected the CUDA host module: " + message);
+    }
+  }
+  // No optimisation pipeline: the stubs are single tail calls and the rest is data.
+  ASSIGN_OR_RETURN(std::string object, EmitObjectFile(*ir, *machine));
+  if (!llvm_errors.empty()) {
+    return absl::InternalError("LLVM reported errors while generating the CUDA host object: " +
+                               llvm_errors);
+  }
+  ASSIGN_OR_RETURN(std::string shared_object,
+                   LinkSharedObjects({std::string_view(object), CudaRuntimeObject()}));
+
+  std::vector<std::string> exports = {"tccd_cuda_init", "tccd_cuda_last_error"};
+  for (const CudaKernelLaunchInfo& info : module.kernels) exports.push_back(info.name);
+  RETURN_IF_ERROR(CheckCudaHostLibrary(shared_object, exports));
+  spdlog::debug("cuda host: {} kernel(s), {}-byte cubin -> {}-byte {} in {:.1f} ms",
+                module.kernels.size(), module.cubin.size(), shared_object.size(),
+                kCudaHostLibraryName, MsSince(start));
+  return shared_object;
+}
+
+}  // namespace tccd::codegen

@@ -1,0 +1,220 @@
+// EmitHostModule: constants, state and entry points of one kernels_cuda.so (see host_module.h).
+//
+// Every struct here mirrors one of runtime/tccd_cuda_runtime.h field by field; CheckLayout
+// compares LLVM's layout with the C compiler's (offsetof/sizeof) before anything is emitted.
+#include "codegen/cuda_host/host_module.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "codegen/cuda_host/runtime/tccd_cuda_runtime.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "proto/status_macros.h"
+
+namespace tccd::codegen {
+namespace {
+
+static_assert(TCCD_RT_MAX_PARAM_BYTES == kCudaMaxParamBytes,
+              "the runtime's parameter buffer must hold the largest parameter block");
+
+// The runtime's structs as LLVM types (opaque pointers: every pointer field is `ptr`).
+struct RuntimeTypes {
+  llvm::StructType* kernel;
+  llvm::StructType* function;
+  llvm::StructType* context;
+  llvm::StructType* module;
+};
+
+RuntimeTypes MakeRuntimeTypes(llvm::LLVMContext& c) {
+  llvm::Type* ptr = llvm::PointerType::getUnqual(c);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(c);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(c);
+  RuntimeTypes t;
+  // name, contig_entry, strided_entry, shape, numel, rank, num_operands, block_size,
+  // elements_per_thread, contig_param_bytes, strided_param_bytes
+  t.kernel = llvm::StructType::create(c, {ptr, ptr, ptr, ptr, i64, i32, i32, i32, i32, i32, i32},
+                                      "tccd_rt_kernel");
+  // contig, strided, contig_blocks_per_sm, strided_blocks_per_sm
+  t.function = llvm::StructType::create(c, {ptr, ptr, i32, i32}, "tccd_rt_function");
+  // ctx, module, num_sms, reserved
+  t.context = llvm::StructType::create(c, {ptr, ptr, i32, i32}, "tccd_rt_context");
+  // image, image_size, kernels, contexts, functions, num_kernels, reserved
+  t.module = llvm::StructType::create(c, {ptr, i64, ptr, ptr, ptr, i32, i32}, "tccd_rt_module");
+  return t;
+}
+
+absl::Status CheckStruct(const llvm::DataLayout& layout, llvm::StructType* type, size_t size,
+                         std::initializer_list<size_t> offsets) {
+  const llvm::StructLayout* l = layout.getStructLayout(type);
+  bool same = l->getSizeInBytes() == size && offsets.size() == type->getNumElements();
+  unsigned i = 0;
+  for (size_t offset : offsets) same = same && l->getElementOffset(i++) == offset;
+  if (!same) {
+    return absl::InternalError(absl::StrCat("LLVM's layout of ", type->getName().str(),
+                                            " differs from tccd_cuda_runtime.h's"));
+  }
+  return absl::OkStatus();
+}
+
+#define TCCD_FIELD(type, field) offsetof(struct type, field)
+
+absl::Status CheckLayout(const llvm::DataLayout& layout, const RuntimeTypes& t) {
+  RETURN_IF_ERROR(
+      CheckStruct(layout, t.kernel, sizeof(tccd_rt_kernel),
+                  {TCCD_FIELD(tccd_rt_kernel, name), TCCD_FIELD(tccd_rt_kernel, contig_entry),
+                   TCCD_FIELD(tccd_rt_kernel, strided_entry), TCCD_FIELD(tccd_rt_kernel, shape),
+                   TCCD_FIELD(tccd_rt_kernel, numel), TCCD_FIELD(tccd_rt_kernel, rank),
+                   TCCD_FIELD(tccd_rt_kernel, num_operands), TCCD_FIELD(tccd_rt_kernel, block_size),
+                   TCCD_FIELD(tccd_rt_kernel, elements_per_thread),
+                   TCCD_FIELD(tccd_rt_kernel, contig_param_bytes),
+                   TCCD_FIELD(tccd_rt_kernel, strided_param_bytes)}));
+  RETURN_IF_ERROR(
+      CheckStruct(layout, t.function, sizeof(tccd_rt_function),
+                  {TCCD_FIELD(tccd_rt_function, contig), TCCD_FIELD(tccd_rt_function, strided),
+                   TCCD_FIELD(tccd_rt_function, contig_blocks_per_sm),
+                   TCCD_FIELD(tccd_rt_function, strided_blocks_per_sm)}));
+  RETURN_IF_ERROR(
+      CheckStruct(layout, t.context, sizeof(tccd_rt_context),
+                  {TCCD_FIELD(tccd_rt_context, ctx), TCCD_FIELD(tccd_rt_context, module),
+                   TCCD_FIELD(tccd_rt_context, num_sms), TCCD_FIELD(tccd_rt_context, reserved)}));
+  RETURN_IF_ERROR(
+      CheckStruct(layout, t.module, sizeof(tccd_rt_module),
+                  {TCCD_FIELD(tccd_rt_module, image), TCCD_FIELD(tccd_rt_module, image_size),
+                   TCCD_FIELD(tccd_rt_module, kernels), TCCD_FIELD(tccd_rt_module, contexts),
+                   TCCD_FIELD(tccd_rt_module, functions), TCCD_FIELD(tccd_rt_module, num_kernels),
+                   TCCD_FIELD(tccd_rt_module, reserved)}));
+  return absl::OkStatus();
+}
+
+#undef TCCD_FIELD
+
+// A private constant global: no symbol in the object, mergeable where LLVM sees fit.
+llvm::GlobalVariable* AddConstant(llvm::Module& m, llvm::Constant* init, const std::string& name,
+                                  unsigned align = 1) {
+  auto* g = new llvm::GlobalVariable(m, init->getType(), /*isConstant=*/true,
+                                     llvm::GlobalValue::PrivateLinkage, init, name);
+  g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  g->setAlignment(llvm::Align(align));
+  return g;
+}
+
+llvm::Constant* AddString(llvm::Module& m, const std::string& text, const std::string& name) {
+  return AddConstant(m, llvm::ConstantDataArray::getString(m.getContext(), text), name);
+}
+
+// A runtime function: defined in tccd_cuda_runtime.o, hidden, so the stubs call it directly and
+// the .so does not export it.
+llvm::Function* DeclareRuntime(llvm::Module& m, llvm::Type* result,
+                               llvm::ArrayRef<llvm::Type*> params, const char* name) {
+  auto* f = llvm::Function::Create(llvm::FunctionType::get(result, params, /*isVarArg=*/false),
+                                   llvm::GlobalValue::ExternalLinkage, name, m);
+  f->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  f->setDoesNotThrow();
+  return f;
+}
+
+// An exported entry point whose body is `return callee(prefix..., its own arguments...)`.
+void DefineForwarder(llvm::Module& m, const std::string& name, llvm::Function* callee,
+                     llvm::ArrayRef<llvm::Value*> prefix, llvm::ArrayRef<llvm::Type*> params) {
+  llvm::Type* result = callee->getReturnType();
+  auto* f = llvm::Function::Create(llvm::FunctionType::get(result, params, /*isVarArg=*/false),
+                                   llvm::GlobalValue::ExternalLinkage, name, m);
+  f->setVisibility(llvm::GlobalValue::DefaultVisibility);
+  f->setDoesNotThrow();  // no unwind tables: nothing here throws
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.getContext(), "entry", f));
+  std::vector<llvm::Value*> args(prefix.begin(), prefix.end());
+  for (llvm::Argument& arg : f->args()) args.push_back(&arg);
+  llvm::CallInst* call = b.CreateCall(callee, args);
+  call->setTailCall();
+  b.CreateRet(call);
+}
+
+}  // namespace
+
+absl::Status EmitHostModule(const CudaModule& cuda, absl::Span<const PointwiseKernel> kernels,
+                            llvm::Module& m) {
+  RET_CHECK(kernels.size() == cuda.kernels.size() && !kernels.empty());
+  llvm::LLVMContext& c = m.getContext();
+  const RuntimeTypes t = MakeRuntimeTypes(c);
+  RETURN_IF_ERROR(CheckLayout(m.getDataLayout(), t));
+  llvm::Type* ptr = llvm::PointerType::getUnqual(c);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(c);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(c);
+  auto i32c = [&](int64_t v) { return llvm::ConstantInt::get(i32, v); };
+  auto i64c = [&](int64_t v) { return llvm::ConstantInt::get(i64, v); };
+
+  // The cubin, 64-byte aligned like a section of its own (the driver reads its ELF headers).
+  llvm::GlobalVariable* image = AddConstant(
+      m, llvm::ConstantDataArray::getString(c, cuda.cubin, /*AddNull=*/false), "tccd_cubin", 64);
+
+  std::vector<llvm::Constant*> descriptors;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    const CudaKernelLaunchInfo& info = cuda.kernels[k];
+    const std::vector<int64_t>& shape = kernels[k].shape;
+    const std::string prefix = absl::StrCat("tccd_k", k, "_");
+    llvm::Constant* shape_ptr = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c));
+    if (!shape.empty()) {
+      std::vector<uint64_t> dims(shape.begin(), shape.end());
+      shape_ptr = AddConstant(m, llvm::ConstantDataArray::get(c, dims), prefix + "shape", 8);
+    }
+    descriptors.push_back(llvm::ConstantStruct::get(
+        t.kernel, {AddString(m, info.name, prefix + "name"),
+                   AddString(m, info.contig_entry, prefix + "contig"),
+                   AddString(m, info.strided_entry, prefix + "strided"), shape_ptr,
+                   i64c(info.numel), i32c(info.rank), i32c(info.num_operands),
+                   i32c(info.block_size), i32c(info.elements_per_thread),
+                   i32c(info.contig_param_bytes), i32c(info.strided_param_bytes)}));
+  }
+  const auto num_kernels = static_cast<uint64_t>(kernels.size());
+  llvm::GlobalVariable* table = AddConstant(
+      m, llvm::ConstantArray::get(llvm::ArrayType::get(t.kernel, num_kernels), descriptors),
+      "tccd_kernels", 8);
+
+  // Mutable state the runtime fills in, zero at load time (.bss): internal, so no export.
+  auto add_state = [&](llvm::Type* element, uint64_t count, const char* name) {
+    llvm::Type* type = llvm::ArrayType::get(element, count);
+    auto* g =
+        new llvm::GlobalVariable(m, type, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                                 llvm::Constant::getNullValue(type), name);
+    g->setAlignment(llvm::Align(8));
+    return g;
+  };
+  llvm::GlobalVariable* contexts = add_state(t.context, TCCD_RT_MAX_CONTEXTS, "tccd_contexts");
+  llvm::GlobalVariable* functions =
+      add_state(t.function, TCCD_RT_MAX_CONTEXTS * num_kernels, "tccd_functions");
+
+  llvm::GlobalVariable* module_descriptor = AddConstant(
+      m,
+      llvm::ConstantStruct::get(
+          t.module, {image, i64c(static_cast<int64_t>(cuda.cubin.size())), table, contexts,
+                     functions, i32c(static_cast<int64_t>(num_kernels)), i32c(0)}),
+      "tccd_module", 8);
+
+  // The entry points.
+  llvm::Function* launch = DeclareRuntime(m, i32, {ptr, i32, ptr, ptr, ptr}, "tccd_rt_launch");
+  llvm::Function* init = DeclareRuntime(m, i32, {ptr}, "tccd_rt_init");
+  llvm::Function* last_error = DeclareRuntime(m, ptr, {}, "tccd_rt_last_error");
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    // int <name>(void* const* data, const int64_t* strides, void* stream)
+    DefineForwarder(m, cuda.kernels[k].name, launch,
+                    {module_descriptor, i32c(static_cast<int64_t>(k))}, {ptr, ptr, ptr});
+  }
+  DefineForwarder(m, "tccd_cuda_init", init, {module_descriptor}, {});
+  DefineForwarder(m, "tccd_cuda_last_error", last_error, {}, {});
+  return absl::OkStatus();
+}
+
+}  // namespace tccd::codegen

@@ -1,0 +1,381 @@
+/* The fixed part of every kernels_cuda.so: loads the CUDA driver and the embedded cubin, and
+ * launches kernels on the caller's stream (interface and data layout: tccd_cuda_runtime.h).
+ *
+ * Built once at daemon build time (codegen/cuda_host/CMakeLists.txt) with
+ *   -O2 -fPIC -fvisibility=hidden -fno-stack-protector -fno-asynchronous-unwind-tables
+ * and embedded in the daemon; every symbol here is hidden, so the .so exports only the generated
+ * entry points. It may reference nothing but libc (dlopen, dlsym, dlerror, pthread_mutex_lock/
+ * unlock, memcpy, vsnprintf) and __tls_get_addr (the thread-local error message): the .so has no
+ * DT_NEEDED entries and resolves these against the loading process. The driver is dlopen'ed
+ * (libcuda.so.1, RTLD_NOLOAD first: PyTorch has normally loaded it already) and its functions
+ * dlsym'ed, so the .so loads on machines without a driver and fails only when called.
+ *
+ * Concurrency: the driver table and each context's entry are written once, under g_mutex, and
+ * published with a release store that readers pair with an acquire load; after that a launch
+ * takes no lock, allocates nothing and never synchronises with the device, so it may run from
+ * many threads at once and inside CUDA graph capture.
+ */
+#include "tccd_cuda_runtime.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- The driver API subset, declared by hand (no cuda.h at build time) ------------------- */
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef void* CUcontext;
+typedef void* CUmodule;
+typedef void* CUfunction;
+typedef void* CUstream;
+
+enum { kCuDeviceAttributeMultiprocessorCount = 16 };
+
+/* Names are the ABI symbols cuda.h maps the API to (cuCtxPushCurrent -> cuCtxPushCurrent_v2);
+ * the legacy-default-stream variants (not *_ptsz), which is what a NULL stream means to PyTorch. */
+struct driver {
+  CUresult (*cuInit)(unsigned flags);
+  CUresult (*cuGetErrorName)(CUresult error, const char** name);
+  CUresult (*cuGetErrorString)(CUresult error, const char** text);
+  CUresult (*cuCtxGetCurrent)(CUcontext* ctx);
+  CUresult (*cuCtxGetDevice)(CUdevice* device);
+  CUresult (*cuCtxPushCurrent)(CUcontext ctx);
+  CUresult (*cuCtxPopCurrent)(CUcontext* ctx);
+  CUresult (*cuStreamGetCtx)(CUstream stream, CUcontext* ctx);
+  CUresult (*cuDeviceGetAttribute)(int* value, int attribute, CUdevice device);
+  CUresult (*cuModuleLoadData)(CUmodule* module, const void* image);
+  CUresult (*cuModuleUnload)(CUmodule module);
+  CUresult (*cuModuleGetFunction)(CUfunction* function, CUmodule module, const char* name);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int* blocks, CUfunction function,
+                                                          int block_size, size_t dynamic_smem);
+  CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                             unsigned block_x, unsigned block_y, unsigned block_z,
+                             unsigned shared_bytes, CUstream stream, void** params, void** extra);
+};
+
+/* Guards loading the driver and loading a module into a context (both rare, both slow). */
+static pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct driver g_driver; /* written under g_mutex before g_driver_ready is set */
+static int g_driver_ready;     /* 0, then 1 forever (release store / acquire load) */
+
+/* ---- Errors --------------------------------------------------------------------------------- */
+
+static __thread char t_last_error[512];
+
+__attribute__((format(printf, 2, 3))) static int set_error(int code, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(t_last_error, sizeof(t_last_error), format, args);
+  va_end(args);
+  return code;
+}
+
+/* `what` names the failed call and its object, e.g. "cuLaunchKernel(relu_0_contig)". */
+static int driver_error(const struct driver* d, CUresult result, const char* what) {
+  const char* name = NULL;
+  const char* text = NULL;
+  if (d->cuGetErrorName(result, &name) != 0 || name == NULL) name = "unknown CUresult";
+  if (d->cuGetErrorString(result, &text) != 0 || text == NULL) text = "";
+  return set_error(result, "tccd: %s failed: %s (%d) %s", what, name, result, text);
+}
+
+const char* tccd_rt_last_error(void) { return t_last_error; }
+
+/* ---- The driver ----------------------------------------------------------------------------- */
+
+static int load_driver_locked(void) {
+  if (g_driver_ready) return TCCD_RT_SUCCESS;
+  /* RTLD_NOLOAD first: in PyTorch the driver is already there and this only takes a
+   * reference; otherwise load it. Never closed: the driver outlives every module. */
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+  if (lib == NULL) lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (lib == NULL) {
+    const char* why = dlerror();
+    return set_error(TCCD_RT_ERROR_NO_DRIVER, "tccd: the CUDA driver could not be loaded: %s",
+                     why != NULL ? why : "dlopen(libcuda.so.1) failed");
+  }
+  struct driver d;
+  memset(&d, 0, sizeof(d));
+  /* POSIX's idiom for turning dlsym's void* into a function pointer. */
+#define TCCD_RT_RESOLVE(field, symbol)                                                           \
+  do {                                                                                           \
+    *(void**)(&d.field) = dlsym(lib, symbol);                                                    \
+    if (d.field == NULL) {                                                                       \
+      return set_error(TCCD_RT_ERROR_NO_DRIVER,                                                  \
+                       "tccd: the CUDA driver (libcuda.so.1) lacks %s: driver too old", symbol); \
+    }                                                                                            \
+  } while (0)
+  TCCD_RT_RESOLVE(cuInit, "cuInit");
+  TCCD_RT_RESOLVE(cuGetErrorName, "cuGetErrorName");
+  TCCD_RT_RESOLVE(cuGetErrorString, "cuGetErrorString");
+  TCCD_RT_RESOLVE(cuCtxGetCurrent, "cuCtxGetCurrent");
+  TCCD_RT_RESOLVE(cuCtxGetDevice, "cuCtxGetDevice");
+  TCCD_RT_RESOLVE(cuCtxPushCurrent, "cuCtxPushCurrent_v2");
+  TCCD_RT_RESOLVE(cuCtxPopCurrent, "cuCtxPopCurrent_v2");
+  TCCD_RT_RESOLVE(cuStreamGetCtx, "cuStreamGetCtx");
+  TCCD_RT_RESOLVE(cuDeviceGetAttribute, "cuDeviceGetAttribute");
+  TCCD_RT_RESOLVE(cuModuleLoadData, "cuModuleLoadData");
+  TCCD_RT_RESOLVE(cuModuleUnload, "cuModuleUnload");
+  TCCD_RT_RESOLVE(cuModuleGetFunction, "cuModuleGetFunction");
+  TCCD_RT_RESOLVE(cuOccupancyMaxActiveBlocksPerMultiprocessor,
+                  "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  TCCD_RT_RESOLVE(cuLaunchKernel, "cuLaunchKernel");
+#undef TCCD_RT_RESOLVE
+  /* Idempotent, and cheap when the process already initialised the driver. */
+  const CUresult result = d.cuInit(0);
+  if (result != 0) return driver_error(&d, result, "cuInit");
+  g_driver = d;
+  __atomic_store_n(&g_driver_ready, 1, __ATOMIC_RELEASE);
+  return TCCD_RT_SUCCESS;
+}
+
+/* The driver, loaded on first use. A failure is not remembered: a later call tries again. */
+static int get_driver(const struct driver** out) {
+  if (!__atomic_load_n(&g_driver_ready, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_lock(&g_mutex);
+    const int code = load_driver_locked();
+    pthread_mutex_unlock(&g_mutex);
+    if (code != TCCD_RT_SUCCESS) return code;
+  }
+  *out = &g_driver;
+  return TCCD_RT_SUCCESS;
+}
+
+/* ---- Contexts ------------------------------------------------------------------------------- */
+
+/* The slot of `ctx` in module->contexts, or -1. Lock-free: published entries are never
+ * modified and fill the table from the front. */
+static int find_context(const struct tccd_rt_module* module, CUcontext ctx) {
+  for (int i = 0; i < TCCD_RT_MAX_CONTEXTS; ++i) {
+    const CUcontext entry = __atomic_load_n(&module->contexts[i].ctx, __ATOMIC_ACQUIRE);
+    if (entry == ctx) return i;
+    if (entry == NULL) break;
+  }
+  return -1;
+}
+
+/* Loads the cubin into `ctx` (the current context) and resolves every kernel's functions and
+ * occupancy into a free slot, which it publishes last. Caller holds g_mutex. */
+static int load_context_locked(const struct tccd_rt_module* module, const struct driver* d,
+                               CUcontext ctx, int* slot_out) {
+  int slot = find_context(module, ctx); /* another thread may have loaded it meanwhile */
+  if (slot >= 0) {
+    *slot_out = slot;
+    return TCCD_RT_SUCCESS;
+  }
+  for (int i = 0; i < TCCD_RT_MAX_CONTEXTS && slot < 0; ++i) {
+    if (module->contexts[i].ctx == NULL) slot = i;
+  }
+  if (slot < 0) {
+    return set_error(TCCD_RT_ERROR_NOT_SUPPORTED,
+                     "tccd: the kernels are already loaded into %d CUDA contexts, the most "
+                     "one kernels_cuda.so supports",
+                     TCCD_RT_MAX_CONTEXTS);
+  }
+  CUdevice device = 0;
+  CUresult result = d->cuCtxGetDevice(&device);
+  if (result != 0) return driver_error(d, result, "cuCtxGetDevice");
+  int num_sms = 0;
+  result = d->cuDeviceGetAttribute(&num_sms, kCuDeviceAttributeMultiprocessorCount, device);
+  if (result != 0) return driver_error(d, result, "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)");
+
+  CUmodule loaded = NULL;
+  result = d->cuModuleLoadData(&loaded, module->image);
+  if (result != 0) {
+    char what[96];
+    snprintf(what, sizeof(what), "cuModuleLoadData(%llu-byte cubin)",
+             (unsigned long long)module->image_size);
+    return driver_error(d, result, what);
+  }
+  struct tccd_rt_function* functions = module->functions + (size_t)slot * module->num_kernels;
+  for (int k = 0; k < module->num_kernels; ++k) {
+    const struct tccd_rt_kernel* kernel = &module->kernels[k];
+    struct tccd_rt_function* f = &functions[k];
+    const char* entries[2] = {kernel->contig_entry, kernel->strided_entry};
+    void** handles[2] = {&f->contig, &f->strided};
+    int32_t* occupancy[2] = {&f->contig_blocks_per_sm, &f->strided_blocks_per_sm};
+    for (int e = 0; e < 2; ++e) {
+      char what[192];
+      result = d->cuModuleGetFunction(handles[e], loaded, entries[e]);
+      if (result == 0) {
+        int blocks = 0;
+        result = d->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, *handles[e],
+                                                                kernel->block_size, 0);
+        *occupancy[e] = blocks > 0 ? blocks : 1;
+        snprintf(what, sizeof(what), "cuOccupancyMaxActiveBlocksPerMultiprocessor(%s)", entries[e]);
+      } else {
+        snprintf(what, sizeof(what), "cuModuleGetFunction(%s)", entries[e]);
+      }
+      if (result != 0) {
+        const int code = driver_error(d, result, what);
+        (void)d->cuModuleUnload(loaded); /* deliberately ignored: already failing */
+        return code;
+      }
+    }
+  }
+  module->contexts[slot].module = loaded;
+  module->contexts[slot].num_sms = num_sms > 0 ? num_sms : 1;
+  __atomic_store_n(&module->contexts[slot].ctx, ctx, __ATOMIC_RELEASE);
+  *slot_out = slot;
+  return TCCD_RT_SUCCESS;
+}
+
+/* The slot for `ctx`, loading the module into it on first use. */
+static int get_context(const struct tccd_rt_module* module, const struct driver* d, CUcontext ctx,
+                       int* slot_out) {
+  *slot_out = find_context(module, ctx);
+  if (*slot_out >= 0) return TCCD_RT_SUCCESS;
+  pthread_mutex_lock(&g_mutex);
+  const int code = load_context_locked(module, d, ctx, slot_out);
+  pthread_mutex_unlock(&g_mutex);
+  return code;
+}
+
+/* The context to work in: the current one; without one, the stream's, which is pushed (and
+ * *pushed set) for the caller to pop. PyTorch's threads normally have a current context. */
+static int enter_context(const struct driver* d, CUstream stream, CUcontext* ctx, int* pushed) {
+  *pushed = 0;
+  *ctx = NULL;
+  CUresult result = d->cuCtxGetCurrent(ctx);
+  if (result != 0) return driver_error(d, result, "cuCtxGetCurrent");
+  if (*ctx != NULL) return TCCD_RT_SUCCESS;
+  if (stream == NULL) {
+    return set_error(TCCD_RT_ERROR_INVALID_CONTEXT,
+                     "tccd: no current CUDA context on this thread (make the device current "
+                     "first, e.g. torch.cuda.set_device, or pass a non-default stream)");
+  }
+  result = d->cuStreamGetCtx(stream, ctx);
+  if (result != 0) return driver_error(d, result, "cuStreamGetCtx");
+  result = d->cuCtxPushCurrent(*ctx);
+  if (result != 0) return driver_error(d, result, "cuCtxPushCurrent");
+  *pushed = 1;
+  return TCCD_RT_SUCCESS;
+}
+
+static void leave_context(const struct driver* d, int pushed) {
+  if (!pushed) return;
+  CUcontext ignored;
+  (void)d->cuCtxPopCurrent(&ignored); /* deliberately ignored: it was pushed just before */
+}
+
+/* ---- Launching ------------------------------------------------------------------------------ */
+
+/* codegen::GridSize, for the same arguments (tests compare the two). */
+static int64_t grid_size(int64_t numel, int elements_per_thread, int block_size, int num_sms,
+                         int blocks_per_sm) {
+  if (numel <= 0) return 0;
+  const int64_t per_block = (int64_t)(elements_per_thread > 1 ? elements_per_thread : 1) *
+                            (block_size > 1 ? block_size : 1);
+  const int64_t needed = (numel + per_block - 1) / per_block;
+  const int64_t wave =
+      (int64_t)(num_sms > 1 ? num_sms : 1) * (blocks_per_sm > 1 ? blocks_per_sm : 1);
+  return needed < wave ? needed : wave;
+}
+
+/* The contig entry's precondition (codegen/cuda/cuda_backend.h): every operand's strides are the
+ * row-major strides of the shape, ignoring dims of size 1, and every pointer is 16-byte aligned. */
+static int is_contiguous(const struct tccd_rt_kernel* kernel, void* const* data,
+                         const int64_t* strides) {
+  for (int32_t o = 0; o < kernel->num_operands; ++o) {
+    if (((uintptr_t)data[o] & 15u) != 0) return 0;
+    int64_t expected = 1;
+    for (int32_t dim = kernel->rank - 1; dim >= 0; --dim) {
+      const int64_t size = kernel->shape[dim];
+      if (size != 1 && strides[(int64_t)o * kernel->rank + dim] != expected) return 0;
+      expected *= size;
+    }
+  }
+  return 1;
+}
+
+static int launch_in_context(const struct tccd_rt_module* module, const struct driver* d, int slot,
+                             int32_t index, void* const* data, const int64_t* strides,
+                             CUstream stream) {
+  const struct tccd_rt_kernel* kernel = &module->kernels[index];
+  const struct tccd_rt_function* f = &module->functions[(size_t)slot * module->num_kernels + index];
+  const int num_sms = module->contexts[slot].num_sms;
+  /* The entry's single by-value struct parameter: data[] (contig) or data[] then strides[]
+   * (strided). The driver copies it during the call, so stack storage is enough. */
+  uint64_t buffer[TCCD_RT_MAX_PARAM_BYTES / sizeof(uint64_t)];
+  void* params[1];
+  CUfunction function;
+  const char* entry;
+  int64_t grid;
+  if (is_contiguous(kernel, data, strides)) {
+    params[0] = (void*)data;
+    function = f->contig;
+    entry = kernel->contig_entry;
+    grid = grid_size(kernel->numel, kernel->elements_per_thread, kernel->block_size, num_sms,
+                     f->contig_blocks_per_sm);
+  } else {
+    const size_t pointer_bytes = sizeof(uint64_t) * (size_t)kernel->num_operands;
+    memcpy(buffer, data, pointer_bytes);
+    if (kernel->rank > 0) { /* rank 0: no strides (and `strides` may be NULL) */
+      memcpy((char*)buffer + pointer_bytes, strides,
+             (size_t)kernel->strided_param_bytes - pointer_bytes);
+    }
+    params[0] = buffer;
+    function = f->strided;
+    entry = kernel->strided_entry;
+    grid = grid_size(kernel->numel, 1, kernel->block_size, num_sms, f->strided_blocks_per_sm);
+  }
+  const CUresult result = d->cuLaunchKernel(
+      function, (unsigned)grid, 1, 1, (unsigned)kernel->block_size, 1, 1, 0, stream, params, NULL);
+  if (result != 0) {
+    char what[192];
+    snprintf(what, sizeof(what), "cuLaunchKernel(%s, grid %lld)", entry, (long long)grid);
+    return driver_error(d, result, what);
+  }
+  return TCCD_RT_SUCCESS;
+}
+
+/* ---- The interface ------------------------------------------------------------------------- */
+
+int tccd_rt_init(const struct tccd_rt_module* module) {
+  const struct driver* d = NULL;
+  int code = get_driver(&d);
+  if (code != TCCD_RT_SUCCESS) return code;
+  CUcontext ctx;
+  int pushed;
+  code = enter_context(d, NULL, &ctx, &pushed);
+  if (code != TCCD_RT_SUCCESS) return code;
+  int slot;
+  code = get_context(module, d, ctx, &slot);
+  leave_context(d, pushed);
+  return code;
+}
+
+int tccd_rt_launch(const struct tccd_rt_module* module, int32_t index, void* const* data,
+                   const int64_t* strides, void* stream) {
+  if (index < 0 || index >= module->num_kernels) {
+    return set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: no kernel %d in this module", index);
+  }
+  const struct tccd_rt_kernel* kernel = &module->kernels[index];
+  if (kernel->numel == 0) return TCCD_RT_SUCCESS;
+  if (data == NULL || (strides == NULL && kernel->rank > 0)) {
+    return set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL %s", kernel->name,
+                     data == NULL ? "data" : "strides");
+  }
+  if (kernel->strided_param_bytes > TCCD_RT_MAX_PARAM_BYTES) {
+    return set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s has %d bytes of parameters",
+                     kernel->name, kernel->strided_param_bytes);
+  }
+  const struct driver* d = NULL;
+  int code = get_driver(&d);
+  if (code != TCCD_RT_SUCCESS) return code;
+  CUcontext ctx;
+  int pushed;
+  code = enter_context(d, stream, &ctx, &pushed);
+  if (code != TCCD_RT_SUCCESS) return code;
+  int slot;
+  code = get_context(module, d, ctx, &slot);
+  if (code == TCCD_RT_SUCCESS)
+    code = launch_in_context(module, d, slot, index, data, strides, stream);
+  leave_context(d, pushed);
+  return code;
+}

@@ -1,0 +1,106 @@
+/* The interface between the generated part of a kernels_cuda.so and its fixed C runtime.
+ *
+ * A kernels_cuda.so is linked from two objects (see codegen/cuda_host/cuda_host.h):
+ *  - the per-graph object, generated with LLVM by the daemon: the cubin bytes, one constant
+ *    `struct tccd_rt_kernel` per kernel, zero-initialised state arrays, one constant
+ *    `struct tccd_rt_module`, and the exported entry points, each a one-line call into the
+ *    runtime;
+ *  - this runtime (tccd_cuda_runtime.c), compiled once at daemon build time and embedded.
+ *
+ * The generator builds LLVM struct types field by field after the structs below and checks
+ * their layout against offsetof/sizeof from this header (codegen/cuda_host/host_module.cc), so
+ * a field added here must be added there too. Only fixed-width integers and pointers: the
+ * layout is the x86-64 SysV one on both sides.
+ *
+ * Plain C on purpose: the runtime may depend on nothing but libc (dlopen, dlsym, pthread mutexes,
+ * memcpy, vsnprintf) and TLS; the CUDA driver is resolved with dlopen/dlsym at run time, so no
+ * CUDA header is included and the few driver types and codes used are declared here.
+ */
+#ifndef TCCD_CODEGEN_CUDA_HOST_RUNTIME_TCCD_CUDA_RUNTIME_H_
+#define TCCD_CODEGEN_CUDA_HOST_RUNTIME_TCCD_CUDA_RUNTIME_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Contexts (one per device for PyTorch, which uses primary contexts) a module can be loaded
+ * into. The state arrays are sized by it: 32 * (24 + 24 * num_kernels) bytes of .bss. */
+#define TCCD_RT_MAX_CONTEXTS 32
+
+/* The largest kernel parameter block (codegen::kCudaMaxParamBytes). */
+#define TCCD_RT_MAX_PARAM_BYTES 4096
+
+/* Return codes. Driver failures return the driver's CUresult unchanged (for the codes that can
+ * occur here it has the value of the cudaError_t of the same meaning); the runtime's own
+ * failures use these, chosen to read right as a cudaError_t. */
+#define TCCD_RT_SUCCESS 0
+#define TCCD_RT_ERROR_INVALID_VALUE 1     /* bad arguments: NULL data, kernel index */
+#define TCCD_RT_ERROR_NO_DRIVER 35        /* cudaErrorInsufficientDriver: no usable libcuda */
+#define TCCD_RT_ERROR_INVALID_CONTEXT 201 /* no current CUDA context and no stream to ask */
+#define TCCD_RT_ERROR_NOT_SUPPORTED 801   /* more than TCCD_RT_MAX_CONTEXTS contexts */
+
+/* One kernel, constant (generated from codegen::CudaKernelLaunchInfo and the kernel's shape). */
+struct tccd_rt_kernel {
+  const char* name;          /* the exported symbol, for messages */
+  const char* contig_entry;  /* "<name>_contig": every operand dense row-major, 16-byte aligned */
+  const char* strided_entry; /* "<name>_strided": anything else */
+  const int64_t* shape;      /* [rank] iteration space; NULL when rank == 0 */
+  int64_t numel;             /* product of shape; 0 launches nothing */
+  int32_t rank;
+  int32_t num_operands;        /* inputs then outputs, as in the data array */
+  int32_t block_size;          /* threads per block of both entries */
+  int32_t elements_per_thread; /* of the contig entry (the strided one handles 1) */
+  int32_t contig_param_bytes;  /* 8 * num_operands */
+  int32_t strided_param_bytes; /* 8 * num_operands * (1 + rank) <= TCCD_RT_MAX_PARAM_BYTES */
+};
+
+/* One kernel loaded into one context. Zero until its context's entry is published. */
+struct tccd_rt_function {
+  void* contig;                 /* CUfunction */
+  void* strided;                /* CUfunction */
+  int32_t contig_blocks_per_sm; /* cuOccupancyMaxActiveBlocksPerMultiprocessor, >= 1 */
+  int32_t strided_blocks_per_sm;
+};
+
+/* One context the module is loaded into. Written once, under the runtime's mutex; `ctx` is
+ * stored last with release order, so a reader that sees it (acquire) sees the rest, and the
+ * functions of this slot. Entries fill from index 0 and are never removed. */
+struct tccd_rt_context {
+  void* ctx;    /* CUcontext; NULL = free slot */
+  void* module; /* CUmodule */
+  int32_t num_sms;
+  int32_t reserved;
+};
+
+/* Everything the runtime needs to know about one kernels_cuda.so; one constant per .so. */
+struct tccd_rt_module {
+  const uint8_t* image;                 /* the cubin, for cuModuleLoadData */
+  uint64_t image_size;                  /* for messages */
+  const struct tccd_rt_kernel* kernels; /* [num_kernels] */
+  struct tccd_rt_context* contexts;     /* [TCCD_RT_MAX_CONTEXTS], zero-initialised */
+  struct tccd_rt_function* functions;   /* [TCCD_RT_MAX_CONTEXTS * num_kernels], context-major */
+  int32_t num_kernels;
+  int32_t reserved;
+};
+
+/* Loads the CUDA driver (once per process) and `module` into the calling thread's current
+ * context (once per context). Not for use during stream capture (cuModuleLoadData). */
+int tccd_rt_init(const struct tccd_rt_module* module);
+
+/* Launches kernel `kernel_index` of `module` on `stream` (a CUstream; NULL = the legacy default
+ * stream) in the current context, the contig entry when every operand is contiguous and
+ * 16-byte aligned, else the strided one. data/strides as in ABI "tccd-cuda-1". Asynchronous;
+ * capture-safe once the module is loaded into the current context. */
+int tccd_rt_launch(const struct tccd_rt_module* module, int32_t kernel_index, void* const* data,
+                   const int64_t* strides, void* stream);
+
+/* The calling thread's last failure message ("" if none). Successes do not clear it. */
+const char* tccd_rt_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TCCD_CODEGEN_CUDA_HOST_RUNTIME_TCCD_CUDA_RUNTIME_H_ */

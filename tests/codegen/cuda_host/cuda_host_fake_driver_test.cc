@@ -1,0 +1,371 @@
+// A generated kernels_cuda.so, unmodified, against a fake CUDA driver (fake_cuda_driver.c):
+// which entry point it picks, its grid, block and parameter bytes, the stream it passes, when
+// it loads the module (once per context, never again on the launch path), contexts taken from
+// the stream, errors, and concurrent first use.
+//
+// Hidden ([.fake_driver]): once loaded, the fake stays in the process, so cuda_host_test.cc runs
+// these in a child process (`cuda_host_test [fake_driver]`).
+#include <dlfcn.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda_host/cuda_host.h"
+#include "cuda_host_test_util.h"
+#include "fake_cuda_driver.h"
+#include "tests/codegen/cuda/cuda_test_kernels.h"
+
+namespace tccd::codegen {
+namespace {
+
+using cuda_host_testing::FakeModule;
+using cuda_host_testing::LoadedLibrary;
+using cuda_host_testing::RowMajorStrides;
+using cuda_host_testing::TwoKernels;
+
+// The fake's control API, resolved from the loaded fake.
+struct Fake {
+  decltype(&fake_cuda_set_current) set_current;
+  decltype(&fake_cuda_set_stream_context) set_stream_context;
+  decltype(&fake_cuda_set_num_sms) set_num_sms;
+  decltype(&fake_cuda_set_occupancy) set_occupancy;
+  decltype(&fake_cuda_add_entry) add_entry;
+  decltype(&fake_cuda_fail) fail;
+  decltype(&fake_cuda_calls) calls;
+  decltype(&fake_cuda_num_launches) num_launches;
+  decltype(&fake_cuda_last_launch) last_launch_into;
+  decltype(&fake_cuda_last_image) last_image;
+  decltype(&fake_cuda_context_depth) context_depth;
+
+  fake_cuda_launch LastLaunch() const {
+    fake_cuda_launch launch{};
+    REQUIRE(last_launch_into(&launch) == 1);
+    return launch;
+  }
+};
+
+// Loads the fake driver (once per process, RTLD_GLOBAL like the real one) and resolves its
+// control API.
+const Fake& LoadFake() {
+  static const Fake fake = [] {
+    void* lib = dlopen(TCCD_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_GLOBAL);
+    INFO(dlerror());
+    REQUIRE(lib != nullptr);
+    // The runtime's lookup must find it by its SONAME.
+    REQUIRE(dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD) == lib);
+    Fake f;
+    auto get = [&](auto& field, const char* name) {
+      field = reinterpret_cast<std::remove_reference_t<decltype(field)>>(dlsym(lib, name));
+      REQUIRE(field != nullptr);
+    };
+    get(f.set_current, "fake_cuda_set_current");
+    get(f.set_stream_context, "fake_cuda_set_stream_context");
+    get(f.set_num_sms, "fake_cuda_set_num_sms");
+    get(f.set_occupancy, "fake_cuda_set_occupancy");
+    get(f.add_entry, "fake_cuda_add_entry");
+    get(f.fail, "fake_cuda_fail");
+    get(f.calls, "fake_cuda_calls");
+    get(f.num_launches, "fake_cuda_num_launches");
+    get(f.last_launch_into, "fake_cuda_last_launch");
+    get(f.last_image, "fake_cuda_last_image");
+    get(f.context_depth, "fake_cuda_context_depth");
+    return f;
+  }();
+  return fake;
+}
+
+void* Ctx(int device) { return reinterpret_cast<void*>(static_cast<uintptr_t>(device) << 12); }
+void* Ptr(uintptr_t address) { return reinterpret_cast<void*>(address); }
+
+// A library of `kernels` with a fake cubin, loaded, its entries declared to the fake.
+struct Setup {
+  std::vector<PointwiseKernel> kernels;
+  CudaModule module;
+  LoadedLibrary lib;
+};
+
+Setup MakeSetup(const Fake& fake, std::vector<PointwiseKernel> kernels) {
+  CudaModule module = FakeModule(kernels);
+  for (const CudaKernelLaunchInfo& info : module.kernels) {
+    fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
+    fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
+  }
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(module, kernels);
+  REQUIRE(so.ok());
+  absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
+  REQUIRE(lib.ok());
+  return Setup{std::move(kernels), std::move(module), std::move(*lib)};
+}
+
+// Operand-major strides of `num_operands` operands, each row-major in `shape`.
+std::vector<int64_t> DenseStrides(const std::vector<int64_t>& shape, int num_operands) {
+  std::vector<int64_t> strides;
+  for (int o = 0; o < num_operands; ++o) {
+    for (int64_t s : RowMajorStrides(shape)) strides.push_back(s);
+  }
+  return strides;
+}
+
+std::vector<uint8_t> Bytes(const void* p, size_t n) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  return std::vector<uint8_t>(b, b + n);
+}
+
+TEST_CASE("init loads the cubin once per context and resolves every entry point",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  Setup s = MakeSetup(fake, TwoKernels());
+  fake.set_current(Ctx(1));
+  const int loads = fake.calls("cuModuleLoadData");
+  const int functions = fake.calls("cuModuleGetFunction");
+  REQUIRE(s.lib.Init() == 0);
+  CHECK(fake.calls("cuModuleLoadData") == loads + 1);
+  CHECK(std::memcmp(fake.last_image(), s.module.cubin.data(), s.module.cubin.size()) == 0);
+  CHECK(fake.calls("cuModuleGetFunction") == functions + 4);  // 2 kernels x 2 entries
+
+  REQUIRE(s.lib.Init() == 0);  // already loaded here
+  CHECK(fake.calls("cuModuleLoadData") == loads + 1);
+  fake.set_current(Ctx(2));
+  REQUIRE(s.lib.Init() == 0);  // a second context
+  CHECK(fake.calls("cuModuleLoadData") == loads + 2);
+  fake.set_current(Ctx(1));
+  REQUIRE(s.lib.Init() == 0);
+  CHECK(fake.calls("cuModuleLoadData") == loads + 2);
+}
+
+TEST_CASE("launches pick the entry point by contiguity and alignment, with GridSize's grid",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  fake.set_num_sms(3, 100);
+  fake.set_occupancy(3);
+  const std::vector<int64_t> shape = {64, 33};
+  Setup s = MakeSetup(fake, TwoKernels(shape));
+  fake.set_current(Ctx(3));
+  REQUIRE(s.lib.Init() == 0);
+  const int loads = fake.calls("cuModuleLoadData");
+  auto relu = s.lib.Kernel("relu");
+  const CudaKernelLaunchInfo& info = s.module.kernels[0];
+  const int64_t numel = 64 * 33;
+  void* const stream = Ptr(0xabc000);
+  void* data[4] = {Ptr(0x10000), Ptr(0x20000), Ptr(0x30000), Ptr(0x40000)};
+
+  auto expect_launch = [&](const char* entry, const std::vector<int64_t>& strides) {
+    const fake_cuda_launch l = fake.LastLaunch();
+    CHECK(std::string(l.entry) == entry);
+    const bool contig = std::string(entry).ends_with("_contig");
+    CHECK(l.grid[0] ==
+          GridSize(numel, contig ? info.elements_per_thread : 1, kCudaBlockSize, 100, 3));
+    CHECK((l.grid[1] == 1 && l.grid[2] == 1));
+    CHECK((l.block[0] == kCudaBlockSize && l.block[1] == 1 && l.block[2] == 1));
+    CHECK(l.shared_bytes == 0);
+    CHECK(l.stream == stream);
+    CHECK(l.ctx == Ctx(3));
+    // The by-value parameter: data[], then strides[] for the strided entry.
+    std::vector<uint8_t> expected = Bytes(data, sizeof(data));
+    if (!contig) {
+      const std::vector<uint8_t> s_bytes = Bytes(strides.data(), strides.size() * 8);
+      expected.insert(expected.end(), s_bytes.begin(), s_bytes.end());
+    }
+    REQUIRE(l.param_bytes == static_cast<int>(expected.size()));
+    CHECK(Bytes(l.params, expected.size()) == expected);
+  };
+
+  SECTION("dense, aligned operands -> contig") {
+    const std::vector<int64_t> strides = DenseStrides(shape, 4);
+    REQUIRE(relu(data, strides.data(), stream) == 0);
+    expect_launch("relu_contig", strides);
+  }
+  SECTION("a broadcast input -> strided") {
+    std::vector<int64_t> strides = DenseStrides(shape, 4);
+    strides[2 * 2 + 0] = 0;  // c broadcasts along dim 0
+    REQUIRE(relu(data, strides.data(), stream) == 0);
+    expect_launch("relu_strided", strides);
+  }
+  SECTION("a transposed input -> strided") {
+    std::vector<int64_t> strides = DenseStrides(shape, 4);
+    strides[0] = 1;
+    strides[1] = 64;
+    REQUIRE(relu(data, strides.data(), stream) == 0);
+    expect_launch("relu_strided", strides);
+  }
+  SECTION("a pointer aligned to 4 but not 16 bytes -> strided") {
+    const std::vector<int64_t> strides = DenseStrides(shape, 4);
+    data[3] = Ptr(0x40004);
+    REQUIRE(relu(data, strides.data(), stream) == 0);
+    expect_launch("relu_strided", strides);
+  }
+  SECTION("the legacy default stream is passed through as NULL") {
+    const std::vector<int64_t> strides = DenseStrides(shape, 4);
+    REQUIRE(relu(data, strides.data(), nullptr) == 0);
+    CHECK(fake.LastLaunch().stream == nullptr);
+  }
+  // The launch path never loads anything once init ran.
+  CHECK(fake.calls("cuModuleLoadData") == loads);
+}
+
+TEST_CASE("dims of size 1 may have any stride; big tensors get one wave of blocks",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  fake.set_num_sms(4, 132);
+  fake.set_occupancy(8);
+  std::vector<PointwiseKernel> kernels = {
+      cuda_testing::FusedReluKernel("row", {1, 64, 1}),
+      cuda_testing::FusedReluKernel("big", {1 << 26}),
+      cuda_testing::FusedReluKernel("scalar", {}),
+  };
+  Setup s = MakeSetup(fake, std::move(kernels));
+  fake.set_current(Ctx(4));
+  REQUIRE(s.lib.Init() == 0);
+  void* data[4] = {Ptr(0x10000), Ptr(0x20000), Ptr(0x30000), Ptr(0x40000)};
+
+  const std::vector<int64_t> row_strides = {7, 1, 3, 0, 1, 99, 1234, 1, 5, 64, 1, 64};
+  REQUIRE(s.lib.Kernel("row")(data, row_strides.data(), nullptr) == 0);
+  CHECK(std::string(fake.LastLaunch().entry) == "row_contig");
+
+  const std::vector<int64_t> big_strides = {1, 1, 1, 1};
+  REQUIRE(s.lib.Kernel("big")(data, big_strides.data(), nullptr) == 0);
+  CHECK(std::string(fake.LastLaunch().entry) == "big_contig");
+  CHECK(fake.LastLaunch().grid[0] == 132 * 8);
+
+  // Rank 0: no strides at all.
+  REQUIRE(s.lib.Kernel("scalar")(data, nullptr, nullptr) == 0);
+  CHECK(std::string(fake.LastLaunch().entry) == "scalar_contig");
+  CHECK(fake.LastLaunch().grid[0] == 1);
+  data[0] = Ptr(0x10008);
+  REQUIRE(s.lib.Kernel("scalar")(data, nullptr, nullptr) == 0);
+  CHECK(std::string(fake.LastLaunch().entry) == "scalar_strided");
+  CHECK(fake.LastLaunch().param_bytes == 32);
+}
+
+TEST_CASE("a launch in a context without the module loads it first", "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  Setup s = MakeSetup(fake, TwoKernels());
+  fake.set_current(Ctx(5));
+  const int loads = fake.calls("cuModuleLoadData");
+  const std::vector<int64_t> strides = DenseStrides({1000}, 2);
+  void* data[2] = {Ptr(0x10000), Ptr(0x20000)};
+  REQUIRE(s.lib.Kernel("gelu")(data, strides.data(), nullptr) == 0);
+  CHECK(fake.calls("cuModuleLoadData") == loads + 1);
+  CHECK(std::string(fake.LastLaunch().entry) == "gelu_contig");
+  REQUIRE(s.lib.Kernel("gelu")(data, strides.data(), nullptr) == 0);
+  CHECK(fake.calls("cuModuleLoadData") == loads + 1);
+}
+
+TEST_CASE("without a current context the stream's is pushed for the call", "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  Setup s = MakeSetup(fake, TwoKernels());
+  void* const stream = Ptr(0x5000123);
+  fake.set_stream_context(stream, Ctx(6));
+  fake.set_current(nullptr);
+
+  CHECK(s.lib.Init() == 201);
+  CHECK_THAT(s.lib.LastError(), Catch::Contains("no current CUDA context"));
+  const std::vector<int64_t> strides = DenseStrides({1000}, 2);
+  void* data[2] = {Ptr(0x10000), Ptr(0x20000)};
+  CHECK(s.lib.Kernel("gelu")(data, strides.data(), nullptr) == 201);
+
+  REQUIRE(s.lib.Kernel("gelu")(data, strides.data(), stream) == 0);
+  CHECK(fake.LastLaunch().ctx == Ctx(6));
+  CHECK(fake.LastLaunch().stream == stream);
+  CHECK(fake.context_depth() == 0);  // popped again
+}
+
+TEST_CASE("driver failures come back as their codes with a message", "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  Setup s = MakeSetup(fake, TwoKernels());
+  const std::vector<int64_t> strides = DenseStrides({64, 33}, 4);
+  void* data[4] = {Ptr(0x10000), Ptr(0x20000), Ptr(0x30000), Ptr(0x40000)};
+
+  SECTION("cuModuleLoadData, then success once the driver recovers") {
+    fake.set_current(Ctx(7));
+    fake.fail("cuModuleLoadData", 209);
+    CHECK(s.lib.Init() == 209);
+    CHECK_THAT(s.lib.LastError(), Catch::Contains("cuModuleLoadData") &&
+                                      Catch::Contains("CUDA_ERROR_NO_BINARY_FOR_GPU"));
+    CHECK(s.lib.Kernel("relu")(data, strides.data(), nullptr) == 209);
+    fake.fail("cuModuleLoadData", 0);
+    CHECK(s.lib.Init() == 0);
+    CHECK(s.lib.Kernel("relu")(data, strides.data(), nullptr) == 0);
+  }
+  SECTION("a missing entry point unloads the module again") {
+    fake.set_current(Ctx(8));
+    fake.fail("cuModuleGetFunction", 500);
+    const int unloads = fake.calls("cuModuleUnload");
+    CHECK(s.lib.Init() == 500);
+    CHECK_THAT(s.lib.LastError(), Catch::Contains("cuModuleGetFunction(relu_contig)"));
+    CHECK(fake.calls("cuModuleUnload") == unloads + 1);
+    fake.fail("cuModuleGetFunction", 0);
+  }
+  SECTION("cuLaunchKernel") {
+    fake.set_current(Ctx(9));
+    REQUIRE(s.lib.Init() == 0);
+    fake.fail("cuLaunchKernel", 701);
+    CHECK(s.lib.Kernel("relu")(data, strides.data(), nullptr) == 701);
+    CHECK_THAT(s.lib.LastError(), Catch::Contains("cuLaunchKernel(relu_contig") &&
+                                      Catch::Contains("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"));
+    fake.fail("cuLaunchKernel", 0);
+  }
+  SECTION("NULL arguments") {
+    fake.set_current(Ctx(9));
+    CHECK(s.lib.Kernel("relu")(nullptr, strides.data(), nullptr) == 1);
+    CHECK_THAT(s.lib.LastError(), Catch::Contains("relu called with NULL data"));
+    CHECK(s.lib.Kernel("relu")(data, nullptr, nullptr) == 1);
+  }
+}
+
+TEST_CASE("cuInit failures are reported and retried", "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  Setup s = MakeSetup(fake, TwoKernels());  // a fresh copy: its runtime has no driver yet
+  fake.set_current(Ctx(10));
+  fake.fail("cuInit", 100);
+  CHECK(s.lib.Init() == 100);
+  CHECK_THAT(s.lib.LastError(), Catch::Contains("cuInit failed: CUDA_ERROR_NO_DEVICE"));
+  fake.fail("cuInit", 0);
+  CHECK(s.lib.Init() == 0);
+}
+
+TEST_CASE("at most 32 contexts", "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  Setup s = MakeSetup(fake, TwoKernels());
+  for (int i = 0; i < 32; ++i) {
+    fake.set_current(Ctx(100 + i));
+    REQUIRE(s.lib.Init() == 0);
+  }
+  fake.set_current(Ctx(200));
+  CHECK(s.lib.Init() == 801);
+  CHECK_THAT(s.lib.LastError(), Catch::Contains("32 CUDA contexts"));
+  fake.set_current(Ctx(131));  // the loaded ones still work
+  CHECK(s.lib.Init() == 0);
+}
+
+TEST_CASE("concurrent first launches load each context exactly once", "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  Setup s = MakeSetup(fake, TwoKernels());
+  const int loads = fake.calls("cuModuleLoadData");
+  const int launches = fake.num_launches();
+  const std::vector<int64_t> strides = DenseStrides({1000}, 2);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      fake.set_current(Ctx(300 + t % 4));
+      void* data[2] = {Ptr(0x10000), Ptr(0x20000)};
+      for (int i = 0; i < 200; ++i) {
+        if (s.lib.Kernel("gelu")(data, strides.data(), nullptr) != 0) ++failures;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  CHECK(failures == 0);
+  CHECK(fake.calls("cuModuleLoadData") == loads + 4);
+  CHECK(fake.num_launches() == launches + 8 * 200);
+}
+
+}  // namespace
+}  // namespace tccd::codegen

@@ -1,0 +1,362 @@
+/* A fake CUDA driver for cuda_host_test (see fake_cuda_driver.h): the driver functions
+ * tccd_cuda_runtime.c resolves, which record what they are asked and fail on request, and a
+ * control API for the test. Built with SONAME libcuda.so.1, so that once a test has dlopen'ed
+ * it, a kernels_cuda.so's dlopen("libcuda.so.1", RTLD_NOLOAD) finds it: the generated library
+ * runs end to end, unmodified, without a GPU.
+ *
+ * Contexts are whatever non-NULL pointers the test makes current; a context's device is
+ * (uintptr_t)ctx >> 12. Thread-safe (one mutex); the current context is per thread, like the
+ * driver's. */
+#include "fake_cuda_driver.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef int CUresult;
+
+enum {
+  kSuccess = 0,
+  kInvalidValue = 1,
+  kNotInitialized = 3,
+  kInvalidContext = 201,
+  kInvalidHandle = 400,
+  kNotFound = 500,
+};
+
+#define FAKE_MAX 256
+#define FAKE_MAX_LAUNCHES 64
+
+struct fake_module {
+  void* ctx;
+  const void* image;
+  int loaded;
+};
+struct fake_function {
+  char name[128];
+  int param_bytes;
+  struct fake_module* module;
+};
+struct fake_param_size {
+  char entry[128];
+  int bytes;
+};
+struct fake_failure {
+  char function[64];
+  int code;
+};
+struct fake_call_count {
+  char function[64];
+  int count;
+};
+struct fake_stream_ctx {
+  void* stream;
+  void* ctx;
+};
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_initialised;
+static int g_num_sms[64];
+static int g_occupancy = 4;
+static struct fake_module g_modules[FAKE_MAX];
+static int g_num_modules;
+static struct fake_function g_functions[FAKE_MAX];
+static int g_num_functions;
+static struct fake_param_size g_param_sizes[FAKE_MAX];
+static int g_num_param_sizes;
+static struct fake_failure g_failures[16];
+static struct fake_call_count g_counts[64];
+static struct fake_stream_ctx g_stream_ctx[16];
+static struct fake_cuda_launch g_launches[FAKE_MAX_LAUNCHES];
+static int g_num_launches;
+static const void* g_last_image;
+
+static __thread void* t_stack[16];
+static __thread int t_depth;
+
+/* ---- Helpers (callers hold g_mu) ----------------------------------------------------------- */
+
+static void count_call(const char* function) {
+  for (int i = 0; i < 64; ++i) {
+    if (g_counts[i].function[0] == '\0') {
+      snprintf(g_counts[i].function, sizeof(g_counts[i].function), "%s", function);
+    }
+    if (strcmp(g_counts[i].function, function) == 0) {
+      ++g_counts[i].count;
+      return;
+    }
+  }
+}
+
+/* Counts the call; the injected failure code for `function`, or 0. */
+static int enter(const char* function) {
+  count_call(function);
+  for (int i = 0; i < 16; ++i) {
+    if (strcmp(g_failures[i].function, function) == 0) return g_failures[i].code;
+  }
+  return kSuccess;
+}
+
+static void* current(void) { return t_depth > 0 ? t_stack[t_depth - 1] : NULL; }
+
+static int device_of(void* ctx) { return (int)(((uintptr_t)ctx >> 12) & 63); }
+
+#define FAKE_ENTER(name)         \
+  pthread_mutex_lock(&g_mu);     \
+  int fake_code_ = enter(name);  \
+  if (fake_code_ != kSuccess) {  \
+    pthread_mutex_unlock(&g_mu); \
+    return fake_code_;           \
+  }
+#define FAKE_RETURN(code)        \
+  do {                           \
+    pthread_mutex_unlock(&g_mu); \
+    return (code);               \
+  } while (0)
+
+/* ---- Driver API ------------------------------------------------------------------------------ */
+
+CUresult cuInit(unsigned flags) {
+  FAKE_ENTER("cuInit");
+  if (flags != 0) FAKE_RETURN(kInvalidValue);
+  g_initialised = 1;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuGetErrorName(CUresult error, const char** name) {
+  switch (error) {
+    case kInvalidValue:
+      *name = "CUDA_ERROR_INVALID_VALUE";
+      return kSuccess;
+    case 100:
+      *name = "CUDA_ERROR_NO_DEVICE";
+      return kSuccess;
+    case 209:
+      *name = "CUDA_ERROR_NO_BINARY_FOR_GPU";
+      return kSuccess;
+    case kInvalidContext:
+      *name = "CUDA_ERROR_INVALID_CONTEXT";
+      return kSuccess;
+    case kInvalidHandle:
+      *name = "CUDA_ERROR_INVALID_HANDLE";
+      return kSuccess;
+    case kNotFound:
+      *name = "CUDA_ERROR_NOT_FOUND";
+      return kSuccess;
+    case 701:
+      *name = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
+      return kSuccess;
+    default:
+      *name = NULL;
+      return kInvalidValue;
+  }
+}
+
+CUresult cuGetErrorString(CUresult error, const char** text) {
+  const char* name = NULL;
+  if (cuGetErrorName(error, &name) != kSuccess) return kInvalidValue;
+  *text = "fake driver error";
+  return kSuccess;
+}
+
+CUresult cuCtxGetCurrent(void** ctx) {
+  FAKE_ENTER("cuCtxGetCurrent");
+  if (!g_initialised) FAKE_RETURN(kNotInitialized);
+  *ctx = current();
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuCtxGetDevice(int* device) {
+  FAKE_ENTER("cuCtxGetDevice");
+  if (current() == NULL) FAKE_RETURN(kInvalidContext);
+  *device = device_of(current());
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuCtxPushCurrent_v2(void* ctx) {
+  FAKE_ENTER("cuCtxPushCurrent_v2");
+  if (ctx == NULL || t_depth == 16) FAKE_RETURN(kInvalidValue);
+  t_stack[t_depth++] = ctx;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuCtxPopCurrent_v2(void** ctx) {
+  FAKE_ENTER("cuCtxPopCurrent_v2");
+  if (t_depth == 0) FAKE_RETURN(kInvalidContext);
+  void* popped = t_stack[--t_depth];
+  if (ctx != NULL) *ctx = popped;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuStreamGetCtx(void* stream, void** ctx) {
+  FAKE_ENTER("cuStreamGetCtx");
+  for (int i = 0; i < 16; ++i) {
+    if (g_stream_ctx[i].stream == stream && stream != NULL) {
+      *ctx = g_stream_ctx[i].ctx;
+      FAKE_RETURN(kSuccess);
+    }
+  }
+  FAKE_RETURN(kInvalidHandle);
+}
+
+CUresult cuDeviceGetAttribute(int* value, int attribute, int device) {
+  FAKE_ENTER("cuDeviceGetAttribute");
+  if (attribute != 16 || device < 0 || device >= 64) FAKE_RETURN(kInvalidValue);
+  *value = g_num_sms[device] > 0 ? g_num_sms[device] : 132;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuModuleLoadData(void** module, const void* image) {
+  FAKE_ENTER("cuModuleLoadData");
+  if (current() == NULL) FAKE_RETURN(kInvalidContext);
+  if (g_num_modules == FAKE_MAX || image == NULL) FAKE_RETURN(kInvalidValue);
+  struct fake_module* m = &g_modules[g_num_modules++];
+  m->ctx = current();
+  m->image = image;
+  m->loaded = 1;
+  g_last_image = image;
+  *module = m;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuModuleUnload(void* module) {
+  FAKE_ENTER("cuModuleUnload");
+  ((struct fake_module*)module)->loaded = 0;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuModuleGetFunction(void** function, void* module, const char* name) {
+  FAKE_ENTER("cuModuleGetFunction");
+  int bytes = -1;
+  for (int i = 0; i < g_num_param_sizes; ++i) {
+    if (strcmp(g_param_sizes[i].entry, name) == 0) bytes = g_param_sizes[i].bytes;
+  }
+  if (bytes < 0) FAKE_RETURN(kNotFound); /* no such entry point in the "cubin" */
+  if (g_num_functions == FAKE_MAX) FAKE_RETURN(kInvalidValue);
+  struct fake_function* f = &g_functions[g_num_functions++];
+  snprintf(f->name, sizeof(f->name), "%s", name);
+  f->param_bytes = bytes;
+  f->module = (struct fake_module*)module;
+  *function = f;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, void* function, int block_size,
+                                                     size_t dynamic_smem) {
+  FAKE_ENTER("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  if (function == NULL || block_size <= 0 || dynamic_smem != 0) FAKE_RETURN(kInvalidValue);
+  *blocks = g_occupancy;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuLaunchKernel(void* function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                        unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
+                        void* stream, void** params, void** extra) {
+  FAKE_ENTER("cuLaunchKernel");
+  struct fake_function* f = (struct fake_function*)function;
+  if (current() == NULL) FAKE_RETURN(kInvalidContext);
+  /* Like the driver: the function must belong to a module loaded in the current context. */
+  if (f == NULL || !f->module->loaded || f->module->ctx != current()) FAKE_RETURN(kInvalidHandle);
+  if (params == NULL || params[0] == NULL || extra != NULL) FAKE_RETURN(kInvalidValue);
+  if (grid_x == 0 || block_x == 0) FAKE_RETURN(kInvalidValue);
+  struct fake_cuda_launch* l = &g_launches[g_num_launches % FAKE_MAX_LAUNCHES];
+  ++g_num_launches;
+  memset(l, 0, sizeof(*l));
+  snprintf(l->entry, sizeof(l->entry), "%s", f->name);
+  l->ctx = current();
+  l->grid[0] = grid_x, l->grid[1] = grid_y, l->grid[2] = grid_z;
+  l->block[0] = block_x, l->block[1] = block_y, l->block[2] = block_z;
+  l->shared_bytes = shared_bytes;
+  l->stream = stream;
+  l->param_bytes = f->param_bytes;
+  memcpy(l->params, params[0], (size_t)f->param_bytes);
+  FAKE_RETURN(kSuccess);
+}
+
+/* ---- Control API ------------------------------------------------------------------------------
+ */
+
+void fake_cuda_set_current(void* ctx) {
+  t_depth = 0;
+  if (ctx != NULL) t_stack[t_depth++] = ctx;
+}
+
+void fake_cuda_set_stream_context(void* stream, void* ctx) {
+  pthread_mutex_lock(&g_mu);
+  for (int i = 0; i < 16; ++i) {
+    if (g_stream_ctx[i].stream == NULL || g_stream_ctx[i].stream == stream) {
+      g_stream_ctx[i].stream = stream;
+      g_stream_ctx[i].ctx = ctx;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&g_mu);
+}
+
+void fake_cuda_set_num_sms(int device, int num_sms) {
+  pthread_mutex_lock(&g_mu);
+  if (device >= 0 && device < 64) g_num_sms[device] = num_sms;
+  pthread_mutex_unlock(&g_mu);
+}
+
+void fake_cuda_set_occupancy(int blocks_per_sm) {
+  pthread_mutex_lock(&g_mu);
+  g_occupancy = blocks_per_sm;
+  pthread_mutex_unlock(&g_mu);
+}
+
+void fake_cuda_add_entry(const char* entry, int param_bytes) {
+  pthread_mutex_lock(&g_mu);
+  if (g_num_param_sizes < FAKE_MAX) {
+    snprintf(g_param_sizes[g_num_param_sizes].entry, 128, "%s", entry);
+    g_param_sizes[g_num_param_sizes++].bytes = param_bytes;
+  }
+  pthread_mutex_unlock(&g_mu);
+}
+
+void fake_cuda_fail(const char* function, int code) {
+  pthread_mutex_lock(&g_mu);
+  for (int i = 0; i < 16; ++i) {
+    if (g_failures[i].function[0] == '\0' || strcmp(g_failures[i].function, function) == 0) {
+      snprintf(g_failures[i].function, sizeof(g_failures[i].function), "%s", function);
+      g_failures[i].code = code;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&g_mu);
+}
+
+int fake_cuda_calls(const char* function) {
+  pthread_mutex_lock(&g_mu);
+  int count = 0;
+  for (int i = 0; i < 64; ++i) {
+    if (strcmp(g_counts[i].function, function) == 0) count = g_counts[i].count;
+  }
+  pthread_mutex_unlock(&g_mu);
+  return count;
+}
+
+int fake_cuda_num_launches(void) {
+  pthread_mutex_lock(&g_mu);
+  const int n = g_num_launches;
+  pthread_mutex_unlock(&g_mu);
+  return n;
+}
+
+int fake_cuda_last_launch(struct fake_cuda_launch* out) {
+  pthread_mutex_lock(&g_mu);
+  const int n = g_num_launches;
+  if (n > 0) *out = g_launches[(n - 1) % FAKE_MAX_LAUNCHES];
+  pthread_mutex_unlock(&g_mu);
+  return n > 0;
+}
+
+const void* fake_cuda_last_image(void) {
+  pthread_mutex_lock(&g_mu);
+  const void* image = g_last_image;
+  pthread_mutex_unlock(&g_mu);
+  return image;
+}
+
+int fake_cuda_context_depth(void) { return t_depth; }
