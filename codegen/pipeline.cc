@@ -16,6 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "codegen/cpu/cpu_backend.h"
+#include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda_host/cuda_host.h"
+#include "codegen/cuda_host/runtime_object.h"
 #include "codegen/ir/known_ops.h"
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
@@ -31,7 +34,9 @@ namespace tccd::codegen {
 
 struct ParsedRequest {
   ir::Graph graph;
-  CpuTarget cpu;
+  ir::DeviceType device = ir::DeviceType::kCpu;
+  CpuTarget cpu;    // when device is kCpu
+  CudaTarget cuda;  // when device is kCuda
   std::string mode;
 };
 
@@ -55,15 +60,24 @@ const DebugOptions& Debug() {
   return *options;
 }
 
+// FNV-1a of the embedded CUDA host runtime: it is linked into every kernels_cuda.so, so a change
+// to it must change the key even when nobody bumps the tccd version.
+std::string CudaRuntimeFingerprint() {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : CudaRuntimeObject()) h = (h ^ c) * 1099511628211ull;
+  return absl::StrCat(absl::Hex(h, absl::kZeroPad16));
+}
+
 void Dump(const std::string& name, const std::string& text) {
   if (Debug().dump_dir.empty()) return;
   std::ofstream(Debug().dump_dir + "/" + name) << text;
 }
 
-// Every tensor must live on the target's device type.
+// Every tensor must live on the target's device type; CUDA graphs may also hold CPU tensors
+// (0-dim scalars, indices), which only extern steps touch: fusion never mixes devices.
 absl::Status CheckDevices(const ir::Graph& graph, ir::DeviceType device) {
   auto check = [&](const ir::TensorType& t, const std::string& where) {
-    if (t.device != device)
+    if (t.device != device && !(device == ir::DeviceType::kCuda && t.device == ir::DeviceType::kCpu))
       return absl::InvalidArgumentError(absl::StrCat(where, " is on another device type than the target"));
     return absl::OkStatus();
   };
@@ -86,14 +100,25 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   Prepared prepared;
   switch (input.target->device_type()) {
     case v1::CPU: {
+      parsed->device = ir::DeviceType::kCpu;
       std::vector<std::string> features(input.target->cpu_features().begin(), input.target->cpu_features().end());
       ASSIGN_OR_RETURN(parsed->cpu, CpuTargetFromFeatures(input.target->cpu_arch(), features));
       RETURN_IF_ERROR(CheckDevices(parsed->graph, ir::DeviceType::kCpu));
       prepared.target_key = "cpu:" + parsed->cpu.KeyString();
       break;
     }
-    case v1::CUDA:
-      return absl::UnimplementedError("CUDA targets are not supported by this tccd yet");
+    case v1::CUDA: {
+      parsed->device = ir::DeviceType::kCuda;
+      ASSIGN_OR_RETURN(parsed->cuda, CudaTargetFromProto(input.target->cuda_cc_major(), input.target->cuda_cc_minor()));
+      RETURN_IF_ERROR(CheckDevices(parsed->graph, ir::DeviceType::kCuda));
+      // The NVRTC version changes the code; the device model is in the key so that an artifact
+      // tuned on one model is never served to another of the same compute capability.
+      ASSIGN_OR_RETURN(std::string nvrtc, CudaCompilerVersion());
+      prepared.target_key = absl::StrCat("cuda:", parsed->cuda.KeyString(), "/", nvrtc, "/rt-",
+                                         CudaRuntimeFingerprint(), "/",
+                                         input.target->cuda_device_name().substr(0, 128));
+      break;
+    }
     default:
       return absl::InvalidArgumentError("target has no device type");
   }
@@ -126,18 +151,33 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
     kernels.push_back(std::move(k));
   }
 
-  // 4. Machine code: every kernel into one shared object for the client's CPU.
+  // 4. Machine code: every kernel into one shared object the client loads.
   CompileOutput out;
-  if (!kernels.empty()) {
-    ASSIGN_OR_RETURN(CpuModule module, CompileCpuKernels(kernels, request.cpu));
-    Dump("kernels.ll", module.llvm_ir);
-    out.artifacts.push_back({"kernels.so", v1::CPU_SHARED_OBJECT, std::move(module.shared_object)});
+  NativeTarget native;
+  if (request.device == ir::DeviceType::kCpu) {
+    native = {.artifact = "kernels.so", .abi = "tccd-cpu-1", .kernel_kind = "cpu_pointwise_loop"};
+    if (!kernels.empty()) {
+      ASSIGN_OR_RETURN(CpuModule module, CompileCpuKernels(kernels, request.cpu));
+      Dump("kernels.ll", module.llvm_ir);
+      out.artifacts.push_back({native.artifact, v1::CPU_SHARED_OBJECT, std::move(module.shared_object)});
+    }
+  } else {
+    // CUDA: kernels -> one cubin (NVRTC); a host .so embeds it and launches each kernel on the
+    // caller's stream through one exported entry point per kernel.
+    native = {.artifact = kCudaHostLibraryName, .abi = "tccd-cuda-1", .kernel_kind = "cuda_pointwise"};
+    if (!kernels.empty()) {
+      ASSIGN_OR_RETURN(CudaModule module, CompileCudaKernels(kernels, request.cuda));
+      Dump("kernels.cu", module.cuda_source);
+      Dump("kernels.ptx", module.ptx);
+      ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module, kernels));
+      out.artifacts.push_back({native.artifact, v1::CUDA_HOST_OBJECT, std::move(host)});
+      out.artifacts.push_back({"kernels.cubin", v1::CUBIN, std::move(module.cubin)});
+      out.artifacts.push_back({"kernels.ptx", v1::TEXT, std::move(module.ptx)});
+    }
   }
 
   // 5. The plan the client runs.
-  ASSIGN_OR_RETURN(out.plan, BuildPlan(graph, partition, kernels,
-                                       {.artifact = "kernels.so", .abi = "tccd-cpu-1",
-                                        .kernel_kind = "cpu_pointwise_loop"}));
+  ASSIGN_OR_RETURN(out.plan, BuildPlan(graph, partition, kernels, native));
   out.num_fused_kernels = static_cast<int>(kernels.size());
   out.num_extern_steps = static_cast<int>(partition.schedule.size() - kernels.size());
   return out;

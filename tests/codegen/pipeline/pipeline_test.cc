@@ -115,9 +115,10 @@ TEST_CASE("the canonical IR ignores device indices, and the key's graph part is 
 
 TEST_CASE("unsupported and malformed requests fail with a precise status", "[pipeline]") {
   v1::Graph graph = TestGraph();
-  v1::Target cuda;
-  cuda.set_device_type(v1::CUDA);
-  CHECK(Prepare({&graph, &cuda, ""}).status().code() == absl::StatusCode::kUnimplemented);
+  v1::Target old_gpu;
+  old_gpu.set_device_type(v1::CUDA);
+  old_gpu.set_cuda_cc_major(5);
+  CHECK(Prepare({&graph, &old_gpu, ""}).status().code() == absl::StatusCode::kInvalidArgument);
   v1::Target riscv = CpuTarget();
   riscv.set_cpu_arch("riscv64");
   CHECK(Prepare({&graph, &riscv, ""}).status().code() == absl::StatusCode::kInvalidArgument);
@@ -128,6 +129,44 @@ TEST_CASE("unsupported and malformed requests fail with a precise status", "[pip
   wrong_device.mutable_nodes(0)->mutable_outputs(0)->mutable_device()->set_type(v1::CUDA);
   v1::Target target = CpuTarget();
   CHECK(Prepare({&wrong_device, &target, ""}).status().code() == absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tccd::codegen
+
+namespace tccd::codegen {
+namespace {
+
+// Everything on CUDA: the same graph compiles to a cubin plus a host .so with one entry point per
+// kernel (no GPU needed). Skipped where the CUDA toolkit (NVRTC) is absent.
+TEST_CASE("a CUDA graph compiles to a host library, a cubin and a tccd-cuda-1 plan", "[pipeline][cuda]") {
+  v1::Graph graph = TestGraph();
+  for (auto& m : *graph.mutable_inputs()) m.mutable_device()->set_type(v1::CUDA);
+  for (auto& n : *graph.mutable_nodes())
+    for (auto& m : *n.mutable_outputs()) m.mutable_device()->set_type(v1::CUDA);
+  v1::Target target;
+  target.set_device_type(v1::CUDA);
+  target.set_cuda_cc_major(9);
+  target.set_cuda_device_name("NVIDIA H100 80GB HBM3");
+  absl::StatusOr<Prepared> prepared = Prepare({&graph, &target, "default"});
+  if (prepared.status().code() == absl::StatusCode::kFailedPrecondition) {
+    WARN("skipped: " << prepared.status().ToString());
+    return;
+  }
+  REQUIRE(prepared.ok());
+  CHECK(prepared->target_key.rfind("cuda:sm_90/nvrtc-", 0) == 0);
+  CHECK(prepared->target_key.find("H100") != std::string::npos);
+  absl::StatusOr<CompileOutput> out = Compile(*prepared);
+  REQUIRE(out.ok());
+  CHECK(out->num_fused_kernels == 1);
+  const v1::NativeCall& call = out->plan.steps(0).native();
+  CHECK(call.abi() == "tccd-cuda-1");
+  CHECK(call.artifact() == "kernels_cuda.so");
+  CHECK(call.kernels(0).kind() == "cuda_pointwise");
+  std::vector<std::string> names;
+  for (const ArtifactBytes& a : out->artifacts) names.push_back(a.name);
+  CHECK(names == std::vector<std::string>{"kernels_cuda.so", "kernels.cubin", "kernels.ptx"});
+  CHECK(out->artifacts[0].bytes.substr(0, 4) == "\x7f" "ELF");
 }
 
 }  // namespace
