@@ -226,6 +226,7 @@ def _native_step(
             f"step {index}: expected_strides has {len(expected)} entries, not "
             f"{num_operands} operands x rank {rank}"
         )
+    last_error = _cuda_last_error_fn(library) if call.abi == ABI_CUDA else None
     PtrArray = ctypes.c_void_p * num_operands
     StrideArray = ctypes.c_int64 * (num_operands * rank)
     expected_array = StrideArray(*expected)
@@ -273,7 +274,9 @@ def _native_step(
             stream = torch.cuda.current_stream(outs[0].device if outs else None).cuda_stream
             err = fn(pointers, strides, ctypes.c_void_p(stream))
             if err != 0:
-                raise RuntimeError(f"tccd plan step {index} ({call.symbol}): CUDA error {err}")
+                raise RuntimeError(
+                    f"tccd plan step {index} ({call.symbol}): CUDA error {err}: {last_error()}"
+                )
         else:
             fn(pointers, strides)
         for value_id in release:
@@ -350,6 +353,32 @@ class LoadedPlan:
         ]
 
 
+def _cuda_last_error_fn(library: ctypes.CDLL) -> Callable[[], str]:
+    fn = library.tccd_cuda_last_error
+    fn.argtypes = []
+    fn.restype = ctypes.c_char_p
+    return lambda: (fn() or b"").decode("utf-8", "replace")
+
+
+def _init_cuda_library(artifact: str, library: ctypes.CDLL) -> None:
+    """Loads the module of a kernels_cuda.so on the current device, outside any CUDA graph
+    capture (launches then never load anything, so they are safe to capture)."""
+    torch.cuda.init()
+    torch.cuda.current_stream()  # makes the device's primary context current on this thread
+    try:
+        init = library.tccd_cuda_init
+    except AttributeError:
+        raise ArtifactError(f"{artifact} has no tccd_cuda_init entry point")
+    init.argtypes = []
+    init.restype = ctypes.c_int
+    err = init()
+    if err != 0:
+        raise ArtifactError(
+            f"{artifact}: loading its CUDA kernels failed (error {err}): "
+            f"{_cuda_last_error_fn(library)()}"
+        )
+
+
 def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "graph") -> LoadedPlan:
     """Binds `plan` to the shared objects at `artifact_paths` (artifact name -> file)."""
     needed = {s.native.artifact for s in plan.steps if s.WhichOneof("kind") == "native"}
@@ -362,4 +391,10 @@ def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "grap
             libraries[artifact] = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
         except OSError as e:
             raise ArtifactError(f"cannot load {artifact} ({path}): {e}") from e
+    cuda_artifacts = {
+        s.native.artifact for s in plan.steps
+        if s.WhichOneof("kind") == "native" and s.native.abi == ABI_CUDA
+    }
+    for artifact in sorted(cuda_artifacts):
+        _init_cuda_library(artifact, libraries[artifact])
     return LoadedPlan(plan, libraries, name)
