@@ -109,4 +109,21 @@ struct Graph {
   }
 };
 
+// Calls fn(ref) for every tensor reference in `arg`, through nested lists.
+template <typename Fn>
+void ForEachRef(const Arg& arg, const Fn& fn) {
+  if (arg.is_ref()) {
+    fn(arg.ref());
+  } else if (const auto* list = std::get_if<ArgList>(&arg.v)) {
+    for (const Arg& a : *list) ForEachRef(a, fn);
+  }
+}
+
+// Calls fn(ref) for every tensor a node reads (positional and keyword arguments).
+template <typename Fn>
+void ForEachInput(const Node& node, const Fn& fn) {
+  for (const Arg& a : node.args) ForEachRef(a, fn);
+  for (const NamedArg& kw : node.kwargs) ForEachRef(kw.value, fn);
+}
+
 }  // namespace tccd::ir

@@ -20,14 +20,6 @@ bool IsSideEffectFreeView(const std::string& target) {
   return kViews->contains(target);
 }
 
-void MarkRefs(const ir::Arg& arg, std::vector<bool>& live) {
-  if (arg.is_ref()) {
-    if (!arg.ref().is_input()) live[arg.ref().node] = true;
-  } else if (const auto* list = std::get_if<ir::ArgList>(&arg.v)) {
-    for (const ir::Arg& a : *list) MarkRefs(a, live);
-  }
-}
-
 void Renumber(ir::Arg& arg, const std::vector<int>& new_id) {
   if (arg.is_ref()) {
     ir::ValueRef& r = std::get<ir::ValueRef>(arg.v);
@@ -42,14 +34,16 @@ void Renumber(ir::Arg& arg, const std::vector<int>& new_id) {
 absl::StatusOr<bool> DeadCodeElimination::Run(ir::Graph& graph) {
   const int n = static_cast<int>(graph.nodes.size());
   std::vector<bool> live(n, false);
-  for (const ir::Arg& a : graph.outputs) MarkRefs(a, live);
+  auto mark = [&](const ir::ValueRef& r) {
+    if (!r.is_input()) live[r.node] = true;
+  };
+  for (const ir::Arg& a : graph.outputs) ir::ForEachRef(a, mark);
   for (int id = n - 1; id >= 0; --id) {
     const ir::Node& node = graph.nodes[id];
     bool removable = IsPointwiseOp(graph, node) || IsSideEffectFreeView(node.target);
     if (!removable) live[id] = true;
     if (!live[id]) continue;
-    for (const ir::Arg& a : node.args) MarkRefs(a, live);
-    for (const ir::NamedArg& kw : node.kwargs) MarkRefs(kw.value, live);
+    ir::ForEachInput(node, mark);
   }
   std::vector<int> new_id(n, -1);
   int next = 0;

@@ -14,21 +14,8 @@
 namespace tccd::codegen {
 namespace {
 
-// Calls fn(ref) for every tensor ref in an argument, recursively through lists.
-template <typename Fn>
-void ForEachRef(const ir::Arg& arg, const Fn& fn) {
-  if (arg.is_ref()) {
-    fn(arg.ref());
-  } else if (const auto* list = std::get_if<ir::ArgList>(&arg.v)) {
-    for (const ir::Arg& a : *list) ForEachRef(a, fn);
-  }
-}
-
-template <typename Fn>
-void ForEachInput(const ir::Node& node, const Fn& fn) {
-  for (const ir::Arg& a : node.args) ForEachRef(a, fn);
-  for (const ir::NamedArg& kw : node.kwargs) ForEachRef(kw.value, fn);
-}
+using ir::ForEachInput;
+using ir::ForEachRef;
 
 // Moves every node of group `from` into group `into`, leaving `from` empty.
 void MergeGroups(Partition& p, std::vector<std::set<int>>& deps, int from, int into) {

@@ -7,18 +7,8 @@
 #include "proto/status_macros.h"
 
 namespace tccd::codegen {
-namespace {
-
-template <typename Fn>
-void ForEachRef(const ir::Arg& arg, const Fn& fn) {
-  if (arg.is_ref()) {
-    fn(arg.ref());
-  } else if (const auto* list = std::get_if<ir::ArgList>(&arg.v)) {
-    for (const ir::Arg& a : *list) ForEachRef(a, fn);
-  }
-}
-
-}  // namespace
+using ir::ForEachInput;
+using ir::ForEachRef;
 
 std::vector<int64_t> IterationStrides(const ir::TensorType& type, const std::vector<int64_t>& shape) {
   const int64_t rank = static_cast<int64_t>(shape.size());
@@ -46,11 +36,7 @@ absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& part
 
   // Which node outputs anything reads (unused extern outputs get id -1).
   std::map<ir::ValueRef, bool> used;
-  for (const ir::Node& node : graph.nodes) {
-    for (const ir::Arg& a : node.args) ForEachRef(a, [&](const ir::ValueRef& r) { used[r] = true; });
-    for (const ir::NamedArg& kw : node.kwargs) ForEachRef(kw.value, [&](const ir::ValueRef& r) { used[r] = true; });
-  }
-  std::vector<int> output_ids;
+  for (const ir::Node& node : graph.nodes) ForEachInput(node, [&](const ir::ValueRef& r) { used[r] = true; });
   for (const ir::Arg& a : graph.outputs) ForEachRef(a, [&](const ir::ValueRef& r) { used[r] = true; });
 
   auto id = [&](const ir::ValueRef& r) { return id_of.at(r); };
