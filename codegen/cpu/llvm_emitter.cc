@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "codegen/cpu/libm_symbols.h"
+#include "codegen/cpu/vector_math.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -85,6 +86,7 @@ class KernelEmitter {
   llvm::Value* F32FromHalf(llvm::Value* bits, DType from);
   llvm::Value* HalfFromF32(llvm::Value* f, DType to);
   llvm::Value* Binary(PwOp op, DType d, llvm::Value* a, llvm::Value* b);
+  llvm::Value* Pow(DType d, llvm::Value* a, llvm::Value* b);
   llvm::Value* Unary(PwOp op, DType d, llvm::Value* x);
   llvm::Value* Compare(PwOp op, DType d, llvm::Value* a, llvm::Value* b);
   llvm::Value* CallLibm(const char* f32_name, DType d, llvm::Value* x);
@@ -462,7 +464,7 @@ llvm::Value* KernelEmitter::Binary(PwOp op, DType d, llvm::Value* a, llvm::Value
     case PwOp::kSub: return fp ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
     case PwOp::kMul: return fp ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
     case PwOp::kDiv: return b_.CreateFDiv(a, b);
-    case PwOp::kPow: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a, b);
+    case PwOp::kPow: return Pow(d, a, b);
     case PwOp::kMaximum:
     case PwOp::kMinimum: {
       const bool max = op == PwOp::kMaximum;
@@ -481,6 +483,22 @@ llvm::Value* KernelEmitter::Binary(PwOp op, DType d, llvm::Value* a, llvm::Value
     }
     default: return nullptr;
   }
+}
+
+llvm::Value* KernelEmitter::Pow(DType d, llvm::Value* a, llvm::Value* b) {
+  // The constant exponents ATen's pow kernels special-case, computed the same way (so results
+  // match eager bit for bit) and without a libm call that would keep the loop scalar.
+  if (auto* c = llvm::dyn_cast<llvm::ConstantFP>(b)) {
+    const llvm::APFloat& e = c->getValueAPF();
+    auto sqrt = [&] { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a); };
+    if (e.isExactlyValue(2.0)) return b_.CreateFMul(a, a);
+    if (e.isExactlyValue(3.0)) return b_.CreateFMul(b_.CreateFMul(a, a), a);
+    if (e.isExactlyValue(-2.0)) return b_.CreateFDiv(FloatConst(d, 1.0), b_.CreateFMul(a, a));
+    if (e.isExactlyValue(0.5)) return sqrt();
+    if (e.isExactlyValue(-0.5)) return b_.CreateFDiv(FloatConst(d, 1.0), sqrt());
+    if (e.isExactlyValue(-1.0)) return b_.CreateFDiv(FloatConst(d, 1.0), a);
+  }
+  return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a, b);
 }
 
 llvm::Value* KernelEmitter::CallLibm(const char* f32_name, DType d, llvm::Value* x) {
@@ -507,6 +525,12 @@ llvm::Value* KernelEmitter::Unary(PwOp op, DType d, llvm::Value* x) {
   using llvm::Intrinsic::ID;
   auto intrinsic = [&](ID id) { return b_.CreateUnaryIntrinsic(id, x); };
   auto one = [&] { return FloatConst(d, 1.0); };
+  // Inline IR from vector_math.h where it has a version for the type (so that the loop
+  // vectorises), else `libm()`.
+  auto math = [&](MathFn fn, const std::function<llvm::Value*()>& libm) {
+    llvm::Value* inline_value = EmitInlineMath(b_, fn, x);
+    return inline_value != nullptr ? inline_value : libm();
+  };
   switch (op) {
     case PwOp::kNeg: return fp ? b_.CreateFNeg(x) : b_.CreateNeg(x);
     case PwOp::kAbs:
@@ -514,21 +538,22 @@ llvm::Value* KernelEmitter::Unary(PwOp op, DType d, llvm::Value* x) {
       if (IsUnsigned(d)) return x;
       // abs(INT_MIN) wraps to INT_MIN, like torch.
       return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse());
-    case PwOp::kExp: return intrinsic(llvm::Intrinsic::exp);
-    case PwOp::kLog: return intrinsic(llvm::Intrinsic::log);
+    case PwOp::kExp: return math(MathFn::kExp, [&] { return intrinsic(llvm::Intrinsic::exp); });
+    case PwOp::kLog: return math(MathFn::kLog, [&] { return intrinsic(llvm::Intrinsic::log); });
+    case PwOp::kLog1p: return math(MathFn::kLog1p, [&] { return CallLibm("log1pf", d, x); });
+    case PwOp::kExpm1: return math(MathFn::kExpm1, [&] { return CallLibm("expm1f", d, x); });
+    case PwOp::kTanh: return math(MathFn::kTanh, [&] { return CallLibm("tanhf", d, x); });
+    case PwOp::kErf: return math(MathFn::kErf, [&] { return CallLibm("erff", d, x); });
+    case PwOp::kSigmoid:
+      return math(MathFn::kSigmoid, [&] {
+        llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
+        return b_.CreateFDiv(one(), b_.CreateFAdd(one(), e));
+      });
     case PwOp::kSin: return intrinsic(llvm::Intrinsic::sin);
     case PwOp::kCos: return intrinsic(llvm::Intrinsic::cos);
     case PwOp::kSqrt: return intrinsic(llvm::Intrinsic::sqrt);
-    case PwOp::kLog1p: return CallLibm("log1pf", d, x);
-    case PwOp::kExpm1: return CallLibm("expm1f", d, x);
-    case PwOp::kTanh: return CallLibm("tanhf", d, x);
-    case PwOp::kErf: return CallLibm("erff", d, x);
     case PwOp::kRsqrt: return b_.CreateFDiv(one(), intrinsic(llvm::Intrinsic::sqrt));
     case PwOp::kReciprocal: return b_.CreateFDiv(one(), x);
-    case PwOp::kSigmoid: {
-      llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
-      return b_.CreateFDiv(one(), b_.CreateFAdd(one(), e));
-    }
     // Rounding is the identity on integers.
     case PwOp::kFloor: return fp ? intrinsic(llvm::Intrinsic::floor) : x;
     case PwOp::kCeil: return fp ? intrinsic(llvm::Intrinsic::ceil) : x;
