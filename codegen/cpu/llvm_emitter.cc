@@ -498,6 +498,7 @@ llvm::Value* KernelEmitter::Pow(DType d, llvm::Value* a, llvm::Value* b) {
     if (e.isExactlyValue(-0.5)) return b_.CreateFDiv(FloatConst(d, 1.0), sqrt());
     if (e.isExactlyValue(-1.0)) return b_.CreateFDiv(FloatConst(d, 1.0), a);
   }
+  if (llvm::Value* inline_value = EmitInlinePow(b_, a, b)) return inline_value;
   return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a, b);
 }
 
@@ -549,8 +550,8 @@ llvm::Value* KernelEmitter::Unary(PwOp op, DType d, llvm::Value* x) {
         llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
         return b_.CreateFDiv(one(), b_.CreateFAdd(one(), e));
       });
-    case PwOp::kSin: return intrinsic(llvm::Intrinsic::sin);
-    case PwOp::kCos: return intrinsic(llvm::Intrinsic::cos);
+    case PwOp::kSin: return math(MathFn::kSin, [&] { return intrinsic(llvm::Intrinsic::sin); });
+    case PwOp::kCos: return math(MathFn::kCos, [&] { return intrinsic(llvm::Intrinsic::cos); });
     case PwOp::kSqrt: return intrinsic(llvm::Intrinsic::sqrt);
     case PwOp::kRsqrt: return b_.CreateFDiv(one(), intrinsic(llvm::Intrinsic::sqrt));
     case PwOp::kReciprocal: return b_.CreateFDiv(one(), x);

@@ -1,4 +1,5 @@
-// Branch-free IR for exp, expm1, log, log1p, tanh, sigmoid and erf (see vector_math.h).
+// Inline IR for exp, expm1, log, log1p, tanh, sigmoid and erf (branch-free), and for f32 sin,
+// cos and pow (module functions with vector variants and a libm fallback); see vector_math.h.
 //
 // Shared building blocks:
 //  * RoundToInt: n = round(y) as a float and as an integer, with the 1.5 * 2^(mantissa bits)
@@ -10,13 +11,20 @@
 //    the arithmetic to the result, so no separate NaN case is needed.
 #include "codegen/cpu/vector_math.h"
 
+#include <functional>
 #include <initializer_list>
 #include <limits>
+#include <string>
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 namespace tccd::codegen {
 namespace {
@@ -39,6 +47,15 @@ class MathEmitter {
   Value* Tanh(Value* x);
   Value* Sigmoid(Value* x);
   Value* Erf(Value* x);
+
+  // The inline part of f32 sin, cos and pow: the value, and the lanes it does not cover, which
+  // take libm's value instead (see EmitWithLibmFallback).
+  struct FastPath {
+    Value* value;
+    Value* rare;  // i1 per lane
+  };
+  FastPath SinCosFast(Value* x, bool cos);
+  FastPath PowFast(Value* x, Value* y);
 
  private:
   // Format parameters of the working type.
@@ -297,6 +314,147 @@ Value* MathEmitter::Erf(Value* x) {
   return Select(Lt(a, F(0.921875)), small, large);
 }
 
+MathEmitter::FastPath MathEmitter::SinCosFast(Value* x, bool cos) {
+  // In double: n = round(x * 2/pi), r = x - n * pi/2 with pi/2 in two parts (hi has 33 bits,
+  // so n * hi is exact for |n| < 2^20, and x - n * hi is exact), |r| <= pi/4; then sin(r) or
+  // cos(r) by quadrant, rounded once to float. |x| >= 2^20 and infinities are left to libm
+  // (a full-range reduction needs Payne-Hanek); NaN stays here (it propagates).
+  MathEmitter d(b_, t_->getWithNewType(b_.getDoubleTy()));
+  Value* xd = b_.CreateFPExt(x, d.t_);
+  const Rounded n = d.RoundToInt(xd, 0x1.45f306dc9c883p-1);  // 2/pi
+  Value* r = d.Fma(n.f, d.F(-0x1.921fb544p+0), xd);
+  r = d.Fma(n.f, d.F(-0x1.0b4611a626331p-34), r);
+  Value* z = d.Mul(r, r);
+  Value* sin_r = d.Fma(d.Mul(r, z),
+                       d.Poly(z, {-0x1.55555554d9aa6p-3, 0x1.11110e79019d2p-7,
+                                  -0x1.a013e4b2bbec3p-13, 0x1.6dbe1f794cc0bp-19}),
+                       r);
+  Value* cos_r = d.Fma(z,
+                       d.Poly(z, {-0x1.fffffffd58ce1p-2, 0x1.55554e35c4796p-5,
+                                  -0x1.6c0e5c79249cep-10, 0x1.9a6f51d97a936p-16}),
+                       d.F(1.0));
+  // Quadrant q = n mod 4: sin(x) = sin r, cos r, -sin r, -cos r; cos(x) = sin(x + pi/2).
+  Value* q = cos ? b_.CreateAdd(n.i, d.I(1)) : n.i;
+  Value* odd = b_.CreateICmpNE(b_.CreateAnd(q, d.I(1)), d.I(0));
+  Value* v = d.Select(odd, cos_r, sin_r);
+  Value* sign = b_.CreateShl(b_.CreateAnd(q, d.I(2)), 62);  // bit 1 of q -> the sign bit
+  v = d.FromBits(b_.CreateXor(d.Bits(v), sign));
+  Value* result = b_.CreateFPTrunc(v, t_);
+  // sin(x) = x for tiny |x|, which also keeps -0 and denormals exact.
+  if (!cos) result = Select(Lt(Abs(x), F(0x1p-12)), x, result);
+  return {result, b_.CreateFCmpOGE(Abs(x), F(0x1p20))};
+}
+
+MathEmitter::FastPath MathEmitter::PowFast(Value* x, Value* y) {
+  // For finite x > 0 and finite y: exp(y * ln x) in double, rounded once to float. ln and exp
+  // are accurate to about an ulp of double, so for every result in float's range the error
+  // before that rounding is below 2^-40 relative. Everything else (x <= 0 with its integer-y
+  // rules, infinities, NaN: C99's special-case table) is left to libm.
+  MathEmitter d(b_, t_->getWithNewType(b_.getDoubleTy()));
+  Value *k_f, *f;
+  d.SplitLog(b_.CreateFPExt(x, d.t_), &k_f, &f);
+  Value* t = d.Mul(b_.CreateFPExt(y, d.t_), d.LogFinite(k_f, f, nullptr));
+  Value* result = b_.CreateFPTrunc(d.Exp(t), t_);
+  const double inf = std::numeric_limits<double>::infinity();
+  Value* common = b_.CreateAnd(b_.CreateAnd(Gt(x, F(0.0)), Lt(x, F(inf))), Lt(Abs(y), F(inf)));
+  return {result, b_.CreateNot(common)};
+}
+
+using FastPathFn = std::function<MathEmitter::FastPath(MathEmitter&, llvm::ArrayRef<Value*>)>;
+
+// Defines `name`: fast(args) where no lane is rare, libm where one is (lane by lane).
+llvm::Function* DefineWithLibmFallback(llvm::Module& module, const std::string& name,
+                                       llvm::Type* type, int arity, llvm::FunctionCallee libm,
+                                       const FastPathFn& fast) {
+  llvm::LLVMContext& ctx = module.getContext();
+  const llvm::SmallVector<llvm::Type*, 2> params(arity, type);
+  llvm::Function* fn = llvm::Function::Create(llvm::FunctionType::get(type, params, false),
+                                              llvm::GlobalValue::InternalLinkage, name, module);
+  fn->setDoesNotAccessMemory();
+  fn->setDoesNotThrow();
+  fn->setWillReturn();
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  llvm::SmallVector<Value*, 2> args;
+  for (llvm::Argument& arg : fn->args()) args.push_back(&arg);
+  MathEmitter m(b, type);
+  const MathEmitter::FastPath fp = fast(m, args);
+  auto* vector_type = llvm::dyn_cast<llvm::FixedVectorType>(type);
+  llvm::BasicBlock* common = b.GetInsertBlock();
+  llvm::BasicBlock* rare = llvm::BasicBlock::Create(ctx, "libm", fn);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx, "done", fn);
+  b.CreateCondBr(vector_type ? b.CreateOrReduce(fp.rare) : fp.rare, rare, done,
+                 llvm::MDBuilder(ctx).createBranchWeights(1, 1 << 20));
+  b.SetInsertPoint(rare);
+  Value* from_libm;
+  if (vector_type == nullptr) {
+    from_libm = b.CreateCall(libm, args);
+  } else {
+    // Every lane is recomputed (this block is rare); the rare ones are kept.
+    from_libm = llvm::PoisonValue::get(type);
+    for (unsigned i = 0; i < vector_type->getNumElements(); ++i) {
+      llvm::SmallVector<Value*, 2> lane;
+      for (Value* arg : args) lane.push_back(b.CreateExtractElement(arg, i));
+      from_libm = b.CreateInsertElement(from_libm, b.CreateCall(libm, lane), i);
+    }
+    from_libm = b.CreateSelect(fp.rare, from_libm, fp.value);
+  }
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  llvm::PHINode* phi = b.CreatePHI(type, 2);
+  phi->addIncoming(fp.value, common);
+  phi->addIncoming(from_libm, rare);
+  b.CreateRet(phi);
+  return fn;
+}
+
+// Calls `name(args)` (f32 scalars), defining it and its vector variants on first use.
+//
+// Branch-free IR cannot call libm for some lanes only, and LLVM 16's loop vectoriser widens a
+// pure call in a conditional block as if it were unconditional (a libm call per lane, on every
+// element). So these functions live in the module: the kernel calls the scalar one, whose
+// call site names vector variants of 4, 8 and 16 lanes in the "vector-function-abi-variant"
+// attribute (the mechanism LLVM uses for vector math libraries). The vectoriser then calls the
+// variant of its width, which runs the fast path on all lanes and calls libm only when some
+// lane needs it. The scalar function is noinline so that the call survives until the
+// vectoriser; the variants are in llvm.compiler.used because nothing calls them before it.
+Value* EmitWithLibmFallback(llvm::IRBuilderBase& b, const std::string& name, const char* libm_name,
+                            llvm::ArrayRef<Value*> args, const FastPathFn& fast) {
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Type* type = args[0]->getType();
+  const int arity = static_cast<int>(args.size());
+  std::string mappings;
+  for (int lanes : {4, 8, 16}) {
+    if (!mappings.empty()) mappings += ",";
+    mappings += "_ZGV_LLVM_N" + std::to_string(lanes) + std::string(arity, 'v') + "_" + name + "(" +
+                name + ".v" + std::to_string(lanes) + ")";
+  }
+  llvm::Function* scalar = module.getFunction(name);
+  if (scalar == nullptr) {
+    const llvm::SmallVector<llvm::Type*, 2> params(arity, type);
+    llvm::FunctionCallee libm =
+        module.getOrInsertFunction(libm_name, llvm::FunctionType::get(type, params, false));
+    if (auto* f = llvm::dyn_cast<llvm::Function>(libm.getCallee())) {
+      f->setDoesNotAccessMemory();  // as with -fno-math-errno
+      f->setDoesNotThrow();
+      f->setWillReturn();
+    }
+    scalar = DefineWithLibmFallback(module, name, type, arity, libm, fast);
+    scalar->addFnAttr(llvm::Attribute::NoInline);
+    llvm::SmallVector<llvm::GlobalValue*, 3> variants;
+    for (unsigned lanes : {4u, 8u, 16u}) {
+      variants.push_back(DefineWithLibmFallback(module, name + ".v" + std::to_string(lanes),
+                                                llvm::FixedVectorType::get(type, lanes), arity,
+                                                libm, fast));
+    }
+    llvm::appendToCompilerUsed(module, variants);
+  }
+  llvm::CallInst* call = b.CreateCall(scalar, args);
+  call->addFnAttr(llvm::Attribute::get(b.getContext(), "vector-function-abi-variant", mappings));
+  call->setDoesNotAccessMemory();
+  call->setDoesNotThrow();
+  return call;
+}
+
 }  // namespace
 
 Value* EmitInlineMath(llvm::IRBuilderBase& builder, MathFn fn, Value* x) {
@@ -313,8 +471,25 @@ Value* EmitInlineMath(llvm::IRBuilderBase& builder, MathFn fn, Value* x) {
     case MathFn::kSigmoid: return m.Sigmoid(x);
     // f64 erf needs several ranges of rational approximations to be accurate: libm's.
     case MathFn::kErf: return f32 ? m.Erf(x) : nullptr;
+    // f64 sin/cos would need a double-double reduction: libm's.
+    case MathFn::kSin:
+    case MathFn::kCos: {
+      if (!f32) return nullptr;
+      const bool cos = fn == MathFn::kCos;
+      return EmitWithLibmFallback(builder, cos ? "tccd.cosf" : "tccd.sinf", cos ? "cosf" : "sinf",
+                                  {x}, [cos](MathEmitter& e, llvm::ArrayRef<Value*> args) {
+                                    return e.SinCosFast(args[0], cos);
+                                  });
+    }
   }
   return nullptr;
+}
+
+Value* EmitInlinePow(llvm::IRBuilderBase& builder, Value* x, Value* y) {
+  if (!x->getType()->isFloatTy()) return nullptr;  // f64: libm's
+  return EmitWithLibmFallback(
+      builder, "tccd.powf", "powf", {x, y},
+      [](MathEmitter& e, llvm::ArrayRef<Value*> args) { return e.PowFast(args[0], args[1]); });
 }
 
 }  // namespace tccd::codegen

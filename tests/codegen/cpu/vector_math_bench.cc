@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -176,8 +175,6 @@ int Main(int argc, char** argv) {
   std::printf("%lld f32 elements, %s, best of %d runs (single thread)\n",
               static_cast<long long>(kNumel), target.KeyString().c_str(), reps);
   std::printf("%-14s %9s %9s\n", "kernel", "ms", "GB/s");
-  // Kernels whose math is still a libm call per element (scalar loop), for comparison.
-  const std::set<std::string> libm = {"k_sin", "k_cos", "k_pow"};
   for (const PointwiseKernel& kernel : kernels) {
     auto fn = reinterpret_cast<KernelFn>(dlsym(so, kernel.name.c_str()));
     std::vector<void*> data;
@@ -196,8 +193,7 @@ int Main(int argc, char** argv) {
       if (r >= 2) best = std::min(best, ms);
     }
     const double bytes = static_cast<double>(kNumel) * 4 * data.size();
-    std::printf("%-14s %9.3f %9.2f%s\n", kernel.name.c_str(), best, bytes / best / 1e6,
-                libm.count(kernel.name) ? "  (libm)" : "");
+    std::printf("%-14s %9.3f %9.2f\n", kernel.name.c_str(), best, bytes / best / 1e6);
   }
   dlclose(so);
   return 0;
