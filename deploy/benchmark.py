@@ -125,7 +125,9 @@ def main() -> None:
     a = p.parse_args()
     if a.worker:
         if a.worker == "tccd":
-            import tccd  # noqa: F401  registers the backend without the entry point
+            import torch  # noqa: F401  (first: `import tccd` registers the backend when torch is loaded)
+
+            import tccd  # noqa: F401  registers the backend where the entry point is not installed
         print("RESULT " + json.dumps(worker(a.worker, a.model, a.iters)), flush=True)
         return
     os.makedirs(a.out, exist_ok=True)
