@@ -29,6 +29,8 @@
 #include "codegen/passes/plan_builder.h"
 #include "proto/status_macros.h"
 #include "spdlog/spdlog.h"
+#include "llvm/Config/llvm-config.h"
+#include "tccd_version.h"
 
 namespace tccd::codegen {
 
@@ -88,6 +90,22 @@ absl::Status CheckDevices(const ir::Graph& graph, ir::DeviceType device) {
 }
 
 }  // namespace
+
+const std::string& CompilerFingerprint() {
+  static const std::string* fingerprint = [] {
+    // FNV-1a over the executable's bytes: an identity, not an integrity check.
+    uint64_t h = 1469598103934665603ull;
+    std::ifstream exe("/proc/self/exe", std::ios::binary);
+    char buffer[1 << 16];
+    while (exe.read(buffer, sizeof buffer) || exe.gcount() > 0) {
+      for (std::streamsize i = 0; i < exe.gcount(); ++i) h = (h ^ static_cast<unsigned char>(buffer[i])) * 1099511628211ull;
+    }
+    if (!exe.eof()) spdlog::warn("cannot read /proc/self/exe; compile keys use the version only");
+    return new std::string(absl::StrCat(TCCD_VERSION, "/llvm-", LLVM_VERSION_STRING, "/exe-",
+                                        absl::Hex(h, absl::kZeroPad16)));
+  }();
+  return *fingerprint;
+}
 
 absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   if (input.graph == nullptr || input.target == nullptr)

@@ -45,6 +45,12 @@ struct CompileOutput {
   int num_extern_steps = 0;
 };
 
+// Identifies the compiler that produces artifacts: the tccd version, the LLVM version and a
+// fingerprint of the running executable, so that any rebuilt daemon (a codegen fix without a
+// version bump included) never serves artifacts an older build made. Part of every compile key.
+// Computed once (reads /proc/self/exe); thread-safe.
+const std::string& CompilerFingerprint();
+
 // Lowers, fuses and generates code. May take seconds; safe to call from many threads at once.
 absl::StatusOr<CompileOutput> Compile(const Prepared& prepared);
 

@@ -10,6 +10,9 @@ namespace {
 
 class CodegenCompiler final : public Compiler {
  public:
+  std::string Fingerprint() const override {
+    return codegen::CompilerFingerprint();
+  }
   absl::StatusOr<codegen::Prepared> Prepare(
       const codegen::CompileInput& input) override {
     return codegen::Prepare(input);

@@ -117,7 +117,8 @@ std::string NormalizedMode(const v1::CompileRequest& request) {
 }
 
 std::string ComputeKey(const v1::CompileRequest& request,
-                       const codegen::Prepared& prepared) {
+                       const codegen::Prepared& prepared,
+                       const std::string& compiler_fingerprint) {
   cache::CompileKeyParts parts;
   parts.canonical_graph = prepared.canonical_ir;
   parts.target = prepared.target_key;
@@ -125,7 +126,7 @@ std::string ComputeKey(const v1::CompileRequest& request,
   for (const auto& [key, value] : request.options().extra()) {
     parts.options.emplace(key, value);
   }
-  parts.tccd_version = TCCD_VERSION;
+  parts.tccd_version = compiler_fingerprint;
   return cache::ComputeCompileKey(parts);
 }
 
@@ -196,7 +197,7 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
       return;
     }
 
-    call->key = ComputeKey(request, *prepared);
+    call->key = ComputeKey(request, *prepared, compiler_->Fingerprint());
     absl::StatusOr<v1::Manifest> cached = store_->GetManifest(call->key);
     if (cached.ok()) {
       Respond(*call, Outcome::kHit, cached, 0);

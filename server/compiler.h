@@ -24,6 +24,10 @@ class Compiler {
   // Lowers and generates code; may take seconds. See codegen::Compile.
   virtual absl::StatusOr<codegen::CompileOutput> Compile(
       const codegen::Prepared& prepared) = 0;
+  // Identifies what this compiler produces; enters every compile key, so a
+  // different compiler build never serves another's artifacts. See
+  // codegen::CompilerFingerprint.
+  virtual std::string Fingerprint() const = 0;
 };
 
 // codegen::Prepare / codegen::Compile.

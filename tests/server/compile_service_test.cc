@@ -138,6 +138,11 @@ class FakeCompiler final : public Compiler {
     return output;
   }
 
+  std::string Fingerprint() const override { return fingerprint; }
+
+  // Enters the compile key, as the real compiler's build fingerprint does.
+  std::string fingerprint = "fake-compiler-1";
+
   // Runs at the start of every Compile (on a compile thread): lets a test hold
   // compiles.
   void SetGate(std::function<void()> gate) { gate_ = std::move(gate); }
@@ -383,6 +388,22 @@ TEST_CASE(
 
   CHECK(f.Counter("artifacts_served") == 1);
   CHECK(f.Counter("artifact_bytes_served") == 13);
+}
+
+TEST_CASE(
+    "CompileService: a different compiler build never serves another's "
+    "artifacts") {
+  Fixture f;
+  absl::StatusOr<v1::CompileResponse> first =
+      f.service->CompileAndWait(Request({"aten::add"}));
+  REQUIRE(first.ok());
+  f.compiler->fingerprint = "fake-compiler-2";  // a rebuilt daemon, same store
+  absl::StatusOr<v1::CompileResponse> second =
+      f.service->CompileAndWait(Request({"aten::add"}));
+  REQUIRE(second.ok());
+  CHECK_FALSE(second->cache_hit());
+  CHECK(second->manifest().key() != first->manifest().key());
+  CHECK(f.compiler->compiles() == 2);
 }
 
 TEST_CASE("CompileService: GetJob records uses and who compiled") {
