@@ -40,7 +40,9 @@ class MathEmitter {
         it_(type->getWithNewType(b.getIntNTy(type->getScalarSizeInBits()))),
         f64_(type->getScalarType()->isDoubleTy()) {}
 
-  Value* Exp(Value* x);
+  // `in_range`: the caller guarantees that x is NaN or that exp(x) is a normal number (f32:
+  // x in [-87, 88]), which saves the clamps and the second scale factor.
+  Value* Exp(Value* x, bool in_range = false);
   Value* Expm1(Value* x);
   Value* Log(Value* x);
   Value* Log1p(Value* x);
@@ -157,11 +159,11 @@ MathEmitter::ReducedLn2 MathEmitter::ReduceLn2(Value* x, Value* n) {
   return r;
 }
 
-Value* MathEmitter::Exp(Value* x) {
+Value* MathEmitter::Exp(Value* x, bool in_range) {
   // exp(x) = 2^n * exp(r), n = round(x / ln2), |r| <= ln2 / 2.
   // Clamped so that n stays in Ldexp's range: below lo the result is 0 (2^-150 rounds to 0),
   // above hi it is +inf.
-  x = f64_ ? Clamp(x, -746.0, 709.8) : Clamp(x, -104.0, 88.8);
+  if (!in_range) x = f64_ ? Clamp(x, -746.0, 709.8) : Clamp(x, -104.0, 88.8);
   const Rounded n = RoundToInt(x, 0x1.71547652b82fep0);  // log2(e)
   const ReducedLn2 r = ReduceLn2(x, n.f);
   // exp(r) = 1 + r + r^2 * P(r). r_lo joins the small terms before the sum with r_hi, so that
@@ -174,22 +176,28 @@ Value* MathEmitter::Exp(Value* x) {
                        0x1.af631dc77317bp-26})
           : Poly(r.r, {0x1.fffffcp-2, 0x1.555492p-3, 0x1.5558f2p-5, 0x1.1239d4p-7, 0x1.6a2444p-10});
   p = Add(Add(r.hi, Fma(Mul(r.r, r.r), p, r.lo)), F(1.0));
-  return Ldexp(p, n.i);
+  return in_range ? Mul(p, Exp2i(n.i)) : Ldexp(p, n.i);
 }
 
 Value* MathEmitter::Expm1(Value* x) {
   // expm1(x) = 2^n * expm1(r) + (2^n - 1), written as 2 * (s * expm1(r) + (s - 1/2)) with
   // s = 2^(n-1) so that n = 128 (the largest finite results) needs no second scale factor.
-  // expm1(r) = r + r^2 / 2 + r^3 * Q(r) needs no cancellation for |r| <= ln2 / 2.
+  // expm1(r) = r + r^2 / 2 + r^3 * Q(r) needs no cancellation.
+  // |x| < 1/2 takes n = 0 (r = x, so Q covers |r| <= 1/2): with n = 1 and r near -ln2/2 the
+  // result 1 + 2 expm1(r) would double expm1(r)'s error in ulps.
   Value* xc = f64_ ? Clamp(x, -40.0, 709.8) : Clamp(x, -18.0, 88.8);
-  const Rounded n = RoundToInt(xc, 0x1.71547652b82fep0);
+  Rounded n = RoundToInt(xc, 0x1.71547652b82fep0);
+  Value* near_zero = Lt(Abs(xc), F(0.5));
+  n.f = Select(near_zero, F(0.0), n.f);
+  n.i = Select(near_zero, I(0), n.i);
   const ReducedLn2 r = ReduceLn2(xc, n.f);
-  Value* q = f64_ ? Poly(r.r, {0x1.5555555555558p-3, 0x1.5555555555556p-5, 0x1.111111110f808p-7,
-                               0x1.6c16c16c15dcap-10, 0x1.a01a01b009ba2p-13, 0x1.a01a01a934a4bp-16,
-                               0x1.71ddf6badc490p-19, 0x1.27e4d4d8441f0p-22, 0x1.af631dcc27398p-26,
-                               0x1.1f7f1fadb6379p-29})
-                  : Poly(r.r, {1.666663587e-01, 4.166651145e-02, 8.341639303e-03, 1.393039827e-03,
-                               1.490547584e-04});
+  Value* q =
+      f64_ ? Poly(r.r, {0x1.5555555555569p-3, 0x1.555555555557dp-5, 0x1.111111110ca67p-7,
+                        0x1.6c16c16c05254p-10, 0x1.a01a01b475c5bp-13, 0x1.a01a01f146f0bp-16,
+                        0x1.71de1172b20e0p-19, 0x1.27e4583f8bd82p-22, 0x1.aeaea7a0d34ccp-26,
+                        0x1.201755414f494p-29, 0x1.2f6eca0af0f34p-33})
+           : Poly(r.r, {0x1.555556p-3, 0x1.555556p-5, 0x1.110f58p-7, 0x1.6c156p-10,
+                        0x1.a3001cp-13, 0x1.a26b5ep-16});
   Value* p = Add(r.hi, Fma(Mul(r.r, r.r), Fma(r.r, q, F(0.5)), r.lo));
   Value* s = Exp2i(b_.CreateSub(n.i, I(1)));
   Value* result = Mul(F(2.0), Fma(s, p, Sub(s, F(0.5))));
@@ -274,7 +282,7 @@ Value* MathEmitter::Log1p(Value* x) {
 
 Value* MathEmitter::Tanh(Value* x) {
   // Odd: work on a = |x| and copy the sign back (which also gives tanh(-0) = -0).
-  // Small a: a + a^3 * P(a^2); otherwise 1 - 2 / (exp(2a) + 1), which is 1 once exp overflows.
+  // f32: a + a^3 * P(a^2) for small a, else 1 - 2 / (exp(2a) + 1).
   Value* a = Abs(x);
   if (f64_) {
     // tanh(a) = e / (e + 2) with e = expm1(2a); a is clamped where tanh rounds to 1 so that e
@@ -286,7 +294,8 @@ Value* MathEmitter::Tanh(Value* x) {
   Value* p = Poly(z, {-3.333333433e-01, 1.333332658e-01, -5.396399274e-02, 2.180209942e-02,
                       -8.436492644e-03, 2.382033039e-03});
   Value* small = Fma(Mul(a, z), p, a);
-  Value* e = Exp(Add(a, a));
+  // exp(88) is finite, and 2 / (exp(88) + 1) already rounds 1 - it to 1.
+  Value* e = Exp(Select(Gt(a, F(44.0)), F(88.0), Add(a, a)), /*in_range=*/true);
   Value* large = Sub(F(1.0), Div(F(2.0), Add(e, F(1.0))));
   return CopySign(Select(Lt(a, F(0.625)), small, large), x);
 }
@@ -310,7 +319,7 @@ Value* MathEmitter::Erf(Value* x) {
   Value* q =
       Poly(t, {-1.11686129897e-04, -1.12826527823e+00, -6.35601385054e-01, -1.06102598833e-01,
                2.39035956577e-02, -3.77835619811e-03, 3.66444557345e-04, -1.6214669002e-05});
-  Value* large = CopySign(Sub(F(1.0), Exp(q)), x);
+  Value* large = CopySign(Sub(F(1.0), Exp(q, /*in_range=*/true)), x);  // q in [-18.2, -0.9]
   return Select(Lt(a, F(0.921875)), small, large);
 }
 
@@ -474,7 +483,7 @@ Value* EmitInlineMath(llvm::IRBuilderBase& builder, MathFn fn, Value* x) {
     // f64 sin/cos would need a double-double reduction: libm's.
     case MathFn::kSin:
     case MathFn::kCos: {
-      if (!f32) return nullptr;
+      if (!type->isFloatTy()) return nullptr;  // scalar f32 only (the call gets vector variants)
       const bool cos = fn == MathFn::kCos;
       return EmitWithLibmFallback(builder, cos ? "tccd.cosf" : "tccd.sinf", cos ? "cosf" : "sinf",
                                   {x}, [cos](MathEmitter& e, llvm::ArrayRef<Value*> args) {

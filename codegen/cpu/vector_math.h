@@ -17,7 +17,7 @@
 // checks these bounds; for f32 it also has an exhaustive test over every input):
 //   f32: exp 1, expm1 1.5, log 1, log1p 1, tanh 1.5, sigmoid 2.5, erf 1.5, sin 1, cos 1,
 //        pow 1 (sin, cos and pow about 0.5 on their fast paths, libm's elsewhere)
-//   f64: exp 1.5, expm1 2, log 1.5, log1p 1.5, tanh 3, sigmoid 3; erf, sin, cos and pow keep
+//   f64: exp 1.5, expm1 1.5, log 1.5, log1p 1.5, tanh 3, sigmoid 3; erf, sin, cos and pow keep
 //        the libm call (the emitters return nullptr).
 // Special values follow C99 Annex F (NaN in -> NaN out, exp(-inf) = 0, log(0) = -inf,
 // log(x < 0) = NaN, tanh/erf/expm1/log1p/sin keep the sign of zero), except that the NaN
@@ -53,11 +53,12 @@ enum class MathFn : uint8_t {
 
 // Emits fn(x) at the builder's insertion point and returns it. `x` is a float or double value
 // (or a vector of them). Returns nullptr when there is no inline version for x's type, in which
-// case the caller falls back to libm. The code is straight-line (no blocks); sin and cos are a
-// call of a function this adds to the builder's module (see below).
+// case the caller falls back to libm. The code is straight-line (no blocks); sin and cos (for a
+// scalar float only) are a call of a function this adds to the builder's module.
 llvm::Value* EmitInlineMath(llvm::IRBuilderBase& builder, MathFn fn, llvm::Value* x);
 
-// pow(x, y) for float x and y; nullptr for other types (libm's). A call of a module function.
+// pow(x, y) for scalar float x and y; nullptr for other types (libm's). A call of a function
+// this adds to the builder's module.
 llvm::Value* EmitInlinePow(llvm::IRBuilderBase& builder, llvm::Value* x, llvm::Value* y);
 
 }  // namespace tccd::codegen

@@ -156,11 +156,15 @@ int Main(int argc, char** argv) {
       Pow(),
       Relu(),
   };
+  const auto compile_start = std::chrono::steady_clock::now();
   absl::StatusOr<CpuModule> module = CompileCpuKernels(kernels, target);
   if (!module.ok()) {
     std::fprintf(stderr, "%s\n", module.status().ToString().c_str());
     return 1;
   }
+  const double compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - compile_start)
+          .count();
   void* so = Load(module->shared_object);
   if (const char* dump = getenv("CPU_MATH_BENCH_IR")) std::ofstream(dump) << module->llvm_ir;
 
@@ -172,8 +176,10 @@ int Main(int argc, char** argv) {
   std::vector<float> positive(kNumel);  // log's input
   for (int64_t i = 0; i < kNumel; ++i) positive[i] = std::fabs(x[i]) + 1e-3f;
 
-  std::printf("%lld f32 elements, %s, best of %d runs (single thread)\n",
-              static_cast<long long>(kNumel), target.KeyString().c_str(), reps);
+  std::printf(
+      "%lld f32 elements, %s, best of %d runs (single thread); %zu kernels compiled in "
+      "%.0f ms\n",
+      static_cast<long long>(kNumel), target.KeyString().c_str(), reps, kernels.size(), compile_ms);
   std::printf("%-14s %9s %9s\n", "kernel", "ms", "GB/s");
   for (const PointwiseKernel& kernel : kernels) {
     auto fn = reinterpret_cast<KernelFn>(dlsym(so, kernel.name.c_str()));
