@@ -36,18 +36,7 @@ bool IsHalf(DType d) { return d == DType::kF16 || d == DType::kBF16; }
 bool IsFloat(DType d) { return d == DType::kF32 || d == DType::kF64 || IsHalf(d); }
 // u8 and bool compare, extend and convert as unsigned.
 bool IsUnsigned(DType d) { return d == DType::kU8 || d == DType::kBool; }
-uint64_t Bytes(DType d) {
-  switch (d) {
-    case DType::kF64:
-    case DType::kI64: return 8;
-    case DType::kF32:
-    case DType::kI32: return 4;
-    case DType::kF16:
-    case DType::kBF16:
-    case DType::kI16: return 2;
-    default: return 1;
-  }
-}
+uint64_t Bytes(DType d) { return static_cast<uint64_t>(ir::DTypeBytes(d)); }
 
 // Builds a kernel's function. One instance per kernel; not reusable.
 class KernelEmitter {

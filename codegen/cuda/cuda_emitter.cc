@@ -39,21 +39,7 @@ using ir::DType;
 bool IsHalf(DType d) { return d == DType::kF16 || d == DType::kBF16; }
 bool IsFloat(DType d) { return d == DType::kF32 || d == DType::kF64 || IsHalf(d); }
 
-int Bytes(DType d) {
-  switch (d) {
-    case DType::kF64:
-    case DType::kI64: return 8;
-    case DType::kF32:
-    case DType::kI32: return 4;
-    case DType::kF16:
-    case DType::kBF16:
-    case DType::kI16: return 2;
-    case DType::kI8:
-    case DType::kU8:
-    case DType::kBool: return 1;
-  }
-  return 1;
-}
+int Bytes(DType d) { return ir::DTypeBytes(d); }
 
 // The C type a value of `d` has in memory.
 const char* MemType(DType d) {

@@ -17,24 +17,6 @@ namespace {
 
 using ir::DType;
 
-// Local twins of ir::DTypeName / IsFloatingPoint (see the file comment); the names must match
-// the graph IR's text form.
-const char* DtName(DType dtype) {
-  switch (dtype) {
-    case DType::kF32: return "f32";
-    case DType::kF64: return "f64";
-    case DType::kF16: return "f16";
-    case DType::kBF16: return "bf16";
-    case DType::kI8: return "i8";
-    case DType::kI16: return "i16";
-    case DType::kI32: return "i32";
-    case DType::kI64: return "i64";
-    case DType::kU8: return "u8";
-    case DType::kBool: return "b8";
-  }
-  return "?";
-}
-
 bool IsKnownDType(DType dtype) {
   return static_cast<uint8_t>(dtype) <= static_cast<uint8_t>(DType::kBool);
 }
@@ -233,7 +215,7 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
       arg_dtypes.push_back(body[a].dtype);
     }
     const DType dt = in.dtype;
-    const char* dn = DtName(dt);
+    const char* dn = ir::DTypeName(dt);
     switch (KindOf(in.op)) {
       case Kind::kLoad:
         if (in.operand < 0 || in.operand >= num_inputs) {
@@ -241,7 +223,7 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
         }
         if (kernel.input_dtypes[in.operand] != dt) {
           return where + "dtype " + dn + " differs from input " + std::to_string(in.operand) +
-                 "'s " + DtName(kernel.input_dtypes[in.operand]);
+                 "'s " + ir::DTypeName(kernel.input_dtypes[in.operand]);
         }
         break;
       case Kind::kConstant:
@@ -255,31 +237,31 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
         if (!IsArith(dt)) return where + "no arithmetic on " + dn;
         if (FloatOnly(in.op) && !IsArithFloat(dt)) return where + "floating only, got " + dn;
         for (DType a : arg_dtypes) {
-          if (a != dt) return where + "operand dtype " + DtName(a) + " differs from " + dn;
+          if (a != dt) return where + "operand dtype " + ir::DTypeName(a) + " differs from " + dn;
         }
         break;
       case Kind::kCompare:
         if (dt != DType::kBool) return where + "result must be b8, got " + dn;
         if (arg_dtypes[0] != arg_dtypes[1]) {
-          return where + "operands differ: " + DtName(arg_dtypes[0]) + " vs " +
-                 DtName(arg_dtypes[1]);
+          return where + "operands differ: " + ir::DTypeName(arg_dtypes[0]) + " vs " +
+                 ir::DTypeName(arg_dtypes[1]);
         }
         if (IsHalf(arg_dtypes[0])) return where + "no comparisons on f16/bf16";
         break;
       case Kind::kLogical:
         if (dt != DType::kBool) return where + "result must be b8, got " + dn;
         for (DType a : arg_dtypes) {
-          if (a != DType::kBool) return where + "operand must be b8, got " + DtName(a);
+          if (a != DType::kBool) return where + "operand must be b8, got " + ir::DTypeName(a);
         }
         break;
       case Kind::kWhere:
         // A select only moves bits, so f16/bf16 are fine here.
         if (arg_dtypes[0] != DType::kBool) {
-          return where + "condition must be b8, got " + DtName(arg_dtypes[0]);
+          return where + "condition must be b8, got " + ir::DTypeName(arg_dtypes[0]);
         }
         if (arg_dtypes[1] != dt || arg_dtypes[2] != dt) {
-          return where + "branches must be " + dn + ", got " + DtName(arg_dtypes[1]) + " and " +
-                 DtName(arg_dtypes[2]);
+          return where + "branches must be " + dn + ", got " + ir::DTypeName(arg_dtypes[1]) + " and " +
+                 ir::DTypeName(arg_dtypes[2]);
         }
         break;
       case Kind::kStore:
@@ -288,10 +270,10 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
         }
         if (kernel.output_dtypes[in.operand] != dt) {
           return where + "dtype " + dn + " differs from output " + std::to_string(in.operand) +
-                 "'s " + DtName(kernel.output_dtypes[in.operand]);
+                 "'s " + ir::DTypeName(kernel.output_dtypes[in.operand]);
         }
         if (arg_dtypes[0] != dt) {
-          return where + "stores a " + DtName(arg_dtypes[0]) + " value as " + dn;
+          return where + "stores a " + ir::DTypeName(arg_dtypes[0]) + " value as " + dn;
         }
         if (++stores[in.operand] > 1) {
           return where + "output " + std::to_string(in.operand) + " is stored more than once";
@@ -322,12 +304,12 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
   out += "](";
   for (size_t i = 0; i < kernel.input_dtypes.size(); ++i) {
     if (i) out += ", ";
-    out += "in" + std::to_string(i) + ": " + DtName(kernel.input_dtypes[i]);
+    out += "in" + std::to_string(i) + ": " + ir::DTypeName(kernel.input_dtypes[i]);
   }
   out += ") -> (";
   for (size_t i = 0; i < kernel.output_dtypes.size(); ++i) {
     if (i) out += ", ";
-    out += "out" + std::to_string(i) + ": " + DtName(kernel.output_dtypes[i]);
+    out += "out" + std::to_string(i) + ": " + ir::DTypeName(kernel.output_dtypes[i]);
   }
   out += ") {\n";
   if (!kernel.fused_ops.empty()) {
@@ -341,7 +323,7 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
     const PwInstr& in = kernel.body[i];
     out += "  ";
     if (in.op != PwOp::kStore) out += "%" + std::to_string(i) + " = ";
-    out += std::string(PwOpName(in.op)) + "." + DtName(in.dtype);
+    out += std::string(PwOpName(in.op)) + "." + ir::DTypeName(in.dtype);
     bool first = true;
     auto sep = [&] {
       out += first ? " " : ", ";
