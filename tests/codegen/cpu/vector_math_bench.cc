@@ -1,9 +1,9 @@
 // cpu_math_bench: times fused f32 kernels built on the inline transcendentals
-// (codegen/cpu/vector_math.h) over 4M elements, single-threaded, and prints the best time of
-// several runs and the effective bandwidth (bytes read + written / time).
+// (codegen/cpu/vector_math.h) over 4M elements (by default), single-threaded, and prints the best
+// time of several runs and the effective bandwidth (bytes read + written / time).
 //
 // Not a test (no assertions beyond "it ran"); run by hand:
-//   build/bin/cpu_math_bench [reps=30] [cpu=x86-64-v3]
+//   build/bin/cpu_math_bench [reps=30] [cpu=x86-64-v3] [numel=4194304]
 // The kernels are compiled for x86-64-v3 when the host supports it, else for the host's level.
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -29,14 +29,15 @@ namespace {
 using ir::DType;
 using KernelFn = void (*)(void* const* data, const int64_t* strides);
 
-constexpr int64_t kNumel = int64_t{1} << 22;
+// Elements per kernel: 4M by default (the third argument overrides it).
+int64_t numel = int64_t{1} << 22;
 
 // A one-dimensional f32 kernel under construction.
 class Builder {
  public:
   explicit Builder(std::string name) {
     k_.name = std::move(name);
-    k_.shape = {kNumel};
+    k_.shape = {numel};
   }
   int Input() {
     k_.input_dtypes.push_back(DType::kF32);
@@ -143,6 +144,7 @@ void* Load(const std::string& so) {
 int Main(int argc, char** argv) {
   const int reps = argc > 1 ? std::max(1, atoi(argv[1])) : 30;
   const CpuTarget target = PickTarget(argc > 2 ? argv[2] : "x86-64-v3");
+  if (argc > 3) numel = std::max<int64_t>(1, atoll(argv[3]));
   const std::vector<PointwiseKernel> kernels = {
       Gelu(),
       GeluBackward(),
@@ -170,16 +172,16 @@ int Main(int argc, char** argv) {
 
   std::mt19937 rng(1);
   std::normal_distribution<float> normal(0.f, 2.f);
-  std::vector<float> x(kNumel), dy(kNumel), out(kNumel);
+  std::vector<float> x(numel), dy(numel), out(numel);
   for (float& v : x) v = normal(rng);
   for (float& v : dy) v = normal(rng);
-  std::vector<float> positive(kNumel);  // log's input
-  for (int64_t i = 0; i < kNumel; ++i) positive[i] = std::fabs(x[i]) + 1e-3f;
+  std::vector<float> positive(numel);  // log's input
+  for (int64_t i = 0; i < numel; ++i) positive[i] = std::fabs(x[i]) + 1e-3f;
 
   std::printf(
       "%lld f32 elements, %s, best of %d runs (single thread); %zu kernels compiled in "
       "%.0f ms\n",
-      static_cast<long long>(kNumel), target.KeyString().c_str(), reps, kernels.size(), compile_ms);
+      static_cast<long long>(numel), target.KeyString().c_str(), reps, kernels.size(), compile_ms);
   std::printf("%-14s %9s %9s\n", "kernel", "ms", "GB/s");
   for (const PointwiseKernel& kernel : kernels) {
     auto fn = reinterpret_cast<KernelFn>(dlsym(so, kernel.name.c_str()));
@@ -198,7 +200,7 @@ int Main(int argc, char** argv) {
               .count();
       if (r >= 2) best = std::min(best, ms);
     }
-    const double bytes = static_cast<double>(kNumel) * 4 * data.size();
+    const double bytes = static_cast<double>(numel) * 4 * data.size();
     std::printf("%-14s %9.3f %9.2f\n", kernel.name.c_str(), best, bytes / best / 1e6);
   }
   dlclose(so);
