@@ -140,11 +140,14 @@ def tensor_meta(t: torch.Tensor, what: str) -> "pb.TensorMeta":
 class _Multi:
     """Marker for a node returning several tensors: usable only through getitem."""
 
-    __slots__ = ("node_id", "name")
+    __slots__ = ("node_id", "name", "scalars")
 
-    def __init__(self, node_id: int, name: str):
+    def __init__(self, node_id: int, name: str, scalars: Optional[Dict[int, Any]] = None):
         self.node_id = node_id
         self.name = name
+        # Outputs that are Python scalars (e.g. the max_q/max_k ints of cuDNN attention): their
+        # getitem users see the traced value, like shape-derived scalars.
+        self.scalars = scalars or {}
 
 
 class _Scalar:
@@ -244,16 +247,21 @@ class GraphEncoder:
             self.env[node] = pb.ValueRef(node=node_id, output=0)
         elif isinstance(val, (tuple, list)):
             tensors = [t for t in val if isinstance(t, torch.Tensor)]
+            scalars: Dict[int, Any] = {}
             for i, item in enumerate(val):
                 if item is None and tensors:
                     pb_node.outputs.append(self._absent_output(tensors[0]))
                 elif isinstance(item, torch.Tensor):
                     pb_node.outputs.append(tensor_meta(item, f"output {i} of {node.name}"))
+                elif isinstance(item, (bool, int, float) + _SYM_TYPES) and tensors:
+                    # A scalar output: a placeholder slot in the node, its value in its users.
+                    pb_node.outputs.append(self._absent_output(tensors[0]))
+                    scalars[i] = item
                 else:
                     raise Unsupported(
                         f"output {i} of {node.name} ({name}) is a {type(item).__name__}"
                     )
-            self.env[node] = _Multi(node_id, node.name)
+            self.env[node] = _Multi(node_id, node.name, scalars)
         elif val is None:
             self.env[node] = _Multi(node_id, node.name)  # returns nothing; unusable as a value
         else:
@@ -282,6 +290,9 @@ class GraphEncoder:
                 f"node {node.name} indexes {getattr(source, 'name', source)!r}, which is not a "
                 "multi-output ATen node"
             )
+        if index in producer.scalars:
+            self.env[node] = _Scalar(producer.scalars[index])
+            return
         self.env[node] = pb.ValueRef(node=producer.node_id, output=index)
 
     def _note_symbols(self, meta: "pb.TensorMeta") -> None:

@@ -218,3 +218,33 @@ def test_build_request_fills_target_options_and_identity():
     assert not req.HasField("shape_env")
     again = pb.CompileRequest.FromString(req.SerializeToString())
     assert again == req
+
+
+def test_scalar_outputs_of_an_op_become_constants_in_their_users():
+    # cuDNN/flash attention return (Tensor, ..., SymInt max_q, SymInt max_k, ...): with static
+    # shapes the ints are the traced values, which their users (the backward op) receive as
+    # constants, while the op keeps a placeholder slot per output.
+    op = torch.ops.aten._scaled_dot_product_flash_attention.default
+    g = torch.fx.Graph()
+    q, k, v = (g.placeholder(name) for name in "qkv")
+    for p in (q, k, v):
+        p.meta["val"] = torch.empty(1, 2, 8, 4)
+    attn = g.call_function(op, (q, k, v))
+    t = torch.empty(1, 2, 8, 4)
+    attn.meta["val"] = (t, torch.empty(1, 2, 8), torch.empty(0), torch.empty(0), 8, 8,
+                        torch.empty(2, dtype=torch.int64), torch.empty(0, dtype=torch.int64), torch.empty(0))
+    out = g.call_function(operator.getitem, (attn, 0))
+    out.meta["val"] = t
+    max_q = g.call_function(operator.getitem, (attn, 4))
+    max_q.meta["val"] = 8
+    scaled = g.call_function(torch.ops.aten.mul.Tensor, (out, max_q))
+    scaled.meta["val"] = t
+    g.output((scaled, max_q))
+    graph, _ = encode_graph(torch.fx.GraphModule(torch.nn.Module(), g))
+    attn_node, mul = graph.nodes
+    assert len(attn_node.outputs) == 9
+    assert [d.value for d in attn_node.outputs[4].sizes] == [0]  # the placeholder slot
+    assert mul.args[0].ref.node == 0 and mul.args[0].ref.output == 0
+    assert mul.args[1].int_value == 8
+    assert graph.outputs[1].int_value == 8
+    _check_refs_well_formed(graph)
