@@ -6,7 +6,8 @@
 // Debugging knobs (environment of the daemon, read once):
 //   TCCD_DUMP_DIR=dir          dump the IR after every pass that changed it, the partition,
 //                              every kernel's IR and the LLVM IR into dir
-//   TCCD_DISABLE_PASSES=a,b    skip graph passes by name (e.g. dead-code-elimination)
+//   TCCD_DISABLE_PASSES=a,b    skip passes by name (e.g. dead-code-elimination; "segments"
+//                              keeps a CUDA plan at one step per kernel and ATen op)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 #include "codegen/pipeline.h"
 
@@ -27,6 +28,7 @@
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
+#include "codegen/passes/segment_builder.h"
 #include "proto/status_macros.h"
 #include "spdlog/spdlog.h"
 #include "llvm/Config/llvm-config.h"
@@ -180,18 +182,35 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
       out.artifacts.push_back({native.artifact, v1::CPU_SHARED_OBJECT, std::move(module.shared_object)});
     }
   } else {
-    // CUDA: kernels -> one cubin (NVRTC); a host .so embeds it and launches each kernel on the
-    // caller's stream through one exported entry point per kernel.
+    // CUDA: kernels -> one cubin (NVRTC); a host .so embeds it and launches the kernels on the
+    // caller's stream, one exported entry point per kernel and per segment.
     native = {.artifact = kCudaHostLibraryName, .abi = "tccd-cuda-1", .kernel_kind = "cuda_pointwise"};
+    CudaModule module;
     if (!kernels.empty()) {
-      ASSIGN_OR_RETURN(CudaModule module, CompileCudaKernels(kernels, request.cuda));
+      ASSIGN_OR_RETURN(module, CompileCudaKernels(kernels, request.cuda));
       Dump("kernels.cu", module.cuda_source);
       Dump("kernels.ptx", module.ptx);
-      ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module, kernels));
+    }
+    // 5. The plan the client runs; then runs of native work become one call each.
+    ASSIGN_OR_RETURN(out.plan, BuildPlan(graph, partition, kernels, native));
+    HostProgram program;
+    if (!Debug().disabled_passes.contains("segments")) {
+      std::vector<std::string> symbols;
+      for (const PointwiseKernel& k : kernels) symbols.push_back(k.name);
+      ASSIGN_OR_RETURN(program, BuildSegments(out.plan, symbols, native.artifact));
+    }
+    if (!kernels.empty() || !program.empty()) {
+      ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module, kernels, program));
       out.artifacts.push_back({native.artifact, v1::CUDA_HOST_OBJECT, std::move(host)});
+    }
+    if (!kernels.empty()) {
       out.artifacts.push_back({"kernels.cubin", v1::CUBIN, std::move(module.cubin)});
       out.artifacts.push_back({"kernels.ptx", v1::TEXT, std::move(module.ptx)});
     }
+    out.num_fused_kernels = static_cast<int>(kernels.size() + program.gemms.size());
+    out.num_extern_steps = 0;
+    for (const v1::Step& step : out.plan.steps()) out.num_extern_steps += step.has_extern_call();
+    return out;
   }
 
   // 5. The plan the client runs.

@@ -22,6 +22,7 @@ from .v1 import tccd_pb2 as pb
 
 ABI_CPU = "tccd-cpu-1"
 ABI_CUDA = "tccd-cuda-1"
+ABI_CUDA_SEGMENT = "tccd-cuda-segment-1"
 
 Env = List[Optional[torch.Tensor]]
 
@@ -285,6 +286,97 @@ def _native_step(
     return run
 
 
+def _same_layout(actual: Tuple[int, ...], declared: Tuple[int, ...], sizes: Tuple[int, ...]) -> bool:
+    """Strides address the same elements: they agree on every dim of size > 1."""
+    return all(a == d or n == 1 for a, d, n in zip(actual, declared, sizes))
+
+
+def _segment_step(
+    step: "pb.Step",
+    index: int,
+    values: Sequence[Tuple[Tuple[int, ...], Tuple[int, ...], int, torch.dtype, torch.device]],
+    libraries: Dict[str, ctypes.CDLL],
+) -> Callable[[Env], None]:
+    """A NativeSegment: one call runs a sequence of kernels and matmuls (ABI tccd-cuda-segment-1).
+
+    The segment was compiled for its inputs' declared layouts, so an input that arrives with
+    other strides, or misaligned for the vectorised kernels and cuBLASLt (16 bytes), is copied
+    into the declared layout first (rare: AOTAutograd hands over the layouts it traced)."""
+    seg = step.segment
+    if seg.abi != ABI_CUDA_SEGMENT:
+        raise ArtifactError(f"step {index}: unknown segment ABI {seg.abi!r}")
+    library = libraries.get(seg.artifact)
+    if library is None:
+        raise ArtifactError(f"step {index}: artifact {seg.artifact!r} is not in the manifest")
+    try:
+        fn = getattr(library, seg.symbol)
+    except AttributeError:
+        raise ArtifactError(f"step {index}: {seg.artifact} has no symbol {seg.symbol!r}")
+    fn.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p]
+    fn.restype = ctypes.c_int
+    inputs = []
+    for value_id in seg.inputs:
+        if not 0 <= value_id < len(values):
+            raise ArtifactError(f"step {index} reads value {value_id}")
+        sizes, strides, _, dtype, _ = values[value_id]
+        inputs.append((value_id, sizes, strides, dtype))
+    allocations = []
+    for value_id in step.outputs:
+        if value_id < 0:
+            raise ArtifactError(f"step {index}: a segment must define all its outputs")
+        sizes, strides, offset, dtype, device = values[value_id]
+        if offset != 0:
+            raise ArtifactError(f"step {index}: output {value_id} has storage offset {offset}")
+        allocations.append((value_id, sizes, strides, dtype, device))
+    devices = {values[v][4] for v in list(seg.inputs) + list(step.outputs)} - {None}
+    if len(devices) != 1:
+        raise ArtifactError(f"step {index}: a segment's operands must be on one device, not {devices}")
+    device = devices.pop()
+    workspace_bytes = seg.workspace_bytes
+    PtrArray = ctypes.c_void_p * (len(inputs) + len(allocations))
+    release = list(step.release)
+    last_error = _cuda_last_error_fn(library)
+    symbol = seg.symbol
+
+    def run(env: Env) -> None:
+        pointers = []
+        keep = []
+        for value_id, sizes, strides, dtype in inputs:
+            t = env[value_id]
+            if t.dtype != dtype or t.shape != sizes:
+                raise RuntimeError(
+                    f"tccd plan step {index}: input {value_id} is {t.dtype}{list(t.shape)}, the "
+                    f"plan was compiled for {dtype}{list(sizes)}"
+                )
+            if not _same_layout(t.stride(), strides, sizes) or t.data_ptr() % 16:
+                copy = torch.empty_strided(sizes, strides, dtype=dtype, device=t.device)
+                copy.copy_(t)
+                keep.append(copy)
+                t = copy
+            pointers.append(t.data_ptr())
+        for value_id, sizes, strides, dtype, dev in allocations:
+            out = torch.empty_strided(sizes, strides, dtype=dtype, device=dev)
+            env[value_id] = out
+            pointers.append(out.data_ptr())
+        workspace = (
+            torch.empty(workspace_bytes, dtype=torch.uint8, device=device) if workspace_bytes else None
+        )
+        stream = torch.cuda.current_stream(device).cuda_stream
+        err = fn(
+            PtrArray(*pointers),
+            ctypes.c_void_p(workspace.data_ptr() if workspace is not None else None),
+            ctypes.c_void_p(stream),
+        )
+        if err != 0:
+            raise RuntimeError(f"tccd plan step {index} ({symbol}): CUDA error {err}: {last_error()}")
+        # The caching allocator reuses `workspace` and `keep` only for work ordered after this
+        # call on the same stream, so dropping them here is safe.
+        for value_id in release:
+            env[value_id] = None
+
+    return run
+
+
 # ---------------------------------------------------------------------------------------------
 # Plans
 # ---------------------------------------------------------------------------------------------
@@ -325,6 +417,10 @@ class LoadedPlan:
                 steps.append(_native_step(step, index, values, libraries))
                 self.num_native += 1
                 self.num_fused_kernels += max(1, len(step.native.kernels))
+            elif kind == "segment":
+                steps.append(_segment_step(step, index, values, libraries))
+                self.num_native += 1
+                self.num_fused_kernels += max(1, len(step.segment.kernels))
             elif kind == "extern_call":
                 steps.append(_extern_step(step, index))
                 self.num_extern += 1
@@ -382,6 +478,7 @@ def _init_cuda_library(artifact: str, library: ctypes.CDLL) -> None:
 def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "graph") -> LoadedPlan:
     """Binds `plan` to the shared objects at `artifact_paths` (artifact name -> file)."""
     needed = {s.native.artifact for s in plan.steps if s.WhichOneof("kind") == "native"}
+    needed |= {s.segment.artifact for s in plan.steps if s.WhichOneof("kind") == "segment"}
     libraries: Dict[str, ctypes.CDLL] = {}
     for artifact in sorted(needed):
         path = artifact_paths.get(artifact)
@@ -394,7 +491,7 @@ def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "grap
     cuda_artifacts = {
         s.native.artifact for s in plan.steps
         if s.WhichOneof("kind") == "native" and s.native.abi == ABI_CUDA
-    }
+    } | {s.segment.artifact for s in plan.steps if s.WhichOneof("kind") == "segment"}
     for artifact in sorted(cuda_artifacts):
         _init_cuda_library(artifact, libraries[artifact])
     return LoadedPlan(plan, libraries, name)

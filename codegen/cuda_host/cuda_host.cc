@@ -16,6 +16,7 @@
 #include "codegen/cpu/llvm_compile.h"
 #include "codegen/cuda_host/host_imports.h"
 #include "codegen/cuda_host/host_module.h"
+#include "codegen/cuda_host/runtime/tccd_cuda_runtime.h"
 #include "codegen/cuda_host/runtime_object.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -94,9 +95,44 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
   return absl::OkStatus();
 }
 
-absl::Status Validate(const CudaModule& module, absl::Span<const PointwiseKernel> kernels) {
-  if (module.kernels.empty()) return absl::InvalidArgumentError("no CUDA kernels");
-  if (module.cubin.empty()) return absl::InvalidArgumentError("the CUDA module has no cubin");
+absl::Status CheckProgram(const HostProgram& program, absl::Span<const PointwiseKernel> kernels,
+                          std::set<std::string>& names) {
+  for (const GemmSpec& g : program.gemms) {
+    if (g.m < 1 || g.n < 1 || g.k < 1 || g.batch < 1 || g.lda < 1 || g.ldb < 1 || g.ldd < g.m)
+      return absl::InvalidArgumentError("gemm '" + g.name + "' has invalid dimensions");
+  }
+  for (const SegmentSpec& s : program.segments) {
+    RETURN_IF_ERROR(CheckName(s.name));
+    if (!names.insert(s.name).second)
+      return absl::InvalidArgumentError("duplicate entry point name '" + s.name + "'");
+    if (s.steps.empty()) return absl::InvalidArgumentError("segment '" + s.name + "' has no steps");
+    for (const SegmentStepSpec& step : s.steps) {
+      const bool gemm = step.kind == SegmentStepSpec::Kind::kGemm;
+      const size_t count = gemm ? program.gemms.size() : kernels.size();
+      if (step.index < 0 || static_cast<size_t>(step.index) >= count)
+        return absl::InvalidArgumentError("segment '" + s.name + "' names a missing step target");
+      const size_t operands = gemm ? (program.gemms[step.index].epilogue == kCublasEpilogueDefault ? 3 : 4)
+                                   : static_cast<size_t>(kernels[step.index].num_operands());
+      if (step.operands.size() != operands || operands > TCCD_RT_MAX_STEP_OPERANDS)
+        return absl::InvalidArgumentError("segment '" + s.name + "' has a step with the wrong operand count");
+      if (!gemm && step.strides.size() != operands * kernels[step.index].shape.size())
+        return absl::InvalidArgumentError("segment '" + s.name + "' has a kernel step with the wrong stride count");
+      for (const SegmentOperandSpec& o : step.operands) {
+        const bool in_io = o.io_index >= 0 && o.io_index < s.num_io;
+        const bool in_workspace = o.io_index == -1 && o.byte_offset >= 0 && o.byte_offset < s.workspace_bytes;
+        if (!in_io && !in_workspace)
+          return absl::InvalidArgumentError("segment '" + s.name + "' has an operand outside its io and workspace");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Validate(const CudaModule& module, absl::Span<const PointwiseKernel> kernels,
+                      const HostProgram& program) {
+  if (module.kernels.empty() && program.empty()) return absl::InvalidArgumentError("no CUDA kernels");
+  if (module.cubin.empty() && !module.kernels.empty())
+    return absl::InvalidArgumentError("the CUDA module has no cubin");
   if (kernels.size() != module.kernels.size()) {
     return absl::InvalidArgumentError(absl::StrCat("the CUDA module has ", module.kernels.size(),
                                                    " kernels but ", kernels.size(),
@@ -111,7 +147,7 @@ absl::Status Validate(const CudaModule& module, absl::Span<const PointwiseKernel
     }
     RETURN_IF_ERROR(CheckKernel(module.kernels[k], kernels[k]));
   }
-  return absl::OkStatus();
+  return CheckProgram(program, kernels, names);
 }
 
 double MsSince(std::chrono::steady_clock::time_point start) {
@@ -122,8 +158,9 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
-                                                 absl::Span<const PointwiseKernel> kernels) {
-  RETURN_IF_ERROR(Validate(module, kernels));
+                                                 absl::Span<const PointwiseKernel> kernels,
+                                                 const HostProgram& program) {
+  RETURN_IF_ERROR(Validate(module, kernels, program));
   const auto start = std::chrono::steady_clock::now();
   // Baseline x86-64: the stubs are a few instructions and must run on every client.
   const CpuTarget target{.cpu = "x86-64"};
@@ -134,7 +171,7 @@ absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
   CaptureDiagnostics(context, &llvm_errors);
   auto ir = std::make_unique<llvm::Module>("tccd_cuda_host", context);
   ir->setDataLayout(machine->createDataLayout());
-  RETURN_IF_ERROR(EmitHostModule(module, kernels, *ir));
+  RETURN_IF_ERROR(EmitHostModule(module, kernels, program, *ir));
   SetModuleTarget(*ir, *machine);
   {
     std::string message;
@@ -155,6 +192,7 @@ absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
 
   std::vector<std::string> exports = {"tccd_cuda_init", "tccd_cuda_last_error"};
   for (const CudaKernelLaunchInfo& info : module.kernels) exports.push_back(info.name);
+  for (const SegmentSpec& segment : program.segments) exports.push_back(segment.name);
   RETURN_IF_ERROR(CheckCudaHostLibrary(shared_object, exports));
   spdlog::debug("cuda host: {} kernel(s), {}-byte cubin -> {}-byte {} in {:.1f} ms",
                 module.kernels.size(), module.cubin.size(), shared_object.size(),

@@ -61,6 +61,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda_host/host_program.h"
 #include "codegen/kernel/pointwise_kernel.h"
 
 namespace tccd::codegen {
@@ -78,7 +79,18 @@ inline constexpr char kCudaHostLibraryName[] = "kernels_cuda.so";
 // duplicated, or is reserved (tccd_cuda_*, tccd_rt_*, or an imported libc name: it would
 // become an exported symbol); INTERNAL for LLVM/LLD failures or an artifact that fails the
 // import/export check (tccd bugs); UNAVAILABLE when LLD's temporary files cannot be written.
+//
+// `program` adds cuBLASLt matmuls and segments (host_program.h): one more export per segment,
+//   extern "C" int <segment name>(void* const* io, void* workspace, void* stream);
+// (ABI "tccd-cuda-segment-1", tccd.v1.NativeSegment), which runs the segment's kernels and
+// matmuls in order on `stream` (tccd_rt_run_segment). cuBLASLt is dlopen'ed like the driver
+// (RTLD_NOLOAD first: PyTorch's copy) when the module is loaded into a context, where each
+// matmul's descriptor, layouts and heuristic algorithm are made once. A module may have
+// matmuls and no kernels (then there is no cubin). A matmul with a bias epilogue stores the
+// bias pointer in its descriptor at launch: one segment must not run concurrently from two
+// threads on the same device (PyTorch never does that with one compiled graph).
 absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
-                                                 absl::Span<const PointwiseKernel> kernels);
+                                                 absl::Span<const PointwiseKernel> kernels,
+                                                 const HostProgram& program = {});
 
 }  // namespace tccd::codegen

@@ -32,6 +32,11 @@ static_assert(TCCD_RT_MAX_PARAM_BYTES == kCudaMaxParamBytes,
 
 // The runtime's structs as LLVM types (opaque pointers: every pointer field is `ptr`).
 struct RuntimeTypes {
+  llvm::StructType* gemm;
+  llvm::StructType* gemm_state;
+  llvm::StructType* operand;
+  llvm::StructType* step;
+  llvm::StructType* segment;
   llvm::StructType* kernel;
   llvm::StructType* function;
   llvm::StructType* context;
@@ -51,8 +56,24 @@ RuntimeTypes MakeRuntimeTypes(llvm::LLVMContext& c) {
   t.function = llvm::StructType::create(c, {ptr, ptr, i32, i32}, "tccd_rt_function");
   // ctx, module, num_sms, reserved
   t.context = llvm::StructType::create(c, {ptr, ptr, i32, i32}, "tccd_rt_context");
-  // image, image_size, kernels, contexts, functions, num_kernels, reserved
-  t.module = llvm::StructType::create(c, {ptr, i64, ptr, ptr, ptr, i32, i32}, "tccd_rt_module");
+  // image, image_size, kernels, contexts, functions, num_kernels, num_gemms, gemms, gemm_states
+  t.module = llvm::StructType::create(c, {ptr, i64, ptr, ptr, ptr, i32, i32, ptr, ptr}, "tccd_rt_module");
+  llvm::Type* f32 = llvm::Type::getFloatTy(c);
+  // name, m, n, k, lda, ldb, ldd, batch, stride_a, stride_b, stride_d, trans_a, trans_b, dtype,
+  // compute, epilogue, alpha
+  t.gemm = llvm::StructType::create(
+      c, {ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, f32},
+      "tccd_rt_gemm");
+  // desc, layout_a, layout_b, layout_d, algo[8], workspace_size
+  t.gemm_state = llvm::StructType::create(
+      c, {ptr, ptr, ptr, ptr, llvm::ArrayType::get(i64, 8), i64}, "tccd_rt_gemm_state");
+  // byte_offset, index, reserved
+  t.operand = llvm::StructType::create(c, {i64, i32, i32}, "tccd_rt_operand");
+  // strides, kind, index, first_operand, num_operands
+  t.step = llvm::StructType::create(c, {ptr, i32, i32, i32, i32}, "tccd_rt_step");
+  // name, steps, operands, num_steps, num_io, workspace_bytes, gemm_workspace_offset,
+  // gemm_workspace_bytes
+  t.segment = llvm::StructType::create(c, {ptr, ptr, ptr, i32, i32, i64, i64, i64}, "tccd_rt_segment");
   return t;
 }
 
@@ -95,7 +116,39 @@ absl::Status CheckLayout(const llvm::DataLayout& layout, const RuntimeTypes& t) 
                   {TCCD_FIELD(tccd_rt_module, image), TCCD_FIELD(tccd_rt_module, image_size),
                    TCCD_FIELD(tccd_rt_module, kernels), TCCD_FIELD(tccd_rt_module, contexts),
                    TCCD_FIELD(tccd_rt_module, functions), TCCD_FIELD(tccd_rt_module, num_kernels),
-                   TCCD_FIELD(tccd_rt_module, reserved)}));
+                   TCCD_FIELD(tccd_rt_module, num_gemms), TCCD_FIELD(tccd_rt_module, gemms),
+                   TCCD_FIELD(tccd_rt_module, gemm_states)}));
+  RETURN_IF_ERROR(CheckStruct(
+      layout, t.gemm, sizeof(tccd_rt_gemm),
+      {TCCD_FIELD(tccd_rt_gemm, name), TCCD_FIELD(tccd_rt_gemm, m), TCCD_FIELD(tccd_rt_gemm, n),
+       TCCD_FIELD(tccd_rt_gemm, k), TCCD_FIELD(tccd_rt_gemm, lda), TCCD_FIELD(tccd_rt_gemm, ldb),
+       TCCD_FIELD(tccd_rt_gemm, ldd), TCCD_FIELD(tccd_rt_gemm, batch),
+       TCCD_FIELD(tccd_rt_gemm, stride_a), TCCD_FIELD(tccd_rt_gemm, stride_b),
+       TCCD_FIELD(tccd_rt_gemm, stride_d), TCCD_FIELD(tccd_rt_gemm, trans_a),
+       TCCD_FIELD(tccd_rt_gemm, trans_b), TCCD_FIELD(tccd_rt_gemm, dtype),
+       TCCD_FIELD(tccd_rt_gemm, compute), TCCD_FIELD(tccd_rt_gemm, epilogue),
+       TCCD_FIELD(tccd_rt_gemm, alpha)}));
+  RETURN_IF_ERROR(CheckStruct(
+      layout, t.gemm_state, sizeof(tccd_rt_gemm_state),
+      {TCCD_FIELD(tccd_rt_gemm_state, desc), TCCD_FIELD(tccd_rt_gemm_state, layout_a),
+       TCCD_FIELD(tccd_rt_gemm_state, layout_b), TCCD_FIELD(tccd_rt_gemm_state, layout_d),
+       TCCD_FIELD(tccd_rt_gemm_state, algo), TCCD_FIELD(tccd_rt_gemm_state, workspace_size)}));
+  RETURN_IF_ERROR(CheckStruct(layout, t.operand, sizeof(tccd_rt_operand),
+                              {TCCD_FIELD(tccd_rt_operand, byte_offset),
+                               TCCD_FIELD(tccd_rt_operand, index),
+                               TCCD_FIELD(tccd_rt_operand, reserved)}));
+  RETURN_IF_ERROR(CheckStruct(
+      layout, t.step, sizeof(tccd_rt_step),
+      {TCCD_FIELD(tccd_rt_step, strides), TCCD_FIELD(tccd_rt_step, kind),
+       TCCD_FIELD(tccd_rt_step, index), TCCD_FIELD(tccd_rt_step, first_operand),
+       TCCD_FIELD(tccd_rt_step, num_operands)}));
+  RETURN_IF_ERROR(CheckStruct(
+      layout, t.segment, sizeof(tccd_rt_segment),
+      {TCCD_FIELD(tccd_rt_segment, name), TCCD_FIELD(tccd_rt_segment, steps),
+       TCCD_FIELD(tccd_rt_segment, operands), TCCD_FIELD(tccd_rt_segment, num_steps),
+       TCCD_FIELD(tccd_rt_segment, num_io), TCCD_FIELD(tccd_rt_segment, workspace_bytes),
+       TCCD_FIELD(tccd_rt_segment, gemm_workspace_offset),
+       TCCD_FIELD(tccd_rt_segment, gemm_workspace_bytes)}));
   return absl::OkStatus();
 }
 
@@ -145,8 +198,8 @@ void DefineForwarder(llvm::Module& m, const std::string& name, llvm::Function* c
 }  // namespace
 
 absl::Status EmitHostModule(const CudaModule& cuda, absl::Span<const PointwiseKernel> kernels,
-                            llvm::Module& m) {
-  RET_CHECK(kernels.size() == cuda.kernels.size() && !kernels.empty());
+                            const HostProgram& program, llvm::Module& m) {
+  RET_CHECK(kernels.size() == cuda.kernels.size() && (!kernels.empty() || !program.empty()));
   llvm::LLVMContext& c = m.getContext();
   const RuntimeTypes t = MakeRuntimeTypes(c);
   RETURN_IF_ERROR(CheckLayout(m.getDataLayout(), t));
@@ -156,9 +209,13 @@ absl::Status EmitHostModule(const CudaModule& cuda, absl::Span<const PointwiseKe
   auto i32c = [&](int64_t v) { return llvm::ConstantInt::get(i32, v); };
   auto i64c = [&](int64_t v) { return llvm::ConstantInt::get(i64, v); };
 
+  llvm::Constant* null = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c));
   // The cubin, 64-byte aligned like a section of its own (the driver reads its ELF headers).
-  llvm::GlobalVariable* image = AddConstant(
-      m, llvm::ConstantDataArray::getString(c, cuda.cubin, /*AddNull=*/false), "tccd_cubin", 64);
+  llvm::Constant* image = null;
+  if (!kernels.empty()) {
+    image = AddConstant(m, llvm::ConstantDataArray::getString(c, cuda.cubin, /*AddNull=*/false),
+                        "tccd_cubin", 64);
+  }
 
   std::vector<llvm::Constant*> descriptors;
   for (size_t k = 0; k < kernels.size(); ++k) {
@@ -179,9 +236,29 @@ absl::Status EmitHostModule(const CudaModule& cuda, absl::Span<const PointwiseKe
                    i32c(info.contig_param_bytes), i32c(info.strided_param_bytes)}));
   }
   const auto num_kernels = static_cast<uint64_t>(kernels.size());
-  llvm::GlobalVariable* table = AddConstant(
-      m, llvm::ConstantArray::get(llvm::ArrayType::get(t.kernel, num_kernels), descriptors),
-      "tccd_kernels", 8);
+  llvm::Constant* table = null;
+  if (num_kernels > 0) {
+    table = AddConstant(
+        m, llvm::ConstantArray::get(llvm::ArrayType::get(t.kernel, num_kernels), descriptors),
+        "tccd_kernels", 8);
+  }
+  auto f32c = [&](float v) { return llvm::ConstantFP::get(llvm::Type::getFloatTy(c), v); };
+  std::vector<llvm::Constant*> gemms;
+  for (size_t g = 0; g < program.gemms.size(); ++g) {
+    const GemmSpec& s = program.gemms[g];
+    gemms.push_back(llvm::ConstantStruct::get(
+        t.gemm, {AddString(m, s.name, absl::StrCat("tccd_gemm", g, "_name")), i64c(s.m),
+                 i64c(s.n), i64c(s.k), i64c(s.lda), i64c(s.ldb), i64c(s.ldd), i64c(s.batch),
+                 i64c(s.stride_a), i64c(s.stride_b), i64c(s.stride_d), i32c(s.trans_a),
+                 i32c(s.trans_b), i32c(s.dtype), i32c(s.compute), i32c(s.epilogue),
+                 f32c(s.alpha)}));
+  }
+  const auto num_gemms = static_cast<uint64_t>(gemms.size());
+  llvm::Constant* gemm_table = null;
+  if (num_gemms > 0) {
+    gemm_table = AddConstant(
+        m, llvm::ConstantArray::get(llvm::ArrayType::get(t.gemm, num_gemms), gemms), "tccd_gemms", 8);
+  }
 
   // Mutable state the runtime fills in, zero at load time (.bss): internal, so no export.
   auto add_state = [&](llvm::Type* element, uint64_t count, const char* name) {
@@ -193,14 +270,19 @@ absl::Status EmitHostModule(const CudaModule& cuda, absl::Span<const PointwiseKe
     return g;
   };
   llvm::GlobalVariable* contexts = add_state(t.context, TCCD_RT_MAX_CONTEXTS, "tccd_contexts");
-  llvm::GlobalVariable* functions =
-      add_state(t.function, TCCD_RT_MAX_CONTEXTS * num_kernels, "tccd_functions");
+  llvm::Constant* functions =
+      num_kernels > 0 ? static_cast<llvm::Constant*>(add_state(t.function, TCCD_RT_MAX_CONTEXTS * num_kernels, "tccd_functions"))
+                      : null;
+  llvm::Constant* gemm_states =
+      num_gemms > 0 ? static_cast<llvm::Constant*>(add_state(t.gemm_state, TCCD_RT_MAX_CONTEXTS * num_gemms, "tccd_gemm_states"))
+                    : null;
 
   llvm::GlobalVariable* module_descriptor = AddConstant(
       m,
       llvm::ConstantStruct::get(
-          t.module, {image, i64c(static_cast<int64_t>(cuda.cubin.size())), table, contexts,
-                     functions, i32c(static_cast<int64_t>(num_kernels)), i32c(0)}),
+          t.module, {image, i64c(num_kernels > 0 ? static_cast<int64_t>(cuda.cubin.size()) : 0),
+                     table, contexts, functions, i32c(static_cast<int64_t>(num_kernels)),
+                     i32c(static_cast<int64_t>(num_gemms)), gemm_table, gemm_states}),
       "tccd_module", 8);
 
   // The entry points.
@@ -211,6 +293,44 @@ absl::Status EmitHostModule(const CudaModule& cuda, absl::Span<const PointwiseKe
     // int <name>(void* const* data, const int64_t* strides, void* stream)
     DefineForwarder(m, cuda.kernels[k].name, launch,
                     {module_descriptor, i32c(static_cast<int64_t>(k))}, {ptr, ptr, ptr});
+  }
+  llvm::Function* run_segment =
+      DeclareRuntime(m, i32, {ptr, ptr, ptr, ptr, ptr}, "tccd_rt_run_segment");
+  for (size_t s = 0; s < program.segments.size(); ++s) {
+    const SegmentSpec& segment = program.segments[s];
+    const std::string prefix = absl::StrCat("tccd_seg", s, "_");
+    std::vector<llvm::Constant*> operands, steps;
+    for (size_t i = 0; i < segment.steps.size(); ++i) {
+      const SegmentStepSpec& step = segment.steps[i];
+      llvm::Constant* strides = null;
+      if (!step.strides.empty()) {
+        std::vector<uint64_t> values(step.strides.begin(), step.strides.end());
+        strides = AddConstant(m, llvm::ConstantDataArray::get(c, values),
+                              absl::StrCat(prefix, "strides", i), 8);
+      }
+      steps.push_back(llvm::ConstantStruct::get(
+          t.step, {strides, i32c(static_cast<int>(step.kind)), i32c(step.index),
+                   i32c(static_cast<int64_t>(operands.size())),
+                   i32c(static_cast<int64_t>(step.operands.size()))}));
+      for (const SegmentOperandSpec& o : step.operands)
+        operands.push_back(llvm::ConstantStruct::get(t.operand, {i64c(o.byte_offset), i32c(o.io_index), i32c(0)}));
+    }
+    RET_CHECK(!steps.empty() && !operands.empty());
+    llvm::Constant* step_table = AddConstant(
+        m, llvm::ConstantArray::get(llvm::ArrayType::get(t.step, steps.size()), steps), prefix + "steps", 8);
+    llvm::Constant* operand_table = AddConstant(
+        m, llvm::ConstantArray::get(llvm::ArrayType::get(t.operand, operands.size()), operands),
+        prefix + "operands", 8);
+    llvm::Constant* descriptor = AddConstant(
+        m,
+        llvm::ConstantStruct::get(
+            t.segment, {AddString(m, segment.name, prefix + "name"), step_table, operand_table,
+                        i32c(static_cast<int64_t>(steps.size())), i32c(segment.num_io),
+                        i64c(segment.workspace_bytes), i64c(segment.gemm_workspace_offset),
+                        i64c(segment.gemm_workspace_bytes)}),
+        prefix + "descriptor", 8);
+    // int <name>(void* const* io, void* workspace, void* stream)
+    DefineForwarder(m, segment.name, run_segment, {module_descriptor, descriptor}, {ptr, ptr, ptr});
   }
   DefineForwarder(m, "tccd_cuda_init", init, {module_descriptor}, {});
   DefineForwarder(m, "tccd_cuda_last_error", last_error, {}, {});

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda_host/host_program.h"
 #include "codegen/kernel/pointwise_kernel.h"
 
 namespace llvm {
@@ -19,6 +20,6 @@ namespace tccd::codegen {
 // if LLVM's layout of the runtime's structs differs from the C compiler's (a tccd bug: the
 // generator and tccd_cuda_runtime.h disagree).
 absl::Status EmitHostModule(const CudaModule& cuda, absl::Span<const PointwiseKernel> kernels,
-                            llvm::Module& module);
+                            const HostProgram& program, llvm::Module& module);
 
 }  // namespace tccd::codegen

@@ -16,6 +16,7 @@
  * many threads at once and inside CUDA graph capture.
  */
 #include "tccd_cuda_runtime.h"
+#include "tccd_cuda_internal.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -67,7 +68,7 @@ static int g_driver_ready;     /* 0, then 1 forever (release store / acquire loa
 
 static __thread char t_last_error[512];
 
-__attribute__((format(printf, 2, 3))) static int set_error(int code, const char* format, ...) {
+int tccd_rt_set_error(int code, const char* format, ...) {
   va_list args;
   va_start(args, format);
   vsnprintf(t_last_error, sizeof(t_last_error), format, args);
@@ -81,7 +82,7 @@ static int driver_error(const struct driver* d, CUresult result, const char* wha
   const char* text = NULL;
   if (d->cuGetErrorName(result, &name) != 0 || name == NULL) name = "unknown CUresult";
   if (d->cuGetErrorString(result, &text) != 0 || text == NULL) text = "";
-  return set_error(result, "tccd: %s failed: %s (%d) %s", what, name, result, text);
+  return tccd_rt_set_error(result, "tccd: %s failed: %s (%d) %s", what, name, result, text);
 }
 
 const char* tccd_rt_last_error(void) { return t_last_error; }
@@ -96,7 +97,7 @@ static int load_driver_locked(void) {
   if (lib == NULL) lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
   if (lib == NULL) {
     const char* why = dlerror();
-    return set_error(TCCD_RT_ERROR_NO_DRIVER, "tccd: the CUDA driver could not be loaded: %s",
+    return tccd_rt_set_error(TCCD_RT_ERROR_NO_DRIVER, "tccd: the CUDA driver could not be loaded: %s",
                      why != NULL ? why : "dlopen(libcuda.so.1) failed");
   }
   struct driver d;
@@ -106,7 +107,7 @@ static int load_driver_locked(void) {
   do {                                                                                           \
     *(void**)(&d.field) = dlsym(lib, symbol);                                                    \
     if (d.field == NULL) {                                                                       \
-      return set_error(TCCD_RT_ERROR_NO_DRIVER,                                                  \
+      return tccd_rt_set_error(TCCD_RT_ERROR_NO_DRIVER,                                                  \
                        "tccd: the CUDA driver (libcuda.so.1) lacks %s: driver too old", symbol); \
     }                                                                                            \
   } while (0)
@@ -172,7 +173,7 @@ static int load_context_locked(const struct tccd_rt_module* module, const struct
     if (module->contexts[i].ctx == NULL) slot = i;
   }
   if (slot < 0) {
-    return set_error(TCCD_RT_ERROR_NOT_SUPPORTED,
+    return tccd_rt_set_error(TCCD_RT_ERROR_NOT_SUPPORTED,
                      "tccd: the kernels are already loaded into %d CUDA contexts, the most "
                      "one kernels_cuda.so supports",
                      TCCD_RT_MAX_CONTEXTS);
@@ -185,7 +186,8 @@ static int load_context_locked(const struct tccd_rt_module* module, const struct
   if (result != 0) return driver_error(d, result, "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)");
 
   CUmodule loaded = NULL;
-  result = d->cuModuleLoadData(&loaded, module->image);
+  /* A module of matmuls only has no cubin. */
+  result = module->num_kernels > 0 ? d->cuModuleLoadData(&loaded, module->image) : 0;
   if (result != 0) {
     char what[96];
     snprintf(what, sizeof(what), "cuModuleLoadData(%llu-byte cubin)",
@@ -218,6 +220,11 @@ static int load_context_locked(const struct tccd_rt_module* module, const struct
       }
     }
   }
+  const int gemm_code = tccd_rt_gemm_load_context(module, slot);
+  if (gemm_code != TCCD_RT_SUCCESS) {
+    if (loaded != NULL) (void)d->cuModuleUnload(loaded); /* deliberately ignored: already failing */
+    return gemm_code;
+  }
   module->contexts[slot].module = loaded;
   module->contexts[slot].num_sms = num_sms > 0 ? num_sms : 1;
   __atomic_store_n(&module->contexts[slot].ctx, ctx, __ATOMIC_RELEASE);
@@ -245,7 +252,7 @@ static int enter_context(const struct driver* d, CUstream stream, CUcontext* ctx
   if (result != 0) return driver_error(d, result, "cuCtxGetCurrent");
   if (*ctx != NULL) return TCCD_RT_SUCCESS;
   if (stream == NULL) {
-    return set_error(TCCD_RT_ERROR_INVALID_CONTEXT,
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_CONTEXT,
                      "tccd: no current CUDA context on this thread (make the device current "
                      "first, e.g. torch.cuda.set_device, or pass a non-default stream)");
   }
@@ -353,16 +360,16 @@ int tccd_rt_init(const struct tccd_rt_module* module) {
 int tccd_rt_launch(const struct tccd_rt_module* module, int32_t index, void* const* data,
                    const int64_t* strides, void* stream) {
   if (index < 0 || index >= module->num_kernels) {
-    return set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: no kernel %d in this module", index);
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: no kernel %d in this module", index);
   }
   const struct tccd_rt_kernel* kernel = &module->kernels[index];
   if (kernel->numel == 0) return TCCD_RT_SUCCESS;
   if (data == NULL || (strides == NULL && kernel->rank > 0)) {
-    return set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL %s", kernel->name,
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL %s", kernel->name,
                      data == NULL ? "data" : "strides");
   }
   if (kernel->strided_param_bytes > TCCD_RT_MAX_PARAM_BYTES) {
-    return set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s has %d bytes of parameters",
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s has %d bytes of parameters",
                      kernel->name, kernel->strided_param_bytes);
   }
   const struct driver* d = NULL;
@@ -376,6 +383,46 @@ int tccd_rt_launch(const struct tccd_rt_module* module, int32_t index, void* con
   code = get_context(module, d, ctx, &slot);
   if (code == TCCD_RT_SUCCESS)
     code = launch_in_context(module, d, slot, index, data, strides, stream);
+  leave_context(d, pushed);
+  return code;
+}
+
+int tccd_rt_run_segment(const struct tccd_rt_module* module, const struct tccd_rt_segment* segment,
+                        void* const* io, void* workspace, void* stream) {
+  if ((io == NULL && segment->num_io > 0) || (workspace == NULL && segment->workspace_bytes > 0)) {
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL %s",
+                             segment->name, io == NULL ? "io" : "workspace");
+  }
+  const struct driver* d = NULL;
+  int code = get_driver(&d);
+  if (code != TCCD_RT_SUCCESS) return code;
+  CUcontext ctx;
+  int pushed;
+  code = enter_context(d, stream, &ctx, &pushed);
+  if (code != TCCD_RT_SUCCESS) return code;
+  int slot;
+  code = get_context(module, d, ctx, &slot);
+  void* gemm_workspace = (char*)workspace + segment->gemm_workspace_offset;
+  for (int32_t i = 0; i < segment->num_steps && code == TCCD_RT_SUCCESS; ++i) {
+    const struct tccd_rt_step* step = &segment->steps[i];
+    if (step->num_operands > TCCD_RT_MAX_STEP_OPERANDS) {
+      code = tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s step %d has %d operands",
+                               segment->name, i, step->num_operands);
+      break;
+    }
+    void* pointers[TCCD_RT_MAX_STEP_OPERANDS];
+    for (int32_t o = 0; o < step->num_operands; ++o) {
+      const struct tccd_rt_operand* operand = &segment->operands[step->first_operand + o];
+      char* base = operand->index >= 0 ? (char*)io[operand->index] : (char*)workspace;
+      pointers[o] = base + operand->byte_offset;
+    }
+    if (step->kind == TCCD_RT_STEP_GEMM) {
+      code = tccd_rt_gemm_run(module, slot, step->index, pointers, gemm_workspace,
+                              (uint64_t)segment->gemm_workspace_bytes, stream);
+    } else if (module->kernels[step->index].numel > 0) {
+      code = launch_in_context(module, d, slot, step->index, pointers, step->strides, stream);
+    }
+  }
   leave_context(d, pushed);
   return code;
 }

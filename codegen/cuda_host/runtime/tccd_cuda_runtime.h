@@ -40,6 +40,7 @@ extern "C" {
 #define TCCD_RT_ERROR_NO_DRIVER 35        /* cudaErrorInsufficientDriver: no usable libcuda */
 #define TCCD_RT_ERROR_INVALID_CONTEXT 201 /* no current CUDA context and no stream to ask */
 #define TCCD_RT_ERROR_NOT_SUPPORTED 801   /* more than TCCD_RT_MAX_CONTEXTS contexts */
+#define TCCD_RT_ERROR_CUBLAS 999          /* cudaErrorUnknown: cuBLASLt failed (see message) */
 
 /* One kernel, constant (generated from codegen::CudaKernelLaunchInfo and the kernel's shape). */
 struct tccd_rt_kernel {
@@ -74,15 +75,80 @@ struct tccd_rt_context {
   int32_t reserved;
 };
 
+/* One cuBLASLt matmul, constant, already in cuBLAS's column-major formulation (the daemon maps
+ * PyTorch's row-major mm/addmm/bmm onto it, codegen/cuda_host/segments.h):
+ *   D[m x n] = alpha * op(A)[m x k] * op(B)[k x n] (+ bias[m] broadcast along n; relu),
+ * `batch` times with the given element strides between batches. Operands in a segment step:
+ * A, B, D, then bias when the epilogue has one. */
+struct tccd_rt_gemm {
+  const char* name; /* for messages */
+  int64_t m, n, k;
+  int64_t lda, ldb, ldd;
+  int64_t batch; /* >= 1 */
+  int64_t stride_a, stride_b, stride_d;
+  int32_t trans_a, trans_b; /* cublasOperation_t: 0 = N, 1 = T */
+  int32_t dtype;            /* cudaDataType_t of A, B, D and bias: 0 f32, 2 f16, 14 bf16 */
+  int32_t compute;          /* cublasComputeType_t */
+  int32_t epilogue;         /* cublasLtEpilogue_t: 1 none, 4 bias, 6 relu + bias */
+  float alpha;
+};
+
+/* One gemm's cuBLASLt objects in one context (the chosen algorithm depends on the device). Zero
+ * until its context's entry is published, like tccd_rt_function. */
+struct tccd_rt_gemm_state {
+  void* desc;     /* cublasLtMatmulDesc_t */
+  void* layout_a; /* cublasLtMatrixLayout_t */
+  void* layout_b;
+  void* layout_d;
+  uint64_t algo[8];        /* cublasLtMatmulAlgo_t */
+  uint64_t workspace_size; /* what the algorithm needs, <= the segment's gemm workspace */
+};
+
+/* Where a segment operand lives: io[index] + byte_offset (index < num_io), or, with index -1,
+ * workspace + byte_offset. A view is just another offset into the same buffer. */
+struct tccd_rt_operand {
+  int64_t byte_offset;
+  int32_t index;
+  int32_t reserved;
+};
+
+/* One operation of a segment: kernel `index` (strides: [num_operands x rank] as in
+ * "tccd-cuda-1") or gemm `index` (strides NULL). */
+struct tccd_rt_step {
+  const int64_t* strides;
+  int32_t kind; /* 0 kernel, 1 gemm */
+  int32_t index;
+  int32_t first_operand; /* into the segment's operands */
+  int32_t num_operands;
+};
+
+#define TCCD_RT_STEP_KERNEL 0
+#define TCCD_RT_STEP_GEMM 1
+#define TCCD_RT_MAX_STEP_OPERANDS 64
+
+/* A straight-line sequence of steps run by one call (ABI "tccd-cuda-segment-1"). */
+struct tccd_rt_segment {
+  const char* name;
+  const struct tccd_rt_step* steps;
+  const struct tccd_rt_operand* operands;
+  int32_t num_steps;
+  int32_t num_io;
+  int64_t workspace_bytes;       /* the caller's buffer size, for the NULL check */
+  int64_t gemm_workspace_offset; /* cuBLASLt's scratch inside the workspace */
+  int64_t gemm_workspace_bytes;
+};
+
 /* Everything the runtime needs to know about one kernels_cuda.so; one constant per .so. */
 struct tccd_rt_module {
-  const uint8_t* image;                 /* the cubin, for cuModuleLoadData */
+  const uint8_t* image;                 /* the cubin, for cuModuleLoadData; NULL: no kernels */
   uint64_t image_size;                  /* for messages */
   const struct tccd_rt_kernel* kernels; /* [num_kernels] */
   struct tccd_rt_context* contexts;     /* [TCCD_RT_MAX_CONTEXTS], zero-initialised */
   struct tccd_rt_function* functions;   /* [TCCD_RT_MAX_CONTEXTS * num_kernels], context-major */
   int32_t num_kernels;
-  int32_t reserved;
+  int32_t num_gemms;
+  const struct tccd_rt_gemm* gemms;        /* [num_gemms] */
+  struct tccd_rt_gemm_state* gemm_states;  /* [TCCD_RT_MAX_CONTEXTS * num_gemms], zeroed */
 };
 
 /* Loads the CUDA driver (once per process) and `module` into the calling thread's current
@@ -95,6 +161,11 @@ int tccd_rt_init(const struct tccd_rt_module* module);
  * capture-safe once the module is loaded into the current context. */
 int tccd_rt_launch(const struct tccd_rt_module* module, int32_t kernel_index, void* const* data,
                    const int64_t* strides, void* stream);
+
+/* Runs `segment` on `stream`: every step in order, asynchronously. io/workspace as in ABI
+ * "tccd-cuda-segment-1". Capture-safe once the module is loaded into the current context. */
+int tccd_rt_run_segment(const struct tccd_rt_module* module, const struct tccd_rt_segment* segment,
+                        void* const* io, void* workspace, void* stream);
 
 /* The calling thread's last failure message ("" if none). Successes do not clear it. */
 const char* tccd_rt_last_error(void);

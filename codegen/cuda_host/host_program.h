@@ -1,0 +1,68 @@
+// What a kernels_cuda.so runs besides single kernels: cuBLASLt matmuls and segments (straight
+// sequences of kernels and matmuls over one io array and one workspace, ABI
+// "tccd-cuda-segment-1", tccd.v1.NativeSegment). Built by codegen/passes/segment_builder.h from
+// a plan, emitted by host_module.cc as the constant tables of runtime/tccd_cuda_runtime.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tccd::codegen {
+
+// cuBLASLt codes the daemon writes into GemmSpec (values of cublasLt.h/library_types.h; the
+// runtime test checks them against the toolkit's headers).
+inline constexpr int kCudaR32F = 0;
+inline constexpr int kCudaR16F = 2;
+inline constexpr int kCudaR16BF = 14;
+inline constexpr int kCublasCompute32F = 68;
+inline constexpr int kCublasEpilogueDefault = 1;
+inline constexpr int kCublasEpilogueBias = 4;
+inline constexpr int kCublasEpilogueReluBias = 6;
+
+// The most cuBLASLt scratch one gemm may use (TCCD_RT_GEMM_MAX_WORKSPACE in the runtime).
+inline constexpr int64_t kGemmWorkspaceBytes = int64_t{8} << 20;
+
+// D[m x n] = alpha * op(A) * op(B) (+ bias), column-major, as struct tccd_rt_gemm.
+struct GemmSpec {
+  std::string name;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldd = 0;
+  int64_t batch = 1;
+  int64_t stride_a = 0, stride_b = 0, stride_d = 0;
+  int trans_a = 0, trans_b = 0;
+  int dtype = kCudaR32F;
+  int compute = kCublasCompute32F;
+  int epilogue = kCublasEpilogueDefault;
+  float alpha = 1.0f;
+};
+
+struct SegmentOperandSpec {
+  int32_t io_index = -1;  // -1: the workspace
+  int64_t byte_offset = 0;
+};
+
+struct SegmentStepSpec {
+  enum class Kind { kKernel = 0, kGemm = 1 };
+  Kind kind = Kind::kKernel;
+  int index = 0;  // kernel index in the CudaModule, or gemm index in HostProgram::gemms
+  std::vector<SegmentOperandSpec> operands;
+  std::vector<int64_t> strides;  // kernels: [operands x rank] as in tccd-cuda-1
+};
+
+struct SegmentSpec {
+  std::string name;  // the exported symbol
+  std::vector<SegmentStepSpec> steps;
+  int num_io = 0;
+  int64_t workspace_bytes = 0;
+  int64_t gemm_workspace_offset = 0;
+  int64_t gemm_workspace_bytes = 0;
+};
+
+struct HostProgram {
+  std::vector<GemmSpec> gemms;
+  std::vector<SegmentSpec> segments;
+  bool empty() const { return gemms.empty() && segments.empty(); }
+};
+
+}  // namespace tccd::codegen

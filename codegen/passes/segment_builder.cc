@@ -1,0 +1,480 @@
+// Plan -> plan with NativeSegment steps, plus the host program (see segment_builder.h).
+#include "codegen/passes/segment_builder.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "proto/status_macros.h"
+
+namespace tccd::codegen {
+namespace {
+
+constexpr int64_t kWorkspaceAlign = 256;
+constexpr int64_t kGemmAlign = 16;  // what cuBLASLt's heuristic assumes of every pointer
+
+// A plan value's static layout.
+struct Meta {
+  std::vector<int64_t> sizes, strides;
+  int64_t offset = 0;
+  v1::DType dtype = v1::DTYPE_UNSPECIFIED;
+  int elem_bytes = 0;
+  int64_t rank() const { return static_cast<int64_t>(sizes.size()); }
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t s : sizes) n *= s;
+    return n;
+  }
+  // Bytes from the first element to one past the last (0 when empty).
+  int64_t extent_bytes() const {
+    if (numel() == 0) return 0;
+    int64_t last = 0;
+    for (size_t d = 0; d < sizes.size(); ++d) last += (sizes[d] - 1) * strides[d];
+    return (last + 1) * elem_bytes;
+  }
+};
+
+int ElemBytes(v1::DType dtype) {
+  switch (dtype) {
+    case v1::FLOAT64: case v1::INT64: return 8;
+    case v1::FLOAT32: case v1::INT32: return 4;
+    case v1::FLOAT16: case v1::BFLOAT16: case v1::INT16: return 2;
+    case v1::INT8: case v1::UINT8: case v1::BOOL: return 1;
+    default: return 0;
+  }
+}
+
+std::optional<Meta> StaticMeta(const v1::TensorMeta& m) {
+  Meta meta;
+  for (const v1::Dim& d : m.sizes()) {
+    if (d.kind_case() != v1::Dim::kValue) return std::nullopt;
+    meta.sizes.push_back(d.value());
+  }
+  for (const v1::Dim& d : m.strides()) {
+    if (d.kind_case() != v1::Dim::kValue) return std::nullopt;
+    meta.strides.push_back(d.value());
+  }
+  if (m.has_storage_offset()) {
+    if (m.storage_offset().kind_case() != v1::Dim::kValue) return std::nullopt;
+    meta.offset = m.storage_offset().value();
+  }
+  meta.dtype = m.dtype();
+  meta.elem_bytes = ElemBytes(m.dtype());
+  if (meta.elem_bytes == 0 || meta.sizes.size() != meta.strides.size()) return std::nullopt;
+  return meta;
+}
+
+const std::set<std::string>& ViewOps() {
+  static const auto* ops = new std::set<std::string>{
+      "aten::view.default",      "aten::_unsafe_view.default", "aten::t.default",
+      "aten::transpose.int",     "aten::permute.default",      "aten::expand.default",
+      "aten::unsqueeze.default", "aten::squeeze.dim",          "aten::squeeze.dims",
+      "aten::squeeze.default",   "aten::slice.Tensor",         "aten::select.int",
+      "aten::split.Tensor",      "aten::split_with_sizes.default", "aten::unbind.int",
+      "aten::alias.default",     "aten::as_strided.default",   "aten::detach.default",
+      "aten::narrow.default"};
+  return *ops;
+}
+
+int RefOf(const v1::Value& v) { return v.kind_case() == v1::Value::kRef ? v.ref().node() : -1; }
+
+// One matrix operand's column-major description for cuBLAS: the memory seen column-major is
+// either the matrix's transpose (row-major storage: op N gives M^T) or the matrix itself.
+struct MatrixLayout {
+  bool row_major = true;  // storage is row-major with leading dimension ld
+  int64_t ld = 0;
+};
+
+std::optional<MatrixLayout> LayoutOf(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
+  if ((cols == 1 || s1 == 1)) {
+    int64_t ld = rows == 1 ? std::max<int64_t>(cols, 1) : s0;
+    if (ld >= std::max<int64_t>(cols, 1)) return MatrixLayout{true, ld};
+  }
+  if ((rows == 1 || s0 == 1)) {
+    int64_t ld = cols == 1 ? std::max<int64_t>(rows, 1) : s1;
+    if (ld >= std::max<int64_t>(rows, 1)) return MatrixLayout{false, ld};
+  }
+  return std::nullopt;
+}
+
+std::optional<int> CudaDataType(v1::DType dtype) {
+  switch (dtype) {
+    case v1::FLOAT32: return kCudaR32F;
+    case v1::FLOAT16: return kCudaR16F;
+    case v1::BFLOAT16: return kCudaR16BF;
+    default: return std::nullopt;
+  }
+}
+
+double NumberOf(const v1::Value& v, double fallback) {
+  if (v.kind_case() == v1::Value::kIntValue) return static_cast<double>(v.int_value());
+  if (v.kind_case() == v1::Value::kFloatValue) return v.float_value();
+  return fallback;
+}
+
+// A matmul extern step as a gemm: operands (value ids) A, B, D[, bias] for the spec.
+struct GemmMatch {
+  GemmSpec spec;
+  std::vector<int> operands;
+};
+
+// Z = X @ Y (+ bias), X [.., M, K], Y [.., K, N], Z [.., M, N] row-major contiguous.
+std::optional<GemmMatch> MatchGemm(const v1::Step& step, const std::vector<std::optional<Meta>>& metas) {
+  if (step.kind_case() != v1::Step::kExternCall || step.outputs_size() != 1 || step.outputs(0) < 0) return std::nullopt;
+  const v1::ExternCall& call = step.extern_call();
+  const std::string& target = call.target();
+  int x = -1, y = -1, bias = -1;
+  double alpha = 1.0, beta = 1.0;
+  if (target == "aten::mm.default" || target == "aten::bmm.default") {
+    if (call.args_size() != 2 || call.kwargs_size() != 0) return std::nullopt;
+    x = RefOf(call.args(0));
+    y = RefOf(call.args(1));
+  } else if (target == "aten::addmm.default") {
+    if (call.args_size() < 3) return std::nullopt;
+    bias = RefOf(call.args(0));
+    x = RefOf(call.args(1));
+    y = RefOf(call.args(2));
+    if (call.args_size() > 3) beta = NumberOf(call.args(3), 1.0);
+    if (call.args_size() > 4) alpha = NumberOf(call.args(4), 1.0);
+    for (const v1::NamedValue& kw : call.kwargs()) {
+      if (kw.name() == "beta") beta = NumberOf(kw.value(), 1.0);
+      else if (kw.name() == "alpha") alpha = NumberOf(kw.value(), 1.0);
+      else return std::nullopt;
+    }
+    if (beta != 1.0 || bias < 0) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  const int z = step.outputs(0);
+  if (x < 0 || y < 0) return std::nullopt;
+  const std::optional<Meta>&mx = metas[x], &my = metas[y], &mz = metas[z];
+  if (!mx || !my || !mz) return std::nullopt;
+  const bool batched = target == "aten::bmm.default";
+  const int64_t rank = batched ? 3 : 2;
+  if (mx->rank() != rank || my->rank() != rank || mz->rank() != rank) return std::nullopt;
+  if (mx->dtype != my->dtype || mx->dtype != mz->dtype) return std::nullopt;
+  std::optional<int> dtype = CudaDataType(mx->dtype);
+  if (!dtype) return std::nullopt;
+  const int64_t b = batched ? mx->sizes[0] : 1;
+  const int64_t M = mx->sizes[rank - 2], K = mx->sizes[rank - 1], N = my->sizes[rank - 1];
+  if (my->sizes[rank - 2] != K || mz->sizes[rank - 2] != M || mz->sizes[rank - 1] != N) return std::nullopt;
+  if (batched && (my->sizes[0] != b || mz->sizes[0] != b)) return std::nullopt;
+  if (M < 1 || N < 1 || K < 1 || b < 1) return std::nullopt;
+  // The result: row-major contiguous (D = Z^T column-major, ld N).
+  if (N > 1 && mz->strides[rank - 1] != 1) return std::nullopt;
+  if (M > 1 && mz->strides[rank - 2] != N) return std::nullopt;
+  if (batched && b > 1 && mz->strides[0] != M * N) return std::nullopt;
+  std::optional<MatrixLayout> ly = LayoutOf(K, N, my->strides[rank - 2], my->strides[rank - 1]);
+  std::optional<MatrixLayout> lx = LayoutOf(M, K, mx->strides[rank - 2], mx->strides[rank - 1]);
+  if (!ly || !lx) return std::nullopt;
+
+  GemmMatch match;
+  GemmSpec& g = match.spec;
+  g.m = N;
+  g.n = M;
+  g.k = K;
+  // A = Y: row-major storage is Y^T column-major (N x K, op N); column-major storage is Y (op T).
+  g.trans_a = ly->row_major ? 0 : 1;
+  g.lda = ly->ld;
+  // B = X: row-major storage is X^T column-major (K x M, op N); column-major is X (op T).
+  g.trans_b = lx->row_major ? 0 : 1;
+  g.ldb = lx->ld;
+  g.ldd = N;
+  g.batch = b;
+  if (batched) {
+    g.stride_a = b > 1 ? my->strides[0] : 0;
+    g.stride_b = b > 1 ? mx->strides[0] : 0;
+    g.stride_d = M * N;
+  }
+  g.dtype = *dtype;
+  g.alpha = static_cast<float>(alpha);
+  match.operands = {y, x, z};
+  if (bias >= 0) {
+    const std::optional<Meta>& mb = metas[bias];
+    if (!mb || mb->dtype != mx->dtype || mb->rank() != 1 || mb->sizes[0] != N || (N > 1 && mb->strides[0] != 1))
+      return std::nullopt;
+    g.epilogue = kCublasEpilogueBias;
+    match.operands.push_back(bias);
+  }
+  for (int v : match.operands) {
+    if ((metas[v]->offset * metas[v]->elem_bytes) % kGemmAlign != 0) return std::nullopt;
+  }
+  g.name = absl::StrCat(target.substr(6), "_", M, "x", K, "x", N);
+  return match;
+}
+
+enum class StepClass { kOther, kKernel, kGemm, kView };
+
+// Reads of a step (value ids), in operand order.
+std::vector<int> ReadsOf(const v1::Step& step) {
+  std::vector<int> reads;
+  std::function<void(const v1::Value&)> visit = [&](const v1::Value& v) {
+    if (v.kind_case() == v1::Value::kRef) reads.push_back(v.ref().node());
+    if (v.kind_case() == v1::Value::kList)
+      for (const v1::Value& item : v.list().items()) visit(item);
+  };
+  switch (step.kind_case()) {
+    case v1::Step::kNative:
+      reads.assign(step.native().inputs().begin(), step.native().inputs().end());
+      break;
+    case v1::Step::kSegment:
+      reads.assign(step.segment().inputs().begin(), step.segment().inputs().end());
+      break;
+    case v1::Step::kExternCall:
+      for (const v1::Value& a : step.extern_call().args()) visit(a);
+      for (const v1::NamedValue& kw : step.extern_call().kwargs()) visit(kw.value());
+      break;
+    default:
+      break;
+  }
+  return reads;
+}
+
+void RecomputeReleases(v1::Plan& plan) {
+  std::set<int> outputs;
+  std::function<void(const v1::Value&)> visit = [&](const v1::Value& v) {
+    if (v.kind_case() == v1::Value::kRef) outputs.insert(v.ref().node());
+    if (v.kind_case() == v1::Value::kList)
+      for (const v1::Value& item : v.list().items()) visit(item);
+  };
+  for (const v1::Value& v : plan.outputs()) visit(v);
+  std::map<int, int> last_use;
+  for (int i = 0; i < plan.steps_size(); ++i)
+    for (int v : ReadsOf(plan.steps(i))) last_use[v] = i;
+  for (v1::Step& step : *plan.mutable_steps()) step.clear_release();
+  for (const auto& [value, index] : last_use)
+    if (!outputs.count(value)) plan.mutable_steps(index)->add_release(value);
+}
+
+class SegmentWriter {
+ public:
+  SegmentWriter(const v1::Plan& plan, const std::vector<std::optional<Meta>>& metas,
+                const absl::flat_hash_map<std::string, int>& kernel_index, const std::string& artifact,
+                HostProgram& program)
+      : plan_(plan), metas_(metas), kernel_index_(kernel_index), artifact_(artifact), program_(program) {}
+
+  // Appends to `out` what replaces plan steps [begin, end) (all segmentable), given the value ids
+  // read at or after `end` (later steps, plan outputs).
+  absl::Status Write(int begin, int end, const std::vector<StepClass>& classes,
+                     const std::map<int, GemmMatch>& gemms, const std::set<int>& read_later,
+                     std::vector<v1::Step>& out) {
+    // Alias roots: value -> (root value, byte delta). Roots are compute outputs or values
+    // defined before the segment.
+    std::map<int, std::pair<int, int64_t>> alias;
+    auto root = [&](int v) { auto it = alias.find(v); return it == alias.end() ? std::make_pair(v, int64_t{0}) : it->second; };
+    std::set<int> defined_inside;
+    for (int i = begin; i < end; ++i) {
+      const v1::Step& step = plan_.steps(i);
+      if (classes[i] == StepClass::kView) {
+        const int in = ReadsOf(step).front();
+        const auto [r, delta] = root(in);
+        for (int v : step.outputs()) {
+          if (v < 0) continue;
+          alias[v] = {r, delta + (metas_[v]->offset - metas_[in]->offset) * metas_[v]->elem_bytes};
+          defined_inside.insert(v);
+        }
+      } else {
+        for (int v : step.outputs()) defined_inside.insert(v);
+      }
+    }
+    // Which inside values are needed after the segment, and which views to re-emit.
+    std::set<int> needed;
+    for (int v : defined_inside)
+      if (read_later.count(v)) needed.insert(v);
+    std::vector<bool> reemit(end - begin, false);
+    for (int i = end - 1; i >= begin; --i) {
+      if (classes[i] != StepClass::kView) continue;
+      const v1::Step& step = plan_.steps(i);
+      bool any = false;
+      for (int v : step.outputs()) any = any || (v >= 0 && needed.count(v));
+      if (!any) continue;
+      reemit[i - begin] = true;
+      needed.insert(ReadsOf(step).front());
+    }
+    // Liveness of inside roots, in segment positions.
+    std::map<int, std::pair<int, int>> live;  // root -> (def, last use)
+    std::vector<int> io_inputs;
+    std::set<int> io_input_set;
+    for (int i = begin; i < end; ++i) {
+      const v1::Step& step = plan_.steps(i);
+      if (classes[i] == StepClass::kView) continue;
+      for (int v : ReadsOf(step)) {
+        const int r = root(v).first;
+        if (defined_inside.count(r)) live[r].second = i;
+        else if (io_input_set.insert(r).second) io_inputs.push_back(r);
+      }
+      for (int v : step.outputs()) live[v] = {i, i};
+    }
+    std::vector<int> io_outputs;
+    std::map<int, int> io_index;
+    for (size_t k = 0; k < io_inputs.size(); ++k) io_index[io_inputs[k]] = static_cast<int>(k);
+    for (const auto& [r, span] : live) {
+      if (needed.count(r)) {
+        io_index[r] = static_cast<int>(io_inputs.size() + io_outputs.size());
+        io_outputs.push_back(r);
+      }
+    }
+    // Workspace: first fit by lifetime.
+    struct Block { int64_t offset, size; int def, last; };
+    std::vector<Block> blocks;
+    std::map<int, int64_t> ws_offset;
+    int64_t ws_bytes = 0;
+    for (const auto& [r, span] : live) {
+      if (needed.count(r)) continue;
+      const int64_t size = (std::max<int64_t>(metas_[r]->extent_bytes(), 1) + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
+      std::vector<std::pair<int64_t, int64_t>> busy;
+      for (const Block& b : blocks)
+        if (!(b.last < span.first || span.second < b.def)) busy.push_back({b.offset, b.offset + b.size});
+      std::sort(busy.begin(), busy.end());
+      int64_t offset = 0;
+      for (const auto& [lo, hi] : busy) {
+        if (offset + size <= lo) break;
+        offset = std::max(offset, hi);
+      }
+      blocks.push_back({offset, size, span.first, span.second});
+      ws_offset[r] = offset;
+      ws_bytes = std::max(ws_bytes, offset + size);
+    }
+    SegmentSpec segment;
+    segment.name = absl::StrCat("tccd_seg", program_.segments.size());
+    segment.num_io = static_cast<int>(io_inputs.size() + io_outputs.size());
+    bool has_gemm = false;
+    auto operand = [&](int v) {
+      const auto [r, delta] = root(v);
+      auto it = io_index.find(r);
+      if (it != io_index.end()) return SegmentOperandSpec{it->second, delta};
+      return SegmentOperandSpec{-1, ws_offset.at(r) + delta};
+    };
+    v1::Step seg_step;
+    v1::NativeSegment* seg = seg_step.mutable_segment();
+    for (int i = begin; i < end; ++i) {
+      const v1::Step& step = plan_.steps(i);
+      if (classes[i] == StepClass::kView) continue;
+      SegmentStepSpec s;
+      if (classes[i] == StepClass::kKernel) {
+        const v1::NativeCall& call = step.native();
+        s.kind = SegmentStepSpec::Kind::kKernel;
+        s.index = kernel_index_.at(call.symbol());
+        for (int v : call.inputs()) s.operands.push_back(operand(v));
+        for (int v : step.outputs()) s.operands.push_back(operand(v));
+        s.strides.assign(call.expected_strides().begin(), call.expected_strides().end());
+        for (const v1::KernelInfo& k : call.kernels()) *seg->add_kernels() = k;
+      } else {
+        const GemmMatch& match = gemms.at(i);
+        s.kind = SegmentStepSpec::Kind::kGemm;
+        s.index = static_cast<int>(program_.gemms.size());
+        program_.gemms.push_back(match.spec);
+        program_.gemms.back().name = absl::StrCat(segment.name, "_", match.spec.name);
+        for (int v : match.operands) s.operands.push_back(operand(v));
+        v1::KernelInfo* info = seg->add_kernels();
+        info->set_name(program_.gemms.back().name);
+        info->set_kind("cublaslt_gemm");
+        info->add_ops(step.extern_call().target());
+        has_gemm = true;
+      }
+      segment.steps.push_back(std::move(s));
+    }
+    if (has_gemm) {
+      segment.gemm_workspace_offset = ws_bytes;
+      segment.gemm_workspace_bytes = kGemmWorkspaceBytes;
+      ws_bytes += kGemmWorkspaceBytes;
+    }
+    segment.workspace_bytes = ws_bytes;
+    seg->set_artifact(artifact_);
+    seg->set_symbol(segment.name);
+    seg->set_abi(kCudaSegmentAbi);
+    for (int v : io_inputs) seg->add_inputs(v);
+    seg->set_workspace_bytes(ws_bytes);
+    for (int v : io_outputs) seg_step.add_outputs(v);
+    program_.segments.push_back(std::move(segment));
+    out.push_back(std::move(seg_step));
+    for (int i = begin; i < end; ++i)
+      if (reemit[i - begin]) out.push_back(plan_.steps(i));
+    return absl::OkStatus();
+  }
+
+ private:
+  const v1::Plan& plan_;
+  const std::vector<std::optional<Meta>>& metas_;
+  const absl::flat_hash_map<std::string, int>& kernel_index_;
+  const std::string& artifact_;
+  HostProgram& program_;
+};
+
+}  // namespace
+
+absl::StatusOr<HostProgram> BuildSegments(v1::Plan& plan, const std::vector<std::string>& kernel_symbols,
+                                          const std::string& artifact) {
+  HostProgram program;
+  std::vector<std::optional<Meta>> metas;
+  for (const v1::TensorMeta& m : plan.values()) metas.push_back(StaticMeta(m));
+  absl::flat_hash_map<std::string, int> kernel_index;
+  for (size_t i = 0; i < kernel_symbols.size(); ++i) kernel_index[kernel_symbols[i]] = static_cast<int>(i);
+
+  const int n = plan.steps_size();
+  std::vector<StepClass> classes(n, StepClass::kOther);
+  std::map<int, GemmMatch> gemms;
+  for (int i = 0; i < n; ++i) {
+    const v1::Step& step = plan.steps(i);
+    if (step.kind_case() == v1::Step::kNative) {
+      bool ok = step.native().abi() == "tccd-cuda-1" && kernel_index.contains(step.native().symbol());
+      for (int v : step.native().inputs()) ok = ok && metas[v].has_value();
+      for (int v : step.outputs()) ok = ok && v >= 0 && metas[v].has_value();
+      if (ok) classes[i] = StepClass::kKernel;
+    } else if (step.kind_case() == v1::Step::kExternCall) {
+      if (std::optional<GemmMatch> g = MatchGemm(step, metas)) {
+        classes[i] = StepClass::kGemm;
+        gemms[i] = std::move(*g);
+      } else if (ViewOps().count(step.extern_call().target())) {
+        std::vector<int> reads = ReadsOf(step);
+        bool ok = !reads.empty() && metas[reads.front()].has_value();
+        for (int v : step.outputs()) ok = ok && (v < 0 || (metas[v].has_value() && metas[v]->dtype == metas[reads.front()]->dtype));
+        if (ok) classes[i] = StepClass::kView;
+      }
+    }
+  }
+  // Value ids read at or after each step index (suffix unions, built backwards).
+  std::vector<std::set<int>> read_from(n + 1);
+  std::function<void(const v1::Value&, std::set<int>&)> visit = [&](const v1::Value& v, std::set<int>& s) {
+    if (v.kind_case() == v1::Value::kRef) s.insert(v.ref().node());
+    if (v.kind_case() == v1::Value::kList)
+      for (const v1::Value& item : v.list().items()) visit(item, s);
+  };
+  for (const v1::Value& v : plan.outputs()) visit(v, read_from[n]);
+  for (int i = n - 1; i >= 0; --i) {
+    read_from[i] = read_from[i + 1];
+    for (int v : ReadsOf(plan.steps(i))) read_from[i].insert(v);
+  }
+
+  std::vector<v1::Step> out;
+  SegmentWriter writer(plan, metas, kernel_index, artifact, program);
+  for (int i = 0; i < n;) {
+    if (classes[i] == StepClass::kOther) {
+      out.push_back(plan.steps(i++));
+      continue;
+    }
+    int end = i;
+    bool compute = false;
+    for (; end < n && classes[end] != StepClass::kOther; ++end) {
+      if (classes[end] != StepClass::kView) compute = true;
+    }
+    if (!compute) {
+      for (; i < end; ++i) out.push_back(plan.steps(i));
+      continue;
+    }
+    RETURN_IF_ERROR(writer.Write(i, end, classes, gemms, read_from[end], out));
+    i = end;
+  }
+  if (program.segments.empty()) return program;
+  plan.clear_steps();
+  for (v1::Step& s : out) *plan.add_steps() = std::move(s);
+  RecomputeReleases(plan);
+  return program;
+}
+
+}  // namespace tccd::codegen

@@ -1,0 +1,158 @@
+// Segments: runs of kernels, matmuls and views become one NativeSegment step (no GPU needed:
+// this checks the plan and the host program, not the execution).
+#include <catch2/catch.hpp>
+
+#include "codegen/ir/parser.h"
+#include "codegen/passes/fusion.h"
+#include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/plan_builder.h"
+#include "codegen/passes/segment_builder.h"
+
+namespace tccd::codegen {
+namespace {
+
+struct Built {
+  v1::Plan plan;
+  HostProgram program;
+};
+
+Built Build(const std::string& text) {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
+  REQUIRE(g.ok());
+  Partition p = *PartitionForFusion(*g, {});
+  std::vector<PointwiseKernel> kernels;
+  std::vector<std::string> symbols;
+  for (size_t i = 0; i < p.groups.size(); ++i) {
+    kernels.push_back(*BuildPointwiseKernel(*g, p.groups[i], "k" + std::to_string(i)));
+    symbols.push_back(kernels.back().name);
+  }
+  absl::StatusOr<v1::Plan> plan = BuildPlan(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
+  REQUIRE(plan.ok());
+  Built b{*plan, {}};
+  absl::StatusOr<HostProgram> program = BuildSegments(b.plan, symbols, "kernels_cuda.so");
+  REQUIRE(program.ok());
+  b.program = *program;
+  return b;
+}
+
+std::vector<int> Ints(const google::protobuf::RepeatedField<int32_t>& f) { return {f.begin(), f.end()}; }
+
+constexpr char kMlp[] = R"(graph(%a0: f32[8,16]{16,1}@cuda, %a1: f32[32,16]{16,1}@cuda, %a2: f32[32]{1}@cuda, %a3: f32[4,32]{32,1}@cuda) {
+  %0 = aten::t.default(%a1) -> f32[16,32]{1,16}@cuda
+  %1 = aten::addmm.default(%a2, %a0, %0) -> f32[8,32]{32,1}@cuda
+  %2 = aten::relu.default(%1) -> f32[8,32]{32,1}@cuda
+  %3 = aten::t.default(%a3) -> f32[32,4]{1,32}@cuda
+  %4 = aten::mm.default(%2, %3) -> f32[8,4]{4,1}@cuda
+  %5 = aten::cumsum.default(%4, 1) -> f32[8,4]{4,1}@cuda
+  %6 = aten::view.default(%4, [32]) -> f32[32]{1}@cuda
+  return (%5, %2, %6)
+})";
+
+TEST_CASE("matmuls, kernels and views between externs become one segment", "[segments]") {
+  Built b = Build(kMlp);
+  // segment, cumsum, the re-emitted view of the segment's output.
+  REQUIRE(b.plan.steps_size() == 3);
+  const v1::Step& seg = b.plan.steps(0);
+  REQUIRE(seg.has_segment());
+  CHECK(seg.segment().abi() == "tccd-cuda-segment-1");
+  CHECK(seg.segment().symbol() == "tccd_seg0");
+  // Inputs in first-use order: addmm reads the bias, x, then w (through the transpose).
+  CHECK(Ints(seg.segment().inputs()) == std::vector<int>{2, 0, 1, 3});
+  // Outputs: relu (returned) and mm (read by cumsum and the view); addmm's result and the
+  // transposes stay inside.
+  CHECK(seg.outputs_size() == 2);
+  CHECK(b.plan.steps(1).extern_call().target() == "aten::cumsum.default");
+  CHECK(b.plan.steps(2).extern_call().target() == "aten::view.default");
+  CHECK(b.plan.steps(2).extern_call().args(0).ref().node() == seg.outputs(1));
+  std::vector<std::string> kinds;
+  for (const v1::KernelInfo& k : seg.segment().kernels()) kinds.push_back(k.kind());
+  CHECK(kinds == std::vector<std::string>{"cublaslt_gemm", "cuda_pointwise", "cublaslt_gemm"});
+
+  REQUIRE(b.program.segments.size() == 1);
+  REQUIRE(b.program.gemms.size() == 2);
+  const GemmSpec& addmm = b.program.gemms[0];
+  // Z[8,32] = X[8,16] @ W^T: column-major D = Z^T (32 x 8) = op(A) op(B), A = W^T's storage =
+  // W row-major [32,16] seen column-major (16 x 32, ld 16) -> op T; B = X^T (16 x 8, ld 16).
+  CHECK(addmm.m == 32);
+  CHECK(addmm.n == 8);
+  CHECK(addmm.k == 16);
+  CHECK(addmm.trans_a == 1);
+  CHECK(addmm.lda == 16);
+  CHECK(addmm.trans_b == 0);
+  CHECK(addmm.ldb == 16);
+  CHECK(addmm.ldd == 32);
+  CHECK(addmm.epilogue == kCublasEpilogueBias);
+  const SegmentSpec& s = b.program.segments[0];
+  CHECK(s.num_io == 6);
+  REQUIRE(s.steps.size() == 3);
+  // addmm: A = a1 (io 2), B = a0 (io 1), D = workspace, bias = a2 (io 0).
+  const SegmentStepSpec& g0 = s.steps[0];
+  REQUIRE(g0.operands.size() == 4);
+  CHECK(g0.operands[0].io_index == 2);
+  CHECK(g0.operands[1].io_index == 1);
+  CHECK(g0.operands[2].io_index == -1);
+  CHECK(g0.operands[3].io_index == 0);
+  // relu reads the workspace buffer addmm wrote, writes io output 4.
+  const SegmentStepSpec& relu = s.steps[1];
+  CHECK(relu.operands[0].io_index == -1);
+  CHECK(relu.operands[0].byte_offset == g0.operands[2].byte_offset);
+  CHECK(relu.operands[1].io_index == 4);
+  CHECK(s.gemm_workspace_bytes == kGemmWorkspaceBytes);
+  CHECK(s.workspace_bytes >= 8 * 32 * 4 + kGemmWorkspaceBytes);
+  // Releases were recomputed: nothing is released before its last reader, nothing returned is.
+  std::set<int> returned;
+  for (const v1::Value& v : b.plan.outputs()) returned.insert(v.ref().node());
+  for (const v1::Step& step : b.plan.steps())
+    for (int r : step.release()) CHECK(!returned.count(r));
+}
+
+TEST_CASE("intermediates with disjoint lifetimes share workspace", "[segments]") {
+  Built b = Build(R"(graph(%a0: f32[64,64]{64,1}@cuda) {
+  %0 = aten::mm.default(%a0, %a0) -> f32[64,64]{64,1}@cuda
+  %1 = aten::mm.default(%0, %a0) -> f32[64,64]{64,1}@cuda
+  %2 = aten::mm.default(%1, %a0) -> f32[64,64]{64,1}@cuda
+  %3 = aten::mm.default(%2, %a0) -> f32[64,64]{64,1}@cuda
+  return (%3)
+})");
+  REQUIRE(b.plan.steps_size() == 1);
+  const SegmentSpec& s = b.program.segments.at(0);
+  // %0 and %2 never live at once; neither do %1 and ... : two 16 KiB blocks suffice.
+  CHECK(s.workspace_bytes == 2 * 64 * 64 * 4 + kGemmWorkspaceBytes);
+  CHECK(s.steps[0].operands[2].byte_offset == s.steps[2].operands[2].byte_offset);
+}
+
+TEST_CASE("what cuBLASLt cannot take stays an extern step", "[segments]") {
+  // A doubly strided operand (neither dim has stride 1), f64, and addmm with beta != 1.
+  Built b = Build(R"(graph(%a0: f32[8,8]{16,2}@cuda, %a1: f64[8,8]{8,1}@cuda, %a2: f32[8]{1}@cuda, %a3: f32[8,8]{8,1}@cuda) {
+  %0 = aten::mm.default(%a0, %a3) -> f32[8,8]{8,1}@cuda
+  %1 = aten::mm.default(%a1, %a1) -> f64[8,8]{8,1}@cuda
+  %2 = aten::addmm.default(%a2, %a3, %a3, beta=2) -> f32[8,8]{8,1}@cuda
+  return (%0, %1, %2)
+})");
+  CHECK(b.program.segments.empty());
+  REQUIRE(b.plan.steps_size() == 3);
+  for (const v1::Step& step : b.plan.steps()) CHECK(step.has_extern_call());
+}
+
+TEST_CASE("bmm with transposed operands maps onto strided batches", "[segments]") {
+  Built b = Build(R"(graph(%a0: bf16[4,8,16]{128,16,1}@cuda, %a1: bf16[4,8,16]{128,16,1}@cuda) {
+  %0 = aten::transpose.int(%a1, 1, 2) -> bf16[4,16,8]{128,1,16}@cuda
+  %1 = aten::bmm.default(%a0, %0) -> bf16[4,8,8]{64,8,1}@cuda
+  return (%1)
+})");
+  REQUIRE(b.program.gemms.size() == 1);
+  const GemmSpec& g = b.program.gemms[0];
+  CHECK(g.dtype == kCudaR16BF);
+  CHECK(g.batch == 4);
+  CHECK(g.m == 8);
+  CHECK(g.n == 8);
+  CHECK(g.k == 16);
+  CHECK(g.trans_a == 1);  // Y = a1^T: column-major storage -> op T
+  CHECK(g.lda == 16);
+  CHECK(g.stride_a == 128);
+  CHECK(g.stride_b == 128);
+  CHECK(g.stride_d == 64);
+}
+
+}  // namespace
+}  // namespace tccd::codegen
