@@ -7,6 +7,8 @@
 2. Otherwise the daemon (started if need be, see channel.py) compiles the request, and every
    artifact the plan runs is fetched by digest, verified and stored locally.
 3. The plan is bound to the shared objects (runtime.load_plan).
+load_cached_plan(key, ...) is step 1 alone, for a caller that has only the request hash (an
+AOT recipe names its plans that way).
 Every failure is raised as a TccdError subclass; choosing between raising and running eagerly is
 the backend's business, not this module's.
 """
