@@ -5,6 +5,15 @@ turns it into ATen-level forward and backward graphs (or one inference graph) an
 `_GraphCompiler`, which serialises it, gets it compiled (compiler.compile_request) and returns a
 boxed callable running the daemon's Plan.
 
+Warm start: before AOTAutograd runs, the AOT recipe cache (aot_cache.py) is asked for the Dynamo
+graph. On a hit the plans of its forward and backward graphs come from the local cache and the
+runtime AOTAutograd would have built around them is rebuilt from the stored recipe, so the graph
+is never traced (its GraphRecords say aot_skipped). On a miss the normal path runs and
+`_GraphCompiler` hands every compiled graph to the recipe capture, which stores the recipe once
+the backward (or the inference graph) is compiled. Graphs outside the recipe's simple class
+(aliased outputs, mutations of inputs that require grad, subclasses, dynamic shapes, ...) always
+take the normal path.
+
 Fallback policy, in one place: if anything goes wrong for a graph (no daemon, no binary, the
 daemon rejects the graph, the graph cannot be expressed in tccd.v1), the graph runs eagerly and
 exactly one TccdFallbackWarning names the graph and the reason; with TCCD_STRICT=1 a TccdError
@@ -83,20 +92,29 @@ def _boxed(plan: Any) -> Any:
 class _GraphCompiler:
     """fw_compiler/bw_compiler/inference_compiler for the graphs of one Dynamo graph."""
 
-    def __init__(self, graph_id: str, mode: Optional[str], options: Optional[Dict[str, Any]]):
+    def __init__(
+        self,
+        graph_id: str,
+        mode: Optional[str],
+        options: Optional[Dict[str, Any]],
+        capture: Optional[Any] = None,
+    ):
         self.graph_id = graph_id
         self.mode = mode
         self.options = options
+        self.capture = capture  # aot_recipe.RecipeCapture, or None: no recipe for this graph
 
     def __call__(self, kind: str, gm: torch.fx.GraphModule, example_inputs: List[Any]) -> Any:
         config = config_mod.get()
         name = f"{self.graph_id} {kind}"
         entry = GraphRecord(name=name, kind=kind)
         try:
-            compiled = self._compile(config, name, gm, example_inputs, entry)
+            compiled, plan_key = self._compile(config, name, gm, example_inputs, entry)
         except Exception as e:
             entry.fallback = _reason(e)
             record(entry)
+            if self.capture:
+                self.capture.abandon(f"the {kind} graph runs eagerly")
             if config.strict:
                 raise TccdError(f"tccd could not compile graph {name}: {entry.fallback}") from e
             log.debug("tccd: %s runs eagerly", name, exc_info=True)
@@ -107,6 +125,11 @@ class _GraphCompiler:
             )
             return _eager(gm)
         record(entry)
+        if self.capture:
+            if kind == "backward":
+                self.capture.backward(gm, plan_key)
+            else:
+                self.capture.forward(gm, plan_key, inference=kind == "inference")
         compiled = _boxed(compiled)
         log.info(
             "tccd: %s: key %s (%s), %d native kernels, %d extern steps",
@@ -119,7 +142,9 @@ class _GraphCompiler:
         return compiled
 
     def _compile(self, config, name, gm, example_inputs, entry):
+        """(LoadedPlan, request hash or None); the hash names the plan in an AOT recipe."""
         from .compiler import compile_request
+        from .local_cache import request_hash
         from .serialize import build_request
 
         request = build_request(
@@ -131,20 +156,38 @@ class _GraphCompiler:
             job_id=config.job_id(),
             rank=config.rank,
         )
-        return compile_request(request, config, entry)
+        key = request_hash(request) if config.local_cache else None
+        return compile_request(request, config, entry, key=key), key
+
+
+# The partitioner, by name in AOT recipe keys (see the module docstring for the choice).
+_PARTITIONER = "default_partition"
 
 
 def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> Any:
-    """The Dynamo backend. kwargs: mode and options from torch.compile (options enter the key)."""
+    """The Dynamo backend. kwargs: mode and options from torch.compile (options enter the key).
+
+    Returns what aot_module_simplified returns, a function Dynamo calls with the graph's inputs
+    unboxed, returning a list of outputs: AOTAutograd's, or on an AOT recipe hit one rebuilt
+    from the recipe (aot_runtime.py).
+    """
     from torch._dynamo.backends.common import aot_autograd
     from torch._functorch.partitioners import default_partition
+
+    from . import aot_cache
 
     mode = kwargs.pop("mode", None)
     options = kwargs.pop("options", None)
     kwargs.pop("name", None)  # torch.compile(name=...) (newer torch): only a label
     if kwargs:
         log.warning("tccd backend: ignoring unknown arguments %s", sorted(kwargs))
-    compiler = _GraphCompiler(_compile_id(), mode, options)
+    graph_id = _compile_id()
+    warm, capture = aot_cache.lookup(
+        gm, example_inputs, mode=mode, options=options, partitioner=_PARTITIONER, graph_id=graph_id
+    )
+    if warm is not None:
+        return warm
+    compiler = _GraphCompiler(graph_id, mode, options, capture)
     backend = aot_autograd(
         fw_compiler=functools.partial(compiler, "forward"),
         bw_compiler=functools.partial(compiler, "backward"),

@@ -7,6 +7,8 @@
 2. Otherwise the daemon (started if need be, see channel.py) compiles the request, and every
    artifact the plan runs is fetched by digest, verified and stored locally.
 3. The plan is bound to the shared objects (runtime.load_plan).
+load_cached_plan(key, ...) is step 1 alone, for a caller that has only the request hash (an
+AOT recipe names its plans that way).
 Every failure is raised as a TccdError subclass; choosing between raising and running eagerly is
 the backend's business, not this module's.
 """
@@ -126,9 +128,14 @@ def _load(
             shutil.rmtree(scratch, ignore_errors=True)  # loaded objects stay mapped
 
 
-def compile_request(request: "pb.CompileRequest", config: Config, record: GraphRecord) -> LoadedPlan:
+def compile_request(
+    request: "pb.CompileRequest", config: Config, record: GraphRecord, key: Optional[str] = None
+) -> LoadedPlan:
+    """`key`: request_hash(request) when the caller computed it already (it names the manifest
+    in the local cache)."""
     cache = LocalCache(config.cache_dir) if config.local_cache else None
-    key = request_hash(request) if cache else ""
+    if cache and key is None:
+        key = request_hash(request)
     manifest = cache.get_manifest(key) if cache else None
     plan = None
     if manifest is not None:
@@ -147,6 +154,30 @@ def compile_request(request: "pb.CompileRequest", config: Config, record: GraphR
         plan = _load(manifest, config, cache, request.graph_name, allow_fetch=True)
         if cache:
             cache.put_manifest(key, manifest)  # after its artifacts, which _load stored
+    _describe(record, manifest, plan)
+    return plan
+
+
+def load_cached_plan(key: str, config: Config, name: str, record: GraphRecord) -> Optional[LoadedPlan]:
+    """The plan of the manifest the local cache holds under request hash `key`, or None.
+
+    For a caller that knows the request hash but has no request (an AOT recipe, aot_cache.py):
+    without the manifest there is nothing to ask the daemon, so None. Artifacts missing locally
+    are fetched from the daemon by digest.
+    """
+    cache = LocalCache(config.cache_dir)
+    manifest = cache.get_manifest(key)
+    if manifest is None:
+        return None
+    plan = _load(manifest, config, cache, name, allow_fetch=False)
+    record.local_hit = plan is not None
+    if plan is None:
+        plan = _load(manifest, config, cache, name, allow_fetch=True)
+    _describe(record, manifest, plan)
+    return plan
+
+
+def _describe(record: GraphRecord, manifest: "pb.Manifest", plan: LoadedPlan) -> None:
     record.key = manifest.key
     record.native_kernels = plan.num_native
     record.fused_kernels = plan.num_fused_kernels
@@ -157,5 +188,3 @@ def compile_request(request: "pb.CompileRequest", config: Config, record: GraphR
         if step.WhichOneof("kind") == "native"
         for k in step.native.kernels
     ]
-    return plan
-

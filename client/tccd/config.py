@@ -13,6 +13,9 @@
     TCCD_CACHE_DIR     local manifest/artifact cache and daemon logs.
                        Default: $XDG_CACHE_HOME/tccd/client, else ~/.cache/tccd/client.
     TCCD_LOCAL_CACHE   0: do not use the local cache. Default: 1.
+    TCCD_AOT_CACHE     0: do not use the AOT recipe cache (aot_cache.py), so every Dynamo graph
+                       is traced by AOTAutograd even on a warm start. It lives in the local
+                       cache, so TCCD_LOCAL_CACHE=0 turns it off as well. Default: 1.
     TCCD_TIMEOUT_S     deadline of one Compile call, seconds. Default: 600.
 
 The environment is read once, on first use (`get()`); `reload()` re-reads it (tests, or a
@@ -66,6 +69,7 @@ class Config:
     autostart: bool
     cache_dir: str
     local_cache: bool
+    aot_cache: bool  # the AOT recipe cache; only used together with local_cache
     timeout_s: float
 
     @property
@@ -111,6 +115,7 @@ class Config:
             autostart=not _flag(env, "TCCD_NO_AUTOSTART", False),
             cache_dir=env.get("TCCD_CACHE_DIR") or default_cache_dir(env),
             local_cache=_flag(env, "TCCD_LOCAL_CACHE", True),
+            aot_cache=_flag(env, "TCCD_AOT_CACHE", True),
             timeout_s=timeout_s,
         )
 

@@ -7,8 +7,9 @@ Each dict: name ("0/0 forward"), kind (forward/backward/inference), key (the dae
 key, "" on fallback), cache_hit (the daemon served it from its cache), deduplicated,
 local_hit (served from the local cache without contacting the daemon), native_kernels (native
 steps in the plan), fused_kernels (kernels those steps contain), extern_steps, kernels (per
-kernel: name, kind, ops), compile_ms and server_ms (daemon's timings), fallback (None, or why
-the graph runs eagerly).
+kernel: name, kind, ops), compile_ms and server_ms (daemon's timings), aot_skipped (the plan was
+run from an AOT recipe without tracing the Dynamo graph through AOTAutograd, see aot_cache.py),
+fallback (None, or why the graph runs eagerly).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class GraphRecord:
     kernels: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
     compile_ms: float = 0.0
     server_ms: float = 0.0
+    aot_skipped: bool = False
     fallback: Optional[str] = None
 
 

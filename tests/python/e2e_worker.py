@@ -1,7 +1,7 @@
 """A training process for the end-to-end tests: trains a model under torch.compile(backend="tccd")
 and writes what happened as JSON (losses bit-exactly, parameter digests, compile stats, warnings).
 
-    python e2e_worker.py --model mlp --steps 5 --out result.json
+    python e2e_worker.py --model mlp --steps 5 --out result.json [--state-out state.pt]
 
 The tccd client is configured by the environment the test gives this process (TCCD_*).
 """
@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 
 import tccd  # noqa: E402
+from torch._dynamo.utils import counters  # noqa: E402
 from tccd_testlib import run_training  # noqa: E402
 
 
@@ -30,6 +31,7 @@ def main() -> None:
     parser.add_argument("--model", default="mlp")
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--state-out", help="also torch.save the final state_dict here")
     args = parser.parse_args()
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
@@ -39,6 +41,8 @@ def main() -> None:
         "losses": losses.tolist(),
         "params": {k: digest(v) for k, v in state.items()},
         "stats": tccd.last_compile_stats(),
+        # Dynamo graphs handed to AOTAutograd (0 when every graph was an AOT recipe hit).
+        "aot_autograd_calls": counters["aot_autograd"]["total"],
         "warnings": [
             {"category": w.category.__name__, "message": str(w.message)}
             for w in record
@@ -47,6 +51,8 @@ def main() -> None:
     }
     with open(args.out, "w") as f:
         json.dump(result, f)
+    if args.state_out:
+        torch.save(state, args.state_out)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,97 @@
+"""The AOT recipe cache: a warm start that skips AOTAutograd's trace of a Dynamo graph.
+
+    hit, capture = lookup(gm, example_inputs, mode=..., options=..., partitioner=..., graph_id=...)
+
+On a hit `hit` is the function to give Dynamo: both plans come from the local cache and
+aot_runtime.py rebuilds AOTAutograd's runtime around them, so AOTAutograd never runs (its trace
+is most of a warm start's time). Otherwise `hit` is None and `capture` (None when the graph
+cannot have a recipe) is to be given the graphs AOTAutograd compiles, so that the next process
+hits. The pieces: aot_key.py (the key: what decides AOTAutograd's output), aot_recipe.py (what
+is stored, captured from AOTAutograd's metadata, verified JSON), aot_runtime.py (the rebuilt
+runtime).
+
+Nothing here may break a compile: every failure is a miss, logged at debug level, after which
+the normal path runs (and its capture overwrites the recipe). TCCD_STRICT=1 raises instead.
+Off with TCCD_AOT_CACHE=0, or with the local cache (TCCD_LOCAL_CACHE=0), which holds the plans.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import torch
+
+from . import config as config_mod
+from .errors import TccdError
+from .stats import GraphRecord, record
+
+log = logging.getLogger(__name__)
+
+
+def lookup(
+    gm: torch.fx.GraphModule,
+    example_inputs: Sequence[Any],
+    *,
+    mode: Optional[str],
+    options: Optional[dict],
+    partitioner: str,
+    graph_id: str,
+) -> Tuple[Optional[Callable[..., List[Any]]], Optional[Any]]:
+    """(the warm function, None) on a hit; (None, a RecipeCapture or None) otherwise."""
+    config = config_mod.get()
+    if not (config.aot_cache and config.local_cache):
+        return None, None
+    try:
+        from .aot_key import recipe_key
+        from .aot_recipe import RecipeCapture, RecipeStore
+
+        key, why_not = recipe_key(
+            gm, example_inputs, mode=mode, options=options, partitioner=partitioner
+        )
+        if key is None:
+            log.debug("tccd aot cache: graph %s gets no recipe: %s", graph_id, why_not)
+            return None, None
+        store = RecipeStore(config.cache_dir)
+        recipe = store.get(key)
+        if recipe is not None:
+            hit = _load(recipe, config, graph_id)
+            if hit is not None:
+                return hit, None
+        return None, RecipeCapture(key, store, len(example_inputs))
+    except Exception as e:
+        if config.strict:
+            raise TccdError(f"tccd AOT recipe cache failed for graph {graph_id}: {e}") from e
+        log.debug("tccd aot cache: graph %s: lookup failed, tracing it", graph_id, exc_info=True)
+        return None, None
+
+
+def _load(recipe: Any, config: Any, graph_id: str) -> Optional[Callable[..., List[Any]]]:
+    """The warm function, or None if a plan the recipe names is not in the local cache."""
+    from .aot_runtime import build
+    from .compiler import load_cached_plan
+
+    kinds = [("inference", recipe.fw_plan)] if recipe.kind == "inference" else [
+        ("forward", recipe.fw_plan),
+        ("backward", recipe.bw_plan),
+    ]
+    entries, plans = [], []
+    for kind, plan_key in kinds:
+        entry = GraphRecord(name=f"{graph_id} {kind}", kind=kind, aot_skipped=True)
+        plan = load_cached_plan(plan_key, config, entry.name, entry)
+        if plan is None:
+            log.debug(
+                "tccd aot cache: graph %s: the %s plan %s of recipe %s is not in the local cache",
+                graph_id, kind, plan_key[:16], recipe.key[:16],
+            )
+            return None
+        entries.append(entry)
+        plans.append(plan)
+    fn = build(recipe, plans[0], plans[1] if len(plans) > 1 else None)
+    for entry in entries:
+        record(entry)
+        log.info(
+            "tccd: %s: key %s (local, AOTAutograd skipped), %d native kernels, %d extern steps",
+            entry.name, entry.key[:16], entry.native_kernels, entry.extern_steps,
+        )
+    return fn

@@ -1,0 +1,166 @@
+"""AOTAutograd's runtime, rebuilt from an AOT recipe and loaded plans, without tracing.
+
+    fn = build(recipe, fw_plan, bw_plan)   # bw_plan None for an inference recipe
+    outputs = fn(*dynamo_graph_inputs)     # a list, as what aot_module_simplified returns
+
+This reproduces what AOTAutograd's runtime wrappers (torch/_functorch/_aot_autograd/
+runtime_wrappers.py: RuntimeWrapper, CompiledFunction, the backward prologue) do for the class
+of graphs aot_recipe.py captures, and nothing more:
+
+  training   detach the inputs whose gradient is statically None; an autograd.Function whose
+             forward runs the fw plan on the flat inputs, saves the tensors the bw plan needs
+             (views detached, as AOT does), marks the mutated-input updates and the outputs that
+             do not require grad non-differentiable; then, outside the Function, the updated
+             values are copied into the mutated inputs. Its backward takes the gradients of the
+             differentiable outputs, coerces each to the layout the bw plan was traced with
+             (AOT's coerce_to_expected_memory_format), runs the bw plan on saved tensors +
+             tangents and returns one gradient per input (None where there is none). It is
+             once-differentiable, like AOT's (double backward raises).
+  inference  run the plan with grad disabled, copy the updates into the mutated inputs, return
+             the user outputs.
+Both run the plans with autocast disabled when it was enabled while tracing (AOT's disable_amp).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, List, Optional
+
+import torch
+
+from .aot_recipe import Recipe, memory_format
+from .runtime import LoadedPlan
+
+
+def _coercer(layout: dict) -> Callable[[torch.Tensor], torch.Tensor]:
+    if "memory_format" in layout:
+        fmt = memory_format(layout["memory_format"])
+
+        def coerce(x: torch.Tensor) -> torch.Tensor:
+            return x if x.is_contiguous(memory_format=fmt) else x.contiguous(memory_format=fmt)
+
+        return coerce
+    size, stride = torch.Size(layout["size"]), tuple(layout["stride"])
+
+    def coerce(x: torch.Tensor) -> torch.Tensor:
+        if x.shape == size and x.stride() == stride:
+            return x
+        out = torch.empty_strided(size, stride, dtype=x.dtype, device=x.device)
+        out.copy_(x)
+        return out
+
+    return coerce
+
+
+def _check_count(what: str, got: int, expected: int) -> None:
+    if got != expected:
+        raise RuntimeError(f"tccd: {what} returned {got} values, its AOT recipe says {expected}")
+
+
+def build(recipe: Recipe, fw_plan: LoadedPlan, bw_plan: Optional[LoadedPlan]) -> Callable[..., List[Any]]:
+    """Checks the plans against the recipe (ValueError if they do not fit) and returns the
+    function Dynamo calls in place of AOTAutograd's."""
+    if fw_plan.num_inputs != recipe.num_inputs:
+        raise ValueError(f"forward plan takes {fw_plan.num_inputs} inputs, recipe {recipe.num_inputs}")
+    returns = len(recipe.mutated_inputs) + recipe.num_outputs
+    if len(fw_plan.outputs) != returns + recipe.num_saved:
+        raise ValueError(f"forward plan has {len(fw_plan.outputs)} outputs, recipe {returns + recipe.num_saved}")
+    if recipe.kind == "inference":
+        return _inference(recipe, fw_plan)
+    if bw_plan is None:
+        raise ValueError("a training recipe needs a backward plan")
+    if bw_plan.num_inputs != recipe.num_saved + len(recipe.tangent_sources):
+        raise ValueError(f"backward plan takes {bw_plan.num_inputs} inputs")
+    if len(bw_plan.outputs) != recipe.num_inputs:
+        raise ValueError(f"backward plan has {len(bw_plan.outputs)} outputs, one per input expected")
+    return _training(recipe, fw_plan, bw_plan)
+
+
+def _no_amp(recipe: Recipe) -> Callable[[], Any]:
+    return torch._C._DisableAutocast if recipe.disable_amp else contextlib.nullcontext
+
+
+def _inference(recipe: Recipe, fw_plan: LoadedPlan) -> Callable[..., List[Any]]:
+    mutated = recipe.mutated_inputs
+    num_mutated = len(mutated)
+    returns = num_mutated + recipe.num_outputs
+    no_amp = _no_amp(recipe)
+
+    def forward(*args: Any) -> List[Any]:
+        with torch.no_grad(), no_amp():
+            outs = fw_plan(list(args))
+            _check_count("the inference plan", len(outs), returns)
+            for i, index in enumerate(mutated):
+                args[index].copy_(outs[i])
+        return outs[num_mutated:]
+
+    return forward
+
+
+def _training(recipe: Recipe, fw_plan: LoadedPlan, bw_plan: LoadedPlan) -> Callable[..., List[Any]]:
+    mutated = recipe.mutated_inputs
+    num_mutated = len(mutated)
+    num_returns = num_mutated + recipe.num_outputs
+    num_fw_outs = num_returns + recipe.num_saved
+    non_differentiable = list(range(num_mutated)) + [
+        num_mutated + i for i, rg in enumerate(recipe.output_requires_grad) if not rg
+    ]
+    saved_is_input = recipe.saved_is_input
+    tangents = list(zip(recipe.tangent_sources, [_coercer(t) for t in recipe.tangent_layouts]))
+    detach = recipe.detach_inputs
+    nondeterministic = not recipe.deterministic
+    no_amp = _no_amp(recipe)
+
+    def run_backward(saved: List[torch.Tensor], grads: tuple) -> tuple:
+        if nondeterministic and torch.are_deterministic_algorithms_enabled():
+            raise RuntimeError(
+                "This compiled backward function is being run with "
+                "torch.use_deterministic_algorithms(True), but it was previously generated during "
+                "the forward function while torch.use_deterministic_algorithms(False) was set."
+            )
+        args = saved + [coerce(grads[i]) for i, coerce in tangents]
+        with no_amp():
+            return tuple(bw_plan(args))
+
+    # As AOTAutograd does with its compiled backward: Dynamo must not trace into it when a
+    # backward runs inside a compiled region.
+    run_backward = torch._dynamo.disable(run_backward)
+
+    class TccdCompiledFunction(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, *args: Any) -> Any:
+            with no_amp():
+                outs = fw_plan(list(args))
+            _check_count("the forward plan", len(outs), num_fw_outs)
+            ctx.save_for_backward(
+                *[
+                    x if is_input or not x._is_view() else x.detach()
+                    for x, is_input in zip(outs[num_returns:], saved_is_input)
+                ]
+            )
+            returns = outs[:num_returns]
+            ctx.mark_non_differentiable(*[returns[i] for i in non_differentiable])
+            ctx._materialize_non_diff_grads = False
+            return tuple(returns)
+
+        @staticmethod
+        @torch.autograd.function.once_differentiable
+        def backward(ctx: Any, *grads: Any) -> Any:
+            return run_backward(list(ctx.saved_tensors), grads)
+
+    apply = TccdCompiledFunction.apply
+
+    def forward(*args: Any) -> List[Any]:
+        if detach:
+            args = list(args)
+            for i in detach:
+                args[i] = args[i].detach()
+        with torch.enable_grad():
+            returns = apply(*args)
+        if mutated:
+            with torch.no_grad():
+                for i, index in enumerate(mutated):
+                    args[index].copy_(returns[i])
+        return list(returns[num_mutated:])
+
+    return forward

@@ -1,0 +1,242 @@
+"""End to end against the real daemon: the AOT recipe cache (client/tccd/aot_cache.py).
+
+A second process with a populated local cache runs every graph without AOTAutograd (no trace,
+no compile, no daemon call) and trains exactly as the first one did; graphs outside the
+recipe's class, corrupt recipes, recipes naming missing plans and TCCD_AOT_CACHE=0 all take the
+normal path and stay correct. Tolerances against eager: as in test_e2e_training.py.
+
+In-process cases call torch._dynamo.reset() between a cold and a warm compile: Dynamo then
+hands the backend the same graph again, which is what a new process does.
+"""
+
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import tccd
+from tccd_testlib import run_training
+
+from test_e2e_training import ATOL, RTOL, WORKER
+
+RECIPES = "aot-recipes"
+
+
+def _worker(env_overrides, out_dir: Path, name: str, model: str):
+    import json
+
+    out = out_dir / f"{name}.json"
+    state = out_dir / f"{name}.pt"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TCCD_")}
+    env.update(env_overrides)
+    r = subprocess.run(
+        [sys.executable, str(WORKER), "--model", model, "--steps", "5", "--out", str(out),
+         "--state-out", str(state)],
+        capture_output=True, text=True, timeout=600, env=env,
+    )
+    assert r.returncode == 0, f"{name} failed:\n{r.stdout}\n{r.stderr}"
+    return json.loads(out.read_text()), torch.load(state)
+
+
+def _assert_matches_eager(model, losses, state):
+    eager_losses, eager_state = run_training(model, steps=5)
+    torch.testing.assert_close(torch.tensor(losses), eager_losses, rtol=RTOL, atol=ATOL)
+    assert eager_state.keys() == state.keys()
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], rtol=RTOL, atol=ATOL, msg=k)
+
+
+@pytest.mark.parametrize("model", ["mlp", "cnn"])
+def test_warm_process_skips_aot_autograd_and_trains_identically(daemon, daemon_env, tmp_path, model):
+    env = {k: daemon_env[k] for k in ("TCCD_ADDRESS", "TCCD_JOB_ID", "TCCD_NO_AUTOSTART")}
+    env["TCCD_CACHE_DIR"] = str(tmp_path / "cache")
+
+    cold, cold_state = _worker(env, tmp_path, "cold", model)
+    assert cold["warnings"] == []
+    assert cold["aot_autograd_calls"] >= 1
+    assert cold["stats"] and not any(s["aot_skipped"] for s in cold["stats"])
+    assert sorted(s["kind"] for s in cold["stats"]) == ["backward", "forward"]
+    assert len(list((tmp_path / "cache" / RECIPES).iterdir())) == 1
+    _assert_matches_eager(model, cold["losses"], cold_state)
+
+    before = daemon.stats()
+    warm, warm_state = _worker(env, tmp_path, "warm", model)
+    after = daemon.stats()
+    assert warm["warnings"] == []
+    assert warm["aot_autograd_calls"] == 0, "the warm process traced a graph with AOTAutograd"
+    assert sorted(s["kind"] for s in warm["stats"]) == ["backward", "forward"]
+    for s in warm["stats"]:
+        assert s["aot_skipped"] and s["local_hit"] and s["fallback"] is None, s
+    assert after["compiles"] == before["compiles"], "the warm process compiled something"
+    assert after["cache_hits"] == before["cache_hits"], "the warm process asked the daemon"
+    assert sorted(s["key"] for s in warm["stats"]) == sorted(s["key"] for s in cold["stats"])
+
+    # Same kernels, same runtime semantics: bit for bit the cold process, BN buffers included.
+    assert warm["losses_hex"] == cold["losses_hex"]
+    assert warm["params"] == cold["params"]
+    _assert_matches_eager(model, warm["losses"], warm_state)
+    if model == "cnn":
+        assert int(warm_state["bn1.num_batches_tracked"]) == 5
+        assert not torch.equal(warm_state["bn1.running_mean"], torch.zeros(8))
+
+
+def _compile_twice(fn, *args, backward=False):
+    """(cold outputs, warm outputs, compile stats): the second compile after a Dynamo reset."""
+    results = []
+    for _ in range(2):
+        torch._dynamo.reset()
+        call_args = [a.detach().clone().requires_grad_(a.requires_grad) for a in args]
+        out = torch.compile(fn, backend="tccd", dynamic=False)(*call_args)
+        if backward:
+            out.sum().backward()
+        results.append((out, call_args))
+    return results[0], results[1], tccd.last_compile_stats()
+
+
+def test_inference_graph_with_an_input_mutation_hits(daemon_env):
+    def f(x, buf):
+        buf.mul_(0.5).add_(x.mean(0))
+        return torch.sigmoid(x) * 2 - buf
+
+    x, buf = torch.randn(6, 5), torch.randn(5)
+    eager_buf = buf.clone()
+    eager = f(x, eager_buf)
+    with torch.no_grad():
+        (cold, cold_args), (warm, warm_args), stats = _compile_twice(f, x, buf)
+    assert [s["kind"] for s in stats] == ["inference", "inference"]
+    assert [s["aot_skipped"] for s in stats] == [False, True]
+    assert stats[1]["local_hit"] and stats[1]["key"] == stats[0]["key"]
+    for out, args in ((cold, cold_args), (warm, warm_args)):
+        torch.testing.assert_close(out, eager, rtol=RTOL, atol=ATOL)
+        torch.testing.assert_close(args[1], eager_buf, rtol=RTOL, atol=ATOL)
+    assert torch.equal(warm, cold) and torch.equal(warm_args[1], cold_args[1])
+
+
+def _training_graph(x, w):
+    return torch.tanh(x @ w) * torch.sigmoid(x).sum(1, keepdim=True)
+
+
+def _check_training_twice(daemon_env):
+    x = torch.randn(4, 3, requires_grad=True)
+    w = torch.randn(3, 5, requires_grad=True)
+    (cold, cold_args), (warm, warm_args), stats = _compile_twice(_training_graph, x, w, backward=True)
+    ex, ew = x.detach().clone().requires_grad_(), w.detach().clone().requires_grad_()
+    eager = _training_graph(ex, ew)
+    eager.sum().backward()
+    for out, args in ((cold, cold_args), (warm, warm_args)):
+        torch.testing.assert_close(out, eager, rtol=RTOL, atol=ATOL)
+        torch.testing.assert_close(args[0].grad, ex.grad, rtol=RTOL, atol=ATOL)
+        torch.testing.assert_close(args[1].grad, ew.grad, rtol=RTOL, atol=ATOL)
+    return stats
+
+
+def _recipe_files(daemon_env):
+    root = Path(daemon_env["TCCD_CACHE_DIR"], RECIPES)
+    return sorted(root.iterdir()) if root.exists() else []
+
+
+@pytest.mark.parametrize("damage", ["flip_a_byte", "valid_digest_bad_json", "truncate"])
+def test_corrupt_recipe_is_a_miss_and_is_replaced(daemon_env, damage):
+    from tccd.local_cache import sha256_hex
+
+    torch._dynamo.reset()
+    x, w = torch.randn(4, 3, requires_grad=True), torch.randn(3, 5, requires_grad=True)
+    torch.compile(_training_graph, backend="tccd", dynamic=False)(x, w).sum().backward()
+    (path,) = _recipe_files(daemon_env)
+    good = path.read_bytes()
+    if damage == "flip_a_byte":
+        data = bytearray(good)
+        data[len(data) // 2] ^= 0x01
+        path.write_bytes(bytes(data))
+    elif damage == "valid_digest_bad_json":
+        body = b'{"format": 1, "kind": "training"}'
+        path.write_bytes(sha256_hex(body).encode() + b"\n" + body)
+    else:
+        path.write_bytes(good[:10])
+    tccd.reset_compile_stats()
+
+    stats = _check_training_twice(daemon_env)
+    # The damaged recipe: a miss (normal path, rewritten); the run after it hits again.
+    assert [s["aot_skipped"] for s in stats] == [False, False, True, True]
+    assert all(s["fallback"] is None for s in stats)
+    assert path.read_bytes() == good
+
+
+def test_recipe_naming_a_missing_plan_takes_the_normal_path(daemon_env):
+    torch._dynamo.reset()
+    x, w = torch.randn(4, 3, requires_grad=True), torch.randn(3, 5, requires_grad=True)
+    torch.compile(_training_graph, backend="tccd", dynamic=False)(x, w).sum().backward()
+    for manifest in Path(daemon_env["TCCD_CACHE_DIR"], "manifests").iterdir():
+        manifest.unlink()
+    tccd.reset_compile_stats()
+    stats = _check_training_twice(daemon_env)
+    assert [s["aot_skipped"] for s in stats] == [False, False, True, True]
+    assert not stats[0]["local_hit"] and stats[0]["cache_hit"]  # served by the daemon
+
+
+def _returns_a_view_of_its_input(x, w):
+    return x.t(), torch.relu(x @ w)
+
+
+def _mutates_an_input_that_requires_grad(x, w):
+    x.mul_(2)
+    return torch.relu(x @ w)
+
+
+@pytest.mark.parametrize(
+    "fn, why",
+    [
+        (_returns_a_view_of_its_input, "output 0 is alias_of_input"),
+        (_mutates_an_input_that_requires_grad, "input 0 has a mutation other than a data mutation"),
+    ],
+)
+def test_graph_outside_the_recipe_class_gets_no_recipe_and_stays_correct(daemon_env, caplog, fn, why):
+    caplog.set_level(logging.DEBUG, logger="tccd")
+    def inputs():
+        torch.manual_seed(0)
+        x = torch.randn(4, 3, requires_grad=True)
+        w = torch.randn(3, 5, requires_grad=True)
+        # A non-leaf input may be mutated in place; the leaves are where gradients land.
+        return x, w, (x * 1, w)
+
+    ex, ew, eager_args = inputs()
+    eager = fn(*eager_args)
+    eager_loss = sum(o.sum() for o in (eager if isinstance(eager, tuple) else (eager,)))
+    eager_loss.backward()
+    for attempt in range(2):
+        torch._dynamo.reset()
+        x, w, args = inputs()
+        out = torch.compile(fn, backend="tccd", dynamic=False)(*args)
+        loss = sum(o.sum() for o in (out if isinstance(out, tuple) else (out,)))
+        loss.backward()
+        torch.testing.assert_close(out, eager, rtol=RTOL, atol=ATOL)
+        torch.testing.assert_close(x.grad, ex.grad, rtol=RTOL, atol=ATOL)
+        torch.testing.assert_close(w.grad, ew.grad, rtol=RTOL, atol=ATOL)
+        if fn is _mutates_an_input_that_requires_grad:
+            torch.testing.assert_close(args[0], eager_args[0], rtol=RTOL, atol=ATOL)
+    stats = tccd.last_compile_stats()
+    assert len(stats) == 4 and not any(s["aot_skipped"] or s["fallback"] for s in stats)
+    assert _recipe_files(daemon_env) == []
+    reasons = [r.getMessage() for r in caplog.records if "no recipe for" in r.getMessage()]
+    assert len(reasons) == 2 and all(why in r for r in reasons), reasons
+
+
+def test_aot_cache_off(daemon_env, monkeypatch):
+    monkeypatch.setenv("TCCD_AOT_CACHE", "0")
+    tccd.config.reload()
+    stats = _check_training_twice(daemon_env)
+    assert len(stats) == 4 and not any(s["aot_skipped"] for s in stats)
+    assert stats[2]["local_hit"] and stats[3]["local_hit"]  # the plan cache still works
+    assert _recipe_files(daemon_env) == []
+
+
+def test_training_graph_hits_in_process(daemon_env):
+    stats = _check_training_twice(daemon_env)
+    assert [(s["kind"], s["aot_skipped"]) for s in stats] == [
+        ("forward", False), ("backward", False), ("forward", True), ("backward", True)
+    ]
+    assert len(_recipe_files(daemon_env)) == 1
