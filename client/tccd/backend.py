@@ -22,6 +22,14 @@ plain, and its behaviour has been stable across torch releases.
 
 No decompositions are requested: the daemon receives the ATen ops the user's program used and
 decides itself what to lower and what to run as ExternCalls.
+
+Modes: `mode` enters the compile key and otherwise changes nothing in the daemon's output. With
+mode="reduce-overhead" (or "max-autotune", which includes CUDA graphs for Inductor too) the
+forward, backward and inference callables of a graph on a CUDA device run under torch's CUDA
+graph trees (cudagraphs.py). A graph that cannot (CPU tensors, an op that cannot be captured,
+a mutated input that is not a parameter or buffer, a graph tccd could not compile) runs without
+CUDA graphs, with one logged warning naming the reason; last_compile_stats() records both
+(`cudagraphs`, `cudagraph_skip`).
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from typing import Any, Dict, List, Optional
 import torch
 
 from . import config as config_mod
+from . import cudagraphs
 from .errors import CompileFailed, DaemonUnavailable, TccdError, TccdFallbackWarning, Unsupported
 from .stats import GraphRecord, record
 
@@ -83,10 +92,17 @@ def _boxed(plan: Any) -> Any:
 class _GraphCompiler:
     """fw_compiler/bw_compiler/inference_compiler for the graphs of one Dynamo graph."""
 
-    def __init__(self, graph_id: str, mode: Optional[str], options: Optional[Dict[str, Any]]):
+    def __init__(
+        self,
+        graph_id: str,
+        mode: Optional[str],
+        options: Optional[Dict[str, Any]],
+        cuda_graphs: Optional["cudagraphs.Session"] = None,
+    ):
         self.graph_id = graph_id
         self.mode = mode
         self.options = options
+        self.cuda_graphs = cuda_graphs  # None: the mode asks for no CUDA graphs
 
     def __call__(self, kind: str, gm: torch.fx.GraphModule, example_inputs: List[Any]) -> Any:
         config = config_mod.get()
@@ -105,7 +121,7 @@ class _GraphCompiler:
                 TccdFallbackWarning,
                 stacklevel=2,
             )
-            return _eager(gm)
+            return self._with_cuda_graphs(kind, name, gm, example_inputs, _eager(gm), entry)
         record(entry)
         compiled = _boxed(compiled)
         log.info(
@@ -116,6 +132,16 @@ class _GraphCompiler:
             entry.native_kernels,
             entry.extern_steps,
         )
+        return self._with_cuda_graphs(kind, name, gm, example_inputs, compiled, entry)
+
+    def _with_cuda_graphs(self, kind, name, gm, example_inputs, compiled, entry):
+        """The hook of mode="reduce-overhead": everything else is in cudagraphs.py."""
+        if self.cuda_graphs is None:
+            return compiled
+        compiled, entry.cudagraph_skip = self.cuda_graphs.wrap(
+            kind, name, gm, example_inputs, compiled, entry.fallback
+        )
+        entry.cudagraphs = entry.cudagraph_skip is None
         return compiled
 
     def _compile(self, config, name, gm, example_inputs, entry):
@@ -144,7 +170,8 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
     kwargs.pop("name", None)  # torch.compile(name=...) (newer torch): only a label
     if kwargs:
         log.warning("tccd backend: ignoring unknown arguments %s", sorted(kwargs))
-    compiler = _GraphCompiler(_compile_id(), mode, options)
+    graphs = cudagraphs.Session(len(example_inputs)) if cudagraphs.wanted(mode) else None
+    compiler = _GraphCompiler(_compile_id(), mode, options, graphs)
     backend = aot_autograd(
         fw_compiler=functools.partial(compiler, "forward"),
         bw_compiler=functools.partial(compiler, "backward"),
@@ -152,3 +179,7 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
         partition_fn=default_partition,
     )
     return backend(gm, example_inputs)
+
+
+# torch._dynamo.reset() calls its backends' reset(): free the CUDA graph trees with the code caches.
+tccd.reset = cudagraphs.reset  # type: ignore[attr-defined]

@@ -8,7 +8,8 @@ key, "" on fallback), cache_hit (the daemon served it from its cache), deduplica
 local_hit (served from the local cache without contacting the daemon), native_kernels (native
 steps in the plan), fused_kernels (kernels those steps contain), extern_steps, kernels (per
 kernel: name, kind, ops), compile_ms and server_ms (daemon's timings), fallback (None, or why
-the graph runs eagerly).
+the graph runs eagerly), cudagraphs (the graph runs under CUDA graphs: mode="reduce-overhead")
+and cudagraph_skip (None, or why a mode that asks for CUDA graphs got none for this graph).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class GraphRecord:
     compile_ms: float = 0.0
     server_ms: float = 0.0
     fallback: Optional[str] = None
+    cudagraphs: bool = False
+    cudagraph_skip: Optional[str] = None
 
 
 _lock = threading.Lock()
