@@ -3,6 +3,9 @@ time cold (empty caches) and warm (a new process with the caches an earlier proc
 and the max error against eager. Prints a markdown table and writes a PNG plot.
 
     python deploy/benchmark.py --out results/       # needs a running tccd (TCCD_ADDRESS)
+    python deploy/benchmark.py --mode reduce-overhead --out results-ro/   # both under CUDA graphs
+
+--mode is torch.compile's mode for Inductor and tccd alike (eager is the same either way).
 
 Each (backend, model, cold/warm) measurement runs in its own process, so "warm" really is a
 new process: Dynamo, AOTAutograd and the backend start from nothing but their caches.
@@ -60,12 +63,12 @@ def build(model: str):
     return ResBlock().to(dev), torch.randn(32, 64, 56, 56, device=dev), torch.float32
 
 
-def worker(backend: str, model: str, iters: int) -> dict:
+def worker(backend: str, model: str, iters: int, mode=None) -> dict:
     import torch
 
     m, x, _ = build(model)
     backward = "fwdbwd" in model
-    fn = m if backend == "eager" else torch.compile(m, backend=backend)
+    fn = m if backend == "eager" else torch.compile(m, backend=backend, mode=mode)
 
     def step():
         if backward:
@@ -102,13 +105,16 @@ def worker(backend: str, model: str, iters: int) -> dict:
         stats = tccd.last_compile_stats()
         out["fallbacks"] = [s["fallback"] for s in stats if s["fallback"]]
         out["native_kernels"] = sum(s["native_kernels"] for s in stats)
+        out["cudagraph_skips"] = [s["cudagraph_skip"] for s in stats if s["cudagraph_skip"]]
     return out
 
 
-def run_worker(backend, model, iters, env_extra):
+def run_worker(backend, model, iters, env_extra, mode=None):
     env = dict(os.environ, **env_extra)
-    r = subprocess.run([sys.executable, __file__, "--worker", backend, "--model", model, "--iters", str(iters)],
-                       capture_output=True, text=True, env=env, timeout=900)
+    cmd = [sys.executable, __file__, "--worker", backend, "--model", model, "--iters", str(iters)]
+    if mode and backend != "eager":
+        cmd += ["--mode", mode]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     lines = [l for l in r.stdout.splitlines() if l.startswith("RESULT ")]
     if r.returncode != 0 or not lines:
         return {"error": (r.stderr or r.stdout)[-600:]}
@@ -122,13 +128,14 @@ def main() -> None:
     p.add_argument("--models", default=",".join(MODELS))
     p.add_argument("--iters", type=int, default=30)
     p.add_argument("--out", default="bench-out")
+    p.add_argument("--mode", default=None, help="torch.compile mode for Inductor and tccd, e.g. reduce-overhead")
     a = p.parse_args()
     if a.worker:
         if a.worker == "tccd":
             import torch  # noqa: F401  (first: `import tccd` registers the backend when torch is loaded)
 
             import tccd  # noqa: F401  registers the backend where the entry point is not installed
-        print("RESULT " + json.dumps(worker(a.worker, a.model, a.iters)), flush=True)
+        print("RESULT " + json.dumps(worker(a.worker, a.model, a.iters, a.mode)), flush=True)
         return
     os.makedirs(a.out, exist_ok=True)
     rows = []
@@ -138,10 +145,10 @@ def main() -> None:
         ind_env = {"TORCHINDUCTOR_CACHE_DIR": inductor_cache, "TRITON_CACHE_DIR": inductor_cache + "/triton"}
         tccd_env = {"TCCD_CACHE_DIR": tccd_local}
         r = {"model": model, "eager": run_worker("eager", model, a.iters, {})}
-        r["inductor_cold"] = run_worker("inductor", model, a.iters, ind_env)
-        r["inductor_warm"] = run_worker("inductor", model, a.iters, ind_env)
-        r["tccd_cold"] = run_worker("tccd", model, a.iters, tccd_env)
-        r["tccd_warm"] = run_worker("tccd", model, a.iters, tccd_env)
+        r["inductor_cold"] = run_worker("inductor", model, a.iters, ind_env, a.mode)
+        r["inductor_warm"] = run_worker("inductor", model, a.iters, ind_env, a.mode)
+        r["tccd_cold"] = run_worker("tccd", model, a.iters, tccd_env, a.mode)
+        r["tccd_warm"] = run_worker("tccd", model, a.iters, tccd_env, a.mode)
         rows.append(r)
         print(json.dumps(r), flush=True)
     with open(os.path.join(a.out, "results.json"), "w") as f:
@@ -168,7 +175,8 @@ def main() -> None:
     lines.append(f"| **geomean** | | {geo(sp_i):.2f}x | {geo(sp_t):.2f}x | | | |")
     lines.append("")
     lines.append("Compile times are the first call's extra time over eager's first call; warm = a new process with "
-                 "the caches of the cold run. Step = median of %d steps, CUDA-synchronised." % a.iters)
+                 "the caches of the cold run. Step = median of %d steps, CUDA-synchronised. torch.compile mode: %s."
+                 % (a.iters, a.mode or "default"))
     table = "\n".join(lines)
     print(table)
     with open(os.path.join(a.out, "results.md"), "w") as f:

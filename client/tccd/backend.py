@@ -31,6 +31,14 @@ plain, and its behaviour has been stable across torch releases.
 
 No decompositions are requested: the daemon receives the ATen ops the user's program used and
 decides itself what to lower and what to run as ExternCalls.
+
+Modes: `mode` enters the compile key and otherwise changes nothing in the daemon's output. With
+mode="reduce-overhead" (or "max-autotune", which includes CUDA graphs for Inductor too) the
+forward, backward and inference callables of a graph on a CUDA device run under torch's CUDA
+graph trees (cudagraphs.py). A graph that cannot (CPU tensors, an op that cannot be captured,
+a mutated input that is not a parameter or buffer, a graph tccd could not compile) runs without
+CUDA graphs, with one logged warning naming the reason; last_compile_stats() records both
+(`cudagraphs`, `cudagraph_skip`).
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from typing import Any, Dict, List, Optional
 import torch
 
 from . import config as config_mod
+from . import cudagraphs
 from .errors import CompileFailed, DaemonUnavailable, TccdError, TccdFallbackWarning, Unsupported
 from .stats import GraphRecord, record
 
@@ -98,11 +107,13 @@ class _GraphCompiler:
         mode: Optional[str],
         options: Optional[Dict[str, Any]],
         capture: Optional[Any] = None,
+        cuda_graphs: Optional["cudagraphs.Session"] = None,
     ):
         self.graph_id = graph_id
         self.mode = mode
         self.options = options
         self.capture = capture  # aot_recipe.RecipeCapture, or None: no recipe for this graph
+        self.cuda_graphs = cuda_graphs  # None: the mode asks for no CUDA graphs
 
     def __call__(self, kind: str, gm: torch.fx.GraphModule, example_inputs: List[Any]) -> Any:
         config = config_mod.get()
@@ -123,7 +134,7 @@ class _GraphCompiler:
                 TccdFallbackWarning,
                 stacklevel=2,
             )
-            return _eager(gm)
+            return self._with_cuda_graphs(kind, name, gm, example_inputs, _eager(gm), entry)
         record(entry)
         if self.capture:
             if kind == "backward":
@@ -139,6 +150,16 @@ class _GraphCompiler:
             entry.native_kernels,
             entry.extern_steps,
         )
+        return self._with_cuda_graphs(kind, name, gm, example_inputs, compiled, entry)
+
+    def _with_cuda_graphs(self, kind, name, gm, example_inputs, compiled, entry):
+        """The hook of mode="reduce-overhead": everything else is in cudagraphs.py."""
+        if self.cuda_graphs is None:
+            return compiled
+        compiled, entry.cudagraph_skip = self.cuda_graphs.wrap(
+            kind, name, gm, example_inputs, compiled, entry.fallback
+        )
+        entry.cudagraphs = entry.cudagraph_skip is None
         return compiled
 
     def _compile(self, config, name, gm, example_inputs, entry):
@@ -182,12 +203,17 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
     if kwargs:
         log.warning("tccd backend: ignoring unknown arguments %s", sorted(kwargs))
     graph_id = _compile_id()
-    warm, capture = aot_cache.lookup(
-        gm, example_inputs, mode=mode, options=options, partitioner=_PARTITIONER, graph_id=graph_id
-    )
-    if warm is not None:
-        return warm
-    compiler = _GraphCompiler(graph_id, mode, options, capture)
+    graphs = cudagraphs.Session(len(example_inputs)) if cudagraphs.wanted(mode) else None
+    capture = None
+    if graphs is None:
+        # The AOT recipe path rebuilds AOTAutograd's runtime without the CUDA graph trees, so
+        # modes that ask for CUDA graphs always take the traced path (a known limitation).
+        warm, capture = aot_cache.lookup(
+            gm, example_inputs, mode=mode, options=options, partitioner=_PARTITIONER, graph_id=graph_id
+        )
+        if warm is not None:
+            return warm
+    compiler = _GraphCompiler(graph_id, mode, options, capture, graphs)
     backend = aot_autograd(
         fw_compiler=functools.partial(compiler, "forward"),
         bw_compiler=functools.partial(compiler, "backward"),
@@ -195,3 +221,7 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
         partition_fn=default_partition,
     )
     return backend(gm, example_inputs)
+
+
+# torch._dynamo.reset() calls its backends' reset(): free the CUDA graph trees with the code caches.
+tccd.reset = cudagraphs.reset  # type: ignore[attr-defined]

@@ -9,7 +9,9 @@ local_hit (served from the local cache without contacting the daemon), native_ke
 steps in the plan), fused_kernels (kernels those steps contain), extern_steps, kernels (per
 kernel: name, kind, ops), compile_ms and server_ms (daemon's timings), aot_skipped (the plan was
 run from an AOT recipe without tracing the Dynamo graph through AOTAutograd, see aot_cache.py),
-fallback (None, or why the graph runs eagerly).
+fallback (None, or why the graph runs eagerly), cudagraphs (the graph runs under CUDA graphs:
+mode="reduce-overhead") and cudagraph_skip (None, or why a mode that asks for CUDA graphs got
+none for this graph).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ class GraphRecord:
     server_ms: float = 0.0
     aot_skipped: bool = False
     fallback: Optional[str] = None
+    cudagraphs: bool = False
+    cudagraph_skip: Optional[str] = None
 
 
 _lock = threading.Lock()

@@ -2,8 +2,9 @@
 tests/run_gpu.sh, which starts the daemon from the release bundle.
 
 Training under backend="tccd" on CUDA matches eager (fp32 and bf16 tolerances), the fused
-CUDA kernels really ran, a compiled graph can be captured in a CUDA graph and replayed, and a
-second process compiles nothing.
+CUDA kernels really ran, a compiled graph can be captured in a CUDA graph and replayed, mode=
+"reduce-overhead" runs training and inference under torch's CUDA graph trees (recorded once,
+then replayed) and still matches eager, and a second process compiles nothing.
 """
 
 import json
@@ -43,10 +44,10 @@ def make_model(name: str, dtype: torch.dtype) -> nn.Module:
     return m.to(device="cuda", dtype=dtype)
 
 
-def train(name: str, dtype: torch.dtype, backend=None, steps: int = 5):
+def train(name: str, dtype: torch.dtype, backend=None, steps: int = 5, mode=None):
     model = make_model(name, dtype)
     opt = torch.optim.SGD(model.parameters(), lr=0.05)
-    fn = torch.compile(model, backend=backend) if backend else model
+    fn = torch.compile(model, backend=backend, mode=mode) if backend else model
     g = torch.Generator(device="cuda").manual_seed(1)
     shape = (64, 128) if name == "mlp" else (8, 32, 256)
     x = torch.randn(*shape, device="cuda", dtype=dtype, generator=g)
@@ -101,6 +102,68 @@ def test_compiled_graph_replays_under_cuda_graph_capture(daemon_env):
             torch.cuda.synchronize()
             torch.testing.assert_close(static_out, model(static_x), rtol=1e-4, atol=1e-5)
     assert any(s["native_kernels"] > 0 for s in tccd.last_compile_stats())
+
+
+@pytest.fixture
+def graph_replays(monkeypatch):
+    """Counts torch.cuda.CUDAGraph replays (the trees replay through it) and cudagraph skips."""
+    from torch._dynamo.utils import counters
+
+    counters["inductor"]["cudagraph_skips"] = 0
+    count = {"replays": 0}
+    real = torch.cuda.CUDAGraph.replay
+
+    def replay(self):
+        count["replays"] += 1
+        return real(self)
+
+    monkeypatch.setattr(torch.cuda.CUDAGraph, "replay", replay)
+    return count
+
+
+def _assert_all_graphed(stats, kinds):
+    assert {s["kind"] for s in stats} == kinds, stats
+    for s in stats:
+        assert s["fallback"] is None, s
+        assert s["cudagraphs"] and s["cudagraph_skip"] is None, (s["name"], s["cudagraph_skip"])
+    from torch._dynamo.utils import counters
+
+    assert counters["inductor"]["cudagraph_skips"] == 0
+    from torch._inductor.cudagraph_trees import get_manager
+
+    manager = get_manager(torch.cuda.current_device(), create_if_none_exists=False)
+    assert manager is not None and list(manager.get_roots()), "no CUDA graph was recorded"
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
+@pytest.mark.parametrize("name", ["mlp", "block"])
+def test_reduce_overhead_training_replays_cuda_graphs_and_matches_eager(daemon_env, graph_replays, name, dtype):
+    tccd.reset_compile_stats()
+    eager_losses, eager_state = train(name, dtype)
+    assert graph_replays["replays"] == 0
+    steps = 5
+    losses, state = train(name, dtype, backend="tccd", mode="reduce-overhead", steps=steps)
+    torch.testing.assert_close(losses, eager_losses, **TOLERANCES[dtype])
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **TOLERANCES[dtype], msg=k)
+    _assert_all_graphed(tccd.last_compile_stats(), {"forward", "backward"})
+    # Step 1 warms up, step 2 records, steps 3.. replay the forward and the backward graph.
+    assert graph_replays["replays"] >= 2 * (steps - 2), graph_replays
+
+
+def test_reduce_overhead_inference_replays_cuda_graphs(daemon_env, graph_replays):
+    tccd.reset_compile_stats()
+    model = make_model("block", torch.float32).eval()
+    fn = torch.compile(model, backend="tccd", mode="reduce-overhead")
+    g = torch.Generator(device="cuda").manual_seed(2)
+    steps = 5
+    with torch.no_grad():
+        for _ in range(steps):
+            x = torch.randn(8, 32, 256, device="cuda", generator=g)  # a new input every call
+            out = fn(x)
+            torch.testing.assert_close(out, model(x), **TOLERANCES[torch.float32])
+    _assert_all_graphed(tccd.last_compile_stats(), {"inference"})
+    assert graph_replays["replays"] >= steps - 2, graph_replays
 
 
 def test_second_process_compiles_nothing(daemon, daemon_env, tmp_path):

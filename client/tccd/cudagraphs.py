@@ -1,0 +1,277 @@
+"""CUDA graphs for tccd plans: torch.compile(model, backend="tccd", mode="reduce-overhead").
+
+With a mode whose Inductor meaning includes CUDA graphs ("reduce-overhead", "max-autotune"), the
+boxed callables the backend returns for a CUDA graph's forward, backward and inference ATen graphs
+are handed to torch's CUDA graph trees (torch._inductor.cudagraph_trees.cudagraphify_impl), the
+machinery Inductor and Dynamo's "cudagraphs" backend use. The first call of a callable runs it
+eagerly (warm-up, allocating from the tree's pool), the next records it, later calls replay it.
+
+Why the trees and not a hand-rolled torch.cuda.CUDAGraph per callable: a training step is a
+chain (forward, then backward reading the forward's saved tensors, then the next forward), and
+only the trees get the whole chain right.
+  * Memory: every graph of a device shares one private pool, and the backward's inputs (the
+    forward's saved tensors) are already at fixed addresses in it; separate graphs would each
+    need a pool and copies of every input.
+  * Liveness: a replay overwrites the outputs of the previous replay. The trees know which
+    outputs are still alive, re-record instead of clobbering them, and raise a clear error when
+    user code reads an output that a later replay overwrote; a plain CUDAGraph silently returns
+    changed data.
+  * Inputs: parameters and buffers (static inputs) are read in place and their addresses are
+    checked at every replay (a changed address re-records); other inputs are copied into graph
+    buffers. Generations (one per call of the compiled module, or
+    torch.compiler.cudagraph_mark_step_begin) and input mutation are handled as for Inductor.
+
+The decision (`decide`) mirrors Inductor's and Dynamo's skip rules; a graph runs without CUDA
+graphs, with one logged warning naming the graph and the reason, when
+  * its tensors are not all on one CUDA device (CPU graphs, CPU scalars, several devices),
+  * it contains an op that cannot be captured (torch's get_first_incompatible_cudagraph_node:
+    host syncs such as .item(), data-dependent output sizes, ops tagged cudagraph_unsafe),
+  * it mutates an input that is not a parameter or buffer (a static input),
+  * tccd could not compile it (it runs eagerly as an ordinary fallback), or
+  * anything else fails while setting graphs up (e.g. a torch without these APIs).
+A skip also counts in torch._dynamo.utils.counters["inductor"]["cudagraph_skips"], as
+Inductor's do. When a forward graph is skipped its backward is skipped too (it would have
+nothing to gain: its inputs would not be in the pool), and a backward that runs without graphs
+after a graphed forward tells the tree manager so (the trees' "backward generation handling"),
+so the next step's forward starts a new generation.
+
+The native part of a plan launches on the caller's current stream without host
+synchronisation, and each kernels .so is loaded (tccd_cuda_init) when the plan is loaded, at
+compile time, never during capture; ExternCall steps are ordinary ATen ops. So a plan is as
+capturable as the ATen graph it came from.
+
+torch 2.11 to 2.15: cudagraphify_impl(model, inputs, static_input_idxs, **kwargs) has the same
+shape in all of them; the keyword arguments of cudagraphify that newer versions added
+(kernel_free_cudagraph, rerecord limits, ...) all have defaults, so the ones passed here are
+filtered against the installed signature.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import logging
+import sys
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+import torch
+
+log = logging.getLogger(__name__)
+
+# torch.compile modes that, for Inductor, include CUDA graphs (torch._inductor.list_mode_options:
+# "reduce-overhead" and "max-autotune" set triton.cudagraphs; "max-autotune-no-cudagraphs" and
+# "default" do not).
+MODES_WITH_CUDA_GRAPHS = frozenset({"reduce-overhead", "max-autotune"})
+
+
+def wanted(mode: Optional[str]) -> bool:
+    """Whether torch.compile's `mode` asks for CUDA graphs."""
+    return mode in MODES_WITH_CUDA_GRAPHS
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """Whether and how one ATen graph runs under CUDA graphs."""
+
+    skip: Optional[str]  # None: wrap it; else why not (a sentence for the log)
+    device_index: Optional[int] = None
+    static_input_idxs: Tuple[int, ...] = ()
+    mutated_input_idxs: Tuple[int, ...] = ()
+
+
+def _node_val(node: torch.fx.Node) -> Any:
+    return node.meta.get("val", node.meta.get("fake_result"))
+
+
+def _tensors(value: Any):
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _tensors(item)
+
+
+def _device_skip(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Tuple[Optional[str], Optional[int]]:
+    """(reason, None) unless every tensor of the graph is on one CUDA device; else (None, index)."""
+    found = {}  # device -> name of the first node with a tensor there
+    for node in gm.graph.nodes:
+        for t in _tensors(_node_val(node)):
+            found.setdefault(t.device, node.name)
+    for i, value in enumerate(example_inputs):
+        for t in _tensors(value):
+            found.setdefault(t.device, f"input {i}")
+    found.pop(torch.device("meta"), None)  # no memory, no kernels
+    if not found:
+        return "it has no CUDA tensors", None
+    not_cuda = [(d, n) for d, n in found.items() if d.type != "cuda"]
+    if not_cuda:
+        device, name = not_cuda[0]
+        return f"it has {device.type} tensors ({name}); CUDA graphs need every tensor on the GPU", None
+    if len(found) > 1:
+        return f"it uses several devices ({', '.join(sorted(str(d) for d in found))})", None
+    device = next(iter(found))
+    return None, device.index if device.index is not None else torch.cuda.current_device()
+
+
+def _static_input_idxs(kind: str, gm: torch.fx.GraphModule, num_inputs: int, num_dynamo_inputs: int) -> Tuple[int, ...]:
+    """Inputs at fixed addresses, read in place by the graph (the rest is copied in per replay).
+
+    Forward/inference: parameters and buffers, as AOTAutograd records them in the tracing
+    context (Inductor's get_static_input_idxs); without one, the inputs AOTAutograd lifted.
+    Backward: the saved tensors (everything before the tangents), minus placeholders the
+    partitioner marks as not static (newer torch stamps meta["is_static_input"] on saved
+    plain user inputs), as Inductor's compile_fx_backward does.
+    """
+    from torch._inductor.utils import count_tangents, num_fw_fixed_arguments
+
+    if kind == "backward":
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        return tuple(
+            i for i in range(count_tangents(gm)) if placeholders[i].meta.get("is_static_input", True)
+        )
+    context = torch._guards.TracingContext.try_get()
+    if context is not None and context.fw_metadata is not None:
+        return tuple(context.fw_metadata.static_input_indices)
+    return tuple(range(num_fw_fixed_arguments(num_dynamo_inputs, num_inputs)))
+
+
+def decide(kind: str, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], num_dynamo_inputs: int) -> Decision:
+    """Whether the ATen graph `gm` (kind: forward, backward or inference) can run under CUDA
+    graphs. Reads only graph metadata (fake tensors), so it needs no GPU."""
+    skip, device_index = _device_skip(gm, example_inputs)
+    if skip:
+        return Decision(skip)
+    from torch._dynamo.backends.cudagraphs import find_input_mutations
+    from torch._inductor.utils import get_first_incompatible_cudagraph_node
+
+    node = get_first_incompatible_cudagraph_node(gm)
+    if node is not None:
+        return Decision(f"it contains an op that cannot be captured ({node.name}: {node.target})")
+    static = _static_input_idxs(kind, gm, len(example_inputs), num_dynamo_inputs)
+    mutated = tuple(sorted(find_input_mutations(gm.graph)))
+    not_static = [i for i in mutated if i not in set(static)]
+    if not_static:
+        names = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+        which = ", ".join(names[i] if i < len(names) else str(i) for i in not_static)
+        return Decision(f"it mutates inputs that are not parameters or buffers ({which})")
+    return Decision(None, device_index, static, mutated)
+
+
+def _cudagraphify_kwargs(kind: str, gm: torch.fx.GraphModule, decision: Decision) -> dict:
+    from torch._dynamo.backends.cudagraphs import get_stack_traces
+    from torch._inductor import cudagraph_trees
+    from torch._inductor.cudagraph_utils import get_placeholder_info
+
+    try:
+        from torch._guards import CompileContext
+
+        compile_id = CompileContext.current_compile_id()
+    except Exception:  # deliberately ignored: only names the graph in torch's logs
+        compile_id = None
+    kwargs = dict(
+        device_index=decision.device_index,
+        is_backward=kind == "backward",
+        is_inference=kind == "inference",
+        stack_traces=get_stack_traces(gm),
+        placeholders=tuple(get_placeholder_info(gm.graph)),
+        mutated_input_idxs=decision.mutated_input_idxs,
+        compile_id=compile_id,
+    )
+    accepted = inspect.signature(cudagraph_trees.cudagraphify).parameters
+    return {k: v for k, v in kwargs.items() if k in accepted}
+
+
+def _count_skip() -> None:
+    try:
+        from torch._dynamo.utils import counters
+
+        counters["inductor"]["cudagraph_skips"] += 1
+    except Exception:  # deliberately ignored: the counter is a convenience for tests and tools
+        pass
+
+
+class Session:
+    """CUDA graph state shared by the forward, backward and inference graphs of one Dynamo graph
+    (Inductor's BoxedBool cudagraphs flag and BoxedDeviceIndex)."""
+
+    def __init__(self, num_dynamo_inputs: int):
+        self.num_dynamo_inputs = num_dynamo_inputs
+        self.enabled = True  # False once the forward was skipped: its backward is skipped too
+        self.forward_device_index: Optional[int] = None  # set when a forward is graphed
+
+    def wrap(
+        self,
+        kind: str,
+        name: str,
+        gm: torch.fx.GraphModule,
+        example_inputs: Sequence[Any],
+        compiled: Callable[[List[Any]], Any],
+        fallback: Optional[str],
+    ) -> Tuple[Callable[[List[Any]], Any], Optional[str]]:
+        """(callable, skip reason) for a boxed callable the backend produced for `gm`. `fallback`
+        is the reason tccd runs the graph eagerly, or None for a tccd plan. Never raises."""
+        if kind == "backward" and not self.enabled:
+            return compiled, "its forward graph runs without CUDA graphs"
+        if fallback is not None:
+            skip = "tccd could not compile it"
+        else:
+            try:
+                decision = decide(kind, gm, example_inputs, self.num_dynamo_inputs)
+                skip = decision.skip
+                if skip is None:
+                    wrapped = self._cudagraphify(kind, gm, example_inputs, compiled, decision)
+            except Exception as e:
+                log.debug("tccd: %s: setting up CUDA graphs failed", name, exc_info=True)
+                skip = f"setting up CUDA graphs failed: {type(e).__name__}: {e}"
+        if skip is None:
+            log.info("tccd: %s runs under CUDA graphs (device %d)", name, decision.device_index)
+            return wrapped, None
+        if kind != "backward":
+            self.enabled = False
+        log.warning("tccd: %s runs without CUDA graphs: %s", name, skip)
+        _count_skip()
+        if kind == "backward":
+            return self._backward_without_graphs(compiled), skip
+        return compiled, skip
+
+    def _cudagraphify(self, kind, gm, example_inputs, compiled, decision):
+        from torch._inductor.cudagraph_trees import cudagraphify_impl
+
+        kwargs = _cudagraphify_kwargs(kind, gm, decision)
+        # cudagraphify_impl reads only which inputs are ints (dynamic-shape keys) from the
+        # example inputs; recording happens on real inputs at the second call.
+        wrapped = cudagraphify_impl(compiled, list(example_inputs), decision.static_input_idxs, **kwargs)
+        wrapped._boxed_call = True  # type: ignore[attr-defined]
+        if hasattr(compiled, "plan"):
+            wrapped.plan = compiled.plan  # type: ignore[attr-defined]
+        if kind != "backward":
+            self.forward_device_index = decision.device_index
+        return wrapped
+
+    def _backward_without_graphs(self, compiled):
+        """A backward that runs eagerly after a graphed forward must tell the tree manager, or
+        the next forward finds "pending backwards" and cannot start a new generation."""
+        device_index = self.forward_device_index
+        if device_index is None:
+            return compiled
+
+        def run(args: List[Any]) -> Any:
+            from torch._inductor.cudagraph_trees import get_manager
+
+            manager = get_manager(device_index, create_if_none_exists=False)
+            if manager is not None:
+                manager.set_to_running_backward()
+            return compiled(args)
+
+        run._boxed_call = True  # type: ignore[attr-defined]
+        if hasattr(compiled, "plan"):
+            run.plan = compiled.plan  # type: ignore[attr-defined]
+        return run
+
+
+def reset() -> None:
+    """Frees every CUDA graph tree (torch._dynamo.reset() calls the backend's reset)."""
+    if "torch._inductor.cudagraph_trees" in sys.modules:
+        from torch._inductor.cudagraph_trees import reset_cudagraph_trees
+
+        reset_cudagraph_trees()

@@ -1,0 +1,301 @@
+"""mode="reduce-overhead": which graphs run under CUDA graphs (client/tccd/cudagraphs.py).
+
+The decision reads only graph metadata, so it is tested here without a GPU on graphs traced with
+fake CUDA tensors; the wrapping is tested against a stand-in for torch's cudagraphify_impl whose
+keyword arguments must bind to the installed torch's cudagraphify. A CPU model with
+reduce-overhead trains as without it, with one logged reason. Capture and replay on a GPU are
+in test_gpu_training.py.
+"""
+
+import inspect
+import logging
+import types
+
+import pytest
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.proxy_tensor import make_fx
+
+import tccd
+from tccd import cudagraphs
+from tccd_testlib import make_model, run_training, train
+
+
+def _fake(*shapes, device="cuda", mode=None):
+    with mode or FakeTensorMode():
+        return [torch.empty(s, device=device) for s in shapes]
+
+
+def _trace(fn, *inputs):
+    return make_fx(fn, tracing_mode="fake")(*inputs)
+
+
+def _linear(w, b, x):
+    return (torch.relu(x @ w + b),)
+
+
+def _skips():
+    from torch._dynamo.utils import counters
+
+    return counters["inductor"]["cudagraph_skips"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Modes
+# ---------------------------------------------------------------------------------------------
+
+
+def test_modes_with_cuda_graphs_are_those_of_inductor():
+    from torch._inductor import list_mode_options
+
+    for mode in ["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"]:
+        expected = bool(list_mode_options(mode).get("triton.cudagraphs", False))
+        assert cudagraphs.wanted(mode) == expected, mode
+    assert not cudagraphs.wanted(None)
+    assert cudagraphs.wanted("reduce-overhead")
+
+
+# ---------------------------------------------------------------------------------------------
+# The decision
+# ---------------------------------------------------------------------------------------------
+
+
+def test_cuda_forward_is_graphed_with_lifted_parameters_static():
+    gm = _trace(_linear, *_fake((8, 8), (8,), (4, 8)))
+    d = cudagraphs.decide("forward", gm, _fake((8, 8), (8,), (4, 8)), num_dynamo_inputs=1)
+    assert d.skip is None
+    assert d.device_index == 0
+    assert d.static_input_idxs == (0, 1)  # w and b were lifted by AOTAutograd; x is copied in
+    assert d.mutated_input_idxs == ()
+
+
+def test_static_inputs_come_from_the_tracing_context_when_there_is_one():
+    from torch._guards import TracingContext, tracing
+
+    inputs = _fake((8, 8), (8,), (4, 8))
+    gm = _trace(_linear, *inputs)
+    context = TracingContext(FakeTensorMode())
+    context.fw_metadata = types.SimpleNamespace(static_input_indices=[1])
+    with tracing(context):
+        d = cudagraphs.decide("forward", gm, inputs, num_dynamo_inputs=3)
+    assert d.skip is None and d.static_input_idxs == (1,)
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_graph_without_cuda_tensors_is_not_graphed(device):
+    inputs = _fake((8, 8), (8,), (4, 8), device=device)
+    gm = _trace(_linear, *inputs)
+    d = cudagraphs.decide("forward", gm, inputs, num_dynamo_inputs=1)
+    assert d.skip is not None and d.device_index is None
+    if device == "cpu":
+        assert "cpu tensors" in d.skip
+    else:
+        assert "no CUDA tensors" in d.skip
+
+
+def test_cuda_graph_with_a_cpu_tensor_is_not_graphed():
+    mode = FakeTensorMode()
+    (w, x), (scale,) = _fake((8, 8), (4, 8), mode=mode), _fake((), device="cpu", mode=mode)
+    gm = _trace(lambda w, x, s: (x @ w * s,), w, x, scale)
+    d = cudagraphs.decide("inference", gm, [w, x, scale], num_dynamo_inputs=3)
+    assert d.skip is not None and "cpu tensors" in d.skip and "s_1" in d.skip, d.skip
+
+
+def test_mutating_a_user_input_is_not_graphed_but_mutating_a_parameter_is():
+    def step(w, x):
+        x.mul_(2)  # a user input
+        return (x @ w,)
+
+    inputs = _fake((8, 8), (4, 8))
+    gm = _trace(step, *inputs)
+    d = cudagraphs.decide("forward", gm, inputs, num_dynamo_inputs=2)  # nothing static
+    assert d.skip is not None and "mutates inputs" in d.skip and "x_1" in d.skip, d.skip
+
+    def bn_like(buf, x):
+        buf.add_(1)  # a buffer (static input), as BatchNorm's running stats
+        return (x + buf,)
+
+    inputs = _fake((8,), (4, 8))
+    gm = _trace(bn_like, *inputs)
+    d = cudagraphs.decide("forward", gm, inputs, num_dynamo_inputs=1)  # buf was lifted: static
+    assert d.skip is None, d.skip
+    assert d.mutated_input_idxs == (0,)
+
+
+def _uncapturable(inputs, names):
+    """A CUDA graph calling an op in torch's FORBIDDEN_CUDAGRAPH_OPS (in every torch since 2.1;
+    the list grows, e.g. linalg.eigh is in it from 2.12 on)."""
+    graph = torch.fx.Graph()
+    nodes = []
+    for value, name in zip(inputs, names):
+        nodes.append(graph.placeholder(name))
+        nodes[-1].meta["val"] = value
+    op = graph.call_function(torch.ops.aten._fused_moving_avg_obs_fq_helper.default, tuple(nodes))
+    graph.output((op,))
+    return torch.fx.GraphModule(torch.nn.Module(), graph)
+
+
+def test_op_that_cannot_be_captured_is_not_graphed():
+    inputs = _fake((4, 4))
+    gm = _uncapturable(inputs, ["a"])
+    d = cudagraphs.decide("inference", gm, inputs, num_dynamo_inputs=1)
+    assert d.skip is not None and "_fused_moving_avg_obs_fq_helper" in d.skip, d.skip
+    assert cudagraphs.decide("inference", _trace(lambda a: (a @ a,), *inputs), inputs, 1).skip is None
+
+
+def test_backward_static_inputs_are_the_saved_tensors():
+    def backward(primals_1, relu, tangents_1):
+        return (tangents_1 @ primals_1.t() * (relu > 0),)
+
+    inputs = _fake((8, 8), (4, 8), (4, 8))
+    gm = _trace(backward, *inputs)
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    for node, name in zip(placeholders, ["primals_1", "relu", "tangents_1"]):
+        node.name = name
+    d = cudagraphs.decide("backward", gm, inputs, num_dynamo_inputs=0)
+    assert d.skip is None and d.static_input_idxs == (0, 1)
+    placeholders[0].meta["is_static_input"] = False  # a saved plain user input (newer torch)
+    d = cudagraphs.decide("backward", gm, inputs, num_dynamo_inputs=0)
+    assert d.static_input_idxs == (1,)
+
+
+# ---------------------------------------------------------------------------------------------
+# Wrapping (torch's cudagraphify_impl replaced by a recorder)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_trees(monkeypatch):
+    """Records cudagraphify_impl calls; their arguments must bind to the real cudagraphify."""
+    from torch._inductor import cudagraph_trees
+
+    calls = []
+    real = inspect.signature(cudagraph_trees.cudagraphify)
+
+    def cudagraphify_impl(model, inputs, static_input_idxs, *args, **kwargs):
+        real.bind(model, inputs, static_input_idxs, *args, **kwargs)  # TypeError if not
+        calls.append(dict(kwargs, static_input_idxs=tuple(static_input_idxs), model=model))
+
+        def replay(args):
+            return model(args)
+
+        return replay
+
+    monkeypatch.setattr(cudagraph_trees, "cudagraphify_impl", cudagraphify_impl)
+    return calls
+
+
+def _boxed(tag):
+    def run(args):
+        args.clear()
+        return [tag]
+
+    run._boxed_call = True
+    run.plan = tag
+    return run
+
+
+def test_forward_and_backward_are_wrapped_with_the_trees_flags(fake_trees):
+    session = cudagraphs.Session(num_dynamo_inputs=1)
+    inputs = _fake((8, 8), (8,), (4, 8))
+    fw, skip = session.wrap("forward", "0/0 forward", _trace(_linear, *inputs), inputs, _boxed("fw"), None)
+    assert skip is None and fw._boxed_call and fw.plan == "fw"
+    assert fw([1, 2, 3]) == ["fw"]
+    bw_inputs = _fake((8, 8), (4, 8))
+    bw_gm = _trace(lambda primals_1, tangents_1: (tangents_1 @ primals_1,), *bw_inputs)
+    bw, skip = session.wrap("backward", "0/0 backward", bw_gm, bw_inputs, _boxed("bw"), None)
+    assert skip is None
+    (f, b) = fake_trees
+    assert (f["is_backward"], f["is_inference"], f["device_index"]) == (False, False, 0)
+    assert f["static_input_idxs"] == (0, 1)
+    assert (b["is_backward"], b["is_inference"]) == (True, False)
+    assert b["static_input_idxs"] == (0,)  # primals_1 is saved; tangents_1 is copied in
+
+
+def test_inference_is_wrapped_as_inference(fake_trees):
+    session = cudagraphs.Session(num_dynamo_inputs=1)
+    inputs = _fake((8, 8), (8,), (4, 8))
+    _, skip = session.wrap("inference", "0/0 inference", _trace(_linear, *inputs), inputs, _boxed("i"), None)
+    assert skip is None
+    assert (fake_trees[0]["is_backward"], fake_trees[0]["is_inference"]) == (False, True)
+
+
+def test_skipped_forward_skips_its_backward_with_one_logged_reason(fake_trees, caplog):
+    session = cudagraphs.Session(num_dynamo_inputs=1)
+    inputs = _fake((8, 8), (8,), (4, 8), device="cpu")
+    fw_plan, bw_plan = _boxed("fw"), _boxed("bw")
+    before = _skips()
+    with caplog.at_level(logging.WARNING, logger="tccd.cudagraphs"):
+        fw, fw_skip = session.wrap("forward", "0/0 forward", _trace(_linear, *inputs), inputs, fw_plan, None)
+        bw, bw_skip = session.wrap("backward", "0/0 backward", _trace(_linear, *inputs), inputs, bw_plan, None)
+    assert fw is fw_plan and bw is bw_plan and fake_trees == []
+    assert "cpu" in fw_skip and "forward" in bw_skip
+    warnings = [r for r in caplog.records if r.name == "tccd.cudagraphs"]
+    assert len(warnings) == 1 and "0/0 forward" in warnings[0].getMessage(), warnings
+    assert _skips() == before + 1
+
+
+def test_backward_without_graphs_after_a_graphed_forward_tells_the_tree_manager(fake_trees, monkeypatch):
+    from torch._inductor import cudagraph_trees
+
+    manager = types.SimpleNamespace(backwards=0)
+    manager.set_to_running_backward = lambda: setattr(manager, "backwards", manager.backwards + 1)
+    monkeypatch.setattr(cudagraph_trees, "get_manager", lambda index, create_if_none_exists=True: manager)
+    session = cudagraphs.Session(num_dynamo_inputs=1)
+    inputs = _fake((8, 8), (8,), (4, 8))
+    session.wrap("forward", "0/0 forward", _trace(_linear, *inputs), inputs, _boxed("fw"), None)
+    bw_inputs = _fake((8, 8), (4, 8))
+    bw_gm = _uncapturable(bw_inputs, ["primals_1", "tangents_1"])
+    bw, skip = session.wrap("backward", "0/0 backward", bw_gm, bw_inputs, _boxed("bw"), None)
+    assert skip and "cannot be captured" in skip
+    assert bw._boxed_call and bw.plan == "bw"
+    assert bw([1, 2]) == ["bw"] and manager.backwards == 1
+
+
+def test_tccd_fallback_and_setup_failures_run_without_graphs(fake_trees, monkeypatch):
+    from torch._inductor import cudagraph_trees
+
+    inputs = _fake((8, 8), (8,), (4, 8))
+    gm = _trace(_linear, *inputs)
+    plan = _boxed("eager")
+    fn, skip = cudagraphs.Session(1).wrap("forward", "0/0 forward", gm, inputs, plan, "no daemon")
+    assert fn is plan and skip == "tccd could not compile it"
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no trees today")
+
+    monkeypatch.setattr(cudagraph_trees, "cudagraphify_impl", broken)
+    plan = _boxed("fw")
+    fn, skip = cudagraphs.Session(1).wrap("forward", "0/0 forward", gm, inputs, plan, None)
+    assert fn is plan and "setting up CUDA graphs failed" in skip and "no trees today" in skip
+
+
+# ---------------------------------------------------------------------------------------------
+# End to end on the CPU
+# ---------------------------------------------------------------------------------------------
+
+
+def test_reduce_overhead_on_a_cpu_model_trains_as_default_mode_with_one_logged_reason(daemon_env, caplog):
+    default_losses, default_state = run_training("mlp", steps=5, backend="tccd")
+    tccd.reset_compile_stats()
+    torch._dynamo.reset()
+    model, batches = make_model("mlp")
+    compile_ro = lambda m: torch.compile(m, backend="tccd", mode="reduce-overhead", dynamic=False)  # noqa: E731
+    with caplog.at_level(logging.WARNING, logger="tccd.cudagraphs"):
+        losses, state = train(model, batches, 5, compile_ro)
+    assert torch.equal(losses, default_losses)  # the same kernels run the same way
+    for k in default_state:
+        assert torch.equal(state[k], default_state[k]), k
+    stats = tccd.last_compile_stats()
+    assert [s["kind"] for s in stats] == ["forward", "backward"]
+    assert all(s["fallback"] is None and not s["cudagraphs"] for s in stats)
+    assert "cpu tensors" in stats[0]["cudagraph_skip"], stats[0]["cudagraph_skip"]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "tccd.cudagraphs"]
+    assert len(warnings) == 1 and "cpu tensors" in warnings[0], warnings
+
+
+def test_default_mode_asks_for_no_cuda_graphs(daemon_env, caplog):
+    with caplog.at_level(logging.WARNING, logger="tccd.cudagraphs"):
+        run_training("mlp", steps=1, backend="tccd")
+    assert all(s["cudagraph_skip"] is None and not s["cudagraphs"] for s in tccd.last_compile_stats())
+    assert not [r for r in caplog.records if r.name == "tccd.cudagraphs"]
