@@ -84,9 +84,10 @@ def _needed_artifacts(manifest: "pb.Manifest") -> Dict[str, "pb.Artifact"]:
     by_name = {a.name: a for a in manifest.artifacts}
     needed = {}
     for step in manifest.plan.steps:
-        if step.WhichOneof("kind") != "native":
+        kind = step.WhichOneof("kind")
+        if kind not in ("native", "segment"):
             continue
-        name = step.native.artifact
+        name = getattr(step, kind).artifact
         artifact = by_name.get(name)
         if artifact is None:
             raise ArtifactError(f"plan calls into {name!r}, which the manifest does not list")
@@ -185,6 +186,6 @@ def _describe(record: GraphRecord, manifest: "pb.Manifest", plan: LoadedPlan) ->
     record.kernels = [
         {"name": k.name, "kind": k.kind, "ops": list(k.ops)}
         for step in manifest.plan.steps
-        if step.WhichOneof("kind") == "native"
-        for k in step.native.kernels
+        if step.WhichOneof("kind") in ("native", "segment")
+        for k in getattr(step, step.WhichOneof("kind")).kernels
     ]

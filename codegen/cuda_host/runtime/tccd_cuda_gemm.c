@@ -16,28 +16,6 @@
 
 #include "tccd_cuda_internal.h"
 
-typedef int cublasStatus_t;
-typedef void* cublasLtHandle_t;
-
-/* cublasLt.h / library_types.h / cublas_api.h values (checked against the header in tests). */
-enum {
-  kDescTransA = 3,           /* CUBLASLT_MATMUL_DESC_TRANSA, int32 */
-  kDescTransB = 4,           /* CUBLASLT_MATMUL_DESC_TRANSB, int32 */
-  kDescEpilogue = 7,         /* CUBLASLT_MATMUL_DESC_EPILOGUE, uint32 */
-  kDescBiasPointer = 8,      /* CUBLASLT_MATMUL_DESC_BIAS_POINTER, void* */
-  kLayoutBatchCount = 5,     /* CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32 */
-  kLayoutBatchOffset = 6,    /* CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, int64 */
-  kPrefMaxWorkspace = 1,     /* CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64 */
-  kScaleTypeF32 = 0,         /* CUDA_R_32F */
-};
-
-typedef struct {
-  uint64_t algo[8];
-  size_t workspace_size;
-  cublasStatus_t state;
-  float waves_count;
-  int reserved[4];
-} heuristic_result;
 
 struct cublaslt {
   cublasStatus_t (*create)(cublasLtHandle_t*);

@@ -4,9 +4,35 @@
 #ifndef TCCD_CODEGEN_CUDA_HOST_RUNTIME_TCCD_CUDA_INTERNAL_H_
 #define TCCD_CODEGEN_CUDA_HOST_RUNTIME_TCCD_CUDA_INTERNAL_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tccd_cuda_runtime.h"
+
+typedef int cublasStatus_t;
+typedef void* cublasLtHandle_t;
+
+/* cuBLASLt, declared by hand (no CUDA header at build time): values and layouts of
+ * cublasLt.h / library_types.h, which tests/codegen/cuda_host/cublaslt_abi_test.cc checks against
+ * the toolkit's headers. */
+enum {
+  kDescTransA = 3,           /* CUBLASLT_MATMUL_DESC_TRANSA, int32 */
+  kDescTransB = 4,           /* CUBLASLT_MATMUL_DESC_TRANSB, int32 */
+  kDescEpilogue = 7,         /* CUBLASLT_MATMUL_DESC_EPILOGUE, uint32 */
+  kDescBiasPointer = 8,      /* CUBLASLT_MATMUL_DESC_BIAS_POINTER, void* */
+  kLayoutBatchCount = 5,     /* CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32 */
+  kLayoutBatchOffset = 6,    /* CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, int64 */
+  kPrefMaxWorkspace = 1,     /* CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64 */
+  kScaleTypeF32 = 0,         /* CUDA_R_32F */
+};
+
+typedef struct {
+  uint64_t algo[8];
+  size_t workspace_size;
+  cublasStatus_t state;
+  float waves_count;
+  int reserved[4];
+} heuristic_result;
 
 /* Formats the calling thread's last error and returns `code`. */
 __attribute__((format(printf, 2, 3))) int tccd_rt_set_error(int code, const char* format, ...);

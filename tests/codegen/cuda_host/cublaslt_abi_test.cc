@@ -1,0 +1,38 @@
+// The runtime declares cuBLASLt by hand (no CUDA header when the daemon builds it); here, where
+// the toolkit is, every hand-written value and layout is checked against cublasLt.h.
+#include <cublasLt.h>
+
+#include <catch2/catch.hpp>
+#include <cstddef>
+
+#include "codegen/cuda_host/host_program.h"
+#include "codegen/cuda_host/runtime/tccd_cuda_internal.h"
+
+namespace tccd::codegen {
+namespace {
+
+static_assert(kDescTransA == CUBLASLT_MATMUL_DESC_TRANSA);
+static_assert(kDescTransB == CUBLASLT_MATMUL_DESC_TRANSB);
+static_assert(kDescEpilogue == CUBLASLT_MATMUL_DESC_EPILOGUE);
+static_assert(kDescBiasPointer == CUBLASLT_MATMUL_DESC_BIAS_POINTER);
+static_assert(kLayoutBatchCount == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT);
+static_assert(kLayoutBatchOffset == CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
+static_assert(kPrefMaxWorkspace == CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
+static_assert(kScaleTypeF32 == CUDA_R_32F);
+static_assert(kCudaR32F == CUDA_R_32F && kCudaR16F == CUDA_R_16F && kCudaR16BF == CUDA_R_16BF);
+static_assert(kCublasCompute32F == CUBLAS_COMPUTE_32F);
+static_assert(kCublasEpilogueDefault == CUBLASLT_EPILOGUE_DEFAULT);
+static_assert(kCublasEpilogueBias == CUBLASLT_EPILOGUE_BIAS);
+static_assert(kCublasEpilogueReluBias == CUBLASLT_EPILOGUE_RELU_BIAS);
+static_assert(sizeof(heuristic_result) == sizeof(cublasLtMatmulHeuristicResult_t));
+static_assert(offsetof(heuristic_result, workspace_size) == offsetof(cublasLtMatmulHeuristicResult_t, workspaceSize));
+static_assert(offsetof(heuristic_result, state) == offsetof(cublasLtMatmulHeuristicResult_t, state));
+static_assert(sizeof(tccd_rt_gemm_state::algo) == sizeof(cublasLtMatmulAlgo_t));
+
+TEST_CASE("the hand-declared cuBLASLt ABI matches the toolkit's header", "[cuda_host]") {
+  // Everything is checked at compile time above; this case records that the file was built.
+  CHECK(sizeof(cublasLtMatmulAlgo_t) == 64);
+}
+
+}  // namespace
+}  // namespace tccd::codegen
