@@ -282,6 +282,11 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
           absl::StrAppend(&out, "      if (", row_ok, "ok) ", Ptr(o, false), "[b", o, " + ",
                           StridedOffset(o), "] = ", value, ";\n");
         }
+      } else if (in.op == PwOp::kDiv && d == DType::kF32 && row_[in.args[1]]) {
+        // Element / row value (softmax's e / sum): one reciprocal per row (the compiler hoists
+        // the loop-invariant 1.0f / v out of the unrolled loop) and a multiply per element
+        // instead of an IEEE division each; within 1.5 ulp of the quotient.
+        absl::StrAppend(&out, "      v", i, "[j] = ", Name(in.args[0]), " * (1.0f / v", in.args[1], ");\n");
       } else {
         const std::string expr = CudaInstrExpr(k_, i, [&](int v) { return Name(v); });
         if (expr.empty()) {
@@ -399,10 +404,13 @@ CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel) {
   g.vec = 16 / largest;
   while (g.vec > 1 && g.row_length % g.vec != 0) g.vec /= 2;
   const int64_t vectors = (g.row_length + g.vec - 1) / g.vec;
-  // About four vectors per thread: enough independent 16-byte loads in flight per thread to
-  // cover memory latency, few enough registers for two or more resident blocks per SM.
-  const int64_t want = (vectors + 3) / 4;
-  if (vectors <= 128) {
+  // About 32 elements per thread (8 vectors of f32, 4 of bf16): enough independent 16-byte
+  // loads in flight per thread to cover memory latency, few enough registers for several
+  // resident warps per SM. Rows that fit one warp that way take one warp and no block-wide
+  // synchronisation (a softmax over 1024 f32: warp per row, 2.3 -> see the GPU check).
+  const int64_t per_thread = std::max(1, 32 / g.vec);
+  const int64_t want = (vectors + per_thread - 1) / per_thread;
+  if (want <= 32) {
     int t = 1;
     while (t < want && t < 32) t *= 2;
     g.threads_per_row = t;

@@ -21,6 +21,7 @@ CASES = []
 
 
 def case(name, graph, make_inputs, reference, strided=False, tol=None):
+    # Callers build lambdas over loop-like variables (m, n): bind them now via default args.
     CASES.append(dict(name=name, graph=graph, make=make_inputs, ref=reference, strided=strided, tol=tol))
 
 
@@ -48,8 +49,8 @@ def define_cases():
   return (%1)
 }}"""
         fn = F.log_softmax if log else F.softmax
-        case(name, g, lambda: [randn(dtype, m, n, scale=4.0)()],
-             lambda x: {"1#0": fn(x[0].double() * 0.5, -1)},
+        case(name, g, lambda m=m, n=n: [randn(dtype, m, n, scale=4.0)()],
+             lambda x, m=m, n=n: {"1#0": fn(x[0].double() * 0.5, -1)},
              strided=strided)
 
     softmax_case("softmax_f32", "f32", 32768, 1024)
@@ -64,8 +65,8 @@ def define_cases():
   %0 = aten::add.Tensor(%a0, %a1) -> {t('bf16', m, n)}
   %1 = aten::native_layer_norm.default(%0, [{n}], %a2, %a3, 1e-05) -> ({t('bf16', m, n)}, {t('f32', m, 1)}, {t('f32', m, 1)})
   return (%0, %1#0, %1#1, %1#2)
-}}""", lambda: [randn("bf16", m, n)(), randn("bf16", m, n)(), randn("bf16", n)(), randn("bf16", n)()],
-         lambda x: (lambda h: dict(zip(["0#0", "1#0", "1#1", "1#2"],
+}}""", lambda m=m, n=n: [randn("bf16", m, n)(), randn("bf16", m, n)(), randn("bf16", n)(), randn("bf16", n)()],
+         lambda x, m=m, n=n: (lambda h: dict(zip(["0#0", "1#0", "1#1", "1#2"],
                                        [h, F.layer_norm(h, [n], x[2].double(), x[3].double(), 1e-5),
                                         h.mean(-1, keepdim=True),
                                         torch.rsqrt(h.var(-1, unbiased=False, keepdim=True) + 1e-5)])))(
@@ -83,16 +84,16 @@ def define_cases():
   %6 = prims::convert_element_type.default(%5, bf16) -> {t('bf16', m, n)}
   %7 = aten::mul.Tensor(%6, %a1) -> {t('bf16', m, n)}
   return (%7)
-}}""", lambda: [randn("bf16", m, n)(), randn("bf16", n)()],
-         lambda x: {"7#0": (x[0].double() * torch.rsqrt(x[0].double().pow(2).mean(-1, keepdim=True) + 1e-6))
+}}""", lambda m=m, n=n: [randn("bf16", m, n)(), randn("bf16", n)()],
+         lambda x, m=m, n=n: {"7#0": (x[0].double() * torch.rsqrt(x[0].double().pow(2).mean(-1, keepdim=True) + 1e-6))
                     .to(torch.bfloat16).double() * x[1].double()})
 
     m, n = 8192, 2048
     case("fused_rms_norm_f32", f"""graph(%a0: {t('f32', m, n)}, %a1: {t('f32', n)}) {{
   %0 = aten::_fused_rms_norm.default(%a0, [{n}], %a1, 1e-05) -> ({t('f32', m, n)}, {t('f32', m, 1)})
   return (%0#0, %0#1)
-}}""", lambda: [randn("f32", m, n)(), randn("f32", n)()],
-         lambda x: {"0#0": x[0].double() * torch.rsqrt(x[0].double().pow(2).mean(-1, keepdim=True) + 1e-5) * x[1].double(),
+}}""", lambda m=m, n=n: [randn("f32", m, n)(), randn("f32", n)()],
+         lambda x, m=m, n=n: {"0#0": x[0].double() * torch.rsqrt(x[0].double().pow(2).mean(-1, keepdim=True) + 1e-5) * x[1].double(),
                     "0#1": torch.rsqrt(x[0].double().pow(2).mean(-1, keepdim=True) + 1e-5)})
 
     m, n = 65536, 512
@@ -100,32 +101,32 @@ def define_cases():
   %0 = aten::mul.Tensor(%a0, %a0) -> {t('f32', m, n)}
   %1 = aten::sum.dim_IntList(%0, [-1]) -> f32[{m}]{{1}}@cuda
   return (%1)
-}}""", lambda: [randn("f32", m, n)()], lambda x: {"1#0": (x[0].double() ** 2).sum(-1)})
+}}""", lambda m=m, n=n: [randn("f32", m, n)()], lambda x, m=m, n=n: {"1#0": (x[0].double() ** 2).sum(-1)})
 
     m, n = 32768, 1024
     case("amax_f16", f"""graph(%a0: {t('f16', m, n)}) {{
   %0 = aten::amax.default(%a0, [1], true) -> {t('f16', m, 1)}
   return (%0)
-}}""", lambda: [randn("f16", m, n)()], lambda x: {"0#0": x[0].double().amax(1, keepdim=True)})
+}}""", lambda m=m, n=n: [randn("f16", m, n)()], lambda x, m=m, n=n: {"0#0": x[0].double().amax(1, keepdim=True)})
 
     m, n = 16384, 1024
     case("var_mean_f32", f"""graph(%a0: {t('f32', m, n)}) {{
   %0 = aten::var_mean.correction(%a0, [-1], correction=1, keepdim=true) -> ({t('f32', m, 1)}, {t('f32', m, 1)})
   return (%0#0, %0#1)
-}}""", lambda: [randn("f32", m, n)()],
-         lambda x: {"0#0": x[0].double().var(-1, keepdim=True), "0#1": x[0].double().mean(-1, keepdim=True)})
+}}""", lambda m=m, n=n: [randn("f32", m, n)()],
+         lambda x, m=m, n=n: {"0#0": x[0].double().var(-1, keepdim=True), "0#1": x[0].double().mean(-1, keepdim=True)})
 
     case("mean_2d_f32", f"""graph(%a0: {t('f32', 256, 64, 64)}) {{
   %0 = aten::mean.dim(%a0, [-2, -1], true) -> {t('f32', 256, 1, 1)}
   return (%0)
-}}""", lambda: [randn("f32", 256, 64, 64)()], lambda x: {"0#0": x[0].double().mean((-2, -1), keepdim=True)},
+}}""", lambda m=m, n=n: [randn("f32", 256, 64, 64)()], lambda x, m=m, n=n: {"0#0": x[0].double().mean((-2, -1), keepdim=True)},
          strided=True)
 
     m, n = 1048576, 8
     case("sum_rows8_f32", f"""graph(%a0: {t('f32', m, n)}) {{
   %0 = aten::sum.dim_IntList(%a0, [1], true) -> {t('f32', m, 1)}
   return (%0)
-}}""", lambda: [randn("f32", m, n)()], lambda x: {"0#0": x[0].double().sum(1, keepdim=True)})
+}}""", lambda m=m, n=n: [randn("f32", m, n)()], lambda x, m=m, n=n: {"0#0": x[0].double().sum(1, keepdim=True)})
 
     m, n = 32768, 1024
     def softmax_pair(dtype, log):
@@ -138,12 +139,12 @@ def define_cases():
   %0 = aten::_softmax_backward_data.default(%a0, %a1, -1, bf16) -> {t('bf16', m, n)}
   return (%0)
 }}""", softmax_pair("bf16", False),
-         lambda x: {"0#0": x[1].double() * (x[0].double() - (x[0].double() * x[1].double()).sum(-1, keepdim=True))})
+         lambda x, m=m, n=n: {"0#0": x[1].double() * (x[0].double() - (x[0].double() * x[1].double()).sum(-1, keepdim=True))})
     case("log_softmax_backward_f32", f"""graph(%a0: {t('f32', m, n)}, %a1: {t('f32', m, n)}) {{
   %0 = aten::_log_softmax_backward_data.default(%a0, %a1, -1, f32) -> {t('f32', m, n)}
   return (%0)
 }}""", softmax_pair("f32", True),
-         lambda x: {"0#0": x[0].double() - torch.exp(x[1].double()) * x[0].double().sum(-1, keepdim=True)})
+         lambda x, m=m, n=n: {"0#0": x[0].double() - torch.exp(x[1].double()) * x[0].double().sum(-1, keepdim=True)})
 
 
 def emit_cases(path):

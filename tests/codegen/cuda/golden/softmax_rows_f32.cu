@@ -121,15 +121,17 @@ static_assert(sizeof(Params) == 48, "parameter layout");
 
 }  // namespace tccd_kernel_softmax_rows_f32
 
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void __launch_bounds__(256)
 softmax_rows_f32_contig(const tccd_kernel_softmax_rows_f32::Params p) {
+  constexpr int kRows = 37;
   constexpr int kRowLength = 1000;
-  constexpr int kThreads = 64;  // per row
+  constexpr int kThreads = 32;  // per row
   constexpr int kVec = 4;
-  constexpr int kChunks = 4;
-  __shared__ float smem[32];
-  const int lane = threadIdx.x;
-  const int row = blockIdx.x;
+  constexpr int kChunks = 8;
+  const int lane = threadIdx.x % kThreads;
+  const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
+  const bool row_ok = row_in_grid < kRows;
+  const int row = row_ok ? row_in_grid : kRows - 1;
   int rest = row;
   const int c0 = rest;
   const long long b0 = static_cast<long long>(c0) * p.stride[0][0];
@@ -157,7 +159,7 @@ softmax_rows_f32_contig(const tccd_kernel_softmax_rows_f32::Params p) {
 #pragma unroll
     for (int q = 0; q < kVec; ++q) acc1 = tccd_rt::MaxOp::apply(acc1, v0[c * kVec + q]);
   }
-  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, smem);
+  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, nullptr);
 #pragma unroll
   for (int c = 0; c < kChunks; ++c) {
 #pragma unroll
@@ -174,7 +176,7 @@ softmax_rows_f32_contig(const tccd_kernel_softmax_rows_f32::Params p) {
 #pragma unroll
     for (int q = 0; q < kVec; ++q) acc4 = tccd_rt::SumOp::apply(acc4, v3[c * kVec + q]);
   }
-  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4, smem);
+  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4, nullptr);
 #pragma unroll
   for (int c = 0; c < kChunks; ++c) {
     const int e0 = (c * kThreads + lane) * kVec;
@@ -183,22 +185,24 @@ softmax_rows_f32_contig(const tccd_kernel_softmax_rows_f32::Params p) {
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
-      v5[j] = v3[j] / v4;
+      v5[j] = v3[j] * (1.0f / v4);
       s6.v[q] = v5[j];
     }
-    if (ok) *reinterpret_cast<tccd_rt::Vec<float, kVec>*>(reinterpret_cast<float*>(p.ptr[1]) + b1 + e0) = s6;
+    if (row_ok && ok) *reinterpret_cast<tccd_rt::Vec<float, kVec>*>(reinterpret_cast<float*>(p.ptr[1]) + b1 + e0) = s6;
   }
 }
 
-extern "C" __global__ void __launch_bounds__(64)
+extern "C" __global__ void __launch_bounds__(256)
 softmax_rows_f32_strided(const tccd_kernel_softmax_rows_f32::Params p) {
+  constexpr int kRows = 37;
   constexpr int kRowLength = 1000;
-  constexpr int kThreads = 64;  // per row
+  constexpr int kThreads = 32;  // per row
   constexpr int kVec = 4;
-  constexpr int kChunks = 4;
-  __shared__ float smem[32];
-  const int lane = threadIdx.x;
-  const int row = blockIdx.x;
+  constexpr int kChunks = 8;
+  const int lane = threadIdx.x % kThreads;
+  const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
+  const bool row_ok = row_in_grid < kRows;
+  const int row = row_ok ? row_in_grid : kRows - 1;
   int rest = row;
   const int c0 = rest;
   const long long b0 = static_cast<long long>(c0) * p.stride[0][0];
@@ -225,7 +229,7 @@ softmax_rows_f32_strided(const tccd_kernel_softmax_rows_f32::Params p) {
 #pragma unroll
     for (int q = 0; q < kVec; ++q) acc1 = tccd_rt::MaxOp::apply(acc1, v0[c * kVec + q]);
   }
-  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, smem);
+  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, nullptr);
 #pragma unroll
   for (int c = 0; c < kChunks; ++c) {
 #pragma unroll
@@ -242,7 +246,7 @@ softmax_rows_f32_strided(const tccd_kernel_softmax_rows_f32::Params p) {
 #pragma unroll
     for (int q = 0; q < kVec; ++q) acc4 = tccd_rt::SumOp::apply(acc4, v3[c * kVec + q]);
   }
-  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4, smem);
+  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4, nullptr);
 #pragma unroll
   for (int c = 0; c < kChunks; ++c) {
     const int e0 = (c * kThreads + lane) * kVec;
@@ -251,8 +255,8 @@ softmax_rows_f32_strided(const tccd_kernel_softmax_rows_f32::Params p) {
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
       const int e = e0 + q;
-      v5[j] = v3[j] / v4;
-      if (ok) reinterpret_cast<float*>(p.ptr[1])[b1 + static_cast<long long>(e) * p.stride[1][1]] = v5[j];
+      v5[j] = v3[j] * (1.0f / v4);
+      if (row_ok && ok) reinterpret_cast<float*>(p.ptr[1])[b1 + static_cast<long long>(e) * p.stride[1][1]] = v5[j];
     }
   }
 }
