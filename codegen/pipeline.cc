@@ -29,6 +29,7 @@
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/segment_builder.h"
+#include "codegen/passes/reduction_fusion.h"
 #include "proto/status_macros.h"
 #include "spdlog/spdlog.h"
 #include "llvm/Config/llvm-config.h"
@@ -161,6 +162,12 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
   FusionOptions fusion;
   fusion.enable = !Debug().disable_fusion;
   ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(graph, fusion));
+  // CUDA: reductions and norms absorb their pointwise prologue and epilogue groups (row
+  // reductions); on the CPU they stay extern steps.
+  if (request.device == ir::DeviceType::kCuda) {
+    ASSIGN_OR_RETURN(bool regrouped, FuseRowReductions(graph, fusion, partition));
+    (void)regrouped;  // the partition dump below shows the result either way
+  }
   Dump("partition.txt", PrintPartition(graph, partition));
 
   // 3. One kernel per group, in the backend-neutral kernel IR.

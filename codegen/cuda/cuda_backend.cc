@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_emitter.h"
+#include "codegen/cuda/cuda_row_emitter.h"
 #include "codegen/cuda/nvrtc_compiler.h"
 #include "proto/status_macros.h"
 #include "spdlog/spdlog.h"
@@ -32,6 +33,30 @@ absl::Status CheckEntryPoints(const std::string& ptx, const CudaModule& module) 
     }
   }
   return absl::OkStatus();
+}
+
+// Row reductions: fixed grid and block from the kernel's geometry; both entries take the
+// pointers and the strides.
+CudaKernelLaunchInfo RowReductionLaunchInfo(const PointwiseKernel& kernel) {
+  const CudaRowGeometry geo = RowGeometryOf(kernel);
+  CudaKernelLaunchInfo info;
+  info.name = kernel.name;
+  info.contig_entry = kernel.name + "_contig";
+  info.strided_entry = kernel.name + "_strided";
+  info.kind = CudaKernelKind::kRowReduction;
+  info.block_size = geo.block;
+  info.elements_per_thread = geo.vec;
+  info.numel = geo.rows * geo.row_length;
+  info.num_operands = kernel.num_operands();
+  info.rank = static_cast<int>(kernel.shape.size());
+  info.contig_param_bytes = geo.param_bytes;
+  info.strided_param_bytes = geo.param_bytes;
+  info.grid = geo.grid;
+  info.num_reduced_dims = kernel.reduction.num_reduced_dims;
+  for (int o = 0; o < kernel.num_operands(); ++o) {
+    if (kernel.reduction.row_operand[o]) info.row_operands |= uint64_t{1} << o;
+  }
+  return info;
 }
 
 }  // namespace
@@ -71,6 +96,10 @@ absl::StatusOr<CudaModule> CompileCudaKernels(absl::Span<const PointwiseKernel> 
   CudaModule module;
   ASSIGN_OR_RETURN(module.cuda_source, EmitCudaSource(kernels));
   for (const PointwiseKernel& kernel : kernels) {
+    if (kernel.is_row_reduction()) {
+      module.kernels.push_back(RowReductionLaunchInfo(kernel));
+      continue;
+    }
     const CudaKernelGeometry geo = GeometryOf(kernel);
     CudaKernelLaunchInfo info;
     info.name = kernel.name;

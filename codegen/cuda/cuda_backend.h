@@ -94,6 +94,25 @@ absl::StatusOr<CudaTarget> CudaTargetFromProto(int cc_major, int cc_minor);
 // FAILED_PRECONDITION when NVRTC cannot be loaded.
 absl::StatusOr<std::string> CudaCompilerVersion();
 
+// Row reductions (PointwiseKernel::is_row_reduction(); cuda_row_emitter.cc):
+//   extern "C" __global__ void k_contig(const Params p)    // rows contiguous, 16-byte aligned
+//   extern "C" __global__ void k_strided(const Params p)   // anything else
+// Both take the strided layout above (8*O pointers, then O x R strides) and a fixed launch
+// geometry computed at compile time (CudaKernelLaunchInfo::grid and block_size): the trailing
+// num_reduced_dims dims form rows of N elements, M rows. T threads work on one row (T <= 32:
+// 256/T rows per block, shuffles only; T >= 64: one row per block, warps combined through
+// shared memory); each thread holds its C chunks of V consecutive elements of every element
+// value in registers ("persistent" reduction: the row is read from memory once, however many
+// reductions the body has: two-pass mean/variance, max then sum for softmax). Row operands
+// (RowReduction::row_operand) are read and written once per row at their row offset; element
+// operands at row offset + element offset. The contig entry needs, for every element operand,
+// row-major contiguous strides over the reduced dims (size-1 dims ignored), leading-dim
+// strides that are multiples of V and a 16-byte aligned pointer: then it moves V elements with
+// one vector access. The strided entry decomposes every element index over the reduced dims.
+// Outputs must not overlap inputs (the client allocates them fresh). Measured on H100: see
+// tests/codegen/cuda/cuda_kernel_gpu_check.cc.
+enum class CudaKernelKind : int { kPointwise = 0, kRowReduction = 1 };
+
 // How to launch one kernel of a CudaModule.
 struct CudaKernelLaunchInfo {
   std::string name;           // the PointwiseKernel's name
@@ -106,8 +125,13 @@ struct CudaKernelLaunchInfo {
   int64_t numel = 0;            // product of the shape; 0: launch nothing
   int num_operands = 0;
   int rank = 0;
-  int contig_param_bytes = 0;   // 8 * num_operands
+  int contig_param_bytes = 0;   // 8 * num_operands (row reductions: as strided)
   int strided_param_bytes = 0;  // 8 * num_operands * (1 + rank)
+  // Row reductions only (kind kRowReduction); pointwise kernels keep the defaults.
+  CudaKernelKind kind = CudaKernelKind::kPointwise;
+  int64_t grid = 0;             // blocks of both entries (fixed: ceil(rows / rows per block))
+  int num_reduced_dims = 0;
+  uint64_t row_operands = 0;    // bit o: operand o is a row operand
 };
 
 // One NVRTC program for all kernels of a graph (one compile instead of many, and one

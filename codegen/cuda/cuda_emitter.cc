@@ -29,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/cuda_row_emitter.h"
 #include "proto/status_macros.h"
 
 namespace tccd::codegen {
@@ -406,40 +407,17 @@ absl::Status KernelSourceEmitter::EmitPoint(std::string& out) {
     const PwInstr& in = k_.body[i];
     const DType d = in.dtype;
     auto arg = [&](int j) { return V(in.args[j]); };
-    auto arg_dtype = [&](int j) { return k_.body[in.args[j]].dtype; };
     std::string expr;
-    switch (in.op) {
-      case PwOp::kLoad:
-        expr = absl::StrCat("in", in.operand);
-        if (d == DType::kBool) expr += " != 0";  // any nonzero byte is true
-        break;
-      case PwOp::kConstant:
-        expr = IsFloat(d) ? FloatLiteral(d, in.fvalue) : IntLiteral(d, in.ivalue);
-        break;
-      case PwOp::kCast: expr = Cast(arg(0), arg_dtype(0), d); break;
-      case PwOp::kAdd:
-      case PwOp::kSub:
-      case PwOp::kMul:
-      case PwOp::kDiv:
-      case PwOp::kMaximum:
-      case PwOp::kMinimum:
-      case PwOp::kPow: expr = Binary(in.op, d, arg(0), arg(1)); break;
-      case PwOp::kEq:
-      case PwOp::kNe:
-      case PwOp::kLt:
-      case PwOp::kLe:
-      case PwOp::kGt:
-      case PwOp::kGe: expr = Compare(in.op, arg(0), arg(1)); break;
-      case PwOp::kAnd: expr = absl::StrCat(arg(0), " && ", arg(1)); break;
-      case PwOp::kOr: expr = absl::StrCat(arg(0), " || ", arg(1)); break;
-      case PwOp::kNot: expr = absl::StrCat("!", arg(0)); break;
-      case PwOp::kWhere: expr = absl::StrCat(arg(0), " ? ", arg(1), " : ", arg(2)); break;
-      case PwOp::kStore:
-        absl::StrAppend(&out, "  out", in.operand, " = ",
-                        d == DType::kBool ? absl::StrCat("(unsigned char)", arg(0)) : arg(0),
-                        ";\n");
-        continue;
-      default: expr = Unary(in.op, d, arg(0)); break;
+    if (in.op == PwOp::kLoad) {
+      expr = absl::StrCat("in", in.operand);
+      if (d == DType::kBool) expr += " != 0";  // any nonzero byte is true
+    } else if (in.op == PwOp::kStore) {
+      absl::StrAppend(&out, "  out", in.operand, " = ",
+                      d == DType::kBool ? absl::StrCat("(unsigned char)", arg(0)) : arg(0),
+                      ";\n");
+      continue;
+    } else {
+      expr = CudaInstrExpr(k_, i, [](int v) { return V(v); });
     }
     if (expr.empty()) {
       return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " on ",
@@ -550,6 +528,61 @@ void KernelSourceEmitter::EmitStrided(std::string& out) {
 
 }  // namespace
 
+std::string CudaInstrExpr(const PointwiseKernel& k, size_t i,
+                          const std::function<std::string(int)>& arg_name) {
+  const PwInstr& in = k.body[i];
+  const DType d = in.dtype;
+  auto arg = [&](int j) { return arg_name(in.args[j]); };
+  auto arg_dtype = [&](int j) { return k.body[in.args[j]].dtype; };
+  std::string expr;
+    switch (in.op) {
+      case PwOp::kConstant:
+        expr = IsFloat(d) ? FloatLiteral(d, in.fvalue) : IntLiteral(d, in.ivalue);
+        break;
+      case PwOp::kCast: expr = Cast(arg(0), arg_dtype(0), d); break;
+      case PwOp::kAdd:
+      case PwOp::kSub:
+      case PwOp::kMul:
+      case PwOp::kDiv:
+      case PwOp::kMaximum:
+      case PwOp::kMinimum:
+      case PwOp::kPow: expr = Binary(in.op, d, arg(0), arg(1)); break;
+      case PwOp::kEq:
+      case PwOp::kNe:
+      case PwOp::kLt:
+      case PwOp::kLe:
+      case PwOp::kGt:
+      case PwOp::kGe: expr = Compare(in.op, arg(0), arg(1)); break;
+      case PwOp::kAnd: expr = absl::StrCat(arg(0), " && ", arg(1)); break;
+      case PwOp::kOr: expr = absl::StrCat(arg(0), " || ", arg(1)); break;
+      case PwOp::kNot: expr = absl::StrCat("!", arg(0)); break;
+      case PwOp::kWhere: expr = absl::StrCat(arg(0), " ? ", arg(1), " : ", arg(2)); break;
+      case PwOp::kLoad:
+      case PwOp::kStore:
+      case PwOp::kReduceSum:
+      case PwOp::kReduceMax:
+      case PwOp::kReduceMin: return "";
+      default: expr = Unary(in.op, d, arg(0)); break;
+    }
+    return expr;
+}
+
+const char* CudaMemType(DType d) { return MemType(d); }
+const char* CudaRegType(DType d) { return RegType(d); }
+
+std::string CudaIrComment(const PointwiseKernel& k) {
+  std::string out;
+  std::string ir = CommentSafe(PrintPointwiseKernel(k));
+  if (!ir.empty() && ir.back() == '\n') ir.pop_back();
+  for (size_t start = 0; start <= ir.size();) {
+    size_t end = ir.find('\n', start);
+    if (end == std::string::npos) end = ir.size();
+    absl::StrAppend(&out, "// ", ir.substr(start, end - start), "\n");
+    start = end + 1;
+  }
+  return out;
+}
+
 CudaKernelGeometry GeometryOf(const PointwiseKernel& kernel) {
   CudaKernelGeometry geo;
   geo.numel = 1;
@@ -600,8 +633,19 @@ absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> ker
     }
   }
   std::string out = kPrelude;
+  // The reduction helpers only where needed: modules without row reductions keep their source.
   for (const PointwiseKernel& kernel : kernels) {
-    RETURN_IF_ERROR(KernelSourceEmitter(kernel).Emit(out));
+    if (kernel.is_row_reduction()) {
+      out += kCudaRowPrelude;
+      break;
+    }
+  }
+  for (const PointwiseKernel& kernel : kernels) {
+    if (kernel.is_row_reduction()) {
+      RETURN_IF_ERROR(EmitRowReductionKernel(kernel, out));
+    } else {
+      RETURN_IF_ERROR(KernelSourceEmitter(kernel).Emit(out));
+    }
   }
   return out;
 }

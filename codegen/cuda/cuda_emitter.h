@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 
 #include "absl/status/status.h"
 #include "codegen/kernel/pointwise_kernel.h"
@@ -26,5 +28,17 @@ CudaKernelGeometry GeometryOf(const PointwiseKernel& kernel);
 // VerifyPointwiseKernel plus the CUDA backend's own limits: INVALID_ARGUMENT for an invalid
 // kernel, UNIMPLEMENTED for parameters beyond kCudaMaxParamBytes.
 absl::Status CheckCudaKernel(const PointwiseKernel& kernel);
+
+// Shared with the row-reduction emitter (cuda_row_emitter.h), so that both lower the kernel IR's
+// ops identically:
+// The C type of a value of `d` in memory / in registers.
+const char* CudaMemType(ir::DType d);
+const char* CudaRegType(ir::DType d);
+// The C expression of body instruction `i` of `k` (not a load, store or reduction: ""), with
+// argument value v spelled `arg_name(v)`; "" when the backend has no lowering for it.
+std::string CudaInstrExpr(const PointwiseKernel& k, size_t i,
+                          const std::function<std::string(int)>& arg_name);
+// The kernel IR printed as `// ` comment lines.
+std::string CudaIrComment(const PointwiseKernel& k);
 
 }  // namespace tccd::codegen

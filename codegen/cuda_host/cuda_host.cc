@@ -84,7 +84,14 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
   if (info.elements_per_thread < 1 || info.elements_per_thread > 16) {
     return bad(absl::StrCat("elements_per_thread ", info.elements_per_thread, " is outside 1..16"));
   }
-  if (info.contig_param_bytes != 8 * operands ||
+  // Row reductions pass the strided block to both entries (codegen/cuda/cuda_backend.h).
+  const bool rows = info.kind == CudaKernelKind::kRowReduction;
+  if (rows != kernel.is_row_reduction() ||
+      (rows && (info.grid < 1 || info.grid > 0x7fffffff ||
+                info.num_reduced_dims != kernel.reduction.num_reduced_dims))) {
+    return mismatch("row-reduction launch geometry");
+  }
+  if (info.contig_param_bytes != (rows ? 8 * operands * (1 + rank) : 8 * operands) ||
       info.strided_param_bytes != 8 * operands * (1 + rank)) {
     return bad("parameter sizes do not follow the layout of codegen/cuda/cuda_backend.h");
   }

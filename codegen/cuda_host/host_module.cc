@@ -49,9 +49,11 @@ RuntimeTypes MakeRuntimeTypes(llvm::LLVMContext& c) {
   llvm::Type* i64 = llvm::Type::getInt64Ty(c);
   RuntimeTypes t;
   // name, contig_entry, strided_entry, shape, numel, rank, num_operands, block_size,
-  // elements_per_thread, contig_param_bytes, strided_param_bytes
-  t.kernel = llvm::StructType::create(c, {ptr, ptr, ptr, ptr, i64, i32, i32, i32, i32, i32, i32},
-                                      "tccd_rt_kernel");
+  // elements_per_thread, contig_param_bytes, strided_param_bytes, kind, num_reduced_dims, grid,
+  // row_operands
+  t.kernel = llvm::StructType::create(
+      c, {ptr, ptr, ptr, ptr, i64, i32, i32, i32, i32, i32, i32, i32, i32, i64, i64},
+      "tccd_rt_kernel");
   // contig, strided, contig_blocks_per_sm, strided_blocks_per_sm
   t.function = llvm::StructType::create(c, {ptr, ptr, i32, i32}, "tccd_rt_function");
   // ctx, module, num_sms, reserved
@@ -101,7 +103,9 @@ absl::Status CheckLayout(const llvm::DataLayout& layout, const RuntimeTypes& t) 
                    TCCD_FIELD(tccd_rt_kernel, num_operands), TCCD_FIELD(tccd_rt_kernel, block_size),
                    TCCD_FIELD(tccd_rt_kernel, elements_per_thread),
                    TCCD_FIELD(tccd_rt_kernel, contig_param_bytes),
-                   TCCD_FIELD(tccd_rt_kernel, strided_param_bytes)}));
+                   TCCD_FIELD(tccd_rt_kernel, strided_param_bytes),
+                   TCCD_FIELD(tccd_rt_kernel, kind), TCCD_FIELD(tccd_rt_kernel, num_reduced_dims),
+                   TCCD_FIELD(tccd_rt_kernel, grid), TCCD_FIELD(tccd_rt_kernel, row_operands)}));
   RETURN_IF_ERROR(
       CheckStruct(layout, t.function, sizeof(tccd_rt_function),
                   {TCCD_FIELD(tccd_rt_function, contig), TCCD_FIELD(tccd_rt_function, strided),
@@ -233,7 +237,9 @@ absl::Status EmitHostModule(const CudaModule& cuda, absl::Span<const PointwiseKe
                    AddString(m, info.strided_entry, prefix + "strided"), shape_ptr,
                    i64c(info.numel), i32c(info.rank), i32c(info.num_operands),
                    i32c(info.block_size), i32c(info.elements_per_thread),
-                   i32c(info.contig_param_bytes), i32c(info.strided_param_bytes)}));
+                   i32c(info.contig_param_bytes), i32c(info.strided_param_bytes),
+                   i32c(static_cast<int>(info.kind)), i32c(info.num_reduced_dims),
+                   i64c(info.grid), i64c(static_cast<int64_t>(info.row_operands))}));
   }
   const auto num_kernels = static_cast<uint64_t>(kernels.size());
   llvm::Constant* table = null;

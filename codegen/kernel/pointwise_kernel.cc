@@ -28,7 +28,7 @@ bool IsHalf(DType d) { return d == DType::kF16 || d == DType::kBF16; }
 bool IsArith(DType d) { return d != DType::kBool && !IsHalf(d); }
 bool IsArithFloat(DType d) { return d == DType::kF32 || d == DType::kF64; }
 
-enum class Kind { kLoad, kConstant, kCast, kBinary, kUnary, kCompare, kLogical, kWhere, kStore };
+enum class Kind { kLoad, kConstant, kCast, kBinary, kUnary, kCompare, kLogical, kWhere, kReduce, kStore };
 
 Kind KindOf(PwOp op) {
   switch (op) {
@@ -52,6 +52,9 @@ Kind KindOf(PwOp op) {
     case PwOp::kOr:
     case PwOp::kNot: return Kind::kLogical;
     case PwOp::kWhere: return Kind::kWhere;
+    case PwOp::kReduceSum:
+    case PwOp::kReduceMax:
+    case PwOp::kReduceMin: return Kind::kReduce;
     case PwOp::kStore: return Kind::kStore;
     default: return Kind::kUnary;
   }
@@ -84,6 +87,7 @@ int ExpectedArgs(PwOp op) {
     case Kind::kConstant: return 0;
     case Kind::kCast:
     case Kind::kUnary:
+    case Kind::kReduce:
     case Kind::kStore: return 1;
     case Kind::kBinary:
     case Kind::kCompare: return 2;
@@ -119,6 +123,9 @@ std::string FormatDouble(double v) {
   if (s.find_first_of(".eni") == std::string::npos) s += ".0";
   return s;
 }
+
+// The reduction section's rules (see pointwise_kernel.h); "" when they hold.
+std::string VerifyReduction(const PointwiseKernel& kernel);
 
 }  // namespace
 
@@ -161,6 +168,9 @@ const char* PwOpName(PwOp op) {
     case PwOp::kOr: return "or";
     case PwOp::kNot: return "not";
     case PwOp::kWhere: return "where";
+    case PwOp::kReduceSum: return "reduce_sum";
+    case PwOp::kReduceMax: return "reduce_max";
+    case PwOp::kReduceMin: return "reduce_min";
     case PwOp::kStore: return "store";
   }
   return "?";
@@ -264,6 +274,12 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
                  ir::DTypeName(arg_dtypes[2]);
         }
         break;
+      case Kind::kReduce:
+        if (!kernel.is_row_reduction()) return where + "a reduction in a kernel without rows";
+        if (dt != DType::kF32 || arg_dtypes[0] != DType::kF32) {
+          return where + "reductions are on f32 (accumulate 16-bit floats in f32)";
+        }
+        break;
       case Kind::kStore:
         if (in.operand < 0 || in.operand >= num_outputs) {
           return where + "output index " + std::to_string(in.operand) + " out of range";
@@ -284,7 +300,55 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
   for (int o = 0; o < num_outputs; ++o) {
     if (stores[o] == 0) return "output " + std::to_string(o) + " is never stored";
   }
+  return VerifyReduction(kernel);
+}
+
+namespace {
+std::string VerifyReduction(const PointwiseKernel& kernel) {
+  const RowReduction& r = kernel.reduction;
+  if (r.num_reduced_dims == 0) return r.row_operand.empty() ? "" : "row operands without rows";
+  if (r.num_reduced_dims < 0 || static_cast<size_t>(r.num_reduced_dims) > kernel.shape.size()) {
+    return "num_reduced_dims " + std::to_string(r.num_reduced_dims) + " out of range for rank " +
+           std::to_string(kernel.shape.size());
+  }
+  if (static_cast<int>(r.row_operand.size()) != kernel.num_operands()) {
+    return "row_operand has " + std::to_string(r.row_operand.size()) + " entries for " +
+           std::to_string(kernel.num_operands()) + " operands";
+  }
+  const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
+  const std::vector<bool> row = RowLevelValues(kernel);
+  for (size_t i = 0; i < kernel.body.size(); ++i) {
+    const PwInstr& in = kernel.body[i];
+    if (KindOf(in.op) == Kind::kReduce && row[in.args[0]]) {
+      return InstrPrefix(i, in) + "reduces a row-level value";
+    }
+    if (in.op == PwOp::kStore && r.row_operand[num_inputs + in.operand] && !row[in.args[0]]) {
+      return InstrPrefix(i, in) + "stores an element-level value to row operand out" +
+             std::to_string(in.operand);
+    }
+  }
   return "";
+}
+}  // namespace
+
+std::vector<bool> RowLevelValues(const PointwiseKernel& kernel) {
+  const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
+  std::vector<bool> row(kernel.body.size(), true);
+  for (size_t i = 0; i < kernel.body.size(); ++i) {
+    const PwInstr& in = kernel.body[i];
+    switch (KindOf(in.op)) {
+      case Kind::kLoad:
+        row[i] = in.operand < num_inputs &&
+                 static_cast<size_t>(in.operand) < kernel.reduction.row_operand.size() &&
+                 kernel.reduction.row_operand[in.operand];
+        break;
+      case Kind::kReduce:
+      case Kind::kStore: row[i] = true; break;
+      default:
+        for (int a : in.args) row[i] = row[i] && row[a];
+    }
+  }
+  return row;
 }
 
 // Form (one instruction per line, stable for golden tests):
@@ -311,7 +375,22 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
     if (i) out += ", ";
     out += "out" + std::to_string(i) + ": " + ir::DTypeName(kernel.output_dtypes[i]);
   }
-  out += ") {\n";
+  out += ")";
+  if (kernel.is_row_reduction()) {
+    // e.g. " rows(reduce 1 dims; row operands: in1 out1)"
+    out += " rows(reduce " + std::to_string(kernel.reduction.num_reduced_dims) + " dims";
+    std::string rows;
+    const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
+    for (int o = 0; o < kernel.num_operands(); ++o) {
+      if (static_cast<size_t>(o) >= kernel.reduction.row_operand.size() ||
+          !kernel.reduction.row_operand[o])
+        continue;
+      rows += o < num_inputs ? " in" + std::to_string(o) : " out" + std::to_string(o - num_inputs);
+    }
+    if (!rows.empty()) out += "; row operands:" + rows;
+    out += ")";
+  }
+  out += " {\n";
   if (!kernel.fused_ops.empty()) {
     out += "  // fused:";
     for (size_t i = 0; i < kernel.fused_ops.size(); ++i) {

@@ -1,6 +1,21 @@
-// The kernel IR for one fused pointwise loop: a straight-line SSA body evaluated once per point
-// of an iteration space. It is backend-neutral: the CPU backend lowers it to an LLVM loop nest,
-// the CUDA backend (later) to one thread per point.
+// The kernel IR for one fused loop: a straight-line SSA body evaluated once per point of an
+// iteration space. It is backend-neutral: the CPU backend lowers it to an LLVM loop nest, the
+// CUDA backend to one thread per point.
+//
+// Row reductions (softmax, norms, sum/amax over trailing dims) are the same IR plus a reduction
+// section (RowReduction below): the trailing `num_reduced_dims` dims of `shape` form a row, the
+// leading ones index rows. Every value of the body is then either *element-level* (varies along
+// the row: it depends on a load of an element operand) or *row-level* (uniform along the row:
+// constants, loads of row operands, kReduce* results and what is computed from them only). A
+// kReduce* instruction folds an element-level value over the row into a row-level one; it is the
+// only way from element level to row level. So a softmax is
+//   %0 = load x; %1 = reduce_max %0; %2 = sub %0, %1; %3 = exp %2; %4 = reduce_sum %3; ...
+// Why one IR and not a separate reduction kernel struct: a persistent row reduction is exactly a
+// pointwise body whose values live at two levels, and its prologue and epilogue *are* pointwise
+// bodies (lowered by the same op library, pointwise_ops.h). One struct keeps one kernel list per
+// graph, one plan mapping (kernel g of group g), one launch-descriptor table in the host .so and
+// one printer/verifier; the backends dispatch on `reduction.num_reduced_dims`. Only the CUDA
+// backend emits reductions; the CPU backend rejects such kernels (its target never forms them).
 //
 // Conventions every producer and backend follows:
 //  * body[i]'s value is referenced by index i; args only reference earlier instructions.
@@ -61,6 +76,11 @@ enum class PwOp : uint8_t {
   kOr,
   kNot,
   kWhere,  // args: cond (kBool), a, b (dtype)
+  // Row reductions (only in kernels with a reduction section): args[0] an element-level f32
+  // value; the result (f32, row-level) is its sum / NaN-propagating max / min over the row.
+  kReduceSum,
+  kReduceMax,
+  kReduceMin,
   kStore,  // operand = output index; args[0]; produces no value
 };
 
@@ -75,6 +95,17 @@ struct PwInstr {
   int64_t ivalue = 0;
 };
 
+// The reduction section of a kernel (see the top of this file). Default: none (pointwise).
+struct RowReduction {
+  // Trailing dims of `shape` reduced per row; 0 = a plain pointwise kernel. Default: 0.
+  int num_reduced_dims = 0;
+  // Per operand (inputs then outputs), when num_reduced_dims > 0: true for a *row operand*, one
+  // value per row (its strides in the iteration space are 0 along the reduced dims: a keepdim
+  // view broadcast back, like a reduction's output). Loads of row operands are row-level; only
+  // row-level values may be stored to them. Element operands vary along the row.
+  std::vector<bool> row_operand;
+};
+
 // One fused loop. Entry point ABI (see tccd.v1.NativeCall, abi "tccd-cpu-1"):
 //   extern "C" void <name>(void* const* data, const int64_t* strides)
 // data: input pointers then output pointers; strides: [(inputs + outputs) x shape.size()]
@@ -86,11 +117,17 @@ struct PointwiseKernel {
   std::vector<ir::DType> output_dtypes;
   std::vector<PwInstr> body;
   std::vector<std::string> fused_ops;  // ATen targets fused in, for KernelInfo and logs
+  RowReduction reduction;              // none unless reduction.num_reduced_dims > 0
 
   int num_operands() const {
     return static_cast<int>(input_dtypes.size() + output_dtypes.size());
   }
+  bool is_row_reduction() const { return reduction.num_reduced_dims > 0; }
 };
+
+// For kernels with a reduction section: per body value, true when it is row-level (see above).
+// Stores are row-level. Assumes a kernel that passes VerifyPointwiseKernel.
+std::vector<bool> RowLevelValues(const PointwiseKernel& kernel);
 
 // Checks the conventions above; returns a description of the first violation, or "".
 std::string VerifyPointwiseKernel(const PointwiseKernel& kernel);

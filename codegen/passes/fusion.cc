@@ -113,6 +113,19 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
     });
   }
 
+  RETURN_IF_ERROR(CompletePartition(graph, p));
+  return p;
+}
+
+absl::Status CompletePartition(const ir::Graph& graph, Partition& partition) {
+  Partition& p = partition;
+  const int n = static_cast<int>(graph.nodes.size());
+  auto group_of_ref = [&](const ir::ValueRef& r) { return r.is_input() ? -1 : p.group_of[r.node]; };
+  for (FusionGroup& group : p.groups) {
+    group.inputs.clear();
+    group.outputs.clear();
+  }
+  p.schedule.clear();
   // Drop groups emptied by merges and renumber the rest.
   {
     std::vector<int> new_index(p.groups.size(), -1);
@@ -148,7 +161,9 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
         if (group_of_ref(r) == static_cast<int>(g)) return;
         if (seen.insert({r.node, r.output}).second) group.inputs.push_back(r);
       });
-      if (used_outside[m][0]) group.outputs.push_back({m, 0});
+      for (size_t o = 0; o < graph.nodes[m].outputs.size(); ++o) {
+        if (used_outside[m][o]) group.outputs.push_back({m, static_cast<int>(o)});
+      }
     }
   }
 
@@ -188,7 +203,7 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
   }
   int live_units = static_cast<int>(std::count(live.begin(), live.end(), true));
   RET_CHECK(static_cast<int>(p.schedule.size()) == live_units);  // no cycle between units
-  return p;
+  return absl::OkStatus();
 }
 
 std::string PrintPartition(const ir::Graph& graph, const Partition& partition) {
@@ -197,6 +212,7 @@ std::string PrintPartition(const ir::Graph& graph, const Partition& partition) {
     if (e.fused) {
       const FusionGroup& g = partition.groups[e.index];
       out += "fused";
+      if (g.num_reduced_dims > 0) absl::StrAppend(&out, "(rows, reduce ", g.num_reduced_dims, ")");
       for (int m : g.nodes) absl::StrAppend(&out, " %", m);
       out += " ->";
       for (const ir::ValueRef& r : g.outputs) absl::StrAppend(&out, " ", ir::PrintValueRef(r));

@@ -31,6 +31,8 @@ struct FusionOptions {
 struct FusionGroup {
   std::vector<int> nodes;  // member node ids, ascending
   std::vector<int64_t> shape;
+  // > 0: a row-reduction group (reduction_fusion.h) reducing the trailing dims of `shape`.
+  int num_reduced_dims = 0;
   ir::DeviceType device = ir::DeviceType::kCpu;
   std::vector<ir::ValueRef> inputs;   // tensors read from outside, in first-use order
   std::vector<ir::ValueRef> outputs;  // member values used outside the group or returned
@@ -48,6 +50,12 @@ struct Partition {
 };
 
 absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const FusionOptions& options);
+
+// Recomputes every group's inputs and outputs (every output of a member node that is used
+// outside the group or returned) and the schedule from `groups[*].nodes` and `group_of`; drops
+// empty groups. For passes that regroup a partition (reduction_fusion.h). INTERNAL on a cycle
+// between units.
+absl::Status CompletePartition(const ir::Graph& graph, Partition& partition);
 
 // One line per schedule entry, e.g. "fused %0 %1 %3 -> %3" / "extern %2 aten::mm.default".
 std::string PrintPartition(const ir::Graph& graph, const Partition& partition);

@@ -11,6 +11,7 @@ namespace tccd::codegen {
 absl::StatusOr<PointwiseKernel> BuildPointwiseKernel(const ir::Graph& graph,
                                                      const FusionGroup& group,
                                                      const std::string& name) {
+  if (group.num_reduced_dims > 0) return BuildRowReductionKernel(graph, group, name);
   PointwiseKernel kernel;
   kernel.name = name;
   kernel.shape = group.shape;

@@ -11,8 +11,14 @@
 
 namespace tccd::codegen {
 
+// A row-reduction group (group.num_reduced_dims > 0) becomes a kernel with a reduction section
+// (BuildRowReductionKernel, reduction_kernel_builder.cc).
 absl::StatusOr<PointwiseKernel> BuildPointwiseKernel(const ir::Graph& graph,
                                                      const FusionGroup& group,
                                                      const std::string& name);
+
+absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
+                                                        const FusionGroup& group,
+                                                        const std::string& name);
 
 }  // namespace tccd::codegen

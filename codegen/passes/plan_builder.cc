@@ -4,6 +4,7 @@
 #include <map>
 
 #include "codegen/ir/proto_convert.h"
+#include "codegen/passes/reduction_fusion.h"
 #include "proto/status_macros.h"
 
 namespace tccd::codegen {
@@ -60,11 +61,12 @@ absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& part
       }
       for (const ir::ValueRef& r : group.outputs) {
         step->add_outputs(define(r));
-        for (int64_t s : IterationStrides(graph.type_of(r), group.shape)) call->add_expected_strides(s);
+        // Row-reduction outputs without keepdim map to the leading dims (reduction_fusion.h).
+        for (int64_t s : GroupOperandStrides(graph, group, r, /*is_output=*/true)) call->add_expected_strides(s);
       }
       v1::KernelInfo* info = call->add_kernels();
       info->set_name(kernel.name);
-      info->set_kind(native.kernel_kind);
+      info->set_kind(kernel.is_row_reduction() ? native.row_reduction_kind : native.kernel_kind);
       for (const std::string& op : kernel.fused_ops) info->add_ops(op);
     } else {
       const ir::Node& node = graph.nodes[entry.index];

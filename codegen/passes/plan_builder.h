@@ -18,6 +18,7 @@ struct NativeTarget {
   std::string artifact;     // artifact name holding the kernels, e.g. "kernels.so"
   std::string abi;          // "tccd-cpu-1"
   std::string kernel_kind;  // KernelInfo.kind, e.g. "cpu_pointwise_loop"
+  std::string row_reduction_kind = "cuda_row_reduction";  // KernelInfo.kind of row reductions
 };
 
 // `kernels[g]` is the kernel of partition.groups[g].

@@ -300,6 +300,54 @@ static int is_contiguous(const struct tccd_rt_kernel* kernel, void* const* data,
   return 1;
 }
 
+/* The row-reduction contig entry's precondition (TCCD_RT_KIND_ROWS in tccd_cuda_runtime.h). */
+static int rows_are_contiguous(const struct tccd_rt_kernel* kernel, void* const* data,
+                               const int64_t* strides) {
+  const int32_t outer = kernel->rank - kernel->num_reduced_dims;
+  for (int32_t o = 0; o < kernel->num_operands; ++o) {
+    if (o < 64 && ((kernel->row_operands >> o) & 1u)) continue;
+    if (((uintptr_t)data[o] & 15u) != 0) return 0;
+    const int64_t* s = strides + (int64_t)o * kernel->rank;
+    int64_t expected = 1;
+    for (int32_t dim = kernel->rank - 1; dim >= outer; --dim) {
+      const int64_t size = kernel->shape[dim];
+      if (size != 1 && s[dim] != expected) return 0;
+      expected *= size;
+    }
+    for (int32_t dim = 0; dim < outer; ++dim) {
+      if (kernel->shape[dim] != 1 && s[dim] % kernel->elements_per_thread != 0) return 0;
+    }
+  }
+  return 1;
+}
+
+/* Row reductions: the fixed grid and block of the kernel, the strided parameter block for
+ * both entries. */
+static int launch_rows_in_context(const struct tccd_rt_module* module, const struct driver* d,
+                                  int slot, int32_t index, void* const* data,
+                                  const int64_t* strides, CUstream stream) {
+  const struct tccd_rt_kernel* kernel = &module->kernels[index];
+  const struct tccd_rt_function* f = &module->functions[(size_t)slot * module->num_kernels + index];
+  uint64_t buffer[TCCD_RT_MAX_PARAM_BYTES / sizeof(uint64_t)];
+  const size_t pointer_bytes = sizeof(uint64_t) * (size_t)kernel->num_operands;
+  memcpy(buffer, data, pointer_bytes);
+  memcpy((char*)buffer + pointer_bytes, strides,
+         (size_t)kernel->strided_param_bytes - pointer_bytes);
+  void* params[1] = {buffer};
+  const int contig = rows_are_contiguous(kernel, data, strides);
+  const CUfunction function = contig ? f->contig : f->strided;
+  const char* entry = contig ? kernel->contig_entry : kernel->strided_entry;
+  const CUresult result =
+      d->cuLaunchKernel(function, (unsigned)kernel->grid, 1, 1, (unsigned)kernel->block_size, 1,
+                        1, 0, stream, params, NULL);
+  if (result != 0) {
+    char what[192];
+    snprintf(what, sizeof(what), "cuLaunchKernel(%s, grid %lld)", entry, (long long)kernel->grid);
+    return driver_error(d, result, what);
+  }
+  return TCCD_RT_SUCCESS;
+}
+
 static int launch_in_context(const struct tccd_rt_module* module, const struct driver* d, int slot,
                              int32_t index, void* const* data, const int64_t* strides,
                              CUstream stream) {
@@ -381,8 +429,11 @@ int tccd_rt_launch(const struct tccd_rt_module* module, int32_t index, void* con
   if (code != TCCD_RT_SUCCESS) return code;
   int slot;
   code = get_context(module, d, ctx, &slot);
-  if (code == TCCD_RT_SUCCESS)
-    code = launch_in_context(module, d, slot, index, data, strides, stream);
+  if (code == TCCD_RT_SUCCESS) {
+    code = kernel->kind == TCCD_RT_KIND_ROWS
+               ? launch_rows_in_context(module, d, slot, index, data, strides, stream)
+               : launch_in_context(module, d, slot, index, data, strides, stream);
+  }
   leave_context(d, pushed);
   return code;
 }
@@ -420,7 +471,9 @@ int tccd_rt_run_segment(const struct tccd_rt_module* module, const struct tccd_r
       code = tccd_rt_gemm_run(module, slot, step->index, pointers, gemm_workspace,
                               (uint64_t)segment->gemm_workspace_bytes, stream);
     } else if (module->kernels[step->index].numel > 0) {
-      code = launch_in_context(module, d, slot, step->index, pointers, step->strides, stream);
+      code = module->kernels[step->index].kind == TCCD_RT_KIND_ROWS
+                 ? launch_rows_in_context(module, d, slot, step->index, pointers, step->strides, stream)
+                 : launch_in_context(module, d, slot, step->index, pointers, step->strides, stream);
     }
   }
   leave_context(d, pushed);

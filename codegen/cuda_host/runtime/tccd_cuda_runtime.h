@@ -55,7 +55,19 @@ struct tccd_rt_kernel {
   int32_t elements_per_thread; /* of the contig entry (the strided one handles 1) */
   int32_t contig_param_bytes;  /* 8 * num_operands */
   int32_t strided_param_bytes; /* 8 * num_operands * (1 + rank) <= TCCD_RT_MAX_PARAM_BYTES */
+  /* Row reductions (kind TCCD_RT_KIND_ROWS, codegen/cuda/cuda_backend.h): both entries take the
+   * strided parameter block, launch `grid` blocks of block_size threads, and the contig entry
+   * needs every element operand (bit clear in row_operands) contiguous over the trailing
+   * num_reduced_dims dims, its leading-dim strides multiples of elements_per_thread and its
+   * pointer 16-byte aligned. Pointwise kernels: kind 0, the rest 0. */
+  int32_t kind;
+  int32_t num_reduced_dims;
+  int64_t grid;
+  uint64_t row_operands; /* bit o: operand o has one value per row */
 };
+
+#define TCCD_RT_KIND_POINTWISE 0
+#define TCCD_RT_KIND_ROWS 1
 
 /* One kernel loaded into one context. Zero until its context's entry is published. */
 struct tccd_rt_function {

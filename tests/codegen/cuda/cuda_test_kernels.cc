@@ -145,6 +145,39 @@ PointwiseKernel LogicAndHalfCastsKernel(const std::string& name, std::vector<int
   return k.kernel();
 }
 
+PointwiseKernel SoftmaxRowsKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int x = k.Input(DType::kF32);
+  const int shifted = k.Op(PwOp::kSub, DType::kF32, {x, k.Op(PwOp::kReduceMax, DType::kF32, {x})});
+  const int e = k.Op(PwOp::kExp, DType::kF32, {shifted});
+  k.Output(k.Op(PwOp::kDiv, DType::kF32, {e, k.Op(PwOp::kReduceSum, DType::kF32, {e})}));
+  k.Rows(1, {false, false});
+  return k.kernel();
+}
+
+PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape) {
+  const double n = static_cast<double>(shape.back());
+  KernelBuilder k(name, std::move(shape));
+  const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int w = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int b = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int mean = k.Op(PwOp::kDiv, DType::kF32,
+                        {k.Op(PwOp::kReduceSum, DType::kF32, {x}), k.Const(DType::kF32, n)});
+  const int d = k.Op(PwOp::kSub, DType::kF32, {x, mean});
+  const int var = k.Op(PwOp::kDiv, DType::kF32,
+                       {k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {d, d})}),
+                        k.Const(DType::kF32, n)});
+  const int rstd = k.Op(PwOp::kRsqrt, DType::kF32,
+                        {k.Op(PwOp::kAdd, DType::kF32, {var, k.Const(DType::kF32, 1e-5)})});
+  const int out = k.Op(PwOp::kAdd, DType::kF32,
+                       {k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {d, rstd}), w}), b});
+  k.Output(k.Cast(out, DType::kBF16));
+  k.Output(mean);
+  k.Output(rstd);
+  k.Rows(1, {false, false, false, false, true, true});
+  return k.kernel();
+}
+
 std::vector<GoldenCase> GoldenCorpus() {
   return {
       {"relu_fma_bcast", FusedReluKernel("relu_fma_bcast", {64, 1000})},
@@ -152,6 +185,8 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"where_compare", WhereCompareKernel("where_compare", {17, 33})},
       {"add_i64_huge", I64AddKernel("add_i64_huge", {3, int64_t{1} << 30})},
       {"multi_output_f16", MultiOutputKernel("multi_output_f16", {5, 1, 77})},
+      {"softmax_rows_f32", SoftmaxRowsKernel("softmax_rows_f32", {37, 1000})},
+      {"layer_norm_rows_bf16", LayerNormRowsKernel("layer_norm_rows_bf16", {8, 16, 768})},
   };
 }
 

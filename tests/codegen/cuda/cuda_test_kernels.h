@@ -24,6 +24,12 @@ class KernelBuilder {
   int Cast(int value, DType to) { return Op(PwOp::kCast, to, {value}); }
   void Output(int value);  // a new output of the value's dtype and its kStore
   DType dtype_of(int value) const { return kernel_.body[value].dtype; }
+  // Makes it a row reduction over the trailing `num_reduced_dims` dims (call after the last
+  // Input/Output); row_operand per operand, inputs then outputs.
+  void Rows(int num_reduced_dims, std::vector<bool> row_operand) {
+    kernel_.reduction.num_reduced_dims = num_reduced_dims;
+    kernel_.reduction.row_operand = std::move(row_operand);
+  }
 
   const PointwiseKernel& kernel() const { return kernel_; }
 
@@ -54,6 +60,12 @@ PointwiseKernel AllOpsKernel(const std::string& name, DType dtype, std::vector<i
 // And/or/compare on two bool inputs, then casts from f16, bf16 and bool to every dtype.
 PointwiseKernel LogicAndHalfCastsKernel(const std::string& name, std::vector<int64_t> shape);
 
+// Row reductions. softmax(x) over the last dim, f32.
+PointwiseKernel SoftmaxRowsKernel(const std::string& name, std::vector<int64_t> shape);
+// Layer norm over the last dim of bf16 x with bf16 weight and bias: (out bf16, mean f32 and
+// rstd f32 per row), eps 1e-5.
+PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape);
+
 // Every dtype, for loops over them.
 std::vector<DType> AllDTypes();
 
@@ -62,8 +74,9 @@ struct GoldenCase {
   PointwiseKernel kernel;
 };
 
-// The golden corpus: the five kernels above at fixed shapes (the i64 one with more than 2^31
-// elements, so that 64-bit indexing is covered).
+// The golden corpus: the five pointwise kernels above at fixed shapes (the i64 one with more
+// than 2^31 elements, so that 64-bit indexing is covered) and the two row reductions (a row
+// with a tail, and a block-per-row layer norm).
 std::vector<GoldenCase> GoldenCorpus();
 
 }  // namespace tccd::codegen::cuda_testing

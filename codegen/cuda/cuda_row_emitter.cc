@@ -1,0 +1,434 @@
+// EmitRowReductionKernel: one row-reduction kernel -> CUDA C (design: cuda_backend.h, "Row
+// reductions").
+//
+// The body is split into phases at its reductions: phase p computes the element-level values
+// needed by reduction p (or, for the last phase, by the stores), each in an unrolled loop over
+// the thread's chunks of the row; reduction p folds them over the row and makes row-level
+// values available to phase p + 1. Element instructions are placed as late as their consumers
+// allow (a weight loaded for the epilogue is not held in registers across the reductions);
+// element stores as early as their value exists. Every element value is a per-thread array
+// v<i>[kChunks * kVec] (fully unrolled loops index it with constants, so it lives in registers);
+// row-level values are scalars v<i>.
+#include "codegen/cuda/cuda_row_emitter.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/cuda_emitter.h"
+#include "proto/status_macros.h"
+
+namespace tccd::codegen {
+namespace {
+
+using ir::DType;
+
+constexpr int kMaxChunks = 32;
+
+DType OperandDType(const PointwiseKernel& k, int operand) {
+  const int n_in = static_cast<int>(k.input_dtypes.size());
+  return operand < n_in ? k.input_dtypes[operand] : k.output_dtypes[operand - n_in];
+}
+
+bool IsReduce(PwOp op) {
+  return op == PwOp::kReduceSum || op == PwOp::kReduceMax || op == PwOp::kReduceMin;
+}
+
+class RowEmitter {
+ public:
+  explicit RowEmitter(const PointwiseKernel& k)
+      : k_(k),
+        geo_(RowGeometryOf(k)),
+        ns_("tccd_kernel_" + k.name),
+        n_in_(static_cast<int>(k.input_dtypes.size())),
+        rank_(static_cast<int>(k.shape.size())),
+        outer_(rank_ - k.reduction.num_reduced_dims),
+        row_(RowLevelValues(k)) {}
+
+  absl::Status Emit(std::string& out);
+
+ private:
+  void Schedule();
+  absl::Status EmitEntry(bool contig, std::string& out);
+  bool IsRowOperand(int operand) const { return k_.reduction.row_operand[operand]; }
+  // Operand of a load/store instruction, in the data array's numbering.
+  int OperandOf(const PwInstr& in) const {
+    return in.op == PwOp::kLoad ? in.operand : n_in_ + in.operand;
+  }
+  std::string Name(int v) const {
+    return row_[v] ? absl::StrCat("v", v) : absl::StrCat("v", v, "[j]");
+  }
+  std::string Ptr(int operand, bool is_const) const {
+    return absl::StrCat("reinterpret_cast<", is_const ? "const " : "",
+                        CudaMemType(OperandDType(k_, operand)), "*>(p.ptr[", operand, "])");
+  }
+  // Offset of element `e` (an int expression) of the row in operand o, strided entry.
+  std::string StridedOffset(int o) const;
+
+  const PointwiseKernel& k_;
+  const CudaRowGeometry geo_;
+  const std::string ns_;
+  const int n_in_, rank_, outer_;
+  const std::vector<bool> row_;
+  // Schedule: per instruction, the phase (element instructions, element stores) or the phase
+  // it becomes available in (row-level instructions); the reductions in order.
+  std::vector<int> phase_;
+  std::vector<int> reductions_;
+  std::vector<bool> live_;
+};
+
+void RowEmitter::Schedule() {
+  const auto& body = k_.body;
+  const size_t n = body.size();
+  phase_.assign(n, 0);
+  live_.assign(n, false);
+  std::vector<int> reduction_index(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    if (IsReduce(body[i].op)) {
+      reduction_index[i] = static_cast<int>(reductions_.size());
+      reductions_.push_back(static_cast<int>(i));
+    }
+  }
+  // Earliest phase each value exists in.
+  std::vector<int> earliest(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    int e = 0;
+    for (int a : body[i].args) e = std::max(e, earliest[a]);
+    earliest[i] = IsReduce(body[i].op) ? reduction_index[i] + 1 : e;
+  }
+  // Liveness and latest phases, backwards from the stores.
+  const int last = static_cast<int>(reductions_.size());
+  std::vector<int> latest(n, last);
+  for (size_t ii = n; ii-- > 0;) {
+    const PwInstr& in = body[ii];
+    if (in.op == PwOp::kStore) live_[ii] = true;
+    if (!live_[ii]) continue;
+    int at = in.op == PwOp::kStore ? earliest[ii] : (row_[ii] ? earliest[ii] : latest[ii]);
+    if (IsReduce(in.op)) at = reduction_index[ii];  // its argument is needed by phase p
+    phase_[ii] = in.op == PwOp::kStore || row_[ii] ? earliest[ii] : latest[ii];
+    for (int a : in.args) {
+      live_[a] = true;
+      if (!row_[a]) latest[a] = std::min(latest[a], at);
+    }
+  }
+}
+
+std::string RowEmitter::StridedOffset(int o) const {
+  // Decompose e over the reduced dims (innermost fastest); dims of size 1 take no part.
+  std::string out;
+  int64_t inner = 1;
+  std::vector<int> dims;
+  for (int d = outer_; d < rank_; ++d)
+    if (k_.shape[d] > 1) dims.push_back(d);
+  for (size_t idx = dims.size(); idx-- > 0;) {
+    const int d = dims[idx];
+    std::string coord = inner == 1 ? "e" : absl::StrCat("(e / ", inner, ")");
+    if (idx > 0) coord = absl::StrCat("(", coord, " % ", k_.shape[d], ")");
+    absl::StrAppend(&out, out.empty() ? "" : " + ", "static_cast<long long>", coord == "e" ? "(e)" : coord,
+                    " * p.stride[", o, "][", d, "]");
+    inner *= k_.shape[d];
+  }
+  return out.empty() ? "0" : out;
+}
+
+absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
+  const auto& body = k_.body;
+  const int num_operands = k_.num_operands();
+  const bool tail = geo_.row_length % (static_cast<int64_t>(geo_.threads_per_row) * geo_.vec) != 0;
+  const bool row_tail = geo_.rows % geo_.rows_per_block != 0;
+  absl::StrAppend(&out, "extern \"C\" __global__ void __launch_bounds__(", geo_.block, ")\n",
+                  k_.name, contig ? "_contig" : "_strided", "(const ", ns_, "::Params p) {\n");
+  if (row_tail) absl::StrAppend(&out, "  constexpr int kRows = ", geo_.rows, ";\n");
+  absl::StrAppend(&out, "  constexpr int kRowLength = ", geo_.row_length, ";\n",
+                  "  constexpr int kThreads = ", geo_.threads_per_row, ";  // per row\n",
+                  "  constexpr int kVec = ", geo_.vec, ";\n",
+                  "  constexpr int kChunks = ", geo_.chunks, ";\n");
+  if (!tail) absl::StrAppend(&out, "  static_assert(kRowLength == kChunks * kThreads * kVec, \"no tail\");\n");
+  if (geo_.threads_per_row > 32) absl::StrAppend(&out, "  __shared__ float smem[32];\n");
+  if (geo_.rows_per_block == 1) {
+    absl::StrAppend(&out, "  const int lane = threadIdx.x;\n  const int row = blockIdx.x;\n");
+  } else {
+    absl::StrAppend(&out, "  const int lane = threadIdx.x % kThreads;\n",
+                    "  const int row_in_grid = blockIdx.x * ", geo_.rows_per_block,
+                    " + threadIdx.x / kThreads;\n");
+    if (row_tail) {
+      // Threads past the last row compute a copy of it (every lane must take part in the
+      // shuffles) and store nothing.
+      absl::StrAppend(&out, "  const bool row_ok = row_in_grid < kRows;\n",
+                      "  const int row = row_ok ? row_in_grid : kRows - 1;\n");
+    } else {
+      absl::StrAppend(&out, "  const int row = row_in_grid;\n");
+    }
+  }
+  const std::string row_ok = row_tail ? "row_ok && " : "";
+  // Row offsets of every operand, from the row's coordinates in the leading dims.
+  {
+    std::vector<int> dims;
+    for (int d = 0; d < outer_; ++d)
+      if (k_.shape[d] > 1) dims.push_back(d);
+    if (!dims.empty()) absl::StrAppend(&out, "  int rest = row;\n");
+    for (size_t idx = dims.size(); idx-- > 0;) {
+      const int d = dims[idx];
+      if (idx == 0) {
+        absl::StrAppend(&out, "  const int c", d, " = rest;\n");
+      } else {
+        absl::StrAppend(&out, "  const int c", d, " = rest % ", k_.shape[d], ";\n  rest /= ",
+                        k_.shape[d], ";\n");
+      }
+    }
+    for (int o = 0; o < num_operands; ++o) {
+      absl::StrAppend(&out, "  const long long b", o, " = ");
+      if (dims.empty()) absl::StrAppend(&out, "0");
+      for (size_t idx = 0; idx < dims.size(); ++idx) {
+        absl::StrAppend(&out, idx ? " + " : "", "static_cast<long long>(c", dims[idx],
+                        ") * p.stride[", o, "][", dims[idx], "]");
+      }
+      absl::StrAppend(&out, ";\n");
+    }
+  }
+  // Element arrays.
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (live_[i] && !row_[i] && body[i].op != PwOp::kStore) {
+      absl::StrAppend(&out, "  ", CudaRegType(body[i].dtype), " v", i, "[kChunks * kVec];\n");
+    }
+  }
+  auto emit_row_instr = [&](size_t i) -> absl::Status {
+    const PwInstr& in = body[i];
+    const DType d = in.dtype;
+    if (in.op == PwOp::kStore) {
+      const int o = OperandOf(in);
+      const std::string value = d == DType::kBool ? absl::StrCat("(unsigned char)v", in.args[0])
+                                                  : absl::StrCat("v", in.args[0]);
+      absl::StrAppend(&out, "  if (", row_ok, "lane == 0) ", Ptr(o, false), "[b", o, "] = ",
+                      value, ";\n");
+      return absl::OkStatus();
+    }
+    std::string expr;
+    if (in.op == PwOp::kLoad) {
+      expr = absl::StrCat(Ptr(in.operand, true), "[b", in.operand, "]");
+      if (d == DType::kBool) expr += " != 0";
+    } else if (IsReduce(in.op)) {
+      const char* op = in.op == PwOp::kReduceSum ? "Sum" : in.op == PwOp::kReduceMax ? "Max" : "Min";
+      absl::StrAppend(&out, "  float acc", i, " = tccd_rt::", op, "Op::identity();\n",
+                      "#pragma unroll\n  for (int c = 0; c < kChunks; ++c) {\n");
+      if (tail) absl::StrAppend(&out, "    if ((c * kThreads + lane) * kVec >= kRowLength) break;\n");
+      absl::StrAppend(&out, "#pragma unroll\n    for (int q = 0; q < kVec; ++q) acc", i,
+                      " = tccd_rt::", op, "Op::apply(acc", i, ", v", in.args[0],
+                      "[c * kVec + q]);\n  }\n");
+      expr = absl::StrCat("tccd_rt::row_reduce<tccd_rt::", op, "Op, kThreads>(acc", i, ", ",
+                          geo_.threads_per_row > 32 ? "smem" : "nullptr", ")");
+    } else {
+      expr = CudaInstrExpr(k_, i, [&](int v) { return Name(v); });
+    }
+    if (expr.empty()) {
+      return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %", i,
+                                              " in kernel '", k_.name, "'"));
+    }
+    absl::StrAppend(&out, "  const ", CudaRegType(d), " v", i, " = ", expr, ";\n");
+    return absl::OkStatus();
+  };
+  auto emit_phase_loop = [&](int phase) -> absl::Status {
+    std::vector<size_t> members;
+    for (size_t i = 0; i < body.size(); ++i) {
+      if (!live_[i] || phase_[i] != phase) continue;
+      if (body[i].op == PwOp::kStore ? !IsRowOperand(OperandOf(body[i])) : !row_[i]) {
+        members.push_back(i);
+      }
+    }
+    if (members.empty()) return absl::OkStatus();
+    bool has_memory = false;
+    for (size_t i : members) has_memory |= body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore;
+    absl::StrAppend(&out, "#pragma unroll\n  for (int c = 0; c < kChunks; ++c) {\n");
+    if (has_memory) {
+      // Elements past the row's end (only in the last chunk) are neither loaded nor stored;
+      // what is computed from them is never reduced or stored.
+      absl::StrAppend(&out, "    const int e0 = (c * kThreads + lane) * kVec;\n",
+                      "    const bool ok = ", tail ? "e0 < kRowLength" : "true", ";\n");
+    }
+    if (contig) {
+      for (size_t i : members) {
+        const PwInstr& in = body[i];
+        if (in.op == PwOp::kLoad) {
+          const char* t = CudaMemType(in.dtype);
+          absl::StrAppend(&out, "    tccd_rt::Vec<", t, ", kVec> a", i, " = {};\n",
+                          "    if (ok) a", i, " = *reinterpret_cast<const tccd_rt::Vec<", t,
+                          ", kVec>*>(", Ptr(in.operand, true), " + b", in.operand, " + e0);\n");
+        } else if (in.op == PwOp::kStore) {
+          absl::StrAppend(&out, "    tccd_rt::Vec<", CudaMemType(in.dtype), ", kVec> s", i, ";\n");
+        }
+      }
+    }
+    absl::StrAppend(&out, "#pragma unroll\n    for (int q = 0; q < kVec; ++q) {\n",
+                    "      const int j = c * kVec + q;\n");
+    if (!contig && has_memory) absl::StrAppend(&out, "      const int e = e0 + q;\n");
+    for (size_t i : members) {
+      const PwInstr& in = body[i];
+      const DType d = in.dtype;
+      if (in.op == PwOp::kLoad) {
+        std::string value =
+            contig ? absl::StrCat("a", i, ".v[q]")
+                   : absl::StrCat("(ok ? ", Ptr(in.operand, true), "[b", in.operand, " + ",
+                                  StridedOffset(in.operand), "] : static_cast<", CudaMemType(d), ">(0))");
+        if (d == DType::kBool) value = absl::StrCat("(", value, " != 0)");
+        absl::StrAppend(&out, "      v", i, "[j] = ", value, ";\n");
+      } else if (in.op == PwOp::kStore) {
+        const int o = OperandOf(in);
+        std::string value = Name(in.args[0]);
+        if (d == DType::kBool) value = absl::StrCat("(unsigned char)", value);
+        if (contig) {
+          absl::StrAppend(&out, "      s", i, ".v[q] = ", value, ";\n");
+        } else {
+          absl::StrAppend(&out, "      if (", row_ok, "ok) ", Ptr(o, false), "[b", o, " + ",
+                          StridedOffset(o), "] = ", value, ";\n");
+        }
+      } else if (in.op == PwOp::kDiv && d == DType::kF32 && row_[in.args[1]]) {
+        // Element / row value (softmax's e / sum): one reciprocal per row (the compiler hoists
+        // the loop-invariant 1.0f / v out of the unrolled loop) and a multiply per element
+        // instead of an IEEE division each; within 1.5 ulp of the quotient.
+        absl::StrAppend(&out, "      v", i, "[j] = ", Name(in.args[0]), " * (1.0f / v", in.args[1], ");\n");
+      } else {
+        const std::string expr = CudaInstrExpr(k_, i, [&](int v) { return Name(v); });
+        if (expr.empty()) {
+          return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op),
+                                                  " at %", i, " in kernel '", k_.name, "'"));
+        }
+        absl::StrAppend(&out, "      v", i, "[j] = ", expr, ";\n");
+      }
+    }
+    absl::StrAppend(&out, "    }\n");
+    if (contig) {
+      for (size_t i : members) {
+        const PwInstr& in = body[i];
+        if (in.op != PwOp::kStore) continue;
+        const int o = OperandOf(in);
+        absl::StrAppend(&out, "    if (", row_ok, "ok) *reinterpret_cast<tccd_rt::Vec<",
+                        CudaMemType(in.dtype), ", kVec>*>(", Ptr(o, false), " + b", o,
+                        " + e0) = s", i, ";\n");
+      }
+    }
+    absl::StrAppend(&out, "  }\n");
+    return absl::OkStatus();
+  };
+  const int num_phases = static_cast<int>(reductions_.size()) + 1;
+  for (int phase = 0; phase < num_phases; ++phase) {
+    // Row-level instructions available in this phase (reduction phase-1's result and what is
+    // computed from it; constants and row loads in phase 0), in body order.
+    for (size_t i = 0; i < body.size(); ++i) {
+      if (!live_[i] || phase_[i] != phase || IsReduce(body[i].op)) continue;
+      const bool row_store = body[i].op == PwOp::kStore && IsRowOperand(OperandOf(body[i]));
+      if ((body[i].op != PwOp::kStore && row_[i]) || row_store) RETURN_IF_ERROR(emit_row_instr(i));
+    }
+    RETURN_IF_ERROR(emit_phase_loop(phase));
+    if (phase < num_phases - 1 && live_[reductions_[phase]]) {
+      RETURN_IF_ERROR(emit_row_instr(reductions_[phase]));
+    }
+  }
+  absl::StrAppend(&out, "}\n\n");
+  return absl::OkStatus();
+}
+
+absl::Status RowEmitter::Emit(std::string& out) {
+  if (geo_.chunks > kMaxChunks) {
+    return absl::UnimplementedError(absl::StrCat("row-reduction kernel '", k_.name, "': rows of ",
+                                                 geo_.row_length, " elements exceed the register budget"));
+  }
+  Schedule();
+  absl::StrAppend(&out, "\n// ", std::string(76, '-'), "\n", CudaIrComment(k_));
+  absl::StrAppend(&out, "namespace ", ns_, " {\n\n");
+  absl::StrAppend(&out, "struct Params {\n  char* ptr[", k_.num_operands(), "];\n  long long stride[",
+                  k_.num_operands(), "][", rank_, "];\n};\n");
+  absl::StrAppend(&out, "static_assert(sizeof(Params) == ", geo_.param_bytes,
+                  ", \"parameter layout\");\n\n}  // namespace ", ns_, "\n\n");
+  RETURN_IF_ERROR(EmitEntry(/*contig=*/true, out));
+  return EmitEntry(/*contig=*/false, out);
+}
+
+}  // namespace
+
+const char kCudaRowPrelude[] = R"(
+// Row reductions: one value per thread folded over the kThreads threads of a row (a sub-warp or
+// a warp: shuffles only; a whole block: warps through shared memory); every thread gets the
+// result. Max and min propagate NaN (torch.amax).
+namespace tccd_rt {
+
+struct SumOp {
+  static __device__ __forceinline__ float identity() { return 0.0f; }
+  static __device__ __forceinline__ float apply(float a, float b) { return a + b; }
+};
+struct MaxOp {
+  static __device__ __forceinline__ float identity() { return __int_as_float(0xff800000); }
+  static __device__ __forceinline__ float apply(float a, float b) { return maximum(a, b); }
+};
+struct MinOp {
+  static __device__ __forceinline__ float identity() { return __int_as_float(0x7f800000); }
+  static __device__ __forceinline__ float apply(float a, float b) { return minimum(a, b); }
+};
+
+template <class Op, int kWidth>
+__device__ __forceinline__ float warp_reduce(float v) {
+#pragma unroll
+  for (int offset = kWidth / 2; offset > 0; offset /= 2) {
+    v = Op::apply(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  }
+  return v;
+}
+
+template <class Op, int kThreads>
+__device__ __forceinline__ float row_reduce(float v, float* smem) {
+  if (kThreads <= 32) return warp_reduce<Op, (kThreads < 32 ? kThreads : 32)>(v);
+  v = warp_reduce<Op, 32>(v);
+  __syncthreads();  // the previous reduction may still read smem
+  if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = v;
+  __syncthreads();
+  v = (threadIdx.x & 31) < kThreads / 32 ? smem[threadIdx.x & 31] : Op::identity();
+  return warp_reduce<Op, 32>(v);
+}
+
+}  // namespace tccd_rt
+)";
+
+CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel) {
+  CudaRowGeometry g;
+  const int rank = static_cast<int>(kernel.shape.size());
+  const int outer = rank - kernel.reduction.num_reduced_dims;
+  g.rows = 1;
+  g.row_length = 1;
+  for (int d = 0; d < rank; ++d) (d < outer ? g.rows : g.row_length) *= kernel.shape[d];
+  int largest = 1;
+  for (int o = 0; o < kernel.num_operands(); ++o) {
+    if (o < static_cast<int>(kernel.reduction.row_operand.size()) && kernel.reduction.row_operand[o])
+      continue;
+    largest = std::max(largest, ir::DTypeBytes(OperandDType(kernel, o)));
+  }
+  g.vec = 16 / largest;
+  while (g.vec > 1 && g.row_length % g.vec != 0) g.vec /= 2;
+  const int64_t vectors = (g.row_length + g.vec - 1) / g.vec;
+  // About 32 elements per thread (8 vectors of f32, 4 of bf16): enough independent 16-byte
+  // loads in flight per thread to cover memory latency, few enough registers for several
+  // resident warps per SM. Rows that fit one warp that way take one warp and no block-wide
+  // synchronisation (a softmax over 1024 f32: warp per row, 2.3 -> see the GPU check).
+  const int64_t per_thread = std::max(1, 32 / g.vec);
+  const int64_t want = (vectors + per_thread - 1) / per_thread;
+  if (want <= 32) {
+    int t = 1;
+    while (t < want && t < 32) t *= 2;
+    g.threads_per_row = t;
+    g.block = 256;
+    g.rows_per_block = g.block / t;
+  } else {
+    g.threads_per_row = static_cast<int>(std::min<int64_t>(1024, (want + 31) / 32 * 32));
+    g.rows_per_block = 1;
+    g.block = g.threads_per_row;
+  }
+  g.chunks = static_cast<int>((vectors + g.threads_per_row - 1) / g.threads_per_row);
+  g.grid = (g.rows + g.rows_per_block - 1) / g.rows_per_block;
+  g.param_bytes = 8 * kernel.num_operands() * (1 + rank);
+  return g;
+}
+
+absl::Status EmitRowReductionKernel(const PointwiseKernel& kernel, std::string& out) {
+  return RowEmitter(kernel).Emit(out);
+}
+
+}  // namespace tccd::codegen

@@ -1,0 +1,212 @@
+// Row-reduction fusion (see reduction_fusion.h).
+#include "codegen/passes/reduction_fusion.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "codegen/passes/plan_builder.h"
+#include "codegen/passes/reduction_ops.h"
+#include "proto/status_macros.h"
+
+namespace tccd::codegen {
+namespace {
+
+using ir::ForEachInput;
+
+class RowFusion {
+ public:
+  RowFusion(const ir::Graph& graph, const FusionOptions& options, Partition& p)
+      : graph_(graph), options_(options), p_(p), consumers_(graph.nodes.size()) {
+    for (size_t id = 0; id < graph.nodes.size(); ++id) {
+      ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
+        if (!r.is_input()) consumers_[r.node].push_back(static_cast<int>(id));
+      });
+    }
+  }
+
+  bool Run();
+
+ private:
+  // Units: a group index, or (num groups + node id) for an extern node.
+  int UnitOf(int node) const {
+    return p_.group_of[node] >= 0 ? p_.group_of[node] : static_cast<int>(p_.groups.size()) + node;
+  }
+  std::vector<int> NodesOf(int unit) const {
+    if (unit < static_cast<int>(p_.groups.size())) return p_.groups[unit].nodes;
+    return {unit - static_cast<int>(p_.groups.size())};
+  }
+  std::set<int> Successors(int unit) const {
+    std::set<int> out;
+    for (int m : NodesOf(unit))
+      for (int c : consumers_[m])
+        if (UnitOf(c) != unit) out.insert(UnitOf(c));
+    return out;
+  }
+  // A path from unit a to unit b through at least one other unit.
+  bool IndirectPath(int a, int b) const;
+  // Whether the union of groups a and b is a valid row group of iteration space shape/k.
+  bool ValidRowGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape, int k) const;
+  // Merges group `from` into row group `into` when the rules allow; returns whether it did.
+  bool TryMerge(int into, int from);
+
+  const ir::Graph& graph_;
+  const FusionOptions& options_;
+  Partition& p_;
+  std::vector<std::vector<int>> consumers_;
+};
+
+bool RowFusion::IndirectPath(int a, int b) const {
+  std::vector<int> stack;
+  std::set<int> seen;
+  for (int s : Successors(a))
+    if (s != b && seen.insert(s).second) stack.push_back(s);
+  while (!stack.empty()) {
+    const int u = stack.back();
+    stack.pop_back();
+    for (int s : Successors(u)) {
+      if (s == b) return true;
+      if (s != a && seen.insert(s).second) stack.push_back(s);
+    }
+  }
+  return false;
+}
+
+bool RowFusion::ValidRowGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape,
+                              int k) const {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> keep(shape), drop(shape.begin(), shape.end() - k);
+  for (int64_t d = rank - k; d < rank; ++d) keep[d] = 1;
+  const std::set<int> members(nodes.begin(), nodes.end());
+  auto is_member = [&](const ir::ValueRef& r) { return !r.is_input() && members.count(r.node); };
+  for (int m : nodes) {
+    const ir::Node& node = graph_.nodes[m];
+    const bool anchor = RowReductionDims(graph_, node) > 0;
+    const std::vector<int64_t>& out = node.outputs[0].sizes;
+    if (node.outputs[0].device != ir::DeviceType::kCuda) return false;
+    if (anchor) {
+      const ir::TensorType& x = graph_.type_of(node.args[0].ref());
+      if (x.sizes != shape || RowReductionDims(graph_, node) != k) return false;
+    } else if (out != shape && out != keep && out != drop) {
+      return false;
+    }
+    const bool row_dropped = !anchor && out == drop && drop != shape;
+    bool ok = true;
+    ForEachInput(node, [&](const ir::ValueRef& r) {
+      const std::vector<int64_t>& in = graph_.type_of(r).sizes;
+      const bool in_dropped = is_member(r) && in == drop && drop != shape && in != keep;
+      if (row_dropped) {
+        // One value per row, dims dropped: reads only its own kind (outside tensors would be
+        // indexed per row, not broadcast the way torch broadcasts them).
+        if (!is_member(r) || in != drop) ok = false;
+      } else if (in_dropped) {
+        ok = false;
+      }
+    });
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool RowFusion::TryMerge(int into, int from) {
+  FusionGroup& a = p_.groups[into];
+  FusionGroup& b = p_.groups[from];
+  if (b.nodes.empty() || a.device != b.device) return false;
+  if (static_cast<int>(a.nodes.size() + b.nodes.size()) > options_.max_nodes_per_group) return false;
+  std::vector<int> nodes = a.nodes;
+  nodes.insert(nodes.end(), b.nodes.begin(), b.nodes.end());
+  std::sort(nodes.begin(), nodes.end());
+  if (!ValidRowGroup(nodes, a.shape, a.num_reduced_dims)) return false;
+  // Operand budget: distinct outside tensors the merged kernel reads.
+  const std::set<int> members(nodes.begin(), nodes.end());
+  std::set<ir::ValueRef> outside;
+  for (int m : nodes)
+    ForEachInput(graph_.nodes[m], [&](const ir::ValueRef& r) {
+      if (r.is_input() || !members.count(r.node)) outside.insert(r);
+    });
+  if (static_cast<int>(outside.size()) > options_.max_operands) return false;
+  if (IndirectPath(into, from) || IndirectPath(from, into)) return false;
+  for (int m : b.nodes) p_.group_of[m] = into;
+  a.nodes = std::move(nodes);
+  b.nodes.clear();
+  return true;
+}
+
+bool RowFusion::Run() {
+  bool changed = false;
+  const int n = static_cast<int>(graph_.nodes.size());
+  for (int id = 0; id < n; ++id) {
+    if (p_.group_of[id] >= 0) continue;
+    const ir::Node& node = graph_.nodes[id];
+    const int k = RowReductionDims(graph_, node);
+    if (k == 0) continue;
+    changed = true;
+    FusionGroup group;
+    group.nodes = {id};
+    group.shape = graph_.type_of(node.args[0].ref()).sizes;
+    group.num_reduced_dims = k;
+    group.device = ir::DeviceType::kCuda;
+    int g = static_cast<int>(p_.groups.size());
+    p_.groups.push_back(std::move(group));
+    p_.group_of[id] = g;
+
+    // Join the row group that produces an argument, when it has the same rows; then absorb
+    // the pointwise groups of the iteration shape that produce arguments (the prologue).
+    ForEachInput(node, [&](const ir::ValueRef& r) {
+      if (r.is_input() || p_.group_of[r.node] < 0 || p_.group_of[r.node] == g) return;
+      const int h = p_.group_of[r.node];
+      const FusionGroup& producer = p_.groups[h];
+      if (producer.num_reduced_dims > 0) {
+        if (producer.shape == p_.groups[g].shape && producer.num_reduced_dims == k &&
+            TryMerge(h, g)) {
+          g = h;
+        }
+      }
+    });
+    ForEachInput(node, [&](const ir::ValueRef& r) {
+      if (r.is_input() || p_.group_of[r.node] < 0 || p_.group_of[r.node] == g) return;
+      const int h = p_.group_of[r.node];
+      if (p_.groups[h].num_reduced_dims == 0 && p_.groups[h].shape == p_.groups[g].shape) {
+        TryMerge(g, h);
+      }
+    });
+    // The epilogue: pointwise consumers, until none merges.
+    for (bool grew = true; grew;) {
+      grew = false;
+      std::set<int> candidates;
+      for (int m : p_.groups[g].nodes)
+        for (int c : consumers_[m])
+          if (p_.group_of[c] >= 0 && p_.group_of[c] != g &&
+              p_.groups[p_.group_of[c]].num_reduced_dims == 0)
+            candidates.insert(p_.group_of[c]);
+      for (int h : candidates) grew |= TryMerge(g, h);
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> FuseRowReductions(const ir::Graph& graph, const FusionOptions& options,
+                                       Partition& partition) {
+  if (!options.enable) return false;
+  RET_CHECK(partition.group_of.size() == graph.nodes.size());
+  const bool changed = RowFusion(graph, options, partition).Run();
+  if (changed) RETURN_IF_ERROR(CompletePartition(graph, partition));
+  return changed;
+}
+
+std::vector<int64_t> GroupOperandStrides(const ir::Graph& graph, const FusionGroup& group,
+                                         const ir::ValueRef& r, bool is_output) {
+  const ir::TensorType& type = graph.type_of(r);
+  const int64_t rank = static_cast<int64_t>(group.shape.size());
+  const int k = group.num_reduced_dims;
+  if (k == 0 || !is_output || type.rank() != rank - k || k == 0) {
+    return IterationStrides(type, group.shape);
+  }
+  std::vector<int64_t> strides(rank, 0);
+  for (int64_t d = 0; d < type.rank(); ++d) strides[d] = type.sizes[d] == 1 ? 0 : type.strides[d];
+  return strides;
+}
+
+}  // namespace tccd::codegen

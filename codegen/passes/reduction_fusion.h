@@ -1,0 +1,42 @@
+// Row-reduction fusion (CUDA target): regroups a pointwise partition (fusion.h) so that every
+// supported reduction or normalisation (reduction_ops.h) becomes one row-reduction group with
+// its pointwise prologue and epilogue, i.e. one kernel that holds each row in registers
+// (Inductor's "persistent reductions").
+//
+// Rules, for an anchor (a node RowReductionDims accepts) with iteration space S (its input's
+// shape) reducing the trailing k dims; K = S with the reduced dims set to 1 (keepdim row shape),
+// D = S without them:
+//  * the anchor starts a group, or joins the row group of its input's producer when that group
+//    has the same S and k (a decomposed layer norm: mean, sub, pow, mean -> one kernel);
+//  * prologue: pointwise groups of shape S producing a tensor argument of the anchor merge in;
+//  * epilogue: pointwise groups of shape S, K or D that read a value of the group merge in,
+//    repeatedly (softmax -> mul; mean -> add eps -> rsqrt -> mul x -> mul w);
+//  * a merge never creates a cycle between units (groups and extern nodes), and keeps the
+//    operand limits of FusionOptions;
+//  * value levels must be unambiguous: a D-shaped value (one per row, reduced dims dropped) is
+//    only read by D-shaped members, and D-shaped members read no outside tensors (a D-shaped
+//    tensor would broadcast against S right-aligned, i.e. along the row, not per row).
+// Everything else keeps its pointwise group or extern step. The CPU target does not run this
+// pass: its reductions stay extern steps.
+#pragma once
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "codegen/ir/graph.h"
+#include "codegen/passes/fusion.h"
+
+namespace tccd::codegen {
+
+// Regroups `partition` in place as above. Returns whether anything changed.
+absl::StatusOr<bool> FuseRowReductions(const ir::Graph& graph, const FusionOptions& options,
+                                       Partition& partition);
+
+// Strides of operand `r` of group `group` in the group's iteration space, for the plan: as
+// IterationStrides (right-aligned broadcasting), except for an output of a row-reduction group
+// whose rank is the iteration rank minus the reduced dims (a reduction without keepdim): its
+// dims map to the leading, unreduced dims, with stride 0 along the reduced ones.
+std::vector<int64_t> GroupOperandStrides(const ir::Graph& graph, const FusionGroup& group,
+                                         const ir::ValueRef& r, bool is_output);
+
+}  // namespace tccd::codegen

@@ -1,0 +1,91 @@
+// Row-reduction group -> PointwiseKernel with a reduction section (see kernel_builder.h and
+// codegen/kernel/pointwise_kernel.h): loads of the group's inputs (row operands where the input
+// is constant along the reduced dims), the members in order (pointwise ops through
+// pointwise_ops.h, reductions through reduction_ops.h), stores of the escaping values (row
+// operands where the output has one value per row and the stored value is row-level).
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/pointwise_ops.h"
+#include "codegen/passes/reduction_ops.h"
+#include "proto/status_macros.h"
+
+namespace tccd::codegen {
+namespace {
+
+// Whether `type`, broadcast right-aligned to `shape`, is constant along the trailing k dims.
+bool ConstantAlongRow(const ir::TensorType& type, const std::vector<int64_t>& shape, int k) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  for (int64_t d = rank - k; d < rank; ++d) {
+    const int64_t td = d - (rank - type.rank());
+    if (td >= 0 && type.sizes[td] != 1) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
+                                                        const FusionGroup& group,
+                                                        const std::string& name) {
+  RET_CHECK(group.num_reduced_dims > 0);
+  const int k = group.num_reduced_dims;
+  PointwiseKernel kernel;
+  kernel.name = name;
+  kernel.shape = group.shape;
+  kernel.reduction.num_reduced_dims = k;
+  PwBuilder b(&kernel.body);
+
+  std::map<ir::ValueRef, int> held;
+  for (size_t i = 0; i < group.inputs.size(); ++i) {
+    const ir::TensorType& t = graph.type_of(group.inputs[i]);
+    kernel.input_dtypes.push_back(t.dtype);
+    kernel.reduction.row_operand.push_back(ConstantAlongRow(t, group.shape, k));
+    PwInstr load;
+    load.op = PwOp::kLoad;
+    load.dtype = t.dtype;
+    load.operand = static_cast<int>(i);
+    held[group.inputs[i]] = b.Coerce(b.Emit(load), HeldDType(t.dtype));
+  }
+  auto value_of = [&](const ir::ValueRef& r) { return held.at(r); };
+  for (int m : group.nodes) {
+    const ir::Node& node = graph.nodes[m];
+    if (RowReductionDims(graph, node) > 0) {
+      ASSIGN_OR_RETURN(std::vector<int> outs, LowerRowReductionOp(graph, node, value_of, b));
+      RET_CHECK(outs.size() == node.outputs.size());
+      for (size_t o = 0; o < outs.size(); ++o) held[{m, static_cast<int>(o)}] = outs[o];
+    } else {
+      ASSIGN_OR_RETURN(int v, LowerPointwiseOp(node, value_of, b));
+      RET_CHECK(b.dtype(v) == HeldDType(node.outputs[0].dtype));
+      held[{m, 0}] = v;
+    }
+    kernel.fused_ops.push_back(node.target);
+  }
+  // Row levels of the body so far decide which outputs are row operands.
+  kernel.reduction.row_operand.resize(kernel.input_dtypes.size());
+  const std::vector<bool> row_level = RowLevelValues(kernel);
+  for (size_t o = 0; o < group.outputs.size(); ++o) {
+    const ir::TensorType& t = graph.type_of(group.outputs[o]);
+    const int value = held.at(group.outputs[o]);
+    // A reduction without keepdim, or a keepdim-shaped value computed per row. (With rows of
+    // one element an iteration-shaped output is constant along the row too; it stays an
+    // element operand when its value is element-level.)
+    const bool dropped = t.rank() == static_cast<int64_t>(group.shape.size()) - k;
+    const bool per_row = dropped || (ConstantAlongRow(t, group.shape, k) && row_level[value]);
+    RET_CHECK(row_level[value] || !per_row);  // an element-level value in a per-row tensor
+    kernel.output_dtypes.push_back(t.dtype);
+    kernel.reduction.row_operand.push_back(per_row);
+    PwInstr store;
+    store.op = PwOp::kStore;
+    store.dtype = t.dtype;
+    store.operand = static_cast<int>(o);
+    store.args = {b.Coerce(value, t.dtype)};
+    b.Emit(store);
+  }
+  std::string problem = VerifyPointwiseKernel(kernel);
+  if (!problem.empty()) return absl::InternalError("generated an invalid kernel " + name + ": " + problem);
+  return kernel;
+}
+
+}  // namespace tccd::codegen

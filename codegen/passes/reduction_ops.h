@@ -1,0 +1,43 @@
+// The library of ATen reductions and normalisations the CUDA backend fuses as row reductions
+// (a reduction over the trailing, "row" dims of one input; see codegen/kernel/pointwise_kernel.h),
+// and how each lowers to kernel IR. The counterpart of pointwise_ops.h for the reduction anchors:
+//
+//   aten::sum.dim_IntList, aten::mean.dim, aten::amax.default, aten::amin.default,
+//   aten::var.correction, aten::var_mean.correction     over trailing dims, keepdim or not
+//   aten::_softmax.default, aten::_log_softmax.default  over the last dim
+//   aten::_softmax_backward_data.default, aten::_log_softmax_backward_data.default
+//   aten::native_layer_norm.default -> (out, mean, rstd)
+//   aten::_fused_rms_norm.default   -> (out, rstd)
+//
+// Formulas follow ATen's CUDA kernels (two passes over a row held in registers, accumulation in
+// f32 for f16/bf16/f32 inputs); f64 and integral inputs stay extern steps.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "codegen/ir/graph.h"
+#include "codegen/passes/pointwise_ops.h"
+
+namespace tccd::codegen {
+
+// The longest row a row-reduction kernel holds in registers (CUDA backend: 1024 threads x at
+// most 32 elements each). Longer rows stay extern steps.
+inline constexpr int64_t kMaxRowReductionLength = 32768;
+
+// The number of trailing dims `node` reduces (>= 1) if it is a row reduction this library
+// lowers, on CUDA, with supported dtypes and arguments, a row of at most
+// kMaxRowReductionLength elements and fewer than 2^31 rows; otherwise 0. Its iteration space is
+// the shape of its first tensor argument.
+int RowReductionDims(const ir::Graph& graph, const ir::Node& node);
+
+// Lowers a node RowReductionDims accepted into `builder`; `value_of` gives the held value of a
+// tensor operand (element-level for the reduced input, row- or element-level for the others,
+// as their shapes broadcast). Returns the held value of each node output (kernel-IR values; the
+// caller stores the ones used), in HeldDType of each output's dtype.
+absl::StatusOr<std::vector<int>> LowerRowReductionOp(
+    const ir::Graph& graph, const ir::Node& node,
+    const std::function<int(const ir::ValueRef&)>& value_of, PwBuilder& builder);
+
+}  // namespace tccd::codegen

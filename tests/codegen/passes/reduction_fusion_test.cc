@@ -1,0 +1,180 @@
+// Row-reduction fusion (CUDA): IR text in, partition text and kernel IR out.
+#include <catch2/catch.hpp>
+
+#include "codegen/ir/parser.h"
+#include "codegen/passes/fusion.h"
+#include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/reduction_fusion.h"
+#include "codegen/passes/reduction_ops.h"
+
+namespace tccd::codegen {
+namespace {
+
+struct Result {
+  std::string partition;
+  std::vector<std::string> kernels;  // PrintPointwiseKernel of every group, in group order
+  bool changed = false;
+};
+
+Result Fuse(const char* text) {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
+  INFO(g.status().ToString());
+  REQUIRE(g.ok());
+  absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
+  REQUIRE(p.ok());
+  absl::StatusOr<bool> changed = FuseRowReductions(*g, {}, *p);
+  INFO(changed.status().ToString());
+  REQUIRE(changed.ok());
+  Result r;
+  r.changed = *changed;
+  r.partition = PrintPartition(*g, *p);
+  for (size_t i = 0; i < p->groups.size(); ++i) {
+    absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, p->groups[i], "k" + std::to_string(i));
+    INFO(k.status().ToString());
+    REQUIRE(k.ok());
+    r.kernels.push_back(PrintPointwiseKernel(*k));
+  }
+  return r;
+}
+
+TEST_CASE("softmax fuses its pointwise prologue and epilogue into one row kernel", "[rows]") {
+  Result r = Fuse(R"(graph(%a0: f32[64,128]{128,1}@cuda, %a1: f32[128]{1}@cuda) {
+  %0 = aten::mul.Tensor(%a0, 0.125) -> f32[64,128]{128,1}@cuda
+  %1 = aten::_softmax.default(%0, -1, false) -> f32[64,128]{128,1}@cuda
+  %2 = aten::mul.Tensor(%1, %a1) -> f32[64,128]{128,1}@cuda
+  return (%2)
+})");
+  CHECK(r.changed);
+  CHECK(r.partition == "fused(rows, reduce 1) %0 %1 %2 -> %2\n");
+  REQUIRE(r.kernels.size() == 1);
+  CHECK(r.kernels[0] == R"(pointwise @k0[64,128](in0: f32, in1: f32) -> (out0: f32) rows(reduce 1 dims) {
+  // fused: aten::mul.Tensor, aten::_softmax.default, aten::mul.Tensor
+  %0 = load.f32 in0
+  %1 = load.f32 in1
+  %2 = constant.f32 0.125
+  %3 = mul.f32 %0, %2
+  %4 = reduce_max.f32 %3
+  %5 = sub.f32 %3, %4
+  %6 = exp.f32 %5
+  %7 = reduce_sum.f32 %6
+  %8 = div.f32 %6, %7
+  %9 = mul.f32 %8, %1
+  store.f32 out0, %9
+}
+)");
+}
+
+TEST_CASE("a residual add feeds a layer norm; the sum and every used output escape", "[rows]") {
+  Result r = Fuse(R"(graph(%a0: bf16[4,16,256]{4096,256,1}@cuda, %a1: bf16[4,16,256]{4096,256,1}@cuda, %a2: bf16[256]{1}@cuda, %a3: bf16[256]{1}@cuda) {
+  %0 = aten::add.Tensor(%a0, %a1) -> bf16[4,16,256]{4096,256,1}@cuda
+  %1 = aten::native_layer_norm.default(%0, [256], %a2, %a3, 1e-05) -> (bf16[4,16,256]{4096,256,1}@cuda, f32[4,16,1]{16,1,1}@cuda, f32[4,16,1]{16,1,1}@cuda)
+  return (%0, %1#0, %1#2)
+})");
+  CHECK(r.partition == "fused(rows, reduce 1) %0 %1 -> %0 %1 %1#2\n");
+  REQUIRE(r.kernels.size() == 1);
+  CHECK(r.kernels[0].find("rows(reduce 1 dims; row operands: out2)") != std::string::npos);
+  CHECK(r.kernels[0].find("rsqrt.f32") != std::string::npos);
+}
+
+TEST_CASE("the decomposed RMS norm pattern is one row kernel", "[rows]") {
+  Result r = Fuse(R"(graph(%a0: bf16[8,512]{512,1}@cuda, %a1: bf16[512]{1}@cuda) {
+  %0 = prims::convert_element_type.default(%a0, f32) -> f32[8,512]{512,1}@cuda
+  %1 = aten::pow.Tensor_Scalar(%0, 2) -> f32[8,512]{512,1}@cuda
+  %2 = aten::mean.dim(%1, [-1], true) -> f32[8,1]{1,1}@cuda
+  %3 = aten::add.Tensor(%2, 1e-06) -> f32[8,1]{1,1}@cuda
+  %4 = aten::rsqrt.default(%3) -> f32[8,1]{1,1}@cuda
+  %5 = aten::mul.Tensor(%0, %4) -> f32[8,512]{512,1}@cuda
+  %6 = prims::convert_element_type.default(%5, bf16) -> bf16[8,512]{512,1}@cuda
+  %7 = aten::mul.Tensor(%6, %a1) -> bf16[8,512]{512,1}@cuda
+  return (%7, %4)
+})");
+  CHECK(r.partition == "fused(rows, reduce 1) %0 %1 %2 %3 %4 %5 %6 %7 -> %4 %7\n");
+  REQUIRE(r.kernels.size() == 1);
+  CHECK(r.kernels[0].find("row operands: out0") != std::string::npos);
+}
+
+TEST_CASE("a decomposed layer norm (two means over one row) is one kernel", "[rows]") {
+  Result r = Fuse(R"(graph(%a0: f32[32,64]{64,1}@cuda) {
+  %0 = aten::mean.dim(%a0, [1], true) -> f32[32,1]{1,1}@cuda
+  %1 = aten::sub.Tensor(%a0, %0) -> f32[32,64]{64,1}@cuda
+  %2 = aten::mul.Tensor(%1, %1) -> f32[32,64]{64,1}@cuda
+  %3 = aten::mean.dim(%2, [1], true) -> f32[32,1]{1,1}@cuda
+  %4 = aten::add.Tensor(%3, 1e-05) -> f32[32,1]{1,1}@cuda
+  %5 = aten::rsqrt.default(%4) -> f32[32,1]{1,1}@cuda
+  %6 = aten::mul.Tensor(%1, %5) -> f32[32,64]{64,1}@cuda
+  return (%6)
+})");
+  CHECK(r.partition == "fused(rows, reduce 1) %0 %1 %2 %3 %4 %5 %6 -> %6\n");
+}
+
+TEST_CASE("sum over trailing dims without keepdim maps its output to the leading dims", "[rows]") {
+  const char* text = R"(graph(%a0: f16[6,10,12]{120,12,1}@cuda) {
+  %0 = aten::abs.default(%a0) -> f16[6,10,12]{120,12,1}@cuda
+  %1 = aten::sum.dim_IntList(%0, [1, 2]) -> f16[6]{1}@cuda
+  %2 = aten::mul.Tensor(%1, 2) -> f16[6]{1}@cuda
+  return (%2)
+})";
+  Result r = Fuse(text);
+  CHECK(r.partition == "fused(rows, reduce 2) %0 %1 %2 -> %2\n");
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
+  REQUIRE(g.ok());
+  absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
+  REQUIRE(p.ok());
+  REQUIRE(FuseRowReductions(*g, {}, *p).ok());
+  CHECK(GroupOperandStrides(*g, p->groups[0], {2, 0}, true) == std::vector<int64_t>{1, 0, 0});
+  CHECK(GroupOperandStrides(*g, p->groups[0], {ir::ValueRef::kInput, 0}, false) ==
+        std::vector<int64_t>{120, 12, 1});
+}
+
+TEST_CASE("a per-row value without keepdim is not broadcast against the rows", "[rows]") {
+  // %2 broadcasts %1 (f32[4]) along the *last* dim in torch, not per row: it stays outside.
+  Result r = Fuse(R"(graph(%a0: f32[4,4]{4,1}@cuda) {
+  %0 = aten::exp.default(%a0) -> f32[4,4]{4,1}@cuda
+  %1 = aten::sum.dim_IntList(%0, [1]) -> f32[4]{1}@cuda
+  %2 = aten::div.Tensor(%0, %1) -> f32[4,4]{4,1}@cuda
+  return (%2)
+})");
+  CHECK(r.partition == "fused(rows, reduce 1) %0 %1 -> %0 %1\nfused %2 -> %2\n");
+}
+
+TEST_CASE("reductions over leading dims, f64 and CPU tensors stay extern", "[rows]") {
+  Result r = Fuse(R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f64[8,8]{8,1}@cuda, %a2: f32[8,8]{8,1}@cpu) {
+  %0 = aten::sum.dim_IntList(%a0, [0], true) -> f32[1,32]{32,1}@cuda
+  %1 = aten::_softmax.default(%a1, -1, false) -> f64[8,8]{8,1}@cuda
+  %2 = aten::_softmax.default(%a2, -1, false) -> f32[8,8]{8,1}@cpu
+  return (%0, %1, %2)
+})");
+  CHECK_FALSE(r.changed);
+  CHECK(r.partition ==
+        "extern %0 aten::sum.dim_IntList\nextern %1 aten::_softmax.default\n"
+        "extern %2 aten::_softmax.default\n");
+}
+
+TEST_CASE("nothing to do: a graph without reductions keeps its partition", "[rows]") {
+  Result r = Fuse(R"(graph(%a0: f32[4,8]{8,1}@cuda) {
+  %0 = aten::relu.default(%a0) -> f32[4,8]{8,1}@cuda
+  return (%0)
+})");
+  CHECK_FALSE(r.changed);
+  CHECK(r.partition == "fused %0 -> %0\n");
+}
+
+TEST_CASE("softmax and log_softmax backward are row kernels", "[rows]") {
+  Result r = Fuse(R"(graph(%a0: bf16[16,1000]{1000,1}@cuda, %a1: bf16[16,1000]{1000,1}@cuda, %a2: f32[16,1000]{1000,1}@cuda, %a3: f32[16,1000]{1000,1}@cuda) {
+  %0 = aten::_softmax_backward_data.default(%a0, %a1, -1, bf16) -> bf16[16,1000]{1000,1}@cuda
+  %1 = aten::_log_softmax_backward_data.default(%a2, %a3, 1, f32) -> f32[16,1000]{1000,1}@cuda
+  return (%0, %1)
+})");
+  CHECK(r.partition == "fused(rows, reduce 1) %0 -> %0\nfused(rows, reduce 1) %1 -> %1\n");
+}
+
+TEST_CASE("rows longer than the register budget stay extern", "[rows]") {
+  Result r = Fuse(R"(graph(%a0: f32[2,65536]{65536,1}@cuda) {
+  %0 = aten::amax.default(%a0, [1]) -> f32[2]{1}@cuda
+  return (%0)
+})");
+  CHECK(r.partition == "extern %0 aten::amax.default\n");
+}
+
+}  // namespace
+}  // namespace tccd::codegen
