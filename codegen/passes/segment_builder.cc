@@ -463,7 +463,9 @@ absl::StatusOr<HostProgram> BuildSegments(v1::Plan& plan, const std::vector<std:
     for (; end < n && classes[end] != StepClass::kOther; ++end) {
       if (classes[end] != StepClass::kView) compute = true;
     }
-    if (!compute) {
+    // A lone kernel is already one call: a segment would only add a workspace.
+    const bool lone_kernel = end == i + 1 && classes[i] == StepClass::kKernel;
+    if (!compute || lone_kernel) {
       for (; i < end; ++i) out.push_back(plan.steps(i));
       continue;
     }

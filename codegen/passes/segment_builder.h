@@ -17,6 +17,7 @@
 // read later are re-emitted after the segment as ordinary ExternCalls on those outputs.
 // Release lists are recomputed for the whole plan.
 //
+// A run that is a single fused kernel stays a NativeCall (already one call, no workspace).
 // Anything else (convolutions, attention, reductions not lowered yet, symbolic shapes) stays a
 // step of its own and ends the run.
 #pragma once

@@ -18,18 +18,18 @@
 
 
 struct cublaslt {
-  cublasStatus_t (*create)(cublasLtHandle_t*);
-  const char* (*status_string)(cublasStatus_t);
-  cublasStatus_t (*desc_create)(void** desc, int compute, int scale_type);
-  cublasStatus_t (*desc_set)(void* desc, int attr, const void* buf, size_t size);
-  cublasStatus_t (*layout_create)(void** layout, int type, uint64_t rows, uint64_t cols, int64_t ld);
-  cublasStatus_t (*layout_set)(void* layout, int attr, const void* buf, size_t size);
-  cublasStatus_t (*pref_create)(void** pref);
-  cublasStatus_t (*pref_set)(void* pref, int attr, const void* buf, size_t size);
-  cublasStatus_t (*pref_destroy)(void* pref);
-  cublasStatus_t (*heuristic)(cublasLtHandle_t, void* desc, void* a, void* b, void* c, void* d,
+  tccd_lt_status (*create)(tccd_lt_handle*);
+  const char* (*status_string)(tccd_lt_status);
+  tccd_lt_status (*desc_create)(void** desc, int compute, int scale_type);
+  tccd_lt_status (*desc_set)(void* desc, int attr, const void* buf, size_t size);
+  tccd_lt_status (*layout_create)(void** layout, int type, uint64_t rows, uint64_t cols, int64_t ld);
+  tccd_lt_status (*layout_set)(void* layout, int attr, const void* buf, size_t size);
+  tccd_lt_status (*pref_create)(void** pref);
+  tccd_lt_status (*pref_set)(void* pref, int attr, const void* buf, size_t size);
+  tccd_lt_status (*pref_destroy)(void* pref);
+  tccd_lt_status (*heuristic)(tccd_lt_handle, void* desc, void* a, void* b, void* c, void* d,
                               void* pref, int requested, heuristic_result* results, int* returned);
-  cublasStatus_t (*matmul)(cublasLtHandle_t, void* desc, const void* alpha, const void* A, void* a,
+  tccd_lt_status (*matmul)(tccd_lt_handle, void* desc, const void* alpha, const void* A, void* a,
                            const void* B, void* b, const void* beta, const void* C, void* c, void* D,
                            void* d, const void* algo, void* workspace, size_t workspace_size,
                            void* stream);
@@ -38,7 +38,7 @@ struct cublaslt {
 /* Written under the runtime's mutex (tccd_rt_gemm_load_context is only called under it), read
  * only by launches in contexts published after it was written. */
 static struct cublaslt g_lt;
-static cublasLtHandle_t g_handle;
+static tccd_lt_handle g_handle;
 static int g_lt_ready;
 
 /* The most scratch a gemm may ask for; the segment builder reserves this much (segments.h). */
@@ -83,7 +83,7 @@ static int load_cublaslt_locked(void) {
   TCCD_RT_RESOLVE(heuristic, "cublasLtMatmulAlgoGetHeuristic");
   TCCD_RT_RESOLVE(matmul, "cublasLtMatmul");
 #undef TCCD_RT_RESOLVE
-  const cublasStatus_t status = lt.create(&g_handle);
+  const tccd_lt_status status = lt.create(&g_handle);
   if (status != 0) {
     return tccd_rt_set_error(TCCD_RT_ERROR_CUBLAS, "tccd: cublasLtCreate failed: %s (%d)",
                              lt.status_string(status), status);
@@ -93,14 +93,14 @@ static int load_cublaslt_locked(void) {
   return TCCD_RT_SUCCESS;
 }
 
-static int lt_error(cublasStatus_t status, const char* what, const char* gemm) {
+static int lt_error(tccd_lt_status status, const char* what, const char* gemm) {
   return tccd_rt_set_error(TCCD_RT_ERROR_CUBLAS, "tccd: %s(%s) failed: %s (%d)", what, gemm,
                            g_lt.status_string(status), status);
 }
 
 #define TCCD_RT_CHECK(call, what)                     \
   do {                                                \
-    const cublasStatus_t status_ = (call);            \
+    const tccd_lt_status status_ = (call);            \
     if (status_ != 0) return lt_error(status_, what, g->name); \
   } while (0)
 
@@ -133,7 +133,7 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s)
   void* pref = NULL;
   TCCD_RT_CHECK(g_lt.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
   const uint64_t max_workspace = TCCD_RT_GEMM_MAX_WORKSPACE;
-  cublasStatus_t status = g_lt.pref_set(pref, kPrefMaxWorkspace, &max_workspace, sizeof(max_workspace));
+  tccd_lt_status status = g_lt.pref_set(pref, kPrefMaxWorkspace, &max_workspace, sizeof(max_workspace));
   heuristic_result result;
   memset(&result, 0, sizeof(result));
   int returned = 0;

@@ -9,8 +9,8 @@
 
 #include "tccd_cuda_runtime.h"
 
-typedef int cublasStatus_t;
-typedef void* cublasLtHandle_t;
+typedef int tccd_lt_status;
+typedef void* tccd_lt_handle;
 
 /* cuBLASLt, declared by hand (no CUDA header at build time): values and layouts of
  * cublasLt.h / library_types.h, which tests/codegen/cuda_host/cublaslt_abi_test.cc checks against
@@ -29,7 +29,7 @@ enum {
 typedef struct {
   uint64_t algo[8];
   size_t workspace_size;
-  cublasStatus_t state;
+  tccd_lt_status state;
   float waves_count;
   int reserved[4];
 } heuristic_result;

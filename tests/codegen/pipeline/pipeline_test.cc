@@ -137,9 +137,9 @@ TEST_CASE("unsupported and malformed requests fail with a precise status", "[pip
 namespace tccd::codegen {
 namespace {
 
-// Everything on CUDA: the same graph compiles to a cubin plus a host .so with one entry point per
-// kernel (no GPU needed). Skipped where the CUDA toolkit (NVRTC) is absent.
-TEST_CASE("a CUDA graph compiles to a host library, a cubin and a tccd-cuda-1 plan", "[pipeline][cuda]") {
+// Everything on CUDA: the same graph compiles to a cubin plus a host .so, and its fused kernel and
+// matmul become one segment (one call; no GPU needed). Skipped where NVRTC is absent.
+TEST_CASE("a CUDA graph compiles to a host library, a cubin and a one-segment plan", "[pipeline][cuda]") {
   v1::Graph graph = TestGraph();
   for (auto& m : *graph.mutable_inputs()) m.mutable_device()->set_type(v1::CUDA);
   for (auto& n : *graph.mutable_nodes())
@@ -158,11 +158,16 @@ TEST_CASE("a CUDA graph compiles to a host library, a cubin and a tccd-cuda-1 pl
   CHECK(prepared->target_key.find("H100") != std::string::npos);
   absl::StatusOr<CompileOutput> out = Compile(*prepared);
   REQUIRE(out.ok());
-  CHECK(out->num_fused_kernels == 1);
-  const v1::NativeCall& call = out->plan.steps(0).native();
-  CHECK(call.abi() == "tccd-cuda-1");
-  CHECK(call.artifact() == "kernels_cuda.so");
-  CHECK(call.kernels(0).kind() == "cuda_pointwise");
+  CHECK(out->num_fused_kernels == 2);
+  REQUIRE(out->plan.steps_size() == 1);
+  REQUIRE(out->plan.steps(0).has_segment());
+  const v1::NativeSegment& segment = out->plan.steps(0).segment();
+  CHECK(segment.abi() == "tccd-cuda-segment-1");
+  CHECK(segment.artifact() == "kernels_cuda.so");
+  REQUIRE(segment.kernels_size() == 2);
+  CHECK(segment.kernels(0).kind() == "cuda_pointwise");
+  CHECK(segment.kernels(1).kind() == "cublaslt_gemm");
+  CHECK(out->plan.steps(0).outputs_size() == 2);  // mm's result and relu's, both returned
   std::vector<std::string> names;
   for (const ArtifactBytes& a : out->artifacts) names.push_back(a.name);
   CHECK(names == std::vector<std::string>{"kernels_cuda.so", "kernels.cubin", "kernels.ptx"});
