@@ -377,6 +377,32 @@ def _segment_step(
     return run
 
 
+def _alias_step(
+    step: "pb.Step",
+    index: int,
+    values: Sequence[Tuple[Tuple[int, ...], Tuple[int, ...], int, torch.dtype, torch.device]],
+) -> Callable[[Env], None]:
+    """An Alias: a view of a tensor the plan allocated (so its layout is the declared one)."""
+    base_id = step.alias.base
+    if len(step.outputs) != 1 or not 0 <= base_id < len(values) or not 0 <= step.outputs[0] < len(values):
+        raise ArtifactError(f"step {index}: malformed alias")
+    out_id = step.outputs[0]
+    _, _, base_offset, base_dtype, _ = values[base_id]
+    sizes, strides, offset, dtype, _ = values[out_id]
+    if dtype != base_dtype:
+        raise ArtifactError(f"step {index}: alias of a {base_dtype} value as {dtype}")
+    delta = offset - base_offset
+    release = list(step.release)
+
+    def run(env: Env) -> None:
+        base = env[base_id]
+        env[out_id] = base.as_strided(sizes, strides, base.storage_offset() + delta)
+        for value_id in release:
+            env[value_id] = None
+
+    return run
+
+
 # ---------------------------------------------------------------------------------------------
 # Plans
 # ---------------------------------------------------------------------------------------------
@@ -421,6 +447,8 @@ class LoadedPlan:
                 steps.append(_segment_step(step, index, values, libraries))
                 self.num_native += 1
                 self.num_fused_kernels += max(1, len(step.segment.kernels))
+            elif kind == "alias":
+                steps.append(_alias_step(step, index, values))
             elif kind == "extern_call":
                 steps.append(_extern_step(step, index))
                 self.num_extern += 1

@@ -225,6 +225,9 @@ std::vector<int> ReadsOf(const v1::Step& step) {
     case v1::Step::kSegment:
       reads.assign(step.segment().inputs().begin(), step.segment().inputs().end());
       break;
+    case v1::Step::kAlias:
+      reads.push_back(step.alias().base());
+      break;
     case v1::Step::kExternCall:
       for (const v1::Value& a : step.extern_call().args()) visit(a);
       for (const v1::NamedValue& kw : step.extern_call().kwargs()) visit(kw.value());
@@ -286,6 +289,21 @@ class SegmentWriter {
     std::set<int> needed;
     for (int v : defined_inside)
       if (read_later.count(v)) needed.insert(v);
+    // A view read later whose root is computed here becomes an Alias of that root (one call);
+    // a view of a value from before the segment is re-emitted with the views it depends on.
+    std::vector<int> aliases;  // view values, in definition order
+    for (int i = begin; i < end; ++i) {
+      if (classes[i] != StepClass::kView) continue;
+      for (int v : plan_.steps(i).outputs()) {
+        if (v < 0 || !needed.count(v)) continue;
+        const int r = root(v).first;
+        if (defined_inside.count(r) && !alias.count(r)) aliases.push_back(v);
+      }
+    }
+    for (int v : aliases) {
+      needed.erase(v);
+      needed.insert(root(v).first);
+    }
     std::vector<bool> reemit(end - begin, false);
     for (int i = end - 1; i >= begin; --i) {
       if (classes[i] != StepClass::kView) continue;
@@ -296,19 +314,50 @@ class SegmentWriter {
       reemit[i - begin] = true;
       needed.insert(ReadsOf(step).front());
     }
+    // A relu kernel right after a bias matmul that only it reads becomes the matmul's RELU_BIAS
+    // epilogue: cuBLASLt applies it while storing, and the matmul writes the relu's output.
+    std::map<int, GemmMatch> local_gemms;
+    for (int i = begin; i < end; ++i)
+      if (classes[i] == StepClass::kGemm) local_gemms[i] = gemms.at(i);
+    std::set<int> folded;
+    for (int i = begin; i + 1 < end; ++i) {
+      if (classes[i] != StepClass::kGemm || classes[i + 1] != StepClass::kKernel) continue;
+      GemmMatch& g = local_gemms[i];
+      const v1::Step& next = plan_.steps(i + 1);
+      const v1::NativeCall& call = next.native();
+      const int z = g.operands[2];
+      if (g.spec.epilogue != kCublasEpilogueBias || call.kernels_size() != 1 ||
+          call.kernels(0).ops_size() != 1 || call.kernels(0).ops(0) != "aten::relu.default" ||
+          call.inputs_size() != 1 || call.inputs(0) != z || next.outputs_size() != 1 || needed.count(z))
+        continue;
+      const int r = next.outputs(0);
+      if (metas_[r]->strides != metas_[z]->strides || metas_[r]->dtype != metas_[z]->dtype) continue;
+      int readers = 0;
+      for (int k = begin; k < end; ++k)
+        for (int v : ReadsOf(plan_.steps(k))) readers += root(v).first == z;
+      if (readers != 1) continue;
+      g.spec.epilogue = kCublasEpilogueReluBias;
+      g.operands[2] = r;
+      folded.insert(i + 1);
+    }
+    auto writes = [&](int i) {
+      if (classes[i] == StepClass::kGemm) return std::vector<int>{local_gemms.at(i).operands[2]};
+      return std::vector<int>(plan_.steps(i).outputs().begin(), plan_.steps(i).outputs().end());
+    };
+
     // Liveness of inside roots, in segment positions.
     std::map<int, std::pair<int, int>> live;  // root -> (def, last use)
     std::vector<int> io_inputs;
     std::set<int> io_input_set;
     for (int i = begin; i < end; ++i) {
       const v1::Step& step = plan_.steps(i);
-      if (classes[i] == StepClass::kView) continue;
+      if (classes[i] == StepClass::kView || folded.count(i)) continue;
       for (int v : ReadsOf(step)) {
         const int r = root(v).first;
         if (defined_inside.count(r)) live[r].second = i;
         else if (io_input_set.insert(r).second) io_inputs.push_back(r);
       }
-      for (int v : step.outputs()) live[v] = {i, i};
+      for (int v : writes(i)) live[v] = {i, i};
     }
     std::vector<int> io_outputs;
     std::map<int, int> io_index;
@@ -354,7 +403,7 @@ class SegmentWriter {
     v1::NativeSegment* seg = seg_step.mutable_segment();
     for (int i = begin; i < end; ++i) {
       const v1::Step& step = plan_.steps(i);
-      if (classes[i] == StepClass::kView) continue;
+      if (classes[i] == StepClass::kView || folded.count(i)) continue;
       SegmentStepSpec s;
       if (classes[i] == StepClass::kKernel) {
         const v1::NativeCall& call = step.native();
@@ -365,7 +414,7 @@ class SegmentWriter {
         s.strides.assign(call.expected_strides().begin(), call.expected_strides().end());
         for (const v1::KernelInfo& k : call.kernels()) *seg->add_kernels() = k;
       } else {
-        const GemmMatch& match = gemms.at(i);
+        const GemmMatch& match = local_gemms.at(i);
         s.kind = SegmentStepSpec::Kind::kGemm;
         s.index = static_cast<int>(program_.gemms.size());
         program_.gemms.push_back(match.spec);
@@ -375,6 +424,7 @@ class SegmentWriter {
         info->set_name(program_.gemms.back().name);
         info->set_kind("cublaslt_gemm");
         info->add_ops(step.extern_call().target());
+        if (match.spec.epilogue == kCublasEpilogueReluBias) info->add_ops("aten::relu.default");
         has_gemm = true;
       }
       segment.steps.push_back(std::move(s));
@@ -393,6 +443,12 @@ class SegmentWriter {
     for (int v : io_outputs) seg_step.add_outputs(v);
     program_.segments.push_back(std::move(segment));
     out.push_back(std::move(seg_step));
+    for (int v : aliases) {
+      v1::Step step;
+      step.mutable_alias()->set_base(root(v).first);
+      step.add_outputs(v);
+      out.push_back(std::move(step));
+    }
     for (int i = begin; i < end; ++i)
       if (reemit[i - begin]) out.push_back(plan_.steps(i));
     return absl::OkStatus();

@@ -6,15 +6,18 @@
 // maximal run of consecutive steps that the host library can execute by itself becomes one
 // NativeSegment step (ABI "tccd-cuda-segment-1"):
 //  * fused kernels (NativeCall, ABI tccd-cuda-1);
-//  * matmuls: ExternCalls of aten::mm / addmm (1-D bias, beta 1: cuBLASLt's bias epilogue) /
+//  * matmuls: ExternCalls of aten::mm / addmm (1-D bias, beta 1: cuBLASLt's bias epilogue, and
+//    its RELU_BIAS epilogue when the next step is a relu kernel that alone reads the result) /
 //    bmm whose operands are f32/f16/bf16 matrices with a unit stride in one dim and a
 //    row-major contiguous result, lowered to cuBLASLt (GemmSpec);
 //  * views (view, _unsafe_view, t, transpose, permute, expand, (un)squeeze, slice, select,
 //    split, unbind, alias, as_strided, detach): no work at all, only another byte offset into
 //    their base's buffer, since every value's layout is static.
 // Inside a segment, values nobody outside reads live in one workspace, packed by lifetime;
-// values read later become the segment's outputs (allocated by the client as before); views
-// read later are re-emitted after the segment as ordinary ExternCalls on those outputs.
+// values read later become the segment's outputs (allocated by the client as before); a view
+// read later becomes an Alias step of the segment output it views (one as_strided call,
+// whatever the chain of views was), or, when it views a value from before the segment, is
+// re-emitted after the segment as the ExternCalls it was.
 // Release lists are recomputed for the whole plan.
 //
 // A run that is a single fused kernel stays a NativeCall (already one call, no workspace).

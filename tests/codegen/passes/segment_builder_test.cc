@@ -50,7 +50,7 @@ constexpr char kMlp[] = R"(graph(%a0: f32[8,16]{16,1}@cuda, %a1: f32[32,16]{16,1
 
 TEST_CASE("matmuls, kernels and views between externs become one segment", "[segments]") {
   Built b = Build(kMlp);
-  // segment, cumsum, the re-emitted view of the segment's output.
+  // segment, cumsum, then the view (a run of views only: left as it was).
   REQUIRE(b.plan.steps_size() == 3);
   const v1::Step& seg = b.plan.steps(0);
   REQUIRE(seg.has_segment());
@@ -66,7 +66,9 @@ TEST_CASE("matmuls, kernels and views between externs become one segment", "[seg
   CHECK(b.plan.steps(2).extern_call().args(0).ref().node() == seg.outputs(1));
   std::vector<std::string> kinds;
   for (const v1::KernelInfo& k : seg.segment().kernels()) kinds.push_back(k.kind());
-  CHECK(kinds == std::vector<std::string>{"cublaslt_gemm", "cuda_pointwise", "cublaslt_gemm"});
+  // The relu that alone reads addmm's result is folded into addmm as cuBLASLt's RELU_BIAS.
+  CHECK(kinds == std::vector<std::string>{"cublaslt_gemm", "cublaslt_gemm"});
+  CHECK(seg.segment().kernels(0).ops_size() == 2);
 
   REQUIRE(b.program.segments.size() == 1);
   REQUIRE(b.program.gemms.size() == 2);
@@ -81,29 +83,58 @@ TEST_CASE("matmuls, kernels and views between externs become one segment", "[seg
   CHECK(addmm.trans_b == 0);
   CHECK(addmm.ldb == 16);
   CHECK(addmm.ldd == 32);
-  CHECK(addmm.epilogue == kCublasEpilogueBias);
+  CHECK(addmm.epilogue == kCublasEpilogueReluBias);
   const SegmentSpec& s = b.program.segments[0];
   CHECK(s.num_io == 6);
-  REQUIRE(s.steps.size() == 3);
-  // addmm: A = a1 (io 2), B = a0 (io 1), D = workspace, bias = a2 (io 0).
+  REQUIRE(s.steps.size() == 2);
+  // addmm: A = a1 (io 2), B = a0 (io 1), D = relu's output (io 4), bias = a2 (io 0).
   const SegmentStepSpec& g0 = s.steps[0];
   REQUIRE(g0.operands.size() == 4);
   CHECK(g0.operands[0].io_index == 2);
   CHECK(g0.operands[1].io_index == 1);
-  CHECK(g0.operands[2].io_index == -1);
+  CHECK(g0.operands[2].io_index == 4);
   CHECK(g0.operands[3].io_index == 0);
-  // relu reads the workspace buffer addmm wrote, writes io output 4.
-  const SegmentStepSpec& relu = s.steps[1];
-  CHECK(relu.operands[0].io_index == -1);
-  CHECK(relu.operands[0].byte_offset == g0.operands[2].byte_offset);
-  CHECK(relu.operands[1].io_index == 4);
+  // Nothing is left in the workspace but cuBLASLt's scratch.
   CHECK(s.gemm_workspace_bytes == kGemmWorkspaceBytes);
-  CHECK(s.workspace_bytes >= 8 * 32 * 4 + kGemmWorkspaceBytes);
+  CHECK(s.workspace_bytes == kGemmWorkspaceBytes);
   // Releases were recomputed: nothing is released before its last reader, nothing returned is.
   std::set<int> returned;
   for (const v1::Value& v : b.plan.outputs()) returned.insert(v.ref().node());
   for (const v1::Step& step : b.plan.steps())
     for (int r : step.release()) CHECK(!returned.count(r));
+}
+
+TEST_CASE("a relu stays a kernel when the pre-activation is read elsewhere", "[segments]") {
+  Built b = Build(R"(graph(%a0: f32[8,16]{16,1}@cuda, %a1: f32[16,32]{32,1}@cuda, %a2: f32[32]{1}@cuda) {
+  %0 = aten::addmm.default(%a2, %a0, %a1) -> f32[8,32]{32,1}@cuda
+  %1 = aten::relu.default(%0) -> f32[8,32]{32,1}@cuda
+  return (%1, %0)
+})");
+  REQUIRE(b.program.gemms.size() == 1);
+  CHECK(b.program.gemms[0].epilogue == kCublasEpilogueBias);
+  const SegmentSpec& s = b.program.segments.at(0);
+  REQUIRE(s.steps.size() == 2);
+  // addmm's result is an output (returned) and relu's input.
+  CHECK(s.steps[1].operands[0].io_index == s.steps[0].operands[2].io_index);
+  CHECK(s.steps[0].operands[2].io_index >= 0);
+}
+
+TEST_CASE("a view of an input read after the segment is re-emitted, a view of a result aliased", "[segments]") {
+  Built b = Build(R"(graph(%a0: f32[8,8]{8,1}@cuda) {
+  %0 = aten::t.default(%a0) -> f32[8,8]{1,8}@cuda
+  %1 = aten::mm.default(%a0, %0) -> f32[8,8]{8,1}@cuda
+  %2 = aten::view.default(%1, [64]) -> f32[64]{1}@cuda
+  %3 = aten::slice.Tensor(%2, 0, 8, 16) -> f32[8]{1}+8@cuda
+  return (%0, %3)
+})");
+  REQUIRE(b.plan.steps_size() == 3);
+  CHECK(b.plan.steps(0).has_segment());
+  // The chain view -> slice of mm's result is one alias (offset +8 elements from its meta).
+  REQUIRE(b.plan.steps(1).has_alias());
+  CHECK(b.plan.steps(1).alias().base() == b.plan.steps(0).outputs(0));
+  CHECK(b.plan.values(b.plan.steps(1).outputs(0)).storage_offset().value() == 8);
+  // t(a0) is returned: a view of an input, re-emitted as the ATen call it was.
+  CHECK(b.plan.steps(2).extern_call().target() == "aten::t.default");
 }
 
 TEST_CASE("intermediates with disjoint lifetimes share workspace", "[segments]") {
