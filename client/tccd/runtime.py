@@ -286,6 +286,15 @@ def _native_step(
     return run
 
 
+def _raw_stream(device_index: int) -> int:
+    """The current stream of a device as a CUstream integer: torch's C++ accessor (what
+    Inductor's generated code calls), which skips building a torch.cuda.Stream object."""
+    getter = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if getter is not None:
+        return getter(device_index)
+    return torch.cuda.current_stream(device_index).cuda_stream
+
+
 def _same_layout(actual: Tuple[int, ...], declared: Tuple[int, ...], sizes: Tuple[int, ...]) -> bool:
     """Strides address the same elements: they agree on every dim of size > 1."""
     return all(a == d or n == 1 for a, d, n in zip(actual, declared, sizes))
@@ -332,6 +341,7 @@ def _segment_step(
     if len(devices) != 1:
         raise ArtifactError(f"step {index}: a segment's operands must be on one device, not {devices}")
     device = devices.pop()
+    device_index = device.index if device.index is not None else torch.cuda.current_device()
     workspace_bytes = seg.workspace_bytes
     PtrArray = ctypes.c_void_p * (len(inputs) + len(allocations))
     release = list(step.release)
@@ -361,7 +371,7 @@ def _segment_step(
         workspace = (
             torch.empty(workspace_bytes, dtype=torch.uint8, device=device) if workspace_bytes else None
         )
-        stream = torch.cuda.current_stream(device).cuda_stream
+        stream = _raw_stream(device_index)
         err = fn(
             PtrArray(*pointers),
             ctypes.c_void_p(workspace.data_ptr() if workspace is not None else None),
