@@ -26,6 +26,7 @@
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/layer_norm_backward_split.h"
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/segment_builder.h"
@@ -156,6 +157,9 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
   passes.Add(std::make_unique<DeadCodeElimination>());
+  // CUDA: a layer norm backward becomes a row node (grad_input) and a column node (parameter
+  // gradients), each a reduction kernel below. The CPU keeps ATen's single kernel.
+  if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<LayerNormBackwardSplit>());
   RETURN_IF_ERROR(passes.Run(graph));
 
   // 2. Partition into fused pointwise groups and extern steps, in schedule order.

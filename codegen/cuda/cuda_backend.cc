@@ -59,6 +59,30 @@ CudaKernelLaunchInfo RowReductionLaunchInfo(const PointwiseKernel& kernel) {
   return info;
 }
 
+// Column reductions: the same, from the column geometry; the contig precondition skips the
+// kept-broadcast operands.
+CudaKernelLaunchInfo ColumnReductionLaunchInfo(const PointwiseKernel& kernel, int cc_major) {
+  const CudaColumnGeometry geo = ColumnGeometryOf(kernel, cc_major);
+  CudaKernelLaunchInfo info;
+  info.name = kernel.name;
+  info.contig_entry = kernel.name + "_contig";
+  info.strided_entry = kernel.name + "_strided";
+  info.kind = CudaKernelKind::kColumnReduction;
+  info.block_size = geo.block;
+  info.elements_per_thread = geo.vec;
+  info.numel = geo.rows * geo.cols;
+  info.num_operands = kernel.num_operands();
+  info.rank = static_cast<int>(kernel.shape.size());
+  info.contig_param_bytes = geo.param_bytes;
+  info.strided_param_bytes = geo.param_bytes;
+  info.grid = geo.grid;
+  info.num_reduced_dims = kernel.reduction.num_reduced_dims;
+  for (int o = 0; o < static_cast<int>(kernel.reduction.kept_broadcast.size()); ++o) {
+    if (kernel.reduction.kept_broadcast[o]) info.row_operands |= uint64_t{1} << o;
+  }
+  return info;
+}
+
 }  // namespace
 
 std::string CudaTarget::KeyString() const { return absl::StrCat("sm_", cc_major, cc_minor); }
@@ -94,8 +118,12 @@ absl::StatusOr<CudaModule> CompileCudaKernels(absl::Span<const PointwiseKernel> 
   const auto start = std::chrono::steady_clock::now();
 
   CudaModule module;
-  ASSIGN_OR_RETURN(module.cuda_source, EmitCudaSource(kernels));
+  ASSIGN_OR_RETURN(module.cuda_source, EmitCudaSource(kernels, checked.cc_major));
   for (const PointwiseKernel& kernel : kernels) {
+    if (kernel.is_column_reduction()) {
+      module.kernels.push_back(ColumnReductionLaunchInfo(kernel, checked.cc_major));
+      continue;
+    }
     if (kernel.is_row_reduction()) {
       module.kernels.push_back(RowReductionLaunchInfo(kernel));
       continue;

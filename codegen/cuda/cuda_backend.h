@@ -111,7 +111,15 @@ absl::StatusOr<std::string> CudaCompilerVersion();
 // one vector access. The strided entry decomposes every element index over the reduced dims.
 // Outputs must not overlap inputs (the client allocates them fresh). Measured on H100: see
 // tests/codegen/cuda/cuda_kernel_gpu_check.cc.
-enum class CudaKernelKind : int { kPointwise = 0, kRowReduction = 1 };
+//
+// Column reductions (PointwiseKernel::is_column_reduction(); cuda_column_emitter.cc) take the
+// same two entries and parameter block: the leading num_reduced_dims dims are R rows, the
+// trailing ones C columns; a block owns a tile of columns and streams over its rows (split over
+// the blocks of a thread-block cluster on sm_90), combining in shared memory. The contig entry's
+// precondition is the same over the trailing (kept) dims, for every operand but the kept-
+// broadcast ones (RowReduction::kept_broadcast, read per row through the strides; they are the
+// bits of CudaKernelLaunchInfo::row_operands for this kind).
+enum class CudaKernelKind : int { kPointwise = 0, kRowReduction = 1, kColumnReduction = 2 };
 
 // How to launch one kernel of a CudaModule.
 struct CudaKernelLaunchInfo {
@@ -157,7 +165,9 @@ absl::StatusOr<CudaModule> CompileCudaKernels(absl::Span<const PointwiseKernel> 
 // The CUDA C source CompileCudaKernels compiles: self-contained (no #include, so NVRTC needs no
 // include path), deterministic, one namespace and two entry points per kernel. Pure: needs no
 // NVRTC. Same errors as CompileCudaKernels for the kernels themselves.
-absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> kernels);
+// cc_major: the target's compute capability; column reductions use thread-block clusters from
+// 9 on. Default: 9 (the golden corpus's sm_90).
+absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> kernels, int cc_major = 9);
 
 // Blocks to launch for `numel` elements when each thread handles `elements_per_thread` of them
 // per iteration (CudaKernelLaunchInfo::elements_per_thread for the contig entry, 1 for strided):

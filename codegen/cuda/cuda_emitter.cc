@@ -623,7 +623,7 @@ absl::Status CheckCudaKernel(const PointwiseKernel& kernel) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> kernels) {
+absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> kernels, int cc_major) {
   std::set<std::string> names;
   for (const PointwiseKernel& kernel : kernels) {
     RETURN_IF_ERROR(CheckCudaKernel(kernel));
@@ -641,7 +641,15 @@ absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> ker
     }
   }
   for (const PointwiseKernel& kernel : kernels) {
-    if (kernel.is_row_reduction()) {
+    if (kernel.is_column_reduction()) {
+      out += kCudaColumnPrelude;
+      break;
+    }
+  }
+  for (const PointwiseKernel& kernel : kernels) {
+    if (kernel.is_column_reduction()) {
+      RETURN_IF_ERROR(EmitColumnReductionKernel(kernel, cc_major, out));
+    } else if (kernel.is_row_reduction()) {
       RETURN_IF_ERROR(EmitRowReductionKernel(kernel, out));
     } else {
       RETURN_IF_ERROR(KernelSourceEmitter(kernel).Emit(out));

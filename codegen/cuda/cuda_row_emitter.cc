@@ -287,6 +287,12 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
         // the loop-invariant 1.0f / v out of the unrolled loop) and a multiply per element
         // instead of an IEEE division each; within 1.5 ulp of the quotient.
         absl::StrAppend(&out, "      v", i, "[j] = ", Name(in.args[0]), " * (1.0f / v", in.args[1], ");\n");
+      } else if (in.op == PwOp::kExp && d == DType::kF32) {
+        // exp2 of a pre-scaled argument (ex2.approx, what ATen's and Triton's softmax use)
+        // instead of the full-range expf: a multiply and one MUFU op per element, within
+        // 2 + 1.2|x| ulp (softmax's shifted arguments are <= 0). Row kernels only: pointwise
+        // kernels keep expf.
+        absl::StrAppend(&out, "      v", i, "[j] = exp2f(", Name(in.args[0]), " * 1.4426950408889634f);\n");
       } else {
         const std::string expr = CudaInstrExpr(k_, i, [&](int v) { return Name(v); });
         if (expr.empty()) {

@@ -35,4 +35,28 @@ extern const char kCudaRowPrelude[];
 // UNIMPLEMENTED when the row does not fit the register budget (chunks > 32).
 absl::Status EmitRowReductionKernel(const PointwiseKernel& kernel, std::string& out);
 
+// Column reductions (PointwiseKernel::is_column_reduction(); cuda_column_emitter.cc).
+struct CudaColumnGeometry {
+  int64_t rows = 0;   // R: product of the reduced, leading dims
+  int64_t cols = 0;   // C: product of the kept, trailing dims
+  int vec = 1;        // adjacent columns per thread: 16 bytes / the widest vector operand,
+                      // halved until it divides C
+  int tx = 1;         // threads of a block along the columns (power of two)
+  int ty = 1;         // row stripes of a block: block / tx
+  int block = 256;
+  int split = 1;      // blocks of one cluster sharing a tile's rows (1 below sm_90)
+  int64_t rows_per_split = 0;
+  int64_t grid = 0;   // ceil(C / vec / tx) * split
+  int param_bytes = 0;  // 8 * operands * (1 + rank)
+};
+
+CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major);
+
+// Cluster helpers, emitted once per module that has a column-reduction kernel (after the row
+// prelude, whose Sum/Max/Min operators it uses).
+extern const char kCudaColumnPrelude[];
+
+// Appends `kernel`'s namespace and its two entry points (<name>_contig, <name>_strided).
+absl::Status EmitColumnReductionKernel(const PointwiseKernel& kernel, int cc_major, std::string& out);
+
 }  // namespace tccd::codegen

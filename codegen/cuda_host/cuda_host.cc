@@ -85,8 +85,10 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
     return bad(absl::StrCat("elements_per_thread ", info.elements_per_thread, " is outside 1..16"));
   }
   // Row reductions pass the strided block to both entries (codegen/cuda/cuda_backend.h).
-  const bool rows = info.kind == CudaKernelKind::kRowReduction;
+  // Column reductions launch like row reductions (a fixed grid, the strided block).
+  const bool rows = info.kind != CudaKernelKind::kPointwise;
   if (rows != kernel.is_row_reduction() ||
+      (info.kind == CudaKernelKind::kColumnReduction) != kernel.is_column_reduction() ||
       (rows && (info.grid < 1 || info.grid > 0x7fffffff ||
                 info.num_reduced_dims != kernel.reduction.num_reduced_dims))) {
     return mismatch("row-reduction launch geometry");

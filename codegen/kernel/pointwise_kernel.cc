@@ -316,9 +316,28 @@ std::string VerifyReduction(const PointwiseKernel& kernel) {
            std::to_string(kernel.num_operands()) + " operands";
   }
   const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
+  const bool columns = r.axis == RowReduction::Axis::kLeading;
+  if (columns ? r.kept_broadcast.size() != r.row_operand.size() : !r.kept_broadcast.empty()) {
+    return "kept_broadcast must have one entry per operand in column kernels and none else";
+  }
+  for (int o = 0; columns && o < kernel.num_operands(); ++o) {
+    if (r.kept_broadcast[o] && (o >= num_inputs || r.row_operand[o])) {
+      return "operand " + std::to_string(o) + " is kept-broadcast but not an element input";
+    }
+  }
   const std::vector<bool> row = RowLevelValues(kernel);
+  // Column kernels: whether a value depends on a reduction (must then be row-level).
+  std::vector<bool> after_reduce(kernel.body.size(), false);
   for (size_t i = 0; i < kernel.body.size(); ++i) {
     const PwInstr& in = kernel.body[i];
+    for (int a : in.args) after_reduce[i] = after_reduce[i] || after_reduce[a];
+    if (columns && after_reduce[i] && !row[i] && in.op != PwOp::kStore) {
+      return InstrPrefix(i, in) + "an element-level value after a reduction in a column kernel";
+    }
+    if (KindOf(in.op) == Kind::kReduce) {
+      if (columns && after_reduce[i]) return InstrPrefix(i, in) + "a second reduction phase in a column kernel";
+      after_reduce[i] = true;
+    }
     if (KindOf(in.op) == Kind::kReduce && row[in.args[0]]) {
       return InstrPrefix(i, in) + "reduces a row-level value";
     }
@@ -377,8 +396,11 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
   }
   out += ")";
   if (kernel.is_row_reduction()) {
-    // e.g. " rows(reduce 1 dims; row operands: in1 out1)"
-    out += " rows(reduce " + std::to_string(kernel.reduction.num_reduced_dims) + " dims";
+    // e.g. " rows(reduce 1 dims; row operands: in1 out1)", " columns(reduce 1 leading dims;
+    // column operands: out0; kept-broadcast: in2)"
+    const bool columns = kernel.is_column_reduction();
+    out += (columns ? " columns(reduce " : " rows(reduce ") +
+           std::to_string(kernel.reduction.num_reduced_dims) + (columns ? " leading dims" : " dims");
     std::string rows;
     const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
     for (int o = 0; o < kernel.num_operands(); ++o) {
@@ -387,7 +409,11 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
         continue;
       rows += o < num_inputs ? " in" + std::to_string(o) : " out" + std::to_string(o - num_inputs);
     }
-    if (!rows.empty()) out += "; row operands:" + rows;
+    if (!rows.empty()) out += (columns ? "; column operands:" : "; row operands:") + rows;
+    std::string kept;
+    for (int o = 0; o < static_cast<int>(kernel.reduction.kept_broadcast.size()); ++o)
+      if (kernel.reduction.kept_broadcast[o]) kept += " in" + std::to_string(o);
+    if (!kept.empty()) out += "; kept-broadcast:" + kept;
     out += ")";
   }
   out += " {\n";

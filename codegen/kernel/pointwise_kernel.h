@@ -17,6 +17,12 @@
 // one printer/verifier; the backends dispatch on `reduction.num_reduced_dims`. Only the CUDA
 // backend emits reductions; the CPU backend rejects such kernels (its target never forms them).
 //
+// Column reductions (RowReduction::axis == kLeading; bias gradients, layer norm's weight
+// gradient) reduce the *leading* dims instead: every "row" above is then a column, one point of
+// the trailing (kept) dims, and row operands hold one value per column. A column kernel streams
+// over the reduced dims once and holds nothing, so no element-level value may depend on a
+// reduction (reductions have one phase; what follows them is per column only).
+//
 // Conventions every producer and backend follows:
 //  * body[i]'s value is referenced by index i; args only reference earlier instructions.
 //  * kLoad yields the input's storage dtype; kStore takes a value already in the output's dtype.
@@ -104,6 +110,15 @@ struct RowReduction {
   // view broadcast back, like a reduction's output). Loads of row operands are row-level; only
   // row-level values may be stored to them. Element operands vary along the row.
   std::vector<bool> row_operand;
+  // Which dims are reduced: the trailing num_reduced_dims (rows) or the leading ones (columns,
+  // see the top of this file). Default: kTrailing.
+  enum class Axis : uint8_t { kTrailing, kLeading };
+  Axis axis = Axis::kTrailing;
+  // kLeading only, per operand: true for an element operand that is constant along the kept
+  // dims (one value per point of the reduced dims, e.g. layer norm's per-row mean and rstd in
+  // its weight gradient); backends read it once per reduced index rather than as element
+  // vectors. Empty for kTrailing.
+  std::vector<bool> kept_broadcast;
 };
 
 // One fused loop. Entry point ABI (see tccd.v1.NativeCall, abi "tccd-cpu-1"):
@@ -122,7 +137,11 @@ struct PointwiseKernel {
   int num_operands() const {
     return static_cast<int>(input_dtypes.size() + output_dtypes.size());
   }
+  // Any reduction section, rows or columns.
   bool is_row_reduction() const { return reduction.num_reduced_dims > 0; }
+  bool is_column_reduction() const {
+    return is_row_reduction() && reduction.axis == RowReduction::Axis::kLeading;
+  }
 };
 
 // For kernels with a reduction section: per body value, true when it is row-level (see above).

@@ -212,7 +212,8 @@ std::string PrintPartition(const ir::Graph& graph, const Partition& partition) {
     if (e.fused) {
       const FusionGroup& g = partition.groups[e.index];
       out += "fused";
-      if (g.num_reduced_dims > 0) absl::StrAppend(&out, "(rows, reduce ", g.num_reduced_dims, ")");
+      if (g.num_reduced_dims > 0)
+        absl::StrAppend(&out, g.reduce_leading ? "(columns, reduce " : "(rows, reduce ", g.num_reduced_dims, ")");
       for (int m : g.nodes) absl::StrAppend(&out, " %", m);
       out += " ->";
       for (const ir::ValueRef& r : g.outputs) absl::StrAppend(&out, " ", ir::PrintValueRef(r));

@@ -31,8 +31,10 @@ struct FusionOptions {
 struct FusionGroup {
   std::vector<int> nodes;  // member node ids, ascending
   std::vector<int64_t> shape;
-  // > 0: a row-reduction group (reduction_fusion.h) reducing the trailing dims of `shape`.
+  // > 0: a row-reduction group (reduction_fusion.h) reducing the trailing dims of `shape`, or
+  // with reduce_leading its leading dims (a column reduction).
   int num_reduced_dims = 0;
+  bool reduce_leading = false;
   ir::DeviceType device = ir::DeviceType::kCpu;
   std::vector<ir::ValueRef> inputs;   // tensors read from outside, in first-use order
   std::vector<ir::ValueRef> outputs;  // member values used outside the group or returned

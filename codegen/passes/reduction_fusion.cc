@@ -47,6 +47,7 @@ class RowFusion {
   bool IndirectPath(int a, int b) const;
   // Whether the union of groups a and b is a valid row group of iteration space shape/k.
   bool ValidRowGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape, int k) const;
+  bool ValidColumnGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape, int k) const;
   // Merges group `from` into row group `into` when the rules allow; returns whether it did.
   bool TryMerge(int into, int from);
 
@@ -81,12 +82,12 @@ bool RowFusion::ValidRowGroup(const std::vector<int>& nodes, const std::vector<i
   auto is_member = [&](const ir::ValueRef& r) { return !r.is_input() && members.count(r.node); };
   for (int m : nodes) {
     const ir::Node& node = graph_.nodes[m];
-    const bool anchor = RowReductionDims(graph_, node) > 0;
+    const bool anchor = ReductionAxesOf(graph_, node).num_reduced_dims > 0;
     const std::vector<int64_t>& out = node.outputs[0].sizes;
     if (node.outputs[0].device != ir::DeviceType::kCuda) return false;
     if (anchor) {
       const ir::TensorType& x = graph_.type_of(node.args[0].ref());
-      if (x.sizes != shape || RowReductionDims(graph_, node) != k) return false;
+      if (x.sizes != shape || !(ReductionAxesOf(graph_, node) == ReductionAxes{k, false})) return false;
     } else if (out != shape && out != keep && out != drop) {
       return false;
     }
@@ -108,6 +109,32 @@ bool RowFusion::ValidRowGroup(const std::vector<int>& nodes, const std::vector<i
   return true;
 }
 
+bool RowFusion::ValidColumnGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape,
+                                 int k) const {
+  std::vector<int64_t> keep(shape), drop(shape.begin() + k, shape.end());
+  for (int d = 0; d < k; ++d) keep[d] = 1;
+  const std::set<int> members(nodes.begin(), nodes.end());
+  std::set<int> after_reduction;  // members computed from a reduction of the group
+  for (int m : nodes) {  // ascending ids: a topological order
+    const ir::Node& node = graph_.nodes[m];
+    const ReductionAxes axes = ReductionAxesOf(graph_, node);
+    const std::vector<int64_t>& out = node.outputs[0].sizes;
+    if (node.outputs[0].device != ir::DeviceType::kCuda) return false;
+    bool after = axes.num_reduced_dims > 0;
+    if (after) {
+      if (graph_.type_of(node.args[0].ref()).sizes != shape || !(axes == ReductionAxes{k, true})) return false;
+    } else if (out != shape && out != keep && out != drop) {
+      return false;
+    }
+    ForEachInput(node, [&](const ir::ValueRef& r) {
+      if (!r.is_input() && members.count(r.node) && after_reduction.count(r.node)) after = true;
+    });
+    if (after && axes.num_reduced_dims == 0 && out == shape && keep != shape) return false;
+    if (after) after_reduction.insert(m);
+  }
+  return true;
+}
+
 bool RowFusion::TryMerge(int into, int from) {
   FusionGroup& a = p_.groups[into];
   FusionGroup& b = p_.groups[from];
@@ -116,7 +143,10 @@ bool RowFusion::TryMerge(int into, int from) {
   std::vector<int> nodes = a.nodes;
   nodes.insert(nodes.end(), b.nodes.begin(), b.nodes.end());
   std::sort(nodes.begin(), nodes.end());
-  if (!ValidRowGroup(nodes, a.shape, a.num_reduced_dims)) return false;
+  if (a.reduce_leading ? !ValidColumnGroup(nodes, a.shape, a.num_reduced_dims)
+                       : !ValidRowGroup(nodes, a.shape, a.num_reduced_dims)) {
+    return false;
+  }
   // Operand budget: distinct outside tensors the merged kernel reads.
   const std::set<int> members(nodes.begin(), nodes.end());
   std::set<ir::ValueRef> outside;
@@ -138,25 +168,28 @@ bool RowFusion::Run() {
   for (int id = 0; id < n; ++id) {
     if (p_.group_of[id] >= 0) continue;
     const ir::Node& node = graph_.nodes[id];
-    const int k = RowReductionDims(graph_, node);
+    const ReductionAxes axes = ReductionAxesOf(graph_, node);
+    const int k = axes.num_reduced_dims;
     if (k == 0) continue;
     changed = true;
     FusionGroup group;
     group.nodes = {id};
     group.shape = graph_.type_of(node.args[0].ref()).sizes;
     group.num_reduced_dims = k;
+    group.reduce_leading = axes.leading;
     group.device = ir::DeviceType::kCuda;
     int g = static_cast<int>(p_.groups.size());
     p_.groups.push_back(std::move(group));
     p_.group_of[id] = g;
 
-    // Join the row group that produces an argument, when it has the same rows; then absorb
-    // the pointwise groups of the iteration shape that produce arguments (the prologue).
+    // Join the row group that produces an argument, when it has the same rows (never for
+    // columns: a reduced value cannot feed a reduction in the same pass); then absorb the
+    // pointwise groups of the iteration shape that produce arguments (the prologue).
     ForEachInput(node, [&](const ir::ValueRef& r) {
-      if (r.is_input() || p_.group_of[r.node] < 0 || p_.group_of[r.node] == g) return;
+      if (axes.leading || r.is_input() || p_.group_of[r.node] < 0 || p_.group_of[r.node] == g) return;
       const int h = p_.group_of[r.node];
       const FusionGroup& producer = p_.groups[h];
-      if (producer.num_reduced_dims > 0) {
+      if (producer.num_reduced_dims > 0 && !producer.reduce_leading) {
         if (producer.shape == p_.groups[g].shape && producer.num_reduced_dims == k &&
             TryMerge(h, g)) {
           g = h;
@@ -201,7 +234,9 @@ std::vector<int64_t> GroupOperandStrides(const ir::Graph& graph, const FusionGro
   const ir::TensorType& type = graph.type_of(r);
   const int64_t rank = static_cast<int64_t>(group.shape.size());
   const int k = group.num_reduced_dims;
-  if (k == 0 || !is_output || type.rank() != rank - k || k == 0) {
+  // Column groups: a dropped output keeps the trailing dims, which right-aligned broadcasting
+  // maps correctly.
+  if (k == 0 || group.reduce_leading || !is_output || type.rank() != rank - k) {
     return IterationStrides(type, group.shape);
   }
   std::vector<int64_t> strides(rank, 0);

@@ -16,6 +16,11 @@
 //  * value levels must be unambiguous: a D-shaped value (one per row, reduced dims dropped) is
 //    only read by D-shaped members, and D-shaped members read no outside tensors (a D-shaped
 //    tensor would broadcast against S right-aligned, i.e. along the row, not per row).
+// Column reductions (an anchor reducing the *leading* k dims; K keeps them as 1s, D drops them)
+// follow the same rules, except that an anchor never joins the group of its input's producer,
+// iteration-shaped members may not depend on a reduction of the group (the kernel streams over
+// the rows once and holds nothing), and D-shaped values broadcast like K-shaped ones (the kept
+// dims are the trailing ones, so right-aligned broadcasting is per column).
 // Everything else keeps its pointwise group or extern step. The CPU target does not run this
 // pass: its reductions stay extern steps.
 #pragma once

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/ir/printer.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
@@ -24,6 +25,22 @@ bool ConstantAlongRow(const ir::TensorType& type, const std::vector<int64_t>& sh
   return true;
 }
 
+// Whether `type`, broadcast right-aligned to `shape`, is constant along the leading k dims.
+bool ConstantAlongLeading(const ir::TensorType& type, const std::vector<int64_t>& shape, int k) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  for (int64_t d = 0; d < k; ++d) {
+    const int64_t td = d - (rank - type.rank());
+    if (td >= 0 && type.sizes[td] != 1) return false;
+  }
+  return true;
+}
+
+// Whether `type` is constant along the reduced dims of the group (one value per row/column).
+bool PerReducedSlice(const ir::TensorType& type, const FusionGroup& group) {
+  return group.reduce_leading ? ConstantAlongLeading(type, group.shape, group.num_reduced_dims)
+                              : ConstantAlongRow(type, group.shape, group.num_reduced_dims);
+}
+
 }  // namespace
 
 absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
@@ -35,13 +52,21 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
   kernel.name = name;
   kernel.shape = group.shape;
   kernel.reduction.num_reduced_dims = k;
+  if (group.reduce_leading) kernel.reduction.axis = RowReduction::Axis::kLeading;
   PwBuilder b(&kernel.body);
 
   std::map<ir::ValueRef, int> held;
   for (size_t i = 0; i < group.inputs.size(); ++i) {
     const ir::TensorType& t = graph.type_of(group.inputs[i]);
     kernel.input_dtypes.push_back(t.dtype);
-    kernel.reduction.row_operand.push_back(ConstantAlongRow(t, group.shape, k));
+    kernel.reduction.row_operand.push_back(PerReducedSlice(t, group));
+    if (group.reduce_leading) {
+      // Element inputs constant along the kept (trailing) dims: per-row values such as layer
+      // norm's mean and rstd.
+      const int rank = static_cast<int>(group.shape.size());
+      kernel.reduction.kept_broadcast.push_back(!kernel.reduction.row_operand.back() &&
+                                                ConstantAlongRow(t, group.shape, rank - k));
+    }
     PwInstr load;
     load.op = PwOp::kLoad;
     load.dtype = t.dtype;
@@ -51,10 +76,11 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
   auto value_of = [&](const ir::ValueRef& r) { return held.at(r); };
   for (int m : group.nodes) {
     const ir::Node& node = graph.nodes[m];
-    if (RowReductionDims(graph, node) > 0) {
+    if (ReductionAxesOf(graph, node).num_reduced_dims > 0) {
       ASSIGN_OR_RETURN(std::vector<int> outs, LowerRowReductionOp(graph, node, value_of, b));
       RET_CHECK(outs.size() == node.outputs.size());
-      for (size_t o = 0; o < outs.size(); ++o) held[{m, static_cast<int>(o)}] = outs[o];
+      for (size_t o = 0; o < outs.size(); ++o)
+        if (outs[o] >= 0) held[{m, static_cast<int>(o)}] = outs[o];
     } else {
       ASSIGN_OR_RETURN(int v, LowerPointwiseOp(node, value_of, b));
       RET_CHECK(b.dtype(v) == HeldDType(node.outputs[0].dtype));
@@ -64,18 +90,25 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
   }
   // Row levels of the body so far decide which outputs are row operands.
   kernel.reduction.row_operand.resize(kernel.input_dtypes.size());
+  if (group.reduce_leading) kernel.reduction.kept_broadcast.resize(kernel.input_dtypes.size());
   const std::vector<bool> row_level = RowLevelValues(kernel);
   for (size_t o = 0; o < group.outputs.size(); ++o) {
     const ir::TensorType& t = graph.type_of(group.outputs[o]);
-    const int value = held.at(group.outputs[o]);
+    const auto found = held.find(group.outputs[o]);
+    if (found == held.end()) {
+      return absl::InternalError(absl::StrCat("kernel ", name, " outputs ", ir::PrintValueRef(group.outputs[o]),
+                                              ", which its op does not produce (a masked-off output)"));
+    }
+    const int value = found->second;
     // A reduction without keepdim, or a keepdim-shaped value computed per row. (With rows of
     // one element an iteration-shaped output is constant along the row too; it stays an
     // element operand when its value is element-level.)
     const bool dropped = t.rank() == static_cast<int64_t>(group.shape.size()) - k;
-    const bool per_row = dropped || (ConstantAlongRow(t, group.shape, k) && row_level[value]);
+    const bool per_row = (dropped && !group.reduce_leading) || (PerReducedSlice(t, group) && row_level[value]);
     RET_CHECK(row_level[value] || !per_row);  // an element-level value in a per-row tensor
     kernel.output_dtypes.push_back(t.dtype);
     kernel.reduction.row_operand.push_back(per_row);
+    if (group.reduce_leading) kernel.reduction.kept_broadcast.push_back(false);
     PwInstr store;
     store.op = PwOp::kStore;
     store.dtype = t.dtype;

@@ -28,6 +28,7 @@ enum class Op {
   kLogSoftmaxBackward,
   kLayerNorm,
   kRmsNorm,
+  kLayerNormBackward,
 };
 
 // Keyword arguments each op may carry (anything else keeps the node extern).
@@ -50,6 +51,7 @@ const absl::flat_hash_map<std::string, OpEntry>& Table() {
       {"aten::_log_softmax_backward_data.default", {Op::kLogSoftmaxBackward, {}}},
       {"aten::native_layer_norm.default", {Op::kLayerNorm, {}}},
       {"aten::_fused_rms_norm.default", {Op::kRmsNorm, {}}},
+      {"aten::native_layer_norm_backward.default", {Op::kLayerNormBackward, {}}},
   };
   return *table;
 }
@@ -101,6 +103,32 @@ int TrailingDims(std::vector<int64_t> dims, int64_t rank) {
   return *set.begin() == rank - k ? k : 0;
 }
 
+// A list of bools (output_mask); nullopt for anything else.
+std::optional<std::vector<bool>> BoolList(const ir::Arg* a) {
+  if (a == nullptr) return std::nullopt;
+  auto* list = std::get_if<ir::ArgList>(&a->v);
+  if (list == nullptr) return std::nullopt;
+  std::vector<bool> out;
+  for (const ir::Arg& e : *list) {
+    auto* b = std::get_if<bool>(&e.v);
+    if (b == nullptr) return std::nullopt;
+    out.push_back(*b);
+  }
+  return out;
+}
+
+// The number of leading dims `dims` names (each once, negative counted from the end), or 0
+// when they are not exactly the leading ones or name every dim (a row reduction then).
+int LeadingDims(const std::vector<int64_t>& dims, int64_t rank) {
+  std::set<int64_t> set;
+  for (int64_t d : dims) {
+    if (d < -rank || d >= rank) return 0;
+    if (!set.insert(d < 0 ? d + rank : d).second) return 0;
+  }
+  const int k = static_cast<int>(set.size());
+  return k > 0 && k < rank && *set.rbegin() == k - 1 ? k : 0;
+}
+
 bool IsComputeFloat(DType d) { return d == DType::kF32 || d == DType::kF16 || d == DType::kBF16; }
 
 const ir::TensorType* TensorArg(const ir::Graph& graph, const ir::Node& node, size_t index) {
@@ -108,17 +136,22 @@ const ir::TensorType* TensorArg(const ir::Graph& graph, const ir::Node& node, si
   return &graph.type_of(node.args[index].ref());
 }
 
-// The reduced dims of `node` (0 if unsupported), before the size and dtype checks.
-int ReducedDims(const ir::Graph& graph, const ir::Node& node, Op op, int64_t rank) {
+// The reduced dims of `node` ({0} if unsupported), before the size and dtype checks.
+ReductionAxes ReducedDims(const ir::Graph& graph, const ir::Node& node, Op op, int64_t rank) {
   switch (op) {
     case Op::kSum:
-    case Op::kMean:
+    case Op::kMean: {
+      auto dims = IntList(ArgOf(node, 1, "dim"));
+      if (!dims) return {};
+      if (int k = TrailingDims(*dims, rank); k > 0) return {k, false};
+      return {LeadingDims(*dims, rank), true};
+    }
     case Op::kAmax:
     case Op::kAmin:
     case Op::kVar:
     case Op::kVarMean: {
       auto dims = IntList(ArgOf(node, 1, "dim"));
-      return dims ? TrailingDims(*dims, rank) : 0;
+      return {dims ? TrailingDims(*dims, rank) : 0, false};
     }
     case Op::kSoftmax:
     case Op::kLogSoftmax:
@@ -126,42 +159,65 @@ int ReducedDims(const ir::Graph& graph, const ir::Node& node, Op op, int64_t ran
     case Op::kLogSoftmaxBackward: {
       const ir::Arg* dim = ArgOf(node, 2 - (op == Op::kSoftmax || op == Op::kLogSoftmax), "dim");
       auto d = dim ? std::get_if<int64_t>(&dim->v) : nullptr;
-      if (d == nullptr) return 0;
-      return (*d == -1 || *d == rank - 1) ? 1 : 0;
+      if (d == nullptr) return {};
+      return {(*d == -1 || *d == rank - 1) ? 1 : 0, false};
     }
     case Op::kLayerNorm:
-    case Op::kRmsNorm: {
-      auto shape = IntList(ArgOf(node, 1, "normalized_shape"));
-      if (!shape || shape->empty() || static_cast<int64_t>(shape->size()) > rank) return 0;
+    case Op::kRmsNorm:
+    case Op::kLayerNormBackward: {
+      // The backward's first argument is grad_out, of the input's shape.
+      const size_t shape_index = op == Op::kLayerNormBackward ? 2 : 1;
+      auto shape = IntList(ArgOf(node, shape_index, "normalized_shape"));
+      if (!shape || shape->empty() || static_cast<int64_t>(shape->size()) > rank) return {};
       const ir::TensorType& x = graph.type_of(node.args[0].ref());
       for (size_t i = 0; i < shape->size(); ++i) {
-        if ((*shape)[i] != x.sizes[rank - shape->size() + i]) return 0;
+        if ((*shape)[i] != x.sizes[rank - shape->size() + i]) return {};
       }
-      return static_cast<int>(shape->size());
+      const int k = static_cast<int>(shape->size());
+      if (op != Op::kLayerNormBackward) return {k, false};
+      // grad_input alone: a row reduction; parameter gradients alone: a column reduction over
+      // the leading dims; both: split first (layer_norm_backward_split.h).
+      auto mask = BoolList(ArgOf(node, 7, "output_mask"));
+      if (!mask || mask->size() != 3 || node.outputs.size() != 3) return {};
+      const ir::TensorType* input = TensorArg(graph, node, 1);
+      if (input == nullptr || input->sizes != x.sizes) return {};
+      if ((*mask)[0] && !(*mask)[1] && !(*mask)[2]) return {k, false};
+      if (!(*mask)[0] && ((*mask)[1] || (*mask)[2]) && k < rank) return {static_cast<int>(rank) - k, true};
+      return {};
     }
   }
-  return 0;
+  return {};
 }
 
 }  // namespace
 
 int RowReductionDims(const ir::Graph& graph, const ir::Node& node) {
+  const ReductionAxes axes = ReductionAxesOf(graph, node);
+  return axes.leading ? 0 : axes.num_reduced_dims;
+}
+
+ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node) {
   auto it = Table().find(node.target);
-  if (it == Table().end()) return 0;
+  if (it == Table().end()) return {};
   const OpEntry& entry = it->second;
   for (const ir::NamedArg& kw : node.kwargs) {
-    if (!entry.kwargs.count(kw.name) || kw.value.is_ref()) return 0;
+    if (!entry.kwargs.count(kw.name) || kw.value.is_ref()) return {};
   }
   const ir::TensorType* x = TensorArg(graph, node, 0);
-  if (x == nullptr || x->rank() == 0 || x->device != ir::DeviceType::kCuda) return 0;
-  if (!IsComputeFloat(x->dtype)) return 0;
-  const int k = ReducedDims(graph, node, entry.op, x->rank());
-  if (k == 0) return 0;
+  if (x == nullptr || x->rank() == 0 || x->device != ir::DeviceType::kCuda) return {};
+  if (!IsComputeFloat(x->dtype)) return {};
+  const ReductionAxes axes = ReducedDims(graph, node, entry.op, x->rank());
+  const int k = axes.num_reduced_dims;
+  if (k == 0) return {};
+  // row: elements reduced into one value; rows: values produced.
   int64_t row = 1, rows = 1;
-  for (int64_t d = 0; d < x->rank(); ++d) (d < x->rank() - k ? rows : row) *= x->sizes[d];
-  if (row < 1 || row > kMaxRowReductionLength || rows < 1 ||
-      rows > std::numeric_limits<int32_t>::max()) {
-    return 0;
+  for (int64_t d = 0; d < x->rank(); ++d) {
+    const bool reduced = axes.leading ? d < k : d >= x->rank() - k;
+    (reduced ? row : rows) *= x->sizes[d];
+  }
+  constexpr int64_t kMax32 = std::numeric_limits<int32_t>::max();
+  if (row < 1 || rows < 1 || rows > kMax32 || row > (axes.leading ? kMax32 : kMaxRowReductionLength)) {
+    return {};
   }
   // Every other tensor argument: same device, a float dtype, broadcastable to x (right-aligned).
   for (size_t i = 1; i < node.args.size(); ++i) {
@@ -170,30 +226,46 @@ int RowReductionDims(const ir::Graph& graph, const ir::Node& node) {
       if (std::holds_alternative<ir::ArgList>(a.v)) {
         bool has_ref = false;
         ir::ForEachRef(a, [&](const ir::ValueRef&) { has_ref = true; });
-        if (has_ref) return 0;
+        if (has_ref) return {};
       }
       continue;
     }
     const ir::TensorType& t = graph.type_of(a.ref());
-    if (t.device != x->device || !IsComputeFloat(t.dtype) || t.rank() > x->rank()) return 0;
+    if (t.device != x->device || !IsComputeFloat(t.dtype) || t.rank() > x->rank()) return {};
     for (int64_t d = 0; d < t.rank(); ++d) {
       const int64_t size = t.sizes[t.rank() - 1 - d];
-      if (size != 1 && size != x->sizes[x->rank() - 1 - d]) return 0;
+      if (size != 1 && size != x->sizes[x->rank() - 1 - d]) return {};
     }
   }
   for (const ir::TensorType& out : node.outputs) {
-    if (out.device != x->device || !IsComputeFloat(out.dtype)) return 0;
+    if (out.device != x->device || !IsComputeFloat(out.dtype)) return {};
+  }
+  if (entry.op == Op::kLayerNormBackward) {
+    // mean and rstd: one value per row; every present output of its input's shape (grad_input)
+    // or of normalized_shape (parameter gradients). Absent outputs are 0-element placeholders.
+    for (size_t a : {3, 4}) {
+      const ir::TensorType* t = TensorArg(graph, node, a);
+      if (t == nullptr) return {};
+      for (int64_t d = 0; d < t->rank(); ++d)
+        if (d >= t->rank() - (axes.leading ? x->rank() - k : k) && t->sizes[d] != 1) return {};
+    }
+    auto mask = BoolList(ArgOf(node, 7, "output_mask"));
+    const std::vector<int64_t> params(x->sizes.end() - (axes.leading ? x->rank() - k : k), x->sizes.end());
+    for (int o = 0; o < 3; ++o) {
+      if (!(*mask)[o]) continue;
+      if (node.outputs[o].sizes != (o == 0 ? x->sizes : params)) return {};
+    }
   }
   // The backward ops read `output` at x's shape too.
   if (entry.op == Op::kSoftmaxBackward || entry.op == Op::kLogSoftmaxBackward) {
     const ir::TensorType* y = TensorArg(graph, node, 1);
-    if (y == nullptr || y->sizes != x->sizes) return 0;
+    if (y == nullptr || y->sizes != x->sizes) return {};
   }
   if (entry.op == Op::kVar || entry.op == Op::kVarMean) {
     const double correction = Number(node.kwarg("correction")).value_or(1.0);
-    if (static_cast<double>(row) - correction <= 0) return 0;  // inf/NaN semantics: leave to ATen
+    if (static_cast<double>(row) - correction <= 0) return {};  // inf/NaN semantics: leave to ATen
   }
-  return k;
+  return axes;
 }
 
 absl::StatusOr<std::vector<int>> LowerRowReductionOp(
@@ -201,11 +273,14 @@ absl::StatusOr<std::vector<int>> LowerRowReductionOp(
     const std::function<int(const ir::ValueRef&)>& value_of, PwBuilder& b) {
   auto it = Table().find(node.target);
   RET_CHECK(it != Table().end());
-  const int k = RowReductionDims(graph, node);
+  const ReductionAxes axes = ReductionAxesOf(graph, node);
+  const int k = axes.num_reduced_dims;
   RET_CHECK(k > 0);
   const ir::TensorType& x_type = graph.type_of(node.args[0].ref());
-  double n = 1;
-  for (int64_t d = x_type.rank() - k; d < x_type.rank(); ++d) n *= static_cast<double>(x_type.sizes[d]);
+  double n = 1;  // elements reduced into one value
+  for (int64_t d = 0; d < x_type.rank(); ++d) {
+    if (axes.leading ? d < k : d >= x_type.rank() - k) n *= static_cast<double>(x_type.sizes[d]);
+  }
 
   const DType f32 = DType::kF32;
   auto in = [&](size_t index) { return b.Coerce(value_of(node.args[index].ref()), f32); };
@@ -289,6 +364,25 @@ absl::StatusOr<std::vector<int>> LowerRowReductionOp(
       int out = mul(x, rstd);
       if (int w = optional_tensor(2, "weight"); w >= 0) out = mul(out, w);
       return std::vector<int>{out, rstd};
+    }
+    case Op::kLayerNormBackward: {
+      // x_hat = (x - mean) * rstd. grad_input (rows; ATen's layer_norm_backward):
+      //   rstd * (g*w - (sum(g*w) + x_hat * sum(g*w*x_hat)) / N);
+      // grad_weight = sum over rows of g * x_hat, grad_bias = sum over rows of g (columns).
+      const int g = in(0);
+      const int x_hat = mul(sub(in(1), in(3)), in(4));
+      if (!axes.leading) {
+        int wg = g;
+        if (int w = optional_tensor(5, "weight"); w >= 0) wg = mul(g, w);
+        const int sum_wg = reduce(PwOp::kReduceSum, wg);
+        const int sum_wgx = reduce(PwOp::kReduceSum, mul(wg, x_hat));
+        const int inner = mul(add(sum_wg, mul(x_hat, sum_wgx)), c(1.0 / n));
+        return std::vector<int>{mul(in(4), sub(wg, inner)), -1, -1};
+      }
+      auto mask = BoolList(ArgOf(node, 7, "output_mask"));
+      RET_CHECK(mask && mask->size() == 3);
+      return std::vector<int>{-1, (*mask)[1] ? reduce(PwOp::kReduceSum, mul(g, x_hat)) : -1,
+                              (*mask)[2] ? reduce(PwOp::kReduceSum, g) : -1};
     }
   }
   return absl::InternalError("unreachable");

@@ -8,6 +8,16 @@
 //   aten::_softmax_backward_data.default, aten::_log_softmax_backward_data.default
 //   aten::native_layer_norm.default -> (out, mean, rstd)
 //   aten::_fused_rms_norm.default   -> (out, rstd)
+//   aten::native_layer_norm_backward.default with output_mask [true, false, false] (grad_input)
+//
+// and as *column* reductions (over the leading dims; RowReduction::Axis::kLeading):
+//
+//   aten::sum.dim_IntList, aten::mean.dim                over leading dims, keepdim or not
+//   aten::native_layer_norm_backward.default with output_mask [false, w, b] (grad_weight,
+//                                                        grad_bias; w or b)
+//
+// A layer norm backward that wants grad_input and a parameter gradient is split into one node
+// of each kind first (layer_norm_backward_split.h).
 //
 // Formulas follow ATen's CUDA kernels (two passes over a row held in registers, accumulation in
 // f32 for f16/bf16/f32 inputs); f64 and integral inputs stay extern steps.
@@ -26,16 +36,28 @@ namespace tccd::codegen {
 // most 32 elements each). Longer rows stay extern steps.
 inline constexpr int64_t kMaxRowReductionLength = 32768;
 
-// The number of trailing dims `node` reduces (>= 1) if it is a row reduction this library
-// lowers, on CUDA, with supported dtypes and arguments, a row of at most
-// kMaxRowReductionLength elements and fewer than 2^31 rows; otherwise 0. Its iteration space is
-// the shape of its first tensor argument.
+// The dims a reduction anchor reduces: the trailing or the leading `num_reduced_dims` (0: not an
+// anchor).
+struct ReductionAxes {
+  int num_reduced_dims = 0;
+  bool leading = false;
+  bool operator==(const ReductionAxes&) const = default;
+};
+
+// The dims `node` reduces if it is a row or column reduction this library lowers, on CUDA, with
+// supported dtypes and arguments, and fewer than 2^31 rows and columns (rows: a row of at most
+// kMaxRowReductionLength elements); otherwise {0}. Its iteration space is the shape of its
+// first tensor argument.
+ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node);
+
+// ReductionAxesOf's count for row reductions (trailing dims), else 0.
 int RowReductionDims(const ir::Graph& graph, const ir::Node& node);
 
-// Lowers a node RowReductionDims accepted into `builder`; `value_of` gives the held value of a
+// Lowers a node ReductionAxesOf accepted into `builder`; `value_of` gives the held value of a
 // tensor operand (element-level for the reduced input, row- or element-level for the others,
 // as their shapes broadcast). Returns the held value of each node output (kernel-IR values; the
-// caller stores the ones used), in HeldDType of each output's dtype.
+// caller stores the ones used), in HeldDType of each output's dtype; -1 for an output the node
+// does not produce (a masked-off output of a layer norm backward).
 absl::StatusOr<std::vector<int>> LowerRowReductionOp(
     const ir::Graph& graph, const ir::Node& node,
     const std::function<int(const ir::ValueRef&)>& value_of, PwBuilder& builder);

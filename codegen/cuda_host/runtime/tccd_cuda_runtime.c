@@ -303,7 +303,10 @@ static int is_contiguous(const struct tccd_rt_kernel* kernel, void* const* data,
 /* The row-reduction contig entry's precondition (TCCD_RT_KIND_ROWS in tccd_cuda_runtime.h). */
 static int rows_are_contiguous(const struct tccd_rt_kernel* kernel, void* const* data,
                                const int64_t* strides) {
-  const int32_t outer = kernel->rank - kernel->num_reduced_dims;
+  /* The vectorised dims are the trailing ones: the reduced dims of a row reduction, the kept
+   * dims of a column reduction. */
+  const int32_t outer = kernel->kind == TCCD_RT_KIND_COLUMNS ? kernel->num_reduced_dims
+                                                             : kernel->rank - kernel->num_reduced_dims;
   for (int32_t o = 0; o < kernel->num_operands; ++o) {
     if (o < 64 && ((kernel->row_operands >> o) & 1u)) continue;
     if (((uintptr_t)data[o] & 15u) != 0) return 0;
@@ -430,7 +433,7 @@ int tccd_rt_launch(const struct tccd_rt_module* module, int32_t index, void* con
   int slot;
   code = get_context(module, d, ctx, &slot);
   if (code == TCCD_RT_SUCCESS) {
-    code = kernel->kind == TCCD_RT_KIND_ROWS
+    code = kernel->kind != TCCD_RT_KIND_POINTWISE
                ? launch_rows_in_context(module, d, slot, index, data, strides, stream)
                : launch_in_context(module, d, slot, index, data, strides, stream);
   }
@@ -471,7 +474,7 @@ int tccd_rt_run_segment(const struct tccd_rt_module* module, const struct tccd_r
       code = tccd_rt_gemm_run(module, slot, step->index, pointers, gemm_workspace,
                               (uint64_t)segment->gemm_workspace_bytes, stream);
     } else if (module->kernels[step->index].numel > 0) {
-      code = module->kernels[step->index].kind == TCCD_RT_KIND_ROWS
+      code = module->kernels[step->index].kind != TCCD_RT_KIND_POINTWISE
                  ? launch_rows_in_context(module, d, slot, step->index, pointers, step->strides, stream)
                  : launch_in_context(module, d, slot, step->index, pointers, step->strides, stream);
     }

@@ -59,15 +59,21 @@ struct tccd_rt_kernel {
    * strided parameter block, launch `grid` blocks of block_size threads, and the contig entry
    * needs every element operand (bit clear in row_operands) contiguous over the trailing
    * num_reduced_dims dims, its leading-dim strides multiples of elements_per_thread and its
-   * pointer 16-byte aligned. Pointwise kernels: kind 0, the rest 0. */
+   * pointer 16-byte aligned. Column reductions (kind TCCD_RT_KIND_COLUMNS) launch the same way;
+   * their contig entry needs every operand whose bit is clear contiguous over the trailing
+   * rank - num_reduced_dims (kept) dims, its leading-dim strides multiples of
+   * elements_per_thread and its pointer 16-byte aligned. Pointwise kernels: kind 0, the rest 0. */
   int32_t kind;
   int32_t num_reduced_dims;
   int64_t grid;
-  uint64_t row_operands; /* bit o: operand o has one value per row */
+  uint64_t row_operands; /* rows: bit o: operand o has one value per row; columns: operand o is
+                            constant along the kept dims (read per row). Either way the contig
+                            precondition skips it. */
 };
 
 #define TCCD_RT_KIND_POINTWISE 0
 #define TCCD_RT_KIND_ROWS 1
+#define TCCD_RT_KIND_COLUMNS 2
 
 /* One kernel loaded into one context. Zero until its context's entry is published. */
 struct tccd_rt_function {

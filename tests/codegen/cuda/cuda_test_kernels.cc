@@ -178,6 +178,31 @@ PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t
   return k.kernel();
 }
 
+// A bias gradient of a product, over the leading dim of [M, N] bf16 (column reduction).
+PointwiseKernel ColumnSumKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int a = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int b = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int sum = k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {a, b})});
+  k.Output(k.Cast(sum, DType::kBF16));
+  k.Columns(1, {false, false, true}, {false, false, false});
+  return k.kernel();
+}
+
+// Layer norm backward's parameter gradients (bf16 g, x; f32 per-row mean, rstd):
+// grad_weight = sum(g * (x - mean) * rstd), grad_bias = sum(g) over the rows.
+PointwiseKernel LayerNormBackwardParamsKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int g = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int mean = k.Input(DType::kF32), rstd = k.Input(DType::kF32);
+  const int x_hat = k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, mean}), rstd});
+  k.Output(k.Cast(k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {g, x_hat})}), DType::kBF16));
+  k.Output(k.Cast(k.Op(PwOp::kReduceSum, DType::kF32, {g}), DType::kBF16));
+  k.Columns(1, {false, false, false, false, true, true}, {false, false, true, true, false, false});
+  return k.kernel();
+}
+
 std::vector<GoldenCase> GoldenCorpus() {
   return {
       {"relu_fma_bcast", FusedReluKernel("relu_fma_bcast", {64, 1000})},
@@ -187,6 +212,9 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"multi_output_f16", MultiOutputKernel("multi_output_f16", {5, 1, 77})},
       {"softmax_rows_f32", SoftmaxRowsKernel("softmax_rows_f32", {37, 1000})},
       {"layer_norm_rows_bf16", LayerNormRowsKernel("layer_norm_rows_bf16", {8, 16, 768})},
+      {"column_sum_bf16", ColumnSumKernel("column_sum_bf16", {8192, 768})},
+      {"layer_norm_backward_params_bf16",
+       LayerNormBackwardParamsKernel("layer_norm_backward_params_bf16", {16384, 1024})},
   };
 }
 

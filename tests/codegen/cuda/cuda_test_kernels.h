@@ -31,6 +31,13 @@ class KernelBuilder {
     kernel_.reduction.row_operand = std::move(row_operand);
   }
 
+  // A column reduction over the leading num_reduced_dims dims.
+  void Columns(int num_reduced_dims, std::vector<bool> column_operand, std::vector<bool> kept_broadcast) {
+    Rows(num_reduced_dims, std::move(column_operand));
+    kernel_.reduction.axis = RowReduction::Axis::kLeading;
+    kernel_.reduction.kept_broadcast = std::move(kept_broadcast);
+  }
+
   const PointwiseKernel& kernel() const { return kernel_; }
 
  private:

@@ -137,17 +137,65 @@ TEST_CASE("a per-row value without keepdim is not broadcast against the rows", "
   CHECK(r.partition == "fused(rows, reduce 1) %0 %1 -> %0 %1\nfused %2 -> %2\n");
 }
 
-TEST_CASE("reductions over leading dims, f64 and CPU tensors stay extern", "[rows]") {
-  Result r = Fuse(R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f64[8,8]{8,1}@cuda, %a2: f32[8,8]{8,1}@cpu) {
-  %0 = aten::sum.dim_IntList(%a0, [0], true) -> f32[1,32]{32,1}@cuda
+TEST_CASE("amax over leading dims, middle dims, f64 and CPU tensors stay extern", "[rows]") {
+  Result r = Fuse(R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f64[8,8]{8,1}@cuda, %a2: f32[8,8]{8,1}@cpu, %a3: f32[4,8,16]{128,16,1}@cuda) {
+  %0 = aten::amax.default(%a0, [0], true) -> f32[1,32]{32,1}@cuda
   %1 = aten::_softmax.default(%a1, -1, false) -> f64[8,8]{8,1}@cuda
   %2 = aten::_softmax.default(%a2, -1, false) -> f32[8,8]{8,1}@cpu
-  return (%0, %1, %2)
+  %3 = aten::sum.dim_IntList(%a3, [1]) -> f32[4,16]{16,1}@cuda
+  return (%0, %1, %2, %3)
 })");
   CHECK_FALSE(r.changed);
   CHECK(r.partition ==
-        "extern %0 aten::sum.dim_IntList\nextern %1 aten::_softmax.default\n"
-        "extern %2 aten::_softmax.default\n");
+        "extern %0 aten::amax.default\nextern %1 aten::_softmax.default\n"
+        "extern %2 aten::_softmax.default\nextern %3 aten::sum.dim_IntList\n");
+}
+
+TEST_CASE("a bias gradient with its pointwise prologue is one column kernel", "[columns]") {
+  Result r = Fuse(R"(graph(%a0: bf16[64,32]{32,1}@cuda, %a1: bf16[64,32]{32,1}@cuda) {
+  %0 = aten::mul.Tensor(%a0, %a1) -> bf16[64,32]{32,1}@cuda
+  %1 = aten::sum.dim_IntList(%0, [0], true) -> bf16[1,32]{32,1}@cuda
+  return (%1)
+})");
+  CHECK(r.changed);
+  CHECK(r.partition == "fused(columns, reduce 1) %0 %1 -> %1\n");
+  REQUIRE(r.kernels.size() == 1);
+  CHECK(r.kernels[0] == R"(pointwise @k0[64,32](in0: bf16, in1: bf16) -> (out0: bf16) columns(reduce 1 leading dims; column operands: out0) {
+  // fused: aten::mul.Tensor, aten::sum.dim_IntList
+  %0 = load.bf16 in0
+  %1 = cast.f32 %0
+  %2 = load.bf16 in1
+  %3 = cast.f32 %2
+  %4 = mul.f32 %1, %3
+  %5 = reduce_sum.f32 %4
+  %6 = cast.bf16 %5
+  store.bf16 out0, %6
+}
+)");
+}
+
+TEST_CASE("a mean over the two leading dims without keepdim; an iteration-shaped consumer of it "
+          "stays outside", "[columns]") {
+  Result r = Fuse(R"(graph(%a0: f32[4,8,16]{128,16,1}@cuda) {
+  %0 = aten::mean.dim(%a0, [0, 1]) -> f32[16]{1}@cuda
+  %1 = aten::sub.Tensor(%a0, %0) -> f32[4,8,16]{128,16,1}@cuda
+  return (%1)
+})");
+  CHECK(r.partition == "fused(columns, reduce 2) %0 -> %0\nfused %1 -> %1\n");
+}
+
+TEST_CASE("layer norm backward: grad_input is a row kernel, the parameter gradients a column "
+          "kernel reading mean and rstd per row", "[columns]") {
+  Result r = Fuse(R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f32[64,32]{32,1}@cuda, %a2: f32[64,1]{1,1}@cuda, %a3: f32[64,1]{1,1}@cuda, %a4: f32[32]{1}@cuda, %a5: f32[32]{1}@cuda) {
+  %0 = aten::native_layer_norm_backward.default(%a0, %a1, [32], %a2, %a3, %a4, %a5, [true, false, false]) -> (f32[64,32]{32,1}@cuda, f32[0]{1}@cuda, f32[0]{1}@cuda)
+  %1 = aten::native_layer_norm_backward.default(%a0, %a1, [32], %a2, %a3, %a4, %a5, [false, true, true]) -> (f32[0]{1}@cuda, f32[32]{1}@cuda, f32[32]{1}@cuda)
+  return (%0#0, %1#1, %1#2)
+})");
+  CHECK(r.partition == "fused(rows, reduce 1) %0 -> %0\nfused(columns, reduce 1) %1 -> %1#1 %1#2\n");
+  REQUIRE(r.kernels.size() == 2);
+  INFO(r.kernels[0] << r.kernels[1]);
+  CHECK(r.kernels[0].find("rows(reduce 1 dims; row operands: in2 in3)") != std::string::npos);
+  CHECK(r.kernels[1].find("columns(reduce 1 leading dims; column operands: in4 in5 out0 out1; kept-broadcast: in2 in3)") != std::string::npos);
 }
 
 TEST_CASE("nothing to do: a graph without reductions keeps its partition", "[rows]") {

@@ -166,7 +166,7 @@ softmax_rows_f32_contig(const tccd_kernel_softmax_rows_f32::Params p) {
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
       v2[j] = v0[j] - v1;
-      v3[j] = expf(v2[j]);
+      v3[j] = exp2f(v2[j] * 1.4426950408889634f);
     }
   }
   float acc4 = tccd_rt::SumOp::identity();
@@ -236,7 +236,7 @@ softmax_rows_f32_strided(const tccd_kernel_softmax_rows_f32::Params p) {
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
       v2[j] = v0[j] - v1;
-      v3[j] = expf(v2[j]);
+      v3[j] = exp2f(v2[j] * 1.4426950408889634f);
     }
   }
   float acc4 = tccd_rt::SumOp::identity();

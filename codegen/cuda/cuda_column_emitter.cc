@@ -1,0 +1,348 @@
+// EmitColumnReductionKernel: one column-reduction kernel (RowReduction::Axis::kLeading) -> CUDA
+// C. Design (cuda_backend.h, "Column reductions"):
+//
+// The kept (trailing) dims are C columns, the reduced (leading) ones R rows. A block owns a
+// tile of kTX * kVec adjacent columns (each thread kVec of them, read as one 16-byte vector per
+// row) and kTY row stripes (thread row ty reads rows ty, ty + kTY, ...), so every warp reads
+// whole 32-byte sectors of several rows at once. On sm_90 the rows are split further over the
+// kSplit blocks of a thread-block cluster. Each thread folds its rows into registers (f32); the
+// block combines its stripes in shared memory, the cluster's leader block the blocks' partials
+// through distributed shared memory, and runs the epilogue (per-column values only) and the
+// stores. One launch, no scratch memory, no atomics; results are deterministic.
+//
+// Every instruction that depends on no reduction is computed per row inside the streaming loop
+// (per-column loads too: they hit L1); the epilogue recomputes the per-column ones it needs.
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/cuda_emitter.h"
+#include "codegen/cuda/cuda_row_emitter.h"
+#include "proto/status_macros.h"
+
+namespace tccd::codegen {
+namespace {
+
+using ir::DType;
+
+DType OperandDType(const PointwiseKernel& k, int operand) {
+  const int n_in = static_cast<int>(k.input_dtypes.size());
+  return operand < n_in ? k.input_dtypes[operand] : k.output_dtypes[operand - n_in];
+}
+
+bool IsReduce(PwOp op) {
+  return op == PwOp::kReduceSum || op == PwOp::kReduceMax || op == PwOp::kReduceMin;
+}
+
+const char* ReduceOpName(PwOp op) {
+  return op == PwOp::kReduceSum ? "Sum" : op == PwOp::kReduceMax ? "Max" : "Min";
+}
+
+class ColumnEmitter {
+ public:
+  ColumnEmitter(const PointwiseKernel& k, int cc_major)
+      : k_(k),
+        geo_(ColumnGeometryOf(k, cc_major)),
+        ns_("tccd_kernel_" + k.name),
+        n_in_(static_cast<int>(k.input_dtypes.size())),
+        rank_(static_cast<int>(k.shape.size())),
+        lead_(k.reduction.num_reduced_dims),
+        row_(RowLevelValues(k)) {}
+
+  absl::Status Emit(std::string& out);
+
+ private:
+  void Liveness();
+  absl::Status EmitEntry(bool contig, std::string& out);
+  int OperandOf(const PwInstr& in) const { return in.op == PwOp::kLoad ? in.operand : n_in_ + in.operand; }
+  bool PerColumn(int o) const { return k_.reduction.row_operand[o]; }
+  bool KeptBroadcast(int o) const { return o < static_cast<int>(k_.reduction.kept_broadcast.size()) && k_.reduction.kept_broadcast[o]; }
+  std::string Ptr(int o, bool is_const) const {
+    return absl::StrCat("reinterpret_cast<", is_const ? "const " : "", CudaMemType(OperandDType(k_, o)),
+                        "*>(p.ptr[", o, "])");
+  }
+  // Offset of flat index `var` over dims [first, last) of operand o (innermost fastest).
+  std::string Offset(int o, const std::string& var, int first, int last) const;
+
+  const PointwiseKernel& k_;
+  const CudaColumnGeometry geo_;
+  const std::string ns_;
+  const int n_in_, rank_, lead_;
+  const std::vector<bool> row_;
+  std::vector<bool> after_;     // depends on a reduction
+  std::vector<bool> in_loop_;   // computed per row in the streaming loop
+  std::vector<bool> in_epi_;    // computed in the epilogue
+  std::vector<int> reductions_;
+};
+
+void ColumnEmitter::Liveness() {
+  const auto& body = k_.body;
+  const size_t n = body.size();
+  after_.assign(n, false);
+  in_loop_.assign(n, false);
+  in_epi_.assign(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    for (int a : body[i].args) after_[i] = after_[i] || after_[a] || IsReduce(body[a].op);
+    if (IsReduce(body[i].op)) reductions_.push_back(static_cast<int>(i));
+  }
+  for (size_t i = n; i-- > 0;) {
+    const PwInstr& in = body[i];
+    if (in.op == PwOp::kStore) {
+      (PerColumn(OperandOf(in)) ? in_epi_ : in_loop_)[i] = true;
+    }
+    if (IsReduce(in.op) && in_epi_[i]) in_loop_[i] = true;  // its value comes from the loop
+    if (in_loop_[i]) {
+      for (int a : in.args) in_loop_[a] = true;
+    }
+    if (in_epi_[i] && !IsReduce(in.op)) {
+      for (int a : in.args) in_epi_[a] = true;
+    }
+  }
+  // Reductions nothing stores are dropped with their arguments (nothing element-level follows
+  // a reduction: the verifier checks it).
+  std::erase_if(reductions_, [&](int r) { return !in_epi_[r]; });
+}
+
+std::string ColumnEmitter::Offset(int o, const std::string& var, int first, int last) const {
+  std::string out;
+  int64_t inner = 1;
+  std::vector<int> dims;
+  for (int d = first; d < last; ++d)
+    if (k_.shape[d] > 1) dims.push_back(d);
+  for (size_t idx = dims.size(); idx-- > 0;) {
+    const int d = dims[idx];
+    std::string coord = inner == 1 ? var : absl::StrCat("(", var, " / ", inner, ")");
+    if (idx > 0) coord = absl::StrCat("(", coord, " % ", k_.shape[d], ")");
+    absl::StrAppend(&out, out.empty() ? "" : " + ", "static_cast<long long>(", coord, ") * p.stride[", o, "][", d, "]");
+    inner *= k_.shape[d];
+  }
+  return out.empty() ? "0LL" : out;
+}
+
+absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
+  const auto& body = k_.body;
+  const int nred = static_cast<int>(reductions_.size());
+  absl::StrAppend(&out, "extern \"C\" __global__ void __launch_bounds__(", geo_.block, ")");
+  if (geo_.split > 1) absl::StrAppend(&out, " __cluster_dims__(", geo_.split, ", 1, 1)");
+  absl::StrAppend(&out, "\n", k_.name, contig ? "_contig" : "_strided", "(const ", ns_, "::Params p) {\n",
+                  "  constexpr int kRows = ", geo_.rows, ";\n",
+                  "  constexpr int kCols = ", geo_.cols, ";\n",
+                  "  constexpr int kVec = ", geo_.vec, ";\n",
+                  "  constexpr int kTX = ", geo_.tx, ";  // threads along the columns\n",
+                  "  constexpr int kTY = ", geo_.ty, ";  // row stripes\n",
+                  "  constexpr int kSplit = ", geo_.split, ";  // blocks (of one cluster) along the rows\n",
+                  "  constexpr int kRowsPerSplit = ", geo_.rows_per_split, ";\n",
+                  "  const int tx = threadIdx.x % kTX, ty = threadIdx.x / kTX;\n",
+                  "  const int split = blockIdx.x % kSplit;\n",
+                  "  const int c0 = ((blockIdx.x / kSplit) * kTX + tx) * kVec;  // first column\n",
+                  "  const int r_begin = split * kRowsPerSplit;\n",
+                  "  const int r_end = r_begin + kRowsPerSplit < kRows ? r_begin + kRowsPerSplit : kRows;\n");
+  if (nred > 0) absl::StrAppend(&out, "  __shared__ float part[", nred, "][kTY][kTX * kVec];\n");
+  for (int r : reductions_) {
+    absl::StrAppend(&out, "  float acc", r, "[kVec];\n#pragma unroll\n  for (int q = 0; q < kVec; ++q) acc", r,
+                    "[q] = tccd_rt::", ReduceOpName(body[r].op), "Op::identity();\n");
+  }
+  // The streaming loop.
+  absl::StrAppend(&out, "  if (c0 < kCols) {\n#pragma unroll 4\n    for (int r = r_begin + ty; r < r_end; r += kTY) {\n");
+  std::vector<bool> row_offset(k_.num_operands(), false);
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (!in_loop_[i] || (body[i].op != PwOp::kLoad && body[i].op != PwOp::kStore)) continue;
+    const int o = OperandOf(body[i]);
+    if (!PerColumn(o) && !row_offset[o]) {
+      row_offset[o] = true;
+      absl::StrAppend(&out, "      const long long ro", o, " = ", Offset(o, "r", 0, lead_), ";\n");
+    }
+  }
+  if (contig) {
+    for (size_t i = 0; i < body.size(); ++i) {
+      if (!in_loop_[i] || body[i].op != PwOp::kLoad) continue;
+      const int o = body[i].operand;
+      const char* t = CudaMemType(body[i].dtype);
+      if (KeptBroadcast(o)) {
+        absl::StrAppend(&out, "      const ", t, " a", i, " = ", Ptr(o, true), "[ro", o, "];\n");
+      } else {
+        absl::StrAppend(&out, "      const tccd_rt::Vec<", t, ", kVec> a", i, " = *reinterpret_cast<const tccd_rt::Vec<", t,
+                        ", kVec>*>(", Ptr(o, true), " + ", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "), "c0);\n");
+      }
+    }
+  }
+  absl::StrAppend(&out, "#pragma unroll\n      for (int q = 0; q < kVec; ++q) {\n");
+  if (!contig) absl::StrAppend(&out, "        const int c = c0 + q;\n");
+  auto name = [](int v) { return absl::StrCat("v", v); };
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (!in_loop_[i]) continue;
+    const PwInstr& in = body[i];
+    const DType d = in.dtype;
+    if (in.op == PwOp::kLoad) {
+      const int o = in.operand;
+      std::string value;
+      if (contig) {
+        value = KeptBroadcast(o) ? absl::StrCat("a", i) : absl::StrCat("a", i, ".v[q]");
+      } else {
+        value = absl::StrCat(Ptr(o, true), "[", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "),
+                             KeptBroadcast(o) ? "0LL" : Offset(o, "c", lead_, rank_), "]");
+      }
+      if (d == DType::kBool) value = absl::StrCat("(", value, " != 0)");
+      absl::StrAppend(&out, "        const ", CudaRegType(d), " v", i, " = ", value, ";\n");
+    } else if (in.op == PwOp::kStore) {
+      const int o = OperandOf(in);
+      std::string value = name(in.args[0]);
+      if (d == DType::kBool) value = absl::StrCat("(unsigned char)", value);
+      absl::StrAppend(&out, "        ", Ptr(o, false), "[ro", o, " + ",
+                      contig ? "c0 + q" : Offset(o, "c", lead_, rank_), "] = ", value, ";\n");
+    } else if (IsReduce(in.op)) {
+      absl::StrAppend(&out, "        acc", i, "[q] = tccd_rt::", ReduceOpName(in.op), "Op::apply(acc", i,
+                      "[q], v", in.args[0], ");\n");
+    } else {
+      const std::string expr = CudaInstrExpr(k_, i, name);
+      if (expr.empty()) return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %", i));
+      absl::StrAppend(&out, "        const ", CudaRegType(d), " v", i, " = ", expr, ";\n");
+    }
+  }
+  absl::StrAppend(&out, "      }\n    }\n  }\n");
+  if (nred == 0) {
+    absl::StrAppend(&out, "}\n\n");
+    return absl::OkStatus();
+  }
+  // Combine: the stripes of the block, then (kSplit > 1) the blocks of the cluster.
+  absl::StrAppend(&out, "#pragma unroll\n  for (int q = 0; q < kVec; ++q) {\n");
+  for (int i = 0; i < nred; ++i)
+    absl::StrAppend(&out, "    part[", i, "][ty][tx * kVec + q] = acc", reductions_[i], "[q];\n");
+  absl::StrAppend(&out, "  }\n  __syncthreads();\n",
+                  "  for (int idx = threadIdx.x; idx < ", nred, " * kTX * kVec; idx += kTX * kTY) {\n",
+                  "    const int i = idx / (kTX * kVec), col = idx % (kTX * kVec);\n",
+                  "    float s = part[i][0][col];\n",
+                  "    for (int y = 1; y < kTY; ++y) s = tccd_rt::Combine(i, s, part[i][y][col]);\n",
+                  "    part[i][0][col] = s;\n  }\n");
+  absl::StrAppend(&out, "  if constexpr (kSplit > 1) {\n",
+                  "    tccd_rt::cluster_sync();  // every block's partials are in its shared memory\n",
+                  "    if (split == 0) {\n",
+                  "      for (int idx = threadIdx.x; idx < ", nred, " * kTX * kVec; idx += kTX * kTY) {\n",
+                  "        const int i = idx / (kTX * kVec), col = idx % (kTX * kVec);\n",
+                  "        float s = part[i][0][col];\n",
+                  "        for (int b = 1; b < kSplit; ++b) s = tccd_rt::Combine(i, s, tccd_rt::cluster_load(&part[i][0][col], b));\n",
+                  "        part[i][0][col] = s;\n      }\n    }\n",
+                  "    tccd_rt::cluster_sync();  // the leader has read the others' shared memory\n",
+                  "    if (split != 0) return;\n  } else {\n    __syncthreads();\n  }\n");
+  // Epilogue: threads of stripe 0, per column.
+  absl::StrAppend(&out, "  if (ty != 0 || c0 >= kCols) return;\n#pragma unroll\n  for (int q = 0; q < kVec; ++q) {\n",
+                  "    const int c = c0 + q;\n");
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (!in_epi_[i]) continue;
+    const PwInstr& in = body[i];
+    const DType d = in.dtype;
+    if (IsReduce(in.op)) {
+      const int idx = static_cast<int>(std::find(reductions_.begin(), reductions_.end(), static_cast<int>(i)) - reductions_.begin());
+      absl::StrAppend(&out, "    const float v", i, " = part[", idx, "][0][tx * kVec + q];\n");
+    } else if (in.op == PwOp::kLoad) {
+      const int o = in.operand;
+      std::string value = absl::StrCat(Ptr(o, true), "[", contig ? "c" : Offset(o, "c", lead_, rank_), "]");
+      if (d == DType::kBool) value = absl::StrCat("(", value, " != 0)");
+      absl::StrAppend(&out, "    const ", CudaRegType(d), " v", i, " = ", value, ";\n");
+    } else if (in.op == PwOp::kStore) {
+      const int o = OperandOf(in);
+      std::string value = name(in.args[0]);
+      if (d == DType::kBool) value = absl::StrCat("(unsigned char)", value);
+      absl::StrAppend(&out, "    ", Ptr(o, false), "[", contig ? "c" : Offset(o, "c", lead_, rank_), "] = ", value, ";\n");
+    } else {
+      const std::string expr = CudaInstrExpr(k_, i, name);
+      if (expr.empty()) return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %", i));
+      absl::StrAppend(&out, "    const ", CudaRegType(d), " v", i, " = ", expr, ";\n");
+    }
+  }
+  absl::StrAppend(&out, "  }\n}\n\n");
+  return absl::OkStatus();
+}
+
+absl::Status ColumnEmitter::Emit(std::string& out) {
+  Liveness();
+  absl::StrAppend(&out, "\n// ", std::string(76, '-'), "\n", CudaIrComment(k_));
+  absl::StrAppend(&out, "namespace ", ns_, " {\n\n");
+  absl::StrAppend(&out, "struct Params {\n  char* ptr[", k_.num_operands(), "];\n  long long stride[",
+                  k_.num_operands(), "][", rank_, "];\n};\n");
+  absl::StrAppend(&out, "static_assert(sizeof(Params) == ", geo_.param_bytes, ", \"parameter layout\");\n\n");
+  // Combine(i, a, b): reduction i's operator.
+  absl::StrAppend(&out, "}  // namespace ", ns_, "\n\n");
+  std::string combine = "__device__ __forceinline__ float Combine(int i, float a, float b) {\n";
+  for (size_t i = 0; i < reductions_.size(); ++i) {
+    absl::StrAppend(&combine, "  if (i == ", i, ") return tccd_rt::", ReduceOpName(k_.body[reductions_[i]].op), "Op::apply(a, b);\n");
+  }
+  absl::StrAppend(&combine, "  return a;\n}\n");
+  // Per-kernel Combine lives in the kernel's namespace; the entries call it through a using.
+  out.insert(out.rfind("}  // namespace " + ns_), combine);
+  std::string contig, strided;
+  RETURN_IF_ERROR(EmitEntry(true, contig));
+  RETURN_IF_ERROR(EmitEntry(false, strided));
+  for (std::string* e : {&contig, &strided}) {
+    size_t at;
+    while ((at = e->find("tccd_rt::Combine(")) != std::string::npos) e->replace(at, 17, ns_ + "::Combine(");
+    out += *e;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const char kCudaColumnPrelude[] = R"(
+// Column reductions on sm_90: thread-block cluster barrier and distributed shared memory loads.
+namespace tccd_rt {
+__device__ __forceinline__ void cluster_sync() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+// The float at `p` (this block's shared memory) in block `rank` of the cluster.
+__device__ __forceinline__ float cluster_load(const float* p, int rank) {
+#if __CUDA_ARCH__ >= 900
+  unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(p)), remote;
+  float v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+  return v;
+#else
+  return *p;
+#endif
+}
+}  // namespace tccd_rt
+)";
+
+CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major) {
+  CudaColumnGeometry g;
+  const int rank = static_cast<int>(kernel.shape.size());
+  const int lead = kernel.reduction.num_reduced_dims;
+  g.rows = 1;
+  g.cols = 1;
+  for (int d = 0; d < rank; ++d) (d < lead ? g.rows : g.cols) *= kernel.shape[d];
+  int largest = 1;
+  for (int o = 0; o < kernel.num_operands(); ++o) {
+    if (o < static_cast<int>(kernel.reduction.kept_broadcast.size()) && kernel.reduction.kept_broadcast[o]) continue;
+    largest = std::max(largest, ir::DTypeBytes(OperandDType(kernel, o)));
+  }
+  g.vec = 16 / largest;
+  while (g.vec > 1 && g.cols % g.vec != 0) g.vec /= 2;
+  const int64_t col_vectors = g.cols / g.vec;
+  // Enough blocks for the 132 SMs of an H100 (and two waves' worth of tiles on smaller parts):
+  // narrow tiles first (down to 4 threads = 64 bytes per row, two sectors), then clusters.
+  g.block = 256;
+  g.tx = 32;
+  while (g.tx > 4 && (col_vectors + g.tx - 1) / g.tx * 8 < 264) g.tx /= 2;
+  while (g.tx > 1 && g.tx / 2 >= col_vectors) g.tx /= 2;
+  g.ty = g.block / g.tx;
+  const int64_t tiles = (col_vectors + g.tx - 1) / g.tx;
+  g.split = 1;
+  if (cc_major >= 9) {
+    // At least 8 rows per thread in each block of a cluster.
+    while (g.split < 8 && g.rows / (g.split * 2) >= g.ty * 8 && tiles * g.split < 528) g.split *= 2;
+  }
+  g.rows_per_split = (g.rows + g.split - 1) / g.split;
+  g.grid = tiles * g.split;
+  g.param_bytes = 8 * kernel.num_operands() * (1 + rank);
+  return g;
+}
+
+absl::Status EmitColumnReductionKernel(const PointwiseKernel& kernel, int cc_major, std::string& out) {
+  return ColumnEmitter(kernel, cc_major).Emit(out);
+}
+
+}  // namespace tccd::codegen
