@@ -66,9 +66,7 @@ TEST_CASE("matmuls, kernels and views between externs become one segment", "[seg
   CHECK(b.plan.steps(2).extern_call().args(0).ref().node() == seg.outputs(1));
   std::vector<std::string> kinds;
   for (const v1::KernelInfo& k : seg.segment().kernels()) kinds.push_back(k.kind());
-  // The relu that alone reads addmm's result is folded into addmm as cuBLASLt's RELU_BIAS.
-  CHECK(kinds == std::vector<std::string>{"cublaslt_gemm", "cublaslt_gemm"});
-  CHECK(seg.segment().kernels(0).ops_size() == 2);
+  CHECK(kinds == std::vector<std::string>{"cublaslt_gemm", "cuda_pointwise", "cublaslt_gemm"});
 
   REQUIRE(b.program.segments.size() == 1);
   REQUIRE(b.program.gemms.size() == 2);
@@ -83,20 +81,24 @@ TEST_CASE("matmuls, kernels and views between externs become one segment", "[seg
   CHECK(addmm.trans_b == 0);
   CHECK(addmm.ldb == 16);
   CHECK(addmm.ldd == 32);
-  CHECK(addmm.epilogue == kCublasEpilogueReluBias);
+  CHECK(addmm.epilogue == kCublasEpilogueBias);
   const SegmentSpec& s = b.program.segments[0];
   CHECK(s.num_io == 6);
-  REQUIRE(s.steps.size() == 2);
-  // addmm: A = a1 (io 2), B = a0 (io 1), D = relu's output (io 4), bias = a2 (io 0).
+  REQUIRE(s.steps.size() == 3);
+  // addmm: A = a1 (io 2), B = a0 (io 1), D = workspace, bias = a2 (io 0).
   const SegmentStepSpec& g0 = s.steps[0];
   REQUIRE(g0.operands.size() == 4);
   CHECK(g0.operands[0].io_index == 2);
   CHECK(g0.operands[1].io_index == 1);
-  CHECK(g0.operands[2].io_index == 4);
+  CHECK(g0.operands[2].io_index == -1);
   CHECK(g0.operands[3].io_index == 0);
-  // Nothing is left in the workspace but cuBLASLt's scratch.
+  // relu reads the workspace buffer addmm wrote, writes io output 4.
+  const SegmentStepSpec& relu = s.steps[1];
+  CHECK(relu.operands[0].io_index == -1);
+  CHECK(relu.operands[0].byte_offset == g0.operands[2].byte_offset);
+  CHECK(relu.operands[1].io_index == 4);
   CHECK(s.gemm_workspace_bytes == kGemmWorkspaceBytes);
-  CHECK(s.workspace_bytes == kGemmWorkspaceBytes);
+  CHECK(s.workspace_bytes >= 8 * 32 * 4 + kGemmWorkspaceBytes);
   // Releases were recomputed: nothing is released before its last reader, nothing returned is.
   std::set<int> returned;
   for (const v1::Value& v : b.plan.outputs()) returned.insert(v.ref().node());
@@ -104,7 +106,7 @@ TEST_CASE("matmuls, kernels and views between externs become one segment", "[seg
     for (int r : step.release()) CHECK(!returned.count(r));
 }
 
-TEST_CASE("a relu stays a kernel when the pre-activation is read elsewhere", "[segments]") {
+TEST_CASE("a relu after a bias matmul stays a kernel, also when the pre-activation is returned", "[segments]") {
   Built b = Build(R"(graph(%a0: f32[8,16]{16,1}@cuda, %a1: f32[16,32]{32,1}@cuda, %a2: f32[32]{1}@cuda) {
   %0 = aten::addmm.default(%a2, %a0, %a1) -> f32[8,32]{32,1}@cuda
   %1 = aten::relu.default(%0) -> f32[8,32]{32,1}@cuda
