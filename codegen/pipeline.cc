@@ -23,6 +23,7 @@
 #include "codegen/ir/known_ops.h"
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
+#include "codegen/passes/cudnn_batch_norm.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/kernel_builder.h"
@@ -159,7 +160,10 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
   passes.Add(std::make_unique<DeadCodeElimination>());
   // CUDA: a layer norm backward becomes a row node (grad_input) and a column node (parameter
   // gradients), each a reduction kernel below. The CPU keeps ATen's single kernel.
-  if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<LayerNormBackwardSplit>());
+  if (request.device == ir::DeviceType::kCuda) {
+    passes.Add(std::make_unique<LayerNormBackwardSplit>());
+    passes.Add(std::make_unique<CudnnBatchNorm>());
+  }
   RETURN_IF_ERROR(passes.Run(graph));
 
   // 2. Partition into fused pointwise groups and extern steps, in schedule order.

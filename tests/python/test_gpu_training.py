@@ -35,8 +35,24 @@ class Block(nn.Module):
         return x + self.down(torch.nn.functional.gelu(self.up(self.norm(x)), approximate="tanh"))
 
 
+class ConvBlock(nn.Module):
+    """A ResNet-style block: conv, batch norm (training: running stats update), relu, residual."""
+
+    def __init__(self, c: int = 8) -> None:
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+        self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+        self.head = nn.Linear(c, 10)
+
+    def forward(self, x):
+        y = torch.relu(x + self.b2(self.c2(torch.relu(self.b1(self.c1(x))))))
+        return self.head(y.mean(dim=(2, 3)))
+
+
 def make_model(name: str, dtype: torch.dtype) -> nn.Module:
     torch.manual_seed(0)
+    if name == "cnn":
+        return ConvBlock().to(device="cuda", dtype=dtype)
     if name == "mlp":
         m = nn.Sequential(nn.Linear(128, 256), nn.ReLU(), nn.Linear(256, 256), nn.SiLU(), nn.Linear(256, 10))
     else:
@@ -49,9 +65,9 @@ def train(name: str, dtype: torch.dtype, backend=None, steps: int = 5, mode=None
     opt = torch.optim.SGD(model.parameters(), lr=0.05)
     fn = torch.compile(model, backend=backend, mode=mode) if backend else model
     g = torch.Generator(device="cuda").manual_seed(1)
-    shape = (64, 128) if name == "mlp" else (8, 32, 256)
+    shape = {"mlp": (64, 128), "cnn": (16, 8, 12, 12)}.get(name, (8, 32, 256))
     x = torch.randn(*shape, device="cuda", dtype=dtype, generator=g)
-    y = torch.randint(0, 10, shape[:-1], device="cuda", generator=g)
+    y = torch.randint(0, 10, shape[:1] if name == "cnn" else shape[:-1], device="cuda", generator=g)
     losses = []
     for _ in range(steps):
         opt.zero_grad(set_to_none=True)
@@ -85,6 +101,30 @@ def test_cuda_training_matches_eager(daemon_env, name, dtype):
     assert "cublaslt_gemm" in kernel_kinds
     segments = [k for s in stats for k in s["kernels"] if k["kind"] == "cublaslt_gemm"]
     assert segments, stats
+
+
+def test_cnn_with_batch_norm_trains_like_eager_through_cudnn(daemon_env):
+    # Training batch norm runs as cuDNN's (as in eager) on clones of the running stats; the
+    # running stats and num_batches_tracked still end up exactly where eager's do.
+    tccd.reset_compile_stats()
+    eager_losses, eager_state = train("cnn", torch.float32)
+    losses, state = train("cnn", torch.float32, backend="tccd")
+    torch.testing.assert_close(losses, eager_losses, **TOLERANCES[torch.float32])
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **TOLERANCES[torch.float32], msg=k)
+    assert all(s["fallback"] is None for s in tccd.last_compile_stats())
+    model = make_model("cnn", torch.float32)
+    fn = torch.compile(model, backend="tccd")
+    x = torch.randn(16, 8, 12, 12, device="cuda")
+    fn(x).sum().backward()
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn(x).sum().backward()
+        torch.cuda.synchronize()
+    kernels = [e.key for e in prof.key_averages()]
+    # ATen's own training batch norm forward collects statistics in this kernel; cuDNN's does not.
+    assert not any("batch_norm_collect_statistics" in k for k in kernels), kernels
 
 
 def test_compiled_graph_replays_under_cuda_graph_capture(daemon_env):
