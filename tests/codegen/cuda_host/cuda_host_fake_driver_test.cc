@@ -369,3 +369,67 @@ TEST_CASE("concurrent first launches load each context exactly once", "[.fake_dr
 
 }  // namespace
 }  // namespace tccd::codegen
+
+namespace tccd::codegen {
+namespace {
+
+TEST_CASE("a segment launches its kernels in order with io and workspace pointers",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  fake.set_num_sms(5, 132);
+  fake.set_occupancy(4);
+  const std::vector<int64_t> relu_shape = {64, 33}, gelu_shape = {1024};
+  std::vector<PointwiseKernel> kernels = TwoKernels(relu_shape, gelu_shape);
+  CudaModule module = FakeModule(kernels);
+  for (const CudaKernelLaunchInfo& info : module.kernels) {
+    fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
+    fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
+  }
+  const int relu_operands = kernels[0].num_operands();
+  REQUIRE(kernels[1].num_operands() == 2);
+  // relu: inputs io[0..], output in the workspace at 256; gelu: reads the workspace at 256 + 16
+  // (a view), writes the last io pointer.
+  HostProgram program;
+  SegmentSpec seg{.name = "tccd_seg0", .num_io = relu_operands, .workspace_bytes = 4096};
+  SegmentStepSpec relu{.kind = SegmentStepSpec::Kind::kKernel, .index = 0};
+  for (int o = 0; o + 1 < relu_operands; ++o) relu.operands.push_back({o, 0});
+  relu.operands.push_back({-1, 256});
+  relu.strides = DenseStrides(relu_shape, relu_operands);
+  SegmentStepSpec gelu{.kind = SegmentStepSpec::Kind::kKernel, .index = 1};
+  gelu.operands = {{-1, 256 + 16}, {relu_operands - 1, 0}};
+  gelu.strides = DenseStrides(gelu_shape, 2);
+  seg.steps = {relu, gelu};
+  program.segments.push_back(seg);
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(module, kernels, program);
+  INFO(so.status().ToString());
+  REQUIRE(so.ok());
+  absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
+  REQUIRE(lib.ok());
+  fake.set_current(Ctx(5));
+  REQUIRE(lib->Init() == 0);
+  using SegmentFn = int (*)(void* const* io, void* workspace, void* stream);
+  auto run = reinterpret_cast<SegmentFn>(lib->Symbol("tccd_seg0"));
+  REQUIRE(run != nullptr);
+  std::vector<void*> io;
+  for (int o = 0; o < relu_operands; ++o) io.push_back(Ptr(0x100000 * (o + 1)));
+  void* const stream = Ptr(0xabc000);
+
+  const int before = fake.num_launches();
+  REQUIRE(run(io.data(), Ptr(0x900000), stream) == 0);
+  CHECK(fake.num_launches() == before + 2);
+  const fake_cuda_launch last = fake.LastLaunch();
+  CHECK(std::string(last.entry) == "gelu_contig");
+  CHECK(last.stream == stream);
+  void* expected[2] = {Ptr(0x900000 + 256 + 16), io.back()};
+  REQUIRE(last.param_bytes == static_cast<int>(sizeof(expected)));
+  CHECK(Bytes(last.params, sizeof(expected)) == Bytes(expected, sizeof(expected)));
+
+  // A NULL workspace for a segment that needs one is an error, not a launch.
+  REQUIRE(run(io.data(), nullptr, stream) == 1);
+  CHECK(fake.num_launches() == before + 2);
+  CHECK(std::string(lib->LastError()).find("NULL workspace") != std::string::npos);
+  CHECK(fake.context_depth() == 1);
+}
+
+}  // namespace
+}  // namespace tccd::codegen
