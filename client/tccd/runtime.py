@@ -172,6 +172,17 @@ def _extern_step(step: "pb.Step", index: int) -> Callable[[Env], None]:
     return run
 
 
+def _bind(libraries: Dict[str, ctypes.CDLL], artifact: str, symbol: str, index: int):
+    """(library, its function `symbol`) for step `index`, or ArtifactError."""
+    library = libraries.get(artifact)
+    if library is None:
+        raise ArtifactError(f"step {index}: artifact {artifact!r} is not in the manifest")
+    try:
+        return library, getattr(library, symbol)
+    except AttributeError:
+        raise ArtifactError(f"step {index}: {artifact} has no symbol {symbol!r}")
+
+
 class _NativeOperand:
     __slots__ = ("id", "sizes", "strides", "dtype")
 
@@ -191,13 +202,7 @@ def _native_step(
     call = step.native
     if call.abi not in (ABI_CPU, ABI_CUDA):
         raise ArtifactError(f"step {index}: unknown native ABI {call.abi!r}")
-    library = libraries.get(call.artifact)
-    if library is None:
-        raise ArtifactError(f"step {index}: artifact {call.artifact!r} is not in the manifest")
-    try:
-        fn = getattr(library, call.symbol)
-    except AttributeError:
-        raise ArtifactError(f"step {index}: {call.artifact} has no symbol {call.symbol!r}")
+    library, fn = _bind(libraries, call.artifact, call.symbol, index)
     fn.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64)]
     if call.abi == ABI_CUDA:
         fn.argtypes.append(ctypes.c_void_p)
@@ -314,13 +319,7 @@ def _segment_step(
     seg = step.segment
     if seg.abi != ABI_CUDA_SEGMENT:
         raise ArtifactError(f"step {index}: unknown segment ABI {seg.abi!r}")
-    library = libraries.get(seg.artifact)
-    if library is None:
-        raise ArtifactError(f"step {index}: artifact {seg.artifact!r} is not in the manifest")
-    try:
-        fn = getattr(library, seg.symbol)
-    except AttributeError:
-        raise ArtifactError(f"step {index}: {seg.artifact} has no symbol {seg.symbol!r}")
+    library, fn = _bind(libraries, seg.artifact, seg.symbol, index)
     fn.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p]
     fn.restype = ctypes.c_int
     inputs = []

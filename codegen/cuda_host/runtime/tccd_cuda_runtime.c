@@ -392,18 +392,35 @@ static int launch_in_context(const struct tccd_rt_module* module, const struct d
   return TCCD_RT_SUCCESS;
 }
 
+/* A kernel of any kind: pointwise, or a row/column reduction. */
+static int launch_kernel_in_context(const struct tccd_rt_module* module, const struct driver* d,
+                                    int slot, int32_t index, void* const* data,
+                                    const int64_t* strides, CUstream stream) {
+  return module->kernels[index].kind != TCCD_RT_KIND_POINTWISE
+             ? launch_rows_in_context(module, d, slot, index, data, strides, stream)
+             : launch_in_context(module, d, slot, index, data, strides, stream);
+}
+
+/* What every call does first: the driver, the context to work in (pushed if it had to be
+ * taken from the stream; the caller pops it with leave_context, also on failure, when
+ * *pushed is set) and the module's slot in it, loading the module there on first use. */
+static int begin_call(const struct tccd_rt_module* module, CUstream stream,
+                      const struct driver** d, int* slot, int* pushed) {
+  *pushed = 0;
+  int code = get_driver(d);
+  if (code != TCCD_RT_SUCCESS) return code;
+  CUcontext ctx;
+  code = enter_context(*d, stream, &ctx, pushed);
+  if (code != TCCD_RT_SUCCESS) return code;
+  return get_context(module, *d, ctx, slot);
+}
+
 /* ---- The interface ------------------------------------------------------------------------- */
 
 int tccd_rt_init(const struct tccd_rt_module* module) {
   const struct driver* d = NULL;
-  int code = get_driver(&d);
-  if (code != TCCD_RT_SUCCESS) return code;
-  CUcontext ctx;
-  int pushed;
-  code = enter_context(d, NULL, &ctx, &pushed);
-  if (code != TCCD_RT_SUCCESS) return code;
-  int slot;
-  code = get_context(module, d, ctx, &slot);
+  int slot, pushed;
+  const int code = begin_call(module, NULL, &d, &slot, &pushed);
   leave_context(d, pushed);
   return code;
 }
@@ -424,19 +441,10 @@ int tccd_rt_launch(const struct tccd_rt_module* module, int32_t index, void* con
                      kernel->name, kernel->strided_param_bytes);
   }
   const struct driver* d = NULL;
-  int code = get_driver(&d);
-  if (code != TCCD_RT_SUCCESS) return code;
-  CUcontext ctx;
-  int pushed;
-  code = enter_context(d, stream, &ctx, &pushed);
-  if (code != TCCD_RT_SUCCESS) return code;
-  int slot;
-  code = get_context(module, d, ctx, &slot);
-  if (code == TCCD_RT_SUCCESS) {
-    code = kernel->kind != TCCD_RT_KIND_POINTWISE
-               ? launch_rows_in_context(module, d, slot, index, data, strides, stream)
-               : launch_in_context(module, d, slot, index, data, strides, stream);
-  }
+  int slot, pushed;
+  int code = begin_call(module, stream, &d, &slot, &pushed);
+  if (code == TCCD_RT_SUCCESS)
+    code = launch_kernel_in_context(module, d, slot, index, data, strides, stream);
   leave_context(d, pushed);
   return code;
 }
@@ -448,14 +456,8 @@ int tccd_rt_run_segment(const struct tccd_rt_module* module, const struct tccd_r
                              segment->name, io == NULL ? "io" : "workspace");
   }
   const struct driver* d = NULL;
-  int code = get_driver(&d);
-  if (code != TCCD_RT_SUCCESS) return code;
-  CUcontext ctx;
-  int pushed;
-  code = enter_context(d, stream, &ctx, &pushed);
-  if (code != TCCD_RT_SUCCESS) return code;
-  int slot;
-  code = get_context(module, d, ctx, &slot);
+  int slot, pushed;
+  int code = begin_call(module, stream, &d, &slot, &pushed);
   void* gemm_workspace = (char*)workspace + segment->gemm_workspace_offset;
   for (int32_t i = 0; i < segment->num_steps && code == TCCD_RT_SUCCESS; ++i) {
     const struct tccd_rt_step* step = &segment->steps[i];
@@ -474,9 +476,7 @@ int tccd_rt_run_segment(const struct tccd_rt_module* module, const struct tccd_r
       code = tccd_rt_gemm_run(module, slot, step->index, pointers, gemm_workspace,
                               (uint64_t)segment->gemm_workspace_bytes, stream);
     } else if (module->kernels[step->index].numel > 0) {
-      code = module->kernels[step->index].kind != TCCD_RT_KIND_POINTWISE
-                 ? launch_rows_in_context(module, d, slot, step->index, pointers, step->strides, stream)
-                 : launch_in_context(module, d, slot, step->index, pointers, step->strides, stream);
+      code = launch_kernel_in_context(module, d, slot, step->index, pointers, step->strides, stream);
     }
   }
   leave_context(d, pushed);
