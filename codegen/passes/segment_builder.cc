@@ -210,14 +210,17 @@ std::optional<GemmMatch> MatchGemm(const v1::Step& step, const std::vector<std::
 
 enum class StepClass { kOther, kKernel, kGemm, kView };
 
+// Calls fn(value id) for every ref in `v`, lists included.
+void ForEachValueRef(const v1::Value& v, const std::function<void(int)>& fn) {
+  if (v.kind_case() == v1::Value::kRef) fn(v.ref().node());
+  if (v.kind_case() == v1::Value::kList)
+    for (const v1::Value& item : v.list().items()) ForEachValueRef(item, fn);
+}
+
 // Reads of a step (value ids), in operand order.
 std::vector<int> ReadsOf(const v1::Step& step) {
   std::vector<int> reads;
-  std::function<void(const v1::Value&)> visit = [&](const v1::Value& v) {
-    if (v.kind_case() == v1::Value::kRef) reads.push_back(v.ref().node());
-    if (v.kind_case() == v1::Value::kList)
-      for (const v1::Value& item : v.list().items()) visit(item);
-  };
+  auto visit = [&](const v1::Value& v) { ForEachValueRef(v, [&](int id) { reads.push_back(id); }); };
   switch (step.kind_case()) {
     case v1::Step::kNative:
       reads.assign(step.native().inputs().begin(), step.native().inputs().end());
@@ -240,12 +243,7 @@ std::vector<int> ReadsOf(const v1::Step& step) {
 
 void RecomputeReleases(v1::Plan& plan) {
   std::set<int> outputs;
-  std::function<void(const v1::Value&)> visit = [&](const v1::Value& v) {
-    if (v.kind_case() == v1::Value::kRef) outputs.insert(v.ref().node());
-    if (v.kind_case() == v1::Value::kList)
-      for (const v1::Value& item : v.list().items()) visit(item);
-  };
-  for (const v1::Value& v : plan.outputs()) visit(v);
+  for (const v1::Value& v : plan.outputs()) ForEachValueRef(v, [&](int id) { outputs.insert(id); });
   std::map<int, int> last_use;
   for (int i = 0; i < plan.steps_size(); ++i)
     for (int v : ReadsOf(plan.steps(i))) last_use[v] = i;
@@ -475,12 +473,7 @@ absl::StatusOr<HostProgram> BuildSegments(v1::Plan& plan, const std::vector<std:
   }
   // Value ids read at or after each step index (suffix unions, built backwards).
   std::vector<std::set<int>> read_from(n + 1);
-  std::function<void(const v1::Value&, std::set<int>&)> visit = [&](const v1::Value& v, std::set<int>& s) {
-    if (v.kind_case() == v1::Value::kRef) s.insert(v.ref().node());
-    if (v.kind_case() == v1::Value::kList)
-      for (const v1::Value& item : v.list().items()) visit(item, s);
-  };
-  for (const v1::Value& v : plan.outputs()) visit(v, read_from[n]);
+  for (const v1::Value& v : plan.outputs()) ForEachValueRef(v, [&](int id) { read_from[n].insert(id); });
   for (int i = n - 1; i >= 0; --i) {
     read_from[i] = read_from[i + 1];
     for (int v : ReadsOf(plan.steps(i))) read_from[i].insert(v);
