@@ -23,6 +23,8 @@ from .v1 import tccd_pb2 as pb
 ABI_CPU = "tccd-cpu-1"
 ABI_CUDA = "tccd-cuda-1"
 ABI_CUDA_SEGMENT = "tccd-cuda-segment-1"
+# tccd_cuda_runtime.h: TCCD_RT_ERROR_INVALID_CONTEXT (no current context and no stream to ask).
+_RT_ERROR_INVALID_CONTEXT = 201
 
 Env = List[Optional[torch.Tensor]]
 
@@ -505,6 +507,11 @@ def _init_cuda_library(artifact: str, library: ctypes.CDLL) -> None:
     init.argtypes = []
     init.restype = ctypes.c_int
     err = init()
+    if err == _RT_ERROR_INVALID_CONTEXT:
+        # No current CUDA context on this thread: autograd's backward threads often have none
+        # until their first CUDA call. The module then loads at the first launch, in the
+        # context of the stream it is launched on (tccd_rt_launch/segment do that themselves).
+        return
     if err != 0:
         raise ArtifactError(
             f"{artifact}: loading its CUDA kernels failed (error {err}): "
