@@ -191,12 +191,16 @@ struct OpEntry {
   int num_operands;
   bool float_only = false;       // output must be floating point
   bool comparison = false;       // computes in the promoted input dtype
+  // Defined on bool outputs (torch: bool add is or, mul is and, maximum is or, minimum is and;
+  // sub, neg, abs, ... raise on bool, so such nodes are never seen and stay extern if they are).
+  bool bool_ok = false;
+  bool bool_only = false;        // output must be bool (bitwise ops, which the IR has on bool only)
 };
 
 const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
   static const auto* table = new absl::flat_hash_map<std::string, OpEntry>{
-      {"aten::add.Tensor", {[](Lowering& l) { return AddLike(l, false); }, 2}},
-      {"aten::add.Scalar", {[](Lowering& l) { return AddLike(l, false); }, 2}},
+      {"aten::add.Tensor", {[](Lowering& l) { return AddLike(l, false); }, 2, false, false, true}},
+      {"aten::add.Scalar", {[](Lowering& l) { return AddLike(l, false); }, 2, false, false, true}},
       {"aten::sub.Tensor", {[](Lowering& l) { return AddLike(l, true); }, 2}},
       {"aten::sub.Scalar", {[](Lowering& l) { return AddLike(l, true); }, 2}},
       {"aten::rsub.Scalar",
@@ -208,8 +212,8 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
           return l.Sub(l.In(1, dt), y);
         },
         2}},
-      {"aten::mul.Tensor", {[](Lowering& l) { return l.Mul(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2}},
-      {"aten::mul.Scalar", {[](Lowering& l) { return l.Mul(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2}},
+      {"aten::mul.Tensor", {[](Lowering& l) { return l.Mul(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false, false, true}},
+      {"aten::mul.Scalar", {[](Lowering& l) { return l.Mul(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false, false, true}},
       {"aten::div.Tensor", {[](Lowering& l) { return l.Div(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, true}},
       {"aten::div.Scalar", {[](Lowering& l) { return l.Div(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, true}},
       {"aten::neg.default", {[](Lowering& l) { return UnaryOp(l, PwOp::kNeg); }, 1}},
@@ -253,9 +257,9 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
         },
         2, true}},
       {"aten::maximum.default",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kMaximum, l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2}},
+       {[](Lowering& l) { return l.b().Binary(PwOp::kMaximum, l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false, false, true}},
       {"aten::minimum.default",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kMinimum, l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2}},
+       {[](Lowering& l) { return l.b().Binary(PwOp::kMinimum, l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false, false, true}},
       {"aten::clamp.default",
        {[](Lowering& l) { return Clamp(l, l.In(0, l.out_dtype()), l.arg(1, "min"), l.arg(2, "max")); }, 1}},
       {"aten::clamp.Tensor",
@@ -269,29 +273,38 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
           int cond = l.In(0, DType::kBool);
           return l.b().Where(cond, l.In(1, l.out_dtype()), l.In(2, l.out_dtype()));
         },
-        3}},
-      {"aten::eq.Tensor", {nullptr, 2, false, true}},
-      {"aten::eq.Scalar", {nullptr, 2, false, true}},
-      {"aten::ne.Tensor", {nullptr, 2, false, true}},
-      {"aten::ne.Scalar", {nullptr, 2, false, true}},
-      {"aten::lt.Tensor", {nullptr, 2, false, true}},
-      {"aten::lt.Scalar", {nullptr, 2, false, true}},
-      {"aten::le.Tensor", {nullptr, 2, false, true}},
-      {"aten::le.Scalar", {nullptr, 2, false, true}},
-      {"aten::gt.Tensor", {nullptr, 2, false, true}},
-      {"aten::gt.Scalar", {nullptr, 2, false, true}},
-      {"aten::ge.Tensor", {nullptr, 2, false, true}},
-      {"aten::ge.Scalar", {nullptr, 2, false, true}},
+        3, false, false, true}},
+      {"aten::eq.Tensor", {nullptr, 2, false, true, true}},
+      {"aten::eq.Scalar", {nullptr, 2, false, true, true}},
+      {"aten::ne.Tensor", {nullptr, 2, false, true, true}},
+      {"aten::ne.Scalar", {nullptr, 2, false, true, true}},
+      {"aten::lt.Tensor", {nullptr, 2, false, true, true}},
+      {"aten::lt.Scalar", {nullptr, 2, false, true, true}},
+      {"aten::le.Tensor", {nullptr, 2, false, true, true}},
+      {"aten::le.Scalar", {nullptr, 2, false, true, true}},
+      {"aten::gt.Tensor", {nullptr, 2, false, true, true}},
+      {"aten::gt.Scalar", {nullptr, 2, false, true, true}},
+      {"aten::ge.Tensor", {nullptr, 2, false, true, true}},
+      {"aten::ge.Scalar", {nullptr, 2, false, true, true}},
       {"aten::logical_not.default",
-       {[](Lowering& l) { return l.Un(PwOp::kNot, l.In(0, DType::kBool)); }, 1}},
+       {[](Lowering& l) { return l.Un(PwOp::kNot, l.In(0, DType::kBool)); }, 1, false, false, true}},
       {"aten::logical_and.default",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kAnd, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2}},
+       {[](Lowering& l) { return l.b().Binary(PwOp::kAnd, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true}},
       {"aten::logical_or.default",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kOr, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2}},
+       {[](Lowering& l) { return l.b().Binary(PwOp::kOr, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true}},
+      // Bitwise ops on bool are the logical ones (the kernel IR has no integer bit ops).
+      {"aten::bitwise_and.Tensor",
+       {[](Lowering& l) { return l.b().Binary(PwOp::kAnd, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true, true}},
+      {"aten::bitwise_or.Tensor",
+       {[](Lowering& l) { return l.b().Binary(PwOp::kOr, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true, true}},
+      {"aten::bitwise_xor.Tensor",
+       {[](Lowering& l) { return l.b().Compare(PwOp::kNe, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true, true}},
+      {"aten::bitwise_not.default",
+       {[](Lowering& l) { return l.Un(PwOp::kNot, l.In(0, DType::kBool)); }, 1, false, false, true, true}},
       // Copies and casts: the store converts to the output dtype and layout.
-      {"aten::clone.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1}},
-      {"aten::_to_copy.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1}},
-      {"prims::convert_element_type.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1}},
+      {"aten::clone.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
+      {"aten::_to_copy.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
+      {"prims::convert_element_type.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
       // Backward formulas (aten/src/ATen/native/cpu/BinaryOpsKernel.cpp, Activation.cpp).
       {"aten::threshold_backward.default",
        {[](Lowering& l) {
@@ -432,6 +445,11 @@ int PwBuilder::Unary(PwOp op, int a) {
 
 int PwBuilder::Binary(PwOp op, int a, int b) {
   PwInstr i;
+  // torch on bool: add and maximum are or, mul and minimum are and (ATen computes them on bool).
+  if (dtype(a) == DType::kBool) {
+    if (op == PwOp::kAdd || op == PwOp::kMaximum) op = PwOp::kOr;
+    if (op == PwOp::kMul || op == PwOp::kMinimum) op = PwOp::kAnd;
+  }
   i.op = op;
   i.dtype = dtype(a);
   i.args = {a, Coerce(b, dtype(a))};
@@ -461,6 +479,7 @@ bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node) {
   if (node.outputs.size() != 1) return false;
   const ir::TensorType& out = node.outputs[0];
   if (entry.float_only && !ir::IsFloatingPoint(out.dtype)) return false;
+  if (out.dtype == DType::kBool ? !entry.bool_ok : entry.bool_only) return false;
   if (!IsDenseNonOverlapping(out)) return false;
   if (HasUnsupportedOptions(graph, node)) return false;
   // Every operand is a tensor on the output's device broadcastable to the output shape, or a

@@ -89,6 +89,49 @@ TEST_CASE("nothing to fuse leaves only extern steps", "[fusion]") {
 })", FusionOptions{.enable = false}) == "extern %0 aten::relu.default\n");
 }
 
+TEST_CASE("bool arithmetic lowers to logic (torch.isclose, torch.isfinite)", "[fusion]") {
+  // AOTAutograd's decompositions of isclose/isfinite: bool mul is and, bool add is or, bitwise
+  // ops on bool are logical. These once produced `mul` on b8, an invalid kernel.
+  const char* text = R"(graph(%a0: f32[8]{1}@cpu, %a1: f32[8]{1}@cpu) {
+  %0 = aten::eq.Tensor(%a0, %a1) -> b8[8]{1}@cpu
+  %1 = aten::sub.Tensor(%a0, %a1) -> f32[8]{1}@cpu
+  %2 = aten::abs.default(%1) -> f32[8]{1}@cpu
+  %3 = aten::ne.Scalar(%2, inf) -> b8[8]{1}@cpu
+  %4 = aten::eq.Tensor(%2, %2) -> b8[8]{1}@cpu
+  %5 = aten::mul.Tensor(%4, %3) -> b8[8]{1}@cpu
+  %6 = aten::le.Scalar(%2, 0.001) -> b8[8]{1}@cpu
+  %7 = aten::bitwise_and.Tensor(%5, %6) -> b8[8]{1}@cpu
+  %8 = aten::bitwise_or.Tensor(%0, %7) -> b8[8]{1}@cpu
+  %9 = aten::add.Tensor(%5, %6) -> b8[8]{1}@cpu
+  %10 = aten::maximum.default(%5, %6) -> b8[8]{1}@cpu
+  %11 = aten::minimum.default(%5, %6) -> b8[8]{1}@cpu
+  return (%8, %9, %10, %11)
+})";
+  CHECK(Partitioned(text) == "fused %0 %1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 -> %8 %9 %10 %11\n");
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
+  REQUIRE(g.ok());
+  absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
+  REQUIRE(p.ok());
+  absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, p->groups[0], "k");
+  REQUIRE(k.ok());
+  std::string text_out = PrintPointwiseKernel(*k);
+  INFO(text_out);
+  CHECK(text_out.find("= mul.") == std::string::npos);
+  CHECK(text_out.find("= add.") == std::string::npos);
+  CHECK(text_out.find("%8 = and.b8 %7, %6") != std::string::npos);   // mul
+  CHECK(text_out.find("%13 = or.b8 %8, %10") != std::string::npos);  // add
+  CHECK(text_out.find("%15 = and.b8 %8, %10") != std::string::npos);  // minimum
+}
+
+TEST_CASE("ops torch rejects on bool, and bitwise ops on integers, stay extern", "[fusion]") {
+  CHECK(Partitioned(R"(graph(%a0: b8[4]{1}@cpu, %a1: i32[4]{1}@cpu) {
+  %0 = aten::sub.Tensor(%a0, %a0) -> b8[4]{1}@cpu
+  %1 = aten::abs.default(%a0) -> b8[4]{1}@cpu
+  %2 = aten::bitwise_and.Tensor(%a1, %a1) -> i32[4]{1}@cpu
+  return (%0, %1, %2)
+})") == "extern %0 aten::sub.Tensor\nextern %1 aten::abs.default\nextern %2 aten::bitwise_and.Tensor\n");
+}
+
 TEST_CASE("float-only ops on integer tensors and overlapping outputs are not fused", "[fusion]") {
   CHECK(Partitioned(R"(graph(%a0: i64[4]{1}@cpu, %a1: f32[4]{1}@cpu) {
   %0 = aten::exp.default(%a0) -> i64[4]{1}@cpu
