@@ -32,8 +32,6 @@ namespace {
 
 using ir::DType;
 
-bool IsHalf(DType d) { return d == DType::kF16 || d == DType::kBF16; }
-bool IsFloat(DType d) { return d == DType::kF32 || d == DType::kF64 || IsHalf(d); }
 // u8 and bool compare, extend and convert as unsigned.
 bool IsUnsigned(DType d) { return d == DType::kU8 || d == DType::kBool; }
 uint64_t Bytes(DType d) { return static_cast<uint64_t>(ir::DTypeBytes(d)); }
@@ -51,7 +49,6 @@ class KernelEmitter {
 
   llvm::Type* MemType(DType d);
   llvm::Type* RegType(DType d);
-  DType OperandDType(int operand) const;
 
   void SetUpAliasScopes();
   void Annotate(llvm::Instruction* access, int operand);
@@ -114,11 +111,6 @@ llvm::Type* KernelEmitter::MemType(DType d) {
 
 llvm::Type* KernelEmitter::RegType(DType d) {
   return d == DType::kBool ? b_.getInt1Ty() : MemType(d);
-}
-
-DType KernelEmitter::OperandDType(int operand) const {
-  const int n_in = static_cast<int>(k_.input_dtypes.size());
-  return operand < n_in ? k_.input_dtypes[operand] : k_.output_dtypes[operand - n_in];
 }
 
 void KernelEmitter::SetUpAliasScopes() {
@@ -206,7 +198,7 @@ void KernelEmitter::EmitNest(size_t level, const std::vector<llvm::Value*>& offs
       return;
     }
     EmitPoint([&](int op) {
-      return b_.CreateInBoundsGEP(MemType(OperandDType(op)), bases_[op], cur[op]);
+      return b_.CreateInBoundsGEP(MemType(k_.operand_dtype(op)), bases_[op], cur[op]);
     });
   };
   EmitLoop(k_.shape[dim], offsets, step, body, innermost ? VectorizeLoopMetadata() : nullptr);
@@ -285,7 +277,7 @@ absl::Status KernelEmitter::Emit() {
       numel, {}, [](const std::vector<llvm::Value*>&) { return std::vector<llvm::Value*>{}; },
       [&](llvm::Value* i, const std::vector<llvm::Value*>&) {
         EmitPoint(
-            [&](int op) { return b_.CreateInBoundsGEP(MemType(OperandDType(op)), bases_[op], i); });
+            [&](int op) { return b_.CreateInBoundsGEP(MemType(k_.operand_dtype(op)), bases_[op], i); });
       },
       VectorizeLoopMetadata());
   b_.CreateBr(done);

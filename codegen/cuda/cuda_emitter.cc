@@ -37,8 +37,6 @@ namespace {
 
 using ir::DType;
 
-bool IsHalf(DType d) { return d == DType::kF16 || d == DType::kBF16; }
-bool IsFloat(DType d) { return d == DType::kF32 || d == DType::kF64 || IsHalf(d); }
 
 int Bytes(DType d) { return ir::DTypeBytes(d); }
 
@@ -71,11 +69,6 @@ const char* WrapType(DType d) {
     case DType::kI64: return "unsigned long long";
     default: return nullptr;
   }
-}
-
-DType OperandDType(const PointwiseKernel& k, int operand) {
-  const int n_in = static_cast<int>(k.input_dtypes.size());
-  return operand < n_in ? k.input_dtypes[operand] : k.output_dtypes[operand - n_in];
 }
 
 std::string V(int i) { return absl::StrCat("v", i); }
@@ -394,7 +387,7 @@ absl::Status KernelSourceEmitter::EmitPoint(std::string& out) {
   absl::StrAppend(&out, "// The body for one element: inputs as stored, outputs by reference.\n");
   absl::StrAppend(&out, "__device__ __forceinline__ void Point(");
   for (int o = 0; o < k_.num_operands(); ++o) {
-    const DType d = OperandDType(k_, o);
+    const DType d = k_.operand_dtype(o);
     absl::StrAppend(&out, o ? ", " : "", MemType(d));
     if (o < n_in) {
       absl::StrAppend(&out, " in", o);
@@ -449,7 +442,7 @@ void KernelSourceEmitter::EmitContig(std::string& out) {
                   "  const Index tid = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;\n");
   if (has_vectors) {
     for (int o = 0; o < num_operands; ++o) {
-      absl::StrAppend(&out, "  typedef tccd_rt::Vec<", MemType(OperandDType(k_, o)), ", kVec> V",
+      absl::StrAppend(&out, "  typedef tccd_rt::Vec<", MemType(k_.operand_dtype(o)), ", kVec> V",
                       o, ";\n");
     }
     absl::StrAppend(&out,
@@ -473,7 +466,7 @@ void KernelSourceEmitter::EmitContig(std::string& out) {
                     "    const Index e = kNumVecs * kVec + tid;\n    ",
                     PointCall([&](int o) {
                       return absl::StrCat("reinterpret_cast<", o < n_in ? "const " : "",
-                                          MemType(OperandDType(k_, o)), "*>(p.ptr[", o, "])[e]");
+                                          MemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "])[e]");
                     }, "    "),
                     "\n  }\n");
   }
@@ -520,7 +513,7 @@ void KernelSourceEmitter::EmitStrided(std::string& out) {
   }
   absl::StrAppend(&out, "    ", PointCall([&](int o) {
                     return absl::StrCat("reinterpret_cast<", o < n_in ? "const " : "",
-                                        MemType(OperandDType(k_, o)), "*>(p.ptr[", o, "])[off",
+                                        MemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "])[off",
                                         o, "]");
                   }, "    "),
                   "\n  }\n}\n");
@@ -596,7 +589,7 @@ CudaKernelGeometry GeometryOf(const PointwiseKernel& kernel) {
   // 32 bytes per thread was slower for every kernel.
   int largest = 1;
   for (int o = 0; o < kernel.num_operands(); ++o) {
-    largest = std::max(largest, Bytes(OperandDType(kernel, o)));
+    largest = std::max(largest, Bytes(kernel.operand_dtype(o)));
   }
   geo.vec = 16 / largest;
   geo.index64 = geo.numel > std::numeric_limits<int32_t>::max();

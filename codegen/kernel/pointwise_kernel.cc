@@ -20,10 +20,6 @@ using ir::DType;
 bool IsKnownDType(DType dtype) {
   return static_cast<uint8_t>(dtype) <= static_cast<uint8_t>(DType::kBool);
 }
-bool IsFloat(DType d) {
-  return d == DType::kF32 || d == DType::kF64 || d == DType::kF16 || d == DType::kBF16;
-}
-bool IsHalf(DType d) { return d == DType::kF16 || d == DType::kBF16; }
 // Types arithmetic may happen on: everything but bool and the 16-bit floats.
 bool IsArith(DType d) { return d != DType::kBool && !IsHalf(d); }
 bool IsArithFloat(DType d) { return d == DType::kF32 || d == DType::kF64; }

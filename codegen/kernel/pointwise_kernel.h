@@ -92,6 +92,11 @@ enum class PwOp : uint8_t {
 
 const char* PwOpName(PwOp op);
 
+// Kernel-IR dtype categories, shared by the verifier and every backend. (Self-contained: the
+// kernel IR links no graph-IR code.)
+inline bool IsHalf(ir::DType d) { return d == ir::DType::kF16 || d == ir::DType::kBF16; }
+inline bool IsFloat(ir::DType d) { return d == ir::DType::kF32 || d == ir::DType::kF64 || IsHalf(d); }
+
 struct PwInstr {
   PwOp op = PwOp::kConstant;
   ir::DType dtype = ir::DType::kF32;  // result dtype (for kStore: the stored dtype)
@@ -136,6 +141,11 @@ struct PointwiseKernel {
 
   int num_operands() const {
     return static_cast<int>(input_dtypes.size() + output_dtypes.size());
+  }
+  // Storage dtype of operand `operand` (inputs, then outputs).
+  ir::DType operand_dtype(int operand) const {
+    const int n_in = static_cast<int>(input_dtypes.size());
+    return operand < n_in ? input_dtypes[operand] : output_dtypes[operand - n_in];
   }
   // Any reduction section, rows or columns.
   bool is_row_reduction() const { return reduction.num_reduced_dims > 0; }

@@ -507,6 +507,12 @@ bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node) {
   return true;
 }
 
+std::vector<std::string> PointwiseOpTargets() {
+  std::vector<std::string> targets;
+  for (const auto& [target, entry] : OpTable()) targets.push_back(target);
+  return targets;
+}
+
 absl::StatusOr<int> LowerPointwiseOp(const ir::Node& node,
                                      const std::function<int(const ir::ValueRef&)>& value_of,
                                      PwBuilder& builder) {

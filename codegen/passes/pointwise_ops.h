@@ -6,6 +6,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "codegen/ir/graph.h"
@@ -37,6 +39,9 @@ class PwBuilder {
 // True if `node` is an op this library lowers, with arguments it can handle (e.g. no
 // rounding_mode on div, no device change in _to_copy) and one output.
 bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node);
+
+// Every target this library lowers (for the op-properties consistency test).
+std::vector<std::string> PointwiseOpTargets();
 
 // Lowers `node` into `builder`. `value_of` returns the held value of a tensor operand (already in
 // the body). Returns the held value of the node's output.
