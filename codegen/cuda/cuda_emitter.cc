@@ -29,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/cuda_index_emitter.h"
 #include "codegen/cuda/cuda_row_emitter.h"
 #include "proto/status_macros.h"
 
@@ -591,7 +592,7 @@ CudaKernelGeometry GeometryOf(const PointwiseKernel& kernel) {
   for (int o = 0; o < kernel.num_operands(); ++o) {
     largest = std::max(largest, Bytes(kernel.operand_dtype(o)));
   }
-  geo.vec = 16 / largest;
+  geo.vec = HasIndexOps(kernel) ? 1 : 16 / largest;  // index kernels: one element per thread
   geo.index64 = geo.numel > std::numeric_limits<int32_t>::max();
   const int num_operands = kernel.num_operands();
   geo.contig_param_bytes = 8 * num_operands;
@@ -644,6 +645,8 @@ absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> ker
       RETURN_IF_ERROR(EmitColumnReductionKernel(kernel, cc_major, out));
     } else if (kernel.is_row_reduction()) {
       RETURN_IF_ERROR(EmitRowReductionKernel(kernel, out));
+    } else if (HasIndexOps(kernel)) {
+      RETURN_IF_ERROR(EmitIndexKernel(kernel, out));
     } else {
       RETURN_IF_ERROR(KernelSourceEmitter(kernel).Emit(out));
     }

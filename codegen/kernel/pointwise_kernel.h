@@ -30,6 +30,15 @@
 //    store. Backends may hold f16/bf16 values as raw 16-bit patterns.
 //  * Binary/ternary ops take operands of the instruction's dtype (producers insert kCast).
 //  * Comparisons take operands of one dtype and produce kBool.
+//
+// Index-aware kernels (view materialisations: cat, constant_pad_nd, slice/select backward;
+// gathers: embedding, index_select). kIndex yields a coordinate of the current point and kGather
+// reads an input at computed coordinates under a mask, so an output point can select which input
+// and which element it reads. An input read by kGather is a *gather operand*: it is never kLoad'ed
+// (its shape need not broadcast to the iteration space) and its stride row in the launch ABI holds
+// its own strides, dim k of the tensor in slot k (padded with zeros to the kernel's rank), not
+// iteration-space strides. Backends that do not implement these ops reject such kernels (the CPU
+// backend does; the compiler forms them only for CUDA).
 #pragma once
 
 #include <cstdint>
@@ -88,6 +97,12 @@ enum class PwOp : uint8_t {
   kReduceMax,
   kReduceMin,
   kStore,  // operand = output index; args[0]; produces no value
+  // Index-aware ops (pointwise kernels only; see "Index-aware kernels" above). Appended after
+  // kStore so that the existing ops keep their numbers.
+  kIndex,   // operand = iteration dim d; the point's coordinate along d (dtype i64, no args)
+  kGather,  // operand = input index; args: mask (b8), then n <= rank coordinates (i64); dtype
+            // the input's storage dtype. mask ? input[sum_k coord_k * stride[operand][k]] : 0,
+            // reading no memory where mask is false.
 };
 
 const char* PwOpName(PwOp op);
@@ -157,6 +172,11 @@ struct PointwiseKernel {
 // For kernels with a reduction section: per body value, true when it is row-level (see above).
 // Stores are row-level. Assumes a kernel that passes VerifyPointwiseKernel.
 std::vector<bool> RowLevelValues(const PointwiseKernel& kernel);
+
+// True when input `input` is read by kGather (see "Index-aware kernels" above).
+bool IsGatherOperand(const PointwiseKernel& kernel, int input);
+// True when the body has kIndex or kGather.
+bool HasIndexOps(const PointwiseKernel& kernel);
 
 // Checks the conventions above; returns a description of the first violation, or "".
 std::string VerifyPointwiseKernel(const PointwiseKernel& kernel);

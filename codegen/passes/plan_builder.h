@@ -30,4 +30,8 @@ absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& part
 // broadcasting: stride 0 where the tensor has no such dim or size 1).
 std::vector<int64_t> IterationStrides(const ir::TensorType& type, const std::vector<int64_t>& shape);
 
+// A gather operand's stride row (kernel/pointwise_kernel.h, "Index-aware kernels"): its own
+// strides, dim k in slot k, zero-padded to the iteration rank.
+std::vector<int64_t> GatherOperandStrides(const ir::TensorType& type, const std::vector<int64_t>& shape);
+
 }  // namespace tccd::codegen

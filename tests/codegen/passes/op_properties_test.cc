@@ -5,6 +5,7 @@
 #include "codegen/ir/printer.h"
 #include "codegen/ops/op_properties.h"
 #include "codegen/passes/dead_code_elimination.h"
+#include "codegen/passes/index_ops.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
 
@@ -15,6 +16,11 @@ TEST_CASE("every op a lowering library lowers is listed with its category", "[op
   for (const std::string& target : PointwiseOpTargets()) {
     INFO(target);
     CHECK(PropertiesOf(target).category == OpCategory::kPointwise);
+    CHECK(IsSideEffectFree(target));
+  }
+  for (const std::string& target : IndexOpTargets()) {
+    INFO(target);
+    CHECK(PropertiesOf(target).category == OpCategory::kOther);
     CHECK(IsSideEffectFree(target));
   }
   for (const std::string& target : ReductionOpTargets()) {
