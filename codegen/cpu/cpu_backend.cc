@@ -59,12 +59,6 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 absl::StatusOr<CpuModule> CompileCpuKernels(absl::Span<const PointwiseKernel> kernels,
                                             const CpuTarget& target) {
   if (kernels.empty()) return absl::InvalidArgumentError("no kernels to compile");
-  for (const PointwiseKernel& kernel : kernels) {
-    if (HasIndexOps(kernel)) {
-      return absl::UnimplementedError("the CPU backend has no index/gather ops (kernel '" +
-                                      kernel.name + "'); the compiler forms them for CUDA only");
-    }
-  }
   const auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> machine, CreateTargetMachine(target));
 

@@ -88,6 +88,7 @@ class KernelEmitter {
   std::vector<llvm::Value*> bases_;     // per operand: element base pointer
   std::vector<llvm::Value*> strides_;   // [operand * rank + d], i64, loaded at entry
   std::vector<size_t> nest_dims_;       // dims of size > 1, outermost first
+  std::vector<llvm::Value*> coords_;    // index kernels: per dim, the point's coordinate (i64)
   std::vector<llvm::MDNode*> scope_;    // per operand: !alias.scope
   std::vector<llvm::MDNode*> noalias_;  // per operand: !noalias (every other operand)
   absl::Status error_;                  // the first failure of EmitPoint
@@ -192,7 +193,8 @@ void KernelEmitter::EmitNest(size_t level, const std::vector<llvm::Value*>& offs
     }
     return next;
   };
-  auto body = [&](llvm::Value*, const std::vector<llvm::Value*>& cur) {
+  auto body = [&](llvm::Value* iv, const std::vector<llvm::Value*>& cur) {
+    if (!coords_.empty()) coords_[dim] = iv;
     if (!innermost) {
       EmitNest(level + 1, cur);
       return;
@@ -241,6 +243,24 @@ absl::Status KernelEmitter::Emit() {
   }
   for (size_t d = 0; d < rank; ++d) {
     if (k_.shape[d] > 1) nest_dims_.push_back(d);
+  }
+  if (HasIndexOps(k_)) {
+    // Index-aware kernels (kIndex/kGather) always run the nest, which knows the coordinates;
+    // gathers address their operand with its stride row (kernel/pointwise_kernel.h).
+    coords_.assign(rank, b_.getInt64(0));
+    for (int op = 0; op < k_.num_operands(); ++op) {
+      for (size_t d = 0; d < rank; ++d) {
+        llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), fn_->getArg(1), op * rank + d);
+        strides_.push_back(b_.CreateLoad(b_.getInt64Ty(), slot));
+      }
+    }
+    if (nest_dims_.empty()) {
+      EmitPoint([&](int op) { return bases_[op]; });
+    } else {
+      EmitNest(0, std::vector<llvm::Value*>(k_.num_operands(), b_.getInt64(0)));
+    }
+    b_.CreateRetVoid();
+    return error_;
   }
   if (nest_dims_.empty()) {  // rank 0 or all dims of size 1: a single point
     EmitPoint([&](int op) { return bases_[op]; });
@@ -306,6 +326,31 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
             b_.CreateAlignedLoad(MemType(d), address(in.operand), llvm::Align(Bytes(d)));
         Annotate(load, in.operand);
         v[i] = d == DType::kBool ? b_.CreateICmpNE(load, b_.getInt8(0)) : load;
+        break;
+      }
+      case PwOp::kIndex: v[i] = coords_.at(in.operand); break;
+      case PwOp::kGather: {
+        // mask ? operand[sum coord_k * stride_k] : 0, branching so that a masked-off point
+        // reads no memory.
+        const size_t rank = k_.shape.size();
+        llvm::Value* offset = b_.getInt64(0);
+        for (size_t a = 1; a < in.args.size(); ++a)
+          offset = b_.CreateAdd(offset, b_.CreateMul(arg(a), strides_[in.operand * rank + (a - 1)]));
+        llvm::BasicBlock* from = b_.GetInsertBlock();
+        llvm::BasicBlock* read = llvm::BasicBlock::Create(ctx_, "gather", fn_);
+        llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_, "gathered", fn_);
+        b_.CreateCondBr(arg(0), read, join);
+        b_.SetInsertPoint(read);
+        llvm::Value* loaded = b_.CreateAlignedLoad(
+            MemType(d), b_.CreateInBoundsGEP(MemType(d), bases_[in.operand], offset), llvm::Align(Bytes(d)));
+        if (d == DType::kBool) loaded = b_.CreateICmpNE(loaded, b_.getInt8(0));
+        llvm::BasicBlock* read_end = b_.GetInsertBlock();
+        b_.CreateBr(join);
+        b_.SetInsertPoint(join);
+        llvm::PHINode* phi = b_.CreatePHI(RegType(d), 2);
+        phi->addIncoming(llvm::Constant::getNullValue(RegType(d)), from);
+        phi->addIncoming(loaded, read_end);
+        v[i] = phi;
         break;
       }
       case PwOp::kConstant:

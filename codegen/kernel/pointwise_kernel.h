@@ -37,8 +37,8 @@
 // and which element it reads. An input read by kGather is a *gather operand*: it is never kLoad'ed
 // (its shape need not broadcast to the iteration space) and its stride row in the launch ABI holds
 // its own strides, dim k of the tensor in slot k (padded with zeros to the kernel's rank), not
-// iteration-space strides. Backends that do not implement these ops reject such kernels (the CPU
-// backend does; the compiler forms them only for CUDA).
+// iteration-space strides. Both backends implement them; neither vectorises a gather (the CUDA
+// entry points run one element per thread, the CPU always takes its strided loop nest).
 #pragma once
 
 #include <cstdint>

@@ -350,7 +350,7 @@ bool IsIndexOp(const ir::Graph& graph, const ir::Node& node) {
   auto it = Table().find(node.target);
   if (it == Table().end() || node.outputs.size() != 1) return false;
   const ir::TensorType& out = node.outputs[0];
-  if (out.device != ir::DeviceType::kCuda || !IsDenseNonOverlapping(out)) return false;
+  if (!IsDenseNonOverlapping(out)) return false;
   for (const ir::ValueRef& r : TensorRefs(node))
     if (graph.type_of(r).device != out.device) return false;
   for (const ir::NamedArg& kw : node.kwargs)

@@ -4,7 +4,8 @@
 // element it reads (or that it reads none and takes a constant), so these ops fuse with their
 // pointwise consumers like any pointwise op; every tensor they read is a gather operand.
 //
-// CUDA only: the CPU backend has no kIndex/kGather, so on the CPU these ops stay ATen steps.
+// Both backends implement kIndex/kGather (CUDA: cuda_index_emitter.cc; CPU: the loop nest of
+// llvm_emitter.cc, which branches around masked-off gathers).
 #pragma once
 
 #include <functional>
@@ -17,8 +18,9 @@
 
 namespace tccd::codegen {
 
-// True if `node` is an index-aware op this library lowers with the arguments it has (CUDA
-// tensors, one dense output, supported options; e.g. slice_backward with step 1 only).
+// True if `node` is an index-aware op this library lowers with the arguments it has (tensors on
+// the output's device, one dense output, supported options; e.g. slice_backward with step 1
+// only).
 bool IsIndexOp(const ir::Graph& graph, const ir::Node& node);
 
 // The tensors an index op reads, all by gather (empty for other nodes).

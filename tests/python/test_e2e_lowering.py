@@ -38,3 +38,71 @@ def test_bool_arithmetic_isclose_isfinite(daemon_env):
 
     ops = _compile_and_compare(f, a, b)
     assert "aten::bitwise_and.Tensor" in ops and "aten::mul.Tensor" in ops
+
+
+class _TinyLM(torch.nn.Module):
+    """Embedding, a rotary-style cat of slices, padding, index_select and a vocabulary head:
+    the index-aware lowerings forward and backward (slice_backward, constant_pad_nd)."""
+
+    def __init__(self, vocab: int = 50, d: int = 16) -> None:
+        super().__init__()
+        self.emb = torch.nn.Embedding(vocab, d)
+        self.up = torch.nn.Linear(d, d)
+        self.head = torch.nn.Linear(d, vocab)
+        self.register_buffer("order", torch.tensor([3, 0, 2, 2, 1, 0, 5, 4]))
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        h = x.shape[-1] // 2
+        x = x * 0.7 + torch.cat((-x[..., h:], x[..., :h]), dim=-1) * 0.3
+        x = x + torch.tanh(self.up(x))
+        x = torch.nn.functional.pad(x[..., 1:], (0, 1), value=0.25) + x[:, :1]
+        x = torch.index_select(x, 1, self.order)
+        return self.head(x)
+
+
+def test_index_ops_train_like_eager_as_generated_kernels(daemon_env):
+    def run(backend):
+        torch.manual_seed(0)
+        model = _TinyLM()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        fn = torch.compile(model, backend=backend) if backend else model
+        g = torch.Generator().manual_seed(1)
+        ids = torch.randint(0, 50, (4, 8), generator=g)
+        y = torch.randint(0, 50, (4, 8), generator=g)
+        losses = []
+        for _ in range(4):
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.cross_entropy(fn(ids).reshape(-1, 50), y.reshape(-1))
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return torch.stack(losses), {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+    eager_losses, eager_state = run(None)
+    losses, state = run("tccd")
+    torch.testing.assert_close(losses, eager_losses, rtol=1e-4, atol=1e-5)
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], rtol=1e-4, atol=1e-5, msg=k)
+    assert not torch.equal(losses[0], losses[-1])
+    stats = tccd.last_compile_stats()
+    assert all(s["fallback"] is None for s in stats), stats
+    ops = {op for s in stats for k in s["kernels"] for op in k["ops"]}
+    for op in ("aten::embedding.default", "aten::cat.default", "aten::constant_pad_nd.default",
+               "aten::slice_backward.default", "aten::index_select.default"):
+        assert op in ops, (op, sorted(ops))
+
+
+def test_concat_pad_and_backward_views_match_eager(daemon_env):
+    a = torch.randn(3, 5, 4)
+    b = torch.randn(3, 2, 4)
+    g = torch.randn(3, 7)
+
+    def f(x, y, gr):
+        c = torch.cat((x, y.flip(0) * 2), dim=1)                   # [3, 7, 4]
+        p = torch.nn.functional.pad(c, (1, 2, -1, 1), value=-3.0)  # crop and pad
+        s = torch.ops.aten.select_backward(gr, [3, 7, 2], 2, -1)
+        return c + 1, p, s
+
+    ops = _compile_and_compare(f, a, b, g)
+    assert {"aten::cat.default", "aten::constant_pad_nd.default", "aten::select_backward.default"} <= set(ops)

@@ -432,3 +432,45 @@ TEST_CASE("bool logic, bool casts and where on every dtype", "[cpu_backend][nume
 
 }  // namespace
 }  // namespace tccd::codegen::testing
+
+namespace tccd::codegen::testing {
+namespace {
+
+TEST_CASE("index and gather: cat of strided halves, embedding rows, masked reads", "[cpu_backend][numerics]") {
+  // out[i, j] = j < 3 ? a[i, j] : b[i, j - 3] (b read through a transposed view), and
+  // emb[i, j] = w[ids[i], j] with ids out of range reading 0.
+  const int64_t rows = 2;
+  KernelBuilder k("cat_gather", {rows, 6});
+  const int ga = k.GatherInput(DType::kF32), gb = k.GatherInput(DType::kF32);
+  const int gw = k.GatherInput(DType::kF32), gids = k.GatherInput(DType::kI64);
+  const int i = k.Index(0), j = k.Index(1);
+  const int three = k.Const(DType::kI64, 3);
+  const int first = k.Op(PwOp::kLt, DType::kBool, {j, three});
+  const int second = k.Op(PwOp::kNot, DType::kBool, {first});
+  const int va = k.Gather(ga, first, {i, j});
+  const int vb = k.Gather(gb, second, {i, k.Op(PwOp::kSub, DType::kI64, {j, three})});
+  k.Output(k.Op(PwOp::kWhere, DType::kF32, {first, va, vb}));
+  const int row = k.Gather(gids, k.Const(DType::kBool, 1), {i});
+  const int ge = k.Op(PwOp::kGe, DType::kBool, {row, k.Const(DType::kI64, 0)});
+  const int lt = k.Op(PwOp::kLt, DType::kBool, {row, k.Const(DType::kI64, 4)});
+  k.Output(k.Gather(gw, k.Op(PwOp::kAnd, DType::kBool, {ge, lt}), {row, j}));
+  const PointwiseKernel& kernel = k.kernel();
+  REQUIRE(VerifyPointwiseKernel(kernel) == "");
+  LoadedModule so(CompileForHost({kernel}).shared_object);
+
+  const std::vector<float> a = {1, 2, 3, 4, 5, 6};               // [2, 3] row-major
+  const std::vector<float> bt = {10, 40, 20, 50, 30, 60};        // b [2, 3] stored transposed
+  std::vector<float> w(4 * 6);                                   // [4, 6]
+  for (size_t e = 0; e < w.size(); ++e) w[e] = 100.f + static_cast<float>(e);
+  const std::vector<int64_t> ids = {2, 7};                       // 7 is out of range
+  std::vector<float> out(12, -1), emb(12, -1);
+  const std::vector<int64_t> strides = ConcatStrides({{3, 1}, {1, 2}, {6, 1}, {1, 0}, {6, 1}, {6, 1}});
+  void* data[] = {const_cast<float*>(a.data()), const_cast<float*>(bt.data()), w.data(),
+                  const_cast<int64_t*>(ids.data()), out.data(), emb.data()};
+  so.Get("cat_gather")(data, strides.data());
+  CHECK(out == std::vector<float>{1, 2, 3, 10, 20, 30, 4, 5, 6, 40, 50, 60});
+  CHECK(emb == std::vector<float>{112, 113, 114, 115, 116, 117, 0, 0, 0, 0, 0, 0});
+}
+
+}  // namespace
+}  // namespace tccd::codegen::testing

@@ -123,13 +123,15 @@ TEST_CASE("embedding, padding and slice/select backward lower to gathers", "[ind
   CHECK(c.kernels[3].find("gather.f32 in0, %2, %3") != std::string::npos);  // grad's one dim
 }
 
-TEST_CASE("index ops stay extern on the CPU and with unsupported arguments", "[index_ops]") {
-  Compiled c = Compile(R"(graph(%a0: f32[2,4]{4,1}@cpu, %a1: f32[2,4]{4,1}@cuda) {
-  %0 = aten::cat.default([%a0, %a0], 1) -> f32[2,8]{8,1}@cpu
+TEST_CASE("index ops with unsupported arguments stay extern", "[index_ops]") {
+  Compiled c = Compile(R"(graph(%a0: f32[2,4]{4,1}@cpu, %a1: f32[2,4]{4,1}@cuda, %a2: f32[2,4]{4,1}@cpu) {
+  %0 = aten::cat.default([%a0, %a2], 1) -> f32[2,8]{8,1}@cpu
   %1 = aten::slice_backward.default(%a1, [2, 8], 1, 0, 8, 2) -> f32[2,8]{8,1}@cuda
-  return (%0, %1)
+  %2 = aten::cat.default([%a0, %a2], 1) -> f32[2,8]{0,1}@cpu
+  return (%0, %1, %2)
 })");
-  CHECK(c.partition == "extern %0 aten::cat.default\nextern %1 aten::slice_backward.default\n");
+  // CPU cat fuses; slice_backward with step 2 (needs a modulo) and an overlapping output do not.
+  CHECK(c.partition == "fused %0 -> %0\nextern %1 aten::slice_backward.default\nextern %2 aten::cat.default\n");
 }
 
 TEST_CASE("gather operands get their own strides in the plan", "[index_ops]") {
