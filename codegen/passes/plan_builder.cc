@@ -76,7 +76,9 @@ absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& part
       }
       v1::KernelInfo* info = call->add_kernels();
       info->set_name(kernel.name);
-      info->set_kind(kernel.is_row_reduction() ? native.row_reduction_kind : native.kernel_kind);
+      info->set_kind(kernel.is_row_reduction() ? native.row_reduction_kind
+                     : HasIndexOps(kernel)      ? native.kernel_kind + "_index"
+                                                : native.kernel_kind);
       for (const std::string& op : kernel.fused_ops) info->add_ops(op);
     } else {
       const ir::Node& node = graph.nodes[entry.index];

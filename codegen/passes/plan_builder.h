@@ -19,6 +19,9 @@ struct NativeTarget {
   std::string abi;          // "tccd-cpu-1"
   std::string kernel_kind;  // KernelInfo.kind, e.g. "cpu_pointwise_loop"
   std::string row_reduction_kind = "cuda_row_reduction";  // KernelInfo.kind of row reductions
+  // KernelInfo.kind of index-aware kernels (kIndex/kGather): "<kernel_kind>_index". Their gather
+  // operands' stride rows are not iteration-space strides, so a client must not recompute them
+  // from a tensor that arrives in another layout (it copies such inputs into the declared one).
 };
 
 // `kernels[g]` is the kernel of partition.groups[g].

@@ -91,6 +91,8 @@ def test_index_ops_train_like_eager_as_generated_kernels(daemon_env):
     for op in ("aten::embedding.default", "aten::cat.default", "aten::constant_pad_nd.default",
                "aten::slice_backward.default", "aten::index_select.default"):
         assert op in ops, (op, sorted(ops))
+    kinds = {k["kind"] for s in stats for k in s["kernels"]}
+    assert "cpu_pointwise_loop_index" in kinds, kinds
 
 
 def test_concat_pad_and_backward_views_match_eager(daemon_env):

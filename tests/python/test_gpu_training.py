@@ -186,6 +186,7 @@ def test_lm_with_embedding_cat_pad_trains_like_eager_with_index_kernels(daemon_e
     for op in ("aten::embedding.default", "aten::cat.default", "aten::constant_pad_nd.default",
                "aten::slice_backward.default"):
         assert op in ops, (op, sorted(ops))
+    assert "cuda_pointwise_index" in {k["kind"] for s in stats for k in s["kernels"]}
     if autocast:
         assert "aten::_to_copy.default" in ops or "prims::convert_element_type.default" in ops
 
