@@ -54,26 +54,27 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
          "aten::var_mean.correction", "aten::_softmax.default", "aten::_log_softmax.default",
          "aten::_softmax_backward_data.default", "aten::_log_softmax_backward_data.default",
          "aten::native_layer_norm.default", "aten::_fused_rms_norm.default",
-         "aten::native_layer_norm_backward.default", "aten::nll_loss_forward.default",
-         "aten::nll_loss_backward.default"});
+         "aten::native_layer_norm_backward.default", "aten::nll_loss_forward.default"});
     add(C::kGemm, {"aten::mm.default", "aten::bmm.default", "aten::addmm.default"});
     add(C::kNorm, {"aten::_native_batch_norm_legit_functional.default",
                    "aten::_native_batch_norm_legit_no_training.default",
                    "aten::native_batch_norm_backward.default", "aten::cudnn_batch_norm.default",
                    "aten::cudnn_batch_norm_backward.default"});
-    add(C::kOther,
-        {"aten::embedding.default", "aten::embedding_dense_backward.default",
-         "aten::index_select.default", "aten::cat.default", "aten::stack.default",
-         "aten::constant_pad_nd.default", "aten::slice_scatter.default",
+    add(C::kIndex,
+        {"aten::embedding.default", "aten::index_select.default", "aten::cat.default",
+         "aten::stack.default", "aten::constant_pad_nd.default", "aten::slice_scatter.default",
          "aten::select_scatter.default", "aten::slice_backward.default",
-         "aten::select_backward.default", "aten::convolution.default",
+         "aten::select_backward.default", "aten::nll_loss_backward.default",
+         "aten::gather.default", "aten::index.Tensor"});
+    add(C::kOther,
+        {"aten::embedding_dense_backward.default", "aten::convolution.default",
          "aten::convolution_backward.default", "aten::max_pool2d_with_indices.default",
          "aten::max_pool2d_with_indices_backward.default", "aten::avg_pool2d.default",
          "aten::avg_pool2d_backward.default", "aten::_adaptive_avg_pool2d.default",
          "aten::_adaptive_avg_pool2d_backward.default", "aten::full.default",
          "aten::zeros.default", "aten::ones.default", "aten::empty.memory_format",
          "aten::arange.start", "aten::arange.default", "aten::scalar_tensor.default",
-         "aten::gather.default", "aten::index.Tensor", "aten::scatter_add.default",
+         "aten::scatter_add.default",
          "aten::_scaled_dot_product_flash_attention.default",
          "aten::_scaled_dot_product_efficient_attention.default"});
     // Random ops advance the generator: dropping a dead one would change later draws.
@@ -101,6 +102,7 @@ const char* OpCategoryName(OpCategory category) {
     case C::kReshape: return "reshape";
     case C::kPointwise: return "pointwise";
     case C::kReduction: return "reduction";
+    case C::kIndex: return "index";
     case C::kGemm: return "gemm";
     case C::kNorm: return "norm";
     case C::kOther: return "other";

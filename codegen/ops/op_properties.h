@@ -20,6 +20,8 @@ enum class OpCategory : uint8_t {
   kReshape,    // aliases input 0 when the strides allow, else copies (reshape)
   kPointwise,  // elementwise over broadcast operands (incl. casts and copies)
   kReduction,  // reduces or normalises over dims (sum, softmax, layer norm, ...)
+  kIndex,      // output points select input elements by index arithmetic (cat, pad, embedding,
+               // slice/select backward, ...): passes/index_ops.h
   kGemm,       // matmul family (mm, bmm, addmm)
   kNorm,       // batch norm family (stays ATen or cuDNN)
   kOther,      // any other functional op (embedding, cat, convolution, ...)

@@ -312,6 +312,53 @@ int LowerIndexSelect(Lowering& l) {
   return l.Gather(self, mask, coords, l.held());
 }
 
+// ---- nll_loss_backward(grad_output, self [N, C] or [C], target [N] or [], weight (None only),
+// reduction, ignore_index, total_weight): grad_input[n, c] = -grad_output[n?] (/ total_weight
+// for mean) where c == target[n] != ignore_index, else 0 (aten/src/ATen/native/LossNLL.cpp).
+constexpr int64_t kReductionNone = 0, kReductionMean = 1;
+
+bool NllLossBackwardOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() < 7) return false;
+  for (int i : {0, 1, 2, 6})
+    if (!n.args[i].is_ref()) return false;
+  if (!n.args[3].is_none()) return false;  // class weights stay extern
+  auto reduction = IntArg(n, 4, "reduction");
+  auto ignore = IntArg(n, 5, "ignore_index");
+  if (!reduction || !ignore || *reduction < 0 || *reduction > 2) return false;
+  const ir::TensorType& self = g.type_of(n.args[1].ref());
+  const ir::TensorType& target = g.type_of(n.args[2].ref());
+  const ir::TensorType& grad = g.type_of(n.args[0].ref());
+  if (self.rank() < 1 || self.rank() > 2 || target.rank() != self.rank() - 1) return false;
+  if (!IsIndexDType(target.dtype) || g.type_of(n.args[6].ref()).rank() != 0) return false;
+  return grad.rank() == (*reduction == kReductionNone ? target.rank() : 0);
+}
+
+int LowerNllLossBackward(Lowering& l) {
+  const ir::Node& n = l.node();
+  const int64_t reduction = *IntArg(n, 4, "reduction");
+  const int64_t ignore = *IntArg(n, 5, "ignore_index");
+  const bool batched = l.rank() == 2;
+  const int all = l.True();
+  std::vector<int> row;
+  if (batched) row.push_back(l.Coord(0));
+  const int c = l.Coord(l.rank() - 1);
+  const int t = l.Gather(n.args[2].ref(), all, row, DType::kI64);
+  const int hit = l.b().Compare(PwOp::kEq, c, t);
+  const int ignore_value = l.I64(ignore);
+  const int kept = l.b().Compare(PwOp::kNe, t, ignore_value);
+  const int valid = l.And(hit, kept);
+  std::vector<int> grad_coords;
+  if (reduction == kReductionNone) grad_coords = row;
+  int g = l.Gather(n.args[0].ref(), all, grad_coords, l.held());
+  if (reduction == kReductionMean) {
+    const int total = l.Gather(n.args[6].ref(), all, {}, l.held());
+    g = l.b().Binary(PwOp::kDiv, g, total);
+  }
+  const int neg = l.b().Unary(PwOp::kNeg, g);
+  const int zero = l.b().Constant(0, l.held());
+  return l.b().Where(valid, neg, zero);
+}
+
 struct Entry {
   bool (*ok)(const ir::Graph&, const ir::Node&);
   int (*lower)(Lowering&);
@@ -325,6 +372,7 @@ const absl::flat_hash_map<std::string, Entry>& Table() {
       {"aten::select_backward.default", {SelectBackwardOk, LowerSelectBackward}},
       {"aten::embedding.default", {EmbeddingOk, LowerEmbedding}},
       {"aten::index_select.default", {IndexSelectOk, LowerIndexSelect}},
+      {"aten::nll_loss_backward.default", {NllLossBackwardOk, LowerNllLossBackward}},
   };
   return *table;
 }
@@ -360,7 +408,12 @@ bool IsIndexOp(const ir::Graph& graph, const ir::Node& node) {
 
 std::vector<ir::ValueRef> GatheredRefs(const ir::Node& node) {
   if (!Table().contains(node.target)) return {};
-  return TensorRefs(node);
+  std::vector<ir::ValueRef> refs = TensorRefs(node);
+  // nll_loss_backward reads only its target, gradient and total weight; `self` (its shape
+  // only) stays an ordinary operand of the iteration space's shape.
+  if (node.target == "aten::nll_loss_backward.default" && node.args.size() > 1 && node.args[1].is_ref())
+    std::erase(refs, node.args[1].ref());
+  return refs;
 }
 
 std::vector<std::string> IndexOpTargets() {

@@ -66,14 +66,18 @@ def test_index_ops_train_like_eager_as_generated_kernels(daemon_env):
         torch.manual_seed(0)
         model = _TinyLM()
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        fn = torch.compile(model, backend=backend) if backend else model
+        def step(ids, y):  # the loss inside the graph: log_softmax + nll_loss forward and backward
+            logits = model(ids).reshape(-1, 50)
+            return torch.nn.functional.cross_entropy(logits, y.reshape(-1), ignore_index=7)
+
+        fn = torch.compile(step, backend=backend) if backend else step
         g = torch.Generator().manual_seed(1)
         ids = torch.randint(0, 50, (4, 8), generator=g)
         y = torch.randint(0, 50, (4, 8), generator=g)
         losses = []
         for _ in range(4):
             opt.zero_grad(set_to_none=True)
-            loss = torch.nn.functional.cross_entropy(fn(ids).reshape(-1, 50), y.reshape(-1))
+            loss = fn(ids, y)
             loss.backward()
             opt.step()
             losses.append(loss.detach())
@@ -89,7 +93,8 @@ def test_index_ops_train_like_eager_as_generated_kernels(daemon_env):
     assert all(s["fallback"] is None for s in stats), stats
     ops = {op for s in stats for k in s["kernels"] for op in k["ops"]}
     for op in ("aten::embedding.default", "aten::cat.default", "aten::constant_pad_nd.default",
-               "aten::slice_backward.default", "aten::index_select.default"):
+               "aten::slice_backward.default", "aten::index_select.default",
+               "aten::nll_loss_backward.default"):
         assert op in ops, (op, sorted(ops))
     kinds = {k["kind"] for s in stats for k in s["kernels"]}
     assert "cpu_pointwise_loop_index" in kinds, kinds

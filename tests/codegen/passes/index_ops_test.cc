@@ -134,6 +134,35 @@ TEST_CASE("index ops with unsupported arguments stay extern", "[index_ops]") {
   CHECK(c.partition == "fused %0 -> %0\nextern %1 aten::slice_backward.default\nextern %2 aten::cat.default\n");
 }
 
+TEST_CASE("nll_loss_backward is one index kernel; self is not gathered", "[index_ops]") {
+  Compiled c = Compile(R"(graph(%a0: f32[]{}@cuda, %a1: f32[4,10]{10,1}@cuda, %a2: i64[4]{1}@cuda, %a3: f32[]{}@cuda) {
+  %0 = aten::nll_loss_backward.default(%a0, %a1, %a2, None, 1, -100, %a3) -> f32[4,10]{10,1}@cuda
+  return (%0)
+})");
+  CHECK(c.partition == "fused %0 -> %0\n");
+  REQUIRE(c.kernels.size() == 1);
+  CHECK(c.kernels[0] == R"(pointwise @k[4,10](in0: f32, in1: f32, in2: i64, in3: f32) -> (out0: f32) {
+  // fused: aten::nll_loss_backward.default
+  %0 = load.f32 in1
+  %1 = constant.b8 true
+  %2 = index.i64 dim0
+  %3 = index.i64 dim1
+  %4 = gather.i64 in2, %1, %2
+  %5 = eq.b8 %3, %4
+  %6 = constant.i64 -100
+  %7 = ne.b8 %4, %6
+  %8 = and.b8 %5, %7
+  %9 = gather.f32 in0, %1
+  %10 = gather.f32 in3, %1
+  %11 = div.f32 %9, %10
+  %12 = neg.f32 %11
+  %13 = constant.f32 0.0
+  %14 = where.f32 %8, %12, %13
+  store.f32 out0, %14
+}
+)");
+}
+
 TEST_CASE("gather operands get their own strides in the plan", "[index_ops]") {
   ir::TensorType w{ir::DType::kBF16, {10, 4}, {4, 1}};
   CHECK(GatherOperandStrides(w, {2, 3, 4}) == std::vector<int64_t>{4, 1, 0});

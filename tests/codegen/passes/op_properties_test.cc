@@ -20,7 +20,7 @@ TEST_CASE("every op a lowering library lowers is listed with its category", "[op
   }
   for (const std::string& target : IndexOpTargets()) {
     INFO(target);
-    CHECK(PropertiesOf(target).category == OpCategory::kOther);
+    CHECK(PropertiesOf(target).category == OpCategory::kIndex);
     CHECK(IsSideEffectFree(target));
   }
   for (const std::string& target : ReductionOpTargets()) {
