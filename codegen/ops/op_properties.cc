@@ -46,7 +46,7 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
          "aten::_to_copy.default", "aten::copy.default", "prims::convert_element_type.default",
          "aten::threshold_backward.default", "aten::sigmoid_backward.default",
          "aten::tanh_backward.default", "aten::gelu_backward.default",
-         "aten::silu_backward.default", "aten::fill.Scalar", "aten::zeros_like.default",
+         "aten::silu_backward.default", "aten::native_dropout_backward.default", "aten::fill.Scalar", "aten::zeros_like.default",
          "aten::ones_like.default", "aten::full_like.default"});
     add(C::kReduction,
         {"aten::sum.dim_IntList", "aten::sum.default", "aten::mean.dim", "aten::mean.default",

@@ -305,6 +305,18 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
       {"aten::clone.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
       {"aten::_to_copy.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
       {"prims::convert_element_type.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
+      // copy(self, src): src broadcast into self's shape and dtype (the functional copy_).
+      {"aten::copy.default", {[](Lowering& l) { return l.In(1, l.out_dtype()); }, 2, false, false, true}},
+      // native_dropout_backward(grad, mask, scale) = grad * mask * scale (Dropout.cpp).
+      {"aten::native_dropout_backward.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int grad = l.In(0, dt);
+          int mask = l.In(1, dt);
+          int masked = l.Mul(grad, mask);
+          return l.Mul(masked, l.Const(l.Scalar(2, "scale", 1.0), dt));
+        },
+        2, true}},
       // Backward formulas (aten/src/ATen/native/cpu/BinaryOpsKernel.cpp, Activation.cpp).
       {"aten::threshold_backward.default",
        {[](Lowering& l) {
@@ -371,7 +383,7 @@ bool HasUnsupportedOptions(const ir::Graph& graph, const ir::Node& node) {
   for (const ir::NamedArg& kw : node.kwargs) {
     const std::string& n = kw.name;
     if (n == "alpha" || n == "min" || n == "max" || n == "exponent" || n == "threshold" ||
-        n == "approximate" || n == "dtype" || n == "layout" || n == "pin_memory")
+        n == "approximate" || n == "dtype" || n == "layout" || n == "pin_memory" || n == "scale")
       continue;
     if (n == "memory_format") continue;  // the output meta already has the resulting strides
     if (n == "device") {

@@ -113,3 +113,17 @@ def test_concat_pad_and_backward_views_match_eager(daemon_env):
 
     ops = _compile_and_compare(f, a, b, g)
     assert {"aten::cat.default", "aten::constant_pad_nd.default", "aten::select_backward.default"} <= set(ops)
+
+
+def test_dropout_backward_and_functional_copy_match_eager(daemon_env):
+    g = torch.randn(6, 10)
+    mask = torch.rand(6, 10) > 0.3
+    src = torch.randn(10)
+    dst = torch.zeros(6, 10)
+
+    def f(grad, m, s, d):
+        y = torch.ops.aten.native_dropout_backward(grad, m, 1.0 / 0.7)
+        return y + torch.ops.aten.copy(d, s), torch.ops.aten.copy(d, s * 2)
+
+    ops = _compile_and_compare(f, g, mask, src, dst)
+    assert {"aten::native_dropout_backward.default", "aten::copy.default"} <= set(ops)

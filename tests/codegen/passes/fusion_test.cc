@@ -123,6 +123,37 @@ TEST_CASE("bool arithmetic lowers to logic (torch.isclose, torch.isfinite)", "[f
   CHECK(text_out.find("%15 = and.b8 %8, %10") != std::string::npos);  // minimum
 }
 
+TEST_CASE("functional copy and dropout backward fuse as pointwise ops", "[fusion]") {
+  const char* text = R"(graph(%a0: bf16[4,8]{8,1}@cpu, %a1: b8[4,8]{8,1}@cpu, %a2: f32[4,8]{8,1}@cpu, %a3: f32[8]{1}@cpu) {
+  %0 = aten::native_dropout_backward.default(%a0, %a1, 1.25) -> bf16[4,8]{8,1}@cpu
+  %1 = aten::copy.default(%a2, %a3) -> f32[4,8]{8,1}@cpu
+  %2 = aten::add.Tensor(%0, %1) -> f32[4,8]{8,1}@cpu
+  return (%2)
+})";
+  CHECK(Partitioned(text) == "fused %0 %1 %2 -> %2\n");
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
+  REQUIRE(g.ok());
+  absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
+  REQUIRE(p.ok());
+  absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, p->groups[0], "k");
+  REQUIRE(k.ok());
+  CHECK(PrintPointwiseKernel(*k) == R"(pointwise @k[4,8](in0: bf16, in1: b8, in2: f32, in3: f32) -> (out0: f32) {
+  // fused: aten::native_dropout_backward.default, aten::copy.default, aten::add.Tensor
+  %0 = load.bf16 in0
+  %1 = cast.f32 %0
+  %2 = load.b8 in1
+  %3 = load.f32 in2
+  %4 = load.f32 in3
+  %5 = cast.f32 %2
+  %6 = mul.f32 %1, %5
+  %7 = constant.f32 1.25
+  %8 = mul.f32 %6, %7
+  %9 = add.f32 %8, %4
+  store.f32 out0, %9
+}
+)");
+}
+
 TEST_CASE("ops torch rejects on bool, and bitwise ops on integers, stay extern", "[fusion]") {
   CHECK(Partitioned(R"(graph(%a0: b8[4]{1}@cpu, %a1: i32[4]{1}@cpu) {
   %0 = aten::sub.Tensor(%a0, %a0) -> b8[4]{1}@cpu
