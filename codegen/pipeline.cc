@@ -26,6 +26,7 @@
 #include "codegen/passes/cudnn_batch_norm.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/fusion.h"
+#include "codegen/passes/inline_scalar_fills.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/layer_norm_backward_split.h"
 #include "codegen/passes/pass_runner.h"
@@ -157,6 +158,7 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
 
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
+  if (!Debug().disable_fusion) passes.Add(std::make_unique<InlineScalarFills>());
   passes.Add(std::make_unique<DeadCodeElimination>());
   // CUDA: a layer norm backward becomes a row node (grad_input) and a column node (parameter
   // gradients), each a reduction kernel below. The CPU keeps ATen's single kernel.

@@ -47,7 +47,9 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
          "aten::threshold_backward.default", "aten::sigmoid_backward.default",
          "aten::tanh_backward.default", "aten::gelu_backward.default",
          "aten::silu_backward.default", "aten::native_dropout_backward.default", "aten::fill.Scalar", "aten::zeros_like.default",
-         "aten::ones_like.default", "aten::full_like.default"});
+         "aten::ones_like.default", "aten::full_like.default", "aten::full.default",
+         "aten::zeros.default", "aten::ones.default", "aten::scalar_tensor.default",
+         "aten::masked_fill.Scalar"});
     add(C::kReduction,
         {"aten::sum.dim_IntList", "aten::sum.default", "aten::mean.dim", "aten::mean.default",
          "aten::amax.default", "aten::amin.default", "aten::var.correction",
@@ -71,9 +73,8 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
          "aten::convolution_backward.default", "aten::max_pool2d_with_indices.default",
          "aten::max_pool2d_with_indices_backward.default", "aten::avg_pool2d.default",
          "aten::avg_pool2d_backward.default", "aten::_adaptive_avg_pool2d.default",
-         "aten::_adaptive_avg_pool2d_backward.default", "aten::full.default",
-         "aten::zeros.default", "aten::ones.default", "aten::empty.memory_format",
-         "aten::arange.start", "aten::arange.default", "aten::scalar_tensor.default",
+         "aten::_adaptive_avg_pool2d_backward.default", "aten::empty.memory_format",
+         "aten::arange.start", "aten::arange.default",
          "aten::scatter_add.default",
          "aten::_scaled_dot_product_flash_attention.default",
          "aten::_scaled_dot_product_efficient_attention.default"});

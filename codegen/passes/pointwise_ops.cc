@@ -286,6 +286,14 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
       {"aten::gt.Scalar", {nullptr, 2, false, true, true}},
       {"aten::ge.Tensor", {nullptr, 2, false, true, true}},
       {"aten::ge.Scalar", {nullptr, 2, false, true, true}},
+      // masked_fill(self, mask, value) = where(mask, value, self).
+      {"aten::masked_fill.Scalar",
+       {[](Lowering& l) {
+          int self = l.In(0, l.out_dtype());
+          int mask = l.In(1, DType::kBool);
+          return l.b().Where(mask, l.In(2, l.out_dtype()), self);
+        },
+        3, false, false, true}},
       {"aten::logical_not.default",
        {[](Lowering& l) { return l.Un(PwOp::kNot, l.In(0, DType::kBool)); }, 1, false, false, true}},
       {"aten::logical_and.default",
@@ -305,6 +313,16 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
       {"aten::clone.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
       {"aten::_to_copy.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
       {"prims::convert_element_type.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
+      // Fills: a constant at every point (fused, a consumer of the same shape reads no memory).
+      // *_like and fill take `self` for its shape only (its load is dead code in the kernel).
+      {"aten::full.default", {[](Lowering& l) { return l.Const(l.Scalar(1, "fill_value", 0), l.out_dtype()); }, 0, false, false, true}},
+      {"aten::scalar_tensor.default", {[](Lowering& l) { return l.Const(l.Scalar(0, "s", 0), l.out_dtype()); }, 0, false, false, true}},
+      {"aten::zeros.default", {[](Lowering& l) { return l.Const(0, l.out_dtype()); }, 0, false, false, true}},
+      {"aten::ones.default", {[](Lowering& l) { return l.Const(1, l.out_dtype()); }, 0, false, false, true}},
+      {"aten::zeros_like.default", {[](Lowering& l) { return l.Const(0, l.out_dtype()); }, 1, false, false, true}},
+      {"aten::ones_like.default", {[](Lowering& l) { return l.Const(1, l.out_dtype()); }, 1, false, false, true}},
+      {"aten::full_like.default", {[](Lowering& l) { return l.Const(l.Scalar(1, "fill_value", 0), l.out_dtype()); }, 1, false, false, true}},
+      {"aten::fill.Scalar", {[](Lowering& l) { return l.Const(l.Scalar(1, "value", 0), l.out_dtype()); }, 1, false, false, true}},
       // copy(self, src): src broadcast into self's shape and dtype (the functional copy_).
       {"aten::copy.default", {[](Lowering& l) { return l.In(1, l.out_dtype()); }, 2, false, false, true}},
       // native_dropout_backward(grad, mask, scale) = grad * mask * scale (Dropout.cpp).
@@ -383,15 +401,17 @@ bool HasUnsupportedOptions(const ir::Graph& graph, const ir::Node& node) {
   for (const ir::NamedArg& kw : node.kwargs) {
     const std::string& n = kw.name;
     if (n == "alpha" || n == "min" || n == "max" || n == "exponent" || n == "threshold" ||
-        n == "approximate" || n == "dtype" || n == "layout" || n == "pin_memory" || n == "scale")
+        n == "approximate" || n == "dtype" || n == "layout" || n == "pin_memory" || n == "scale" ||
+        n == "fill_value" || n == "value" || n == "s")
       continue;
     if (n == "memory_format") continue;  // the output meta already has the resulting strides
     if (n == "device") {
-      // A device change is a transfer, not a pointwise op.
+      // A device change is a transfer, not a pointwise op. Factories (no tensor argument) name
+      // their output's device.
       auto* d = std::get_if<ir::DeviceType>(&kw.value.v);
-      if (d && node.args.size() > 0 && node.args[0].is_ref() &&
-          graph.type_of(node.args[0].ref()).device == *d)
-        continue;
+      const bool factory = node.args.empty() || !node.args[0].is_ref();
+      if (d && factory && node.outputs.size() == 1 && node.outputs[0].device == *d) continue;
+      if (d && !factory && graph.type_of(node.args[0].ref()).device == *d) continue;
       return true;
     }
     if (n == "non_blocking" || n == "copy") continue;
@@ -517,6 +537,11 @@ bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node) {
   for (const ir::NamedArg& kw : node.kwargs)
     if (kw.value.is_ref()) return false;
   return true;
+}
+
+int PointwiseOperandCount(const ir::Node& node) {
+  auto it = OpTable().find(node.target);
+  return it == OpTable().end() ? 0 : it->second.num_operands;
 }
 
 std::vector<std::string> PointwiseOpTargets() {

@@ -40,6 +40,9 @@ class PwBuilder {
 // rounding_mode on div, no device change in _to_copy) and one output.
 bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node);
 
+// How many leading positional args of `node` (a pointwise op) are tensor-or-number operands.
+int PointwiseOperandCount(const ir::Node& node);
+
 // Every target this library lowers (for the op-properties consistency test).
 std::vector<std::string> PointwiseOpTargets();
 

@@ -127,3 +127,19 @@ def test_dropout_backward_and_functional_copy_match_eager(daemon_env):
 
     ops = _compile_and_compare(f, g, mask, src, dst)
     assert {"aten::native_dropout_backward.default", "aten::copy.default"} <= set(ops)
+
+
+def test_fills_fuse_and_scalar_fills_inline(daemon_env):
+    x = torch.randn(8, 16)
+
+    def f(a):
+        z = torch.zeros_like(a)
+        m = torch.where(a > 0, a, torch.zeros((), dtype=a.dtype))   # a 0-dim fill, inlined
+        full = torch.full((8, 16), 0.5) + a                          # a fill fused with its consumer
+        masked = a.masked_fill(a < -1, float("-inf"))
+        return z + m, full, masked, torch.ones(8, 16, dtype=torch.bool) & (a > 1)
+
+    ops = _compile_and_compare(f, x)
+    assert {"aten::full.default", "aten::zeros_like.default", "aten::masked_fill.Scalar",
+            "aten::ones.default"} <= set(ops), ops
+    assert "aten::zeros.default" not in ops  # the 0-dim zeros became a constant of the where
