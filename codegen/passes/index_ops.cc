@@ -359,6 +359,114 @@ int LowerNllLossBackward(Lowering& l) {
   return l.b().Where(valid, neg, zero);
 }
 
+// ---- slice_scatter(self, src, dim, start, end, step) (step 1): self with [start, start + n)
+// along dim replaced by src; select_scatter(self, src, dim, index): self with index replaced.
+bool SliceScatterOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() < 2 || !n.args[0].is_ref() || !n.args[1].is_ref()) return false;
+  const int64_t rank = n.outputs[0].rank();
+  const int64_t d = WrapDim(IntArg(n, 2, "dim").value_or(0), rank);
+  const ir::Arg* step = ArgOf(n, 5, "step");
+  if (step && !step->is_none() && IntArg(n, 5, "step") != 1) return false;
+  const ir::Arg* start = ArgOf(n, 3, "start");
+  if (start && !start->is_none() && !IntArg(n, 3, "start")) return false;
+  return d >= 0 && d < rank && g.type_of(n.args[1].ref()).rank() == rank && g.type_of(n.args[0].ref()).rank() == rank;
+}
+
+int LowerSliceScatter(Lowering& l) {
+  const ir::Node& n = l.node();
+  const int64_t d = WrapDim(IntArg(n, 2, "dim").value_or(0), l.rank());
+  const int64_t size = l.out().sizes[d];
+  int64_t start = IntArg(n, 3, "start").value_or(0);
+  start = std::clamp<int64_t>(start < 0 ? start + size : start, 0, size);
+  const int64_t len = l.graph().type_of(n.args[1].ref()).sizes[d];
+  const int mask = l.InRange(l.Coord(d), start, start + len);
+  const int shifted = l.Shift(l.Coord(d), start);
+  const std::vector<int> src_coords = l.CoordsWith(d, shifted);
+  const int src = l.Gather(n.args[1].ref(), mask, src_coords, l.held());
+  const int not_mask = l.b().Unary(PwOp::kNot, mask);
+  const std::vector<int> self_coords = l.CoordsWith(-1, -1);
+  const int self = l.Gather(n.args[0].ref(), not_mask, self_coords, l.held());
+  return l.b().Where(mask, src, self);
+}
+
+bool SelectScatterOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() < 4 || !n.args[0].is_ref() || !n.args[1].is_ref()) return false;
+  const int64_t rank = n.outputs[0].rank();
+  auto dim = IntArg(n, 2, "dim");
+  auto index = IntArg(n, 3, "index");
+  if (!dim || !index) return false;
+  const int64_t d = WrapDim(*dim, rank);
+  if (d < 0 || d >= rank) return false;
+  const int64_t i = *index < 0 ? *index + n.outputs[0].sizes[d] : *index;
+  return i >= 0 && i < n.outputs[0].sizes[d] && g.type_of(n.args[1].ref()).rank() == rank - 1 &&
+         g.type_of(n.args[0].ref()).rank() == rank;
+}
+
+int LowerSelectScatter(Lowering& l) {
+  const ir::Node& n = l.node();
+  const int64_t d = WrapDim(*IntArg(n, 2, "dim"), l.rank());
+  int64_t index = *IntArg(n, 3, "index");
+  if (index < 0) index += l.out().sizes[d];
+  const int coord = l.Coord(d);
+  const int at = l.I64(index);
+  const int mask = l.b().Compare(PwOp::kEq, coord, at);
+  const std::vector<int> src_coords = l.CoordsWith(d, -1);
+  const int src = l.Gather(n.args[1].ref(), mask, src_coords, l.held());
+  const int not_mask = l.b().Unary(PwOp::kNot, mask);
+  const std::vector<int> self_coords = l.CoordsWith(-1, -1);
+  const int self = l.Gather(n.args[0].ref(), not_mask, self_coords, l.held());
+  return l.b().Where(mask, src, self);
+}
+
+// ---- stack(tensors, dim): input j at coordinate j along the new dim.
+bool StackOk(const ir::Graph& g, const ir::Node& n) {
+  const int64_t rank = n.outputs[0].rank();
+  const int64_t d = WrapDim(IntArg(n, 1, "dim").value_or(0), rank);
+  if (d < 0 || d >= rank || n.args.empty()) return false;
+  const auto* list = std::get_if<ir::ArgList>(&n.args[0].v);
+  if (list == nullptr || list->empty() || static_cast<int64_t>(list->size()) != n.outputs[0].sizes[d]) return false;
+  for (const ir::Arg& a : *list)
+    if (!a.is_ref() || g.type_of(a.ref()).rank() != rank - 1) return false;
+  return true;
+}
+
+int LowerStack(Lowering& l) {
+  const int64_t d = WrapDim(IntArg(l.node(), 1, "dim").value_or(0), l.rank());
+  const auto& list = std::get<ir::ArgList>(l.node().args[0].v);
+  const std::vector<int> coords = l.CoordsWith(d, -1);
+  int result = -1;
+  for (int64_t j = static_cast<int64_t>(list.size()) - 1; j >= 0; --j) {
+    const int at = l.I64(j);
+    const int mask = l.b().Compare(PwOp::kEq, l.Coord(d), at);
+    const int v = l.Gather(list[j].ref(), mask, coords, l.held());
+    result = result < 0 ? v : l.b().Where(mask, v, result);
+  }
+  return result;
+}
+
+// ---- gather(self, dim, index): out[c] = self[c with c_dim = index[c]] (index's shape).
+bool GatherOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() < 3 || !n.args[0].is_ref() || !n.args[2].is_ref()) return false;
+  const ir::TensorType& self = g.type_of(n.args[0].ref());
+  const ir::TensorType& idx = g.type_of(n.args[2].ref());
+  const int64_t rank = n.outputs[0].rank();
+  auto dim = IntArg(n, 1, "dim");
+  if (!dim || rank == 0 || self.rank() != rank || idx.rank() != rank || !IsIndexDType(idx.dtype)) return false;
+  const int64_t d = WrapDim(*dim, rank);
+  return d >= 0 && d < rank;
+}
+
+int LowerGatherOp(Lowering& l) {
+  const ir::Node& n = l.node();
+  const int64_t d = WrapDim(*IntArg(n, 1, "dim"), l.rank());
+  const int all = l.True();
+  const std::vector<int> coords = l.CoordsWith(-1, -1);
+  const int i = l.Gather(n.args[2].ref(), all, coords, DType::kI64);
+  const int mask = l.InRange(i, 0, l.graph().type_of(n.args[0].ref()).sizes[d]);
+  const std::vector<int> self_coords = l.CoordsWith(d, i);
+  return l.Gather(n.args[0].ref(), mask, self_coords, l.held());
+}
+
 struct Entry {
   bool (*ok)(const ir::Graph&, const ir::Node&);
   int (*lower)(Lowering&);
@@ -373,6 +481,10 @@ const absl::flat_hash_map<std::string, Entry>& Table() {
       {"aten::embedding.default", {EmbeddingOk, LowerEmbedding}},
       {"aten::index_select.default", {IndexSelectOk, LowerIndexSelect}},
       {"aten::nll_loss_backward.default", {NllLossBackwardOk, LowerNllLossBackward}},
+      {"aten::slice_scatter.default", {SliceScatterOk, LowerSliceScatter}},
+      {"aten::select_scatter.default", {SelectScatterOk, LowerSelectScatter}},
+      {"aten::stack.default", {StackOk, LowerStack}},
+      {"aten::gather.default", {GatherOk, LowerGatherOp}},
   };
   return *table;
 }

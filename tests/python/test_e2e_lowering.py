@@ -143,3 +143,21 @@ def test_fills_fuse_and_scalar_fills_inline(daemon_env):
     assert {"aten::full.default", "aten::zeros_like.default", "aten::masked_fill.Scalar",
             "aten::ones.default"} <= set(ops), ops
     assert "aten::zeros.default" not in ops  # the 0-dim zeros became a constant of the where
+
+
+def test_scatters_stack_and_gather_match_eager(daemon_env):
+    base = torch.randn(4, 6, 5)
+    src = torch.randn(4, 2, 5)
+    row = torch.randn(4, 5)
+    idx = torch.randint(0, 6, (4, 3, 5))
+
+    def f(b, s, r, i):
+        a = torch.ops.aten.slice_scatter(b, s * 2, 1, 3, 5)
+        c = torch.ops.aten.select_scatter(b, r + 1, 1, -2)
+        d = torch.stack((r, r * 2, r - 1), dim=1)
+        e = torch.gather(b, 1, i) * 3
+        return a, c, d, e
+
+    ops = _compile_and_compare(f, base, src, row, idx)
+    assert {"aten::slice_scatter.default", "aten::select_scatter.default", "aten::stack.default",
+            "aten::gather.default"} <= set(ops), ops

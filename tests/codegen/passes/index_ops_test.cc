@@ -163,6 +163,22 @@ TEST_CASE("nll_loss_backward is one index kernel; self is not gathered", "[index
 )");
 }
 
+TEST_CASE("scatters, stack and gather fuse with their consumers", "[index_ops]") {
+  Compiled c = Compile(R"(graph(%a0: f32[4,6]{6,1}@cuda, %a1: f32[4,2]{2,1}@cuda, %a2: f32[4]{1}@cuda, %a3: i64[4,6]{6,1}@cuda) {
+  %0 = aten::slice_scatter.default(%a0, %a1, 1, 2, 4) -> f32[4,6]{6,1}@cuda
+  %1 = aten::select_scatter.default(%0, %a2, 1, 0) -> f32[4,6]{6,1}@cuda
+  %2 = aten::relu.default(%1) -> f32[4,6]{6,1}@cuda
+  %3 = aten::stack.default([%a2, %a2], 1) -> f32[4,2]{2,1}@cuda
+  %4 = aten::gather.default(%a0, 1, %a3) -> f32[4,6]{6,1}@cuda
+  %5 = aten::add.Tensor(%4, %a0) -> f32[4,6]{6,1}@cuda
+  return (%2, %3, %5)
+})");
+  // %1 gathers %0, which is computed in %0's group: a second kernel. %5 loads %a0, which %4
+  // gathers: a third.
+  CHECK(c.partition == "fused %0 -> %0\nfused %1 %2 -> %2\nfused %3 -> %3\nfused %4 -> %4\nfused %5 -> %5\n");
+  CHECK(c.kernels[0].find("gather.f32 in1") != std::string::npos);
+}
+
 TEST_CASE("gather operands get their own strides in the plan", "[index_ops]") {
   ir::TensorType w{ir::DType::kBF16, {10, 4}, {4, 1}};
   CHECK(GatherOperandStrides(w, {2, 3, 4}) == std::vector<int64_t>{4, 1, 0});
