@@ -489,21 +489,6 @@ const absl::flat_hash_map<std::string, Entry>& Table() {
   return *table;
 }
 
-// Every element of the view is a distinct element of its storage (the store writes each once).
-bool IsDenseNonOverlapping(const ir::TensorType& type) {
-  std::vector<std::pair<int64_t, int64_t>> dims;
-  for (size_t d = 0; d < type.sizes.size(); ++d)
-    if (type.sizes[d] != 1) dims.push_back({type.strides[d], type.sizes[d]});
-  std::sort(dims.begin(), dims.end());
-  int64_t expected = 1;
-  for (auto [stride, size] : dims) {
-    if (size == 0) return true;
-    if (stride != expected) return false;
-    expected *= size;
-  }
-  return true;
-}
-
 }  // namespace
 
 bool IsIndexOp(const ir::Graph& graph, const ir::Node& node) {

@@ -420,7 +420,8 @@ bool HasUnsupportedOptions(const ir::Graph& graph, const ir::Node& node) {
   return false;
 }
 
-// Number of elements of `type`'s storage its view touches equals numel: no overlap, no holes.
+}  // namespace
+
 bool IsDenseNonOverlapping(const ir::TensorType& type) {
   std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
   for (size_t d = 0; d < type.sizes.size(); ++d)
@@ -434,8 +435,6 @@ bool IsDenseNonOverlapping(const ir::TensorType& type) {
   }
   return true;
 }
-
-}  // namespace
 
 DType HeldDType(DType dtype) {
   return (dtype == DType::kF16 || dtype == DType::kBF16) ? DType::kF32 : dtype;

@@ -18,6 +18,10 @@ namespace tccd::codegen {
 // The dtype a value of logical dtype `dtype` is held in inside a kernel.
 ir::DType HeldDType(ir::DType dtype);
 
+// The tensor's view touches exactly numel distinct elements of its storage (no overlap, no holes):
+// a kernel output a store may write once per point.
+bool IsDenseNonOverlapping(const ir::TensorType& type);
+
 // Appends instructions to a kernel body; small conveniences over PwInstr.
 class PwBuilder {
  public:
