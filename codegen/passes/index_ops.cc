@@ -467,6 +467,39 @@ int LowerGatherOp(Lowering& l) {
   return l.Gather(n.args[0].ref(), mask, self_coords, l.held());
 }
 
+// ---- index.Tensor(self, [idx]) with one integer index on dim 0: out[c_idx..., rest...] =
+// self[idx[c_idx...] (negative wraps, as in Python indexing), rest...].
+bool IndexTensorOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() != 2 || !n.args[0].is_ref()) return false;
+  const auto* list = std::get_if<ir::ArgList>(&n.args[1].v);
+  if (list == nullptr || list->size() != 1 || !(*list)[0].is_ref()) return false;
+  const ir::TensorType& self = g.type_of(n.args[0].ref());
+  const ir::TensorType& idx = g.type_of((*list)[0].ref());
+  return self.rank() >= 1 && IsIndexDType(idx.dtype) &&
+         n.outputs[0].rank() == idx.rank() + self.rank() - 1;
+}
+
+int LowerIndexTensor(Lowering& l) {
+  const ir::Node& n = l.node();
+  const ir::ValueRef self = n.args[0].ref();
+  const ir::ValueRef index = std::get<ir::ArgList>(n.args[1].v)[0].ref();
+  const int64_t ri = l.graph().type_of(index).rank();
+  const int64_t size = l.graph().type_of(self).sizes[0];
+  std::vector<int> icoords, rest;
+  for (int64_t k = 0; k < ri; ++k) icoords.push_back(l.Coord(k));
+  for (int64_t k = ri; k < l.rank(); ++k) rest.push_back(l.Coord(k));
+  const int all = l.True();
+  const int raw = l.Gather(index, all, icoords, DType::kI64);
+  const int zero = l.I64(0);
+  const int negative = l.b().Compare(PwOp::kLt, raw, zero);
+  const int wrapped = l.b().Binary(PwOp::kAdd, raw, l.I64(size));
+  const int i = l.b().Where(negative, wrapped, raw);
+  const int mask = l.InRange(i, 0, size);
+  std::vector<int> coords = {i};
+  coords.insert(coords.end(), rest.begin(), rest.end());
+  return l.Gather(self, mask, coords, l.held());
+}
+
 struct Entry {
   bool (*ok)(const ir::Graph&, const ir::Node&);
   int (*lower)(Lowering&);
@@ -485,6 +518,7 @@ const absl::flat_hash_map<std::string, Entry>& Table() {
       {"aten::select_scatter.default", {SelectScatterOk, LowerSelectScatter}},
       {"aten::stack.default", {StackOk, LowerStack}},
       {"aten::gather.default", {GatherOk, LowerGatherOp}},
+      {"aten::index.Tensor", {IndexTensorOk, LowerIndexTensor}},
   };
   return *table;
 }

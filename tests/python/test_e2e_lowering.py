@@ -151,13 +151,16 @@ def test_scatters_stack_and_gather_match_eager(daemon_env):
     row = torch.randn(4, 5)
     idx = torch.randint(0, 6, (4, 3, 5))
 
-    def f(b, s, r, i):
+    pick = torch.tensor([3, -1, 0, 2, 2])
+
+    def f(b, s, r, i, p):
         a = torch.ops.aten.slice_scatter(b, s * 2, 1, 3, 5)
         c = torch.ops.aten.select_scatter(b, r + 1, 1, -2)
         d = torch.stack((r, r * 2, r - 1), dim=1)
         e = torch.gather(b, 1, i) * 3
-        return a, c, d, e
+        rows = b[p] + 1  # index.Tensor; a negative index wraps
+        return a, c, d, e, rows
 
-    ops = _compile_and_compare(f, base, src, row, idx)
+    ops = _compile_and_compare(f, base, src, row, idx, pick)
     assert {"aten::slice_scatter.default", "aten::select_scatter.default", "aten::stack.default",
-            "aten::gather.default"} <= set(ops), ops
+            "aten::gather.default", "aten::index.Tensor"} <= set(ops), ops
