@@ -25,6 +25,7 @@
 #include "codegen/ir/proto_convert.h"
 #include "codegen/passes/cudnn_batch_norm.h"
 #include "codegen/passes/dead_code_elimination.h"
+#include "codegen/passes/dropout_to_philox.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/inline_scalar_fills.h"
 #include "codegen/passes/kernel_builder.h"
@@ -46,6 +47,7 @@ struct ParsedRequest {
   CpuTarget cpu;    // when device is kCpu
   CudaTarget cuda;  // when device is kCuda
   std::string mode;
+  bool fallback_random = false;
 };
 
 namespace {
@@ -120,6 +122,7 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   ASSIGN_OR_RETURN(parsed->graph, ir::GraphFromProto(*input.graph));
   RETURN_IF_ERROR(ir::CheckKnownOps(parsed->graph));
   parsed->mode = input.mode;
+  parsed->fallback_random = input.fallback_random;
 
   Prepared prepared;
   switch (input.target->device_type()) {
@@ -158,7 +161,10 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
 
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
-  if (!Debug().disable_fusion) passes.Add(std::make_unique<InlineScalarFills>());
+  if (!Debug().disable_fusion) {
+    passes.Add(std::make_unique<InlineScalarFills>());
+    if (!request.fallback_random) passes.Add(std::make_unique<DropoutToPhilox>());
+  }
   passes.Add(std::make_unique<DeadCodeElimination>());
   // CUDA: a layer norm backward becomes a row node (grad_input) and a column node (parameter
   // gradients), each a reduction kernel below. The CPU keeps ATen's single kernel.

@@ -68,6 +68,8 @@ class KernelEmitter {
   // first failure in error_.
   void EmitPoint(const AddressFn& address);
 
+  // Philox4x32-10's first word for (seed, offset, flat) as a uniform f32 in [0, 1) (kRandom).
+  llvm::Value* PhiloxUniform(llvm::Value* seed, llvm::Value* offset, llvm::Value* flat);
   llvm::Value* Cast(llvm::Value* v, DType from, DType to);
   llvm::Value* F32FromHalf(llvm::Value* bits, DType from);
   llvm::Value* HalfFromF32(llvm::Value* f, DType to);
@@ -312,6 +314,37 @@ absl::Status KernelEmitter::Emit() {
   return error_;
 }
 
+llvm::Value* KernelEmitter::PhiloxUniform(llvm::Value* seed, llvm::Value* offset, llvm::Value* flat) {
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* i64 = b_.getInt64Ty();
+  auto lo = [&](llvm::Value* x) { return b_.CreateTrunc(x, i32); };
+  auto hi = [&](llvm::Value* x) { return b_.CreateTrunc(b_.CreateLShr(x, 32), i32); };
+  llvm::Value* c[4] = {lo(flat), hi(flat), lo(offset), hi(offset)};
+  llvm::Value* k[2] = {lo(seed), hi(seed)};
+  auto mulhilo = [&](uint32_t m, llvm::Value* x, llvm::Value** h, llvm::Value** l) {
+    llvm::Value* p = b_.CreateMul(b_.CreateZExt(x, i64), b_.getInt64(m));
+    *h = hi(p);
+    *l = lo(p);
+  };
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k[0] = b_.CreateAdd(k[0], b_.getInt32(0x9E3779B9u));
+      k[1] = b_.CreateAdd(k[1], b_.getInt32(0xBB67AE85u));
+    }
+    llvm::Value *hi0, *lo0, *hi1, *lo1;
+    mulhilo(0xD2511F53u, c[0], &hi0, &lo0);
+    mulhilo(0xCD9E8D57u, c[2], &hi1, &lo1);
+    llvm::Value* n0 = b_.CreateXor(b_.CreateXor(hi1, c[1]), k[0]);
+    llvm::Value* n2 = b_.CreateXor(b_.CreateXor(hi0, c[3]), k[1]);
+    c[0] = n0;
+    c[1] = lo1;
+    c[2] = n2;
+    c[3] = lo0;
+  }
+  llvm::Value* bits = b_.CreateUIToFP(b_.CreateLShr(c[0], 8), b_.getFloatTy());
+  return b_.CreateFMul(bits, llvm::ConstantFP::get(b_.getFloatTy(), 0x1.0p-24));
+}
+
 void KernelEmitter::EmitPoint(const AddressFn& address) {
   const int n_in = static_cast<int>(k_.input_dtypes.size());
   std::vector<llvm::Value*> v(k_.body.size(), nullptr);
@@ -329,6 +362,16 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
         break;
       }
       case PwOp::kIndex: v[i] = coords_.at(in.operand); break;
+      case PwOp::kRandom: {
+        llvm::Value* flat = b_.getInt64(0);
+        int64_t run = 1;
+        for (int64_t d = static_cast<int64_t>(k_.shape.size()) - 1; d >= 0; --d) {
+          flat = b_.CreateAdd(flat, b_.CreateMul(coords_[d], b_.getInt64(run)));
+          run *= k_.shape[d];
+        }
+        v[i] = PhiloxUniform(arg(0), arg(1), flat);
+        break;
+      }
       case PwOp::kGather: {
         // mask ? operand[sum coord_k * stride_k] : 0, branching so that a masked-off point
         // reads no memory.

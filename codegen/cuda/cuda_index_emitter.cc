@@ -24,6 +24,33 @@ using ir::DType;
 
 std::string V(int i) { return absl::StrCat("v", i); }
 
+// Philox4x32-10 (Salmon et al., Random123), first output word as a uniform float in [0, 1):
+// emitted into the namespace of kernels that draw random numbers (kRandom).
+constexpr char kPhilox[] = R"(__device__ __forceinline__ float PhiloxUniform(unsigned long long seed,
+                                                unsigned long long offset,
+                                                unsigned long long flat) {
+  unsigned int c0 = static_cast<unsigned int>(flat), c1 = static_cast<unsigned int>(flat >> 32);
+  unsigned int c2 = static_cast<unsigned int>(offset), c3 = static_cast<unsigned int>(offset >> 32);
+  unsigned int k0 = static_cast<unsigned int>(seed), k1 = static_cast<unsigned int>(seed >> 32);
+#pragma unroll
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const unsigned int hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    const unsigned int hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    const unsigned int n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
+    c0 = n0;
+    c1 = lo1;
+    c2 = n2;
+    c3 = lo0;
+  }
+  return static_cast<float>(c0 >> 8) * 0x1.0p-24f;
+}
+
+)";
+
 }  // namespace
 
 absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
@@ -46,10 +73,13 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
   absl::StrAppend(&out, "static_assert(sizeof(StridedParams) == ", geo.strided_param_bytes,
                   ", \"parameter layout\");\n\n");
 
-  // Point(): the body at coordinates c, with element offsets off (loads and stores) and the
-  // stride table st (gathers).
+  bool random = false;
+  for (const PwInstr& in : k.body) random |= in.op == PwOp::kRandom;
+  if (random) absl::StrAppend(&out, kPhilox);
+  // Point(): the body at coordinates c (flat: their row-major index), with element offsets off
+  // (loads and stores) and the stride table st (gathers).
   absl::StrAppend(&out, "__device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[", rank,
-                  "], const long long* c, const long long* off) {\n");
+                  "], const long long* c, const long long* off, unsigned long long flat) {\n");
   for (size_t i = 0; i < k.body.size(); ++i) {
     const PwInstr& in = k.body[i];
     const DType d = in.dtype;
@@ -71,6 +101,9 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
       }
     } else if (in.op == PwOp::kIndex) {
       expr = absl::StrCat("c[", in.operand, "]");
+    } else if (in.op == PwOp::kRandom) {
+      expr = absl::StrCat("PhiloxUniform(static_cast<unsigned long long>(", V(in.args[0]),
+                          "), static_cast<unsigned long long>(", V(in.args[1]), "), flat)");
     } else if (in.op == PwOp::kStore) {
       const int o = n_in + in.operand;
       absl::StrAppend(&out, "  reinterpret_cast<", CudaMemType(d), "*>(ptr[", o, "])[off[", o, "]] = ",
@@ -133,10 +166,11 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
     if (strided) {
       absl::StrAppend(&out, "#pragma unroll\n    for (int o = 0; o < ", num_operands, "; ++o) {\n      off[o] = 0;\n",
                       "#pragma unroll\n      for (int d = 0; d < ", rank, "; ++d) off[o] += c[d] * p.stride[o][d];\n    }\n",
-                      "    Point(p.ptr, p.stride, c, off);\n");
+                      "    Point(p.ptr, p.stride, c, off, static_cast<unsigned long long>(i));\n");
     } else {
       absl::StrAppend(&out, "#pragma unroll\n    for (int o = 0; o < ", num_operands,
-                      "; ++o) off[o] = static_cast<long long>(i);\n", "    Point(p.ptr, st, c, off);\n");
+                      "; ++o) off[o] = static_cast<long long>(i);\n",
+                      "    Point(p.ptr, st, c, off, static_cast<unsigned long long>(i));\n");
     }
     absl::StrAppend(&out, "  }\n}\n\n");
   }

@@ -24,7 +24,7 @@ bool IsKnownDType(DType dtype) {
 bool IsArith(DType d) { return d != DType::kBool && !IsHalf(d); }
 bool IsArithFloat(DType d) { return d == DType::kF32 || d == DType::kF64; }
 
-enum class Kind { kLoad, kConstant, kCast, kBinary, kUnary, kCompare, kLogical, kWhere, kReduce, kStore, kIndex, kGather };
+enum class Kind { kLoad, kConstant, kCast, kBinary, kUnary, kCompare, kLogical, kWhere, kReduce, kStore, kIndex, kGather, kRandom };
 
 Kind KindOf(PwOp op) {
   switch (op) {
@@ -54,6 +54,7 @@ Kind KindOf(PwOp op) {
     case PwOp::kStore: return Kind::kStore;
     case PwOp::kIndex: return Kind::kIndex;
     case PwOp::kGather: return Kind::kGather;
+    case PwOp::kRandom: return Kind::kRandom;
     default: return Kind::kUnary;
   }
 }
@@ -90,7 +91,8 @@ int ExpectedArgs(PwOp op) {
     case Kind::kReduce:
     case Kind::kStore: return 1;
     case Kind::kBinary:
-    case Kind::kCompare: return 2;
+    case Kind::kCompare:
+    case Kind::kRandom: return 2;
     case Kind::kLogical: return op == PwOp::kNot ? 1 : 2;
     case Kind::kWhere: return 3;
   }
@@ -174,6 +176,7 @@ const char* PwOpName(PwOp op) {
     case PwOp::kStore: return "store";
     case PwOp::kIndex: return "index";
     case PwOp::kGather: return "gather";
+    case PwOp::kRandom: return "random";
   }
   return "?";
 }
@@ -207,7 +210,7 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
   for (size_t i = 0; i < body.size(); ++i) {
     const PwInstr& in = body[i];
     const std::string where = InstrPrefix(i, in);
-    if (static_cast<uint8_t>(in.op) > static_cast<uint8_t>(PwOp::kGather)) {
+    if (static_cast<uint8_t>(in.op) > static_cast<uint8_t>(PwOp::kRandom)) {
       return "%" + std::to_string(i) + ": op out of range";
     }
     if (!IsKnownDType(in.dtype)) return where + "dtype out of range";
@@ -307,6 +310,11 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
           if (arg_dtypes[a] != DType::kI64) return where + "coordinates must be i64, got " + ir::DTypeName(arg_dtypes[a]);
         }
         break;
+      case Kind::kRandom:
+        if (kernel.is_row_reduction()) return where + "index ops are for pointwise kernels only";
+        if (dt != DType::kF32) return where + "result must be f32, got " + dn;
+        if (arg_dtypes[0] != DType::kI64 || arg_dtypes[1] != DType::kI64) return where + "seed and offset must be i64";
+        break;
       case Kind::kStore:
         if (in.operand < 0 || in.operand >= num_outputs) {
           return where + "output index " + std::to_string(in.operand) + " out of range";
@@ -390,7 +398,7 @@ bool IsGatherOperand(const PointwiseKernel& kernel, int input) {
 
 bool HasIndexOps(const PointwiseKernel& kernel) {
   for (const PwInstr& in : kernel.body)
-    if (in.op == PwOp::kIndex || in.op == PwOp::kGather) return true;
+    if (in.op == PwOp::kIndex || in.op == PwOp::kGather || in.op == PwOp::kRandom) return true;
   return false;
 }
 

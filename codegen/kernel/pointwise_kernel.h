@@ -103,6 +103,10 @@ enum class PwOp : uint8_t {
   kGather,  // operand = input index; args: mask (b8), then n <= rank coordinates (i64); dtype
             // the input's storage dtype. mask ? input[sum_k coord_k * stride[operand][k]] : 0,
             // reading no memory where mask is false.
+  kRandom,  // args: seed (i64), offset (i64); dtype f32: a uniform draw in [0, 1), the first
+            // word w of Philox4x32-10 (key = seed's two 32-bit halves, low first; counter = the
+            // point's row-major flat index's halves, then offset's) as (w >> 8) * 2^-24. Needs
+            // the point's coordinates like kIndex, so it makes a kernel index-aware.
 };
 
 const char* PwOpName(PwOp op);
@@ -175,7 +179,7 @@ std::vector<bool> RowLevelValues(const PointwiseKernel& kernel);
 
 // True when input `input` is read by kGather (see "Index-aware kernels" above).
 bool IsGatherOperand(const PointwiseKernel& kernel, int input);
-// True when the body has kIndex or kGather.
+// True when the body has kIndex, kGather or kRandom.
 bool HasIndexOps(const PointwiseKernel& kernel);
 
 // Checks the conventions above; returns a description of the first violation, or "".

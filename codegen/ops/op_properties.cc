@@ -49,7 +49,7 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
          "aten::silu_backward.default", "aten::native_dropout_backward.default", "aten::fill.Scalar", "aten::zeros_like.default",
          "aten::ones_like.default", "aten::full_like.default", "aten::full.default",
          "aten::zeros.default", "aten::ones.default", "aten::scalar_tensor.default",
-         "aten::masked_fill.Scalar"});
+         "aten::masked_fill.Scalar", "tccd::philox_uniform.default"});
     add(C::kReduction,
         {"aten::sum.dim_IntList", "aten::sum.default", "aten::mean.dim", "aten::mean.default",
          "aten::amax.default", "aten::amin.default", "aten::var.correction",
@@ -80,7 +80,8 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
          "aten::_scaled_dot_product_efficient_attention.default"});
     // Random ops advance the generator: dropping a dead one would change later draws.
     add(C::kOther, {"aten::native_dropout.default", "aten::rand_like.default",
-                    "aten::randn_like.default", "aten::bernoulli.p", "aten::bernoulli.default"},
+                    "aten::randn_like.default", "aten::bernoulli.p", "aten::bernoulli.default",
+                    "aten::randint.low"},
         /*pure=*/false);
     // In-place and functional-copy-into ops write their first argument.
     add(C::kOther, {"aten::copy_.default"}, /*pure=*/false);

@@ -537,6 +537,10 @@ bool IsIndexOp(const ir::Graph& graph, const ir::Node& node) {
   return it->second.ok(graph, node);
 }
 
+bool NeedsCoordinates(const ir::Graph& graph, const ir::Node& node) {
+  return IsIndexOp(graph, node) || node.target == "tccd::philox_uniform.default";
+}
+
 std::vector<ir::ValueRef> GatheredRefs(const ir::Node& node) {
   if (!Table().contains(node.target)) return {};
   std::vector<ir::ValueRef> refs = TensorRefs(node);

@@ -23,6 +23,10 @@ namespace tccd::codegen {
 // only).
 bool IsIndexOp(const ir::Graph& graph, const ir::Node& node);
 
+// IsIndexOp, or an op whose lowering needs the point's coordinates all the same (the random
+// draw of dropout_to_philox.h): such nodes only go into pointwise kernels.
+bool NeedsCoordinates(const ir::Graph& graph, const ir::Node& node);
+
 // The tensors an index op reads, all by gather (empty for other nodes).
 std::vector<ir::ValueRef> GatheredRefs(const ir::Node& node);
 

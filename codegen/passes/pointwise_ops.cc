@@ -323,6 +323,18 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
       {"aten::ones_like.default", {[](Lowering& l) { return l.Const(1, l.out_dtype()); }, 1, false, false, true}},
       {"aten::full_like.default", {[](Lowering& l) { return l.Const(l.Scalar(1, "fill_value", 0), l.out_dtype()); }, 1, false, false, true}},
       {"aten::fill.Scalar", {[](Lowering& l) { return l.Const(l.Scalar(1, "value", 0), l.out_dtype()); }, 1, false, false, true}},
+      // tccd::philox_uniform(seed, offset): the uniform draw of dropout_to_philox.h.
+      {"tccd::philox_uniform.default",
+       {[](Lowering& l) {
+          int seed = l.In(0, DType::kI64);
+          int offset = l.Const(l.Scalar(1, nullptr, 0), DType::kI64);
+          PwInstr r;
+          r.op = PwOp::kRandom;
+          r.dtype = DType::kF32;
+          r.args = {seed, offset};
+          return l.b().Coerce(l.b().Emit(std::move(r)), l.out_dtype());
+        },
+        1}},
       // copy(self, src): src broadcast into self's shape and dtype (the functional copy_).
       {"aten::copy.default", {[](Lowering& l) { return l.In(1, l.out_dtype()); }, 2, false, false, true}},
       // native_dropout_backward(grad, mask, scale) = grad * mask * scale (Dropout.cpp).

@@ -86,7 +86,7 @@ bool RowFusion::ValidRowGroup(const std::vector<int>& nodes, const std::vector<i
     const bool anchor = ReductionAxesOf(graph_, node).num_reduced_dims > 0;
     const std::vector<int64_t>& out = node.outputs[0].sizes;
     if (node.outputs[0].device != ir::DeviceType::kCuda) return false;
-    if (IsIndexOp(graph_, node)) return false;  // index ops are for pointwise kernels only
+    if (NeedsCoordinates(graph_, node)) return false;  // index-aware ops: pointwise kernels only
     if (anchor) {
       const ir::TensorType& x = graph_.type_of(node.args[0].ref());
       if (x.sizes != shape || !(ReductionAxesOf(graph_, node) == ReductionAxes{k, false})) return false;
@@ -122,7 +122,7 @@ bool RowFusion::ValidColumnGroup(const std::vector<int>& nodes, const std::vecto
     const ReductionAxes axes = ReductionAxesOf(graph_, node);
     const std::vector<int64_t>& out = node.outputs[0].sizes;
     if (node.outputs[0].device != ir::DeviceType::kCuda) return false;
-    if (IsIndexOp(graph_, node)) return false;  // index ops are for pointwise kernels only
+    if (NeedsCoordinates(graph_, node)) return false;  // index-aware ops: pointwise kernels only
     bool after = axes.num_reduced_dims > 0;
     if (after) {
       if (graph_.type_of(node.args[0].ref()).sizes != shape || !(axes == ReductionAxes{k, true})) return false;

@@ -164,3 +164,34 @@ def test_scatters_stack_and_gather_match_eager(daemon_env):
     ops = _compile_and_compare(f, base, src, row, idx, pick)
     assert {"aten::slice_scatter.default", "aten::select_scatter.default", "aten::stack.default",
             "aten::gather.default", "aten::index.Tensor"} <= set(ops), ops
+
+
+
+def test_dropout_draws_in_kernels_with_the_right_distribution(daemon_env):
+    # tccd's dropout draws its own (Philox) stream: not eager's numbers, the same distribution.
+    x = torch.ones(200, 100, requires_grad=True)
+    f = torch.compile(lambda t: torch.nn.functional.dropout(t * 2, p=0.3, training=True), backend="tccd")
+    torch.manual_seed(0)
+    y = f(x)
+    y.sum().backward()
+    kept = y != 0
+    assert abs(kept.float().mean().item() - 0.7) < 0.02
+    torch.testing.assert_close(y[kept], torch.full_like(y[kept], 2 / 0.7))
+    torch.testing.assert_close(x.grad, kept.float() * (2 / 0.7))  # backward uses the same mask
+    torch.manual_seed(0)
+    assert torch.equal(f(x), y)            # the seed comes from torch's generator
+    assert not torch.equal(f(x), y)        # and advances it
+    stats = tccd.last_compile_stats()
+    assert all(s["fallback"] is None for s in stats), stats
+    ops = {op for s in stats for k in s["kernels"] for op in k["ops"]}
+    assert "tccd::philox_uniform.default" in ops, ops
+
+
+def test_fallback_random_keeps_atens_dropout(daemon_env):
+    x = torch.ones(64, 32)
+    f = torch.compile(lambda t: torch.nn.functional.dropout(t, p=0.5, training=True), backend="tccd",
+                      options={"fallback_random": True})
+    y = f(x)
+    assert set(torch.unique(y).tolist()) <= {0.0, 2.0}
+    ops = {op for s in tccd.last_compile_stats() for k in s["kernels"] for op in k["ops"]}
+    assert "tccd::philox_uniform.default" not in ops

@@ -195,6 +195,24 @@ def test_lm_with_embedding_cat_pad_trains_like_eager_with_index_kernels(daemon_e
         assert "aten::_to_copy.default" in ops or "prims::convert_element_type.default" in ops
 
 
+def test_dropout_draws_philox_in_fused_kernels_on_cuda(daemon_env):
+    # Not eager's random stream (documented in codegen/passes/dropout_to_philox.h): check the
+    # distribution, the scale, that backward reuses the mask, and torch.manual_seed control.
+    x = torch.ones(512, 1024, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    f = torch.compile(lambda t: torch.nn.functional.dropout(t * 2, p=0.1, training=True) + 1, backend="tccd")
+    torch.manual_seed(0)
+    y = f(x)
+    y.float().sum().backward()
+    kept = y != 1
+    assert abs(kept.float().mean().item() - 0.9) < 0.005
+    torch.testing.assert_close(y[kept].float(), torch.full_like(y[kept].float(), 1 + 2 / 0.9), rtol=1e-2, atol=1e-2)
+    torch.testing.assert_close(x.grad.float(), kept.float() * (2 / 0.9), rtol=1e-2, atol=1e-2)
+    torch.manual_seed(0)
+    assert torch.equal(f(x), y)
+    ops = {op for s in tccd.last_compile_stats() for k in s["kernels"] for op in k["ops"]}
+    assert "tccd::philox_uniform.default" in ops, ops
+
+
 def test_bool_ops_isclose_isfinite_on_cuda(daemon_env):
     a = torch.randn(4096, device="cuda")
     b = a + torch.randn(4096, device="cuda") * 1e-6

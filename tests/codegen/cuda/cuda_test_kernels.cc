@@ -258,6 +258,18 @@ PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> sh
   return b.kernel();
 }
 
+PointwiseKernel DropoutKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder b(name, shape);
+  const int seed = b.Input(DType::kI64);
+  const int x = b.Cast(b.Input(DType::kBF16), DType::kF32);
+  const int u = b.Op(PwOp::kRandom, DType::kF32, {seed, b.Const(DType::kI64, 3)});
+  const int keep = b.Op(PwOp::kLt, DType::kBool, {u, b.Const(DType::kF32, 0.9)});
+  b.Output(keep);
+  const int kept = b.Op(PwOp::kMul, DType::kF32, {x, b.Cast(keep, DType::kF32)});
+  b.Output(b.Cast(b.Op(PwOp::kMul, DType::kF32, {kept, b.Const(DType::kF32, 1 / 0.9)}), DType::kBF16));
+  return b.kernel();
+}
+
 std::vector<GoldenCase> GoldenCorpus() {
   return {
       {"relu_fma_bcast", FusedReluKernel("relu_fma_bcast", {64, 1000})},
@@ -272,6 +284,7 @@ std::vector<GoldenCase> GoldenCorpus() {
        LayerNormBackwardParamsKernel("layer_norm_backward_params_bf16", {16384, 1024})},
       {"cat_f32", CatKernel("cat_f32", {64, 128})},
       {"embedding_bf16", EmbeddingKernel("embedding_bf16", {4, 512, 768})},
+      {"dropout_bf16", DropoutKernel("dropout_bf16", {16, 128, 768})},
   };
 }
 

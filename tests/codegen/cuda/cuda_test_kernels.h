@@ -85,6 +85,10 @@ PointwiseKernel CatKernel(const std::string& name, std::vector<int64_t> shape);
 // weight read 0); shape [batch, seq, dim], weight [vocab, dim] with vocab = 100.
 PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> shape);
 
+// Dropout as dropout_to_philox.h lowers it: mask = philox_uniform(seed, 3) < 0.9 (a b8 output),
+// out = x * mask / 0.9; the seed is a broadcast 0-dim i64 input.
+PointwiseKernel DropoutKernel(const std::string& name, std::vector<int64_t> shape);
+
 std::vector<DType> AllDTypes();
 
 struct GoldenCase {

@@ -91,7 +91,7 @@ struct StridedParams {
 static_assert(sizeof(ContigParams) == 32, "parameter layout");
 static_assert(sizeof(StridedParams) == 96, "parameter layout");
 
-__device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[2], const long long* c, const long long* off) {
+__device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[2], const long long* c, const long long* off, unsigned long long flat) {
   const float v0 = reinterpret_cast<const float*>(ptr[2])[off[2]];
   const long long v1 = c[0];
   const long long v2 = c[1];
@@ -123,7 +123,7 @@ cat_f32_contig(const tccd_kernel_cat_f32::ContigParams p) {
     long long off[4];
 #pragma unroll
     for (int o = 0; o < 4; ++o) off[o] = static_cast<long long>(i);
-    Point(p.ptr, st, c, off);
+    Point(p.ptr, st, c, off, static_cast<unsigned long long>(i));
   }
 }
 
@@ -144,7 +144,7 @@ cat_f32_strided(const tccd_kernel_cat_f32::StridedParams p) {
 #pragma unroll
       for (int d = 0; d < 2; ++d) off[o] += c[d] * p.stride[o][d];
     }
-    Point(p.ptr, p.stride, c, off);
+    Point(p.ptr, p.stride, c, off, static_cast<unsigned long long>(i));
   }
 }
 

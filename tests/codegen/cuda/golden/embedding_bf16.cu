@@ -90,7 +90,7 @@ struct StridedParams {
 static_assert(sizeof(ContigParams) == 24, "parameter layout");
 static_assert(sizeof(StridedParams) == 96, "parameter layout");
 
-__device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[3], const long long* c, const long long* off) {
+__device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[3], const long long* c, const long long* off, unsigned long long flat) {
   const long long v0 = c[0];
   const long long v1 = c[1];
   const bool v2 = true;
@@ -123,7 +123,7 @@ embedding_bf16_contig(const tccd_kernel_embedding_bf16::ContigParams p) {
     long long off[3];
 #pragma unroll
     for (int o = 0; o < 3; ++o) off[o] = static_cast<long long>(i);
-    Point(p.ptr, st, c, off);
+    Point(p.ptr, st, c, off, static_cast<unsigned long long>(i));
   }
 }
 
@@ -146,7 +146,7 @@ embedding_bf16_strided(const tccd_kernel_embedding_bf16::StridedParams p) {
 #pragma unroll
       for (int d = 0; d < 3; ++d) off[o] += c[d] * p.stride[o][d];
     }
-    Point(p.ptr, p.stride, c, off);
+    Point(p.ptr, p.stride, c, off, static_cast<unsigned long long>(i));
   }
 }
 
