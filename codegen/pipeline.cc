@@ -161,6 +161,8 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
 
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
+  // With fusion on: 0-dim fills become constants of their readers, training dropout becomes
+  // in-kernel Philox draws (unless the client asked for ATen's random numbers).
   if (!Debug().disable_fusion) {
     passes.Add(std::make_unique<InlineScalarFills>());
     if (!request.fallback_random) passes.Add(std::make_unique<DropoutToPhilox>());
