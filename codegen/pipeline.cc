@@ -27,6 +27,7 @@
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/dropout_to_philox.h"
 #include "codegen/passes/fusion.h"
+#include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/inline_scalar_fills.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/layer_norm_backward_split.h"
@@ -186,6 +187,9 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
     ASSIGN_OR_RETURN(bool regrouped, FuseRowReductions(graph, fusion, partition));
     (void)regrouped;  // the partition dump below shows the result either way
   }
+  // Independent pointwise groups of one shape share a kernel (one launch).
+  ASSIGN_OR_RETURN(bool merged, FuseHorizontally(graph, fusion, partition));
+  (void)merged;
   Dump("partition.txt", PrintPartition(graph, partition));
 
   // 3. One kernel per group, in the backend-neutral kernel IR.
