@@ -213,6 +213,36 @@ def test_dropout_draws_philox_in_fused_kernels_on_cuda(daemon_env):
     assert "tccd::philox_uniform.default" in ops, ops
 
 
+def test_cnn_under_bf16_autocast_trains_like_eager(daemon_env):
+    # Cast-heavy: autocast casts every conv/linear weight and activation; batch norm gets bf16
+    # inputs (ATen's kernels), its running-stat clones and the casts fuse horizontally.
+    def run(backend):
+        torch.manual_seed(0)
+        model = ConvBlock().cuda().to(memory_format=torch.channels_last)
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        fn = torch.compile(model, backend=backend) if backend else model
+        g = torch.Generator(device="cuda").manual_seed(1)
+        x = torch.randn(16, 8, 12, 12, device="cuda", generator=g).to(memory_format=torch.channels_last)
+        y = torch.randint(0, 10, (16,), device="cuda", generator=g)
+        losses = []
+        for _ in range(5):
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = nn.functional.cross_entropy(fn(x).float(), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return torch.stack(losses).cpu(), {k: v.detach().float().cpu() for k, v in model.state_dict().items()}
+
+    tccd.reset_compile_stats()
+    eager_losses, eager_state = run(None)
+    losses, state = run("tccd")
+    torch.testing.assert_close(losses, eager_losses, **TOLERANCES[torch.bfloat16])
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **TOLERANCES[torch.bfloat16], msg=k)
+    assert all(s["fallback"] is None for s in tccd.last_compile_stats())
+
+
 def test_bool_ops_isclose_isfinite_on_cuda(daemon_env):
     a = torch.randn(4096, device="cuda")
     b = a + torch.randn(4096, device="cuda") * 1e-6
