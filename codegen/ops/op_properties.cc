@@ -49,7 +49,11 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
          "aten::silu_backward.default", "aten::native_dropout_backward.default", "aten::fill.Scalar", "aten::zeros_like.default",
          "aten::ones_like.default", "aten::full_like.default", "aten::full.default",
          "aten::zeros.default", "aten::ones.default", "aten::scalar_tensor.default",
-         "aten::masked_fill.Scalar", "tccd::philox_uniform.default"});
+         "aten::masked_fill.Scalar", "tccd::philox_uniform.default", "aten::sign.default",
+         "aten::logical_xor.default", "aten::leaky_relu.default",
+         "aten::leaky_relu_backward.default", "aten::hardtanh.default",
+         "aten::hardtanh_backward.default", "aten::hardsigmoid.default", "aten::hardswish.default",
+         "aten::addcmul.default", "aten::addcdiv.default", "aten::lerp.Scalar"});
     add(C::kReduction,
         {"aten::sum.dim_IntList", "aten::sum.default", "aten::mean.dim", "aten::mean.default",
          "aten::amax.default", "aten::amin.default", "aten::var.correction",

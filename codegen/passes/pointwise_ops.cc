@@ -3,6 +3,7 @@
 #include "codegen/passes/pointwise_ops.h"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -71,6 +72,11 @@ class Lowering {
     return b_.Constant(0, dtype);  // unreachable: IsPointwiseOp checked operand kinds
   }
   int In(size_t index, DType dtype, const char* name = nullptr) { return Operand(*arg(index, name), dtype); }
+  // A tensor operand's held value in its own held dtype (numbers: as f64).
+  int Raw(size_t index) {
+    const ir::Arg& a = *arg(index);
+    return a.is_ref() ? value_of_(a.ref()) : Operand(a, DType::kF64);
+  }
 
   // The logical dtype of an operand for promotion; numbers count as their category's default.
   DType DTypeOf(const ir::Arg& a, const ir::Graph* graph_for_refs) const;
@@ -313,6 +319,126 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
       {"aten::clone.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
       {"aten::_to_copy.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
       {"prims::convert_element_type.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
+      // Classification and activations of vision models (ATen's formulas).
+      {"aten::isnan.default",
+       {[](Lowering& l) {
+          int x = l.Raw(0);
+          if (!ir::IsFloatingPoint(l.b().dtype(x))) return l.Const(0, DType::kBool);
+          return l.b().Compare(PwOp::kNe, x, x);
+        },
+        1, false, false, true, true}},
+      {"aten::isinf.default",
+       {[](Lowering& l) {
+          int x = l.Raw(0);
+          DType dt = l.b().dtype(x);
+          if (!ir::IsFloatingPoint(dt)) return l.Const(0, DType::kBool);
+          int a = l.Un(PwOp::kAbs, x);
+          return l.b().Compare(PwOp::kEq, a, l.Const(std::numeric_limits<double>::infinity(), dt));
+        },
+        1, false, false, true, true}},
+      {"aten::sign.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int x = l.In(0, dt);
+          int zero = l.Const(0, dt);
+          int pos = l.b().Compare(PwOp::kGt, x, zero);
+          int neg = l.b().Compare(PwOp::kLt, x, zero);
+          int minus = l.b().Where(neg, l.Const(-1, dt), zero);
+          return l.b().Where(pos, l.Const(1, dt), minus);
+        },
+        1}},
+      {"aten::logical_xor.default",
+       {[](Lowering& l) {
+          int a = l.In(0, DType::kBool);
+          return l.b().Compare(PwOp::kNe, a, l.In(1, DType::kBool));
+        },
+        2, false, false, true, true}},
+      {"aten::leaky_relu.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int x = l.In(0, dt);
+          int pos = l.b().Compare(PwOp::kGt, x, l.Const(0, dt));
+          int scaled = l.Mul(x, l.Const(l.Scalar(1, "negative_slope", 0.01), dt));
+          return l.b().Where(pos, x, scaled);
+        },
+        1, true}},
+      {"aten::leaky_relu_backward.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int grad = l.In(0, dt);
+          int x = l.In(1, dt);
+          int pos = l.b().Compare(PwOp::kGt, x, l.Const(0, dt));
+          int scaled = l.Mul(grad, l.Const(l.Scalar(2, "negative_slope", 0.01), dt));
+          return l.b().Where(pos, grad, scaled);
+        },
+        2, true}},
+      {"aten::hardtanh.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int x = l.In(0, dt);
+          int lo = l.b().Binary(PwOp::kMaximum, x, l.Const(l.Scalar(1, "min_val", -1), dt));
+          return l.b().Binary(PwOp::kMinimum, lo, l.Const(l.Scalar(2, "max_val", 1), dt));
+        },
+        1}},
+      {"aten::hardtanh_backward.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int grad = l.In(0, dt);
+          int x = l.In(1, dt);
+          int le = l.b().Compare(PwOp::kLe, x, l.Const(l.Scalar(2, "min_val", -1), dt));
+          int ge = l.b().Compare(PwOp::kGe, x, l.Const(l.Scalar(3, "max_val", 1), dt));
+          int outside = l.b().Binary(PwOp::kOr, le, ge);
+          return l.b().Where(outside, l.Const(0, dt), grad);
+        },
+        2, true}},
+      {"aten::hardsigmoid.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int x = l.In(0, dt);
+          int shifted = l.Add(x, l.Const(3, dt));
+          int relu6 = l.b().Binary(PwOp::kMinimum, l.b().Binary(PwOp::kMaximum, shifted, l.Const(0, dt)), l.Const(6, dt));
+          return l.Div(relu6, l.Const(6, dt));
+        },
+        1, true}},
+      {"aten::hardswish.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int x = l.In(0, dt);
+          int shifted = l.Add(x, l.Const(3, dt));
+          int relu6 = l.b().Binary(PwOp::kMinimum, l.b().Binary(PwOp::kMaximum, shifted, l.Const(0, dt)), l.Const(6, dt));
+          return l.Div(l.Mul(x, relu6), l.Const(6, dt));
+        },
+        1, true}},
+      // addcmul/addcdiv(self, t1, t2, value): self + value * t1 * t2 (or t1 / t2).
+      {"aten::addcmul.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int self = l.In(0, dt);
+          int prod = l.Mul(l.In(1, dt), l.In(2, dt));
+          return l.Add(self, l.Mul(prod, l.Const(l.Scalar(3, "value", 1), dt)));
+        },
+        3}},
+      {"aten::addcdiv.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int self = l.In(0, dt);
+          int quot = l.Div(l.In(1, dt), l.In(2, dt));
+          return l.Add(self, l.Mul(quot, l.Const(l.Scalar(3, "value", 1), dt)));
+        },
+        3, true}},
+      // lerp(self, end, weight) = self + weight * (end - self) (ATen's lerp uses this form for
+      // |weight| < 0.5 and end - (end - self) * (1 - weight) otherwise).
+      {"aten::lerp.Scalar",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int self = l.In(0, dt);
+          int end = l.In(1, dt);
+          double w = l.Scalar(2, "weight", 0);
+          int diff = l.Sub(end, self);
+          if (std::abs(w) < 0.5) return l.Add(self, l.Mul(diff, l.Const(w, dt)));
+          return l.Sub(end, l.Mul(diff, l.Const(1 - w, dt)));
+        },
+        2, true}},
       // Fills: a constant at every point (fused, a consumer of the same shape reads no memory).
       // *_like and fill take `self` for its shape only (its load is dead code in the kernel).
       {"aten::full.default", {[](Lowering& l) { return l.Const(l.Scalar(1, "fill_value", 0), l.out_dtype()); }, 0, false, false, true}},
@@ -414,7 +540,8 @@ bool HasUnsupportedOptions(const ir::Graph& graph, const ir::Node& node) {
     const std::string& n = kw.name;
     if (n == "alpha" || n == "min" || n == "max" || n == "exponent" || n == "threshold" ||
         n == "approximate" || n == "dtype" || n == "layout" || n == "pin_memory" || n == "scale" ||
-        n == "fill_value" || n == "value" || n == "s")
+        n == "fill_value" || n == "value" || n == "s" || n == "negative_slope" || n == "min_val" ||
+        n == "max_val" || n == "weight" || n == "self_is_result")
       continue;
     if (n == "memory_format") continue;  // the output meta already has the resulting strides
     if (n == "device") {

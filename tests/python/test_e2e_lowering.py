@@ -195,3 +195,25 @@ def test_fallback_random_keeps_atens_dropout(daemon_env):
     assert set(torch.unique(y).tolist()) <= {0.0, 2.0}
     ops = {op for s in tccd.last_compile_stats() for k in s["kernels"] for op in k["ops"]}
     assert "tccd::philox_uniform.default" not in ops
+
+
+def test_activation_and_classification_ops_match_eager(daemon_env):
+    x = torch.randn(6, 40) * 4
+    x[0, :3] = torch.tensor([float("nan"), float("inf"), -float("inf")])
+    y, z = torch.randn(6, 40), torch.rand(6, 40) + 0.5
+    g = torch.randn(6, 40)
+    ops_ = torch.ops.aten
+
+    def f(a, b, c, grad):
+        return (torch.isnan(a), torch.isinf(a), torch.sign(b), torch.logical_xor(a > 0, b > 0),
+                torch.nn.functional.leaky_relu(b, 0.2), ops_.leaky_relu_backward(grad, b, 0.2, False),
+                torch.nn.functional.hardtanh(b, -0.5, 0.7), ops_.hardtanh_backward(grad, b, -0.5, 0.7),
+                torch.nn.functional.hardsigmoid(b), torch.nn.functional.hardswish(b),
+                torch.addcmul(b, c, grad, value=0.3), torch.addcdiv(b, grad, c, value=-2),
+                torch.lerp(b, grad, 0.3), torch.lerp(b, grad, 0.8))
+
+    ops = _compile_and_compare(f, x, y, z, g)
+    for op in ("aten::isnan.default", "aten::isinf.default", "aten::sign.default", "aten::hardswish.default",
+               "aten::leaky_relu_backward.default", "aten::hardtanh_backward.default",
+               "aten::addcmul.default", "aten::lerp.Scalar"):  # addcdiv decomposes in AOT
+        assert op in ops, (op, sorted(ops))

@@ -154,6 +154,32 @@ TEST_CASE("functional copy and dropout backward fuse as pointwise ops", "[fusion
 )");
 }
 
+TEST_CASE("vision activations, classification and optimizer-style ops fuse", "[fusion]") {
+  const char* text = R"(graph(%a0: f32[8]{1}@cpu, %a1: f32[8]{1}@cpu, %a2: i64[8]{1}@cpu) {
+  %0 = aten::isnan.default(%a0) -> b8[8]{1}@cpu
+  %1 = aten::isinf.default(%a2) -> b8[8]{1}@cpu
+  %2 = aten::hardswish.default(%a0) -> f32[8]{1}@cpu
+  %3 = aten::leaky_relu_backward.default(%2, %a1, 0.2, false) -> f32[8]{1}@cpu
+  %4 = aten::lerp.Scalar(%3, %a1, 0.75) -> f32[8]{1}@cpu
+  %5 = aten::addcmul.default(%4, %a0, %a1, value=0.5) -> f32[8]{1}@cpu
+  %6 = aten::logical_xor.default(%0, %1) -> b8[8]{1}@cpu
+  %7 = aten::sign.default(%a2) -> i64[8]{1}@cpu
+  return (%5, %6, %7)
+})";
+  // Three independent chains (horizontal_fusion.h would put them into one kernel).
+  CHECK(Partitioned(text) == "fused %0 %1 %6 -> %6\nfused %2 %3 %4 %5 -> %5\nfused %7 -> %7\n");
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
+  REQUIRE(g.ok());
+  absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
+  REQUIRE(p.ok());
+  absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, p->groups[0], "k");
+  REQUIRE(k.ok());
+  const std::string kernel = PrintPointwiseKernel(*k);
+  INFO(kernel);
+  CHECK(kernel.find("ne.b8 %0, %0") != std::string::npos);   // isnan: x != x
+  CHECK(kernel.find("constant.b8 false") != std::string::npos);  // isinf of an integer
+}
+
 TEST_CASE("ops torch rejects on bool, and bitwise ops on integers, stay extern", "[fusion]") {
   CHECK(Partitioned(R"(graph(%a0: b8[4]{1}@cpu, %a1: i32[4]{1}@cpu) {
   %0 = aten::sub.Tensor(%a0, %a0) -> b8[4]{1}@cpu
