@@ -25,7 +25,10 @@
 #include "codegen/ir/proto_convert.h"
 #include "codegen/passes/cudnn_batch_norm.h"
 #include "codegen/passes/dead_code_elimination.h"
+#include "codegen/passes/dropout_to_philox.h"
 #include "codegen/passes/fusion.h"
+#include "codegen/passes/horizontal_fusion.h"
+#include "codegen/passes/inline_scalar_fills.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/layer_norm_backward_split.h"
 #include "codegen/passes/pass_runner.h"
@@ -45,6 +48,7 @@ struct ParsedRequest {
   CpuTarget cpu;    // when device is kCpu
   CudaTarget cuda;  // when device is kCuda
   std::string mode;
+  bool fallback_random = false;
 };
 
 namespace {
@@ -119,6 +123,7 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   ASSIGN_OR_RETURN(parsed->graph, ir::GraphFromProto(*input.graph));
   RETURN_IF_ERROR(ir::CheckKnownOps(parsed->graph));
   parsed->mode = input.mode;
+  parsed->fallback_random = input.fallback_random;
 
   Prepared prepared;
   switch (input.target->device_type()) {
@@ -157,6 +162,12 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
 
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
+  // With fusion on: 0-dim fills become constants of their readers, training dropout becomes
+  // in-kernel Philox draws (unless the client asked for ATen's random numbers).
+  if (!Debug().disable_fusion) {
+    passes.Add(std::make_unique<InlineScalarFills>());
+    if (!request.fallback_random) passes.Add(std::make_unique<DropoutToPhilox>());
+  }
   passes.Add(std::make_unique<DeadCodeElimination>());
   // CUDA: a layer norm backward becomes a row node (grad_input) and a column node (parameter
   // gradients), each a reduction kernel below. The CPU keeps ATen's single kernel.
@@ -176,6 +187,9 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
     ASSIGN_OR_RETURN(bool regrouped, FuseRowReductions(graph, fusion, partition));
     (void)regrouped;  // the partition dump below shows the result either way
   }
+  // Independent pointwise groups of one shape share a kernel (one launch).
+  ASSIGN_OR_RETURN(bool merged, FuseHorizontally(graph, fusion, partition));
+  (void)merged;
   Dump("partition.txt", PrintPartition(graph, partition));
 
   // 3. One kernel per group, in the backend-neutral kernel IR.

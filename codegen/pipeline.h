@@ -17,6 +17,9 @@ struct CompileInput {
   const v1::Graph* graph = nullptr;
   const v1::Target* target = nullptr;
   std::string mode;
+  // CompileOptions.extra["fallback_random"] is true: random ops stay ATen's (their streams as in
+  // eager) instead of tccd's counter-based draws (dropout_to_philox.h).
+  bool fallback_random = false;
 };
 
 // Parsing and validation, kept separate from codegen so that the server can compute the compile

@@ -116,6 +116,14 @@ std::string NormalizedMode(const v1::CompileRequest& request) {
                                           : request.options().mode();
 }
 
+// CompileOptions.extra["fallback_random"] (already part of the key, as every extra option is).
+bool FallbackRandom(const v1::CompileRequest& request) {
+  auto it = request.options().extra().find("fallback_random");
+  if (it == request.options().extra().end()) return false;
+  const std::string& v = it->second;
+  return v == "1" || v == "True" || v == "true";
+}
+
 std::string ComputeKey(const v1::CompileRequest& request,
                        const codegen::Prepared& prepared,
                        const std::string& compiler_fingerprint) {
@@ -190,7 +198,8 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
     absl::StatusOr<codegen::Prepared> prepared = compiler_->Prepare(
         codegen::CompileInput{.graph = &request.graph(),
                               .target = &request.target(),
-                              .mode = NormalizedMode(request)});
+                              .mode = NormalizedMode(request),
+                              .fallback_random = FallbackRandom(request)});
     if (!prepared.ok()) {
       stats_.invalid_requests.fetch_add(1, std::memory_order_relaxed);
       Respond(*call, Outcome::kRejected, prepared.status(), 0);

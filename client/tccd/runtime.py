@@ -241,6 +241,10 @@ def _native_step(
     output_rows = expected[len(inputs) * rank:]  # outputs are ours: always as declared
     release = list(step.release)
     is_cuda = call.abi == ABI_CUDA
+    # Index-aware kernels (KernelInfo.kind "*_index") take gather operands' own strides, which
+    # cannot be recomputed from the iteration space: inputs in another layout are copied into
+    # the declared one instead.
+    copy_to_declared = any(k.kind.endswith("_index") for k in call.kernels)
 
     def strides_for(tensors: List[torch.Tensor]) -> "ctypes.Array":
         # Some input differs from its declared layout: recompute every input's strides in the
@@ -259,7 +263,7 @@ def _native_step(
     def run(env: Env) -> None:
         tensors = [env[op.id] for op in inputs]
         as_declared = True
-        for t, op in zip(tensors, inputs):
+        for position, (t, op) in enumerate(zip(tensors, inputs)):
             if t.dtype != op.dtype:
                 raise RuntimeError(
                     f"tccd plan step {index}: input {op.id} is {t.dtype}, the kernel takes {op.dtype}"
@@ -270,7 +274,12 @@ def _native_step(
                     f"was compiled for {op.sizes}"
                 )
             if t.stride() != op.strides:
-                as_declared = False
+                if copy_to_declared:
+                    tensors[position] = torch.empty_strided(
+                        op.sizes, op.strides, dtype=t.dtype, device=t.device
+                    ).copy_(t)
+                else:
+                    as_declared = False
         outs = []
         for value_id, sizes, strides, dtype, device in allocations:
             out = torch.empty_strided(sizes, strides, dtype=dtype, device=device)

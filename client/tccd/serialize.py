@@ -24,6 +24,7 @@ import operator
 import os
 import platform
 import socket
+import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -439,6 +440,11 @@ def options_proto(mode: Optional[str], options: Optional[Dict[str, Any]]) -> "pb
     msg = pb.CompileOptions(mode=mode or "default")
     for key, value in (options or {}).items():
         msg.extra[str(key)] = str(value)
+    # torch._inductor.config.fallback_random (read only if the user imported that config): keep
+    # ATen's random ops, as Inductor does, instead of the daemon's counter-based dropout.
+    inductor_config = sys.modules.get("torch._inductor.config")
+    if "fallback_random" not in msg.extra and getattr(inductor_config, "fallback_random", False):
+        msg.extra["fallback_random"] = "True"
     return msg
 
 

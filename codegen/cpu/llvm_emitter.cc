@@ -32,8 +32,6 @@ namespace {
 
 using ir::DType;
 
-bool IsHalf(DType d) { return d == DType::kF16 || d == DType::kBF16; }
-bool IsFloat(DType d) { return d == DType::kF32 || d == DType::kF64 || IsHalf(d); }
 // u8 and bool compare, extend and convert as unsigned.
 bool IsUnsigned(DType d) { return d == DType::kU8 || d == DType::kBool; }
 uint64_t Bytes(DType d) { return static_cast<uint64_t>(ir::DTypeBytes(d)); }
@@ -51,7 +49,6 @@ class KernelEmitter {
 
   llvm::Type* MemType(DType d);
   llvm::Type* RegType(DType d);
-  DType OperandDType(int operand) const;
 
   void SetUpAliasScopes();
   void Annotate(llvm::Instruction* access, int operand);
@@ -71,6 +68,8 @@ class KernelEmitter {
   // first failure in error_.
   void EmitPoint(const AddressFn& address);
 
+  // Philox4x32-10's first word for (seed, offset, flat) as a uniform f32 in [0, 1) (kRandom).
+  llvm::Value* PhiloxUniform(llvm::Value* seed, llvm::Value* offset, llvm::Value* flat);
   llvm::Value* Cast(llvm::Value* v, DType from, DType to);
   llvm::Value* F32FromHalf(llvm::Value* bits, DType from);
   llvm::Value* HalfFromF32(llvm::Value* f, DType to);
@@ -91,6 +90,7 @@ class KernelEmitter {
   std::vector<llvm::Value*> bases_;     // per operand: element base pointer
   std::vector<llvm::Value*> strides_;   // [operand * rank + d], i64, loaded at entry
   std::vector<size_t> nest_dims_;       // dims of size > 1, outermost first
+  std::vector<llvm::Value*> coords_;    // index kernels: per dim, the point's coordinate (i64)
   std::vector<llvm::MDNode*> scope_;    // per operand: !alias.scope
   std::vector<llvm::MDNode*> noalias_;  // per operand: !noalias (every other operand)
   absl::Status error_;                  // the first failure of EmitPoint
@@ -114,11 +114,6 @@ llvm::Type* KernelEmitter::MemType(DType d) {
 
 llvm::Type* KernelEmitter::RegType(DType d) {
   return d == DType::kBool ? b_.getInt1Ty() : MemType(d);
-}
-
-DType KernelEmitter::OperandDType(int operand) const {
-  const int n_in = static_cast<int>(k_.input_dtypes.size());
-  return operand < n_in ? k_.input_dtypes[operand] : k_.output_dtypes[operand - n_in];
 }
 
 void KernelEmitter::SetUpAliasScopes() {
@@ -200,13 +195,14 @@ void KernelEmitter::EmitNest(size_t level, const std::vector<llvm::Value*>& offs
     }
     return next;
   };
-  auto body = [&](llvm::Value*, const std::vector<llvm::Value*>& cur) {
+  auto body = [&](llvm::Value* iv, const std::vector<llvm::Value*>& cur) {
+    if (!coords_.empty()) coords_[dim] = iv;
     if (!innermost) {
       EmitNest(level + 1, cur);
       return;
     }
     EmitPoint([&](int op) {
-      return b_.CreateInBoundsGEP(MemType(OperandDType(op)), bases_[op], cur[op]);
+      return b_.CreateInBoundsGEP(MemType(k_.operand_dtype(op)), bases_[op], cur[op]);
     });
   };
   EmitLoop(k_.shape[dim], offsets, step, body, innermost ? VectorizeLoopMetadata() : nullptr);
@@ -250,6 +246,24 @@ absl::Status KernelEmitter::Emit() {
   for (size_t d = 0; d < rank; ++d) {
     if (k_.shape[d] > 1) nest_dims_.push_back(d);
   }
+  if (HasIndexOps(k_)) {
+    // Index-aware kernels (kIndex/kGather) always run the nest, which knows the coordinates;
+    // gathers address their operand with its stride row (kernel/pointwise_kernel.h).
+    coords_.assign(rank, b_.getInt64(0));
+    for (int op = 0; op < k_.num_operands(); ++op) {
+      for (size_t d = 0; d < rank; ++d) {
+        llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), fn_->getArg(1), op * rank + d);
+        strides_.push_back(b_.CreateLoad(b_.getInt64Ty(), slot));
+      }
+    }
+    if (nest_dims_.empty()) {
+      EmitPoint([&](int op) { return bases_[op]; });
+    } else {
+      EmitNest(0, std::vector<llvm::Value*>(k_.num_operands(), b_.getInt64(0)));
+    }
+    b_.CreateRetVoid();
+    return error_;
+  }
   if (nest_dims_.empty()) {  // rank 0 or all dims of size 1: a single point
     EmitPoint([&](int op) { return bases_[op]; });
     b_.CreateRetVoid();
@@ -285,7 +299,7 @@ absl::Status KernelEmitter::Emit() {
       numel, {}, [](const std::vector<llvm::Value*>&) { return std::vector<llvm::Value*>{}; },
       [&](llvm::Value* i, const std::vector<llvm::Value*>&) {
         EmitPoint(
-            [&](int op) { return b_.CreateInBoundsGEP(MemType(OperandDType(op)), bases_[op], i); });
+            [&](int op) { return b_.CreateInBoundsGEP(MemType(k_.operand_dtype(op)), bases_[op], i); });
       },
       VectorizeLoopMetadata());
   b_.CreateBr(done);
@@ -298,6 +312,37 @@ absl::Status KernelEmitter::Emit() {
   b_.SetInsertPoint(done);
   b_.CreateRetVoid();
   return error_;
+}
+
+llvm::Value* KernelEmitter::PhiloxUniform(llvm::Value* seed, llvm::Value* offset, llvm::Value* flat) {
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* i64 = b_.getInt64Ty();
+  auto lo = [&](llvm::Value* x) { return b_.CreateTrunc(x, i32); };
+  auto hi = [&](llvm::Value* x) { return b_.CreateTrunc(b_.CreateLShr(x, 32), i32); };
+  llvm::Value* c[4] = {lo(flat), hi(flat), lo(offset), hi(offset)};
+  llvm::Value* k[2] = {lo(seed), hi(seed)};
+  auto mulhilo = [&](uint32_t m, llvm::Value* x, llvm::Value** h, llvm::Value** l) {
+    llvm::Value* p = b_.CreateMul(b_.CreateZExt(x, i64), b_.getInt64(m));
+    *h = hi(p);
+    *l = lo(p);
+  };
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k[0] = b_.CreateAdd(k[0], b_.getInt32(0x9E3779B9u));
+      k[1] = b_.CreateAdd(k[1], b_.getInt32(0xBB67AE85u));
+    }
+    llvm::Value *hi0, *lo0, *hi1, *lo1;
+    mulhilo(0xD2511F53u, c[0], &hi0, &lo0);
+    mulhilo(0xCD9E8D57u, c[2], &hi1, &lo1);
+    llvm::Value* n0 = b_.CreateXor(b_.CreateXor(hi1, c[1]), k[0]);
+    llvm::Value* n2 = b_.CreateXor(b_.CreateXor(hi0, c[3]), k[1]);
+    c[0] = n0;
+    c[1] = lo1;
+    c[2] = n2;
+    c[3] = lo0;
+  }
+  llvm::Value* bits = b_.CreateUIToFP(b_.CreateLShr(c[0], 8), b_.getFloatTy());
+  return b_.CreateFMul(bits, llvm::ConstantFP::get(b_.getFloatTy(), 0x1.0p-24));
 }
 
 void KernelEmitter::EmitPoint(const AddressFn& address) {
@@ -314,6 +359,41 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
             b_.CreateAlignedLoad(MemType(d), address(in.operand), llvm::Align(Bytes(d)));
         Annotate(load, in.operand);
         v[i] = d == DType::kBool ? b_.CreateICmpNE(load, b_.getInt8(0)) : load;
+        break;
+      }
+      case PwOp::kIndex: v[i] = coords_.at(in.operand); break;
+      case PwOp::kRandom: {
+        llvm::Value* flat = b_.getInt64(0);
+        int64_t run = 1;
+        for (int64_t d = static_cast<int64_t>(k_.shape.size()) - 1; d >= 0; --d) {
+          flat = b_.CreateAdd(flat, b_.CreateMul(coords_[d], b_.getInt64(run)));
+          run *= k_.shape[d];
+        }
+        v[i] = PhiloxUniform(arg(0), arg(1), flat);
+        break;
+      }
+      case PwOp::kGather: {
+        // mask ? operand[sum coord_k * stride_k] : 0, branching so that a masked-off point
+        // reads no memory.
+        const size_t rank = k_.shape.size();
+        llvm::Value* offset = b_.getInt64(0);
+        for (size_t a = 1; a < in.args.size(); ++a)
+          offset = b_.CreateAdd(offset, b_.CreateMul(arg(a), strides_[in.operand * rank + (a - 1)]));
+        llvm::BasicBlock* from = b_.GetInsertBlock();
+        llvm::BasicBlock* read = llvm::BasicBlock::Create(ctx_, "gather", fn_);
+        llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_, "gathered", fn_);
+        b_.CreateCondBr(arg(0), read, join);
+        b_.SetInsertPoint(read);
+        llvm::Value* loaded = b_.CreateAlignedLoad(
+            MemType(d), b_.CreateInBoundsGEP(MemType(d), bases_[in.operand], offset), llvm::Align(Bytes(d)));
+        if (d == DType::kBool) loaded = b_.CreateICmpNE(loaded, b_.getInt8(0));
+        llvm::BasicBlock* read_end = b_.GetInsertBlock();
+        b_.CreateBr(join);
+        b_.SetInsertPoint(join);
+        llvm::PHINode* phi = b_.CreatePHI(RegType(d), 2);
+        phi->addIncoming(llvm::Constant::getNullValue(RegType(d)), from);
+        phi->addIncoming(loaded, read_end);
+        v[i] = phi;
         break;
       }
       case PwOp::kConstant:

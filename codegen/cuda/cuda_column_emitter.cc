@@ -26,11 +26,6 @@ namespace {
 
 using ir::DType;
 
-DType OperandDType(const PointwiseKernel& k, int operand) {
-  const int n_in = static_cast<int>(k.input_dtypes.size());
-  return operand < n_in ? k.input_dtypes[operand] : k.output_dtypes[operand - n_in];
-}
-
 bool IsReduce(PwOp op) {
   return op == PwOp::kReduceSum || op == PwOp::kReduceMax || op == PwOp::kReduceMin;
 }
@@ -59,7 +54,7 @@ class ColumnEmitter {
   bool PerColumn(int o) const { return k_.reduction.row_operand[o]; }
   bool KeptBroadcast(int o) const { return o < static_cast<int>(k_.reduction.kept_broadcast.size()) && k_.reduction.kept_broadcast[o]; }
   std::string Ptr(int o, bool is_const) const {
-    return absl::StrCat("reinterpret_cast<", is_const ? "const " : "", CudaMemType(OperandDType(k_, o)),
+    return absl::StrCat("reinterpret_cast<", is_const ? "const " : "", CudaMemType(k_.operand_dtype(o)),
                         "*>(p.ptr[", o, "])");
   }
   // Offset of flat index `var` over dims [first, last) of operand o (innermost fastest).
@@ -317,7 +312,7 @@ CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major)
   int largest = 1;
   for (int o = 0; o < kernel.num_operands(); ++o) {
     if (o < static_cast<int>(kernel.reduction.kept_broadcast.size()) && kernel.reduction.kept_broadcast[o]) continue;
-    largest = std::max(largest, ir::DTypeBytes(OperandDType(kernel, o)));
+    largest = std::max(largest, ir::DTypeBytes(kernel.operand_dtype(o)));
   }
   g.vec = 16 / largest;
   while (g.vec > 1 && g.cols % g.vec != 0) g.vec /= 2;

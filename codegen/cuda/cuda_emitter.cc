@@ -29,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/cuda_index_emitter.h"
 #include "codegen/cuda/cuda_row_emitter.h"
 #include "proto/status_macros.h"
 
@@ -37,8 +38,6 @@ namespace {
 
 using ir::DType;
 
-bool IsHalf(DType d) { return d == DType::kF16 || d == DType::kBF16; }
-bool IsFloat(DType d) { return d == DType::kF32 || d == DType::kF64 || IsHalf(d); }
 
 int Bytes(DType d) { return ir::DTypeBytes(d); }
 
@@ -71,11 +70,6 @@ const char* WrapType(DType d) {
     case DType::kI64: return "unsigned long long";
     default: return nullptr;
   }
-}
-
-DType OperandDType(const PointwiseKernel& k, int operand) {
-  const int n_in = static_cast<int>(k.input_dtypes.size());
-  return operand < n_in ? k.input_dtypes[operand] : k.output_dtypes[operand - n_in];
 }
 
 std::string V(int i) { return absl::StrCat("v", i); }
@@ -394,7 +388,7 @@ absl::Status KernelSourceEmitter::EmitPoint(std::string& out) {
   absl::StrAppend(&out, "// The body for one element: inputs as stored, outputs by reference.\n");
   absl::StrAppend(&out, "__device__ __forceinline__ void Point(");
   for (int o = 0; o < k_.num_operands(); ++o) {
-    const DType d = OperandDType(k_, o);
+    const DType d = k_.operand_dtype(o);
     absl::StrAppend(&out, o ? ", " : "", MemType(d));
     if (o < n_in) {
       absl::StrAppend(&out, " in", o);
@@ -449,7 +443,7 @@ void KernelSourceEmitter::EmitContig(std::string& out) {
                   "  const Index tid = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;\n");
   if (has_vectors) {
     for (int o = 0; o < num_operands; ++o) {
-      absl::StrAppend(&out, "  typedef tccd_rt::Vec<", MemType(OperandDType(k_, o)), ", kVec> V",
+      absl::StrAppend(&out, "  typedef tccd_rt::Vec<", MemType(k_.operand_dtype(o)), ", kVec> V",
                       o, ";\n");
     }
     absl::StrAppend(&out,
@@ -473,7 +467,7 @@ void KernelSourceEmitter::EmitContig(std::string& out) {
                     "    const Index e = kNumVecs * kVec + tid;\n    ",
                     PointCall([&](int o) {
                       return absl::StrCat("reinterpret_cast<", o < n_in ? "const " : "",
-                                          MemType(OperandDType(k_, o)), "*>(p.ptr[", o, "])[e]");
+                                          MemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "])[e]");
                     }, "    "),
                     "\n  }\n");
   }
@@ -520,7 +514,7 @@ void KernelSourceEmitter::EmitStrided(std::string& out) {
   }
   absl::StrAppend(&out, "    ", PointCall([&](int o) {
                     return absl::StrCat("reinterpret_cast<", o < n_in ? "const " : "",
-                                        MemType(OperandDType(k_, o)), "*>(p.ptr[", o, "])[off",
+                                        MemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "])[off",
                                         o, "]");
                   }, "    "),
                   "\n  }\n}\n");
@@ -596,9 +590,9 @@ CudaKernelGeometry GeometryOf(const PointwiseKernel& kernel) {
   // 32 bytes per thread was slower for every kernel.
   int largest = 1;
   for (int o = 0; o < kernel.num_operands(); ++o) {
-    largest = std::max(largest, Bytes(OperandDType(kernel, o)));
+    largest = std::max(largest, Bytes(kernel.operand_dtype(o)));
   }
-  geo.vec = 16 / largest;
+  geo.vec = HasIndexOps(kernel) ? 1 : 16 / largest;  // index kernels: one element per thread
   geo.index64 = geo.numel > std::numeric_limits<int32_t>::max();
   const int num_operands = kernel.num_operands();
   geo.contig_param_bytes = 8 * num_operands;
@@ -651,6 +645,8 @@ absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> ker
       RETURN_IF_ERROR(EmitColumnReductionKernel(kernel, cc_major, out));
     } else if (kernel.is_row_reduction()) {
       RETURN_IF_ERROR(EmitRowReductionKernel(kernel, out));
+    } else if (HasIndexOps(kernel)) {
+      RETURN_IF_ERROR(EmitIndexKernel(kernel, out));
     } else {
       RETURN_IF_ERROR(KernelSourceEmitter(kernel).Emit(out));
     }

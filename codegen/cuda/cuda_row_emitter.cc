@@ -26,11 +26,6 @@ using ir::DType;
 
 constexpr int kMaxChunks = 32;
 
-DType OperandDType(const PointwiseKernel& k, int operand) {
-  const int n_in = static_cast<int>(k.input_dtypes.size());
-  return operand < n_in ? k.input_dtypes[operand] : k.output_dtypes[operand - n_in];
-}
-
 bool IsReduce(PwOp op) {
   return op == PwOp::kReduceSum || op == PwOp::kReduceMax || op == PwOp::kReduceMin;
 }
@@ -61,7 +56,7 @@ class RowEmitter {
   }
   std::string Ptr(int operand, bool is_const) const {
     return absl::StrCat("reinterpret_cast<", is_const ? "const " : "",
-                        CudaMemType(OperandDType(k_, operand)), "*>(p.ptr[", operand, "])");
+                        CudaMemType(k_.operand_dtype(operand)), "*>(p.ptr[", operand, "])");
   }
   // Offset of element `e` (an int expression) of the row in operand o, strided entry.
   std::string StridedOffset(int o) const;
@@ -405,7 +400,7 @@ CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel) {
   for (int o = 0; o < kernel.num_operands(); ++o) {
     if (o < static_cast<int>(kernel.reduction.row_operand.size()) && kernel.reduction.row_operand[o])
       continue;
-    largest = std::max(largest, ir::DTypeBytes(OperandDType(kernel, o)));
+    largest = std::max(largest, ir::DTypeBytes(kernel.operand_dtype(o)));
   }
   g.vec = 16 / largest;
   while (g.vec > 1 && g.row_length % g.vec != 0) g.vec /= 2;

@@ -20,15 +20,11 @@ using ir::DType;
 bool IsKnownDType(DType dtype) {
   return static_cast<uint8_t>(dtype) <= static_cast<uint8_t>(DType::kBool);
 }
-bool IsFloat(DType d) {
-  return d == DType::kF32 || d == DType::kF64 || d == DType::kF16 || d == DType::kBF16;
-}
-bool IsHalf(DType d) { return d == DType::kF16 || d == DType::kBF16; }
 // Types arithmetic may happen on: everything but bool and the 16-bit floats.
 bool IsArith(DType d) { return d != DType::kBool && !IsHalf(d); }
 bool IsArithFloat(DType d) { return d == DType::kF32 || d == DType::kF64; }
 
-enum class Kind { kLoad, kConstant, kCast, kBinary, kUnary, kCompare, kLogical, kWhere, kReduce, kStore };
+enum class Kind { kLoad, kConstant, kCast, kBinary, kUnary, kCompare, kLogical, kWhere, kReduce, kStore, kIndex, kGather, kRandom };
 
 Kind KindOf(PwOp op) {
   switch (op) {
@@ -56,6 +52,9 @@ Kind KindOf(PwOp op) {
     case PwOp::kReduceMax:
     case PwOp::kReduceMin: return Kind::kReduce;
     case PwOp::kStore: return Kind::kStore;
+    case PwOp::kIndex: return Kind::kIndex;
+    case PwOp::kGather: return Kind::kGather;
+    case PwOp::kRandom: return Kind::kRandom;
     default: return Kind::kUnary;
   }
 }
@@ -84,13 +83,16 @@ bool FloatOnly(PwOp op) {
 int ExpectedArgs(PwOp op) {
   switch (KindOf(op)) {
     case Kind::kLoad:
+    case Kind::kIndex:
     case Kind::kConstant: return 0;
+    case Kind::kGather: return -1;  // variable: mask + coordinates
     case Kind::kCast:
     case Kind::kUnary:
     case Kind::kReduce:
     case Kind::kStore: return 1;
     case Kind::kBinary:
-    case Kind::kCompare: return 2;
+    case Kind::kCompare:
+    case Kind::kRandom: return 2;
     case Kind::kLogical: return op == PwOp::kNot ? 1 : 2;
     case Kind::kWhere: return 3;
   }
@@ -172,6 +174,9 @@ const char* PwOpName(PwOp op) {
     case PwOp::kReduceMax: return "reduce_max";
     case PwOp::kReduceMin: return "reduce_min";
     case PwOp::kStore: return "store";
+    case PwOp::kIndex: return "index";
+    case PwOp::kGather: return "gather";
+    case PwOp::kRandom: return "random";
   }
   return "?";
 }
@@ -205,12 +210,12 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
   for (size_t i = 0; i < body.size(); ++i) {
     const PwInstr& in = body[i];
     const std::string where = InstrPrefix(i, in);
-    if (static_cast<uint8_t>(in.op) > static_cast<uint8_t>(PwOp::kStore)) {
+    if (static_cast<uint8_t>(in.op) > static_cast<uint8_t>(PwOp::kRandom)) {
       return "%" + std::to_string(i) + ": op out of range";
     }
     if (!IsKnownDType(in.dtype)) return where + "dtype out of range";
     const int want = ExpectedArgs(in.op);
-    if (static_cast<int>(in.args.size()) != want) {
+    if (want >= 0 && static_cast<int>(in.args.size()) != want) {
       return where + "expects " + std::to_string(want) + " args, has " +
              std::to_string(in.args.size());
     }
@@ -280,6 +285,36 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
           return where + "reductions are on f32 (accumulate 16-bit floats in f32)";
         }
         break;
+      case Kind::kIndex:
+        if (kernel.is_row_reduction()) return where + "index ops are for pointwise kernels only";
+        if (in.operand < 0 || in.operand >= static_cast<int>(kernel.shape.size())) {
+          return where + "dim " + std::to_string(in.operand) + " out of range";
+        }
+        if (dt != DType::kI64) return where + "result must be i64, got " + dn;
+        break;
+      case Kind::kGather:
+        if (kernel.is_row_reduction()) return where + "index ops are for pointwise kernels only";
+        if (in.operand < 0 || in.operand >= num_inputs) {
+          return where + "input index " + std::to_string(in.operand) + " out of range";
+        }
+        if (kernel.input_dtypes[in.operand] != dt) {
+          return where + "dtype " + dn + " differs from input " + std::to_string(in.operand) +
+                 "'s " + ir::DTypeName(kernel.input_dtypes[in.operand]);
+        }
+        if (in.args.empty() || in.args.size() > kernel.shape.size() + 1) {
+          return where + "expects a mask and 0.." + std::to_string(kernel.shape.size()) +
+                 " coordinates, has " + std::to_string(in.args.size()) + " args";
+        }
+        if (arg_dtypes[0] != DType::kBool) return where + "mask must be b8, got " + ir::DTypeName(arg_dtypes[0]);
+        for (size_t a = 1; a < arg_dtypes.size(); ++a) {
+          if (arg_dtypes[a] != DType::kI64) return where + "coordinates must be i64, got " + ir::DTypeName(arg_dtypes[a]);
+        }
+        break;
+      case Kind::kRandom:
+        if (kernel.is_row_reduction()) return where + "index ops are for pointwise kernels only";
+        if (dt != DType::kF32) return where + "result must be f32, got " + dn;
+        if (arg_dtypes[0] != DType::kI64 || arg_dtypes[1] != DType::kI64) return where + "seed and offset must be i64";
+        break;
       case Kind::kStore:
         if (in.operand < 0 || in.operand >= num_outputs) {
           return where + "output index " + std::to_string(in.operand) + " out of range";
@@ -299,6 +334,11 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
   }
   for (int o = 0; o < num_outputs; ++o) {
     if (stores[o] == 0) return "output " + std::to_string(o) + " is never stored";
+  }
+  for (const PwInstr& in : body) {
+    if (in.op == PwOp::kLoad && IsGatherOperand(kernel, in.operand)) {
+      return "input " + std::to_string(in.operand) + " is both loaded and gathered";
+    }
   }
   return VerifyReduction(kernel);
 }
@@ -349,6 +389,18 @@ std::string VerifyReduction(const PointwiseKernel& kernel) {
   return "";
 }
 }  // namespace
+
+bool IsGatherOperand(const PointwiseKernel& kernel, int input) {
+  for (const PwInstr& in : kernel.body)
+    if (in.op == PwOp::kGather && in.operand == input) return true;
+  return false;
+}
+
+bool HasIndexOps(const PointwiseKernel& kernel) {
+  for (const PwInstr& in : kernel.body)
+    if (in.op == PwOp::kIndex || in.op == PwOp::kGather || in.op == PwOp::kRandom) return true;
+  return false;
+}
 
 std::vector<bool> RowLevelValues(const PointwiseKernel& kernel) {
   const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
@@ -434,7 +486,8 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
       out += first ? " " : ", ";
       first = false;
     };
-    if (in.op == PwOp::kLoad) sep(), out += "in" + std::to_string(in.operand);
+    if (in.op == PwOp::kLoad || in.op == PwOp::kGather) sep(), out += "in" + std::to_string(in.operand);
+    if (in.op == PwOp::kIndex) sep(), out += "dim" + std::to_string(in.operand);
     if (in.op == PwOp::kStore) sep(), out += "out" + std::to_string(in.operand);
     if (in.op == PwOp::kConstant) {
       sep();

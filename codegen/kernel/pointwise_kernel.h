@@ -30,6 +30,15 @@
 //    store. Backends may hold f16/bf16 values as raw 16-bit patterns.
 //  * Binary/ternary ops take operands of the instruction's dtype (producers insert kCast).
 //  * Comparisons take operands of one dtype and produce kBool.
+//
+// Index-aware kernels (view materialisations: cat, constant_pad_nd, slice/select backward;
+// gathers: embedding, index_select). kIndex yields a coordinate of the current point and kGather
+// reads an input at computed coordinates under a mask, so an output point can select which input
+// and which element it reads. An input read by kGather is a *gather operand*: it is never kLoad'ed
+// (its shape need not broadcast to the iteration space) and its stride row in the launch ABI holds
+// its own strides, dim k of the tensor in slot k (padded with zeros to the kernel's rank), not
+// iteration-space strides. Both backends implement them; neither vectorises a gather (the CUDA
+// entry points run one element per thread, the CPU always takes its strided loop nest).
 #pragma once
 
 #include <cstdint>
@@ -88,9 +97,24 @@ enum class PwOp : uint8_t {
   kReduceMax,
   kReduceMin,
   kStore,  // operand = output index; args[0]; produces no value
+  // Index-aware ops (pointwise kernels only; see "Index-aware kernels" above). Appended after
+  // kStore so that the existing ops keep their numbers.
+  kIndex,   // operand = iteration dim d; the point's coordinate along d (dtype i64, no args)
+  kGather,  // operand = input index; args: mask (b8), then n <= rank coordinates (i64); dtype
+            // the input's storage dtype. mask ? input[sum_k coord_k * stride[operand][k]] : 0,
+            // reading no memory where mask is false.
+  kRandom,  // args: seed (i64), offset (i64); dtype f32: a uniform draw in [0, 1), the first
+            // word w of Philox4x32-10 (key = seed's two 32-bit halves, low first; counter = the
+            // point's row-major flat index's halves, then offset's) as (w >> 8) * 2^-24. Needs
+            // the point's coordinates like kIndex, so it makes a kernel index-aware.
 };
 
 const char* PwOpName(PwOp op);
+
+// Kernel-IR dtype categories, shared by the verifier and every backend. (Self-contained: the
+// kernel IR links no graph-IR code.)
+inline bool IsHalf(ir::DType d) { return d == ir::DType::kF16 || d == ir::DType::kBF16; }
+inline bool IsFloat(ir::DType d) { return d == ir::DType::kF32 || d == ir::DType::kF64 || IsHalf(d); }
 
 struct PwInstr {
   PwOp op = PwOp::kConstant;
@@ -137,6 +161,11 @@ struct PointwiseKernel {
   int num_operands() const {
     return static_cast<int>(input_dtypes.size() + output_dtypes.size());
   }
+  // Storage dtype of operand `operand` (inputs, then outputs).
+  ir::DType operand_dtype(int operand) const {
+    const int n_in = static_cast<int>(input_dtypes.size());
+    return operand < n_in ? input_dtypes[operand] : output_dtypes[operand - n_in];
+  }
   // Any reduction section, rows or columns.
   bool is_row_reduction() const { return reduction.num_reduced_dims > 0; }
   bool is_column_reduction() const {
@@ -147,6 +176,11 @@ struct PointwiseKernel {
 // For kernels with a reduction section: per body value, true when it is row-level (see above).
 // Stores are row-level. Assumes a kernel that passes VerifyPointwiseKernel.
 std::vector<bool> RowLevelValues(const PointwiseKernel& kernel);
+
+// True when input `input` is read by kGather (see "Index-aware kernels" above).
+bool IsGatherOperand(const PointwiseKernel& kernel, int input);
+// True when the body has kIndex, kGather or kRandom.
+bool HasIndexOps(const PointwiseKernel& kernel);
 
 // Checks the conventions above; returns a description of the first violation, or "".
 std::string VerifyPointwiseKernel(const PointwiseKernel& kernel);

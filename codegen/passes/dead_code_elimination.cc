@@ -4,21 +4,10 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "codegen/passes/pointwise_ops.h"
+#include "codegen/ops/op_properties.h"
 
 namespace tccd::codegen {
 namespace {
-
-bool IsSideEffectFreeView(const std::string& target) {
-  static const auto* kViews = new absl::flat_hash_set<std::string>{
-      "aten::view.default",      "aten::_unsafe_view.default", "aten::reshape.default",
-      "aten::t.default",         "aten::permute.default",      "aten::expand.default",
-      "aten::transpose.int",     "aten::unsqueeze.default",    "aten::squeeze.dim",
-      "aten::squeeze.dims",      "aten::squeeze.default",      "aten::slice.Tensor",
-      "aten::select.int",        "aten::alias.default",        "aten::detach.default",
-      "aten::as_strided.default"};
-  return kViews->contains(target);
-}
 
 void Renumber(ir::Arg& arg, const std::vector<int>& new_id) {
   if (arg.is_ref()) {
@@ -40,7 +29,7 @@ absl::StatusOr<bool> DeadCodeElimination::Run(ir::Graph& graph) {
   for (const ir::Arg& a : graph.outputs) ir::ForEachRef(a, mark);
   for (int id = n - 1; id >= 0; --id) {
     const ir::Node& node = graph.nodes[id];
-    bool removable = IsPointwiseOp(graph, node) || IsSideEffectFreeView(node.target);
+    bool removable = IsSideEffectFree(node.target);
     if (!removable) live[id] = true;
     if (!live[id]) continue;
     ir::ForEachInput(node, mark);

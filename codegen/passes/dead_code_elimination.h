@@ -1,5 +1,6 @@
 // Removes nodes whose outputs nothing reads, when the op is known to be free of side effects
-// (pointwise ops and views). Renumbers the remaining nodes.
+// (codegen/ops/op_properties.h: pure ops, e.g. pointwise, views, reductions, matmuls; never
+// in-place or random ops). Renumbers the remaining nodes.
 #pragma once
 
 #include "codegen/passes/pass.h"

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/ir/printer.h"
+#include "codegen/passes/index_ops.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "proto/status_macros.h"
 
@@ -31,6 +32,30 @@ void MergeGroups(Partition& p, std::vector<std::set<int>>& deps, int from, int i
   for (int m : nodes) deps[m].erase(into);
 }
 
+// Gather operands (index_ops.h) must be kernel inputs read only by gathers: `node` cannot share
+// a kernel with `members` when it gathers a value a member produces or loads, or loads a value a
+// member gathers, or a member gathers a value `node` produces (impossible in schedule order, but
+// merges combine groups formed independently).
+bool GatherConflict(const ir::Graph& graph, const std::vector<int>& members, int node) {
+  auto conflict = [&](int a, int b) {  // does a gather something b produces or loads?
+    for (const ir::ValueRef& r : GatheredRefs(graph.nodes[a])) {
+      if (!r.is_input() && r.node == b) return true;
+      bool loaded = false;
+      if (GatheredRefs(graph.nodes[b]).empty())
+        ForEachInput(graph.nodes[b], [&](const ir::ValueRef& x) { loaded |= x == r; });
+      if (loaded) return true;
+    }
+    return false;
+  };
+  for (int m : members)
+    if (conflict(m, node) || conflict(node, m)) return true;
+  return false;
+}
+
+bool IsFusible(const ir::Graph& graph, const ir::Node& node) {
+  return IsPointwiseOp(graph, node) || IsIndexOp(graph, node);
+}
+
 }  // namespace
 
 absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const FusionOptions& options) {
@@ -49,7 +74,7 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
   for (int id = 0; id < n; ++id) {
     const ir::Node& node = graph.nodes[id];
     int chosen = -1;
-    if (options.enable && IsPointwiseOp(graph, node)) {
+    if (options.enable && IsFusible(graph, node)) {
       // Candidate groups: those of pointwise producers, same shape and device.
       std::vector<int> candidates;
       ForEachInput(node, [&](const ir::ValueRef& r) {
@@ -67,7 +92,7 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
         ForEachInput(node, [&](const ir::ValueRef& r) {
           if (group_of_ref(r) != g && deps_of_ref(r)->count(g)) cycle = true;
         });
-        if (cycle) continue;
+        if (cycle || GatherConflict(graph, group.nodes, id)) continue;
         // Operand budget: distinct outside tensors the group would read.
         absl::flat_hash_set<std::pair<int, int>> outside;
         auto count = [&](const ir::ValueRef& r) {
@@ -101,6 +126,9 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
           if (group_of_ref(r) != h && deps_of_ref(r)->count(h)) dependent = true;
         });
         if (dependent) continue;
+        bool gather_conflict = false;
+        for (int m : p.groups[h].nodes) gather_conflict |= GatherConflict(graph, p.groups[chosen].nodes, m);
+        if (gather_conflict) continue;
         MergeGroups(p, deps, /*from=*/h, /*into=*/chosen);
       }
     }

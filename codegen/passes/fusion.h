@@ -3,7 +3,10 @@
 // and orders them into a schedule.
 //
 // Rules:
-//  * a group holds pointwise ops (pointwise_ops.h) of one output shape and device;
+//  * a group holds pointwise ops (pointwise_ops.h) and index-aware ops (index_ops.h: cat, pad,
+//    embedding, ...) of one output shape and device; a tensor an index op gathers is never also
+//    produced or loaded by another member of its group (gather operands are kernel inputs read
+//    only by gathers);
 //  * a node joins the group of one of its pointwise producers when that creates no cycle between
 //    groups and externs (tracked as "which groups does this value depend on through outside
 //    nodes"); otherwise it starts a group;

@@ -2,7 +2,9 @@
 #include "codegen/passes/kernel_builder.h"
 
 #include <map>
+#include <set>
 
+#include "codegen/passes/index_ops.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "proto/status_macros.h"
 
@@ -17,11 +19,18 @@ absl::StatusOr<PointwiseKernel> BuildPointwiseKernel(const ir::Graph& graph,
   kernel.shape = group.shape;
   PwBuilder b(&kernel.body);
 
+  // Gather operands (index_ops.h) are read only by their gathers: no load.
+  std::set<ir::ValueRef> gathered;
+  for (int m : group.nodes)
+    for (const ir::ValueRef& r : GatheredRefs(graph.nodes[m])) gathered.insert(r);
+  std::map<ir::ValueRef, int> input_index;
   // Held value of every tensor the body has produced or loaded so far.
   std::map<ir::ValueRef, int> held;
   for (size_t i = 0; i < group.inputs.size(); ++i) {
     const ir::TensorType& t = graph.type_of(group.inputs[i]);
     kernel.input_dtypes.push_back(t.dtype);
+    input_index[group.inputs[i]] = static_cast<int>(i);
+    if (gathered.contains(group.inputs[i])) continue;
     PwInstr load;
     load.op = PwOp::kLoad;
     load.dtype = t.dtype;
@@ -29,9 +38,15 @@ absl::StatusOr<PointwiseKernel> BuildPointwiseKernel(const ir::Graph& graph,
     held[group.inputs[i]] = b.Coerce(b.Emit(load), HeldDType(t.dtype));
   }
   auto value_of = [&](const ir::ValueRef& r) { return held.at(r); };
+  auto input_of = [&](const ir::ValueRef& r) { return input_index.at(r); };
   for (int m : group.nodes) {
     const ir::Node& node = graph.nodes[m];
-    ASSIGN_OR_RETURN(int v, LowerPointwiseOp(node, value_of, b));
+    int v;
+    if (IsIndexOp(graph, node)) {
+      ASSIGN_OR_RETURN(v, LowerIndexOp(graph, node, input_of, b));
+    } else {
+      ASSIGN_OR_RETURN(v, LowerPointwiseOp(node, value_of, b));
+    }
     RET_CHECK(b.dtype(v) == HeldDType(node.outputs[0].dtype));
     held[{m, 0}] = v;
     kernel.fused_ops.push_back(node.target);

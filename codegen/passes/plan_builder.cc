@@ -21,6 +21,12 @@ std::vector<int64_t> IterationStrides(const ir::TensorType& type, const std::vec
   return strides;
 }
 
+std::vector<int64_t> GatherOperandStrides(const ir::TensorType& type, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 0);
+  for (int64_t d = 0; d < type.rank() && d < static_cast<int64_t>(shape.size()); ++d) strides[d] = type.strides[d];
+  return strides;
+}
+
 absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& partition,
                                    const std::vector<PointwiseKernel>& kernels,
                                    const NativeTarget& native) {
@@ -53,11 +59,15 @@ absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& part
       call->set_symbol(kernel.name);
       call->set_abi(native.abi);
       for (int64_t s : group.shape) call->add_shape(s);
-      for (const ir::ValueRef& r : group.inputs) {
+      for (size_t i = 0; i < group.inputs.size(); ++i) {
+        const ir::ValueRef& r = group.inputs[i];
         RET_CHECK(id_of.count(r));
         call->add_inputs(id(r));
         last_use[id(r)] = step_index;
-        for (int64_t s : IterationStrides(graph.type_of(r), group.shape)) call->add_expected_strides(s);
+        std::vector<int64_t> strides = IsGatherOperand(kernel, static_cast<int>(i))
+                                           ? GatherOperandStrides(graph.type_of(r), group.shape)
+                                           : IterationStrides(graph.type_of(r), group.shape);
+        for (int64_t s : strides) call->add_expected_strides(s);
       }
       for (const ir::ValueRef& r : group.outputs) {
         step->add_outputs(define(r));
@@ -66,7 +76,9 @@ absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& part
       }
       v1::KernelInfo* info = call->add_kernels();
       info->set_name(kernel.name);
-      info->set_kind(kernel.is_row_reduction() ? native.row_reduction_kind : native.kernel_kind);
+      info->set_kind(kernel.is_row_reduction() ? native.row_reduction_kind
+                     : HasIndexOps(kernel)      ? native.kernel_kind + "_index"
+                                                : native.kernel_kind);
       for (const std::string& op : kernel.fused_ops) info->add_ops(op);
     } else {
       const ir::Node& node = graph.nodes[entry.index];

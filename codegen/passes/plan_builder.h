@@ -19,6 +19,9 @@ struct NativeTarget {
   std::string abi;          // "tccd-cpu-1"
   std::string kernel_kind;  // KernelInfo.kind, e.g. "cpu_pointwise_loop"
   std::string row_reduction_kind = "cuda_row_reduction";  // KernelInfo.kind of row reductions
+  // KernelInfo.kind of index-aware kernels (kIndex/kGather): "<kernel_kind>_index". Their gather
+  // operands' stride rows are not iteration-space strides, so a client must not recompute them
+  // from a tensor that arrives in another layout (it copies such inputs into the declared one).
 };
 
 // `kernels[g]` is the kernel of partition.groups[g].
@@ -29,5 +32,9 @@ absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& part
 // Strides of a tensor of type `type` viewed in iteration space `shape` (right-aligned
 // broadcasting: stride 0 where the tensor has no such dim or size 1).
 std::vector<int64_t> IterationStrides(const ir::TensorType& type, const std::vector<int64_t>& shape);
+
+// A gather operand's stride row (kernel/pointwise_kernel.h, "Index-aware kernels"): its own
+// strides, dim k in slot k, zero-padded to the iteration rank.
+std::vector<int64_t> GatherOperandStrides(const ir::TensorType& type, const std::vector<int64_t>& shape);
 
 }  // namespace tccd::codegen

@@ -3,6 +3,7 @@
 #include "codegen/passes/pointwise_ops.h"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -71,6 +72,11 @@ class Lowering {
     return b_.Constant(0, dtype);  // unreachable: IsPointwiseOp checked operand kinds
   }
   int In(size_t index, DType dtype, const char* name = nullptr) { return Operand(*arg(index, name), dtype); }
+  // A tensor operand's held value in its own held dtype (numbers: as f64).
+  int Raw(size_t index) {
+    const ir::Arg& a = *arg(index);
+    return a.is_ref() ? value_of_(a.ref()) : Operand(a, DType::kF64);
+  }
 
   // The logical dtype of an operand for promotion; numbers count as their category's default.
   DType DTypeOf(const ir::Arg& a, const ir::Graph* graph_for_refs) const;
@@ -191,12 +197,16 @@ struct OpEntry {
   int num_operands;
   bool float_only = false;       // output must be floating point
   bool comparison = false;       // computes in the promoted input dtype
+  // Defined on bool outputs (torch: bool add is or, mul is and, maximum is or, minimum is and;
+  // sub, neg, abs, ... raise on bool, so such nodes are never seen and stay extern if they are).
+  bool bool_ok = false;
+  bool bool_only = false;        // output must be bool (bitwise ops, which the IR has on bool only)
 };
 
 const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
   static const auto* table = new absl::flat_hash_map<std::string, OpEntry>{
-      {"aten::add.Tensor", {[](Lowering& l) { return AddLike(l, false); }, 2}},
-      {"aten::add.Scalar", {[](Lowering& l) { return AddLike(l, false); }, 2}},
+      {"aten::add.Tensor", {[](Lowering& l) { return AddLike(l, false); }, 2, false, false, true}},
+      {"aten::add.Scalar", {[](Lowering& l) { return AddLike(l, false); }, 2, false, false, true}},
       {"aten::sub.Tensor", {[](Lowering& l) { return AddLike(l, true); }, 2}},
       {"aten::sub.Scalar", {[](Lowering& l) { return AddLike(l, true); }, 2}},
       {"aten::rsub.Scalar",
@@ -208,8 +218,8 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
           return l.Sub(l.In(1, dt), y);
         },
         2}},
-      {"aten::mul.Tensor", {[](Lowering& l) { return l.Mul(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2}},
-      {"aten::mul.Scalar", {[](Lowering& l) { return l.Mul(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2}},
+      {"aten::mul.Tensor", {[](Lowering& l) { return l.Mul(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false, false, true}},
+      {"aten::mul.Scalar", {[](Lowering& l) { return l.Mul(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false, false, true}},
       {"aten::div.Tensor", {[](Lowering& l) { return l.Div(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, true}},
       {"aten::div.Scalar", {[](Lowering& l) { return l.Div(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, true}},
       {"aten::neg.default", {[](Lowering& l) { return UnaryOp(l, PwOp::kNeg); }, 1}},
@@ -253,9 +263,9 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
         },
         2, true}},
       {"aten::maximum.default",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kMaximum, l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2}},
+       {[](Lowering& l) { return l.b().Binary(PwOp::kMaximum, l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false, false, true}},
       {"aten::minimum.default",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kMinimum, l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2}},
+       {[](Lowering& l) { return l.b().Binary(PwOp::kMinimum, l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false, false, true}},
       {"aten::clamp.default",
        {[](Lowering& l) { return Clamp(l, l.In(0, l.out_dtype()), l.arg(1, "min"), l.arg(2, "max")); }, 1}},
       {"aten::clamp.Tensor",
@@ -269,29 +279,200 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
           int cond = l.In(0, DType::kBool);
           return l.b().Where(cond, l.In(1, l.out_dtype()), l.In(2, l.out_dtype()));
         },
-        3}},
-      {"aten::eq.Tensor", {nullptr, 2, false, true}},
-      {"aten::eq.Scalar", {nullptr, 2, false, true}},
-      {"aten::ne.Tensor", {nullptr, 2, false, true}},
-      {"aten::ne.Scalar", {nullptr, 2, false, true}},
-      {"aten::lt.Tensor", {nullptr, 2, false, true}},
-      {"aten::lt.Scalar", {nullptr, 2, false, true}},
-      {"aten::le.Tensor", {nullptr, 2, false, true}},
-      {"aten::le.Scalar", {nullptr, 2, false, true}},
-      {"aten::gt.Tensor", {nullptr, 2, false, true}},
-      {"aten::gt.Scalar", {nullptr, 2, false, true}},
-      {"aten::ge.Tensor", {nullptr, 2, false, true}},
-      {"aten::ge.Scalar", {nullptr, 2, false, true}},
+        3, false, false, true}},
+      {"aten::eq.Tensor", {nullptr, 2, false, true, true}},
+      {"aten::eq.Scalar", {nullptr, 2, false, true, true}},
+      {"aten::ne.Tensor", {nullptr, 2, false, true, true}},
+      {"aten::ne.Scalar", {nullptr, 2, false, true, true}},
+      {"aten::lt.Tensor", {nullptr, 2, false, true, true}},
+      {"aten::lt.Scalar", {nullptr, 2, false, true, true}},
+      {"aten::le.Tensor", {nullptr, 2, false, true, true}},
+      {"aten::le.Scalar", {nullptr, 2, false, true, true}},
+      {"aten::gt.Tensor", {nullptr, 2, false, true, true}},
+      {"aten::gt.Scalar", {nullptr, 2, false, true, true}},
+      {"aten::ge.Tensor", {nullptr, 2, false, true, true}},
+      {"aten::ge.Scalar", {nullptr, 2, false, true, true}},
+      // masked_fill(self, mask, value) = where(mask, value, self).
+      {"aten::masked_fill.Scalar",
+       {[](Lowering& l) {
+          int self = l.In(0, l.out_dtype());
+          int mask = l.In(1, DType::kBool);
+          return l.b().Where(mask, l.In(2, l.out_dtype()), self);
+        },
+        3, false, false, true}},
       {"aten::logical_not.default",
-       {[](Lowering& l) { return l.Un(PwOp::kNot, l.In(0, DType::kBool)); }, 1}},
+       {[](Lowering& l) { return l.Un(PwOp::kNot, l.In(0, DType::kBool)); }, 1, false, false, true}},
       {"aten::logical_and.default",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kAnd, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2}},
+       {[](Lowering& l) { return l.b().Binary(PwOp::kAnd, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true}},
       {"aten::logical_or.default",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kOr, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2}},
+       {[](Lowering& l) { return l.b().Binary(PwOp::kOr, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true}},
+      // Bitwise ops on bool are the logical ones (the kernel IR has no integer bit ops).
+      {"aten::bitwise_and.Tensor",
+       {[](Lowering& l) { return l.b().Binary(PwOp::kAnd, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true, true}},
+      {"aten::bitwise_or.Tensor",
+       {[](Lowering& l) { return l.b().Binary(PwOp::kOr, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true, true}},
+      {"aten::bitwise_xor.Tensor",
+       {[](Lowering& l) { return l.b().Compare(PwOp::kNe, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true, true}},
+      {"aten::bitwise_not.default",
+       {[](Lowering& l) { return l.Un(PwOp::kNot, l.In(0, DType::kBool)); }, 1, false, false, true, true}},
       // Copies and casts: the store converts to the output dtype and layout.
-      {"aten::clone.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1}},
-      {"aten::_to_copy.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1}},
-      {"prims::convert_element_type.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1}},
+      {"aten::clone.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
+      {"aten::_to_copy.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
+      {"prims::convert_element_type.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
+      // Classification and activations of vision models (ATen's formulas).
+      {"aten::isnan.default",
+       {[](Lowering& l) {
+          int x = l.Raw(0);
+          if (!ir::IsFloatingPoint(l.b().dtype(x))) return l.Const(0, DType::kBool);
+          return l.b().Compare(PwOp::kNe, x, x);
+        },
+        1, false, false, true, true}},
+      {"aten::isinf.default",
+       {[](Lowering& l) {
+          int x = l.Raw(0);
+          DType dt = l.b().dtype(x);
+          if (!ir::IsFloatingPoint(dt)) return l.Const(0, DType::kBool);
+          int a = l.Un(PwOp::kAbs, x);
+          return l.b().Compare(PwOp::kEq, a, l.Const(std::numeric_limits<double>::infinity(), dt));
+        },
+        1, false, false, true, true}},
+      {"aten::sign.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int x = l.In(0, dt);
+          int zero = l.Const(0, dt);
+          int pos = l.b().Compare(PwOp::kGt, x, zero);
+          int neg = l.b().Compare(PwOp::kLt, x, zero);
+          int minus = l.b().Where(neg, l.Const(-1, dt), zero);
+          return l.b().Where(pos, l.Const(1, dt), minus);
+        },
+        1}},
+      {"aten::logical_xor.default",
+       {[](Lowering& l) {
+          int a = l.In(0, DType::kBool);
+          return l.b().Compare(PwOp::kNe, a, l.In(1, DType::kBool));
+        },
+        2, false, false, true, true}},
+      {"aten::leaky_relu.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int x = l.In(0, dt);
+          int pos = l.b().Compare(PwOp::kGt, x, l.Const(0, dt));
+          int scaled = l.Mul(x, l.Const(l.Scalar(1, "negative_slope", 0.01), dt));
+          return l.b().Where(pos, x, scaled);
+        },
+        1, true}},
+      {"aten::leaky_relu_backward.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int grad = l.In(0, dt);
+          int x = l.In(1, dt);
+          int pos = l.b().Compare(PwOp::kGt, x, l.Const(0, dt));
+          int scaled = l.Mul(grad, l.Const(l.Scalar(2, "negative_slope", 0.01), dt));
+          return l.b().Where(pos, grad, scaled);
+        },
+        2, true}},
+      {"aten::hardtanh.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int x = l.In(0, dt);
+          int lo = l.b().Binary(PwOp::kMaximum, x, l.Const(l.Scalar(1, "min_val", -1), dt));
+          return l.b().Binary(PwOp::kMinimum, lo, l.Const(l.Scalar(2, "max_val", 1), dt));
+        },
+        1}},
+      {"aten::hardtanh_backward.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int grad = l.In(0, dt);
+          int x = l.In(1, dt);
+          int le = l.b().Compare(PwOp::kLe, x, l.Const(l.Scalar(2, "min_val", -1), dt));
+          int ge = l.b().Compare(PwOp::kGe, x, l.Const(l.Scalar(3, "max_val", 1), dt));
+          int outside = l.b().Binary(PwOp::kOr, le, ge);
+          return l.b().Where(outside, l.Const(0, dt), grad);
+        },
+        2, true}},
+      {"aten::hardsigmoid.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int x = l.In(0, dt);
+          int shifted = l.Add(x, l.Const(3, dt));
+          int relu6 = l.b().Binary(PwOp::kMinimum, l.b().Binary(PwOp::kMaximum, shifted, l.Const(0, dt)), l.Const(6, dt));
+          return l.Div(relu6, l.Const(6, dt));
+        },
+        1, true}},
+      {"aten::hardswish.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int x = l.In(0, dt);
+          int shifted = l.Add(x, l.Const(3, dt));
+          int relu6 = l.b().Binary(PwOp::kMinimum, l.b().Binary(PwOp::kMaximum, shifted, l.Const(0, dt)), l.Const(6, dt));
+          return l.Div(l.Mul(x, relu6), l.Const(6, dt));
+        },
+        1, true}},
+      // addcmul/addcdiv(self, t1, t2, value): self + value * t1 * t2 (or t1 / t2).
+      {"aten::addcmul.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int self = l.In(0, dt);
+          int prod = l.Mul(l.In(1, dt), l.In(2, dt));
+          return l.Add(self, l.Mul(prod, l.Const(l.Scalar(3, "value", 1), dt)));
+        },
+        3}},
+      {"aten::addcdiv.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int self = l.In(0, dt);
+          int quot = l.Div(l.In(1, dt), l.In(2, dt));
+          return l.Add(self, l.Mul(quot, l.Const(l.Scalar(3, "value", 1), dt)));
+        },
+        3, true}},
+      // lerp(self, end, weight) = self + weight * (end - self) (ATen's lerp uses this form for
+      // |weight| < 0.5 and end - (end - self) * (1 - weight) otherwise).
+      {"aten::lerp.Scalar",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int self = l.In(0, dt);
+          int end = l.In(1, dt);
+          double w = l.Scalar(2, "weight", 0);
+          int diff = l.Sub(end, self);
+          if (std::abs(w) < 0.5) return l.Add(self, l.Mul(diff, l.Const(w, dt)));
+          return l.Sub(end, l.Mul(diff, l.Const(1 - w, dt)));
+        },
+        2, true}},
+      // Fills: a constant at every point (fused, a consumer of the same shape reads no memory).
+      // *_like and fill take `self` for its shape only (its load is dead code in the kernel).
+      {"aten::full.default", {[](Lowering& l) { return l.Const(l.Scalar(1, "fill_value", 0), l.out_dtype()); }, 0, false, false, true}},
+      {"aten::scalar_tensor.default", {[](Lowering& l) { return l.Const(l.Scalar(0, "s", 0), l.out_dtype()); }, 0, false, false, true}},
+      {"aten::zeros.default", {[](Lowering& l) { return l.Const(0, l.out_dtype()); }, 0, false, false, true}},
+      {"aten::ones.default", {[](Lowering& l) { return l.Const(1, l.out_dtype()); }, 0, false, false, true}},
+      {"aten::zeros_like.default", {[](Lowering& l) { return l.Const(0, l.out_dtype()); }, 1, false, false, true}},
+      {"aten::ones_like.default", {[](Lowering& l) { return l.Const(1, l.out_dtype()); }, 1, false, false, true}},
+      {"aten::full_like.default", {[](Lowering& l) { return l.Const(l.Scalar(1, "fill_value", 0), l.out_dtype()); }, 1, false, false, true}},
+      {"aten::fill.Scalar", {[](Lowering& l) { return l.Const(l.Scalar(1, "value", 0), l.out_dtype()); }, 1, false, false, true}},
+      // tccd::philox_uniform(seed, offset): the uniform draw of dropout_to_philox.h.
+      {"tccd::philox_uniform.default",
+       {[](Lowering& l) {
+          int seed = l.In(0, DType::kI64);
+          int offset = l.Const(l.Scalar(1, nullptr, 0), DType::kI64);
+          PwInstr r;
+          r.op = PwOp::kRandom;
+          r.dtype = DType::kF32;
+          r.args = {seed, offset};
+          return l.b().Coerce(l.b().Emit(std::move(r)), l.out_dtype());
+        },
+        1}},
+      // copy(self, src): src broadcast into self's shape and dtype (the functional copy_).
+      {"aten::copy.default", {[](Lowering& l) { return l.In(1, l.out_dtype()); }, 2, false, false, true}},
+      // native_dropout_backward(grad, mask, scale) = grad * mask * scale (Dropout.cpp).
+      {"aten::native_dropout_backward.default",
+       {[](Lowering& l) {
+          DType dt = l.out_dtype();
+          int grad = l.In(0, dt);
+          int mask = l.In(1, dt);
+          int masked = l.Mul(grad, mask);
+          return l.Mul(masked, l.Const(l.Scalar(2, "scale", 1.0), dt));
+        },
+        2, true}},
       // Backward formulas (aten/src/ATen/native/cpu/BinaryOpsKernel.cpp, Activation.cpp).
       {"aten::threshold_backward.default",
        {[](Lowering& l) {
@@ -358,15 +539,18 @@ bool HasUnsupportedOptions(const ir::Graph& graph, const ir::Node& node) {
   for (const ir::NamedArg& kw : node.kwargs) {
     const std::string& n = kw.name;
     if (n == "alpha" || n == "min" || n == "max" || n == "exponent" || n == "threshold" ||
-        n == "approximate" || n == "dtype" || n == "layout" || n == "pin_memory")
+        n == "approximate" || n == "dtype" || n == "layout" || n == "pin_memory" || n == "scale" ||
+        n == "fill_value" || n == "value" || n == "s" || n == "negative_slope" || n == "min_val" ||
+        n == "max_val" || n == "weight" || n == "self_is_result")
       continue;
     if (n == "memory_format") continue;  // the output meta already has the resulting strides
     if (n == "device") {
-      // A device change is a transfer, not a pointwise op.
+      // A device change is a transfer, not a pointwise op. Factories (no tensor argument) name
+      // their output's device.
       auto* d = std::get_if<ir::DeviceType>(&kw.value.v);
-      if (d && node.args.size() > 0 && node.args[0].is_ref() &&
-          graph.type_of(node.args[0].ref()).device == *d)
-        continue;
+      const bool factory = node.args.empty() || !node.args[0].is_ref();
+      if (d && factory && node.outputs.size() == 1 && node.outputs[0].device == *d) continue;
+      if (d && !factory && graph.type_of(node.args[0].ref()).device == *d) continue;
       return true;
     }
     if (n == "non_blocking" || n == "copy") continue;
@@ -375,7 +559,8 @@ bool HasUnsupportedOptions(const ir::Graph& graph, const ir::Node& node) {
   return false;
 }
 
-// Number of elements of `type`'s storage its view touches equals numel: no overlap, no holes.
+}  // namespace
+
 bool IsDenseNonOverlapping(const ir::TensorType& type) {
   std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
   for (size_t d = 0; d < type.sizes.size(); ++d)
@@ -389,8 +574,6 @@ bool IsDenseNonOverlapping(const ir::TensorType& type) {
   }
   return true;
 }
-
-}  // namespace
 
 DType HeldDType(DType dtype) {
   return (dtype == DType::kF16 || dtype == DType::kBF16) ? DType::kF32 : dtype;
@@ -432,6 +615,11 @@ int PwBuilder::Unary(PwOp op, int a) {
 
 int PwBuilder::Binary(PwOp op, int a, int b) {
   PwInstr i;
+  // torch on bool: add and maximum are or, mul and minimum are and (ATen computes them on bool).
+  if (dtype(a) == DType::kBool) {
+    if (op == PwOp::kAdd || op == PwOp::kMaximum) op = PwOp::kOr;
+    if (op == PwOp::kMul || op == PwOp::kMinimum) op = PwOp::kAnd;
+  }
   i.op = op;
   i.dtype = dtype(a);
   i.args = {a, Coerce(b, dtype(a))};
@@ -461,6 +649,7 @@ bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node) {
   if (node.outputs.size() != 1) return false;
   const ir::TensorType& out = node.outputs[0];
   if (entry.float_only && !ir::IsFloatingPoint(out.dtype)) return false;
+  if (out.dtype == DType::kBool ? !entry.bool_ok : entry.bool_only) return false;
   if (!IsDenseNonOverlapping(out)) return false;
   if (HasUnsupportedOptions(graph, node)) return false;
   // Every operand is a tensor on the output's device broadcastable to the output shape, or a
@@ -486,6 +675,17 @@ bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node) {
   for (const ir::NamedArg& kw : node.kwargs)
     if (kw.value.is_ref()) return false;
   return true;
+}
+
+int PointwiseOperandCount(const ir::Node& node) {
+  auto it = OpTable().find(node.target);
+  return it == OpTable().end() ? 0 : it->second.num_operands;
+}
+
+std::vector<std::string> PointwiseOpTargets() {
+  std::vector<std::string> targets;
+  for (const auto& [target, entry] : OpTable()) targets.push_back(target);
+  return targets;
 }
 
 absl::StatusOr<int> LowerPointwiseOp(const ir::Node& node,

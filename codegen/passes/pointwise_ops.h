@@ -6,6 +6,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "codegen/ir/graph.h"
@@ -15,6 +17,10 @@ namespace tccd::codegen {
 
 // The dtype a value of logical dtype `dtype` is held in inside a kernel.
 ir::DType HeldDType(ir::DType dtype);
+
+// The tensor's view touches exactly numel distinct elements of its storage (no overlap, no holes):
+// a kernel output a store may write once per point.
+bool IsDenseNonOverlapping(const ir::TensorType& type);
 
 // Appends instructions to a kernel body; small conveniences over PwInstr.
 class PwBuilder {
@@ -37,6 +43,12 @@ class PwBuilder {
 // True if `node` is an op this library lowers, with arguments it can handle (e.g. no
 // rounding_mode on div, no device change in _to_copy) and one output.
 bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node);
+
+// How many leading positional args of `node` (a pointwise op) are tensor-or-number operands.
+int PointwiseOperandCount(const ir::Node& node);
+
+// Every target this library lowers (for the op-properties consistency test).
+std::vector<std::string> PointwiseOpTargets();
 
 // Lowers `node` into `builder`. `value_of` returns the held value of a tensor operand (already in
 // the body). Returns the held value of the node's output.

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "codegen/passes/index_ops.h"
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/reduction_ops.h"
 #include "proto/status_macros.h"
@@ -85,6 +86,7 @@ bool RowFusion::ValidRowGroup(const std::vector<int>& nodes, const std::vector<i
     const bool anchor = ReductionAxesOf(graph_, node).num_reduced_dims > 0;
     const std::vector<int64_t>& out = node.outputs[0].sizes;
     if (node.outputs[0].device != ir::DeviceType::kCuda) return false;
+    if (NeedsCoordinates(graph_, node)) return false;  // index-aware ops: pointwise kernels only
     if (anchor) {
       const ir::TensorType& x = graph_.type_of(node.args[0].ref());
       if (x.sizes != shape || !(ReductionAxesOf(graph_, node) == ReductionAxes{k, false})) return false;
@@ -120,6 +122,7 @@ bool RowFusion::ValidColumnGroup(const std::vector<int>& nodes, const std::vecto
     const ReductionAxes axes = ReductionAxesOf(graph_, node);
     const std::vector<int64_t>& out = node.outputs[0].sizes;
     if (node.outputs[0].device != ir::DeviceType::kCuda) return false;
+    if (NeedsCoordinates(graph_, node)) return false;  // index-aware ops: pointwise kernels only
     bool after = axes.num_reduced_dims > 0;
     if (after) {
       if (graph_.type_of(node.args[0].ref()).sizes != shape || !(axes == ReductionAxes{k, true})) return false;

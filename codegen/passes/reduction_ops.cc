@@ -56,6 +56,16 @@ const absl::flat_hash_map<std::string, OpEntry>& Table() {
   return *table;
 }
 
+}  // namespace
+
+std::vector<std::string> ReductionOpTargets() {
+  std::vector<std::string> targets;
+  for (const auto& [target, entry] : Table()) targets.push_back(target);
+  return targets;
+}
+
+namespace {
+
 // Positional argument `index` or keyword `name`; nullptr when absent.
 const ir::Arg* ArgOf(const ir::Node& node, size_t index, const char* name) {
   if (index < node.args.size()) return &node.args[index];

@@ -53,6 +53,9 @@ ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node);
 // ReductionAxesOf's count for row reductions (trailing dims), else 0.
 int RowReductionDims(const ir::Graph& graph, const ir::Node& node);
 
+// Every target this library lowers (for the op-properties consistency test).
+std::vector<std::string> ReductionOpTargets();
+
 // Lowers a node ReductionAxesOf accepted into `builder`; `value_of` gives the held value of a
 // tensor operand (element-level for the reduced input, row- or element-level for the others,
 // as their shapes broadcast). Returns the held value of each node output (kernel-IR values; the

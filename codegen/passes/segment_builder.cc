@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "codegen/ops/op_properties.h"
 #include "proto/status_macros.h"
 
 namespace tccd::codegen {
@@ -67,18 +68,6 @@ std::optional<Meta> StaticMeta(const v1::TensorMeta& m) {
   meta.elem_bytes = ElemBytes(m.dtype());
   if (meta.elem_bytes == 0 || meta.sizes.size() != meta.strides.size()) return std::nullopt;
   return meta;
-}
-
-const std::set<std::string>& ViewOps() {
-  static const auto* ops = new std::set<std::string>{
-      "aten::view.default",      "aten::_unsafe_view.default", "aten::t.default",
-      "aten::transpose.int",     "aten::permute.default",      "aten::expand.default",
-      "aten::unsqueeze.default", "aten::squeeze.dim",          "aten::squeeze.dims",
-      "aten::squeeze.default",   "aten::slice.Tensor",         "aten::select.int",
-      "aten::split.Tensor",      "aten::split_with_sizes.default", "aten::unbind.int",
-      "aten::alias.default",     "aten::as_strided.default",   "aten::detach.default",
-      "aten::narrow.default"};
-  return *ops;
 }
 
 int RefOf(const v1::Value& v) { return v.kind_case() == v1::Value::kRef ? v.ref().node() : -1; }
@@ -463,7 +452,7 @@ absl::StatusOr<HostProgram> BuildSegments(v1::Plan& plan, const std::vector<std:
       if (std::optional<GemmMatch> g = MatchGemm(step, metas)) {
         classes[i] = StepClass::kGemm;
         gemms[i] = std::move(*g);
-      } else if (ViewOps().count(step.extern_call().target())) {
+      } else if (IsViewOp(step.extern_call().target())) {
         std::vector<int> reads = ReadsOf(step);
         bool ok = !reads.empty() && metas[reads.front()].has_value();
         for (int v : step.outputs()) ok = ok && (v < 0 || (metas[v].has_value() && metas[v]->dtype == metas[reads.front()]->dtype));

@@ -127,6 +127,136 @@ def test_cnn_with_batch_norm_trains_like_eager_through_cudnn(daemon_env):
     assert not any("batch_norm_collect_statistics" in k for k in kernels), kernels
 
 
+class TinyLM(nn.Module):
+    """Embedding, rotary-style cat of slices (neg half, other half), padding, layer norm, MLP and
+    a vocabulary head: the index-aware lowerings (embedding, cat, constant_pad_nd, slice and select
+    backward) and bf16 autocast casts in one training graph."""
+
+    def __init__(self, vocab: int = 512, d: int = 128) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.norm = nn.LayerNorm(d)
+        self.up = nn.Linear(d, 2 * d)
+        self.down = nn.Linear(2 * d, d)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        h = x.shape[-1] // 2
+        rot = torch.cat((-x[..., h:], x[..., :h]), dim=-1)
+        x = x * 0.7 + rot * 0.3
+        x = x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
+        x = torch.nn.functional.pad(x[..., 1:], (0, 1), value=0.25) + x[:, :1]  # pad, sliced broadcast
+        return self.head(x)
+
+
+def train_lm(backend=None, steps: int = 5, autocast: bool = True):
+    torch.manual_seed(0)
+    model = TinyLM().cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+
+    def step(ids, y):  # the loss in the graph: log_softmax + nll_loss forward and backward
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
+            out = model(ids)
+        return nn.functional.cross_entropy(out.reshape(-1, 512).float(), y.reshape(-1), ignore_index=3)
+
+    fn = torch.compile(step, backend=backend) if backend else step
+    g = torch.Generator(device="cuda").manual_seed(1)
+    ids = torch.randint(0, 512, (8, 64), device="cuda", generator=g)
+    y = torch.randint(0, 512, (8, 64), device="cuda", generator=g)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad(set_to_none=True)
+        loss = fn(ids, y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach())
+    return torch.stack(losses).cpu(), {k: v.detach().float().cpu() for k, v in model.state_dict().items()}
+
+
+@pytest.mark.parametrize("autocast", [False, True], ids=["fp32", "bf16-autocast"])
+def test_lm_with_embedding_cat_pad_trains_like_eager_with_index_kernels(daemon_env, autocast):
+    tccd.reset_compile_stats()
+    eager_losses, eager_state = train_lm(autocast=autocast)
+    losses, state = train_lm(backend="tccd", autocast=autocast)
+    tol = TOLERANCES[torch.bfloat16 if autocast else torch.float32]
+    torch.testing.assert_close(losses, eager_losses, **tol)
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **tol, msg=k)
+    stats = tccd.last_compile_stats()
+    assert all(s["fallback"] is None for s in stats), [s["fallback"] for s in stats]
+    ops = {op for s in stats for k in s["kernels"] for op in k["ops"]}
+    # Generated (index-aware) kernels, not ATen steps, for the view materialisations and gathers.
+    for op in ("aten::embedding.default", "aten::cat.default", "aten::constant_pad_nd.default",
+               "aten::slice_backward.default", "aten::nll_loss_backward.default"):
+        assert op in ops, (op, sorted(ops))
+    assert "cuda_pointwise_index" in {k["kind"] for s in stats for k in s["kernels"]}
+    if autocast:
+        assert "aten::_to_copy.default" in ops or "prims::convert_element_type.default" in ops
+
+
+def test_dropout_draws_philox_in_fused_kernels_on_cuda(daemon_env):
+    # Not eager's random stream (documented in codegen/passes/dropout_to_philox.h): check the
+    # distribution, the scale, that backward reuses the mask, and torch.manual_seed control.
+    x = torch.ones(512, 1024, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    f = torch.compile(lambda t: torch.nn.functional.dropout(t * 2, p=0.1, training=True) + 1, backend="tccd")
+    torch.manual_seed(0)
+    y = f(x)
+    y.float().sum().backward()
+    kept = y != 1
+    assert abs(kept.float().mean().item() - 0.9) < 0.005
+    torch.testing.assert_close(y[kept].float(), torch.full_like(y[kept].float(), 1 + 2 / 0.9), rtol=1e-2, atol=1e-2)
+    torch.testing.assert_close(x.grad.float(), kept.float() * (2 / 0.9), rtol=1e-2, atol=1e-2)
+    torch.manual_seed(0)
+    assert torch.equal(f(x), y)
+    ops = {op for s in tccd.last_compile_stats() for k in s["kernels"] for op in k["ops"]}
+    assert "tccd::philox_uniform.default" in ops, ops
+
+
+def test_cnn_under_bf16_autocast_trains_like_eager(daemon_env):
+    # Cast-heavy: autocast casts every conv/linear weight and activation; batch norm gets bf16
+    # inputs (ATen's kernels), its running-stat clones and the casts fuse horizontally.
+    def run(backend):
+        torch.manual_seed(0)
+        model = ConvBlock().cuda().to(memory_format=torch.channels_last)
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        fn = torch.compile(model, backend=backend) if backend else model
+        g = torch.Generator(device="cuda").manual_seed(1)
+        x = torch.randn(16, 8, 12, 12, device="cuda", generator=g).to(memory_format=torch.channels_last)
+        y = torch.randint(0, 10, (16,), device="cuda", generator=g)
+        losses = []
+        for _ in range(5):
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = nn.functional.cross_entropy(fn(x).float(), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return torch.stack(losses).cpu(), {k: v.detach().float().cpu() for k, v in model.state_dict().items()}
+
+    tccd.reset_compile_stats()
+    eager_losses, eager_state = run(None)
+    losses, state = run("tccd")
+    torch.testing.assert_close(losses, eager_losses, **TOLERANCES[torch.bfloat16])
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **TOLERANCES[torch.bfloat16], msg=k)
+    assert all(s["fallback"] is None for s in tccd.last_compile_stats())
+
+
+def test_bool_ops_isclose_isfinite_on_cuda(daemon_env):
+    a = torch.randn(4096, device="cuda")
+    b = a + torch.randn(4096, device="cuda") * 1e-6
+    b[::3] += 1.0
+    a[5] = float("inf")
+
+    def f(x, y):
+        return torch.isclose(x, y), torch.isfinite(x), (x > 0) * (y > 0), (x > 0) + (y > 0)
+
+    for got, want in zip(torch.compile(f, backend="tccd")(a, b), f(a, b)):
+        assert torch.equal(got, want)
+    assert all(s["fallback"] is None for s in tccd.last_compile_stats())
+
+
 def test_compiled_graph_replays_under_cuda_graph_capture(daemon_env):
     model = make_model("mlp", torch.float32).eval()
     fn = torch.compile(model, backend="tccd")

@@ -1,5 +1,6 @@
 // Op semantics of compiled kernels against C++ references: transcendentals, NaN handling,
 // rounding, f16/bf16 conversions, integer wrap-around, u8 and bool.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -427,6 +428,89 @@ TEST_CASE("bool logic, bool casts and where on every dtype", "[cpu_backend][nume
     CHECK(eq[i] == (p[i] == q[i] ? 1 : 0));
     CHECK(wh[i] == (q[i] ? h1[i] : h2[i]));
     CHECK(wb[i] == (q[i] ? p[i] : 1));
+  }
+}
+
+}  // namespace
+}  // namespace tccd::codegen::testing
+
+namespace tccd::codegen::testing {
+namespace {
+
+TEST_CASE("index and gather: cat of strided halves, embedding rows, masked reads", "[cpu_backend][numerics]") {
+  // out[i, j] = j < 3 ? a[i, j] : b[i, j - 3] (b read through a transposed view), and
+  // emb[i, j] = w[ids[i], j] with ids out of range reading 0.
+  const int64_t rows = 2;
+  KernelBuilder k("cat_gather", {rows, 6});
+  const int ga = k.GatherInput(DType::kF32), gb = k.GatherInput(DType::kF32);
+  const int gw = k.GatherInput(DType::kF32), gids = k.GatherInput(DType::kI64);
+  const int i = k.Index(0), j = k.Index(1);
+  const int three = k.Const(DType::kI64, 3);
+  const int first = k.Op(PwOp::kLt, DType::kBool, {j, three});
+  const int second = k.Op(PwOp::kNot, DType::kBool, {first});
+  const int va = k.Gather(ga, first, {i, j});
+  const int vb = k.Gather(gb, second, {i, k.Op(PwOp::kSub, DType::kI64, {j, three})});
+  k.Output(k.Op(PwOp::kWhere, DType::kF32, {first, va, vb}));
+  const int row = k.Gather(gids, k.Const(DType::kBool, 1), {i});
+  const int ge = k.Op(PwOp::kGe, DType::kBool, {row, k.Const(DType::kI64, 0)});
+  const int lt = k.Op(PwOp::kLt, DType::kBool, {row, k.Const(DType::kI64, 4)});
+  k.Output(k.Gather(gw, k.Op(PwOp::kAnd, DType::kBool, {ge, lt}), {row, j}));
+  const PointwiseKernel& kernel = k.kernel();
+  REQUIRE(VerifyPointwiseKernel(kernel) == "");
+  LoadedModule so(CompileForHost({kernel}).shared_object);
+
+  const std::vector<float> a = {1, 2, 3, 4, 5, 6};               // [2, 3] row-major
+  const std::vector<float> bt = {10, 40, 20, 50, 30, 60};        // b [2, 3] stored transposed
+  std::vector<float> w(4 * 6);                                   // [4, 6]
+  for (size_t e = 0; e < w.size(); ++e) w[e] = 100.f + static_cast<float>(e);
+  const std::vector<int64_t> ids = {2, 7};                       // 7 is out of range
+  std::vector<float> out(12, -1), emb(12, -1);
+  const std::vector<int64_t> strides = ConcatStrides({{3, 1}, {1, 2}, {6, 1}, {1, 0}, {6, 1}, {6, 1}});
+  void* data[] = {const_cast<float*>(a.data()), const_cast<float*>(bt.data()), w.data(),
+                  const_cast<int64_t*>(ids.data()), out.data(), emb.data()};
+  so.Get("cat_gather")(data, strides.data());
+  CHECK(out == std::vector<float>{1, 2, 3, 10, 20, 30, 4, 5, 6, 40, 50, 60});
+  CHECK(emb == std::vector<float>{112, 113, 114, 115, 116, 117, 0, 0, 0, 0, 0, 0});
+}
+
+}  // namespace
+}  // namespace tccd::codegen::testing
+
+namespace tccd::codegen::testing {
+namespace {
+
+// Philox4x32-10 (Random123), first output word.
+uint32_t PhiloxWord0(uint64_t seed, uint64_t offset, uint64_t flat) {
+  uint32_t c[4] = {static_cast<uint32_t>(flat), static_cast<uint32_t>(flat >> 32),
+                   static_cast<uint32_t>(offset), static_cast<uint32_t>(offset >> 32)};
+  uint32_t k[2] = {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)};
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) k[0] += 0x9E3779B9u, k[1] += 0xBB67AE85u;
+    const uint64_t p0 = uint64_t{0xD2511F53u} * c[0], p1 = uint64_t{0xCD9E8D57u} * c[2];
+    const uint32_t n[4] = {static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k[0], static_cast<uint32_t>(p1),
+                           static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k[1], static_cast<uint32_t>(p0)};
+    std::copy(n, n + 4, c);
+  }
+  return c[0];
+}
+
+TEST_CASE("random: Philox4x32-10 uniforms by flat index, seed and offset", "[cpu_backend][numerics]") {
+  CHECK(PhiloxWord0(0, 0, 0) == 0x6627e8d5u);  // Random123's known answer (ctr 0, key 0)
+  KernelBuilder k("philox", {3, 5});
+  const int seed = k.Input(DType::kI64);  // broadcast 0-dim seed
+  const int offset = k.Const(DType::kI64, 7);
+  k.Output(k.Op(PwOp::kRandom, DType::kF32, {seed, offset}));
+  LoadedModule so(CompileForHost({k.kernel()}).shared_object);
+  const int64_t seed_value = 0x123456789abcdefLL;
+  std::vector<float> out(15);
+  const std::vector<int64_t> strides = ConcatStrides({{0, 0}, {5, 1}});
+  void* data[] = {const_cast<int64_t*>(&seed_value), out.data()};
+  so.Get("philox")(data, strides.data());
+  for (uint64_t flat = 0; flat < 15; ++flat) {
+    INFO(flat);
+    CHECK(out[flat] == static_cast<float>(PhiloxWord0(seed_value, 7, flat) >> 8) * 0x1.0p-24f);
+    CHECK(out[flat] >= 0.f);
+    CHECK(out[flat] < 1.f);
   }
 }
 

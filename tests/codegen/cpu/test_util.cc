@@ -19,6 +19,31 @@ KernelBuilder::KernelBuilder(std::string name, std::vector<int64_t> shape) {
   kernel_.shape = std::move(shape);
 }
 
+int KernelBuilder::GatherInput(DType dtype) {
+  kernel_.input_dtypes.push_back(dtype);
+  return static_cast<int>(kernel_.input_dtypes.size()) - 1;
+}
+
+int KernelBuilder::Index(int dim) {
+  PwInstr in;
+  in.op = PwOp::kIndex;
+  in.dtype = DType::kI64;
+  in.operand = dim;
+  kernel_.body.push_back(in);
+  return static_cast<int>(kernel_.body.size()) - 1;
+}
+
+int KernelBuilder::Gather(int input, int mask, std::vector<int> coords) {
+  PwInstr in;
+  in.op = PwOp::kGather;
+  in.dtype = kernel_.input_dtypes[input];
+  in.operand = input;
+  in.args = {mask};
+  in.args.insert(in.args.end(), coords.begin(), coords.end());
+  kernel_.body.push_back(in);
+  return static_cast<int>(kernel_.body.size()) - 1;
+}
+
 int KernelBuilder::Input(DType dtype) {
   PwInstr in;
   in.op = PwOp::kLoad;

@@ -20,6 +20,31 @@ int KernelBuilder::Input(DType dtype) {
   return static_cast<int>(kernel_.body.size()) - 1;
 }
 
+int KernelBuilder::GatherInput(DType dtype) {
+  kernel_.input_dtypes.push_back(dtype);
+  return static_cast<int>(kernel_.input_dtypes.size()) - 1;
+}
+
+int KernelBuilder::Index(int dim) {
+  PwInstr in;
+  in.op = PwOp::kIndex;
+  in.dtype = DType::kI64;
+  in.operand = dim;
+  kernel_.body.push_back(in);
+  return static_cast<int>(kernel_.body.size()) - 1;
+}
+
+int KernelBuilder::Gather(int input, int mask, std::vector<int> coords) {
+  PwInstr in;
+  in.op = PwOp::kGather;
+  in.dtype = kernel_.input_dtypes[input];
+  in.operand = input;
+  in.args = {mask};
+  in.args.insert(in.args.end(), coords.begin(), coords.end());
+  kernel_.body.push_back(in);
+  return static_cast<int>(kernel_.body.size()) - 1;
+}
+
 int KernelBuilder::Const(DType dtype, double value) {
   PwInstr in;
   in.op = PwOp::kConstant;
@@ -203,6 +228,48 @@ PointwiseKernel LayerNormBackwardParamsKernel(const std::string& name, std::vect
   return k.kernel();
 }
 
+PointwiseKernel CatKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder b(name, shape);
+  const int64_t half = shape[1] / 2;
+  const int a = b.GatherInput(DType::kF32);
+  const int bb = b.GatherInput(DType::kF32);
+  const int scale = b.Input(DType::kF32);
+  const int i = b.Index(0);
+  const int j = b.Index(1);
+  const int first = b.Op(PwOp::kLt, DType::kBool, {j, b.Const(DType::kI64, static_cast<double>(half))});
+  const int second = b.Op(PwOp::kNot, DType::kBool, {first});
+  const int va = b.Gather(a, first, {i, j});
+  const int jb = b.Op(PwOp::kSub, DType::kI64, {j, b.Const(DType::kI64, static_cast<double>(half))});
+  const int vb = b.Gather(bb, second, {i, jb});
+  const int v = b.Op(PwOp::kWhere, DType::kF32, {first, va, vb});
+  b.Output(b.Op(PwOp::kMul, DType::kF32, {v, scale}));
+  return b.kernel();
+}
+
+PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder b(name, shape);
+  const int weight = b.GatherInput(DType::kBF16);
+  const int ids = b.GatherInput(DType::kI64);
+  const int row = b.Gather(ids, b.Const(DType::kBool, 1), {b.Index(0), b.Index(1)});
+  const int ge = b.Op(PwOp::kGe, DType::kBool, {row, b.Const(DType::kI64, 0)});
+  const int lt = b.Op(PwOp::kLt, DType::kBool, {row, b.Const(DType::kI64, 100)});
+  const int mask = b.Op(PwOp::kAnd, DType::kBool, {ge, lt});
+  b.Output(b.Gather(weight, mask, {row, b.Index(2)}));
+  return b.kernel();
+}
+
+PointwiseKernel DropoutKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder b(name, shape);
+  const int seed = b.Input(DType::kI64);
+  const int x = b.Cast(b.Input(DType::kBF16), DType::kF32);
+  const int u = b.Op(PwOp::kRandom, DType::kF32, {seed, b.Const(DType::kI64, 3)});
+  const int keep = b.Op(PwOp::kLt, DType::kBool, {u, b.Const(DType::kF32, 0.9)});
+  b.Output(keep);
+  const int kept = b.Op(PwOp::kMul, DType::kF32, {x, b.Cast(keep, DType::kF32)});
+  b.Output(b.Cast(b.Op(PwOp::kMul, DType::kF32, {kept, b.Const(DType::kF32, 1 / 0.9)}), DType::kBF16));
+  return b.kernel();
+}
+
 std::vector<GoldenCase> GoldenCorpus() {
   return {
       {"relu_fma_bcast", FusedReluKernel("relu_fma_bcast", {64, 1000})},
@@ -215,6 +282,9 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"column_sum_bf16", ColumnSumKernel("column_sum_bf16", {8192, 768})},
       {"layer_norm_backward_params_bf16",
        LayerNormBackwardParamsKernel("layer_norm_backward_params_bf16", {16384, 1024})},
+      {"cat_f32", CatKernel("cat_f32", {64, 128})},
+      {"embedding_bf16", EmbeddingKernel("embedding_bf16", {4, 512, 768})},
+      {"dropout_bf16", DropoutKernel("dropout_bf16", {16, 128, 768})},
   };
 }
 

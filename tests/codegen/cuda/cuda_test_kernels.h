@@ -19,6 +19,10 @@ class KernelBuilder {
   KernelBuilder(std::string name, std::vector<int64_t> shape);
 
   int Input(DType dtype);  // a new input and its kLoad
+  int GatherInput(DType dtype);  // a new gather operand (no kLoad); returns its input index
+  int Index(int dim);            // kIndex: the point's coordinate along dim
+  // kGather of input `input` (from GatherInput) under mask at coordinates.
+  int Gather(int input, int mask, std::vector<int> coords);
   int Const(DType dtype, double value);
   int Op(PwOp op, DType dtype, std::vector<int> args);
   int Cast(int value, DType to) { return Op(PwOp::kCast, to, {value}); }
@@ -74,6 +78,17 @@ PointwiseKernel SoftmaxRowsKernel(const std::string& name, std::vector<int64_t> 
 PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape);
 
 // Every dtype, for loops over them.
+// Index-aware kernels (kIndex/kGather): out[i, j] = j < half ? a[i, j] : b[i, j - half], times a
+// loaded f32 tensor (the rotary-embedding cat); shape [rows, 2 * half].
+PointwiseKernel CatKernel(const std::string& name, std::vector<int64_t> shape);
+// Embedding: out[b, s, e] = weight[ids[b, s], e] (bf16 weight, i64 ids, rows outside the
+// weight read 0); shape [batch, seq, dim], weight [vocab, dim] with vocab = 100.
+PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> shape);
+
+// Dropout as dropout_to_philox.h lowers it: mask = philox_uniform(seed, 3) < 0.9 (a b8 output),
+// out = x * mask / 0.9; the seed is a broadcast 0-dim i64 input.
+PointwiseKernel DropoutKernel(const std::string& name, std::vector<int64_t> shape);
+
 std::vector<DType> AllDTypes();
 
 struct GoldenCase {

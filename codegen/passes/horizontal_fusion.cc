@@ -1,0 +1,93 @@
+// Horizontal fusion (see horizontal_fusion.h).
+#include "codegen/passes/horizontal_fusion.h"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "codegen/passes/index_ops.h"
+#include "proto/status_macros.h"
+
+namespace tccd::codegen {
+namespace {
+
+// ancestors[g]: the groups group g depends on, directly or through other nodes.
+std::vector<std::vector<bool>> GroupAncestors(const ir::Graph& graph, const Partition& p) {
+  const size_t num_groups = p.groups.size();
+  const size_t n = graph.nodes.size();
+  // Per node: groups its outputs depend on (node ids are a topological order).
+  std::vector<std::vector<bool>> node_anc(n, std::vector<bool>(num_groups, false));
+  for (size_t id = 0; id < n; ++id) {
+    ir::ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
+      if (r.is_input()) return;
+      for (size_t g = 0; g < num_groups; ++g)
+        if (node_anc[r.node][g]) node_anc[id][g] = true;
+      if (p.group_of[r.node] >= 0) node_anc[id][p.group_of[r.node]] = true;
+    });
+  }
+  std::vector<std::vector<bool>> anc(num_groups, std::vector<bool>(num_groups, false));
+  for (size_t g = 0; g < num_groups; ++g)
+    for (int m : p.groups[g].nodes)
+      for (size_t h = 0; h < num_groups; ++h)
+        if (node_anc[m][h] && static_cast<int>(h) != static_cast<int>(g)) anc[g][h] = true;
+  return anc;
+}
+
+bool HasCoordinateOps(const ir::Graph& graph, const FusionGroup& g) {
+  for (int m : g.nodes)
+    if (NeedsCoordinates(graph, graph.nodes[m])) return true;
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOptions& options,
+                                      Partition& partition) {
+  if (!options.enable) return false;
+  Partition& p = partition;
+  const size_t num_groups = p.groups.size();
+  std::vector<std::vector<bool>> anc = GroupAncestors(graph, p);
+  // Groups with index-aware ops keep to themselves: a tensor one group gathers must not be one
+  // the other loads (index_ops.h).
+  std::vector<bool> eligible(num_groups);
+  for (size_t g = 0; g < num_groups; ++g)
+    eligible[g] = p.groups[g].num_reduced_dims == 0 && !HasCoordinateOps(graph, p.groups[g]);
+  bool changed = false;
+  for (size_t a = 0; a < num_groups; ++a) {
+    if (!eligible[a] || p.groups[a].nodes.empty()) continue;
+    for (size_t b = a + 1; b < num_groups; ++b) {
+      FusionGroup& ga = p.groups[a];
+      FusionGroup& gb = p.groups[b];
+      if (!eligible[b] || gb.nodes.empty()) continue;
+      if (ga.shape != gb.shape || ga.device != gb.device) continue;
+      if (anc[a][b] || anc[b][a]) continue;
+      if (static_cast<int>(ga.nodes.size() + gb.nodes.size()) > options.max_nodes_per_group) continue;
+      // No edge joins independent groups: the merged kernel's operands are exactly the union.
+      std::set<ir::ValueRef> inputs(ga.inputs.begin(), ga.inputs.end());
+      inputs.insert(gb.inputs.begin(), gb.inputs.end());
+      if (static_cast<int>(inputs.size() + ga.outputs.size() + gb.outputs.size()) > options.max_operands) continue;
+      for (int m : gb.nodes) p.group_of[m] = static_cast<int>(a);
+      ga.nodes.insert(ga.nodes.end(), gb.nodes.begin(), gb.nodes.end());
+      std::sort(ga.nodes.begin(), ga.nodes.end());
+      gb.nodes.clear();
+      ga.inputs.assign(inputs.begin(), inputs.end());
+      ga.outputs.insert(ga.outputs.end(), gb.outputs.begin(), gb.outputs.end());
+      // Keep the closure: whatever depended on a or b now depends on both and their ancestors.
+      std::vector<bool> merged_anc(num_groups);
+      for (size_t g = 0; g < num_groups; ++g) merged_anc[g] = anc[a][g] || anc[b][g];
+      for (size_t g = 0; g < num_groups; ++g) {
+        if (!(anc[g][a] || anc[g][b])) continue;
+        for (size_t h = 0; h < num_groups; ++h) anc[g][h] = anc[g][h] || merged_anc[h];
+        anc[g][a] = true;
+        anc[g][b] = false;
+      }
+      anc[a] = merged_anc;
+      anc[a][a] = anc[a][b] = false;
+      changed = true;
+    }
+  }
+  if (changed) RETURN_IF_ERROR(CompletePartition(graph, p));
+  return changed;
+}
+
+}  // namespace tccd::codegen

@@ -1,0 +1,569 @@
+// Index-aware ops -> kernel IR (see index_ops.h). Formulas follow the ATen ops' definitions:
+// each output point reads input element (coordinates) under a mask; masked-off points take the
+// op's constant (0 for the backward ops, `value` for constant_pad_nd).
+#include "codegen/passes/index_ops.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "proto/status_macros.h"
+
+namespace tccd::codegen {
+namespace {
+
+using ir::DType;
+
+const ir::Arg* ArgOf(const ir::Node& node, size_t index, const char* name) {
+  if (index < node.args.size()) return &node.args[index];
+  return node.kwarg(name);
+}
+
+std::optional<int64_t> IntArg(const ir::Node& node, size_t index, const char* name) {
+  const ir::Arg* a = ArgOf(node, index, name);
+  if (a == nullptr) return std::nullopt;
+  if (auto* i = std::get_if<int64_t>(&a->v)) return *i;
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> IntListArg(const ir::Node& node, size_t index, const char* name) {
+  const ir::Arg* a = ArgOf(node, index, name);
+  if (a == nullptr) return std::nullopt;
+  const auto* list = std::get_if<ir::ArgList>(&a->v);
+  if (list == nullptr) return std::nullopt;
+  std::vector<int64_t> out;
+  for (const ir::Arg& e : *list) {
+    auto* i = std::get_if<int64_t>(&e.v);
+    if (i == nullptr) return std::nullopt;
+    out.push_back(*i);
+  }
+  return out;
+}
+
+// The tensor refs of `node`'s args (lists included), in order.
+std::vector<ir::ValueRef> TensorRefs(const ir::Node& node) {
+  std::vector<ir::ValueRef> refs;
+  for (const ir::Arg& a : node.args) ir::ForEachRef(a, [&](const ir::ValueRef& r) { refs.push_back(r); });
+  return refs;
+}
+
+int64_t WrapDim(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim; }
+
+// One lowering: the node, its graph, and the builder, with the index helpers.
+class Lowering {
+ public:
+  Lowering(const ir::Graph& graph, const ir::Node& node,
+           const std::function<int(const ir::ValueRef&)>& input_of, PwBuilder& b)
+      : graph_(graph), node_(node), input_of_(input_of), b_(b) {}
+
+  const ir::TensorType& out() const { return node_.outputs[0]; }
+  int64_t rank() const { return out().rank(); }
+  DType held() const { return HeldDType(out().dtype); }
+  PwBuilder& b() { return b_; }
+
+  // Coordinate of the current point along dim d (one kIndex per dim, reused).
+  int Coord(int64_t d) {
+    auto it = coords_.find(d);
+    if (it != coords_.end()) return it->second;
+    PwInstr i;
+    i.op = PwOp::kIndex;
+    i.dtype = DType::kI64;
+    i.operand = static_cast<int>(d);
+    return coords_[d] = b_.Emit(std::move(i));
+  }
+  int I64(int64_t v) { return b_.Constant(static_cast<double>(v), DType::kI64); }
+  int True() { return b_.Constant(1, DType::kBool); }
+  int And(int a, int b) { return b_.Binary(PwOp::kAnd, a, b); }
+  // lo <= x < hi on i64 values.
+  int InRange(int x, int64_t lo, int64_t hi) {
+    // Sequenced: argument evaluation order is unspecified and the body order must be stable.
+    const int ge = b_.Compare(PwOp::kGe, x, I64(lo));
+    const int lt = b_.Compare(PwOp::kLt, x, I64(hi));
+    return And(ge, lt);
+  }
+  int Shift(int x, int64_t by) {
+    if (by == 0) return x;
+    const int c = I64(by);
+    return b_.Binary(PwOp::kSub, x, c);
+  }
+  // Reads `r` at `coords` (i64 values, one per dim of r) under `mask`, as a held value of dtype.
+  int Gather(const ir::ValueRef& r, int mask, const std::vector<int>& coords, DType dtype) {
+    PwInstr i;
+    i.op = PwOp::kGather;
+    i.dtype = graph_.type_of(r).dtype;
+    i.operand = input_of_(r);
+    i.args.push_back(mask);
+    i.args.insert(i.args.end(), coords.begin(), coords.end());
+    return b_.Coerce(b_.Emit(std::move(i)), dtype);
+  }
+  // The point's coordinates with dim d replaced by `value` (-1: dropped).
+  std::vector<int> CoordsWith(int64_t d, int value) {
+    std::vector<int> c;
+    for (int64_t k = 0; k < rank(); ++k) {
+      if (k != d) c.push_back(Coord(k));
+      else if (value >= 0) c.push_back(value);
+    }
+    return c;
+  }
+  const ir::Graph& graph() const { return graph_; }
+  const ir::Node& node() const { return node_; }
+
+ private:
+  const ir::Graph& graph_;
+  const ir::Node& node_;
+  const std::function<int(const ir::ValueRef&)>& input_of_;
+  PwBuilder& b_;
+  absl::flat_hash_map<int64_t, int> coords_;
+};
+
+// ---- cat(tensors, dim): the input whose range along dim holds the point.
+bool CatOk(const ir::Graph& g, const ir::Node& n) {
+  auto dim = IntArg(n, 1, "dim");
+  const int64_t rank = n.outputs[0].rank();
+  const int64_t d = WrapDim(dim.value_or(0), rank);
+  if (d < 0 || d >= rank || n.args.empty()) return false;
+  const auto* list = std::get_if<ir::ArgList>(&n.args[0].v);
+  if (list == nullptr || list->empty()) return false;
+  for (const ir::Arg& a : *list) {
+    if (!a.is_ref()) return false;
+    const ir::TensorType& t = g.type_of(a.ref());
+    if (t.rank() != rank) return false;  // legacy empty 1-d inputs stay extern
+    for (int64_t k = 0; k < rank; ++k)
+      if (k != d && t.sizes[k] != n.outputs[0].sizes[k]) return false;
+  }
+  return true;
+}
+
+int LowerCat(Lowering& l) {
+  const int64_t d = WrapDim(IntArg(l.node(), 1, "dim").value_or(0), l.rank());
+  const auto& list = std::get<ir::ArgList>(l.node().args[0].v);
+  struct Piece { int mask, value; };
+  std::vector<Piece> pieces;
+  int64_t offset = 0;
+  for (const ir::Arg& a : list) {
+    const int64_t size = l.graph().type_of(a.ref()).sizes[d];
+    if (size > 0) {
+      const int mask = l.InRange(l.Coord(d), offset, offset + size);
+      const int shifted = l.Shift(l.Coord(d), offset);
+      const std::vector<int> coords = l.CoordsWith(d, shifted);
+      const int v = l.Gather(a.ref(), mask, coords, l.held());
+      pieces.push_back({mask, v});
+    }
+    offset += size;
+  }
+  if (pieces.empty()) return l.b().Constant(0, l.held());
+  int result = pieces.back().value;
+  for (int j = static_cast<int>(pieces.size()) - 2; j >= 0; --j)
+    result = l.b().Where(pieces[j].mask, pieces[j].value, result);
+  return result;
+}
+
+// ---- constant_pad_nd(x, pad, value): pad pairs (low, high) from the last dim backwards.
+bool PadOk(const ir::Graph& g, const ir::Node& n) {
+  auto pad = IntListArg(n, 1, "pad");
+  if (!pad || pad->size() % 2 != 0 || n.args.empty() || !n.args[0].is_ref()) return false;
+  const ir::TensorType& t = g.type_of(n.args[0].ref());
+  if (t.rank() != n.outputs[0].rank() || static_cast<int64_t>(pad->size() / 2) > t.rank()) return false;
+  const ir::Arg* value = ArgOf(n, 2, "value");
+  if (value && !value->is_none() && !std::holds_alternative<int64_t>(value->v) &&
+      !std::holds_alternative<double>(value->v) && !std::holds_alternative<bool>(value->v))
+    return false;
+  return true;
+}
+
+int LowerPad(Lowering& l) {
+  const ir::Node& n = l.node();
+  const auto pad = *IntListArg(n, 1, "pad");
+  const ir::ValueRef x = n.args[0].ref();
+  const ir::TensorType& t = l.graph().type_of(x);
+  int mask = l.True();
+  std::vector<int> coords;
+  for (int64_t k = 0; k < l.rank(); ++k) {
+    const int64_t pair = l.rank() - 1 - k;  // pad[2*pair] is dim k's low pad
+    if (pair < static_cast<int64_t>(pad.size() / 2)) {
+      const int c = l.Shift(l.Coord(k), pad[2 * pair]);
+      const int in_range = l.InRange(c, 0, t.sizes[k]);
+      mask = l.And(mask, in_range);
+      coords.push_back(c);
+    } else {
+      coords.push_back(l.Coord(k));
+    }
+  }
+  double value = 0;
+  if (const ir::Arg* v = ArgOf(n, 2, "value")) {
+    if (auto* i = std::get_if<int64_t>(&v->v)) value = static_cast<double>(*i);
+    if (auto* f = std::get_if<double>(&v->v)) value = *f;
+    if (auto* b = std::get_if<bool>(&v->v)) value = *b;
+  }
+  const int in = l.Gather(x, mask, coords, l.held());
+  const int fill = l.b().Constant(value, l.held());
+  return l.b().Where(mask, in, fill);
+}
+
+// ---- slice_backward(grad, input_sizes, dim, start, end, step): grad placed at [start, end).
+// Normalised like ATen's slice: negative start/end wrap, then clamp to [0, size].
+std::optional<int64_t> SliceStart(const ir::Node& n, int64_t size, size_t start_index) {
+  auto start = IntArg(n, start_index, "start");
+  if (!start) return std::nullopt;
+  int64_t s = *start < 0 ? *start + size : *start;
+  return std::clamp<int64_t>(s, 0, size);
+}
+
+bool SliceBackwardOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.empty() || !n.args[0].is_ref()) return false;
+  const int64_t rank = n.outputs[0].rank();
+  auto dim = IntArg(n, 2, "dim");
+  auto step = IntArg(n, 5, "step");
+  if (!dim || !step || *step != 1) return false;
+  const int64_t d = WrapDim(*dim, rank);
+  if (d < 0 || d >= rank || !SliceStart(n, n.outputs[0].sizes[d], 3)) return false;
+  return g.type_of(n.args[0].ref()).rank() == rank;
+}
+
+int LowerSliceBackward(Lowering& l) {
+  const ir::Node& n = l.node();
+  const int64_t d = WrapDim(*IntArg(n, 2, "dim"), l.rank());
+  const int64_t start = *SliceStart(n, l.out().sizes[d], 3);
+  const ir::ValueRef grad = n.args[0].ref();
+  const int64_t len = l.graph().type_of(grad).sizes[d];
+  const int mask = l.InRange(l.Coord(d), start, start + len);
+  const int shifted = l.Shift(l.Coord(d), start);
+  const std::vector<int> coords = l.CoordsWith(d, shifted);
+  const int v = l.Gather(grad, mask, coords, l.held());
+  const int zero = l.b().Constant(0, l.held());
+  return l.b().Where(mask, v, zero);
+}
+
+// ---- select_backward(grad, input_sizes, dim, index): grad placed at index along dim.
+bool SelectBackwardOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.empty() || !n.args[0].is_ref()) return false;
+  const int64_t rank = n.outputs[0].rank();
+  auto dim = IntArg(n, 2, "dim");
+  auto index = IntArg(n, 3, "index");
+  if (!dim || !index) return false;
+  const int64_t d = WrapDim(*dim, rank);
+  if (d < 0 || d >= rank) return false;
+  const int64_t size = n.outputs[0].sizes[d];
+  const int64_t i = *index < 0 ? *index + size : *index;
+  return i >= 0 && i < size && g.type_of(n.args[0].ref()).rank() == rank - 1;
+}
+
+int LowerSelectBackward(Lowering& l) {
+  const ir::Node& n = l.node();
+  const int64_t d = WrapDim(*IntArg(n, 2, "dim"), l.rank());
+  int64_t index = *IntArg(n, 3, "index");
+  if (index < 0) index += l.out().sizes[d];
+  const int coord = l.Coord(d);
+  const int at = l.I64(index);
+  const int mask = l.b().Compare(PwOp::kEq, coord, at);
+  const std::vector<int> coords = l.CoordsWith(d, -1);
+  const int v = l.Gather(n.args[0].ref(), mask, coords, l.held());
+  const int zero = l.b().Constant(0, l.held());
+  return l.b().Where(mask, v, zero);
+}
+
+// ---- embedding(weight [V, E], indices [...], padding_idx, scale_grad_by_freq, sparse):
+// out[..., e] = weight[indices[...], e]. An index outside [0, V) reads 0 (ATen raises a device
+// assert; a kernel cannot raise, and reading out of bounds is never acceptable).
+bool IsIndexDType(DType d) { return d == DType::kI64 || d == DType::kI32; }
+
+bool EmbeddingOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() < 2 || !n.args[0].is_ref() || !n.args[1].is_ref()) return false;
+  const ir::TensorType& w = g.type_of(n.args[0].ref());
+  const ir::TensorType& idx = g.type_of(n.args[1].ref());
+  return w.rank() == 2 && IsIndexDType(idx.dtype) && idx.rank() >= 1 && n.outputs[0].rank() == idx.rank() + 1;
+}
+
+int LowerEmbedding(Lowering& l) {
+  const ir::Node& n = l.node();
+  const ir::ValueRef w = n.args[0].ref();
+  std::vector<int> lead;
+  for (int64_t k = 0; k + 1 < l.rank(); ++k) lead.push_back(l.Coord(k));
+  const int all = l.True();
+  const int row = l.Gather(n.args[1].ref(), all, lead, DType::kI64);
+  const int mask = l.InRange(row, 0, l.graph().type_of(w).sizes[0]);
+  const int col = l.Coord(l.rank() - 1);
+  return l.Gather(w, mask, {row, col}, l.held());
+}
+
+// ---- index_select(self, dim, index [n]): out[.., i, ..] = self[.., index[i], ..].
+bool IndexSelectOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() < 3 || !n.args[0].is_ref() || !n.args[2].is_ref()) return false;
+  const ir::TensorType& self = g.type_of(n.args[0].ref());
+  const ir::TensorType& idx = g.type_of(n.args[2].ref());
+  auto dim = IntArg(n, 1, "dim");
+  if (!dim || self.rank() == 0 || self.rank() != n.outputs[0].rank()) return false;
+  const int64_t d = WrapDim(*dim, self.rank());
+  return d >= 0 && d < self.rank() && IsIndexDType(idx.dtype) && idx.rank() <= 1;
+}
+
+int LowerIndexSelect(Lowering& l) {
+  const ir::Node& n = l.node();
+  const ir::ValueRef self = n.args[0].ref();
+  const ir::ValueRef index = n.args[2].ref();
+  const int64_t d = WrapDim(*IntArg(n, 1, "dim"), l.rank());
+  std::vector<int> icoords;
+  if (l.graph().type_of(index).rank() == 1) icoords.push_back(l.Coord(d));
+  const int all = l.True();
+  const int i = l.Gather(index, all, icoords, DType::kI64);
+  const int mask = l.InRange(i, 0, l.graph().type_of(self).sizes[d]);
+  const std::vector<int> coords = l.CoordsWith(d, i);
+  return l.Gather(self, mask, coords, l.held());
+}
+
+// ---- nll_loss_backward(grad_output, self [N, C] or [C], target [N] or [], weight (None only),
+// reduction, ignore_index, total_weight): grad_input[n, c] = -grad_output[n?] (/ total_weight
+// for mean) where c == target[n] != ignore_index, else 0 (aten/src/ATen/native/LossNLL.cpp).
+constexpr int64_t kReductionNone = 0, kReductionMean = 1;
+
+bool NllLossBackwardOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() < 7) return false;
+  for (int i : {0, 1, 2, 6})
+    if (!n.args[i].is_ref()) return false;
+  if (!n.args[3].is_none()) return false;  // class weights stay extern
+  auto reduction = IntArg(n, 4, "reduction");
+  auto ignore = IntArg(n, 5, "ignore_index");
+  if (!reduction || !ignore || *reduction < 0 || *reduction > 2) return false;
+  const ir::TensorType& self = g.type_of(n.args[1].ref());
+  const ir::TensorType& target = g.type_of(n.args[2].ref());
+  const ir::TensorType& grad = g.type_of(n.args[0].ref());
+  if (self.rank() < 1 || self.rank() > 2 || target.rank() != self.rank() - 1) return false;
+  if (!IsIndexDType(target.dtype) || g.type_of(n.args[6].ref()).rank() != 0) return false;
+  return grad.rank() == (*reduction == kReductionNone ? target.rank() : 0);
+}
+
+int LowerNllLossBackward(Lowering& l) {
+  const ir::Node& n = l.node();
+  const int64_t reduction = *IntArg(n, 4, "reduction");
+  const int64_t ignore = *IntArg(n, 5, "ignore_index");
+  const bool batched = l.rank() == 2;
+  const int all = l.True();
+  std::vector<int> row;
+  if (batched) row.push_back(l.Coord(0));
+  const int c = l.Coord(l.rank() - 1);
+  const int t = l.Gather(n.args[2].ref(), all, row, DType::kI64);
+  const int hit = l.b().Compare(PwOp::kEq, c, t);
+  const int ignore_value = l.I64(ignore);
+  const int kept = l.b().Compare(PwOp::kNe, t, ignore_value);
+  const int valid = l.And(hit, kept);
+  std::vector<int> grad_coords;
+  if (reduction == kReductionNone) grad_coords = row;
+  int g = l.Gather(n.args[0].ref(), all, grad_coords, l.held());
+  if (reduction == kReductionMean) {
+    const int total = l.Gather(n.args[6].ref(), all, {}, l.held());
+    g = l.b().Binary(PwOp::kDiv, g, total);
+  }
+  const int neg = l.b().Unary(PwOp::kNeg, g);
+  const int zero = l.b().Constant(0, l.held());
+  return l.b().Where(valid, neg, zero);
+}
+
+// ---- slice_scatter(self, src, dim, start, end, step) (step 1): self with [start, start + n)
+// along dim replaced by src; select_scatter(self, src, dim, index): self with index replaced.
+bool SliceScatterOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() < 2 || !n.args[0].is_ref() || !n.args[1].is_ref()) return false;
+  const int64_t rank = n.outputs[0].rank();
+  const int64_t d = WrapDim(IntArg(n, 2, "dim").value_or(0), rank);
+  const ir::Arg* step = ArgOf(n, 5, "step");
+  if (step && !step->is_none() && IntArg(n, 5, "step") != 1) return false;
+  const ir::Arg* start = ArgOf(n, 3, "start");
+  if (start && !start->is_none() && !IntArg(n, 3, "start")) return false;
+  return d >= 0 && d < rank && g.type_of(n.args[1].ref()).rank() == rank && g.type_of(n.args[0].ref()).rank() == rank;
+}
+
+int LowerSliceScatter(Lowering& l) {
+  const ir::Node& n = l.node();
+  const int64_t d = WrapDim(IntArg(n, 2, "dim").value_or(0), l.rank());
+  const int64_t size = l.out().sizes[d];
+  int64_t start = IntArg(n, 3, "start").value_or(0);
+  start = std::clamp<int64_t>(start < 0 ? start + size : start, 0, size);
+  const int64_t len = l.graph().type_of(n.args[1].ref()).sizes[d];
+  const int mask = l.InRange(l.Coord(d), start, start + len);
+  const int shifted = l.Shift(l.Coord(d), start);
+  const std::vector<int> src_coords = l.CoordsWith(d, shifted);
+  const int src = l.Gather(n.args[1].ref(), mask, src_coords, l.held());
+  const int not_mask = l.b().Unary(PwOp::kNot, mask);
+  const std::vector<int> self_coords = l.CoordsWith(-1, -1);
+  const int self = l.Gather(n.args[0].ref(), not_mask, self_coords, l.held());
+  return l.b().Where(mask, src, self);
+}
+
+bool SelectScatterOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() < 4 || !n.args[0].is_ref() || !n.args[1].is_ref()) return false;
+  const int64_t rank = n.outputs[0].rank();
+  auto dim = IntArg(n, 2, "dim");
+  auto index = IntArg(n, 3, "index");
+  if (!dim || !index) return false;
+  const int64_t d = WrapDim(*dim, rank);
+  if (d < 0 || d >= rank) return false;
+  const int64_t i = *index < 0 ? *index + n.outputs[0].sizes[d] : *index;
+  return i >= 0 && i < n.outputs[0].sizes[d] && g.type_of(n.args[1].ref()).rank() == rank - 1 &&
+         g.type_of(n.args[0].ref()).rank() == rank;
+}
+
+int LowerSelectScatter(Lowering& l) {
+  const ir::Node& n = l.node();
+  const int64_t d = WrapDim(*IntArg(n, 2, "dim"), l.rank());
+  int64_t index = *IntArg(n, 3, "index");
+  if (index < 0) index += l.out().sizes[d];
+  const int coord = l.Coord(d);
+  const int at = l.I64(index);
+  const int mask = l.b().Compare(PwOp::kEq, coord, at);
+  const std::vector<int> src_coords = l.CoordsWith(d, -1);
+  const int src = l.Gather(n.args[1].ref(), mask, src_coords, l.held());
+  const int not_mask = l.b().Unary(PwOp::kNot, mask);
+  const std::vector<int> self_coords = l.CoordsWith(-1, -1);
+  const int self = l.Gather(n.args[0].ref(), not_mask, self_coords, l.held());
+  return l.b().Where(mask, src, self);
+}
+
+// ---- stack(tensors, dim): input j at coordinate j along the new dim.
+bool StackOk(const ir::Graph& g, const ir::Node& n) {
+  const int64_t rank = n.outputs[0].rank();
+  const int64_t d = WrapDim(IntArg(n, 1, "dim").value_or(0), rank);
+  if (d < 0 || d >= rank || n.args.empty()) return false;
+  const auto* list = std::get_if<ir::ArgList>(&n.args[0].v);
+  if (list == nullptr || list->empty() || static_cast<int64_t>(list->size()) != n.outputs[0].sizes[d]) return false;
+  for (const ir::Arg& a : *list)
+    if (!a.is_ref() || g.type_of(a.ref()).rank() != rank - 1) return false;
+  return true;
+}
+
+int LowerStack(Lowering& l) {
+  const int64_t d = WrapDim(IntArg(l.node(), 1, "dim").value_or(0), l.rank());
+  const auto& list = std::get<ir::ArgList>(l.node().args[0].v);
+  const std::vector<int> coords = l.CoordsWith(d, -1);
+  int result = -1;
+  for (int64_t j = static_cast<int64_t>(list.size()) - 1; j >= 0; --j) {
+    const int at = l.I64(j);
+    const int mask = l.b().Compare(PwOp::kEq, l.Coord(d), at);
+    const int v = l.Gather(list[j].ref(), mask, coords, l.held());
+    result = result < 0 ? v : l.b().Where(mask, v, result);
+  }
+  return result;
+}
+
+// ---- gather(self, dim, index): out[c] = self[c with c_dim = index[c]] (index's shape).
+bool GatherOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() < 3 || !n.args[0].is_ref() || !n.args[2].is_ref()) return false;
+  const ir::TensorType& self = g.type_of(n.args[0].ref());
+  const ir::TensorType& idx = g.type_of(n.args[2].ref());
+  const int64_t rank = n.outputs[0].rank();
+  auto dim = IntArg(n, 1, "dim");
+  if (!dim || rank == 0 || self.rank() != rank || idx.rank() != rank || !IsIndexDType(idx.dtype)) return false;
+  const int64_t d = WrapDim(*dim, rank);
+  return d >= 0 && d < rank;
+}
+
+int LowerGatherOp(Lowering& l) {
+  const ir::Node& n = l.node();
+  const int64_t d = WrapDim(*IntArg(n, 1, "dim"), l.rank());
+  const int all = l.True();
+  const std::vector<int> coords = l.CoordsWith(-1, -1);
+  const int i = l.Gather(n.args[2].ref(), all, coords, DType::kI64);
+  const int mask = l.InRange(i, 0, l.graph().type_of(n.args[0].ref()).sizes[d]);
+  const std::vector<int> self_coords = l.CoordsWith(d, i);
+  return l.Gather(n.args[0].ref(), mask, self_coords, l.held());
+}
+
+// ---- index.Tensor(self, [idx]) with one integer index on dim 0: out[c_idx..., rest...] =
+// self[idx[c_idx...] (negative wraps, as in Python indexing), rest...].
+bool IndexTensorOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() != 2 || !n.args[0].is_ref()) return false;
+  const auto* list = std::get_if<ir::ArgList>(&n.args[1].v);
+  if (list == nullptr || list->size() != 1 || !(*list)[0].is_ref()) return false;
+  const ir::TensorType& self = g.type_of(n.args[0].ref());
+  const ir::TensorType& idx = g.type_of((*list)[0].ref());
+  return self.rank() >= 1 && IsIndexDType(idx.dtype) &&
+         n.outputs[0].rank() == idx.rank() + self.rank() - 1;
+}
+
+int LowerIndexTensor(Lowering& l) {
+  const ir::Node& n = l.node();
+  const ir::ValueRef self = n.args[0].ref();
+  const ir::ValueRef index = std::get<ir::ArgList>(n.args[1].v)[0].ref();
+  const int64_t ri = l.graph().type_of(index).rank();
+  const int64_t size = l.graph().type_of(self).sizes[0];
+  std::vector<int> icoords, rest;
+  for (int64_t k = 0; k < ri; ++k) icoords.push_back(l.Coord(k));
+  for (int64_t k = ri; k < l.rank(); ++k) rest.push_back(l.Coord(k));
+  const int all = l.True();
+  const int raw = l.Gather(index, all, icoords, DType::kI64);
+  const int zero = l.I64(0);
+  const int negative = l.b().Compare(PwOp::kLt, raw, zero);
+  const int wrapped = l.b().Binary(PwOp::kAdd, raw, l.I64(size));
+  const int i = l.b().Where(negative, wrapped, raw);
+  const int mask = l.InRange(i, 0, size);
+  std::vector<int> coords = {i};
+  coords.insert(coords.end(), rest.begin(), rest.end());
+  return l.Gather(self, mask, coords, l.held());
+}
+
+struct Entry {
+  bool (*ok)(const ir::Graph&, const ir::Node&);
+  int (*lower)(Lowering&);
+};
+
+const absl::flat_hash_map<std::string, Entry>& Table() {
+  static const auto* table = new absl::flat_hash_map<std::string, Entry>{
+      {"aten::cat.default", {CatOk, LowerCat}},
+      {"aten::constant_pad_nd.default", {PadOk, LowerPad}},
+      {"aten::slice_backward.default", {SliceBackwardOk, LowerSliceBackward}},
+      {"aten::select_backward.default", {SelectBackwardOk, LowerSelectBackward}},
+      {"aten::embedding.default", {EmbeddingOk, LowerEmbedding}},
+      {"aten::index_select.default", {IndexSelectOk, LowerIndexSelect}},
+      {"aten::nll_loss_backward.default", {NllLossBackwardOk, LowerNllLossBackward}},
+      {"aten::slice_scatter.default", {SliceScatterOk, LowerSliceScatter}},
+      {"aten::select_scatter.default", {SelectScatterOk, LowerSelectScatter}},
+      {"aten::stack.default", {StackOk, LowerStack}},
+      {"aten::gather.default", {GatherOk, LowerGatherOp}},
+      {"aten::index.Tensor", {IndexTensorOk, LowerIndexTensor}},
+  };
+  return *table;
+}
+
+}  // namespace
+
+bool IsIndexOp(const ir::Graph& graph, const ir::Node& node) {
+  auto it = Table().find(node.target);
+  if (it == Table().end() || node.outputs.size() != 1) return false;
+  const ir::TensorType& out = node.outputs[0];
+  if (!IsDenseNonOverlapping(out)) return false;
+  for (const ir::ValueRef& r : TensorRefs(node))
+    if (graph.type_of(r).device != out.device) return false;
+  for (const ir::NamedArg& kw : node.kwargs)
+    if (kw.value.is_ref()) return false;
+  return it->second.ok(graph, node);
+}
+
+bool NeedsCoordinates(const ir::Graph& graph, const ir::Node& node) {
+  return IsIndexOp(graph, node) || node.target == "tccd::philox_uniform.default";
+}
+
+std::vector<ir::ValueRef> GatheredRefs(const ir::Node& node) {
+  if (!Table().contains(node.target)) return {};
+  std::vector<ir::ValueRef> refs = TensorRefs(node);
+  // nll_loss_backward reads only its target, gradient and total weight; `self` (its shape
+  // only) stays an ordinary operand of the iteration space's shape.
+  if (node.target == "aten::nll_loss_backward.default" && node.args.size() > 1 && node.args[1].is_ref())
+    std::erase(refs, node.args[1].ref());
+  return refs;
+}
+
+std::vector<std::string> IndexOpTargets() {
+  std::vector<std::string> targets;
+  for (const auto& [target, entry] : Table()) targets.push_back(target);
+  return targets;
+}
+
+absl::StatusOr<int> LowerIndexOp(const ir::Graph& graph, const ir::Node& node,
+                                 const std::function<int(const ir::ValueRef&)>& input_of,
+                                 PwBuilder& builder) {
+  auto it = Table().find(node.target);
+  RET_CHECK(it != Table().end());
+  Lowering l(graph, node, input_of, builder);
+  return it->second.lower(l);
+}
+
+}  // namespace tccd::codegen

@@ -1,0 +1,57 @@
+// Horizontal fusion: independent same-shape groups share a kernel; dependent ones do not.
+#include <catch2/catch.hpp>
+
+#include "codegen/ir/parser.h"
+#include "codegen/passes/horizontal_fusion.h"
+#include "codegen/passes/kernel_builder.h"
+
+namespace tccd::codegen {
+namespace {
+
+std::string Horizontal(const char* text, FusionOptions options = {}) {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
+  INFO(g.status().ToString());
+  REQUIRE(g.ok());
+  absl::StatusOr<Partition> p = PartitionForFusion(*g, options);
+  REQUIRE(p.ok());
+  REQUIRE(FuseHorizontally(*g, options, *p).ok());
+  for (const FusionGroup& group : p->groups) {
+    absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, group, "k");
+    INFO(k.status().ToString());
+    CHECK(k.ok());
+  }
+  return PrintPartition(*g, *p);
+}
+
+TEST_CASE("batch norm stat clones and weight casts of one shape share a kernel", "[horizontal]") {
+  CHECK(Horizontal(R"(graph(%a0: f32[16]{1}@cuda, %a1: f32[16]{1}@cuda, %a2: f32[16]{1}@cuda, %a3: f32[16]{1}@cuda, %a4: f32[8,8]{8,1}@cuda) {
+  %0 = aten::clone.default(%a0) -> f32[16]{1}@cuda
+  %1 = aten::clone.default(%a1) -> f32[16]{1}@cuda
+  %2 = aten::mm.default(%a4, %a4) -> f32[8,8]{8,1}@cuda
+  %3 = aten::clone.default(%a2) -> f32[16]{1}@cuda
+  %4 = aten::_to_copy.default(%a3, dtype=bf16) -> bf16[16]{1}@cuda
+  return (%0, %1, %2, %3, %4)
+})") == "fused %0 %1 %3 %4 -> %0 %1 %3 %4\nextern %2 aten::mm.default\n");
+}
+
+TEST_CASE("a group that depends on another through an extern step is not merged", "[horizontal]") {
+  CHECK(Horizontal(R"(graph(%a0: f32[4,4]{4,1}@cuda) {
+  %0 = aten::relu.default(%a0) -> f32[4,4]{4,1}@cuda
+  %1 = aten::mm.default(%0, %0) -> f32[4,4]{4,1}@cuda
+  %2 = aten::exp.default(%1) -> f32[4,4]{4,1}@cuda
+  %3 = aten::neg.default(%a0) -> f32[4,4]{4,1}@cuda
+  return (%2, %3)
+})") == "fused %0 %3 -> %0 %3\nextern %1 aten::mm.default\nfused %2 -> %2\n");
+}
+
+TEST_CASE("the operand budget bounds horizontal merges", "[horizontal]") {
+  CHECK(Horizontal(R"(graph(%a0: f32[4]{1}@cpu, %a1: f32[4]{1}@cpu, %a2: f32[4]{1}@cpu) {
+  %0 = aten::relu.default(%a0) -> f32[4]{1}@cpu
+  %1 = aten::relu.default(%a1) -> f32[4]{1}@cpu
+  %2 = aten::relu.default(%a2) -> f32[4]{1}@cpu
+  return (%0, %1, %2)
+})", FusionOptions{.max_operands = 4}) == "fused %0 %1 -> %0 %1\nfused %2 -> %2\n");
+}
+
+}  // namespace
+}  // namespace tccd::codegen

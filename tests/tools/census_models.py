@@ -1,0 +1,63 @@
+"""Small CPU-traceable training models for cuda_plan_census.py: each is capture(cap) -> graphs."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def llama(cap):
+    """Embedding, RMS norm, rotary cat of slices, attention, SwiGLU, cross entropy (bf16)."""
+    torch.manual_seed(0)
+    d, h, vocab = 64, 4, 100
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb, self.n1, self.n2 = nn.Embedding(vocab, d), nn.RMSNorm(d), nn.RMSNorm(d)
+            self.qkv, self.o = nn.Linear(d, 3 * d, bias=False), nn.Linear(d, d, bias=False)
+            self.g, self.u = nn.Linear(d, 2 * d, bias=False), nn.Linear(d, 2 * d, bias=False)
+            self.dn, self.head = nn.Linear(2 * d, d, bias=False), nn.Linear(d, vocab, bias=False)
+
+        def forward(self, ids, tgt, cos, sin):
+            def rot(x):
+                return torch.cat((-x[..., x.shape[-1] // 2:], x[..., : x.shape[-1] // 2]), dim=-1)
+
+            x = self.emb(ids)
+            B, S, _ = x.shape
+            q, k, v = (t.view(B, S, h, -1).transpose(1, 2) for t in self.qkv(self.n1(x)).split(d, dim=-1))
+            q, k = q * cos + rot(q) * sin, k * cos + rot(k) * sin
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(B, S, d)
+            x = x + self.o(a)
+            y = self.n2(x)
+            x = x + self.dn(F.silu(self.g(y)) * self.u(y))
+            return F.cross_entropy(self.head(x).flatten(0, 1), tgt.flatten())
+
+    m = Block()
+    ids, tgt = torch.randint(0, vocab, (4, 16)), torch.randint(0, vocab, (4, 16))
+    cos, sin = torch.randn(16, 16), torch.randn(16, 16)
+
+    def step(i, t):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return m(i, t, cos, sin)
+
+    return cap(step, ids, tgt, backward=True)
+
+
+def resnet(cap):
+    """Conv, batch norm (training), relu, max pool, residual, mean pool, linear, cross entropy."""
+    torch.manual_seed(0)
+
+    class Block(nn.Module):
+        def __init__(self, c=16):
+            super().__init__()
+            self.c1, self.b1 = nn.Conv2d(3, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+            self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+            self.fc = nn.Linear(c, 10)
+
+        def forward(self, x, y):
+            h = F.max_pool2d(torch.relu(self.b1(self.c1(x))), 2)
+            h = torch.relu(h + self.b2(self.c2(h)))
+            return F.cross_entropy(self.fc(h.mean((2, 3))), y)
+
+    m = Block()
+    return cap(lambda x, y: m(x, y), torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,)), backward=True)

@@ -1,0 +1,68 @@
+"""Which ops of a training graph stay ATen steps on CUDA, without a GPU.
+
+Captures the AOT forward/backward graphs of a model on the CPU, retargets every tensor (and
+device argument) to CUDA, compiles them with a running daemon for an H100 target (NVRTC only, no
+driver needed) and prints per graph the generated kernels and the extern steps by target.
+
+  TCCD_ADDRESS=unix:/path/tccd.sock PYTHONPATH=client:tests/python \\
+      python tests/tools/cuda_plan_census.py tests/tools/census_models.py llama
+
+CPU capture differs from a real CUDA trace where ops decompose per device (attention on the CPU
+is the math path, for example); casts, copies, views and index ops trace alike.
+"""
+
+import collections
+import importlib.util
+import sys
+
+from tccd import channel, config, serialize
+from tccd.serialize import pb
+from tccd_testlib import capture_aot_graphs
+
+
+def _to_cuda(value) -> None:
+    kind = value.WhichOneof("kind")
+    if kind == "device" and value.device.type == pb.CPU:
+        value.device.type, value.device.index = pb.CUDA, 0
+    elif kind == "list":
+        for item in value.list.items:
+            _to_cuda(item)
+
+
+def census(capture) -> None:
+    stub = channel.connect(config.get())
+    target = pb.Target(device_type=pb.CUDA, cuda_device_name="NVIDIA H100 80GB HBM3",
+                       cuda_cc_major=9, cuda_cc_minor=0)
+    for kind, gm, _ in capture(capture_aot_graphs):
+        graph, _ = serialize.encode_graph(gm)
+        for meta in list(graph.inputs) + [m for n in graph.nodes for m in n.outputs]:
+            if meta.device.type == pb.CPU:
+                meta.device.type, meta.device.index = pb.CUDA, 0
+        for node in graph.nodes:
+            for a in node.args:
+                _to_cuda(a)
+            for kw in node.kwargs:
+                _to_cuda(kw.value)
+        request = pb.CompileRequest(graph=graph, target=target, graph_name=kind,
+                                    options=serialize.options_proto(None, None),
+                                    client=serialize.client_info())
+        plan = stub.Compile(request, timeout=600).manifest.plan
+        counts = collections.Counter()
+        for step in plan.steps:
+            which = step.WhichOneof("kind")
+            if which == "extern_call":
+                counts[step.extern_call.target] += 1
+            elif which == "segment":
+                counts["<kernels and gemms in segments>"] += len(step.segment.kernels)
+            else:
+                counts[f"<{which}>"] += 1
+        print(f"== {kind}: {len(graph.nodes)} nodes")
+        for name, n in counts.most_common():
+            print(f"{n:6d} {name}")
+
+
+if __name__ == "__main__":
+    spec = importlib.util.spec_from_file_location("models", sys.argv[1])
+    models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(models)
+    census(getattr(models, sys.argv[2]))
