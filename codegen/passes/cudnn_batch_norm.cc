@@ -63,58 +63,12 @@ void Remap(ir::Arg& arg, int from) {
   }
 }
 
-// Running stats that are graph inputs nobody but `node` reads (the usual training graph: AOT
-// copies the returned new stats back into the module's buffers afterwards).
-bool StatsAreOwnInputs(const ir::Graph& graph, size_t id) {
-  const ir::Node& node = graph.nodes[id];
-  for (int i : {3, 4})
-    if (!node.args[i].is_ref() || !node.args[i].ref().is_input()) return false;
-  int reads = 0;
-  auto count = [&](const ir::ValueRef& r) {
-    if (r == node.args[3].ref() || r == node.args[4].ref()) ++reads;
-  };
-  for (const ir::Node& other : graph.nodes) ir::ForEachInput(other, count);
-  for (const ir::Arg& a : graph.outputs) ir::ForEachRef(a, count);
-  return reads == 2 && node.args[3].ref() != node.args[4].ref();
-}
-
-// Refs to outputs 3 and 4 of node `id` become `mean` and `var`.
-void RemapStats(ir::Arg& arg, int id, const ir::ValueRef& mean, const ir::ValueRef& var) {
-  if (arg.is_ref()) {
-    ir::ValueRef& r = std::get<ir::ValueRef>(arg.v);
-    if (r.node == id && r.output >= 3) r = r.output == 3 ? mean : var;
-  } else if (auto* list = std::get_if<ir::ArgList>(&arg.v)) {
-    for (ir::Arg& a : *list) RemapStats(a, id, mean, var);
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<bool> CudnnBatchNorm::Run(ir::Graph& graph) {
   bool changed = false;
   for (size_t id = 0; id < graph.nodes.size(); ++id) {
     if (!Eligible(graph, graph.nodes[id])) continue;
-    if (StatsAreOwnInputs(graph, id)) {
-      // cuDNN updates the module's running stats in place, as in eager; the graph returns those
-      // very tensors, so AOT's copy back into the buffers is a no-op (ATen's copy_ skips a
-      // tensor copied onto itself): no clone and no copy kernel per batch norm.
-      ir::Node& bn = graph.nodes[id];
-      const ir::ValueRef mean = bn.args[3].ref(), var = bn.args[4].ref();
-      const int from = static_cast<int>(id);
-      for (ir::Node& other : graph.nodes) {
-        for (ir::Arg& a : other.args) RemapStats(a, from, mean, var);
-        for (ir::NamedArg& kw : other.kwargs) RemapStats(kw.value, from, mean, var);
-      }
-      for (ir::Arg& a : graph.outputs) RemapStats(a, from, mean, var);
-      ir::TensorType reserve = bn.outputs[0];
-      reserve.dtype = ir::DType::kU8;
-      reserve.sizes = {0};
-      reserve.strides = {1};
-      bn.target = "aten::cudnn_batch_norm.default";
-      bn.outputs = {bn.outputs[0], bn.outputs[1], bn.outputs[2], reserve};
-      changed = true;
-      continue;
-    }
     const int from = static_cast<int>(id);
     ir::Node bn = graph.nodes[id];
     for (ir::Node& other : graph.nodes) {

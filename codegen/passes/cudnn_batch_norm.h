@@ -12,11 +12,7 @@
 //   %bn = cudnn_batch_norm(x, w, b, %c_rm, %c_rv, True, momentum, eps)
 //        -> (out, save_mean, save_invstd, reserve)
 // where cuDNN updates the clones in place, so new_rm/new_rv are %c_rm/%c_rv afterwards and the
-// graph stays functional from the outside. When rm and rv are graph inputs nothing else reads
-// (the usual training graph), there are no clones: cuDNN updates rm and rv themselves, as in
-// eager, and new_rm/new_rv *are* rm/rv, so the copy AOTAutograd makes of the returned stats into
-// the module's buffers copies a tensor onto itself, which ATen skips (no clone and no copy
-// kernel per batch norm). cuDNN's saved mean and inverse std are what the
+// graph stays functional from the outside. cuDNN's saved mean and inverse std are what the
 // backward graph's native_batch_norm_backward(train=True) reads, so the backward is unchanged.
 //
 // Applied only where eager would pick cuDNN as well and the layout is plain: CUDA, f32 input in
