@@ -300,7 +300,9 @@ def _correctness(model, compiled, init_state, make_step, sync) -> Dict[str, floa
     ref_losses, ref_params = run(ref, ref)
     del ref
     losses, params = run(model, compiled)
+    # loss_moved: how much eager's loss changed over the steps (a diff of 0 is only meaningful if > 0).
     return {"loss_diff": (losses - ref_losses).abs().max().item(),
+            "loss_moved": (ref_losses[0] - ref_losses[-1]).abs().item(),
             "param_diff": max((params[k] - ref_params[k]).abs().max().item() for k in ref_params)}
 
 
