@@ -44,6 +44,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -327,13 +328,19 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float) -> Dict[str, Any]:
     if spec["backend"] == "tccd":
         env["TCCD_CACHE_DIR"] = os.path.join(tmp, "tccd")
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(spec)]
+    # Own session, so a timeout also ends the worker's children (Inductor's compile workers).
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     try:
-        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout_s)
-        stdout, stderr, rc = r.stdout, r.stderr, r.returncode
-    except subprocess.TimeoutExpired as e:
-        stdout = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        stderr = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-        rc = f"timeout after {timeout_s:.0f}s"
+        stdout, stderr = proc.communicate(timeout=timeout_s)
+        rc = proc.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        stdout, stderr = proc.communicate()
+        rc = f"timeout after {timeout_s:g}s"
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for line in stdout.splitlines():
