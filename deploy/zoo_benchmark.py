@@ -4,6 +4,7 @@
     TCCD_ADDRESS=unix:/tmp/zoo-tccd.sock python3 deploy/zoo_benchmark.py --out results/zoo
     bash deploy/zoo_gpu_run.sh dist/tccd.tar.xz $OUT/zoo        # on the GPU machine, does the above
     python deploy/zoo_benchmark.py --device cpu --tiny --models toy_lm --backends eager,tccd --out /tmp/z
+    python deploy/zoo_benchmark.py --merge $OUT/zoo-a,$OUT/zoo-b --out $OUT/zoo   # one report from several runs
 
 Models (--models, comma list): llama, gpt2, bert, t5 (transformers, built from configs, no
 network: HF_HUB_OFFLINE=1), resnet50 (torchvision), vit, convnext (timm; vit falls back to
@@ -476,12 +477,15 @@ def main(argv=None) -> int:
     p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     p.add_argument("--tiny", action="store_true", help="tiny configs (pipeline test)")
     p.add_argument("--dropout", action="store_true", help="keep dropout (diffs then measure RNG)")
+    p.add_argument("--merge", help="comma list of earlier --out dirs: write one merged report to --out, run nothing")
     p.add_argument("--no-check", action="store_true", help="skip the loss/param comparison phase")
     a = p.parse_args(argv)
     if a.worker:
         return worker_main(a.worker)
     if not a.out:
         p.error("--out is required")
+    if a.merge:
+        return merge([d for d in a.merge.split(",") if d], a.out)
     models = [m for m in a.models.split(",") if m]
     backends = [b for b in a.backends.split(",") if b]
     for m in models:
@@ -522,22 +526,50 @@ def main(argv=None) -> int:
             print(f"{tag}: FAILED {r.get('error')} {last[0][:200]} ({dt:.0f}s)", flush=True)
         with open(os.path.join(a.out, "results.json"), "w") as f:  # partial results survive a kill
             json.dump(cells, f, indent=1)
-    with open(os.path.join(a.out, "results.json"), "w") as f:
-        json.dump(cells, f, indent=1)
     import torch
 
     note = (f"torch {torch.__version__}, device {a.device}{' (tiny configs)' if a.tiny else ''}, "
             f"dropout {'on' if a.dropout else 'off (0) for correctness comparison'}, "
             f"{a.iters} timed steps after {a.warmup} warm-up, median; tccd daemon cache may be warm.")
-    md = render_markdown(cells, backends, note)
-    png_note = render_png(cells, os.path.join(a.out, "results.png"))
-    if png_note:
-        md += "\n" + png_note + "\n"
-    with open(os.path.join(a.out, "results.md"), "w") as f:
-        f.write(md)
-    print(md, flush=True)
+    write_outputs(a.out, cells, backends, note)
     return 0
 
+
+def write_outputs(out: str, cells: List[Dict[str, Any]], backends: List[str], note: str) -> None:
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(cells, f, indent=1)
+    with open(os.path.join(out, "notes.txt"), "w") as f:
+        f.write(note + "\n")
+    md = render_markdown(cells, backends, note)
+    png_note = render_png(cells, os.path.join(out, "results.png"))
+    if png_note:
+        md += "\n" + png_note + "\n"
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(md)
+    print(md, flush=True)
+
+
+def merge(dirs: List[str], out: str) -> int:
+    """One report from several runs (e.g. one per 10-minute GPU command); later dirs win per cell."""
+    by_cell: Dict[tuple, Dict[str, Any]] = {}
+    notes = []
+    for d in dirs:
+        with open(os.path.join(d, "results.json")) as f:
+            for c in json.load(f):
+                key = (c["model"], c["workload"], c["batch"], c["backend"])
+                if c.get("ok") or key not in by_cell or not by_cell[key].get("ok"):
+                    by_cell[key] = c
+        try:
+            with open(os.path.join(d, "notes.txt")) as f:
+                notes.append(f.read().strip())
+        except OSError:
+            pass
+    cells = list(by_cell.values())
+    backends = sorted({c["backend"] for c in cells}, key=["eager", "inductor", "tccd"].index)
+    os.makedirs(out, exist_ok=True)
+    note = f"merged from {', '.join(dirs)}: " + " | ".join(dict.fromkeys(notes))
+    write_outputs(out, cells, backends, note)
+    return 0
 
 if __name__ == "__main__":
     sys.exit(main())
