@@ -1,0 +1,575 @@
+"""The model-zoo benchmark: eager vs TorchInductor (torch.compile default) vs tccd
+(torch.compile(backend="tccd")) on real models with random weights, on one GPU.
+
+    TCCD_ADDRESS=unix:/tmp/zoo-tccd.sock python3 deploy/zoo_benchmark.py --out results/zoo
+    bash deploy/zoo_gpu_run.sh dist/tccd.tar.xz $OUT/zoo        # on the GPU machine, does the above
+    python deploy/zoo_benchmark.py --device cpu --tiny --models toy_lm --backends eager,tccd --out /tmp/z
+    python deploy/zoo_benchmark.py --merge $OUT/zoo-a,$OUT/zoo-b --out $OUT/zoo   # one report from several runs
+
+Models (--models, comma list): llama, gpt2, bert, t5 (transformers, built from configs, no
+network: HF_HUB_OFFLINE=1), resnet50 (torchvision), vit, convnext (timm; vit falls back to
+torchvision's vit_b_16 without timm) and toy_lm (defined here, needs no third-party package).
+Workloads: train (bf16 autocast forward + loss, backward, SGD(lr=1e-3) step, zero_grad to None)
+and infer (bf16 autocast, no_grad, eval()). Batch "small" (LMs 2, vision 8: host-bound) and
+"large" (LMs 16, vision 64). torch.compile wraps the model only; the optimizer runs eagerly.
+
+Dropout probabilities are set to 0 in every config unless --dropout is given, so that the
+compiled run can be compared with eager (with --dropout the loss/param diffs measure RNG, not
+correctness).
+
+Every cell (model, workload, batch, backend) runs in its own fresh Python process (this file
+with --worker '<json>'; it prints one line "ZOO_RESULT {json}"). A cell that crashes or passes
+--timeout-s is recorded as failed with its last stderr lines; a cell that would start after
+--budget-s is recorded as skipped. Per cell:
+  first_step_s      wall time of the first step (compile included), synchronised
+  step_ms           median of --iters steps after --warmup, each synchronised
+  kernels_per_step  torch.profiler events on the CUDA device over one steady step (CPU ops on --device cpu)
+  gpu_busy_ms       sum of those events' durations (self CPU time on --device cpu)
+  peak_mib          max_memory_allocated over the timed steps (CUDA only)
+  fallbacks, extern_steps, native_kernels   from tccd.last_compile_stats() (tccd only)
+  loss_diff, param_diff  (train, small batch, compiled backends only) max abs difference of the
+                    losses over 10 steps and of all parameters after them against eager from the
+                    same initial state and batch, measured in that worker after timing.
+Cold compiles: each Inductor worker gets fresh TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR,
+each tccd worker a fresh TCCD_CACHE_DIR (its local cache). The tccd DAEMON's cache is not
+cleared: if the daemon compiled the same graphs before (an earlier run, or the same model at
+another batch size), tccd's first step is a warm daemon hit. zoo_gpu_run.sh starts a daemon on
+an empty cache, so there only repeated graphs within the run are warm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Dict, List, Optional
+
+ALL_MODELS = ["llama", "gpt2", "bert", "t5", "resnet50", "vit", "convnext", "toy_lm"]
+VISION = {"resnet50", "vit", "convnext"}
+BATCH = {"small": {"lm": 2, "vision": 8}, "large": {"lm": 16, "vision": 64}}
+TINY_BATCH = {"small": {"lm": 2, "vision": 2}, "large": {"lm": 4, "vision": 4}}
+RESULT_PREFIX = "ZOO_RESULT "
+CHECK_STEPS = 10
+
+
+# ---------------------------------------------------------------------------------------------
+# Models: build(name, tiny, dropout) -> (model, batch_fn(bs, device) -> batch, fwd(model, batch, train) -> tensor)
+# ---------------------------------------------------------------------------------------------
+
+
+def _hf_fwd(model, batch, train):
+    out = model(**batch)
+    return out.loss if train else out.logits
+
+
+def _vision_fwd(model, batch, train):
+    import torch.nn.functional as F
+
+    logits = model(batch["x"])
+    return F.cross_entropy(logits.float(), batch["y"]) if train else logits
+
+
+def _lm_batch(vocab, seq, with_labels=True):
+    def make(bs, device):
+        import torch
+
+        g = torch.Generator(device="cpu").manual_seed(0)
+        ids = torch.randint(1, vocab, (bs, seq), generator=g).to(device)
+        return {"input_ids": ids, "labels": ids.clone()} if with_labels else {"input_ids": ids}
+
+    return make
+
+
+def _vision_batch(size):
+    def make(bs, device):
+        import torch
+
+        g = torch.Generator(device="cpu").manual_seed(0)
+        return {"x": torch.randn(bs, 3, size, size, generator=g).to(device),
+                "y": torch.randint(0, 1000, (bs,), generator=g).to(device)}
+
+    return make
+
+
+class ToyLM:
+    """A 2-layer nn.TransformerEncoder language model (embedding, encoder, linear head)."""
+
+    @staticmethod
+    def build(tiny, p):
+        import torch.nn as nn
+
+        vocab, d, heads, ff, seq = (256, 64, 4, 128, 32) if tiny else (32000, 512, 8, 2048, 512)
+
+        class _LM(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(vocab, d)
+                layer = nn.TransformerEncoderLayer(d, heads, ff, dropout=p, batch_first=True)
+                self.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+                self.head = nn.Linear(d, vocab)
+
+            def forward(self, input_ids, labels=None):
+                import torch.nn.functional as F
+
+                logits = self.head(self.enc(self.emb(input_ids)))
+                if labels is None:
+                    return logits
+                return F.cross_entropy(logits.float().reshape(-1, vocab), labels.reshape(-1))
+
+        def fwd(model, batch, train):
+            return model(batch["input_ids"], batch["labels"] if train else None)
+
+        return _LM(), _lm_batch(vocab, seq), fwd
+
+
+def build_model(name: str, tiny: bool, dropout: bool):
+    p = 0.1 if dropout else 0.0
+    if name == "toy_lm":
+        return ToyLM.build(tiny, p)
+    if name == "llama":
+        from transformers import LlamaConfig, LlamaForCausalLM
+
+        dims = dict(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                    num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=64) if tiny else \
+            dict(vocab_size=32000, hidden_size=1024, intermediate_size=2816, num_hidden_layers=4,
+                 num_attention_heads=16, num_key_value_heads=16, max_position_embeddings=1024)
+        cfg = LlamaConfig(**dims, attention_dropout=p, use_cache=False)
+        return LlamaForCausalLM(cfg), _lm_batch(dims["vocab_size"], 32 if tiny else 512), _hf_fwd
+    if name == "gpt2":
+        from transformers import GPT2Config, GPT2LMHeadModel
+
+        dims = dict(n_layer=2, n_embd=64, n_head=4, n_positions=64, vocab_size=512) if tiny else \
+            dict(n_layer=4, n_embd=768, n_head=12, n_positions=1024)
+        cfg = GPT2Config(**dims, resid_pdrop=p, embd_pdrop=p, attn_pdrop=p, use_cache=False)
+        return GPT2LMHeadModel(cfg), _lm_batch(cfg.vocab_size, 32 if tiny else 512), _hf_fwd
+    if name == "bert":
+        from transformers import BertConfig, BertForMaskedLM
+
+        dims = dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=4, intermediate_size=128,
+                    vocab_size=512, max_position_embeddings=64) if tiny else dict(num_hidden_layers=4)
+        cfg = BertConfig(**dims, hidden_dropout_prob=p, attention_probs_dropout_prob=p)
+        return BertForMaskedLM(cfg), _lm_batch(cfg.vocab_size, 32 if tiny else 512), _hf_fwd
+    if name == "t5":
+        from transformers import T5Config, T5ForConditionalGeneration
+
+        dims = dict(num_layers=2, num_decoder_layers=2, d_model=64, d_ff=128, num_heads=4, d_kv=16,
+                    vocab_size=512) if tiny else \
+            dict(num_layers=4, num_decoder_layers=4, d_model=512, d_ff=2048, num_heads=8)
+        # decoder_start_token_id is required: labels are shifted right into decoder inputs.
+        cfg = T5Config(**dims, decoder_start_token_id=0, pad_token_id=0, dropout_rate=p, use_cache=False)
+        return T5ForConditionalGeneration(cfg), _lm_batch(cfg.vocab_size, 32 if tiny else 256), _hf_fwd
+    size = 32 if tiny else 224
+    if name == "resnet50":
+        import torchvision
+
+        return torchvision.models.resnet50(), _vision_batch(size), _vision_fwd
+    if name == "vit":
+        try:
+            import timm
+        except ImportError:
+            import torchvision
+
+            kw = dict(image_size=32, patch_size=16, num_layers=2, num_heads=2, hidden_dim=64, mlp_dim=128) if tiny else {}
+            if tiny:
+                return torchvision.models.VisionTransformer(dropout=p, attention_dropout=p, **kw), _vision_batch(size), _vision_fwd
+            return torchvision.models.vit_b_16(dropout=p, attention_dropout=p), _vision_batch(size), _vision_fwd
+        kw = dict(img_size=32, depth=2, embed_dim=64, num_heads=2) if tiny else {}
+        m = timm.create_model("vit_base_patch16_224", pretrained=False, drop_rate=p, attn_drop_rate=p, **kw)
+        return m, _vision_batch(size), _vision_fwd
+    if name == "convnext":
+        import timm
+
+        kw = dict(depths=(1, 1, 1, 1), dims=(16, 32, 64, 128)) if tiny else {}
+        return timm.create_model("convnext_tiny", pretrained=False, drop_rate=p, **kw), _vision_batch(size), _vision_fwd
+    raise ValueError(f"unknown model {name!r}; known: {', '.join(ALL_MODELS)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Worker: one cell in this process
+# ---------------------------------------------------------------------------------------------
+
+
+def _profile_step(step, cuda: bool):
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    act = ProfilerActivity.CUDA if cuda else ProfilerActivity.CPU
+    with profile(activities=[act]) as prof:
+        step()
+        if cuda:
+            torch.cuda.synchronize()
+    want = torch.autograd.DeviceType.CUDA if cuda else torch.autograd.DeviceType.CPU
+    count, busy_us = 0, 0.0
+    for e in prof.events():
+        if e.device_type != want:
+            continue
+        count += 1
+        busy_us += e.time_range.elapsed_us() if cuda else e.self_cpu_time_total
+    return count, busy_us / 1000.0
+
+
+def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
+    import torch
+
+    backend, train = spec["backend"], spec["workload"] == "train"
+    cuda = spec["device"] == "cuda"
+    device = torch.device(spec["device"])
+    if backend == "tccd":
+        import tccd  # noqa: F401  registers the backend where the entry point is not installed
+    torch.manual_seed(0)
+    model, batch_fn, fwd = build_model(spec["model"], spec["tiny"], spec["dropout"])
+    model.to(device)
+    kind = "vision" if spec["model"] in VISION else "lm"
+    bs = (TINY_BATCH if spec["tiny"] else BATCH)[spec["batch"]][kind]
+    batch = batch_fn(bs, device)
+    model.train(train)
+    init_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+    compiled = model if backend == "eager" else (
+        torch.compile(model) if backend == "inductor" else torch.compile(model, backend="tccd"))
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16) if cuda else torch.autocast("cpu", enabled=False)
+
+    def make_step(m, opt):
+        def step():
+            if train:
+                with autocast:
+                    loss = fwd(m, batch, True)
+                loss.backward()
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+                return loss.detach()
+            with torch.no_grad(), autocast:
+                return fwd(m, batch, False)
+        return step
+
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3) if train else None
+    step = make_step(compiled, opt)
+    out: Dict[str, Any] = dict(spec, batch_size=bs, ok=True)
+    sync()
+    t0 = time.perf_counter()
+    step()
+    sync()
+    out["first_step_s"] = time.perf_counter() - t0
+    for _ in range(spec["warmup"]):
+        step()
+    sync()
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    times = []
+    for _ in range(spec["iters"]):
+        t0 = time.perf_counter()
+        step()
+        sync()
+        times.append((time.perf_counter() - t0) * 1000.0)
+    out["step_ms"] = statistics.median(times)
+    out["peak_mib"] = torch.cuda.max_memory_allocated() / 2**20 if cuda else None
+    out["kernels_per_step"], out["gpu_busy_ms"] = _profile_step(step, cuda)
+    if backend == "tccd":
+        import tccd
+
+        stats = tccd.last_compile_stats()
+        out["graphs"] = len(stats)
+        out["fallbacks"] = [{"graph": s["name"], "reason": s["fallback"]} for s in stats if s["fallback"]]
+        out["extern_steps"] = sum(s["extern_steps"] for s in stats)
+        out["native_kernels"] = sum(s["native_kernels"] for s in stats)
+    if train and spec["batch"] == "small" and backend != "eager" and spec.get("check", True):
+        out.update(_correctness(model, compiled, init_state, make_step, sync))
+    return out
+
+
+def _correctness(model, compiled, init_state, make_step, sync) -> Dict[str, float]:
+    """Eager on a deepcopy, then the compiled model, both from init_state and the same batch."""
+    import torch
+
+    def run(m, forward):
+        m.load_state_dict(init_state)
+        opt = torch.optim.SGD(m.parameters(), lr=1e-3)
+        step = make_step(forward, opt)
+        losses = [step().float().cpu() for _ in range(CHECK_STEPS)]
+        sync()
+        return torch.stack(losses), {k: p.detach().float().cpu() for k, p in m.named_parameters()}
+
+    ref = copy.deepcopy(model)
+    ref_losses, ref_params = run(ref, ref)
+    del ref
+    losses, params = run(model, compiled)
+    # loss_moved: how much eager's loss changed over the steps (a diff of 0 is only meaningful if > 0).
+    return {"loss_diff": (losses - ref_losses).abs().max().item(),
+            "loss_moved": (ref_losses[0] - ref_losses[-1]).abs().item(),
+            "param_diff": max((params[k] - ref_params[k]).abs().max().item() for k in ref_params)}
+
+
+def worker_main(spec_json: str) -> int:
+    spec = json.loads(spec_json)
+    result = run_cell(spec)
+    print(RESULT_PREFIX + json.dumps(result), flush=True)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Driver
+# ---------------------------------------------------------------------------------------------
+
+
+def _run_worker(spec: Dict[str, Any], timeout_s: float) -> Dict[str, Any]:
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1")
+    tmp = tempfile.mkdtemp(prefix="zoo-cell-")
+    if spec["backend"] == "inductor":
+        env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(tmp, "inductor")
+        env["TRITON_CACHE_DIR"] = os.path.join(tmp, "triton")
+    if spec["backend"] == "tccd":
+        env["TCCD_CACHE_DIR"] = os.path.join(tmp, "tccd")
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(spec)]
+    # Own session, so a timeout also ends the worker's children (Inductor's compile workers).
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout_s)
+        rc = proc.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        stdout, stderr = proc.communicate()
+        rc = f"timeout after {timeout_s:g}s"
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for line in stdout.splitlines():
+        if line.startswith(RESULT_PREFIX):
+            return json.loads(line[len(RESULT_PREFIX):])
+    tail = "\n".join(stderr.strip().splitlines()[-15:])
+    return dict(spec, ok=False, status="failed", error=f"exit {rc}", stderr_tail=tail)
+
+
+def _fmt(v, spec="{:.2f}"):
+    return "-" if v is None else spec.format(v)
+
+
+def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str) -> str:
+    def get(model, wl, b, be, key):
+        for c in cells:
+            if (c["model"], c["workload"], c["batch"], c["backend"]) == (model, wl, b, be) and c.get("ok"):
+                return c.get(key)
+        return None
+
+    def status(model, wl, b, be):
+        for c in cells:
+            if (c["model"], c["workload"], c["batch"], c["backend"]) == (model, wl, b, be):
+                return "ok" if c.get("ok") else c.get("status", "failed")
+        return "not run"
+
+    lines = [note, ""]
+    groups = []
+    for c in cells:
+        if (c["workload"], c["batch"]) not in groups:
+            groups.append((c["workload"], c["batch"]))
+    trio = ["eager", "inductor", "tccd"]
+    reasons = []
+    for wl, b in groups:
+        models = []
+        for c in cells:
+            if (c["workload"], c["batch"]) == (wl, b) and c["model"] not in models:
+                models.append(c["model"])
+        lines += [f"### {wl}, batch {b}", "",
+                  "| model | eager ms | Inductor ms (speedup) | tccd ms (speedup) | kernels/step e/I/t | "
+                  "GPU busy ms e/I/t | peak MiB e/I/t | tccd fallbacks | tccd extern steps | "
+                  "loss diff I/t | param diff I/t | first step s e/I/t |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        speedups = {"inductor": [], "tccd": []}
+        for m in models:
+            e = get(m, wl, b, "eager", "step_ms")
+
+            def ms_cell(be):
+                v = get(m, wl, b, be, "step_ms")
+                if v is None:
+                    return status(m, wl, b, be) if be in backends else "-"
+                if e:
+                    speedups[be].append(e / v)
+                    return f"{v:.2f} ({e / v:.2f}x)"
+                return f"{v:.2f}"
+
+            def trip(key, f="{:.2f}"):
+                return " / ".join(_fmt(get(m, wl, b, be, key), f) for be in trio)
+
+            fb = get(m, wl, b, "tccd", "fallbacks")
+            for x in fb or []:
+                reasons.append(f"- {m} {wl}/{b} `{x['graph']}`: {x['reason']}")
+            lines.append(
+                f"| {m} | {_fmt(e) if e is not None else status(m, wl, b, 'eager')} | {ms_cell('inductor')} | "
+                f"{ms_cell('tccd')} | {trip('kernels_per_step', '{:d}')} | {trip('gpu_busy_ms')} | "
+                f"{trip('peak_mib', '{:.0f}')} | {'-' if fb is None else len(fb)} | "
+                f"{_fmt(get(m, wl, b, 'tccd', 'extern_steps'), '{:d}')} | "
+                f"{_fmt(get(m, wl, b, 'inductor', 'loss_diff'), '{:.1e}')} / {_fmt(get(m, wl, b, 'tccd', 'loss_diff'), '{:.1e}')} | "
+                f"{_fmt(get(m, wl, b, 'inductor', 'param_diff'), '{:.1e}')} / {_fmt(get(m, wl, b, 'tccd', 'param_diff'), '{:.1e}')} | "
+                f"{trip('first_step_s')} |")
+
+        def geo(xs):
+            return f"**{math.exp(sum(map(math.log, xs)) / len(xs)):.2f}x** (n={len(xs)})" if xs else "-"
+
+        lines += [f"| **geomean** | | {geo(speedups['inductor'])} | {geo(speedups['tccd'])} |"
+                  + " |" * 8, ""]
+    failed = [c for c in cells if not c.get("ok")]
+    if reasons:
+        lines += ["tccd fallbacks (graph: reason):", ""] + reasons + [""]
+    if failed:
+        lines += ["Failed / skipped cells:", ""]
+        for c in failed:
+            tail = (c.get("stderr_tail") or "").strip().splitlines()[-1:] or [""]
+            lines.append(f"- {c['model']} {c['workload']}/{c['batch']} {c['backend']}: "
+                         f"{c.get('status', 'failed')} {c.get('error', '')} {tail[0][:300]}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_png(cells, path) -> Optional[str]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as e:  # noqa: BLE001  any import failure means no chart
+        return f"no chart: matplotlib unavailable ({e})"
+    ok = [c for c in cells if c.get("ok")]
+    groups = sorted({(c["workload"], c["batch"]) for c in ok})
+    if not groups:
+        return "no chart: no successful cell"
+    fig, axes = plt.subplots(len(groups), 1, figsize=(10, 3.2 * len(groups)), squeeze=False)
+    for ax, (wl, b) in zip(axes[:, 0], groups):
+        eager = {c["model"]: c["step_ms"] for c in ok if (c["workload"], c["batch"], c["backend"]) == (wl, b, "eager")}
+        models = list(eager)
+        for i, be in enumerate(["inductor", "tccd"]):
+            ms = {c["model"]: c["step_ms"] for c in ok if (c["workload"], c["batch"], c["backend"]) == (wl, b, be)}
+            ax.bar([j + i * 0.4 for j in range(len(models))],
+                   [eager[m] / ms[m] if m in ms else 0 for m in models], 0.4, label=be)
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_xticks([j + 0.2 for j in range(len(models))])
+        ax.set_xticklabels(models)
+        ax.set_ylabel("speedup over eager")
+        ax.set_title(f"{wl}, batch {b}")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    return None
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--out", help="output directory (results.json, results.md, results.png)")
+    p.add_argument("--models", default=",".join(m for m in ALL_MODELS))
+    p.add_argument("--backends", default="eager,inductor,tccd")
+    p.add_argument("--workloads", default="train,infer")
+    p.add_argument("--batch", default="small,large")
+    p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--timeout-s", type=float, default=240)
+    p.add_argument("--budget-s", type=float, default=540)
+    p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    p.add_argument("--tiny", action="store_true", help="tiny configs (pipeline test)")
+    p.add_argument("--dropout", action="store_true", help="keep dropout (diffs then measure RNG)")
+    p.add_argument("--merge", help="comma list of earlier --out dirs: write one merged report to --out, run nothing")
+    p.add_argument("--no-check", action="store_true", help="skip the loss/param comparison phase")
+    a = p.parse_args(argv)
+    if a.worker:
+        return worker_main(a.worker)
+    if not a.out:
+        p.error("--out is required")
+    if a.merge:
+        return merge([d for d in a.merge.split(",") if d], a.out)
+    models = [m for m in a.models.split(",") if m]
+    backends = [b for b in a.backends.split(",") if b]
+    for m in models:
+        if m not in ALL_MODELS:
+            p.error(f"unknown model {m!r}; known: {', '.join(ALL_MODELS)}")
+    for b in backends:
+        if b not in ("eager", "inductor", "tccd"):
+            p.error(f"unknown backend {b!r}")
+    if "tccd" in backends and not os.environ.get("TCCD_ADDRESS"):
+        print("warning: TCCD_ADDRESS is not set; the tccd client will use its default address", flush=True)
+    order = {"eager": 0, "inductor": 1, "tccd": 2}
+    backends.sort(key=order.get)
+    specs = [dict(model=m, workload=w, batch=b, backend=be, device=a.device, tiny=a.tiny,
+                  dropout=a.dropout, iters=a.iters, warmup=a.warmup, check=not a.no_check)
+             for m in models for w in a.workloads.split(",") if w
+             for b in a.batch.split(",") if b for be in backends]
+    os.makedirs(a.out, exist_ok=True)
+    start = time.monotonic()
+    cells = []
+    for i, spec in enumerate(specs):
+        left = a.budget_s - (time.monotonic() - start)
+        tag = f"[{i + 1}/{len(specs)}] {spec['model']} {spec['workload']}/{spec['batch']} {spec['backend']}"
+        if left <= 5:
+            cells.append(dict(spec, ok=False, status="skipped", error="--budget-s reached"))
+            print(f"{tag}: skipped (budget)", flush=True)
+            continue
+        t0 = time.monotonic()
+        r = _run_worker(spec, min(a.timeout_s, left))
+        cells.append(r)
+        dt = time.monotonic() - t0
+        if r.get("ok"):
+            extra = f" fallbacks={len(r['fallbacks'])} extern={r['extern_steps']}" if "fallbacks" in r else ""
+            diff = f" loss_diff={r['loss_diff']:.1e} param_diff={r['param_diff']:.1e}" if "loss_diff" in r else ""
+            print(f"{tag}: {r['step_ms']:.2f} ms/step, first {r['first_step_s']:.2f}s, "
+                  f"{r['kernels_per_step']} kernels{extra}{diff} ({dt:.0f}s)", flush=True)
+        else:
+            last = (r.get("stderr_tail") or "").strip().splitlines()[-1:] or [""]
+            print(f"{tag}: FAILED {r.get('error')} {last[0][:200]} ({dt:.0f}s)", flush=True)
+        with open(os.path.join(a.out, "results.json"), "w") as f:  # partial results survive a kill
+            json.dump(cells, f, indent=1)
+    import torch
+
+    note = (f"torch {torch.__version__}, device {a.device}{' (tiny configs)' if a.tiny else ''}, "
+            f"dropout {'on' if a.dropout else 'off (0) for correctness comparison'}, "
+            f"{a.iters} timed steps after {a.warmup} warm-up, median; tccd daemon cache may be warm.")
+    write_outputs(a.out, cells, backends, note)
+    return 0
+
+
+def write_outputs(out: str, cells: List[Dict[str, Any]], backends: List[str], note: str) -> None:
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(cells, f, indent=1)
+    with open(os.path.join(out, "notes.txt"), "w") as f:
+        f.write(note + "\n")
+    md = render_markdown(cells, backends, note)
+    png_note = render_png(cells, os.path.join(out, "results.png"))
+    if png_note:
+        md += "\n" + png_note + "\n"
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(md)
+    print(md, flush=True)
+
+
+def merge(dirs: List[str], out: str) -> int:
+    """One report from several runs (e.g. one per 10-minute GPU command); later dirs win per cell."""
+    by_cell: Dict[tuple, Dict[str, Any]] = {}
+    notes = []
+    for d in dirs:
+        with open(os.path.join(d, "results.json")) as f:
+            for c in json.load(f):
+                key = (c["model"], c["workload"], c["batch"], c["backend"])
+                if c.get("ok") or key not in by_cell or not by_cell[key].get("ok"):
+                    by_cell[key] = c
+        try:
+            with open(os.path.join(d, "notes.txt")) as f:
+                notes.append(f.read().strip())
+        except OSError:
+            pass
+    cells = list(by_cell.values())
+    backends = sorted({c["backend"] for c in cells}, key=["eager", "inductor", "tccd"].index)
+    os.makedirs(out, exist_ok=True)
+    note = f"merged from {', '.join(dirs)}: " + " | ".join(dict.fromkeys(notes))
+    write_outputs(out, cells, backends, note)
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main())

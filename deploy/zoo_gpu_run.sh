@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs the model-zoo benchmark on a GPU machine, from the repo root:
+#   bash deploy/zoo_gpu_run.sh dist/tccd.tar.xz $OUT/zoo [zoo_benchmark.py args...]
+# Installs carried wheels (.whl/) if any, unpacks the release bundle, starts its tccd on a
+# private socket with an empty cache (log: OUTDIR/daemon.log), runs deploy/zoo_benchmark.py
+# against it and stops the daemon on exit.
+set -euo pipefail
+if [ $# -lt 2 ]; then
+  echo "usage: $0 BUNDLE.tar.xz OUTDIR [zoo_benchmark.py args...]" >&2
+  exit 2
+fi
+BUNDLE=$1
+OUTDIR=$2
+shift 2
+export PYTHONUNBUFFERED=1
+mkdir -p "$OUTDIR"
+OUTDIR=$(cd "$OUTDIR" && pwd)
+if [ -d .whl ] && compgen -G ".whl/*.whl" > /dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+export PYTHONPATH=$PWD/client${PYTHONPATH:+:$PYTHONPATH}
+
+WORK=$(mktemp -d /tmp/zoo-bundle-XXXXXX)
+SOCK=/tmp/zoo-tccd.sock
+DAEMON_PID=
+cleanup() {
+  if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
+    kill -TERM "$DAEMON_PID" 2>/dev/null || true
+    wait "$DAEMON_PID" 2>/dev/null || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+tar -xf "$BUNDLE" -C "$WORK"
+TCCD_BIN=$(find "$WORK" -type f -path "*/bin/tccd" -perm -u+x | head -n1)
+if [ -z "$TCCD_BIN" ]; then
+  echo "no executable tccd in $BUNDLE" >&2
+  exit 1
+fi
+rm -f "$SOCK"
+"$TCCD_BIN" --listen "unix:$SOCK" --cache-dir "$WORK/db" > "$OUTDIR/daemon.log" 2>&1 &
+DAEMON_PID=$!
+for _ in $(seq 1 300); do
+  [ -S "$SOCK" ] && break
+  if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
+    echo "tccd exited at start:" >&2
+    tail -n 30 "$OUTDIR/daemon.log" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+if [ ! -S "$SOCK" ]; then
+  echo "tccd did not create $SOCK within 30s" >&2
+  tail -n 30 "$OUTDIR/daemon.log" >&2
+  exit 1
+fi
+export TCCD_ADDRESS=unix:$SOCK
+python3 deploy/zoo_benchmark.py --out "$OUTDIR" "$@"
