@@ -290,6 +290,9 @@ def _native_step(
         if is_cuda:
             stream = torch.cuda.current_stream(outs[0].device if outs else None).cuda_stream
             err = fn(pointers, strides, ctypes.c_void_p(stream))
+            if err == _RT_ERROR_INVALID_CONTEXT:
+                _make_context_current(outs[0].device if outs else None)
+                err = fn(pointers, strides, ctypes.c_void_p(stream))
             if err != 0:
                 raise RuntimeError(
                     f"tccd plan step {index} ({call.symbol}): CUDA error {err}: {last_error()}"
@@ -300,6 +303,16 @@ def _native_step(
             env[value_id] = None
 
     return run
+
+
+def _make_context_current(device: Optional[torch.device]) -> None:
+    """Makes the device's primary CUDA context current on this thread.
+
+    The kernel libraries use the driver API, which needs a current context; a thread that has
+    made no CUDA runtime call yet (autograd's backward thread, on the default stream) has none.
+    A stream query is a cheap runtime call, and the runtime's lazy initialisation makes the
+    primary context current. Called only after a launch reported that error, then retried."""
+    torch.cuda.current_stream(device).query()
 
 
 def _raw_stream(device_index: int) -> int:
@@ -387,6 +400,13 @@ def _segment_step(
             ctypes.c_void_p(workspace.data_ptr() if workspace is not None else None),
             ctypes.c_void_p(stream),
         )
+        if err == _RT_ERROR_INVALID_CONTEXT:
+            _make_context_current(device)
+            err = fn(
+                PtrArray(*pointers),
+                ctypes.c_void_p(workspace.data_ptr() if workspace is not None else None),
+                ctypes.c_void_p(stream),
+            )
         if err != 0:
             raise RuntimeError(f"tccd plan step {index} ({symbol}): CUDA error {err}: {last_error()}")
         # The caching allocator reuses `workspace` and `keep` only for work ordered after this

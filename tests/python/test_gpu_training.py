@@ -365,3 +365,31 @@ def test_second_process_compiles_nothing(daemon, daemon_env, tmp_path):
     assert daemon.stats()["compiles"] == compiles
     assert all(s["cache_hit"] for s in second["stats"]), second["stats"]
     assert second["losses"] == first["losses"]
+
+
+def test_compiled_graph_runs_on_a_thread_without_a_cuda_context(daemon_env):
+    # A new thread has no current CUDA context until it makes a CUDA runtime call; autograd's
+    # backward thread is one (GPT-2's backward failed with error 201 on the default stream).
+    # The kernel libraries use the driver API, so the client must make the context current.
+    import threading
+
+    model = make_model("mlp", torch.float32)
+    x = torch.randn(64, 128, device="cuda")
+    expected = model(x)
+    fn = torch.compile(model, backend="tccd")
+    result = {}
+
+    def run():
+        try:
+            with torch.no_grad():
+                result["out"] = fn(x)
+            torch.cuda.synchronize()
+        except Exception as e:  # surfaced below
+            result["error"] = e
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert "error" not in result, result.get("error")
+    torch.testing.assert_close(result["out"], expected.detach(), **TOLERANCES[torch.float32])
+    assert all(s["fallback"] is None for s in tccd.last_compile_stats())
