@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "codegen/cpu/cpu_backend.h"
 #include "codegen/cuda/cuda_backend.h"
@@ -121,7 +122,10 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
     return absl::InvalidArgumentError("request has no graph or no target");
   auto parsed = std::make_shared<ParsedRequest>();
   ASSIGN_OR_RETURN(parsed->graph, ir::GraphFromProto(*input.graph));
-  RETURN_IF_ERROR(ir::CheckKnownOps(parsed->graph));
+  // Ops this daemon's torch did not know (custom ops, a newer torch's) are extern steps.
+  if (std::vector<std::string> unknown = ir::UnknownOps(parsed->graph); !unknown.empty())
+    spdlog::info("graph uses {} op(s) unknown to this daemon, run as extern steps: {}", unknown.size(),
+                 absl::StrJoin(unknown.begin(), unknown.begin() + std::min<size_t>(unknown.size(), 5), ", "));
   parsed->mode = input.mode;
   parsed->fallback_random = input.fallback_random;
 

@@ -13,16 +13,12 @@ bool IsKnownOp(const std::string& target) {
   return kOps->contains(target);
 }
 
-absl::Status CheckKnownOps(const Graph& graph) {
-  for (size_t id = 0; id < graph.nodes.size(); ++id) {
-    const std::string& target = graph.nodes[id].target;
-    if (!IsKnownOp(target))
-      return absl::UnimplementedError(absl::StrCat(
-          "node ", id, ": unknown op '", target.substr(0, 120),
-          "' (tccd accepts aten::, prims:: and _c10d_functional:: op overloads it knows; "
-          "this graph runs eagerly)"));
-  }
-  return absl::OkStatus();
+std::vector<std::string> UnknownOps(const Graph& graph) {
+  std::vector<std::string> unknown;
+  absl::flat_hash_set<std::string> seen;
+  for (const Node& node : graph.nodes)
+    if (!IsKnownOp(node.target) && seen.insert(node.target).second) unknown.push_back(node.target);
+  return unknown;
 }
 
 }  // namespace tccd::ir

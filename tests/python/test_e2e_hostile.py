@@ -81,8 +81,6 @@ BAD_REQUESTS = {
                      grpc.StatusCode.INVALID_ARGUMENT),
     "malformed target": (lambda r: r.graph.nodes[0].__setattr__("target", "aten::mul.Tensor; rm -rf /"),
                          grpc.StatusCode.INVALID_ARGUMENT),
-    "unknown op": (lambda r: r.graph.nodes[0].__setattr__("target", "aten::does_not_exist.default"),
-                   grpc.StatusCode.UNIMPLEMENTED),
     "50 MB string argument": (lambda r: r.graph.nodes[0].args.append(pb.Value(string_value="x" * (50 << 20))),
                               grpc.StatusCode.INVALID_ARGUMENT),
     "missing dtype": (lambda r: r.graph.inputs[0].__setattr__("dtype", pb.DTYPE_UNSPECIFIED),
@@ -183,3 +181,13 @@ def test_fetch_returns_exact_verified_bytes(daemon, compiled):
         assert all(c.total_size == artifact.size for c in chunks)
         offsets = [c.offset for c in chunks]
         assert offsets == sorted(offsets) and offsets[0] == 0
+
+
+def test_unknown_op_compiles_as_an_extern_step(daemon, compiled):
+    # An op this daemon's torch never had (a custom op, a newer torch's) is not a reason to refuse
+    # the graph: it becomes an extern step; the client resolves it through torch.ops.
+    request = _mutated(lambda r: r.graph.nodes[0].__setattr__("target", "aten::does_not_exist.default"))
+    response = daemon.stub().Compile(request, timeout=120)
+    targets = [s.extern_call.target for s in response.manifest.plan.steps if s.HasField("extern_call")]
+    assert "aten::does_not_exist.default" in targets, targets
+    _assert_still_serving(daemon, compiled)

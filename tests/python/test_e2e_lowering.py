@@ -217,3 +217,28 @@ def test_activation_and_classification_ops_match_eager(daemon_env):
                "aten::leaky_relu_backward.default", "aten::hardtanh_backward.default",
                "aten::addcmul.default", "aten::lerp.Scalar"):  # addcdiv decomposes in AOT
         assert op in ops, (op, sorted(ops))
+
+
+# A custom op (torch.library) the daemon has never heard of: one extern step, the rest of the
+# graph still compiles (it used to reject the whole graph: "unknown op", run eagerly).
+torch.library.define("tccd_test::scaled_add", "(Tensor x, Tensor y, float alpha) -> Tensor")
+
+
+@torch.library.impl("tccd_test::scaled_add", "CompositeExplicitAutograd")
+def _scaled_add(x, y, alpha):
+    return x + alpha * y
+
+
+@torch.library.register_fake("tccd_test::scaled_add")
+def _scaled_add_fake(x, y, alpha):
+    return torch.empty_like(x)
+
+
+def test_custom_op_is_one_extern_step_not_a_fallback(daemon_env):
+    def f(x, y):
+        return (torch.relu(torch.ops.tccd_test.scaled_add(torch.sigmoid(x), y, 0.5)) * 2,)
+
+    x, y = torch.randn(32, 16), torch.randn(32, 16)
+    ops = _compile_and_compare(f, x, y)
+    assert "aten::sigmoid.default" in ops and "aten::relu.default" in ops, ops
+    assert sum(s["extern_steps"] for s in tccd.last_compile_stats()) == 1
