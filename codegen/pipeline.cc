@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -99,6 +100,25 @@ absl::Status CheckDevices(const ir::Graph& graph, ir::DeviceType device) {
   return absl::OkStatus();
 }
 
+// Graph.constants: each names a distinct input with contiguous strides and carries exactly its
+// bytes (the request size limit, --max-request-mb, bounds their total).
+absl::Status CheckConstants(const v1::Graph& proto, const ir::Graph& graph) {
+  absl::flat_hash_set<int> seen;
+  for (int i = 0; i < proto.constants_size(); ++i) {
+    const v1::Constant& c = proto.constants(i);
+    if (c.input() < 0 || c.input() >= static_cast<int>(graph.inputs.size()) || !seen.insert(c.input()).second)
+      return absl::InvalidArgumentError(absl::StrCat("constant ", i, " names input ", c.input(), ", which is not a distinct graph input"));
+    const ir::TensorType& t = graph.inputs[c.input()];
+    if (t.strides != ir::ContiguousStrides(t.sizes) && t.numel() > 1)
+      return absl::InvalidArgumentError(absl::StrCat("constant ", i, " (input ", c.input(), ") is not contiguous"));
+    const int64_t expected = t.numel() * ir::DTypeBytes(t.dtype);
+    if (static_cast<int64_t>(c.data().size()) != expected)
+      return absl::InvalidArgumentError(absl::StrCat("constant ", i, " (input ", c.input(), ") has ", c.data().size(),
+                                                     " bytes; its type needs ", expected));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 const std::string& CompilerFingerprint() {
@@ -126,6 +146,7 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   if (std::vector<std::string> unknown = ir::UnknownOps(parsed->graph); !unknown.empty())
     spdlog::info("graph uses {} op(s) unknown to this daemon, run as extern steps: {}", unknown.size(),
                  absl::StrJoin(unknown.begin(), unknown.begin() + std::min<size_t>(unknown.size(), 5), ", "));
+  RETURN_IF_ERROR(CheckConstants(*input.graph, parsed->graph));
   parsed->mode = input.mode;
   parsed->fallback_random = input.fallback_random;
 

@@ -129,6 +129,9 @@ std::string ComputeKey(const v1::CompileRequest& request,
                        const std::string& compiler_fingerprint) {
   cache::CompileKeyParts parts;
   parts.canonical_graph = prepared.canonical_ir;
+  // Constant inputs: their bytes change the program, so their digests are part of the graph.
+  for (const v1::Constant& c : request.graph().constants())
+    absl::StrAppend(&parts.canonical_graph, "constant %a", c.input(), " sha256:", cache::Sha256Hex(c.data()), "\n");
   parts.target = prepared.target_key;
   parts.mode = NormalizedMode(request);
   for (const auto& [key, value] : request.options().extra()) {

@@ -98,6 +98,18 @@ def _boxed(plan: Any) -> Any:
     return run
 
 
+def _with_constants(plan: Any, constants: List[Any]) -> Any:
+    """A boxed callable that appends the graph's constant inputs to every call's inputs."""
+
+    def run(args: List[Any]) -> List[Any]:
+        args.extend(constants)
+        return plan(args)
+
+    run._boxed_call = True  # type: ignore[attr-defined]
+    run.plan = getattr(plan, "plan", plan)  # type: ignore[attr-defined]
+    return run
+
+
 class _GraphCompiler:
     """fw_compiler/bw_compiler/inference_compiler for the graphs of one Dynamo graph."""
 
@@ -178,7 +190,15 @@ class _GraphCompiler:
             rank=config.rank,
         )
         key = request_hash(request) if config.local_cache else None
-        return compile_request(request, config, entry, key=key), key
+        plan = compile_request(request, config, entry, key=key)
+        if len(request.graph.constants):
+            # The plan's last inputs are the graph's constants: the caller passes the others.
+            from .serialize import constant_tensors
+
+            if self.capture:  # an AOT recipe rebuilds a runtime from plan keys only
+                self.capture.abandon("the graph has lifted constants")
+            return _with_constants(plan, constant_tensors(gm)), key
+        return plan, key
 
 
 # The partitioner, by name in AOT recipe keys (see the module docstring for the choice).

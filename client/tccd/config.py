@@ -17,6 +17,8 @@
                        is traced by AOTAutograd even on a warm start. It lives in the local
                        cache, so TCCD_LOCAL_CACHE=0 turns it off as well. Default: 1.
     TCCD_TIMEOUT_S     deadline of one Compile call, seconds. Default: 600.
+    TCCD_MAX_CONSTANT_MB  most bytes of lifted constant tensors one graph may send (their bytes
+                       travel in the request); a graph over it runs eagerly. Default: 64.
 
 The environment is read once, on first use (`get()`); `reload()` re-reads it (tests, or a
 program that changes os.environ before compiling).
@@ -71,6 +73,7 @@ class Config:
     local_cache: bool
     aot_cache: bool  # the AOT recipe cache; only used together with local_cache
     timeout_s: float
+    max_constant_bytes: int = 64 << 20
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -106,7 +109,13 @@ class Config:
             raise ValueError(f"TCCD_TIMEOUT_S={timeout_raw!r}: expected seconds") from None
         if timeout_s <= 0:
             raise ValueError(f"TCCD_TIMEOUT_S={timeout_raw!r}: must be positive")
+        constant_raw = env.get("TCCD_MAX_CONSTANT_MB") or "64"
+        try:
+            max_constant_bytes = int(float(constant_raw) * (1 << 20))
+        except ValueError:
+            raise ValueError(f"TCCD_MAX_CONSTANT_MB={constant_raw!r}: expected MiB") from None
         return cls(
+            max_constant_bytes=max_constant_bytes,
             address=address,
             job_id_env=env.get("TCCD_JOB_ID"),
             rank=rank,

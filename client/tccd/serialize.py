@@ -175,6 +175,7 @@ class GraphEncoder:
         # fx node -> pb.ValueRef | _Multi | _Scalar
         self.env: Dict[torch.fx.Node, Any] = {}
         self.has_symbols = False
+        self.constant_bytes = 0
 
     def encode(self) -> "pb.Graph":
         output_node = None
@@ -186,10 +187,7 @@ class GraphEncoder:
             elif node.op == "output":
                 output_node = node
             elif node.op == "get_attr":
-                raise Unsupported(
-                    f"node {node.name} reads graph attribute {node.target!r} (a constant or "
-                    "submodule); tccd graphs carry no tensors"
-                )
+                self._constant(node)
             else:
                 raise Unsupported(
                     f"node {node.name} is a {node.op} of {node.target!r}; tccd takes only ATen "
@@ -215,6 +213,33 @@ class GraphEncoder:
         self._note_symbols(meta)
         index = len(self.graph.inputs)
         self.graph.inputs.append(meta)
+        self.env[node] = pb.ValueRef(node=-(index + 1), output=0)
+
+    def _constant(self, node: torch.fx.Node) -> None:
+        """A tensor attribute (a constant AOTAutograd lifted): one more graph input whose bytes
+        travel in Graph.constants; the caller appends its value to every call's inputs
+        (constant_tensors(gm), in the same order)."""
+        value = _attribute(self.gm, node.target)
+        if not isinstance(value, torch.Tensor):
+            raise Unsupported(
+                f"node {node.name} reads graph attribute {node.target!r}, a "
+                f"{type(value).__name__} (tccd graphs take tensor constants only)"
+            )
+        limit = config_max_constant_bytes()
+        self.constant_bytes += value.numel() * value.element_size()
+        if self.constant_bytes > limit:
+            raise Unsupported(
+                f"the graph's constants ({node.target!r} and earlier) take {self.constant_bytes} "
+                f"bytes, over the limit of {limit} (TCCD_MAX_CONSTANT_MB)"
+            )
+        with _real_tensors():
+            dense = value.detach().contiguous()
+            data = _tensor_bytes(dense)
+        meta = tensor_meta(dense, f"constant {node.target}")
+        meta.requires_grad = False
+        index = len(self.graph.inputs)
+        self.graph.inputs.append(meta)
+        self.graph.constants.append(pb.Constant(input=index, data=data))
         self.env[node] = pb.ValueRef(node=-(index + 1), output=0)
 
     def _call_function(self, node: torch.fx.Node) -> None:
@@ -350,6 +375,45 @@ class GraphEncoder:
         raise Unsupported(f"{what} is a {type(arg).__name__} ({arg!r}), which tccd cannot encode")
 
 
+def _attribute(gm: torch.fx.GraphModule, target: str) -> Any:
+    value: Any = gm
+    for part in target.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _real_tensors():
+    """Compilers run under AOTAutograd's fake mode; constants are real tensors."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    return unset_fake_temporarily()
+
+
+def _tensor_bytes(t: torch.Tensor) -> bytes:
+    """The contiguous tensor's bytes, in memory order (little-endian on every target)."""
+    flat = t.reshape(-1).cpu()
+    if flat.dtype == torch.bool:
+        flat = flat.to(torch.uint8)
+    return flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+
+
+def config_max_constant_bytes() -> int:
+    from . import config
+
+    return config.get().max_constant_bytes
+
+
+def constant_tensors(gm: torch.fx.GraphModule) -> List[torch.Tensor]:
+    """The values of the graph's constant inputs, in Graph.constants order (contiguous, as
+    encoded): the plan takes them after the graph's own inputs."""
+    with _real_tensors():
+        return [
+            _attribute(gm, node.target).detach().contiguous()
+            for node in gm.graph.nodes
+            if node.op == "get_attr"
+        ]
+
+
 def encode_graph(gm: torch.fx.GraphModule) -> Tuple["pb.Graph", bool]:
     """Returns the Graph and whether it mentions symbolic sizes."""
     encoder = GraphEncoder(gm)
@@ -379,6 +443,10 @@ def _cpu_features() -> Tuple[str, ...]:
 def build_target(graph: "pb.Graph") -> "pb.Target":
     metas = list(graph.inputs) + [m for n in graph.nodes for m in n.outputs if m.dtype]
     kinds = sorted({m.device.type for m in metas})
+    if len(kinds) == 2 and pb.CPU in kinds and pb.CUDA in kinds:
+        # A CUDA graph may hold CPU tensors (0-dim scalars, lifted constants): only extern
+        # steps touch them, fusion never mixes devices.
+        kinds = [pb.CUDA]
     if len(kinds) > 1:
         names = ", ".join(PROTO_TO_DEVICE.get(k, str(k)) for k in kinds)
         raise Unsupported(f"graph mixes devices ({names})")
