@@ -25,6 +25,7 @@ with --worker '<json>'; it prints one line "ZOO_RESULT {json}"). A cell that cra
   step_ms           median of --iters steps after --warmup, each synchronised
   kernels_per_step  torch.profiler events on the CUDA device over one steady step (CPU ops on --device cpu)
   gpu_busy_ms       sum of those events' durations (self CPU time on --device cpu)
+  top_kernels       those events grouped by name, heaviest first (--top-kernels; kernels.md)
   peak_mib          max_memory_allocated over the timed steps (CUDA only)
   fallbacks, extern_steps, native_kernels   from tccd.last_compile_stats() (tccd only)
   loss_diff, param_diff  (train, small batch, compiled backends only) max abs difference of the
@@ -209,12 +210,20 @@ def _profile_step(step, cuda: bool):
             torch.cuda.synchronize()
     want = torch.autograd.DeviceType.CUDA if cuda else torch.autograd.DeviceType.CPU
     count, busy_us = 0, 0.0
+    by_name: Dict[str, List[float]] = {}
     for e in prof.events():
         if e.device_type != want:
             continue
+        us = e.time_range.elapsed_us() if cuda else e.self_cpu_time_total
         count += 1
-        busy_us += e.time_range.elapsed_us() if cuda else e.self_cpu_time_total
-    return count, busy_us / 1000.0
+        busy_us += us
+        entry = by_name.setdefault(e.name, [0, 0.0])
+        entry[0] += 1
+        entry[1] += us
+    # Where the device time goes, heaviest first: [name (shortened), launches, total us].
+    top = sorted(by_name.items(), key=lambda kv: -kv[1][1])
+    top = [[name[:120], n, round(us, 1)] for name, (n, us) in top]
+    return count, busy_us / 1000.0, top
 
 
 def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
@@ -272,7 +281,8 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         times.append((time.perf_counter() - t0) * 1000.0)
     out["step_ms"] = statistics.median(times)
     out["peak_mib"] = torch.cuda.max_memory_allocated() / 2**20 if cuda else None
-    out["kernels_per_step"], out["gpu_busy_ms"] = _profile_step(step, cuda)
+    out["kernels_per_step"], out["gpu_busy_ms"], top = _profile_step(step, cuda)
+    out["top_kernels"] = top[: spec.get("top_kernels", 25)]
     if backend == "tccd":
         import tccd
 
@@ -479,6 +489,8 @@ def main(argv=None) -> int:
     p.add_argument("--dropout", action="store_true", help="keep dropout (diffs then measure RNG)")
     p.add_argument("--merge", help="comma list of earlier --out dirs: write one merged report to --out, run nothing")
     p.add_argument("--no-check", action="store_true", help="skip the loss/param comparison phase")
+    p.add_argument("--top-kernels", type=int, default=25,
+                   help="kernels per cell listed in kernels.md (heaviest device time first)")
     a = p.parse_args(argv)
     if a.worker:
         return worker_main(a.worker)
@@ -499,7 +511,8 @@ def main(argv=None) -> int:
     order = {"eager": 0, "inductor": 1, "tccd": 2}
     backends.sort(key=order.get)
     specs = [dict(model=m, workload=w, batch=b, backend=be, device=a.device, tiny=a.tiny,
-                  dropout=a.dropout, iters=a.iters, warmup=a.warmup, check=not a.no_check)
+                  dropout=a.dropout, iters=a.iters, warmup=a.warmup, check=not a.no_check,
+                  top_kernels=a.top_kernels)
              for m in models for w in a.workloads.split(",") if w
              for b in a.batch.split(",") if b for be in backends]
     os.makedirs(a.out, exist_ok=True)
@@ -546,7 +559,24 @@ def write_outputs(out: str, cells: List[Dict[str, Any]], backends: List[str], no
         md += "\n" + png_note + "\n"
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(md)
+    with open(os.path.join(out, "kernels.md"), "w") as f:
+        f.write(render_top_kernels(cells))
     print(md, flush=True)
+
+
+def render_top_kernels(cells: List[Dict[str, Any]]) -> str:
+    """Per cell, the kernels that took the most device time in the profiled step."""
+    lines = ["# Device time by kernel (one profiled steady step)", ""]
+    for c in sorted(cells, key=lambda c: (c["model"], c["workload"], c["batch"], c["backend"])):
+        if not c.get("top_kernels"):
+            continue
+        lines.append(f"## {c['model']} {c['workload']} {c['batch']} {c['backend']}: "
+                     f"{c.get('kernels_per_step')} kernels, {_fmt(c.get('gpu_busy_ms'))} ms busy")
+        lines += ["", "| kernel | launches | us |", "|---|---|---|"]
+        for name, n, us in c["top_kernels"]:
+            lines.append(f"| `{name.replace('|', '/')}` | {n} | {us} |")
+        lines.append("")
+    return "\n".join(lines) + "\n"
 
 
 def merge(dirs: List[str], out: str) -> int:

@@ -19,6 +19,9 @@
     TCCD_TIMEOUT_S     deadline of one Compile call, seconds. Default: 600.
     TCCD_MAX_CONSTANT_MB  most bytes of lifted constant tensors one graph may send (their bytes
                        travel in the request); a graph over it runs eagerly. Default: 64.
+    TCCD_PARTITIONER   how AOTAutograd splits forward and backward: `min_cut` (recompute cheap
+                       forward ops in the backward, saving less memory, as Inductor does) or
+                       `default` (save what eager autograd saves). Default: min_cut.
 
 The environment is read once, on first use (`get()`); `reload()` re-reads it (tests, or a
 program that changes os.environ before compiling).
@@ -31,6 +34,8 @@ import os
 import threading
 from typing import Mapping, Optional
 
+# TCCD_PARTITIONER values.
+PARTITIONERS = ("min_cut", "default")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -74,6 +79,7 @@ class Config:
     aot_cache: bool  # the AOT recipe cache; only used together with local_cache
     timeout_s: float
     max_constant_bytes: int = 64 << 20
+    partitioner: str = "min_cut"
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -114,8 +120,14 @@ class Config:
             max_constant_bytes = int(float(constant_raw) * (1 << 20))
         except ValueError:
             raise ValueError(f"TCCD_MAX_CONSTANT_MB={constant_raw!r}: expected MiB") from None
+        partitioner = (env.get("TCCD_PARTITIONER") or "min_cut").strip().lower()
+        if partitioner not in PARTITIONERS:
+            raise ValueError(
+                f"TCCD_PARTITIONER={partitioner!r}: expected one of {', '.join(PARTITIONERS)}"
+            )
         return cls(
             max_constant_bytes=max_constant_bytes,
+            partitioner=partitioner,
             address=address,
             job_id_env=env.get("TCCD_JOB_ID"),
             rank=rank,

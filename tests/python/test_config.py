@@ -57,7 +57,13 @@ def test_job_id_defaults_to_torch_compiler_config():
     assert Config.from_env({}).job_id() == (old or "")
 
 
+def test_partitioner_defaults_to_min_cut():
+    assert Config.from_env({}).partitioner == "min_cut"
+    assert Config.from_env({"TCCD_PARTITIONER": "Default"}).partitioner == "default"
+
+
 @pytest.mark.parametrize("env", [
+    {"TCCD_PARTITIONER": "greedy"},
     {"TCCD_STRICT": "maybe"}, {"TCCD_RANK": "x"}, {"TCCD_TIMEOUT_S": "-1"}, {"TCCD_TIMEOUT_S": "soon"},
 ])
 def test_invalid_values_are_rejected(env):

@@ -39,8 +39,11 @@ def _assert_used_native_kernels(stats, kinds=("forward", "backward")):
         assert kernels and all(k["ops"] for k in kernels), "every kernel names the ops it fused"
 
 
+@pytest.mark.parametrize("partitioner", ["min_cut", "default"])
 @pytest.mark.parametrize("model", ["mlp", "cnn"])
-def test_training_matches_eager_and_uses_fused_kernels(daemon_env, model):
+def test_training_matches_eager_and_uses_fused_kernels(daemon_env, monkeypatch, model, partitioner):
+    monkeypatch.setenv("TCCD_PARTITIONER", partitioner)
+    tccd.config.reload()
     eager_losses, eager_state = run_training(model, steps=5)
     losses, state = run_training(model, steps=5, backend="tccd")
     torch.testing.assert_close(losses, eager_losses, rtol=RTOL, atol=ATOL)
