@@ -291,6 +291,14 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         out["fallbacks"] = [{"graph": s["name"], "reason": s["fallback"]} for s in stats if s["fallback"]]
         out["extern_steps"] = sum(s["extern_steps"] for s in stats)
         out["native_kernels"] = sum(s["native_kernels"] for s in stats)
+        # What each generated kernel fused, to read the profile's tccd_k<N>_* names (kernel
+        # names restart in every graph).
+        ops: Dict[str, List[str]] = {}
+        for s in stats:
+            for k in s.get("kernels", []):
+                fused = ",".join(dict.fromkeys(o.replace("aten::", "").replace(".default", "") for o in k["ops"]))
+                ops.setdefault(k["name"], []).append(f"{s['kind']}: {fused[:100]}")
+        out["kernel_ops"] = ops
     if train and spec["batch"] == "small" and backend != "eager" and spec.get("check", True):
         out.update(_correctness(model, compiled, init_state, make_step, sync))
     return out
@@ -573,8 +581,13 @@ def render_top_kernels(cells: List[Dict[str, Any]]) -> str:
         lines.append(f"## {c['model']} {c['workload']} {c['batch']} {c['backend']}: "
                      f"{c.get('kernels_per_step')} kernels, {_fmt(c.get('gpu_busy_ms'))} ms busy")
         lines += ["", "| kernel | launches | us |", "|---|---|---|"]
+        kernel_ops = c.get("kernel_ops") or {}
         for name, n, us in c["top_kernels"]:
-            lines.append(f"| `{name.replace('|', '/')}` | {n} | {us} |")
+            label = f"`{name.replace('|', '/')}`"
+            base = name.rsplit("_", 1)[0] if name.endswith(("_contig", "_strided")) else name
+            if base in kernel_ops:
+                label += " (" + "; ".join(kernel_ops[base])[:200].replace("|", "/") + ")"
+            lines.append(f"| {label} | {n} | {us} |")
         lines.append("")
     return "\n".join(lines) + "\n"
 

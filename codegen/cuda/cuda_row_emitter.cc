@@ -52,8 +52,15 @@ class RowEmitter {
     return in.op == PwOp::kLoad ? in.operand : n_in_ + in.operand;
   }
   std::string Name(int v) const {
-    return row_[v] ? absl::StrCat("v", v) : absl::StrCat("v", v, "[j]");
+    return row_[v] || geo_.looped ? absl::StrCat("v", v) : absl::StrCat("v", v, "[j]");
   }
+  // The expression of element instruction i (neither a load, a store nor a reduction), over
+  // Name() of its arguments; empty if there is no lowering.
+  std::string ElementExpr(size_t i) const;
+  // Looped kernels: the element instructions phase p recomputes (the closure of its element
+  // stores and of reduction p's argument over element-level arguments), in body order.
+  std::vector<size_t> LoopedPhaseMembers(int phase) const;
+  absl::Status EmitLoopedPhase(int phase, bool contig, std::string& out);
   std::string Ptr(int operand, bool is_const) const {
     return absl::StrCat("reinterpret_cast<", is_const ? "const " : "",
                         CudaMemType(k_.operand_dtype(operand)), "*>(p.ptr[", operand, "])");
@@ -109,6 +116,132 @@ void RowEmitter::Schedule() {
   }
 }
 
+std::string RowEmitter::ElementExpr(size_t i) const {
+  const PwInstr& in = k_.body[i];
+  if (in.op == PwOp::kDiv && in.dtype == DType::kF32 && row_[in.args[1]]) {
+    // Element / row value (softmax's e / sum): one reciprocal per row (the compiler hoists the
+    // loop-invariant 1.0f / v out of the loop) and a multiply per element instead of an IEEE
+    // division each; within 1.5 ulp of the quotient.
+    return absl::StrCat(Name(in.args[0]), " * (1.0f / v", in.args[1], ")");
+  }
+  if (in.op == PwOp::kExp && in.dtype == DType::kF32) {
+    // exp2 of a pre-scaled argument (ex2.approx, what ATen's and Triton's softmax use) instead
+    // of the full-range expf: a multiply and one MUFU op per element, within 2 + 1.2|x| ulp
+    // (softmax's shifted arguments are <= 0). Row kernels only: pointwise kernels keep expf.
+    return absl::StrCat("exp2f(", Name(in.args[0]), " * 1.4426950408889634f)");
+  }
+  return CudaInstrExpr(k_, i, [&](int v) { return Name(v); });
+}
+
+std::vector<size_t> RowEmitter::LoopedPhaseMembers(int phase) const {
+  const auto& body = k_.body;
+  std::vector<bool> in_phase(body.size(), false);
+  std::vector<size_t> stack;
+  auto want = [&](int v) {
+    if (!row_[v] && !in_phase[v]) {
+      in_phase[v] = true;
+      stack.push_back(static_cast<size_t>(v));
+    }
+  };
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (live_[i] && body[i].op == PwOp::kStore && phase_[i] == phase && !IsRowOperand(OperandOf(body[i]))) {
+      in_phase[i] = true;
+      stack.push_back(i);
+    }
+  }
+  if (phase < static_cast<int>(reductions_.size()) && live_[reductions_[phase]]) {
+    want(body[reductions_[phase]].args[0]);
+  }
+  while (!stack.empty()) {
+    const size_t i = stack.back();
+    stack.pop_back();
+    for (int a : body[i].args) want(a);
+  }
+  std::vector<size_t> members;
+  for (size_t i = 0; i < body.size(); ++i)
+    if (in_phase[i]) members.push_back(i);
+  return members;
+}
+
+absl::Status RowEmitter::EmitLoopedPhase(int phase, bool contig, std::string& out) {
+  const auto& body = k_.body;
+  const std::vector<size_t> members = LoopedPhaseMembers(phase);
+  const bool reduces = phase < static_cast<int>(reductions_.size()) && live_[reductions_[phase]];
+  if (members.empty() && !reduces) return absl::OkStatus();
+  const char* op = "";
+  if (reduces) {
+    const PwInstr& r = body[reductions_[phase]];
+    op = r.op == PwOp::kReduceSum ? "Sum" : r.op == PwOp::kReduceMax ? "Max" : "Min";
+    absl::StrAppend(&out, "  float acc", reductions_[phase], " = tccd_rt::", op, "Op::identity();\n");
+  }
+  // kVec divides kRowLength (RowGeometryOf), so a vector that starts in the row ends in it.
+  absl::StrAppend(&out, "  for (int e0 = lane * kVec; e0 < kRowLength; e0 += kThreads * kVec) {\n");
+  if (contig) {
+    for (size_t i : members) {
+      const PwInstr& in = body[i];
+      if (in.op == PwOp::kLoad) {
+        const char* t = CudaMemType(in.dtype);
+        absl::StrAppend(&out, "    const tccd_rt::Vec<", t, ", kVec> a", i,
+                        " = *reinterpret_cast<const tccd_rt::Vec<", t, ", kVec>*>(",
+                        Ptr(in.operand, true), " + b", in.operand, " + e0);\n");
+      } else if (in.op == PwOp::kStore) {
+        absl::StrAppend(&out, "    tccd_rt::Vec<", CudaMemType(in.dtype), ", kVec> s", i, ";\n");
+      }
+    }
+  }
+  absl::StrAppend(&out, "#pragma unroll\n    for (int q = 0; q < kVec; ++q) {\n");
+  if (!contig) absl::StrAppend(&out, "      const int e = e0 + q;\n");
+  for (size_t i : members) {
+    const PwInstr& in = body[i];
+    const DType d = in.dtype;
+    if (in.op == PwOp::kLoad) {
+      std::string value = contig ? absl::StrCat("a", i, ".v[q]")
+                                 : absl::StrCat(Ptr(in.operand, true), "[b", in.operand, " + ",
+                                                StridedOffset(in.operand), "]");
+      if (d == DType::kBool) value = absl::StrCat("(", value, " != 0)");
+      absl::StrAppend(&out, "      const ", CudaRegType(d), " v", i, " = ", value, ";\n");
+    } else if (in.op == PwOp::kStore) {
+      const int o = OperandOf(in);
+      std::string value = Name(in.args[0]);
+      if (d == DType::kBool) value = absl::StrCat("(unsigned char)", value);
+      if (contig) {
+        absl::StrAppend(&out, "      s", i, ".v[q] = ", value, ";\n");
+      } else {
+        absl::StrAppend(&out, "      ", Ptr(o, false), "[b", o, " + ", StridedOffset(o), "] = ", value, ";\n");
+      }
+    } else {
+      const std::string expr = ElementExpr(i);
+      if (expr.empty()) {
+        return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %", i,
+                                                " in kernel '", k_.name, "'"));
+      }
+      absl::StrAppend(&out, "      const ", CudaRegType(d), " v", i, " = ", expr, ";\n");
+    }
+  }
+  if (reduces) {
+    const int r = reductions_[phase];
+    absl::StrAppend(&out, "      acc", r, " = tccd_rt::", op, "Op::apply(acc", r, ", ", Name(body[r].args[0]),
+                    ");\n");
+  }
+  absl::StrAppend(&out, "    }\n");
+  if (contig) {
+    for (size_t i : members) {
+      const PwInstr& in = body[i];
+      if (in.op != PwOp::kStore) continue;
+      const int o = OperandOf(in);
+      absl::StrAppend(&out, "    *reinterpret_cast<tccd_rt::Vec<", CudaMemType(in.dtype), ", kVec>*>(",
+                      Ptr(o, false), " + b", o, " + e0) = s", i, ";\n");
+    }
+  }
+  absl::StrAppend(&out, "  }\n");
+  if (reduces) {
+    const int r = reductions_[phase];
+    absl::StrAppend(&out, "  const float v", r, " = tccd_rt::row_reduce<tccd_rt::", op, "Op, kThreads>(acc", r,
+                    ", ", geo_.threads_per_row > 32 ? "smem" : "nullptr", ");\n");
+  }
+  return absl::OkStatus();
+}
+
 std::string RowEmitter::StridedOffset(int o) const {
   // Decompose e over the reduced dims (innermost fastest); dims of size 1 take no part.
   std::string out;
@@ -137,9 +270,13 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
   if (row_tail) absl::StrAppend(&out, "  constexpr int kRows = ", geo_.rows, ";\n");
   absl::StrAppend(&out, "  constexpr int kRowLength = ", geo_.row_length, ";\n",
                   "  constexpr int kThreads = ", geo_.threads_per_row, ";  // per row\n",
-                  "  constexpr int kVec = ", geo_.vec, ";\n",
-                  "  constexpr int kChunks = ", geo_.chunks, ";\n");
-  if (!tail) absl::StrAppend(&out, "  static_assert(kRowLength == kChunks * kThreads * kVec, \"no tail\");\n");
+                  "  constexpr int kVec = ", geo_.vec, ";\n");
+  if (geo_.looped) {
+    absl::StrAppend(&out, "  static_assert(kRowLength % kVec == 0, \"whole vectors\");\n");
+  } else {
+    absl::StrAppend(&out, "  constexpr int kChunks = ", geo_.chunks, ";\n");
+    if (!tail) absl::StrAppend(&out, "  static_assert(kRowLength == kChunks * kThreads * kVec, \"no tail\");\n");
+  }
   if (geo_.threads_per_row > 32) absl::StrAppend(&out, "  __shared__ float smem[32];\n");
   if (geo_.rows_per_block == 1) {
     absl::StrAppend(&out, "  const int lane = threadIdx.x;\n  const int row = blockIdx.x;\n");
@@ -182,8 +319,8 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
       absl::StrAppend(&out, ";\n");
     }
   }
-  // Element arrays.
-  for (size_t i = 0; i < body.size(); ++i) {
+  // Element arrays (persistent kernels; looped ones recompute scalars in every phase).
+  for (size_t i = 0; i < body.size() && !geo_.looped; ++i) {
     if (live_[i] && !row_[i] && body[i].op != PwOp::kStore) {
       absl::StrAppend(&out, "  ", CudaRegType(body[i].dtype), " v", i, "[kChunks * kVec];\n");
     }
@@ -277,19 +414,8 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
           absl::StrAppend(&out, "      if (", row_ok, "ok) ", Ptr(o, false), "[b", o, " + ",
                           StridedOffset(o), "] = ", value, ";\n");
         }
-      } else if (in.op == PwOp::kDiv && d == DType::kF32 && row_[in.args[1]]) {
-        // Element / row value (softmax's e / sum): one reciprocal per row (the compiler hoists
-        // the loop-invariant 1.0f / v out of the unrolled loop) and a multiply per element
-        // instead of an IEEE division each; within 1.5 ulp of the quotient.
-        absl::StrAppend(&out, "      v", i, "[j] = ", Name(in.args[0]), " * (1.0f / v", in.args[1], ");\n");
-      } else if (in.op == PwOp::kExp && d == DType::kF32) {
-        // exp2 of a pre-scaled argument (ex2.approx, what ATen's and Triton's softmax use)
-        // instead of the full-range expf: a multiply and one MUFU op per element, within
-        // 2 + 1.2|x| ulp (softmax's shifted arguments are <= 0). Row kernels only: pointwise
-        // kernels keep expf.
-        absl::StrAppend(&out, "      v", i, "[j] = exp2f(", Name(in.args[0]), " * 1.4426950408889634f);\n");
       } else {
-        const std::string expr = CudaInstrExpr(k_, i, [&](int v) { return Name(v); });
+        const std::string expr = ElementExpr(i);
         if (expr.empty()) {
           return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op),
                                                   " at %", i, " in kernel '", k_.name, "'"));
@@ -320,6 +446,10 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
       const bool row_store = body[i].op == PwOp::kStore && IsRowOperand(OperandOf(body[i]));
       if ((body[i].op != PwOp::kStore && row_[i]) || row_store) RETURN_IF_ERROR(emit_row_instr(i));
     }
+    if (geo_.looped) {
+      RETURN_IF_ERROR(EmitLoopedPhase(phase, contig, out));
+      continue;
+    }
     RETURN_IF_ERROR(emit_phase_loop(phase));
     if (phase < num_phases - 1 && live_[reductions_[phase]]) {
       RETURN_IF_ERROR(emit_row_instr(reductions_[phase]));
@@ -330,7 +460,7 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
 }
 
 absl::Status RowEmitter::Emit(std::string& out) {
-  if (geo_.chunks > kMaxChunks) {
+  if (!geo_.looped && geo_.chunks > kMaxChunks) {
     return absl::UnimplementedError(absl::StrCat("row-reduction kernel '", k_.name, "': rows of ",
                                                  geo_.row_length, " elements exceed the register budget"));
   }
@@ -405,6 +535,15 @@ CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel) {
   g.vec = 16 / largest;
   while (g.vec > 1 && g.row_length % g.vec != 0) g.vec /= 2;
   const int64_t vectors = (g.row_length + g.vec - 1) / g.vec;
+  if (g.row_length > kMaxPersistentRowLength) {
+    g.looped = true;
+    g.threads_per_row = g.block = kLoopedRowThreads;
+    g.rows_per_block = 1;
+    g.chunks = 0;
+    g.grid = g.rows;
+    g.param_bytes = 8 * kernel.num_operands() * (1 + rank);
+    return g;
+  }
   // About 32 elements per thread (8 vectors of f32, 4 of bf16): enough independent 16-byte
   // loads in flight per thread to cover memory latency, few enough registers for several
   // resident warps per SM. Rows that fit one warp that way take one warp and no block-wide

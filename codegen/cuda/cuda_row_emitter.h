@@ -21,9 +21,20 @@ struct CudaRowGeometry {
   int rows_per_block = 1;
   int block = 1;            // threads per block = T * rows_per_block
   int chunks = 1;           // C: vectors of `vec` elements each thread holds per row value
+                            // (persistent kernels; 0 when looped)
+  bool looped = false;      // rows longer than kMaxPersistentRowLength: each phase streams the
+                            // row from memory again instead of holding it in registers
   int64_t grid = 0;         // blocks: ceil(M / rows_per_block)
   int param_bytes = 0;      // 8 * operands * (1 + rank): pointers, then strides
 };
+
+// The longest row a persistent row kernel holds in registers. Longer rows loop: one block of
+// kLoopedRowThreads threads per row, every phase (one per reduction, then the stores) reads the
+// row again (from L2 mostly) and recomputes the element values it needs. Persistent kernels of
+// ~32K elements need ~1024 threads x 32 registers per live element array, which spills as soon
+// as a fused body keeps more than two arrays live.
+inline constexpr int64_t kMaxPersistentRowLength = 8192;
+inline constexpr int kLoopedRowThreads = 512;
 
 CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel);
 
@@ -32,7 +43,7 @@ CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel);
 extern const char kCudaRowPrelude[];
 
 // Appends `kernel`'s namespace and its two entry points (<name>_contig, <name>_strided).
-// UNIMPLEMENTED when the row does not fit the register budget (chunks > 32).
+// Rows longer than kMaxPersistentRowLength take the looped form.
 absl::Status EmitRowReductionKernel(const PointwiseKernel& kernel, std::string& out);
 
 // Column reductions (PointwiseKernel::is_column_reduction(); cuda_column_emitter.cc).

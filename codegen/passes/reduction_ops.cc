@@ -229,6 +229,7 @@ ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node) {
   if (row < 1 || rows < 1 || rows > kMax32 || row > (axes.leading ? kMax32 : kMaxRowReductionLength)) {
     return {};
   }
+  if (!axes.leading && row > kMaxFewRowsLength && rows < kMinRowsForLongRows) return {};
   // Every other tensor argument: same device, a float dtype, broadcastable to x (right-aligned).
   for (size_t i = 1; i < node.args.size(); ++i) {
     const ir::Arg& a = node.args[i];

@@ -32,9 +32,13 @@
 
 namespace tccd::codegen {
 
-// The longest row a row-reduction kernel holds in registers (CUDA backend: 1024 threads x at
-// most 32 elements each). Longer rows stay extern steps.
-inline constexpr int64_t kMaxRowReductionLength = 32768;
+// Row reductions of any length up to kMaxRowReductionLength become kernels; rows longer than
+// kMaxFewRowsLength only when there are at least kMinRowsForLongRows rows, because a row is one
+// thread block (the CUDA backend streams long rows, see kMaxPersistentRowLength): a handful of
+// very long rows (a full reduction) would leave the GPU idle, and ATen splits those over blocks.
+inline constexpr int64_t kMaxRowReductionLength = int64_t{1} << 24;
+inline constexpr int64_t kMaxFewRowsLength = 32768;
+inline constexpr int64_t kMinRowsForLongRows = 128;
 
 // The dims a reduction anchor reduces: the trailing or the leading `num_reduced_dims` (0: not an
 // anchor).
@@ -45,8 +49,8 @@ struct ReductionAxes {
 };
 
 // The dims `node` reduces if it is a row or column reduction this library lowers, on CUDA, with
-// supported dtypes and arguments, and fewer than 2^31 rows and columns (rows: a row of at most
-// kMaxRowReductionLength elements); otherwise {0}. Its iteration space is the shape of its
+// supported dtypes and arguments, and fewer than 2^31 rows and columns (rows: see
+// kMaxRowReductionLength); otherwise {0}. Its iteration space is the shape of its
 // first tensor argument.
 ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node);
 

@@ -100,6 +100,7 @@ def capture_aot_graphs(fn: Callable, *args, **kwargs) -> List[Tuple[str, torch.f
     from torch._functorch.aot_autograd import make_boxed_func
 
     backward = kwargs.pop("backward", False)
+    partition_fn = kwargs.pop("partition_fn", None)  # None: AOTAutograd's default
     graphs: List[Tuple[str, torch.fx.GraphModule, List[Any]]] = []
 
     def capture(kind):
@@ -113,6 +114,7 @@ def capture_aot_graphs(fn: Callable, *args, **kwargs) -> List[Tuple[str, torch.f
         fw_compiler=capture("forward"),
         bw_compiler=capture("backward"),
         inference_compiler=capture("inference"),
+        **({"partition_fn": partition_fn} if partition_fn is not None else {}),
     )
     torch._dynamo.reset()
     out = torch.compile(fn, backend=backend, dynamic=False)(*args)

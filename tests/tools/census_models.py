@@ -61,3 +61,35 @@ def resnet(cap):
 
     m = Block()
     return cap(lambda x, y: m(x, y), torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,)), backward=True)
+
+
+def _zoo(name, batch_size=2):
+    """A model of deploy/zoo_benchmark.py at its full size (needs transformers/timm/torchvision)."""
+    import pathlib
+
+    sys_path = str(pathlib.Path(__file__).resolve().parents[2] / "deploy")
+    import sys
+
+    if sys_path not in sys.path:
+        sys.path.insert(0, sys_path)
+    import zoo_benchmark
+
+    def capture(cap):
+        torch.manual_seed(0)
+        model, batch_fn, fwd = zoo_benchmark.build_model(name, tiny=False, dropout=False)
+        batch = batch_fn(batch_size, "cpu")
+
+        def step(b):
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                return fwd(model, b, True)
+
+        return cap(step, batch, backward=True)
+
+    return capture
+
+
+gpt2 = _zoo("gpt2")
+bert = _zoo("bert")
+llama_zoo = _zoo("llama")
+t5 = _zoo("t5")
+resnet50 = _zoo("resnet50", batch_size=8)

@@ -5,13 +5,14 @@ device argument) to CUDA, compiles them with a running daemon for an H100 target
 driver needed) and prints per graph the generated kernels and the extern steps by target.
 
   TCCD_ADDRESS=unix:/path/tccd.sock PYTHONPATH=client:tests/python \\
-      python tests/tools/cuda_plan_census.py tests/tools/census_models.py llama
+      python tests/tools/cuda_plan_census.py [--kernels] tests/tools/census_models.py llama
 
 CPU capture differs from a real CUDA trace where ops decompose per device (attention on the CPU
 is the math path, for example); casts, copies, views and index ops trace alike.
 """
 
 import collections
+import functools
 import importlib.util
 import sys
 
@@ -29,11 +30,18 @@ def _to_cuda(value) -> None:
             _to_cuda(item)
 
 
+# --kernels: also list every generated kernel with the ops it fused (to map profiler names back).
+KERNELS = False
+
+
 def census(capture) -> None:
     stub = channel.connect(config.get())
     target = pb.Target(device_type=pb.CUDA, cuda_device_name="NVIDIA H100 80GB HBM3",
                        cuda_cc_major=9, cuda_cc_minor=0)
-    for kind, gm, _ in capture(capture_aot_graphs):
+    from tccd.backend import _partitioner
+
+    partition_fn = _partitioner()[1]  # the graphs tccd would receive (TCCD_PARTITIONER)
+    for kind, gm, _ in capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn)):
         graph, _ = serialize.encode_graph(gm)
         for meta in list(graph.inputs) + [m for n in graph.nodes for m in n.outputs]:
             if meta.device.type == pb.CPU:
@@ -59,9 +67,17 @@ def census(capture) -> None:
         print(f"== {kind}: {len(graph.nodes)} nodes")
         for name, n in counts.most_common():
             print(f"{n:6d} {name}")
+        if KERNELS:
+            for step in plan.steps:
+                for k in step.segment.kernels if step.WhichOneof("kind") == "segment" else []:
+                    print(f"    {k.name:14s} {k.kind:22s} grid={list(k.grid)} block={list(k.block)} "
+                          f"ops={','.join(k.ops)}")
 
 
 if __name__ == "__main__":
+    if "--kernels" in sys.argv:
+        sys.argv.remove("--kernels")
+        KERNELS = True
     spec = importlib.util.spec_from_file_location("models", sys.argv[1])
     models = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(models)

@@ -90,6 +90,21 @@ def define_cases():
     softmax_case("softmax_f32_rows64", "f32", 262144, 64, strided=True)
     softmax_case("softmax_f16_odd", "f16", 4099, 77, strided=True)
 
+    # Vocabulary rows (looped kernels, rows > kMaxPersistentRowLength): cross entropy's bf16
+    # logits cast to f32 and log_softmax'ed, as the LM heads of GPT-2 (50257, odd: scalar
+    # accesses) and BERT (30522) run them.
+    def vocab_log_softmax_case(name, m, n):
+        g = f"""graph(%a0: {t('bf16', m, n)}) {{
+  %0 = aten::_to_copy.default(%a0, dtype=f32) -> {t('f32', m, n)}
+  %1 = aten::_log_softmax.default(%0, 1, false) -> {t('f32', m, n)}
+  return (%1)
+}}"""
+        case(name, g, lambda m=m, n=n: [randn("bf16", m, n, scale=4.0)()],
+             lambda x: {"1#0": F.log_softmax(x[0].double(), -1)}, strided=True)
+
+    vocab_log_softmax_case("log_softmax_vocab_gpt2", 1024, 50257)
+    vocab_log_softmax_case("log_softmax_vocab_bert", 1024, 30522)
+
     m, n = 16384, 1024
     case("layernorm_residual_bf16", f"""graph(%a0: {t('bf16', m, n)}, %a1: {t('bf16', m, n)}, %a2: {t('bf16', n)}, %a3: {t('bf16', n)}) {{
   %0 = aten::add.Tensor(%a0, %a1) -> {t('bf16', m, n)}
@@ -162,7 +177,7 @@ def define_cases():
 }}""", lambda m=m, n=n: [randn("f32", m, n)()], lambda x, m=m, n=n: {"0#0": x[0].double().sum(1, keepdim=True)})
 
     m, n = 32768, 1024
-    def softmax_pair(dtype, log):
+    def softmax_pair(dtype, log, m, n):
         def make():
             x = torch.randn(m, n, device="cuda")
             y = F.log_softmax(x, -1) if log else F.softmax(x, -1)
@@ -171,13 +186,19 @@ def define_cases():
     case("softmax_backward_bf16", f"""graph(%a0: {t('bf16', m, n)}, %a1: {t('bf16', m, n)}) {{
   %0 = aten::_softmax_backward_data.default(%a0, %a1, -1, bf16) -> {t('bf16', m, n)}
   return (%0)
-}}""", softmax_pair("bf16", False),
+}}""", softmax_pair("bf16", False, m, n),
          lambda x, m=m, n=n: {"0#0": x[1].double() * (x[0].double() - (x[0].double() * x[1].double()).sum(-1, keepdim=True))})
     case("log_softmax_backward_f32", f"""graph(%a0: {t('f32', m, n)}, %a1: {t('f32', m, n)}) {{
   %0 = aten::_log_softmax_backward_data.default(%a0, %a1, -1, f32) -> {t('f32', m, n)}
   return (%0)
-}}""", softmax_pair("f32", True),
+}}""", softmax_pair("f32", True, m, n),
          lambda x, m=m, n=n: {"0#0": x[0].double() - torch.exp(x[1].double()) * x[0].double().sum(-1, keepdim=True)})
+    m, n = 1024, 50257
+    case("log_softmax_backward_vocab_f32", f"""graph(%a0: {t('f32', m, n)}, %a1: {t('f32', m, n)}) {{
+  %0 = aten::_log_softmax_backward_data.default(%a0, %a1, 1, f32) -> {t('f32', m, n)}
+  return (%0)
+}}""", softmax_pair("f32", True, m, n),
+         lambda x: {"0#0": x[0].double() - torch.exp(x[1].double()) * x[0].double().sum(-1, keepdim=True)})
 
     # Column reductions (over the leading dims): bias gradients, with a pointwise prologue.
     def colsum_case(name, dtype, m, n, prologue=False, mean=False, strided=False):

@@ -278,6 +278,8 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"add_i64_huge", I64AddKernel("add_i64_huge", {3, int64_t{1} << 30})},
       {"multi_output_f16", MultiOutputKernel("multi_output_f16", {5, 1, 77})},
       {"softmax_rows_f32", SoftmaxRowsKernel("softmax_rows_f32", {37, 1000})},
+      // Vocabulary-sized rows (GPT-2's 50257, odd: one element per access) take the looped form.
+      {"softmax_long_rows_f32", SoftmaxRowsKernel("softmax_long_rows_f32", {1024, 50257})},
       {"layer_norm_rows_bf16", LayerNormRowsKernel("layer_norm_rows_bf16", {8, 16, 768})},
       {"column_sum_bf16", ColumnSumKernel("column_sum_bf16", {8192, 768})},
       {"layer_norm_backward_params_bf16",
