@@ -297,7 +297,8 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         for s in stats:
             for k in s.get("kernels", []):
                 fused = ",".join(dict.fromkeys(o.replace("aten::", "").replace(".default", "") for o in k["ops"]))
-                ops.setdefault(k["name"], []).append(f"{s['kind']}: {fused[:100]}")
+                shape = "x".join(map(str, k.get("shape", [])))
+                ops.setdefault(k["name"], []).append(f"{s['kind']}: {fused[:100]} [{shape}]")
         out["kernel_ops"] = ops
     if train and spec["batch"] == "small" and backend != "eager" and spec.get("check", True):
         out.update(_correctness(model, compiled, init_state, make_step, sync))

@@ -184,7 +184,7 @@ def _describe(record: GraphRecord, manifest: "pb.Manifest", plan: LoadedPlan) ->
     record.fused_kernels = plan.num_fused_kernels
     record.extern_steps = plan.num_extern
     record.kernels = [
-        {"name": k.name, "kind": k.kind, "ops": list(k.ops)}
+        {"name": k.name, "kind": k.kind, "ops": list(k.ops), "shape": list(k.shape)}
         for step in manifest.plan.steps
         if step.WhichOneof("kind") in ("native", "segment")
         for k in getattr(step, step.WhichOneof("kind")).kernels

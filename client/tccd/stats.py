@@ -7,7 +7,7 @@ Each dict: name ("0/0 forward"), kind (forward/backward/inference), key (the dae
 key, "" on fallback), cache_hit (the daemon served it from its cache), deduplicated,
 local_hit (served from the local cache without contacting the daemon), native_kernels (native
 steps in the plan), fused_kernels (kernels those steps contain), extern_steps, kernels (per
-kernel: name, kind, ops), compile_ms and server_ms (daemon's timings), aot_skipped (the plan was
+kernel: name, kind, ops, shape: its iteration space), compile_ms and server_ms (daemon's timings), aot_skipped (the plan was
 run from an AOT recipe without tracing the Dynamo graph through AOTAutograd, see aot_cache.py),
 fallback (None, or why the graph runs eagerly), cudagraphs (the graph runs under CUDA graphs:
 mode="reduce-overhead") and cudagraph_skip (None, or why a mode that asks for CUDA graphs got

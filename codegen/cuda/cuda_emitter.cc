@@ -339,6 +339,7 @@ class KernelSourceEmitter {
   // The entry's signature. Its compile-time constants (kNumel, ...) are emitted as locals, only
   // where used: NVRTC materialises namespace-scope constexpr variables as (dead) .global
   // variables in the module, and warns about unused locals.
+  void EmitInnerVectorPath(const std::vector<int>& dims, std::string& out);
   std::string EntryHead(const char* suffix, const char* params) const {
     std::string head =
         absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockSize, ")\n",
@@ -474,6 +475,72 @@ void KernelSourceEmitter::EmitContig(std::string& out) {
   absl::StrAppend(&out, "}\n\n");
 }
 
+// The strided entry's fast path, for the layouts that broadcasting produces (a bias over rows, a
+// mask over heads, a residual): when every operand's innermost dim (the last of `dims`) has
+// stride 1 (vector accesses: its pointer aligned to a vector and its other strides multiples of
+// kVec) or 0 (one scalar load, broadcast over the vector), each thread moves kVec elements per
+// index decomposition with vector accesses, as the contig entry does. The test is on the
+// parameters, uniform over the grid; anything else takes the per-element loop after it.
+void KernelSourceEmitter::EmitInnerVectorPath(const std::vector<int>& dims, std::string& out) {
+  if (dims.empty() || geo_.vec <= 1 || HasIndexOps(k_)) return;
+  const int inner = dims.back();
+  if (k_.shape[inner] % geo_.vec != 0) return;
+  const int n_in = static_cast<int>(k_.input_dtypes.size());
+  const int num_operands = k_.num_operands();
+  absl::StrAppend(&out, "  constexpr int kVec = ", geo_.vec, ";\n", "  bool vectors = true;\n");
+  for (int o = 0; o < num_operands; ++o) {
+    const std::string stride = absl::StrCat("p.stride[", o, "][", inner, "]");
+    std::string cond = absl::StrCat("(reinterpret_cast<unsigned long long>(p.ptr[", o, "]) % (kVec * sizeof(",
+                                    MemType(k_.operand_dtype(o)), "))) == 0");
+    for (int d : dims)
+      if (d != inner) absl::StrAppend(&cond, " && p.stride[", o, "][", d, "] % kVec == 0");
+    // Outputs never broadcast: they need the vector layout.
+    absl::StrAppend(&out, "  vectors = vectors && (", o < n_in ? absl::StrCat(stride, " == 0 || ") : "", "(",
+                    stride, " == 1 && ", cond, "));\n");
+  }
+  absl::StrAppend(&out, "  if (vectors) {\n");
+  for (int o = 0; o < num_operands; ++o) {
+    absl::StrAppend(&out, "    typedef tccd_rt::Vec<", MemType(k_.operand_dtype(o)), ", kVec> V", o, ";\n");
+  }
+  absl::StrAppend(&out, "    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;"
+                        " i < kNumel / kVec;\n         i += num_threads) {\n",
+                  "      Index rest = i * kVec;\n");
+  for (int j = static_cast<int>(dims.size()) - 1; j >= 0; --j) {
+    const int d = dims[j];
+    if (j == 0) {
+      absl::StrAppend(&out, "      const Index c", d, " = rest;\n");
+    } else {
+      const std::string size = IndexLiteral(k_.shape[d]);
+      absl::StrAppend(&out, "      const Index c", d, " = rest % ", size, ";\n      rest /= ", size, ";\n");
+    }
+  }
+  for (int o = 0; o < num_operands; ++o) {
+    absl::StrAppend(&out, "      const long long off", o, " = ");
+    for (size_t j = 0; j < dims.size(); ++j) {
+      absl::StrAppend(&out, j ? " + " : "", "static_cast<long long>(c", dims[j], ") * p.stride[", o, "][",
+                      dims[j], "]");
+    }
+    absl::StrAppend(&out, ";\n");
+    const std::string type = MemType(k_.operand_dtype(o));
+    if (o < n_in) {
+      absl::StrAppend(&out, "      V", o, " a", o, ";\n      if (p.stride[", o, "][", inner, "] == 0) {\n",
+                      "        const ", type, " s = reinterpret_cast<const ", type, "*>(p.ptr[", o, "])[off", o,
+                      "];\n#pragma unroll\n        for (int j = 0; j < kVec; ++j) a", o, ".v[j] = s;\n",
+                      "      } else {\n        a", o, " = *reinterpret_cast<const V", o, "*>(reinterpret_cast<const ",
+                      type, "*>(p.ptr[", o, "]) + off", o, ");\n      }\n");
+    } else {
+      absl::StrAppend(&out, "      V", o, " a", o, ";\n");
+    }
+  }
+  absl::StrAppend(&out, "#pragma unroll\n      for (int j = 0; j < kVec; ++j) {\n        ",
+                  PointCall([](int o) { return absl::StrCat("a", o, ".v[j]"); }, "        "), "\n      }\n");
+  for (int o = n_in; o < num_operands; ++o) {
+    absl::StrAppend(&out, "      *reinterpret_cast<V", o, "*>(reinterpret_cast<", MemType(k_.operand_dtype(o)),
+                    "*>(p.ptr[", o, "]) + off", o, ") = a", o, ";\n");
+  }
+  absl::StrAppend(&out, "    }\n    return;\n  }\n");
+}
+
 void KernelSourceEmitter::EmitStrided(std::string& out) {
   const int n_in = static_cast<int>(k_.input_dtypes.size());
   const int num_operands = k_.num_operands();
@@ -489,7 +556,9 @@ void KernelSourceEmitter::EmitStrided(std::string& out) {
     if (k_.shape[d] > 1) dims.push_back(d);
   }
   absl::StrAppend(&out, "  constexpr Index kNumel = ", IndexLiteral(geo_.numel), ";\n",
-                  "  const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;\n"
+                  "  const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;\n");
+  EmitInnerVectorPath(dims, out);
+  absl::StrAppend(&out,
                   "  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;"
                   " i < kNumel;\n       i += num_threads) {\n");
   if (!dims.empty()) absl::StrAppend(&out, "    Index rest = i;\n");

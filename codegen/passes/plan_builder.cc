@@ -80,6 +80,7 @@ absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& part
                      : HasIndexOps(kernel)      ? native.kernel_kind + "_index"
                                                 : native.kernel_kind);
       for (const std::string& op : kernel.fused_ops) info->add_ops(op);
+      for (int64_t d : kernel.shape) info->add_shape(d);
     } else {
       const ir::Node& node = graph.nodes[entry.index];
       v1::ExternCall* call = step->mutable_extern_call();

@@ -352,8 +352,20 @@ TEST_CASE("the contig entry uses 128-bit loads and stores", "[cuda_backend][nvrt
   CHECK(Contains(where, "ld.global.v4.f32"));
   CHECK(Contains(where, "st.global.v4.f32"));
   CHECK(Contains(where, "st.global.v4.u8"));
-  // The strided entry has no vector accesses.
-  CHECK_FALSE(Contains(PtxEntry(module.ptx, "relu_strided"), ".v4"));
+  // The strided entry has both: 128-bit accesses for inner-contiguous or broadcast layouts
+  // (a bias over rows), and the per-element loop for anything else (transposes).
+  const std::string strided = PtxEntry(module.ptx, "relu_strided");
+  CHECK(Contains(strided, "ld.global.v4.f32"));
+  CHECK(Contains(strided, "st.global.v4.f32"));
+  CHECK(Contains(strided, "ld.global.f32"));
+  CHECK(Contains(strided, "st.global.f32"));
+}
+
+TEST_CASE("the strided entry's vector path needs a vector-divisible inner dim", "[cuda_backend][nvrtc]") {
+  if (!HaveNvrtc()) return;
+  // 77 columns of f32: a vector of 4 would straddle rows, so there is no vector path.
+  const CudaModule module = CompileOrDie({FusedReluKernel("relu_odd", {64, 77})});
+  CHECK_FALSE(Contains(PtxEntry(module.ptx, "relu_odd_strided"), ".v4"));
 }
 
 TEST_CASE("every op and dtype compiles", "[cuda_backend][nvrtc]") {

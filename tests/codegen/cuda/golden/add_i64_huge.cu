@@ -126,6 +126,51 @@ add_i64_huge_strided(const tccd_kernel_add_i64_huge::StridedParams p) {
   using namespace tccd_kernel_add_i64_huge;
   constexpr Index kNumel = 3221225472ull;
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
+  constexpr int kVec = 2;
+  bool vectors = true;
+  vectors = vectors && (p.stride[0][1] == 0 || (p.stride[0][1] == 1 && (reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(long long))) == 0 && p.stride[0][0] % kVec == 0));
+  vectors = vectors && (p.stride[1][1] == 0 || (p.stride[1][1] == 1 && (reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(long long))) == 0 && p.stride[1][0] % kVec == 0));
+  vectors = vectors && ((p.stride[2][1] == 1 && (reinterpret_cast<unsigned long long>(p.ptr[2]) % (kVec * sizeof(long long))) == 0 && p.stride[2][0] % kVec == 0));
+  if (vectors) {
+    typedef tccd_rt::Vec<long long, kVec> V0;
+    typedef tccd_rt::Vec<long long, kVec> V1;
+    typedef tccd_rt::Vec<long long, kVec> V2;
+    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < kNumel / kVec;
+         i += num_threads) {
+      Index rest = i * kVec;
+      const Index c1 = rest % 1073741824ull;
+      rest /= 1073741824ull;
+      const Index c0 = rest;
+      const long long off0 = static_cast<long long>(c0) * p.stride[0][0] + static_cast<long long>(c1) * p.stride[0][1];
+      V0 a0;
+      if (p.stride[0][1] == 0) {
+        const long long s = reinterpret_cast<const long long*>(p.ptr[0])[off0];
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) a0.v[j] = s;
+      } else {
+        a0 = *reinterpret_cast<const V0*>(reinterpret_cast<const long long*>(p.ptr[0]) + off0);
+      }
+      const long long off1 = static_cast<long long>(c0) * p.stride[1][0] + static_cast<long long>(c1) * p.stride[1][1];
+      V1 a1;
+      if (p.stride[1][1] == 0) {
+        const long long s = reinterpret_cast<const long long*>(p.ptr[1])[off1];
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) a1.v[j] = s;
+      } else {
+        a1 = *reinterpret_cast<const V1*>(reinterpret_cast<const long long*>(p.ptr[1]) + off1);
+      }
+      const long long off2 = static_cast<long long>(c0) * p.stride[2][0] + static_cast<long long>(c1) * p.stride[2][1];
+      V2 a2;
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        Point(a0.v[j],
+              a1.v[j],
+              a2.v[j]);
+      }
+      *reinterpret_cast<V2*>(reinterpret_cast<long long*>(p.ptr[2]) + off2) = a2;
+    }
+    return;
+  }
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < kNumel;
        i += num_threads) {
     Index rest = i;
