@@ -282,7 +282,7 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     out["step_ms"] = statistics.median(times)
     out["peak_mib"] = torch.cuda.max_memory_allocated() / 2**20 if cuda else None
     out["kernels_per_step"], out["gpu_busy_ms"], top = _profile_step(step, cuda)
-    out["top_kernels"] = top[: spec.get("top_kernels", 25)]
+    out["top_kernels"] = top[: spec.get("top_kernels_n", 25)]
     if backend == "tccd":
         import tccd
 
@@ -521,7 +521,7 @@ def main(argv=None) -> int:
     backends.sort(key=order.get)
     specs = [dict(model=m, workload=w, batch=b, backend=be, device=a.device, tiny=a.tiny,
                   dropout=a.dropout, iters=a.iters, warmup=a.warmup, check=not a.no_check,
-                  top_kernels=a.top_kernels)
+                  top_kernels_n=a.top_kernels)
              for m in models for w in a.workloads.split(",") if w
              for b in a.batch.split(",") if b for be in backends]
     os.makedirs(a.out, exist_ok=True)
