@@ -15,6 +15,8 @@ const char* DTypeName(DType dtype) {
     case DType::kI64: return "i64";
     case DType::kU8: return "u8";
     case DType::kBool: return "b8";
+    case DType::kC64: return "c64";
+    case DType::kC128: return "c128";
   }
   return "?";
 }
@@ -29,8 +31,12 @@ bool IsIntegral(DType dtype) {
          dtype == DType::kI64 || dtype == DType::kU8;
 }
 
+bool IsComplex(DType dtype) { return dtype == DType::kC64 || dtype == DType::kC128; }
+
 int DTypeBytes(DType dtype) {
   switch (dtype) {
+    case DType::kC128: return 16;
+    case DType::kC64:
     case DType::kF64:
     case DType::kI64: return 8;
     case DType::kF32:
@@ -76,6 +82,14 @@ const Arg* Node::kwarg(const std::string& name) const {
   for (const NamedArg& kw : kwargs)
     if (kw.name == name) return &kw.value;
   return nullptr;
+}
+
+bool TouchesComplex(const Graph& graph, const Node& node) {
+  for (const TensorType& t : node.outputs)
+    if (IsComplex(t.dtype)) return true;
+  bool complex = false;
+  ForEachInput(node, [&](const ValueRef& r) { complex |= IsComplex(graph.type_of(r).dtype); });
+  return complex;
 }
 
 }  // namespace tccd::ir

@@ -60,6 +60,8 @@ std::optional<ir::Arg> ScalarFill(const ir::Node& node) {
       if (v == std::trunc(v) && std::abs(v) <= 2048) return ir::Arg{v};
       return std::nullopt;
     case DType::kBool: return ir::Arg{v != 0};
+    case DType::kC64:
+    case DType::kC128: return std::nullopt;  // complex fills stay extern steps
     default:  // integers
       if (v == std::trunc(v) && std::abs(v) < 9.0e15) return ir::Arg{static_cast<int64_t>(v)};
       return std::nullopt;
