@@ -53,6 +53,11 @@ DTYPE_TO_PROTO: Dict[torch.dtype, int] = {
     torch.bool: pb.BOOL,
     torch.complex64: pb.COMPLEX64,
     torch.complex128: pb.COMPLEX128,
+    # Types only extern steps compute on.
+    torch.complex32: pb.COMPLEX32,
+    torch.uint16: pb.UINT16,
+    torch.uint32: pb.UINT32,
+    torch.uint64: pb.UINT64,
 }
 PROTO_TO_DTYPE: Dict[int, torch.dtype] = {v: k for k, v in DTYPE_TO_PROTO.items()}
 

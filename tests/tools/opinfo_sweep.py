@@ -23,6 +23,7 @@ dtypes and strides only.
     PYTHONPATH=client python tests/tools/opinfo_sweep.py --jobs 2 --samples 2 \\
         --out opinfo-report          # writes opinfo-report.json and opinfo-report.md
     ... --ops 'isclose|linalg\\.' --backends tccd   # a regex on op names, one backend
+    ... --grad     # also compare input gradients: the backward graphs go through the backend
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def _tolerance(op, torch) -> Tuple[Optional[float], Optional[float]]:
 
 def _clone(value, torch):
     if isinstance(value, torch.Tensor):
-        return value.detach().clone()
+        return value.detach().clone().requires_grad_(value.requires_grad)
     if isinstance(value, (list, tuple)):
         return type(value)(_clone(v, torch) for v in value)
     if isinstance(value, dict):
@@ -119,20 +120,47 @@ def _backend(name: str) -> Any:
     return name
 
 
-def _run_one(op, backend: str, samples: int, torch) -> Dict[str, Any]:
-    """Runs up to `samples` samples of `op` eagerly and compiled; returns the op's record."""
+def _tensors(value, torch) -> List[Any]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors(v, torch)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors(v, torch)]
+    return []
+
+
+def _with_grads(run, inputs, torch):
+    """run(*inputs) and, when grad is on, the input gradients of a fixed weighted sum of its
+    float outputs (weights 1, 2, 3, ... per element, so no gradient cancels by symmetry)."""
+    out = run(*inputs)
+    leaves = [t for t in _tensors(inputs, torch) if t.requires_grad]
+    outs = [t for t in _tensors(out, torch) if t.requires_grad and t.is_floating_point()]
+    if not leaves or not outs:
+        return out
+    weights = [torch.arange(1, t.numel() + 1, dtype=t.dtype).reshape(t.shape) / max(t.numel(), 1) for t in outs]
+    grads = torch.autograd.grad(outs, leaves, grad_outputs=weights, allow_unused=True)
+    return (out, [g if g is not None else torch.zeros(()) for g in grads])
+
+
+def _run_one(op, backend: str, samples: int, torch, grad: bool = False) -> Dict[str, Any]:
+    """Runs up to `samples` samples of `op` eagerly and compiled; returns the op's record.
+    grad: also compare the input gradients (the backward graph goes through the backend)."""
     import torch._dynamo
 
     atol, rtol = _tolerance(op, torch)
     compared = 0
     result: Dict[str, Any] = {"status": "skip", "class": "", "message": "", "samples": 0}
     metadata_only = bool(_UNINITIALISED.match(op.name))
+    if grad and not op.supports_autograd:
+        result["message"] = "no autograd"
+        return result
 
     def fn(sample_input, args, kwargs):
         return op.op(sample_input, *args, **kwargs)
 
     try:
-        sample_list = list(op.sample_inputs("cpu", torch.float32, requires_grad=False))
+        sample_list = list(op.sample_inputs("cpu", torch.float32, requires_grad=grad))
     except Exception as e:  # deliberately ignored: an op whose samples cannot be built is a skip
         result["message"] = f"sample_inputs: {type(e).__name__}: {e}"[:400]
         return result
@@ -140,9 +168,9 @@ def _run_one(op, backend: str, samples: int, torch) -> Dict[str, Any]:
         inputs = (sample.input, sample.args, sample.kwargs)
         try:
             torch.manual_seed(0)
-            expected = fn(*_clone(inputs, torch))
+            expected = _with_grads(fn, _clone(inputs, torch), torch)
             torch.manual_seed(1)
-            again = fn(*_clone(inputs, torch))
+            again = _with_grads(fn, _clone(inputs, torch), torch)
         except Exception:  # deliberately ignored: eager's own failure is not the backend's
             continue
         random = False
@@ -154,7 +182,7 @@ def _run_one(op, backend: str, samples: int, torch) -> Dict[str, Any]:
         compiled = torch.compile(fn, backend=_backend(backend), dynamic=False)
         try:
             torch.manual_seed(0)
-            actual = compiled(*_clone(inputs, torch))
+            actual = _with_grads(compiled, _clone(inputs, torch), torch)
         except Exception as e:
             cls, message = _error_class(e)
             return {"status": "error", "class": cls, "message": message, "samples": compared}
@@ -181,7 +209,8 @@ def _run_one(op, backend: str, samples: int, torch) -> Dict[str, Any]:
 
 
 def worker_main() -> None:
-    """Reads {"op": key, "backend": b, "samples": n} lines; writes one JSON result line each."""
+    """Reads {"op": key, "backend": b, "samples": n, "grad": g} lines; writes one JSON result
+    line each."""
     import warnings
 
     import torch
@@ -199,7 +228,7 @@ def worker_main() -> None:
         task = json.loads(line)
         start = time.monotonic()
         try:
-            record = _run_one(ops[task["op"]], task["backend"], task["samples"], torch)
+            record = _run_one(ops[task["op"]], task["backend"], task["samples"], torch, task.get("grad", False))
         except Exception as e:  # the harness's own failure on this op, not the backend's
             record = {"status": "error", "class": f"harness:{type(e).__name__}", "message": str(e)[:400], "samples": 0}
         record["seconds"] = round(time.monotonic() - start, 2)
@@ -320,7 +349,7 @@ def select_ops(pattern: Optional[str], limit: Optional[int]) -> List[str]:
 
 def sweep(
     keys: List[str], backends: List[str], samples: int, jobs: int, timeout_s: float, env: Dict[str, str],
-    log, progress: bool = True,
+    log, progress: bool = True, grad: bool = False,
 ) -> Dict[str, Dict[str, Dict[str, Any]]]:
     tasks = [(key, backend) for key in keys for backend in backends]
     results: Dict[str, Dict[str, Dict[str, Any]]] = {b: {} for b in backends}
@@ -335,7 +364,8 @@ def sweep(
                     if not tasks:
                         return
                     key, backend = tasks.pop(0)
-                record = worker.run({"op": key, "backend": backend, "samples": samples}, timeout_s)
+                task = {"op": key, "backend": backend, "samples": samples, "grad": grad}
+                record = worker.run(task, timeout_s)
                 with lock:
                     results[backend][key] = record
                     done[0] += 1
@@ -360,7 +390,8 @@ def totals(records: Dict[str, Dict[str, Any]]) -> Dict[str, int]:
 
 def markdown(report: Dict[str, Any]) -> str:
     backends = report["backends"]
-    lines = [f"# OpInfo sweep (CPU, float32, first {report['samples']} samples per op)", ""]
+    what = "outputs and input gradients" if report.get("grad") else "outputs"
+    lines = [f"# OpInfo sweep (CPU, float32, first {report['samples']} samples per op, {what})", ""]
     lines += [f"Command: `{report['command']}`", "", f"torch {report['torch']}", ""]
     lines += ["| backend | ops | " + " | ".join(STATUSES) + " |", "|---|---|" + "---|" * len(STATUSES)]
     for backend, records in backends.items():
@@ -393,6 +424,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--samples", type=int, default=2, help="samples per op (default 2)")
     parser.add_argument("--backends", default="tccd,inductor", help="comma list (default tccd,inductor)")
+    parser.add_argument("--grad", action="store_true", help="also compare input gradients (backward graphs)")
     parser.add_argument("--timeout", type=float, default=180, help="seconds per op and backend")
     parser.add_argument("--tccd-binary", default=os.environ.get("TCCD_BINARY") or str(REPO / "build/bin/tccd"))
     parser.add_argument("--out", default="opinfo-report", help="report path prefix (.json, .md)")
@@ -426,7 +458,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     start = time.monotonic()
     try:
         with open(log_path, "w") as log:
-            results = sweep(keys, backends, args.samples, args.jobs, args.timeout, env, log)
+            results = sweep(keys, backends, args.samples, args.jobs, args.timeout, env, log, grad=args.grad)
     finally:
         if daemon:
             daemon.stop(keep=args.keep_daemon_dir)
@@ -437,6 +469,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         "command": " ".join([Path(sys.argv[0]).as_posix()] + sys.argv[1:]),
         "torch": torch.__version__,
         "samples": args.samples,
+        "grad": args.grad,
         "seconds": round(time.monotonic() - start, 1),
         "backends": results,
     }
