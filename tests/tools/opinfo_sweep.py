@@ -264,10 +264,11 @@ class Worker:
             raise RuntimeError("worker did not start")
 
     def _read(self, timeout_s: float) -> Optional[Dict[str, Any]]:
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout_s)
+        proc = self.proc
+        ready, _, _ = select.select([proc.stdout], [], [], timeout_s)
         if not ready:
             return None
-        line = self.proc.stdout.readline()
+        line = proc.stdout.readline()
         return json.loads(line) if line else None
 
     def kill(self) -> None:
@@ -283,13 +284,14 @@ class Worker:
         if self.proc is None or self.proc.poll() is not None:
             self._start()
         start = time.monotonic()
-        self.proc.stdin.write(json.dumps(task) + "\n")
-        self.proc.stdin.flush()
+        proc = self.proc  # kill() from another thread (Ctrl-C) may reset self.proc
+        proc.stdin.write(json.dumps(task) + "\n")
+        proc.stdin.flush()
         record = self._read(timeout_s)
         if record is not None:
             return record
-        crashed = self.proc.poll() is not None
-        code = self.proc.returncode
+        crashed = proc.poll() is not None
+        code = proc.returncode
         self.kill()
         seconds = round(time.monotonic() - start, 2)
         if crashed:
@@ -356,8 +358,12 @@ def sweep(
     lock = threading.Lock()
     done = [0]
 
+    live_workers: List[Worker] = []
+    stop = threading.Event()  # Ctrl-C: in-flight ops are not recorded
+
     def run_tasks():
         worker = Worker(env, log)
+        live_workers.append(worker)
         try:
             while True:
                 with lock:
@@ -366,6 +372,8 @@ def sweep(
                     key, backend = tasks.pop(0)
                 task = {"op": key, "backend": backend, "samples": samples, "grad": grad}
                 record = worker.run(task, timeout_s)
+                if stop.is_set():
+                    return
                 with lock:
                     results[backend][key] = record
                     done[0] += 1
@@ -375,11 +383,22 @@ def sweep(
         finally:
             worker.kill()
 
-    threads = [threading.Thread(target=run_tasks) for _ in range(max(1, jobs))]
+    threads = [threading.Thread(target=run_tasks, daemon=True) for _ in range(max(1, jobs))]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    try:
+        for t in threads:
+            while t.is_alive():
+                t.join(0.5)
+    except KeyboardInterrupt:
+        # Ctrl-C: no new tasks; kill the workers (their own process groups) so the daemon
+        # threads return, and report what finished.
+        stop.set()
+        with lock:
+            tasks.clear()
+        for worker in live_workers:
+            worker.kill()
+        print("interrupted: reporting the ops that finished", file=sys.stderr)
     return results
 
 
