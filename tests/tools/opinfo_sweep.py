@@ -152,6 +152,9 @@ def _run_one(op, backend: str, samples: int, torch, grad: bool = False) -> Dict[
     compared = 0
     result: Dict[str, Any] = {"status": "skip", "class": "", "message": "", "samples": 0}
     metadata_only = bool(_UNINITIALISED.match(op.name))
+    # tccd only: graphs compiled and their native kernels (a pass with no kernel ran as extern
+    # ATen steps, or Dynamo ran the op without a graph).
+    graphs = native_kernels = 0
     if grad and not op.supports_autograd:
         result["message"] = "no autograd"
         return result
@@ -180,9 +183,17 @@ def _run_one(op, backend: str, samples: int, torch, grad: bool = False) -> Dict[
             random = True  # the result depends on the seed: compare metadata only
         torch._dynamo.reset()
         compiled = torch.compile(fn, backend=_backend(backend), dynamic=False)
+        if backend == "tccd":
+            import tccd
+
+            tccd.reset_compile_stats()
         try:
             torch.manual_seed(0)
             actual = _with_grads(compiled, _clone(inputs, torch), torch)
+            if backend == "tccd":
+                stats = tccd.last_compile_stats()
+                graphs += len(stats)
+                native_kernels += sum(s["native_kernels"] for s in stats)
         except Exception as e:
             cls, message = _error_class(e)
             return {"status": "error", "class": cls, "message": message, "samples": compared}
@@ -203,6 +214,8 @@ def _run_one(op, backend: str, samples: int, torch, grad: bool = False) -> Dict[
         compared += 1
     if compared:
         result = {"status": "pass", "class": "", "message": "", "samples": compared}
+        if backend == "tccd":
+            result.update(graphs=graphs, native_kernels=native_kernels)
     else:
         result["message"] = result["message"] or "eager failed on every sample"
     return result
@@ -416,6 +429,13 @@ def markdown(report: Dict[str, Any]) -> str:
     for backend, records in backends.items():
         t = totals(records)
         lines.append(f"| {backend} | {len(records)} | " + " | ".join(str(t[s]) for s in STATUSES) + " |")
+    if "tccd" in backends:
+        passed = [r for r in backends["tccd"].values() if r["status"] == "pass"]
+        with_kernels = sum(1 for r in passed if r.get("native_kernels"))
+        no_graph = sum(1 for r in passed if not r.get("graphs"))
+        lines += ["", f"tccd passes: {with_kernels} ran at least one generated kernel, "
+                  f"{len(passed) - with_kernels - no_graph} only extern ATen steps, "
+                  f"{no_graph} compiled no graph (Dynamo ran the op itself)."]
     for backend, records in backends.items():
         classes = Counter(r["class"] for r in records.values() if r["status"] not in ("pass", "skip"))
         if classes:
@@ -498,6 +518,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     for backend, records in results.items():
         t = totals(records)
         print(f"{backend}: {len(records)} ops: " + ", ".join(f"{s} {t[s]}" for s in STATUSES))
+    if "tccd" in results:
+        passed = [r for r in results["tccd"].values() if r["status"] == "pass"]
+        with_kernels = sum(1 for r in passed if r.get("native_kernels"))
+        print(f"tccd passes with a generated kernel: {with_kernels} of {len(passed)}")
     print(f"report: {args.out}.json, {args.out}.md, worker log {log_path} ({report['seconds']} s)")
     return 0
 
