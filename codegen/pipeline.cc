@@ -36,6 +36,7 @@
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/segment_builder.h"
+#include "codegen/passes/reduction_dims_to_rows.h"
 #include "codegen/passes/reduction_fusion.h"
 #include "proto/status_macros.h"
 #include "spdlog/spdlog.h"
@@ -199,6 +200,8 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
   if (request.device == ir::DeviceType::kCuda) {
     passes.Add(std::make_unique<LayerNormBackwardSplit>());
     passes.Add(std::make_unique<CudnnBatchNorm>());
+    // Reductions over middle or scattered dims become row reductions of a permuted view.
+    if (!Debug().disable_fusion) passes.Add(std::make_unique<ReductionDimsToRows>());
   }
   RETURN_IF_ERROR(passes.Run(graph));
 

@@ -35,10 +35,10 @@ if [ ! -x .venv/bin/python ]; then
   $PY -m venv .venv
 fi
 VPY=$ROOT/.venv/bin/python
-if ! $VPY -c 'import torch, grpc, grpc_tools, pytest, numpy' 2>/dev/null; then
+if ! $VPY -c 'import torch, grpc, grpc_tools, pytest, numpy, expecttest' 2>/dev/null; then
   log "installing Python packages into .venv (torch is a large download, once)"
   $VPY -m pip install -q --upgrade pip
-  $VPY -m pip install -q torch grpcio grpcio-tools protobuf pytest numpy
+  $VPY -m pip install -q torch grpcio grpcio-tools protobuf pytest numpy expecttest
 fi
 
 BUILD_DIR=${TCCD_BUILD_DIR:-$ROOT/build}

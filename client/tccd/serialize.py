@@ -12,6 +12,12 @@ The encoding is the one tccd.proto documents:
     getitem of a None), so the daemon's plan leaves it undefined (Step.outputs id -1);
   * nodes that compute a Python scalar (sym_size on a SymInt, ...) emit no Node either: their
     uses encode the scalar (int_value, or sym_expr for a symbolic one);
+  * `with_effects(token, op, *args)` (the higher-order op AOTAutograd wraps around ops with
+    side effects, e.g. linalg's `_linalg_check_errors`, threading an effect token from a graph
+    input to a graph output) becomes one Node of `op`; the token it returns (getitem 0) is the
+    token it was given, its other results are the Node's outputs. The daemon keeps such a Node
+    (ops it does not know as pure are never removed) and runs steps in graph order, which is
+    the order the tokens impose;
   * the output node becomes Graph.outputs.
 Anything else (call_module, get_attr, a non-OpOverload call_function, a non-tensor graph input)
 raises Unsupported: the backend then runs that graph eagerly.
@@ -47,6 +53,11 @@ DTYPE_TO_PROTO: Dict[torch.dtype, int] = {
     torch.bool: pb.BOOL,
     torch.complex64: pb.COMPLEX64,
     torch.complex128: pb.COMPLEX128,
+    # Types only extern steps compute on.
+    torch.complex32: pb.COMPLEX32,
+    torch.uint16: pb.UINT16,
+    torch.uint32: pb.UINT32,
+    torch.uint64: pb.UINT64,
 }
 PROTO_TO_DTYPE: Dict[int, torch.dtype] = {v: k for k, v in DTYPE_TO_PROTO.items()}
 
@@ -141,11 +152,19 @@ def tensor_meta(t: torch.Tensor, what: str) -> "pb.TensorMeta":
 class _Multi:
     """Marker for a node returning several tensors: usable only through getitem."""
 
-    __slots__ = ("node_id", "name", "scalars")
+    __slots__ = ("node_id", "name", "scalars", "token")
 
-    def __init__(self, node_id: int, name: str, scalars: Optional[Dict[int, Any]] = None):
+    def __init__(
+        self,
+        node_id: int,
+        name: str,
+        scalars: Optional[Dict[int, Any]] = None,
+        token: Optional["pb.ValueRef"] = None,
+    ):
         self.node_id = node_id
         self.name = name
+        # with_effects: getitem 0 is this effect token, getitem i the op's output i - 1.
+        self.token = token
         # Outputs that are Python scalars (e.g. the max_q/max_k ints of cuDNN attention): their
         # getitem users see the traced value, like shape-derived scalars.
         self.scalars = scalars or {}
@@ -248,6 +267,9 @@ class GraphEncoder:
         if target is operator.getitem:
             self._getitem(node)
             return
+        if target is _with_effects():
+            self._with_effects(node)
+            return
         if isinstance(val, (bool, int, float) + _SYM_TYPES) and not isinstance(val, torch.Tensor):
             # A scalar computed from shapes (sym_size.int, sym arithmetic): no Node; its uses
             # carry the value (or its expression).
@@ -258,10 +280,30 @@ class GraphEncoder:
                 f"node {node.name} calls {getattr(target, '__name__', target)!r}, which is not "
                 "an ATen operator overload"
             )
+        self._op_node(node, target, node.args, _meta_val(node))
+
+    def _with_effects(self, node: torch.fx.Node) -> None:
+        token, op = node.args[0], node.args[1]
+        if not isinstance(op, torch._ops.OpOverload):
+            raise Unsupported(f"node {node.name} runs {op!r} with effects, which is not an ATen overload")
+        token_ref = self.env.get(token) if isinstance(token, torch.fx.Node) else None
+        if not isinstance(token_ref, pb.ValueRef):
+            raise Unsupported(f"node {node.name}: its effect token is not a tensor of the graph")
+        results = tuple(_meta_val(node))[1:]  # (token, *op outputs)
+        if len(results) == 1:
+            results = results[0]  # None, one tensor, or a tuple (a multi-output op)
+        self._op_node(node, op, node.args[2:], results)
+        entry = self.env.get(node)
+        if isinstance(entry, pb.ValueRef):  # one tensor output: getitem 1
+            entry = _Multi(entry.node, node.name)
+        entry.token = token_ref
+        self.env[node] = entry
+
+    def _op_node(self, node: torch.fx.Node, target: Any, args: Sequence[Any], val: Any) -> None:
+        """One Node calling `target` on `args` (and node.kwargs) whose result is `val`."""
         name = op_target_name(target)
-        val = _meta_val(node)
         pb_node = pb.Node(target=name)
-        for i, arg in enumerate(node.args):
+        for i, arg in enumerate(args):
             pb_node.args.append(self._value(arg, f"{node.name} argument {i}"))
         for key, arg in node.kwargs.items():
             pb_node.kwargs.append(
@@ -316,6 +358,11 @@ class GraphEncoder:
                 f"node {node.name} indexes {getattr(source, 'name', source)!r}, which is not a "
                 "multi-output ATen node"
             )
+        if producer.token is not None:
+            if index == 0:
+                self.env[node] = producer.token
+                return
+            index -= 1
         if index in producer.scalars:
             self.env[node] = _Scalar(producer.scalars[index])
             return
@@ -373,6 +420,16 @@ class GraphEncoder:
             items = [self._value(item, what) for item in arg]
             return pb.Value(list=pb.ValueList(items=items))
         raise Unsupported(f"{what} is a {type(arg).__name__} ({arg!r}), which tccd cannot encode")
+
+
+def _with_effects() -> Any:
+    """torch.ops.higher_order.with_effects, or None in a torch without effect tokens."""
+    try:
+        from torch._higher_order_ops.effects import with_effects
+
+        return with_effects
+    except ImportError:
+        return None
 
 
 def _attribute(gm: torch.fx.GraphModule, target: str) -> Any:

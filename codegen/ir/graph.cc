@@ -15,6 +15,12 @@ const char* DTypeName(DType dtype) {
     case DType::kI64: return "i64";
     case DType::kU8: return "u8";
     case DType::kBool: return "b8";
+    case DType::kC64: return "c64";
+    case DType::kC128: return "c128";
+    case DType::kC32: return "c32";
+    case DType::kU16: return "u16";
+    case DType::kU32: return "u32";
+    case DType::kU64: return "u64";
   }
   return "?";
 }
@@ -29,8 +35,18 @@ bool IsIntegral(DType dtype) {
          dtype == DType::kI64 || dtype == DType::kU8;
 }
 
+bool IsComplex(DType dtype) { return dtype == DType::kC64 || dtype == DType::kC128 || dtype == DType::kC32; }
+
+bool IsExternOnly(DType dtype) { return static_cast<uint8_t>(dtype) > static_cast<uint8_t>(DType::kBool); }
+
 int DTypeBytes(DType dtype) {
   switch (dtype) {
+    case DType::kC128: return 16;
+    case DType::kC64:
+    case DType::kU64: return 8;
+    case DType::kC32:
+    case DType::kU32: return 4;
+    case DType::kU16: return 2;
     case DType::kF64:
     case DType::kI64: return 8;
     case DType::kF32:
@@ -76,6 +92,14 @@ const Arg* Node::kwarg(const std::string& name) const {
   for (const NamedArg& kw : kwargs)
     if (kw.name == name) return &kw.value;
   return nullptr;
+}
+
+bool TouchesExternOnlyDType(const Graph& graph, const Node& node) {
+  for (const TensorType& t : node.outputs)
+    if (IsExternOnly(t.dtype)) return true;
+  bool found = false;
+  ForEachInput(node, [&](const ValueRef& r) { found |= IsExternOnly(graph.type_of(r).dtype); });
+  return found;
 }
 
 }  // namespace tccd::ir

@@ -20,12 +20,21 @@
 
 namespace tccd::ir {
 
-enum class DType : uint8_t { kF32, kF64, kF16, kBF16, kI8, kI16, kI32, kI64, kU8, kBool };
+// The dtypes after kBool (complex, and the unsigned types wider than u8) pass through graphs and
+// extern steps only: no kernel computes on them (TouchesExternOnlyDType guards every lowering),
+// so the kernel IR never sees them.
+enum class DType : uint8_t {
+  kF32, kF64, kF16, kBF16, kI8, kI16, kI32, kI64, kU8, kBool,
+  kC64, kC128, kC32, kU16, kU32, kU64,
+};
 enum class DeviceType : uint8_t { kCpu, kCuda };
 
 const char* DTypeName(DType dtype);  // "f32", "bf16", "b8", ...
 bool IsFloatingPoint(DType dtype);
 bool IsIntegral(DType dtype);       // excludes bool
+bool IsComplex(DType dtype);
+// Only extern steps compute on tensors of this dtype (complex, u16/u32/u64).
+bool IsExternOnly(DType dtype);
 int DTypeBytes(DType dtype);
 
 struct TensorType {
@@ -125,5 +134,9 @@ void ForEachInput(const Node& node, const Fn& fn) {
   for (const Arg& a : node.args) ForEachRef(a, fn);
   for (const NamedArg& kw : node.kwargs) ForEachRef(kw.value, fn);
 }
+
+// Whether `node` reads or produces a tensor of an IsExternOnly dtype: such a node is always an
+// extern step.
+bool TouchesExternOnlyDType(const Graph& graph, const Node& node);
 
 }  // namespace tccd::ir

@@ -18,7 +18,8 @@ bool DTypeFromName(absl::string_view name, DType* out) {
   static constexpr std::pair<const char*, DType> kNames[] = {
       {"f32", DType::kF32}, {"f64", DType::kF64}, {"f16", DType::kF16}, {"bf16", DType::kBF16},
       {"i8", DType::kI8},   {"i16", DType::kI16}, {"i32", DType::kI32}, {"i64", DType::kI64},
-      {"u8", DType::kU8},   {"b8", DType::kBool}};
+      {"u8", DType::kU8},   {"b8", DType::kBool}, {"c64", DType::kC64}, {"c128", DType::kC128},
+      {"c32", DType::kC32}, {"u16", DType::kU16},   {"u32", DType::kU32}, {"u64", DType::kU64}};
   for (const auto& [n, d] : kNames) {
     if (name == n) {
       *out = d;

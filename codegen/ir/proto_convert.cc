@@ -20,9 +20,12 @@ absl::StatusOr<DType> DTypeFromProto(v1::DType dtype, const std::string& where) 
     case v1::INT64: return DType::kI64;
     case v1::UINT8: return DType::kU8;
     case v1::BOOL: return DType::kBool;
-    case v1::COMPLEX64:
-    case v1::COMPLEX128:
-      return absl::UnimplementedError(absl::StrCat(where, ": complex tensors are not supported yet"));
+    case v1::COMPLEX64: return DType::kC64;
+    case v1::COMPLEX128: return DType::kC128;
+    case v1::COMPLEX32: return DType::kC32;
+    case v1::UINT16: return DType::kU16;
+    case v1::UINT32: return DType::kU32;
+    case v1::UINT64: return DType::kU64;
     default:
       return absl::InvalidArgumentError(absl::StrCat(where, ": missing or unknown dtype ", dtype));
   }
@@ -174,6 +177,12 @@ v1::DType DTypeToProto(DType dtype) {
     case DType::kI64: return v1::INT64;
     case DType::kU8: return v1::UINT8;
     case DType::kBool: return v1::BOOL;
+    case DType::kC64: return v1::COMPLEX64;
+    case DType::kC128: return v1::COMPLEX128;
+    case DType::kC32: return v1::COMPLEX32;
+    case DType::kU16: return v1::UINT16;
+    case DType::kU32: return v1::UINT32;
+    case DType::kU64: return v1::UINT64;
   }
   return v1::DTYPE_UNSPECIFIED;
 }

@@ -10,7 +10,7 @@
 namespace tccd::ir {
 
 // INVALID_ARGUMENT for malformed input; UNIMPLEMENTED for valid input tccd does not support yet
-// (symbolic sizes, complex dtypes, meta tensors).
+// (symbolic sizes, meta tensors).
 absl::StatusOr<Graph> GraphFromProto(const v1::Graph& proto);
 
 v1::DType DTypeToProto(DType dtype);

@@ -527,7 +527,7 @@ const absl::flat_hash_map<std::string, Entry>& Table() {
 
 bool IsIndexOp(const ir::Graph& graph, const ir::Node& node) {
   auto it = Table().find(node.target);
-  if (it == Table().end() || node.outputs.size() != 1) return false;
+  if (it == Table().end() || node.outputs.size() != 1 || ir::TouchesExternOnlyDType(graph, node)) return false;
   const ir::TensorType& out = node.outputs[0];
   if (!IsDenseNonOverlapping(out)) return false;
   for (const ir::ValueRef& r : TensorRefs(node))

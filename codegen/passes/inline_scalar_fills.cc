@@ -60,6 +60,12 @@ std::optional<ir::Arg> ScalarFill(const ir::Node& node) {
       if (v == std::trunc(v) && std::abs(v) <= 2048) return ir::Arg{v};
       return std::nullopt;
     case DType::kBool: return ir::Arg{v != 0};
+    case DType::kC64:
+    case DType::kC128:
+    case DType::kC32:
+    case DType::kU16:
+    case DType::kU32:
+    case DType::kU64: return std::nullopt;  // ir::IsExternOnly: these fills stay extern steps
     default:  // integers
       if (v == std::trunc(v) && std::abs(v) < 9.0e15) return ir::Arg{static_cast<int64_t>(v)};
       return std::nullopt;

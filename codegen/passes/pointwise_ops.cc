@@ -646,7 +646,7 @@ bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node) {
   auto it = OpTable().find(node.target);
   if (it == OpTable().end()) return false;
   const OpEntry& entry = it->second;
-  if (node.outputs.size() != 1) return false;
+  if (node.outputs.size() != 1 || ir::TouchesExternOnlyDType(graph, node)) return false;
   const ir::TensorType& out = node.outputs[0];
   if (entry.float_only && !ir::IsFloatingPoint(out.dtype)) return false;
   if (out.dtype == DType::kBool ? !entry.bool_ok : entry.bool_only) return false;

@@ -208,7 +208,7 @@ int RowReductionDims(const ir::Graph& graph, const ir::Node& node) {
 
 ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node) {
   auto it = Table().find(node.target);
-  if (it == Table().end()) return {};
+  if (it == Table().end() || ir::TouchesExternOnlyDType(graph, node)) return {};
   const OpEntry& entry = it->second;
   for (const ir::NamedArg& kw : node.kwargs) {
     if (!entry.kwargs.count(kw.name) || kw.value.is_ref()) return {};

@@ -257,6 +257,26 @@ def test_bool_ops_isclose_isfinite_on_cuda(daemon_env):
     assert all(s["fallback"] is None for s in tccd.last_compile_stats())
 
 
+def test_reductions_over_middle_and_scattered_dims_are_row_kernels_on_cuda(daemon_env):
+    # ReductionDimsToRows: each reduction becomes a row reduction of a permuted view.
+    x = torch.randn(6, 40, 33, 5, device="cuda")
+
+    def f(x):
+        return (
+            torch.relu(x.sum(dim=1)),
+            x.amax(dim=(0, 2), keepdim=True),
+            torch.var_mean(x, dim=(1, 3), correction=0, keepdim=True),
+            x.mean(dim=(0, 2)) * 2,
+            torch.var(x, dim=0),
+        )
+
+    got, want = torch.compile(f, backend="tccd")(x), f(x)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    stats = tccd.last_compile_stats()
+    assert all(s["fallback"] is None for s in stats)
+    assert sum(s["native_kernels"] for s in stats) >= 5, stats
+
+
 def test_compiled_graph_replays_under_cuda_graph_capture(daemon_env):
     model = make_model("mlp", torch.float32).eval()
     fn = torch.compile(model, backend="tccd")

@@ -248,3 +248,24 @@ def test_scalar_outputs_of_an_op_become_constants_in_their_users():
     assert mul.args[1].int_value == 8
     assert graph.outputs[1].int_value == 8
     _check_refs_well_formed(graph)
+
+
+def test_with_effects_becomes_the_wrapped_op_and_its_token_passes_through():
+    # AOTAutograd wraps linalg's error check in with_effects(token, _linalg_check_errors, ...),
+    # threading an effect token from a graph input to a graph output.
+    ((kind, gm, _),) = capture_aot_graphs(lambda a: torch.linalg.inv(a) * 2, torch.randn(3, 3))
+    assert any(n.target is torch.ops.higher_order.with_effects for n in gm.graph.nodes), gm.graph
+    graph, _ = encode_graph(gm)
+    _check_refs_well_formed(graph)
+    targets = [n.target for n in graph.nodes]
+    assert "aten::_linalg_check_errors.default" in targets
+    check = graph.nodes[targets.index("aten::_linalg_check_errors.default")]
+    assert len(check.outputs) == 0  # it returns nothing; it raises on a singular matrix
+    assert [kv.name for kv in check.kwargs] == ["is_matrix"]
+    assert check.args[0].ref.node == targets.index("aten::linalg_inv_ex.default")
+    assert check.args[1].string_value == "linalg.inv"
+    # The token output is the token input (AOTAutograd's first input, a 0-element tensor).
+    token_outputs = [o for o in graph.outputs if o.ref.node < 0]
+    assert len(token_outputs) == 1
+    token = graph.inputs[-token_outputs[0].ref.node - 1]
+    assert [d.value for d in token.sizes] == [0]

@@ -58,6 +58,25 @@ TEST_CASE("floats keep their exact bits and never read back as ints", "[ir]") {
   CHECK(std::holds_alternative<int64_t>(back.nodes[0].args.back().v));
 }
 
+TEST_CASE("extern-only dtypes (complex, wide unsigned) round-trip", "[ir]") {
+  const char* text = R"(graph(%a0: c64[4]{1}@cpu, %a1: c128[2]{1}@cpu, %a2: c32[2]{1}@cpu) {
+  %0 = aten::hash_tensor.default(%a0) -> u64[]{}@cpu
+  %1 = aten::_to_copy.default(%a1, dtype=u32) -> u32[2]{1}@cpu
+  %2 = aten::_to_copy.default(%a2, dtype=u16) -> u16[2]{1}@cpu
+  return (%0, %1, %2)
+}
+)";
+  absl::StatusOr<Graph> g = ParseGraph(text);
+  REQUIRE(g.ok());
+  CHECK(PrintGraph(*g) == text);
+  CHECK(g->inputs[0].dtype == DType::kC64);
+  CHECK(DTypeBytes(DType::kC128) == 16);
+  CHECK(DTypeBytes(DType::kC32) == 4);
+  for (DType d : {DType::kC64, DType::kC128, DType::kC32, DType::kU16, DType::kU32, DType::kU64})
+    CHECK(IsExternOnly(d));
+  for (DType d : {DType::kF32, DType::kBF16, DType::kI64, DType::kU8, DType::kBool}) CHECK(!IsExternOnly(d));
+}
+
 TEST_CASE("an empty graph round-trips", "[ir]") {
   Graph g;
   CHECK(PrintGraph(g) == "graph() {\n  return ()\n}\n");

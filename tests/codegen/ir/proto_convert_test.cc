@@ -41,6 +41,18 @@ TEST_CASE("a valid proto converts; device indices do not reach the IR text", "[p
   CHECK(UnknownOps(*g).empty());
 }
 
+TEST_CASE("complex and wide unsigned tensors convert both ways", "[proto]") {
+  for (v1::DType dtype : {v1::COMPLEX64, v1::COMPLEX128, v1::COMPLEX32, v1::UINT16, v1::UINT32, v1::UINT64}) {
+    v1::Graph g = ReluGraph();
+    g.mutable_inputs(0)->set_dtype(dtype);
+    g.mutable_nodes(0)->mutable_outputs(0)->set_dtype(dtype);
+    absl::StatusOr<Graph> ir = GraphFromProto(g);
+    REQUIRE(ir.ok());
+    CHECK(IsExternOnly(ir->inputs[0].dtype));
+    CHECK(TensorTypeToProto(ir->inputs[0]).dtype() == dtype);
+  }
+}
+
 TEST_CASE("malformed protos are INVALID_ARGUMENT", "[proto]") {
   v1::Graph dangling = ReluGraph();
   dangling.mutable_nodes(0)->mutable_args(0)->mutable_ref()->set_node(5);

@@ -198,6 +198,22 @@ TEST_CASE("float-only ops on integer tensors and overlapping outputs are not fus
 })") == "extern %0 aten::exp.default\nfused %1 -> %1\nextern %2 aten::relu.default\n");
 }
 
+TEST_CASE("ops that read or produce complex tensors stay extern; their real neighbours fuse", "[fusion]") {
+  // torch.fft.rfft then abs: no kernel computes on complex values (the kernel IR has no complex
+  // types), so every op touching c64 is an extern step, even a pointwise one like abs or mul.
+  CHECK(Partitioned(R"(graph(%a0: f32[8]{1}@cpu) {
+  %0 = aten::mul.Tensor(%a0, 2) -> f32[8]{1}@cpu
+  %1 = aten::_fft_r2c.default(%0, [0], 0, true) -> c64[5]{1}@cpu
+  %2 = aten::mul.Tensor(%1, %1) -> c64[5]{1}@cpu
+  %3 = aten::abs.default(%2) -> f32[5]{1}@cpu
+  %4 = aten::full.default([5], 1.5, dtype=c64, device=device(cpu)) -> c64[5]{1}@cpu
+  %5 = aten::relu.default(%3) -> f32[5]{1}@cpu
+  %6 = aten::add.Tensor(%5, 1) -> f32[5]{1}@cpu
+  return (%6, %4)
+})") == "fused %0 -> %0\nextern %1 aten::_fft_r2c.default\nextern %2 aten::mul.Tensor\n"
+        "extern %3 aten::abs.default\nextern %4 aten::full.default\nfused %5 %6 -> %6\n");
+}
+
 TEST_CASE("the group size limit splits long chains", "[fusion]") {
   CHECK(Partitioned(R"(graph(%a0: f32[4]{1}@cpu) {
   %0 = aten::neg.default(%a0) -> f32[4]{1}@cpu

@@ -174,5 +174,52 @@ TEST_CASE("a CUDA graph compiles to a host library, a cubin and a one-segment pl
   CHECK(out->artifacts[0].bytes.substr(0, 4) == "\x7f" "ELF");
 }
 
+TEST_CASE("a CUDA sum over a middle dim compiles to one row kernel over a permuted view",
+          "[pipeline][cuda]") {
+  // relu(sum(x, [1])) for x: f32[4,8,16]: ReductionDimsToRows makes the sum a row reduction of
+  // permute(x, [0, 2, 1]); the relu is its epilogue.
+  v1::Graph g;
+  auto cuda = [](v1::TensorMeta m) {
+    m.mutable_device()->set_type(v1::CUDA);
+    return m;
+  };
+  *g.add_inputs() = cuda(Meta({4, 8, 16}));
+  v1::Node* sum = g.add_nodes();
+  sum->set_target("aten::sum.dim_IntList");
+  *sum->add_args() = Ref(-1);
+  sum->add_args()->mutable_list()->add_items()->set_int_value(1);
+  *sum->add_outputs() = cuda(Meta({4, 16}));
+  v1::Node* relu = g.add_nodes();
+  relu->set_target("aten::relu.default");
+  *relu->add_args() = Ref(0);
+  *relu->add_outputs() = cuda(Meta({4, 16}));
+  *g.add_outputs() = Ref(1);
+  v1::Target target;
+  target.set_device_type(v1::CUDA);
+  target.set_cuda_cc_major(9);
+  target.set_cuda_device_name("NVIDIA H100 80GB HBM3");
+  absl::StatusOr<Prepared> prepared = Prepare({&g, &target, "default"});
+  if (prepared.status().code() == absl::StatusCode::kFailedPrecondition) {
+    WARN("skipped: " << prepared.status().ToString());
+    return;
+  }
+  REQUIRE(prepared.ok());
+  absl::StatusOr<CompileOutput> out = Compile(*prepared);
+  INFO(out.status().ToString());
+  REQUIRE(out.ok());
+  CHECK(out->num_fused_kernels == 1);
+  // The permute is metadata inside the segment: the kernel reads the input through its strides.
+  REQUIRE(out->plan.steps_size() == 1);
+  REQUIRE(out->plan.steps(0).has_segment());
+  const v1::NativeSegment& segment = out->plan.steps(0).segment();
+  REQUIRE(segment.kernels_size() == 1);
+  CHECK(segment.kernels(0).kind() == "cuda_row_reduction");
+  CHECK(std::vector<std::string>(segment.kernels(0).ops().begin(), segment.kernels(0).ops().end()) ==
+        std::vector<std::string>{"aten::sum.dim_IntList", "aten::relu.default"});
+  bool has_cubin = false;
+  for (const ArtifactBytes& a : out->artifacts) has_cubin |= a.name == "kernels.cubin" && !a.bytes.empty();
+  CHECK(has_cubin);
+}
+
 }  // namespace
 }  // namespace tccd::codegen
