@@ -296,6 +296,17 @@ CompileService::FlightResult CompileService::CompileAndStore(
     return result;
   }
 
+  if (store_->WritesStopped()) {
+    // Compiling would take seconds to produce artifacts that could not be stored, and the
+    // client fetches artifacts from the store. Fail fast; the client runs the graph eagerly.
+    stats_.store_full_refusals.fetch_add(1, std::memory_order_relaxed);
+    result.manifest = absl::ResourceExhaustedError(absl::StrCat(
+        "tccd did not compile this graph: its cache dir ", options_.cache_dir,
+        " cannot be written now (file system full or failing; see the daemon "
+        "log). Cached graphs are still served, and compiling resumes by itself "
+        "once the file system has room"));
+    return result;
+  }
   stats_.compiles.fetch_add(1, std::memory_order_relaxed);
   stats_.compiles_running.fetch_add(1, std::memory_order_relaxed);
   absl::Cleanup not_running = [this] {
@@ -376,9 +387,10 @@ void CompileService::Respond(Call& call, Outcome outcome,
       response.set_cache_hit(outcome == Outcome::kHit);
       response.set_deduplicated(outcome == Outcome::kDedup);
       response.set_compile_ms(compile_ms);
-      if (!request.job_id().empty()) {
+      if (!request.job_id().empty() && !store_->WritesStopped()) {
         // The job index is bookkeeping: failing to update it must not fail the
-        // compile.
+        // compile. While the cache cannot write it is skipped (the store has
+        // logged that once; a warning per hit would flood the log).
         absl::Status recorded =
             store_->RecordJobUse(request.job_id(), call.key,
                                  outcome == Outcome::kMiss, NowUnixMillis());
@@ -477,6 +489,7 @@ v1::StatsResponse CompileService::GetStats() {
   counters["store_blobs"] = usage.blobs;
   counters["store_manifests"] = usage.manifests;
   counters["store_blob_bytes"] = usage.blob_bytes;
+  counters["store_writes_stopped"] = store_->WritesStopped() ? 1 : 0;
   counters["compile_threads"] = compile_pool_.num_threads();
   counters["compiles_queued"] = compile_pool_.queued();
   counters["flights_in_progress"] = flights_.in_flight();

@@ -63,7 +63,9 @@ int RunDaemon(const ServerOptions& options) {
     return 1;
   }
   absl::StatusOr<std::unique_ptr<cache::Store>> store =
-      cache::Store::Open(cache::StoreOptions{.path = options.cache_dir});
+      cache::Store::Open(cache::StoreOptions{
+          .path = options.cache_dir,
+          .write_buffer_bytes = options.cache_memtable_bytes});
   if (!store.ok()) {
     spdlog::critical("cannot open the cache at {}: {}", options.cache_dir,
                      store.status().ToString());

@@ -44,6 +44,11 @@ ABSL_FLAG(int, compile_threads, 0,
           "compile twice.");
 ABSL_FLAG(int, max_request_mb, 256,
           "Largest request message accepted, in MiB.");
+ABSL_FLAG(int, cache_memtable_mb, 64,
+          "RocksDB memtable size per column family of the cache, in MiB. When "
+          "the cache's file system fills up, tccd keeps serving cached "
+          "entries, answers compiles it cannot store with RESOURCE_EXHAUSTED, "
+          "and resumes writing by itself once this much space is free.");
 
 namespace {
 
@@ -126,6 +131,7 @@ void PrintHelp(const Environment& env) {
       {"compile_threads", "N",
        absl::StrCat("0, i.e. ", env.hardware_concurrency, " here")},
       {"max_request_mb", "MIB", "256"},
+      {"cache_memtable_mb", "MIB", "64"},
   };
   std::cout << "tccd " << TCCD_VERSION << "\n" << kDescription << kUsage;
   for (const FlagHelp& flag : flags) {
@@ -218,6 +224,7 @@ int main(int argc, char** argv) {
   raw.log_level = absl::GetFlag(FLAGS_log_level);
   raw.compile_threads = absl::GetFlag(FLAGS_compile_threads);
   raw.max_request_mb = absl::GetFlag(FLAGS_max_request_mb);
+  raw.cache_memtable_mb = absl::GetFlag(FLAGS_cache_memtable_mb);
   absl::StatusOr<tccd::server::ServerOptions> options =
       tccd::server::ResolveOptions(raw, env);
   if (!options.ok()) {

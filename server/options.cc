@@ -228,6 +228,13 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
                      ": expected 1 to ", kMaxRequestMb));
   }
   options.max_request_bytes = raw.max_request_mb << 20;
+
+  if (raw.cache_memtable_mb < 1 || raw.cache_memtable_mb > 1024) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cache-memtable-mb=", raw.cache_memtable_mb,
+                     ": expected 1 to 1024"));
+  }
+  options.cache_memtable_bytes = int64_t{raw.cache_memtable_mb} << 20;
   return options;
 }
 

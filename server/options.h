@@ -71,6 +71,7 @@ struct RawFlags {
   std::string log_level = "info";
   int compile_threads = 0;  // 0: hardware concurrency
   int max_request_mb = 256;
+  int cache_memtable_mb = 64;
 };
 
 struct ServerOptions {
@@ -90,6 +91,10 @@ struct ServerOptions {
   int compile_threads = 1;
   // Largest request message accepted, in bytes. Default: 256 MiB.
   int max_request_bytes = 256 << 20;
+  // RocksDB memtable size per column family of the cache, in bytes. After the
+  // cache's file system fills up, writing resumes once this much is free.
+  // Default: 64 MiB.
+  int64_t cache_memtable_bytes = 64ll << 20;
 };
 
 // Validates `raw` and fills in defaults from `env`. INVALID_ARGUMENT with a
