@@ -14,6 +14,9 @@
 // ComputeCompileKey return); anything else is INVALID_ARGUMENT, never a crash. Job ids are opaque
 // strings of at most 512 bytes without NUL.
 //
+// Full disk: see WritesStopped. RocksDB's own diagnostic log goes to the daemon's log, never to a
+// file in the cache dir (rocks_logger.h says why).
+//
 // Durability: writes are not fsynced one by one, but they are in RocksDB's write-ahead log before
 // a call returns, so they survive the daemon being SIGKILLed (not necessarily a power loss).
 //
@@ -39,6 +42,9 @@ struct StoreOptions {
   bool verify_on_read = true;
   // RocksDB block cache size in bytes. Default: 256 MiB.
   int64_t block_cache_bytes = 256ll << 20;
+  // RocksDB memtable size per column family, in bytes. After a full disk, writing resumes only
+  // once this much space is free (RocksDB reserves room to flush one memtable). Default: 64 MiB.
+  int64_t write_buffer_bytes = 64ll << 20;
 };
 
 class Store {
@@ -85,6 +91,13 @@ class Store {
     int64_t blob_bytes = 0;
   };
   virtual Usage GetUsage() = 0;
+
+  // Whether writes fail now because the file system is full or failing: RocksDB stopped writes
+  // after an I/O error, or Open found the disk full and opened the cache read-only. Reads keep
+  // working meanwhile, and writing resumes by itself once there is room (ENOSPC: RocksDB polls
+  // the free space every 5 s; other errors: the store retries every 5 s). While stopped, writes
+  // fail with RESOURCE_EXHAUSTED (no space) or UNAVAILABLE (other I/O errors) naming the cause.
+  virtual bool WritesStopped() = 0;
 
   // Flushes memtables and closes the database, after waiting for calls in flight. Idempotent;
   // other calls afterwards fail with FAILED_PRECONDITION. Also done by the destructor.

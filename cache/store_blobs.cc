@@ -52,8 +52,9 @@ absl::StatusOr<std::string> StoreImpl::PutBlob(
     return FromRocks(s, absl::StrCat("reading blob ", digest));
   }
   existing.Reset();
+  RETURN_IF_ERROR(CheckWritableLocked());
   s = db_->Put(write_options_, blobs_, digest, ToSlice(bytes));
-  RETURN_IF_ERROR(FromRocks(s, absl::StrCat("storing blob ", digest)));
+  RETURN_IF_ERROR(WriteError(s, absl::StrCat("storing blob ", digest)));
   return digest;
 }
 
@@ -110,8 +111,11 @@ absl::Status StoreImpl::DropCorruptBlobLocked(absl::string_view digest,
     repaired = actual.ok() && *actual == digest;
   }
   if (!repaired && !s.IsNotFound()) {
+    // While writing is stopped it stays: every read verifies it again and fails the same way.
     rocksdb::Status deleted =
-        db_->Delete(write_options_, blobs_, ToSlice(digest));
+        CheckWritableLocked().ok()
+            ? db_->Delete(write_options_, blobs_, ToSlice(digest))
+            : rocksdb::Status::Incomplete("writing to the cache is stopped");
     if (!deleted.ok()) {
       // Still never served: every read verifies it again and fails the same
       // way.

@@ -3,6 +3,7 @@
 //   store_blobs.cc      PutBlob, GetBlob, HasBlob
 //   store_manifests.cc  PutManifest, GetManifest
 //   store_jobs.cc       RecordJobUse, GetJob
+//   store_writable.cc   refusing writes while the disk is full, resuming them
 // The on-disk layout is in schema.h.
 //
 // Locking. `mu_` guards the database handle: every operation holds it shared
@@ -20,6 +21,7 @@
 
 #include <array>
 #include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -28,15 +30,19 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "cache/store.h"
+#include "cache/store_health.h"
 #include "rocksdb/db.h"
+#include "rocksdb/file_system.h"
 #include "rocksdb/options.h"
 
 namespace tccd::cache {
 
 class StoreImpl final : public Store {
  public:
-  explicit StoreImpl(const StoreOptions& options);
+  // `fs` null means RocksDB's default (POSIX) file system; tests pass one that injects errors.
+  StoreImpl(const StoreOptions& options, std::shared_ptr<rocksdb::FileSystem> fs);
   ~StoreImpl() override;
 
   // Opens (creating if needed) the database and checks its schema version.
@@ -58,18 +64,43 @@ class StoreImpl final : public Store {
       absl::string_view job_id) override;
 
   Usage GetUsage() override;
+  bool WritesStopped() override;
   absl::Status Close() override;
 
  private:
   // store_open.cc
   absl::Status PrepareDirectory();
+  rocksdb::DBOptions MakeDbOptions();
+  std::vector<rocksdb::ColumnFamilyDescriptor> MakeDescriptors();
+  // Opens the database: read-write, or, if that fails for lack of space, read-only (hits are
+  // still served; the reopener thread upgrades it once there is room).
   absl::Status OpenDb();
+  // Opens the database into db_/handles_ (which must be empty).
+  absl::Status OpenRocksLocked(bool read_only) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Closes db_ (flushing first if it is writable and healthy) and clears the handles.
+  absl::Status CloseDbLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CheckSchemaLocked() ABSL_SHARED_LOCKS_REQUIRED(mu_);
   absl::Status CloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CheckOpenLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   int64_t IntPropertyLocked(rocksdb::ColumnFamilyHandle* cf,
                             const std::string& name) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  // store_writable.cc
+  // OK if writes may be attempted now; RESOURCE_EXHAUSTED (full disk) or UNAVAILABLE (another
+  // write error) naming the cause while writing is stopped. No write may reach RocksDB after a
+  // failed one until the reopener has reopened the database.
+  absl::Status CheckWritableLocked() ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // A failed write's status: RESOURCE_EXHAUSTED for no space, UNAVAILABLE for other I/O errors.
+  absl::Status WriteError(const rocksdb::Status& s, absl::string_view context);
+  // The reopener thread, running while the store is open: whenever writing is stopped (a failed
+  // write, or a read-only open on a full disk) and the file system has room for a memtable, it
+  // closes and reopens the database read-write (readers wait, briefly).
+  void ReopenWhenSpaceIsBack();
+  // Free bytes on the cache's file system, as RocksDB's file system reports them; 0 if unknown.
+  uint64_t FreeBytes();
+  void StartReopener();
+  void StopReopener();
 
   // store_blobs.cc
   // Reads the blob `digest` (already validated) into `value`. NOT_FOUND if it
@@ -88,6 +119,9 @@ class StoreImpl final : public Store {
   absl::Mutex& BlobStripe(absl::string_view digest);
 
   const StoreOptions options_;
+  const std::shared_ptr<rocksdb::FileSystem> fs_;  // null: RocksDB's default
+  std::unique_ptr<rocksdb::Env> env_;              // wraps fs_; null when fs_ is
+  const std::shared_ptr<StoreHealth> health_;      // registered as RocksDB's listener
   const rocksdb::WriteOptions
       write_options_;  // sync=false: the WAL makes writes survive SIGKILL
   const rocksdb::ReadOptions read_options_;
@@ -102,6 +136,14 @@ class StoreImpl final : public Store {
   rocksdb::ColumnFamilyHandle* actions_ ABSL_GUARDED_BY(mu_) = nullptr;
   rocksdb::ColumnFamilyHandle* jobs_ ABSL_GUARDED_BY(mu_) = nullptr;
   rocksdb::ColumnFamilyHandle* meta_ ABSL_GUARDED_BY(mu_) = nullptr;
+
+  // Opened read-only because the file system was full at Open; writes are refused until the
+  // reopener thread reopens it read-write.
+  bool read_only_ ABSL_GUARDED_BY(mu_) = false;
+
+  absl::Mutex reopener_mu_;
+  bool stop_reopener_ ABSL_GUARDED_BY(reopener_mu_) = false;
+  std::thread reopener_;
 
   std::array<absl::Mutex, 16> blob_stripe_mu_;
   absl::Mutex jobs_mu_;

@@ -78,8 +78,9 @@ absl::Status StoreImpl::RecordJobUse(absl::string_view job_id,
     return absl::InternalError(absl::StrCat(
         "cannot serialize an entry of job \"", absl::CHexEscape(job_id), "\""));
   }
+  RETURN_IF_ERROR(CheckWritableLocked());
   s = db_->Put(write_options_, jobs_, row, value);
-  return FromRocks(s, absl::StrCat("recording a use by job \"",
+  return WriteError(s, absl::StrCat("recording a use by job \"",
                                    absl::CHexEscape(job_id), "\""));
 }
 

@@ -58,8 +58,9 @@ absl::Status StoreImpl::PutManifest(absl::string_view key,
                        artifact.digest(), " has ", blob.size()));
     }
   }
+  RETURN_IF_ERROR(CheckWritableLocked());
   rocksdb::Status s = db_->Put(write_options_, actions_, ToSlice(key), value);
-  return FromRocks(s, absl::StrCat("storing the manifest for key ", key));
+  return WriteError(s, absl::StrCat("storing the manifest for key ", key));
 }
 
 absl::StatusOr<v1::Manifest> StoreImpl::GetManifest(absl::string_view key) {
@@ -84,8 +85,11 @@ absl::StatusOr<v1::Manifest> StoreImpl::GetManifest(absl::string_view key) {
     spdlog::error("cache: manifest for key {} in {} is unreadable; deleting it",
                   std::string(key), options_.path);
     value.Reset();
+    // While writing is stopped it stays: every read rejects it the same way.
     rocksdb::Status deleted =
-        db_->Delete(write_options_, actions_, ToSlice(key));
+        CheckWritableLocked().ok()
+            ? db_->Delete(write_options_, actions_, ToSlice(key))
+            : rocksdb::Status::Incomplete("writing to the cache is stopped");
     if (!deleted.ok()) {
       spdlog::error("cache: could not delete manifest {}: {}", std::string(key),
                     deleted.ToString());

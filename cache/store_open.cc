@@ -11,10 +11,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cache/rocks_interop.h"
+#include "cache/rocks_logger.h"
+#include "cache/store_testing.h"
 #include "cache/schema.h"
 #include "cache/store_impl.h"
 #include "proto/status_macros.h"
 #include "rocksdb/cache.h"
+#include "rocksdb/env.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/table.h"
 #include "spdlog/spdlog.h"
@@ -39,22 +42,47 @@ rocksdb::WriteOptions DefaultWriteOptions() {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Store>> Store::Open(
-    const StoreOptions& options) {
+namespace {
+
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(
+    const StoreOptions& options, std::shared_ptr<rocksdb::FileSystem> fs) {
   if (options.path.empty())
     return absl::InvalidArgumentError("StoreOptions.path is empty");
+  if (options.write_buffer_bytes < (64 << 10)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("StoreOptions.write_buffer_bytes must be >= 64 KiB, got ",
+                     options.write_buffer_bytes));
+  }
   if (options.block_cache_bytes < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("StoreOptions.block_cache_bytes must be >= 0, got ",
                      options.block_cache_bytes));
   }
-  auto store = std::make_unique<StoreImpl>(options);
+  auto store = std::make_unique<StoreImpl>(options, std::move(fs));
   RETURN_IF_ERROR(store->Init());
   return std::unique_ptr<Store>(std::move(store));
 }
 
-StoreImpl::StoreImpl(const StoreOptions& options)
-    : options_(options), write_options_(DefaultWriteOptions()) {}
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(
+    const StoreOptions& options) {
+  return OpenStore(options, nullptr);
+}
+
+absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithFileSystemForTesting(
+    const StoreOptions& options, std::shared_ptr<rocksdb::FileSystem> fs) {
+  return OpenStore(options, std::move(fs));
+}
+
+StoreImpl::StoreImpl(const StoreOptions& options,
+                     std::shared_ptr<rocksdb::FileSystem> fs)
+    : options_(options),
+      fs_(std::move(fs)),
+      health_(std::make_shared<StoreHealth>(options.path)),
+      write_options_(DefaultWriteOptions()) {
+  if (fs_ != nullptr) env_ = rocksdb::NewCompositeEnv(fs_);
+}
 
 StoreImpl::~StoreImpl() {
   absl::Status status = Close();
@@ -65,8 +93,12 @@ StoreImpl::~StoreImpl() {
 absl::Status StoreImpl::Init() {
   RETURN_IF_ERROR(PrepareDirectory());
   RETURN_IF_ERROR(OpenDb());
-  absl::ReaderMutexLock lock(&mu_);
-  return CheckSchemaLocked();
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    RETURN_IF_ERROR(CheckSchemaLocked());
+  }
+  StartReopener();
+  return absl::OkStatus();
 }
 
 absl::Status StoreImpl::PrepareDirectory() {
@@ -94,12 +126,26 @@ absl::Status StoreImpl::PrepareDirectory() {
   return absl::OkStatus();
 }
 
-absl::Status StoreImpl::OpenDb() {
+rocksdb::DBOptions StoreImpl::MakeDbOptions() {
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
-  db_options.keep_log_file_num = 4;  // RocksDB's own LOG files in the cache dir
+  if (env_ != nullptr) db_options.env = env_.get();
+  // RocksDB's diagnostics go to our log, not to a LOG file on the cache's file system: with that
+  // file system full, RocksDB 7.8 aborts on the log line after a failed LOG write.
+  db_options.info_log = NewSpdlogRocksLogger();
+  db_options.listeners.push_back(health_);
+  // Writing resumes by a reopen, not by RocksDB's in-place recovery (store_health.h says why);
+  // this turns off its retries after retryable I/O errors, the listener the rest.
+  db_options.max_bgerror_resume_count = 0;
+  // Close must not write more than our explicit flush: on a full disk, DB::Close's own flush
+  // would write to the WAL whose last append failed, which RocksDB 7.8 asserts against. The WAL
+  // already holds every write, so skipping the flush loses nothing.
+  db_options.avoid_flush_during_shutdown = true;
+  return db_options;
+}
 
+std::vector<rocksdb::ColumnFamilyDescriptor> StoreImpl::MakeDescriptors() {
   rocksdb::BlockBasedTableOptions table;
   if (options_.block_cache_bytes > 0) {
     table.block_cache =
@@ -112,6 +158,7 @@ absl::Status StoreImpl::OpenDb() {
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   rocksdb::ColumnFamilyOptions base;
   base.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  base.write_buffer_size = static_cast<size_t>(options_.write_buffer_bytes);
 
   rocksdb::ColumnFamilyOptions blobs = base;
   blobs.enable_blob_files = true;
@@ -119,13 +166,32 @@ absl::Status StoreImpl::OpenDb() {
   blobs.enable_blob_garbage_collection =
       true;  // reclaims deleted (corrupt) blobs
 
-  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors = {
+  return {
       {rocksdb::kDefaultColumnFamilyName, base},
       {kBlobsColumnFamily, blobs},
       {kActionsColumnFamily, base},
       {kJobsColumnFamily, base},
       {kMetaColumnFamily, base},
   };
+}
+
+absl::Status StoreImpl::OpenDb() {
+  absl::MutexLock lock(&mu_);
+  absl::Status opened = OpenRocksLocked(/*read_only=*/false);
+  if (!absl::IsResourceExhausted(opened)) return opened;
+  // No room to open for writing (RocksDB writes a new MANIFEST and WAL at every open). What is
+  // stored can still be served: open read-only and upgrade once there is room.
+  RETURN_IF_ERROR(OpenRocksLocked(/*read_only=*/true));
+  read_only_ = true;
+  health_->MarkStopped(absl::StrCat("opened read-only: ", opened.message()),
+                       /*no_space=*/true);
+  return absl::OkStatus();
+}
+
+absl::Status StoreImpl::OpenRocksLocked(bool read_only) {
+  const rocksdb::DBOptions db_options = MakeDbOptions();
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors = MakeDescriptors();
+  const rocksdb::ColumnFamilyOptions base = descriptors.front().options;
   // RocksDB refuses to open a database without naming all of its column
   // families. Open any we do not know (a newer tccd's) with default options, so
   // the schema check can explain.
@@ -145,17 +211,23 @@ absl::Status StoreImpl::OpenDb() {
 
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw_db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(db_options, options_.path, descriptors,
-                                        &handles, &raw_db);
+  rocksdb::Status s =
+      read_only ? rocksdb::DB::OpenForReadOnly(db_options, options_.path,
+                                               descriptors, &handles, &raw_db)
+                : rocksdb::DB::Open(db_options, options_.path, descriptors,
+                                    &handles, &raw_db);
   if (IsLockHeldError(s)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "cache dir ", options_.path,
         " is in use by another tccd (RocksDB lock held): ", s.ToString()));
   }
+  if (s.IsNoSpace()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "opening cache dir ", options_.path, ": ", s.ToString()));
+  }
   RETURN_IF_ERROR(
       FromRocks(s, absl::StrCat("opening cache dir ", options_.path)));
 
-  absl::MutexLock lock(&mu_);
   db_.reset(raw_db);
   handles_ = std::move(handles);
   for (rocksdb::ColumnFamilyHandle* handle : handles_) {
@@ -235,27 +307,42 @@ absl::Status StoreImpl::CheckOpenLocked() const {
 }
 
 absl::Status StoreImpl::Close() {
+  StopReopener();
   absl::MutexLock lock(&mu_);
   return CloseLocked();
 }
 
-absl::Status StoreImpl::CloseLocked() {
+absl::Status StoreImpl::CloseLocked() { return CloseDbLocked(); }
+
+absl::Status StoreImpl::CloseDbLocked() {
   if (db_ == nullptr) return absl::OkStatus();
   absl::Status status;
   // Writes so far are in the WAL already; flushing leaves a clean database
-  // whose next Open has no log to replay.
-  rocksdb::FlushOptions flush;
-  flush.wait = true;
-  status.Update(FromRocks(db_->Flush(flush, handles_),
-                          absl::StrCat("flushing cache dir ", options_.path)));
+  // whose next Open has no log to replay. Not while writing is stopped: the
+  // flush would fail (or, in RocksDB 7.8, assert on the failed WAL) and the
+  // WAL is replayed at the next Open anyway.
+  if (!read_only_ && !health_->writes_stopped()) {
+    rocksdb::FlushOptions flush;
+    flush.wait = true;
+    status.Update(FromRocks(db_->Flush(flush, handles_),
+                            absl::StrCat("flushing cache dir ", options_.path)));
+  }
   for (rocksdb::ColumnFamilyHandle* handle : handles_) {
     status.Update(FromRocks(db_->DestroyColumnFamilyHandle(handle),
                             absl::StrCat("closing cache dir ", options_.path)));
   }
   handles_.clear();
   blobs_ = actions_ = jobs_ = meta_ = nullptr;
-  status.Update(FromRocks(db_->Close(),
-                          absl::StrCat("closing cache dir ", options_.path)));
+  rocksdb::Status closed = db_->Close();
+  if (!closed.ok() && (read_only_ || health_->writes_stopped())) {
+    // Expected: RocksDB syncs the WAL whose last append failed. Every acknowledged write is in
+    // the WAL before it, and the next Open replays it.
+    spdlog::warn("cache: closed {} while writing was stopped: {}",
+                 options_.path, closed.ToString());
+  } else {
+    status.Update(FromRocks(
+        closed, absl::StrCat("closing cache dir ", options_.path)));
+  }
   db_.reset();
   return status;
 }
@@ -265,6 +352,11 @@ int64_t StoreImpl::IntPropertyLocked(rocksdb::ColumnFamilyHandle* cf,
   uint64_t value = 0;
   if (!db_->GetIntProperty(cf, name, &value)) return 0;
   return static_cast<int64_t>(value);
+}
+
+bool StoreImpl::WritesStopped() {
+  absl::ReaderMutexLock lock(&mu_);
+  return read_only_ || health_->writes_stopped();
 }
 
 Store::Usage StoreImpl::GetUsage() {

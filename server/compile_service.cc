@@ -116,14 +116,6 @@ std::string NormalizedMode(const v1::CompileRequest& request) {
                                           : request.options().mode();
 }
 
-// CompileOptions.extra["fallback_random"] (already part of the key, as every extra option is).
-bool FallbackRandom(const v1::CompileRequest& request) {
-  auto it = request.options().extra().find("fallback_random");
-  if (it == request.options().extra().end()) return false;
-  const std::string& v = it->second;
-  return v == "1" || v == "True" || v == "true";
-}
-
 std::string ComputeKey(const v1::CompileRequest& request,
                        const codegen::Prepared& prepared,
                        const std::string& compiler_fingerprint) {
@@ -198,11 +190,8 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
       Respond(*call, Outcome::kRejected, valid, 0);
       return;
     }
-    absl::StatusOr<codegen::Prepared> prepared = compiler_->Prepare(
-        codegen::CompileInput{.graph = &request.graph(),
-                              .target = &request.target(),
-                              .mode = NormalizedMode(request),
-                              .fallback_random = FallbackRandom(request)});
+    absl::StatusOr<codegen::Prepared> prepared =
+        compiler_->Prepare(CompileInputOf(request));
     if (!prepared.ok()) {
       stats_.invalid_requests.fetch_add(1, std::memory_order_relaxed);
       Respond(*call, Outcome::kRejected, prepared.status(), 0);
@@ -238,8 +227,11 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
     handed_off = true;
     if (role == Flights::Role::kLeader) {
       try {
-        compile_pool_.Schedule([this, key, shared_prepared] {
-          LeadFlight(key, *shared_prepared);
+        // The leader's request outlives the compile: the leader is answered when its flight
+        // completes, after LeadFlight.
+        const v1::CompileRequest* leader_request = call->request;
+        compile_pool_.Schedule([this, key, shared_prepared, leader_request] {
+          LeadFlight(key, *shared_prepared, *leader_request);
         });
       } catch (const std::exception& e) {
         // Could not queue the compile: end the flight so nobody waits forever.
@@ -267,10 +259,11 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
 }
 
 void CompileService::LeadFlight(const std::string& key,
-                                const codegen::Prepared& prepared) {
+                                const codegen::Prepared& prepared,
+                                const v1::CompileRequest& request) {
   auto result = std::make_shared<FlightResult>();
   try {
-    *result = CompileAndStore(key, prepared);
+    *result = CompileAndStore(key, prepared, request);
   } catch (const std::exception& e) {
     stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
     result->manifest = absl::InternalError(
@@ -284,7 +277,8 @@ void CompileService::LeadFlight(const std::string& key,
 }
 
 CompileService::FlightResult CompileService::CompileAndStore(
-    const std::string& key, const codegen::Prepared& prepared) {
+    const std::string& key, const codegen::Prepared& prepared,
+    const v1::CompileRequest& request) {
   FlightResult result;
   // Another flight for this key may have completed between our lookup and our
   // Join (its leader stored the manifest, then ended the flight); then there is
@@ -296,13 +290,25 @@ CompileService::FlightResult CompileService::CompileAndStore(
     return result;
   }
 
+  if (store_->WritesStopped()) {
+    // Compiling would take seconds to produce artifacts that could not be stored, and the
+    // client fetches artifacts from the store. Fail fast; the client runs the graph eagerly.
+    stats_.store_full_refusals.fetch_add(1, std::memory_order_relaxed);
+    result.manifest = absl::ResourceExhaustedError(absl::StrCat(
+        "tccd did not compile this graph: its cache dir ", options_.cache_dir,
+        " cannot be written now (file system full or failing; see the daemon "
+        "log). Cached graphs are still served, and compiling resumes by itself "
+        "once the file system has room"));
+    return result;
+  }
   stats_.compiles.fetch_add(1, std::memory_order_relaxed);
   stats_.compiles_running.fetch_add(1, std::memory_order_relaxed);
   absl::Cleanup not_running = [this] {
     stats_.compiles_running.fetch_sub(1, std::memory_order_relaxed);
   };
   const Clock::time_point start = Clock::now();
-  absl::StatusOr<codegen::CompileOutput> output = compiler_->Compile(prepared);
+  absl::StatusOr<codegen::CompileOutput> output =
+      compiler_->Compile(prepared, request);
   result.compile_ms = MillisSince(start);
   if (!output.ok()) {
     stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
@@ -376,9 +382,10 @@ void CompileService::Respond(Call& call, Outcome outcome,
       response.set_cache_hit(outcome == Outcome::kHit);
       response.set_deduplicated(outcome == Outcome::kDedup);
       response.set_compile_ms(compile_ms);
-      if (!request.job_id().empty()) {
+      if (!request.job_id().empty() && !store_->WritesStopped()) {
         // The job index is bookkeeping: failing to update it must not fail the
-        // compile.
+        // compile. While the cache cannot write it is skipped (the store has
+        // logged that once; a warning per hit would flood the log).
         absl::Status recorded =
             store_->RecordJobUse(request.job_id(), call.key,
                                  outcome == Outcome::kMiss, NowUnixMillis());
@@ -477,9 +484,13 @@ v1::StatsResponse CompileService::GetStats() {
   counters["store_blobs"] = usage.blobs;
   counters["store_manifests"] = usage.manifests;
   counters["store_blob_bytes"] = usage.blob_bytes;
+  counters["store_writes_stopped"] = store_->WritesStopped() ? 1 : 0;
   counters["compile_threads"] = compile_pool_.num_threads();
   counters["compiles_queued"] = compile_pool_.queued();
   counters["flights_in_progress"] = flights_.in_flight();
+  std::map<std::string, int64_t> compiler_counters;
+  compiler_->AddStats(&compiler_counters);
+  for (const auto& [name, value] : compiler_counters) counters[name] = value;
   response.set_tccd_version(TCCD_VERSION);
   response.set_uptime_ms(static_cast<int64_t>(MillisSince(started_)));
   response.set_cache_dir(options_.cache_dir);

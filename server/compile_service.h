@@ -128,9 +128,11 @@ class CompileService {
   // Steps 1-5 of the file comment.
   void StartCompile(const std::shared_ptr<Call>& call);
   // On the compile pool: the leader's work for `key`, ending its flight.
-  void LeadFlight(const std::string& key, const codegen::Prepared& prepared);
+  void LeadFlight(const std::string& key, const codegen::Prepared& prepared,
+                  const v1::CompileRequest& request);
   FlightResult CompileAndStore(const std::string& key,
-                               const codegen::Prepared& prepared);
+                               const codegen::Prepared& prepared,
+                               const v1::CompileRequest& request);
   absl::StatusOr<v1::Manifest> StoreOutput(const std::string& key,
                                            const codegen::Prepared& prepared,
                                            codegen::CompileOutput output);

@@ -8,10 +8,13 @@
 // Thread-safety: implementations must allow concurrent calls from many threads.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "codegen/pipeline.h"
+#include "tccd/v1/tccd.pb.h"
 
 namespace tccd::server {
 
@@ -24,13 +27,28 @@ class Compiler {
   // Lowers and generates code; may take seconds. See codegen::Compile.
   virtual absl::StatusOr<codegen::CompileOutput> Compile(
       const codegen::Prepared& prepared) = 0;
+  // The same, for compilers that need the request itself (the worker pool sends it to another
+  // process). `request` is the one `prepared` came from. Default: Compile(prepared).
+  virtual absl::StatusOr<codegen::CompileOutput> Compile(
+      const codegen::Prepared& prepared, const v1::CompileRequest& request) {
+    (void)request;
+    return Compile(prepared);
+  }
+  // Counters of this compiler for GetStats (the worker pool's). Default: none.
+  virtual void AddStats(std::map<std::string, int64_t>* counters) const {
+    (void)counters;
+  }
   // Identifies what this compiler produces; enters every compile key, so a
   // different compiler build never serves another's artifacts. See
   // codegen::CompilerFingerprint.
   virtual std::string Fingerprint() const = 0;
 };
 
-// codegen::Prepare / codegen::Compile.
+// codegen::Prepare / codegen::Compile, in this process.
 std::unique_ptr<Compiler> NewCodegenCompiler();
+
+// What Prepare needs from a request: its graph, target, normalized mode (unset means
+// "default") and CompileOptions.extra["fallback_random"]. Points into `request`.
+codegen::CompileInput CompileInputOf(const v1::CompileRequest& request);
 
 }  // namespace tccd::server

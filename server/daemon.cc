@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "cache/store.h"
@@ -21,6 +22,7 @@
 #include "server/grpc_server.h"
 #include "server/thread_pool.h"
 #include "server/unix_socket.h"
+#include "server/worker_pool.h"
 #include "spdlog/spdlog.h"
 #include "tccd_version.h"
 
@@ -63,7 +65,9 @@ int RunDaemon(const ServerOptions& options) {
     return 1;
   }
   absl::StatusOr<std::unique_ptr<cache::Store>> store =
-      cache::Store::Open(cache::StoreOptions{.path = options.cache_dir});
+      cache::Store::Open(cache::StoreOptions{
+          .path = options.cache_dir,
+          .write_buffer_bytes = options.cache_memtable_bytes});
   if (!store.ok()) {
     spdlog::critical("cannot open the cache at {}: {}", options.cache_dir,
                      store.status().ToString());
@@ -89,7 +93,14 @@ int RunDaemon(const ServerOptions& options) {
   CompileService service(
       CompileServiceOptions{.compile_threads = options.compile_threads,
                             .cache_dir = options.cache_dir},
-      store->get(), NewCodegenCompiler());
+      store->get(),
+      options.compile_in_process
+          ? NewCodegenCompiler()
+          : NewWorkerCompiler(WorkerPoolOptions{
+                .workers = options.compile_threads,
+                .time_limit = absl::Seconds(options.compile_time_limit_s),
+                .memory_limit_mb = options.compile_memory_limit_mb,
+                .enable_test_faults = options.enable_test_faults}));
   // Request threads parse requests and read RocksDB; they never wait for a
   // compile.
   ThreadPool request_pool(
@@ -109,10 +120,15 @@ int RunDaemon(const ServerOptions& options) {
   for (UnixSocketClaim& claim : claims) claim.MarkBound();
 
   spdlog::info(
-      "tccd {} serving on {}; cache {}; {} compile threads; "
+      "tccd {} serving on {}; cache {}; {} compile threads{}; "
       "max request {} MiB; pid {}",
       TCCD_VERSION, absl::StrJoin((*server)->bound_addresses(), ", "),
       options.cache_dir, options.compile_threads,
+      options.compile_in_process
+          ? " (in process)"
+          : absl::StrCat(" (worker processes, time limit ",
+                         options.compile_time_limit_s, " s, memory limit ",
+                         options.compile_memory_limit_mb, " MiB)"),
       options.max_request_bytes >> 20, getpid());
 
   const int signal_number = WaitForShutdownSignal();

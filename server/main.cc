@@ -22,6 +22,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "server/daemon.h"
+#include "server/compile_worker.h"
 #include "server/options.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
@@ -44,6 +45,25 @@ ABSL_FLAG(int, compile_threads, 0,
           "compile twice.");
 ABSL_FLAG(int, max_request_mb, 256,
           "Largest request message accepted, in MiB.");
+ABSL_FLAG(bool, compile_in_process, false,
+          "Run code generation (LLVM, LLD, NVRTC) inside the daemon instead of "
+          "in supervised worker processes. Faster by a fraction of a "
+          "millisecond per compile, but a compiler crash then takes the "
+          "daemon down.");
+ABSL_FLAG(int, compile_time_limit_s, 600,
+          "Wall-clock limit of one compile, in seconds. A compile worker past "
+          "it is killed and the compile fails with INTERNAL.");
+ABSL_FLAG(int, compile_memory_limit_mb, 16384,
+          "Memory limit of each compile worker (RLIMIT_DATA), in MiB; 0 means "
+          "none. A compile that needs more fails.");
+ABSL_FLAG(bool, enable_test_faults, false,
+          "For tccd's tests only: compile workers honour the request option "
+          "tccd_test_fault (crash, hang, alloc).");
+ABSL_FLAG(int, cache_memtable_mb, 64,
+          "RocksDB memtable size per column family of the cache, in MiB. When "
+          "the cache's file system fills up, tccd keeps serving cached "
+          "entries, answers compiles it cannot store with RESOURCE_EXHAUSTED, "
+          "and resumes writing by itself once this much space is free.");
 
 namespace {
 
@@ -126,6 +146,10 @@ void PrintHelp(const Environment& env) {
       {"compile_threads", "N",
        absl::StrCat("0, i.e. ", env.hardware_concurrency, " here")},
       {"max_request_mb", "MIB", "256"},
+      {"cache_memtable_mb", "MIB", "64"},
+      {"compile_time_limit_s", "SECONDS", "600"},
+      {"compile_memory_limit_mb", "MIB", "16384"},
+      {"compile_in_process", "BOOL", "false"},
   };
   std::cout << "tccd " << TCCD_VERSION << "\n" << kDescription << kUsage;
   for (const FlagHelp& flag : flags) {
@@ -175,6 +199,14 @@ std::vector<char*> NormalizeFlagNames(int argc, char** argv,
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A compile worker (worker_pool.cc starts this binary so): nothing of the daemon runs.
+  if (argc >= 2 && std::string_view(argv[1]) == tccd::server::kCompileWorkerFlag) {
+    auto logger = spdlog::stderr_color_mt("tccd-worker");
+    logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%L%$ tccd-worker[%P] %v");
+    logger->set_level(spdlog::level::warn);
+    spdlog::set_default_logger(logger);
+    return tccd::server::RunCompileWorker(argc, argv);
+  }
   // Before anything can start a thread: only the daemon's sigwait() may see
   // these signals.
   tccd::server::BlockShutdownSignals();
@@ -218,6 +250,11 @@ int main(int argc, char** argv) {
   raw.log_level = absl::GetFlag(FLAGS_log_level);
   raw.compile_threads = absl::GetFlag(FLAGS_compile_threads);
   raw.max_request_mb = absl::GetFlag(FLAGS_max_request_mb);
+  raw.cache_memtable_mb = absl::GetFlag(FLAGS_cache_memtable_mb);
+  raw.compile_in_process = absl::GetFlag(FLAGS_compile_in_process);
+  raw.compile_time_limit_s = absl::GetFlag(FLAGS_compile_time_limit_s);
+  raw.compile_memory_limit_mb = absl::GetFlag(FLAGS_compile_memory_limit_mb);
+  raw.enable_test_faults = absl::GetFlag(FLAGS_enable_test_faults);
   absl::StatusOr<tccd::server::ServerOptions> options =
       tccd::server::ResolveOptions(raw, env);
   if (!options.ok()) {

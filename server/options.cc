@@ -228,6 +228,28 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
                      ": expected 1 to ", kMaxRequestMb));
   }
   options.max_request_bytes = raw.max_request_mb << 20;
+
+  if (raw.cache_memtable_mb < 1 || raw.cache_memtable_mb > 1024) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cache-memtable-mb=", raw.cache_memtable_mb,
+                     ": expected 1 to 1024"));
+  }
+  options.cache_memtable_bytes = int64_t{raw.cache_memtable_mb} << 20;
+
+  if (raw.compile_time_limit_s < 1 || raw.compile_time_limit_s > 86400) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--compile-time-limit-s=", raw.compile_time_limit_s,
+                     ": expected 1 to 86400"));
+  }
+  if (raw.compile_memory_limit_mb < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--compile-memory-limit-mb=", raw.compile_memory_limit_mb,
+                     ": expected 0 (no limit) or more"));
+  }
+  options.compile_in_process = raw.compile_in_process;
+  options.compile_time_limit_s = raw.compile_time_limit_s;
+  options.compile_memory_limit_mb = raw.compile_memory_limit_mb;
+  options.enable_test_faults = raw.enable_test_faults;
   return options;
 }
 

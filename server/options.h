@@ -71,6 +71,11 @@ struct RawFlags {
   std::string log_level = "info";
   int compile_threads = 0;  // 0: hardware concurrency
   int max_request_mb = 256;
+  int cache_memtable_mb = 64;
+  bool compile_in_process = false;
+  int compile_time_limit_s = 600;
+  int compile_memory_limit_mb = 16384;
+  bool enable_test_faults = false;
 };
 
 struct ServerOptions {
@@ -90,6 +95,20 @@ struct ServerOptions {
   int compile_threads = 1;
   // Largest request message accepted, in bytes. Default: 256 MiB.
   int max_request_bytes = 256 << 20;
+  // RocksDB memtable size per column family of the cache, in bytes. After the
+  // cache's file system fills up, writing resumes once this much is free.
+  // Default: 64 MiB.
+  int64_t cache_memtable_bytes = 64ll << 20;
+  // Run codegen in the daemon's own process instead of supervised worker
+  // processes (worker_pool.h). Default: false.
+  bool compile_in_process = false;
+  // Wall-clock limit of one compile in a worker, seconds. Default: 600.
+  int compile_time_limit_s = 600;
+  // Memory limit (RLIMIT_DATA) of each compile worker, MiB; 0: none.
+  // Default: 16384.
+  int compile_memory_limit_mb = 16384;
+  // Hidden, for tests: workers honour CompileOptions.extra["tccd_test_fault"].
+  bool enable_test_faults = false;
 };
 
 // Validates `raw` and fills in defaults from `env`. INVALID_ARGUMENT with a

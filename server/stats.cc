@@ -19,6 +19,7 @@ std::map<std::string, int64_t> ServerStats::Snapshot() const {
       {"internal_errors", get(internal_errors)},
       {"artifacts_served", get(artifacts_served)},
       {"artifact_bytes_served", get(artifact_bytes_served)},
+      {"store_full_refusals", get(store_full_refusals)},
   };
 }
 

@@ -31,6 +31,9 @@ struct ServerStats {
       0};  // failures that are tccd's fault (store, bugs)
   std::atomic<int64_t> artifacts_served{0};  // successful FetchArtifact lookups
   std::atomic<int64_t> artifact_bytes_served{0};
+  // Misses answered RESOURCE_EXHAUSTED without compiling: the cache could not
+  // store the result (full or failing file system).
+  std::atomic<int64_t> store_full_refusals{0};
 
   // name -> value of every counter above.
   std::map<std::string, int64_t> Snapshot() const;

@@ -98,12 +98,13 @@ def client_env(tmp_path, monkeypatch) -> Dict[str, str]:
 class Daemon:
     """A tccd process on a private socket and database; restartable on the same database."""
 
-    def __init__(self, binary: Path, root: str):
+    def __init__(self, binary: Path, root: str, extra_args=(), db: str = ""):
         self.binary = binary
+        self.extra_args = list(extra_args)
         self.root = root
         self.socket = os.path.join(root, "tccd.sock")
         self.address = f"unix:{self.socket}"
-        self.db = os.path.join(root, "db")
+        self.db = db or os.path.join(root, "db")
         self.log = os.path.join(root, "tccd.log")
         self.proc = None
 
@@ -112,7 +113,8 @@ class Daemon:
 
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
-                [str(self.binary), "--listen", self.address, "--cache-dir", self.db],
+                [str(self.binary), "--listen", self.address, "--cache-dir", self.db]
+                + self.extra_args,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,

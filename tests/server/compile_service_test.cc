@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "cache/store.h"
@@ -31,6 +32,7 @@ class FakeStore final : public cache::Store {
     if (!expected_digest.empty() && expected_digest != digest) {
       return absl::DataLossError("digest mismatch");
     }
+    if (full) return absl::ResourceExhaustedError("disk full");
     absl::MutexLock lock(&mu_);
     blobs_[digest] = std::string(bytes);
     return digest;
@@ -63,6 +65,7 @@ class FakeStore final : public cache::Store {
   }
   absl::Status RecordJobUse(absl::string_view job_id, absl::string_view key,
                             bool compiled, int64_t now_unix_ms) override {
+    if (full) return absl::ResourceExhaustedError("disk full");
     absl::MutexLock lock(&mu_);
     v1::JobEntry& entry = jobs_[std::string(job_id)][std::string(key)];
     if (entry.uses() == 0) entry.set_first_used_unix_ms(now_unix_ms);
@@ -89,6 +92,10 @@ class FakeStore final : public cache::Store {
     return usage;
   }
   absl::Status Close() override { return absl::OkStatus(); }
+  bool WritesStopped() override { return full.load(); }
+
+  // Plays a full disk: writes fail with RESOURCE_EXHAUSTED, reads work.
+  std::atomic<bool> full{false};
 
  private:
   absl::Mutex mu_;
@@ -229,6 +236,32 @@ TEST_CASE(
   CHECK(counters.at("store_manifests") == 1);
   CHECK(stats.cache_dir() == "/fake");
   CHECK_FALSE(stats.tccd_version().empty());
+}
+
+TEST_CASE(
+    "CompileService: while the cache cannot write, a miss is "
+    "RESOURCE_EXHAUSTED without compiling and hits are still served") {
+  Fixture f;
+  REQUIRE(f.service->CompileAndWait(Request({"aten::add"})).ok());
+  f.store.full = true;
+  absl::StatusOr<v1::CompileResponse> hit =
+      f.service->CompileAndWait(Request({"aten::add"}, "job-2"));
+  REQUIRE(hit.ok());
+  CHECK(hit->cache_hit());
+  absl::StatusOr<v1::CompileResponse> miss =
+      f.service->CompileAndWait(Request({"aten::mul"}));
+  REQUIRE(miss.status().code() == absl::StatusCode::kResourceExhausted);
+  CHECK(absl::StrContains(miss.status().message(), "cannot be written now"));
+  CHECK(f.compiler->compiles() == 1);
+  CHECK(f.Counter("store_writes_stopped") == 1);
+  CHECK(f.Counter("store_full_refusals") == 1);
+
+  f.store.full = false;  // space is back: compiles again, no restart
+  absl::StatusOr<v1::CompileResponse> later =
+      f.service->CompileAndWait(Request({"aten::mul"}));
+  REQUIRE(later.ok());
+  CHECK_FALSE(later->cache_hit());
+  CHECK(f.Counter("store_writes_stopped") == 0);
 }
 
 TEST_CASE(

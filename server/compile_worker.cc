@@ -1,0 +1,123 @@
+// RunCompileWorker; see compile_worker.h.
+#include "server/compile_worker.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "server/compiler.h"
+#include "server/worker_protocol.h"
+#include "spdlog/spdlog.h"
+
+namespace tccd::server {
+namespace {
+
+// Only reached with --enable-test-faults.
+void ApplyTestFault(const v1::CompileRequest& request) {
+  auto it = request.options().extra().find(kTestFaultOption);
+  if (it == request.options().extra().end()) return;
+  const std::string& fault = it->second;
+  if (fault == "crash") {
+    // A real invalid access, not raise(): LLVM installs a SIGSEGV handler after the first
+    // compile, which returns from a raised signal but re-faults on a bad access.
+    volatile int* null = nullptr;
+    *null = 1;
+  }
+  if (fault == "hang") {
+    while (true) pause();
+  }
+  if (fault == "alloc") {
+    std::vector<std::unique_ptr<char[]>> hog;
+    while (true) {
+      hog.emplace_back(new char[64 << 20]);
+      for (size_t i = 0; i < (64u << 20); i += 4096) hog.back()[i] = 1;
+    }
+  }
+}
+
+// `*exhausted` is set when the compile ran out of memory: the worker then exits after answering,
+// since LLVM's global state may be half updated.
+WorkerResult CompileOne(Compiler& compiler, const std::string& frame,
+                        bool test_faults, int64_t memory_limit_mb,
+                        bool* exhausted) {
+  WorkerResult result;
+  const auto start = std::chrono::steady_clock::now();
+  v1::CompileRequest request;
+  if (!request.ParseFromString(frame)) {
+    result.output = absl::InternalError(
+        "the compile worker could not parse the request it was sent");
+    return result;
+  }
+  try {
+    if (test_faults) ApplyTestFault(request);
+    absl::StatusOr<codegen::Prepared> prepared =
+        compiler.Prepare(CompileInputOf(request));
+    if (!prepared.ok()) {
+      result.output = prepared.status();
+    } else {
+      result.output = compiler.Compile(*prepared);
+    }
+  } catch (const std::bad_alloc&) {
+    *exhausted = true;
+    result.output = absl::ResourceExhaustedError(absl::StrCat(
+        "the compile ran out of memory (compile worker memory limit ",
+        memory_limit_mb, " MiB, --compile-memory-limit-mb)"));
+  } catch (const std::exception& e) {
+    result.output = absl::InternalError(
+        absl::StrCat("tccd internal error while compiling: ", e.what()));
+  }
+  result.compile_ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  return result;
+}
+
+}  // namespace
+
+int RunCompileWorker(int argc, char** argv) {
+  int64_t memory_limit_mb = 0;
+  int test_faults = 0;
+  int64_t parent = 0;
+  if (argc != 5 || !absl::SimpleAtoi(argv[2], &memory_limit_mb) ||
+      !absl::SimpleAtoi(argv[3], &test_faults) ||
+      !absl::SimpleAtoi(argv[4], &parent)) {
+    fprintf(stderr, "tccd: %s is for tccd's own use\n", kCompileWorkerFlag);
+    return 2;
+  }
+  // Die with the daemon; it may have died before the prctl.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != static_cast<pid_t>(parent)) return 0;
+  // The terminal's Ctrl-C reaches the whole process group; the daemon decides when workers stop.
+  signal(SIGINT, SIG_IGN);
+  signal(SIGTERM, SIG_IGN);
+  if (memory_limit_mb > 0) {
+    // RLIMIT_DATA (heap and private mappings, not the mapped libraries): allocation beyond it
+    // fails, which codegen sees as std::bad_alloc.
+    const rlim_t bytes = static_cast<rlim_t>(memory_limit_mb) << 20;
+    rlimit limit{.rlim_cur = bytes, .rlim_max = bytes};
+    setrlimit(RLIMIT_DATA, &limit);
+  }
+  std::unique_ptr<Compiler> compiler = NewCodegenCompiler();
+  while (true) {
+    absl::StatusOr<std::string> frame = ReadFrame(kCompileWorkerFd);
+    if (!frame.ok()) return 0;  // the daemon closed the socket
+    bool exhausted = false;
+    const WorkerResult result = CompileOne(*compiler, *frame, test_faults != 0,
+                                           memory_limit_mb, &exhausted);
+    if (!WriteFrame(kCompileWorkerFd, EncodeWorkerResult(result)).ok())
+      return 0;
+    if (exhausted) return 3;  // the daemon sees end of stream and replaces us
+  }
+}
+
+}  // namespace tccd::server

@@ -1,0 +1,167 @@
+// Frames and the result encoding; see worker_protocol.h.
+#include "server/worker_protocol.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace tccd::server {
+namespace {
+
+void PutU64(std::string* out, uint64_t v) {
+  char bytes[8];
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>(v >> (8 * i));
+  out->append(bytes, 8);
+}
+void PutStr(std::string* out, absl::string_view s) {
+  PutU64(out, s.size());
+  out->append(s.data(), s.size());
+}
+
+class Reader {
+ public:
+  explicit Reader(absl::string_view data) : data_(data) {}
+  bool U64(uint64_t* v) {
+    if (data_.size() < 8) return false;
+    *v = 0;
+    for (int i = 0; i < 8; ++i)
+      *v |= uint64_t{static_cast<unsigned char>(data_[i])} << (8 * i);
+    data_.remove_prefix(8);
+    return true;
+  }
+  bool Str(std::string* s) {
+    uint64_t n = 0;
+    if (!U64(&n) || n > data_.size()) return false;
+    s->assign(data_.data(), n);
+    data_.remove_prefix(n);
+    return true;
+  }
+  bool done() const { return data_.empty(); }
+
+ private:
+  absl::string_view data_;
+};
+
+absl::Status WriteAll(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = send(fd, data, size, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return absl::UnavailableError(
+          absl::StrCat("writing to the compile worker: ", strerror(errno)));
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadAll(int fd, char* data, size_t size, absl::Time deadline) {
+  while (size > 0) {
+    if (deadline != absl::InfiniteFuture()) {
+      const int64_t ms = absl::ToInt64Milliseconds(deadline - absl::Now());
+      if (ms <= 0) return absl::DeadlineExceededError("time limit");
+      pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+      const int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(ms, 1 << 30)));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) continue;  // re-checks the deadline
+    }
+    const ssize_t n = read(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) return absl::UnavailableError("end of stream");
+    if (n < 0) return absl::UnavailableError(strerror(errno));
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status WriteFrame(int fd, absl::string_view payload) {
+  std::string header;
+  PutU64(&header, payload.size());
+  if (absl::Status s = WriteAll(fd, header.data(), header.size()); !s.ok())
+    return s;
+  return WriteAll(fd, payload.data(), payload.size());
+}
+
+absl::StatusOr<std::string> ReadFrame(int fd, absl::Time deadline) {
+  char header[8];
+  if (absl::Status s = ReadAll(fd, header, 8, deadline); !s.ok()) return s;
+  uint64_t size = 0;
+  Reader(absl::string_view(header, 8)).U64(&size);
+  if (size > kMaxWorkerFrameBytes) {
+    return absl::DataLossError(absl::StrCat("frame of ", size, " bytes"));
+  }
+  std::string payload(size, '\0');
+  if (absl::Status s = ReadAll(fd, payload.data(), size, deadline); !s.ok())
+    return s;
+  return payload;
+}
+
+std::string EncodeWorkerResult(const WorkerResult& result) {
+  std::string out;
+  const absl::Status status = result.output.status();
+  PutU64(&out, static_cast<uint64_t>(status.code()));
+  PutStr(&out, status.message());
+  uint64_t ms_bits = 0;
+  static_assert(sizeof(double) == sizeof(uint64_t));
+  std::memcpy(&ms_bits, &result.compile_ms, sizeof(ms_bits));
+  PutU64(&out, ms_bits);
+  if (!status.ok()) return out;
+  const codegen::CompileOutput& output = *result.output;
+  PutStr(&out, output.plan.SerializeAsString());
+  PutU64(&out, static_cast<uint64_t>(output.num_fused_kernels));
+  PutU64(&out, static_cast<uint64_t>(output.num_extern_steps));
+  PutU64(&out, output.artifacts.size());
+  for (const codegen::ArtifactBytes& artifact : output.artifacts) {
+    PutStr(&out, artifact.name);
+    PutU64(&out, static_cast<uint64_t>(artifact.kind));
+    PutStr(&out, artifact.bytes);
+  }
+  return out;
+}
+
+absl::StatusOr<WorkerResult> DecodeWorkerResult(absl::string_view payload) {
+  const absl::Status malformed =
+      absl::InternalError("the compile worker sent a malformed result");
+  Reader in(payload);
+  uint64_t code = 0, ms_bits = 0;
+  std::string message;
+  if (!in.U64(&code) || !in.Str(&message) || !in.U64(&ms_bits)) return malformed;
+  WorkerResult result;
+  std::memcpy(&result.compile_ms, &ms_bits, sizeof(ms_bits));
+  if (code != 0) {
+    if (code > 16) return malformed;
+    result.output = absl::Status(static_cast<absl::StatusCode>(code), message);
+    return result;
+  }
+  codegen::CompileOutput output;
+  std::string plan;
+  uint64_t fused = 0, externs = 0, count = 0;
+  if (!in.Str(&plan) || !output.plan.ParseFromString(plan) || !in.U64(&fused) ||
+      !in.U64(&externs) || !in.U64(&count)) {
+    return malformed;
+  }
+  output.num_fused_kernels = static_cast<int>(fused);
+  output.num_extern_steps = static_cast<int>(externs);
+  for (uint64_t i = 0; i < count; ++i) {
+    codegen::ArtifactBytes artifact;
+    uint64_t kind = 0;
+    if (!in.Str(&artifact.name) || !in.U64(&kind) || !in.Str(&artifact.bytes))
+      return malformed;
+    artifact.kind = static_cast<v1::ArtifactKind>(kind);
+    output.artifacts.push_back(std::move(artifact));
+  }
+  if (!in.done()) return malformed;
+  result.output = std::move(output);
+  return result;
+}
+
+}  // namespace tccd::server

@@ -1,0 +1,39 @@
+// The wire between the daemon and its compile workers (worker_pool.h): length-prefixed frames over
+// a unix socketpair. One request frame (a serialized v1::CompileRequest), one result frame back.
+//
+// Frame: 8-byte little-endian length, then that many bytes. A result frame's payload is
+//   u32 status code, str message, f64 compile_ms, str plan (serialized v1::Plan),
+//   u32 num_fused_kernels, u32 num_extern_steps, u32 artifact count,
+//   per artifact: str name, u32 kind, str bytes
+// where str is a u64 length and the bytes. Both ends are the same binary, so there is no version.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "codegen/pipeline.h"
+
+namespace tccd::server {
+
+// Frames larger than this are refused on read (a corrupt length must not allocate terabytes).
+inline constexpr uint64_t kMaxWorkerFrameBytes = uint64_t{4} << 30;
+
+// Writes one frame; UNAVAILABLE if the peer is gone.
+absl::Status WriteFrame(int fd, absl::string_view payload);
+// Reads one frame, waiting at most until `deadline`. DEADLINE_EXCEEDED when it passes,
+// UNAVAILABLE on end of stream (the peer exited) or a read error, DATA_LOSS on a bad length.
+absl::StatusOr<std::string> ReadFrame(int fd,
+                                      absl::Time deadline = absl::InfiniteFuture());
+
+struct WorkerResult {
+  absl::StatusOr<codegen::CompileOutput> output;
+  double compile_ms = 0;  // measured in the worker: Prepare + Compile
+};
+std::string EncodeWorkerResult(const WorkerResult& result);
+absl::StatusOr<WorkerResult> DecodeWorkerResult(absl::string_view payload);
+
+}  // namespace tccd::server

@@ -1,0 +1,124 @@
+"""End to end: compiles run in supervised worker processes, and the daemon survives them.
+
+A daemon started with --enable-test-faults lets a request ask its worker to crash, hang or
+allocate without bound (CompileOptions.extra["tccd_test_fault"]). Each such compile fails with
+INTERNAL naming what happened (every single-flight follower gets the same answer), the worker is
+replaced, and the daemon keeps compiling and serving. Without the flag the option does nothing.
+"""
+
+import concurrent.futures
+import os
+import shutil
+
+import grpc
+import pytest
+import torch
+
+from conftest import TCCD_BINARY, Daemon, short_tempdir
+from tccd.serialize import build_request
+from tccd_testlib import capture_aot_graphs
+
+
+def _request(n: int, fault: str = ""):
+    def f(x, y):
+        return torch.tanh(x * y) - n
+
+    (_, gm, inputs), = capture_aot_graphs(f, torch.randn(3, 5 + n), torch.randn(5 + n))
+    request = build_request(gm, inputs, graph_name=f"workers-{n}", job_id="workers-test")
+    if fault:
+        request.options.extra["tccd_test_fault"] = fault
+    return request
+
+
+@pytest.fixture
+def faulty_daemon():
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    root = short_tempdir("tccd-workers-")
+    d = Daemon(
+        TCCD_BINARY,
+        root,
+        extra_args=[
+            "--enable-test-faults",
+            "--compile-threads", "2",
+            "--compile-time-limit-s", "3",
+            "--compile-memory-limit-mb", "2048",
+        ],
+    )
+    d.start()
+    yield d
+    try:
+        assert d.stop() == 0, d.log_tail()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _internal(d, request) -> str:
+    with pytest.raises(grpc.RpcError) as e:
+        d.stub().Compile(request, timeout=60)
+    assert e.value.code() == grpc.StatusCode.INTERNAL, e.value.details()
+    return e.value.details()
+
+
+def test_a_crashing_hanging_or_exploding_compile_fails_alone_and_the_daemon_keeps_serving(faulty_daemon):
+    d = faulty_daemon
+    good = d.stub().Compile(_request(0), timeout=60)
+    assert not good.cache_hit
+
+    crash = _internal(d, _request(1, "crash"))
+    assert "compile worker" in crash and "signal 11" in crash, crash
+    hang = _internal(d, _request(2, "hang"))
+    assert "time limit" in hang, hang
+    # Past the memory limit: a clean RESOURCE_EXHAUSTED when the allocation that fails is a C++
+    # one (then the worker exits after answering), else the worker's crash (INTERNAL).
+    with pytest.raises(grpc.RpcError) as e:
+        d.stub().Compile(_request(3, "alloc"), timeout=60)
+    assert e.value.code() in (grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.INTERNAL)
+    assert "memory" in e.value.details() or "compile worker" in e.value.details(), e.value.details()
+
+    assert d.alive(), d.log_tail()
+    assert d.stub().Compile(_request(0), timeout=60).cache_hit
+    fresh = d.stub().Compile(_request(4), timeout=60)
+    assert not fresh.cache_hit and fresh.manifest.artifacts
+    stats = d.stats()
+    assert stats["worker_crashes"] >= 1 and stats["worker_timeouts"] == 1, stats
+    assert stats["worker_compiles"] >= 2, stats
+
+
+def test_single_flight_followers_get_the_crash_answer_too(faulty_daemon):
+    d = faulty_daemon
+    request = _request(5, "crash")
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        futures = [pool.submit(d.stub().Compile, request, timeout=60) for _ in range(4)]
+        details = []
+        for f in futures:
+            with pytest.raises(grpc.RpcError) as e:
+                f.result()
+            assert e.value.code() == grpc.StatusCode.INTERNAL
+            details.append(e.value.details())
+    assert all("signal 11" in x for x in details), details
+    assert d.stats()["worker_crashes"] >= 1
+    assert d.alive()
+    # The failure is not cached: the same graph without the fault compiles.
+    assert not d.stub().Compile(_request(5), timeout=60).cache_hit
+
+
+def test_fault_option_is_ignored_without_the_test_flag(daemon):
+    response = daemon.stub().Compile(_request(6, "crash"), timeout=60)
+    assert response.manifest.artifacts
+    assert daemon.alive()
+    assert daemon.stats()["worker_crashes"] == 0
+
+
+def test_worker_overhead_per_compile_is_small(faulty_daemon):
+    """Prints the measured per-compile cost of running in a worker (request and result transfer)."""
+    d = faulty_daemon
+    n = 8
+    for i in range(n):
+        d.stub().Compile(_request(100 + i), timeout=60)
+    stats = d.stats()
+    mean_ms = stats["worker_overhead_us_total"] / max(1, stats["worker_compiles"]) / 1000
+    print(f"compile worker overhead: {mean_ms:.3f} ms mean over {stats['worker_compiles']} compiles, "
+          f"{stats['worker_spawns']} workers started")
+    assert stats["worker_spawns"] <= 3, stats  # prefork, reused: no process start per compile
+    assert mean_ms < 20, stats
