@@ -495,6 +495,7 @@ class LoadedPlan:
             else:
                 raise ArtifactError(f"step {index} has no kind")
         self.steps = steps
+        self.python_steps = len(steps)  # every step is a Python call here (native_plan.py: fewer)
         self.outputs = [decode_value(v) for v in plan.outputs]
         for out in self.outputs:
             if isinstance(out, _Ref) and not 0 <= out.id < self.num_values:
