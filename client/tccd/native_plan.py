@@ -6,7 +6,8 @@ process has loaded.
 
 The daemon does not know this process's torch schemas, so extern argument lists are completed
 here, once at load, from each op's torch schema (defaults filled, every argument typed). An op
-whose arguments or returns the stable ABI cannot carry (Scalar, lists, strings, devices...) is
+whose arguments or returns the stable ABI cannot carry (Scalar, Tensor?[], strings, devices,
+list returns...) is
 bound to a Python callback the runtime calls from inside the one native call; those steps are
 counted in `python_steps`. Anything that fails at load (torch version outside the declared
 range, a missing symbol, a malformed descriptor) leaves the plan to the Python interpreter
@@ -36,6 +37,7 @@ TORCH_MAX = (2, 15)
 
 # tccd_plan_format.h TCCD_ARG_*.
 _ARG_NONE, _ARG_TENSOR, _ARG_INT, _ARG_FLOAT, _ARG_BOOL, _ARG_SCALAR_TYPE = 0, 1, 2, 3, 4, 5
+_ARG_INT_LIST, _ARG_TENSOR_LIST = 6, 7
 _ARG_OPTIONAL = 0x100
 # c10::ScalarType codes (tccd_plan_format.h TCCD_C10_*; checked against torch by the ABI test).
 C10_DTYPES = {
@@ -129,7 +131,8 @@ def _open_runtime(path: str) -> ctypes.CDLL:
         lib.tccd_plan_set_callbacks.argtypes = [ctypes.c_void_p, _PythonStep, _MakeCurrent]
         lib.tccd_plan_bind_extern.argtypes = [
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
-            ctypes.POINTER(ctypes.c_int64), ctypes.c_int64,
+            ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int64,
+            ctypes.POINTER(ctypes.c_int64),
         ]
         lib.tccd_plan_bind_python_extern.argtypes = [
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
@@ -156,8 +159,9 @@ def _open_runtime(path: str) -> ctypes.CDLL:
 # ---------------------------------------------------------------------------------------------
 
 
-def _typed_arg(type_: Any, value: Any) -> Optional[Tuple[int, int]]:
-    """(kind, payload) of one argument for the stable dispatcher, or None if it cannot carry it."""
+def _typed_arg(type_: Any, value: Any, pool: List[int]) -> Optional[Tuple[int, int]]:
+    """(kind, payload) of one argument for the stable dispatcher, or None if it cannot carry it.
+    List arguments are appended to `pool` as [n, items...]; the payload is their offset."""
     optional = isinstance(type_, torch.OptionalType)
     inner = type_.getElementType() if optional else type_
     name = str(inner)
@@ -178,12 +182,23 @@ def _typed_arg(type_: Any, value: Any) -> Optional[Tuple[int, int]]:
         return _ARG_FLOAT | flag, struct.unpack("<q", struct.pack("<d", float(value)))[0]
     if name == "bool" and isinstance(value, bool):
         return _ARG_BOOL | flag, int(value)
+    if isinstance(value, (list, tuple)):
+        if name == "List[int]" and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            kind, items = _ARG_INT_LIST, list(value)
+        elif name == "List[Tensor]" and all(isinstance(v, _Ref) for v in value):
+            kind, items = _ARG_TENSOR_LIST, [v.id for v in value]
+        else:
+            return None
+        pool.append(len(items))
+        pool.extend(items)
+        return kind | flag, len(pool) - len(items) - 1
     return None
 
 
-def complete_arguments(step: "pb.Step") -> Optional[Tuple[List[int], List[int], int]]:
-    """The extern step's full dispatcher stack (kinds, payloads) and its number of returns, from
-    torch's schema of the op; None when the stable ABI cannot carry an argument or a return."""
+def complete_arguments(step: "pb.Step") -> Optional[Tuple[List[int], List[int], int, List[int]]]:
+    """The extern step's full dispatcher stack (kinds, payloads), its number of returns and the
+    pool its list arguments point into, from torch's schema of the op; None when the stable ABI
+    cannot carry an argument or a return."""
     call = step.extern_call
     try:
         schema = resolve_op(call.target)._schema
@@ -198,6 +213,7 @@ def complete_arguments(step: "pb.Step") -> Optional[Tuple[List[int], List[int], 
         return None
     kinds: List[int] = []
     payloads: List[int] = []
+    pool: List[int] = []
     for i, a in enumerate(schema.arguments):
         if i < len(args) and not a.kwarg_only:
             value = args[i]
@@ -207,12 +223,12 @@ def complete_arguments(step: "pb.Step") -> Optional[Tuple[List[int], List[int], 
             value = a.default_value
         else:
             return None
-        typed = _typed_arg(a.type, value)
+        typed = _typed_arg(a.type, value, pool)
         if typed is None:
             return None
         kinds.append(typed[0])
         payloads.append(typed[1])
-    return kinds, payloads, len(schema.returns)
+    return kinds, payloads, len(schema.returns), pool
 
 
 def _refs_of(step: "pb.Step") -> List[int]:
@@ -279,9 +295,10 @@ class NativePlan:
                 continue
             completed = complete_arguments(step)
             if completed is not None:
-                kinds, payloads, n_returns = completed
+                kinds, payloads, n_returns, pool = completed
                 if lib.tccd_plan_bind_extern(
-                    handle, index, len(kinds), _int64s(kinds), _int64s(payloads), n_returns
+                    handle, index, len(kinds), _int64s(kinds), _int64s(payloads), n_returns,
+                    len(pool), _int64s(pool),
                 ) == 0:
                     continue
             refs = _refs_of(step)

@@ -79,6 +79,8 @@
 #define TCCD_ARG_FLOAT 3       /* payload: the double's bits */
 #define TCCD_ARG_BOOL 4        /* payload: 0 or 1 */
 #define TCCD_ARG_SCALAR_TYPE 5 /* payload: c10::ScalarType code */
+#define TCCD_ARG_INT_LIST 6    /* payload: offset in the step's pool of [n, v0 .. vn-1] */
+#define TCCD_ARG_TENSOR_LIST 7 /* payload: offset in the step's pool of [n, id0 .. idn-1] */
 #define TCCD_ARG_OPTIONAL 0x100
 
 #endif /* TCCD_PLAN_FORMAT_H_ */

@@ -141,6 +141,8 @@ typedef struct {
   int64_t n_args;
   int64_t* arg_kinds;
   int64_t* arg_payloads;
+  int64_t n_pool;
+  int64_t* pool;
   int64_t n_returns;
   int64_t n_refs; /* EXTERN_PYTHON */
   int64_t* refs;
@@ -231,7 +233,7 @@ static void skip_value(Reader* r, int64_t num_values, int depth) {
 
 static void free_step(Step* s) {
   free(s->in); free(s->out); free(s->expected); free(s->op_name); free(s->arg_kinds);
-  free(s->arg_payloads); free(s->refs); free(s->release);
+  free(s->arg_payloads); free(s->pool); free(s->refs); free(s->release);
 }
 
 EXPORT void tccd_plan_free(TccdPlan* plan) {
@@ -422,13 +424,24 @@ static Step* extern_step(TccdPlan* p, int64_t step) {
 }
 
 EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, int64_t n_args, const int64_t* kinds,
-                                 const int64_t* payloads, int64_t n_returns) {
+                                 const int64_t* payloads, int64_t n_returns, int64_t n_pool,
+                                 const int64_t* pool) {
   Step* s = extern_step(p, step);
   if (s == NULL) return -1;
   if (n_args < 0 || n_returns < 0) return fail("step %ld: %ld args", (long)step, (long)n_args);
   for (int64_t i = 0; i < n_args; ++i) {
     int64_t base = kinds[i] & ~TCCD_ARG_OPTIONAL;
-    if (base > TCCD_ARG_SCALAR_TYPE) return fail("step %ld: argument kind %ld", (long)step, (long)kinds[i]);
+    if (base > TCCD_ARG_TENSOR_LIST) return fail("step %ld: argument kind %ld", (long)step, (long)kinds[i]);
+    if (base == TCCD_ARG_INT_LIST || base == TCCD_ARG_TENSOR_LIST) {
+      if (t_torch_new_list_reserve_size == NULL || t_torch_list_push_back == NULL)
+        return fail("step %ld: list arguments need torch >= 2.10", (long)step);
+      int64_t at = payloads[i];
+      if (at < 0 || at >= n_pool || pool[at] < 0 || pool[at] > n_pool - at - 1)
+        return fail("step %ld: argument %ld: bad list", (long)step, (long)i);
+      for (int64_t k = 0; base == TCCD_ARG_TENSOR_LIST && k < pool[at]; ++k) {
+        if (pool[at + 1 + k] < 0 || pool[at + 1 + k] >= p->num_values) return fail("step %ld: list reads value %ld", (long)step, (long)pool[at + 1 + k]);
+      }
+    }
     if ((kinds[i] & TCCD_ARG_OPTIONAL) && t_torch_new_stable_ivalue == NULL)
       return fail("step %ld: an optional argument with a value needs torch >= 2.13", (long)step);
     if (base == TCCD_ARG_TENSOR && (payloads[i] < 0 || payloads[i] >= p->num_values))
@@ -440,6 +453,9 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, int64_t n_args, cons
   s->arg_payloads = malloc(bytes);
   memcpy(s->arg_kinds, kinds, (size_t)n_args * sizeof(int64_t));
   memcpy(s->arg_payloads, payloads, (size_t)n_args * sizeof(int64_t));
+  s->pool = malloc((size_t)(n_pool ? n_pool : 1) * sizeof(int64_t));
+  memcpy(s->pool, pool, (size_t)n_pool * sizeof(int64_t));
+  s->n_pool = n_pool;
   s->n_args = n_args;
   s->n_returns = n_returns;
   s->extern_mode = EXTERN_DISPATCHER;
@@ -701,6 +717,22 @@ static int run_extern_dispatcher(Run* run, const Step* s, int64_t index) {
       v = (uint64_t)(uintptr_t)fresh;
     } else if (kind == TCCD_ARG_NONE) {
       v = 0;
+    } else if (kind == TCCD_ARG_INT_LIST || kind == TCCD_ARG_TENSOR_LIST) {
+      /* A StableListHandle the dispatcher takes (and deletes). */
+      const int64_t* list = s->pool + s->arg_payloads[i];
+      void* handle = NULL;
+      if (t_torch_new_list_reserve_size((size_t)list[0], &handle) != 0) return fail("tccd plan step %ld: new list failed", (long)index);
+      for (int64_t k = 0; k < list[0]; ++k) {
+        uint64_t item = (uint64_t)list[1 + k];
+        if (kind == TCCD_ARG_TENSOR_LIST) {
+          void* h;
+          void* fresh = NULL;
+          if (get(run, index, list[1 + k], &h) || t_aoti_torch_new_tensor_handle(h, &fresh) != 0) return -1;
+          item = (uint64_t)(uintptr_t)fresh;
+        }
+        if (t_torch_list_push_back(handle, item) != 0) return fail("tccd plan step %ld: list push failed", (long)index);
+      }
+      v = (uint64_t)(uintptr_t)handle;
     }
     if ((s->arg_kinds[i] & TCCD_ARG_OPTIONAL) && kind != TCCD_ARG_NONE) {
       uint64_t* boxed = NULL;

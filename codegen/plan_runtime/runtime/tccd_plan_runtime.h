@@ -38,9 +38,11 @@ TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artifacts, c
                          void** handles);
 void tccd_plan_free(TccdPlan* plan);
 int tccd_plan_set_callbacks(TccdPlan* plan, TccdPythonStep python_step, TccdMakeContextCurrent make_current);
-/* Extern step `step` runs through the dispatcher with this complete argument list. */
+/* Extern step `step` runs through the dispatcher with this complete argument list (list
+ * arguments point into `pool`). */
 int tccd_plan_bind_extern(TccdPlan* plan, int64_t step, int64_t n_args, const int64_t* kinds,
-                          const int64_t* payloads, int64_t n_returns);
+                          const int64_t* payloads, int64_t n_returns, int64_t n_pool,
+                          const int64_t* pool);
 /* Extern step `step` runs through the Python callback, which receives these values. */
 int tccd_plan_bind_python_extern(TccdPlan* plan, int64_t step, int64_t n_refs, const int64_t* ids);
 int64_t tccd_plan_num_inputs(const TccdPlan* plan);
