@@ -306,6 +306,12 @@ class NativePlan:
                 raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
             self._python_runs[index] = (refs, _extern_step(step, index), list(step.outputs))
         self.python_steps = len(self._python_runs)
+        if self._python_runs:
+            log.info(
+                "tccd: %s runs natively; extern ops through the Python callback (arguments the "
+                "stable ABI cannot carry): %s", self.name,
+                ", ".join(sorted({plan.steps[i].extern_call.target for i in self._python_runs})),
+            )
         self._error = threading.local()
         # The callbacks must outlive every run: kept on self.
         self._python_step_cb = _PythonStep(self._python_step)
