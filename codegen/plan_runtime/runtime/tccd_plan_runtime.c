@@ -505,11 +505,14 @@ static int get(Run* run, int64_t step, int64_t id, void** out) {
   return 0;
 }
 
-static int allocate(Run* run, int64_t step, int64_t id) {
+/* `device`: the step's device index (device_of), used where the plan leaves the index unset
+ * (plans are shared by every rank, so CUDA values usually carry -1). */
+static int allocate(Run* run, int64_t step, int64_t id, int32_t device) {
   const ValueMeta* m = &run->p->values[id];
   drop(&run->env[id]);
-  if (t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type,
-                                 m->device_index < 0 ? 0 : m->device_index, &run->env[id]) != 0)
+  int32_t index = m->device_type == TCCD_C10_DEVICE_CPU ? m->device_index : device;
+  if (t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type, index,
+                                 &run->env[id]) != 0)
     return fail("tccd plan step %ld: allocating value %ld failed", (long)step, (long)id);
   return 0;
 }
@@ -554,6 +557,10 @@ static int device_of(Run* run, const Step* s) {
   for (int64_t i = 0; i < s->n_out; ++i) {
     if (run->p->values[s->out[i]].device_index >= 0) return run->p->values[s->out[i]].device_index;
   }
+  /* No input and no index in the plan: the current device, as torch.empty(device="cuda"). */
+  int32_t current = 0;
+  if (t_aoti_torch_get_current_device_index != NULL && t_aoti_torch_get_current_device_index(&current) == 0 && current >= 0)
+    return current;
   return 0;
 }
 
@@ -632,14 +639,15 @@ static int run_kernel(Run* run, const Step* s, int64_t index) {
       }
     }
   }
+  const int device = s->abi == TCCD_ABI_CPU ? 0 : device_of(run, s);
   for (int64_t o = 0; o < s->n_out; ++o) {
-    if ((rc = allocate(run, index, s->out[o]))) goto out;
+    if ((rc = allocate(run, index, s->out[o], device))) goto out;
     t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
   if (s->abi == TCCD_ABI_CPU) {
     ((CpuKernelFn)s->fn)(ptrs, strides);
   } else {
-    rc = call_cuda(run, s, index, device_of(run, s), ptrs, strides, NULL);
+    rc = call_cuda(run, s, index, device, ptrs, strides, NULL);
   }
 out:
   for (int64_t i = 0; i < s->n_in; ++i) drop(&copies[i]);
@@ -669,7 +677,7 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
     ptrs[i] = data;
   }
   for (int64_t o = 0; o < s->n_out; ++o) {
-    if ((rc = allocate(run, index, s->out[o]))) goto out;
+    if ((rc = allocate(run, index, s->out[o], device))) goto out;
     t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
   if (s->workspace_bytes > 0) {

@@ -46,6 +46,7 @@
   X(1, TCCD_LIB_CPU, int32_t, aoti_torch_copy_, (void* self, void* src, int32_t non_blocking))     \
   X(1, TCCD_LIB_CPU, int32_t, aoti_torch_call_dispatcher,                                          \
     (const char* opName, const char* overloadName, uint64_t* stack))                               \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_get_current_device_index, (int32_t* ret_device_index))     \
   X(0, TCCD_LIB_CPU, int32_t, torch_new_stable_ivalue, (uint64_t** ret_value))                     \
   X(0, TCCD_LIB_CPU, int32_t, torch_new_list_reserve_size, (size_t size, void** ret))              \
   X(0, TCCD_LIB_CPU, int32_t, torch_list_push_back, (void* list_handle, uint64_t element))         \
