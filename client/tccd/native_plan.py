@@ -358,7 +358,16 @@ class NativePlan:
         inputs = self._InArray(*[_capsule_pointer(c, None) for c in capsules])
         outputs = self._OutArray()
         self._error.exc = None
-        if self._run(self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs) != 0:
+        try:
+            rc = self._run(self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs)
+        except SystemError as e:
+            # An op failed in Python code the dispatcher called (a Python kernel) and left its
+            # exception set when the foreign call returned; CPython reports that as a
+            # SystemError caused by the op's own exception, which is the one to report.
+            if self._error.exc is None:
+                self._error.exc = e.__cause__ or e
+            rc = -1
+        if rc != 0:
             message = self._lib.tccd_plan_last_error().decode("utf-8", "replace")
             exc = self._error.exc
             self._error.exc = None

@@ -93,6 +93,18 @@ def test_list_arguments_run_natively(daemon_env):
     assert stat["python_steps"] == 0, stat
 
 
+def test_a_failing_extern_op_raises_and_the_plan_still_runs(mode):
+    def h(x, n):
+        return torch.mm(torch.relu(x), n)
+
+    g = torch.compile(h, backend="tccd")
+    x, n = torch.randn(2, 3), torch.randn(3, 2)
+    torch.testing.assert_close(g(x, n), h(x, n))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        g(x, n.double())  # mm fails at run time: an exception, never a crash
+    torch.testing.assert_close(g(x, n), h(x, n))
+
+
 @pytest.mark.parametrize("breakage", ["torch_version", "missing_symbol"])
 def test_failed_abi_check_falls_back_to_the_interpreter(daemon_env, monkeypatch, caplog, breakage):
     if breakage == "torch_version":

@@ -29,7 +29,7 @@ _ALIASES = {
 
 def _declarations():
     text = (RUNTIME / "tccd_plan_torch_abi.h").read_text().replace("\\\n", " ")
-    for m in re.finditer(r"X\((\d), (\w+), (\w+), (\w+),\s*\(([^)]*)\)\)", text):
+    for m in re.finditer(r"X\((\d), (\w+), ([\w ]+\*?), (\w+),\s*\(([^)]*)\)\)", text):
         yield m.group(4), m.group(3), m.group(5), m.group(1) == "1"
 
 
@@ -51,9 +51,10 @@ def _types(params: str):
 def _torch_declaration(name: str):
     for header in HEADERS:
         text = re.sub(r"//[^\n]*", "", header.read_text())
-        m = re.search(r"AOTI_TORCH_EXPORT\s+(\w+)\s+" + re.escape(name) + r"\s*\(([^)]*)\)", text)
+        m = re.search(r"AOTI_TORCH_EXPORT\s+([\w ]+?\s*\*?)\s*" + re.escape(name) + r"\s*\(([^)]*)\)", text)
         if m:
-            return _ALIASES.get(m.group(1), m.group(1)), m.group(2)
+            ret = " ".join(m.group(1).replace("*", " *").split()).replace(" *", "*")
+            return _ALIASES.get(ret, ret), m.group(2)
     return None
 
 

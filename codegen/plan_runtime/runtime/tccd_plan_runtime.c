@@ -750,9 +750,11 @@ static int run_extern_dispatcher(Run* run, const Step* s, int64_t index) {
     }
     stack[i] = v;
   }
-  if (t_aoti_torch_call_dispatcher(s->op_name, s->overload, stack) != 0)
-    return fail("tccd plan step %ld (%s%s%s) failed (torch printed the exception above)", (long)index, s->op_name,
-                s->overload[0] ? "." : "", s->overload);
+  if (t_aoti_torch_call_dispatcher(s->op_name, s->overload, stack) != 0) {
+    const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
+    return fail("tccd plan step %ld (%s%s%s) failed%s%s", (long)index, s->op_name, s->overload[0] ? "." : "",
+                s->overload, what && what[0] ? ": " : "", what && what[0] ? what : "");
+  }
   for (int64_t i = 0; i < s->n_returns; ++i) {
     void* h = (void*)(uintptr_t)stack[i];
     if (i < s->n_out && s->out[i] >= 0) {

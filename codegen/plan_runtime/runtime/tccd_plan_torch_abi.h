@@ -10,7 +10,8 @@
  *
  * Supported torch: 2.11 through 2.15 (TCCD_PLAN_TORCH_MIN/MAX, checked by the client at load):
  * every required symbol below exists with this signature in all of them; torch_new_stable_ivalue
- * appeared in 2.13 (before it, optional arguments holding a value run through Python); the list
+ * and torch_exception_get_what_without_backtrace appeared in 2.13 (before it, error
+ * messages of extern ops say less, and optional arguments holding a value run through Python); the list
  * functions in 2.10.
  */
 #ifndef TCCD_PLAN_TORCH_ABI_H_
@@ -47,6 +48,7 @@
   X(1, TCCD_LIB_CPU, int32_t, aoti_torch_call_dispatcher,                                          \
     (const char* opName, const char* overloadName, uint64_t* stack))                               \
   X(0, TCCD_LIB_CPU, int32_t, aoti_torch_get_current_device_index, (int32_t* ret_device_index))     \
+  X(0, TCCD_LIB_CPU, const char*, torch_exception_get_what_without_backtrace, (void))              \
   X(0, TCCD_LIB_CPU, int32_t, torch_new_stable_ivalue, (uint64_t** ret_value))                     \
   X(0, TCCD_LIB_CPU, int32_t, torch_new_list_reserve_size, (size_t size, void** ret))              \
   X(0, TCCD_LIB_CPU, int32_t, torch_list_push_back, (void* list_handle, uint64_t element))         \
