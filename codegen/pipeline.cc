@@ -38,6 +38,8 @@
 #include "codegen/passes/segment_builder.h"
 #include "codegen/passes/reduction_dims_to_rows.h"
 #include "codegen/passes/reduction_fusion.h"
+#include "codegen/plan_runtime/plan_descriptor.h"
+#include "codegen/plan_runtime/runtime_object.h"
 #include "proto/status_macros.h"
 #include "spdlog/spdlog.h"
 #include "llvm/Config/llvm-config.h"
@@ -181,6 +183,25 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   return prepared;
 }
 
+namespace {
+
+// Adds the plan's descriptor and the native plan runtime (the same bytes for every graph) to
+// the artifacts. A plan the runtime cannot run (UNIMPLEMENTED: symbolic sizes, a rank above 16)
+// ships without them and the client interprets it.
+absl::Status AddPlanDescriptor(CompileOutput& out) {
+  absl::StatusOr<std::string> descriptor = WritePlanDescriptor(out.plan);
+  if (absl::IsUnimplemented(descriptor.status())) {
+    spdlog::info("no plan descriptor, the client interprets this plan: {}", std::string(descriptor.status().message()));
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(descriptor.status());
+  out.artifacts.push_back({kPlanDescriptorName, v1::PLAN_DESCRIPTOR, *std::move(descriptor)});
+  out.artifacts.push_back({kPlanRuntimeName, v1::PLAN_RUNTIME, std::string(PlanRuntimeObject())});
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
   RET_CHECK(prepared.parsed != nullptr);
   const ParsedRequest& request = *prepared.parsed;
@@ -267,6 +288,7 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
     out.num_fused_kernels = static_cast<int>(kernels.size() + program.gemms.size());
     out.num_extern_steps = 0;
     for (const v1::Step& step : out.plan.steps()) out.num_extern_steps += step.has_extern_call();
+    RETURN_IF_ERROR(AddPlanDescriptor(out));
     return out;
   }
 
@@ -274,6 +296,8 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
   ASSIGN_OR_RETURN(out.plan, BuildPlan(graph, partition, kernels, native));
   out.num_fused_kernels = static_cast<int>(kernels.size());
   out.num_extern_steps = static_cast<int>(partition.schedule.size() - kernels.size());
+  // 6. The same plan as data for the native plan runtime (one client call per graph).
+  RETURN_IF_ERROR(AddPlanDescriptor(out));
   return out;
 }
 

@@ -126,7 +126,15 @@ def cmd_start(args) -> int:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tccd", description="tccd client tools")
+    from . import config as config_mod  # torch-free
+
+    parser = argparse.ArgumentParser(
+        prog="python -m tccd",
+        description="tccd client tools",
+        # The client's environment knobs (TCCD_NATIVE_RUNTIME, ...), documented once in config.py.
+        epilog=config_mod.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--address", help="daemon address (default: $TCCD_ADDRESS or the daemon default)")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("stats", help="print the daemon's counters")

@@ -91,7 +91,8 @@ def _load(recipe: Any, config: Any, graph_id: str) -> Optional[Callable[..., Lis
     for entry in entries:
         record(entry)
         log.info(
-            "tccd: %s: key %s (local, AOTAutograd skipped), %d native kernels, %d extern steps",
-            entry.name, entry.key[:16], entry.native_kernels, entry.extern_steps,
+            "tccd: %s: key %s (local, AOTAutograd skipped), %d native kernels, %d extern steps, "
+            "%d Python steps per call",
+            entry.name, entry.key[:16], entry.native_kernels, entry.extern_steps, entry.python_steps,
         )
     return fn

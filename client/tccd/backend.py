@@ -155,12 +155,13 @@ class _GraphCompiler:
                 self.capture.forward(gm, plan_key, inference=kind == "inference")
         compiled = _boxed(compiled)
         log.info(
-            "tccd: %s: key %s (%s), %d native kernels, %d extern steps",
+            "tccd: %s: key %s (%s), %d native kernels, %d extern steps, %d Python steps per call",
             name,
             entry.key[:16],
             "local" if entry.local_hit else ("daemon cache" if entry.cache_hit else "compiled"),
             entry.native_kernels,
             entry.extern_steps,
+            entry.python_steps,
         )
         return self._with_cuda_graphs(kind, name, gm, example_inputs, compiled, entry)
 

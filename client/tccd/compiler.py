@@ -27,6 +27,7 @@ from . import channel
 from .config import Config
 from .errors import ArtifactError, CompileFailed
 from .local_cache import LocalCache, request_hash
+from . import native_plan
 from .runtime import LoadedPlan, load_plan
 from .stats import GraphRecord
 from .v1 import tccd_pb2 as pb
@@ -80,9 +81,13 @@ def fetch_artifact(config: Config, artifact: "pb.Artifact") -> bytes:
     return data
 
 
-def _needed_artifacts(manifest: "pb.Manifest") -> Dict[str, "pb.Artifact"]:
+def _needed_artifacts(manifest: "pb.Manifest", native_runtime: bool) -> Dict[str, "pb.Artifact"]:
     by_name = {a.name: a for a in manifest.artifacts}
     needed = {}
+    if native_runtime:
+        for a in manifest.artifacts:
+            if a.kind in (pb.PLAN_RUNTIME, pb.PLAN_DESCRIPTOR):
+                needed[a.name] = a
     for step in manifest.plan.steps:
         kind = step.WhichOneof("kind")
         if kind not in ("native", "segment"):
@@ -105,7 +110,7 @@ def _load(
     allow_fetch: bool,
 ) -> Optional[LoadedPlan]:
     """Loads the manifest's plan; None if an artifact is missing and `allow_fetch` is False."""
-    needed = _needed_artifacts(manifest)
+    needed = _needed_artifacts(manifest, config.native_runtime)
     paths: Dict[str, str] = {}
     scratch = None
     try:
@@ -123,7 +128,11 @@ def _load(
                     with open(path, "wb") as f:
                         f.write(data)
             paths[artifact_name] = path
-        return load_plan(manifest.plan, paths, name)
+        plan = load_plan(manifest.plan, paths, name)
+        if not config.native_runtime:
+            return plan
+        kinds = {a.kind: paths.get(a.name) for a in needed.values()}
+        return native_plan.load(plan, manifest.plan, kinds.get(pb.PLAN_RUNTIME), kinds.get(pb.PLAN_DESCRIPTOR))
     finally:
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)  # loaded objects stay mapped
@@ -183,6 +192,7 @@ def _describe(record: GraphRecord, manifest: "pb.Manifest", plan: LoadedPlan) ->
     record.native_kernels = plan.num_native
     record.fused_kernels = plan.num_fused_kernels
     record.extern_steps = plan.num_extern
+    record.python_steps = plan.python_steps
     record.kernels = [
         {"name": k.name, "kind": k.kind, "ops": list(k.ops), "shape": list(k.shape)}
         for step in manifest.plan.steps

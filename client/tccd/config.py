@@ -19,6 +19,8 @@
     TCCD_TIMEOUT_S     deadline of one Compile call, seconds. Default: 600.
     TCCD_MAX_CONSTANT_MB  most bytes of lifted constant tensors one graph may send (their bytes
                        travel in the request); a graph over it runs eagerly. Default: 64.
+    TCCD_NATIVE_RUNTIME  0: run plans in the Python interpreter (runtime.py) instead of the
+                       native plan runtime, one call per graph (native_plan.py). Default: 1.
     TCCD_PARTITIONER   how AOTAutograd splits forward and backward: `min_cut` (recompute cheap
                        forward ops in the backward, saving less memory, as Inductor does) or
                        `default` (save what eager autograd saves). Default: min_cut.
@@ -77,6 +79,7 @@ class Config:
     cache_dir: str
     local_cache: bool
     aot_cache: bool  # the AOT recipe cache; only used together with local_cache
+    native_runtime: bool  # run plans with the native plan runtime (native_plan.py)
     timeout_s: float
     max_constant_bytes: int = 64 << 20
     partitioner: str = "min_cut"
@@ -137,6 +140,7 @@ class Config:
             cache_dir=env.get("TCCD_CACHE_DIR") or default_cache_dir(env),
             local_cache=_flag(env, "TCCD_LOCAL_CACHE", True),
             aot_cache=_flag(env, "TCCD_AOT_CACHE", True),
+            native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,
         )
 

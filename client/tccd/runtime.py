@@ -1,4 +1,8 @@
-"""Runs a tccd.v1.Plan: native entry points from the daemon's shared objects, and ATen ops.
+"""Runs a tccd.v1.Plan in Python: native entry points from the daemon's shared objects, and ATen ops.
+
+The Python interpreter of plans: the fallback of the native plan runtime (native_plan.py, one
+native call per graph), used when TCCD_NATIVE_RUNTIME=0, when the running torch is outside the
+runtime's declared ABI range, or when a manifest has no plan descriptor.
 
 Loading (`load_plan`) does all the lookups once: it resolves every ExternCall target to its
 torch.ops overload, decodes constant arguments, opens the shared objects with ctypes, binds
@@ -495,6 +499,7 @@ class LoadedPlan:
             else:
                 raise ArtifactError(f"step {index} has no kind")
         self.steps = steps
+        self.python_steps = len(steps)  # every step is a Python call here (native_plan.py: fewer)
         self.outputs = [decode_value(v) for v in plan.outputs]
         for out in self.outputs:
             if isinstance(out, _Ref) and not 0 <= out.id < self.num_values:

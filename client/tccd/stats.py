@@ -6,8 +6,10 @@
 Each dict: name ("0/0 forward"), kind (forward/backward/inference), key (the daemon's compile
 key, "" on fallback), cache_hit (the daemon served it from its cache), deduplicated,
 local_hit (served from the local cache without contacting the daemon), native_kernels (native
-steps in the plan), fused_kernels (kernels those steps contain), extern_steps, kernels (per
-kernel: name, kind, ops, shape: its iteration space), compile_ms and server_ms (daemon's timings), aot_skipped (the plan was
+steps in the plan), fused_kernels (kernels those steps contain), extern_steps, python_steps (plan
+steps run in Python per call: 0 when the native plan runtime runs the whole plan, every step
+when the plan is interpreted, native_plan.py), kernels (per kernel: name, kind, ops, shape: its
+iteration space), compile_ms and server_ms (daemon's timings), aot_skipped (the plan was
 run from an AOT recipe without tracing the Dynamo graph through AOTAutograd, see aot_cache.py),
 fallback (None, or why the graph runs eagerly), cudagraphs (the graph runs under CUDA graphs:
 mode="reduce-overhead") and cudagraph_skip (None, or why a mode that asks for CUDA graphs got
@@ -33,6 +35,7 @@ class GraphRecord:
     native_kernels: int = 0
     fused_kernels: int = 0
     extern_steps: int = 0
+    python_steps: int = 0
     kernels: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
     compile_ms: float = 0.0
     server_ms: float = 0.0

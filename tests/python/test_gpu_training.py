@@ -103,6 +103,38 @@ def test_cuda_training_matches_eager(daemon_env, name, dtype):
     assert segments, stats
 
 
+@pytest.mark.parametrize("native", ["1", "0"], ids=["native", "interpreter"])
+def test_cuda_plans_run_natively_or_interpreted_like_eager(daemon_env, monkeypatch, native):
+    # The native plan runtime (one call per graph: segments on the current stream, workspaces
+    # and outputs from the caching allocator, extern ops through the stable C ABI) and the
+    # Python interpreter both train like eager; natively, every plan is a NativePlan.
+    monkeypatch.setenv("TCCD_NATIVE_RUNTIME", native)
+    from tccd import config, native_plan
+
+    config.reload()
+    loaded = []
+    original = native_plan.NativePlan.__init__
+
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        loaded.append(self)
+
+    monkeypatch.setattr(native_plan.NativePlan, "__init__", spy)
+    tccd.reset_compile_stats()
+    eager_losses, eager_state = train("block", torch.float32)
+    losses, state = train("block", torch.float32, backend="tccd")
+    torch.testing.assert_close(losses, eager_losses, **TOLERANCES[torch.float32])
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **TOLERANCES[torch.float32], msg=k)
+    stats = tccd.last_compile_stats()
+    assert stats and all(s["fallback"] is None for s in stats), stats
+    if native == "1":
+        assert len(loaded) == len(stats), (loaded, stats)
+        assert all(s["python_steps"] <= s["extern_steps"] for s in stats), stats
+    else:
+        assert not loaded
+
+
 def test_cnn_with_batch_norm_trains_like_eager_through_cudnn(daemon_env):
     # Training batch norm runs as cuDNN's (as in eager) on clones of the running stats; the
     # running stats and num_batches_tracked still end up exactly where eager's do.

@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 
 #include "codegen/pipeline.h"
+#include "codegen/plan_runtime/runtime/tccd_plan_format.h"
 
 namespace tccd::codegen {
 namespace {
@@ -77,8 +80,14 @@ TEST_CASE("a graph compiles to a plan with a fused kernel that computes relu(a*b
   const v1::NativeCall& call = out->plan.steps(0).native();
   CHECK(call.kernels(0).ops_size() == 3);
   CHECK(out->plan.steps(1).extern_call().target() == "aten::mm.default");
-  REQUIRE(out->artifacts.size() == 1);
+  // The kernels, then the plan as data and the native plan runtime (plan_descriptor.h).
+  REQUIRE(out->artifacts.size() == 3);
   CHECK(out->artifacts[0].name == "kernels.so");
+  CHECK(out->artifacts[1].name == "plan.tccdplan");
+  CHECK(out->artifacts[1].kind == v1::PLAN_DESCRIPTOR);
+  CHECK(out->artifacts[2].name == "tccd_plan_runtime.so");
+  CHECK(out->artifacts[2].kind == v1::PLAN_RUNTIME);
+  CHECK(out->artifacts[2].bytes.substr(0, 4) == "\x7f" "ELF");
 
   char path[] = "/tmp/tccd_pipeline_test_XXXXXX";
   int fd = mkstemp(path);
@@ -170,8 +179,18 @@ TEST_CASE("a CUDA graph compiles to a host library, a cubin and a one-segment pl
   CHECK(out->plan.steps(0).outputs_size() == 2);  // mm's result and relu's, both returned
   std::vector<std::string> names;
   for (const ArtifactBytes& a : out->artifacts) names.push_back(a.name);
-  CHECK(names == std::vector<std::string>{"kernels_cuda.so", "kernels.cubin", "kernels.ptx"});
+  CHECK(names == std::vector<std::string>{"kernels_cuda.so", "kernels.cubin", "kernels.ptx", "plan.tccdplan",
+                                          "tccd_plan_runtime.so"});
   CHECK(out->artifacts[0].bytes.substr(0, 4) == "\x7f" "ELF");
+  // The descriptor describes the segment for the native runtime (codes: tccd_plan_format.h).
+  const std::string& descriptor = out->artifacts[3].bytes;
+  REQUIRE(descriptor.size() % 8 == 0);
+  std::vector<int64_t> words(descriptor.size() / 8);
+  std::memcpy(words.data(), descriptor.data(), descriptor.size());
+  CHECK(words[0] == TCCD_PLAN_MAGIC);
+  CHECK(words[1] == TCCD_PLAN_FORMAT_VERSION);
+  CHECK(words[2] == 3);  // inputs
+  CHECK(std::find(words.begin(), words.end(), TCCD_ABI_CUDA_SEGMENT) != words.end());
 }
 
 TEST_CASE("a CUDA sum over a middle dim compiles to one row kernel over a permuted view",

@@ -1,0 +1,408 @@
+"""Runs a whole plan in ONE native call: the PLAN_RUNTIME artifact (codegen/plan_runtime) reads
+the graph's PLAN_DESCRIPTOR and does every step itself: kernels and segments of the graph's .so,
+aliases, allocations through PyTorch's allocator, releases at last use, and extern ATen ops
+through PyTorch's stable C ABI (aoti_torch_call_dispatcher), resolved from the libtorch this
+process has loaded.
+
+The daemon does not know this process's torch schemas, so extern argument lists are completed
+here, once at load, from each op's torch schema (defaults filled, every argument typed). An op
+whose arguments or returns the stable ABI cannot carry (Scalar, Tensor?[], strings, devices,
+list returns...) is
+bound to a Python callback the runtime calls from inside the one native call; those steps are
+counted in `python_steps`. Anything that fails at load (torch version outside the declared
+range, a missing symbol, a malformed descriptor) leaves the plan to the Python interpreter
+(runtime.py) with one logged line. TCCD_NATIVE_RUNTIME=0 always uses the interpreter.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import re
+import struct
+import threading
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+
+from .runtime import LoadedPlan, _has_ref, _materialize, _Ref, _extern_step, decode_value, resolve_op
+from .v1 import tccd_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+RUNTIME_ABI = b"tccd-plan-runtime-1"
+# The torch releases whose C ABI the runtime is declared against (tccd_plan_torch_abi.h).
+TORCH_MIN = (2, 11)
+TORCH_MAX = (2, 15)
+
+# tccd_plan_format.h TCCD_ARG_*.
+_ARG_NONE, _ARG_TENSOR, _ARG_INT, _ARG_FLOAT, _ARG_BOOL, _ARG_SCALAR_TYPE = 0, 1, 2, 3, 4, 5
+_ARG_INT_LIST, _ARG_TENSOR_LIST = 6, 7
+_ARG_OPTIONAL = 0x100
+# c10::ScalarType codes (tccd_plan_format.h TCCD_C10_*; checked against torch by the ABI test).
+C10_DTYPES = {
+    torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4,
+    torch.float16: 5, torch.float32: 6, torch.float64: 7, torch.complex64: 9,
+    torch.complex128: 10, torch.bool: 11, torch.bfloat16: 15,
+}
+
+_PythonStep = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int64,
+    ctypes.POINTER(ctypes.c_void_p),
+)
+_MakeCurrent = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int32)
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_capsule_new.restype = ctypes.py_object
+
+_logged = set()
+_logged_lock = threading.Lock()
+
+
+class NativeUnavailable(Exception):
+    """The plan cannot run natively here; the message says why (logged once)."""
+
+
+def log_fallback(reason: str) -> None:
+    """One line per distinct reason and process: the plan runs in the Python interpreter."""
+    with _logged_lock:
+        if reason in _logged:
+            return
+        _logged.add(reason)
+    log.warning("tccd: native plan runtime unavailable, plans run in the Python interpreter: %s", reason)
+
+
+def torch_version_supported(version: str) -> bool:
+    m = re.match(r"(\d+)\.(\d+)", version)
+    return bool(m) and TORCH_MIN <= (int(m.group(1)), int(m.group(2))) <= TORCH_MAX
+
+
+def _loaded_library(name: str) -> Optional[str]:
+    """The path this process loaded `name` (libtorch_cpu.so) from, read from /proc/self/maps:
+    the runtime reopens exactly that file with RTLD_NOLOAD."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.rstrip("\n").split(maxsplit=5)[-1]
+                if path.endswith("/" + name):
+                    return path
+    except OSError:
+        pass
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The runtime library (one per artifact path: the same digest for every graph)
+# ---------------------------------------------------------------------------------------------
+
+_runtimes: Dict[str, ctypes.CDLL] = {}
+_runtimes_lock = threading.Lock()
+
+
+def _open_runtime(path: str) -> ctypes.CDLL:
+    with _runtimes_lock:
+        lib = _runtimes.get(path)
+        if lib is not None:
+            return lib
+        if not torch_version_supported(torch.__version__):
+            raise NativeUnavailable(
+                f"torch {torch.__version__} is outside the runtime's declared ABI range "
+                f"{'.'.join(map(str, TORCH_MIN))}..{'.'.join(map(str, TORCH_MAX))}"
+            )
+        try:
+            lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
+        except OSError as e:
+            raise NativeUnavailable(f"cannot load the plan runtime: {e}") from None
+        lib.tccd_plan_runtime_abi.restype = ctypes.c_char_p
+        if lib.tccd_plan_runtime_abi() != RUNTIME_ABI:
+            raise NativeUnavailable(f"plan runtime ABI {lib.tccd_plan_runtime_abi()!r}, expected {RUNTIME_ABI!r}")
+        lib.tccd_plan_last_error.restype = ctypes.c_char_p
+        lib.tccd_plan_runtime_init.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        lib.tccd_plan_load.argtypes = [
+            ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_char_p),
+            ctypes.POINTER(ctypes.c_void_p),
+        ]
+        lib.tccd_plan_load.restype = ctypes.c_void_p
+        lib.tccd_plan_free.argtypes = [ctypes.c_void_p]
+        lib.tccd_plan_set_callbacks.argtypes = [ctypes.c_void_p, _PythonStep, _MakeCurrent]
+        lib.tccd_plan_bind_extern.argtypes = [
+            ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
+            ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int64,
+            ctypes.POINTER(ctypes.c_int64),
+        ]
+        lib.tccd_plan_bind_python_extern.argtypes = [
+            ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
+        ]
+        for fn in ("tccd_plan_num_inputs", "tccd_plan_num_ref_outputs", "tccd_plan_num_unbound"):
+            getattr(lib, fn).argtypes = [ctypes.c_void_p]
+            getattr(lib, fn).restype = ctypes.c_int64
+        lib.tccd_plan_run.argtypes = [
+            ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int64,
+            ctypes.POINTER(ctypes.c_void_p), ctypes.c_int64,
+        ]
+        cpu = _loaded_library("libtorch_cpu.so")
+        if cpu is None:
+            raise NativeUnavailable("libtorch_cpu.so is not mapped in this process")
+        cuda = _loaded_library("libtorch_cuda.so")
+        if lib.tccd_plan_runtime_init(cpu.encode(), cuda.encode() if cuda else None) != 0:
+            raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
+        _runtimes[path] = lib
+        return lib
+
+
+# ---------------------------------------------------------------------------------------------
+# Extern steps: complete argument lists from torch's schema
+# ---------------------------------------------------------------------------------------------
+
+
+def _typed_arg(type_: Any, value: Any, pool: List[int]) -> Optional[Tuple[int, int]]:
+    """(kind, payload) of one argument for the stable dispatcher, or None if it cannot carry it.
+    List arguments are appended to `pool` as [n, items...]; the payload is their offset."""
+    optional = isinstance(type_, torch.OptionalType)
+    inner = type_.getElementType() if optional else type_
+    name = str(inner)
+    if value is None:
+        return (_ARG_NONE, 0) if optional else None
+    flag = _ARG_OPTIONAL if optional else 0
+    if isinstance(value, torch.dtype):
+        # A ScalarType argument prints as "int" (its real type is ScalarType; the dispatcher
+        # converts by the real type).
+        if name in ("int", "ScalarType") and value in C10_DTYPES:
+            return _ARG_SCALAR_TYPE | flag, C10_DTYPES[value]
+        return None
+    if name == "Tensor" and isinstance(value, _Ref):
+        return _ARG_TENSOR | flag, value.id
+    if name in ("int", "SymInt") and isinstance(value, int) and not isinstance(value, bool):
+        return _ARG_INT | flag, value
+    if name == "float" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _ARG_FLOAT | flag, struct.unpack("<q", struct.pack("<d", float(value)))[0]
+    if name == "bool" and isinstance(value, bool):
+        return _ARG_BOOL | flag, int(value)
+    if isinstance(value, (list, tuple)):
+        if name == "List[int]" and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            kind, items = _ARG_INT_LIST, list(value)
+        elif name == "List[Tensor]" and all(isinstance(v, _Ref) for v in value):
+            kind, items = _ARG_TENSOR_LIST, [v.id for v in value]
+        else:
+            return None
+        pool.append(len(items))
+        pool.extend(items)
+        return kind | flag, len(pool) - len(items) - 1
+    return None
+
+
+def complete_arguments(step: "pb.Step") -> Optional[Tuple[List[int], List[int], int, List[int]]]:
+    """The extern step's full dispatcher stack (kinds, payloads), its number of returns and the
+    pool its list arguments point into, from torch's schema of the op; None when the stable ABI
+    cannot carry an argument or a return."""
+    call = step.extern_call
+    try:
+        schema = resolve_op(call.target)._schema
+    except Exception:
+        return None
+    if not all(str(r.type) == "Tensor" for r in schema.returns):
+        return None
+    args = [decode_value(v) for v in call.args]
+    kwargs = {kv.name: decode_value(kv.value) for kv in call.kwargs}
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    if len(args) > len(positional) or not set(kwargs) <= {a.name for a in schema.arguments}:
+        return None
+    kinds: List[int] = []
+    payloads: List[int] = []
+    pool: List[int] = []
+    for i, a in enumerate(schema.arguments):
+        if i < len(args) and not a.kwarg_only:
+            value = args[i]
+        elif a.name in kwargs:
+            value = kwargs[a.name]
+        elif a.has_default_value():
+            value = a.default_value
+        else:
+            return None
+        typed = _typed_arg(a.type, value, pool)
+        if typed is None:
+            return None
+        kinds.append(typed[0])
+        payloads.append(typed[1])
+    return kinds, payloads, len(schema.returns), pool
+
+
+def _refs_of(step: "pb.Step") -> List[int]:
+    """Every value id the extern step reads, in first-use order (what the Python callback gets)."""
+    ids: List[int] = []
+
+    def walk(obj: Any) -> None:
+        if isinstance(obj, _Ref):
+            if obj.id not in ids:
+                ids.append(obj.id)
+        elif isinstance(obj, list):
+            for item in obj:
+                walk(item)
+
+    for v in step.extern_call.args:
+        walk(decode_value(v))
+    for kv in step.extern_call.kwargs:
+        walk(decode_value(kv.value))
+    return ids
+
+
+def _int64s(values: List[int]) -> "ctypes.Array":
+    return (ctypes.c_int64 * max(1, len(values)))(*values)
+
+
+# ---------------------------------------------------------------------------------------------
+# Plans
+# ---------------------------------------------------------------------------------------------
+
+
+class NativePlan:
+    """A plan run by the native runtime: same interface as runtime.LoadedPlan (boxed call)."""
+
+    _boxed_call = True
+
+    def __init__(self, interpreted: LoadedPlan, plan: "pb.Plan", runtime_path: str, descriptor: bytes):
+        self.interpreted = interpreted  # keeps the kernel libraries loaded; its metadata is ours
+        self.name = interpreted.name
+        self.num_inputs = interpreted.num_inputs
+        self.outputs = interpreted.outputs
+        self.num_native = interpreted.num_native
+        self.num_fused_kernels = interpreted.num_fused_kernels
+        self.num_extern = interpreted.num_extern
+        for i in range(plan.num_inputs):
+            if plan.values[i].dtype == pb.DTYPE_UNSPECIFIED:
+                raise NativeUnavailable(f"plan input {i} is not a tensor")
+        if any(not isinstance(o, _Ref) and _has_ref(o) for o in self.outputs):
+            raise NativeUnavailable("a plan output nests tensor references in a list")
+        lib = _open_runtime(runtime_path)
+        self._lib = lib
+        names = list(interpreted.libraries)
+        name_array = (ctypes.c_char_p * max(1, len(names)))(*[n.encode() for n in names])
+        handle_array = (ctypes.c_void_p * max(1, len(names)))(
+            *[interpreted.libraries[n]._handle for n in names]
+        )
+        handle = lib.tccd_plan_load(descriptor, len(descriptor), len(names), name_array, handle_array)
+        if not handle:
+            raise NativeUnavailable(f"plan descriptor: {lib.tccd_plan_last_error().decode('utf-8', 'replace')}")
+        self._handle = handle
+        self._free = lib.tccd_plan_free
+        self._python_runs: Dict[int, Tuple[List[int], Any, List[int]]] = {}
+        for index, step in enumerate(plan.steps):
+            if step.WhichOneof("kind") != "extern_call":
+                continue
+            completed = complete_arguments(step)
+            if completed is not None:
+                kinds, payloads, n_returns, pool = completed
+                if lib.tccd_plan_bind_extern(
+                    handle, index, len(kinds), _int64s(kinds), _int64s(payloads), n_returns,
+                    len(pool), _int64s(pool),
+                ) == 0:
+                    continue
+            refs = _refs_of(step)
+            if lib.tccd_plan_bind_python_extern(handle, index, len(refs), _int64s(refs), ) != 0:
+                raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
+            self._python_runs[index] = (refs, _extern_step(step, index), list(step.outputs))
+        self.python_steps = len(self._python_runs)
+        if self._python_runs:
+            log.info(
+                "tccd: %s runs natively; extern ops through the Python callback (arguments the "
+                "stable ABI cannot carry): %s", self.name,
+                ", ".join(sorted({plan.steps[i].extern_call.target for i in self._python_runs})),
+            )
+        self._error = threading.local()
+        # The callbacks must outlive every run: kept on self.
+        self._python_step_cb = _PythonStep(self._python_step)
+        self._make_current_cb = _MakeCurrent(_make_current)
+        lib.tccd_plan_set_callbacks(handle, self._python_step_cb, self._make_current_cb)
+        self._num_ref_outputs = lib.tccd_plan_num_ref_outputs(handle)
+        self._InArray = ctypes.c_void_p * max(1, self.num_inputs)
+        self._OutArray = ctypes.c_void_p * max(1, self._num_ref_outputs)
+        self._run = lib.tccd_plan_run
+        self._output_is_ref = [isinstance(o, _Ref) for o in self.outputs]
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle:
+            self._free(handle)
+            self._handle = None
+
+    def _python_step(self, index, n_refs, refs, n_outs, outs) -> int:
+        """An extern step the stable ABI cannot carry, called from inside tccd_plan_run."""
+        try:
+            ids, run, out_ids = self._python_runs[index]
+            tensors = torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs(
+                [_capsule_new(refs[i], None, None) for i in range(n_refs)]
+            )
+            env: Dict[int, Any] = dict(zip(ids, tensors))
+            run(env)
+            for o in range(n_outs):
+                value = env.get(out_ids[o]) if out_ids[o] >= 0 else None
+                if isinstance(value, torch.Tensor):
+                    (capsule,) = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors([value])
+                    outs[o] = _capsule_pointer(capsule, None)
+                else:
+                    outs[o] = None
+            return 0
+        except BaseException as e:  # reported by __call__ after the native call returns
+            self._error.exc = e
+            return 1
+
+    def __call__(self, args: List[Any]) -> List[Any]:
+        if len(args) != self.num_inputs:
+            raise RuntimeError(f"tccd plan {self.name} takes {self.num_inputs} inputs, got {len(args)}")
+        capsules = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors(args)
+        args.clear()  # boxed convention: the plan owns the inputs now
+        inputs = self._InArray(*[_capsule_pointer(c, None) for c in capsules])
+        outputs = self._OutArray()
+        self._error.exc = None
+        try:
+            rc = self._run(self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs)
+        except SystemError as e:
+            # An op failed in Python code the dispatcher called (a Python kernel) and left its
+            # exception set when the foreign call returned; CPython reports that as a
+            # SystemError caused by the op's own exception, which is the one to report.
+            if self._error.exc is None:
+                self._error.exc = e.__cause__ or e
+            rc = -1
+        if rc != 0:
+            message = self._lib.tccd_plan_last_error().decode("utf-8", "replace")
+            exc = self._error.exc
+            self._error.exc = None
+            raise RuntimeError(f"{message}: {exc}" if exc else message) from exc
+        tensors = iter(torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs(
+            [_capsule_new(outputs[i], None, None) for i in range(self._num_ref_outputs)]
+        ))
+        return [
+            next(tensors) if is_ref else _materialize(out, {})
+            for out, is_ref in zip(self.outputs, self._output_is_ref)
+        ]
+
+
+def _make_current(device_index: int) -> int:
+    """The primary context of the device current on this thread (runtime.py
+    _make_context_current): a CUDA runtime call does that lazily."""
+    try:
+        torch.cuda.current_stream(device_index).query()
+        return 0
+    except BaseException:
+        return 1
+
+
+def load(interpreted: LoadedPlan, plan: "pb.Plan", runtime_path: Optional[str],
+         descriptor_path: Optional[str]) -> Any:
+    """The plan as a NativePlan, or `interpreted` (one logged line) if it cannot run natively."""
+    if runtime_path is None or descriptor_path is None:
+        log_fallback("the manifest has no plan runtime or descriptor (an older daemon, or a plan it cannot describe)")
+        return interpreted
+    try:
+        with open(descriptor_path, "rb") as f:
+            descriptor = f.read()
+        return NativePlan(interpreted, plan, runtime_path, descriptor)
+    except NativeUnavailable as e:
+        log_fallback(str(e))
+    except (OSError, RuntimeError, ValueError) as e:
+        log_fallback(f"{type(e).__name__}: {e}")
+    return interpreted

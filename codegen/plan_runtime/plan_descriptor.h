@@ -1,0 +1,22 @@
+// v1::Plan -> the plan descriptor ("plan.tccdplan", ArtifactKind PLAN_DESCRIPTOR): the flat,
+// versioned binary form the native plan runtime reads (layout and codes:
+// runtime/tccd_plan_format.h). The wire Plan stays in the manifest for the client's Python
+// interpreter, the fallback; the two describe the same steps in the same order.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "tccd/v1/tccd.pb.h"
+
+namespace tccd::codegen {
+
+inline constexpr char kPlanDescriptorName[] = "plan.tccdplan";
+inline constexpr char kPlanRuntimeName[] = "tccd_plan_runtime.so";
+
+// UNIMPLEMENTED for what the runtime cannot run (symbolic sizes, ranks above 16, an unknown
+// ABI): the manifest then carries no descriptor and the client interprets the plan.
+// INVALID_ARGUMENT/INTERNAL for a malformed plan (a bug in the plan builder).
+absl::StatusOr<std::string> WritePlanDescriptor(const v1::Plan& plan);
+
+}  // namespace tccd::codegen

@@ -1,0 +1,86 @@
+/* The plan descriptor (ArtifactKind PLAN_DESCRIPTOR, "plan.tccdplan"): a graph's v1::Plan as a
+ * flat array of little-endian 64-bit words, written by the daemon (plan_descriptor.cc) and read
+ * by the native plan runtime (tccd_plan_runtime.c). Plain C: both sides include this header, so
+ * the codes below are the single definition of the format.
+ *
+ * Layout (every field one int64 word; a string is its byte length then its bytes, zero-padded
+ * to a multiple of 8):
+ *   magic, format version
+ *   num_inputs, num_values
+ *   per value: dtype (c10::ScalarType code, -1 for an absent value), device type (c10 code),
+ *              device index, rank, sizes[rank], strides[rank], storage offset
+ *   num_steps; per step: kind, its fields (below), n_release, release[n_release]
+ *     KERNEL:  abi, artifact, symbol, rank, shape[rank], n_in, in[n_in], n_out, out[n_out],
+ *              copy_to_declared, expected_strides[(n_in + n_out) * rank]
+ *     SEGMENT: abi, artifact, symbol, n_in, in[n_in], n_out, out[n_out], workspace_bytes
+ *     ALIAS:   base, out, storage offset delta (out's declared offset - base's)
+ *     EXTERN:  target, n_args, value[n_args], n_kwargs, (name, value)[n_kwargs], n_out, out[n_out]
+ *   num_outputs, value[num_outputs]
+ * A value is a tag and its payload: NONE; REF id; INT v; FLOAT bits; BOOL v; STRING s;
+ * DTYPE c10 code; DEVICE type index; LAYOUT code; MEMORY_FORMAT code; LIST n value[n].
+ *
+ * Bump TCCD_PLAN_FORMAT_VERSION with any change to this layout: a runtime refuses descriptors
+ * of another version (the client then runs the plan in its Python interpreter).
+ */
+#ifndef TCCD_PLAN_FORMAT_H_
+#define TCCD_PLAN_FORMAT_H_
+
+#define TCCD_PLAN_MAGIC 0x4e414c5044434354LL /* "TCCDPLAN" read as a little-endian word */
+#define TCCD_PLAN_FORMAT_VERSION 1
+
+/* Step kinds. */
+#define TCCD_STEP_KERNEL 1
+#define TCCD_STEP_SEGMENT 2
+#define TCCD_STEP_ALIAS 3
+#define TCCD_STEP_EXTERN 4
+
+/* Native ABIs (v1 NativeCall.abi / NativeSegment.abi strings). */
+#define TCCD_ABI_CPU 1         /* "tccd-cpu-1": void f(void** ptrs, const int64_t* strides) */
+#define TCCD_ABI_CUDA 2        /* "tccd-cuda-1": int f(void** ptrs, const int64_t* strides, stream) */
+#define TCCD_ABI_CUDA_SEGMENT 3 /* "tccd-cuda-segment-1": int f(void** ptrs, void* ws, stream) */
+
+/* Value tags. */
+#define TCCD_VAL_NONE 0
+#define TCCD_VAL_REF 1
+#define TCCD_VAL_INT 2
+#define TCCD_VAL_FLOAT 3
+#define TCCD_VAL_BOOL 4
+#define TCCD_VAL_STRING 5
+#define TCCD_VAL_DTYPE 6
+#define TCCD_VAL_DEVICE 7
+#define TCCD_VAL_LAYOUT 8
+#define TCCD_VAL_MEMORY_FORMAT 9
+#define TCCD_VAL_LIST 10
+
+/* c10 codes the descriptor uses (stable: AOTInductor's shim returns the same numbers from
+ * aoti_torch_dtype_*() and aoti_torch_device_type_*(); tests/python/test_native_plan_abi.py
+ * checks them against the installed torch). */
+#define TCCD_C10_UINT8 0
+#define TCCD_C10_INT8 1
+#define TCCD_C10_INT16 2
+#define TCCD_C10_INT32 3
+#define TCCD_C10_INT64 4
+#define TCCD_C10_FLOAT16 5
+#define TCCD_C10_FLOAT32 6
+#define TCCD_C10_FLOAT64 7
+#define TCCD_C10_COMPLEX64 9
+#define TCCD_C10_COMPLEX128 10
+#define TCCD_C10_BOOL 11
+#define TCCD_C10_BFLOAT16 15
+#define TCCD_C10_DEVICE_CPU 0
+#define TCCD_C10_DEVICE_CUDA 1
+
+/* Argument kinds of a native extern binding (tccd_plan_bind_extern): one per schema argument,
+ * complete (defaults filled) and typed by the client from torch's schema. OPTIONAL is a flag:
+ * the argument's schema type is T? and it holds a value. */
+#define TCCD_ARG_NONE 0        /* None (an optional without value) */
+#define TCCD_ARG_TENSOR 1      /* payload: plan value id */
+#define TCCD_ARG_INT 2         /* payload: the int64 */
+#define TCCD_ARG_FLOAT 3       /* payload: the double's bits */
+#define TCCD_ARG_BOOL 4        /* payload: 0 or 1 */
+#define TCCD_ARG_SCALAR_TYPE 5 /* payload: c10::ScalarType code */
+#define TCCD_ARG_INT_LIST 6    /* payload: offset in the step's pool of [n, v0 .. vn-1] */
+#define TCCD_ARG_TENSOR_LIST 7 /* payload: offset in the step's pool of [n, id0 .. idn-1] */
+#define TCCD_ARG_OPTIONAL 0x100
+
+#endif /* TCCD_PLAN_FORMAT_H_ */

@@ -1,0 +1,834 @@
+/* The native plan runtime: parses a plan descriptor (tccd_plan_format.h) and runs the whole
+ * plan per call (tccd_plan_runtime.h). Plain C, compiled when the daemon is built and shipped to
+ * clients as one artifact with the same digest for every graph.
+ *
+ * Memory comes from PyTorch's allocator (aoti_torch_empty_strided: the caching allocator on
+ * CUDA), so a value is an owned AtenTensorHandle in a per-call environment indexed by plan value
+ * id; a step's release list deletes handles at their last use, exactly as the Python interpreter
+ * (client/tccd/runtime.py) drops its references.
+ */
+#include "tccd_plan_runtime.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tccd_plan_format.h"
+#include "tccd_plan_torch_abi.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_RANK 16
+/* tccd_cuda_runtime.h: TCCD_RT_ERROR_INVALID_CONTEXT (no current context on this thread). */
+#define RT_ERROR_INVALID_CONTEXT 201
+
+/* ------------------------------------------------------------------------------------------ */
+/* Errors and the torch ABI                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+static __thread char g_error[2048];
+
+static int fail(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g_error, sizeof(g_error), fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+EXPORT const char* tccd_plan_last_error(void) { return g_error; }
+EXPORT const char* tccd_plan_runtime_abi(void) { return TCCD_PLAN_RUNTIME_ABI; }
+
+/* One function pointer per ABI line, named t_<symbol>. */
+#define DECLARE(required, lib, ret, name, params) static ret(*t_##name) params;
+TCCD_TORCH_ABI(DECLARE)
+#undef DECLARE
+
+static pthread_mutex_t g_init_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_cpu_ready; /* guarded by g_init_mu for writes; read after init returned */
+static int g_cuda_ready;
+
+/* The library must already be loaded by the process (torch imported it): RTLD_NOLOAD never
+ * loads a second copy, and an explicit handle works although Python loaded it RTLD_LOCAL. */
+static void* open_loaded(const char* path) {
+  if (path == NULL || path[0] == 0) return NULL;
+  return dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+}
+
+EXPORT int tccd_plan_runtime_init(const char* libtorch_cpu_path, const char* libtorch_cuda_path) {
+  pthread_mutex_lock(&g_init_mu);
+  int rc = 0;
+  void* libs[2] = {NULL, NULL};
+  if (!g_cpu_ready) {
+    libs[TCCD_LIB_CPU] = open_loaded(libtorch_cpu_path);
+    if (libs[TCCD_LIB_CPU] == NULL) {
+      rc = fail("libtorch_cpu (%s) is not loaded in this process: %s",
+                libtorch_cpu_path ? libtorch_cpu_path : "(null)", dlerror());
+      goto out;
+    }
+  }
+  if (!g_cuda_ready && libtorch_cuda_path != NULL) libs[TCCD_LIB_CUDA] = open_loaded(libtorch_cuda_path);
+#define RESOLVE(required, lib, ret, name, params)                                            \
+  if (libs[lib] != NULL && t_##name == NULL) {                                               \
+    t_##name = (ret(*) params)dlsym(libs[lib], #name);                                       \
+    if (t_##name == NULL && required) {                                                      \
+      rc = fail("this torch has no %s (the plan runtime needs torch %s to %s)", #name,       \
+                TCCD_PLAN_TORCH_MIN, TCCD_PLAN_TORCH_MAX);                                    \
+      goto out;                                                                              \
+    }                                                                                        \
+  }
+  TCCD_TORCH_ABI(RESOLVE)
+#undef RESOLVE
+  if (libs[TCCD_LIB_CPU] != NULL) g_cpu_ready = 1;
+  if (libs[TCCD_LIB_CUDA] != NULL && t_aoti_torch_get_current_cuda_stream != NULL) g_cuda_ready = 1;
+out:
+  /* The handles only count references: the libraries stay loaded by torch. */
+  for (int i = 0; i < 2; ++i) {
+    if (libs[i] != NULL) dlclose(libs[i]);
+  }
+  pthread_mutex_unlock(&g_init_mu);
+  return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The loaded plan                                                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+  int32_t dtype; /* c10 code; -1: an absent value */
+  int32_t device_type;
+  int32_t device_index;
+  int32_t rank;
+  int64_t sizes[MAX_RANK];
+  int64_t strides[MAX_RANK];
+  int64_t offset;
+} ValueMeta;
+
+typedef struct {
+  int64_t tag;
+  int64_t a; /* ref id, int, float bits, bool, code, device type, list length */
+  int64_t b; /* device index */
+  const char* str;
+  int64_t str_len;
+} Value; /* lists are flattened: a LIST value is followed by its items */
+
+/* How an extern step runs. */
+#define EXTERN_UNBOUND 0
+#define EXTERN_DISPATCHER 1
+#define EXTERN_PYTHON 2
+
+typedef struct {
+  int kind;
+  int abi;
+  const char* artifact; /* points into the descriptor copy; NUL-terminated by the loader */
+  const char* symbol;
+  void* fn;
+  int32_t rank;
+  int64_t shape[MAX_RANK];
+  int64_t n_in, n_out;
+  int64_t* in;
+  int64_t* out;
+  int copy_to_declared;
+  int64_t* expected; /* (n_in + n_out) * rank */
+  int64_t workspace_bytes;
+  int64_t alias_base, alias_delta;
+  /* EXTERN */
+  char* op_name; /* "aten::add" (owned) */
+  const char* overload; /* "Tensor" or "" (into op_name's buffer) */
+  int extern_mode;
+  int64_t n_args;
+  int64_t* arg_kinds;
+  int64_t* arg_payloads;
+  int64_t n_pool;
+  int64_t* pool;
+  int64_t n_returns;
+  int64_t n_refs; /* EXTERN_PYTHON */
+  int64_t* refs;
+  int64_t n_release;
+  int64_t* release;
+} Step;
+
+struct TccdPlan {
+  char* bytes; /* the descriptor, copied (strings point into it) */
+  int64_t num_inputs, num_values, num_steps, num_outputs;
+  ValueMeta* values;
+  Step* steps;
+  int64_t* output_refs; /* value id per ref output */
+  int64_t num_ref_outputs;
+  TccdPythonStep python_step;
+  TccdMakeContextCurrent make_current;
+};
+
+/* A bounds-checked reader over the descriptor's words. */
+typedef struct {
+  const int64_t* w;
+  int64_t n, pos;
+  int bad;
+} Reader;
+
+static int64_t rd(Reader* r) {
+  if (r->pos >= r->n) {
+    r->bad = 1;
+    return 0;
+  }
+  return r->w[r->pos++];
+}
+
+/* A string in place: its length word, then bytes padded to 8; returned NUL-terminated by
+ * overwriting the first padding byte (strings are always followed by at least one byte of
+ * padding: the writer pads len + 1). */
+static const char* rd_str(Reader* r, int64_t* len_out) {
+  int64_t len = rd(r);
+  int64_t words = (len + 1 + 7) / 8;
+  if (r->bad || len < 0 || words > r->n - r->pos) {
+    r->bad = 1;
+    return "";
+  }
+  char* s = (char*)(r->w + r->pos);
+  r->pos += words;
+  if (s[len] != 0) r->bad = 1;
+  if (len_out) *len_out = len;
+  return s;
+}
+
+static int64_t* rd_ids(Reader* r, int64_t n, int64_t num_values, int allow_absent) {
+  if (n < 0 || n > r->n - r->pos) {
+    r->bad = 1;
+    return NULL;
+  }
+  int64_t* ids = calloc((size_t)(n ? n : 1), sizeof(int64_t));
+  for (int64_t i = 0; i < n; ++i) {
+    ids[i] = rd(r);
+    if (ids[i] >= num_values || ids[i] < (allow_absent ? -1 : 0)) r->bad = 1;
+  }
+  return ids;
+}
+
+/* Skips one value (and its list items), checking refs; counts ref outputs when `refs` is set. */
+static void skip_value(Reader* r, int64_t num_values, int depth) {
+  int64_t tag = rd(r);
+  if (depth > 8) r->bad = 1;
+  switch (tag) {
+    case TCCD_VAL_NONE: break;
+    case TCCD_VAL_REF: {
+      int64_t id = rd(r);
+      if (id < 0 || id >= num_values) r->bad = 1;
+      break;
+    }
+    case TCCD_VAL_INT: case TCCD_VAL_FLOAT: case TCCD_VAL_BOOL: case TCCD_VAL_DTYPE:
+    case TCCD_VAL_LAYOUT: case TCCD_VAL_MEMORY_FORMAT: rd(r); break;
+    case TCCD_VAL_DEVICE: rd(r); rd(r); break;
+    case TCCD_VAL_STRING: rd_str(r, NULL); break;
+    case TCCD_VAL_LIST: {
+      int64_t n = rd(r);
+      if (n < 0 || n > r->n) { r->bad = 1; break; }
+      for (int64_t i = 0; i < n && !r->bad; ++i) skip_value(r, num_values, depth + 1);
+      break;
+    }
+    default: r->bad = 1;
+  }
+}
+
+static void free_step(Step* s) {
+  free(s->in); free(s->out); free(s->expected); free(s->op_name); free(s->arg_kinds);
+  free(s->arg_payloads); free(s->pool); free(s->refs); free(s->release);
+}
+
+EXPORT void tccd_plan_free(TccdPlan* plan) {
+  if (plan == NULL) return;
+  for (int64_t i = 0; plan->steps && i < plan->num_steps; ++i) free_step(&plan->steps[i]);
+  free(plan->steps); free(plan->values); free(plan->output_refs); free(plan->bytes);
+  free(plan);
+}
+
+static void* find_symbol(int64_t n, const char** names, void** handles, const char* artifact,
+                         const char* symbol) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (strcmp(names[i], artifact) == 0) return handles[i] ? dlsym(handles[i], symbol) : NULL;
+  }
+  return NULL;
+}
+
+static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_art,
+                      const char** names, void** handles) {
+  const int64_t nv = p->num_values;
+  s->kind = (int)rd(r);
+  switch (s->kind) {
+    case TCCD_STEP_KERNEL:
+    case TCCD_STEP_SEGMENT: {
+      s->abi = (int)rd(r);
+      s->artifact = rd_str(r, NULL);
+      s->symbol = rd_str(r, NULL);
+      if (s->kind == TCCD_STEP_KERNEL) {
+        s->rank = (int32_t)rd(r);
+        if (s->rank < 0 || s->rank > MAX_RANK) return fail("step %ld: rank %d", (long)index, s->rank);
+        for (int i = 0; i < s->rank; ++i) s->shape[i] = rd(r);
+      }
+      s->n_in = rd(r);
+      s->in = rd_ids(r, s->n_in, nv, 0);
+      s->n_out = rd(r);
+      s->out = rd_ids(r, s->n_out, nv, 0);
+      if (r->bad) return fail("step %ld: truncated", (long)index);
+      if (s->kind == TCCD_STEP_KERNEL) {
+        s->copy_to_declared = (int)rd(r);
+        int64_t n = (s->n_in + s->n_out) * s->rank;
+        s->expected = calloc((size_t)(n ? n : 1), sizeof(int64_t));
+        for (int64_t i = 0; i < n; ++i) s->expected[i] = rd(r);
+        if (s->abi != TCCD_ABI_CPU && s->abi != TCCD_ABI_CUDA) return fail("step %ld: abi %d", (long)index, s->abi);
+      } else {
+        s->workspace_bytes = rd(r);
+        if (s->abi != TCCD_ABI_CUDA_SEGMENT) return fail("step %ld: abi %d", (long)index, s->abi);
+      }
+      if (r->bad) return fail("step %ld: truncated", (long)index);
+      for (int64_t i = 0; i < s->n_out; ++i) {
+        const ValueMeta* m = &p->values[s->out[i]];
+        if (m->dtype < 0 || m->offset != 0) return fail("step %ld: output %ld is not allocatable", (long)index, (long)s->out[i]);
+      }
+      if ((s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SEGMENT) && !g_cuda_ready)
+        return fail("step %ld: a CUDA step, but libtorch_cuda's ABI is not resolved", (long)index);
+      s->fn = find_symbol(n_art, names, handles, s->artifact, s->symbol);
+      if (s->fn == NULL) return fail("step %ld: no symbol %s in artifact %s", (long)index, s->symbol, s->artifact);
+      break;
+    }
+    case TCCD_STEP_ALIAS:
+      s->alias_base = rd(r);
+      s->n_out = 1;
+      s->out = rd_ids(r, 1, nv, 0);
+      s->alias_delta = rd(r);
+      if (r->bad || s->alias_base < 0 || s->alias_base >= nv) return fail("step %ld: malformed alias", (long)index);
+      if (p->values[s->out[0]].rank < 0) return fail("step %ld: alias of an absent value", (long)index);
+      break;
+    case TCCD_STEP_EXTERN: {
+      int64_t len = 0;
+      const char* target = rd_str(r, &len);
+      const char* sep = strstr(target, "::");
+      if (r->bad || sep == NULL) return fail("step %ld: extern target %s", (long)index, target);
+      /* "ns::name.overload" -> "ns::name" and "overload" ("" for .default). */
+      s->op_name = malloc((size_t)len + 1);
+      memcpy(s->op_name, target, (size_t)len + 1);
+      char* dot = strchr(s->op_name + (sep - target) + 2, '.');
+      s->overload = "";
+      if (dot != NULL) {
+        *dot = 0;
+        if (strcmp(dot + 1, "default") != 0) s->overload = dot + 1;
+      }
+      int64_t n_args = rd(r);
+      for (int64_t i = 0; i < n_args && !r->bad; ++i) skip_value(r, nv, 0);
+      int64_t n_kwargs = rd(r);
+      for (int64_t i = 0; i < n_kwargs && !r->bad; ++i) {
+        rd_str(r, NULL);
+        skip_value(r, nv, 0);
+      }
+      s->n_out = rd(r);
+      s->out = rd_ids(r, s->n_out, nv, 1);
+      if (r->bad) return fail("step %ld: malformed extern call", (long)index);
+      break;
+    }
+    default:
+      return fail("step %ld: unknown kind %d", (long)index, s->kind);
+  }
+  s->n_release = rd(r);
+  s->release = rd_ids(r, s->n_release, nv, 0);
+  if (r->bad) return fail("step %ld: truncated", (long)index);
+  return 0;
+}
+
+EXPORT TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artifacts,
+                                const char** names, void** handles) {
+  if (!g_cpu_ready) {
+    fail("tccd_plan_runtime_init has not succeeded");
+    return NULL;
+  }
+  if (size < 16 || size % 8 != 0) {
+    fail("descriptor of %ld bytes", (long)size);
+    return NULL;
+  }
+  TccdPlan* p = calloc(1, sizeof(TccdPlan));
+  p->bytes = malloc((size_t)size);
+  memcpy(p->bytes, bytes, (size_t)size);
+  Reader r = {(const int64_t*)p->bytes, size / 8, 0, 0};
+  if (rd(&r) != TCCD_PLAN_MAGIC) {
+    fail("not a tccd plan descriptor");
+    goto error;
+  }
+  int64_t version = rd(&r);
+  if (version != TCCD_PLAN_FORMAT_VERSION) {
+    fail("descriptor format %ld, this runtime reads %d", (long)version, TCCD_PLAN_FORMAT_VERSION);
+    goto error;
+  }
+  p->num_inputs = rd(&r);
+  p->num_values = rd(&r);
+  if (r.bad || p->num_values < 0 || p->num_values > r.n || p->num_inputs < 0 || p->num_inputs > p->num_values) {
+    fail("descriptor: %ld inputs, %ld values", (long)p->num_inputs, (long)p->num_values);
+    goto error;
+  }
+  p->values = calloc((size_t)(p->num_values ? p->num_values : 1), sizeof(ValueMeta));
+  for (int64_t i = 0; i < p->num_values; ++i) {
+    ValueMeta* m = &p->values[i];
+    m->dtype = (int32_t)rd(&r);
+    m->device_type = (int32_t)rd(&r);
+    m->device_index = (int32_t)rd(&r);
+    m->rank = (int32_t)rd(&r);
+    if (m->rank < 0 || m->rank > MAX_RANK) {
+      fail("value %ld: rank %d (at most %d)", (long)i, m->rank, MAX_RANK);
+      goto error;
+    }
+    for (int d = 0; d < m->rank; ++d) m->sizes[d] = rd(&r);
+    for (int d = 0; d < m->rank; ++d) m->strides[d] = rd(&r);
+    m->offset = rd(&r);
+  }
+  p->num_steps = rd(&r);
+  if (r.bad || p->num_steps < 0 || p->num_steps > r.n) {
+    fail("descriptor truncated in its values");
+    goto error;
+  }
+  p->steps = calloc((size_t)(p->num_steps ? p->num_steps : 1), sizeof(Step));
+  for (int64_t i = 0; i < p->num_steps; ++i) {
+    if (parse_step(&r, p, &p->steps[i], i, n_artifacts, names, handles) != 0) goto error;
+  }
+  p->num_outputs = rd(&r);
+  if (r.bad || p->num_outputs < 0 || p->num_outputs > r.n) {
+    fail("descriptor truncated in its steps");
+    goto error;
+  }
+  p->output_refs = calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(int64_t));
+  for (int64_t i = 0; i < p->num_outputs; ++i) {
+    int64_t at = r.pos;
+    skip_value(&r, p->num_values, 0);
+    if (!r.bad && r.w[at] == TCCD_VAL_REF) p->output_refs[p->num_ref_outputs++] = r.w[at + 1];
+  }
+  if (r.bad || r.pos != r.n) {
+    fail("descriptor: malformed outputs or trailing bytes");
+    goto error;
+  }
+  return p;
+error:
+  tccd_plan_free(p);
+  return NULL;
+}
+
+EXPORT int tccd_plan_set_callbacks(TccdPlan* p, TccdPythonStep python_step, TccdMakeContextCurrent make_current) {
+  p->python_step = python_step;
+  p->make_current = make_current;
+  return 0;
+}
+
+static Step* extern_step(TccdPlan* p, int64_t step) {
+  if (step < 0 || step >= p->num_steps || p->steps[step].kind != TCCD_STEP_EXTERN) {
+    fail("step %ld is not an extern step", (long)step);
+    return NULL;
+  }
+  return &p->steps[step];
+}
+
+EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, int64_t n_args, const int64_t* kinds,
+                                 const int64_t* payloads, int64_t n_returns, int64_t n_pool,
+                                 const int64_t* pool) {
+  Step* s = extern_step(p, step);
+  if (s == NULL) return -1;
+  if (n_args < 0 || n_returns < 0) return fail("step %ld: %ld args", (long)step, (long)n_args);
+  for (int64_t i = 0; i < n_args; ++i) {
+    int64_t base = kinds[i] & ~TCCD_ARG_OPTIONAL;
+    if (base > TCCD_ARG_TENSOR_LIST) return fail("step %ld: argument kind %ld", (long)step, (long)kinds[i]);
+    if (base == TCCD_ARG_INT_LIST || base == TCCD_ARG_TENSOR_LIST) {
+      if (t_torch_new_list_reserve_size == NULL || t_torch_list_push_back == NULL)
+        return fail("step %ld: list arguments need torch >= 2.10", (long)step);
+      int64_t at = payloads[i];
+      if (at < 0 || at >= n_pool || pool[at] < 0 || pool[at] > n_pool - at - 1)
+        return fail("step %ld: argument %ld: bad list", (long)step, (long)i);
+      for (int64_t k = 0; base == TCCD_ARG_TENSOR_LIST && k < pool[at]; ++k) {
+        if (pool[at + 1 + k] < 0 || pool[at + 1 + k] >= p->num_values) return fail("step %ld: list reads value %ld", (long)step, (long)pool[at + 1 + k]);
+      }
+    }
+    if ((kinds[i] & TCCD_ARG_OPTIONAL) && t_torch_new_stable_ivalue == NULL)
+      return fail("step %ld: an optional argument with a value needs torch >= 2.13", (long)step);
+    if (base == TCCD_ARG_TENSOR && (payloads[i] < 0 || payloads[i] >= p->num_values))
+      return fail("step %ld: argument %ld reads value %ld", (long)step, (long)i, (long)payloads[i]);
+  }
+  if (n_returns < s->n_out) return fail("step %ld: %ld returns for %ld outputs", (long)step, (long)n_returns, (long)s->n_out);
+  size_t bytes = (size_t)(n_args ? n_args : 1) * sizeof(int64_t);
+  s->arg_kinds = malloc(bytes);
+  s->arg_payloads = malloc(bytes);
+  memcpy(s->arg_kinds, kinds, (size_t)n_args * sizeof(int64_t));
+  memcpy(s->arg_payloads, payloads, (size_t)n_args * sizeof(int64_t));
+  s->pool = malloc((size_t)(n_pool ? n_pool : 1) * sizeof(int64_t));
+  memcpy(s->pool, pool, (size_t)n_pool * sizeof(int64_t));
+  s->n_pool = n_pool;
+  s->n_args = n_args;
+  s->n_returns = n_returns;
+  s->extern_mode = EXTERN_DISPATCHER;
+  return 0;
+}
+
+EXPORT int tccd_plan_bind_python_extern(TccdPlan* p, int64_t step, int64_t n_refs, const int64_t* ids) {
+  Step* s = extern_step(p, step);
+  if (s == NULL) return -1;
+  for (int64_t i = 0; i < n_refs; ++i) {
+    if (ids[i] < 0 || ids[i] >= p->num_values) return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
+  }
+  s->refs = malloc((size_t)(n_refs ? n_refs : 1) * sizeof(int64_t));
+  memcpy(s->refs, ids, (size_t)n_refs * sizeof(int64_t));
+  s->n_refs = n_refs;
+  s->extern_mode = EXTERN_PYTHON;
+  return 0;
+}
+
+EXPORT int64_t tccd_plan_num_inputs(const TccdPlan* p) { return p->num_inputs; }
+EXPORT int64_t tccd_plan_num_ref_outputs(const TccdPlan* p) { return p->num_ref_outputs; }
+EXPORT int64_t tccd_plan_num_unbound(const TccdPlan* p) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < p->num_steps; ++i) n += p->steps[i].kind == TCCD_STEP_EXTERN && p->steps[i].extern_mode == EXTERN_UNBOUND;
+  return n;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Running                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+  TccdPlan* p;
+  void** env; /* owned handles, by value id */
+} Run;
+
+static void drop(void** h) {
+  if (*h != NULL) {
+    (void)t_aoti_torch_delete_tensor_object(*h); /* deliberately ignored: nothing to do on failure */
+    *h = NULL;
+  }
+}
+
+static int get(Run* run, int64_t step, int64_t id, void** out) {
+  *out = run->env[id];
+  if (*out == NULL) return fail("tccd plan step %ld: value %ld is not defined", (long)step, (long)id);
+  return 0;
+}
+
+/* `device`: the step's device index (device_of), used where the plan leaves the index unset
+ * (plans are shared by every rank, so CUDA values usually carry -1). */
+static int allocate(Run* run, int64_t step, int64_t id, int32_t device) {
+  const ValueMeta* m = &run->p->values[id];
+  drop(&run->env[id]);
+  int32_t index = m->device_type == TCCD_C10_DEVICE_CPU ? m->device_index : device;
+  if (t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type, index,
+                                 &run->env[id]) != 0)
+    return fail("tccd plan step %ld: allocating value %ld failed", (long)step, (long)id);
+  return 0;
+}
+
+/* Checks a kernel input against its declared meta; *declared_layout tells whether its strides
+ * are the declared ones (on every dim of size > 1). */
+static int check_input(Run* run, int64_t step, int64_t id, void* h, int* declared_layout) {
+  const ValueMeta* m = &run->p->values[id];
+  int32_t dtype = -1;
+  int64_t dim = -1, *sizes = NULL, *strides = NULL;
+  if (t_aoti_torch_get_dtype(h, &dtype) || t_aoti_torch_get_dim(h, &dim) ||
+      t_aoti_torch_get_sizes(h, &sizes) || t_aoti_torch_get_strides(h, &strides))
+    return fail("tccd plan step %ld: reading value %ld failed", (long)step, (long)id);
+  if (dtype != m->dtype) return fail("tccd plan step %ld: input %ld has dtype code %d, the kernel takes %d", (long)step, (long)id, dtype, m->dtype);
+  int same = dim == m->rank;
+  for (int d = 0; same && d < m->rank; ++d) same = sizes[d] == m->sizes[d];
+  if (!same) return fail("tccd plan step %ld: input %ld does not have the shape the plan was compiled for", (long)step, (long)id);
+  *declared_layout = 1;
+  for (int d = 0; d < m->rank; ++d) {
+    if (strides[d] != m->strides[d] && m->sizes[d] != 1) *declared_layout = 0;
+  }
+  return 0;
+}
+
+/* A copy of `h` in its value's declared layout (a new handle in *copy). */
+static int copy_declared(Run* run, int64_t step, int64_t id, void* h, void** copy) {
+  const ValueMeta* m = &run->p->values[id];
+  int32_t device_index = 0;
+  (void)t_aoti_torch_get_device_index(h, &device_index);
+  if (t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type,
+                                 device_index < 0 ? 0 : device_index, copy) != 0 ||
+      t_aoti_torch_copy_(*copy, h, 0) != 0)
+    return fail("tccd plan step %ld: copying input %ld into its declared layout failed", (long)step, (long)id);
+  return 0;
+}
+
+static int device_of(Run* run, const Step* s) {
+  for (int64_t i = 0; i < s->n_in; ++i) {
+    int32_t index = -1;
+    if (run->env[s->in[i]] && t_aoti_torch_get_device_index(run->env[s->in[i]], &index) == 0 && index >= 0) return index;
+  }
+  for (int64_t i = 0; i < s->n_out; ++i) {
+    if (run->p->values[s->out[i]].device_index >= 0) return run->p->values[s->out[i]].device_index;
+  }
+  /* No input and no index in the plan: the current device, as torch.empty(device="cuda"). */
+  int32_t current = 0;
+  if (t_aoti_torch_get_current_device_index != NULL && t_aoti_torch_get_current_device_index(&current) == 0 && current >= 0)
+    return current;
+  return 0;
+}
+
+typedef int (*CudaKernelFn)(void**, const int64_t*, void*);
+typedef void (*CpuKernelFn)(void**, const int64_t*);
+typedef int (*CudaSegmentFn)(void**, void*, void*);
+
+static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** ptrs, const int64_t* strides, void* workspace) {
+  void* stream = NULL;
+  if (t_aoti_torch_get_current_cuda_stream(device, &stream) != 0) return fail("tccd plan step %ld: no current CUDA stream", (long)index);
+  int err = 0;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    err = s->kind == TCCD_STEP_SEGMENT ? ((CudaSegmentFn)s->fn)(ptrs, workspace, stream)
+                                       : ((CudaKernelFn)s->fn)(ptrs, strides, stream);
+    /* A thread with no current context (autograd's backward thread) cannot launch: make the
+     * primary context current (through torch) and retry once, as runtime.py does. */
+    if (err != RT_ERROR_INVALID_CONTEXT || run->p->make_current == NULL || attempt) break;
+    if (run->p->make_current(device) != 0) break;
+  }
+  if (err != 0) {
+    const char* (*last)(void) = NULL;
+    Dl_info info;
+    if (dladdr(s->fn, &info) && info.dli_fname) {
+      void* lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+      if (lib) {
+        last = (const char* (*)(void))dlsym(lib, "tccd_cuda_last_error");
+        dlclose(lib);
+      }
+    }
+    return fail("tccd plan step %ld (%s): CUDA error %d: %s", (long)index, s->symbol, err, last ? last() : "");
+  }
+  return 0;
+}
+
+static int run_kernel(Run* run, const Step* s, int64_t index) {
+  const int64_t nops = s->n_in + s->n_out;
+  void* ptrs[nops ? nops : 1];
+  void* copies[s->n_in ? s->n_in : 1];
+  int64_t rows[nops * s->rank + 1];
+  const int64_t* strides = s->expected;
+  int rc = 0;
+  memset(copies, 0, sizeof(copies));
+  for (int64_t i = 0; i < s->n_in; ++i) {
+    void* h;
+    int declared = 1;
+    if ((rc = get(run, index, s->in[i], &h)) || (rc = check_input(run, index, s->in[i], h, &declared))) goto out;
+    if (!declared && s->copy_to_declared) {
+      /* Index kernels take gather operands' own strides, which cannot be recomputed from the
+       * iteration space: copy into the declared layout instead. */
+      if ((rc = copy_declared(run, index, s->in[i], h, &copies[i]))) goto out;
+      h = copies[i];
+    } else if (!declared && strides == s->expected) {
+      memcpy(rows, s->expected, sizeof(int64_t) * (size_t)(nops * s->rank));
+      strides = rows;
+    }
+    if (t_aoti_torch_get_data_ptr(h, &ptrs[i])) { rc = fail("tccd plan step %ld: data_ptr failed", (long)index); goto out; }
+  }
+  if (strides == rows) {
+    /* Some input differs from its declared layout: every input's strides in the iteration
+     * space (right-aligned broadcast, 0 where broadcast). Outputs are ours: as declared. */
+    for (int64_t i = 0; i < s->n_in; ++i) {
+      void* h = copies[i] ? copies[i] : run->env[s->in[i]];
+      int64_t dim = 0, *sizes = NULL, *st = NULL;
+      t_aoti_torch_get_dim(h, &dim);
+      t_aoti_torch_get_sizes(h, &sizes);
+      t_aoti_torch_get_strides(h, &st);
+      if (dim > s->rank) { rc = fail("tccd plan step %ld: input of rank %ld in a rank-%d kernel", (long)index, (long)dim, s->rank); goto out; }
+      for (int d = 0; d < s->rank; ++d) {
+        int64_t td = d - (s->rank - dim);
+        int64_t v = 0;
+        if (td >= 0) {
+          if (sizes[td] == s->shape[d]) v = st[td];
+          else if (sizes[td] != 1) { rc = fail("tccd plan step %ld: an input does not broadcast to the kernel's iteration space", (long)index); goto out; }
+        }
+        rows[i * s->rank + d] = v;
+      }
+    }
+  }
+  const int device = s->abi == TCCD_ABI_CPU ? 0 : device_of(run, s);
+  for (int64_t o = 0; o < s->n_out; ++o) {
+    if ((rc = allocate(run, index, s->out[o], device))) goto out;
+    t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
+  }
+  if (s->abi == TCCD_ABI_CPU) {
+    ((CpuKernelFn)s->fn)(ptrs, strides);
+  } else {
+    rc = call_cuda(run, s, index, device, ptrs, strides, NULL);
+  }
+out:
+  for (int64_t i = 0; i < s->n_in; ++i) drop(&copies[i]);
+  return rc;
+}
+
+static int run_segment(Run* run, const Step* s, int64_t index) {
+  const int64_t nops = s->n_in + s->n_out;
+  void* ptrs[nops ? nops : 1];
+  void* copies[s->n_in ? s->n_in : 1];
+  void* workspace = NULL;
+  void* ws_ptr = NULL;
+  int rc = 0;
+  int device = device_of(run, s);
+  memset(copies, 0, sizeof(copies));
+  for (int64_t i = 0; i < s->n_in; ++i) {
+    void* h;
+    int declared = 1;
+    if ((rc = get(run, index, s->in[i], &h)) || (rc = check_input(run, index, s->in[i], h, &declared))) goto out;
+    void* data = NULL;
+    t_aoti_torch_get_data_ptr(h, &data);
+    /* Compiled for the declared layouts, 16-byte aligned (vector loads, cuBLASLt). */
+    if (!declared || ((uintptr_t)data % 16) != 0) {
+      if ((rc = copy_declared(run, index, s->in[i], h, &copies[i]))) goto out;
+      t_aoti_torch_get_data_ptr(copies[i], &data);
+    }
+    ptrs[i] = data;
+  }
+  for (int64_t o = 0; o < s->n_out; ++o) {
+    if ((rc = allocate(run, index, s->out[o], device))) goto out;
+    t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
+  }
+  if (s->workspace_bytes > 0) {
+    int64_t size = s->workspace_bytes, stride = 1;
+    if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA, device, &workspace) != 0) {
+      rc = fail("tccd plan step %ld: allocating %ld bytes of workspace failed", (long)index, (long)size);
+      goto out;
+    }
+    t_aoti_torch_get_data_ptr(workspace, &ws_ptr);
+  }
+  rc = call_cuda(run, s, index, device, ptrs, NULL, ws_ptr);
+out:
+  /* The caching allocator reuses the workspace and copies only for work ordered after this
+   * call on the same stream, so dropping them here is safe. */
+  drop(&workspace);
+  for (int64_t i = 0; i < s->n_in; ++i) drop(&copies[i]);
+  return rc;
+}
+
+static int run_alias(Run* run, const Step* s, int64_t index) {
+  void* base;
+  if (get(run, index, s->alias_base, &base)) return -1;
+  const ValueMeta* m = &run->p->values[s->out[0]];
+  drop(&run->env[s->out[0]]);
+  /* aoti_torch__reinterpret_tensor's offset is an increment over the base's own offset (the
+   * base may itself be a view), as_strided(sizes, strides, base.storage_offset() + delta). */
+  if (t_aoti_torch__reinterpret_tensor(base, m->rank, m->sizes, m->strides, s->alias_delta, &run->env[s->out[0]]) != 0)
+    return fail("tccd plan step %ld: alias of value %ld failed", (long)index, (long)s->alias_base);
+  return 0;
+}
+
+static int run_extern_dispatcher(Run* run, const Step* s, int64_t index) {
+  int64_t n = s->n_args > s->n_returns ? s->n_args : s->n_returns;
+  uint64_t stack[n ? n : 1];
+  memset(stack, 0, sizeof(stack));
+  for (int64_t i = 0; i < s->n_args; ++i) {
+    int64_t kind = s->arg_kinds[i] & ~TCCD_ARG_OPTIONAL;
+    uint64_t v = (uint64_t)s->arg_payloads[i];
+    if (kind == TCCD_ARG_TENSOR) {
+      void* h;
+      void* fresh = NULL;
+      /* The dispatcher takes ownership of tensor arguments: pass a new handle. */
+      if (get(run, index, s->arg_payloads[i], &h) || t_aoti_torch_new_tensor_handle(h, &fresh) != 0)
+        return fail("tccd plan step %ld (%s): argument %ld: %s", (long)index, s->op_name, (long)i, g_error);
+      v = (uint64_t)(uintptr_t)fresh;
+    } else if (kind == TCCD_ARG_NONE) {
+      v = 0;
+    } else if (kind == TCCD_ARG_INT_LIST || kind == TCCD_ARG_TENSOR_LIST) {
+      /* A StableListHandle the dispatcher takes (and deletes). */
+      const int64_t* list = s->pool + s->arg_payloads[i];
+      void* handle = NULL;
+      if (t_torch_new_list_reserve_size((size_t)list[0], &handle) != 0) return fail("tccd plan step %ld: new list failed", (long)index);
+      for (int64_t k = 0; k < list[0]; ++k) {
+        uint64_t item = (uint64_t)list[1 + k];
+        if (kind == TCCD_ARG_TENSOR_LIST) {
+          void* h;
+          void* fresh = NULL;
+          if (get(run, index, list[1 + k], &h) || t_aoti_torch_new_tensor_handle(h, &fresh) != 0) return -1;
+          item = (uint64_t)(uintptr_t)fresh;
+        }
+        if (t_torch_list_push_back(handle, item) != 0) return fail("tccd plan step %ld: list push failed", (long)index);
+      }
+      v = (uint64_t)(uintptr_t)handle;
+    }
+    if ((s->arg_kinds[i] & TCCD_ARG_OPTIONAL) && kind != TCCD_ARG_NONE) {
+      uint64_t* boxed = NULL;
+      if (t_torch_new_stable_ivalue(&boxed) != 0) return fail("tccd plan step %ld: torch_new_stable_ivalue failed", (long)index);
+      *boxed = v;
+      v = (uint64_t)(uintptr_t)boxed;
+    }
+    stack[i] = v;
+  }
+  if (t_aoti_torch_call_dispatcher(s->op_name, s->overload, stack) != 0) {
+    const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
+    return fail("tccd plan step %ld (%s%s%s) failed%s%s", (long)index, s->op_name, s->overload[0] ? "." : "",
+                s->overload, what && what[0] ? ": " : "", what && what[0] ? what : "");
+  }
+  for (int64_t i = 0; i < s->n_returns; ++i) {
+    void* h = (void*)(uintptr_t)stack[i];
+    if (i < s->n_out && s->out[i] >= 0) {
+      drop(&run->env[s->out[i]]);
+      run->env[s->out[i]] = h;
+    } else {
+      drop(&h);
+    }
+  }
+  return 0;
+}
+
+static int run_extern_python(Run* run, const Step* s, int64_t index) {
+  void* refs[s->n_refs ? s->n_refs : 1];
+  void* outs[s->n_out ? s->n_out : 1];
+  memset(outs, 0, sizeof(outs));
+  for (int64_t i = 0; i < s->n_refs; ++i) {
+    void* h;
+    refs[i] = NULL;
+    if (get(run, index, s->refs[i], &h) || t_aoti_torch_new_tensor_handle(h, &refs[i]) != 0) {
+      for (int64_t j = 0; j < i; ++j) drop(&refs[j]);
+      return -1;
+    }
+  }
+  /* The callee takes the ref handles, also when it fails. */
+  if (run->p->python_step(index, s->n_refs, refs, s->n_out, outs) != 0) {
+    for (int64_t o = 0; o < s->n_out; ++o) drop(&outs[o]);
+    return fail("tccd plan step %ld (%s): the Python step failed", (long)index, s->op_name);
+  }
+  for (int64_t o = 0; o < s->n_out; ++o) {
+    if (s->out[o] >= 0) {
+      drop(&run->env[s->out[o]]);
+      run->env[s->out[o]] = outs[o];
+    } else {
+      drop(&outs[o]);
+    }
+  }
+  return 0;
+}
+
+EXPORT int tccd_plan_run(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs) {
+  Run run = {p, NULL};
+  int rc = 0;
+  if (n_inputs != p->num_inputs || n_outputs != p->num_ref_outputs) {
+    for (int64_t i = 0; i < n_inputs; ++i) drop(&inputs[i]);
+    return fail("tccd plan takes %ld inputs and gives %ld outputs, called with %ld and %ld", (long)p->num_inputs,
+                (long)p->num_ref_outputs, (long)n_inputs, (long)n_outputs);
+  }
+  run.env = calloc((size_t)(p->num_values ? p->num_values : 1), sizeof(void*));
+  memcpy(run.env, inputs, (size_t)n_inputs * sizeof(void*));
+  for (int64_t i = 0; i < n_outputs; ++i) outputs[i] = NULL;
+  for (int64_t index = 0; index < p->num_steps && rc == 0; ++index) {
+    const Step* s = &p->steps[index];
+    switch (s->kind) {
+      case TCCD_STEP_KERNEL: rc = run_kernel(&run, s, index); break;
+      case TCCD_STEP_SEGMENT: rc = run_segment(&run, s, index); break;
+      case TCCD_STEP_ALIAS: rc = run_alias(&run, s, index); break;
+      case TCCD_STEP_EXTERN:
+        if (s->extern_mode == EXTERN_DISPATCHER) rc = run_extern_dispatcher(&run, s, index);
+        else if (s->extern_mode == EXTERN_PYTHON && p->python_step != NULL) rc = run_extern_python(&run, s, index);
+        else rc = fail("tccd plan step %ld (%s) is bound to nothing", (long)index, s->op_name);
+        break;
+    }
+    for (int64_t i = 0; rc == 0 && i < s->n_release; ++i) drop(&run.env[s->release[i]]);
+  }
+  for (int64_t i = 0; rc == 0 && i < n_outputs; ++i) {
+    void* h;
+    if ((rc = get(&run, -1, p->output_refs[i], &h)) == 0 && t_aoti_torch_new_tensor_handle(h, &outputs[i]) != 0)
+      rc = fail("tccd plan: output %ld: new handle failed", (long)i);
+  }
+  if (rc != 0) {
+    for (int64_t i = 0; i < n_outputs; ++i) drop(&outputs[i]);
+  }
+  for (int64_t i = 0; i < p->num_values; ++i) drop(&run.env[i]);
+  free(run.env);
+  return rc;
+}

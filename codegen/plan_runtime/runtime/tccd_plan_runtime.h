@@ -1,0 +1,57 @@
+/* The native plan runtime's C API (tccd_plan_runtime.so, ArtifactKind PLAN_RUNTIME).
+ *
+ * One fixed shared object, the same bytes for every graph, that runs a whole plan in one call:
+ * kernels and segments of the graph's own .so, aliases, allocations, releases, and extern ATen
+ * ops through PyTorch's stable C ABI (the aoti_torch_* shim), resolved from the libtorch the
+ * calling process has already loaded. The client (client/tccd/native_plan.py) drives it with
+ * ctypes; nothing here includes a torch header (the ABI is declared in tccd_plan_torch_abi.h and
+ * checked against the installed torch wheel's headers by tests/python/test_native_plan_abi.py).
+ *
+ * Threading: tccd_plan_runtime_init is serialised internally; a loaded plan may be run from
+ * several threads at once (each call has its own environment). Errors: functions return 0 or
+ * -1; tccd_plan_last_error() then holds a message for the calling thread.
+ */
+#ifndef TCCD_PLAN_RUNTIME_H_
+#define TCCD_PLAN_RUNTIME_H_
+
+#include <stdint.h>
+
+#define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-1"
+
+typedef struct TccdPlan TccdPlan;
+
+/* Runs one extern step in Python: `refs` are new tensor handles (the callee takes them) of the
+ * values bound with tccd_plan_bind_python_extern; the callee stores one new handle (or NULL)
+ * per step output in `outs`. Returns 0, or nonzero after recording its own error. */
+typedef int (*TccdPythonStep)(int64_t step, int64_t n_refs, void** refs, int64_t n_outs, void** outs);
+/* Makes the device's primary CUDA context current on this thread (a launch reported error 201,
+ * TCCD_RT_ERROR_INVALID_CONTEXT). Returns 0 on success. */
+typedef int (*TccdMakeContextCurrent)(int32_t device_index);
+
+const char* tccd_plan_runtime_abi(void);
+const char* tccd_plan_last_error(void);
+/* Resolves the torch ABI from the already loaded libraries at these paths (libtorch_cuda may be
+ * NULL on a CPU-only process). Idempotent. */
+int tccd_plan_runtime_init(const char* libtorch_cpu_path, const char* libtorch_cuda_path);
+/* Parses a descriptor and binds its kernel symbols in the given dlopen handles (by artifact name). */
+TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artifacts, const char** names,
+                         void** handles);
+void tccd_plan_free(TccdPlan* plan);
+int tccd_plan_set_callbacks(TccdPlan* plan, TccdPythonStep python_step, TccdMakeContextCurrent make_current);
+/* Extern step `step` runs through the dispatcher with this complete argument list (list
+ * arguments point into `pool`). */
+int tccd_plan_bind_extern(TccdPlan* plan, int64_t step, int64_t n_args, const int64_t* kinds,
+                          const int64_t* payloads, int64_t n_returns, int64_t n_pool,
+                          const int64_t* pool);
+/* Extern step `step` runs through the Python callback, which receives these values. */
+int tccd_plan_bind_python_extern(TccdPlan* plan, int64_t step, int64_t n_refs, const int64_t* ids);
+int64_t tccd_plan_num_inputs(const TccdPlan* plan);
+/* Plan outputs that are value refs (the others are constants the client fills in). */
+int64_t tccd_plan_num_ref_outputs(const TccdPlan* plan);
+/* Extern steps bound to neither the dispatcher nor Python (an unbound plan must not run). */
+int64_t tccd_plan_num_unbound(const TccdPlan* plan);
+/* Runs the plan. Takes ownership of the `inputs` handles (all of them, even on failure); stores
+ * one new handle per ref output in `outputs`. */
+int tccd_plan_run(TccdPlan* plan, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs);
+
+#endif /* TCCD_PLAN_RUNTIME_H_ */

@@ -1,0 +1,58 @@
+/* The part of PyTorch's stable C ABI the plan runtime calls, declared here without torch headers
+ * (the runtime is plain C, built once, and loads into whatever torch the client runs).
+ *
+ * Each line is X(required, library, return type, name, parameters). The declarations match
+ * torch/csrc/inductor/aoti_torch/c/shim.h and torch/csrc/stable/c/shim.h with AtenTensorHandle
+ * written void*, AOTITorchError int32_t and StableIValue uint64_t;
+ * tests/python/test_native_plan_abi.py checks every line against the headers of the installed
+ * torch wheel. `library`: CPU symbols live in libtorch_cpu.so, CUDA ones in libtorch_cuda.so.
+ * An optional symbol (required = 0) missing from this torch disables only what needs it.
+ *
+ * Supported torch: 2.11 through 2.15 (TCCD_PLAN_TORCH_MIN/MAX, checked by the client at load):
+ * every required symbol below exists with this signature in all of them; torch_new_stable_ivalue
+ * and torch_exception_get_what_without_backtrace appeared in 2.13 (before it, error
+ * messages of extern ops say less, and optional arguments holding a value run through Python); the list
+ * functions in 2.10.
+ */
+#ifndef TCCD_PLAN_TORCH_ABI_H_
+#define TCCD_PLAN_TORCH_ABI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TCCD_PLAN_TORCH_MIN "2.11"
+#define TCCD_PLAN_TORCH_MAX "2.15"
+
+#define TCCD_LIB_CPU 0
+#define TCCD_LIB_CUDA 1
+
+#define TCCD_TORCH_ABI(X)                                                                          \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_empty_strided,                                            \
+    (int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr, int32_t dtype,            \
+     int32_t device_type, int32_t device_index, void** ret_new_tensor))                            \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch__reinterpret_tensor,                                      \
+    (void* self, int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr,               \
+     int64_t storage_offset, void** ret_new_tensor))                                               \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_delete_tensor_object, (void* tensor))                     \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_new_tensor_handle, (void* orig_handle, void** new_handle)) \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_data_ptr, (void* tensor, void** ret_data_ptr))        \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_dim, (void* tensor, int64_t* ret_dim))                \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_sizes, (void* tensor, int64_t** ret_sizes))           \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_strides, (void* tensor, int64_t** ret_strides))       \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_dtype, (void* tensor, int32_t* ret_dtype))            \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_storage_offset,                                       \
+    (void* tensor, int64_t* ret_storage_offset))                                                   \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_device_index,                                         \
+    (void* tensor, int32_t* ret_device_index))                                                     \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_copy_, (void* self, void* src, int32_t non_blocking))     \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_call_dispatcher,                                          \
+    (const char* opName, const char* overloadName, uint64_t* stack))                               \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_get_current_device_index, (int32_t* ret_device_index))     \
+  X(0, TCCD_LIB_CPU, const char*, torch_exception_get_what_without_backtrace, (void))              \
+  X(0, TCCD_LIB_CPU, int32_t, torch_new_stable_ivalue, (uint64_t** ret_value))                     \
+  X(0, TCCD_LIB_CPU, int32_t, torch_new_list_reserve_size, (size_t size, void** ret))              \
+  X(0, TCCD_LIB_CPU, int32_t, torch_list_push_back, (void* list_handle, uint64_t element))         \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_get_current_cuda_stream,                                 \
+    (int32_t device_index, void** ret_stream))
+
+#endif /* TCCD_PLAN_TORCH_ABI_H_ */

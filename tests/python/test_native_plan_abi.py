@@ -1,0 +1,97 @@
+"""The native plan runtime's declared torch ABI (codegen/plan_runtime/runtime/
+tccd_plan_torch_abi.h) against the headers of the installed torch wheel: every declared function
+exists with the same parameter types, the c10 codes of the descriptor format are torch's, and the
+declared version range is the client's. No daemon needed (CI runs this on its torch)."""
+
+import ctypes
+import os
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from tccd import native_plan
+
+REPO = Path(__file__).resolve().parents[2]
+RUNTIME = REPO / "codegen" / "plan_runtime" / "runtime"
+INCLUDE = Path(torch.__file__).parent / "include"
+HEADERS = [
+    INCLUDE / "torch/csrc/inductor/aoti_torch/c/shim.h",
+    INCLUDE / "torch/csrc/stable/c/shim.h",
+]
+# Our spelling of torch's ABI types (tccd_plan_torch_abi.h's header comment).
+_ALIASES = {
+    "AtenTensorHandle": "void*", "AOTITorchError": "int32_t", "StableIValue": "uint64_t",
+    "StableListHandle": "void*",
+}
+
+
+def _declarations():
+    text = (RUNTIME / "tccd_plan_torch_abi.h").read_text().replace("\\\n", " ")
+    for m in re.finditer(r"X\((\d), (\w+), ([\w ]+\*?), (\w+),\s*\(([^)]*)\)\)", text):
+        yield m.group(4), m.group(3), m.group(5), m.group(1) == "1"
+
+
+def _types(params: str):
+    """Parameter types, names dropped, aliases resolved, spacing normalised."""
+    out = []
+    for p in params.split(","):
+        p = " ".join(p.replace("*", " * ").split())
+        if not p or p == "void":
+            continue
+        tokens = p.split()
+        if tokens[-1] != "*" and len(tokens) > 1:
+            tokens = tokens[:-1]  # the parameter name
+        tokens = [_ALIASES.get(t, t) for t in tokens]
+        out.append(" ".join(tokens).replace(" *", "*").replace("void* *", "void**").replace("uint64_t* *", "uint64_t**"))
+    return [t.replace("* *", "**") for t in out]
+
+
+def _torch_declaration(name: str):
+    for header in HEADERS:
+        text = re.sub(r"//[^\n]*", "", header.read_text())
+        m = re.search(r"AOTI_TORCH_EXPORT\s+([\w ]+?\s*\*?)\s*" + re.escape(name) + r"\s*\(([^)]*)\)", text)
+        if m:
+            ret = " ".join(m.group(1).replace("*", " *").split()).replace(" *", "*")
+            return _ALIASES.get(ret, ret), m.group(2)
+    return None
+
+
+@pytest.mark.parametrize("name,ret,params,required", list(_declarations()), ids=lambda v: v if isinstance(v, str) and v.startswith(("aoti", "torch")) else "")
+def test_every_declaration_matches_the_torch_headers(name, ret, params, required):
+    found = _torch_declaration(name)
+    assert found is not None, f"{name} is not declared by the installed torch's headers"
+    torch_ret, torch_params = found
+    assert torch_ret == ret, f"{name} returns {torch_ret} in torch, {ret} in tccd_plan_torch_abi.h"
+    assert _types(torch_params) == _types(params), (name, torch_params, params)
+
+
+def test_declarations_were_parsed():
+    names = {d[0] for d in _declarations()}
+    assert {"aoti_torch_empty_strided", "aoti_torch_call_dispatcher", "aoti_torch_get_current_cuda_stream"} <= names
+
+
+def test_declared_torch_range_is_the_clients_and_includes_this_torch():
+    text = (RUNTIME / "tccd_plan_torch_abi.h").read_text()
+    lo = re.search(r'TCCD_PLAN_TORCH_MIN "(\d+)\.(\d+)"', text)
+    hi = re.search(r'TCCD_PLAN_TORCH_MAX "(\d+)\.(\d+)"', text)
+    assert (int(lo[1]), int(lo[2])) == native_plan.TORCH_MIN
+    assert (int(hi[1]), int(hi[2])) == native_plan.TORCH_MAX
+    assert native_plan.torch_version_supported(torch.__version__), torch.__version__
+    assert not native_plan.torch_version_supported("2.10.0")
+    assert not native_plan.torch_version_supported("2.99.1")
+
+
+def test_descriptor_c10_codes_are_torchs():
+    lib = ctypes.CDLL(native_plan._loaded_library("libtorch_cpu.so"))
+    text = (RUNTIME / "tccd_plan_format.h").read_text()
+    codes = dict((m[0], int(m[1])) for m in re.findall(r"#define TCCD_C10_(\w+) (\d+)", text))
+    for name, code in codes.items():
+        fn_name = ("aoti_torch_device_type_" + name[len("DEVICE_"):].lower() if name.startswith("DEVICE_")
+                   else "aoti_torch_dtype_" + name.lower())
+        fn = getattr(lib, fn_name)
+        fn.restype = ctypes.c_int32
+        assert fn() == code, (name, fn(), code)
+    for dtype, code in native_plan.C10_DTYPES.items():
+        assert codes[str(dtype).split(".")[1].upper()] == code, dtype
