@@ -122,3 +122,43 @@ def test_worker_overhead_per_compile_is_small(faulty_daemon):
           f"{stats['worker_spawns']} workers started")
     assert stats["worker_spawns"] <= 3, stats  # prefork, reused: no process start per compile
     assert mean_ms < 20, stats
+
+
+def _on_cuda(request):
+    """The request as a CUDA one (H100): CUDA target, every tensor on cuda:0. NVRTC needs no GPU."""
+    from tccd.v1 import tccd_pb2 as pb
+
+    def visit(message):
+        for field, value in message.ListFields():
+            if field.type != field.TYPE_MESSAGE:
+                continue
+            for item in [value] if hasattr(value, "ListFields") else list(value):
+                if not hasattr(item, "ListFields"):  # map keys
+                    continue
+                if item.DESCRIPTOR.name == "Device":
+                    item.type = pb.CUDA
+                    item.index = 0
+                else:
+                    visit(item)
+
+    visit(request.graph)
+    request.target.Clear()
+    request.target.device_type = pb.CUDA
+    request.target.cuda_device_name = "NVIDIA H100 80GB HBM3"
+    request.target.cuda_cc_major = 9
+    request.target.cuda_cc_minor = 0
+    return request
+
+
+def test_cuda_then_cpu_compiles_in_one_daemon(daemon):
+    """Issue 12's sequence (a CUDA compile, then a CPU one: LLD once crashed on the second), now
+    in workers; both produce their artifacts and the daemon stays up."""
+    from tccd.v1 import tccd_pb2 as pb
+
+    cuda = daemon.stub().Compile(_on_cuda(_request(7)), timeout=120)
+    kinds = {a.kind for a in cuda.manifest.artifacts}
+    assert pb.CUDA_HOST_OBJECT in kinds, cuda.manifest.artifacts
+    cpu = daemon.stub().Compile(_request(7), timeout=120)
+    assert {a.kind for a in cpu.manifest.artifacts} == {pb.CPU_SHARED_OBJECT}
+    assert cpu.manifest.key != cuda.manifest.key
+    assert daemon.alive()

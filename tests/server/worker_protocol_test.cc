@@ -1,0 +1,86 @@
+// The daemon <-> compile worker wire: frames over a socketpair, the result encoding round trip,
+// and the failures the pool relies on (end of stream, a deadline, a bad length, garbage).
+#include "server/worker_protocol.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <string>
+
+namespace tccd::server {
+namespace {
+
+struct SocketPair {
+  SocketPair() { REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0); }
+  ~SocketPair() {
+    for (int fd : fds)
+      if (fd >= 0) close(fd);
+  }
+  int fds[2] = {-1, -1};
+};
+
+TEST_CASE("worker frames: what is written is read back, empty included") {
+  SocketPair p;
+  REQUIRE(WriteFrame(p.fds[0], "hello").ok());
+  REQUIRE(WriteFrame(p.fds[0], "").ok());
+  CHECK(*ReadFrame(p.fds[1]) == "hello");
+  CHECK(ReadFrame(p.fds[1])->empty());
+}
+
+TEST_CASE("worker frames: a closed peer is UNAVAILABLE, silence past the deadline DEADLINE_EXCEEDED") {
+  SocketPair p;
+  absl::StatusOr<std::string> silent =
+      ReadFrame(p.fds[1], absl::Now() + absl::Milliseconds(50));
+  CHECK(absl::IsDeadlineExceeded(silent.status()));
+  close(p.fds[0]);
+  p.fds[0] = -1;
+  CHECK(absl::IsUnavailable(ReadFrame(p.fds[1]).status()));
+  CHECK(absl::IsUnavailable(WriteFrame(p.fds[1], "x")));
+}
+
+TEST_CASE("worker frames: an absurd length is DATA_LOSS, not an allocation") {
+  SocketPair p;
+  const std::string header(8, '\xff');
+  REQUIRE(write(p.fds[0], header.data(), header.size()) == 8);
+  CHECK(absl::IsDataLoss(ReadFrame(p.fds[1]).status()));
+}
+
+TEST_CASE("worker results: output and errors survive the encoding") {
+  codegen::CompileOutput output;
+  output.plan.set_num_inputs(3);
+  output.num_fused_kernels = 2;
+  output.num_extern_steps = 1;
+  output.artifacts.push_back(
+      {.name = "kernels.so", .kind = v1::CPU_SHARED_OBJECT, .bytes = std::string("\0ELF", 4)});
+  output.artifacts.push_back({.name = "graph.txt", .kind = v1::TEXT, .bytes = ""});
+  WorkerResult result{.output = output, .compile_ms = 12.5};
+  absl::StatusOr<WorkerResult> decoded = DecodeWorkerResult(EncodeWorkerResult(result));
+  REQUIRE(decoded.ok());
+  REQUIRE(decoded->output.ok());
+  CHECK(decoded->compile_ms == 12.5);
+  CHECK(decoded->output->plan.num_inputs() == 3);
+  CHECK(decoded->output->num_fused_kernels == 2);
+  CHECK(decoded->output->num_extern_steps == 1);
+  REQUIRE(decoded->output->artifacts.size() == 2);
+  CHECK(decoded->output->artifacts[0].bytes == std::string("\0ELF", 4));
+  CHECK(decoded->output->artifacts[0].kind == v1::CPU_SHARED_OBJECT);
+  CHECK(decoded->output->artifacts[1].name == "graph.txt");
+
+  WorkerResult failed{.output = absl::InvalidArgumentError("node 3: bad dtype")};
+  decoded = DecodeWorkerResult(EncodeWorkerResult(failed));
+  REQUIRE(decoded.ok());
+  CHECK(absl::IsInvalidArgument(decoded->output.status()));
+  CHECK(decoded->output.status().message() == "node 3: bad dtype");
+}
+
+TEST_CASE("worker results: truncated or trailing bytes are INTERNAL") {
+  WorkerResult result{.output = codegen::CompileOutput{}};
+  const std::string good = EncodeWorkerResult(result);
+  CHECK(absl::IsInternal(DecodeWorkerResult(good.substr(0, good.size() - 1)).status()));
+  CHECK(absl::IsInternal(DecodeWorkerResult(good + "x").status()));
+  CHECK(absl::IsInternal(DecodeWorkerResult("").status()));
+}
+
+}  // namespace
+}  // namespace tccd::server
