@@ -266,6 +266,7 @@ class NativePlan:
 
     def __init__(self, interpreted: LoadedPlan, plan: "pb.Plan", runtime_path: str, descriptor: bytes):
         self.interpreted = interpreted  # keeps the kernel libraries loaded; its metadata is ours
+        self._interpreted_inputs = False  # set when a call brings inputs that are not tensors
         self.name = interpreted.name
         self.num_inputs = interpreted.num_inputs
         self.outputs = interpreted.outputs
@@ -353,7 +354,19 @@ class NativePlan:
     def __call__(self, args: List[Any]) -> List[Any]:
         if len(args) != self.num_inputs:
             raise RuntimeError(f"tccd plan {self.name} takes {self.num_inputs} inputs, got {len(args)}")
-        capsules = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors(args)
+        if self._interpreted_inputs:
+            return self.interpreted(args)
+        try:
+            capsules = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors(args)
+        except TypeError:
+            # Inputs the C ABI cannot carry (AOTAutograd's effect tokens, e.g. around linalg
+            # ops, are not always tensors): this plan runs in the interpreter from now on.
+            kinds = sorted({type(a).__name__ for a in args if not isinstance(a, torch.Tensor)})
+            if not kinds:
+                raise
+            log_fallback(f"plan {self.name} has non-tensor inputs ({', '.join(kinds)})")
+            self._interpreted_inputs = True
+            return self.interpreted(args)
         args.clear()  # boxed convention: the plan owns the inputs now
         inputs = self._InArray(*[_capsule_pointer(c, None) for c in capsules])
         outputs = self._OutArray()

@@ -306,7 +306,8 @@ def test_reductions_over_middle_and_scattered_dims_are_row_kernels_on_cuda(daemo
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
     stats = tccd.last_compile_stats()
     assert all(s["fallback"] is None for s in stats)
-    assert sum(s["native_kernels"] for s in stats) >= 5, stats
+    # On CUDA the kernels of a graph run as one segment (one native step): count the kernels.
+    assert sum(s["fused_kernels"] for s in stats) >= 5, stats
 
 
 def test_compiled_graph_replays_under_cuda_graph_capture(daemon_env):
