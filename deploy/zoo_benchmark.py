@@ -291,6 +291,7 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         out["fallbacks"] = [{"graph": s["name"], "reason": s["fallback"]} for s in stats if s["fallback"]]
         out["extern_steps"] = sum(s["extern_steps"] for s in stats)
         out["native_kernels"] = sum(s["native_kernels"] for s in stats)
+        out["python_steps"] = sum(s.get("python_steps", 0) for s in stats)  # per call, all graphs
         # What each generated kernel fused, to read the profile's tccd_k<N>_* names (kernel
         # names restart in every graph).
         ops: Dict[str, List[str]] = {}
