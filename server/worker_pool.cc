@@ -29,6 +29,7 @@ namespace {
 struct Worker {
   pid_t pid = -1;
   int fd = -1;  // our end of the socketpair
+  int compiles = 0;  // compiles it answered: state earlier compiles left in LLVM/LLD/NVRTC
 };
 
 // "crashed with signal 11 (Segmentation fault)", "exited with status 3", ...
@@ -106,6 +107,9 @@ class WorkerCompiler final : public Compiler {
   int Stop(Worker& worker, bool kill = true);
   // Ends a worker that failed a compile and starts its replacement.
   void Replace(Worker& worker);
+  // One compile in `worker`; *retry when it crashed after earlier compiles (see Compile).
+  absl::StatusOr<codegen::CompileOutput> CompileIn(Worker worker, const std::string& frame,
+                                                   bool* retry);
 
   const WorkerPoolOptions options_;
   const std::unique_ptr<Compiler> in_process_;  // Prepare and the fingerprint
@@ -204,7 +208,22 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(
     return absl::InternalError(absl::StrCat("cannot start a compile worker: ",
                                             acquired.status().message()));
   }
-  Worker worker = *acquired;
+  bool retry = false;
+  absl::StatusOr<codegen::CompileOutput> out = CompileIn(*acquired, frame, &retry);
+  if (!retry) return out;
+  // A reused worker crashed: LLVM, LLD and NVRTC keep global state across compiles (issue 12's
+  // LLD use-after-free needed an earlier link in the same process), so the graph gets one more
+  // try in a fresh process, which also replaces the dead one. A graph that crashes a fresh
+  // worker fails with that crash.
+  spdlog::warn("{}; retrying once in a fresh worker", std::string(out.status().message()));
+  acquired = Spawn();
+  if (!acquired.ok()) return out;
+  return CompileIn(*acquired, frame, &retry);
+}
+
+absl::StatusOr<codegen::CompileOutput> WorkerCompiler::CompileIn(
+    Worker worker, const std::string& frame, bool* retry) {
+  *retry = false;
   const pid_t pid = worker.pid;
   const auto start = std::chrono::steady_clock::now();
   const absl::Time deadline = absl::Now() + options_.time_limit;
@@ -234,6 +253,9 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(
     const std::string message =
         absl::StrCat("the compile worker (pid ", pid, ") ",
                      DescribeExit(status), " while compiling this graph");
+    *retry = worker.compiles > 0;
+    worker = Worker{};
+    if (*retry) return absl::InternalError(message);  // the retry's worker replaces it
     spdlog::error("{}; started a new worker", message);
     absl::StatusOr<Worker> fresh = Spawn();
     if (fresh.ok()) Release(*fresh);
@@ -247,6 +269,7 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(
   if (absl::IsResourceExhausted(result->output.status())) {
     Replace(worker);  // it ran out of memory and exits after answering
   } else {
+    ++worker.compiles;
     Release(worker);
   }
   const double round_trip_ms = std::chrono::duration<double, std::milli>(
