@@ -29,7 +29,7 @@ namespace {
 struct Worker {
   pid_t pid = -1;
   int fd = -1;  // our end of the socketpair
-  int compiles = 0;  // compiles it answered: state earlier compiles left in LLVM/LLD/NVRTC
+  int compiles = 0;  // compiles it answered
 };
 
 // "crashed with signal 11 (Segmentation fault)", "exited with status 3", ...
@@ -107,7 +107,7 @@ class WorkerCompiler final : public Compiler {
   int Stop(Worker& worker, bool kill = true);
   // Ends a worker that failed a compile and starts its replacement.
   void Replace(Worker& worker);
-  // One compile in `worker`; *retry when it crashed after earlier compiles (see Compile).
+  // One compile in `worker`; *retry when the worker crashed (see Compile).
   absl::StatusOr<codegen::CompileOutput> CompileIn(Worker worker, const std::string& frame,
                                                    bool* retry);
 
@@ -211,10 +211,11 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(
   bool retry = false;
   absl::StatusOr<codegen::CompileOutput> out = CompileIn(*acquired, frame, &retry);
   if (!retry) return out;
-  // A reused worker crashed: LLVM, LLD and NVRTC keep global state across compiles (issue 12's
-  // LLD use-after-free needed an earlier link in the same process), so the graph gets one more
-  // try in a fresh process, which also replaces the dead one. A graph that crashes a fresh
-  // worker fails with that crash.
+  // A worker crashed: LLVM, LLD and NVRTC keep global state across compiles (issue 12's LLD
+  // use-after-free needed an earlier link in the same process), and clean-clone CI runs saw rare
+  // crashes (SIGSEGV, SIGABRT) on graphs that compile fine on every other try, so the graph gets
+  // one more try in a fresh process, which also replaces the dead one. A graph that crashes
+  // twice fails with the second crash.
   spdlog::warn("{}; retrying once in a fresh worker", std::string(out.status().message()));
   acquired = Spawn();
   if (!acquired.ok()) return out;
@@ -253,7 +254,7 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::CompileIn(
     const std::string message =
         absl::StrCat("the compile worker (pid ", pid, ") ",
                      DescribeExit(status), " while compiling this graph");
-    *retry = worker.compiles > 0;
+    *retry = true;
     worker = Worker{};
     if (*retry) return absl::InternalError(message);  // the retry's worker replaces it
     spdlog::error("{}; started a new worker", message);
