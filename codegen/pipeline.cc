@@ -25,6 +25,7 @@
 #include "codegen/ir/known_ops.h"
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
+#include "codegen/passes/batch_norm_decomposition.h"
 #include "codegen/passes/cudnn_batch_norm.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/dropout_to_philox.h"
@@ -221,6 +222,12 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
   if (request.device == ir::DeviceType::kCuda) {
     passes.Add(std::make_unique<LayerNormBackwardSplit>());
     passes.Add(std::make_unique<CudnnBatchNorm>());
+    // Training batch norms cuDNN does not take: statistics as row reductions, the rest fused.
+    if (!Debug().disable_fusion) {
+      passes.Add(std::make_unique<BatchNormDecomposition>());
+      // The views and pointwise ops it moved into the norms' permuted space are dead now.
+      passes.Add(std::make_unique<DeadCodeElimination>());
+    }
     // Reductions over middle or scattered dims become row reductions of a permuted view.
     if (!Debug().disable_fusion) passes.Add(std::make_unique<ReductionDimsToRows>());
   }

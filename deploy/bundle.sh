@@ -308,10 +308,13 @@ mv "$TMP/sums" "$STAGE/SHA256SUMS"
 # ---------------------------------------------------------------------------------------------
 EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || date +%s)}
 mkdir -p "$(dirname "$OUT")"
-log "compressing (xz -9 with the x86 BCJ filter; a few minutes on a busy machine)"
+# TCCD_BUNDLE_XZ_PRESET (0-9, default 9): a lower preset for quick development bundles.
+XZ_PRESET=${TCCD_BUNDLE_XZ_PRESET:-9}
+[[ "$XZ_PRESET" =~ ^[0-9]$ ]] || die "TCCD_BUNDLE_XZ_PRESET must be a digit 0-9, got '$XZ_PRESET'"
+log "compressing (xz -$XZ_PRESET with the x86 BCJ filter; a few minutes on a busy machine at -9)"
 # The x86 filter makes machine code ~3-12% smaller under LZMA2; any xz or tar -J unpacks it.
 tar -C "$TMP/stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$EPOCH" \
-  -cf - "$NAME" | xz --x86 --lzma2=preset=9 -T0 -c >"$OUT.partial"
+  -cf - "$NAME" | xz --x86 --lzma2=preset="$XZ_PRESET" -T0 -c >"$OUT.partial"
 mv -f "$OUT.partial" "$OUT"
 
 RAW=$(du -sb "$STAGE" | cut -f1)

@@ -45,7 +45,23 @@ class RowEmitter {
 
  private:
   void Schedule();
+  // How an entry addresses element-level operands: _contig adds e to the row base; the strided
+  // entry decomposes e over the reduced dims, per vector when every element-level operand is
+  // unit-stride innermost and aligned (checked at run time: e.g. a row of a permuted NCHW
+  // tensor), else per element.
+  enum class Access { kContig, kInnerVector, kStrided };
   absl::Status EmitEntry(bool contig, std::string& out);
+  absl::Status EmitBody(Access access, std::string& out);
+  // Whether the strided entry gets an inner-vector branch (compile-time part of the condition).
+  bool InnerVectorPossible() const;
+  // The largest vector (a power of two, at most geo_.vec elements) that never crosses the end
+  // of the innermost dim: the inner-vector branch moves kVec elements as kVec / kInnerVec of
+  // these (a bf16 row over [N, 196] takes 4-element pieces of its 8-element vectors).
+  int InnerVec() const;
+  // Statements moving the kVec elements at vector start e0 of operand o between memory and the
+  // register vector `reg`, in vector access modes.
+  std::string VectorLoad(const std::string& reg, DType dtype, int o, Access access) const;
+  std::string VectorStore(const std::string& reg, DType dtype, int o, Access access) const;
   bool IsRowOperand(int operand) const { return k_.reduction.row_operand[operand]; }
   // Operand of a load/store instruction, in the data array's numbering.
   int OperandOf(const PwInstr& in) const {
@@ -60,13 +76,13 @@ class RowEmitter {
   // Looped kernels: the element instructions phase p recomputes (the closure of its element
   // stores and of reduction p's argument over element-level arguments), in body order.
   std::vector<size_t> LoopedPhaseMembers(int phase) const;
-  absl::Status EmitLoopedPhase(int phase, bool contig, std::string& out);
+  absl::Status EmitLoopedPhase(int phase, Access access, std::string& out);
   std::string Ptr(int operand, bool is_const) const {
     return absl::StrCat("reinterpret_cast<", is_const ? "const " : "",
                         CudaMemType(k_.operand_dtype(operand)), "*>(p.ptr[", operand, "])");
   }
   // Offset of element `e` (an int expression) of the row in operand o, strided entry.
-  std::string StridedOffset(int o) const;
+  std::string StridedOffset(int o, const char* e = "e") const;
 
   const PointwiseKernel& k_;
   const CudaRowGeometry geo_;
@@ -163,7 +179,8 @@ std::vector<size_t> RowEmitter::LoopedPhaseMembers(int phase) const {
   return members;
 }
 
-absl::Status RowEmitter::EmitLoopedPhase(int phase, bool contig, std::string& out) {
+absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& out) {
+  const bool vectors = access != Access::kStrided;
   const auto& body = k_.body;
   const std::vector<size_t> members = LoopedPhaseMembers(phase);
   const bool reduces = phase < static_cast<int>(reductions_.size()) && live_[reductions_[phase]];
@@ -176,26 +193,25 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, bool contig, std::string& ou
   }
   // kVec divides kRowLength (RowGeometryOf), so a vector that starts in the row ends in it.
   absl::StrAppend(&out, "  for (int e0 = lane * kVec; e0 < kRowLength; e0 += kThreads * kVec) {\n");
-  if (contig) {
+  if (vectors) {
     for (size_t i : members) {
       const PwInstr& in = body[i];
       if (in.op == PwOp::kLoad) {
         const char* t = CudaMemType(in.dtype);
-        absl::StrAppend(&out, "    const tccd_rt::Vec<", t, ", kVec> a", i,
-                        " = *reinterpret_cast<const tccd_rt::Vec<", t, ", kVec>*>(",
-                        Ptr(in.operand, true), " + b", in.operand, " + e0);\n");
+        absl::StrAppend(&out, "    tccd_rt::Vec<", t, ", kVec> a", i, ";\n    ",
+                        VectorLoad(absl::StrCat("a", i), in.dtype, in.operand, access), "\n");
       } else if (in.op == PwOp::kStore) {
         absl::StrAppend(&out, "    tccd_rt::Vec<", CudaMemType(in.dtype), ", kVec> s", i, ";\n");
       }
     }
   }
   absl::StrAppend(&out, "#pragma unroll\n    for (int q = 0; q < kVec; ++q) {\n");
-  if (!contig) absl::StrAppend(&out, "      const int e = e0 + q;\n");
+  if (!vectors) absl::StrAppend(&out, "      const int e = e0 + q;\n");
   for (size_t i : members) {
     const PwInstr& in = body[i];
     const DType d = in.dtype;
     if (in.op == PwOp::kLoad) {
-      std::string value = contig ? absl::StrCat("a", i, ".v[q]")
+      std::string value = vectors ? absl::StrCat("a", i, ".v[q]")
                                  : absl::StrCat(Ptr(in.operand, true), "[b", in.operand, " + ",
                                                 StridedOffset(in.operand), "]");
       if (d == DType::kBool) value = absl::StrCat("(", value, " != 0)");
@@ -204,7 +220,7 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, bool contig, std::string& ou
       const int o = OperandOf(in);
       std::string value = Name(in.args[0]);
       if (d == DType::kBool) value = absl::StrCat("(unsigned char)", value);
-      if (contig) {
+      if (vectors) {
         absl::StrAppend(&out, "      s", i, ".v[q] = ", value, ";\n");
       } else {
         absl::StrAppend(&out, "      ", Ptr(o, false), "[b", o, " + ", StridedOffset(o), "] = ", value, ";\n");
@@ -224,13 +240,12 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, bool contig, std::string& ou
                     ");\n");
   }
   absl::StrAppend(&out, "    }\n");
-  if (contig) {
+  if (vectors) {
     for (size_t i : members) {
       const PwInstr& in = body[i];
       if (in.op != PwOp::kStore) continue;
       const int o = OperandOf(in);
-      absl::StrAppend(&out, "    *reinterpret_cast<tccd_rt::Vec<", CudaMemType(in.dtype), ", kVec>*>(",
-                      Ptr(o, false), " + b", o, " + e0) = s", i, ";\n");
+      absl::StrAppend(&out, "    ", VectorStore(absl::StrCat("s", i), in.dtype, o, access), "\n");
     }
   }
   absl::StrAppend(&out, "  }\n");
@@ -242,7 +257,7 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, bool contig, std::string& ou
   return absl::OkStatus();
 }
 
-std::string RowEmitter::StridedOffset(int o) const {
+std::string RowEmitter::StridedOffset(int o, const char* e) const {
   // Decompose e over the reduced dims (innermost fastest); dims of size 1 take no part.
   std::string out;
   int64_t inner = 1;
@@ -251,18 +266,45 @@ std::string RowEmitter::StridedOffset(int o) const {
     if (k_.shape[d] > 1) dims.push_back(d);
   for (size_t idx = dims.size(); idx-- > 0;) {
     const int d = dims[idx];
-    std::string coord = inner == 1 ? "e" : absl::StrCat("(e / ", inner, ")");
+    std::string coord = inner == 1 ? std::string(e) : absl::StrCat("(", e, " / ", inner, ")");
     if (idx > 0) coord = absl::StrCat("(", coord, " % ", k_.shape[d], ")");
-    absl::StrAppend(&out, out.empty() ? "" : " + ", "static_cast<long long>", coord == "e" ? "(e)" : coord,
+    absl::StrAppend(&out, out.empty() ? "" : " + ", "static_cast<long long>",
+                    coord == e ? absl::StrCat("(", e, ")") : coord,
                     " * p.stride[", o, "][", d, "]");
     inner *= k_.shape[d];
   }
   return out.empty() ? "0" : out;
 }
 
+int RowEmitter::InnerVec() const {
+  int v = geo_.vec;
+  while (v > 1 && k_.shape[rank_ - 1] % v != 0) v /= 2;
+  return v;
+}
+
+std::string RowEmitter::VectorLoad(const std::string& reg, DType dtype, int o, Access access) const {
+  const char* t = CudaMemType(dtype);
+  if (access == Access::kContig || InnerVec() == geo_.vec) {
+    return absl::StrCat(reg, " = *reinterpret_cast<const tccd_rt::Vec<", t, ", kVec>*>(", Ptr(o, true), " + b", o,
+                        " + ", access == Access::kContig ? "e0" : StridedOffset(o, "e0"), ");");
+  }
+  return absl::StrCat("for (int m = 0; m < kVec; m += kInnerVec) *reinterpret_cast<tccd_rt::Vec<", t,
+                      ", kInnerVec>*>(&", reg, ".v[m]) = *reinterpret_cast<const tccd_rt::Vec<", t, ", kInnerVec>*>(",
+                      Ptr(o, true), " + b", o, " + ", StridedOffset(o, "(e0 + m)"), ");");
+}
+
+std::string RowEmitter::VectorStore(const std::string& reg, DType dtype, int o, Access access) const {
+  const char* t = CudaMemType(dtype);
+  if (access == Access::kContig || InnerVec() == geo_.vec) {
+    return absl::StrCat("*reinterpret_cast<tccd_rt::Vec<", t, ", kVec>*>(", Ptr(o, false), " + b", o, " + ",
+                        access == Access::kContig ? "e0" : StridedOffset(o, "e0"), ") = ", reg, ";");
+  }
+  return absl::StrCat("for (int m = 0; m < kVec; m += kInnerVec) *reinterpret_cast<tccd_rt::Vec<", t,
+                      ", kInnerVec>*>(", Ptr(o, false), " + b", o, " + ", StridedOffset(o, "(e0 + m)"),
+                      ") = *reinterpret_cast<const tccd_rt::Vec<", t, ", kInnerVec>*>(&", reg, ".v[m]);");
+}
+
 absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
-  const auto& body = k_.body;
-  const int num_operands = k_.num_operands();
   const bool tail = geo_.row_length % (static_cast<int64_t>(geo_.threads_per_row) * geo_.vec) != 0;
   const bool row_tail = geo_.rows % geo_.rows_per_block != 0;
   absl::StrAppend(&out, "extern \"C\" __global__ void __launch_bounds__(", geo_.block, ")\n",
@@ -277,6 +319,40 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
     absl::StrAppend(&out, "  constexpr int kChunks = ", geo_.chunks, ";\n");
     if (!tail) absl::StrAppend(&out, "  static_assert(kRowLength == kChunks * kThreads * kVec, \"no tail\");\n");
   }
+  if (contig || !InnerVectorPossible()) {
+    RETURN_IF_ERROR(EmitBody(contig ? Access::kContig : Access::kStrided, out));
+    absl::StrAppend(&out, "}\n\n");
+    return absl::OkStatus();
+  }
+  // Run-time half of the inner-vector condition; uniform over the grid.
+  absl::StrAppend(&out, "  constexpr int kInnerVec = ", InnerVec(), ";\n  bool vectors = true;\n");
+  for (int o = 0; o < k_.num_operands(); ++o) {
+    if (IsRowOperand(o)) continue;
+    std::string cond = absl::StrCat("p.stride[", o, "][", rank_ - 1, "] == 1 && reinterpret_cast<unsigned long long>(p.ptr[",
+                                    o, "]) % (kInnerVec * sizeof(", CudaMemType(k_.operand_dtype(o)), ")) == 0");
+    for (int d = 0; d < rank_ - 1; ++d)
+      if (k_.shape[d] > 1) absl::StrAppend(&cond, " && p.stride[", o, "][", d, "] % kInnerVec == 0");
+    absl::StrAppend(&out, "  vectors = vectors && ", cond, ";\n");
+  }
+  absl::StrAppend(&out, "  if (vectors) {\n");
+  RETURN_IF_ERROR(EmitBody(Access::kInnerVector, out));
+  absl::StrAppend(&out, "  } else {\n");
+  RETURN_IF_ERROR(EmitBody(Access::kStrided, out));
+  absl::StrAppend(&out, "  }\n}\n\n");
+  return absl::OkStatus();
+}
+
+bool RowEmitter::InnerVectorPossible() const {
+  return rank_ > outer_ && InnerVec() > 1 && !HasIndexOps(k_);
+}
+
+// The entry's body after its constants: the caller closes the entry (or the branch) after it.
+absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
+  const auto& body = k_.body;
+  const int num_operands = k_.num_operands();
+  const bool vectors = access != Access::kStrided;
+  const bool tail = geo_.row_length % (static_cast<int64_t>(geo_.threads_per_row) * geo_.vec) != 0;
+  const bool row_tail = geo_.rows % geo_.rows_per_block != 0;
   if (geo_.threads_per_row > 32) absl::StrAppend(&out, "  __shared__ float smem[32];\n");
   if (geo_.rows_per_block == 1) {
     absl::StrAppend(&out, "  const int lane = threadIdx.x;\n  const int row = blockIdx.x;\n");
@@ -378,14 +454,13 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
       absl::StrAppend(&out, "    const int e0 = (c * kThreads + lane) * kVec;\n",
                       "    const bool ok = ", tail ? "e0 < kRowLength" : "true", ";\n");
     }
-    if (contig) {
+    if (vectors) {
       for (size_t i : members) {
         const PwInstr& in = body[i];
         if (in.op == PwOp::kLoad) {
           const char* t = CudaMemType(in.dtype);
           absl::StrAppend(&out, "    tccd_rt::Vec<", t, ", kVec> a", i, " = {};\n",
-                          "    if (ok) a", i, " = *reinterpret_cast<const tccd_rt::Vec<", t,
-                          ", kVec>*>(", Ptr(in.operand, true), " + b", in.operand, " + e0);\n");
+                          "    if (ok) { ", VectorLoad(absl::StrCat("a", i), in.dtype, in.operand, access), " }\n");
         } else if (in.op == PwOp::kStore) {
           absl::StrAppend(&out, "    tccd_rt::Vec<", CudaMemType(in.dtype), ", kVec> s", i, ";\n");
         }
@@ -393,13 +468,13 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
     }
     absl::StrAppend(&out, "#pragma unroll\n    for (int q = 0; q < kVec; ++q) {\n",
                     "      const int j = c * kVec + q;\n");
-    if (!contig && has_memory) absl::StrAppend(&out, "      const int e = e0 + q;\n");
+    if (!vectors && has_memory) absl::StrAppend(&out, "      const int e = e0 + q;\n");
     for (size_t i : members) {
       const PwInstr& in = body[i];
       const DType d = in.dtype;
       if (in.op == PwOp::kLoad) {
         std::string value =
-            contig ? absl::StrCat("a", i, ".v[q]")
+            vectors ? absl::StrCat("a", i, ".v[q]")
                    : absl::StrCat("(ok ? ", Ptr(in.operand, true), "[b", in.operand, " + ",
                                   StridedOffset(in.operand), "] : static_cast<", CudaMemType(d), ">(0))");
         if (d == DType::kBool) value = absl::StrCat("(", value, " != 0)");
@@ -408,7 +483,7 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
         const int o = OperandOf(in);
         std::string value = Name(in.args[0]);
         if (d == DType::kBool) value = absl::StrCat("(unsigned char)", value);
-        if (contig) {
+        if (vectors) {
           absl::StrAppend(&out, "      s", i, ".v[q] = ", value, ";\n");
         } else {
           absl::StrAppend(&out, "      if (", row_ok, "ok) ", Ptr(o, false), "[b", o, " + ",
@@ -424,14 +499,13 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
       }
     }
     absl::StrAppend(&out, "    }\n");
-    if (contig) {
+    if (vectors) {
       for (size_t i : members) {
         const PwInstr& in = body[i];
         if (in.op != PwOp::kStore) continue;
         const int o = OperandOf(in);
-        absl::StrAppend(&out, "    if (", row_ok, "ok) *reinterpret_cast<tccd_rt::Vec<",
-                        CudaMemType(in.dtype), ", kVec>*>(", Ptr(o, false), " + b", o,
-                        " + e0) = s", i, ";\n");
+        absl::StrAppend(&out, "    if (", row_ok, "ok) { ", VectorStore(absl::StrCat("s", i), in.dtype, o, access),
+                        " }\n");
       }
     }
     absl::StrAppend(&out, "  }\n");
@@ -447,7 +521,7 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
       if ((body[i].op != PwOp::kStore && row_[i]) || row_store) RETURN_IF_ERROR(emit_row_instr(i));
     }
     if (geo_.looped) {
-      RETURN_IF_ERROR(EmitLoopedPhase(phase, contig, out));
+      RETURN_IF_ERROR(EmitLoopedPhase(phase, access, out));
       continue;
     }
     RETURN_IF_ERROR(emit_phase_loop(phase));
@@ -455,7 +529,6 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
       RETURN_IF_ERROR(emit_row_instr(reductions_[phase]));
     }
   }
-  absl::StrAppend(&out, "}\n\n");
   return absl::OkStatus();
 }
 

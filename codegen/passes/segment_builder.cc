@@ -241,6 +241,32 @@ void RecomputeReleases(v1::Plan& plan) {
     if (!outputs.count(value)) plan.mutable_steps(index)->add_release(value);
 }
 
+// Moves every view ExternCall to just before the first step that reads it. Views are pure, so a
+// later position is always correct; it puts a view next to the kernel that reads it, inside that
+// kernel's run (a norm decomposed into a row kernel views its input as soon as the producing
+// convolution returns, while the kernel runs after the next convolution: the views would end a
+// run and be left as dispatcher calls). Release lists must be recomputed afterwards.
+void SinkViewsToFirstReader(v1::Plan& plan) {
+  std::vector<v1::Step> steps(plan.steps().begin(), plan.steps().end());
+  bool moved = false;
+  for (int i = static_cast<int>(steps.size()) - 1; i >= 0; --i) {
+    if (steps[i].kind_case() != v1::Step::kExternCall || !IsViewOp(steps[i].extern_call().target())) continue;
+    std::set<int> defined(steps[i].outputs().begin(), steps[i].outputs().end());
+    int reader = -1;
+    for (int j = i + 1; j < static_cast<int>(steps.size()) && reader < 0; ++j)
+      for (int v : ReadsOf(steps[j]))
+        if (defined.count(v)) reader = j;
+    if (reader <= i + 1) continue;  // read next, or only by the plan's outputs
+    v1::Step view = std::move(steps[i]);
+    steps.erase(steps.begin() + i);
+    steps.insert(steps.begin() + (reader - 1), std::move(view));
+    moved = true;
+  }
+  if (!moved) return;
+  plan.clear_steps();
+  for (v1::Step& s : steps) *plan.add_steps() = std::move(s);
+}
+
 class SegmentWriter {
  public:
   SegmentWriter(const v1::Plan& plan, const std::vector<std::optional<Meta>>& metas,
@@ -433,6 +459,7 @@ class SegmentWriter {
 absl::StatusOr<HostProgram> BuildSegments(v1::Plan& plan, const std::vector<std::string>& kernel_symbols,
                                           const std::string& artifact) {
   HostProgram program;
+  SinkViewsToFirstReader(plan);
   std::vector<std::optional<Meta>> metas;
   for (const v1::TensorMeta& m : plan.values()) metas.push_back(StaticMeta(m));
   absl::flat_hash_map<std::string, int> kernel_index;
@@ -489,7 +516,10 @@ absl::StatusOr<HostProgram> BuildSegments(v1::Plan& plan, const std::vector<std:
     RETURN_IF_ERROR(writer.Write(i, end, classes, gemms, read_from[end], out));
     i = end;
   }
-  if (program.segments.empty()) return program;
+  if (program.segments.empty()) {
+    RecomputeReleases(plan);  // the views may have moved
+    return program;
+  }
   plan.clear_steps();
   for (v1::Step& s : out) *plan.add_steps() = std::move(s);
   RecomputeReleases(plan);

@@ -17,6 +17,8 @@
 // read later becomes an Alias step of the segment output it views (one as_strided call,
 // whatever the chain of views was), or, when it views a value from before the segment, is
 // re-emitted after the segment as the ExternCalls it was.
+// Before that, every view ExternCall moves to just before its first reader (views are pure), so
+// that a view taken early (right after the op producing its base) joins its reader's run.
 // Release lists are recomputed for the whole plan.
 //
 // A run that is a single fused kernel stays a NativeCall (already one call, no workspace).

@@ -275,6 +275,47 @@ def test_cnn_under_bf16_autocast_trains_like_eager(daemon_env):
     assert all(s["fallback"] is None for s in tccd.last_compile_stats())
 
 
+def test_bf16_batch_norm_forward_and_backward_are_row_kernels(daemon_env):
+    # NCHW under bf16 autocast: batch norm takes bf16 inputs, which eager and cuDNN leave to ATen's
+    # kernels; tccd decomposes forward and backward into one row kernel each (statistics per
+    # channel of the channel-first view, normalisation, running stats and gradients fused).
+    batch = 16
+    def run(backend):
+        torch.manual_seed(0)
+        model = ConvBlock().cuda()
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        fn = torch.compile(model, backend=backend) if backend else model
+        g = torch.Generator(device="cuda").manual_seed(1)
+        x = torch.randn(batch, 8, 12, 12, device="cuda", generator=g)
+        y = torch.randint(0, 10, (batch,), device="cuda", generator=g)
+        losses = []
+        for _ in range(5):
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = nn.functional.cross_entropy(fn(x).float(), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return fn, x, torch.stack(losses).cpu(), {k: v.detach().float().cpu() for k, v in model.state_dict().items()}
+
+    tccd.reset_compile_stats()
+    _, _, eager_losses, eager_state = run(None)
+    fn, x, losses, state = run("tccd")
+    torch.testing.assert_close(losses, eager_losses, **TOLERANCES[torch.bfloat16])
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **TOLERANCES[torch.bfloat16], msg=k)
+    stats = tccd.last_compile_stats()
+    assert all(s["fallback"] is None for s in stats)
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            fn(x).float().sum().backward()
+        torch.cuda.synchronize()
+    kernels = [e.key for e in prof.key_averages()]
+    assert not any("batch_norm" in k for k in kernels), kernels
+
+
 def test_bool_ops_isclose_isfinite_on_cuda(daemon_env):
     a = torch.randn(4096, device="cuda")
     b = a + torch.randn(4096, device="cuda") * 1e-6

@@ -203,6 +203,20 @@ PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t
   return k.kernel();
 }
 
+// Batch-norm-like centring per channel of a [C, N, H*W] bf16 view (rows over the trailing two
+// dims): with H*W = 196 the strided entry's inner-vector branch moves 8-element vectors as
+// 4-element pieces (kInnerVec), since a vector may not cross the end of the innermost dim.
+PointwiseKernel ChannelCentreRowsKernel(const std::string& name, std::vector<int64_t> shape) {
+  const double n = static_cast<double>(shape[1] * shape[2]);
+  KernelBuilder k(name, std::move(shape));
+  const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int mean = k.Op(PwOp::kDiv, DType::kF32, {k.Op(PwOp::kReduceSum, DType::kF32, {x}), k.Const(DType::kF32, n)});
+  k.Output(k.Cast(k.Op(PwOp::kSub, DType::kF32, {x, mean}), DType::kBF16));
+  k.Output(mean);
+  k.Rows(2, {false, false, true});
+  return k.kernel();
+}
+
 // A bias gradient of a product, over the leading dim of [M, N] bf16 (column reduction).
 PointwiseKernel ColumnSumKernel(const std::string& name, std::vector<int64_t> shape) {
   KernelBuilder k(name, std::move(shape));
@@ -281,6 +295,7 @@ std::vector<GoldenCase> GoldenCorpus() {
       // Vocabulary-sized rows (GPT-2's 50257, odd: one element per access) take the looped form.
       {"softmax_long_rows_f32", SoftmaxRowsKernel("softmax_long_rows_f32", {1024, 50257})},
       {"layer_norm_rows_bf16", LayerNormRowsKernel("layer_norm_rows_bf16", {8, 16, 768})},
+      {"channel_centre_rows_bf16", ChannelCentreRowsKernel("channel_centre_rows_bf16", {64, 8, 196})},
       {"column_sum_bf16", ColumnSumKernel("column_sum_bf16", {8192, 768})},
       {"layer_norm_backward_params_bf16",
        LayerNormBackwardParamsKernel("layer_norm_backward_params_bf16", {16384, 1024})},

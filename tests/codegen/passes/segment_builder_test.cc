@@ -139,6 +139,32 @@ TEST_CASE("a view of an input read after the segment is re-emitted, a view of a 
   CHECK(b.plan.steps(2).extern_call().target() == "aten::t.default");
 }
 
+TEST_CASE("a view made before an extern step moves to its reader's segment", "[segments]") {
+  // %1 views the cumsum's result before the second cumsum runs; its reader, the kernel %3, runs
+  // after it. Sunk to just before %3, the view joins %3's run instead of staying a lone
+  // dispatcher call between the two cumsums.
+  Built b = Build(R"(graph(%a0: f32[8,4]{4,1}@cuda, %a1: f32[8,4]{4,1}@cuda) {
+  %0 = aten::cumsum.default(%a0, 1) -> f32[8,4]{4,1}@cuda
+  %1 = aten::view.default(%0, [32]) -> f32[32]{1}@cuda
+  %2 = aten::cumsum.default(%a1, 1) -> f32[8,4]{4,1}@cuda
+  %3 = aten::view.default(%2, [32]) -> f32[32]{1}@cuda
+  %4 = aten::add.Tensor(%1, %3) -> f32[32]{1}@cuda
+  %5 = aten::relu.default(%4) -> f32[32]{1}@cuda
+  %6 = aten::cumsum.default(%5, 0) -> f32[32]{1}@cuda
+  return (%6)
+})");
+  std::vector<std::string> kinds;
+  for (const v1::Step& s : b.plan.steps()) {
+    kinds.push_back(s.has_extern_call() ? s.extern_call().target() : s.has_segment() ? "segment" : "native");
+  }
+  CHECK(kinds == std::vector<std::string>{"aten::cumsum.default", "aten::cumsum.default", "segment",
+                                          "aten::cumsum.default"});
+  // The segment reads both cumsum results, each released there (its last reader).
+  const std::vector<int> inputs = Ints(b.plan.steps(2).segment().inputs());
+  CHECK(inputs == std::vector<int>{b.plan.steps(0).outputs(0), b.plan.steps(1).outputs(0)});
+  CHECK(Ints(b.plan.steps(2).release()) == inputs);
+}
+
 TEST_CASE("intermediates with disjoint lifetimes share workspace", "[segments]") {
   Built b = Build(R"(graph(%a0: f32[64,64]{64,1}@cuda) {
   %0 = aten::mm.default(%a0, %a0) -> f32[64,64]{64,1}@cuda

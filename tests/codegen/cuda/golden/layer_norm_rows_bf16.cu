@@ -178,7 +178,7 @@ layer_norm_rows_bf16_contig(const tccd_kernel_layer_norm_rows_bf16::Params p) {
     const int e0 = (c * kThreads + lane) * kVec;
     const bool ok = true;
     tccd_rt::Vec<unsigned short, kVec> a0 = {};
-    if (ok) a0 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + b0 + e0);
+    if (ok) { a0 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + b0 + e0); }
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
@@ -220,9 +220,9 @@ layer_norm_rows_bf16_contig(const tccd_kernel_layer_norm_rows_bf16::Params p) {
     const int e0 = (c * kThreads + lane) * kVec;
     const bool ok = true;
     tccd_rt::Vec<unsigned short, kVec> a2 = {};
-    if (ok) a2 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[1]) + b1 + e0);
+    if (ok) { a2 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[1]) + b1 + e0); }
     tccd_rt::Vec<unsigned short, kVec> a4 = {};
-    if (ok) a4 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[2]) + b2 + e0);
+    if (ok) { a4 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[2]) + b2 + e0); }
     tccd_rt::Vec<unsigned short, kVec> s21;
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
@@ -237,7 +237,7 @@ layer_norm_rows_bf16_contig(const tccd_kernel_layer_norm_rows_bf16::Params p) {
       v20[j] = tccd_rt::f32_to_bf16(v19[j]);
       s21.v[q] = v20[j];
     }
-    if (ok) *reinterpret_cast<tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<unsigned short*>(p.ptr[3]) + b3 + e0) = s21;
+    if (ok) { *reinterpret_cast<tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<unsigned short*>(p.ptr[3]) + b3 + e0) = s21; }
   }
 }
 
@@ -248,6 +248,108 @@ layer_norm_rows_bf16_strided(const tccd_kernel_layer_norm_rows_bf16::Params p) {
   constexpr int kVec = 8;
   constexpr int kChunks = 3;
   static_assert(kRowLength == kChunks * kThreads * kVec, "no tail");
+  constexpr int kInnerVec = 8;
+  bool vectors = true;
+  vectors = vectors && p.stride[0][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kInnerVec * sizeof(unsigned short)) == 0 && p.stride[0][0] % kInnerVec == 0 && p.stride[0][1] % kInnerVec == 0;
+  vectors = vectors && p.stride[1][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kInnerVec * sizeof(unsigned short)) == 0 && p.stride[1][0] % kInnerVec == 0 && p.stride[1][1] % kInnerVec == 0;
+  vectors = vectors && p.stride[2][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[2]) % (kInnerVec * sizeof(unsigned short)) == 0 && p.stride[2][0] % kInnerVec == 0 && p.stride[2][1] % kInnerVec == 0;
+  vectors = vectors && p.stride[3][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[3]) % (kInnerVec * sizeof(unsigned short)) == 0 && p.stride[3][0] % kInnerVec == 0 && p.stride[3][1] % kInnerVec == 0;
+  if (vectors) {
+  const int lane = threadIdx.x % kThreads;
+  const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
+  const int row = row_in_grid;
+  int rest = row;
+  const int c1 = rest % 16;
+  rest /= 16;
+  const int c0 = rest;
+  const long long b0 = static_cast<long long>(c0) * p.stride[0][0] + static_cast<long long>(c1) * p.stride[0][1];
+  const long long b1 = static_cast<long long>(c0) * p.stride[1][0] + static_cast<long long>(c1) * p.stride[1][1];
+  const long long b2 = static_cast<long long>(c0) * p.stride[2][0] + static_cast<long long>(c1) * p.stride[2][1];
+  const long long b3 = static_cast<long long>(c0) * p.stride[3][0] + static_cast<long long>(c1) * p.stride[3][1];
+  const long long b4 = static_cast<long long>(c0) * p.stride[4][0] + static_cast<long long>(c1) * p.stride[4][1];
+  const long long b5 = static_cast<long long>(c0) * p.stride[5][0] + static_cast<long long>(c1) * p.stride[5][1];
+  unsigned short v0[kChunks * kVec];
+  float v1[kChunks * kVec];
+  unsigned short v2[kChunks * kVec];
+  float v3[kChunks * kVec];
+  unsigned short v4[kChunks * kVec];
+  float v5[kChunks * kVec];
+  float v9[kChunks * kVec];
+  float v10[kChunks * kVec];
+  float v17[kChunks * kVec];
+  float v18[kChunks * kVec];
+  float v19[kChunks * kVec];
+  unsigned short v20[kChunks * kVec];
+  const float v7 = 768.0f;
+  const float v12 = 768.0f;
+  const float v14 = 1e-05f;
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+    const int e0 = (c * kThreads + lane) * kVec;
+    const bool ok = true;
+    tccd_rt::Vec<unsigned short, kVec> a0 = {};
+    if (ok) { a0 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + b0 + static_cast<long long>(e0) * p.stride[0][2]); }
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) {
+      const int j = c * kVec + q;
+      v0[j] = a0.v[q];
+      v1[j] = tccd_rt::bf16_to_f32(v0[j]);
+    }
+  }
+  float acc6 = tccd_rt::SumOp::identity();
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) acc6 = tccd_rt::SumOp::apply(acc6, v1[c * kVec + q]);
+  }
+  const float v6 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc6, nullptr);
+  const float v8 = v6 / v7;
+  if (lane == 0) reinterpret_cast<float*>(p.ptr[4])[b4] = v8;
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) {
+      const int j = c * kVec + q;
+      v9[j] = v1[j] - v8;
+      v10[j] = v9[j] * v9[j];
+    }
+  }
+  float acc11 = tccd_rt::SumOp::identity();
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) acc11 = tccd_rt::SumOp::apply(acc11, v10[c * kVec + q]);
+  }
+  const float v11 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc11, nullptr);
+  const float v13 = v11 / v12;
+  const float v15 = v13 + v14;
+  const float v16 = 1.0f / sqrtf(v15);
+  if (lane == 0) reinterpret_cast<float*>(p.ptr[5])[b5] = v16;
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+    const int e0 = (c * kThreads + lane) * kVec;
+    const bool ok = true;
+    tccd_rt::Vec<unsigned short, kVec> a2 = {};
+    if (ok) { a2 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[1]) + b1 + static_cast<long long>(e0) * p.stride[1][2]); }
+    tccd_rt::Vec<unsigned short, kVec> a4 = {};
+    if (ok) { a4 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[2]) + b2 + static_cast<long long>(e0) * p.stride[2][2]); }
+    tccd_rt::Vec<unsigned short, kVec> s21;
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) {
+      const int j = c * kVec + q;
+      v2[j] = a2.v[q];
+      v3[j] = tccd_rt::bf16_to_f32(v2[j]);
+      v4[j] = a4.v[q];
+      v5[j] = tccd_rt::bf16_to_f32(v4[j]);
+      v17[j] = v9[j] * v16;
+      v18[j] = v17[j] * v3[j];
+      v19[j] = v18[j] + v5[j];
+      v20[j] = tccd_rt::f32_to_bf16(v19[j]);
+      s21.v[q] = v20[j];
+    }
+    if (ok) { *reinterpret_cast<tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<unsigned short*>(p.ptr[3]) + b3 + static_cast<long long>(e0) * p.stride[3][2]) = s21; }
+  }
+  } else {
   const int lane = threadIdx.x % kThreads;
   const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
   const int row = row_in_grid;
@@ -335,6 +437,7 @@ layer_norm_rows_bf16_strided(const tccd_kernel_layer_norm_rows_bf16::Params p) {
       v20[j] = tccd_rt::f32_to_bf16(v19[j]);
       if (ok) reinterpret_cast<unsigned short*>(p.ptr[3])[b3 + static_cast<long long>(e) * p.stride[3][2]] = v20[j];
     }
+  }
   }
 }
 

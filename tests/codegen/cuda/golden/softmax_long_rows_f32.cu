@@ -136,7 +136,8 @@ softmax_long_rows_f32_contig(const tccd_kernel_softmax_long_rows_f32::Params p) 
   const long long b1 = static_cast<long long>(c0) * p.stride[1][0];
   float acc1 = tccd_rt::MaxOp::identity();
   for (int e0 = lane * kVec; e0 < kRowLength; e0 += kThreads * kVec) {
-    const tccd_rt::Vec<float, kVec> a0 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[0]) + b0 + e0);
+    tccd_rt::Vec<float, kVec> a0;
+    a0 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[0]) + b0 + e0);
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const float v0 = a0.v[q];
@@ -146,7 +147,8 @@ softmax_long_rows_f32_contig(const tccd_kernel_softmax_long_rows_f32::Params p) 
   const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, smem);
   float acc4 = tccd_rt::SumOp::identity();
   for (int e0 = lane * kVec; e0 < kRowLength; e0 += kThreads * kVec) {
-    const tccd_rt::Vec<float, kVec> a0 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[0]) + b0 + e0);
+    tccd_rt::Vec<float, kVec> a0;
+    a0 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[0]) + b0 + e0);
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const float v0 = a0.v[q];
@@ -157,7 +159,8 @@ softmax_long_rows_f32_contig(const tccd_kernel_softmax_long_rows_f32::Params p) 
   }
   const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4, smem);
   for (int e0 = lane * kVec; e0 < kRowLength; e0 += kThreads * kVec) {
-    const tccd_rt::Vec<float, kVec> a0 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[0]) + b0 + e0);
+    tccd_rt::Vec<float, kVec> a0;
+    a0 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[0]) + b0 + e0);
     tccd_rt::Vec<float, kVec> s6;
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {

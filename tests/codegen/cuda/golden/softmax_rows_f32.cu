@@ -145,7 +145,7 @@ softmax_rows_f32_contig(const tccd_kernel_softmax_rows_f32::Params p) {
     const int e0 = (c * kThreads + lane) * kVec;
     const bool ok = e0 < kRowLength;
     tccd_rt::Vec<float, kVec> a0 = {};
-    if (ok) a0 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[0]) + b0 + e0);
+    if (ok) { a0 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[0]) + b0 + e0); }
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
@@ -188,7 +188,7 @@ softmax_rows_f32_contig(const tccd_kernel_softmax_rows_f32::Params p) {
       v5[j] = v3[j] * (1.0f / v4);
       s6.v[q] = v5[j];
     }
-    if (row_ok && ok) *reinterpret_cast<tccd_rt::Vec<float, kVec>*>(reinterpret_cast<float*>(p.ptr[1]) + b1 + e0) = s6;
+    if (row_ok && ok) { *reinterpret_cast<tccd_rt::Vec<float, kVec>*>(reinterpret_cast<float*>(p.ptr[1]) + b1 + e0) = s6; }
   }
 }
 
@@ -199,6 +199,74 @@ softmax_rows_f32_strided(const tccd_kernel_softmax_rows_f32::Params p) {
   constexpr int kThreads = 32;  // per row
   constexpr int kVec = 4;
   constexpr int kChunks = 8;
+  constexpr int kInnerVec = 4;
+  bool vectors = true;
+  vectors = vectors && p.stride[0][1] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kInnerVec * sizeof(float)) == 0 && p.stride[0][0] % kInnerVec == 0;
+  vectors = vectors && p.stride[1][1] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kInnerVec * sizeof(float)) == 0 && p.stride[1][0] % kInnerVec == 0;
+  if (vectors) {
+  const int lane = threadIdx.x % kThreads;
+  const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
+  const bool row_ok = row_in_grid < kRows;
+  const int row = row_ok ? row_in_grid : kRows - 1;
+  int rest = row;
+  const int c0 = rest;
+  const long long b0 = static_cast<long long>(c0) * p.stride[0][0];
+  const long long b1 = static_cast<long long>(c0) * p.stride[1][0];
+  float v0[kChunks * kVec];
+  float v2[kChunks * kVec];
+  float v3[kChunks * kVec];
+  float v5[kChunks * kVec];
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+    const int e0 = (c * kThreads + lane) * kVec;
+    const bool ok = e0 < kRowLength;
+    tccd_rt::Vec<float, kVec> a0 = {};
+    if (ok) { a0 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[0]) + b0 + static_cast<long long>(e0) * p.stride[0][1]); }
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) {
+      const int j = c * kVec + q;
+      v0[j] = a0.v[q];
+    }
+  }
+  float acc1 = tccd_rt::MaxOp::identity();
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+    if ((c * kThreads + lane) * kVec >= kRowLength) break;
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) acc1 = tccd_rt::MaxOp::apply(acc1, v0[c * kVec + q]);
+  }
+  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, nullptr);
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) {
+      const int j = c * kVec + q;
+      v2[j] = v0[j] - v1;
+      v3[j] = exp2f(v2[j] * 1.4426950408889634f);
+    }
+  }
+  float acc4 = tccd_rt::SumOp::identity();
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+    if ((c * kThreads + lane) * kVec >= kRowLength) break;
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) acc4 = tccd_rt::SumOp::apply(acc4, v3[c * kVec + q]);
+  }
+  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4, nullptr);
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+    const int e0 = (c * kThreads + lane) * kVec;
+    const bool ok = e0 < kRowLength;
+    tccd_rt::Vec<float, kVec> s6;
+#pragma unroll
+    for (int q = 0; q < kVec; ++q) {
+      const int j = c * kVec + q;
+      v5[j] = v3[j] * (1.0f / v4);
+      s6.v[q] = v5[j];
+    }
+    if (row_ok && ok) { *reinterpret_cast<tccd_rt::Vec<float, kVec>*>(reinterpret_cast<float*>(p.ptr[1]) + b1 + static_cast<long long>(e0) * p.stride[1][1]) = s6; }
+  }
+  } else {
   const int lane = threadIdx.x % kThreads;
   const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
   const bool row_ok = row_in_grid < kRows;
@@ -258,6 +326,7 @@ softmax_rows_f32_strided(const tccd_kernel_softmax_rows_f32::Params p) {
       v5[j] = v3[j] * (1.0f / v4);
       if (row_ok && ok) reinterpret_cast<float*>(p.ptr[1])[b1 + static_cast<long long>(e) * p.stride[1][1]] = v5[j];
     }
+  }
   }
 }
 
