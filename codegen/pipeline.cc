@@ -34,6 +34,7 @@
 #include "codegen/passes/inline_scalar_fills.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/layer_norm_backward_split.h"
+#include "codegen/passes/pad_matmul_operands.h"
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/segment_builder.h"
@@ -220,6 +221,8 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
   // CUDA: a layer norm backward becomes a row node (grad_input) and a column node (parameter
   // gradients), each a reduction kernel below. The CPU keeps ATen's single kernel.
   if (request.device == ir::DeviceType::kCuda) {
+    // Big 16-bit matmuls with odd leading dimensions get zero-padded operands (aligned kernels).
+    if (!Debug().disable_fusion) passes.Add(std::make_unique<PadMatmulOperands>());
     passes.Add(std::make_unique<LayerNormBackwardSplit>());
     passes.Add(std::make_unique<CudnnBatchNorm>());
     // Training batch norms cuDNN does not take: statistics as row reductions, the rest fused.

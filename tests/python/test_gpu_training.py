@@ -316,6 +316,38 @@ def test_bf16_batch_norm_forward_and_backward_are_row_kernels(daemon_env):
     assert not any("batch_norm" in k for k in kernels), kernels
 
 
+def test_odd_vocabulary_projection_pads_its_gradient_matmuls(daemon_env):
+    # A vocabulary of 8199 (not a multiple of 8): the gradient matmuls of the projection would
+    # run cuBLAS's align-1 kernels; the daemon zero-pads their operands (constant_pad_nd
+    # kernels) and slices the result. Same gradients as eager.
+    def run(backend):
+        torch.manual_seed(0)
+        emb = nn.Embedding(8199, 512).cuda()
+        g = torch.Generator(device="cuda").manual_seed(1)
+        x = torch.randn(1024, 512, device="cuda", generator=g, requires_grad=True)
+        y = torch.randint(0, 8199, (1024,), device="cuda", generator=g)
+
+        def step(x, y):
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                logits = x @ emb.weight.t()
+            return nn.functional.cross_entropy(logits.float(), y)
+
+        fn = torch.compile(step, backend=backend) if backend else step
+        loss = fn(x, y)
+        loss.backward()
+        return loss.detach().cpu(), x.grad.float().cpu(), emb.weight.grad.float().cpu()
+
+    tccd.reset_compile_stats()
+    eager = run(None)
+    compiled = run("tccd")
+    for e, c in zip(eager, compiled):
+        torch.testing.assert_close(c, e, **TOLERANCES[torch.bfloat16])
+    stats = tccd.last_compile_stats()
+    assert all(s["fallback"] is None for s in stats)
+    ops = [op for s in stats for k in s["kernels"] for op in k.get("ops", [])]
+    assert any("constant_pad_nd" in op for op in ops), ops
+
+
 def test_bool_ops_isclose_isfinite_on_cuda(daemon_env):
     a = torch.randn(4096, device="cuda")
     b = a + torch.randn(4096, device="cuda") * 1e-6

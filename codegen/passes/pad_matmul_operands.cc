@@ -1,0 +1,157 @@
+// PadMatmulOperands (see pad_matmul_operands.h).
+#include "codegen/passes/pad_matmul_operands.h"
+
+#include <map>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace tccd::codegen {
+namespace {
+
+constexpr int64_t kAlign = 8;  // elements of a 16-bit type in 16 bytes
+
+int64_t RoundUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+using RefMap = absl::flat_hash_map<std::pair<int, int>, ir::Arg>;
+
+void Remap(ir::Arg& arg, const RefMap& map) {
+  if (arg.is_ref()) {
+    const ir::ValueRef& r = arg.ref();
+    if (!r.is_input()) arg = map.at({r.node, r.output});
+  } else if (auto* list = std::get_if<ir::ArgList>(&arg.v)) {
+    for (ir::Arg& a : *list) Remap(a, map);
+  }
+}
+
+ir::Arg IntList(const std::vector<int64_t>& values) {
+  ir::ArgList list;
+  for (int64_t v : values) list.push_back(ir::Arg{v});
+  return ir::Arg{std::move(list)};
+}
+
+// How a 2-D operand is laid out: row-major contiguous, or the transpose of a contiguous tensor.
+enum class Layout { kRowMajor, kColumnMajor };
+
+std::optional<Layout> LayoutOf(const ir::TensorType& t) {
+  if (t.rank() != 2 || t.storage_offset != 0 || t.sizes[0] < 2 || t.sizes[1] < 2) return std::nullopt;
+  if (t.strides[1] == 1 && t.strides[0] == t.sizes[1]) return Layout::kRowMajor;
+  if (t.strides[0] == 1 && t.strides[1] == t.sizes[0]) return Layout::kColumnMajor;
+  return std::nullopt;
+}
+
+// Emits pads and transposes into `out`; identical pads (one value padded the same way for two
+// matmuls, like a gradient and its transpose) are emitted once.
+class Emitter {
+ public:
+  explicit Emitter(ir::Graph& out) : out_(out) {}
+
+  ir::Arg Emit(std::string target, std::vector<ir::Arg> args, ir::TensorType type) {
+    out_.nodes.push_back(ir::Node{.target = std::move(target), .args = std::move(args), .outputs = {std::move(type)}});
+    return ir::Arg{ir::ValueRef{static_cast<int>(out_.nodes.size()) - 1, 0}};
+  }
+
+  static ir::TensorType Contiguous(const ir::TensorType& like, std::vector<int64_t> sizes) {
+    ir::TensorType t = like;
+    t.strides = ir::ContiguousStrides(sizes);
+    t.sizes = std::move(sizes);
+    t.storage_offset = 0;
+    return t;
+  }
+
+  ir::Arg Transpose(const ir::Arg& a) {
+    const ir::ValueRef& r = a.ref();
+    // t(t(x)) is x.
+    if (!r.is_input() && out_.nodes[r.node].target == "aten::t.default") return out_.nodes[r.node].args[0];
+    const ir::TensorType& t = out_.type_of(r);
+    ir::TensorType tt = t;
+    tt.sizes = {t.sizes[1], t.sizes[0]};
+    tt.strides = {t.strides[1], t.strides[0]};
+    return Emit("aten::t.default", {a}, tt);
+  }
+
+  // `operand` ([rows, cols] in the matmul) zero-padded to [rows + pad_rows, cols + pad_cols] in
+  // the same layout.
+  ir::Arg Pad(const ir::Arg& operand, Layout layout, int64_t pad_rows, int64_t pad_cols) {
+    if (pad_rows == 0 && pad_cols == 0) return operand;
+    const ir::TensorType t = out_.type_of(operand.ref());
+    if (layout == Layout::kRowMajor) return PadContiguous(operand, pad_rows, pad_cols);
+    // Column-major: pad the contiguous storage [cols, rows], then transpose back.
+    return Transpose(PadContiguous(Transpose(operand), pad_cols, pad_rows));
+  }
+
+ private:
+  ir::Arg PadContiguous(const ir::Arg& x, int64_t pad_rows, int64_t pad_cols) {
+    const std::tuple<ir::ValueRef, int64_t, int64_t> key{x.ref(), pad_rows, pad_cols};
+    if (auto it = pads_.find(key); it != pads_.end()) return it->second;
+    const ir::TensorType t = out_.type_of(x.ref());
+    const ir::Arg padded = Emit("aten::constant_pad_nd.default", {x, IntList({0, pad_cols, 0, pad_rows}), ir::Arg{int64_t{0}}},
+                                Contiguous(t, {t.sizes[0] + pad_rows, t.sizes[1] + pad_cols}));
+    pads_[key] = padded;
+    return padded;
+  }
+
+  ir::Graph& out_;
+  std::map<std::tuple<ir::ValueRef, int64_t, int64_t>, ir::Arg> pads_;
+};
+
+// The padded matmul's value for `node` (args remapped into `out`), or nullopt (nothing emitted).
+std::optional<ir::Arg> PadMatmul(ir::Graph& out, Emitter& e, const ir::Node& node) {
+  if (node.target != "aten::mm.default" || node.args.size() != 2 || !node.kwargs.empty() || !node.args[0].is_ref() ||
+      !node.args[1].is_ref() || node.outputs.size() != 1)
+    return std::nullopt;
+  const ir::TensorType a = out.type_of(node.args[0].ref()), b = out.type_of(node.args[1].ref());
+  const ir::TensorType& c = node.outputs[0];
+  if (c.device != ir::DeviceType::kCuda || (c.dtype != ir::DType::kBF16 && c.dtype != ir::DType::kF16) ||
+      a.dtype != c.dtype || b.dtype != c.dtype || !c.IsContiguous() || c.storage_offset != 0)
+    return std::nullopt;
+  const std::optional<Layout> la = LayoutOf(a), lb = LayoutOf(b);
+  if (!la || !lb) return std::nullopt;
+  const int64_t m = a.sizes[0], k = a.sizes[1], n = b.sizes[1];
+  if (n % kAlign != 0 || static_cast<double>(m) * n * k < static_cast<double>(kMinPaddedMatmulWork)) return std::nullopt;
+  // K is a leading dimension when A is row-major or B column-major; M when A is column-major.
+  const bool pad_k = k % kAlign != 0 && (*la == Layout::kRowMajor || *lb == Layout::kColumnMajor);
+  const bool pad_m = m % kAlign != 0 && *la == Layout::kColumnMajor;
+  if (!pad_k && !pad_m) return std::nullopt;
+  const int64_t dk = pad_k ? RoundUp(k) - k : 0, dm = pad_m ? RoundUp(m) - m : 0;
+
+  const ir::Arg a2 = e.Pad(node.args[0], *la, dm, dk);
+  const ir::Arg b2 = e.Pad(node.args[1], *lb, dk, 0);
+  ir::Arg product = e.Emit("aten::mm.default", {a2, b2}, Emitter::Contiguous(c, {m + dm, n}));
+  if (dm == 0) return product;
+  // The first m rows of the contiguous [m + dm, n] product: exactly the unpadded result's layout.
+  return e.Emit("aten::slice.Tensor", {product, ir::Arg{int64_t{0}}, ir::Arg{int64_t{0}}, ir::Arg{m}, ir::Arg{int64_t{1}}}, c);
+}
+
+}  // namespace
+
+absl::StatusOr<bool> PadMatmulOperands::Run(ir::Graph& graph) {
+  ir::Graph out;
+  out.inputs = graph.inputs;
+  RefMap map;
+  Emitter emitter(out);
+  bool changed = false;
+  for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
+    ir::Node node = graph.nodes[id];
+    for (ir::Arg& a : node.args) Remap(a, map);
+    for (ir::NamedArg& kw : node.kwargs) Remap(kw.value, map);
+    if (std::optional<ir::Arg> padded = PadMatmul(out, emitter, node)) {
+      map[{id, 0}] = *padded;
+      changed = true;
+      continue;
+    }
+    const int new_id = static_cast<int>(out.nodes.size());
+    for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o) map[{id, o}] = ir::Arg{ir::ValueRef{new_id, o}};
+    out.nodes.push_back(std::move(node));
+  }
+  if (!changed) return false;
+  out.outputs = graph.outputs;
+  for (ir::Arg& a : out.outputs) Remap(a, map);
+  graph = std::move(out);
+  return true;
+}
+
+}  // namespace tccd::codegen
