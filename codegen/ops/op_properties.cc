@@ -57,7 +57,8 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
     add(C::kReduction,
         {"aten::sum.dim_IntList", "aten::sum.default", "aten::mean.dim", "aten::mean.default",
          "aten::amax.default", "aten::amin.default", "aten::var.correction",
-         "aten::var_mean.correction", "aten::_softmax.default", "aten::_log_softmax.default",
+         "aten::var_mean.correction", "aten::_softmax.default", "aten::_safe_softmax.default",
+         "aten::_log_softmax.default",
          "aten::_softmax_backward_data.default", "aten::_log_softmax_backward_data.default",
          "aten::native_layer_norm.default", "aten::_fused_rms_norm.default",
          "aten::native_layer_norm_backward.default", "aten::nll_loss_forward.default"});

@@ -23,6 +23,7 @@ enum class Op {
   kVar,
   kVarMean,
   kSoftmax,
+  kSafeSoftmax,
   kLogSoftmax,
   kSoftmaxBackward,
   kLogSoftmaxBackward,
@@ -46,6 +47,8 @@ const absl::flat_hash_map<std::string, OpEntry>& Table() {
       {"aten::var.correction", {Op::kVar, {"dim", "correction", "keepdim"}}},
       {"aten::var_mean.correction", {Op::kVarMean, {"dim", "correction", "keepdim"}}},
       {"aten::_softmax.default", {Op::kSoftmax, {}}},
+      // softmax whose rows of only -inf give 0 instead of NaN (attention with fully masked rows)
+      {"aten::_safe_softmax.default", {Op::kSafeSoftmax, {"dtype"}}},
       {"aten::_log_softmax.default", {Op::kLogSoftmax, {}}},
       {"aten::_softmax_backward_data.default", {Op::kSoftmaxBackward, {}}},
       {"aten::_log_softmax_backward_data.default", {Op::kLogSoftmaxBackward, {}}},
@@ -164,10 +167,12 @@ ReductionAxes ReducedDims(const ir::Graph& graph, const ir::Node& node, Op op, i
       return {dims ? TrailingDims(*dims, rank) : 0, false};
     }
     case Op::kSoftmax:
+    case Op::kSafeSoftmax:
     case Op::kLogSoftmax:
     case Op::kSoftmaxBackward:
     case Op::kLogSoftmaxBackward: {
-      const ir::Arg* dim = ArgOf(node, 2 - (op == Op::kSoftmax || op == Op::kLogSoftmax), "dim");
+      const bool forward = op == Op::kSoftmax || op == Op::kSafeSoftmax || op == Op::kLogSoftmax;
+      const ir::Arg* dim = ArgOf(node, forward ? 1 : 2, "dim");
       auto d = dim ? std::get_if<int64_t>(&dim->v) : nullptr;
       if (d == nullptr) return {};
       return {(*d == -1 || *d == rank - 1) ? 1 : 0, false};
@@ -341,6 +346,15 @@ absl::StatusOr<std::vector<int>> LowerRowReductionOp(
       const int sum = reduce(PwOp::kReduceSum, e);
       if (it->second.op == Op::kSoftmax) return std::vector<int>{div(e, sum)};
       return std::vector<int>{sub(shifted, b.Unary(PwOp::kLog, sum))};
+    }
+    case Op::kSafeSoftmax: {
+      // ATen: where(all(x == -inf, dim), 0, softmax(x)); a row is all -inf iff its max is.
+      const int x = in(0);
+      const int max = reduce(PwOp::kReduceMax, x);
+      const int e = b.Unary(PwOp::kExp, sub(x, max));
+      const int soft = div(e, reduce(PwOp::kReduceSum, e));
+      const int masked = b.Compare(PwOp::kEq, max, c(-std::numeric_limits<double>::infinity()));
+      return std::vector<int>{b.Where(masked, c(0), soft)};
     }
     case Op::kSoftmaxBackward: {
       // grad_input = y * (g - sum(g * y))

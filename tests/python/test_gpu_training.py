@@ -348,6 +348,23 @@ def test_odd_vocabulary_projection_pads_its_gradient_matmuls(daemon_env):
     assert any("constant_pad_nd" in op for op in ops), ops
 
 
+def test_safe_softmax_with_fully_masked_rows_is_a_row_kernel(daemon_env):
+    # aten::_safe_softmax (what attention uses for masks): rows of only -inf give 0, not NaN.
+    def f(x, mask):
+        return torch.ops.aten._safe_softmax(x.masked_fill(mask, float("-inf")) * 2, -1)
+
+    g = torch.Generator(device="cuda").manual_seed(0)
+    x = torch.randn(4, 8, 64, 64, device="cuda", dtype=torch.bfloat16, generator=g)
+    mask = torch.rand(4, 8, 64, 64, device="cuda", generator=g) < 0.3
+    mask[:, :, :5, :] = True  # fully masked rows
+    tccd.reset_compile_stats()
+    out = torch.compile(f, backend="tccd")(x, mask)
+    torch.testing.assert_close(out, f(x, mask), **TOLERANCES[torch.bfloat16])
+    assert out[:, :, :5].eq(0).all()
+    kinds = [k["kind"] for s in tccd.last_compile_stats() for k in s["kernels"]]
+    assert "cuda_row_reduction" in kinds, kinds
+
+
 def test_bool_ops_isclose_isfinite_on_cuda(daemon_env):
     a = torch.randn(4096, device="cuda")
     b = a + torch.randn(4096, device="cuda") * 1e-6

@@ -37,6 +37,20 @@ Result Fuse(const char* text) {
   return r;
 }
 
+TEST_CASE("safe softmax (0 for fully masked rows) is a row kernel with its mask", "[rows]") {
+  Result r = Fuse(R"(graph(%a0: bf16[8,64,128]{8192,128,1}@cuda, %a1: bf16[8,64,128]{8192,128,1}@cuda) {
+  %0 = aten::add.Tensor(%a0, %a1) -> bf16[8,64,128]{8192,128,1}@cuda
+  %1 = aten::_safe_softmax.default(%0, -1) -> bf16[8,64,128]{8192,128,1}@cuda
+  return (%1)
+})");
+  CHECK(r.changed);
+  CHECK(r.partition == "fused(rows, reduce 1) %0 %1 -> %1\n");
+  REQUIRE(r.kernels.size() == 1);
+  CHECK(r.kernels[0].find("reduce_max.f32") != std::string::npos);
+  CHECK(r.kernels[0].find("where") != std::string::npos);
+  CHECK(r.kernels[0].find("constant.f32 -inf") != std::string::npos);
+}
+
 TEST_CASE("softmax fuses its pointwise prologue and epilogue into one row kernel", "[rows]") {
   Result r = Fuse(R"(graph(%a0: f32[64,128]{128,1}@cuda, %a1: f32[128]{1}@cuda) {
   %0 = aten::mul.Tensor(%a0, 0.125) -> f32[64,128]{128,1}@cuda
