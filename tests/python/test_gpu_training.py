@@ -536,3 +536,47 @@ def test_compiled_graph_runs_on_a_thread_without_a_cuda_context(daemon_env):
     assert "error" not in result, result.get("error")
     torch.testing.assert_close(result["out"], expected.detach(), **TOLERANCES[torch.float32])
     assert all(s["fallback"] is None for s in tccd.last_compile_stats())
+
+
+def _zoo_module():
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "deploy" / "zoo_benchmark.py"
+    spec = importlib.util.spec_from_file_location("zoo_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", ["llama", "gpt2", "bert", "t5", "resnet50", "vit"])
+def test_zoo_family_trains_like_eager(daemon_env, name):
+    # One model of each family of the model-zoo benchmark (decoder LM, encoder LM, encoder-
+    # decoder, CNN, ViT), at its tiny configuration (deploy/zoo_benchmark.py --tiny): bf16
+    # autocast training steps from the same weights, tccd against eager; no graph falls back.
+    zoo = _zoo_module()
+    pytest.importorskip("transformers" if name in ("llama", "gpt2", "bert", "t5") else "torchvision")
+
+    def run(backend):
+        torch.manual_seed(0)
+        model, batch_fn, fwd = zoo.build_model(name, tiny=True, dropout=False)
+        model = model.cuda().train()
+        batch = batch_fn(4, "cuda")
+        opt = torch.optim.SGD(model.parameters(), lr=1e-2)
+        compiled = torch.compile(model, backend=backend) if backend else model
+        losses = []
+        for _ in range(4):
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = fwd(compiled, batch, True)
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach().float())
+        return torch.stack(losses).cpu()
+
+    tccd.reset_compile_stats()
+    eager = run(None)
+    compiled = run("tccd")
+    torch.testing.assert_close(compiled, eager, rtol=3e-2, atol=3e-2)
+    stats = tccd.last_compile_stats()
+    assert stats and all(s["fallback"] is None for s in stats), [s["fallback"] for s in stats]
