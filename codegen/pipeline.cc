@@ -40,6 +40,7 @@
 #include "codegen/passes/segment_builder.h"
 #include "codegen/passes/reduction_dims_to_rows.h"
 #include "codegen/passes/reduction_fusion.h"
+#include "codegen/passes/reshape_sinking.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime_object.h"
 #include "proto/status_macros.h"
@@ -233,6 +234,11 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
     }
     // Reductions over middle or scattered dims become row reductions of a permuted view.
     if (!Debug().disable_fusion) passes.Add(std::make_unique<ReductionDimsToRows>());
+  }
+  // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
+  if (!Debug().disable_fusion) {
+    passes.Add(std::make_unique<ReshapeSinking>(request.device));
+    passes.Add(std::make_unique<DeadCodeElimination>());
   }
   RETURN_IF_ERROR(passes.Run(graph));
 

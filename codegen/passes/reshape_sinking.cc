@@ -1,0 +1,148 @@
+// ReshapeSinking (see reshape_sinking.h).
+#include "codegen/passes/reshape_sinking.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "codegen/passes/pointwise_ops.h"
+#include "codegen/passes/reduction_ops.h"
+
+namespace tccd::codegen {
+namespace {
+
+using RefMap = absl::flat_hash_map<std::pair<int, int>, ir::Arg>;
+
+void Remap(ir::Arg& arg, const RefMap& map) {
+  if (arg.is_ref()) {
+    const ir::ValueRef& r = arg.ref();
+    if (!r.is_input()) arg = map.at({r.node, r.output});
+  } else if (auto* list = std::get_if<ir::ArgList>(&arg.v)) {
+    for (ir::Arg& a : *list) Remap(a, map);
+  }
+}
+
+ir::Arg IntList(const std::vector<int64_t>& values) {
+  ir::ArgList list;
+  for (int64_t v : values) list.push_back(ir::Arg{v});
+  return ir::Arg{std::move(list)};
+}
+
+bool IsReshape(const std::string& target) {
+  return target == "aten::view.default" || target == "aten::_unsafe_view.default" ||
+         target == "aten::reshape.default";
+}
+
+bool Plain(const ir::TensorType& t) { return t.IsContiguous() && t.storage_offset == 0; }
+
+// How many trailing dims `a` and `b` share (equal sizes, from the end).
+int64_t SharedTrailingDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  int64_t k = 0;
+  while (k < static_cast<int64_t>(a.size()) && k < static_cast<int64_t>(b.size()) &&
+         a[a.size() - 1 - k] == b[b.size() - 1 - k])
+    ++k;
+  return k;
+}
+
+class Sinker {
+ public:
+  Sinker(ir::Graph& out, ir::DeviceType device) : out_(out), device_(device) {}
+
+  // `node` (args in `out`) re-emitted over the shape its reshaped operand had before the
+  // reshape, followed by the reshape; the new value of its output, or nullopt (nothing emitted).
+  std::optional<ir::Arg> Sink(const ir::Node& node) {
+    if (node.outputs.size() != 1 || !Plain(node.outputs[0]) || !IsPointwiseOp(out_, node)) return std::nullopt;
+    // The reshaped operand: a plain reshape of a plain value that a kernel produces.
+    std::optional<ir::ValueRef> view;
+    ir::ForEachInput(node, [&](const ir::ValueRef& r) {
+      if (!view && IsPlainReshapeOfKernelOutput(r)) view = r;
+    });
+    if (!view) return std::nullopt;
+    const ir::Arg base = out_.nodes[view->node].args[0];
+    const std::vector<int64_t>& from = out_.type_of(base.ref()).sizes;
+    const std::vector<int64_t>& to = out_.type_of(*view).sizes;
+    if (node.outputs[0].sizes != to) return std::nullopt;
+    const int64_t shared = SharedTrailingDims(from, to);
+    // Every tensor operand: the reshaped value, a plain tensor of its shape, 0-dim, or a
+    // broadcast over shared trailing dims.
+    bool ok = true;
+    ir::ForEachInput(node, [&](const ir::ValueRef& r) {
+      const ir::TensorType& t = out_.type_of(r);
+      ok = ok && (r == *view || t.rank() == 0 || (t.sizes == to && Plain(t)) || t.rank() <= shared);
+    });
+    if (!ok) return std::nullopt;
+    ir::Node moved = node;
+    auto rewrite = [&](ir::Arg& a) {
+      if (!a.is_ref()) return;
+      const ir::TensorType& t = out_.type_of(a.ref());
+      if (a.ref() == *view) {
+        a = base;
+      } else if (t.rank() > 0 && t.sizes == to && t.rank() > shared) {
+        ir::TensorType viewed = t;
+        viewed.sizes = from;
+        viewed.strides = ir::ContiguousStrides(from);
+        a = Emit("aten::view.default", {a, IntList(from)}, viewed);
+      }
+    };
+    for (ir::Arg& a : moved.args) rewrite(a);
+    for (ir::NamedArg& kw : moved.kwargs) rewrite(kw.value);
+    ir::TensorType before = node.outputs[0];
+    before.sizes = from;
+    before.strides = ir::ContiguousStrides(from);
+    moved.outputs = {before};
+    out_.nodes.push_back(std::move(moved));
+    const ir::Arg computed{ir::ValueRef{static_cast<int>(out_.nodes.size()) - 1, 0}};
+    return Emit("aten::view.default", {computed, IntList(to)}, node.outputs[0]);
+  }
+
+ private:
+  bool IsPlainReshapeOfKernelOutput(const ir::ValueRef& r) const {
+    if (r.is_input()) return false;
+    const ir::Node& v = out_.nodes[r.node];
+    if (!IsReshape(v.target) || v.args.empty() || !v.args[0].is_ref() || !Plain(v.outputs[0])) return false;
+    const ir::ValueRef& u = v.args[0].ref();
+    if (u.is_input() || !Plain(out_.type_of(u)) || out_.type_of(u).dtype != v.outputs[0].dtype) return false;
+    const ir::Node& producer = out_.nodes[u.node];
+    if (IsPointwiseOp(out_, producer)) return true;
+    return device_ == ir::DeviceType::kCuda && ReductionAxesOf(out_, producer).num_reduced_dims > 0;
+  }
+
+  ir::Arg Emit(std::string target, std::vector<ir::Arg> args, ir::TensorType type) {
+    out_.nodes.push_back(ir::Node{.target = std::move(target), .args = std::move(args), .outputs = {std::move(type)}});
+    return ir::Arg{ir::ValueRef{static_cast<int>(out_.nodes.size()) - 1, 0}};
+  }
+
+  ir::Graph& out_;
+  ir::DeviceType device_;
+};
+
+}  // namespace
+
+absl::StatusOr<bool> ReshapeSinking::Run(ir::Graph& graph) {
+  ir::Graph out;
+  out.inputs = graph.inputs;
+  RefMap map;
+  Sinker sinker(out, device_);
+  bool changed = false;
+  for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
+    ir::Node node = graph.nodes[id];
+    for (ir::Arg& a : node.args) Remap(a, map);
+    for (ir::NamedArg& kw : node.kwargs) Remap(kw.value, map);
+    if (std::optional<ir::Arg> moved = sinker.Sink(node)) {
+      map[{id, 0}] = *moved;
+      changed = true;
+      continue;
+    }
+    const int new_id = static_cast<int>(out.nodes.size());
+    for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o) map[{id, o}] = ir::Arg{ir::ValueRef{new_id, o}};
+    out.nodes.push_back(std::move(node));
+  }
+  if (!changed) return false;
+  out.outputs = graph.outputs;
+  for (ir::Arg& a : out.outputs) Remap(a, map);
+  graph = std::move(out);
+  return true;
+}
+
+}  // namespace tccd::codegen
