@@ -231,7 +231,9 @@ ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node) {
     (reduced ? row : rows) *= x->sizes[d];
   }
   constexpr int64_t kMax32 = std::numeric_limits<int32_t>::max();
-  if (row < 1 || rows < 1 || rows > kMax32 || row > (axes.leading ? kMax32 : kMaxRowReductionLength)) {
+  // A row of one element (a mean over 1x1 maps) reduces nothing: the kernel IR would see its
+  // input as a per-row value. ATen's op is a copy.
+  if (row < 2 || rows < 1 || rows > kMax32 || row > (axes.leading ? kMax32 : kMaxRowReductionLength)) {
     return {};
   }
   if (!axes.leading && row > kMaxFewRowsLength && rows < kMinRowsForLongRows) return {};

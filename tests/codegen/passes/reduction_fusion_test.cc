@@ -37,6 +37,17 @@ Result Fuse(const char* text) {
   return r;
 }
 
+TEST_CASE("a reduction over size-1 dims (a mean over 1x1 maps) stays ATen's", "[rows]") {
+  // A one-element row: the kernel IR would see the reduced input as a per-row value (a tiny
+  // ResNet's global average pool over 1x1 feature maps failed to compile before).
+  Result r = Fuse(R"(graph(%a0: bf16[4,2048,1,1]{2048,1,1,1}@cuda) {
+  %0 = aten::relu.default(%a0) -> bf16[4,2048,1,1]{2048,1,1,1}@cuda
+  %1 = aten::mean.dim(%0, [-1, -2], true) -> bf16[4,2048,1,1]{2048,1,1,1}@cuda
+  return (%1)
+})");
+  CHECK(r.partition == "fused %0 -> %0\nextern %1 aten::mean.dim\n");
+}
+
 TEST_CASE("safe softmax (0 for fully masked rows) is a row kernel with its mask", "[rows]") {
   Result r = Fuse(R"(graph(%a0: bf16[8,64,128]{8192,128,1}@cuda, %a1: bf16[8,64,128]{8192,128,1}@cuda) {
   %0 = aten::add.Tensor(%a0, %a1) -> bf16[8,64,128]{8192,128,1}@cuda
