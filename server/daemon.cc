@@ -107,8 +107,12 @@ int RunDaemon(const ServerOptions& options) {
       "tccd-request",
       std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency())));
   absl::StatusOr<std::unique_ptr<RpcServer>> server = RpcServer::Start(
-      RpcServerOptions{.listen = options.listen,
-                       .max_request_bytes = options.max_request_bytes},
+      RpcServerOptions{
+          .listen = options.listen,
+          .max_request_bytes = options.max_request_bytes,
+          .max_inflight_request_bytes = options.max_inflight_request_bytes,
+          .max_concurrent_streams = options.max_concurrent_streams,
+          .request_deadline = absl::Seconds(options.request_deadline_s)},
       &service, &request_pool);
   if (!server.ok()) {
     spdlog::critical("{}", std::string(server.status().message()));
