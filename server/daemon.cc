@@ -20,6 +20,7 @@
 #include "server/compiler.h"
 #include "server/fs_util.h"
 #include "server/grpc_server.h"
+#include "server/memory_trimmer.h"
 #include "server/thread_pool.h"
 #include "server/unix_socket.h"
 #include "server/worker_pool.h"
@@ -86,6 +87,10 @@ int RunDaemon(const ServerOptions& options) {
     }
     claims.push_back(*std::move(claim));
   }
+
+  // Returns memory freed after bursts of traffic to the kernel (see
+  // memory_trimmer.h); it runs for the daemon's whole life.
+  MemoryTrimmer trimmer(absl::Seconds(5));
 
   // Destruction order matters: the server goes first (its calls use both
   // pools), then the request pool, then the service (its compile pool), then

@@ -27,10 +27,10 @@ struct RpcServerOptions {
   // Largest request message accepted, in bytes. Default: 256 MiB.
   int max_request_bytes = 256 << 20;
   // Memory gRPC may hold for all in-flight requests together (its resource
-  // quota): reads beyond it are paced, and new calls are refused with
-  // RESOURCE_EXHAUSTED, instead of the daemon growing without bound under many
-  // peers. Must be at least max_request_bytes. Default: 2 GiB.
-  int64_t max_inflight_request_bytes = 2ll << 30;
+  // quota). gRPC 1.51 treats it as a pressure target, not a hard cap: near it,
+  // it shrinks read buffers and flow-control windows, slowing peers instead of
+  // growing the daemon. Must be at least max_request_bytes. Default: 1 GiB.
+  int64_t max_inflight_request_bytes = 1ll << 30;
   // Concurrent calls (HTTP/2 streams) one connection may have open; further
   // streams wait for one to end. Default: 256.
   int max_concurrent_streams = 256;

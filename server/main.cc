@@ -45,11 +45,12 @@ ABSL_FLAG(int, compile_threads, 0,
           "compile twice.");
 ABSL_FLAG(int, max_request_mb, 256,
           "Largest request message accepted, in MiB.");
-ABSL_FLAG(int, max_inflight_request_mb, 2048,
+ABSL_FLAG(int, max_inflight_request_mb, 1024,
           "Memory for all requests in flight together, in MiB (at least "
-          "--max-request-mb). Past it, reads from peers are paced and new "
-          "calls are answered RESOURCE_EXHAUSTED, so that many or hostile "
-          "peers cannot grow the daemon without bound.");
+          "--max-request-mb): gRPC's resource quota. As request buffers near "
+          "it, gRPC shrinks its read buffers and flow-control windows, so "
+          "many or hostile peers are slowed down instead of growing the "
+          "daemon.");
 ABSL_FLAG(int, max_concurrent_streams, 256,
           "Calls one connection may have in flight at once; more wait.");
 ABSL_FLAG(int, request_deadline_s, 1800,
@@ -157,7 +158,7 @@ void PrintHelp(const Environment& env) {
       {"compile_threads", "N",
        absl::StrCat("0, i.e. ", env.hardware_concurrency, " here")},
       {"max_request_mb", "MIB", "256"},
-      {"max_inflight_request_mb", "MIB", "2048"},
+      {"max_inflight_request_mb", "MIB", "1024"},
       {"max_concurrent_streams", "N", "256"},
       {"request_deadline_s", "SECONDS", "1800"},
       {"cache_memtable_mb", "MIB", "64"},

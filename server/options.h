@@ -73,7 +73,7 @@ struct RawFlags {
   std::string log_level = "info";
   int compile_threads = 0;  // 0: hardware concurrency
   int max_request_mb = 256;
-  int max_inflight_request_mb = 2048;
+  int max_inflight_request_mb = 1024;
   int max_concurrent_streams = 256;
   int request_deadline_s = 1800;
   int cache_memtable_mb = 64;
@@ -101,8 +101,8 @@ struct ServerOptions {
   // Largest request message accepted, in bytes. Default: 256 MiB.
   int max_request_bytes = 256 << 20;
   // Memory for all in-flight requests together (gRPC's resource quota), in
-  // bytes; at least max_request_bytes. Default: 2 GiB.
-  int64_t max_inflight_request_bytes = 2ll << 30;
+  // bytes; at least max_request_bytes. Default: 1 GiB.
+  int64_t max_inflight_request_bytes = 1ll << 30;
   // Concurrent calls one connection may have open. Default: 256.
   int max_concurrent_streams = 256;
   // How long the daemon works on any one call, seconds, whatever the client's
