@@ -20,6 +20,7 @@
 #include "server/compiler.h"
 #include "server/fs_util.h"
 #include "server/grpc_server.h"
+#include "server/memory_trimmer.h"
 #include "server/thread_pool.h"
 #include "server/unix_socket.h"
 #include "server/worker_pool.h"
@@ -87,6 +88,10 @@ int RunDaemon(const ServerOptions& options) {
     claims.push_back(*std::move(claim));
   }
 
+  // Returns memory freed after bursts of traffic to the kernel (see
+  // memory_trimmer.h); it runs for the daemon's whole life.
+  MemoryTrimmer trimmer(absl::Seconds(5));
+
   // Destruction order matters: the server goes first (its calls use both
   // pools), then the request pool, then the service (its compile pool), then
   // the store.
@@ -107,8 +112,12 @@ int RunDaemon(const ServerOptions& options) {
       "tccd-request",
       std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency())));
   absl::StatusOr<std::unique_ptr<RpcServer>> server = RpcServer::Start(
-      RpcServerOptions{.listen = options.listen,
-                       .max_request_bytes = options.max_request_bytes},
+      RpcServerOptions{
+          .listen = options.listen,
+          .max_request_bytes = options.max_request_bytes,
+          .max_inflight_request_bytes = options.max_inflight_request_bytes,
+          .max_concurrent_streams = options.max_concurrent_streams,
+          .request_deadline = absl::Seconds(options.request_deadline_s)},
       &service, &request_pool);
   if (!server.ok()) {
     spdlog::critical("{}", std::string(server.status().message()));

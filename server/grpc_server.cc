@@ -22,17 +22,21 @@
 // a crash.
 #include "server/grpc_server.h"
 
+#include <grpcpp/alarm.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/resource_quota.h>
 
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "spdlog/spdlog.h"
 #include "tccd/v1/tccd.grpc.pb.h"
@@ -65,18 +69,54 @@ absl::Status InternalFromException(absl::string_view method,
 }
 
 // Finishes a unary call exactly once, whichever path (the handler's callback,
-// an exception, a cancellation check) gets there first.
+// an exception, a cancellation check, the server-side deadline) gets there
+// first.
+//
+// Why a mutex and not just an atomic flag: the handler's path serializes the
+// response into gRPC's response buffer, which gRPC may free as soon as the call
+// is finished. Serializing under the same lock that decides "not finished yet"
+// keeps the deadline path from finishing the call in the middle of that write.
 class UnaryFinisher {
  public:
   explicit UnaryFinisher(grpc::ServerUnaryReactor* reactor)
       : reactor_(reactor) {}
-  void Finish(const absl::Status& status) {
-    if (!finished_.exchange(true)) reactor_->Finish(ToGrpcStatus(status));
+
+  // Finishes with `status`; when it is OK, `serialize` (if any) runs first and
+  // its error, if any, replaces it.
+  void Finish(absl::Status status,
+              const std::function<absl::Status()>& serialize = nullptr) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (finished_) return;
+      finished_ = true;
+      if (status.ok() && serialize) status = serialize();
+    }
+    reactor_->Finish(ToGrpcStatus(status));
+  }
+
+  // Answers DEADLINE_EXCEEDED after `limit` unless the call is finished first.
+  // The alarm holds only a weak reference, so a finished call is not kept
+  // alive by its alarm.
+  static void ArmDeadline(const std::shared_ptr<UnaryFinisher>& finisher,
+                          absl::string_view method, absl::Duration limit) {
+    std::weak_ptr<UnaryFinisher> weak = finisher;
+    finisher->deadline_.Set(
+        absl::ToChronoTime(absl::Now() + limit),
+        [weak, method = std::string(method), limit](bool fired) {
+          if (!fired) return;  // cancelled: the finisher is going away
+          if (std::shared_ptr<UnaryFinisher> alive = weak.lock()) {
+            alive->Finish(absl::DeadlineExceededError(absl::StrCat(
+                method, " exceeded the daemon's request deadline of ",
+                absl::FormatDuration(limit), " (--request-deadline-s)")));
+          }
+        });
   }
 
  private:
   grpc::ServerUnaryReactor* const reactor_;
-  std::atomic<bool> finished_{false};
+  absl::Mutex mu_;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::Alarm deadline_;  // destroyed (and so cancelled) with the finisher
 };
 
 // Runs `body` on `pool`; an exception escaping it answers the call with
@@ -135,6 +175,7 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
                                      const grpc::ByteBuffer* raw_request,
                                      grpc::ByteBuffer* raw_response,
                                      CompileService* service, ThreadPool* pool,
+                                     absl::Duration deadline,
                                      absl::string_view method,
                                      Handler handler) {
   struct Call {
@@ -145,6 +186,7 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
   // once.
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   auto finisher = std::make_shared<UnaryFinisher>(reactor);
+  UnaryFinisher::ArmDeadline(finisher, method, deadline);
   // Shares the slices; the caller's buffer stays gRPC's.
   auto buffer = std::make_shared<grpc::ByteBuffer>(*raw_request);
   RunOnPool(
@@ -167,9 +209,9 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
         }
         handler(call->request, &call->response,
                 [call, raw_response, finisher](absl::Status status) {
-                  if (status.ok())
-                    status = SerializeResponse(call->response, raw_response);
-                  finisher->Finish(status);
+                  finisher->Finish(status, [&] {
+                    return SerializeResponse(call->response, raw_response);
+                  });
                 });
       });
   return reactor;
@@ -180,8 +222,18 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
 // flow control paces us).
 class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
-  FetchReactor(CompileService* service, ThreadPool* pool,
-               const grpc::ByteBuffer& raw_request) {
+  FetchReactor(grpc::CallbackServerContext* context, CompileService* service,
+               ThreadPool* pool, absl::Duration deadline,
+               const grpc::ByteBuffer& raw_request)
+      : cancel_(std::make_shared<Canceller>(context)) {
+    // A reader that stops reading would otherwise pin the blob in memory for
+    // as long as it keeps the connection open. Cancelling (rather than
+    // finishing) is what is allowed while a write is in flight: OnWriteDone
+    // then finishes the call.
+    deadline_.Set(absl::ToChronoTime(absl::Now() + deadline),
+                  [cancel = cancel_](bool fired) {
+                    if (fired) cancel->Cancel();
+                  });
     // `this` stays valid until OnDone, which cannot come before Finish.
     auto read = [this, service,
                  buffer = grpc::ByteBuffer(raw_request)]() mutable {
@@ -224,9 +276,32 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     WriteNext();
   }
 
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    cancel_->Forget();
+    delete this;
+  }
 
  private:
+  // Cancels the call from the deadline alarm's thread, unless the call is
+  // already done (its context is gone by then).
+  class Canceller {
+   public:
+    explicit Canceller(grpc::CallbackServerContext* context)
+        : context_(context) {}
+    void Cancel() {
+      absl::MutexLock lock(&mu_);
+      if (context_ != nullptr) context_->TryCancel();
+    }
+    void Forget() {
+      absl::MutexLock lock(&mu_);
+      context_ = nullptr;
+    }
+
+   private:
+    absl::Mutex mu_;
+    grpc::CallbackServerContext* context_ ABSL_GUARDED_BY(mu_);
+  };
+
   void WriteNext() {
     // An empty artifact is sent as one empty chunk, so total_size always
     // arrives.
@@ -253,6 +328,8 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   size_t offset_ = 0;
   bool sent_any_ = false;
   grpc::ByteBuffer chunk_;  // must stay alive until its write completes
+  std::shared_ptr<Canceller> cancel_;
+  grpc::Alarm deadline_;  // cancelled when the reactor is deleted
 };
 
 using RawService = v1::Tccd::WithRawCallbackMethod_Compile<
@@ -262,8 +339,9 @@ using RawService = v1::Tccd::WithRawCallbackMethod_Compile<
 
 class TccdService final : public RawService {
  public:
-  TccdService(CompileService* service, ThreadPool* pool)
-      : service_(service), pool_(pool) {}
+  TccdService(CompileService* service, ThreadPool* pool,
+              absl::Duration request_deadline)
+      : service_(service), pool_(pool), request_deadline_(request_deadline) {}
 
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
                                     const grpc::ByteBuffer* request,
@@ -271,7 +349,7 @@ class TccdService final : public RawService {
     const CompileService::Clock::time_point received =
         CompileService::Clock::now();
     return ServeUnary<v1::CompileRequest, v1::CompileResponse>(
-        context, request, response, service_, pool_, "Compile",
+        context, request, response, service_, pool_, request_deadline_, "Compile",
         [this, received](const v1::CompileRequest& request,
                          v1::CompileResponse* response,
                          CompileService::Done done) {
@@ -280,16 +358,17 @@ class TccdService final : public RawService {
   }
 
   grpc::ServerWriteReactor<grpc::ByteBuffer>* FetchArtifact(
-      grpc::CallbackServerContext* /*context*/,
+      grpc::CallbackServerContext* context,
       const grpc::ByteBuffer* request) override {
-    return new FetchReactor(service_, pool_, *request);
+    return new FetchReactor(context, service_, pool_, request_deadline_,
+                            *request);
   }
 
   grpc::ServerUnaryReactor* GetStats(grpc::CallbackServerContext* context,
                                      const grpc::ByteBuffer* request,
                                      grpc::ByteBuffer* response) override {
     return ServeUnary<v1::StatsRequest, v1::StatsResponse>(
-        context, request, response, service_, pool_, "GetStats",
+        context, request, response, service_, pool_, request_deadline_, "GetStats",
         [this](const v1::StatsRequest&, v1::StatsResponse* response,
                CompileService::Done done) {
           *response = service_->GetStats();
@@ -301,7 +380,7 @@ class TccdService final : public RawService {
                                    const grpc::ByteBuffer* request,
                                    grpc::ByteBuffer* response) override {
     return ServeUnary<v1::JobRequest, v1::JobResponse>(
-        context, request, response, service_, pool_, "GetJob",
+        context, request, response, service_, pool_, request_deadline_, "GetJob",
         [this](const v1::JobRequest& request, v1::JobResponse* response,
                CompileService::Done done) {
           absl::StatusOr<v1::JobResponse> job = service_->GetJob(request);
@@ -313,6 +392,7 @@ class TccdService final : public RawService {
  private:
   CompileService* const service_;
   ThreadPool* const pool_;
+  const absl::Duration request_deadline_;
 };
 
 bool IsTcp(const ListenAddress& address) {
@@ -323,6 +403,41 @@ bool IsTcp(const ListenAddress& address) {
 // "host:0" with the port gRPC picked.
 std::string WithPort(const std::string& uri, int port) {
   return absl::StrCat(uri.substr(0, uri.rfind(':')), ":", port);
+}
+
+// Bounds what one peer, or all peers together, can make the daemon hold; see
+// README "Hostile peers". A misbehaving peer gets its connection closed, the
+// daemon keeps serving everyone else.
+void ApplyPeerLimits(const RpcServerOptions& options,
+                     grpc::ServerBuilder* builder) {
+  // All request bytes gRPC buffers, over every connection. Without it, junk
+  // traffic (many connections each announcing large messages) grew the daemon
+  // from ~100 MB to ~570 MB.
+  grpc::ResourceQuota quota("tccd-requests");
+  quota.Resize(static_cast<size_t>(options.max_inflight_request_bytes));
+  builder->SetResourceQuota(quota);
+  builder->AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                              options.max_concurrent_streams);
+  // Request headers are a few hundred bytes; 16 KiB leaves room for proxies'
+  // additions and refuses header floods.
+  builder->AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE, 16 << 10);
+  // A connection must finish its HTTP/2 handshake promptly; one that opens a
+  // socket and sends nothing (slowloris) is closed after this.
+  builder->AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, 20'000);
+  // Keepalive enforcement: a peer pinging more often than every 10 s without
+  // data gets strikes, and after 2 its connection is closed (GOAWAY
+  // too_many_pings). Our client does not ping at all.
+  builder->AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10'000);
+  builder->AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2);
+  // The server pings idle connections every 2 minutes and drops those whose
+  // peer does not answer in 20 s: a vanished host (no FIN) frees its memory.
+  builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 120'000);
+  builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20'000);
+  // A connection with no call for 30 minutes is closed with GOAWAY; a real
+  // client reconnects transparently on its next call.
+  builder->AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+                              30 * 60 * 1000);
 }
 
 }  // namespace
@@ -348,7 +463,8 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(
       true);  // grpc.health.v1, SERVING until Shutdown
 
   auto impl = std::make_unique<Impl>();
-  impl->service = std::make_unique<TccdService>(service, request_pool);
+  impl->service = std::make_unique<TccdService>(service, request_pool,
+                                                 options.request_deadline);
 
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(options.max_request_bytes);
@@ -356,6 +472,7 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(
   // the same TCP port and silently split the traffic; a port in use must be an
   // error instead.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  ApplyPeerLimits(options, &builder);
   std::vector<int> ports(options.listen.size(), 0);
   for (size_t i = 0; i < options.listen.size(); ++i) {
     builder.AddListeningPort(options.listen[i].uri,

@@ -8,6 +8,7 @@
 // Thread-safety: Shutdown() may be called from any thread, once.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,20 @@ struct RpcServerOptions {
   std::vector<ListenAddress> listen;
   // Largest request message accepted, in bytes. Default: 256 MiB.
   int max_request_bytes = 256 << 20;
+  // Memory gRPC may hold for all in-flight requests together (its resource
+  // quota). gRPC 1.51 treats it as a pressure target, not a hard cap: near it,
+  // it shrinks read buffers and flow-control windows, slowing peers instead of
+  // growing the daemon. Must be at least max_request_bytes. Default: 1 GiB.
+  int64_t max_inflight_request_bytes = 1ll << 30;
+  // Concurrent calls (HTTP/2 streams) one connection may have open; further
+  // streams wait for one to end. Default: 256.
+  int max_concurrent_streams = 256;
+  // How long the daemon works on any one call, whatever deadline the client
+  // sent (or none): past it, a unary call is answered DEADLINE_EXCEEDED and an
+  // artifact stream is cancelled. Covers single-flight followers waiting on a
+  // leader. Default: 30 minutes (a compile's own limit is 10 minutes, tried at
+  // most twice).
+  absl::Duration request_deadline = absl::Minutes(30);
 };
 
 class RpcServer {

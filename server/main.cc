@@ -45,6 +45,18 @@ ABSL_FLAG(int, compile_threads, 0,
           "compile twice.");
 ABSL_FLAG(int, max_request_mb, 256,
           "Largest request message accepted, in MiB.");
+ABSL_FLAG(int, max_inflight_request_mb, 1024,
+          "Memory for all requests in flight together, in MiB (at least "
+          "--max-request-mb): gRPC's resource quota. As request buffers near "
+          "it, gRPC shrinks its read buffers and flow-control windows, so "
+          "many or hostile peers are slowed down instead of growing the "
+          "daemon.");
+ABSL_FLAG(int, max_concurrent_streams, 256,
+          "Calls one connection may have in flight at once; more wait.");
+ABSL_FLAG(int, request_deadline_s, 1800,
+          "How long the daemon works on any one call, in seconds, even when "
+          "the client sent no deadline (including a compile waiting for an "
+          "identical one). Past it the call fails with DEADLINE_EXCEEDED.");
 ABSL_FLAG(bool, compile_in_process, false,
           "Run code generation (LLVM, LLD, NVRTC) inside the daemon instead of "
           "in supervised worker processes. Faster by a fraction of a "
@@ -146,6 +158,9 @@ void PrintHelp(const Environment& env) {
       {"compile_threads", "N",
        absl::StrCat("0, i.e. ", env.hardware_concurrency, " here")},
       {"max_request_mb", "MIB", "256"},
+      {"max_inflight_request_mb", "MIB", "1024"},
+      {"max_concurrent_streams", "N", "256"},
+      {"request_deadline_s", "SECONDS", "1800"},
       {"cache_memtable_mb", "MIB", "64"},
       {"compile_time_limit_s", "SECONDS", "600"},
       {"compile_memory_limit_mb", "MIB", "16384"},
@@ -250,6 +265,9 @@ int main(int argc, char** argv) {
   raw.log_level = absl::GetFlag(FLAGS_log_level);
   raw.compile_threads = absl::GetFlag(FLAGS_compile_threads);
   raw.max_request_mb = absl::GetFlag(FLAGS_max_request_mb);
+  raw.max_inflight_request_mb = absl::GetFlag(FLAGS_max_inflight_request_mb);
+  raw.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
+  raw.request_deadline_s = absl::GetFlag(FLAGS_request_deadline_s);
   raw.cache_memtable_mb = absl::GetFlag(FLAGS_cache_memtable_mb);
   raw.compile_in_process = absl::GetFlag(FLAGS_compile_in_process);
   raw.compile_time_limit_s = absl::GetFlag(FLAGS_compile_time_limit_s);

@@ -229,6 +229,29 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
   }
   options.max_request_bytes = raw.max_request_mb << 20;
 
+  // The quota must admit at least one largest request, or that request could
+  // never be read.
+  if (raw.max_inflight_request_mb < raw.max_request_mb ||
+      raw.max_inflight_request_mb > (1 << 20)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-inflight-request-mb=", raw.max_inflight_request_mb,
+        ": expected --max-request-mb (", raw.max_request_mb, ") to 1048576"));
+  }
+  options.max_inflight_request_bytes = int64_t{raw.max_inflight_request_mb}
+                                       << 20;
+  if (raw.max_concurrent_streams < 1 || raw.max_concurrent_streams > 65536) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-concurrent-streams=", raw.max_concurrent_streams,
+                     ": expected 1 to 65536"));
+  }
+  options.max_concurrent_streams = raw.max_concurrent_streams;
+  if (raw.request_deadline_s < 1 || raw.request_deadline_s > 7 * 86400) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--request-deadline-s=", raw.request_deadline_s,
+                     ": expected 1 to 604800"));
+  }
+  options.request_deadline_s = raw.request_deadline_s;
+
   if (raw.cache_memtable_mb < 1 || raw.cache_memtable_mb > 1024) {
     return absl::InvalidArgumentError(
         absl::StrCat("--cache-memtable-mb=", raw.cache_memtable_mb,

@@ -19,6 +19,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+
 #include <string>
 #include <vector>
 
@@ -71,6 +73,9 @@ struct RawFlags {
   std::string log_level = "info";
   int compile_threads = 0;  // 0: hardware concurrency
   int max_request_mb = 256;
+  int max_inflight_request_mb = 1024;
+  int max_concurrent_streams = 256;
+  int request_deadline_s = 1800;
   int cache_memtable_mb = 64;
   bool compile_in_process = false;
   int compile_time_limit_s = 600;
@@ -95,6 +100,14 @@ struct ServerOptions {
   int compile_threads = 1;
   // Largest request message accepted, in bytes. Default: 256 MiB.
   int max_request_bytes = 256 << 20;
+  // Memory for all in-flight requests together (gRPC's resource quota), in
+  // bytes; at least max_request_bytes. Default: 1 GiB.
+  int64_t max_inflight_request_bytes = 1ll << 30;
+  // Concurrent calls one connection may have open. Default: 256.
+  int max_concurrent_streams = 256;
+  // How long the daemon works on any one call, seconds, whatever the client's
+  // deadline. Default: 1800.
+  int request_deadline_s = 1800;
   // RocksDB memtable size per column family of the cache, in bytes. After the
   // cache's file system fills up, writing resumes once this much is free.
   // Default: 64 MiB.

@@ -95,6 +95,15 @@ TEST_CASE("ResolveOptions: rejects bad values naming the flag") {
   raw = RawFlags{};
   raw.max_request_mb = 0;
   CHECK_THAT(error_of(raw), Catch::Contains("--max-request-mb"));
+  raw = RawFlags{};
+  raw.max_inflight_request_mb = raw.max_request_mb - 1;  // no room for one
+  CHECK_THAT(error_of(raw), Catch::Contains("--max-inflight-request-mb"));
+  raw = RawFlags{};
+  raw.max_concurrent_streams = 0;
+  CHECK_THAT(error_of(raw), Catch::Contains("--max-concurrent-streams"));
+  raw = RawFlags{};
+  raw.request_deadline_s = 0;
+  CHECK_THAT(error_of(raw), Catch::Contains("--request-deadline-s"));
 }
 
 TEST_CASE("ResolveOptions: explicit values win") {
@@ -103,12 +112,18 @@ TEST_CASE("ResolveOptions: explicit values win") {
   raw.log_level = "WARNING";
   raw.compile_threads = 2;
   raw.max_request_mb = 16;
+  raw.max_inflight_request_mb = 16;
+  raw.max_concurrent_streams = 8;
+  raw.request_deadline_s = 5;
   absl::StatusOr<ServerOptions> options = ResolveOptions(raw, TestEnv());
   REQUIRE(options.ok());
   CHECK(options->cache_dir == "/scratch/cache/");
   CHECK(options->log_level == "warn");
   CHECK(options->compile_threads == 2);
   CHECK(options->max_request_bytes == 16 << 20);
+  CHECK(options->max_inflight_request_bytes == 16 << 20);
+  CHECK(options->max_concurrent_streams == 8);
+  CHECK(options->request_deadline_s == 5);
 }
 
 TEST_CASE("ScanRepeatedFlag: every spelling, in order, up to --") {
