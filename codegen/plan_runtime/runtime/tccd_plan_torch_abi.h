@@ -52,6 +52,18 @@
   X(0, TCCD_LIB_CPU, int32_t, torch_new_stable_ivalue, (uint64_t** ret_value))                     \
   X(0, TCCD_LIB_CPU, int32_t, torch_new_list_reserve_size, (size_t size, void** ret))              \
   X(0, TCCD_LIB_CPU, int32_t, torch_list_push_back, (void* list_handle, uint64_t element))         \
+  X(0, TCCD_LIB_CPU, int32_t, torch_list_size, (void* list_handle, size_t* size))                  \
+  X(0, TCCD_LIB_CPU, int32_t, torch_list_get_item, (void* list_handle, size_t index, uint64_t* element)) \
+  X(0, TCCD_LIB_CPU, int32_t, torch_delete_list, (void* list_handle))                              \
+  X(0, TCCD_LIB_CPU, int32_t, torch_new_string_handle, (const char* data, size_t length, void** handle)) \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_addmm_out,                                            \
+    (void* out, void* self, void* mat1, void* mat2, double beta, double alpha))                    \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_baddbmm_out,                                          \
+    (void* out, void* self, void* batch1, void* batch2, double beta, double alpha))                \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_addmm_out,                                          \
+    (void* out, void* self, void* mat1, void* mat2, double beta, double alpha))                    \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_baddbmm_out,                                        \
+    (void* out, void* self, void* batch1, void* batch2, double beta, double alpha))                \
   X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_get_current_cuda_stream,                                 \
     (int32_t device_index, void** ret_stream))
 
