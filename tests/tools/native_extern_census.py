@@ -2,12 +2,16 @@
 Python callback (`python_steps`), by op, without running the model under tccd.
 
 Captures the AOT forward/backward graphs of a model on the CPU (census_models.py), compiles them
-with a running daemon for this machine's CPU and binds every extern step exactly as
+with a running daemon for this machine's CPU (or, with --cuda, retargeted to an H100 as
+cuda_plan_census.py does: NVRTC only, no GPU needed) and binds every extern step exactly as
 client/tccd/native_plan.py does at load; prints per graph the extern steps bound natively and
-those left to Python, by target and with the reason.
+those left to Python, by target.
 
   TCCD_ADDRESS=unix:/path/tccd.sock PYTHONPATH=client:tests/python \\
-      python tests/tools/native_extern_census.py tests/tools/census_models.py gpt2 [bert ...]
+      python tests/tools/native_extern_census.py [--cuda] tests/tools/census_models.py gpt2 [bert ...]
+
+With --cuda, deterministic factories (arange...) count as native without being run (the runtime
+computes them at load on the GPU).
 """
 
 import collections
@@ -20,7 +24,15 @@ from tccd.serialize import pb
 from tccd_testlib import capture_aot_graphs
 
 
-def census(name, capture) -> int:
+def _is_constant_factory(step) -> bool:
+    from tccd.runtime import _has_ref, decode_value
+
+    call = step.extern_call
+    values = [decode_value(v) for v in call.args] + [decode_value(kv.value) for kv in call.kwargs]
+    return call.target in native_plan._CONSTANT_FACTORIES and not _has_ref(values)
+
+
+def census(name, capture, cuda=False) -> int:
     stub = channel.connect(config.get())
     from tccd.backend import _partitioner
 
@@ -28,7 +40,19 @@ def census(name, capture) -> int:
     total_python = 0
     for kind, gm, _ in capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn)):
         graph, _ = serialize.encode_graph(gm)
-        request = pb.CompileRequest(graph=graph, target=serialize.build_target(graph),
+        target = serialize.build_target(graph)
+        if cuda:
+            from cuda_plan_census import _to_cuda
+
+            for meta in list(graph.inputs) + [m for n in graph.nodes for m in n.outputs]:
+                if meta.device.type == pb.CPU:
+                    meta.device.type, meta.device.index = pb.CUDA, 0
+            for node in graph.nodes:
+                for a in list(node.args) + [kw.value for kw in node.kwargs]:
+                    _to_cuda(a)
+            target = pb.Target(device_type=pb.CUDA, cuda_device_name="NVIDIA H100 80GB HBM3",
+                               cuda_cc_major=9, cuda_cc_minor=0)
+        request = pb.CompileRequest(graph=graph, target=target,
                                     graph_name=kind, options=serialize.options_proto(None, None),
                                     client=serialize.client_info())
         plan = stub.Compile(request, timeout=600).manifest.plan
@@ -37,7 +61,7 @@ def census(name, capture) -> int:
             if step.WhichOneof("kind") != "extern_call":
                 continue
             target = step.extern_call.target
-            bound = native_plan.bind_extern(step, plan)
+            bound = "constant" if cuda and _is_constant_factory(step) else native_plan.bind_extern(step, plan)
             if bound is None:
                 python[target] += 1
             else:
@@ -53,8 +77,11 @@ def census(name, capture) -> int:
 
 
 if __name__ == "__main__":
-    spec = importlib.util.spec_from_file_location("models", sys.argv[1])
+    cuda = "--cuda" in sys.argv
+    argv = [a for a in sys.argv if a != "--cuda"]
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+    spec = importlib.util.spec_from_file_location("models", argv[1])
     models = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(models)
-    totals = {name: census(name, getattr(models, name)) for name in sys.argv[2:]}
+    totals = {name: census(name, getattr(models, name), cuda) for name in argv[2:]}
     print("python_steps per model:", totals)

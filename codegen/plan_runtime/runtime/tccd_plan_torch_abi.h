@@ -10,9 +10,11 @@
  *
  * Supported torch: 2.11 through 2.15 (TCCD_PLAN_TORCH_MIN/MAX, checked by the client at load):
  * every required symbol below exists with this signature in all of them; torch_new_stable_ivalue
- * and torch_exception_get_what_without_backtrace appeared in 2.13 (before it, error
- * messages of extern ops say less, and optional arguments holding a value run through Python); the list
- * functions in 2.10.
+ * and torch_exception_get_what_without_backtrace appeared in 2.13 (before it, error messages of
+ * extern ops say less, and optional arguments are boxed with C++ operator new); the list and
+ * string functions in 2.10. The addmm/baddbmm out shims are AOTInductor's generated fallback-op
+ * shims (generated/c_shim_{cpu,cuda}.h). What aoti_torch_call_dispatcher converts in each version
+ * (and what it never converts: Scalar) is tabulated in codegen/plan_runtime/README.md.
  */
 #ifndef TCCD_PLAN_TORCH_ABI_H_
 #define TCCD_PLAN_TORCH_ABI_H_
