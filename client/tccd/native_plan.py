@@ -5,10 +5,11 @@ through PyTorch's stable C ABI (aoti_torch_call_dispatcher), resolved from the l
 process has loaded.
 
 The daemon does not know this process's torch schemas, so extern argument lists are completed
-here, once at load, from each op's torch schema (defaults filled, every argument typed). An op
-whose arguments or returns the stable ABI cannot carry (Scalar, Tensor?[], strings, devices,
-list returns...) is
-bound to a Python callback the runtime calls from inside the one native call; those steps are
+here, once at load, from each op's torch schema (defaults filled, every argument typed). What the
+stable dispatcher of each torch carries is written down in codegen/plan_runtime/README.md;
+addmm/baddbmm (Scalar beta/alpha, which no dispatcher converts) run through AOTInductor's C
+shims instead. An op whose arguments or returns neither can carry (other Scalar arguments,
+optional or nested list returns...) is bound to a Python callback the runtime calls from inside the one native call; those steps are
 counted in `python_steps`. Anything that fails at load (torch version outside the declared
 range, a missing symbol, a malformed descriptor) leaves the plan to the Python interpreter
 (runtime.py) with one logged line. TCCD_NATIVE_RUNTIME=0 always uses the interpreter.
@@ -25,20 +26,34 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from .runtime import LoadedPlan, _has_ref, _materialize, _Ref, _extern_step, decode_value, resolve_op
+from .runtime import LoadedPlan, _dtype, _has_ref, _materialize, _Ref, _extern_step, decode_value, resolve_op
 from .v1 import tccd_pb2 as pb
 
 log = logging.getLogger(__name__)
 
-RUNTIME_ABI = b"tccd-plan-runtime-1"
+RUNTIME_ABI = b"tccd-plan-runtime-2"
 # The torch releases whose C ABI the runtime is declared against (tccd_plan_torch_abi.h).
 TORCH_MIN = (2, 11)
 TORCH_MAX = (2, 15)
 
 # tccd_plan_format.h TCCD_ARG_*.
 _ARG_NONE, _ARG_TENSOR, _ARG_INT, _ARG_FLOAT, _ARG_BOOL, _ARG_SCALAR_TYPE = 0, 1, 2, 3, 4, 5
-_ARG_INT_LIST, _ARG_TENSOR_LIST = 6, 7
+_ARG_INT_LIST, _ARG_TENSOR_LIST, _ARG_BOOL_LIST, _ARG_STRING, _ARG_DEVICE = 6, 7, 8, 9, 10
+_ARG_LAYOUT, _ARG_MEMORY_FORMAT, _ARG_OPTIONAL_TENSOR_LIST, _ARG_FLOAT_LIST = 11, 12, 13, 14
+_ARG_CONSTANT = 15
 _ARG_OPTIONAL = 0x100
+# TCCD_RET_*.
+_RET_TENSOR, _RET_TENSOR_LIST, _RET_DISCARD = 1, 2, 3
+# TCCD_SHIM_*: extern ops with Scalar arguments run through AOTInductor's C shims.
+_SHIMS = {"aten::addmm.default": 1, "aten::baddbmm.default": 2}
+# c10 codes of the stable dispatcher's Layout, MemoryFormat and DeviceType (tccd_plan_format.h
+# TCCD_C10_*, checked against torch's aoti_torch_* functions by the ABI test).
+C10_LAYOUTS = {torch.strided: 0}
+C10_MEMORY_FORMATS = {
+    torch.contiguous_format: 0, torch.preserve_format: 1, torch.channels_last: 2,
+    torch.channels_last_3d: 3,
+}
+C10_DEVICE_TYPES = {"cpu": 0, "cuda": 1}
 # c10::ScalarType codes (tccd_plan_format.h TCCD_C10_*; checked against torch by the ABI test).
 C10_DTYPES = {
     torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4,
@@ -129,10 +144,15 @@ def _open_runtime(path: str) -> ctypes.CDLL:
         lib.tccd_plan_load.restype = ctypes.c_void_p
         lib.tccd_plan_free.argtypes = [ctypes.c_void_p]
         lib.tccd_plan_set_callbacks.argtypes = [ctypes.c_void_p, _PythonStep, _MakeCurrent]
+        lib.tccd_plan_add_constant.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64)]
         lib.tccd_plan_bind_extern.argtypes = [
+            ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
+            ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
+            ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
+        ]
+        lib.tccd_plan_bind_out_shim.argtypes = [
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
-            ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int64,
-            ctypes.POINTER(ctypes.c_int64),
+            ctypes.c_double, ctypes.c_double,
         ]
         lib.tccd_plan_bind_python_extern.argtypes = [
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
@@ -159,9 +179,18 @@ def _open_runtime(path: str) -> ctypes.CDLL:
 # ---------------------------------------------------------------------------------------------
 
 
+def _bits(value: float) -> int:
+    return struct.unpack("<q", struct.pack("<d", float(value)))[0]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _typed_arg(type_: Any, value: Any, pool: List[int]) -> Optional[Tuple[int, int]]:
     """(kind, payload) of one argument for the stable dispatcher, or None if it cannot carry it.
-    List arguments are appended to `pool` as [n, items...]; the payload is their offset."""
+    List and string arguments are appended to `pool` as [n, items...]; the payload is their
+    offset. Scalar (a number of any type) is carried by no torch's dispatcher: None."""
     optional = isinstance(type_, torch.OptionalType)
     inner = type_.getElementType() if optional else type_
     name = str(inner)
@@ -174,19 +203,44 @@ def _typed_arg(type_: Any, value: Any, pool: List[int]) -> Optional[Tuple[int, i
         if name in ("int", "ScalarType") and value in C10_DTYPES:
             return _ARG_SCALAR_TYPE | flag, C10_DTYPES[value]
         return None
+    if isinstance(value, torch.layout):
+        # Layout and MemoryFormat print as "int" too.
+        return (_ARG_LAYOUT | flag, C10_LAYOUTS[value]) if name in ("int", "Layout") and value in C10_LAYOUTS else None
+    if isinstance(value, torch.memory_format):
+        if name in ("int", "MemoryFormat") and value in C10_MEMORY_FORMATS:
+            return _ARG_MEMORY_FORMAT | flag, C10_MEMORY_FORMATS[value]
+        return None
+    if isinstance(value, torch.device):
+        if name != "Device" or value.type not in C10_DEVICE_TYPES:
+            return None
+        index = -1 if value.index is None else value.index
+        # The dispatcher's packing: device type in the upper 32 bits, the index in the lower.
+        return _ARG_DEVICE | flag, (C10_DEVICE_TYPES[value.type] << 32) | (index & 0xFFFFFFFF)
     if name == "Tensor" and isinstance(value, _Ref):
         return _ARG_TENSOR | flag, value.id
-    if name in ("int", "SymInt") and isinstance(value, int) and not isinstance(value, bool):
+    if name in ("int", "SymInt") and _is_int(value):
         return _ARG_INT | flag, value
     if name == "float" and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _ARG_FLOAT | flag, struct.unpack("<q", struct.pack("<d", float(value)))[0]
+        return _ARG_FLOAT | flag, _bits(value)
     if name == "bool" and isinstance(value, bool):
         return _ARG_BOOL | flag, int(value)
+    if name == "str" and isinstance(value, str):
+        data = value.encode("utf-8")
+        padded = data + b"\0" * (-len(data) % 8)
+        pool.append(len(data))
+        pool.extend(struct.unpack(f"<{len(padded) // 8}q", padded))
+        return _ARG_STRING | flag, len(pool) - len(padded) // 8 - 1
     if isinstance(value, (list, tuple)):
-        if name == "List[int]" and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        if name in ("List[int]", "List[SymInt]") and all(_is_int(v) for v in value):
             kind, items = _ARG_INT_LIST, list(value)
+        elif name == "List[bool]" and all(isinstance(v, bool) for v in value):
+            kind, items = _ARG_BOOL_LIST, [int(v) for v in value]
+        elif name == "List[float]" and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+            kind, items = _ARG_FLOAT_LIST, [_bits(v) for v in value]
         elif name == "List[Tensor]" and all(isinstance(v, _Ref) for v in value):
             kind, items = _ARG_TENSOR_LIST, [v.id for v in value]
+        elif name == "List[Optional[Tensor]]" and all(v is None or isinstance(v, _Ref) for v in value):
+            kind, items = _ARG_OPTIONAL_TENSOR_LIST, [-1 if v is None else v.id for v in value]
         else:
             return None
         pool.append(len(items))
@@ -195,40 +249,138 @@ def _typed_arg(type_: Any, value: Any, pool: List[int]) -> Optional[Tuple[int, i
     return None
 
 
-def complete_arguments(step: "pb.Step") -> Optional[Tuple[List[int], List[int], int, List[int]]]:
-    """The extern step's full dispatcher stack (kinds, payloads), its number of returns and the
-    pool its list arguments point into, from torch's schema of the op; None when the stable ABI
+def _return_kinds(schema: Any, step: "pb.Step") -> Optional[List[int]]:
+    """TCCD_RET_* per schema return, or None when the runtime cannot take one back: Tensor
+    returns map to step outputs in order; a lone Tensor[] return fills every step output; an
+    int/float/bool return is dropped if no step output reads it."""
+    types = [str(r.type) for r in schema.returns]
+    if types == ["List[Tensor]"]:
+        return [_RET_TENSOR_LIST]
+    kinds = []
+    for i, t in enumerate(types):
+        if t == "Tensor":
+            kinds.append(_RET_TENSOR)
+        elif t in ("int", "SymInt", "float", "bool") and (i >= len(step.outputs) or step.outputs[i] < 0):
+            kinds.append(_RET_DISCARD)
+        else:
+            return None
+    return kinds
+
+
+def complete_arguments(step: "pb.Step") -> Optional[Tuple[List[int], List[int], List[int], List[int]]]:
+    """The extern step's full dispatcher stack (kinds, payloads), its return kinds and the pool
+    its list arguments point into, from torch's schema of the op; None when the stable ABI
     cannot carry an argument or a return."""
     call = step.extern_call
     try:
         schema = resolve_op(call.target)._schema
     except Exception:
         return None
-    if not all(str(r.type) == "Tensor" for r in schema.returns):
+    returns = _return_kinds(schema, step)
+    if returns is None:
         return None
-    args = [decode_value(v) for v in call.args]
-    kwargs = {kv.name: decode_value(kv.value) for kv in call.kwargs}
-    positional = [a for a in schema.arguments if not a.kwarg_only]
-    if len(args) > len(positional) or not set(kwargs) <= {a.name for a in schema.arguments}:
+    values = _schema_values(step, schema)
+    if values is None:
         return None
     kinds: List[int] = []
     payloads: List[int] = []
     pool: List[int] = []
-    for i, a in enumerate(schema.arguments):
-        if i < len(args) and not a.kwarg_only:
-            value = args[i]
-        elif a.name in kwargs:
-            value = kwargs[a.name]
-        elif a.has_default_value():
-            value = a.default_value
-        else:
-            return None
+    for a, value in zip(schema.arguments, values):
         typed = _typed_arg(a.type, value, pool)
         if typed is None:
             return None
         kinds.append(typed[0])
         payloads.append(typed[1])
-    return kinds, payloads, len(schema.returns), pool
+    return kinds, payloads, returns, pool
+
+
+def _schema_values(step: "pb.Step", schema: Any) -> Optional[List[Any]]:
+    """Every schema argument's value (defaults filled), or None if the call does not match."""
+    call = step.extern_call
+    args = [decode_value(v) for v in call.args]
+    kwargs = {kv.name: decode_value(kv.value) for kv in call.kwargs}
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    if len(args) > len(positional) or not set(kwargs) <= {a.name for a in schema.arguments}:
+        return None
+    values = []
+    for i, a in enumerate(schema.arguments):
+        if i < len(args) and not a.kwarg_only:
+            values.append(args[i])
+        elif a.name in kwargs:
+            values.append(kwargs[a.name])
+        elif a.has_default_value():
+            values.append(a.default_value)
+        else:
+            return None
+    return values
+
+
+def out_shim(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[int, List[int], float, float]]:
+    """(TCCD_SHIM_*, tensor argument ids, beta, alpha) for addmm/baddbmm, whose Scalar beta and
+    alpha the dispatcher cannot carry: AOTInductor's addmm_out/baddbmm_out shims take them as
+    doubles. Floating outputs only (an integral addmm rejects a floating beta)."""
+    shim = _SHIMS.get(step.extern_call.target)
+    if shim is None or len(step.outputs) != 1 or step.outputs[0] < 0:
+        return None
+    try:
+        schema = resolve_op(step.extern_call.target)._schema
+        dtype = _dtype(plan.values[step.outputs[0]].dtype)
+    except Exception:
+        return None
+    values = _schema_values(step, schema)
+    if values is None or not dtype.is_floating_point:
+        return None
+    tensors, beta, alpha = values[:3], values[3], values[4]
+    if not all(isinstance(t, _Ref) for t in tensors):
+        return None
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (beta, alpha)):
+        return None
+    return shim, [t.id for t in tensors], float(beta), float(alpha)
+
+
+# Factory ops whose result depends on their Scalar arguments only, deterministically: computed
+# once at load by eager itself, then each call clones that tensor (clone keeps the strides), so
+# the result is eager's bit for bit and still a fresh tensor the graph may write.
+_CONSTANT_FACTORIES = {
+    "aten::arange.default", "aten::arange.start", "aten::arange.start_step", "aten::full.default",
+    "aten::scalar_tensor.default", "aten::linspace.default", "aten::logspace.default",
+}
+
+
+def constant_factory(step: "pb.Step") -> Optional[torch.Tensor]:
+    """The tensor a deterministic factory step (_CONSTANT_FACTORIES) makes, or None."""
+    call = step.extern_call
+    if call.target not in _CONSTANT_FACTORIES or len(step.outputs) != 1 or step.outputs[0] < 0:
+        return None
+    args = [decode_value(v) for v in call.args]
+    kwargs = {kv.name: decode_value(kv.value) for kv in call.kwargs}
+    if _has_ref(args) or _has_ref(list(kwargs.values())):
+        return None
+    try:
+        # Plans load while Dynamo compiles, under its fake tensor mode: make a real tensor.
+        from torch.utils._python_dispatch import _disable_current_modes
+
+        with _disable_current_modes(), torch.no_grad():
+            value = resolve_op(call.target)(*args, **kwargs)
+    except Exception:
+        return None
+    if not isinstance(value, torch.Tensor) or type(value) is not torch.Tensor:
+        return None
+    return value
+
+
+def bind_extern(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[str, Any]]:
+    """How the runtime calls an extern step natively: ("dispatcher", complete_arguments),
+    ("shim", out_shim) or ("constant", the tensor a clone of which the step returns); None when
+    it needs the Python callback. `plan` gives the values' metadata a binding may need."""
+    shim = out_shim(step, plan)
+    if shim is not None:
+        return "shim", shim
+    constant = constant_factory(step)
+    if constant is not None:
+        return "constant", constant
+    completed = complete_arguments(step)
+    return ("dispatcher", completed) if completed is not None else None
 
 
 def _refs_of(step: "pb.Step") -> List[int]:
@@ -294,13 +446,27 @@ class NativePlan:
         for index, step in enumerate(plan.steps):
             if step.WhichOneof("kind") != "extern_call":
                 continue
-            completed = complete_arguments(step)
-            if completed is not None:
-                kinds, payloads, n_returns, pool = completed
+            binding = bind_extern(step, plan)
+            if binding is not None and binding[0] == "dispatcher":
+                kinds, payloads, returns, pool = binding[1]
                 if lib.tccd_plan_bind_extern(
-                    handle, index, len(kinds), _int64s(kinds), _int64s(payloads), n_returns,
-                    len(pool), _int64s(pool),
+                    handle, index, None, len(kinds), _int64s(kinds), _int64s(payloads),
+                    len(returns), _int64s(returns), len(pool), _int64s(pool),
                 ) == 0:
+                    continue
+            elif binding is not None and binding[0] == "constant":
+                (capsule,) = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors([binding[1]])
+                constant = ctypes.c_int64()
+                if lib.tccd_plan_add_constant(handle, _capsule_pointer(capsule, None), ctypes.byref(constant)) != 0:
+                    raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
+                if lib.tccd_plan_bind_extern(
+                    handle, index, b"aten::clone.default", 2, _int64s([_ARG_CONSTANT, _ARG_NONE]),
+                    _int64s([constant.value, 0]), 1, _int64s([_RET_TENSOR]), 0, _int64s([]),
+                ) == 0:
+                    continue
+            elif binding is not None:
+                shim, ids, beta, alpha = binding[1]
+                if lib.tccd_plan_bind_out_shim(handle, index, shim, _int64s(ids), beta, alpha) == 0:
                     continue
             refs = _refs_of(step)
             if lib.tccd_plan_bind_python_extern(handle, index, len(refs), _int64s(refs), ) != 0:

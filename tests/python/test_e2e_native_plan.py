@@ -65,17 +65,102 @@ def test_views_and_output_strides_as_eager(mode):
 
 
 def test_extern_the_stable_abi_cannot_carry_runs_through_python(daemon_env):
-    def f(b, x, w):
-        # addmm's beta and alpha are Scalars, which the stable dispatcher call does not carry:
-        # it runs through the Python callback inside the one native call.
-        return torch.relu(torch.addmm(b, x, w, beta=0.5, alpha=2.0)) * 3
+    def f(b, m, v):
+        # addmv's beta and alpha are Scalars, which no torch's stable dispatcher call carries
+        # (and no C shim of the runtime takes): it runs through the Python callback inside the
+        # one native call.
+        return torch.relu(torch.addmv(b, m, v, beta=0.5, alpha=2.0)) * 3
 
-    b, x, w = torch.randn(4), torch.randn(3, 5), torch.randn(5, 4)
-    out = torch.compile(f, backend="tccd")(b, x, w)
-    torch.testing.assert_close(out, f(b, x, w))
+    b, m, v = torch.randn(4), torch.randn(4, 5), torch.randn(5)
+    out = torch.compile(f, backend="tccd")(b, m, v)
+    torch.testing.assert_close(out, f(b, m, v))
     (stat,) = tccd.last_compile_stats()
     assert stat["fallback"] is None
     assert 1 <= stat["python_steps"] <= stat["extern_steps"], stat
+
+
+def _runs_natively_as_eager(f, *args, backward=False):
+    """f compiled by tccd gives eager's results bit for bit (gradients too with `backward`),
+    with every extern step run natively: python_steps == 0 in every graph."""
+    def grads(fn):
+        inputs = [a.detach().clone().requires_grad_(a.is_floating_point()) if backward else a for a in args]
+        out = fn(*inputs)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        if backward:
+            sum(o.float().sum() for o in outs if o.requires_grad).backward()
+        return outs + [a.grad for a in inputs if backward and a.grad is not None]
+
+    ref = grads(f)
+    got = grads(torch.compile(f, backend="tccd"))
+    assert len(got) == len(ref)
+    for o, r in zip(got, ref):
+        torch.testing.assert_close(o, r, rtol=0, atol=0)
+    stats = tccd.last_compile_stats()
+    assert stats and all(s["fallback"] is None for s in stats), stats
+    assert sum(s["extern_steps"] for s in stats) >= 1, stats
+    assert all(s["python_steps"] == 0 for s in stats), stats
+
+
+def test_scalar_beta_alpha_run_through_the_c_shims(daemon_env):
+    def f(b, x, w, bb, b1, b2):
+        # addmm (a linear layer's bias, and explicit beta/alpha) and baddbmm: Scalar arguments.
+        return (torch.nn.functional.linear(x, w.t(), b), torch.addmm(b, x, w, beta=0.5, alpha=2.0),
+                torch.baddbmm(bb, b1, b2, beta=0.25, alpha=3.0))
+
+    _runs_natively_as_eager(f, torch.randn(4), torch.randn(3, 5), torch.randn(5, 4),
+                            torch.randn(2, 3, 4), torch.randn(2, 3, 5), torch.randn(2, 5, 4))
+
+
+def test_optional_tensor_lists_run_natively(daemon_env):
+    def f(x, i, j, v):
+        # index.Tensor and index_put take Tensor?[] (None where a dim is not indexed).
+        return x[i], x[:, j], x.index_put((i,), v, accumulate=True)
+
+    x = torch.randn(6, 5)
+    _runs_natively_as_eager(f, x, torch.tensor([0, 2, 2, 5]), torch.tensor([4, 0]), torch.randn(4, 5))
+
+
+def test_list_returns_run_natively(daemon_env):
+    def f(x):
+        a, b, c = torch.split(torch.relu(x), 2, dim=0)
+        return a * 2, torch.unbind(b, dim=1)[3] + c.sum(1)
+
+    _runs_natively_as_eager(f, torch.randn(6, 5))
+
+
+def test_string_arguments_run_natively(daemon_env):
+    def f(x, index, src):
+        return torch.scatter_reduce(x, 0, index, src, reduce="amax", include_self=False)
+
+    _runs_natively_as_eager(f, torch.randn(4, 3), torch.tensor([[0, 1, 0], [3, 3, 2]]), torch.randn(2, 3))
+
+
+def test_bool_lists_and_optionals_of_backward_ops_run_natively(daemon_env):
+    def f(x, w, b, cw):
+        # native_layer_norm_backward, convolution_backward: bool[3] output masks, Tensor?
+        # weights; the forward's convolution has a Tensor? bias.
+        h = torch.nn.functional.layer_norm(x, (x.shape[-1],), w, b)
+        return torch.nn.functional.conv1d(h, cw, padding=1)
+
+    _runs_natively_as_eager(f, torch.randn(2, 3, 8), torch.randn(8), torch.randn(8), torch.randn(4, 3, 3),
+                            backward=True)
+
+
+def test_deterministic_factories_with_scalars_run_natively(daemon_env):
+    def f(x):
+        # arange(end) takes a Scalar: computed once at load by eager, cloned per call.
+        pos = torch.arange(x.shape[0], dtype=torch.float32)
+        out = x * pos[:, None]
+        return out, torch.arange(0.5, 3.0, 0.25)
+
+    g = torch.compile(f, backend="tccd")
+    x = torch.randn(5, 3)
+    first = g(x)
+    first[1].add_(1)  # a returned constant is a fresh tensor each call
+    for o, r in zip(g(x), f(x)):
+        torch.testing.assert_close(o, r, rtol=0, atol=0)
+    stats = tccd.last_compile_stats()
+    assert all(s["python_steps"] == 0 for s in stats), stats
 
 
 def test_list_arguments_run_natively(daemon_env):

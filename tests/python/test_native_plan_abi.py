@@ -19,11 +19,14 @@ INCLUDE = Path(torch.__file__).parent / "include"
 HEADERS = [
     INCLUDE / "torch/csrc/inductor/aoti_torch/c/shim.h",
     INCLUDE / "torch/csrc/stable/c/shim.h",
+    # AOTInductor's generated fallback-op shims (addmm_out, baddbmm_out: Scalars as doubles).
+    INCLUDE / "torch/csrc/inductor/aoti_torch/generated/c_shim_cpu.h",
+    INCLUDE / "torch/csrc/inductor/aoti_torch/generated/c_shim_cuda.h",
 ]
 # Our spelling of torch's ABI types (tccd_plan_torch_abi.h's header comment).
 _ALIASES = {
     "AtenTensorHandle": "void*", "AOTITorchError": "int32_t", "StableIValue": "uint64_t",
-    "StableListHandle": "void*",
+    "StableListHandle": "void*", "StringHandle": "void*",
 }
 
 
@@ -95,3 +98,36 @@ def test_descriptor_c10_codes_are_torchs():
         assert fn() == code, (name, fn(), code)
     for dtype, code in native_plan.C10_DTYPES.items():
         assert codes[str(dtype).split(".")[1].upper()] == code, dtype
+
+
+def test_every_cpu_symbol_the_runtime_uses_is_exported_by_this_torch():
+    """The ABI range is 2.11..2.15 and CI runs the newest: every CPU symbol, optional ones
+    included, resolves in this libtorch_cpu (an optional one missing would silently send its
+    steps to the Python callback)."""
+    # Optional symbols newer than the oldest supported torch (tccd_plan_torch_abi.h).
+    since = {"torch_new_stable_ivalue": (2, 13), "torch_exception_get_what_without_backtrace": (2, 13)}
+    version = tuple(int(v) for v in re.match(r"(\d+)\.(\d+)", torch.__version__).groups())
+    lib = ctypes.CDLL(native_plan._loaded_library("libtorch_cpu.so"))
+    for name, _, _, _ in _declarations():
+        if "cuda" in name or version < since.get(name, (0, 0)):
+            continue
+        assert hasattr(lib, name), name
+
+
+def test_layout_memory_format_and_device_codes_are_torchs():
+    lib = ctypes.CDLL(native_plan._loaded_library("libtorch_cpu.so"))
+
+    def code(fn_name):
+        fn = getattr(lib, fn_name)
+        fn.restype = ctypes.c_int32
+        return fn()
+
+    assert native_plan.C10_LAYOUTS == {torch.strided: code("aoti_torch_layout_strided")}
+    assert native_plan.C10_MEMORY_FORMATS == {
+        torch.contiguous_format: code("aoti_torch_memory_format_contiguous_format"),
+        torch.preserve_format: code("aoti_torch_memory_format_preserve_format"),
+        torch.channels_last: code("aoti_torch_memory_format_channels_last"),
+        torch.channels_last_3d: code("aoti_torch_memory_format_channels_last_3d"),
+    }
+    assert native_plan.C10_DEVICE_TYPES == {"cpu": code("aoti_torch_device_type_cpu"),
+                                            "cuda": code("aoti_torch_device_type_cuda")}

@@ -64,7 +64,8 @@ def resnet(cap):
 
 
 def _zoo(name, batch_size=2):
-    """A model of deploy/zoo_benchmark.py at its full size (needs transformers/timm/torchvision)."""
+    """A model of deploy/zoo_benchmark.py at its full size (needs transformers/timm/torchvision;
+    vit is torchvision's vit_b_16 where timm is not installed)."""
     import pathlib
 
     sys_path = str(pathlib.Path(__file__).resolve().parents[2] / "deploy")
@@ -93,3 +94,4 @@ bert = _zoo("bert")
 llama_zoo = _zoo("llama")
 t5 = _zoo("t5")
 resnet50 = _zoo("resnet50", batch_size=8)
+vit = _zoo("vit", batch_size=8)

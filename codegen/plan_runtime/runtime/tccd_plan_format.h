@@ -81,6 +81,26 @@
 #define TCCD_ARG_SCALAR_TYPE 5 /* payload: c10::ScalarType code */
 #define TCCD_ARG_INT_LIST 6    /* payload: offset in the step's pool of [n, v0 .. vn-1] */
 #define TCCD_ARG_TENSOR_LIST 7 /* payload: offset in the step's pool of [n, id0 .. idn-1] */
+#define TCCD_ARG_BOOL_LIST 8   /* payload: offset in the step's pool of [n, b0 .. bn-1] */
+#define TCCD_ARG_STRING 9      /* payload: offset in the step's pool of [len, bytes packed 8 a word] */
+#define TCCD_ARG_DEVICE 10     /* payload: device type << 32 | (uint32) index (the dispatcher's packing) */
+#define TCCD_ARG_LAYOUT 11     /* payload: c10::Layout code (aoti_torch_layout_*) */
+#define TCCD_ARG_MEMORY_FORMAT 12 /* payload: c10::MemoryFormat code (aoti_torch_memory_format_*) */
+#define TCCD_ARG_OPTIONAL_TENSOR_LIST 13 /* Tensor?[]: pool [n, id0 .. idn-1], -1 for None */
+#define TCCD_ARG_FLOAT_LIST 14 /* payload: offset in the step's pool of [n, bits0 .. bitsn-1] */
+#define TCCD_ARG_CONSTANT 15  /* payload: index of a tensor the plan holds (tccd_plan_add_constant) */
+#define TCCD_ARG_LAST 15
 #define TCCD_ARG_OPTIONAL 0x100
+
+/* Return kinds of a native extern binding, one per schema return. */
+#define TCCD_RET_TENSOR 1      /* the next step output */
+#define TCCD_RET_TENSOR_LIST 2 /* a Tensor[]: its items are the step's outputs (the only return) */
+#define TCCD_RET_DISCARD 3     /* an int/float/bool return no step output reads */
+
+/* Extern ops with Scalar arguments, which no torch's dispatcher converts from a StableIValue,
+ * run through AOTInductor's generated C shims that take the Scalars as doubles
+ * (tccd_plan_bind_out_shim); the shim writes into an output the runtime allocates. */
+#define TCCD_SHIM_ADDMM_OUT 1   /* aoti_torch_{cpu,cuda}_addmm_out(out, self, mat1, mat2, beta, alpha) */
+#define TCCD_SHIM_BADDBMM_OUT 2 /* aoti_torch_{cpu,cuda}_baddbmm_out(out, self, b1, b2, beta, alpha) */
 
 #endif /* TCCD_PLAN_FORMAT_H_ */

@@ -46,6 +46,12 @@ EXPORT const char* tccd_plan_runtime_abi(void) { return TCCD_PLAN_RUNTIME_ABI; }
 TCCD_TORCH_ABI(DECLARE)
 #undef DECLARE
 
+/* Before torch 2.13 (no torch_new_stable_ivalue) an optional argument's boxed StableIValue is
+ * allocated by the caller with C++ `new StableIValue` and freed by libtorch with `delete`
+ * (torch/csrc/stable/stableivalue_conversions.h keeps that path for extensions built against
+ * 2.10..2.12): the runtime allocates it with the process's global operator new. */
+static void* (*g_operator_new)(size_t);
+
 static pthread_mutex_t g_init_mu = PTHREAD_MUTEX_INITIALIZER;
 static int g_cpu_ready; /* guarded by g_init_mu for writes; read after init returned */
 static int g_cuda_ready;
@@ -81,6 +87,14 @@ EXPORT int tccd_plan_runtime_init(const char* libtorch_cpu_path, const char* lib
   }
   TCCD_TORCH_ABI(RESOLVE)
 #undef RESOLVE
+  if (libs[TCCD_LIB_CPU] != NULL && g_operator_new == NULL) {
+    /* libstdc++ is loaded with libtorch; RTLD_NOLOAD never loads another copy. */
+    void* cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    if (cxx != NULL) {
+      g_operator_new = (void* (*)(size_t))dlsym(cxx, "_Znwm");
+      dlclose(cxx);
+    }
+  }
   if (libs[TCCD_LIB_CPU] != NULL) g_cpu_ready = 1;
   if (libs[TCCD_LIB_CUDA] != NULL && t_aoti_torch_get_current_cuda_stream != NULL) g_cuda_ready = 1;
 out:
@@ -118,6 +132,7 @@ typedef struct {
 #define EXTERN_UNBOUND 0
 #define EXTERN_DISPATCHER 1
 #define EXTERN_PYTHON 2
+#define EXTERN_OUT_SHIM 3 /* an AOTInductor C shim with Scalars as doubles (TCCD_SHIM_*) */
 
 typedef struct {
   int kind;
@@ -144,6 +159,10 @@ typedef struct {
   int64_t n_pool;
   int64_t* pool;
   int64_t n_returns;
+  int64_t* ret_kinds; /* TCCD_RET_* per schema return */
+  int shim;           /* EXTERN_OUT_SHIM: TCCD_SHIM_* */
+  double shim_beta, shim_alpha;
+  int64_t shim_args[3]; /* value ids of the shim's tensor arguments */
   int64_t n_refs; /* EXTERN_PYTHON */
   int64_t* refs;
   int64_t n_release;
@@ -159,6 +178,8 @@ struct TccdPlan {
   int64_t num_ref_outputs;
   TccdPythonStep python_step;
   TccdMakeContextCurrent make_current;
+  void** constants; /* owned handles, read-only (TCCD_ARG_CONSTANT) */
+  int64_t n_constants;
 };
 
 /* A bounds-checked reader over the descriptor's words. */
@@ -233,12 +254,14 @@ static void skip_value(Reader* r, int64_t num_values, int depth) {
 
 static void free_step(Step* s) {
   free(s->in); free(s->out); free(s->expected); free(s->op_name); free(s->arg_kinds);
-  free(s->arg_payloads); free(s->pool); free(s->refs); free(s->release);
+  free(s->arg_payloads); free(s->pool); free(s->refs); free(s->release); free(s->ret_kinds);
 }
 
 EXPORT void tccd_plan_free(TccdPlan* plan) {
   if (plan == NULL) return;
   for (int64_t i = 0; plan->steps && i < plan->num_steps; ++i) free_step(&plan->steps[i]);
+  for (int64_t i = 0; i < plan->n_constants; ++i) (void)t_aoti_torch_delete_tensor_object(plan->constants[i]);
+  free(plan->constants);
   free(plan->steps); free(plan->values); free(plan->output_refs); free(plan->bytes);
   free(plan);
 }
@@ -249,6 +272,23 @@ static void* find_symbol(int64_t n, const char** names, void** handles, const ch
     if (strcmp(names[i], artifact) == 0) return handles[i] ? dlsym(handles[i], symbol) : NULL;
   }
   return NULL;
+}
+
+/* "ns::name.overload" -> op_name "ns::name", overload "overload" ("" for .default). */
+static int set_target(Step* s, const char* target) {
+  size_t len = strlen(target);
+  const char* sep = strstr(target, "::");
+  if (sep == NULL) return -1;
+  free(s->op_name);
+  s->op_name = malloc(len + 1);
+  memcpy(s->op_name, target, len + 1);
+  char* dot = strchr(s->op_name + (sep - target) + 2, '.');
+  s->overload = "";
+  if (dot != NULL) {
+    *dot = 0;
+    if (strcmp(dot + 1, "default") != 0) s->overload = dot + 1;
+  }
+  return 0;
 }
 
 static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_art,
@@ -303,17 +343,8 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
     case TCCD_STEP_EXTERN: {
       int64_t len = 0;
       const char* target = rd_str(r, &len);
-      const char* sep = strstr(target, "::");
-      if (r->bad || sep == NULL) return fail("step %ld: extern target %s", (long)index, target);
-      /* "ns::name.overload" -> "ns::name" and "overload" ("" for .default). */
-      s->op_name = malloc((size_t)len + 1);
-      memcpy(s->op_name, target, (size_t)len + 1);
-      char* dot = strchr(s->op_name + (sep - target) + 2, '.');
-      s->overload = "";
-      if (dot != NULL) {
-        *dot = 0;
-        if (strcmp(dot + 1, "default") != 0) s->overload = dot + 1;
-      }
+      (void)len;
+      if (r->bad || set_target(s, target) != 0) return fail("step %ld: extern target %s", (long)index, target);
       int64_t n_args = rd(r);
       for (int64_t i = 0; i < n_args && !r->bad; ++i) skip_value(r, nv, 0);
       int64_t n_kwargs = rd(r);
@@ -423,31 +454,74 @@ static Step* extern_step(TccdPlan* p, int64_t step) {
   return &p->steps[step];
 }
 
-EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, int64_t n_args, const int64_t* kinds,
-                                 const int64_t* payloads, int64_t n_returns, int64_t n_pool,
-                                 const int64_t* pool) {
+static int is_pool_kind(int64_t base) {
+  return base == TCCD_ARG_INT_LIST || base == TCCD_ARG_TENSOR_LIST || base == TCCD_ARG_BOOL_LIST ||
+         base == TCCD_ARG_FLOAT_LIST || base == TCCD_ARG_OPTIONAL_TENSOR_LIST || base == TCCD_ARG_STRING;
+}
+
+EXPORT int tccd_plan_add_constant(TccdPlan* p, void* handle, int64_t* index) {
+  void** grown = realloc(p->constants, (size_t)(p->n_constants + 1) * sizeof(void*));
+  if (grown == NULL) return fail("out of memory");
+  p->constants = grown;
+  p->constants[p->n_constants] = handle;
+  *index = p->n_constants++;
+  return 0;
+}
+
+EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, int64_t n_args,
+                                 const int64_t* kinds, const int64_t* payloads, int64_t n_returns,
+                                 const int64_t* ret_kinds, int64_t n_pool, const int64_t* pool) {
   Step* s = extern_step(p, step);
   if (s == NULL) return -1;
+  if (target != NULL && set_target(s, target) != 0) return fail("step %ld: target %s", (long)step, target);
   if (n_args < 0 || n_returns < 0) return fail("step %ld: %ld args", (long)step, (long)n_args);
   for (int64_t i = 0; i < n_args; ++i) {
     int64_t base = kinds[i] & ~TCCD_ARG_OPTIONAL;
-    if (base > TCCD_ARG_TENSOR_LIST) return fail("step %ld: argument kind %ld", (long)step, (long)kinds[i]);
-    if (base == TCCD_ARG_INT_LIST || base == TCCD_ARG_TENSOR_LIST) {
-      if (t_torch_new_list_reserve_size == NULL || t_torch_list_push_back == NULL)
+    if (base < 0 || base > TCCD_ARG_LAST) return fail("step %ld: argument kind %ld", (long)step, (long)kinds[i]);
+    if (is_pool_kind(base)) {
+      if (base != TCCD_ARG_STRING && (t_torch_new_list_reserve_size == NULL || t_torch_list_push_back == NULL))
         return fail("step %ld: list arguments need torch >= 2.10", (long)step);
+      if (base == TCCD_ARG_STRING && t_torch_new_string_handle == NULL)
+        return fail("step %ld: string arguments need torch >= 2.10", (long)step);
       int64_t at = payloads[i];
-      if (at < 0 || at >= n_pool || pool[at] < 0 || pool[at] > n_pool - at - 1)
+      int64_t words = base == TCCD_ARG_STRING && at >= 0 && at < n_pool ? (pool[at] + 7) / 8 : (at >= 0 && at < n_pool ? pool[at] : -1);
+      if (at < 0 || at >= n_pool || pool[at] < 0 || words > n_pool - at - 1)
         return fail("step %ld: argument %ld: bad list", (long)step, (long)i);
-      for (int64_t k = 0; base == TCCD_ARG_TENSOR_LIST && k < pool[at]; ++k) {
-        if (pool[at + 1 + k] < 0 || pool[at + 1 + k] >= p->num_values) return fail("step %ld: list reads value %ld", (long)step, (long)pool[at + 1 + k]);
+      for (int64_t k = 0; (base == TCCD_ARG_TENSOR_LIST || base == TCCD_ARG_OPTIONAL_TENSOR_LIST) && k < pool[at]; ++k) {
+        int64_t id = pool[at + 1 + k];
+        if (id >= p->num_values || id < (base == TCCD_ARG_OPTIONAL_TENSOR_LIST ? -1 : 0))
+          return fail("step %ld: list reads value %ld", (long)step, (long)id);
       }
     }
-    if ((kinds[i] & TCCD_ARG_OPTIONAL) && t_torch_new_stable_ivalue == NULL)
-      return fail("step %ld: an optional argument with a value needs torch >= 2.13", (long)step);
+    if (((kinds[i] & TCCD_ARG_OPTIONAL) || base == TCCD_ARG_OPTIONAL_TENSOR_LIST) &&
+        t_torch_new_stable_ivalue == NULL && g_operator_new == NULL)
+      return fail("step %ld: an optional argument with a value, and no way to box it", (long)step);
     if (base == TCCD_ARG_TENSOR && (payloads[i] < 0 || payloads[i] >= p->num_values))
       return fail("step %ld: argument %ld reads value %ld", (long)step, (long)i, (long)payloads[i]);
+    if (base == TCCD_ARG_CONSTANT && (payloads[i] < 0 || payloads[i] >= p->n_constants))
+      return fail("step %ld: argument %ld reads constant %ld", (long)step, (long)i, (long)payloads[i]);
   }
-  if (n_returns < s->n_out) return fail("step %ld: %ld returns for %ld outputs", (long)step, (long)n_returns, (long)s->n_out);
+  int64_t tensor_returns = 0;
+  for (int64_t i = 0; i < n_returns; ++i) {
+    if (ret_kinds[i] == TCCD_RET_TENSOR) {
+      ++tensor_returns;
+    } else if (ret_kinds[i] == TCCD_RET_TENSOR_LIST) {
+      if (n_returns != 1) return fail("step %ld: a list return among others", (long)step);
+      if (t_torch_list_size == NULL || t_torch_list_get_item == NULL || t_torch_delete_list == NULL)
+        return fail("step %ld: list returns need torch >= 2.10", (long)step);
+    } else if (ret_kinds[i] != TCCD_RET_DISCARD) {
+      return fail("step %ld: return kind %ld", (long)step, (long)ret_kinds[i]);
+    }
+  }
+  /* Outputs map to returns in order; a list return fills every output. */
+  if (!(n_returns == 1 && ret_kinds[0] == TCCD_RET_TENSOR_LIST)) {
+    for (int64_t i = 0; i < s->n_out && i < n_returns; ++i) {
+      if (s->out[i] >= 0 && ret_kinds[i] != TCCD_RET_TENSOR)
+        return fail("step %ld: output %ld reads a discarded return", (long)step, (long)i);
+    }
+    if (n_returns < s->n_out) return fail("step %ld: %ld returns for %ld outputs", (long)step, (long)n_returns, (long)s->n_out);
+  }
+  (void)tensor_returns;
   size_t bytes = (size_t)(n_args ? n_args : 1) * sizeof(int64_t);
   s->arg_kinds = malloc(bytes);
   s->arg_payloads = malloc(bytes);
@@ -458,7 +532,34 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, int64_t n_args, cons
   s->n_pool = n_pool;
   s->n_args = n_args;
   s->n_returns = n_returns;
+  s->ret_kinds = malloc((size_t)(n_returns ? n_returns : 1) * sizeof(int64_t));
+  memcpy(s->ret_kinds, ret_kinds, (size_t)n_returns * sizeof(int64_t));
   s->extern_mode = EXTERN_DISPATCHER;
+  return 0;
+}
+
+/* An extern step run by an AOTInductor C shim (TCCD_SHIM_*): `ids` are its three tensor
+ * arguments, its one output is allocated as the plan declares it. */
+EXPORT int tccd_plan_bind_out_shim(TccdPlan* p, int64_t step, int64_t shim, const int64_t* ids,
+                                   double beta, double alpha) {
+  Step* s = extern_step(p, step);
+  if (s == NULL) return -1;
+  if (shim != TCCD_SHIM_ADDMM_OUT && shim != TCCD_SHIM_BADDBMM_OUT) return fail("step %ld: shim %ld", (long)step, (long)shim);
+  if (s->n_out != 1 || s->out[0] < 0) return fail("step %ld: a shim step has one output", (long)step);
+  const ValueMeta* m = &p->values[s->out[0]];
+  if (m->dtype < 0 || m->offset != 0) return fail("step %ld: output is not allocatable", (long)step);
+  void* fn = m->device_type == TCCD_C10_DEVICE_CUDA
+                 ? (shim == TCCD_SHIM_ADDMM_OUT ? (void*)t_aoti_torch_cuda_addmm_out : (void*)t_aoti_torch_cuda_baddbmm_out)
+                 : (shim == TCCD_SHIM_ADDMM_OUT ? (void*)t_aoti_torch_cpu_addmm_out : (void*)t_aoti_torch_cpu_baddbmm_out);
+  if (fn == NULL) return fail("step %ld: this torch has no C shim for it", (long)step);
+  for (int i = 0; i < 3; ++i) {
+    if (ids[i] < 0 || ids[i] >= p->num_values) return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
+    s->shim_args[i] = ids[i];
+  }
+  s->shim = (int)shim;
+  s->shim_beta = beta;
+  s->shim_alpha = alpha;
+  s->extern_mode = EXTERN_OUT_SHIM;
   return 0;
 }
 
@@ -709,60 +810,138 @@ static int run_alias(Run* run, const Step* s, int64_t index) {
   return 0;
 }
 
+/* A boxed optional: the StableIValue* the dispatcher unboxes and frees (see g_operator_new). */
+static int box_optional(uint64_t v, uint64_t* out) {
+  uint64_t* boxed = NULL;
+  if (t_torch_new_stable_ivalue != NULL) {
+    if (t_torch_new_stable_ivalue(&boxed) != 0) return -1;
+  } else {
+    boxed = (uint64_t*)g_operator_new(sizeof(uint64_t));
+  }
+  *boxed = v;
+  *out = (uint64_t)(uintptr_t)boxed;
+  return 0;
+}
+
+/* A new owning handle of value `id` (the dispatcher takes ownership of tensor arguments). */
+static int new_handle(Run* run, int64_t index, int64_t id, uint64_t* out) {
+  void* h;
+  void* fresh = NULL;
+  if (get(run, index, id, &h) || t_aoti_torch_new_tensor_handle(h, &fresh) != 0) return -1;
+  *out = (uint64_t)(uintptr_t)fresh;
+  return 0;
+}
+
+/* One argument as the StableIValue the dispatcher converts by the schema's type. */
+static int stable_arg(Run* run, const Step* s, int64_t index, int64_t i, uint64_t* out) {
+  int64_t kind = s->arg_kinds[i] & ~TCCD_ARG_OPTIONAL;
+  uint64_t v = (uint64_t)s->arg_payloads[i];
+  if (kind == TCCD_ARG_TENSOR) {
+    if (new_handle(run, index, s->arg_payloads[i], &v))
+      return fail("tccd plan step %ld (%s): argument %ld: %s", (long)index, s->op_name, (long)i, g_error);
+  } else if (kind == TCCD_ARG_NONE) {
+    v = 0;
+  } else if (kind == TCCD_ARG_CONSTANT) {
+    void* fresh = NULL;
+    if (t_aoti_torch_new_tensor_handle(run->p->constants[s->arg_payloads[i]], &fresh) != 0)
+      return fail("tccd plan step %ld: new handle of a constant failed", (long)index);
+    v = (uint64_t)(uintptr_t)fresh;
+  } else if (kind == TCCD_ARG_STRING) {
+    const int64_t* at = s->pool + s->arg_payloads[i];
+    void* handle = NULL;
+    if (t_torch_new_string_handle((const char*)(at + 1), (size_t)at[0], &handle) != 0)
+      return fail("tccd plan step %ld: new string failed", (long)index);
+    v = (uint64_t)(uintptr_t)handle;
+  } else if (kind == TCCD_ARG_INT_LIST || kind == TCCD_ARG_TENSOR_LIST || kind == TCCD_ARG_BOOL_LIST ||
+             kind == TCCD_ARG_FLOAT_LIST || kind == TCCD_ARG_OPTIONAL_TENSOR_LIST) {
+    /* A StableListHandle the dispatcher takes (and deletes). */
+    const int64_t* list = s->pool + s->arg_payloads[i];
+    void* handle = NULL;
+    if (t_torch_new_list_reserve_size((size_t)list[0], &handle) != 0) return fail("tccd plan step %ld: new list failed", (long)index);
+    for (int64_t k = 0; k < list[0]; ++k) {
+      uint64_t item = (uint64_t)list[1 + k];
+      if (kind == TCCD_ARG_TENSOR_LIST || (kind == TCCD_ARG_OPTIONAL_TENSOR_LIST && list[1 + k] >= 0)) {
+        if (new_handle(run, index, list[1 + k], &item)) return -1;
+        if (kind == TCCD_ARG_OPTIONAL_TENSOR_LIST && box_optional(item, &item) != 0)
+          return fail("tccd plan step %ld: boxing an optional failed", (long)index);
+      } else if (kind == TCCD_ARG_OPTIONAL_TENSOR_LIST) {
+        item = 0; /* None */
+      }
+      if (t_torch_list_push_back(handle, item) != 0) return fail("tccd plan step %ld: list push failed", (long)index);
+    }
+    v = (uint64_t)(uintptr_t)handle;
+  }
+  if ((s->arg_kinds[i] & TCCD_ARG_OPTIONAL) && kind != TCCD_ARG_NONE && box_optional(v, &v) != 0)
+    return fail("tccd plan step %ld: boxing an optional failed", (long)index);
+  *out = v;
+  return 0;
+}
+
+static void set_output(Run* run, const Step* s, int64_t o, void* h) {
+  if (o < s->n_out && s->out[o] >= 0) {
+    drop(&run->env[s->out[o]]);
+    run->env[s->out[o]] = h;
+  } else {
+    drop(&h);
+  }
+}
+
 static int run_extern_dispatcher(Run* run, const Step* s, int64_t index) {
   int64_t n = s->n_args > s->n_returns ? s->n_args : s->n_returns;
   uint64_t stack[n ? n : 1];
   memset(stack, 0, sizeof(stack));
   for (int64_t i = 0; i < s->n_args; ++i) {
-    int64_t kind = s->arg_kinds[i] & ~TCCD_ARG_OPTIONAL;
-    uint64_t v = (uint64_t)s->arg_payloads[i];
-    if (kind == TCCD_ARG_TENSOR) {
-      void* h;
-      void* fresh = NULL;
-      /* The dispatcher takes ownership of tensor arguments: pass a new handle. */
-      if (get(run, index, s->arg_payloads[i], &h) || t_aoti_torch_new_tensor_handle(h, &fresh) != 0)
-        return fail("tccd plan step %ld (%s): argument %ld: %s", (long)index, s->op_name, (long)i, g_error);
-      v = (uint64_t)(uintptr_t)fresh;
-    } else if (kind == TCCD_ARG_NONE) {
-      v = 0;
-    } else if (kind == TCCD_ARG_INT_LIST || kind == TCCD_ARG_TENSOR_LIST) {
-      /* A StableListHandle the dispatcher takes (and deletes). */
-      const int64_t* list = s->pool + s->arg_payloads[i];
-      void* handle = NULL;
-      if (t_torch_new_list_reserve_size((size_t)list[0], &handle) != 0) return fail("tccd plan step %ld: new list failed", (long)index);
-      for (int64_t k = 0; k < list[0]; ++k) {
-        uint64_t item = (uint64_t)list[1 + k];
-        if (kind == TCCD_ARG_TENSOR_LIST) {
-          void* h;
-          void* fresh = NULL;
-          if (get(run, index, list[1 + k], &h) || t_aoti_torch_new_tensor_handle(h, &fresh) != 0) return -1;
-          item = (uint64_t)(uintptr_t)fresh;
-        }
-        if (t_torch_list_push_back(handle, item) != 0) return fail("tccd plan step %ld: list push failed", (long)index);
-      }
-      v = (uint64_t)(uintptr_t)handle;
-    }
-    if ((s->arg_kinds[i] & TCCD_ARG_OPTIONAL) && kind != TCCD_ARG_NONE) {
-      uint64_t* boxed = NULL;
-      if (t_torch_new_stable_ivalue(&boxed) != 0) return fail("tccd plan step %ld: torch_new_stable_ivalue failed", (long)index);
-      *boxed = v;
-      v = (uint64_t)(uintptr_t)boxed;
-    }
-    stack[i] = v;
+    if (stable_arg(run, s, index, i, &stack[i]) != 0) return -1;
   }
   if (t_aoti_torch_call_dispatcher(s->op_name, s->overload, stack) != 0) {
     const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
     return fail("tccd plan step %ld (%s%s%s) failed%s%s", (long)index, s->op_name, s->overload[0] ? "." : "",
                 s->overload, what && what[0] ? ": " : "", what && what[0] ? what : "");
   }
-  for (int64_t i = 0; i < s->n_returns; ++i) {
-    void* h = (void*)(uintptr_t)stack[i];
-    if (i < s->n_out && s->out[i] >= 0) {
-      drop(&run->env[s->out[i]]);
-      run->env[s->out[i]] = h;
-    } else {
-      drop(&h);
+  if (s->n_returns == 1 && s->ret_kinds[0] == TCCD_RET_TENSOR_LIST) {
+    /* A Tensor[] return: a StableListHandle of owned tensor handles, one per step output. */
+    void* list = (void*)(uintptr_t)stack[0];
+    size_t size = 0;
+    int rc = t_torch_list_size(list, &size) != 0 ? fail("tccd plan step %ld: list size failed", (long)index) : 0;
+    if (rc == 0 && (int64_t)size < s->n_out)
+      rc = fail("tccd plan step %ld (%s): %ld tensors returned, the plan reads %ld", (long)index, s->op_name, (long)size, (long)s->n_out);
+    for (size_t k = 0; k < size; ++k) {
+      uint64_t item = 0;
+      if (t_torch_list_get_item(list, k, &item) != 0) continue;
+      void* h = (void*)(uintptr_t)item;
+      if (rc == 0) set_output(run, s, (int64_t)k, h);
+      else drop(&h);
     }
+    (void)t_torch_delete_list(list); /* deliberately ignored: the items are ours already */
+    return rc;
+  }
+  for (int64_t i = 0; i < s->n_returns; ++i) {
+    if (s->ret_kinds[i] == TCCD_RET_TENSOR) set_output(run, s, i, (void*)(uintptr_t)stack[i]);
+  }
+  return 0;
+}
+
+typedef int32_t (*OutShimFn)(void*, void*, void*, void*, double, double);
+
+static int run_extern_shim(Run* run, const Step* s, int64_t index) {
+  void* args[3];
+  for (int i = 0; i < 3; ++i) {
+    if (get(run, index, s->shim_args[i], &args[i])) return -1;
+  }
+  const ValueMeta* m = &run->p->values[s->out[0]];
+  int32_t device = 0;
+  if (m->device_type != TCCD_C10_DEVICE_CPU) {
+    (void)t_aoti_torch_get_device_index(args[1], &device);
+    if (device < 0) device = 0;
+  }
+  int rc = allocate(run, index, s->out[0], device);
+  if (rc) return rc;
+  void* fn = m->device_type == TCCD_C10_DEVICE_CUDA
+                 ? (s->shim == TCCD_SHIM_ADDMM_OUT ? (void*)t_aoti_torch_cuda_addmm_out : (void*)t_aoti_torch_cuda_baddbmm_out)
+                 : (s->shim == TCCD_SHIM_ADDMM_OUT ? (void*)t_aoti_torch_cpu_addmm_out : (void*)t_aoti_torch_cpu_baddbmm_out);
+  if (((OutShimFn)fn)(run->env[s->out[0]], args[0], args[1], args[2], s->shim_beta, s->shim_alpha) != 0) {
+    const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
+    return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
   }
   return 0;
 }
@@ -814,6 +993,7 @@ EXPORT int tccd_plan_run(TccdPlan* p, void** inputs, int64_t n_inputs, void** ou
       case TCCD_STEP_ALIAS: rc = run_alias(&run, s, index); break;
       case TCCD_STEP_EXTERN:
         if (s->extern_mode == EXTERN_DISPATCHER) rc = run_extern_dispatcher(&run, s, index);
+        else if (s->extern_mode == EXTERN_OUT_SHIM) rc = run_extern_shim(&run, s, index);
         else if (s->extern_mode == EXTERN_PYTHON && p->python_step != NULL) rc = run_extern_python(&run, s, index);
         else rc = fail("tccd plan step %ld (%s) is bound to nothing", (long)index, s->op_name);
         break;

@@ -16,7 +16,8 @@
 
 #include <stdint.h>
 
-#define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-1"
+/* -2: tccd_plan_bind_extern takes return kinds; tccd_plan_bind_out_shim. */
+#define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-2"
 
 typedef struct TccdPlan TccdPlan;
 
@@ -38,11 +39,19 @@ TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artifacts, c
                          void** handles);
 void tccd_plan_free(TccdPlan* plan);
 int tccd_plan_set_callbacks(TccdPlan* plan, TccdPythonStep python_step, TccdMakeContextCurrent make_current);
-/* Extern step `step` runs through the dispatcher with this complete argument list (list
- * arguments point into `pool`). */
-int tccd_plan_bind_extern(TccdPlan* plan, int64_t step, int64_t n_args, const int64_t* kinds,
-                          const int64_t* payloads, int64_t n_returns, int64_t n_pool,
-                          const int64_t* pool);
+/* Extern step `step` runs through the dispatcher with this complete argument list (TCCD_ARG_*;
+ * list and string arguments point into `pool`) and these returns (TCCD_RET_*); `target`
+ * ("aten::clone.default"), when not NULL, replaces the step's own op (a load-time rewrite). */
+int tccd_plan_bind_extern(TccdPlan* plan, int64_t step, const char* target, int64_t n_args,
+                          const int64_t* kinds, const int64_t* payloads, int64_t n_returns,
+                          const int64_t* ret_kinds, int64_t n_pool, const int64_t* pool);
+/* The plan takes `handle` (a tensor no step writes) as constant *index (TCCD_ARG_CONSTANT). */
+int tccd_plan_add_constant(TccdPlan* plan, void* handle, int64_t* index);
+/* Extern step `step` (addmm, baddbmm: Scalar arguments) runs through AOTInductor's C shim
+ * `shim` (TCCD_SHIM_*) with tensor arguments `ids[3]` into its one output, allocated as the
+ * plan declares it. */
+int tccd_plan_bind_out_shim(TccdPlan* plan, int64_t step, int64_t shim, const int64_t* ids,
+                            double beta, double alpha);
 /* Extern step `step` runs through the Python callback, which receives these values. */
 int tccd_plan_bind_python_extern(TccdPlan* plan, int64_t step, int64_t n_refs, const int64_t* ids);
 int64_t tccd_plan_num_inputs(const TccdPlan* plan);

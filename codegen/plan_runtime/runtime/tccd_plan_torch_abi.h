@@ -10,9 +10,11 @@
  *
  * Supported torch: 2.11 through 2.15 (TCCD_PLAN_TORCH_MIN/MAX, checked by the client at load):
  * every required symbol below exists with this signature in all of them; torch_new_stable_ivalue
- * and torch_exception_get_what_without_backtrace appeared in 2.13 (before it, error
- * messages of extern ops say less, and optional arguments holding a value run through Python); the list
- * functions in 2.10.
+ * and torch_exception_get_what_without_backtrace appeared in 2.13 (before it, error messages of
+ * extern ops say less, and optional arguments are boxed with C++ operator new); the list and
+ * string functions in 2.10. The addmm/baddbmm out shims are AOTInductor's generated fallback-op
+ * shims (generated/c_shim_{cpu,cuda}.h). What aoti_torch_call_dispatcher converts in each version
+ * (and what it never converts: Scalar) is tabulated in codegen/plan_runtime/README.md.
  */
 #ifndef TCCD_PLAN_TORCH_ABI_H_
 #define TCCD_PLAN_TORCH_ABI_H_
@@ -52,6 +54,18 @@
   X(0, TCCD_LIB_CPU, int32_t, torch_new_stable_ivalue, (uint64_t** ret_value))                     \
   X(0, TCCD_LIB_CPU, int32_t, torch_new_list_reserve_size, (size_t size, void** ret))              \
   X(0, TCCD_LIB_CPU, int32_t, torch_list_push_back, (void* list_handle, uint64_t element))         \
+  X(0, TCCD_LIB_CPU, int32_t, torch_list_size, (void* list_handle, size_t* size))                  \
+  X(0, TCCD_LIB_CPU, int32_t, torch_list_get_item, (void* list_handle, size_t index, uint64_t* element)) \
+  X(0, TCCD_LIB_CPU, int32_t, torch_delete_list, (void* list_handle))                              \
+  X(0, TCCD_LIB_CPU, int32_t, torch_new_string_handle, (const char* data, size_t length, void** handle)) \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_addmm_out,                                            \
+    (void* out, void* self, void* mat1, void* mat2, double beta, double alpha))                    \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_baddbmm_out,                                          \
+    (void* out, void* self, void* batch1, void* batch2, double beta, double alpha))                \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_addmm_out,                                          \
+    (void* out, void* self, void* mat1, void* mat2, double beta, double alpha))                    \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_baddbmm_out,                                        \
+    (void* out, void* self, void* batch1, void* batch2, double beta, double alpha))                \
   X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_get_current_cuda_stream,                                 \
     (int32_t device_index, void** ret_stream))
 

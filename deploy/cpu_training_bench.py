@@ -1,0 +1,155 @@
+"""CPU training step time, one thread: tccd (native plan runtime) against eager, on a small MLP,
+CNN and transformer (the "CPU training" target of issue 8: tccd's step <= eager's on each).
+
+    TCCD_BINARY=build/bin/tccd PYTHONPATH=client python deploy/cpu_training_bench.py \\
+        [--steps N] [--repeats N] [--rounds N] [--models mlp,cnn,transformer] [--profile]
+
+Each (model, backend) cell runs in its own process with torch.set_num_threads(1): build the
+model (same seed), compile it (tccd) and warm up, then time `--steps` training steps (forward,
+backward, SGD step) `--repeats` times and take the median ms per step. The eager and tccd cells
+alternate for `--rounds` rounds and the table shows each backend's best round (a shared machine's
+other load only ever adds time). Prints a table, and
+with --profile the top ops by self CPU time of the tccd cell (where the time goes). tccd cells
+also report python_steps (extern steps that went through the Python callback: 0 is the goal)
+and whether any graph fell back to eager. Uses the daemon at TCCD_ADDRESS (auto-started).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+MODELS = ["mlp", "cnn", "transformer"]
+
+
+def build(name):
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    if name == "mlp":
+        model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+        x, y = torch.randn(64, 256), torch.randint(0, 10, (64,))
+    elif name == "cnn":
+        model = nn.Sequential(
+            nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(), nn.Linear(32, 10),
+        )
+        x, y = torch.randn(16, 3, 32, 32), torch.randint(0, 10, (16,))
+    elif name == "transformer":
+        class Tiny(nn.Module):
+            def __init__(self, vocab=1000, d=128, heads=4, layers=2):
+                super().__init__()
+                self.emb = nn.Embedding(vocab, d)
+                layer = nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.0, batch_first=True,
+                                                   norm_first=True, activation="gelu")
+                self.enc = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+                self.head = nn.Linear(d, vocab)
+
+            def forward(self, ids):
+                return self.head(self.enc(self.emb(ids)))
+
+        model = Tiny()
+        x = torch.randint(0, 1000, (8, 64))
+        y = torch.randint(0, 1000, (8, 64))
+    else:
+        raise ValueError(f"unknown model {name!r}; known: {', '.join(MODELS)}")
+
+    def loss_fn(out, target):
+        return F.cross_entropy(out.reshape(-1, out.shape[-1]), target.reshape(-1))
+
+    return model, x, y, loss_fn
+
+
+def cell(spec):
+    import torch
+
+    torch.set_num_threads(1)
+    model, x, y, loss_fn = build(spec["model"])
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    forward = model
+    if spec["backend"] == "tccd":
+        import tccd  # noqa: F401  (registers the backend)
+
+        forward = torch.compile(model, backend="tccd", dynamic=False)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(forward(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    for _ in range(3):  # compile and warm up
+        step()
+    samples = []
+    for _ in range(spec["repeats"]):
+        start = time.perf_counter()
+        for _ in range(spec["steps"]):
+            step()
+        samples.append((time.perf_counter() - start) / spec["steps"] * 1e3)
+    out = {"ms": statistics.median(samples), "loss": float(step())}
+    if spec["backend"] == "tccd":
+        import tccd
+
+        stats = tccd.last_compile_stats()
+        out["python_steps"] = sum(s["python_steps"] for s in stats)
+        out["graphs"] = len(stats)
+        out["fallbacks"] = [s["fallback"] for s in stats if s["fallback"]]
+    if spec.get("profile"):
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            for _ in range(spec["steps"]):
+                step()
+        out["profile"] = prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=25)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--profile", action="store_true", help="print the tccd cells' top ops by self CPU time")
+    parser.add_argument("--cell", help=argparse.SUPPRESS)  # internal: one cell, as JSON
+    args = parser.parse_args()
+    if args.cell:
+        print("RESULT " + json.dumps(cell(json.loads(args.cell))))
+        return
+    import torch
+
+    print(f"torch {torch.__version__}, 1 thread, {args.steps} steps x {args.repeats} repeats, median ms/step, "
+          f"best of {args.rounds} alternating rounds")
+    print(f"{'model':12s} {'eager ms':>9s} {'tccd ms':>9s} {'tccd/eager':>10s} {'python_steps':>12s}  loss eager / tccd")
+    for name in args.models.split(","):
+        results = {}
+        for round_ in range(args.rounds):
+            for backend in ("eager", "tccd"):
+                spec = {"model": name, "backend": backend, "steps": args.steps, "repeats": args.repeats,
+                        "profile": args.profile and backend == "tccd" and round_ == 0}
+                proc = subprocess.run([sys.executable, __file__, "--cell", json.dumps(spec)], capture_output=True,
+                                      text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+                lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+                if proc.returncode != 0 or not lines:
+                    raise SystemExit(f"{name}/{backend} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+                result = json.loads(lines[-1][len("RESULT "):])
+                if backend not in results or result["ms"] < results[backend]["ms"]:
+                    result.setdefault("profile", results.get(backend, {}).get("profile"))
+                    results[backend] = result
+        e, t = results["eager"], results["tccd"]
+        note = f"  fallbacks: {t['fallbacks']}" if t["fallbacks"] else ""
+        print(f"{name:12s} {e['ms']:9.2f} {t['ms']:9.2f} {t['ms'] / e['ms']:10.2f} {t['python_steps']:12d}  "
+              f"{e['loss']:.5f} / {t['loss']:.5f}{note}")
+        if args.profile:
+            print(t["profile"])
+
+
+if __name__ == "__main__":
+    main()
