@@ -9,16 +9,20 @@
 //   TCCD_DISABLE_PASSES=a,b    skip passes by name (e.g. dead-code-elimination; "segments"
 //                              keeps a CUDA plan at one step per kernel and ATen op)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
+//   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
+//                              threads; 1 gives the serial compile, for benchmarks)
 #include "codegen/pipeline.h"
 
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "codegen/cpu/cpu_backend.h"
+#include "codegen/cpu/cpu_kernel_objects.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda_host/cuda_host.h"
 #include "codegen/cuda_host/runtime_object.h"
@@ -202,7 +206,18 @@ absl::Status AddPlanDescriptor(CompileOutput& out) {
 
 }  // namespace
 
-absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
+int KernelCompileThreads() {
+  static const int threads = [] {
+    int n = static_cast<int>(std::thread::hardware_concurrency());
+    if (const char* env = std::getenv("TCCD_KERNEL_THREADS")) {
+      if (int v = std::atoi(env); v >= 1) n = v;
+    }
+    return std::max(1, n);
+  }();
+  return threads;
+}
+
+absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernel_cache) {
   RET_CHECK(prepared.parsed != nullptr);
   const ParsedRequest& request = *prepared.parsed;
   ir::Graph graph = request.graph;
@@ -255,9 +270,17 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
   if (request.device == ir::DeviceType::kCpu) {
     native = {.artifact = "kernels.so", .abi = "tccd-cpu-1", .kernel_kind = "cpu_pointwise_loop"};
     if (!kernels.empty()) {
-      ASSIGN_OR_RETURN(CpuModule module, CompileCpuKernels(kernels, request.cpu));
-      Dump("kernels.ll", module.llvm_ir);
-      out.artifacts.push_back({native.artifact, v1::CPU_SHARED_OBJECT, std::move(module.shared_object)});
+      // One object per distinct kernel, keyed by its content: reused ones are only linked.
+      ASSIGN_OR_RETURN(CpuKernelObjectsResult objects,
+                       CompileCpuKernelObjects(kernels, request.cpu,
+                                               {.fingerprint = CompilerFingerprint(),
+                                                .cache = kernel_cache,
+                                                .threads = KernelCompileThreads()}));
+      Dump("kernels.ll", objects.module.llvm_ir);
+      out.artifacts.push_back({native.artifact, v1::CPU_SHARED_OBJECT, std::move(objects.module.shared_object)});
+      out.new_kernel_objects = std::move(objects.new_objects);
+      out.kernels_compiled = objects.kernels_compiled;
+      out.kernels_reused = objects.kernels_reused;
     }
   } else {
     // CUDA: kernels -> one cubin (NVRTC); a host .so embeds it and launches the kernels on the
