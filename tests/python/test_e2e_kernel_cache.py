@@ -99,3 +99,47 @@ def test_graphs_linked_from_reused_kernels_run_and_match_eager(daemon_env):
     # second graph reuses its head kernel either way.
     assert compiled and compiled[-1]["kernels_reused"] >= 1, records
     assert all(isinstance(r["kernels_compiled"], int) for r in records)
+
+
+def _on_cuda(request):
+    """The request retargeted to an H100 (every tensor on cuda:0): NVRTC and nvJitLink need no GPU."""
+    from tccd.v1 import tccd_pb2 as pb
+
+    def visit(message):
+        for field, value in message.ListFields():
+            if field.type != field.TYPE_MESSAGE:
+                continue
+            for item in [value] if hasattr(value, "ListFields") else list(value):
+                if not hasattr(item, "ListFields"):  # map keys
+                    continue
+                if item.DESCRIPTOR.name == "Device":
+                    item.type = pb.CUDA
+                    item.index = 0
+                else:
+                    visit(item)
+
+    visit(request.graph)
+    request.target.Clear()
+    request.target.device_type = pb.CUDA
+    request.target.cuda_device_name = "NVIDIA H100 80GB HBM3"
+    request.target.cuda_cc_major = 9
+    request.target.cuda_cc_minor = 0
+    return request
+
+
+def test_cuda_graphs_sharing_a_kernel_compile_it_once_into_one_linked_cubin(own_daemon):
+    from tccd.v1 import tccd_pb2 as pb
+
+    d = own_daemon
+    a = d.stub().Compile(_on_cuda(_request(graph_a, "kcas-cuda-a")), timeout=300)
+    if a.kernels_compiled == 0:
+        pytest.skip("no nvJitLink here: CUDA graphs compile as one NVRTC program, reusing nothing")
+    assert a.kernels_reused == 0, a
+    b = d.stub().Compile(_on_cuda(_request(graph_b, "kcas-cuda-b")), timeout=300)
+    assert b.kernels_reused >= 1 and b.kernels_compiled >= 1, b
+    assert b.kernels_compiled < a.kernels_compiled + b.kernels_reused
+    # The graph still ships one loadable cubin and the host library that embeds it.
+    kinds = {artifact.kind for artifact in b.manifest.artifacts}
+    assert pb.CUBIN in kinds and pb.CUDA_HOST_OBJECT in kinds, b.manifest.artifacts
+    stats = d.stats()
+    assert stats["kernels_reused"] >= 1 and stats["kernel_store_errors"] == 0, stats
