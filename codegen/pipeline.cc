@@ -9,17 +9,24 @@
 //   TCCD_DISABLE_PASSES=a,b    skip passes by name (e.g. dead-code-elimination; "segments"
 //                              keeps a CUDA plan at one step per kernel and ATen op)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
+//   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
+//                              threads; 1 gives the serial compile, for benchmarks)
+//   TCCD_CUDA_ONE_PROGRAM=1    a graph's CUDA kernels compile as one NVRTC program, as before
+//                              per-kernel cubins (bisects a -rdc/nvJitLink problem; no reuse)
 #include "codegen/pipeline.h"
 
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "codegen/cpu/cpu_backend.h"
+#include "codegen/cpu/cpu_kernel_objects.h"
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/cuda_kernel_objects.h"
 #include "codegen/cuda_host/cuda_host.h"
 #include "codegen/cuda_host/runtime_object.h"
 #include "codegen/ir/known_ops.h"
@@ -65,6 +72,7 @@ struct DebugOptions {
   std::string dump_dir;
   absl::flat_hash_set<std::string> disabled_passes;
   bool disable_fusion = false;
+  bool cuda_one_program = false;
 };
 
 const DebugOptions& Debug() {
@@ -74,6 +82,7 @@ const DebugOptions& Debug() {
     if (const char* p = std::getenv("TCCD_DISABLE_PASSES"))
       for (absl::string_view name : absl::StrSplit(p, ',', absl::SkipEmpty())) o->disabled_passes.insert(std::string(name));
     if (const char* f = std::getenv("TCCD_DISABLE_FUSION")) o->disable_fusion = std::string(f) == "1";
+    if (const char* c = std::getenv("TCCD_CUDA_ONE_PROGRAM")) o->cuda_one_program = std::string(c) == "1";
     return o;
   }();
   return *options;
@@ -205,7 +214,18 @@ absl::Status AddPlanDescriptor(CompileOutput& out) {
 
 }  // namespace
 
-absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
+int KernelCompileThreads() {
+  static const int threads = [] {
+    int n = static_cast<int>(std::thread::hardware_concurrency());
+    if (const char* env = std::getenv("TCCD_KERNEL_THREADS")) {
+      if (int v = std::atoi(env); v >= 1) n = v;
+    }
+    return std::max(1, n);
+  }();
+  return threads;
+}
+
+absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernel_cache) {
   RET_CHECK(prepared.parsed != nullptr);
   const ParsedRequest& request = *prepared.parsed;
   ir::Graph graph = request.graph;
@@ -271,17 +291,40 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared) {
   if (request.device == ir::DeviceType::kCpu) {
     native = {.artifact = "kernels.so", .abi = "tccd-cpu-1", .kernel_kind = "cpu_pointwise_loop"};
     if (!kernels.empty()) {
-      ASSIGN_OR_RETURN(CpuModule module, CompileCpuKernels(kernels, request.cpu));
-      Dump("kernels.ll", module.llvm_ir);
-      out.artifacts.push_back({native.artifact, v1::CPU_SHARED_OBJECT, std::move(module.shared_object)});
+      // One object per distinct kernel, keyed by its content: reused ones are only linked.
+      ASSIGN_OR_RETURN(CpuKernelObjectsResult objects,
+                       CompileCpuKernelObjects(kernels, request.cpu,
+                                               {.fingerprint = CompilerFingerprint(),
+                                                .cache = kernel_cache,
+                                                .threads = KernelCompileThreads()}));
+      Dump("kernels.ll", objects.module.llvm_ir);
+      out.artifacts.push_back({native.artifact, v1::CPU_SHARED_OBJECT, std::move(objects.module.shared_object)});
+      out.new_kernel_objects = std::move(objects.new_objects);
+      out.kernels_compiled = objects.kernels_compiled;
+      out.kernels_reused = objects.kernels_reused;
     }
   } else {
     // CUDA: kernels -> one cubin (NVRTC); a host .so embeds it and launches the kernels on the
     // caller's stream, one exported entry point per kernel and per segment.
     native = {.artifact = kCudaHostLibraryName, .abi = "tccd-cuda-1", .kernel_kind = "cuda_pointwise"};
     CudaModule module;
-    if (!kernels.empty()) {
+    if (!kernels.empty() && Debug().cuda_one_program) {
       ASSIGN_OR_RETURN(module, CompileCudaKernels(kernels, request.cuda));
+    } else if (!kernels.empty()) {
+      // One relocatable cubin per distinct kernel, keyed by its content (reused ones are only
+      // linked), then nvJitLink makes the graph's one cubin.
+      ASSIGN_OR_RETURN(std::string nvrtc, CudaCompilerVersion());
+      ASSIGN_OR_RETURN(CudaKernelObjectsResult objects,
+                       CompileCudaKernelObjects(kernels, request.cuda,
+                                                {.fingerprint = absl::StrCat(CompilerFingerprint(), "/", nvrtc),
+                                                 .cache = kernel_cache,
+                                                 .threads = KernelCompileThreads()}));
+      module = std::move(objects.module);
+      out.new_kernel_objects = std::move(objects.new_objects);
+      out.kernels_compiled = objects.kernels_compiled;
+      out.kernels_reused = objects.kernels_reused;
+    }
+    if (!kernels.empty()) {
       Dump("kernels.cu", module.cuda_source);
       Dump("kernels.ptx", module.ptx);
     }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/kernel/kernel_cache.h"
 #include "tccd/v1/tccd.pb.h"
 
 namespace tccd::codegen {
@@ -46,6 +47,11 @@ struct CompileOutput {
   std::vector<ArtifactBytes> artifacts;
   int num_fused_kernels = 0;
   int num_extern_steps = 0;
+  // Kernel-level content addressing (kernel_cache.h): objects of the kernels compiled here, for
+  // the daemon to store under their keys, and how many distinct kernels were compiled or reused.
+  std::vector<KernelObject> new_kernel_objects;
+  int kernels_compiled = 0;
+  int kernels_reused = 0;
 };
 
 // Identifies the compiler that produces artifacts: the tccd version, the LLVM version and a
@@ -55,6 +61,12 @@ struct CompileOutput {
 const std::string& CompilerFingerprint();
 
 // Lowers, fuses and generates code. May take seconds; safe to call from many threads at once.
-absl::StatusOr<CompileOutput> Compile(const Prepared& prepared);
+// CPU kernels whose objects `kernels` has are linked, not compiled; nullptr compiles them all.
+// The missing ones compile on up to KernelCompileThreads() threads.
+absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernels = nullptr);
+
+// Threads one graph's compile uses for its kernels: TCCD_KERNEL_THREADS if set (>= 1), else the
+// machine's hardware threads. Read once.
+int KernelCompileThreads();
 
 }  // namespace tccd::codegen

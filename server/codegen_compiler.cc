@@ -21,6 +21,11 @@ class CodegenCompiler final : public Compiler {
       const codegen::Prepared& prepared) override {
     return codegen::Compile(prepared);
   }
+  absl::StatusOr<codegen::CompileOutput> Compile(
+      const codegen::Prepared& prepared, const v1::CompileRequest&,
+      codegen::KernelObjectCache* kernels) override {
+    return codegen::Compile(prepared, kernels);
+  }
 };
 
 }  // namespace

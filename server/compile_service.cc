@@ -12,6 +12,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "cache/compile_key.h"
+#include "server/store_kernel_cache.h"
 #include "spdlog/spdlog.h"
 #include "tccd_version.h"
 
@@ -222,6 +223,10 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
           Outcome outcome = role == Flights::Role::kFollower ? Outcome::kDedup
                             : result->from_cache             ? Outcome::kHit
                                                              : Outcome::kMiss;
+          if (outcome == Outcome::kMiss) {
+            call->response->set_kernels_compiled(result->kernels_compiled);
+            call->response->set_kernels_reused(result->kernels_reused);
+          }
           Respond(*call, outcome, result->manifest, result->compile_ms);
         });
     handed_off = true;
@@ -307,14 +312,25 @@ CompileService::FlightResult CompileService::CompileAndStore(
     stats_.compiles_running.fetch_sub(1, std::memory_order_relaxed);
   };
   const Clock::time_point start = Clock::now();
+  StoreKernelCache kernels(store_);
   absl::StatusOr<codegen::CompileOutput> output =
-      compiler_->Compile(prepared, request);
+      compiler_->Compile(prepared, request, &kernels);
   result.compile_ms = MillisSince(start);
   if (!output.ok()) {
     stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
     result.manifest = output.status();
     return result;
   }
+  result.kernels_compiled = output->kernels_compiled;
+  result.kernels_reused = output->kernels_reused;
+  stats_.kernels_compiled.fetch_add(output->kernels_compiled, std::memory_order_relaxed);
+  stats_.kernels_reused.fetch_add(output->kernels_reused, std::memory_order_relaxed);
+  // The kernel objects are a cache for later compiles: failing to store them fails nothing.
+  if (absl::Status stored = kernels.Put(output->new_kernel_objects); !stored.ok()) {
+    stats_.kernel_store_errors.fetch_add(1, std::memory_order_relaxed);
+    spdlog::warn("Compile key={}: {}", KeyForLog(key), stored.ToString());
+  }
+  std::vector<codegen::KernelObject>().swap(output->new_kernel_objects);  // stored; free them
   result.manifest = StoreOutput(key, prepared, *std::move(output));
   if (!result.manifest.ok())
     stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);

@@ -115,6 +115,8 @@ class CompileService {
         absl::UnknownError("compile did not run");
     bool from_cache = false;  // the leader found the key cached on its re-check
     double compile_ms = 0;
+    int kernels_compiled = 0;  // see CompileResponse
+    int kernels_reused = 0;
   };
   using FlightResultPtr = std::shared_ptr<const FlightResult>;
   using Flights = SingleFlight<FlightResultPtr>;

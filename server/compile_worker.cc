@@ -45,6 +45,19 @@ void ApplyTestFault(const v1::CompileRequest& request) {
   }
 }
 
+// The daemon's kernel objects, asked for over the worker socket (worker_protocol.h): one round
+// trip per compile. Only the compile's own thread calls it, between the request and the result.
+class SocketKernelCache final : public codegen::KernelObjectCache {
+ public:
+  absl::StatusOr<absl::flat_hash_map<std::string, std::string>> Lookup(
+      absl::Span<const std::string> keys) override {
+    if (absl::Status s = WriteFrame(kCompileWorkerFd, EncodeKernelLookup(keys)); !s.ok()) return s;
+    absl::StatusOr<std::string> answer = ReadFrame(kCompileWorkerFd);
+    if (!answer.ok()) return answer.status();
+    return DecodeKernelObjects(*answer);
+  }
+};
+
 // `*exhausted` is set when the compile ran out of memory: the worker then exits after answering,
 // since LLVM's global state may be half updated.
 WorkerResult CompileOne(Compiler& compiler, const std::string& frame,
@@ -65,7 +78,8 @@ WorkerResult CompileOne(Compiler& compiler, const std::string& frame,
     if (!prepared.ok()) {
       result.output = prepared.status();
     } else {
-      result.output = compiler.Compile(*prepared);
+      SocketKernelCache kernels;
+      result.output = compiler.Compile(*prepared, request, &kernels);
     }
   } catch (const std::bad_alloc&) {
     *exhausted = true;

@@ -28,10 +28,13 @@ class Compiler {
   virtual absl::StatusOr<codegen::CompileOutput> Compile(
       const codegen::Prepared& prepared) = 0;
   // The same, for compilers that need the request itself (the worker pool sends it to another
-  // process). `request` is the one `prepared` came from. Default: Compile(prepared).
+  // process). `request` is the one `prepared` came from; `kernels` (may be null) has the kernel
+  // objects the daemon stores (codegen/kernel/kernel_cache.h). Default: Compile(prepared).
   virtual absl::StatusOr<codegen::CompileOutput> Compile(
-      const codegen::Prepared& prepared, const v1::CompileRequest& request) {
+      const codegen::Prepared& prepared, const v1::CompileRequest& request,
+      codegen::KernelObjectCache* kernels) {
     (void)request;
+    (void)kernels;
     return Compile(prepared);
   }
   // Counters of this compiler for GetStats (the worker pool's). Default: none.

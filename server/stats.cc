@@ -20,6 +20,9 @@ std::map<std::string, int64_t> ServerStats::Snapshot() const {
       {"artifacts_served", get(artifacts_served)},
       {"artifact_bytes_served", get(artifact_bytes_served)},
       {"store_full_refusals", get(store_full_refusals)},
+      {"kernels_compiled", get(kernels_compiled)},
+      {"kernels_reused", get(kernels_reused)},
+      {"kernel_store_errors", get(kernel_store_errors)},
   };
 }
 

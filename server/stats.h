@@ -34,6 +34,12 @@ struct ServerStats {
   // Misses answered RESOURCE_EXHAUSTED without compiling: the cache could not
   // store the result (full or failing file system).
   std::atomic<int64_t> store_full_refusals{0};
+  // Kernel-level content addressing: distinct kernels compiled, and distinct kernels whose
+  // objects came from the kernel store, summed over compiles (codegen/kernel/kernel_cache.h).
+  std::atomic<int64_t> kernels_compiled{0};
+  std::atomic<int64_t> kernels_reused{0};
+  // Kernel objects that could not be stored (the graph's compile still succeeds).
+  std::atomic<int64_t> kernel_store_errors{0};
 
   // name -> value of every counter above.
   std::map<std::string, int64_t> Snapshot() const;

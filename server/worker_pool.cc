@@ -85,7 +85,8 @@ class WorkerCompiler final : public Compiler {
         "the worker pool compiles requests, not prepared graphs");
   }
   absl::StatusOr<codegen::CompileOutput> Compile(
-      const codegen::Prepared&, const v1::CompileRequest& request) override;
+      const codegen::Prepared&, const v1::CompileRequest& request,
+      codegen::KernelObjectCache* kernels) override;
 
   void AddStats(std::map<std::string, int64_t>* counters) const override {
     auto get = [](const std::atomic<int64_t>& c) {
@@ -109,7 +110,11 @@ class WorkerCompiler final : public Compiler {
   void Replace(Worker& worker);
   // One compile in `worker`; *retry when the worker crashed (see Compile).
   absl::StatusOr<codegen::CompileOutput> CompileIn(Worker worker, const std::string& frame,
+                                                   codegen::KernelObjectCache* kernels,
                                                    bool* retry);
+  // Reads the worker's frames until its result, answering its kernel lookups from `kernels`.
+  absl::StatusOr<std::string> ReadResult(const Worker& worker, absl::Time deadline,
+                                         codegen::KernelObjectCache* kernels);
 
   const WorkerPoolOptions options_;
   const std::unique_ptr<Compiler> in_process_;  // Prepare and the fingerprint
@@ -198,7 +203,8 @@ void WorkerCompiler::Replace(Worker& worker) {
 }
 
 absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(
-    const codegen::Prepared&, const v1::CompileRequest& request) {
+    const codegen::Prepared&, const v1::CompileRequest& request,
+    codegen::KernelObjectCache* kernels) {
   std::string frame;
   if (!request.SerializeToString(&frame)) {
     return absl::InternalError("cannot serialize the request for a worker");
@@ -209,7 +215,7 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(
                                             acquired.status().message()));
   }
   bool retry = false;
-  absl::StatusOr<codegen::CompileOutput> out = CompileIn(*acquired, frame, &retry);
+  absl::StatusOr<codegen::CompileOutput> out = CompileIn(*acquired, frame, kernels, &retry);
   if (!retry) return out;
   // A worker crashed: LLVM, LLD and NVRTC keep global state across compiles (issue 12's LLD
   // use-after-free needed an earlier link in the same process), and clean-clone CI runs saw rare
@@ -219,18 +225,45 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(
   spdlog::warn("{}; retrying once in a fresh worker", std::string(out.status().message()));
   acquired = Spawn();
   if (!acquired.ok()) return out;
-  return CompileIn(*acquired, frame, &retry);
+  return CompileIn(*acquired, frame, kernels, &retry);
+}
+
+absl::StatusOr<std::string> WorkerCompiler::ReadResult(
+    const Worker& worker, absl::Time deadline, codegen::KernelObjectCache* kernels) {
+  while (true) {
+    absl::StatusOr<std::string> frame = ReadFrame(worker.fd, deadline);
+    if (!frame.ok() || WorkerFrameTag(*frame) != static_cast<int64_t>(kKernelLookupTag))
+      return frame;
+    absl::StatusOr<std::vector<std::string>> keys = DecodeKernelLookup(*frame);
+    absl::flat_hash_map<std::string, std::string> found;
+    if (keys.ok() && kernels != nullptr) {
+      absl::StatusOr<absl::flat_hash_map<std::string, std::string>> looked_up =
+          kernels->Lookup(*keys);
+      if (looked_up.ok()) {
+        found = *std::move(looked_up);
+      } else {
+        // A store read error makes every kernel a miss: the compile still succeeds.
+        spdlog::warn("kernel lookup for a compile worker failed: {}",
+                     looked_up.status().ToString());
+      }
+    } else if (!keys.ok()) {
+      spdlog::warn("{}", keys.status().ToString());
+    }
+    if (absl::Status sent = WriteFrame(worker.fd, EncodeKernelObjects(found)); !sent.ok())
+      return sent;
+  }
 }
 
 absl::StatusOr<codegen::CompileOutput> WorkerCompiler::CompileIn(
-    Worker worker, const std::string& frame, bool* retry) {
+    Worker worker, const std::string& frame, codegen::KernelObjectCache* kernels,
+    bool* retry) {
   *retry = false;
   const pid_t pid = worker.pid;
   const auto start = std::chrono::steady_clock::now();
   const absl::Time deadline = absl::Now() + options_.time_limit;
   const absl::Status sent = WriteFrame(worker.fd, frame);
   absl::StatusOr<std::string> reply =
-      sent.ok() ? ReadFrame(worker.fd, deadline)
+      sent.ok() ? ReadResult(worker, deadline, kernels)
                 : absl::StatusOr<std::string>(sent);
   if (!reply.ok()) {
     if (absl::IsDeadlineExceeded(reply.status())) {

@@ -107,6 +107,7 @@ absl::StatusOr<std::string> ReadFrame(int fd, absl::Time deadline) {
 
 std::string EncodeWorkerResult(const WorkerResult& result) {
   std::string out;
+  PutU64(&out, kResultTag);
   const absl::Status status = result.output.status();
   PutU64(&out, static_cast<uint64_t>(status.code()));
   PutStr(&out, status.message());
@@ -125,16 +126,77 @@ std::string EncodeWorkerResult(const WorkerResult& result) {
     PutU64(&out, static_cast<uint64_t>(artifact.kind));
     PutStr(&out, artifact.bytes);
   }
+  PutU64(&out, static_cast<uint64_t>(output.kernels_compiled));
+  PutU64(&out, static_cast<uint64_t>(output.kernels_reused));
+  PutU64(&out, output.new_kernel_objects.size());
+  for (const codegen::KernelObject& object : output.new_kernel_objects) {
+    PutStr(&out, object.key);
+    PutStr(&out, object.bytes);
+  }
   return out;
+}
+
+int64_t WorkerFrameTag(absl::string_view payload) {
+  uint64_t tag = 0;
+  if (!Reader(payload).U64(&tag) || tag > kKernelLookupTag) return -1;
+  return static_cast<int64_t>(tag);
+}
+
+std::string EncodeKernelLookup(absl::Span<const std::string> keys) {
+  std::string out;
+  PutU64(&out, kKernelLookupTag);
+  PutU64(&out, keys.size());
+  for (const std::string& key : keys) PutStr(&out, key);
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> DecodeKernelLookup(absl::string_view payload) {
+  const absl::Status malformed = absl::InternalError("the compile worker sent a malformed kernel lookup");
+  Reader in(payload);
+  uint64_t tag = 0, count = 0;
+  if (!in.U64(&tag) || tag != kKernelLookupTag || !in.U64(&count)) return malformed;
+  std::vector<std::string> keys;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string key;
+    if (!in.Str(&key)) return malformed;
+    keys.push_back(std::move(key));
+  }
+  if (!in.done()) return malformed;
+  return keys;
+}
+
+std::string EncodeKernelObjects(const absl::flat_hash_map<std::string, std::string>& objects) {
+  std::string out;
+  PutU64(&out, objects.size());
+  for (const auto& [key, bytes] : objects) {
+    PutStr(&out, key);
+    PutStr(&out, bytes);
+  }
+  return out;
+}
+
+absl::StatusOr<absl::flat_hash_map<std::string, std::string>> DecodeKernelObjects(absl::string_view payload) {
+  const absl::Status malformed = absl::InternalError("the daemon sent a malformed kernel lookup answer");
+  Reader in(payload);
+  uint64_t count = 0;
+  if (!in.U64(&count)) return malformed;
+  absl::flat_hash_map<std::string, std::string> objects;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::string key, bytes;
+    if (!in.Str(&key) || !in.Str(&bytes)) return malformed;
+    objects[std::move(key)] = std::move(bytes);
+  }
+  if (!in.done()) return malformed;
+  return objects;
 }
 
 absl::StatusOr<WorkerResult> DecodeWorkerResult(absl::string_view payload) {
   const absl::Status malformed =
       absl::InternalError("the compile worker sent a malformed result");
   Reader in(payload);
-  uint64_t code = 0, ms_bits = 0;
+  uint64_t tag = 0, code = 0, ms_bits = 0;
   std::string message;
-  if (!in.U64(&code) || !in.Str(&message) || !in.U64(&ms_bits)) return malformed;
+  if (!in.U64(&tag) || tag != kResultTag || !in.U64(&code) || !in.Str(&message) || !in.U64(&ms_bits)) return malformed;
   WorkerResult result;
   std::memcpy(&result.compile_ms, &ms_bits, sizeof(ms_bits));
   if (code != 0) {
@@ -158,6 +220,15 @@ absl::StatusOr<WorkerResult> DecodeWorkerResult(absl::string_view payload) {
       return malformed;
     artifact.kind = static_cast<v1::ArtifactKind>(kind);
     output.artifacts.push_back(std::move(artifact));
+  }
+  uint64_t compiled = 0, reused = 0, objects = 0;
+  if (!in.U64(&compiled) || !in.U64(&reused) || !in.U64(&objects)) return malformed;
+  output.kernels_compiled = static_cast<int>(compiled);
+  output.kernels_reused = static_cast<int>(reused);
+  for (uint64_t i = 0; i < objects; ++i) {
+    codegen::KernelObject object;
+    if (!in.Str(&object.key) || !in.Str(&object.bytes)) return malformed;
+    output.new_kernel_objects.push_back(std::move(object));
   }
   if (!in.done()) return malformed;
   result.output = std::move(output);

@@ -160,6 +160,8 @@ def compile_request(
         record.cache_hit = response.cache_hit
         record.deduplicated = response.deduplicated
         record.compile_ms = response.compile_ms
+        record.kernels_compiled = response.kernels_compiled
+        record.kernels_reused = response.kernels_reused
         record.server_ms = response.server_ms
         plan = _load(manifest, config, cache, request.graph_name, allow_fetch=True)
         if cache:

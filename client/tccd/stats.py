@@ -9,7 +9,9 @@ local_hit (served from the local cache without contacting the daemon), native_ke
 steps in the plan), fused_kernels (kernels those steps contain), extern_steps, python_steps (plan
 steps run in Python per call: 0 when the native plan runtime runs the whole plan, every step
 when the plan is interpreted, native_plan.py), kernels (per kernel: name, kind, ops, shape: its
-iteration space), compile_ms and server_ms (daemon's timings), aot_skipped (the plan was
+iteration space), compile_ms and server_ms (daemon's timings), kernels_compiled and
+kernels_reused (distinct kernels the daemon compiled for this graph, and those whose code it
+reused from its kernel store; 0 on a cache hit), aot_skipped (the plan was
 run from an AOT recipe without tracing the Dynamo graph through AOTAutograd, see aot_cache.py),
 fallback (None, or why the graph runs eagerly), cudagraphs (the graph runs under CUDA graphs:
 mode="reduce-overhead") and cudagraph_skip (None, or why a mode that asks for CUDA graphs got
@@ -39,6 +41,8 @@ class GraphRecord:
     kernels: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
     compile_ms: float = 0.0
     server_ms: float = 0.0
+    kernels_compiled: int = 0
+    kernels_reused: int = 0
     aot_skipped: bool = False
     fallback: Optional[str] = None
     cudagraphs: bool = False

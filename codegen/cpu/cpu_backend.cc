@@ -24,12 +24,11 @@
 #include "spdlog/spdlog.h"
 
 namespace tccd::codegen {
-namespace {
 
 // The artifact must export every kernel and import nothing but libm: the client loads it with
 // dlopen into a process that is only guaranteed to have libm.
-absl::Status CheckSharedObject(const std::string& shared_object,
-                               absl::Span<const PointwiseKernel> kernels) {
+absl::Status CheckKernelSharedObject(const std::string& shared_object,
+                                     absl::Span<const PointwiseKernel> kernels) {
   ASSIGN_OR_RETURN(DynamicSymbols symbols, ReadDynamicSymbols(shared_object));
   if (symbols.num_needed != 0) {
     return absl::InternalError("kernel .so has " + std::to_string(symbols.num_needed) +
@@ -48,6 +47,8 @@ absl::Status CheckSharedObject(const std::string& shared_object,
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -85,7 +86,7 @@ absl::StatusOr<CpuModule> CompileCpuKernels(absl::Span<const PointwiseKernel> ke
   RETURN_IF_ERROR(check_diagnostics("code generation"));
   const double object_ms = MsSince(start);
   ASSIGN_OR_RETURN(result.shared_object, LinkSharedObject(object));
-  RETURN_IF_ERROR(CheckSharedObject(result.shared_object, kernels));
+  RETURN_IF_ERROR(CheckKernelSharedObject(result.shared_object, kernels));
   spdlog::debug(
       "cpu backend: {} kernel(s) for {}: optimised {:.1f} ms, object {:.1f} ms, "
       ".so {} bytes at {:.1f} ms",

@@ -49,4 +49,9 @@ struct CpuModule {
 absl::StatusOr<CpuModule> CompileCpuKernels(absl::Span<const PointwiseKernel> kernels,
                                             const CpuTarget& target);
 
+// The check CompileCpuKernels applies to its .so (every kernel exported, nothing imported but
+// libm); INTERNAL naming what is wrong. Also used by CompileCpuKernelObjects.
+absl::Status CheckKernelSharedObject(const std::string& shared_object,
+                                     absl::Span<const PointwiseKernel> kernels);
+
 }  // namespace tccd::codegen

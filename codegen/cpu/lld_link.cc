@@ -75,7 +75,8 @@ absl::StatusOr<std::string> LinkSharedObject(std::string_view object) {
   return LinkSharedObjects({object});
 }
 
-absl::StatusOr<std::string> LinkSharedObjects(absl::Span<const std::string_view> objects) {
+absl::StatusOr<std::string> LinkSharedObjects(absl::Span<const std::string_view> objects,
+                                              absl::Span<const std::string> aliases) {
   absl::StatusOr<TempDir> dir = TempDir::Create();
   if (!dir.ok()) return dir.status();
   std::vector<std::string> object_paths;
@@ -100,6 +101,10 @@ absl::StatusOr<std::string> LinkSharedObjects(absl::Span<const std::string_view>
       "-o",
       so_path.c_str(),
   };
+  std::vector<std::string> defsyms;
+  defsyms.reserve(aliases.size());
+  for (const std::string& alias : aliases) defsyms.push_back("--defsym=" + alias);
+  for (const std::string& defsym : defsyms) args.push_back(defsym.c_str());
   for (const std::string& path : object_paths) args.push_back(path.c_str());
   std::string out_text, err_text;
   bool ok;

@@ -20,7 +20,10 @@ namespace tccd::codegen {
 absl::StatusOr<std::string> LinkSharedObject(std::string_view object);
 
 // The same for several objects, linked in this order (the CUDA host library links its
-// generated object with the embedded runtime's).
-absl::StatusOr<std::string> LinkSharedObjects(absl::Span<const std::string_view> objects);
+// generated object with the embedded runtime's). Each `aliases` entry "name=symbol" defines an
+// exported `name` at `symbol` (LLD's --defsym): per-kernel objects name their kernel by content,
+// and the graph's .so exports the names its plan calls.
+absl::StatusOr<std::string> LinkSharedObjects(absl::Span<const std::string_view> objects,
+                                              absl::Span<const std::string> aliases = {});
 
 }  // namespace tccd::codegen

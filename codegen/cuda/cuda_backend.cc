@@ -111,6 +111,24 @@ int64_t GridSize(int64_t numel, int elements_per_thread, int block_size, int num
   return std::min(needed, wave);
 }
 
+CudaKernelLaunchInfo LaunchInfoOf(const PointwiseKernel& kernel, int cc_major) {
+  if (kernel.is_column_reduction()) return ColumnReductionLaunchInfo(kernel, cc_major);
+  if (kernel.is_row_reduction()) return RowReductionLaunchInfo(kernel);
+  const CudaKernelGeometry geo = GeometryOf(kernel);
+  CudaKernelLaunchInfo info;
+  info.name = kernel.name;
+  info.contig_entry = kernel.name + "_contig";
+  info.strided_entry = kernel.name + "_strided";
+  info.block_size = kCudaBlockSize;
+  info.elements_per_thread = geo.vec;
+  info.numel = geo.numel;
+  info.num_operands = kernel.num_operands();
+  info.rank = static_cast<int>(kernel.shape.size());
+  info.contig_param_bytes = geo.contig_param_bytes;
+  info.strided_param_bytes = geo.strided_param_bytes;
+  return info;
+}
+
 absl::StatusOr<CudaModule> CompileCudaKernels(absl::Span<const PointwiseKernel> kernels,
                                               const CudaTarget& target) {
   if (kernels.empty()) return absl::InvalidArgumentError("no kernels to compile");
@@ -119,29 +137,7 @@ absl::StatusOr<CudaModule> CompileCudaKernels(absl::Span<const PointwiseKernel> 
 
   CudaModule module;
   ASSIGN_OR_RETURN(module.cuda_source, EmitCudaSource(kernels, checked.cc_major));
-  for (const PointwiseKernel& kernel : kernels) {
-    if (kernel.is_column_reduction()) {
-      module.kernels.push_back(ColumnReductionLaunchInfo(kernel, checked.cc_major));
-      continue;
-    }
-    if (kernel.is_row_reduction()) {
-      module.kernels.push_back(RowReductionLaunchInfo(kernel));
-      continue;
-    }
-    const CudaKernelGeometry geo = GeometryOf(kernel);
-    CudaKernelLaunchInfo info;
-    info.name = kernel.name;
-    info.contig_entry = kernel.name + "_contig";
-    info.strided_entry = kernel.name + "_strided";
-    info.block_size = kCudaBlockSize;
-    info.elements_per_thread = geo.vec;
-    info.numel = geo.numel;
-    info.num_operands = kernel.num_operands();
-    info.rank = static_cast<int>(kernel.shape.size());
-    info.contig_param_bytes = geo.contig_param_bytes;
-    info.strided_param_bytes = geo.strided_param_bytes;
-    module.kernels.push_back(std::move(info));
-  }
+  for (const PointwiseKernel& kernel : kernels) module.kernels.push_back(LaunchInfoOf(kernel, checked.cc_major));
   const double emitted_ms = MsSince(start);
 
   // One fixed program name: it appears in NVRTC's messages, never in the output.

@@ -151,6 +151,10 @@ struct CudaModule {
   std::vector<CudaKernelLaunchInfo> kernels;  // in the order of the input kernels
 };
 
+// How CompileCudaKernels launches `kernel` (entry names from kernel.name) on compute capability
+// cc_major. For a kernel that passes VerifyPointwiseKernel.
+CudaKernelLaunchInfo LaunchInfoOf(const PointwiseKernel& kernel, int cc_major);
+
 // Compiles all kernels into one module for `target`. Deterministic: the same kernels and target
 // give byte-identical source, PTX and cubin.
 //

@@ -200,7 +200,7 @@ absl::StatusOr<std::string> LoadedNvrtcVersion() {
 
 absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
                                              const std::string& program_name,
-                                             const CudaTarget& target) {
+                                             const CudaTarget& target, bool relocatable) {
   absl::StatusOr<const NvrtcApi*> loaded = Nvrtc();
   if (!loaded.ok()) return loaded.status();
   const NvrtcApi& api = **loaded;
@@ -229,8 +229,9 @@ absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
   // every function, and with it the namespace-scope constexpr constants would become __device__
   // variables (a .global each in the module) instead of compile-time constants.
   const std::string arch_option = "--gpu-architecture=" + target.KeyString();
-  const char* options[] = {arch_option.c_str(), "-std=c++17", "--fmad=true"};
-  r = api.CompileProgram(program, static_cast<int>(std::size(options)), options);
+  // -rdc=true: a relocatable cubin, for nvJitLink to combine with other kernels' (nvjitlink.h).
+  const char* options[] = {arch_option.c_str(), "-std=c++17", "--fmad=true", "-rdc=true"};
+  r = api.CompileProgram(program, static_cast<int>(std::size(options)) - (relocatable ? 0 : 1), options);
   absl::StatusOr<std::string> log =
       ReadOut(api, program, api.GetProgramLogSize, api.GetProgramLog, "log");
   if (!log.ok()) return log.status();

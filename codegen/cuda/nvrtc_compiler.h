@@ -36,8 +36,10 @@ absl::StatusOr<std::string> LoadedNvrtcVersion();
 // Compiles `source` for target.KeyString() with tccd's fixed options: -std=c++17, --fmad=true,
 // no fast-math, no line info. FAILED_PRECONDITION if NVRTC is missing or
 // cannot generate code for the target; INTERNAL if it rejects the source (with its log).
+// `relocatable` adds -rdc=true: the cubin is then an input for LinkCubins (nvjitlink.h), not a
+// loadable module.
 absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
                                              const std::string& program_name,
-                                             const CudaTarget& target);
+                                             const CudaTarget& target, bool relocatable = false);
 
 }  // namespace tccd::codegen

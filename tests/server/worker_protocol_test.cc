@@ -66,6 +66,8 @@ TEST_CASE("worker results: output and errors survive the encoding") {
   CHECK(decoded->output->artifacts[0].bytes == std::string("\0ELF", 4));
   CHECK(decoded->output->artifacts[0].kind == v1::CPU_SHARED_OBJECT);
   CHECK(decoded->output->artifacts[1].name == "graph.txt");
+  CHECK(decoded->output->kernels_compiled == 0);
+  CHECK(decoded->output->new_kernel_objects.empty());
 
   WorkerResult failed{.output = absl::InvalidArgumentError("node 3: bad dtype")};
   decoded = DecodeWorkerResult(EncodeWorkerResult(failed));
@@ -80,6 +82,45 @@ TEST_CASE("worker results: truncated or trailing bytes are INTERNAL") {
   CHECK(absl::IsInternal(DecodeWorkerResult(good.substr(0, good.size() - 1)).status()));
   CHECK(absl::IsInternal(DecodeWorkerResult(good + "x").status()));
   CHECK(absl::IsInternal(DecodeWorkerResult("").status()));
+}
+
+TEST_CASE("worker results carry the kernel counts and the new kernel objects") {
+  codegen::CompileOutput output;
+  output.kernels_compiled = 2;
+  output.kernels_reused = 5;
+  output.new_kernel_objects = {{std::string(64, 'a'), std::string("\0obj1", 5)},
+                               {std::string(64, 'b'), ""}};
+  const std::string frame = EncodeWorkerResult({.output = output});
+  CHECK(WorkerFrameTag(frame) == static_cast<int64_t>(kResultTag));
+  absl::StatusOr<WorkerResult> decoded = DecodeWorkerResult(frame);
+  REQUIRE(decoded.ok());
+  REQUIRE(decoded->output.ok());
+  CHECK(decoded->output->kernels_compiled == 2);
+  CHECK(decoded->output->kernels_reused == 5);
+  REQUIRE(decoded->output->new_kernel_objects.size() == 2);
+  CHECK(decoded->output->new_kernel_objects[0].key == std::string(64, 'a'));
+  CHECK(decoded->output->new_kernel_objects[0].bytes == std::string("\0obj1", 5));
+  CHECK(decoded->output->new_kernel_objects[1].bytes.empty());
+}
+
+TEST_CASE("kernel lookups and their answers round trip; malformed ones are INTERNAL") {
+  const std::vector<std::string> keys = {std::string(64, 'a'), std::string(64, 'c')};
+  const std::string lookup = EncodeKernelLookup(keys);
+  CHECK(WorkerFrameTag(lookup) == static_cast<int64_t>(kKernelLookupTag));
+  absl::StatusOr<std::vector<std::string>> decoded_keys = DecodeKernelLookup(lookup);
+  REQUIRE(decoded_keys.ok());
+  CHECK(*decoded_keys == keys);
+  CHECK(absl::IsInternal(DecodeKernelLookup(lookup + "x").status()));
+  CHECK(absl::IsInternal(DecodeKernelLookup(EncodeWorkerResult({.output = codegen::CompileOutput{}})).status()));
+  CHECK(WorkerFrameTag("") == -1);
+
+  absl::flat_hash_map<std::string, std::string> objects = {{keys[0], "bytes of a"}};
+  const std::string answer = EncodeKernelObjects(objects);
+  absl::StatusOr<absl::flat_hash_map<std::string, std::string>> decoded = DecodeKernelObjects(answer);
+  REQUIRE(decoded.ok());
+  CHECK(*decoded == objects);
+  CHECK(absl::IsInternal(DecodeKernelObjects(answer.substr(0, answer.size() - 1)).status()));
+  CHECK(DecodeKernelObjects(EncodeKernelObjects({}))->empty());
 }
 
 }  // namespace

@@ -1,0 +1,161 @@
+// CompileCudaKernelObjects: key every kernel, ask the cache for known relocatable cubins,
+// compile the missing ones (one NVRTC program each, in parallel), link all with nvJitLink.
+#include "codegen/cuda/cuda_kernel_objects.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "codegen/cuda/nvjitlink.h"
+#include "codegen/cuda/nvrtc_compiler.h"
+#include "proto/status_macros.h"
+#include "spdlog/spdlog.h"
+
+namespace tccd::codegen {
+namespace {
+
+std::string ContentName(const std::string& key) { return "tccd_kernel_" + key.substr(0, 32); }
+
+struct Compiled {
+  std::string source;
+  std::string ptx;
+  std::string cubin;  // relocatable
+};
+
+absl::StatusOr<Compiled> CompileOne(const PointwiseKernel& kernel, const CudaTarget& target) {
+  Compiled out;
+  ASSIGN_OR_RETURN(out.source, EmitCudaSource({kernel}, target.cc_major));
+  ASSIGN_OR_RETURN(NvrtcOutput nvrtc, CompileWithNvrtc(out.source, kernel.name + ".cu", target, /*relocatable=*/true));
+  if (!nvrtc.log.empty()) spdlog::debug("cuda backend: NVRTC log for {}: {}", kernel.name, nvrtc.log);
+  out.ptx = std::move(nvrtc.ptx);
+  out.cubin = std::move(nvrtc.cubin);
+  return out;
+}
+
+absl::StatusOr<std::vector<Compiled>> CompileInParallel(const std::vector<PointwiseKernel>& kernels,
+                                                        const CudaTarget& target, int threads) {
+  std::vector<absl::StatusOr<Compiled>> results(kernels.size(), absl::InternalError("not compiled"));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < kernels.size(); i = next.fetch_add(1))
+      results[i] = CompileOne(kernels[i], target);
+  };
+  const int n = std::max(1, std::min<int>(threads, static_cast<int>(kernels.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  std::vector<Compiled> out;
+  for (absl::StatusOr<Compiled>& r : results) {
+    RETURN_IF_ERROR(r.status());
+    out.push_back(*std::move(r));
+  }
+  return out;
+}
+
+// Every entry the module's launch infos name must be in the linked cubin's symbol names.
+absl::Status CheckEntries(const CudaModule& module) {
+  for (const CudaKernelLaunchInfo& info : module.kernels)
+    for (const std::string* entry : {&info.contig_entry, &info.strided_entry})
+      if (module.cubin.find(*entry + '\0') == std::string::npos)
+        return absl::InternalError(absl::StrCat("the linked cubin lacks entry point ", *entry));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<const PointwiseKernel> kernels,
+                                                                 const CudaTarget& target,
+                                                                 const CudaKernelObjectsOptions& options) {
+  if (kernels.empty()) return absl::InvalidArgumentError("no kernels to compile");
+  RET_CHECK(!options.fingerprint.empty());
+  ASSIGN_OR_RETURN(CudaTarget checked, CudaTargetFromProto(target.cc_major, target.cc_minor));
+  const auto start = std::chrono::steady_clock::now();
+
+  CudaKernelObjectsResult result;
+  std::vector<std::string> keys;                 // distinct, in first-use order
+  std::vector<PointwiseKernel> firsts;           // each key's kernel, under its content name
+  absl::flat_hash_map<std::string, size_t> index;
+  for (const PointwiseKernel& kernel : kernels) {
+    std::string key = KernelKey(kernel, "cuda-rdc-cubin", checked.KeyString(), options.fingerprint);
+    PointwiseKernel named = kernel;
+    named.name = ContentName(key);
+    CudaKernelLaunchInfo info = LaunchInfoOf(named, checked.cc_major);
+    info.name = kernel.name;  // the host library exports the graph's name
+    result.module.kernels.push_back(std::move(info));
+    if (index.emplace(key, keys.size()).second) {
+      keys.push_back(std::move(key));
+      firsts.push_back(std::move(named));
+    }
+  }
+
+  absl::flat_hash_map<std::string, std::string> known;
+  if (options.cache != nullptr) {
+    absl::StatusOr<absl::flat_hash_map<std::string, std::string>> found = options.cache->Lookup(keys);
+    if (found.ok()) {
+      known = *std::move(found);
+    } else {
+      spdlog::warn("kernel cache lookup failed, compiling every kernel: {}", found.status().ToString());
+    }
+  }
+
+  std::vector<std::string> cubins(keys.size());
+  auto compile_missing = [&](bool trust_cache) -> absl::Status {
+    std::vector<PointwiseKernel> missing;
+    std::vector<size_t> slots;
+    result.new_objects.clear();
+    result.module.cuda_source.clear();
+    result.module.ptx.clear();
+    result.kernels_reused = 0;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      auto it = trust_cache ? known.find(keys[i]) : known.end();
+      if (it != known.end()) {
+        cubins[i] = it->second;
+        ++result.kernels_reused;
+        continue;
+      }
+      missing.push_back(firsts[i]);
+      slots.push_back(i);
+    }
+    result.kernels_compiled = static_cast<int>(missing.size());
+    ASSIGN_OR_RETURN(std::vector<Compiled> compiled, CompileInParallel(missing, checked, options.threads));
+    for (size_t j = 0; j < compiled.size(); ++j) {
+      cubins[slots[j]] = compiled[j].cubin;
+      result.module.cuda_source += compiled[j].source;
+      result.module.ptx += compiled[j].ptx;
+      result.new_objects.push_back({keys[slots[j]], std::move(compiled[j].cubin)});
+    }
+    return absl::OkStatus();
+  };
+  auto link = [&]() -> absl::Status {
+    ASSIGN_OR_RETURN(result.module.cubin, LinkCubins(cubins, checked));
+    return CheckEntries(result.module);
+  };
+
+  RETURN_IF_ERROR(compile_missing(/*trust_cache=*/true));
+  absl::Status linked = link();
+  if (absl::IsFailedPrecondition(linked)) {
+    // No nvJitLink here: the whole graph as one program, as before per-kernel objects.
+    spdlog::warn("cuda backend: {}; compiling the graph's kernels as one program", linked.ToString());
+    result = CudaKernelObjectsResult{};
+    ASSIGN_OR_RETURN(result.module, CompileCudaKernels(kernels, checked));
+    return result;
+  }
+  if (!linked.ok() && result.kernels_reused > 0) {
+    spdlog::warn("linking cached kernel cubins failed, recompiling all {} kernel(s): {}", keys.size(),
+                 linked.ToString());
+    RETURN_IF_ERROR(compile_missing(/*trust_cache=*/false));
+    linked = link();
+  }
+  RETURN_IF_ERROR(linked);
+  spdlog::debug("cuda backend: {} kernel(s), {} distinct, {} compiled on {} thread(s), {} reused; cubin {} bytes in {:.1f} ms",
+                kernels.size(), keys.size(), result.kernels_compiled, options.threads, result.kernels_reused,
+                result.module.cubin.size(),
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  return result;
+}
+
+}  // namespace tccd::codegen

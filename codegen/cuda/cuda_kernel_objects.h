@@ -1,0 +1,50 @@
+// The CUDA backend with kernel-level content addressing: one NVRTC program per distinct kernel
+// (relocatable, -rdc=true), keyed by the kernel's content (kernel_cache.h), compiled in
+// parallel threads, reused from a KernelObjectCache when the daemon has it; the graph's cubin is
+// then linked from the per-kernel cubins with nvJitLink (~1 ms per kernel), so the host library
+// and the client still load one cubin per graph.
+//
+// Each kernel is compiled under a content-derived name ("tccd_kernel_<key prefix>"), so that the
+// same cubin serves every graph; the CudaModule's launch infos keep the graph's kernel names and
+// point at those entries. Identical kernels within one graph compile once and share entries.
+// Without nvJitLink (FAILED_PRECONDITION from LinkCubins) the graph compiles as one program
+// (CompileCudaKernels), reusing nothing.
+//
+// Thread-safety: any number of calls at once (NVRTC programs are independent).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "codegen/cuda/cuda_backend.h"
+#include "codegen/kernel/kernel_cache.h"
+#include "codegen/kernel/pointwise_kernel.h"
+
+namespace tccd::codegen {
+
+struct CudaKernelObjectsOptions {
+  // Identifies the compiler (CompilerFingerprint()) and the NVRTC version; part of every kernel
+  // key. Required.
+  std::string fingerprint;
+  // Where known kernel cubins come from; nullptr compiles every kernel. Default: nullptr.
+  KernelObjectCache* cache = nullptr;
+  // Threads compiling missing kernels at once (capped by their number). Default: 1.
+  int threads = 1;
+};
+
+struct CudaKernelObjectsResult {
+  CudaModule module;  // cuda_source and ptx hold what was compiled here only
+  std::vector<KernelObject> new_objects;  // relocatable cubins compiled here, for the caller to store
+  int kernels_compiled = 0;
+  int kernels_reused = 0;
+};
+
+// Errors as CompileCudaKernels. Cached cubins that fail to link are not trusted: every kernel is
+// compiled afresh and linked once more.
+absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(
+    absl::Span<const PointwiseKernel> kernels, const CudaTarget& target,
+    const CudaKernelObjectsOptions& options);
+
+}  // namespace tccd::codegen

@@ -1,0 +1,121 @@
+"""NVRTC time of one graph's CUDA kernels: one program for all (what tccd does) against one
+program per kernel (serial total and on N threads), with tccd's flags, and the cost of the shared
+preamble alone. Input: a kernels.cu that the daemon dumped (TCCD_DUMP_DIR=dir, CUDA target).
+
+    python deploy/nvrtc_split_bench.py DIR/kernels.cu [--arch sm_90] [--threads N] [--repeat 3]
+
+Per-kernel programs are the preamble (everything before the first "namespace tccd_kernel_")
+plus one kernel's section. With --rdc the per-kernel programs are relocatable (-rdc=true) and
+the cubins are linked into one with nvJitLink (its time printed too): the shape a per-kernel
+cache needs to keep one cubin per graph. NVRTC releases the GIL, so threads run in parallel.
+"""
+
+import argparse
+import concurrent.futures
+import ctypes
+import os
+import re
+import time
+
+
+def load(name_candidates):
+    for n in name_candidates:
+        try:
+            return ctypes.CDLL(n)
+        except OSError:
+            continue
+    raise SystemExit(f"cannot load any of {name_candidates}")
+
+
+NVRTC = load(["libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.13", "libnvrtc.so"])
+
+
+def nvrtc_compile(source: str, arch: str, rdc: bool = False) -> bytes:
+    prog = ctypes.c_void_p()
+    src = source.encode()
+    assert NVRTC.nvrtcCreateProgram(ctypes.byref(prog), src, b"k.cu", 0, None, None) == 0
+    opts = [f"--gpu-architecture={arch}".encode(), b"-std=c++17", b"--fmad=true"] + ([b"-rdc=true"] if rdc else [])
+    arr = (ctypes.c_char_p * len(opts))(*opts)
+    rc = NVRTC.nvrtcCompileProgram(prog, len(opts), arr)
+    if rc != 0:
+        size = ctypes.c_size_t()
+        NVRTC.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        NVRTC.nvrtcGetProgramLog(prog, log)
+        raise RuntimeError(log.value.decode()[:2000])
+    size = ctypes.c_size_t()
+    NVRTC.nvrtcGetCUBINSize(prog, ctypes.byref(size))
+    cubin = ctypes.create_string_buffer(size.value)
+    NVRTC.nvrtcGetCUBIN(prog, cubin)
+    NVRTC.nvrtcDestroyProgram(ctypes.byref(prog))
+    return cubin.raw
+
+
+def nvjitlink(cubins, arch: str) -> bytes:
+    lib = load(["libnvJitLink.so.13", "/usr/local/cuda/lib64/libnvJitLink.so.13", "libnvJitLink.so"])
+    handle = ctypes.c_void_p()
+    opts = [f"-arch={arch}".encode()]
+    arr = (ctypes.c_char_p * 1)(*opts)
+    create = getattr(lib, "__nvJitLinkCreate_13_0", None) or lib.nvJitLinkCreate
+    assert create(ctypes.byref(handle), 1, arr) == 0
+    add = getattr(lib, "__nvJitLinkAddData_13_0", None) or lib.nvJitLinkAddData
+    complete = getattr(lib, "__nvJitLinkComplete_13_0", None) or lib.nvJitLinkComplete
+    for i, c in enumerate(cubins):
+        rc = add(handle, 1, c, ctypes.c_size_t(len(c)), f"k{i}".encode())  # NVJITLINK_INPUT_CUBIN
+        assert rc == 0, f"nvJitLinkAddData: {rc}"
+    rc = complete(handle)
+    assert rc == 0, f"nvJitLinkComplete: {rc}"
+    get_size = getattr(lib, "__nvJitLinkGetLinkedCubinSize_13_0", None) or lib.nvJitLinkGetLinkedCubinSize
+    get = getattr(lib, "__nvJitLinkGetLinkedCubin_13_0", None) or lib.nvJitLinkGetLinkedCubin
+    size = ctypes.c_size_t()
+    get_size(handle, ctypes.byref(size))
+    out = ctypes.create_string_buffer(size.value)
+    get(handle, out)
+    return out.raw
+
+
+def timed(fn, repeat):
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best * 1000, out
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("source")
+    p.add_argument("--arch", default="sm_90")
+    p.add_argument("--threads", type=int, default=os.cpu_count())
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--rdc", action="store_true")
+    a = p.parse_args()
+    text = open(a.source).read()
+    starts = [m.start() for m in re.finditer(r"^namespace tccd_kernel_", text, re.M)]
+    preamble = text[: starts[0]]
+    chunks = [text[s:e] for s, e in zip(starts, starts[1:] + [len(text)])]
+    print(f"{a.source}: {len(chunks)} kernels, {len(text)} bytes, preamble {len(preamble)} bytes, "
+          f"arch {a.arch}, cores {os.cpu_count()}")
+    whole_ms, _ = timed(lambda: nvrtc_compile(text, a.arch), a.repeat)
+    print(f"one program, all kernels:           {whole_ms:8.1f} ms")
+    pre_ms, _ = timed(lambda: nvrtc_compile(preamble + "\n__global__ void tccd_empty() {}\n", a.arch), a.repeat)
+    print(f"preamble alone (+ empty kernel):    {pre_ms:8.1f} ms  (paid once per program)")
+    per = []
+    for c in chunks:
+        ms, _ = timed(lambda c=c: nvrtc_compile(preamble + c, a.arch, a.rdc), a.repeat)
+        per.append(ms)
+    print(f"per-kernel programs, serial total:  {sum(per):8.1f} ms  (min {min(per):.1f}, median "
+          f"{sorted(per)[len(per) // 2]:.1f}, max {max(per):.1f} ms per kernel{', -rdc' if a.rdc else ''})")
+    with concurrent.futures.ThreadPoolExecutor(a.threads) as pool:
+        t = time.perf_counter()
+        cubins = list(pool.map(lambda c: nvrtc_compile(preamble + c, a.arch, a.rdc), chunks))
+        par_ms = (time.perf_counter() - t) * 1000
+    print(f"per-kernel programs, {a.threads} threads wall: {par_ms:8.1f} ms")
+    if a.rdc:
+        link_ms, linked = timed(lambda: nvjitlink(cubins, a.arch), a.repeat)
+        print(f"nvJitLink of {len(cubins)} relocatable cubins:  {link_ms:8.1f} ms -> {len(linked)} bytes")
+
+
+if __name__ == "__main__":
+    main()
