@@ -214,3 +214,27 @@ def test_failed_abi_check_falls_back_to_the_interpreter(daemon_env, monkeypatch,
     (stat,) = tccd.last_compile_stats()
     assert stat["fallback"] is None
     assert stat["python_steps"] >= stat["native_kernels"] > 0, stat
+
+
+def test_optionals_boxed_with_operator_new_as_on_torch_before_2_13(daemon_env, monkeypatch):
+    """torch 2.11/2.12 have no torch_new_stable_ivalue: the runtime boxes optional arguments with
+    C++ operator new, which libtorch frees with delete. A fresh process forces that path here."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import torch, tccd
+        def f(x, i, w, b):
+            # index.Tensor's Tensor?[] and layer_norm's Tensor? weight/bias: optional boxes.
+            return torch.nn.functional.layer_norm(x[i], (5,), w, b)
+        x, i, w, b = torch.randn(6, 5), torch.tensor([0, 3, 3]), torch.randn(5), torch.randn(5)
+        torch.testing.assert_close(torch.compile(f, backend="tccd")(x, i, w, b), f(x, i, w, b), rtol=0, atol=0)
+        stats = tccd.last_compile_stats()
+        assert all(s["python_steps"] == 0 and s["fallback"] is None for s in stats), stats
+        assert sum(s["extern_steps"] for s in stats) >= 1, stats
+        print("OK")
+    """)
+    env = dict(__import__("os").environ, TCCD_PLAN_RUNTIME_BOX_WITH_OPERATOR_NEW="1")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "OK" in proc.stdout, proc.stderr[-3000:]

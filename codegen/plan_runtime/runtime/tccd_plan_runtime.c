@@ -95,6 +95,15 @@ EXPORT int tccd_plan_runtime_init(const char* libtorch_cpu_path, const char* lib
       dlclose(cxx);
     }
   }
+  /* Test hook: box optionals as torch 2.11/2.12 need (operator new) on a newer torch too, so CI
+   * (torch 2.15) runs the path the oldest supported torch takes for every optional argument. */
+  if (libs[TCCD_LIB_CPU] != NULL && getenv("TCCD_PLAN_RUNTIME_BOX_WITH_OPERATOR_NEW") != NULL) {
+    if (g_operator_new == NULL) {
+      rc = fail("TCCD_PLAN_RUNTIME_BOX_WITH_OPERATOR_NEW: no operator new in this process");
+      goto out;
+    }
+    t_torch_new_stable_ivalue = NULL;
+  }
   if (libs[TCCD_LIB_CPU] != NULL) g_cpu_ready = 1;
   if (libs[TCCD_LIB_CUDA] != NULL && t_aoti_torch_get_current_cuda_stream != NULL) g_cuda_ready = 1;
 out:
