@@ -44,6 +44,9 @@ _ARG_CONSTANT = 15
 _ARG_OPTIONAL = 0x100
 # TCCD_RET_*.
 _RET_TENSOR, _RET_TENSOR_LIST, _RET_DISCARD = 1, 2, 3
+# Whether aoti_torch_call_dispatcher converts an undefined Tensor return (None) to a null handle:
+# 2.15 does (tests/python/test_e2e_native_plan.py, masked convolution_backward); 2.11 throws.
+_UNDEFINED_TENSOR_RETURNS_CONVERT = tuple(int(p) for p in torch.__version__.split(".")[:2]) >= (2, 15)
 # TCCD_SHIM_*: extern ops with Scalar arguments run through AOTInductor's C shims.
 _SHIMS = {"aten::addmm.default": 1, "aten::baddbmm.default": 2}
 # c10 codes of the stable dispatcher's Layout, MemoryFormat and DeviceType (tccd_plan_format.h
@@ -258,6 +261,12 @@ def _return_kinds(schema: Any, step: "pb.Step") -> Optional[List[int]]:
         return [_RET_TENSOR_LIST]
     kinds = []
     for i, t in enumerate(types):
+        unused = i >= len(step.outputs) or step.outputs[i] < 0
+        if t == "Tensor" and unused and not _UNDEFINED_TENSOR_RETURNS_CONVERT:
+            # An unused Tensor return may be undefined (a masked-off gradient, attention's
+            # cum_seq_q); before torch 2.15 the dispatcher's return conversion calls toTensor()
+            # on it and throws (seen on 2.11 with convolution_backward and cuDNN attention).
+            return None
         if t == "Tensor":
             kinds.append(_RET_TENSOR)
         elif t in ("int", "SymInt", "float", "bool") and (i >= len(step.outputs) or step.outputs[i] < 0):

@@ -146,6 +146,29 @@ def test_bool_lists_and_optionals_of_backward_ops_run_natively(daemon_env):
                             backward=True)
 
 
+def test_unused_tensor_returns_go_through_python_before_torch_2_15(daemon_env, monkeypatch):
+    # Before 2.15 the dispatcher's return conversion throws on an undefined Tensor return (a
+    # masked-off bias gradient): such ops run through the Python callback there, with the same
+    # results. Forced here on the installed torch.
+    from tccd import native_plan
+
+    monkeypatch.setattr(native_plan, "_UNDEFINED_TENSOR_RETURNS_CONVERT", False)
+
+    def f(x, cw):
+        return torch.nn.functional.conv1d(x, cw, padding=1)  # no bias: grad_bias masked off
+
+    x, cw = torch.randn(2, 3, 8, requires_grad=True), torch.randn(4, 3, 3, requires_grad=True)
+    tccd.reset_compile_stats()
+    torch.compile(f, backend="tccd")(x, cw).sum().backward()
+    got = (x.grad.clone(), cw.grad.clone())
+    x.grad = cw.grad = None
+    f(x, cw).sum().backward()
+    torch.testing.assert_close(got, (x.grad, cw.grad), rtol=0, atol=0)
+    stats = tccd.last_compile_stats()
+    assert all(s["fallback"] is None for s in stats), stats
+    assert any(s["python_steps"] > 0 for s in stats if s["kind"] == "backward"), stats
+
+
 def test_deterministic_factories_with_scalars_run_natively(daemon_env):
     def f(x):
         # arange(end) takes a Scalar: computed once at load by eager, cloned per call.

@@ -64,6 +64,10 @@ def _torch_declaration(name: str):
 @pytest.mark.parametrize("name,ret,params,required", list(_declarations()), ids=lambda v: v if isinstance(v, str) and v.startswith(("aoti", "torch")) else "")
 def test_every_declaration_matches_the_torch_headers(name, ret, params, required):
     found = _torch_declaration(name)
+    if found is None and not required:
+        # Optional symbols appeared in later releases (see the header); the runtime checks for
+        # them at load and takes another path without them.
+        pytest.skip(f"{name} is optional and not in this torch ({torch.__version__})")
     assert found is not None, f"{name} is not declared by the installed torch's headers"
     torch_ret, torch_params = found
     assert torch_ret == ret, f"{name} returns {torch_ret} in torch, {ret} in tccd_plan_torch_abi.h"
