@@ -94,6 +94,14 @@ class UnaryFinisher {
     reactor_->Finish(ToGrpcStatus(status));
   }
 
+  // Whether the call is over for us: finished (e.g. by the deadline) or
+  // cancelled by the client. Asks the context only while the call is
+  // unfinished, because gRPC frees the context once it is.
+  bool FinishedOrCancelled(grpc::CallbackServerContext* context) {
+    absl::MutexLock lock(&mu_);
+    return finished_ || context->IsCancelled();
+  }
+
   // Answers DEADLINE_EXCEEDED after `limit` unless the call is finished first.
   // The alarm holds only a weak reference, so a finished call is not kept
   // alive by its alarm.
@@ -193,7 +201,7 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
       pool, method, finisher,
       [context, buffer, raw_response, service, method, finisher,
        handler = std::move(handler)]() mutable {
-        if (context->IsCancelled()) {
+        if (finisher->FinishedOrCancelled(context)) {
           finisher->Finish(absl::CancelledError("cancelled by the client"));
           return;
         }
