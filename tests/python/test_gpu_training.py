@@ -275,6 +275,8 @@ def test_cnn_under_bf16_autocast_trains_like_eager(daemon_env):
     assert all(s["fallback"] is None for s in tccd.last_compile_stats())
 
 
+@pytest.mark.skipif(os.environ.get("TCCD_BATCH_NORM_DECOMPOSITION") != "1",
+                    reason="batch norm decomposition is experimental (TCCD_BATCH_NORM_DECOMPOSITION=1)")
 def test_bf16_batch_norm_forward_and_backward_are_row_kernels(daemon_env):
     # NCHW under bf16 autocast: batch norm takes bf16 inputs, which eager and cuDNN leave to ATen's
     # kernels; tccd decomposes forward and backward into one row kernel each (statistics per
