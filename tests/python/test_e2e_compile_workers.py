@@ -41,7 +41,8 @@ def faulty_daemon():
         extra_args=[
             "--enable-test-faults",
             "--compile-threads", "2",
-            "--compile-time-limit-s", "3",
+            # Long enough for a real compile on a loaded 2-core CI machine; the hang still ends.
+            "--compile-time-limit-s", "8",
             "--compile-memory-limit-mb", "2048",
         ],
     )
@@ -81,7 +82,8 @@ def test_a_crashing_hanging_or_exploding_compile_fails_alone_and_the_daemon_keep
     fresh = d.stub().Compile(_request(4), timeout=60)
     assert not fresh.cache_hit and fresh.manifest.artifacts
     stats = d.stats()
-    assert stats["worker_crashes"] >= 1 and stats["worker_timeouts"] == 1, stats
+    # >= 1: on a loaded machine the memory-limit compile may end at the time limit instead.
+    assert stats["worker_crashes"] >= 1 and stats["worker_timeouts"] >= 1, stats
     assert stats["worker_compiles"] >= 2, stats
 
 
