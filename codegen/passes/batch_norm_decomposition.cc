@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "codegen/passes/graph_rebuild.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
 
@@ -17,23 +18,6 @@ namespace {
 
 constexpr char kForward[] = "aten::_native_batch_norm_legit_functional.default";
 constexpr char kBackward[] = "aten::native_batch_norm_backward.default";
-
-using RefMap = absl::flat_hash_map<std::pair<int, int>, ir::Arg>;
-
-void Remap(ir::Arg& arg, const RefMap& map) {
-  if (arg.is_ref()) {
-    const ir::ValueRef& r = arg.ref();
-    if (!r.is_input()) arg = map.at({r.node, r.output});
-  } else if (auto* list = std::get_if<ir::ArgList>(&arg.v)) {
-    for (ir::Arg& a : *list) Remap(a, map);
-  }
-}
-
-ir::Arg IntList(const std::vector<int64_t>& values) {
-  ir::ArgList list;
-  for (int64_t v : values) list.push_back(ir::Arg{v});
-  return ir::Arg{std::move(list)};
-}
 
 std::optional<double> Number(const ir::Arg& arg) {
   if (const auto* d = std::get_if<double>(&arg.v)) return *d;
@@ -122,12 +106,12 @@ class NormEmitter {
     if (t.sizes != x_.sizes) {
       t.sizes = x_.sizes;
       t.strides = x_.strides;
-      s_tensor = Emit("aten::view.default", {s_tensor, IntList(x_.sizes)}, t);
+      s_tensor = Emit("aten::view.default", {s_tensor, IntListArg(x_.sizes)}, t);
     }
     ir::TensorType view = t;
     view.sizes = Permuted(t.sizes);
     view.strides = Permuted(t.strides);
-    return Emit("aten::permute.default", {s_tensor, IntList(perm_)}, view);
+    return Emit("aten::permute.default", {s_tensor, IntListArg(perm_)}, view);
   }
 
   // Whether `node` is a pointwise op over x's shape that can be re-emitted in P: one contiguous
@@ -194,15 +178,15 @@ class NormEmitter {
   // A P value with permuted-contiguous strides as the contiguous S tensor it is (views).
   ir::Arg PermuteBack(const ir::Arg& p_value) {
     const ir::DType dtype = out_.type_of(p_value.ref()).dtype;
-    ir::Arg f = Emit("aten::permute.default", {p_value, IntList(perm_)}, Type(dtype, x_.sizes));
+    ir::Arg f = Emit("aten::permute.default", {p_value, IntListArg(perm_)}, Type(dtype, x_.sizes));
     if (s_sizes_ == x_.sizes) return f;
-    return Emit("aten::view.default", {f, IntList(s_sizes_)}, Type(dtype, s_sizes_));
+    return Emit("aten::view.default", {f, IntListArg(s_sizes_)}, Type(dtype, s_sizes_));
   }
 
   ir::Arg AsK(const ir::Arg& vector) {
     ir::TensorType k = K();
     k.dtype = out_.type_of(vector.ref()).dtype;
-    return Emit("aten::view.default", {vector, IntList(k_sizes_)}, k);
+    return Emit("aten::view.default", {vector, IntListArg(k_sizes_)}, k);
   }
   // A K-shaped f32 value as a [C] vector of `dtype`.
   ir::Arg AsVector(ir::Arg k, ir::DType dtype = ir::DType::kF32) {
@@ -213,7 +197,7 @@ class NormEmitter {
     }
     ir::TensorType v = Vector();
     v.dtype = dtype;
-    return Emit("aten::view.default", {k, IntList({channels_})}, v);
+    return Emit("aten::view.default", {k, IntListArg({channels_})}, v);
   }
 
   ir::Arg Binary(const char* target, const ir::Arg& a, const ir::Arg& b, const ir::TensorType& type) {
@@ -223,7 +207,7 @@ class NormEmitter {
   // The row reduction `target` (var_mean or sum) of a P-shaped f32 value, keepdim; nullopt (and
   // nothing emitted) when the backend would not lower it.
   std::optional<ir::Node> RowReduction(const std::string& target, const ir::Arg& p_value) {
-    ir::Node node{.target = target, .args = {p_value, IntList(reduced_dims_)}};
+    ir::Node node{.target = target, .args = {p_value, IntListArg(reduced_dims_)}};
     if (target == "aten::var_mean.correction") {
       node.kwargs = {{"correction", ir::Arg{int64_t{0}}}, {"keepdim", ir::Arg{true}}};
       node.outputs = {K(), K()};
@@ -391,7 +375,7 @@ absl::StatusOr<bool> BatchNormDecomposition::Run(ir::Graph& graph) {
 
   ir::Graph out;
   out.inputs = graph.inputs;
-  RefMap map;                                               // (old node, output) -> value in `out`
+  RebuildMap map;                                               // (old node, output) -> value in `out`
   std::map<ir::ValueRef, int> reads_in_out;      // the same counts, for values of `out`
   std::map<ir::ValueRef, ir::Arg> p_value_of;    // S output of a norm -> its P value
   const NormEmitter::SingleUse single_use = [&](const ir::ValueRef& r) {
@@ -408,8 +392,8 @@ absl::StatusOr<bool> BatchNormDecomposition::Run(ir::Graph& graph) {
   bool changed = false;
   for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
     ir::Node node = graph.nodes[id];
-    for (ir::Arg& a : node.args) Remap(a, map);
-    for (ir::NamedArg& kw : node.kwargs) Remap(kw.value, map);
+    for (ir::Arg& a : node.args) RemapRefs(a, map);
+    for (ir::NamedArg& kw : node.kwargs) RemapRefs(kw.value, map);
     std::optional<std::vector<ir::Arg>> values;
     ir::Arg p_out;
     if (node.target == kForward) {
@@ -451,7 +435,7 @@ absl::StatusOr<bool> BatchNormDecomposition::Run(ir::Graph& graph) {
   }
   if (!changed) return false;
   out.outputs = graph.outputs;
-  for (ir::Arg& a : out.outputs) Remap(a, map);
+  for (ir::Arg& a : out.outputs) RemapRefs(a, map);
   graph = std::move(out);
   return true;
 }

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "codegen/passes/graph_rebuild.h"
 
 namespace tccd::codegen {
 namespace {
@@ -15,23 +15,6 @@ namespace {
 constexpr int64_t kAlign = 8;  // elements of a 16-bit type in 16 bytes
 
 int64_t RoundUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
-
-using RefMap = absl::flat_hash_map<std::pair<int, int>, ir::Arg>;
-
-void Remap(ir::Arg& arg, const RefMap& map) {
-  if (arg.is_ref()) {
-    const ir::ValueRef& r = arg.ref();
-    if (!r.is_input()) arg = map.at({r.node, r.output});
-  } else if (auto* list = std::get_if<ir::ArgList>(&arg.v)) {
-    for (ir::Arg& a : *list) Remap(a, map);
-  }
-}
-
-ir::Arg IntList(const std::vector<int64_t>& values) {
-  ir::ArgList list;
-  for (int64_t v : values) list.push_back(ir::Arg{v});
-  return ir::Arg{std::move(list)};
-}
 
 // How a 2-D operand is laid out: row-major contiguous, or the transpose of a contiguous tensor.
 enum class Layout { kRowMajor, kColumnMajor };
@@ -88,7 +71,7 @@ class Emitter {
     const std::tuple<ir::ValueRef, int64_t, int64_t> key{x.ref(), pad_rows, pad_cols};
     if (auto it = pads_.find(key); it != pads_.end()) return it->second;
     const ir::TensorType t = out_.type_of(x.ref());
-    const ir::Arg padded = Emit("aten::constant_pad_nd.default", {x, IntList({0, pad_cols, 0, pad_rows}), ir::Arg{int64_t{0}}},
+    const ir::Arg padded = Emit("aten::constant_pad_nd.default", {x, IntListArg({0, pad_cols, 0, pad_rows}), ir::Arg{int64_t{0}}},
                                 Contiguous(t, {t.sizes[0] + pad_rows, t.sizes[1] + pad_cols}));
     pads_[key] = padded;
     return padded;
@@ -129,29 +112,13 @@ std::optional<ir::Arg> PadMatmul(ir::Graph& out, Emitter& e, const ir::Node& nod
 }  // namespace
 
 absl::StatusOr<bool> PadMatmulOperands::Run(ir::Graph& graph) {
-  ir::Graph out;
-  out.inputs = graph.inputs;
-  RefMap map;
-  Emitter emitter(out);
-  bool changed = false;
-  for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
-    ir::Node node = graph.nodes[id];
-    for (ir::Arg& a : node.args) Remap(a, map);
-    for (ir::NamedArg& kw : node.kwargs) Remap(kw.value, map);
-    if (std::optional<ir::Arg> padded = PadMatmul(out, emitter, node)) {
-      map[{id, 0}] = *padded;
-      changed = true;
-      continue;
-    }
-    const int new_id = static_cast<int>(out.nodes.size());
-    for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o) map[{id, o}] = ir::Arg{ir::ValueRef{new_id, o}};
-    out.nodes.push_back(std::move(node));
-  }
-  if (!changed) return false;
-  out.outputs = graph.outputs;
-  for (ir::Arg& a : out.outputs) Remap(a, map);
-  graph = std::move(out);
-  return true;
+  std::optional<Emitter> emitter;  // one for the rebuild: identical pads are shared across matmuls
+  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+    if (!emitter) emitter.emplace(out);
+    std::optional<ir::Arg> padded = PadMatmul(out, *emitter, node);
+    if (!padded) return std::nullopt;
+    return std::vector<ir::Arg>{*padded};
+  });
 }
 
 }  // namespace tccd::codegen

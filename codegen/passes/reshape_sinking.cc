@@ -5,29 +5,12 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "codegen/passes/graph_rebuild.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
 
 namespace tccd::codegen {
 namespace {
-
-using RefMap = absl::flat_hash_map<std::pair<int, int>, ir::Arg>;
-
-void Remap(ir::Arg& arg, const RefMap& map) {
-  if (arg.is_ref()) {
-    const ir::ValueRef& r = arg.ref();
-    if (!r.is_input()) arg = map.at({r.node, r.output});
-  } else if (auto* list = std::get_if<ir::ArgList>(&arg.v)) {
-    for (ir::Arg& a : *list) Remap(a, map);
-  }
-}
-
-ir::Arg IntList(const std::vector<int64_t>& values) {
-  ir::ArgList list;
-  for (int64_t v : values) list.push_back(ir::Arg{v});
-  return ir::Arg{std::move(list)};
-}
 
 bool IsReshape(const std::string& target) {
   return target == "aten::view.default" || target == "aten::_unsafe_view.default" ||
@@ -82,7 +65,7 @@ class Sinker {
         ir::TensorType viewed = t;
         viewed.sizes = from;
         viewed.strides = ir::ContiguousStrides(from);
-        a = Emit("aten::view.default", {a, IntList(from)}, viewed);
+        a = Emit("aten::view.default", {a, IntListArg(from)}, viewed);
       }
     };
     for (ir::Arg& a : moved.args) rewrite(a);
@@ -93,7 +76,7 @@ class Sinker {
     moved.outputs = {before};
     out_.nodes.push_back(std::move(moved));
     const ir::Arg computed{ir::ValueRef{static_cast<int>(out_.nodes.size()) - 1, 0}};
-    return Emit("aten::view.default", {computed, IntList(to)}, node.outputs[0]);
+    return Emit("aten::view.default", {computed, IntListArg(to)}, node.outputs[0]);
   }
 
  private:
@@ -120,29 +103,11 @@ class Sinker {
 }  // namespace
 
 absl::StatusOr<bool> ReshapeSinking::Run(ir::Graph& graph) {
-  ir::Graph out;
-  out.inputs = graph.inputs;
-  RefMap map;
-  Sinker sinker(out, device_);
-  bool changed = false;
-  for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
-    ir::Node node = graph.nodes[id];
-    for (ir::Arg& a : node.args) Remap(a, map);
-    for (ir::NamedArg& kw : node.kwargs) Remap(kw.value, map);
-    if (std::optional<ir::Arg> moved = sinker.Sink(node)) {
-      map[{id, 0}] = *moved;
-      changed = true;
-      continue;
-    }
-    const int new_id = static_cast<int>(out.nodes.size());
-    for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o) map[{id, o}] = ir::Arg{ir::ValueRef{new_id, o}};
-    out.nodes.push_back(std::move(node));
-  }
-  if (!changed) return false;
-  out.outputs = graph.outputs;
-  for (ir::Arg& a : out.outputs) Remap(a, map);
-  graph = std::move(out);
-  return true;
+  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+    std::optional<ir::Arg> moved = Sinker(out, device_).Sink(node);
+    if (!moved) return std::nullopt;
+    return std::vector<ir::Arg>{*moved};
+  });
 }
 
 }  // namespace tccd::codegen

@@ -1,0 +1,32 @@
+// Rebuilding a graph node by node, for passes that replace nodes with several new ones: the old
+// node's outputs map to values of the new graph, and later arguments are remapped through that.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "codegen/ir/graph.h"
+
+namespace tccd::codegen {
+
+// (old node, output) -> its value in the new graph.
+using RebuildMap = absl::flat_hash_map<std::pair<int, int>, ir::Arg>;
+
+// A list-of-ints argument ([1, 0, 2]).
+ir::Arg IntListArg(const std::vector<int64_t>& values);
+
+// Replaces every reference to an old node's output in `arg` (through lists) by its new value.
+void RemapRefs(ir::Arg& arg, const RebuildMap& map);
+
+// Rebuilds `graph`: every node, its arguments remapped into the new graph, is offered to
+// `rewrite(out, node)`, which may append nodes to `out` and return the new values of the node's
+// outputs; on nullopt (with `out` untouched) the node is copied. Returns whether any node was
+// rewritten; `graph` is left as it was when none was.
+bool RebuildGraph(ir::Graph& graph,
+                  const std::function<std::optional<std::vector<ir::Arg>>(ir::Graph& out, const ir::Node& node)>& rewrite);
+
+}  // namespace tccd::codegen
