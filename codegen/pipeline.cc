@@ -9,14 +9,13 @@
 //   TCCD_DISABLE_PASSES=a,b    skip passes by name (e.g. dead-code-elimination; "segments"
 //                              keeps a CUDA plan at one step per kernel and ATen op)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
-//   TCCD_BATCH_NORM_DECOMPOSITION=1  training batch norms as fused row kernels (experimental:
-//                              see batch_norm_decomposition.h)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
 //   TCCD_CUDA_ONE_PROGRAM=1    a graph's CUDA kernels compile as one NVRTC program, as before
 //                              per-kernel cubins (bisects a -rdc/nvJitLink problem; no reuse)
 #include "codegen/pipeline.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <thread>
@@ -75,7 +74,6 @@ struct DebugOptions {
   absl::flat_hash_set<std::string> disabled_passes;
   bool disable_fusion = false;
   bool cuda_one_program = false;
-  bool batch_norm_decomposition = false;
 };
 
 const DebugOptions& Debug() {
@@ -85,11 +83,22 @@ const DebugOptions& Debug() {
     if (const char* p = std::getenv("TCCD_DISABLE_PASSES"))
       for (absl::string_view name : absl::StrSplit(p, ',', absl::SkipEmpty())) o->disabled_passes.insert(std::string(name));
     if (const char* f = std::getenv("TCCD_DISABLE_FUSION")) o->disable_fusion = std::string(f) == "1";
-    if (const char* b = std::getenv("TCCD_BATCH_NORM_DECOMPOSITION")) o->batch_norm_decomposition = std::string(b) == "1";
     if (const char* c = std::getenv("TCCD_CUDA_ONE_PROGRAM")) o->cuda_one_program = std::string(c) == "1";
     return o;
   }();
   return *options;
+}
+
+// The knobs above that change generated code, as a short string ("" when all are defaults).
+std::string DebugOptionsKey() {
+  const DebugOptions& d = Debug();
+  std::vector<std::string> disabled(d.disabled_passes.begin(), d.disabled_passes.end());
+  std::sort(disabled.begin(), disabled.end());
+  std::string key;
+  if (!disabled.empty()) absl::StrAppend(&key, "disable=", absl::StrJoin(disabled, "+"), ";");
+  if (d.disable_fusion) absl::StrAppend(&key, "nofusion;");
+  if (d.cuda_one_program) absl::StrAppend(&key, "cuda-one-program;");
+  return key;
 }
 
 // FNV-1a of the embedded CUDA host runtime: it is linked into every kernels_cuda.so, so a change
@@ -150,8 +159,11 @@ const std::string& CompilerFingerprint() {
       for (std::streamsize i = 0; i < exe.gcount(); ++i) h = (h ^ static_cast<unsigned char>(buffer[i])) * 1099511628211ull;
     }
     if (!exe.eof()) spdlog::warn("cannot read /proc/self/exe; compile keys use the version only");
-    return new std::string(absl::StrCat(TCCD_VERSION, "/llvm-", LLVM_VERSION_STRING, "/exe-",
-                                        absl::Hex(h, absl::kZeroPad16)));
+    std::string id = absl::StrCat(TCCD_VERSION, "/llvm-", LLVM_VERSION_STRING, "/exe-", absl::Hex(h, absl::kZeroPad16));
+    // Debugging knobs change what a compile produces, so they are part of the identity: a daemon
+    // started with them never serves (or stores) entries of one started without.
+    if (std::string knobs = DebugOptionsKey(); !knobs.empty()) absl::StrAppend(&id, "/debug-", knobs);
+    return new std::string(std::move(id));
   }();
   return *fingerprint;
 }
@@ -251,9 +263,7 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
     passes.Add(std::make_unique<LayerNormBackwardSplit>());
     passes.Add(std::make_unique<CudnnBatchNorm>());
     // Training batch norms cuDNN does not take: statistics as row reductions, the rest fused.
-    // Opt-in (TCCD_BATCH_NORM_DECOMPOSITION=1): a tiny ResNet-50 (32x32 images, batch 4) trains
-    // differently from eager with it, cause not found yet; the full-size zoo model matched.
-    if (!Debug().disable_fusion && Debug().batch_norm_decomposition) {
+    if (!Debug().disable_fusion) {
       passes.Add(std::make_unique<BatchNormDecomposition>());
       // The views and pointwise ops it moved into the norms' permuted space are dead now.
       passes.Add(std::make_unique<DeadCodeElimination>());

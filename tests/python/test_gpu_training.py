@@ -275,8 +275,6 @@ def test_cnn_under_bf16_autocast_trains_like_eager(daemon_env):
     assert all(s["fallback"] is None for s in tccd.last_compile_stats())
 
 
-@pytest.mark.skipif(os.environ.get("TCCD_BATCH_NORM_DECOMPOSITION") != "1",
-                    reason="batch norm decomposition is experimental (TCCD_BATCH_NORM_DECOMPOSITION=1)")
 def test_bf16_batch_norm_forward_and_backward_are_row_kernels(daemon_env):
     # NCHW under bf16 autocast: batch norm takes bf16 inputs, which eager and cuDNN leave to ATen's
     # kernels; tccd decomposes forward and backward into one row kernel each (statistics per
@@ -555,21 +553,26 @@ def _zoo_module():
 def test_zoo_family_trains_like_eager(daemon_env, name):
     # One model of each family of the model-zoo benchmark (decoder LM, encoder LM, encoder-
     # decoder, CNN, ViT), at its tiny configuration (deploy/zoo_benchmark.py --tiny): bf16
-    # autocast training steps from the same weights, tccd against eager; no graph falls back.
+    # autocast training steps from the same weights; no graph falls back.
+    # Accuracy as PyTorch's own benchmarks judge it: against a higher-precision run (f32, no
+    # autocast), tccd may be off by at most twice what eager's bf16 run is off, plus 3e-2. Training
+    # a few steps amplifies rounding differences (a tiny ResNet's batch norms see 16 values per
+    # channel at the last stage), so bit-for-bit agreement with eager's bf16 run is not the bar:
+    # Inductor is 0.2-0.4 off it there as well.
     zoo = _zoo_module()
     pytest.importorskip("transformers" if name in ("llama", "gpt2", "bert", "t5") else "torchvision")
 
-    def run(backend):
+    def run(backend, autocast=True):
         torch.manual_seed(0)
         model, batch_fn, fwd = zoo.build_model(name, tiny=True, dropout=False)
         model = model.cuda().train()
-        batch = batch_fn(4, "cuda")
+        batch = batch_fn(16 if name == "resnet50" else 4, "cuda")
         opt = torch.optim.SGD(model.parameters(), lr=1e-2)
         compiled = torch.compile(model, backend=backend) if backend else model
         losses = []
         for _ in range(4):
             opt.zero_grad(set_to_none=True)
-            with torch.autocast("cuda", dtype=torch.bfloat16):
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
                 loss = fwd(compiled, batch, True)
             loss.backward()
             opt.step()
@@ -577,8 +580,57 @@ def test_zoo_family_trains_like_eager(daemon_env, name):
         return torch.stack(losses).cpu()
 
     tccd.reset_compile_stats()
+    reference = run(None, autocast=False)
     eager = run(None)
     compiled = run("tccd")
-    torch.testing.assert_close(compiled, eager, rtol=3e-2, atol=3e-2)
+    eager_error = (eager - reference).abs().max().item()
+    error = (compiled - reference).abs().max().item()
+    assert error <= 2 * eager_error + 3e-2, (name, compiled.tolist(), eager.tolist(), reference.tolist())
     stats = tccd.last_compile_stats()
     assert stats and all(s["fallback"] is None for s in stats), [s["fallback"] for s in stats]
+
+
+@pytest.mark.parametrize("shape", [(4, 64, 16, 16), (4, 256, 2, 2), (4, 2048, 1, 1), (8, 128, 28, 28)])
+@pytest.mark.parametrize("residual", [False, True], ids=["plain", "residual"])
+def test_batch_norm_row_kernels_are_as_accurate_as_eager(daemon_env, shape, residual):
+    # bf16 training batch norm (+ residual add) + relu, forward and backward, decomposed into row
+    # kernels: every output and gradient against a float64 computation from the same bf16 inputs,
+    # no further off than eager's bf16 kernels (relative to the largest reference value).
+    import torch.nn.functional as F
+
+    def norm_relu(x, w, b, rm, rv, res):
+        y = F.batch_norm(x, rm, rv, w, b, training=True, momentum=0.1, eps=1e-5)
+        return (y + res if res is not None else y).relu()
+
+    torch.manual_seed(0)
+    c = shape[1]
+    x0 = (torch.randn(shape, device="cuda") * 2 + 0.5).to(torch.bfloat16)
+    w0, b0 = torch.randn(c, device="cuda"), torch.randn(c, device="cuda")
+    g = torch.randn(shape, device="cuda").to(torch.bfloat16)
+    r0 = torch.randn(shape, device="cuda").to(torch.bfloat16) if residual else None
+
+    def go(fn, dtype):
+        pdtype = torch.float64 if dtype == torch.float64 else torch.float32
+        x = x0.to(dtype).clone().requires_grad_()
+        w, b = w0.to(pdtype).clone().requires_grad_(), b0.to(pdtype).clone().requires_grad_()
+        rm, rv = torch.zeros(c, device="cuda", dtype=pdtype), torch.ones(c, device="cuda", dtype=pdtype)
+        y = fn(x, w, b, rm, rv, r0.to(dtype) if residual else None)
+        y.backward(g.to(dtype))
+        return {"out": y, "grad_x": x.grad, "grad_w": w.grad, "grad_b": b.grad, "running_mean": rm, "running_var": rv}
+
+    reference = go(norm_relu, torch.float64)
+    eager = go(norm_relu, torch.bfloat16)
+    fn = torch.compile(norm_relu, backend="tccd")
+    compiled = go(fn, torch.bfloat16)
+    for name, ref in reference.items():
+        scale = ref.abs().max().clamp_min(1e-12)
+        eager_error = ((eager[name].double() - ref).abs().max() / scale).item()
+        error = ((compiled[name].double() - ref).abs().max() / scale).item()
+        assert error <= 2 * eager_error + 1e-5, (name, error, eager_error)
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        go(fn, torch.bfloat16)
+        torch.cuda.synchronize()
+    kernels = [e.key for e in prof.key_averages()]
+    assert not any("batch_norm" in k for k in kernels), kernels  # the row kernels ran, not ATen's
