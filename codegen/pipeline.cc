@@ -42,6 +42,7 @@
 #include "codegen/passes/inline_scalar_fills.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/layer_norm_backward_split.h"
+#include "codegen/passes/nll_loss_backward_to_pointwise.h"
 #include "codegen/passes/pad_matmul_operands.h"
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
@@ -261,6 +262,8 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
     // Big 16-bit matmuls with odd leading dimensions get zero-padded operands (aligned kernels).
     if (!Debug().disable_fusion) passes.Add(std::make_unique<PadMatmulOperands>());
     passes.Add(std::make_unique<LayerNormBackwardSplit>());
+    // Cross-entropy's backward: the one-hot nll gradient becomes the log_softmax backward's prologue.
+    if (!Debug().disable_fusion) passes.Add(std::make_unique<NllLossBackwardToPointwise>());
     passes.Add(std::make_unique<CudnnBatchNorm>());
     // Training batch norms cuDNN does not take: statistics as row reductions, the rest fused.
     if (!Debug().disable_fusion) {

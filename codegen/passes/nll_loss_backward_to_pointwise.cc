@@ -1,0 +1,120 @@
+// NllLossBackwardToPointwise (see nll_loss_backward_to_pointwise.h).
+#include "codegen/passes/nll_loss_backward_to_pointwise.h"
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "codegen/passes/graph_rebuild.h"
+
+namespace tccd::codegen {
+namespace {
+
+constexpr char kNllBackward[] = "aten::nll_loss_backward.default";
+constexpr char kLogSoftmaxBackward[] = "aten::_log_softmax_backward_data.default";
+constexpr int64_t kReductionNone = 0, kReductionMean = 1, kReductionSum = 2;
+
+std::optional<int64_t> Int(const ir::Node& node, size_t i) {
+  if (i >= node.args.size()) return std::nullopt;
+  if (const auto* v = std::get_if<int64_t>(&node.args[i].v)) return *v;
+  return std::nullopt;
+}
+
+bool IsFloat(ir::DType d) { return d == ir::DType::kF32 || d == ir::DType::kBF16 || d == ir::DType::kF16; }
+
+// Whether `node` is an nll_loss_backward this pass rewrites (its readers checked separately).
+bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
+  if (node.target != kNllBackward || node.args.size() < 7 || node.outputs.size() != 1) return false;
+  for (int i : {0, 1, 2, 6})
+    if (!node.args[i].is_ref()) return false;
+  if (!node.args[3].is_none()) return false;  // class weights: the index kernel keeps them
+  const std::optional<int64_t> reduction = Int(node, 4);
+  if (!reduction || !Int(node, 5) || *reduction < kReductionNone || *reduction > kReductionSum) return false;
+  const ir::TensorType& out = node.outputs[0];
+  const ir::TensorType& target = graph.type_of(node.args[2].ref());
+  const ir::TensorType& grad = graph.type_of(node.args[0].ref());
+  const ir::TensorType& total = graph.type_of(node.args[6].ref());
+  return out.device == ir::DeviceType::kCuda && IsFloat(out.dtype) && out.rank() == 2 && out.IsContiguous() &&
+         out.storage_offset == 0 && out.sizes[1] > 0 && target.rank() == 1 && target.sizes[0] == out.sizes[0] &&
+         (target.dtype == ir::DType::kI64 || target.dtype == ir::DType::kI32) && target.device == out.device &&
+         grad.dtype == out.dtype && grad.device == out.device &&
+         grad.rank() == (*reduction == kReductionNone ? 1 : 0) && total.rank() == 0 && total.device == out.device;
+}
+
+ir::TensorType Dense(ir::DType dtype, std::vector<int64_t> sizes) {
+  ir::TensorType t{.dtype = dtype, .sizes = std::move(sizes), .device = ir::DeviceType::kCuda};
+  t.strides = ir::ContiguousStrides(t.sizes);
+  return t;
+}
+
+ir::Arg Emit(ir::Graph& out, std::string target, std::vector<ir::Arg> args, ir::TensorType type,
+             std::vector<ir::NamedArg> kwargs = {}) {
+  out.nodes.push_back(ir::Node{.target = std::move(target), .args = std::move(args), .kwargs = std::move(kwargs),
+                               .outputs = {std::move(type)}});
+  return ir::Arg{ir::ValueRef{static_cast<int>(out.nodes.size()) - 1, 0}};
+}
+
+// [N] -> [N, 1] (a view).
+ir::Arg Column(ir::Graph& out, const ir::Arg& vector) {
+  ir::TensorType t = out.type_of(vector.ref());
+  const int64_t stride = t.strides.empty() ? 1 : t.strides[0];
+  t.sizes = {t.sizes[0], 1};
+  t.strides = {stride, 1};
+  return Emit(out, "aten::unsqueeze.default", {vector, ir::Arg{int64_t{1}}}, t);
+}
+
+// `node` (args already in `out`) as the pointwise ops above; the new value of its output.
+ir::Arg Decompose(ir::Graph& out, const ir::Node& node) {
+  const ir::TensorType& result = node.outputs[0];
+  const int64_t rows = result.sizes[0], classes = result.sizes[1];
+  const int64_t reduction = *Int(node, 4), ignore_index = *Int(node, 5);
+  const ir::DType index_dtype = out.type_of(node.args[2].ref()).dtype;
+  const ir::Arg arange = Emit(out, "aten::arange.default", {ir::Arg{classes}}, Dense(index_dtype, {classes}),
+                              {{"dtype", ir::Arg{index_dtype}},
+                               {"layout", ir::Arg{ir::LayoutArg{0}}},
+                               {"device", ir::Arg{ir::DeviceType::kCuda}},
+                               {"pin_memory", ir::Arg{false}}});
+  const ir::Arg target = Column(out, node.args[2]);
+  ir::Arg hit = Emit(out, "aten::eq.Tensor", {arange, target}, Dense(ir::DType::kBool, {rows, classes}));
+  // An ignore_index outside [0, C) (the usual -100) never equals a class: nothing to mask.
+  if (ignore_index >= 0 && ignore_index < classes) {
+    const ir::Arg counted = Emit(out, "aten::ne.Scalar", {target, ir::Arg{ignore_index}}, Dense(ir::DType::kBool, {rows, 1}));
+    hit = Emit(out, "aten::logical_and.default", {hit, counted}, Dense(ir::DType::kBool, {rows, classes}));
+  }
+  const ir::Arg grad = reduction == kReductionNone ? Column(out, node.args[0]) : node.args[0];
+  ir::Arg value = Emit(out, "aten::mul.Tensor", {hit, grad}, Dense(result.dtype, {rows, classes}));
+  if (reduction == kReductionMean)
+    value = Emit(out, "aten::div.Tensor", {value, node.args[6]}, Dense(result.dtype, {rows, classes}));
+  return Emit(out, "aten::neg.default", {value}, Dense(result.dtype, {rows, classes}));
+}
+
+}  // namespace
+
+absl::StatusOr<bool> NllLossBackwardToPointwise::Run(ir::Graph& graph) {
+  // Old node ids to rewrite: rewritable, read only by log_softmax backwards, not a graph output.
+  std::set<int> chosen;
+  for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id)
+    if (Rewritable(graph, graph.nodes[id])) chosen.insert(id);
+  if (chosen.empty()) return false;
+  for (const ir::Node& node : graph.nodes)
+    ir::ForEachInput(node, [&](const ir::ValueRef& r) {
+      if (!r.is_input() && chosen.count(r.node) && node.target != kLogSoftmaxBackward) chosen.erase(r.node);
+    });
+  std::function<void(const ir::Arg&)> keep_outputs = [&](const ir::Arg& a) {
+    if (a.is_ref() && !a.ref().is_input()) chosen.erase(a.ref().node);
+    if (const auto* list = std::get_if<ir::ArgList>(&a.v))
+      for (const ir::Arg& item : *list) keep_outputs(item);
+  };
+  for (const ir::Arg& a : graph.outputs) keep_outputs(a);
+  if (chosen.empty()) return false;
+  int id = -1;
+  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+    ++id;
+    if (!chosen.count(id)) return std::nullopt;
+    return std::vector<ir::Arg>{Decompose(out, node)};
+  });
+}
+
+}  // namespace tccd::codegen
