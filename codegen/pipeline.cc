@@ -49,6 +49,7 @@
 #include "codegen/passes/segment_builder.h"
 #include "codegen/passes/reduction_dims_to_rows.h"
 #include "codegen/passes/reduction_fusion.h"
+#include "codegen/passes/reshape_hoisting.h"
 #include "codegen/passes/reshape_sinking.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime_object.h"
@@ -277,6 +278,8 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
     passes.Add(std::make_unique<ReshapeSinking>(request.device));
+    // CUDA: and a pointwise op before a reshape that a row reduction reads becomes its prologue.
+    if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<ReshapeHoisting>());
     passes.Add(std::make_unique<DeadCodeElimination>());
   }
   RETURN_IF_ERROR(passes.Run(graph));

@@ -1,0 +1,97 @@
+// ReshapeHoisting (see reshape_hoisting.h).
+#include "codegen/passes/reshape_hoisting.h"
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "codegen/passes/graph_rebuild.h"
+#include "codegen/passes/pointwise_ops.h"
+#include "codegen/passes/reduction_ops.h"
+
+namespace tccd::codegen {
+namespace {
+
+bool IsReshape(const std::string& target) {
+  return target == "aten::view.default" || target == "aten::_unsafe_view.default" ||
+         target == "aten::reshape.default";
+}
+
+bool Plain(const ir::TensorType& t) { return t.IsContiguous() && t.storage_offset == 0; }
+
+// Whether `node` becomes (part of) a generated kernel: its outputs are not what this pass reads.
+bool BecomesKernel(const ir::Graph& graph, const ir::Node& node) {
+  return IsPointwiseOp(graph, node) || ReductionAxesOf(graph, node).num_reduced_dims > 0;
+}
+
+// The reshape nodes (ids of `graph`) to hoist their pointwise producer below.
+std::set<int> Candidates(const ir::Graph& graph) {
+  std::vector<std::vector<int>> readers(graph.nodes.size());
+  for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id)
+    ir::ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
+      if (!r.is_input()) readers[r.node].push_back(id);
+    });
+  std::set<int> outputs;
+  std::function<void(const ir::Arg&)> visit = [&](const ir::Arg& a) {
+    if (a.is_ref() && !a.ref().is_input()) outputs.insert(a.ref().node);
+    if (const auto* list = std::get_if<ir::ArgList>(&a.v))
+      for (const ir::Arg& item : *list) visit(item);
+  };
+  for (const ir::Arg& a : graph.outputs) visit(a);
+
+  std::set<int> chosen;
+  for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
+    const ir::Node& reshape = graph.nodes[id];
+    if (!IsReshape(reshape.target) || reshape.args.empty() || !reshape.args[0].is_ref()) continue;
+    if (reshape.outputs.size() != 1 || !Plain(reshape.outputs[0]) || outputs.count(id) || readers[id].empty()) continue;
+    const ir::ValueRef source = reshape.args[0].ref();
+    if (source.is_input() || outputs.count(source.node) || readers[source.node].size() != 1) continue;
+    const ir::Node& op = graph.nodes[source.node];
+    if (op.outputs.size() != 1 || !Plain(op.outputs[0]) || !IsPointwiseOp(graph, op)) continue;
+    bool ok = true;
+    for (int reader : readers[id])
+      ok = ok && ReductionAxesOf(graph, graph.nodes[reader]).num_reduced_dims > 0;
+    ir::ForEachInput(op, [&](const ir::ValueRef& r) {
+      const ir::TensorType& t = graph.type_of(r);
+      if (t.rank() == 0) return;
+      ok = ok && t.sizes == op.outputs[0].sizes && Plain(t) && (r.is_input() || !BecomesKernel(graph, graph.nodes[r.node]));
+    });
+    for (const ir::NamedArg& kw : op.kwargs) ok = ok && !kw.value.is_ref();
+    if (ok) chosen.insert(id);
+  }
+  return chosen;
+}
+
+ir::Arg Emit(ir::Graph& out, ir::Node node) {
+  out.nodes.push_back(std::move(node));
+  return ir::Arg{ir::ValueRef{static_cast<int>(out.nodes.size()) - 1, 0}};
+}
+
+}  // namespace
+
+absl::StatusOr<bool> ReshapeHoisting::Run(ir::Graph& graph) {
+  const std::set<int> chosen = Candidates(graph);
+  if (chosen.empty()) return false;
+  int id = -1;
+  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& reshape) -> std::optional<std::vector<ir::Arg>> {
+    ++id;
+    if (!chosen.count(id)) return std::nullopt;
+    // The op was copied unchanged (its only reader is this reshape; DCE drops it).
+    ir::Node op = out.nodes[reshape.args[0].ref().node];
+    const std::vector<int64_t>& to = reshape.outputs[0].sizes;
+    for (ir::Arg& a : op.args) {
+      if (!a.is_ref() || out.type_of(a.ref()).rank() == 0) continue;
+      ir::TensorType viewed = out.type_of(a.ref());
+      viewed.sizes = to;
+      viewed.strides = ir::ContiguousStrides(to);
+      a = Emit(out, ir::Node{.target = "aten::view.default", .args = {a, IntListArg(to)}, .outputs = {viewed}});
+    }
+    op.outputs[0].sizes = to;
+    op.outputs[0].strides = ir::ContiguousStrides(to);
+    return std::vector<ir::Arg>{Emit(out, std::move(op))};
+  });
+}
+
+}  // namespace tccd::codegen
