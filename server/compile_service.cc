@@ -508,6 +508,7 @@ v1::StatsResponse CompileService::GetStats() {
   compiler_->AddStats(&compiler_counters);
   for (const auto& [name, value] : compiler_counters) counters[name] = value;
   response.set_tccd_version(TCCD_VERSION);
+  response.set_compiler_fingerprint(compiler_->Fingerprint());
   response.set_uptime_ms(static_cast<int64_t>(MillisSince(started_)));
   response.set_cache_dir(options_.cache_dir);
   spdlog::debug("GetStats");

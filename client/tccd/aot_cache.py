@@ -17,6 +17,7 @@ Off with TCCD_AOT_CACHE=0, or with the local cache (TCCD_LOCAL_CACHE=0), which h
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
@@ -52,6 +53,11 @@ def lookup(
         if key is None:
             log.debug("tccd aot cache: graph %s gets no recipe: %s", graph_id, why_not)
             return None, None
+        # A recipe names plans by request hash, which depends on the daemon's compiler identity:
+        # so does the recipe (another daemon build gets its own recipes and plans).
+        from .local_cache import daemon_identity
+
+        key = hashlib.sha256(f"{key}\n{daemon_identity(config)}".encode()).hexdigest()
         store = RecipeStore(config.cache_dir)
         recipe = store.get(key)
         if recipe is not None:

@@ -178,7 +178,7 @@ class _GraphCompiler:
     def _compile(self, config, name, gm, example_inputs, entry):
         """(LoadedPlan, request hash or None); the hash names the plan in an AOT recipe."""
         from .compiler import compile_request
-        from .local_cache import request_hash
+        from .local_cache import daemon_identity, request_hash
         from .serialize import build_request
 
         request = build_request(
@@ -190,7 +190,7 @@ class _GraphCompiler:
             job_id=config.job_id(),
             rank=config.rank,
         )
-        key = request_hash(request) if config.local_cache else None
+        key = request_hash(request, daemon_identity(config)) if config.local_cache else None
         plan = compile_request(request, config, entry, key=key)
         if len(request.graph.constants):
             # The plan's last inputs are the graph's constants: the caller passes the others.

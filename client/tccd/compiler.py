@@ -26,7 +26,7 @@ import grpc
 from . import channel
 from .config import Config
 from .errors import ArtifactError, CompileFailed
-from .local_cache import LocalCache, request_hash
+from .local_cache import LocalCache, daemon_identity, request_hash
 from . import native_plan
 from .runtime import LoadedPlan, load_plan
 from .stats import GraphRecord
@@ -145,7 +145,7 @@ def compile_request(
     in the local cache)."""
     cache = LocalCache(config.cache_dir) if config.local_cache else None
     if cache and key is None:
-        key = request_hash(request)
+        key = request_hash(request, daemon_identity(config))
     manifest = cache.get_manifest(key) if cache else None
     plan = None
     if manifest is not None:

@@ -18,8 +18,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import json
 import tempfile
-from typing import Optional
+import threading
+from typing import Dict, Optional
 
 from .v1 import tccd_pb2 as pb
 
@@ -27,20 +29,84 @@ log = logging.getLogger(__name__)
 
 # Bump when what enters request_hash changes, or when the meaning of a cached manifest does.
 #   1: initial layout.
-REQUEST_HASH_VERSION = 1
+#   2: the daemon's compiler identity enters the hash.
+REQUEST_HASH_VERSION = 2
+
+# File in the cache directory: the compiler identity each daemon address last reported, so that
+# entries stay usable while the daemon is down.
+_IDENTITY_FILE = "daemon-identities.json"
+_identities: Dict[str, str] = {}  # address -> identity, asked once per process
+_identities_lock = threading.Lock()
 
 
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def request_hash(request: "pb.CompileRequest") -> str:
+def daemon_identity(config) -> str:
+    """The compiler identity of the daemon at config.address (StatsResponse.compiler_fingerprint:
+    its build and the debugging knobs that change code), asked once per process and address.
+
+    It enters request_hash, so a local cache never serves what another daemon build (an upgraded
+    service, a daemon bisecting with TCCD_DISABLE_PASSES) produced. While no daemon answers, the
+    identity the address last reported (kept in the cache directory) stands in, so cached graphs
+    still load; "" when there is none (such entries are then only found under "").
+    """
+    with _identities_lock:
+        known = _identities.get(config.address)
+        if known is not None:
+            return known
+        path = os.path.join(config.cache_dir, _IDENTITY_FILE)
+        try:
+            with open(path) as f:
+                saved = json.load(f)
+            saved = saved if isinstance(saved, dict) else {}
+        except (OSError, ValueError):
+            saved = {}
+        identity = None
+        try:
+            from . import channel
+
+            stats = channel.connect(config).GetStats(pb.StatsRequest(), timeout=10)
+            # A daemon older than the field reports its version only.
+            identity = stats.compiler_fingerprint or f"version:{stats.tccd_version}"
+        except Exception as e:  # noqa: BLE001 - any failure: fall back to the saved identity
+            log.debug("tccd: no daemon identity from %s (%s); using the last one seen", config.address, e)
+        if identity is None:
+            return str(saved.get(config.address, ""))  # not remembered: ask again next time
+        if saved.get(config.address) != identity:
+            saved[config.address] = identity
+            try:
+                os.makedirs(config.cache_dir, exist_ok=True)
+                _write_json_atomic(path, saved)
+            except OSError as e:
+                log.debug("tccd: cannot remember the daemon identity in %s: %s", path, e)
+        _identities[config.address] = identity
+        return identity
+
+
+def _write_json_atomic(path: str, value: Dict[str, str]) -> None:
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".identities-")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(value, f)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def request_hash(request: "pb.CompileRequest", daemon_identity: str = "") -> str:
     """SHA-256 over exactly what determines the daemon's output for `request`.
 
     In: the graph (minus informational fields), the target, the options, the shape facts, the
-    client version (it decides how a Plan is interpreted) and REQUEST_HASH_VERSION. Out: job id,
-    rank, graph name, client info, and per-tensor requires_grad and device index, which the
-    daemon's compile key leaves out as well.
+    client version (it decides how a Plan is interpreted), the daemon's compiler identity
+    (daemon_identity()) and REQUEST_HASH_VERSION. Out: job id, rank, graph name, client info,
+    and per-tensor requires_grad and device index, which the daemon's compile key leaves out as
+    well.
     """
     from . import __version__
 
@@ -54,7 +120,7 @@ def request_hash(request: "pb.CompileRequest") -> str:
         meta.requires_grad = False
         meta.device.index = 0
     h = hashlib.sha256()
-    h.update(f"tccd-request-hash/{REQUEST_HASH_VERSION}/{__version__}\n".encode())
+    h.update(f"tccd-request-hash/{REQUEST_HASH_VERSION}/{__version__}/{daemon_identity}\n".encode())
     h.update(keyed.SerializeToString(deterministic=True))
     return h.hexdigest()
 
