@@ -34,6 +34,7 @@
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
 #include "codegen/passes/batch_norm_decomposition.h"
+#include "codegen/passes/batch_norm_inference.h"
 #include "codegen/passes/cudnn_batch_norm.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/dropout_to_philox.h"
@@ -268,6 +269,8 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
     passes.Add(std::make_unique<CudnnBatchNorm>());
     // Training batch norms cuDNN does not take: statistics as row reductions, the rest fused.
     if (!Debug().disable_fusion) {
+      // Eval-mode norms: pointwise ops over the input, fused with their neighbours.
+      passes.Add(std::make_unique<BatchNormInference>());
       passes.Add(std::make_unique<BatchNormDecomposition>());
       // The views and pointwise ops it moved into the norms' permuted space are dead now.
       passes.Add(std::make_unique<DeadCodeElimination>());

@@ -637,3 +637,34 @@ def test_batch_norm_row_kernels_are_as_accurate_as_eager(daemon_env, shape, resi
         torch.cuda.synchronize()
     kernels = [e.key for e in prof.key_averages()]
     assert not any("batch_norm" in k for k in kernels), kernels  # the row kernels ran, not ATen's
+
+
+@pytest.mark.parametrize("channels_last", [False, True], ids=["nchw", "channels_last"])
+def test_eval_batch_norm_fuses_with_relu_and_residual(daemon_env, channels_last):
+    # Inference: eval-mode batch norm (running statistics) is pointwise ops over its input,
+    # fused with the relu and the residual add around it; no ATen batch-norm kernel runs.
+    torch.manual_seed(0)
+    model = ConvBlock(16).cuda().eval()
+    for bn in (model.b1, model.b2):  # non-trivial running statistics and affine parameters
+        bn.running_mean.uniform_(-1, 1)
+        bn.running_var.uniform_(0.5, 2)
+        bn.weight.data.uniform_(0.5, 1.5)
+        bn.bias.data.uniform_(-0.5, 0.5)
+    x = torch.randn(8, 16, 14, 14, device="cuda")
+    if channels_last:
+        model, x = model.to(memory_format=torch.channels_last), x.to(memory_format=torch.channels_last)
+    fn = torch.compile(model, backend="tccd")
+    with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+        expected = model(x)
+        tccd.reset_compile_stats()
+        got = fn(x)
+    torch.testing.assert_close(got.float(), expected.float(), **TOLERANCES[torch.bfloat16])
+    assert all(s["fallback"] is None for s in tccd.last_compile_stats())
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+            fn(x)
+        torch.cuda.synchronize()
+    kernels = [e.key for e in prof.key_averages()]
+    assert not any("batch_norm" in k or "bn_" in k for k in kernels), kernels
