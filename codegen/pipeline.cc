@@ -1,11 +1,13 @@
 // The tccd compiler, from request graph to plan and kernels, on one screen.
 //
 //   Prepare:  proto -> IR (validated) -> known ops -> target -> canonical text (the key's part)
-//   Compile:  passes -> fusion partition -> kernel IR per group -> machine code -> plan
+//   Compile:  passes -> fusion partition -> kernel IR per group -> machine code -> schedule
+//             -> schedule passes -> plan (the schedule's serialisation)
 //
 // Debugging knobs (environment of the daemon, read once):
 //   TCCD_DUMP_DIR=dir          dump the IR after every pass that changed it, the partition,
-//                              every kernel's IR and the LLVM IR into dir
+//                              every kernel's IR, the LLVM IR and the schedule (as built and
+//                              after every schedule pass that changed it) into dir
 //   TCCD_DISABLE_PASSES=a,b    skip passes by name (e.g. dead-code-elimination; "segments"
 //                              keeps a CUDA plan at one step per kernel and ATen op)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
@@ -50,6 +52,10 @@
 #include "codegen/passes/reduction_dims_to_rows.h"
 #include "codegen/passes/reduction_fusion.h"
 #include "codegen/passes/reshape_sinking.h"
+#include "codegen/schedule/plan_serializer.h"
+#include "codegen/schedule/printer.h"
+#include "codegen/schedule/release_after_last_use.h"
+#include "codegen/schedule/sink_views_to_first_reader.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime_object.h"
 #include "proto/status_macros.h"
@@ -334,14 +340,21 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
       Dump("kernels.cu", module.cuda_source);
       Dump("kernels.ptx", module.ptx);
     }
-    // 5. The plan the client runs; then runs of native work become one call each.
-    ASSIGN_OR_RETURN(out.plan, BuildPlan(graph, partition, kernels, native));
-    HostProgram program;
-    if (!Debug().disabled_passes.contains("segments")) {
-      std::vector<std::string> symbols;
-      for (const PointwiseKernel& k : kernels) symbols.push_back(k.name);
-      ASSIGN_OR_RETURN(program, BuildSegments(out.plan, symbols, native.artifact));
-    }
+    // 5. The schedule the client runs; runs of native work become one call each (views first
+    //    sink to their first reader, to join its run; only worth it when segments are formed),
+    //    then every value is released after its last use. The plan is its serialisation.
+    ASSIGN_OR_RETURN(schedule::Schedule sched, BuildSchedule(graph, partition, kernels, native));
+    if (!Debug().dump_dir.empty()) Dump("schedule.sched", schedule::PrintSchedule(sched));
+    std::vector<std::string> symbols;
+    for (const PointwiseKernel& k : kernels) symbols.push_back(k.name);
+    SegmentBuilder segments(std::move(symbols), native.artifact);
+    schedule::SinkViewsToFirstReader sink_views;
+    schedule::ReleaseAfterLastUse releases;
+    if (!passes.disabled(segments.name())) RETURN_IF_ERROR(passes.Run(sink_views, sched));
+    RETURN_IF_ERROR(passes.Run(segments, sched));
+    RETURN_IF_ERROR(passes.Run(releases, sched));
+    ASSIGN_OR_RETURN(out.plan, schedule::PlanFromSchedule(sched));
+    const HostProgram& program = segments.program();
     if (!kernels.empty() || !program.empty()) {
       ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module, kernels, program));
       out.artifacts.push_back({native.artifact, v1::CUDA_HOST_OBJECT, std::move(host)});
@@ -357,8 +370,13 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
     return out;
   }
 
-  // 5. The plan the client runs.
-  ASSIGN_OR_RETURN(out.plan, BuildPlan(graph, partition, kernels, native));
+  // 5. The schedule the client runs, every value released after its last use; the plan is its
+  //    serialisation.
+  ASSIGN_OR_RETURN(schedule::Schedule sched, BuildSchedule(graph, partition, kernels, native));
+  if (!Debug().dump_dir.empty()) Dump("schedule.sched", schedule::PrintSchedule(sched));
+  schedule::ReleaseAfterLastUse releases;
+  RETURN_IF_ERROR(passes.Run(releases, sched));
+  ASSIGN_OR_RETURN(out.plan, schedule::PlanFromSchedule(sched));
   out.num_fused_kernels = static_cast<int>(kernels.size());
   out.num_extern_steps = static_cast<int>(partition.schedule.size() - kernels.size());
   // 6. The same plan as data for the native plan runtime (one client call per graph).

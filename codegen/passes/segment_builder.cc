@@ -1,4 +1,4 @@
-// Plan -> plan with NativeSegment steps, plus the host program (see segment_builder.h).
+// Schedule -> schedule with segment steps, plus the host program (see segment_builder.h).
 #include "codegen/passes/segment_builder.h"
 
 #include <algorithm>
@@ -16,6 +16,11 @@
 namespace tccd::codegen {
 namespace {
 
+using schedule::ExternOp;
+using schedule::KernelLaunch;
+using schedule::ReadsOf;
+using schedule::Step;
+
 constexpr int64_t kWorkspaceAlign = 256;
 constexpr int64_t kGemmAlign = 16;  // what cuBLASLt's heuristic assumes of every pointer
 
@@ -23,7 +28,7 @@ constexpr int64_t kGemmAlign = 16;  // what cuBLASLt's heuristic assumes of ever
 struct Meta {
   std::vector<int64_t> sizes, strides;
   int64_t offset = 0;
-  v1::DType dtype = v1::DTYPE_UNSPECIFIED;
+  ir::DType dtype = ir::DType::kF32;
   int elem_bytes = 0;
   int64_t rank() const { return static_cast<int64_t>(sizes.size()); }
   int64_t numel() const {
@@ -40,37 +45,30 @@ struct Meta {
   }
 };
 
-int ElemBytes(v1::DType dtype) {
+// Bytes per element of the dtypes a segment may hold (views, kernels and matmuls over complex
+// or wide unsigned tensors stay extern steps); 0 for the others.
+int ElemBytes(ir::DType dtype) {
   switch (dtype) {
-    case v1::FLOAT64: case v1::INT64: return 8;
-    case v1::FLOAT32: case v1::INT32: return 4;
-    case v1::FLOAT16: case v1::BFLOAT16: case v1::INT16: return 2;
-    case v1::INT8: case v1::UINT8: case v1::BOOL: return 1;
+    case ir::DType::kF64: case ir::DType::kI64: return 8;
+    case ir::DType::kF32: case ir::DType::kI32: return 4;
+    case ir::DType::kF16: case ir::DType::kBF16: case ir::DType::kI16: return 2;
+    case ir::DType::kI8: case ir::DType::kU8: case ir::DType::kBool: return 1;
     default: return 0;
   }
 }
 
-std::optional<Meta> StaticMeta(const v1::TensorMeta& m) {
+std::optional<Meta> StaticMeta(const ir::TensorType& t) {
   Meta meta;
-  for (const v1::Dim& d : m.sizes()) {
-    if (d.kind_case() != v1::Dim::kValue) return std::nullopt;
-    meta.sizes.push_back(d.value());
-  }
-  for (const v1::Dim& d : m.strides()) {
-    if (d.kind_case() != v1::Dim::kValue) return std::nullopt;
-    meta.strides.push_back(d.value());
-  }
-  if (m.has_storage_offset()) {
-    if (m.storage_offset().kind_case() != v1::Dim::kValue) return std::nullopt;
-    meta.offset = m.storage_offset().value();
-  }
-  meta.dtype = m.dtype();
-  meta.elem_bytes = ElemBytes(m.dtype());
+  meta.sizes = t.sizes;
+  meta.strides = t.strides;
+  meta.offset = t.storage_offset;
+  meta.dtype = t.dtype;
+  meta.elem_bytes = ElemBytes(t.dtype);
   if (meta.elem_bytes == 0 || meta.sizes.size() != meta.strides.size()) return std::nullopt;
   return meta;
 }
 
-int RefOf(const v1::Value& v) { return v.kind_case() == v1::Value::kRef ? v.ref().node() : -1; }
+int RefOf(const ir::Arg& a) { return a.is_ref() ? a.ref().node : -1; }
 
 // One matrix operand's column-major description for cuBLAS: the memory seen column-major is
 // either the matrix's transpose (row-major storage: op N gives M^T) or the matrix itself.
@@ -91,18 +89,18 @@ std::optional<MatrixLayout> LayoutOf(int64_t rows, int64_t cols, int64_t s0, int
   return std::nullopt;
 }
 
-std::optional<int> CudaDataType(v1::DType dtype) {
+std::optional<int> CudaDataType(ir::DType dtype) {
   switch (dtype) {
-    case v1::FLOAT32: return kCudaR32F;
-    case v1::FLOAT16: return kCudaR16F;
-    case v1::BFLOAT16: return kCudaR16BF;
+    case ir::DType::kF32: return kCudaR32F;
+    case ir::DType::kF16: return kCudaR16F;
+    case ir::DType::kBF16: return kCudaR16BF;
     default: return std::nullopt;
   }
 }
 
-double NumberOf(const v1::Value& v, double fallback) {
-  if (v.kind_case() == v1::Value::kIntValue) return static_cast<double>(v.int_value());
-  if (v.kind_case() == v1::Value::kFloatValue) return v.float_value();
+double NumberOf(const ir::Arg& a, double fallback) {
+  if (const auto* i = std::get_if<int64_t>(&a.v)) return static_cast<double>(*i);
+  if (const auto* d = std::get_if<double>(&a.v)) return *d;
   return fallback;
 }
 
@@ -113,33 +111,33 @@ struct GemmMatch {
 };
 
 // Z = X @ Y (+ bias), X [.., M, K], Y [.., K, N], Z [.., M, N] row-major contiguous.
-std::optional<GemmMatch> MatchGemm(const v1::Step& step, const std::vector<std::optional<Meta>>& metas) {
-  if (step.kind_case() != v1::Step::kExternCall || step.outputs_size() != 1 || step.outputs(0) < 0) return std::nullopt;
-  const v1::ExternCall& call = step.extern_call();
-  const std::string& target = call.target();
+std::optional<GemmMatch> MatchGemm(const Step& step, const std::vector<std::optional<Meta>>& metas) {
+  if (!step.is<ExternOp>() || step.outputs.size() != 1 || step.outputs[0] < 0) return std::nullopt;
+  const ExternOp& call = step.as<ExternOp>();
+  const std::string& target = call.target;
   int x = -1, y = -1, bias = -1;
   double alpha = 1.0, beta = 1.0;
   if (target == "aten::mm.default" || target == "aten::bmm.default") {
-    if (call.args_size() != 2 || call.kwargs_size() != 0) return std::nullopt;
-    x = RefOf(call.args(0));
-    y = RefOf(call.args(1));
+    if (call.args.size() != 2 || !call.kwargs.empty()) return std::nullopt;
+    x = RefOf(call.args[0]);
+    y = RefOf(call.args[1]);
   } else if (target == "aten::addmm.default") {
-    if (call.args_size() < 3) return std::nullopt;
-    bias = RefOf(call.args(0));
-    x = RefOf(call.args(1));
-    y = RefOf(call.args(2));
-    if (call.args_size() > 3) beta = NumberOf(call.args(3), 1.0);
-    if (call.args_size() > 4) alpha = NumberOf(call.args(4), 1.0);
-    for (const v1::NamedValue& kw : call.kwargs()) {
-      if (kw.name() == "beta") beta = NumberOf(kw.value(), 1.0);
-      else if (kw.name() == "alpha") alpha = NumberOf(kw.value(), 1.0);
+    if (call.args.size() < 3) return std::nullopt;
+    bias = RefOf(call.args[0]);
+    x = RefOf(call.args[1]);
+    y = RefOf(call.args[2]);
+    if (call.args.size() > 3) beta = NumberOf(call.args[3], 1.0);
+    if (call.args.size() > 4) alpha = NumberOf(call.args[4], 1.0);
+    for (const ir::NamedArg& kw : call.kwargs) {
+      if (kw.name == "beta") beta = NumberOf(kw.value, 1.0);
+      else if (kw.name == "alpha") alpha = NumberOf(kw.value, 1.0);
       else return std::nullopt;
     }
     if (beta != 1.0 || bias < 0) return std::nullopt;
   } else {
     return std::nullopt;
   }
-  const int z = step.outputs(0);
+  const int z = step.outputs[0];
   if (x < 0 || y < 0) return std::nullopt;
   const std::optional<Meta>&mx = metas[x], &my = metas[y], &mz = metas[z];
   if (!mx || !my || !mz) return std::nullopt;
@@ -199,103 +197,35 @@ std::optional<GemmMatch> MatchGemm(const v1::Step& step, const std::vector<std::
 
 enum class StepClass { kOther, kKernel, kGemm, kView };
 
-// Calls fn(value id) for every ref in `v`, lists included.
-void ForEachValueRef(const v1::Value& v, const std::function<void(int)>& fn) {
-  if (v.kind_case() == v1::Value::kRef) fn(v.ref().node());
-  if (v.kind_case() == v1::Value::kList)
-    for (const v1::Value& item : v.list().items()) ForEachValueRef(item, fn);
-}
-
-// Reads of a step (value ids), in operand order.
-std::vector<int> ReadsOf(const v1::Step& step) {
-  std::vector<int> reads;
-  auto visit = [&](const v1::Value& v) { ForEachValueRef(v, [&](int id) { reads.push_back(id); }); };
-  switch (step.kind_case()) {
-    case v1::Step::kNative:
-      reads.assign(step.native().inputs().begin(), step.native().inputs().end());
-      break;
-    case v1::Step::kSegment:
-      reads.assign(step.segment().inputs().begin(), step.segment().inputs().end());
-      break;
-    case v1::Step::kAlias:
-      reads.push_back(step.alias().base());
-      break;
-    case v1::Step::kExternCall:
-      for (const v1::Value& a : step.extern_call().args()) visit(a);
-      for (const v1::NamedValue& kw : step.extern_call().kwargs()) visit(kw.value());
-      break;
-    default:
-      break;
-  }
-  return reads;
-}
-
-void RecomputeReleases(v1::Plan& plan) {
-  std::set<int> outputs;
-  for (const v1::Value& v : plan.outputs()) ForEachValueRef(v, [&](int id) { outputs.insert(id); });
-  std::map<int, int> last_use;
-  for (int i = 0; i < plan.steps_size(); ++i)
-    for (int v : ReadsOf(plan.steps(i))) last_use[v] = i;
-  for (v1::Step& step : *plan.mutable_steps()) step.clear_release();
-  for (const auto& [value, index] : last_use)
-    if (!outputs.count(value)) plan.mutable_steps(index)->add_release(value);
-}
-
-// Moves every view ExternCall to just before the first step that reads it. Views are pure, so a
-// later position is always correct; it puts a view next to the kernel that reads it, inside that
-// kernel's run (a norm decomposed into a row kernel views its input as soon as the producing
-// convolution returns, while the kernel runs after the next convolution: the views would end a
-// run and be left as dispatcher calls). Release lists must be recomputed afterwards.
-void SinkViewsToFirstReader(v1::Plan& plan) {
-  std::vector<v1::Step> steps(plan.steps().begin(), plan.steps().end());
-  bool moved = false;
-  for (int i = static_cast<int>(steps.size()) - 1; i >= 0; --i) {
-    if (steps[i].kind_case() != v1::Step::kExternCall || !IsViewOp(steps[i].extern_call().target())) continue;
-    std::set<int> defined(steps[i].outputs().begin(), steps[i].outputs().end());
-    int reader = -1;
-    for (int j = i + 1; j < static_cast<int>(steps.size()) && reader < 0; ++j)
-      for (int v : ReadsOf(steps[j]))
-        if (defined.count(v)) reader = j;
-    if (reader <= i + 1) continue;  // read next, or only by the plan's outputs
-    v1::Step view = std::move(steps[i]);
-    steps.erase(steps.begin() + i);
-    steps.insert(steps.begin() + (reader - 1), std::move(view));
-    moved = true;
-  }
-  if (!moved) return;
-  plan.clear_steps();
-  for (v1::Step& s : steps) *plan.add_steps() = std::move(s);
-}
-
 class SegmentWriter {
  public:
-  SegmentWriter(const v1::Plan& plan, const std::vector<std::optional<Meta>>& metas,
+  SegmentWriter(const std::vector<Step>& steps, const std::vector<std::optional<Meta>>& metas,
                 const absl::flat_hash_map<std::string, int>& kernel_index, const std::string& artifact,
                 HostProgram& program)
-      : plan_(plan), metas_(metas), kernel_index_(kernel_index), artifact_(artifact), program_(program) {}
+      : steps_(steps), metas_(metas), kernel_index_(kernel_index), artifact_(artifact), program_(program) {}
 
-  // Appends to `out` what replaces plan steps [begin, end) (all segmentable), given the value ids
-  // read at or after `end` (later steps, plan outputs).
+  // Appends to `out` what replaces steps [begin, end) (all segmentable), given the value ids
+  // read at or after `end` (later steps, schedule outputs).
   absl::Status Write(int begin, int end, const std::vector<StepClass>& classes,
                      const std::map<int, GemmMatch>& gemms, const std::set<int>& read_later,
-                     std::vector<v1::Step>& out) {
+                     std::vector<Step>& out) {
     // Alias roots: value -> (root value, byte delta). Roots are compute outputs or values
     // defined before the segment.
     std::map<int, std::pair<int, int64_t>> alias;
     auto root = [&](int v) { auto it = alias.find(v); return it == alias.end() ? std::make_pair(v, int64_t{0}) : it->second; };
     std::set<int> defined_inside;
     for (int i = begin; i < end; ++i) {
-      const v1::Step& step = plan_.steps(i);
+      const Step& step = steps_[i];
       if (classes[i] == StepClass::kView) {
         const int in = ReadsOf(step).front();
         const auto [r, delta] = root(in);
-        for (int v : step.outputs()) {
+        for (int v : step.outputs) {
           if (v < 0) continue;
           alias[v] = {r, delta + (metas_[v]->offset - metas_[in]->offset) * metas_[v]->elem_bytes};
           defined_inside.insert(v);
         }
       } else {
-        for (int v : step.outputs()) defined_inside.insert(v);
+        for (int v : step.outputs) defined_inside.insert(v);
       }
     }
     // Which inside values are needed after the segment, and which views to re-emit.
@@ -307,7 +237,7 @@ class SegmentWriter {
     std::vector<int> aliases;  // view values, in definition order
     for (int i = begin; i < end; ++i) {
       if (classes[i] != StepClass::kView) continue;
-      for (int v : plan_.steps(i).outputs()) {
+      for (int v : steps_[i].outputs) {
         if (v < 0 || !needed.count(v)) continue;
         const int r = root(v).first;
         if (defined_inside.count(r) && !alias.count(r)) aliases.push_back(v);
@@ -320,9 +250,9 @@ class SegmentWriter {
     std::vector<bool> reemit(end - begin, false);
     for (int i = end - 1; i >= begin; --i) {
       if (classes[i] != StepClass::kView) continue;
-      const v1::Step& step = plan_.steps(i);
+      const Step& step = steps_[i];
       bool any = false;
-      for (int v : step.outputs()) any = any || (v >= 0 && needed.count(v));
+      for (int v : step.outputs) any = any || (v >= 0 && needed.count(v));
       if (!any) continue;
       reemit[i - begin] = true;
       needed.insert(ReadsOf(step).front());
@@ -335,7 +265,7 @@ class SegmentWriter {
       if (classes[i] == StepClass::kGemm) local_gemms[i] = gemms.at(i);
     auto writes = [&](int i) {
       if (classes[i] == StepClass::kGemm) return std::vector<int>{local_gemms.at(i).operands[2]};
-      return std::vector<int>(plan_.steps(i).outputs().begin(), plan_.steps(i).outputs().end());
+      return steps_[i].outputs;
     };
 
     // Liveness of inside roots, in segment positions.
@@ -343,7 +273,7 @@ class SegmentWriter {
     std::vector<int> io_inputs;
     std::set<int> io_input_set;
     for (int i = begin; i < end; ++i) {
-      const v1::Step& step = plan_.steps(i);
+      const Step& step = steps_[i];
       if (classes[i] == StepClass::kView) continue;
       for (int v : ReadsOf(step)) {
         const int r = root(v).first;
@@ -392,20 +322,19 @@ class SegmentWriter {
       if (it != io_index.end()) return SegmentOperandSpec{it->second, delta};
       return SegmentOperandSpec{-1, ws_offset.at(r) + delta};
     };
-    v1::Step seg_step;
-    v1::NativeSegment* seg = seg_step.mutable_segment();
+    schedule::Segment seg;
     for (int i = begin; i < end; ++i) {
-      const v1::Step& step = plan_.steps(i);
+      const Step& step = steps_[i];
       if (classes[i] == StepClass::kView) continue;
       SegmentStepSpec s;
       if (classes[i] == StepClass::kKernel) {
-        const v1::NativeCall& call = step.native();
+        const KernelLaunch& call = step.as<KernelLaunch>();
         s.kind = SegmentStepSpec::Kind::kKernel;
-        s.index = kernel_index_.at(call.symbol());
-        for (int v : call.inputs()) s.operands.push_back(operand(v));
-        for (int v : step.outputs()) s.operands.push_back(operand(v));
-        s.strides.assign(call.expected_strides().begin(), call.expected_strides().end());
-        for (const v1::KernelInfo& k : call.kernels()) *seg->add_kernels() = k;
+        s.index = kernel_index_.at(call.entry.symbol);
+        for (int v : call.inputs) s.operands.push_back(operand(v));
+        for (int v : step.outputs) s.operands.push_back(operand(v));
+        s.strides = call.expected_strides;
+        seg.kernels.insert(seg.kernels.end(), call.kernels.begin(), call.kernels.end());
       } else {
         const GemmMatch& match = local_gemms.at(i);
         s.kind = SegmentStepSpec::Kind::kGemm;
@@ -413,10 +342,9 @@ class SegmentWriter {
         program_.gemms.push_back(match.spec);
         program_.gemms.back().name = absl::StrCat(segment.name, "_", match.spec.name);
         for (int v : match.operands) s.operands.push_back(operand(v));
-        v1::KernelInfo* info = seg->add_kernels();
-        info->set_name(program_.gemms.back().name);
-        info->set_kind("cublaslt_gemm");
-        info->add_ops(step.extern_call().target());
+        seg.kernels.push_back({.name = program_.gemms.back().name,
+                               .kind = "cublaslt_gemm",
+                               .ops = {step.as<ExternOp>().target}});
         has_gemm = true;
       }
       segment.steps.push_back(std::move(s));
@@ -427,27 +355,19 @@ class SegmentWriter {
       ws_bytes += kGemmWorkspaceBytes;
     }
     segment.workspace_bytes = ws_bytes;
-    seg->set_artifact(artifact_);
-    seg->set_symbol(segment.name);
-    seg->set_abi(kCudaSegmentAbi);
-    for (int v : io_inputs) seg->add_inputs(v);
-    seg->set_workspace_bytes(ws_bytes);
-    for (int v : io_outputs) seg_step.add_outputs(v);
+    seg.entry = {artifact_, segment.name, kCudaSegmentAbi};
+    seg.inputs = io_inputs;
+    seg.workspace_bytes = ws_bytes;
     program_.segments.push_back(std::move(segment));
-    out.push_back(std::move(seg_step));
-    for (int v : aliases) {
-      v1::Step step;
-      step.mutable_alias()->set_base(root(v).first);
-      step.add_outputs(v);
-      out.push_back(std::move(step));
-    }
+    out.push_back(Step{std::move(seg), io_outputs});
+    for (int v : aliases) out.push_back(Step{schedule::Alias{root(v).first}, {v}});
     for (int i = begin; i < end; ++i)
-      if (reemit[i - begin]) out.push_back(plan_.steps(i));
+      if (reemit[i - begin]) out.push_back(steps_[i]);
     return absl::OkStatus();
   }
 
  private:
-  const v1::Plan& plan_;
+  const std::vector<Step>& steps_;
   const std::vector<std::optional<Meta>>& metas_;
   const absl::flat_hash_map<std::string, int>& kernel_index_;
   const std::string& artifact_;
@@ -456,50 +376,54 @@ class SegmentWriter {
 
 }  // namespace
 
-absl::StatusOr<HostProgram> BuildSegments(v1::Plan& plan, const std::vector<std::string>& kernel_symbols,
-                                          const std::string& artifact) {
-  HostProgram program;
-  SinkViewsToFirstReader(plan);
+absl::StatusOr<bool> SegmentBuilder::Run(schedule::Schedule& schedule) {
+  // Release steps would end every run: this pass drops them (ReleaseAfterLastUse runs after).
+  std::vector<Step> steps;
+  for (Step& step : schedule.steps)
+    if (!step.is<schedule::Release>()) steps.push_back(std::move(step));
+  const bool had_releases = steps.size() != schedule.steps.size();
   std::vector<std::optional<Meta>> metas;
-  for (const v1::TensorMeta& m : plan.values()) metas.push_back(StaticMeta(m));
+  for (const ir::TensorType& t : schedule.values) metas.push_back(StaticMeta(t));
   absl::flat_hash_map<std::string, int> kernel_index;
-  for (size_t i = 0; i < kernel_symbols.size(); ++i) kernel_index[kernel_symbols[i]] = static_cast<int>(i);
+  for (size_t i = 0; i < kernel_symbols_.size(); ++i) kernel_index[kernel_symbols_[i]] = static_cast<int>(i);
 
-  const int n = plan.steps_size();
+  const int n = static_cast<int>(steps.size());
   std::vector<StepClass> classes(n, StepClass::kOther);
   std::map<int, GemmMatch> gemms;
   for (int i = 0; i < n; ++i) {
-    const v1::Step& step = plan.steps(i);
-    if (step.kind_case() == v1::Step::kNative) {
-      bool ok = step.native().abi() == "tccd-cuda-1" && kernel_index.contains(step.native().symbol());
-      for (int v : step.native().inputs()) ok = ok && metas[v].has_value();
-      for (int v : step.outputs()) ok = ok && v >= 0 && metas[v].has_value();
+    const Step& step = steps[i];
+    if (step.is<KernelLaunch>()) {
+      const KernelLaunch& k = step.as<KernelLaunch>();
+      bool ok = k.entry.abi == "tccd-cuda-1" && kernel_index.contains(k.entry.symbol);
+      for (int v : k.inputs) ok = ok && metas[v].has_value();
+      for (int v : step.outputs) ok = ok && v >= 0 && metas[v].has_value();
       if (ok) classes[i] = StepClass::kKernel;
-    } else if (step.kind_case() == v1::Step::kExternCall) {
+    } else if (step.is<ExternOp>()) {
       if (std::optional<GemmMatch> g = MatchGemm(step, metas)) {
         classes[i] = StepClass::kGemm;
         gemms[i] = std::move(*g);
-      } else if (IsViewOp(step.extern_call().target())) {
+      } else if (IsViewOp(step.as<ExternOp>().target)) {
         std::vector<int> reads = ReadsOf(step);
         bool ok = !reads.empty() && metas[reads.front()].has_value();
-        for (int v : step.outputs()) ok = ok && (v < 0 || (metas[v].has_value() && metas[v]->dtype == metas[reads.front()]->dtype));
+        for (int v : step.outputs) ok = ok && (v < 0 || (metas[v].has_value() && metas[v]->dtype == metas[reads.front()]->dtype));
         if (ok) classes[i] = StepClass::kView;
       }
     }
   }
   // Value ids read at or after each step index (suffix unions, built backwards).
   std::vector<std::set<int>> read_from(n + 1);
-  for (const v1::Value& v : plan.outputs()) ForEachValueRef(v, [&](int id) { read_from[n].insert(id); });
+  for (const ir::Arg& a : schedule.outputs) schedule::ForEachValue(a, [&](int id) { read_from[n].insert(id); });
   for (int i = n - 1; i >= 0; --i) {
     read_from[i] = read_from[i + 1];
-    for (int v : ReadsOf(plan.steps(i))) read_from[i].insert(v);
+    for (int v : ReadsOf(steps[i])) read_from[i].insert(v);
   }
 
-  std::vector<v1::Step> out;
-  SegmentWriter writer(plan, metas, kernel_index, artifact, program);
+  std::vector<Step> out;
+  SegmentWriter writer(steps, metas, kernel_index, artifact_, program_);
+  const size_t segments_before = program_.segments.size();
   for (int i = 0; i < n;) {
     if (classes[i] == StepClass::kOther) {
-      out.push_back(plan.steps(i++));
+      out.push_back(steps[i++]);
       continue;
     }
     int end = i;
@@ -510,20 +434,15 @@ absl::StatusOr<HostProgram> BuildSegments(v1::Plan& plan, const std::vector<std:
     // A lone kernel is already one call: a segment would only add a workspace.
     const bool lone_kernel = end == i + 1 && classes[i] == StepClass::kKernel;
     if (!compute || lone_kernel) {
-      for (; i < end; ++i) out.push_back(plan.steps(i));
+      for (; i < end; ++i) out.push_back(steps[i]);
       continue;
     }
     RETURN_IF_ERROR(writer.Write(i, end, classes, gemms, read_from[end], out));
     i = end;
   }
-  if (program.segments.empty()) {
-    RecomputeReleases(plan);  // the views may have moved
-    return program;
-  }
-  plan.clear_steps();
-  for (v1::Step& s : out) *plan.add_steps() = std::move(s);
-  RecomputeReleases(plan);
-  return program;
+  const bool segmented = program_.segments.size() != segments_before;
+  schedule.steps = segmented ? std::move(out) : std::move(steps);
+  return segmented || had_releases;
 }
 
 }  // namespace tccd::codegen

@@ -10,6 +10,8 @@
 #include "codegen/schedule/parser.h"
 #include "codegen/schedule/plan_serializer.h"
 #include "codegen/schedule/printer.h"
+#include "codegen/schedule/release_after_last_use.h"
+#include "codegen/schedule/sink_views_to_first_reader.h"
 
 namespace tccd::schedule {
 namespace {
@@ -25,9 +27,15 @@ v1::Plan CudaPlan(const std::string& graph_text, bool segments) {
     kernels.push_back(*codegen::BuildPointwiseKernel(*g, p.groups[i], "k" + std::to_string(i)));
     symbols.push_back(kernels.back().name);
   }
-  absl::StatusOr<v1::Plan> plan = codegen::BuildPlan(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
+  absl::StatusOr<Schedule> s = codegen::BuildSchedule(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
+  REQUIRE(s.ok());
+  if (segments) {
+    REQUIRE(SinkViewsToFirstReader().Run(*s).ok());
+    REQUIRE(codegen::SegmentBuilder(symbols, "kernels_cuda.so").Run(*s).ok());
+  }
+  REQUIRE(ReleaseAfterLastUse().Run(*s).ok());
+  absl::StatusOr<v1::Plan> plan = PlanFromSchedule(*s);
   REQUIRE(plan.ok());
-  if (segments) REQUIRE(codegen::BuildSegments(*plan, symbols, "kernels_cuda.so").ok());
   return *plan;
 }
 
