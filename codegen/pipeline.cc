@@ -243,6 +243,7 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
 
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
+  passes.BeginStage("graph-passes");
   // With fusion on: 0-dim fills become constants of their readers, training dropout becomes
   // in-kernel Philox draws (unless the client asked for ATen's random numbers).
   if (!Debug().disable_fusion) {
@@ -262,6 +263,7 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
   // 2. Partition into fused pointwise groups and extern steps, in schedule order; the backend
   //    regroups (CUDA: reductions absorb their pointwise neighbours); independent pointwise
   //    groups of one shape share a kernel (one launch).
+  passes.BeginStage("partition");
   FusionOptions fusion;
   fusion.enable = !Debug().disable_fusion;
   ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(graph, fusion));
@@ -271,6 +273,7 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
   Dump("partition.txt", PrintPartition(graph, partition));
 
   // 3. One kernel per group, in the backend-neutral kernel IR.
+  passes.BeginStage("kernel-ir");
   std::vector<PointwiseKernel> kernels;
   for (size_t g = 0; g < partition.groups.size(); ++g) {
     ASSIGN_OR_RETURN(PointwiseKernel k, BuildPointwiseKernel(graph, partition.groups[g], absl::StrCat("tccd_k", g)));
@@ -279,12 +282,14 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
   }
 
   // 4. Machine code for the kernels.
+  passes.BeginStage("machine-code");
   CompileOutput out;
   RETURN_IF_ERROR(backend->CompileKernels(kernels, out));
 
   // 5. The schedule the client runs: the backend's schedule passes (CUDA: runs of native work
   //    become one call each), then every value is released after its last use. The plan is
   //    its serialisation.
+  passes.BeginStage("schedule");
   ASSIGN_OR_RETURN(schedule::Schedule sched, BuildSchedule(graph, partition, kernels, backend->native()));
   if (!Debug().dump_dir.empty()) Dump("schedule.sched", schedule::PrintSchedule(sched));
   RETURN_IF_ERROR(backend->RunSchedulePasses(passes, sched));
@@ -293,13 +298,17 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
   ASSIGN_OR_RETURN(out.plan, schedule::PlanFromSchedule(sched));
 
   // 6. What depends on the final schedule (CUDA: the host library that runs its segments).
+  passes.BeginStage("backend-artifacts");
   RETURN_IF_ERROR(backend->Finish(kernels, out));
   out.num_fused_kernels = static_cast<int>(kernels.size()) + backend->NumLibraryCalls();
   out.num_extern_steps = 0;
   for (const v1::Step& step : out.plan.steps()) out.num_extern_steps += step.has_extern_call();
 
   // 7. The same plan as data for the native plan runtime (one client call per graph).
+  passes.BeginStage("plan-descriptor");
   RETURN_IF_ERROR(AddPlanDescriptor(out));
+  passes.EndStage();
+  spdlog::debug("compile stages: {}", passes.Summary());
   return out;
 }
 

@@ -48,6 +48,28 @@ absl::Status PassRunner::Run(ir::Graph& graph) {
   return absl::OkStatus();
 }
 
+void PassRunner::BeginStage(std::string name) {
+  EndStage();
+  stage_ = std::move(name);
+  stage_start_ = std::chrono::steady_clock::now();
+}
+
+void PassRunner::EndStage() {
+  if (stage_.empty()) return;
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stage_start_).count();
+  spdlog::debug("stage {} {:.2f} ms", stage_, ms);
+  stage_timings_.push_back({std::move(stage_), ms});
+  stage_.clear();
+}
+
+std::string PassRunner::Summary() const {
+  std::string out;
+  for (const StageTiming& t : stage_timings_) absl::StrAppend(&out, out.empty() ? "" : ", ", absl::StrFormat("%s %.2f ms", t.stage, t.ms));
+  absl::StrAppend(&out, out.empty() ? "" : "; ", "passes:");
+  for (const Timing& t : timings_) absl::StrAppend(&out, absl::StrFormat(" %s %.2f ms%s", t.pass, t.ms, t.changed ? "*" : ""));
+  return out;
+}
+
 absl::Status PassRunner::Run(schedule::SchedulePass& pass, schedule::Schedule& schedule) {
   return RunOne(pass, schedule, "schedule", "sched", schedule::PrintSchedule, schedule::VerifySchedule);
 }

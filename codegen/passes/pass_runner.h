@@ -5,8 +5,11 @@
 //  * an IR dump after every changed pass when a dump directory is set ("<NN>-<pass>.ir" for the
 //    graph, "<NN>-<pass>.sched" for the schedule; NN counts every pass the runner was given);
 //  * skipping passes by name, to bisect a miscompile.
+// It also times the pipeline's stages that are not passes (partition, kernel IR, machine code,
+// ...): BeginStage(name) ends the stage before it; stage_timings() and Summary() report them.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +46,18 @@ class PassRunner {
   };
   const std::vector<Timing>& timings() const { return timings_; }
 
+  // Starts timing stage `name`, ending the one before (if any).
+  void BeginStage(std::string name);
+  // Ends the current stage (if any).
+  void EndStage();
+  struct StageTiming {
+    std::string stage;
+    double ms = 0;
+  };
+  const std::vector<StageTiming>& stage_timings() const { return stage_timings_; }
+  // One line: every stage and every pass that ran, with its time ("partition 0.31 ms, ...").
+  std::string Summary() const;
+
  private:
   // Runs `pass` on `ir` with every concern above; `what` names the IR in errors, `extension`
   // its dumps; `print` and `verify` are the IR's.
@@ -54,6 +69,9 @@ class PassRunner {
   std::vector<std::unique_ptr<GraphPass>> passes_;
   int index_ = 0;  // passes seen, for the dump file names
   std::vector<Timing> timings_;
+  std::vector<StageTiming> stage_timings_;
+  std::string stage_;  // the stage being timed; empty: none
+  std::chrono::steady_clock::time_point stage_start_;
 };
 
 }  // namespace tccd::codegen

@@ -73,3 +73,23 @@ TEST_CASE("a pass that breaks the schedule is an internal error naming it; disab
 
 }  // namespace
 }  // namespace tccd::schedule
+
+namespace tccd::schedule {
+namespace {
+
+TEST_CASE("stages are timed in order, each ended by the next", "[schedule][runner]") {
+  codegen::PassRunner runner({.dump_dir = "", .disabled = {}});
+  runner.BeginStage("partition");
+  runner.BeginStage("kernel-ir");
+  runner.EndStage();
+  runner.EndStage();  // nothing to end
+  REQUIRE(runner.stage_timings().size() == 2);
+  CHECK(runner.stage_timings()[0].stage == "partition");
+  CHECK(runner.stage_timings()[1].stage == "kernel-ir");
+  CHECK(runner.stage_timings()[1].ms >= 0);
+  CHECK(runner.Summary().rfind("partition ", 0) == 0);
+  CHECK(runner.Summary().find("; passes:") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tccd::schedule
