@@ -11,7 +11,7 @@
 #include "codegen/passes/pad_matmul_operands.h"
 #include "codegen/passes/reduction_dims_to_rows.h"
 #include "codegen/passes/reduction_fusion.h"
-#include "codegen/passes/segment_builder.h"
+#include "codegen/cuda_host/segment_builder.h"
 #include "codegen/schedule/sink_views_to_first_reader.h"
 #include "proto/status_macros.h"
 

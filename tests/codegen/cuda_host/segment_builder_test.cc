@@ -6,7 +6,7 @@
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/plan_builder.h"
-#include "codegen/passes/segment_builder.h"
+#include "codegen/cuda_host/segment_builder.h"
 #include "codegen/schedule/plan_serializer.h"
 #include "codegen/schedule/release_after_last_use.h"
 #include "codegen/schedule/sink_views_to_first_reader.h"

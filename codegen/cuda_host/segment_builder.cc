@@ -1,5 +1,5 @@
 // Schedule -> schedule with segment steps, plus the host program (see segment_builder.h).
-#include "codegen/passes/segment_builder.h"
+#include "codegen/cuda_host/segment_builder.h"
 
 #include <algorithm>
 #include <functional>
