@@ -8,8 +8,8 @@
 //   TCCD_DUMP_DIR=dir          dump the IR after every pass that changed it, the partition,
 //                              every kernel's IR, the LLVM IR and the schedule (as built and
 //                              after every schedule pass that changed it) into dir
-//   TCCD_DISABLE_PASSES=a,b    skip passes by name (e.g. dead-code-elimination; "segments"
-//                              keeps a CUDA plan at one step per kernel and ATen op)
+//   TCCD_DISABLE_PASSES=a,b    skip graph or schedule passes by name (e.g. dead-code-elimination;
+//                              "segments" keeps a CUDA plan at one step per kernel and ATen op)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_BATCH_NORM_DECOMPOSITION=1  training batch norms as fused row kernels (experimental:
 //                              see batch_norm_decomposition.h)

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_kernel_objects.h"
 #include "codegen/cuda_host/cuda_host.h"
+#include "codegen/cuda_host/match_gemms.h"
 #include "codegen/passes/batch_norm_decomposition.h"
 #include "codegen/passes/cudnn_batch_norm.h"
 #include "codegen/passes/dead_code_elimination.h"
@@ -76,11 +77,14 @@ class CudaPipelineBackend : public Backend {
     return absl::OkStatus();
   }
 
-  // Runs of native work become one call each; views first sink to their first reader, to join
-  // its run (only worth it when segments are formed: TCCD_DISABLE_PASSES=segments skips both).
+  // Matmuls become cuBLASLt calls; runs of native work become one call each. Views first sink
+  // to their first reader, to join its run (only worth it when segments are formed:
+  // TCCD_DISABLE_PASSES=segments skips both; matmuls no segment takes stay ATen ops).
   absl::Status RunSchedulePasses(PassRunner& passes, schedule::Schedule& schedule) override {
     segments_ = std::make_unique<SegmentBuilder>(kernel_symbols_, native_.artifact);
+    MatchGemms gemms;
     schedule::SinkViewsToFirstReader sink_views;
+    RETURN_IF_ERROR(passes.Run(gemms, schedule));
     if (!passes.disabled(segments_->name())) RETURN_IF_ERROR(passes.Run(sink_views, schedule));
     return passes.Run(*segments_, schedule);
   }

@@ -6,9 +6,7 @@
 // maximal run of consecutive steps that the host library can execute by itself becomes one
 // segment step (a NativeSegment on the wire, ABI "tccd-cuda-segment-1"):
 //  * fused kernels (kernel steps, ABI tccd-cuda-1);
-//  * matmuls: extern ops aten::mm / addmm (1-D bias, beta 1: cuBLASLt's bias epilogue; its
-//    RELU_BIAS epilogue measured slower than bias + a relu kernel on the H100) / bmm whose operands are f32/f16/bf16 matrices with a unit stride in one dim and a
-//    row-major contiguous result, lowered to cuBLASLt (GemmSpec);
+//  * matmuls: cuBLASLt library calls (MatchGemms, match_gemms.h, made them from extern ops);
 //  * views (view, _unsafe_view, t, transpose, permute, expand, (un)squeeze, slice, select,
 //    split, unbind, alias, as_strided, detach): no work at all, only another byte offset into
 //    their base's buffer, since every value's layout is static.
@@ -17,9 +15,9 @@
 // read later becomes an alias step of the segment output it views (one as_strided call,
 // whatever the chain of views was), or, when it views a value from before the segment, is
 // re-emitted after the segment as the extern ops it was.
-// Run SinkViewsToFirstReader before it (so that a view taken early, right after the op
-// producing its base, joins its reader's run) and ReleaseAfterLastUse after it: this pass
-// drops the schedule's release steps, which would end every run.
+// Run MatchGemms and SinkViewsToFirstReader before it (so that a view taken early, right after
+// the op producing its base, joins its reader's run) and ReleaseAfterLastUse after it: this
+// pass drops the schedule's release steps, which would end every run.
 //
 // A run that is a single fused kernel stays a NativeCall (already one call, no workspace).
 // Anything else (convolutions, attention, reductions not lowered yet, symbolic shapes) stays a

@@ -18,13 +18,15 @@
 namespace tccd::schedule {
 namespace {
 
-// An attribute value: an int, a string, a list or a record (KernelInfo).
+// An attribute value: an int, a float, a string, a list or a record (KernelInfo, params).
 struct Attr {
-  enum class Kind { kInt, kString, kList, kRecord } kind = Kind::kInt;
+  enum class Kind { kInt, kFloat, kString, kList, kRecord } kind = Kind::kInt;
   int64_t i = 0;
+  double f = 0;
   std::string s;
   std::vector<Attr> items;
   std::map<std::string, Attr> fields;
+  std::vector<std::string> order;  // field names as written
 };
 
 // Reads the non-graph-IR parts of one step line.
@@ -107,12 +109,14 @@ class Cursor {
     }
     if (Consume('{')) {
       a.kind = Attr::Kind::kRecord;
+      if (Consume('}')) return a;
       do {
         std::string name(Word());
         RETURN_IF_ERROR(Expect('='));
         ASSIGN_OR_RETURN(Attr value, ParseAttr(depth + 1));
         if (name.empty() || !a.fields.emplace(name, std::move(value)).second)
           return absl::InvalidArgumentError(absl::StrCat("bad or repeated field '", name, "'"));
+        a.order.push_back(name);
       } while (Consume(','));
       RETURN_IF_ERROR(Expect('}'));
       return a;
@@ -128,14 +132,29 @@ class Cursor {
       ++pos_;
       return a;
     }
-    ASSIGN_OR_RETURN(a.i, Int());
+    // A number: an int unless it has a '.' or an exponent (or is nan/inf, as floats print).
+    size_t start = pos_;
+    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
+                                   ((text_[pos_] == '+' || text_[pos_] == '-') && (text_[pos_ - 1] == 'e'))))
+      ++pos_;
+    absl::string_view token = text_.substr(start, pos_ - start);
+    if (absl::SimpleAtoi(token, &a.i)) return a;
+    a.kind = Attr::Kind::kFloat;
+    if (!absl::SimpleAtod(token, &a.f))
+      return absl::InvalidArgumentError(absl::StrCat("expected a number at column ", start + 1));
     return a;
   }
-  // name '=' attr ... up to the end of the line.
-  absl::StatusOr<std::map<std::string, Attr>> Attrs() {
+  // name '=' attr ... up to the end of the line, or up to the word `stop` when not empty.
+  absl::StatusOr<std::map<std::string, Attr>> Attrs(absl::string_view stop = "") {
     std::map<std::string, Attr> attrs;
     while (!AtEnd()) {
+      const size_t save = pos_;
       std::string name(Word());
+      if (!stop.empty() && name == stop) {
+        pos_ = save;
+        break;
+      }
       RETURN_IF_ERROR(Expect('='));
       ASSIGN_OR_RETURN(Attr value, ParseAttr());
       if (name.empty() || !attrs.emplace(name, std::move(value)).second)
@@ -191,6 +210,22 @@ class AttrReader {
     }
     return out;
   }
+  // A record of numbers, in the order written.
+  absl::StatusOr<std::vector<std::pair<std::string, double>>> Numbers(const std::string& name) {
+    ASSIGN_OR_RETURN(Attr a, Take(name, Attr::Kind::kRecord));
+    std::vector<std::pair<std::string, double>> out;
+    for (const std::string& field : a.order) {
+      const Attr& v = a.fields.at(field);
+      if (v.kind == Attr::Kind::kInt) {
+        out.push_back({field, static_cast<double>(v.i)});
+      } else if (v.kind == Attr::Kind::kFloat) {
+        out.push_back({field, v.f});
+      } else {
+        return absl::InvalidArgumentError(absl::StrCat("'", name, ".", field, "' is not a number"));
+      }
+    }
+    return out;
+  }
   absl::StatusOr<NativeEntry> Entry() {
     NativeEntry e;
     ASSIGN_OR_RETURN(e.artifact, String("artifact"));
@@ -231,6 +266,12 @@ absl::StatusOr<ir::TensorType> ParseType(absl::string_view text) {
   return g.inputs[0];
 }
 
+// target(args) in the graph IR's syntax: one node of a graph.
+absl::StatusOr<ExternOp> ParseOp(absl::string_view text) {
+  ASSIGN_OR_RETURN(ir::Graph g, ir::ParseGraph(absl::StrCat("graph() {\n  %0 = ", text, " -> ()\n  return ()\n}")));
+  return ExternOp{g.nodes[0].target, std::move(g.nodes[0].args), std::move(g.nodes[0].kwargs)};
+}
+
 absl::StatusOr<Step> ParseStep(absl::string_view line) {
   Step step;
   Cursor c(line);
@@ -244,9 +285,22 @@ absl::StatusOr<Step> ParseStep(absl::string_view line) {
   }
   absl::string_view op = c.Word();
   if (op == "extern") {
-    // target(args) in the graph IR's syntax: one node of a graph.
-    ASSIGN_OR_RETURN(ir::Graph g, ir::ParseGraph(absl::StrCat("graph() {\n  %0 = ", c.Rest(), " -> ()\n  return ()\n}")));
-    step.op = ExternOp{g.nodes[0].target, std::move(g.nodes[0].args), std::move(g.nodes[0].kwargs)};
+    ASSIGN_OR_RETURN(step.op, ParseOp(c.Rest()));
+    return step;
+  }
+  if (op == "library") {
+    LibraryCall l;
+    l.function = std::string(c.Word());
+    if (l.function.empty()) return absl::InvalidArgumentError("expected a library function");
+    ASSIGN_OR_RETURN(l.operands, c.Ids());
+    ASSIGN_OR_RETURN(auto attrs, c.Attrs("of"));
+    AttrReader r(std::move(attrs));
+    ASSIGN_OR_RETURN(l.name, r.String("name"));
+    ASSIGN_OR_RETURN(l.params, r.Numbers("params"));
+    RETURN_IF_ERROR(r.Done());
+    if (c.Word() != "of") return absl::InvalidArgumentError("expected 'of' and the op");
+    ASSIGN_OR_RETURN(l.op, ParseOp(c.Rest()));
+    step.op = std::move(l);
     return step;
   }
   if (op == "alias") {

@@ -61,7 +61,9 @@ absl::StatusOr<v1::Plan> PlanFromSchedule(const Schedule& schedule) {
       for (ValueId v : k->inputs) call->add_inputs(id(v));
       for (const KernelInfo& info : k->kernels) KernelInfoToProto(info, call->add_kernels());
       for (int64_t s : k->expected_strides) call->add_expected_strides(s);
-    } else if (const auto* e = std::get_if<ExternOp>(&step.op)) {
+    } else if (step.is<ExternOp>() || step.is<LibraryCall>()) {
+      // A library call no segment took runs as the op it computes.
+      const ExternOp* e = step.is<ExternOp>() ? &step.as<ExternOp>() : &step.as<LibraryCall>().op;
       v1::ExternCall* call = out->mutable_extern_call();
       call->set_target(e->target);
       for (const ir::Arg& a : e->args) *call->add_args() = ir::ArgToProto(a, ref_id);

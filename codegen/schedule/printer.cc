@@ -5,12 +5,15 @@
 //   outs     := out (',' out)*        out := '%' N | '_'
 //   op       := 'extern' target '(' args ')'         (args as in the graph IR; refs are %N)
 //             | 'kernel' '(' ids ')' attrs          attrs: artifact symbol abi shape strides kernels
+//             | 'library' function '(' ids ')' 'name=' string 'params=' record 'of' target '(' args ')'
 //             | 'segment' '(' ids ')' attrs         attrs: artifact symbol abi workspace kernels
 //             | 'alias' '(' '%' N ')'
 //             | 'release' '(' ids ')'
-//   attrs    := (name '=' attr)*     attr := int | string | '[' [attr (',' attr)*] ']' | record
+//   attrs    := (name '=' attr)*     attr := number | string | '[' [attr (',' attr)*] ']' | record
 //   record   := '{' name '=' attr (',' name '=' attr)* '}'     (a KernelInfo)
 #include "codegen/schedule/printer.h"
+
+#include <cmath>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -46,6 +49,20 @@ std::string PrintKernelInfos(const std::vector<KernelInfo>& kernels) {
   return absl::StrCat("[", absl::StrJoin(items, ", "), "]");
 }
 
+// An integral value as an integer, any other as the graph IR prints floats (bit-exact).
+std::string PrintNumber(double v) {
+  if (v == std::trunc(v) && std::abs(v) < 9007199254740992.0) return absl::StrCat(static_cast<int64_t>(v));
+  return ir::PrintArg(ir::Arg{v});
+}
+
+// target(args): the graph IR's syntax.
+std::string PrintOp(const ExternOp& e) {
+  std::vector<std::string> args;
+  for (const ir::Arg& a : e.args) args.push_back(ir::PrintArg(a));
+  for (const ir::NamedArg& kw : e.kwargs) args.push_back(absl::StrCat(kw.name, "=", ir::PrintArg(kw.value)));
+  return absl::StrCat(e.target, "(", absl::StrJoin(args, ", "), ")");
+}
+
 std::string PrintEntry(const NativeEntry& e) {
   return absl::StrCat(" artifact=", Quote(e.artifact), " symbol=", Quote(e.symbol), " abi=", Quote(e.abi));
 }
@@ -55,11 +72,12 @@ struct OpPrinter {
     return absl::StrCat("kernel(", Ids(k.inputs), ")", PrintEntry(k.entry), " shape=", Ints(k.shape),
                         " strides=", Ints(k.expected_strides), " kernels=", PrintKernelInfos(k.kernels));
   }
-  std::string operator()(const ExternOp& e) const {
-    std::vector<std::string> args;
-    for (const ir::Arg& a : e.args) args.push_back(ir::PrintArg(a));
-    for (const ir::NamedArg& kw : e.kwargs) args.push_back(absl::StrCat(kw.name, "=", ir::PrintArg(kw.value)));
-    return absl::StrCat("extern ", e.target, "(", absl::StrJoin(args, ", "), ")");
+  std::string operator()(const ExternOp& e) const { return absl::StrCat("extern ", PrintOp(e)); }
+  std::string operator()(const LibraryCall& l) const {
+    std::vector<std::string> params;
+    for (const auto& [name, value] : l.params) params.push_back(absl::StrCat(name, "=", PrintNumber(value)));
+    return absl::StrCat("library ", l.function, "(", Ids(l.operands), ") name=", Quote(l.name), " params={",
+                        absl::StrJoin(params, ", "), "} of ", PrintOp(l.op));
   }
   std::string operator()(const Segment& s) const {
     return absl::StrCat("segment(", Ids(s.inputs), ")", PrintEntry(s.entry), " workspace=", s.workspace_bytes,

@@ -12,10 +12,18 @@ std::vector<ValueId> ReadsOf(const Step& step) {
   } else if (const auto* a = std::get_if<Alias>(&step.op)) {
     reads.push_back(a->base);
   } else if (const auto* e = std::get_if<ExternOp>(&step.op)) {
-    auto add = [&](ValueId v) { reads.push_back(v); };
-    for (const ir::Arg& a : e->args) ForEachValue(a, add);
-    for (const ir::NamedArg& kw : e->kwargs) ForEachValue(kw.value, add);
+    return ReadsOf(*e);
+  } else if (const auto* l = std::get_if<LibraryCall>(&step.op)) {
+    return ReadsOf(l->op);
   }
+  return reads;
+}
+
+std::vector<ValueId> ReadsOf(const ExternOp& op) {
+  std::vector<ValueId> reads;
+  auto add = [&](ValueId v) { reads.push_back(v); };
+  for (const ir::Arg& a : op.args) ForEachValue(a, add);
+  for (const ir::NamedArg& kw : op.kwargs) ForEachValue(kw.value, add);
   return reads;
 }
 

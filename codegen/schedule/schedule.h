@@ -5,7 +5,9 @@
 // graph's inputs, steps define the rest. A step is one of
 //   kernel   one compiled kernel (a tccd.v1.NativeCall): its launch info travels with it;
 //   extern   an ATen op the client runs (an op not lowered, or a view);
-//   segment  a run of kernels and library calls (cuBLASLt matmuls) behind one native call;
+//   library  a call into a vendor library (a cuBLASLt matmul) computing what an ATen op does;
+//            it keeps that op, and is serialised as it when no segment takes the call;
+//   segment  a run of kernels and library calls behind one native call;
 //   alias    a value defined as a view of a value the plan allocated itself;
 //   release  the values whose last use was the step before (the client drops them).
 // Allocation is implicit: a kernel's or segment's outputs are allocated by the client from
@@ -78,6 +80,20 @@ struct ExternOp {
   bool operator==(const ExternOp&) const = default;
 };
 
+// A vendor library function computing what `op` computes; outputs[0] is its result. Made by a
+// backend pass from an extern op, taken into a segment by another; the wire has no such step,
+// so one left over is serialised as `op`.
+struct LibraryCall {
+  std::string function;  // "cublaslt_gemm"
+  std::string name;      // for KernelInfo names, e.g. "mm.default_8x32x4"
+  std::vector<ValueId> operands;  // in the function's order (a gemm: A, B, D[, bias])
+  // The function's parameters (a gemm: m, n, k, lda, ..., alpha). Doubles so that one list
+  // holds both kinds; every integer parameter is a size or stride, exact below 2^53.
+  std::vector<std::pair<std::string, double>> params;
+  ExternOp op;
+  bool operator==(const LibraryCall&) const = default;
+};
+
 // Kernels and library calls behind one call over one workspace (tccd.v1.NativeSegment).
 struct Segment {
   NativeEntry entry;
@@ -100,7 +116,7 @@ struct Release {
 };
 
 struct Step {
-  std::variant<KernelLaunch, ExternOp, Segment, Alias, Release> op;
+  std::variant<KernelLaunch, ExternOp, LibraryCall, Segment, Alias, Release> op;
   std::vector<ValueId> outputs;  // values this step defines (kUnused: returned, never read)
   bool operator==(const Step&) const = default;
 
@@ -123,8 +139,10 @@ struct Schedule {
 // A ref to value `id` in an extern argument or a schedule output.
 inline ir::Arg Ref(ValueId id) { return ir::Arg{ir::ValueRef{id, 0}}; }
 
-// The values a step reads, in operand order (duplicates kept). Release steps read nothing.
+// The values a step reads, in operand order (duplicates kept). Release steps read nothing; a
+// library call reads what its op reads.
 std::vector<ValueId> ReadsOf(const Step& step);
+std::vector<ValueId> ReadsOf(const ExternOp& op);
 
 // Calls fn(value id) for every ref in `arg`, lists included.
 template <typename Fn>

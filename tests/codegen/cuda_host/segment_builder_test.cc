@@ -6,6 +6,7 @@
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/plan_builder.h"
+#include "codegen/cuda_host/match_gemms.h"
 #include "codegen/cuda_host/segment_builder.h"
 #include "codegen/schedule/plan_serializer.h"
 #include "codegen/schedule/release_after_last_use.h"
@@ -33,6 +34,7 @@ Built Build(const std::string& text) {
   // As the pipeline runs it: views sink to their readers, segments, releases, serialisation.
   absl::StatusOr<schedule::Schedule> s = BuildSchedule(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
   REQUIRE(s.ok());
+  REQUIRE(MatchGemms().Run(*s).ok());
   REQUIRE(schedule::SinkViewsToFirstReader().Run(*s).ok());
   SegmentBuilder segments(symbols, "kernels_cuda.so");
   REQUIRE(segments.Run(*s).ok());

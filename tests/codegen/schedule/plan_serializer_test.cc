@@ -6,6 +6,7 @@
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/plan_builder.h"
+#include "codegen/cuda_host/match_gemms.h"
 #include "codegen/cuda_host/segment_builder.h"
 #include "codegen/schedule/parser.h"
 #include "codegen/schedule/plan_serializer.h"
@@ -30,6 +31,7 @@ v1::Plan CudaPlan(const std::string& graph_text, bool segments) {
   absl::StatusOr<Schedule> s = codegen::BuildSchedule(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
   REQUIRE(s.ok());
   if (segments) {
+    REQUIRE(codegen::MatchGemms().Run(*s).ok());
     REQUIRE(SinkViewsToFirstReader().Run(*s).ok());
     REQUIRE(codegen::SegmentBuilder(symbols, "kernels_cuda.so").Run(*s).ok());
   }
@@ -96,6 +98,26 @@ TEST_CASE("an unsegmented plan with kernels round-trips", "[schedule]") {
   bool has_kernel = false;
   for (const Step& step : s->steps) has_kernel = has_kernel || step.is<KernelLaunch>();
   CHECK(has_kernel);
+}
+
+TEST_CASE("a library call no segment took is serialised as the op it computes", "[schedule]") {
+  constexpr char kDecls[] = R"(schedule(inputs=2) {
+  %0: f32[8,16]{16,1}@cuda
+  %1: f32[16,8]{8,1}@cuda
+  %2: f32[8,8]{8,1}@cuda
+)";
+  absl::StatusOr<Schedule> with_call = ParseSchedule(std::string(kDecls) +
+      "  %2 = library cublaslt_gemm(%1, %0, %2) name=\"mm\" params={m=8} of aten::mm.default(%0, %1)\n"
+      "  release(%0, %1)\n  return (%2)\n}\n");
+  absl::StatusOr<Schedule> with_op = ParseSchedule(std::string(kDecls) +
+      "  %2 = extern aten::mm.default(%0, %1)\n  release(%0, %1)\n  return (%2)\n}\n");
+  REQUIRE(with_call.ok());
+  REQUIRE(with_op.ok());
+  absl::StatusOr<v1::Plan> a = PlanFromSchedule(*with_call), b = PlanFromSchedule(*with_op);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->SerializeAsString() == b->SerializeAsString());
+  CHECK(a->steps(0).extern_call().target() == "aten::mm.default");
 }
 
 TEST_CASE("serialising a schedule with undeclared values is an internal error", "[schedule]") {

@@ -21,6 +21,7 @@ constexpr char kEveryStep[] = R"(schedule(inputs=2) {
   %3 = kernel(%2) artifact="kernels_cuda.so" symbol="k0" abi="tccd-cuda-1" shape=[8,8] strides=[8,1,8,1] kernels=[{name="k0", kind="cuda_pointwise", ops=["aten::relu.default"], shape=[8,8]}]
   %5 = segment(%3) artifact="kernels_cuda.so" symbol="tccd_seg0" abi="tccd-cuda-segment-1" workspace=8388864 kernels=[{name="tccd_seg0_mm_8x8x8", kind="cublaslt_gemm", ops=["aten::mm.default"], shape=[]}, {name="k1", kind="cuda_row_reduction", ops=[], grid=[8,1,1], block=[128,1,1], shared_mem=512, shape=[8,8]}]
   %4 = alias(%5)
+  %2 = library cublaslt_gemm(%1, %0, %2) name="mm.default_8x16x8" params={m=8, n=8, k=16, alpha=0.5, beta=-0.125} of aten::mm.default(%0, %1)
   %6, _ = extern aten::max.dim(%3, -1, keepdim=true, names=["a\"b", None], scale=0.5, dtype=f32, device=device(cuda))
   release(%3)
   return (%4, %5, None, 2)
@@ -32,7 +33,7 @@ TEST_CASE("every step kind prints back as it was parsed", "[schedule]") {
   REQUIRE(s.ok());
   CHECK(PrintSchedule(*s) == kEveryStep);
   CHECK(s->num_inputs == 2);
-  REQUIRE(s->steps.size() == 7);
+  REQUIRE(s->steps.size() == 8);
   CHECK(s->steps[0].is<ExternOp>());
   CHECK(s->steps[1].as<Release>().values == std::vector<ValueId>{0, 1});
   const KernelLaunch& k = s->steps[2].as<KernelLaunch>();
@@ -44,8 +45,14 @@ TEST_CASE("every step kind prints back as it was parsed", "[schedule]") {
   CHECK(seg.kernels[1].grid == std::vector<int64_t>{8, 1, 1});
   CHECK(seg.kernels[1].shared_mem_bytes == 512);
   CHECK(s->steps[4].as<Alias>().base == 5);
-  CHECK(s->steps[5].outputs == std::vector<ValueId>{6, kUnused});
-  CHECK(ReadsOf(s->steps[5]) == std::vector<ValueId>{3});
+  const LibraryCall& gemm = s->steps[5].as<LibraryCall>();
+  CHECK(gemm.function == "cublaslt_gemm");
+  CHECK(gemm.operands == std::vector<ValueId>{1, 0, 2});
+  CHECK(gemm.params == std::vector<std::pair<std::string, double>>{{"m", 8}, {"n", 8}, {"k", 16}, {"alpha", 0.5}, {"beta", -0.125}});
+  CHECK(gemm.op.target == "aten::mm.default");
+  CHECK(ReadsOf(s->steps[5]) == std::vector<ValueId>{0, 1});  // what the op reads
+  CHECK(s->steps[6].outputs == std::vector<ValueId>{6, kUnused});
+  CHECK(ReadsOf(s->steps[6]) == std::vector<ValueId>{3});
   CHECK(ReadsOf(s->steps[1]).empty());
 }
 
@@ -77,6 +84,10 @@ TEST_CASE("parse errors name the line and the problem", "[schedule]") {
   CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = segment() artifact=\"a\" symbol=\"k\" abi=\"x\" "
               "kernels=[]\n  return ()\n}") ==
         "schedule IR parse error at line 3: missing attribute 'workspace'");
+  CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = library f(%0) name=\"g\" params={m=\"x\"} of aten::mm.default(%0, %0)\n  return ()\n}") ==
+        "schedule IR parse error at line 3: 'params.m' is not a number");
+  CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = library f(%0) name=\"g\" params={}\n  return ()\n}") ==
+        "schedule IR parse error at line 3: expected 'of' and the op");
   CHECK(error("schedule(inputs=0) {\n  %0 = alias(%0)\n  %0: f32[]{}@cpu\n  return ()\n}") ==
         "schedule IR parse error at line 3: declaration after the first step");
   CHECK(error("schedule(inputs=0) {\n  release(%0)\n") == "schedule IR parse error at line 3: missing 'return'");
