@@ -2,7 +2,6 @@
 #include "codegen/cuda_host/segment_builder.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -31,7 +30,6 @@ struct GemmMatch {
   GemmSpec spec;
   std::vector<int> operands;
 };
-
 
 enum class StepClass { kOther, kKernel, kGemm, kView };
 
