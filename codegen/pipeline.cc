@@ -1,13 +1,15 @@
 // The tccd compiler, from request graph to plan and kernels, on one screen.
 //
 //   Prepare:  proto -> IR (validated) -> known ops -> target -> canonical text (the key's part)
-//   Compile:  passes -> fusion partition -> kernel IR per group -> machine code -> plan
+//   Compile:  passes -> fusion partition -> kernel IR per group -> machine code -> schedule
+//             -> schedule passes -> plan (the schedule's serialisation)
 //
 // Debugging knobs (environment of the daemon, read once):
 //   TCCD_DUMP_DIR=dir          dump the IR after every pass that changed it, the partition,
-//                              every kernel's IR and the LLVM IR into dir
-//   TCCD_DISABLE_PASSES=a,b    skip passes by name (e.g. dead-code-elimination; "segments"
-//                              keeps a CUDA plan at one step per kernel and ATen op)
+//                              every kernel's IR, the LLVM IR and the schedule (as built and
+//                              after every schedule pass that changed it) into dir
+//   TCCD_DISABLE_PASSES=a,b    skip graph or schedule passes by name (e.g. dead-code-elimination;
+//                              "segments" keeps a CUDA plan at one step per kernel and ATen op)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
@@ -24,34 +26,28 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "codegen/backend.h"
 #include "codegen/cpu/cpu_backend.h"
-#include "codegen/cpu/cpu_kernel_objects.h"
+#include "codegen/cpu/cpu_pipeline.h"
 #include "codegen/cuda/cuda_backend.h"
-#include "codegen/cuda/cuda_kernel_objects.h"
-#include "codegen/cuda_host/cuda_host.h"
+#include "codegen/cuda_host/cuda_pipeline.h"
 #include "codegen/cuda_host/runtime_object.h"
 #include "codegen/ir/known_ops.h"
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
-#include "codegen/passes/batch_norm_decomposition.h"
-#include "codegen/passes/batch_norm_inference.h"
-#include "codegen/passes/cudnn_batch_norm.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/dropout_to_philox.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/inline_scalar_fills.h"
 #include "codegen/passes/kernel_builder.h"
-#include "codegen/passes/layer_norm_backward_split.h"
-#include "codegen/passes/nll_loss_backward_to_pointwise.h"
-#include "codegen/passes/pad_matmul_operands.h"
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
-#include "codegen/passes/segment_builder.h"
-#include "codegen/passes/reduction_dims_to_rows.h"
-#include "codegen/passes/reduction_fusion.h"
 #include "codegen/passes/reshape_hoisting.h"
 #include "codegen/passes/reshape_sinking.h"
+#include "codegen/schedule/plan_serializer.h"
+#include "codegen/schedule/printer.h"
+#include "codegen/schedule/release_after_last_use.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime_object.h"
 #include "proto/status_macros.h"
@@ -248,9 +244,19 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
   RET_CHECK(prepared.parsed != nullptr);
   const ParsedRequest& request = *prepared.parsed;
   ir::Graph graph = request.graph;
+  BackendOptions options{.fusion = !Debug().disable_fusion,
+                         .cuda_one_program = Debug().cuda_one_program,
+                         .kernel_cache = kernel_cache,
+                         .fingerprint = CompilerFingerprint(),
+                         .threads = KernelCompileThreads(),
+                         .dump = Dump};
+  std::unique_ptr<Backend> backend = request.device == ir::DeviceType::kCpu
+                                         ? MakeCpuBackend(request.cpu, std::move(options))
+                                         : MakeCudaBackend(request.cuda, std::move(options));
 
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
+  passes.BeginStage("graph-passes");
   // With fusion on: 0-dim fills become constants of their readers, training dropout becomes
   // in-kernel Philox draws (unless the client asked for ATen's random numbers).
   if (!Debug().disable_fusion) {
@@ -258,26 +264,8 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
     if (!request.fallback_random) passes.Add(std::make_unique<DropoutToPhilox>());
   }
   passes.Add(std::make_unique<DeadCodeElimination>());
-  // CUDA: a layer norm backward becomes a row node (grad_input) and a column node (parameter
-  // gradients), each a reduction kernel below. The CPU keeps ATen's single kernel.
-  if (request.device == ir::DeviceType::kCuda) {
-    // Big 16-bit matmuls with odd leading dimensions get zero-padded operands (aligned kernels).
-    if (!Debug().disable_fusion) passes.Add(std::make_unique<PadMatmulOperands>());
-    passes.Add(std::make_unique<LayerNormBackwardSplit>());
-    // Cross-entropy's backward: the one-hot nll gradient becomes the log_softmax backward's prologue.
-    if (!Debug().disable_fusion) passes.Add(std::make_unique<NllLossBackwardToPointwise>());
-    passes.Add(std::make_unique<CudnnBatchNorm>());
-    // Training batch norms cuDNN does not take: statistics as row reductions, the rest fused.
-    if (!Debug().disable_fusion) {
-      // Eval-mode norms: pointwise ops over the input, fused with their neighbours.
-      passes.Add(std::make_unique<BatchNormInference>());
-      passes.Add(std::make_unique<BatchNormDecomposition>());
-      // The views and pointwise ops it moved into the norms' permuted space are dead now.
-      passes.Add(std::make_unique<DeadCodeElimination>());
-    }
-    // Reductions over middle or scattered dims become row reductions of a permuted view.
-    if (!Debug().disable_fusion) passes.Add(std::make_unique<ReductionDimsToRows>());
-  }
+  // The backend's own rewrites (CUDA: matmul padding, norms and reductions as row kernels).
+  backend->AddGraphPasses(passes);
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
     passes.Add(std::make_unique<ReshapeSinking>(request.device));
@@ -287,22 +275,20 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
   }
   RETURN_IF_ERROR(passes.Run(graph));
 
-  // 2. Partition into fused pointwise groups and extern steps, in schedule order.
+  // 2. Partition into fused pointwise groups and extern steps, in schedule order; the backend
+  //    regroups (CUDA: reductions absorb their pointwise neighbours); independent pointwise
+  //    groups of one shape share a kernel (one launch).
+  passes.BeginStage("partition");
   FusionOptions fusion;
   fusion.enable = !Debug().disable_fusion;
   ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(graph, fusion));
-  // CUDA: reductions and norms absorb their pointwise prologue and epilogue groups (row
-  // reductions); on the CPU they stay extern steps.
-  if (request.device == ir::DeviceType::kCuda) {
-    ASSIGN_OR_RETURN(bool regrouped, FuseRowReductions(graph, fusion, partition));
-    (void)regrouped;  // the partition dump below shows the result either way
-  }
-  // Independent pointwise groups of one shape share a kernel (one launch).
+  RETURN_IF_ERROR(backend->RegroupPartition(graph, fusion, partition));
   ASSIGN_OR_RETURN(bool merged, FuseHorizontally(graph, fusion, partition));
-  (void)merged;
+  (void)merged;  // the partition dump below shows the result either way
   Dump("partition.txt", PrintPartition(graph, partition));
 
   // 3. One kernel per group, in the backend-neutral kernel IR.
+  passes.BeginStage("kernel-ir");
   std::vector<PointwiseKernel> kernels;
   for (size_t g = 0; g < partition.groups.size(); ++g) {
     ASSIGN_OR_RETURN(PointwiseKernel k, BuildPointwiseKernel(graph, partition.groups[g], absl::StrCat("tccd_k", g)));
@@ -310,78 +296,34 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
     kernels.push_back(std::move(k));
   }
 
-  // 4. Machine code: every kernel into one shared object the client loads.
+  // 4. Machine code for the kernels.
+  passes.BeginStage("machine-code");
   CompileOutput out;
-  NativeTarget native;
-  if (request.device == ir::DeviceType::kCpu) {
-    native = {.artifact = "kernels.so", .abi = "tccd-cpu-1", .kernel_kind = "cpu_pointwise_loop"};
-    if (!kernels.empty()) {
-      // One object per distinct kernel, keyed by its content: reused ones are only linked.
-      ASSIGN_OR_RETURN(CpuKernelObjectsResult objects,
-                       CompileCpuKernelObjects(kernels, request.cpu,
-                                               {.fingerprint = CompilerFingerprint(),
-                                                .cache = kernel_cache,
-                                                .threads = KernelCompileThreads()}));
-      Dump("kernels.ll", objects.module.llvm_ir);
-      out.artifacts.push_back({native.artifact, v1::CPU_SHARED_OBJECT, std::move(objects.module.shared_object)});
-      out.new_kernel_objects = std::move(objects.new_objects);
-      out.kernels_compiled = objects.kernels_compiled;
-      out.kernels_reused = objects.kernels_reused;
-    }
-  } else {
-    // CUDA: kernels -> one cubin (NVRTC); a host .so embeds it and launches the kernels on the
-    // caller's stream, one exported entry point per kernel and per segment.
-    native = {.artifact = kCudaHostLibraryName, .abi = "tccd-cuda-1", .kernel_kind = "cuda_pointwise"};
-    CudaModule module;
-    if (!kernels.empty() && Debug().cuda_one_program) {
-      ASSIGN_OR_RETURN(module, CompileCudaKernels(kernels, request.cuda));
-    } else if (!kernels.empty()) {
-      // One relocatable cubin per distinct kernel, keyed by its content (reused ones are only
-      // linked), then nvJitLink makes the graph's one cubin.
-      ASSIGN_OR_RETURN(std::string nvrtc, CudaCompilerVersion());
-      ASSIGN_OR_RETURN(CudaKernelObjectsResult objects,
-                       CompileCudaKernelObjects(kernels, request.cuda,
-                                                {.fingerprint = absl::StrCat(CompilerFingerprint(), "/", nvrtc),
-                                                 .cache = kernel_cache,
-                                                 .threads = KernelCompileThreads()}));
-      module = std::move(objects.module);
-      out.new_kernel_objects = std::move(objects.new_objects);
-      out.kernels_compiled = objects.kernels_compiled;
-      out.kernels_reused = objects.kernels_reused;
-    }
-    if (!kernels.empty()) {
-      Dump("kernels.cu", module.cuda_source);
-      Dump("kernels.ptx", module.ptx);
-    }
-    // 5. The plan the client runs; then runs of native work become one call each.
-    ASSIGN_OR_RETURN(out.plan, BuildPlan(graph, partition, kernels, native));
-    HostProgram program;
-    if (!Debug().disabled_passes.contains("segments")) {
-      std::vector<std::string> symbols;
-      for (const PointwiseKernel& k : kernels) symbols.push_back(k.name);
-      ASSIGN_OR_RETURN(program, BuildSegments(out.plan, symbols, native.artifact));
-    }
-    if (!kernels.empty() || !program.empty()) {
-      ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module, kernels, program));
-      out.artifacts.push_back({native.artifact, v1::CUDA_HOST_OBJECT, std::move(host)});
-    }
-    if (!kernels.empty()) {
-      out.artifacts.push_back({"kernels.cubin", v1::CUBIN, std::move(module.cubin)});
-      out.artifacts.push_back({"kernels.ptx", v1::TEXT, std::move(module.ptx)});
-    }
-    out.num_fused_kernels = static_cast<int>(kernels.size() + program.gemms.size());
-    out.num_extern_steps = 0;
-    for (const v1::Step& step : out.plan.steps()) out.num_extern_steps += step.has_extern_call();
-    RETURN_IF_ERROR(AddPlanDescriptor(out));
-    return out;
-  }
+  RETURN_IF_ERROR(backend->CompileKernels(kernels, out));
 
-  // 5. The plan the client runs.
-  ASSIGN_OR_RETURN(out.plan, BuildPlan(graph, partition, kernels, native));
-  out.num_fused_kernels = static_cast<int>(kernels.size());
-  out.num_extern_steps = static_cast<int>(partition.schedule.size() - kernels.size());
-  // 6. The same plan as data for the native plan runtime (one client call per graph).
+  // 5. The schedule the client runs: the backend's schedule passes (CUDA: runs of native work
+  //    become one call each), then every value is released after its last use. The plan is
+  //    its serialisation.
+  passes.BeginStage("schedule");
+  ASSIGN_OR_RETURN(schedule::Schedule sched, BuildSchedule(graph, partition, kernels, backend->native()));
+  if (!Debug().dump_dir.empty()) Dump("schedule.sched", schedule::PrintSchedule(sched));
+  RETURN_IF_ERROR(backend->RunSchedulePasses(passes, sched));
+  schedule::ReleaseAfterLastUse releases;
+  RETURN_IF_ERROR(passes.Run(releases, sched));
+  ASSIGN_OR_RETURN(out.plan, schedule::PlanFromSchedule(sched));
+
+  // 6. What depends on the final schedule (CUDA: the host library that runs its segments).
+  passes.BeginStage("backend-artifacts");
+  RETURN_IF_ERROR(backend->Finish(kernels, out));
+  out.num_fused_kernels = static_cast<int>(kernels.size()) + backend->NumLibraryCalls();
+  out.num_extern_steps = 0;
+  for (const v1::Step& step : out.plan.steps()) out.num_extern_steps += step.has_extern_call();
+
+  // 7. The same plan as data for the native plan runtime (one client call per graph).
+  passes.BeginStage("plan-descriptor");
   RETURN_IF_ERROR(AddPlanDescriptor(out));
+  passes.EndStage();
+  spdlog::debug("compile stages: {}", passes.Summary());
   return out;
 }
 

@@ -1,7 +1,7 @@
 // What a kernels_cuda.so runs besides single kernels: cuBLASLt matmuls and segments (straight
 // sequences of kernels and matmuls over one io array and one workspace, ABI
-// "tccd-cuda-segment-1", tccd.v1.NativeSegment). Built by codegen/passes/segment_builder.h from
-// a plan, emitted by host_module.cc as the constant tables of runtime/tccd_cuda_runtime.h.
+// "tccd-cuda-segment-1", tccd.v1.NativeSegment). Built by codegen/cuda_host/segment_builder.h from
+// a schedule, emitted by host_module.cc as the constant tables of runtime/tccd_cuda_runtime.h.
 #pragma once
 
 #include <cstdint>

@@ -54,6 +54,8 @@ absl::StatusOr<int64_t> DimFromProto(const v1::Dim& dim, const std::string& wher
   }
 }
 
+}  // namespace
+
 absl::StatusOr<TensorType> TensorTypeFromProto(const v1::TensorMeta& meta, const std::string& where) {
   TensorType type;
   ASSIGN_OR_RETURN(type.dtype, DTypeFromProto(meta.dtype(), where));
@@ -74,7 +76,7 @@ absl::StatusOr<TensorType> TensorTypeFromProto(const v1::TensorMeta& meta, const
   return type;
 }
 
-absl::StatusOr<Arg> ArgFromProto(const v1::Value& value, const std::string& where, int depth = 0) {
+absl::StatusOr<Arg> ArgFromProto(const v1::Value& value, const std::string& where, int depth) {
   if (depth > 8) return absl::InvalidArgumentError(absl::StrCat(where, ": lists nested too deeply"));
   switch (value.kind_case()) {
     case v1::Value::kNone: return Arg{NoneArg{}};
@@ -125,8 +127,6 @@ absl::StatusOr<Arg> ArgFromProto(const v1::Value& value, const std::string& wher
       return absl::InvalidArgumentError(absl::StrCat(where, ": argument has no value"));
   }
 }
-
-}  // namespace
 
 absl::StatusOr<Graph> GraphFromProto(const v1::Graph& proto) {
   if (proto.nodes_size() > kMaxNodes)

@@ -1,10 +1,13 @@
-// Partition -> tccd.v1.Plan (see plan_builder.h).
+// Partition -> schedule -> tccd.v1.Plan (see plan_builder.h).
 #include "codegen/passes/plan_builder.h"
 
+#include <functional>
 #include <map>
 
-#include "codegen/ir/proto_convert.h"
+#include "absl/strings/str_cat.h"
 #include "codegen/passes/reduction_fusion.h"
+#include "codegen/schedule/plan_serializer.h"
+#include "codegen/schedule/release_after_last_use.h"
 #include "proto/status_macros.h"
 
 namespace tccd::codegen {
@@ -27,18 +30,18 @@ std::vector<int64_t> GatherOperandStrides(const ir::TensorType& type, const std:
   return strides;
 }
 
-absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& partition,
-                                   const std::vector<PointwiseKernel>& kernels,
-                                   const NativeTarget& native) {
-  v1::Plan plan;
+absl::StatusOr<schedule::Schedule> BuildSchedule(const ir::Graph& graph, const Partition& partition,
+                                                const std::vector<PointwiseKernel>& kernels,
+                                                const NativeTarget& native) {
+  schedule::Schedule out;
   std::map<ir::ValueRef, int> id_of;
   auto define = [&](const ir::ValueRef& r) {
-    int id = plan.values_size();
-    *plan.add_values() = ir::TensorTypeToProto(graph.type_of(r));
+    int id = static_cast<int>(out.values.size());
+    out.values.push_back(graph.type_of(r));
     id_of[r] = id;
     return id;
   };
-  plan.set_num_inputs(static_cast<int>(graph.inputs.size()));
+  out.num_inputs = static_cast<int>(graph.inputs.size());
   for (size_t i = 0; i < graph.inputs.size(); ++i) define({ir::ValueRef::kInput, static_cast<int>(i)});
 
   // Which node outputs anything reads (unused extern outputs get id -1).
@@ -46,86 +49,79 @@ absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& part
   for (const ir::Node& node : graph.nodes) ForEachInput(node, [&](const ir::ValueRef& r) { used[r] = true; });
   for (const ir::Arg& a : graph.outputs) ForEachRef(a, [&](const ir::ValueRef& r) { used[r] = true; });
 
-  auto id = [&](const ir::ValueRef& r) { return id_of.at(r); };
-  std::map<int, int> last_use;  // plan value id -> step index
+  // Graph refs become schedule refs (.node = value id); a ref to an undefined value is a bug.
+  absl::Status missing = absl::OkStatus();
+  auto remap = [&](const ir::Arg& arg, const char* what) {
+    ir::Arg a = arg;
+    std::function<void(ir::Arg&)> visit = [&](ir::Arg& x) {
+      if (x.is_ref()) {
+        auto it = id_of.find(x.ref());
+        if (it == id_of.end()) missing = absl::InternalError(absl::StrCat("plan: ", what, " is an undefined value"));
+        x = schedule::Ref(it == id_of.end() ? -1 : it->second);
+      } else if (auto* list = std::get_if<ir::ArgList>(&x.v)) {
+        for (ir::Arg& item : *list) visit(item);
+      }
+    };
+    visit(a);
+    return a;
+  };
   for (const ScheduleEntry& entry : partition.schedule) {
-    const int step_index = plan.steps_size();
-    v1::Step* step = plan.add_steps();
+    schedule::Step step;
     if (entry.fused) {
       const FusionGroup& group = partition.groups[entry.index];
       const PointwiseKernel& kernel = kernels.at(entry.index);
-      v1::NativeCall* call = step->mutable_native();
-      call->set_artifact(native.artifact);
-      call->set_symbol(kernel.name);
-      call->set_abi(native.abi);
-      for (int64_t s : group.shape) call->add_shape(s);
+      schedule::KernelLaunch launch;
+      launch.entry = {native.artifact, kernel.name, native.abi};
+      launch.shape = group.shape;
       for (size_t i = 0; i < group.inputs.size(); ++i) {
         const ir::ValueRef& r = group.inputs[i];
         RET_CHECK(id_of.count(r));
-        call->add_inputs(id(r));
-        last_use[id(r)] = step_index;
+        launch.inputs.push_back(id_of.at(r));
         std::vector<int64_t> strides = IsGatherOperand(kernel, static_cast<int>(i))
                                            ? GatherOperandStrides(graph.type_of(r), group.shape)
                                            : IterationStrides(graph.type_of(r), group.shape);
-        for (int64_t s : strides) call->add_expected_strides(s);
+        launch.expected_strides.insert(launch.expected_strides.end(), strides.begin(), strides.end());
       }
       for (const ir::ValueRef& r : group.outputs) {
-        step->add_outputs(define(r));
+        step.outputs.push_back(define(r));
         // Row-reduction outputs without keepdim map to the leading dims (reduction_fusion.h).
-        for (int64_t s : GroupOperandStrides(graph, group, r, /*is_output=*/true)) call->add_expected_strides(s);
+        for (int64_t s : GroupOperandStrides(graph, group, r, /*is_output=*/true)) launch.expected_strides.push_back(s);
       }
-      v1::KernelInfo* info = call->add_kernels();
-      info->set_name(kernel.name);
-      info->set_kind(kernel.is_row_reduction() ? native.row_reduction_kind
-                     : HasIndexOps(kernel)      ? native.kernel_kind + "_index"
-                                                : native.kernel_kind);
-      for (const std::string& op : kernel.fused_ops) info->add_ops(op);
-      for (int64_t d : kernel.shape) info->add_shape(d);
+      schedule::KernelInfo info;
+      info.name = kernel.name;
+      info.kind = kernel.is_row_reduction() ? native.row_reduction_kind
+                  : HasIndexOps(kernel)      ? native.kernel_kind + "_index"
+                                             : native.kernel_kind;
+      info.ops = kernel.fused_ops;
+      info.shape = kernel.shape;
+      launch.kernels.push_back(std::move(info));
+      step.op = std::move(launch);
     } else {
       const ir::Node& node = graph.nodes[entry.index];
-      v1::ExternCall* call = step->mutable_extern_call();
-      call->set_target(node.target);
-      absl::Status missing = absl::OkStatus();
-      auto ref_id = [&](const ir::ValueRef& r) {
-        auto it = id_of.find(r);
-        if (it == id_of.end()) {
-          missing = absl::InternalError("plan: extern step reads an undefined value");
-          return -1;
-        }
-        last_use[it->second] = step_index;
-        return it->second;
-      };
-      for (const ir::Arg& a : node.args) *call->add_args() = ir::ArgToProto(a, ref_id);
-      for (const ir::NamedArg& kw : node.kwargs) {
-        v1::NamedValue* nv = call->add_kwargs();
-        nv->set_name(kw.name);
-        *nv->mutable_value() = ir::ArgToProto(kw.value, ref_id);
-      }
+      schedule::ExternOp op;
+      op.target = node.target;
+      for (const ir::Arg& a : node.args) op.args.push_back(remap(a, "extern step reads"));
+      for (const ir::NamedArg& kw : node.kwargs) op.kwargs.push_back({kw.name, remap(kw.value, "extern step reads")});
       RETURN_IF_ERROR(missing);
       for (size_t o = 0; o < node.outputs.size(); ++o) {
         ir::ValueRef r{entry.index, static_cast<int>(o)};
-        step->add_outputs(used.count(r) ? define(r) : -1);
+        step.outputs.push_back(used.count(r) ? define(r) : schedule::kUnused);
       }
+      step.op = std::move(op);
     }
+    out.steps.push_back(std::move(step));
   }
-  absl::Status missing = absl::OkStatus();
-  std::map<int, bool> is_output;
-  auto out_id = [&](const ir::ValueRef& r) {
-    auto it = id_of.find(r);
-    if (it == id_of.end()) {
-      missing = absl::InternalError("plan: graph output is an undefined value");
-      return -1;
-    }
-    is_output[it->second] = true;
-    return it->second;
-  };
-  for (const ir::Arg& a : graph.outputs) *plan.add_outputs() = ir::ArgToProto(a, out_id);
+  for (const ir::Arg& a : graph.outputs) out.outputs.push_back(remap(a, "graph output"));
   RETURN_IF_ERROR(missing);
-  for (const auto& [value, step_index] : last_use) {
-    if (is_output.count(value)) continue;
-    plan.mutable_steps(step_index)->add_release(value);
-  }
-  return plan;
+  return out;
+}
+
+absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& partition,
+                                   const std::vector<PointwiseKernel>& kernels,
+                                   const NativeTarget& native) {
+  ASSIGN_OR_RETURN(schedule::Schedule s, BuildSchedule(graph, partition, kernels, native));
+  RETURN_IF_ERROR(schedule::ReleaseAfterLastUse().Run(s).status());
+  return schedule::PlanFromSchedule(s);
 }
 
 }  // namespace tccd::codegen

@@ -1,6 +1,6 @@
-// Writes the tccd.v1.Plan for a partitioned graph: plan value ids, one step per schedule entry
-// (a NativeCall per fused group, an ExternCall per extern node), and release lists so the client
-// frees every intermediate right after its last use.
+// The schedule of a partitioned graph: value ids (inputs first, then each step's outputs in
+// order), one step per partition schedule entry (a kernel per fused group, each with its launch
+// info; an extern op per other node). BuildPlan adds the release steps and serialises it.
 #pragma once
 
 #include <string>
@@ -10,6 +10,7 @@
 #include "codegen/ir/graph.h"
 #include "codegen/kernel/pointwise_kernel.h"
 #include "codegen/passes/fusion.h"
+#include "codegen/schedule/schedule.h"
 #include "tccd/v1/tccd.pb.h"
 
 namespace tccd::codegen {
@@ -24,7 +25,12 @@ struct NativeTarget {
   // from a tensor that arrives in another layout (it copies such inputs into the declared one).
 };
 
-// `kernels[g]` is the kernel of partition.groups[g].
+// `kernels[g]` is the kernel of partition.groups[g]. No release steps (ReleaseAfterLastUse).
+absl::StatusOr<schedule::Schedule> BuildSchedule(const ir::Graph& graph, const Partition& partition,
+                                                const std::vector<PointwiseKernel>& kernels,
+                                                const NativeTarget& native);
+
+// BuildSchedule, release steps after every value's last use, serialised.
 absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& partition,
                                    const std::vector<PointwiseKernel>& kernels,
                                    const NativeTarget& native);

@@ -5,7 +5,13 @@ device argument) to CUDA, compiles them with a running daemon for an H100 target
 driver needed) and prints per graph the generated kernels and the extern steps by target.
 
   TCCD_ADDRESS=unix:/path/tccd.sock PYTHONPATH=client:tests/python \\
-      python tests/tools/cuda_plan_census.py [--kernels] tests/tools/census_models.py llama
+      python tests/tools/cuda_plan_census.py [--kernels] [--cpu] [--dump-plans DIR] \\
+          tests/tools/census_models.py llama
+
+--dump-plans DIR writes each graph's tccd.v1.Plan in protobuf text format to
+DIR/<model>_<n>_<kind>.plan.txt, to diff the plans two daemon builds produce (a refactor of the
+back half must leave them byte-identical). --cpu compiles for this machine's CPU instead (the
+graphs as captured, no retargeting).
 
 --memory: also a static memory profile of every plan: the bytes of the values it allocates, from
 its first step to its release (views share their base's bytes; a segment's workspace lives for its
@@ -38,6 +44,11 @@ def _to_cuda(value) -> None:
 # --kernels: also list every generated kernel with the ops it fused (to map profiler names back).
 KERNELS = False
 MEMORY = False
+# --cpu: compile for this machine's CPU (serialize.build_target), not for an H100.
+CPU = False
+# --dump-plans DIR: write every plan as text (see the module docstring); MODEL names the files.
+DUMP_DIR = None
+MODEL = ""
 
 
 def census(capture) -> None:
@@ -47,12 +58,14 @@ def census(capture) -> None:
     from tccd.backend import _partitioner
 
     partition_fn = _partitioner()[1]  # the graphs tccd would receive (TCCD_PARTITIONER)
-    for kind, gm, _ in capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn)):
+    for number, (kind, gm, _) in enumerate(capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn))):
         graph, _ = serialize.encode_graph(gm)
+        if CPU:
+            target = serialize.build_target(graph)
         for meta in list(graph.inputs) + [m for n in graph.nodes for m in n.outputs]:
-            if meta.device.type == pb.CPU:
+            if meta.device.type == pb.CPU and not CPU:
                 meta.device.type, meta.device.index = pb.CUDA, 0
-        for node in graph.nodes:
+        for node in graph.nodes if not CPU else []:
             for a in node.args:
                 _to_cuda(a)
             for kw in node.kwargs:
@@ -61,6 +74,11 @@ def census(capture) -> None:
                                     options=serialize.options_proto(None, None),
                                     client=serialize.client_info())
         plan = stub.Compile(request, timeout=600).manifest.plan
+        if DUMP_DIR:
+            from google.protobuf import text_format
+
+            with open(f"{DUMP_DIR}/{MODEL}_{number}_{kind}.plan.txt", "w") as f:
+                f.write(text_format.MessageToString(plan))
         counts = collections.Counter()
         for step in plan.steps:
             which = step.WhichOneof("kind")
@@ -173,7 +191,15 @@ if __name__ == "__main__":
     if "--kernels" in sys.argv:
         sys.argv.remove("--kernels")
         KERNELS = True
+    if "--cpu" in sys.argv:
+        sys.argv.remove("--cpu")
+        CPU = True
+    if "--dump-plans" in sys.argv:
+        at = sys.argv.index("--dump-plans")
+        DUMP_DIR = sys.argv[at + 1]
+        del sys.argv[at : at + 2]
     spec = importlib.util.spec_from_file_location("models", sys.argv[1])
     models = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(models)
+    MODEL = sys.argv[2]
     census(getattr(models, sys.argv[2]))

@@ -6,7 +6,12 @@
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/plan_builder.h"
-#include "codegen/passes/segment_builder.h"
+#include "codegen/cuda_host/match_gemms.h"
+#include "codegen/cuda_host/segment_builder.h"
+#include "codegen/schedule/plan_serializer.h"
+#include "codegen/schedule/release_after_last_use.h"
+#include "codegen/schedule/sink_views_to_first_reader.h"
+#include "codegen/schedule/verifier.h"
 
 namespace tccd::codegen {
 namespace {
@@ -26,13 +31,18 @@ Built Build(const std::string& text) {
     kernels.push_back(*BuildPointwiseKernel(*g, p.groups[i], "k" + std::to_string(i)));
     symbols.push_back(kernels.back().name);
   }
-  absl::StatusOr<v1::Plan> plan = BuildPlan(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
+  // As the pipeline runs it: views sink to their readers, segments, releases, serialisation.
+  absl::StatusOr<schedule::Schedule> s = BuildSchedule(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
+  REQUIRE(s.ok());
+  REQUIRE(MatchGemms().Run(*s).ok());
+  REQUIRE(schedule::SinkViewsToFirstReader().Run(*s).ok());
+  SegmentBuilder segments(symbols, "kernels_cuda.so");
+  REQUIRE(segments.Run(*s).ok());
+  REQUIRE(schedule::ReleaseAfterLastUse().Run(*s).ok());
+  REQUIRE(schedule::VerifySchedule(*s).ok());
+  absl::StatusOr<v1::Plan> plan = schedule::PlanFromSchedule(*s);
   REQUIRE(plan.ok());
-  Built b{*plan, {}};
-  absl::StatusOr<HostProgram> program = BuildSegments(b.plan, symbols, "kernels_cuda.so");
-  REQUIRE(program.ok());
-  b.program = *program;
-  return b;
+  return Built{*plan, segments.program()};
 }
 
 std::vector<int> Ints(const google::protobuf::RepeatedField<int32_t>& f) { return {f.begin(), f.end()}; }

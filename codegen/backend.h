@@ -1,0 +1,64 @@
+// A code generation backend (CPU, CUDA): what the target-independent pipeline (pipeline.cc)
+// asks of one. A backend owns its ABI strings and artifact names (native()), the graph and
+// schedule passes only it runs, how its kernels become machine code and which artifacts it
+// ships. One Backend object serves one compile; pipeline.cc calls its methods in the order they
+// are declared here, and a backend may keep state from one call to the next (the CUDA backend
+// keeps its module between CompileKernels and Finish). Not thread-safe; compiles on other
+// threads make their own.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "codegen/kernel/kernel_cache.h"
+#include "codegen/kernel/pointwise_kernel.h"
+#include "codegen/passes/fusion.h"
+#include "codegen/passes/pass_runner.h"
+#include "codegen/passes/plan_builder.h"
+#include "codegen/pipeline.h"
+#include "codegen/schedule/schedule.h"
+
+namespace tccd::codegen {
+
+struct BackendOptions {
+  // Kernels are fused (TCCD_DISABLE_FUSION unset). Default: true.
+  bool fusion = true;
+  // TCCD_CUDA_ONE_PROGRAM=1 (CUDA). Default: false.
+  bool cuda_one_program = false;
+  // Objects of kernels compiled before (nullptr: compile every kernel). Default: nullptr.
+  KernelObjectCache* kernel_cache = nullptr;
+  // Part of every kernel object key (CompilerFingerprint()). Default: "".
+  std::string fingerprint;
+  // Threads compiling one graph's kernels (KernelCompileThreads()). Default: 1.
+  int threads = 1;
+  // Writes a named debugging dump (a no-op without TCCD_DUMP_DIR). Default: no-op.
+  std::function<void(const std::string& name, const std::string& text)> dump = [](const std::string&,
+                                                                                  const std::string&) {};
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // Artifact, ABI and KernelInfo kinds of this backend's kernel steps.
+  virtual const NativeTarget& native() const = 0;
+  // Graph passes only this backend runs, between the shared clean-up passes and reshape sinking.
+  virtual void AddGraphPasses(PassRunner& passes) = 0;
+  // Regroups the fusion partition before horizontal fusion (CUDA: row reductions absorb their
+  // pointwise prologue and epilogue groups).
+  virtual absl::Status RegroupPartition(const ir::Graph& graph, const FusionOptions& fusion,
+                                        Partition& partition) = 0;
+  // Machine code for the graph's kernels (none is a valid input): artifacts and kernel cache
+  // results go into `out`.
+  virtual absl::Status CompileKernels(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) = 0;
+  // Schedule passes only this backend runs, before release steps are placed.
+  virtual absl::Status RunSchedulePasses(PassRunner& passes, schedule::Schedule& schedule) = 0;
+  // Artifacts that depend on the final schedule (CUDA: the host library running its segments).
+  virtual absl::Status Finish(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) = 0;
+  // Native operations besides the kernels (CUDA: cuBLASLt matmuls), counted as fused kernels.
+  virtual int NumLibraryCalls() const { return 0; }
+};
+
+}  // namespace tccd::codegen

@@ -1,0 +1,131 @@
+// CudaPipelineBackend (see cuda_pipeline.h).
+#include "codegen/cuda_host/cuda_pipeline.h"
+
+#include "absl/strings/str_cat.h"
+#include "codegen/cuda/cuda_kernel_objects.h"
+#include "codegen/cuda_host/cuda_host.h"
+#include "codegen/cuda_host/match_gemms.h"
+#include "codegen/passes/batch_norm_decomposition.h"
+#include "codegen/passes/batch_norm_inference.h"
+#include "codegen/passes/cudnn_batch_norm.h"
+#include "codegen/passes/dead_code_elimination.h"
+#include "codegen/passes/layer_norm_backward_split.h"
+#include "codegen/passes/nll_loss_backward_to_pointwise.h"
+#include "codegen/passes/pad_matmul_operands.h"
+#include "codegen/passes/reduction_dims_to_rows.h"
+#include "codegen/passes/reduction_fusion.h"
+#include "codegen/cuda_host/segment_builder.h"
+#include "codegen/schedule/sink_views_to_first_reader.h"
+#include "proto/status_macros.h"
+
+namespace tccd::codegen {
+namespace {
+
+class CudaPipelineBackend : public Backend {
+ public:
+  CudaPipelineBackend(const CudaTarget& target, BackendOptions options)
+      : target_(target), options_(std::move(options)) {}
+
+  const NativeTarget& native() const override { return native_; }
+
+  void AddGraphPasses(PassRunner& passes) override {
+    // Big 16-bit matmuls with odd leading dimensions get zero-padded operands (aligned kernels).
+    if (options_.fusion) passes.Add(std::make_unique<PadMatmulOperands>());
+    // A layer norm backward becomes a row node (grad_input) and a column node (parameter
+    // gradients), each a reduction kernel below. The CPU keeps ATen's single kernel.
+    passes.Add(std::make_unique<LayerNormBackwardSplit>());
+    // Cross-entropy's backward: the one-hot nll gradient becomes the log_softmax backward's prologue.
+    if (options_.fusion) passes.Add(std::make_unique<NllLossBackwardToPointwise>());
+    passes.Add(std::make_unique<CudnnBatchNorm>());
+    if (options_.fusion) {
+      // Eval-mode norms: pointwise ops over the input, fused with their neighbours.
+      passes.Add(std::make_unique<BatchNormInference>());
+      // Training batch norms cuDNN does not take: statistics as row reductions, the rest fused.
+      passes.Add(std::make_unique<BatchNormDecomposition>());
+      // The views and pointwise ops it moved into the norms' permuted space are dead now.
+      passes.Add(std::make_unique<DeadCodeElimination>());
+    }
+    // Reductions over middle or scattered dims become row reductions of a permuted view.
+    if (options_.fusion) passes.Add(std::make_unique<ReductionDimsToRows>());
+  }
+
+  // Reductions and norms absorb their pointwise prologue and epilogue groups (row reductions).
+  absl::Status RegroupPartition(const ir::Graph& graph, const FusionOptions& fusion, Partition& partition) override {
+    ASSIGN_OR_RETURN(bool regrouped, FuseRowReductions(graph, fusion, partition));
+    (void)regrouped;  // the partition dump shows the result either way
+    return absl::OkStatus();
+  }
+
+  // Kernels -> one cubin (NVRTC); Finish embeds it in the host library.
+  absl::Status CompileKernels(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) override {
+    for (const PointwiseKernel& k : kernels) kernel_symbols_.push_back(k.name);
+    if (kernels.empty()) return absl::OkStatus();
+    if (options_.cuda_one_program) {
+      ASSIGN_OR_RETURN(module_, CompileCudaKernels(kernels, target_));
+    } else {
+      // One relocatable cubin per distinct kernel, keyed by its content (reused ones are only
+      // linked), then nvJitLink makes the graph's one cubin.
+      ASSIGN_OR_RETURN(std::string nvrtc, CudaCompilerVersion());
+      ASSIGN_OR_RETURN(CudaKernelObjectsResult objects,
+                       CompileCudaKernelObjects(kernels, target_,
+                                                {.fingerprint = absl::StrCat(options_.fingerprint, "/", nvrtc),
+                                                 .cache = options_.kernel_cache,
+                                                 .threads = options_.threads}));
+      module_ = std::move(objects.module);
+      out.new_kernel_objects = std::move(objects.new_objects);
+      out.kernels_compiled = objects.kernels_compiled;
+      out.kernels_reused = objects.kernels_reused;
+    }
+    options_.dump("kernels.cu", module_.cuda_source);
+    options_.dump("kernels.ptx", module_.ptx);
+    return absl::OkStatus();
+  }
+
+  // Matmuls become cuBLASLt calls; runs of native work become one call each. Views first sink
+  // to their first reader, to join its run (only worth it when segments are formed:
+  // TCCD_DISABLE_PASSES=segments skips both; matmuls no segment takes stay ATen ops).
+  absl::Status RunSchedulePasses(PassRunner& passes, schedule::Schedule& schedule) override {
+    segments_ = std::make_unique<SegmentBuilder>(kernel_symbols_, native_.artifact);
+    MatchGemms gemms;
+    schedule::SinkViewsToFirstReader sink_views;
+    RETURN_IF_ERROR(passes.Run(gemms, schedule));
+    if (!passes.disabled(segments_->name())) RETURN_IF_ERROR(passes.Run(sink_views, schedule));
+    return passes.Run(*segments_, schedule);
+  }
+
+  // The host library launches the kernels on the caller's stream, one exported entry point per
+  // kernel and per segment; the cubin and PTX ship beside it for inspection.
+  absl::Status Finish(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) override {
+    const HostProgram& program = segments_ != nullptr ? segments_->program() : kNoProgram;
+    if (!kernels.empty() || !program.empty()) {
+      ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module_, kernels, program));
+      out.artifacts.push_back({native_.artifact, v1::CUDA_HOST_OBJECT, std::move(host)});
+    }
+    if (!kernels.empty()) {
+      out.artifacts.push_back({"kernels.cubin", v1::CUBIN, std::move(module_.cubin)});
+      out.artifacts.push_back({"kernels.ptx", v1::TEXT, std::move(module_.ptx)});
+    }
+    return absl::OkStatus();
+  }
+
+  int NumLibraryCalls() const override {
+    return segments_ != nullptr ? static_cast<int>(segments_->program().gemms.size()) : 0;
+  }
+
+ private:
+  static inline const HostProgram kNoProgram{};
+  const NativeTarget native_{.artifact = kCudaHostLibraryName, .abi = "tccd-cuda-1", .kernel_kind = "cuda_pointwise"};
+  CudaTarget target_;
+  BackendOptions options_;
+  CudaModule module_;
+  std::vector<std::string> kernel_symbols_;  // kernel i's symbol, as the segments name it
+  std::unique_ptr<SegmentBuilder> segments_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeCudaBackend(const CudaTarget& target, BackendOptions options) {
+  return std::make_unique<CudaPipelineBackend>(target, std::move(options));
+}
+
+}  // namespace tccd::codegen

@@ -1,0 +1,35 @@
+// ReleaseAfterLastUse (see release_after_last_use.h).
+#include "codegen/schedule/release_after_last_use.h"
+
+#include <map>
+#include <set>
+
+namespace tccd::schedule {
+
+absl::StatusOr<bool> ReleaseAfterLastUse::Run(Schedule& schedule) {
+  std::set<ValueId> outputs;
+  for (const ir::Arg& a : schedule.outputs) ForEachValue(a, [&](ValueId v) { outputs.insert(v); });
+  std::vector<const Step*> steps;  // the schedule without its old release steps
+  for (const Step& step : schedule.steps)
+    if (!step.is<Release>()) steps.push_back(&step);
+  std::map<size_t, std::set<ValueId>> released_after;  // step index -> values, by id
+  {
+    std::map<ValueId, size_t> last_use;
+    for (size_t i = 0; i < steps.size(); ++i)
+      for (ValueId v : ReadsOf(*steps[i])) last_use[v] = i;
+    for (const auto& [v, i] : last_use)
+      if (!outputs.count(v)) released_after[i].insert(v);
+  }
+  std::vector<Step> out;
+  out.reserve(steps.size() + released_after.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    out.push_back(*steps[i]);
+    if (auto it = released_after.find(i); it != released_after.end())
+      out.push_back(Step{Release{std::vector<ValueId>(it->second.begin(), it->second.end())}, {}});
+  }
+  const bool changed = out != schedule.steps;
+  schedule.steps = std::move(out);
+  return changed;
+}
+
+}  // namespace tccd::schedule
