@@ -12,6 +12,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "cache/compile_key.h"
+#include "server/eviction_stats.h"
 #include "server/store_kernel_cache.h"
 #include "spdlog/spdlog.h"
 #include "tccd_version.h"
@@ -501,6 +502,7 @@ v1::StatsResponse CompileService::GetStats() {
   counters["store_manifests"] = usage.manifests;
   counters["store_blob_bytes"] = usage.blob_bytes;
   counters["store_writes_stopped"] = store_->WritesStopped() ? 1 : 0;
+  AddEvictionCounters(usage, counters);
   counters["compile_threads"] = compile_pool_.num_threads();
   counters["compiles_queued"] = compile_pool_.queued();
   counters["flights_in_progress"] = flights_.in_flight();

@@ -68,7 +68,10 @@ int RunDaemon(const ServerOptions& options) {
   absl::StatusOr<std::unique_ptr<cache::Store>> store =
       cache::Store::Open(cache::StoreOptions{
           .path = options.cache_dir,
-          .write_buffer_bytes = options.cache_memtable_bytes});
+          .write_buffer_bytes = options.cache_memtable_bytes,
+          .max_bytes = options.max_cache_bytes,
+          .low_watermark = options.cache_low_watermark,
+          .min_age_ms = int64_t{options.eviction_min_age_s} * 1000});
   if (!store.ok()) {
     spdlog::critical("cannot open the cache at {}: {}", options.cache_dir,
                      store.status().ToString());

@@ -76,6 +76,19 @@ ABSL_FLAG(int, cache_memtable_mb, 64,
           "the cache's file system fills up, tccd keeps serving cached "
           "entries, answers compiles it cannot store with RESOURCE_EXHAUSTED, "
           "and resumes writing by itself once this much space is free.");
+ABSL_FLAG(int64_t, max_cache_mb, 0,
+          "Cap on the cache's size, in MiB of stored artifacts and manifests; 0 means no cap "
+          "(the cache only grows). Past it, tccd evicts the least recently used entries "
+          "(a manifest, then the artifacts no remaining manifest needs) after each write, down "
+          "to --cache-low-watermark-pct of the cap. Disk use can run above the cap until "
+          "RocksDB compacts the space away.");
+ABSL_FLAG(int, cache_low_watermark_pct, 90,
+          "With --max-cache-mb: an eviction run stops when the cache is down to this percentage "
+          "of the cap, so that it does not run again at the next write.");
+ABSL_FLAG(int, eviction_min_age_s, 60,
+          "With --max-cache-mb: entries stored or hit less than this many seconds ago are never "
+          "evicted (a client fetches a hit's artifacts right after). When every entry is that "
+          "young, the cache stays over its cap and the log says so once.");
 
 namespace {
 
@@ -162,6 +175,9 @@ void PrintHelp(const Environment& env) {
       {"max_concurrent_streams", "N", "256"},
       {"request_deadline_s", "SECONDS", "1800"},
       {"cache_memtable_mb", "MIB", "64"},
+      {"max_cache_mb", "MIB", "0 (no cap)"},
+      {"cache_low_watermark_pct", "PERCENT", "90"},
+      {"eviction_min_age_s", "SECONDS", "60"},
       {"compile_time_limit_s", "SECONDS", "600"},
       {"compile_memory_limit_mb", "MIB", "16384"},
       {"compile_in_process", "BOOL", "false"},
@@ -269,6 +285,9 @@ int main(int argc, char** argv) {
   raw.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
   raw.request_deadline_s = absl::GetFlag(FLAGS_request_deadline_s);
   raw.cache_memtable_mb = absl::GetFlag(FLAGS_cache_memtable_mb);
+  raw.max_cache_mb = absl::GetFlag(FLAGS_max_cache_mb);
+  raw.cache_low_watermark_pct = absl::GetFlag(FLAGS_cache_low_watermark_pct);
+  raw.eviction_min_age_s = absl::GetFlag(FLAGS_eviction_min_age_s);
   raw.compile_in_process = absl::GetFlag(FLAGS_compile_in_process);
   raw.compile_time_limit_s = absl::GetFlag(FLAGS_compile_time_limit_s);
   raw.compile_memory_limit_mb = absl::GetFlag(FLAGS_compile_memory_limit_mb);

@@ -259,6 +259,22 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
   }
   options.cache_memtable_bytes = int64_t{raw.cache_memtable_mb} << 20;
 
+  if (raw.max_cache_mb < 0 || raw.max_cache_mb > (int64_t{1} << 30)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-cache-mb=", raw.max_cache_mb, ": expected 0 (no cap) to 1073741824"));
+  }
+  options.max_cache_bytes = raw.max_cache_mb << 20;
+  if (raw.cache_low_watermark_pct < 1 || raw.cache_low_watermark_pct > 100) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cache-low-watermark-pct=", raw.cache_low_watermark_pct, ": expected 1 to 100"));
+  }
+  options.cache_low_watermark = raw.cache_low_watermark_pct / 100.0;
+  if (raw.eviction_min_age_s < 0 || raw.eviction_min_age_s > 7 * 86400) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--eviction-min-age-s=", raw.eviction_min_age_s, ": expected 0 to 604800"));
+  }
+  options.eviction_min_age_s = raw.eviction_min_age_s;
+
   if (raw.compile_time_limit_s < 1 || raw.compile_time_limit_s > 86400) {
     return absl::InvalidArgumentError(
         absl::StrCat("--compile-time-limit-s=", raw.compile_time_limit_s,
