@@ -296,6 +296,18 @@ CompileService::FlightResult CompileService::CompileAndStore(
     return result;
   }
 
+  // Held while compiling: other daemons sharing the tier wait for our result instead.
+  std::unique_ptr<cache::SharedTier::Lease> shared_lease;
+  if (options_.shared_tier != nullptr && !store_->WritesStopped()) {
+    std::optional<v1::Manifest> shared =
+        options_.shared_tier->FetchOrLease(key, *store_, &shared_lease);
+    if (shared.has_value()) {
+      result.manifest = *std::move(shared);
+      result.from_cache = true;
+      return result;
+    }
+  }
+
   if (store_->WritesStopped()) {
     // Compiling would take seconds to produce artifacts that could not be stored, and the
     // client fetches artifacts from the store. Fail fast; the client runs the graph eagerly.
@@ -335,6 +347,9 @@ CompileService::FlightResult CompileService::CompileAndStore(
   result.manifest = StoreOutput(key, prepared, *std::move(output));
   if (!result.manifest.ok())
     stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
+  if (result.manifest.ok() && options_.shared_tier != nullptr) {
+    options_.shared_tier->Publish(key, *result.manifest, *store_);  // before the lease goes
+  }
   return result;
 }
 
@@ -503,6 +518,9 @@ v1::StatsResponse CompileService::GetStats() {
   counters["store_blob_bytes"] = usage.blob_bytes;
   counters["store_writes_stopped"] = store_->WritesStopped() ? 1 : 0;
   AddEvictionCounters(usage, counters);
+  if (options_.shared_tier != nullptr) {
+    for (const auto& [name, value] : options_.shared_tier->Stats()) counters[name] = value;
+  }
   counters["compile_threads"] = compile_pool_.num_threads();
   counters["compiles_queued"] = compile_pool_.queued();
   counters["flights_in_progress"] = flights_.in_flight();

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "cache/shared_tier.h"
 #include "cache/store.h"
 #include "server/compile_service.h"
 #include "server/compiler.h"
@@ -91,6 +92,21 @@ int RunDaemon(const ServerOptions& options) {
     claims.push_back(*std::move(claim));
   }
 
+  std::unique_ptr<cache::SharedTier> shared_tier;
+  if (!options.shared_cache.empty()) {
+    absl::StatusOr<std::unique_ptr<cache::SharedTier>> opened = cache::SharedTier::Open(
+        cache::SharedTierOptions{
+            .url = options.shared_cache,
+            .timeout = absl::Milliseconds(options.shared_cache_timeout_ms),
+            .max_wait = absl::Seconds(options.shared_cache_wait_s)});
+    if (!opened.ok()) {
+      spdlog::critical("{}", opened.status().ToString());
+      return 1;
+    }
+    shared_tier = *std::move(opened);
+    spdlog::info("shared cache tier: {}", shared_tier->endpoint().ToString());
+  }
+
   // Returns memory freed after bursts of traffic to the kernel (see
   // memory_trimmer.h); it runs for the daemon's whole life.
   MemoryTrimmer trimmer(absl::Seconds(5));
@@ -100,7 +116,8 @@ int RunDaemon(const ServerOptions& options) {
   // the store.
   CompileService service(
       CompileServiceOptions{.compile_threads = options.compile_threads,
-                            .cache_dir = options.cache_dir},
+                            .cache_dir = options.cache_dir,
+                            .shared_tier = shared_tier.get()},
       store->get(),
       options.compile_in_process
           ? NewCodegenCompiler()

@@ -89,6 +89,18 @@ ABSL_FLAG(int, eviction_min_age_s, 60,
           "With --max-cache-mb: entries stored or hit less than this many seconds ago are never "
           "evicted (a client fetches a hit's artifacts right after). When every entry is that "
           "young, the cache stays over its cap and the log says so once.");
+ABSL_FLAG(std::string, shared_cache, "",
+          "redis://HOST:PORT[/DB]: a cache tier shared with the other daemons of a cluster. On a "
+          "local miss tccd looks there (every artifact verified against its digest), writes "
+          "what it compiles there, and compiles a graph only once cluster-wide (a compile lease "
+          "in Redis). If Redis is down or slow, tccd keeps working on its local cache. No TLS "
+          "(rediss://): hiredis 0.14 has none.");
+ABSL_FLAG(int, shared_cache_timeout_ms, 500,
+          "With --shared-cache: bound on connecting to Redis and on each command, in ms; past "
+          "it the tier is skipped for a second.");
+ABSL_FLAG(int, shared_cache_wait_s, 600,
+          "With --shared-cache: how long a daemon waits for another daemon's compile of the "
+          "same graph before compiling it itself, in seconds.");
 
 namespace {
 
@@ -178,6 +190,9 @@ void PrintHelp(const Environment& env) {
       {"max_cache_mb", "MIB", "0 (no cap)"},
       {"cache_low_watermark_pct", "PERCENT", "90"},
       {"eviction_min_age_s", "SECONDS", "60"},
+      {"shared_cache", "URL", "none"},
+      {"shared_cache_timeout_ms", "MS", "500"},
+      {"shared_cache_wait_s", "SECONDS", "600"},
       {"compile_time_limit_s", "SECONDS", "600"},
       {"compile_memory_limit_mb", "MIB", "16384"},
       {"compile_in_process", "BOOL", "false"},
@@ -288,6 +303,9 @@ int main(int argc, char** argv) {
   raw.max_cache_mb = absl::GetFlag(FLAGS_max_cache_mb);
   raw.cache_low_watermark_pct = absl::GetFlag(FLAGS_cache_low_watermark_pct);
   raw.eviction_min_age_s = absl::GetFlag(FLAGS_eviction_min_age_s);
+  raw.shared_cache = absl::GetFlag(FLAGS_shared_cache);
+  raw.shared_cache_timeout_ms = absl::GetFlag(FLAGS_shared_cache_timeout_ms);
+  raw.shared_cache_wait_s = absl::GetFlag(FLAGS_shared_cache_wait_s);
   raw.compile_in_process = absl::GetFlag(FLAGS_compile_in_process);
   raw.compile_time_limit_s = absl::GetFlag(FLAGS_compile_time_limit_s);
   raw.compile_memory_limit_mb = absl::GetFlag(FLAGS_compile_memory_limit_mb);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "absl/container/flat_hash_set.h"
+#include "cache/redis_client.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -274,6 +275,22 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
         "--eviction-min-age-s=", raw.eviction_min_age_s, ": expected 0 to 604800"));
   }
   options.eviction_min_age_s = raw.eviction_min_age_s;
+
+  if (!raw.shared_cache.empty()) {
+    absl::StatusOr<cache::RedisEndpoint> endpoint = cache::ParseRedisUrl(raw.shared_cache);
+    if (!endpoint.ok()) return endpoint.status();
+  }
+  options.shared_cache = raw.shared_cache;
+  if (raw.shared_cache_timeout_ms < 1 || raw.shared_cache_timeout_ms > 60'000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--shared-cache-timeout-ms=", raw.shared_cache_timeout_ms, ": expected 1 to 60000"));
+  }
+  options.shared_cache_timeout_ms = raw.shared_cache_timeout_ms;
+  if (raw.shared_cache_wait_s < 0 || raw.shared_cache_wait_s > 86400) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--shared-cache-wait-s=", raw.shared_cache_wait_s, ": expected 0 to 86400"));
+  }
+  options.shared_cache_wait_s = raw.shared_cache_wait_s;
 
   if (raw.compile_time_limit_s < 1 || raw.compile_time_limit_s > 86400) {
     return absl::InvalidArgumentError(

@@ -80,6 +80,9 @@ struct RawFlags {
   int64_t max_cache_mb = 0;
   int cache_low_watermark_pct = 90;
   int eviction_min_age_s = 60;
+  std::string shared_cache;
+  int shared_cache_timeout_ms = 500;
+  int shared_cache_wait_s = 600;
   bool compile_in_process = false;
   int compile_time_limit_s = 600;
   int compile_memory_limit_mb = 16384;
@@ -122,6 +125,12 @@ struct ServerOptions {
   double cache_low_watermark = 0.9;
   // Entries used less than this long ago are never evicted, seconds. Default: 60.
   int eviction_min_age_s = 60;
+  // redis://HOST:PORT[/DB] of the cache tier shared with other daemons; empty: none.
+  std::string shared_cache;
+  // Bound on each shared-cache operation, ms. Default: 500.
+  int shared_cache_timeout_ms = 500;
+  // Longest wait for another daemon's compile of the same graph, seconds. Default: 600.
+  int shared_cache_wait_s = 600;
   // Run codegen in the daemon's own process instead of supervised worker
   // processes (worker_pool.h). Default: false.
   bool compile_in_process = false;

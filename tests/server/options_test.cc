@@ -113,6 +113,15 @@ TEST_CASE("ResolveOptions: rejects bad values naming the flag") {
   raw = RawFlags{};
   raw.eviction_min_age_s = -1;
   CHECK_THAT(error_of(raw), Catch::Contains("--eviction-min-age-s"));
+  raw = RawFlags{};
+  raw.shared_cache = "rediss://cache:6379";
+  CHECK_THAT(error_of(raw), Catch::Contains("--shared-cache"));
+  raw = RawFlags{};
+  raw.shared_cache_timeout_ms = 0;
+  CHECK_THAT(error_of(raw), Catch::Contains("--shared-cache-timeout-ms"));
+  raw = RawFlags{};
+  raw.shared_cache_wait_s = -1;
+  CHECK_THAT(error_of(raw), Catch::Contains("--shared-cache-wait-s"));
 }
 
 TEST_CASE("ResolveOptions: eviction flags") {
