@@ -177,3 +177,35 @@ def test_redis_killed_mid_run_the_daemons_keep_serving(cluster, redis):
     assert "reachable again" in b.log_tail(100_000)
     assert a.stub().Compile(_request(_graph(8), "after"), timeout=120).cache_hit
     assert a.stats()["shared_hits"] == 1
+
+
+def test_a_failed_compile_releases_the_lease_and_a_waiting_daemon_takes_over(cluster, redis):
+    import grpc
+
+    # --shared-cache-wait-s 300: a waiter that did not notice the release would hang for minutes.
+    a, b = cluster(2, extra=("--enable-test-faults", "--shared-cache-wait-s", "300"))
+    request = _request(_graph(9), "crashing")
+    request.options.extra["tccd_test_fault"] = "crash"
+    results = {}
+
+    def call(name, d):
+        t = time.monotonic()
+        try:
+            d.stub().Compile(request, timeout=120)
+            results[name] = (None, time.monotonic() - t)
+        except grpc.RpcError as e:
+            results[name] = (e.code(), time.monotonic() - t)
+
+    threads = [threading.Thread(target=call, args=(n, d)) for n, d in (("a", a), ("b", b))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=200)
+    assert set(results) == {"a", "b"}, results
+    for name, (code, seconds) in results.items():
+        assert code == grpc.StatusCode.INTERNAL, (name, code)
+        assert seconds < 60, (name, seconds)
+    assert not redis.keys("tccd:v1:l:*"), "leases are released after a failed compile"
+    assert not redis.keys("tccd:v1:m:*"), "nothing is published for a failed compile"
+    stats = [a.stats(), b.stats()]
+    assert sum(s["compile_errors"] for s in stats) >= 1, stats
