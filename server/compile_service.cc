@@ -149,6 +149,7 @@ struct CompileService::Call {
   Done done;
   Clock::time_point received;
   std::string key;  // empty until computed
+  bool hits_only = false;
 };
 
 CompileService::CompileService(CompileServiceOptions options,
@@ -170,13 +171,14 @@ void CompileService::Shutdown() { compile_pool_.Shutdown(); }
 
 void CompileService::Compile(const v1::CompileRequest& request,
                              v1::CompileResponse* response, Done done,
-                             Clock::time_point received) {
+                             Clock::time_point received, bool hits_only) {
   stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
   auto call = std::make_shared<Call>(Call{.request = &request,
                                           .response = response,
                                           .done = std::move(done),
                                           .received = received,
-                                          .key = ""});
+                                          .key = "",
+                                          .hits_only = hits_only});
   StartCompile(call);
 }
 
@@ -210,6 +212,14 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
       stats_.internal_errors.fetch_add(1, std::memory_order_relaxed);
       Respond(*call, Outcome::kFailed,
               Annotate(cached.status(), "cache lookup"), 0);
+      return;
+    }
+    if (call->hits_only) {
+      Respond(*call, Outcome::kRejected,
+              absl::PermissionDeniedError(
+                  "this graph is not cached, and the caller's token has role read (cache hits "
+                  "only): nothing was compiled"),
+              0);
       return;
     }
 

@@ -81,8 +81,11 @@ class CompileService {
   // once: on the calling thread, or on the compile thread that finished the
   // compile. `request` and `response` must stay valid until then. `received` is
   // when the transport got the request, for server_ms.
+  // `hits_only` (a read-only caller): a miss is answered PERMISSION_DENIED and nothing is
+  // compiled.
   void Compile(const v1::CompileRequest& request, v1::CompileResponse* response,
-               Done done, Clock::time_point received = Clock::now());
+               Done done, Clock::time_point received = Clock::now(),
+               bool hits_only = false);
 
   // Compile, blocking until it is answered. For tests and tools.
   absl::StatusOr<v1::CompileResponse> CompileAndWait(

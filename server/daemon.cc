@@ -107,6 +107,43 @@ int RunDaemon(const ServerOptions& options) {
     spdlog::info("shared cache tier: {}", shared_tier->endpoint().ToString());
   }
 
+  // Authentication: read every file now, so that a typo is a startup error.
+  TlsConfig tls;
+  for (auto [path, pem] : {std::pair{&options.tls_cert, &tls.cert_pem},
+                           std::pair{&options.tls_key, &tls.key_pem},
+                           std::pair{&options.tls_client_ca, &tls.client_ca_pem}}) {
+    if (path->empty()) continue;
+    absl::StatusOr<std::string> text = ReadSmallFile(*path);
+    if (!text.ok()) {
+      spdlog::critical("{}", text.status().ToString());
+      return 1;
+    }
+    *pem = *std::move(text);
+  }
+  std::unique_ptr<TokenAuthorizer> tokens;
+  if (!options.tokens.empty()) {
+    absl::StatusOr<std::unique_ptr<TokenAuthorizer>> loaded =
+        TokenAuthorizer::LoadFile(options.tokens);
+    if (!loaded.ok()) {
+      spdlog::critical("{}", loaded.status().ToString());
+      return 1;
+    }
+    tokens = *std::move(loaded);
+    spdlog::info("tokens: {} from {}; every tccd.v1 call needs one", tokens->size(),
+                 options.tokens);
+  }
+  for (const ListenAddress& address : options.listen) {
+    if (!address.unix_path.empty() || address.uri.rfind("unix", 0) == 0) continue;
+    if (tls.cert_pem.empty() || tokens == nullptr) {
+      spdlog::warn("listening on {} without {}: anyone who reaches it {}", address.uri,
+                   tls.cert_pem.empty() && tokens == nullptr ? "TLS or tokens"
+                   : tls.cert_pem.empty()                    ? "TLS"
+                                                             : "tokens",
+                   tls.cert_pem.empty() ? "can read or impersonate this daemon"
+                                        : "may compile and read every job's artifacts");
+    }
+  }
+
   // Returns memory freed after bursts of traffic to the kernel (see
   // memory_trimmer.h); it runs for the daemon's whole life.
   MemoryTrimmer trimmer(absl::Seconds(5));
@@ -137,7 +174,9 @@ int RunDaemon(const ServerOptions& options) {
           .max_request_bytes = options.max_request_bytes,
           .max_inflight_request_bytes = options.max_inflight_request_bytes,
           .max_concurrent_streams = options.max_concurrent_streams,
-          .request_deadline = absl::Seconds(options.request_deadline_s)},
+          .request_deadline = absl::Seconds(options.request_deadline_s),
+          .tls = tls,
+          .tokens = tokens.get()},
       &service, &request_pool);
   if (!server.ok()) {
     spdlog::critical("{}", std::string(server.status().message()));

@@ -101,6 +101,19 @@ ABSL_FLAG(int, shared_cache_timeout_ms, 500,
 ABSL_FLAG(int, shared_cache_wait_s, 600,
           "With --shared-cache: how long a daemon waits for another daemon's compile of the "
           "same graph before compiling it itself, in seconds.");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM certificate chain for TLS on TCP listeners (with --tls-key). Unix sockets stay "
+          "plaintext. Clients set TCCD_TLS_CA to the CA that signed it.");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls-cert.");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM CA certificate(s): TCP clients must present a certificate signed by one (mTLS; "
+          "clients set TCCD_TLS_CERT and TCCD_TLS_KEY). Others fail the TLS handshake.");
+ABSL_FLAG(std::string, tokens, "",
+          "File of bearer tokens, one per line: TOKEN ROLE [JOB_PREFIX], ROLE compile (compile "
+          "and read), read (cache hits only) or admin (stats, every job). With it, every call on "
+          "every listener needs \"authorization: Bearer TOKEN\" (clients: TCCD_TOKEN or "
+          "TCCD_TOKEN_FILE); JOB_PREFIX limits the job ids a token may use. Without it, anyone "
+          "who can reach a listener may do everything.");
 
 namespace {
 
@@ -193,6 +206,10 @@ void PrintHelp(const Environment& env) {
       {"shared_cache", "URL", "none"},
       {"shared_cache_timeout_ms", "MS", "500"},
       {"shared_cache_wait_s", "SECONDS", "600"},
+      {"tls_cert", "FILE", "none (plaintext TCP)"},
+      {"tls_key", "FILE", "none"},
+      {"tls_client_ca", "FILE", "none (no client certificates)"},
+      {"tokens", "FILE", "none (no token needed)"},
       {"compile_time_limit_s", "SECONDS", "600"},
       {"compile_memory_limit_mb", "MIB", "16384"},
       {"compile_in_process", "BOOL", "false"},
@@ -306,6 +323,10 @@ int main(int argc, char** argv) {
   raw.shared_cache = absl::GetFlag(FLAGS_shared_cache);
   raw.shared_cache_timeout_ms = absl::GetFlag(FLAGS_shared_cache_timeout_ms);
   raw.shared_cache_wait_s = absl::GetFlag(FLAGS_shared_cache_wait_s);
+  raw.tls_cert = absl::GetFlag(FLAGS_tls_cert);
+  raw.tls_key = absl::GetFlag(FLAGS_tls_key);
+  raw.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
+  raw.tokens = absl::GetFlag(FLAGS_tokens);
   raw.compile_in_process = absl::GetFlag(FLAGS_compile_in_process);
   raw.compile_time_limit_s = absl::GetFlag(FLAGS_compile_time_limit_s);
   raw.compile_memory_limit_mb = absl::GetFlag(FLAGS_compile_memory_limit_mb);

@@ -292,6 +292,19 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
   }
   options.shared_cache_wait_s = raw.shared_cache_wait_s;
 
+  if (raw.tls_cert.empty() != raw.tls_key.empty()) {
+    return absl::InvalidArgumentError("--tls-cert and --tls-key go together: give both or neither");
+  }
+  if (!raw.tls_client_ca.empty() && raw.tls_cert.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-client-ca needs --tls-cert and --tls-key (client certificates are checked during "
+        "the TLS handshake)");
+  }
+  options.tls_cert = raw.tls_cert;
+  options.tls_key = raw.tls_key;
+  options.tls_client_ca = raw.tls_client_ca;
+  options.tokens = raw.tokens;
+
   if (raw.compile_time_limit_s < 1 || raw.compile_time_limit_s > 86400) {
     return absl::InvalidArgumentError(
         absl::StrCat("--compile-time-limit-s=", raw.compile_time_limit_s,

@@ -83,6 +83,10 @@ struct RawFlags {
   std::string shared_cache;
   int shared_cache_timeout_ms = 500;
   int shared_cache_wait_s = 600;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;
+  std::string tokens;
   bool compile_in_process = false;
   int compile_time_limit_s = 600;
   int compile_memory_limit_mb = 16384;
@@ -131,6 +135,13 @@ struct ServerOptions {
   int shared_cache_timeout_ms = 500;
   // Longest wait for another daemon's compile of the same graph, seconds. Default: 600.
   int shared_cache_wait_s = 600;
+  // PEM files for TLS on TCP listeners (both or neither), and the CA that client certificates
+  // must be signed by (mTLS; needs tls_cert). Default: none, plaintext.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;
+  // --tokens FILE (server/auth_tokens.h). Default: none, no token needed.
+  std::string tokens;
   // Run codegen in the daemon's own process instead of supervised worker
   // processes (worker_pool.h). Default: false.
   bool compile_in_process = false;
