@@ -44,7 +44,8 @@ RedisReply Convert(const redisReply* reply) {
 
 std::string RedisEndpoint::ToString() const {
   const bool v6 = host.find(':') != std::string::npos;
-  return absl::StrCat("redis://", v6 ? "[" : "", host, v6 ? "]" : "", ":", port, "/", db);
+  return absl::StrCat("redis://", password.empty() ? "" : absl::StrCat(user, ":***@"),
+                      v6 ? "[" : "", host, v6 ? "]" : "", ":", port, "/", db);
 }
 
 absl::StatusOr<RedisEndpoint> ParseRedisUrl(absl::string_view url) {
@@ -61,6 +62,18 @@ absl::StatusOr<RedisEndpoint> ParseRedisUrl(absl::string_view url) {
     return absl::InvalidArgumentError(absl::StrCat("--shared-cache ", url, hint));
   }
   RedisEndpoint endpoint;
+  if (size_t at = rest.rfind('@'); at != absl::string_view::npos) {
+    absl::string_view userinfo = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+    const size_t colon = userinfo.find(':');
+    if (colon == absl::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--shared-cache: expected [USER]:PASSWORD@ before the host (the password is not "
+          "shown here)"));
+    }
+    endpoint.user = std::string(userinfo.substr(0, colon));
+    endpoint.password = std::string(userinfo.substr(colon + 1));
+  }
   absl::string_view hostport = rest;
   if (size_t slash = rest.find('/'); slash != absl::string_view::npos) {
     hostport = rest.substr(0, slash);
@@ -129,6 +142,23 @@ absl::StatusOr<redisContext*> RedisClient::Checkout(bool* reused) {
     return status;
   }
   redisSetTimeout(context, absl::ToTimeval(timeout_));
+  if (!endpoint_.password.empty()) {
+    auto* reply = static_cast<redisReply*>(
+        endpoint_.user.empty()
+            ? redisCommand(context, "AUTH %b", endpoint_.password.data(), endpoint_.password.size())
+            : redisCommand(context, "AUTH %b %b", endpoint_.user.data(), endpoint_.user.size(),
+                           endpoint_.password.data(), endpoint_.password.size()));
+    const bool ok = reply != nullptr && reply->type == REDIS_REPLY_STATUS;
+    std::string error = reply == nullptr ? context->errstr
+                        : ok             ? ""
+                                         : std::string(reply->str != nullptr ? reply->str : "");
+    if (reply != nullptr) freeReplyObject(reply);
+    if (!ok) {
+      redisFree(context);
+      return absl::UnavailableError(
+          absl::StrCat("authenticating to ", endpoint_.ToString(), ": ", error));
+    }
+  }
   if (endpoint_.db != 0) {
     const std::string db = std::to_string(endpoint_.db);
     auto* reply = static_cast<redisReply*>(redisCommand(context, "SELECT %s", db.c_str()));

@@ -36,11 +36,16 @@ struct RedisEndpoint {
   std::string host;
   int port = 6379;
   int db = 0;
+  // Sent with AUTH after connecting when set (user: Redis 6 ACLs; empty means "default").
+  std::string user;
+  std::string password;
+  // The URL without the password.
   std::string ToString() const;
 };
 
-// Parses "redis://HOST[:PORT][/DB]" (HOST may be a name, an IPv4 address or a bracketed IPv6
-// address). INVALID_ARGUMENT with a hint otherwise; "rediss://" says why it is not supported.
+// Parses "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]" (HOST may be a name, an IPv4 address or a
+// bracketed IPv6 address). INVALID_ARGUMENT with a hint otherwise; "rediss://" says why it is
+// not supported.
 absl::StatusOr<RedisEndpoint> ParseRedisUrl(absl::string_view url);
 
 struct RedisReply {

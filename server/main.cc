@@ -90,7 +90,8 @@ ABSL_FLAG(int, eviction_min_age_s, 60,
           "evicted (a client fetches a hit's artifacts right after). When every entry is that "
           "young, the cache stays over its cap and the log says so once.");
 ABSL_FLAG(std::string, shared_cache, "",
-          "redis://HOST:PORT[/DB]: a cache tier shared with the other daemons of a cluster. On a "
+          "redis://[[USER]:PASSWORD@]HOST:PORT[/DB]: a cache tier shared with the other daemons "
+          "of a cluster. On a "
           "local miss tccd looks there (every artifact verified against its digest), writes "
           "what it compiles there, and compiles a graph only once cluster-wide (a compile lease "
           "in Redis). If Redis is down or slow, tccd keeps working on its local cache. No TLS "

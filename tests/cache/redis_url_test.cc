@@ -20,6 +20,19 @@ TEST_CASE("redis URLs: host, port, database", "[cache][redis]") {
   CHECK(e->port == 6379);
   CHECK(e->db == 0);
 
+  e = ParseRedisUrl("redis://tccd:s3cr/t@p@10.0.0.5:7000/1");
+  REQUIRE(e.ok());
+  CHECK(e->user == "tccd");
+  CHECK(e->password == "s3cr/t@p");
+  CHECK(e->host == "10.0.0.5");
+  CHECK(e->db == 1);
+  CHECK(e->ToString() == "redis://tccd:***@10.0.0.5:7000/1");  // never the password
+
+  e = ParseRedisUrl("redis://:pw@h");
+  REQUIRE(e.ok());
+  CHECK(e->user.empty());
+  CHECK(e->password == "pw");
+
   e = ParseRedisUrl("redis://[::1]:6380/");
   REQUIRE(e.ok());
   CHECK(e->host == "::1");
@@ -41,6 +54,9 @@ TEST_CASE("redis URLs: bad ones are INVALID_ARGUMENT with a reason", "[cache][re
   CHECK_THAT(message_of("redis://h:99999"), Catch::Contains("bad port"));
   CHECK_THAT(message_of("redis://h:6379/x"), Catch::Contains("database"));
   CHECK_THAT(message_of("redis://[::1:6379"), Catch::Contains("redis://HOST:PORT"));
+  const std::string no_colon = message_of("redis://secretpw@h:6379");
+  CHECK_THAT(no_colon, Catch::Contains("PASSWORD@"));
+  CHECK(no_colon.find("secretpw") == std::string::npos);
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ def free_port() -> int:
 
 
 class RedisServer:
-    def __init__(self, port: int = 0):
+    def __init__(self, port: int = 0, password: str = ""):
+        self.password = password
         self.binary = shutil.which("redis-server")
         self.cli = shutil.which("redis-cli")
         self.port = port or free_port()
@@ -28,13 +29,15 @@ class RedisServer:
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}"
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}"
 
     def start(self, timeout_s: float = 10.0) -> None:
         with open(os.path.join(self.dir, "redis.log"), "ab") as log:
             self.proc = subprocess.Popen(
                 [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
-                 "--save", "", "--appendonly", "no", "--protected-mode", "no"],
+                 "--save", "", "--appendonly", "no", "--protected-mode", "no",
+                 *(["--requirepass", self.password] if self.password else [])],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -49,7 +52,8 @@ class RedisServer:
         raise RuntimeError("redis-server did not answer PING")
 
     def cli_call(self, *args: str) -> str:
-        return subprocess.run([self.cli, "-p", str(self.port), *args], check=True,
+        auth = ["--no-auth-warning", "-a", self.password] if self.password else []
+        return subprocess.run([self.cli, "-p", str(self.port), *auth, *args], check=True,
                               capture_output=True, text=True, timeout=10).stdout.strip()
 
     def keys(self, pattern: str) -> List[str]:

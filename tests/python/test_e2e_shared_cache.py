@@ -209,3 +209,35 @@ def test_a_failed_compile_releases_the_lease_and_a_waiting_daemon_takes_over(clu
     assert not redis.keys("tccd:v1:m:*"), "nothing is published for a failed compile"
     stats = [a.stats(), b.stats()]
     assert sum(s["compile_errors"] for s in stats) >= 1, stats
+
+
+def test_a_password_protected_redis(tmp_path):
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    redis = RedisServer(password="s3cret-pw")
+    redis.start()
+    roots, daemons = [], []
+    try:
+        for url in (redis.url, redis.url.replace("s3cret-pw", "wrong-pw")):
+            root = short_tempdir("tccd-shared-pw-")
+            roots.append(root)
+            d = Daemon(TCCD_BINARY, root, extra_args=["--shared-cache", url])
+            d.start()
+            daemons.append(d)
+        good, wrong = daemons
+        request = _request(_graph(10), "password")
+        assert not good.stub().Compile(request, timeout=120).cache_hit
+        assert good.stats()["shared_publishes"] == 1
+        # A wrong password is an unreachable tier: the daemon compiles locally, logs it once,
+        # and never prints the password.
+        assert not wrong.stub().Compile(request, timeout=120).cache_hit
+        assert wrong.stats()["shared_errors"] >= 1
+        log = wrong.log_tail(100_000)
+        assert "serving from the local cache alone" in log
+        assert "wrong-pw" not in log and "s3cret-pw" not in log
+    finally:
+        for d in daemons:
+            d.stop()
+        for root in roots:
+            shutil.rmtree(root, ignore_errors=True)
+        redis.stop()
