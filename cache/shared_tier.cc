@@ -163,6 +163,17 @@ absl::StatusOr<bool> SharedTier::LeaseExists(const std::string& key) {
   return reply.integer > 0;
 }
 
+std::optional<v1::Manifest> SharedTier::Fetch(const std::string& key, Store& store) {
+  if (!Available()) {
+    counters_.skipped.fetch_add(1, std::memory_order_relaxed);
+    return std::nullopt;
+  }
+  v1::Manifest manifest;
+  if (FetchInto(key, store, &manifest) != Lookup::kFound) return std::nullopt;
+  counters_.hits.fetch_add(1, std::memory_order_relaxed);
+  return manifest;
+}
+
 std::optional<v1::Manifest> SharedTier::FetchOrLease(const std::string& key, Store& store,
                                                      std::unique_ptr<Lease>* lease) {
   lease->reset();

@@ -97,6 +97,10 @@ class SharedTier {
   std::optional<v1::Manifest> FetchOrLease(const std::string& key, Store& store,
                                            std::unique_ptr<Lease>* lease);
 
+  // Looks the key up without taking a lease or waiting (a caller that may not compile): the
+  // manifest, stored in `store`, or nullopt.
+  std::optional<v1::Manifest> Fetch(const std::string& key, Store& store);
+
   // Writes the locally stored `manifest` and the blobs it names that Redis lacks. Best effort:
   // failures are counted and logged (once per episode).
   void Publish(const std::string& key, const v1::Manifest& manifest, Store& store);

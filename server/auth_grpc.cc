@@ -3,6 +3,9 @@
 
 #include <grpcpp/security/server_credentials.h>
 
+#include <atomic>
+
+#include "absl/time/clock.h"
 #include "spdlog/spdlog.h"
 
 namespace tccd::server {
@@ -37,8 +40,14 @@ absl::StatusOr<std::optional<Identity>> AuthenticateCall(const TokenAuthorizer* 
       it == metadata.end() ? std::string() : std::string(it->second.data(), it->second.size());
   absl::StatusOr<Identity> who = tokens->Authenticate(header);
   if (!who.ok()) {
-    spdlog::warn("{} from {} refused: {}", std::string(method), call.peer(),
-                 who.status().ToString());
+    // At most one line per second: a peer sending junk must not be able to fill the log.
+    static std::atomic<int64_t> last_logged_s{0};
+    const int64_t now_s = absl::ToUnixSeconds(absl::Now());
+    int64_t last = last_logged_s.load(std::memory_order_relaxed);
+    if (now_s != last && last_logged_s.compare_exchange_strong(last, now_s)) {
+      spdlog::warn("{} from {} refused: {} (refusals logged at most once a second)",
+                   std::string(method), call.peer(), who.status().ToString());
+    }
     return who.status();
   }
   return std::optional<Identity>(*std::move(who));

@@ -215,6 +215,15 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
       return;
     }
     if (call->hits_only) {
+      // A hit in the shared tier is a hit too.
+      std::optional<v1::Manifest> shared =
+          options_.shared_tier != nullptr && !store_->WritesStopped()
+              ? options_.shared_tier->Fetch(call->key, *store_)
+              : std::nullopt;
+      if (shared.has_value()) {
+        Respond(*call, Outcome::kHit, *std::move(shared), 0);
+        return;
+      }
       Respond(*call, Outcome::kRejected,
               absl::PermissionDeniedError(
                   "this graph is not cached, and the caller's token has role read (cache hits "

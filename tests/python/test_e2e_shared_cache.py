@@ -241,3 +241,21 @@ def test_a_password_protected_redis(tmp_path):
         for root in roots:
             shutil.rmtree(root, ignore_errors=True)
         redis.stop()
+
+
+def test_a_read_token_gets_hits_from_the_shared_tier(cluster, tmp_path):
+    import grpc
+
+    token = "read-only-token-0123456789abcdef"
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"{token} read\n")
+    tokens.chmod(0o600)
+    (a,) = cluster(1)
+    (b,) = cluster(1, extra=("--tokens", str(tokens)))
+    request = _request(_graph(11), "read-only")
+    metadata = [("authorization", f"Bearer {token}")]
+    with pytest.raises(grpc.RpcError) as e:
+        b.stub().Compile(request, metadata=metadata, timeout=60)
+    assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED  # nowhere yet: nothing compiled
+    assert not a.stub().Compile(request, timeout=120).cache_hit
+    assert b.stub().Compile(request, metadata=metadata, timeout=60).cache_hit
