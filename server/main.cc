@@ -23,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "server/daemon.h"
 #include "server/compile_worker.h"
+#include "server/flagfile.h"
 #include "server/options.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
@@ -145,6 +146,11 @@ constexpr char kFooter[] = R"(  --version
 Flag names accept '-' or '_' (--cache-dir, --cache_dir); --helpfull also
 lists absl's own flags.
 
+Config file: --flagfile FILE reads flags from FILE, one per line
+(--cache-dir=/var/cache/tccd), '#' comments and blank lines skipped; repeat
+--listen lines to listen on several addresses. Flags after it on the command
+line override it.
+
 Defaults: the socket is $XDG_RUNTIME_DIR/tccd/tccd.sock, or
 /tmp/tccd-$UID/tccd.sock when XDG_RUNTIME_DIR is unset (its directory is
 created with mode 0700); the cache is $XDG_CACHE_HOME/tccd/db, or
@@ -240,7 +246,15 @@ bool WantsHelp(int argc, char** argv) {
 // spellings work.
 std::vector<char*> NormalizeFlagNames(int argc, char** argv,
                                       std::vector<std::string>& storage) {
-  storage.assign(argv, argv + argc);
+  // Flagfiles first, so that their lines get the same treatment as the command line.
+  absl::StatusOr<std::vector<std::string>> expanded =
+      tccd::server::ExpandFlagfiles(std::vector<std::string>(argv, argv + argc));
+  if (!expanded.ok()) {
+    std::cerr << "tccd: " << expanded.status().message() << "\n";
+    std::exit(1);
+  }
+  storage = *std::move(expanded);
+  argc = static_cast<int>(storage.size());
   for (int i = 1; i < argc; ++i) {
     std::string& arg = storage[i];
     if (arg == "--") break;
