@@ -11,6 +11,12 @@
 //              (the key is in the row key). Job ids never contain '\0', so the
 //              rows of job "a" are exactly the rows with prefix "a\0" and never
 //              those of job "ab".
+//   "access"   compile key -> last use of its manifest, Unix ms, 8 bytes little-endian. Written
+//              only with eviction on (StoreOptions.max_bytes), in batches every few seconds, so
+//              a hit costs no write; a SIGKILL loses the last few seconds of recency. Rows may
+//              outlive their manifest (removed at the next Open); a missing row means "last
+//              used when created". Additive: a tccd that does not know it ignores it, so the
+//              schema version stayed 1.
 //   "meta"     "schema_version" -> decimal kSchemaVersion.
 //   "default"  unused (RocksDB requires it).
 //
@@ -33,6 +39,7 @@ inline constexpr char kBlobsColumnFamily[] = "blobs";
 inline constexpr char kActionsColumnFamily[] = "actions";
 inline constexpr char kJobsColumnFamily[] = "jobs";
 inline constexpr char kMetaColumnFamily[] = "meta";
+inline constexpr char kAccessColumnFamily[] = "access";
 
 inline constexpr char kSchemaVersionKey[] = "schema_version";
 

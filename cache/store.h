@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,23 @@ struct StoreOptions {
   // RocksDB memtable size per column family, in bytes. After a full disk, writing resumes only
   // once this much space is free (RocksDB reserves room to flush one memtable). Default: 64 MiB.
   int64_t write_buffer_bytes = 64ll << 20;
+
+  // Eviction (eviction_index.h explains the order and the protections). The store's logical size
+  // (blob and manifest bytes, keys included; the job index is not counted) is kept at most
+  // max_bytes by evicting least recently used entries after every write, down to
+  // low_watermark * max_bytes. 0: no cap, the cache only grows. Default: 0.
+  int64_t max_bytes = 0;
+  // Fraction of max_bytes that an eviction run stops at, in (0, 1]. Default: 0.9.
+  double low_watermark = 0.9;
+  // A manifest stored or hit less than this long ago is never evicted (a client that got a hit
+  // fetches its artifacts next). If every entry is that young the store stays over max_bytes and
+  // says so in the log. Default: 60 s.
+  int64_t min_age_ms = 60'000;
+  // A blob put less than this long ago that no manifest has named since belongs to a compile
+  // whose PutManifest is still coming; it is not evicted. Default: 10 min.
+  int64_t pending_blob_grace_ms = 600'000;
+  // Tests only: the clock eviction uses, in Unix ms. Default: the system clock.
+  std::function<int64_t()> now_ms_for_testing;
 };
 
 class Store {
@@ -89,6 +107,15 @@ class Store {
     int64_t blobs = 0;
     int64_t manifests = 0;
     int64_t blob_bytes = 0;
+    // With StoreOptions.max_bytes (else all 0): the exact logical size eviction works on, the
+    // cap, and what eviction removed since Open. `evictions_blocked` counts eviction runs that
+    // ended above the cap because everything left was protected (min age, pending blobs).
+    int64_t logical_bytes = 0;
+    int64_t max_bytes = 0;
+    int64_t evicted_manifests = 0;
+    int64_t evicted_blobs = 0;
+    int64_t evicted_bytes = 0;
+    int64_t evictions_blocked = 0;
   };
   virtual Usage GetUsage() = 0;
 

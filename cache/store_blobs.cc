@@ -35,26 +35,46 @@ absl::StatusOr<std::string> StoreImpl::PutBlob(
 
   absl::ReaderMutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
-  absl::MutexLock stripe(&BlobStripe(digest));
-  rocksdb::PinnableSlice existing;
-  rocksdb::Status s =
-      db_->Get(read_options_, blobs_, ToSlice(digest), &existing);
-  if (s.ok()) {
-    // Same key means same bytes, unless the stored copy is corrupt: then
-    // overwrite (repair) it.
-    if (existing == ToSlice(bytes)) return digest;
-    spdlog::warn("cache: blob {} was stored with wrong bytes; rewriting it",
-                 digest);
-  } else if (s.IsCorruption()) {
-    spdlog::warn("cache: blob {} is unreadable ({}); rewriting it", digest,
-                 s.ToString());
-  } else if (!s.IsNotFound()) {
-    return FromRocks(s, absl::StrCat("reading blob ", digest));
-  }
-  existing.Reset();
-  RETURN_IF_ERROR(CheckWritableLocked());
-  s = db_->Put(write_options_, blobs_, digest, ToSlice(bytes));
-  RETURN_IF_ERROR(WriteError(s, absl::StrCat("storing blob ", digest)));
+  // Whether this call wrote the blob (then eviction may have to make room).
+  absl::StatusOr<bool> wrote = [&]() -> absl::StatusOr<bool> {
+    absl::MutexLock stripe(&BlobStripe(digest));
+    if (eviction_enabled()) {
+      // Before looking for an existing copy: from here on eviction leaves the blob alone until
+      // a manifest names it (or the grace period ends), so "already stored, skip the write"
+      // cannot turn into "evicted before our PutManifest".
+      absl::MutexLock lru_lock(&lru_mu_);
+      lru_.AddBlob(digest, static_cast<int64_t>(bytes.size()), /*pending=*/true, NowMs());
+    }
+    rocksdb::PinnableSlice existing;
+    rocksdb::Status s =
+        db_->Get(read_options_, blobs_, ToSlice(digest), &existing);
+    if (s.ok()) {
+      // Same key means same bytes, unless the stored copy is corrupt: then
+      // overwrite (repair) it.
+      if (existing == ToSlice(bytes)) return false;
+      spdlog::warn("cache: blob {} was stored with wrong bytes; rewriting it",
+                   digest);
+    } else if (s.IsCorruption()) {
+      spdlog::warn("cache: blob {} is unreadable ({}); rewriting it", digest,
+                   s.ToString());
+    } else if (!s.IsNotFound()) {
+      return FromRocks(s, absl::StrCat("reading blob ", digest));
+    }
+    existing.Reset();
+    absl::Status written = CheckWritableLocked();
+    if (written.ok()) {
+      written = WriteError(db_->Put(write_options_, blobs_, digest, ToSlice(bytes)),
+                           absl::StrCat("storing blob ", digest));
+    }
+    if (!written.ok() && eviction_enabled()) {
+      absl::MutexLock lru_lock(&lru_mu_);
+      lru_.RemoveBlob(digest);
+    }
+    RETURN_IF_ERROR(written);
+    return true;
+  }();
+  RETURN_IF_ERROR(wrote.status());
+  if (*wrote) EvictIfOverLocked();
   return digest;
 }
 
@@ -121,6 +141,10 @@ absl::Status StoreImpl::DropCorruptBlobLocked(absl::string_view digest,
       // way.
       spdlog::error("cache: could not delete corrupt blob {}: {}",
                     std::string(digest), deleted.ToString());
+    }
+    if (deleted.ok() && eviction_enabled()) {
+      absl::MutexLock lru_lock(&lru_mu_);
+      lru_.RemoveBlob(digest);
     }
   }
   return absl::NotFoundError(absl::StrCat("blob ", digest, " was corrupt (",

@@ -4,6 +4,7 @@
 //   store_manifests.cc  PutManifest, GetManifest
 //   store_jobs.cc       RecordJobUse, GetJob
 //   store_writable.cc   refusing writes while the disk is full, resuming them
+//   store_eviction.cc   the size cap: loading the eviction index, evicting, access times
 // The on-disk layout is in schema.h.
 //
 // Locking. `mu_` guards the database handle: every operation holds it shared
@@ -13,7 +14,12 @@
 //   (PutBlob's skip of an
 //     intact copy, and the re-check before deleting a corrupt one, so a
 //     concurrent PutBlob of good bytes is never deleted);
-//   - jobs_mu_ makes RecordJobUse's read-modify-write atomic.
+//   - jobs_mu_ makes RecordJobUse's read-modify-write atomic;
+//   - lru_mu_ guards the eviction index and is always taken last (after a blob stripe). An
+//     eviction decides its victims and writes their deletes in one batch while holding it, and
+//     PutManifest adds its entry (referencing its blobs) under it before checking the blobs are
+//     there: so either the eviction's batch came first and PutManifest finds a blob missing, or
+//     the blob is referenced and not evicted. Never a manifest naming an evicted blob.
 // Methods named *Locked require `mu_` held as annotated and never take it; all
 // but CheckOpenLocked and CloseLocked also require the store open
 // (CheckOpenLocked said OK).
@@ -31,6 +37,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "cache/eviction_index.h"
 #include "cache/store.h"
 #include "cache/store_health.h"
 #include "rocksdb/db.h"
@@ -118,6 +125,28 @@ class StoreImpl final : public Store {
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   absl::Mutex& BlobStripe(absl::string_view digest);
 
+  // store_manifests.cc: PutManifest after validation; `value` is `manifest` serialized.
+  absl::Status PutManifestLocked(absl::string_view key, const v1::Manifest& manifest,
+                                 const std::string& value) ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  // store_eviction.cc. All no-ops unless eviction_enabled().
+  bool eviction_enabled() const { return options_.max_bytes > 0; }
+  int64_t NowMs() const;
+  // Builds the eviction index from the database (every manifest, blob and access time; reads
+  // every blob once) and deletes access rows whose manifest is gone.
+  absl::Status LoadEvictionIndexLocked() ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // If the store is over max_bytes, evicts down to the low watermark in one write batch.
+  void EvictIfOverLocked() ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Writes the access times hits changed since the last flush.
+  void FlushAccessTimesLocked() ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Reclaims the space of evicted blobs in RocksDB blob files (a forced blob garbage collection)
+  // once enough has been evicted since the last time.
+  void CompactAfterEvictionsLocked() ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // The maintenance thread: flushes access times and compacts, every few seconds.
+  void StartMaintenance();
+  void StopMaintenance();  // flushes access times a last time
+  void MaintenanceLoop();
+
   const StoreOptions options_;
   const std::shared_ptr<rocksdb::FileSystem> fs_;  // null: RocksDB's default
   std::unique_ptr<rocksdb::Env> env_;              // wraps fs_; null when fs_ is
@@ -136,6 +165,7 @@ class StoreImpl final : public Store {
   rocksdb::ColumnFamilyHandle* actions_ ABSL_GUARDED_BY(mu_) = nullptr;
   rocksdb::ColumnFamilyHandle* jobs_ ABSL_GUARDED_BY(mu_) = nullptr;
   rocksdb::ColumnFamilyHandle* meta_ ABSL_GUARDED_BY(mu_) = nullptr;
+  rocksdb::ColumnFamilyHandle* access_ ABSL_GUARDED_BY(mu_) = nullptr;
 
   // Opened read-only because the file system was full at Open; writes are refused until the
   // reopener thread reopens it read-write.
@@ -147,6 +177,20 @@ class StoreImpl final : public Store {
 
   std::array<absl::Mutex, 16> blob_stripe_mu_;
   absl::Mutex jobs_mu_;
+
+  absl::Mutex lru_mu_;  // taken last: after mu_, a blob stripe, never before them
+  EvictionIndex lru_ ABSL_GUARDED_BY(lru_mu_);
+  // Whether the store is over its cap with nothing evictable; logged once per such episode.
+  bool over_cap_logged_ ABSL_GUARDED_BY(lru_mu_) = false;
+  int64_t evicted_manifests_ ABSL_GUARDED_BY(lru_mu_) = 0;
+  int64_t evicted_blobs_ ABSL_GUARDED_BY(lru_mu_) = 0;
+  int64_t evicted_bytes_ ABSL_GUARDED_BY(lru_mu_) = 0;
+  int64_t evictions_blocked_ ABSL_GUARDED_BY(lru_mu_) = 0;
+  int64_t evicted_bytes_since_compaction_ ABSL_GUARDED_BY(lru_mu_) = 0;
+
+  absl::Mutex maintenance_mu_;
+  bool stop_maintenance_ ABSL_GUARDED_BY(maintenance_mu_) = false;
+  std::thread maintenance_;
 };
 
 }  // namespace tccd::cache

@@ -1,7 +1,9 @@
 // The action index: PutManifest and GetManifest. A manifest is only as good as
 // its blobs, so both check every artifact blob it names.
 #include <string>
+#include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "cache/digest.h"
@@ -40,6 +42,34 @@ absl::Status StoreImpl::PutManifest(absl::string_view key,
 
   absl::ReaderMutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
+  absl::Status stored = PutManifestLocked(key, manifest, value);
+  if (stored.ok()) EvictIfOverLocked();
+  return stored;
+}
+
+absl::Status StoreImpl::PutManifestLocked(absl::string_view key, const v1::Manifest& manifest,
+                                          const std::string& value) {
+  if (eviction_enabled()) {
+    // Reference the blobs before checking they are there (store_impl.h: lru_mu_ says why), and
+    // pin the entry so that no eviction deletes it before its row is written.
+    std::vector<std::string> digests;
+    for (const v1::Artifact& artifact : manifest.artifacts()) digests.push_back(artifact.digest());
+    absl::MutexLock lru_lock(&lru_mu_);
+    lru_.AddManifest(key, static_cast<int64_t>(value.size()), digests, NowMs());
+    lru_.PinManifest(key);
+  }
+  bool written = false;
+  absl::Cleanup settle_index = [&] {
+    if (!eviction_enabled()) return;
+    absl::MutexLock lru_lock(&lru_mu_);
+    if (written) {
+      lru_.UnpinManifest(key, NowMs());
+    } else {
+      // Any manifest stored under the key before stays in RocksDB, uncounted until the next
+      // Open (rare: a failed write replacing a manifest).
+      lru_.RemoveManifest(key);
+    }
+  };
   for (const v1::Artifact& artifact : manifest.artifacts()) {
     rocksdb::PinnableSlice blob;
     absl::Status status = LoadBlobLocked(artifact.digest(), &blob);
@@ -60,7 +90,9 @@ absl::Status StoreImpl::PutManifest(absl::string_view key,
   }
   RETURN_IF_ERROR(CheckWritableLocked());
   rocksdb::Status s = db_->Put(write_options_, actions_, ToSlice(key), value);
-  return WriteError(s, absl::StrCat("storing the manifest for key ", key));
+  RETURN_IF_ERROR(WriteError(s, absl::StrCat("storing the manifest for key ", key)));
+  written = true;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<v1::Manifest> StoreImpl::GetManifest(absl::string_view key) {
@@ -94,6 +126,10 @@ absl::StatusOr<v1::Manifest> StoreImpl::GetManifest(absl::string_view key) {
       spdlog::error("cache: could not delete manifest {}: {}", std::string(key),
                     deleted.ToString());
     }
+    if (deleted.ok() && eviction_enabled()) {
+      absl::MutexLock lru_lock(&lru_mu_);
+      lru_.RemoveManifest(key);
+    }
     return absl::NotFoundError(absl::StrCat(
         "manifest for key ", key, " was unreadable and has been dropped"));
   }
@@ -109,6 +145,11 @@ absl::StatusOr<v1::Manifest> StoreImpl::GetManifest(absl::string_view key) {
           ", which is missing (", status.message(), ")"));
     }
     RETURN_IF_ERROR(status);
+  }
+  if (eviction_enabled()) {
+    // A hit: recorded in memory only (store_eviction.cc says why).
+    absl::MutexLock lru_lock(&lru_mu_);
+    lru_.Touch(key, NowMs());
   }
   return manifest;
 }

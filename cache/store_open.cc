@@ -1,6 +1,7 @@
 // Store::Open, the schema-version check, Close and GetUsage.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -53,6 +54,18 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(
         absl::StrCat("StoreOptions.write_buffer_bytes must be >= 64 KiB, got ",
                      options.write_buffer_bytes));
   }
+  if (options.max_bytes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("StoreOptions.max_bytes must be >= 0, got ", options.max_bytes));
+  }
+  if (!(options.low_watermark > 0 && options.low_watermark <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "StoreOptions.low_watermark must be in (0, 1], got ", options.low_watermark));
+  }
+  if (options.min_age_ms < 0 || options.pending_blob_grace_ms < 0) {
+    return absl::InvalidArgumentError(
+        "StoreOptions.min_age_ms and pending_blob_grace_ms must be >= 0");
+  }
   if (options.block_cache_bytes < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("StoreOptions.block_cache_bytes must be >= 0, got ",
@@ -96,8 +109,10 @@ absl::Status StoreImpl::Init() {
   {
     absl::ReaderMutexLock lock(&mu_);
     RETURN_IF_ERROR(CheckSchemaLocked());
+    RETURN_IF_ERROR(LoadEvictionIndexLocked());
   }
   StartReopener();
+  StartMaintenance();
   return absl::OkStatus();
 }
 
@@ -172,6 +187,7 @@ std::vector<rocksdb::ColumnFamilyDescriptor> StoreImpl::MakeDescriptors() {
       {kActionsColumnFamily, base},
       {kJobsColumnFamily, base},
       {kMetaColumnFamily, base},
+      {kAccessColumnFamily, base},
   };
 }
 
@@ -206,6 +222,12 @@ absl::Status StoreImpl::OpenRocksLocked(bool read_only) {
       bool known = false;
       for (const auto& d : descriptors) known = known || d.name == name;
       if (!known) descriptors.emplace_back(name, base);
+    }    if (read_only) {
+      // A read-only open cannot create column families: leave out those this cache does not
+      // have yet ("access", added for eviction, in a cache made before it).
+      std::erase_if(descriptors, [&](const rocksdb::ColumnFamilyDescriptor& d) {
+        return std::find(existing.begin(), existing.end(), d.name) == existing.end();
+      });
     }
   }
 
@@ -236,9 +258,11 @@ absl::Status StoreImpl::OpenRocksLocked(bool read_only) {
     if (name == kActionsColumnFamily) actions_ = handle;
     if (name == kJobsColumnFamily) jobs_ = handle;
     if (name == kMetaColumnFamily) meta_ = handle;
+    if (name == kAccessColumnFamily) access_ = handle;
   }
   RET_CHECK(blobs_ != nullptr && actions_ != nullptr && jobs_ != nullptr &&
             meta_ != nullptr);
+  // access_ is null only in a read-only open of a cache made before it existed.
   return absl::OkStatus();
 }
 
@@ -307,6 +331,7 @@ absl::Status StoreImpl::CheckOpenLocked() const {
 }
 
 absl::Status StoreImpl::Close() {
+  StopMaintenance();
   StopReopener();
   absl::MutexLock lock(&mu_);
   return CloseLocked();
@@ -332,7 +357,7 @@ absl::Status StoreImpl::CloseDbLocked() {
                             absl::StrCat("closing cache dir ", options_.path)));
   }
   handles_.clear();
-  blobs_ = actions_ = jobs_ = meta_ = nullptr;
+  blobs_ = actions_ = jobs_ = meta_ = access_ = nullptr;
   rocksdb::Status closed = db_->Close();
   if (!closed.ok() && (read_only_ || health_->writes_stopped())) {
     // Expected: RocksDB syncs the WAL whose last append failed. Every acknowledged write is in
@@ -373,6 +398,15 @@ Store::Usage StoreImpl::GetUsage() {
                         rocksdb::DB::Properties::kEstimateLiveDataSize) +
       IntPropertyLocked(blobs_, rocksdb::DB::Properties::kLiveBlobFileSize) +
       IntPropertyLocked(blobs_, rocksdb::DB::Properties::kCurSizeAllMemTables);
+  if (eviction_enabled()) {
+    absl::MutexLock lru_lock(&lru_mu_);
+    usage.logical_bytes = lru_.total_bytes();
+    usage.max_bytes = options_.max_bytes;
+    usage.evicted_manifests = evicted_manifests_;
+    usage.evicted_blobs = evicted_blobs_;
+    usage.evicted_bytes = evicted_bytes_;
+    usage.evictions_blocked = evictions_blocked_;
+  }
   return usage;
 }
 

@@ -12,6 +12,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "cache/compile_key.h"
+#include "server/eviction_stats.h"
 #include "server/store_kernel_cache.h"
 #include "spdlog/spdlog.h"
 #include "tccd_version.h"
@@ -148,6 +149,7 @@ struct CompileService::Call {
   Done done;
   Clock::time_point received;
   std::string key;  // empty until computed
+  bool hits_only = false;
 };
 
 CompileService::CompileService(CompileServiceOptions options,
@@ -169,13 +171,14 @@ void CompileService::Shutdown() { compile_pool_.Shutdown(); }
 
 void CompileService::Compile(const v1::CompileRequest& request,
                              v1::CompileResponse* response, Done done,
-                             Clock::time_point received) {
+                             Clock::time_point received, bool hits_only) {
   stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
   auto call = std::make_shared<Call>(Call{.request = &request,
                                           .response = response,
                                           .done = std::move(done),
                                           .received = received,
-                                          .key = ""});
+                                          .key = "",
+                                          .hits_only = hits_only});
   StartCompile(call);
 }
 
@@ -209,6 +212,23 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
       stats_.internal_errors.fetch_add(1, std::memory_order_relaxed);
       Respond(*call, Outcome::kFailed,
               Annotate(cached.status(), "cache lookup"), 0);
+      return;
+    }
+    if (call->hits_only) {
+      // A hit in the shared tier is a hit too.
+      std::optional<v1::Manifest> shared =
+          options_.shared_tier != nullptr && !store_->WritesStopped()
+              ? options_.shared_tier->Fetch(call->key, *store_)
+              : std::nullopt;
+      if (shared.has_value()) {
+        Respond(*call, Outcome::kHit, *std::move(shared), 0);
+        return;
+      }
+      Respond(*call, Outcome::kRejected,
+              absl::PermissionDeniedError(
+                  "this graph is not cached, and the caller's token has role read (cache hits "
+                  "only): nothing was compiled"),
+              0);
       return;
     }
 
@@ -295,6 +315,18 @@ CompileService::FlightResult CompileService::CompileAndStore(
     return result;
   }
 
+  // Held while compiling: other daemons sharing the tier wait for our result instead.
+  std::unique_ptr<cache::SharedTier::Lease> shared_lease;
+  if (options_.shared_tier != nullptr && !store_->WritesStopped()) {
+    std::optional<v1::Manifest> shared =
+        options_.shared_tier->FetchOrLease(key, *store_, &shared_lease);
+    if (shared.has_value()) {
+      result.manifest = *std::move(shared);
+      result.from_cache = true;
+      return result;
+    }
+  }
+
   if (store_->WritesStopped()) {
     // Compiling would take seconds to produce artifacts that could not be stored, and the
     // client fetches artifacts from the store. Fail fast; the client runs the graph eagerly.
@@ -334,6 +366,9 @@ CompileService::FlightResult CompileService::CompileAndStore(
   result.manifest = StoreOutput(key, prepared, *std::move(output));
   if (!result.manifest.ok())
     stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
+  if (result.manifest.ok() && options_.shared_tier != nullptr) {
+    options_.shared_tier->Publish(key, *result.manifest, *store_);  // before the lease goes
+  }
   return result;
 }
 
@@ -501,6 +536,10 @@ v1::StatsResponse CompileService::GetStats() {
   counters["store_manifests"] = usage.manifests;
   counters["store_blob_bytes"] = usage.blob_bytes;
   counters["store_writes_stopped"] = store_->WritesStopped() ? 1 : 0;
+  AddEvictionCounters(usage, counters);
+  if (options_.shared_tier != nullptr) {
+    for (const auto& [name, value] : options_.shared_tier->Stats()) counters[name] = value;
+  }
   counters["compile_threads"] = compile_pool_.num_threads();
   counters["compiles_queued"] = compile_pool_.queued();
   counters["flights_in_progress"] = flights_.in_flight();

@@ -38,6 +38,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "cache/shared_tier.h"
 #include "cache/store.h"
 #include "server/compiler.h"
 #include "server/single_flight.h"
@@ -52,6 +53,9 @@ struct CompileServiceOptions {
   int compile_threads = 1;
   // Reported by GetStats. Default: empty.
   std::string cache_dir;
+  // The second cache level shared with other daemons (cache/shared_tier.h), consulted by the
+  // flight leader on a local miss; must outlive the service. Default: none.
+  cache::SharedTier* shared_tier = nullptr;
   // Test sync point: runs when a Compile request starts waiting for an
   // identical in-flight compile, with the key. Default: none.
   std::function<void(absl::string_view key)> on_dedup_wait_for_testing;
@@ -77,8 +81,11 @@ class CompileService {
   // once: on the calling thread, or on the compile thread that finished the
   // compile. `request` and `response` must stay valid until then. `received` is
   // when the transport got the request, for server_ms.
+  // `hits_only` (a read-only caller): a miss is answered PERMISSION_DENIED and nothing is
+  // compiled.
   void Compile(const v1::CompileRequest& request, v1::CompileResponse* response,
-               Done done, Clock::time_point received = Clock::now());
+               Done done, Clock::time_point received = Clock::now(),
+               bool hits_only = false);
 
   // Compile, blocking until it is answered. For tests and tools.
   absl::StatusOr<v1::CompileResponse> CompileAndWait(

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "cache/shared_tier.h"
 #include "cache/store.h"
 #include "server/compile_service.h"
 #include "server/compiler.h"
@@ -68,7 +69,10 @@ int RunDaemon(const ServerOptions& options) {
   absl::StatusOr<std::unique_ptr<cache::Store>> store =
       cache::Store::Open(cache::StoreOptions{
           .path = options.cache_dir,
-          .write_buffer_bytes = options.cache_memtable_bytes});
+          .write_buffer_bytes = options.cache_memtable_bytes,
+          .max_bytes = options.max_cache_bytes,
+          .low_watermark = options.cache_low_watermark,
+          .min_age_ms = int64_t{options.eviction_min_age_s} * 1000});
   if (!store.ok()) {
     spdlog::critical("cannot open the cache at {}: {}", options.cache_dir,
                      store.status().ToString());
@@ -88,6 +92,58 @@ int RunDaemon(const ServerOptions& options) {
     claims.push_back(*std::move(claim));
   }
 
+  std::unique_ptr<cache::SharedTier> shared_tier;
+  if (!options.shared_cache.empty()) {
+    absl::StatusOr<std::unique_ptr<cache::SharedTier>> opened = cache::SharedTier::Open(
+        cache::SharedTierOptions{
+            .url = options.shared_cache,
+            .timeout = absl::Milliseconds(options.shared_cache_timeout_ms),
+            .max_wait = absl::Seconds(options.shared_cache_wait_s)});
+    if (!opened.ok()) {
+      spdlog::critical("{}", opened.status().ToString());
+      return 1;
+    }
+    shared_tier = *std::move(opened);
+    spdlog::info("shared cache tier: {}", shared_tier->endpoint().ToString());
+  }
+
+  // Authentication: read every file now, so that a typo is a startup error.
+  TlsConfig tls;
+  for (auto [path, pem] : {std::pair{&options.tls_cert, &tls.cert_pem},
+                           std::pair{&options.tls_key, &tls.key_pem},
+                           std::pair{&options.tls_client_ca, &tls.client_ca_pem}}) {
+    if (path->empty()) continue;
+    absl::StatusOr<std::string> text = ReadSmallFile(*path);
+    if (!text.ok()) {
+      spdlog::critical("{}", text.status().ToString());
+      return 1;
+    }
+    *pem = *std::move(text);
+  }
+  std::unique_ptr<TokenAuthorizer> tokens;
+  if (!options.tokens.empty()) {
+    absl::StatusOr<std::unique_ptr<TokenAuthorizer>> loaded =
+        TokenAuthorizer::LoadFile(options.tokens);
+    if (!loaded.ok()) {
+      spdlog::critical("{}", loaded.status().ToString());
+      return 1;
+    }
+    tokens = *std::move(loaded);
+    spdlog::info("tokens: {} from {}; every tccd.v1 call needs one", tokens->size(),
+                 options.tokens);
+  }
+  for (const ListenAddress& address : options.listen) {
+    if (!address.unix_path.empty() || address.uri.rfind("unix", 0) == 0) continue;
+    if (tls.cert_pem.empty() || tokens == nullptr) {
+      spdlog::warn("listening on {} without {}: anyone who reaches it {}", address.uri,
+                   tls.cert_pem.empty() && tokens == nullptr ? "TLS or tokens"
+                   : tls.cert_pem.empty()                    ? "TLS"
+                                                             : "tokens",
+                   tls.cert_pem.empty() ? "can read or impersonate this daemon"
+                                        : "may compile and read every job's artifacts");
+    }
+  }
+
   // Returns memory freed after bursts of traffic to the kernel (see
   // memory_trimmer.h); it runs for the daemon's whole life.
   MemoryTrimmer trimmer(absl::Seconds(5));
@@ -97,7 +153,8 @@ int RunDaemon(const ServerOptions& options) {
   // the store.
   CompileService service(
       CompileServiceOptions{.compile_threads = options.compile_threads,
-                            .cache_dir = options.cache_dir},
+                            .cache_dir = options.cache_dir,
+                            .shared_tier = shared_tier.get()},
       store->get(),
       options.compile_in_process
           ? NewCodegenCompiler()
@@ -117,7 +174,9 @@ int RunDaemon(const ServerOptions& options) {
           .max_request_bytes = options.max_request_bytes,
           .max_inflight_request_bytes = options.max_inflight_request_bytes,
           .max_concurrent_streams = options.max_concurrent_streams,
-          .request_deadline = absl::Seconds(options.request_deadline_s)},
+          .request_deadline = absl::Seconds(options.request_deadline_s),
+          .tls = tls,
+          .tokens = tokens.get()},
       &service, &request_pool);
   if (!server.ok()) {
     spdlog::critical("{}", std::string(server.status().message()));

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 
@@ -28,6 +30,17 @@ absl::Status MakeDirectories(const std::string& dir) {
         "cannot create directory ", dir, ": ", std::strerror(errno)));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadSmallFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.empty() || text.size() > (1u << 20)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " is ", text.empty() ? "empty" : "over 1 MiB"));
+  }
+  return text;
 }
 
 }  // namespace tccd::server

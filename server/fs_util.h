@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace tccd::server {
 
@@ -12,5 +13,9 @@ namespace tccd::server {
 // is a directory; FAILED_PRECONDITION, naming the path and the reason,
 // otherwise.
 absl::Status MakeDirectories(const std::string& dir);
+
+// The contents of a small file (a certificate, a key): NOT_FOUND naming the path if it cannot
+// be read, INVALID_ARGUMENT if it is empty or over 1 MiB.
+absl::StatusOr<std::string> ReadSmallFile(const std::string& path);
 
 }  // namespace tccd::server

@@ -348,26 +348,39 @@ using RawService = v1::Tccd::WithRawCallbackMethod_Compile<
 class TccdService final : public RawService {
  public:
   TccdService(CompileService* service, ThreadPool* pool,
-              absl::Duration request_deadline)
-      : service_(service), pool_(pool), request_deadline_(request_deadline) {}
+              absl::Duration request_deadline, const TokenAuthorizer* tokens)
+      : service_(service), pool_(pool), request_deadline_(request_deadline),
+        tokens_(tokens) {}
 
+  // Every method first authenticates the call (auth_grpc.h); the per-request rules
+  // (auth_tokens.h) run once the request is parsed.
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
                                     const grpc::ByteBuffer* request,
                                     grpc::ByteBuffer* response) override {
     const CompileService::Clock::time_point received =
         CompileService::Clock::now();
+    auto who = AuthenticateCall(tokens_, *context, "Compile");
+    if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
     return ServeUnary<v1::CompileRequest, v1::CompileResponse>(
         context, request, response, service_, pool_, request_deadline_, "Compile",
-        [this, received](const v1::CompileRequest& request,
-                         v1::CompileResponse* response,
-                         CompileService::Done done) {
-          service_->Compile(request, response, std::move(done), received);
+        [this, received, who = *who](const v1::CompileRequest& request,
+                                     v1::CompileResponse* response,
+                                     CompileService::Done done) {
+          if (who.has_value()) {
+            if (absl::Status allowed = AllowCompile(*who, request.job_id()); !allowed.ok()) {
+              return done(allowed);
+            }
+          }
+          service_->Compile(request, response, std::move(done), received,
+                            /*hits_only=*/who.has_value() && who->role == Role::kRead);
         });
   }
 
   grpc::ServerWriteReactor<grpc::ByteBuffer>* FetchArtifact(
       grpc::CallbackServerContext* context,
       const grpc::ByteBuffer* request) override {
+    auto who = AuthenticateCall(tokens_, *context, "FetchArtifact");
+    if (!who.ok()) return RefuseStream(ToGrpcStatus(who.status()));
     return new FetchReactor(context, service_, pool_, request_deadline_,
                             *request);
   }
@@ -375,6 +388,13 @@ class TccdService final : public RawService {
   grpc::ServerUnaryReactor* GetStats(grpc::CallbackServerContext* context,
                                      const grpc::ByteBuffer* request,
                                      grpc::ByteBuffer* response) override {
+    auto who = AuthenticateCall(tokens_, *context, "GetStats");
+    if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
+    if (who->has_value()) {
+      if (absl::Status allowed = AllowStats(**who); !allowed.ok()) {
+        return RefuseUnary(context, ToGrpcStatus(allowed));
+      }
+    }
     return ServeUnary<v1::StatsRequest, v1::StatsResponse>(
         context, request, response, service_, pool_, request_deadline_, "GetStats",
         [this](const v1::StatsRequest&, v1::StatsResponse* response,
@@ -387,10 +407,17 @@ class TccdService final : public RawService {
   grpc::ServerUnaryReactor* GetJob(grpc::CallbackServerContext* context,
                                    const grpc::ByteBuffer* request,
                                    grpc::ByteBuffer* response) override {
+    auto who = AuthenticateCall(tokens_, *context, "GetJob");
+    if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
     return ServeUnary<v1::JobRequest, v1::JobResponse>(
         context, request, response, service_, pool_, request_deadline_, "GetJob",
-        [this](const v1::JobRequest& request, v1::JobResponse* response,
-               CompileService::Done done) {
+        [this, who = *who](const v1::JobRequest& request, v1::JobResponse* response,
+                           CompileService::Done done) {
+          if (who.has_value()) {
+            if (absl::Status allowed = AllowJob(*who, request.job_id()); !allowed.ok()) {
+              return done(allowed);
+            }
+          }
           absl::StatusOr<v1::JobResponse> job = service_->GetJob(request);
           if (job.ok()) *response = *std::move(job);
           done(job.status());
@@ -401,6 +428,7 @@ class TccdService final : public RawService {
   CompileService* const service_;
   ThreadPool* const pool_;
   const absl::Duration request_deadline_;
+  const TokenAuthorizer* const tokens_;  // null: no tokens required
 };
 
 bool IsTcp(const ListenAddress& address) {
@@ -472,7 +500,7 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(
 
   auto impl = std::make_unique<Impl>();
   impl->service = std::make_unique<TccdService>(service, request_pool,
-                                                 options.request_deadline);
+                                                 options.request_deadline, options.tokens);
 
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(options.max_request_bytes);
@@ -484,7 +512,9 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(
   std::vector<int> ports(options.listen.size(), 0);
   for (size_t i = 0; i < options.listen.size(); ++i) {
     builder.AddListeningPort(options.listen[i].uri,
-                             grpc::InsecureServerCredentials(), &ports[i]);
+                             IsTcp(options.listen[i]) ? TcpServerCredentials(options.tls)
+                                                      : grpc::InsecureServerCredentials(),
+                             &ports[i]);
   }
   builder.RegisterService(impl->service.get());
   impl->server = builder.BuildAndStart();

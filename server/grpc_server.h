@@ -15,6 +15,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "server/auth_grpc.h"
+#include "server/auth_tokens.h"
 #include "server/compile_service.h"
 #include "server/options.h"
 #include "server/thread_pool.h"
@@ -40,6 +42,11 @@ struct RpcServerOptions {
   // leader. Default: 30 minutes (a compile's own limit is 10 minutes, tried at
   // most twice).
   absl::Duration request_deadline = absl::Minutes(30);
+  // TLS (and mTLS) for TCP listeners; unix sockets stay plaintext. Default: plaintext.
+  TlsConfig tls;
+  // Tokens every tccd.v1 call must carry (auth_tokens.h); the health service stays open.
+  // Must outlive the server. Default: null, no token needed.
+  const TokenAuthorizer* tokens = nullptr;
 };
 
 class RpcServer {

@@ -23,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "server/daemon.h"
 #include "server/compile_worker.h"
+#include "server/flagfile.h"
 #include "server/options.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
@@ -76,6 +77,45 @@ ABSL_FLAG(int, cache_memtable_mb, 64,
           "the cache's file system fills up, tccd keeps serving cached "
           "entries, answers compiles it cannot store with RESOURCE_EXHAUSTED, "
           "and resumes writing by itself once this much space is free.");
+ABSL_FLAG(int64_t, max_cache_mb, 0,
+          "Cap on the cache's size, in MiB of stored artifacts and manifests; 0 means no cap "
+          "(the cache only grows). Past it, tccd evicts the least recently used entries "
+          "(a manifest, then the artifacts no remaining manifest needs) after each write, down "
+          "to --cache-low-watermark-pct of the cap. Disk use can run above the cap until "
+          "RocksDB compacts the space away.");
+ABSL_FLAG(int, cache_low_watermark_pct, 90,
+          "With --max-cache-mb: an eviction run stops when the cache is down to this percentage "
+          "of the cap, so that it does not run again at the next write.");
+ABSL_FLAG(int, eviction_min_age_s, 60,
+          "With --max-cache-mb: entries stored or hit less than this many seconds ago are never "
+          "evicted (a client fetches a hit's artifacts right after). When every entry is that "
+          "young, the cache stays over its cap and the log says so once.");
+ABSL_FLAG(std::string, shared_cache, "",
+          "redis://[[USER]:PASSWORD@]HOST:PORT[/DB]: a cache tier shared with the other daemons "
+          "of a cluster. On a "
+          "local miss tccd looks there (every artifact verified against its digest), writes "
+          "what it compiles there, and compiles a graph only once cluster-wide (a compile lease "
+          "in Redis). If Redis is down or slow, tccd keeps working on its local cache. No TLS "
+          "(rediss://): hiredis 0.14 has none.");
+ABSL_FLAG(int, shared_cache_timeout_ms, 500,
+          "With --shared-cache: bound on connecting to Redis and on each command, in ms; past "
+          "it the tier is skipped for a second.");
+ABSL_FLAG(int, shared_cache_wait_s, 600,
+          "With --shared-cache: how long a daemon waits for another daemon's compile of the "
+          "same graph before compiling it itself, in seconds.");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM certificate chain for TLS on TCP listeners (with --tls-key). Unix sockets stay "
+          "plaintext. Clients set TCCD_TLS_CA to the CA that signed it.");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls-cert.");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM CA certificate(s): TCP clients must present a certificate signed by one (mTLS; "
+          "clients set TCCD_TLS_CERT and TCCD_TLS_KEY). Others fail the TLS handshake.");
+ABSL_FLAG(std::string, tokens, "",
+          "File of bearer tokens, one per line: TOKEN ROLE [JOB_PREFIX], ROLE compile (compile "
+          "and read), read (cache hits only) or admin (stats, every job). With it, every call on "
+          "every listener needs \"authorization: Bearer TOKEN\" (clients: TCCD_TOKEN or "
+          "TCCD_TOKEN_FILE); JOB_PREFIX limits the job ids a token may use. Without it, anyone "
+          "who can reach a listener may do everything.");
 
 namespace {
 
@@ -105,6 +145,11 @@ constexpr char kFooter[] = R"(  --version
       Print this help and exit.
 Flag names accept '-' or '_' (--cache-dir, --cache_dir); --helpfull also
 lists absl's own flags.
+
+Config file: --flagfile FILE reads flags from FILE, one per line
+(--cache-dir=/var/cache/tccd), '#' comments and blank lines skipped; repeat
+--listen lines to listen on several addresses. Flags after it on the command
+line override it.
 
 Defaults: the socket is $XDG_RUNTIME_DIR/tccd/tccd.sock, or
 /tmp/tccd-$UID/tccd.sock when XDG_RUNTIME_DIR is unset (its directory is
@@ -162,6 +207,16 @@ void PrintHelp(const Environment& env) {
       {"max_concurrent_streams", "N", "256"},
       {"request_deadline_s", "SECONDS", "1800"},
       {"cache_memtable_mb", "MIB", "64"},
+      {"max_cache_mb", "MIB", "0 (no cap)"},
+      {"cache_low_watermark_pct", "PERCENT", "90"},
+      {"eviction_min_age_s", "SECONDS", "60"},
+      {"shared_cache", "URL", "none"},
+      {"shared_cache_timeout_ms", "MS", "500"},
+      {"shared_cache_wait_s", "SECONDS", "600"},
+      {"tls_cert", "FILE", "none (plaintext TCP)"},
+      {"tls_key", "FILE", "none"},
+      {"tls_client_ca", "FILE", "none (no client certificates)"},
+      {"tokens", "FILE", "none (no token needed)"},
       {"compile_time_limit_s", "SECONDS", "600"},
       {"compile_memory_limit_mb", "MIB", "16384"},
       {"compile_in_process", "BOOL", "false"},
@@ -191,7 +246,15 @@ bool WantsHelp(int argc, char** argv) {
 // spellings work.
 std::vector<char*> NormalizeFlagNames(int argc, char** argv,
                                       std::vector<std::string>& storage) {
-  storage.assign(argv, argv + argc);
+  // Flagfiles first, so that their lines get the same treatment as the command line.
+  absl::StatusOr<std::vector<std::string>> expanded =
+      tccd::server::ExpandFlagfiles(std::vector<std::string>(argv, argv + argc));
+  if (!expanded.ok()) {
+    std::cerr << "tccd: " << expanded.status().message() << "\n";
+    std::exit(1);
+  }
+  storage = *std::move(expanded);
+  argc = static_cast<int>(storage.size());
   for (int i = 1; i < argc; ++i) {
     std::string& arg = storage[i];
     if (arg == "--") break;
@@ -269,6 +332,16 @@ int main(int argc, char** argv) {
   raw.max_concurrent_streams = absl::GetFlag(FLAGS_max_concurrent_streams);
   raw.request_deadline_s = absl::GetFlag(FLAGS_request_deadline_s);
   raw.cache_memtable_mb = absl::GetFlag(FLAGS_cache_memtable_mb);
+  raw.max_cache_mb = absl::GetFlag(FLAGS_max_cache_mb);
+  raw.cache_low_watermark_pct = absl::GetFlag(FLAGS_cache_low_watermark_pct);
+  raw.eviction_min_age_s = absl::GetFlag(FLAGS_eviction_min_age_s);
+  raw.shared_cache = absl::GetFlag(FLAGS_shared_cache);
+  raw.shared_cache_timeout_ms = absl::GetFlag(FLAGS_shared_cache_timeout_ms);
+  raw.shared_cache_wait_s = absl::GetFlag(FLAGS_shared_cache_wait_s);
+  raw.tls_cert = absl::GetFlag(FLAGS_tls_cert);
+  raw.tls_key = absl::GetFlag(FLAGS_tls_key);
+  raw.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
+  raw.tokens = absl::GetFlag(FLAGS_tokens);
   raw.compile_in_process = absl::GetFlag(FLAGS_compile_in_process);
   raw.compile_time_limit_s = absl::GetFlag(FLAGS_compile_time_limit_s);
   raw.compile_memory_limit_mb = absl::GetFlag(FLAGS_compile_memory_limit_mb);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "absl/container/flat_hash_set.h"
+#include "cache/redis_client.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -258,6 +259,51 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
                      ": expected 1 to 1024"));
   }
   options.cache_memtable_bytes = int64_t{raw.cache_memtable_mb} << 20;
+
+  if (raw.max_cache_mb < 0 || raw.max_cache_mb > (int64_t{1} << 30)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-cache-mb=", raw.max_cache_mb, ": expected 0 (no cap) to 1073741824"));
+  }
+  options.max_cache_bytes = raw.max_cache_mb << 20;
+  if (raw.cache_low_watermark_pct < 1 || raw.cache_low_watermark_pct > 100) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cache-low-watermark-pct=", raw.cache_low_watermark_pct, ": expected 1 to 100"));
+  }
+  options.cache_low_watermark = raw.cache_low_watermark_pct / 100.0;
+  if (raw.eviction_min_age_s < 0 || raw.eviction_min_age_s > 7 * 86400) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--eviction-min-age-s=", raw.eviction_min_age_s, ": expected 0 to 604800"));
+  }
+  options.eviction_min_age_s = raw.eviction_min_age_s;
+
+  if (!raw.shared_cache.empty()) {
+    absl::StatusOr<cache::RedisEndpoint> endpoint = cache::ParseRedisUrl(raw.shared_cache);
+    if (!endpoint.ok()) return endpoint.status();
+  }
+  options.shared_cache = raw.shared_cache;
+  if (raw.shared_cache_timeout_ms < 1 || raw.shared_cache_timeout_ms > 60'000) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--shared-cache-timeout-ms=", raw.shared_cache_timeout_ms, ": expected 1 to 60000"));
+  }
+  options.shared_cache_timeout_ms = raw.shared_cache_timeout_ms;
+  if (raw.shared_cache_wait_s < 0 || raw.shared_cache_wait_s > 86400) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--shared-cache-wait-s=", raw.shared_cache_wait_s, ": expected 0 to 86400"));
+  }
+  options.shared_cache_wait_s = raw.shared_cache_wait_s;
+
+  if (raw.tls_cert.empty() != raw.tls_key.empty()) {
+    return absl::InvalidArgumentError("--tls-cert and --tls-key go together: give both or neither");
+  }
+  if (!raw.tls_client_ca.empty() && raw.tls_cert.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls-client-ca needs --tls-cert and --tls-key (client certificates are checked during "
+        "the TLS handshake)");
+  }
+  options.tls_cert = raw.tls_cert;
+  options.tls_key = raw.tls_key;
+  options.tls_client_ca = raw.tls_client_ca;
+  options.tokens = raw.tokens;
 
   if (raw.compile_time_limit_s < 1 || raw.compile_time_limit_s > 86400) {
     return absl::InvalidArgumentError(

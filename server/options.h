@@ -77,6 +77,16 @@ struct RawFlags {
   int max_concurrent_streams = 256;
   int request_deadline_s = 1800;
   int cache_memtable_mb = 64;
+  int64_t max_cache_mb = 0;
+  int cache_low_watermark_pct = 90;
+  int eviction_min_age_s = 60;
+  std::string shared_cache;
+  int shared_cache_timeout_ms = 500;
+  int shared_cache_wait_s = 600;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;
+  std::string tokens;
   bool compile_in_process = false;
   int compile_time_limit_s = 600;
   int compile_memory_limit_mb = 16384;
@@ -112,6 +122,26 @@ struct ServerOptions {
   // cache's file system fills up, writing resumes once this much is free.
   // Default: 64 MiB.
   int64_t cache_memtable_bytes = 64ll << 20;
+  // Cap on the cache's stored bytes (cache::StoreOptions.max_bytes); 0: none, the cache only
+  // grows. Default: 0.
+  int64_t max_cache_bytes = 0;
+  // Eviction stops at this fraction of the cap. Default: 0.9.
+  double cache_low_watermark = 0.9;
+  // Entries used less than this long ago are never evicted, seconds. Default: 60.
+  int eviction_min_age_s = 60;
+  // redis://HOST:PORT[/DB] of the cache tier shared with other daemons; empty: none.
+  std::string shared_cache;
+  // Bound on each shared-cache operation, ms. Default: 500.
+  int shared_cache_timeout_ms = 500;
+  // Longest wait for another daemon's compile of the same graph, seconds. Default: 600.
+  int shared_cache_wait_s = 600;
+  // PEM files for TLS on TCP listeners (both or neither), and the CA that client certificates
+  // must be signed by (mTLS; needs tls_cert). Default: none, plaintext.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_client_ca;
+  // --tokens FILE (server/auth_tokens.h). Default: none, no token needed.
+  std::string tokens;
   // Run codegen in the daemon's own process instead of supervised worker
   // processes (worker_pool.h). Default: false.
   bool compile_in_process = false;

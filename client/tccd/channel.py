@@ -8,8 +8,10 @@ while it serves), so of several processes that find no daemon only one starts it
 a daemon is started some other way meanwhile, the loser's daemon fails to bind and exits, and
 the client uses whichever answers.
 
-Channels are cached per address for the life of the process (gRPC reconnects by itself when a
-daemon restarts).
+Channels are cached per address and credentials for the life of the process (gRPC reconnects by
+itself when a daemon restarts). Credentials come from the config (TCCD_TOKEN, TCCD_TOKEN_FILE,
+TCCD_TLS_CA, TCCD_TLS_CERT, TCCD_TLS_KEY): TLS on TCP addresses when configured (unix sockets
+are always plaintext), and the token as `authorization: Bearer TOKEN` on every call.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Dict, List, Optional, Tuple
 
 import grpc
 
+from . import config as client_config
 from .config import Config
 from .errors import DaemonUnavailable
 from .v1 import tccd_pb2 as pb
@@ -42,31 +45,83 @@ _HEALTH_CHECK = "/grpc.health.v1.Health/Check"
 _HEALTH_SERVING = 1
 
 _lock = threading.Lock()
-_channels: Dict[str, Tuple[grpc.Channel, pb_grpc.TccdStub]] = {}
+_channels: Dict[tuple, Tuple[grpc.Channel, pb_grpc.TccdStub]] = {}
 _started: List[subprocess.Popen] = []  # daemons this process started (kept to reap them)
 
 
+_OPTIONS = [
+    ("grpc.max_receive_message_length", _MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", -1),
+    # A local daemon that restarts should be found again within a second, not after
+    # gRPC's default exponential backoff (up to two minutes).
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+]
+
+
+class _BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
+    """Adds `authorization: Bearer TOKEN` to every call."""
+
+    def __init__(self, token: str):
+        self._metadata = ("authorization", f"Bearer {token}")
+
+    def _with_token(self, details):
+        metadata = list(details.metadata or []) + [self._metadata]
+        return details._replace(metadata=metadata) if hasattr(details, "_replace") else _Details(
+            details, metadata)
+
+    def intercept_unary_unary(self, continuation, details, request):
+        return continuation(self._with_token(details), request)
+
+    def intercept_unary_stream(self, continuation, details, request):
+        return continuation(self._with_token(details), request)
+
+
+class _Details(grpc.ClientCallDetails):
+    def __init__(self, base, metadata):
+        self.method = base.method
+        self.timeout = base.timeout
+        self.metadata = metadata
+        self.credentials = base.credentials
+        self.wait_for_ready = getattr(base, "wait_for_ready", None)
+        self.compression = getattr(base, "compression", None)
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _credentials_key() -> tuple:
+    cfg = client_config.get()
+    return (cfg.token, cfg.tls_ca, cfg.tls_cert, cfg.tls_key)
+
+
 def _new_channel(address: str) -> grpc.Channel:
-    return grpc.insecure_channel(
-        address,
-        options=[
-            ("grpc.max_receive_message_length", _MAX_MESSAGE_BYTES),
-            ("grpc.max_send_message_length", -1),
-            # A local daemon that restarts should be found again within a second, not after
-            # gRPC's default exponential backoff (up to two minutes).
-            ("grpc.initial_reconnect_backoff_ms", 100),
-            ("grpc.min_reconnect_backoff_ms", 100),
-            ("grpc.max_reconnect_backoff_ms", 1000),
-        ],
-    )
+    cfg = client_config.get()
+    is_unix = address.startswith("unix:")
+    if cfg.tls and not is_unix:
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=_read(cfg.tls_ca) if cfg.tls_ca else None,
+            private_key=_read(cfg.tls_key) if cfg.tls_key else None,
+            certificate_chain=_read(cfg.tls_cert) if cfg.tls_cert else None,
+        )
+        channel = grpc.secure_channel(address, credentials, options=_OPTIONS)
+    else:
+        channel = grpc.insecure_channel(address, options=_OPTIONS)
+    if cfg.token:
+        channel = grpc.intercept_channel(channel, _BearerToken(cfg.token))
+    return channel
 
 
 def _open(address: str) -> Tuple[grpc.Channel, pb_grpc.TccdStub]:
-    entry = _channels.get(address)
+    key = (address,) + _credentials_key()
+    entry = _channels.get(key)
     if entry is None:
         channel = _new_channel(address)
         entry = (channel, pb_grpc.TccdStub(channel))
-        _channels[address] = entry
+        _channels[key] = entry
     return entry
 
 

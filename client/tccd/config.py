@@ -24,6 +24,12 @@
     TCCD_PARTITIONER   how AOTAutograd splits forward and backward: `min_cut` (recompute cheap
                        forward ops in the backward, saving less memory, as Inductor does) or
                        `default` (save what eager autograd saves). Default: min_cut.
+    TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
+    TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
+    TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
+    TCCD_TLS_CERT, TCCD_TLS_KEY  PEM client certificate and key, for a daemon that requires
+                       client certificates (--tls-client-ca). Setting them also turns TLS on
+                       (with the system's CAs unless TCCD_TLS_CA is set).
 
 The environment is read once, on first use (`get()`); `reload()` re-reads it (tests, or a
 program that changes os.environ before compiling).
@@ -83,6 +89,14 @@ class Config:
     timeout_s: float
     max_constant_bytes: int = 64 << 20
     partitioner: str = "min_cut"
+    token: Optional[str] = None
+    tls_ca: Optional[str] = None  # paths
+    tls_cert: Optional[str] = None
+    tls_key: Optional[str] = None
+
+    @property
+    def tls(self) -> bool:
+        return bool(self.tls_ca or self.tls_cert)
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -128,7 +142,24 @@ class Config:
             raise ValueError(
                 f"TCCD_PARTITIONER={partitioner!r}: expected one of {', '.join(PARTITIONERS)}"
             )
+        token = env.get("TCCD_TOKEN") or None
+        token_file = env.get("TCCD_TOKEN_FILE")
+        if token is None and token_file:
+            try:
+                with open(token_file, encoding="utf-8") as f:
+                    token = f.readline().strip() or None
+            except OSError as e:
+                raise ValueError(f"TCCD_TOKEN_FILE={token_file!r}: {e}") from None
+            if token is None:
+                raise ValueError(f"TCCD_TOKEN_FILE={token_file!r}: the file is empty")
+        tls_cert, tls_key = env.get("TCCD_TLS_CERT") or None, env.get("TCCD_TLS_KEY") or None
+        if bool(tls_cert) != bool(tls_key):
+            raise ValueError("TCCD_TLS_CERT and TCCD_TLS_KEY go together: set both or neither")
         return cls(
+            token=token,
+            tls_ca=env.get("TCCD_TLS_CA") or None,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
             max_constant_bytes=max_constant_bytes,
             partitioner=partitioner,
             address=address,

@@ -116,4 +116,19 @@ std::optional<std::string> RawGet(const std::string& dir,
   return result;
 }
 
+std::map<std::string, std::string> RawScan(const std::string& dir,
+                                           const std::string& column_family) {
+  std::map<std::string, std::string> rows;
+  WithRawDb(dir, column_family,
+            [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
+              std::unique_ptr<rocksdb::Iterator> it(
+                  db->NewIterator(rocksdb::ReadOptions(), cf));
+              for (it->SeekToFirst(); it->Valid(); it->Next()) {
+                rows.emplace(it->key().ToString(), it->value().ToString());
+              }
+              REQUIRE(it->status().ok());
+            });
+  return rows;
+}
+
 }  // namespace tccd::cache::testing

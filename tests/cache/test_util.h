@@ -4,6 +4,7 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +53,10 @@ void RawPut(const std::string& dir, const std::string& column_family,
 std::optional<std::string> RawGet(const std::string& dir,
                                   const std::string& column_family,
                                   const std::string& key);
+
+// Every row of `column_family` of a closed cache dir, key -> value.
+std::map<std::string, std::string> RawScan(const std::string& dir,
+                                           const std::string& column_family);
 
 }  // namespace tccd::cache::testing
 

@@ -37,6 +37,11 @@ TCCD_BINARY = Path(
 # Knobs a developer's shell might have set; every test starts without them.
 _CLIENT_KNOBS = (
     "TCCD_ADDRESS",
+    "TCCD_TOKEN",
+    "TCCD_TOKEN_FILE",
+    "TCCD_TLS_CA",
+    "TCCD_TLS_CERT",
+    "TCCD_TLS_KEY",
     "TCCD_JOB_ID",
     "TCCD_RANK",
     "TCCD_STRICT",

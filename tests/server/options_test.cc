@@ -104,6 +104,41 @@ TEST_CASE("ResolveOptions: rejects bad values naming the flag") {
   raw = RawFlags{};
   raw.request_deadline_s = 0;
   CHECK_THAT(error_of(raw), Catch::Contains("--request-deadline-s"));
+  raw = RawFlags{};
+  raw.max_cache_mb = -1;
+  CHECK_THAT(error_of(raw), Catch::Contains("--max-cache-mb"));
+  raw = RawFlags{};
+  raw.cache_low_watermark_pct = 0;
+  CHECK_THAT(error_of(raw), Catch::Contains("--cache-low-watermark-pct"));
+  raw = RawFlags{};
+  raw.eviction_min_age_s = -1;
+  CHECK_THAT(error_of(raw), Catch::Contains("--eviction-min-age-s"));
+  raw = RawFlags{};
+  raw.shared_cache = "rediss://cache:6379";
+  CHECK_THAT(error_of(raw), Catch::Contains("--shared-cache"));
+  raw = RawFlags{};
+  raw.shared_cache_timeout_ms = 0;
+  CHECK_THAT(error_of(raw), Catch::Contains("--shared-cache-timeout-ms"));
+  raw = RawFlags{};
+  raw.shared_cache_wait_s = -1;
+  CHECK_THAT(error_of(raw), Catch::Contains("--shared-cache-wait-s"));
+}
+
+TEST_CASE("ResolveOptions: eviction flags") {
+  absl::StatusOr<ServerOptions> defaults = ResolveOptions(RawFlags{}, TestEnv());
+  REQUIRE(defaults.ok());
+  CHECK(defaults->max_cache_bytes == 0);  // no cap unless asked
+  CHECK(defaults->cache_low_watermark == 0.9);
+  CHECK(defaults->eviction_min_age_s == 60);
+  RawFlags raw;
+  raw.max_cache_mb = 3;
+  raw.cache_low_watermark_pct = 75;
+  raw.eviction_min_age_s = 0;
+  absl::StatusOr<ServerOptions> options = ResolveOptions(raw, TestEnv());
+  REQUIRE(options.ok());
+  CHECK(options->max_cache_bytes == 3 << 20);
+  CHECK(options->cache_low_watermark == 0.75);
+  CHECK(options->eviction_min_age_s == 0);
 }
 
 TEST_CASE("ResolveOptions: explicit values win") {
