@@ -229,7 +229,8 @@ int KernelCompileThreads() {
   return threads;
 }
 
-absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernel_cache) {
+absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernel_cache,
+                                      CompileProgress* progress) {
   RET_CHECK(prepared.parsed != nullptr);
   const ParsedRequest& request = *prepared.parsed;
   ir::Graph graph = request.graph;
@@ -302,7 +303,8 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
                        CompileCpuKernelObjects(kernels, request.cpu,
                                                {.fingerprint = CompilerFingerprint(),
                                                 .cache = kernel_cache,
-                                                .threads = KernelCompileThreads()}));
+                                                .threads = KernelCompileThreads(),
+                                                .progress = progress}));
       Dump("kernels.ll", objects.module.llvm_ir);
       out.artifacts.push_back({native.artifact, v1::CPU_SHARED_OBJECT, std::move(objects.module.shared_object)});
       out.new_kernel_objects = std::move(objects.new_objects);
@@ -324,7 +326,8 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
                        CompileCudaKernelObjects(kernels, request.cuda,
                                                 {.fingerprint = absl::StrCat(CompilerFingerprint(), "/", nvrtc),
                                                  .cache = kernel_cache,
-                                                 .threads = KernelCompileThreads()}));
+                                                 .threads = KernelCompileThreads(),
+                                                 .progress = progress}));
       module = std::move(objects.module);
       out.new_kernel_objects = std::move(objects.new_objects);
       out.kernels_compiled = objects.kernels_compiled;

@@ -85,6 +85,10 @@ absl::Status ValidateCompileRequest(const v1::CompileRequest& request) {
     return absl::InvalidArgumentError(absl::StrCat(
         "CompileRequest.job_id is longer than ", kMaxIdBytes, " bytes"));
   }
+  if (request.progress_id().size() > kMaxIdBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CompileRequest.progress_id is longer than ", kMaxIdBytes, " bytes"));
+  }
   if (request.graph_name().size() > kMaxIdBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "CompileRequest.graph_name is longer than ", kMaxIdBytes, " bytes"));
@@ -157,6 +161,7 @@ CompileService::CompileService(CompileServiceOptions options,
       store_(store),
       compiler_(std::move(compiler)),
       started_(Clock::now()),
+      progress_(options_.progress_log_after),
       compile_pool_("tccd-compile", options_.compile_threads) {
   if (options_.on_dedup_wait_for_testing) {
     flights_.SetFollowerHookForTesting(options_.on_dedup_wait_for_testing);
@@ -218,6 +223,8 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
     auto shared_prepared =
         std::make_shared<const codegen::Prepared>(*std::move(prepared));
     const std::string key = call->key;
+    if (!request.progress_id().empty())
+      progress_.Attach(request.progress_id(), key, call->received);
     Flights::Role role = flights_.Join(
         key, [this, call](const FlightResultPtr& result, Flights::Role role) {
           Outcome outcome = role == Flights::Role::kFollower ? Outcome::kDedup
@@ -313,8 +320,12 @@ CompileService::FlightResult CompileService::CompileAndStore(
   };
   const Clock::time_point start = Clock::now();
   StoreKernelCache kernels(store_);
+  progress_.Started(key, request.graph_name());
+  absl::Cleanup ended = [this, &key] { progress_.Ended(key); };  // also when Compile throws
+  CompileProgressBoard::Sink progress(&progress_, key);
   absl::StatusOr<codegen::CompileOutput> output =
-      compiler_->Compile(prepared, request, &kernels);
+      compiler_->Compile(prepared, request, &kernels, &progress);
+  std::move(ended).Invoke();
   result.compile_ms = MillisSince(start);
   if (!output.ok()) {
     stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
@@ -391,6 +402,7 @@ void CompileService::Respond(Call& call, Outcome outcome,
         break;
     }
     const v1::CompileRequest& request = *call.request;
+    if (!request.progress_id().empty()) progress_.Detach(request.progress_id());
     if (outcome == Outcome::kHit) compile_ms = 0;
     if (status.ok()) {
       v1::CompileResponse& response = *call.response;
@@ -512,6 +524,12 @@ v1::StatsResponse CompileService::GetStats() {
   response.set_cache_dir(options_.cache_dir);
   spdlog::debug("GetStats");
   return response;
+}
+
+v1::CompileProgress CompileService::GetCompileProgress(
+    const v1::CompileProgressRequest& request) {
+  if (request.progress_id().empty()) return v1::CompileProgress();
+  return progress_.Get(request.progress_id());
 }
 
 absl::StatusOr<v1::JobResponse> CompileService::GetJob(

@@ -39,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "cache/store.h"
+#include "server/compile_progress_board.h"
 #include "server/compiler.h"
 #include "server/single_flight.h"
 #include "server/stats.h"
@@ -52,6 +53,9 @@ struct CompileServiceOptions {
   int compile_threads = 1;
   // Reported by GetStats. Default: empty.
   std::string cache_dir;
+  // A compile running this long gets one log line with its kernels done
+  // (compile_progress_board.h); zero: never. Default: 5 s.
+  absl::Duration progress_log_after = absl::Seconds(5);
   // Test sync point: runs when a Compile request starts waiting for an
   // identical in-flight compile, with the key. Default: none.
   std::function<void(absl::string_view key)> on_dedup_wait_for_testing;
@@ -91,6 +95,10 @@ class CompileService {
 
   // Counters (see stats.h) plus the store's usage and the pools' gauges.
   v1::StatsResponse GetStats();
+
+  // Progress of the Compile call whose request carried `request.progress_id`
+  // (known = false when there is none waiting). Never blocks.
+  v1::CompileProgress GetCompileProgress(const v1::CompileProgressRequest& request);
 
   // The keys `request.job_id` compiled or used. INVALID_ARGUMENT for an empty
   // job id.
@@ -148,6 +156,7 @@ class CompileService {
   const std::unique_ptr<Compiler> compiler_;
   const Clock::time_point started_;
   ServerStats stats_;
+  CompileProgressBoard progress_;
   Flights flights_;
   // Declared last: destroyed (joined) first, while everything its tasks use is
   // alive.

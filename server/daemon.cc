@@ -96,8 +96,10 @@ int RunDaemon(const ServerOptions& options) {
   // pools), then the request pool, then the service (its compile pool), then
   // the store.
   CompileService service(
-      CompileServiceOptions{.compile_threads = options.compile_threads,
-                            .cache_dir = options.cache_dir},
+      CompileServiceOptions{
+          .compile_threads = options.compile_threads,
+          .cache_dir = options.cache_dir,
+          .progress_log_after = absl::Seconds(options.progress_log_s)},
       store->get(),
       options.compile_in_process
           ? NewCodegenCompiler()

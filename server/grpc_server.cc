@@ -343,7 +343,9 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 using RawService = v1::Tccd::WithRawCallbackMethod_Compile<
     v1::Tccd::WithRawCallbackMethod_FetchArtifact<
         v1::Tccd::WithRawCallbackMethod_GetStats<
-            v1::Tccd::WithRawCallbackMethod_GetJob<v1::Tccd::Service>>>>;
+            v1::Tccd::WithRawCallbackMethod_GetJob<
+                v1::Tccd::WithRawCallbackMethod_GetCompileProgress<
+                    v1::Tccd::Service>>>>>;
 
 class TccdService final : public RawService {
  public:
@@ -394,6 +396,19 @@ class TccdService final : public RawService {
           absl::StatusOr<v1::JobResponse> job = service_->GetJob(request);
           if (job.ok()) *response = *std::move(job);
           done(job.status());
+        });
+  }
+
+  grpc::ServerUnaryReactor* GetCompileProgress(
+      grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+      grpc::ByteBuffer* response) override {
+    return ServeUnary<v1::CompileProgressRequest, v1::CompileProgress>(
+        context, request, response, service_, pool_, request_deadline_,
+        "GetCompileProgress",
+        [this](const v1::CompileProgressRequest& request,
+               v1::CompileProgress* response, CompileService::Done done) {
+          *response = service_->GetCompileProgress(request);
+          done(absl::OkStatus());
         });
   }
 

@@ -21,6 +21,9 @@
                        travel in the request); a graph over it runs eagerly. Default: 64.
     TCCD_NATIVE_RUNTIME  0: run plans in the Python interpreter (runtime.py) instead of the
                        native plan runtime, one call per graph (native_plan.py). Default: 1.
+    TCCD_PROGRESS_AFTER_S  a Compile call not answered after this many seconds prints one line
+                       to stderr (graph, kernels done/total, elapsed), and one more every 30 s
+                       (progress.py); 0: never. Default: 5.
     TCCD_PARTITIONER   how AOTAutograd splits forward and backward: `min_cut` (recompute cheap
                        forward ops in the backward, saving less memory, as Inductor does) or
                        `default` (save what eager autograd saves). Default: min_cut.
@@ -83,6 +86,7 @@ class Config:
     timeout_s: float
     max_constant_bytes: int = 64 << 20
     partitioner: str = "min_cut"
+    progress_after_s: float = 5.0
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -123,6 +127,11 @@ class Config:
             max_constant_bytes = int(float(constant_raw) * (1 << 20))
         except ValueError:
             raise ValueError(f"TCCD_MAX_CONSTANT_MB={constant_raw!r}: expected MiB") from None
+        progress_raw = env.get("TCCD_PROGRESS_AFTER_S") or "5"
+        try:
+            progress_after_s = float(progress_raw)
+        except ValueError:
+            raise ValueError(f"TCCD_PROGRESS_AFTER_S={progress_raw!r}: expected seconds") from None
         partitioner = (env.get("TCCD_PARTITIONER") or "min_cut").strip().lower()
         if partitioner not in PARTITIONERS:
             raise ValueError(
@@ -131,6 +140,7 @@ class Config:
         return cls(
             max_constant_bytes=max_constant_bytes,
             partitioner=partitioner,
+            progress_after_s=progress_after_s,
             address=address,
             job_id_env=env.get("TCCD_JOB_ID"),
             rank=rank,
