@@ -11,7 +11,8 @@ is stored, captured from AOTAutograd's metadata, verified JSON), aot_runtime.py 
 runtime).
 
 Nothing here may break a compile: every failure is a miss, logged at debug level, after which
-the normal path runs (and its capture overwrites the recipe). TCCD_STRICT=1 raises instead.
+the normal path runs (and its capture overwrites the recipe). A torch whose AOTAutograd is not
+the one the recipe was reviewed against gets no recipes at all (aot_guard.py, one log line). TCCD_STRICT=1 raises instead.
 Off with TCCD_AOT_CACHE=0, or with the local cache (TCCD_LOCAL_CACHE=0), which holds the plans.
 """
 
@@ -43,8 +44,12 @@ def lookup(
     if not (config.aot_cache and config.local_cache):
         return None, None
     try:
+        from .aot_guard import refusal
         from .aot_key import recipe_key
         from .aot_recipe import RecipeCapture, RecipeStore
+
+        if refusal() is not None:  # logged once by refusal(); neither used nor captured
+            return None, None
 
         key, why_not = recipe_key(
             gm, example_inputs, mode=mode, options=options, partitioner=partitioner
