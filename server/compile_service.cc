@@ -526,6 +526,23 @@ v1::StatsResponse CompileService::GetStats() {
   return response;
 }
 
+absl::StatusOr<v1::Manifest> CompileService::GetManifest(
+    const v1::ManifestRequest& request) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  if (!IsSha256Hex(request.key())) {
+    return absl::InvalidArgumentError(
+        "ManifestRequest.key must be 64 lowercase hex characters");
+  }
+  absl::StatusOr<v1::Manifest> manifest = store_->GetManifest(request.key());
+  if (manifest.ok()) {
+    stats_.manifest_reads.fetch_add(1, std::memory_order_relaxed);
+  } else if (absl::IsNotFound(manifest.status())) {
+    return absl::NotFoundError(absl::StrCat(
+        "the daemon's cache holds no manifest under key ", request.key()));
+  }
+  return manifest;
+}
+
 v1::CompileProgress CompileService::GetCompileProgress(
     const v1::CompileProgressRequest& request) {
   if (request.progress_id().empty()) return v1::CompileProgress();

@@ -96,6 +96,11 @@ class CompileService {
   // Counters (see stats.h) plus the store's usage and the pools' gauges.
   v1::StatsResponse GetStats();
 
+  // The manifest stored under `request.key`. INVALID_ARGUMENT unless the key
+  // is 64 lowercase hex characters; NOT_FOUND if the cache does not hold it.
+  // Blocks on disk.
+  absl::StatusOr<v1::Manifest> GetManifest(const v1::ManifestRequest& request);
+
   // Progress of the Compile call whose request carried `request.progress_id`
   // (known = false when there is none waiting). Never blocks.
   v1::CompileProgress GetCompileProgress(const v1::CompileProgressRequest& request);

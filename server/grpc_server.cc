@@ -345,7 +345,8 @@ using RawService = v1::Tccd::WithRawCallbackMethod_Compile<
         v1::Tccd::WithRawCallbackMethod_GetStats<
             v1::Tccd::WithRawCallbackMethod_GetJob<
                 v1::Tccd::WithRawCallbackMethod_GetCompileProgress<
-                    v1::Tccd::Service>>>>>;
+                    v1::Tccd::WithRawCallbackMethod_GetManifest<
+                        v1::Tccd::Service>>>>>>;
 
 class TccdService final : public RawService {
  public:
@@ -409,6 +410,20 @@ class TccdService final : public RawService {
                v1::CompileProgress* response, CompileService::Done done) {
           *response = service_->GetCompileProgress(request);
           done(absl::OkStatus());
+        });
+  }
+
+  grpc::ServerUnaryReactor* GetManifest(grpc::CallbackServerContext* context,
+                                        const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* response) override {
+    return ServeUnary<v1::ManifestRequest, v1::Manifest>(
+        context, request, response, service_, pool_, request_deadline_,
+        "GetManifest",
+        [this](const v1::ManifestRequest& request, v1::Manifest* response,
+               CompileService::Done done) {
+          absl::StatusOr<v1::Manifest> manifest = service_->GetManifest(request);
+          if (manifest.ok()) *response = *std::move(manifest);
+          done(manifest.status());
         });
   }
 

@@ -23,6 +23,7 @@ std::map<std::string, int64_t> ServerStats::Snapshot() const {
       {"kernels_compiled", get(kernels_compiled)},
       {"kernels_reused", get(kernels_reused)},
       {"kernel_store_errors", get(kernel_store_errors)},
+      {"manifest_reads", get(manifest_reads)},
   };
 }
 

@@ -93,6 +93,9 @@ def _load(recipe: Any, config: Any, graph_id: str) -> Optional[Callable[..., Lis
         entries.append(entry)
         plans.append(plan)
     fn = build(recipe, plans[0], plans[1] if len(plans) > 1 else None)
+    # What precompile.py saves of a hit: the recipe and the daemon's keys of its plans.
+    fn.tccd_recipe = recipe  # type: ignore[attr-defined]
+    fn.tccd_plan_keys = [entry.key for entry in entries]  # type: ignore[attr-defined]
     for entry in entries:
         record(entry)
         log.info(

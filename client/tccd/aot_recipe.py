@@ -287,12 +287,15 @@ class RecipeCapture:
         self.store = store
         self.num_inputs = num_inputs
         self.pending: Optional[Recipe] = None
+        self.stored: Optional[Recipe] = None  # the recipe, once stored (precompile.py saves it)
+        self.why_not: Optional[str] = None  # why there is none, once abandoned
         self.input_grad_info: List[Any] = []  # (requires_grad, is_leaf) per input, for backward
         self.done = False
 
     def abandon(self, why: str) -> None:
         if not self.done:
             log.debug("tccd aot cache: no recipe for %s: %s", self.key[:16], why)
+            self.why_not = why
         self.done = True
         self.pending = None
 
@@ -325,6 +328,7 @@ class RecipeCapture:
     def _store(self, recipe: Recipe) -> None:
         recipe._check()
         self.store.put(recipe)
+        self.stored = recipe
         self.done = True
         self.pending = None
         log.debug("tccd aot cache: stored the %s recipe %s", recipe.kind, self.key[:16])
