@@ -55,37 +55,40 @@ PHASES = ("dynamo", "backend", "recipe", "request", "compile_rpc", "fetch", "loa
 # ---------------------------------------------------------------------------------------------
 
 
+import torch  # noqa: E402  (the model's classes must be at module level for aot_compile)
+import torch.nn as nn  # noqa: E402
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(d)
+        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+        self.ln2 = nn.LayerNorm(d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+    def forward(self, x):
+        h = self.ln1(x)
+        x = x + self.attn(h, h, h, need_weights=False)[0]
+        return x + self.mlp(self.ln2(x))
+
+
+class TinyLM(nn.Module):
+    def __init__(self, vocab=512, d=256, heads=4, layers=2, seq=64):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.zeros(seq, d))
+        self.blocks = nn.Sequential(*[Block(d, heads) for _ in range(layers)])
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, tokens, targets):
+        x = self.tok(tokens) + self.pos
+        logits = self.head(self.ln(self.blocks(x)))
+        return nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+
+
 def make_model():
-    import torch
-    import torch.nn as nn
-
-    class Block(nn.Module):
-        def __init__(self, d, heads):
-            super().__init__()
-            self.ln1 = nn.LayerNorm(d)
-            self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
-            self.ln2 = nn.LayerNorm(d)
-            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
-
-        def forward(self, x):
-            h = self.ln1(x)
-            x = x + self.attn(h, h, h, need_weights=False)[0]
-            return x + self.mlp(self.ln2(x))
-
-    class TinyLM(nn.Module):
-        def __init__(self, vocab=512, d=256, heads=4, layers=2, seq=64):
-            super().__init__()
-            self.tok = nn.Embedding(vocab, d)
-            self.pos = nn.Parameter(torch.zeros(seq, d))
-            self.blocks = nn.Sequential(*[Block(d, heads) for _ in range(layers)])
-            self.ln = nn.LayerNorm(d)
-            self.head = nn.Linear(d, vocab)
-
-        def forward(self, tokens, targets):
-            x = self.tok(tokens) + self.pos
-            logits = self.head(self.ln(self.blocks(x)))
-            return nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
-
     torch.manual_seed(0)
     model = TinyLM()
     tokens = torch.randint(0, 512, (2, 64))
@@ -112,7 +115,9 @@ def save_aot(path: str) -> None:
     model, tokens, targets = make_model()
     params = dict(model.named_parameters())
     compiled = torch.compile(functional_step(model), backend="tccd", fullgraph=True, dynamic=False)
-    compiled.aot_compile(((params, tokens, targets), {})).save_compiled_function(path)
+    # The module object itself is the caller's (external data): a new process passes its own.
+    aot = compiled.aot_compile(((params, tokens, targets), {}))
+    aot.save_compiled_function(path, external_data={"model": model})
 
 
 class Timers:
@@ -172,7 +177,7 @@ def child(mode: str, saved: str) -> Dict[str, float]:
 
         def load():
             with open(saved, "rb") as f:
-                holder["fn"] = torch.compiler.load_compiled_function(f)
+                holder["fn"] = torch.compiler.load_compiled_function(f, external_data={"model": model})
 
         timers.stack.append(0.0)
         t0 = time.perf_counter()

@@ -162,6 +162,7 @@ CompileService::CompileService(CompileServiceOptions options,
       compiler_(std::move(compiler)),
       started_(Clock::now()),
       progress_(options_.progress_log_after),
+      recipes_(store),
       compile_pool_("tccd-compile", options_.compile_threads) {
   if (options_.on_dedup_wait_for_testing) {
     flights_.SetFollowerHookForTesting(options_.on_dedup_wait_for_testing);
@@ -541,6 +542,24 @@ absl::StatusOr<v1::Manifest> CompileService::GetManifest(
         "the daemon's cache holds no manifest under key ", request.key()));
   }
   return manifest;
+}
+
+absl::Status CompileService::PutAotRecipe(const v1::AotRecipe& recipe) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  if (!options_.aot_recipes)
+    return absl::FailedPreconditionError("this daemon does not keep AOT recipes (--aot-recipes=false)");
+  absl::Status stored = recipes_.Put(recipe);
+  if (stored.ok()) stats_.aot_recipe_puts.fetch_add(1, std::memory_order_relaxed);
+  return stored;
+}
+
+absl::StatusOr<v1::AotRecipe> CompileService::GetAotRecipe(const v1::AotRecipeRequest& request) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  if (!options_.aot_recipes)
+    return absl::FailedPreconditionError("this daemon does not keep AOT recipes (--aot-recipes=false)");
+  absl::StatusOr<v1::AotRecipe> recipe = recipes_.Get(request.key());
+  if (recipe.ok()) stats_.aot_recipe_hits.fetch_add(1, std::memory_order_relaxed);
+  return recipe;
 }
 
 v1::CompileProgress CompileService::GetCompileProgress(

@@ -39,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "cache/store.h"
+#include "server/aot_recipe_store.h"
 #include "server/compile_progress_board.h"
 #include "server/compiler.h"
 #include "server/single_flight.h"
@@ -56,6 +57,8 @@ struct CompileServiceOptions {
   // A compile running this long gets one log line with its kernels done
   // (compile_progress_board.h); zero: never. Default: 5 s.
   absl::Duration progress_log_after = absl::Seconds(5);
+  // Accept and serve clients' AOT recipes (aot_recipe_store.h). Default: true.
+  bool aot_recipes = true;
   // Test sync point: runs when a Compile request starts waiting for an
   // identical in-flight compile, with the key. Default: none.
   std::function<void(absl::string_view key)> on_dedup_wait_for_testing;
@@ -100,6 +103,11 @@ class CompileService {
   // is 64 lowercase hex characters; NOT_FOUND if the cache does not hold it.
   // Blocks on disk.
   absl::StatusOr<v1::Manifest> GetManifest(const v1::ManifestRequest& request);
+
+  // AOT recipes (aot_recipe_store.h). FAILED_PRECONDITION when the daemon
+  // runs with aot_recipes off. Block on disk.
+  absl::Status PutAotRecipe(const v1::AotRecipe& recipe);
+  absl::StatusOr<v1::AotRecipe> GetAotRecipe(const v1::AotRecipeRequest& request);
 
   // Progress of the Compile call whose request carried `request.progress_id`
   // (known = false when there is none waiting). Never blocks.
@@ -162,6 +170,7 @@ class CompileService {
   const Clock::time_point started_;
   ServerStats stats_;
   CompileProgressBoard progress_;
+  AotRecipeStore recipes_;
   Flights flights_;
   // Declared last: destroyed (joined) first, while everything its tasks use is
   // alive.

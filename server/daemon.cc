@@ -99,7 +99,8 @@ int RunDaemon(const ServerOptions& options) {
       CompileServiceOptions{
           .compile_threads = options.compile_threads,
           .cache_dir = options.cache_dir,
-          .progress_log_after = absl::Seconds(options.progress_log_s)},
+          .progress_log_after = absl::Seconds(options.progress_log_s),
+          .aot_recipes = options.aot_recipes},
       store->get(),
       options.compile_in_process
           ? NewCodegenCompiler()

@@ -346,7 +346,9 @@ using RawService = v1::Tccd::WithRawCallbackMethod_Compile<
             v1::Tccd::WithRawCallbackMethod_GetJob<
                 v1::Tccd::WithRawCallbackMethod_GetCompileProgress<
                     v1::Tccd::WithRawCallbackMethod_GetManifest<
-                        v1::Tccd::Service>>>>>>;
+                        v1::Tccd::WithRawCallbackMethod_PutAotRecipe<
+                            v1::Tccd::WithRawCallbackMethod_GetAotRecipe<
+                                v1::Tccd::Service>>>>>>>>;
 
 class TccdService final : public RawService {
  public:
@@ -424,6 +426,30 @@ class TccdService final : public RawService {
           absl::StatusOr<v1::Manifest> manifest = service_->GetManifest(request);
           if (manifest.ok()) *response = *std::move(manifest);
           done(manifest.status());
+        });
+  }
+
+  grpc::ServerUnaryReactor* PutAotRecipe(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override {
+    return ServeUnary<v1::AotRecipe, v1::PutAotRecipeResponse>(
+        context, request, response, service_, pool_, request_deadline_,
+        "PutAotRecipe",
+        [this](const v1::AotRecipe& request, v1::PutAotRecipeResponse*,
+               CompileService::Done done) { done(service_->PutAotRecipe(request)); });
+  }
+
+  grpc::ServerUnaryReactor* GetAotRecipe(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override {
+    return ServeUnary<v1::AotRecipeRequest, v1::AotRecipe>(
+        context, request, response, service_, pool_, request_deadline_,
+        "GetAotRecipe",
+        [this](const v1::AotRecipeRequest& request, v1::AotRecipe* response,
+               CompileService::Done done) {
+          absl::StatusOr<v1::AotRecipe> recipe = service_->GetAotRecipe(request);
+          if (recipe.ok()) *response = *std::move(recipe);
+          done(recipe.status());
         });
   }
 

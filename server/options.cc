@@ -279,6 +279,7 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
                      ": expected 0 (never) to 86400"));
   }
   options.progress_log_s = raw.progress_log_s;
+  options.aot_recipes = raw.aot_recipes;
   return options;
 }
 

@@ -82,6 +82,7 @@ struct RawFlags {
   int compile_memory_limit_mb = 16384;
   bool enable_test_faults = false;
   int progress_log_s = 5;
+  bool aot_recipes = true;
 };
 
 struct ServerOptions {
@@ -126,6 +127,8 @@ struct ServerOptions {
   // A compile running this many seconds gets one log line with its kernels
   // done so far; 0: never. Default: 5.
   int progress_log_s = 5;
+  // Keep and serve clients' AOT recipes (PutAotRecipe/GetAotRecipe). Default: true.
+  bool aot_recipes = true;
 };
 
 // Validates `raw` and fills in defaults from `env`. INVALID_ARGUMENT with a

@@ -63,12 +63,66 @@ def lookup(
             hit = _load(recipe, config, graph_id)
             if hit is not None:
                 return hit, None
+        hit = _from_daemon(key, config, graph_id) if config.aot_share else None
+        if hit is not None:
+            return hit, None
         return None, RecipeCapture(key, store, len(example_inputs))
     except Exception as e:
         if config.strict:
             raise TccdError(f"tccd AOT recipe cache failed for graph {graph_id}: {e}") from e
         log.debug("tccd aot cache: graph %s: lookup failed, tracing it", graph_id, exc_info=True)
         return None, None
+
+
+def share(recipe: Any, plan_keys: List[str]) -> None:
+    """Gives the daemon a freshly captured recipe with the daemon's keys of its plans, so that
+    processes with an empty local cache hit too (_from_daemon). Best effort: a daemon that
+    refuses (--aot-recipes=false, an older daemon) or fails only costs them the trace."""
+    import grpc
+
+    from . import channel
+    from .v1 import tccd_pb2 as pb
+
+    config = config_mod.get()
+    if not config.aot_share:
+        return
+    try:
+        channel.connect(config).PutAotRecipe(
+            pb.AotRecipe(key=recipe.key, recipe=recipe.to_json(), plan_keys=plan_keys),
+            timeout=config.timeout_s,
+        )
+    except (grpc.RpcError, TccdError) as e:
+        log.debug("tccd aot cache: the daemon did not take recipe %s: %s", recipe.key[:16], e)
+
+
+def _from_daemon(key: str, config: Any, graph_id: str) -> Optional[Callable[..., List[Any]]]:
+    """The warm function from a recipe the daemon holds (another process shared it), or None."""
+    import grpc
+
+    from . import channel
+    from .aot_recipe import Recipe
+    from .v1 import tccd_pb2 as pb
+
+    try:
+        shared = channel.connect(config).GetAotRecipe(pb.AotRecipeRequest(key=key), timeout=config.timeout_s)
+    except grpc.RpcError as e:
+        if e.code() != grpc.StatusCode.NOT_FOUND:
+            log.debug("tccd aot cache: graph %s: GetAotRecipe failed: %s", graph_id, e)
+        return None
+    recipe = Recipe.from_json(shared.recipe)  # ValueError: a miss (lookup's handler logs it)
+    kinds = ["inference"] if recipe.kind == "inference" else ["forward", "backward"]
+    if recipe.key != key or len(shared.plan_keys) != len(kinds):
+        raise ValueError(f"the daemon's recipe {key[:16]} does not fit its key or plans")
+    from .precompile import load_plan_by_key
+
+    plans = [load_plan_by_key(k, f"{graph_id} {kind}", kind) for k, kind in zip(shared.plan_keys, kinds)]
+    from .aot_runtime import build
+
+    fn = build(recipe, plans[0], plans[1] if len(plans) > 1 else None)
+    fn.tccd_recipe = recipe  # type: ignore[attr-defined]
+    fn.tccd_plan_keys = list(shared.plan_keys)  # type: ignore[attr-defined]
+    log.info("tccd: graph %s: AOT recipe %s from the daemon, AOTAutograd skipped", graph_id, key[:16])
+    return fn
 
 
 def _load(recipe: Any, config: Any, graph_id: str) -> Optional[Callable[..., List[Any]]]:

@@ -155,6 +155,12 @@ class _GraphCompiler:
                 self.capture.backward(gm, plan_key)
             else:
                 self.capture.forward(gm, plan_key, inference=kind == "inference")
+            if self.capture.stored is not None and kind in ("backward", "inference"):
+                # Just captured: shared through the daemon for processes without this cache.
+                from . import aot_cache
+
+                kinds = ["inference"] if kind == "inference" else ["forward", "backward"]
+                aot_cache.share(self.capture.stored, [self.daemon_keys.get(k, "") for k in kinds])
         compiled = _boxed(compiled)
         log.info(
             "tccd: %s: key %s (%s), %d native kernels, %d extern steps, %d Python steps per call",

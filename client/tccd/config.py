@@ -16,6 +16,9 @@
     TCCD_AOT_CACHE     0: do not use the AOT recipe cache (aot_cache.py), so every Dynamo graph
                        is traced by AOTAutograd even on a warm start. It lives in the local
                        cache, so TCCD_LOCAL_CACHE=0 turns it off as well. Default: 1.
+    TCCD_AOT_SHARE     0: keep AOT recipes in the local cache only; 1: also give them to the daemon
+                       and ask it for recipes the local cache lacks, so that a process with an
+                       empty local cache (another machine) skips AOTAutograd too. Default: 1.
     TCCD_TIMEOUT_S     deadline of one Compile call, seconds. Default: 600.
     TCCD_MAX_CONSTANT_MB  most bytes of lifted constant tensors one graph may send (their bytes
                        travel in the request); a graph over it runs eagerly. Default: 64.
@@ -87,6 +90,7 @@ class Config:
     max_constant_bytes: int = 64 << 20
     partitioner: str = "min_cut"
     progress_after_s: float = 5.0
+    aot_share: bool = True  # AOT recipes through the daemon too (TCCD_AOT_SHARE)
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -150,6 +154,7 @@ class Config:
             cache_dir=env.get("TCCD_CACHE_DIR") or default_cache_dir(env),
             local_cache=_flag(env, "TCCD_LOCAL_CACHE", True),
             aot_cache=_flag(env, "TCCD_AOT_CACHE", True),
+            aot_share=_flag(env, "TCCD_AOT_SHARE", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,
         )

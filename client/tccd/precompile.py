@@ -97,14 +97,14 @@ class TccdCompiledGraph(SerializableCallable):
         kinds = ["inference"] if recipe.kind == "inference" else ["forward", "backward"]
         if not (isinstance(keys, list) and len(keys) == len(kinds) and all(isinstance(k, str) for k in keys)):
             raise RuntimeError("tccd precompiled graph: plan_keys do not fit its recipe")
-        plans = [_load_plan(key, f"precompiled {kind}", kind) for key, kind in zip(keys, kinds)]
+        plans = [load_plan_by_key(key, f"precompiled {kind}", kind) for key, kind in zip(keys, kinds)]
         from .aot_runtime import build
 
         fn = build(recipe, plans[0], plans[1] if len(plans) > 1 else None)
         return cls(fn, recipe, keys)
 
 
-def _load_plan(key: str, name: str, kind: str) -> Any:
+def load_plan_by_key(key: str, name: str, kind: str) -> Any:
     """The plan of the daemon's manifest `key`: its artifacts from the local cache, else fetched."""
     import grpc
 

@@ -26,6 +26,13 @@ from test_e2e_training import ATOL, RTOL, WORKER
 RECIPES = "aot-recipes"
 
 
+@pytest.fixture(autouse=True)
+def _local_recipes_only(monkeypatch):
+    """These tests are about the local recipe cache: the session daemon would otherwise serve
+    recipes other tests shared (test_e2e_aot_share.py covers that)."""
+    monkeypatch.setenv("TCCD_AOT_SHARE", "0")
+
+
 def _worker(env_overrides, out_dir: Path, name: str, model: str):
     import json
 
@@ -33,6 +40,7 @@ def _worker(env_overrides, out_dir: Path, name: str, model: str):
     state = out_dir / f"{name}.pt"
     env = {k: v for k, v in os.environ.items() if not k.startswith("TCCD_")}
     env.update(env_overrides)
+    env["TCCD_AOT_SHARE"] = "0"
     r = subprocess.run(
         [sys.executable, str(WORKER), "--model", model, "--steps", "5", "--out", str(out),
          "--state-out", str(state)],
