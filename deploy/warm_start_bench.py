@@ -1,6 +1,6 @@
 """Where a warm first step goes: eager, Inductor and tccd, each in a new process, on the CPU.
 
-    python deploy/warm_start_bench.py [--threads N] [--repeat R] [--json OUT]
+    python deploy/warm_start_bench.py [--threads N] [--repeat R] [--no-share] [--json OUT]
 
 The model is a 2-layer transformer language model built from plain torch.nn (vocab 512, d=256,
 4 heads, batch 2, seq 64); one training step is forward, cross-entropy, backward and SGD. The
@@ -12,7 +12,8 @@ Every scenario runs in its own process (this script with --child), timed from th
   inductor-warm    torch.compile(backend="inductor"), Inductor's local caches filled by a
                    previous process (FX graph cache, AOTAutograd cache)
   tccd-cold        backend="tccd", empty daemon and local caches (fills the daemon)
-  tccd-warm        new process, EMPTY local cache, daemon cache filled (another machine)
+  tccd-warm        new process, EMPTY local cache, daemon cache filled (another machine): the
+                   AOT recipe comes from the daemon (--no-share: AOTAutograd traces)
   tccd-local       new process, local cache filled too (AOT recipe hit: no AOTAutograd trace)
   tccd-aot         torch.compiler.load_compiled_function of a function saved by aot_compile
                    (precompile.py), empty local cache: no Dynamo, no AOTAutograd, no compile
@@ -211,7 +212,7 @@ def child(mode: str, saved: str) -> Dict[str, float]:
     loss.backward()
     opt.step()
     first_step = time.perf_counter() - start
-    out = {"first_step_s": first_step, "loss": float(loss)}
+    out = {"first_step_s": first_step, "loss": float(loss.detach())}
     if mode not in ("eager", "tccd-aot"):
         from torch._dynamo.utils import compilation_time_metrics as m
 
@@ -270,6 +271,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1, help="runs of each warm scenario; the table shows the median")
     parser.add_argument("--binary", default=str(REPO / "build" / "bin" / "tccd"))
     parser.add_argument("--json", help="write every run's numbers here")
+    parser.add_argument("--no-share", action="store_true",
+                        help="TCCD_AOT_SHARE=0: recipes stay local (the tccd-warm of before they were shared)")
     args = parser.parse_args()
     if args.child:
         import torch
@@ -286,7 +289,8 @@ def main() -> int:
         base["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(root, "inductor-cache")
         saved = os.path.join(root, "step.pt2")
         with daemon(args.binary, root) as address:
-            tccd_env = dict(base, TCCD_ADDRESS=address, TCCD_NO_AUTOSTART="1")
+            tccd_env = dict(base, TCCD_ADDRESS=address, TCCD_NO_AUTOSTART="1",
+                            TCCD_AOT_SHARE="0" if args.no_share else "1")
 
             def run(mode, env, label=None):
                 r = run_child(mode, env, saved, args.threads)
@@ -311,7 +315,7 @@ def main() -> int:
         xs = sorted(xs)
         return xs[len(xs) // 2]
 
-    eager = median([r["first_step_s"] for r in results["eager"][1:] or results["eager"]])
+    eager = median([r["first_step_s"] for r in results["eager"]])
     print(f"{'scenario':<15}{'first step':>11}{'- eager':>9}" + "".join(f"{p:>12}" for p in PHASES))
     for mode, runs in results.items():
         row = {p: median([r.get(p, 0.0) for r in runs]) for p in PHASES + ("first_step_s",)}

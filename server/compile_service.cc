@@ -564,6 +564,7 @@ absl::StatusOr<v1::AotRecipe> CompileService::GetAotRecipe(const v1::AotRecipeRe
 
 v1::CompileProgress CompileService::GetCompileProgress(
     const v1::CompileProgressRequest& request) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
   if (request.progress_id().empty()) return v1::CompileProgress();
   return progress_.Get(request.progress_id());
 }

@@ -63,9 +63,16 @@ def lookup(
             hit = _load(recipe, config, graph_id)
             if hit is not None:
                 return hit, None
-        hit = _from_daemon(key, config, graph_id) if config.aot_share else None
-        if hit is not None:
-            return hit, None
+        if config.aot_share:
+            try:
+                hit = _from_daemon(key, config, graph_id)
+            except Exception as e:  # a bad or stale shared recipe: trace, and capture anew
+                if config.strict:
+                    raise
+                log.debug("tccd aot cache: graph %s: the daemon's recipe is unusable: %s", graph_id, e)
+                hit = None
+            if hit is not None:
+                return hit, None
         return None, RecipeCapture(key, store, len(example_inputs))
     except Exception as e:
         if config.strict:
@@ -109,7 +116,7 @@ def _from_daemon(key: str, config: Any, graph_id: str) -> Optional[Callable[...,
         if e.code() != grpc.StatusCode.NOT_FOUND:
             log.debug("tccd aot cache: graph %s: GetAotRecipe failed: %s", graph_id, e)
         return None
-    recipe = Recipe.from_json(shared.recipe)  # ValueError: a miss (lookup's handler logs it)
+    recipe = Recipe.from_json(shared.recipe)  # ValueError: a miss (lookup logs it)
     kinds = ["inference"] if recipe.kind == "inference" else ["forward", "backward"]
     if recipe.key != key or len(shared.plan_keys) != len(kinds):
         raise ValueError(f"the daemon's recipe {key[:16]} does not fit its key or plans")

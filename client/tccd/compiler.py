@@ -44,14 +44,14 @@ def _rpc_error(what: str, e: grpc.RpcError) -> CompileFailed:
 def _daemon_compile(request: "pb.CompileRequest", config: Config) -> "pb.CompileResponse":
     stub = channel.connect(config)
     try:
-        return progress.compile(stub, request, config)
+        return progress.compile_with_progress(stub, request, config)
     except grpc.RpcError as e:
         if e.code() != grpc.StatusCode.UNAVAILABLE:
             raise _rpc_error("Compile", e) from None
     # The daemon went away between the health check and the call (a restart): once more.
     stub = channel.connect(config)
     try:
-        return progress.compile(stub, request, config)
+        return progress.compile_with_progress(stub, request, config)
     except grpc.RpcError as e:
         raise _rpc_error("Compile", e) from None
 

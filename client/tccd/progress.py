@@ -1,6 +1,6 @@
 """A Compile call that says what it waits for when it takes long (issue 11 item 5).
 
-    response = progress.compile(stub, request, config)
+    response = progress.compile_with_progress(stub, request, config)
 
 The call runs as a gRPC future. If it has not been answered after TCCD_PROGRESS_AFTER_S seconds,
 the daemon is asked GetCompileProgress for this call (CompileRequest.progress_id, a random id)
@@ -56,7 +56,7 @@ def _ask(stub, progress_id: str) -> "pb.CompileProgress | None":
         return None
 
 
-def compile(stub, request: "pb.CompileRequest", config: Config) -> "pb.CompileResponse":
+def compile_with_progress(stub, request: "pb.CompileRequest", config: Config) -> "pb.CompileResponse":
     """stub.Compile(request), printing progress lines while it takes long. Raises grpc.RpcError
     as the plain call does."""
     after_s = config.progress_after_s
