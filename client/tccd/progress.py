@@ -64,8 +64,8 @@ def compile_with_progress(stub, request: "pb.CompileRequest", config: Config) ->
         return stub.Compile(request, timeout=config.timeout_s)
     request.progress_id = uuid.uuid4().hex
     start = time.monotonic()
+    future = stub.Compile.future(request, timeout=config.timeout_s)
     try:
-        future = stub.Compile.future(request, timeout=config.timeout_s)
         wait_s = after_s
         while True:
             try:
@@ -77,4 +77,5 @@ def compile_with_progress(stub, request: "pb.CompileRequest", config: Config) ->
             log.info("%s", line)
             wait_s = PROGRESS_REPEAT_S
     finally:
+        future.cancel()  # a no-op once answered; an interrupted wait must not leave the call open
         request.progress_id = ""
