@@ -29,7 +29,11 @@ import logging
 from typing import Any, List, Optional
 
 import torch
-from torch._dynamo.aot_compile_types import SerializableCallable
+
+try:
+    from torch._dynamo.aot_compile_types import SerializableCallable
+except ImportError:  # a torch without the ahead-of-time flow: precompiling() is never true
+    SerializableCallable = object  # type: ignore[misc,assignment]
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +46,7 @@ def precompiling() -> bool:
     """True inside torch's aot_compile (aot_compile_fullgraph patches exactly these functorch
     flags around the backend call, in 2.11 and 2.15)."""
     cfg = torch._functorch.config
-    return bool(
+    return SerializableCallable is not object and bool(
         getattr(cfg, "bundled_autograd_cache", False)
         and getattr(cfg, "force_non_lazy_backward_lowering", False)
         and getattr(cfg, "bypass_autograd_cache_key", False)

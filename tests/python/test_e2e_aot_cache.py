@@ -26,13 +26,6 @@ from test_e2e_training import ATOL, RTOL, WORKER
 RECIPES = "aot-recipes"
 
 
-@pytest.fixture(autouse=True)
-def _local_recipes_only(monkeypatch):
-    """These tests are about the local recipe cache: the session daemon would otherwise serve
-    recipes other tests shared (test_e2e_aot_share.py covers that)."""
-    monkeypatch.setenv("TCCD_AOT_SHARE", "0")
-
-
 def _worker(env_overrides, out_dir: Path, name: str, model: str):
     import json
 

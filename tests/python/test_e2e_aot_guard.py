@@ -19,11 +19,6 @@ from test_e2e_aot_cache import _check_training_twice, _recipe_files
 
 
 @pytest.fixture(autouse=True)
-def _local_recipes_only(monkeypatch):
-    monkeypatch.setenv("TCCD_AOT_SHARE", "0")  # as in test_e2e_aot_cache.py
-
-
-@pytest.fixture(autouse=True)
 def _fresh_guard():
     aot_guard.refusal.cache_clear()
     yield

@@ -43,7 +43,7 @@ def _assert_eager(result):
 
 def test_saved_in_one_process_loaded_in_a_fresh_one_without_compiling(daemon, daemon_env, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("TCCD_")}
-    env.update({k: daemon_env[k] for k in ("TCCD_ADDRESS", "TCCD_JOB_ID", "TCCD_NO_AUTOSTART")})
+    env.update({k: daemon_env[k] for k in ("TCCD_ADDRESS", "TCCD_JOB_ID", "TCCD_NO_AUTOSTART", "TCCD_AOT_SHARE")})
     saved = tmp_path / "step.pt2"
 
     env["TCCD_CACHE_DIR"] = str(tmp_path / "cache-save")
