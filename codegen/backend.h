@@ -17,6 +17,7 @@
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
+#include "codegen/kernel/compile_progress.h"
 #include "codegen/pipeline.h"
 #include "codegen/schedule/schedule.h"
 
@@ -33,6 +34,8 @@ struct BackendOptions {
   std::string fingerprint;
   // Threads compiling one graph's kernels (KernelCompileThreads()). Default: 1.
   int threads = 1;
+  // Told about every kernel compiled or reused (a long compile's progress). Default: none.
+  CompileProgress* progress = nullptr;
   // Writes a named debugging dump (a no-op without TCCD_DUMP_DIR). Default: no-op.
   std::function<void(const std::string& name, const std::string& text)> dump = [](const std::string&,
                                                                                   const std::string&) {};

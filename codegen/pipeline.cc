@@ -240,7 +240,8 @@ int KernelCompileThreads() {
   return threads;
 }
 
-absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernel_cache) {
+absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernel_cache,
+                                      CompileProgress* progress) {
   RET_CHECK(prepared.parsed != nullptr);
   const ParsedRequest& request = *prepared.parsed;
   ir::Graph graph = request.graph;
@@ -249,6 +250,7 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
                          .kernel_cache = kernel_cache,
                          .fingerprint = CompilerFingerprint(),
                          .threads = KernelCompileThreads(),
+                         .progress = progress,
                          .dump = Dump};
   std::unique_ptr<Backend> backend = request.device == ir::DeviceType::kCpu
                                          ? MakeCpuBackend(request.cpu, std::move(options))

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/kernel/compile_progress.h"
 #include "codegen/kernel/kernel_cache.h"
 #include "tccd/v1/tccd.pb.h"
 
@@ -62,8 +63,10 @@ const std::string& CompilerFingerprint();
 
 // Lowers, fuses and generates code. May take seconds; safe to call from many threads at once.
 // CPU kernels whose objects `kernels` has are linked, not compiled; nullptr compiles them all.
-// The missing ones compile on up to KernelCompileThreads() threads.
-absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernels = nullptr);
+// The missing ones compile on up to KernelCompileThreads() threads, telling `progress` (if any)
+// the distinct kernels done as they finish.
+absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernels = nullptr,
+                                      CompileProgress* progress = nullptr);
 
 // Threads one graph's compile uses for its kernels: TCCD_KERNEL_THREADS if set (>= 1), else the
 // machine's hardware threads. Read once.

@@ -1,26 +1,67 @@
-"""Warm-start time of a small transformer block (d=256, 4 heads, batch 2, seq 64) on CPU.
+"""Where a warm first step goes: eager, Inductor and tccd, each in a new process, on the CPU.
 
-    python deploy/warm_start_bench.py --cache-dir DIR [--profile OUT.txt]
+    python deploy/warm_start_bench.py [--threads N] [--repeat R] [--no-share] [--json OUT]
 
-One training step (forward, backward, SGD) under torch.compile(backend="tccd") in this process,
-timed from the first call. Run it once to populate DIR (cold), then again in new processes
-(warm), with and without TCCD_AOT_CACHE=0, to compare. Prints one JSON line.
+The model is a 2-layer transformer language model built from plain torch.nn (vocab 512, d=256,
+4 heads, batch 2, seq 64); one training step is forward, cross-entropy, backward and SGD. The
+compiled function is the loss as a function of (parameters, tokens, targets)
+(torch.func.functional_call), in every scenario, because that is what aot_compile can save.
+Every scenario runs in its own process (this script with --child), timed from the first call:
+
+  eager            eager's own first step (the floor everything is compared with)
+  inductor-warm    torch.compile(backend="inductor"), Inductor's local caches filled by a
+                   previous process (FX graph cache, AOTAutograd cache)
+  tccd-cold        backend="tccd", empty daemon and local caches (fills the daemon)
+  tccd-warm        new process, EMPTY local cache, daemon cache filled (another machine): the
+                   AOT recipe comes from the daemon (--no-share: AOTAutograd traces)
+  tccd-local       new process, local cache filled too (AOT recipe hit: no AOTAutograd trace)
+  tccd-aot         torch.compiler.load_compiled_function of a function saved by aot_compile
+                   (precompile.py), empty local cache: no Dynamo, no AOTAutograd, no compile
+
+Each child splits its first step (seconds) into:
+  dynamo        Dynamo's trace and guards (torch's compile_inner minus the backend call)
+  backend       inside the backend but outside what is listed below: AOTAutograd's trace and
+                partitioning (tccd), AOTAutograd + Inductor (inductor)
+  recipe        tccd's AOT recipe lookup (key, JSON), outside the plan loads it does
+  request       tccd: serialising graphs into CompileRequests and their hashes
+  compile_rpc   tccd: the Compile round trips (the daemon answers from its cache)
+  fetch         tccd: GetManifest / FetchArtifact round trips and writing the local cache
+  load          tccd: dlopen and binding of plans (runtime.load_plan, native_plan.load)
+  aot_load      torch.compiler.load_compiled_function (tccd-aot; includes its fetch and load)
+  rest          everything else: the first calls themselves, autograd, the optimizer step
+The daemon is build/bin/tccd (or --binary), started by this script on a private socket.
+Prints one table and, with --json, writes every child's numbers.
 """
 
+from __future__ import annotations
+
 import argparse
-import cProfile
-import io
+import contextlib
 import json
 import os
-import pstats
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
+from typing import Dict, List
 
-import torch
-import torch.nn as nn
+REPO = Path(__file__).resolve().parents[1]
+PHASES = ("dynamo", "backend", "recipe", "request", "compile_rpc", "fetch", "load", "aot_load", "rest")
+
+
+# ---------------------------------------------------------------------------------------------
+# The model (child side)
+# ---------------------------------------------------------------------------------------------
+
+
+import torch  # noqa: E402  (the model's classes must be at module level for aot_compile)
+import torch.nn as nn  # noqa: E402
 
 
 class Block(nn.Module):
-    def __init__(self, d=256, heads=4):
+    def __init__(self, d, heads):
         super().__init__()
         self.ln1 = nn.LayerNorm(d)
         self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
@@ -33,40 +74,258 @@ class Block(nn.Module):
         return x + self.mlp(self.ln2(x))
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--cache-dir", required=True)
-    parser.add_argument("--profile", help="write the cProfile of the first step here")
-    args = parser.parse_args()
-    os.environ["TCCD_CACHE_DIR"] = args.cache_dir
-    import tccd
+class TinyLM(nn.Module):
+    def __init__(self, vocab=512, d=256, heads=4, layers=2, seq=64):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.zeros(seq, d))
+        self.blocks = nn.Sequential(*[Block(d, heads) for _ in range(layers)])
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
 
+    def forward(self, tokens, targets):
+        x = self.tok(tokens) + self.pos
+        logits = self.head(self.ln(self.blocks(x)))
+        return nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+
+
+def make_model():
     torch.manual_seed(0)
-    model = Block()
+    model = TinyLM()
+    tokens = torch.randint(0, 512, (2, 64))
+    targets = torch.randint(0, 512, (2, 64))
+    return model, tokens, targets
+
+
+def functional_step(model):
+    """The loss as a function of (parameters, tokens, targets): what aot_compile saves (a
+    function whose tensors are all inputs, so that a new process passes its own model's)."""
+    import torch
+
+    def loss_fn(params, tokens, targets):
+        return torch.func.functional_call(model, params, (tokens, targets))
+
+    return loss_fn
+
+
+def save_aot(path: str) -> None:
+    import torch
+
+    torch._dynamo.reset()
+    torch._dynamo.config.enable_aot_compile = True  # torch 2.11's default is False
+    model, tokens, targets = make_model()
+    params = dict(model.named_parameters())
+    compiled = torch.compile(functional_step(model), backend="tccd", fullgraph=True, dynamic=False)
+    # The module object itself is the caller's (external data): a new process passes its own.
+    aot = compiled.aot_compile(((params, tokens, targets), {}))
+    aot.save_compiled_function(path, external_data={"model": model})
+
+
+class Timers:
+    """Exclusive time per phase: a wrapped call's time minus that of wrapped calls inside it."""
+
+    def __init__(self):
+        self.total: Dict[str, float] = {p: 0.0 for p in PHASES}
+        self.stack: List[float] = []  # per open call: time spent in nested wrapped calls
+
+    def wrap(self, owner, attr: str, phase: str) -> None:
+        original = getattr(owner, attr)
+        timers = self
+
+        def timed(*args, **kwargs):
+            timers.stack.append(0.0)
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                elapsed = time.perf_counter() - start
+                nested = timers.stack.pop()
+                timers.total[phase] += elapsed - nested
+                if timers.stack:
+                    timers.stack[-1] += elapsed
+
+        setattr(owner, attr, timed)
+        return original
+
+
+def child(mode: str, saved: str) -> Dict[str, float]:
+    import torch
+
+    model, tokens, targets = make_model()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    x = torch.randn(2, 64, 256)
-    compiled = torch.compile(model, backend="tccd", dynamic=False)
-    profiler = cProfile.Profile() if args.profile else None
+    timers = Timers()
+    if mode.startswith("tccd"):
+        import tccd
+        from tccd import aot_cache, backend as tccd_backend, compiler, local_cache, native_plan, serialize
+
+        timers.wrap(serialize, "build_request", "request")
+        timers.wrap(local_cache, "request_hash", "request")
+        timers.wrap(compiler, "_daemon_compile", "compile_rpc")
+        timers.wrap(compiler, "fetch_artifact", "fetch")
+        timers.wrap(compiler, "load_plan", "load")
+        timers.wrap(native_plan, "load", "load")
+        timers.wrap(aot_cache, "lookup", "recipe")
+        # Names bound at import elsewhere: rebind them to the wrapped ones.
+        tccd_backend_module = sys.modules["tccd.backend"]
+        backend_fn = tccd_backend_module.tccd
     start = time.perf_counter()
-    if profiler:
-        profiler.enable()
-    loss = compiled(x).square().mean()
+    if mode == "eager":
+        step_fn = model
+    elif mode == "tccd-aot":
+        import tccd.precompile  # noqa: F401  (the saved file names its classes)
+
+        holder = {}
+
+        def load():
+            with open(saved, "rb") as f:
+                holder["fn"] = torch.compiler.load_compiled_function(f, external_data={"model": model})
+
+        timers.stack.append(0.0)
+        t0 = time.perf_counter()
+        load()
+        elapsed = time.perf_counter() - t0
+        timers.total["aot_load"] += elapsed - timers.stack.pop()
+        fn = holder["fn"]
+        params = dict(model.named_parameters())
+
+        def step_fn(tokens, targets):
+            return fn(params, tokens, targets)
+    else:
+        if mode == "inductor-warm":
+            import torch._inductor.compile_fx as compile_fx
+
+            timers.wrap(compile_fx, "compile_fx", "backend")
+            compiled = torch.compile(functional_step(model), backend="inductor", dynamic=False)
+        else:
+            def timed_backend(gm, example_inputs, **kwargs):
+                return backend_fn(gm, example_inputs, **kwargs)
+
+            timed_holder = type("H", (), {})()
+            timed_holder.fn = timed_backend
+            timers.wrap(timed_holder, "fn", "backend")
+            compiled = torch.compile(functional_step(model), backend=timed_holder.fn, dynamic=False)
+        params = dict(model.named_parameters())
+
+        def step_fn(tokens, targets):
+            return compiled(params, tokens, targets)
+    loss = step_fn(tokens, targets)
     loss.backward()
     opt.step()
-    if profiler:
-        profiler.disable()
-    first_step_s = time.perf_counter() - start
-    if profiler:
-        out = io.StringIO()
-        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(40)
-        with open(args.profile, "w") as f:
-            f.write(out.getvalue())
-    stats = tccd.last_compile_stats()
-    print(json.dumps({
-        "first_step_s": round(first_step_s, 4),
-        "graphs": [(s["name"], s["aot_skipped"], s["local_hit"], s["fallback"] is None) for s in stats],
-    }))
+    first_step = time.perf_counter() - start
+    out = {"first_step_s": first_step, "loss": float(loss.detach())}
+    if mode not in ("eager", "tccd-aot"):
+        from torch._dynamo.utils import compilation_time_metrics as m
+
+        timers.total["dynamo"] = sum(m.get("_compile.compile_inner", [])) - sum(m.get("OutputGraph.call_user_compiler", []))
+    timers.total["rest"] = first_step - sum(v for k, v in timers.total.items() if k != "rest")
+    out.update({k: round(v, 4) for k, v in timers.total.items()})
+    if mode.startswith("tccd"):
+        stats = tccd.last_compile_stats()
+        out["graphs"] = len(stats)
+        out["aot_skipped"] = sum(s["aot_skipped"] for s in stats)
+        out["local_hits"] = sum(s["local_hit"] for s in stats)
+        out["fallbacks"] = sum(s["fallback"] is not None for s in stats)
+    if mode == "tccd-cold" and saved:
+        save_aot(saved)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Driver
+# ---------------------------------------------------------------------------------------------
+
+
+def run_child(mode: str, env: Dict[str, str], saved: str, threads: int) -> Dict[str, float]:
+    cmd = [sys.executable, __file__, "--child", mode, "--saved", saved, "--threads", str(threads)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800)
+    if r.returncode != 0:
+        raise RuntimeError(f"{mode} failed:\n{r.stdout[-3000:]}\n{r.stderr[-6000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@contextlib.contextmanager
+def daemon(binary: str, root: str):
+    sock = os.path.join(root, "tccd.sock")
+    log = open(os.path.join(root, "tccd.log"), "wb")
+    proc = subprocess.Popen([binary, "--listen", f"unix:{sock}", "--cache-dir", os.path.join(root, "db")],
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while not os.path.exists(sock):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"tccd did not start; see {root}/tccd.log")
+            time.sleep(0.05)
+        time.sleep(0.2)
+        yield f"unix:{sock}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--child")
+    parser.add_argument("--saved", default="")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads per process (default 1)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each warm scenario; the table shows the median")
+    parser.add_argument("--binary", default=str(REPO / "build" / "bin" / "tccd"))
+    parser.add_argument("--json", help="write every run's numbers here")
+    parser.add_argument("--no-share", action="store_true",
+                        help="TCCD_AOT_SHARE=0: recipes stay local (the tccd-warm of before they were shared)")
+    args = parser.parse_args()
+    if args.child:
+        import torch
+
+        torch.set_num_threads(args.threads)
+        print(json.dumps(child(args.child, args.saved)))
+        return 0
+
+    root = tempfile.mkdtemp(prefix="tccd-warm-", dir="/tmp")
+    results: Dict[str, List[Dict[str, float]]] = {}
+    try:
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("TCCD_", "TORCHINDUCTOR_"))}
+        base["PYTHONPATH"] = str(REPO / "client") + os.pathsep + base.get("PYTHONPATH", "")
+        base["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(root, "inductor-cache")
+        saved = os.path.join(root, "step.pt2")
+        with daemon(args.binary, root) as address:
+            tccd_env = dict(base, TCCD_ADDRESS=address, TCCD_NO_AUTOSTART="1",
+                            TCCD_AOT_SHARE="0" if args.no_share else "1")
+
+            def run(mode, env, label=None):
+                r = run_child(mode, env, saved, args.threads)
+                results.setdefault(label or mode, []).append(r)
+                print(f"  {label or mode}: {r['first_step_s']:.2f} s", file=sys.stderr, flush=True)
+
+            run("eager", base)
+            run("inductor-warm", base, "inductor-cold")  # fills Inductor's caches
+            run("tccd-cold", dict(tccd_env, TCCD_CACHE_DIR=os.path.join(root, "local-cold")))
+            for i in range(args.repeat):
+                run("eager", base)
+                run("inductor-warm", base)
+                run("tccd-warm", dict(tccd_env, TCCD_CACHE_DIR=os.path.join(root, f"local-empty-{i}")))
+                local = os.path.join(root, f"local-filled-{i}")
+                shutil.copytree(os.path.join(root, "local-cold"), local)
+                run("tccd-local", dict(tccd_env, TCCD_CACHE_DIR=local))
+                run("tccd-aot", dict(tccd_env, TCCD_CACHE_DIR=os.path.join(root, f"local-aot-{i}")))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    def median(xs):
+        xs = sorted(xs)
+        return xs[len(xs) // 2]
+
+    eager = median([r["first_step_s"] for r in results["eager"]])
+    print(f"{'scenario':<15}{'first step':>11}{'- eager':>9}" + "".join(f"{p:>12}" for p in PHASES))
+    for mode, runs in results.items():
+        row = {p: median([r.get(p, 0.0) for r in runs]) for p in PHASES + ("first_step_s",)}
+        print(f"{mode:<15}{row['first_step_s']:>11.3f}{row['first_step_s'] - eager:>9.3f}"
+              + "".join(f"{row[p]:>12.3f}" for p in PHASES))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -137,6 +137,11 @@ absl::Status AllowStats(const Identity& who) {
       RoleName(who.role)));
 }
 
+absl::Status AllowWrite(const Identity& who) {
+  if (who.role != Role::kRead) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat("a read token (", who.name, ") cannot store anything"));
+}
+
 absl::Status AllowJob(const Identity& who, absl::string_view job_id) {
   if (who.role == Role::kAdmin) return absl::OkStatus();
   return CheckJobPrefix(who, job_id, "job listing");

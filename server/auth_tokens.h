@@ -56,6 +56,8 @@ class TokenAuthorizer {
 // the token lacks.
 absl::Status AllowCompile(const Identity& who, absl::string_view job_id);
 absl::Status AllowStats(const Identity& who);
+// Writes that are not compiles (PutAotRecipe): compile or admin tokens.
+absl::Status AllowWrite(const Identity& who);
 absl::Status AllowJob(const Identity& who, absl::string_view job_id);
 
 }  // namespace tccd::server

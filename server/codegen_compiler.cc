@@ -23,8 +23,9 @@ class CodegenCompiler final : public Compiler {
   }
   absl::StatusOr<codegen::CompileOutput> Compile(
       const codegen::Prepared& prepared, const v1::CompileRequest&,
-      codegen::KernelObjectCache* kernels) override {
-    return codegen::Compile(prepared, kernels);
+      codegen::KernelObjectCache* kernels,
+      codegen::CompileProgress* progress) override {
+    return codegen::Compile(prepared, kernels, progress);
   }
 };
 

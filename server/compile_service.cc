@@ -86,6 +86,10 @@ absl::Status ValidateCompileRequest(const v1::CompileRequest& request) {
     return absl::InvalidArgumentError(absl::StrCat(
         "CompileRequest.job_id is longer than ", kMaxIdBytes, " bytes"));
   }
+  if (request.progress_id().size() > kMaxIdBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CompileRequest.progress_id is longer than ", kMaxIdBytes, " bytes"));
+  }
   if (request.graph_name().size() > kMaxIdBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "CompileRequest.graph_name is longer than ", kMaxIdBytes, " bytes"));
@@ -159,6 +163,8 @@ CompileService::CompileService(CompileServiceOptions options,
       store_(store),
       compiler_(std::move(compiler)),
       started_(Clock::now()),
+      progress_(options_.progress_log_after),
+      recipes_(store),
       compile_pool_("tccd-compile", options_.compile_threads) {
   if (options_.on_dedup_wait_for_testing) {
     flights_.SetFollowerHookForTesting(options_.on_dedup_wait_for_testing);
@@ -238,6 +244,8 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
     auto shared_prepared =
         std::make_shared<const codegen::Prepared>(*std::move(prepared));
     const std::string key = call->key;
+    if (!request.progress_id().empty())
+      progress_.Attach(request.progress_id(), key, call->received);
     Flights::Role role = flights_.Join(
         key, [this, call](const FlightResultPtr& result, Flights::Role role) {
           Outcome outcome = role == Flights::Role::kFollower ? Outcome::kDedup
@@ -345,8 +353,12 @@ CompileService::FlightResult CompileService::CompileAndStore(
   };
   const Clock::time_point start = Clock::now();
   StoreKernelCache kernels(store_);
+  progress_.Started(key, request.graph_name());
+  absl::Cleanup ended = [this, &key] { progress_.Ended(key); };  // also when Compile throws
+  CompileProgressBoard::Sink progress(&progress_, key);
   absl::StatusOr<codegen::CompileOutput> output =
-      compiler_->Compile(prepared, request, &kernels);
+      compiler_->Compile(prepared, request, &kernels, &progress);
+  std::move(ended).Invoke();
   result.compile_ms = MillisSince(start);
   if (!output.ok()) {
     stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
@@ -426,6 +438,7 @@ void CompileService::Respond(Call& call, Outcome outcome,
         break;
     }
     const v1::CompileRequest& request = *call.request;
+    if (!request.progress_id().empty()) progress_.Detach(request.progress_id());
     if (outcome == Outcome::kHit) compile_ms = 0;
     if (status.ok()) {
       v1::CompileResponse& response = *call.response;
@@ -526,6 +539,13 @@ absl::StatusOr<std::string> CompileService::ReadArtifact(
   return blob;
 }
 
+v1::InfoResponse CompileService::GetInfo() const {
+  v1::InfoResponse response;
+  response.set_tccd_version(TCCD_VERSION);
+  response.set_compiler_fingerprint(compiler_->Fingerprint());
+  return response;
+}
+
 v1::StatsResponse CompileService::GetStats() {
   stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
   v1::StatsResponse response;
@@ -552,6 +572,48 @@ v1::StatsResponse CompileService::GetStats() {
   response.set_cache_dir(options_.cache_dir);
   spdlog::debug("GetStats");
   return response;
+}
+
+absl::StatusOr<v1::Manifest> CompileService::GetManifest(
+    const v1::ManifestRequest& request) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  if (!IsSha256Hex(request.key())) {
+    return absl::InvalidArgumentError(
+        "ManifestRequest.key must be 64 lowercase hex characters");
+  }
+  absl::StatusOr<v1::Manifest> manifest = store_->GetManifest(request.key());
+  if (manifest.ok()) {
+    stats_.manifest_reads.fetch_add(1, std::memory_order_relaxed);
+  } else if (absl::IsNotFound(manifest.status())) {
+    return absl::NotFoundError(absl::StrCat(
+        "the daemon's cache holds no manifest under key ", request.key()));
+  }
+  return manifest;
+}
+
+absl::Status CompileService::PutAotRecipe(const v1::AotRecipe& recipe) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  if (!options_.aot_recipes)
+    return absl::FailedPreconditionError("this daemon does not keep AOT recipes (--aot-recipes=false)");
+  absl::Status stored = recipes_.Put(recipe);
+  if (stored.ok()) stats_.aot_recipe_puts.fetch_add(1, std::memory_order_relaxed);
+  return stored;
+}
+
+absl::StatusOr<v1::AotRecipe> CompileService::GetAotRecipe(const v1::AotRecipeRequest& request) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  if (!options_.aot_recipes)
+    return absl::FailedPreconditionError("this daemon does not keep AOT recipes (--aot-recipes=false)");
+  absl::StatusOr<v1::AotRecipe> recipe = recipes_.Get(request.key());
+  if (recipe.ok()) stats_.aot_recipe_hits.fetch_add(1, std::memory_order_relaxed);
+  return recipe;
+}
+
+v1::CompileProgress CompileService::GetCompileProgress(
+    const v1::CompileProgressRequest& request) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  if (request.progress_id().empty()) return v1::CompileProgress();
+  return progress_.Get(request.progress_id());
 }
 
 absl::StatusOr<v1::JobResponse> CompileService::GetJob(

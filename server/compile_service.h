@@ -40,6 +40,8 @@
 #include "absl/strings/string_view.h"
 #include "cache/shared_tier.h"
 #include "cache/store.h"
+#include "server/aot_recipe_store.h"
+#include "server/compile_progress_board.h"
 #include "server/compiler.h"
 #include "server/single_flight.h"
 #include "server/stats.h"
@@ -56,6 +58,11 @@ struct CompileServiceOptions {
   // The second cache level shared with other daemons (cache/shared_tier.h), consulted by the
   // flight leader on a local miss; must outlive the service. Default: none.
   cache::SharedTier* shared_tier = nullptr;
+  // A compile running this long gets one log line with its kernels done
+  // (compile_progress_board.h); zero: never. Default: 5 s.
+  absl::Duration progress_log_after = absl::Seconds(5);
+  // Accept and serve clients' AOT recipes (aot_recipe_store.h). Default: true.
+  bool aot_recipes = true;
   // Test sync point: runs when a Compile request starts waiting for an
   // identical in-flight compile, with the key. Default: none.
   std::function<void(absl::string_view key)> on_dedup_wait_for_testing;
@@ -98,6 +105,22 @@ class CompileService {
 
   // Counters (see stats.h) plus the store's usage and the pools' gauges.
   v1::StatsResponse GetStats();
+  // The daemon's version and compiler identity (GetInfo).
+  v1::InfoResponse GetInfo() const;
+
+  // The manifest stored under `request.key`. INVALID_ARGUMENT unless the key
+  // is 64 lowercase hex characters; NOT_FOUND if the cache does not hold it.
+  // Blocks on disk.
+  absl::StatusOr<v1::Manifest> GetManifest(const v1::ManifestRequest& request);
+
+  // AOT recipes (aot_recipe_store.h). FAILED_PRECONDITION when the daemon
+  // runs with aot_recipes off. Block on disk.
+  absl::Status PutAotRecipe(const v1::AotRecipe& recipe);
+  absl::StatusOr<v1::AotRecipe> GetAotRecipe(const v1::AotRecipeRequest& request);
+
+  // Progress of the Compile call whose request carried `request.progress_id`
+  // (known = false when there is none waiting). Never blocks.
+  v1::CompileProgress GetCompileProgress(const v1::CompileProgressRequest& request);
 
   // The keys `request.job_id` compiled or used. INVALID_ARGUMENT for an empty
   // job id.
@@ -155,6 +178,8 @@ class CompileService {
   const std::unique_ptr<Compiler> compiler_;
   const Clock::time_point started_;
   ServerStats stats_;
+  CompileProgressBoard progress_;
+  AotRecipeStore recipes_;
   Flights flights_;
   // Declared last: destroyed (joined) first, while everything its tasks use is
   // alive.

@@ -15,6 +15,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "server/compiler.h"
 #include "server/worker_protocol.h"
 #include "spdlog/spdlog.h"
@@ -45,17 +46,29 @@ void ApplyTestFault(const v1::CompileRequest& request) {
   }
 }
 
-// The daemon's kernel objects, asked for over the worker socket (worker_protocol.h): one round
-// trip per compile. Only the compile's own thread calls it, between the request and the result.
-class SocketKernelCache final : public codegen::KernelObjectCache {
+// The worker socket while one compile runs: kernel lookups and progress reports share it, and
+// come from different threads (progress from the kernel compile threads), so one lock keeps a
+// report from landing between a lookup and its answer.
+class CompileSocket final : public codegen::KernelObjectCache, public codegen::CompileProgress {
  public:
+  // The daemon's kernel objects (worker_protocol.h): one round trip per compile.
   absl::StatusOr<absl::flat_hash_map<std::string, std::string>> Lookup(
       absl::Span<const std::string> keys) override {
+    absl::MutexLock lock(&mu_);
     if (absl::Status s = WriteFrame(kCompileWorkerFd, EncodeKernelLookup(keys)); !s.ok()) return s;
     absl::StatusOr<std::string> answer = ReadFrame(kCompileWorkerFd);
     if (!answer.ok()) return answer.status();
     return DecodeKernelObjects(*answer);
   }
+
+  // Not answered. A failed write means the daemon is gone; the result write then fails too.
+  void KernelsDone(int done, int total) override {
+    absl::MutexLock lock(&mu_);
+    WriteFrame(kCompileWorkerFd, EncodeProgress(done, total)).IgnoreError();
+  }
+
+ private:
+  absl::Mutex mu_;
 };
 
 // `*exhausted` is set when the compile ran out of memory: the worker then exits after answering,
@@ -78,8 +91,8 @@ WorkerResult CompileOne(Compiler& compiler, const std::string& frame,
     if (!prepared.ok()) {
       result.output = prepared.status();
     } else {
-      SocketKernelCache kernels;
-      result.output = compiler.Compile(*prepared, request, &kernels);
+      CompileSocket socket;
+      result.output = compiler.Compile(*prepared, request, &socket, &socket);
     }
   } catch (const std::bad_alloc&) {
     *exhausted = true;

@@ -29,12 +29,14 @@ class Compiler {
       const codegen::Prepared& prepared) = 0;
   // The same, for compilers that need the request itself (the worker pool sends it to another
   // process). `request` is the one `prepared` came from; `kernels` (may be null) has the kernel
-  // objects the daemon stores (codegen/kernel/kernel_cache.h). Default: Compile(prepared).
+  // objects the daemon stores (codegen/kernel/kernel_cache.h); `progress` (may be null) is told
+  // the graph's kernels done as they finish. Default: Compile(prepared).
   virtual absl::StatusOr<codegen::CompileOutput> Compile(
       const codegen::Prepared& prepared, const v1::CompileRequest& request,
-      codegen::KernelObjectCache* kernels) {
+      codegen::KernelObjectCache* kernels, codegen::CompileProgress* progress) {
     (void)request;
     (void)kernels;
+    (void)progress;
     return Compile(prepared);
   }
   // Counters of this compiler for GetStats (the worker pool's). Default: none.

@@ -152,9 +152,12 @@ int RunDaemon(const ServerOptions& options) {
   // pools), then the request pool, then the service (its compile pool), then
   // the store.
   CompileService service(
-      CompileServiceOptions{.compile_threads = options.compile_threads,
-                            .cache_dir = options.cache_dir,
-                            .shared_tier = shared_tier.get()},
+      CompileServiceOptions{
+          .compile_threads = options.compile_threads,
+          .cache_dir = options.cache_dir,
+          .shared_tier = shared_tier.get(),
+          .progress_log_after = absl::Seconds(options.progress_log_s),
+          .aot_recipes = options.aot_recipes},
       store->get(),
       options.compile_in_process
           ? NewCodegenCompiler()

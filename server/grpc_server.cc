@@ -343,7 +343,13 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 using RawService = v1::Tccd::WithRawCallbackMethod_Compile<
     v1::Tccd::WithRawCallbackMethod_FetchArtifact<
         v1::Tccd::WithRawCallbackMethod_GetStats<
-            v1::Tccd::WithRawCallbackMethod_GetJob<v1::Tccd::Service>>>>;
+            v1::Tccd::WithRawCallbackMethod_GetJob<
+                v1::Tccd::WithRawCallbackMethod_GetInfo<
+                v1::Tccd::WithRawCallbackMethod_GetCompileProgress<
+                    v1::Tccd::WithRawCallbackMethod_GetManifest<
+                        v1::Tccd::WithRawCallbackMethod_PutAotRecipe<
+                            v1::Tccd::WithRawCallbackMethod_GetAotRecipe<
+                                v1::Tccd::Service>>>>>>>>>;
 
 class TccdService final : public RawService {
  public:
@@ -421,6 +427,81 @@ class TccdService final : public RawService {
           absl::StatusOr<v1::JobResponse> job = service_->GetJob(request);
           if (job.ok()) *response = *std::move(job);
           done(job.status());
+        });
+  }
+
+  grpc::ServerUnaryReactor* GetInfo(grpc::CallbackServerContext* context,
+                                    const grpc::ByteBuffer* request,
+                                    grpc::ByteBuffer* response) override {
+    auto who = AuthenticateCall(tokens_, *context, "GetInfo");
+    if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
+    return ServeUnary<v1::InfoRequest, v1::InfoResponse>(
+        context, request, response, service_, pool_, request_deadline_, "GetInfo",
+        [this](const v1::InfoRequest&, v1::InfoResponse* response, CompileService::Done done) {
+          *response = service_->GetInfo();
+          done(absl::OkStatus());
+        });
+  }
+
+  grpc::ServerUnaryReactor* GetCompileProgress(
+      grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+      grpc::ByteBuffer* response) override {
+    auto who = AuthenticateCall(tokens_, *context, "GetCompileProgress");
+    if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
+    return ServeUnary<v1::CompileProgressRequest, v1::CompileProgress>(
+        context, request, response, service_, pool_, request_deadline_,
+        "GetCompileProgress",
+        [this](const v1::CompileProgressRequest& request,
+               v1::CompileProgress* response, CompileService::Done done) {
+          *response = service_->GetCompileProgress(request);
+          done(absl::OkStatus());
+        });
+  }
+
+  grpc::ServerUnaryReactor* GetManifest(grpc::CallbackServerContext* context,
+                                        const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* response) override {
+    auto who = AuthenticateCall(tokens_, *context, "GetManifest");
+    if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
+    return ServeUnary<v1::ManifestRequest, v1::Manifest>(
+        context, request, response, service_, pool_, request_deadline_,
+        "GetManifest",
+        [this](const v1::ManifestRequest& request, v1::Manifest* response,
+               CompileService::Done done) {
+          absl::StatusOr<v1::Manifest> manifest = service_->GetManifest(request);
+          if (manifest.ok()) *response = *std::move(manifest);
+          done(manifest.status());
+        });
+  }
+
+  grpc::ServerUnaryReactor* PutAotRecipe(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override {
+    auto who = AuthenticateCall(tokens_, *context, "PutAotRecipe");
+    if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
+    if (who->has_value()) {
+      if (absl::Status allowed = AllowWrite(**who); !allowed.ok()) return RefuseUnary(context, ToGrpcStatus(allowed));
+    }
+    return ServeUnary<v1::AotRecipe, v1::PutAotRecipeResponse>(
+        context, request, response, service_, pool_, request_deadline_,
+        "PutAotRecipe",
+        [this](const v1::AotRecipe& request, v1::PutAotRecipeResponse*,
+               CompileService::Done done) { done(service_->PutAotRecipe(request)); });
+  }
+
+  grpc::ServerUnaryReactor* GetAotRecipe(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override {
+    auto who = AuthenticateCall(tokens_, *context, "GetAotRecipe");
+    if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
+    return ServeUnary<v1::AotRecipeRequest, v1::AotRecipe>(
+        context, request, response, service_, pool_, request_deadline_,
+        "GetAotRecipe",
+        [this](const v1::AotRecipeRequest& request, v1::AotRecipe* response,
+               CompileService::Done done) {
+          absl::StatusOr<v1::AotRecipe> recipe = service_->GetAotRecipe(request);
+          if (recipe.ok()) *response = *std::move(recipe);
+          done(recipe.status());
         });
   }
 

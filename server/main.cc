@@ -72,6 +72,16 @@ ABSL_FLAG(int, compile_memory_limit_mb, 16384,
 ABSL_FLAG(bool, enable_test_faults, false,
           "For tccd's tests only: compile workers honour the request option "
           "tccd_test_fault (crash, hang, alloc).");
+ABSL_FLAG(int, progress_log_s, 5,
+          "A compile running this many seconds gets one log line naming its "
+          "graph, its kernels done so far and the time it has taken; 0 means "
+          "never. (Clients print their own line: TCCD_PROGRESS_AFTER_S.)");
+ABSL_FLAG(bool, aot_recipes, true,
+          "Keep clients' AOT recipes (what a client needs to skip AOTAutograd's "
+          "trace of a graph) and serve them to every client, so that a process "
+          "with an empty local cache starts warm. The daemon checks a recipe's "
+          "form, not its meaning: turn it off where clients do not trust each "
+          "other.");
 ABSL_FLAG(int, cache_memtable_mb, 64,
           "RocksDB memtable size per column family of the cache, in MiB. When "
           "the cache's file system fills up, tccd keeps serving cached "
@@ -220,6 +230,8 @@ void PrintHelp(const Environment& env) {
       {"compile_time_limit_s", "SECONDS", "600"},
       {"compile_memory_limit_mb", "MIB", "16384"},
       {"compile_in_process", "BOOL", "false"},
+      {"progress_log_s", "SECONDS", "5"},
+      {"aot_recipes", "BOOL", "true"},
   };
   std::cout << "tccd " << TCCD_VERSION << "\n" << kDescription << kUsage;
   for (const FlagHelp& flag : flags) {
@@ -346,6 +358,8 @@ int main(int argc, char** argv) {
   raw.compile_time_limit_s = absl::GetFlag(FLAGS_compile_time_limit_s);
   raw.compile_memory_limit_mb = absl::GetFlag(FLAGS_compile_memory_limit_mb);
   raw.enable_test_faults = absl::GetFlag(FLAGS_enable_test_faults);
+  raw.progress_log_s = absl::GetFlag(FLAGS_progress_log_s);
+  raw.aot_recipes = absl::GetFlag(FLAGS_aot_recipes);
   absl::StatusOr<tccd::server::ServerOptions> options =
       tccd::server::ResolveOptions(raw, env);
   if (!options.ok()) {

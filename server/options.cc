@@ -319,6 +319,13 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
   options.compile_time_limit_s = raw.compile_time_limit_s;
   options.compile_memory_limit_mb = raw.compile_memory_limit_mb;
   options.enable_test_faults = raw.enable_test_faults;
+  if (raw.progress_log_s < 0 || raw.progress_log_s > 86400) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--progress-log-s=", raw.progress_log_s,
+                     ": expected 0 (never) to 86400"));
+  }
+  options.progress_log_s = raw.progress_log_s;
+  options.aot_recipes = raw.aot_recipes;
   return options;
 }
 

@@ -91,6 +91,8 @@ struct RawFlags {
   int compile_time_limit_s = 600;
   int compile_memory_limit_mb = 16384;
   bool enable_test_faults = false;
+  int progress_log_s = 5;
+  bool aot_recipes = true;
 };
 
 struct ServerOptions {
@@ -152,6 +154,11 @@ struct ServerOptions {
   int compile_memory_limit_mb = 16384;
   // Hidden, for tests: workers honour CompileOptions.extra["tccd_test_fault"].
   bool enable_test_faults = false;
+  // A compile running this many seconds gets one log line with its kernels
+  // done so far; 0: never. Default: 5.
+  int progress_log_s = 5;
+  // Keep and serve clients' AOT recipes (PutAotRecipe/GetAotRecipe). Default: true.
+  bool aot_recipes = true;
 };
 
 // Validates `raw` and fills in defaults from `env`. INVALID_ARGUMENT with a

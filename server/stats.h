@@ -40,6 +40,11 @@ struct ServerStats {
   std::atomic<int64_t> kernels_reused{0};
   // Kernel objects that could not be stored (the graph's compile still succeeds).
   std::atomic<int64_t> kernel_store_errors{0};
+  // GetManifest calls answered with a manifest (the ahead-of-time flow's loads).
+  std::atomic<int64_t> manifest_reads{0};
+  // AOT recipes stored (new or already there) and served (aot_recipe_store.h).
+  std::atomic<int64_t> aot_recipe_puts{0};
+  std::atomic<int64_t> aot_recipe_hits{0};
 
   // name -> value of every counter above.
   std::map<std::string, int64_t> Snapshot() const;

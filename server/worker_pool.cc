@@ -86,7 +86,7 @@ class WorkerCompiler final : public Compiler {
   }
   absl::StatusOr<codegen::CompileOutput> Compile(
       const codegen::Prepared&, const v1::CompileRequest& request,
-      codegen::KernelObjectCache* kernels) override;
+      codegen::KernelObjectCache* kernels, codegen::CompileProgress* progress) override;
 
   void AddStats(std::map<std::string, int64_t>* counters) const override {
     auto get = [](const std::atomic<int64_t>& c) {
@@ -111,10 +111,13 @@ class WorkerCompiler final : public Compiler {
   // One compile in `worker`; *retry when the worker crashed (see Compile).
   absl::StatusOr<codegen::CompileOutput> CompileIn(Worker worker, const std::string& frame,
                                                    codegen::KernelObjectCache* kernels,
+                                                   codegen::CompileProgress* progress,
                                                    bool* retry);
-  // Reads the worker's frames until its result, answering its kernel lookups from `kernels`.
+  // Reads the worker's frames until its result, answering its kernel lookups from `kernels` and
+  // passing its progress reports on to `progress` (may be null).
   absl::StatusOr<std::string> ReadResult(const Worker& worker, absl::Time deadline,
-                                         codegen::KernelObjectCache* kernels);
+                                         codegen::KernelObjectCache* kernels,
+                                         codegen::CompileProgress* progress);
 
   const WorkerPoolOptions options_;
   const std::unique_ptr<Compiler> in_process_;  // Prepare and the fingerprint
@@ -204,7 +207,7 @@ void WorkerCompiler::Replace(Worker& worker) {
 
 absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(
     const codegen::Prepared&, const v1::CompileRequest& request,
-    codegen::KernelObjectCache* kernels) {
+    codegen::KernelObjectCache* kernels, codegen::CompileProgress* progress) {
   std::string frame;
   if (!request.SerializeToString(&frame)) {
     return absl::InternalError("cannot serialize the request for a worker");
@@ -215,7 +218,7 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(
                                             acquired.status().message()));
   }
   bool retry = false;
-  absl::StatusOr<codegen::CompileOutput> out = CompileIn(*acquired, frame, kernels, &retry);
+  absl::StatusOr<codegen::CompileOutput> out = CompileIn(*acquired, frame, kernels, progress, &retry);
   if (!retry) return out;
   // A worker crashed: LLVM, LLD and NVRTC keep global state across compiles (issue 12's LLD
   // use-after-free needed an earlier link in the same process), and clean-clone CI runs saw rare
@@ -225,13 +228,23 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(
   spdlog::warn("{}; retrying once in a fresh worker", std::string(out.status().message()));
   acquired = Spawn();
   if (!acquired.ok()) return out;
-  return CompileIn(*acquired, frame, kernels, &retry);
+  return CompileIn(*acquired, frame, kernels, progress, &retry);
 }
 
 absl::StatusOr<std::string> WorkerCompiler::ReadResult(
-    const Worker& worker, absl::Time deadline, codegen::KernelObjectCache* kernels) {
+    const Worker& worker, absl::Time deadline, codegen::KernelObjectCache* kernels,
+    codegen::CompileProgress* progress) {
   while (true) {
     absl::StatusOr<std::string> frame = ReadFrame(worker.fd, deadline);
+    if (frame.ok() && WorkerFrameTag(*frame) == static_cast<int64_t>(kProgressTag)) {
+      int done = 0, total = 0;
+      if (absl::Status decoded = DecodeProgress(*frame, &done, &total); !decoded.ok()) {
+        spdlog::warn("{}", decoded.ToString());  // progress is informational: keep compiling
+      } else if (progress != nullptr) {
+        progress->KernelsDone(done, total);
+      }
+      continue;
+    }
     if (!frame.ok() || WorkerFrameTag(*frame) != static_cast<int64_t>(kKernelLookupTag))
       return frame;
     absl::StatusOr<std::vector<std::string>> keys = DecodeKernelLookup(*frame);
@@ -256,14 +269,14 @@ absl::StatusOr<std::string> WorkerCompiler::ReadResult(
 
 absl::StatusOr<codegen::CompileOutput> WorkerCompiler::CompileIn(
     Worker worker, const std::string& frame, codegen::KernelObjectCache* kernels,
-    bool* retry) {
+    codegen::CompileProgress* progress, bool* retry) {
   *retry = false;
   const pid_t pid = worker.pid;
   const auto start = std::chrono::steady_clock::now();
   const absl::Time deadline = absl::Now() + options_.time_limit;
   const absl::Status sent = WriteFrame(worker.fd, frame);
   absl::StatusOr<std::string> reply =
-      sent.ok() ? ReadResult(worker, deadline, kernels)
+      sent.ok() ? ReadResult(worker, deadline, kernels, progress)
                 : absl::StatusOr<std::string>(sent);
   if (!reply.ok()) {
     if (absl::IsDeadlineExceeded(reply.status())) {

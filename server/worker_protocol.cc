@@ -138,8 +138,29 @@ std::string EncodeWorkerResult(const WorkerResult& result) {
 
 int64_t WorkerFrameTag(absl::string_view payload) {
   uint64_t tag = 0;
-  if (!Reader(payload).U64(&tag) || tag > kKernelLookupTag) return -1;
+  if (!Reader(payload).U64(&tag) || tag > kProgressTag) return -1;
   return static_cast<int64_t>(tag);
+}
+
+std::string EncodeProgress(int done, int total) {
+  std::string out;
+  PutU64(&out, kProgressTag);
+  PutU64(&out, static_cast<uint64_t>(done));
+  PutU64(&out, static_cast<uint64_t>(total));
+  return out;
+}
+
+absl::Status DecodeProgress(absl::string_view payload, int* done, int* total) {
+  Reader in(payload);
+  uint64_t tag = 0, d = 0, t = 0;
+  // Counts of one graph's kernels: anything past int range is garbage, not a big graph.
+  if (!in.U64(&tag) || tag != kProgressTag || !in.U64(&d) || !in.U64(&t) || !in.done() ||
+      d > t || t > (uint64_t{1} << 30)) {
+    return absl::InternalError("the compile worker sent a malformed progress report");
+  }
+  *done = static_cast<int>(d);
+  *total = static_cast<int>(t);
+  return absl::OkStatus();
 }
 
 std::string EncodeKernelLookup(absl::Span<const std::string> keys) {

@@ -1,9 +1,12 @@
 // The wire between the daemon and its compile workers (worker_pool.h): length-prefixed frames over
 // a unix socketpair. One request frame (a serialized v1::CompileRequest), then from the worker
-// any number of kernel lookups, each answered by the daemon, and one result frame.
+// any number of kernel lookups, each answered by the daemon, and of progress reports (not
+// answered), and one result frame.
 //
 // Frame: 8-byte little-endian length, then that many bytes. Every worker frame starts with a u64
-// tag: kKernelLookupTag or kResultTag. A kernel lookup's payload is
+// tag: kKernelLookupTag, kProgressTag or kResultTag. A progress report's payload is
+//   tag, u64 kernels done, u64 kernels in all         (codegen/kernel/compile_progress.h)
+// A kernel lookup's payload is
 //   tag, u64 key count, str key...        answered by: u64 count, per object: str key, str bytes
 // (the objects the daemon's store has among those keys: kernel_cache.h). A result's payload is
 //   tag, u32 status code, str message, f64 compile_ms, str plan (serialized v1::Plan),
@@ -49,8 +52,13 @@ absl::StatusOr<WorkerResult> DecodeWorkerResult(absl::string_view payload);
 
 inline constexpr uint64_t kResultTag = 0;
 inline constexpr uint64_t kKernelLookupTag = 1;
+inline constexpr uint64_t kProgressTag = 2;
 // The tag of a worker frame; DATA_LOSS-free: a payload too short for one is reported as -1.
 int64_t WorkerFrameTag(absl::string_view payload);
+
+std::string EncodeProgress(int done, int total);
+// INTERNAL for a malformed report.
+absl::Status DecodeProgress(absl::string_view payload, int* done, int* total);
 
 std::string EncodeKernelLookup(absl::Span<const std::string> keys);
 absl::StatusOr<std::vector<std::string>> DecodeKernelLookup(absl::string_view payload);

@@ -12,7 +12,9 @@ that its runtime wrappers use. Only the simple, common class is captured (see
 `_unsupported`): plain tensors, no output aliasing an input or an intermediate, input mutations
 that are data-only mutations of inputs that do not require grad (BatchNorm running stats), no
 RNG functionalisation, effect tokens, SymInts or opaque objects saved for backward. Anything
-else gets no recipe, and the graph takes the normal AOTAutograd path in every process.
+else gets no recipe, and the graph takes the normal AOTAutograd path in every process. The deny
+list was reviewed against the field sets in aot_reviewed.py: aot_guard.py turns recipes off
+for any torch whose AOTAutograd has fields or wrappers that list does not know of.
 
 Layout under the local cache directory:
     aot-recipes/<key>   "<sha256 of the rest>\\n" + the recipe as JSON
@@ -230,6 +232,10 @@ def _unsupported(md: Any, num_inputs: int) -> Optional[str]:
         return "unexpected mutated input order"
     if md.is_rng_op_functionalized or getattr(md, "num_graphsafe_rng_states", 0):
         return "functionalised RNG"
+    if getattr(md, "act_input_paths", None):
+        return "inputs with activation paths (AsyncCollectiveTensor)"
+    if any(s is not None for s in getattr(md, "mutated_inp_stream_indices", None) or ()):
+        return "input mutations on user streams"
     if md.tokens or getattr(md, "num_backward_tokens", 0):
         return "effect tokens"
     if getattr(md, "grad_enabled_mutation", None) is not None:
@@ -281,12 +287,15 @@ class RecipeCapture:
         self.store = store
         self.num_inputs = num_inputs
         self.pending: Optional[Recipe] = None
+        self.stored: Optional[Recipe] = None  # the recipe, once stored (precompile.py saves it)
+        self.why_not: Optional[str] = None  # why there is none, once abandoned
         self.input_grad_info: List[Any] = []  # (requires_grad, is_leaf) per input, for backward
         self.done = False
 
     def abandon(self, why: str) -> None:
         if not self.done:
             log.debug("tccd aot cache: no recipe for %s: %s", self.key[:16], why)
+            self.why_not = why
         self.done = True
         self.pending = None
 
@@ -319,6 +328,7 @@ class RecipeCapture:
     def _store(self, recipe: Recipe) -> None:
         recipe._check()
         self.store.put(recipe)
+        self.stored = recipe
         self.done = True
         self.pending = None
         log.debug("tccd aot cache: stored the %s recipe %s", recipe.kind, self.key[:16])

@@ -126,6 +126,7 @@ class _GraphCompiler:
         self.options = options
         self.capture = capture  # aot_recipe.RecipeCapture, or None: no recipe for this graph
         self.cuda_graphs = cuda_graphs  # None: the mode asks for no CUDA graphs
+        self.daemon_keys: Dict[str, str] = {}  # kind -> the daemon's key of its plan (precompile)
 
     def __call__(self, kind: str, gm: torch.fx.GraphModule, example_inputs: List[Any]) -> Any:
         config = config_mod.get()
@@ -148,11 +149,18 @@ class _GraphCompiler:
             )
             return self._with_cuda_graphs(kind, name, gm, example_inputs, _eager(gm), entry)
         record(entry)
+        self.daemon_keys[kind] = entry.key
         if self.capture:
             if kind == "backward":
                 self.capture.backward(gm, plan_key)
             else:
                 self.capture.forward(gm, plan_key, inference=kind == "inference")
+            if self.capture.stored is not None and kind in ("backward", "inference"):
+                # Just captured: shared through the daemon for processes without this cache.
+                from . import aot_cache
+
+                kinds = ["inference"] if kind == "inference" else ["forward", "backward"]
+                aot_cache.share(self.capture.stored, [self.daemon_keys.get(k, "") for k in kinds])
         compiled = _boxed(compiled)
         log.info(
             "tccd: %s: key %s (%s), %d native kernels, %d extern steps, %d Python steps per call",
@@ -220,7 +228,7 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
     """
     from torch._dynamo.backends.common import aot_autograd
 
-    from . import aot_cache
+    from . import aot_cache, precompile
 
     mode = kwargs.pop("mode", None)
     options = kwargs.pop("options", None)
@@ -238,7 +246,7 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
             gm, example_inputs, mode=mode, options=options, partitioner=partitioner_name, graph_id=graph_id
         )
         if warm is not None:
-            return warm
+            return precompile.wrap(warm, None, None) if precompile.precompiling() else warm
     compiler = _GraphCompiler(graph_id, mode, options, capture, graphs)
     backend = aot_autograd(
         fw_compiler=functools.partial(compiler, "forward"),
@@ -246,7 +254,13 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
         inference_compiler=functools.partial(compiler, "inference"),
         partition_fn=partition_fn,
     )
-    return backend(gm, example_inputs)
+    if not precompile.precompiling():
+        return backend(gm, example_inputs)
+    # torch.compile(...).aot_compile(...): a callable torch can save (precompile.py), without
+    # AOTAutograd's own cache entry, which only takes Inductor's compiled code.
+    with precompile.without_aot_autograd_cache():
+        compiled = backend(gm, example_inputs)
+    return precompile.wrap(compiled, capture, compiler)
 
 
 # torch._dynamo.reset() calls its backends' reset(): free the CUDA graph trees with the code caches.

@@ -27,7 +27,7 @@ from . import channel
 from .config import Config
 from .errors import ArtifactError, CompileFailed
 from .local_cache import LocalCache, daemon_identity, request_hash
-from . import native_plan
+from . import native_plan, progress
 from .runtime import LoadedPlan, load_plan
 from .stats import GraphRecord
 from .v1 import tccd_pb2 as pb
@@ -44,14 +44,14 @@ def _rpc_error(what: str, e: grpc.RpcError) -> CompileFailed:
 def _daemon_compile(request: "pb.CompileRequest", config: Config) -> "pb.CompileResponse":
     stub = channel.connect(config)
     try:
-        return stub.Compile(request, timeout=config.timeout_s)
+        return progress.compile_with_progress(stub, request, config)
     except grpc.RpcError as e:
         if e.code() != grpc.StatusCode.UNAVAILABLE:
             raise _rpc_error("Compile", e) from None
     # The daemon went away between the health check and the call (a restart): once more.
     stub = channel.connect(config)
     try:
-        return stub.Compile(request, timeout=config.timeout_s)
+        return progress.compile_with_progress(stub, request, config)
     except grpc.RpcError as e:
         raise _rpc_error("Compile", e) from None
 

@@ -16,11 +16,17 @@
     TCCD_AOT_CACHE     0: do not use the AOT recipe cache (aot_cache.py), so every Dynamo graph
                        is traced by AOTAutograd even on a warm start. It lives in the local
                        cache, so TCCD_LOCAL_CACHE=0 turns it off as well. Default: 1.
+    TCCD_AOT_SHARE     0: keep AOT recipes in the local cache only; 1: also give them to the daemon
+                       and ask it for recipes the local cache lacks, so that a process with an
+                       empty local cache (another machine) skips AOTAutograd too. Default: 1.
     TCCD_TIMEOUT_S     deadline of one Compile call, seconds. Default: 600.
     TCCD_MAX_CONSTANT_MB  most bytes of lifted constant tensors one graph may send (their bytes
                        travel in the request); a graph over it runs eagerly. Default: 64.
     TCCD_NATIVE_RUNTIME  0: run plans in the Python interpreter (runtime.py) instead of the
                        native plan runtime, one call per graph (native_plan.py). Default: 1.
+    TCCD_PROGRESS_AFTER_S  a Compile call not answered after this many seconds prints one line
+                       to stderr (graph, kernels done/total, elapsed), and one more every 30 s
+                       (progress.py); 0: never. Default: 5.
     TCCD_PARTITIONER   how AOTAutograd splits forward and backward: `min_cut` (recompute cheap
                        forward ops in the backward, saving less memory, as Inductor does) or
                        `default` (save what eager autograd saves). Default: min_cut.
@@ -97,6 +103,8 @@ class Config:
     @property
     def tls(self) -> bool:
         return bool(self.tls_ca or self.tls_cert)
+    progress_after_s: float = 5.0
+    aot_share: bool = True  # AOT recipes through the daemon too (TCCD_AOT_SHARE)
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -137,6 +145,11 @@ class Config:
             max_constant_bytes = int(float(constant_raw) * (1 << 20))
         except ValueError:
             raise ValueError(f"TCCD_MAX_CONSTANT_MB={constant_raw!r}: expected MiB") from None
+        progress_raw = env.get("TCCD_PROGRESS_AFTER_S") or "5"
+        try:
+            progress_after_s = float(progress_raw)
+        except ValueError:
+            raise ValueError(f"TCCD_PROGRESS_AFTER_S={progress_raw!r}: expected seconds") from None
         partitioner = (env.get("TCCD_PARTITIONER") or "min_cut").strip().lower()
         if partitioner not in PARTITIONERS:
             raise ValueError(
@@ -162,6 +175,7 @@ class Config:
             tls_key=tls_key,
             max_constant_bytes=max_constant_bytes,
             partitioner=partitioner,
+            progress_after_s=progress_after_s,
             address=address,
             job_id_env=env.get("TCCD_JOB_ID"),
             rank=rank,
@@ -171,6 +185,7 @@ class Config:
             cache_dir=env.get("TCCD_CACHE_DIR") or default_cache_dir(env),
             local_cache=_flag(env, "TCCD_LOCAL_CACHE", True),
             aot_cache=_flag(env, "TCCD_AOT_CACHE", True),
+            aot_share=_flag(env, "TCCD_AOT_SHARE", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,
         )

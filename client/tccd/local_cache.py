@@ -44,7 +44,7 @@ def sha256_hex(data: bytes) -> str:
 
 
 def daemon_identity(config) -> str:
-    """The compiler identity of the daemon at config.address (StatsResponse.compiler_fingerprint:
+    """The compiler identity of the daemon at config.address (GetInfo's compiler_fingerprint:
     its build and the debugging knobs that change code), asked once per process and address.
 
     It enters request_hash, so a local cache never serves what another daemon build (an upgraded
@@ -67,9 +67,8 @@ def daemon_identity(config) -> str:
         try:
             from . import channel
 
-            stats = channel.connect(config).GetStats(pb.StatsRequest(), timeout=10)
-            # A daemon older than the field reports its version only.
-            identity = stats.compiler_fingerprint or f"version:{stats.tccd_version}"
+            info = channel.connect(config).GetInfo(pb.InfoRequest(), timeout=10)
+            identity = info.compiler_fingerprint or f"version:{info.tccd_version}"
         except Exception as e:  # noqa: BLE001 - any failure: fall back to the saved identity
             log.debug("tccd: no daemon identity from %s (%s); using the last one seen", config.address, e)
         if identity is None:

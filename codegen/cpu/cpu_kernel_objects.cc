@@ -51,12 +51,15 @@ absl::StatusOr<CompiledObject> CompileOneKernel(PointwiseKernel kernel, const Cp
 
 // Runs CompileOneKernel for every listed kernel on up to `threads` threads; the first error wins.
 absl::StatusOr<std::vector<CompiledObject>> CompileInParallel(std::vector<PointwiseKernel> kernels,
-                                                              const CpuTarget& target, int threads) {
+                                                              const CpuTarget& target, int threads,
+                                                              KernelProgress& progress) {
   std::vector<absl::StatusOr<CompiledObject>> results(kernels.size(), absl::InternalError("not compiled"));
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < kernels.size(); i = next.fetch_add(1))
+    for (size_t i = next.fetch_add(1); i < kernels.size(); i = next.fetch_add(1)) {
       results[i] = CompileOneKernel(std::move(kernels[i]), target);
+      progress.KernelDone();
+    }
   };
   const int n = std::max(1, std::min<int>(threads, static_cast<int>(kernels.size())));
   std::vector<std::thread> pool;
@@ -126,7 +129,9 @@ absl::StatusOr<CpuKernelObjectsResult> CompileCpuKernelObjects(absl::Span<const 
       slots.push_back(i);
     }
     result.kernels_compiled = static_cast<int>(missing.size());
-    ASSIGN_OR_RETURN(std::vector<CompiledObject> compiled, CompileInParallel(std::move(missing), target, options.threads));
+    KernelProgress progress(options.progress, result.kernels_reused, static_cast<int>(keys.size()));
+    ASSIGN_OR_RETURN(std::vector<CompiledObject> compiled,
+                     CompileInParallel(std::move(missing), target, options.threads, progress));
     for (size_t j = 0; j < compiled.size(); ++j) {
       objects[slots[j]] = compiled[j].object;
       result.module.llvm_ir += compiled[j].llvm_ir;

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "codegen/cpu/cpu_backend.h"
+#include "codegen/kernel/compile_progress.h"
 #include "codegen/kernel/kernel_cache.h"
 #include "codegen/kernel/pointwise_kernel.h"
 
@@ -28,6 +29,9 @@ struct CpuKernelObjectsOptions {
   KernelObjectCache* cache = nullptr;
   // Threads compiling missing kernels at once (capped by their number). Default: 1.
   int threads = 1;
+  // Told the distinct kernels done (reused ones count from the start) as they finish.
+  // Default: nullptr (none).
+  CompileProgress* progress = nullptr;
 };
 
 struct CpuKernelObjectsResult {

@@ -27,7 +27,8 @@ class CpuPipelineBackend : public Backend {
                      CompileCpuKernelObjects(kernels, target_,
                                              {.fingerprint = options_.fingerprint,
                                               .cache = options_.kernel_cache,
-                                              .threads = options_.threads}));
+                                              .threads = options_.threads,
+                                                 .progress = options_.progress}));
     options_.dump("kernels.ll", objects.module.llvm_ir);
     out.artifacts.push_back({native_.artifact, v1::CPU_SHARED_OBJECT, std::move(objects.module.shared_object)});
     out.new_kernel_objects = std::move(objects.new_objects);

@@ -36,12 +36,15 @@ absl::StatusOr<Compiled> CompileOne(const PointwiseKernel& kernel, const CudaTar
 }
 
 absl::StatusOr<std::vector<Compiled>> CompileInParallel(const std::vector<PointwiseKernel>& kernels,
-                                                        const CudaTarget& target, int threads) {
+                                                        const CudaTarget& target, int threads,
+                                                        KernelProgress& progress) {
   std::vector<absl::StatusOr<Compiled>> results(kernels.size(), absl::InternalError("not compiled"));
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < kernels.size(); i = next.fetch_add(1))
+    for (size_t i = next.fetch_add(1); i < kernels.size(); i = next.fetch_add(1)) {
       results[i] = CompileOne(kernels[i], target);
+      progress.KernelDone();
+    }
   };
   const int n = std::max(1, std::min<int>(threads, static_cast<int>(kernels.size())));
   std::vector<std::thread> pool;
@@ -121,7 +124,8 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<cons
       slots.push_back(i);
     }
     result.kernels_compiled = static_cast<int>(missing.size());
-    ASSIGN_OR_RETURN(std::vector<Compiled> compiled, CompileInParallel(missing, checked, options.threads));
+    KernelProgress progress(options.progress, result.kernels_reused, static_cast<int>(keys.size()));
+    ASSIGN_OR_RETURN(std::vector<Compiled> compiled, CompileInParallel(missing, checked, options.threads, progress));
     for (size_t j = 0; j < compiled.size(); ++j) {
       cubins[slots[j]] = compiled[j].cubin;
       result.module.cuda_source += compiled[j].source;

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/kernel/compile_progress.h"
 #include "codegen/kernel/kernel_cache.h"
 #include "codegen/kernel/pointwise_kernel.h"
 
@@ -32,6 +33,9 @@ struct CudaKernelObjectsOptions {
   KernelObjectCache* cache = nullptr;
   // Threads compiling missing kernels at once (capped by their number). Default: 1.
   int threads = 1;
+  // Told the distinct kernels done (reused ones count from the start) as they finish.
+  // Default: nullptr (none).
+  CompileProgress* progress = nullptr;
 };
 
 struct CudaKernelObjectsResult {

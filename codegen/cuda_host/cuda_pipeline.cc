@@ -70,7 +70,8 @@ class CudaPipelineBackend : public Backend {
                        CompileCudaKernelObjects(kernels, target_,
                                                 {.fingerprint = absl::StrCat(options_.fingerprint, "/", nvrtc),
                                                  .cache = options_.kernel_cache,
-                                                 .threads = options_.threads}));
+                                                 .threads = options_.threads,
+                                                 .progress = options_.progress}));
       module_ = std::move(objects.module);
       out.new_kernel_objects = std::move(objects.new_objects);
       out.kernels_compiled = objects.kernels_compiled;

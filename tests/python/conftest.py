@@ -54,6 +54,8 @@ _CLIENT_KNOBS = (
     "TCCD_MAX_CONSTANT_MB",
     "TCCD_PARTITIONER",
     "TCCD_NATIVE_RUNTIME",
+    "TCCD_PROGRESS_AFTER_S",
+    "TCCD_AOT_SHARE",
 )
 
 
@@ -199,6 +201,10 @@ def daemon_env(daemon, tmp_path, monkeypatch, request) -> Dict[str, str]:
         "TCCD_CACHE_DIR": str(tmp_path / "client-cache"),
         "TCCD_JOB_ID": f"test-{request.node.name}-{os.getpid()}",
         "TCCD_NO_AUTOSTART": "1",
+        # The session daemon outlives each test: AOT recipes shared through it would let one
+        # test's graphs skip AOTAutograd in another. Sharing is tested with daemons of their own
+        # (test_e2e_aot_share.py).
+        "TCCD_AOT_SHARE": "0",
     }
     for k, v in env.items():
         monkeypatch.setenv(k, v)

@@ -33,6 +33,7 @@ def _worker(env_overrides, out_dir: Path, name: str, model: str):
     state = out_dir / f"{name}.pt"
     env = {k: v for k, v in os.environ.items() if not k.startswith("TCCD_")}
     env.update(env_overrides)
+    env["TCCD_AOT_SHARE"] = "0"
     r = subprocess.run(
         [sys.executable, str(WORKER), "--model", model, "--steps", "5", "--out", str(out),
          "--state-out", str(state)],

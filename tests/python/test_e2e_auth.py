@@ -239,3 +239,26 @@ def test_the_systemd_unit_does_not_make_the_socket_world_writable():
     assert umask & 0o007 == 0o007, f"UMask={settings['UMask']}: others may connect"
     assert int(settings["RuntimeDirectoryMode"], 8) & 0o007 == 0
     assert settings.get("Group") == "tccd"
+
+
+def test_every_method_needs_a_token_and_recipes_need_a_writer(secured):
+    # The methods added for warm start (manifests by key, AOT recipes, compile progress) and the
+    # identity call are behind the same tokens; storing a recipe is a write (not for read tokens).
+    stub = _tcp_stub(secured)
+    calls = {
+        "GetInfo": lambda md: stub.GetInfo(pb.InfoRequest(), metadata=md, timeout=10),
+        "GetManifest": lambda md: stub.GetManifest(pb.ManifestRequest(key="0" * 64), metadata=md, timeout=10),
+        "GetAotRecipe": lambda md: stub.GetAotRecipe(pb.AotRecipeRequest(key="0" * 64), metadata=md, timeout=10),
+        "GetCompileProgress": lambda md: stub.GetCompileProgress(pb.CompileProgressRequest(progress_id="x"),
+                                                                 metadata=md, timeout=10),
+        "PutAotRecipe": lambda md: stub.PutAotRecipe(pb.AotRecipe(key="0" * 64, recipe=b"{}"), metadata=md,
+                                                     timeout=10),
+    }
+    for name, call in calls.items():
+        assert _code(lambda: call([])) == grpc.StatusCode.UNAUTHENTICATED, name
+    info = calls["GetInfo"](_md("read"))
+    assert info.compiler_fingerprint and info.tccd_version
+    assert _code(lambda: calls["PutAotRecipe"](_md("read"))) == grpc.StatusCode.PERMISSION_DENIED
+    # A compile token may store (this recipe is refused on its merits: its plans do not exist).
+    assert _code(lambda: calls["PutAotRecipe"](_md("compile"))) not in (
+        grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)

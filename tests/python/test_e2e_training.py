@@ -58,6 +58,7 @@ def test_training_matches_eager_and_uses_fused_kernels(daemon_env, monkeypatch, 
 def _worker(env_overrides, out_dir: Path, name: str, model: str = "cnn"):
     out = out_dir / f"{name}.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("TCCD_")}
+    env["TCCD_AOT_SHARE"] = "0"  # the session daemon serves every test: see conftest.daemon_env
     env.update(env_overrides)
     r = subprocess.run(
         [sys.executable, str(WORKER), "--model", model, "--steps", "5", "--out", str(out)],

@@ -123,5 +123,18 @@ TEST_CASE("kernel lookups and their answers round trip; malformed ones are INTER
   CHECK(DecodeKernelObjects(EncodeKernelObjects({}))->empty());
 }
 
+TEST_CASE("progress reports round trip; malformed or impossible ones are INTERNAL") {
+  const std::string report = EncodeProgress(3, 40);
+  CHECK(WorkerFrameTag(report) == static_cast<int64_t>(kProgressTag));
+  int done = -1, total = -1;
+  REQUIRE(DecodeProgress(report, &done, &total).ok());
+  CHECK(done == 3);
+  CHECK(total == 40);
+  CHECK(absl::IsInternal(DecodeProgress(report + "x", &done, &total)));
+  CHECK(absl::IsInternal(DecodeProgress(report.substr(0, 20), &done, &total)));
+  CHECK(absl::IsInternal(DecodeProgress(EncodeProgress(41, 40), &done, &total)));  // done > total
+  CHECK(absl::IsInternal(DecodeProgress(EncodeKernelLookup({}), &done, &total)));
+}
+
 }  // namespace
 }  // namespace tccd::server

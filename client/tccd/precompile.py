@@ -1,0 +1,152 @@
+"""torch.compile's ahead-of-time flow for tccd: save a compiled function, load it in a new
+process without Dynamo, AOTAutograd or a compile (issue 11 item 3).
+
+    torch._dynamo.config.enable_aot_compile = True     # torch 2.11's default is False
+    compiled = torch.compile(fn, backend="tccd", fullgraph=True, dynamic=False)
+    aot = compiled.aot_compile(((x, w), {}))          # Dynamo + AOTAutograd + the daemon, once
+    aot.save_compiled_function("fn.pt2")
+    ...                                                # a new process, any local cache
+    fn = torch.compiler.load_compiled_function(open("fn.pt2", "rb"))
+
+torch saves Dynamo's side (guards, bytecode) itself and asks the backend's callable to serialise
+itself (torch/_dynamo/aot_compile_types.py: SerializableCallable, in torch 2.11 and 2.15 alike).
+Under aot_compile the backend returns a TccdCompiledGraph, whose bytes are JSON: the AOT recipe
+(aot_recipe.py: small metadata of AOTAutograd's runtime) and the daemon's compile keys of the
+graph's plans. Nothing of tccd is pickled, and no artifact travels in the file: loading asks the
+daemon for each manifest by key (GetManifest), fetches the artifacts by digest (or finds them in
+the local cache) and rebuilds AOTAutograd's runtime from the recipe (aot_runtime.py). The daemon
+compiles nothing; a manifest it no longer holds makes the load fail with an error saying so.
+
+Only graphs an AOT recipe covers can be saved (aot_recipe._unsupported, aot_guard.py); another
+graph makes saving fail with the reason. The recipe needs the local cache (TCCD_LOCAL_CACHE=1)
+and TCCD_AOT_CACHE=1 while compiling.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, List, Optional
+
+import torch
+
+try:
+    from torch._dynamo.aot_compile_types import SerializableCallable
+except ImportError:  # a torch without the ahead-of-time flow: precompiling() is never true
+    SerializableCallable = object  # type: ignore[misc,assignment]
+
+log = logging.getLogger(__name__)
+
+# Bump when the JSON's meaning changes; other formats fail to load with a message.
+#   1: {"format", "recipe" (Recipe JSON), "plan_keys" (daemon keys: forward[, backward])}.
+PRECOMPILE_FORMAT = 1
+
+
+def precompiling() -> bool:
+    """True inside torch's aot_compile (aot_compile_fullgraph patches exactly these functorch
+    flags around the backend call, in 2.11 and 2.15)."""
+    cfg = torch._functorch.config
+    return SerializableCallable is not object and bool(
+        getattr(cfg, "bundled_autograd_cache", False)
+        and getattr(cfg, "force_non_lazy_backward_lowering", False)
+        and getattr(cfg, "bypass_autograd_cache_key", False)
+    )
+
+
+def without_aot_autograd_cache() -> Any:
+    """aot_compile asks AOTAutograd for its own serialisable cache entry, which holds Inductor's
+    OutputCode only (autograd_cache.make_entry asserts it, 2.11 and 2.15): tccd saves its recipe
+    and plan keys instead, so that entry is turned off around tccd's AOTAutograd call. The
+    backward is still compiled at once (force_non_lazy_backward_lowering stays on), so the
+    recipe is complete when the backend returns."""
+    return torch._functorch.config.patch(bundled_autograd_cache=False, force_autograd_cache=False)
+
+
+class TccdCompiledGraph(SerializableCallable):
+    """The function Dynamo calls for one graph, and what it takes to rebuild it elsewhere."""
+
+    def __init__(self, fn: Any, recipe: Any = None, plan_keys: Optional[List[str]] = None,
+                 why_not: Optional[str] = None):
+        self.fn = fn
+        self.recipe = recipe  # aot_recipe.Recipe, or None: cannot be saved (why_not)
+        self.plan_keys = list(plan_keys or [])
+        self.why_not = why_not
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    @classmethod
+    def serialize_compile_artifacts(cls, fn: "TccdCompiledGraph") -> bytes:
+        if fn.recipe is None:
+            raise RuntimeError(f"tccd cannot save this compiled graph: {fn.why_not}")
+        return json.dumps({
+            "format": PRECOMPILE_FORMAT,
+            "recipe": json.loads(fn.recipe.to_json()),
+            "plan_keys": fn.plan_keys,
+        }, sort_keys=True).encode()
+
+    @classmethod
+    def deserialize_compile_artifacts(cls, data: bytes) -> "TccdCompiledGraph":
+        from .aot_guard import refusal
+        from .aot_recipe import Recipe
+
+        obj = json.loads(data)
+        if not isinstance(obj, dict) or obj.get("format") != PRECOMPILE_FORMAT:
+            raise RuntimeError(f"not a format {PRECOMPILE_FORMAT} tccd precompiled graph")
+        why = refusal()
+        if why:
+            raise RuntimeError(f"tccd cannot load a precompiled graph into this process: {why}")
+        recipe = Recipe.from_json(json.dumps(obj["recipe"]).encode())
+        keys = obj["plan_keys"]
+        kinds = ["inference"] if recipe.kind == "inference" else ["forward", "backward"]
+        if not (isinstance(keys, list) and len(keys) == len(kinds) and all(isinstance(k, str) for k in keys)):
+            raise RuntimeError("tccd precompiled graph: plan_keys do not fit its recipe")
+        plans = [load_plan_by_key(key, f"precompiled {kind}", kind) for key, kind in zip(keys, kinds)]
+        from .aot_runtime import build
+
+        fn = build(recipe, plans[0], plans[1] if len(plans) > 1 else None)
+        return cls(fn, recipe, keys)
+
+
+def load_plan_by_key(key: str, name: str, kind: str) -> Any:
+    """The plan of the daemon's manifest `key`: its artifacts from the local cache, else fetched."""
+    import grpc
+
+    from . import channel, config as config_mod
+    from .compiler import _describe, _load, _rpc_error
+    from .local_cache import LocalCache
+    from .stats import GraphRecord, record
+    from .v1 import tccd_pb2 as pb
+
+    config = config_mod.get()
+    try:
+        manifest = channel.connect(config).GetManifest(pb.ManifestRequest(key=key), timeout=config.timeout_s)
+    except grpc.RpcError as e:
+        raise _rpc_error(f"GetManifest({key[:16]})", e) from None
+    cache = LocalCache(config.cache_dir) if config.local_cache else None
+    entry = GraphRecord(name=name, kind=kind, aot_skipped=True)
+    plan = _load(manifest, config, cache, name, allow_fetch=True)
+    _describe(entry, manifest, plan)
+    record(entry)
+    return plan
+
+
+def wrap(fn: Any, capture: Any, graph_compiler: Any) -> TccdCompiledGraph:
+    """What the backend returns under aot_compile. `fn`: the function for Dynamo; an AOT recipe
+    hit carries its recipe and plan keys (aot_cache._load), a traced graph has them from
+    `capture` (aot_recipe.RecipeCapture, stored once AOTAutograd compiled its graphs; None when
+    the graph gets no recipe) and `graph_compiler` (backend._GraphCompiler: the plans' keys)."""
+    recipe = getattr(fn, "tccd_recipe", None)
+    if recipe is not None:
+        return TccdCompiledGraph(fn, recipe, getattr(fn, "tccd_plan_keys", []))
+    if capture is None:
+        return TccdCompiledGraph(fn, why_not="the graph gets no AOT recipe (see the tccd debug log: "
+                                 "TCCD_AOT_CACHE=0, TCCD_LOCAL_CACHE=0, an untested torch, or a graph "
+                                 "outside the recipe's class)")
+    if capture.stored is None:
+        return TccdCompiledGraph(fn, why_not=f"the graph gets no AOT recipe: {capture.why_not or 'not captured'}")
+    kinds = ["inference"] if capture.stored.kind == "inference" else ["forward", "backward"]
+    keys = [graph_compiler.daemon_keys.get(kind, "") for kind in kinds]
+    if not all(keys):
+        return TccdCompiledGraph(fn, why_not="a graph of it was not compiled by the daemon")
+    return TccdCompiledGraph(fn, capture.stored, keys)
