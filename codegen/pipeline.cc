@@ -1,7 +1,8 @@
 // The tccd compiler, from request graph to plan and kernels, on one screen.
 //
 //   Prepare:  proto -> IR (validated) -> known ops -> target -> canonical text (the key's part)
-//   Compile:  passes -> fusion partition -> kernel IR per group -> machine code -> plan
+//   Lower:    passes -> fusion partition -> kernel IR per group -> plan
+//   Compile:  Lower -> machine code -> artifacts
 //
 // Debugging knobs (environment of the daemon, read once):
 //   TCCD_DUMP_DIR=dir          dump the IR after every pass that changed it, the partition,
@@ -229,10 +230,11 @@ int KernelCompileThreads() {
   return threads;
 }
 
-absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernel_cache) {
+absl::StatusOr<Lowered> Lower(const Prepared& prepared) {
   RET_CHECK(prepared.parsed != nullptr);
   const ParsedRequest& request = *prepared.parsed;
-  ir::Graph graph = request.graph;
+  Lowered lowered{.graph = request.graph};
+  ir::Graph& graph = lowered.graph;
 
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
@@ -271,7 +273,8 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
   // 2. Partition into fused pointwise groups and extern steps, in schedule order.
   FusionOptions fusion;
   fusion.enable = !Debug().disable_fusion;
-  ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(graph, fusion));
+  ASSIGN_OR_RETURN(lowered.partition, PartitionForFusion(graph, fusion));
+  Partition& partition = lowered.partition;
   // CUDA: reductions and norms absorb their pointwise prologue and epilogue groups (row
   // reductions); on the CPU they stay extern steps.
   if (request.device == ir::DeviceType::kCuda) {
@@ -284,18 +287,39 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
   Dump("partition.txt", PrintPartition(graph, partition));
 
   // 3. One kernel per group, in the backend-neutral kernel IR.
-  std::vector<PointwiseKernel> kernels;
+  std::vector<PointwiseKernel>& kernels = lowered.kernels;
   for (size_t g = 0; g < partition.groups.size(); ++g) {
     ASSIGN_OR_RETURN(PointwiseKernel k, BuildPointwiseKernel(graph, partition.groups[g], absl::StrCat("tccd_k", g)));
     Dump(absl::StrCat("kernel_", g, ".txt"), PrintPointwiseKernel(k));
     kernels.push_back(std::move(k));
   }
 
-  // 4. Machine code: every kernel into one shared object the client loads.
-  CompileOutput out;
-  NativeTarget native;
+  // 4. The plan the client runs; on CUDA, runs of native work become one call each.
+  NativeTarget& native = lowered.native;
   if (request.device == ir::DeviceType::kCpu) {
     native = {.artifact = "kernels.so", .abi = "tccd-cpu-1", .kernel_kind = "cpu_pointwise_loop"};
+  } else {
+    native = {.artifact = kCudaHostLibraryName, .abi = "tccd-cuda-1", .kernel_kind = "cuda_pointwise"};
+  }
+  ASSIGN_OR_RETURN(lowered.plan, BuildPlan(graph, partition, kernels, native));
+  if (request.device == ir::DeviceType::kCuda && !Debug().disabled_passes.contains("segments")) {
+    std::vector<std::string> symbols;
+    for (const PointwiseKernel& k : kernels) symbols.push_back(k.name);
+    ASSIGN_OR_RETURN(lowered.program, BuildSegments(lowered.plan, symbols, native.artifact));
+  }
+  return lowered;
+}
+
+absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernel_cache) {
+  ASSIGN_OR_RETURN(Lowered lowered, Lower(prepared));
+  const ParsedRequest& request = *prepared.parsed;
+  const std::vector<PointwiseKernel>& kernels = lowered.kernels;
+  const NativeTarget& native = lowered.native;
+  CompileOutput out;
+  out.plan = std::move(lowered.plan);
+
+  // 5. Machine code: every kernel into one shared object the client loads.
+  if (request.device == ir::DeviceType::kCpu) {
     if (!kernels.empty()) {
       // One object per distinct kernel, keyed by its content: reused ones are only linked.
       ASSIGN_OR_RETURN(CpuKernelObjectsResult objects,
@@ -312,7 +336,6 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
   } else {
     // CUDA: kernels -> one cubin (NVRTC); a host .so embeds it and launches the kernels on the
     // caller's stream, one exported entry point per kernel and per segment.
-    native = {.artifact = kCudaHostLibraryName, .abi = "tccd-cuda-1", .kernel_kind = "cuda_pointwise"};
     CudaModule module;
     if (!kernels.empty() && Debug().cuda_one_program) {
       ASSIGN_OR_RETURN(module, CompileCudaKernels(kernels, request.cuda));
@@ -334,14 +357,7 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
       Dump("kernels.cu", module.cuda_source);
       Dump("kernels.ptx", module.ptx);
     }
-    // 5. The plan the client runs; then runs of native work become one call each.
-    ASSIGN_OR_RETURN(out.plan, BuildPlan(graph, partition, kernels, native));
-    HostProgram program;
-    if (!Debug().disabled_passes.contains("segments")) {
-      std::vector<std::string> symbols;
-      for (const PointwiseKernel& k : kernels) symbols.push_back(k.name);
-      ASSIGN_OR_RETURN(program, BuildSegments(out.plan, symbols, native.artifact));
-    }
+    const HostProgram& program = lowered.program;
     if (!kernels.empty() || !program.empty()) {
       ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module, kernels, program));
       out.artifacts.push_back({native.artifact, v1::CUDA_HOST_OBJECT, std::move(host)});
@@ -357,10 +373,8 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
     return out;
   }
 
-  // 5. The plan the client runs.
-  ASSIGN_OR_RETURN(out.plan, BuildPlan(graph, partition, kernels, native));
   out.num_fused_kernels = static_cast<int>(kernels.size());
-  out.num_extern_steps = static_cast<int>(partition.schedule.size() - kernels.size());
+  out.num_extern_steps = static_cast<int>(lowered.partition.schedule.size() - kernels.size());
   // 6. The same plan as data for the native plan runtime (one client call per graph).
   RETURN_IF_ERROR(AddPlanDescriptor(out));
   return out;

@@ -9,7 +9,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/cuda_host/host_program.h"
+#include "codegen/ir/graph.h"
 #include "codegen/kernel/kernel_cache.h"
+#include "codegen/kernel/pointwise_kernel.h"
+#include "codegen/passes/fusion.h"
+#include "codegen/passes/plan_builder.h"
 #include "tccd/v1/tccd.pb.h"
 
 namespace tccd::codegen {
@@ -59,6 +64,19 @@ struct CompileOutput {
 // version bump included) never serves artifacts an older build made. Part of every compile key.
 // Computed once (reads /proc/self/exe); thread-safe.
 const std::string& CompilerFingerprint();
+
+// Everything Compile decides before machine code: the graph after the passes, its partition, one
+// kernel per fused group and the plan that calls them (CUDA: with its segments). Pure: no LLVM,
+// no NVRTC, no files (except TCCD_DUMP_DIR dumps), so the request fuzzer runs it whole.
+struct Lowered {
+  ir::Graph graph;
+  Partition partition;
+  std::vector<PointwiseKernel> kernels;
+  NativeTarget native;
+  v1::Plan plan;
+  HostProgram program;  // CUDA only: runs of native work as one call each
+};
+absl::StatusOr<Lowered> Lower(const Prepared& prepared);
 
 // Lowers, fuses and generates code. May take seconds; safe to call from many threads at once.
 // CPU kernels whose objects `kernels` has are linked, not compiled; nullptr compiles them all.
