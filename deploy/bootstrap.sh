@@ -16,6 +16,7 @@ APT_PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc protobuf-compiler libprotobuf-dev
   libabsl-dev librocksdb-dev libspdlog-dev catch2 libssl-dev zlib1g-dev libzstd-dev
   llvm-16-dev liblld-16-dev
+  clang libclang-rt-14-dev ccache  # the libFuzzer build (tests/fuzz/run.sh)
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
