@@ -575,6 +575,20 @@ bool IsDenseNonOverlapping(const ir::TensorType& type) {
   return true;
 }
 
+absl::Status CheckDeclaredOutputCount(const ir::Node& node, int node_id, size_t produced) {
+  if (node.outputs.size() == produced) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("node %", node_id, " (", node.target, ") declares ",
+                                                 node.outputs.size(), " outputs; the op returns ", produced));
+}
+
+absl::Status CheckDeclaredDType(const ir::Node& node, int node_id, DType produced_held) {
+  if (!node.outputs.empty() && HeldDType(node.outputs[0].dtype) == produced_held) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "node %", node_id, " (", node.target, ") declares a ",
+      node.outputs.empty() ? "missing" : ir::DTypeName(node.outputs[0].dtype), " result; the op computes ",
+      ir::DTypeName(produced_held), " from its inputs"));
+}
+
 DType HeldDType(DType dtype) {
   return (dtype == DType::kF16 || dtype == DType::kBF16) ? DType::kF32 : dtype;
 }

@@ -13,6 +13,8 @@
 #include <random>
 #include <string>
 
+#include "codegen/ir/printer.h"
+#include "codegen/ir/proto_convert.h"
 #include "spdlog/spdlog.h"
 #include "tccd/v1/tccd.pb.h"
 #include "tests/fuzz/fuzz_targets.h"
@@ -25,6 +27,16 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // Reproducing a finding: TCCD_FUZZ_PRINT_IR=1 tccd_request_fuzzer FILE shows its graph as IR.
+  static const bool print_ir = std::getenv("TCCD_FUZZ_PRINT_IR") != nullptr;
+  if (print_ir) {
+    tccd::v1::CompileRequest request;
+    if (request.ParseFromArray(data, static_cast<int>(size))) {
+      absl::StatusOr<tccd::ir::Graph> graph = tccd::ir::GraphFromProto(request.graph());
+      std::fprintf(stderr, "target %s\n%s\n", tccd::v1::DeviceType_Name(request.target().device_type()).c_str(),
+                   graph.ok() ? tccd::ir::PrintGraph(*graph).c_str() : graph.status().ToString().c_str());
+    }
+  }
   if (absl::Status s = tccd::fuzz::CheckRequest(data, size); !s.ok()) {
     std::fprintf(stderr, "request fuzzer: %s\n", s.ToString().c_str());
     std::abort();
