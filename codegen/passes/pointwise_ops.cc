@@ -598,6 +598,20 @@ int PwBuilder::Emit(PwInstr instr) {
   return static_cast<int>(body_->size()) - 1;
 }
 
+namespace {
+
+// double -> int64 without undefined behaviour: truncates like a C++ cast where that is defined,
+// saturates beyond int64's range, NaN is 0. (A float scalar past int64 reaches here only when a
+// graph declares an integer result of it, which ATen would not; found by the request fuzzer.)
+int64_t SaturatingToInt64(double value) {
+  if (std::isnan(value)) return 0;
+  if (value >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
+  if (value <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(value);
+}
+
+}  // namespace
+
 int PwBuilder::Constant(double value, DType dtype) {
   PwInstr i;
   i.op = PwOp::kConstant;
@@ -605,7 +619,7 @@ int PwBuilder::Constant(double value, DType dtype) {
   if (ir::IsFloatingPoint(dtype)) {
     i.fvalue = value;
   } else {
-    i.ivalue = dtype == DType::kBool ? (value != 0) : static_cast<int64_t>(value);
+    i.ivalue = dtype == DType::kBool ? (value != 0) : SaturatingToInt64(value);
   }
   return Emit(std::move(i));
 }

@@ -48,7 +48,7 @@ void Remember(const std::string& op) {
 void MutateDim(v1::Dim& dim, Rng& rng) {
   switch (Pick(rng, 4)) {
     case 0: dim.set_value(InterestingInt(rng)); break;
-    case 1: dim.set_value(dim.value() + Pick(rng, 5) - 2); break;
+    case 1: dim.set_value(static_cast<int64_t>(static_cast<uint64_t>(dim.value()) + Pick(rng, 5) - 2)); break;
     case 2: dim.set_expr(Pick(rng, 2) ? "s0" : "s0*2 + 1"); break;
     default: dim.set_value(Pick(rng, 33)); break;
   }
@@ -109,7 +109,7 @@ void MutateValue(v1::Value& value, int num_nodes, int num_inputs, Rng& rng, int 
       break;
     case 8: value.set_memory_format(static_cast<int32_t>(Pick(rng, 6))); break;
     default:
-      if (value.kind_case() == v1::Value::kIntValue) value.set_int_value(value.int_value() + Pick(rng, 5) - 2);
+      if (value.kind_case() == v1::Value::kIntValue) value.set_int_value(static_cast<int64_t>(static_cast<uint64_t>(value.int_value()) + Pick(rng, 5) - 2));
       else value.set_string_value("none");
       break;
   }
