@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -129,6 +130,18 @@ class WorkerCompiler final : public Compiler {
   std::atomic<int64_t> overhead_us_last_{0};
 };
 
+// The binary a worker runs: this very executable (/proc/self/exe, so that an upgrade on disk
+// never pairs a daemon with another build's workers), or TCCD_WORKER_EXECUTABLE, a debugging
+// knob for tools that interpose on exec: under valgrind /proc/self/exe is valgrind's own tool,
+// which cannot run as its client (tests/tools/valgrind_sequence.py sets it to the daemon's path).
+const std::string& WorkerExecutable() {
+  static const std::string* exe = [] {
+    const char* env = std::getenv("TCCD_WORKER_EXECUTABLE");
+    return new std::string(env != nullptr && *env != '\0' ? env : "/proc/self/exe");
+  }();
+  return *exe;
+}
+
 absl::StatusOr<Worker> WorkerCompiler::Spawn() {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
@@ -151,14 +164,15 @@ absl::StatusOr<Worker> WorkerCompiler::Spawn() {
                         memory.c_str(),        faults.c_str(),
                         parent.c_str(),        nullptr};
   pid_t pid = -1;
-  const int error = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr,
+  const std::string& exe = WorkerExecutable();
+  const int error = posix_spawn(&pid, exe.c_str(), &actions, nullptr,
                                 const_cast<char* const*>(argv), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (error != 0) {
     close(fds[0]);
     return absl::InternalError(
-        absl::StrCat("spawning /proc/self/exe: ", strerror(error)));
+        absl::StrCat("spawning ", exe, ": ", strerror(error)));
   }
   spawns_.fetch_add(1, std::memory_order_relaxed);
   return Worker{.pid = pid, .fd = fds[0]};

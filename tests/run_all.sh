@@ -13,7 +13,7 @@ echo "== C++ unit tests (ctest) =="
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2
 
 echo "== Fuzzers (bounded; tests/fuzz/run.sh --minutes N for longer runs) =="
-bash tests/fuzz/run.sh --runs "${TCCD_FUZZ_RUNS:-20000}"
+bash tests/fuzz/run.sh --runs "${TCCD_FUZZ_RUNS:-10000}"
 
 echo "== Python tests (pytest) =="
 export TCCD_BINARY="$BUILD_DIR/bin/tccd"

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "proto/status_macros.h"
 
@@ -703,6 +704,14 @@ bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node) {
   for (const ir::NamedArg& kw : node.kwargs)
     if (kw.value.is_ref()) return false;
   return true;
+}
+
+bool PointwiseValueIgnoresOperands(const ir::Node& node) {
+  static const auto* kConstants = new absl::flat_hash_set<std::string>{
+      "aten::full.default",      "aten::scalar_tensor.default", "aten::zeros.default",
+      "aten::ones.default",      "aten::zeros_like.default",    "aten::ones_like.default",
+      "aten::full_like.default", "aten::fill.Scalar"};
+  return kConstants->contains(node.target);
 }
 
 int PointwiseOperandCount(const ir::Node& node) {

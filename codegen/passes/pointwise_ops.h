@@ -50,6 +50,10 @@ class PwBuilder {
 // rounding_mode on div, no device change in _to_copy) and one output.
 bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node);
 
+// fill.Scalar, full, zeros/ones/full_like, scalar_tensor: ops whose value is a constant, their
+// tensor operand (if any) giving only the shape.
+bool PointwiseValueIgnoresOperands(const ir::Node& node);
+
 // How many leading positional args of `node` (a pointwise op) are tensor-or-number operands.
 int PointwiseOperandCount(const ir::Node& node);
 

@@ -5,7 +5,7 @@
 #   tests/fuzz/run.sh --minutes 30     each fuzzer for 30 minutes, both at once
 #   tests/fuzz/run.sh --runs 200000 --only request
 #
-# Options: --runs N (default 20000), --minutes M (overrides --runs), --only request|ir_text,
+# Options: --runs N (default 10000), --minutes M (overrides --runs), --only request|ir_text,
 #          --build-only.
 # The build is its own clang tree (build-fuzz/, ASan + UBSan + coverage, ccache'd) with only the
 # fuzz targets and the libraries they link. Inputs found are kept in build-fuzz/corpus/<name>/
@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-RUNS=20000
+RUNS=10000
 MINUTES=""
 ONLY=""
 BUILD_ONLY=0

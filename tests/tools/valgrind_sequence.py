@@ -76,7 +76,8 @@ def run(mode: str, binary: Path, keep: bool) -> bool:
     else:
         # Valgrind needs far more address space and time than the defaults allow a worker.
         args += ["--compile-time-limit-s", "1800", "--compile-memory-limit-mb", "65536"]
-    env = dict(os.environ, TCCD_KERNEL_THREADS="1")
+    # Workers are spawned from /proc/self/exe, which under valgrind is valgrind's own tool.
+    env = dict(os.environ, TCCD_KERNEL_THREADS="1", TCCD_WORKER_EXECUTABLE=str(binary.resolve()))
     print(f"== {mode}: {' '.join(args)}", flush=True)
     with open(f"{root}/tccd.log", "wb") as log:
         proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env)
