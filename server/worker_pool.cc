@@ -18,6 +18,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "server/compile_worker.h"
 #include "server/worker_protocol.h"
 #include "spdlog/spdlog.h"
@@ -69,7 +71,23 @@ class WorkerCompiler final : public Compiler {
 
   ~WorkerCompiler() override {
     absl::MutexLock lock(&mu_);
-    for (Worker& worker : idle_) Stop(worker);
+    // An idle worker exits by itself once its socket closes; a clean exit lets tools that wrap
+    // it (valgrind's memcheck) finish their reports. Whatever has not exited after the grace
+    // period (a worker stuck somewhere) is killed.
+    for (Worker& worker : idle_) close(worker.fd);
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    for (Worker& worker : idle_) {
+      int status = 0;
+      pid_t reaped = 0;
+      while ((reaped = waitpid(worker.pid, &status, WNOHANG)) == 0 && absl::Now() < deadline) {
+        absl::SleepFor(absl::Milliseconds(10));
+      }
+      if (reaped == 0) {
+        ::kill(worker.pid, SIGKILL);
+        while (waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+      }
+    }
     idle_.clear();
   }
 
