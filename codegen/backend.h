@@ -36,6 +36,9 @@ struct BackendOptions {
   int threads = 1;
   // Told about every kernel compiled or reused (a long compile's progress). Default: none.
   CompileProgress* progress = nullptr;
+  // False: lower only (codegen::Lower): kernels are named for the schedule but not compiled, and
+  // no artifacts are built. Default: true.
+  bool machine_code = true;
   // Writes a named debugging dump (a no-op without TCCD_DUMP_DIR). Default: no-op.
   std::function<void(const std::string& name, const std::string& text)> dump = [](const std::string&,
                                                                                   const std::string&) {};

@@ -240,8 +240,11 @@ int KernelCompileThreads() {
   return threads;
 }
 
-absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernel_cache,
-                                      CompileProgress* progress) {
+namespace {
+
+// Compile, or with `machine_code` false only Lower (the backends name kernels but compile none).
+absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObjectCache* kernel_cache,
+                                            CompileProgress* progress, bool machine_code) {
   RET_CHECK(prepared.parsed != nullptr);
   const ParsedRequest& request = *prepared.parsed;
   ir::Graph graph = request.graph;
@@ -251,6 +254,7 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
                          .fingerprint = CompilerFingerprint(),
                          .threads = KernelCompileThreads(),
                          .progress = progress,
+                         .machine_code = machine_code,
                          .dump = Dump};
   std::unique_ptr<Backend> backend = request.device == ir::DeviceType::kCpu
                                          ? MakeCpuBackend(request.cpu, std::move(options))
@@ -322,11 +326,25 @@ absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCach
   for (const v1::Step& step : out.plan.steps()) out.num_extern_steps += step.has_extern_call();
 
   // 7. The same plan as data for the native plan runtime (one client call per graph).
-  passes.BeginStage("plan-descriptor");
-  RETURN_IF_ERROR(AddPlanDescriptor(out));
+  if (machine_code) {
+    passes.BeginStage("plan-descriptor");
+    RETURN_IF_ERROR(AddPlanDescriptor(out));
+  }
   passes.EndStage();
   spdlog::debug("compile stages: {}", passes.Summary());
   return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Lowered> Lower(const Prepared& prepared) {
+  ASSIGN_OR_RETURN(CompileOutput out, CompileStages(prepared, nullptr, nullptr, /*machine_code=*/false));
+  return Lowered{.plan = std::move(out.plan)};
+}
+
+absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernel_cache,
+                                      CompileProgress* progress) {
+  return CompileStages(prepared, kernel_cache, progress, /*machine_code=*/true);
 }
 
 }  // namespace tccd::codegen

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/ir/graph.h"
 #include "codegen/kernel/compile_progress.h"
 #include "codegen/kernel/kernel_cache.h"
 #include "tccd/v1/tccd.pb.h"
@@ -60,6 +61,15 @@ struct CompileOutput {
 // version bump included) never serves artifacts an older build made. Part of every compile key.
 // Computed once (reads /proc/self/exe); thread-safe.
 const std::string& CompilerFingerprint();
+
+// Everything Compile decides before machine code: graph passes, partition, kernel IR, the
+// schedule and its passes (CUDA: segments) and the plan, with the backends told not to generate
+// code. Pure: no LLVM, no NVRTC, no files (except TCCD_DUMP_DIR dumps), so the request fuzzer
+// runs it whole.
+struct Lowered {
+  v1::Plan plan;
+};
+absl::StatusOr<Lowered> Lower(const Prepared& prepared);
 
 // Lowers, fuses and generates code. May take seconds; safe to call from many threads at once.
 // CPU kernels whose objects `kernels` has are linked, not compiled; nullptr compiles them all.

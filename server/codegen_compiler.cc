@@ -31,20 +31,6 @@ class CodegenCompiler final : public Compiler {
 
 }  // namespace
 
-codegen::CompileInput CompileInputOf(const v1::CompileRequest& request) {
-  const std::string& mode = request.options().mode();
-  bool fallback_random = false;
-  auto it = request.options().extra().find("fallback_random");
-  if (it != request.options().extra().end()) {
-    const std::string& v = it->second;
-    fallback_random = v == "1" || v == "True" || v == "true";
-  }
-  return codegen::CompileInput{.graph = &request.graph(),
-                               .target = &request.target(),
-                               .mode = mode.empty() ? "default" : mode,
-                               .fallback_random = fallback_random};
-}
-
 std::unique_ptr<Compiler> NewCodegenCompiler() {
   return std::make_unique<CodegenCompiler>();
 }

@@ -13,20 +13,13 @@
 #include "absl/time/time.h"
 #include "cache/compile_key.h"
 #include "server/eviction_stats.h"
+#include "server/request_checks.h"
 #include "server/store_kernel_cache.h"
 #include "spdlog/spdlog.h"
 #include "tccd_version.h"
 
 namespace tccd::server {
 namespace {
-
-// Request field limits: generous for any real client, small enough that a bogus
-// request cannot make us log or key megabytes.
-constexpr size_t kMaxIdBytes = 256;  // job_id, graph_name
-constexpr size_t kMaxModeBytes = 64;
-constexpr int kMaxExtraOptions = 256;
-constexpr size_t kMaxExtraKeyBytes = 256;
-constexpr size_t kMaxExtraValueBytes = 64 << 10;
 
 constexpr size_t kLogKeyChars = 12;
 
@@ -37,23 +30,6 @@ double MillisSince(CompileService::Clock::time_point start) {
 }
 
 int64_t NowUnixMillis() { return absl::ToUnixMillis(absl::Now()); }
-
-// A client-supplied string made safe and short for one log line: control bytes
-// become \xNN (so a request cannot forge log lines), everything else is kept.
-std::string ForLog(absl::string_view text, size_t max_chars = 64) {
-  if (text.empty()) return "-";
-  std::string out;
-  for (char c : text.substr(0, max_chars)) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
-    } else {
-      out += c;
-    }
-  }
-  if (text.size() > max_chars) out += "...";
-  return out;
-}
 
 std::string KeyForLog(absl::string_view key) {
   return key.empty() ? "-" : std::string(key.substr(0, kLogKeyChars));
@@ -71,72 +47,6 @@ bool IsSha256Hex(absl::string_view digest) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
   }
   return true;
-}
-
-// Field checks that need no parsing; Compiler::Prepare validates the graph
-// itself.
-absl::Status ValidateCompileRequest(const v1::CompileRequest& request) {
-  if (!request.has_graph()) {
-    return absl::InvalidArgumentError("CompileRequest.graph is missing");
-  }
-  if (!request.has_target()) {
-    return absl::InvalidArgumentError("CompileRequest.target is missing");
-  }
-  if (request.job_id().size() > kMaxIdBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "CompileRequest.job_id is longer than ", kMaxIdBytes, " bytes"));
-  }
-  if (request.progress_id().size() > kMaxIdBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "CompileRequest.progress_id is longer than ", kMaxIdBytes, " bytes"));
-  }
-  if (request.graph_name().size() > kMaxIdBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "CompileRequest.graph_name is longer than ", kMaxIdBytes, " bytes"));
-  }
-  const v1::CompileOptions& options = request.options();
-  if (options.mode().size() > kMaxModeBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "CompileOptions.mode is longer than ", kMaxModeBytes, " bytes"));
-  }
-  if (options.extra_size() > kMaxExtraOptions) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("CompileOptions.extra has ", options.extra_size(),
-                     " entries; at most ", kMaxExtraOptions, " are allowed"));
-  }
-  for (const auto& [key, value] : options.extra()) {
-    if (key.empty() || key.size() > kMaxExtraKeyBytes ||
-        value.size() > kMaxExtraValueBytes) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "CompileOptions.extra[\"", ForLog(key), "\"]: keys must be 1 to ",
-          kMaxExtraKeyBytes, " bytes and values at most ", kMaxExtraValueBytes,
-          " bytes"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-// An unset mode means torch.compile's default; both spellings share one key.
-std::string NormalizedMode(const v1::CompileRequest& request) {
-  return request.options().mode().empty() ? "default"
-                                          : request.options().mode();
-}
-
-std::string ComputeKey(const v1::CompileRequest& request,
-                       const codegen::Prepared& prepared,
-                       const std::string& compiler_fingerprint) {
-  cache::CompileKeyParts parts;
-  parts.canonical_graph = prepared.canonical_ir;
-  // Constant inputs: their bytes change the program, so their digests are part of the graph.
-  for (const v1::Constant& c : request.graph().constants())
-    absl::StrAppend(&parts.canonical_graph, "constant %a", c.input(), " sha256:", cache::Sha256Hex(c.data()), "\n");
-  parts.target = prepared.target_key;
-  parts.mode = NormalizedMode(request);
-  for (const auto& [key, value] : request.options().extra()) {
-    parts.options.emplace(key, value);
-  }
-  parts.tccd_version = compiler_fingerprint;
-  return cache::ComputeCompileKey(parts);
 }
 
 const char* OutcomeName(int outcome) {
@@ -208,7 +118,7 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
       return;
     }
 
-    call->key = ComputeKey(request, *prepared, compiler_->Fingerprint());
+    call->key = ComputeRequestKey(request, *prepared, compiler_->Fingerprint());
     absl::StatusOr<v1::Manifest> cached = store_->GetManifest(call->key);
     if (cached.ok()) {
       Respond(*call, Outcome::kHit, cached, 0);

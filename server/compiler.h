@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "codegen/pipeline.h"
+#include "server/request_checks.h"  // CompileInputOf
 #include "tccd/v1/tccd.pb.h"
 
 namespace tccd::server {
@@ -51,9 +52,5 @@ class Compiler {
 
 // codegen::Prepare / codegen::Compile, in this process.
 std::unique_ptr<Compiler> NewCodegenCompiler();
-
-// What Prepare needs from a request: its graph, target, normalized mode (unset means
-// "default") and CompileOptions.extra["fallback_random"]. Points into `request`.
-codegen::CompileInput CompileInputOf(const v1::CompileRequest& request);
 
 }  // namespace tccd::server

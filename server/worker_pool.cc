@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "server/compile_worker.h"
 #include "server/worker_protocol.h"
 #include "spdlog/spdlog.h"
@@ -68,7 +71,23 @@ class WorkerCompiler final : public Compiler {
 
   ~WorkerCompiler() override {
     absl::MutexLock lock(&mu_);
-    for (Worker& worker : idle_) Stop(worker);
+    // An idle worker exits by itself once its socket closes; a clean exit lets tools that wrap
+    // it (valgrind's memcheck) finish their reports. Whatever has not exited after the grace
+    // period (a worker stuck somewhere) is killed.
+    for (Worker& worker : idle_) close(worker.fd);
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    for (Worker& worker : idle_) {
+      int status = 0;
+      pid_t reaped = 0;
+      while ((reaped = waitpid(worker.pid, &status, WNOHANG)) == 0 && absl::Now() < deadline) {
+        absl::SleepFor(absl::Milliseconds(10));
+      }
+      if (reaped == 0) {
+        ::kill(worker.pid, SIGKILL);
+        while (waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+      }
+    }
     idle_.clear();
   }
 
@@ -132,6 +151,18 @@ class WorkerCompiler final : public Compiler {
   std::atomic<int64_t> overhead_us_last_{0};
 };
 
+// The binary a worker runs: this very executable (/proc/self/exe, so that an upgrade on disk
+// never pairs a daemon with another build's workers), or TCCD_WORKER_EXECUTABLE, a debugging
+// knob for tools that interpose on exec: under valgrind /proc/self/exe is valgrind's own tool,
+// which cannot run as its client (tests/tools/valgrind_sequence.py sets it to the daemon's path).
+const std::string& WorkerExecutable() {
+  static const std::string* exe = [] {
+    const char* env = std::getenv("TCCD_WORKER_EXECUTABLE");
+    return new std::string(env != nullptr && *env != '\0' ? env : "/proc/self/exe");
+  }();
+  return *exe;
+}
+
 absl::StatusOr<Worker> WorkerCompiler::Spawn() {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
@@ -154,14 +185,15 @@ absl::StatusOr<Worker> WorkerCompiler::Spawn() {
                         memory.c_str(),        faults.c_str(),
                         parent.c_str(),        nullptr};
   pid_t pid = -1;
-  const int error = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr,
+  const std::string& exe = WorkerExecutable();
+  const int error = posix_spawn(&pid, exe.c_str(), &actions, nullptr,
                                 const_cast<char* const*>(argv), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (error != 0) {
     close(fds[0]);
     return absl::InternalError(
-        absl::StrCat("spawning /proc/self/exe: ", strerror(error)));
+        absl::StrCat("spawning ", exe, ": ", strerror(error)));
   }
   spawns_.fetch_add(1, std::memory_order_relaxed);
   return Worker{.pid = pid, .fd = fds[0]};

@@ -21,7 +21,7 @@ class CpuPipelineBackend : public Backend {
   }
 
   absl::Status CompileKernels(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) override {
-    if (kernels.empty()) return absl::OkStatus();
+    if (kernels.empty() || !options_.machine_code) return absl::OkStatus();
     // One object per distinct kernel, keyed by its content: reused ones are only linked.
     ASSIGN_OR_RETURN(CpuKernelObjectsResult objects,
                      CompileCpuKernelObjects(kernels, target_,

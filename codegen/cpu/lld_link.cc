@@ -27,6 +27,52 @@ namespace {
 // Guards every use of LLD's driver, which keeps its state in globals.
 ABSL_CONST_INIT absl::Mutex lld_mutex(absl::kConstInit);
 
+}  // namespace
+
+// LLD 16 keeps pointers to linker-defined symbols in static members of lld::elf::ElfSym
+// (lld/ELF/Symbols.h, which Debian's liblld-16-dev does not install, hence the mangled names).
+// elf::link sets some of them only when a link references the symbol (_GLOBAL_OFFSET_TABLE_,
+// _TLS_MODULE_BASE_, ...) and never clears them, while the symbols live in the linker context
+// that CommonLinkerContext::destroy frees. The next link that does not reference the symbol
+// writes through the stale pointer: issue 12's "Invalid write of size 8" in
+// Writer::finalizeSections under valgrind, a CUDA host library link (it references
+// _GLOBAL_OFFSET_TABLE_) followed by a CPU kernel link in one process. Cleared after every
+// link, with the context they point into. (Later LLDs keep them in the context itself.)
+#define TCCD_LLD_ELFSYM(field, mangled) extern void* lld_elfsym_##field __asm__(mangled);
+#define TCCD_LLD_ELFSYMS(X)                                   \
+  X(bss, "_ZN3lld3elf6ElfSym3bssE")                           \
+  X(etext1, "_ZN3lld3elf6ElfSym6etext1E")                     \
+  X(etext2, "_ZN3lld3elf6ElfSym6etext2E")                     \
+  X(edata1, "_ZN3lld3elf6ElfSym6edata1E")                     \
+  X(edata2, "_ZN3lld3elf6ElfSym6edata2E")                     \
+  X(end1, "_ZN3lld3elf6ElfSym4end1E")                         \
+  X(end2, "_ZN3lld3elf6ElfSym4end2E")                         \
+  X(globalOffsetTable, "_ZN3lld3elf6ElfSym17globalOffsetTableE") \
+  X(mipsGp, "_ZN3lld3elf6ElfSym6mipsGpE")                     \
+  X(mipsGpDisp, "_ZN3lld3elf6ElfSym10mipsGpDispE")            \
+  X(mipsLocalGp, "_ZN3lld3elf6ElfSym11mipsLocalGpE")          \
+  X(relaIpltStart, "_ZN3lld3elf6ElfSym13relaIpltStartE")      \
+  X(relaIpltEnd, "_ZN3lld3elf6ElfSym11relaIpltEndE")          \
+  X(tlsModuleBase, "_ZN3lld3elf6ElfSym13tlsModuleBaseE")
+TCCD_LLD_ELFSYMS(TCCD_LLD_ELFSYM)
+
+int LldSymbolPointersLeftForTesting() {
+  absl::MutexLock lock(&lld_mutex);
+  int left = 0;
+#define TCCD_LLD_COUNT(field, mangled) left += lld_elfsym_##field != nullptr;
+  TCCD_LLD_ELFSYMS(TCCD_LLD_COUNT)
+#undef TCCD_LLD_COUNT
+  return left;
+}
+
+namespace {
+
+void ClearLldSymbolPointers() ABSL_EXCLUSIVE_LOCKS_REQUIRED(lld_mutex) {
+#define TCCD_LLD_CLEAR(field, mangled) lld_elfsym_##field = nullptr;
+  TCCD_LLD_ELFSYMS(TCCD_LLD_CLEAR)
+#undef TCCD_LLD_CLEAR
+}
+
 // A mkdtemp directory, removed with its contents on destruction.
 class TempDir {
  public:
@@ -113,8 +159,9 @@ absl::StatusOr<std::string> LinkSharedObjects(absl::Span<const std::string_view>
     absl::MutexLock lock(&lld_mutex);
     ok = lld::elf::link(args, out, err, /*exitEarly=*/false, /*disableOutput=*/false);
     // elf::link allocates a linker context that lldMain would free; free it before the next
-    // link so that no state leaks between calls.
+    // link so that no state leaks between calls, and the pointers LLD keeps into it.
     lld::CommonLinkerContext::destroy();
+    ClearLldSymbolPointers();
   }
   if (!ok) return absl::InternalError("LLD failed to link the kernel module: " + err_text);
   if (!err_text.empty()) spdlog::warn("lld: {}", err_text);

@@ -26,4 +26,8 @@ absl::StatusOr<std::string> LinkSharedObject(std::string_view object);
 absl::StatusOr<std::string> LinkSharedObjects(absl::Span<const std::string_view> objects,
                                               absl::Span<const std::string> aliases = {});
 
+// How many of LLD's static pointers to linker-defined symbols are set (0 between links; see
+// lld_link.cc). For the test that a link leaves nothing pointing into freed memory.
+int LldSymbolPointersLeftForTesting();
+
 }  // namespace tccd::codegen

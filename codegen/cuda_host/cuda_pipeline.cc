@@ -59,7 +59,7 @@ class CudaPipelineBackend : public Backend {
   // Kernels -> one cubin (NVRTC); Finish embeds it in the host library.
   absl::Status CompileKernels(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) override {
     for (const PointwiseKernel& k : kernels) kernel_symbols_.push_back(k.name);
-    if (kernels.empty()) return absl::OkStatus();
+    if (kernels.empty() || !options_.machine_code) return absl::OkStatus();
     if (options_.cuda_one_program) {
       ASSIGN_OR_RETURN(module_, CompileCudaKernels(kernels, target_));
     } else {
@@ -97,6 +97,7 @@ class CudaPipelineBackend : public Backend {
   // The host library launches the kernels on the caller's stream, one exported entry point per
   // kernel and per segment; the cubin and PTX ship beside it for inspection.
   absl::Status Finish(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) override {
+    if (!options_.machine_code) return absl::OkStatus();
     const HostProgram& program = segments_ != nullptr ? segments_->program() : kNoProgram;
     if (!kernels.empty() || !program.empty()) {
       ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module_, kernels, program));

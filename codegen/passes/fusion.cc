@@ -52,6 +52,25 @@ bool GatherConflict(const ir::Graph& graph, const std::vector<int>& members, int
   return false;
 }
 
+// Whether any group in `start` is `target` or depends on it, directly or through other groups.
+// deps[] is recorded per node when the node is visited, so a group that gained members (and
+// their dependencies) since then is only seen by following groups transitively, here: without
+// it, A -> extern -> B and a later member of A reading a later extern of B made a cycle.
+bool ReachesGroup(const Partition& p, const std::vector<std::set<int>>& deps, std::vector<int> start, int target) {
+  std::vector<bool> seen(p.groups.size(), false);
+  while (!start.empty()) {
+    const int h = start.back();
+    start.pop_back();
+    if (h == target) return true;
+    if (h < 0 || seen[h]) continue;
+    seen[h] = true;
+    for (int m : p.groups[h].nodes)
+      for (int d : deps[m])
+        if (!seen[d]) start.push_back(d);
+  }
+  return false;
+}
+
 bool IsFusible(const ir::Graph& graph, const ir::Node& node) {
   return IsPointwiseOp(graph, node) || IsIndexOp(graph, node);
 }
@@ -66,9 +85,12 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
   std::vector<std::set<int>> deps(n);
 
   auto group_of_ref = [&](const ir::ValueRef& r) { return r.is_input() ? -1 : p.group_of[r.node]; };
-  auto deps_of_ref = [&](const ir::ValueRef& r) -> const std::set<int>* {
-    static const std::set<int> kEmpty;
-    return r.is_input() ? &kEmpty : &deps[r.node];
+  // Does the value r depend on group g (r's own group included, through any chain of groups)?
+  auto reaches = [&](const ir::ValueRef& r, int g) {
+    if (r.is_input()) return false;
+    std::vector<int> start(deps[r.node].begin(), deps[r.node].end());
+    start.push_back(p.group_of[r.node]);
+    return ReachesGroup(p, deps, std::move(start), g);
   };
 
   for (int id = 0; id < n; ++id) {
@@ -90,7 +112,7 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
         if (static_cast<int>(group.nodes.size()) >= options.max_nodes_per_group) continue;
         bool cycle = false;
         ForEachInput(node, [&](const ir::ValueRef& r) {
-          if (group_of_ref(r) != g && deps_of_ref(r)->count(g)) cycle = true;
+          if (group_of_ref(r) != g && reaches(r, g)) cycle = true;
         });
         if (cycle || GatherConflict(graph, group.nodes, id)) continue;
         // Operand budget: distinct outside tensors the group would read.
@@ -120,10 +142,9 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
         if (p.groups[h].shape != p.groups[chosen].shape || p.groups[h].device != p.groups[chosen].device) continue;
         if (static_cast<int>(p.groups[h].nodes.size() + p.groups[chosen].nodes.size()) > options.max_nodes_per_group) continue;
         bool dependent = false;
-        for (int m : p.groups[h].nodes) dependent |= deps[m].count(chosen) > 0;
-        for (int m : p.groups[chosen].nodes) dependent |= deps[m].count(h) > 0;
+        dependent |= ReachesGroup(p, deps, {h}, chosen) || ReachesGroup(p, deps, {chosen}, h);
         ForEachInput(node, [&](const ir::ValueRef& r) {
-          if (group_of_ref(r) != h && deps_of_ref(r)->count(h)) dependent = true;
+          if (group_of_ref(r) != h && group_of_ref(r) != chosen && reaches(r, h)) dependent = true;
         });
         if (dependent) continue;
         bool gather_conflict = false;

@@ -25,11 +25,25 @@ std::vector<std::vector<bool>> GroupAncestors(const ir::Graph& graph, const Part
       if (p.group_of[r.node] >= 0) node_anc[id][p.group_of[r.node]] = true;
     });
   }
-  std::vector<std::vector<bool>> anc(num_groups, std::vector<bool>(num_groups, false));
+  std::vector<std::vector<int>> direct(num_groups);
   for (size_t g = 0; g < num_groups; ++g)
     for (int m : p.groups[g].nodes)
       for (size_t h = 0; h < num_groups; ++h)
-        if (node_anc[m][h] && static_cast<int>(h) != static_cast<int>(g)) anc[g][h] = true;
+        if (node_anc[m][h] && h != g) direct[g].push_back(static_cast<int>(h));
+  // Closed over groups: node paths alone miss G2 -> G0 when G2 reads (through an extern node) a
+  // member of G1 that does not depend on G0 while another member of G1 does.
+  std::vector<std::vector<bool>> anc(num_groups, std::vector<bool>(num_groups, false));
+  for (size_t g = 0; g < num_groups; ++g) {
+    std::vector<int> stack = direct[g];
+    while (!stack.empty()) {
+      const int h = stack.back();
+      stack.pop_back();
+      if (anc[g][h]) continue;
+      anc[g][h] = true;
+      stack.insert(stack.end(), direct[h].begin(), direct[h].end());
+    }
+    anc[g][g] = false;
+  }
   return anc;
 }
 

@@ -47,7 +47,7 @@ absl::StatusOr<PointwiseKernel> BuildPointwiseKernel(const ir::Graph& graph,
     } else {
       ASSIGN_OR_RETURN(v, LowerPointwiseOp(node, value_of, b));
     }
-    RET_CHECK(b.dtype(v) == HeldDType(node.outputs[0].dtype));
+    RETURN_IF_ERROR(CheckDeclaredDType(node, m, b.dtype(v)));
     held[{m, 0}] = v;
     kernel.fused_ops.push_back(node.target);
   }

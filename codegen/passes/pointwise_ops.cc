@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "proto/status_macros.h"
 
@@ -575,6 +576,20 @@ bool IsDenseNonOverlapping(const ir::TensorType& type) {
   return true;
 }
 
+absl::Status CheckDeclaredOutputCount(const ir::Node& node, int node_id, size_t produced) {
+  if (node.outputs.size() == produced) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("node %", node_id, " (", node.target, ") declares ",
+                                                 node.outputs.size(), " outputs; the op returns ", produced));
+}
+
+absl::Status CheckDeclaredDType(const ir::Node& node, int node_id, DType produced_held) {
+  if (!node.outputs.empty() && HeldDType(node.outputs[0].dtype) == produced_held) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "node %", node_id, " (", node.target, ") declares a ",
+      node.outputs.empty() ? "missing" : ir::DTypeName(node.outputs[0].dtype), " result; the op computes ",
+      ir::DTypeName(produced_held), " from its inputs"));
+}
+
 DType HeldDType(DType dtype) {
   return (dtype == DType::kF16 || dtype == DType::kBF16) ? DType::kF32 : dtype;
 }
@@ -584,6 +599,20 @@ int PwBuilder::Emit(PwInstr instr) {
   return static_cast<int>(body_->size()) - 1;
 }
 
+namespace {
+
+// double -> int64 without undefined behaviour: truncates like a C++ cast where that is defined,
+// saturates beyond int64's range, NaN is 0. (A float scalar past int64 reaches here only when a
+// graph declares an integer result of it, which ATen would not; found by the request fuzzer.)
+int64_t SaturatingToInt64(double value) {
+  if (std::isnan(value)) return 0;
+  if (value >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
+  if (value <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(value);
+}
+
+}  // namespace
+
 int PwBuilder::Constant(double value, DType dtype) {
   PwInstr i;
   i.op = PwOp::kConstant;
@@ -591,7 +620,7 @@ int PwBuilder::Constant(double value, DType dtype) {
   if (ir::IsFloatingPoint(dtype)) {
     i.fvalue = value;
   } else {
-    i.ivalue = dtype == DType::kBool ? (value != 0) : static_cast<int64_t>(value);
+    i.ivalue = dtype == DType::kBool ? (value != 0) : SaturatingToInt64(value);
   }
   return Emit(std::move(i));
 }
@@ -675,6 +704,14 @@ bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node) {
   for (const ir::NamedArg& kw : node.kwargs)
     if (kw.value.is_ref()) return false;
   return true;
+}
+
+bool PointwiseValueIgnoresOperands(const ir::Node& node) {
+  static const auto* kConstants = new absl::flat_hash_set<std::string>{
+      "aten::full.default",      "aten::scalar_tensor.default", "aten::zeros.default",
+      "aten::ones.default",      "aten::zeros_like.default",    "aten::ones_like.default",
+      "aten::full_like.default", "aten::fill.Scalar"};
+  return kConstants->contains(node.target);
 }
 
 int PointwiseOperandCount(const ir::Node& node) {

@@ -18,6 +18,12 @@ namespace tccd::codegen {
 // The dtype a value of logical dtype `dtype` is held in inside a kernel.
 ir::DType HeldDType(ir::DType dtype);
 
+// The node's declared outputs (client metadata) against what its lowering produced: a graph whose
+// metadata contradicts the op (a _softmax declaring two outputs, an add declaring an f16 result
+// of two f32 inputs) is INVALID_ARGUMENT naming the node, not an internal error.
+absl::Status CheckDeclaredOutputCount(const ir::Node& node, int node_id, size_t produced);
+absl::Status CheckDeclaredDType(const ir::Node& node, int node_id, ir::DType produced_held);
+
 // The tensor's view touches exactly numel distinct elements of its storage (no overlap, no holes):
 // a kernel output a store may write once per point.
 bool IsDenseNonOverlapping(const ir::TensorType& type);
@@ -43,6 +49,10 @@ class PwBuilder {
 // True if `node` is an op this library lowers, with arguments it can handle (e.g. no
 // rounding_mode on div, no device change in _to_copy) and one output.
 bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node);
+
+// fill.Scalar, full, zeros/ones/full_like, scalar_tensor: ops whose value is a constant, their
+// tensor operand (if any) giving only the shape.
+bool PointwiseValueIgnoresOperands(const ir::Node& node);
 
 // How many leading positional args of `node` (a pointwise op) are tensor-or-number operands.
 int PointwiseOperandCount(const ir::Node& node);

@@ -2,11 +2,13 @@
 #include "codegen/passes/reduction_fusion.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
 #include "codegen/passes/index_ops.h"
 #include "codegen/passes/plan_builder.h"
+#include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
 #include "proto/status_macros.h"
 
@@ -46,6 +48,9 @@ class RowFusion {
   }
   // A path from unit a to unit b through at least one other unit.
   bool IndirectPath(int a, int b) const;
+  // Every reduction among `nodes` (one would-be kernel) reduces a value that varies along its
+  // row; see the definition.
+  bool ReducesVaryingValues(const std::vector<int>& nodes, const std::vector<int64_t>& shape) const;
   // Whether the union of groups a and b is a valid row group of iteration space shape/k.
   bool ValidRowGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape, int k) const;
   bool ValidColumnGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape, int k) const;
@@ -138,6 +143,39 @@ bool RowFusion::ValidColumnGroup(const std::vector<int>& nodes, const std::vecto
   return true;
 }
 
+// The kernel IR cannot reduce a value that is the same for a whole row (the verifier rejects
+// it): fill.Scalar / *_like / full members take their input for its shape only, so their value
+// is a constant, and a sum over one in the same kernel (found by the request fuzzer, and
+// reachable from `x.fill_(1).sum(0)`) made an invalid kernel. Such a reduction keeps its
+// prologue in another kernel, which stores the constant as a tensor. Conservative: a value
+// varies when it reads a full-size outside tensor or a member that varies.
+bool RowFusion::ReducesVaryingValues(const std::vector<int>& nodes, const std::vector<int64_t>& shape) const {
+  int64_t full = 1;
+  for (int64_t d : shape) full *= d;
+  std::map<int, bool> varies;  // member -> its output varies along rows
+  for (int m : nodes) {  // ascending ids: a topological order
+    const ir::Node& node = graph_.nodes[m];
+    const ReductionAxes axes = ReductionAxesOf(graph_, node);
+    bool v = false;
+    if (!PointwiseValueIgnoresOperands(node)) {
+      ForEachInput(node, [&](const ir::ValueRef& r) {
+        auto it = r.is_input() ? varies.end() : varies.find(r.node);
+        if (it != varies.end()) v = v || it->second;
+        else v = v || graph_.type_of(r).numel() == full;
+      });
+    }
+    if (axes.num_reduced_dims > 0) {
+      if (node.args.empty() || !node.args[0].is_ref()) return false;
+      const ir::ValueRef& x = node.args[0].ref();
+      auto it = x.is_input() ? varies.end() : varies.find(x.node);
+      if (it != varies.end() && !it->second) return false;
+      v = node.outputs[0].numel() == full;  // softmax-like outputs vary, sums do not
+    }
+    varies[m] = v;
+  }
+  return true;
+}
+
 bool RowFusion::TryMerge(int into, int from) {
   FusionGroup& a = p_.groups[into];
   FusionGroup& b = p_.groups[from];
@@ -150,6 +188,7 @@ bool RowFusion::TryMerge(int into, int from) {
                        : !ValidRowGroup(nodes, a.shape, a.num_reduced_dims)) {
     return false;
   }
+  if (!ReducesVaryingValues(nodes, a.shape)) return false;
   // Operand budget: distinct outside tensors the merged kernel reads.
   const std::set<int> members(nodes.begin(), nodes.end());
   std::set<ir::ValueRef> outside;

@@ -78,12 +78,12 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
     const ir::Node& node = graph.nodes[m];
     if (ReductionAxesOf(graph, node).num_reduced_dims > 0) {
       ASSIGN_OR_RETURN(std::vector<int> outs, LowerRowReductionOp(graph, node, value_of, b));
-      RET_CHECK(outs.size() == node.outputs.size());
+      RETURN_IF_ERROR(CheckDeclaredOutputCount(node, m, outs.size()));
       for (size_t o = 0; o < outs.size(); ++o)
         if (outs[o] >= 0) held[{m, static_cast<int>(o)}] = outs[o];
     } else {
       ASSIGN_OR_RETURN(int v, LowerPointwiseOp(node, value_of, b));
-      RET_CHECK(b.dtype(v) == HeldDType(node.outputs[0].dtype));
+      RETURN_IF_ERROR(CheckDeclaredDType(node, m, b.dtype(v)));
       held[{m, 0}] = v;
     }
     kernel.fused_ops.push_back(node.target);

@@ -211,6 +211,35 @@ int RowReductionDims(const ir::Graph& graph, const ir::Node& node) {
   return axes.leading ? 0 : axes.num_reduced_dims;
 }
 
+namespace {
+
+// The node's declared outputs have the shapes the op gives: one value per row for the reductions
+// and the norms' statistics, x's shape for the rest. Client metadata that says otherwise (found
+// by the request fuzzer: a sum declaring its input's shape, fused with a sum over it) would make
+// the kernel builder emit an invalid kernel; such a node stays an extern ATen step.
+bool DeclaredOutputsFit(Op op, const ir::Node& node, const ir::TensorType& x, int64_t rows) {
+  auto per_row = [&](size_t o) { return o < node.outputs.size() && node.outputs[o].numel() == rows; };
+  auto like_x = [&](size_t o) { return o < node.outputs.size() && node.outputs[o].sizes == x.sizes; };
+  switch (op) {
+    case Op::kSum: case Op::kMean: case Op::kAmax: case Op::kAmin: case Op::kVar:
+      return node.outputs.size() == 1 && per_row(0);
+    case Op::kVarMean:
+      return node.outputs.size() == 2 && per_row(0) && per_row(1);
+    case Op::kSoftmax: case Op::kSafeSoftmax: case Op::kLogSoftmax: case Op::kSoftmaxBackward:
+    case Op::kLogSoftmaxBackward:
+      return node.outputs.size() == 1 && like_x(0);
+    case Op::kLayerNorm:
+      return node.outputs.size() == 3 && like_x(0) && per_row(1) && per_row(2);
+    case Op::kRmsNorm:
+      return node.outputs.size() == 2 && like_x(0) && per_row(1);
+    case Op::kLayerNormBackward:
+      return node.outputs.size() == 3;  // shapes checked against output_mask below
+  }
+  return false;
+}
+
+}  // namespace
+
 ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node) {
   auto it = Table().find(node.target);
   if (it == Table().end() || ir::TouchesExternOnlyDType(graph, node)) return {};
@@ -258,6 +287,7 @@ ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node) {
   for (const ir::TensorType& out : node.outputs) {
     if (out.device != x->device || !IsComputeFloat(out.dtype)) return {};
   }
+  if (!DeclaredOutputsFit(entry.op, node, *x, rows)) return {};
   if (entry.op == Op::kLayerNormBackward) {
     // mean and rstd: one value per row; every present output of its input's shape (grad_input)
     // or of normalized_shape (parameter gradients). Absent outputs are 0-element placeholders.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "codegen/cpu/elf_symbols.h"
+#include "codegen/cpu/lld_link.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda_host/host_imports.h"
 #include "cuda_host_test_util.h"
@@ -51,6 +52,15 @@ void CheckSymbols(const std::string& so, std::vector<std::string> kernel_names) 
   // The driver is reached only through these.
   CHECK(std::count(symbols->undefined.begin(), symbols->undefined.end(), "dlopen") == 1);
   CHECK(std::count(symbols->undefined.begin(), symbols->undefined.end(), "dlsym") == 1);
+}
+
+TEST_CASE("a host library link leaves no LLD pointer into the freed linker context", "[cuda_host]") {
+  // Issue 12: the host library references _GLOBAL_OFFSET_TABLE_, so LLD 16 kept a pointer to
+  // that symbol after the link freed it, and the next in-process link (a CPU kernel .so) wrote
+  // through it (valgrind: Invalid write in Writer::finalizeSections). lld_link.cc clears them.
+  const std::vector<PointwiseKernel> kernels = TwoKernels();
+  REQUIRE(BuildCudaHostLibrary(FakeModule(kernels), kernels).ok());
+  CHECK(LldSymbolPointersLeftForTesting() == 0);
 }
 
 TEST_CASE("the library exports exactly the kernels and the two C entry points", "[cuda_host]") {

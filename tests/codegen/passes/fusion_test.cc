@@ -223,5 +223,20 @@ TEST_CASE("the group size limit splits long chains", "[fusion]") {
 })", FusionOptions{.max_nodes_per_group = 2}) == "fused %0 %1 -> %1\nfused %2 -> %2\n");
 }
 
+TEST_CASE("a group that came to depend on another through a later member is not joined to it", "[fusion]") {
+  // Found by tests/fuzz/request_fuzzer: %4 puts a dependency on group {%1} into group {%0}
+  // after %2 was visited, so %2's own dependencies ({%0}) did not show that {%1} now depends on
+  // {%0}; %5 joined {%1} and made a cycle ({%0} -> %2 -> {%1} -> %3 -> {%0}).
+  CHECK(Partitioned(R"(graph(%a0: f32[4,4]{4,1}@cpu, %a1: f32[4,4]{4,1}@cpu) {
+  %0 = aten::relu.default(%a0) -> f32[4,4]{4,1}@cpu
+  %1 = aten::neg.default(%a1) -> f32[4,4]{4,1}@cpu
+  %2 = aten::mm.default(%0, %0) -> f32[4,4]{4,1}@cpu
+  %3 = aten::mm.default(%1, %1) -> f32[4,4]{4,1}@cpu
+  %4 = aten::add.Tensor(%0, %3) -> f32[4,4]{4,1}@cpu
+  %5 = aten::add.Tensor(%1, %2) -> f32[4,4]{4,1}@cpu
+  return (%4, %5)
+})") == "fused %1 -> %1\nextern %3 aten::mm.default\nfused %0 %4 -> %0 %4\nextern %2 aten::mm.default\nfused %5 -> %5\n");
+}
+
 }  // namespace
 }  // namespace tccd::codegen

@@ -53,5 +53,21 @@ TEST_CASE("the operand budget bounds horizontal merges", "[horizontal]") {
 })", FusionOptions{.max_operands = 4}) == "fused %0 %1 -> %0 %1\nfused %2 -> %2\n");
 }
 
+TEST_CASE("a group depending on another through a third group's other member is not merged", "[horizontal]") {
+  // Found by tests/fuzz/request_fuzzer: {%5} depends on {%2 %3 %6} only through %3 (via %4),
+  // and that group depends on {%0} only through %2 (via %1): node paths from %5 never reach
+  // {%0}, so the two were merged into a cycle. Group dependencies are closed transitively now.
+  CHECK(Horizontal(R"(graph(%a0: f32[4,4]{4,1}@cpu, %a1: f32[4,4]{4,1}@cpu) {
+  %0 = aten::relu.default(%a0) -> f32[4,4]{4,1}@cpu
+  %1 = aten::mm.default(%0, %0) -> f32[4,4]{4,1}@cpu
+  %2 = aten::exp.default(%1) -> f32[4,4]{4,1}@cpu
+  %3 = aten::neg.default(%a1) -> f32[4,4]{4,1}@cpu
+  %4 = aten::mm.default(%3, %3) -> f32[4,4]{4,1}@cpu
+  %5 = aten::exp.default(%4) -> f32[4,4]{4,1}@cpu
+  %6 = aten::add.Tensor(%2, %3) -> f32[4,4]{4,1}@cpu
+  return (%5, %6)
+})") == "fused %0 -> %0\nextern %1 aten::mm.default\nfused %2 %3 %6 -> %3 %6\nextern %4 aten::mm.default\nfused %5 -> %5\n");
+}
+
 }  // namespace
 }  // namespace tccd::codegen

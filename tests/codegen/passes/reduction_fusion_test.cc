@@ -249,5 +249,21 @@ TEST_CASE("rows longer than the register budget stay extern", "[rows]") {
   CHECK(r.partition == "extern %0 aten::amax.default\n");
 }
 
+TEST_CASE("a reduction of a constant (fill, *_like) keeps the constant in its own kernel", "[rows]") {
+  // Found by tests/fuzz/request_fuzzer: the kernel IR cannot reduce a row-level value, and a
+  // fill.Scalar member is one; fused, the kernel failed verification (INTERNAL).
+  for (const char* dim : {"[0]", "[-1]"}) {
+    const std::string text = std::string(R"(graph(%a0: f32[64,32]{32,1}@cuda) {
+  %0 = aten::fill.Scalar(%a0, 2.0) -> f32[64,32]{32,1}@cuda
+  %1 = aten::sum.dim_IntList(%0, )") + dim + R"() -> )" + (dim[1] == '0' ? "f32[32]{1}" : "f32[64]{1}") + R"(@cuda
+  return (%1)
+})";
+    INFO(text);
+    Result r = Fuse(text.c_str());
+    CHECK(r.partition == std::string("fused %0 -> %0\nfused(") + (dim[1] == '0' ? "columns" : "rows") +
+                             ", reduce 1) %1 -> %1\n");
+  }
+}
+
 }  // namespace
 }  // namespace tccd::codegen

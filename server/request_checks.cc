@@ -1,0 +1,113 @@
+// Request checks, CompileInput and compile key; see request_checks.h.
+#include "server/request_checks.h"
+
+#include "absl/strings/str_cat.h"
+#include "cache/compile_key.h"
+#include "cache/store.h"
+
+namespace tccd::server {
+namespace {
+
+// Request field limits: generous for any real client, small enough that a bogus
+// request cannot make us log or key megabytes.
+constexpr size_t kMaxIdBytes = 256;  // job_id, graph_name
+constexpr size_t kMaxModeBytes = 64;
+constexpr int kMaxExtraOptions = 256;
+constexpr size_t kMaxExtraKeyBytes = 256;
+constexpr size_t kMaxExtraValueBytes = 64 << 10;
+
+// An unset mode means torch.compile's default; both spellings share one key.
+std::string NormalizedMode(const v1::CompileRequest& request) {
+  return request.options().mode().empty() ? "default"
+                                          : request.options().mode();
+}
+
+}  // namespace
+
+std::string ForLog(absl::string_view text, size_t max_chars) {
+  if (text.empty()) return "-";
+  std::string out;
+  for (char c : text.substr(0, max_chars)) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      absl::StrAppend(&out, "\\x", absl::Hex(u, absl::kZeroPad2));
+    } else {
+      out += c;
+    }
+  }
+  if (text.size() > max_chars) out += "...";
+  return out;
+}
+
+absl::Status ValidateCompileRequest(const v1::CompileRequest& request) {
+  if (!request.has_graph()) {
+    return absl::InvalidArgumentError("CompileRequest.graph is missing");
+  }
+  if (!request.has_target()) {
+    return absl::InvalidArgumentError("CompileRequest.target is missing");
+  }
+  if (request.job_id().size() > kMaxIdBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CompileRequest.job_id is longer than ", kMaxIdBytes, " bytes"));
+  }
+  if (request.progress_id().size() > kMaxIdBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CompileRequest.progress_id is longer than ", kMaxIdBytes, " bytes"));
+  }
+  if (request.graph_name().size() > kMaxIdBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CompileRequest.graph_name is longer than ", kMaxIdBytes, " bytes"));
+  }
+  const v1::CompileOptions& options = request.options();
+  if (options.mode().size() > kMaxModeBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CompileOptions.mode is longer than ", kMaxModeBytes, " bytes"));
+  }
+  if (options.extra_size() > kMaxExtraOptions) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("CompileOptions.extra has ", options.extra_size(),
+                     " entries; at most ", kMaxExtraOptions, " are allowed"));
+  }
+  for (const auto& [key, value] : options.extra()) {
+    if (key.empty() || key.size() > kMaxExtraKeyBytes ||
+        value.size() > kMaxExtraValueBytes) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "CompileOptions.extra[\"", ForLog(key), "\"]: keys must be 1 to ",
+          kMaxExtraKeyBytes, " bytes and values at most ", kMaxExtraValueBytes,
+          " bytes"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+codegen::CompileInput CompileInputOf(const v1::CompileRequest& request) {
+  bool fallback_random = false;
+  auto it = request.options().extra().find("fallback_random");
+  if (it != request.options().extra().end()) {
+    const std::string& v = it->second;
+    fallback_random = v == "1" || v == "True" || v == "true";
+  }
+  return codegen::CompileInput{.graph = &request.graph(),
+                               .target = &request.target(),
+                               .mode = NormalizedMode(request),
+                               .fallback_random = fallback_random};
+}
+
+std::string ComputeRequestKey(const v1::CompileRequest& request,
+                              const codegen::Prepared& prepared,
+                              const std::string& compiler_fingerprint) {
+  cache::CompileKeyParts parts;
+  parts.canonical_graph = prepared.canonical_ir;
+  // Constant inputs: their bytes change the program, so their digests are part of the graph.
+  for (const v1::Constant& c : request.graph().constants())
+    absl::StrAppend(&parts.canonical_graph, "constant %a", c.input(), " sha256:", cache::Sha256Hex(c.data()), "\n");
+  parts.target = prepared.target_key;
+  parts.mode = NormalizedMode(request);
+  for (const auto& [key, value] : request.options().extra()) {
+    parts.options.emplace(key, value);
+  }
+  parts.tccd_version = compiler_fingerprint;
+  return cache::ComputeCompileKey(parts);
+}
+
+}  // namespace tccd::server
