@@ -50,7 +50,7 @@ class RowFusion {
   bool IndirectPath(int a, int b) const;
   // Every reduction among `nodes` (one would-be kernel) reduces a value that varies along its
   // row; see the definition.
-  bool ReducesVaryingValues(const std::vector<int>& nodes, const std::vector<int64_t>& shape) const;
+  bool ReducesVaryingValues(const std::vector<int>& nodes, const FusionGroup& group) const;
   // Whether the union of groups a and b is a valid row group of iteration space shape/k.
   bool ValidRowGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape, int k) const;
   bool ValidColumnGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape, int k) const;
@@ -147,11 +147,24 @@ bool RowFusion::ValidColumnGroup(const std::vector<int>& nodes, const std::vecto
 // it): fill.Scalar / *_like / full members take their input for its shape only, so their value
 // is a constant, and a sum over one in the same kernel (found by the request fuzzer, and
 // reachable from `x.fill_(1).sum(0)`) made an invalid kernel. Such a reduction keeps its
-// prologue in another kernel, which stores the constant as a tensor. Conservative: a value
-// varies when it reads a full-size outside tensor or a member that varies.
-bool RowFusion::ReducesVaryingValues(const std::vector<int>& nodes, const std::vector<int64_t>& shape) const {
+// prologue in another kernel, which stores the constant as a tensor. A value varies along the
+// reduced dims when it reads an outside tensor that has an extent above 1 in one of them
+// (aligned from the right, as torch broadcasts: a [C] vector varies along rows of [N, C]) or a
+// member that varies.
+bool RowFusion::ReducesVaryingValues(const std::vector<int>& nodes, const FusionGroup& group) const {
+  const std::vector<int64_t>& shape = group.shape;
+  const int64_t rank = static_cast<int64_t>(shape.size());
   int64_t full = 1;
   for (int64_t d : shape) full *= d;
+  const int64_t first = group.reduce_leading ? 0 : rank - group.num_reduced_dims;
+  const int64_t last = group.reduce_leading ? group.num_reduced_dims : rank;  // reduced dims [first, last)
+  auto varies_along_rows = [&](const ir::TensorType& t) {
+    for (int64_t d = first; d < last; ++d) {
+      const int64_t td = d - (rank - t.rank());
+      if (td >= 0 && td < t.rank() && t.sizes[td] > 1) return true;
+    }
+    return false;
+  };
   std::map<int, bool> varies;  // member -> its output varies along rows
   for (int m : nodes) {  // ascending ids: a topological order
     const ir::Node& node = graph_.nodes[m];
@@ -161,7 +174,7 @@ bool RowFusion::ReducesVaryingValues(const std::vector<int>& nodes, const std::v
       ForEachInput(node, [&](const ir::ValueRef& r) {
         auto it = r.is_input() ? varies.end() : varies.find(r.node);
         if (it != varies.end()) v = v || it->second;
-        else v = v || graph_.type_of(r).numel() == full;
+        else v = v || varies_along_rows(graph_.type_of(r));
       });
     }
     if (axes.num_reduced_dims > 0) {
@@ -188,7 +201,7 @@ bool RowFusion::TryMerge(int into, int from) {
                        : !ValidRowGroup(nodes, a.shape, a.num_reduced_dims)) {
     return false;
   }
-  if (!ReducesVaryingValues(nodes, a.shape)) return false;
+  if (!ReducesVaryingValues(nodes, a)) return false;
   // Operand budget: distinct outside tensors the merged kernel reads.
   const std::set<int> members(nodes.begin(), nodes.end());
   std::set<ir::ValueRef> outside;

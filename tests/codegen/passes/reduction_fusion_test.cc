@@ -267,3 +267,25 @@ TEST_CASE("a reduction of a constant (fill, *_like) keeps the constant in its ow
 
 }  // namespace
 }  // namespace tccd::codegen
+
+namespace tccd::codegen {
+namespace {
+
+TEST_CASE("a prologue of broadcast operands that vary along the row joins the row kernel", "[rows]") {
+  // Cross-entropy's backward after NllLossBackwardToPointwise: eq(arange [C], target [N,1]) reads
+  // no full-size tensor, yet varies along each row (the class index), so the log_softmax
+  // backward may reduce it in the same kernel (the request fuzzer's "reduces a constant" rule
+  // must not keep it out); a fill, constant along the row, still stays out.
+  Result r = Fuse(R"(graph(%a0: i64[50]{1}@cuda, %a1: i64[8,1]{1,1}@cuda, %a2: f32[]{}@cuda, %a3: f32[8,50]{50,1}@cuda) {
+  %0 = aten::eq.Tensor(%a0, %a1) -> b8[8,50]{50,1}@cuda
+  %1 = aten::mul.Tensor(%0, %a2) -> f32[8,50]{50,1}@cuda
+  %2 = aten::neg.default(%1) -> f32[8,50]{50,1}@cuda
+  %3 = aten::_log_softmax_backward_data.default(%2, %a3, 1, f32) -> f32[8,50]{50,1}@cuda
+  return (%3)
+})");
+  CHECK(r.changed);
+  CHECK(r.partition == "fused(rows, reduce 1) %0 %1 %2 %3 -> %3\n");
+}
+
+}  // namespace
+}  // namespace tccd::codegen
