@@ -39,7 +39,9 @@ say "daemon counters"
 $PY - "$before" "$mid" "$after" <<'PYEOF'
 import json, sys
 b, m, a = (json.loads(s) for s in sys.argv[1:])
-for k in ("compiles", "cache_hits", "cache_misses"):
-    print(f"  {k:<13} process 1: +{m[k] - b[k]:<4} process 2: +{a[k] - m[k]:<4} total: {a[k]}")
+# cache_hits: Compile calls served from the cache; aot_recipe_hits / manifest_reads: a process
+# that got a graph's AOT recipe and its plans by key from the daemon (no Compile call at all).
+for k in ("compiles", "cache_hits", "cache_misses", "aot_recipe_hits", "manifest_reads"):
+    print(f"  {k:<15} process 1: +{m.get(k, 0) - b.get(k, 0):<4} process 2: +{a.get(k, 0) - m.get(k, 0):<4} total: {a.get(k, 0)}")
 print("  process 2 compiled nothing: " + ("yes" if a["compiles"] == m["compiles"] else "NO"))
 PYEOF

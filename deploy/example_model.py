@@ -59,6 +59,8 @@ def main() -> None:
             return "EAGER FALLBACK: " + g["fallback"]
         if g["local_hit"]:
             return "local cache hit"
+        if g.get("aot_skipped"):  # the AOT recipe and plans by key from the daemon: no compile call
+            return "daemon cache hit (recipe and plans by key; Dynamo graph not traced by AOTAutograd)"
         return "daemon cache hit" if g["cache_hit"] else f"compiled by the daemon in {g['compile_ms']:.0f} ms"
     print(f"[{args.label}] first step (capture + compile + run): {first_step_s:.2f} s; "
           f"later steps: {later_step_ms:.1f} ms; losses: {', '.join(f'{l:.4f}' for l in losses)}")
