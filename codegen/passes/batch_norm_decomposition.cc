@@ -25,17 +25,15 @@ std::optional<double> Number(const ir::Arg& arg) {
   return std::nullopt;
 }
 
-bool IsFloat(ir::DType d) { return d == ir::DType::kF32 || d == ir::DType::kBF16 || d == ir::DType::kF16; }
-
 // A contiguous float tensor of rank >= 2 on CUDA with a non-empty channel dim: the norm's input.
 bool IsNormInput(const ir::TensorType& t) {
-  return t.device == ir::DeviceType::kCuda && IsFloat(t.dtype) && t.rank() >= 2 && t.IsContiguous() &&
+  return t.device == ir::DeviceType::kCuda && IsF32OrHalf(t.dtype) && t.rank() >= 2 && t.IsContiguous() &&
          t.storage_offset == 0 && t.numel() > 0 && t.sizes[1] > 0;
 }
 
 // A float vector of `channels` contiguous elements on CUDA (f32 only unless `any_float`).
 bool IsChannelVector(const ir::TensorType& t, int64_t channels, bool any_float) {
-  return t.device == ir::DeviceType::kCuda && (any_float ? IsFloat(t.dtype) : t.dtype == ir::DType::kF32) &&
+  return t.device == ir::DeviceType::kCuda && (any_float ? IsF32OrHalf(t.dtype) : t.dtype == ir::DType::kF32) &&
          t.rank() == 1 && t.sizes[0] == channels && (channels == 1 || t.strides[0] == 1) && t.storage_offset == 0;
 }
 

@@ -1,7 +1,6 @@
 // BatchNormInference (see batch_norm_inference.h).
 #include "codegen/passes/batch_norm_inference.h"
 
-#include <functional>
 #include <optional>
 #include <set>
 #include <utility>
@@ -14,8 +13,6 @@ namespace {
 
 constexpr char kInferenceNorm[] = "aten::_native_batch_norm_legit_no_training.default";
 
-bool IsFloat(ir::DType d) { return d == ir::DType::kF32 || d == ir::DType::kBF16 || d == ir::DType::kF16; }
-
 std::optional<double> Number(const ir::Arg& arg) {
   if (const auto* d = std::get_if<double>(&arg.v)) return *d;
   if (const auto* i = std::get_if<int64_t>(&arg.v)) return static_cast<double>(*i);
@@ -26,7 +23,7 @@ bool IsChannelVector(const ir::Graph& graph, const ir::Arg& arg, int64_t channel
   if (arg.is_none()) return optional;
   if (!arg.is_ref()) return false;
   const ir::TensorType& t = graph.type_of(arg.ref());
-  return t.device == ir::DeviceType::kCuda && IsFloat(t.dtype) && t.rank() == 1 && t.sizes[0] == channels;
+  return t.device == ir::DeviceType::kCuda && IsF32OrHalf(t.dtype) && t.rank() == 1 && t.sizes[0] == channels;
 }
 
 // args: input, weight, bias, running_mean, running_var, momentum, eps.
@@ -34,7 +31,7 @@ bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
   if (node.target != kInferenceNorm || node.args.size() < 7 || node.outputs.size() != 3 || !node.args[0].is_ref())
     return false;
   const ir::TensorType& x = graph.type_of(node.args[0].ref());
-  if (x.device != ir::DeviceType::kCuda || !IsFloat(x.dtype) || x.rank() < 2 || x.numel() == 0) return false;
+  if (x.device != ir::DeviceType::kCuda || !IsF32OrHalf(x.dtype) || x.rank() < 2 || x.numel() == 0) return false;
   const int64_t channels = x.sizes[1];
   return node.outputs[0].sizes == x.sizes && IsChannelVector(graph, node.args[1], channels, true) &&
          IsChannelVector(graph, node.args[2], channels, true) && IsChannelVector(graph, node.args[3], channels, false) &&
@@ -46,9 +43,8 @@ class Emitter {
   Emitter(ir::Graph& out, const ir::TensorType& result) : out_(out), result_(result) {}
 
   ir::Arg Emit(std::string target, std::vector<ir::Arg> args, ir::TensorType type, std::vector<ir::NamedArg> kwargs = {}) {
-    out_.nodes.push_back(ir::Node{.target = std::move(target), .args = std::move(args), .kwargs = std::move(kwargs),
-                                  .outputs = {std::move(type)}});
-    return ir::Arg{ir::ValueRef{static_cast<int>(out_.nodes.size()) - 1, 0}};
+    return AppendNode(out_, ir::Node{.target = std::move(target), .args = std::move(args),
+                                     .kwargs = std::move(kwargs), .outputs = {std::move(type)}});
   }
 
   // The result's shape and strides in `dtype`.
@@ -108,12 +104,7 @@ absl::StatusOr<bool> BatchNormInference::Run(ir::Graph& graph) {
     if (!r.is_input() && r.output > 0 && chosen.count(r.node)) chosen.erase(r.node);
   };
   for (const ir::Node& node : graph.nodes) ir::ForEachInput(node, drop_if_stat);
-  std::function<void(const ir::Arg&)> visit = [&](const ir::Arg& a) {
-    if (a.is_ref()) drop_if_stat(a.ref());
-    if (const auto* list = std::get_if<ir::ArgList>(&a.v))
-      for (const ir::Arg& item : *list) visit(item);
-  };
-  for (const ir::Arg& a : graph.outputs) visit(a);
+  for (const ir::Arg& a : graph.outputs) ir::ForEachRef(a, drop_if_stat);
   if (chosen.empty()) return false;
   int id = -1;
   return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {

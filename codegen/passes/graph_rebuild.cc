@@ -9,6 +9,22 @@ ir::Arg IntListArg(const std::vector<int64_t>& values) {
   return ir::Arg{std::move(list)};
 }
 
+ir::Arg AppendNode(ir::Graph& out, ir::Node node) {
+  out.nodes.push_back(std::move(node));
+  return ir::Arg{ir::ValueRef{static_cast<int>(out.nodes.size()) - 1, 0}};
+}
+
+bool IsF32OrHalf(ir::DType dtype) {
+  return dtype == ir::DType::kF32 || dtype == ir::DType::kBF16 || dtype == ir::DType::kF16;
+}
+
+bool IsReshapeTarget(const std::string& target) {
+  return target == "aten::view.default" || target == "aten::_unsafe_view.default" ||
+         target == "aten::reshape.default";
+}
+
+bool IsPlain(const ir::TensorType& t) { return t.IsContiguous() && t.storage_offset == 0; }
+
 void RemapRefs(ir::Arg& arg, const RebuildMap& map) {
   if (arg.is_ref()) {
     const ir::ValueRef& r = arg.ref();

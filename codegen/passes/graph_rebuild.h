@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,18 @@ using RebuildMap = absl::flat_hash_map<std::pair<int, int>, ir::Arg>;
 
 // A list-of-ints argument ([1, 0, 2]).
 ir::Arg IntListArg(const std::vector<int64_t>& values);
+
+// Appends `node` to `out`; its first output.
+ir::Arg AppendNode(ir::Graph& out, ir::Node node);
+
+// f32, bf16 or f16: the dtypes the norm and loss rewrites handle.
+bool IsF32OrHalf(ir::DType dtype);
+
+// A reshape of a contiguous tensor (view, _unsafe_view, reshape): same element order.
+bool IsReshapeTarget(const std::string& target);
+
+// Contiguous from offset 0.
+bool IsPlain(const ir::TensorType& t);
 
 // Replaces every reference to an old node's output in `arg` (through lists) by its new value.
 void RemapRefs(ir::Arg& arg, const RebuildMap& map);

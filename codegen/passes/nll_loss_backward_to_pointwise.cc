@@ -1,7 +1,6 @@
 // NllLossBackwardToPointwise (see nll_loss_backward_to_pointwise.h).
 #include "codegen/passes/nll_loss_backward_to_pointwise.h"
 
-#include <functional>
 #include <optional>
 #include <set>
 #include <utility>
@@ -22,8 +21,6 @@ std::optional<int64_t> Int(const ir::Node& node, size_t i) {
   return std::nullopt;
 }
 
-bool IsFloat(ir::DType d) { return d == ir::DType::kF32 || d == ir::DType::kBF16 || d == ir::DType::kF16; }
-
 // Whether `node` is an nll_loss_backward this pass rewrites (its readers checked separately).
 bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
   if (node.target != kNllBackward || node.args.size() < 7 || node.outputs.size() != 1) return false;
@@ -36,7 +33,7 @@ bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
   const ir::TensorType& target = graph.type_of(node.args[2].ref());
   const ir::TensorType& grad = graph.type_of(node.args[0].ref());
   const ir::TensorType& total = graph.type_of(node.args[6].ref());
-  return out.device == ir::DeviceType::kCuda && IsFloat(out.dtype) && out.rank() == 2 && out.IsContiguous() &&
+  return out.device == ir::DeviceType::kCuda && IsF32OrHalf(out.dtype) && out.rank() == 2 && out.IsContiguous() &&
          out.storage_offset == 0 && out.sizes[1] > 0 && target.rank() == 1 && target.sizes[0] == out.sizes[0] &&
          (target.dtype == ir::DType::kI64 || target.dtype == ir::DType::kI32) && target.device == out.device &&
          grad.dtype == out.dtype && grad.device == out.device &&
@@ -51,9 +48,8 @@ ir::TensorType Dense(ir::DType dtype, std::vector<int64_t> sizes) {
 
 ir::Arg Emit(ir::Graph& out, std::string target, std::vector<ir::Arg> args, ir::TensorType type,
              std::vector<ir::NamedArg> kwargs = {}) {
-  out.nodes.push_back(ir::Node{.target = std::move(target), .args = std::move(args), .kwargs = std::move(kwargs),
-                               .outputs = {std::move(type)}});
-  return ir::Arg{ir::ValueRef{static_cast<int>(out.nodes.size()) - 1, 0}};
+  return AppendNode(out, ir::Node{.target = std::move(target), .args = std::move(args), .kwargs = std::move(kwargs),
+                                  .outputs = {std::move(type)}});
 }
 
 // [N] -> [N, 1] (a view).
@@ -102,12 +98,10 @@ absl::StatusOr<bool> NllLossBackwardToPointwise::Run(ir::Graph& graph) {
     ir::ForEachInput(node, [&](const ir::ValueRef& r) {
       if (!r.is_input() && chosen.count(r.node) && node.target != kLogSoftmaxBackward) chosen.erase(r.node);
     });
-  std::function<void(const ir::Arg&)> keep_outputs = [&](const ir::Arg& a) {
-    if (a.is_ref() && !a.ref().is_input()) chosen.erase(a.ref().node);
-    if (const auto* list = std::get_if<ir::ArgList>(&a.v))
-      for (const ir::Arg& item : *list) keep_outputs(item);
-  };
-  for (const ir::Arg& a : graph.outputs) keep_outputs(a);
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) chosen.erase(r.node);
+    });
   if (chosen.empty()) return false;
   int id = -1;
   return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {

@@ -1,7 +1,6 @@
 // ReshapeHoisting (see reshape_hoisting.h).
 #include "codegen/passes/reshape_hoisting.h"
 
-#include <functional>
 #include <optional>
 #include <set>
 #include <utility>
@@ -13,13 +12,6 @@
 
 namespace tccd::codegen {
 namespace {
-
-bool IsReshape(const std::string& target) {
-  return target == "aten::view.default" || target == "aten::_unsafe_view.default" ||
-         target == "aten::reshape.default";
-}
-
-bool Plain(const ir::TensorType& t) { return t.IsContiguous() && t.storage_offset == 0; }
 
 // Whether `node` becomes (part of) a generated kernel: its outputs are not what this pass reads.
 bool BecomesKernel(const ir::Graph& graph, const ir::Node& node) {
@@ -34,39 +26,32 @@ std::set<int> Candidates(const ir::Graph& graph) {
       if (!r.is_input()) readers[r.node].push_back(id);
     });
   std::set<int> outputs;
-  std::function<void(const ir::Arg&)> visit = [&](const ir::Arg& a) {
-    if (a.is_ref() && !a.ref().is_input()) outputs.insert(a.ref().node);
-    if (const auto* list = std::get_if<ir::ArgList>(&a.v))
-      for (const ir::Arg& item : *list) visit(item);
-  };
-  for (const ir::Arg& a : graph.outputs) visit(a);
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) outputs.insert(r.node);
+    });
 
   std::set<int> chosen;
   for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
     const ir::Node& reshape = graph.nodes[id];
-    if (!IsReshape(reshape.target) || reshape.args.empty() || !reshape.args[0].is_ref()) continue;
-    if (reshape.outputs.size() != 1 || !Plain(reshape.outputs[0]) || outputs.count(id) || readers[id].empty()) continue;
+    if (!IsReshapeTarget(reshape.target) || reshape.args.empty() || !reshape.args[0].is_ref()) continue;
+    if (reshape.outputs.size() != 1 || !IsPlain(reshape.outputs[0]) || outputs.count(id) || readers[id].empty()) continue;
     const ir::ValueRef source = reshape.args[0].ref();
     if (source.is_input() || outputs.count(source.node) || readers[source.node].size() != 1) continue;
     const ir::Node& op = graph.nodes[source.node];
-    if (op.outputs.size() != 1 || !Plain(op.outputs[0]) || !IsPointwiseOp(graph, op)) continue;
+    if (op.outputs.size() != 1 || !IsPlain(op.outputs[0]) || !IsPointwiseOp(graph, op)) continue;
     bool ok = true;
     for (int reader : readers[id])
       ok = ok && ReductionAxesOf(graph, graph.nodes[reader]).num_reduced_dims > 0;
     ir::ForEachInput(op, [&](const ir::ValueRef& r) {
       const ir::TensorType& t = graph.type_of(r);
       if (t.rank() == 0) return;
-      ok = ok && t.sizes == op.outputs[0].sizes && Plain(t) && (r.is_input() || !BecomesKernel(graph, graph.nodes[r.node]));
+      ok = ok && t.sizes == op.outputs[0].sizes && IsPlain(t) && (r.is_input() || !BecomesKernel(graph, graph.nodes[r.node]));
     });
     for (const ir::NamedArg& kw : op.kwargs) ok = ok && !kw.value.is_ref();
     if (ok) chosen.insert(id);
   }
   return chosen;
-}
-
-ir::Arg Emit(ir::Graph& out, ir::Node node) {
-  out.nodes.push_back(std::move(node));
-  return ir::Arg{ir::ValueRef{static_cast<int>(out.nodes.size()) - 1, 0}};
 }
 
 }  // namespace
@@ -86,11 +71,11 @@ absl::StatusOr<bool> ReshapeHoisting::Run(ir::Graph& graph) {
       ir::TensorType viewed = out.type_of(a.ref());
       viewed.sizes = to;
       viewed.strides = ir::ContiguousStrides(to);
-      a = Emit(out, ir::Node{.target = "aten::view.default", .args = {a, IntListArg(to)}, .outputs = {viewed}});
+      a = AppendNode(out, ir::Node{.target = "aten::view.default", .args = {a, IntListArg(to)}, .outputs = {viewed}});
     }
     op.outputs[0].sizes = to;
     op.outputs[0].strides = ir::ContiguousStrides(to);
-    return std::vector<ir::Arg>{Emit(out, std::move(op))};
+    return std::vector<ir::Arg>{AppendNode(out, std::move(op))};
   });
 }
 

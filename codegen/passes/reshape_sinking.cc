@@ -12,13 +12,6 @@
 namespace tccd::codegen {
 namespace {
 
-bool IsReshape(const std::string& target) {
-  return target == "aten::view.default" || target == "aten::_unsafe_view.default" ||
-         target == "aten::reshape.default";
-}
-
-bool Plain(const ir::TensorType& t) { return t.IsContiguous() && t.storage_offset == 0; }
-
 // How many trailing dims `a` and `b` share (equal sizes, from the end).
 int64_t SharedTrailingDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
   int64_t k = 0;
@@ -35,7 +28,7 @@ class Sinker {
   // `node` (args in `out`) re-emitted over the shape its reshaped operand had before the
   // reshape, followed by the reshape; the new value of its output, or nullopt (nothing emitted).
   std::optional<ir::Arg> Sink(const ir::Node& node) {
-    if (node.outputs.size() != 1 || !Plain(node.outputs[0]) || !IsPointwiseOp(out_, node)) return std::nullopt;
+    if (node.outputs.size() != 1 || !IsPlain(node.outputs[0]) || !IsPointwiseOp(out_, node)) return std::nullopt;
     // The reshaped operand: a plain reshape of a plain value that a kernel produces.
     std::optional<ir::ValueRef> view;
     ir::ForEachInput(node, [&](const ir::ValueRef& r) {
@@ -52,7 +45,7 @@ class Sinker {
     bool ok = true;
     ir::ForEachInput(node, [&](const ir::ValueRef& r) {
       const ir::TensorType& t = out_.type_of(r);
-      ok = ok && (r == *view || t.rank() == 0 || (t.sizes == to && Plain(t)) || t.rank() <= shared);
+      ok = ok && (r == *view || t.rank() == 0 || (t.sizes == to && IsPlain(t)) || t.rank() <= shared);
     });
     if (!ok) return std::nullopt;
     ir::Node moved = node;
@@ -83,9 +76,9 @@ class Sinker {
   bool IsPlainReshapeOfKernelOutput(const ir::ValueRef& r) const {
     if (r.is_input()) return false;
     const ir::Node& v = out_.nodes[r.node];
-    if (!IsReshape(v.target) || v.args.empty() || !v.args[0].is_ref() || !Plain(v.outputs[0])) return false;
+    if (!IsReshapeTarget(v.target) || v.args.empty() || !v.args[0].is_ref() || !IsPlain(v.outputs[0])) return false;
     const ir::ValueRef& u = v.args[0].ref();
-    if (u.is_input() || !Plain(out_.type_of(u)) || out_.type_of(u).dtype != v.outputs[0].dtype) return false;
+    if (u.is_input() || !IsPlain(out_.type_of(u)) || out_.type_of(u).dtype != v.outputs[0].dtype) return false;
     const ir::Node& producer = out_.nodes[u.node];
     if (IsPointwiseOp(out_, producer)) return true;
     return device_ == ir::DeviceType::kCuda && ReductionAxesOf(out_, producer).num_reduced_dims > 0;
