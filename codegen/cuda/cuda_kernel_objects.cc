@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/nvjitlink.h"
 #include "codegen/cuda/nvrtc_compiler.h"
@@ -17,7 +19,34 @@
 namespace tccd::codegen {
 namespace {
 
-std::string ContentName(const std::string& key) { return "tccd_kernel_" + key.substr(0, 32); }
+// A kernel's symbol: "tccd_<kind>_<fused ops>_<key prefix>", e.g.
+// tccd_red_eq_mul_div_neg_log_softmax_backward_data_to_copy_1f3a... Derived from content only (the
+// ops are part of the keyed IR), so identical kernels still share one name across graphs, and a
+// profiler's kernel table says what each kernel does, as Inductor's triton_* names do.
+std::string ContentName(const PointwiseKernel& kernel, const std::string& key) {
+  const char* kind = kernel.is_column_reduction() ? "col"
+                     : kernel.is_row_reduction()  ? "red"
+                     : HasIndexOps(kernel)        ? "idx"
+                                                  : "pw";
+  std::string ops;
+  std::vector<std::string> seen;
+  for (const std::string& target : kernel.fused_ops) {
+    std::string op = target;
+    if (absl::StartsWith(op, "aten::")) op = op.substr(6);
+    op = op.substr(0, op.find('.'));  // drop the overload
+    if (std::find(seen.begin(), seen.end(), op) != seen.end()) continue;
+    seen.push_back(op);
+    for (char c : op) {
+      const bool word = absl::ascii_isalnum(static_cast<unsigned char>(c));
+      // One underscore between words: identifiers with "__" are reserved in C++.
+      if (word) ops.push_back(c);
+      else if (!ops.empty() && ops.back() != '_') ops.push_back('_');
+    }
+    if (!ops.empty() && ops.back() != '_') ops.push_back('_');
+    if (ops.size() > 60) break;  // long enough to recognise; the key prefix makes it unique
+  }
+  return absl::StrCat("tccd_", kind, "_", ops, key.substr(0, 32));
+}
 
 struct Compiled {
   std::string source;
@@ -85,7 +114,7 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<cons
   for (const PointwiseKernel& kernel : kernels) {
     std::string key = KernelKey(kernel, "cuda-rdc-cubin", checked.KeyString(), options.fingerprint);
     PointwiseKernel named = kernel;
-    named.name = ContentName(key);
+    named.name = ContentName(kernel, key);
     CudaKernelLaunchInfo info = LaunchInfoOf(named, checked.cc_major);
     info.name = kernel.name;  // the host library exports the graph's name
     result.module.kernels.push_back(std::move(info));

@@ -37,7 +37,9 @@ void CheckModule(const CudaModule& module, const std::vector<PointwiseKernel>& k
   REQUIRE(module.kernels.size() == kernels.size());
   for (size_t k = 0; k < kernels.size(); ++k) {
     CHECK(module.kernels[k].name == kernels[k].name);
-    CHECK(module.kernels[k].contig_entry.rfind("tccd_kernel_", 0) == 0);
+    // The content name says the kind of kernel, as a profiler's table shows it.
+    const char* prefix = kernels[k].is_row_reduction() ? "tccd_red_" : "tccd_pw_";
+    CHECK(module.kernels[k].contig_entry.rfind(prefix, 0) == 0);
     CHECK(HasEntry(module.cubin, module.kernels[k].contig_entry));
     CHECK(HasEntry(module.cubin, module.kernels[k].strided_entry));
   }
