@@ -43,6 +43,7 @@
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
+#include "codegen/passes/loop_order.h"
 #include "codegen/passes/reshape_hoisting.h"
 #include "codegen/passes/reshape_sinking.h"
 #include "codegen/schedule/plan_serializer.h"
@@ -298,6 +299,11 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
   std::vector<PointwiseKernel> kernels;
   for (size_t g = 0; g < partition.groups.size(); ++g) {
     ASSIGN_OR_RETURN(PointwiseKernel k, BuildPointwiseKernel(graph, partition.groups[g], absl::StrCat("tccd_k", g)));
+    // CUDA: a plain pointwise kernel walks its operands in their storage order (loop_order.h).
+    if (request.device == ir::DeviceType::kCuda && !Debug().disabled_passes.contains("loop-order")) {
+      partition.groups[g].loop_order = ChooseLoopOrder(graph, partition.groups[g], k);
+      k.shape = InLoopOrder(k.shape, partition.groups[g].loop_order);
+    }
     Dump(absl::StrCat("kernel_", g, ".txt"), PrintPointwiseKernel(k));
     kernels.push_back(std::move(k));
   }

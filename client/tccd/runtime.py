@@ -248,7 +248,8 @@ def _native_step(
     # Index-aware kernels (KernelInfo.kind "*_index") take gather operands' own strides, which
     # cannot be recomputed from the iteration space: inputs in another layout are copied into
     # the declared one instead.
-    copy_to_declared = any(k.kind.endswith("_index") for k in call.kernels)
+    # Reordered kernels (loop_order.h) state strides in their own dim order: the same.
+    copy_to_declared = any(k.kind.endswith(("_index", "_reordered")) for k in call.kernels)
 
     def strides_for(tensors: List[torch.Tensor]) -> "ctypes.Array":
         # Some input differs from its declared layout: recompute every input's strides in the

@@ -41,6 +41,9 @@ struct FusionGroup {
   ir::DeviceType device = ir::DeviceType::kCpu;
   std::vector<ir::ValueRef> inputs;   // tensors read from outside, in first-use order
   std::vector<ir::ValueRef> outputs;  // member values used outside the group or returned
+  // Set with the kernel (loop_order.h): kernel dim i is dim loop_order[i] of `shape`; empty when
+  // the kernel walks `shape` as it is.
+  std::vector<int> loop_order;
 };
 
 struct ScheduleEntry {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/passes/loop_order.h"
 #include "codegen/passes/reduction_fusion.h"
 #include "codegen/schedule/plan_serializer.h"
 #include "codegen/schedule/release_after_last_use.h"
@@ -72,7 +73,7 @@ absl::StatusOr<schedule::Schedule> BuildSchedule(const ir::Graph& graph, const P
       const PointwiseKernel& kernel = kernels.at(entry.index);
       schedule::KernelLaunch launch;
       launch.entry = {native.artifact, kernel.name, native.abi};
-      launch.shape = group.shape;
+      launch.shape = InLoopOrder(group.shape, group.loop_order);
       for (size_t i = 0; i < group.inputs.size(); ++i) {
         const ir::ValueRef& r = group.inputs[i];
         RET_CHECK(id_of.count(r));
@@ -80,18 +81,23 @@ absl::StatusOr<schedule::Schedule> BuildSchedule(const ir::Graph& graph, const P
         std::vector<int64_t> strides = IsGatherOperand(kernel, static_cast<int>(i))
                                            ? GatherOperandStrides(graph.type_of(r), group.shape)
                                            : IterationStrides(graph.type_of(r), group.shape);
+        strides = InLoopOrder(strides, group.loop_order);
         launch.expected_strides.insert(launch.expected_strides.end(), strides.begin(), strides.end());
       }
       for (const ir::ValueRef& r : group.outputs) {
         step.outputs.push_back(define(r));
         // Row-reduction outputs without keepdim map to the leading dims (reduction_fusion.h).
-        for (int64_t s : GroupOperandStrides(graph, group, r, /*is_output=*/true)) launch.expected_strides.push_back(s);
+        for (int64_t s : InLoopOrder(GroupOperandStrides(graph, group, r, /*is_output=*/true), group.loop_order))
+          launch.expected_strides.push_back(s);
       }
       schedule::KernelInfo info;
       info.name = kernel.name;
       info.kind = kernel.is_row_reduction() ? native.row_reduction_kind
                   : HasIndexOps(kernel)      ? native.kernel_kind + "_index"
                                              : native.kernel_kind;
+      // A reordered kernel's strides are in its own dim order: runtimes copy inputs that arrive
+      // in another layout into the declared one instead of recomputing strides (loop_order.h).
+      if (!group.loop_order.empty()) info.kind += "_reordered";
       info.ops = kernel.fused_ops;
       info.shape = kernel.shape;
       launch.kernels.push_back(std::move(info));

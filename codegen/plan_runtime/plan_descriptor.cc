@@ -178,7 +178,7 @@ absl::Status WriteStep(const v1::Step& step, int index, Writer& w) {
       // Index-aware kernels (KernelInfo.kind "*_index") take gather operands' own strides: an
       // input in another layout is copied into the declared one (as runtime.py does).
       bool copy_to_declared = false;
-      for (const v1::KernelInfo& k : call.kernels()) copy_to_declared |= k.kind().ends_with("_index");
+      for (const v1::KernelInfo& k : call.kernels()) copy_to_declared |= k.kind().ends_with("_index") || k.kind().ends_with("_reordered");
       w.Word(copy_to_declared);
       for (int64_t s : call.expected_strides()) w.Word(s);
       break;

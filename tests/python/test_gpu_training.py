@@ -96,7 +96,7 @@ def test_cuda_training_matches_eager(daemon_env, name, dtype):
     kinds = {s["kind"] for s in stats if s["native_kernels"] > 0}
     assert {"forward", "backward"} <= kinds, stats
     kernel_kinds = {k["kind"] for s in stats for k in s["kernels"]}
-    assert kernel_kinds <= {"cuda_pointwise", "cuda_row_reduction", "cublaslt_gemm"}, kernel_kinds
+    assert kernel_kinds <= {"cuda_pointwise", "cuda_pointwise_reordered", "cuda_row_reduction", "cublaslt_gemm"}, kernel_kinds
     # The matmuls run through cuBLASLt inside segments (one host call per run of native work).
     assert "cublaslt_gemm" in kernel_kinds
     segments = [k for s in stats for k in s["kernels"] if k["kind"] == "cublaslt_gemm"]

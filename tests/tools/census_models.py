@@ -1,5 +1,7 @@
 """Small CPU-traceable training models for cuda_plan_census.py: each is capture(cap) -> graphs."""
 
+import os
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -65,7 +67,10 @@ def resnet(cap):
 
 def _zoo(name, batch_size=2):
     """A model of deploy/zoo_benchmark.py at its full size (needs transformers/timm/torchvision;
-    vit is torchvision's vit_b_16 where timm is not installed)."""
+    vit is torchvision's vit_b_16 where timm is not installed).
+
+    CENSUS_BATCH=N overrides the batch size; CENSUS_DEVICE=cuda traces on a GPU (CUDA autocast
+    gives the graphs a real run gets: its casts differ from CPU autocast's)."""
     import pathlib
 
     sys_path = str(pathlib.Path(__file__).resolve().parents[2] / "deploy")
@@ -77,11 +82,19 @@ def _zoo(name, batch_size=2):
 
     def capture(cap):
         torch.manual_seed(0)
+        device = os.environ.get("CENSUS_DEVICE", "cpu")
         model, batch_fn, fwd = zoo_benchmark.build_model(name, tiny=False, dropout=False)
-        batch = batch_fn(batch_size, "cpu")
+        model = model.to(device)
+        batch = batch_fn(int(os.environ.get("CENSUS_BATCH", batch_size)), device)
+
+        if os.environ.get("CENSUS_AS_ZOO") == "1" and isinstance(batch, dict) and "labels" in batch:
+            # As the zoo runs it: the model compiled (its outputs, logits included, leave the
+            # graph), autocast entered outside.
+            with torch.autocast(device, dtype=torch.bfloat16):
+                return cap(lambda b: model(**b), batch, backward=lambda out: out.loss)
 
         def step(b):
-            with torch.autocast("cpu", dtype=torch.bfloat16):
+            with torch.autocast(device, dtype=torch.bfloat16):
                 return fwd(model, b, True)
 
         return cap(step, batch, backward=True)

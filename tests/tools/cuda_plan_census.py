@@ -25,6 +25,8 @@ import collections
 import functools
 import math
 import importlib.util
+import os
+import shutil
 import sys
 
 from tccd import channel, config, serialize
@@ -79,6 +81,16 @@ def census(capture) -> None:
 
             with open(f"{DUMP_DIR}/{MODEL}_{number}_{kind}.plan.txt", "w") as f:
                 f.write(text_format.MessageToString(plan))
+            # A daemon started with TCCD_DUMP_DIR=$CENSUS_DAEMON_DUMP_DIR (compile-in-process)
+            # overwrites its dumps per compile: keep each graph's (kernels.cu maps the content
+            # names a profiler shows back to kernel_N.txt).
+            daemon_dump = os.environ.get("CENSUS_DAEMON_DUMP_DIR")
+            if daemon_dump and os.path.isdir(daemon_dump):
+                keep = f"{DUMP_DIR}/{MODEL}_{number}_{kind}.dump"
+                shutil.rmtree(keep, ignore_errors=True)
+                shutil.copytree(daemon_dump, keep)
+                for name in os.listdir(daemon_dump):
+                    os.remove(os.path.join(daemon_dump, name))
         counts = collections.Counter()
         for step in plan.steps:
             which = step.WhichOneof("kind")

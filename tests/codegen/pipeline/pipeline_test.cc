@@ -240,5 +240,49 @@ TEST_CASE("a CUDA sum over a middle dim compiles to one row kernel over a permut
   CHECK(has_cubin);
 }
 
+
+TEST_CASE("a CUDA pointwise kernel over transposed operands walks them in storage order", "[pipeline][cuda]") {
+  // relu(x) for x: f32[6,8,16] stored as [6,16,8] (a transposed view, as attention's P^T): the
+  // kernel iterates [6,16,8] so adjacent threads touch adjacent elements (loop_order.h).
+  auto transposed = [] {
+    v1::TensorMeta m = Meta({6, 8, 16});
+    m.mutable_strides(1)->set_value(1);
+    m.mutable_strides(2)->set_value(8);
+    m.mutable_device()->set_type(v1::CUDA);
+    return m;
+  };
+  v1::Graph g;
+  *g.add_inputs() = transposed();
+  v1::Node* relu = g.add_nodes();
+  relu->set_target("aten::relu.default");
+  *relu->add_args() = Ref(-1);
+  *relu->add_outputs() = transposed();
+  *g.add_outputs() = Ref(0);
+  v1::Target target;
+  target.set_device_type(v1::CUDA);
+  target.set_cuda_cc_major(9);
+  target.set_cuda_device_name("NVIDIA H100 80GB HBM3");
+  absl::StatusOr<Prepared> prepared = Prepare({&g, &target, "default"});
+  if (prepared.status().code() == absl::StatusCode::kFailedPrecondition) {
+    WARN("skipped: " << prepared.status().ToString());
+    return;
+  }
+  REQUIRE(prepared.ok());
+  absl::StatusOr<CompileOutput> out = Compile(*prepared);
+  INFO(out.status().ToString());
+  REQUIRE(out.ok());
+  REQUIRE(out->plan.steps_size() == 1);
+  REQUIRE(out->plan.steps(0).has_native());  // one kernel: a plain native call
+  const v1::NativeCall& call = out->plan.steps(0).native();
+  REQUIRE(call.kernels_size() == 1);
+  CHECK(call.kernels(0).kind() == "cuda_pointwise_reordered");
+  CHECK(std::vector<int64_t>(call.kernels(0).shape().begin(), call.kernels(0).shape().end()) ==
+        std::vector<int64_t>{6, 16, 8});
+  CHECK(std::vector<int64_t>(call.shape().begin(), call.shape().end()) == std::vector<int64_t>{6, 16, 8});
+  // Input and output, both contiguous in kernel order.
+  CHECK(std::vector<int64_t>(call.expected_strides().begin(), call.expected_strides().end()) ==
+        std::vector<int64_t>{128, 8, 1, 128, 8, 1});
+}
+
 }  // namespace
 }  // namespace tccd::codegen
