@@ -8,10 +8,13 @@
 //     the result's first M rows (a contiguous prefix, the very layout of the unpadded result)
 //     are a slice:                      mm(A'[M8,K], B) [:M]
 //
+//   N not aligned (the result's leading dimension; B's too when row-major): B is padded along
+//     N and the result is the first N columns of the padded product, cloned back to the
+//     contiguous layout its readers expect:  clone(mm(A, B'[K,N8])[:, :N])
+//
 // The pads are constant_pad_nd index kernels (fused with the cast that usually produces the
-// operand). The result's own leading dimension N stays as it is: padding it would leave a
-// strided result that consumers or graph outputs would have to copy; when N is not aligned the
-// matmul is left alone. Applied to mm with f16/bf16 operands, each either row-major contiguous
+// operand); the clone is a copy kernel, or the prologue of a kernel that reads the result (a
+// log_softmax over logits). Applied to mm with f16/bf16 operands, each either row-major contiguous
 // or the transpose of a contiguous tensor, when M * N * K >= kMinPaddedMatmulWork (below that the
 // pad copies cost more than the faster kernel saves). Measured on an H100 (GPT-2's vocabulary
 // projection backward, [1024, 50257] x [50257, 768] and its transpose): see the README.
