@@ -36,6 +36,7 @@
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
 #include "codegen/passes/dead_code_elimination.h"
+#include "codegen/passes/detach_elimination.h"
 #include "codegen/passes/dropout_to_philox.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/horizontal_fusion.h"
@@ -270,6 +271,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
     passes.Add(std::make_unique<InlineScalarFills>());
     if (!request.fallback_random) passes.Add(std::make_unique<DropoutToPhilox>());
   }
+  // detach is the identity in a graph without autograd; as an alias it would split kernels.
+  passes.Add(std::make_unique<DetachElimination>());
   passes.Add(std::make_unique<DeadCodeElimination>());
   // The backend's own rewrites (CUDA: matmul padding, norms and reductions as row kernels).
   backend->AddGraphPasses(passes);

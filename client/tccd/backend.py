@@ -29,8 +29,10 @@ same: less activation memory and fewer forward kernels for a little backward ari
 model zoo default_partition (save exactly what eager autograd saves) used 12-45% more peak memory
 than Inductor on the transformers; it stays available as TCCD_PARTITIONER=default.
 
-No decompositions are requested: the daemon receives the ATen ops the user's program used and
-decides itself what to lower and what to run as ExternCalls.
+Decompositions: one, log_softmax -> x - logsumexp(x), so that the partitioner can save one value
+per row instead of the f32 log-probabilities (decompositions.py; TCCD_LOG_SOFTMAX_LSE=0 turns it
+off). Otherwise the daemon receives the ATen ops the user's program used and decides itself what
+to lower and what to run as ExternCalls.
 
 Modes: `mode` enters the compile key and otherwise changes nothing in the daemon's output. With
 mode="reduce-overhead" (or "max-autotune", which includes CUDA graphs for Inductor too) the
@@ -210,13 +212,22 @@ class _GraphCompiler:
         return plan, key
 
 
-def _partitioner() -> Tuple[str, Callable[..., Any]]:
-    """(name in AOT recipe keys, AOTAutograd partition_fn) chosen by TCCD_PARTITIONER."""
+def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any]]]:
+    """(name in AOT recipe keys, AOTAutograd partition_fn, decompositions) chosen by
+    TCCD_PARTITIONER and TCCD_LOG_SOFTMAX_LSE (decompositions.py)."""
     from torch._functorch import partitioners
 
-    if config_mod.get().partitioner == "default":
-        return "default_partition", partitioners.default_partition
-    return "min_cut_rematerialization_partition", partitioners.min_cut_rematerialization_partition
+    from . import decompositions
+
+    config = config_mod.get()
+    table = decompositions.table(config.log_softmax_lse)
+    suffix = "+log_softmax_lse" if table else ""
+    if config.partitioner == "default":
+        return "default_partition" + suffix, partitioners.default_partition, table
+    partition_fn = partitioners.min_cut_rematerialization_partition
+    if table:
+        partition_fn = decompositions.with_recompute_tags(partition_fn)
+    return "min_cut_rematerialization_partition" + suffix, partition_fn, table
 
 
 def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> Any:
@@ -236,7 +247,7 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
     if kwargs:
         log.warning("tccd backend: ignoring unknown arguments %s", sorted(kwargs))
     graph_id = _compile_id()
-    partitioner_name, partition_fn = _partitioner()
+    partitioner_name, partition_fn, decomposition_table = _partitioner()
     graphs = cudagraphs.Session(len(example_inputs)) if cudagraphs.wanted(mode) else None
     capture = None
     if graphs is None:
@@ -253,6 +264,7 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
         bw_compiler=functools.partial(compiler, "backward"),
         inference_compiler=functools.partial(compiler, "inference"),
         partition_fn=partition_fn,
+        decompositions=decomposition_table,
     )
     if not precompile.precompiling():
         return backend(gm, example_inputs)

@@ -30,6 +30,9 @@
     TCCD_PARTITIONER   how AOTAutograd splits forward and backward: `min_cut` (recompute cheap
                        forward ops in the backward, saving less memory, as Inductor does) or
                        `default` (save what eager autograd saves). Default: min_cut.
+    TCCD_LOG_SOFTMAX_LSE  0: keep ATen's log_softmax; 1: AOTAutograd decomposes it into
+                       x - logsumexp(x) so that the backward saves one value per row instead of
+                       an f32 copy of the log-probabilities (decompositions.py). Default: 1.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -95,6 +98,7 @@ class Config:
     timeout_s: float
     max_constant_bytes: int = 64 << 20
     partitioner: str = "min_cut"
+    log_softmax_lse: bool = True  # TCCD_LOG_SOFTMAX_LSE (decompositions.py)
     token: Optional[str] = None
     tls_ca: Optional[str] = None  # paths
     tls_cert: Optional[str] = None
@@ -175,6 +179,7 @@ class Config:
             tls_key=tls_key,
             max_constant_bytes=max_constant_bytes,
             partitioner=partitioner,
+            log_softmax_lse=_flag(env, "TCCD_LOG_SOFTMAX_LSE", True),
             progress_after_s=progress_after_s,
             address=address,
             job_id_env=env.get("TCCD_JOB_ID"),

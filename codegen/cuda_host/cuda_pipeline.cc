@@ -11,6 +11,7 @@
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/layer_norm_backward_split.h"
 #include "codegen/passes/nll_loss_backward_to_pointwise.h"
+#include "codegen/passes/nll_loss_forward_to_rows.h"
 #include "codegen/passes/pad_matmul_operands.h"
 #include "codegen/passes/reduction_dims_to_rows.h"
 #include "codegen/passes/reduction_fusion.h"
@@ -36,6 +37,9 @@ class CudaPipelineBackend : public Backend {
     passes.Add(std::make_unique<LayerNormBackwardSplit>());
     // Cross-entropy's backward: the one-hot nll gradient becomes the log_softmax backward's prologue.
     if (options_.fusion) passes.Add(std::make_unique<NllLossBackwardToPointwise>());
+    // Cross-entropy's forward: the target's log-probability picked inside the row kernel that
+    // computes it, so the log-probabilities are never written.
+    if (options_.fusion) passes.Add(std::make_unique<NllLossForwardToRows>());
     passes.Add(std::make_unique<CudnnBatchNorm>());
     if (options_.fusion) {
       // Eval-mode norms: pointwise ops over the input, fused with their neighbours.

@@ -56,7 +56,7 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
          "aten::addcmul.default", "aten::addcdiv.default", "aten::lerp.Scalar"});
     add(C::kReduction,
         {"aten::sum.dim_IntList", "aten::sum.default", "aten::mean.dim", "aten::mean.default",
-         "aten::amax.default", "aten::amin.default", "aten::var.correction",
+         "aten::amax.default", "aten::amin.default", "aten::logsumexp.default", "aten::var.correction",
          "aten::var_mean.correction", "aten::_softmax.default", "aten::_safe_softmax.default",
          "aten::_log_softmax.default",
          "aten::_softmax_backward_data.default", "aten::_log_softmax_backward_data.default",

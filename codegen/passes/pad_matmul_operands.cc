@@ -58,6 +58,14 @@ class Emitter {
 
   // `operand` ([rows, cols] in the matmul) zero-padded to [rows + pad_rows, cols + pad_cols] in
   // the same layout.
+  // A contiguous [n] vector (a bias) zero-padded to [n + pad].
+  ir::Arg PadVector(const ir::Arg& v, int64_t pad) {
+    if (pad == 0) return v;
+    const ir::TensorType t = out_.type_of(v.ref());
+    return Emit("aten::constant_pad_nd.default", {v, IntListArg({0, pad}), ir::Arg{int64_t{0}}},
+                Contiguous(t, {t.sizes[0] + pad}));
+  }
+
   ir::Arg Pad(const ir::Arg& operand, Layout layout, int64_t pad_rows, int64_t pad_cols) {
     if (pad_rows == 0 && pad_cols == 0) return operand;
     const ir::TensorType t = out_.type_of(operand.ref());
@@ -83,14 +91,30 @@ class Emitter {
 
 // The padded matmul's value for `node` (args remapped into `out`), or nullopt (nothing emitted).
 std::optional<ir::Arg> PadMatmul(ir::Graph& out, Emitter& e, const ir::Node& node) {
-  if (node.target != "aten::mm.default" || node.args.size() != 2 || !node.kwargs.empty() || !node.args[0].is_ref() ||
-      !node.args[1].is_ref() || node.outputs.size() != 1)
+  // mm(A, B), or addmm(bias, A, B) with a [N] bias and the default beta = alpha = 1 (a linear
+  // layer with bias: BERT's vocabulary projection).
+  const bool addmm = node.target == "aten::addmm.default";
+  if ((!addmm && node.target != "aten::mm.default") || node.args.size() != (addmm ? 3u : 2u) || !node.kwargs.empty() ||
+      node.outputs.size() != 1)
     return std::nullopt;
-  const ir::TensorType a = out.type_of(node.args[0].ref()), b = out.type_of(node.args[1].ref());
+  for (const ir::Arg& arg : node.args) {
+    if (!arg.is_ref()) return std::nullopt;
+  }
+  const size_t ia = addmm ? 1 : 0;
+  const ir::Arg& arg_a = node.args[ia];
+  const ir::Arg& arg_b = node.args[ia + 1];
+  const ir::TensorType a = out.type_of(arg_a.ref()), b = out.type_of(arg_b.ref());
   const ir::TensorType& c = node.outputs[0];
   if (c.device != ir::DeviceType::kCuda || (c.dtype != ir::DType::kBF16 && c.dtype != ir::DType::kF16) ||
       a.dtype != c.dtype || b.dtype != c.dtype || !c.IsContiguous() || c.storage_offset != 0)
     return std::nullopt;
+  std::optional<ir::TensorType> bias;
+  if (addmm) {
+    bias = out.type_of(node.args[0].ref());
+    if (bias->dtype != c.dtype || bias->rank() != 1 || bias->sizes[0] != b.sizes[1] || bias->strides[0] != 1 ||
+        bias->storage_offset != 0)
+      return std::nullopt;
+  }
   const std::optional<Layout> la = LayoutOf(a), lb = LayoutOf(b);
   if (!la || !lb) return std::nullopt;
   const int64_t m = a.sizes[0], k = a.sizes[1], n = b.sizes[1];
@@ -103,9 +127,11 @@ std::optional<ir::Arg> PadMatmul(ir::Graph& out, Emitter& e, const ir::Node& nod
   if (!pad_k && !pad_m && !pad_n) return std::nullopt;
   const int64_t dk = pad_k ? RoundUp(k) - k : 0, dm = pad_m ? RoundUp(m) - m : 0, dn = pad_n ? RoundUp(n) - n : 0;
 
-  const ir::Arg a2 = e.Pad(node.args[0], *la, dm, dk);
-  const ir::Arg b2 = e.Pad(node.args[1], *lb, dk, dn);
-  ir::Arg product = e.Emit("aten::mm.default", {a2, b2}, Emitter::Contiguous(c, {m + dm, n + dn}));
+  const ir::Arg a2 = e.Pad(arg_a, *la, dm, dk);
+  const ir::Arg b2 = e.Pad(arg_b, *lb, dk, dn);
+  ir::Arg product = addmm ? e.Emit("aten::addmm.default", {e.PadVector(node.args[0], dn), a2, b2},
+                                   Emitter::Contiguous(c, {m + dm, n + dn}))
+                          : e.Emit("aten::mm.default", {a2, b2}, Emitter::Contiguous(c, {m + dm, n + dn}));
   if (dm == 0 && dn == 0) return product;
   if (dm > 0) {
     // The first m rows of the contiguous product: exactly the unpadded result's layout.

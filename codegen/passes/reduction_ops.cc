@@ -20,6 +20,7 @@ enum class Op {
   kMean,
   kAmax,
   kAmin,
+  kLogSumExp,
   kVar,
   kVarMean,
   kSoftmax,
@@ -44,6 +45,9 @@ const absl::flat_hash_map<std::string, OpEntry>& Table() {
       {"aten::mean.dim", {Op::kMean, {"dim", "keepdim", "dtype"}}},
       {"aten::amax.default", {Op::kAmax, {"dim", "keepdim"}}},
       {"aten::amin.default", {Op::kAmin, {"dim", "keepdim"}}},
+      // What a log_softmax saves for its backward when the client decomposes it
+      // (log_softmax(x) = x - logsumexp(x)): one value per row instead of an f32 copy of x.
+      {"aten::logsumexp.default", {Op::kLogSumExp, {"dim", "keepdim"}}},
       {"aten::var.correction", {Op::kVar, {"dim", "correction", "keepdim"}}},
       {"aten::var_mean.correction", {Op::kVarMean, {"dim", "correction", "keepdim"}}},
       {"aten::_softmax.default", {Op::kSoftmax, {}}},
@@ -161,6 +165,7 @@ ReductionAxes ReducedDims(const ir::Graph& graph, const ir::Node& node, Op op, i
     }
     case Op::kAmax:
     case Op::kAmin:
+    case Op::kLogSumExp:
     case Op::kVar:
     case Op::kVarMean: {
       auto dims = IntList(ArgOf(node, 1, "dim"));
@@ -221,7 +226,7 @@ bool DeclaredOutputsFit(Op op, const ir::Node& node, const ir::TensorType& x, in
   auto per_row = [&](size_t o) { return o < node.outputs.size() && node.outputs[o].numel() == rows; };
   auto like_x = [&](size_t o) { return o < node.outputs.size() && node.outputs[o].sizes == x.sizes; };
   switch (op) {
-    case Op::kSum: case Op::kMean: case Op::kAmax: case Op::kAmin: case Op::kVar:
+    case Op::kSum: case Op::kMean: case Op::kAmax: case Op::kAmin: case Op::kLogSumExp: case Op::kVar:
       return node.outputs.size() == 1 && per_row(0);
     case Op::kVarMean:
       return node.outputs.size() == 2 && per_row(0) && per_row(1);
@@ -361,6 +366,17 @@ absl::StatusOr<std::vector<int>> LowerRowReductionOp(
     case Op::kMean: return std::vector<int>{div(reduce(PwOp::kReduceSum, in(0)), c(n))};
     case Op::kAmax: return std::vector<int>{reduce(PwOp::kReduceMax, in(0))};
     case Op::kAmin: return std::vector<int>{reduce(PwOp::kReduceMin, in(0))};
+    case Op::kLogSumExp: {
+      // ATen: log(sum(exp(x - m))) + m with m = max(x), or 0 where max(x) is infinite (a row of
+      // -inf gives -inf, a row holding +inf gives +inf, instead of NaN from inf - inf).
+      const int x = in(0);
+      const int max = reduce(PwOp::kReduceMax, x);
+      const double inf = std::numeric_limits<double>::infinity();
+      int m = b.Where(b.Compare(PwOp::kEq, max, c(inf)), c(0), max);
+      m = b.Where(b.Compare(PwOp::kEq, max, c(-inf)), c(0), m);
+      const int sum = reduce(PwOp::kReduceSum, b.Unary(PwOp::kExp, sub(x, m)));
+      return std::vector<int>{add(b.Unary(PwOp::kLog, sum), m)};
+    }
     case Op::kVar:
     case Op::kVarMean: {
       const double correction = Number(node.kwarg("correction")).value_or(1.0);

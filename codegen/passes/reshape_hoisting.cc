@@ -41,8 +41,7 @@ std::set<int> Candidates(const ir::Graph& graph) {
     const ir::Node& op = graph.nodes[source.node];
     if (op.outputs.size() != 1 || !IsPlain(op.outputs[0]) || !IsPointwiseOp(graph, op)) continue;
     bool ok = true;
-    for (int reader : readers[id])
-      ok = ok && ReductionAxesOf(graph, graph.nodes[reader]).num_reduced_dims > 0;
+    for (int reader : readers[id]) ok = ok && BecomesKernel(graph, graph.nodes[reader]);
     ir::ForEachInput(op, [&](const ir::ValueRef& r) {
       const ir::TensorType& t = graph.type_of(r);
       if (t.rank() == 0) return;

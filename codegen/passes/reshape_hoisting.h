@@ -1,5 +1,5 @@
 // Moves a pointwise op below the reshape that reads it, so that the op becomes the prologue of
-// the row reduction reading the reshape (CUDA target):
+// the kernel reading the reshape, usually a row reduction (CUDA target):
 //
 //   %c = _to_copy(%x, dtype=f32)            bf16[2, 512, 50257] -> f32  (%x: a graph input)
 //   %v = view(%c, [1024, 50257])
@@ -16,8 +16,10 @@
 // epilogue); to stay out of its way the op's tensor operands must not be outputs of ops that
 // become kernels (they are graph inputs or extern results: matmuls, ATen ops), and they must be
 // contiguous tensors of the op's shape or 0-dim. The reshape must be of a contiguous tensor
-// (view, _unsafe_view, reshape), the op's only reader, and every reader of the reshape a row
-// reduction.
+// (view, _unsafe_view, reshape), the op's only reader, and every reader of the reshape an op
+// that becomes (part of) a kernel: a row reduction, or a pointwise op such as the x - logsumexp(x)
+// of a decomposed log_softmax, which its own row kernel then takes in (a reader that is an ATen
+// op would read the op's output as written, so nothing is gained there).
 #pragma once
 
 #include "codegen/passes/pass.h"

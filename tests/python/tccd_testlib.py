@@ -101,6 +101,7 @@ def capture_aot_graphs(fn: Callable, *args, **kwargs) -> List[Tuple[str, torch.f
 
     backward = kwargs.pop("backward", False)
     partition_fn = kwargs.pop("partition_fn", None)  # None: AOTAutograd's default
+    decompositions = kwargs.pop("decompositions", None)  # None: none
     graphs: List[Tuple[str, torch.fx.GraphModule, List[Any]]] = []
 
     def capture(kind):
@@ -115,6 +116,7 @@ def capture_aot_graphs(fn: Callable, *args, **kwargs) -> List[Tuple[str, torch.f
         bw_compiler=capture("backward"),
         inference_compiler=capture("inference"),
         **({"partition_fn": partition_fn} if partition_fn is not None else {}),
+        **({"decompositions": decompositions} if decompositions else {}),
     )
     torch._dynamo.reset()
     out = torch.compile(fn, backend=backend, dynamic=False)(*args)

@@ -59,8 +59,8 @@ def census(capture) -> None:
                        cuda_cc_major=9, cuda_cc_minor=0)
     from tccd.backend import _partitioner
 
-    partition_fn = _partitioner()[1]  # the graphs tccd would receive (TCCD_PARTITIONER)
-    for number, (kind, gm, _) in enumerate(capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn))):
+    _, partition_fn, decompositions = _partitioner()  # the graphs tccd would receive (TCCD_PARTITIONER)
+    for number, (kind, gm, _) in enumerate(capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn, decompositions=decompositions))):
         graph, _ = serialize.encode_graph(gm)
         if CPU:
             target = serialize.build_target(graph)

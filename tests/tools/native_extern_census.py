@@ -36,9 +36,9 @@ def census(name, capture, cuda=False) -> int:
     stub = channel.connect(config.get())
     from tccd.backend import _partitioner
 
-    partition_fn = _partitioner()[1]  # the graphs tccd would receive (TCCD_PARTITIONER)
+    _, partition_fn, decompositions = _partitioner()  # the graphs tccd would receive (TCCD_PARTITIONER)
     total_python = 0
-    for kind, gm, _ in capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn)):
+    for kind, gm, _ in capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn, decompositions=decompositions)):
         graph, _ = serialize.encode_graph(gm)
         target = serialize.build_target(graph)
         if cuda:

@@ -97,6 +97,33 @@ TEST_CASE("an odd N pads B; the result is the first N columns, cloned contiguous
 })"));
 }
 
+TEST_CASE("an addmm with an odd N pads its bias with B", "[pad_mm]") {
+  // BERT's vocabulary projection: logits = addmm(bias, h, W^T), vocabulary 30522.
+  constexpr char kBert[] =
+      "graph(%a0: bf16[30522]{1}@cuda, %a1: bf16[30522,768]{768,1}@cuda, %a2: bf16[8192,768]{768,1}@cuda) {\n";
+  bool changed = false;
+  const std::string out = Run(std::string(kBert) + R"(  %0 = aten::t.default(%a1) -> bf16[768,30522]{1,768}@cuda
+  %1 = aten::addmm.default(%a0, %a2, %0) -> bf16[8192,30522]{30522,1}@cuda
+  return (%1)
+})", &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(std::string(kBert) + R"(  %0 = aten::t.default(%a1) -> bf16[768,30522]{1,768}@cuda
+  %1 = aten::constant_pad_nd.default(%a1, [0, 0, 0, 6], 0) -> bf16[30528,768]{768,1}@cuda
+  %2 = aten::t.default(%1) -> bf16[768,30528]{1,768}@cuda
+  %3 = aten::constant_pad_nd.default(%a0, [0, 6], 0) -> bf16[30528]{1}@cuda
+  %4 = aten::addmm.default(%3, %a2, %2) -> bf16[8192,30528]{30528,1}@cuda
+  %5 = aten::slice.Tensor(%4, 1, 0, 30522, 1) -> bf16[8192,30522]{30528,1}@cuda
+  %6 = aten::clone.default(%5) -> bf16[8192,30522]{30522,1}@cuda
+  return (%6)
+})"));
+  // beta/alpha other than the defaults, or a 2-D bias: left alone.
+  CHECK(Run(std::string(kBert) + R"(  %0 = aten::t.default(%a1) -> bf16[768,30522]{1,768}@cuda
+  %1 = aten::addmm.default(%a0, %a2, %0, beta=2) -> bf16[8192,30522]{30522,1}@cuda
+  return (%1)
+})", &changed) != "");
+  CHECK(!changed);
+}
+
 TEST_CASE("aligned, small or f32 matmuls are left alone", "[pad_mm]") {
   bool changed = true;
   Run(R"(graph(%a0: bf16[1024,768]{768,1}@cuda, %a1: bf16[768,3072]{3072,1}@cuda, %a2: bf16[64,65]{65,1}@cuda, %a3: bf16[65,64]{64,1}@cuda, %a4: f32[1024,50257]{50257,1}@cuda, %a5: f32[50257,768]{768,1}@cuda) {

@@ -62,6 +62,36 @@ TEST_CASE("safe softmax (0 for fully masked rows) is a row kernel with its mask"
   CHECK(r.kernels[0].find("constant.f32 -inf") != std::string::npos);
 }
 
+TEST_CASE("logsumexp (a decomposed log_softmax) is one row kernel with the cast and the subtraction", "[rows]") {
+  // The client's log_softmax(x) = x - logsumexp(x, keepdim): the row kernel reads the bf16
+  // logits once and writes the per-row value the backward needs plus the log-probabilities.
+  Result r = Fuse(R"(graph(%a0: bf16[64,1000]{1000,1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[64,1000]{1000,1}@cuda
+  %1 = aten::logsumexp.default(%0, [1], true) -> f32[64,1]{1,1}@cuda
+  %2 = aten::sub.Tensor(%0, %1) -> f32[64,1000]{1000,1}@cuda
+  return (%1, %2)
+})");
+  CHECK(r.changed);
+  CHECK(r.partition == "fused(rows, reduce 1) %0 %1 %2 -> %1 %2\n");
+  REQUIRE(r.kernels.size() == 1);
+  CHECK(r.kernels[0].find("reduce_max.f32") != std::string::npos);
+  CHECK(r.kernels[0].find("reduce_sum.f32") != std::string::npos);
+  CHECK(r.kernels[0].find("log.f32") != std::string::npos);
+  CHECK(r.kernels[0].find("constant.f32 -inf") != std::string::npos);  // ATen's infinite-max rule
+}
+
+TEST_CASE("the backward recomputes log-probabilities from the logits and logsumexp in its prologue", "[rows]") {
+  Result r = Fuse(R"(graph(%a0: bf16[64,1000]{1000,1}@cuda, %a1: f32[64,1]{1,1}@cuda, %a2: f32[64,1000]{1000,1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[64,1000]{1000,1}@cuda
+  %1 = aten::sub.Tensor(%0, %a1) -> f32[64,1000]{1000,1}@cuda
+  %2 = aten::_log_softmax_backward_data.default(%a2, %1, 1, f32) -> f32[64,1000]{1000,1}@cuda
+  %3 = aten::_to_copy.default(%2, dtype=bf16) -> bf16[64,1000]{1000,1}@cuda
+  return (%3)
+})");
+  CHECK(r.changed);
+  CHECK(r.partition == "fused(rows, reduce 1) %0 %1 %2 %3 -> %3\n");
+}
+
 TEST_CASE("softmax fuses its pointwise prologue and epilogue into one row kernel", "[rows]") {
   Result r = Fuse(R"(graph(%a0: f32[64,128]{128,1}@cuda, %a1: f32[128]{1}@cuda) {
   %0 = aten::mul.Tensor(%a0, 0.125) -> f32[64,128]{128,1}@cuda

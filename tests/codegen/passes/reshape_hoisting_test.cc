@@ -64,7 +64,19 @@ TEST_CASE("a 0-dim operand stays as it is; a binary op views its other operand t
   (void)out;
 }
 
-TEST_CASE("ops with other readers, reshapes read by pointwise ops, and broadcasts stay", "[reshape_hoisting]") {
+TEST_CASE("a reshape read by a pointwise op (a decomposed log_softmax's x - lse) hoists too", "[reshape_hoisting]") {
+  bool changed = false;
+  const std::string out = Run(R"(graph(%a0: bf16[2,4,50]{200,50,1}@cuda, %a1: f32[8,1]{1,1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
+  %1 = aten::view.default(%0, [8, 50]) -> f32[8,50]{50,1}@cuda
+  %2 = aten::sub.Tensor(%1, %a1) -> f32[8,50]{50,1}@cuda
+  return (%2)
+})", &changed);
+  CHECK(changed);
+  CHECK(out.find("aten::_to_copy.default(%1, dtype=f32) -> f32[8,50]{50,1}@cuda") != std::string::npos);
+}
+
+TEST_CASE("ops with other readers, reshapes read by ATen ops, and broadcasts stay", "[reshape_hoisting]") {
   bool changed = true;
   Run(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
   %1 = aten::view.default(%0, [8, 50]) -> f32[8,50]{50,1}@cuda
@@ -75,7 +87,7 @@ TEST_CASE("ops with other readers, reshapes read by pointwise ops, and broadcast
   changed = true;
   Run(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
   %1 = aten::view.default(%0, [8, 50]) -> f32[8,50]{50,1}@cuda
-  %2 = aten::relu.default(%1) -> f32[8,50]{50,1}@cuda
+  %2 = aten::cumsum.default(%1, 1) -> f32[8,50]{50,1}@cuda
   return (%2)
 })", &changed);
   CHECK_FALSE(changed);

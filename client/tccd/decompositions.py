@@ -1,0 +1,67 @@
+"""What tccd has AOTAutograd decompose before it partitions the joint graph, and why.
+
+The daemon receives the ATen ops the user's program used, with one exception made here because
+only the partitioner, which runs in the client, can act on it:
+
+log_softmax(x) -> x - logsumexp(x, dim, keepdim=True). Eager autograd saves log_softmax's output
+for its backward: for a language model's loss that is an f32 [tokens, vocabulary] tensor (GPT-2
+at 16 x 1024 tokens: 3.3 GB, written in the forward and read back in the backward). Decomposed,
+the backward needs only the logits the model produced anyway (bf16) and one value per row, as
+with Inductor. The subtraction is tagged MUST_RECOMPUTE for the min-cut partitioner: on its own
+it would still save it, because nll_loss's backward takes the log-probabilities as an argument
+(for their shape only; the daemon rewrites that gradient into pointwise ops). The daemon fuses
+x - lse into the row kernels on both sides (logsumexp is a row reduction; the backward's
+`_log_softmax_backward_data` reads it as a prologue).
+
+TCCD_LOG_SOFTMAX_LSE=0 keeps ATen's log_softmax (the decomposition's name is part of the AOT
+recipe key, so recipes of the two forms never mix).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Tuple
+
+import torch
+
+aten = torch.ops.aten
+
+
+def _log_softmax_via_logsumexp(x: torch.Tensor, dim: int, half_to_float: bool) -> torch.Tensor:
+    if half_to_float:
+        x = x.to(torch.float32)
+    return x - torch.logsumexp(x, dim, keepdim=True)
+
+
+def table(lse: bool) -> Dict[Any, Callable[..., Any]]:
+    """The decompositions to hand AOTAutograd."""
+    return {aten._log_softmax.default: _log_softmax_via_logsumexp} if lse else {}
+
+
+def tag_log_softmax_recompute(joint: torch.fx.GraphModule) -> int:
+    """Marks each `x - logsumexp(x, dim, keepdim=True)` of the joint graph MUST_RECOMPUTE; returns
+    how many it marked."""
+    from torch.utils.checkpoint import CheckpointPolicy
+
+    marked = 0
+    for node in joint.graph.nodes:
+        if node.op != "call_function" or node.target is not aten.logsumexp.default:
+            continue
+        keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
+        if not keepdim:
+            continue
+        x = node.args[0]
+        for user in node.users:
+            if user.target is aten.sub.Tensor and user.args[:2] == (x, node) and "alpha" not in user.kwargs:
+                user.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE
+                marked += 1
+    return marked
+
+
+def with_recompute_tags(partition_fn: Callable[..., Tuple[Any, Any]]) -> Callable[..., Tuple[Any, Any]]:
+    """partition_fn, after tagging the joint graph (tag_log_softmax_recompute)."""
+
+    def partition(joint_module: torch.fx.GraphModule, *args: Any, **kwargs: Any) -> Tuple[Any, Any]:
+        tag_log_softmax_recompute(joint_module)
+        return partition_fn(joint_module, *args, **kwargs)
+
+    return partition

@@ -1,0 +1,121 @@
+// NllLossForwardToRows (see nll_loss_forward_to_rows.h).
+#include "codegen/passes/nll_loss_forward_to_rows.h"
+
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "codegen/passes/graph_rebuild.h"
+
+namespace tccd::codegen {
+namespace {
+
+constexpr char kNllForward[] = "aten::nll_loss_forward.default";
+constexpr int64_t kReductionMean = 1, kReductionSum = 2;
+
+std::optional<int64_t> Int(const ir::Node& node, size_t i) {
+  if (i >= node.args.size()) return std::nullopt;
+  if (const auto* v = std::get_if<int64_t>(&node.args[i].v)) return *v;
+  return std::nullopt;
+}
+
+// Whether `node` is an nll_loss_forward this pass rewrites (who reads `self` checked separately).
+bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
+  if (node.target != kNllForward || node.args.size() != 5 || !node.kwargs.empty() || node.outputs.size() != 2)
+    return false;
+  if (!node.args[0].is_ref() || !node.args[1].is_ref() || !node.args[2].is_none()) return false;
+  const std::optional<int64_t> reduction = Int(node, 3), ignore_index = Int(node, 4);
+  if (!reduction || !ignore_index || (*reduction != kReductionMean && *reduction != kReductionSum)) return false;
+  const ir::ValueRef& self_ref = node.args[0].ref();
+  if (self_ref.is_input()) return false;
+  const ir::TensorType& self = graph.type_of(self_ref);
+  const ir::TensorType& target = graph.type_of(node.args[1].ref());
+  if (self.device != ir::DeviceType::kCuda || self.dtype != ir::DType::kF32 || self.rank() != 2 ||
+      self.sizes[1] < 2 || self.sizes[0] < 1)
+    return false;
+  if (*ignore_index >= 0 && *ignore_index < self.sizes[1]) return false;  // an ignored class: ATen's kernel
+  if (target.rank() != 1 || target.sizes[0] != self.sizes[0] || target.device != self.device ||
+      (target.dtype != ir::DType::kI64 && target.dtype != ir::DType::kI32))
+    return false;
+  for (const ir::TensorType& out : node.outputs)
+    if (out.rank() != 0 || out.dtype != ir::DType::kF32 || out.device != self.device) return false;
+  return true;
+}
+
+ir::TensorType Dense(ir::DType dtype, std::vector<int64_t> sizes) {
+  ir::TensorType t{.dtype = dtype, .sizes = std::move(sizes), .device = ir::DeviceType::kCuda};
+  t.strides = ir::ContiguousStrides(t.sizes);
+  return t;
+}
+
+ir::Arg Emit(ir::Graph& out, std::string target, std::vector<ir::Arg> args, ir::TensorType type,
+             std::vector<ir::NamedArg> kwargs = {}) {
+  return AppendNode(out, ir::Node{.target = std::move(target), .args = std::move(args), .kwargs = std::move(kwargs),
+                                  .outputs = {std::move(type)}});
+}
+
+// `node` (args already in `out`) as the ops above; the new values of its two outputs.
+std::vector<ir::Arg> Decompose(ir::Graph& out, const ir::Node& node) {
+  const ir::TensorType self = out.type_of(node.args[0].ref());
+  const int64_t rows = self.sizes[0], classes = self.sizes[1];
+  const int64_t reduction = *Int(node, 3), ignore_index = *Int(node, 4);
+  const ir::Arg& target = node.args[1];
+  const ir::TensorType target_type = out.type_of(target.ref());
+  const ir::DType f32 = ir::DType::kF32;
+  const ir::Arg arange = Emit(out, "aten::arange.default", {ir::Arg{classes}}, Dense(target_type.dtype, {classes}),
+                              {{"dtype", ir::Arg{target_type.dtype}},
+                               {"layout", ir::Arg{ir::LayoutArg{0}}},
+                               {"device", ir::Arg{ir::DeviceType::kCuda}},
+                               {"pin_memory", ir::Arg{false}}});
+  ir::TensorType column = target_type;
+  column.sizes = {rows, 1};
+  column.strides = {target_type.strides.empty() ? 1 : target_type.strides[0], 1};
+  const ir::Arg target_column = Emit(out, "aten::unsqueeze.default", {target, ir::Arg{int64_t{1}}}, column);
+  const ir::Arg other = Emit(out, "aten::ne.Tensor", {arange, target_column}, Dense(ir::DType::kBool, {rows, classes}));
+  const ir::Arg masked =
+      Emit(out, "aten::masked_fill.Scalar", {node.args[0], other, ir::Arg{0.0}}, Dense(f32, {rows, classes}));
+  const ir::Arg picked = Emit(out, "aten::sum.dim_IntList", {masked, IntListArg({1})}, Dense(f32, {rows}));
+  const ir::Arg counted = Emit(out, "aten::ne.Scalar", {target, ir::Arg{ignore_index}}, Dense(ir::DType::kBool, {rows}));
+  const ir::Arg weights = Emit(out, "aten::_to_copy.default", {counted}, Dense(f32, {rows}), {{"dtype", ir::Arg{f32}}});
+  const ir::Arg total = Emit(out, "aten::sum.dim_IntList", {weights, IntListArg({0})}, Dense(f32, {}));
+  const ir::Arg sum = Emit(out, "aten::sum.dim_IntList", {picked, IntListArg({0})}, Dense(f32, {}));
+  ir::Arg loss = Emit(out, "aten::neg.default", {sum}, Dense(f32, {}));
+  if (reduction == kReductionMean) loss = Emit(out, "aten::div.Tensor", {loss, total}, Dense(f32, {}));
+  return {loss, total};
+}
+
+}  // namespace
+
+absl::StatusOr<bool> NllLossForwardToRows::Run(ir::Graph& graph) {
+  // Node ids to rewrite: rewritable, and the only reader of their `self`, which is no output.
+  std::set<int> chosen;
+  for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id)
+    if (Rewritable(graph, graph.nodes[id])) chosen.insert(id);
+  if (chosen.empty()) return false;
+  std::set<int> self_producers;
+  for (int id : chosen) self_producers.insert(graph.nodes[id].args[0].ref().node);
+  std::set<int> shared;  // producers of a chosen self that something else reads too
+  for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
+    ir::ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
+      if (!r.is_input() && self_producers.count(r.node) && !(chosen.count(id) && graph.nodes[id].args[0].ref() == r))
+        shared.insert(r.node);
+    });
+  }
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) shared.insert(r.node);
+    });
+  for (auto it = chosen.begin(); it != chosen.end();) {
+    it = shared.count(graph.nodes[*it].args[0].ref().node) ? chosen.erase(it) : std::next(it);
+  }
+  if (chosen.empty()) return false;
+  int id = -1;
+  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+    ++id;
+    if (!chosen.count(id)) return std::nullopt;
+    return Decompose(out, node);
+  });
+}
+
+}  // namespace tccd::codegen
