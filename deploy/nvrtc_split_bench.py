@@ -2,7 +2,8 @@
 program per kernel (serial total and on N threads), with tccd's flags, and the cost of the shared
 preamble alone. Input: a kernels.cu that the daemon dumped (TCCD_DUMP_DIR=dir, CUDA target).
 
-    python deploy/nvrtc_split_bench.py DIR/kernels.cu [--arch sm_90] [--threads N] [--repeat 3]
+    python deploy/nvrtc_split_bench.py DIR/kernels.cu [--arch sm_90] [--threads N] [--repeat 3] \\
+        [--rdc] [--flags "-minimal" --flags "-Xptxas -O1" ...]
 
 Per-kernel programs are the preamble (everything before the first "namespace tccd_kernel_")
 plus one kernel's section. With --rdc the per-kernel programs are relocatable (-rdc=true) and
@@ -30,11 +31,13 @@ def load(name_candidates):
 NVRTC = load(["libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.13", "libnvrtc.so"])
 
 
-def nvrtc_compile(source: str, arch: str, rdc: bool = False) -> bytes:
+def nvrtc_compile(source: str, arch: str, rdc: bool = False, extra=()) -> bytes:
+    """The cubin (PTX when `arch` is virtual, compute_NN: front end and NVVM without ptxas)."""
     prog = ctypes.c_void_p()
     src = source.encode()
     assert NVRTC.nvrtcCreateProgram(ctypes.byref(prog), src, b"k.cu", 0, None, None) == 0
     opts = [f"--gpu-architecture={arch}".encode(), b"-std=c++17", b"--fmad=true"] + ([b"-rdc=true"] if rdc else [])
+    opts += [f.encode() for f in extra]
     arr = (ctypes.c_char_p * len(opts))(*opts)
     rc = NVRTC.nvrtcCompileProgram(prog, len(opts), arr)
     if rc != 0:
@@ -44,6 +47,12 @@ def nvrtc_compile(source: str, arch: str, rdc: bool = False) -> bytes:
         NVRTC.nvrtcGetProgramLog(prog, log)
         raise RuntimeError(log.value.decode()[:2000])
     size = ctypes.c_size_t()
+    if arch.startswith("compute_"):
+        NVRTC.nvrtcGetPTXSize(prog, ctypes.byref(size))
+        cubin = ctypes.create_string_buffer(size.value)
+        NVRTC.nvrtcGetPTX(prog, cubin)
+        NVRTC.nvrtcDestroyProgram(ctypes.byref(prog))
+        return cubin.raw
     NVRTC.nvrtcGetCUBINSize(prog, ctypes.byref(size))
     cubin = ctypes.create_string_buffer(size.value)
     NVRTC.nvrtcGetCUBIN(prog, cubin)
@@ -90,6 +99,9 @@ def main():
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--rdc", action="store_true")
+    p.add_argument("--flags", action="append", default=[],
+                   help="a variant: extra NVRTC flags (space-separated) for the per-kernel programs, "
+                        "compared with tccd's own; repeat for more variants")
     a = p.parse_args()
     text = open(a.source).read()
     starts = [m.start() for m in re.finditer(r"^namespace tccd_kernel_", text, re.M)]
@@ -115,6 +127,22 @@ def main():
     if a.rdc:
         link_ms, linked = timed(lambda: nvjitlink(cubins, a.arch), a.repeat)
         print(f"nvJitLink of {len(cubins)} relocatable cubins:  {link_ms:8.1f} ms -> {len(linked)} bytes")
+    # Where a kernel's time goes: PTX for the virtual arch is the front end and NVVM alone;
+    # the rest of the cubin's time is ptxas.
+    virtual = a.arch.replace("sm_", "compute_")
+    ptx = [timed(lambda c=c: nvrtc_compile(preamble + c, virtual, a.rdc), a.repeat)[0] for c in chunks]
+    print(f"per-kernel PTX only ({virtual}):    {sum(ptx):8.1f} ms  (front end + NVVM; ptxas is the "
+          f"other {sum(per) - sum(ptx):.1f} ms)")
+    for variant in a.flags:
+        extra = variant.split()
+        try:
+            var = [timed(lambda c=c: nvrtc_compile(preamble + c, a.arch, a.rdc, extra), a.repeat)[0]
+                   for c in chunks]
+        except RuntimeError as e:
+            print(f"variant {variant!r}: NVRTC rejected it: {str(e)[:200]}")
+            continue
+        print(f"variant {variant!r:28s} serial total: {sum(var):8.1f} ms  ({100 * sum(var) / sum(per):.0f}% "
+              f"of tccd's flags)")
 
 
 if __name__ == "__main__":
