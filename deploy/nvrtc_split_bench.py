@@ -3,7 +3,10 @@ program per kernel (serial total and on N threads), with tccd's flags, and the c
 preamble alone. Input: a kernels.cu that the daemon dumped (TCCD_DUMP_DIR=dir, CUDA target).
 
     python deploy/nvrtc_split_bench.py DIR/kernels.cu [--arch sm_90] [--threads N] [--repeat 3] \\
-        [--rdc] [--flags=-minimal --flags=--ptxas-options=-O1 ...]
+        [--rdc] [--flags=-minimal --flags=--ptxas-options=-O1 ...] [--drop-strided]
+
+--flags and --drop-strided compare variants with tccd's own flags, paired per kernel. Times are
+thread CPU time; "PTX only" (virtual arch) splits a kernel's time into front end + NVVM and ptxas.
 
 Per-kernel programs are the preamble (everything before the first "namespace tccd_kernel_")
 plus one kernel's section. With --rdc the per-kernel programs are relocatable (-rdc=true) and
@@ -101,6 +104,8 @@ def main():
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--rdc", action="store_true")
+    p.add_argument("--drop-strided", action="store_true",
+                   help="also time every program without its _strided entry point (paired)")
     p.add_argument("--flags", action="append", default=[],
                    help="a variant: extra NVRTC flags (space-separated) for the per-kernel programs, "
                         "compared with tccd's own; repeat for more variants")
@@ -145,15 +150,36 @@ def main():
     ptx = [timed(lambda u=u: nvrtc_compile(u, virtual, a.rdc), a.repeat)[0] for u in units]
     print(f"per-kernel PTX only ({virtual}):    {sum(ptx):8.1f} ms  (front end + NVVM; ptxas is the "
           f"other {sum(per) - sum(ptx):.1f} ms)")
-    for variant in a.flags:
-        extra = variant.split()
+    # Variants are timed paired with tccd's flags, kernel by kernel and interleaved, so that the
+    # other tenants of a shared machine weigh on both alike.
+    variants = [(f"flags {v!r}", v.split(), None) for v in a.flags]
+    if a.drop_strided:
+        variants.append(("without the _strided entries", [], drop_strided))
+    for label, extra, edit in variants:
+        ours = theirs = 0.0
         try:
-            var = [timed(lambda u=u: nvrtc_compile(u, a.arch, a.rdc, extra), a.repeat)[0] for u in units]
+            for u in units:
+                ours += timed(lambda: nvrtc_compile(u, a.arch, a.rdc), a.repeat)[0]
+                v = edit(u) if edit else u
+                theirs += timed(lambda: nvrtc_compile(v, a.arch, a.rdc, extra), a.repeat)[0]
         except RuntimeError as e:
-            print(f"variant {variant!r}: NVRTC rejected it: {str(e)[:200]}")
+            print(f"variant {label}: NVRTC rejected it: {str(e)[:200]}")
             continue
-        print(f"variant {variant!r:28s} serial total: {sum(var):8.1f} ms  ({100 * sum(var) / sum(per):.0f}% "
-              f"of tccd's flags)")
+        print(f"variant {label:32s} {theirs:8.1f} ms against {ours:8.1f} ms with tccd's flags, paired "
+              f"({100 * theirs / ours:.0f}%)")
+
+
+def drop_strided(program: str) -> str:
+    """The program without its <kernel>_strided entry point (the one taking run-time strides)."""
+    m = re.search(r'^extern "C" __global__ [^\n]*\n\w+_strided\(', program, re.M)
+    if not m:
+        return program
+    depth = 0
+    for j in range(program.index("{", m.end()), len(program)):
+        depth += {"{": 1, "}": -1}.get(program[j], 0)
+        if depth == 0:
+            return program[: m.start()] + program[j + 1 :]
+    return program
 
 
 if __name__ == "__main__":
