@@ -30,6 +30,9 @@ Each child splits its first step (seconds) into:
   aot_load      torch.compiler.load_compiled_function (tccd-aot; includes its fetch and load)
   rest          everything else: the first calls themselves, autograd, the optimizer step
 The daemon is build/bin/tccd (or --binary), started by this script on a private socket.
+--cold measures cold first steps instead (empty caches everywhere, a new daemon per tccd run):
+tccd-cold with the backward prefetch (prefetch.py), tccd-cold-serial without it, inductor-cold;
+with them the daemon's compile time summed over the graphs and the backward's wait for it.
 Prints one table and, with --json, writes every child's numbers.
 """
 
@@ -43,6 +46,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Dict, List
@@ -122,7 +126,11 @@ def save_aot(path: str) -> None:
 
 
 class Timers:
-    """Exclusive time per phase: a wrapped call's time minus that of wrapped calls inside it."""
+    """Exclusive time per phase: a wrapped call's time minus that of wrapped calls inside it.
+
+    Main thread only: calls on other threads (tccd's backward prefetch) overlap the step, so
+    they are not a phase of it; what the step still waited for them is in `rest`.
+    """
 
     def __init__(self):
         self.total: Dict[str, float] = {p: 0.0 for p in PHASES}
@@ -133,6 +141,8 @@ class Timers:
         timers = self
 
         def timed(*args, **kwargs):
+            if threading.current_thread() is not threading.main_thread():
+                return original(*args, **kwargs)
             timers.stack.append(0.0)
             start = time.perf_counter()
             try:
@@ -225,6 +235,9 @@ def child(mode: str, saved: str) -> Dict[str, float]:
         out["aot_skipped"] = sum(s["aot_skipped"] for s in stats)
         out["local_hits"] = sum(s["local_hit"] for s in stats)
         out["fallbacks"] = sum(s["fallback"] is not None for s in stats)
+        out["daemon_compile_s"] = round(sum(s["compile_ms"] for s in stats) / 1e3, 4)
+        out["prefetched"] = sum(s["prefetched"] for s in stats)
+        out["prefetch_wait_s"] = round(sum(s["prefetch_wait_ms"] for s in stats) / 1e3, 4)
     if mode == "tccd-cold" and saved:
         save_aot(saved)
     return out
@@ -263,6 +276,31 @@ def daemon(binary: str, root: str):
         log.close()
 
 
+def warm_scenarios(args, base: Dict[str, str], root: str, saved: str,
+                   results: Dict[str, List[Dict[str, float]]]) -> None:
+    """Eager, Inductor and tccd warm starts (the default table), on one daemon."""
+    with daemon(args.binary, root) as address:
+        tccd_env = dict(base, TCCD_ADDRESS=address, TCCD_NO_AUTOSTART="1",
+                        TCCD_AOT_SHARE="0" if args.no_share else "1")
+
+        def run(mode, env, label=None):
+            r = run_child(mode, env, saved, args.threads)
+            results.setdefault(label or mode, []).append(r)
+            print(f"  {label or mode}: {r['first_step_s']:.2f} s", file=sys.stderr, flush=True)
+
+        run("eager", base)
+        run("inductor-warm", base, "inductor-cold")  # fills Inductor's caches
+        run("tccd-cold", dict(tccd_env, TCCD_CACHE_DIR=os.path.join(root, "local-cold")))
+        for i in range(args.repeat):
+            run("eager", base)
+            run("inductor-warm", base)
+            run("tccd-warm", dict(tccd_env, TCCD_CACHE_DIR=os.path.join(root, f"local-empty-{i}")))
+            local = os.path.join(root, f"local-filled-{i}")
+            shutil.copytree(os.path.join(root, "local-cold"), local)
+            run("tccd-local", dict(tccd_env, TCCD_CACHE_DIR=local))
+            run("tccd-aot", dict(tccd_env, TCCD_CACHE_DIR=os.path.join(root, f"local-aot-{i}")))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--child")
@@ -273,6 +311,11 @@ def main() -> int:
     parser.add_argument("--json", help="write every run's numbers here")
     parser.add_argument("--no-share", action="store_true",
                         help="TCCD_AOT_SHARE=0: recipes stay local (the tccd-warm of before they were shared)")
+    parser.add_argument("--cold", action="store_true",
+                        help="cold first steps only: eager, Inductor with empty caches, tccd with empty "
+                             "daemon and local caches, with the backward prefetch (tccd-cold) and "
+                             "without it (tccd-cold-serial, TCCD_PREFETCH_BACKWARD=0); a new daemon each")
+    parser.add_argument("--no-inductor", action="store_true", help="--cold without Inductor's row")
     args = parser.parse_args()
     if args.child:
         import torch
@@ -288,26 +331,25 @@ def main() -> int:
         base["PYTHONPATH"] = str(REPO / "client") + os.pathsep + base.get("PYTHONPATH", "")
         base["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(root, "inductor-cache")
         saved = os.path.join(root, "step.pt2")
-        with daemon(args.binary, root) as address:
-            tccd_env = dict(base, TCCD_ADDRESS=address, TCCD_NO_AUTOSTART="1",
-                            TCCD_AOT_SHARE="0" if args.no_share else "1")
-
-            def run(mode, env, label=None):
-                r = run_child(mode, env, saved, args.threads)
-                results.setdefault(label or mode, []).append(r)
-                print(f"  {label or mode}: {r['first_step_s']:.2f} s", file=sys.stderr, flush=True)
-
-            run("eager", base)
-            run("inductor-warm", base, "inductor-cold")  # fills Inductor's caches
-            run("tccd-cold", dict(tccd_env, TCCD_CACHE_DIR=os.path.join(root, "local-cold")))
+        if args.cold:
             for i in range(args.repeat):
-                run("eager", base)
-                run("inductor-warm", base)
-                run("tccd-warm", dict(tccd_env, TCCD_CACHE_DIR=os.path.join(root, f"local-empty-{i}")))
-                local = os.path.join(root, f"local-filled-{i}")
-                shutil.copytree(os.path.join(root, "local-cold"), local)
-                run("tccd-local", dict(tccd_env, TCCD_CACHE_DIR=local))
-                run("tccd-aot", dict(tccd_env, TCCD_CACHE_DIR=os.path.join(root, f"local-aot-{i}")))
+                for label, prefetch in (("tccd-cold", "1"), ("tccd-cold-serial", "0")):
+                    run_root = os.path.join(root, f"{label}-{i}")
+                    os.makedirs(run_root)
+                    with daemon(args.binary, run_root) as address:
+                        env = dict(base, TCCD_ADDRESS=address, TCCD_NO_AUTOSTART="1",
+                                   TCCD_PREFETCH_BACKWARD=prefetch,
+                                   TCCD_CACHE_DIR=os.path.join(run_root, "local"))
+                        r = run_child("tccd-cold", env, "", args.threads)
+                    results.setdefault(label, []).append(r)
+                    print(f"  {label}: {r['first_step_s']:.2f} s (daemon compile {r['daemon_compile_s']:.2f} s, "
+                          f"backward waited {r['prefetch_wait_s']:.2f} s)", file=sys.stderr, flush=True)
+                if not args.no_inductor:
+                    env = dict(base, TORCHINDUCTOR_CACHE_DIR=os.path.join(root, f"inductor-cold-{i}"))
+                    results.setdefault("inductor-cold", []).append(run_child("inductor-warm", env, "", args.threads))
+                results.setdefault("eager", []).append(run_child("eager", base, "", args.threads))
+        if not args.cold:
+            warm_scenarios(args, base, root, saved, results)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -316,11 +358,14 @@ def main() -> int:
         return xs[len(xs) // 2]
 
     eager = median([r["first_step_s"] for r in results["eager"]])
-    print(f"{'scenario':<15}{'first step':>11}{'- eager':>9}" + "".join(f"{p:>12}" for p in PHASES))
+    # --cold: the daemon's compile time summed over the graphs, and how long the first
+    # .backward() still waited for its prefetched compile.
+    columns = PHASES + (("daemon_compile_s", "prefetch_wait_s") if args.cold else ())
+    print(f"{'scenario':<17}{'first step':>11}{'- eager':>9}" + "".join(f"{p:>12}" for p in columns))
     for mode, runs in results.items():
-        row = {p: median([r.get(p, 0.0) for r in runs]) for p in PHASES + ("first_step_s",)}
-        print(f"{mode:<15}{row['first_step_s']:>11.3f}{row['first_step_s'] - eager:>9.3f}"
-              + "".join(f"{row[p]:>12.3f}" for p in PHASES))
+        row = {p: median([r.get(p, 0.0) for r in runs]) for p in columns + ("first_step_s",)}
+        print(f"{mode:<17}{row['first_step_s']:>11.3f}{row['first_step_s'] - eager:>9.3f}"
+              + "".join(f"{row[p]:>12.3f}" for p in columns))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -22,6 +22,11 @@ compiles the forward graph reaches the caller wrapped in torch._dynamo.exc.Backe
 with the TccdError as its `inner_exception`; the backward graph compiles at the
 first .backward(), outside Dynamo, where the TccdError surfaces as is.)
 
+Backward prefetch (TCCD_PREFETCH_BACKWARD, prefetch.py): the partition_fn given to AOTAutograd
+hands the backward graph to `_GraphCompiler`, which sends its Compile request in the background
+when the forward's compile begins, so the two compile at once and the backward's overlaps the
+first forward run; the backward compiler takes the result if its own request hashes the same.
+
 Partitioner (TCCD_PARTITIONER): by default Inductor's min_cut_rematerialization_partition, which
 recomputes cheap forward ops (pointwise, views) in the backward instead of saving their outputs.
 The daemon fuses that recomputation into backward kernels as Inductor does, so the trade is the
@@ -129,11 +134,17 @@ class _GraphCompiler:
         self.capture = capture  # aot_recipe.RecipeCapture, or None: no recipe for this graph
         self.cuda_graphs = cuda_graphs  # None: the mode asks for no CUDA graphs
         self.daemon_keys: Dict[str, str] = {}  # kind -> the daemon's key of its plan (precompile)
+        # The backward graph AOTAutograd's partitioner made (set by _remembering_backward), until
+        # the forward's compile starts its compile (prefetch.py); then the compile in flight.
+        self.backward_graph: Optional[torch.fx.GraphModule] = None
+        self.pending_backward: Optional[Any] = None  # prefetch.Pending
 
     def __call__(self, kind: str, gm: torch.fx.GraphModule, example_inputs: List[Any]) -> Any:
         config = config_mod.get()
         name = f"{self.graph_id} {kind}"
         entry = GraphRecord(name=name, kind=kind)
+        if kind == "forward":
+            self._prefetch_backward(config)
         try:
             compiled, plan_key = self._compile(config, name, gm, example_inputs, entry)
         except Exception as e:
@@ -185,13 +196,10 @@ class _GraphCompiler:
         entry.cudagraphs = entry.cudagraph_skip is None
         return compiled
 
-    def _compile(self, config, name, gm, example_inputs, entry):
-        """(LoadedPlan, request hash or None); the hash names the plan in an AOT recipe."""
-        from .compiler import compile_request
-        from .local_cache import daemon_identity, request_hash
+    def _request(self, config, name, gm, example_inputs):
         from .serialize import build_request
 
-        request = build_request(
+        return build_request(
             gm,
             example_inputs,
             graph_name=name,
@@ -200,8 +208,44 @@ class _GraphCompiler:
             job_id=config.job_id(),
             rank=config.rank,
         )
-        key = request_hash(request, daemon_identity(config)) if config.local_cache else None
-        plan = compile_request(request, config, entry, key=key)
+
+    def _prefetch_backward(self, config) -> None:
+        """Starts the backward graph's compile now, in the background (prefetch.py).
+
+        Never fails the forward: a backward graph that cannot even be serialised is left to the
+        backward's own compile, which reports it by the usual rules.
+        """
+        from . import prefetch
+        from .local_cache import daemon_identity, request_hash
+
+        gm, self.backward_graph = self.backward_graph, None
+        if gm is None or not config.prefetch_backward:
+            return
+        try:
+            # The placeholders' fake values are what AOTAutograd passes the backward compiler
+            # (fx_placeholder_vals) when, as with tccd, the forward reports no output strides.
+            example_inputs = [n.meta.get("val") for n in gm.graph.find_nodes(op="placeholder")]
+            request = self._request(config, f"{self.graph_id} backward", gm, example_inputs)
+            key = request_hash(request, daemon_identity(config))
+        except Exception:  # deliberately ignored: the backward compiles at .backward() instead
+            log.debug("tccd: %s backward: not prefetched", self.graph_id, exc_info=True)
+            return
+        self.pending_backward = prefetch.start(request, key, config)
+
+    def _compile(self, config, name, gm, example_inputs, entry):
+        """(LoadedPlan, request hash or None); the hash names the plan in an AOT recipe."""
+        from .compiler import compile_request
+        from .local_cache import daemon_identity, request_hash
+
+        request = self._request(config, name, gm, example_inputs)
+        pending = self.pending_backward if entry.kind == "backward" else None
+        self.pending_backward = None if pending else self.pending_backward
+        # The hash also tells whether a prefetched backward compiled exactly this request.
+        keyed = config.local_cache or pending is not None
+        key = request_hash(request, daemon_identity(config)) if keyed else None
+        plan = pending.take(key, entry, config) if pending else None
+        if plan is None:
+            plan = compile_request(request, config, entry, key=key)
         if len(request.graph.constants):
             # The plan's last inputs are the graph's constants: the caller passes the others.
             from .serialize import constant_tensors
@@ -210,6 +254,18 @@ class _GraphCompiler:
                 self.capture.abandon("the graph has lifted constants")
             return _with_constants(plan, constant_tensors(gm)), key
         return plan, key
+
+
+def _remembering_backward(partition_fn: Callable[..., Any], compiler: _GraphCompiler) -> Callable[..., Any]:
+    """partition_fn, handing the backward graph it returns to `compiler` (for the prefetch)."""
+
+    @functools.wraps(partition_fn)
+    def partition(*args: Any, **kwargs: Any) -> Any:
+        fw_module, bw_module = partition_fn(*args, **kwargs)
+        compiler.backward_graph = bw_module
+        return fw_module, bw_module
+
+    return partition
 
 
 def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any]]]:
@@ -263,7 +319,7 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
         fw_compiler=functools.partial(compiler, "forward"),
         bw_compiler=functools.partial(compiler, "backward"),
         inference_compiler=functools.partial(compiler, "inference"),
-        partition_fn=partition_fn,
+        partition_fn=_remembering_backward(partition_fn, compiler),
         decompositions=decomposition_table,
     )
     if not precompile.precompiling():

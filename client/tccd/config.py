@@ -33,6 +33,10 @@
     TCCD_LOG_SOFTMAX_LSE  0: keep ATen's log_softmax; 1: AOTAutograd decomposes it into
                        x - logsumexp(x) so that the backward saves one value per row instead of
                        an f32 copy of the log-probabilities (decompositions.py). Default: 1.
+    TCCD_PREFETCH_BACKWARD  0: compile a graph's backward at its first .backward(), as
+                       AOTAutograd asks; 1: request it when the forward's compile begins, in the
+                       background, so forward and backward compile at the same time and the
+                       backward's compile overlaps the first forward run (prefetch.py). Default: 1.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -109,6 +113,7 @@ class Config:
         return bool(self.tls_ca or self.tls_cert)
     progress_after_s: float = 5.0
     aot_share: bool = True  # AOT recipes through the daemon too (TCCD_AOT_SHARE)
+    prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -191,6 +196,7 @@ class Config:
             local_cache=_flag(env, "TCCD_LOCAL_CACHE", True),
             aot_cache=_flag(env, "TCCD_AOT_CACHE", True),
             aot_share=_flag(env, "TCCD_AOT_SHARE", True),
+            prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,
         )

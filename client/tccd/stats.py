@@ -15,7 +15,8 @@ reused from its kernel store; 0 on a cache hit), aot_skipped (the plan was
 run from an AOT recipe without tracing the Dynamo graph through AOTAutograd, see aot_cache.py),
 fallback (None, or why the graph runs eagerly), cudagraphs (the graph runs under CUDA graphs:
 mode="reduce-overhead") and cudagraph_skip (None, or why a mode that asks for CUDA graphs got
-none for this graph).
+none for this graph), prefetched (a backward whose compile was requested when the forward's
+began, prefetch.py) and prefetch_wait_ms (how long its first .backward() still waited for it).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class GraphRecord:
     fallback: Optional[str] = None
     cudagraphs: bool = False
     cudagraph_skip: Optional[str] = None
+    prefetched: bool = False
+    prefetch_wait_ms: float = 0.0
 
 
 _lock = threading.Lock()

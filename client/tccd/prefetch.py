@@ -1,0 +1,96 @@
+"""The backward graph's compile, requested when the forward's begins (TCCD_PREFETCH_BACKWARD).
+
+AOTAutograd partitions the joint graph, compiles the forward, and compiles the backward only at
+the first .backward(). The backward graph is final before the forward's compile begins (the
+partitioner made it; token unlifting and saved-tensor hooks have run), so the backend sends its
+Compile request then, from a background thread: the daemon compiles forward and backward at
+the same time, and the backward's compile, artifact fetch and load also overlap the first
+forward run. Without it a cold first step waits for the two compiles one after the other.
+
+    pending = prefetch.start(request, key, config)     # at the forward's compile
+    plan = pending.take(key, record, config)           # at the backward's: plan or None
+
+`take` hands the plan over only if the backward's request, built again from the graph
+AOTAutograd passes to the backward compiler, has the same request hash as the prefetched one;
+otherwise (AOTAutograd changed the graph after partitioning) it returns None and the backward
+compiles as it always did, so a prefetch can cost the daemon work but never change a result.
+An error of the prefetched compile is raised by `take`, at the backward, where the backend's
+fallback rules apply as to any compile error. Waiting is bounded by the Compile deadline
+(TCCD_TIMEOUT_S) plus a margin, so a lost thread cannot hang the backward.
+
+A backward that never runs (a forward under grad mode, never differentiated) still got compiled
+by the daemon: its plan lands in the caches, the thread ends, nothing else happens.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import logging
+import threading
+import time
+from typing import Any, Optional
+
+from .config import Config
+from .stats import GraphRecord
+
+log = logging.getLogger(__name__)
+
+# Beyond the Compile deadline: artifact fetches and the load, which have deadlines of their own.
+_WAIT_MARGIN_S = 60.0
+
+
+class Pending:
+    """One backward compile in flight (or done). Thread-safe: the future is."""
+
+    def __init__(self, key: str, name: str):
+        self.key = key
+        self.record = GraphRecord(name=name, kind="backward")
+        self.future: "concurrent.futures.Future[Any]" = concurrent.futures.Future()
+        self.started = time.monotonic()
+
+    def take(self, key: str, record: GraphRecord, config: Config) -> Optional[Any]:
+        """The prefetched plan if `key` is the prefetched request's hash, else None.
+
+        Copies what the compile recorded into `record` and marks it `prefetched`, with the time
+        the backward waited for it in `prefetch_wait_ms`. Raises what the compile raised, or
+        TimeoutError after the deadline.
+        """
+        if key != self.key:
+            log.info(
+                "tccd: %s: the backward graph changed after partitioning (request %s, prefetched "
+                "%s): compiling it again",
+                record.name,
+                key[:16],
+                self.key[:16],
+            )
+            return None
+        waited = time.monotonic()
+        plan = self.future.result(timeout=config.timeout_s + _WAIT_MARGIN_S)
+        for field in dataclasses.fields(GraphRecord):
+            if field.name not in ("name", "kind"):
+                setattr(record, field.name, getattr(self.record, field.name))
+        record.prefetched = True
+        record.prefetch_wait_ms = (time.monotonic() - waited) * 1e3
+        return plan
+
+
+def start(request: Any, key: str, config: Config) -> Pending:
+    """Compiles, fetches and loads `request` (whose request hash is `key`) in a new thread.
+
+    A daemon thread: a process that exits while a prefetch is in flight does not wait for it.
+    """
+    from .compiler import compile_request
+
+    pending = Pending(key, request.graph_name)
+
+    def run() -> None:
+        try:
+            plan = compile_request(request, config, pending.record, key=key)
+        except BaseException as e:  # handed to the backward, which decides (take re-raises)
+            pending.future.set_exception(e)
+        else:
+            pending.future.set_result(plan)
+
+    threading.Thread(target=run, name=f"tccd-prefetch {request.graph_name}", daemon=True).start()
+    return pending

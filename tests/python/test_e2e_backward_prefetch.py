@@ -1,0 +1,164 @@
+"""End to end (CPU, real daemon): the backward's compile is requested with the forward's (issue 11).
+
+Compiles are made slow on purpose (TCCD_TEST_KERNEL_DELAY_MS, read by the daemon's compile
+workers; TCCD_KERNEL_THREADS=1), so that "the daemon has started compiling the backward before
+the first forward returned" is a fact about the daemon's counters, not a race: the forward's own
+compile takes seconds, the prefetch thread needs milliseconds to send its request, and the
+daemon counts a compile (`compiles`) when it starts it. Without the prefetch the backward is
+only requested at .backward(), so the counter says 1 where it says 2 with it.
+"""
+
+import shutil
+import warnings
+
+import pytest
+import torch
+
+import tccd
+from conftest import TCCD_BINARY, Daemon, short_tempdir
+from tccd import config
+
+DELAY_MS = 400
+
+
+def block(x, w, b):
+    # Two matmuls (extern steps on the CPU) between pointwise work: a few kernels per graph.
+    h = torch.tanh(x @ w + b)
+    return (torch.sigmoid(h @ w.t()) * x).sum()
+
+
+def _inputs():
+    torch.manual_seed(0)
+    return (
+        torch.randn(8, 16, requires_grad=True),
+        torch.randn(16, 16, requires_grad=True),
+        torch.randn(16, requires_grad=True),
+    )
+
+
+@pytest.fixture
+def slow_daemon(monkeypatch, tmp_path):
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    monkeypatch.setenv("TCCD_KERNEL_THREADS", "1")
+    monkeypatch.setenv("TCCD_TEST_KERNEL_DELAY_MS", str(DELAY_MS))
+    root = short_tempdir("tccd-prefetch-")
+    # Two compile threads whatever the machine: forward and backward compile side by side.
+    d = Daemon(TCCD_BINARY, root, extra_args=["--compile-threads=2"])
+    d.start()
+    monkeypatch.setenv("TCCD_ADDRESS", d.address)
+    monkeypatch.setenv("TCCD_NO_AUTOSTART", "1")
+    monkeypatch.setenv("TCCD_CACHE_DIR", str(tmp_path / "client-cache"))
+    monkeypatch.setenv("TCCD_AOT_SHARE", "0")
+    monkeypatch.setenv("TCCD_PROGRESS_AFTER_S", "0")
+    config.reload()
+    yield d
+    try:
+        if d.alive():
+            assert d.stop() == 0, d.log_tail()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _first_step(daemon):
+    """(loss, grads, the daemon's `compiles` counter when the first forward returned)."""
+    torch._dynamo.reset()
+    inputs = _inputs()
+    loss = torch.compile(block, backend="tccd")(*inputs)
+    compiles_after_forward = daemon.stats()["compiles"]
+    loss.backward()
+    return loss.detach(), [t.grad for t in inputs], compiles_after_forward
+
+
+def _by_kind():
+    stats = tccd.last_compile_stats()
+    by_kind = {s["kind"]: s for s in stats}
+    assert sorted(by_kind) == ["backward", "forward"], stats
+    return by_kind
+
+
+def test_the_backward_is_requested_before_the_first_forward_returns(slow_daemon):
+    inputs = _inputs()
+    eager_loss = block(*inputs)
+    eager_loss.backward()
+
+    loss, grads, compiles_after_forward = _first_step(slow_daemon)
+
+    assert compiles_after_forward == 2, "the daemon had not started the backward's compile"
+    by_kind = _by_kind()
+    assert by_kind["backward"]["prefetched"] and not by_kind["forward"]["prefetched"]
+    assert by_kind["backward"]["fallback"] is None and by_kind["backward"]["native_kernels"] > 0
+    assert by_kind["backward"]["kernels_compiled"] > 0
+    torch.testing.assert_close(loss, eager_loss.detach())
+    for got, want in zip(grads, [t.grad for t in inputs]):
+        torch.testing.assert_close(got, want)
+
+
+def test_without_prefetch_the_backward_waits_for_backward_and_results_are_the_same(
+    slow_daemon, monkeypatch
+):
+    loss, grads, _ = _first_step(slow_daemon)
+    tccd.reset_compile_stats()
+
+    # A fresh daemon cache would be needed to compare compile timing; here the point is that
+    # the switch works and both paths give the same bits (the plans are the same plans).
+    monkeypatch.setenv("TCCD_PREFETCH_BACKWARD", "0")
+    monkeypatch.setenv("TCCD_LOCAL_CACHE", "0")
+    config.reload()
+    before = slow_daemon.stats()
+    loss_off, grads_off, _ = _first_step(slow_daemon)
+
+    assert not _by_kind()["backward"]["prefetched"]
+    after = slow_daemon.stats()
+    assert after["cache_hits"] - before["cache_hits"] == 2, "both graphs were served from cache"
+    assert torch.equal(loss, loss_off)
+    for got, want in zip(grads, grads_off):
+        assert torch.equal(got, want)
+
+
+def test_switched_off_the_backward_is_not_requested_before_backward(slow_daemon, monkeypatch):
+    monkeypatch.setenv("TCCD_PREFETCH_BACKWARD", "0")
+    config.reload()
+    _, _, compiles_after_forward = _first_step(slow_daemon)
+    assert compiles_after_forward == 1
+    assert slow_daemon.stats()["compiles"] == 2
+    assert not _by_kind()["backward"]["prefetched"]
+
+
+def _forward_then_kill(daemon):
+    torch._dynamo.reset()
+    inputs = _inputs()
+    loss = torch.compile(block, backend="tccd")(*inputs)
+    # The backward is still compiling (seconds of kernel delay): the daemon dies under it.
+    assert daemon.stats()["compiles_running"] >= 1
+    daemon.proc.kill()
+    daemon.proc.wait()
+    return inputs, loss
+
+
+def test_a_prefetched_compile_that_fails_falls_back_at_the_backward(slow_daemon):
+    inputs, loss = _forward_then_kill(slow_daemon)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loss.backward()
+
+    fallbacks = [w for w in caught if issubclass(w.category, tccd.TccdFallbackWarning)]
+    assert len(fallbacks) == 1 and "backward runs eagerly" in str(fallbacks[0].message), [
+        str(w.message) for w in caught
+    ]
+    by_kind = _by_kind()
+    assert by_kind["backward"]["fallback"] and by_kind["forward"]["fallback"] is None
+    ref = _inputs()
+    block(*ref).backward()
+    for got, want in zip(inputs, ref):
+        torch.testing.assert_close(got.grad, want.grad)
+
+
+def test_a_prefetched_compile_that_fails_raises_at_the_backward_when_strict(
+    slow_daemon, monkeypatch
+):
+    monkeypatch.setenv("TCCD_STRICT", "1")
+    config.reload()
+    _, loss = _forward_then_kill(slow_daemon)
+    with pytest.raises(tccd.TccdError, match="backward"):
+        loss.backward()
