@@ -19,4 +19,4 @@ export PYTHONPATH=$PWD/client${PYTHONPATH:+:$PYTHONPATH}
 test -f client/tccd/v1/tccd_pb2.py || $PY client/generate_stubs.py
 "$TCCD_TEST_BINARY" --version
 $PY -c 'import torch; print("torch", torch.__version__, torch.cuda.get_device_name())'
-$PY -m pytest tests/python/test_gpu_training.py -v -p no:cacheprovider "$@"
+$PY -m pytest tests/python/test_gpu_*.py -v -p no:cacheprovider "$@"

@@ -349,6 +349,10 @@ def test_odd_vocabulary_projection_pads_its_gradient_matmuls(daemon_env):
     assert all(s["fallback"] is None for s in stats)
     ops = [op for s in stats for k in s["kernels"] for op in k.get("ops", [])]
     assert any("constant_pad_nd" in op for op in ops), ops
+    # Cross-entropy's forward: logsumexp and the picked target in one row kernel, no f32
+    # log-probabilities for ATen's nll_loss_forward (decompositions.py, NllLossForwardToRows).
+    assert any("logsumexp" in op for op in ops), ops
+    assert any("masked_fill" in op for op in ops), ops
 
 
 def test_safe_softmax_with_fully_masked_rows_is_a_row_kernel(daemon_env):
