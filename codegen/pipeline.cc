@@ -9,7 +9,9 @@
 //                              every kernel's IR, the LLVM IR and the schedule (as built and
 //                              after every schedule pass that changed it) into dir
 //   TCCD_DISABLE_PASSES=a,b    skip graph or schedule passes by name (e.g. dead-code-elimination;
-//                              "segments" keeps a CUDA plan at one step per kernel and ATen op)
+//                              "segments" keeps a CUDA plan at one step per kernel and ATen op;
+//                              "horizontal-fusion" keeps one kernel per fusion group;
+//                              "loop-order" keeps CUDA kernels in the output's dim order)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
@@ -290,9 +292,14 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
   fusion.enable = !Debug().disable_fusion;
   ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(graph, fusion));
   RETURN_IF_ERROR(backend->RegroupPartition(graph, fusion, partition));
-  ASSIGN_OR_RETURN(bool merged, FuseHorizontally(graph, fusion, partition));
-  (void)merged;  // the partition dump below shows the result either way
+  // Only a saving of launches, so it may be skipped by name ("horizontal-fusion") and is timed
+  // apart; the partition is dumped before it and, when it merged groups, after it.
+  passes.BeginStage("horizontal-fusion");
   Dump("partition.txt", PrintPartition(graph, partition));
+  if (!passes.disabled("horizontal-fusion")) {
+    ASSIGN_OR_RETURN(bool merged, FuseHorizontally(graph, fusion, partition));
+    if (merged) Dump("partition-horizontal-fusion.txt", PrintPartition(graph, partition));
+  }
 
   // 3. One kernel per group, in the backend-neutral kernel IR.
   passes.BeginStage("kernel-ir");
