@@ -43,6 +43,7 @@
 #include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/inline_scalar_fills.h"
 #include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/partition_verifier.h"
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/loop_order.h"
@@ -230,6 +231,13 @@ absl::Status AddPlanDescriptor(CompileOutput& out) {
   return absl::OkStatus();
 }
 
+// The partition invariants (partition_verifier.h) after `stage` built or regrouped it.
+absl::Status CheckPartition(const ir::Graph& graph, const Partition& partition, const char* stage) {
+  if (std::string problem = VerifyPartition(graph, partition); !problem.empty())
+    return absl::InternalError(absl::StrCat("the fusion partition after ", stage, " is invalid: ", problem));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int KernelCompileThreads() {
@@ -291,14 +299,19 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
   FusionOptions fusion;
   fusion.enable = !Debug().disable_fusion;
   ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(graph, fusion));
+  RETURN_IF_ERROR(CheckPartition(graph, partition, "partitioning"));
   RETURN_IF_ERROR(backend->RegroupPartition(graph, fusion, partition));
+  RETURN_IF_ERROR(CheckPartition(graph, partition, "the backend's regrouping"));
   // Only a saving of launches, so it may be skipped by name ("horizontal-fusion") and is timed
   // apart; the partition is dumped before it and, when it merged groups, after it.
   passes.BeginStage("horizontal-fusion");
   Dump("partition.txt", PrintPartition(graph, partition));
   if (!passes.disabled("horizontal-fusion")) {
     ASSIGN_OR_RETURN(bool merged, FuseHorizontally(graph, fusion, partition));
-    if (merged) Dump("partition-horizontal-fusion.txt", PrintPartition(graph, partition));
+    if (merged) {
+      RETURN_IF_ERROR(CheckPartition(graph, partition, "horizontal-fusion"));
+      Dump("partition-horizontal-fusion.txt", PrintPartition(graph, partition));
+    }
   }
 
   // 3. One kernel per group, in the backend-neutral kernel IR.
