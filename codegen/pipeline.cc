@@ -52,6 +52,7 @@
 #include "codegen/schedule/plan_serializer.h"
 #include "codegen/schedule/printer.h"
 #include "codegen/schedule/release_after_last_use.h"
+#include "codegen/schedule/verifier.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime_object.h"
 #include "proto/status_macros.h"
@@ -338,6 +339,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
   //    its serialisation.
   passes.BeginStage("schedule");
   ASSIGN_OR_RETURN(schedule::Schedule sched, BuildSchedule(graph, partition, kernels, backend->native()));
+  // Verified as built, as every schedule pass's result is (the runner checks those).
+  if (absl::Status built = schedule::VerifySchedule(sched); !built.ok())
+    return absl::InternalError(absl::StrCat("schedule invalid as built: ", built.message()));
   if (!Debug().dump_dir.empty()) Dump("schedule.sched", schedule::PrintSchedule(sched));
   RETURN_IF_ERROR(backend->RunSchedulePasses(passes, sched));
   schedule::ReleaseAfterLastUse releases;
