@@ -48,7 +48,7 @@
 //    sizes), zero-initialised per-context state, the module descriptor, and the exported stubs
 //    above, each a tail call into the runtime (`<name>` = tccd_rt_launch(&module, index, ...)).
 //    Compiled for the baseline "x86-64" CPU (host code is not hot; any x86-64 client runs it).
-//  * LLD links the two objects in-process (codegen/cpu/lld_link.h); the result is checked
+//  * LLD links the two objects in-process (codegen/llvm/lld_link.h); the result is checked
 //    (exports exactly as above, imports on the allow-list, no DT_NEEDED) before it is returned.
 //
 // Thread-safety: BuildCudaHostLibrary may be called concurrently (own LLVMContext and target

@@ -16,10 +16,10 @@
 #include <thread>
 #include <vector>
 
-#include "codegen/cpu/elf_symbols.h"
-#include "codegen/cpu/lld_link.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda_host/host_imports.h"
+#include "codegen/llvm/elf_symbols.h"
+#include "codegen/llvm/lld_link.h"
 #include "cuda_host_test_util.h"
 #include "tests/codegen/cuda/cuda_test_kernels.h"
 
