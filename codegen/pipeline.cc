@@ -9,7 +9,9 @@
 //                              every kernel's IR, the LLVM IR and the schedule (as built and
 //                              after every schedule pass that changed it) into dir
 //   TCCD_DISABLE_PASSES=a,b    skip graph or schedule passes by name (e.g. dead-code-elimination;
-//                              "segments" keeps a CUDA plan at one step per kernel and ATen op)
+//                              "segments" keeps a CUDA plan at one step per kernel and ATen op;
+//                              "horizontal-fusion" keeps one kernel per fusion group;
+//                              "loop-order" keeps CUDA kernels in the output's dim order)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
@@ -42,6 +44,7 @@
 #include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/inline_scalar_fills.h"
 #include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/partition_verifier.h"
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/loop_order.h"
@@ -50,6 +53,7 @@
 #include "codegen/schedule/plan_serializer.h"
 #include "codegen/schedule/printer.h"
 #include "codegen/schedule/release_after_last_use.h"
+#include "codegen/schedule/verifier.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime_object.h"
 #include "proto/status_macros.h"
@@ -229,6 +233,13 @@ absl::Status AddPlanDescriptor(CompileOutput& out) {
   return absl::OkStatus();
 }
 
+// The partition invariants (partition_verifier.h) after `stage` built or regrouped it.
+absl::Status CheckPartition(const ir::Graph& graph, const Partition& partition, const char* stage) {
+  if (std::string problem = VerifyPartition(graph, partition); !problem.empty())
+    return absl::InternalError(absl::StrCat("the fusion partition after ", stage, " is invalid: ", problem));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int KernelCompileThreads() {
@@ -292,10 +303,20 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
   FusionOptions fusion;
   fusion.enable = !Debug().disable_fusion;
   ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(graph, fusion));
+  RETURN_IF_ERROR(CheckPartition(graph, partition, "partitioning"));
   RETURN_IF_ERROR(backend->RegroupPartition(graph, fusion, partition));
-  ASSIGN_OR_RETURN(bool merged, FuseHorizontally(graph, fusion, partition));
-  (void)merged;  // the partition dump below shows the result either way
+  RETURN_IF_ERROR(CheckPartition(graph, partition, "the backend's regrouping"));
+  // Only a saving of launches, so it may be skipped by name ("horizontal-fusion") and is timed
+  // apart; the partition is dumped before it and, when it merged groups, after it.
+  passes.BeginStage("horizontal-fusion");
   Dump("partition.txt", PrintPartition(graph, partition));
+  if (!passes.disabled("horizontal-fusion")) {
+    ASSIGN_OR_RETURN(bool merged, FuseHorizontally(graph, fusion, partition));
+    if (merged) {
+      RETURN_IF_ERROR(CheckPartition(graph, partition, "horizontal-fusion"));
+      Dump("partition-horizontal-fusion.txt", PrintPartition(graph, partition));
+    }
+  }
 
   // 3. One kernel per group, in the backend-neutral kernel IR.
   passes.BeginStage("kernel-ir");
@@ -321,6 +342,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
   //    its serialisation.
   passes.BeginStage("schedule");
   ASSIGN_OR_RETURN(schedule::Schedule sched, BuildSchedule(graph, partition, kernels, backend->native()));
+  // Verified as built, as every schedule pass's result is (the runner checks those).
+  if (absl::Status built = schedule::VerifySchedule(sched); !built.ok())
+    return absl::InternalError(absl::StrCat("schedule invalid as built: ", built.message()));
   if (!Debug().dump_dir.empty()) Dump("schedule.sched", schedule::PrintSchedule(sched));
   RETURN_IF_ERROR(backend->RunSchedulePasses(passes, sched));
   schedule::ReleaseAfterLastUse releases;

@@ -11,18 +11,9 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "codegen/kernel/pointwise_kernel.h"
+#include "codegen/llvm/cpu_target.h"
 
 namespace tccd::codegen {
-
-struct CpuTarget {
-  std::string triple = "x86_64-unknown-linux-gnu";
-  // An LLVM CPU name; tccd compiles for ISA levels ("x86-64", "x86-64-v2", "x86-64-v3",
-  // "x86-64-v4") rather than exact models, so every machine of one level shares artifacts.
-  std::string cpu = "x86-64-v2";
-
-  // A stable description for compile keys, e.g. "x86_64-unknown-linux-gnu/x86-64-v3".
-  std::string KeyString() const { return triple + "/" + cpu; }
-};
 
 // Maps a client's architecture and /proc/cpuinfo feature flags to a CpuTarget: the highest
 // x86-64 ISA level all of whose features are present. INVALID_ARGUMENT for an unknown or

@@ -10,9 +10,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "codegen/cpu/lld_link.h"
-#include "codegen/cpu/llvm_compile.h"
 #include "codegen/cpu/llvm_emitter.h"
+#include "codegen/llvm/lld_link.h"
+#include "codegen/llvm/llvm_compile.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"

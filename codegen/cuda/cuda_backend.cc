@@ -25,7 +25,8 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 // Every entry point must be in the PTX: a cheap check that the source and the launch
 // information agree.
 absl::Status CheckEntryPoints(const std::string& ptx, const CudaModule& module) {
-  for (const CudaKernelLaunchInfo& info : module.kernels) {
+  for (const CudaKernel& kernel : module.kernels) {
+    const CudaKernelLaunchInfo& info = kernel.launch;
     for (const std::string* entry : {&info.contig_entry, &info.strided_entry}) {
       if (ptx.find(absl::StrCat(".visible .entry ", *entry, "(")) == std::string::npos) {
         return absl::InternalError(absl::StrCat("the PTX lacks entry point ", *entry));
@@ -137,7 +138,7 @@ absl::StatusOr<CudaModule> CompileCudaKernels(absl::Span<const PointwiseKernel> 
 
   CudaModule module;
   ASSIGN_OR_RETURN(module.cuda_source, EmitCudaSource(kernels, checked.cc_major));
-  for (const PointwiseKernel& kernel : kernels) module.kernels.push_back(LaunchInfoOf(kernel, checked.cc_major));
+  for (const PointwiseKernel& kernel : kernels) module.kernels.push_back({kernel, LaunchInfoOf(kernel, checked.cc_major)});
   const double emitted_ms = MsSince(start);
 
   // One fixed program name: it appears in NVRTC's messages, never in the output.

@@ -142,13 +142,20 @@ struct CudaKernelLaunchInfo {
   uint64_t row_operands = 0;    // bit o: operand o is a row operand
 };
 
+// One compiled kernel: its IR and how to launch it, together (the host library needs both: the
+// IR's shape and operands, the launch geometry), so that nothing pairs them up by index.
+struct CudaKernel {
+  PointwiseKernel ir;
+  CudaKernelLaunchInfo launch;  // launch.name == ir.name
+};
+
 // One NVRTC program for all kernels of a graph (one compile instead of many, and one
 // cuModuleLoadData on the client): both entry points of every kernel live in the same PTX/cubin.
 struct CudaModule {
   std::string cuda_source;  // what NVRTC compiled (EmitCudaSource), for dumps
   std::string ptx;          // PTX text for the target (inspection, golden tests)
   std::string cubin;        // ELF cubin for exactly target.KeyString(); load with cuModuleLoadData
-  std::vector<CudaKernelLaunchInfo> kernels;  // in the order of the input kernels
+  std::vector<CudaKernel> kernels;  // in the order of the input kernels
 };
 
 // How CompileCudaKernels launches `kernel` (entry names from kernel.name) on compute capability

@@ -90,8 +90,8 @@ absl::StatusOr<std::vector<Compiled>> CompileInParallel(const std::vector<Pointw
 
 // Every entry the module's launch infos name must be in the linked cubin's symbol names.
 absl::Status CheckEntries(const CudaModule& module) {
-  for (const CudaKernelLaunchInfo& info : module.kernels)
-    for (const std::string* entry : {&info.contig_entry, &info.strided_entry})
+  for (const CudaKernel& kernel : module.kernels)
+    for (const std::string* entry : {&kernel.launch.contig_entry, &kernel.launch.strided_entry})
       if (module.cubin.find(*entry + '\0') == std::string::npos)
         return absl::InternalError(absl::StrCat("the linked cubin lacks entry point ", *entry));
   return absl::OkStatus();
@@ -117,7 +117,7 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<cons
     named.name = ContentName(kernel, key);
     CudaKernelLaunchInfo info = LaunchInfoOf(named, checked.cc_major);
     info.name = kernel.name;  // the host library exports the graph's name
-    result.module.kernels.push_back(std::move(info));
+    result.module.kernels.push_back({kernel, std::move(info)});
     if (index.emplace(key, keys.size()).second) {
       keys.push_back(std::move(key));
       firsts.push_back(std::move(named));

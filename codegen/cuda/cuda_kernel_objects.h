@@ -5,8 +5,8 @@
 // and the client still load one cubin per graph.
 //
 // Each kernel is compiled under a content-derived name ("tccd_kernel_<key prefix>"), so that the
-// same cubin serves every graph; the CudaModule's launch infos keep the graph's kernel names and
-// point at those entries. Identical kernels within one graph compile once and share entries.
+// same cubin serves every graph; the CudaModule's kernels keep the graph's IR and names, and
+// their launch infos point at those entries. Identical kernels within one graph compile once and share entries.
 // Without nvJitLink (FAILED_PRECONDITION from LinkCubins) the graph compiles as one program
 // (CompileCudaKernels), reusing nothing.
 //

@@ -11,13 +11,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "codegen/cpu/cpu_backend.h"
-#include "codegen/cpu/lld_link.h"
-#include "codegen/cpu/llvm_compile.h"
 #include "codegen/cuda_host/host_imports.h"
 #include "codegen/cuda_host/host_module.h"
 #include "codegen/cuda_host/runtime/tccd_cuda_runtime.h"
 #include "codegen/cuda_host/runtime_object.h"
+#include "codegen/llvm/lld_link.h"
+#include "codegen/llvm/llvm_compile.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -104,7 +103,7 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
   return absl::OkStatus();
 }
 
-absl::Status CheckProgram(const HostProgram& program, absl::Span<const PointwiseKernel> kernels,
+absl::Status CheckProgram(const HostProgram& program, const std::vector<CudaKernel>& kernels,
                           std::set<std::string>& names) {
   for (const GemmSpec& g : program.gemms) {
     if (g.m < 1 || g.n < 1 || g.k < 1 || g.batch < 1 || g.lda < 1 || g.ldb < 1 || g.ldd < g.m)
@@ -121,10 +120,10 @@ absl::Status CheckProgram(const HostProgram& program, absl::Span<const Pointwise
       if (step.index < 0 || static_cast<size_t>(step.index) >= count)
         return absl::InvalidArgumentError("segment '" + s.name + "' names a missing step target");
       const size_t operands = gemm ? (program.gemms[step.index].epilogue == kCublasEpilogueDefault ? 3 : 4)
-                                   : static_cast<size_t>(kernels[step.index].num_operands());
+                                   : static_cast<size_t>(kernels[step.index].ir.num_operands());
       if (step.operands.size() != operands || operands > TCCD_RT_MAX_STEP_OPERANDS)
         return absl::InvalidArgumentError("segment '" + s.name + "' has a step with the wrong operand count");
-      if (!gemm && step.strides.size() != operands * kernels[step.index].shape.size())
+      if (!gemm && step.strides.size() != operands * kernels[step.index].ir.shape.size())
         return absl::InvalidArgumentError("segment '" + s.name + "' has a kernel step with the wrong stride count");
       for (const SegmentOperandSpec& o : step.operands) {
         const bool in_io = o.io_index >= 0 && o.io_index < s.num_io;
@@ -137,26 +136,19 @@ absl::Status CheckProgram(const HostProgram& program, absl::Span<const Pointwise
   return absl::OkStatus();
 }
 
-absl::Status Validate(const CudaModule& module, absl::Span<const PointwiseKernel> kernels,
-                      const HostProgram& program) {
+absl::Status Validate(const CudaModule& module, const HostProgram& program) {
   if (module.kernels.empty() && program.empty()) return absl::InvalidArgumentError("no CUDA kernels");
   if (module.cubin.empty() && !module.kernels.empty())
     return absl::InvalidArgumentError("the CUDA module has no cubin");
-  if (kernels.size() != module.kernels.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("the CUDA module has ", module.kernels.size(),
-                                                   " kernels but ", kernels.size(),
-                                                   " PointwiseKernels were given"));
-  }
   std::set<std::string> names;
-  for (size_t k = 0; k < kernels.size(); ++k) {
-    RETURN_IF_ERROR(CheckName(module.kernels[k].name));
-    if (!names.insert(module.kernels[k].name).second) {
-      return absl::InvalidArgumentError("duplicate CUDA kernel name '" + module.kernels[k].name +
-                                        "'");
+  for (const CudaKernel& kernel : module.kernels) {
+    RETURN_IF_ERROR(CheckName(kernel.launch.name));
+    if (!names.insert(kernel.launch.name).second) {
+      return absl::InvalidArgumentError("duplicate CUDA kernel name '" + kernel.launch.name + "'");
     }
-    RETURN_IF_ERROR(CheckKernel(module.kernels[k], kernels[k]));
+    RETURN_IF_ERROR(CheckKernel(kernel.launch, kernel.ir));
   }
-  return CheckProgram(program, kernels, names);
+  return CheckProgram(program, module.kernels, names);
 }
 
 double MsSince(std::chrono::steady_clock::time_point start) {
@@ -166,10 +158,8 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
-                                                 absl::Span<const PointwiseKernel> kernels,
-                                                 const HostProgram& program) {
-  RETURN_IF_ERROR(Validate(module, kernels, program));
+absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module, const HostProgram& program) {
+  RETURN_IF_ERROR(Validate(module, program));
   const auto start = std::chrono::steady_clock::now();
   // Baseline x86-64: the stubs are a few instructions and must run on every client.
   const CpuTarget target{.cpu = "x86-64"};
@@ -180,7 +170,7 @@ absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
   CaptureDiagnostics(context, &llvm_errors);
   auto ir = std::make_unique<llvm::Module>("tccd_cuda_host", context);
   ir->setDataLayout(machine->createDataLayout());
-  RETURN_IF_ERROR(EmitHostModule(module, kernels, program, *ir));
+  RETURN_IF_ERROR(EmitHostModule(module, program, *ir));
   SetModuleTarget(*ir, *machine);
   {
     std::string message;
@@ -200,7 +190,7 @@ absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
                    LinkSharedObjects({std::string_view(object), CudaRuntimeObject()}));
 
   std::vector<std::string> exports = {"tccd_cuda_init", "tccd_cuda_last_error"};
-  for (const CudaKernelLaunchInfo& info : module.kernels) exports.push_back(info.name);
+  for (const CudaKernel& kernel : module.kernels) exports.push_back(kernel.launch.name);
   for (const SegmentSpec& segment : program.segments) exports.push_back(segment.name);
   RETURN_IF_ERROR(CheckCudaHostLibrary(shared_object, exports));
   spdlog::debug("cuda host: {} kernel(s), {}-byte cubin -> {}-byte {} in {:.1f} ms",

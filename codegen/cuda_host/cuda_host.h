@@ -48,7 +48,7 @@
 //    sizes), zero-initialised per-context state, the module descriptor, and the exported stubs
 //    above, each a tail call into the runtime (`<name>` = tccd_rt_launch(&module, index, ...)).
 //    Compiled for the baseline "x86-64" CPU (host code is not hot; any x86-64 client runs it).
-//  * LLD links the two objects in-process (codegen/cpu/lld_link.h); the result is checked
+//  * LLD links the two objects in-process (codegen/llvm/lld_link.h); the result is checked
 //    (exports exactly as above, imports on the allow-list, no DT_NEEDED) before it is returned.
 //
 // Thread-safety: BuildCudaHostLibrary may be called concurrently (own LLVMContext and target
@@ -59,7 +59,6 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda_host/host_program.h"
 #include "codegen/kernel/pointwise_kernel.h"
@@ -69,12 +68,12 @@ namespace tccd::codegen {
 // The artifact's conventional name (tccd.v1.Artifact.name, kind CUDA_HOST_OBJECT).
 inline constexpr char kCudaHostLibraryName[] = "kernels_cuda.so";
 
-// Builds the .so for `module`, which CompileCudaKernels made from `kernels` (the same kernels in
-// the same order: they supply each kernel's shape, which CudaKernelLaunchInfo lacks). Returns
+// Builds the .so for `module` (CompileCudaKernels or CompileCudaKernelObjects made it; each of
+// its kernels carries its IR, for the shape and operands, and its launch information). Returns
 // the .so's bytes.
 //
-// Errors, affecting only this call: INVALID_ARGUMENT for no kernels, an empty cubin, kernels
-// that do not match the module's launch information (names, operands, rank, numel, parameter
+// Errors, affecting only this call: INVALID_ARGUMENT for no kernels, an empty cubin, a kernel
+// whose launch information does not match its IR (name, operands, rank, numel, parameter
 // sizes), parameters over kCudaMaxParamBytes, or a kernel name that is not a C identifier, is
 // duplicated, or is reserved (tccd_cuda_*, tccd_rt_*, or an imported libc name: it would
 // become an exported symbol); INTERNAL for LLVM/LLD failures or an artifact that fails the
@@ -89,8 +88,6 @@ inline constexpr char kCudaHostLibraryName[] = "kernels_cuda.so";
 // matmuls and no kernels (then there is no cubin). A matmul with a bias epilogue stores the
 // bias pointer in its descriptor at launch: one segment must not run concurrently from two
 // threads on the same device (PyTorch never does that with one compiled graph).
-absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
-                                                 absl::Span<const PointwiseKernel> kernels,
-                                                 const HostProgram& program = {});
+absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module, const HostProgram& program = {});
 
 }  // namespace tccd::codegen

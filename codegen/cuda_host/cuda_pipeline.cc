@@ -104,7 +104,7 @@ class CudaPipelineBackend : public Backend {
     if (!options_.machine_code) return absl::OkStatus();
     const HostProgram& program = segments_ != nullptr ? segments_->program() : kNoProgram;
     if (!kernels.empty() || !program.empty()) {
-      ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module_, kernels, program));
+      ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module_, program));
       out.artifacts.push_back({native_.artifact, v1::CUDA_HOST_OBJECT, std::move(host)});
     }
     if (!kernels.empty()) {

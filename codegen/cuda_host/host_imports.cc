@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_join.h"
-#include "codegen/cpu/elf_symbols.h"
+#include "codegen/llvm/elf_symbols.h"
 #include "proto/status_macros.h"
 
 namespace tccd::codegen {

@@ -201,9 +201,9 @@ void DefineForwarder(llvm::Module& m, const std::string& name, llvm::Function* c
 
 }  // namespace
 
-absl::Status EmitHostModule(const CudaModule& cuda, absl::Span<const PointwiseKernel> kernels,
-                            const HostProgram& program, llvm::Module& m) {
-  RET_CHECK(kernels.size() == cuda.kernels.size() && (!kernels.empty() || !program.empty()));
+absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, llvm::Module& m) {
+  const std::vector<CudaKernel>& kernels = cuda.kernels;
+  RET_CHECK(!kernels.empty() || !program.empty());
   llvm::LLVMContext& c = m.getContext();
   const RuntimeTypes t = MakeRuntimeTypes(c);
   RETURN_IF_ERROR(CheckLayout(m.getDataLayout(), t));
@@ -223,8 +223,8 @@ absl::Status EmitHostModule(const CudaModule& cuda, absl::Span<const PointwiseKe
 
   std::vector<llvm::Constant*> descriptors;
   for (size_t k = 0; k < kernels.size(); ++k) {
-    const CudaKernelLaunchInfo& info = cuda.kernels[k];
-    const std::vector<int64_t>& shape = kernels[k].shape;
+    const CudaKernelLaunchInfo& info = kernels[k].launch;
+    const std::vector<int64_t>& shape = kernels[k].ir.shape;
     const std::string prefix = absl::StrCat("tccd_k", k, "_");
     llvm::Constant* shape_ptr = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c));
     if (!shape.empty()) {
@@ -297,7 +297,7 @@ absl::Status EmitHostModule(const CudaModule& cuda, absl::Span<const PointwiseKe
   llvm::Function* last_error = DeclareRuntime(m, ptr, {}, "tccd_rt_last_error");
   for (size_t k = 0; k < kernels.size(); ++k) {
     // int <name>(void* const* data, const int64_t* strides, void* stream)
-    DefineForwarder(m, cuda.kernels[k].name, launch,
+    DefineForwarder(m, kernels[k].launch.name, launch,
                     {module_descriptor, i32c(static_cast<int64_t>(k))}, {ptr, ptr, ptr});
   }
   llvm::Function* run_segment =

@@ -4,10 +4,8 @@
 #pragma once
 
 #include "absl/status/status.h"
-#include "absl/types/span.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda_host/host_program.h"
-#include "codegen/kernel/pointwise_kernel.h"
 
 namespace llvm {
 class Module;
@@ -15,11 +13,10 @@ class Module;
 
 namespace tccd::codegen {
 
-// Emits everything into `module`, whose data layout must already be the target's. `kernels`
-// are the module's kernels in order (for their shapes), already validated against it. INTERNAL
-// if LLVM's layout of the runtime's structs differs from the C compiler's (a tccd bug: the
-// generator and tccd_cuda_runtime.h disagree).
-absl::Status EmitHostModule(const CudaModule& cuda, absl::Span<const PointwiseKernel> kernels,
-                            const HostProgram& program, llvm::Module& module);
+// Emits everything into `module`, whose data layout must already be the target's; `cuda` and
+// `program` are already validated (cuda_host.cc). INTERNAL if LLVM's layout of the runtime's
+// structs differs from the C compiler's (a tccd bug: the generator and tccd_cuda_runtime.h
+// disagree).
+absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, llvm::Module& module);
 
 }  // namespace tccd::codegen

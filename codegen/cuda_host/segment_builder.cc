@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda_host/match_gemms.h"
 #include "codegen/cuda_host/static_layout.h"
+#include "codegen/cuda_host/workspace_packing.h"
 #include "codegen/ops/op_properties.h"
 #include "proto/status_macros.h"
 
@@ -127,27 +128,19 @@ class SegmentWriter {
         io_outputs.push_back(r);
       }
     }
-    // Workspace: first fit by lifetime.
-    struct Block { int64_t offset, size; int def, last; };
-    std::vector<Block> blocks;
-    std::map<int, int64_t> ws_offset;
-    int64_t ws_bytes = 0;
+    // Workspace: values that die inside share bytes where their lifetimes allow (workspace_packing.h).
+    std::vector<int> ws_values;
+    std::vector<WorkspaceBuffer> buffers;
     for (const auto& [r, span] : live) {
       if (needed.count(r)) continue;
       const int64_t size = (std::max<int64_t>(metas_[r]->extent_bytes(), 1) + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
-      std::vector<std::pair<int64_t, int64_t>> busy;
-      for (const Block& b : blocks)
-        if (!(b.last < span.first || span.second < b.def)) busy.push_back({b.offset, b.offset + b.size});
-      std::sort(busy.begin(), busy.end());
-      int64_t offset = 0;
-      for (const auto& [lo, hi] : busy) {
-        if (offset + size <= lo) break;
-        offset = std::max(offset, hi);
-      }
-      blocks.push_back({offset, size, span.first, span.second});
-      ws_offset[r] = offset;
-      ws_bytes = std::max(ws_bytes, offset + size);
+      ws_values.push_back(r);
+      buffers.push_back({.bytes = size, .first = span.first, .last = span.second});
     }
+    const WorkspaceLayout layout = PackWorkspace(buffers);
+    std::map<int, int64_t> ws_offset;
+    for (size_t b = 0; b < ws_values.size(); ++b) ws_offset[ws_values[b]] = layout.offsets[b];
+    int64_t ws_bytes = layout.bytes;
     SegmentSpec segment;
     segment.name = absl::StrCat("tccd_seg", program_.segments.size());
     segment.num_io = static_cast<int>(io_inputs.size() + io_outputs.size());

@@ -10,7 +10,8 @@
 //  * views (view, _unsafe_view, t, transpose, permute, expand, (un)squeeze, slice, select,
 //    split, unbind, alias, as_strided, detach): no work at all, only another byte offset into
 //    their base's buffer, since every value's layout is static.
-// Inside a segment, values nobody outside reads live in one workspace, packed by lifetime;
+// Inside a segment, values nobody outside reads live in one workspace, packed by lifetime
+// (workspace_packing.h: dead values' bytes are reused);
 // values read later become the segment's outputs (allocated by the client as before); a view
 // read later becomes an alias step of the segment output it views (one as_strided call,
 // whatever the chain of views was), or, when it views a value from before the segment, is

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "codegen/cpu/elf_symbols.h"
+#include "codegen/llvm/elf_symbols.h"
 #include "test_util.h"
 
 namespace tccd::codegen::testing {

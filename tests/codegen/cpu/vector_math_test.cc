@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/cpu/elf_symbols.h"
+#include "codegen/llvm/elf_symbols.h"
 #include "test_util.h"
 
 namespace tccd::codegen::testing {

@@ -302,7 +302,8 @@ TEST_CASE("kernels compile to cubins for sm_80 and sm_90 with both entry points 
     // Entry points only: no module-scope variables.
     CHECK_FALSE(Contains(module.ptx, ".global .align"));
     REQUIRE(module.kernels.size() == kernels.size());
-    for (const CudaKernelLaunchInfo& info : module.kernels) {
+    for (const CudaKernel& kernel : module.kernels) {
+      const CudaKernelLaunchInfo& info = kernel.launch;
       CHECK(Contains(module.ptx, ".visible .entry " + info.contig_entry + "("));
       CHECK(Contains(module.ptx, ".visible .entry " + info.strided_entry + "("));
       // The name lands in the cubin's symbol table too.
@@ -317,7 +318,7 @@ TEST_CASE("launch information matches the source", "[cuda_backend][nvrtc]") {
                                           Bf16GeluKernel("gelu", {9}),
                                           I64AddKernel("huge", {3, int64_t{1} << 30})});
   REQUIRE(module.kernels.size() == 3);
-  const CudaKernelLaunchInfo& relu = module.kernels[0];
+  const CudaKernelLaunchInfo& relu = module.kernels[0].launch;
   CHECK(relu.name == "relu");
   CHECK(relu.contig_entry == "relu_contig");
   CHECK(relu.strided_entry == "relu_strided");
@@ -328,9 +329,9 @@ TEST_CASE("launch information matches the source", "[cuda_backend][nvrtc]") {
   CHECK(relu.rank == 2);
   CHECK(relu.contig_param_bytes == 32);
   CHECK(relu.strided_param_bytes == 96);
-  CHECK(module.kernels[1].elements_per_thread == 8);
-  CHECK(module.kernels[1].strided_param_bytes == 2 * 8 * 2);
-  CHECK(module.kernels[2].numel == int64_t{3} << 30);
+  CHECK(module.kernels[1].launch.elements_per_thread == 8);
+  CHECK(module.kernels[1].launch.strided_param_bytes == 2 * 8 * 2);
+  CHECK(module.kernels[2].launch.numel == int64_t{3} << 30);
   // The PTX declares the by-value parameter blocks with those sizes.
   CHECK(Contains(module.ptx, ".param .align 8 .b8 relu_contig_param_0[32]"));
   CHECK(Contains(module.ptx, ".param .align 8 .b8 relu_strided_param_0[96]"));

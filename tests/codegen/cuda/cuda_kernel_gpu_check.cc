@@ -828,7 +828,7 @@ void Bench(const Device& dev) {
   }
   for (size_t i = 0; i < kernels.size(); ++i) {
     const PointwiseKernel& k = kernels[i];
-    const CudaKernelLaunchInfo& info = module.kernels[i];
+    const CudaKernelLaunchInfo& info = module.kernels[i].launch;
     const LoadedKernel fns = LoadKernel(cu_module, info);
     int64_t bytes = 0;
     std::vector<std::unique_ptr<DeviceBuffer>> bufs;
@@ -896,11 +896,11 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(20261122);
   int total_failures = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
-    const LoadedKernel fns = LoadKernel(cu_module, module.kernels[i]);
-    const int failures = RunKernel(kernels[i], module.kernels[i], fns, dev, rng);
+    const LoadedKernel fns = LoadKernel(cu_module, module.kernels[i].launch);
+    const int failures = RunKernel(kernels[i], module.kernels[i].launch, fns, dev, rng);
     std::printf("%-5s %-18s numel %-8lld vec %-2d outputs %-3zu (%d/%d blocks/SM contig/strided)\n",
                 failures ? "FAIL" : "ok", kernels[i].name.c_str(),
-                static_cast<long long>(module.kernels[i].numel), module.kernels[i].elements_per_thread,
+                static_cast<long long>(module.kernels[i].launch.numel), module.kernels[i].launch.elements_per_thread,
                 kernels[i].output_dtypes.size(), fns.contig_blocks_per_sm, fns.strided_blocks_per_sm);
     total_failures += failures;
   }

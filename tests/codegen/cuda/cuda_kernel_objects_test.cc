@@ -36,12 +36,12 @@ bool HasEntry(const std::string& cubin, const std::string& entry) {
 void CheckModule(const CudaModule& module, const std::vector<PointwiseKernel>& kernels) {
   REQUIRE(module.kernels.size() == kernels.size());
   for (size_t k = 0; k < kernels.size(); ++k) {
-    CHECK(module.kernels[k].name == kernels[k].name);
+    CHECK(module.kernels[k].launch.name == kernels[k].name);
     // The content name says the kind of kernel, as a profiler's table shows it.
     const char* prefix = kernels[k].is_row_reduction() ? "tccd_red_" : "tccd_pw_";
-    CHECK(module.kernels[k].contig_entry.rfind(prefix, 0) == 0);
-    CHECK(HasEntry(module.cubin, module.kernels[k].contig_entry));
-    CHECK(HasEntry(module.cubin, module.kernels[k].strided_entry));
+    CHECK(module.kernels[k].launch.contig_entry.rfind(prefix, 0) == 0);
+    CHECK(HasEntry(module.cubin, module.kernels[k].launch.contig_entry));
+    CHECK(HasEntry(module.cubin, module.kernels[k].launch.strided_entry));
   }
 }
 
@@ -64,7 +64,7 @@ TEST_CASE("CUDA kernels compile one program each, link into one cubin, and are r
   }
   CHECK(one->kernels_compiled == 2);  // g1_k0 and g1_k2 are the same kernel
   CHECK(one->kernels_reused == 0);
-  CHECK(one->module.kernels[0].contig_entry == one->module.kernels[2].contig_entry);
+  CHECK(one->module.kernels[0].launch.contig_entry == one->module.kernels[2].launch.contig_entry);
   CheckModule(one->module, first);
   cache.Store(one->new_objects);
 

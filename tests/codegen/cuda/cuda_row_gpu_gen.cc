@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "CompileCudaKernels: %s\n", module.status().ToString().c_str());
     return 1;
   }
-  auto so = BuildCudaHostLibrary(*module, kernels);
+  auto so = BuildCudaHostLibrary(*module);
   if (!so.ok()) {
     std::fprintf(stderr, "BuildCudaHostLibrary: %s\n", so.status().ToString().c_str());
     return 1;

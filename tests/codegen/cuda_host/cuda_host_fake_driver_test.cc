@@ -92,11 +92,12 @@ struct Setup {
 
 Setup MakeSetup(const Fake& fake, std::vector<PointwiseKernel> kernels) {
   CudaModule module = FakeModule(kernels);
-  for (const CudaKernelLaunchInfo& info : module.kernels) {
+  for (const CudaKernel& kernel : module.kernels) {
+    const CudaKernelLaunchInfo& info = kernel.launch;
     fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
     fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
   }
-  absl::StatusOr<std::string> so = BuildCudaHostLibrary(module, kernels);
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(module);
   REQUIRE(so.ok());
   absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
   REQUIRE(lib.ok());
@@ -150,7 +151,7 @@ TEST_CASE("launches pick the entry point by contiguity and alignment, with GridS
   REQUIRE(s.lib.Init() == 0);
   const int loads = fake.calls("cuModuleLoadData");
   auto relu = s.lib.Kernel("relu");
-  const CudaKernelLaunchInfo& info = s.module.kernels[0];
+  const CudaKernelLaunchInfo& info = s.module.kernels[0].launch;
   const int64_t numel = 64 * 33;
   void* const stream = Ptr(0xabc000);
   void* data[4] = {Ptr(0x10000), Ptr(0x20000), Ptr(0x30000), Ptr(0x40000)};
@@ -381,7 +382,8 @@ TEST_CASE("a segment launches its kernels in order with io and workspace pointer
   const std::vector<int64_t> relu_shape = {64, 33}, gelu_shape = {1024};
   std::vector<PointwiseKernel> kernels = TwoKernels(relu_shape, gelu_shape);
   CudaModule module = FakeModule(kernels);
-  for (const CudaKernelLaunchInfo& info : module.kernels) {
+  for (const CudaKernel& kernel : module.kernels) {
+    const CudaKernelLaunchInfo& info = kernel.launch;
     fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
     fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
   }
@@ -400,7 +402,7 @@ TEST_CASE("a segment launches its kernels in order with io and workspace pointer
   gelu.strides = DenseStrides(gelu_shape, 2);
   seg.steps = {relu, gelu};
   program.segments.push_back(seg);
-  absl::StatusOr<std::string> so = BuildCudaHostLibrary(module, kernels, program);
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(module, program);
   INFO(so.status().ToString());
   REQUIRE(so.ok());
   absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);

@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "CompileCudaKernels: %s\n", module.status().ToString().c_str());
     return 1;
   }
-  auto so = tccd::codegen::BuildCudaHostLibrary(*module, kernels);
+  auto so = tccd::codegen::BuildCudaHostLibrary(*module);
   if (!so.ok()) {
     std::fprintf(stderr, "BuildCudaHostLibrary: %s\n", so.status().ToString().c_str());
     return 1;
@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
   }
   std::printf("wrote %s: %zu bytes, %zu kernels, %zu-byte cubin for %s\n", path.c_str(), so->size(),
               kernels.size(), module->cubin.size(), target.KeyString().c_str());
-  for (const auto& info : module->kernels) {
+  for (const tccd::codegen::CudaKernel& kernel : module->kernels) {
+    const tccd::codegen::CudaKernelLaunchInfo& info = kernel.launch;
     std::printf("  %s: numel %lld, %d operands, elements_per_thread %d\n", info.name.c_str(),
                 static_cast<long long>(info.numel), info.num_operands, info.elements_per_thread);
   }

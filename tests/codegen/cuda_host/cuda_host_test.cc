@@ -16,10 +16,10 @@
 #include <thread>
 #include <vector>
 
-#include "codegen/cpu/elf_symbols.h"
-#include "codegen/cpu/lld_link.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda_host/host_imports.h"
+#include "codegen/llvm/elf_symbols.h"
+#include "codegen/llvm/lld_link.h"
 #include "cuda_host_test_util.h"
 #include "tests/codegen/cuda/cuda_test_kernels.h"
 
@@ -59,13 +59,13 @@ TEST_CASE("a host library link leaves no LLD pointer into the freed linker conte
   // that symbol after the link freed it, and the next in-process link (a CPU kernel .so) wrote
   // through it (valgrind: Invalid write in Writer::finalizeSections). lld_link.cc clears them.
   const std::vector<PointwiseKernel> kernels = TwoKernels();
-  REQUIRE(BuildCudaHostLibrary(FakeModule(kernels), kernels).ok());
+  REQUIRE(BuildCudaHostLibrary(FakeModule(kernels)).ok());
   CHECK(LldSymbolPointersLeftForTesting() == 0);
 }
 
 TEST_CASE("the library exports exactly the kernels and the two C entry points", "[cuda_host]") {
   const std::vector<PointwiseKernel> kernels = TwoKernels();
-  absl::StatusOr<std::string> so = BuildCudaHostLibrary(FakeModule(kernels), kernels);
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(FakeModule(kernels));
   REQUIRE(so.ok());
   CHECK(so->substr(0, 4) ==
         "\x7f"
@@ -83,7 +83,7 @@ TEST_CASE("a real NVRTC module becomes a library with its cubin inside", "[cuda_
     return;
   }
   REQUIRE(module.ok());
-  absl::StatusOr<std::string> so = BuildCudaHostLibrary(*module, kernels);
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(*module);
   REQUIRE(so.ok());
   CheckSymbols(*so, {"relu", "gelu"});
   CHECK(so->find(module->cubin) != std::string::npos);
@@ -92,12 +92,12 @@ TEST_CASE("a real NVRTC module becomes a library with its cubin inside", "[cuda_
 TEST_CASE("the same module gives the same bytes, also from concurrent builds", "[cuda_host]") {
   const std::vector<PointwiseKernel> kernels = TwoKernels();
   const CudaModule module = FakeModule(kernels);
-  absl::StatusOr<std::string> first = BuildCudaHostLibrary(module, kernels);
+  absl::StatusOr<std::string> first = BuildCudaHostLibrary(module);
   REQUIRE(first.ok());
   std::vector<absl::StatusOr<std::string>> results(4);
   std::vector<std::thread> threads;
   for (auto& result : results) {
-    threads.emplace_back([&] { result = BuildCudaHostLibrary(module, kernels); });
+    threads.emplace_back([&] { result = BuildCudaHostLibrary(module); });
   }
   for (std::thread& t : threads) t.join();
   for (const auto& result : results) {
@@ -106,69 +106,73 @@ TEST_CASE("the same module gives the same bytes, also from concurrent builds", "
   }
   // And different kernels give different bytes.
   const std::vector<PointwiseKernel> other = TwoKernels({64, 34});
-  absl::StatusOr<std::string> changed = BuildCudaHostLibrary(FakeModule(other), other);
+  absl::StatusOr<std::string> changed = BuildCudaHostLibrary(FakeModule(other));
   REQUIRE(changed.ok());
   CHECK(*changed != *first);
 }
 
 TEST_CASE("bad modules are INVALID_ARGUMENT", "[cuda_host]") {
   const std::vector<PointwiseKernel> kernels = TwoKernels();
-  auto build = [&](CudaModule module, std::vector<PointwiseKernel> ks) {
-    return BuildCudaHostLibrary(module, ks).status();
-  };
+  auto build = [&](const CudaModule& module) { return BuildCudaHostLibrary(module).status(); };
   auto expect_invalid = [](const absl::Status& status, const std::string& fragment) {
     INFO(status);
     CHECK(absl::IsInvalidArgument(status));
     CHECK(std::string(status.message()).find(fragment) != std::string::npos);
   };
-  expect_invalid(build(CudaModule{.cubin = "x"}, {}), "no CUDA kernels");
-  expect_invalid(build(FakeModule(kernels, ""), kernels), "no cubin");
-  expect_invalid(build(FakeModule(kernels), {kernels[0]}), "2 kernels but 1");
+  expect_invalid(build(CudaModule{.cubin = "x"}), "no CUDA kernels");
+  expect_invalid(build(FakeModule(kernels, "")), "no cubin");
+  {
+    // A kernel's launch information is checked against the IR it travels with.
+    CudaModule module = FakeModule(kernels);
+    module.kernels[1].ir.name = "other";
+    expect_invalid(build(module), "name");
+  }
 
   for (const char* name : {"tccd_cuda_init", "tccd_cuda_last_error", "tccd_rt_launch", "dlopen",
                            "memcpy", "__tls_get_addr"}) {
     std::vector<PointwiseKernel> renamed = kernels;
     renamed[0].name = name;
-    expect_invalid(build(FakeModule(renamed), renamed), "reserved");
+    expect_invalid(build(FakeModule(renamed)), "reserved");
   }
   for (const char* name : {"", "9lives", "has space", "dash-ed", "dot.ted"}) {
     std::vector<PointwiseKernel> renamed = kernels;
     renamed[0].name = name;
-    expect_invalid(build(FakeModule(renamed), renamed), "not a C identifier");
+    expect_invalid(build(FakeModule(renamed)), "not a C identifier");
   }
   {
     std::vector<PointwiseKernel> twins = kernels;
     twins[1].name = twins[0].name;
-    expect_invalid(build(FakeModule(twins), twins), "duplicate");
+    expect_invalid(build(FakeModule(twins)), "duplicate");
   }
   {
     CudaModule module = FakeModule(kernels);
-    module.kernels[0].numel += 1;
-    expect_invalid(build(module, kernels), "numel");
-  }
-  {
-    const std::vector<PointwiseKernel> other = TwoKernels({64, 34});
-    expect_invalid(build(FakeModule(kernels), other), "numel");
+    module.kernels[0].launch.numel += 1;
+    expect_invalid(build(module), "numel");
   }
   {
     CudaModule module = FakeModule(kernels);
-    module.kernels[1].rank = 2;
-    expect_invalid(build(module, kernels), "rank");
+    module.kernels[0].ir = TwoKernels({64, 34})[0];
+    expect_invalid(build(module), "numel");
   }
   {
     CudaModule module = FakeModule(kernels);
-    module.kernels[0].strided_param_bytes += 8;
-    expect_invalid(build(module, kernels), "parameter sizes");
+    module.kernels[1].launch.rank = 2;
+    expect_invalid(build(module), "rank");
   }
   {
     CudaModule module = FakeModule(kernels);
-    module.kernels[0].strided_entry = module.kernels[0].contig_entry;
-    expect_invalid(build(module, kernels), "entry point");
+    module.kernels[0].launch.strided_param_bytes += 8;
+    expect_invalid(build(module), "parameter sizes");
   }
   {
     CudaModule module = FakeModule(kernels);
-    module.kernels[0].block_size = 0;
-    expect_invalid(build(module, kernels), "block size");
+    module.kernels[0].launch.strided_entry = module.kernels[0].launch.contig_entry;
+    expect_invalid(build(module), "entry point");
+  }
+  {
+    CudaModule module = FakeModule(kernels);
+    module.kernels[0].launch.block_size = 0;
+    expect_invalid(build(module), "block size");
   }
   {
     // 17 operands * 8 bytes * (1 + 30 dims) > 4096.
@@ -178,7 +182,7 @@ TEST_CASE("bad modules are INVALID_ARGUMENT", "[cuda_host]") {
       sum = b.Op(PwOp::kAdd, ir::DType::kF32, {sum, b.Input(ir::DType::kF32)});
     b.Output(sum);
     const std::vector<PointwiseKernel> wide = {b.kernel()};
-    expect_invalid(build(FakeModule(wide), wide), "exceed");
+    expect_invalid(build(FakeModule(wide)), "exceed");
   }
 }
 
@@ -192,7 +196,7 @@ TEST_CASE("without a CUDA driver the library loads and its calls fail cleanly", 
   }
   std::vector<PointwiseKernel> kernels = TwoKernels();
   kernels.push_back(cuda_testing::FusedReluKernel("empty", {0, 7}));
-  absl::StatusOr<std::string> so = BuildCudaHostLibrary(FakeModule(kernels), kernels);
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(FakeModule(kernels));
   REQUIRE(so.ok());
   absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
   REQUIRE(lib.ok());

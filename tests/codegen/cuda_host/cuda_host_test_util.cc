@@ -32,7 +32,7 @@ CudaKernelLaunchInfo LaunchInfoFor(const PointwiseKernel& kernel, int elements_p
 CudaModule FakeModule(absl::Span<const PointwiseKernel> kernels, std::string cubin) {
   CudaModule module;
   module.cubin = std::move(cubin);
-  for (const PointwiseKernel& k : kernels) module.kernels.push_back(LaunchInfoFor(k, 4));
+  for (const PointwiseKernel& k : kernels) module.kernels.push_back({k, LaunchInfoFor(k, 4)});
   return module;
 }
 

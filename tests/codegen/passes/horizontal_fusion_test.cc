@@ -4,6 +4,7 @@
 #include "codegen/ir/parser.h"
 #include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/partition_verifier.h"
 
 namespace tccd::codegen {
 namespace {
@@ -14,7 +15,9 @@ std::string Horizontal(const char* text, FusionOptions options = {}) {
   REQUIRE(g.ok());
   absl::StatusOr<Partition> p = PartitionForFusion(*g, options);
   REQUIRE(p.ok());
+  CHECK(VerifyPartition(*g, *p) == "");
   REQUIRE(FuseHorizontally(*g, options, *p).ok());
+  CHECK(VerifyPartition(*g, *p) == "");
   for (const FusionGroup& group : p->groups) {
     absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, group, "k");
     INFO(k.status().ToString());

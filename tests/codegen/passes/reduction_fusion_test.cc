@@ -4,6 +4,7 @@
 #include "codegen/ir/parser.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/partition_verifier.h"
 #include "codegen/passes/reduction_fusion.h"
 #include "codegen/passes/reduction_ops.h"
 
@@ -22,9 +23,11 @@ Result Fuse(const char* text) {
   REQUIRE(g.ok());
   absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
   REQUIRE(p.ok());
+  CHECK(VerifyPartition(*g, *p) == "");
   absl::StatusOr<bool> changed = FuseRowReductions(*g, {}, *p);
   INFO(changed.status().ToString());
   REQUIRE(changed.ok());
+  CHECK(VerifyPartition(*g, *p) == "");
   Result r;
   r.changed = *changed;
   r.partition = PrintPartition(*g, *p);

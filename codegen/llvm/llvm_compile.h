@@ -1,6 +1,7 @@
 // LLVM module -> optimised module -> relocatable object bytes, for one CpuTarget.
 //
-// Internal to the CPU backend; LLVM types are only forward-declared. Every LLVM failure comes
+// Shared by the CPU backend (kernels) and the CUDA host library (its per-graph object); LLVM
+// types are only forward-declared. Every LLVM failure comes
 // back as an absl::Status carrying LLVM's message; nothing here aborts the process.
 #pragma once
 
@@ -9,7 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "codegen/cpu/cpu_backend.h"
+#include "codegen/llvm/cpu_target.h"
 
 namespace llvm {
 class LLVMContext;

@@ -1,7 +1,7 @@
 // Reads the dynamic symbol table and DT_NEEDED entries of an ELF shared object.
 //
-// Internal to the CPU backend: the backend checks every .so it produces against the libm rule
-// (libm_symbols.h) before returning it, and tests use it to inspect artifacts.
+// The CPU backend checks every .so it produces against the libm rule (cpu/libm_symbols.h), the
+// CUDA host library its own against host_imports.h, and tests use it to inspect artifacts.
 #pragma once
 
 #include <string>

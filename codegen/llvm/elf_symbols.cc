@@ -1,5 +1,5 @@
 // ReadDynamicSymbols with llvm::object (see elf_symbols.h).
-#include "codegen/cpu/elf_symbols.h"
+#include "codegen/llvm/elf_symbols.h"
 
 #include <string>
 #include <utility>

@@ -1,5 +1,5 @@
 // Target machine creation, the O3 pipeline and object emission (see llvm_compile.h).
-#include "codegen/cpu/llvm_compile.h"
+#include "codegen/llvm/llvm_compile.h"
 
 #include <mutex>
 #include <optional>

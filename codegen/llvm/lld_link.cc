@@ -1,5 +1,5 @@
 // LinkSharedObject: LLD's ELF driver, called as a library (see lld_link.h).
-#include "codegen/cpu/lld_link.h"
+#include "codegen/llvm/lld_link.h"
 
 #include <stdlib.h>
 

@@ -1,0 +1,19 @@
+// CpuTarget: the host code a generated object is compiled for (an LLVM triple and CPU name),
+// shared by the CPU backend's kernels and the CUDA backend's host library.
+#pragma once
+
+#include <string>
+
+namespace tccd::codegen {
+
+struct CpuTarget {
+  std::string triple = "x86_64-unknown-linux-gnu";
+  // An LLVM CPU name; tccd compiles for ISA levels ("x86-64", "x86-64-v2", "x86-64-v3",
+  // "x86-64-v4") rather than exact models, so every machine of one level shares artifacts.
+  std::string cpu = "x86-64-v2";
+
+  // A stable description for compile keys, e.g. "x86_64-unknown-linux-gnu/x86-64-v3".
+  std::string KeyString() const { return triple + "/" + cpu; }
+};
+
+}  // namespace tccd::codegen
