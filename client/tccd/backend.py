@@ -110,6 +110,38 @@ def _with_constants(plan: Any, constants: List[Any]) -> Any:
     return run
 
 
+def _has_symbolic_sizes(example_inputs: List[Any]) -> bool:
+    for x in example_inputs:
+        if isinstance(x, torch.SymInt):
+            return True
+        if isinstance(x, torch.Tensor) and any(isinstance(d, torch.SymInt) for d in x.shape):
+            return True
+    return False
+
+
+def _without_scalar_inputs(plan: Any, scalar_inputs: List[Tuple[int, Optional[str]]]) -> Any:
+    """A boxed callable that takes the graph's integer inputs out of every call's inputs and
+    passes the values of those that are symbols (sN) to the plan."""
+    positions = {position: symbol for position, symbol in scalar_inputs}
+    target = getattr(plan, "plan", plan)
+
+    def run(args: List[Any]) -> List[Any]:
+        symbols = {}
+        tensors = []
+        for i, arg in enumerate(args):
+            if i in positions:
+                if positions[i] is not None:
+                    symbols[positions[i]] = int(arg)
+            else:
+                tensors.append(arg)
+        args.clear()
+        return target(tensors, symbols) if symbols else target(tensors)
+
+    run._boxed_call = True  # type: ignore[attr-defined]
+    run.plan = target  # type: ignore[attr-defined]
+    return run
+
+
 class _GraphCompiler:
     """fw_compiler/bw_compiler/inference_compiler for the graphs of one Dynamo graph."""
 
@@ -177,6 +209,11 @@ class _GraphCompiler:
         """The hook of mode="reduce-overhead": everything else is in cudagraphs.py."""
         if self.cuda_graphs is None:
             return compiled
+        if _has_symbolic_sizes(example_inputs):
+            # A CUDA graph records one size; tccd's cudagraphs wrapper records none per size yet.
+            entry.cudagraph_skip = "symbolic sizes (dynamic shapes)"
+            log.warning("tccd: %s runs without CUDA graphs: %s", name, entry.cudagraph_skip)
+            return compiled
         compiled, entry.cudagraph_skip = self.cuda_graphs.wrap(
             kind, name, gm, example_inputs, compiled, entry.fallback
         )
@@ -187,9 +224,9 @@ class _GraphCompiler:
         """(LoadedPlan, request hash or None); the hash names the plan in an AOT recipe."""
         from .compiler import compile_request
         from .local_cache import daemon_identity, request_hash
-        from .serialize import build_request
+        from .serialize import encode_request
 
-        request = build_request(
+        request, scalar_inputs = encode_request(
             gm,
             example_inputs,
             graph_name=name,
@@ -200,6 +237,11 @@ class _GraphCompiler:
         )
         key = request_hash(request, daemon_identity(config)) if config.local_cache else None
         plan = compile_request(request, config, entry, key=key)
+        if scalar_inputs:
+            # Integer inputs (dynamic sizes) are no plan inputs: dropped, their symbols bound.
+            if self.capture:
+                self.capture.abandon("the graph has integer (symbolic size) inputs")
+            plan = _without_scalar_inputs(plan, scalar_inputs)
         if len(request.graph.constants):
             # The plan's last inputs are the graph's constants: the caller passes the others.
             from .serialize import constant_tensors
