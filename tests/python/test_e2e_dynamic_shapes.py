@@ -99,8 +99,8 @@ def test_dynamic_sizes_compile_once_and_match_eager(daemon, daemon_env, model_na
         x, dims = _inputs(model_name, step, d)
         sizes.add(tuple(x.shape))
         if mode == "mark_dynamic":
-            for d in (dims if isinstance(dims, tuple) else (dims,)):
-                torch._dynamo.mark_dynamic(x, d)
+            for dim in (dims if isinstance(dims, tuple) else (dims,)):
+                torch._dynamo.mark_dynamic(x, dim)
         out = compiled(x)
         expected = eager(x)
         torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL, msg=f"forward at {tuple(x.shape)}")
