@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "absl/container/flat_hash_set.h"
@@ -54,6 +55,7 @@
 #include "codegen/schedule/printer.h"
 #include "codegen/schedule/release_after_last_use.h"
 #include "codegen/schedule/verifier.h"
+#include "codegen/symbolic_plan.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime_object.h"
 #include "proto/status_macros.h"
@@ -70,6 +72,9 @@ struct ParsedRequest {
   CudaTarget cuda;  // when device is kCuda
   std::string mode;
   bool fallback_random = false;
+  // Set for a graph with symbolic sizes (symbolic_plan.h): `graph` is then empty and the graph
+  // takes the extern plan instead of the passes below.
+  std::optional<SymbolicGraph> symbolic;
 };
 
 namespace {
@@ -177,12 +182,19 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   if (input.graph == nullptr || input.target == nullptr)
     return absl::InvalidArgumentError("request has no graph or no target");
   auto parsed = std::make_shared<ParsedRequest>();
-  ASSIGN_OR_RETURN(parsed->graph, ir::GraphFromProto(*input.graph));
-  // Ops this daemon's torch did not know (custom ops, a newer torch's) are extern steps.
-  if (std::vector<std::string> unknown = ir::UnknownOps(parsed->graph); !unknown.empty())
-    spdlog::info("graph uses {} op(s) unknown to this daemon, run as extern steps: {}", unknown.size(),
-                 absl::StrJoin(unknown.begin(), unknown.begin() + std::min<size_t>(unknown.size(), 5), ", "));
-  RETURN_IF_ERROR(CheckConstants(*input.graph, parsed->graph));
+  if (HasSymbols(*input.graph)) {
+    // Symbolic sizes: validated and keyed in their own form; the static IR stays empty.
+    static const v1::ShapeEnv kNoFacts;
+    ASSIGN_OR_RETURN(parsed->symbolic,
+                     PrepareSymbolicGraph(*input.graph, input.shape_env ? *input.shape_env : kNoFacts));
+  } else {
+    ASSIGN_OR_RETURN(parsed->graph, ir::GraphFromProto(*input.graph));
+    // Ops this daemon's torch did not know (custom ops, a newer torch's) are extern steps.
+    if (std::vector<std::string> unknown = ir::UnknownOps(parsed->graph); !unknown.empty())
+      spdlog::info("graph uses {} op(s) unknown to this daemon, run as extern steps: {}", unknown.size(),
+                   absl::StrJoin(unknown.begin(), unknown.begin() + std::min<size_t>(unknown.size(), 5), ", "));
+    RETURN_IF_ERROR(CheckConstants(*input.graph, parsed->graph));
+  }
   parsed->mode = input.mode;
   parsed->fallback_random = input.fallback_random;
 
@@ -211,7 +223,7 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
     default:
       return absl::InvalidArgumentError("target has no device type");
   }
-  prepared.canonical_ir = ir::PrintGraph(parsed->graph);
+  prepared.canonical_ir = parsed->symbolic ? parsed->symbolic->canonical_text : ir::PrintGraph(parsed->graph);
   prepared.parsed = std::move(parsed);
   return prepared;
 }
@@ -255,11 +267,33 @@ int KernelCompileThreads() {
 
 namespace {
 
+// A graph with symbolic sizes: every op an extern step (symbolic_plan.h), said in the log so
+// that nobody mistakes it for fused code.
+absl::StatusOr<CompileOutput> CompileSymbolic(const SymbolicGraph& graph, bool machine_code) {
+  CompileOutput out;
+  ASSIGN_OR_RETURN(out.plan, SymbolicExternPlan(graph));
+  out.num_extern_steps = out.plan.steps_size();
+  absl::flat_hash_set<std::string> seen;
+  std::vector<std::string> ops;
+  for (const v1::Step& step : out.plan.steps())
+    if (seen.insert(step.extern_call().target()).second) ops.push_back(step.extern_call().target());
+  spdlog::info("symbolic graph ({} symbols, {} shape facts): no symbolic kernels yet, all {} ops run as extern "
+               "ATen steps ({} distinct: {}{})",
+               graph.num_symbols, graph.facts.size(), out.num_extern_steps, ops.size(),
+               absl::StrJoin(ops.begin(), ops.begin() + std::min<size_t>(ops.size(), 8), ", "),
+               ops.size() > 8 ? ", ..." : "");
+  // The runtime descriptor has no expressions: the writer declines (UNIMPLEMENTED) and the
+  // client interprets the plan; kept as a call so that a runtime that learns them gets it.
+  if (machine_code) RETURN_IF_ERROR(AddPlanDescriptor(out));
+  return out;
+}
+
 // Compile, or with `machine_code` false only Lower (the backends name kernels but compile none).
 absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObjectCache* kernel_cache,
                                             CompileProgress* progress, bool machine_code) {
   RET_CHECK(prepared.parsed != nullptr);
   const ParsedRequest& request = *prepared.parsed;
+  if (request.symbolic) return CompileSymbolic(*request.symbolic, machine_code);
   ir::Graph graph = request.graph;
   BackendOptions options{.fusion = !Debug().disable_fusion,
                          .cuda_one_program = Debug().cuda_one_program,

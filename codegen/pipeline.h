@@ -23,6 +23,8 @@ struct CompileInput {
   // CompileOptions.extra["fallback_random"] is true: random ops stay ATen's (their streams as in
   // eager) instead of tccd's counter-based draws (dropout_to_philox.h).
   bool fallback_random = false;
+  // The shape facts of a graph with symbolic sizes (their guards enter its key); may be null.
+  const v1::ShapeEnv* shape_env = nullptr;
 };
 
 // Parsing and validation, kept separate from codegen so that the server can compute the compile

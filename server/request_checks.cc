@@ -90,7 +90,8 @@ codegen::CompileInput CompileInputOf(const v1::CompileRequest& request) {
   return codegen::CompileInput{.graph = &request.graph(),
                                .target = &request.target(),
                                .mode = NormalizedMode(request),
-                               .fallback_random = fallback_random};
+                               .fallback_random = fallback_random,
+                               .shape_env = &request.shape_env()};
 }
 
 std::string ComputeRequestKey(const v1::CompileRequest& request,

@@ -117,6 +117,38 @@ def _with_constants(plan: Any, constants: List[Any]) -> Any:
     return run
 
 
+def _has_symbolic_sizes(example_inputs: List[Any]) -> bool:
+    for x in example_inputs:
+        if isinstance(x, torch.SymInt):
+            return True
+        if isinstance(x, torch.Tensor) and any(isinstance(d, torch.SymInt) for d in x.shape):
+            return True
+    return False
+
+
+def _without_scalar_inputs(plan: Any, scalar_inputs: List[Tuple[int, Optional[str]]]) -> Any:
+    """A boxed callable that takes the graph's integer inputs out of every call's inputs and
+    passes the values of those that are symbols (sN) to the plan."""
+    positions = {position: symbol for position, symbol in scalar_inputs}
+    target = getattr(plan, "plan", plan)
+
+    def run(args: List[Any]) -> List[Any]:
+        symbols = {}
+        tensors = []
+        for i, arg in enumerate(args):
+            if i in positions:
+                if positions[i] is not None:
+                    symbols[positions[i]] = int(arg)
+            else:
+                tensors.append(arg)
+        args.clear()
+        return target(tensors, symbols) if symbols else target(tensors)
+
+    run._boxed_call = True  # type: ignore[attr-defined]
+    run.plan = target  # type: ignore[attr-defined]
+    return run
+
+
 class _GraphCompiler:
     """fw_compiler/bw_compiler/inference_compiler for the graphs of one Dynamo graph."""
 
@@ -190,6 +222,11 @@ class _GraphCompiler:
         """The hook of mode="reduce-overhead": everything else is in cudagraphs.py."""
         if self.cuda_graphs is None:
             return compiled
+        if _has_symbolic_sizes(example_inputs):
+            # A CUDA graph records one size; tccd's cudagraphs wrapper records none per size yet.
+            entry.cudagraph_skip = "symbolic sizes (dynamic shapes)"
+            log.warning("tccd: %s runs without CUDA graphs: %s", name, entry.cudagraph_skip)
+            return compiled
         compiled, entry.cudagraph_skip = self.cuda_graphs.wrap(
             kind, name, gm, example_inputs, compiled, entry.fallback
         )
@@ -197,9 +234,10 @@ class _GraphCompiler:
         return compiled
 
     def _request(self, config, name, gm, example_inputs):
-        from .serialize import build_request
+        """(request, integer inputs): integer graph inputs (dynamic sizes) are no plan inputs."""
+        from .serialize import encode_request
 
-        return build_request(
+        return encode_request(
             gm,
             example_inputs,
             graph_name=name,
@@ -225,7 +263,9 @@ class _GraphCompiler:
             # The placeholders' fake values are what AOTAutograd passes the backward compiler
             # (fx_placeholder_vals) when, as with tccd, the forward reports no output strides.
             example_inputs = [n.meta.get("val") for n in gm.graph.find_nodes(op="placeholder")]
-            request = self._request(config, f"{self.graph_id} backward", gm, example_inputs)
+            request, scalar_inputs = self._request(config, f"{self.graph_id} backward", gm, example_inputs)
+            if scalar_inputs:
+                return  # a symbolic backward: compiled at .backward(), where its sizes are bound
             key = request_hash(request, daemon_identity(config))
         except Exception:  # deliberately ignored: the backward compiles at .backward() instead
             log.debug("tccd: %s backward: not prefetched", self.graph_id, exc_info=True)
@@ -237,7 +277,7 @@ class _GraphCompiler:
         from .compiler import compile_request
         from .local_cache import daemon_identity, request_hash
 
-        request = self._request(config, name, gm, example_inputs)
+        request, scalar_inputs = self._request(config, name, gm, example_inputs)
         pending = self.pending_backward if entry.kind == "backward" else None
         self.pending_backward = None if pending else self.pending_backward
         # The hash also tells whether a prefetched backward compiled exactly this request.
@@ -246,6 +286,11 @@ class _GraphCompiler:
         plan = pending.take(key, entry, config) if pending else None
         if plan is None:
             plan = compile_request(request, config, entry, key=key)
+        if scalar_inputs:
+            # Integer inputs (dynamic sizes) are no plan inputs: dropped, their symbols bound.
+            if self.capture:
+                self.capture.abandon("the graph has integer (symbolic size) inputs")
+            plan = _without_scalar_inputs(plan, scalar_inputs)
         if len(request.graph.constants):
             # The plan's last inputs are the graph's constants: the caller passes the others.
             from .serialize import constant_tensors

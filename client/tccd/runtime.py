@@ -21,6 +21,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 
 from .errors import ArtifactError
+from .sym_eval import compile_expr, input_bindings
 from .serialize import PROTO_TO_DEVICE, PROTO_TO_DTYPE, PROTO_TO_LAYOUT, PROTO_TO_MEMORY_FORMAT
 from .v1 import tccd_pb2 as pb
 
@@ -40,6 +41,23 @@ class _Ref:
 
     def __init__(self, value_id: int):
         self.id = value_id
+
+
+class _Sym:
+    """A decoded sym_expr: an integer computed at call time from the call's symbol values,
+    which a symbolic plan keeps in the environment's last slot (LoadedPlan.__call__)."""
+
+    __slots__ = ("text", "fn")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.fn = compile_expr(text)
+
+    def value(self, env: "Env") -> int:
+        try:
+            return self.fn(env[-1])
+        except NameError as e:
+            raise RuntimeError(f"tccd: symbolic value {self.text!r}: {e} (no input size binds it)") from None
 
 
 def resolve_op(target: str) -> "torch._ops.OpOverload":
@@ -93,12 +111,13 @@ def decode_value(value: "pb.Value") -> Any:
     if kind == "list":
         return [decode_value(item) for item in value.list.items]
     if kind == "sym_expr":
-        raise ArtifactError(f"symbolic value {value.sym_expr!r}: this client runs static plans only")
+        return _Sym(value.sym_expr)
     raise ArtifactError(f"unknown Value kind {kind!r}")
 
 
 def _has_ref(obj: Any) -> bool:
-    if isinstance(obj, _Ref):
+    """Whether the decoded argument depends on the call (a tensor or a symbolic size)."""
+    if isinstance(obj, (_Ref, _Sym)):
         return True
     if isinstance(obj, list):
         return any(_has_ref(item) for item in obj)
@@ -108,9 +127,16 @@ def _has_ref(obj: Any) -> bool:
 def _materialize(obj: Any, env: Env) -> Any:
     if isinstance(obj, _Ref):
         return env[obj.id]
+    if isinstance(obj, _Sym):
+        return obj.value(env)
     if isinstance(obj, list):
         return [_materialize(item, env) for item in obj]
     return obj
+
+
+def _is_symbolic(meta: "pb.TensorMeta") -> bool:
+    dims = list(meta.sizes) + list(meta.strides) + [meta.storage_offset]
+    return any(d.WhichOneof("kind") == "expr" for d in dims)
 
 
 def _static_meta(meta: "pb.TensorMeta", what: str) -> Tuple[Tuple[int, ...], Tuple[int, ...], int]:
@@ -142,7 +168,9 @@ def _extern_step(step: "pb.Step", index: int) -> Callable[[Env], None]:
     kwargs_template = {kv.name: decode_value(kv.value) for kv in call.kwargs}
     # Top-level refs are filled by index; refs nested in lists (Tensor[] args) by rebuilding.
     ref_slots = [(i, a.id) for i, a in enumerate(template) if isinstance(a, _Ref)]
-    nested_slots = [(i, a) for i, a in enumerate(template) if isinstance(a, list) and _has_ref(a)]
+    nested_slots = [
+        (i, a) for i, a in enumerate(template) if isinstance(a, (list, _Sym)) and _has_ref(a)
+    ]
     kw_dynamic = {k: v for k, v in kwargs_template.items() if _has_ref(v)}
     kw_static = {k: v for k, v in kwargs_template.items() if k not in kw_dynamic}
     outputs = list(step.outputs)
@@ -466,9 +494,18 @@ class LoadedPlan:
         if not 0 <= self.num_inputs <= self.num_values:
             raise ArtifactError(f"plan has {self.num_inputs} inputs but {self.num_values} values")
         values = []
+        # A symbolic plan (a graph with dynamic sizes; the daemon makes every op an extern
+        # step): its symbols' values come from the inputs' sizes at each call.
+        self.symbolic = any(_is_symbolic(m) for m in plan.values) or any(
+            _has_ref(decode_value(v)) and not isinstance(decode_value(v), _Ref) for v in plan.outputs
+        )
+        self.bindings = input_bindings(plan.values[: self.num_inputs]) if self.symbolic else []
         for i, meta in enumerate(plan.values):
             if meta.dtype == pb.DTYPE_UNSPECIFIED:
                 values.append(((), (), 0, None, None))  # an absent value (a None output)
+                continue
+            if _is_symbolic(meta):
+                values.append(None)  # only extern steps may touch it (checked per step below)
                 continue
             sizes, strides, offset = _static_meta(meta, f"plan value {i}")
             values.append((sizes, strides, offset, _dtype(meta.dtype), _device(meta.device)))
@@ -481,6 +518,8 @@ class LoadedPlan:
                 if not -1 <= value_id < self.num_values:
                     raise ArtifactError(f"step {index} names value {value_id} (of {self.num_values})")
             kind = step.WhichOneof("kind")
+            if self.symbolic and kind != "extern_call":
+                raise ArtifactError(f"step {index}: a symbolic plan has a {kind} step (extern steps only)")
             if kind == "native":
                 for value_id in step.native.inputs:
                     if not 0 <= value_id < self.num_values:
@@ -507,13 +546,20 @@ class LoadedPlan:
                 raise ArtifactError(f"plan output names value {out.id}")
         self.output_is_ref = [isinstance(o, _Ref) for o in self.outputs]
 
-    def __call__(self, args: List[Any]) -> List[Any]:
+    def __call__(self, args: List[Any], symbols: Optional[Dict[str, int]] = None) -> List[Any]:
+        """`symbols`: values of symbols no input size carries (SymInt graph inputs), by name."""
         if len(args) != self.num_inputs:
             raise RuntimeError(
                 f"tccd plan {self.name} takes {self.num_inputs} inputs, got {len(args)}"
             )
-        env: Env = [None] * self.num_values
+        env: Env = [None] * (self.num_values + 1)
         env[: self.num_inputs] = args
+        if self.symbolic:
+            bound = dict(symbols) if symbols else {}
+            for i, part, d, index in self.bindings:
+                t = args[i]
+                bound[f"s{index}"] = t.shape[d] if part == 0 else t.stride(d)
+            env[-1] = bound
         args.clear()  # boxed convention: the plan owns the inputs now
         for step in self.steps:
             step(env)

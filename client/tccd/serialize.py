@@ -37,6 +37,7 @@ import torch
 import torch.fx
 
 from .errors import Unsupported
+from .sym_eval import SymbolNames, symbol_index
 from .v1 import tccd_pb2 as pb
 
 # torch.dtype <-> tccd.v1.DType. Dtypes missing here (float8, quantized, ...) are Unsupported.
@@ -112,12 +113,12 @@ def _concrete(sym: Any) -> Optional[Any]:
     return None
 
 
-def _dim(value: Any) -> "pb.Dim":
+def _dim(value: Any, names: Optional[SymbolNames] = None) -> "pb.Dim":
     if isinstance(value, torch.SymInt):
         constant = _concrete(value)
         if constant is not None:
             return pb.Dim(value=int(constant))
-        return pb.Dim(expr=_sym_str(value))
+        return pb.Dim(expr=names.text(value) if names is not None else _sym_str(value))
     return pb.Dim(value=int(value))
 
 
@@ -128,16 +129,17 @@ def _device(device: torch.device) -> "pb.Device":
     return pb.Device(type=kind, index=-1 if device.index is None else device.index)
 
 
-def tensor_meta(t: torch.Tensor, what: str) -> "pb.TensorMeta":
+def tensor_meta(t: torch.Tensor, what: str, names: Optional[SymbolNames] = None) -> "pb.TensorMeta":
+    """`names`: renames symbolic sizes canonically (a graph's encoder passes its own)."""
     if t.layout != torch.strided:
         raise Unsupported(f"{what}: layout {t.layout} is not supported (only strided)")
     dtype = DTYPE_TO_PROTO.get(t.dtype)
     if dtype is None:
         raise Unsupported(f"{what}: dtype {t.dtype} is not supported")
     return pb.TensorMeta(
-        sizes=[_dim(s) for s in t.shape],
-        strides=[_dim(s) for s in t.stride()],
-        storage_offset=_dim(t.storage_offset()),
+        sizes=[_dim(s, names) for s in t.shape],
+        strides=[_dim(s, names) for s in t.stride()],
+        storage_offset=_dim(t.storage_offset(), names),
         dtype=dtype,
         device=_device(t.device),
         requires_grad=bool(t.requires_grad),
@@ -195,6 +197,12 @@ class GraphEncoder:
         self.env: Dict[torch.fx.Node, Any] = {}
         self.has_symbols = False
         self.constant_bytes = 0
+        self.names = SymbolNames()
+        # Graph inputs that are integers (SymInts of dynamic shapes): (placeholder position,
+        # "sN" when the input is exactly symbol sN, else None). They are no plan inputs: the
+        # caller drops them from each call's arguments and passes the symbols' values.
+        self.scalar_inputs: List[Tuple[int, Optional[str]]] = []
+        self.num_placeholders = 0
 
     def encode(self) -> "pb.Graph":
         output_node = None
@@ -223,12 +231,24 @@ class GraphEncoder:
 
     def _placeholder(self, node: torch.fx.Node) -> None:
         val = _meta_val(node)
+        position = self.num_placeholders
+        self.num_placeholders += 1
+        if isinstance(val, (torch.SymInt, int)) and not isinstance(val, bool):
+            # An integer input (a dynamic size Dynamo or AOTAutograd passes): its uses carry
+            # its expression, and each call binds its symbol from the argument.
+            symbol = None
+            if isinstance(val, torch.SymInt) and _concrete(val) is None:
+                text = self.names.text(val)
+                symbol = text if symbol_index(text) is not None else None
+                self.has_symbols = True
+            self.scalar_inputs.append((position, symbol))
+            self.env[node] = _Scalar(val)
+            return
         if not isinstance(val, torch.Tensor):
             raise Unsupported(
-                f"graph input {node.name} is a {type(val).__name__}, not a tensor "
-                "(symbolic shapes and scalar inputs are not supported yet)"
+                f"graph input {node.name} is a {type(val).__name__}, not a tensor or an integer"
             )
-        meta = tensor_meta(val, f"graph input {node.name}")
+        meta = tensor_meta(val, f"graph input {node.name}", self.names)
         self._note_symbols(meta)
         index = len(self.graph.inputs)
         self.graph.inputs.append(meta)
@@ -311,7 +331,7 @@ class GraphEncoder:
             )
         node_id = len(self.graph.nodes)
         if isinstance(val, torch.Tensor):
-            pb_node.outputs.append(tensor_meta(val, f"output of {node.name}"))
+            pb_node.outputs.append(tensor_meta(val, f"output of {node.name}", self.names))
             self.env[node] = pb.ValueRef(node=node_id, output=0)
         elif isinstance(val, (tuple, list)):
             tensors = [t for t in val if isinstance(t, torch.Tensor)]
@@ -320,7 +340,7 @@ class GraphEncoder:
                 if item is None and tensors:
                     pb_node.outputs.append(self._absent_output(tensors[0]))
                 elif isinstance(item, torch.Tensor):
-                    pb_node.outputs.append(tensor_meta(item, f"output {i} of {node.name}"))
+                    pb_node.outputs.append(tensor_meta(item, f"output {i} of {node.name}", self.names))
                 elif isinstance(item, (bool, int, float) + _SYM_TYPES) and tensors:
                     # A scalar output: a placeholder slot in the node, its value in its users.
                     pb_node.outputs.append(self._absent_output(tensors[0]))
@@ -401,8 +421,10 @@ class GraphEncoder:
             constant = _concrete(arg)
             if constant is not None:
                 return self._value(constant, what)
+            if not isinstance(arg, torch.SymInt):
+                raise Unsupported(f"{what} is a symbolic {type(arg).__name__} (only SymInts are supported)")
             self.has_symbols = True
-            return pb.Value(sym_expr=_sym_str(arg))
+            return pb.Value(sym_expr=self.names.text(arg))
         if isinstance(arg, torch.dtype):
             dtype = DTYPE_TO_PROTO.get(arg)
             if dtype is None:
@@ -524,9 +546,27 @@ def build_target(graph: "pb.Graph") -> "pb.Target":
     raise Unsupported(f"graph runs on {PROTO_TO_DEVICE.get(kind, kind)}, which tccd cannot target")
 
 
-def build_shape_env(example_inputs: Sequence[Any]) -> "pb.ShapeEnv":
-    """Guards and hints of the fake mode's ShapeEnv (only called for symbolic graphs)."""
+def build_shape_env(example_inputs: Sequence[Any], names: Optional[SymbolNames] = None) -> "pb.ShapeEnv":
+    """Guards and hints of the fake mode's ShapeEnv (only called for symbolic graphs).
+
+    With `names` (the graph's encoder's): only the facts over the graph's own symbols, renamed
+    as the graph names them, plus their value ranges (`s0 >= 2`), so that the key holds what the
+    code may rely on and nothing about other graphs; hints (example sizes) renamed too. They
+    are informational: the daemon keeps them out of keys and plans."""
     shape_env_msg = pb.ShapeEnv()
+    if names is not None:
+        if names.shape_env is None:
+            return shape_env_msg  # symbols without a ShapeEnv: no facts to tell
+        shape_env_msg.guards.extend(names.facts())
+        hints = getattr(names.shape_env, "backed_var_to_val", None)
+        if hints is None:
+            hints = getattr(names.shape_env, "var_to_val", {})
+        for original, ours in names.by_original.items():
+            try:
+                shape_env_msg.hints[str(ours)] = int(hints[original])
+            except (KeyError, TypeError, ValueError):
+                continue  # a symbol without an integer hint: nothing to tell
+        return shape_env_msg
     try:
         from torch._guards import detect_fake_mode
 
@@ -583,7 +623,26 @@ def build_request(
     job_id: str = "",
     rank: int = 0,
 ) -> "pb.CompileRequest":
-    graph, has_symbols = encode_graph(gm)
+    return encode_request(
+        gm, example_inputs, graph_name=graph_name, mode=mode, options=options, job_id=job_id, rank=rank
+    )[0]
+
+
+def encode_request(
+    gm: torch.fx.GraphModule,
+    example_inputs: Sequence[Any],
+    *,
+    graph_name: str,
+    mode: Optional[str] = None,
+    options: Optional[Dict[str, Any]] = None,
+    job_id: str = "",
+    rank: int = 0,
+) -> Tuple["pb.CompileRequest", List[Tuple[int, Optional[str]]]]:
+    """build_request's request and the graph's integer inputs (GraphEncoder.scalar_inputs),
+    which the caller drops from each call's arguments (binding their symbols)."""
+    encoder = GraphEncoder(gm)
+    graph = encoder.encode()
+    has_symbols = encoder.has_symbols
     request = pb.CompileRequest(
         graph=graph,
         target=build_target(graph),
@@ -594,5 +653,5 @@ def build_request(
         graph_name=graph_name,
     )
     if has_symbols:
-        request.shape_env.CopyFrom(build_shape_env(example_inputs))
-    return request
+        request.shape_env.CopyFrom(build_shape_env(example_inputs, encoder.names))
+    return request, encoder.scalar_inputs

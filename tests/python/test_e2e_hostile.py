@@ -89,8 +89,14 @@ BAD_REQUESTS = {
                               grpc.StatusCode.INVALID_ARGUMENT),
     "missing dtype": (lambda r: r.graph.inputs[0].__setattr__("dtype", pb.DTYPE_UNSPECIFIED),
                       grpc.StatusCode.INVALID_ARGUMENT),
-    "symbolic size": (lambda r: r.graph.inputs[0].sizes[0].__setattr__("expr", "s0"),
-                      grpc.StatusCode.UNIMPLEMENTED),
+    # A symbolic size compiles (an extern plan); one outside the size grammar never reaches a
+    # plan, so no client ever evaluates it.
+    "symbolic size with code in it": (lambda r: r.graph.inputs[0].sizes[0].__setattr__("expr", "__import__('os')"),
+                                      grpc.StatusCode.INVALID_ARGUMENT),
+    "data-dependent symbol": (lambda r: r.graph.inputs[0].sizes[0].__setattr__("expr", "u0 + 1"),
+                              grpc.StatusCode.INVALID_ARGUMENT),
+    "symbolic argument that divides by text": (lambda r: r.graph.nodes[0].args.append(pb.Value(sym_expr="s0 / s1")),
+                                               grpc.StatusCode.INVALID_ARGUMENT),
     "no target device": (lambda r: r.target.__setattr__("device_type", pb.DEVICE_UNSPECIFIED),
                          grpc.StatusCode.INVALID_ARGUMENT),
     "no graph": (lambda r: r.ClearField("graph"), None),  # an empty graph may be valid

@@ -65,16 +65,16 @@ def test_strict_mode_raises_for_lazily_compiled_backward(client_env, monkeypatch
 
 
 def test_unsupported_graph_falls_back_with_reason(client_env):
-    # A symbolic-shape graph: AOTAutograd passes SymInt inputs, which tccd.v1 cannot carry.
+    # A float8 input: tccd.v1 has no such dtype (symbolic shapes, the old example, compile now).
     def f(x):
-        return torch.relu(x) * 2
+        return torch.relu(x.float()) * 2
 
-    compiled = torch.compile(f, backend="tccd", dynamic=True)
-    x = torch.randn(5)
+    compiled = torch.compile(f, backend="tccd")
+    x = torch.randn(5).to(torch.float8_e4m3fn)
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
         out = compiled(x)
     assert torch.equal(out, f(x))
     fallbacks = _fallback_warnings(record)
     assert len(fallbacks) == 1
-    assert "not a tensor" in str(fallbacks[0].message)
+    assert "float8_e4m3fn is not supported" in str(fallbacks[0].message)

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from tccd.errors import ArtifactError
-from tccd.runtime import load_plan, resolve_op
+from tccd.runtime import LoadedPlan, load_plan, resolve_op
 from tccd.serialize import encode_graph, tensor_meta
 from tccd.v1 import tccd_pb2 as pb
 from tccd_testlib import MLP, SmallCNN, capture_aot_graphs, graph_to_extern_plan
@@ -114,11 +114,47 @@ def test_encoded_aot_graphs_run_as_extern_plans(model_cls, shape):
                 assert torch.equal(e, g), f"{kind} output {i}"
 
 
-def test_symbolic_plan_is_rejected_at_load():
-    m = pb.TensorMeta(sizes=[pb.Dim(expr="s0")], strides=[pb.Dim(value=1)], dtype=pb.FLOAT32,
-                      device=pb.Device(type=pb.CPU, index=-1))
-    with pytest.raises(ArtifactError, match="symbolic"):
-        load_plan(pb.Plan(num_inputs=1, values=[m]), {})
+def _sym_meta(sizes, strides):
+    def dim(d):
+        return pb.Dim(expr=d) if isinstance(d, str) else pb.Dim(value=d)
+
+    return pb.TensorMeta(sizes=[dim(d) for d in sizes], strides=[dim(d) for d in strides],
+                         dtype=pb.FLOAT32, device=pb.Device(type=pb.CPU, index=-1))
+
+
+def test_symbolic_plan_binds_sizes_at_every_call():
+    """x: [s0, 3] -> view(relu(x), [3*s0]) and the scalar 3*s0 + s1 (s1 given by the caller):
+    one loaded plan serves every size."""
+    plan = pb.Plan(num_inputs=1, values=[_sym_meta(["s0", 3], [3, 1]), _sym_meta(["s0", 3], [3, 1]),
+                                         _sym_meta(["(3*s0)"], [1])])
+    plan.steps.append(pb.Step(extern_call=pb.ExternCall(target="aten::relu.default", args=[ref(0)]),
+                              outputs=[1], release=[0]))
+    view_shape = pb.Value(list=pb.ValueList(items=[pb.Value(sym_expr="(3*s0)")]))
+    plan.steps.append(pb.Step(extern_call=pb.ExternCall(target="aten::view.default", args=[ref(1), view_shape]),
+                              outputs=[2], release=[1]))
+    plan.outputs.extend([ref(2), pb.Value(sym_expr="((3*s0) + s1)")])
+    loaded = load_plan(plan, {})
+    assert loaded.symbolic
+    for n in (2, 5, 17):
+        x = torch.randn(n, 3)
+        out, scalar = loaded([x.clone()], {"s1": 4})
+        assert torch.equal(out, torch.relu(x).view(-1))
+        assert scalar == 3 * n + 4
+
+
+def test_symbolic_plan_refuses_expressions_outside_the_grammar():
+    bad = pb.Plan(num_inputs=1, values=[_sym_meta(["s0"], [1])])
+    bad.outputs.append(pb.Value(sym_expr="__import__('os').getpid()"))
+    with pytest.raises(ArtifactError, match="not allowed"):
+        load_plan(bad, {})
+
+
+def test_symbolic_plan_with_native_steps_is_rejected_at_load():
+    plan = pb.Plan(num_inputs=1, values=[_sym_meta(["s0"], [1]), _sym_meta(["s0"], [1])])
+    plan.steps.append(pb.Step(native=pb.NativeCall(artifact="k.so", symbol="f", abi="tccd-cpu-1", inputs=[0]),
+                              outputs=[1]))
+    with pytest.raises(ArtifactError, match="extern steps only"):
+        LoadedPlan(plan, {})
 
 
 def test_plan_with_dangling_ids_is_rejected_at_load():

@@ -189,10 +189,36 @@ def test_call_module_is_unsupported():
         encode_graph(gm)
 
 
-def test_non_tensor_placeholder_is_unsupported():
-    gm = _graph_module(lambda x: x, 3)
-    with pytest.raises(Unsupported, match="not a tensor"):
+def test_non_tensor_non_integer_placeholder_is_unsupported():
+    gm = _graph_module(lambda x: x, 3.5)
+    with pytest.raises(Unsupported, match="not a tensor or an integer"):
         encode_graph(gm)
+
+
+def test_symbolic_graph_names_symbols_canonically_and_sends_its_facts():
+    """The graph's symbols are s0, s1, ... in the order the graph first mentions them, in sizes,
+    strides and arguments alike (Dynamo's own numbering never reaches the request; sizes equal
+    at tracing share a symbol, here the 4s); only facts over these symbols go."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from tccd.serialize import encode_request
+
+    def fn(a, b):
+        return torch.cat([a, b]).view(-1), a.shape[0] * 4
+
+    gm = make_fx(fn, tracing_mode="symbolic")(torch.randn(6, 4), torch.randn(5, 4))
+    request, scalar_inputs = encode_request(gm, [], graph_name="t")
+    assert scalar_inputs == []
+    dims = [[d.expr or d.value for d in m.sizes] for m in request.graph.inputs]
+    assert dims == [["s0", "s1"], ["s2", "s1"]], dims
+    out = request.graph.nodes[-1].outputs[0]
+    assert out.sizes[0].expr == "s1*(s0 + s2)", out
+    assert request.graph.outputs[1].sym_expr == "4*s0"
+    assert dict(request.shape_env.hints) == {"s0": 6, "s1": 4, "s2": 5}
+    import re
+
+    for guard in request.shape_env.guards:
+        assert set(re.findall(r"s\d+", guard)) <= {"s0", "s1", "s2"}, guard
 
 
 def test_unknown_dtype_is_unsupported():
@@ -269,3 +295,21 @@ def test_with_effects_becomes_the_wrapped_op_and_its_token_passes_through():
     assert len(token_outputs) == 1
     token = graph.inputs[-token_outputs[0].ref.node - 1]
     assert [d.value for d in token.sizes] == [0]
+
+
+def test_symbol_names_do_not_depend_on_dynamos_numbering():
+    import sympy
+
+    from tccd.sym_eval import SymbolNames
+
+    s3, s7, s12 = sympy.symbols("s3 s7 s12", integer=True, positive=True)
+    names = SymbolNames()
+    # Graphs meet their symbols one at a time, as input sizes (two new symbols in one
+    # expression would be numbered in sympy's print order, which sorts by name).
+    assert names.text(s7) == "s0"
+    assert names.text(s12) == "s1"
+    assert names.text(s3 * s7 + s12) == "s0*s2 + s1"
+    assert names.text(sympy.Integer(5)) == "5"
+    u0 = sympy.Symbol("u0", integer=True)
+    with pytest.raises(Unsupported, match="data-dependent"):
+        names.text(u0 + 1)

@@ -1,0 +1,170 @@
+"""End to end against the real daemon: graphs with symbolic sizes compile once and serve every size.
+
+An MLP and a small transformer block (embedding, layer norm, attention by matmuls and softmax,
+GELU MLP) are trained under backend="tccd" with dynamic=True, with mark_dynamic and with
+automatic dynamic (static first call, dynamic after the first size change), over 8+ batch sizes
+and sequence lengths; every forward output and every gradient is matched against eager at
+every size. The daemon compiles each of the graphs once (GetStats `compiles`: one artifact per
+graph, whatever the size), and Dynamo compiles at most 2 graphs per frame (the static one and
+the dynamic one).
+
+Today a symbolic graph's plan runs every op as an extern ATen step (codegen/symbolic_plan.h);
+the tolerance is that of the fused static kernels (test_e2e_training.py) all the same.
+"""
+
+import copy
+import math
+
+import pytest
+import torch
+
+import tccd
+
+RTOL, ATOL = 1e-4, 1e-5
+BATCHES = [3, 5, 2, 8, 7, 4, 6, 9, 11]
+SEQ_LENS = [12, 7, 20, 5, 16, 9, 31, 24, 3]
+
+
+class MLP(torch.nn.Module):
+    def __init__(self, d: int):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(d, 2 * d)
+        self.fc2 = torch.nn.Linear(2 * d, d)
+
+    def forward(self, x):
+        return self.fc2(torch.nn.functional.gelu(self.fc1(x)))
+
+
+class Block(torch.nn.Module):
+    """A pre-norm transformer block over token ids: [B, T] -> [B, T, d]."""
+
+    def __init__(self, d: int, vocab: int = 50, heads: int = 2):
+        super().__init__()
+        self.heads = heads
+        self.embed = torch.nn.Embedding(vocab, d)
+        self.pos = torch.nn.Embedding(64, d)
+        self.ln1 = torch.nn.LayerNorm(d)
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.proj = torch.nn.Linear(d, d)
+        self.ln2 = torch.nn.LayerNorm(d)
+        self.fc1 = torch.nn.Linear(d, 4 * d)
+        self.fc2 = torch.nn.Linear(4 * d, d)
+
+    def forward(self, ids):
+        b, t = ids.shape
+        x = self.embed(ids) + self.pos(torch.arange(t, device=ids.device))
+        q, k, v = self.qkv(self.ln1(x)).chunk(3, dim=-1)
+        d = q.shape[-1] // self.heads
+        q, k, v = (z.reshape(b, t, self.heads, d).transpose(1, 2) for z in (q, k, v))
+        scores = (q @ k.transpose(-2, -1)) / math.sqrt(d)
+        attn = torch.softmax(scores, dim=-1) @ v
+        x = x + self.proj(attn.transpose(1, 2).reshape(b, t, self.heads * d))
+        return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
+
+
+def _inputs(model_name: str, step: int, d: int):
+    g = torch.Generator().manual_seed(100 + step)
+    if model_name == "mlp":
+        return torch.randn(BATCHES[step], d, generator=g), 0
+    # The transformer varies the batch and the sequence length together.
+    return torch.randint(0, 50, (BATCHES[step] % 4 + 2, SEQ_LENS[step]), generator=g), (0, 1)
+
+
+def _model(model_name: str, d: int) -> torch.nn.Module:
+    torch.manual_seed(0)
+    return MLP(d) if model_name == "mlp" else Block(d)
+
+
+def _compile(model, mode):
+    if mode == "dynamic":
+        return torch.compile(model, backend="tccd", dynamic=True)
+    return torch.compile(model, backend="tccd")
+
+
+@pytest.mark.parametrize("mode", ["dynamic", "mark_dynamic", "automatic"])
+@pytest.mark.parametrize("model_name", ["mlp", "transformer"])
+def test_dynamic_sizes_compile_once_and_match_eager(daemon, daemon_env, model_name, mode):
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    # A width per mode: each test's graphs are new to the session daemon, so its `compiles`
+    # counter counts exactly this test's graphs.
+    d = {"dynamic": 16, "mark_dynamic": 24, "automatic": 32}[mode]
+    model = _model(model_name, d)
+    eager = copy.deepcopy(model)
+    compiled = _compile(model, mode)
+    compiles_before = daemon.stats().get("compiles", 0)
+    sizes = set()
+    for step in range(len(BATCHES)):
+        x, dims = _inputs(model_name, step, d)
+        sizes.add(tuple(x.shape))
+        if mode == "mark_dynamic":
+            for dim in (dims if isinstance(dims, tuple) else (dims,)):
+                torch._dynamo.mark_dynamic(x, dim)
+        out = compiled(x)
+        expected = eager(x)
+        torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL, msg=f"forward at {tuple(x.shape)}")
+        # A loss that weighs every element differently, so that wrong gradients cannot cancel.
+        weights = torch.linspace(0.5, 1.5, out.numel()).reshape(out.shape)
+        (out * weights).sum().backward()
+        (expected * weights).sum().backward()
+        for (name, p), q in zip(model.named_parameters(), eager.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=RTOL, atol=ATOL, msg=f"grad {name} at {tuple(x.shape)}")
+            p.grad = None
+            q.grad = None
+    assert len(sizes) >= 8
+
+    stats = tccd.last_compile_stats()
+    for s in stats:
+        assert s["fallback"] is None, f"{s['name']} fell back: {s['fallback']}"
+    forwards = [s for s in stats if s["kind"] == "forward"]
+    backwards = [s for s in stats if s["kind"] == "backward"]
+    # Dynamo: dynamic=True and mark_dynamic compile the dynamic graph straight away; automatic
+    # dynamic compiles the static one first, then the dynamic one at the first new size.
+    expected_graphs = 2 if mode == "automatic" else 1
+    assert len(forwards) == expected_graphs, [s["name"] for s in forwards]
+    assert len(backwards) == expected_graphs, [s["name"] for s in backwards]
+    # The daemon: one compile per graph, for all sizes (one artifact serves every size).
+    compiles = daemon.stats().get("compiles", 0) - compiles_before
+    assert compiles == 2 * expected_graphs, f"{compiles} daemon compiles for {2 * expected_graphs} graphs"
+    dynamic = forwards[-1]
+    assert dynamic["extern_steps"] > 0 and dynamic["native_kernels"] == 0
+    print(f"\n{model_name}/{mode}: {len(sizes)} sizes, {len(forwards)} Dynamo graphs, {compiles} daemon compiles")
+
+
+def test_symbolic_graph_key_does_not_depend_on_the_first_size(daemon, daemon_env, tmp_path, monkeypatch):
+    """The same dynamic model first called at another size is the same compile key: the example
+    sizes (ShapeEnv hints) never enter the key, and symbols are renamed canonically."""
+    import torch._dynamo
+
+    keys = []
+    for first_batch in (3, 6):
+        torch._dynamo.reset()
+        tccd.reset_compile_stats()
+        monkeypatch.setenv("TCCD_CACHE_DIR", str(tmp_path / f"cache-{first_batch}"))
+        tccd.config.reload()
+        torch.manual_seed(0)
+        compiled = torch.compile(MLP(20), backend="tccd", dynamic=True)
+        compiled(torch.randn(first_batch, 20)).sum().backward()
+        stats = tccd.last_compile_stats()
+        assert all(s["fallback"] is None for s in stats), stats
+        keys.append(sorted((s["kind"], s["key"]) for s in stats))
+    assert keys[0] == keys[1]
+
+
+def test_inference_over_sequence_lengths_compiles_one_graph(daemon, daemon_env):
+    """Inference (no grad) over 9 prompt lengths: one dynamic inference graph, one compile."""
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    model = _model("transformer", 40).eval()
+    compiled = torch.compile(model, backend="tccd", dynamic=True)
+    compiles_before = daemon.stats().get("compiles", 0)
+    with torch.no_grad():
+        for step, t in enumerate(SEQ_LENS):
+            ids = torch.randint(0, 50, (2, t), generator=torch.Generator().manual_seed(step))
+            torch.testing.assert_close(compiled(ids), model(ids), rtol=RTOL, atol=ATOL, msg=f"length {t}")
+    stats = tccd.last_compile_stats()
+    assert [s["kind"] for s in stats] == ["inference"], stats
+    assert stats[0]["fallback"] is None, stats[0]["fallback"]
+    assert daemon.stats().get("compiles", 0) - compiles_before == 1
