@@ -23,7 +23,7 @@ absl::StatusOr<v1::DynamicProfile> DynamicProfileStore::Put(const v1::DynamicPro
   } else if (absl::IsDataLoss(stored.status())) {
     // An unreadable row cannot be joined; this put starts the profile over, and the ranks'
     // next puts bring back what they know.
-    spdlog::warn("dynamic profiles: {}; starting it over", stored.status().message());
+    spdlog::warn("dynamic profiles: {}; starting it over", std::string(stored.status().message()));
   } else if (!absl::IsNotFound(stored.status())) {
     return stored.status();
   }
