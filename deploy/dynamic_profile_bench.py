@@ -30,9 +30,27 @@ import tempfile
 import time
 from pathlib import Path
 
+import torch
+
 REPO = Path(__file__).resolve().parents[1]
 SEQ_LENS = list(range(32, 513, 32))  # 16 lengths
 BATCHES = [2, 3, 4, 5, 6, 7, 8, 4]
+
+
+class Block(torch.nn.Module):
+    # A transformer-ish block over [batch, seq, 64]: every op sees the varying dims. At module
+    # level on purpose: torch's PGO cannot carry a closure's frame to another process (its
+    # CodeId has a per-process closure hash), so a model class defined inside a function would
+    # recompile in every process.
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(64)
+        self.up = torch.nn.Linear(64, 128)
+        self.down = torch.nn.Linear(128, 64)
+
+    def forward(self, x):
+        h = self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
+        return x + h
 
 
 def _shapes(vary: str):
@@ -44,26 +62,12 @@ def _shapes(vary: str):
 
 
 def worker(args) -> int:
-    import torch
-
     from tccd import channel, config
     from tccd.backend import tccd as tccd_backend
     from tccd.v1 import tccd_pb2 as pb
 
     torch.manual_seed(0)
     device = torch.device(args.device)
-
-    class Block(torch.nn.Module):
-        # A transformer-ish block over [batch, seq, 64]: every op sees the varying dims.
-        def __init__(self):
-            super().__init__()
-            self.norm = torch.nn.LayerNorm(64)
-            self.up = torch.nn.Linear(64, 128)
-            self.down = torch.nn.Linear(128, 64)
-
-        def forward(self, x):
-            h = self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
-            return x + h
 
     eager = Block().to(device)
     model = Block().to(device)

@@ -40,8 +40,8 @@ def own_daemon():
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _process(d, tmp_path, job, workload="infer", vary="seq", **extra_env):
-    """One fresh process of `job`; its JSON result."""
+def _start(d, tmp_path, job, workload="infer", vary="seq", **extra_env):
+    """Starts one fresh process of `job`; _finish(...) waits for its JSON result."""
     fresh = tmp_path / uuid.uuid4().hex[:8]
     fresh.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TCCD_", "TORCH"))}
@@ -51,12 +51,24 @@ def _process(d, tmp_path, job, workload="infer", vary="seq", **extra_env):
                TCCD_CACHE_DIR=str(fresh / "tccd"), TORCHINDUCTOR_CACHE_DIR=str(fresh / "inductor"),
                PYTHONPATH=str(REPO / "client") + os.pathsep + env.get("PYTHONPATH", ""), **extra_env)
     out = fresh / "result.json"
-    r = subprocess.run([sys.executable, str(BENCH), "worker", "--workload", workload, "--vary", vary,
-                        "--out", str(out)], env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr[-4000:]
+    proc = subprocess.Popen([sys.executable, str(BENCH), "worker", "--workload", workload, "--vary", vary,
+                             "--out", str(out)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    return proc, out
+
+
+def _finish(started):
+    proc, out = started
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stdout + stderr[-4000:]
     result = json.loads(out.read_text())
     assert result["max_abs_diff_vs_eager"] < TOL, result
     return result
+
+
+def _process(d, tmp_path, job, workload="infer", vary="seq", **extra_env):
+    """One fresh process of `job`, run to its end; its JSON result."""
+    return _finish(_start(d, tmp_path, job, workload, vary, **extra_env))
 
 
 def _per_frame(result):
@@ -91,9 +103,11 @@ def test_a_second_process_of_the_job_compiles_dynamic_at_once(own_daemon, tmp_pa
 
 
 def test_two_ranks_varying_different_dims_merge(own_daemon, tmp_path):
+    # Both at once, as ranks start: whatever each reads first, the daemon's join holds both.
     job = _job("ranks")
-    _process(own_daemon, tmp_path, job, vary="seq", TCCD_RANK="0")
-    _process(own_daemon, tmp_path, job, vary="batch", TCCD_RANK="1")
+    rank0 = _start(own_daemon, tmp_path, job, vary="seq", TCCD_RANK="0")
+    rank1 = _start(own_daemon, tmp_path, job, vary="batch", TCCD_RANK="1")
+    _finish(rank0), _finish(rank1)
     from tccd.v1 import tccd_pb2 as pb
 
     profile = _profile(own_daemon, job)
