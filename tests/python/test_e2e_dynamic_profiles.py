@@ -98,8 +98,9 @@ def test_a_second_process_of_the_job_compiles_dynamic_at_once(own_daemon, tmp_pa
     assert second["daemon_compiles"] == 0, second
     assert second["profile_hits"] == 1, second
 
-    other = _process(own_daemon, tmp_path, _job("other"), workload)
-    assert _per_frame(other) == [2], other  # another job id does not see it
+    if workload == "infer":  # (one workload is enough for this, and processes are slow)
+        other = _process(own_daemon, tmp_path, _job("other"), workload)
+        assert _per_frame(other) == [2], other  # another job id does not see it
 
 
 def test_two_ranks_varying_different_dims_merge(own_daemon, tmp_path):
@@ -142,8 +143,7 @@ def test_profiles_survive_a_daemon_restart(own_daemon, tmp_path):
 
 def test_turned_off_the_profile_is_neither_stored_nor_read(own_daemon, tmp_path):
     job = _job("off")
-    first = _process(own_daemon, tmp_path, job, TCCD_DYNAMIC_PROFILES="0")
-    assert first["profile_puts"] == 0, first
     _process(own_daemon, tmp_path, job)  # stores it
     off = _process(own_daemon, tmp_path, job, TCCD_DYNAMIC_PROFILES="0")
-    assert _per_frame(off) == [2] and off["profile_hits"] == 0, off
+    assert _per_frame(off) == [2], off  # not read: static first, then dynamic
+    assert off["profile_hits"] == 0 and off["profile_puts"] == 0, off  # nor stored
