@@ -17,6 +17,12 @@
 //              outlive their manifest (removed at the next Open); a missing row means "last
 //              used when created". Additive: a tccd that does not know it ignores it, so the
 //              schema version stayed 1.
+//   "profiles" job id -> serialized tccd.v1.DynamicProfile (automatic-dynamic profiles, merged
+//              by server/dynamic_profile_store.h). Small (a few KB per job) and never evicted:
+//              eviction works on "actions" and "blobs" only, so a profile stays until its job
+//              is forgotten by hand. Additive like "access" (created by the first tccd that
+//              knows it; older ones open it as unknown and ignore it), so the schema version
+//              stayed 1.
 //   "meta"     "schema_version" -> decimal kSchemaVersion.
 //   "default"  unused (RocksDB requires it).
 //
@@ -40,6 +46,7 @@ inline constexpr char kActionsColumnFamily[] = "actions";
 inline constexpr char kJobsColumnFamily[] = "jobs";
 inline constexpr char kMetaColumnFamily[] = "meta";
 inline constexpr char kAccessColumnFamily[] = "access";
+inline constexpr char kProfilesColumnFamily[] = "profiles";
 
 inline constexpr char kSchemaVersionKey[] = "schema_version";
 

@@ -1,5 +1,6 @@
 // tccd's artifact cache on RocksDB: content-addressed blobs, an action index (compile key ->
-// manifest) and a job index (job id -> keys the job compiled or used).
+// manifest), a job index (job id -> keys the job compiled or used) and the jobs'
+// automatic-dynamic profiles.
 //
 //   ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open({.path = dir}));
 //   ASSIGN_OR_RETURN(std::string digest, store->PutBlob(bytes));
@@ -100,6 +101,14 @@ class Store {
   // The job's entries, ordered by key; empty for an unknown job. An empty job id is
   // INVALID_ARGUMENT.
   virtual absl::StatusOr<std::vector<v1::JobEntry>> GetJob(absl::string_view job_id) = 0;
+
+  // The automatic-dynamic profile stored for `job_id` (server/dynamic_profile_store.h merges
+  // into it); NOT_FOUND when none is. Never evicted. INVALID_ARGUMENT for a malformed job id.
+  virtual absl::StatusOr<v1::DynamicProfile> GetDynamicProfile(absl::string_view job_id) = 0;
+  // Replaces the profile stored for `job_id`. Callers that merge serialise their
+  // read-modify-write themselves.
+  virtual absl::Status PutDynamicProfile(absl::string_view job_id,
+                                         const v1::DynamicProfile& profile) = 0;
 
   // Counts for stats: number of blobs, manifests, total blob bytes. RocksDB estimates: exact for
   // counts until blobs or manifests are deleted; bytes are approximate. Zeros once closed.

@@ -3,6 +3,7 @@
 //   store_blobs.cc      PutBlob, GetBlob, HasBlob
 //   store_manifests.cc  PutManifest, GetManifest
 //   store_jobs.cc       RecordJobUse, GetJob
+//   store_profiles.cc   GetDynamicProfile, PutDynamicProfile
 //   store_writable.cc   refusing writes while the disk is full, resuming them
 //   store_eviction.cc   the size cap: loading the eviction index, evicting, access times
 // The on-disk layout is in schema.h.
@@ -46,6 +47,9 @@
 
 namespace tccd::cache {
 
+// INVALID_ARGUMENT unless `job_id` is a job id the store accepts (store.h); store_jobs.cc.
+absl::Status ValidateJobId(absl::string_view job_id);
+
 class StoreImpl final : public Store {
  public:
   // `fs` null means RocksDB's default (POSIX) file system; tests pass one that injects errors.
@@ -69,6 +73,10 @@ class StoreImpl final : public Store {
                             bool compiled, int64_t now_unix_ms) override;
   absl::StatusOr<std::vector<v1::JobEntry>> GetJob(
       absl::string_view job_id) override;
+
+  absl::StatusOr<v1::DynamicProfile> GetDynamicProfile(absl::string_view job_id) override;
+  absl::Status PutDynamicProfile(absl::string_view job_id,
+                                 const v1::DynamicProfile& profile) override;
 
   Usage GetUsage() override;
   bool WritesStopped() override;
@@ -166,6 +174,8 @@ class StoreImpl final : public Store {
   rocksdb::ColumnFamilyHandle* jobs_ ABSL_GUARDED_BY(mu_) = nullptr;
   rocksdb::ColumnFamilyHandle* meta_ ABSL_GUARDED_BY(mu_) = nullptr;
   rocksdb::ColumnFamilyHandle* access_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // Null only in a read-only open of a cache made before profiles existed.
+  rocksdb::ColumnFamilyHandle* profiles_ ABSL_GUARDED_BY(mu_) = nullptr;
 
   // Opened read-only because the file system was full at Open; writes are refused until the
   // reopener thread reopens it read-write.

@@ -15,7 +15,6 @@
 #include "spdlog/spdlog.h"
 
 namespace tccd::cache {
-namespace {
 
 absl::Status ValidateJobId(absl::string_view job_id) {
   if (job_id.empty()) return absl::InvalidArgumentError("job id is empty");
@@ -29,8 +28,6 @@ absl::Status ValidateJobId(absl::string_view job_id) {
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::Status StoreImpl::RecordJobUse(absl::string_view job_id,
                                      absl::string_view key, bool compiled,

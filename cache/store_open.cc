@@ -188,6 +188,7 @@ std::vector<rocksdb::ColumnFamilyDescriptor> StoreImpl::MakeDescriptors() {
       {kJobsColumnFamily, base},
       {kMetaColumnFamily, base},
       {kAccessColumnFamily, base},
+      {kProfilesColumnFamily, base},
   };
 }
 
@@ -259,6 +260,7 @@ absl::Status StoreImpl::OpenRocksLocked(bool read_only) {
     if (name == kJobsColumnFamily) jobs_ = handle;
     if (name == kMetaColumnFamily) meta_ = handle;
     if (name == kAccessColumnFamily) access_ = handle;
+    if (name == kProfilesColumnFamily) profiles_ = handle;
   }
   RET_CHECK(blobs_ != nullptr && actions_ != nullptr && jobs_ != nullptr &&
             meta_ != nullptr);
@@ -357,7 +359,7 @@ absl::Status StoreImpl::CloseDbLocked() {
                             absl::StrCat("closing cache dir ", options_.path)));
   }
   handles_.clear();
-  blobs_ = actions_ = jobs_ = meta_ = access_ = nullptr;
+  blobs_ = actions_ = jobs_ = meta_ = access_ = profiles_ = nullptr;
   rocksdb::Status closed = db_->Close();
   if (!closed.ok() && (read_only_ || health_->writes_stopped())) {
     // Expected: RocksDB syncs the WAL whose last append failed. Every acknowledged write is in

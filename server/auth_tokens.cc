@@ -142,6 +142,11 @@ absl::Status AllowWrite(const Identity& who) {
   return absl::PermissionDeniedError(absl::StrCat("a read token (", who.name, ") cannot store anything"));
 }
 
+absl::Status AllowJobWrite(const Identity& who, absl::string_view job_id) {
+  if (absl::Status allowed = AllowWrite(who); !allowed.ok()) return allowed;
+  return CheckJobPrefix(who, job_id, "profile");
+}
+
 absl::Status AllowJob(const Identity& who, absl::string_view job_id) {
   if (who.role == Role::kAdmin) return absl::OkStatus();
   return CheckJobPrefix(who, job_id, "job listing");

@@ -6,6 +6,8 @@
 //   compile  compile and read (Compile, FetchArtifact, GetJob of its jobs)
 //   read     cache hits only: a Compile that misses is PERMISSION_DENIED and compiles nothing
 //   admin    everything, for every job: GetStats, GetJob of any job
+// Dynamic profiles: PutDynamicProfile needs compile or admin (AllowJobWrite), GetDynamicProfile
+// is open to every role (AllowJob); both within the token's JOB_PREFIX.
 // JOB_PREFIX limits the job ids a token may use (Compile's job_id, GetJob's job_id): a request
 // naming another job, or no job, is PERMISSION_DENIED. Clients send
 // `authorization: Bearer TOKEN`; no header or an unknown token is UNAUTHENTICATED.
@@ -59,5 +61,7 @@ absl::Status AllowStats(const Identity& who);
 // Writes that are not compiles (PutAotRecipe): compile or admin tokens.
 absl::Status AllowWrite(const Identity& who);
 absl::Status AllowJob(const Identity& who, absl::string_view job_id);
+// PutDynamicProfile: compile or admin tokens, for a job their prefix allows.
+absl::Status AllowJobWrite(const Identity& who, absl::string_view job_id);
 
 }  // namespace tccd::server

@@ -75,6 +75,7 @@ CompileService::CompileService(CompileServiceOptions options,
       started_(Clock::now()),
       progress_(options_.progress_log_after),
       recipes_(store),
+      profiles_(store),
       compile_pool_("tccd-compile", options_.compile_threads) {
   if (options_.on_dedup_wait_for_testing) {
     flights_.SetFollowerHookForTesting(options_.on_dedup_wait_for_testing);
@@ -517,6 +518,33 @@ absl::StatusOr<v1::AotRecipe> CompileService::GetAotRecipe(const v1::AotRecipeRe
   absl::StatusOr<v1::AotRecipe> recipe = recipes_.Get(request.key());
   if (recipe.ok()) stats_.aot_recipe_hits.fetch_add(1, std::memory_order_relaxed);
   return recipe;
+}
+
+absl::StatusOr<v1::DynamicProfile> CompileService::PutDynamicProfile(
+    const v1::DynamicProfile& profile) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  if (!options_.dynamic_profiles)
+    return absl::FailedPreconditionError(
+        "this daemon does not keep dynamic profiles (--dynamic-profiles=false)");
+  absl::StatusOr<v1::DynamicProfile> merged =
+      profiles_.Put(profile, absl::ToUnixMillis(absl::Now()));
+  if (merged.ok()) stats_.dynamic_profile_puts.fetch_add(1, std::memory_order_relaxed);
+  return merged;
+}
+
+absl::StatusOr<v1::DynamicProfile> CompileService::GetDynamicProfile(
+    const v1::DynamicProfileRequest& request) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  if (!options_.dynamic_profiles)
+    return absl::FailedPreconditionError(
+        "this daemon does not keep dynamic profiles (--dynamic-profiles=false)");
+  absl::StatusOr<v1::DynamicProfile> profile = profiles_.Get(request.job_id());
+  if (profile.ok()) {
+    stats_.dynamic_profile_hits.fetch_add(1, std::memory_order_relaxed);
+  } else if (absl::IsNotFound(profile.status())) {
+    stats_.dynamic_profile_misses.fetch_add(1, std::memory_order_relaxed);
+  }
+  return profile;
 }
 
 v1::CompileProgress CompileService::GetCompileProgress(

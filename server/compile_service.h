@@ -41,6 +41,7 @@
 #include "cache/shared_tier.h"
 #include "cache/store.h"
 #include "server/aot_recipe_store.h"
+#include "server/dynamic_profile_store.h"
 #include "server/compile_progress_board.h"
 #include "server/compiler.h"
 #include "server/single_flight.h"
@@ -63,6 +64,8 @@ struct CompileServiceOptions {
   absl::Duration progress_log_after = absl::Seconds(5);
   // Accept and serve clients' AOT recipes (aot_recipe_store.h). Default: true.
   bool aot_recipes = true;
+  // Accept and serve jobs' automatic-dynamic profiles (dynamic_profile_store.h). Default: true.
+  bool dynamic_profiles = true;
   // Test sync point: runs when a Compile request starts waiting for an
   // identical in-flight compile, with the key. Default: none.
   std::function<void(absl::string_view key)> on_dedup_wait_for_testing;
@@ -117,6 +120,12 @@ class CompileService {
   // runs with aot_recipes off. Block on disk.
   absl::Status PutAotRecipe(const v1::AotRecipe& recipe);
   absl::StatusOr<v1::AotRecipe> GetAotRecipe(const v1::AotRecipeRequest& request);
+
+  // Automatic-dynamic profiles (dynamic_profile_store.h): Put returns the job's merged
+  // profile, Get NOT_FOUND for a job without one. FAILED_PRECONDITION when the daemon runs
+  // with dynamic_profiles off. Block on disk.
+  absl::StatusOr<v1::DynamicProfile> PutDynamicProfile(const v1::DynamicProfile& profile);
+  absl::StatusOr<v1::DynamicProfile> GetDynamicProfile(const v1::DynamicProfileRequest& request);
 
   // Progress of the Compile call whose request carried `request.progress_id`
   // (known = false when there is none waiting). Never blocks.
@@ -180,6 +189,7 @@ class CompileService {
   ServerStats stats_;
   CompileProgressBoard progress_;
   AotRecipeStore recipes_;
+  DynamicProfileStore profiles_;
   Flights flights_;
   // Declared last: destroyed (joined) first, while everything its tasks use is
   // alive.

@@ -157,7 +157,8 @@ int RunDaemon(const ServerOptions& options) {
           .cache_dir = options.cache_dir,
           .shared_tier = shared_tier.get(),
           .progress_log_after = absl::Seconds(options.progress_log_s),
-          .aot_recipes = options.aot_recipes},
+          .aot_recipes = options.aot_recipes,
+          .dynamic_profiles = options.dynamic_profiles},
       store->get(),
       options.compile_in_process
           ? NewCodegenCompiler()

@@ -349,7 +349,9 @@ using RawService = v1::Tccd::WithRawCallbackMethod_Compile<
                     v1::Tccd::WithRawCallbackMethod_GetManifest<
                         v1::Tccd::WithRawCallbackMethod_PutAotRecipe<
                             v1::Tccd::WithRawCallbackMethod_GetAotRecipe<
-                                v1::Tccd::Service>>>>>>>>>;
+                                v1::Tccd::WithRawCallbackMethod_PutDynamicProfile<
+                                    v1::Tccd::WithRawCallbackMethod_GetDynamicProfile<
+                                        v1::Tccd::Service>>>>>>>>>>>;
 
 class TccdService final : public RawService {
  public:
@@ -502,6 +504,48 @@ class TccdService final : public RawService {
           absl::StatusOr<v1::AotRecipe> recipe = service_->GetAotRecipe(request);
           if (recipe.ok()) *response = *std::move(recipe);
           done(recipe.status());
+        });
+  }
+
+  // Profiles: writing needs a compile or admin token for the job; reading is open to every
+  // token whose prefix allows the job (read tokens included), as GetJob.
+  grpc::ServerUnaryReactor* PutDynamicProfile(grpc::CallbackServerContext* context,
+                                              const grpc::ByteBuffer* request,
+                                              grpc::ByteBuffer* response) override {
+    auto who = AuthenticateCall(tokens_, *context, "PutDynamicProfile");
+    if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
+    return ServeUnary<v1::DynamicProfile, v1::DynamicProfile>(
+        context, request, response, service_, pool_, request_deadline_, "PutDynamicProfile",
+        [this, who = *who](const v1::DynamicProfile& request, v1::DynamicProfile* response,
+                           CompileService::Done done) {
+          if (who.has_value()) {
+            if (absl::Status allowed = AllowJobWrite(*who, request.job_id()); !allowed.ok()) {
+              return done(allowed);
+            }
+          }
+          absl::StatusOr<v1::DynamicProfile> merged = service_->PutDynamicProfile(request);
+          if (merged.ok()) *response = *std::move(merged);
+          done(merged.status());
+        });
+  }
+
+  grpc::ServerUnaryReactor* GetDynamicProfile(grpc::CallbackServerContext* context,
+                                              const grpc::ByteBuffer* request,
+                                              grpc::ByteBuffer* response) override {
+    auto who = AuthenticateCall(tokens_, *context, "GetDynamicProfile");
+    if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
+    return ServeUnary<v1::DynamicProfileRequest, v1::DynamicProfile>(
+        context, request, response, service_, pool_, request_deadline_, "GetDynamicProfile",
+        [this, who = *who](const v1::DynamicProfileRequest& request,
+                           v1::DynamicProfile* response, CompileService::Done done) {
+          if (who.has_value()) {
+            if (absl::Status allowed = AllowJob(*who, request.job_id()); !allowed.ok()) {
+              return done(allowed);
+            }
+          }
+          absl::StatusOr<v1::DynamicProfile> profile = service_->GetDynamicProfile(request);
+          if (profile.ok()) *response = *std::move(profile);
+          done(profile.status());
         });
   }
 

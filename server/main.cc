@@ -82,6 +82,12 @@ ABSL_FLAG(bool, aot_recipes, true,
           "with an empty local cache starts warm. The daemon checks a recipe's "
           "form, not its meaning: turn it off where clients do not trust each "
           "other.");
+ABSL_FLAG(bool, dynamic_profiles, true,
+          "Keep jobs' automatic-dynamic profiles (which inputs Dynamo found to "
+          "vary in size, per job id, merged across ranks and runs; never "
+          "evicted) and serve them, so that a restarted run or another rank "
+          "compiles those dims dynamic on its first call. Clients turn it off "
+          "with TCCD_DYNAMIC_PROFILES=0.");
 ABSL_FLAG(int, cache_memtable_mb, 64,
           "RocksDB memtable size per column family of the cache, in MiB. When "
           "the cache's file system fills up, tccd keeps serving cached "
@@ -232,6 +238,7 @@ void PrintHelp(const Environment& env) {
       {"compile_in_process", "BOOL", "false"},
       {"progress_log_s", "SECONDS", "5"},
       {"aot_recipes", "BOOL", "true"},
+      {"dynamic_profiles", "BOOL", "true"},
   };
   std::cout << "tccd " << TCCD_VERSION << "\n" << kDescription << kUsage;
   for (const FlagHelp& flag : flags) {
@@ -360,6 +367,7 @@ int main(int argc, char** argv) {
   raw.enable_test_faults = absl::GetFlag(FLAGS_enable_test_faults);
   raw.progress_log_s = absl::GetFlag(FLAGS_progress_log_s);
   raw.aot_recipes = absl::GetFlag(FLAGS_aot_recipes);
+  raw.dynamic_profiles = absl::GetFlag(FLAGS_dynamic_profiles);
   absl::StatusOr<tccd::server::ServerOptions> options =
       tccd::server::ResolveOptions(raw, env);
   if (!options.ok()) {

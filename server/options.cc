@@ -326,6 +326,7 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
   }
   options.progress_log_s = raw.progress_log_s;
   options.aot_recipes = raw.aot_recipes;
+  options.dynamic_profiles = raw.dynamic_profiles;
   return options;
 }
 

@@ -93,6 +93,7 @@ struct RawFlags {
   bool enable_test_faults = false;
   int progress_log_s = 5;
   bool aot_recipes = true;
+  bool dynamic_profiles = true;
 };
 
 struct ServerOptions {
@@ -159,6 +160,8 @@ struct ServerOptions {
   int progress_log_s = 5;
   // Keep and serve clients' AOT recipes (PutAotRecipe/GetAotRecipe). Default: true.
   bool aot_recipes = true;
+  // Keep and serve jobs' automatic-dynamic profiles (Put/GetDynamicProfile). Default: true.
+  bool dynamic_profiles = true;
 };
 
 // Validates `raw` and fills in defaults from `env`. INVALID_ARGUMENT with a

@@ -26,6 +26,9 @@ std::map<std::string, int64_t> ServerStats::Snapshot() const {
       {"manifest_reads", get(manifest_reads)},
       {"aot_recipe_puts", get(aot_recipe_puts)},
       {"aot_recipe_hits", get(aot_recipe_hits)},
+      {"dynamic_profile_puts", get(dynamic_profile_puts)},
+      {"dynamic_profile_hits", get(dynamic_profile_hits)},
+      {"dynamic_profile_misses", get(dynamic_profile_misses)},
   };
 }
 

@@ -45,6 +45,11 @@ struct ServerStats {
   // AOT recipes stored (new or already there) and served (aot_recipe_store.h).
   std::atomic<int64_t> aot_recipe_puts{0};
   std::atomic<int64_t> aot_recipe_hits{0};
+  // Automatic-dynamic profiles merged in, and profile reads that found one or none
+  // (dynamic_profile_store.h).
+  std::atomic<int64_t> dynamic_profile_puts{0};
+  std::atomic<int64_t> dynamic_profile_hits{0};
+  std::atomic<int64_t> dynamic_profile_misses{0};
 
   // name -> value of every counter above.
   std::map<std::string, int64_t> Snapshot() const;

@@ -3,7 +3,9 @@
     stats [--json]   the daemon's counters (GetStats). --json prints one JSON object with the
                      counters at top level (compiles, cache_hits, cache_misses, ...) plus
                      tccd_version, uptime_ms and cache_dir.
-    job ID [--json]  what the job index knows about job ID (GetJob).
+    job ID [--json]  what the job index knows about job ID (GetJob), and its automatic-dynamic
+                     profile (GetDynamicProfile): per frame and input, the sizes Dynamo saw,
+                     `?` for a dim it made dynamic.
     ping             exit 0 if a daemon answers, else 1.
     start            start a daemon at the address unless one answers (unix sockets only).
 
@@ -88,15 +90,49 @@ def cmd_job(args) -> int:
         }
         for e in response.entries
     ]
+    profile = _dynamic_profile(cfg, args.job_id)
     if args.json:
-        print(json.dumps({"job_id": args.job_id, "entries": entries}, sort_keys=True))
-    elif not entries:
+        from google.protobuf import json_format
+
+        out = {"job_id": args.job_id, "entries": entries, "dynamic_profile": None}
+        if profile is not None:
+            out["dynamic_profile"] = json_format.MessageToDict(
+                profile, preserving_proto_field_name=True)
+        print(json.dumps(out, sort_keys=True))
+        return 0
+    if not entries:
         print(f"job {args.job_id!r}: no entries")
     else:
         rows = [["key", "uses", "compiled_here"]]
         rows += [[e["key"], str(e["uses"]), "yes" if e["compiled_here"] else "no"] for e in entries]
         print(_table(rows))
+    if profile is None:
+        print(f"job {args.job_id!r}: no dynamic profile")
+    else:
+        from .dynamic_profiles import describe
+
+        print(f"dynamic profile ({profile.puts} puts; ? = dynamic):")
+        for line in describe(profile):
+            print(f"  {line}")
     return 0
+
+
+def _dynamic_profile(cfg, job_id: str):
+    """The job's automatic-dynamic profile, or None when the daemon has none (or keeps none)."""
+    import grpc
+
+    from . import channel
+    from .v1 import tccd_pb2 as pb
+
+    try:
+        return channel.stub_for(cfg.address).GetDynamicProfile(
+            pb.DynamicProfileRequest(job_id=job_id), timeout=10)
+    except grpc.RpcError as e:
+        if e.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION):
+            return None
+        raise SystemExit(
+            f"tccd: GetDynamicProfile at {cfg.address} failed ({e.code().name}): {e.details()}"
+        ) from None
 
 
 def cmd_ping(args) -> int:
@@ -140,7 +176,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     p = sub.add_parser("stats", help="print the daemon's counters")
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_stats)
-    p = sub.add_parser("job", help="print a job's cache entries")
+    p = sub.add_parser("job", help="print a job's cache entries and dynamic profile")
     p.add_argument("job_id")
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_job)

@@ -378,3 +378,17 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
 
 # torch._dynamo.reset() calls its backends' reset(): free the CUDA graph trees with the code caches.
 tccd.reset = cudagraphs.reset  # type: ignore[attr-defined]
+
+
+def _install_dynamic_profiles() -> None:
+    # Loading this module is what torch.compile(backend="tccd") does before Dynamo traces the
+    # first frame, which is when Dynamo reads its PGO profile (dynamic_profiles.py).
+    try:
+        from . import dynamic_profiles
+
+        dynamic_profiles.install()
+    except Exception as e:  # deliberately ignored: without profiles, recompiles as before
+        log.warning("tccd: dynamic profiles are not shared: %s", e)
+
+
+_install_dynamic_profiles()

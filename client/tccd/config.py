@@ -19,6 +19,12 @@
     TCCD_AOT_SHARE     0: keep AOT recipes in the local cache only; 1: also give them to the daemon
                        and ask it for recipes the local cache lacks, so that a process with an
                        empty local cache (another machine) skips AOTAutograd too. Default: 1.
+    TCCD_DYNAMIC_PROFILES  0: do not share Dynamo's automatic-dynamic profiles through the
+                       daemon (dynamic_profiles.py). With torch's job id
+                       (torch.compiler.config.job_id / TORCH_COMPILE_JOB_ID, which turns torch's
+                       PGO on), the dims Dynamo found dynamic are stored under it, merged across
+                       ranks and runs, and a later process of the job compiles them dynamic at
+                       once. Default: 1.
     TCCD_TIMEOUT_S     deadline of one Compile call, seconds. Default: 600.
     TCCD_MAX_CONSTANT_MB  most bytes of lifted constant tensors one graph may send (their bytes
                        travel in the request); a graph over it runs eagerly. Default: 64.
@@ -114,6 +120,7 @@ class Config:
     progress_after_s: float = 5.0
     aot_share: bool = True  # AOT recipes through the daemon too (TCCD_AOT_SHARE)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
+    dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -197,6 +204,7 @@ class Config:
             aot_cache=_flag(env, "TCCD_AOT_CACHE", True),
             aot_share=_flag(env, "TCCD_AOT_SHARE", True),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
+            dynamic_profiles=_flag(env, "TCCD_DYNAMIC_PROFILES", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,
         )

@@ -262,3 +262,31 @@ def test_every_method_needs_a_token_and_recipes_need_a_writer(secured):
     # A compile token may store (this recipe is refused on its merits: its plans do not exist).
     assert _code(lambda: calls["PutAotRecipe"](_md("compile"))) not in (
         grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
+
+
+def test_dynamic_profiles_writers_need_their_job_and_readers_may_read(secured):
+    # Storing a profile is a write for the token's job prefix; reading one is allowed to every
+    # token the job prefix allows, read tokens included (as GetJob).
+    stub = _tcp_stub(secured)
+
+    def put(token, job):
+        profile = pb.DynamicProfile(job_id=job)
+        frame = profile.frames.add(filename="/m.py", first_line=1, name="f", file_hash="h")
+        entry = frame.entries.add(source="L['x']")
+        entry.size.kind = pb.ProfileDims.DIMS
+        entry.size.dims.add(kind=pb.ProfileAtom.DYNAMIC)
+        return stub.PutDynamicProfile(profile, metadata=_md(token), timeout=10)
+
+    def get(token, job):
+        return stub.GetDynamicProfile(pb.DynamicProfileRequest(job_id=job), metadata=_md(token), timeout=10)
+
+    assert _code(lambda: put(None, "team-a/p")) == grpc.StatusCode.UNAUTHENTICATED
+    assert _code(lambda: get(None, "team-a/p")) == grpc.StatusCode.UNAUTHENTICATED
+    assert _code(lambda: put("read", "team-a/p")) == grpc.StatusCode.PERMISSION_DENIED
+    assert _code(lambda: put("team_a", "team-b/p")) == grpc.StatusCode.PERMISSION_DENIED
+    assert _code(lambda: get("team_a", "team-b/p")) == grpc.StatusCode.PERMISSION_DENIED
+    assert put("team_a", "team-a/p").puts == 1
+    assert put("compile", "team-a/p").puts == 2
+    assert get("read", "team-a/p").frames[0].entries[0].size.dims[0].kind == pb.ProfileAtom.DYNAMIC
+    assert get("admin", "team-a/p").puts == 2
+    assert _code(lambda: get("read", "team-a/none")) == grpc.StatusCode.NOT_FOUND

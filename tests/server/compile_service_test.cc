@@ -83,6 +83,19 @@ class FakeStore final : public cache::Store {
       entries.push_back(entry);
     return entries;
   }
+  absl::StatusOr<v1::DynamicProfile> GetDynamicProfile(absl::string_view job_id) override {
+    absl::MutexLock lock(&mu_);
+    auto it = profiles_.find(std::string(job_id));
+    if (it == profiles_.end()) return absl::NotFoundError("no profile");
+    return it->second;
+  }
+  absl::Status PutDynamicProfile(absl::string_view job_id,
+                                 const v1::DynamicProfile& profile) override {
+    if (full) return absl::ResourceExhaustedError("disk full");
+    absl::MutexLock lock(&mu_);
+    profiles_[std::string(job_id)] = profile;
+    return absl::OkStatus();
+  }
   Usage GetUsage() override {
     absl::MutexLock lock(&mu_);
     Usage usage;
@@ -104,6 +117,7 @@ class FakeStore final : public cache::Store {
       ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::map<std::string, v1::JobEntry>> jobs_
       ABSL_GUARDED_BY(mu_);
+  std::map<std::string, v1::DynamicProfile> profiles_ ABSL_GUARDED_BY(mu_);
 };
 
 // The canonical IR is the node targets; node targets also script failures:
