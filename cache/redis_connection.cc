@@ -78,7 +78,10 @@ class TlsConnection final : public RedisConnection {
       if (redisReaderGetReply(reader_, &reply) != REDIS_OK) {
         return Fail(absl::StrCat("protocol error: ", reader_->errstr));
       }
-      if (reply != nullptr) return static_cast<redisReply*>(reply);
+      if (reply != nullptr) {
+        answered_ = true;
+        return static_cast<redisReply*>(reply);
+      }
       char buffer[16 << 10];
       const int n = SSL_read(ssl_, buffer, sizeof(buffer));
       if (n <= 0) return FailIo(n, "reading the reply");
@@ -120,6 +123,12 @@ class TlsConnection final : public RedisConnection {
   redisReply* Fail(std::string why) {
     broken_ = true;
     error_ = std::move(why);
+    // With TLS 1.3 a server that wants a client certificate rejects it after the handshake,
+    // so the refusal shows up as the first command failing.
+    if (!answered_) {
+      absl::StrAppend(&error_, " (first command after the TLS handshake: does Redis require a "
+                               "client certificate? --shared-cache-tls-cert/--shared-cache-tls-key)");
+    }
     ERR_clear_error();
     return nullptr;
   }
@@ -129,6 +138,7 @@ class TlsConnection final : public RedisConnection {
   const std::shared_ptr<const RedisTlsContext> tls_;  // keeps SSL_CTX alive
   redisReader* const reader_;
   bool broken_ = false;
+  bool answered_ = false;  // a reply came back on this connection
   std::string error_;
 };
 
