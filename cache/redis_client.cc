@@ -1,4 +1,4 @@
-// RedisClient; see redis_client.h. hiredis is confined to this file.
+// RedisClient; see redis_client.h. hiredis is confined to this file and redis_connection.cc.
 #include "cache/redis_client.h"
 
 #include <hiredis/hiredis.h>
@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "proto/status_macros.h"
 
 namespace tccd::cache {
 namespace {
@@ -44,24 +45,21 @@ RedisReply Convert(const redisReply* reply) {
 
 std::string RedisEndpoint::ToString() const {
   const bool v6 = host.find(':') != std::string::npos;
-  return absl::StrCat("redis://", password.empty() ? "" : absl::StrCat(user, ":***@"),
+  return absl::StrCat(tls ? "rediss://" : "redis://", password.empty() ? "" : absl::StrCat(user, ":***@"),
                       v6 ? "[" : "", host, v6 ? "]" : "", ":", port, "/", db);
 }
 
 absl::StatusOr<RedisEndpoint> ParseRedisUrl(absl::string_view url) {
-  const std::string hint = " (expected redis://HOST:PORT[/DB], e.g. redis://10.0.0.5:6379/0)";
-  if (absl::StartsWith(url, "rediss://")) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--shared-cache ", url,
-        ": rediss:// (TLS) is not supported: this tccd is built on hiredis 0.14 (Debian 12), "
-        "which has no TLS. Reach Redis over a trusted network or through a TLS tunnel (stunnel, "
-        "spiped) on localhost"));
-  }
+  const std::string hint =
+      " (expected redis://HOST:PORT[/DB] or rediss://HOST:PORT[/DB] for TLS, e.g. "
+      "redis://10.0.0.5:6379/0)";
   absl::string_view rest = url;
-  if (!absl::ConsumePrefix(&rest, "redis://")) {
+  RedisEndpoint endpoint;
+  if (absl::ConsumePrefix(&rest, "rediss://")) {
+    endpoint.tls = true;
+  } else if (!absl::ConsumePrefix(&rest, "redis://")) {
     return absl::InvalidArgumentError(absl::StrCat("--shared-cache ", url, hint));
   }
-  RedisEndpoint endpoint;
   if (size_t at = rest.rfind('@'); at != absl::string_view::npos) {
     absl::string_view userinfo = rest.substr(0, at);
     rest = rest.substr(at + 1);
@@ -111,78 +109,74 @@ absl::StatusOr<RedisEndpoint> ParseRedisUrl(absl::string_view url) {
 }
 
 RedisClient::RedisClient(RedisEndpoint endpoint, absl::Duration timeout)
-    : endpoint_(std::move(endpoint)), timeout_(timeout) {}
+    : endpoint_(std::move(endpoint)),
+      timeout_(timeout),
+      tls_(endpoint_.tls ? RedisTlsContext::Make(endpoint_.tls_files)
+                         : absl::StatusOr<std::shared_ptr<const RedisTlsContext>>(nullptr)) {}
 
-RedisClient::~RedisClient() {
-  absl::MutexLock lock(&mu_);
-  for (redisContext* context : idle_) redisFree(context);
-  idle_.clear();
-}
+RedisClient::~RedisClient() = default;
 
-absl::StatusOr<redisContext*> RedisClient::Checkout(bool* reused) {
+absl::StatusOr<std::unique_ptr<RedisConnection>> RedisClient::Checkout(bool* reused) {
   if (reused != nullptr) {
     absl::MutexLock lock(&mu_);
     if (!idle_.empty()) {
       *reused = true;
-      redisContext* context = idle_.back();
+      std::unique_ptr<RedisConnection> connection = std::move(idle_.back());
       idle_.pop_back();
-      return context;
+      return connection;
     }
   }
-  redisContext* context =
-      redisConnectWithTimeout(endpoint_.host.c_str(), endpoint_.port, absl::ToTimeval(timeout_));
-  if (context == nullptr) {
-    return absl::UnavailableError(
-        absl::StrCat("connecting to ", endpoint_.ToString(), ": out of memory"));
+  absl::StatusOr<std::unique_ptr<RedisConnection>> connection = Connect();
+  if (!connection.ok()) {
+    return absl::Status(connection.status().code(),
+                        absl::StrCat("connecting to ", endpoint_.ToString(), ": ",
+                                     connection.status().message()));
   }
-  if (context->err != 0) {
-    absl::Status status = absl::UnavailableError(
-        absl::StrCat("connecting to ", endpoint_.ToString(), ": ", context->errstr));
-    redisFree(context);
-    return status;
+  return connection;
+}
+
+absl::StatusOr<std::unique_ptr<RedisConnection>> RedisClient::Connect() {
+  if (!tls_.ok()) return tls_.status();
+  std::unique_ptr<RedisConnection> connection;
+  if (*tls_ != nullptr) {
+    ASSIGN_OR_RETURN(connection, ConnectTls(endpoint_.host, endpoint_.port, timeout_, *tls_));
+  } else {
+    ASSIGN_OR_RETURN(connection, ConnectPlain(endpoint_.host, endpoint_.port, timeout_));
   }
-  redisSetTimeout(context, absl::ToTimeval(timeout_));
-  if (!endpoint_.password.empty()) {
-    auto* reply = static_cast<redisReply*>(
-        endpoint_.user.empty()
-            ? redisCommand(context, "AUTH %b", endpoint_.password.data(), endpoint_.password.size())
-            : redisCommand(context, "AUTH %b %b", endpoint_.user.data(), endpoint_.user.size(),
-                           endpoint_.password.data(), endpoint_.password.size()));
+  // AUTH, then SELECT: each must answer +OK.
+  auto setup = [&](std::vector<std::string> args, absl::string_view what) -> absl::Status {
+    std::vector<const char*> argv;
+    std::vector<size_t> lengths;
+    for (const std::string& arg : args) {
+      argv.push_back(arg.data());
+      lengths.push_back(arg.size());
+    }
+    auto* reply = connection->Command(static_cast<int>(argv.size()), argv.data(), lengths.data());
     const bool ok = reply != nullptr && reply->type == REDIS_REPLY_STATUS;
-    std::string error = reply == nullptr ? context->errstr
+    std::string error = reply == nullptr ? connection->error()
                         : ok             ? ""
                                          : std::string(reply->str != nullptr ? reply->str : "");
     if (reply != nullptr) freeReplyObject(reply);
-    if (!ok) {
-      redisFree(context);
-      return absl::UnavailableError(
-          absl::StrCat("authenticating to ", endpoint_.ToString(), ": ", error));
-    }
+    if (!ok) return absl::UnavailableError(absl::StrCat(what, ": ", error));
+    return absl::OkStatus();
+  };
+  if (!endpoint_.password.empty()) {
+    std::vector<std::string> auth = {"AUTH"};
+    if (!endpoint_.user.empty()) auth.push_back(endpoint_.user);
+    auth.push_back(endpoint_.password);
+    RETURN_IF_ERROR(setup(std::move(auth), "authenticating"));
   }
   if (endpoint_.db != 0) {
     const std::string db = std::to_string(endpoint_.db);
-    auto* reply = static_cast<redisReply*>(redisCommand(context, "SELECT %s", db.c_str()));
-    const bool ok = reply != nullptr && reply->type == REDIS_REPLY_STATUS;
-    std::string error = reply == nullptr ? context->errstr
-                        : ok             ? ""
-                                         : std::string(reply->str != nullptr ? reply->str : "");
-    if (reply != nullptr) freeReplyObject(reply);
-    if (!ok) {
-      redisFree(context);
-      return absl::UnavailableError(
-          absl::StrCat("selecting database ", db, " of ", endpoint_.ToString(), ": ", error));
-    }
+    RETURN_IF_ERROR(setup({"SELECT", db}, absl::StrCat("selecting database ", db)));
   }
-  return context;
+  return connection;
 }
 
-void RedisClient::Return(redisContext* context, bool healthy) {
-  if (!healthy || context->err != 0) {
-    redisFree(context);
-    return;
-  }
+void RedisClient::Return(std::unique_ptr<RedisConnection> connection, bool healthy) {
+  if (!healthy || connection->broken()) return;  // closed here
   absl::MutexLock lock(&mu_);
-  idle_.push_back(context);
+  idle_.push_back(std::move(connection));
 }
 
 absl::StatusOr<RedisReply> RedisClient::Command(std::initializer_list<absl::string_view> args) {
@@ -196,14 +190,15 @@ absl::StatusOr<RedisReply> RedisClient::Command(std::initializer_list<absl::stri
   // failure on a reused connection is retried once on a fresh one.
   for (int attempt = 0;; ++attempt) {
     bool reused = false;
-    absl::StatusOr<redisContext*> context = Checkout(attempt == 0 ? &reused : nullptr);
-    if (!context.ok()) return context.status();
-    auto* reply = static_cast<redisReply*>(redisCommandArgv(
-        *context, static_cast<int>(argv.size()), argv.data(), lengths.data()));
+    absl::StatusOr<std::unique_ptr<RedisConnection>> connection =
+        Checkout(attempt == 0 ? &reused : nullptr);
+    if (!connection.ok()) return connection.status();
+    auto* reply = (*connection)->Command(static_cast<int>(argv.size()), argv.data(),
+                                         lengths.data());
     if (reply == nullptr) {
       absl::Status status = absl::UnavailableError(absl::StrCat(
-          endpoint_.ToString(), " ", *args.begin(), ": ", (*context)->errstr));
-      Return(*context, /*healthy=*/false);
+          endpoint_.ToString(), " ", *args.begin(), ": ", (*connection)->error()));
+      Return(*std::move(connection), /*healthy=*/false);
       if (reused) continue;
       return status;
     }
@@ -211,12 +206,12 @@ absl::StatusOr<RedisReply> RedisClient::Command(std::initializer_list<absl::stri
       absl::Status status = absl::FailedPreconditionError(absl::StrCat(
           endpoint_.ToString(), " ", *args.begin(), ": ", std::string(reply->str, reply->len)));
       freeReplyObject(reply);
-      Return(*context, /*healthy=*/true);
+      Return(*std::move(connection), /*healthy=*/true);
       return status;
     }
     RedisReply converted = Convert(reply);
     freeReplyObject(reply);
-    Return(*context, /*healthy=*/true);
+    Return(*std::move(connection), /*healthy=*/true);
     return converted;
   }
 }

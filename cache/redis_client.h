@@ -10,7 +10,9 @@
 // Errors: UNAVAILABLE when Redis cannot be reached, times out or closes the connection;
 // FAILED_PRECONDITION for an error reply (e.g. OOM, READONLY replica), with Redis' message.
 //
-// TLS (rediss://) is not supported: hiredis gained TLS in 1.0, and Debian 12 ships 0.14.
+// TLS: rediss:// connects over TLS (redis_connection.h: OpenSSL, since Debian 12's hiredis 0.14
+// has none), verifying Redis' certificate against RedisEndpoint.tls.ca and its name against
+// the host; with tls.cert/tls.key it presents a client certificate (tls-auth-clients).
 //
 // Thread-safety: a RedisClient is safe to use from many threads at once. It keeps a pool of
 // connections (one per concurrent caller, reused); a connection that saw any error is closed
@@ -19,6 +21,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,8 +30,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-
-struct redisContext;
+#include "cache/redis_connection.h"
 
 namespace tccd::cache {
 
@@ -39,13 +41,15 @@ struct RedisEndpoint {
   // Sent with AUTH after connecting when set (user: Redis 6 ACLs; empty means "default").
   std::string user;
   std::string password;
+  // rediss://: TLS, with these files (not part of the URL: --shared-cache-tls-*).
+  bool tls = false;
+  RedisTlsFiles tls_files;
   // The URL without the password.
   std::string ToString() const;
 };
 
-// Parses "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]" (HOST may be a name, an IPv4 address or a
-// bracketed IPv6 address). INVALID_ARGUMENT with a hint otherwise; "rediss://" says why it is
-// not supported.
+// Parses "redis[s]://[[USER]:PASSWORD@]HOST[:PORT][/DB]" (HOST may be a name, an IPv4 address
+// or a bracketed IPv6 address; rediss:// is TLS). INVALID_ARGUMENT with a hint otherwise.
 absl::StatusOr<RedisEndpoint> ParseRedisUrl(absl::string_view url);
 
 struct RedisReply {
@@ -59,7 +63,9 @@ struct RedisReply {
 
 class RedisClient {
  public:
-  // Connects lazily. `timeout` bounds connecting and each command.
+  // Connects lazily. `timeout` bounds connecting (and a TLS handshake) and each command. A
+  // TLS endpoint whose files cannot be loaded fails every command with that reason; check
+  // them first with RedisTlsContext::Make.
   RedisClient(RedisEndpoint endpoint, absl::Duration timeout);
   ~RedisClient();
   RedisClient(const RedisClient&) = delete;
@@ -72,13 +78,16 @@ class RedisClient {
  private:
   // A pooled connection if `reused` is not null and one is idle (then *reused is set), else a
   // new one.
-  absl::StatusOr<redisContext*> Checkout(bool* reused);
-  void Return(redisContext* context, bool healthy);
+  absl::StatusOr<std::unique_ptr<RedisConnection>> Checkout(bool* reused);
+  absl::StatusOr<std::unique_ptr<RedisConnection>> Connect();
+  void Return(std::unique_ptr<RedisConnection> connection, bool healthy);
 
   const RedisEndpoint endpoint_;
   const absl::Duration timeout_;
+  // For rediss://: the loaded CA and client certificate, or why they could not be loaded.
+  absl::StatusOr<std::shared_ptr<const RedisTlsContext>> tls_;
   absl::Mutex mu_;
-  std::vector<redisContext*> idle_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<RedisConnection>> idle_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace tccd::cache

@@ -49,6 +49,15 @@ std::string Millis(absl::Duration d) { return std::to_string(absl::ToInt64Millis
 
 absl::StatusOr<std::unique_ptr<SharedTier>> SharedTier::Open(const SharedTierOptions& options) {
   ASSIGN_OR_RETURN(RedisEndpoint endpoint, ParseRedisUrl(options.url));
+  if (!endpoint.tls && (!options.tls.ca.empty() || !options.tls.cert.empty())) {
+    return absl::InvalidArgumentError(
+        "--shared-cache-tls-* need a rediss:// URL in --shared-cache (redis:// is plaintext)");
+  }
+  if (endpoint.tls) {
+    endpoint.tls_files = options.tls;
+    // Unreadable or mismatched files are a startup error, not an unreachable tier.
+    RETURN_IF_ERROR(RedisTlsContext::Make(endpoint.tls_files).status());
+  }
   if (options.timeout <= absl::ZeroDuration() || options.lease_ttl < absl::Seconds(1) ||
       options.max_wait < absl::ZeroDuration() || options.poll_interval <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(

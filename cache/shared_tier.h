@@ -54,8 +54,11 @@
 namespace tccd::cache {
 
 struct SharedTierOptions {
-  // redis://HOST:PORT[/DB]. Required.
+  // redis://HOST:PORT[/DB], or rediss:// for TLS. Required.
   std::string url;
+  // With rediss://: the CA that signed Redis' certificate (empty: the system's CAs), and a
+  // client certificate and key for a Redis that requires one. Default: none.
+  RedisTlsFiles tls;
   // Bound on connecting and on each Redis command. Default: 500 ms.
   absl::Duration timeout = absl::Milliseconds(500);
   // Expiry of a compile lease; renewed every third of it while compiling. Default: 30 s.

@@ -17,6 +17,8 @@ APT_PACKAGES=(
   libabsl-dev librocksdb-dev libspdlog-dev catch2 libssl-dev zlib1g-dev libzstd-dev
   llvm-16-dev liblld-16-dev
   libhiredis-dev redis-server  # the shared cache tier (--shared-cache) and its tests
+  prometheus-cpp-dev  # --metrics-listen (its pull library serves /metrics through CivetWeb)
+  libsystemd-dev  # Type=notify: READY/STOPPING/WATCHDOG (sd_notify)
   clang libclang-rt-14-dev ccache  # the libFuzzer build (tests/fuzz/run.sh)
 )
 missing=()

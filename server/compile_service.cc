@@ -286,9 +286,13 @@ CompileService::FlightResult CompileService::CompileAndStore(
     spdlog::warn("Compile key={}: {}", KeyForLog(key), stored.ToString());
   }
   std::vector<codegen::KernelObject>().swap(output->new_kernel_objects);  // stored; free them
-  result.manifest = StoreOutput(key, prepared, *std::move(output));
+  result.manifest =
+      StoreOutput(key, prepared, *std::move(output), result.compile_ms,
+                  ComputeKeyComponents(request, prepared, compiler_->Fingerprint()));
   if (!result.manifest.ok())
     stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
+  if (result.manifest.ok() && options_.metrics != nullptr)
+    options_.metrics->RecordCompile(result.compile_ms / 1000);
   if (result.manifest.ok() && options_.shared_tier != nullptr) {
     options_.shared_tier->Publish(key, *result.manifest, *store_);  // before the lease goes
   }
@@ -297,7 +301,7 @@ CompileService::FlightResult CompileService::CompileAndStore(
 
 absl::StatusOr<v1::Manifest> CompileService::StoreOutput(
     const std::string& key, const codegen::Prepared& prepared,
-    codegen::CompileOutput output) {
+    codegen::CompileOutput output, double compile_ms, v1::KeyComponents key_components) {
   v1::Manifest manifest;
   manifest.set_key(key);
   absl::flat_hash_set<std::string> names;
@@ -324,6 +328,8 @@ absl::StatusOr<v1::Manifest> CompileService::StoreOutput(
   manifest.set_tccd_version(TCCD_VERSION);
   manifest.set_created_unix_ms(NowUnixMillis());
   manifest.set_canonical_ir(prepared.canonical_ir);
+  manifest.set_compile_ms(compile_ms);
+  *manifest.mutable_key_components() = std::move(key_components);
   absl::Status stored = store_->PutManifest(key, manifest);
   if (!stored.ok()) return Annotate(stored, "storing the manifest");
   return manifest;
@@ -337,6 +343,8 @@ void CompileService::Respond(Call& call, Outcome outcome,
     switch (outcome) {
       case Outcome::kHit:
         stats_.cache_hits.fetch_add(1, std::memory_order_relaxed);
+        if (options_.metrics != nullptr && manifest.ok())
+          options_.metrics->RecordHitSaved(manifest->compile_ms() / 1000);
         break;
       case Outcome::kMiss:
         stats_.cache_misses.fetch_add(1, std::memory_order_relaxed);
@@ -461,7 +469,17 @@ v1::StatsResponse CompileService::GetStats() {
   stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
   v1::StatsResponse response;
   auto& counters = *response.mutable_counters();
-  for (const auto& [name, value] : stats_.Snapshot()) counters[name] = value;
+  for (const auto& [name, value] : Counters()) counters[name] = value;
+  response.set_tccd_version(TCCD_VERSION);
+  response.set_compiler_fingerprint(compiler_->Fingerprint());
+  response.set_uptime_ms(static_cast<int64_t>(MillisSince(started_)));
+  response.set_cache_dir(options_.cache_dir);
+  spdlog::debug("GetStats");
+  return response;
+}
+
+std::map<std::string, int64_t> CompileService::Counters() {
+  std::map<std::string, int64_t> counters = stats_.Snapshot();
   const cache::Store::Usage usage = store_->GetUsage();
   counters["store_blobs"] = usage.blobs;
   counters["store_manifests"] = usage.manifests;
@@ -474,15 +492,8 @@ v1::StatsResponse CompileService::GetStats() {
   counters["compile_threads"] = compile_pool_.num_threads();
   counters["compiles_queued"] = compile_pool_.queued();
   counters["flights_in_progress"] = flights_.in_flight();
-  std::map<std::string, int64_t> compiler_counters;
-  compiler_->AddStats(&compiler_counters);
-  for (const auto& [name, value] : compiler_counters) counters[name] = value;
-  response.set_tccd_version(TCCD_VERSION);
-  response.set_compiler_fingerprint(compiler_->Fingerprint());
-  response.set_uptime_ms(static_cast<int64_t>(MillisSince(started_)));
-  response.set_cache_dir(options_.cache_dir);
-  spdlog::debug("GetStats");
-  return response;
+  compiler_->AddStats(&counters);
+  return counters;
 }
 
 absl::StatusOr<v1::Manifest> CompileService::GetManifest(
@@ -569,8 +580,16 @@ absl::StatusOr<v1::JobResponse> CompileService::GetJob(
     return entries.status();
   }
   v1::JobResponse response;
-  for (v1::JobEntry& entry : *entries)
+  for (v1::JobEntry& entry : *entries) {
+    if (request.with_components()) {
+      // An evicted entry, or one made before components were recorded, has none: explain
+      // skips it.
+      absl::StatusOr<v1::Manifest> manifest = store_->GetManifest(entry.key());
+      if (manifest.ok() && manifest->has_key_components())
+        *entry.mutable_components() = std::move(*manifest->mutable_key_components());
+    }
     *response.add_entries() = std::move(entry);
+  }
   spdlog::info("GetJob job={} entries={}", ForLog(request.job_id()),
                response.entries_size());
   return response;

@@ -44,6 +44,7 @@
 #include "server/dynamic_profile_store.h"
 #include "server/compile_progress_board.h"
 #include "server/compiler.h"
+#include "server/metrics.h"
 #include "server/single_flight.h"
 #include "server/stats.h"
 #include "server/thread_pool.h"
@@ -66,6 +67,9 @@ struct CompileServiceOptions {
   bool aot_recipes = true;
   // Accept and serve jobs' automatic-dynamic profiles (dynamic_profile_store.h). Default: true.
   bool dynamic_profiles = true;
+  // Where compile times and the compile seconds hits saved are recorded (metrics.h); must
+  // outlive the service. Default: none.
+  Metrics* metrics = nullptr;
   // Test sync point: runs when a Compile request starts waiting for an
   // identical in-flight compile, with the key. Default: none.
   std::function<void(absl::string_view key)> on_dedup_wait_for_testing;
@@ -108,6 +112,9 @@ class CompileService {
 
   // Counters (see stats.h) plus the store's usage and the pools' gauges.
   v1::StatsResponse GetStats();
+  // GetStats' counters alone, without counting a request (the metrics scrape). Blocks on
+  // disk briefly (the store's usage).
+  std::map<std::string, int64_t> Counters();
   // The daemon's version and compiler identity (GetInfo).
   v1::InfoResponse GetInfo() const;
 
@@ -176,7 +183,9 @@ class CompileService {
                                const v1::CompileRequest& request);
   absl::StatusOr<v1::Manifest> StoreOutput(const std::string& key,
                                            const codegen::Prepared& prepared,
-                                           codegen::CompileOutput output);
+                                           codegen::CompileOutput output,
+                                           double compile_ms,
+                                           v1::KeyComponents key_components);
   // The one exit of every Compile request: counters, response, job index, log
   // line, `done`.
   void Respond(Call& call, Outcome outcome,

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "cache/shared_tier.h"
 #include "cache/store.h"
@@ -22,6 +23,8 @@
 #include "server/fs_util.h"
 #include "server/grpc_server.h"
 #include "server/memory_trimmer.h"
+#include "server/metrics.h"
+#include "server/systemd_notify.h"
 #include "server/thread_pool.h"
 #include "server/unix_socket.h"
 #include "server/worker_pool.h"
@@ -97,6 +100,9 @@ int RunDaemon(const ServerOptions& options) {
     absl::StatusOr<std::unique_ptr<cache::SharedTier>> opened = cache::SharedTier::Open(
         cache::SharedTierOptions{
             .url = options.shared_cache,
+            .tls = {.ca = options.shared_cache_tls_ca,
+                    .cert = options.shared_cache_tls_cert,
+                    .key = options.shared_cache_tls_key},
             .timeout = absl::Milliseconds(options.shared_cache_timeout_ms),
             .max_wait = absl::Seconds(options.shared_cache_wait_s)});
     if (!opened.ok()) {
@@ -144,6 +150,9 @@ int RunDaemon(const ServerOptions& options) {
     }
   }
 
+  // Recorded into whether or not it is served: recording costs a map lookup per call.
+  Metrics metrics;
+
   // Returns memory freed after bursts of traffic to the kernel (see
   // memory_trimmer.h); it runs for the daemon's whole life.
   MemoryTrimmer trimmer(absl::Seconds(5));
@@ -158,7 +167,8 @@ int RunDaemon(const ServerOptions& options) {
           .shared_tier = shared_tier.get(),
           .progress_log_after = absl::Seconds(options.progress_log_s),
           .aot_recipes = options.aot_recipes,
-          .dynamic_profiles = options.dynamic_profiles},
+          .dynamic_profiles = options.dynamic_profiles,
+          .metrics = &metrics},
       store->get(),
       options.compile_in_process
           ? NewCodegenCompiler()
@@ -180,7 +190,8 @@ int RunDaemon(const ServerOptions& options) {
           .max_concurrent_streams = options.max_concurrent_streams,
           .request_deadline = absl::Seconds(options.request_deadline_s),
           .tls = tls,
-          .tokens = tokens.get()},
+          .tokens = tokens.get(),
+          .metrics = &metrics},
       &service, &request_pool);
   if (!server.ok()) {
     spdlog::critical("{}", std::string(server.status().message()));
@@ -190,6 +201,18 @@ int RunDaemon(const ServerOptions& options) {
     return 1;
   }
   for (UnixSocketClaim& claim : claims) claim.MarkBound();
+
+  if (!options.metrics_listen.empty()) {
+    metrics.SetCounterSource([&service] { return service.Counters(); });
+    absl::StatusOr<int> port = metrics.Serve(options.metrics_listen);
+    if (!port.ok()) {
+      spdlog::critical("{}", std::string(port.status().message()));
+      return 1;
+    }
+    const std::string& host_port = options.metrics_listen;
+    spdlog::info("metrics on http://{}:{}/metrics", host_port.substr(0, host_port.rfind(':')),
+                 *port);
+  }
 
   spdlog::info(
       "tccd {} serving on {}; cache {}; {} compile threads{}; "
@@ -203,7 +226,19 @@ int RunDaemon(const ServerOptions& options) {
                          options.compile_memory_limit_mb, " MiB)"),
       options.max_request_bytes >> 20, getpid());
 
+  // After the request pool (its alive check uses the pool), so destroyed before it.
+  SystemdNotifier systemd;
+  systemd.Ready(
+      absl::StrCat("serving on ", absl::StrJoin((*server)->bound_addresses(), ", ")),
+      [&request_pool](absl::Duration limit) {
+        // Alive = a request thread picks up new work: what every RPC needs first.
+        auto ran = std::make_shared<absl::Notification>();
+        request_pool.Schedule([ran] { ran->Notify(); });
+        return ran->WaitForNotificationWithTimeout(limit);
+      });
+
   const int signal_number = WaitForShutdownSignal();
+  systemd.Stopping(absl::StrCat(strsignal(signal_number), ": draining in-flight requests"));
   spdlog::info("{}: shutting down; in-flight requests get up to {} s",
                strsignal(signal_number), absl::ToInt64Seconds(kShutdownGrace));
   // A second signal means "now": for a compile that does not end. The cache's
@@ -218,6 +253,7 @@ int RunDaemon(const ServerOptions& options) {
   request_pool.Shutdown();
   service.Shutdown();
   server->reset();
+  metrics.StopServing();  // its scrapes read the service, which goes next
 
   int exit_status = 0;
   if (absl::Status closed = (*store)->Close(); !closed.ok()) {

@@ -14,12 +14,12 @@
 #include <string>
 
 #include "cache/store.h"
-#include "google/protobuf/map.h"
 
 namespace tccd::server {
 
-inline void AddEvictionCounters(const cache::Store::Usage& usage,
-                                google::protobuf::Map<std::string, int64_t>& counters) {
+// `Counters`: any string -> int64_t map (std::map for Counters(), protobuf's Map elsewhere).
+template <typename Counters>
+void AddEvictionCounters(const cache::Store::Usage& usage, Counters& counters) {
   counters["store_bytes"] = usage.logical_bytes;
   counters["store_max_bytes"] = usage.max_bytes;
   counters["evicted_manifests"] = usage.evicted_manifests;

@@ -26,6 +26,7 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/resource_quota.h>
+#include <grpcpp/support/server_interceptor.h>
 
 #include <algorithm>
 #include <atomic>
@@ -340,6 +341,41 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   grpc::Alarm deadline_;  // cancelled when the reactor is deleted
 };
 
+// Counts every finished call by method and status code (Metrics::RecordRequest). An
+// interceptor sees the status each path sends, the handlers', the auth refusals' and the
+// deadline's alike, so no handler has to remember to count.
+class RequestMetricsInterceptor final : public grpc::experimental::Interceptor {
+ public:
+  RequestMetricsInterceptor(Metrics* metrics, const char* method)
+      : metrics_(metrics), method_(method != nullptr ? method : "") {}
+
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    if (methods->QueryInterceptionHookPoint(
+            grpc::experimental::InterceptionHookPoints::PRE_SEND_STATUS)) {
+      metrics_->RecordRequest(
+          method_, static_cast<absl::StatusCode>(methods->GetSendStatus().error_code()));
+    }
+    methods->Proceed();
+  }
+
+ private:
+  Metrics* const metrics_;
+  const std::string method_;
+};
+
+class RequestMetricsInterceptorFactory final
+    : public grpc::experimental::ServerInterceptorFactoryInterface {
+ public:
+  explicit RequestMetricsInterceptorFactory(Metrics* metrics) : metrics_(metrics) {}
+  grpc::experimental::Interceptor* CreateServerInterceptor(
+      grpc::experimental::ServerRpcInfo* info) override {
+    return new RequestMetricsInterceptor(metrics_, info->method());
+  }
+
+ private:
+  Metrics* const metrics_;
+};
+
 using RawService = v1::Tccd::WithRawCallbackMethod_Compile<
     v1::Tccd::WithRawCallbackMethod_FetchArtifact<
         v1::Tccd::WithRawCallbackMethod_GetStats<
@@ -642,6 +678,12 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(
                              &ports[i]);
   }
   builder.RegisterService(impl->service.get());
+  if (options.metrics != nullptr) {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>
+        interceptors;
+    interceptors.push_back(std::make_unique<RequestMetricsInterceptorFactory>(options.metrics));
+    builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  }
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr) {
     std::vector<std::string> failed;

@@ -18,6 +18,7 @@
 #include "server/auth_grpc.h"
 #include "server/auth_tokens.h"
 #include "server/compile_service.h"
+#include "server/metrics.h"
 #include "server/options.h"
 #include "server/thread_pool.h"
 
@@ -47,6 +48,9 @@ struct RpcServerOptions {
   // Tokens every tccd.v1 call must carry (auth_tokens.h); the health service stays open.
   // Must outlive the server. Default: null, no token needed.
   const TokenAuthorizer* tokens = nullptr;
+  // Where every finished call is counted by method and code (metrics.h). Must outlive the
+  // server. Default: null, not counted.
+  Metrics* metrics = nullptr;
 };
 
 class RpcServer {

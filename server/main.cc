@@ -107,12 +107,21 @@ ABSL_FLAG(int, eviction_min_age_s, 60,
           "evicted (a client fetches a hit's artifacts right after). When every entry is that "
           "young, the cache stays over its cap and the log says so once.");
 ABSL_FLAG(std::string, shared_cache, "",
-          "redis://[[USER]:PASSWORD@]HOST:PORT[/DB]: a cache tier shared with the other daemons "
+          "redis[s]://[[USER]:PASSWORD@]HOST:PORT[/DB]: a cache tier shared with the other daemons "
           "of a cluster. On a "
           "local miss tccd looks there (every artifact verified against its digest), writes "
           "what it compiles there, and compiles a graph only once cluster-wide (a compile lease "
-          "in Redis). If Redis is down or slow, tccd keeps working on its local cache. No TLS "
-          "(rediss://): hiredis 0.14 has none.");
+          "in Redis). If Redis is down or slow, tccd keeps working on its local cache. "
+          "rediss://... connects over TLS (see --shared-cache-tls-ca).");
+ABSL_FLAG(std::string, shared_cache_tls_ca, "",
+          "With --shared-cache rediss://: PEM CA certificate(s) that must have signed Redis' "
+          "certificate, which must also name the URL's host; default: the system's CAs. A "
+          "Redis that fails the check is an unreachable tier (logged with the reason).");
+ABSL_FLAG(std::string, shared_cache_tls_cert, "",
+          "With rediss://: PEM client certificate for a Redis with tls-auth-clients (with "
+          "--shared-cache-tls-key).");
+ABSL_FLAG(std::string, shared_cache_tls_key, "",
+          "PEM private key of --shared-cache-tls-cert.");
 ABSL_FLAG(int, shared_cache_timeout_ms, 500,
           "With --shared-cache: bound on connecting to Redis and on each command, in ms; past "
           "it the tier is skipped for a second.");
@@ -132,6 +141,13 @@ ABSL_FLAG(std::string, tokens, "",
           "every listener needs \"authorization: Bearer TOKEN\" (clients: TCCD_TOKEN or "
           "TCCD_TOKEN_FILE); JOB_PREFIX limits the job ids a token may use. Without it, anyone "
           "who can reach a listener may do everything.");
+
+ABSL_FLAG(std::string, metrics_listen, "",
+          "HOST:PORT to serve Prometheus metrics on, as text at http://HOST:PORT/metrics "
+          "(requests by method and code, compile times, cache hits and misses of both tiers, "
+          "single-flight waits, bytes served, store size, evictions, compile seconds saved). "
+          "Plain HTTP without authentication: bind it to loopback or a monitoring network. "
+          "Port 0 picks a free port (logged).");
 
 namespace {
 
@@ -229,10 +245,14 @@ void PrintHelp(const Environment& env) {
       {"shared_cache", "URL", "none"},
       {"shared_cache_timeout_ms", "MS", "500"},
       {"shared_cache_wait_s", "SECONDS", "600"},
+      {"shared_cache_tls_ca", "FILE", "the system's CAs"},
+      {"shared_cache_tls_cert", "FILE", "none"},
+      {"shared_cache_tls_key", "FILE", "none"},
       {"tls_cert", "FILE", "none (plaintext TCP)"},
       {"tls_key", "FILE", "none"},
       {"tls_client_ca", "FILE", "none (no client certificates)"},
       {"tokens", "FILE", "none (no token needed)"},
+      {"metrics_listen", "HOST:PORT", "none (no metrics endpoint)"},
       {"compile_time_limit_s", "SECONDS", "600"},
       {"compile_memory_limit_mb", "MIB", "16384"},
       {"compile_in_process", "BOOL", "false"},
@@ -357,10 +377,14 @@ int main(int argc, char** argv) {
   raw.shared_cache = absl::GetFlag(FLAGS_shared_cache);
   raw.shared_cache_timeout_ms = absl::GetFlag(FLAGS_shared_cache_timeout_ms);
   raw.shared_cache_wait_s = absl::GetFlag(FLAGS_shared_cache_wait_s);
+  raw.shared_cache_tls_ca = absl::GetFlag(FLAGS_shared_cache_tls_ca);
+  raw.shared_cache_tls_cert = absl::GetFlag(FLAGS_shared_cache_tls_cert);
+  raw.shared_cache_tls_key = absl::GetFlag(FLAGS_shared_cache_tls_key);
   raw.tls_cert = absl::GetFlag(FLAGS_tls_cert);
   raw.tls_key = absl::GetFlag(FLAGS_tls_key);
   raw.tls_client_ca = absl::GetFlag(FLAGS_tls_client_ca);
   raw.tokens = absl::GetFlag(FLAGS_tokens);
+  raw.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   raw.compile_in_process = absl::GetFlag(FLAGS_compile_in_process);
   raw.compile_time_limit_s = absl::GetFlag(FLAGS_compile_time_limit_s);
   raw.compile_memory_limit_mb = absl::GetFlag(FLAGS_compile_memory_limit_mb);

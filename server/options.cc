@@ -291,6 +291,18 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
         "--shared-cache-wait-s=", raw.shared_cache_wait_s, ": expected 0 to 86400"));
   }
   options.shared_cache_wait_s = raw.shared_cache_wait_s;
+  if (raw.shared_cache_tls_cert.empty() != raw.shared_cache_tls_key.empty()) {
+    return absl::InvalidArgumentError(
+        "--shared-cache-tls-cert and --shared-cache-tls-key go together: give both or neither");
+  }
+  if ((!raw.shared_cache_tls_ca.empty() || !raw.shared_cache_tls_cert.empty()) &&
+      !absl::StartsWith(raw.shared_cache, "rediss://")) {
+    return absl::InvalidArgumentError(
+        "--shared-cache-tls-ca/-cert/-key need --shared-cache rediss://HOST:PORT (TLS)");
+  }
+  options.shared_cache_tls_ca = raw.shared_cache_tls_ca;
+  options.shared_cache_tls_cert = raw.shared_cache_tls_cert;
+  options.shared_cache_tls_key = raw.shared_cache_tls_key;
 
   if (raw.tls_cert.empty() != raw.tls_key.empty()) {
     return absl::InvalidArgumentError("--tls-cert and --tls-key go together: give both or neither");
@@ -304,6 +316,17 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
   options.tls_key = raw.tls_key;
   options.tls_client_ca = raw.tls_client_ca;
   options.tokens = raw.tokens;
+  if (!raw.metrics_listen.empty()) {
+    // Same HOST:PORT rules as a TCP --listen; unix sockets are not for Prometheus.
+    absl::StatusOr<ListenAddress> address = ParseListenAddress(raw.metrics_listen);
+    if (!address.ok() || !address->unix_path.empty() ||
+        absl::StartsWith(raw.metrics_listen, "unix")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--metrics-listen=", raw.metrics_listen,
+          ": expected HOST:PORT (e.g. 127.0.0.1:9464; port 0 picks a free port)"));
+    }
+  }
+  options.metrics_listen = raw.metrics_listen;
 
   if (raw.compile_time_limit_s < 1 || raw.compile_time_limit_s > 86400) {
     return absl::InvalidArgumentError(

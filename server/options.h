@@ -83,10 +83,14 @@ struct RawFlags {
   std::string shared_cache;
   int shared_cache_timeout_ms = 500;
   int shared_cache_wait_s = 600;
+  std::string shared_cache_tls_ca;
+  std::string shared_cache_tls_cert;
+  std::string shared_cache_tls_key;
   std::string tls_cert;
   std::string tls_key;
   std::string tls_client_ca;
   std::string tokens;
+  std::string metrics_listen;
   bool compile_in_process = false;
   int compile_time_limit_s = 600;
   int compile_memory_limit_mb = 16384;
@@ -138,6 +142,11 @@ struct ServerOptions {
   int shared_cache_timeout_ms = 500;
   // Longest wait for another daemon's compile of the same graph, seconds. Default: 600.
   int shared_cache_wait_s = 600;
+  // With rediss://: PEM CA that verifies Redis (empty: the system's CAs), and the client
+  // certificate and key for a Redis with tls-auth-clients. Default: none.
+  std::string shared_cache_tls_ca;
+  std::string shared_cache_tls_cert;
+  std::string shared_cache_tls_key;
   // PEM files for TLS on TCP listeners (both or neither), and the CA that client certificates
   // must be signed by (mTLS; needs tls_cert). Default: none, plaintext.
   std::string tls_cert;
@@ -145,6 +154,9 @@ struct ServerOptions {
   std::string tls_client_ca;
   // --tokens FILE (server/auth_tokens.h). Default: none, no token needed.
   std::string tokens;
+  // HOST:PORT of the Prometheus /metrics HTTP endpoint (metrics.h); port 0 picks a free one.
+  // Default: empty, no endpoint.
+  std::string metrics_listen;
   // Run codegen in the daemon's own process instead of supervised worker
   // processes (worker_pool.h). Default: false.
   bool compile_in_process = false;

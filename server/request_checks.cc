@@ -1,7 +1,11 @@
 // Request checks, CompileInput and compile key; see request_checks.h.
 #include "server/request_checks.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "cache/compile_key.h"
 #include "cache/store.h"
 
@@ -20,6 +24,23 @@ constexpr size_t kMaxExtraValueBytes = 64 << 10;
 std::string NormalizedMode(const v1::CompileRequest& request) {
   return request.options().mode().empty() ? "default"
                                           : request.options().mode();
+}
+
+cache::CompileKeyParts KeyParts(const v1::CompileRequest& request,
+                               const codegen::Prepared& prepared,
+                               const std::string& compiler_fingerprint) {
+  cache::CompileKeyParts parts;
+  parts.canonical_graph = prepared.canonical_ir;
+  // Constant inputs: their bytes change the program, so their digests are part of the graph.
+  for (const v1::Constant& c : request.graph().constants())
+    absl::StrAppend(&parts.canonical_graph, "constant %a", c.input(), " sha256:", cache::Sha256Hex(c.data()), "\n");
+  parts.target = prepared.target_key;
+  parts.mode = NormalizedMode(request);
+  for (const auto& [key, value] : request.options().extra()) {
+    parts.options.emplace(key, value);
+  }
+  parts.tccd_version = compiler_fingerprint;
+  return parts;
 }
 
 }  // namespace
@@ -97,18 +118,53 @@ codegen::CompileInput CompileInputOf(const v1::CompileRequest& request) {
 std::string ComputeRequestKey(const v1::CompileRequest& request,
                               const codegen::Prepared& prepared,
                               const std::string& compiler_fingerprint) {
-  cache::CompileKeyParts parts;
-  parts.canonical_graph = prepared.canonical_ir;
-  // Constant inputs: their bytes change the program, so their digests are part of the graph.
-  for (const v1::Constant& c : request.graph().constants())
-    absl::StrAppend(&parts.canonical_graph, "constant %a", c.input(), " sha256:", cache::Sha256Hex(c.data()), "\n");
-  parts.target = prepared.target_key;
-  parts.mode = NormalizedMode(request);
-  for (const auto& [key, value] : request.options().extra()) {
-    parts.options.emplace(key, value);
+  return cache::ComputeCompileKey(KeyParts(request, prepared, compiler_fingerprint));
+}
+
+v1::KeyComponents ComputeKeyComponents(const v1::CompileRequest& request,
+                                       const codegen::Prepared& prepared,
+                                       const std::string& compiler_fingerprint) {
+  const cache::CompileKeyParts parts = KeyParts(request, prepared, compiler_fingerprint);
+  v1::KeyComponents components;
+  // The canonical graph's first line is its signature, "graph(%a0: TYPE, %a1: TYPE) {"
+  // (codegen/ir/printer.cc); every node line ends in " -> TYPE(S)". Types go to `inputs`,
+  // the rest is `graph`, so a shape change alone reads as an input change.
+  absl::string_view text = parts.canonical_graph;
+  const size_t header_end = text.find(") {\n");
+  absl::string_view header = header_end == absl::string_view::npos ? "" : text.substr(0, header_end);
+  absl::string_view body = header_end == absl::string_view::npos ? text : text.substr(header_end);
+  if (absl::ConsumePrefix(&header, "graph(") && !header.empty()) {
+    for (absl::string_view input : absl::StrSplit(header, ", %a")) {
+      const size_t colon = input.find(": ");
+      components.add_input_types(
+          std::string(colon == absl::string_view::npos ? input : input.substr(colon + 2)));
+    }
   }
-  parts.tccd_version = compiler_fingerprint;
-  return cache::ComputeCompileKey(parts);
+  std::string graph;
+  int nodes = 0;
+  for (absl::string_view line : absl::StrSplit(body, '\n')) {
+    if (absl::StartsWith(line, "  %")) {
+      ++nodes;
+      const size_t arrow = line.rfind(" -> ");
+      if (arrow != absl::string_view::npos) line = line.substr(0, arrow);
+    }
+    absl::StrAppend(&graph, line, "\n");
+  }
+  components.set_graph_digest(cache::Sha256Hex(graph));
+  components.set_graph_nodes(nodes);
+  components.set_inputs_digest(
+      cache::Sha256Hex(absl::StrJoin(components.input_types(), "\n")));
+  components.set_target(parts.target);
+  components.set_mode(parts.mode);
+  std::string options = absl::StrCat(parts.mode.size(), ":", parts.mode);
+  for (const auto& [key, value] : parts.options) {
+    absl::StrAppend(&options, key.size(), ":", key, value.size(), ":", value);
+    (*components.mutable_options())[key] = value;
+  }
+  components.set_options_digest(cache::Sha256Hex(options));
+  components.set_compiler(parts.tccd_version);
+  components.set_graph_name(request.graph_name());
+  return components;
 }
 
 }  // namespace tccd::server

@@ -26,6 +26,12 @@ std::string ComputeRequestKey(const v1::CompileRequest& request,
                               const codegen::Prepared& prepared,
                               const std::string& compiler_fingerprint);
 
+// The parts of the request's key (see v1::KeyComponents), stored with its entry so that a
+// later miss can be explained. Computed from the same inputs as ComputeRequestKey.
+v1::KeyComponents ComputeKeyComponents(const v1::CompileRequest& request,
+                                       const codegen::Prepared& prepared,
+                                       const std::string& compiler_fingerprint);
+
 // A client-supplied string made safe and short for one log line: control bytes become \xNN
 // (so a request cannot forge log lines), everything else is kept.
 std::string ForLog(absl::string_view text, size_t max_chars = 64);

@@ -1,4 +1,4 @@
-"""Command line: python -m tccd {stats,job,ping,start} [--address A].
+"""Command line: python -m tccd {stats,job,explain,ping,start} [--address A].
 
     stats [--json]   the daemon's counters (GetStats). --json prints one JSON object with the
                      counters at top level (compiles, cache_hits, cache_misses, ...) plus
@@ -6,6 +6,10 @@
     job ID [--json]  what the job index knows about job ID (GetJob), and its automatic-dynamic
                      profile (GetDynamicProfile): per frame and input, the sizes Dynamo saw,
                      `?` for a dim it made dynamic.
+    explain KEY_OR_GRAPH [--job ID] [--json]
+                     for a miss: which part of the compile key (graph, inputs, target,
+                     options, compiler) differs from the nearest entry the job had
+                     (explain.py). The job is --job, else $TCCD_JOB_ID.
     ping             exit 0 if a daemon answers, else 1.
     start            start a daemon at the address unless one answers (unix sockets only).
 
@@ -135,6 +139,39 @@ def _dynamic_profile(cfg, job_id: str):
         ) from None
 
 
+def cmd_explain(args) -> int:
+    import os
+
+    import grpc
+
+    from . import channel
+    from . import explain as explain_mod
+    from .v1 import tccd_pb2 as pb
+
+    cfg = _config(args.address)
+    job_id = args.job or os.environ.get("TCCD_JOB_ID", "")
+    if not job_id:
+        print("tccd: explain needs the job: --job ID or TCCD_JOB_ID", file=sys.stderr)
+        return 1
+    response = _rpc(cfg, "GetJob", pb.JobRequest(job_id=job_id, with_components=True))
+
+    def get_manifest(key: str):
+        try:
+            return channel.stub_for(cfg.address).GetManifest(pb.ManifestRequest(key=key), timeout=10)
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.NOT_FOUND:
+                return None
+            raise SystemExit(f"tccd: GetManifest at {cfg.address} failed ({e.code().name}): {e.details()}")
+
+    try:
+        report = explain_mod.explain(args.key_or_graph, job_id, response.entries, get_manifest)
+    except LookupError as e:
+        print(f"tccd: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps(report, sort_keys=True) if args.json else explain_mod.format_report(report))
+    return 0
+
+
 def cmd_ping(args) -> int:
     from . import channel
 
@@ -180,6 +217,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("job_id")
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_job)
+    p = sub.add_parser("explain", help="say which part of the compile key made a graph miss")
+    p.add_argument("key_or_graph", help="a compile key (64 hex) or a graph name of the job")
+    p.add_argument("--job", help="job id (default: $TCCD_JOB_ID)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_explain)
     sub.add_parser("ping", help="check that a daemon answers").set_defaults(fn=cmd_ping)
     sub.add_parser("start", help="start a daemon unless one answers").set_defaults(fn=cmd_start)
     # --address is accepted after the subcommand too: `python -m tccd stats --address A`.

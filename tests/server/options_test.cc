@@ -114,8 +114,16 @@ TEST_CASE("ResolveOptions: rejects bad values naming the flag") {
   raw.eviction_min_age_s = -1;
   CHECK_THAT(error_of(raw), Catch::Contains("--eviction-min-age-s"));
   raw = RawFlags{};
-  raw.shared_cache = "rediss://cache:6379";
+  raw.shared_cache = "http://cache:6379";
   CHECK_THAT(error_of(raw), Catch::Contains("--shared-cache"));
+  raw = RawFlags{};
+  raw.shared_cache = "redis://cache:6379";
+  raw.shared_cache_tls_ca = "/etc/ca.pem";
+  CHECK_THAT(error_of(raw), Catch::Contains("rediss://"));
+  raw = RawFlags{};
+  raw.shared_cache = "rediss://cache:6379";
+  raw.shared_cache_tls_cert = "/etc/client.pem";
+  CHECK_THAT(error_of(raw), Catch::Contains("--shared-cache-tls-key"));
   raw = RawFlags{};
   raw.shared_cache_timeout_ms = 0;
   CHECK_THAT(error_of(raw), Catch::Contains("--shared-cache-timeout-ms"));
