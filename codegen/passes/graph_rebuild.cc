@@ -14,6 +14,40 @@ ir::Arg AppendNode(ir::Graph& out, ir::Node node) {
   return ir::Arg{ir::ValueRef{static_cast<int>(out.nodes.size()) - 1, 0}};
 }
 
+ir::Arg EmitOp(ir::Graph& out, std::string target, std::vector<ir::Arg> args, ir::TensorType type,
+               std::vector<ir::NamedArg> kwargs) {
+  return AppendNode(out, ir::Node{.target = std::move(target), .args = std::move(args), .kwargs = std::move(kwargs),
+                                  .outputs = {std::move(type)}});
+}
+
+ir::TensorType DenseType(ir::DType dtype, std::vector<int64_t> sizes, ir::DeviceType device) {
+  ir::TensorType t{.dtype = dtype, .sizes = std::move(sizes), .device = device};
+  t.strides = ir::ContiguousStrides(t.sizes);
+  return t;
+}
+
+ir::Arg EmitArange(ir::Graph& out, int64_t n, ir::DType dtype, ir::DeviceType device) {
+  return EmitOp(out, "aten::arange.default", {ir::Arg{n}}, DenseType(dtype, {n}, device),
+                {{"dtype", ir::Arg{dtype}},
+                 {"layout", ir::Arg{ir::LayoutArg{0}}},
+                 {"device", ir::Arg{device}},
+                 {"pin_memory", ir::Arg{false}}});
+}
+
+ir::Arg EmitColumn(ir::Graph& out, const ir::Arg& vector) {
+  ir::TensorType t = out.type_of(vector.ref());
+  const int64_t stride = t.strides.empty() ? 1 : t.strides[0];
+  t.sizes = {t.sizes[0], 1};
+  t.strides = {stride, 1};
+  return EmitOp(out, "aten::unsqueeze.default", {vector, ir::Arg{int64_t{1}}}, t);
+}
+
+std::optional<int64_t> IntArgAt(const ir::Node& node, size_t i) {
+  if (i >= node.args.size()) return std::nullopt;
+  if (const auto* v = std::get_if<int64_t>(&node.args[i].v)) return *v;
+  return std::nullopt;
+}
+
 bool IsF32OrHalf(ir::DType dtype) {
   return dtype == ir::DType::kF32 || dtype == ir::DType::kBF16 || dtype == ir::DType::kF16;
 }

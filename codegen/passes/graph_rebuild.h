@@ -23,6 +23,22 @@ ir::Arg IntListArg(const std::vector<int64_t>& values);
 // Appends `node` to `out`; its first output.
 ir::Arg AppendNode(ir::Graph& out, ir::Node node);
 
+// Appends a one-output node `target(args, kwargs) -> type`; its value.
+ir::Arg EmitOp(ir::Graph& out, std::string target, std::vector<ir::Arg> args, ir::TensorType type,
+               std::vector<ir::NamedArg> kwargs = {});
+
+// A contiguous tensor type from offset 0.
+ir::TensorType DenseType(ir::DType dtype, std::vector<int64_t> sizes, ir::DeviceType device);
+
+// arange(n) of `dtype` on `device`: the class index of the loss rewrites.
+ir::Arg EmitArange(ir::Graph& out, int64_t n, ir::DType dtype, ir::DeviceType device);
+
+// unsqueeze(vector, 1): [N] -> [N, 1], a view.
+ir::Arg EmitColumn(ir::Graph& out, const ir::Arg& vector);
+
+// The int argument at position `i`, or nullopt (absent or not an int).
+std::optional<int64_t> IntArgAt(const ir::Node& node, size_t i);
+
 // f32, bf16 or f16: the dtypes the norm and loss rewrites handle.
 bool IsF32OrHalf(ir::DType dtype);
 

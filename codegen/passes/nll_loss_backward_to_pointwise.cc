@@ -11,15 +11,14 @@
 namespace tccd::codegen {
 namespace {
 
+// Contiguous CUDA tensors: what the rewrite emits.
+ir::TensorType Dense(ir::DType dtype, std::vector<int64_t> sizes) {
+  return DenseType(dtype, std::move(sizes), ir::DeviceType::kCuda);
+}
+
 constexpr char kNllBackward[] = "aten::nll_loss_backward.default";
 constexpr char kLogSoftmaxBackward[] = "aten::_log_softmax_backward_data.default";
 constexpr int64_t kReductionNone = 0, kReductionMean = 1, kReductionSum = 2;
-
-std::optional<int64_t> Int(const ir::Node& node, size_t i) {
-  if (i >= node.args.size()) return std::nullopt;
-  if (const auto* v = std::get_if<int64_t>(&node.args[i].v)) return *v;
-  return std::nullopt;
-}
 
 // Whether `node` is an nll_loss_backward this pass rewrites (its readers checked separately).
 bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
@@ -27,8 +26,8 @@ bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
   for (int i : {0, 1, 2, 6})
     if (!node.args[i].is_ref()) return false;
   if (!node.args[3].is_none()) return false;  // class weights: the index kernel keeps them
-  const std::optional<int64_t> reduction = Int(node, 4);
-  if (!reduction || !Int(node, 5) || *reduction < kReductionNone || *reduction > kReductionSum) return false;
+  const std::optional<int64_t> reduction = IntArgAt(node, 4);
+  if (!reduction || !IntArgAt(node, 5) || *reduction < kReductionNone || *reduction > kReductionSum) return false;
   const ir::TensorType& out = node.outputs[0];
   const ir::TensorType& target = graph.type_of(node.args[2].ref());
   const ir::TensorType& grad = graph.type_of(node.args[0].ref());
@@ -40,50 +39,25 @@ bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
          grad.rank() == (*reduction == kReductionNone ? 1 : 0) && total.rank() == 0 && total.device == out.device;
 }
 
-ir::TensorType Dense(ir::DType dtype, std::vector<int64_t> sizes) {
-  ir::TensorType t{.dtype = dtype, .sizes = std::move(sizes), .device = ir::DeviceType::kCuda};
-  t.strides = ir::ContiguousStrides(t.sizes);
-  return t;
-}
-
-ir::Arg Emit(ir::Graph& out, std::string target, std::vector<ir::Arg> args, ir::TensorType type,
-             std::vector<ir::NamedArg> kwargs = {}) {
-  return AppendNode(out, ir::Node{.target = std::move(target), .args = std::move(args), .kwargs = std::move(kwargs),
-                                  .outputs = {std::move(type)}});
-}
-
-// [N] -> [N, 1] (a view).
-ir::Arg Column(ir::Graph& out, const ir::Arg& vector) {
-  ir::TensorType t = out.type_of(vector.ref());
-  const int64_t stride = t.strides.empty() ? 1 : t.strides[0];
-  t.sizes = {t.sizes[0], 1};
-  t.strides = {stride, 1};
-  return Emit(out, "aten::unsqueeze.default", {vector, ir::Arg{int64_t{1}}}, t);
-}
-
 // `node` (args already in `out`) as the pointwise ops above; the new value of its output.
 ir::Arg Decompose(ir::Graph& out, const ir::Node& node) {
   const ir::TensorType& result = node.outputs[0];
   const int64_t rows = result.sizes[0], classes = result.sizes[1];
-  const int64_t reduction = *Int(node, 4), ignore_index = *Int(node, 5);
+  const int64_t reduction = *IntArgAt(node, 4), ignore_index = *IntArgAt(node, 5);
   const ir::DType index_dtype = out.type_of(node.args[2].ref()).dtype;
-  const ir::Arg arange = Emit(out, "aten::arange.default", {ir::Arg{classes}}, Dense(index_dtype, {classes}),
-                              {{"dtype", ir::Arg{index_dtype}},
-                               {"layout", ir::Arg{ir::LayoutArg{0}}},
-                               {"device", ir::Arg{ir::DeviceType::kCuda}},
-                               {"pin_memory", ir::Arg{false}}});
-  const ir::Arg target = Column(out, node.args[2]);
-  ir::Arg hit = Emit(out, "aten::eq.Tensor", {arange, target}, Dense(ir::DType::kBool, {rows, classes}));
+  const ir::Arg arange = EmitArange(out, classes, index_dtype, ir::DeviceType::kCuda);
+  const ir::Arg target = EmitColumn(out, node.args[2]);
+  ir::Arg hit = EmitOp(out, "aten::eq.Tensor", {arange, target}, Dense(ir::DType::kBool, {rows, classes}));
   // An ignore_index outside [0, C) (the usual -100) never equals a class: nothing to mask.
   if (ignore_index >= 0 && ignore_index < classes) {
-    const ir::Arg counted = Emit(out, "aten::ne.Scalar", {target, ir::Arg{ignore_index}}, Dense(ir::DType::kBool, {rows, 1}));
-    hit = Emit(out, "aten::logical_and.default", {hit, counted}, Dense(ir::DType::kBool, {rows, classes}));
+    const ir::Arg counted = EmitOp(out, "aten::ne.Scalar", {target, ir::Arg{ignore_index}}, Dense(ir::DType::kBool, {rows, 1}));
+    hit = EmitOp(out, "aten::logical_and.default", {hit, counted}, Dense(ir::DType::kBool, {rows, classes}));
   }
-  const ir::Arg grad = reduction == kReductionNone ? Column(out, node.args[0]) : node.args[0];
-  ir::Arg value = Emit(out, "aten::mul.Tensor", {hit, grad}, Dense(result.dtype, {rows, classes}));
+  const ir::Arg grad = reduction == kReductionNone ? EmitColumn(out, node.args[0]) : node.args[0];
+  ir::Arg value = EmitOp(out, "aten::mul.Tensor", {hit, grad}, Dense(result.dtype, {rows, classes}));
   if (reduction == kReductionMean)
-    value = Emit(out, "aten::div.Tensor", {value, node.args[6]}, Dense(result.dtype, {rows, classes}));
-  return Emit(out, "aten::neg.default", {value}, Dense(result.dtype, {rows, classes}));
+    value = EmitOp(out, "aten::div.Tensor", {value, node.args[6]}, Dense(result.dtype, {rows, classes}));
+  return EmitOp(out, "aten::neg.default", {value}, Dense(result.dtype, {rows, classes}));
 }
 
 }  // namespace

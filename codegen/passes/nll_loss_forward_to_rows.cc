@@ -11,21 +11,20 @@
 namespace tccd::codegen {
 namespace {
 
+// Contiguous CUDA tensors: what the rewrite emits.
+ir::TensorType Dense(ir::DType dtype, std::vector<int64_t> sizes) {
+  return DenseType(dtype, std::move(sizes), ir::DeviceType::kCuda);
+}
+
 constexpr char kNllForward[] = "aten::nll_loss_forward.default";
 constexpr int64_t kReductionMean = 1, kReductionSum = 2;
-
-std::optional<int64_t> Int(const ir::Node& node, size_t i) {
-  if (i >= node.args.size()) return std::nullopt;
-  if (const auto* v = std::get_if<int64_t>(&node.args[i].v)) return *v;
-  return std::nullopt;
-}
 
 // Whether `node` is an nll_loss_forward this pass rewrites (who reads `self` checked separately).
 bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
   if (node.target != kNllForward || node.args.size() != 5 || !node.kwargs.empty() || node.outputs.size() != 2)
     return false;
   if (!node.args[0].is_ref() || !node.args[1].is_ref() || !node.args[2].is_none()) return false;
-  const std::optional<int64_t> reduction = Int(node, 3), ignore_index = Int(node, 4);
+  const std::optional<int64_t> reduction = IntArgAt(node, 3), ignore_index = IntArgAt(node, 4);
   if (!reduction || !ignore_index || (*reduction != kReductionMean && *reduction != kReductionSum)) return false;
   const ir::ValueRef& self_ref = node.args[0].ref();
   if (self_ref.is_input()) return false;
@@ -43,45 +42,26 @@ bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
   return true;
 }
 
-ir::TensorType Dense(ir::DType dtype, std::vector<int64_t> sizes) {
-  ir::TensorType t{.dtype = dtype, .sizes = std::move(sizes), .device = ir::DeviceType::kCuda};
-  t.strides = ir::ContiguousStrides(t.sizes);
-  return t;
-}
-
-ir::Arg Emit(ir::Graph& out, std::string target, std::vector<ir::Arg> args, ir::TensorType type,
-             std::vector<ir::NamedArg> kwargs = {}) {
-  return AppendNode(out, ir::Node{.target = std::move(target), .args = std::move(args), .kwargs = std::move(kwargs),
-                                  .outputs = {std::move(type)}});
-}
-
 // `node` (args already in `out`) as the ops above; the new values of its two outputs.
 std::vector<ir::Arg> Decompose(ir::Graph& out, const ir::Node& node) {
   const ir::TensorType self = out.type_of(node.args[0].ref());
   const int64_t rows = self.sizes[0], classes = self.sizes[1];
-  const int64_t reduction = *Int(node, 3), ignore_index = *Int(node, 4);
+  const int64_t reduction = *IntArgAt(node, 3), ignore_index = *IntArgAt(node, 4);
   const ir::Arg& target = node.args[1];
   const ir::TensorType target_type = out.type_of(target.ref());
   const ir::DType f32 = ir::DType::kF32;
-  const ir::Arg arange = Emit(out, "aten::arange.default", {ir::Arg{classes}}, Dense(target_type.dtype, {classes}),
-                              {{"dtype", ir::Arg{target_type.dtype}},
-                               {"layout", ir::Arg{ir::LayoutArg{0}}},
-                               {"device", ir::Arg{ir::DeviceType::kCuda}},
-                               {"pin_memory", ir::Arg{false}}});
-  ir::TensorType column = target_type;
-  column.sizes = {rows, 1};
-  column.strides = {target_type.strides.empty() ? 1 : target_type.strides[0], 1};
-  const ir::Arg target_column = Emit(out, "aten::unsqueeze.default", {target, ir::Arg{int64_t{1}}}, column);
-  const ir::Arg other = Emit(out, "aten::ne.Tensor", {arange, target_column}, Dense(ir::DType::kBool, {rows, classes}));
+  const ir::Arg arange = EmitArange(out, classes, target_type.dtype, ir::DeviceType::kCuda);
+  const ir::Arg target_column = EmitColumn(out, target);
+  const ir::Arg other = EmitOp(out, "aten::ne.Tensor", {arange, target_column}, Dense(ir::DType::kBool, {rows, classes}));
   const ir::Arg masked =
-      Emit(out, "aten::masked_fill.Scalar", {node.args[0], other, ir::Arg{0.0}}, Dense(f32, {rows, classes}));
-  const ir::Arg picked = Emit(out, "aten::sum.dim_IntList", {masked, IntListArg({1})}, Dense(f32, {rows}));
-  const ir::Arg counted = Emit(out, "aten::ne.Scalar", {target, ir::Arg{ignore_index}}, Dense(ir::DType::kBool, {rows}));
-  const ir::Arg weights = Emit(out, "aten::_to_copy.default", {counted}, Dense(f32, {rows}), {{"dtype", ir::Arg{f32}}});
-  const ir::Arg total = Emit(out, "aten::sum.dim_IntList", {weights, IntListArg({0})}, Dense(f32, {}));
-  const ir::Arg sum = Emit(out, "aten::sum.dim_IntList", {picked, IntListArg({0})}, Dense(f32, {}));
-  ir::Arg loss = Emit(out, "aten::neg.default", {sum}, Dense(f32, {}));
-  if (reduction == kReductionMean) loss = Emit(out, "aten::div.Tensor", {loss, total}, Dense(f32, {}));
+      EmitOp(out, "aten::masked_fill.Scalar", {node.args[0], other, ir::Arg{0.0}}, Dense(f32, {rows, classes}));
+  const ir::Arg picked = EmitOp(out, "aten::sum.dim_IntList", {masked, IntListArg({1})}, Dense(f32, {rows}));
+  const ir::Arg counted = EmitOp(out, "aten::ne.Scalar", {target, ir::Arg{ignore_index}}, Dense(ir::DType::kBool, {rows}));
+  const ir::Arg weights = EmitOp(out, "aten::_to_copy.default", {counted}, Dense(f32, {rows}), {{"dtype", ir::Arg{f32}}});
+  const ir::Arg total = EmitOp(out, "aten::sum.dim_IntList", {weights, IntListArg({0})}, Dense(f32, {}));
+  const ir::Arg sum = EmitOp(out, "aten::sum.dim_IntList", {picked, IntListArg({0})}, Dense(f32, {}));
+  ir::Arg loss = EmitOp(out, "aten::neg.default", {sum}, Dense(f32, {}));
+  if (reduction == kReductionMean) loss = EmitOp(out, "aten::div.Tensor", {loss, total}, Dense(f32, {}));
   return {loss, total};
 }
 
