@@ -53,7 +53,27 @@ def tag_log_softmax_recompute(joint: torch.fx.GraphModule) -> int:
         for user in node.users:
             if user.target is aten.sub.Tensor and user.args[:2] == (x, node) and "alpha" not in user.kwargs:
                 user.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE
-                marked += 1
+                marked += 1 + _tag_casts(user, CheckpointPolicy.MUST_RECOMPUTE)
+    return marked
+
+
+def _is_dtype_cast(node: torch.fx.Node) -> bool:
+    """`_to_copy(x, dtype=...)` that changes nothing but the dtype (what autocast inserts)."""
+    return (node.op == "call_function" and node.target is aten._to_copy.default and len(node.args) == 1
+            and set(node.kwargs) <= {"dtype", "layout", "device"} and "memory_format" not in node.kwargs)
+
+
+def _tag_casts(node: torch.fx.Node, policy: Any) -> int:
+    """Tags the dtype casts reading `node`, and theirs, with `policy`; returns how many.
+
+    CUDA autocast runs nll_loss in f32, so a bf16 log_softmax reaches it through a cast to f32:
+    left untagged, the partitioner saves that f32 [tokens, vocabulary] cast for nll_loss's
+    backward (which only needs its shape) instead of recomputing it from the saved logits."""
+    marked = 0
+    for user in node.users:
+        if _is_dtype_cast(user):
+            user.meta["recompute"] = policy
+            marked += 1 + _tag_casts(user, policy)
     return marked
 
 

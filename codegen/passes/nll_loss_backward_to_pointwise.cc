@@ -1,6 +1,7 @@
 // NllLossBackwardToPointwise (see nll_loss_backward_to_pointwise.h).
 #include "codegen/passes/nll_loss_backward_to_pointwise.h"
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <utility>
@@ -62,20 +63,44 @@ ir::Arg Decompose(ir::Graph& out, const ir::Node& node) {
 
 }  // namespace
 
+// A `_to_copy` that changes only the dtype: CUDA autocast runs nll_loss in f32, so its gradient
+// reaches a bf16 log_softmax backward through one.
+bool IsDtypeCast(const ir::Node& node) {
+  if (node.target != "aten::_to_copy.default" || node.args.size() != 1 || node.outputs.size() != 1) return false;
+  for (const ir::NamedArg& kw : node.kwargs)
+    if (kw.name != "dtype" && kw.name != "layout" && kw.name != "device") return false;
+  return true;
+}
+
 absl::StatusOr<bool> NllLossBackwardToPointwise::Run(ir::Graph& graph) {
-  // Old node ids to rewrite: rewritable, read only by log_softmax backwards, not a graph output.
+  // Old node ids to rewrite: rewritable, not a graph output, read only by log_softmax backwards,
+  // directly or through dtype casts read only by them (the casts fuse into the row kernel too).
   std::set<int> chosen;
   for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id)
     if (Rewritable(graph, graph.nodes[id])) chosen.insert(id);
   if (chosen.empty()) return false;
-  for (const ir::Node& node : graph.nodes)
-    ir::ForEachInput(node, [&](const ir::ValueRef& r) {
-      if (!r.is_input() && chosen.count(r.node) && node.target != kLogSoftmaxBackward) chosen.erase(r.node);
+  std::vector<std::vector<int>> readers(graph.nodes.size());
+  for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id)
+    ir::ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
+      if (!r.is_input()) readers[r.node].push_back(id);
     });
+  std::vector<bool> is_output(graph.nodes.size(), false);
   for (const ir::Arg& a : graph.outputs)
     ir::ForEachRef(a, [&](const ir::ValueRef& r) {
-      if (!r.is_input()) chosen.erase(r.node);
+      if (!r.is_input()) is_output[r.node] = true;
     });
+  // Whether every use of node `id`'s value ends in a log_softmax backward (casts in between).
+  std::function<bool(int, int)> feeds_only_log_softmax_backward = [&](int id, int depth) {
+    if (is_output[id] || depth > 4) return false;
+    for (int reader : readers[id]) {
+      const ir::Node& node = graph.nodes[reader];
+      if (node.target == kLogSoftmaxBackward) continue;
+      if (!IsDtypeCast(node) || !feeds_only_log_softmax_backward(reader, depth + 1)) return false;
+    }
+    return true;
+  };
+  for (auto it = chosen.begin(); it != chosen.end();)
+    it = feeds_only_log_softmax_backward(*it, 0) ? std::next(it) : chosen.erase(it);
   if (chosen.empty()) return false;
   int id = -1;
   return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {

@@ -81,3 +81,28 @@ def test_training_through_the_daemon_matches_eager(daemon_env):
     import tccd
 
     assert not [r for r in tccd.last_compile_stats() if r["fallback"]]
+
+
+class _AutocastLossHead(_LossHead):
+    """The loss as CUDA autocast traces it: a bf16 log_softmax cast to f32 for nll_loss."""
+
+    def forward(self, h, target):
+        logits = self.proj(h.to(torch.bfloat16)) if self.proj.weight.dtype == torch.bfloat16 else self.proj(h)
+        log_probs = torch.log_softmax(logits.to(torch.bfloat16), -1)
+        return torch.nn.functional.nll_loss(log_probs.to(torch.float32), target)
+
+
+def test_a_cast_between_log_softmax_and_nll_loss_is_recomputed_not_saved(monkeypatch):
+    from tccd import config
+    from tccd.backend import _partitioner
+
+    monkeypatch.setenv("TCCD_LOG_SOFTMAX_LSE", "1")
+    config.reload()
+    _, partition_fn, decompositions = _partitioner()
+    graphs = capture_aot_graphs(_AutocastLossHead(), *_inputs(), backward=True, partition_fn=partition_fn,
+                                decompositions=decompositions)
+    forward = next(gm for kind, gm, _ in graphs if kind == "forward")
+    saved = [(tuple(n.meta["val"].shape), n.meta["val"].dtype) for n in forward.graph.output_node().args[0][1:]
+             if isinstance(n, torch.fx.Node) and isinstance(n.meta.get("val"), torch.Tensor)]
+    # Only the bf16 logits of [TOKENS, VOCAB] are saved: not the f32 log-probabilities.
+    assert [s for s in saved if s[0] == (TOKENS, VOCAB)] == [((TOKENS, VOCAB), torch.bfloat16)]

@@ -48,6 +48,29 @@ TEST_CASE("a mean nll gradient read by a log_softmax backward becomes broadcast 
 })"));
 }
 
+TEST_CASE("an nll gradient cast to bf16 for a bf16 log_softmax backward (CUDA autocast) is rewritten too",
+          "[nll_loss_backward_to_pointwise]") {
+  bool changed = false;
+  const std::string out = Run(R"(graph(%a0: f32[]{}@cuda, %a1: f32[8,50]{50,1}@cuda, %a2: i64[8]{1}@cuda, %a3: f32[]{}@cuda, %a4: bf16[8,50]{50,1}@cuda) {
+  %0 = aten::nll_loss_backward.default(%a0, %a1, %a2, None, 1, -100, %a3) -> f32[8,50]{50,1}@cuda
+  %1 = aten::_to_copy.default(%0, dtype=bf16, layout=layout(0), device=device(cuda)) -> bf16[8,50]{50,1}@cuda
+  %2 = aten::_log_softmax_backward_data.default(%1, %a4, 1, bf16) -> bf16[8,50]{50,1}@cuda
+  return (%2)
+})", &changed);
+  CHECK(changed);
+  CHECK(out.find("aten::nll_loss_backward") == std::string::npos);
+  CHECK(out.find("aten::_to_copy.default(%5, dtype=bf16") != std::string::npos);
+  changed = true;
+  // The cast is also a graph output: its value must exist, the index kernel writes it.
+  Run(R"(graph(%a0: f32[]{}@cuda, %a1: f32[8,50]{50,1}@cuda, %a2: i64[8]{1}@cuda, %a3: f32[]{}@cuda, %a4: bf16[8,50]{50,1}@cuda) {
+  %0 = aten::nll_loss_backward.default(%a0, %a1, %a2, None, 1, -100, %a3) -> f32[8,50]{50,1}@cuda
+  %1 = aten::_to_copy.default(%0, dtype=bf16) -> bf16[8,50]{50,1}@cuda
+  %2 = aten::_log_softmax_backward_data.default(%1, %a4, 1, bf16) -> bf16[8,50]{50,1}@cuda
+  return (%2, %1)
+})", &changed);
+  CHECK_FALSE(changed);
+}
+
 TEST_CASE("a per-row (reduction none) nll gradient is read as a column; sum has no division",
           "[nll_loss_backward_to_pointwise]") {
   bool changed = false;
