@@ -46,7 +46,8 @@ CudaKernelLaunchInfo RowReductionLaunchInfo(const PointwiseKernel& kernel) {
   info.strided_entry = kernel.name + "_strided";
   info.kind = CudaKernelKind::kRowReduction;
   info.block_size = geo.block;
-  info.elements_per_thread = geo.vec;
+  // Shifted rows: the contig entry takes any row stride (it checks each operand's alignment).
+  info.elements_per_thread = geo.shifted ? 1 : geo.vec;
   info.numel = geo.rows * geo.row_length;
   info.num_operands = kernel.num_operands();
   info.rank = static_cast<int>(kernel.shape.size());

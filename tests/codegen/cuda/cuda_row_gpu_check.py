@@ -104,6 +104,23 @@ def define_cases():
 
     vocab_log_softmax_case("log_softmax_vocab_gpt2", 1024, 50257)
     vocab_log_softmax_case("log_softmax_vocab_bert", 1024, 30522)
+    # Shifted rows (bf16 throughout: 8-element vectors that divide neither length; every row
+    # starts at another misalignment), persistent and looped, and a broadcast bias whose
+    # misalignment differs from the rows' (read per element).
+    softmax_case("softmax_bf16_shifted_30522", "bf16", 2048, 30522, strided=True)
+    softmax_case("log_softmax_bf16_shifted_50257", "bf16", 1024, 50257, log=True, strided=True)
+
+    def bias_softmax_case(name, m, n):
+        g = f"""graph(%a0: {t('bf16', m, n)}, %a1: {t('bf16', n)}) {{
+  %0 = aten::add.Tensor(%a0, %a1) -> {t('bf16', m, n)}
+  %1 = aten::_softmax.default(%0, -1, false) -> {t('bf16', m, n)}
+  return (%1)
+}}"""
+        case(name, g, lambda m=m, n=n: [randn("bf16", m, n, scale=4.0)(), randn("bf16", n)()],
+             lambda x: {"1#0": F.softmax(x[0].double() + x[1].double(), -1)}, strided=True)
+
+    bias_softmax_case("bias_softmax_bf16_shifted_30522", 1024, 30522)
+    bias_softmax_case("bias_softmax_bf16_shifted_1003", 4096, 1003)
 
     m, n = 16384, 1024
     case("layernorm_residual_bf16", f"""graph(%a0: {t('bf16', m, n)}, %a1: {t('bf16', m, n)}, %a2: {t('bf16', n)}, %a3: {t('bf16', n)}) {{
