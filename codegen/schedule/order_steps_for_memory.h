@@ -16,10 +16,9 @@
 //   %dx = library gemm(%gp, %wp)      %wp = kernel(%w)         the pad frees g)
 //   %db = kernel(%g)                  %dx = library gemm(%gp, %wp)
 //
-// The pad step itself still holds g and gp together (both 477 MiB there): only a producer that
-// writes the padded layout itself removes that pair. What the order saves is everything else
-// that was live beside the pair (here the padded weight, and at the large batch the rest of
-// the loss backward's intermediates).
+// The pad step itself still holds g and gp together (477 MiB each there): only a producer that
+// writes the padded layout itself removes that pair. What the order saves is what was live
+// beside the pair: here the padded decoder weight (45 MiB at BERT's 30522 x 768).
 //
 // What moves and what does not:
 //  * every other step (extern ATen ops, segments, aliases) is a barrier: nothing moves across
