@@ -10,6 +10,7 @@
 //                              after every schedule pass that changed it) into dir
 //   TCCD_DISABLE_PASSES=a,b    skip graph or schedule passes by name (e.g. dead-code-elimination;
 //                              "segments" keeps a CUDA plan at one step per kernel and ATen op;
+//                              "memory-order" keeps a segment's steps in the graph's order;
 //                              "horizontal-fusion" keeps one kernel per fusion group;
 //                              "loop-order" keeps CUDA kernels in the output's dim order)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)

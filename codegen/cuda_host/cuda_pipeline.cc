@@ -16,6 +16,7 @@
 #include "codegen/passes/reduction_dims_to_rows.h"
 #include "codegen/passes/reduction_fusion.h"
 #include "codegen/cuda_host/segment_builder.h"
+#include "codegen/schedule/order_steps_for_memory.h"
 #include "codegen/schedule/sink_views_to_first_reader.h"
 #include "proto/status_macros.h"
 
@@ -86,14 +87,18 @@ class CudaPipelineBackend : public Backend {
     return absl::OkStatus();
   }
 
-  // Matmuls become cuBLASLt calls; runs of native work become one call each. Views first sink
-  // to their first reader, to join its run (only worth it when segments are formed:
+  // Matmuls become cuBLASLt calls; runs of native work become one call each. Inside each run
+  // the steps are ordered so big intermediates die early (after MatchGemms: matmuls move too;
+  // before the segments pack their workspaces by lifetime). Views then sink to their first
+  // reader, to join its run (only worth it when segments are formed:
   // TCCD_DISABLE_PASSES=segments skips both; matmuls no segment takes stay ATen ops).
   absl::Status RunSchedulePasses(PassRunner& passes, schedule::Schedule& schedule) override {
     segments_ = std::make_unique<SegmentBuilder>(kernel_symbols_, native_.artifact);
     MatchGemms gemms;
+    schedule::OrderStepsForMemory memory_order;
     schedule::SinkViewsToFirstReader sink_views;
     RETURN_IF_ERROR(passes.Run(gemms, schedule));
+    RETURN_IF_ERROR(passes.Run(memory_order, schedule));
     if (!passes.disabled(segments_->name())) RETURN_IF_ERROR(passes.Run(sink_views, schedule));
     return passes.Run(*segments_, schedule);
   }

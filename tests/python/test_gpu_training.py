@@ -355,6 +355,47 @@ def test_odd_vocabulary_projection_pads_its_gradient_matmuls(daemon_env):
     assert any("masked_fill" in op for op in ops), ops
 
 
+def test_odd_vocabulary_bias_gradient_runs_before_the_gradient_pad(daemon_env):
+    # BERT's decoder: a biased projection onto an odd vocabulary (8199). The logits gradient g is
+    # read by its zero-padding copy (for both gradient matmuls) and by the bias gradient; in the
+    # graph's order the bias gradient runs last, keeping g live beside its padded copy and the
+    # padded weight. The memory-order schedule pass (order_steps_for_memory.h) runs the bias
+    # gradient first, so g dies at the pad. Same gradients as eager.
+    def run(backend):
+        torch.manual_seed(0)
+        head = nn.Linear(768, 8199).cuda()
+        g = torch.Generator(device="cuda").manual_seed(1)
+        x = torch.randn(1024, 768, device="cuda", generator=g, requires_grad=True)
+        y = torch.randint(0, 8199, (1024,), device="cuda", generator=g)
+
+        def step(x, y):
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                logits = head(x)
+            return nn.functional.cross_entropy(logits.float(), y)
+
+        fn = torch.compile(step, backend=backend) if backend else step
+        loss = fn(x, y)
+        loss.backward()
+        return (loss.detach().cpu(), x.grad.float().cpu(), head.weight.grad.float().cpu(),
+                head.bias.grad.float().cpu())
+
+    tccd.reset_compile_stats()
+    eager = run(None)
+    compiled = run("tccd")
+    for e, c in zip(eager, compiled):
+        torch.testing.assert_close(c, e, **TOLERANCES[torch.bfloat16])
+    stats = tccd.last_compile_stats()
+    assert all(s["fallback"] is None for s in stats)
+    backward = [k for s in stats if s["kind"] == "backward" for k in s["kernels"]]
+
+    def first(pred):
+        return next(i for i, k in enumerate(backward) if pred(k))
+
+    pad = first(lambda k: any("constant_pad_nd" in op for op in k["ops"]) and list(k["shape"]) == [1024, 8200])
+    bias = first(lambda k: any("sum.dim_IntList" in op for op in k["ops"]) and list(k["shape"]) == [1024, 8199])
+    assert bias < pad, backward
+
+
 def test_safe_softmax_with_fully_masked_rows_is_a_row_kernel(daemon_env):
     # aten::_safe_softmax (what attention uses for masks): rows of only -inf give 0, not NaN.
     def f(x, mask):
