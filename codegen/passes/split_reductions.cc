@@ -54,11 +54,13 @@ std::optional<Shape> ShapeOf(const ir::Graph& graph, const ir::Node& node) {
   return s;
 }
 
-// S for a reduction of `shape`: a divisor of d0 that both stages' row kernels accept, the
-// smallest that reaches kSplitTargetBlocks stage-1 rows, else the one with the most rows.
+// S for a reduction of `shape`: a divisor of d0 that both stages' row kernels accept. The
+// smallest that reaches kSplitTargetBlocks stage-1 rows with chunks short enough to be held in
+// registers (kMaxFewRowsLength: read once, not streamed once per reduction); else the smallest
+// that reaches the target; else the one with the most rows.
 std::optional<int64_t> ChooseSplit(const Shape& shape) {
   const int64_t d0 = shape.x.sizes[shape.p];
-  std::optional<int64_t> best;
+  std::optional<int64_t> most_rows, enough_rows;
   for (int64_t s = 2; s <= d0; ++s) {
     if (d0 % s != 0) continue;
     const int64_t chunk = shape.reduced / s;
@@ -66,10 +68,12 @@ std::optional<int64_t> ChooseSplit(const Shape& shape) {
     const bool stage1_ok = chunk <= kMaxFewRowsLength || shape.rows * s >= kMinRowsForLongRows;
     const bool stage2_ok = s <= kMaxFewRowsLength || shape.rows >= kMinRowsForLongRows;
     if (!stage1_ok || !stage2_ok) continue;
-    best = s;
-    if (shape.rows * s >= kSplitTargetBlocks) break;
+    most_rows = s;
+    if (shape.rows * s < kSplitTargetBlocks) continue;
+    if (chunk <= kMaxFewRowsLength) return s;
+    if (!enough_rows) enough_rows = s;
   }
-  return best;
+  return enough_rows ? enough_rows : most_rows;
 }
 
 // A value over a split shape: (value, its split dim, S, x's sizes).

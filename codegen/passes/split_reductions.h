@@ -6,14 +6,13 @@
 // the S partial results of each row ([rows, S] -> [rows]):
 //
 //   %1 = aten::var_mean.correction(%x, [1, 2], correction=1, keepdim=true)   x: f32[64,64,12544]
-// becomes (S = 16)
-//   %2 = aten::view.default(%x, [64, 16, 4, 12544])                         (a view, any strides)
-//   %3 = aten::var_mean.correction(%2, [2, 3], correction=0) -> [64, 16] x2  chunk var, mean
-//   %4 = aten::var_mean.correction(%3#1, [1], correction=0)                 var of the means, mean
-//   %5 = aten::mean.dim(%3, [1])                                            mean of the chunk vars
-//   %6 = aten::add.Tensor(%5, %4)                                           biased var
-//   %7 = aten::mul.Tensor(%6, R / (R - correction))                         the asked correction
-//   (views back to the declared output shapes)
+// becomes (S = 32)
+//   %2 = aten::view.default(%x, [64, 32, 2, 12544])                         (a view, any strides)
+//   %3 = aten::var_mean.correction(%2, [2, 3], correction=0) -> [64, 32] x2  chunk var, mean
+//   (views of the partials as [64, 32, 1]; then one row kernel:)
+//   %m = aten::mean.dim(chunk means, [1, 2], true)                          the mean
+//   %v = aten::mean.dim(chunk vars + (chunk means - %m)^2, [1, 2], true)    biased var
+//   %9 = aten::mul.Tensor(%v, R / (R - correction))                         the asked correction
 //
 // Chunks are of equal size, so the mean is the mean of the chunk means and the biased variance
 // the mean of the chunk variances plus the variance of the chunk means (exact; Chan et al.'s
@@ -27,7 +26,9 @@
 //
 // Applies to sum.dim_IntList, mean.dim, amax, amin, var.correction and var_mean.correction over
 // trailing dims that ReductionAxesOf refuses only for their few long rows, when d0 has a divisor
-// S that makes both stages acceptable to it (SplitFactor). Everything else is left alone.
+// S that makes both stages acceptable to it (SplitFactor; preferring >= kSplitTargetBlocks
+// stage-1 rows of at most kMaxFewRowsLength elements, which the row kernel holds in registers).
+// Everything else is left alone (d0 = 1, a batch of one image, has no split: it stays ATen's).
 #pragma once
 
 #include <cstdint>

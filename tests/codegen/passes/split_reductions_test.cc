@@ -57,18 +57,18 @@ TEST_CASE("a var_mean over 64 rows of 802816 becomes chunk statistics and their 
 }
 )", &changed);
   CHECK(changed);
-  // S = 16: 1024 stage-1 rows of 50176. Stage 2 is one row kernel (the mean of the chunk
+  // S = 32: 2048 stage-1 rows of 25088 (S = 16 gives 1024 rows, but of 50176: streamed). Stage 2 is one row kernel (the mean of the chunk
   // means, then the mean of chunk variance + squared deviation of the chunk mean), with the
   // unbiased correction as its epilogue, and gives the declared keepdim shape itself.
   CHECK(out == Canonical(R"(graph(%a0: f32[64,64,12544]{802816,12544,1}@cuda) {
-  %0 = aten::view.default(%a0, [64, 16, 4, 12544]) -> f32[64,16,4,12544]{802816,50176,12544,1}@cuda
-  %1 = aten::var_mean.correction(%0, [2, 3], correction=0) -> (f32[64,16]{16,1}@cuda, f32[64,16]{16,1}@cuda)
-  %2 = aten::view.default(%1, [64, 16, 1]) -> f32[64,16,1]{16,1,1}@cuda
-  %3 = aten::view.default(%1#1, [64, 16, 1]) -> f32[64,16,1]{16,1,1}@cuda
+  %0 = aten::view.default(%a0, [64, 32, 2, 12544]) -> f32[64,32,2,12544]{802816,25088,12544,1}@cuda
+  %1 = aten::var_mean.correction(%0, [2, 3], correction=0) -> (f32[64,32]{32,1}@cuda, f32[64,32]{32,1}@cuda)
+  %2 = aten::view.default(%1, [64, 32, 1]) -> f32[64,32,1]{32,1,1}@cuda
+  %3 = aten::view.default(%1#1, [64, 32, 1]) -> f32[64,32,1]{32,1,1}@cuda
   %4 = aten::mean.dim(%3, [1, 2], true) -> f32[64,1,1]{1,1,1}@cuda
-  %5 = aten::sub.Tensor(%3, %4) -> f32[64,16,1]{16,1,1}@cuda
-  %6 = aten::mul.Tensor(%5, %5) -> f32[64,16,1]{16,1,1}@cuda
-  %7 = aten::add.Tensor(%2, %6) -> f32[64,16,1]{16,1,1}@cuda
+  %5 = aten::sub.Tensor(%3, %4) -> f32[64,32,1]{32,1,1}@cuda
+  %6 = aten::mul.Tensor(%5, %5) -> f32[64,32,1]{32,1,1}@cuda
+  %7 = aten::add.Tensor(%2, %6) -> f32[64,32,1]{32,1,1}@cuda
   %8 = aten::mean.dim(%7, [1, 2], true) -> f32[64,1,1]{1,1,1}@cuda
   %9 = aten::mul.Tensor(%8, 1.0000012456169853) -> f32[64,1,1]{1,1,1}@cuda
   return (%9, %4)
