@@ -135,6 +135,26 @@ fused(rows, reduce 1) %2 -> %2
 )");
 }
 
+TEST_CASE("split factors at ResNet-50's batch-64 norm shapes", "[split_reductions]") {
+  // The statistics reduction BatchNormDecomposition emits: [C, N, H*W] over dims [1, 2].
+  auto factor = [](const std::string& x) {
+    absl::StatusOr<ir::Graph> g = ir::ParseGraph("graph(%a0: " + x + ") {\n"
+        "  %0 = aten::var_mean.correction(%a0, [1, 2], correction=0, keepdim=true) -> "
+        "(f32[64,1,1]{1,1,1}@cuda, f32[64,1,1]{1,1,1}@cuda)\n  return (%0, %0#1)\n}\n");
+    REQUIRE(g.ok());
+    return SplitFactor(*g, g->nodes[0]).value_or(0);
+  };
+  // Stem: 64 rows of 64x112x112: 2048 stage-1 rows of 25088 (held in registers).
+  CHECK(factor("f32[64,64,12544]{802816,12544,1}@cuda") == 32);
+  // layer1: 64 rows of 64x56x56: 1024 rows of 12544.
+  CHECK(factor("f32[64,64,3136]{200704,3136,1}@cuda") == 16);
+  // Batch 8 stem: at most 8 chunks (d0 = 8): 512 rows of 12544.
+  CHECK(factor("f32[64,8,12544]{100352,12544,1}@cuda") == 8);
+  // Batch 8 layer1 (25088 per row) is a plain row reduction; batch 1 has no split (d0 = 1).
+  CHECK(factor("f32[64,8,3136]{25088,3136,1}@cuda") == 0);
+  CHECK(factor("f32[64,1,200704]{200704,200704,1}@cuda") == 0);
+}
+
 TEST_CASE("nothing to do: short rows, many rows, no divisor, CPU, softmax", "[split_reductions]") {
   bool changed = true;
   const std::string text = R"(graph(%a0: f32[64,8,4096]{32768,4096,1}@cuda, %a1: f32[256,2,65536]{131072,65536,1}@cuda, %a2: f32[4,1,100000]{100000,100000,1}@cuda, %a3: f32[4,64,12544]{802816,12544,1}@cpu, %a4: f32[4,40000]{40000,1}@cuda) {
