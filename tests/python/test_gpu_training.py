@@ -429,7 +429,8 @@ def test_few_long_rows_are_split_reductions_on_cuda(daemon_env):
     torch.testing.assert_close(got, want, rtol=2e-5, atol=1e-3)
     stats = tccd.last_compile_stats()
     assert all(s["fallback"] is None for s in stats)
-    assert sum(s["fused_kernels"] for s in stats) >= 12, stats
+    # (Stage-1 reductions of one input may share kernels: no count asserted, only that no ATen
+    # reduction kernel runs.)
     from torch.profiler import ProfilerActivity, profile
 
     compiled = torch.compile(f, backend="tccd")
