@@ -15,6 +15,7 @@
 #include "codegen/passes/pad_matmul_operands.h"
 #include "codegen/passes/reduction_dims_to_rows.h"
 #include "codegen/passes/reduction_fusion.h"
+#include "codegen/passes/split_reductions.h"
 #include "codegen/cuda_host/segment_builder.h"
 #include "codegen/schedule/order_steps_for_memory.h"
 #include "codegen/schedule/sink_views_to_first_reader.h"
@@ -52,6 +53,12 @@ class CudaPipelineBackend : public Backend {
     }
     // Reductions over middle or scattered dims become row reductions of a permuted view.
     if (options_.fusion) passes.Add(std::make_unique<ReductionDimsToRows>());
+    // Row reductions with a few very long rows (the batch norms of 64-channel maps, full sums)
+    // become two stages that fill the GPU; the chains they recomputed may be dead.
+    if (options_.fusion) {
+      passes.Add(std::make_unique<SplitReductions>());
+      passes.Add(std::make_unique<DeadCodeElimination>());
+    }
   }
 
   // Reductions and norms absorb their pointwise prologue and epilogue groups (row reductions).

@@ -12,6 +12,7 @@
 #include "codegen/passes/graph_rebuild.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
+#include "codegen/passes/split_reductions.h"
 
 namespace tccd::codegen {
 namespace {
@@ -213,7 +214,10 @@ class NormEmitter {
       node.args.push_back(ir::Arg{true});
       node.outputs = {K()};
     }
-    if (ReductionAxesOf(out_, node) != ReductionAxes{static_cast<int>(reduced_dims_.size()), false})
+    // Few very long rows (64 channels of big maps) are split into two stages later
+    // (split_reductions.h).
+    if (ReductionAxesOf(out_, node) != ReductionAxes{static_cast<int>(reduced_dims_.size()), false} &&
+        !SplitFactor(out_, node))
       return std::nullopt;
     return node;
   }

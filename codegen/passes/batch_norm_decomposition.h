@@ -27,7 +27,8 @@
 // (ATen's formulas: biased variance for normalising, unbiased for the running variance.)
 //
 // Applied only when the statistics reduction is one the CUDA backend lowers (ReductionAxesOf:
-// sizes, row length), x is contiguous (NCHW-style) f32/bf16/f16 on CUDA with rank >= 2, and the
+// sizes, row length; or SplitFactor: few very long rows, which SplitReductions splits in two
+// stages later), x is contiguous (NCHW-style) f32/bf16/f16 on CUDA with rank >= 2, and the
 // parameters are f32 vectors; otherwise the node stays ATen's. Runs after CudnnBatchNorm, which
 // keeps the f32 forward cases eager gives to cuDNN.
 //

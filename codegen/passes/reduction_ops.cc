@@ -245,7 +245,7 @@ bool DeclaredOutputsFit(Op op, const ir::Node& node, const ir::TensorType& x, in
 
 }  // namespace
 
-ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node) {
+ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node, bool allow_few_long_rows) {
   auto it = Table().find(node.target);
   if (it == Table().end() || ir::TouchesExternOnlyDType(graph, node)) return {};
   const OpEntry& entry = it->second;
@@ -270,7 +270,7 @@ ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node) {
   if (row < 2 || rows < 1 || rows > kMax32 || row > (axes.leading ? kMax32 : kMaxRowReductionLength)) {
     return {};
   }
-  if (!axes.leading && row > kMaxFewRowsLength && rows < kMinRowsForLongRows) return {};
+  if (!allow_few_long_rows && !axes.leading && row > kMaxFewRowsLength && rows < kMinRowsForLongRows) return {};
   // Every other tensor argument: same device, a float dtype, broadcastable to x (right-aligned).
   for (size_t i = 1; i < node.args.size(); ++i) {
     const ir::Arg& a = node.args[i];

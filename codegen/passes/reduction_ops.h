@@ -51,8 +51,10 @@ struct ReductionAxes {
 // The dims `node` reduces if it is a row or column reduction this library lowers, on CUDA, with
 // supported dtypes and arguments, and fewer than 2^31 rows and columns (rows: see
 // kMaxRowReductionLength); otherwise {0}. Its iteration space is the shape of its
-// first tensor argument.
-ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node);
+// first tensor argument. With `allow_few_long_rows`, the few-long-rows limit (kMaxFewRowsLength,
+// kMinRowsForLongRows) is not applied: what SplitReductions (split_reductions.h) asks of a node
+// it may split into two stages that each pass it.
+ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node, bool allow_few_long_rows = false);
 
 // ReductionAxesOf's count for row reductions (trailing dims), else 0.
 int RowReductionDims(const ir::Graph& graph, const ir::Node& node);

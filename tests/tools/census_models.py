@@ -65,6 +65,35 @@ def resnet(cap):
     return cap(lambda x, y: m(x, y), torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,)), backward=True)
 
 
+def cnn_stem(cap):
+    """A ResNet stem and a 64-channel block at ImageNet size (bf16 autocast, training): batch
+    norms of 64 rows of batch x 112 x 112 (or 56 x 56) elements, few long rows that the row
+    kernels take only as split reductions (codegen/passes/split_reductions.h). CENSUS_BATCH=N
+    sets the batch (default 8)."""
+    torch.manual_seed(0)
+
+    class Stem(nn.Module):
+        def __init__(self, c=64):
+            super().__init__()
+            self.c1, self.b1 = nn.Conv2d(3, c, 7, stride=2, padding=3, bias=False), nn.BatchNorm2d(c)
+            self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+            self.fc = nn.Linear(c, 10)
+
+        def forward(self, x, y):
+            h = F.max_pool2d(torch.relu(self.b1(self.c1(x))), 3, 2, 1)
+            h = torch.relu(h + self.b2(self.c2(h)))
+            return F.cross_entropy(self.fc(h.mean((2, 3))), y)
+
+    m = Stem()
+    n = int(os.environ.get("CENSUS_BATCH", 8))
+
+    def step(x, y):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return m(x, y)
+
+    return cap(step, torch.randn(n, 3, 224, 224), torch.randint(0, 10, (n,)), backward=True)
+
+
 def _zoo(name, batch_size=2):
     """A model of deploy/zoo_benchmark.py at its full size (needs transformers/timm/torchvision;
     vit is torchvision's vit_b_16 where timm is not installed).
