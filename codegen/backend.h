@@ -56,6 +56,11 @@ class Backend {
   // pointwise prologue and epilogue groups).
   virtual absl::Status RegroupPartition(const ir::Graph& graph, const FusionOptions& fusion,
                                         Partition& partition) = 0;
+  // Specialises the kernels to how the schedule as built launches them, before their machine
+  // code (CUDA: only the entry point each kernel's declared layout takes). Default: nothing.
+  virtual absl::Status SpecializeKernels(const schedule::Schedule& schedule, std::vector<PointwiseKernel>& kernels) {
+    return absl::OkStatus();
+  }
   // Machine code for the graph's kernels (none is a valid input): artifacts and kernel cache
   // results go into `out`.
   virtual absl::Status CompileKernels(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) = 0;

@@ -1,7 +1,7 @@
 // The tccd compiler, from request graph to plan and kernels, on one screen.
 //
 //   Prepare:  proto -> IR (validated) -> known ops -> target -> canonical text (the key's part)
-//   Compile:  passes -> fusion partition -> kernel IR per group -> machine code -> schedule
+//   Compile:  passes -> fusion partition -> kernel IR per group -> schedule -> machine code
 //             -> schedule passes -> plan (the schedule's serialisation)
 //
 // Debugging knobs (environment of the daemon, read once):
@@ -12,7 +12,8 @@
 //                              "segments" keeps a CUDA plan at one step per kernel and ATen op;
 //                              "memory-order" keeps a segment's steps in the graph's order;
 //                              "horizontal-fusion" keeps one kernel per fusion group;
-//                              "loop-order" keeps CUDA kernels in the output's dim order)
+//                              "loop-order" keeps CUDA kernels in the output's dim order;
+//                              "entry-points" gives every CUDA kernel both entry points)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
@@ -367,33 +368,38 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
     kernels.push_back(std::move(k));
   }
 
-  // 4. Machine code for the kernels.
-  passes.BeginStage("machine-code");
-  CompileOutput out;
-  RETURN_IF_ERROR(backend->CompileKernels(kernels, out));
-
-  // 5. The schedule the client runs: the backend's schedule passes (CUDA: runs of native work
-  //    become one call each), then every value is released after its last use. The plan is
-  //    its serialisation.
+  // 4. The schedule the client runs, as built: one step per kernel and extern op. Built before
+  //    the machine code because it fixes every kernel's operand layouts (CUDA: which entry
+  //    points a kernel needs, entry_points.h).
   passes.BeginStage("schedule");
   ASSIGN_OR_RETURN(schedule::Schedule sched, BuildSchedule(graph, partition, kernels, backend->native()));
   // Verified as built, as every schedule pass's result is (the runner checks those).
   if (absl::Status built = schedule::VerifySchedule(sched); !built.ok())
     return absl::InternalError(absl::StrCat("schedule invalid as built: ", built.message()));
   if (!Debug().dump_dir.empty()) Dump("schedule.sched", schedule::PrintSchedule(sched));
+  if (!Debug().disabled_passes.contains("entry-points")) RETURN_IF_ERROR(backend->SpecializeKernels(sched, kernels));
+
+  // 5. Machine code for the kernels.
+  passes.BeginStage("machine-code");
+  CompileOutput out;
+  RETURN_IF_ERROR(backend->CompileKernels(kernels, out));
+
+  // 6. The backend's schedule passes (CUDA: runs of native work become one call each), then
+  //    every value is released after its last use. The plan is the schedule's serialisation.
+  passes.BeginStage("schedule-passes");
   RETURN_IF_ERROR(backend->RunSchedulePasses(passes, sched));
   schedule::ReleaseAfterLastUse releases;
   RETURN_IF_ERROR(passes.Run(releases, sched));
   ASSIGN_OR_RETURN(out.plan, schedule::PlanFromSchedule(sched));
 
-  // 6. What depends on the final schedule (CUDA: the host library that runs its segments).
+  // 7. What depends on the final schedule (CUDA: the host library that runs its segments).
   passes.BeginStage("backend-artifacts");
   RETURN_IF_ERROR(backend->Finish(kernels, out));
   out.num_fused_kernels = static_cast<int>(kernels.size()) + backend->NumLibraryCalls();
   out.num_extern_steps = 0;
   for (const v1::Step& step : out.plan.steps()) out.num_extern_steps += step.has_extern_call();
 
-  // 7. The same plan as data for the native plan runtime (one client call per graph).
+  // 8. The same plan as data for the native plan runtime (one client call per graph).
   if (machine_code) {
     passes.BeginStage("plan-descriptor");
     RETURN_IF_ERROR(AddPlanDescriptor(out));

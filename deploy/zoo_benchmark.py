@@ -31,6 +31,18 @@ with --worker '<json>'; it prints one line "ZOO_RESULT {json}"). A cell that cra
   loss_diff, param_diff  (train, small batch, compiled backends only) max abs difference of the
                     losses over 10 steps and of all parameters after them against eager from the
                     same initial state and batch, measured in that worker after timing.
+Warm start (--warm; issue 11's figure): after a cell's cold run, one more process per compiled
+backend measures only its first step, warm: Inductor with the cold run's own local caches
+(TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR: FX graph and AOTAutograd caches warm); tccd with an
+EMPTY local cache (TCCD_CACHE_DIR) against the daemon the cold run filled, as a new machine of a
+cluster would start. Eager's own first step is the eager cell's. The table gains "warm first
+step s e/I/t" and the first step over eager's, and a summary line per group: the sums over the
+models of (warm first step - eager first step), tccd's over Inductor's (target <= 0.5), and the
+cold first steps' ratio tccd / Inductor per model (target <= 0.3). Per warm tccd cell:
+warm_graphs, warm_cache_hits (graphs the daemon served from its cache, by a Compile hit or
+by key through an AOT recipe) and warm_aot_skipped (graphs whose AOTAutograd trace the
+daemon-shared AOT recipe skipped).
+
 Cold compiles: each Inductor worker gets fresh TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR,
 each tccd worker a fresh TCCD_CACHE_DIR (its local cache). The tccd DAEMON's cache is not
 cleared: if the daemon compiled the same graphs before (an earlier run, or the same model at
@@ -268,6 +280,18 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     step()
     sync()
     out["first_step_s"] = time.perf_counter() - t0
+    if spec.get("start") == "warm":
+        # A warm-start cell measures the first step only (--warm): what a new process pays.
+        if backend == "tccd":
+            import tccd
+
+            stats = tccd.last_compile_stats()
+            out["warm_graphs"] = len(stats)
+            # Served warm: a daemon cache hit, or a plan an AOT recipe named (fetched by key).
+            out["warm_cache_hits"] = sum(bool(s.get("cache_hit") or s.get("aot_skipped")) for s in stats)
+            out["warm_aot_skipped"] = sum(bool(s.get("aot_skipped")) for s in stats)
+            out["fallbacks"] = [{"graph": s["name"], "reason": s["fallback"]} for s in stats if s["fallback"]]
+        return out
     for _ in range(spec["warmup"]):
         step()
     sync()
@@ -340,9 +364,13 @@ def worker_main(spec_json: str) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-def _run_worker(spec: Dict[str, Any], timeout_s: float) -> Dict[str, Any]:
+def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = None) -> Dict[str, Any]:
+    """Runs one cell in a new process. With `tmp` (an existing directory) the local caches live
+    there and are kept for the caller (a warm cell after it); otherwise in a fresh directory
+    deleted afterwards."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1")
-    tmp = tempfile.mkdtemp(prefix="zoo-cell-")
+    keep = tmp is not None
+    tmp = tmp or tempfile.mkdtemp(prefix="zoo-cell-")
     if spec["backend"] == "inductor":
         env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(tmp, "inductor")
         env["TRITON_CACHE_DIR"] = os.path.join(tmp, "triton")
@@ -363,7 +391,8 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float) -> Dict[str, Any]:
         stdout, stderr = proc.communicate()
         rc = f"timeout after {timeout_s:g}s"
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
     for line in stdout.splitlines():
         if line.startswith(RESULT_PREFIX):
             return json.loads(line[len(RESULT_PREFIX):])
@@ -376,15 +405,16 @@ def _fmt(v, spec="{:.2f}"):
 
 
 def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str) -> str:
-    def get(model, wl, b, be, key):
+    def get(model, wl, b, be, key, start="cold"):
         for c in cells:
-            if (c["model"], c["workload"], c["batch"], c["backend"]) == (model, wl, b, be) and c.get("ok"):
+            if ((c["model"], c["workload"], c["batch"], c["backend"]) == (model, wl, b, be) and c.get("ok")
+                    and c.get("start", "cold") == start):
                 return c.get(key)
         return None
 
     def status(model, wl, b, be):
         for c in cells:
-            if (c["model"], c["workload"], c["batch"], c["backend"]) == (model, wl, b, be):
+            if (c["model"], c["workload"], c["batch"], c["backend"]) == (model, wl, b, be) and c.get("start", "cold") == "cold":
                 return "ok" if c.get("ok") else c.get("status", "failed")
         return "not run"
 
@@ -400,11 +430,14 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
         for c in cells:
             if (c["workload"], c["batch"]) == (wl, b) and c["model"] not in models:
                 models.append(c["model"])
+        warm = any(c.get("start") == "warm" and (c["workload"], c["batch"]) == (wl, b) for c in cells)
         lines += [f"### {wl}, batch {b}", "",
                   "| model | eager ms | Inductor ms (speedup) | tccd ms (speedup) | kernels/step e/I/t | "
                   "GPU busy ms e/I/t | peak MiB e/I/t | tccd fallbacks | tccd extern steps | "
-                  "loss diff I/t | param diff I/t | first step s e/I/t |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "loss diff I/t | param diff I/t | first step s e/I/t |"
+                  + (" cold first step t/I | warm first step s e/I/t | warm - eager s I/t |" if warm else ""),
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|" if warm else "")]
+        warm_over = {"inductor": [], "tccd": []}
         speedups = {"inductor": [], "tccd": []}
         for m in models:
             e = get(m, wl, b, "eager", "step_ms")
@@ -421,6 +454,23 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
             def trip(key, f="{:.2f}"):
                 return " / ".join(_fmt(get(m, wl, b, be, key), f) for be in trio)
 
+            def warm_cells(m):
+                # Eager's own first step is its cold cell's: eager has nothing to warm.
+                eager_first = get(m, wl, b, "eager", "first_step_s")
+                cold_i, cold_t = get(m, wl, b, "inductor", "first_step_s"), get(m, wl, b, "tccd", "first_step_s")
+                ratio = f"{cold_t / cold_i:.2f}x" if cold_i and cold_t else "-"
+                firsts = {be: get(m, wl, b, be, "first_step_s", "warm") for be in ("inductor", "tccd")}
+                over = []
+                for be in ("inductor", "tccd"):
+                    v = firsts[be]
+                    if v is not None and eager_first is not None:
+                        warm_over[be].append(v - eager_first)
+                        over.append(f"{v - eager_first:.2f}")
+                    else:
+                        over.append("-")
+                return (f" {ratio} | {_fmt(eager_first)} / {_fmt(firsts['inductor'])} / {_fmt(firsts['tccd'])} | "
+                        f"{' / '.join(over)} |")
+
             fb = get(m, wl, b, "tccd", "fallbacks")
             for x in fb or []:
                 reasons.append(f"- {m} {wl}/{b} `{x['graph']}`: {x['reason']}")
@@ -431,13 +481,19 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                 f"{_fmt(get(m, wl, b, 'tccd', 'extern_steps'), '{:d}')} | "
                 f"{_fmt(get(m, wl, b, 'inductor', 'loss_diff'), '{:.1e}')} / {_fmt(get(m, wl, b, 'tccd', 'loss_diff'), '{:.1e}')} | "
                 f"{_fmt(get(m, wl, b, 'inductor', 'param_diff'), '{:.1e}')} / {_fmt(get(m, wl, b, 'tccd', 'param_diff'), '{:.1e}')} | "
-                f"{trip('first_step_s')} |")
+                f"{trip('first_step_s')} |" + (warm_cells(m) if warm else ""))
 
         def geo(xs):
             return f"**{math.exp(sum(map(math.log, xs)) / len(xs)):.2f}x** (n={len(xs)})" if xs else "-"
 
         lines += [f"| **geomean** | | {geo(speedups['inductor'])} | {geo(speedups['tccd'])} |"
-                  + " |" * 8, ""]
+                  + " |" * (11 if warm else 8), ""]
+        if warm and warm_over["inductor"] and warm_over["tccd"]:
+            si, st = sum(warm_over["inductor"]), sum(warm_over["tccd"])
+            lines += [f"Warm start, sum over the models of (warm first step - eager's first step): Inductor "
+                      f"{si:.2f} s (n={len(warm_over['inductor'])}), tccd {st:.2f} s (n={len(warm_over['tccd'])}): "
+                      f"tccd / Inductor **{st / si:.2f}** (target <= 0.5); worst tccd model "
+                      f"{max(warm_over['tccd']):.2f} s over eager (target <= 1 s).", ""]
     failed = [c for c in cells if not c.get("ok")]
     if reasons:
         lines += ["tccd fallbacks (graph: reason):", ""] + reasons + [""]
@@ -459,7 +515,7 @@ def render_png(cells, path) -> Optional[str]:
         import matplotlib.pyplot as plt
     except Exception as e:  # noqa: BLE001  any import failure means no chart
         return f"no chart: matplotlib unavailable ({e})"
-    ok = [c for c in cells if c.get("ok")]
+    ok = [c for c in cells if c.get("ok") and c.get("start", "cold") == "cold"]  # warm cells: first step only
     groups = sorted({(c["workload"], c["batch"]) for c in ok})
     if not groups:
         return "no chart: no successful cell"
@@ -499,6 +555,8 @@ def main(argv=None) -> int:
     p.add_argument("--dropout", action="store_true", help="keep dropout (diffs then measure RNG)")
     p.add_argument("--merge", help="comma list of earlier --out dirs: write one merged report to --out, run nothing")
     p.add_argument("--no-check", action="store_true", help="skip the loss/param comparison phase")
+    p.add_argument("--warm", action="store_true",
+                   help="after each compiled cell, measure a warm start in a new process (first step only)")
     p.add_argument("--top-kernels", type=int, default=25,
                    help="kernels per cell listed in kernels.md (heaviest device time first)")
     a = p.parse_args(argv)
@@ -536,8 +594,29 @@ def main(argv=None) -> int:
             print(f"{tag}: skipped (budget)", flush=True)
             continue
         t0 = time.monotonic()
-        r = _run_worker(spec, min(a.timeout_s, left))
-        cells.append(r)
+        compiled = a.warm and spec["backend"] != "eager"
+        # Inductor's warm cell reuses the cold cell's local caches; tccd's gets empty ones (the
+        # daemon's cache, filled by the cold cell, is what is warm).
+        cache_dirs = tempfile.mkdtemp(prefix="zoo-cell-") if compiled else None
+        try:
+            r = _run_worker(spec, min(a.timeout_s, left), cache_dirs)
+            cells.append(r)
+            if compiled and r.get("ok"):
+                warm_spec = dict(spec, start="warm")
+                left = a.budget_s - (time.monotonic() - start)
+                if left <= 5:
+                    cells.append(dict(warm_spec, ok=False, status="skipped", error="--budget-s reached"))
+                else:
+                    if spec["backend"] == "tccd":
+                        shutil.rmtree(cache_dirs, ignore_errors=True)
+                        cache_dirs = tempfile.mkdtemp(prefix="zoo-cell-")
+                    w = _run_worker(warm_spec, min(a.timeout_s, left), cache_dirs)
+                    cells.append(w)
+                    print(f"{tag} warm: " + (f"first {w['first_step_s']:.2f}s" if w.get("ok") else
+                                              f"FAILED {w.get('error')}"), flush=True)
+        finally:
+            if cache_dirs:
+                shutil.rmtree(cache_dirs, ignore_errors=True)
         dt = time.monotonic() - t0
         if r.get("ok"):
             extra = f" fallbacks={len(r['fallbacks'])} extern={r['extern_steps']}" if "fallbacks" in r else ""
@@ -601,7 +680,7 @@ def merge(dirs: List[str], out: str) -> int:
     for d in dirs:
         with open(os.path.join(d, "results.json")) as f:
             for c in json.load(f):
-                key = (c["model"], c["workload"], c["batch"], c["backend"])
+                key = (c["model"], c["workload"], c["batch"], c["backend"], c.get("start", "cold"))
                 if c.get("ok") or key not in by_cell or not by_cell[key].get("ok"):
                     by_cell[key] = c
         try:

@@ -299,17 +299,30 @@ class RecipeCapture:
         self.done = True
         self.pending = None
 
-    def forward(self, gm: torch.fx.GraphModule, plan_key: str, inference: bool) -> None:
+    def forward(self, gm: torch.fx.GraphModule, plan_key: str, inference: bool, store: bool = True) -> None:
+        """Captures from the forward (or inference) graph; AOTAutograd's metadata is read now, so
+        call it while its compiler runs. store=False keeps an inference recipe until
+        store_inference() (a graph compiling in the background: stored once its plan is)."""
         if self.done:
             return
         try:
             recipe = self._from_forward(gm, plan_key, inference)
-            if inference:
+            if inference and store:
                 self._store(recipe)
             else:
                 self.pending = recipe
         except _NoRecipe as e:
             self.abandon(str(e))
+        except Exception as e:  # deliberately broad: see the class comment
+            log.debug("tccd aot cache: capture failed", exc_info=True)
+            self.abandon(f"{type(e).__name__}: {e}")
+
+    def store_inference(self) -> None:
+        """Stores the inference recipe forward(..., store=False) captured."""
+        if self.done or self.pending is None or self.pending.kind != "inference":
+            return
+        try:
+            self._store(self.pending)
         except Exception as e:  # deliberately broad: see the class comment
             log.debug("tccd aot cache: capture failed", exc_info=True)
             self.abandon(f"{type(e).__name__}: {e}")

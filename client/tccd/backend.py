@@ -27,6 +27,13 @@ hands the backward graph to `_GraphCompiler`, which sends its Compile request in
 when the forward's compile begins, so the two compile at once and the backward's overlaps the
 first forward run; the backward compiler takes the result if its own request hashes the same.
 
+Background compile (TCCD_ASYNC_COMPILE, default on): a forward or inference graph's Compile
+request is sent from a background thread (prefetch.py) and the backend returns at once a boxed
+callable that takes the plan at its first call; the daemon compiles while Dynamo and AOTAutograd
+finish the frame. A compile that fails or passes its deadline takes the fallback policy above at
+that first call, recorded and warned about once; the callable never waits longer than the
+Compile deadline plus a margin.
+
 Partitioner (TCCD_PARTITIONER): by default Inductor's min_cut_rematerialization_partition, which
 recomputes cheap forward ops (pointwise, views) in the backward instead of saving their outputs.
 The daemon fuses that recomputation into backward kernels as Inductor does, so the trade is the
@@ -52,6 +59,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -170,6 +178,9 @@ class _GraphCompiler:
         # the forward's compile starts its compile (prefetch.py); then the compile in flight.
         self.backward_graph: Optional[torch.fx.GraphModule] = None
         self.pending_backward: Optional[Any] = None  # prefetch.Pending
+        # Set by tccd() before AOTAutograd runs: inside it, precompile.without_aot_autograd_cache
+        # hides aot_compile's flags from precompile.precompiling().
+        self.precompiling = False
 
     def __call__(self, kind: str, gm: torch.fx.GraphModule, example_inputs: List[Any]) -> Any:
         config = config_mod.get()
@@ -177,27 +188,43 @@ class _GraphCompiler:
         entry = GraphRecord(name=name, kind=kind)
         if kind == "forward":
             self._prefetch_backward(config)
+        if self._may_defer(kind, config):
+            deferred = self._start_deferred(config, name, gm, example_inputs, entry)
+            if deferred is not None:
+                return deferred
         try:
             compiled, plan_key = self._compile(config, name, gm, example_inputs, entry)
         except Exception as e:
-            entry.fallback = _reason(e)
-            record(entry)
-            if self.capture:
-                self.capture.abandon(f"the {kind} graph runs eagerly")
-            if config.strict:
-                raise TccdError(f"tccd could not compile graph {name}: {entry.fallback}") from e
-            log.debug("tccd: %s runs eagerly", name, exc_info=True)
-            warnings.warn(
-                f"tccd: graph {name} runs eagerly: {entry.fallback}",
-                TccdFallbackWarning,
-                stacklevel=2,
-            )
-            return self._with_cuda_graphs(kind, name, gm, example_inputs, _eager(gm), entry)
+            return self._failed(config, kind, name, gm, example_inputs, entry, e)
+        return self._compiled(kind, name, gm, example_inputs, entry, compiled, plan_key)
+
+    def _failed(self, config, kind, name, gm, example_inputs, entry, e: Exception) -> Any:
+        """The fallback policy for a graph whose compile failed: eager, one warning, recorded."""
+        entry.fallback = _reason(e)
+        record(entry)
+        if self.capture:
+            self.capture.abandon(f"the {kind} graph runs eagerly")
+        if config.strict:
+            raise TccdError(f"tccd could not compile graph {name}: {entry.fallback}") from e
+        log.debug("tccd: %s runs eagerly", name, exc_info=True)
+        warnings.warn(
+            f"tccd: graph {name} runs eagerly: {entry.fallback}",
+            TccdFallbackWarning,
+            stacklevel=3,
+        )
+        return self._with_cuda_graphs(kind, name, gm, example_inputs, _eager(gm), entry)
+
+    def _compiled(self, kind, name, gm, example_inputs, entry, compiled, plan_key, captured=False) -> Any:
+        """A compiled graph: recorded, handed to the AOT recipe capture, boxed. `captured`: the
+        capture already read the forward (at compile time, for a background compile)."""
         record(entry)
         self.daemon_keys[kind] = entry.key
         if self.capture:
             if kind == "backward":
                 self.capture.backward(gm, plan_key)
+            elif captured:
+                if kind == "inference":
+                    self.capture.store_inference()
             else:
                 self.capture.forward(gm, plan_key, inference=kind == "inference")
             if self.capture.stored is not None and kind in ("backward", "inference"):
@@ -217,6 +244,62 @@ class _GraphCompiler:
             entry.python_steps,
         )
         return self._with_cuda_graphs(kind, name, gm, example_inputs, compiled, entry)
+
+    def _may_defer(self, kind: str, config) -> bool:
+        """TCCD_ASYNC_COMPILE: forward and inference graphs (a backward compiles at .backward(),
+        or is prefetched), not under CUDA graphs (their wrapper needs the compiled callable) nor
+        for aot_compile (which saves the compiled callables right after the backend returns)."""
+        return (
+            config.async_compile
+            and kind in ("forward", "inference")
+            and self.cuda_graphs is None
+            and not self.precompiling
+        )
+
+    def _start_deferred(self, config, name, gm, example_inputs, entry) -> Optional[Callable[[List[Any]], Any]]:
+        """Starts the compile in the background (prefetch.py) and returns a boxed callable that
+        takes its result at the first call, then runs it; or None, for the synchronous path,
+        when the request cannot even be built (that path reports why by the usual rules).
+
+        The first call waits at most the Compile deadline plus a margin (Pending.take); a failed
+        compile takes the fallback policy there (eager with one warning, or TccdError under
+        TCCD_STRICT), as it would have at compile time."""
+        from . import prefetch
+        from .local_cache import daemon_identity, request_hash
+
+        try:
+            request, scalar_inputs = self._request(config, name, gm, example_inputs)
+            key = request_hash(request, daemon_identity(config))
+        except Exception:  # deliberately ignored: the synchronous path reports it
+            log.debug("tccd: %s: not compiled in the background", name, exc_info=True)
+            return None
+        kind = entry.kind
+        pending = prefetch.start(request, key, config, kind=kind)
+        plan_key = key if config.local_cache else None  # as the synchronous path's
+        if self.capture:
+            # AOTAutograd's metadata is only readable while its compiler runs: the recipe is
+            # captured now; an inference recipe is stored once the plan is there.
+            self.capture.forward(gm, plan_key, inference=kind == "inference", store=False)
+        lock = threading.Lock()
+        resolved: List[Callable[[List[Any]], Any]] = []
+
+        def resolve() -> Callable[[List[Any]], Any]:
+            try:
+                plan = pending.take(key, entry, config)
+                compiled, _ = self._wrap_plan(plan, request, scalar_inputs, gm, plan_key)
+            except Exception as e:
+                return self._failed(config, kind, name, gm, example_inputs, entry, e)
+            return self._compiled(kind, name, gm, example_inputs, entry, compiled, plan_key, captured=True)
+
+        def run(args: List[Any]) -> Any:
+            if not resolved:
+                with lock:  # one thread resolves; a strict-mode error leaves it unresolved
+                    if not resolved:
+                        resolved.append(resolve())
+            return resolved[0](args)
+
+        run._boxed_call = True  # type: ignore[attr-defined]
+        return run
 
     def _with_cuda_graphs(self, kind, name, gm, example_inputs, compiled, entry):
         """The hook of mode="reduce-overhead": everything else is in cudagraphs.py."""
@@ -286,6 +369,10 @@ class _GraphCompiler:
         plan = pending.take(key, entry, config) if pending else None
         if plan is None:
             plan = compile_request(request, config, entry, key=key)
+        return self._wrap_plan(plan, request, scalar_inputs, gm, key)
+
+    def _wrap_plan(self, plan, request, scalar_inputs, gm, key):
+        """(callable, key): the plan without the graph's integer inputs and with its constants."""
         if scalar_inputs:
             # Integer inputs (dynamic sizes) are no plan inputs: dropped, their symbols bound.
             if self.capture:
@@ -360,6 +447,7 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
         if warm is not None:
             return precompile.wrap(warm, None, None) if precompile.precompiling() else warm
     compiler = _GraphCompiler(graph_id, mode, options, capture, graphs)
+    compiler.precompiling = precompile.precompiling()
     backend = aot_autograd(
         fw_compiler=functools.partial(compiler, "forward"),
         bw_compiler=functools.partial(compiler, "backward"),

@@ -43,6 +43,10 @@
                        AOTAutograd asks; 1: request it when the forward's compile begins, in the
                        background, so forward and backward compile at the same time and the
                        backward's compile overlaps the first forward run (prefetch.py). Default: 1.
+    TCCD_ASYNC_COMPILE  0: a forward or inference graph compiles before the backend returns;
+                       1: the backend returns at once a callable that awaits the compile at its
+                       first call, so the daemon compiles while Dynamo and AOTAutograd finish
+                       the frame (guards, bytecode, runtime wrappers) (prefetch.py). Default: 1.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -120,6 +124,7 @@ class Config:
     progress_after_s: float = 5.0
     aot_share: bool = True  # AOT recipes through the daemon too (TCCD_AOT_SHARE)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
+    async_compile: bool = True  # TCCD_ASYNC_COMPILE
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
 
     @property
@@ -204,6 +209,7 @@ class Config:
             aot_cache=_flag(env, "TCCD_AOT_CACHE", True),
             aot_share=_flag(env, "TCCD_AOT_SHARE", True),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
+            async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
             dynamic_profiles=_flag(env, "TCCD_DYNAMIC_PROFILES", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,

@@ -20,6 +20,13 @@ fallback rules apply as to any compile error. Waiting is bounded by the Compile 
 
 A backward that never runs (a forward under grad mode, never differentiated) still got compiled
 by the daemon: its plan lands in the caches, the thread ends, nothing else happens.
+
+The same machinery compiles forward and inference graphs in the background (TCCD_ASYNC_COMPILE,
+backend.py): the backend returns at once a callable that takes the plan at its first call, so
+the daemon's compile overlaps what Dynamo and AOTAutograd still do before that call (guards,
+bytecode, runtime wrappers). Dynamo traces the graph after a graph break only when the frame
+runs past it, i.e. after the first graph's first call, so that trace cannot overlap the first
+graph's compile without running that call eagerly (not done).
 """
 
 from __future__ import annotations
@@ -43,9 +50,9 @@ _WAIT_MARGIN_S = 60.0
 class Pending:
     """One backward compile in flight (or done). Thread-safe: the future is."""
 
-    def __init__(self, key: str, name: str):
+    def __init__(self, key: str, name: str, kind: str = "backward"):
         self.key = key
-        self.record = GraphRecord(name=name, kind="backward")
+        self.record = GraphRecord(name=name, kind=kind)
         self.future: "concurrent.futures.Future[Any]" = concurrent.futures.Future()
         self.started = time.monotonic()
 
@@ -75,14 +82,14 @@ class Pending:
         return plan
 
 
-def start(request: Any, key: str, config: Config) -> Pending:
+def start(request: Any, key: str, config: Config, kind: str = "backward") -> Pending:
     """Compiles, fetches and loads `request` (whose request hash is `key`) in a new thread.
 
     A daemon thread: a process that exits while a prefetch is in flight does not wait for it.
     """
     from .compiler import compile_request
 
-    pending = Pending(key, request.graph_name)
+    pending = Pending(key, request.graph_name, kind)
 
     def run() -> None:
         try:

@@ -218,13 +218,14 @@ def _bind(libraries: Dict[str, ctypes.CDLL], artifact: str, symbol: str, index: 
 
 
 class _NativeOperand:
-    __slots__ = ("id", "sizes", "strides", "dtype")
+    __slots__ = ("id", "sizes", "strides", "dtype", "aligned")
 
-    def __init__(self, value_id: int, sizes, strides, dtype):
+    def __init__(self, value_id: int, sizes, strides, dtype, aligned: bool):
         self.id = value_id
         self.sizes = sizes
         self.strides = strides
         self.dtype = dtype
+        self.aligned = aligned  # declared 16-byte aligned (storage offset x item size)
 
 
 def _native_step(
@@ -248,8 +249,10 @@ def _native_step(
     rank = len(shape)
     inputs = []
     for value_id in call.inputs:
-        sizes, strides, _, dtype, _ = values[value_id]
-        inputs.append(_NativeOperand(value_id, sizes, strides, dtype))
+        sizes, strides, offset, dtype, _ = values[value_id]
+        # Declared 16-byte aligned (bases are: every allocation is): a CUDA kernel may have been
+        # compiled with only its vectorised entry for it (codegen/cuda_host/entry_points.h).
+        inputs.append(_NativeOperand(value_id, sizes, strides, dtype, offset * dtype.itemsize % 16 == 0))
     output_ids = list(step.outputs)
     allocations = []  # (value_id, sizes, strides, dtype, device) of each output
     for value_id in output_ids:
@@ -266,18 +269,22 @@ def _native_step(
             f"step {index}: expected_strides has {len(expected)} entries, not "
             f"{num_operands} operands x rank {rank}"
         )
-    last_error = _cuda_last_error_fn(library) if call.abi == ABI_CUDA else None
+    is_cuda = call.abi == ABI_CUDA
+    last_error = _cuda_last_error_fn(library) if is_cuda else None
     PtrArray = ctypes.c_void_p * num_operands
     StrideArray = ctypes.c_int64 * (num_operands * rank)
     expected_array = StrideArray(*expected)
     output_rows = expected[len(inputs) * rank:]  # outputs are ours: always as declared
     release = list(step.release)
-    is_cuda = call.abi == ABI_CUDA
     # Index-aware kernels (KernelInfo.kind "*_index") take gather operands' own strides, which
     # cannot be recomputed from the iteration space: inputs in another layout are copied into
     # the declared one instead.
     # Reordered kernels (loop_order.h) state strides in their own dim order: the same.
-    copy_to_declared = any(k.kind.endswith(("_index", "_reordered")) for k in call.kernels)
+    # CUDA kernels are compiled with the one entry point their declared layout takes
+    # (codegen/cuda_host/entry_points.h): an input in another layout, or misaligned where the
+    # plan declared it aligned, is copied into the declared layout at the call (as Inductor
+    # copies misaligned inputs; rare, AOTAutograd hands over the layouts it traced).
+    copy_to_declared = is_cuda or any(k.kind.endswith(("_index", "_reordered")) for k in call.kernels)
 
     def strides_for(tensors: List[torch.Tensor]) -> "ctypes.Array":
         # Some input differs from its declared layout: recompute every input's strides in the
@@ -306,7 +313,8 @@ def _native_step(
                     f"tccd plan step {index}: input {op.id} has shape {tuple(t.shape)}, the plan "
                     f"was compiled for {op.sizes}"
                 )
-            if t.stride() != op.strides:
+            misaligned = is_cuda and op.aligned and t.data_ptr() % 16 != 0
+            if not _same_layout(t.stride(), op.strides, op.sizes) or misaligned:
                 if copy_to_declared:
                     tensors[position] = torch.empty_strided(
                         op.sizes, op.strides, dtype=t.dtype, device=t.device

@@ -28,6 +28,7 @@ absl::Status CheckEntryPoints(const std::string& ptx, const CudaModule& module) 
   for (const CudaKernel& kernel : module.kernels) {
     const CudaKernelLaunchInfo& info = kernel.launch;
     for (const std::string* entry : {&info.contig_entry, &info.strided_entry}) {
+      if (entry->empty()) continue;  // not emitted (KernelEntries)
       if (ptx.find(absl::StrCat(".visible .entry ", *entry, "(")) == std::string::npos) {
         return absl::InternalError(absl::StrCat("the PTX lacks entry point ", *entry));
       }
@@ -85,6 +86,23 @@ CudaKernelLaunchInfo ColumnReductionLaunchInfo(const PointwiseKernel& kernel, in
   return info;
 }
 
+// Plain pointwise kernels: the grid comes from GridSize at launch time.
+CudaKernelLaunchInfo PointwiseLaunchInfo(const PointwiseKernel& kernel) {
+  const CudaKernelGeometry geo = GeometryOf(kernel);
+  CudaKernelLaunchInfo info;
+  info.name = kernel.name;
+  info.contig_entry = kernel.name + "_contig";
+  info.strided_entry = kernel.name + "_strided";
+  info.block_size = kCudaBlockSize;
+  info.elements_per_thread = geo.vec;
+  info.numel = geo.numel;
+  info.num_operands = kernel.num_operands();
+  info.rank = static_cast<int>(kernel.shape.size());
+  info.contig_param_bytes = geo.contig_param_bytes;
+  info.strided_param_bytes = geo.strided_param_bytes;
+  return info;
+}
+
 }  // namespace
 
 std::string CudaTarget::KeyString() const { return absl::StrCat("sm_", cc_major, cc_minor); }
@@ -114,20 +132,12 @@ int64_t GridSize(int64_t numel, int elements_per_thread, int block_size, int num
 }
 
 CudaKernelLaunchInfo LaunchInfoOf(const PointwiseKernel& kernel, int cc_major) {
-  if (kernel.is_column_reduction()) return ColumnReductionLaunchInfo(kernel, cc_major);
-  if (kernel.is_row_reduction()) return RowReductionLaunchInfo(kernel);
-  const CudaKernelGeometry geo = GeometryOf(kernel);
-  CudaKernelLaunchInfo info;
-  info.name = kernel.name;
-  info.contig_entry = kernel.name + "_contig";
-  info.strided_entry = kernel.name + "_strided";
-  info.block_size = kCudaBlockSize;
-  info.elements_per_thread = geo.vec;
-  info.numel = geo.numel;
-  info.num_operands = kernel.num_operands();
-  info.rank = static_cast<int>(kernel.shape.size());
-  info.contig_param_bytes = geo.contig_param_bytes;
-  info.strided_param_bytes = geo.strided_param_bytes;
+  CudaKernelLaunchInfo info = kernel.is_column_reduction() ? ColumnReductionLaunchInfo(kernel, cc_major)
+                              : kernel.is_row_reduction()  ? RowReductionLaunchInfo(kernel)
+                                                           : PointwiseLaunchInfo(kernel);
+  // An entry the kernel does not emit has no name (KernelEntries).
+  if (!kernel.has_dense_entry()) info.contig_entry.clear();
+  if (!kernel.has_strided_entry()) info.strided_entry.clear();
   return info;
 }
 

@@ -34,6 +34,9 @@
 // the source static_asserts them). The launcher uses k_contig when, for every operand, the
 // strides equal the row-major strides of k.shape (dims of size 1 may have any stride) and the
 // pointer is 16-byte aligned; otherwise k_strided (which needs only element alignment).
+// k.entries (KernelEntries) may leave one of them out: a kernel of a plan has only the one its
+// declared layout takes (codegen/cuda_host/entry_points.h); the absent entry's name in
+// CudaKernelLaunchInfo is empty.
 //
 //  * k_contig: thread t handles vectors t, t + T, t + 2T, ... (grid-stride, T = grid * block) of
 //    `elements_per_thread` = 16 bytes / (largest operand dtype size) consecutive elements: one
@@ -124,8 +127,8 @@ enum class CudaKernelKind : int { kPointwise = 0, kRowReduction = 1, kColumnRedu
 // How to launch one kernel of a CudaModule.
 struct CudaKernelLaunchInfo {
   std::string name;           // the PointwiseKernel's name
-  std::string contig_entry;   // "<name>_contig"
-  std::string strided_entry;  // "<name>_strided"
+  std::string contig_entry;   // "<name>_contig"; empty when not emitted (KernelEntries)
+  std::string strided_entry;  // "<name>_strided"; empty when not emitted
   int block_size = kCudaBlockSize;
   int elements_per_thread = 1;  // of contig_entry: 16 bytes / the largest operand dtype's size
                                 // (4 with any f32/i32, 8 for bf16-only, 2 with any f64/i64);

@@ -267,8 +267,8 @@ absl::Status ColumnEmitter::Emit(std::string& out) {
   // Per-kernel Combine lives in the kernel's namespace; the entries call it through a using.
   out.insert(out.rfind("}  // namespace " + ns_), combine);
   std::string contig, strided;
-  RETURN_IF_ERROR(EmitEntry(true, contig));
-  RETURN_IF_ERROR(EmitEntry(false, strided));
+  if (k_.has_dense_entry()) RETURN_IF_ERROR(EmitEntry(true, contig));
+  if (k_.has_strided_entry()) RETURN_IF_ERROR(EmitEntry(false, strided));
   for (std::string* e : {&contig, &strided}) {
     size_t at;
     while ((at = e->find("tccd_rt::Combine(")) != std::string::npos) e->replace(at, 17, ns_ + "::Combine(");

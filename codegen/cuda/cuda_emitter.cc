@@ -379,8 +379,8 @@ absl::Status KernelSourceEmitter::Emit(std::string& out) {
                   ", \"kernel parameters exceed 4 KiB\");\n\n");
   RETURN_IF_ERROR(EmitPoint(out));
   absl::StrAppend(&out, "}  // namespace ", ns_, "\n\n");
-  EmitContig(out);
-  EmitStrided(out);
+  if (k_.has_dense_entry()) EmitContig(out);
+  if (k_.has_strided_entry()) EmitStrided(out);
   return absl::OkStatus();
 }
 

@@ -149,6 +149,7 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
   }
   absl::StrAppend(&out, "}  // namespace ", ns, "\n\n");
   for (const bool strided : {false, true}) {
+    if (strided ? !k.has_strided_entry() : !k.has_dense_entry()) continue;
     absl::StrAppend(&out, "extern \"C\" __global__ void __launch_bounds__(", kCudaBlockSize, ")\n", k.name,
                     strided ? "_strided" : "_contig", "(const ", ns, "::", strided ? "StridedParams" : "ContigParams",
                     " p) {\n");

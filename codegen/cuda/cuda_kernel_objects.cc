@@ -92,7 +92,7 @@ absl::StatusOr<std::vector<Compiled>> CompileInParallel(const std::vector<Pointw
 absl::Status CheckEntries(const CudaModule& module) {
   for (const CudaKernel& kernel : module.kernels)
     for (const std::string* entry : {&kernel.launch.contig_entry, &kernel.launch.strided_entry})
-      if (module.cubin.find(*entry + '\0') == std::string::npos)
+      if (!entry->empty() && module.cubin.find(*entry + '\0') == std::string::npos)
         return absl::InternalError(absl::StrCat("the linked cubin lacks entry point ", *entry));
   return absl::OkStatus();
 }

@@ -628,8 +628,9 @@ absl::Status RowEmitter::Emit(std::string& out) {
                   k_.num_operands(), "][", rank_, "];\n};\n");
   absl::StrAppend(&out, "static_assert(sizeof(Params) == ", geo_.param_bytes,
                   ", \"parameter layout\");\n\n}  // namespace ", ns_, "\n\n");
-  RETURN_IF_ERROR(EmitEntry(/*contig=*/true, out));
-  return EmitEntry(/*contig=*/false, out);
+  if (k_.has_dense_entry()) RETURN_IF_ERROR(EmitEntry(/*contig=*/true, out));
+  if (k_.has_strided_entry()) RETURN_IF_ERROR(EmitEntry(/*contig=*/false, out));
+  return absl::OkStatus();
 }
 
 }  // namespace

@@ -73,9 +73,9 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
   auto bad = [&](const std::string& what) {
     return absl::InvalidArgumentError(absl::StrCat("CUDA kernel '", info.name, "': ", what));
   };
-  if (info.contig_entry.empty() || info.strided_entry.empty() ||
-      info.contig_entry == info.strided_entry) {
-    return bad("needs two distinct entry point names");
+  // One entry may be absent (empty name, KernelEntries); the runtime then launches the other.
+  if ((info.contig_entry.empty() && info.strided_entry.empty()) || info.contig_entry == info.strided_entry) {
+    return bad("needs an entry point, and two distinct names when it has two");
   }
   if (info.block_size < 1 || info.block_size > 1024) {
     return bad(absl::StrCat("block size ", info.block_size, " is outside 1..1024"));

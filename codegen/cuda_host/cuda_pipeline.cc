@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_kernel_objects.h"
 #include "codegen/cuda_host/cuda_host.h"
+#include "codegen/cuda_host/entry_points.h"
 #include "codegen/cuda_host/match_gemms.h"
 #include "codegen/passes/batch_norm_decomposition.h"
 #include "codegen/passes/batch_norm_inference.h"
@@ -66,6 +67,12 @@ class CudaPipelineBackend : public Backend {
     ASSIGN_OR_RETURN(bool regrouped, FuseRowReductions(graph, fusion, partition));
     (void)regrouped;  // the partition dump shows the result either way
     return absl::OkStatus();
+  }
+
+  // Each kernel keeps only the entry point its declared layout takes (entry_points.h): half the
+  // NVRTC work. TCCD_DISABLE_PASSES=entry-points keeps both, as before (pipeline.cc).
+  absl::Status SpecializeKernels(const schedule::Schedule& schedule, std::vector<PointwiseKernel>& kernels) override {
+    return ChooseCudaEntries(schedule, target_.cc_major, kernels);
   }
 
   // Kernels -> one cubin (NVRTC); Finish embeds it in the host library.

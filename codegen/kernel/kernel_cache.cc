@@ -65,6 +65,7 @@ std::string KernelKey(const PointwiseKernel& kernel, const std::string& backend,
   s.Ints(kernel.reduction.row_operand);
   s.Int(static_cast<int64_t>(kernel.reduction.axis));
   s.Ints(kernel.reduction.kept_broadcast);
+  s.Int(static_cast<int64_t>(kernel.entries));
 
   llvm::SHA256 hash;
   hash.update(llvm::StringRef(s.bytes()));

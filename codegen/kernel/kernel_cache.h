@@ -24,7 +24,9 @@
 namespace tccd::codegen {
 
 // v1: first kernel keys (per-kernel CPU objects).
-inline constexpr int kKernelKeyVersion = 1;
+// v2: the key covers PointwiseKernel::entries (CUDA kernels emit only the entry their plan
+//     launches), so a v1 object, which has both, is never taken for one that has one.
+inline constexpr int kKernelKeyVersion = 2;
 
 // Lowercase hex SHA-256 over the versioned serialisation of (kernel without name and fused_ops,
 // backend, target_key, fingerprint).

@@ -468,6 +468,9 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
     if (!kept.empty()) out += "; kept-broadcast:" + kept;
     out += ")";
   }
+  // Printed only when narrowed, so kernels outside a plan print as before.
+  if (kernel.entries == KernelEntries::kDense) out += " entries(dense)";
+  if (kernel.entries == KernelEntries::kStrided) out += " entries(strided)";
   out += " {\n";
   if (!kernel.fused_ops.empty()) {
     out += "  // fused:";

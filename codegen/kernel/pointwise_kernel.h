@@ -145,6 +145,18 @@ struct RowReduction {
   std::vector<bool> kept_broadcast;
 };
 
+// Which entry points a backend with two of them (CUDA: <name>_contig, vectorised for dense
+// 16-byte aligned operands, and <name>_strided, taking run-time strides) emits. Each kernel runs
+// at exactly one place of its plan, with its operands' declared layouts, and the runtimes copy an
+// input that arrives in another layout or misaligned into the declared one (runtime.py), so the
+// plan knows at compile time which one entry every launch takes: emitting the other doubled
+// NVRTC's work for nothing (README, "Cold first step"). Backends with one entry (CPU) ignore it.
+enum class KernelEntries : uint8_t {
+  kBoth,     // both (a kernel compiled on its own, outside a plan; the golden corpus). Default.
+  kDense,    // only the dense entry: every launch's operands are contiguous and aligned
+  kStrided,  // only the strided entry: some operand is declared strided or misaligned
+};
+
 // One fused loop. Entry point ABI (see tccd.v1.NativeCall, abi "tccd-cpu-1"):
 //   extern "C" void <name>(void* const* data, const int64_t* strides)
 // data: input pointers then output pointers; strides: [(inputs + outputs) x shape.size()]
@@ -157,6 +169,7 @@ struct PointwiseKernel {
   std::vector<PwInstr> body;
   std::vector<std::string> fused_ops;  // ATen targets fused in, for KernelInfo and logs
   RowReduction reduction;              // none unless reduction.num_reduced_dims > 0
+  KernelEntries entries = KernelEntries::kBoth;  // changes the object: part of the kernel key
 
   int num_operands() const {
     return static_cast<int>(input_dtypes.size() + output_dtypes.size());
@@ -171,6 +184,8 @@ struct PointwiseKernel {
   bool is_column_reduction() const {
     return is_row_reduction() && reduction.axis == RowReduction::Axis::kLeading;
   }
+  bool has_dense_entry() const { return entries != KernelEntries::kStrided; }
+  bool has_strided_entry() const { return entries != KernelEntries::kDense; }
 };
 
 // For kernels with a reduction section: per body value, true when it is row-level (see above).

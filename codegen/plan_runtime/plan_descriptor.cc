@@ -175,9 +175,10 @@ absl::Status WriteStep(const v1::Step& step, int index, Writer& w) {
       for (int64_t s : call.shape()) w.Word(s);
       w.Ids(call.inputs());
       w.Ids(step.outputs());
-      // Index-aware kernels (KernelInfo.kind "*_index") take gather operands' own strides: an
+      // Index-aware kernels (KernelInfo.kind "*_index") take gather operands' own strides, and
+      // CUDA kernels have only the entry point of their declared layout (entry_points.h): an
       // input in another layout is copied into the declared one (as runtime.py does).
-      bool copy_to_declared = false;
+      bool copy_to_declared = abi == TCCD_ABI_CUDA;
       for (const v1::KernelInfo& k : call.kernels()) copy_to_declared |= k.kind().ends_with("_index") || k.kind().ends_with("_reordered");
       w.Word(copy_to_declared);
       for (int64_t s : call.expected_strides()) w.Word(s);

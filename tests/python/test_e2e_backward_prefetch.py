@@ -86,7 +86,8 @@ def test_the_backward_is_requested_before_the_first_forward_returns(slow_daemon)
 
     assert compiles_after_forward == 2, "the daemon had not started the backward's compile"
     by_kind = _by_kind()
-    assert by_kind["backward"]["prefetched"] and not by_kind["forward"]["prefetched"]
+    # The forward compiled in the background too (TCCD_ASYNC_COMPILE, test_e2e_async_compile.py).
+    assert by_kind["backward"]["prefetched"] and by_kind["forward"]["prefetched"]
     assert by_kind["backward"]["fallback"] is None and by_kind["backward"]["native_kernels"] > 0
     assert by_kind["backward"]["kernels_compiled"] > 0
     torch.testing.assert_close(loss, eager_loss.detach())

@@ -34,3 +34,31 @@ def test_zoo_benchmark_toy_lm_cpu(daemon, tmp_path):
     assert tccd_cell["loss_diff"] < 1e-4 and tccd_cell["param_diff"] < 1e-4, tccd_cell
     md = (out / "results.md").read_text()
     assert "| toy_lm |" in md and "geomean" in md
+
+
+def test_zoo_benchmark_warm_start_cpu(daemon, tmp_path):
+    """--warm: after the cold tccd cell, a new process with an empty local cache gets its graphs
+    from the daemon the cold cell filled (issue 11's warm start), and the table shows it."""
+    out = tmp_path / "zoo"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TCCD_")}
+    env.update(TCCD_ADDRESS=daemon.address, TCCD_NO_AUTOSTART="1",
+               PYTHONPATH=str(REPO / "client") + os.pathsep + env.get("PYTHONPATH", ""))
+    r = subprocess.run(
+        [sys.executable, str(REPO / "deploy" / "zoo_benchmark.py"), "--device", "cpu", "--tiny",
+         "--models", "toy_lm", "--backends", "eager,tccd", "--workloads", "train", "--batch", "small",
+         "--iters", "1", "--warmup", "0", "--no-check", "--warm", "--timeout-s", "60", "--out", str(out)],
+        env=env, capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stdout + r.stderr
+    cells = json.loads((out / "results.json").read_text())
+    assert [(c["backend"], c.get("start", "cold")) for c in cells] == [
+        ("eager", "cold"), ("tccd", "cold"), ("tccd", "warm")]
+    assert all(c.get("ok") for c in cells), cells
+    warm = cells[2]
+    # Every graph came from the daemon's cache (the local cache was empty), none fell back; the
+    # AOT recipe the cold process shared through the daemon skipped AOTAutograd's trace.
+    assert warm["warm_graphs"] > 0 and warm["warm_cache_hits"] == warm["warm_graphs"], warm
+    assert warm["warm_aot_skipped"] == warm["warm_graphs"], warm
+    assert warm["fallbacks"] == []
+    assert "step_ms" not in warm  # first step only
+    md = (out / "results.md").read_text()
+    assert "warm first step s e/I/t" in md and "| toy_lm |" in md

@@ -203,6 +203,12 @@ static int load_context_locked(const struct tccd_rt_module* module, const struct
     int32_t* occupancy[2] = {&f->contig_blocks_per_sm, &f->strided_blocks_per_sm};
     for (int e = 0; e < 2; ++e) {
       char what[192];
+      /* A kernel compiled for one layout has only that entry (an empty name for the other). */
+      if (entries[e][0] == '\0') {
+        *handles[e] = NULL;
+        *occupancy[e] = 1;
+        continue;
+      }
       result = d->cuModuleGetFunction(handles[e], loaded, entries[e]);
       if (result == 0) {
         int blocks = 0;
@@ -324,6 +330,16 @@ static int rows_are_contiguous(const struct tccd_rt_kernel* kernel, void* const*
   return 1;
 }
 
+/* A kernel compiled with its contig entry only (its plan declared every operand dense and
+ * 16-byte aligned) launched with another layout: the plan runtimes copy such inputs into the
+ * declared layout first (client/tccd/runtime.py), so this is a tccd bug, reported, not run. */
+static int missing_strided(const struct tccd_rt_kernel* kernel) {
+  return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE,
+                           "tccd: %s was compiled for dense 16-byte aligned operands only (its "
+                           "plan's declared layout) and was launched with another layout",
+                           kernel->name);
+}
+
 /* Row reductions: the fixed grid and block of the kernel, the strided parameter block for
  * both entries. */
 static int launch_rows_in_context(const struct tccd_rt_module* module, const struct driver* d,
@@ -337,7 +353,10 @@ static int launch_rows_in_context(const struct tccd_rt_module* module, const str
   memcpy((char*)buffer + pointer_bytes, strides,
          (size_t)kernel->strided_param_bytes - pointer_bytes);
   void* params[1] = {buffer};
-  const int contig = rows_are_contiguous(kernel, data, strides);
+  /* The strided entry runs any layout, the contig one only its own; a kernel may have one. */
+  const int dense = rows_are_contiguous(kernel, data, strides);
+  if (!dense && f->strided == NULL) return missing_strided(kernel);
+  const int contig = dense && f->contig != NULL;
   const CUfunction function = contig ? f->contig : f->strided;
   const char* entry = contig ? kernel->contig_entry : kernel->strided_entry;
   const CUresult result =
@@ -364,7 +383,9 @@ static int launch_in_context(const struct tccd_rt_module* module, const struct d
   CUfunction function;
   const char* entry;
   int64_t grid;
-  if (is_contiguous(kernel, data, strides)) {
+  const int dense = is_contiguous(kernel, data, strides);
+  if (!dense && f->strided == NULL) return missing_strided(kernel);
+  if (dense && f->contig != NULL) {
     params[0] = (void*)data;
     function = f->contig;
     entry = kernel->contig_entry;

@@ -45,6 +45,9 @@ extern "C" {
 /* One kernel, constant (generated from codegen::CudaKernelLaunchInfo and the kernel's shape). */
 struct tccd_rt_kernel {
   const char* name;          /* the exported symbol, for messages */
+  /* A kernel of a plan has only the entry its declared layout takes (the other name is "",
+   * codegen/cuda_host/entry_points.h); a launch the present entry cannot run fails with
+   * TCCD_RT_ERROR_INVALID_VALUE, and one the contig entry could run takes the strided. */
   const char* contig_entry;  /* "<name>_contig": every operand dense row-major, 16-byte aligned */
   const char* strided_entry; /* "<name>_strided": anything else */
   const int64_t* shape;      /* [rank] iteration space; NULL when rank == 0 */
@@ -77,8 +80,8 @@ struct tccd_rt_kernel {
 
 /* One kernel loaded into one context. Zero until its context's entry is published. */
 struct tccd_rt_function {
-  void* contig;                 /* CUfunction */
-  void* strided;                /* CUfunction */
+  void* contig;                 /* CUfunction; NULL when the kernel has no such entry */
+  void* strided;                /* CUfunction; NULL when the kernel has no such entry */
   int32_t contig_blocks_per_sm; /* cuOccupancyMaxActiveBlocksPerMultiprocessor, >= 1 */
   int32_t strided_blocks_per_sm;
 };

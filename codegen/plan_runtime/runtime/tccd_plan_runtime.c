@@ -647,6 +647,25 @@ static int check_input(Run* run, int64_t step, int64_t id, void* h, int* declare
   return 0;
 }
 
+/* Bytes per element of the dtypes kernels take (c10 codes); 1 for the others, whose values no
+ * kernel reads. */
+static int64_t item_size(int32_t dtype) {
+  switch (dtype) {
+    case TCCD_C10_INT16: case TCCD_C10_FLOAT16: case TCCD_C10_BFLOAT16: return 2;
+    case TCCD_C10_INT32: case TCCD_C10_FLOAT32: return 4;
+    case TCCD_C10_INT64: case TCCD_C10_FLOAT64: return 8;
+    default: return 1;
+  }
+}
+
+/* A CUDA kernel's input at `data` that its plan declared 16-byte aligned (storage offset x item
+ * size; bases are aligned) but is not: the kernel may have only its vectorised entry
+ * (codegen/cuda_host/entry_points.h), so it is copied, as a misaligned segment input is. */
+static int misaligned(Run* run, int64_t id, const void* data) {
+  const ValueMeta* m = &run->p->values[id];
+  return ((uintptr_t)data % 16) != 0 && (m->offset * item_size(m->dtype)) % 16 == 0;
+}
+
 /* A copy of `h` in its value's declared layout (a new handle in *copy). */
 static int copy_declared(Run* run, int64_t step, int64_t id, void* h, void** copy) {
   const ValueMeta* m = &run->p->values[id];
@@ -717,9 +736,15 @@ static int run_kernel(Run* run, const Step* s, int64_t index) {
     void* h;
     int declared = 1;
     if ((rc = get(run, index, s->in[i], &h)) || (rc = check_input(run, index, s->in[i], h, &declared))) goto out;
+    void* data = NULL;
+    if (s->abi == TCCD_ABI_CUDA && declared) {
+      t_aoti_torch_get_data_ptr(h, &data);
+      declared = !misaligned(run, s->in[i], data);
+    }
     if (!declared && s->copy_to_declared) {
       /* Index kernels take gather operands' own strides, which cannot be recomputed from the
-       * iteration space: copy into the declared layout instead. */
+       * iteration space, and CUDA kernels have only their declared layout's entry: copy into
+       * the declared layout instead. */
       if ((rc = copy_declared(run, index, s->in[i], h, &copies[i]))) goto out;
       h = copies[i];
     } else if (!declared && strides == s->expected) {

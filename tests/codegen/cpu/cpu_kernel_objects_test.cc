@@ -60,6 +60,10 @@ TEST_CASE("kernel keys ignore the kernel's name and see everything else", "[kern
   CHECK(KernelKey(AffineKernel("k0", 1.0), "cpu-object", "t2", kFingerprint) != base);
   CHECK(KernelKey(AffineKernel("k0", 1.0), "cpu-object", "t", "other build") != base);
   CHECK(KernelKey(AffineKernel("k0", 1.0), "cuda-cubin", "t", kFingerprint) != base);
+  // Which entry points a CUDA kernel emits changes its object.
+  PointwiseKernel dense_only = AffineKernel("k0", 1.0);
+  dense_only.entries = KernelEntries::kDense;
+  CHECK(KernelKey(dense_only, "cpu-object", "t", kFingerprint) != base);
 }
 
 TEST_CASE("identical kernels of one graph compile once; a second graph reuses them", "[kernel_cache]") {

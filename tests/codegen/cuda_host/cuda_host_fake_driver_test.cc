@@ -94,8 +94,8 @@ Setup MakeSetup(const Fake& fake, std::vector<PointwiseKernel> kernels) {
   CudaModule module = FakeModule(kernels);
   for (const CudaKernel& kernel : module.kernels) {
     const CudaKernelLaunchInfo& info = kernel.launch;
-    fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
-    fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
+    if (!info.contig_entry.empty()) fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
+    if (!info.strided_entry.empty()) fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
   }
   absl::StatusOr<std::string> so = BuildCudaHostLibrary(module);
   REQUIRE(so.ok());
@@ -244,6 +244,36 @@ TEST_CASE("dims of size 1 may have any stride; big tensors get one wave of block
   CHECK(fake.LastLaunch().param_bytes == 32);
 }
 
+TEST_CASE("a kernel with one entry point launches it, and refuses layouts it cannot run",
+          "[.fake_driver]") {
+  // Kernels of a plan have only the entry their declared layout takes (entry_points.h).
+  const Fake& fake = LoadFake();
+  std::vector<PointwiseKernel> kernels = TwoKernels({64, 32});
+  kernels[0].entries = KernelEntries::kDense;
+  kernels[1].entries = KernelEntries::kStrided;
+  Setup s = MakeSetup(fake, std::move(kernels));
+  fake.set_current(Ctx(6));
+  const int functions = fake.calls("cuModuleGetFunction");
+  REQUIRE(s.lib.Init() == 0);
+  CHECK(fake.calls("cuModuleGetFunction") == functions + 2);  // one entry each
+
+  void* data[4] = {Ptr(0x10000), Ptr(0x20000), Ptr(0x30000), Ptr(0x40000)};
+  const std::vector<int64_t> dense = DenseStrides({64, 32}, 4);
+  REQUIRE(s.lib.Kernel("relu")(data, dense.data(), nullptr) == 0);
+  CHECK(std::string(fake.LastLaunch().entry) == "relu_contig");
+  const int launches = fake.num_launches();
+  data[3] = Ptr(0x40004);  // misaligned: only the strided entry could run it, and it is absent
+  CHECK(s.lib.Kernel("relu")(data, dense.data(), nullptr) == 1);
+  CHECK(fake.num_launches() == launches);
+  CHECK_THAT(s.lib.LastError(), Catch::Contains("relu was compiled for dense 16-byte aligned operands only"));
+
+  // The strided entry runs dense operands too.
+  void* gelu_data[2] = {Ptr(0x10000), Ptr(0x20000)};
+  const std::vector<int64_t> gelu_strides = {1, 1};
+  REQUIRE(s.lib.Kernel("gelu")(gelu_data, gelu_strides.data(), nullptr) == 0);
+  CHECK(std::string(fake.LastLaunch().entry) == "gelu_strided");
+}
+
 TEST_CASE("a launch in a context without the module loads it first", "[.fake_driver]") {
   const Fake& fake = LoadFake();
   Setup s = MakeSetup(fake, TwoKernels());
@@ -384,8 +414,8 @@ TEST_CASE("a segment launches its kernels in order with io and workspace pointer
   CudaModule module = FakeModule(kernels);
   for (const CudaKernel& kernel : module.kernels) {
     const CudaKernelLaunchInfo& info = kernel.launch;
-    fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
-    fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
+    if (!info.contig_entry.empty()) fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
+    if (!info.strided_entry.empty()) fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
   }
   const int relu_operands = kernels[0].num_operands();
   REQUIRE(kernels[1].num_operands() == 2);

@@ -16,8 +16,9 @@ namespace tccd::codegen::cuda_host_testing {
 CudaKernelLaunchInfo LaunchInfoFor(const PointwiseKernel& kernel, int elements_per_thread) {
   CudaKernelLaunchInfo info;
   info.name = kernel.name;
-  info.contig_entry = kernel.name + "_contig";
-  info.strided_entry = kernel.name + "_strided";
+  // As LaunchInfoOf: an entry the kernel does not emit has no name.
+  if (kernel.has_dense_entry()) info.contig_entry = kernel.name + "_contig";
+  if (kernel.has_strided_entry()) info.strided_entry = kernel.name + "_strided";
   info.block_size = kCudaBlockSize;
   info.elements_per_thread = elements_per_thread;
   info.numel = 1;

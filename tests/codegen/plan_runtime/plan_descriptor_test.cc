@@ -122,7 +122,9 @@ TEST_CASE("a CUDA plan becomes descriptor words with every step kind", "[plan_ru
   CHECK(str() == "kernels_cuda.so");
   CHECK(str() == "tccd_k1");
   CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 10) ==
-        std::vector<int64_t>{1, 4, 1, 3, 1, 4, 0, 1, 1, 0});  // rank, shape, in, out, copy, strides, release
+        std::vector<int64_t>{1, 4, 1, 3, 1, 4, 1, 1, 1, 0});  // rank, shape, in, out, copy, strides, release
+  // copy = 1: a CUDA kernel has only its declared layout's entry point (entry_points.h), so an
+  // input in another layout is copied into the declared one.
   at += 10;
   CHECK(std::vector<int64_t>(w.begin() + at, w.end()) ==
         std::vector<int64_t>{2, TCCD_VAL_REF, 4, TCCD_VAL_NONE});

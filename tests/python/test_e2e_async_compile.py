@@ -1,0 +1,173 @@
+"""End to end (CPU, real daemon): forward and inference graphs compile in the background
+(TCCD_ASYNC_COMPILE, issue 11): the backend returns before the daemon's compile ends and the
+graph's first call takes the plan; a compile that fails surfaces at that call by the fallback
+rules.
+
+Compiles are slow on purpose (TCCD_TEST_KERNEL_DELAY_MS per kernel, one kernel thread), so that
+"the backend returned while the compile was still running" is a fact about the daemon's
+counters and the stats records, not a race.
+"""
+
+import shutil
+import time
+import warnings
+
+import pytest
+import torch
+
+import tccd
+from conftest import TCCD_BINARY, Daemon, short_tempdir
+from tccd import config
+from tccd.backend import tccd as tccd_backend
+
+DELAY_MS = 400
+
+
+def two_graphs(x, w):
+    # A graph break between two graphs with pointwise work (native kernels) in each.
+    h = torch.tanh(x @ w) * 2 + 1
+    torch._dynamo.graph_break()
+    return torch.sigmoid(h @ w.t()) * x
+
+
+def _inputs():
+    torch.manual_seed(0)
+    return torch.randn(8, 16), torch.randn(16, 16)
+
+
+@pytest.fixture
+def slow_daemon(monkeypatch, tmp_path):
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    monkeypatch.setenv("TCCD_KERNEL_THREADS", "1")
+    monkeypatch.setenv("TCCD_TEST_KERNEL_DELAY_MS", str(DELAY_MS))
+    root = short_tempdir("tccd-async-")
+    d = Daemon(TCCD_BINARY, root, extra_args=["--compile-threads=2"])
+    d.start()
+    monkeypatch.setenv("TCCD_ADDRESS", d.address)
+    monkeypatch.setenv("TCCD_NO_AUTOSTART", "1")
+    monkeypatch.setenv("TCCD_CACHE_DIR", str(tmp_path / "client-cache"))
+    monkeypatch.setenv("TCCD_AOT_SHARE", "0")
+    monkeypatch.setenv("TCCD_PROGRESS_AFTER_S", "0")
+    config.reload()
+    tccd.reset_compile_stats()
+    yield d
+    try:
+        if d.alive():
+            assert d.stop() == 0, d.log_tail()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _watching_backend(daemon, seen, on_return=None):
+    """tccd's backend, noting per graph what was recorded and running when it returned."""
+
+    def backend(gm, example_inputs):
+        fn = tccd_backend(gm, example_inputs)
+        records = len(tccd.last_compile_stats())
+        if on_return:
+            on_return()
+        seen.append(
+            {"records": records, "running": daemon.stats()["compiles_running"] if daemon.alive() else None}
+        )
+        return fn
+
+    return backend
+
+
+def _wait_until_running(daemon, timeout_s=5.0):
+    # The background thread sends its request within milliseconds; the compile takes seconds.
+    deadline = time.monotonic() + timeout_s
+    while daemon.stats()["compiles_running"] < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_the_backend_returns_before_the_compile_ends_and_the_first_call_takes_it(slow_daemon):
+    x, w = _inputs()
+    seen = []
+    torch._dynamo.reset()
+    with torch.no_grad():
+        got = torch.compile(two_graphs, backend=_watching_backend(slow_daemon, seen, lambda: _wait_until_running(slow_daemon)))(x, w)
+        want = two_graphs(x, w)
+
+    torch.testing.assert_close(got, want)
+    assert len(seen) == 2, seen
+    for s in seen:
+        # Returned with nothing recorded yet (a graph is recorded when its compile is taken)
+        # and its compile still running in the daemon.
+        assert s["records"] == seen.index(s), seen
+        assert s["running"] >= 1, seen
+    stats = tccd.last_compile_stats()
+    assert [s["kind"] for s in stats] == ["inference", "inference"], stats
+    for s in stats:
+        assert s["prefetched"] and s["fallback"] is None and s["native_kernels"] > 0, s
+        assert s["prefetch_wait_ms"] > 0, s  # the first call waited for the daemon
+
+
+def test_switched_off_the_backend_returns_compiled(slow_daemon, monkeypatch):
+    monkeypatch.setenv("TCCD_ASYNC_COMPILE", "0")
+    config.reload()
+    x, w = _inputs()
+    seen = []
+    torch._dynamo.reset()
+    with torch.no_grad():
+        got = torch.compile(two_graphs, backend=_watching_backend(slow_daemon, seen))(x, w)
+    torch.testing.assert_close(got, two_graphs(x, w))
+    assert [s["running"] for s in seen] == [0, 0], seen
+    assert [s["records"] for s in seen] == [1, 2], seen
+    assert not any(s["prefetched"] for s in tccd.last_compile_stats())
+
+
+def test_training_graphs_compile_in_the_background_with_the_same_results(slow_daemon):
+    x, w = _inputs()
+    w.requires_grad_(True)
+    eager = two_graphs(x, w).sum()
+    eager.backward()
+    want_grad, w.grad = w.grad, None
+    torch._dynamo.reset()
+    loss = torch.compile(two_graphs, backend="tccd")(x, w).sum()
+    loss.backward()
+    torch.testing.assert_close(loss, eager)
+    torch.testing.assert_close(w.grad, want_grad)
+    stats = tccd.last_compile_stats()
+    assert sorted(s["kind"] for s in stats) == ["backward", "backward", "forward", "forward"], stats
+    assert all(s["fallback"] is None and s["prefetched"] for s in stats), stats
+
+
+def _kill(daemon):
+    if not daemon.alive():
+        return  # the second graph's: the daemon is gone already
+    _wait_until_running(daemon)
+    daemon.proc.kill()
+    daemon.proc.wait()
+
+
+def test_a_compile_that_fails_falls_back_at_the_first_call(slow_daemon):
+    x, w = _inputs()
+    seen = []
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught, torch.no_grad():
+        warnings.simplefilter("always")
+        got = torch.compile(two_graphs, backend=_watching_backend(slow_daemon, seen, lambda: _kill(slow_daemon)))(x, w)
+    torch.testing.assert_close(got, two_graphs(x, w))
+    fallbacks = [str(w.message) for w in caught if issubclass(w.category, tccd.TccdFallbackWarning)]
+    # The first graph's compile died with the daemon; so did the second's request (no daemon):
+    # each graph runs eagerly, with one warning each, recorded.
+    assert len(fallbacks) == 2 and all("runs eagerly" in m for m in fallbacks), fallbacks
+    assert all(s["fallback"] for s in tccd.last_compile_stats())
+
+
+def test_under_strict_a_failed_compile_raises_at_the_first_call(slow_daemon, monkeypatch):
+    monkeypatch.setenv("TCCD_STRICT", "1")
+    config.reload()
+    x, w = _inputs()
+
+    def single(x, w):
+        return torch.tanh(x @ w) * 2 + 1
+
+    torch._dynamo.reset()
+    with torch.no_grad(), pytest.raises(Exception) as raised:
+        torch.compile(single, backend=_watching_backend(slow_daemon, [], lambda: _kill(slow_daemon)))(x, w)
+    # Raised at the graph's first call, from the compile the backend had started.
+    chain = [raised.value] + [getattr(raised.value, "inner_exception", None), raised.value.__cause__]
+    assert any(isinstance(e, tccd.TccdError) for e in chain if e is not None), repr(raised.value)
