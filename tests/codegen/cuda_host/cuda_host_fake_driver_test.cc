@@ -247,6 +247,10 @@ TEST_CASE("a kernel with run-time sizes takes them at each launch (tccd-cuda-sym
       strides[2 * 2 + 0] = 0;
       REQUIRE(relu(data, strides.data(), shape.data(), stream) == 0);
       const fake_cuda_launch l = fake.LastLaunch();
+      if (rows == 1) {  // a dim of size 1 may have any stride: still contiguous
+        CHECK(std::string(l.entry) == "relu_contig");
+        continue;
+      }
       CHECK(std::string(l.entry) == "relu_strided");
       CHECK(l.grid[0] == GridSize(numel, 1, kCudaBlockSize, 100, 3));
       std::vector<uint8_t> expected = Bytes(data, sizeof(data));
@@ -462,7 +466,6 @@ TEST_CASE("a segment launches its kernels in order with io and workspace pointer
   seg.steps = {relu, gelu};
   program.segments.push_back(seg);
   absl::StatusOr<std::string> so = BuildCudaHostLibrary(module, program);
-  INFO(so.status().ToString());
   REQUIRE(so.ok());
   absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
   REQUIRE(lib.ok());
