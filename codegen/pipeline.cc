@@ -35,6 +35,8 @@
 #include "codegen/cpu/cpu_backend.h"
 #include "codegen/cpu/cpu_pipeline.h"
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/cuda_emitter.h"
+#include "codegen/cuda_host/cuda_host.h"
 #include "codegen/cuda_host/cuda_pipeline.h"
 #include "codegen/cuda_host/runtime_object.h"
 #include "codegen/ir/known_ops.h"
@@ -57,6 +59,7 @@
 #include "codegen/schedule/printer.h"
 #include "codegen/schedule/release_after_last_use.h"
 #include "codegen/schedule/verifier.h"
+#include "codegen/symbolic_kernels.h"
 #include "codegen/symbolic_plan.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime_object.h"
@@ -269,21 +272,56 @@ int KernelCompileThreads() {
 
 namespace {
 
-// A graph with symbolic sizes: every op an extern step (symbolic_plan.h), said in the log so
-// that nobody mistakes it for fused code.
-absl::StatusOr<CompileOutput> CompileSymbolic(const SymbolicGraph& graph, bool machine_code) {
+// A graph with symbolic sizes (symbolic_plan.h): runs of pointwise ops become kernels with
+// run-time sizes (symbolic_kernels.h), the rest extern steps. The log says how many of each, so
+// that nobody mistakes extern steps for fused code.
+absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request, KernelObjectCache* kernel_cache,
+                                              CompileProgress* progress, bool machine_code) {
+  const SymbolicGraph& graph = *request.symbolic;
+  const bool cuda = request.device == ir::DeviceType::kCuda;
+  SymbolicKernelOptions kernel_options{.fusion = !Debug().disable_fusion};
+  // CUDA kernels pass sizes in a parameter block of bounded size.
+  if (cuda) kernel_options.check = CheckCudaKernel;
+  ASSIGN_OR_RETURN(SymbolicLowering lowering, LowerSymbolicKernels(graph, kernel_options));
+  for (const std::string& why : lowering.rejected) spdlog::debug("symbolic graph: extern steps for {}", why);
   CompileOutput out;
-  ASSIGN_OR_RETURN(out.plan, SymbolicExternPlan(graph));
-  out.num_extern_steps = out.plan.steps_size();
+  std::vector<PointwiseKernel> kernels;
+  for (size_t g = 0; g < lowering.groups.size(); ++g) {
+    kernels.push_back(lowering.groups[g].kernel);
+    Dump(absl::StrCat("symbolic_kernel_", g, ".txt"), PrintPointwiseKernel(kernels.back()));
+  }
+  if (!kernels.empty()) {
+    BackendOptions options{.fusion = true,
+                           .kernel_cache = kernel_cache,
+                           .fingerprint = CompilerFingerprint(),
+                           .threads = KernelCompileThreads(),
+                           .progress = progress,
+                           .machine_code = machine_code,
+                           .dump = Dump};
+    std::unique_ptr<Backend> backend = cuda ? MakeCudaBackend(request.cuda, std::move(options))
+                                            : MakeCpuBackend(request.cpu, std::move(options));
+    RETURN_IF_ERROR(backend->CompileKernels(kernels, out));
+    // CUDA: the host library that launches them (no segments: every kernel its own step).
+    RETURN_IF_ERROR(backend->Finish(kernels, out));
+  }
+  static const SymbolicNativeTarget kCudaTarget{kCudaHostLibraryName, "tccd-cuda-1", "tccd-cuda-sym-1",
+                                                "cuda_pointwise"};
+  ASSIGN_OR_RETURN(out.plan, SymbolicKernelPlan(graph, lowering, cuda ? kCudaTarget : kCpuSymbolicTarget));
+  out.num_fused_kernels = static_cast<int>(lowering.groups.size());
   absl::flat_hash_set<std::string> seen;
   std::vector<std::string> ops;
-  for (const v1::Step& step : out.plan.steps())
+  for (const v1::Step& step : out.plan.steps()) {
+    if (!step.has_extern_call()) continue;
+    ++out.num_extern_steps;
     if (seen.insert(step.extern_call().target()).second) ops.push_back(step.extern_call().target());
-  spdlog::info("symbolic graph ({} symbols, {} shape facts): no symbolic kernels yet, all {} ops run as extern "
-               "ATen steps ({} distinct: {}{})",
-               graph.num_symbols, graph.facts.size(), out.num_extern_steps, ops.size(),
+  }
+  spdlog::info("symbolic graph ({} symbols, {} shape facts): {} kernels with run-time sizes ({} ops), {} extern "
+               "ATen steps ({} distinct: {}{}){}",
+               graph.num_symbols, graph.facts.size(), lowering.groups.size(),
+               graph.graph.nodes_size() - out.num_extern_steps, out.num_extern_steps, ops.size(),
                absl::StrJoin(ops.begin(), ops.begin() + std::min<size_t>(ops.size(), 8), ", "),
-               ops.size() > 8 ? ", ..." : "");
+               ops.size() > 8 ? ", ..." : "",
+               lowering.rejected.empty() ? "" : absl::StrCat("; ", lowering.rejected.size(), " group(s) kept extern"));
   // The runtime descriptor has no expressions: the writer declines (UNIMPLEMENTED) and the
   // client interprets the plan; kept as a call so that a runtime that learns them gets it.
   if (machine_code) RETURN_IF_ERROR(AddPlanDescriptor(out));
@@ -295,7 +333,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
                                             CompileProgress* progress, bool machine_code) {
   RET_CHECK(prepared.parsed != nullptr);
   const ParsedRequest& request = *prepared.parsed;
-  if (request.symbolic) return CompileSymbolic(*request.symbolic, machine_code);
+  if (request.symbolic) return CompileSymbolic(request, kernel_cache, progress, machine_code);
   ir::Graph graph = request.graph;
   BackendOptions options{.fusion = !Debug().disable_fusion,
                          .cuda_one_program = Debug().cuda_one_program,

@@ -108,24 +108,6 @@ absl::Status CanonicalValue(v1::Value& v, const v1::Graph& graph, int defined, i
   }
 }
 
-// Plan value ids: graph inputs first, then every node's outputs in order.
-struct ValueIds {
-  int num_inputs = 0;
-  std::vector<int> first_output;  // per node
-  int Of(const v1::ValueRef& r) const { return r.node() < 0 ? -(r.node() + 1) : first_output[r.node()] + r.output(); }
-};
-
-void RemapRefs(v1::Value& v, const ValueIds& ids, std::vector<int>* uses) {
-  if (v.kind_case() == v1::Value::kRef) {
-    int id = ids.Of(v.ref());
-    v.mutable_ref()->set_node(id);
-    v.mutable_ref()->set_output(0);
-    if (uses) uses->push_back(id);
-  } else if (v.kind_case() == v1::Value::kList) {
-    for (v1::Value& item : *v.mutable_list()->mutable_items()) RemapRefs(item, ids, uses);
-  }
-}
-
 }  // namespace
 
 bool HasSymbols(const v1::Graph& graph) {
@@ -184,69 +166,6 @@ absl::StatusOr<SymbolicGraph> PrepareSymbolicGraph(const v1::Graph& proto, const
   out.canonical_text = absl::StrCat("symbolic-graph v1\n", text, "\n");
   for (const std::string& f : out.facts) absl::StrAppend(&out.canonical_text, "fact ", f, "\n");
   return out;
-}
-
-absl::StatusOr<v1::Plan> SymbolicExternPlan(const SymbolicGraph& sym) {
-  const v1::Graph& g = sym.graph;
-  v1::Plan plan;
-  ValueIds ids;
-  ids.num_inputs = g.inputs_size();
-  plan.set_num_inputs(g.inputs_size());
-  for (const v1::TensorMeta& m : g.inputs()) *plan.add_values() = m;
-  int next = g.inputs_size();
-  for (const v1::Node& node : g.nodes()) {
-    ids.first_output.push_back(next);
-    next += node.outputs_size();
-    for (const v1::TensorMeta& m : node.outputs()) *plan.add_values() = m;
-  }
-
-  // Refs remapped to value ids, and every value's last reader (a step index; the graph outputs
-  // are read "after" every step and never released).
-  const int num_steps = g.nodes_size();
-  std::vector<int> last_use(next, -1);
-  std::vector<bool> referenced(next, false);
-  std::vector<v1::Step> steps(num_steps);
-  for (int s = 0; s < num_steps; ++s) {
-    const v1::Node& node = g.nodes(s);
-    v1::ExternCall& call = *steps[s].mutable_extern_call();
-    call.set_target(node.target());
-    std::vector<int> uses;
-    for (const v1::Value& a : node.args()) {
-      v1::Value* v = call.add_args();
-      *v = a;
-      RemapRefs(*v, ids, &uses);
-    }
-    for (const v1::NamedValue& kv : node.kwargs()) {
-      v1::NamedValue* nv = call.add_kwargs();
-      *nv = kv;
-      RemapRefs(*nv->mutable_value(), ids, &uses);
-    }
-    for (int id : uses) {
-      last_use[id] = s;
-      referenced[id] = true;
-    }
-  }
-  for (const v1::Value& v : g.outputs()) {
-    v1::Value* out = plan.add_outputs();
-    *out = v;
-    std::vector<int> uses;
-    RemapRefs(*out, ids, &uses);
-    for (int id : uses) {
-      last_use[id] = num_steps;  // never released
-      referenced[id] = true;
-    }
-  }
-  for (int s = 0; s < num_steps; ++s) {
-    for (int k = 0; k < g.nodes(s).outputs_size(); ++k) {
-      int id = ids.first_output[s] + k;
-      // Outputs nobody reads are dropped as the op returns them (-1), like the static plans'.
-      steps[s].add_outputs(referenced[id] ? id : -1);
-    }
-  }
-  for (int id = 0; id < next; ++id)
-    if (last_use[id] >= 0 && last_use[id] < num_steps) steps[last_use[id]].add_release(id);
-  for (v1::Step& step : steps) *plan.add_steps() = std::move(step);
-  return plan;
 }
 
 }  // namespace tccd::codegen

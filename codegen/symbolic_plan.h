@@ -2,13 +2,14 @@
 // validation, the canonical text their compile key is computed from, and their plan.
 //
 // The graph IR (codegen/ir/graph.h) and every pass and kernel after it work on static sizes, so
-// a symbolic graph does not enter that pipeline yet: each of its ops becomes one ExternCall step
+// a symbolic graph does not enter that pipeline: each of its ops becomes one ExternCall step
 // and the plan's value metas, SymInt arguments and scalar outputs carry the size expressions
 // (codegen/ir/sym_expr.h, canonical text) that the client evaluates from the actual inputs'
 // sizes at every call. One plan therefore serves every size the graph's guards allow, and no
 // kernel specialises on the example sizes (the ShapeEnv hints never enter the key or the plan).
-// What is left for native code: symbolic kernel IR (runtime sizes in the CPU and CUDA
-// pointwise/row kernels), then these graphs take the normal pipeline.
+// CPU targets: runs of pointwise ops become fused kernels with run-time sizes
+// (symbolic_kernels.h), the rest stay extern steps. Left for native code: CUDA kernels and row
+// reductions with run-time sizes.
 #pragma once
 
 #include <string>
@@ -36,7 +37,8 @@ struct SymbolicGraph {
 // as its text, trimmed.
 absl::StatusOr<SymbolicGraph> PrepareSymbolicGraph(const v1::Graph& graph, const v1::ShapeEnv& shape_env);
 
-// The plan: one ExternCall per node in graph order, values released after their last use.
+// The plan without kernels: one ExternCall per node in graph order, values released after their
+// last use (symbolic_kernels.cc; the plan with kernels is SymbolicKernelPlan there).
 absl::StatusOr<v1::Plan> SymbolicExternPlan(const SymbolicGraph& graph);
 
 }  // namespace tccd::codegen

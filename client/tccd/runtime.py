@@ -28,6 +28,12 @@ from .v1 import tccd_pb2 as pb
 ABI_CPU = "tccd-cpu-1"
 ABI_CUDA = "tccd-cuda-1"
 ABI_CUDA_SEGMENT = "tccd-cuda-segment-1"
+# A CPU kernel with run-time sizes (symbolic plans): void f(void* const* data,
+# const int64_t* strides, const int64_t* shape); shape: the iteration space at this call.
+ABI_CPU_SYM = "tccd-cpu-sym-1"
+# Its CUDA twin: int f(void* const* data, const int64_t* strides, const int64_t* shape,
+# void* cuda_stream), returning a cudaError_t.
+ABI_CUDA_SYM = "tccd-cuda-sym-1"
 # tccd_cuda_runtime.h: TCCD_RT_ERROR_INVALID_CONTEXT (no current context and no stream to ask).
 _RT_ERROR_INVALID_CONTEXT = 201
 
@@ -346,6 +352,108 @@ def _native_step(
     return run
 
 
+def _symbolic_native_step(step: "pb.Step", index: int, metas: Sequence["pb.TensorMeta"],
+                          libraries: Dict[str, ctypes.CDLL]) -> Callable[[Env], None]:
+    """A kernel with run-time sizes in a symbolic plan (codegen/symbolic_kernels.h).
+
+    Every output of such a kernel has the sizes of its iteration space, so the sizes come from
+    the first output's meta, evaluated from the call's symbols (env[-1]) like every other size
+    of the plan; strides are the tensors' own, broadcast to that space."""
+    call = step.native
+    if call.abi not in (ABI_CPU_SYM, ABI_CPU, ABI_CUDA_SYM, ABI_CUDA):
+        raise ArtifactError(f"step {index}: native ABI {call.abi!r} in a symbolic plan")
+    library, fn = _bind(libraries, call.artifact, call.symbol, index)
+    # A kernel of a symbolic plan whose iteration space happens to be static is a plain
+    # "tccd-cpu-1" / "tccd-cuda-1" kernel: no sizes argument.
+    takes_shape = call.abi in (ABI_CPU_SYM, ABI_CUDA_SYM)
+    is_cuda = call.abi in (ABI_CUDA_SYM, ABI_CUDA)
+    fn.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64)]
+    if takes_shape:
+        fn.argtypes.append(ctypes.POINTER(ctypes.c_int64))
+    if is_cuda:
+        fn.argtypes.append(ctypes.c_void_p)
+        fn.restype = ctypes.c_int
+        last_error = _cuda_last_error_fn(library)
+    else:
+        fn.restype = None
+    output_ids = list(step.outputs)
+    if not output_ids or any(i < 0 for i in output_ids):
+        raise ArtifactError(f"step {index}: a native call must define all its outputs")
+    rank = len(call.shape)
+
+    def dims_fn(dims):
+        fns = []
+        for d in dims:
+            if d.WhichOneof("kind") == "expr":
+                fns.append(compile_expr(d.expr))
+            else:
+                fns.append(lambda _symbols, v=d.value: v)
+        return fns
+
+    allocations = []  # (value id, size fns, stride fns, dtype, device)
+    for value_id in output_ids:
+        meta = metas[value_id]
+        if len(meta.sizes) != rank or len(meta.strides) != rank:
+            raise ArtifactError(f"step {index}: output {value_id} is not of the kernel's rank {rank}")
+        if meta.HasField("storage_offset") and meta.storage_offset.WhichOneof("kind") != "value":
+            raise ArtifactError(f"step {index}: output {value_id} has a symbolic storage offset")
+        allocations.append((value_id, dims_fn(meta.sizes), dims_fn(meta.strides),
+                            _dtype(meta.dtype), _device(meta.device)))
+    shape_fns = allocations[0][1]
+    inputs = [(value_id, _dtype(metas[value_id].dtype)) for value_id in call.inputs]
+    num_operands = len(inputs) + len(allocations)
+    PtrArray = ctypes.c_void_p * num_operands
+    StrideArray = ctypes.c_int64 * (num_operands * rank)
+    ShapeArray = ctypes.c_int64 * max(rank, 1)
+    release = list(step.release)
+
+    def run(env: Env) -> None:
+        symbols = env[-1]
+        try:
+            shape = tuple(f(symbols) for f in shape_fns)
+        except NameError as e:
+            raise RuntimeError(f"tccd plan step {index}: {e} (no input size binds it)") from None
+        tensors = []
+        rows: List[int] = []
+        for value_id, dtype in inputs:
+            t = env[value_id]
+            if t.dtype != dtype:
+                raise RuntimeError(f"tccd plan step {index}: input {value_id} is {t.dtype}, the kernel takes {dtype}")
+            try:
+                rows.extend(t.expand(shape).stride())
+            except RuntimeError as e:
+                raise RuntimeError(
+                    f"tccd plan step {index}: input of shape {tuple(t.shape)} does not broadcast "
+                    f"to the kernel's iteration space {shape}: {e}"
+                ) from e
+            tensors.append(t)
+        for value_id, sizes, strides, dtype, device in allocations:
+            out = torch.empty_strided(
+                tuple(f(symbols) for f in sizes), tuple(f(symbols) for f in strides), dtype=dtype, device=device
+            )
+            env[value_id] = out
+            rows.extend(out.stride())
+            tensors.append(out)
+        args = [PtrArray(*[t.data_ptr() for t in tensors]), StrideArray(*rows)]
+        if takes_shape:
+            args.append(ShapeArray(*shape))
+        if is_cuda:
+            device = tensors[-1].device
+            stream = ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)
+            err = fn(*args, stream)
+            if err == _RT_ERROR_INVALID_CONTEXT:
+                _make_context_current(device)
+                err = fn(*args, stream)
+            if err != 0:
+                raise RuntimeError(f"tccd plan step {index} ({call.symbol}): CUDA error {err}: {last_error()}")
+        else:
+            fn(*args)
+        for value_id in release:
+            env[value_id] = None
+
+    return run
+
+
 def _make_context_current(device: Optional[torch.device]) -> None:
     """Makes the device's primary CUDA context current on this thread.
 
@@ -502,8 +610,8 @@ class LoadedPlan:
         if not 0 <= self.num_inputs <= self.num_values:
             raise ArtifactError(f"plan has {self.num_inputs} inputs but {self.num_values} values")
         values = []
-        # A symbolic plan (a graph with dynamic sizes; the daemon makes every op an extern
-        # step): its symbols' values come from the inputs' sizes at each call.
+        # A symbolic plan (a graph with dynamic sizes: extern steps, and CPU kernels with
+        # run-time sizes): its symbols' values come from the inputs' sizes at each call.
         self.symbolic = any(_is_symbolic(m) for m in plan.values) or any(
             _has_ref(decode_value(v)) and not isinstance(decode_value(v), _Ref) for v in plan.outputs
         )
@@ -526,9 +634,16 @@ class LoadedPlan:
                 if not -1 <= value_id < self.num_values:
                     raise ArtifactError(f"step {index} names value {value_id} (of {self.num_values})")
             kind = step.WhichOneof("kind")
-            if self.symbolic and kind != "extern_call":
-                raise ArtifactError(f"step {index}: a symbolic plan has a {kind} step (extern steps only)")
-            if kind == "native":
+            if self.symbolic and kind not in ("extern_call", "native"):
+                raise ArtifactError(f"step {index}: a symbolic plan has a {kind} step")
+            if kind == "native" and self.symbolic:
+                for value_id in step.native.inputs:
+                    if not 0 <= value_id < self.num_values:
+                        raise ArtifactError(f"step {index} reads value {value_id}")
+                steps.append(_symbolic_native_step(step, index, plan.values, libraries))
+                self.num_native += 1
+                self.num_fused_kernels += max(1, len(step.native.kernels))
+            elif kind == "native":
                 for value_id in step.native.inputs:
                     if not 0 <= value_id < self.num_values:
                         raise ArtifactError(f"step {index} reads value {value_id}")
@@ -623,7 +738,7 @@ def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "grap
             raise ArtifactError(f"cannot load {artifact} ({path}): {e}") from e
     cuda_artifacts = {
         s.native.artifact for s in plan.steps
-        if s.WhichOneof("kind") == "native" and s.native.abi == ABI_CUDA
+        if s.WhichOneof("kind") == "native" and s.native.abi in (ABI_CUDA, ABI_CUDA_SYM)
     } | {s.segment.artifact for s in plan.steps if s.WhichOneof("kind") == "segment"}
     for artifact in sorted(cuda_artifacts):
         _init_cuda_library(artifact, libraries[artifact])

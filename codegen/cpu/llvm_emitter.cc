@@ -58,7 +58,7 @@ class KernelEmitter {
   // get a phi each; `step(carried_phis)` returns their next values. `body` emits into the loop
   // and may create blocks. Returns with the builder after the loop.
   void EmitLoop(
-      int64_t trip, const std::vector<llvm::Value*>& carried_init,
+      llvm::Value* trip, const std::vector<llvm::Value*>& carried_init,
       const std::function<std::vector<llvm::Value*>(const std::vector<llvm::Value*>&)>& step,
       const std::function<void(llvm::Value* iv, const std::vector<llvm::Value*>&)>& body,
       llvm::MDNode* loop_md);
@@ -89,7 +89,8 @@ class KernelEmitter {
   llvm::Function* fn_ = nullptr;
   std::vector<llvm::Value*> bases_;     // per operand: element base pointer
   std::vector<llvm::Value*> strides_;   // [operand * rank + d], i64, loaded at entry
-  std::vector<size_t> nest_dims_;       // dims of size > 1, outermost first
+  std::vector<size_t> nest_dims_;       // dims of size > 1 or run-time size, outermost first
+  std::vector<llvm::Value*> dims_;      // per dim: its size (i64), a constant unless kRuntimeDim
   std::vector<llvm::Value*> coords_;    // index kernels: per dim, the point's coordinate (i64)
   std::vector<llvm::MDNode*> scope_;    // per operand: !alias.scope
   std::vector<llvm::MDNode*> noalias_;  // per operand: !noalias (every other operand)
@@ -150,7 +151,7 @@ llvm::MDNode* KernelEmitter::VectorizeLoopMetadata() {
 }
 
 void KernelEmitter::EmitLoop(
-    int64_t trip, const std::vector<llvm::Value*>& carried_init,
+    llvm::Value* trip, const std::vector<llvm::Value*>& carried_init,
     const std::function<std::vector<llvm::Value*>(const std::vector<llvm::Value*>&)>& step,
     const std::function<void(llvm::Value* iv, const std::vector<llvm::Value*>&)>& body,
     llvm::MDNode* loop_md) {
@@ -176,7 +177,7 @@ void KernelEmitter::EmitLoop(
   for (size_t j = 0; j < phis.size(); ++j) {
     llvm::cast<llvm::PHINode>(phis[j])->addIncoming(nexts[j], latch);
   }
-  llvm::Value* more = b_.CreateICmpULT(next, b_.getInt64(trip));
+  llvm::Value* more = b_.CreateICmpULT(next, trip);
   llvm::BranchInst* br = b_.CreateCondBr(more, header, exit);
   if (loop_md) br->setMetadata(llvm::LLVMContext::MD_loop, loop_md);
   b_.SetInsertPoint(exit);
@@ -205,7 +206,7 @@ void KernelEmitter::EmitNest(size_t level, const std::vector<llvm::Value*>& offs
       return b_.CreateInBoundsGEP(MemType(k_.operand_dtype(op)), bases_[op], cur[op]);
     });
   };
-  EmitLoop(k_.shape[dim], offsets, step, body, innermost ? VectorizeLoopMetadata() : nullptr);
+  EmitLoop(dims_[dim], offsets, step, body, innermost ? VectorizeLoopMetadata() : nullptr);
 }
 
 absl::Status KernelEmitter::Emit() {
@@ -217,13 +218,18 @@ absl::Status KernelEmitter::Emit() {
                                       "' collides with a libm function");
   }
   llvm::Type* ptr = b_.getPtrTy();
-  auto* fn_type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr}, /*isVarArg=*/false);
+  // Run-time sizes (ABI "tccd-cpu-sym-1") come in a third array, one entry per dim.
+  const bool runtime_shape = HasRuntimeShape(k_);
+  std::vector<llvm::Type*> params = {ptr, ptr};
+  if (runtime_shape) params.push_back(ptr);
+  auto* fn_type = llvm::FunctionType::get(b_.getVoidTy(), params, /*isVarArg=*/false);
   fn_ = llvm::Function::Create(fn_type, llvm::GlobalValue::ExternalLinkage, k_.name, m_);
   fn_->setVisibility(llvm::GlobalValue::DefaultVisibility);
   fn_->setDoesNotThrow();
   fn_->setUWTableKind(llvm::UWTableKind::Async);  // unwind info for profilers and debuggers
   fn_->getArg(0)->setName("data");
   fn_->getArg(1)->setName("strides");
+  if (runtime_shape) fn_->getArg(2)->setName("shape");
   for (llvm::Argument& arg : fn_->args()) {
     arg.addAttr(llvm::Attribute::NoCapture);
     arg.addAttr(llvm::Attribute::ReadOnly);
@@ -233,18 +239,40 @@ absl::Status KernelEmitter::Emit() {
 
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
   const size_t rank = k_.shape.size();
-  int64_t numel = 1;
-  for (int64_t s : k_.shape) numel *= s;
-  if (numel == 0) {  // nothing to do; the pointers may be dangling
+  int64_t static_numel = 1;
+  for (int64_t s : k_.shape) static_numel *= s == kRuntimeDim ? 1 : s;
+  if (static_numel == 0) {  // nothing to do; the pointers may be dangling
     b_.CreateRetVoid();
     return absl::OkStatus();
   }
+  // Every dim's size as a value; run-time sizes are loaded once, and an empty iteration space
+  // returns before any pointer is touched (the loops below are bottom-tested: trip >= 1).
+  llvm::Value* any_empty = b_.getFalse();
+  for (size_t d = 0; d < rank; ++d) {
+    if (k_.shape[d] != kRuntimeDim) {
+      dims_.push_back(b_.getInt64(k_.shape[d]));
+      continue;
+    }
+    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), fn_->getArg(2), d);
+    dims_.push_back(b_.CreateLoad(b_.getInt64Ty(), slot, "size" + std::to_string(d)));
+    any_empty = b_.CreateOr(any_empty, b_.CreateICmpSLE(dims_.back(), b_.getInt64(0)));
+  }
+  if (runtime_shape) {
+    llvm::BasicBlock* empty = llvm::BasicBlock::Create(ctx_, "empty", fn_);
+    llvm::BasicBlock* work = llvm::BasicBlock::Create(ctx_, "work", fn_);
+    b_.CreateCondBr(any_empty, empty, work);
+    b_.SetInsertPoint(empty);
+    b_.CreateRetVoid();
+    b_.SetInsertPoint(work);
+  }
+  llvm::Value* numel = b_.getInt64(1);
+  for (llvm::Value* size : dims_) numel = b_.CreateMul(numel, size, "", /*HasNUW=*/true, /*HasNSW=*/true);
   for (int op = 0; op < k_.num_operands(); ++op) {
     llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(ptr, fn_->getArg(0), op);
     bases_.push_back(b_.CreateLoad(ptr, slot, "base" + std::to_string(op)));
   }
   for (size_t d = 0; d < rank; ++d) {
-    if (k_.shape[d] > 1) nest_dims_.push_back(d);
+    if (k_.shape[d] > 1 || k_.shape[d] == kRuntimeDim) nest_dims_.push_back(d);
   }
   if (HasIndexOps(k_)) {
     // Index-aware kernels (kIndex/kGather) always run the nest, which knows the coordinates;
@@ -270,11 +298,13 @@ absl::Status KernelEmitter::Emit() {
     return error_;
   }
 
-  // Load the strides and test them against the contiguous ones (size-1 dims never move).
-  std::vector<int64_t> contiguous(rank);
-  for (int64_t d = static_cast<int64_t>(rank) - 1, run = 1; d >= 0; --d) {
+  // Load the strides and test them against the contiguous ones (size-1 dims never move; a
+  // run-time size may turn out to be 1, then its stride does not matter either).
+  std::vector<llvm::Value*> contiguous(rank);
+  llvm::Value* run = b_.getInt64(1);
+  for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
     contiguous[d] = run;
-    run *= k_.shape[d];
+    run = b_.CreateMul(run, dims_[d], "", /*HasNUW=*/true, /*HasNSW=*/true);
   }
   llvm::Value* is_contiguous = b_.getTrue();
   for (int op = 0; op < k_.num_operands(); ++op) {
@@ -284,8 +314,10 @@ absl::Status KernelEmitter::Emit() {
       strides_.push_back(b_.CreateLoad(b_.getInt64Ty(), slot,
                                        "stride" + std::to_string(op) + "_" + std::to_string(d)));
       if (k_.shape[d] == 1) continue;
-      is_contiguous =
-          b_.CreateAnd(is_contiguous, b_.CreateICmpEQ(strides_.back(), b_.getInt64(contiguous[d])));
+      llvm::Value* moves_as_contiguous = b_.CreateICmpEQ(strides_.back(), contiguous[d]);
+      if (k_.shape[d] == kRuntimeDim)
+        moves_as_contiguous = b_.CreateOr(moves_as_contiguous, b_.CreateICmpEQ(dims_[d], b_.getInt64(1)));
+      is_contiguous = b_.CreateAnd(is_contiguous, moves_as_contiguous);
     }
   }
   llvm::BasicBlock* fast = llvm::BasicBlock::Create(ctx_, "contiguous", fn_);
@@ -364,10 +396,10 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
       case PwOp::kIndex: v[i] = coords_.at(in.operand); break;
       case PwOp::kRandom: {
         llvm::Value* flat = b_.getInt64(0);
-        int64_t run = 1;
+        llvm::Value* run = b_.getInt64(1);
         for (int64_t d = static_cast<int64_t>(k_.shape.size()) - 1; d >= 0; --d) {
-          flat = b_.CreateAdd(flat, b_.CreateMul(coords_[d], b_.getInt64(run)));
-          run *= k_.shape[d];
+          flat = b_.CreateAdd(flat, b_.CreateMul(coords_[d], run));
+          run = b_.CreateMul(run, dims_[d]);
         }
         v[i] = PhiloxUniform(arg(0), arg(1), flat);
         break;

@@ -18,6 +18,9 @@ namespace tccd::codegen {
 // to `module`. Errors: INVALID_ARGUMENT if the kernel fails VerifyPointwiseKernel or its name is
 // taken (by another kernel or a libm function); INTERNAL if the emitted IR fails LLVM's verifier.
 //
+// A kernel with run-time dims (kRuntimeDim) gets a third parameter, `ptr %shape` (ABI
+// "tccd-cpu-sym-1"); the code below is the same with those sizes loaded at entry.
+//
 // Shape of the code:
 //  * any zero-size dim: returns at once; rank 0: evaluates the body once.
 //  * fast path: when every operand's strides are the row-major strides of `shape` (dims of size

@@ -336,6 +336,21 @@ class KernelSourceEmitter {
   std::string IndexLiteral(int64_t v) const {
     return absl::StrCat(v, geo_.index64 ? "ull" : "u");
   }
+  // Dim d's size as an Index expression: a literal, or the strided parameter of a run-time dim.
+  std::string SizeExpr(int d) const {
+    return k_.shape[d] == kRuntimeDim ? absl::StrCat("static_cast<Index>(p.size[", d, "])") : IndexLiteral(k_.shape[d]);
+  }
+  // "constexpr Index kNumel = <literal>;" or, with run-time sizes, its value from the parameters.
+  std::string NumelDecl(bool strided) const {
+    if (!geo_.runtime_shape) return absl::StrCat("  constexpr Index kNumel = ", IndexLiteral(geo_.numel), ";\n");
+    if (!strided) return "  const Index kNumel = static_cast<Index>(p.numel);\n";
+    std::string product;
+    for (int d = 0; d < static_cast<int>(k_.shape.size()); ++d) {
+      if (k_.shape[d] == 1) continue;
+      absl::StrAppend(&product, product.empty() ? "" : " * ", SizeExpr(d));
+    }
+    return absl::StrCat("  const Index kNumel = ", product.empty() ? IndexLiteral(1) : product, ";\n");
+  }
   // The entry's signature. Its compile-time constants (kNumel, ...) are emitted as locals, only
   // where used: NVRTC materialises namespace-scope constexpr variables as (dead) .global
   // variables in the module, and warns about unused locals.
@@ -344,7 +359,7 @@ class KernelSourceEmitter {
     std::string head =
         absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockSize, ")\n",
                      k_.name, suffix, "(const ", ns_, "::", params, " p) {\n");
-    if (geo_.numel > 0) absl::StrAppend(&head, "  using namespace ", ns_, ";\n");
+    if (geo_.numel != 0) absl::StrAppend(&head, "  using namespace ", ns_, ";\n");
     return head;
   }
 
@@ -367,9 +382,12 @@ absl::Status KernelSourceEmitter::Emit(std::string& out) {
   }
   absl::StrAppend(&out, "namespace ", ns_, " {\n\n");
   absl::StrAppend(&out, "typedef ", IndexType(), " Index;\n\n");
-  absl::StrAppend(&out, "struct ContigParams {\n  char* ptr[", num_operands, "];\n};\n");
+  absl::StrAppend(&out, "struct ContigParams {\n  char* ptr[", num_operands, "];\n");
+  if (geo_.runtime_shape) absl::StrAppend(&out, "  long long numel;  // run-time sizes: their product\n");
+  absl::StrAppend(&out, "};\n");
   absl::StrAppend(&out, "struct StridedParams {\n  char* ptr[", num_operands, "];\n");
   if (rank > 0) absl::StrAppend(&out, "  long long stride[", num_operands, "][", rank, "];\n");
+  if (geo_.runtime_shape) absl::StrAppend(&out, "  long long size[", rank, "];  // run-time sizes, every dim\n");
   absl::StrAppend(&out, "};\n");
   absl::StrAppend(&out, "static_assert(sizeof(ContigParams) == ", geo_.contig_param_bytes,
                   ", \"parameter layout\");\n");
@@ -434,12 +452,16 @@ void KernelSourceEmitter::EmitContig(std::string& out) {
     absl::StrAppend(&out, "  // numel is 0: nothing to do (GridSize gives 0 blocks).\n}\n\n");
     return;
   }
-  const bool has_vectors = geo_.numel / geo_.vec > 0;
-  const bool has_tail = geo_.numel % geo_.vec != 0;
-  if (has_tail) absl::StrAppend(&out, "  constexpr Index kNumel = ", IndexLiteral(geo_.numel), ";\n");
+  // Run-time sizes: both loops, bounded by the numel parameter.
+  const bool has_vectors = geo_.runtime_shape || geo_.numel / geo_.vec > 0;
+  const bool has_tail = geo_.runtime_shape || geo_.numel % geo_.vec != 0;
+  if (has_tail) absl::StrAppend(&out, NumelDecl(/*strided=*/false));
   absl::StrAppend(&out, "  constexpr int kVec = ", geo_.vec, ";  // elements per thread\n");
-  absl::StrAppend(&out, "  constexpr Index kNumVecs = ", IndexLiteral(geo_.numel / geo_.vec),
-                  ";\n");
+  if (geo_.runtime_shape) {
+    absl::StrAppend(&out, "  const Index kNumVecs = kNumel / kVec;\n");
+  } else {
+    absl::StrAppend(&out, "  constexpr Index kNumVecs = ", IndexLiteral(geo_.numel / geo_.vec), ";\n");
+  }
   absl::StrAppend(&out,
                   "  const Index tid = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;\n");
   if (has_vectors) {
@@ -484,7 +506,8 @@ void KernelSourceEmitter::EmitContig(std::string& out) {
 void KernelSourceEmitter::EmitInnerVectorPath(const std::vector<int>& dims, std::string& out) {
   if (dims.empty() || geo_.vec <= 1 || HasIndexOps(k_)) return;
   const int inner = dims.back();
-  if (k_.shape[inner] % geo_.vec != 0) return;
+  // A run-time innermost size is not known to be a multiple of the vector (no guard says so).
+  if (k_.shape[inner] == kRuntimeDim || k_.shape[inner] % geo_.vec != 0) return;
   const int n_in = static_cast<int>(k_.input_dtypes.size());
   const int num_operands = k_.num_operands();
   absl::StrAppend(&out, "  constexpr int kVec = ", geo_.vec, ";\n", "  bool vectors = true;\n");
@@ -510,7 +533,7 @@ void KernelSourceEmitter::EmitInnerVectorPath(const std::vector<int>& dims, std:
     if (j == 0) {
       absl::StrAppend(&out, "      const Index c", d, " = rest;\n");
     } else {
-      const std::string size = IndexLiteral(k_.shape[d]);
+      const std::string size = SizeExpr(d);
       absl::StrAppend(&out, "      const Index c", d, " = rest % ", size, ";\n      rest /= ", size, ";\n");
     }
   }
@@ -553,9 +576,9 @@ void KernelSourceEmitter::EmitStrided(std::string& out) {
   // Dims of size 1 always have coordinate 0: they take no part in the decomposition.
   std::vector<int> dims;
   for (int d = 0; d < rank; ++d) {
-    if (k_.shape[d] > 1) dims.push_back(d);
+    if (k_.shape[d] > 1 || k_.shape[d] == kRuntimeDim) dims.push_back(d);
   }
-  absl::StrAppend(&out, "  constexpr Index kNumel = ", IndexLiteral(geo_.numel), ";\n",
+  absl::StrAppend(&out, NumelDecl(/*strided=*/true),
                   "  const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;\n");
   EmitInnerVectorPath(dims, out);
   absl::StrAppend(&out,
@@ -567,7 +590,7 @@ void KernelSourceEmitter::EmitStrided(std::string& out) {
     if (j == 0) {
       absl::StrAppend(&out, "    const Index c", d, " = rest;\n");
     } else {
-      const std::string size = IndexLiteral(k_.shape[d]);
+      const std::string size = SizeExpr(d);
       absl::StrAppend(&out, "    const Index c", d, " = rest % ", size, ";\n    rest /= ", size,
                       ";\n");
     }
@@ -649,7 +672,10 @@ std::string CudaIrComment(const PointwiseKernel& k) {
 CudaKernelGeometry GeometryOf(const PointwiseKernel& kernel) {
   CudaKernelGeometry geo;
   geo.numel = 1;
-  for (int64_t s : kernel.shape) geo.numel *= s;
+  geo.runtime_shape = HasRuntimeShape(kernel);
+  for (int64_t s : kernel.shape) geo.numel *= s == kRuntimeDim ? 1 : s;
+  // Run-time sizes: numel is unknown here (-1), and 0 only when a static dim is 0.
+  if (geo.runtime_shape && geo.numel != 0) geo.numel = -1;
   // 16 bytes of the *largest* operand per thread: the widest operands move with one 128-bit
   // access per thread and narrower ones with proportionally narrower accesses (a bool next to
   // f32: 32 bits), so every warp-wide access covers one contiguous span. Measured on H100
@@ -662,10 +688,15 @@ CudaKernelGeometry GeometryOf(const PointwiseKernel& kernel) {
     largest = std::max(largest, Bytes(kernel.operand_dtype(o)));
   }
   geo.vec = HasIndexOps(kernel) ? 1 : 16 / largest;  // index kernels: one element per thread
-  geo.index64 = geo.numel > std::numeric_limits<int32_t>::max();
+  geo.index64 = geo.runtime_shape || geo.numel > std::numeric_limits<int32_t>::max();
   const int num_operands = kernel.num_operands();
+  const int rank = static_cast<int>(kernel.shape.size());
   geo.contig_param_bytes = 8 * num_operands;
-  geo.strided_param_bytes = 8 * num_operands * (1 + static_cast<int>(kernel.shape.size()));
+  geo.strided_param_bytes = 8 * num_operands * (1 + rank);
+  if (geo.runtime_shape) {  // the contig entry takes numel, the strided one every dim's size
+    geo.contig_param_bytes += 8;
+    geo.strided_param_bytes += 8 * rank;
+  }
   return geo;
 }
 
@@ -676,7 +707,8 @@ absl::Status CheckCudaKernel(const PointwiseKernel& kernel) {
   }
   // In 64-bit arithmetic: a verified kernel's operand count and rank are small, but not bounded.
   const int64_t param_bytes = 8 * static_cast<int64_t>(kernel.num_operands()) *
-                              (1 + static_cast<int64_t>(kernel.shape.size()));
+                                  (1 + static_cast<int64_t>(kernel.shape.size())) +
+                              (HasRuntimeShape(kernel) ? 8 * static_cast<int64_t>(kernel.shape.size()) : 0);
   if (param_bytes > kCudaMaxParamBytes) {
     return absl::UnimplementedError(absl::StrCat(
         "kernel '", kernel.name, "' has ", kernel.num_operands(), " operands of rank ",

@@ -64,11 +64,15 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
   const auto rank = static_cast<int>(kernel.shape.size());
   if (info.num_operands != operands || operands < 1) return mismatch("num_operands");
   if (info.rank != rank) return mismatch("rank");
+  // Run-time sizes (kRuntimeDim): numel -1, the launch takes the sizes (tccd_rt_launch_sized).
+  const bool sized = HasRuntimeShape(kernel);
   int64_t numel = 1;
   for (int64_t dim : kernel.shape) {
+    if (dim == kRuntimeDim) continue;
     if (dim < 0) return absl::InvalidArgumentError("negative dimension in " + kernel.name);
     numel *= dim;  // shapes were verified by CompileCudaKernels; no overflow for real tensors
   }
+  if (sized && numel != 0) numel = -1;
   if (info.numel != numel) return mismatch("numel");
   auto bad = [&](const std::string& what) {
     return absl::InvalidArgumentError(absl::StrCat("CUDA kernel '", info.name, "': ", what));
@@ -92,8 +96,10 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
                 info.num_reduced_dims != kernel.reduction.num_reduced_dims))) {
     return mismatch("row-reduction launch geometry");
   }
-  if (info.contig_param_bytes != (rows ? 8 * operands * (1 + rank) : 8 * operands) ||
-      info.strided_param_bytes != 8 * operands * (1 + rank)) {
+  if (sized && rows) return mismatch("run-time sizes in a reduction");
+  const int sizes_bytes = sized ? 8 * rank : 0;  // the strided block's sizes; contig: numel
+  if (info.contig_param_bytes != (rows ? 8 * operands * (1 + rank) : 8 * operands + (sized ? 8 : 0)) ||
+      info.strided_param_bytes != 8 * operands * (1 + rank) + sizes_bytes) {
     return bad("parameter sizes do not follow the layout of codegen/cuda/cuda_backend.h");
   }
   if (info.strided_param_bytes > kCudaMaxParamBytes) {

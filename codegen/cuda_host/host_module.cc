@@ -295,7 +295,16 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
   llvm::Function* launch = DeclareRuntime(m, i32, {ptr, i32, ptr, ptr, ptr}, "tccd_rt_launch");
   llvm::Function* init = DeclareRuntime(m, i32, {ptr}, "tccd_rt_init");
   llvm::Function* last_error = DeclareRuntime(m, ptr, {}, "tccd_rt_last_error");
+  llvm::Function* launch_sized = nullptr;
   for (size_t k = 0; k < kernels.size(); ++k) {
+    if (kernels[k].launch.numel < 0) {
+      // Run-time sizes (ABI "tccd-cuda-sym-1"):
+      // int <name>(void* const* data, const int64_t* strides, const int64_t* shape, void* stream)
+      if (launch_sized == nullptr) launch_sized = DeclareRuntime(m, i32, {ptr, i32, ptr, ptr, ptr, ptr}, "tccd_rt_launch_sized");
+      DefineForwarder(m, kernels[k].launch.name, launch_sized,
+                      {module_descriptor, i32c(static_cast<int64_t>(k))}, {ptr, ptr, ptr, ptr});
+      continue;
+    }
     // int <name>(void* const* data, const int64_t* strides, void* stream)
     DefineForwarder(m, kernels[k].launch.name, launch,
                     {module_descriptor, i32c(static_cast<int64_t>(k))}, {ptr, ptr, ptr});

@@ -196,6 +196,7 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
   int64_t numel = 1;
   for (size_t d = 0; d < kernel.shape.size(); ++d) {
     const int64_t s = kernel.shape[d];
+    if (s == kRuntimeDim) continue;  // checked by the caller of the kernel, at every call
     if (s < 0) return "shape[" + std::to_string(d) + "] is negative";
     if (s != 0 && numel > std::numeric_limits<int64_t>::max() / s) {
       return "shape has more than 2^63 elements";
@@ -347,6 +348,7 @@ namespace {
 std::string VerifyReduction(const PointwiseKernel& kernel) {
   const RowReduction& r = kernel.reduction;
   if (r.num_reduced_dims == 0) return r.row_operand.empty() ? "" : "row operands without rows";
+  if (HasRuntimeShape(kernel)) return "a reduction kernel with run-time sizes (not supported yet)";
   if (r.num_reduced_dims < 0 || static_cast<size_t>(r.num_reduced_dims) > kernel.shape.size()) {
     return "num_reduced_dims " + std::to_string(r.num_reduced_dims) + " out of range for rank " +
            std::to_string(kernel.shape.size());
@@ -402,6 +404,12 @@ bool HasIndexOps(const PointwiseKernel& kernel) {
   return false;
 }
 
+bool HasRuntimeShape(const PointwiseKernel& kernel) {
+  for (int64_t s : kernel.shape)
+    if (s == kRuntimeDim) return true;
+  return false;
+}
+
 std::vector<bool> RowLevelValues(const PointwiseKernel& kernel) {
   const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
   std::vector<bool> row(kernel.body.size(), true);
@@ -434,7 +442,7 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
   std::string out = "pointwise @" + kernel.name + "[";
   for (size_t d = 0; d < kernel.shape.size(); ++d) {
     if (d) out += ",";
-    out += std::to_string(kernel.shape[d]);
+    out += kernel.shape[d] == kRuntimeDim ? "?" : std::to_string(kernel.shape[d]);
   }
   out += "](";
   for (size_t i = 0; i < kernel.input_dtypes.size(); ++i) {

@@ -157,13 +157,22 @@ enum class KernelEntries : uint8_t {
   kStrided,  // only the strided entry: some operand is declared strided or misaligned
 };
 
+// A dim of `shape` whose size is known only at run time (graphs with symbolic sizes,
+// codegen/symbolic_plan.h). A kernel with one takes the sizes as an argument (ABI
+// "tccd-cpu-sym-1" below); its code specialises on the static dims only.
+inline constexpr int64_t kRuntimeDim = -1;
+
 // One fused loop. Entry point ABI (see tccd.v1.NativeCall, abi "tccd-cpu-1"):
 //   extern "C" void <name>(void* const* data, const int64_t* strides)
 // data: input pointers then output pointers; strides: [(inputs + outputs) x shape.size()]
 // element strides of every operand in the iteration space (0 where an input broadcasts).
+// With a kRuntimeDim in `shape` (ABI "tccd-cpu-sym-1"):
+//   extern "C" void <name>(void* const* data, const int64_t* strides, const int64_t* shape)
+// shape: every dim's size at this call (static dims included, equal to `shape`).
+// Only plain pointwise kernels (no reduction section) may have run-time dims.
 struct PointwiseKernel {
   std::string name;
-  std::vector<int64_t> shape;
+  std::vector<int64_t> shape;  // sizes, or kRuntimeDim
   std::vector<ir::DType> input_dtypes;
   std::vector<ir::DType> output_dtypes;
   std::vector<PwInstr> body;
@@ -196,6 +205,8 @@ std::vector<bool> RowLevelValues(const PointwiseKernel& kernel);
 bool IsGatherOperand(const PointwiseKernel& kernel, int input);
 // True when the body has kIndex, kGather or kRandom.
 bool HasIndexOps(const PointwiseKernel& kernel);
+// True when some dim of `shape` is kRuntimeDim.
+bool HasRuntimeShape(const PointwiseKernel& kernel);
 
 // Checks the conventions above; returns a description of the first violation, or "".
 std::string VerifyPointwiseKernel(const PointwiseKernel& kernel);

@@ -149,12 +149,16 @@ def test_symbolic_plan_refuses_expressions_outside_the_grammar():
         load_plan(bad, {})
 
 
-def test_symbolic_plan_with_native_steps_is_rejected_at_load():
+def test_symbolic_plan_with_segments_or_unknown_native_abi_is_rejected_at_load():
     plan = pb.Plan(num_inputs=1, values=[_sym_meta(["s0"], [1]), _sym_meta(["s0"], [1])])
-    plan.steps.append(pb.Step(native=pb.NativeCall(artifact="k.so", symbol="f", abi="tccd-cpu-1", inputs=[0]),
-                              outputs=[1]))
-    with pytest.raises(ArtifactError, match="extern steps only"):
+    plan.steps.append(pb.Step(segment=pb.NativeSegment(artifact="k.so", symbol="f", inputs=[0]), outputs=[1]))
+    with pytest.raises(ArtifactError, match="a symbolic plan has a segment step"):
         LoadedPlan(plan, {})
+    plan.steps[0].Clear()
+    plan.steps[0].native.CopyFrom(pb.NativeCall(artifact="k.so", symbol="f", abi="tccd-cpu-2", inputs=[0]))
+    plan.steps[0].outputs.append(1)
+    with pytest.raises(ArtifactError, match="native ABI 'tccd-cpu-2' in a symbolic plan"):
+        LoadedPlan(plan, {"k.so": None})
 
 
 def test_plan_with_dangling_ids_is_rejected_at_load():
@@ -171,6 +175,20 @@ def test_plan_with_dangling_ids_is_rejected_at_load():
 
 KERNEL_C = r"""
 #include <stdint.h>
+/* tccd-cpu-sym-1: the same over [shape[0], 3] (rows at run time). */
+void k_add_relu_sym(void* const* data, const int64_t* strides, const int64_t* shape) {
+  const float* a = (const float*)data[0];
+  const float* b = (const float*)data[1];
+  float* out = (float*)data[2];
+  const int64_t* sa = strides + 0;
+  const int64_t* sb = strides + 2;
+  const int64_t* so = strides + 4;
+  for (int64_t i = 0; i < shape[0]; ++i)
+    for (int64_t j = 0; j < shape[1]; ++j) {
+      float v = a[i * sa[0] + j * sa[1]] + b[i * sb[0] + j * sb[1]];
+      out[i * so[0] + j * so[1]] = (v > 0 ? v : 0) * 2;
+    }
+}
 /* out[i,j] = relu(a[i,j] + b[i,j]) * 2 over the iteration space [4, 3]. */
 void k_add_relu(void* const* data, const int64_t* strides) {
   const float* a = (const float*)data[0];
@@ -214,6 +232,31 @@ def _native_plan(a_meta, b_meta):
     plan.steps.append(pb.Step(native=call, outputs=[2], release=[0, 1]))
     plan.outputs.append(ref(2))
     return plan
+
+
+def test_symbolic_native_step_takes_the_sizes_of_each_call(kernel_so):
+    """A kernel with run-time sizes in a symbolic plan (codegen/symbolic_kernels.h): sizes from
+    the output's meta evaluated at each call, strides from the tensors (b broadcast)."""
+    plan = pb.Plan(num_inputs=2, values=[_sym_meta(["s0", 3], [3, 1]), _sym_meta([3], [1]),
+                                         _sym_meta(["s0", 3], [3, 1])])
+    call = pb.NativeCall(artifact="kernels.so", symbol="k_add_relu_sym", abi="tccd-cpu-sym-1", shape=[-1, 3],
+                         inputs=[0, 1], kernels=[pb.KernelInfo(name="k_add_relu_sym", kind="cpu_pointwise_loop")])
+    plan.steps.append(pb.Step(native=call, outputs=[2], release=[0, 1]))
+    plan.outputs.append(ref(2))
+    loaded = load_plan(plan, {"kernels.so": kernel_so})
+    assert loaded.symbolic and loaded.num_native == 1 and loaded.num_extern == 0
+    for rows in (1, 5, 2, 17):
+        a = torch.randn(rows, 3)
+        b = torch.randn(3)
+        (out,) = loaded([a, b])
+        assert out.shape == (rows, 3)
+        torch.testing.assert_close(out, torch.relu(a + b) * 2, rtol=0, atol=0)
+    a = torch.randn(3, 6).t()  # [6, 3], transposed layout
+    b = torch.randn(3)
+    (out,) = loaded([a, b])
+    torch.testing.assert_close(out, torch.relu(a + b) * 2, rtol=0, atol=0)
+    with pytest.raises(RuntimeError, match="does not broadcast"):
+        loaded([torch.randn(4, 3), torch.randn(2)])
 
 
 def test_native_step_with_declared_strides(kernel_so):

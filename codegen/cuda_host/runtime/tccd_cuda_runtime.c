@@ -413,6 +413,55 @@ static int launch_in_context(const struct tccd_rt_module* module, const struct d
   return TCCD_RT_SUCCESS;
 }
 
+/* A pointwise kernel with run-time sizes (numel -1 in its tccd_rt_kernel): the contig entry takes
+ * data[] then numel, the strided one data[], strides[] then every dim's size (cuda_backend.h).
+ * The contig precondition is is_contiguous's, over the sizes of this call. */
+static int launch_sized_in_context(const struct tccd_rt_module* module, const struct driver* d,
+                                   int slot, int32_t index, void* const* data,
+                                   const int64_t* strides, const int64_t* shape, int64_t numel,
+                                   CUstream stream) {
+  const struct tccd_rt_kernel* kernel = &module->kernels[index];
+  const struct tccd_rt_function* f = &module->functions[(size_t)slot * module->num_kernels + index];
+  const int num_sms = module->contexts[slot].num_sms;
+  uint64_t buffer[TCCD_RT_MAX_PARAM_BYTES / sizeof(uint64_t)];
+  const size_t pointer_bytes = sizeof(uint64_t) * (size_t)kernel->num_operands;
+  const size_t stride_bytes = sizeof(int64_t) * (size_t)kernel->num_operands * (size_t)kernel->rank;
+  void* params[1] = {buffer};
+  memcpy(buffer, data, pointer_bytes);
+  int contig = 1;
+  for (int32_t o = 0; o < kernel->num_operands && contig; ++o) {
+    if (((uintptr_t)data[o] & 15u) != 0) contig = 0;
+    int64_t expected = 1;
+    for (int32_t dim = kernel->rank - 1; dim >= 0 && contig; --dim) {
+      if (shape[dim] != 1 && strides[(int64_t)o * kernel->rank + dim] != expected) contig = 0;
+      expected *= shape[dim];
+    }
+  }
+  CUfunction function;
+  const char* entry;
+  int64_t grid;
+  if (contig) {
+    memcpy((char*)buffer + pointer_bytes, &numel, sizeof(numel));
+    function = f->contig;
+    entry = kernel->contig_entry;
+    grid = grid_size(numel, kernel->elements_per_thread, kernel->block_size, num_sms, f->contig_blocks_per_sm);
+  } else {
+    memcpy((char*)buffer + pointer_bytes, strides, stride_bytes);
+    memcpy((char*)buffer + pointer_bytes + stride_bytes, shape, sizeof(int64_t) * (size_t)kernel->rank);
+    function = f->strided;
+    entry = kernel->strided_entry;
+    grid = grid_size(numel, 1, kernel->block_size, num_sms, f->strided_blocks_per_sm);
+  }
+  const CUresult result = d->cuLaunchKernel(
+      function, (unsigned)grid, 1, 1, (unsigned)kernel->block_size, 1, 1, 0, stream, params, NULL);
+  if (result != 0) {
+    char what[192];
+    snprintf(what, sizeof(what), "cuLaunchKernel(%s, grid %lld)", entry, (long long)grid);
+    return driver_error(d, result, what);
+  }
+  return TCCD_RT_SUCCESS;
+}
+
 /* A kernel of any kind: pointwise, or a row/column reduction. */
 static int launch_kernel_in_context(const struct tccd_rt_module* module, const struct driver* d,
                                     int slot, int32_t index, void* const* data,
@@ -453,6 +502,10 @@ int tccd_rt_launch(const struct tccd_rt_module* module, int32_t index, void* con
   }
   const struct tccd_rt_kernel* kernel = &module->kernels[index];
   if (kernel->numel == 0) return TCCD_RT_SUCCESS;
+  if (kernel->numel < 0) {
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s takes run-time sizes (tccd_rt_launch_sized)",
+                             kernel->name);
+  }
   if (data == NULL || (strides == NULL && kernel->rank > 0)) {
     return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL %s", kernel->name,
                      data == NULL ? "data" : "strides");
@@ -466,6 +519,46 @@ int tccd_rt_launch(const struct tccd_rt_module* module, int32_t index, void* con
   int code = begin_call(module, stream, &d, &slot, &pushed);
   if (code == TCCD_RT_SUCCESS)
     code = launch_kernel_in_context(module, d, slot, index, data, strides, stream);
+  leave_context(d, pushed);
+  return code;
+}
+
+int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, void* const* data,
+                         const int64_t* strides, const int64_t* shape, void* stream) {
+  if (index < 0 || index >= module->num_kernels) {
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: no kernel %d in this module", index);
+  }
+  const struct tccd_rt_kernel* kernel = &module->kernels[index];
+  if (kernel->numel >= 0 || kernel->kind != TCCD_RT_KIND_POINTWISE) {
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s has static sizes (call it without a shape)",
+                             kernel->name);
+  }
+  if (kernel->rank > 0 && (strides == NULL || shape == NULL)) {
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL %s", kernel->name,
+                             strides == NULL ? "strides" : "shape");
+  }
+  if (kernel->strided_param_bytes > TCCD_RT_MAX_PARAM_BYTES) {
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s has %d bytes of parameters",
+                             kernel->name, kernel->strided_param_bytes);
+  }
+  int64_t numel = 1;
+  for (int32_t dim = 0; dim < kernel->rank; ++dim) {
+    /* A static dim must be what the kernel was built for; a run-time one anything >= 0. */
+    if (shape[dim] < 0 || (kernel->shape[dim] >= 0 && shape[dim] != kernel->shape[dim])) {
+      return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with size %lld in dim %d",
+                               kernel->name, (long long)shape[dim], dim);
+    }
+    numel *= shape[dim];
+  }
+  if (numel == 0) return TCCD_RT_SUCCESS;
+  if (data == NULL) {
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL data", kernel->name);
+  }
+  const struct driver* d = NULL;
+  int slot, pushed;
+  int code = begin_call(module, stream, &d, &slot, &pushed);
+  if (code == TCCD_RT_SUCCESS)
+    code = launch_sized_in_context(module, d, slot, index, data, strides, shape, numel, stream);
   leave_context(d, pushed);
   return code;
 }

@@ -51,7 +51,8 @@ struct tccd_rt_kernel {
   const char* contig_entry;  /* "<name>_contig": every operand dense row-major, 16-byte aligned */
   const char* strided_entry; /* "<name>_strided": anything else */
   const int64_t* shape;      /* [rank] iteration space; NULL when rank == 0 */
-  int64_t numel;             /* product of shape; 0 launches nothing */
+  int64_t numel;             /* product of shape; 0 launches nothing; -1: run-time sizes
+                                (tccd_rt_launch_sized; shape is -1 in those dims) */
   int32_t rank;
   int32_t num_operands;        /* inputs then outputs, as in the data array */
   int32_t block_size;          /* threads per block of both entries */
@@ -182,6 +183,12 @@ int tccd_rt_init(const struct tccd_rt_module* module);
  * capture-safe once the module is loaded into the current context. */
 int tccd_rt_launch(const struct tccd_rt_module* module, int32_t kernel_index, void* const* data,
                    const int64_t* strides, void* stream);
+
+/* A pointwise kernel with run-time sizes (numel -1, its shape -1 where the size comes at run
+ * time): `shape` holds every dim's size for this call (static dims as built); the contig entry
+ * gets data[] then numel, the strided one data[], strides[] then shape[]. */
+int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t kernel_index, void* const* data,
+                         const int64_t* strides, const int64_t* shape, void* stream);
 
 /* Runs `segment` on `stream`: every step in order, asynchronously. io/workspace as in ABI
  * "tccd-cuda-segment-1". Capture-safe once the module is loaded into the current context. */

@@ -302,6 +302,11 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"cat_f32", CatKernel("cat_f32", {64, 128})},
       {"embedding_bf16", EmbeddingKernel("embedding_bf16", {4, 512, 768})},
       {"dropout_bf16", DropoutKernel("dropout_bf16", {16, 128, 768})},
+      // Run-time sizes (graphs with symbolic sizes): rows only known at the launch, and a
+      // bf16 kernel whose innermost size is symbolic too (no inner vector path: no guard makes
+      // it a multiple of the vector).
+      {"relu_fma_bcast_sym_rows", FusedReluKernel("relu_fma_bcast_sym_rows", {kRuntimeDim, 1000})},
+      {"gelu_bf16_sym", Bf16GeluKernel("gelu_bf16_sym", {kRuntimeDim, kRuntimeDim, 3})},
   };
 }
 

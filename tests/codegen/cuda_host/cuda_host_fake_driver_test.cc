@@ -210,6 +210,69 @@ TEST_CASE("launches pick the entry point by contiguity and alignment, with GridS
   CHECK(fake.calls("cuModuleLoadData") == loads);
 }
 
+TEST_CASE("a kernel with run-time sizes takes them at each launch (tccd-cuda-sym-1)", "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  fake.set_num_sms(4, 100);
+  fake.set_occupancy(3);
+  Setup s = MakeSetup(fake, TwoKernels({kRuntimeDim, 33}));
+  fake.set_current(Ctx(4));
+  REQUIRE(s.lib.Init() == 0);
+  using SizedFn = int (*)(void* const* data, const int64_t* strides, const int64_t* shape, void* stream);
+  auto relu = reinterpret_cast<SizedFn>(s.lib.Symbol("relu"));
+  REQUIRE(relu != nullptr);
+  const CudaKernelLaunchInfo& info = s.module.kernels[0].launch;
+  CHECK(info.numel == -1);
+  CHECK(info.contig_param_bytes == 4 * 8 + 8);
+  CHECK(info.strided_param_bytes == 4 * 8 * 3 + 2 * 8);
+  void* const stream = Ptr(0xabc000);
+  void* data[4] = {Ptr(0x10000), Ptr(0x20000), Ptr(0x30000), Ptr(0x40000)};
+  for (int64_t rows : {1, 7, 64, 100000}) {
+    INFO("rows " << rows);
+    const std::vector<int64_t> shape = {rows, 33};
+    const int64_t numel = rows * 33;
+    {  // dense -> contig with numel
+      const std::vector<int64_t> strides = DenseStrides(shape, 4);
+      REQUIRE(relu(data, strides.data(), shape.data(), stream) == 0);
+      const fake_cuda_launch l = fake.LastLaunch();
+      CHECK(std::string(l.entry) == "relu_contig");
+      CHECK(l.grid[0] == GridSize(numel, info.elements_per_thread, kCudaBlockSize, 100, 3));
+      std::vector<uint8_t> expected = Bytes(data, sizeof(data));
+      const std::vector<uint8_t> n = Bytes(&numel, 8);
+      expected.insert(expected.end(), n.begin(), n.end());
+      REQUIRE(l.param_bytes == static_cast<int>(expected.size()));
+      CHECK(Bytes(l.params, expected.size()) == expected);
+    }
+    {  // broadcast -> strided with strides and sizes
+      std::vector<int64_t> strides = DenseStrides(shape, 4);
+      strides[2 * 2 + 0] = 0;
+      REQUIRE(relu(data, strides.data(), shape.data(), stream) == 0);
+      const fake_cuda_launch l = fake.LastLaunch();
+      if (rows == 1) {  // a dim of size 1 may have any stride: still contiguous
+        CHECK(std::string(l.entry) == "relu_contig");
+        continue;
+      }
+      CHECK(std::string(l.entry) == "relu_strided");
+      CHECK(l.grid[0] == GridSize(numel, 1, kCudaBlockSize, 100, 3));
+      std::vector<uint8_t> expected = Bytes(data, sizeof(data));
+      const std::vector<uint8_t> st = Bytes(strides.data(), strides.size() * 8), sz = Bytes(shape.data(), 16);
+      expected.insert(expected.end(), st.begin(), st.end());
+      expected.insert(expected.end(), sz.begin(), sz.end());
+      REQUIRE(l.param_bytes == static_cast<int>(expected.size()));
+      CHECK(Bytes(l.params, expected.size()) == expected);
+    }
+  }
+  {  // an empty call launches nothing; a wrong static size is refused
+    const int launches = fake.num_launches();
+    const std::vector<int64_t> strides = DenseStrides({0, 33}, 4);
+    const int64_t empty[] = {0, 33};
+    REQUIRE(relu(data, strides.data(), empty, stream) == 0);
+    CHECK(fake.num_launches() == launches);
+    const int64_t wrong[] = {5, 34};
+    CHECK(relu(data, strides.data(), wrong, stream) == 1);
+    CHECK(s.lib.LastError().find("size 34 in dim 1") != std::string::npos);
+  }
+}
+
 TEST_CASE("dims of size 1 may have any stride; big tensors get one wave of blocks",
           "[.fake_driver]") {
   const Fake& fake = LoadFake();
@@ -433,7 +496,6 @@ TEST_CASE("a segment launches its kernels in order with io and workspace pointer
   seg.steps = {relu, gelu};
   program.segments.push_back(seg);
   absl::StatusOr<std::string> so = BuildCudaHostLibrary(module, program);
-  INFO(so.status().ToString());
   REQUIRE(so.ok());
   absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
   REQUIRE(lib.ok());

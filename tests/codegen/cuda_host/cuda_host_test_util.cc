@@ -22,11 +22,16 @@ CudaKernelLaunchInfo LaunchInfoFor(const PointwiseKernel& kernel, int elements_p
   info.block_size = kCudaBlockSize;
   info.elements_per_thread = elements_per_thread;
   info.numel = 1;
-  for (int64_t d : kernel.shape) info.numel *= d;
+  for (int64_t d : kernel.shape) info.numel *= d == kRuntimeDim ? 1 : d;
   info.num_operands = kernel.num_operands();
   info.rank = static_cast<int>(kernel.shape.size());
   info.contig_param_bytes = 8 * info.num_operands;
   info.strided_param_bytes = 8 * info.num_operands * (1 + info.rank);
+  if (HasRuntimeShape(kernel)) {  // run-time sizes: numel -1, the sizes in the parameters
+    if (info.numel != 0) info.numel = -1;
+    info.contig_param_bytes += 8;
+    info.strided_param_bytes += 8 * info.rank;
+  }
   return info;
 }
 

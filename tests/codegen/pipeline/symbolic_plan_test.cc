@@ -1,9 +1,11 @@
 // Graphs with symbolic sizes: Prepare keys them by their canonical form and their shape facts
 // (never by Dynamo's symbol spellings beyond canonical text, never by the example sizes), and
-// Lower/Compile give one plan of extern steps whose metas and arguments keep the expressions.
+// Lower/Compile give one plan whose metas and arguments keep the expressions: pointwise runs
+// as kernels with run-time sizes (CPU), every other op an extern step.
 #include <catch2/catch.hpp>
 
 #include "codegen/pipeline.h"
+#include "codegen/symbolic_kernels.h"
 #include "codegen/symbolic_plan.h"
 
 namespace tccd::codegen {
@@ -36,7 +38,7 @@ v1::Value Ref(int node) {
 }
 
 // x: f32[s0, 8]; w: f32[8, 4]; y = relu(mm(x, w)); z = view(y, [s0*4]); returns (z, s0*4).
-v1::Graph SymbolicGraph(const char* numel = "4*s0") {
+v1::Graph ExampleGraph(const char* numel = "4*s0") {
   v1::Graph g;
   *g.add_inputs() = Meta({Sym("s0"), Int(8)}, {Int(8), Int(1)});
   *g.add_inputs() = Meta({Int(8), Int(4)}, {Int(4), Int(1)});
@@ -73,7 +75,7 @@ absl::StatusOr<Prepared> PrepareWith(const v1::Graph& g, const v1::ShapeEnv& env
 }
 
 TEST_CASE("a symbolic graph is prepared, not refused", "[symbolic]") {
-  v1::Graph g = SymbolicGraph();
+  v1::Graph g = ExampleGraph();
   CHECK(HasSymbols(g));
   v1::Graph static_graph = g;
   static_graph.clear_nodes();
@@ -99,19 +101,20 @@ TEST_CASE("the key holds the guards and the canonical text, not the hints", "[sy
   facts_more.add_guards("s0 >= 2");
   facts_more.add_guards("Eq(Mod(s0, 8), 0)");
 
-  const std::string base = PrepareWith(SymbolicGraph(), facts)->canonical_ir;
-  CHECK(PrepareWith(SymbolicGraph(), facts_other_hint)->canonical_ir == base);
-  CHECK(PrepareWith(SymbolicGraph(), {})->canonical_ir != base);            // facts are in the key
-  CHECK(PrepareWith(SymbolicGraph(), facts_more)->canonical_ir != base);
-  CHECK(PrepareWith(SymbolicGraph(), facts_more)->canonical_ir ==
-        PrepareWith(SymbolicGraph(), facts_reordered)->canonical_ir);       // as a sorted set
+  const std::string base = PrepareWith(ExampleGraph(), facts)->canonical_ir;
+  CHECK(PrepareWith(ExampleGraph(), facts_other_hint)->canonical_ir == base);
+  CHECK(PrepareWith(ExampleGraph(), {})->canonical_ir != base);            // facts are in the key
+  CHECK(PrepareWith(ExampleGraph(), facts_more)->canonical_ir != base);
+  CHECK(PrepareWith(ExampleGraph(), facts_more)->canonical_ir ==
+        PrepareWith(ExampleGraph(), facts_reordered)->canonical_ir);       // as a sorted set
   // sympy's spellings of one expression canonicalise to one text.
-  CHECK(PrepareWith(SymbolicGraph("4*s0"), facts)->canonical_ir == PrepareWith(SymbolicGraph("(4*s0)"), facts)->canonical_ir);
-  CHECK(PrepareWith(SymbolicGraph("4*s1"), facts)->canonical_ir != base);
+  CHECK(PrepareWith(ExampleGraph("4*s0"), facts)->canonical_ir == PrepareWith(ExampleGraph("(4*s0)"), facts)->canonical_ir);
+  CHECK(PrepareWith(ExampleGraph("4*s1"), facts)->canonical_ir != base);
 }
 
-TEST_CASE("the plan runs every op as an extern step and keeps the expressions", "[symbolic]") {
-  absl::StatusOr<Prepared> p = PrepareWith(SymbolicGraph(), {});
+TEST_CASE("pointwise ops become a kernel with run-time sizes, the rest extern steps with their expressions",
+          "[symbolic]") {
+  absl::StatusOr<Prepared> p = PrepareWith(ExampleGraph(), {});
   REQUIRE(p.ok());
   absl::StatusOr<Lowered> lowered = Lower(*p);
   REQUIRE(lowered.ok());
@@ -121,24 +124,109 @@ TEST_CASE("the plan runs every op as an extern step and keeps the expressions", 
   CHECK(plan.values(0).sizes(0).expr() == "s0");
   CHECK(plan.values(4).sizes(0).expr() == "(4*s0)");
   REQUIRE(plan.steps_size() == 3);
-  for (const v1::Step& s : plan.steps()) CHECK(s.has_extern_call());
   CHECK(plan.steps(0).extern_call().target() == "aten::mm.default");
   CHECK(plan.steps(0).extern_call().args(1).ref().node() == 1);  // input 1 = value 1
-  CHECK(plan.steps(1).extern_call().args(0).ref().node() == 2);  // mm's output = value 2
+  // relu: one kernel over [s0, 4], reading mm's output (value 2), defining value 3.
+  REQUIRE(plan.steps(1).has_native());
+  const v1::NativeCall& relu = plan.steps(1).native();
+  CHECK(relu.abi() == "tccd-cpu-sym-1");
+  CHECK(relu.artifact() == "kernels.so");
+  CHECK(std::vector<int64_t>(relu.shape().begin(), relu.shape().end()) == std::vector<int64_t>{kRuntimeDim, 4});
+  CHECK(std::vector<int>(relu.inputs().begin(), relu.inputs().end()) == std::vector<int>{2});
+  CHECK(std::vector<int>(plan.steps(1).outputs().begin(), plan.steps(1).outputs().end()) == std::vector<int>{3});
+  REQUIRE(relu.kernels_size() == 1);
+  CHECK(relu.kernels(0).ops(0) == "aten::relu.default");
+  CHECK(relu.expected_strides().empty());  // strides come from the tensors at every call
   CHECK(plan.steps(2).extern_call().args(1).list().items(0).sym_expr() == "(4*s0)");
   CHECK(std::vector<int>(plan.steps(0).release().begin(), plan.steps(0).release().end()) == std::vector<int>{0, 1});
   CHECK(std::vector<int>(plan.steps(1).release().begin(), plan.steps(1).release().end()) == std::vector<int>{2});
   CHECK(plan.outputs(0).ref().node() == 4);
   CHECK(plan.outputs(1).sym_expr() == "(4*s0)");
-  // Compile gives the same plan and no native artifacts: the client interprets it.
+  // Compile gives the same plan, the kernels' .so and no plan descriptor (the client
+  // interprets a plan with expressions).
   absl::StatusOr<CompileOutput> out = Compile(*p);
   REQUIRE(out.ok());
-  CHECK(out->num_extern_steps == 3);
-  CHECK(out->artifacts.empty());
+  CHECK(out->num_extern_steps == 2);
+  CHECK(out->num_fused_kernels == 1);
+  REQUIRE(out->artifacts.size() == 1);
+  CHECK(out->artifacts[0].name == "kernels.so");
+  CHECK(out->artifacts[0].kind == v1::CPU_SHARED_OBJECT);
 }
 
-TEST_CASE("a CUDA graph with symbolic sizes lowers to the same extern plan", "[symbolic][cuda]") {
-  v1::Graph g = SymbolicGraph();
+TEST_CASE("the symbolic kernel's IR: the iteration space's symbolic dims are run-time dims", "[symbolic]") {
+  absl::StatusOr<Prepared> p = PrepareWith(ExampleGraph(), {});
+  REQUIRE(p.ok());
+  // The graph as prepared (canonical), through the public pieces.
+  v1::ShapeEnv none;
+  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(ExampleGraph(), none);
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true});
+  REQUIRE(lowering.ok());
+  CHECK(lowering->rejected.empty());
+  REQUIRE(lowering->groups.size() == 1);
+  CHECK(PrintPointwiseKernel(lowering->groups[0].kernel) ==
+        "pointwise @tccd_sk0[?,4](in0: f32) -> (out0: f32) {\n"
+        "  // fused: aten::relu.default\n"
+        "  %0 = load.f32 in0\n"
+        "  %1 = constant.f32 0.0\n"
+        "  %2 = maximum.f32 %0, %1\n"
+        "  store.f32 out0, %2\n"
+        "}\n");
+  // No fusion (TCCD_DISABLE_FUSION): all extern.
+  absl::StatusOr<SymbolicLowering> none_fused = LowerSymbolicKernels(*sym, {.fusion = false});
+  REQUIRE(none_fused.ok());
+  CHECK(none_fused->groups.empty());
+  CHECK(none_fused->schedule.size() == 3);
+}
+
+TEST_CASE("a pointwise op with a symbolic argument stays extern (the placeholder is never baked in)", "[symbolic]") {
+  v1::Graph g = ExampleGraph();
+  // relu -> add(relu, s0): the add's scalar is a SymInt.
+  v1::Node* add = g.add_nodes();
+  add->set_target("aten::add.Tensor");
+  *add->add_args() = Ref(1);
+  add->add_args()->set_sym_expr("s0");
+  *add->add_outputs() = g.nodes(1).outputs(0);
+  *g.mutable_outputs(0) = Ref(3);
+  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(g, {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true});
+  REQUIRE(lowering.ok());
+  CHECK(lowering->groups.empty());
+  REQUIRE(lowering->rejected.size() == 1);
+  CHECK(lowering->rejected[0].find("symbolic argument") != std::string::npos);
+  absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(*sym, *lowering);
+  REQUIRE(plan.ok());
+  for (const v1::Step& s : plan->steps()) CHECK(s.has_extern_call());
+}
+
+TEST_CASE("distinct symbols never share a kernel", "[symbolic]") {
+  // x: [s0, 4] and y: [s1, 4] added into [s0, 4] (a graph whose guards said s0 == s1 would
+  // name one symbol; this one must not become a kernel that assumes it).
+  v1::Graph g;
+  *g.add_inputs() = Meta({Sym("s0"), Int(4)}, {Int(4), Int(1)});
+  *g.add_inputs() = Meta({Sym("s1"), Int(4)}, {Int(4), Int(1)});
+  v1::Node* neg = g.add_nodes();
+  neg->set_target("aten::neg.default");
+  *neg->add_args() = Ref(-1);
+  *neg->add_outputs() = Meta({Sym("s0"), Int(4)}, {Int(4), Int(1)});
+  v1::Node* neg1 = g.add_nodes();
+  neg1->set_target("aten::neg.default");
+  *neg1->add_args() = Ref(-2);
+  *neg1->add_outputs() = Meta({Sym("s1"), Int(4)}, {Int(4), Int(1)});
+  *g.add_outputs() = Ref(0);
+  *g.add_outputs() = Ref(1);
+  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(g, {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true});
+  REQUIRE(lowering.ok());
+  // Two kernels, one per symbol (s0 and s1 have distinct placeholders: never one group).
+  REQUIRE(lowering->groups.size() == 2);
+  CHECK(lowering->groups[0].kernel.shape == std::vector<int64_t>{kRuntimeDim, 4});
+}
+
+TEST_CASE("a CUDA graph with symbolic sizes: the pointwise op a CUDA kernel with run-time sizes", "[symbolic][cuda]") {
+  v1::Graph g = ExampleGraph();
   auto to_cuda = [](v1::TensorMeta& m) { m.mutable_device()->set_type(v1::CUDA); };
   for (v1::TensorMeta& m : *g.mutable_inputs()) to_cuda(m);
   for (v1::Node& n : *g.mutable_nodes())
@@ -156,34 +244,51 @@ TEST_CASE("a CUDA graph with symbolic sizes lowers to the same extern plan", "[s
   }
   CHECK(p->target_key.rfind("cuda:", 0) == 0);
   absl::StatusOr<CompileOutput> out = Compile(*p);
+  INFO(out.status().ToString());
   REQUIRE(out.ok());
-  CHECK(out->plan.steps_size() == 3);
+  REQUIRE(out->plan.steps_size() == 3);
   CHECK(out->plan.values(4).device().type() == v1::CUDA);
-  CHECK(out->artifacts.empty());
+  CHECK(out->plan.steps(0).has_extern_call());
+  REQUIRE(out->plan.steps(1).has_native());
+  CHECK(out->plan.steps(1).native().abi() == "tccd-cuda-sym-1");
+  CHECK(out->plan.steps(1).native().artifact() == "kernels_cuda.so");
+  CHECK(out->plan.steps(1).native().kernels(0).kind() == "cuda_pointwise");
+  std::string ptx;
+  bool host = false;
+  for (const ArtifactBytes& a : out->artifacts) {
+    if (a.kind == v1::TEXT) ptx = a.bytes;
+    host = host || a.kind == v1::CUDA_HOST_OBJECT;
+  }
+  CHECK(host);
+  // The PTX entries take the sizes as parameters: the contig one 8 bytes of pointer + numel, the
+  // strided one pointers, 2 strides and 2 sizes (both operands of rank 2): 8 + 8 * 2 * 2 + 8 * 2.
+  // (The linked PTX names each kernel by its content: tccd_pw_relu_<digest>_contig.)
+  CHECK(ptx.find("_contig_param_0[24]") != std::string::npos);
+  CHECK(ptx.find("_strided_param_0[64]") != std::string::npos);
 }
 
 TEST_CASE("malformed symbolic graphs are INVALID_ARGUMENT naming the place", "[symbolic]") {
-  v1::Graph bad_expr = SymbolicGraph("4*s0 +");
+  v1::Graph bad_expr = ExampleGraph("4*s0 +");
   CHECK(absl::IsInvalidArgument(PrepareWith(bad_expr, {}).status()));
-  v1::Graph unknown_fn = SymbolicGraph("TruncToInt(s0)");
+  v1::Graph unknown_fn = ExampleGraph("TruncToInt(s0)");
   CHECK(absl::IsInvalidArgument(PrepareWith(unknown_fn, {}).status()));
-  v1::Graph forward_ref = SymbolicGraph();
+  v1::Graph forward_ref = ExampleGraph();
   forward_ref.mutable_nodes(0)->mutable_args(0)->mutable_ref()->set_node(2);
   absl::Status s = PrepareWith(forward_ref, {}).status();
   CHECK(absl::IsInvalidArgument(s));
   CHECK(s.message().find("node 0") != std::string::npos);
-  v1::Graph bad_input = SymbolicGraph();
+  v1::Graph bad_input = ExampleGraph();
   bad_input.mutable_nodes(0)->mutable_args(0)->mutable_ref()->set_node(-9);
   CHECK(absl::IsInvalidArgument(PrepareWith(bad_input, {}).status()));
-  v1::Graph bad_output = SymbolicGraph();
+  v1::Graph bad_output = ExampleGraph();
   bad_output.mutable_nodes(0)->mutable_args(0)->mutable_ref()->set_node(0);
   CHECK(absl::IsInvalidArgument(PrepareWith(bad_output, {}).status()));
-  v1::Graph no_dtype = SymbolicGraph();
+  v1::Graph no_dtype = ExampleGraph();
   no_dtype.mutable_inputs(0)->set_dtype(v1::DTYPE_UNSPECIFIED);
   CHECK(absl::IsInvalidArgument(PrepareWith(no_dtype, {}).status()));
   v1::ShapeEnv long_guard;
   long_guard.add_guards(std::string(5000, 's'));
-  CHECK(absl::IsInvalidArgument(PrepareWith(SymbolicGraph(), long_guard).status()));
+  CHECK(absl::IsInvalidArgument(PrepareWith(ExampleGraph(), long_guard).status()));
 }
 
 }  // namespace

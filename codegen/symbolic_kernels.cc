@@ -1,0 +1,325 @@
+// Symbolic kernels: the surrogate graph, the per-group checks and the plan; see
+// symbolic_kernels.h.
+#include "codegen/symbolic_kernels.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/ir/proto_convert.h"
+#include "codegen/ir/sym_expr.h"
+#include "codegen/passes/fusion.h"
+#include "codegen/passes/kernel_builder.h"
+#include "proto/status_macros.h"
+
+namespace tccd::codegen {
+namespace {
+
+SymbolicLowering AllExtern(const v1::Graph& g) {
+  SymbolicLowering out;
+  for (int id = 0; id < g.nodes_size(); ++id) out.schedule.push_back({.group = -1, .node = id});
+  return out;
+}
+
+// --- The surrogate graph -----------------------------------------------------------------------
+
+absl::Status Substitute(std::string* text, absl::Span<const int64_t> values, int64_t* out) {
+  ASSIGN_OR_RETURN(ir::SymExpr e, ir::ParseSymExpr(*text));
+  ASSIGN_OR_RETURN(*out, ir::EvalSymExpr(e, values));
+  return absl::OkStatus();
+}
+
+absl::Status SubstituteDim(v1::Dim& d, absl::Span<const int64_t> values) {
+  if (d.kind_case() != v1::Dim::kExpr) return absl::OkStatus();
+  int64_t v = 0;
+  RETURN_IF_ERROR(Substitute(d.mutable_expr(), values, &v));
+  d.set_value(v);
+  return absl::OkStatus();
+}
+
+absl::Status SubstituteMeta(v1::TensorMeta& m, absl::Span<const int64_t> values) {
+  for (v1::Dim& d : *m.mutable_sizes()) RETURN_IF_ERROR(SubstituteDim(d, values));
+  for (v1::Dim& d : *m.mutable_strides()) RETURN_IF_ERROR(SubstituteDim(d, values));
+  if (m.has_storage_offset()) RETURN_IF_ERROR(SubstituteDim(*m.mutable_storage_offset(), values));
+  return absl::OkStatus();
+}
+
+absl::Status SubstituteValue(v1::Value& v, absl::Span<const int64_t> values) {
+  if (v.kind_case() == v1::Value::kSymExpr) {
+    int64_t x = 0;
+    RETURN_IF_ERROR(Substitute(v.mutable_sym_expr(), values, &x));
+    v.set_int_value(x);
+  } else if (v.kind_case() == v1::Value::kList) {
+    for (v1::Value& item : *v.mutable_list()->mutable_items()) RETURN_IF_ERROR(SubstituteValue(item, values));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::Graph> SurrogateGraph(const SymbolicGraph& sym) {
+  std::vector<int64_t> values;
+  for (int s = 0; s < sym.num_symbols; ++s) values.push_back(SurrogateSymbolValue(s));
+  v1::Graph g = sym.graph;
+  for (v1::TensorMeta& m : *g.mutable_inputs()) RETURN_IF_ERROR(SubstituteMeta(m, values));
+  for (v1::Node& node : *g.mutable_nodes()) {
+    for (v1::Value& a : *node.mutable_args()) RETURN_IF_ERROR(SubstituteValue(a, values));
+    for (v1::NamedValue& kv : *node.mutable_kwargs()) RETURN_IF_ERROR(SubstituteValue(*kv.mutable_value(), values));
+    for (v1::TensorMeta& m : *node.mutable_outputs()) RETURN_IF_ERROR(SubstituteMeta(m, values));
+  }
+  for (v1::Value& v : *g.mutable_outputs()) RETURN_IF_ERROR(SubstituteValue(v, values));
+  return g;
+}
+
+// --- The checks on the symbolic graph ----------------------------------------------------------
+
+bool SameDim(const v1::Dim& a, const v1::Dim& b) {
+  if (a.kind_case() != b.kind_case()) return false;
+  return a.kind_case() == v1::Dim::kExpr ? a.expr() == b.expr() : a.value() == b.value();
+}
+
+bool DimIsOne(const v1::Dim& d) { return d.kind_case() == v1::Dim::kValue && d.value() == 1; }
+
+bool HasSymArg(const v1::Value& v) {
+  if (v.kind_case() == v1::Value::kSymExpr) return true;
+  if (v.kind_case() == v1::Value::kList)
+    return std::any_of(v.list().items().begin(), v.list().items().end(), HasSymArg);
+  return false;
+}
+
+v1::ValueRef ProtoRef(const ir::ValueRef& r) {
+  v1::ValueRef out;
+  out.set_node(r.is_input() ? -(r.output + 1) : r.node);
+  out.set_output(r.is_input() ? 0 : r.output);
+  return out;
+}
+
+const v1::TensorMeta& MetaOf(const v1::Graph& g, const v1::ValueRef& r) {
+  return r.node() < 0 ? g.inputs(-(r.node() + 1)) : g.nodes(r.node()).outputs(r.output());
+}
+
+// "" when the group's kernel is right for every size its symbols take; else why not.
+std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group, const std::vector<v1::ValueRef>& inputs,
+                           const std::vector<v1::ValueRef>& outputs, const PointwiseKernel& kernel) {
+  if (kernel.is_row_reduction()) return "a reduction kernel";
+  if (HasIndexOps(kernel)) return "index-aware ops (their offsets come from sizes)";
+  const v1::TensorMeta& space = g.nodes(group.nodes.front()).outputs(0);
+  const int rank = space.sizes_size();
+  if (rank != static_cast<int>(kernel.shape.size())) return "the iteration space's rank differs from the kernel's";
+  for (int m : group.nodes) {
+    const v1::Node& node = g.nodes(m);
+    if (std::any_of(node.args().begin(), node.args().end(), HasSymArg) ||
+        std::any_of(node.kwargs().begin(), node.kwargs().end(),
+                    [](const v1::NamedValue& kv) { return HasSymArg(kv.value()); }))
+      return absl::StrCat("node ", m, " (", node.target(), ") has a symbolic argument");
+    for (const v1::TensorMeta& out : node.outputs()) {
+      if (out.sizes_size() != rank) return absl::StrCat("node ", m, " has another rank than the iteration space");
+      for (int d = 0; d < rank; ++d)
+        if (!SameDim(out.sizes(d), space.sizes(d)))
+          return absl::StrCat("node ", m, " dim ", d, " is not the iteration space's (equal at the placeholder only)");
+    }
+  }
+  for (const v1::ValueRef& r : inputs) {
+    const v1::TensorMeta& t = MetaOf(g, r);
+    if (t.sizes_size() > rank) return "an input of higher rank than the iteration space";
+    for (int j = 0; j < t.sizes_size(); ++j) {
+      const v1::Dim& dim = t.sizes(j);
+      if (!DimIsOne(dim) && !SameDim(dim, space.sizes(rank - t.sizes_size() + j)))
+        return "an input that broadcasts to the iteration space at the placeholder only";
+    }
+  }
+  for (const v1::ValueRef& r : outputs) {
+    const v1::TensorMeta& t = MetaOf(g, r);
+    if (t.has_storage_offset() && !(t.storage_offset().kind_case() == v1::Dim::kValue && t.storage_offset().value() == 0))
+      return "an output with a storage offset";
+  }
+  return "";
+}
+
+// Plan value ids: graph inputs first, then every node's outputs in order.
+struct ValueIds {
+  std::vector<int> first_output;  // per node
+  int Of(const v1::ValueRef& r) const { return r.node() < 0 ? -(r.node() + 1) : first_output[r.node()] + r.output(); }
+};
+
+void RemapRefs(v1::Value& v, const ValueIds& ids, std::vector<int>* uses) {
+  if (v.kind_case() == v1::Value::kRef) {
+    int id = ids.Of(v.ref());
+    v.mutable_ref()->set_node(id);
+    v.mutable_ref()->set_output(0);
+    if (uses) uses->push_back(id);
+  } else if (v.kind_case() == v1::Value::kList) {
+    for (v1::Value& item : *v.mutable_list()->mutable_items()) RemapRefs(item, ids, uses);
+  }
+}
+
+}  // namespace
+
+int64_t SurrogateSymbolValue(int symbol) {
+  // Distinct primes: no two symbols (and few sums or products of them) coincide, so that the
+  // static partition rarely puts unequal symbolic dims in one group (the checks catch it when
+  // it does); > 96 so that no size-1 or small-size rule of the static pipeline applies.
+  static const std::vector<int64_t>* primes = [] {
+    auto* p = new std::vector<int64_t>;
+    for (int64_t n = 97; static_cast<int>(p->size()) < ir::kMaxSymbols; ++n) {
+      bool prime = true;
+      for (int64_t d = 2; d * d <= n && prime; ++d) prime = n % d != 0;
+      if (prime) p->push_back(n);
+    }
+    return p;
+  }();
+  return (*primes)[std::clamp(symbol, 0, ir::kMaxSymbols - 1)];
+}
+
+absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, const SymbolicKernelOptions& options) {
+  const v1::Graph& g = sym.graph;
+  if (!options.fusion) return AllExtern(g);
+  absl::StatusOr<v1::Graph> surrogate_proto = SurrogateGraph(sym);
+  absl::StatusOr<ir::Graph> surrogate =
+      surrogate_proto.ok() ? ir::GraphFromProto(*surrogate_proto) : surrogate_proto.status();
+  if (!surrogate.ok()) {
+    SymbolicLowering out = AllExtern(g);
+    out.rejected.push_back(absl::StrCat("the surrogate graph is not valid: ", surrogate.status().message()));
+    return out;
+  }
+  ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(*surrogate, FusionOptions{}));
+  SymbolicLowering out;
+  for (const ScheduleEntry& entry : partition.schedule) {
+    if (!entry.fused) {
+      out.schedule.push_back({.group = -1, .node = entry.index});
+      continue;
+    }
+    const FusionGroup& group = partition.groups[entry.index];
+    SymbolicKernelGroup k;
+    k.nodes = group.nodes;
+    for (const ir::ValueRef& r : group.inputs) k.inputs.push_back(ProtoRef(r));
+    for (const ir::ValueRef& r : group.outputs) k.outputs.push_back(ProtoRef(r));
+    std::string why;
+    absl::StatusOr<PointwiseKernel> kernel =
+        BuildPointwiseKernel(*surrogate, group, absl::StrCat("tccd_sk", out.groups.size()));
+    if (!kernel.ok()) {
+      why = absl::StrCat("kernel: ", kernel.status().message());
+    } else {
+      why = WhyNotSymbolic(g, group, k.inputs, k.outputs, *kernel);
+    }
+    if (!why.empty()) {
+      out.rejected.push_back(absl::StrCat("group of node ", group.nodes.front(), " (", g.nodes(group.nodes.front()).target(),
+                                          ", ", group.nodes.size(), " ops): ", why));
+      for (int m : group.nodes) out.schedule.push_back({.group = -1, .node = m});
+      continue;
+    }
+    k.kernel = *std::move(kernel);
+    const v1::TensorMeta& space = g.nodes(group.nodes.front()).outputs(0);
+    for (int d = 0; d < space.sizes_size(); ++d)
+      if (space.sizes(d).kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
+    if (std::string problem = VerifyPointwiseKernel(k.kernel); !problem.empty())
+      return absl::InternalError(absl::StrCat("symbolic kernel ", k.kernel.name, " is invalid: ", problem));
+    if (absl::Status refused = options.check ? options.check(k.kernel) : absl::OkStatus(); !refused.ok()) {
+      out.rejected.push_back(absl::StrCat("group of node ", group.nodes.front(), ": ", refused.message()));
+      for (int m : group.nodes) out.schedule.push_back({.group = -1, .node = m});
+      continue;
+    }
+    out.schedule.push_back({.group = static_cast<int>(out.groups.size()), .node = -1});
+    out.groups.push_back(std::move(k));
+  }
+  return out;
+}
+
+absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& sym, const SymbolicLowering& lowering,
+                                            const SymbolicNativeTarget& target) {
+  const v1::Graph& g = sym.graph;
+  v1::Plan plan;
+  ValueIds ids;
+  plan.set_num_inputs(g.inputs_size());
+  for (const v1::TensorMeta& m : g.inputs()) *plan.add_values() = m;
+  int next = g.inputs_size();
+  for (const v1::Node& node : g.nodes()) {
+    ids.first_output.push_back(next);
+    next += node.outputs_size();
+    for (const v1::TensorMeta& m : node.outputs()) *plan.add_values() = m;
+  }
+
+  // Refs remapped to value ids, and every value's last reader (a step index; the graph outputs
+  // are read "after" every step and never released).
+  const int num_steps = static_cast<int>(lowering.schedule.size());
+  std::vector<int> last_use(next, -1);
+  std::vector<bool> referenced(next, false);
+  std::vector<int> scheduled(g.nodes_size(), 0);
+  std::vector<v1::Step> steps(num_steps);
+  std::vector<std::vector<int>> defines(num_steps);  // value ids each step defines (or -1)
+  for (int s = 0; s < num_steps; ++s) {
+    const SymbolicUnit& unit = lowering.schedule[s];
+    std::vector<int> uses;
+    if (unit.group < 0) {
+      RET_CHECK(unit.node >= 0 && unit.node < g.nodes_size());
+      ++scheduled[unit.node];
+      const v1::Node& node = g.nodes(unit.node);
+      v1::ExternCall& call = *steps[s].mutable_extern_call();
+      call.set_target(node.target());
+      for (const v1::Value& a : node.args()) {
+        v1::Value* v = call.add_args();
+        *v = a;
+        RemapRefs(*v, ids, &uses);
+      }
+      for (const v1::NamedValue& kv : node.kwargs()) {
+        v1::NamedValue* nv = call.add_kwargs();
+        *nv = kv;
+        RemapRefs(*nv->mutable_value(), ids, &uses);
+      }
+      for (int k = 0; k < node.outputs_size(); ++k) defines[s].push_back(ids.first_output[unit.node] + k);
+    } else {
+      RET_CHECK(unit.group < static_cast<int>(lowering.groups.size()));
+      const SymbolicKernelGroup& group = lowering.groups[unit.group];
+      for (int m : group.nodes) ++scheduled[m];
+      v1::NativeCall& call = *steps[s].mutable_native();
+      call.set_artifact(target.artifact);
+      call.set_symbol(group.kernel.name);
+      // A group whose iteration space is static in a symbolic graph is a plain kernel.
+      call.set_abi(HasRuntimeShape(group.kernel) ? target.sized_abi : target.static_abi);
+      // kRuntimeDim (-1) where the size comes from the outputs' metas at run time (runtime.py).
+      for (int64_t d : group.kernel.shape) call.add_shape(d);
+      for (const v1::ValueRef& r : group.inputs) {
+        call.add_inputs(ids.Of(r));
+        uses.push_back(ids.Of(r));
+      }
+      v1::KernelInfo& info = *call.add_kernels();
+      info.set_name(group.kernel.name);
+      info.set_kind(target.kind);
+      for (const std::string& op : group.kernel.fused_ops) info.add_ops(op);
+      for (int64_t d : group.kernel.shape) info.add_shape(d);
+      for (const v1::ValueRef& r : group.outputs) defines[s].push_back(ids.Of(r));
+    }
+    for (int id : uses) {
+      last_use[id] = s;
+      referenced[id] = true;
+    }
+  }
+  for (int id = 0; id < g.nodes_size(); ++id)
+    if (scheduled[id] != 1)
+      return absl::InternalError(absl::StrCat("symbolic schedule runs node ", id, " ", scheduled[id], " times"));
+  for (const v1::Value& v : g.outputs()) {
+    v1::Value* out = plan.add_outputs();
+    *out = v;
+    std::vector<int> uses;
+    RemapRefs(*out, ids, &uses);
+    for (int id : uses) {
+      last_use[id] = num_steps;  // never released
+      referenced[id] = true;
+    }
+  }
+  for (int s = 0; s < num_steps; ++s) {
+    const bool native = steps[s].has_native();
+    for (int id : defines[s]) {
+      // An extern op's outputs nobody reads are dropped as the op returns them (-1), like the
+      // static plans'; a kernel's outputs are all read (fusion.h: group outputs escape).
+      steps[s].add_outputs(referenced[id] || native ? id : -1);
+    }
+  }
+  for (int id = 0; id < next; ++id)
+    if (last_use[id] >= 0 && last_use[id] < num_steps) steps[last_use[id]].add_release(id);
+  for (v1::Step& step : steps) *plan.add_steps() = std::move(step);
+  return plan;
+}
+
+absl::StatusOr<v1::Plan> SymbolicExternPlan(const SymbolicGraph& graph) {
+  return SymbolicKernelPlan(graph, AllExtern(graph.graph));
+}
+
+}  // namespace tccd::codegen

@@ -1,0 +1,81 @@
+// Fused kernels with run-time sizes for graphs with symbolic sizes (symbolic_plan.h).
+//
+// The fusion partition and the kernel bodies come from the static pipeline, run on a
+// *surrogate* graph: the symbolic graph with every symbol replaced by a fixed placeholder
+// value (distinct primes > 96, never the example sizes, so the output depends on the key's
+// contents only). A group of the surrogate's partition becomes a symbolic kernel only when it
+// is right for every size, which is checked on the symbolic graph itself, expression by
+// expression:
+//  * every member's output has the same sizes (canonical Dim: value or expression) as the
+//    group's iteration space, and every input broadcasts to it by static 1s or equal dims;
+//  * no member has a symbolic argument (a SymInt scalar would be baked in as the placeholder);
+//  * the kernel is a plain pointwise loop: no index-aware op (cat offsets, gathers and random
+//    draws are computed from sizes), no reduction section.
+// A group that fails a check stays extern steps, with the reason logged. The iteration space's
+// symbolic dims become kRuntimeDim (kernel/pointwise_kernel.h): the kernels specialise on the
+// static dims only, and the client passes the sizes, evaluated from the symbols, at each call.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "codegen/kernel/pointwise_kernel.h"
+#include "codegen/symbolic_plan.h"
+#include "tccd/v1/tccd.pb.h"
+
+namespace tccd::codegen {
+
+struct SymbolicKernelGroup {
+  PointwiseKernel kernel;                // shape: kRuntimeDim where the iteration space is symbolic
+  std::vector<int> nodes;                // member node ids, ascending
+  std::vector<v1::ValueRef> inputs;      // graph refs (proto form: node -(i+1) for input i)
+  std::vector<v1::ValueRef> outputs;     // member outputs read outside the group or returned
+};
+
+// One step of the symbolic plan, in schedule order: a fused group or an extern node.
+struct SymbolicUnit {
+  int group = -1;  // index into SymbolicLowering::groups, or -1
+  int node = -1;   // the extern node when group == -1
+};
+
+struct SymbolicLowering {
+  std::vector<SymbolicKernelGroup> groups;
+  std::vector<SymbolicUnit> schedule;   // a topological order covering every node once
+  std::vector<std::string> rejected;    // why partition groups stayed extern (for the log)
+};
+
+struct SymbolicKernelOptions {
+  // False (TCCD_DISABLE_FUSION): every node extern. Default: true.
+  bool fusion = true;
+  // The backend's own limits on a kernel (CUDA: its parameter block); a kernel it refuses stays
+  // extern steps, with the status's message as the reason. Default: none.
+  std::function<absl::Status(const PointwiseKernel&)> check;
+};
+
+// Kernels are named tccd_sk<g>. A graph whose surrogate is not a valid static graph is no
+// error: it gets the all-extern schedule and a `rejected` line saying why.
+absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& graph, const SymbolicKernelOptions& options);
+
+// How the plan names one backend's kernels.
+struct SymbolicNativeTarget {
+  std::string artifact;    // "kernels.so", "kernels_cuda.so"
+  std::string static_abi;  // a kernel whose iteration space is static: "tccd-cpu-1", "tccd-cuda-1"
+  std::string sized_abi;   // run-time sizes: "tccd-cpu-sym-1", "tccd-cuda-sym-1"
+  std::string kind;        // KernelInfo.kind: "cpu_pointwise_loop", "cuda_pointwise"
+};
+inline const SymbolicNativeTarget kCpuSymbolicTarget{"kernels.so", "tccd-cpu-1", "tccd-cpu-sym-1", "cpu_pointwise_loop"};
+
+// The plan: one NativeCall per group (ABI target.sized_abi, or target.static_abi for a group
+// whose iteration space is static; shape with
+// kRuntimeDim where the size is symbolic; the client takes those sizes from the outputs' metas,
+// which every group output shares with the iteration space) and one ExternCall per other node,
+// in `lowering.schedule` order; values released after their last use.
+absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& graph, const SymbolicLowering& lowering,
+                                            const SymbolicNativeTarget& target = kCpuSymbolicTarget);
+
+// The placeholder value of symbol sN in the surrogate graph (the N-th prime above 96).
+int64_t SurrogateSymbolValue(int symbol);
+
+}  // namespace tccd::codegen
