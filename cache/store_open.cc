@@ -206,6 +206,7 @@ absl::Status StoreImpl::OpenDb() {
 }
 
 absl::Status StoreImpl::OpenRocksLocked(bool read_only) {
+  ForgetVerifiedBlobs();  // what is on disk may have changed while it was closed
   const rocksdb::DBOptions db_options = MakeDbOptions();
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors = MakeDescriptors();
   const rocksdb::ColumnFamilyOptions base = descriptors.front().options;
