@@ -11,6 +11,27 @@
 
 namespace tccd::cache {
 
+namespace {
+// Bounds the memo's memory (~100 bytes a digest); at the bound it starts over.
+constexpr size_t kMaxVerifiedBlobs = 1 << 16;
+}  // namespace
+
+bool StoreImpl::IsVerifiedBlob(absl::string_view digest) {
+  absl::MutexLock lock(&verified_mu_);
+  return verified_blobs_.contains(digest);
+}
+
+void StoreImpl::MarkVerifiedBlob(absl::string_view digest) {
+  absl::MutexLock lock(&verified_mu_);
+  if (verified_blobs_.size() >= kMaxVerifiedBlobs) verified_blobs_.clear();
+  verified_blobs_.emplace(digest);
+}
+
+void StoreImpl::ForgetVerifiedBlobs() {
+  absl::MutexLock lock(&verified_mu_);
+  verified_blobs_.clear();
+}
+
 absl::Mutex& StoreImpl::BlobStripe(absl::string_view digest) {
   // Digests are validated hex, so the first character is uniform over 16
   // values; "& 15" keeps the index in range even if that were ever not so.
@@ -51,7 +72,10 @@ absl::StatusOr<std::string> StoreImpl::PutBlob(
     if (s.ok()) {
       // Same key means same bytes, unless the stored copy is corrupt: then
       // overwrite (repair) it.
-      if (existing == ToSlice(bytes)) return false;
+      if (existing == ToSlice(bytes)) {
+        MarkVerifiedBlob(digest);  // the stored bytes are the ones we hashed
+        return false;
+      }
       spdlog::warn("cache: blob {} was stored with wrong bytes; rewriting it",
                    digest);
     } else if (s.IsCorruption()) {
@@ -71,6 +95,7 @@ absl::StatusOr<std::string> StoreImpl::PutBlob(
       lru_.RemoveBlob(digest);
     }
     RETURN_IF_ERROR(written);
+    MarkVerifiedBlob(digest);
     return true;
   }();
   RETURN_IF_ERROR(wrote.status());
@@ -107,7 +132,10 @@ absl::Status StoreImpl::LoadBlobLocked(absl::string_view digest,
 
   ASSIGN_OR_RETURN(std::string actual, Sha256HexOrError(absl::string_view(
                                            value->data(), value->size())));
-  if (actual == digest) return absl::OkStatus();
+  if (actual == digest) {
+    MarkVerifiedBlob(digest);
+    return absl::OkStatus();
+  }
   const size_t size = value->size();
   value->Reset();
   return DropCorruptBlobLocked(
@@ -118,6 +146,7 @@ absl::Status StoreImpl::DropCorruptBlobLocked(absl::string_view digest,
                                               absl::string_view problem) {
   spdlog::error("cache: blob {} in {} is corrupt ({}); deleting it",
                 std::string(digest), options_.path, std::string(problem));
+  ForgetVerifiedBlobs();  // rare; it may have been memoized before RocksDB saw the corruption
   absl::MutexLock stripe(&BlobStripe(digest));
   // Re-read under the stripe lock: a PutBlob may have rewritten good bytes
   // since our read, and those must survive.

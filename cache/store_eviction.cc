@@ -149,6 +149,8 @@ void StoreImpl::EvictIfOverLocked() {
   }
   if (batch.Count() > 0) {
     absl::Status written = WriteError(db_->Write(write_options_, &batch), "evicting");
+    // Whether or not the batch landed: a memoized digest must never outlive its blob.
+    if (blobs > 0) ForgetVerifiedBlobs();
     if (!written.ok()) {
       // The victims are out of the index but still stored: uncounted until the next Open
       // rebuilds the index. Nothing is left half-deleted (the batch is atomic).

@@ -7,6 +7,8 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "cache/digest.h"
 #include "cache/rocks_interop.h"
 #include "cache/schema.h"
@@ -29,6 +31,13 @@ absl::Status ValidateJobId(absl::string_view job_id) {
   return absl::OkStatus();
 }
 
+namespace {
+// How long hits of a job may wait in memory before they are written (store_impl.h).
+constexpr absl::Duration kJobUseFlushInterval = absl::Seconds(1);
+// More distinct rows than this pending: written at once (bounds the memory).
+constexpr size_t kMaxPendingJobRows = 4096;
+}  // namespace
+
 absl::Status StoreImpl::RecordJobUse(absl::string_view job_id,
                                      absl::string_view key, bool compiled,
                                      int64_t now_unix_ms) {
@@ -39,7 +48,45 @@ absl::Status StoreImpl::RecordJobUse(absl::string_view job_id,
 
   absl::ReaderMutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
+  // A caller learns at once that the cache cannot record anything now, as before batching.
+  RETURN_IF_ERROR(CheckWritableLocked());
   absl::MutexLock jobs_lock(&jobs_mu_);
+  const PendingJobUse one{.uses = 1, .first_ms = now_unix_ms, .last_ms = now_unix_ms};
+  if (compiled) return WriteJobUseLocked(job_id, key, row, one, /*compiled=*/true);
+
+  auto [it, inserted] = pending_job_uses_.try_emplace(row);
+  PendingJobRow& pending = it->second;
+  if (inserted) {
+    pending.job_id = std::string(job_id);
+    pending.key = std::string(key);
+    pending.use = one;
+  } else {
+    pending.use.uses += 1;
+    pending.use.first_ms = std::min(pending.use.first_ms, now_unix_ms);
+    pending.use.last_ms = std::max(pending.use.last_ms, now_unix_ms);
+  }
+  const absl::Time now = absl::Now();
+  if (now - last_job_flush_ < kJobUseFlushInterval &&
+      pending_job_uses_.size() < kMaxPendingJobRows) {
+    return absl::OkStatus();
+  }
+  last_job_flush_ = now;
+  return FlushJobUsesLocked();
+}
+
+absl::Status StoreImpl::FlushJobUsesLocked() {
+  absl::Status status;
+  for (const auto& [row, pending] : pending_job_uses_) {
+    status.Update(WriteJobUseLocked(pending.job_id, pending.key, row, pending.use,
+                                    /*compiled=*/false));
+  }
+  pending_job_uses_.clear();
+  return status;
+}
+
+absl::Status StoreImpl::WriteJobUseLocked(absl::string_view job_id, absl::string_view key,
+                                          const std::string& row, const PendingJobUse& use,
+                                          bool compiled) {
   std::string value;
   rocksdb::Status s = db_->Get(read_options_, jobs_, row, &value);
   v1::JobEntry entry;
@@ -57,16 +104,16 @@ absl::Status StoreImpl::RecordJobUse(absl::string_view job_id,
   }
 
   if (entry.uses() == 0) {
-    entry.set_first_used_unix_ms(now_unix_ms);
-    entry.set_last_used_unix_ms(now_unix_ms);
+    entry.set_first_used_unix_ms(use.first_ms);
+    entry.set_last_used_unix_ms(use.last_ms);
   } else {
     // Requests of one job race; keep the true first and last.
     entry.set_first_used_unix_ms(
-        std::min(entry.first_used_unix_ms(), now_unix_ms));
+        std::min(entry.first_used_unix_ms(), use.first_ms));
     entry.set_last_used_unix_ms(
-        std::max(entry.last_used_unix_ms(), now_unix_ms));
+        std::max(entry.last_used_unix_ms(), use.last_ms));
   }
-  entry.set_uses(entry.uses() + 1);
+  entry.set_uses(entry.uses() + use.uses);
   if (compiled)
     entry.set_compiled_here(true);  // sticky: later hits do not clear it
   entry.clear_key();                // it is in the row key
@@ -93,6 +140,12 @@ absl::StatusOr<std::vector<v1::JobEntry>> StoreImpl::GetJob(
 
   absl::ReaderMutexLock lock(&mu_);
   RETURN_IF_ERROR(CheckOpenLocked());
+  {
+    // Pending hits first, so that the listing counts every use answered so far. While the
+    // cache cannot write they stay pending (and uncounted here) until it can.
+    absl::MutexLock jobs_lock(&jobs_mu_);
+    if (CheckWritableLocked().ok()) FlushJobUsesLocked().IgnoreError();
+  }
   std::vector<v1::JobEntry> entries;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read_options, jobs_));
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);

@@ -135,8 +135,10 @@ absl::StatusOr<v1::Manifest> StoreImpl::GetManifest(absl::string_view key) {
   }
 
   // The manifest itself stays: a recompile usually rewrites the same blobs and
-  // the same manifest.
+  // the same manifest. A blob this process has verified since the open is not
+  // read again (the verified-blob memo, store_impl.h says why that is safe).
   for (const v1::Artifact& artifact : manifest.artifacts()) {
+    if (IsVerifiedBlob(artifact.digest())) continue;
     rocksdb::PinnableSlice blob;
     absl::Status status = LoadBlobLocked(artifact.digest(), &blob);
     if (absl::IsNotFound(status)) {

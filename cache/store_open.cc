@@ -206,6 +206,7 @@ absl::Status StoreImpl::OpenDb() {
 }
 
 absl::Status StoreImpl::OpenRocksLocked(bool read_only) {
+  ForgetVerifiedBlobs();  // what is on disk may have changed while it was closed
   const rocksdb::DBOptions db_options = MakeDbOptions();
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors = MakeDescriptors();
   const rocksdb::ColumnFamilyOptions base = descriptors.front().options;
@@ -344,6 +345,17 @@ absl::Status StoreImpl::CloseLocked() { return CloseDbLocked(); }
 absl::Status StoreImpl::CloseDbLocked() {
   if (db_ == nullptr) return absl::OkStatus();
   absl::Status status;
+  {
+    absl::MutexLock jobs_lock(&jobs_mu_);
+    // Batched hits of the job index (store_jobs.cc); bookkeeping, so a failure is logged, not
+    // returned: Close reports the database's own state.
+    if (!read_only_ && !health_->writes_stopped()) {
+      if (absl::Status flushed = FlushJobUsesLocked(); !flushed.ok()) {
+        spdlog::warn("cache: writing pending job uses at close: {}", flushed.ToString());
+      }
+    }
+    pending_job_uses_.clear();
+  }
   // Writes so far are in the WAL already; flushing leaves a clean database
   // whose next Open has no log to replay. Not while writing is stopped: the
   // flush would fail (or, in RocksDB 7.8, assert on the failed WAL) and the

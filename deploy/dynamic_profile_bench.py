@@ -14,7 +14,8 @@ daemon's compiles during that process, and the largest difference to eager over 
 
 is one such process (the end-to-end tests run it too), against the daemon TCCD_ADDRESS names.
 --vary seq|batch|both picks what changes between steps: 16 sequence lengths 32..512 (seq), batch
-sizes 2..8 (batch), or both.
+sizes 2..8 (batch), or both. --steps N keeps the first N steps (the tests run 6: a frame goes
+dynamic at its second distinct size, and the steps after it check that it stays so).
 """
 
 from __future__ import annotations
@@ -53,12 +54,14 @@ class Block(torch.nn.Module):
         return x + h
 
 
-def _shapes(vary: str):
+def _shapes(vary: str, steps: int = 0):
     if vary == "seq":
-        return [(4, s) for s in SEQ_LENS]
-    if vary == "batch":
-        return [(b, 64) for b in BATCHES]
-    return [(BATCHES[i % len(BATCHES)], s) for i, s in enumerate(SEQ_LENS)]
+        shapes = [(4, s) for s in SEQ_LENS]
+    elif vary == "batch":
+        shapes = [(b, 64) for b in BATCHES]
+    else:
+        shapes = [(BATCHES[i % len(BATCHES)], s) for i, s in enumerate(SEQ_LENS)]
+    return shapes[:steps] if steps > 0 else shapes
 
 
 def worker(args) -> int:
@@ -89,7 +92,7 @@ def worker(args) -> int:
     opt_e = torch.optim.SGD(eager.parameters(), lr=0.01)
     opt_c = torch.optim.SGD(model.parameters(), lr=0.01)
     t0 = time.perf_counter()
-    for batch, seq in _shapes(args.vary):
+    for batch, seq in _shapes(args.vary, args.steps):
         x = torch.randn(batch, seq, 64, device=device)
         if args.workload == "infer":
             with torch.no_grad():
@@ -113,7 +116,7 @@ def worker(args) -> int:
     result = {
         "workload": args.workload,
         "vary": args.vary,
-        "steps": len(_shapes(args.vary)),
+        "steps": len(_shapes(args.vary, args.steps)),
         "dynamo_compiles_per_frame": dict(frames),
         "daemon_compiles": after["compiles"] - before["compiles"],
         "profile_puts": after["dynamic_profile_puts"] - before["dynamic_profile_puts"],
@@ -184,6 +187,7 @@ def main() -> int:
     parser.add_argument("--workload", default="both", choices=["infer", "train", "both"])
     parser.add_argument("--vary", default="seq", choices=["seq", "batch", "both"])
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--steps", type=int, default=0, help="only the first N steps (0: all)")
     parser.add_argument("--binary", default=str(REPO / "build" / "bin" / "tccd"))
     parser.add_argument("--out")
     args = parser.parse_args()

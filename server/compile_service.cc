@@ -384,12 +384,14 @@ void CompileService::Respond(Call& call, Outcome outcome,
     const double server_ms = MillisSince(call.received);
     if (status.ok()) {
       call.response->set_server_ms(server_ms);
-      spdlog::info(
-          "Compile {} key={} graph={} job={} rank={} "
-          "compile_ms={:.1f} server_ms={:.1f}",
-          OutcomeName(static_cast<int>(outcome)), KeyForLog(call.key),
-          ForLog(request.graph_name()), ForLog(request.job_id()),
-          request.rank(), compile_ms, server_ms);
+      // Hits at debug: a cluster sends thousands a second, and a line each was a
+      // flood (and a write syscall each) that said nothing /metrics does not.
+      spdlog::log(outcome == Outcome::kHit ? spdlog::level::debug : spdlog::level::info,
+                  "Compile {} key={} graph={} job={} rank={} "
+                  "compile_ms={:.1f} server_ms={:.1f}",
+                  OutcomeName(static_cast<int>(outcome)), KeyForLog(call.key),
+                  ForLog(request.graph_name()), ForLog(request.job_id()),
+                  request.rank(), compile_ms, server_ms);
     } else {
       spdlog::warn(
           "Compile {} key={} graph={} job={} rank={} "

@@ -1,11 +1,11 @@
 // Metrics; see metrics.h.
 #include "server/metrics.h"
 
+#include <array>
 #include <exception>
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "prometheus/collectable.h"
 #include "prometheus/counter.h"
@@ -18,66 +18,70 @@
 namespace tccd::server {
 namespace {
 
-// How one GetStats counter appears in Prometheus. Counters sharing a `name` become one family
-// told apart by the label; a counter without an entry here is the gauge tccd_<counter>.
-struct CounterExport {
-  const char* counter;  // GetStats name (stats.cc, eviction_stats.h, SharedTier::Stats)
-  const char* name;     // Prometheus family
-  prometheus::MetricType type;
-  const char* label_name;  // nullptr: no label
-  const char* label_value;
-  const char* help;
-};
-
+// The Prometheus families fed by GetStats counters, one row each, in scrape order. A family is
+// one unlabelled series, or one series per value of its label, each read from one counter
+// (GetStats names: stats.cc, eviction_stats.h, SharedTier::Stats). A counter in no row is
+// exported as the gauge tccd_<counter>, so a new counter is scraped without an edit here.
 constexpr prometheus::MetricType kCounter = prometheus::MetricType::Counter;
 constexpr prometheus::MetricType kGauge = prometheus::MetricType::Gauge;
 
-// Order is the order of the families in a scrape.
-constexpr CounterExport kCounterExports[] = {
-    {"cache_hits", "tccd_cache_hits_total", kCounter, "tier", "local",
+struct Series {
+  const char* label_value;  // nullptr in an unlabelled family
+  const char* counter;
+};
+
+struct FamilyExport {
+  const char* name;
+  prometheus::MetricType type;
+  const char* label;               // nullptr: one unlabelled series
+  std::array<Series, 2> series;    // unused slots stay {nullptr, nullptr}
+  const char* help;
+};
+
+constexpr FamilyExport kFamilies[] = {
+    {"tccd_cache_hits_total", kCounter, "tier", {{{"local", "cache_hits"}, {"shared", "shared_hits"}}},
      "Compile requests answered from the cache (tier=local: all of them, including those the "
      "shared tier filled; tier=shared: entries fetched from the shared tier)."},
-    {"shared_hits", "tccd_cache_hits_total", kCounter, "tier", "shared", nullptr},
-    {"cache_misses", "tccd_cache_misses_total", kCounter, "tier", "local",
+    {"tccd_cache_misses_total", kCounter, "tier",
+     {{{"local", "cache_misses"}, {"shared", "shared_misses"}}},
      "Compile requests that led a compile (tier=local), or shared-tier lookups that found "
      "nothing (tier=shared)."},
-    {"shared_misses", "tccd_cache_misses_total", kCounter, "tier", "shared", nullptr},
-    {"dedup_waits", "tccd_single_flight_waits_total", kCounter, "scope", "daemon",
+    {"tccd_single_flight_waits_total", kCounter, "scope",
+     {{{"daemon", "dedup_waits"}, {"cluster", "shared_lease_waits"}}},
      "Requests that waited for an identical compile instead of compiling: in this daemon "
      "(scope=daemon), or for another daemon's compile lease in the shared tier "
      "(scope=cluster)."},
-    {"shared_lease_waits", "tccd_single_flight_waits_total", kCounter, "scope", "cluster",
-     nullptr},
-    {"compiles", "tccd_compiles_total", kCounter, nullptr, nullptr, "Codegen runs started."},
-    {"compile_errors", "tccd_compile_errors_total", kCounter, nullptr, nullptr,
+    {"tccd_compiles_total", kCounter, nullptr, {{{nullptr, "compiles"}}},
+     "Codegen runs started."},
+    {"tccd_compile_errors_total", kCounter, nullptr, {{{nullptr, "compile_errors"}}},
      "Codegen runs (or storing their output) that failed."},
-    {"compiles_running", "tccd_compiles_running", kGauge, nullptr, nullptr,
+    {"tccd_compiles_running", kGauge, nullptr, {{{nullptr, "compiles_running"}}},
      "Codegen runs in progress."},
-    {"compiles_queued", "tccd_compiles_queued", kGauge, nullptr, nullptr,
+    {"tccd_compiles_queued", kGauge, nullptr, {{{nullptr, "compiles_queued"}}},
      "Compiles waiting for a compile thread."},
-    {"artifact_bytes_served", "tccd_served_bytes_total", kCounter, nullptr, nullptr,
+    {"tccd_served_bytes_total", kCounter, nullptr, {{{nullptr, "artifact_bytes_served"}}},
      "Artifact bytes sent to clients (FetchArtifact)."},
-    {"artifacts_served", "tccd_artifacts_served_total", kCounter, nullptr, nullptr,
+    {"tccd_artifacts_served_total", kCounter, nullptr, {{{nullptr, "artifacts_served"}}},
      "Artifacts sent to clients (FetchArtifact)."},
-    {"shared_bytes_fetched", "tccd_shared_fetched_bytes_total", kCounter, nullptr, nullptr,
+    {"tccd_shared_fetched_bytes_total", kCounter, nullptr, {{{nullptr, "shared_bytes_fetched"}}},
      "Artifact bytes fetched from the shared tier."},
-    {"store_blob_bytes", "tccd_store_blob_bytes", kGauge, nullptr, nullptr,
+    {"tccd_store_blob_bytes", kGauge, nullptr, {{{nullptr, "store_blob_bytes"}}},
      "Bytes of artifact blobs in the local cache."},
-    {"store_bytes", "tccd_store_bytes", kGauge, nullptr, nullptr,
+    {"tccd_store_bytes", kGauge, nullptr, {{{nullptr, "store_bytes"}}},
      "Logical bytes the --max-cache-mb cap applies to (0 without a cap)."},
-    {"store_max_bytes", "tccd_store_max_bytes", kGauge, nullptr, nullptr,
+    {"tccd_store_max_bytes", kGauge, nullptr, {{{nullptr, "store_max_bytes"}}},
      "The --max-cache-mb cap in bytes; 0: none."},
-    {"store_manifests", "tccd_store_manifests", kGauge, nullptr, nullptr,
+    {"tccd_store_manifests", kGauge, nullptr, {{{nullptr, "store_manifests"}}},
      "Entries (manifests) in the local cache."},
-    {"store_blobs", "tccd_store_blobs", kGauge, nullptr, nullptr,
+    {"tccd_store_blobs", kGauge, nullptr, {{{nullptr, "store_blobs"}}},
      "Artifact blobs in the local cache."},
-    {"evicted_manifests", "tccd_evictions_total", kCounter, "kind", "manifest",
+    {"tccd_evictions_total", kCounter, "kind",
+     {{{"manifest", "evicted_manifests"}, {"blob", "evicted_blobs"}}},
      "Cache entries (kind=manifest) and artifact blobs (kind=blob) evicted under "
      "--max-cache-mb."},
-    {"evicted_blobs", "tccd_evictions_total", kCounter, "kind", "blob", nullptr},
-    {"evicted_bytes", "tccd_evicted_bytes_total", kCounter, nullptr, nullptr,
+    {"tccd_evicted_bytes_total", kCounter, nullptr, {{{nullptr, "evicted_bytes"}}},
      "Logical bytes freed by evictions."},
-    {"evictions_blocked", "tccd_evictions_blocked_total", kCounter, nullptr, nullptr,
+    {"tccd_evictions_blocked_total", kCounter, nullptr, {{{nullptr, "evictions_blocked"}}},
      "Eviction runs that ended over the cap (everything left too young)."},
 };
 
@@ -109,25 +113,21 @@ class Metrics::StatsCollector final : public prometheus::Collectable {
     } catch (const std::exception&) {
       return families;  // a scrape without these beats a dead HTTP thread
     }
-    absl::flat_hash_map<std::string, size_t> family_index;
-    for (const CounterExport& entry : kCounterExports) {
-      auto found = counters.find(entry.counter);
-      if (found == counters.end()) continue;  // e.g. shared_* without --shared-cache
-      auto [index, inserted] = family_index.try_emplace(entry.name, families.size());
-      if (inserted) {
-        prometheus::MetricFamily family;
-        family.name = entry.name;
-        family.help = entry.help != nullptr ? entry.help : "";
-        family.type = entry.type;
-        families.push_back(std::move(family));
+    for (const FamilyExport& row : kFamilies) {
+      prometheus::MetricFamily family;
+      family.name = row.name;
+      family.help = row.help;
+      family.type = row.type;
+      for (const Series& series : row.series) {
+        if (series.counter == nullptr) continue;
+        auto found = counters.find(series.counter);
+        if (found == counters.end()) continue;  // e.g. shared_* without --shared-cache
+        prometheus::ClientMetric metric = Value(row.type, static_cast<double>(found->second));
+        if (row.label != nullptr) metric.label.push_back({row.label, series.label_value});
+        family.metric.push_back(std::move(metric));
+        counters.erase(found);
       }
-      prometheus::ClientMetric metric =
-          Value(entry.type, static_cast<double>(found->second));
-      if (entry.label_name != nullptr) {
-        metric.label.push_back({entry.label_name, entry.label_value});
-      }
-      families[index->second].metric.push_back(std::move(metric));
-      counters.erase(found);
+      if (!family.metric.empty()) families.push_back(std::move(family));
     }
     // The rest as they are named in GetStats, so that a new counter is scraped without an
     // edit here.
