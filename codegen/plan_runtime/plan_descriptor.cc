@@ -222,9 +222,37 @@ absl::Status WriteStep(const v1::Step& step, int index, Writer& w) {
   return absl::OkStatus();
 }
 
+// The first symbolic argument in `value` (a SymInt), or nullptr.
+const v1::Value* FirstSymbolic(const v1::Value& value) {
+  if (value.kind_case() == v1::Value::kSymExpr) return &value;
+  if (value.kind_case() == v1::Value::kList)
+    for (const v1::Value& item : value.list().items())
+      if (const v1::Value* s = FirstSymbolic(item)) return s;
+  return nullptr;
+}
+
+// A plan with a symbolic argument anywhere is a symbolic plan, even where every value's meta is
+// static (a graph whose only symbol is a SymInt output): its kernels take their strides from the
+// tensors at run time, so it is refused as a whole before any step is written.
+absl::Status CheckStatic(const v1::Plan& plan) {
+  auto check = [](const v1::Value& value) -> absl::Status {
+    if (const v1::Value* s = FirstSymbolic(value))
+      return absl::UnimplementedError(absl::StrCat("symbolic argument ", s->sym_expr(), " (static plans only)"));
+    return absl::OkStatus();
+  };
+  for (const v1::Value& v : plan.outputs()) RETURN_IF_ERROR(check(v));
+  for (const v1::Step& step : plan.steps()) {
+    if (!step.has_extern_call()) continue;
+    for (const v1::Value& v : step.extern_call().args()) RETURN_IF_ERROR(check(v));
+    for (const v1::NamedValue& kw : step.extern_call().kwargs()) RETURN_IF_ERROR(check(kw.value()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> WritePlanDescriptor(const v1::Plan& plan) {
+  RETURN_IF_ERROR(CheckStatic(plan));
   Writer w;
   w.Word(TCCD_PLAN_MAGIC);
   w.Word(TCCD_PLAN_FORMAT_VERSION);

@@ -134,6 +134,12 @@ TEST_CASE("plans the runtime cannot run are UNIMPLEMENTED", "[plan_runtime]") {
   v1::Plan symbolic = CudaPlan();
   symbolic.mutable_values(0)->mutable_sizes(0)->set_expr("s0");
   CHECK(WritePlanDescriptor(symbolic).status().code() == absl::StatusCode::kUnimplemented);
+  // Static metas, a SymInt output (the request fuzzer's finding: the kernel steps of such a
+  // plan carry no expected strides, which would be INTERNAL).
+  v1::Plan sym_output = CudaPlan();
+  sym_output.add_outputs()->set_sym_expr("s0");
+  sym_output.mutable_steps(3)->mutable_native()->clear_expected_strides();
+  CHECK(WritePlanDescriptor(sym_output).status().code() == absl::StatusCode::kUnimplemented);
   v1::Plan abi = CudaPlan();
   abi.mutable_steps(0)->mutable_segment()->set_abi("tccd-cuda-segment-2");
   CHECK(WritePlanDescriptor(abi).status().code() == absl::StatusCode::kUnimplemented);
