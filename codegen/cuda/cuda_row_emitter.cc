@@ -54,6 +54,11 @@ class RowEmitter {
   absl::Status EmitBody(Access access, std::string& out);
   // Whether the strided entry gets an inner-vector branch (compile-time part of the condition).
   bool InnerVectorPossible() const;
+  // Whether a thread's last chunk may lie (partly) past the row's end: the row is not a whole
+  // number of chunks, or it is shifted (its positions start before the row).
+  bool HasTail() const {
+    return geo_.shifted || geo_.row_length % (static_cast<int64_t>(geo_.threads_per_row) * geo_.vec) != 0;
+  }
   // The largest vector (a power of two, at most geo_.vec elements) that never crosses the end
   // of the innermost dim: the inner-vector branch moves kVec elements as kVec / kInnerVec of
   // these (a bf16 row over [N, 196] takes 4-element pieces of its 8-element vectors).
@@ -375,8 +380,7 @@ std::string RowEmitter::VectorStore(const std::string& reg, DType dtype, int o, 
 }
 
 absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
-  const bool tail =
-      geo_.shifted || geo_.row_length % (static_cast<int64_t>(geo_.threads_per_row) * geo_.vec) != 0;
+  const bool tail = HasTail();
   const bool row_tail = geo_.rows % geo_.rows_per_block != 0;
   absl::StrAppend(&out, "extern \"C\" __global__ void __launch_bounds__(", geo_.block, ")\n",
                   k_.name, contig ? "_contig" : "_strided", "(const ", ns_, "::Params p) {\n");
@@ -423,7 +427,7 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
   const int num_operands = k_.num_operands();
   const bool vectors = access != Access::kStrided;
   const bool shifted = geo_.shifted;
-  const bool tail = shifted || geo_.row_length % (static_cast<int64_t>(geo_.threads_per_row) * geo_.vec) != 0;
+  const bool tail = HasTail();
   const bool row_tail = geo_.rows % geo_.rows_per_block != 0;
   if (geo_.threads_per_row > 32) absl::StrAppend(&out, "  __shared__ float smem[32];\n");
   if (geo_.rows_per_block == 1) {
