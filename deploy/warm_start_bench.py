@@ -46,13 +46,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Dict, List
 
 REPO = Path(__file__).resolve().parents[1]
-PHASES = ("dynamo", "backend", "recipe", "request", "compile_rpc", "fetch", "load", "aot_load", "rest")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from phase_timers import PHASES, Timers  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
@@ -125,39 +125,6 @@ def save_aot(path: str) -> None:
     aot.save_compiled_function(path, external_data={"model": model})
 
 
-class Timers:
-    """Exclusive time per phase: a wrapped call's time minus that of wrapped calls inside it.
-
-    Main thread only: calls on other threads (tccd's backward prefetch) overlap the step, so
-    they are not a phase of it; what the step still waited for them is in `rest`.
-    """
-
-    def __init__(self):
-        self.total: Dict[str, float] = {p: 0.0 for p in PHASES}
-        self.stack: List[float] = []  # per open call: time spent in nested wrapped calls
-
-    def wrap(self, owner, attr: str, phase: str) -> None:
-        original = getattr(owner, attr)
-        timers = self
-
-        def timed(*args, **kwargs):
-            if threading.current_thread() is not threading.main_thread():
-                return original(*args, **kwargs)
-            timers.stack.append(0.0)
-            start = time.perf_counter()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                elapsed = time.perf_counter() - start
-                nested = timers.stack.pop()
-                timers.total[phase] += elapsed - nested
-                if timers.stack:
-                    timers.stack[-1] += elapsed
-
-        setattr(owner, attr, timed)
-        return original
-
-
 def child(mode: str, saved: str) -> Dict[str, float]:
     import torch
 
@@ -166,18 +133,8 @@ def child(mode: str, saved: str) -> Dict[str, float]:
     timers = Timers()
     if mode.startswith("tccd"):
         import tccd
-        from tccd import aot_cache, backend as tccd_backend, compiler, local_cache, native_plan, serialize
 
-        timers.wrap(serialize, "build_request", "request")
-        timers.wrap(local_cache, "request_hash", "request")
-        timers.wrap(compiler, "_daemon_compile", "compile_rpc")
-        timers.wrap(compiler, "fetch_artifact", "fetch")
-        timers.wrap(compiler, "load_plan", "load")
-        timers.wrap(native_plan, "load", "load")
-        timers.wrap(aot_cache, "lookup", "recipe")
-        # Names bound at import elsewhere: rebind them to the wrapped ones.
-        tccd_backend_module = sys.modules["tccd.backend"]
-        backend_fn = tccd_backend_module.tccd
+        timed_backend = timers.instrument_tccd()
     start = time.perf_counter()
     if mode == "eager":
         step_fn = model
@@ -202,18 +159,10 @@ def child(mode: str, saved: str) -> Dict[str, float]:
             return fn(params, tokens, targets)
     else:
         if mode == "inductor-warm":
-            import torch._inductor.compile_fx as compile_fx
-
-            timers.wrap(compile_fx, "compile_fx", "backend")
+            timers.instrument_inductor()
             compiled = torch.compile(functional_step(model), backend="inductor", dynamic=False)
         else:
-            def timed_backend(gm, example_inputs, **kwargs):
-                return backend_fn(gm, example_inputs, **kwargs)
-
-            timed_holder = type("H", (), {})()
-            timed_holder.fn = timed_backend
-            timers.wrap(timed_holder, "fn", "backend")
-            compiled = torch.compile(functional_step(model), backend=timed_holder.fn, dynamic=False)
+            compiled = torch.compile(functional_step(model), backend=timed_backend, dynamic=False)
         params = dict(model.named_parameters())
 
         def step_fn(tokens, targets):
@@ -223,12 +172,7 @@ def child(mode: str, saved: str) -> Dict[str, float]:
     opt.step()
     first_step = time.perf_counter() - start
     out = {"first_step_s": first_step, "loss": float(loss.detach())}
-    if mode not in ("eager", "tccd-aot"):
-        from torch._dynamo.utils import compilation_time_metrics as m
-
-        timers.total["dynamo"] = sum(m.get("_compile.compile_inner", [])) - sum(m.get("OutputGraph.call_user_compiler", []))
-    timers.total["rest"] = first_step - sum(v for k, v in timers.total.items() if k != "rest")
-    out.update({k: round(v, 4) for k, v in timers.total.items()})
+    out.update(timers.finish(first_step, compiled=mode not in ("eager", "tccd-aot")))
     if mode.startswith("tccd"):
         stats = tccd.last_compile_stats()
         out["graphs"] = len(stats)

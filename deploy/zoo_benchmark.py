@@ -41,7 +41,9 @@ models of (warm first step - eager first step), tccd's over Inductor's (target <
 cold first steps' ratio tccd / Inductor per model (target <= 0.3). Per warm tccd cell:
 warm_graphs, warm_cache_hits (graphs the daemon served from its cache, by a Compile hit or
 by key through an AOT recipe) and warm_aot_skipped (graphs whose AOTAutograd trace the
-daemon-shared AOT recipe skipped).
+daemon-shared AOT recipe skipped). Every warm cell also splits its first step into phases
+(`deploy/phase_timers.py`: dynamo, backend, recipe, request, compile_rpc, fetch, load, rest;
+keys `phase_*`), printed as a second table: where a warm start goes, per model and backend.
 
 Cold compiles: each Inductor worker gets fresh TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR,
 each tccd worker a fresh TCCD_CACHE_DIR (its local cache). The tccd DAEMON's cache is not
@@ -254,8 +256,20 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     batch = batch_fn(bs, device)
     model.train(train)
     init_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
-    compiled = model if backend == "eager" else (
-        torch.compile(model) if backend == "inductor" else torch.compile(model, backend="tccd"))
+    timers = None
+    if spec.get("start") == "warm" and backend != "eager":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from phase_timers import Timers
+
+        timers = Timers()
+    if backend == "eager":
+        compiled = model
+    elif backend == "inductor":
+        if timers:
+            timers.instrument_inductor()
+        compiled = torch.compile(model)
+    else:
+        compiled = torch.compile(model, backend=timers.instrument_tccd() if timers else "tccd")
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if cuda else torch.autocast("cpu", enabled=False)
 
     def make_step(m, opt):
@@ -282,6 +296,8 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     out["first_step_s"] = time.perf_counter() - t0
     if spec.get("start") == "warm":
         # A warm-start cell measures the first step only (--warm): what a new process pays.
+        if timers:
+            out.update({f"phase_{k}": v for k, v in timers.finish(out["first_step_s"], compiled=True).items()})
         if backend == "tccd":
             import tccd
 
@@ -291,6 +307,10 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
             out["warm_cache_hits"] = sum(bool(s.get("cache_hit") or s.get("aot_skipped")) for s in stats)
             out["warm_aot_skipped"] = sum(bool(s.get("aot_skipped")) for s in stats)
             out["fallbacks"] = [{"graph": s["name"], "reason": s["fallback"]} for s in stats if s["fallback"]]
+            out["warm_local_hits"] = sum(bool(s.get("local_hit")) for s in stats)
+            out["warm_graph_stats"] = [{k: s.get(k) for k in ("name", "kind", "cache_hit", "aot_skipped", "local_hit",
+                                                              "compile_ms", "fallback", "native_kernels")}
+                                       for s in stats]
         return out
     for _ in range(spec["warmup"]):
         step()
@@ -494,6 +514,21 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                       f"{si:.2f} s (n={len(warm_over['inductor'])}), tccd {st:.2f} s (n={len(warm_over['tccd'])}): "
                       f"tccd / Inductor **{st / si:.2f}** (target <= 0.5); worst tccd model "
                       f"{max(warm_over['tccd']):.2f} s over eager (target <= 1 s).", ""]
+            phases = ("dynamo", "backend", "recipe", "request", "compile_rpc", "fetch", "load", "rest")
+            lines += ["Where the warm first step goes (s; `deploy/phase_timers.py`):", "",
+                      "| model | backend | first step | " + " | ".join(phases) + " | graphs / AOT-skipped / hits |",
+                      "|---|---|---|" + "---|" * len(phases) + "---|"]
+            for m in models:
+                for be in ("inductor", "tccd"):
+                    first = get(m, wl, b, be, "first_step_s", "warm")
+                    if first is None or get(m, wl, b, be, "phase_rest", "warm") is None:
+                        continue
+                    counts = "-" if be != "tccd" else " / ".join(
+                        _fmt(get(m, wl, b, be, k, "warm"), "{:d}") for k in ("warm_graphs", "warm_aot_skipped", "warm_cache_hits"))
+                    lines.append(f"| {m} | {be} | {first:.2f} | "
+                                 + " | ".join(_fmt(get(m, wl, b, be, f"phase_{p}", "warm")) for p in phases)
+                                 + f" | {counts} |")
+            lines.append("")
     failed = [c for c in cells if not c.get("ok")]
     if reasons:
         lines += ["tccd fallbacks (graph: reason):", ""] + reasons + [""]

@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 # Bump when the meaning of a field changes or fields are added (older files are then misses).
 #   1: initial format.
-RECIPE_FORMAT = 1
+RECIPE_FORMAT = 2  # 2: unsafe_view_outputs
 
 _MEMORY_FORMATS = {
     "contiguous_format": torch.contiguous_format,
@@ -61,6 +61,10 @@ class Recipe:
     mutated_inputs: List[int]
     num_outputs: int  # user outputs, after the mutated inputs
     output_requires_grad: List[bool]  # per user output; False: marked non-differentiable
+    # User outputs that alias only an intermediate (AOTAutograd's unsafe_view_alias): training
+    # returns them through aten._unsafe_view, as AOTAutograd's CompiledFunction does, so the
+    # caller gets a tensor of its own (not a view of a multi-output function's result).
+    unsafe_view_outputs: List[int]
     saved_is_input: List[bool]  # per tensor saved for backward: is it a forward input
     # Positions (in the forward's returns: mutated inputs, then user outputs) of the outputs
     # whose gradients the backward takes, and the layout each must be coerced to:
@@ -110,6 +114,7 @@ class Recipe:
             and (self.bw_plan != "") == (self.kind == "training")
             and ints(self.mutated_inputs, n)
             and bools(self.output_requires_grad) and len(self.output_requires_grad) == self.num_outputs
+            and ints(self.unsafe_view_outputs, self.num_outputs)
             and bools(self.saved_is_input)
             and ints(self.tangent_sources, len(self.mutated_inputs) + self.num_outputs)
             and isinstance(self.tangent_layouts, list)
@@ -210,7 +215,10 @@ def _unsupported(md: Any, num_inputs: int) -> Optional[str]:
     if md.num_intermediate_bases:
         return "outputs alias intermediates"
     for i, out in enumerate(md.output_info):
-        if out.output_type != OutputType.non_alias:
+        # unsafe_view_alias: an output that aliased only an intermediate, which AOTAutograd's
+        # trace already hid behind aten._unsafe_view; its runtime treats it exactly as
+        # non_alias (runtime_wrappers' _HANDLER_MAP: NoopAliasHandler), and so does ours.
+        if out.output_type not in (OutputType.non_alias, OutputType.unsafe_view_alias):
             return f"output {i} is {out.output_type.name}"
         if not (isinstance(out.raw_type, type) and issubclass(out.raw_type, torch.Tensor)):
             return f"output {i} is a {out.raw_type}"
@@ -347,6 +355,8 @@ class RecipeCapture:
         log.debug("tccd aot cache: stored the %s recipe %s", recipe.kind, self.key[:16])
 
     def _from_forward(self, gm: torch.fx.GraphModule, plan_key: str, inference: bool) -> Recipe:
+        from torch._functorch._aot_autograd.schemas import OutputType
+
         md = _fw_metadata()
         why = _unsupported(md, self.num_inputs)
         if why:
@@ -392,6 +402,9 @@ class RecipeCapture:
             mutated_inputs=mutated,
             num_outputs=num_outputs,
             output_requires_grad=[bool(o.requires_grad) for o in md.output_info],
+            unsafe_view_outputs=[
+                i for i, o in enumerate(md.output_info) if o.output_type == OutputType.unsafe_view_alias
+            ],
             saved_is_input=saved_is_input,
             tangent_sources=sources if not inference else [],
             tangent_layouts=layouts,

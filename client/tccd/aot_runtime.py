@@ -105,6 +105,7 @@ def _training(recipe: Recipe, fw_plan: LoadedPlan, bw_plan: LoadedPlan) -> Calla
     non_differentiable = list(range(num_mutated)) + [
         num_mutated + i for i, rg in enumerate(recipe.output_requires_grad) if not rg
     ]
+    unsafe_views = [num_mutated + i for i in recipe.unsafe_view_outputs]
     saved_is_input = recipe.saved_is_input
     tangents = list(zip(recipe.tangent_sources, [_coercer(t) for t in recipe.tangent_layouts]))
     detach = recipe.detach_inputs
@@ -139,6 +140,9 @@ def _training(recipe: Recipe, fw_plan: LoadedPlan, bw_plan: LoadedPlan) -> Calla
                 ]
             )
             returns = outs[:num_returns]
+            for i in unsafe_views:
+                o = returns[i]
+                returns[i] = torch.ops.aten._unsafe_view(o, o.shape)
             ctx.mark_non_differentiable(*[returns[i] for i in non_differentiable])
             ctx._materialize_non_diff_grads = False
             return tuple(returns)

@@ -86,7 +86,7 @@ def test_unsafe_graphs_get_no_key(case, why):
 def _recipe(key="ab" * 32):
     return Recipe(
         key=key, kind="training", num_inputs=3, fw_plan="f" * 64, bw_plan="b" * 64,
-        mutated_inputs=[2], num_outputs=1, output_requires_grad=[True],
+        mutated_inputs=[2], num_outputs=1, output_requires_grad=[True], unsafe_view_outputs=[0],
         saved_is_input=[True, False], tangent_sources=[1],
         tangent_layouts=[{"size": [4, 5], "stride": [5, 1]}], detach_inputs=[],
         disable_amp=False, deterministic=False,

@@ -241,3 +241,34 @@ def test_training_graph_hits_in_process(daemon_env):
         ("forward", False), ("backward", False), ("forward", True), ("backward", True)
     ]
     assert len(_recipe_files(daemon_env)) == 1
+
+
+def _returns_a_view_of_an_intermediate(x, w):
+    # AOTAutograd hides the alias behind aten._unsafe_view (OutputType.unsafe_view_alias), as
+    # transformers' LM heads do with their logits: the recipe covers it.
+    return torch.tanh(x @ w).view(-1), torch.relu(x).sum()
+
+
+def test_output_that_views_an_intermediate_hits_and_stays_correct(daemon_env):
+    x = torch.randn(4, 3, requires_grad=True)
+    w = torch.randn(3, 5, requires_grad=True)
+    results = []
+    for _ in range(2):
+        torch._dynamo.reset()
+        args = [a.detach().clone().requires_grad_() for a in (x, w)]
+        out = torch.compile(_returns_a_view_of_an_intermediate, backend="tccd", dynamic=False)(*args)
+        (out[0] * torch.arange(20.0)).sum().add(out[1]).backward()
+        out[0].mul_(2)  # the output is the caller's own tensor: writable, no view error
+        results.append((out, args))
+    stats = tccd.last_compile_stats()
+    assert [(s["kind"], s["aot_skipped"]) for s in stats] == [
+        ("forward", False), ("backward", False), ("forward", True), ("backward", True)
+    ]
+    ex, ew = x.detach().clone().requires_grad_(), w.detach().clone().requires_grad_()
+    eager = _returns_a_view_of_an_intermediate(ex, ew)
+    (eager[0] * torch.arange(20.0)).sum().add(eager[1]).backward()
+    for out, args in results:
+        torch.testing.assert_close(out[0], eager[0].detach() * 2, rtol=RTOL, atol=ATOL)
+        torch.testing.assert_close(out[1], eager[1], rtol=RTOL, atol=ATOL)
+        torch.testing.assert_close(args[0].grad, ex.grad, rtol=RTOL, atol=ATOL)
+        torch.testing.assert_close(args[1].grad, ew.grad, rtol=RTOL, atol=ATOL)
