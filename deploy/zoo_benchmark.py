@@ -240,7 +240,67 @@ def _profile_step(step, cuda: bool):
     return count, busy_us / 1000.0, top
 
 
+def _functional_loss(model, vision: bool):
+    """The training loss as a function of (parameters and buffers, batch): what torch's
+    ahead-of-time flow saves (every tensor an input; the module is the caller's, external data)."""
+    import torch
+
+    def loss_fn(state, batch):
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=torch.cuda.is_available()):
+            if vision:
+                logits = torch.func.functional_call(model, state, (batch["x"],))
+                return torch.nn.functional.cross_entropy(logits.float(), batch["y"])
+            return torch.func.functional_call(model, state, (), batch).loss
+
+    return loss_fn
+
+
+def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
+    """--aot (tccd, train): "aot-save" compiles the functional training step with
+    torch.compile(...).aot_compile and saves it (once per cluster: not timed as a start);
+    "aot" is a new process that loads it (torch.compiler.load_compiled_function: no Dynamo,
+    no AOTAutograd, no compile) and runs its first step, timed from the load."""
+    import torch
+
+    import tccd
+    import tccd.precompile  # noqa: F401  (the saved file names its classes)
+
+    cuda = spec["device"] == "cuda"
+    device = torch.device(spec["device"])
+    torch.manual_seed(0)
+    model, batch_fn, _ = build_model(spec["model"], spec["tiny"], spec["dropout"])
+    model.to(device).train(True)
+    kind = "vision" if spec["model"] in VISION else "lm"
+    batch = batch_fn((TINY_BATCH if spec["tiny"] else BATCH)[spec["batch"]][kind], device)
+    state = {**dict(model.named_parameters()), **dict(model.named_buffers())}
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    loss_fn = _functional_loss(model, spec["model"] in VISION)
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    out: Dict[str, Any] = dict(spec, ok=True)
+    sync()
+    t0 = time.perf_counter()
+    if spec["start"] == "aot-save":
+        torch._dynamo.config.enable_aot_compile = True  # torch 2.11's default is False
+        compiled = torch.compile(loss_fn, backend="tccd", fullgraph=True, dynamic=False)
+        fn = compiled.aot_compile(((state, batch), {}))
+        fn.save_compiled_function(spec["aot_path"], external_data={"model": model})
+    else:
+        with open(spec["aot_path"], "rb") as f:
+            fn = torch.compiler.load_compiled_function(f, external_data={"model": model})
+        out["aot_load_s"] = time.perf_counter() - t0
+    loss = fn(state, batch)
+    loss.backward()
+    opt.step()
+    sync()
+    out["first_step_s"] = time.perf_counter() - t0
+    out["loss"] = float(loss.detach())
+    out["graphs"] = len(tccd.last_compile_stats())
+    return out
+
+
 def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
+    if spec.get("start") in ("aot-save", "aot"):
+        return run_aot_cell(spec)
     import torch
 
     backend, train = spec["backend"], spec["workload"] == "train"
@@ -387,6 +447,31 @@ def worker_main(spec_json: str) -> int:
 # ---------------------------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------------------------
+
+
+def _aot_cells(spec: Dict[str, Any], timeout_s: float, left: float, tag: str) -> List[Dict[str, Any]]:
+    """The --aot pair after a tccd train cell: save (compiles what the daemon lacks), then load
+    in a new process with an empty local cache."""
+    tmp = tempfile.mkdtemp(prefix="zoo-aot-")
+    cells = []
+    try:
+        t0 = time.monotonic()
+        for start in ("aot-save", "aot"):
+            left_now = left - (time.monotonic() - t0)
+            s = dict(spec, start=start, aot_path=os.path.join(tmp, "step.pt2"))
+            if left_now <= 5:
+                cells.append(dict(s, ok=False, status="skipped", error="--budget-s reached"))
+                break
+            r = _run_worker(s, min(timeout_s, left_now))
+            cells.append(r)
+            print(f"{tag} {start}: " + (f"first {r['first_step_s']:.2f}s" if r.get("ok") else
+                                         f"FAILED {r.get('error')} {(r.get('stderr_tail') or '').strip()[-300:]}"),
+                  flush=True)
+            if not r.get("ok"):
+                break
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return cells
 
 
 def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = None) -> Dict[str, Any]:
@@ -542,6 +627,23 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                           "| model | backend | first step | " + " | ".join(phases) + " | "
                           + ("graphs / AOT-skipped / hits |" if start == "warm" else "daemon compile s |"),
                           "|---|---|---|" + "---|" * len(phases) + "---|"] + rows + [""]
+        aot_rows = []
+        for m in models:
+            first = get(m, wl, b, "tccd", "first_step_s", "aot")
+            eager_first = get(m, wl, b, "eager", "first_step_s")
+            if first is not None:
+                over = f"{first - eager_first:.2f}" if eager_first is not None else "-"
+                aot_rows.append(f"| {m} | {_fmt(get(m, wl, b, 'tccd', 'first_step_s', 'aot-save'))} | "
+                                f"{_fmt(get(m, wl, b, 'tccd', 'aot_load_s', 'aot'))} | {first:.2f} | {over} |")
+            elif any(c.get("start") in ("aot-save", "aot") and (c["model"], c["workload"], c["batch"]) == (m, wl, b)
+                     for c in cells):
+                aot_rows.append(f"| {m} | failed (see below) | | | |")
+        if aot_rows:
+            lines += ["Ahead-of-time flow (tccd; `aot_compile` of the functional training step, then a new "
+                      "process: `torch.compiler.load_compiled_function` + first step; target <= 0.3 s over eager's "
+                      "first step):", "",
+                      "| model | save s (compile, once) | load s | first step s (load included) | - eager s |",
+                      "|---|---|---|---|---|"] + aot_rows + [""]
     failed = [c for c in cells if not c.get("ok")]
     if reasons:
         lines += ["tccd fallbacks (graph: reason):", ""] + reasons + [""]
@@ -549,7 +651,8 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
         lines += ["Failed / skipped cells:", ""]
         for c in failed:
             tail = (c.get("stderr_tail") or "").strip().splitlines()[-1:] or [""]
-            lines.append(f"- {c['model']} {c['workload']}/{c['batch']} {c['backend']}: "
+            start = "" if c.get("start", "cold") == "cold" else f" ({c['start']})"
+            lines.append(f"- {c['model']} {c['workload']}/{c['batch']} {c['backend']}{start}: "
                          f"{c.get('status', 'failed')} {c.get('error', '')} {tail[0][:300]}")
         lines.append("")
     return "\n".join(lines)
@@ -605,6 +708,9 @@ def main(argv=None) -> int:
     p.add_argument("--no-check", action="store_true", help="skip the loss/param comparison phase")
     p.add_argument("--warm", action="store_true",
                    help="after each compiled cell, measure a warm start in a new process (first step only)")
+    p.add_argument("--aot", action="store_true",
+                   help="tccd, train: also save the functional training step with aot_compile and time "
+                        "a new process's first step through torch.compiler.load_compiled_function")
     p.add_argument("--top-kernels", type=int, default=25,
                    help="kernels per cell listed in kernels.md (heaviest device time first)")
     a = p.parse_args(argv)
@@ -662,6 +768,8 @@ def main(argv=None) -> int:
                     cells.append(w)
                     print(f"{tag} warm: " + (f"first {w['first_step_s']:.2f}s" if w.get("ok") else
                                               f"FAILED {w.get('error')}"), flush=True)
+            if a.aot and spec["backend"] == "tccd" and spec["workload"] == "train" and r.get("ok"):
+                cells.extend(_aot_cells(spec, a.timeout_s, a.budget_s - (time.monotonic() - start), tag))
         finally:
             if cache_dirs:
                 shutil.rmtree(cache_dirs, ignore_errors=True)

@@ -41,6 +41,10 @@ RECIPE_KEY_VERSION = 2
 
 # Modules whose public callables Dynamo leaves in graphs as call_function targets.
 _SAFE_MODULES = ("torch", "torch.functional", "torch.nn.functional", "_operator", "operator", "math")
+# Functions Dynamo leaves in graphs whose effect is fixed by their (hashed) arguments: the
+# autocast regions of a `with torch.autocast(...)` inside the compiled code (AOTAutograd traces
+# through them; transformers' models open such regions, e.g. around rotary embeddings).
+_SAFE_FUNCTIONS = ("torch.amp.autocast_mode._enter_autocast", "torch.amp.autocast_mode._exit_autocast")
 
 
 class _Bypass(Exception):
@@ -65,7 +69,8 @@ def _target_name(target: Any) -> str:
     if getattr(sys.modules.get(module), name, None) is not target:
         raise _Bypass(f"call_function target {target!r} is not reachable by its name")
     builtin = type(target).__name__ == "builtin_function_or_method"
-    if not builtin and module not in _SAFE_MODULES and not _in_graph_torch_function(target):
+    if (not builtin and module not in _SAFE_MODULES and f"{module}.{name}" not in _SAFE_FUNCTIONS
+            and not _in_graph_torch_function(target)):
         raise _Bypass(f"call_function target {module}.{name} is not a torch op or builtin")
     return f"{module}.{name}"
 

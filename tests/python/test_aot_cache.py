@@ -56,6 +56,22 @@ def test_key_is_stable_and_covers_what_changes_aot_output():
     assert len(set(different.values())) == len(different)
 
 
+def _with_autocast_region(x, y, dtype=torch.bfloat16):
+    with torch.autocast("cpu", dtype=dtype):
+        return torch.relu(x) @ y
+
+
+def test_autocast_region_inside_the_graph_gets_a_key_that_covers_its_arguments():
+    x, y = torch.randn(4, 6), torch.randn(6, 3)
+    gm, _ = dynamo_graph(_with_autocast_region, x, y)
+    assert any("_enter_autocast" in str(n.target) for n in gm.graph.nodes)  # what this test is about
+    key, why = key_of(_with_autocast_region, x, y)
+    assert why is None and len(key) == 64
+    assert key_of(_with_autocast_region, x, y)[0] == key
+    other, _ = key_of(lambda x, y: _with_autocast_region(x, y, torch.float16), x, y)
+    assert other is not None and other != key
+
+
 @pytest.mark.parametrize(
     "case, why",
     [
