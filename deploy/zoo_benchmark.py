@@ -124,7 +124,7 @@ class ToyLM:
 
         vocab, d, heads, ff, seq = (256, 64, 4, 128, 32) if tiny else (32000, 512, 8, 2048, 512)
 
-        class _LM(nn.Module):
+        class ToyLMModule(nn.Module):
             def __init__(self):
                 super().__init__()
                 self.emb = nn.Embedding(vocab, d)
@@ -143,7 +143,11 @@ class ToyLM:
         def fwd(model, batch, train):
             return model(batch["input_ids"], batch["labels"] if train else None)
 
-        return _LM(), _lm_batch(vocab, seq), fwd
+        # Published at module scope under its own name: torch's ahead-of-time flow (--aot) saves
+        # guards on the module's type, and refuses a type defined in a local scope.
+        ToyLMModule.__qualname__ = ToyLMModule.__name__
+        globals()[ToyLMModule.__name__] = ToyLMModule
+        return ToyLMModule(), _lm_batch(vocab, seq), fwd
 
 
 def build_model(name: str, tiny: bool, dropout: bool):
@@ -240,17 +244,18 @@ def _profile_step(step, cuda: bool):
     return count, busy_us / 1000.0, top
 
 
-def _functional_loss(model, vision: bool):
+def _functional_loss(model, fwd):
     """The training loss as a function of (parameters and buffers, batch): what torch's
-    ahead-of-time flow saves (every tensor an input; the module is the caller's, external data)."""
+    ahead-of-time flow saves (every tensor an input; the module is the caller's, external data).
+    The model's own fwd runs with the module call replaced by torch.func.functional_call."""
     import torch
 
     def loss_fn(state, batch):
+        def call(*args, **kwargs):
+            return torch.func.functional_call(model, state, args, kwargs)
+
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=torch.cuda.is_available()):
-            if vision:
-                logits = torch.func.functional_call(model, state, (batch["x"],))
-                return torch.nn.functional.cross_entropy(logits.float(), batch["y"])
-            return torch.func.functional_call(model, state, (), batch).loss
+            return fwd(call, batch, True)
 
     return loss_fn
 
@@ -268,13 +273,13 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     cuda = spec["device"] == "cuda"
     device = torch.device(spec["device"])
     torch.manual_seed(0)
-    model, batch_fn, _ = build_model(spec["model"], spec["tiny"], spec["dropout"])
+    model, batch_fn, fwd = build_model(spec["model"], spec["tiny"], spec["dropout"])
     model.to(device).train(True)
     kind = "vision" if spec["model"] in VISION else "lm"
     batch = batch_fn((TINY_BATCH if spec["tiny"] else BATCH)[spec["batch"]][kind], device)
     state = {**dict(model.named_parameters()), **dict(model.named_buffers())}
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
-    loss_fn = _functional_loss(model, spec["model"] in VISION)
+    loss_fn = _functional_loss(model, fwd)
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     out: Dict[str, Any] = dict(spec, ok=True)
     sync()

@@ -46,12 +46,13 @@ def test_zoo_benchmark_warm_start_cpu(daemon, tmp_path):
     r = subprocess.run(
         [sys.executable, str(REPO / "deploy" / "zoo_benchmark.py"), "--device", "cpu", "--tiny",
          "--models", "toy_lm", "--backends", "eager,tccd", "--workloads", "train", "--batch", "small",
-         "--iters", "1", "--warmup", "0", "--no-check", "--warm", "--timeout-s", "60", "--out", str(out)],
-        env=env, capture_output=True, text=True, timeout=180)
+         "--iters", "1", "--warmup", "0", "--no-check", "--warm", "--aot", "--timeout-s", "60",
+         "--out", str(out)],
+        env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     cells = json.loads((out / "results.json").read_text())
     assert [(c["backend"], c.get("start", "cold")) for c in cells] == [
-        ("eager", "cold"), ("tccd", "cold"), ("tccd", "warm")]
+        ("eager", "cold"), ("tccd", "cold"), ("tccd", "warm"), ("tccd", "aot-save"), ("tccd", "aot")]
     assert all(c.get("ok") for c in cells), cells
     warm = cells[2]
     # Every graph came from the daemon's cache (the local cache was empty), none fell back; the
@@ -62,3 +63,8 @@ def test_zoo_benchmark_warm_start_cpu(daemon, tmp_path):
     assert "step_ms" not in warm  # first step only
     md = (out / "results.md").read_text()
     assert "warm first step s e/I/t" in md and "| toy_lm |" in md
+    # --aot: the saved functional step loads in a new process (no Dynamo) and computes the same
+    # first loss as the process that compiled it.
+    save, aot = cells[3], cells[4]
+    assert aot["aot_load_s"] > 0 and aot["loss"] == save["loss"], (save, aot)
+    assert "Ahead-of-time flow" in md
