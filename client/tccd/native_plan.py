@@ -17,11 +17,16 @@ range, a missing symbol, a malformed descriptor) leaves the plan to the Python i
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import logging
+import os
 import re
 import struct
+import sys
 import threading
+import time
+import weakref
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
@@ -167,6 +172,9 @@ def _open_runtime(path: str) -> ctypes.CDLL:
             ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int64,
             ctypes.POINTER(ctypes.c_void_p), ctypes.c_int64,
         ]
+        if hasattr(lib, "tccd_plan_profile"):
+            lib.tccd_plan_profile.argtypes = [ctypes.c_void_p] + [ctypes.POINTER(ctypes.c_int64)] * 3 + [ctypes.c_int64]
+            lib.tccd_plan_profile.restype = ctypes.c_int64
         cpu = _loaded_library("libtorch_cpu.so")
         if cpu is None:
             raise NativeUnavailable("libtorch_cpu.so is not mapped in this process")
@@ -498,6 +506,9 @@ class NativePlan:
         self._OutArray = ctypes.c_void_p * max(1, self._num_ref_outputs)
         self._run = lib.tccd_plan_run
         self._output_is_ref = [isinstance(o, _Ref) for o in self.outputs]
+        self._wrapper_ns = 0  # TCCD_PLAN_PROFILE: time in __call__ outside the native run
+        if _profiling() and hasattr(lib, "tccd_plan_profile"):
+            _profiled.append(weakref.ref(self))
 
     def __del__(self):
         handle = getattr(self, "_handle", None)
@@ -527,6 +538,13 @@ class NativePlan:
             return 1
 
     def __call__(self, args: List[Any]) -> List[Any]:
+        start = time.perf_counter_ns()
+        try:
+            return self._call(args)
+        finally:
+            self._wrapper_ns += time.perf_counter_ns() - start
+
+    def _call(self, args: List[Any]) -> List[Any]:
         if len(args) != self.num_inputs:
             raise RuntimeError(f"tccd plan {self.name} takes {self.num_inputs} inputs, got {len(args)}")
         if self._interpreted_inputs:
@@ -547,7 +565,9 @@ class NativePlan:
         outputs = self._OutArray()
         self._error.exc = None
         try:
+            native_start = time.perf_counter_ns()
             rc = self._run(self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs)
+            self._wrapper_ns -= time.perf_counter_ns() - native_start
         except SystemError as e:
             # An op failed in Python code the dispatcher called (a Python kernel) and left its
             # exception set when the foreign call returned; CPython reports that as a
@@ -567,6 +587,45 @@ class NativePlan:
             next(tensors) if is_ref else _materialize(out, {})
             for out, is_ref in zip(self.outputs, self._output_is_ref)
         ]
+
+
+_PROFILE_CLASSES = ("kernels", "segments", "views", "extern (dispatcher)", "extern (out shim)",
+                    "extern (Python)", "releases", "entry/exit")
+_profiled: List["weakref.ref"] = []
+
+
+def _profiling() -> bool:
+    return os.environ.get("TCCD_PLAN_PROFILE", "") not in ("", "0")
+
+
+def profile_report() -> str:
+    """TCCD_PLAN_PROFILE=1: where each native plan's host time went (microseconds per call, and
+    steps per call in parentheses), summed over its calls so far; printed at exit too."""
+    lines = []
+    for ref in _profiled:
+        plan = ref()
+        if plan is None or not plan._handle:
+            continue
+        n = len(_PROFILE_CLASSES)
+        calls, ns, steps = ctypes.c_int64(), (ctypes.c_int64 * n)(), (ctypes.c_int64 * n)()
+        if plan._lib.tccd_plan_profile(plan._handle, ctypes.byref(calls), ns, steps, n) <= 0 or calls.value == 0:
+            continue
+        c = calls.value
+        parts = [f"{name} {ns[i] / c / 1e3:.1f} ({steps[i] / c:.0f})" for i, name in enumerate(_PROFILE_CLASSES)
+                 if ns[i] or steps[i]]
+        lines.append(f"tccd plan profile {plan.name}: {c} calls, us per call: native {sum(ns) / c / 1e3:.1f} = "
+                     + ", ".join(parts) + f"; Python wrapper {plan._wrapper_ns / c / 1e3:.1f}")
+    return "\n".join(lines)
+
+
+def _print_profile() -> None:
+    report = profile_report()
+    if report:
+        print(report, file=sys.stderr, flush=True)
+
+
+if _profiling():
+    atexit.register(_print_profile)
 
 
 def _make_current(device_index: int) -> int:

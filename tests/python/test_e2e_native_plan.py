@@ -267,3 +267,38 @@ def test_optionals_boxed_with_operator_new_as_on_torch_before_2_13(daemon_env, m
     env = dict(__import__("os").environ, TCCD_PLAN_RUNTIME_BOX_WITH_OPERATOR_NEW="1")
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and "OK" in proc.stdout, proc.stderr[-3000:]
+
+
+def test_plan_profile_reports_where_host_time_goes(daemon_env):
+    """TCCD_PLAN_PROFILE=1: the runtime times every class of step, and a report per plan is
+    printed at exit (steps per call as the plan has them, time only where there are steps)."""
+    import re
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import torch, tccd
+        m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 4))
+        c = torch.compile(m, backend="tccd")
+        for _ in range(3):
+            c(torch.randn(4, 8)).sum().backward()
+        stats = tccd.last_compile_stats()
+        assert [s["python_steps"] for s in stats] == [0, 0], stats
+        print("OK")
+    """)
+    env = dict(__import__("os").environ, TCCD_PLAN_PROFILE="1")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "OK" in proc.stdout, proc.stderr[-3000:]
+    lines = [l for l in proc.stderr.splitlines() if l.startswith("tccd plan profile")]
+    assert len(lines) == 2, proc.stderr[-3000:]
+    for line in lines:
+        # "... 0/0 forward: 3 calls, us per call: native 85.5 = kernels 2.0 (1), ...; Python wrapper 47.5"
+        m = re.search(r": 3 calls, us per call: native ([\d.]+) = (.*); Python wrapper ([\d.]+)$", line)
+        assert m and float(m.group(1)) > 0 and float(m.group(3)) > 0, line
+        classes = dict(re.findall(r"([a-z/ ()]+?) [\d.]+ \((\d+)\)", m.group(2)))
+        assert int(classes.get("kernels", 0)) + int(classes.get("extern (dispatcher)", 0)) >= 1, line
+    # Off by default: no clock is read and nothing printed.
+    env.pop("TCCD_PLAN_PROFILE")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "tccd plan profile" not in proc.stderr

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tccd_plan_format.h"
 #include "tccd_plan_torch_abi.h"
@@ -178,7 +179,19 @@ typedef struct {
   int64_t* release;
 } Step;
 
+/* Host-time profile, on when TCCD_PLAN_PROFILE is set as a plan loads: wall time per class of
+ * step summed over every call (tccd_plan_profile), to see where a plan's host time goes. Counters
+ * are updated atomically (a plan may run on several threads); off, a run reads no clock. */
+enum {
+  PROF_KERNEL, PROF_SEGMENT, PROF_ALIAS, PROF_EXTERN_DISPATCHER, PROF_EXTERN_SHIM, PROF_EXTERN_PYTHON,
+  PROF_RELEASE, PROF_ENTRY_EXIT, PROF_CLASSES
+};
+
 struct TccdPlan {
+  int profile;
+  int64_t prof_calls;
+  int64_t prof_ns[PROF_CLASSES];
+  int64_t prof_steps[PROF_CLASSES];
   char* bytes; /* the descriptor, copied (strings point into it) */
   int64_t num_inputs, num_values, num_steps, num_outputs;
   ValueMeta* values;
@@ -386,6 +399,8 @@ EXPORT TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artif
     return NULL;
   }
   TccdPlan* p = calloc(1, sizeof(TccdPlan));
+  p->profile = getenv("TCCD_PLAN_PROFILE") != NULL && getenv("TCCD_PLAN_PROFILE")[0] != 0 &&
+               strcmp(getenv("TCCD_PLAN_PROFILE"), "0") != 0;
   p->bytes = malloc((size_t)size);
   memcpy(p->bytes, bytes, (size_t)size);
   Reader r = {(const int64_t*)p->bytes, size / 8, 0, 0};
@@ -1008,9 +1023,34 @@ static int run_extern_python(Run* run, const Step* s, int64_t index) {
   return 0;
 }
 
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Adds the time since *since to class `c` and restarts the clock (profiling on only). */
+static void charge(TccdPlan* p, int c, int64_t* since, int64_t steps) {
+  int64_t t = now_ns();
+  __atomic_fetch_add(&p->prof_ns[c], t - *since, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&p->prof_steps[c], steps, __ATOMIC_RELAXED);
+  *since = t;
+}
+
+EXPORT int64_t tccd_plan_profile(const TccdPlan* p, int64_t* calls, int64_t* ns, int64_t* steps, int64_t n) {
+  if (!p->profile) return 0;
+  *calls = __atomic_load_n(&p->prof_calls, __ATOMIC_RELAXED);
+  for (int64_t c = 0; c < n && c < PROF_CLASSES; ++c) {
+    ns[c] = __atomic_load_n(&p->prof_ns[c], __ATOMIC_RELAXED);
+    steps[c] = __atomic_load_n(&p->prof_steps[c], __ATOMIC_RELAXED);
+  }
+  return PROF_CLASSES;
+}
+
 EXPORT int tccd_plan_run(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs) {
   Run run = {p, NULL};
   int rc = 0;
+  int64_t since = p->profile ? now_ns() : 0;
   if (n_inputs != p->num_inputs || n_outputs != p->num_ref_outputs) {
     for (int64_t i = 0; i < n_inputs; ++i) drop(&inputs[i]);
     return fail("tccd plan takes %ld inputs and gives %ld outputs, called with %ld and %ld", (long)p->num_inputs,
@@ -1019,20 +1059,35 @@ EXPORT int tccd_plan_run(TccdPlan* p, void** inputs, int64_t n_inputs, void** ou
   run.env = calloc((size_t)(p->num_values ? p->num_values : 1), sizeof(void*));
   memcpy(run.env, inputs, (size_t)n_inputs * sizeof(void*));
   for (int64_t i = 0; i < n_outputs; ++i) outputs[i] = NULL;
+  if (p->profile) {
+    __atomic_fetch_add(&p->prof_calls, 1, __ATOMIC_RELAXED);
+    charge(p, PROF_ENTRY_EXIT, &since, 0);
+  }
   for (int64_t index = 0; index < p->num_steps && rc == 0; ++index) {
     const Step* s = &p->steps[index];
+    int cls = PROF_KERNEL;
     switch (s->kind) {
       case TCCD_STEP_KERNEL: rc = run_kernel(&run, s, index); break;
-      case TCCD_STEP_SEGMENT: rc = run_segment(&run, s, index); break;
-      case TCCD_STEP_ALIAS: rc = run_alias(&run, s, index); break;
+      case TCCD_STEP_SEGMENT: rc = run_segment(&run, s, index); cls = PROF_SEGMENT; break;
+      case TCCD_STEP_ALIAS: rc = run_alias(&run, s, index); cls = PROF_ALIAS; break;
       case TCCD_STEP_EXTERN:
-        if (s->extern_mode == EXTERN_DISPATCHER) rc = run_extern_dispatcher(&run, s, index);
-        else if (s->extern_mode == EXTERN_OUT_SHIM) rc = run_extern_shim(&run, s, index);
-        else if (s->extern_mode == EXTERN_PYTHON && p->python_step != NULL) rc = run_extern_python(&run, s, index);
-        else rc = fail("tccd plan step %ld (%s) is bound to nothing", (long)index, s->op_name);
+        if (s->extern_mode == EXTERN_DISPATCHER) {
+          rc = run_extern_dispatcher(&run, s, index);
+          cls = PROF_EXTERN_DISPATCHER;
+        } else if (s->extern_mode == EXTERN_OUT_SHIM) {
+          rc = run_extern_shim(&run, s, index);
+          cls = PROF_EXTERN_SHIM;
+        } else if (s->extern_mode == EXTERN_PYTHON && p->python_step != NULL) {
+          rc = run_extern_python(&run, s, index);
+          cls = PROF_EXTERN_PYTHON;
+        } else {
+          rc = fail("tccd plan step %ld (%s) is bound to nothing", (long)index, s->op_name);
+        }
         break;
     }
+    if (p->profile) charge(p, cls, &since, 1);
     for (int64_t i = 0; rc == 0 && i < s->n_release; ++i) drop(&run.env[s->release[i]]);
+    if (p->profile) charge(p, PROF_RELEASE, &since, s->n_release);
   }
   for (int64_t i = 0; rc == 0 && i < n_outputs; ++i) {
     void* h;
@@ -1044,5 +1099,6 @@ EXPORT int tccd_plan_run(TccdPlan* p, void** inputs, int64_t n_inputs, void** ou
   }
   for (int64_t i = 0; i < p->num_values; ++i) drop(&run.env[i]);
   free(run.env);
+  if (p->profile) charge(p, PROF_ENTRY_EXIT, &since, 0);
   return rc;
 }
