@@ -37,7 +37,8 @@ import torch
 # Bump when what enters the key changes, or when the meaning of a stored recipe does.
 #   1: initial version.
 #   2: the log_softmax recompute tags follow dtype casts (other forward/backward split).
-RECIPE_KEY_VERSION = 2
+#   3: input data mutations stay in the graph (keep_inference_input_mutations): other plans.
+RECIPE_KEY_VERSION = 3
 
 # Modules whose public callables Dynamo leaves in graphs as call_function targets.
 _SAFE_MODULES = ("torch", "torch.functional", "torch.nn.functional", "_operator", "operator", "math")

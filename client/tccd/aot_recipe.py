@@ -227,15 +227,19 @@ def _unsupported(md: Any, num_inputs: int) -> Optional[str]:
     for i, inp in enumerate(md.input_info):
         if not (inp.mutates_data or inp.mutates_metadata):
             continue
+        # A data mutation of a no-grad input: in the graph (copy_ nodes the plan runs: the
+        # backend keeps such mutations in the graph) or, where AOTAutograd could not keep it
+        # there, copied back after the forward like AOTAutograd's epilogue does.
         if (
             inp.mutates_metadata
             or inp.requires_grad
             or getattr(inp, "mutates_storage_metadata", False)
             or getattr(inp, "mutation_inductor_storage_resize", False)
-            or inp.mutation_type != MutationType.MUTATED_OUT_GRAPH
+            or inp.mutation_type not in (MutationType.MUTATED_OUT_GRAPH, MutationType.MUTATED_IN_GRAPH)
         ):
             return f"input {i} has a mutation other than a data mutation of a no-grad input"
-    expected = [i for i, inp in enumerate(md.input_info) if inp.mutates_data]
+    expected = [i for i, inp in enumerate(md.input_info)
+                if inp.mutates_data and inp.mutation_type == MutationType.MUTATED_OUT_GRAPH]
     if list(md.mutated_inp_runtime_indices) != expected:
         return "unexpected mutated input order"
     if md.is_rng_op_functionalized or getattr(md, "num_graphsafe_rng_states", 0):
