@@ -28,6 +28,7 @@
 #include <thread>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -77,6 +78,7 @@ struct ParsedRequest {
   CudaTarget cuda;  // when device is kCuda
   std::string mode;
   bool fallback_random = false;
+  std::vector<int> free_layout_outputs;  // CompileInput.free_layout_outputs, parsed
   // Set for a graph with symbolic sizes (symbolic_plan.h): `graph` is then empty and the graph
   // takes the extern plan instead of the passes below.
   std::optional<SymbolicGraph> symbolic;
@@ -162,6 +164,21 @@ absl::Status CheckConstants(const v1::Graph& proto, const ir::Graph& graph) {
   return absl::OkStatus();
 }
 
+// "start:stop" -> [start, stop), within the graph's outputs; "" -> none.
+absl::StatusOr<std::vector<int>> ParseOutputRange(const std::string& text, size_t num_outputs) {
+  std::vector<int> range;
+  if (text.empty()) return range;
+  std::vector<std::string> parts = absl::StrSplit(text, ':');
+  int start = 0, stop = 0;
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &start) || !absl::SimpleAtoi(parts[1], &stop) || start < 0 ||
+      stop < start || static_cast<size_t>(stop) > num_outputs)
+    return absl::InvalidArgumentError(absl::StrCat("CompileOptions.extra[\"tccd_free_layout_outputs\"] is \"",
+                                                   text.substr(0, 64), "\"; expected start:stop within the graph's ",
+                                                   num_outputs, " outputs"));
+  for (int i = start; i < stop; ++i) range.push_back(i);
+  return range;
+}
+
 }  // namespace
 
 const std::string& CompilerFingerprint() {
@@ -202,6 +219,11 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   }
   parsed->mode = input.mode;
   parsed->fallback_random = input.fallback_random;
+  // A graph with symbolic sizes takes the extern plan: no layout choices to make.
+  if (!parsed->symbolic) {
+    ASSIGN_OR_RETURN(parsed->free_layout_outputs,
+                     ParseOutputRange(input.free_layout_outputs, parsed->graph.outputs.size()));
+  }
 
   Prepared prepared;
   switch (input.target->device_type()) {
@@ -342,6 +364,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
                          .threads = KernelCompileThreads(),
                          .progress = progress,
                          .machine_code = machine_code,
+                         .free_layout_outputs = request.free_layout_outputs,
                          .dump = Dump};
   std::unique_ptr<Backend> backend = request.device == ir::DeviceType::kCpu
                                          ? MakeCpuBackend(request.cpu, std::move(options))
