@@ -164,19 +164,20 @@ absl::Status CheckConstants(const v1::Graph& proto, const ir::Graph& graph) {
   return absl::OkStatus();
 }
 
-// "start:stop" -> [start, stop), within the graph's outputs; "" -> none.
-absl::StatusOr<std::vector<int>> ParseOutputRange(const std::string& text, size_t num_outputs) {
-  std::vector<int> range;
-  if (text.empty()) return range;
-  std::vector<std::string> parts = absl::StrSplit(text, ':');
-  int start = 0, stop = 0;
-  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &start) || !absl::SimpleAtoi(parts[1], &stop) || start < 0 ||
-      stop < start || static_cast<size_t>(stop) > num_outputs)
-    return absl::InvalidArgumentError(absl::StrCat("CompileOptions.extra[\"tccd_free_layout_outputs\"] is \"",
-                                                   text.substr(0, 64), "\"; expected start:stop within the graph's ",
-                                                   num_outputs, " outputs"));
-  for (int i = start; i < stop; ++i) range.push_back(i);
-  return range;
+// "a:b,c:d" -> the indices of [a, b) and [c, d), within the graph's outputs; "" -> none.
+absl::StatusOr<std::vector<int>> ParseOutputRanges(const std::string& text, size_t num_outputs) {
+  std::vector<int> indices;
+  for (absl::string_view range : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    std::vector<absl::string_view> parts = absl::StrSplit(range, ':');
+    int start = 0, stop = 0;
+    if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &start) || !absl::SimpleAtoi(parts[1], &stop) ||
+        start < 0 || stop < start || static_cast<size_t>(stop) > num_outputs)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "CompileOptions.extra[\"tccd_free_layout_outputs\"] has \"", range.substr(0, 32),
+          "\"; expected start:stop ranges within the graph's ", num_outputs, " outputs"));
+    for (int i = start; i < stop; ++i) indices.push_back(i);
+  }
+  return indices;
 }
 
 }  // namespace
@@ -222,7 +223,7 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   // A graph with symbolic sizes takes the extern plan: no layout choices to make.
   if (!parsed->symbolic) {
     ASSIGN_OR_RETURN(parsed->free_layout_outputs,
-                     ParseOutputRange(input.free_layout_outputs, parsed->graph.outputs.size()));
+                     ParseOutputRanges(input.free_layout_outputs, parsed->graph.outputs.size()));
   }
 
   Prepared prepared;

@@ -153,6 +153,8 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastForward(ir::Graph& out,
   };
   const double inv_m = 1.0 / static_cast<double>(e.m());
   const ir::TensorType stat = e.Stat();
+  // Each pass casts x itself (the cast is its column kernel's prologue; one shared cast would
+  // be written out in f32 for the second pass to read).
   const ir::Arg x3 = e.Rows(node.args[0]);
   const ir::TensorType rows = out.type_of(x3.ref());
   std::optional<ir::Arg> sum = e.ColumnSum(x3);
@@ -160,7 +162,7 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastForward(ir::Graph& out,
   const ir::Arg mean = e.Binary("aten::mul.Tensor", *sum, ir::Arg{inv_m}, stat);
   // Second pass over x: squared deviations from the mean (exact where sum and sum of squares
   // would cancel).
-  const ir::Arg d = e.Binary("aten::sub.Tensor", x3, mean, rows);
+  const ir::Arg d = e.Binary("aten::sub.Tensor", e.Rows(node.args[0]), mean, rows);
   std::optional<ir::Arg> squares = e.ColumnSum(e.Binary("aten::mul.Tensor", d, d, rows));
   if (!squares) return undo();
   const ir::Arg var = e.Binary("aten::mul.Tensor", *squares, ir::Arg{inv_m}, stat);
@@ -224,7 +226,9 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastBackward(ir::Graph& out
   const ir::Arg xhat3 = e.Binary("aten::mul.Tensor", e.Binary("aten::sub.Tensor", x3, node.args[5], rows),
                                  node.args[6], rows);
   std::optional<ir::Arg> sg = e.ColumnSum(g3);
-  std::optional<ir::Arg> sgx = sg ? e.ColumnSum(e.Binary("aten::mul.Tensor", g3, xhat3, rows)) : std::nullopt;
+  // g cast again for the second sum (see the forward).
+  std::optional<ir::Arg> sgx =
+      sg ? e.ColumnSum(e.Binary("aten::mul.Tensor", e.Rows(node.args[0]), xhat3, rows)) : std::nullopt;
   if (!sg || !sgx) {
     out.nodes.resize(mark);
     return std::nullopt;

@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "codegen/passes/graph_rebuild.h"
 #include "codegen/passes/pointwise_ops.h"
+#include "codegen/passes/reduction_ops.h"
 
 namespace tccd::codegen {
 namespace {
@@ -72,6 +73,12 @@ const Follower* FollowerOf(const ir::Graph& graph, const ir::Node& node) {
   return f;
 }
 
+// detach or alias of a tensor, with the tensor's own type: its output takes the input's strides.
+bool IsIdentityView(const ir::Graph& graph, const ir::Node& node) {
+  return (node.target == "aten::detach.default" || node.target == "aten::alias.default") && node.args.size() == 1 &&
+         node.args[0].is_ref() && node.outputs.size() == 1 && graph.type_of(node.args[0].ref()) == node.outputs[0];
+}
+
 // Whether t's strides make ATen suggest channels-last (c10 is_channels_last_strides_2d, for
 // dense tensors): exactly the channels-last strides, where they differ from the contiguous ones.
 bool SuggestsChannelsLast(const ir::TensorType& t) {
@@ -112,12 +119,14 @@ std::vector<int64_t> ChannelsLastStrides(const std::vector<int64_t>& sizes) {
 absl::StatusOr<bool> ChannelsLastLayout::Run(ir::Graph& graph) {
   const int n = static_cast<int>(graph.nodes.size());
   std::vector<const Follower*> follower(n);
+  // Pointwise ops, and identity views (detach, alias: the output has the input's strides), whose
+  // output layout is ours to choose.
   std::vector<bool> pointwise(n);
   bool any_conv = false;
   for (int id = 0; id < n; ++id) {
     const ir::Node& node = graph.nodes[id];
     follower[id] = FollowerOf(graph, node);
-    pointwise[id] = node.outputs.size() == 1 && IsPointwiseOp(graph, node);
+    pointwise[id] = node.outputs.size() == 1 && (IsPointwiseOp(graph, node) || IsIdentityView(graph, node));
     any_conv = any_conv || (follower[id] != nullptr && follower[id]->convolution);
   }
   if (!any_conv) return false;
@@ -187,9 +196,12 @@ absl::StatusOr<bool> ChannelsLastLayout::Run(ir::Graph& graph) {
   // 2. Values a reader needs in NCHW (a graph output AOTAutograd promised, a view, a reduction,
   //    an op that is neither pointwise nor a follower at a following position): one copy each.
   auto changes = [&](const ir::ValueRef& r) { return ChannelsLastStrides(graph.type_of(r).sizes) != graph.type_of(r).strides; };
+  // A reduction's kernel reads its input through any strides (a copy would be one more pass).
+  std::vector<bool> reduction(n);
+  for (int id = 0; id < n; ++id) reduction[id] = ReductionAxesOf(graph, graph.nodes[id]).num_reduced_dims > 0;
   auto follows = [&](int id, size_t a) {
-    return pointwise[id] || std::find(layout_args[id].begin(), layout_args[id].end(), static_cast<int>(a)) !=
-                                layout_args[id].end();
+    return pointwise[id] || (reduction[id] && a == 0) ||
+           std::find(layout_args[id].begin(), layout_args[id].end(), static_cast<int>(a)) != layout_args[id].end();
   };
   std::set<Key> needs_copy;
   std::map<Key, int> copies;

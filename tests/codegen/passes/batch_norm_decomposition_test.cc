@@ -147,34 +147,37 @@ TEST_CASE("channels-last training batch norm forward: split column sums, pointwi
   %3 = aten::sum.dim_IntList(%2, [0]) -> f32[8,4]{4,1}@cuda
   %4 = aten::sum.dim_IntList(%3, [0], true) -> f32[1,4]{4,1}@cuda
   %5 = aten::mul.Tensor(%4, 0.00048828125) -> f32[1,4]{4,1}@cuda
-  %6 = aten::sub.Tensor(%2, %5) -> f32[256,8,4]{32,4,1}@cuda
-  %7 = aten::mul.Tensor(%6, %6) -> f32[256,8,4]{32,4,1}@cuda
-  %8 = aten::sum.dim_IntList(%7, [0]) -> f32[8,4]{4,1}@cuda
-  %9 = aten::sum.dim_IntList(%8, [0], true) -> f32[1,4]{4,1}@cuda
-  %10 = aten::mul.Tensor(%9, 0.00048828125) -> f32[1,4]{4,1}@cuda
-  %11 = aten::add.Tensor(%10, 1.0000000000000001e-05) -> f32[1,4]{4,1}@cuda
-  %12 = aten::rsqrt.default(%11) -> f32[1,4]{4,1}@cuda
-  %13 = aten::view.default(%5, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %14 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %15 = aten::sub.Tensor(%14, %13) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %16 = aten::view.default(%12, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %17 = aten::mul.Tensor(%15, %16) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %18 = aten::view.default(%a1, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %19 = aten::mul.Tensor(%17, %18) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %20 = aten::view.default(%a2, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %21 = aten::add.Tensor(%19, %20) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %22 = aten::_to_copy.default(%21, dtype=bf16) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
-  %23 = aten::view.default(%a3, [1, 4]) -> f32[1,4]{4,1}@cuda
-  %24 = aten::lerp.Scalar(%23, %5, 0.10000000000000001) -> f32[1,4]{4,1}@cuda
-  %25 = aten::view.default(%24, [4]) -> f32[4]{1}@cuda
-  %26 = aten::mul.Tensor(%10, 1.0004885197850513) -> f32[1,4]{4,1}@cuda
-  %27 = aten::view.default(%a4, [1, 4]) -> f32[1,4]{4,1}@cuda
-  %28 = aten::lerp.Scalar(%27, %26, 0.10000000000000001) -> f32[1,4]{4,1}@cuda
-  %29 = aten::view.default(%28, [4]) -> f32[4]{1}@cuda
-  %30 = aten::view.default(%5, [4]) -> f32[4]{1}@cuda
-  %31 = aten::view.default(%12, [4]) -> f32[4]{1}@cuda
-  %32 = aten::relu.default(%22) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
-  return (%32, %30, %31, %25, %29)
+  %6 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
+  %7 = aten::view.default(%6, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
+  %8 = aten::_to_copy.default(%7, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
+  %9 = aten::sub.Tensor(%8, %5) -> f32[256,8,4]{32,4,1}@cuda
+  %10 = aten::mul.Tensor(%9, %9) -> f32[256,8,4]{32,4,1}@cuda
+  %11 = aten::sum.dim_IntList(%10, [0]) -> f32[8,4]{4,1}@cuda
+  %12 = aten::sum.dim_IntList(%11, [0], true) -> f32[1,4]{4,1}@cuda
+  %13 = aten::mul.Tensor(%12, 0.00048828125) -> f32[1,4]{4,1}@cuda
+  %14 = aten::add.Tensor(%13, 1.0000000000000001e-05) -> f32[1,4]{4,1}@cuda
+  %15 = aten::rsqrt.default(%14) -> f32[1,4]{4,1}@cuda
+  %16 = aten::view.default(%5, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %17 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %18 = aten::sub.Tensor(%17, %16) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %19 = aten::view.default(%15, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %20 = aten::mul.Tensor(%18, %19) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %21 = aten::view.default(%a1, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %22 = aten::mul.Tensor(%20, %21) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %23 = aten::view.default(%a2, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %24 = aten::add.Tensor(%22, %23) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %25 = aten::_to_copy.default(%24, dtype=bf16) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
+  %26 = aten::view.default(%a3, [1, 4]) -> f32[1,4]{4,1}@cuda
+  %27 = aten::lerp.Scalar(%26, %5, 0.10000000000000001) -> f32[1,4]{4,1}@cuda
+  %28 = aten::view.default(%27, [4]) -> f32[4]{1}@cuda
+  %29 = aten::mul.Tensor(%13, 1.0004885197850513) -> f32[1,4]{4,1}@cuda
+  %30 = aten::view.default(%a4, [1, 4]) -> f32[1,4]{4,1}@cuda
+  %31 = aten::lerp.Scalar(%30, %29, 0.10000000000000001) -> f32[1,4]{4,1}@cuda
+  %32 = aten::view.default(%31, [4]) -> f32[4]{1}@cuda
+  %33 = aten::view.default(%5, [4]) -> f32[4]{1}@cuda
+  %34 = aten::view.default(%15, [4]) -> f32[4]{1}@cuda
+  %35 = aten::relu.default(%25) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
+  return (%35, %33, %34, %28, %32)
 })"));
 }
 
@@ -194,29 +197,32 @@ TEST_CASE("channels-last training batch norm backward: column sums of g and g * 
   %7 = aten::mul.Tensor(%6, %a2) -> f32[256,8,4]{32,4,1}@cuda
   %8 = aten::sum.dim_IntList(%2, [0]) -> f32[8,4]{4,1}@cuda
   %9 = aten::sum.dim_IntList(%8, [0], true) -> f32[1,4]{4,1}@cuda
-  %10 = aten::mul.Tensor(%2, %7) -> f32[256,8,4]{32,4,1}@cuda
-  %11 = aten::sum.dim_IntList(%10, [0]) -> f32[8,4]{4,1}@cuda
-  %12 = aten::sum.dim_IntList(%11, [0], true) -> f32[1,4]{4,1}@cuda
-  %13 = aten::view.default(%a2, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %14 = aten::view.default(%a2, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %15 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %16 = aten::sub.Tensor(%15, %14) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %17 = aten::mul.Tensor(%16, %13) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %18 = aten::mul.Tensor(%9, 0.00048828125) -> f32[1,4]{4,1}@cuda
-  %19 = aten::view.default(%18, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %20 = aten::mul.Tensor(%12, 0.00048828125) -> f32[1,4]{4,1}@cuda
-  %21 = aten::view.default(%20, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %22 = aten::_to_copy.default(%a5, dtype=f32) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %23 = aten::sub.Tensor(%22, %19) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %24 = aten::mul.Tensor(%17, %21) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %25 = aten::sub.Tensor(%23, %24) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %26 = aten::mul.Tensor(%25, %13) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %27 = aten::view.default(%a1, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %28 = aten::mul.Tensor(%26, %27) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %29 = aten::_to_copy.default(%28, dtype=bf16) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
-  %30 = aten::view.default(%12, [4]) -> f32[4]{1}@cuda
-  %31 = aten::view.default(%9, [4]) -> f32[4]{1}@cuda
-  return (%29, %30, %31)
+  %10 = aten::permute.default(%a5, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
+  %11 = aten::view.default(%10, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
+  %12 = aten::_to_copy.default(%11, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
+  %13 = aten::mul.Tensor(%12, %7) -> f32[256,8,4]{32,4,1}@cuda
+  %14 = aten::sum.dim_IntList(%13, [0]) -> f32[8,4]{4,1}@cuda
+  %15 = aten::sum.dim_IntList(%14, [0], true) -> f32[1,4]{4,1}@cuda
+  %16 = aten::view.default(%a2, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %17 = aten::view.default(%a2, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %18 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %19 = aten::sub.Tensor(%18, %17) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %20 = aten::mul.Tensor(%19, %16) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %21 = aten::mul.Tensor(%9, 0.00048828125) -> f32[1,4]{4,1}@cuda
+  %22 = aten::view.default(%21, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %23 = aten::mul.Tensor(%15, 0.00048828125) -> f32[1,4]{4,1}@cuda
+  %24 = aten::view.default(%23, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %25 = aten::_to_copy.default(%a5, dtype=f32) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %26 = aten::sub.Tensor(%25, %22) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %27 = aten::mul.Tensor(%20, %24) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %28 = aten::sub.Tensor(%26, %27) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %29 = aten::mul.Tensor(%28, %16) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %30 = aten::view.default(%a1, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %31 = aten::mul.Tensor(%29, %30) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %32 = aten::_to_copy.default(%31, dtype=bf16) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
+  %33 = aten::view.default(%15, [4]) -> f32[4]{1}@cuda
+  %34 = aten::view.default(%9, [4]) -> f32[4]{1}@cuda
+  return (%32, %33, %34)
 })"));
 }
 
