@@ -17,18 +17,18 @@ module carries that contract:
     optimization"). AOTAutograd passes the backward compiler restrided example inputs but leaves
     the graph's placeholder metadata, which the request is encoded from, as traced.
 
-With the background compile (TCCD_ASYNC_COMPILE) the forward's plan is not there when the backend
-returns, so the strides are not reported to AOTAutograd's TracingContext; the backward request
-takes them from the forward's plan instead, which is always resolved before the backward runs.
-TCCD_SAVED_LAYOUT=0 turns it off (every output keeps its traced strides).
+The strides are not reported to AOTAutograd (TracingContext.report_output_strides): with the
+background compile (TCCD_ASYNC_COMPILE) the forward's plan is not there when the backend returns,
+and the request is encoded from the graph, not from the example inputs AOTAutograd restrides.
+The backward request takes them from the forward's plan instead, which is always resolved before
+the backward compiles (the backward prefetch waits for it). TCCD_SAVED_LAYOUT=0 turns it off
+(every output keeps its traced strides).
 """
 
 import logging
 from typing import Any, List, Optional, Sequence, Tuple
 
 import torch
-
-from .serialize import pb
 
 log = logging.getLogger("tccd")
 
