@@ -186,7 +186,12 @@ absl::StatusOr<bool> ChannelsLastLayout::Run(ir::Graph& graph) {
     if (members.empty()) continue;
     for (const Key& k : members) regions.Join(members[0], k);
     if (fixed[id] == Fixed::kChannelsLast) anchored_values.insert(members[0]);
-    if (f->convolution) convolutions[members[0]] += 1;  // re-rooted below
+    // Only 16-bit convolutions argue for the layout: cuDNN's NHWC kernels are what bf16/f16 run
+    // (the transposes this saves); f32 ones (TF32 or not) keep the layout eager gives them unless
+    // ATen makes them channels-last anyway (an anchored region).
+    const ir::DType dtype = graph.type_of(node.args[f->format_from[0]].ref()).dtype;
+    if (f->convolution && (dtype == ir::DType::kBF16 || dtype == ir::DType::kF16))
+      convolutions[members[0]] += 1;  // re-rooted below
   }
   std::set<Key> anchored;
   for (const Key& k : anchored_values) anchored.insert(regions.Find(k));

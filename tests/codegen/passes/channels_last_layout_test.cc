@@ -162,6 +162,39 @@ TEST_CASE("ATen's layout of a backward: saved inputs in channels-last make the g
 })"));
 }
 
+TEST_CASE("f32 convolutions keep eager's layout unless an input is channels-last already",
+          "[channels_last_layout]") {
+  const std::string f32 = R"(graph(%a0: f32[2,4,6,6]{144,36,6,1}@cuda, %a1: f32[4,4,3,3]{36,9,3,1}@cuda) {
+  %0 = aten::relu.default(%a0) -> f32[2,4,6,6]{144,36,6,1}@cuda
+  %1 = aten::convolution.default(%0, %a1, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> f32[2,4,6,6]{144,36,6,1}@cuda
+  %2 = aten::relu.default(%1) -> f32[2,4,6,6]{144,36,6,1}@cuda
+  %3 = aten::convolution.default(%2, %a1, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> f32[2,4,6,6]{144,36,6,1}@cuda
+  %4 = aten::relu.default(%3) -> f32[2,4,6,6]{144,36,6,1}@cuda
+  %5 = aten::mean.dim(%4, [-1, -2]) -> f32[2,4]{4,1}@cuda
+  return (%5)
+})";
+  bool changed = true;
+  Run(f32, &changed);
+  CHECK_FALSE(changed);
+  // A channels-last weight: ATen runs the convolution channels-last whatever is declared.
+  bool anchored = false;
+  const std::string out = Run(R"(graph(%a0: f32[2,4,6,6]{144,36,6,1}@cuda, %a1: f32[4,4,3,3]{36,1,12,4}@cuda) {
+  %0 = aten::relu.default(%a0) -> f32[2,4,6,6]{144,36,6,1}@cuda
+  %1 = aten::convolution.default(%0, %a1, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> f32[2,4,6,6]{144,36,6,1}@cuda
+  %2 = aten::relu.default(%1) -> f32[2,4,6,6]{144,36,6,1}@cuda
+  %3 = aten::mean.dim(%2, [-1, -2]) -> f32[2,4]{4,1}@cuda
+  return (%3)
+})", &anchored);
+  CHECK(anchored);
+  CHECK(out == Canonical(R"(graph(%a0: f32[2,4,6,6]{144,36,6,1}@cuda, %a1: f32[4,4,3,3]{36,1,12,4}@cuda) {
+  %0 = aten::relu.default(%a0) -> f32[2,4,6,6]{144,1,24,4}@cuda
+  %1 = aten::convolution.default(%0, %a1, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> f32[2,4,6,6]{144,1,24,4}@cuda
+  %2 = aten::relu.default(%1) -> f32[2,4,6,6]{144,1,24,4}@cuda
+  %3 = aten::mean.dim(%2, [-1, -2]) -> f32[2,4]{4,1}@cuda
+  return (%3)
+})"));
+}
+
 TEST_CASE("nothing to do: no convolution, a CPU convolution, a grouped one", "[channels_last_layout]") {
   bool changed = true;
   Run(std::string(kInputs) + R"(  %0 = aten::relu.default(%a0) -> f32[2,4,6,6]{144,36,6,1}@cuda
