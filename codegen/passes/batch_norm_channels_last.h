@@ -20,9 +20,9 @@
 //   grad_input = (f32(g) - sum_g / M - xhat * sum_gx / M) * invstd * w   pointwise over x
 //
 // colsum(v) of [A, B, C] is sum(v, [0]) -> [B, C] then sum(., [0], keepdim) -> [1, C]: with few
-// channels (64 at 112 x 112) one column kernel would have C / 8 columns of work for 132 SMs, so
-// B splits the rows until B * C >= 8192 columns (B a power of two dividing M, A >= 256 rows);
-// B = 1 when C is wide enough, and the second stage is skipped.
+// channels (64 at 112 x 112) one column kernel would have 16 blocks for 132 SMs, so B splits the
+// rows until B * C >= 512 columns (B a power of two dividing M, A >= 256 rows); B = 1 from 512
+// channels on, and the second stage is skipped.
 #pragma once
 
 #include <optional>
