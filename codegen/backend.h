@@ -39,6 +39,10 @@ struct BackendOptions {
   // False: lower only (codegen::Lower): kernels are named for the schedule but not compiled, and
   // no artifacts are built. Default: true.
   bool machine_code = true;
+  // Graph outputs whose strides the compiler may choose (CompileInput.free_layout_outputs: a
+  // training forward's saved activations, whose strides the client reports to AOTAutograd).
+  // Default: none (every output keeps the strides the graph declares).
+  std::vector<int> free_layout_outputs;
   // Writes a named debugging dump (a no-op without TCCD_DUMP_DIR). Default: no-op.
   std::function<void(const std::string& name, const std::string& text)> dump = [](const std::string&,
                                                                                   const std::string&) {};

@@ -28,6 +28,7 @@
 #include <thread>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -77,6 +78,7 @@ struct ParsedRequest {
   CudaTarget cuda;  // when device is kCuda
   std::string mode;
   bool fallback_random = false;
+  std::vector<int> free_layout_outputs;  // CompileInput.free_layout_outputs, parsed
   // Set for a graph with symbolic sizes (symbolic_plan.h): `graph` is then empty and the graph
   // takes the extern plan instead of the passes below.
   std::optional<SymbolicGraph> symbolic;
@@ -162,6 +164,22 @@ absl::Status CheckConstants(const v1::Graph& proto, const ir::Graph& graph) {
   return absl::OkStatus();
 }
 
+// "a:b,c:d" -> the indices of [a, b) and [c, d), within the graph's outputs; "" -> none.
+absl::StatusOr<std::vector<int>> ParseOutputRanges(const std::string& text, size_t num_outputs) {
+  std::vector<int> indices;
+  for (absl::string_view range : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    std::vector<absl::string_view> parts = absl::StrSplit(range, ':');
+    int start = 0, stop = 0;
+    if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &start) || !absl::SimpleAtoi(parts[1], &stop) ||
+        start < 0 || stop < start || static_cast<size_t>(stop) > num_outputs)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "CompileOptions.extra[\"tccd_free_layout_outputs\"] has \"", range.substr(0, 32),
+          "\"; expected start:stop ranges within the graph's ", num_outputs, " outputs"));
+    for (int i = start; i < stop; ++i) indices.push_back(i);
+  }
+  return indices;
+}
+
 }  // namespace
 
 const std::string& CompilerFingerprint() {
@@ -202,6 +220,11 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   }
   parsed->mode = input.mode;
   parsed->fallback_random = input.fallback_random;
+  // A graph with symbolic sizes takes the extern plan: no layout choices to make.
+  if (!parsed->symbolic) {
+    ASSIGN_OR_RETURN(parsed->free_layout_outputs,
+                     ParseOutputRanges(input.free_layout_outputs, parsed->graph.outputs.size()));
+  }
 
   Prepared prepared;
   switch (input.target->device_type()) {
@@ -342,6 +365,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
                          .threads = KernelCompileThreads(),
                          .progress = progress,
                          .machine_code = machine_code,
+                         .free_layout_outputs = request.free_layout_outputs,
                          .dump = Dump};
   std::unique_ptr<Backend> backend = request.device == ir::DeviceType::kCpu
                                          ? MakeCpuBackend(request.cpu, std::move(options))

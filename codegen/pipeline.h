@@ -23,6 +23,10 @@ struct CompileInput {
   // CompileOptions.extra["fallback_random"] is true: random ops stay ATen's (their streams as in
   // eager) instead of tccd's counter-based draws (dropout_to_philox.h).
   bool fallback_random = false;
+  // CompileOptions.extra["tccd_free_layout_outputs"]: "a:b,c:d", the graph outputs in [a, b)
+  // and [c, d) whose strides the compiler may choose (channels_last_layout.h); "" for none. The
+  // client sends a training forward's saved tensors here (client/tccd/saved_layouts.py).
+  std::string free_layout_outputs;
   // The shape facts of a graph with symbolic sizes (their guards enter its key); may be null.
   const v1::ShapeEnv* shape_env = nullptr;
 };

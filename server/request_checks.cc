@@ -101,6 +101,13 @@ absl::Status ValidateCompileRequest(const v1::CompileRequest& request) {
   return absl::OkStatus();
 }
 
+namespace {
+std::string FreeLayoutOutputsOption(const v1::CompileRequest& request) {
+  auto it = request.options().extra().find("tccd_free_layout_outputs");
+  return it == request.options().extra().end() ? std::string() : it->second;
+}
+}  // namespace
+
 codegen::CompileInput CompileInputOf(const v1::CompileRequest& request) {
   bool fallback_random = false;
   auto it = request.options().extra().find("fallback_random");
@@ -112,6 +119,7 @@ codegen::CompileInput CompileInputOf(const v1::CompileRequest& request) {
                                .target = &request.target(),
                                .mode = NormalizedMode(request),
                                .fallback_random = fallback_random,
+                               .free_layout_outputs = FreeLayoutOutputsOption(request),
                                .shape_env = &request.shape_env()};
 }
 

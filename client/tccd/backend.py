@@ -178,6 +178,12 @@ class _GraphCompiler:
         # the forward's compile starts its compile (prefetch.py); then the compile in flight.
         self.backward_graph: Optional[torch.fx.GraphModule] = None
         self.pending_backward: Optional[Any] = None  # prefetch.Pending
+        # A forward whose saved tensors may take the daemon's layout (saved_layouts.py): which
+        # outputs are free, (start, stop, saved SymInts) of the saved tensors, and once its plan
+        # is there the strides the plan gave them (the backward is compiled for those).
+        self.free_outputs: List[int] = []
+        self.saved: Optional[Tuple[int, int, int]] = None
+        self.saved_strides: Optional[List[Any]] = None
         # Set by tccd() before AOTAutograd runs: inside it, precompile.without_aot_autograd_cache
         # hides aot_compile's flags from precompile.precompiling().
         self.precompiling = False
@@ -187,7 +193,10 @@ class _GraphCompiler:
         name = f"{self.graph_id} {kind}"
         entry = GraphRecord(name=name, kind=kind)
         if kind == "forward":
-            self._prefetch_backward(config)
+            self._choose_saved_layouts(config, gm)
+            if not self.free_outputs:
+                self._prefetch_backward(config)
+            # else: prefetched once the forward's plan says the saved tensors' strides
         if self._may_defer(kind, config):
             deferred = self._start_deferred(config, name, gm, example_inputs, entry)
             if deferred is not None:
@@ -268,7 +277,7 @@ class _GraphCompiler:
         from .local_cache import daemon_identity, request_hash
 
         try:
-            request, scalar_inputs = self._request(config, name, gm, example_inputs)
+            request, scalar_inputs = self._request(config, name, gm, example_inputs, entry.kind)
             key = request_hash(request, daemon_identity(config))
         except Exception:  # deliberately ignored: the synchronous path reports it
             log.debug("tccd: %s: not compiled in the background", name, exc_info=True)
@@ -286,6 +295,8 @@ class _GraphCompiler:
         def resolve() -> Callable[[List[Any]], Any]:
             try:
                 plan = pending.take(key, entry, config)
+                if kind == "forward":
+                    self._forward_plan_ready(config, plan)
                 compiled, _ = self._wrap_plan(plan, request, scalar_inputs, gm, plan_key)
             except Exception as e:
                 return self._failed(config, kind, name, gm, example_inputs, entry, e)
@@ -316,19 +327,56 @@ class _GraphCompiler:
         entry.cudagraphs = entry.cudagraph_skip is None
         return compiled
 
-    def _request(self, config, name, gm, example_inputs):
-        """(request, integer inputs): integer graph inputs (dynamic sizes) are no plan inputs."""
+    def _request(self, config, name, gm, example_inputs, kind):
+        """(request, integer inputs): integer graph inputs (dynamic sizes) are no plan inputs.
+
+        A forward names its saved tensors whose layout the daemon may choose; a backward takes
+        the strides the forward's plan gave them (saved_layouts.py)."""
+        from . import saved_layouts
         from .serialize import encode_request
 
-        return encode_request(
+        options = self.options
+        if kind == "forward" and self.free_outputs:
+            options = dict(options or {})
+            options[saved_layouts.OPTION] = saved_layouts.option_value(self.free_outputs)
+        request, scalar_inputs = encode_request(
             gm,
             example_inputs,
             graph_name=name,
             mode=self.mode,
-            options=self.options,
+            options=options,
             job_id=config.job_id(),
             rank=config.rank,
         )
+        if kind == "backward" and self.saved is not None and self.saved_strides is not None:
+            changed = saved_layouts.restride_inputs(request.graph, self.saved_strides, self.saved[2])
+            log.debug("tccd: %s: %d saved inputs take the forward plan's layout", name, changed)
+        return request, scalar_inputs
+
+    def _choose_saved_layouts(self, config, gm) -> None:
+        """For a forward: which saved tensors the daemon may lay out (CUDA graphs with a
+        convolution, TCCD_SAVED_LAYOUT; none the backward reads through a view)."""
+        from . import saved_layouts
+
+        self.free_outputs, self.saved, self.saved_strides = [], None, None
+        if not config.saved_layout:
+            return
+        saved = saved_layouts.saved_slice(gm)
+        if saved is None:
+            return
+        self.free_outputs = saved_layouts.free_outputs(self.backward_graph, *saved)
+        if self.free_outputs:
+            self.saved = saved
+
+    def _forward_plan_ready(self, config, plan) -> None:
+        """The forward's plan is there: its saved tensors' strides, and the backward prefetch
+        that waited for them."""
+        if self.saved is None:
+            return
+        strides = getattr(plan, "output_strides", None)
+        start, stop, _ = self.saved
+        self.saved_strides = list(strides[start:stop]) if strides is not None else None
+        self._prefetch_backward(config)
 
     def _prefetch_backward(self, config) -> None:
         """Starts the backward graph's compile now, in the background (prefetch.py).
@@ -346,7 +394,7 @@ class _GraphCompiler:
             # The placeholders' fake values are what AOTAutograd passes the backward compiler
             # (fx_placeholder_vals) when, as with tccd, the forward reports no output strides.
             example_inputs = [n.meta.get("val") for n in gm.graph.find_nodes(op="placeholder")]
-            request, scalar_inputs = self._request(config, f"{self.graph_id} backward", gm, example_inputs)
+            request, scalar_inputs = self._request(config, f"{self.graph_id} backward", gm, example_inputs, "backward")
             if scalar_inputs:
                 return  # a symbolic backward: compiled at .backward(), where its sizes are bound
             key = request_hash(request, daemon_identity(config))
@@ -360,7 +408,7 @@ class _GraphCompiler:
         from .compiler import compile_request
         from .local_cache import daemon_identity, request_hash
 
-        request, scalar_inputs = self._request(config, name, gm, example_inputs)
+        request, scalar_inputs = self._request(config, name, gm, example_inputs, entry.kind)
         pending = self.pending_backward if entry.kind == "backward" else None
         self.pending_backward = None if pending else self.pending_backward
         # The hash also tells whether a prefetched backward compiled exactly this request.
@@ -369,6 +417,8 @@ class _GraphCompiler:
         plan = pending.take(key, entry, config) if pending else None
         if plan is None:
             plan = compile_request(request, config, entry, key=key)
+        if entry.kind == "forward":
+            self._forward_plan_ready(config, plan)
         return self._wrap_plan(plan, request, scalar_inputs, gm, key)
 
     def _wrap_plan(self, plan, request, scalar_inputs, gm, key):

@@ -27,7 +27,7 @@ from . import channel
 from .config import Config
 from .errors import ArtifactError, CompileFailed
 from .local_cache import LocalCache, daemon_identity, request_hash
-from . import native_plan, progress
+from . import native_plan, progress, saved_layouts
 from .runtime import LoadedPlan, load_plan
 from .stats import GraphRecord
 from .v1 import tccd_pb2 as pb
@@ -129,10 +129,13 @@ def _load(
                         f.write(data)
             paths[artifact_name] = path
         plan = load_plan(manifest.plan, paths, name)
-        if not config.native_runtime:
-            return plan
-        kinds = {a.kind: paths.get(a.name) for a in needed.values()}
-        return native_plan.load(plan, manifest.plan, kinds.get(pb.PLAN_RUNTIME), kinds.get(pb.PLAN_DESCRIPTOR))
+        if config.native_runtime:
+            kinds = {a.kind: paths.get(a.name) for a in needed.values()}
+            plan = native_plan.load(plan, manifest.plan, kinds.get(pb.PLAN_RUNTIME), kinds.get(pb.PLAN_DESCRIPTOR))
+        # The strides the plan gives its outputs: a forward's saved tensors may differ from the
+        # trace's, and its backward is compiled for them (saved_layouts.py).
+        plan.output_strides = saved_layouts.output_strides(manifest.plan)
+        return plan
     finally:
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)  # loaded objects stay mapped

@@ -47,6 +47,11 @@
                        1: the backend returns at once a callable that awaits the compile at its
                        first call, so the daemon compiles while Dynamo and AOTAutograd finish
                        the frame (guards, bytecode, runtime wrappers) (prefetch.py). Default: 1.
+    TCCD_SAVED_LAYOUT  0: a training forward's saved activations keep the strides AOTAutograd
+                       traced; 1: in CUDA graphs with convolutions the daemon may store them
+                       channels-last (as Inductor's layout optimisation does) and the backward
+                       is compiled for the strides the forward's plan chose (saved_layouts.py).
+                       Default: 1.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -125,6 +130,7 @@ class Config:
     aot_share: bool = True  # AOT recipes through the daemon too (TCCD_AOT_SHARE)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
+    saved_layout: bool = True  # TCCD_SAVED_LAYOUT
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
 
     @property
@@ -210,6 +216,7 @@ class Config:
             aot_share=_flag(env, "TCCD_AOT_SHARE", True),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
+            saved_layout=_flag(env, "TCCD_SAVED_LAYOUT", True),
             dynamic_profiles=_flag(env, "TCCD_DYNAMIC_PROFILES", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,

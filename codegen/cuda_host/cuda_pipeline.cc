@@ -8,6 +8,7 @@
 #include "codegen/cuda_host/match_gemms.h"
 #include "codegen/passes/batch_norm_decomposition.h"
 #include "codegen/passes/batch_norm_inference.h"
+#include "codegen/passes/channels_last_layout.h"
 #include "codegen/passes/cudnn_batch_norm.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/layer_norm_backward_split.h"
@@ -43,6 +44,9 @@ class CudaPipelineBackend : public Backend {
     // Cross-entropy's forward: the target's log-probability picked inside the row kernel that
     // computes it, so the log-probabilities are never written.
     if (options_.fusion) passes.Add(std::make_unique<NllLossForwardToRows>());
+    // Convolutions' activations channels-last (no cuDNN transposes around each), chosen while
+    // the norms are still ATen nodes: the norm rewrites below then see their inputs' layouts.
+    if (options_.fusion) passes.Add(std::make_unique<ChannelsLastLayout>(options_.free_layout_outputs));
     passes.Add(std::make_unique<CudnnBatchNorm>());
     if (options_.fusion) {
       // Eval-mode norms: pointwise ops over the input, fused with their neighbours.

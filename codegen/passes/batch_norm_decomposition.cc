@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "codegen/passes/batch_norm_channels_last.h"
 #include "codegen/passes/graph_rebuild.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
@@ -398,13 +399,21 @@ absl::StatusOr<bool> BatchNormDecomposition::Run(ir::Graph& graph) {
     for (ir::NamedArg& kw : node.kwargs) RemapRefs(kw.value, map);
     std::optional<std::vector<ir::Arg>> values;
     ir::Arg p_out;
-    if (node.target == kForward) {
+    // A channels-last input (channels_last_layout.h) takes the column form
+    // (batch_norm_channels_last.h); its normalisation is a plain pointwise op over x.
+    const size_t x_arg = node.target == kBackward ? 1 : 0;
+    const bool channels_last = (node.target == kForward || node.target == kBackward) && node.args.size() > x_arg &&
+                               node.args[x_arg].is_ref() && IsChannelsLastNormInput(out.type_of(node.args[x_arg].ref()));
+    if (node.target == kForward && channels_last) {
+      values = DecomposeChannelsLastForward(out, node);
+    } else if (node.target == kForward) {
       values = DecomposeForward(out, node, single_use, &p_out);
       if (values) p_value_of[(*values)[0].ref()] = p_out;
     } else if (node.target == kBackward) {
       std::vector<bool> used(3);
       for (int o = 0; o < 3; ++o) used[o] = reads.contains({id, o});
-      values = DecomposeBackward(out, node, used, single_use);
+      values = channels_last ? DecomposeChannelsLastBackward(out, node, used)
+                             : DecomposeBackward(out, node, used, single_use);
     } else if (node.outputs.size() == 1) {
       // A pointwise consumer of a norm's output, its only reader (the relu after a norm, the
       // residual add): it moves into the norm's P space and becomes the row kernel's epilogue.

@@ -258,6 +258,21 @@ bool RowFusion::Run() {
         TryMerge(g, h);
       }
     });
+    // Columns: an earlier column group over the same rows that this one does not depend on (nor
+    // it on this one) takes it, so one streaming pass computes both (a channels-last batch norm
+    // backward's sum(g) and sum(g * xhat); bias gradients of equal shapes).
+    if (axes.leading) {
+      for (int h = 0; h < g; ++h) {
+        const FusionGroup& sibling = p_.groups[h];
+        if (sibling.nodes.empty() || !sibling.reduce_leading || sibling.shape != p_.groups[g].shape ||
+            sibling.num_reduced_dims != k)
+          continue;
+        if (TryMerge(h, g)) {
+          g = h;
+          break;
+        }
+      }
+    }
     // The epilogue: pointwise consumers, until none merges.
     for (bool grew = true; grew;) {
       grew = false;

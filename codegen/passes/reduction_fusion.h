@@ -17,7 +17,8 @@
 //    only read by D-shaped members, and D-shaped members read no outside tensors (a D-shaped
 //    tensor would broadcast against S right-aligned, i.e. along the row, not per row).
 // Column reductions (an anchor reducing the *leading* k dims; K keeps them as 1s, D drops them)
-// follow the same rules, except that an anchor never joins the group of its input's producer,
+// follow the same rules, except that an anchor never joins the group of its input's producer but
+// joins an earlier, independent column group of the same shape and k (siblings: one pass),
 // iteration-shaped members may not depend on a reduction of the group (the kernel streams over
 // the rows once and holds nothing), and D-shaped values broadcast like K-shaped ones (the kept
 // dims are the trailing ones, so right-aligned broadcasting is per column).

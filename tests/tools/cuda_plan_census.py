@@ -29,7 +29,7 @@ import os
 import shutil
 import sys
 
-from tccd import channel, config, serialize
+from tccd import channel, config, saved_layouts, serialize
 from tccd.serialize import pb
 from tccd_testlib import capture_aot_graphs
 
@@ -48,9 +48,63 @@ KERNELS = False
 MEMORY = False
 # --cpu: compile for this machine's CPU (serialize.build_target), not for an H100.
 CPU = False
+# --layouts: print each 4-D convolution operand's layout (NCHW / NHWC) as the plan declares it,
+# and the layout copies (clone to contiguous) the plan added.
+LAYOUTS = False
+# --no-saved-layout: the forward's saved tensors keep their traced strides (as before the
+# channels-last pass; the client's TCCD_SAVED_LAYOUT=0).
+SAVED_LAYOUT = True
 # --dump-plans DIR: write every plan as text (see the module docstring); MODEL names the files.
 DUMP_DIR = None
 MODEL = ""
+
+
+def _saved_range(graphs, number):
+    """(start, stop, free outputs) of a forward's saved-tensor outputs, from the backward graph
+    that follows it: its non-tangent placeholders are the saved values, the forward's last
+    outputs (static graphs save no SymInts). None for other graphs and for graphs without a 2-D
+    convolution."""
+    kind, gm, _ = graphs[number]
+    if kind != "forward" or number + 1 >= len(graphs) or graphs[number + 1][0] != "backward":
+        return None
+    import torch
+
+    if not any(True for _ in gm.graph.find_nodes(op="call_function", target=torch.ops.aten.convolution.default)):
+        return None
+    bw = graphs[number + 1][1]
+    num_saved = sum(1 for n in bw.graph.find_nodes(op="placeholder") if not n.name.startswith("tangents"))
+    outputs = gm.graph.find_nodes(op="output")[0].args[0]
+    start, stop = len(outputs) - num_saved, len(outputs)
+    return start, stop, saved_layouts.free_outputs(bw, start, stop, 0)
+
+
+def print_layouts(graph, plan) -> None:
+    """Per convolution step: the declared layout of its input, weight and output."""
+    def layout(value_id):
+        meta = plan.values[value_id]
+        sizes = [d.value for d in meta.sizes]
+        strides = [d.value for d in meta.strides]
+        if len(sizes) != 4:
+            return "-"
+        c, h, w = sizes[1], sizes[2], sizes[3]
+        nhwc = [h * w * c, 1, w * c, c]
+        nchw = [c * h * w, h * w, w, 1]
+        if strides == nhwc and strides != nchw:
+            return "NHWC"
+        return "NCHW" if strides == nchw else f"{strides}"
+
+    counts = collections.Counter()
+    for step in plan.steps:
+        if step.WhichOneof("kind") != "extern_call":
+            continue
+        target = step.extern_call.target
+        if target not in ("aten::convolution.default", "aten::convolution_backward.default"):
+            continue
+        args = [a.ref.node for a in step.extern_call.args[:3] if a.HasField("ref")]
+        outs = [layout(o) for o in step.outputs if o >= 0]
+        counts[(target.split("::")[1], tuple(layout(a) for a in args), tuple(outs))] += 1
+    for (target, ins, outs), n in sorted(counts.items()):
+        print(f"   {n:4d} x {target}: operands {'/'.join(ins)} -> {'/'.join(outs)}")
 
 
 def census(capture) -> None:
@@ -60,8 +114,20 @@ def census(capture) -> None:
     from tccd.backend import _partitioner
 
     _, partition_fn, decompositions = _partitioner()  # the graphs tccd would receive (TCCD_PARTITIONER)
-    for number, (kind, gm, _) in enumerate(capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn, decompositions=decompositions))):
+    graphs = capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn, decompositions=decompositions))
+    saved = None  # the forward plan's strides of its saved tensors (saved_layouts.py)
+    for number, (kind, gm, _) in enumerate(graphs):
         graph, _ = serialize.encode_graph(gm)
+        options = serialize.options_proto(None, None)
+        free = _saved_range(graphs, number) if SAVED_LAYOUT and not CPU else None
+        if free is not None:
+            # As the client does for CUDA graphs with convolutions: the saved tensors' strides
+            # are the daemon's to choose, and the backward is compiled for the chosen ones.
+            options.extra[saved_layouts.OPTION] = saved_layouts.option_value(free[2])
+            print(f"   (forward: {len(free[2])} of {free[1] - free[0]} saved outputs free to take the chosen layout)")
+        if kind == "backward" and saved is not None:
+            changed = saved_layouts.restride_inputs(graph, saved, 0)
+            print(f"   (backward: {changed} saved inputs take the forward plan's strides)")
         if CPU:
             target = serialize.build_target(graph)
         for meta in list(graph.inputs) + [m for n in graph.nodes for m in n.outputs]:
@@ -73,9 +139,12 @@ def census(capture) -> None:
             for kw in node.kwargs:
                 _to_cuda(kw.value)
         request = pb.CompileRequest(graph=graph, target=target, graph_name=kind,
-                                    options=serialize.options_proto(None, None),
-                                    client=serialize.client_info())
+                                    options=options, client=serialize.client_info())
         plan = stub.Compile(request, timeout=600).manifest.plan
+        if free is not None:
+            saved = saved_layouts.output_strides(plan)[free[0]:free[1]]
+        if LAYOUTS:
+            print_layouts(graph, plan)
         if DUMP_DIR:
             from google.protobuf import text_format
 
@@ -206,6 +275,12 @@ if __name__ == "__main__":
     if "--cpu" in sys.argv:
         sys.argv.remove("--cpu")
         CPU = True
+    if "--layouts" in sys.argv:
+        sys.argv.remove("--layouts")
+        LAYOUTS = True
+    if "--no-saved-layout" in sys.argv:
+        sys.argv.remove("--no-saved-layout")
+        SAVED_LAYOUT = False
     if "--dump-plans" in sys.argv:
         at = sys.argv.index("--dump-plans")
         DUMP_DIR = sys.argv[at + 1]

@@ -115,15 +115,115 @@ TEST_CASE("bf16 training batch norm backward", "[bn_decomp]") {
 
 TEST_CASE("batch norm stays ATen's where the row kernel does not apply", "[bn_decomp]") {
   bool changed = true;
-  // eval mode; channels-last strides; bf16 parameters; a masked-off gradient that is read.
+  // eval mode; a channels-last input with an NCHW output; bf16 parameters; a masked-off
+  // gradient that is read.
   Run(R"(graph(%a0: bf16[4,8,6,6]{288,1,48,8}@cuda, %a1: f32[8]{1}@cuda, %a2: bf16[8]{1}@cuda, %a3: bf16[4,8,6,6]{288,36,6,1}@cuda) {
   %0 = aten::_native_batch_norm_legit_functional.default(%a3, %a1, %a1, %a1, %a1, false, 0.1, 1e-05) -> (bf16[4,8,6,6]{288,36,6,1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda)
-  %1 = aten::_native_batch_norm_legit_functional.default(%a0, %a1, %a1, %a1, %a1, true, 0.1, 1e-05) -> (bf16[4,8,6,6]{288,1,48,8}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda)
+  %1 = aten::_native_batch_norm_legit_functional.default(%a0, %a1, %a1, %a1, %a1, true, 0.1, 1e-05) -> (bf16[4,8,6,6]{288,36,6,1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda)
   %2 = aten::_native_batch_norm_legit_functional.default(%a3, %a2, %a2, %a1, %a1, true, 0.1, 1e-05) -> (bf16[4,8,6,6]{288,36,6,1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda)
   %3 = aten::native_batch_norm_backward.default(%a3, %a3, %a1, %a1, %a1, %a1, %a1, true, 1e-05, [true, false, true]) -> (bf16[4,8,6,6]{288,36,6,1}@cuda, f32[0]{1}@cuda, f32[8]{1}@cuda)
   return (%0, %1, %2, %3, %3#1)
 })", &changed);
   CHECK(!changed);
+}
+
+// Channels-last norms (batch_norm_channels_last.h): [2,4,32,32] is [M=2048, C=4] in memory, so
+// the per-channel sums are column reductions of [A=256, B=8, C=4] then of the [8, 4] partials.
+constexpr char kChannelsLastInputs[] =
+    "graph(%a0: bf16[2,4,32,32]{4096,1,128,4}@cuda, %a1: f32[4]{1}@cuda, %a2: f32[4]{1}@cuda, "
+    "%a3: f32[4]{1}@cuda, %a4: f32[4]{1}@cuda, %a5: bf16[2,4,32,32]{4096,1,128,4}@cuda) {\n";
+
+TEST_CASE("channels-last training batch norm forward: split column sums, pointwise normalisation",
+          "[bn_decomp]") {
+  bool changed = false;
+  const std::string out = Run(std::string(kChannelsLastInputs) + R"(  %0 = aten::_native_batch_norm_legit_functional.default(%a0, %a1, %a2, %a3, %a4, true, 0.1, 1e-05) -> (bf16[2,4,32,32]{4096,1,128,4}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda)
+  %1 = aten::relu.default(%0) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
+  return (%1, %0#1, %0#2, %0#3, %0#4)
+})", &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(std::string(kChannelsLastInputs) + R"(  %0 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
+  %1 = aten::view.default(%0, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
+  %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
+  %3 = aten::sum.dim_IntList(%2, [0]) -> f32[8,4]{4,1}@cuda
+  %4 = aten::sum.dim_IntList(%3, [0], true) -> f32[1,4]{4,1}@cuda
+  %5 = aten::mul.Tensor(%4, 0.00048828125) -> f32[1,4]{4,1}@cuda
+  %6 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
+  %7 = aten::view.default(%6, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
+  %8 = aten::_to_copy.default(%7, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
+  %9 = aten::sub.Tensor(%8, %5) -> f32[256,8,4]{32,4,1}@cuda
+  %10 = aten::mul.Tensor(%9, %9) -> f32[256,8,4]{32,4,1}@cuda
+  %11 = aten::sum.dim_IntList(%10, [0]) -> f32[8,4]{4,1}@cuda
+  %12 = aten::sum.dim_IntList(%11, [0], true) -> f32[1,4]{4,1}@cuda
+  %13 = aten::mul.Tensor(%12, 0.00048828125) -> f32[1,4]{4,1}@cuda
+  %14 = aten::add.Tensor(%13, 1.0000000000000001e-05) -> f32[1,4]{4,1}@cuda
+  %15 = aten::rsqrt.default(%14) -> f32[1,4]{4,1}@cuda
+  %16 = aten::view.default(%5, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %17 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %18 = aten::sub.Tensor(%17, %16) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %19 = aten::view.default(%15, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %20 = aten::mul.Tensor(%18, %19) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %21 = aten::view.default(%a1, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %22 = aten::mul.Tensor(%20, %21) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %23 = aten::view.default(%a2, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %24 = aten::add.Tensor(%22, %23) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %25 = aten::_to_copy.default(%24, dtype=bf16) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
+  %26 = aten::view.default(%a3, [1, 4]) -> f32[1,4]{4,1}@cuda
+  %27 = aten::lerp.Scalar(%26, %5, 0.10000000000000001) -> f32[1,4]{4,1}@cuda
+  %28 = aten::view.default(%27, [4]) -> f32[4]{1}@cuda
+  %29 = aten::mul.Tensor(%13, 1.0004885197850513) -> f32[1,4]{4,1}@cuda
+  %30 = aten::view.default(%a4, [1, 4]) -> f32[1,4]{4,1}@cuda
+  %31 = aten::lerp.Scalar(%30, %29, 0.10000000000000001) -> f32[1,4]{4,1}@cuda
+  %32 = aten::view.default(%31, [4]) -> f32[4]{1}@cuda
+  %33 = aten::view.default(%5, [4]) -> f32[4]{1}@cuda
+  %34 = aten::view.default(%15, [4]) -> f32[4]{1}@cuda
+  %35 = aten::relu.default(%25) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
+  return (%35, %33, %34, %28, %32)
+})"));
+}
+
+TEST_CASE("channels-last training batch norm backward: column sums of g and g * xhat", "[bn_decomp]") {
+  bool changed = false;
+  const std::string out = Run(std::string(kChannelsLastInputs) + R"(  %0 = aten::native_batch_norm_backward.default(%a5, %a0, %a1, %a3, %a4, %a2, %a2, true, 1e-05, [true, true, true]) -> (bf16[2,4,32,32]{4096,1,128,4}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda)
+  return (%0, %0#1, %0#2)
+})", &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(std::string(kChannelsLastInputs) + R"(  %0 = aten::permute.default(%a5, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
+  %1 = aten::view.default(%0, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
+  %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
+  %3 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
+  %4 = aten::view.default(%3, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
+  %5 = aten::_to_copy.default(%4, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
+  %6 = aten::sub.Tensor(%5, %a2) -> f32[256,8,4]{32,4,1}@cuda
+  %7 = aten::mul.Tensor(%6, %a2) -> f32[256,8,4]{32,4,1}@cuda
+  %8 = aten::sum.dim_IntList(%2, [0]) -> f32[8,4]{4,1}@cuda
+  %9 = aten::sum.dim_IntList(%8, [0], true) -> f32[1,4]{4,1}@cuda
+  %10 = aten::permute.default(%a5, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
+  %11 = aten::view.default(%10, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
+  %12 = aten::_to_copy.default(%11, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
+  %13 = aten::mul.Tensor(%12, %7) -> f32[256,8,4]{32,4,1}@cuda
+  %14 = aten::sum.dim_IntList(%13, [0]) -> f32[8,4]{4,1}@cuda
+  %15 = aten::sum.dim_IntList(%14, [0], true) -> f32[1,4]{4,1}@cuda
+  %16 = aten::view.default(%a2, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %17 = aten::view.default(%a2, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %18 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %19 = aten::sub.Tensor(%18, %17) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %20 = aten::mul.Tensor(%19, %16) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %21 = aten::mul.Tensor(%9, 0.00048828125) -> f32[1,4]{4,1}@cuda
+  %22 = aten::view.default(%21, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %23 = aten::mul.Tensor(%15, 0.00048828125) -> f32[1,4]{4,1}@cuda
+  %24 = aten::view.default(%23, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %25 = aten::_to_copy.default(%a5, dtype=f32) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %26 = aten::sub.Tensor(%25, %22) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %27 = aten::mul.Tensor(%20, %24) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %28 = aten::sub.Tensor(%26, %27) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %29 = aten::mul.Tensor(%28, %16) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %30 = aten::view.default(%a1, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %31 = aten::mul.Tensor(%29, %30) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %32 = aten::_to_copy.default(%31, dtype=bf16) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
+  %33 = aten::view.default(%15, [4]) -> f32[4]{1}@cuda
+  %34 = aten::view.default(%9, [4]) -> f32[4]{1}@cuda
+  return (%32, %33, %34)
+})"));
 }
 
 }  // namespace

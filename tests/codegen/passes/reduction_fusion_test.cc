@@ -242,6 +242,24 @@ TEST_CASE("a mean over the two leading dims without keepdim; an iteration-shaped
   CHECK(r.partition == "fused(columns, reduce 2) %0 -> %0\nfused %1 -> %1\n");
 }
 
+TEST_CASE("independent column sums over the same rows are one kernel; a dependent one is not",
+          "[columns]") {
+  // A channels-last batch norm backward: sum(g) and sum(g * xhat) in one pass over the rows; the
+  // variance pass after a mean depends on it and keeps its own kernel.
+  Result r = Fuse(R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f32[64,32]{32,1}@cuda) {
+  %0 = aten::sum.dim_IntList(%a0, [0], true) -> f32[1,32]{32,1}@cuda
+  %1 = aten::mul.Tensor(%a0, %a1) -> f32[64,32]{32,1}@cuda
+  %2 = aten::sum.dim_IntList(%1, [0], true) -> f32[1,32]{32,1}@cuda
+  %3 = aten::sub.Tensor(%a1, %2) -> f32[64,32]{32,1}@cuda
+  %4 = aten::sum.dim_IntList(%3, [0], true) -> f32[1,32]{32,1}@cuda
+  return (%0, %2, %4)
+})");
+  CHECK(r.partition == "fused(columns, reduce 1) %0 %1 %2 -> %0 %2\nfused(columns, reduce 1) %3 %4 -> %4\n");
+  REQUIRE(r.kernels.size() == 2);
+  INFO(r.kernels[0]);
+  CHECK(r.kernels[0].find("-> (out0: f32, out1: f32) columns(reduce 1 leading dims") != std::string::npos);
+}
+
 TEST_CASE("layer norm backward: grad_input is a row kernel, the parameter gradients a column "
           "kernel reading mean and rstd per row", "[columns]") {
   Result r = Fuse(R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f32[64,32]{32,1}@cuda, %a2: f32[64,1]{1,1}@cuda, %a3: f32[64,1]{1,1}@cuda, %a4: f32[32]{1}@cuda, %a5: f32[32]{1}@cuda) {

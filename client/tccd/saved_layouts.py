@@ -1,0 +1,148 @@
+"""Layouts of saved activations chosen by the daemon (channels-last around convolutions).
+
+The daemon may give a training forward's saved activations other strides than the trace had
+(codegen/passes/channels_last_layout.h: NHWC around cuDNN convolutions, as Inductor does). Those
+outputs are AOTAutograd's "tensors saved for backward": only the backward reads them, so their
+strides are free as long as the backward is compiled for the strides they really have. This
+module carries that contract:
+
+  * forward: `saved_slice(gm)` finds the saved-tensor outputs (CUDA graphs with a convolution
+    only, so that no other graph's compile key changes) and `free_outputs` keeps those the
+    backward reads through no view (a view's traced strides assume the traced input's); they
+    are sent as CompileOptions.extra["tccd_free_layout_outputs"] ("3:6,8:9");
+  * the forward's plan says the strides it chose (`output_strides`, from the plan's values);
+  * backward: `restride_inputs(graph, ...)` gives the backward request's saved-tensor inputs
+    those strides, as AOTAutograd restrides its placeholders for Inductor (graph_compile.py,
+    "saved activations can have different stride to eager if the compiler does layout
+    optimization"). AOTAutograd passes the backward compiler restrided example inputs but leaves
+    the graph's placeholder metadata, which the request is encoded from, as traced.
+
+The strides are not reported to AOTAutograd (TracingContext.report_output_strides): with the
+background compile (TCCD_ASYNC_COMPILE) the forward's plan is not there when the backend returns,
+and the request is encoded from the graph, not from the example inputs AOTAutograd restrides.
+The backward request takes them from the forward's plan instead, which is always resolved before
+the backward compiles (the backward prefetch waits for it). TCCD_SAVED_LAYOUT=0 turns it off
+(every output keeps its traced strides).
+"""
+
+import logging
+from typing import Any, List, Optional, Sequence, Tuple
+
+import torch
+
+log = logging.getLogger("tccd")
+
+OPTION = "tccd_free_layout_outputs"
+_CONVOLUTION = torch.ops.aten.convolution.default
+
+
+def _fw_metadata() -> Any:
+    from torch._guards import TracingContext
+
+    ctx = TracingContext.try_get()
+    return getattr(ctx, "fw_metadata", None) if ctx is not None else None
+
+
+def _is_cuda_conv_graph(gm: torch.fx.GraphModule) -> bool:
+    for node in gm.graph.find_nodes(op="call_function", target=_CONVOLUTION):
+        val = node.meta.get("val")
+        if isinstance(val, torch.Tensor) and val.device.type == "cuda" and val.dim() == 4:
+            return True
+    return False
+
+
+def saved_slice(gm: torch.fx.GraphModule) -> Optional[Tuple[int, int, int]]:
+    """(start, stop, saved symints) of the forward's saved-tensor outputs, or None: not a CUDA
+    graph with a 2-D convolution, or AOTAutograd's metadata is not readable here."""
+    md = _fw_metadata()
+    if md is None or not _is_cuda_conv_graph(gm):
+        return None
+    try:
+        saved = md.tensors_saved_for_backwards_slice
+        num_symints = int(md.num_symints_saved_for_bw or 0)
+    except Exception:  # deliberately ignored: an AOTAutograd without these fields keeps layouts
+        log.debug("tccd: no saved-tensor slice in AOTAutograd's metadata", exc_info=True)
+        return None
+    start, stop = saved.start or 0, saved.stop
+    if stop is None or stop <= start:
+        return None
+    return start, stop, num_symints
+
+
+_IDENTITY_VIEWS = (torch.ops.aten.detach.default, torch.ops.aten.alias.default)
+
+
+def _read_as_is(node: torch.fx.Node) -> bool:
+    """Whether every user of a backward placeholder takes any strides: no views (their traced
+    output strides assume the traced input's) other than detach/alias read the same way, and no
+    graph output (returned as traced)."""
+    for user in node.users:
+        target = user.target
+        if user.op != "call_function" or not isinstance(target, torch._ops.OpOverload):
+            return False
+        if target in _IDENTITY_VIEWS:
+            if not _read_as_is(user):
+                return False
+        elif target.is_view:
+            return False
+    return True
+
+
+def free_outputs(bw: Optional[torch.fx.GraphModule], start: int, stop: int, num_symints: int) -> List[int]:
+    """The saved-tensor outputs [start, stop) whose strides the daemon may choose: those the
+    backward graph `bw` reads through no view (backward input i is saved tensor i - num_symints,
+    AOTAutograd's calling convention). Without the backward graph: none."""
+    if bw is None:
+        return []
+    placeholders = list(bw.graph.find_nodes(op="placeholder"))
+    free = []
+    for j in range(stop - start):
+        i = j + num_symints
+        if i < len(placeholders) and _read_as_is(placeholders[i]):
+            free.append(start + j)
+    return free
+
+
+def option_value(outputs: Sequence[int]) -> str:
+    """Output indices as the option's ranges: [3, 4, 5, 8] -> "3:6,8:9"."""
+    ranges: List[Tuple[int, int]] = []
+    for i in sorted(outputs):
+        if ranges and ranges[-1][1] == i:
+            ranges[-1] = (ranges[-1][0], i + 1)
+        else:
+            ranges.append((i, i + 1))
+    return ",".join(f"{a}:{b}" for a, b in ranges)
+
+
+def output_strides(plan: "pb.Plan") -> List[Optional[Tuple[int, ...]]]:
+    """The strides of each plan output (None for non-tensors and symbolic strides)."""
+    out: List[Optional[Tuple[int, ...]]] = []
+    for value in plan.outputs:
+        if value.WhichOneof("kind") != "ref" or not 0 <= value.ref.node < len(plan.values):
+            out.append(None)
+            continue
+        meta = plan.values[value.ref.node]
+        if any(d.WhichOneof("kind") != "value" for d in meta.strides):
+            out.append(None)
+            continue
+        out.append(tuple(d.value for d in meta.strides))
+    return out
+
+
+def restride_inputs(graph: "pb.Graph", saved: Sequence[Optional[Tuple[int, ...]]], num_symints: int) -> int:
+    """Gives the backward graph's saved-tensor inputs the strides the forward's plan chose
+    (backward input i is saved tensor i - num_symints). Returns how many inputs changed."""
+    changed = 0
+    for i, meta in enumerate(graph.inputs):
+        j = i - num_symints
+        if not 0 <= j < len(saved) or saved[j] is None:
+            continue
+        stride = saved[j]
+        if len(stride) != len(meta.sizes) or any(d.WhichOneof("kind") != "value" for d in meta.strides):
+            continue
+        if tuple(d.value for d in meta.strides) == tuple(stride):
+            continue
+        for d, s in zip(meta.strides, stride):
+            d.value = s
+        changed += 1
+    return changed

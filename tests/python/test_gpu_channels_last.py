@@ -1,0 +1,121 @@
+"""GPU: CUDA convolutions run on channels-last activations (codegen/passes/channels_last_layout.h)
+with the model and its input in NCHW, as users write them: no cuDNN layout transposes
+(nchwToNhwcKernel / nhwcToNchwKernel) around the convolutions, batch norms as tccd's column
+kernels (batch_norm_channels_last.h), and training and inference match eager. The backward is
+compiled for the channels-last saved activations the forward's plan produced
+(client/tccd/saved_layouts.py). tests/python/test_e2e_channels_last.py checks the plans without a
+GPU.
+"""
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import tccd
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+
+_TRANSPOSES = ("nchwToNhwc", "nhwcToNchw")
+_BF16 = dict(rtol=3e-2, atol=3e-2)
+
+
+class ResNetish(nn.Module):
+    """Stem (7x7 stride 2, batch norm, relu, max pool) and a bottleneck block with a residual."""
+
+    def __init__(self, c: int = 32) -> None:
+        super().__init__()
+        self.stem, self.bn0 = nn.Conv2d(3, c, 7, stride=2, padding=3, bias=False), nn.BatchNorm2d(c)
+        self.c1, self.b1 = nn.Conv2d(c, c, 1, bias=False), nn.BatchNorm2d(c)
+        self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+        self.c3, self.b3 = nn.Conv2d(c, c, 1, bias=False), nn.BatchNorm2d(c)
+        self.head = nn.Linear(c, 10)
+
+    def forward(self, x):
+        h = F.max_pool2d(torch.relu(self.bn0(self.stem(x))), 3, 2, 1)
+        y = torch.relu(self.b1(self.c1(h)))
+        y = torch.relu(self.b2(self.c2(y)))
+        h = torch.relu(h + self.b3(self.c3(y)))
+        return self.head(h.mean(dim=(2, 3)))
+
+
+def _kernels(fn) -> list:
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return [e.key for e in prof.key_averages()]
+
+
+def _train(backend, steps=5):
+    torch.manual_seed(0)
+    model = ResNetish().cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    fn = torch.compile(model, backend=backend) if backend else model
+    g = torch.Generator(device="cuda").manual_seed(1)
+    x = torch.randn(16, 3, 64, 64, device="cuda", generator=g)
+    y = torch.randint(0, 10, (16,), device="cuda", generator=g)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = F.cross_entropy(fn(x).float(), y)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    losses = torch.stack([step() for _ in range(steps)]).cpu()
+    state = {k: v.detach().float().cpu() for k, v in model.state_dict().items()}
+    return losses, state, step
+
+
+def test_conv_bn_relu_training_is_channels_last_inside_and_matches_eager(daemon_env):
+    tccd.reset_compile_stats()
+    eager_losses, eager_state, eager_step = _train(None)
+    losses, state, step = _train("tccd")
+    torch.testing.assert_close(losses, eager_losses, **_BF16)
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **_BF16, msg=k)
+    stats = tccd.last_compile_stats()
+    assert stats and all(s["fallback"] is None for s in stats), stats
+
+    # Eager's bf16 NCHW step transposes around its convolutions; tccd's has no transpose and no
+    # ATen batch norm kernel left.
+    eager_kernels = _kernels(eager_step)
+    assert any(t in k for k in eager_kernels for t in _TRANSPOSES), eager_kernels
+    kernels = _kernels(step)
+    assert not [k for k in kernels if any(t in k for t in _TRANSPOSES)], kernels
+    assert not [k for k in kernels if "batch_norm" in k], kernels
+
+
+def test_saved_layout_off_keeps_nchw_and_still_matches_eager(daemon_env, monkeypatch):
+    # TCCD_SAVED_LAYOUT=0: the forward's saved activations keep the traced strides, so the
+    # forward stays NCHW (cuDNN transposes again), and training is still eager's.
+    monkeypatch.setenv("TCCD_SAVED_LAYOUT", "0")
+    from tccd import config
+
+    config.reload()
+    torch._dynamo.reset()
+    eager_losses, eager_state, _ = _train(None)
+    losses, state, step = _train("tccd")
+    torch.testing.assert_close(losses, eager_losses, **_BF16)
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **_BF16, msg=k)
+    assert any(t in k for k in _kernels(step) for t in _TRANSPOSES)
+
+
+def test_conv_bn_relu_inference_is_channels_last_inside_and_matches_eager(daemon_env):
+    torch.manual_seed(0)
+    model = ResNetish().cuda().eval()
+    x = torch.randn(16, 3, 64, 64, device="cuda")
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    fn = torch.compile(model, backend="tccd")
+    with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+        want = model(x)
+        got = fn(x)
+        torch.testing.assert_close(got.float(), want.float(), **_BF16)
+        kernels = _kernels(lambda: fn(x))
+    assert all(s["fallback"] is None for s in tccd.last_compile_stats())
+    assert not [k for k in kernels if any(t in k for t in _TRANSPOSES)], kernels
