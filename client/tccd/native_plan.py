@@ -270,7 +270,9 @@ def _return_kinds(schema: Any, step: "pb.Step") -> Optional[List[int]]:
     kinds = []
     for i, t in enumerate(types):
         unused = i >= len(step.outputs) or step.outputs[i] < 0
-        if t == "Tensor" and unused and not _UNDEFINED_TENSOR_RETURNS_CONVERT:
+        # A return that aliases an argument (copy_'s `Tensor(a!)`: self) is as defined as it.
+        aliases_an_argument = schema.returns[i].alias_info is not None
+        if t == "Tensor" and unused and not aliases_an_argument and not _UNDEFINED_TENSOR_RETURNS_CONVERT:
             # An unused Tensor return may be undefined (a masked-off gradient, attention's
             # cum_seq_q); before torch 2.15 the dispatcher's return conversion calls toTensor()
             # on it and throws (seen on 2.11 with convolution_backward and cuDNN attention).
@@ -507,6 +509,7 @@ class NativePlan:
         self._run = lib.tccd_plan_run
         self._output_is_ref = [isinstance(o, _Ref) for o in self.outputs]
         self._wrapper_ns = 0  # TCCD_PLAN_PROFILE: time in __call__ outside the native run
+        self._wrapper_runs = 0
         if _profiling() and hasattr(lib, "tccd_plan_profile"):
             _profiled.append(weakref.ref(self))
 
@@ -542,7 +545,9 @@ class NativePlan:
         try:
             return self._call(args)
         finally:
-            self._wrapper_ns += time.perf_counter_ns() - start
+            self._wrapper_runs += 1
+            if self._wrapper_runs > 1:  # as the native profile: the first call is set-up
+                self._wrapper_ns += time.perf_counter_ns() - start
 
     def _call(self, args: List[Any]) -> List[Any]:
         if len(args) != self.num_inputs:
@@ -567,7 +572,8 @@ class NativePlan:
         try:
             native_start = time.perf_counter_ns()
             rc = self._run(self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs)
-            self._wrapper_ns -= time.perf_counter_ns() - native_start
+            if self._wrapper_runs > 0:
+                self._wrapper_ns -= time.perf_counter_ns() - native_start
         except SystemError as e:
             # An op failed in Python code the dispatcher called (a Python kernel) and left its
             # exception set when the foreign call returned; CPython reports that as a
@@ -600,7 +606,8 @@ def _profiling() -> bool:
 
 def profile_report() -> str:
     """TCCD_PLAN_PROFILE=1: where each native plan's host time went (microseconds per call, and
-    steps per call in parentheses), summed over its calls so far; printed at exit too."""
+    steps per call in parentheses), over its calls so far but the first (one-time set-up);
+    printed at exit too."""
     lines = []
     for ref in _profiled:
         plan = ref()

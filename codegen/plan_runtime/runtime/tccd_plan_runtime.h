@@ -62,7 +62,8 @@ int64_t tccd_plan_num_unbound(const TccdPlan* plan);
 /* Runs the plan. Takes ownership of the `inputs` handles (all of them, even on failure); stores
  * one new handle per ref output in `outputs`. */
 int tccd_plan_run(TccdPlan* plan, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs);
-/* With TCCD_PLAN_PROFILE set when the plan was loaded: the number of runs, and per class of
+/* With TCCD_PLAN_PROFILE set when the plan was loaded: the number of runs profiled (every run
+ * but the first, which pays one-time set-up), and per class of
  * step (kernel, segment, alias, extern via the dispatcher, extern via an out shim, extern in
  * Python, releases, entry/exit) the wall nanoseconds and steps summed over them, into arrays of
  * n; returns the number of classes (0: profiling is off for this plan). */
