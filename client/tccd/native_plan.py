@@ -26,12 +26,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from .runtime import LoadedPlan, _dtype, _has_ref, _materialize, _Ref, _extern_step, decode_value, resolve_op
+from .runtime import LoadedPlan, _dtype, _has_ref, _materialize, _Ref, _Sym, _extern_step, decode_value, resolve_op
 from .v1 import tccd_pb2 as pb
 
 log = logging.getLogger(__name__)
 
-RUNTIME_ABI = b"tccd-plan-runtime-2"
+RUNTIME_ABI = b"tccd-plan-runtime-3"
 # The torch releases whose C ABI the runtime is declared against (tccd_plan_torch_abi.h).
 TORCH_MIN = (2, 11)
 TORCH_MAX = (2, 15)
@@ -41,6 +41,9 @@ _ARG_NONE, _ARG_TENSOR, _ARG_INT, _ARG_FLOAT, _ARG_BOOL, _ARG_SCALAR_TYPE = 0, 1
 _ARG_INT_LIST, _ARG_TENSOR_LIST, _ARG_BOOL_LIST, _ARG_STRING, _ARG_DEVICE = 6, 7, 8, 9, 10
 _ARG_LAYOUT, _ARG_MEMORY_FORMAT, _ARG_OPTIONAL_TENSOR_LIST, _ARG_FLOAT_LIST = 11, 12, 13, 14
 _ARG_CONSTANT = 15
+_ARG_SYM, _ARG_SYM_INT_LIST = 16, 17
+# tccd_plan_run_symbolic: a symbol the caller has no value for.
+_NO_SYMBOL = -(2**63)
 _ARG_OPTIONAL = 0x100
 # TCCD_RET_*.
 _RET_TENSOR, _RET_TENSOR_LIST, _RET_DISCARD = 1, 2, 3
@@ -160,12 +163,18 @@ def _open_runtime(path: str) -> ctypes.CDLL:
         lib.tccd_plan_bind_python_extern.argtypes = [
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
         ]
-        for fn in ("tccd_plan_num_inputs", "tccd_plan_num_ref_outputs", "tccd_plan_num_unbound"):
+        lib.tccd_plan_expr_text.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+        lib.tccd_plan_expr_text.restype = ctypes.c_char_p
+        for fn in ("tccd_plan_num_inputs", "tccd_plan_num_ref_outputs", "tccd_plan_num_unbound",
+                   "tccd_plan_num_symbols", "tccd_plan_num_exprs"):
             getattr(lib, fn).argtypes = [ctypes.c_void_p]
             getattr(lib, fn).restype = ctypes.c_int64
         lib.tccd_plan_run.argtypes = [
             ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int64,
             ctypes.POINTER(ctypes.c_void_p), ctypes.c_int64,
+        ]
+        lib.tccd_plan_run_symbolic.argtypes = lib.tccd_plan_run.argtypes + [
+            ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
         ]
         cpu = _loaded_library("libtorch_cpu.so")
         if cpu is None:
@@ -190,10 +199,12 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _typed_arg(type_: Any, value: Any, pool: List[int]) -> Optional[Tuple[int, int]]:
+def _typed_arg(type_: Any, value: Any, pool: List[int],
+               exprs: Optional[Dict[str, int]] = None) -> Optional[Tuple[int, int]]:
     """(kind, payload) of one argument for the stable dispatcher, or None if it cannot carry it.
     List and string arguments are appended to `pool` as [n, items...]; the payload is their
-    offset. Scalar (a number of any type) is carried by no torch's dispatcher: None."""
+    offset. Scalar (a number of any type) is carried by no torch's dispatcher: None. A SymInt
+    (`_Sym`) is the index of its expression in the descriptor (`exprs`: text -> index)."""
     optional = isinstance(type_, torch.OptionalType)
     inner = type_.getElementType() if optional else type_
     name = str(inner)
@@ -223,6 +234,9 @@ def _typed_arg(type_: Any, value: Any, pool: List[int]) -> Optional[Tuple[int, i
         return _ARG_TENSOR | flag, value.id
     if name in ("int", "SymInt") and _is_int(value):
         return _ARG_INT | flag, value
+    if name in ("int", "SymInt") and isinstance(value, _Sym):
+        index = (exprs or {}).get(value.text)
+        return None if index is None else (_ARG_SYM | flag, index)
     if name == "float" and isinstance(value, (int, float)) and not isinstance(value, bool):
         return _ARG_FLOAT | flag, _bits(value)
     if name == "bool" and isinstance(value, bool):
@@ -244,6 +258,17 @@ def _typed_arg(type_: Any, value: Any, pool: List[int]) -> Optional[Tuple[int, i
             kind, items = _ARG_TENSOR_LIST, [v.id for v in value]
         elif name == "List[Optional[Tensor]]" and all(v is None or isinstance(v, _Ref) for v in value):
             kind, items = _ARG_OPTIONAL_TENSOR_LIST, [-1 if v is None else v.id for v in value]
+        elif name in ("List[int]", "List[SymInt]") and all(_is_int(v) or isinstance(v, _Sym) for v in value):
+            # [n, (is_expr, v)...]: a SymInt item is its expression's index.
+            kind, items = _ARG_SYM_INT_LIST, []
+            for v in value:
+                index = (exprs or {}).get(v.text) if isinstance(v, _Sym) else None
+                if isinstance(v, _Sym) and index is None:
+                    return None
+                items.extend((0, v) if index is None else (1, index))
+            pool.append(len(value))
+            pool.extend(items)
+            return kind | flag, len(pool) - len(items) - 1
         else:
             return None
         pool.append(len(items))
@@ -276,10 +301,11 @@ def _return_kinds(schema: Any, step: "pb.Step") -> Optional[List[int]]:
     return kinds
 
 
-def complete_arguments(step: "pb.Step") -> Optional[Tuple[List[int], List[int], List[int], List[int]]]:
+def complete_arguments(step: "pb.Step", exprs: Optional[Dict[str, int]] = None
+                       ) -> Optional[Tuple[List[int], List[int], List[int], List[int]]]:
     """The extern step's full dispatcher stack (kinds, payloads), its return kinds and the pool
     its list arguments point into, from torch's schema of the op; None when the stable ABI
-    cannot carry an argument or a return."""
+    cannot carry an argument or a return. `exprs`: the descriptor's expression indices."""
     call = step.extern_call
     try:
         schema = resolve_op(call.target)._schema
@@ -295,7 +321,7 @@ def complete_arguments(step: "pb.Step") -> Optional[Tuple[List[int], List[int], 
     payloads: List[int] = []
     pool: List[int] = []
     for a, value in zip(schema.arguments, values):
-        typed = _typed_arg(a.type, value, pool)
+        typed = _typed_arg(a.type, value, pool, exprs)
         if typed is None:
             return None
         kinds.append(typed[0])
@@ -378,17 +404,18 @@ def constant_factory(step: "pb.Step") -> Optional[torch.Tensor]:
     return value
 
 
-def bind_extern(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[str, Any]]:
+def bind_extern(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]] = None) -> Optional[Tuple[str, Any]]:
     """How the runtime calls an extern step natively: ("dispatcher", complete_arguments),
     ("shim", out_shim) or ("constant", the tensor a clone of which the step returns); None when
-    it needs the Python callback. `plan` gives the values' metadata a binding may need."""
+    it needs the Python callback. `plan` gives the values' metadata a binding may need; `exprs`
+    the descriptor's expression indices (symbolic plans)."""
     shim = out_shim(step, plan)
     if shim is not None:
         return "shim", shim
     constant = constant_factory(step)
     if constant is not None:
         return "constant", constant
-    completed = complete_arguments(step)
+    completed = complete_arguments(step, exprs)
     return ("dispatcher", completed) if completed is not None else None
 
 
@@ -409,6 +436,14 @@ def _refs_of(step: "pb.Step") -> List[int]:
     for kv in step.extern_call.kwargs:
         walk(decode_value(kv.value))
     return ids
+
+
+def _has_tensor_ref(obj: Any) -> bool:
+    return isinstance(obj, _Ref) or (isinstance(obj, list) and any(_has_tensor_ref(v) for v in obj))
+
+
+def _has_sym(obj: Any) -> bool:
+    return isinstance(obj, _Sym) or (isinstance(obj, list) and any(_has_sym(v) for v in obj))
 
 
 def _int64s(values: List[int]) -> "ctypes.Array":
@@ -437,7 +472,7 @@ class NativePlan:
         for i in range(plan.num_inputs):
             if plan.values[i].dtype == pb.DTYPE_UNSPECIFIED:
                 raise NativeUnavailable(f"plan input {i} is not a tensor")
-        if any(not isinstance(o, _Ref) and _has_ref(o) for o in self.outputs):
+        if any(isinstance(o, list) and _has_tensor_ref(o) for o in self.outputs):
             raise NativeUnavailable("a plan output nests tensor references in a list")
         lib = _open_runtime(runtime_path)
         self._lib = lib
@@ -451,11 +486,21 @@ class NativePlan:
             raise NativeUnavailable(f"plan descriptor: {lib.tccd_plan_last_error().decode('utf-8', 'replace')}")
         self._handle = handle
         self._free = lib.tccd_plan_free
+        # A symbolic plan: the runtime binds the symbols from the inputs' sizes itself; SymInt
+        # arguments name the descriptor's expressions by index (text -> index here).
+        self.symbolic = interpreted.symbolic
+        self._num_symbols = lib.tccd_plan_num_symbols(handle)
+        exprs = {
+            lib.tccd_plan_expr_text(handle, k).decode("utf-8"): k for k in range(lib.tccd_plan_num_exprs(handle))
+        }
         self._python_runs: Dict[int, Tuple[List[int], Any, List[int]]] = {}
+        # Python steps with SymInt arguments, and SymInt outputs, read the symbols' values in
+        # Python: computed per call (from the inputs' sizes) only when one exists.
+        self._python_symbols = any(_has_sym(o) for o in self.outputs)
         for index, step in enumerate(plan.steps):
             if step.WhichOneof("kind") != "extern_call":
                 continue
-            binding = bind_extern(step, plan)
+            binding = bind_extern(step, plan, exprs)
             if binding is not None and binding[0] == "dispatcher":
                 kinds, payloads, returns, pool = binding[1]
                 if lib.tccd_plan_bind_extern(
@@ -481,6 +526,10 @@ class NativePlan:
             if lib.tccd_plan_bind_python_extern(handle, index, len(refs), _int64s(refs), ) != 0:
                 raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
             self._python_runs[index] = (refs, _extern_step(step, index), list(step.outputs))
+            if self.symbolic:
+                values = [decode_value(v) for v in step.extern_call.args]
+                values += [decode_value(kv.value) for kv in step.extern_call.kwargs]
+                self._python_symbols |= any(_has_sym(v) for v in values)
         self.python_steps = len(self._python_runs)
         if self._python_runs:
             log.info(
@@ -513,6 +562,7 @@ class NativePlan:
                 [_capsule_new(refs[i], None, None) for i in range(n_refs)]
             )
             env: Dict[int, Any] = dict(zip(ids, tensors))
+            env[-1] = getattr(self._error, "symbols", None)
             run(env)
             for o in range(n_outs):
                 value = env.get(out_ids[o]) if out_ids[o] >= 0 else None
@@ -526,11 +576,12 @@ class NativePlan:
             self._error.exc = e
             return 1
 
-    def __call__(self, args: List[Any]) -> List[Any]:
+    def __call__(self, args: List[Any], symbols: Optional[Dict[str, int]] = None) -> List[Any]:
+        """`symbols`: values of symbols no input size carries (SymInt graph inputs), by name."""
         if len(args) != self.num_inputs:
             raise RuntimeError(f"tccd plan {self.name} takes {self.num_inputs} inputs, got {len(args)}")
         if self._interpreted_inputs:
-            return self.interpreted(args)
+            return self.interpreted(args, symbols)
         try:
             capsules = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors(args)
         except TypeError:
@@ -541,13 +592,29 @@ class NativePlan:
                 raise
             log_fallback(f"plan {self.name} has non-tensor inputs ({', '.join(kinds)})")
             self._interpreted_inputs = True
-            return self.interpreted(args)
+            return self.interpreted(args, symbols)
+        bound = None
+        if self._python_symbols:
+            bound = dict(symbols) if symbols else {}
+            for i, part, d, index in self.interpreted.bindings:
+                bound[f"s{index}"] = args[i].shape[d] if part == 0 else args[i].stride(d)
         args.clear()  # boxed convention: the plan owns the inputs now
         inputs = self._InArray(*[_capsule_pointer(c, None) for c in capsules])
         outputs = self._OutArray()
         self._error.exc = None
+        self._error.symbols = bound
         try:
-            rc = self._run(self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs)
+            if symbols:
+                given = [_NO_SYMBOL] * self._num_symbols
+                for name, value in symbols.items():
+                    index = int(name[1:])
+                    if 0 <= index < self._num_symbols:
+                        given[index] = int(value)
+                rc = self._lib.tccd_plan_run_symbolic(
+                    self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs, len(given), _int64s(given)
+                )
+            else:
+                rc = self._run(self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs)
         except SystemError as e:
             # An op failed in Python code the dispatcher called (a Python kernel) and left its
             # exception set when the foreign call returned; CPython reports that as a
@@ -563,8 +630,9 @@ class NativePlan:
         tensors = iter(torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs(
             [_capsule_new(outputs[i], None, None) for i in range(self._num_ref_outputs)]
         ))
+        env = {-1: bound}
         return [
-            next(tensors) if is_ref else _materialize(out, {})
+            next(tensors) if is_ref else _materialize(out, env)
             for out, is_ref in zip(self.outputs, self._output_is_ref)
         ]
 
