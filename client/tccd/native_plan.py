@@ -51,7 +51,8 @@ _RET_TENSOR, _RET_TENSOR_LIST, _RET_DISCARD = 1, 2, 3
 # 2.15 does (tests/python/test_e2e_native_plan.py, masked convolution_backward); 2.11 throws.
 _UNDEFINED_TENSOR_RETURNS_CONVERT = tuple(int(p) for p in torch.__version__.split(".")[:2]) >= (2, 15)
 # TCCD_SHIM_*: extern ops with Scalar arguments run through AOTInductor's C shims.
-_SHIMS = {"aten::addmm.default": 1, "aten::baddbmm.default": 2}
+_SHIMS = {"aten::addmm.default": 1, "aten::baddbmm.default": 2, "aten::add.Tensor": 3}
+_SHIM_ADD_TENSOR = 3
 # c10 codes of the stable dispatcher's Layout, MemoryFormat and DeviceType (tccd_plan_format.h
 # TCCD_C10_*, checked against torch's aoti_torch_* functions by the ABI test).
 C10_LAYOUTS = {torch.strided: 0}
@@ -160,6 +161,7 @@ def _open_runtime(path: str) -> ctypes.CDLL:
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
             ctypes.c_double, ctypes.c_double,
         ]
+        lib.tccd_plan_bind_arange.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
         lib.tccd_plan_bind_python_extern.argtypes = [
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
         ]
@@ -351,9 +353,10 @@ def _schema_values(step: "pb.Step", schema: Any) -> Optional[List[Any]]:
 
 
 def out_shim(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[int, List[int], float, float]]:
-    """(TCCD_SHIM_*, tensor argument ids, beta, alpha) for addmm/baddbmm, whose Scalar beta and
-    alpha the dispatcher cannot carry: AOTInductor's addmm_out/baddbmm_out shims take them as
-    doubles. Floating outputs only (an integral addmm rejects a floating beta)."""
+    """(TCCD_SHIM_*, tensor argument ids, beta, alpha) for addmm/baddbmm and add.Tensor, whose
+    Scalar beta and alpha the dispatcher cannot carry: AOTInductor's addmm_out/baddbmm_out and
+    add_Tensor shims take them as doubles. Floating outputs only (an integral addmm rejects a
+    floating beta, an integral add a floating alpha)."""
     shim = _SHIMS.get(step.extern_call.target)
     if shim is None or len(step.outputs) != 1 or step.outputs[0] < 0:
         return None
@@ -365,7 +368,10 @@ def out_shim(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[int, List[int],
     values = _schema_values(step, schema)
     if values is None or not dtype.is_floating_point:
         return None
-    tensors, beta, alpha = values[:3], values[3], values[4]
+    if shim == _SHIM_ADD_TENSOR:
+        tensors, beta, alpha = values[:2], 0.0, values[2]
+    else:
+        tensors, beta, alpha = values[:3], values[3], values[4]
     if not all(isinstance(t, _Ref) for t in tensors):
         return None
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (beta, alpha)):
@@ -404,9 +410,40 @@ def constant_factory(step: "pb.Step") -> Optional[torch.Tensor]:
     return value
 
 
+_ARANGES = {"aten::arange.default": 1, "aten::arange.start": 2, "aten::arange.start_step": 3}
+
+
+def symbolic_arange(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]]) -> Optional[List[int]]:
+    """(is_expr, v) for start, end, step of an integral arange whose bounds are SymInts (the
+    runtime computes it: tccd_plan_bind_arange), or None."""
+    call = step.extern_call
+    n_bounds = _ARANGES.get(call.target)
+    if n_bounds is None or not exprs or len(step.outputs) != 1 or step.outputs[0] < 0:
+        return None
+    args = [decode_value(v) for v in call.args]
+    kwargs = {kv.name: decode_value(kv.value) for kv in call.kwargs}
+    if len(args) != n_bounds or kwargs.get("layout", torch.strided) not in (None, torch.strided):
+        return None
+    if kwargs.get("pin_memory") or kwargs.get("dtype") not in (None, torch.int64, torch.int32):
+        return None
+    if plan.values[step.outputs[0]].dtype not in (pb.INT64, pb.INT32):
+        return None
+    bounds = [0, *args, 1] if n_bounds == 1 else args + [1] if n_bounds == 2 else args
+    words: List[int] = []
+    for b in bounds:
+        if isinstance(b, _Sym) and b.text in exprs:
+            words.extend((1, exprs[b.text]))
+        elif _is_int(b):
+            words.extend((0, b))
+        else:
+            return None
+    return words
+
+
 def bind_extern(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]] = None) -> Optional[Tuple[str, Any]]:
     """How the runtime calls an extern step natively: ("dispatcher", complete_arguments),
-    ("shim", out_shim) or ("constant", the tensor a clone of which the step returns); None when
+    ("shim", out_shim), ("constant", the tensor a clone of which the step returns) or
+    ("arange", symbolic_arange); None when
     it needs the Python callback. `plan` gives the values' metadata a binding may need; `exprs`
     the descriptor's expression indices (symbolic plans)."""
     shim = out_shim(step, plan)
@@ -415,6 +452,9 @@ def bind_extern(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]
     constant = constant_factory(step)
     if constant is not None:
         return "constant", constant
+    arange = symbolic_arange(step, plan, exprs)
+    if arange is not None:
+        return "arange", arange
     completed = complete_arguments(step, exprs)
     return ("dispatcher", completed) if completed is not None else None
 
@@ -517,6 +557,9 @@ class NativePlan:
                     handle, index, b"aten::clone.default", 2, _int64s([_ARG_CONSTANT, _ARG_NONE]),
                     _int64s([constant.value, 0]), 1, _int64s([_RET_TENSOR]), 0, _int64s([]),
                 ) == 0:
+                    continue
+            elif binding is not None and binding[0] == "arange":
+                if lib.tccd_plan_bind_arange(handle, index, _int64s(binding[1])) == 0:
                     continue
             elif binding is not None:
                 shim, ids, beta, alpha = binding[1]

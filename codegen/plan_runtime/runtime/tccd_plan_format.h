@@ -141,5 +141,9 @@
  * (tccd_plan_bind_out_shim); the shim writes into an output the runtime allocates. */
 #define TCCD_SHIM_ADDMM_OUT 1   /* aoti_torch_{cpu,cuda}_addmm_out(out, self, mat1, mat2, beta, alpha) */
 #define TCCD_SHIM_BADDBMM_OUT 2 /* aoti_torch_{cpu,cuda}_baddbmm_out(out, self, b1, b2, beta, alpha) */
+/* aoti_torch_{cpu,cuda}_add_Tensor(self, other, alpha, &ret): add.Tensor's defaulted alpha is a
+ * Scalar; a functional shim (the result is the shim's, not allocated by the runtime). Where the
+ * running torch has no such shim, the step goes through the Python callback. */
+#define TCCD_SHIM_ADD_TENSOR 3
 
 #endif /* TCCD_PLAN_FORMAT_H_ */

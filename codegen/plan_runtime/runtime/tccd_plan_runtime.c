@@ -148,6 +148,7 @@ typedef struct {
 #define EXTERN_DISPATCHER 1
 #define EXTERN_PYTHON 2
 #define EXTERN_OUT_SHIM 3 /* an AOTInductor C shim with Scalars as doubles (TCCD_SHIM_*) */
+#define EXTERN_ARANGE 4   /* arange with SymInt bounds, computed here (tccd_plan_bind_arange) */
 
 typedef struct {
   int kind;
@@ -178,6 +179,7 @@ typedef struct {
   int shim;           /* EXTERN_OUT_SHIM: TCCD_SHIM_* */
   double shim_beta, shim_alpha;
   int64_t shim_args[3]; /* value ids of the shim's tensor arguments */
+  int64_t arange[6];    /* EXTERN_ARANGE: (is_expr, v) for start, end, step */
   int64_t n_refs; /* EXTERN_PYTHON */
   int64_t* refs;
   int64_t n_release;
@@ -660,21 +662,31 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, 
   return 0;
 }
 
-/* An extern step run by an AOTInductor C shim (TCCD_SHIM_*): `ids` are its three tensor
- * arguments, its one output is allocated as the plan declares it. */
+/* The C shim `shim` (TCCD_SHIM_*) for a device type, or NULL where this torch has none. */
+static void* shim_fn(int32_t device_type, int shim) {
+  const int cuda = device_type == TCCD_C10_DEVICE_CUDA;
+  switch (shim) {
+    case TCCD_SHIM_ADDMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_addmm_out : (void*)t_aoti_torch_cpu_addmm_out;
+    case TCCD_SHIM_BADDBMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_baddbmm_out : (void*)t_aoti_torch_cpu_baddbmm_out;
+    case TCCD_SHIM_ADD_TENSOR: return cuda ? (void*)t_aoti_torch_cuda_add_Tensor : (void*)t_aoti_torch_cpu_add_Tensor;
+    default: return NULL;
+  }
+}
+
+/* An extern step run by an AOTInductor C shim (TCCD_SHIM_*): `ids` are its tensor arguments
+ * (three for the _out shims, whose one output is allocated as the plan declares it; two for
+ * add_Tensor, which returns its result). */
 EXPORT int tccd_plan_bind_out_shim(TccdPlan* p, int64_t step, int64_t shim, const int64_t* ids,
                                    double beta, double alpha) {
   Step* s = extern_step(p, step);
   if (s == NULL) return -1;
-  if (shim != TCCD_SHIM_ADDMM_OUT && shim != TCCD_SHIM_BADDBMM_OUT) return fail("step %ld: shim %ld", (long)step, (long)shim);
+  if (shim != TCCD_SHIM_ADDMM_OUT && shim != TCCD_SHIM_BADDBMM_OUT && shim != TCCD_SHIM_ADD_TENSOR)
+    return fail("step %ld: shim %ld", (long)step, (long)shim);
   if (s->n_out != 1 || s->out[0] < 0) return fail("step %ld: a shim step has one output", (long)step);
   const ValueMeta* m = &p->values[s->out[0]];
-  if (m->dtype < 0 || m->offset != 0) return fail("step %ld: output is not allocatable", (long)step);
-  void* fn = m->device_type == TCCD_C10_DEVICE_CUDA
-                 ? (shim == TCCD_SHIM_ADDMM_OUT ? (void*)t_aoti_torch_cuda_addmm_out : (void*)t_aoti_torch_cuda_baddbmm_out)
-                 : (shim == TCCD_SHIM_ADDMM_OUT ? (void*)t_aoti_torch_cpu_addmm_out : (void*)t_aoti_torch_cpu_baddbmm_out);
-  if (fn == NULL) return fail("step %ld: this torch has no C shim for it", (long)step);
-  for (int i = 0; i < 3; ++i) {
+  if (m->dtype < 0 || (shim != TCCD_SHIM_ADD_TENSOR && m->offset != 0)) return fail("step %ld: output is not allocatable", (long)step);
+  if (shim_fn(m->device_type, (int)shim) == NULL) return fail("step %ld: this torch has no C shim for it", (long)step);
+  for (int i = 0; i < (shim == TCCD_SHIM_ADD_TENSOR ? 2 : 3); ++i) {
     if (ids[i] < 0 || ids[i] >= p->num_values) return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
     s->shim_args[i] = ids[i];
   }
@@ -682,6 +694,27 @@ EXPORT int tccd_plan_bind_out_shim(TccdPlan* p, int64_t step, int64_t shim, cons
   s->shim_beta = beta;
   s->shim_alpha = alpha;
   s->extern_mode = EXTERN_OUT_SHIM;
+  return 0;
+}
+
+/* Extern step `step` (aten::arange with SymInt bounds: Scalars no dispatcher carries) is
+ * computed here: `words` holds (is_expr, v) for start, end and step (v an int, or with is_expr
+ * an expression index). Integral outputs only (their values are exact: start + i * step). */
+EXPORT int tccd_plan_bind_arange(TccdPlan* p, int64_t step, const int64_t* words) {
+  Step* s = extern_step(p, step);
+  if (s == NULL) return -1;
+  if (s->n_out != 1 || s->out[0] < 0) return fail("step %ld: arange has one output", (long)step);
+  const ValueMeta* m = &p->values[s->out[0]];
+  if ((m->dtype != TCCD_C10_INT64 && m->dtype != TCCD_C10_INT32) || m->rank != 1)
+    return fail("step %ld: arange into dtype %d, rank %d", (long)step, m->dtype, m->rank);
+  for (int i = 0; i < 3; ++i) {
+    if (words[2 * i] && (words[2 * i + 1] < 0 || words[2 * i + 1] >= p->n_exprs))
+      return fail("step %ld: arange names expression %ld", (long)step, (long)words[2 * i + 1]);
+    s->arange[2 * i] = words[2 * i];
+    s->arange[2 * i + 1] = words[2 * i + 1];
+  }
+  if (!s->arange[4] && s->arange[5] == 0) return fail("step %ld: arange with step 0", (long)step);
+  s->extern_mode = EXTERN_ARANGE;
   return 0;
 }
 
@@ -1230,12 +1263,24 @@ static int run_extern_dispatcher(Run* run, const Step* s, int64_t index) {
 
 typedef int32_t (*OutShimFn)(void*, void*, void*, void*, double, double);
 
+typedef int32_t (*AddShimFn)(void*, void*, double, void**);
+
 static int run_extern_shim(Run* run, const Step* s, int64_t index) {
-  void* args[3];
-  for (int i = 0; i < 3; ++i) {
+  void* args[3] = {NULL, NULL, NULL};
+  for (int i = 0; i < (s->shim == TCCD_SHIM_ADD_TENSOR ? 2 : 3); ++i) {
     if (get(run, index, s->shim_args[i], &args[i])) return -1;
   }
   const ValueMeta* m = &run->p->values[s->out[0]];
+  void* fn = shim_fn(m->device_type, s->shim);
+  if (s->shim == TCCD_SHIM_ADD_TENSOR) {
+    void* ret = NULL;
+    if (((AddShimFn)fn)(args[0], args[1], s->shim_alpha, &ret) != 0) {
+      const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
+      return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
+    }
+    set_output(run, s, 0, ret);
+    return 0;
+  }
   int32_t device = 0;
   if (m->device_type != TCCD_C10_DEVICE_CPU) {
     (void)t_aoti_torch_get_device_index(args[1], &device);
@@ -1243,13 +1288,49 @@ static int run_extern_shim(Run* run, const Step* s, int64_t index) {
   }
   int rc = allocate(run, index, s->out[0], device);
   if (rc) return rc;
-  void* fn = m->device_type == TCCD_C10_DEVICE_CUDA
-                 ? (s->shim == TCCD_SHIM_ADDMM_OUT ? (void*)t_aoti_torch_cuda_addmm_out : (void*)t_aoti_torch_cuda_baddbmm_out)
-                 : (s->shim == TCCD_SHIM_ADDMM_OUT ? (void*)t_aoti_torch_cpu_addmm_out : (void*)t_aoti_torch_cpu_baddbmm_out);
   if (((OutShimFn)fn)(run->env[s->out[0]], args[0], args[1], args[2], s->shim_beta, s->shim_alpha) != 0) {
     const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
     return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
   }
+  return 0;
+}
+
+/* arange(start, end, step) of integers: n = ceil((end - start) / step) elements start + i*step,
+ * filled on the host (a CUDA output is copied over: position ids, a few KB). */
+static int run_extern_arange(Run* run, const Step* s, int64_t index) {
+  int64_t v[3];
+  for (int i = 0; i < 3; ++i) v[i] = s->arange[2 * i] ? run->expr[s->arange[2 * i + 1]] : s->arange[2 * i + 1];
+  const int64_t start = v[0], end = v[1], step = v[2];
+  if (step == 0) return fail("tccd plan step %ld (arange): step 0", (long)index);
+  int64_t n = step > 0 ? (end - start + step - 1) / step : (start - end - step - 1) / -step;
+  if (n < 0) n = 0;
+  const ValueMeta* m = &run->p->values[s->out[0]];
+  const int64_t stride = 1;
+  void* host = NULL;
+  if (t_aoti_torch_empty_strided(1, &n, &stride, m->dtype, TCCD_C10_DEVICE_CPU, 0, &host) != 0)
+    return fail("tccd plan step %ld (arange): allocating %ld elements failed", (long)index, (long)n);
+  void* data = NULL;
+  t_aoti_torch_get_data_ptr(host, &data);
+  for (int64_t i = 0; i < n; ++i) {
+    if (m->dtype == TCCD_C10_INT64) ((int64_t*)data)[i] = start + i * step;
+    else ((int32_t*)data)[i] = (int32_t)(start + i * step);
+  }
+  if (m->device_type == TCCD_C10_DEVICE_CPU) {
+    set_output(run, s, 0, host);
+    return 0;
+  }
+  void* dev = NULL;
+  int32_t device = m->device_index;
+  if (device < 0 && (t_aoti_torch_get_current_device_index == NULL || t_aoti_torch_get_current_device_index(&device) != 0)) device = 0;
+  int rc = 0;
+  if (t_aoti_torch_empty_strided(1, &n, &stride, m->dtype, m->device_type, device, &dev) != 0 || t_aoti_torch_copy_(dev, host, 0) != 0)
+    rc = fail("tccd plan step %ld (arange): copying to the device failed", (long)index);
+  drop(&host);
+  if (rc) {
+    drop(&dev);
+    return rc;
+  }
+  set_output(run, s, 0, dev);
   return 0;
 }
 
@@ -1307,6 +1388,7 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
       case TCCD_STEP_EXTERN:
         if (s->extern_mode == EXTERN_DISPATCHER) rc = run_extern_dispatcher(&run, s, index);
         else if (s->extern_mode == EXTERN_OUT_SHIM) rc = run_extern_shim(&run, s, index);
+        else if (s->extern_mode == EXTERN_ARANGE) rc = run_extern_arange(&run, s, index);
         else if (s->extern_mode == EXTERN_PYTHON && p->python_step != NULL) rc = run_extern_python(&run, s, index);
         else rc = fail("tccd plan step %ld (%s) is bound to nothing", (long)index, s->op_name);
         break;

@@ -18,7 +18,8 @@
 
 /* -2: tccd_plan_bind_extern takes return kinds; tccd_plan_bind_out_shim.
  * -3: symbolic plans (descriptor format 2): tccd_plan_run_symbolic, TCCD_ARG_SYM*, the
- *     expression table's texts (tccd_plan_expr_text) for binding SymInt arguments. */
+ *     expression table's texts (tccd_plan_expr_text) for binding SymInt arguments;
+ *     tccd_plan_bind_arange; TCCD_SHIM_ADD_TENSOR. */
 #define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-3"
 
 typedef struct TccdPlan TccdPlan;
@@ -54,6 +55,9 @@ int tccd_plan_add_constant(TccdPlan* plan, void* handle, int64_t* index);
  * plan declares it. */
 int tccd_plan_bind_out_shim(TccdPlan* plan, int64_t step, int64_t shim, const int64_t* ids,
                             double beta, double alpha);
+/* Extern step `step` (aten::arange with SymInt bounds) is computed by the runtime: `words` is
+ * (is_expr, v) for start, end, step, each an int or an expression index. Integral outputs. */
+int tccd_plan_bind_arange(TccdPlan* plan, int64_t step, const int64_t* words);
 /* Extern step `step` runs through the Python callback, which receives these values. */
 int tccd_plan_bind_python_extern(TccdPlan* plan, int64_t step, int64_t n_refs, const int64_t* ids);
 int64_t tccd_plan_num_inputs(const TccdPlan* plan);
