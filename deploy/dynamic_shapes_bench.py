@@ -16,11 +16,14 @@ static kernels' step time at the sizes the static ones were built for": per leng
 training step (forward, backward) of a graph compiled for that size (dynamic=False, one Dynamo
 graph and one daemon compile per size) against the one dynamic graph (dynamic=True), each the
 median of --steps timed steps after --warmup, and the ratio; plus the dynamic plan's kernel and
-extern step counts (on the CPU the pointwise ops of a dynamic graph are kernels with run-time
-sizes; on CUDA they are extern steps until symbolic CUDA kernels land). For the GPU figure:
+extern step counts and Python steps per call (the pointwise ops of a dynamic graph are
+kernels with run-time sizes; the whole plan runs in the native plan runtime, 0 Python steps).
+`--interleave` compiles the static and the dynamic graphs first, then alternates their steps
+per length and reports the minimum of each (robust on a shared machine). For the GPU figure:
 
     TCCD_BINARY=build/bin/tccd PYTHONPATH=client python deploy/dynamic_shapes_bench.py \
-        --device cuda --compare-static --lengths 128,256,384,512 --tokens 8192 --d 256
+        --device cuda --compare-static --interleave --lengths 128,256,384,512 --tokens 8192 \
+        --d 256 --steps 30
 """
 
 import argparse

@@ -84,16 +84,17 @@ absl::StatusOr<int64_t> C10Device(v1::DeviceType type) {
 // table's postfix programs (TCCD_EXPR_*).
 class Exprs {
  public:
-  // A dim word: the size itself (>= 0), or -(k + 1) for expression k. A negative static size
-  // would read as an expression: INTERNAL (no size, stride or offset is negative).
+  // A dim word: the size itself (>= 0), or -(k + 1) for expression k. A negative size, stride
+  // or offset (torch has none) would read as an expression: UNIMPLEMENTED, so that such a plan
+  // is interpreted rather than failed.
   absl::StatusOr<int64_t> DimWord(const v1::Dim& dim) {
     if (dim.kind_case() != v1::Dim::kExpr) {
-      if (dim.value() < 0) return absl::InternalError(absl::StrCat("negative size, stride or offset ", dim.value()));
+      if (dim.value() < 0) return absl::UnimplementedError(absl::StrCat("negative size, stride or offset ", dim.value()));
       return dim.value();
     }
     ASSIGN_OR_RETURN(Entry e, Find(dim.expr()));
     if (e.constant) {
-      if (e.value < 0) return absl::InternalError(absl::StrCat("dimension ", dim.expr(), " is negative"));
+      if (e.value < 0) return absl::UnimplementedError(absl::StrCat("dimension ", dim.expr(), " is negative"));
       return e.value;
     }
     return -(e.value + 1);
