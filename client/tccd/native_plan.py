@@ -236,6 +236,8 @@ def _typed_arg(type_: Any, value: Any, pool: List[int],
         return _ARG_TENSOR | flag, value.id
     if name in ("int", "SymInt") and _is_int(value):
         return _ARG_INT | flag, value
+    if isinstance(value, _Sym) and _constant(value) is not None:
+        value = _constant(value)  # a constant expression: the descriptor has it as an int
     if name in ("int", "SymInt") and isinstance(value, _Sym):
         index = (exprs or {}).get(value.text)
         return None if index is None else (_ARG_SYM | flag, index)
@@ -264,6 +266,8 @@ def _typed_arg(type_: Any, value: Any, pool: List[int],
             # [n, (is_expr, v)...]: a SymInt item is its expression's index.
             kind, items = _ARG_SYM_INT_LIST, []
             for v in value:
+                if isinstance(v, _Sym) and _constant(v) is not None:
+                    v = _constant(v)
                 index = (exprs or {}).get(v.text) if isinstance(v, _Sym) else None
                 if isinstance(v, _Sym) and index is None:
                     return None
@@ -277,6 +281,15 @@ def _typed_arg(type_: Any, value: Any, pool: List[int],
         pool.extend(items)
         return kind | flag, len(pool) - len(items) - 1
     return None
+
+
+def _constant(value: "_Sym") -> Optional[int]:
+    """The value of a SymInt whose expression is an integer literal (the descriptor writes those
+    as plain ints, not as expressions), else None."""
+    try:
+        return int(value.text.strip().strip("()"))
+    except ValueError:
+        return None
 
 
 def _return_kinds(schema: Any, step: "pb.Step") -> Optional[List[int]]:

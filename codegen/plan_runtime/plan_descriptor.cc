@@ -1,10 +1,9 @@
 // v1::Plan -> plan descriptor words (runtime/tccd_plan_format.h).
 //
-// A symbolic plan (sizes, strides or SymInt arguments that are expressions) is written in two
-// passes' worth of words: the body (values, steps, outputs) first, collecting every distinct
-// expression into a table as it goes, then the header (symbols, input bindings, the table as
-// postfix programs) in front of it, since the runtime reads the table before anything refers
-// to it.
+// A symbolic plan (sizes, strides or SymInt arguments that are expressions) is written body
+// first (values, steps, outputs), collecting every distinct expression into a table as it goes;
+// the header (symbols, input bindings, the table as postfix programs) then goes in front of it,
+// since the runtime reads the table before anything refers to it.
 #include "codegen/plan_runtime/plan_descriptor.h"
 
 #include <algorithm>
