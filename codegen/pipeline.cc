@@ -259,7 +259,7 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
 namespace {
 
 // Adds the plan's descriptor and the native plan runtime (the same bytes for every graph) to
-// the artifacts. A plan the runtime cannot run (UNIMPLEMENTED: symbolic sizes, a rank above 16)
+// the artifacts. A plan the runtime cannot run (UNIMPLEMENTED: a rank above 16, an unknown ABI)
 // ships without them and the client interprets it.
 absl::Status AddPlanDescriptor(CompileOutput& out) {
   absl::StatusOr<std::string> descriptor = WritePlanDescriptor(out.plan);
@@ -345,8 +345,8 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request, Kern
                absl::StrJoin(ops.begin(), ops.begin() + std::min<size_t>(ops.size(), 8), ", "),
                ops.size() > 8 ? ", ..." : "",
                lowering.rejected.empty() ? "" : absl::StrCat("; ", lowering.rejected.size(), " group(s) kept extern"));
-  // The runtime descriptor has no expressions: the writer declines (UNIMPLEMENTED) and the
-  // client interprets the plan; kept as a call so that a runtime that learns them gets it.
+  // The descriptor carries the plan's size expressions (format 2), so the native plan runtime
+  // runs symbolic plans too; the client's interpreter stays the fallback.
   if (machine_code) RETURN_IF_ERROR(AddPlanDescriptor(out));
   return out;
 }

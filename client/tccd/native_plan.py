@@ -31,12 +31,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from .runtime import LoadedPlan, _dtype, _has_ref, _materialize, _Ref, _extern_step, decode_value, resolve_op
+from .runtime import LoadedPlan, _dtype, _has_ref, _materialize, _Ref, _Sym, _extern_step, decode_value, resolve_op
 from .v1 import tccd_pb2 as pb
 
 log = logging.getLogger(__name__)
 
-RUNTIME_ABI = b"tccd-plan-runtime-2"
+RUNTIME_ABI = b"tccd-plan-runtime-3"
 # The torch releases whose C ABI the runtime is declared against (tccd_plan_torch_abi.h).
 TORCH_MIN = (2, 11)
 TORCH_MAX = (2, 15)
@@ -46,6 +46,9 @@ _ARG_NONE, _ARG_TENSOR, _ARG_INT, _ARG_FLOAT, _ARG_BOOL, _ARG_SCALAR_TYPE = 0, 1
 _ARG_INT_LIST, _ARG_TENSOR_LIST, _ARG_BOOL_LIST, _ARG_STRING, _ARG_DEVICE = 6, 7, 8, 9, 10
 _ARG_LAYOUT, _ARG_MEMORY_FORMAT, _ARG_OPTIONAL_TENSOR_LIST, _ARG_FLOAT_LIST = 11, 12, 13, 14
 _ARG_CONSTANT = 15
+_ARG_SYM, _ARG_SYM_INT_LIST = 16, 17
+# tccd_plan_run_symbolic: a symbol the caller has no value for.
+_NO_SYMBOL = -(2**63)
 _ARG_OPTIONAL = 0x100
 # TCCD_RET_*.
 _RET_TENSOR, _RET_TENSOR_LIST, _RET_DISCARD = 1, 2, 3
@@ -53,7 +56,8 @@ _RET_TENSOR, _RET_TENSOR_LIST, _RET_DISCARD = 1, 2, 3
 # 2.15 does (tests/python/test_e2e_native_plan.py, masked convolution_backward); 2.11 throws.
 _UNDEFINED_TENSOR_RETURNS_CONVERT = tuple(int(p) for p in torch.__version__.split(".")[:2]) >= (2, 15)
 # TCCD_SHIM_*: extern ops with Scalar arguments run through AOTInductor's C shims.
-_SHIMS = {"aten::addmm.default": 1, "aten::baddbmm.default": 2}
+_SHIMS = {"aten::addmm.default": 1, "aten::baddbmm.default": 2, "aten::add.Tensor": 3}
+_SHIM_ADD_TENSOR = 3
 # c10 codes of the stable dispatcher's Layout, MemoryFormat and DeviceType (tccd_plan_format.h
 # TCCD_C10_*, checked against torch's aoti_torch_* functions by the ABI test).
 C10_LAYOUTS = {torch.strided: 0}
@@ -162,10 +166,14 @@ def _open_runtime(path: str) -> ctypes.CDLL:
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
             ctypes.c_double, ctypes.c_double,
         ]
+        lib.tccd_plan_bind_arange.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
         lib.tccd_plan_bind_python_extern.argtypes = [
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
         ]
-        for fn in ("tccd_plan_num_inputs", "tccd_plan_num_ref_outputs", "tccd_plan_num_unbound"):
+        lib.tccd_plan_expr_text.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+        lib.tccd_plan_expr_text.restype = ctypes.c_char_p
+        for fn in ("tccd_plan_num_inputs", "tccd_plan_num_ref_outputs", "tccd_plan_num_unbound",
+                   "tccd_plan_num_symbols", "tccd_plan_num_exprs"):
             getattr(lib, fn).argtypes = [ctypes.c_void_p]
             getattr(lib, fn).restype = ctypes.c_int64
         lib.tccd_plan_run.argtypes = [
@@ -175,6 +183,9 @@ def _open_runtime(path: str) -> ctypes.CDLL:
         if hasattr(lib, "tccd_plan_profile"):
             lib.tccd_plan_profile.argtypes = [ctypes.c_void_p] + [ctypes.POINTER(ctypes.c_int64)] * 3 + [ctypes.c_int64]
             lib.tccd_plan_profile.restype = ctypes.c_int64
+        lib.tccd_plan_run_symbolic.argtypes = lib.tccd_plan_run.argtypes + [
+            ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
+        ]
         cpu = _loaded_library("libtorch_cpu.so")
         if cpu is None:
             raise NativeUnavailable("libtorch_cpu.so is not mapped in this process")
@@ -198,10 +209,12 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _typed_arg(type_: Any, value: Any, pool: List[int]) -> Optional[Tuple[int, int]]:
+def _typed_arg(type_: Any, value: Any, pool: List[int],
+               exprs: Optional[Dict[str, int]] = None) -> Optional[Tuple[int, int]]:
     """(kind, payload) of one argument for the stable dispatcher, or None if it cannot carry it.
     List and string arguments are appended to `pool` as [n, items...]; the payload is their
-    offset. Scalar (a number of any type) is carried by no torch's dispatcher: None."""
+    offset. Scalar (a number of any type) is carried by no torch's dispatcher: None. A SymInt
+    (`_Sym`) is the index of its expression in the descriptor (`exprs`: text -> index)."""
     optional = isinstance(type_, torch.OptionalType)
     inner = type_.getElementType() if optional else type_
     name = str(inner)
@@ -231,6 +244,11 @@ def _typed_arg(type_: Any, value: Any, pool: List[int]) -> Optional[Tuple[int, i
         return _ARG_TENSOR | flag, value.id
     if name in ("int", "SymInt") and _is_int(value):
         return _ARG_INT | flag, value
+    if isinstance(value, _Sym) and _constant(value) is not None:
+        value = _constant(value)  # a constant expression: the descriptor has it as an int
+    if name in ("int", "SymInt") and isinstance(value, _Sym):
+        index = (exprs or {}).get(value.text)
+        return None if index is None else (_ARG_SYM | flag, index)
     if name == "float" and isinstance(value, (int, float)) and not isinstance(value, bool):
         return _ARG_FLOAT | flag, _bits(value)
     if name == "bool" and isinstance(value, bool):
@@ -252,12 +270,34 @@ def _typed_arg(type_: Any, value: Any, pool: List[int]) -> Optional[Tuple[int, i
             kind, items = _ARG_TENSOR_LIST, [v.id for v in value]
         elif name == "List[Optional[Tensor]]" and all(v is None or isinstance(v, _Ref) for v in value):
             kind, items = _ARG_OPTIONAL_TENSOR_LIST, [-1 if v is None else v.id for v in value]
+        elif name in ("List[int]", "List[SymInt]") and all(_is_int(v) or isinstance(v, _Sym) for v in value):
+            # [n, (is_expr, v)...]: a SymInt item is its expression's index.
+            kind, items = _ARG_SYM_INT_LIST, []
+            for v in value:
+                if isinstance(v, _Sym) and _constant(v) is not None:
+                    v = _constant(v)
+                index = (exprs or {}).get(v.text) if isinstance(v, _Sym) else None
+                if isinstance(v, _Sym) and index is None:
+                    return None
+                items.extend((0, v) if index is None else (1, index))
+            pool.append(len(value))
+            pool.extend(items)
+            return kind | flag, len(pool) - len(items) - 1
         else:
             return None
         pool.append(len(items))
         pool.extend(items)
         return kind | flag, len(pool) - len(items) - 1
     return None
+
+
+def _constant(value: "_Sym") -> Optional[int]:
+    """The value of a SymInt whose expression is an integer literal (the descriptor writes those
+    as plain ints, not as expressions), else None."""
+    try:
+        return int(value.text.strip().strip("()"))
+    except ValueError:
+        return None
 
 
 def _return_kinds(schema: Any, step: "pb.Step") -> Optional[List[int]]:
@@ -286,10 +326,11 @@ def _return_kinds(schema: Any, step: "pb.Step") -> Optional[List[int]]:
     return kinds
 
 
-def complete_arguments(step: "pb.Step") -> Optional[Tuple[List[int], List[int], List[int], List[int]]]:
+def complete_arguments(step: "pb.Step", exprs: Optional[Dict[str, int]] = None
+                       ) -> Optional[Tuple[List[int], List[int], List[int], List[int]]]:
     """The extern step's full dispatcher stack (kinds, payloads), its return kinds and the pool
     its list arguments point into, from torch's schema of the op; None when the stable ABI
-    cannot carry an argument or a return."""
+    cannot carry an argument or a return. `exprs`: the descriptor's expression indices."""
     call = step.extern_call
     try:
         schema = resolve_op(call.target)._schema
@@ -305,7 +346,7 @@ def complete_arguments(step: "pb.Step") -> Optional[Tuple[List[int], List[int], 
     payloads: List[int] = []
     pool: List[int] = []
     for a, value in zip(schema.arguments, values):
-        typed = _typed_arg(a.type, value, pool)
+        typed = _typed_arg(a.type, value, pool, exprs)
         if typed is None:
             return None
         kinds.append(typed[0])
@@ -335,9 +376,10 @@ def _schema_values(step: "pb.Step", schema: Any) -> Optional[List[Any]]:
 
 
 def out_shim(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[int, List[int], float, float]]:
-    """(TCCD_SHIM_*, tensor argument ids, beta, alpha) for addmm/baddbmm, whose Scalar beta and
-    alpha the dispatcher cannot carry: AOTInductor's addmm_out/baddbmm_out shims take them as
-    doubles. Floating outputs only (an integral addmm rejects a floating beta)."""
+    """(TCCD_SHIM_*, tensor argument ids, beta, alpha) for addmm/baddbmm and add.Tensor, whose
+    Scalar beta and alpha the dispatcher cannot carry: AOTInductor's addmm_out/baddbmm_out and
+    add_Tensor shims take them as doubles. Floating outputs only (an integral addmm rejects a
+    floating beta, an integral add a floating alpha)."""
     shim = _SHIMS.get(step.extern_call.target)
     if shim is None or len(step.outputs) != 1 or step.outputs[0] < 0:
         return None
@@ -349,7 +391,10 @@ def out_shim(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[int, List[int],
     values = _schema_values(step, schema)
     if values is None or not dtype.is_floating_point:
         return None
-    tensors, beta, alpha = values[:3], values[3], values[4]
+    if shim == _SHIM_ADD_TENSOR:
+        tensors, beta, alpha = values[:2], 0.0, values[2]
+    else:
+        tensors, beta, alpha = values[:3], values[3], values[4]
     if not all(isinstance(t, _Ref) for t in tensors):
         return None
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (beta, alpha)):
@@ -388,17 +433,52 @@ def constant_factory(step: "pb.Step") -> Optional[torch.Tensor]:
     return value
 
 
-def bind_extern(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[str, Any]]:
+_ARANGES = {"aten::arange.default": 1, "aten::arange.start": 2, "aten::arange.start_step": 3}
+
+
+def symbolic_arange(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]]) -> Optional[List[int]]:
+    """(is_expr, v) for start, end, step of an integral arange whose bounds are SymInts (the
+    runtime computes it: tccd_plan_bind_arange), or None."""
+    call = step.extern_call
+    n_bounds = _ARANGES.get(call.target)
+    if n_bounds is None or not exprs or len(step.outputs) != 1 or step.outputs[0] < 0:
+        return None
+    args = [decode_value(v) for v in call.args]
+    kwargs = {kv.name: decode_value(kv.value) for kv in call.kwargs}
+    if len(args) != n_bounds or kwargs.get("layout", torch.strided) not in (None, torch.strided):
+        return None
+    if kwargs.get("pin_memory") or kwargs.get("dtype") not in (None, torch.int64, torch.int32):
+        return None
+    if plan.values[step.outputs[0]].dtype not in (pb.INT64, pb.INT32):
+        return None
+    bounds = [0, *args, 1] if n_bounds == 1 else args + [1] if n_bounds == 2 else args
+    words: List[int] = []
+    for b in bounds:
+        if isinstance(b, _Sym) and b.text in exprs:
+            words.extend((1, exprs[b.text]))
+        elif _is_int(b):
+            words.extend((0, b))
+        else:
+            return None
+    return words
+
+
+def bind_extern(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]] = None) -> Optional[Tuple[str, Any]]:
     """How the runtime calls an extern step natively: ("dispatcher", complete_arguments),
-    ("shim", out_shim) or ("constant", the tensor a clone of which the step returns); None when
-    it needs the Python callback. `plan` gives the values' metadata a binding may need."""
+    ("shim", out_shim), ("constant", the tensor a clone of which the step returns) or
+    ("arange", symbolic_arange); None when
+    it needs the Python callback. `plan` gives the values' metadata a binding may need; `exprs`
+    the descriptor's expression indices (symbolic plans)."""
     shim = out_shim(step, plan)
     if shim is not None:
         return "shim", shim
     constant = constant_factory(step)
     if constant is not None:
         return "constant", constant
-    completed = complete_arguments(step)
+    arange = symbolic_arange(step, plan, exprs)
+    if arange is not None:
+        return "arange", arange
+    completed = complete_arguments(step, exprs)
     return ("dispatcher", completed) if completed is not None else None
 
 
@@ -419,6 +499,14 @@ def _refs_of(step: "pb.Step") -> List[int]:
     for kv in step.extern_call.kwargs:
         walk(decode_value(kv.value))
     return ids
+
+
+def _has_tensor_ref(obj: Any) -> bool:
+    return isinstance(obj, _Ref) or (isinstance(obj, list) and any(_has_tensor_ref(v) for v in obj))
+
+
+def _has_sym(obj: Any) -> bool:
+    return isinstance(obj, _Sym) or (isinstance(obj, list) and any(_has_sym(v) for v in obj))
 
 
 def _int64s(values: List[int]) -> "ctypes.Array":
@@ -447,7 +535,7 @@ class NativePlan:
         for i in range(plan.num_inputs):
             if plan.values[i].dtype == pb.DTYPE_UNSPECIFIED:
                 raise NativeUnavailable(f"plan input {i} is not a tensor")
-        if any(not isinstance(o, _Ref) and _has_ref(o) for o in self.outputs):
+        if any(isinstance(o, list) and _has_tensor_ref(o) for o in self.outputs):
             raise NativeUnavailable("a plan output nests tensor references in a list")
         lib = _open_runtime(runtime_path)
         self._lib = lib
@@ -461,11 +549,21 @@ class NativePlan:
             raise NativeUnavailable(f"plan descriptor: {lib.tccd_plan_last_error().decode('utf-8', 'replace')}")
         self._handle = handle
         self._free = lib.tccd_plan_free
+        # A symbolic plan: the runtime binds the symbols from the inputs' sizes itself; SymInt
+        # arguments name the descriptor's expressions by index (text -> index here).
+        self.symbolic = interpreted.symbolic
+        self._num_symbols = lib.tccd_plan_num_symbols(handle)
+        exprs = {
+            lib.tccd_plan_expr_text(handle, k).decode("utf-8"): k for k in range(lib.tccd_plan_num_exprs(handle))
+        }
         self._python_runs: Dict[int, Tuple[List[int], Any, List[int]]] = {}
+        # Python steps with SymInt arguments, and SymInt outputs, read the symbols' values in
+        # Python: computed per call (from the inputs' sizes) only when one exists.
+        self._python_symbols = any(_has_sym(o) for o in self.outputs)
         for index, step in enumerate(plan.steps):
             if step.WhichOneof("kind") != "extern_call":
                 continue
-            binding = bind_extern(step, plan)
+            binding = bind_extern(step, plan, exprs)
             if binding is not None and binding[0] == "dispatcher":
                 kinds, payloads, returns, pool = binding[1]
                 if lib.tccd_plan_bind_extern(
@@ -483,6 +581,9 @@ class NativePlan:
                     _int64s([constant.value, 0]), 1, _int64s([_RET_TENSOR]), 0, _int64s([]),
                 ) == 0:
                     continue
+            elif binding is not None and binding[0] == "arange":
+                if lib.tccd_plan_bind_arange(handle, index, _int64s(binding[1])) == 0:
+                    continue
             elif binding is not None:
                 shim, ids, beta, alpha = binding[1]
                 if lib.tccd_plan_bind_out_shim(handle, index, shim, _int64s(ids), beta, alpha) == 0:
@@ -491,6 +592,10 @@ class NativePlan:
             if lib.tccd_plan_bind_python_extern(handle, index, len(refs), _int64s(refs), ) != 0:
                 raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
             self._python_runs[index] = (refs, _extern_step(step, index), list(step.outputs))
+            if self.symbolic:
+                values = [decode_value(v) for v in step.extern_call.args]
+                values += [decode_value(kv.value) for kv in step.extern_call.kwargs]
+                self._python_symbols |= any(_has_sym(v) for v in values)
         self.python_steps = len(self._python_runs)
         if self._python_runs:
             log.info(
@@ -527,6 +632,7 @@ class NativePlan:
                 [_capsule_new(refs[i], None, None) for i in range(n_refs)]
             )
             env: Dict[int, Any] = dict(zip(ids, tensors))
+            env[-1] = getattr(self._error, "symbols", None)
             run(env)
             for o in range(n_outs):
                 value = env.get(out_ids[o]) if out_ids[o] >= 0 else None
@@ -540,20 +646,21 @@ class NativePlan:
             self._error.exc = e
             return 1
 
-    def __call__(self, args: List[Any]) -> List[Any]:
+    def __call__(self, args: List[Any], symbols: Optional[Dict[str, int]] = None) -> List[Any]:
+        """`symbols`: values of symbols no input size carries (SymInt graph inputs), by name."""
         start = time.perf_counter_ns()
         try:
-            return self._call(args)
+            return self._call(args, symbols)
         finally:
             self._wrapper_runs += 1
             if self._wrapper_runs > 1:  # as the native profile: the first call is set-up
                 self._wrapper_ns += time.perf_counter_ns() - start
 
-    def _call(self, args: List[Any]) -> List[Any]:
+    def _call(self, args: List[Any], symbols: Optional[Dict[str, int]]) -> List[Any]:
         if len(args) != self.num_inputs:
             raise RuntimeError(f"tccd plan {self.name} takes {self.num_inputs} inputs, got {len(args)}")
         if self._interpreted_inputs:
-            return self.interpreted(args)
+            return self.interpreted(args, symbols)
         try:
             capsules = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors(args)
         except TypeError:
@@ -564,14 +671,30 @@ class NativePlan:
                 raise
             log_fallback(f"plan {self.name} has non-tensor inputs ({', '.join(kinds)})")
             self._interpreted_inputs = True
-            return self.interpreted(args)
+            return self.interpreted(args, symbols)
+        bound = None
+        if self._python_symbols:
+            bound = dict(symbols) if symbols else {}
+            for i, part, d, index in self.interpreted.bindings:
+                bound[f"s{index}"] = args[i].shape[d] if part == 0 else args[i].stride(d)
         args.clear()  # boxed convention: the plan owns the inputs now
         inputs = self._InArray(*[_capsule_pointer(c, None) for c in capsules])
         outputs = self._OutArray()
         self._error.exc = None
+        self._error.symbols = bound
         try:
             native_start = time.perf_counter_ns()
-            rc = self._run(self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs)
+            if symbols:
+                given = [_NO_SYMBOL] * self._num_symbols
+                for name, value in symbols.items():
+                    index = int(name[1:])
+                    if 0 <= index < self._num_symbols:
+                        given[index] = int(value)
+                rc = self._lib.tccd_plan_run_symbolic(
+                    self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs, len(given), _int64s(given)
+                )
+            else:
+                rc = self._run(self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs)
             if self._wrapper_runs > 0:
                 self._wrapper_ns -= time.perf_counter_ns() - native_start
         except SystemError as e:
@@ -589,8 +712,9 @@ class NativePlan:
         tensors = iter(torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs(
             [_capsule_new(outputs[i], None, None) for i in range(self._num_ref_outputs)]
         ))
+        env = {-1: bound}
         return [
-            next(tensors) if is_ref else _materialize(out, {})
+            next(tensors) if is_ref else _materialize(out, env)
             for out, is_ref in zip(self.outputs, self._output_is_ref)
         ]
 

@@ -1,14 +1,24 @@
 // v1::Plan -> plan descriptor words (runtime/tccd_plan_format.h).
+//
+// A symbolic plan (sizes, strides or SymInt arguments that are expressions) is written body
+// first (values, steps, outputs), collecting every distinct expression into a table as it goes;
+// the header (symbols, input bindings, the table as postfix programs) then goes in front of it,
+// since the runtime reads the table before anything refers to it.
 #include "codegen/plan_runtime/plan_descriptor.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "codegen/ir/sym_expr.h"
 #include "codegen/plan_runtime/runtime/tccd_plan_format.h"
 #include "proto/status_macros.h"
 
@@ -69,14 +79,110 @@ absl::StatusOr<int64_t> C10Device(v1::DeviceType type) {
   }
 }
 
-absl::StatusOr<int64_t> Static(const v1::Dim& dim) {
-  if (dim.kind_case() != v1::Dim::kValue) {
-    return absl::UnimplementedError(absl::StrCat("symbolic dimension ", dim.expr(), " (static plans only)"));
+// The expressions a plan mentions: canonical text -> index into the descriptor's table, and the
+// table's postfix programs (TCCD_EXPR_*).
+class Exprs {
+ public:
+  // A dim word: the size itself (>= 0), or -(k + 1) for expression k. A negative size, stride
+  // or offset (torch has none) would read as an expression: UNIMPLEMENTED, so that such a plan
+  // is interpreted rather than failed.
+  absl::StatusOr<int64_t> DimWord(const v1::Dim& dim) {
+    if (dim.kind_case() != v1::Dim::kExpr) {
+      if (dim.value() < 0) return absl::UnimplementedError(absl::StrCat("negative size, stride or offset ", dim.value()));
+      return dim.value();
+    }
+    ASSIGN_OR_RETURN(Entry e, Find(dim.expr()));
+    if (e.constant) {
+      if (e.value < 0) return absl::UnimplementedError(absl::StrCat("dimension ", dim.expr(), " is negative"));
+      return e.value;
+    }
+    return -(e.value + 1);
   }
-  return dim.value();
-}
 
-absl::Status WriteMeta(const v1::TensorMeta& meta, Writer& w) {
+  // A SymInt argument or output: TCCD_VAL_INT for a constant expression, else TCCD_VAL_SYM.
+  absl::Status Value(const std::string& text, Writer& w) {
+    ASSIGN_OR_RETURN(Entry e, Find(text));
+    w.Word(e.constant ? TCCD_VAL_INT : TCCD_VAL_SYM);
+    w.Word(e.value);
+    return absl::OkStatus();
+  }
+
+  // Symbols s0 .. s(n - 1): one past the highest any expression names.
+  int NumSymbols() const { return num_symbols_; }
+  bool empty() const { return texts_.empty(); }
+
+  void Write(Writer& w) const {
+    w.Word(static_cast<int64_t>(texts_.size()));
+    for (size_t k = 0; k < texts_.size(); ++k) {
+      w.String(texts_[k]);
+      w.Word(static_cast<int64_t>(programs_[k].size()));
+      for (int64_t op : programs_[k]) w.Word(op);
+    }
+  }
+
+ private:
+  struct Entry {
+    bool constant = false;
+    int64_t value = 0;  // the constant, or the table index
+  };
+
+  absl::StatusOr<Entry> Find(const std::string& text) {
+    if (auto it = index_.find(text); it != index_.end()) return it->second;
+    absl::StatusOr<ir::SymExpr> parsed = ir::ParseSymExpr(text);
+    // The plan builder writes canonical expressions it parsed itself: a bad one is its bug.
+    if (!parsed.ok()) return absl::InternalError(absl::StrCat("plan expression: ", parsed.status().message()));
+    Entry e;
+    if (parsed->IsConst()) {
+      e = {true, parsed->value};
+    } else {
+      std::vector<int64_t> program;
+      RETURN_IF_ERROR(Emit(*parsed, program));
+      e = {false, static_cast<int64_t>(texts_.size())};
+      texts_.push_back(text);
+      programs_.push_back(std::move(program));
+    }
+    index_.emplace(text, e);
+    return e;
+  }
+
+  absl::Status Emit(const ir::SymExpr& e, std::vector<int64_t>& out) {
+    using Kind = ir::SymExpr::Kind;
+    switch (e.kind) {
+      case Kind::kConst: out.insert(out.end(), {TCCD_EXPR_CONST, e.value}); return absl::OkStatus();
+      case Kind::kSymbol:
+        num_symbols_ = std::max<int>(num_symbols_, static_cast<int>(e.value) + 1);
+        out.insert(out.end(), {TCCD_EXPR_SYM, e.value});
+        return absl::OkStatus();
+      default: break;
+    }
+    int64_t op = 0;
+    switch (e.kind) {
+      case Kind::kAdd: op = TCCD_EXPR_ADD; break;
+      case Kind::kMul: op = TCCD_EXPR_MUL; break;
+      case Kind::kFloorDiv: op = TCCD_EXPR_FLOORDIV; break;
+      case Kind::kMod: op = TCCD_EXPR_MOD; break;
+      case Kind::kMax: op = TCCD_EXPR_MAX; break;
+      case Kind::kMin: op = TCCD_EXPR_MIN; break;
+      case Kind::kPow: op = TCCD_EXPR_POW; break;
+      default: return absl::InternalError("unknown symbolic operation");
+    }
+    if (e.operands.size() < 2) return absl::InternalError("symbolic operation with fewer than two operands");
+    // n-ary sums, products, Max and Min fold left: ((a + b) + c).
+    RETURN_IF_ERROR(Emit(e.operands[0], out));
+    for (size_t i = 1; i < e.operands.size(); ++i) {
+      RETURN_IF_ERROR(Emit(e.operands[i], out));
+      out.push_back(op);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::flat_hash_map<std::string, Entry> index_;
+  std::vector<std::string> texts_;
+  std::vector<std::vector<int64_t>> programs_;
+  int num_symbols_ = 0;
+};
+
+absl::Status WriteMeta(const v1::TensorMeta& meta, Exprs& exprs, Writer& w) {
   ASSIGN_OR_RETURN(int64_t dtype, C10Dtype(meta.dtype()));
   if (dtype < 0) {
     for (int64_t word : {int64_t{-1}, int64_t{0}, int64_t{-1}, int64_t{0}, int64_t{0}}) w.Word(word);
@@ -91,22 +197,22 @@ absl::Status WriteMeta(const v1::TensorMeta& meta, Writer& w) {
   w.Word(meta.device().index());
   w.Word(meta.sizes_size());
   for (const v1::Dim& d : meta.sizes()) {
-    ASSIGN_OR_RETURN(int64_t v, Static(d));
+    ASSIGN_OR_RETURN(int64_t v, exprs.DimWord(d));
     w.Word(v);
   }
   for (const v1::Dim& d : meta.strides()) {
-    ASSIGN_OR_RETURN(int64_t v, Static(d));
+    ASSIGN_OR_RETURN(int64_t v, exprs.DimWord(d));
     w.Word(v);
   }
   int64_t offset = 0;
   if (meta.has_storage_offset()) {
-    ASSIGN_OR_RETURN(offset, Static(meta.storage_offset()));
+    ASSIGN_OR_RETURN(offset, exprs.DimWord(meta.storage_offset()));
   }
   w.Word(offset);
   return absl::OkStatus();
 }
 
-absl::Status WriteValue(const v1::Value& value, Writer& w) {
+absl::Status WriteValue(const v1::Value& value, Exprs& exprs, Writer& w) {
   switch (value.kind_case()) {
     case v1::Value::KIND_NOT_SET:
     case v1::Value::kNone: w.Word(TCCD_VAL_NONE); break;
@@ -140,10 +246,9 @@ absl::Status WriteValue(const v1::Value& value, Writer& w) {
     case v1::Value::kList:
       w.Word(TCCD_VAL_LIST);
       w.Word(value.list().items_size());
-      for (const v1::Value& item : value.list().items()) RETURN_IF_ERROR(WriteValue(item, w));
+      for (const v1::Value& item : value.list().items()) RETURN_IF_ERROR(WriteValue(item, exprs, w));
       break;
-    case v1::Value::kSymExpr:
-      return absl::UnimplementedError(absl::StrCat("symbolic argument ", value.sym_expr()));
+    case v1::Value::kSymExpr: return exprs.Value(value.sym_expr(), w);
   }
   return absl::OkStatus();
 }
@@ -152,10 +257,19 @@ absl::StatusOr<int64_t> Abi(std::string_view abi) {
   if (abi == "tccd-cpu-1") return TCCD_ABI_CPU;
   if (abi == "tccd-cuda-1") return TCCD_ABI_CUDA;
   if (abi == "tccd-cuda-segment-1") return TCCD_ABI_CUDA_SEGMENT;
+  if (abi == "tccd-cpu-sym-1") return TCCD_ABI_CPU_SYM;
+  if (abi == "tccd-cuda-sym-1") return TCCD_ABI_CUDA_SYM;
   return absl::UnimplementedError(absl::StrCat("native ABI ", std::string(abi)));
 }
 
-absl::Status WriteStep(const v1::Step& step, int index, Writer& w) {
+// What the steps of one plan share while they are written.
+struct PlanContext {
+  const v1::Plan& plan;
+  bool symbolic;  // kernels take their operands' own strides (TCCD_LAYOUT_OWN)
+  Exprs& exprs;
+};
+
+absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer& w) {
   switch (step.kind_case()) {
     case v1::Step::kNative: {
       const v1::NativeCall& call = step.native();
@@ -163,29 +277,57 @@ absl::Status WriteStep(const v1::Step& step, int index, Writer& w) {
       const int rank = call.shape_size();
       if (rank > kMaxRank) return absl::UnimplementedError(absl::StrCat("step ", index, ": rank ", rank));
       const int operands = call.inputs_size() + step.outputs_size();
-      if (call.expected_strides_size() != operands * rank) {
+      if (!ctx.symbolic && call.expected_strides_size() != operands * rank) {
         return absl::InternalError(absl::StrCat("step ", index, ": ", call.expected_strides_size(),
                                                 " expected strides for ", operands, " operands of rank ", rank));
+      }
+      if (ctx.symbolic && step.outputs_size() == 0) {
+        return absl::InternalError(absl::StrCat("step ", index, ": a kernel without outputs"));
       }
       w.Word(TCCD_STEP_KERNEL);
       w.Word(abi);
       w.String(call.artifact());
       w.String(call.symbol());
       w.Word(rank);
-      for (int64_t s : call.shape()) w.Word(s);
+      for (int d = 0; d < rank; ++d) {
+        const int64_t size = call.shape(d);
+        if (size >= 0) {
+          w.Word(size);
+          continue;
+        }
+        // A run-time dim (kRuntimeDim): every output of a symbolic kernel has the iteration
+        // space's sizes (symbolic_kernels.h), so the first output's size expression is it.
+        const int out = step.outputs(0);
+        if (!ctx.symbolic || out < 0 || out >= ctx.plan.values_size() || ctx.plan.values(out).sizes_size() != rank) {
+          return absl::InternalError(absl::StrCat("step ", index, ": run-time dim ", d, " and no output of rank ", rank));
+        }
+        ASSIGN_OR_RETURN(int64_t word, ctx.exprs.DimWord(ctx.plan.values(out).sizes(d)));
+        w.Word(word);
+      }
       w.Ids(call.inputs());
       w.Ids(step.outputs());
+      if (ctx.symbolic) {
+        // Layouts vary with the sizes: every operand's own strides, as runtime.py's symbolic
+        // kernels take them (kernels with run-time sizes take any strides).
+        for (int out : step.outputs()) {
+          if (out < 0 || out >= ctx.plan.values_size() || ctx.plan.values(out).sizes_size() != rank)
+            return absl::InternalError(absl::StrCat("step ", index, ": output ", out, " is not of the kernel's rank ", rank));
+        }
+        w.Word(TCCD_LAYOUT_OWN);
+        break;
+      }
       // Index-aware kernels (KernelInfo.kind "*_index") take gather operands' own strides, and
       // CUDA kernels have only the entry point of their declared layout (entry_points.h): an
       // input in another layout is copied into the declared one (as runtime.py does).
       bool copy_to_declared = abi == TCCD_ABI_CUDA;
       for (const v1::KernelInfo& k : call.kernels()) copy_to_declared |= k.kind().ends_with("_index") || k.kind().ends_with("_reordered");
-      w.Word(copy_to_declared);
+      w.Word(copy_to_declared ? TCCD_LAYOUT_COPY : TCCD_LAYOUT_DECLARED);
       for (int64_t s : call.expected_strides()) w.Word(s);
       break;
     }
     case v1::Step::kSegment: {
       const v1::NativeSegment& seg = step.segment();
+      if (ctx.symbolic) return absl::UnimplementedError(absl::StrCat("step ", index, ": a segment in a symbolic plan"));
       ASSIGN_OR_RETURN(int64_t abi, Abi(seg.abi()));
       w.Word(TCCD_STEP_SEGMENT);
       w.Word(abi);
@@ -197,6 +339,7 @@ absl::Status WriteStep(const v1::Step& step, int index, Writer& w) {
       break;
     }
     case v1::Step::kAlias:
+      if (ctx.symbolic) return absl::UnimplementedError(absl::StrCat("step ", index, ": an alias in a symbolic plan"));
       if (step.outputs_size() != 1) return absl::InternalError(absl::StrCat("step ", index, ": alias with ", step.outputs_size(), " outputs"));
       w.Word(TCCD_STEP_ALIAS);
       w.Word(step.alias().base());
@@ -207,11 +350,11 @@ absl::Status WriteStep(const v1::Step& step, int index, Writer& w) {
       w.Word(TCCD_STEP_EXTERN);
       w.String(call.target());
       w.Word(call.args_size());
-      for (const v1::Value& v : call.args()) RETURN_IF_ERROR(WriteValue(v, w));
+      for (const v1::Value& v : call.args()) RETURN_IF_ERROR(WriteValue(v, ctx.exprs, w));
       w.Word(call.kwargs_size());
       for (const v1::NamedValue& kv : call.kwargs()) {
         w.String(kv.name());
-        RETURN_IF_ERROR(WriteValue(kv.value(), w));
+        RETURN_IF_ERROR(WriteValue(kv.value(), ctx.exprs, w));
       }
       w.Ids(step.outputs());
       break;
@@ -222,45 +365,70 @@ absl::Status WriteStep(const v1::Step& step, int index, Writer& w) {
   return absl::OkStatus();
 }
 
-// The first symbolic argument in `value` (a SymInt), or nullptr.
-const v1::Value* FirstSymbolic(const v1::Value& value) {
-  if (value.kind_case() == v1::Value::kSymExpr) return &value;
+bool HasSymExpr(const v1::Value& value) {
+  if (value.kind_case() == v1::Value::kSymExpr) return true;
   if (value.kind_case() == v1::Value::kList)
     for (const v1::Value& item : value.list().items())
-      if (const v1::Value* s = FirstSymbolic(item)) return s;
-  return nullptr;
+      if (HasSymExpr(item)) return true;
+  return false;
 }
 
-// A plan with a symbolic argument anywhere is a symbolic plan, even where every value's meta is
-// static (a graph whose only symbol is a SymInt output): its kernels take their strides from the
-// tensors at run time, so it is refused as a whole before any step is written.
-absl::Status CheckStatic(const v1::Plan& plan) {
-  auto check = [](const v1::Value& value) -> absl::Status {
-    if (const v1::Value* s = FirstSymbolic(value))
-      return absl::UnimplementedError(absl::StrCat("symbolic argument ", s->sym_expr(), " (static plans only)"));
-    return absl::OkStatus();
-  };
-  for (const v1::Value& v : plan.outputs()) RETURN_IF_ERROR(check(v));
+bool HasExpr(const v1::TensorMeta& meta) {
+  for (const v1::Dim& d : meta.sizes())
+    if (d.kind_case() == v1::Dim::kExpr) return true;
+  for (const v1::Dim& d : meta.strides())
+    if (d.kind_case() == v1::Dim::kExpr) return true;
+  return meta.has_storage_offset() && meta.storage_offset().kind_case() == v1::Dim::kExpr;
+}
+
+// A plan with an expression anywhere is a symbolic plan, even where every value's meta is
+// static (a graph whose only symbol is a SymInt output): its kernels carry no expected strides
+// (symbolic_kernels.h), so they take their operands' own.
+bool IsSymbolic(const v1::Plan& plan) {
+  for (const v1::TensorMeta& meta : plan.values())
+    if (HasExpr(meta)) return true;
+  for (const v1::Value& v : plan.outputs())
+    if (HasSymExpr(v)) return true;
   for (const v1::Step& step : plan.steps()) {
+    if (step.has_native() && (step.native().abi() == "tccd-cpu-sym-1" || step.native().abi() == "tccd-cuda-sym-1")) return true;
     if (!step.has_extern_call()) continue;
-    for (const v1::Value& v : step.extern_call().args()) RETURN_IF_ERROR(check(v));
-    for (const v1::NamedValue& kw : step.extern_call().kwargs()) RETURN_IF_ERROR(check(kw.value()));
+    for (const v1::Value& v : step.extern_call().args())
+      if (HasSymExpr(v)) return true;
+    for (const v1::NamedValue& kw : step.extern_call().kwargs())
+      if (HasSymExpr(kw.value())) return true;
   }
-  return absl::OkStatus();
+  return false;
+}
+
+// Where each call's inputs carry a symbol: (input, 0 for sizes or 1 for strides, dim, symbol)
+// for every input dim whose expression is a bare symbol, as the client's input_bindings.
+std::vector<std::array<int64_t, 4>> InputBindings(const v1::Plan& plan) {
+  std::vector<std::array<int64_t, 4>> out;
+  for (int i = 0; i < plan.num_inputs() && i < plan.values_size(); ++i) {
+    const v1::TensorMeta& meta = plan.values(i);
+    for (int part = 0; part < 2; ++part) {
+      const auto& dims = part == 0 ? meta.sizes() : meta.strides();
+      for (int d = 0; d < dims.size(); ++d) {
+        if (dims[d].kind_case() != v1::Dim::kExpr) continue;
+        absl::StatusOr<ir::SymExpr> e = ir::ParseSymExpr(dims[d].expr());
+        if (e.ok() && e->kind == ir::SymExpr::Kind::kSymbol) out.push_back({i, part, d, e->value});
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
 absl::StatusOr<std::string> WritePlanDescriptor(const v1::Plan& plan) {
-  RETURN_IF_ERROR(CheckStatic(plan));
-  Writer w;
-  w.Word(TCCD_PLAN_MAGIC);
-  w.Word(TCCD_PLAN_FORMAT_VERSION);
+  Exprs exprs;
+  PlanContext ctx{plan, IsSymbolic(plan), exprs};
+  Writer w;  // the body; the header goes in front once the expressions are known
   w.Word(plan.num_inputs());
   w.Word(plan.values_size());
   std::vector<int64_t> offsets;
   for (const v1::TensorMeta& meta : plan.values()) {
-    RETURN_IF_ERROR(WriteMeta(meta, w));
+    RETURN_IF_ERROR(WriteMeta(meta, exprs, w));
     int64_t offset = 0;
     if (meta.has_storage_offset() && meta.storage_offset().kind_case() == v1::Dim::kValue) offset = meta.storage_offset().value();
     offsets.push_back(offset);
@@ -268,7 +436,7 @@ absl::StatusOr<std::string> WritePlanDescriptor(const v1::Plan& plan) {
   w.Word(plan.steps_size());
   for (int i = 0; i < plan.steps_size(); ++i) {
     const v1::Step& step = plan.steps(i);
-    RETURN_IF_ERROR(WriteStep(step, i, w));
+    RETURN_IF_ERROR(WriteStep(step, i, ctx, w));
     if (step.has_alias()) {
       const int base = step.alias().base(), out = step.outputs(0);
       if (base < 0 || base >= plan.values_size() || out < 0 || out >= plan.values_size()) {
@@ -279,8 +447,20 @@ absl::StatusOr<std::string> WritePlanDescriptor(const v1::Plan& plan) {
     w.Ids(step.release());
   }
   w.Word(plan.outputs_size());
-  for (const v1::Value& v : plan.outputs()) RETURN_IF_ERROR(WriteValue(v, w));
-  return w.Bytes();
+  for (const v1::Value& v : plan.outputs()) RETURN_IF_ERROR(WriteValue(v, exprs, w));
+
+  Writer header;
+  header.Word(TCCD_PLAN_MAGIC);
+  header.Word(TCCD_PLAN_FORMAT_VERSION);
+  const std::vector<std::array<int64_t, 4>> bindings = InputBindings(plan);
+  int num_symbols = exprs.NumSymbols();
+  for (const auto& b : bindings) num_symbols = std::max<int>(num_symbols, static_cast<int>(b[3]) + 1);
+  header.Word(num_symbols);
+  header.Word(static_cast<int64_t>(bindings.size()));
+  for (const auto& b : bindings)
+    for (int64_t word : b) header.Word(word);
+  exprs.Write(header);
+  return header.Bytes() + w.Bytes();
 }
 
 }  // namespace tccd::codegen

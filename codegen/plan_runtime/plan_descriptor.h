@@ -14,8 +14,10 @@ namespace tccd::codegen {
 inline constexpr char kPlanDescriptorName[] = "plan.tccdplan";
 inline constexpr char kPlanRuntimeName[] = "tccd_plan_runtime.so";
 
-// UNIMPLEMENTED for what the runtime cannot run (symbolic sizes, ranks above 16, an unknown
-// ABI): the manifest then carries no descriptor and the client interprets the plan.
+// Symbolic plans (size expressions, SymInt arguments) carry their expressions and the symbols'
+// input bindings (format version 2). UNIMPLEMENTED for what the runtime cannot run (segments or
+// aliases in a symbolic plan, ranks above 16, an unknown ABI): the manifest then carries no
+// descriptor and the client interprets the plan.
 // INVALID_ARGUMENT/INTERNAL for a malformed plan (a bug in the plan builder).
 absl::StatusOr<std::string> WritePlanDescriptor(const v1::Plan& plan);
 

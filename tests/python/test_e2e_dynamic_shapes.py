@@ -10,9 +10,12 @@ the dynamic one).
 
 On the CPU a symbolic graph's pointwise ops run as generated kernels with run-time sizes
 (codegen/symbolic_kernels.h: one kernel per fused group, sizes passed at each call), the other
-ops (matmuls, norms, softmax, views) as extern ATen steps; the tests check that the dynamic
+ops (matmuls, norms, softmax, views) as extern ATen steps, the whole plan in the native plan
+runtime (its descriptor carries the size expressions); the tests check that the dynamic
 graphs' plans hold such kernels (`native_kernels`, each replacing one or more ATen calls of
-the extern-only plan) and print the plan's step counts. The tolerance is that of the fused static kernels
+the extern-only plan), that no step runs in Python (`python_steps` 0), and print the plan's
+step counts. `test_interpreter_fallback_matches` runs the same loop with
+TCCD_NATIVE_RUNTIME=0 (the Python interpreter, the fallback). The tolerance is that of the fused static kernels
 (test_e2e_training.py).
 """
 
@@ -143,8 +146,9 @@ def test_dynamic_sizes_compile_once_and_match_eager(daemon, daemon_env, model_na
 
 def _check_symbolic_kernels(s):
     assert s["native_kernels"] >= 1, f"{s['name']}: no generated kernel in the dynamic plan: {s}"
-    # Each plan step is one Python call in the interpreter: a kernel step replaced >= 1 ATen op.
-    assert s["python_steps"] == s["native_kernels"] + s["extern_steps"], s
+    # The native plan runtime runs the whole symbolic plan (descriptor format 2: sizes from
+    # expressions evaluated per call): no step is a Python call.
+    assert s["python_steps"] == 0, s
     assert s["fused_kernels"] >= s["native_kernels"], s
 
 
@@ -191,3 +195,52 @@ def test_inference_over_sequence_lengths_compiles_one_graph(daemon, daemon_env):
     assert daemon.stats().get("compiles", 0) - compiles_before == 1
     _check_symbolic_kernels(stats[0])
     print("\n" + _plan_counts(stats[0]))
+
+
+def test_interpreter_fallback_matches(daemon, daemon_env, monkeypatch):
+    """TCCD_NATIVE_RUNTIME=0: the same symbolic plans run in the Python interpreter (the native
+    runtime's fallback), every step a Python call, and still match eager at every size."""
+    import torch._dynamo
+
+    monkeypatch.setenv("TCCD_NATIVE_RUNTIME", "0")
+    tccd.config.reload()
+    torch._dynamo.reset()
+    model = _model("mlp", 12)  # a width no other test compiles: no plan loaded natively before
+    eager = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="tccd", dynamic=True)
+    for step in range(4):
+        x, _ = _inputs("mlp", step, 12)
+        out = compiled(x)
+        torch.testing.assert_close(out, eager(x), rtol=RTOL, atol=ATOL, msg=f"forward at {tuple(x.shape)}")
+        out.sum().backward()
+    for s in tccd.last_compile_stats():
+        assert s["fallback"] is None, s
+        assert s["python_steps"] == s["native_kernels"] + s["extern_steps"], s
+    monkeypatch.delenv("TCCD_NATIVE_RUNTIME")
+    tccd.config.reload()
+
+
+def test_size_expressions_and_symint_outputs_run_natively(daemon, daemon_env):
+    """Sizes that are expressions (floor division, modulo, products), SymInts the graph returns
+    and SymInt graph inputs (symbols the caller binds): the native runtime evaluates them per
+    call (descriptor format 2) and matches eager at every size, with no step in Python."""
+    import torch._dynamo
+
+    def f(x):
+        b, t = x.shape
+        y = x.reshape(b * t // 2, 2) * 2.0          # (s0*s1)//2 rows
+        z = x[:, : t - t % 3]                       # s1 - Mod(s1, 3) columns (an optional SymInt)
+        return y.sum(1), z.relu(), b * t + 1
+
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    compiled = torch.compile(f, backend="tccd", dynamic=True)
+    for b, t in [(2, 4), (3, 8), (5, 10), (4, 7 * 2), (6, 16)]:
+        x = torch.randn(b, t)
+        got, expected = compiled(x), f(x)
+        torch.testing.assert_close(got[0], expected[0], msg=f"reshape at {(b, t)}")
+        torch.testing.assert_close(got[1], expected[1], msg=f"slice at {(b, t)}")
+        assert got[2] == expected[2], (got[2], expected[2])
+    stats = tccd.last_compile_stats()
+    assert stats and all(s["fallback"] is None for s in stats), stats
+    assert all(s["python_steps"] == 0 for s in stats), stats

@@ -57,11 +57,14 @@ def census(name, capture, cuda=False) -> int:
                                     client=serialize.client_info())
         plan = stub.Compile(request, timeout=600).manifest.plan
         native, python = collections.Counter(), collections.Counter()
+        # A symbolic plan's SymInt arguments bind by their expression's index in the descriptor
+        # (any index classifies the step; the runtime has the real table).
+        exprs = {text: i for i, text in enumerate(sorted(_sym_texts(plan)))}
         for step in plan.steps:
             if step.WhichOneof("kind") != "extern_call":
                 continue
             target = step.extern_call.target
-            bound = "constant" if cuda and _is_constant_factory(step) else native_plan.bind_extern(step, plan)
+            bound = "constant" if cuda and _is_constant_factory(step) else native_plan.bind_extern(step, plan, exprs)
             if bound is None:
                 python[target] += 1
             else:
@@ -74,6 +77,27 @@ def census(name, capture, cuda=False) -> int:
         for target, n in native.most_common():
             print(f"{n:6d} native  {target}")
     return total_python
+
+
+def _sym_texts(plan) -> set:
+    """Every sym_expr text of the plan's extern arguments and outputs."""
+    texts = set()
+
+    def walk(value):
+        kind = value.WhichOneof("kind")
+        if kind == "sym_expr":
+            texts.add(value.sym_expr)
+        elif kind == "list":
+            for item in value.list.items:
+                walk(item)
+
+    for step in plan.steps:
+        if step.WhichOneof("kind") == "extern_call":
+            for v in list(step.extern_call.args) + [kw.value for kw in step.extern_call.kwargs]:
+                walk(v)
+    for v in plan.outputs:
+        walk(v)
+    return texts
 
 
 if __name__ == "__main__":

@@ -6,18 +6,32 @@
  * Layout (every field one int64 word; a string is its byte length then its bytes, zero-padded
  * to a multiple of 8):
  *   magic, format version
+ *   num_symbols, n_bindings, (input, part, dim, symbol)[n_bindings]
+ *   n_exprs; per expression: its canonical text (a string), n_ops, ops[n_ops] (below)
  *   num_inputs, num_values
  *   per value: dtype (c10::ScalarType code, -1 for an absent value), device type (c10 code),
- *              device index, rank, sizes[rank], strides[rank], storage offset
+ *              device index, rank, sizes[rank]*, strides[rank]*, storage offset*
  *   num_steps; per step: kind, its fields (below), n_release, release[n_release]
- *     KERNEL:  abi, artifact, symbol, rank, shape[rank], n_in, in[n_in], n_out, out[n_out],
- *              copy_to_declared, expected_strides[(n_in + n_out) * rank]
+ *     KERNEL:  abi, artifact, symbol, rank, shape[rank]*, n_in, in[n_in], n_out, out[n_out],
+ *              layout (TCCD_LAYOUT_*), expected_strides[(n_in + n_out) * rank] unless the
+ *              layout is TCCD_LAYOUT_OWN (then none)
  *     SEGMENT: abi, artifact, symbol, n_in, in[n_in], n_out, out[n_out], workspace_bytes
  *     ALIAS:   base, out, storage offset delta (out's declared offset - base's)
  *     EXTERN:  target, n_args, value[n_args], n_kwargs, (name, value)[n_kwargs], n_out, out[n_out]
  *   num_outputs, value[num_outputs]
  * A value is a tag and its payload: NONE; REF id; INT v; FLOAT bits; BOOL v; STRING s;
- * DTYPE c10 code; DEVICE type index; LAYOUT code; MEMORY_FORMAT code; LIST n value[n].
+ * DTYPE c10 code; DEVICE type index; LAYOUT code; MEMORY_FORMAT code; LIST n value[n];
+ * SYM expression index (a SymInt computed at each call).
+ *
+ * Symbolic sizes (graphs compiled with dynamic shapes). A word marked * is a *dim word*: a
+ * value >= 0 is that size (sizes, strides and offsets are never negative); -(k + 1) is the value
+ * of expression k at this call. Expressions are over the symbols s0 .. s(num_symbols - 1); a
+ * binding says where a call's inputs carry a symbol's value: input `input`'s size (part 0) or
+ * stride (part 1) at `dim`; a symbol no binding names comes from the caller (a SymInt graph
+ * input, tccd_plan_run_symbolic). An expression is a postfix program over a stack of int64
+ * (TCCD_EXPR_*), evaluated once per call with Python's semantics (floor division, modulo with
+ * the divisor's sign) and overflow checked, as codegen/ir/sym_expr.h's EvalSymExpr. A static
+ * plan has no symbols and no expressions, and every dim word is a plain size.
  *
  * Bump TCCD_PLAN_FORMAT_VERSION with any change to this layout: a runtime refuses descriptors
  * of another version (the client then runs the plan in its Python interpreter).
@@ -26,7 +40,8 @@
 #define TCCD_PLAN_FORMAT_H_
 
 #define TCCD_PLAN_MAGIC 0x4e414c5044434354LL /* "TCCDPLAN" read as a little-endian word */
-#define TCCD_PLAN_FORMAT_VERSION 1
+/* 2: symbols, expressions and dim words (symbolic plans); a kernel's layout word. */
+#define TCCD_PLAN_FORMAT_VERSION 2
 
 /* Step kinds. */
 #define TCCD_STEP_KERNEL 1
@@ -38,6 +53,26 @@
 #define TCCD_ABI_CPU 1         /* "tccd-cpu-1": void f(void** ptrs, const int64_t* strides) */
 #define TCCD_ABI_CUDA 2        /* "tccd-cuda-1": int f(void** ptrs, const int64_t* strides, stream) */
 #define TCCD_ABI_CUDA_SEGMENT 3 /* "tccd-cuda-segment-1": int f(void** ptrs, void* ws, stream) */
+#define TCCD_ABI_CPU_SYM 4     /* "tccd-cpu-sym-1": void f(void** ptrs, const int64_t* strides, const int64_t* shape) */
+#define TCCD_ABI_CUDA_SYM 5    /* "tccd-cuda-sym-1": int f(void** ptrs, const int64_t* strides, const int64_t* shape, stream) */
+
+/* A kernel step's layout word: how its operands' strides are found. */
+#define TCCD_LAYOUT_DECLARED 0 /* the expected strides; an input in another layout: its own strides */
+#define TCCD_LAYOUT_COPY 1     /* the expected strides; an input in another layout is copied into them */
+#define TCCD_LAYOUT_OWN 2      /* no expected strides: every operand's own, broadcast to the shape
+                                  (symbolic plans: layouts vary with the sizes) */
+
+/* Expression ops (postfix). CONST and SYM take the next word (a value, a symbol index); the
+ * others pop two operands (a, then b on top) and push a OP b. */
+#define TCCD_EXPR_CONST 1
+#define TCCD_EXPR_SYM 2
+#define TCCD_EXPR_ADD 3
+#define TCCD_EXPR_MUL 4
+#define TCCD_EXPR_FLOORDIV 5
+#define TCCD_EXPR_MOD 6
+#define TCCD_EXPR_MAX 7
+#define TCCD_EXPR_MIN 8
+#define TCCD_EXPR_POW 9
 
 /* Value tags. */
 #define TCCD_VAL_NONE 0
@@ -51,6 +86,7 @@
 #define TCCD_VAL_LAYOUT 8
 #define TCCD_VAL_MEMORY_FORMAT 9
 #define TCCD_VAL_LIST 10
+#define TCCD_VAL_SYM 11 /* payload: expression index */
 
 /* c10 codes the descriptor uses (stable: AOTInductor's shim returns the same numbers from
  * aoti_torch_dtype_*() and aoti_torch_device_type_*(); tests/python/test_native_plan_abi.py
@@ -89,7 +125,10 @@
 #define TCCD_ARG_OPTIONAL_TENSOR_LIST 13 /* Tensor?[]: pool [n, id0 .. idn-1], -1 for None */
 #define TCCD_ARG_FLOAT_LIST 14 /* payload: offset in the step's pool of [n, bits0 .. bitsn-1] */
 #define TCCD_ARG_CONSTANT 15  /* payload: index of a tensor the plan holds (tccd_plan_add_constant) */
-#define TCCD_ARG_LAST 15
+#define TCCD_ARG_SYM 16       /* an int (SymInt) computed at each call; payload: expression index */
+#define TCCD_ARG_SYM_INT_LIST 17 /* an int list with SymInts; pool [n, (is_expr, v)[n]]: v is the
+                                    int, or with is_expr 1 an expression index */
+#define TCCD_ARG_LAST 17
 #define TCCD_ARG_OPTIONAL 0x100
 
 /* Return kinds of a native extern binding, one per schema return. */
@@ -102,5 +141,9 @@
  * (tccd_plan_bind_out_shim); the shim writes into an output the runtime allocates. */
 #define TCCD_SHIM_ADDMM_OUT 1   /* aoti_torch_{cpu,cuda}_addmm_out(out, self, mat1, mat2, beta, alpha) */
 #define TCCD_SHIM_BADDBMM_OUT 2 /* aoti_torch_{cpu,cuda}_baddbmm_out(out, self, b1, b2, beta, alpha) */
+/* aoti_torch_{cpu,cuda}_add_Tensor(self, other, alpha, &ret): add.Tensor's defaulted alpha is a
+ * Scalar; a functional shim (the result is the shim's, not allocated by the runtime). Where the
+ * running torch has no such shim, the step goes through the Python callback. */
+#define TCCD_SHIM_ADD_TENSOR 3
 
 #endif /* TCCD_PLAN_FORMAT_H_ */

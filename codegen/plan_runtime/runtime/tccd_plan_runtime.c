@@ -6,12 +6,17 @@
  * CUDA), so a value is an owned AtenTensorHandle in a per-call environment indexed by plan value
  * id; a step's release list deletes handles at their last use, exactly as the Python interpreter
  * (client/tccd/runtime.py) drops its references.
+ *
+ * Symbolic plans (dynamic shapes): each call first binds the symbols from its inputs' sizes and
+ * strides (and the caller's values for SymInt graph inputs), then evaluates every expression of
+ * the descriptor once into the call's environment; dim words (tccd_plan_format.h) read from it.
  */
 #include "tccd_plan_runtime.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,9 +130,10 @@ typedef struct {
   int32_t device_type;
   int32_t device_index;
   int32_t rank;
-  int64_t sizes[MAX_RANK];
+  int64_t sizes[MAX_RANK];   /* dim words: -(k + 1) is expression k's value at this call */
   int64_t strides[MAX_RANK];
   int64_t offset;
+  int symbolic; /* some dim word is an expression (resolved per call by meta_of) */
 } ValueMeta;
 
 typedef struct {
@@ -143,6 +149,7 @@ typedef struct {
 #define EXTERN_DISPATCHER 1
 #define EXTERN_PYTHON 2
 #define EXTERN_OUT_SHIM 3 /* an AOTInductor C shim with Scalars as doubles (TCCD_SHIM_*) */
+#define EXTERN_ARANGE 4   /* arange with SymInt bounds, computed here (tccd_plan_bind_arange) */
 
 typedef struct {
   int kind;
@@ -151,11 +158,11 @@ typedef struct {
   const char* symbol;
   void* fn;
   int32_t rank;
-  int64_t shape[MAX_RANK];
+  int64_t shape[MAX_RANK]; /* dim words */
   int64_t n_in, n_out;
   int64_t* in;
   int64_t* out;
-  int copy_to_declared;
+  int layout; /* TCCD_LAYOUT_* */
   int64_t* expected; /* (n_in + n_out) * rank */
   int64_t workspace_bytes;
   int64_t alias_base, alias_delta;
@@ -173,6 +180,7 @@ typedef struct {
   int shim;           /* EXTERN_OUT_SHIM: TCCD_SHIM_* */
   double shim_beta, shim_alpha;
   int64_t shim_args[3]; /* value ids of the shim's tensor arguments */
+  int64_t arange[6];    /* EXTERN_ARANGE: (is_expr, v) for start, end, step */
   int64_t n_refs; /* EXTERN_PYTHON */
   int64_t* refs;
   int64_t n_release;
@@ -187,6 +195,11 @@ enum {
   PROF_RELEASE, PROF_ENTRY_EXIT, PROF_CLASSES
 };
 
+/* A symbol read from an input at each call. */
+typedef struct {
+  int64_t input, part, dim, symbol; /* part 0: a size, 1: a stride */
+} Binding;
+
 struct TccdPlan {
   int profile;
   int64_t prof_runs;  /* every run, the first included */
@@ -194,6 +207,12 @@ struct TccdPlan {
   int64_t prof_ns[PROF_CLASSES];
   int64_t prof_steps[PROF_CLASSES];
   char* bytes; /* the descriptor, copied (strings point into it) */
+  int64_t num_symbols, n_bindings, n_exprs;
+  Binding* bindings;
+  const char** expr_text;   /* [n_exprs], into bytes */
+  const int64_t** expr_ops; /* [n_exprs], into bytes */
+  int64_t* expr_len;        /* [n_exprs] words */
+  int64_t max_stack;        /* the deepest expression's stack */
   int64_t num_inputs, num_values, num_steps, num_outputs;
   ValueMeta* values;
   Step* steps;
@@ -250,8 +269,9 @@ static int64_t* rd_ids(Reader* r, int64_t n, int64_t num_values, int allow_absen
   return ids;
 }
 
-/* Skips one value (and its list items), checking refs; counts ref outputs when `refs` is set. */
-static void skip_value(Reader* r, int64_t num_values, int depth) {
+/* Skips one value (and its list items), checking refs and expression indices. */
+static void skip_value(Reader* r, const TccdPlan* p, int depth) {
+  const int64_t num_values = p->num_values;
   int64_t tag = rd(r);
   if (depth > 8) r->bad = 1;
   switch (tag) {
@@ -264,15 +284,71 @@ static void skip_value(Reader* r, int64_t num_values, int depth) {
     case TCCD_VAL_INT: case TCCD_VAL_FLOAT: case TCCD_VAL_BOOL: case TCCD_VAL_DTYPE:
     case TCCD_VAL_LAYOUT: case TCCD_VAL_MEMORY_FORMAT: rd(r); break;
     case TCCD_VAL_DEVICE: rd(r); rd(r); break;
+    case TCCD_VAL_SYM: {
+      int64_t k = rd(r);
+      if (k < 0 || k >= p->n_exprs) r->bad = 1;
+      break;
+    }
     case TCCD_VAL_STRING: rd_str(r, NULL); break;
     case TCCD_VAL_LIST: {
       int64_t n = rd(r);
       if (n < 0 || n > r->n) { r->bad = 1; break; }
-      for (int64_t i = 0; i < n && !r->bad; ++i) skip_value(r, num_values, depth + 1);
+      for (int64_t i = 0; i < n && !r->bad; ++i) skip_value(r, p, depth + 1);
       break;
     }
     default: r->bad = 1;
   }
+}
+
+/* A dim word is a size (>= 0) or names an expression of the table. */
+static int dim_word_ok(const TccdPlan* p, int64_t w) { return w >= 0 || -(w + 1) < p->n_exprs; }
+
+/* The symbols, their input bindings and the expression table (postfix programs, checked here
+ * so that evaluation never underflows its stack or reads a symbol out of range). */
+static int parse_symbols(Reader* r, TccdPlan* p) {
+  p->num_symbols = rd(r);
+  p->n_bindings = rd(r);
+  if (r->bad || p->num_symbols < 0 || p->num_symbols > 4096 || p->n_bindings < 0 || p->n_bindings > r->n)
+    return fail("descriptor: %ld symbols, %ld bindings", (long)p->num_symbols, (long)p->n_bindings);
+  p->bindings = calloc((size_t)(p->n_bindings ? p->n_bindings : 1), sizeof(Binding));
+  for (int64_t b = 0; b < p->n_bindings; ++b) {
+    Binding* x = &p->bindings[b];
+    x->input = rd(r);
+    x->part = rd(r);
+    x->dim = rd(r);
+    x->symbol = rd(r);
+    if (x->input < 0 || (x->part != 0 && x->part != 1) || x->dim < 0 || x->symbol < 0 || x->symbol >= p->num_symbols)
+      return fail("descriptor: malformed symbol binding %ld", (long)b);
+  }
+  p->n_exprs = rd(r);
+  if (r->bad || p->n_exprs < 0 || p->n_exprs > r->n) return fail("descriptor: %ld expressions", (long)p->n_exprs);
+  size_t n = (size_t)(p->n_exprs ? p->n_exprs : 1);
+  p->expr_text = calloc(n, sizeof(char*));
+  p->expr_ops = calloc(n, sizeof(int64_t*));
+  p->expr_len = calloc(n, sizeof(int64_t));
+  for (int64_t k = 0; k < p->n_exprs; ++k) {
+    p->expr_text[k] = rd_str(r, NULL);
+    int64_t len = rd(r);
+    if (r->bad || len <= 0 || len > r->n - r->pos) return fail("expression %ld: truncated", (long)k);
+    p->expr_ops[k] = r->w + r->pos;
+    p->expr_len[k] = len;
+    int64_t depth = 0;
+    for (int64_t i = 0; i < len; ++i) {
+      int64_t op = rd(r);
+      if (op == TCCD_EXPR_CONST || op == TCCD_EXPR_SYM) {
+        int64_t v = rd(r);
+        ++i;
+        if (op == TCCD_EXPR_SYM && (v < 0 || v >= p->num_symbols)) return fail("expression %ld: symbol %ld", (long)k, (long)v);
+        if (++depth > p->max_stack) p->max_stack = depth;
+      } else if (op >= TCCD_EXPR_ADD && op <= TCCD_EXPR_POW) {
+        if (--depth < 1) return fail("expression %ld: stack underflow", (long)k);
+      } else {
+        return fail("expression %ld: op %ld", (long)k, (long)op);
+      }
+    }
+    if (r->bad || depth != 1) return fail("expression %ld (%s): malformed", (long)k, p->expr_text[k]);
+  }
+  return 0;
 }
 
 static void free_step(Step* s) {
@@ -286,6 +362,7 @@ EXPORT void tccd_plan_free(TccdPlan* plan) {
   for (int64_t i = 0; i < plan->n_constants; ++i) (void)t_aoti_torch_delete_tensor_object(plan->constants[i]);
   free(plan->constants);
   free(plan->steps); free(plan->values); free(plan->output_refs); free(plan->bytes);
+  free(plan->bindings); free(plan->expr_text); free(plan->expr_ops); free(plan->expr_len);
   free(plan);
 }
 
@@ -327,7 +404,10 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
       if (s->kind == TCCD_STEP_KERNEL) {
         s->rank = (int32_t)rd(r);
         if (s->rank < 0 || s->rank > MAX_RANK) return fail("step %ld: rank %d", (long)index, s->rank);
-        for (int i = 0; i < s->rank; ++i) s->shape[i] = rd(r);
+        for (int i = 0; i < s->rank; ++i) {
+          s->shape[i] = rd(r);
+          if (!dim_word_ok(p, s->shape[i])) return fail("step %ld: shape word %ld", (long)index, (long)s->shape[i]);
+        }
       }
       s->n_in = rd(r);
       s->in = rd_ids(r, s->n_in, nv, 0);
@@ -335,11 +415,22 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
       s->out = rd_ids(r, s->n_out, nv, 0);
       if (r->bad) return fail("step %ld: truncated", (long)index);
       if (s->kind == TCCD_STEP_KERNEL) {
-        s->copy_to_declared = (int)rd(r);
-        int64_t n = (s->n_in + s->n_out) * s->rank;
+        s->layout = (int)rd(r);
+        if (s->layout != TCCD_LAYOUT_DECLARED && s->layout != TCCD_LAYOUT_COPY && s->layout != TCCD_LAYOUT_OWN)
+          return fail("step %ld: layout %d", (long)index, s->layout);
+        int64_t n = s->layout == TCCD_LAYOUT_OWN ? 0 : (s->n_in + s->n_out) * s->rank;
         s->expected = calloc((size_t)(n ? n : 1), sizeof(int64_t));
         for (int64_t i = 0; i < n; ++i) s->expected[i] = rd(r);
-        if (s->abi != TCCD_ABI_CPU && s->abi != TCCD_ABI_CUDA) return fail("step %ld: abi %d", (long)index, s->abi);
+        if (s->abi != TCCD_ABI_CPU && s->abi != TCCD_ABI_CUDA && s->abi != TCCD_ABI_CPU_SYM && s->abi != TCCD_ABI_CUDA_SYM)
+          return fail("step %ld: abi %d", (long)index, s->abi);
+        /* Kernels with run-time sizes take their operands' own strides; declared layouts are
+         * static (the shape is then plain sizes). */
+        if ((s->abi == TCCD_ABI_CPU_SYM || s->abi == TCCD_ABI_CUDA_SYM) && s->layout != TCCD_LAYOUT_OWN)
+          return fail("step %ld: a kernel with run-time sizes and a declared layout", (long)index);
+        for (int i = 0; s->layout != TCCD_LAYOUT_OWN && i < s->rank; ++i)
+          if (s->shape[i] < 0) return fail("step %ld: a symbolic shape and a declared layout", (long)index);
+        for (int64_t i = 0; s->layout == TCCD_LAYOUT_OWN && i < s->n_out; ++i)
+          if (p->values[s->out[i]].rank != s->rank) return fail("step %ld: output %ld is not of the kernel's rank", (long)index, (long)s->out[i]);
       } else {
         s->workspace_bytes = rd(r);
         if (s->abi != TCCD_ABI_CUDA_SEGMENT) return fail("step %ld: abi %d", (long)index, s->abi);
@@ -349,7 +440,7 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
         const ValueMeta* m = &p->values[s->out[i]];
         if (m->dtype < 0 || m->offset != 0) return fail("step %ld: output %ld is not allocatable", (long)index, (long)s->out[i]);
       }
-      if ((s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SEGMENT) && !g_cuda_ready)
+      if ((s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SYM || s->abi == TCCD_ABI_CUDA_SEGMENT) && !g_cuda_ready)
         return fail("step %ld: a CUDA step, but libtorch_cuda's ABI is not resolved", (long)index);
       s->fn = find_symbol(n_art, names, handles, s->artifact, s->symbol);
       if (s->fn == NULL) return fail("step %ld: no symbol %s in artifact %s", (long)index, s->symbol, s->artifact);
@@ -369,11 +460,11 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
       (void)len;
       if (r->bad || set_target(s, target) != 0) return fail("step %ld: extern target %s", (long)index, target);
       int64_t n_args = rd(r);
-      for (int64_t i = 0; i < n_args && !r->bad; ++i) skip_value(r, nv, 0);
+      for (int64_t i = 0; i < n_args && !r->bad; ++i) skip_value(r, p, 0);
       int64_t n_kwargs = rd(r);
       for (int64_t i = 0; i < n_kwargs && !r->bad; ++i) {
         rd_str(r, NULL);
-        skip_value(r, nv, 0);
+        skip_value(r, p, 0);
       }
       s->n_out = rd(r);
       s->out = rd_ids(r, s->n_out, nv, 1);
@@ -414,6 +505,7 @@ EXPORT TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artif
     fail("descriptor format %ld, this runtime reads %d", (long)version, TCCD_PLAN_FORMAT_VERSION);
     goto error;
   }
+  if (parse_symbols(&r, p) != 0) goto error;
   p->num_inputs = rd(&r);
   p->num_values = rd(&r);
   if (r.bad || p->num_values < 0 || p->num_values > r.n || p->num_inputs < 0 || p->num_inputs > p->num_values) {
@@ -434,6 +526,21 @@ EXPORT TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artif
     for (int d = 0; d < m->rank; ++d) m->sizes[d] = rd(&r);
     for (int d = 0; d < m->rank; ++d) m->strides[d] = rd(&r);
     m->offset = rd(&r);
+    int ok = m->dtype < 0 || dim_word_ok(p, m->offset);
+    for (int d = 0; d < m->rank; ++d) ok = ok && dim_word_ok(p, m->sizes[d]) && dim_word_ok(p, m->strides[d]);
+    if (!ok) {
+      fail("value %ld: a dim word names no expression", (long)i);
+      goto error;
+    }
+    m->symbolic = m->dtype >= 0 && m->offset < 0;
+    for (int d = 0; d < m->rank; ++d) m->symbolic |= m->sizes[d] < 0 || m->strides[d] < 0;
+  }
+  for (int64_t b = 0; b < p->n_bindings; ++b) {
+    const Binding* x = &p->bindings[b];
+    if (x->input >= p->num_inputs || x->dim >= p->values[x->input].rank) {
+      fail("binding %ld: input %ld has no dim %ld", (long)b, (long)x->input, (long)x->dim);
+      goto error;
+    }
   }
   p->num_steps = rd(&r);
   if (r.bad || p->num_steps < 0 || p->num_steps > r.n) {
@@ -452,7 +559,7 @@ EXPORT TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artif
   p->output_refs = calloc((size_t)(p->num_outputs ? p->num_outputs : 1), sizeof(int64_t));
   for (int64_t i = 0; i < p->num_outputs; ++i) {
     int64_t at = r.pos;
-    skip_value(&r, p->num_values, 0);
+    skip_value(&r, p, 0);
     if (!r.bad && r.w[at] == TCCD_VAL_REF) p->output_refs[p->num_ref_outputs++] = r.w[at + 1];
   }
   if (r.bad || r.pos != r.n) {
@@ -480,7 +587,7 @@ static Step* extern_step(TccdPlan* p, int64_t step) {
 }
 
 static int is_pool_kind(int64_t base) {
-  return base == TCCD_ARG_INT_LIST || base == TCCD_ARG_TENSOR_LIST || base == TCCD_ARG_BOOL_LIST ||
+  return base == TCCD_ARG_INT_LIST || base == TCCD_ARG_SYM_INT_LIST || base == TCCD_ARG_TENSOR_LIST || base == TCCD_ARG_BOOL_LIST ||
          base == TCCD_ARG_FLOAT_LIST || base == TCCD_ARG_OPTIONAL_TENSOR_LIST || base == TCCD_ARG_STRING;
 }
 
@@ -509,7 +616,9 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, 
       if (base == TCCD_ARG_STRING && t_torch_new_string_handle == NULL)
         return fail("step %ld: string arguments need torch >= 2.10", (long)step);
       int64_t at = payloads[i];
-      int64_t words = base == TCCD_ARG_STRING && at >= 0 && at < n_pool ? (pool[at] + 7) / 8 : (at >= 0 && at < n_pool ? pool[at] : -1);
+      int64_t words = base == TCCD_ARG_STRING && at >= 0 && at < n_pool ? (pool[at] + 7) / 8
+                      : base == TCCD_ARG_SYM_INT_LIST && at >= 0 && at < n_pool ? 2 * pool[at]
+                      : (at >= 0 && at < n_pool ? pool[at] : -1);
       if (at < 0 || at >= n_pool || pool[at] < 0 || words > n_pool - at - 1)
         return fail("step %ld: argument %ld: bad list", (long)step, (long)i);
       for (int64_t k = 0; (base == TCCD_ARG_TENSOR_LIST || base == TCCD_ARG_OPTIONAL_TENSOR_LIST) && k < pool[at]; ++k) {
@@ -517,12 +626,18 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, 
         if (id >= p->num_values || id < (base == TCCD_ARG_OPTIONAL_TENSOR_LIST ? -1 : 0))
           return fail("step %ld: list reads value %ld", (long)step, (long)id);
       }
+      for (int64_t k = 0; base == TCCD_ARG_SYM_INT_LIST && k < pool[at]; ++k) {
+        if (pool[at + 1 + 2 * k] && (pool[at + 2 + 2 * k] < 0 || pool[at + 2 + 2 * k] >= p->n_exprs))
+          return fail("step %ld: argument %ld names expression %ld", (long)step, (long)i, (long)pool[at + 2 + 2 * k]);
+      }
     }
     if (((kinds[i] & TCCD_ARG_OPTIONAL) || base == TCCD_ARG_OPTIONAL_TENSOR_LIST) &&
         t_torch_new_stable_ivalue == NULL && g_operator_new == NULL)
       return fail("step %ld: an optional argument with a value, and no way to box it", (long)step);
     if (base == TCCD_ARG_TENSOR && (payloads[i] < 0 || payloads[i] >= p->num_values))
       return fail("step %ld: argument %ld reads value %ld", (long)step, (long)i, (long)payloads[i]);
+    if (base == TCCD_ARG_SYM && (payloads[i] < 0 || payloads[i] >= p->n_exprs))
+      return fail("step %ld: argument %ld names expression %ld", (long)step, (long)i, (long)payloads[i]);
     if (base == TCCD_ARG_CONSTANT && (payloads[i] < 0 || payloads[i] >= p->n_constants))
       return fail("step %ld: argument %ld reads constant %ld", (long)step, (long)i, (long)payloads[i]);
   }
@@ -563,21 +678,31 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, 
   return 0;
 }
 
-/* An extern step run by an AOTInductor C shim (TCCD_SHIM_*): `ids` are its three tensor
- * arguments, its one output is allocated as the plan declares it. */
+/* The C shim `shim` (TCCD_SHIM_*) for a device type, or NULL where this torch has none. */
+static void* shim_fn(int32_t device_type, int shim) {
+  const int cuda = device_type == TCCD_C10_DEVICE_CUDA;
+  switch (shim) {
+    case TCCD_SHIM_ADDMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_addmm_out : (void*)t_aoti_torch_cpu_addmm_out;
+    case TCCD_SHIM_BADDBMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_baddbmm_out : (void*)t_aoti_torch_cpu_baddbmm_out;
+    case TCCD_SHIM_ADD_TENSOR: return cuda ? (void*)t_aoti_torch_cuda_add_Tensor : (void*)t_aoti_torch_cpu_add_Tensor;
+    default: return NULL;
+  }
+}
+
+/* An extern step run by an AOTInductor C shim (TCCD_SHIM_*): `ids` are its tensor arguments
+ * (three for the _out shims, whose one output is allocated as the plan declares it; two for
+ * add_Tensor, which returns its result). */
 EXPORT int tccd_plan_bind_out_shim(TccdPlan* p, int64_t step, int64_t shim, const int64_t* ids,
                                    double beta, double alpha) {
   Step* s = extern_step(p, step);
   if (s == NULL) return -1;
-  if (shim != TCCD_SHIM_ADDMM_OUT && shim != TCCD_SHIM_BADDBMM_OUT) return fail("step %ld: shim %ld", (long)step, (long)shim);
+  if (shim != TCCD_SHIM_ADDMM_OUT && shim != TCCD_SHIM_BADDBMM_OUT && shim != TCCD_SHIM_ADD_TENSOR)
+    return fail("step %ld: shim %ld", (long)step, (long)shim);
   if (s->n_out != 1 || s->out[0] < 0) return fail("step %ld: a shim step has one output", (long)step);
   const ValueMeta* m = &p->values[s->out[0]];
-  if (m->dtype < 0 || m->offset != 0) return fail("step %ld: output is not allocatable", (long)step);
-  void* fn = m->device_type == TCCD_C10_DEVICE_CUDA
-                 ? (shim == TCCD_SHIM_ADDMM_OUT ? (void*)t_aoti_torch_cuda_addmm_out : (void*)t_aoti_torch_cuda_baddbmm_out)
-                 : (shim == TCCD_SHIM_ADDMM_OUT ? (void*)t_aoti_torch_cpu_addmm_out : (void*)t_aoti_torch_cpu_baddbmm_out);
-  if (fn == NULL) return fail("step %ld: this torch has no C shim for it", (long)step);
-  for (int i = 0; i < 3; ++i) {
+  if (m->dtype < 0 || (shim != TCCD_SHIM_ADD_TENSOR && m->offset != 0)) return fail("step %ld: output is not allocatable", (long)step);
+  if (shim_fn(m->device_type, (int)shim) == NULL) return fail("step %ld: this torch has no C shim for it", (long)step);
+  for (int i = 0; i < (shim == TCCD_SHIM_ADD_TENSOR ? 2 : 3); ++i) {
     if (ids[i] < 0 || ids[i] >= p->num_values) return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
     s->shim_args[i] = ids[i];
   }
@@ -585,6 +710,27 @@ EXPORT int tccd_plan_bind_out_shim(TccdPlan* p, int64_t step, int64_t shim, cons
   s->shim_beta = beta;
   s->shim_alpha = alpha;
   s->extern_mode = EXTERN_OUT_SHIM;
+  return 0;
+}
+
+/* Extern step `step` (aten::arange with SymInt bounds: Scalars no dispatcher carries) is
+ * computed here: `words` holds (is_expr, v) for start, end and step (v an int, or with is_expr
+ * an expression index). Integral outputs only (their values are exact: start + i * step). */
+EXPORT int tccd_plan_bind_arange(TccdPlan* p, int64_t step, const int64_t* words) {
+  Step* s = extern_step(p, step);
+  if (s == NULL) return -1;
+  if (s->n_out != 1 || s->out[0] < 0) return fail("step %ld: arange has one output", (long)step);
+  const ValueMeta* m = &p->values[s->out[0]];
+  if ((m->dtype != TCCD_C10_INT64 && m->dtype != TCCD_C10_INT32) || m->rank != 1)
+    return fail("step %ld: arange into dtype %d, rank %d", (long)step, m->dtype, m->rank);
+  for (int i = 0; i < 3; ++i) {
+    if (words[2 * i] && (words[2 * i + 1] < 0 || words[2 * i + 1] >= p->n_exprs))
+      return fail("step %ld: arange names expression %ld", (long)step, (long)words[2 * i + 1]);
+    s->arange[2 * i] = words[2 * i];
+    s->arange[2 * i + 1] = words[2 * i + 1];
+  }
+  if (!s->arange[4] && s->arange[5] == 0) return fail("step %ld: arange with step 0", (long)step);
+  s->extern_mode = EXTERN_ARANGE;
   return 0;
 }
 
@@ -602,6 +748,11 @@ EXPORT int tccd_plan_bind_python_extern(TccdPlan* p, int64_t step, int64_t n_ref
 }
 
 EXPORT int64_t tccd_plan_num_inputs(const TccdPlan* p) { return p->num_inputs; }
+EXPORT int64_t tccd_plan_num_symbols(const TccdPlan* p) { return p->num_symbols; }
+EXPORT int64_t tccd_plan_num_exprs(const TccdPlan* p) { return p->n_exprs; }
+EXPORT const char* tccd_plan_expr_text(const TccdPlan* p, int64_t k) {
+  return k >= 0 && k < p->n_exprs ? p->expr_text[k] : NULL;
+}
 EXPORT int64_t tccd_plan_num_ref_outputs(const TccdPlan* p) { return p->num_ref_outputs; }
 EXPORT int64_t tccd_plan_num_unbound(const TccdPlan* p) {
   int64_t n = 0;
@@ -615,8 +766,94 @@ EXPORT int64_t tccd_plan_num_unbound(const TccdPlan* p) {
 
 typedef struct {
   TccdPlan* p;
-  void** env; /* owned handles, by value id */
+  void** env;          /* owned handles, by value id */
+  const int64_t* expr; /* every expression's value at this call (symbolic plans) */
 } Run;
+
+/* A dim word's value at this call. */
+static inline int64_t dimv(const Run* run, int64_t w) { return w >= 0 ? w : run->expr[-(w + 1)]; }
+
+/* Value `id`'s meta with every dim word resolved: the plan's own for a static value, else
+ * `tmp` filled in from this call's expressions. */
+static const ValueMeta* meta_of(const Run* run, int64_t id, ValueMeta* tmp) {
+  const ValueMeta* m = &run->p->values[id];
+  if (!m->symbolic) return m;
+  *tmp = *m;
+  for (int d = 0; d < m->rank; ++d) {
+    tmp->sizes[d] = dimv(run, m->sizes[d]);
+    tmp->strides[d] = dimv(run, m->strides[d]);
+  }
+  tmp->offset = dimv(run, m->offset);
+  tmp->symbolic = 0;
+  return tmp;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Binds the symbols (inputs' sizes and strides, then nothing else: `given` holds the caller's
+ * values, INT64_MIN where it gave none, and the bindings override it as runtime.py does) and
+ * evaluates every expression into `out`. */
+static int eval_exprs(const TccdPlan* p, void** inputs, int64_t n_given, const int64_t* given, int64_t* out) {
+  int64_t sym[p->num_symbols ? p->num_symbols : 1];
+  for (int64_t i = 0; i < p->num_symbols; ++i) sym[i] = i < n_given ? given[i] : INT64_MIN;
+  for (int64_t b = 0; b < p->n_bindings; ++b) {
+    const Binding* x = &p->bindings[b];
+    int64_t dim = 0, *v = NULL;
+    if (t_aoti_torch_get_dim(inputs[x->input], &dim) != 0 || x->dim >= dim)
+      return fail("tccd plan: input %ld has no dim %ld (it binds s%ld)", (long)x->input, (long)x->dim, (long)x->symbol);
+    if ((x->part == 0 ? t_aoti_torch_get_sizes : t_aoti_torch_get_strides)(inputs[x->input], &v) != 0)
+      return fail("tccd plan: reading input %ld failed", (long)x->input);
+    sym[x->symbol] = v[x->dim];
+  }
+  int64_t stack[p->max_stack ? p->max_stack : 1];
+  for (int64_t k = 0; k < p->n_exprs; ++k) {
+    const int64_t* ops = p->expr_ops[k];
+    int64_t top = 0;
+    for (int64_t i = 0; i < p->expr_len[k]; ++i) {
+      int64_t op = ops[i];
+      if (op == TCCD_EXPR_CONST) {
+        stack[top++] = ops[++i];
+        continue;
+      }
+      if (op == TCCD_EXPR_SYM) {
+        int64_t v = sym[ops[++i]];
+        if (v == INT64_MIN) return fail("tccd plan: %s: no input size binds s%ld", p->expr_text[k], (long)ops[i]);
+        stack[top++] = v;
+        continue;
+      }
+      int64_t b = stack[--top], a = stack[top - 1], r = 0;
+      int overflow = 0;
+      switch (op) {
+        case TCCD_EXPR_ADD: overflow = __builtin_add_overflow(a, b, &r); break;
+        case TCCD_EXPR_MUL: overflow = __builtin_mul_overflow(a, b, &r); break;
+        case TCCD_EXPR_FLOORDIV:
+        case TCCD_EXPR_MOD:
+          if (b == 0) return fail("tccd plan: %s divides by zero", p->expr_text[k]);
+          if (a == INT64_MIN && b == -1) overflow = 1;
+          else r = op == TCCD_EXPR_FLOORDIV ? floor_div(a, b) : a - floor_div(a, b) * b;
+          break;
+        case TCCD_EXPR_MAX: r = a > b ? a : b; break;
+        case TCCD_EXPR_MIN: r = a < b ? a : b; break;
+        case TCCD_EXPR_POW:
+          if (b < 0) return fail("tccd plan: %s: negative exponent", p->expr_text[k]);
+          r = 1;
+          /* |a| >= 2 overflows within 64 steps; 0, 1 and -1 need no loop. */
+          if (a == 0) r = b == 0 ? 1 : 0;
+          else if (a == 1) r = 1;
+          else if (a == -1) r = (b % 2) ? -1 : 1;
+          else for (int64_t e = 0; e < b && !overflow; ++e) overflow = __builtin_mul_overflow(r, a, &r);
+          break;
+      }
+      if (overflow) return fail("tccd plan: %s overflows int64", p->expr_text[k]);
+      stack[top - 1] = r;
+    }
+    out[k] = stack[0];
+  }
+  return 0;
+}
 
 static void drop(void** h) {
   if (*h != NULL) {
@@ -634,7 +871,8 @@ static int get(Run* run, int64_t step, int64_t id, void** out) {
 /* `device`: the step's device index (device_of), used where the plan leaves the index unset
  * (plans are shared by every rank, so CUDA values usually carry -1). */
 static int allocate(Run* run, int64_t step, int64_t id, int32_t device) {
-  const ValueMeta* m = &run->p->values[id];
+  ValueMeta tmp;
+  const ValueMeta* m = meta_of(run, id, &tmp);
   drop(&run->env[id]);
   int32_t index = m->device_type == TCCD_C10_DEVICE_CPU ? m->device_index : device;
   if (t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type, index,
@@ -646,7 +884,8 @@ static int allocate(Run* run, int64_t step, int64_t id, int32_t device) {
 /* Checks a kernel input against its declared meta; *declared_layout tells whether its strides
  * are the declared ones (on every dim of size > 1). */
 static int check_input(Run* run, int64_t step, int64_t id, void* h, int* declared_layout) {
-  const ValueMeta* m = &run->p->values[id];
+  ValueMeta tmp;
+  const ValueMeta* m = meta_of(run, id, &tmp);
   int32_t dtype = -1;
   int64_t dim = -1, *sizes = NULL, *strides = NULL;
   if (t_aoti_torch_get_dtype(h, &dtype) || t_aoti_torch_get_dim(h, &dim) ||
@@ -678,13 +917,15 @@ static int64_t item_size(int32_t dtype) {
  * size; bases are aligned) but is not: the kernel may have only its vectorised entry
  * (codegen/cuda_host/entry_points.h), so it is copied, as a misaligned segment input is. */
 static int misaligned(Run* run, int64_t id, const void* data) {
-  const ValueMeta* m = &run->p->values[id];
+  ValueMeta tmp;
+  const ValueMeta* m = meta_of(run, id, &tmp);
   return ((uintptr_t)data % 16) != 0 && (m->offset * item_size(m->dtype)) % 16 == 0;
 }
 
 /* A copy of `h` in its value's declared layout (a new handle in *copy). */
 static int copy_declared(Run* run, int64_t step, int64_t id, void* h, void** copy) {
-  const ValueMeta* m = &run->p->values[id];
+  ValueMeta tmp;
+  const ValueMeta* m = meta_of(run, id, &tmp);
   int32_t device_index = 0;
   (void)t_aoti_torch_get_device_index(h, &device_index);
   if (t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type,
@@ -710,16 +951,21 @@ static int device_of(Run* run, const Step* s) {
 }
 
 typedef int (*CudaKernelFn)(void**, const int64_t*, void*);
+typedef int (*CudaSizedKernelFn)(void**, const int64_t*, const int64_t*, void*);
 typedef void (*CpuKernelFn)(void**, const int64_t*);
+typedef void (*CpuSizedKernelFn)(void**, const int64_t*, const int64_t*);
 typedef int (*CudaSegmentFn)(void**, void*, void*);
 
-static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** ptrs, const int64_t* strides, void* workspace) {
+/* `shape`: the iteration space, for a kernel with run-time sizes (TCCD_ABI_CUDA_SYM). */
+static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** ptrs, const int64_t* strides,
+                     const int64_t* shape, void* workspace) {
   void* stream = NULL;
   if (t_aoti_torch_get_current_cuda_stream(device, &stream) != 0) return fail("tccd plan step %ld: no current CUDA stream", (long)index);
   int err = 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
     err = s->kind == TCCD_STEP_SEGMENT ? ((CudaSegmentFn)s->fn)(ptrs, workspace, stream)
-                                       : ((CudaKernelFn)s->fn)(ptrs, strides, stream);
+          : s->abi == TCCD_ABI_CUDA_SYM ? ((CudaSizedKernelFn)s->fn)(ptrs, strides, shape, stream)
+                                        : ((CudaKernelFn)s->fn)(ptrs, strides, stream);
     /* A thread with no current context (autograd's backward thread) cannot launch: make the
      * primary context current (through torch) and retry once, as runtime.py does. */
     if (err != RT_ERROR_INVALID_CONTEXT || run->p->make_current == NULL || attempt) break;
@@ -740,7 +986,55 @@ static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** 
   return 0;
 }
 
+/* A kernel of a symbolic plan (TCCD_LAYOUT_OWN): the iteration space from this call's sizes,
+ * every operand's own strides broadcast to it (runtime.py _symbolic_native_step). */
+static int run_kernel_own(Run* run, const Step* s, int64_t index) {
+  const int64_t nops = s->n_in + s->n_out;
+  void* ptrs[nops ? nops : 1];
+  int64_t rows[nops * s->rank + 1];
+  int64_t shape[s->rank + 1];
+  for (int d = 0; d < s->rank; ++d) shape[d] = dimv(run, s->shape[d]);
+  for (int64_t i = 0; i < s->n_in; ++i) {
+    void* h;
+    int32_t dtype = -1;
+    int64_t dim = 0, *sizes = NULL, *st = NULL;
+    if (get(run, index, s->in[i], &h)) return -1;
+    t_aoti_torch_get_dtype(h, &dtype);
+    if (dtype != run->p->values[s->in[i]].dtype)
+      return fail("tccd plan step %ld: input %ld has dtype code %d, the kernel takes %d", (long)index, (long)s->in[i], dtype, run->p->values[s->in[i]].dtype);
+    t_aoti_torch_get_dim(h, &dim);
+    t_aoti_torch_get_sizes(h, &sizes);
+    t_aoti_torch_get_strides(h, &st);
+    if (dim > s->rank) return fail("tccd plan step %ld: input of rank %ld in a rank-%d kernel", (long)index, (long)dim, s->rank);
+    for (int d = 0; d < s->rank; ++d) {
+      int64_t td = d - (s->rank - dim), v = 0;
+      if (td >= 0) {
+        if (sizes[td] == shape[d]) v = st[td];
+        else if (sizes[td] != 1) return fail("tccd plan step %ld: an input does not broadcast to the kernel's iteration space", (long)index);
+      }
+      rows[i * s->rank + d] = v;
+    }
+    if (t_aoti_torch_get_data_ptr(h, &ptrs[i])) return fail("tccd plan step %ld: data_ptr failed", (long)index);
+  }
+  const int is_cuda = s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SYM;
+  const int device = is_cuda ? device_of(run, s) : 0;
+  for (int64_t o = 0; o < s->n_out; ++o) {
+    int rc = allocate(run, index, s->out[o], device);
+    if (rc) return rc;
+    int64_t* st = NULL;
+    t_aoti_torch_get_strides(run->env[s->out[o]], &st);
+    memcpy(rows + (s->n_in + o) * s->rank, st, sizeof(int64_t) * (size_t)s->rank);
+    t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
+  }
+  switch (s->abi) {
+    case TCCD_ABI_CPU: ((CpuKernelFn)s->fn)(ptrs, rows); return 0;
+    case TCCD_ABI_CPU_SYM: ((CpuSizedKernelFn)s->fn)(ptrs, rows, shape); return 0;
+    default: return call_cuda(run, s, index, device, ptrs, rows, shape, NULL);
+  }
+}
+
 static int run_kernel(Run* run, const Step* s, int64_t index) {
+  if (s->layout == TCCD_LAYOUT_OWN) return run_kernel_own(run, s, index);
   const int64_t nops = s->n_in + s->n_out;
   void* ptrs[nops ? nops : 1];
   void* copies[s->n_in ? s->n_in : 1];
@@ -757,7 +1051,7 @@ static int run_kernel(Run* run, const Step* s, int64_t index) {
       t_aoti_torch_get_data_ptr(h, &data);
       declared = !misaligned(run, s->in[i], data);
     }
-    if (!declared && s->copy_to_declared) {
+    if (!declared && s->layout == TCCD_LAYOUT_COPY) {
       /* Index kernels take gather operands' own strides, which cannot be recomputed from the
        * iteration space, and CUDA kernels have only their declared layout's entry: copy into
        * the declared layout instead. */
@@ -798,7 +1092,7 @@ static int run_kernel(Run* run, const Step* s, int64_t index) {
   if (s->abi == TCCD_ABI_CPU) {
     ((CpuKernelFn)s->fn)(ptrs, strides);
   } else {
-    rc = call_cuda(run, s, index, device, ptrs, strides, NULL);
+    rc = call_cuda(run, s, index, device, ptrs, strides, NULL, NULL);
   }
 out:
   for (int64_t i = 0; i < s->n_in; ++i) drop(&copies[i]);
@@ -839,7 +1133,7 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
     }
     t_aoti_torch_get_data_ptr(workspace, &ws_ptr);
   }
-  rc = call_cuda(run, s, index, device, ptrs, NULL, ws_ptr);
+  rc = call_cuda(run, s, index, device, ptrs, NULL, NULL, ws_ptr);
 out:
   /* The caching allocator reuses the workspace and copies only for work ordered after this
    * call on the same stream, so dropping them here is safe. */
@@ -851,7 +1145,8 @@ out:
 static int run_alias(Run* run, const Step* s, int64_t index) {
   void* base;
   if (get(run, index, s->alias_base, &base)) return -1;
-  const ValueMeta* m = &run->p->values[s->out[0]];
+  ValueMeta tmp;
+  const ValueMeta* m = meta_of(run, s->out[0], &tmp);
   drop(&run->env[s->out[0]]);
   /* aoti_torch__reinterpret_tensor's offset is an increment over the base's own offset (the
    * base may itself be a view), as_strided(sizes, strides, base.storage_offset() + delta). */
@@ -891,6 +1186,17 @@ static int stable_arg(Run* run, const Step* s, int64_t index, int64_t i, uint64_
       return fail("tccd plan step %ld (%s): argument %ld: %s", (long)index, s->op_name, (long)i, g_error);
   } else if (kind == TCCD_ARG_NONE) {
     v = 0;
+  } else if (kind == TCCD_ARG_SYM) {
+    v = (uint64_t)run->expr[s->arg_payloads[i]];
+  } else if (kind == TCCD_ARG_SYM_INT_LIST) {
+    const int64_t* list = s->pool + s->arg_payloads[i];
+    void* handle = NULL;
+    if (t_torch_new_list_reserve_size((size_t)list[0], &handle) != 0) return fail("tccd plan step %ld: new list failed", (long)index);
+    for (int64_t k = 0; k < list[0]; ++k) {
+      int64_t item = list[1 + 2 * k] ? run->expr[list[2 + 2 * k]] : list[2 + 2 * k];
+      if (t_torch_list_push_back(handle, (uint64_t)item) != 0) return fail("tccd plan step %ld: list push failed", (long)index);
+    }
+    v = (uint64_t)(uintptr_t)handle;
   } else if (kind == TCCD_ARG_CONSTANT) {
     void* fresh = NULL;
     if (t_aoti_torch_new_tensor_handle(run->p->constants[s->arg_payloads[i]], &fresh) != 0)
@@ -973,12 +1279,24 @@ static int run_extern_dispatcher(Run* run, const Step* s, int64_t index) {
 
 typedef int32_t (*OutShimFn)(void*, void*, void*, void*, double, double);
 
+typedef int32_t (*AddShimFn)(void*, void*, double, void**);
+
 static int run_extern_shim(Run* run, const Step* s, int64_t index) {
-  void* args[3];
-  for (int i = 0; i < 3; ++i) {
+  void* args[3] = {NULL, NULL, NULL};
+  for (int i = 0; i < (s->shim == TCCD_SHIM_ADD_TENSOR ? 2 : 3); ++i) {
     if (get(run, index, s->shim_args[i], &args[i])) return -1;
   }
   const ValueMeta* m = &run->p->values[s->out[0]];
+  void* fn = shim_fn(m->device_type, s->shim);
+  if (s->shim == TCCD_SHIM_ADD_TENSOR) {
+    void* ret = NULL;
+    if (((AddShimFn)fn)(args[0], args[1], s->shim_alpha, &ret) != 0) {
+      const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
+      return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
+    }
+    set_output(run, s, 0, ret);
+    return 0;
+  }
   int32_t device = 0;
   if (m->device_type != TCCD_C10_DEVICE_CPU) {
     (void)t_aoti_torch_get_device_index(args[1], &device);
@@ -986,13 +1304,49 @@ static int run_extern_shim(Run* run, const Step* s, int64_t index) {
   }
   int rc = allocate(run, index, s->out[0], device);
   if (rc) return rc;
-  void* fn = m->device_type == TCCD_C10_DEVICE_CUDA
-                 ? (s->shim == TCCD_SHIM_ADDMM_OUT ? (void*)t_aoti_torch_cuda_addmm_out : (void*)t_aoti_torch_cuda_baddbmm_out)
-                 : (s->shim == TCCD_SHIM_ADDMM_OUT ? (void*)t_aoti_torch_cpu_addmm_out : (void*)t_aoti_torch_cpu_baddbmm_out);
   if (((OutShimFn)fn)(run->env[s->out[0]], args[0], args[1], args[2], s->shim_beta, s->shim_alpha) != 0) {
     const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
     return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
   }
+  return 0;
+}
+
+/* arange(start, end, step) of integers: n = ceil((end - start) / step) elements start + i*step,
+ * filled on the host (a CUDA output is copied over: position ids, a few KB). */
+static int run_extern_arange(Run* run, const Step* s, int64_t index) {
+  int64_t v[3];
+  for (int i = 0; i < 3; ++i) v[i] = s->arange[2 * i] ? run->expr[s->arange[2 * i + 1]] : s->arange[2 * i + 1];
+  const int64_t start = v[0], end = v[1], step = v[2];
+  if (step == 0) return fail("tccd plan step %ld (arange): step 0", (long)index);
+  int64_t n = step > 0 ? (end - start + step - 1) / step : (start - end - step - 1) / -step;
+  if (n < 0) n = 0;
+  const ValueMeta* m = &run->p->values[s->out[0]];
+  const int64_t stride = 1;
+  void* host = NULL;
+  if (t_aoti_torch_empty_strided(1, &n, &stride, m->dtype, TCCD_C10_DEVICE_CPU, 0, &host) != 0)
+    return fail("tccd plan step %ld (arange): allocating %ld elements failed", (long)index, (long)n);
+  void* data = NULL;
+  t_aoti_torch_get_data_ptr(host, &data);
+  for (int64_t i = 0; i < n; ++i) {
+    if (m->dtype == TCCD_C10_INT64) ((int64_t*)data)[i] = start + i * step;
+    else ((int32_t*)data)[i] = (int32_t)(start + i * step);
+  }
+  if (m->device_type == TCCD_C10_DEVICE_CPU) {
+    set_output(run, s, 0, host);
+    return 0;
+  }
+  void* dev = NULL;
+  int32_t device = m->device_index;
+  if (device < 0 && (t_aoti_torch_get_current_device_index == NULL || t_aoti_torch_get_current_device_index(&device) != 0)) device = 0;
+  int rc = 0;
+  if (t_aoti_torch_empty_strided(1, &n, &stride, m->dtype, m->device_type, device, &dev) != 0 || t_aoti_torch_copy_(dev, host, 0) != 0)
+    rc = fail("tccd plan step %ld (arange): copying to the device failed", (long)index);
+  drop(&host);
+  if (rc) {
+    drop(&dev);
+    return rc;
+  }
+  set_output(run, s, 0, dev);
   return 0;
 }
 
@@ -1048,14 +1402,20 @@ EXPORT int64_t tccd_plan_profile(const TccdPlan* p, int64_t* calls, int64_t* ns,
   return PROF_CLASSES;
 }
 
-EXPORT int tccd_plan_run(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs) {
-  Run run = {p, NULL};
+EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs,
+                                  int64_t n_symbols, const int64_t* symbols) {
+  int64_t expr[p->n_exprs ? p->n_exprs : 1];
+  Run run = {p, NULL, expr};
   int rc = 0;
   int64_t since = p->profile ? now_ns() : 0;
   if (n_inputs != p->num_inputs || n_outputs != p->num_ref_outputs) {
     for (int64_t i = 0; i < n_inputs; ++i) drop(&inputs[i]);
     return fail("tccd plan takes %ld inputs and gives %ld outputs, called with %ld and %ld", (long)p->num_inputs,
                 (long)p->num_ref_outputs, (long)n_inputs, (long)n_outputs);
+  }
+  if ((p->n_exprs > 0 || p->n_bindings > 0) && eval_exprs(p, inputs, n_symbols, symbols, expr) != 0) {
+    for (int64_t i = 0; i < n_inputs; ++i) drop(&inputs[i]);
+    return -1;
   }
   run.env = calloc((size_t)(p->num_values ? p->num_values : 1), sizeof(void*));
   memcpy(run.env, inputs, (size_t)n_inputs * sizeof(void*));
@@ -1081,6 +1441,9 @@ EXPORT int tccd_plan_run(TccdPlan* p, void** inputs, int64_t n_inputs, void** ou
         } else if (s->extern_mode == EXTERN_OUT_SHIM) {
           rc = run_extern_shim(&run, s, index);
           cls = PROF_EXTERN_SHIM;
+        } else if (s->extern_mode == EXTERN_ARANGE) {
+          rc = run_extern_arange(&run, s, index);
+          cls = PROF_EXTERN_SHIM;
         } else if (s->extern_mode == EXTERN_PYTHON && p->python_step != NULL) {
           rc = run_extern_python(&run, s, index);
           cls = PROF_EXTERN_PYTHON;
@@ -1105,4 +1468,8 @@ EXPORT int tccd_plan_run(TccdPlan* p, void** inputs, int64_t n_inputs, void** ou
   free(run.env);
   if (profiled) charge(p, PROF_ENTRY_EXIT, &since, 0);
   return rc;
+}
+
+EXPORT int tccd_plan_run(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs) {
+  return tccd_plan_run_symbolic(p, inputs, n_inputs, outputs, n_outputs, 0, NULL);
 }

@@ -16,8 +16,11 @@
 
 #include <stdint.h>
 
-/* -2: tccd_plan_bind_extern takes return kinds; tccd_plan_bind_out_shim. */
-#define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-2"
+/* -2: tccd_plan_bind_extern takes return kinds; tccd_plan_bind_out_shim.
+ * -3: symbolic plans (descriptor format 2): tccd_plan_run_symbolic, TCCD_ARG_SYM*, the
+ *     expression table's texts (tccd_plan_expr_text) for binding SymInt arguments;
+ *     tccd_plan_bind_arange; TCCD_SHIM_ADD_TENSOR. */
+#define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-3"
 
 typedef struct TccdPlan TccdPlan;
 
@@ -52,9 +55,17 @@ int tccd_plan_add_constant(TccdPlan* plan, void* handle, int64_t* index);
  * plan declares it. */
 int tccd_plan_bind_out_shim(TccdPlan* plan, int64_t step, int64_t shim, const int64_t* ids,
                             double beta, double alpha);
+/* Extern step `step` (aten::arange with SymInt bounds) is computed by the runtime: `words` is
+ * (is_expr, v) for start, end, step, each an int or an expression index. Integral outputs. */
+int tccd_plan_bind_arange(TccdPlan* plan, int64_t step, const int64_t* words);
 /* Extern step `step` runs through the Python callback, which receives these values. */
 int tccd_plan_bind_python_extern(TccdPlan* plan, int64_t step, int64_t n_refs, const int64_t* ids);
 int64_t tccd_plan_num_inputs(const TccdPlan* plan);
+/* Symbols s0 .. s(n - 1) of a symbolic plan (0 for a static one), and its expressions: their
+ * canonical texts (the plan's sym_expr texts), by the index TCCD_ARG_SYM payloads name. */
+int64_t tccd_plan_num_symbols(const TccdPlan* plan);
+int64_t tccd_plan_num_exprs(const TccdPlan* plan);
+const char* tccd_plan_expr_text(const TccdPlan* plan, int64_t k);
 /* Plan outputs that are value refs (the others are constants the client fills in). */
 int64_t tccd_plan_num_ref_outputs(const TccdPlan* plan);
 /* Extern steps bound to neither the dispatcher nor Python (an unbound plan must not run). */
@@ -68,5 +79,11 @@ int tccd_plan_run(TccdPlan* plan, void** inputs, int64_t n_inputs, void** output
  * Python, releases, entry/exit) the wall nanoseconds and steps summed over them, into arrays of
  * n; returns the number of classes (0: profiling is off for this plan). */
 int64_t tccd_plan_profile(const TccdPlan* plan, int64_t* calls, int64_t* ns, int64_t* steps, int64_t n);
+/* tccd_plan_run for a symbolic plan: `symbols[i]` is the value of si where no input size or
+ * stride carries it (a SymInt graph input), INT64_MIN where the caller has none; the inputs'
+ * sizes and strides bind the others. A symbol an expression needs and nothing binds fails the
+ * call. */
+int tccd_plan_run_symbolic(TccdPlan* plan, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs,
+                           int64_t n_symbols, const int64_t* symbols);
 
 #endif /* TCCD_PLAN_RUNTIME_H_ */

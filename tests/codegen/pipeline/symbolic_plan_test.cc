@@ -3,10 +3,14 @@
 // Lower/Compile give one plan whose metas and arguments keep the expressions: pointwise runs
 // as kernels with run-time sizes (CPU), every other op an extern step.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "codegen/pipeline.h"
 #include "codegen/symbolic_kernels.h"
 #include "codegen/symbolic_plan.h"
+#include "codegen/plan_runtime/runtime/tccd_plan_format.h"
 
 namespace tccd::codegen {
 namespace {
@@ -142,15 +146,24 @@ TEST_CASE("pointwise ops become a kernel with run-time sizes, the rest extern st
   CHECK(std::vector<int>(plan.steps(1).release().begin(), plan.steps(1).release().end()) == std::vector<int>{2});
   CHECK(plan.outputs(0).ref().node() == 4);
   CHECK(plan.outputs(1).sym_expr() == "(4*s0)");
-  // Compile gives the same plan, the kernels' .so and no plan descriptor (the client
-  // interprets a plan with expressions).
+  // Compile gives the same plan, the kernels' .so and the plan descriptor with its
+  // expressions (format 2: the native plan runtime runs symbolic plans), and the runtime.
   absl::StatusOr<CompileOutput> out = Compile(*p);
   REQUIRE(out.ok());
   CHECK(out->num_extern_steps == 2);
   CHECK(out->num_fused_kernels == 1);
-  REQUIRE(out->artifacts.size() == 1);
+  REQUIRE(out->artifacts.size() == 3);
   CHECK(out->artifacts[0].name == "kernels.so");
   CHECK(out->artifacts[0].kind == v1::CPU_SHARED_OBJECT);
+  CHECK(out->artifacts[1].kind == v1::PLAN_DESCRIPTOR);
+  CHECK(out->artifacts[2].kind == v1::PLAN_RUNTIME);
+  const std::string& descriptor = out->artifacts[1].bytes;
+  std::vector<int64_t> words(descriptor.size() / 8);
+  std::memcpy(words.data(), descriptor.data(), descriptor.size());
+  REQUIRE(words.size() > 4);
+  CHECK(words[1] == TCCD_PLAN_FORMAT_VERSION);
+  CHECK(words[2] == 1);  // one symbol: s0
+  CHECK(std::find(words.begin(), words.end(), TCCD_ABI_CPU_SYM) != words.end());
 }
 
 TEST_CASE("the symbolic kernel's IR: the iteration space's symbolic dims are run-time dims", "[symbolic]") {
