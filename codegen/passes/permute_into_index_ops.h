@@ -1,4 +1,4 @@
-// Moves a permute of a cat, stack or constant_pad_nd onto the op's inputs, so that the op is
+// Moves a permute (or transpose, t) of a cat, stack or constant_pad_nd onto the op's inputs, so that the op is
 // computed directly in the permuted index space and fuses with the pointwise op that reads the
 // permute:
 //

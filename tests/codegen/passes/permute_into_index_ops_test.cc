@@ -59,7 +59,7 @@ TEST_CASE("ViT's q/k/v gradient stack, permuted and cloned, becomes a stack over
   CHECK(PrintPartition(g, *p).find("fused %3 %4 -> %4\n") != std::string::npos);
 }
 
-TEST_CASE("a cat and a pad, permuted and read by pointwise ops, gather permuted inputs",
+TEST_CASE("a permuted cat and a transposed pad, read by pointwise ops, gather permuted inputs",
           "[permute_into_index_ops]") {
   constexpr char kInputs[] =
       "graph(%a0: f32[2,3,4]{12,4,1}@cpu, %a1: f32[2,5,4]{20,4,1}@cpu, %a2: f32[2,3]{3,1}@cpu) {\n";
@@ -68,7 +68,7 @@ TEST_CASE("a cat and a pad, permuted and read by pointwise ops, gather permuted 
   %1 = aten::permute.default(%0, [2, 0, 1]) -> f32[4,2,8]{1,32,4}@cpu
   %2 = aten::neg.default(%1) -> f32[4,2,8]{16,8,1}@cpu
   %3 = aten::constant_pad_nd.default(%a2, [1, 2], 0.5) -> f32[2,6]{6,1}@cpu
-  %4 = aten::permute.default(%3, [1, 0]) -> f32[6,2]{1,6}@cpu
+  %4 = aten::transpose.int(%3, -1, 0) -> f32[6,2]{1,6}@cpu
   %5 = aten::mul.Tensor(%4, %4) -> f32[6,2]{2,1}@cpu
   return (%2, %5)
 })", &changed);
