@@ -13,6 +13,8 @@
 //                              "memory-order" keeps a segment's steps in the graph's order;
 //                              "horizontal-fusion" keeps one kernel per fusion group;
 //                              "loop-order" keeps CUDA kernels in the output's dim order;
+//                              "permute-into-index-ops" keeps a permuted cat/stack/pad a kernel
+//                              of its own;
 //                              "entry-points" gives every CUDA kernel both entry points)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware

@@ -91,7 +91,12 @@ class Mover {
     if (op.outputs.size() != 1 || !IsIndexOp(out_, op)) return std::nullopt;
     const int64_t rank = op.outputs[0].rank();
     std::optional<std::vector<int64_t>> perm = PermutationOf(permute, rank);
-    if (!perm || IsIdentity(*perm) || permute.outputs[0].sizes.size() != perm->size()) return std::nullopt;
+    if (!perm || IsIdentity(*perm) || permute.outputs.size() != 1) return std::nullopt;
+    // The permute's declared sizes must be the op's, permuted (they size the new op's kernel).
+    const std::vector<int64_t>& sizes = permute.outputs[0].sizes;
+    if (static_cast<int64_t>(sizes.size()) != rank) return std::nullopt;
+    for (int64_t i = 0; i < rank; ++i)
+      if (sizes[i] != op.outputs[0].sizes[(*perm)[i]]) return std::nullopt;
     // Rewrites may emit input permutes before they find they cannot go on: undone below.
     mark_ = out_.nodes.size();
     std::optional<ir::Node> moved;

@@ -84,7 +84,7 @@ TEST_CASE("a permuted cat and a transposed pad, read by pointwise ops, gather pe
 })"));
 }
 
-TEST_CASE("permutes of shared or returned index ops, or read by a matmul, stay", "[permute_into_index_ops]") {
+TEST_CASE("permutes of shared or returned index ops, read by a matmul, or with contradicting sizes stay", "[permute_into_index_ops]") {
   bool changed = true;
   Run(R"(graph(%a0: f32[2,3]{3,1}@cpu, %a1: f32[2,3]{3,1}@cpu, %a2: f32[3,4]{4,1}@cpu) {
   %0 = aten::stack.default([%a0, %a1]) -> f32[2,2,3]{6,3,1}@cpu
@@ -97,7 +97,10 @@ TEST_CASE("permutes of shared or returned index ops, or read by a matmul, stay",
   %7 = aten::permute.default(%6, [1, 0]) -> f32[3,4]{1,3}@cpu
   %8 = aten::mm.default(%7, %a2) -> f32[3,4]{4,1}@cpu
   %9 = aten::permute.default(%0, [0, 1, 2]) -> f32[2,2,3]{6,3,1}@cpu
-  return (%2, %3, %5, %8)
+  %10 = aten::stack.default([%a0, %a1]) -> f32[2,2,3]{6,3,1}@cpu
+  %11 = aten::permute.default(%10, [2, 0, 1]) -> f32[2,3,2]{1,6,3}@cpu
+  %12 = aten::neg.default(%11) -> f32[2,3,2]{6,2,1}@cpu
+  return (%2, %3, %5, %8, %12)
 })", &changed);
   CHECK(!changed);
 }
