@@ -13,6 +13,8 @@
 //                              "memory-order" keeps a segment's steps in the graph's order;
 //                              "horizontal-fusion" keeps one kernel per fusion group;
 //                              "loop-order" keeps CUDA kernels in the output's dim order;
+//                              "permute-into-index-ops" keeps a permuted cat/stack/pad a kernel
+//                              of its own;
 //                              "entry-points" gives every CUDA kernel both entry points)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
@@ -54,6 +56,7 @@
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/loop_order.h"
+#include "codegen/passes/permute_into_index_ops.h"
 #include "codegen/passes/reshape_hoisting.h"
 #include "codegen/passes/reshape_sinking.h"
 #include "codegen/schedule/plan_serializer.h"
@@ -387,6 +390,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
   backend->AddGraphPasses(passes);
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
+    // A permute of a cat/stack/pad moves onto its inputs: the op fuses with the permute's reader.
+    passes.Add(std::make_unique<PermuteIntoIndexOps>());
     passes.Add(std::make_unique<ReshapeSinking>(request.device));
     // CUDA: and a pointwise op before a reshape that a row reduction reads becomes its prologue.
     if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<ReshapeHoisting>());

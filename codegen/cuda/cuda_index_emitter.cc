@@ -3,19 +3,28 @@
 //
 // Same entry points and parameter layout as every pointwise kernel (cuda_backend.h): <name>_contig
 // takes the operand pointers, <name>_strided pointers and a [operands x rank] stride table. Both
-// walk the points with a grid-stride loop, one element per thread and iteration (no vectors: a
-// gather reads wherever its coordinates point), decompose the flat index into coordinates and run
-// the body with them. Loads and stores use each operand's iteration-space offset; a gather
-// computes its own address from its coordinates and its stride row. The contig entry runs only
-// when every stride row is the row-major strides of the kernel's shape (the runtime checks it),
-// so there the stride table is that constant.
+// walk the points with a grid-stride loop, decompose the flat index into coordinates and run the
+// body with them. Loads and stores use each operand's iteration-space offset; a gather computes
+// its own address from its coordinates and its stride row. The contig entry runs only when every
+// stride row is the row-major strides of the kernel's shape (the runtime checks it), so there the
+// stride table is that constant.
+//
+// When the innermost size is a multiple of the vector (16 bytes of the largest operand), both
+// entries first test (on parameters only, so uniformly over the grid) whether every load, store
+// and vectorisable gather can take 128-bit accesses, and if so each thread runs kVec consecutive
+// points along the innermost dim per index decomposition (PointVec, VectorPlan below): ViT's
+// q/k/v stack reads three strided views and writes its [B, N, 3, H, D] output in storage order.
+// Otherwise one element per thread and iteration, as before.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/cuda_emitter.h"
 #include "codegen/cuda/cuda_index_emitter.h"
+#include "proto/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -51,6 +60,240 @@ constexpr char kPhilox[] = R"(__device__ __forceinline__ float PhiloxUniform(uns
 
 )";
 
+// The vector path of an index kernel (see the top of this file): each thread runs kVec
+// consecutive points along the innermost dim L. Values that do not depend on the coordinate
+// along L ("uniform": constants, kIndex of other dims, gathers at uniform coordinates) are
+// computed once; the others per lane. A gather is *vectorised* when its mask is uniform and its
+// coordinates are uniform except one that is exactly kIndex(L): its kVec lanes are then
+// consecutive elements of the operand where that slot's stride is 1 (checked at launch), one
+// vector access. Loads and stores are vector accesses (a load with stride 0 along L: one scalar
+// broadcast).
+int DTypeSize(DType d) {
+  switch (d) {
+    case DType::kF64:
+    case DType::kI64:
+      return 8;
+    case DType::kF32:
+    case DType::kI32:
+      return 4;
+    case DType::kF16:
+    case DType::kBF16:
+    case DType::kI16:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+class VectorPlan {
+ public:
+  explicit VectorPlan(const PointwiseKernel& k) : k_(k), inner_(static_cast<int>(k.shape.size()) - 1) {
+    lane_.assign(k.body.size(), false);
+    slot_.assign(k.body.size(), -1);
+    for (size_t i = 0; i < k.body.size(); ++i) {
+      const PwInstr& in = k.body[i];
+      bool lane = (in.op == PwOp::kIndex && in.operand == inner_) || in.op == PwOp::kLoad || in.op == PwOp::kRandom;
+      for (int a : in.args) lane = lane || lane_[a];
+      lane_[i] = lane && in.op != PwOp::kStore;
+      if (in.op != PwOp::kGather || !lane_[i] || lane_[in.args[0]]) continue;
+      int slot = -1;
+      bool ok = true;
+      for (size_t a = 1; a < in.args.size(); ++a) {
+        if (!lane_[in.args[a]]) continue;
+        const PwInstr& c = k.body[in.args[a]];
+        ok = ok && slot < 0 && c.op == PwOp::kIndex && c.operand == inner_;
+        slot = static_cast<int>(a) - 1;
+      }
+      if (ok && slot >= 0) slot_[i] = slot;
+    }
+    // Lane values read lane by lane (a vectorised gather reads its lane coordinate as c[L]):
+    // the others are not emitted (an unused array is a compiler warning).
+    per_lane_use_.assign(k.body.size(), false);
+    for (size_t i = 0; i < k.body.size(); ++i) {
+      const PwInstr& in = k.body[i];
+      for (size_t a = 0; a < in.args.size(); ++a) {
+        const bool lane_coordinate = in.op == PwOp::kGather && slot_[i] >= 0 && static_cast<int>(a) == slot_[i] + 1;
+        if (!lane_coordinate) per_lane_use_[in.args[a]] = true;
+      }
+    }
+    // Lanes: 16 bytes of the largest operand accessed per lane, as the plain pointwise kernels
+    // (cuda_emitter.cc, GeometryOf); a gather at uniform coordinates (embedding's token id, i64)
+    // reads one element per thread whatever its size.
+    int largest = 1;
+    for (size_t i = 0; i < k.body.size(); ++i) {
+      const PwInstr& in = k.body[i];
+      const bool per_lane = in.op == PwOp::kLoad || in.op == PwOp::kStore || (in.op == PwOp::kGather && lane_[i]);
+      if (per_lane) largest = std::max(largest, DTypeSize(in.dtype));
+    }
+    vec_ = 16 / largest;
+  }
+
+  int vec() const { return vec_; }
+
+  // Whether the kernel has a vector path: a vector of several elements that divides the
+  // innermost size (each thread's first lane is then at a multiple of kVec along L).
+  bool Applies() const {
+    return vec_ > 1 && !k_.shape.empty() && !HasRuntimeShape(k_) && k_.shape.back() % vec_ == 0;
+  }
+
+  // The launch-time test for the vector path over the stride table `st` and the pointers `ptr`
+  // (expressions of the entry point).
+  std::string Condition(const std::string& st, const std::string& ptr) const {
+    const int n_in = static_cast<int>(k_.input_dtypes.size());
+    const int rank = static_cast<int>(k_.shape.size());
+    std::vector<std::string> terms;
+    auto aligned = [&](int o) {
+      return absl::StrCat("reinterpret_cast<unsigned long long>(", ptr, "[", o, "]) % (kVec * sizeof(",
+                          CudaMemType(k_.operand_dtype(o)), ")) == 0");
+    };
+    // The strides of operand o but slot `unit`'s, over `slots` slots, multiples of kVec (for
+    // iteration-space rows, dims of size 1 are skipped: their coordinate is always 0).
+    auto multiples = [&](int o, int unit, int slots, bool space) {
+      std::string c;
+      for (int d = 0; d < slots; ++d)
+        if (d != unit && !(space && k_.shape[d] == 1)) absl::StrAppend(&c, " && ", st, "[", o, "][", d, "] % kVec == 0");
+      return c;
+    };
+    for (size_t i = 0; i < k_.body.size(); ++i) {
+      const PwInstr& in = k_.body[i];
+      if (in.op == PwOp::kGather && slot_[i] >= 0) {
+        terms.push_back(absl::StrCat("(", st, "[", in.operand, "][", slot_[i], "] == 1 && ", aligned(in.operand),
+                                     multiples(in.operand, slot_[i], static_cast<int>(in.args.size()) - 1, false),
+                                     ")"));
+      } else if (in.op == PwOp::kLoad) {
+        terms.push_back(absl::StrCat("(", st, "[", in.operand, "][", inner_, "] == 0 || (", st, "[", in.operand, "][",
+                                     inner_, "] == 1 && ", aligned(in.operand),
+                                     multiples(in.operand, inner_, rank, true), "))"));
+      } else if (in.op == PwOp::kStore) {
+        const int o = n_in + in.operand;
+        terms.push_back(absl::StrCat("(", st, "[", o, "][", inner_, "] == 1 && ", aligned(o),
+                                     multiples(o, inner_, rank, true), ")"));
+      }
+    }
+    if (terms.empty()) return "true";
+    return absl::StrJoin(terms, " &&\n      ");
+  }
+
+  // PointVec(): the body for kVec points from coordinates c (the first lane's), the operands'
+  // offsets off (the first lane's) and the first lane's flat index.
+  absl::Status EmitPointVec(std::string& out) const {
+    const int n_in = static_cast<int>(k_.input_dtypes.size());
+    const int rank = static_cast<int>(k_.shape.size());
+    absl::StrAppend(&out, "__device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)[", rank,
+                    "], const long long* c, const long long* off, unsigned long long flat) {\n",
+                    "  constexpr int kVec = ", vec_, ";\n");
+    auto ref = [&](int v) { return lane_[v] ? absl::StrCat("v", v, "[j]") : absl::StrCat("v", v); };
+    // "for each lane j" at `indent`; the pragma at column 0, as everywhere in the generated code.
+    auto lanes_at = [](const std::string& indent) {
+      return absl::StrCat("#pragma unroll\n", indent, "for (int j = 0; j < kVec; ++j) ");
+    };
+    const std::string lanes = lanes_at("  ");
+    for (size_t i = 0; i < k_.body.size(); ++i) {
+      const PwInstr& in = k_.body[i];
+      const DType d = in.dtype;
+      const std::string v = absl::StrCat("v", i);
+      const std::string mem = CudaMemType(d);
+      // A memory element as a register value.
+      auto reg = [&](const std::string& e) { return d == DType::kBool ? absl::StrCat("(", e, " != 0)") : e; };
+      if (in.op == PwOp::kStore) {
+        const int o = n_in + in.operand;
+        const std::string val = d == DType::kBool ? absl::StrCat("(unsigned char)", ref(in.args[0])) : ref(in.args[0]);
+        // One store instruction for the whole vector (as the row emitter's store_whole): a Vec
+        // assembled lane by lane was stored in 2-byte pieces by NVRTC 13 (ViT's stack: 8 x
+        // st.global.u16 per thread), even when copied out as one uint4.
+        const int bytes = vec_ * DTypeSize(d);
+        const std::string address = absl::StrCat("reinterpret_cast<", mem, "*>(ptr[", o, "]) + off[", o, "]");
+        absl::StrAppend(&out, "  {\n    tccd_rt::Vec<", mem, ", kVec> s;\n", lanes_at("    "), "s.v[j] = ", val, ";\n");
+        if (bytes == 16) {
+          absl::StrAppend(&out, "    const uint4 w = *reinterpret_cast<const uint4*>(&s);\n",
+                          "    asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"l\"(", address,
+                          "), \"r\"(w.x), \"r\"(w.y), \"r\"(w.z), \"r\"(w.w) : \"memory\");\n");
+        } else if (bytes == 8) {
+          absl::StrAppend(&out, "    const uint2 w = *reinterpret_cast<const uint2*>(&s);\n",
+                          "    asm volatile(\"st.global.v2.b32 [%0], {%1, %2};\" ::\"l\"(", address,
+                          "), \"r\"(w.x), \"r\"(w.y) : \"memory\");\n");
+        } else {
+          absl::StrAppend(&out, "    *reinterpret_cast<tccd_rt::Vec<", mem, ", kVec>*>(", address, ") = s;\n");
+        }
+        absl::StrAppend(&out, "  }\n");
+        continue;
+      }
+      if (!lane_[i]) {
+        std::string expr;
+        if (in.op == PwOp::kIndex) {
+          expr = absl::StrCat("c[", in.operand, "]");
+        } else if (in.op == PwOp::kGather) {
+          expr = ScalarGather(in, ref);
+        } else {
+          expr = CudaInstrExpr(k_, i, ref);
+        }
+        if (expr.empty()) return NoLowering(i);
+        absl::StrAppend(&out, "  const ", CudaRegType(d), " ", v, " = ", expr, ";\n");
+        continue;
+      }
+      if (!per_lane_use_[i]) continue;
+      absl::StrAppend(&out, "  ", CudaRegType(d), " ", v, "[kVec];\n");
+      if (in.op == PwOp::kLoad) {
+        const int o = in.operand;
+        absl::StrAppend(&out, "  if (st[", o, "][", inner_, "] == 0) {\n    const ", mem, " s = reinterpret_cast<const ",
+                        mem, "*>(ptr[", o, "])[off[", o, "]];\n", lanes_at("    "), v, "[j] = ", reg("s"), ";\n  } else {\n",
+                        "    const tccd_rt::Vec<", mem, ", kVec> a = *reinterpret_cast<const tccd_rt::Vec<", mem,
+                        ", kVec>*>(reinterpret_cast<const ", mem, "*>(ptr[", o, "]) + off[", o, "]);\n", lanes_at("    "), v,
+                        "[j] = ", reg("a.v[j]"), ";\n  }\n");
+      } else if (in.op == PwOp::kIndex) {
+        absl::StrAppend(&out, lanes, v, "[j] = c[", in.operand, "] + j;\n");
+      } else if (in.op == PwOp::kRandom) {
+        absl::StrAppend(&out, lanes, v, "[j] = PhiloxUniform(static_cast<unsigned long long>(", ref(in.args[0]),
+                        "), static_cast<unsigned long long>(", ref(in.args[1]), "), flat + j);\n");
+      } else if (in.op == PwOp::kGather && slot_[i] >= 0) {
+        // The first lane's address: the lane coordinate is c[L] there.
+        std::string address;
+        for (size_t a = 1; a < in.args.size(); ++a) {
+          const std::string coord = lane_[in.args[a]] ? absl::StrCat("c[", inner_, "]") : ref(in.args[a]);
+          absl::StrAppend(&address, a > 1 ? " + " : "", coord, " * st[", in.operand, "][", a - 1, "]");
+        }
+        absl::StrAppend(&out, "  {\n    tccd_rt::Vec<", mem, ", kVec> g;\n    if (", ref(in.args[0]),
+                        ") {\n      g = *reinterpret_cast<const tccd_rt::Vec<", mem, ", kVec>*>(reinterpret_cast<const ",
+                        mem, "*>(ptr[", in.operand, "]) + ", address, ");\n    } else {\n", lanes_at("      "),
+                        "g.v[j] = 0;\n    }\n", lanes_at("    "), v, "[j] = ", reg("g.v[j]"), ";\n  }\n");
+      } else {
+        const std::string expr = in.op == PwOp::kGather ? ScalarGather(in, ref) : CudaInstrExpr(k_, i, ref);
+        if (expr.empty()) return NoLowering(i);
+        absl::StrAppend(&out, lanes, v, "[j] = ", expr, ";\n");
+      }
+    }
+    absl::StrAppend(&out, "}\n\n");
+    return absl::OkStatus();
+  }
+
+ private:
+  // mask ? operand[coordinates . strides] : 0, with values spelled by `ref`.
+  template <typename Ref>
+  std::string ScalarGather(const PwInstr& in, const Ref& ref) const {
+    std::string address;
+    for (size_t a = 1; a < in.args.size(); ++a)
+      absl::StrAppend(&address, a > 1 ? " + " : "", ref(in.args[a]), " * st[", in.operand, "][", a - 1, "]");
+    if (address.empty()) address = "0";
+    std::string expr = absl::StrCat("reinterpret_cast<const ", CudaMemType(in.dtype), "*>(ptr[", in.operand, "])[",
+                                    address, "]");
+    if (in.dtype == DType::kBool) expr = absl::StrCat("(", expr, " != 0)");
+    return absl::StrCat(ref(in.args[0]), " ? ", expr, " : ",
+                        in.dtype == DType::kBool ? "false" : absl::StrCat("static_cast<", CudaRegType(in.dtype), ">(0)"));
+  }
+
+  absl::Status NoLowering(size_t i) const {
+    return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(k_.body[i].op), " at %", i,
+                                            " in kernel '", k_.name, "'"));
+  }
+
+  const PointwiseKernel& k_;
+  int inner_;
+  int vec_ = 1;
+  std::vector<bool> lane_;  // per value: depends on the coordinate along L
+  std::vector<int> slot_;   // per vectorised gather: its coordinate slot that is kIndex(L); else -1
+  std::vector<bool> per_lane_use_;  // per value: some instruction reads it lane by lane
+};
+
 }  // namespace
 
 absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
@@ -62,6 +305,11 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
   const std::string ns = "tccd_kernel_" + k.name;
   const char* index_type = geo.index64 ? "unsigned long long" : "unsigned int";
   const std::string numel = absl::StrCat(geo.numel, geo.index64 ? "ull" : "u");
+  // The launch geometry stays one element per thread (geo.vec is 1 for index kernels: the grid
+  // and the entry choice do not change); the vector path's grid-stride loop covers the rest.
+  const VectorPlan plan(k);
+  const bool vector_path = plan.Applies();
+  const int vec = plan.vec();
 
   absl::StrAppend(&out, "\n// ", std::string(76, '-'), "\n", CudaIrComment(k));
   absl::StrAppend(&out, "namespace ", ns, " {\n\n", "typedef ", index_type, " Index;\n\n");
@@ -119,16 +367,18 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
     absl::StrAppend(&out, "  const ", CudaRegType(d), " ", V(static_cast<int>(i)), " = ", expr, ";\n");
   }
   absl::StrAppend(&out, "}\n\n");
+  if (vector_path) RETURN_IF_ERROR(plan.EmitPointVec(out));
 
-  // Coordinates of flat index i (row-major), into c[].
-  auto decompose = [&](std::string& s) {
-    absl::StrAppend(&s, "    long long c[", rank, "];\n    Index rest = i;\n");
+  // Coordinates of flat index `flat` (row-major), into c[].
+  auto decompose = [&](std::string& s, const std::string& indent, const std::string& flat) {
+    absl::StrAppend(&s, indent, "long long c[", rank, "];\n", indent, "Index rest = ", flat, ";\n");
     for (int d = rank - 1; d >= 0; --d) {
       if (d == 0) {
-        absl::StrAppend(&s, "    c[0] = static_cast<long long>(rest);\n");
+        absl::StrAppend(&s, indent, "c[0] = static_cast<long long>(rest);\n");
       } else {
         const std::string size = absl::StrCat(k.shape[d], geo.index64 ? "ull" : "u");
-        absl::StrAppend(&s, "    c[", d, "] = static_cast<long long>(rest % ", size, ");\n    rest /= ", size, ";\n");
+        absl::StrAppend(&s, indent, "c[", d, "] = static_cast<long long>(rest % ", size, ");\n", indent, "rest /= ",
+                        size, ";\n");
       }
     }
   };
@@ -159,20 +409,35 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
     }
     absl::StrAppend(&out, "  using namespace ", ns, ";\n");
     if (!strided) absl::StrAppend(&out, "  const long long st[", num_operands, "][", rank, "] = ", row_major, ";\n");
-    absl::StrAppend(&out, "  const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;\n",
-                    "  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < ", numel,
-                    "; i += num_threads) {\n");
-    decompose(out);
-    absl::StrAppend(&out, "    long long off[", num_operands, "];\n");
-    if (strided) {
-      absl::StrAppend(&out, "#pragma unroll\n    for (int o = 0; o < ", num_operands, "; ++o) {\n      off[o] = 0;\n",
-                      "#pragma unroll\n      for (int d = 0; d < ", rank, "; ++d) off[o] += c[d] * p.stride[o][d];\n    }\n",
-                      "    Point(p.ptr, p.stride, c, off, static_cast<unsigned long long>(i));\n");
-    } else {
-      absl::StrAppend(&out, "#pragma unroll\n    for (int o = 0; o < ", num_operands,
-                      "; ++o) off[o] = static_cast<long long>(i);\n",
-                      "    Point(p.ptr, st, c, off, static_cast<unsigned long long>(i));\n");
+    absl::StrAppend(&out, "  const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;\n");
+    // Offsets of every operand at coordinates c (flat index `flat` in the contig entry).
+    auto offsets = [&](const std::string& indent, const std::string& flat) {
+      std::string s = absl::StrCat(indent, "long long off[", num_operands, "];\n");
+      if (strided) {
+        absl::StrAppend(&s, "#pragma unroll\n", indent, "for (int o = 0; o < ", num_operands, "; ++o) {\n", indent,
+                        "  off[o] = 0;\n#pragma unroll\n", indent, "  for (int d = 0; d < ", rank,
+                        "; ++d) off[o] += c[d] * p.stride[o][d];\n", indent, "}\n");
+      } else {
+        absl::StrAppend(&s, "#pragma unroll\n", indent, "for (int o = 0; o < ", num_operands,
+                        "; ++o) off[o] = static_cast<long long>(", flat, ");\n");
+      }
+      return s;
+    };
+    const std::string table = strided ? "p.stride" : "st";
+    if (vector_path) {
+      // The test reads only parameters: uniform over the grid (constant in the contig entry).
+      absl::StrAppend(&out, "  constexpr int kVec = ", vec, ";\n  const bool vectors =\n      ",
+                      plan.Condition(table, "p.ptr"), ";\n  if (vectors) {\n",
+                      "    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < ", numel,
+                      " / kVec; i += num_threads) {\n      const Index flat = i * kVec;\n");
+      decompose(out, "      ", "flat");
+      absl::StrAppend(&out, offsets("      ", "flat"), "      PointVec(p.ptr, ", table,
+                      ", c, off, static_cast<unsigned long long>(flat));\n", "    }\n    return;\n  }\n");
     }
+    absl::StrAppend(&out, "  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < ", numel,
+                    "; i += num_threads) {\n");
+    decompose(out, "    ", "i");
+    absl::StrAppend(&out, offsets("    ", "i"), "    Point(p.ptr, ", table, ", c, off, static_cast<unsigned long long>(i));\n");
     absl::StrAppend(&out, "  }\n}\n\n");
   }
   return absl::OkStatus();

@@ -37,8 +37,9 @@
 // and which element it reads. An input read by kGather is a *gather operand*: it is never kLoad'ed
 // (its shape need not broadcast to the iteration space) and its stride row in the launch ABI holds
 // its own strides, dim k of the tensor in slot k (padded with zeros to the kernel's rank), not
-// iteration-space strides. Both backends implement them; neither vectorises a gather (the CUDA
-// entry points run one element per thread, the CPU always takes its strided loop nest).
+// iteration-space strides. Both backends implement them. The CPU always takes its strided loop nest;
+// CUDA vectorises along the innermost dim where a gather's mask is uniform along it and its
+// innermost coordinate is the point's own (cuda_index_emitter.cc), else one element per thread.
 #pragma once
 
 #include <cstdint>

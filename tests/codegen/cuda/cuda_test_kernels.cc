@@ -272,6 +272,22 @@ PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> sh
   return b.kernel();
 }
 
+PointwiseKernel StackKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder b(name, shape);
+  int in[3];
+  for (int& x : in) x = b.GatherInput(DType::kBF16);
+  const std::vector<int> coords = {b.Index(0), b.Index(1), b.Index(3), b.Index(4)};
+  const int s = b.Index(2);
+  int result = -1;
+  for (int j = 2; j >= 0; --j) {
+    const int mask = b.Op(PwOp::kEq, DType::kBool, {s, b.Const(DType::kI64, j)});
+    const int v = b.Cast(b.Gather(in[j], mask, coords), DType::kF32);
+    result = result < 0 ? v : b.Op(PwOp::kWhere, DType::kF32, {mask, v, result});
+  }
+  b.Output(b.Cast(result, DType::kBF16));
+  return b.kernel();
+}
+
 PointwiseKernel DropoutKernel(const std::string& name, std::vector<int64_t> shape) {
   KernelBuilder b(name, shape);
   const int seed = b.Input(DType::kI64);
@@ -302,6 +318,7 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"cat_f32", CatKernel("cat_f32", {64, 128})},
       {"embedding_bf16", EmbeddingKernel("embedding_bf16", {4, 512, 768})},
       {"dropout_bf16", DropoutKernel("dropout_bf16", {16, 128, 768})},
+      {"stack_bf16", StackKernel("stack_bf16", {64, 197, 3, 12, 64})},
       // Run-time sizes (graphs with symbolic sizes): rows only known at the launch, and a
       // bf16 kernel whose innermost size is symbolic too (no inner vector path: no guard makes
       // it a multiple of the vector).

@@ -89,6 +89,11 @@ PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> sh
 // out = x * mask / 0.9; the seed is a broadcast 0-dim i64 input.
 PointwiseKernel DropoutKernel(const std::string& name, std::vector<int64_t> shape);
 
+// ViT's q/k/v gradient stack as the pointwise clone of its permute: out[b, n, s, h, d] =
+// (s == 0 ? q : s == 1 ? k : v)[b, n, h, d], three bf16 gather operands (strided views at
+// launch), shape [B, N, 3, H, D]; what index_ops.cc lowers stack(dim=2) to.
+PointwiseKernel StackKernel(const std::string& name, std::vector<int64_t> shape);
+
 std::vector<DType> AllDTypes();
 
 struct GoldenCase {

@@ -107,6 +107,54 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[2]
   reinterpret_cast<float*>(ptr[3])[off[3]] = v11;
 }
 
+__device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)[2], const long long* c, const long long* off, unsigned long long flat) {
+  constexpr int kVec = 4;
+  float v0[kVec];
+  if (st[2][1] == 0) {
+    const float s = reinterpret_cast<const float*>(ptr[2])[off[2]];
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v0[j] = s;
+  } else {
+    const tccd_rt::Vec<float, kVec> a = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(ptr[2]) + off[2]);
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v0[j] = a.v[j];
+  }
+  const long long v1 = c[0];
+  long long v2[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v2[j] = c[1] + j;
+  const long long v3 = 64ll;
+  bool v4[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v4[j] = v2[j] < v3;
+  bool v5[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v5[j] = !v4[j];
+  float v6[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v6[j] = v4[j] ? reinterpret_cast<const float*>(ptr[0])[v1 * st[0][0] + v2[j] * st[0][1]] : static_cast<float>(0);
+  const long long v7 = 64ll;
+  long long v8[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v8[j] = (long long)((unsigned long long)v2[j] - (unsigned long long)v7);
+  float v9[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v9[j] = v5[j] ? reinterpret_cast<const float*>(ptr[1])[v1 * st[1][0] + v8[j] * st[1][1]] : static_cast<float>(0);
+  float v10[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v10[j] = v4[j] ? v6[j] : v9[j];
+  float v11[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v11[j] = v10[j] * v0[j];
+  {
+    tccd_rt::Vec<float, kVec> s;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) s.v[j] = v11[j];
+    const uint4 w = *reinterpret_cast<const uint4*>(&s);
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(reinterpret_cast<float*>(ptr[3]) + off[3]), "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w) : "memory");
+  }
+}
+
 }  // namespace tccd_kernel_cat_f32
 
 extern "C" __global__ void __launch_bounds__(256)
@@ -114,6 +162,25 @@ cat_f32_contig(const tccd_kernel_cat_f32::ContigParams p) {
   using namespace tccd_kernel_cat_f32;
   const long long st[4][2] = {{128ll, 1ll}, {128ll, 1ll}, {128ll, 1ll}, {128ll, 1ll}};
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
+  constexpr int kVec = 4;
+  const bool vectors =
+      (st[2][1] == 0 || (st[2][1] == 1 && reinterpret_cast<unsigned long long>(p.ptr[2]) % (kVec * sizeof(float)) == 0 && st[2][0] % kVec == 0)) &&
+      (st[3][1] == 1 && reinterpret_cast<unsigned long long>(p.ptr[3]) % (kVec * sizeof(float)) == 0 && st[3][0] % kVec == 0);
+  if (vectors) {
+    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 8192u / kVec; i += num_threads) {
+      const Index flat = i * kVec;
+      long long c[2];
+      Index rest = flat;
+      c[1] = static_cast<long long>(rest % 128u);
+      rest /= 128u;
+      c[0] = static_cast<long long>(rest);
+      long long off[4];
+#pragma unroll
+      for (int o = 0; o < 4; ++o) off[o] = static_cast<long long>(flat);
+      PointVec(p.ptr, st, c, off, static_cast<unsigned long long>(flat));
+    }
+    return;
+  }
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 8192u; i += num_threads) {
     long long c[2];
     Index rest = i;
@@ -131,6 +198,29 @@ extern "C" __global__ void __launch_bounds__(256)
 cat_f32_strided(const tccd_kernel_cat_f32::StridedParams p) {
   using namespace tccd_kernel_cat_f32;
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
+  constexpr int kVec = 4;
+  const bool vectors =
+      (p.stride[2][1] == 0 || (p.stride[2][1] == 1 && reinterpret_cast<unsigned long long>(p.ptr[2]) % (kVec * sizeof(float)) == 0 && p.stride[2][0] % kVec == 0)) &&
+      (p.stride[3][1] == 1 && reinterpret_cast<unsigned long long>(p.ptr[3]) % (kVec * sizeof(float)) == 0 && p.stride[3][0] % kVec == 0);
+  if (vectors) {
+    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 8192u / kVec; i += num_threads) {
+      const Index flat = i * kVec;
+      long long c[2];
+      Index rest = flat;
+      c[1] = static_cast<long long>(rest % 128u);
+      rest /= 128u;
+      c[0] = static_cast<long long>(rest);
+      long long off[4];
+#pragma unroll
+      for (int o = 0; o < 4; ++o) {
+        off[o] = 0;
+#pragma unroll
+        for (int d = 0; d < 2; ++d) off[o] += c[d] * p.stride[o][d];
+      }
+      PointVec(p.ptr, p.stride, c, off, static_cast<unsigned long long>(flat));
+    }
+    return;
+  }
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 8192u; i += num_threads) {
     long long c[2];
     Index rest = i;

@@ -132,6 +132,66 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[3]
   reinterpret_cast<unsigned short*>(ptr[3])[off[3]] = v12;
 }
 
+__device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)[3], const long long* c, const long long* off, unsigned long long flat) {
+  constexpr int kVec = 2;
+  long long v0[kVec];
+  if (st[0][2] == 0) {
+    const long long s = reinterpret_cast<const long long*>(ptr[0])[off[0]];
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v0[j] = s;
+  } else {
+    const tccd_rt::Vec<long long, kVec> a = *reinterpret_cast<const tccd_rt::Vec<long long, kVec>*>(reinterpret_cast<const long long*>(ptr[0]) + off[0]);
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v0[j] = a.v[j];
+  }
+  unsigned short v1[kVec];
+  if (st[1][2] == 0) {
+    const unsigned short s = reinterpret_cast<const unsigned short*>(ptr[1])[off[1]];
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v1[j] = s;
+  } else {
+    const tccd_rt::Vec<unsigned short, kVec> a = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(ptr[1]) + off[1]);
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v1[j] = a.v[j];
+  }
+  float v2[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v2[j] = tccd_rt::bf16_to_f32(v1[j]);
+  const long long v3 = 3ll;
+  float v4[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v4[j] = PhiloxUniform(static_cast<unsigned long long>(v0[j]), static_cast<unsigned long long>(v3), flat + j);
+  const float v5 = 0.9f;
+  bool v6[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v6[j] = v4[j] < v5;
+  {
+    tccd_rt::Vec<unsigned char, kVec> s;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) s.v[j] = (unsigned char)v6[j];
+    *reinterpret_cast<tccd_rt::Vec<unsigned char, kVec>*>(reinterpret_cast<unsigned char*>(ptr[2]) + off[2]) = s;
+  }
+  float v8[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v8[j] = (float)v6[j];
+  float v9[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v9[j] = v2[j] * v8[j];
+  const float v10 = 1.1111112f;
+  float v11[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v11[j] = v9[j] * v10;
+  unsigned short v12[kVec];
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v12[j] = tccd_rt::f32_to_bf16(v11[j]);
+  {
+    tccd_rt::Vec<unsigned short, kVec> s;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) s.v[j] = v12[j];
+    *reinterpret_cast<tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<unsigned short*>(ptr[3]) + off[3]) = s;
+  }
+}
+
 }  // namespace tccd_kernel_dropout_bf16
 
 extern "C" __global__ void __launch_bounds__(256)
@@ -139,6 +199,29 @@ dropout_bf16_contig(const tccd_kernel_dropout_bf16::ContigParams p) {
   using namespace tccd_kernel_dropout_bf16;
   const long long st[4][3] = {{98304ll, 768ll, 1ll}, {98304ll, 768ll, 1ll}, {98304ll, 768ll, 1ll}, {98304ll, 768ll, 1ll}};
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
+  constexpr int kVec = 2;
+  const bool vectors =
+      (st[0][2] == 0 || (st[0][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(long long)) == 0 && st[0][0] % kVec == 0 && st[0][1] % kVec == 0)) &&
+      (st[1][2] == 0 || (st[1][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(unsigned short)) == 0 && st[1][0] % kVec == 0 && st[1][1] % kVec == 0)) &&
+      (st[2][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[2]) % (kVec * sizeof(unsigned char)) == 0 && st[2][0] % kVec == 0 && st[2][1] % kVec == 0) &&
+      (st[3][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[3]) % (kVec * sizeof(unsigned short)) == 0 && st[3][0] % kVec == 0 && st[3][1] % kVec == 0);
+  if (vectors) {
+    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 1572864u / kVec; i += num_threads) {
+      const Index flat = i * kVec;
+      long long c[3];
+      Index rest = flat;
+      c[2] = static_cast<long long>(rest % 768u);
+      rest /= 768u;
+      c[1] = static_cast<long long>(rest % 128u);
+      rest /= 128u;
+      c[0] = static_cast<long long>(rest);
+      long long off[4];
+#pragma unroll
+      for (int o = 0; o < 4; ++o) off[o] = static_cast<long long>(flat);
+      PointVec(p.ptr, st, c, off, static_cast<unsigned long long>(flat));
+    }
+    return;
+  }
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 1572864u; i += num_threads) {
     long long c[3];
     Index rest = i;
@@ -158,6 +241,33 @@ extern "C" __global__ void __launch_bounds__(256)
 dropout_bf16_strided(const tccd_kernel_dropout_bf16::StridedParams p) {
   using namespace tccd_kernel_dropout_bf16;
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
+  constexpr int kVec = 2;
+  const bool vectors =
+      (p.stride[0][2] == 0 || (p.stride[0][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(long long)) == 0 && p.stride[0][0] % kVec == 0 && p.stride[0][1] % kVec == 0)) &&
+      (p.stride[1][2] == 0 || (p.stride[1][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[1][0] % kVec == 0 && p.stride[1][1] % kVec == 0)) &&
+      (p.stride[2][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[2]) % (kVec * sizeof(unsigned char)) == 0 && p.stride[2][0] % kVec == 0 && p.stride[2][1] % kVec == 0) &&
+      (p.stride[3][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[3]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[3][0] % kVec == 0 && p.stride[3][1] % kVec == 0);
+  if (vectors) {
+    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 1572864u / kVec; i += num_threads) {
+      const Index flat = i * kVec;
+      long long c[3];
+      Index rest = flat;
+      c[2] = static_cast<long long>(rest % 768u);
+      rest /= 768u;
+      c[1] = static_cast<long long>(rest % 128u);
+      rest /= 128u;
+      c[0] = static_cast<long long>(rest);
+      long long off[4];
+#pragma unroll
+      for (int o = 0; o < 4; ++o) {
+        off[o] = 0;
+#pragma unroll
+        for (int d = 0; d < 3; ++d) off[o] += c[d] * p.stride[o][d];
+      }
+      PointVec(p.ptr, p.stride, c, off, static_cast<unsigned long long>(flat));
+    }
+    return;
+  }
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 1572864u; i += num_threads) {
     long long c[3];
     Index rest = i;

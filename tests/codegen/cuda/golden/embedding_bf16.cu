@@ -105,6 +105,38 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[3]
   reinterpret_cast<unsigned short*>(ptr[2])[off[2]] = v10;
 }
 
+__device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)[3], const long long* c, const long long* off, unsigned long long flat) {
+  constexpr int kVec = 8;
+  const long long v0 = c[0];
+  const long long v1 = c[1];
+  const bool v2 = true;
+  const long long v3 = v2 ? reinterpret_cast<const long long*>(ptr[1])[v0 * st[1][0] + v1 * st[1][1]] : static_cast<long long>(0);
+  const long long v4 = 0ll;
+  const bool v5 = v3 >= v4;
+  const long long v6 = 100ll;
+  const bool v7 = v3 < v6;
+  const bool v8 = v5 && v7;
+  unsigned short v10[kVec];
+  {
+    tccd_rt::Vec<unsigned short, kVec> g;
+    if (v8) {
+      g = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(ptr[0]) + v3 * st[0][0] + c[2] * st[0][1]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v10[j] = g.v[j];
+  }
+  {
+    tccd_rt::Vec<unsigned short, kVec> s;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) s.v[j] = v10[j];
+    const uint4 w = *reinterpret_cast<const uint4*>(&s);
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(reinterpret_cast<unsigned short*>(ptr[2]) + off[2]), "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w) : "memory");
+  }
+}
+
 }  // namespace tccd_kernel_embedding_bf16
 
 extern "C" __global__ void __launch_bounds__(256)
@@ -112,6 +144,27 @@ embedding_bf16_contig(const tccd_kernel_embedding_bf16::ContigParams p) {
   using namespace tccd_kernel_embedding_bf16;
   const long long st[3][3] = {{393216ll, 768ll, 1ll}, {393216ll, 768ll, 1ll}, {393216ll, 768ll, 1ll}};
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
+  constexpr int kVec = 8;
+  const bool vectors =
+      (st[0][1] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && st[0][0] % kVec == 0) &&
+      (st[2][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[2]) % (kVec * sizeof(unsigned short)) == 0 && st[2][0] % kVec == 0 && st[2][1] % kVec == 0);
+  if (vectors) {
+    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 1572864u / kVec; i += num_threads) {
+      const Index flat = i * kVec;
+      long long c[3];
+      Index rest = flat;
+      c[2] = static_cast<long long>(rest % 768u);
+      rest /= 768u;
+      c[1] = static_cast<long long>(rest % 512u);
+      rest /= 512u;
+      c[0] = static_cast<long long>(rest);
+      long long off[3];
+#pragma unroll
+      for (int o = 0; o < 3; ++o) off[o] = static_cast<long long>(flat);
+      PointVec(p.ptr, st, c, off, static_cast<unsigned long long>(flat));
+    }
+    return;
+  }
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 1572864u; i += num_threads) {
     long long c[3];
     Index rest = i;
@@ -131,6 +184,31 @@ extern "C" __global__ void __launch_bounds__(256)
 embedding_bf16_strided(const tccd_kernel_embedding_bf16::StridedParams p) {
   using namespace tccd_kernel_embedding_bf16;
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
+  constexpr int kVec = 8;
+  const bool vectors =
+      (p.stride[0][1] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[0][0] % kVec == 0) &&
+      (p.stride[2][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[2]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[2][0] % kVec == 0 && p.stride[2][1] % kVec == 0);
+  if (vectors) {
+    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 1572864u / kVec; i += num_threads) {
+      const Index flat = i * kVec;
+      long long c[3];
+      Index rest = flat;
+      c[2] = static_cast<long long>(rest % 768u);
+      rest /= 768u;
+      c[1] = static_cast<long long>(rest % 512u);
+      rest /= 512u;
+      c[0] = static_cast<long long>(rest);
+      long long off[3];
+#pragma unroll
+      for (int o = 0; o < 3; ++o) {
+        off[o] = 0;
+#pragma unroll
+        for (int d = 0; d < 3; ++d) off[o] += c[d] * p.stride[o][d];
+      }
+      PointVec(p.ptr, p.stride, c, off, static_cast<unsigned long long>(flat));
+    }
+    return;
+  }
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 1572864u; i += num_threads) {
     long long c[3];
     Index rest = i;
