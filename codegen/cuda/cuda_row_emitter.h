@@ -51,6 +51,14 @@ inline constexpr int kLoopedRowThreads = 512;
 // backward 390 -> 295 us (GPT-2's vocabulary was one element per access). Persistent rows stay
 // as they were: shifted, a bf16 softmax over 2048x30522 went 135 -> 175 us (the per-element
 // masks of its unrolled chunks cost more than the wider vectors gain).
+//
+// Shorter rows that the full vector does not divide (BERT's vocabulary of 30522) take the looped,
+// shifted form too when it streams the row from memory at most once (loops are planned with
+// online softmax and early reductions: see "Looped rows" in cuda_row_emitter.cc), from
+// kMinShiftedLoopedRowLength elements: cross-entropy's forward and backward rows. Persistent,
+// they moved 4-byte vectors. TCCD_SHIFTED_ROW_LOOPS=0 (daemon environment) keeps them
+// persistent, to measure one form against the other.
+inline constexpr int64_t kMinShiftedLoopedRowLength = 8192;
 CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel);
 
 // The reduction helpers (tccd_rt::row_reduce and friends); emitted once per module that has a
