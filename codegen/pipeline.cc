@@ -19,6 +19,9 @@
 //                              threads; 1 gives the serial compile, for benchmarks)
 //   TCCD_CUDA_ONE_PROGRAM=1    a graph's CUDA kernels compile as one NVRTC program, as before
 //                              per-kernel cubins (bisects a -rdc/nvJitLink problem; no reuse)
+//   TCCD_SHIFTED_ROW_LOOPS=0   CUDA rows of 8192..32768 the full vector does not divide stay
+//                              persistent (narrow vectors) instead of looped and shifted
+//                              (read by the emitter, cuda_row_emitter.h; keyed here)
 #include "codegen/pipeline.h"
 
 #include <algorithm>
@@ -89,6 +92,7 @@ struct DebugOptions {
   absl::flat_hash_set<std::string> disabled_passes;
   bool disable_fusion = false;
   bool cuda_one_program = false;
+  bool no_shifted_row_loops = false;  // read by RowGeometryOf itself; here for the key
 };
 
 const DebugOptions& Debug() {
@@ -99,6 +103,7 @@ const DebugOptions& Debug() {
       for (absl::string_view name : absl::StrSplit(p, ',', absl::SkipEmpty())) o->disabled_passes.insert(std::string(name));
     if (const char* f = std::getenv("TCCD_DISABLE_FUSION")) o->disable_fusion = std::string(f) == "1";
     if (const char* c = std::getenv("TCCD_CUDA_ONE_PROGRAM")) o->cuda_one_program = std::string(c) == "1";
+    if (const char* r = std::getenv("TCCD_SHIFTED_ROW_LOOPS")) o->no_shifted_row_loops = std::string(r) == "0";
     return o;
   }();
   return *options;
@@ -113,6 +118,7 @@ std::string DebugOptionsKey() {
   if (!disabled.empty()) absl::StrAppend(&key, "disable=", absl::StrJoin(disabled, "+"), ";");
   if (d.disable_fusion) absl::StrAppend(&key, "nofusion;");
   if (d.cuda_one_program) absl::StrAppend(&key, "cuda-one-program;");
+  if (d.no_shifted_row_loops) absl::StrAppend(&key, "no-shifted-row-loops;");
   return key;
 }
 

@@ -9,6 +9,15 @@
 // element stores as early as their value exists. Every element value is a per-thread array
 // v<i>[kChunks * kVec] (fully unrolled loops index it with constants, so it lives in registers);
 // row-level values are scalars v<i>.
+//
+// Looped rows: each phase that has element work is a loop streaming the row from memory (L2
+// mostly) and recomputing the element values it needs, so loops are planned to be few
+// (PlanLoops): a reduction accumulates in the earliest loop its argument allows, and softmax's
+// max and sum of exp(x - max) share a loop as an online pair (running max, sum rescaled once per
+// vector). Cross-entropy's forward (logsumexp + the target pick, nll_loss_forward_to_rows.h) is
+// one loop; its backward a one-hot sum that reads no memory and one loop reading the logits and
+// writing their gradient; softmax two loops (was three). The class index (kIndex along the
+// reduced dim) is computed from the element's position rather than read from an [C] tensor.
 #include "codegen/cuda/cuda_row_emitter.h"
 
 #include <algorithm>

@@ -31,9 +31,9 @@ struct CudaRowGeometry {
 };
 
 // The longest row a persistent row kernel holds in registers (1024 threads x at most 32
-// elements). Longer rows loop: one block of kLoopedRowThreads threads per row, every phase (one
-// per reduction, then the stores) reads the row again (from L2 mostly) and recomputes the
-// element values it needs. Measured on H100 (tests/codegen/cuda/cuda_row_gpu_check.py): a bf16
+// elements). Longer rows loop: one block of kLoopedRowThreads threads per row, every loop reads
+// the row again (from L2 mostly) and recomputes the element values it needs; the loops are
+// planned to be few ("Looped rows" in cuda_row_emitter.cc: online softmax, early reductions). Measured on H100 (tests/codegen/cuda/cuda_row_gpu_check.py): a bf16
 // softmax over 4096x32000 ran at 2200 GB/s persistent and 1658 GB/s looped, so rows that fit stay
 // persistent; the looped form is for what did not fit before (GPT-2's 50257-wide log_softmax:
 // 280 us forward with the f32 cast fused, ATen 270 us without it; backward 389 us vs ATen 298 us).

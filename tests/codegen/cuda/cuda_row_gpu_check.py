@@ -248,45 +248,61 @@ def define_cases():
         # The class index read from memory (an i64 [C] input, as main's loss rows read it).
         return lambda: make() + [torch.arange(n, device="cuda")]
 
+    def numbered(header, lines, outputs):
+        # Graph text from lines "name = op -> type" (names %x, %lse, ...) numbered %0, %1, ...
+        # in order (the parser wants nodes numbered from %0), outputs by name.
+        names = {}
+        body = []
+        for line in lines:
+            lhs, rhs = line.split(" = ", 1)
+            for k in sorted(names, key=len, reverse=True):
+                rhs = rhs.replace(k, names[k])
+            names[lhs] = f"%{len(names)}"
+            body.append(f"  {names[lhs]} = {rhs}")
+        refs = ", ".join(names[o] for o in outputs)
+        return f"{header} {{\n" + "\n".join(body) + f"\n  return ({refs})\n}}", [names[o][1:] + "#0" for o in outputs]
+
     def loss_forward_case(name, m, n, dtype="bf16", index_input=False):
-        f = t(dtype, m, n) if dtype == "f32" else t("f32", m, n)
-        # f32 logits: a copy stands in for the cast (nodes are numbered from %0).
-        cast = f"  %0 = aten::{'clone.default(%a0)' if dtype == 'f32' else '_to_copy.default(%a0, dtype=f32)'} -> {f}\n"
-        x = "%0"
-        index = f", %a2: {t('i64', n)}" if index_input else ""
-        g = f"""graph(%a0: {t(dtype, m, n)}, %a1: {t('i64', m, 1)}{index}) {{
-{cast}  %1 = aten::logsumexp.default({x}, [1], true) -> {t('f32', m, 1)}
-  %2 = aten::{'clone.default(%a2)' if index_input else f'arange.default({n}, dtype=i64, layout=layout(0), device=device(cuda), pin_memory=false)'} -> {t('i64', n)}
-  %3 = aten::ne.Tensor(%2, %a1) -> {t('b8', m, n)}
-  %4 = aten::masked_fill.Scalar({x}, %3, 0.0) -> {f}
-  %5 = aten::sum.dim_IntList(%4, [1], true) -> {t('f32', m, 1)}
-  %6 = aten::lt.Scalar(%a1, 0) -> {t('b8', m, 1)}
-  %7 = aten::ge.Scalar(%a1, {n}) -> {t('b8', m, 1)}
-  %8 = aten::logical_or.default(%6, %7) -> {t('b8', m, 1)}
-  %9 = aten::masked_fill.Scalar(%1, %8, 0.0) -> {t('f32', m, 1)}
-  %10 = aten::sub.Tensor(%5, %9) -> {t('f32', m, 1)}
-  return (%1, %10)
-}}"""
+        f = t("f32", m, n)
+        header = f"graph(%a0: {t(dtype, m, n)}, %a1: {t('i64', m, 1)}" + (f", %a2: {t('i64', n)})" if index_input else ")")
+        # f32 logits: a copy stands in for the cast (sibling reductions of a graph input are two
+        # kernels; of a value a kernel produces, one).
+        lines = [f"%x = aten::{'clone.default(%a0)' if dtype == 'f32' else '_to_copy.default(%a0, dtype=f32)'} -> {f}"]
+        x = "%x"
+        lines.append(f"%lse = aten::logsumexp.default({x}, [1], true) -> {t('f32', m, 1)}")
+        if not index_input:
+            lines.append(f"%cls = aten::arange.default({n}, dtype=i64, layout=layout(0), device=device(cuda), pin_memory=false) -> {t('i64', n)}")
+        cls = "%a2" if index_input else "%cls"
+        lines += [f"%other = aten::ne.Tensor({cls}, %a1) -> {t('b8', m, n)}",
+                  f"%masked = aten::masked_fill.Scalar({x}, %other, 0.0) -> {f}",
+                  f"%sum = aten::sum.dim_IntList(%masked, [1], true) -> {t('f32', m, 1)}",
+                  f"%below = aten::lt.Scalar(%a1, 0) -> {t('b8', m, 1)}",
+                  f"%above = aten::ge.Scalar(%a1, {n}) -> {t('b8', m, 1)}",
+                  f"%miss = aten::logical_or.default(%below, %above) -> {t('b8', m, 1)}",
+                  f"%shift = aten::masked_fill.Scalar(%lse, %miss, 0.0) -> {t('f32', m, 1)}",
+                  f"%picked = aten::sub.Tensor(%sum, %shift) -> {t('f32', m, 1)}"]
+        g, refs = numbered(header, lines, ["%lse", "%picked"])
         make = loss_inputs(m, n, dtype)
         case(name, g, with_index_input(make, n) if index_input else make,
-             lambda x: dict(zip(["1#0", "10#0"], loss_forward_ref(x))), tol=(2e-5, 2e-5))
+             lambda x, refs=refs: dict(zip(refs, loss_forward_ref(x))), tol=(2e-5, 2e-5))
 
     # The backward: d loss / d logits = (softmax(x) - one_hot(t)) * g for a mean loss' g =
     # grad / total, through log_softmax's backward of the recomputed log-probabilities x - lse.
     def loss_backward_case(name, m, n, dtype="bf16", index_input=False):
         f = t("f32", m, n)
-        index = f", %a4: {t('i64', n)}" if index_input else ""
-        g = f"""graph(%a0: {t(dtype, m, n)}, %a1: {t('f32', m, 1)}, %a2: {t('i64', m, 1)}, %a3: f32[]{{}}@cuda{index}) {{
-  %0 = aten::_to_copy.default(%a0, dtype=f32) -> {f}
-  %1 = aten::sub.Tensor(%0, %a1) -> {f}
-  %2 = aten::{'clone.default(%a4)' if index_input else f'arange.default({n}, dtype=i64, layout=layout(0), device=device(cuda), pin_memory=false)'} -> {t('i64', n)}
-  %3 = aten::eq.Tensor(%2, %a2) -> {t('b8', m, n)}
-  %4 = aten::mul.Tensor(%3, %a3) -> {f}
-  %5 = aten::neg.default(%4) -> {f}
-  %6 = aten::_log_softmax_backward_data.default(%5, %1, 1, f32) -> {f}
-  %7 = aten::_to_copy.default(%6, dtype={dtype}) -> {t(dtype, m, n)}
-  return (%7)
-}}"""
+        header = (f"graph(%a0: {t(dtype, m, n)}, %a1: {t('f32', m, 1)}, %a2: {t('i64', m, 1)}, %a3: f32[]{{}}@cuda"
+                  + (f", %a4: {t('i64', n)})" if index_input else ")"))
+        lines = [f"%x = aten::_to_copy.default(%a0, dtype=f32) -> {f}",
+                 f"%logp = aten::sub.Tensor(%x, %a1) -> {f}"]
+        if not index_input:
+            lines.append(f"%cls = aten::arange.default({n}, dtype=i64, layout=layout(0), device=device(cuda), pin_memory=false) -> {t('i64', n)}")
+        cls = "%a4" if index_input else "%cls"
+        lines += [f"%hit = aten::eq.Tensor({cls}, %a2) -> {t('b8', m, n)}",
+                  f"%g = aten::mul.Tensor(%hit, %a3) -> {f}",
+                  f"%ng = aten::neg.default(%g) -> {f}",
+                  f"%gin = aten::_log_softmax_backward_data.default(%ng, %logp, 1, f32) -> {f}",
+                  f"%out = aten::_to_copy.default(%gin, dtype={dtype}) -> {t(dtype, m, n)}"]
+        g, refs = numbered(header, lines, ["%out"])
 
         def make(m=m, n=n):
             logits, tg = loss_inputs(m, n, dtype)()
@@ -297,7 +313,7 @@ def define_cases():
             logits, lse, tg, gr = x[0].double(), x[1].double(), x[2], x[3].double()
             hit = torch.zeros_like(logits).scatter_(1, tg.clamp(0, logits.shape[1] - 1), 1.0) * ((tg >= 0) & (tg < logits.shape[1]))
             gin = -hit * gr
-            return {"7#0": gin - torch.exp(logits - lse) * gin.sum(1, keepdim=True)}
+            return {refs[0]: gin - torch.exp(logits - lse) * gin.sum(1, keepdim=True)}
 
         case(name, g, with_index_input(make, n) if index_input else make, ref)
 
