@@ -35,6 +35,18 @@ namespace {
 
 using ir::DType;
 
+// TCCD_ROW_LOOP_UNROLL=n (daemon environment, part of the compiler identity): looped rows'
+// streaming loops unrolled n times (more loads in flight per thread, more registers); default 1.
+// A measurement knob until the GPU row check says which is faster.
+int LoopUnroll() {
+  static const int n = [] {
+    const char* v = std::getenv("TCCD_ROW_LOOP_UNROLL");
+    const int u = v == nullptr ? 1 : std::atoi(v);
+    return u >= 1 && u <= 8 ? u : 1;
+  }();
+  return n;
+}
+
 constexpr int kMaxChunks = 32;
 
 bool IsReduce(PwOp op) {
@@ -342,6 +354,7 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
   };
   for (int r : reductions) absl::StrAppend(&out, "  float acc", r, " = tccd_rt::", op_of(r), "Op::identity();\n");
   const bool shifted = geo_.shifted;
+  if (LoopUnroll() > 1) absl::StrAppend(&out, "#pragma unroll ", LoopUnroll(), "\n");
   if (shifted) {
     // Positions p0 from the vector-aligned element at or before the row's start.
     absl::StrAppend(&out, "  for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {\n",
