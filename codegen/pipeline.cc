@@ -21,6 +21,11 @@
 //                              threads; 1 gives the serial compile, for benchmarks)
 //   TCCD_CUDA_ONE_PROGRAM=1    a graph's CUDA kernels compile as one NVRTC program, as before
 //                              per-kernel cubins (bisects a -rdc/nvJitLink problem; no reuse)
+//   TCCD_SHIFTED_ROW_LOOPS=0   CUDA rows of 8192..32768 the full vector does not divide stay
+//                              persistent (narrow vectors) instead of looped and shifted
+//                              (read by the emitter, cuda_row_emitter.h; keyed here)
+//   TCCD_ROW_LOOP_UNROLL=n     CUDA looped rows' streaming loops unrolled n times (default 1;
+//                              read by cuda_row_emitter.cc, keyed here)
 #include "codegen/pipeline.h"
 
 #include <algorithm>
@@ -94,6 +99,8 @@ struct DebugOptions {
   absl::flat_hash_set<std::string> disabled_passes;
   bool disable_fusion = false;
   bool cuda_one_program = false;
+  bool no_shifted_row_loops = false;  // read by RowGeometryOf itself; here for the key
+  std::string row_loop_unroll;         // read by the row emitter itself; here for the key
 };
 
 const DebugOptions& Debug() {
@@ -104,6 +111,8 @@ const DebugOptions& Debug() {
       for (absl::string_view name : absl::StrSplit(p, ',', absl::SkipEmpty())) o->disabled_passes.insert(std::string(name));
     if (const char* f = std::getenv("TCCD_DISABLE_FUSION")) o->disable_fusion = std::string(f) == "1";
     if (const char* c = std::getenv("TCCD_CUDA_ONE_PROGRAM")) o->cuda_one_program = std::string(c) == "1";
+    if (const char* r = std::getenv("TCCD_SHIFTED_ROW_LOOPS")) o->no_shifted_row_loops = std::string(r) == "0";
+    if (const char* u = std::getenv("TCCD_ROW_LOOP_UNROLL")) o->row_loop_unroll = u;
     return o;
   }();
   return *options;
@@ -118,6 +127,8 @@ std::string DebugOptionsKey() {
   if (!disabled.empty()) absl::StrAppend(&key, "disable=", absl::StrJoin(disabled, "+"), ";");
   if (d.disable_fusion) absl::StrAppend(&key, "nofusion;");
   if (d.cuda_one_program) absl::StrAppend(&key, "cuda-one-program;");
+  if (d.no_shifted_row_loops) absl::StrAppend(&key, "no-shifted-row-loops;");
+  if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1") absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
   return key;
 }
 

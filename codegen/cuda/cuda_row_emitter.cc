@@ -9,9 +9,20 @@
 // element stores as early as their value exists. Every element value is a per-thread array
 // v<i>[kChunks * kVec] (fully unrolled loops index it with constants, so it lives in registers);
 // row-level values are scalars v<i>.
+//
+// Looped rows: each phase that has element work is a loop streaming the row from memory (L2
+// mostly) and recomputing the element values it needs, so loops are planned to be few
+// (PlanLoops): a reduction accumulates in the earliest loop its argument allows, and softmax's
+// max and sum of exp(x - max) share a loop as an online pair (running max, sum rescaled once per
+// vector). Cross-entropy's forward (logsumexp + the target pick, nll_loss_forward_to_rows.h) is
+// one loop; its backward a one-hot sum that reads no memory and one loop reading the logits and
+// writing their gradient; softmax two loops (was three). The class index (kIndex along the
+// reduced dim) is computed from the element's position rather than read from an [C] tensor.
 #include "codegen/cuda/cuda_row_emitter.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -24,6 +35,21 @@ namespace {
 
 using ir::DType;
 
+// TCCD_ROW_LOOP_UNROLL=n (daemon environment, part of the compiler identity): looped rows'
+// streaming loops unrolled n times (more loads in flight per thread, more registers); default 1.
+// Measured (row check, H200, same machine, us, unroll 1 -> 2): loss forward BERT 281 -> 271,
+// GPT-2 436 -> 416; backward 446 -> 440, 696 -> 670; but the same loss rows reading their class
+// index from memory per element 890 -> 1246 (backward GPT-2), and vocabulary log_softmax
+// unchanged (139.5 -> 138.9). 1-5% where it helps, so not the default yet.
+int LoopUnroll() {
+  static const int n = [] {
+    const char* v = std::getenv("TCCD_ROW_LOOP_UNROLL");
+    const int u = v == nullptr ? 1 : std::atoi(v);
+    return u >= 1 && u <= 8 ? u : 1;
+  }();
+  return n;
+}
+
 constexpr int kMaxChunks = 32;
 
 bool IsReduce(PwOp op) {
@@ -32,9 +58,10 @@ bool IsReduce(PwOp op) {
 
 class RowEmitter {
  public:
-  explicit RowEmitter(const PointwiseKernel& k)
+  explicit RowEmitter(const PointwiseKernel& k) : RowEmitter(k, RowGeometryOf(k)) {}
+  RowEmitter(const PointwiseKernel& k, const CudaRowGeometry& geo)
       : k_(k),
-        geo_(RowGeometryOf(k)),
+        geo_(geo),
         ns_("tccd_kernel_" + k.name),
         n_in_(static_cast<int>(k.input_dtypes.size())),
         rank_(static_cast<int>(k.shape.size())),
@@ -42,6 +69,9 @@ class RowEmitter {
         row_(RowLevelValues(k)) {}
 
   absl::Status Emit(std::string& out);
+  // Looped geometries: how many of the planned loops read element-level operands (streams of
+  // the row from memory; a loop of index arithmetic only, like nll's one-hot, reads none).
+  int ReadingLoops();
 
  private:
   void Schedule();
@@ -81,6 +111,11 @@ class RowEmitter {
   // Looped kernels: the element instructions phase p recomputes (the closure of its element
   // stores and of reduction p's argument over element-level arguments), in body order.
   std::vector<size_t> LoopedPhaseMembers(int phase) const;
+  // Looped kernels: the live reductions phase's loop accumulates (loop_of_), in body order.
+  std::vector<int> LoopReductions(int phase) const;
+  struct Online;
+  // The statements folding one vector's values of an online pair's argument into its state.
+  std::string OnlineStep(const Online& o) const;
   absl::Status EmitLoopedPhase(int phase, Access access, std::string& out);
   std::string Ptr(int operand, bool is_const) const {
     return absl::StrCat("reinterpret_cast<", is_const ? "const " : "",
@@ -112,6 +147,40 @@ class RowEmitter {
   std::vector<int> phase_;
   std::vector<int> reductions_;
   std::vector<bool> live_;
+  std::vector<int> earliest_;  // per instruction, the first phase its value exists in
+
+  // Looped kernels stream the row once per loop, so the loops are planned to be few (PlanLoops):
+  // a reduction whose argument needs no later reduction is accumulated in the earliest loop
+  // that can (cross-entropy's target pick beside its logsumexp), and softmax's max and sum of
+  // exponentials share one loop as an online pair (Online below). loop_of_[q]: the phase whose
+  // loop accumulates reduction q (reductions_[q]); q itself unless moved earlier.
+  void PlanLoops();
+  // The online pair of a max reduction p and the sum reduction p + 1 over exp(a - m), where a
+  // is the max's argument and m the max or a guard of it (logsumexp's where(isinf(max), 0,
+  // max)): one loop keeps per thread a running max mt and st = sum exp(a - g(mt)) over the
+  // elements it has seen (g(v) = v, or 0 where v is infinite), rescaling st by exp(mt - g(mn))
+  // when the max grows to mn (once per vector); the sum over the row is then
+  // row_reduce(st * exp(mt - m)) with m the row's max (or its guard), as three passes would give
+  // it, -inf/+inf/NaN rows included (the reasoning is at EmitOnlineStep).
+  struct Online {
+    int max = -1, sum = -1;  // instructions (reductions)
+    int a = -1;              // the max's argument
+    int shift = -1;          // m: the max or its guard (row-level)
+  };
+  std::vector<int> loop_of_;
+  std::vector<Online> online_;  // at most one per max reduction
+  const Online* OnlineWithSum(int instr) const {
+    for (const Online& o : online_)
+      if (o.sum == instr) return &o;
+    return nullptr;
+  }
+  const Online* OnlineWithMax(int instr) const {
+    for (const Online& o : online_)
+      if (o.max == instr) return &o;
+    return nullptr;
+  }
+  // Whether row-level value v is r (a max) or where(r == +-inf, 0, <guard of r>).
+  bool IsMaxOrGuard(int v, int r) const;
 };
 
 void RowEmitter::Schedule() {
@@ -133,6 +202,7 @@ void RowEmitter::Schedule() {
     for (int a : body[i].args) e = std::max(e, earliest[a]);
     earliest[i] = IsReduce(body[i].op) ? reduction_index[i] + 1 : e;
   }
+  earliest_ = earliest;
   // Liveness and latest phases, backwards from the stores.
   const int last = static_cast<int>(reductions_.size());
   std::vector<int> latest(n, last);
@@ -150,8 +220,51 @@ void RowEmitter::Schedule() {
   }
 }
 
+bool RowEmitter::IsMaxOrGuard(int v, int r) const {
+  if (v == r) return true;
+  const auto& body = k_.body;
+  auto constant = [&](int c, double value) {
+    return body[c].op == PwOp::kConstant && body[c].dtype == DType::kF32 && body[c].fvalue == value;
+  };
+  const PwInstr& w = body[v];
+  if (w.op != PwOp::kWhere || w.dtype != DType::kF32 || !constant(w.args[1], 0)) return false;
+  const PwInstr& eq = body[w.args[0]];
+  if (eq.op != PwOp::kEq || eq.args[0] != r) return false;
+  const double inf = std::numeric_limits<double>::infinity();
+  if (!constant(eq.args[1], inf) && !constant(eq.args[1], -inf)) return false;
+  return IsMaxOrGuard(w.args[2], r);
+}
+
+void RowEmitter::PlanLoops() {
+  const auto& body = k_.body;
+  const int n = static_cast<int>(reductions_.size());
+  loop_of_.assign(n, 0);
+  for (int q = 0; q < n; ++q) loop_of_[q] = std::min(q, earliest_[body[reductions_[q]].args[0]]);
+  for (int q = 0; q + 1 < n; ++q) {
+    const int max = reductions_[q], sum = reductions_[q + 1];
+    if (!live_[max] || !live_[sum] || body[max].op != PwOp::kReduceMax || body[sum].op != PwOp::kReduceSum) continue;
+    const PwInstr& e = body[body[sum].args[0]];
+    if (e.op != PwOp::kExp || e.dtype != DType::kF32) continue;
+    const PwInstr& d = body[e.args[0]];
+    if (d.op != PwOp::kSub || d.dtype != DType::kF32 || d.args[0] != body[max].args[0]) continue;
+    if (!row_[d.args[1]] || !IsMaxOrGuard(d.args[1], max)) continue;
+    online_.push_back(Online{max, sum, body[max].args[0], d.args[1]});
+    loop_of_[q + 1] = loop_of_[q];
+  }
+}
+
 std::string RowEmitter::ElementExpr(size_t i) const {
   const PwInstr& in = k_.body[i];
+  if (in.op == PwOp::kIndex) {
+    // The coordinate along reduced dim d of element e0 + q of the row (the verifier allows no
+    // other dim in row kernels).
+    if (in.operand < outer_) return "";
+    int64_t inner = 1;
+    for (int d = rank_ - 1; d > in.operand; --d) inner *= k_.shape[d];
+    std::string coord = inner == 1 ? "(e0 + q)" : absl::StrCat("((e0 + q) / ", inner, ")");
+    if (in.operand > outer_) coord = absl::StrCat("(", coord, " % ", k_.shape[in.operand], ")");
+    return absl::StrCat("static_cast<long long>", coord);
+  }
   if (in.op == PwOp::kDiv && in.dtype == DType::kF32 && row_[in.args[1]]) {
     // Element / row value (softmax's e / sum): one reciprocal per row (the compiler hoists the
     // loop-invariant 1.0f / v out of the loop) and a multiply per element instead of an IEEE
@@ -165,6 +278,13 @@ std::string RowEmitter::ElementExpr(size_t i) const {
     return absl::StrCat("exp2f(", Name(in.args[0]), " * 1.4426950408889634f)");
   }
   return CudaInstrExpr(k_, i, [&](int v) { return Name(v); });
+}
+
+std::vector<int> RowEmitter::LoopReductions(int phase) const {
+  std::vector<int> out;
+  for (size_t q = 0; q < reductions_.size(); ++q)
+    if (live_[reductions_[q]] && loop_of_[q] == phase) out.push_back(reductions_[q]);
+  return out;
 }
 
 std::vector<size_t> RowEmitter::LoopedPhaseMembers(int phase) const {
@@ -183,9 +303,10 @@ std::vector<size_t> RowEmitter::LoopedPhaseMembers(int phase) const {
       stack.push_back(i);
     }
   }
-  if (phase < static_cast<int>(reductions_.size()) && live_[reductions_[phase]]) {
-    want(body[reductions_[phase]].args[0]);
-  }
+  // An online sum's exp(a - m) is computed per vector against the running max (EmitOnlineStep);
+  // its a is the max's argument, in the loop already.
+  for (int r : LoopReductions(phase))
+    if (OnlineWithSum(r) == nullptr) want(body[r].args[0]);
   while (!stack.empty()) {
     const size_t i = stack.back();
     stack.pop_back();
@@ -197,19 +318,46 @@ std::vector<size_t> RowEmitter::LoopedPhaseMembers(int phase) const {
   return members;
 }
 
+std::string RowEmitter::OnlineStep(const Online& o) const {
+  // Per vector, after its kVec values of a are in on<max> (-inf outside the row): the new
+  // running max mn, the shift ms = g(mn) (0 where mn is infinite, so that a thread whose
+  // elements so far are all -inf holds st = 0 rather than exp(-inf - -inf) = NaN, and one
+  // holding +inf holds st = +inf rather than NaN; a NaN propagates through mn and ms), the
+  // old sum rescaled (exp(mt - ms): 0 from mt = -inf, whatever st was), then this vector's terms.
+  // The final combination (EmitLoopedPhase) scales each thread's st by exp(mt - m) with m the
+  // row's max or its guard: 0 for threads that saw only -inf, NaN for a row whose max is -inf
+  // with m = max (three passes: exp(-inf - -inf)), +inf for +inf rows under the guard (m = 0).
+  const std::string mt = absl::StrCat("acc", o.max), st = absl::StrCat("acc", o.sum), on = absl::StrCat("on", o.max);
+  return absl::StrCat(
+      "    {\n      float vmax = ", on, "[0];\n#pragma unroll\n      for (int q = 1; q < kVec; ++q) vmax = tccd_rt::MaxOp::apply(vmax, ", on,
+      "[q]);\n      const float mn = tccd_rt::MaxOp::apply(", mt, ", vmax);\n",
+      "      const float ms = fabsf(mn) == __int_as_float(0x7f800000) ? 0.0f : mn;\n",
+      "      ", st, " *= exp2f((", mt, " - ms) * 1.4426950408889634f);\n",
+      "#pragma unroll\n      for (int q = 0; q < kVec; ++q) ", st, " += exp2f((", on, "[q] - ms) * 1.4426950408889634f);\n",
+      "      ", mt, " = mn;\n    }\n");
+}
+
 absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& out) {
   const bool vectors = access != Access::kStrided;
   const auto& body = k_.body;
-  const std::vector<size_t> members = LoopedPhaseMembers(phase);
-  const bool reduces = phase < static_cast<int>(reductions_.size()) && live_[reductions_[phase]];
-  if (members.empty() && !reduces) return absl::OkStatus();
-  const char* op = "";
-  if (reduces) {
-    const PwInstr& r = body[reductions_[phase]];
-    op = r.op == PwOp::kReduceSum ? "Sum" : r.op == PwOp::kReduceMax ? "Max" : "Min";
-    absl::StrAppend(&out, "  float acc", reductions_[phase], " = tccd_rt::", op, "Op::identity();\n");
+  const char* smem = geo_.threads_per_row > 32 ? "smem" : "nullptr";
+  // The row sum of an online pair whose loop ran earlier: its m (a row-level value of this
+  // phase) exists now.
+  if (phase < static_cast<int>(reductions_.size())) {
+    if (const Online* o = OnlineWithSum(reductions_[phase]); o != nullptr && live_[o->sum]) {
+      absl::StrAppend(&out, "  const float v", o->sum, " = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc", o->sum,
+                      " * exp2f((acc", o->max, " - v", o->shift, ") * 1.4426950408889634f), ", smem, ");\n");
+    }
   }
+  const std::vector<size_t> members = LoopedPhaseMembers(phase);
+  const std::vector<int> reductions = LoopReductions(phase);
+  if (members.empty() && reductions.empty()) return absl::OkStatus();
+  auto op_of = [&](int r) {
+    return body[r].op == PwOp::kReduceSum ? "Sum" : body[r].op == PwOp::kReduceMax ? "Max" : "Min";
+  };
+  for (int r : reductions) absl::StrAppend(&out, "  float acc", r, " = tccd_rt::", op_of(r), "Op::identity();\n");
   const bool shifted = geo_.shifted;
+  if (LoopUnroll() > 1) absl::StrAppend(&out, "#pragma unroll ", LoopUnroll(), "\n");
   if (shifted) {
     // Positions p0 from the vector-aligned element at or before the row's start.
     absl::StrAppend(&out, "  for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {\n",
@@ -235,8 +383,12 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
       }
     }
   }
+  for (int r : reductions)
+    if (OnlineWithMax(r) != nullptr) absl::StrAppend(&out, "    float on", r, "[kVec];\n");
+  bool has_memory = false;
+  for (size_t i : members) has_memory |= body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore;
   absl::StrAppend(&out, "#pragma unroll\n    for (int q = 0; q < kVec; ++q) {\n");
-  if (!vectors) absl::StrAppend(&out, "      const int e = e0 + q;\n");
+  if (!vectors && has_memory) absl::StrAppend(&out, "      const int e = e0 + q;\n");
   for (size_t i : members) {
     const PwInstr& in = body[i];
     const DType d = in.dtype;
@@ -268,12 +420,19 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
       absl::StrAppend(&out, "      const ", CudaRegType(d), " v", i, " = ", expr, ";\n");
     }
   }
-  if (reduces) {
-    const int r = reductions_[phase];
-    absl::StrAppend(&out, "      ", shifted ? absl::StrCat("if ", kInRow, " ") : "", "acc", r, " = tccd_rt::", op,
+  for (int r : reductions) {
+    if (OnlineWithSum(r) != nullptr) continue;
+    if (OnlineWithMax(r) != nullptr) {
+      absl::StrAppend(&out, "      on", r, "[q] = ", shifted ? absl::StrCat(kInRow, " ? ", Name(body[r].args[0]), " : tccd_rt::MaxOp::identity()")
+                                                           : Name(body[r].args[0]), ";\n");
+      continue;
+    }
+    absl::StrAppend(&out, "      ", shifted ? absl::StrCat("if ", kInRow, " ") : "", "acc", r, " = tccd_rt::", op_of(r),
                     "Op::apply(acc", r, ", ", Name(body[r].args[0]), ");\n");
   }
   absl::StrAppend(&out, "    }\n");
+  for (int r : reductions)
+    if (const Online* o = OnlineWithMax(r); o != nullptr) absl::StrAppend(&out, OnlineStep(*o));
   if (vectors) {
     for (size_t i : members) {
       const PwInstr& in = body[i];
@@ -286,10 +445,10 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
     }
   }
   absl::StrAppend(&out, "  }\n");
-  if (reduces) {
-    const int r = reductions_[phase];
-    absl::StrAppend(&out, "  const float v", r, " = tccd_rt::row_reduce<tccd_rt::", op, "Op, kThreads>(acc", r,
-                    ", ", geo_.threads_per_row > 32 ? "smem" : "nullptr", ");\n");
+  for (int r : reductions) {
+    if (OnlineWithSum(r) != nullptr) continue;  // at its own phase, when its m exists
+    absl::StrAppend(&out, "  const float v", r, " = tccd_rt::row_reduce<tccd_rt::", op_of(r), "Op, kThreads>(acc", r,
+                    ", ", smem, ");\n");
   }
   return absl::OkStatus();
 }
@@ -528,7 +687,8 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
     }
     if (members.empty()) return absl::OkStatus();
     bool has_memory = false;
-    for (size_t i : members) has_memory |= body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore;
+    for (size_t i : members)
+      has_memory |= body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore || body[i].op == PwOp::kIndex;
     absl::StrAppend(&out, "#pragma unroll\n  for (int c = 0; c < kChunks; ++c) {\n");
     if (has_memory) {
       // Elements past the row's end (only in the last chunk) are neither loaded nor stored;
@@ -620,12 +780,26 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
   return absl::OkStatus();
 }
 
+int RowEmitter::ReadingLoops() {
+  Schedule();
+  PlanLoops();
+  int loops = 0;
+  for (int phase = 0; phase <= static_cast<int>(reductions_.size()); ++phase) {
+    bool reads = false;
+    for (size_t i : LoopedPhaseMembers(phase))
+      reads |= k_.body[i].op == PwOp::kLoad || k_.body[i].op == PwOp::kGather;
+    loops += reads ? 1 : 0;
+  }
+  return loops;
+}
+
 absl::Status RowEmitter::Emit(std::string& out) {
   if (!geo_.looped && geo_.chunks > kMaxChunks) {
     return absl::UnimplementedError(absl::StrCat("row-reduction kernel '", k_.name, "': rows of ",
                                                  geo_.row_length, " elements exceed the register budget"));
   }
   Schedule();
+  PlanLoops();
   absl::StrAppend(&out, "\n// ", std::string(76, '-'), "\n", CudaIrComment(k_));
   absl::StrAppend(&out, "namespace ", ns_, " {\n\n");
   absl::StrAppend(&out, "struct Params {\n  char* ptr[", k_.num_operands(), "];\n  long long stride[",
@@ -699,28 +873,49 @@ __device__ __forceinline__ float row_reduce(float v, float* smem) {
 }  // namespace tccd_rt
 )";
 
-CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel) {
+namespace {
+
+bool ShiftedLoopsEnabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("TCCD_SHIFTED_ROW_LOOPS");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  return enabled;
+}
+
+// The geometry of `kernel`'s rows: looped when they are longer than kMaxPersistentRowLength or
+// `looped` says so.
+CudaRowGeometry RowGeometryWith(const PointwiseKernel& kernel, bool looped) {
   CudaRowGeometry g;
   const int rank = static_cast<int>(kernel.shape.size());
   const int outer = rank - kernel.reduction.num_reduced_dims;
   g.rows = 1;
   g.row_length = 1;
   for (int d = 0; d < rank; ++d) (d < outer ? g.rows : g.row_length) *= kernel.shape[d];
+  // Operands the body never loads (a class index computed in place: reduction_kernel_builder)
+  // take no part in the vector width.
+  std::vector<bool> accessed(kernel.num_operands(), false);
+  for (const PwInstr& in : kernel.body) {
+    if (in.op == PwOp::kLoad) accessed[in.operand] = true;
+    if (in.op == PwOp::kStore) accessed[kernel.input_dtypes.size() + in.operand] = true;
+  }
   int largest = 1;
   for (int o = 0; o < kernel.num_operands(); ++o) {
     if (o < static_cast<int>(kernel.reduction.row_operand.size()) && kernel.reduction.row_operand[o])
       continue;
+    if (!accessed[o]) continue;
     largest = std::max(largest, ir::DTypeBytes(kernel.operand_dtype(o)));
   }
   g.vec = 16 / largest;
-  if (g.vec > 1 && g.row_length % g.vec != 0 && g.row_length > kMaxPersistentRowLength) {
+  looped = looped || g.row_length > kMaxPersistentRowLength;
+  if (g.vec > 1 && g.row_length % g.vec != 0 && looped) {
     g.shifted = true;
   } else {
     while (g.vec > 1 && g.row_length % g.vec != 0) g.vec /= 2;
   }
   // Shifted rows cover up to vec - 1 positions before the row's first element.
   const int64_t vectors = (g.row_length + (g.shifted ? g.vec - 1 : 0) + g.vec - 1) / g.vec;
-  if (g.row_length > kMaxPersistentRowLength) {
+  if (looped) {
     g.looped = true;
     g.threads_per_row = g.block = kLoopedRowThreads;
     g.rows_per_block = 1;
@@ -749,6 +944,20 @@ CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel) {
   g.chunks = static_cast<int>((vectors + g.threads_per_row - 1) / g.threads_per_row);
   g.grid = (g.rows + g.rows_per_block - 1) / g.rows_per_block;
   g.param_bytes = 8 * kernel.num_operands() * (1 + rank);
+  return g;
+}
+
+}  // namespace
+
+CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel) {
+  const CudaRowGeometry g = RowGeometryWith(kernel, /*looped=*/false);
+  if (g.looped || g.row_length < kMinShiftedLoopedRowLength || !ShiftedLoopsEnabled()) return g;
+  // A row the full vector does not divide: persistent, it moves narrower vectors (4 bytes for
+  // bf16 rows of 30522); looped, it is shifted and moves 16 bytes. Looped wins where its loops
+  // stream the row from memory once (cross-entropy's forward: logsumexp and the target pick;
+  // its backward: the one-hot sum reads nothing, one loop reads the logits and writes).
+  const CudaRowGeometry looped = RowGeometryWith(kernel, /*looped=*/true);
+  if (looped.shifted && RowEmitter(kernel, looped).ReadingLoops() <= 1) return looped;
   return g;
 }
 

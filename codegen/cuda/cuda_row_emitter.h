@@ -31,9 +31,9 @@ struct CudaRowGeometry {
 };
 
 // The longest row a persistent row kernel holds in registers (1024 threads x at most 32
-// elements). Longer rows loop: one block of kLoopedRowThreads threads per row, every phase (one
-// per reduction, then the stores) reads the row again (from L2 mostly) and recomputes the
-// element values it needs. Measured on H100 (tests/codegen/cuda/cuda_row_gpu_check.py): a bf16
+// elements). Longer rows loop: one block of kLoopedRowThreads threads per row, every loop reads
+// the row again (from L2 mostly) and recomputes the element values it needs; the loops are
+// planned to be few ("Looped rows" in cuda_row_emitter.cc: online softmax, early reductions). Measured on H100 (tests/codegen/cuda/cuda_row_gpu_check.py): a bf16
 // softmax over 4096x32000 ran at 2200 GB/s persistent and 1658 GB/s looped, so rows that fit stay
 // persistent; the looped form is for what did not fit before (GPT-2's 50257-wide log_softmax:
 // 280 us forward with the f32 cast fused, ATen 270 us without it; backward 389 us vs ATen 298 us).
@@ -51,6 +51,23 @@ inline constexpr int kLoopedRowThreads = 512;
 // backward 390 -> 295 us (GPT-2's vocabulary was one element per access). Persistent rows stay
 // as they were: shifted, a bf16 softmax over 2048x30522 went 135 -> 175 us (the per-element
 // masks of its unrolled chunks cost more than the wider vectors gain).
+//
+// Shorter rows that the full vector does not divide (BERT's vocabulary of 30522) take the looped,
+// shifted form too when it streams the row from memory at most once (loops are planned with
+// online softmax and early reductions: see "Looped rows" in cuda_row_emitter.cc), from
+// kMinShiftedLoopedRowLength elements: cross-entropy's forward and backward rows. Persistent,
+// they moved 4-byte vectors. TCCD_SHIFTED_ROW_LOOPS=0 (daemon environment) keeps them
+// persistent, to measure one form against the other. Why persistent lost there: a row of 30522
+// takes a 960-thread block (32 elements per thread), and at 49-63 registers (ptxas, sm_90) only
+// one such block fits an SM: 47% occupancy and nothing to overlap a block's reductions and
+// barriers with; 16-byte shifted vectors kept that geometry and added per-element masks to every
+// unrolled chunk. The looped form runs 512-thread blocks at 26 (forward) / 64 (backward)
+// registers: 4 / 2 blocks per SM. Row check on an H200 (memcpy 4200 GB/s), 8192 rows, us:
+//   BERT 30522  forward 284 (persistent 411; main's form, class index read: 529)
+//               backward 451 (persistent 719; main's form 899)
+//   GPT-2 50257 forward 441 (class index read: 633), backward 703 (891)
+// (eager cross-entropy: 1417 / 1788 and 2658 / 2835.)
+inline constexpr int64_t kMinShiftedLoopedRowLength = 8192;
 CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel);
 
 // The reduction helpers (tccd_rt::row_reduce and friends); emitted once per module that has a

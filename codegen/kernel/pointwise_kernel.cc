@@ -287,7 +287,12 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
         }
         break;
       case Kind::kIndex:
-        if (kernel.is_row_reduction()) return where + "index ops are for pointwise kernels only";
+        // Row kernels take the coordinate along a reduced (trailing) dim: a class index.
+        if (kernel.is_row_reduction() &&
+            (kernel.is_column_reduction() ||
+             in.operand < static_cast<int>(kernel.shape.size()) - kernel.reduction.num_reduced_dims)) {
+          return where + "row kernels index only their reduced dims";
+        }
         if (in.operand < 0 || in.operand >= static_cast<int>(kernel.shape.size())) {
           return where + "dim " + std::to_string(in.operand) + " out of range";
         }
@@ -423,6 +428,9 @@ std::vector<bool> RowLevelValues(const PointwiseKernel& kernel) {
         break;
       case Kind::kReduce:
       case Kind::kStore: row[i] = true; break;
+      case Kind::kIndex:  // along a reduced dim (the verifier allows no other in row kernels)
+        row[i] = !kernel.is_row_reduction();
+        break;
       default:
         for (int a : in.args) row[i] = row[i] && row[a];
     }

@@ -42,6 +42,30 @@ bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
   return true;
 }
 
+// self = a - b, b one value per row ([N, 1]: the logsumexp of log_softmax's decomposition),
+// maybe cast to f32 (CUDA autocast runs nll_loss in f32 on bf16 log-probabilities).
+struct RowShifted {
+  ir::Arg a, b;
+};
+std::optional<RowShifted> RowShiftedSelf(const ir::Graph& g, const ir::ValueRef& self) {
+  if (self.is_input()) return std::nullopt;
+  const ir::Node* n = &g.nodes[self.node];
+  if (n->target == "aten::_to_copy.default" && n->args.size() == 1 && n->args[0].is_ref() &&
+      !n->args[0].ref().is_input() && n->kwargs.size() == 1 && n->kwargs[0].name == "dtype") {
+    n = &g.nodes[n->args[0].ref().node];
+  }
+  if (n->target != "aten::sub.Tensor" || n->args.size() != 2 || !n->kwargs.empty() || !n->args[0].is_ref() ||
+      !n->args[1].is_ref() || n->outputs.size() != 1)
+    return std::nullopt;
+  const ir::TensorType& out = n->outputs[0];
+  const ir::TensorType& a = g.type_of(n->args[0].ref());
+  const ir::TensorType& b = g.type_of(n->args[1].ref());
+  if (out.rank() != 2 || a.sizes != out.sizes || b.rank() != 2 || b.sizes[0] != out.sizes[0] || b.sizes[1] != 1 ||
+      !ir::IsFloatingPoint(a.dtype) || a.dtype != b.dtype || a.dtype != out.dtype)
+    return std::nullopt;
+  return RowShifted{n->args[0], n->args[1]};
+}
+
 // `node` (args already in `out`) as the ops above; the new values of its two outputs.
 std::vector<ir::Arg> Decompose(ir::Graph& out, const ir::Node& node) {
   const ir::TensorType self = out.type_of(node.args[0].ref());
@@ -53,9 +77,33 @@ std::vector<ir::Arg> Decompose(ir::Graph& out, const ir::Node& node) {
   const ir::Arg arange = EmitArange(out, classes, target_type.dtype, ir::DeviceType::kCuda);
   const ir::Arg target_column = EmitColumn(out, target);
   const ir::Arg other = EmitOp(out, "aten::ne.Tensor", {arange, target_column}, Dense(ir::DType::kBool, {rows, classes}));
-  const ir::Arg masked =
-      EmitOp(out, "aten::masked_fill.Scalar", {node.args[0], other, ir::Arg{0.0}}, Dense(f32, {rows, classes}));
-  const ir::Arg picked = EmitOp(out, "aten::sum.dim_IntList", {masked, IntListArg({1})}, Dense(f32, {rows}));
+  ir::Arg picked;
+  if (std::optional<RowShifted> shifted = RowShiftedSelf(out, node.args[0].ref())) {
+    // self[i, t] = a[i, t] - b[i]: pick a's value and subtract b after the row's sum, so the
+    // pick needs no row value and shares the logits' one streamed pass with the logsumexp
+    // (cuda_row_emitter.cc, "Looped rows"). Exact for an f32 self (the sum adds zeros to
+    // a[i, t]); a bf16 self is no longer rounded to bf16 before the pick (like every fused
+    // intermediate). A row without a class in [0, C) (ignored) picks 0, as before.
+    auto to_f32 = [&](const ir::Arg& v, std::vector<int64_t> sizes) {
+      if (out.type_of(v.ref()).dtype == f32) return v;
+      return EmitOp(out, "aten::_to_copy.default", {v}, Dense(f32, std::move(sizes)), {{"dtype", ir::Arg{f32}}});
+    };
+    const ir::Arg a = to_f32(shifted->a, {rows, classes}), b = to_f32(shifted->b, {rows, 1});
+    const ir::Arg masked = EmitOp(out, "aten::masked_fill.Scalar", {a, other, ir::Arg{0.0}}, Dense(f32, {rows, classes}));
+    const ir::Arg picked_a =
+        EmitOp(out, "aten::sum.dim_IntList", {masked, IntListArg({1}), ir::Arg{bool{true}}}, Dense(f32, {rows, 1}));
+    const ir::TensorType b8 = Dense(ir::DType::kBool, {rows, 1});
+    const ir::Arg below = EmitOp(out, "aten::lt.Scalar", {target_column, ir::Arg{int64_t{0}}}, b8);
+    const ir::Arg above = EmitOp(out, "aten::ge.Scalar", {target_column, ir::Arg{classes}}, b8);
+    const ir::Arg miss = EmitOp(out, "aten::logical_or.default", {below, above}, b8);
+    const ir::Arg shift = EmitOp(out, "aten::masked_fill.Scalar", {b, miss, ir::Arg{0.0}}, Dense(f32, {rows, 1}));
+    const ir::Arg picked_k = EmitOp(out, "aten::sub.Tensor", {picked_a, shift}, Dense(f32, {rows, 1}));
+    picked = EmitOp(out, "aten::view.default", {picked_k, IntListArg({rows})}, Dense(f32, {rows}));
+  } else {
+    const ir::Arg masked =
+        EmitOp(out, "aten::masked_fill.Scalar", {node.args[0], other, ir::Arg{0.0}}, Dense(f32, {rows, classes}));
+    picked = EmitOp(out, "aten::sum.dim_IntList", {masked, IntListArg({1})}, Dense(f32, {rows}));
+  }
   const ir::Arg counted = EmitOp(out, "aten::ne.Scalar", {target, ir::Arg{ignore_index}}, Dense(ir::DType::kBool, {rows}));
   const ir::Arg weights = EmitOp(out, "aten::_to_copy.default", {counted}, Dense(f32, {rows}), {{"dtype", ir::Arg{f32}}});
   const ir::Arg total = EmitOp(out, "aten::sum.dim_IntList", {weights, IntListArg({0})}, Dense(f32, {}));

@@ -16,7 +16,12 @@
 //   %out = neg(sum(picked, [0]))                          (sum)
 //          div(neg(sum(picked, [0])), %total)             (mean; 0/0 = NaN when all are ignored,
 //                                                          as ATen)
-// The masked_fill and the picking sum join the row kernel that produces `self`.
+// The masked_fill and the picking sum join the row kernel that produces `self`. Where self is
+// a - b with one b per row (log_softmax decomposed: logits - logsumexp, maybe cast to f32), the
+// pick reads a instead and subtracts b afterwards:
+//   picked = sum(masked_fill(a, other, 0), [1]) - masked_fill(b, target outside [0, C), 0)
+// so it needs no row value, and the looped row kernel accumulates it in the same streamed pass
+// as the logsumexp (one read of the logits in all).
 //
 // Applied only when self is an intermediate that this nll_loss_forward alone reads (otherwise
 // it is written anyway and ATen's gather of N values is cheaper than a pass over it), with no

@@ -41,6 +41,19 @@ bool PerReducedSlice(const ir::TensorType& type, const FusionGroup& group) {
                               : ConstantAlongRow(type, group.shape, group.num_reduced_dims);
 }
 
+// Whether group input `r` is arange(C) (i64/i32, on CUDA) broadcast along the group's last dim,
+// a reduced one: the class index of the cross-entropy rewrites (nll_loss_*_to_*.h), which the
+// kernel computes (kIndex) instead of reading 8 bytes per element of the row from an [C] tensor
+// (a wider operand than the logits, it also narrowed every row vector to two elements).
+bool IsClassIndex(const ir::Graph& graph, const ir::ValueRef& r, const FusionGroup& group) {
+  if (r.is_input() || group.reduce_leading || group.num_reduced_dims < 1 || group.shape.empty()) return false;
+  const ir::Node& node = graph.nodes[r.node];
+  if (node.target != "aten::arange.default" || node.args.size() != 1) return false;
+  const ir::TensorType& t = graph.type_of(r);
+  return t.rank() == 1 && t.sizes[0] == group.shape.back() && t.device == ir::DeviceType::kCuda &&
+         (t.dtype == ir::DType::kI64 || t.dtype == ir::DType::kI32);
+}
+
 }  // namespace
 
 absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
@@ -66,6 +79,15 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
       const int rank = static_cast<int>(group.shape.size());
       kernel.reduction.kept_broadcast.push_back(!kernel.reduction.row_operand.back() &&
                                                 ConstantAlongRow(t, group.shape, rank - k));
+    }
+    if (IsClassIndex(graph, group.inputs[i], group)) {
+      // The operand stays in the launch ABI, unread.
+      PwInstr index;
+      index.op = PwOp::kIndex;
+      index.dtype = ir::DType::kI64;
+      index.operand = static_cast<int>(group.shape.size()) - 1;
+      held[group.inputs[i]] = b.Coerce(b.Coerce(b.Emit(index), t.dtype), HeldDType(t.dtype));
+      continue;
     }
     PwInstr load;
     load.op = PwOp::kLoad;

@@ -93,10 +93,45 @@ class Sinker {
   ir::DeviceType device_;
 };
 
+// CUDA: pointwise nodes that are a row reduction's prologue and stay so: every reader of the
+// node is a row reduction, and the reshape it reads feeds a row reduction too, which absorbs
+// the reshaped value's producer through that reshape (reshape_hoisting.h). Cross-entropy's
+// target pick, masked_fill(view(logits as f32)) summed per row beside the logsumexp of the same
+// view: sunk, the masked_fill would fuse with the cast into a kernel writing an f32 copy of the
+// logits and the pick would read it back.
+std::vector<bool> RowPrologues(const ir::Graph& graph) {
+  const int n = static_cast<int>(graph.nodes.size());
+  std::vector<int> readers(n, 0), row_readers(n, 0);
+  for (int id = 0; id < n; ++id) {
+    const bool rows = ReductionAxesOf(graph, graph.nodes[id]).num_reduced_dims > 0;
+    ir::ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
+      if (r.is_input()) return;
+      ++readers[r.node];
+      if (rows) ++row_readers[r.node];
+    });
+  }
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) ++readers[r.node];
+    });
+  std::vector<bool> keep(n, false);
+  for (int id = 0; id < n; ++id) {
+    if (readers[id] == 0 || readers[id] != row_readers[id]) continue;
+    ir::ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
+      if (!r.is_input() && IsReshapeTarget(graph.nodes[r.node].target) && row_readers[r.node] > 0) keep[id] = true;
+    });
+  }
+  return keep;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> ReshapeSinking::Run(ir::Graph& graph) {
+  const std::vector<bool> keep =
+      device_ == ir::DeviceType::kCuda ? RowPrologues(graph) : std::vector<bool>(graph.nodes.size(), false);
+  int id = -1;
   return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+    if (keep[++id]) return std::nullopt;
     std::optional<ir::Arg> moved = Sinker(out, device_).Sink(node);
     if (!moved) return std::nullopt;
     return std::vector<ir::Arg>{*moved};

@@ -217,6 +217,115 @@ def define_cases():
 }}""", softmax_pair("f32", True, m, n),
          lambda x: {"0#0": x[0].double() - torch.exp(x[1].double()) * x[0].double().sum(-1, keepdim=True)})
 
+    # Cross-entropy's loss rows as the LMs run them at batch 16 x seq 512 (8192 rows; BERT's
+    # vocabulary 30522, GPT-2's 50257), in the form the daemon's passes leave them: log_softmax
+    # decomposed into x - logsumexp(x) (client/tccd/decompositions.py), the forward's target
+    # picked in the logsumexp's row kernel (nll_loss_forward_to_rows.h), the backward's one-hot
+    # gradient as pointwise ops (nll_loss_backward_to_pointwise.h); the class index arange(C)
+    # is computed in the kernel (the manifest's input -1: an unread operand). Rows with
+    # numerics to check: an ignored target (-100), a row of -inf (lse -inf, picked NaN), masked
+    # (-inf) columns, a +inf logit (lse +inf).
+    def loss_inputs(m, n, dtype="bf16"):
+        def make():
+            x = torch.randn(m, n, device="cuda") * 4.0
+            x[1, :] = float("-inf")
+            x[2, ::3] = float("-inf")
+            x[3, 17] = float("inf")
+            t = torch.randint(0, n, (m, 1), device="cuda")
+            t[5::20] = -100
+            t[2] = 3  # a masked (-inf) class: picked -inf
+            return [x.to(dt[dtype]), t]
+        return make
+
+    def loss_forward_ref(x):
+        logits, t = x[0].double(), x[1]
+        lse = torch.logsumexp(logits, 1, keepdim=True)
+        hit = (t >= 0) & (t < logits.shape[1])
+        picked = torch.where(hit, logits.gather(1, t.clamp(0, logits.shape[1] - 1)) - lse, torch.zeros_like(lse))
+        return lse, picked
+
+    def with_index_input(make, n):
+        # The class index read from memory (an i64 [C] input, as main's loss rows read it).
+        return lambda: make() + [torch.arange(n, device="cuda")]
+
+    def numbered(header, lines, outputs):
+        # Graph text from lines "name = op -> type" (names %x, %lse, ...) numbered %0, %1, ...
+        # in order (the parser wants nodes numbered from %0), outputs by name.
+        names = {}
+        body = []
+        for line in lines:
+            lhs, rhs = line.split(" = ", 1)
+            for k in sorted(names, key=len, reverse=True):
+                rhs = rhs.replace(k, names[k])
+            names[lhs] = f"%{len(names)}"
+            body.append(f"  {names[lhs]} = {rhs}")
+        refs = ", ".join(names[o] for o in outputs)
+        return f"{header} {{\n" + "\n".join(body) + f"\n  return ({refs})\n}}", [names[o][1:] + "#0" for o in outputs]
+
+    def loss_forward_case(name, m, n, dtype="bf16", index_input=False):
+        f = t("f32", m, n)
+        header = f"graph(%a0: {t(dtype, m, n)}, %a1: {t('i64', m, 1)}" + (f", %a2: {t('i64', n)})" if index_input else ")")
+        # f32 logits: a copy stands in for the cast (sibling reductions of a graph input are two
+        # kernels; of a value a kernel produces, one).
+        lines = [f"%x = aten::{'clone.default(%a0)' if dtype == 'f32' else '_to_copy.default(%a0, dtype=f32)'} -> {f}"]
+        x = "%x"
+        lines.append(f"%lse = aten::logsumexp.default({x}, [1], true) -> {t('f32', m, 1)}")
+        if not index_input:
+            lines.append(f"%cls = aten::arange.default({n}, dtype=i64, layout=layout(0), device=device(cuda), pin_memory=false) -> {t('i64', n)}")
+        cls = "%a2" if index_input else "%cls"
+        lines += [f"%other = aten::ne.Tensor({cls}, %a1) -> {t('b8', m, n)}",
+                  f"%masked = aten::masked_fill.Scalar({x}, %other, 0.0) -> {f}",
+                  f"%sum = aten::sum.dim_IntList(%masked, [1], true) -> {t('f32', m, 1)}",
+                  f"%below = aten::lt.Scalar(%a1, 0) -> {t('b8', m, 1)}",
+                  f"%above = aten::ge.Scalar(%a1, {n}) -> {t('b8', m, 1)}",
+                  f"%miss = aten::logical_or.default(%below, %above) -> {t('b8', m, 1)}",
+                  f"%shift = aten::masked_fill.Scalar(%lse, %miss, 0.0) -> {t('f32', m, 1)}",
+                  f"%picked = aten::sub.Tensor(%sum, %shift) -> {t('f32', m, 1)}"]
+        g, refs = numbered(header, lines, ["%lse", "%picked"])
+        make = loss_inputs(m, n, dtype)
+        case(name, g, with_index_input(make, n) if index_input else make,
+             lambda x, refs=refs: dict(zip(refs, loss_forward_ref(x))), tol=(2e-5, 2e-5))
+
+    # The backward: d loss / d logits = (softmax(x) - one_hot(t)) * g for a mean loss' g =
+    # grad / total, through log_softmax's backward of the recomputed log-probabilities x - lse.
+    def loss_backward_case(name, m, n, dtype="bf16", index_input=False):
+        f = t("f32", m, n)
+        header = (f"graph(%a0: {t(dtype, m, n)}, %a1: {t('f32', m, 1)}, %a2: {t('i64', m, 1)}, %a3: f32[]{{}}@cuda"
+                  + (f", %a4: {t('i64', n)})" if index_input else ")"))
+        lines = [f"%x = aten::_to_copy.default(%a0, dtype=f32) -> {f}",
+                 f"%logp = aten::sub.Tensor(%x, %a1) -> {f}"]
+        if not index_input:
+            lines.append(f"%cls = aten::arange.default({n}, dtype=i64, layout=layout(0), device=device(cuda), pin_memory=false) -> {t('i64', n)}")
+        cls = "%a4" if index_input else "%cls"
+        lines += [f"%hit = aten::eq.Tensor({cls}, %a2) -> {t('b8', m, n)}",
+                  f"%g = aten::mul.Tensor(%hit, %a3) -> {f}",
+                  f"%ng = aten::neg.default(%g) -> {f}",
+                  f"%gin = aten::_log_softmax_backward_data.default(%ng, %logp, 1, f32) -> {f}",
+                  f"%out = aten::_to_copy.default(%gin, dtype={dtype}) -> {t(dtype, m, n)}"]
+        g, refs = numbered(header, lines, ["%out"])
+
+        def make(m=m, n=n):
+            logits, tg = loss_inputs(m, n, dtype)()
+            lse = torch.logsumexp(logits.float(), 1, keepdim=True)
+            return [logits, lse, tg, torch.tensor(1.0 / m, device="cuda")]
+
+        def ref(x):
+            logits, lse, tg, gr = x[0].double(), x[1].double(), x[2], x[3].double()
+            hit = torch.zeros_like(logits).scatter_(1, tg.clamp(0, logits.shape[1] - 1), 1.0) * ((tg >= 0) & (tg < logits.shape[1]))
+            gin = -hit * gr
+            return {refs[0]: gin - torch.exp(logits - lse) * gin.sum(1, keepdim=True)}
+
+        case(name, g, with_index_input(make, n) if index_input else make, ref)
+
+    for vocab, label in [(30522, "bert"), (50257, "gpt2")]:
+        loss_forward_case(f"loss_forward_{label}_8192", 8192, vocab)
+        loss_backward_case(f"loss_backward_{label}_8192", 8192, vocab)
+        loss_forward_case(f"loss_forward_{label}_8192_index_read", 8192, vocab, index_input=True)
+        loss_backward_case(f"loss_backward_{label}_8192_index_read", 8192, vocab, index_input=True)
+    loss_forward_case("loss_forward_gpt2_f32_1024", 1024, 50257, dtype="f32")
+    # Softmax over BERT's vocabulary stays persistent (its looped form streams twice); the
+    # 1024 x 50257 one above streams twice where it streamed three times (online max + sum).
+
     # Column reductions (over the leading dims): bias gradients, with a pointwise prologue.
     def colsum_case(name, dtype, m, n, prologue=False, mean=False, strided=False):
         op = "aten::mean.dim" if mean else "aten::sum.dim_IntList"
@@ -345,8 +454,9 @@ def run(directory, bench):
             # Same values, transposed storage: the reduced dim is not unit-stride.
             variants.append(("strided", [x.transpose(-1, -2).contiguous().transpose(-1, -2) if x.dim() >= 2 else x
                                          for x in graph_inputs]))
+        arange = lambda: torch.arange(m["shape"][-1], device="cuda")  # an unread class index (-1)
         for label, xs in variants:
-            ins = [xs[i] for i in m["inputs"]]
+            ins = [xs[i] if i >= 0 else arange() for i in m["inputs"]]
             outs = [torch.empty_strided(sz, st, dtype=d, device="cuda") for _, d, sz, st in m["outputs"]]
             try:
                 launch(fn, m, ins, outs)
@@ -367,7 +477,7 @@ def run(directory, bench):
                 print(f"FAIL {c['name']} [{label}]: {e}", flush=True)
                 failures += 1
         if bench:
-            ins = [graph_inputs[i] for i in m["inputs"]]
+            ins = [graph_inputs[i] if i >= 0 else arange() for i in m["inputs"]]
             outs = [torch.empty_strided(sz, st, dtype=d, device="cuda") for _, d, sz, st in m["outputs"]]
             nbytes = sum(x.numel() * x.element_size() for x in ins) + sum(o.numel() * o.element_size() for o in outs)
             ms = time_ms(lambda: launch(fn, m, ins, outs))
@@ -395,6 +505,20 @@ def run(directory, bench):
             ms = time_ms(lambda: f(a))
             nbytes = a.numel() * a.element_size() + out.numel() * out.element_size()
             print(f"BENCH {name} shape={list(shape)} {nbytes / ms / 1e6:.0f} GB/s")
+        for n in (30522, 50257):
+            # Eager cross-entropy on bf16 logits as the LMs run it (cast to f32, log_softmax,
+            # nll): forward, and the backward kernels given the saved log-probabilities.
+            x = torch.randn(8192, n, device="cuda").to(torch.bfloat16)
+            tg = torch.randint(0, n, (8192,), device="cuda")
+            ms = time_ms(lambda: F.nll_loss(F.log_softmax(x.float(), -1), tg))
+            print(f"BENCH eager cross_entropy forward bf16->f32 [8192, {n}] {ms * 1e3:.1f} us")
+            lp = F.log_softmax(x.float(), -1)
+            go = torch.zeros_like(lp)
+            ms = time_ms(lambda: torch.ops.aten._log_softmax_backward_data(
+                torch.ops.aten.nll_loss_backward(torch.tensor(1.0, device="cuda"), lp, tg, None, 1, -100,
+                                                 torch.tensor(8192.0, device="cuda")), lp, 1, torch.float32).to(torch.bfloat16))
+            print(f"BENCH eager cross_entropy backward [8192, {n}] {ms * 1e3:.1f} us")
+            del x, lp, go
         for dtype, m, n in [(torch.bfloat16, 16384, 1024), (torch.float32, 8192, 768)]:
             g, x = torch.randn(m, n, device="cuda", dtype=dtype), torch.randn(m, n, device="cuda", dtype=dtype)
             w, b = torch.randn(n, device="cuda", dtype=dtype), torch.randn(n, device="cuda", dtype=dtype)

@@ -1,7 +1,8 @@
 // cuda_row_gpu_gen CASES OUT_DIR: the row-reduction GPU check's compile half (here, no GPU).
 // CASES holds graphs in IR text, each after a line "=== <name>" (cuda_row_gpu_check.py
 // --emit-cases writes it); each must partition, on the CUDA target, into exactly one
-// row-reduction kernel, which is named <name>. Writes OUT_DIR/kernels_cuda.so (all kernels,
+// row-reduction kernel (beside arange steps: the class index of the loss rows, input index -1
+// in the manifest), which is named <name>. Writes OUT_DIR/kernels_cuda.so (all kernels,
 // sm_90) and OUT_DIR/manifest.txt, one line per case:
 //   <name> shape=<d,..> inputs=<graph input index,..> outputs=<node>#<output>:<dtype>:<sizes>:<strides>;...
 //   expected=<strides of every operand in the iteration space, operand-major>
@@ -50,13 +51,24 @@ int main(int argc, char** argv) {
       auto changed = FuseRowReductions(*graph, {}, *p);
       if (!changed.ok()) p = changed.status();
     }
-    if (!p.ok() || p->schedule.size() != 1 || !p->schedule[0].fused ||
-        p->groups[0].num_reduced_dims == 0) {
+    // One row-reduction kernel; besides it only arange steps (the class index of the loss
+    // rewrites, which the kernel computes in place and never reads).
+    int fused = -1, others = 0;
+    if (p.ok()) {
+      for (const ScheduleEntry& e : p->schedule) {
+        if (e.fused) {
+          fused = fused == -1 ? e.index : -2;
+        } else if (graph->nodes[e.index].target != "aten::arange.default") {
+          ++others;
+        }
+      }
+    }
+    if (!p.ok() || fused < 0 || others > 0 || p->groups[fused].num_reduced_dims == 0) {
       std::fprintf(stderr, "%s: not one row-reduction kernel:\n%s\n", name.c_str(),
                    p.ok() ? PrintPartition(*graph, *p).c_str() : p.status().ToString().c_str());
       return 1;
     }
-    const FusionGroup& group = p->groups[0];
+    const FusionGroup& group = p->groups[fused];
     auto kernel = BuildPointwiseKernel(*graph, group, name);
     if (!kernel.ok()) {
       std::fprintf(stderr, "%s: %s\n", name.c_str(), kernel.status().ToString().c_str());
@@ -66,6 +78,11 @@ int main(int argc, char** argv) {
     std::vector<int64_t> expected;
     std::vector<std::string> inputs, outputs;
     for (const tccd::ir::ValueRef& r : group.inputs) {
+      if (!r.is_input() && graph->nodes[r.node].target == "aten::arange.default") {
+        inputs.push_back("-1");  // the class index: cuda_row_gpu_check.py passes an arange
+        for (int64_t s : GroupOperandStrides(*graph, group, r, false)) expected.push_back(s);
+        continue;
+      }
       if (!r.is_input()) {
         std::fprintf(stderr, "%s: a kernel input is not a graph input\n", name.c_str());
         return 1;

@@ -1,6 +1,7 @@
 // The CUDA backend's test kernels (see cuda_test_kernels.h).
 #include "cuda_test_kernels.h"
 
+#include <limits>
 #include <utility>
 
 namespace tccd::codegen::cuda_testing {
@@ -180,6 +181,44 @@ PointwiseKernel SoftmaxRowsKernel(const std::string& name, std::vector<int64_t> 
   return k.kernel();
 }
 
+PointwiseKernel CrossEntropyForwardRowsKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int target = k.Input(DType::kI64);
+  const double inf = std::numeric_limits<double>::infinity();
+  const int max = k.Op(PwOp::kReduceMax, DType::kF32, {x});
+  auto guard = [&](int m, double value) {
+    return k.Op(PwOp::kWhere, DType::kF32,
+                {k.Op(PwOp::kEq, DType::kBool, {max, k.Const(DType::kF32, value)}), k.Const(DType::kF32, 0), m});
+  };
+  const int m = guard(guard(max, -inf), inf);
+  const int sum = k.Op(PwOp::kReduceSum, DType::kF32,
+                       {k.Op(PwOp::kExp, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, m})})});
+  const int lse = k.Op(PwOp::kAdd, DType::kF32, {k.Op(PwOp::kLog, DType::kF32, {sum}), m});
+  const int other = k.Op(PwOp::kNe, DType::kBool, {k.Index(1), target});
+  const int picked = k.Op(PwOp::kReduceSum, DType::kF32,
+                          {k.Op(PwOp::kWhere, DType::kF32, {other, k.Const(DType::kF32, 0), x})});
+  k.Output(lse);
+  k.Output(k.Op(PwOp::kSub, DType::kF32, {picked, lse}));
+  k.Rows(1, {false, true, true, true});
+  return k.kernel();
+}
+
+PointwiseKernel CrossEntropyBackwardRowsKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int lse = k.Input(DType::kF32);
+  const int target = k.Input(DType::kI64);
+  const int grad = k.Input(DType::kF32);
+  const int hit = k.Cast(k.Op(PwOp::kEq, DType::kBool, {k.Index(1), target}), DType::kF32);
+  const int g = k.Op(PwOp::kMul, DType::kF32, {hit, k.Op(PwOp::kNeg, DType::kF32, {grad})});
+  const int sum = k.Op(PwOp::kReduceSum, DType::kF32, {g});
+  const int p = k.Op(PwOp::kExp, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, lse})});
+  k.Output(k.Cast(k.Op(PwOp::kSub, DType::kF32, {g, k.Op(PwOp::kMul, DType::kF32, {p, sum})}), DType::kBF16));
+  k.Rows(1, {false, true, true, true, false});
+  return k.kernel();
+}
+
 PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape) {
   const double n = static_cast<double>(shape.back());
   KernelBuilder k(name, std::move(shape));
@@ -310,6 +349,13 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"softmax_rows_f32", SoftmaxRowsKernel("softmax_rows_f32", {37, 1000})},
       // Vocabulary-sized rows (GPT-2's 50257, odd: one element per access) take the looped form.
       {"softmax_long_rows_f32", SoftmaxRowsKernel("softmax_long_rows_f32", {1024, 50257})},
+      // Cross-entropy's loss rows as the LMs run them (the class index computed in place): the
+      // forward's logsumexp (an online max and sum) and target pick in one looped pass over
+      // BERT's 30522 (shifted: persistent, a bf16 row of 30522 moved 4-byte vectors); the
+      // backward's one-hot sum (no memory) then one pass reading the logits and writing.
+      {"cross_entropy_forward_rows_bf16", CrossEntropyForwardRowsKernel("cross_entropy_forward_rows_bf16", {64, 30522})},
+      {"cross_entropy_backward_rows_bf16",
+       CrossEntropyBackwardRowsKernel("cross_entropy_backward_rows_bf16", {64, 50257})},
       {"layer_norm_rows_bf16", LayerNormRowsKernel("layer_norm_rows_bf16", {8, 16, 768})},
       {"channel_centre_rows_bf16", ChannelCentreRowsKernel("channel_centre_rows_bf16", {64, 8, 196})},
       {"column_sum_bf16", ColumnSumKernel("column_sum_bf16", {8192, 768})},

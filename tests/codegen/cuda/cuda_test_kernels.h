@@ -76,6 +76,12 @@ PointwiseKernel SoftmaxRowsKernel(const std::string& name, std::vector<int64_t> 
 // Layer norm over the last dim of bf16 x with bf16 weight and bias: (out bf16, mean f32 and
 // rstd f32 per row), eps 1e-5.
 PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape);
+// Cross-entropy's forward rows over [N, C]: bf16 logits, an i64 target per row (row operand);
+// outputs logsumexp (ATen's guards for infinite maxima) and the target's log-probability.
+PointwiseKernel CrossEntropyForwardRowsKernel(const std::string& name, std::vector<int64_t> shape);
+// Its backward rows: bf16 logits, f32 logsumexp, i64 target, f32 loss gradient (row operands);
+// bf16 (softmax - one-hot) * gradient through log_softmax's backward.
+PointwiseKernel CrossEntropyBackwardRowsKernel(const std::string& name, std::vector<int64_t> shape);
 
 // Every dtype, for loops over them.
 // Index-aware kernels (kIndex/kGather): out[i, j] = j < half ? a[i, j] : b[i, j - half], times a

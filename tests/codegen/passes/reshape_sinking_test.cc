@@ -94,5 +94,23 @@ TEST_CASE("on the CPU, reductions are not kernels: only pointwise producers coun
 })"));
 }
 
+TEST_CASE("a row reduction's prologue on a reshape another row reduction reads stays put (CUDA)",
+          "[reshape_sinking]") {
+  // Cross-entropy's forward after nll_loss_forward_to_rows: the target pick masks the viewed f32
+  // logits that the logsumexp reads too. Sunk, the masked_fill would join the cast's kernel and
+  // write an f32 copy of the logits; kept, both reductions share one row kernel.
+  constexpr char kGraph[] = R"(graph(%a0: bf16[2,8,100]{800,100,1}@cuda, %a1: b8[16,100]{100,1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,8,100]{800,100,1}@cuda
+  %1 = aten::view.default(%0, [16, 100]) -> f32[16,100]{100,1}@cuda
+  %2 = aten::logsumexp.default(%1, [1], true) -> f32[16,1]{1,1}@cuda
+  %3 = aten::masked_fill.Scalar(%1, %a1, 0.0) -> f32[16,100]{100,1}@cuda
+  %4 = aten::sum.dim_IntList(%3, [1], true) -> f32[16,1]{1,1}@cuda
+  return (%2, %4)
+})";
+  bool changed = true;
+  CHECK(Run(kGraph, ir::DeviceType::kCuda, &changed) == Canonical(kGraph));
+  CHECK(!changed);
+}
+
 }  // namespace
 }  // namespace tccd::codegen

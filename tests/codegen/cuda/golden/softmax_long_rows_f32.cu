@@ -155,20 +155,6 @@ softmax_long_rows_f32_contig(const tccd_kernel_softmax_long_rows_f32::Params p) 
   const bool al0 = static_cast<int>((reinterpret_cast<unsigned long long>(p.ptr[0]) / sizeof(float) + static_cast<unsigned long long>(b0)) % kVec) == head;
   const bool al1 = static_cast<int>((reinterpret_cast<unsigned long long>(p.ptr[1]) / sizeof(float) + static_cast<unsigned long long>(b1)) % kVec) == head;
   float acc1 = tccd_rt::MaxOp::identity();
-  for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {
-    const int e0 = p0 - head;
-    tccd_rt::Vec<float, kVec> a0 = {};
-    if (e0 >= 0 && e0 + kVec <= kRowLength && al0) { a0 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[0]) + b0 + e0); } else {
-#pragma unroll
-      for (int q = 0; q < kVec; ++q) if (e0 + q >= 0 && e0 + q < kRowLength) a0.v[q] = reinterpret_cast<const float*>(p.ptr[0])[b0 + e0 + q];
-    }
-#pragma unroll
-    for (int q = 0; q < kVec; ++q) {
-      const float v0 = a0.v[q];
-      if (e0 + q >= 0 && e0 + q < kRowLength) acc1 = tccd_rt::MaxOp::apply(acc1, v0);
-    }
-  }
-  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, smem);
   float acc4 = tccd_rt::SumOp::identity();
   for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {
     const int e0 = p0 - head;
@@ -177,15 +163,26 @@ softmax_long_rows_f32_contig(const tccd_kernel_softmax_long_rows_f32::Params p) 
 #pragma unroll
       for (int q = 0; q < kVec; ++q) if (e0 + q >= 0 && e0 + q < kRowLength) a0.v[q] = reinterpret_cast<const float*>(p.ptr[0])[b0 + e0 + q];
     }
+    float on1[kVec];
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const float v0 = a0.v[q];
-      const float v2 = v0 - v1;
-      const float v3 = exp2f(v2 * 1.4426950408889634f);
-      if (e0 + q >= 0 && e0 + q < kRowLength) acc4 = tccd_rt::SumOp::apply(acc4, v3);
+      on1[q] = (e0 + q >= 0 && e0 + q < kRowLength) ? v0 : tccd_rt::MaxOp::identity();
+    }
+    {
+      float vmax = on1[0];
+#pragma unroll
+      for (int q = 1; q < kVec; ++q) vmax = tccd_rt::MaxOp::apply(vmax, on1[q]);
+      const float mn = tccd_rt::MaxOp::apply(acc1, vmax);
+      const float ms = fabsf(mn) == __int_as_float(0x7f800000) ? 0.0f : mn;
+      acc4 *= exp2f((acc1 - ms) * 1.4426950408889634f);
+#pragma unroll
+      for (int q = 0; q < kVec; ++q) acc4 += exp2f((on1[q] - ms) * 1.4426950408889634f);
+      acc1 = mn;
     }
   }
-  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4, smem);
+  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, smem);
+  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4 * exp2f((acc1 - v1) * 1.4426950408889634f), smem);
   for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {
     const int e0 = p0 - head;
     tccd_rt::Vec<float, kVec> a0 = {};
@@ -223,29 +220,30 @@ softmax_long_rows_f32_strided(const tccd_kernel_softmax_long_rows_f32::Params p)
   const long long b1 = static_cast<long long>(c0) * p.stride[1][0];
   constexpr int head = 0;  // the strided entry reads per element
   float acc1 = tccd_rt::MaxOp::identity();
-  for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {
-    const int e0 = p0 - head;
-#pragma unroll
-    for (int q = 0; q < kVec; ++q) {
-      const int e = e0 + q;
-      const float v0 = ((e0 + q >= 0 && e0 + q < kRowLength) ? reinterpret_cast<const float*>(p.ptr[0])[b0 + static_cast<long long>(e) * p.stride[0][1]] : static_cast<float>(0));
-      if (e0 + q >= 0 && e0 + q < kRowLength) acc1 = tccd_rt::MaxOp::apply(acc1, v0);
-    }
-  }
-  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, smem);
   float acc4 = tccd_rt::SumOp::identity();
   for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {
     const int e0 = p0 - head;
+    float on1[kVec];
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int e = e0 + q;
       const float v0 = ((e0 + q >= 0 && e0 + q < kRowLength) ? reinterpret_cast<const float*>(p.ptr[0])[b0 + static_cast<long long>(e) * p.stride[0][1]] : static_cast<float>(0));
-      const float v2 = v0 - v1;
-      const float v3 = exp2f(v2 * 1.4426950408889634f);
-      if (e0 + q >= 0 && e0 + q < kRowLength) acc4 = tccd_rt::SumOp::apply(acc4, v3);
+      on1[q] = (e0 + q >= 0 && e0 + q < kRowLength) ? v0 : tccd_rt::MaxOp::identity();
+    }
+    {
+      float vmax = on1[0];
+#pragma unroll
+      for (int q = 1; q < kVec; ++q) vmax = tccd_rt::MaxOp::apply(vmax, on1[q]);
+      const float mn = tccd_rt::MaxOp::apply(acc1, vmax);
+      const float ms = fabsf(mn) == __int_as_float(0x7f800000) ? 0.0f : mn;
+      acc4 *= exp2f((acc1 - ms) * 1.4426950408889634f);
+#pragma unroll
+      for (int q = 0; q < kVec; ++q) acc4 += exp2f((on1[q] - ms) * 1.4426950408889634f);
+      acc1 = mn;
     }
   }
-  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4, smem);
+  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, smem);
+  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4 * exp2f((acc1 - v1) * 1.4426950408889634f), smem);
   for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {
     const int e0 = p0 - head;
 #pragma unroll
