@@ -56,28 +56,45 @@ bool SameLayout(const ir::TensorType& a, const ir::TensorType& b) {
          a.storage_offset == b.storage_offset;
 }
 
-// A pad whose operand is a chain of reshapes/aliases that ends in the very layout it started
-// from (BERT's logits gradient: view [16, 512, V] then view [8192, V] of a [8192, V] kernel
-// output) reads the chain's base instead, and so do the chain end's other readers: the same
-// values in the same layout. The views left without readers die in the DCE after this pass.
-// Returns whether a reader was redirected.
-bool ReadPadOperandsAtTheirBase(ir::Graph& graph) {
-  std::set<ir::ValueRef> returned;
+bool IsReshape(const ir::Node& n) {
+  return (n.target == "aten::view.default" || n.target == "aten::_unsafe_view.default" ||
+          n.target == "aten::reshape.default" || n.target == "aten::alias.default") &&
+         !n.args.empty() && n.args[0].is_ref();
+}
+
+// The contiguous copy PadMatmulOperands makes of a padded product's first N columns:
+// clone(slice(...)).
+bool IsColumnsCopy(const ir::Graph& graph, const ir::ValueRef& r) {
+  if (r.is_input()) return false;
+  const ir::Node& n = graph.nodes[r.node];
+  if (n.target != "aten::clone.default" || n.args.empty() || !n.args[0].is_ref() || n.args[0].ref().is_input())
+    return false;
+  return graph.nodes[n.args[0].ref().node].target == "aten::slice.Tensor";
+}
+
+// A chain of reshapes/aliases that ends in the very layout it started from is its base under
+// another name. Two such names are read at their base instead (same values, same layout):
+//  * a pad's operand (BERT's logits gradient: view [16, 512, V] then view [8192, V] of a
+//    [8192, V] kernel output), so that the pad reads the kernel's output;
+//  * the contiguous copy of a padded product's columns (the forward's logits, reshaped for the
+//    loss), so that the loss row kernel reads the copy itself and takes it as its prologue: it
+//    then reads the padded rows and writes the copy, and the copy is no kernel of its own.
+// The views left without readers are dropped by the caller. Returns whether a reader moved.
+bool ReadReshapeChainsAtTheirBase(ir::Graph& graph) {
+  std::set<ir::ValueRef> returned, pad_operands;
   for (const ir::Arg& a : graph.outputs) ir::ForEachRef(a, [&](const ir::ValueRef& r) { returned.insert(r); });
+  for (const ir::Node& n : graph.nodes)
+    if (ZeroTailPadWidth(graph, n) > 0) pad_operands.insert(n.args[0].ref());
   std::map<ir::ValueRef, ir::ValueRef> base_of;
-  for (const ir::Node& pad : graph.nodes) {
-    if (ZeroTailPadWidth(graph, pad) == 0) continue;
-    const ir::ValueRef x = pad.args[0].ref();
-    if (returned.contains(x)) continue;
+  for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i) {
+    const ir::ValueRef x{i, 0};
+    if (!IsReshape(graph.nodes[i])) continue;
     ir::ValueRef b = x;
-    while (!b.is_input()) {
-      const ir::Node& n = graph.nodes[b.node];
-      const bool reshape = n.target == "aten::view.default" || n.target == "aten::_unsafe_view.default" ||
-                           n.target == "aten::reshape.default" || n.target == "aten::alias.default";
-      if (!reshape || n.args.empty() || !n.args[0].is_ref()) break;
-      b = n.args[0].ref();
-    }
-    if (b != x && !b.is_input() && SameLayout(graph.type_of(b), graph.type_of(x))) base_of[x] = b;
+    while (!b.is_input() && IsReshape(graph.nodes[b.node])) b = graph.nodes[b.node].args[0].ref();
+    if (b.is_input() || !SameLayout(graph.type_of(b), graph.type_of(x))) continue;
+    // Only nodes are redirected: a returned name stays the graph's output (BERT's forward saves
+    // the reshaped logits for the backward and reads them for the loss).
+    if ((pad_operands.contains(x) && !returned.contains(x)) || IsColumnsCopy(graph, b)) base_of[x] = b;
   }
   if (base_of.empty()) return false;
   std::function<void(ir::Arg&)> visit = [&](ir::Arg& a) {
@@ -94,7 +111,7 @@ bool ReadPadOperandsAtTheirBase(ir::Graph& graph) {
   return true;
 }
 
-// Views nobody reads any more (the reshapes ReadPadOperandsAtTheirBase bypassed; the DCE that
+// Views nobody reads any more (the reshapes ReadReshapeChainsAtTheirBase bypassed; the DCE that
 // runs before this pass left no others), removed here so that the pad is its operand's only
 // reader when the partition is built.
 void DropUnreadViews(ir::Graph& graph) {
@@ -107,7 +124,8 @@ void DropUnreadViews(ir::Graph& graph) {
     ir::Graph out;
     out.inputs = graph.inputs;
     for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i) {
-      if (!read.contains(i) && IsViewOp(graph.nodes[i].target)) {
+      const OpCategory category = PropertiesOf(graph.nodes[i].target).category;
+      if (!read.contains(i) && (category == OpCategory::kView || category == OpCategory::kReshape)) {
         again = true;
         continue;
       }
@@ -135,7 +153,7 @@ void DropUnreadViews(ir::Graph& graph) {
 }  // namespace
 
 absl::StatusOr<bool> ReadThroughZeroPads::Run(ir::Graph& graph) {
-  const bool rebased = ReadPadOperandsAtTheirBase(graph);
+  const bool rebased = ReadReshapeChainsAtTheirBase(graph);
   if (rebased) DropUnreadViews(graph);
   const int num_nodes = static_cast<int>(graph.nodes.size());
   std::map<ir::ValueRef, std::vector<int>> readers;
@@ -153,12 +171,21 @@ absl::StatusOr<bool> ReadThroughZeroPads::Run(ir::Graph& graph) {
     const ir::Node& pad = graph.nodes[p];
     if (ZeroTailPadWidth(graph, pad) == 0 || pad.outputs[0].device != ir::DeviceType::kCuda) continue;
     const ir::ValueRef x = pad.args[0].ref();
-    // x must be a kernel's output for the pad to be absorbed (a view's base would be written
-    // by someone else), must not leave the graph (its readers there expect it contiguous), and
-    // must have readers besides the pad.
-    if (x.is_input() || returned.contains(x) || IsViewOp(graph.nodes[x.node].target) ||
+    // x must be a kernel's output for the pad to be absorbed: made by a pointwise op or a
+    // reduction (a row kernel or its epilogue; an extern op's readers would only trade their
+    // contiguous operand for a strided one). It must not leave the graph (its readers there
+    // expect it contiguous) and must have readers besides the pad.
+    const OpCategory producer = x.is_input() ? OpCategory::kUnknown : PropertiesOf(graph.nodes[x.node].target).category;
+    if ((producer != OpCategory::kPointwise && producer != OpCategory::kReduction) || returned.contains(x) ||
         graph.nodes[x.node].outputs.size() != 1 || readers[x].size() < 2 || pad_after.contains(x.node))
       continue;
+    // A view of x declared contiguous would become a view of the strided slice: keep x then.
+    bool viewed = false;
+    for (int r : readers[x]) {
+      const OpCategory c = PropertiesOf(graph.nodes[r].target).category;
+      viewed |= r != p && (c == OpCategory::kView || c == OpCategory::kReshape);
+    }
+    if (viewed) continue;
     pad_after[x.node] = p;
   }
   if (pad_after.empty()) return rebased;

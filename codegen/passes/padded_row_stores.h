@@ -9,7 +9,10 @@
 //  * ReadThroughZeroPads (graph pass "read-through-zero-pads", before the partition): every
 //    other reader of x (the bias gradient's column sum) reads slice(P, -1, 0, K) instead, a
 //    strided view of the padded buffer, so the pad is x's only reader. The same values: the
-//    first K columns of P are x.
+//    first K columns of P are x. (It also reads identity reshape chains at their base: a pad's
+//    operand, and in the forward the contiguous copy of a padded product's columns, the logits,
+//    which the loss row kernel then takes as its prologue: it reads the padded rows and writes
+//    the copy, which stays because the logits leave the graph, returned or saved.)
 //  * AbsorbZeroTailPads (after the row-reduction regrouping): a pad that is then x's only
 //    reader, alone in its group, with x an element-level output of a row-reduction group whose
 //    row is the innermost dim, joins that group: the kernel stores x's rows into P at P's row

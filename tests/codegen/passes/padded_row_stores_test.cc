@@ -176,5 +176,34 @@ TEST_CASE("a pad the row kernel cannot absorb stays its own step", "[padded_rows
   CHECK(!r.absorbed);
 }
 
+TEST_CASE("the loss row kernel reads the logits copy itself, through no reshapes, and absorbs it", "[padded_rows]") {
+  // The forward of a padded vocabulary projection (PadMatmulOperands' N-pad): the logits are
+  // the contiguous copy of the padded product's first 30522 columns, returned (saved for the
+  // backward), and read by the loss through a reshape round trip of their own layout.
+  constexpr char kInputs[] = "graph(%a0: bf16[1024,30528]{30528,1}@cuda, %a1: f32[1024,1]{1,1}@cuda) {\n";
+  bool changed = false;
+  const std::string out = Rewrite(std::string(kInputs) + R"(  %0 = aten::slice.Tensor(%a0, 1, 0, 30522, 1) -> bf16[1024,30522]{30528,1}@cuda
+  %1 = aten::clone.default(%0) -> bf16[1024,30522]{30522,1}@cuda
+  %2 = aten::_unsafe_view.default(%1, [2, 512, 30522]) -> bf16[2,512,30522]{15627264,30522,1}@cuda
+  %3 = aten::view.default(%2, [-1, 30522]) -> bf16[1024,30522]{30522,1}@cuda
+  %4 = aten::_to_copy.default(%3, dtype=f32) -> f32[1024,30522]{30522,1}@cuda
+  %5 = aten::logsumexp.default(%4, [1], true) -> f32[1024,1]{1,1}@cuda
+  return (%2, %5)
+})", &changed);
+  CHECK(changed);
+  const std::string expected = std::string(kInputs) + R"(  %0 = aten::slice.Tensor(%a0, 1, 0, 30522, 1) -> bf16[1024,30522]{30528,1}@cuda
+  %1 = aten::clone.default(%0) -> bf16[1024,30522]{30522,1}@cuda
+  %2 = aten::_unsafe_view.default(%1, [2, 512, 30522]) -> bf16[2,512,30522]{15627264,30522,1}@cuda
+  %3 = aten::_to_copy.default(%1, dtype=f32) -> f32[1024,30522]{30522,1}@cuda
+  %4 = aten::logsumexp.default(%3, [1], true) -> f32[1024,1]{1,1}@cuda
+  return (%2, %4)
+})";
+  CHECK(out == Canonical(expected));
+  // One row kernel reads the padded rows (the slice) and writes the copy the graph returns.
+  const Fused r = Fuse(expected);
+  CHECK(r.partition ==
+        "extern %0 aten::slice.Tensor\nfused(rows, reduce 1) %1 %3 %4 -> %1 %4\nextern %2 aten::_unsafe_view.default\n");
+}
+
 }  // namespace
 }  // namespace tccd::codegen
