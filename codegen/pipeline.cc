@@ -15,7 +15,9 @@
 //                              "loop-order" keeps CUDA kernels in the output's dim order;
 //                              "permute-into-index-ops" keeps a permuted cat/stack/pad a kernel
 //                              of its own;
-//                              "entry-points" gives every CUDA kernel both entry points)
+//                              "entry-points" gives every CUDA kernel both entry points;
+//                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
+//                              copies of matmul operands as kernels of their own)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
@@ -62,6 +64,7 @@
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/loop_order.h"
 #include "codegen/passes/permute_into_index_ops.h"
+#include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/reshape_hoisting.h"
 #include "codegen/passes/reshape_sinking.h"
 #include "codegen/schedule/plan_serializer.h"
@@ -407,6 +410,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
     // CUDA: and a pointwise op before a reshape that a row reduction reads becomes its prologue.
     if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<ReshapeHoisting>());
     passes.Add(std::make_unique<DeadCodeElimination>());
+    // CUDA: a value that is also zero-padded for a matmul is read through the padded copy, so
+    // that its row kernel can write the padded layout directly (after the reshape passes: they
+    // settle which node makes the value).
+    if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<ReadThroughZeroPads>());
   }
   RETURN_IF_ERROR(passes.Run(graph));
 
@@ -420,6 +427,13 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
   RETURN_IF_ERROR(CheckPartition(graph, partition, "partitioning"));
   RETURN_IF_ERROR(backend->RegroupPartition(graph, fusion, partition));
   RETURN_IF_ERROR(CheckPartition(graph, partition, "the backend's regrouping"));
+  // CUDA: a row kernel writes the zero-padded copy of its output that an aligned matmul reads
+  // (padded_row_stores.h; the pads exist only where ReadThroughZeroPads made them the value's
+  // only reader, or where they were).
+  if (request.device == ir::DeviceType::kCuda && !passes.disabled("absorb-zero-tail-pads")) {
+    ASSIGN_OR_RETURN(bool absorbed, AbsorbZeroTailPads(graph, partition));
+    if (absorbed) RETURN_IF_ERROR(CheckPartition(graph, partition, "absorb-zero-tail-pads"));
+  }
   // Only a saving of launches, so it may be skipped by name ("horizontal-fusion") and is timed
   // apart; the partition is dumped before it and, when it merged groups, after it.
   passes.BeginStage("horizontal-fusion");

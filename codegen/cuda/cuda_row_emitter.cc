@@ -82,6 +82,9 @@ class RowEmitter {
   enum class Access { kContig, kInnerVector, kStrided };
   absl::Status EmitEntry(bool contig, std::string& out);
   absl::Status EmitBody(Access access, std::string& out);
+  // The zero tails of padded outputs (PointwiseKernel::output_zero_tail), after the row's
+  // stores; row_ok: "row_ok && " or "".
+  void EmitZeroTails(Access access, const std::string& row_ok, std::string& out) const;
   // Whether the strided entry gets an inner-vector branch (compile-time part of the condition).
   bool InnerVectorPossible() const;
   // Whether a thread's last chunk may lie (partly) past the row's end: the row is not a whole
@@ -473,8 +476,10 @@ std::string RowEmitter::StridedOffset(int o, const char* e) const {
 }
 
 int RowEmitter::HeadOperand() const {
+  // A padded output (zero tail) has aligned rows whatever the inputs' misalignment: the row's
+  // head follows the unpadded operands, which it cannot help otherwise.
   for (const PwInstr& in : k_.body)
-    if (in.op == PwOp::kStore && !IsRowOperand(OperandOf(in))) return OperandOf(in);
+    if (in.op == PwOp::kStore && !IsRowOperand(OperandOf(in)) && k_.zero_tail(in.operand) == 0) return OperandOf(in);
   for (const PwInstr& in : k_.body)
     if (in.op == PwOp::kLoad && !IsRowOperand(in.operand)) return in.operand;
   return 0;
@@ -777,6 +782,7 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
       RETURN_IF_ERROR(emit_row_instr(reductions_[phase]));
     }
   }
+  EmitZeroTails(access, row_ok, out);
   return absl::OkStatus();
 }
 
@@ -791,6 +797,25 @@ int RowEmitter::ReadingLoops() {
     loops += reads ? 1 : 0;
   }
   return loops;
+}
+
+void RowEmitter::EmitZeroTails(Access access, const std::string& row_ok, std::string& out) const {
+  for (int o = 0; o < static_cast<int>(k_.output_dtypes.size()); ++o) {
+    const int64_t tail = k_.zero_tail(o);
+    if (tail == 0) continue;
+    const int operand = n_in_ + o;
+    // The row is the innermost dim alone (the verifier's rule), so element kRowLength + t of
+    // the row lies at that dim's stride; the contig entry's rows are unit-stride.
+    const std::string offset = access == Access::kContig
+                                   ? "kRowLength + t"
+                                   : absl::StrCat("static_cast<long long>(kRowLength + t) * p.stride[", operand, "][",
+                                                  rank_ - 1, "]");
+    absl::StrAppend(&out, "  // out", o, "'s padding after the row (a zero-padded matmul operand)\n",
+                    "  for (int t = lane; t < ", tail, "; t += kThreads) ",
+                    row_ok.empty() ? "" : absl::StrCat("if (", row_ok.substr(0, row_ok.size() - 4), ") "),
+                    Ptr(operand, false), "[b", operand, " + ", offset, "] = static_cast<",
+                    CudaMemType(k_.operand_dtype(operand)), ">(0);\n");
+  }
 }
 
 absl::Status RowEmitter::Emit(std::string& out) {

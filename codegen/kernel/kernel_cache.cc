@@ -66,6 +66,9 @@ std::string KernelKey(const PointwiseKernel& kernel, const std::string& backend,
   s.Int(static_cast<int64_t>(kernel.reduction.axis));
   s.Ints(kernel.reduction.kept_broadcast);
   s.Int(static_cast<int64_t>(kernel.entries));
+  // Appended only when set, so the keys of kernels without zero tails stay what they were
+  // (every field before is length-prefixed: no kernel's bytes are a prefix of another's).
+  if (!kernel.output_zero_tail.empty()) s.Ints(kernel.output_zero_tail);
 
   llvm::SHA256 hash;
   hash.update(llvm::StringRef(s.bytes()));

@@ -352,7 +352,11 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
 namespace {
 std::string VerifyReduction(const PointwiseKernel& kernel) {
   const RowReduction& r = kernel.reduction;
-  if (r.num_reduced_dims == 0) return r.row_operand.empty() ? "" : "row operands without rows";
+  if (r.num_reduced_dims == 0) {
+    for (int64_t t : kernel.output_zero_tail)
+      if (t != 0) return "a zero output tail in a kernel without rows";
+    return r.row_operand.empty() ? "" : "row operands without rows";
+  }
   if (HasRuntimeShape(kernel)) return "a reduction kernel with run-time sizes (not supported yet)";
   if (r.num_reduced_dims < 0 || static_cast<size_t>(r.num_reduced_dims) > kernel.shape.size()) {
     return "num_reduced_dims " + std::to_string(r.num_reduced_dims) + " out of range for rank " +
@@ -370,6 +374,20 @@ std::string VerifyReduction(const PointwiseKernel& kernel) {
   for (int o = 0; columns && o < kernel.num_operands(); ++o) {
     if (r.kept_broadcast[o] && (o >= num_inputs || r.row_operand[o])) {
       return "operand " + std::to_string(o) + " is kept-broadcast but not an element input";
+    }
+  }
+  if (!kernel.output_zero_tail.empty()) {
+    if (static_cast<int>(kernel.output_zero_tail.size()) != static_cast<int>(kernel.output_dtypes.size()))
+      return "output_zero_tail has " + std::to_string(kernel.output_zero_tail.size()) + " entries for " +
+             std::to_string(kernel.output_dtypes.size()) + " outputs";
+    for (size_t o = 0; o < kernel.output_zero_tail.size(); ++o) {
+      if (kernel.output_zero_tail[o] == 0) continue;
+      if (kernel.output_zero_tail[o] < 0) return "out" + std::to_string(o) + " has a negative zero tail";
+      if (columns) return "out" + std::to_string(o) + " has a zero tail in a column kernel";
+      if (r.row_operand[num_inputs + o]) return "out" + std::to_string(o) + " has a zero tail but is a row operand";
+      // The tail runs along the innermost dim: the row must be that dim alone.
+      for (size_t d = kernel.shape.size() - r.num_reduced_dims; d + 1 < kernel.shape.size(); ++d)
+        if (kernel.shape[d] != 1) return "out" + std::to_string(o) + " has a zero tail over a row of several dims";
     }
   }
   const std::vector<bool> row = RowLevelValues(kernel);
@@ -484,6 +502,12 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
     if (!kept.empty()) out += "; kept-broadcast:" + kept;
     out += ")";
   }
+  // e.g. " zero-tail(out0: 6)": the elements after each row of out0 are set to zero.
+  std::string tails;
+  for (size_t o = 0; o < kernel.output_zero_tail.size(); ++o)
+    if (kernel.output_zero_tail[o] != 0)
+      tails += (tails.empty() ? "out" : ", out") + std::to_string(o) + ": " + std::to_string(kernel.output_zero_tail[o]);
+  if (!tails.empty()) out += " zero-tail(" + tails + ")";
   // Printed only when narrowed, so kernels outside a plan print as before.
   if (kernel.entries == KernelEntries::kDense) out += " entries(dense)";
   if (kernel.entries == KernelEntries::kStrided) out += " entries(strided)";

@@ -179,6 +179,11 @@ struct PointwiseKernel {
   std::vector<PwInstr> body;
   std::vector<std::string> fused_ops;  // ATen targets fused in, for KernelInfo and logs
   RowReduction reduction;              // none unless reduction.num_reduced_dims > 0
+  // Per output, or empty (the default): how many elements after the end of each row the kernel
+  // sets to zero, along the innermost dim at that dim's stride (a row kernel writing into a
+  // zero-padded buffer for an aligned matmul: padded_row_stores.h). Row kernels only (trailing
+  // axis), whose reduced dims other than the innermost have size 1; element-level outputs only.
+  std::vector<int64_t> output_zero_tail;
   KernelEntries entries = KernelEntries::kBoth;  // changes the object: part of the kernel key
 
   int num_operands() const {
@@ -196,6 +201,10 @@ struct PointwiseKernel {
   }
   bool has_dense_entry() const { return entries != KernelEntries::kStrided; }
   bool has_strided_entry() const { return entries != KernelEntries::kDense; }
+  // Output `o`'s zero tail (output_zero_tail above); 0 when none.
+  int64_t zero_tail(int o) const {
+    return static_cast<size_t>(o) < output_zero_tail.size() ? output_zero_tail[o] : 0;
+  }
 };
 
 // For kernels with a reduction section: per body value, true when it is row-level (see above).

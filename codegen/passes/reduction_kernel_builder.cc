@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/ir/printer.h"
 #include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
 #include "proto/status_macros.h"
@@ -98,6 +99,13 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
   auto value_of = [&](const ir::ValueRef& r) { return held.at(r); };
   for (int m : group.nodes) {
     const ir::Node& node = graph.nodes[m];
+    if (ZeroTailPadWidth(graph, node) > 0) {
+      // An absorbed zero pad (padded_row_stores.h): its output is its input's value, stored
+      // with a zero tail after each row.
+      held[{m, 0}] = value_of(node.args[0].ref());
+      kernel.fused_ops.push_back(node.target);
+      continue;
+    }
     if (ReductionAxesOf(graph, node).num_reduced_dims > 0) {
       ASSIGN_OR_RETURN(std::vector<int> outs, LowerRowReductionOp(graph, node, value_of, b));
       RETURN_IF_ERROR(CheckDeclaredOutputCount(node, m, outs.size()));
@@ -130,6 +138,14 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
     RET_CHECK(row_level[value] || !per_row);  // an element-level value in a per-row tensor
     kernel.output_dtypes.push_back(t.dtype);
     kernel.reduction.row_operand.push_back(per_row);
+    // A padded output (an absorbed zero pad): wider than the row by its zero tail.
+    const bool padded = !per_row && t.rank() == static_cast<int64_t>(group.shape.size()) &&
+                        t.sizes.back() > group.shape.back();
+    if (padded) {
+      const int64_t tail = t.sizes.back() - group.shape.back();
+      kernel.output_zero_tail.resize(group.outputs.size(), 0);
+      kernel.output_zero_tail[o] = tail;
+    }
     if (group.reduce_leading) kernel.reduction.kept_broadcast.push_back(false);
     PwInstr store;
     store.op = PwOp::kStore;

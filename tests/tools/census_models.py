@@ -138,3 +138,50 @@ t5 = _zoo("t5")
 resnet50 = _zoo("resnet50", batch_size=8)
 vit = _zoo("vit", batch_size=8)
 convnext = _zoo("convnext", batch_size=8)
+
+
+def _traced_graphs(directory, prefix):
+    """Graphs a GPU run dumped as readable Python (GraphModule.print_readable(), e.g.
+    /work/gpu_graphs/bert/bert_{0_forward,1_backward}.py), retraced on fake CUDA tensors so the
+    census compiles what the GPU run compiled. The dump keeps sizes and dtypes but not strides:
+    every input is taken contiguous (a transposed weight the real graph received differs in
+    layout only)."""
+    import glob
+    import inspect
+    import re
+
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    dtypes = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16, "i64": torch.int64,
+              "i32": torch.int32, "b8": torch.bool, "f64": torch.float64, "u8": torch.uint8}
+
+    def capture(cap):
+        graphs = []
+        for path in sorted(glob.glob(os.path.join(directory, f"{prefix}_*.py"))):
+            kind = re.sub(r"^\d+_", "", os.path.basename(path)[len(prefix) + 1:-3])
+            namespace = {"torch": torch, "device": torch.device, "inf": float("inf"), "nan": float("nan")}
+            exec(compile(open(path).read(), path, "exec"), namespace)
+            module = namespace["GraphModule"]()
+            params = list(inspect.signature(module.forward).parameters.values())
+            with FakeTensorMode(allow_non_fake_inputs=True):
+                inputs = []
+                for p in params:
+                    m = re.fullmatch(r"(\w+)\[([\d, ]*)\]", p.annotation)
+                    sizes = [int(s) for s in m.group(2).split(",") if s.strip()]
+                    inputs.append(torch.empty(sizes, dtype=dtypes[m.group(1)], device="cuda"))
+                gm = make_fx(lambda *args: module.forward(*args), tracing_mode="fake")(*inputs)
+            # make_fx records the dump's detach calls as alias; the real graph has detach
+            # (DetachElimination drops it, so the recomputed log-probabilities stay fused).
+            for node in gm.graph.nodes:
+                if node.target is torch.ops.aten.alias.default:
+                    node.target = torch.ops.aten.detach.default
+            gm.recompile()
+            graphs.append((kind, gm, inputs))
+        return graphs
+
+    return capture
+
+
+# CENSUS_GRAPHS=DIR (default /work/gpu_graphs/bert): DIR/bert_*.py as traced on the GPU.
+bert_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/bert"), "bert")

@@ -173,6 +173,36 @@ TEST_CASE("a second store to one output is rejected", "[pointwise_kernel]") {
   CHECK(VerifyPointwiseKernel(kernel).find("more than once") != std::string::npos);
 }
 
+TEST_CASE("zero output tails: row kernels over the innermost dim only, printed", "[pointwise_kernel]") {
+  // A row kernel storing x + 1 per element into a buffer padded by 6 after each row.
+  auto rows = [](std::vector<int64_t> shape, int reduced) {
+    KernelBuilder k("padded_rows", std::move(shape));
+    const int x = k.Input(DType::kF32);
+    k.Output(k.Op(PwOp::kAdd, DType::kF32, {x, k.Op(PwOp::kReduceSum, DType::kF32, {x})}));
+    PointwiseKernel kernel = k.kernel();
+    kernel.reduction.num_reduced_dims = reduced;
+    kernel.reduction.row_operand = {false, false};
+    kernel.output_zero_tail = {6};
+    return kernel;
+  };
+  CHECK(VerifyPointwiseKernel(rows({4, 30522}, 1)) == "");
+  CHECK(PrintPointwiseKernel(rows({4, 30522}, 1)).find("rows(reduce 1 dims) zero-tail(out0: 6) {") != std::string::npos);
+  CHECK(VerifyPointwiseKernel(rows({4, 1, 30522}, 2)) == "");  // size-1 reduced dims are no part of the row
+  CHECK(VerifyPointwiseKernel(rows({4, 3, 30522}, 2)).find("several dims") != std::string::npos);
+  PointwiseKernel wrong_count = rows({4, 30522}, 1);
+  wrong_count.output_zero_tail = {6, 0};
+  CHECK(VerifyPointwiseKernel(wrong_count).find("entries for 1 outputs") != std::string::npos);
+  PointwiseKernel negative = rows({4, 30522}, 1);
+  negative.output_zero_tail = {-1};
+  CHECK(VerifyPointwiseKernel(negative).find("negative") != std::string::npos);
+  // A plain pointwise kernel has no rows to pad.
+  PointwiseKernel plain = Example();
+  plain.output_zero_tail = {6, 0};
+  CHECK(VerifyPointwiseKernel(plain).find("without rows") != std::string::npos);
+  // No tails: printed as before.
+  CHECK(PrintPointwiseKernel(Example()).find("zero-tail") == std::string::npos);
+}
+
 TEST_CASE("PwOpName covers every op", "[pointwise_kernel]") {
   for (int op = 0; op <= static_cast<int>(PwOp::kStore); ++op) {
     CHECK(std::string(PwOpName(static_cast<PwOp>(op))) != "?");

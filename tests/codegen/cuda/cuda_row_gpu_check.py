@@ -326,6 +326,24 @@ def define_cases():
     # Softmax over BERT's vocabulary stays persistent (its looped form streams twice); the
     # 1024 x 50257 one above streams twice where it streamed three times (online max + sum).
 
+    # A row kernel writing a zero-padded layout (padded_row_stores.h): the logits gradient of
+    # BERT (30522, persistent rows) and GPT-2 (50257, looped shifted rows) stored at the padded
+    # row stride of the aligned matmul that reads it, its tail columns written as zeros (the
+    # outputs start as NaN, so an unwritten tail fails). Both entries.
+    def padded_lsm_backward_case(name, m, n, pad):
+        g = f"""graph(%a0: {t('bf16', m, n)}, %a1: {t('bf16', m, n)}) {{
+  %0 = aten::_log_softmax_backward_data.default(%a0, %a1, 1, bf16) -> {t('bf16', m, n)}
+  %1 = aten::constant_pad_nd.default(%0, [0, {pad}], 0) -> {t('bf16', m, n + pad)}
+  return (%1)
+}}"""
+        case(name, g, softmax_pair("bf16", True, m, n),
+             lambda x, pad=pad: {"1#0": F.pad(x[0].double() - torch.exp(x[1].double()) * x[0].double().sum(-1, keepdim=True),
+                                              (0, pad))},
+             strided=True)
+
+    padded_lsm_backward_case("log_softmax_backward_padded_bert", 1024, 30522, 6)
+    padded_lsm_backward_case("log_softmax_backward_padded_gpt2", 1024, 50257, 7)
+
     # Column reductions (over the leading dims): bias gradients, with a pointwise prologue.
     def colsum_case(name, dtype, m, n, prologue=False, mean=False, strided=False):
         op = "aten::mean.dim" if mean else "aten::sum.dim_IntList"
@@ -458,6 +476,9 @@ def run(directory, bench):
         for label, xs in variants:
             ins = [xs[i] if i >= 0 else arange() for i in m["inputs"]]
             outs = [torch.empty_strided(sz, st, dtype=d, device="cuda") for _, d, sz, st in m["outputs"]]
+            ins = [xs[i] for i in m["inputs"]]
+            # NaN first: an element the kernel should write and does not fails the NaN check.
+            outs = [torch.empty_strided(sz, st, dtype=d, device="cuda").fill_(float("nan")) for _, d, sz, st in m["outputs"]]
             try:
                 launch(fn, m, ins, outs)
                 torch.cuda.synchronize()

@@ -20,6 +20,7 @@
 #include "codegen/ir/parser.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/reduction_fusion.h"
 
 using namespace tccd::codegen;  // NOLINT: a test tool
@@ -49,6 +50,9 @@ int main(int argc, char** argv) {
     auto p = PartitionForFusion(*graph, {});
     if (p.ok()) {
       auto changed = FuseRowReductions(*graph, {}, *p);
+      // And, as the CUDA pipeline does, a zero pad of a row kernel's output becomes its padded
+      // store (padded_row_stores.h).
+      if (changed.ok()) changed = AbsorbZeroTailPads(*graph, *p);
       if (!changed.ok()) p = changed.status();
     }
     // One row-reduction kernel; besides it only arange steps (the class index of the loss

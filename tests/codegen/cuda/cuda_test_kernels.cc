@@ -219,6 +219,22 @@ PointwiseKernel CrossEntropyBackwardRowsKernel(const std::string& name, std::vec
   return k.kernel();
 }
 
+// A bf16 log_softmax backward (g - exp(logp) * sum(g)) whose output is stored into a zero-padded
+// layout: `tail` zeros after each row (the logits gradient a K-padded matmul reads,
+// padded_row_stores.h).
+PointwiseKernel PaddedLogSoftmaxBackwardKernel(const std::string& name, std::vector<int64_t> shape, int64_t tail) {
+  KernelBuilder k(name, std::move(shape));
+  const int g = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int logp = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int sum = k.Op(PwOp::kReduceSum, DType::kF32, {g});
+  const int p = k.Op(PwOp::kExp, DType::kF32, {logp});
+  k.Output(k.Cast(k.Op(PwOp::kSub, DType::kF32, {g, k.Op(PwOp::kMul, DType::kF32, {p, sum})}), DType::kBF16));
+  k.Rows(1, {false, false, false});
+  PointwiseKernel kernel = k.kernel();
+  kernel.output_zero_tail = {tail};
+  return kernel;
+}
+
 PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape) {
   const double n = static_cast<double>(shape.back());
   KernelBuilder k(name, std::move(shape));
@@ -357,6 +373,12 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"cross_entropy_backward_rows_bf16",
        CrossEntropyBackwardRowsKernel("cross_entropy_backward_rows_bf16", {64, 50257})},
       {"layer_norm_rows_bf16", LayerNormRowsKernel("layer_norm_rows_bf16", {8, 16, 768})},
+      // Rows stored at a zero-padded stride, the tail zeroed by the kernel: BERT's vocabulary
+      // (persistent rows) and GPT-2's (looped, shifted rows).
+      {"log_softmax_backward_padded_bf16",
+       PaddedLogSoftmaxBackwardKernel("log_softmax_backward_padded_bf16", {64, 30522}, 6)},
+      {"log_softmax_backward_padded_long_bf16",
+       PaddedLogSoftmaxBackwardKernel("log_softmax_backward_padded_long_bf16", {64, 50257}, 7)},
       {"channel_centre_rows_bf16", ChannelCentreRowsKernel("channel_centre_rows_bf16", {64, 8, 196})},
       {"column_sum_bf16", ColumnSumKernel("column_sum_bf16", {8192, 768})},
       {"layer_norm_backward_params_bf16",
