@@ -361,7 +361,7 @@ class _GraphCompiler:
         self.free_outputs, self.saved, self.saved_strides = [], None, None
         if not config.saved_layout:
             return
-        saved = saved_layouts.saved_slice(gm)
+        saved = saved_layouts.saved_slice(gm, self.backward_graph)
         if saved is None:
             return
         self.free_outputs = saved_layouts.free_outputs(self.backward_graph, *saved)

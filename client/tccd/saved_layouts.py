@@ -51,20 +51,37 @@ def _is_cuda_conv_graph(gm: torch.fx.GraphModule) -> bool:
     return False
 
 
-def saved_slice(gm: torch.fx.GraphModule) -> Optional[Tuple[int, int, int]]:
+def saved_slice(gm: torch.fx.GraphModule, bw: Optional[torch.fx.GraphModule] = None) -> Optional[Tuple[int, int, int]]:
     """(start, stop, saved symints) of the forward's saved-tensor outputs, or None: not a CUDA
-    graph with a 2-D convolution, or AOTAutograd's metadata is not readable here."""
+    graph with a 2-D convolution, or neither AOTAutograd's metadata nor the backward graph says.
+
+    AOTAutograd's metadata has the slice (without saved SymInts it runs to the end: stop None,
+    or a negative stop with them); where the metadata is not readable, the backward graph the
+    partitioner made gives it: its non-tangent inputs are the saved SymInts and tensors, which
+    are the forward's last outputs (tensors, then SymInts)."""
+    if not _is_cuda_conv_graph(gm):
+        return None
+    outputs = gm.graph.find_nodes(op="output")[0].args[0]
     md = _fw_metadata()
-    if md is None or not _is_cuda_conv_graph(gm):
-        return None
     try:
-        saved = md.tensors_saved_for_backwards_slice
-        num_symints = int(md.num_symints_saved_for_bw or 0)
-    except Exception:  # deliberately ignored: an AOTAutograd without these fields keeps layouts
+        if md is not None and md.num_symints_saved_for_bw is not None:
+            saved = md.tensors_saved_for_backwards_slice
+            # Without saved SymInts the slice runs to the end (torch 2.11: stop None).
+            start, stop = saved.start or 0, saved.stop if saved.stop is not None else len(outputs)
+            if stop < 0:
+                stop += len(outputs)
+            if stop > start:
+                return start, stop, int(md.num_symints_saved_for_bw)
+    except Exception:  # deliberately ignored: the backward graph below answers instead
         log.debug("tccd: no saved-tensor slice in AOTAutograd's metadata", exc_info=True)
+    if bw is None:
         return None
-    start, stop = saved.start or 0, saved.stop
-    if stop is None or stop <= start:
+    saved_inputs = [n for n in bw.graph.find_nodes(op="placeholder") if not n.name.startswith("tangents")]
+    num_symints = sum(1 for n in saved_inputs if not isinstance(n.meta.get("val"), torch.Tensor))
+    num_tensors = len(saved_inputs) - num_symints
+    stop = len(outputs) - num_symints
+    start = stop - num_tensors
+    if num_tensors <= 0 or start < 0:
         return None
     return start, stop, num_symints
 

@@ -220,3 +220,31 @@ def test_saved_layout_helpers():
     plan.outputs.add().ref.node = 0
     plan.outputs.add().none = True
     assert saved_layouts.output_strides(plan) == [(6, 1), None]
+
+
+def test_saved_slice_from_metadata_or_backward_graph(monkeypatch):
+    # A forward returning (loss, saved a, saved b, saved SymInt s): the saved tensors are
+    # outputs [1, 3), the SymInt last; the backward takes s, a, b, then the tangent.
+    monkeypatch.setattr(saved_layouts, "_is_cuda_conv_graph", lambda gm: True)
+    fw = torch.fx.Graph()
+    x = fw.placeholder("x")
+    fw.output((x, x, x, x))
+    fw = torch.fx.GraphModule(torch.nn.Module(), fw)
+    bw = torch.fx.Graph()
+    for name, val in (("sym_s", 3), ("a", torch.empty(2)), ("b", torch.empty(2)), ("tangents_1", torch.empty(()))):
+        bw.placeholder(name).meta["val"] = val
+    bw.output((None,))
+    bw = torch.fx.GraphModule(torch.nn.Module(), bw)
+
+    monkeypatch.setattr(saved_layouts, "_fw_metadata", lambda: None)
+    assert saved_layouts.saved_slice(fw, bw) == (1, 3, 1)
+    assert saved_layouts.saved_slice(fw, None) is None
+
+    class Meta:  # AOTAutograd's ViewAndMutationMeta as torch 2.11 has it: no SymInts, stop None
+        num_symints_saved_for_bw = 0
+        tensors_saved_for_backwards_slice = slice(1, None)
+
+    monkeypatch.setattr(saved_layouts, "_fw_metadata", lambda: Meta)
+    assert saved_layouts.saved_slice(fw, None) == (1, 4, 0)
+    Meta.num_symints_saved_for_bw, Meta.tensors_saved_for_backwards_slice = 1, slice(1, -1)
+    assert saved_layouts.saved_slice(fw, None) == (1, 3, 1)

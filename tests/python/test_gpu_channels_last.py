@@ -39,13 +39,13 @@ class ResNetish(nn.Module):
         return self.head(h.mean(dim=(2, 3)))
 
 
-def _kernels(fn) -> list:
+def _kernels(fn) -> dict:
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         fn()
         torch.cuda.synchronize()
-    return [e.key for e in prof.key_averages()]
+    return {e.key: e.count for e in prof.key_averages()}  # kernel name -> launches
 
 
 def _train(backend, steps=5):
@@ -80,12 +80,13 @@ def test_conv_bn_relu_training_is_channels_last_inside_and_matches_eager(daemon_
     stats = tccd.last_compile_stats()
     assert stats and all(s["fallback"] is None for s in stats), stats
 
-    # Eager's bf16 NCHW step transposes around its convolutions; tccd's has no transpose and no
-    # ATen batch norm kernel left.
+    # Eager's bf16 NCHW step transposes around its convolutions; tccd's has no ATen batch norm
+    # kernel left and at most one transpose: the graph input, promised NCHW, read by the first
+    # convolution (cuDNN converts it, as a copy kernel would).
     eager_kernels = _kernels(eager_step)
-    assert any(t in k for k in eager_kernels for t in _TRANSPOSES), eager_kernels
+    assert sum(n for k, n in eager_kernels.items() if any(t in k for t in _TRANSPOSES)) > 1, eager_kernels
     kernels = _kernels(step)
-    assert not [k for k in kernels if any(t in k for t in _TRANSPOSES)], kernels
+    assert sum(n for k, n in kernels.items() if any(t in k for t in _TRANSPOSES)) <= 1, kernels
     assert not [k for k in kernels if "batch_norm" in k], kernels
 
 
