@@ -189,6 +189,9 @@ bool RowFusion::ReducesVaryingValues(const std::vector<int>& nodes, const Fusion
   return true;
 }
 
+// Independent column sums over the same rows merged into one streaming pass (Run), at most.
+constexpr int kMaxSiblingColumnSums = 4;
+
 bool RowFusion::TryMerge(int into, int from) {
   FusionGroup& a = p_.groups[into];
   FusionGroup& b = p_.groups[from];
@@ -261,12 +264,21 @@ bool RowFusion::Run() {
     // Columns: an earlier column group over the same rows that this one does not depend on (nor
     // it on this one) takes it, so one streaming pass computes both (a channels-last batch norm
     // backward's sum(g) and sum(g * xhat); bias gradients of equal shapes).
+    // At most kMaxSiblingColumnSums reductions share a pass: the column kernel keeps a shared
+    // memory tile per reduction (48 KiB of static shared memory in all; ViT's twelve layers of
+    // equal-shaped bias gradients merged into one kernel needed 88 KiB and failed to link).
     if (axes.leading) {
+      auto reductions_in = [&](const FusionGroup& group) {
+        int count = 0;
+        for (int m : group.nodes) count += ReductionAxesOf(graph_, graph_.nodes[m]).num_reduced_dims > 0 ? 1 : 0;
+        return count;
+      };
       for (int h = 0; h < g; ++h) {
         const FusionGroup& sibling = p_.groups[h];
         if (sibling.nodes.empty() || !sibling.reduce_leading || sibling.shape != p_.groups[g].shape ||
             sibling.num_reduced_dims != k)
           continue;
+        if (reductions_in(sibling) + reductions_in(p_.groups[g]) > kMaxSiblingColumnSums) continue;
         if (TryMerge(h, g)) {
           g = h;
           break;

@@ -260,6 +260,20 @@ TEST_CASE("independent column sums over the same rows are one kernel; a dependen
   CHECK(r.kernels[0].find("-> (out0: f32, out1: f32) columns(reduce 1 leading dims") != std::string::npos);
 }
 
+TEST_CASE("at most four independent column sums share a pass (shared memory per sum)", "[columns]") {
+  // Six equal-shaped bias gradients (ViT's layers): two kernels, not one needing 6 shared tiles.
+  Result r = Fuse(R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f32[64,32]{32,1}@cuda, %a2: f32[64,32]{32,1}@cuda, %a3: f32[64,32]{32,1}@cuda, %a4: f32[64,32]{32,1}@cuda, %a5: f32[64,32]{32,1}@cuda) {
+  %0 = aten::sum.dim_IntList(%a0, [0], true) -> f32[1,32]{32,1}@cuda
+  %1 = aten::sum.dim_IntList(%a1, [0], true) -> f32[1,32]{32,1}@cuda
+  %2 = aten::sum.dim_IntList(%a2, [0], true) -> f32[1,32]{32,1}@cuda
+  %3 = aten::sum.dim_IntList(%a3, [0], true) -> f32[1,32]{32,1}@cuda
+  %4 = aten::sum.dim_IntList(%a4, [0], true) -> f32[1,32]{32,1}@cuda
+  %5 = aten::sum.dim_IntList(%a5, [0], true) -> f32[1,32]{32,1}@cuda
+  return (%0, %1, %2, %3, %4, %5)
+})");
+  CHECK(r.partition == "fused(columns, reduce 1) %0 %1 %2 %3 -> %0 %1 %2 %3\nfused(columns, reduce 1) %4 %5 -> %4 %5\n");
+}
+
 TEST_CASE("layer norm backward: grad_input is a row kernel, the parameter gradients a column "
           "kernel reading mean and rstd per row", "[columns]") {
   Result r = Fuse(R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f32[64,32]{32,1}@cuda, %a2: f32[64,1]{1,1}@cuda, %a3: f32[64,1]{1,1}@cuda, %a4: f32[32]{1}@cuda, %a5: f32[32]{1}@cuda) {
