@@ -1,0 +1,112 @@
+// PaddedOutputViews (see padded_output_views.h).
+#include "codegen/passes/padded_output_views.h"
+
+#include <optional>
+
+#include "proto/status_macros.h"
+#include "codegen/passes/dead_code_elimination.h"
+
+namespace tccd::codegen {
+namespace {
+
+std::optional<int64_t> IntAt(const ir::Node& n, size_t i) {
+  if (i >= n.args.size()) return std::nullopt;
+  if (const auto* v = std::get_if<int64_t>(&n.args[i].v)) return *v;
+  return std::nullopt;
+}
+
+// Views that only rename the layout (no copy ever): the chain between the copy and the output.
+// reshape is left out on purpose: on a strided input it may copy.
+bool IsPureView(const ir::Node& n) {
+  return (n.target == "aten::view.default" || n.target == "aten::_unsafe_view.default" ||
+          n.target == "aten::alias.default") &&
+         !n.args.empty() && n.args[0].is_ref() && n.outputs.size() == 1;
+}
+
+// The strided slice [T, N] {N8, 1} whose contiguous copy `r` is (clone(slice(p, 1, 0, N, 1)) of
+// a 2-D contiguous [T, N8] value, as PadMatmulOperands emits it), or nullopt.
+std::optional<ir::ValueRef> PaddedColumnsOf(const ir::Graph& graph, const ir::ValueRef& r) {
+  if (r.is_input()) return std::nullopt;
+  const ir::Node& clone = graph.nodes[r.node];
+  if (clone.target != "aten::clone.default" || clone.args.size() != 1 || !clone.args[0].is_ref() ||
+      clone.args[0].ref().is_input() || clone.outputs.size() != 1)
+    return std::nullopt;
+  if (const ir::Arg* mf = clone.kwarg("memory_format"); mf != nullptr && !std::holds_alternative<ir::NoneArg>(mf->v))
+    return std::nullopt;
+  const ir::ValueRef s = clone.args[0].ref();
+  const ir::Node& slice = graph.nodes[s.node];
+  if (slice.target != "aten::slice.Tensor" || !slice.args[0].is_ref() || IntAt(slice, 1) != 1 || IntAt(slice, 2) != 0 ||
+      (slice.args.size() > 4 && IntAt(slice, 4) != 1))
+    return std::nullopt;
+  const ir::TensorType& st = graph.type_of(s);
+  const ir::TensorType& ct = clone.outputs[0];
+  const ir::TensorType& pt = graph.type_of(slice.args[0].ref());
+  if (st.rank() != 2 || pt.rank() != 2 || !pt.IsContiguous() || pt.storage_offset != 0 || st.storage_offset != 0 ||
+      st.sizes != ct.sizes || st.strides != std::vector<int64_t>{pt.sizes[1], 1} || pt.sizes[0] != st.sizes[0] ||
+      pt.sizes[1] <= st.sizes[1] || !ct.IsContiguous())
+    return std::nullopt;
+  return s;
+}
+
+// Strides of `sizes` viewed on rows of stride `row_stride`: the last dimension is the row, the
+// leading ones split the row count. nullopt if `sizes` is not [..., n] with `rows` rows.
+std::optional<std::vector<int64_t>> RowViewStrides(const std::vector<int64_t>& sizes, int64_t rows, int64_t n,
+                                                   int64_t row_stride) {
+  if (sizes.size() < 2 || sizes.back() != n) return std::nullopt;
+  int64_t count = 1;
+  for (size_t d = 0; d + 1 < sizes.size(); ++d) count *= sizes[d];
+  if (count != rows) return std::nullopt;
+  std::vector<int64_t> strides(sizes.size(), 1);
+  int64_t stride = row_stride;
+  for (size_t d = sizes.size() - 1; d-- > 0;) {
+    strides[d] = stride;
+    stride *= sizes[d];
+  }
+  return strides;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> PaddedOutputViews::Run(ir::Graph& graph) {
+  if (free_outputs_.empty()) return false;
+  // A value returned at a position whose strides are promised keeps them everywhere.
+  std::set<ir::ValueRef> promised;
+  for (size_t i = 0; i < graph.outputs.size(); ++i)
+    if (!free_outputs_.contains(static_cast<int>(i)))
+      ir::ForEachRef(graph.outputs[i], [&](const ir::ValueRef& r) { promised.insert(r); });
+  bool changed = false;
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {
+    if (!free_outputs_.contains(static_cast<int>(i)) || !graph.outputs[i].is_ref()) continue;
+    const ir::ValueRef out = graph.outputs[i].ref();
+    if (promised.contains(out)) continue;
+    // out = view(...view(copy)...): walk to the copy.
+    ir::ValueRef base = out;
+    int views = 0;
+    while (!base.is_input() && IsPureView(graph.nodes[base.node])) {
+      base = graph.nodes[base.node].args[0].ref();
+      ++views;
+    }
+    const std::optional<ir::ValueRef> columns = PaddedColumnsOf(graph, base);
+    if (!columns) continue;
+    const ir::TensorType& slice = graph.type_of(*columns);
+    if (views == 0) {
+      graph.outputs[i] = ir::Arg{*columns};
+      changed = true;
+      continue;
+    }
+    // The last view reads the slice directly, with the padded row stride.
+    ir::Node& last = graph.nodes[out.node];
+    const std::optional<std::vector<int64_t>> strides =
+        RowViewStrides(last.outputs[0].sizes, slice.sizes[0], slice.sizes[1], slice.strides[0]);
+    if (!strides || last.outputs[0].storage_offset != 0) continue;
+    last.args[0] = ir::Arg{*columns};
+    last.outputs[0].strides = *strides;
+    changed = true;
+  }
+  if (!changed) return false;
+  // The copies (and views of them) nobody reads any more.
+  RETURN_IF_ERROR(DeadCodeElimination().Run(graph).status());
+  return true;
+}
+
+}  // namespace tccd::codegen
