@@ -5,6 +5,7 @@
 
 #include "proto/status_macros.h"
 #include "codegen/passes/dead_code_elimination.h"
+#include "codegen/passes/graph_rebuild.h"
 
 namespace tccd::codegen {
 namespace {
@@ -48,23 +49,6 @@ std::optional<ir::ValueRef> PaddedColumnsOf(const ir::Graph& graph, const ir::Va
   return s;
 }
 
-// Strides of `sizes` viewed on rows of stride `row_stride`: the last dimension is the row, the
-// leading ones split the row count. nullopt if `sizes` is not [..., n] with `rows` rows.
-std::optional<std::vector<int64_t>> RowViewStrides(const std::vector<int64_t>& sizes, int64_t rows, int64_t n,
-                                                   int64_t row_stride) {
-  if (sizes.size() < 2 || sizes.back() != n) return std::nullopt;
-  int64_t count = 1;
-  for (size_t d = 0; d + 1 < sizes.size(); ++d) count *= sizes[d];
-  if (count != rows) return std::nullopt;
-  std::vector<int64_t> strides(sizes.size(), 1);
-  int64_t stride = row_stride;
-  for (size_t d = sizes.size() - 1; d-- > 0;) {
-    strides[d] = stride;
-    stride *= sizes[d];
-  }
-  return strides;
-}
-
 }  // namespace
 
 absl::StatusOr<bool> PaddedOutputViews::Run(ir::Graph& graph) {
@@ -97,7 +81,7 @@ absl::StatusOr<bool> PaddedOutputViews::Run(ir::Graph& graph) {
     // The last view reads the slice directly, with the padded row stride.
     ir::Node& last = graph.nodes[out.node];
     const std::optional<std::vector<int64_t>> strides =
-        RowViewStrides(last.outputs[0].sizes, slice.sizes[0], slice.sizes[1], slice.strides[0]);
+        PaddedRowViewStrides(last.outputs[0].sizes, slice.sizes[0], slice.sizes[1], slice.strides[0]);
     if (!strides || last.outputs[0].storage_offset != 0) continue;
     last.args[0] = ir::Arg{*columns};
     last.outputs[0].strides = *strides;
