@@ -194,13 +194,14 @@ class _GraphCompiler:
         config = config_mod.get()
         name = f"{self.graph_id} {kind}"
         entry = GraphRecord(name=name, kind=kind)
-        if kind == "forward":
-            self._choose_saved_layouts(config, gm)
+        if kind in ("forward", "inference"):
             self.padded_outputs = []
             if config.padded_outputs:
                 from . import padded_outputs
 
                 self.padded_outputs = padded_outputs.free_user_outputs(gm)
+        if kind == "forward":
+            self._choose_saved_layouts(config, gm)
             if not self.free_outputs:
                 self._prefetch_backward(config)
             # else: prefetched once the forward's plan says the saved tensors' strides
@@ -343,7 +344,8 @@ class _GraphCompiler:
         from .serialize import encode_request
 
         options = self.options
-        free = sorted(set(self.free_outputs) | set(self.padded_outputs)) if kind == "forward" else []
+        free = set(self.padded_outputs) if kind in ("forward", "inference") else set()
+        free = sorted(free | set(self.free_outputs)) if kind == "forward" else sorted(free)
         if free:
             options = dict(options or {})
             options[saved_layouts.OPTION] = saved_layouts.option_value(free)

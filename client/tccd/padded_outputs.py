@@ -1,19 +1,21 @@
-"""User outputs whose strides the daemon may choose (TCCD_PADDED_OUTPUTS=1).
+"""User outputs whose strides the daemon may choose (TCCD_PADDED_OUTPUTS, default on).
 
 A 16-bit matmul whose result rows are not a multiple of 8 elements (GPT-2's 50257-token logits)
 runs aligned cuBLAS kernels only on a padded result; returned with the strides AOTAutograd
-traced, the result's first N columns are then copied back to contiguous (0.84 ms per step for
-GPT-2 at 16 x 512 tokens on an H200). With this knob the forward's user outputs are sent as
-"free" (CompileOptions.extra["tccd_free_layout_outputs"], as the saved tensors of
-saved_layouts.py) and the daemon returns such an output as the strided view of the padded
-product (codegen/passes/padded_output_views.h): the logits come back with row stride 50264.
+traced, the result's first N columns are then copied back to contiguous (0.84 ms per training
+step for GPT-2 at 16 x 512 tokens on an H200, and the copy lives beside the padded buffer). With
+this knob a forward's (or inference graph's) user outputs are sent as "free"
+(CompileOptions.extra["tccd_free_layout_outputs"], as the saved tensors of saved_layouts.py) and
+the daemon returns such an output as the strided view of the padded product
+(codegen/passes/padded_output_views.h): the logits come back with row stride 50264, as
+Inductor returns them (its pad_mm; measured on the GPU machine, torch 2.11: the same padded
+cuBLAS kernel, no copy).
 
 What it changes for the caller: only strides. Neither Dynamo nor AOTAutograd checks the strides
-a compiled forward returns (AOTAutograd's tangents are coerced to the traced layout in the
-backward; the graph after a graph break is traced from the real tensor), but user code that
-calls .view() on such an output in a way that merges its rows (logits.view(-1)) raises where
-eager's contiguous tensor would not. Inductor keeps eager's strides for user-visible outputs
-(config.keep_output_stride), hence off by default.
+a compiled forward returns (AOTAutograd coerces the backward's tangents to the traced layout;
+the graph after a graph break is traced from the real tensor), but user code that calls .view()
+on such an output in a way that merges its rows (logits.view(-1)) raises where eager's
+contiguous tensor would not. TCCD_PADDED_OUTPUTS=0 keeps eager's strides for every user output.
 
 Only outputs AOTAutograd returns as they are qualify: not aliases of inputs or intermediates
 (those it regenerates from a base, possibly by as_strided with the traced strides), nor the
@@ -29,6 +31,12 @@ import torch
 log = logging.getLogger("tccd")
 
 _CONVOLUTION = torch.ops.aten.convolution.default
+_MATMULS = (torch.ops.aten.mm.default, torch.ops.aten.addmm.default)
+
+
+def _odd_rows(node: torch.fx.Node) -> bool:
+    val = node.meta.get("val")
+    return isinstance(val, torch.Tensor) and val.dim() == 2 and val.shape[1] % 8 != 0
 
 
 def _fw_metadata() -> Any:
@@ -42,6 +50,10 @@ def free_user_outputs(gm: torch.fx.GraphModule, devices: Sequence[str] = ("cuda"
     """Forward-graph output indices of the user outputs the daemon may lay out (see above):
     tensors of at least two dimensions on `devices` (the daemon pads CUDA matmuls only)."""
     if any(True for _ in gm.graph.find_nodes(op="call_function", target=_CONVOLUTION)):
+        return []
+    # Only where the daemon may pad a product's rows (pad_matmul_operands.h): other graphs keep
+    # their requests, and compile keys, as they were.
+    if not any(_odd_rows(n) for t in _MATMULS for n in gm.graph.find_nodes(op="call_function", target=t)):
         return []
     md = _fw_metadata()
     if md is None:

@@ -138,3 +138,22 @@ def test_graphs_with_convolutions_free_no_user_output():
     backend = aot_autograd(fw_compiler=fw_compiler, bw_compiler=fw_compiler)
     torch.compile(lambda x: conv(x).flatten(1), backend=backend, dynamic=False)(torch.randn(2, 3, 8, 8))
     assert seen and seen[0] == []
+
+
+def test_graphs_without_an_odd_matmul_free_nothing():
+    """No product whose rows the daemon would pad: the request (and its key) stays as it was."""
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.aot_autograd import make_boxed_func
+
+    seen = []
+
+    def fw_compiler(gm, example_inputs):
+        seen.append(padded_outputs.free_user_outputs(gm, devices=("cpu",)))
+        return make_boxed_func(gm.forward)
+
+    torch._dynamo.reset()
+    backend = aot_autograd(fw_compiler=fw_compiler, bw_compiler=fw_compiler)
+    x = torch.randn(8, 16, requires_grad=True)
+    w = torch.randn(16, 8, requires_grad=True)
+    torch.compile(lambda x, w: (x @ w).relu(), backend=backend, dynamic=False)(x, w)
+    assert seen and seen[0] == []

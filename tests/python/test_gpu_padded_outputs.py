@@ -1,8 +1,8 @@
 """GPU: an LM head with GPT-2's odd vocabulary, compiled as the zoo compiles GPT-2 (the model
-under torch.compile, the loss outside it), with TCCD_PADDED_OUTPUTS=1: the logits come back as
+under torch.compile, the loss outside it), with TCCD_PADDED_OUTPUTS=1 (the default): the logits come back as
 the strided view of the padded vocabulary product (row stride 50264, no contiguous copy kernel),
-the loss outside the graph reads them as they are, and training matches eager. Without the knob
-the logits keep eager's contiguous strides. tests/python/test_e2e_padded_outputs.py checks the
+the loss outside the graph reads them as they are, and training matches eager. With
+TCCD_PADDED_OUTPUTS=0 the logits keep eager's contiguous strides. Inference too. tests/python/test_e2e_padded_outputs.py checks the
 plans without a GPU; deploy/lm_head_bench.py times the variants.
 """
 
@@ -77,3 +77,18 @@ def test_lm_head_logits_padded_view_matches_eager(daemon_env, monkeypatch, padde
     assert all(s == expected for s in strides), strides
     clones = _tccd_clone_launches(step)
     assert clones == 0 if padded else clones >= 1
+
+
+def test_lm_head_inference_logits_padded_view_matches_eager(daemon_env, monkeypatch):
+    from tccd import config
+
+    monkeypatch.setenv("TCCD_PADDED_OUTPUTS", "1")
+    config.reload()
+    torch.manual_seed(0)
+    model = _Head().cuda().eval()
+    h = torch.randn(_BATCH, _SEQ, _HIDDEN, device="cuda")
+    with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+        expected = model(h)
+        got = torch.compile(model, backend="tccd")(h)
+    assert got.stride() == (_SEQ * _PADDED, _PADDED, 1)
+    torch.testing.assert_close(got.float(), expected.float(), **_BF16)
