@@ -182,6 +182,8 @@ class _GraphCompiler:
         # outputs are free, (start, stop, saved SymInts) of the saved tensors, and once its plan
         # is there the strides the plan gave them (the backward is compiled for those).
         self.free_outputs: List[int] = []
+        # User outputs the daemon may lay out too (padded_outputs.py, TCCD_PADDED_OUTPUTS).
+        self.padded_outputs: List[int] = []
         self.saved: Optional[Tuple[int, int, int]] = None
         self.saved_strides: Optional[List[Any]] = None
         # Set by tccd() before AOTAutograd runs: inside it, precompile.without_aot_autograd_cache
@@ -192,6 +194,12 @@ class _GraphCompiler:
         config = config_mod.get()
         name = f"{self.graph_id} {kind}"
         entry = GraphRecord(name=name, kind=kind)
+        if kind in ("forward", "inference"):
+            self.padded_outputs = []
+            if config.padded_outputs:
+                from . import padded_outputs
+
+                self.padded_outputs = padded_outputs.free_user_outputs(gm)
         if kind == "forward":
             self._choose_saved_layouts(config, gm)
             if not self.free_outputs:
@@ -336,9 +344,11 @@ class _GraphCompiler:
         from .serialize import encode_request
 
         options = self.options
-        if kind == "forward" and self.free_outputs:
+        free = set(self.padded_outputs) if kind in ("forward", "inference") else set()
+        free = sorted(free | set(self.free_outputs)) if kind == "forward" else sorted(free)
+        if free:
             options = dict(options or {})
-            options[saved_layouts.OPTION] = saved_layouts.option_value(self.free_outputs)
+            options[saved_layouts.OPTION] = saved_layouts.option_value(free)
         request, scalar_inputs = encode_request(
             gm,
             example_inputs,

@@ -52,6 +52,12 @@
                        channels-last (as Inductor's layout optimisation does) and the backward
                        is compiled for the strides the forward's plan chose (saved_layouts.py).
                        Default: 1.
+    TCCD_PADDED_OUTPUTS  1: a forward's or inference graph's user outputs may come back with
+                       padded row strides where that saves a copy (GPT-2's logits: the strided
+                       view of the vocabulary projection's padded product, row stride 50264, as
+                       Inductor returns them); 0: every user output keeps eager's strides. Only
+                       strides change: code that merges such an output's rows with .view()
+                       raises (padded_outputs.py). Default: 1.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -131,6 +137,7 @@ class Config:
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
     saved_layout: bool = True  # TCCD_SAVED_LAYOUT
+    padded_outputs: bool = True  # TCCD_PADDED_OUTPUTS
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
 
     @property
@@ -217,6 +224,7 @@ class Config:
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
             saved_layout=_flag(env, "TCCD_SAVED_LAYOUT", True),
+            padded_outputs=_flag(env, "TCCD_PADDED_OUTPUTS", True),
             dynamic_profiles=_flag(env, "TCCD_DYNAMIC_PROFILES", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,

@@ -15,6 +15,7 @@
 #include "codegen/passes/nll_loss_backward_to_pointwise.h"
 #include "codegen/passes/nll_loss_forward_to_rows.h"
 #include "codegen/passes/pad_matmul_operands.h"
+#include "codegen/passes/padded_output_views.h"
 #include "codegen/passes/reduction_dims_to_rows.h"
 #include "codegen/passes/reduction_fusion.h"
 #include "codegen/passes/split_reductions.h"
@@ -36,6 +37,9 @@ class CudaPipelineBackend : public Backend {
   void AddGraphPasses(PassRunner& passes) override {
     // Big 16-bit matmuls with odd leading dimensions get zero-padded operands (aligned kernels).
     if (options_.fusion) passes.Add(std::make_unique<PadMatmulOperands>());
+    // A padded product's columns returned where the client lets the compiler choose the output's
+    // strides: the strided view, not a contiguous copy (GPT-2's logits).
+    if (options_.fusion) passes.Add(std::make_unique<PaddedOutputViews>(options_.free_layout_outputs));
     // A layer norm backward becomes a row node (grad_input) and a column node (parameter
     // gradients), each a reduction kernel below. The CPU keeps ATen's single kernel.
     passes.Add(std::make_unique<LayerNormBackwardSplit>());

@@ -59,6 +59,29 @@ bool IsReshapeTarget(const std::string& target) {
 
 bool IsPlain(const ir::TensorType& t) { return t.IsContiguous() && t.storage_offset == 0; }
 
+std::optional<int64_t> PaddedRowStride(const ir::TensorType& t) {
+  const int64_t rank = t.rank();
+  if (rank < 2 || t.strides[rank - 1] != 1 || t.strides[rank - 2] <= t.sizes[rank - 1]) return std::nullopt;
+  for (int64_t d = 0; d + 2 < rank; ++d)
+    if (t.sizes[d] > 1 && t.strides[d] != t.strides[d + 1] * t.sizes[d + 1]) return std::nullopt;
+  return t.strides[rank - 2];
+}
+
+std::optional<std::vector<int64_t>> PaddedRowViewStrides(const std::vector<int64_t>& sizes, int64_t rows, int64_t n,
+                                                         int64_t row_stride) {
+  if (sizes.size() < 2 || sizes.back() != n) return std::nullopt;
+  int64_t count = 1;
+  for (size_t d = 0; d + 1 < sizes.size(); ++d) count *= sizes[d];
+  if (count != rows) return std::nullopt;
+  std::vector<int64_t> strides(sizes.size(), 1);
+  int64_t stride = row_stride;
+  for (size_t d = sizes.size() - 1; d-- > 0;) {
+    strides[d] = stride;
+    stride *= sizes[d];
+  }
+  return strides;
+}
+
 void RemapRefs(ir::Arg& arg, const RebuildMap& map) {
   if (arg.is_ref()) {
     const ir::ValueRef& r = arg.ref();

@@ -48,6 +48,18 @@ bool IsReshapeTarget(const std::string& target);
 // Contiguous from offset 0.
 bool IsPlain(const ir::TensorType& t);
 
+// Rows padded: `t` is contiguous but for the stride of its last dimension's rows, which is at
+// least the row length (the first N columns of a zero-padded [.., N8] matmul product, GPT-2's
+// logits with TCCD_PADDED_OUTPUTS). The row stride, or nullopt (contiguous tensors included:
+// their row stride is the row length).
+std::optional<int64_t> PaddedRowStride(const ir::TensorType& t);
+
+// The strides of `sizes` laid over rows of stride `row_stride` (the last dimension is the row,
+// the leading ones split or merge the row count); nullopt unless sizes is [..., n] with `rows`
+// rows in all.
+std::optional<std::vector<int64_t>> PaddedRowViewStrides(const std::vector<int64_t>& sizes, int64_t rows, int64_t n,
+                                                         int64_t row_stride);
+
 // Replaces every reference to an old node's output in `arg` (through lists) by its new value.
 void RemapRefs(ir::Arg& arg, const RebuildMap& map);
 

@@ -18,6 +18,17 @@ bool BecomesKernel(const ir::Graph& graph, const ir::Node& node) {
   return IsPointwiseOp(graph, node) || ReductionAxesOf(graph, node).num_reduced_dims > 0;
 }
 
+// Whether `t` has padded rows (a graph input returned by a forward as the strided view of a
+// padded product: GPT-2's logits with TCCD_PADDED_OUTPUTS) that a reshape to `to` keeps whole:
+// the view then needs no copy either.
+bool RowsKeptOver(const ir::TensorType& t, const std::vector<int64_t>& to) {
+  const std::optional<int64_t> row_stride = PaddedRowStride(t);
+  if (!row_stride) return false;
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < t.rank(); ++d) rows *= t.sizes[d];
+  return PaddedRowViewStrides(to, rows, t.sizes.back(), *row_stride).has_value();
+}
+
 // The reshape nodes (ids of `graph`) to hoist their pointwise producer below.
 std::set<int> Candidates(const ir::Graph& graph) {
   std::vector<std::vector<int>> readers(graph.nodes.size());
@@ -45,7 +56,8 @@ std::set<int> Candidates(const ir::Graph& graph) {
     ir::ForEachInput(op, [&](const ir::ValueRef& r) {
       const ir::TensorType& t = graph.type_of(r);
       if (t.rank() == 0) return;
-      ok = ok && t.sizes == op.outputs[0].sizes && IsPlain(t) && (r.is_input() || !BecomesKernel(graph, graph.nodes[r.node]));
+      ok = ok && t.sizes == op.outputs[0].sizes && (IsPlain(t) || RowsKeptOver(t, reshape.outputs[0].sizes)) &&
+           (r.is_input() || !BecomesKernel(graph, graph.nodes[r.node]));
     });
     for (const ir::NamedArg& kw : op.kwargs) ok = ok && !kw.value.is_ref();
     if (ok) chosen.insert(id);
@@ -68,8 +80,12 @@ absl::StatusOr<bool> ReshapeHoisting::Run(ir::Graph& graph) {
     for (ir::Arg& a : op.args) {
       if (!a.is_ref() || out.type_of(a.ref()).rank() == 0) continue;
       ir::TensorType viewed = out.type_of(a.ref());
+      // Padded rows stay padded (RowsKeptOver): the same rows, regrouped.
+      std::optional<std::vector<int64_t>> strides;
+      if (const std::optional<int64_t> row_stride = PaddedRowStride(viewed); row_stride && !IsPlain(viewed))
+        strides = PaddedRowViewStrides(to, viewed.numel() / viewed.sizes.back(), viewed.sizes.back(), *row_stride);
       viewed.sizes = to;
-      viewed.strides = ir::ContiguousStrides(to);
+      viewed.strides = strides ? *strides : ir::ContiguousStrides(to);
       a = AppendNode(out, ir::Node{.target = "aten::view.default", .args = {a, IntListArg(to)}, .outputs = {viewed}});
     }
     op.outputs[0].sizes = to;

@@ -13,6 +13,9 @@ DIR/<model>_<n>_<kind>.plan.txt, to diff the plans two daemon builds produce (a 
 back half must leave them byte-identical). --cpu compiles for this machine's CPU instead (the
 graphs as captured, no retargeting).
 
+--padded-outputs: a forward's user outputs are sent free to take the daemon's strides, as the
+client does with TCCD_PADDED_OUTPUTS=1.
+
 --memory: also a static memory profile of every plan: the bytes of the values it allocates, from
 its first step to its release (views share their base's bytes; a segment's workspace lives for its
 step), inputs live from the start; prints the peak and what is live there, largest first.
@@ -54,6 +57,9 @@ LAYOUTS = False
 # --no-saved-layout: the forward's saved tensors keep their traced strides (as before the
 # channels-last pass; the client's TCCD_SAVED_LAYOUT=0).
 SAVED_LAYOUT = True
+# --padded-outputs: a forward's user outputs free to take the daemon's strides (the client's
+# TCCD_PADDED_OUTPUTS=1: GPT-2's logits as the strided view of the padded vocabulary product).
+PADDED_OUTPUTS = False
 # --dump-plans DIR: write every plan as text (see the module docstring); MODEL names the files.
 DUMP_DIR = None
 MODEL = ""
@@ -76,6 +82,44 @@ def _saved_range(graphs, number):
     outputs = gm.graph.find_nodes(op="output")[0].args[0]
     start, stop = len(outputs) - num_saved, len(outputs)
     return start, stop, saved_layouts.free_outputs(bw, start, stop, 0)
+
+
+def _user_outputs(graphs, number):
+    """--padded-outputs: a forward's user outputs (those before its saved tensors, which the
+    following backward's non-tangent placeholders count) that no other output aliases; the
+    census graphs mutate no inputs. A capture has no AOTAutograd metadata, so aliasing is read
+    from the graph: an output that views another output is left out, and so is that base (a
+    view of an intermediate returned alone is what AOTAutograd calls non_alias when it came
+    from _unsafe_view, as transformers' LM heads do: padded_outputs.py frees those)."""
+    kind, gm, _ = graphs[number]
+    # Backwards run in the reverse order of their forwards (a graph break: forward 0, forward 1,
+    # backward 1, backward 0).
+    pending, backward_of = [], {}
+    for i, (k, _, _) in enumerate(graphs):
+        if k == "forward":
+            pending.append(i)
+        elif k == "backward" and pending:
+            backward_of[pending.pop()] = i
+    if kind != "forward" or number not in backward_of:
+        return []
+    import torch
+
+    if any(True for _ in gm.graph.find_nodes(op="call_function", target=torch.ops.aten.convolution.default)):
+        return []
+    bw = graphs[backward_of[number]][1]
+    num_saved = sum(1 for n in bw.graph.find_nodes(op="placeholder") if not n.name.startswith("tangents"))
+    outputs = gm.graph.find_nodes(op="output")[0].args[0]
+    user = outputs[: len(outputs) - num_saved]
+
+    def is_view(node):
+        return isinstance(getattr(node, "target", None), torch._ops.OpOverload) and node.target.is_view
+
+    returned = set(outputs)
+    aliased = {n for n in user if is_view(n) and n.args[0] in returned}
+    bases = {n.args[0] for n in aliased}
+    return [i for i, n in enumerate(user)
+            if isinstance(n, torch.fx.Node) and n not in aliased and n not in bases
+            and isinstance(n.meta.get("val"), torch.Tensor) and n.meta["val"].dim() >= 2]
 
 
 def print_layouts(graph, plan) -> None:
@@ -125,6 +169,12 @@ def census(capture) -> None:
             # are the daemon's to choose, and the backward is compiled for the chosen ones.
             options.extra[saved_layouts.OPTION] = saved_layouts.option_value(free[2])
             print(f"   (forward: {len(free[2])} of {free[1] - free[0]} saved outputs free to take the chosen layout)")
+        padded = _user_outputs(graphs, number) if PADDED_OUTPUTS and not CPU else []
+        if padded:
+            # As the client does with TCCD_PADDED_OUTPUTS=1 (padded_outputs.py).
+            free_all = sorted(set(padded) | set(free[2] if free is not None else []))
+            options.extra[saved_layouts.OPTION] = saved_layouts.option_value(free_all)
+            print(f"   (forward: user outputs {padded} free to take padded strides)")
         if kind == "backward" and saved is not None:
             changed = saved_layouts.restride_inputs(graph, saved, 0)
             print(f"   (backward: {changed} saved inputs take the forward plan's strides)")
@@ -278,6 +328,9 @@ if __name__ == "__main__":
     if "--layouts" in sys.argv:
         sys.argv.remove("--layouts")
         LAYOUTS = True
+    if "--padded-outputs" in sys.argv:
+        sys.argv.remove("--padded-outputs")
+        PADDED_OUTPUTS = True
     if "--no-saved-layout" in sys.argv:
         sys.argv.remove("--no-saved-layout")
         SAVED_LAYOUT = False

@@ -45,6 +45,38 @@ TEST_CASE("a cast of an input before the reshape a log_softmax reads moves below
 })"));
 }
 
+// GPT-2's logits as a forward returns them with TCCD_PADDED_OUTPUTS (padded_output_views.h):
+// rows of 50 at stride 56. The loss graph's cast still joins the row kernel; the hoisted view
+// keeps the padded rows.
+constexpr char kPaddedInputs[] = "graph(%a0: bf16[2,4,50]{224,56,1}@cuda) {\n";
+
+TEST_CASE("a cast of padded rows moves below a reshape that keeps the rows whole", "[reshape_hoisting]") {
+  bool changed = false;
+  const std::string out = Run(std::string(kPaddedInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
+  %1 = aten::view.default(%0, [8, 50]) -> f32[8,50]{50,1}@cuda
+  %2 = aten::_log_softmax.default(%1, 1, false) -> f32[8,50]{50,1}@cuda
+  return (%2)
+})", &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(std::string(kPaddedInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
+  %1 = aten::view.default(%a0, [8, 50]) -> bf16[8,50]{56,1}@cuda
+  %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[8,50]{50,1}@cuda
+  %3 = aten::_log_softmax.default(%2, 1, false) -> f32[8,50]{50,1}@cuda
+  return (%3)
+})"));
+}
+
+TEST_CASE("a reshape that splits padded rows stays (nothing to do)", "[reshape_hoisting]") {
+  const std::string in = std::string(kPaddedInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
+  %1 = aten::view.default(%0, [8, 5, 10]) -> f32[8,5,10]{50,10,1}@cuda
+  %2 = aten::_log_softmax.default(%1, 2, false) -> f32[8,5,10]{50,10,1}@cuda
+  return (%2)
+})";
+  bool changed = true;
+  CHECK(Run(in, &changed) == Canonical(in));
+  CHECK_FALSE(changed);
+}
+
 TEST_CASE("a 0-dim operand stays as it is; a binary op views its other operand too", "[reshape_hoisting]") {
   bool changed = false;
   const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::mul.Tensor(%a0, %a1) -> f32[2,4,50]{200,50,1}@cuda
