@@ -29,6 +29,10 @@ struct FusionOptions {
   int max_nodes_per_group = 64;
   // Largest number of tensor operands (inputs + outputs) of one kernel. Default: 32.
   int max_operands = 32;
+  // Static shared memory a column-reduction kernel may spend on its per-reduction tiles (CUDA's
+  // static limit on every target, 48 KiB): independent column sums merge into one pass only
+  // while their tiles fit (reduction_fusion.h). Default: 48 KiB.
+  int column_shared_memory_bytes = 48 * 1024;
 };
 
 struct FusionGroup {
