@@ -104,7 +104,8 @@ class CudaPipelineBackend : public Backend {
                                                 {.fingerprint = absl::StrCat(options_.fingerprint, "/", nvrtc),
                                                  .cache = options_.kernel_cache,
                                                  .threads = options_.threads,
-                                                 .progress = options_.progress}));
+                                                 .progress = options_.progress,
+                                                 .test_reject_ops = options_.test_reject_kernel_ops}));
       module_ = std::move(objects.module);
       out.new_kernel_objects = std::move(objects.new_objects);
       out.kernels_compiled = objects.kernels_compiled;
