@@ -43,6 +43,9 @@ struct BackendOptions {
   // training forward's saved activations, whose strides the client reports to AOTAutograd).
   // Default: none (every output keeps the strides the graph declares).
   std::vector<int> free_layout_outputs;
+  // Test only (TCCD_TEST_REJECT_KERNEL_OPS): CUDA kernels fusing one of these ops fail to
+  // compile (cuda_kernel_objects.h). Default: none.
+  std::vector<std::string> test_reject_kernel_ops;
   // Writes a named debugging dump (a no-op without TCCD_DUMP_DIR). Default: no-op.
   std::function<void(const std::string& name, const std::string& text)> dump = [](const std::string&,
                                                                                   const std::string&) {};

@@ -28,6 +28,9 @@
 //                              (read by the emitter, cuda_row_emitter.h; keyed here)
 //   TCCD_ROW_LOOP_UNROLL=n     CUDA looped rows' streaming loops unrolled n times (default 1;
 //                              read by cuda_row_emitter.cc, keyed here)
+//   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
+//                              compile (NVRTC meets an #error), to test that a kernel the target
+//                              rejects becomes ATen extern steps (keyed here)
 #include "codegen/pipeline.h"
 
 #include <algorithm>
@@ -37,6 +40,7 @@
 #include <thread>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -50,6 +54,7 @@
 #include "codegen/cuda_host/cuda_pipeline.h"
 #include "codegen/cuda_host/runtime_object.h"
 #include "codegen/ir/known_ops.h"
+#include "codegen/kernel/kernel_failure.h"
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
 #include "codegen/passes/dead_code_elimination.h"
@@ -104,6 +109,7 @@ struct DebugOptions {
   bool cuda_one_program = false;
   bool no_shifted_row_loops = false;  // read by RowGeometryOf itself; here for the key
   std::string row_loop_unroll;         // read by the row emitter itself; here for the key
+  std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
 const DebugOptions& Debug() {
@@ -116,6 +122,8 @@ const DebugOptions& Debug() {
     if (const char* c = std::getenv("TCCD_CUDA_ONE_PROGRAM")) o->cuda_one_program = std::string(c) == "1";
     if (const char* r = std::getenv("TCCD_SHIFTED_ROW_LOOPS")) o->no_shifted_row_loops = std::string(r) == "0";
     if (const char* u = std::getenv("TCCD_ROW_LOOP_UNROLL")) o->row_loop_unroll = u;
+    if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
+      o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
   }();
   return *options;
@@ -132,6 +140,7 @@ std::string DebugOptionsKey() {
   if (d.cuda_one_program) absl::StrAppend(&key, "cuda-one-program;");
   if (d.no_shifted_row_loops) absl::StrAppend(&key, "no-shifted-row-loops;");
   if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1") absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
+  if (!d.reject_kernel_ops.empty()) absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
 }
 
@@ -368,6 +377,36 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request, Kern
   return out;
 }
 
+// After CompileKernels failed with `status`: when it blames kernels (kernel_failure.h) whose
+// groups hold only ops ATen can run, adds their nodes to `extern_nodes`, logs one line per kernel
+// and returns true (compile again); false when the failure is the graph's (return it).
+absl::StatusOr<bool> ExternRejectedKernels(const ir::Graph& graph, const Partition& partition,
+                                           const absl::Status& status, std::vector<int>& extern_nodes) {
+  std::vector<std::string> failed = FailedKernels(status);
+  if (failed.empty()) return false;
+  std::vector<int> nodes;
+  for (const std::string& name : failed) {
+    int g = -1;
+    if (!absl::StartsWith(name, "tccd_k") || !absl::SimpleAtoi(name.substr(6), &g) || g < 0 ||
+        g >= static_cast<int>(partition.groups.size()))
+      return false;
+    std::vector<std::string> ops;
+    for (int m : partition.groups[g].nodes) {
+      // Compiler-internal ops (tccd::philox_uniform) have no ATen kernel to fall back on.
+      if (!absl::StartsWith(graph.nodes[m].target, "aten::") && !absl::StartsWith(graph.nodes[m].target, "prims::"))
+        return false;
+      nodes.push_back(m);
+      ops.push_back(graph.nodes[m].target);
+    }
+    spdlog::warn("kernel {} ({} ops: {}) was rejected by the target's compiler; its ops run as ATen extern steps: {}",
+                 name, ops.size(), absl::StrJoin(ops.begin(), ops.begin() + std::min<size_t>(ops.size(), 6), ", "),
+                 std::string(status.message()).substr(0, status.message().find('\n')).substr(0, 300));
+  }
+  if (nodes.empty()) return false;
+  extern_nodes.insert(extern_nodes.end(), nodes.begin(), nodes.end());
+  return true;
+}
+
 // Compile, or with `machine_code` false only Lower (the backends name kernels but compile none).
 absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObjectCache* kernel_cache,
                                             CompileProgress* progress, bool machine_code) {
@@ -375,18 +414,23 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
   const ParsedRequest& request = *prepared.parsed;
   if (request.symbolic) return CompileSymbolic(request, kernel_cache, progress, machine_code);
   ir::Graph graph = request.graph;
-  BackendOptions options{.fusion = !Debug().disable_fusion,
-                         .cuda_one_program = Debug().cuda_one_program,
-                         .kernel_cache = kernel_cache,
-                         .fingerprint = CompilerFingerprint(),
-                         .threads = KernelCompileThreads(),
-                         .progress = progress,
-                         .machine_code = machine_code,
-                         .free_layout_outputs = request.free_layout_outputs,
-                         .dump = Dump};
-  std::unique_ptr<Backend> backend = request.device == ir::DeviceType::kCpu
-                                         ? MakeCpuBackend(request.cpu, std::move(options))
-                                         : MakeCudaBackend(request.cuda, std::move(options));
+  // A backend serves one attempt at the machine code (below: a kernel the target rejects makes
+  // another attempt with its ops as extern steps); the graph passes are the first one's.
+  auto make_backend = [&]() -> std::unique_ptr<Backend> {
+    BackendOptions options{.fusion = !Debug().disable_fusion,
+                           .cuda_one_program = Debug().cuda_one_program,
+                           .kernel_cache = kernel_cache,
+                           .fingerprint = CompilerFingerprint(),
+                           .threads = KernelCompileThreads(),
+                           .progress = progress,
+                           .machine_code = machine_code,
+                           .free_layout_outputs = request.free_layout_outputs,
+                           .test_reject_kernel_ops = Debug().reject_kernel_ops,
+                           .dump = Dump};
+    return request.device == ir::DeviceType::kCpu ? MakeCpuBackend(request.cpu, std::move(options))
+                                                  : MakeCudaBackend(request.cuda, std::move(options));
+  };
+  std::unique_ptr<Backend> backend = make_backend();
 
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
@@ -417,64 +461,84 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
   }
   RETURN_IF_ERROR(passes.Run(graph));
 
-  // 2. Partition into fused pointwise groups and extern steps, in schedule order; the backend
-  //    regroups (CUDA: reductions absorb their pointwise neighbours); independent pointwise
-  //    groups of one shape share a kernel (one launch).
-  passes.BeginStage("partition");
-  FusionOptions fusion;
-  fusion.enable = !Debug().disable_fusion;
-  ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(graph, fusion));
-  RETURN_IF_ERROR(CheckPartition(graph, partition, "partitioning"));
-  RETURN_IF_ERROR(backend->RegroupPartition(graph, fusion, partition));
-  RETURN_IF_ERROR(CheckPartition(graph, partition, "the backend's regrouping"));
-  // CUDA: a row kernel writes the zero-padded copy of its output that an aligned matmul reads
-  // (padded_row_stores.h; the pads exist only where ReadThroughZeroPads made them the value's
-  // only reader, or where they were).
-  if (request.device == ir::DeviceType::kCuda && !passes.disabled("absorb-zero-tail-pads")) {
-    ASSIGN_OR_RETURN(bool absorbed, AbsorbZeroTailPads(graph, partition));
-    if (absorbed) RETURN_IF_ERROR(CheckPartition(graph, partition, "absorb-zero-tail-pads"));
-  }
-  // Only a saving of launches, so it may be skipped by name ("horizontal-fusion") and is timed
-  // apart; the partition is dumped before it and, when it merged groups, after it.
-  passes.BeginStage("horizontal-fusion");
-  Dump("partition.txt", PrintPartition(graph, partition));
-  if (!passes.disabled("horizontal-fusion")) {
-    ASSIGN_OR_RETURN(bool merged, FuseHorizontally(graph, fusion, partition));
-    if (merged) {
-      RETURN_IF_ERROR(CheckPartition(graph, partition, "horizontal-fusion"));
-      Dump("partition-horizontal-fusion.txt", PrintPartition(graph, partition));
-    }
-  }
-
-  // 3. One kernel per group, in the backend-neutral kernel IR.
-  passes.BeginStage("kernel-ir");
+  // Stages 2-5 run again when the target rejects generated kernels (NVRTC errors, a cubin that
+  // cannot link: too much shared memory): the groups of the kernels it blames become extern
+  // steps (their ops as ATen calls, one log line each) and the rest compiles as before, so one
+  // bad kernel never sends the whole graph to eager. Each attempt removes at least one group.
+  std::vector<int> extern_nodes;  // nodes of rejected kernels, over all attempts
+  Partition partition;
   std::vector<PointwiseKernel> kernels;
-  for (size_t g = 0; g < partition.groups.size(); ++g) {
-    ASSIGN_OR_RETURN(PointwiseKernel k, BuildPointwiseKernel(graph, partition.groups[g], absl::StrCat("tccd_k", g)));
-    // CUDA: a plain pointwise kernel walks its operands in their storage order (loop_order.h).
-    if (request.device == ir::DeviceType::kCuda && !Debug().disabled_passes.contains("loop-order")) {
-      partition.groups[g].loop_order = ChooseLoopOrder(graph, partition.groups[g], k);
-      k.shape = InLoopOrder(k.shape, partition.groups[g].loop_order);
-    }
-    Dump(absl::StrCat("kernel_", g, ".txt"), PrintPointwiseKernel(k));
-    kernels.push_back(std::move(k));
-  }
-
-  // 4. The schedule the client runs, as built: one step per kernel and extern op. Built before
-  //    the machine code because it fixes every kernel's operand layouts (CUDA: which entry
-  //    points a kernel needs, entry_points.h).
-  passes.BeginStage("schedule");
-  ASSIGN_OR_RETURN(schedule::Schedule sched, BuildSchedule(graph, partition, kernels, backend->native()));
-  // Verified as built, as every schedule pass's result is (the runner checks those).
-  if (absl::Status built = schedule::VerifySchedule(sched); !built.ok())
-    return absl::InternalError(absl::StrCat("schedule invalid as built: ", built.message()));
-  if (!Debug().dump_dir.empty()) Dump("schedule.sched", schedule::PrintSchedule(sched));
-  if (!Debug().disabled_passes.contains("entry-points")) RETURN_IF_ERROR(backend->SpecializeKernels(sched, kernels));
-
-  // 5. Machine code for the kernels.
-  passes.BeginStage("machine-code");
+  schedule::Schedule sched;
   CompileOutput out;
-  RETURN_IF_ERROR(backend->CompileKernels(kernels, out));
+  for (;;) {
+    // 2. Partition into fused pointwise groups and extern steps, in schedule order; the backend
+    //    regroups (CUDA: reductions absorb their pointwise neighbours); independent pointwise
+    //    groups of one shape share a kernel (one launch).
+    passes.BeginStage("partition");
+    FusionOptions fusion;
+    fusion.enable = !Debug().disable_fusion;
+    ASSIGN_OR_RETURN(partition, PartitionForFusion(graph, fusion));
+    RETURN_IF_ERROR(CheckPartition(graph, partition, "partitioning"));
+    RETURN_IF_ERROR(backend->RegroupPartition(graph, fusion, partition));
+    RETURN_IF_ERROR(CheckPartition(graph, partition, "the backend's regrouping"));
+    // CUDA: a row kernel writes the zero-padded copy of its output that an aligned matmul reads
+    // (padded_row_stores.h; the pads exist only where ReadThroughZeroPads made them the value's
+    // only reader, or where they were).
+    if (request.device == ir::DeviceType::kCuda && !passes.disabled("absorb-zero-tail-pads")) {
+      ASSIGN_OR_RETURN(bool absorbed, AbsorbZeroTailPads(graph, partition));
+      if (absorbed) RETURN_IF_ERROR(CheckPartition(graph, partition, "absorb-zero-tail-pads"));
+    }
+    // Only a saving of launches, so it may be skipped by name ("horizontal-fusion") and is timed
+    // apart; the partition is dumped before it and, when it merged groups, after it.
+    passes.BeginStage("horizontal-fusion");
+    Dump("partition.txt", PrintPartition(graph, partition));
+    if (!passes.disabled("horizontal-fusion")) {
+      ASSIGN_OR_RETURN(bool merged, FuseHorizontally(graph, fusion, partition));
+      if (merged) {
+        RETURN_IF_ERROR(CheckPartition(graph, partition, "horizontal-fusion"));
+        Dump("partition-horizontal-fusion.txt", PrintPartition(graph, partition));
+      }
+    }
+    // Kernels an earlier attempt's target rejected: their groups' ops are extern steps now.
+    if (!extern_nodes.empty()) {
+      ASSIGN_OR_RETURN(bool dissolved, DissolveGroups(graph, extern_nodes, partition));
+      if (dissolved) RETURN_IF_ERROR(CheckPartition(graph, partition, "rejected kernels as extern steps"));
+    }
+
+    // 3. One kernel per group, in the backend-neutral kernel IR.
+    passes.BeginStage("kernel-ir");
+    kernels.clear();
+    for (size_t g = 0; g < partition.groups.size(); ++g) {
+      ASSIGN_OR_RETURN(PointwiseKernel k, BuildPointwiseKernel(graph, partition.groups[g], absl::StrCat("tccd_k", g)));
+      // CUDA: a plain pointwise kernel walks its operands in their storage order (loop_order.h).
+      if (request.device == ir::DeviceType::kCuda && !Debug().disabled_passes.contains("loop-order")) {
+        partition.groups[g].loop_order = ChooseLoopOrder(graph, partition.groups[g], k);
+        k.shape = InLoopOrder(k.shape, partition.groups[g].loop_order);
+      }
+      Dump(absl::StrCat("kernel_", g, ".txt"), PrintPointwiseKernel(k));
+      kernels.push_back(std::move(k));
+    }
+
+    // 4. The schedule the client runs, as built: one step per kernel and extern op. Built before
+    //    the machine code because it fixes every kernel's operand layouts (CUDA: which entry
+    //    points a kernel needs, entry_points.h).
+    passes.BeginStage("schedule");
+    ASSIGN_OR_RETURN(sched, BuildSchedule(graph, partition, kernels, backend->native()));
+    // Verified as built, as every schedule pass's result is (the runner checks those).
+    if (absl::Status built = schedule::VerifySchedule(sched); !built.ok())
+      return absl::InternalError(absl::StrCat("schedule invalid as built: ", built.message()));
+    if (!Debug().dump_dir.empty()) Dump("schedule.sched", schedule::PrintSchedule(sched));
+    if (!Debug().disabled_passes.contains("entry-points")) RETURN_IF_ERROR(backend->SpecializeKernels(sched, kernels));
+
+    // 5. Machine code for the kernels.
+    passes.BeginStage("machine-code");
+    out = CompileOutput{};
+    absl::Status compiled = backend->CompileKernels(kernels, out);
+    if (compiled.ok()) break;
+    ASSIGN_OR_RETURN(bool retry, ExternRejectedKernels(graph, partition, compiled, extern_nodes));
+    if (!retry) return compiled;
+    backend = make_backend();
+  }
 
   // 6. The backend's schedule passes (CUDA: runs of native work become one call each), then
   //    every value is released after its last use. The plan is the schedule's serialisation.

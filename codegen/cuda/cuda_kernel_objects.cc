@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/nvjitlink.h"
 #include "codegen/cuda/nvrtc_compiler.h"
+#include "codegen/kernel/kernel_failure.h"
 #include "proto/status_macros.h"
 #include "spdlog/spdlog.h"
 
@@ -54,9 +55,13 @@ struct Compiled {
   std::string cubin;  // relocatable
 };
 
-absl::StatusOr<Compiled> CompileOne(const PointwiseKernel& kernel, const CudaTarget& target) {
+absl::StatusOr<Compiled> CompileOne(const PointwiseKernel& kernel, const CudaTarget& target,
+                                    const std::vector<std::string>& reject_ops) {
   Compiled out;
   ASSIGN_OR_RETURN(out.source, EmitCudaSource({kernel}, target.cc_major));
+  for (const std::string& op : reject_ops)
+    if (std::find(kernel.fused_ops.begin(), kernel.fused_ops.end(), op) != kernel.fused_ops.end())
+      absl::StrAppend(&out.source, "\n#error \"TCCD_TEST_REJECT_KERNEL_OPS names ", op, "\"\n");
   ASSIGN_OR_RETURN(NvrtcOutput nvrtc, CompileWithNvrtc(out.source, kernel.name + ".cu", target, /*relocatable=*/true));
   if (!nvrtc.log.empty()) spdlog::debug("cuda backend: NVRTC log for {}: {}", kernel.name, nvrtc.log);
   out.ptx = std::move(nvrtc.ptx);
@@ -64,14 +69,16 @@ absl::StatusOr<Compiled> CompileOne(const PointwiseKernel& kernel, const CudaTar
   return out;
 }
 
+// Every kernel compiled, or the first error with `failed` set to the indices of all that failed.
 absl::StatusOr<std::vector<Compiled>> CompileInParallel(const std::vector<PointwiseKernel>& kernels,
                                                         const CudaTarget& target, int threads,
-                                                        KernelProgress& progress) {
+                                                        const std::vector<std::string>& reject_ops,
+                                                        KernelProgress& progress, std::vector<size_t>& failed) {
   std::vector<absl::StatusOr<Compiled>> results(kernels.size(), absl::InternalError("not compiled"));
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next.fetch_add(1); i < kernels.size(); i = next.fetch_add(1)) {
-      results[i] = CompileOne(kernels[i], target);
+      results[i] = CompileOne(kernels[i], target, reject_ops);
       progress.KernelDone();
     }
   };
@@ -80,11 +87,15 @@ absl::StatusOr<std::vector<Compiled>> CompileInParallel(const std::vector<Pointw
   for (int t = 1; t < n; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
-  std::vector<Compiled> out;
-  for (absl::StatusOr<Compiled>& r : results) {
-    RETURN_IF_ERROR(r.status());
-    out.push_back(*std::move(r));
+  absl::Status first;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].ok()) continue;
+    if (first.ok()) first = results[i].status();
+    failed.push_back(i);
   }
+  if (!first.ok()) return first;
+  std::vector<Compiled> out;
+  for (absl::StatusOr<Compiled>& r : results) out.push_back(*std::move(r));
   return out;
 }
 
@@ -111,6 +122,7 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<cons
   std::vector<std::string> keys;                 // distinct, in first-use order
   std::vector<PointwiseKernel> firsts;           // each key's kernel, under its content name
   absl::flat_hash_map<std::string, size_t> index;
+  std::vector<size_t> key_of;  // per kernel: its distinct key's index
   for (const PointwiseKernel& kernel : kernels) {
     std::string key = KernelKey(kernel, "cuda-rdc-cubin", checked.KeyString(), options.fingerprint);
     PointwiseKernel named = kernel;
@@ -118,7 +130,8 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<cons
     CudaKernelLaunchInfo info = LaunchInfoOf(named, checked.cc_major);
     info.name = kernel.name;  // the host library exports the graph's name
     result.module.kernels.push_back({kernel, std::move(info)});
-    if (index.emplace(key, keys.size()).second) {
+    key_of.push_back(index.emplace(key, keys.size()).first->second);
+    if (key_of.back() == keys.size()) {
       keys.push_back(std::move(key));
       firsts.push_back(std::move(named));
     }
@@ -134,6 +147,14 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<cons
     }
   }
 
+  // `status` naming every graph kernel whose content is one of the distinct `failed_keys`.
+  auto blame = [&](absl::Status status, const std::vector<size_t>& failed_keys) {
+    std::vector<std::string> names;
+    for (size_t k = 0; k < kernels.size(); ++k)
+      if (std::find(failed_keys.begin(), failed_keys.end(), key_of[k]) != failed_keys.end())
+        names.push_back(kernels[k].name);
+    return WithFailedKernels(std::move(status), names);
+  };
   std::vector<std::string> cubins(keys.size());
   auto compile_missing = [&](bool trust_cache) -> absl::Status {
     std::vector<PointwiseKernel> missing;
@@ -154,7 +175,15 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<cons
     }
     result.kernels_compiled = static_cast<int>(missing.size());
     KernelProgress progress(options.progress, result.kernels_reused, static_cast<int>(keys.size()));
-    ASSIGN_OR_RETURN(std::vector<Compiled> compiled, CompileInParallel(missing, checked, options.threads, progress));
+    std::vector<size_t> failed;
+    absl::StatusOr<std::vector<Compiled>> done =
+        CompileInParallel(missing, checked, options.threads, options.test_reject_ops, progress, failed);
+    if (!done.ok()) {
+      std::vector<size_t> failed_keys;
+      for (size_t j : failed) failed_keys.push_back(slots[j]);
+      return blame(done.status(), failed_keys);
+    }
+    std::vector<Compiled>& compiled = *done;
     for (size_t j = 0; j < compiled.size(); ++j) {
       cubins[slots[j]] = compiled[j].cubin;
       result.module.cuda_source += compiled[j].source;
@@ -183,7 +212,15 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<cons
     RETURN_IF_ERROR(compile_missing(/*trust_cache=*/false));
     linked = link();
   }
-  RETURN_IF_ERROR(linked);
+  if (!linked.ok()) {
+    // Which kernels cannot link on this target even alone (a static shared-memory or register
+    // limit): only those are blamed; a failure no single cubin shows is the graph's.
+    std::vector<size_t> failed_keys;
+    for (size_t i = 0; i < cubins.size(); ++i)
+      if (!LinkCubins({cubins[i]}, checked).ok()) failed_keys.push_back(i);
+    if (!failed_keys.empty()) return blame(linked, failed_keys);
+    return linked;
+  }
   spdlog::debug("cuda backend: {} kernel(s), {} distinct, {} compiled on {} thread(s), {} reused; cubin {} bytes in {:.1f} ms",
                 kernels.size(), keys.size(), result.kernels_compiled, options.threads, result.kernels_reused,
                 result.module.cubin.size(),

@@ -36,6 +36,9 @@ struct CudaKernelObjectsOptions {
   // Told the distinct kernels done (reused ones count from the start) as they finish.
   // Default: nullptr (none).
   CompileProgress* progress = nullptr;
+  // Test only (TCCD_TEST_REJECT_KERNEL_OPS, pipeline.cc): kernels that fuse one of these ops get
+  // an `#error` line in their source, so NVRTC rejects them. Default: none.
+  std::vector<std::string> test_reject_ops;
 };
 
 struct CudaKernelObjectsResult {
@@ -46,7 +49,10 @@ struct CudaKernelObjectsResult {
 };
 
 // Errors as CompileCudaKernels. Cached cubins that fail to link are not trusted: every kernel is
-// compiled afresh and linked once more.
+// compiled afresh and linked once more. A kernel NVRTC rejects, or whose cubin alone fails to
+// link (each distinct cubin is linked alone when the graph's link fails), is named in the error's
+// payload (kernel_failure.h: every graph kernel of that content), so that the caller can run
+// its ops some other way.
 absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(
     absl::Span<const PointwiseKernel> kernels, const CudaTarget& target,
     const CudaKernelObjectsOptions& options);

@@ -9,6 +9,8 @@
 #include "codegen/passes/batch_norm_decomposition.h"
 #include "codegen/passes/batch_norm_inference.h"
 #include "codegen/passes/channels_last_layout.h"
+#include "codegen/passes/conv_backward_bias_grad.h"
+#include "codegen/passes/conv_bias_peel.h"
 #include "codegen/passes/cudnn_batch_norm.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/layer_norm_backward_split.h"
@@ -51,6 +53,14 @@ class CudaPipelineBackend : public Backend {
     // Convolutions' activations channels-last (no cuDNN transposes around each), chosen while
     // the norms are still ATen nodes: the norm rewrites below then see their inputs' layouts.
     if (options_.fusion) passes.Add(std::make_unique<ChannelsLastLayout>(options_.free_layout_outputs));
+    // Convolution biases as Inductor's GPU lowering has them (after the layout pass, whose
+    // strides the new values take): the forward's bias add and the backward's bias gradient
+    // become graph ops (a pointwise add, a sum) that fuse with their neighbours, where ATen
+    // would run a separate add and a bf16 reduction kernel per convolution.
+    if (options_.fusion) {
+      passes.Add(std::make_unique<ConvBiasPeel>());
+      passes.Add(std::make_unique<ConvBackwardBiasGrad>());
+    }
     passes.Add(std::make_unique<CudnnBatchNorm>());
     if (options_.fusion) {
       // Eval-mode norms: pointwise ops over the input, fused with their neighbours.
@@ -98,7 +108,8 @@ class CudaPipelineBackend : public Backend {
                                                 {.fingerprint = absl::StrCat(options_.fingerprint, "/", nvrtc),
                                                  .cache = options_.kernel_cache,
                                                  .threads = options_.threads,
-                                                 .progress = options_.progress}));
+                                                 .progress = options_.progress,
+                                                 .test_reject_ops = options_.test_reject_kernel_ops}));
       module_ = std::move(objects.module);
       out.new_kernel_objects = std::move(objects.new_objects);
       out.kernels_compiled = objects.kernels_compiled;

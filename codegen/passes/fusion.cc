@@ -166,6 +166,20 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
   return p;
 }
 
+absl::StatusOr<bool> DissolveGroups(const ir::Graph& graph, const std::vector<int>& nodes, Partition& partition) {
+  bool dissolved = false;
+  for (int id : nodes) {
+    if (id < 0 || id >= static_cast<int>(partition.group_of.size())) continue;
+    const int g = partition.group_of[id];
+    if (g < 0) continue;
+    for (int m : partition.groups[g].nodes) partition.group_of[m] = -1;
+    partition.groups[g].nodes.clear();
+    dissolved = true;
+  }
+  if (dissolved) RETURN_IF_ERROR(CompletePartition(graph, partition));
+  return dissolved;
+}
+
 absl::Status CompletePartition(const ir::Graph& graph, Partition& partition) {
   Partition& p = partition;
   const int n = static_cast<int>(graph.nodes.size());

@@ -29,6 +29,10 @@ struct FusionOptions {
   int max_nodes_per_group = 64;
   // Largest number of tensor operands (inputs + outputs) of one kernel. Default: 32.
   int max_operands = 32;
+  // Static shared memory a column-reduction kernel may spend on its per-reduction tiles (CUDA's
+  // static limit on every target, 48 KiB): independent column sums merge into one pass only
+  // while their tiles fit (reduction_fusion.h). Default: 48 KiB.
+  int column_shared_memory_bytes = 48 * 1024;
 };
 
 struct FusionGroup {
@@ -64,6 +68,11 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
 // empty groups. For passes that regroup a partition (reduction_fusion.h). INTERNAL on a cycle
 // between units.
 absl::Status CompletePartition(const ir::Graph& graph, Partition& partition);
+
+// Every group holding one of `nodes` is dissolved: all its members become extern nodes (a
+// kernel that failed to compile for the target runs as ATen ops; pipeline.cc). The partition
+// is completed again. Returns whether any group was dissolved.
+absl::StatusOr<bool> DissolveGroups(const ir::Graph& graph, const std::vector<int>& nodes, Partition& partition);
 
 // One line per schedule entry, e.g. "fused %0 %1 %3 -> %3" / "extern %2 aten::mm.default".
 std::string PrintPartition(const ir::Graph& graph, const Partition& partition);

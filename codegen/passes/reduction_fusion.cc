@@ -189,8 +189,49 @@ bool RowFusion::ReducesVaryingValues(const std::vector<int>& nodes, const Fusion
   return true;
 }
 
-// Independent column sums over the same rows merged into one streaming pass (Run), at most.
-constexpr int kMaxSiblingColumnSums = 4;
+// The column emitter's tile per reduction (cuda_column_emitter.cc: `__shared__ float
+// part[nred][kTY][kTX * kVec]` with kTY * kTX = the 256 threads of a block, ColumnGeometryOf):
+// 256 * vec floats, vec = 16 bytes / the widest dtype among the kernel's operands that are not
+// kept-broadcast, halved until it divides the columns.
+constexpr int64_t kColumnBlockThreads = 256;
+
+// An upper bound of the shared memory the column kernel of `nodes` (iteration space `shape`,
+// leading k dims reduced) declares for its tiles. Both factors are bounds that later merges
+// cannot break: every output of a reduction node counts as one tile (a masked-off layer norm
+// output has 0 elements and none), and vec is taken from the *narrowest* dtype the members touch
+// outside per-row values. Which tensors end up as operands (hence the widest) changes as
+// epilogues merge in after this check (a bf16 sum whose f32 cast joins: the bf16 output goes),
+// but the inputs read from outside now stay operands (an epilogue never produces them), and the
+// narrowest dtype is no wider than any of them.
+int64_t ColumnTileBytes(const ir::Graph& graph, const std::vector<int>& nodes, const std::vector<int64_t>& shape,
+                        int k) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t cols = 1;
+  for (int64_t d = k; d < rank; ++d) cols *= shape[d];
+  int narrowest = 16;
+  int tiles = 0;
+  // Per-row values (constant along the kept, trailing dims) are kept-broadcast operands, which
+  // the emitter leaves out of vec.
+  auto consider = [&](const ir::TensorType& t) {
+    for (int64_t d = k; d < rank; ++d) {
+      const int64_t td = d - (rank - t.rank());
+      if (td >= 0 && t.sizes[td] != 1) {
+        narrowest = std::min(narrowest, ir::DTypeBytes(t.dtype));
+        return;
+      }
+    }
+  };
+  for (int m : nodes) {
+    const ir::Node& node = graph.nodes[m];
+    ForEachInput(node, [&](const ir::ValueRef& r) { consider(graph.type_of(r)); });
+    for (const ir::TensorType& t : node.outputs) consider(t);
+    if (ReductionAxesOf(graph, node).num_reduced_dims > 0)
+      for (const ir::TensorType& t : node.outputs) tiles += t.numel() > 0 ? 1 : 0;
+  }
+  int64_t vec = 16 / std::max(narrowest, 1);
+  while (vec > 1 && cols % vec != 0) vec /= 2;
+  return tiles * kColumnBlockThreads * vec * static_cast<int64_t>(sizeof(float));
+}
 
 bool RowFusion::TryMerge(int into, int from) {
   FusionGroup& a = p_.groups[into];
@@ -264,21 +305,18 @@ bool RowFusion::Run() {
     // Columns: an earlier column group over the same rows that this one does not depend on (nor
     // it on this one) takes it, so one streaming pass computes both (a channels-last batch norm
     // backward's sum(g) and sum(g * xhat); bias gradients of equal shapes).
-    // At most kMaxSiblingColumnSums reductions share a pass: the column kernel keeps a shared
-    // memory tile per reduction (48 KiB of static shared memory in all; ViT's twelve layers of
-    // equal-shaped bias gradients merged into one kernel needed 88 KiB and failed to link).
+    // The merged kernel's reduction tiles must fit the target's static shared memory
+    // (FusionOptions::column_shared_memory_bytes): ViT's twelve layers of equal-shaped bias
+    // gradients merged into one kernel needed 88 KiB and failed to link on the H200.
     if (axes.leading) {
-      auto reductions_in = [&](const FusionGroup& group) {
-        int count = 0;
-        for (int m : group.nodes) count += ReductionAxesOf(graph_, graph_.nodes[m]).num_reduced_dims > 0 ? 1 : 0;
-        return count;
-      };
       for (int h = 0; h < g; ++h) {
         const FusionGroup& sibling = p_.groups[h];
         if (sibling.nodes.empty() || !sibling.reduce_leading || sibling.shape != p_.groups[g].shape ||
             sibling.num_reduced_dims != k)
           continue;
-        if (reductions_in(sibling) + reductions_in(p_.groups[g]) > kMaxSiblingColumnSums) continue;
+        std::vector<int> merged = sibling.nodes;
+        merged.insert(merged.end(), p_.groups[g].nodes.begin(), p_.groups[g].nodes.end());
+        if (ColumnTileBytes(graph_, merged, sibling.shape, k) > options_.column_shared_memory_bytes) continue;
         if (TryMerge(h, g)) {
           g = h;
           break;

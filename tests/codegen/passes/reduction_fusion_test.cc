@@ -260,18 +260,49 @@ TEST_CASE("independent column sums over the same rows are one kernel; a dependen
   CHECK(r.kernels[0].find("-> (out0: f32, out1: f32) columns(reduce 1 leading dims") != std::string::npos);
 }
 
-TEST_CASE("at most four independent column sums share a pass (shared memory per sum)", "[columns]") {
-  // Six equal-shaped bias gradients (ViT's layers): two kernels, not one needing 6 shared tiles.
-  Result r = Fuse(R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f32[64,32]{32,1}@cuda, %a2: f32[64,32]{32,1}@cuda, %a3: f32[64,32]{32,1}@cuda, %a4: f32[64,32]{32,1}@cuda, %a5: f32[64,32]{32,1}@cuda) {
-  %0 = aten::sum.dim_IntList(%a0, [0], true) -> f32[1,32]{32,1}@cuda
-  %1 = aten::sum.dim_IntList(%a1, [0], true) -> f32[1,32]{32,1}@cuda
-  %2 = aten::sum.dim_IntList(%a2, [0], true) -> f32[1,32]{32,1}@cuda
-  %3 = aten::sum.dim_IntList(%a3, [0], true) -> f32[1,32]{32,1}@cuda
-  %4 = aten::sum.dim_IntList(%a4, [0], true) -> f32[1,32]{32,1}@cuda
-  %5 = aten::sum.dim_IntList(%a5, [0], true) -> f32[1,32]{32,1}@cuda
-  return (%0, %1, %2, %3, %4, %5)
-})");
-  CHECK(r.partition == "fused(columns, reduce 1) %0 %1 %2 %3 -> %0 %1 %2 %3\nfused(columns, reduce 1) %4 %5 -> %4 %5\n");
+// `n` independent sums over [64, cols] of `dtype` (ViT's equal-shaped bias gradients).
+std::string SiblingSums(int n, const std::string& dtype, int cols) {
+  const std::string t = dtype + "[64," + std::to_string(cols) + "]{" + std::to_string(cols) + ",1}@cuda";
+  const std::string o = dtype + "[1," + std::to_string(cols) + "]{" + std::to_string(cols) + ",1}@cuda";
+  std::string text = "graph(", ret;
+  for (int i = 0; i < n; ++i) text += (i ? ", %a" : "%a") + std::to_string(i) + ": " + t;
+  text += ") {\n";
+  for (int i = 0; i < n; ++i) {
+    text += "  %" + std::to_string(i) + " = aten::sum.dim_IntList(%a" + std::to_string(i) + ", [0], true) -> " + o + "\n";
+    ret += (i ? ", %" : "%") + std::to_string(i);
+  }
+  return text + "  return (" + ret + ")\n}";
+}
+
+// The partition line of a column group of nodes [first, last].
+std::string ColumnGroup(int first, int last) {
+  std::string members;
+  for (int i = first; i <= last; ++i) members += " %" + std::to_string(i);
+  return "fused(columns, reduce 1)" + members + " ->" + members + "\n";
+}
+
+TEST_CASE("independent column sums share a pass while their shared-memory tiles fit 48 KiB", "[columns]") {
+  // f32: 4-wide vectors, a 4 KiB tile per sum (256 threads x 4 floats): twelve fit, not fourteen.
+  Result f32 = Fuse(SiblingSums(14, "f32", 768).c_str());
+  CHECK(f32.partition == ColumnGroup(0, 11) + ColumnGroup(12, 13));
+  // bf16: 8-wide vectors, 8 KiB a tile: six a kernel (ViT's twelve in one needed 88 KiB).
+  Result bf16 = Fuse(SiblingSums(8, "bf16", 768).c_str());
+  CHECK(bf16.partition == ColumnGroup(0, 5) + ColumnGroup(6, 7));
+  // Columns the vector does not divide take narrower tiles: 6 columns, 2-wide, 2 KiB a tile.
+  Result narrow = Fuse(SiblingSums(8, "bf16", 6).c_str());
+  CHECK(narrow.partition == ColumnGroup(0, 7));
+  for (const std::string& k : bf16.kernels) CHECK(k.find("columns(reduce 1 leading dims") != std::string::npos);
+}
+
+TEST_CASE("a smaller per-target budget merges fewer column sums", "[columns]") {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(SiblingSums(4, "f32", 768));
+  REQUIRE(g.ok());
+  FusionOptions options;
+  options.column_shared_memory_bytes = 8 * 1024;
+  absl::StatusOr<Partition> p = PartitionForFusion(*g, options);
+  REQUIRE(p.ok());
+  REQUIRE(FuseRowReductions(*g, options, *p).ok());
+  CHECK(PrintPartition(*g, *p) == ColumnGroup(0, 1) + ColumnGroup(2, 3));
 }
 
 TEST_CASE("layer norm backward: grad_input is a row kernel, the parameter gradients a column "
