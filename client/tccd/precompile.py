@@ -32,9 +32,9 @@ Two torch limits on real models, and what to do about them (issue 11):
   - torch 2.11 pickles dynamo.source.DefaultsSource with its two derived fields, and its
     __init__ refuses them when the saved guards load ("DefaultsSource.__init__() takes from 3
     to 4 positional arguments but 6 were given": pytorch/pytorch#174955, fixed by #179511; 2.15
-    loads them). Importing this module gives such a torch a DefaultsSource.__reduce__ that
-    saves only its constructor's fields; a file saved by an unpatched 2.11 process must be
-    saved again.
+    loads them). Importing this module gives such a torch's source classes a __reduce__ that
+    saves only their constructors' fields, as the fix does; a file saved by a 2.11 process
+    without tccd's fix must be saved again.
 """
 
 from __future__ import annotations
@@ -70,16 +70,17 @@ def serializable_guards(guard_entries: Any) -> List[bool]:
 
 
 def _fix_defaults_source_pickle() -> bool:
-    """Gives DefaultsSource a __reduce__ of its constructor's fields where this torch pickles
-    more (2.11; see the module doc). True if patched; feature-detected, so a fixed torch is
-    left alone."""
+    """Gives Dynamo's sources a __reduce__ of their constructor's fields where this torch
+    pickles derived (init=False) fields too (2.11's dataclass_with_cached_hash; see the module
+    doc). DefaultsSource is the probe; every source class with derived fields gets the fix, as
+    torch's own (#179511) fixes the decorator. True if patched; a fixed torch is left alone."""
     import dataclasses
     import pickle
 
     try:
-        from torch._dynamo.source import DefaultsSource, LocalSource
+        import torch._dynamo.source as sources
 
-        pickle.loads(pickle.dumps(DefaultsSource(LocalSource("tccd_probe"), 0)))
+        pickle.loads(pickle.dumps(sources.DefaultsSource(sources.LocalSource("tccd_probe"), 0)))
         return False
     except TypeError:
         pass
@@ -89,8 +90,12 @@ def _fix_defaults_source_pickle() -> bool:
     def reduce(self: Any) -> Any:
         return type(self), tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.init)
 
-    DefaultsSource.__reduce__ = reduce  # type: ignore[method-assign]
-    log.debug("tccd: DefaultsSource pickles its constructor's fields only (torch before #179511)")
+    for cls in vars(sources).values():
+        if (isinstance(cls, type) and issubclass(cls, sources.Source) and dataclasses.is_dataclass(cls)
+                and "__reduce__" in vars(cls)
+                and any(not f.init for f in dataclasses.fields(cls))):
+            cls.__reduce__ = reduce  # type: ignore[method-assign]
+    log.debug("tccd: Dynamo sources pickle their constructor's fields only (torch before #179511)")
     return True
 
 

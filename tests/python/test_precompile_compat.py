@@ -43,7 +43,10 @@ def test_defaults_source_survives_pickling():
 
 def test_the_defaults_source_fix_applies_where_torch_pickles_derived_fields():
     """Simulates torch 2.11's __reduce__ (every field, derived ones too) on this torch."""
-    saved = DefaultsSource.__dict__.get("__reduce__")
+    import torch._dynamo.source as sources
+
+    saved = {c: vars(c)["__reduce__"] for c in vars(sources).values()
+             if isinstance(c, type) and issubclass(c, sources.Source) and "__reduce__" in vars(c)}
 
     def reduce_all_fields(self):
         return type(self), tuple(getattr(self, f.name) for f in dataclasses.fields(self))
@@ -61,7 +64,7 @@ def test_the_defaults_source_fix_applies_where_torch_pickles_derived_fields():
         assert pickle.loads(pickle.dumps(source)) == source
         assert precompile._fix_defaults_source_pickle() is False  # fixed: left alone
     finally:
-        if saved is None:
+        for c, r in saved.items():
+            c.__reduce__ = r
+        if DefaultsSource not in saved:
             del DefaultsSource.__reduce__
-        else:
-            DefaultsSource.__reduce__ = saved
