@@ -286,7 +286,10 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     t0 = time.perf_counter()
     if spec["start"] == "aot-save":
         torch._dynamo.config.enable_aot_compile = True  # torch 2.11's default is False
-        compiled = torch.compile(loss_fn, backend="tccd", fullgraph=True, dynamic=False)
+        # Identity guards (transformers' decorated forwards, builtins stored on modules) cannot
+        # be saved and mean nothing in another process: dropped (precompile.py's module doc).
+        compiled = torch.compile(loss_fn, backend="tccd", fullgraph=True, dynamic=False,
+                                 options={"guard_filter_fn": tccd.precompile.serializable_guards})
         fn = compiled.aot_compile(((state, batch), {}))
         fn.save_compiled_function(spec["aot_path"], external_data={"model": model})
     else:
@@ -355,12 +358,16 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     step = make_step(compiled, opt)
     out: Dict[str, Any] = dict(spec, batch_size=bs, ok=True)
     sync()
+    c0 = time.thread_time()
     t0 = time.perf_counter()
     step()
     sync()
     out["first_step_s"] = time.perf_counter() - t0
     if timers:
-        out.update({f"phase_{k}": v for k, v in timers.finish(out["first_step_s"], compiled=True).items()})
+        first = out["first_step_s"]
+        if timers.cpu:  # PHASE_CLOCK=cpu: phases in the main thread's CPU time (phase_timers.py)
+            first = out["first_step_cpu_s"] = time.thread_time() - c0
+        out.update({f"phase_{k}": v for k, v in timers.finish(first, compiled=True).items()})
         if backend == "tccd":
             import tccd
 

@@ -20,6 +20,21 @@ compiles nothing; a manifest it no longer holds makes the load fail with an erro
 Only graphs an AOT recipe covers can be saved (aot_recipe._unsupported, aot_guard.py); another
 graph makes saving fail with the reason. The recipe needs the local cache (TCCD_LOCAL_CACHE=1)
 and TCCD_AOT_CACHE=1 while compiling.
+
+Two torch limits on real models, and what to do about them (issue 11):
+  - Dynamo cannot save identity guards (ID_MATCH and the guards built on it: the `__code__` of
+    a function reached through a decorator's closure, a builtin stored on a module such as
+    transformers' GELUActivation.act, the code `inspect.signature` looked at). transformers'
+    BERT has such guards on 2.11 and 2.15 alike, so saving fails with "ID_MATCH guard cannot
+    be serialized". An object id means nothing in another process anyway: compile with
+    options={"guard_filter_fn": tccd.precompile.serializable_guards}, which keeps every other
+    guard (tensor, type, global state, shapes).
+  - torch 2.11 pickles dynamo.source.DefaultsSource with its two derived fields, and its
+    __init__ refuses them when the saved guards load ("DefaultsSource.__init__() takes from 3
+    to 4 positional arguments but 6 were given": pytorch/pytorch#174955, fixed by #179511; 2.15
+    loads them). Importing this module gives such a torch's source classes a __reduce__ that
+    saves only their constructors' fields, as the fix does; a file saved by a 2.11 process
+    without tccd's fix must be saved again.
 """
 
 from __future__ import annotations
@@ -40,6 +55,51 @@ log = logging.getLogger(__name__)
 # Bump when the JSON's meaning changes; other formats fail to load with a message.
 #   1: {"format", "recipe" (Recipe JSON), "plan_keys" (daemon keys: forward[, backward])}.
 PRECOMPILE_FORMAT = 1
+
+
+def serializable_guards(guard_entries: Any) -> List[bool]:
+    """A guard_filter_fn for torch.compile(options=...) that drops the guards Dynamo cannot
+    save (ID_MATCH and its family, directly or as what a guard was derived from)."""
+    from torch._dynamo.guards import CheckFunctionManager
+
+    unsupported = set(getattr(CheckFunctionManager, "UNSUPPORTED_SERIALIZATION_GUARD_TYPES", ()))
+    return [
+        g.guard_type not in unsupported and not unsupported.intersection(g.derived_guard_types or ())
+        for g in guard_entries
+    ]
+
+
+def _fix_defaults_source_pickle() -> bool:
+    """Gives Dynamo's sources a __reduce__ of their constructor's fields where this torch
+    pickles derived (init=False) fields too (2.11's dataclass_with_cached_hash; see the module
+    doc). DefaultsSource is the probe; every source class with derived fields gets the fix, as
+    torch's own (#179511) fixes the decorator. True if patched; a fixed torch is left alone."""
+    import dataclasses
+    import pickle
+
+    try:
+        import torch._dynamo.source as sources
+
+        pickle.loads(pickle.dumps(sources.DefaultsSource(sources.LocalSource("tccd_probe"), 0)))
+        return False
+    except TypeError:
+        pass
+    except Exception:  # deliberately ignored: a torch without these classes has nothing to fix
+        return False
+
+    def reduce(self: Any) -> Any:
+        return type(self), tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.init)
+
+    for cls in vars(sources).values():
+        if (isinstance(cls, type) and issubclass(cls, sources.Source) and dataclasses.is_dataclass(cls)
+                and "__reduce__" in vars(cls)
+                and any(not f.init for f in dataclasses.fields(cls))):
+            cls.__reduce__ = reduce  # type: ignore[method-assign]
+    log.debug("tccd: Dynamo sources pickle their constructor's fields only (torch before #179511)")
+    return True
+
+
+_fix_defaults_source_pickle()
 
 
 def precompiling() -> bool:

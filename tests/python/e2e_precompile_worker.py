@@ -11,11 +11,36 @@ import sys
 import torch
 
 import tccd
+import tccd.precompile
 
 
 def step(x, w1, b1, w2):
     h = torch.nn.functional.gelu(x @ w1 + b1)
     return torch.tanh(h @ w2) * 2 + 1
+
+
+class Activation(torch.nn.Module):
+    """Keeps the function it applies as an attribute, as transformers' GELUActivation does:
+    Dynamo guards that builtin by identity (ID_MATCH), which it cannot save."""
+
+    def __init__(self):
+        super().__init__()
+        self.act = torch.nn.functional.gelu
+
+    def forward(self, x):
+        return self.act(x)
+
+
+def step_with_activation(activation):
+    """step with its activation a module the function closes over (as the zoo's functional
+    training step closes over the model, external data of the saved file): the guard is on an
+    attribute of that module."""
+
+    def fn(x, w1, b1, w2):
+        h = activation(x @ w1 + b1)
+        return torch.tanh(h @ w2) * 2 + 1
+
+    return fn
 
 
 def inputs():
@@ -36,15 +61,20 @@ def run(fn):
 
 def main():
     what, path = sys.argv[1], sys.argv[2]
-    if what == "save":
+    activation = Activation()
+    external = {"external_data": {"activation": activation}} if "activation" in what else {}
+    if what.startswith("save"):
+        # save: step; save-activation: step_with_activation, with tccd's guard filter.
         torch._dynamo.config.enable_aot_compile = True  # torch 2.11's default is False
-        compiled = torch.compile(step, backend="tccd", fullgraph=True, dynamic=False)
+        fn = step if what == "save" else step_with_activation(activation)
+        options = {"guard_filter_fn": tccd.precompile.serializable_guards} if what != "save" else None
+        compiled = torch.compile(fn, backend="tccd", fullgraph=True, dynamic=False, options=options)
         aot = compiled.aot_compile((inputs(), {}))
-        aot.save_compiled_function(path)
+        aot.save_compiled_function(path, **external)
         fn = aot
     else:
         with open(path, "rb") as f:
-            fn = torch.compiler.load_compiled_function(f)
+            fn = torch.compiler.load_compiled_function(f, **external)
     result = run(fn)
     result["stats"] = [{k: s[k] for k in ("name", "kind", "aot_skipped", "local_hit", "cache_hit", "fallback", "key")}
                        for s in tccd.last_compile_stats()]

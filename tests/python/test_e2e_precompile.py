@@ -76,3 +76,19 @@ def test_a_graph_without_a_recipe_cannot_be_saved_and_says_why(daemon_env, tmp_p
     aot = compiled.aot_compile(((torch.randn(4, 3, requires_grad=True), torch.randn(3, 5, requires_grad=True)), {}))
     with pytest.raises(RuntimeError, match="tccd cannot save this compiled graph: .*output 0 is alias_of_input"):
         aot.save_compiled_function(str(tmp_path / "f.pt2"))
+
+
+def test_saved_with_the_guard_filter_loads_and_matches_eager(daemon_env, tmp_path):
+    """tccd.precompile.serializable_guards (what real transformers models need to be saved,
+    precompile.py) keeps the guards the load needs: a module passed as external data, results
+    equal eager's in a fresh process."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TCCD_")}
+    env.update({k: daemon_env[k] for k in ("TCCD_ADDRESS", "TCCD_JOB_ID", "TCCD_NO_AUTOSTART", "TCCD_AOT_SHARE")})
+    saved = tmp_path / "step.pt2"
+    env["TCCD_CACHE_DIR"] = str(tmp_path / "cache-save")
+    cold = _run(env, "save-activation", str(saved))
+    _assert_eager(cold)
+    env["TCCD_CACHE_DIR"] = str(tmp_path / "cache-load")
+    warm = _run(env, "load-activation", str(saved))
+    _assert_eager(warm)
+    assert all(s["aot_skipped"] for s in warm["stats"]), warm["stats"]
