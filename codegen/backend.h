@@ -43,6 +43,10 @@ struct BackendOptions {
   // training forward's saved activations, whose strides the client reports to AOTAutograd).
   // Default: none (every output keeps the strides the graph declares).
   std::vector<int> free_layout_outputs;
+  // CUDA: kernels whose declared layout the dense entry cannot take as it is get it with
+  // fixed-layout operands where it can (entry_points.h). False: TCCD_DISABLE_PASSES=
+  // fixed-layout-entries (the strided entry, as before; for A/B measurements). Default: true.
+  bool fixed_layout_entries = true;
   // Writes a named debugging dump (a no-op without TCCD_DUMP_DIR). Default: no-op.
   std::function<void(const std::string& name, const std::string& text)> dump = [](const std::string&,
                                                                                   const std::string&) {};
