@@ -18,10 +18,9 @@ bool DenseEntryApplies(const PointwiseKernel& kernel, int cc_major, const std::v
   if (static_cast<int>(strides.size()) != operands * rank || static_cast<int>(aligned.size()) != operands)
     return false;
   // A fixed-layout operand (which the launcher skips) must be in the layout the entry was
-  // compiled for.
+  // compiled for (its alignment, where its vectors need it, FixedLayoutsFor checked).
   for (int o = 0; o < operands; ++o) {
     if (!IsFixedLayoutOperand(kernel, o)) continue;
-    if (!aligned[o]) return false;
     for (int d = 0; d < rank; ++d)
       if (kernel.shape[d] != 1 && strides[o * rank + d] != kernel.fixed_strides[o * rank + d]) return false;
   }
@@ -84,11 +83,13 @@ std::optional<std::vector<int64_t>> FixedLayoutsFor(const PointwiseKernel& kerne
     if (!IsFixedLayoutOperand(fixed, o)) continue;
     any = true;
     const int64_t s = strides[o * rank + inner];
-    if (!aligned[o] || !(s == 1 || (s == 0 && o < num_inputs))) return std::nullopt;
+    if (!(s == 1 || (s == 0 && o < num_inputs))) return std::nullopt;
     for (int d = 0; d < rank; ++d) {
       const int64_t sd = strides[o * rank + d];
       if (d == inner || kernel.shape[d] == 1) continue;
-      if (sd < 0 || sd % vec != 0) return std::nullopt;
+      if (sd < 0) return std::nullopt;
+      // Vector accesses need aligned starts; one scalar per vector (s == 0) does not.
+      if (s == 1 && (sd % vec != 0 || !aligned[o])) return std::nullopt;
       if (o >= num_inputs && d >= first && sd == 0) return std::nullopt;  // two points, one element
     }
   }

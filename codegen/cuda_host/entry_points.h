@@ -51,8 +51,9 @@ absl::Status ChooseCudaEntries(const schedule::Schedule& schedule, int cc_major,
 // rank]) and `aligned` (per operand) — `strides` itself — or nullopt when it cannot: a row,
 // index or run-time-sized kernel; the innermost dim the dense entry vectorises (all dims of a
 // pointwise kernel, the kept dims of a column kernel) not a multiple of its vector; a non-dense
-// operand whose innermost stride is not 1 (nor 0 for an input: one value per vector), whose other
-// strides are not multiples of the vector or negative, or which is misaligned; an output that
+// operand whose innermost stride is not 1 (nor 0 for an input: one value per vector), any of
+// whose strides is negative, or which is read as vectors (innermost stride 1) from a misaligned
+// start (its pointer, or another stride not a multiple of the vector); an output that
 // broadcasts. Exposed for tests.
 std::optional<std::vector<int64_t>> FixedLayoutsFor(const PointwiseKernel& kernel, int cc_major,
                                                     const std::vector<int64_t>& strides,

@@ -72,15 +72,16 @@ TEST_CASE("a broadcast operand: the dense entry with a fixed layout", "[entry-po
   std::vector<PointwiseKernel> k = Chosen(kBiasAdd);
   REQUIRE(k.size() == 1);
   CHECK(k[0].entries == KernelEntries::kDense);
-  CHECK(k[0].fixed_strides == std::vector<int64_t>{0, 1, 16, 1, 16, 1});
-  CHECK(IsFixedLayoutOperand(k[0], 0));
-  CHECK_FALSE(IsFixedLayoutOperand(k[0], 1));
+  CHECK(k[0].fixed_strides == std::vector<int64_t>{16, 1, 0, 1, 16, 1});
+  // Kernel input 0 is x, input 1 the bias.
+  CHECK_FALSE(IsFixedLayoutOperand(k[0], 0));
+  CHECK(IsFixedLayoutOperand(k[0], 1));
   CHECK_FALSE(IsFixedLayoutOperand(k[0], 2));
-  // The launcher skips it (bit 0), and the chooser's own test holds for the declared layout only.
-  CHECK(LaunchInfoOf(k[0], 9).row_operands == 1u);
-  CHECK(DenseEntryApplies(k[0], 9, {0, 1, 16, 1, 16, 1}, {true, true, true}));
+  // The launcher skips it (bit 1), and the chooser's own test holds for the declared layout only.
+  CHECK(LaunchInfoOf(k[0], 9).row_operands == 2u);
+  CHECK(DenseEntryApplies(k[0], 9, {16, 1, 0, 1, 16, 1}, {true, true, true}));
   CHECK_FALSE(DenseEntryApplies(k[0], 9, {16, 1, 16, 1, 16, 1}, {true, true, true}));
-  CHECK(PrintPointwiseKernel(k[0]).find(" entries(dense) fixed(in0: [0,1]) {") != std::string::npos);
+  CHECK(PrintPointwiseKernel(k[0]).find(" entries(dense) fixed(in1: [0,1]) {") != std::string::npos);
 }
 
 TEST_CASE("a per-channel vector over a channels-last map: the dense entry", "[entry-points]") {
@@ -123,7 +124,8 @@ TEST_CASE("a [C] statistic over a batch norm's [B, C] column split: the dense en
   // Its column offset once per thread, then vectors like x's.
   CHECK(source->find("const long long co1 = static_cast<long long>((static_cast<unsigned>(c0) % 16u));") !=
         std::string::npos);
-  CHECK(source->find("reinterpret_cast<const float*>(p.ptr[1]) + ro1 + co1);") != std::string::npos);
+  // A column operand: no row offset.
+  CHECK(source->find("reinterpret_cast<const float*>(p.ptr[1]) + co1);") != std::string::npos);
   // Without fixed layouts: the strided entry, as before.
   CHECK(Chosen("graph(%a0: bf16[64,2,16]{32,16,1}@cuda, %a1: f32[16]{1}@cuda) {\n"
                "  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[64,2,16]{32,16,1}@cuda\n"
@@ -138,17 +140,19 @@ TEST_CASE("fixed layouts: what the dense entry cannot take", "[entry-points]") {
   std::vector<PointwiseKernel> k = Chosen(kBiasAdd, /*fixed_layouts=*/false);
   const std::vector<bool> aligned = {true, true, true};
   // The innermost dim (16) is a multiple of the vector (4 f32): yes.
-  CHECK(FixedLayoutsFor(k[0], 9, {0, 1, 16, 1, 16, 1}, aligned).has_value());
+  CHECK(FixedLayoutsFor(k[0], 9, {16, 1, 0, 1, 16, 1}, aligned).has_value());
   // A transposed input (innermost stride 8): a real transpose, not a fixed layout.
-  CHECK_FALSE(FixedLayoutsFor(k[0], 9, {1, 8, 16, 1, 16, 1}, aligned).has_value());
+  CHECK_FALSE(FixedLayoutsFor(k[0], 9, {16, 1, 1, 8, 16, 1}, aligned).has_value());
   // A broadcast along the innermost dim, one value per vector: yes.
-  CHECK(FixedLayoutsFor(k[0], 9, {1, 0, 16, 1, 16, 1}, aligned).has_value());
-  // ... but not when its other stride breaks the vector's alignment.
-  CHECK_FALSE(FixedLayoutsFor(k[0], 9, {3, 0, 16, 1, 16, 1}, aligned).has_value());
+  CHECK(FixedLayoutsFor(k[0], 9, {16, 1, 1, 0, 16, 1}, aligned).has_value());
+  // ... whatever its other strides and alignment (scalar loads).
+  CHECK(FixedLayoutsFor(k[0], 9, {16, 1, 3, 0, 16, 1}, {true, false, true}).has_value());
+  // Vectors whose starts another stride misaligns (overlapping rows).
+  CHECK_FALSE(FixedLayoutsFor(k[0], 9, {16, 1, 3, 1, 16, 1}, aligned).has_value());
   // A misaligned fixed operand.
-  CHECK_FALSE(FixedLayoutsFor(k[0], 9, {0, 1, 16, 1, 16, 1}, {false, true, true}).has_value());
+  CHECK_FALSE(FixedLayoutsFor(k[0], 9, {16, 1, 0, 1, 16, 1}, {true, false, true}).has_value());
   // An output that broadcasts.
-  CHECK_FALSE(FixedLayoutsFor(k[0], 9, {0, 1, 16, 1, 0, 1}, aligned).has_value());
+  CHECK_FALSE(FixedLayoutsFor(k[0], 9, {16, 1, 0, 1, 0, 1}, aligned).has_value());
   // Nothing fixed: the plain dense test decides.
   CHECK_FALSE(FixedLayoutsFor(k[0], 9, {16, 1, 16, 1, 16, 1}, aligned).has_value());
   // An innermost dim that is not a multiple of the vector.
@@ -166,9 +170,9 @@ TEST_CASE("the dense entry of a fixed layout computes the operand's offsets", "[
   REQUIRE(source.ok());
   CHECK(source->find("k0_strided(") == std::string::npos);
   // The bias: a vector at (i * kVec) % 16; x and the output as plain vectors.
-  CHECK(source->find("const V0 a0 = *reinterpret_cast<const V0*>(reinterpret_cast<const float*>(p.ptr[0]) + "
+  CHECK(source->find("const V1 a1 = *reinterpret_cast<const V1*>(reinterpret_cast<const float*>(p.ptr[1]) + "
                      "static_cast<long long>(((i * kVec) % 16u)));") != std::string::npos);
-  CHECK(source->find("const V1 a1 = reinterpret_cast<const V1*>(p.ptr[1])[i];") != std::string::npos);
+  CHECK(source->find("const V0 a0 = reinterpret_cast<const V0*>(p.ptr[0])[i];") != std::string::npos);
   CHECK(source->find("reinterpret_cast<V2*>(p.ptr[2])[i] = a2;") != std::string::npos);
 }
 
