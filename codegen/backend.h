@@ -46,6 +46,10 @@ struct BackendOptions {
   // Test only (TCCD_TEST_REJECT_KERNEL_OPS): CUDA kernels fusing one of these ops fail to
   // compile (cuda_kernel_objects.h). Default: none.
   std::vector<std::string> test_reject_kernel_ops;
+  // CUDA: kernels whose declared layout the dense entry cannot take as it is get it with
+  // fixed-layout operands where it can (entry_points.h). False: TCCD_DISABLE_PASSES=
+  // fixed-layout-entries (the strided entry, as before; for A/B measurements). Default: true.
+  bool fixed_layout_entries = true;
   // Writes a named debugging dump (a no-op without TCCD_DUMP_DIR). Default: no-op.
   std::function<void(const std::string& name, const std::string& text)> dump = [](const std::string&,
                                                                                   const std::string&) {};

@@ -16,6 +16,8 @@
 //                              "permute-into-index-ops" keeps a permuted cat/stack/pad a kernel
 //                              of its own;
 //                              "entry-points" gives every CUDA kernel both entry points;
+//                              "fixed-layout-entries" keeps kernels with a broadcast or
+//                              permuted operand on the strided entry (entry_points.h);
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
 //                              copies of matmul operands as kernels of their own)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
@@ -426,6 +428,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
                            .machine_code = machine_code,
                            .free_layout_outputs = request.free_layout_outputs,
                            .test_reject_kernel_ops = Debug().reject_kernel_ops,
+                           .fixed_layout_entries = !Debug().disabled_passes.contains("fixed-layout-entries"),
                            .dump = Dump};
     return request.device == ir::DeviceType::kCpu ? MakeCpuBackend(request.cpu, std::move(options))
                                                   : MakeCudaBackend(request.cuda, std::move(options));

@@ -37,6 +37,16 @@ absl::Status CheckEntryPoints(const std::string& ptx, const CudaModule& module) 
   return absl::OkStatus();
 }
 
+// Bit o: operand o is a fixed-layout operand (PointwiseKernel::fixed_strides), which the
+// launcher's dense test skips. Kernels with more than 64 operands never get fixed layouts
+// (entry_points.cc).
+uint64_t FixedLayoutBits(const PointwiseKernel& kernel) {
+  uint64_t bits = 0;
+  for (int o = 0; o < kernel.num_operands() && o < 64; ++o)
+    if (IsFixedLayoutOperand(kernel, o)) bits |= uint64_t{1} << o;
+  return bits;
+}
+
 // Row reductions: fixed grid and block from the kernel's geometry; both entries take the
 // pointers and the strides.
 CudaKernelLaunchInfo RowReductionLaunchInfo(const PointwiseKernel& kernel) {
@@ -83,6 +93,8 @@ CudaKernelLaunchInfo ColumnReductionLaunchInfo(const PointwiseKernel& kernel, in
   for (int o = 0; o < static_cast<int>(kernel.reduction.kept_broadcast.size()); ++o) {
     if (kernel.reduction.kept_broadcast[o]) info.row_operands |= uint64_t{1} << o;
   }
+  // Fixed-layout operands too: the dense entry reads them at their declared strides.
+  info.row_operands |= FixedLayoutBits(kernel);
   return info;
 }
 
@@ -100,6 +112,7 @@ CudaKernelLaunchInfo PointwiseLaunchInfo(const PointwiseKernel& kernel) {
   info.rank = static_cast<int>(kernel.shape.size());
   info.contig_param_bytes = geo.contig_param_bytes;
   info.strided_param_bytes = geo.strided_param_bytes;
+  info.row_operands = FixedLayoutBits(kernel);
   return info;
 }
 

@@ -142,7 +142,9 @@ struct CudaKernelLaunchInfo {
   CudaKernelKind kind = CudaKernelKind::kPointwise;
   int64_t grid = 0;             // blocks of both entries (fixed: ceil(rows / rows per block))
   int num_reduced_dims = 0;
-  uint64_t row_operands = 0;    // bit o: operand o is a row operand
+  uint64_t row_operands = 0;    // bit o: operand o is a row operand (rows), kept-broadcast
+                                // (columns) or a fixed-layout operand (pointwise and columns,
+                                // PointwiseKernel::fixed_strides); the dense test skips it
 };
 
 // One compiled kernel: its IR and how to launch it, together (the host library needs both: the

@@ -53,6 +53,20 @@ class ColumnEmitter {
   int OperandOf(const PwInstr& in) const { return in.op == PwOp::kLoad ? in.operand : n_in_ + in.operand; }
   bool PerColumn(int o) const { return k_.reduction.row_operand[o]; }
   bool KeptBroadcast(int o) const { return o < static_cast<int>(k_.reduction.kept_broadcast.size()) && k_.reduction.kept_broadcast[o]; }
+  // Fixed-layout operands (PointwiseKernel::fixed_strides; dense entry only): their column
+  // offset co<o> is computed once per thread from c0, and their values are vectors (innermost
+  // kept stride 1) or one value per thread (stride 0).
+  bool Fixed(int o, bool contig) const { return contig && IsFixedLayoutOperand(k_, o); }
+  bool FixedScalar(int o) const {
+    for (int d = rank_ - 1; d >= lead_; --d)
+      if (k_.shape[d] > 1) return k_.fixed_strides[static_cast<size_t>(o) * rank_ + d] == 0;
+    return false;
+  }
+  // Operand o's offset of column c0 + q in the dense entry.
+  std::string ColumnOffset(int o, const char* q) const {
+    if (!IsFixedLayoutOperand(k_, o)) return absl::StrCat("c0 + ", q);
+    return FixedScalar(o) ? absl::StrCat("co", o) : absl::StrCat("co", o, " + ", q);
+  }
   std::string Ptr(int o, bool is_const) const {
     return absl::StrCat("reinterpret_cast<", is_const ? "const " : "", CudaMemType(k_.operand_dtype(o)),
                         "*>(p.ptr[", o, "])");
@@ -134,6 +148,10 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
                   "  const int r_begin = split * kRowsPerSplit;\n",
                   "  const int r_end = r_begin + kRowsPerSplit < kRows ? r_begin + kRowsPerSplit : kRows;\n");
   if (nred > 0) absl::StrAppend(&out, "  __shared__ float part[", nred, "][kTY][kTX * kVec];\n");
+  for (int o = 0; o < k_.num_operands(); ++o)
+    if (Fixed(o, contig))
+      absl::StrAppend(&out, "  const long long co", o, " = ", CudaFixedOffset(k_, o, "static_cast<unsigned>(c0)", lead_),
+                      ";  // fixed layout\n");
   for (int r : reductions_) {
     absl::StrAppend(&out, "  float acc", r, "[kVec];\n#pragma unroll\n  for (int q = 0; q < kVec; ++q) acc", r,
                     "[q] = tccd_rt::", ReduceOpName(body[r].op), "Op::identity();\n");
@@ -156,6 +174,12 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
       const char* t = CudaMemType(body[i].dtype);
       if (KeptBroadcast(o)) {
         absl::StrAppend(&out, "      const ", t, " a", i, " = ", Ptr(o, true), "[ro", o, "];\n");
+      } else if (Fixed(o, contig) && FixedScalar(o)) {
+        absl::StrAppend(&out, "      const ", t, " a", i, " = ", Ptr(o, true), "[", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "),
+                        "co", o, "];\n");
+      } else if (Fixed(o, contig)) {
+        absl::StrAppend(&out, "      const tccd_rt::Vec<", t, ", kVec> a", i, " = *reinterpret_cast<const tccd_rt::Vec<", t,
+                        ", kVec>*>(", Ptr(o, true), " + ", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "), "co", o, ");\n");
       } else {
         absl::StrAppend(&out, "      const tccd_rt::Vec<", t, ", kVec> a", i, " = *reinterpret_cast<const tccd_rt::Vec<", t,
                         ", kVec>*>(", Ptr(o, true), " + ", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "), "c0);\n");
@@ -173,7 +197,7 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
       const int o = in.operand;
       std::string value;
       if (contig) {
-        value = KeptBroadcast(o) ? absl::StrCat("a", i) : absl::StrCat("a", i, ".v[q]");
+        value = KeptBroadcast(o) || (Fixed(o, contig) && FixedScalar(o)) ? absl::StrCat("a", i) : absl::StrCat("a", i, ".v[q]");
       } else {
         value = absl::StrCat(Ptr(o, true), "[", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "),
                              KeptBroadcast(o) ? "0LL" : Offset(o, "c", lead_, rank_), "]");
@@ -185,7 +209,7 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
       std::string value = name(in.args[0]);
       if (d == DType::kBool) value = absl::StrCat("(unsigned char)", value);
       absl::StrAppend(&out, "        ", Ptr(o, false), "[ro", o, " + ",
-                      contig ? "c0 + q" : Offset(o, "c", lead_, rank_), "] = ", value, ";\n");
+                      contig ? ColumnOffset(o, "q") : Offset(o, "c", lead_, rank_), "] = ", value, ";\n");
     } else if (IsReduce(in.op)) {
       absl::StrAppend(&out, "        acc", i, "[q] = tccd_rt::", ReduceOpName(in.op), "Op::apply(acc", i,
                       "[q], v", in.args[0], ");\n");
@@ -232,14 +256,14 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
       absl::StrAppend(&out, "    const float v", i, " = part[", idx, "][0][tx * kVec + q];\n");
     } else if (in.op == PwOp::kLoad) {
       const int o = in.operand;
-      std::string value = absl::StrCat(Ptr(o, true), "[", contig ? "c" : Offset(o, "c", lead_, rank_), "]");
+      std::string value = absl::StrCat(Ptr(o, true), "[", contig ? (Fixed(o, contig) ? ColumnOffset(o, "q") : "c") : Offset(o, "c", lead_, rank_), "]");
       if (d == DType::kBool) value = absl::StrCat("(", value, " != 0)");
       absl::StrAppend(&out, "    const ", CudaRegType(d), " v", i, " = ", value, ";\n");
     } else if (in.op == PwOp::kStore) {
       const int o = OperandOf(in);
       std::string value = name(in.args[0]);
       if (d == DType::kBool) value = absl::StrCat("(unsigned char)", value);
-      absl::StrAppend(&out, "    ", Ptr(o, false), "[", contig ? "c" : Offset(o, "c", lead_, rank_), "] = ", value, ";\n");
+      absl::StrAppend(&out, "    ", Ptr(o, false), "[", contig ? (Fixed(o, contig) ? ColumnOffset(o, "q") : "c") : Offset(o, "c", lead_, rank_), "] = ", value, ";\n");
     } else {
       const std::string expr = CudaInstrExpr(k_, i, name);
       if (expr.empty()) return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %", i));

@@ -355,6 +355,13 @@ class KernelSourceEmitter {
   // where used: NVRTC materialises namespace-scope constexpr variables as (dead) .global
   // variables in the module, and warns about unused locals.
   void EmitInnerVectorPath(const std::vector<int>& dims, std::string& out);
+  // A fixed-layout operand's stride along the innermost dim of size > 1 (0 or 1: entry_points.cc).
+  int64_t InnerFixedStride(int o) const {
+    const int rank = static_cast<int>(k_.shape.size());
+    for (int d = rank - 1; d >= 0; --d)
+      if (k_.shape[d] > 1) return k_.fixed_strides[static_cast<size_t>(o) * rank + d];
+    return 1;
+  }
   std::string EntryHead(const char* suffix, const char* params) const {
     std::string head =
         absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", kCudaBlockSize, ")\n",
@@ -472,15 +479,34 @@ void KernelSourceEmitter::EmitContig(std::string& out) {
     absl::StrAppend(&out,
                     "  const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;\n"
                     "  for (Index i = tid; i < kNumVecs; i += num_threads) {\n");
+    // Fixed-layout operands (PointwiseKernel::fixed_strides) at their declared offsets: a
+    // vector where the innermost stride is 1, one value for the vector where it is 0.
+    auto fixed_ptr = [&](int o) {
+      return absl::StrCat("reinterpret_cast<", o < n_in ? "const " : "", MemType(k_.operand_dtype(o)), "*>(p.ptr[",
+                          o, "]) + ", CudaFixedOffset(k_, o, "(i * kVec)", 0));
+    };
     for (int o = 0; o < n_in; ++o) {
-      absl::StrAppend(&out, "    const V", o, " a", o, " = reinterpret_cast<const V", o,
-                      "*>(p.ptr[", o, "])[i];\n");
+      if (!IsFixedLayoutOperand(k_, o)) {
+        absl::StrAppend(&out, "    const V", o, " a", o, " = reinterpret_cast<const V", o,
+                        "*>(p.ptr[", o, "])[i];\n");
+      } else if (InnerFixedStride(o) == 0) {
+        absl::StrAppend(&out, "    V", o, " a", o, ";\n    {\n      const ", MemType(k_.operand_dtype(o)), " s = *(",
+                        fixed_ptr(o), ");\n#pragma unroll\n      for (int j = 0; j < kVec; ++j) a", o,
+                        ".v[j] = s;\n    }\n");
+      } else {
+        absl::StrAppend(&out, "    const V", o, " a", o, " = *reinterpret_cast<const V", o, "*>(", fixed_ptr(o),
+                        ");\n");
+      }
     }
     for (int o = n_in; o < num_operands; ++o) absl::StrAppend(&out, "    V", o, " a", o, ";\n");
     absl::StrAppend(&out, "#pragma unroll\n    for (int j = 0; j < kVec; ++j) {\n      ",
                     PointCall([](int o) { return absl::StrCat("a", o, ".v[j]"); }, "      "), "\n    }\n");
     for (int o = n_in; o < num_operands; ++o) {
-      absl::StrAppend(&out, "    reinterpret_cast<V", o, "*>(p.ptr[", o, "])[i] = a", o, ";\n");
+      if (IsFixedLayoutOperand(k_, o)) {
+        absl::StrAppend(&out, "    *reinterpret_cast<V", o, "*>(", fixed_ptr(o), ") = a", o, ";\n");
+      } else {
+        absl::StrAppend(&out, "    reinterpret_cast<V", o, "*>(p.ptr[", o, "])[i] = a", o, ";\n");
+      }
     }
     absl::StrAppend(&out, "  }\n");
   }
@@ -490,7 +516,8 @@ void KernelSourceEmitter::EmitContig(std::string& out) {
                     "    const Index e = kNumVecs * kVec + tid;\n    ",
                     PointCall([&](int o) {
                       return absl::StrCat("reinterpret_cast<", o < n_in ? "const " : "",
-                                          MemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "])[e]");
+                                          MemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "])[",
+                                          IsFixedLayoutOperand(k_, o) ? CudaFixedOffset(k_, o, "e", 0) : "e", "]");
                     }, "    "),
                     "\n  }\n");
   }
@@ -653,6 +680,35 @@ std::string CudaInstrExpr(const PointwiseKernel& k, size_t i,
     return expr;
 }
 
+std::string CudaFixedOffset(const PointwiseKernel& k, int o, const std::string& var, int first) {
+  const int rank = static_cast<int>(k.shape.size());
+  struct Run {
+    int64_t inner, size, stride;  // coordinate (var / inner) % size, times stride
+  };
+  std::vector<Run> runs;
+  int64_t inner = 1;
+  for (int d = rank - 1; d >= first; --d) {
+    const int64_t n = k.shape[d];
+    if (n == 1) continue;
+    const int64_t s = k.fixed_strides[static_cast<size_t>(o) * rank + d];
+    if (!runs.empty() && s == runs.back().stride * runs.back().size) {
+      runs.back().size *= n;  // adjacent in memory (or both broadcast): one coordinate
+    } else {
+      runs.push_back({inner, n, s});
+    }
+    inner *= n;
+  }
+  std::string out;
+  for (const Run& r : runs) {
+    if (r.stride == 0) continue;
+    std::string coord = r.inner == 1 ? var : absl::StrCat("(", var, " / ", r.inner, "u)");
+    if (r.inner * r.size < inner) coord = absl::StrCat("(", coord, " % ", r.size, "u)");
+    absl::StrAppend(&out, out.empty() ? "" : " + ", "static_cast<long long>(", coord, ")",
+                    r.stride == 1 ? "" : absl::StrCat(" * ", r.stride, "LL"));
+  }
+  return out.empty() ? "0LL" : out;
+}
+
 const char* CudaMemType(DType d) { return MemType(d); }
 const char* CudaRegType(DType d) { return RegType(d); }
 
@@ -683,14 +739,21 @@ CudaKernelGeometry GeometryOf(const PointwiseKernel& kernel) {
   // several 128-bit accesses at a larger per-thread stride and more registers: bf16->f32 2757
   // vs 2247 GB/s, where(bool mask, f32) 2719 vs 2141, equal for kernels of one element size;
   // 32 bytes per thread was slower for every kernel.
+  // Fixed-layout operands that broadcast (a per-channel f32 vector beside bf16 maps) are not
+  // streamed: their few values stay in L1, so they do not set the width; the bf16 maps then move
+  // 16 bytes per thread rather than 8 (and the f32 vector two 16-byte L1 loads per vector).
   int largest = 1;
+  const int rank = static_cast<int>(kernel.shape.size());
   for (int o = 0; o < kernel.num_operands(); ++o) {
-    largest = std::max(largest, Bytes(kernel.operand_dtype(o)));
+    bool broadcast = false;
+    if (IsFixedLayoutOperand(kernel, o))
+      for (int d = 0; d < rank; ++d)
+        broadcast = broadcast || (kernel.shape[d] > 1 && kernel.fixed_strides[static_cast<size_t>(o) * rank + d] == 0);
+    if (!broadcast) largest = std::max(largest, Bytes(kernel.operand_dtype(o)));
   }
   geo.vec = HasIndexOps(kernel) ? 1 : 16 / largest;  // index kernels: one element per thread
   geo.index64 = geo.runtime_shape || geo.numel > std::numeric_limits<int32_t>::max();
   const int num_operands = kernel.num_operands();
-  const int rank = static_cast<int>(kernel.shape.size());
   geo.contig_param_bytes = 8 * num_operands;
   geo.strided_param_bytes = 8 * num_operands * (1 + rank);
   if (geo.runtime_shape) {  // the contig entry takes numel, the strided one every dim's size

@@ -42,4 +42,11 @@ std::string CudaInstrExpr(const PointwiseKernel& k, size_t i,
 // The kernel IR printed as `// ` comment lines.
 std::string CudaIrComment(const PointwiseKernel& k);
 
+// A fixed-layout operand's element offset (PointwiseKernel::fixed_strides) at the flat index
+// `var` (an unsigned C expression) over dims [first, rank) of k.shape, as a `long long`
+// expression with the sizes and strides as constants: sum of ((var / inner_d) % size_d) *
+// stride_d over the dims of size > 1 and nonzero stride, dims merged where the operand is
+// contiguous across them (so [0, 0, 0, 1] over [N, H, W, C] is var % C). "0LL" when none.
+std::string CudaFixedOffset(const PointwiseKernel& k, int o, const std::string& var, int first);
+
 }  // namespace tccd::codegen

@@ -90,7 +90,7 @@ class CudaPipelineBackend : public Backend {
   // Each kernel keeps only the entry point its declared layout takes (entry_points.h): half the
   // NVRTC work. TCCD_DISABLE_PASSES=entry-points keeps both, as before (pipeline.cc).
   absl::Status SpecializeKernels(const schedule::Schedule& schedule, std::vector<PointwiseKernel>& kernels) override {
-    return ChooseCudaEntries(schedule, target_.cc_major, kernels);
+    return ChooseCudaEntries(schedule, target_.cc_major, kernels, options_.fixed_layout_entries);
   }
 
   // Kernels -> one cubin (NVRTC); Finish embeds it in the host library.

@@ -69,6 +69,12 @@ std::string KernelKey(const PointwiseKernel& kernel, const std::string& backend,
   // Appended only when set, so the keys of kernels without zero tails stay what they were
   // (every field before is length-prefixed: no kernel's bytes are a prefix of another's).
   if (!kernel.output_zero_tail.empty()) s.Ints(kernel.output_zero_tail);
+  // Likewise the fixed layouts (a zero-tail kernel is a row kernel, which never has them: the
+  // two never both follow).
+  if (!kernel.fixed_strides.empty()) {
+    s.Str("fixed-strides");
+    s.Ints(kernel.fixed_strides);
+  }
 
   llvm::SHA256 hash;
   hash.update(llvm::StringRef(s.bytes()));

@@ -128,6 +128,7 @@ std::string FormatDouble(double v) {
 
 // The reduction section's rules (see pointwise_kernel.h); "" when they hold.
 std::string VerifyReduction(const PointwiseKernel& kernel);
+std::string VerifyFixedStrides(const PointwiseKernel& kernel);
 
 }  // namespace
 
@@ -346,10 +347,31 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
       return "input " + std::to_string(in.operand) + " is both loaded and gathered";
     }
   }
+  if (std::string fixed = VerifyFixedStrides(kernel); !fixed.empty()) return fixed;
   return VerifyReduction(kernel);
 }
 
 namespace {
+// fixed_strides (see pointwise_kernel.h): the shape of the table, the kernels that may have one,
+// and what the dense entry needs of a fixed-layout operand: no stride-0 output dim (two points
+// would write one element). The vector conditions are the entry chooser's (entry_points.cc).
+std::string VerifyFixedStrides(const PointwiseKernel& kernel) {
+  if (kernel.fixed_strides.empty()) return "";
+  const int rank = static_cast<int>(kernel.shape.size());
+  if (static_cast<int64_t>(kernel.fixed_strides.size()) != static_cast<int64_t>(kernel.num_operands()) * rank)
+    return "fixed_strides has " + std::to_string(kernel.fixed_strides.size()) + " entries for " +
+           std::to_string(kernel.num_operands()) + " operands of rank " + std::to_string(rank);
+  if (kernel.entries != KernelEntries::kDense) return "fixed_strides on a kernel without only its dense entry";
+  if (HasRuntimeShape(kernel) || HasIndexOps(kernel) || (kernel.is_row_reduction() && !kernel.is_column_reduction()))
+    return "fixed_strides on a kernel that is not a static pointwise or column kernel";
+  const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
+  for (int o = num_inputs; o < kernel.num_operands(); ++o)
+    for (int d = kernel.reduction.num_reduced_dims; d < rank; ++d)
+      if (kernel.shape[d] > 1 && kernel.fixed_strides[o * rank + d] == 0)
+        return "out" + std::to_string(o - num_inputs) + " has a fixed stride of 0 along dim " + std::to_string(d);
+  return "";
+}
+
 std::string VerifyReduction(const PointwiseKernel& kernel) {
   const RowReduction& r = kernel.reduction;
   if (r.num_reduced_dims == 0) {
@@ -414,6 +436,21 @@ std::string VerifyReduction(const PointwiseKernel& kernel) {
   return "";
 }
 }  // namespace
+
+bool IsFixedLayoutOperand(const PointwiseKernel& kernel, int o) {
+  const int rank = static_cast<int>(kernel.shape.size());
+  if (kernel.fixed_strides.empty() || o < 0 || o >= kernel.num_operands()) return false;
+  const bool columns = kernel.is_column_reduction();
+  if (columns && o < static_cast<int>(kernel.reduction.kept_broadcast.size()) && kernel.reduction.kept_broadcast[o])
+    return false;
+  const int first = columns ? kernel.reduction.num_reduced_dims : 0;
+  int64_t expected = 1;
+  for (int d = rank - 1; d >= first; --d) {
+    if (kernel.shape[d] != 1 && kernel.fixed_strides[o * rank + d] != expected) return true;
+    expected *= kernel.shape[d];
+  }
+  return false;
+}
 
 bool IsGatherOperand(const PointwiseKernel& kernel, int input) {
   for (const PwInstr& in : kernel.body)
@@ -511,6 +548,19 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
   // Printed only when narrowed, so kernels outside a plan print as before.
   if (kernel.entries == KernelEntries::kDense) out += " entries(dense)";
   if (kernel.entries == KernelEntries::kStrided) out += " entries(strided)";
+  // e.g. " fixed(in1: [0,0,0,1])": the dense entry's layouts of its fixed-layout operands.
+  std::string fixed;
+  const int rank = static_cast<int>(kernel.shape.size());
+  const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
+  for (int o = 0; o < kernel.num_operands(); ++o) {
+    if (!IsFixedLayoutOperand(kernel, o)) continue;
+    fixed += fixed.empty() ? "" : ", ";
+    fixed += o < num_inputs ? "in" + std::to_string(o) : "out" + std::to_string(o - num_inputs);
+    fixed += ": [";
+    for (int d = 0; d < rank; ++d) fixed += (d ? "," : "") + std::to_string(kernel.fixed_strides[o * rank + d]);
+    fixed += "]";
+  }
+  if (!fixed.empty()) out += " fixed(" + fixed + ")";
   out += " {\n";
   if (!kernel.fused_ops.empty()) {
     out += "  // fused:";

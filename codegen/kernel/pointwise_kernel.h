@@ -185,6 +185,20 @@ struct PointwiseKernel {
   // axis), whose reduced dims other than the innermost have size 1; element-level outputs only.
   std::vector<int64_t> output_zero_tail;
   KernelEntries entries = KernelEntries::kBoth;  // changes the object: part of the kernel key
+  // The dense entry's declared operand layouts, where some operand is not in the dense entry's
+  // own layout ("fixed-layout operands", IsFixedLayoutOperand below): [operands x rank]
+  // iteration-space strides, operand-major, as tccd.v1.NativeCall.expected_strides. Empty (the
+  // default): every operand of the dense entry is dense row-major (column kernels: over the
+  // kept dims). Set only with entries == kDense, by ChooseCudaEntries (entry_points.h) from the
+  // plan's declared layout: a per-channel vector broadcast over a channels-last activation
+  // (strides [0, 0, 0, 1] in [N, H, W, C]), the [C] statistic of a batch norm over the [B, C]
+  // columns of its split. The dense entry computes such an operand's offsets from the flat
+  // index with these strides as compile-time constants and moves it with the same vectors as
+  // the others (innermost stride 1), or one scalar per vector (innermost stride 0); the
+  // launcher's dense test skips it (the plan runtimes copy any input that arrives in another
+  // layout into the declared one first). Plain pointwise and column kernels with static shapes
+  // only.
+  std::vector<int64_t> fixed_strides;
 
   int num_operands() const {
     return static_cast<int>(input_dtypes.size() + output_dtypes.size());
@@ -206,6 +220,11 @@ struct PointwiseKernel {
     return static_cast<size_t>(o) < output_zero_tail.size() ? output_zero_tail[o] : 0;
   }
 };
+
+// True when `kernel.fixed_strides` is set and operand o's strides there are not the dense
+// entry's own layout: row-major over every dim (plain pointwise kernels) or over the kept dims
+// (column kernels, whose kept-broadcast operands are never fixed). Dims of size 1 are ignored.
+bool IsFixedLayoutOperand(const PointwiseKernel& kernel, int o);
 
 // For kernels with a reduction section: per body value, true when it is row-level (see above).
 // Stores are row-level. Assumes a kernel that passes VerifyPointwiseKernel.

@@ -66,6 +66,44 @@ void Remap(ir::Arg& arg, const absl::flat_hash_map<std::pair<int, int>, ir::Valu
   }
 }
 
+// The permutation [reduced dims by decreasing stride, then the kept dims] when x is dense (no
+// overlap, no broadcast) and every kept dim is inner in memory to every reduced dim, with the kept
+// dims in memory in their logical order (so the column kernel's [kept] output is the rows form's
+// contiguous one); nullopt otherwise. The rows form would read such an x one element per kept
+// stride (channels-last C apart); the column form reads whole rows of the kept dims.
+std::optional<std::vector<int64_t>> MemoryOrderedColumns(const ir::TensorType& x, const std::vector<int64_t>& dims,
+                                                         const std::vector<int64_t>& kept) {
+  const int64_t rank = x.rank();
+  if (x.strides.size() != x.sizes.size() || x.numel() == 0) return std::nullopt;
+  // Dense: some order of the dims of size > 1 makes x contiguous.
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < rank; ++d)
+    if (x.sizes[d] > 1) order.push_back(d);
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return x.strides[a] > x.strides[b]; });
+  int64_t expected = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    if (x.strides[order[i]] != expected) return std::nullopt;
+    expected *= x.sizes[order[i]];
+  }
+  int64_t max_kept = -1, min_reduced = -1;
+  for (int64_t d : kept)
+    if (x.sizes[d] > 1) max_kept = std::max(max_kept, x.strides[d]);
+  for (int64_t d : dims)
+    if (x.sizes[d] > 1) min_reduced = min_reduced < 0 ? x.strides[d] : std::min(min_reduced, x.strides[d]);
+  if (max_kept < 0 || min_reduced < 0 || max_kept >= min_reduced) return std::nullopt;
+  // Kept dims in their logical order must be in memory order too (decreasing strides).
+  int64_t last = -1;
+  for (int64_t d : kept) {
+    if (x.sizes[d] == 1) continue;
+    if (last >= 0 && x.strides[d] >= last) return std::nullopt;
+    last = x.strides[d];
+  }
+  std::vector<int64_t> perm = dims;
+  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return x.strides[a] > x.strides[b]; });
+  perm.insert(perm.end(), kept.begin(), kept.end());
+  return perm;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> ReductionDimsToRows::Run(ir::Graph& graph) {
@@ -88,7 +126,8 @@ absl::StatusOr<bool> ReductionDimsToRows::Run(ir::Graph& graph) {
       keep_original();
       continue;
     }
-    const ir::TensorType& x = out.type_of(node.args[0].ref());
+    // A copy: out.nodes grows below.
+    const ir::TensorType x = out.type_of(node.args[0].ref());
     const int64_t rank = x.rank();
     const std::optional<std::vector<int64_t>> dims = ReducedDimSet(node, rank);
     const std::optional<bool> keepdim = KeepDim(node);
@@ -96,41 +135,57 @@ absl::StatusOr<bool> ReductionDimsToRows::Run(ir::Graph& graph) {
       keep_original();
       continue;
     }
-    // Kept dims first, in order, then the reduced ones.
-    std::vector<int64_t> perm, kept_sizes;
+    // Kept dims first, in order, then the reduced ones (rows); or, when x's memory order puts
+    // the kept dims innermost in their own order (a sum over N, H, W of a channels-last map:
+    // C innermost), the reduced dims in memory order, then the kept ones (columns).
+    std::vector<int64_t> perm, kept_sizes, kept;
     for (int64_t d = 0; d < rank; ++d)
       if (!std::binary_search(dims->begin(), dims->end(), d)) {
-        perm.push_back(d);
+        kept.push_back(d);
         kept_sizes.push_back(x.sizes[d]);
       }
+    // The column form where x's layout asks for it and the backend lowers it, else the rows.
+    std::vector<std::pair<std::vector<int64_t>, bool>> forms;
+    if (std::optional<std::vector<int64_t>> column_order = MemoryOrderedColumns(x, *dims, kept))
+      forms.emplace_back(*std::move(column_order), true);
+    perm = kept;
     perm.insert(perm.end(), dims->begin(), dims->end());
-    ir::Node permute{.target = "aten::permute.default", .args = {node.args[0], IntListArg(perm)}};
-    ir::TensorType permuted = x;
-    for (int64_t i = 0; i < rank; ++i) {
-      permuted.sizes[i] = x.sizes[perm[i]];
-      permuted.strides[i] = x.strides[perm[i]];
-    }
-    permute.outputs = {permuted};
-
-    ir::Node rows = node;
-    const int permute_id = static_cast<int>(out.nodes.size());
-    rows.args[0] = ir::Arg{ir::ValueRef{permute_id, 0}};
-    std::vector<int64_t> trailing;
-    for (int64_t d = rank - static_cast<int64_t>(dims->size()); d < rank; ++d) trailing.push_back(d);
-    rows.args[1] = IntListArg(trailing);
-    SetKeepDimFalse(rows);
-    for (ir::TensorType& t : rows.outputs) {
-      t.sizes = kept_sizes;
-      t.strides = ir::ContiguousStrides(kept_sizes);
-      t.storage_offset = 0;
-    }
-    // Only when the rewritten node is a row reduction the backend lowers.
-    out.nodes.push_back(std::move(permute));
-    if (ReductionAxesOf(out, rows) != ReductionAxes{static_cast<int>(dims->size()), false}) {
+    forms.emplace_back(perm, false);
+    std::optional<ir::Node> rewritten;
+    for (const auto& [form_perm, columns] : forms) {
+      ir::Node permute{.target = "aten::permute.default", .args = {node.args[0], IntListArg(form_perm)}};
+      ir::TensorType permuted = x;
+      for (int64_t i = 0; i < rank; ++i) {
+        permuted.sizes[i] = x.sizes[form_perm[i]];
+        permuted.strides[i] = x.strides[form_perm[i]];
+      }
+      permute.outputs = {permuted};
+      ir::Node rows = node;
+      const int permute_id = static_cast<int>(out.nodes.size());
+      rows.args[0] = ir::Arg{ir::ValueRef{permute_id, 0}};
+      std::vector<int64_t> reduced;
+      const int64_t first = columns ? 0 : rank - static_cast<int64_t>(dims->size());
+      for (int64_t d = first; d < first + static_cast<int64_t>(dims->size()); ++d) reduced.push_back(d);
+      rows.args[1] = IntListArg(reduced);
+      SetKeepDimFalse(rows);
+      for (ir::TensorType& t : rows.outputs) {
+        t.sizes = kept_sizes;
+        t.strides = ir::ContiguousStrides(kept_sizes);
+        t.storage_offset = 0;
+      }
+      // Only when the rewritten node is a row (column) reduction the backend lowers.
+      out.nodes.push_back(std::move(permute));
+      if (ReductionAxesOf(out, rows) == ReductionAxes{static_cast<int>(dims->size()), columns}) {
+        rewritten = std::move(rows);
+        break;
+      }
       out.nodes.pop_back();
+    }
+    if (!rewritten) {
       keep_original();
       continue;
     }
+    ir::Node& rows = *rewritten;
     const int rows_id = static_cast<int>(out.nodes.size());
     out.nodes.push_back(rows);
     for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o) {

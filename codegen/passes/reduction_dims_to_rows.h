@@ -10,6 +10,16 @@
 //   %4 = aten::sum.dim_IntList(%3, [2]) -> f32[4,16]{16,1}
 //   %5 = aten::view.default(%4, [4, 1, 16]) -> f32[4,1,16]{16,16,1}
 //
+// When the input's memory order has the kept dims innermost, in their own order (a sum over
+// [0, 2, 3] of a channels-last [N, C, H, W] map, a mean over [2, 3] of one), the permute puts the
+// reduced dims first instead, in memory order, and the reduction becomes a column reduction over
+// those leading dims (whole rows of C read per step instead of one element every C):
+//
+//   %3 = aten::sum.dim_IntList(%x, [0, 2, 3]) -> f32[C]     x: [N,C,H,W]{HWC,1,WC,C}
+// becomes
+//   %3 = aten::permute.default(%x, [0, 2, 3, 1]) -> f32[N,H,W,C]{HWC,WC,C,1}
+//   %4 = aten::sum.dim_IntList(%3, [0, 1, 2]) -> f32[C]
+//
 // The permute and view are metadata only (aliases: no data moves); the row kernel reads the
 // permuted input through its strides. A node is rewritten only when the rewritten reduction is
 // one ReductionAxesOf accepts (dtypes, sizes, row length), so whatever is not lowered stays the

@@ -88,6 +88,11 @@ def test_conv_bn_relu_training_is_channels_last_inside_and_matches_eager(daemon_
     kernels = _kernels(step)
     assert sum(n for k, n in kernels.items() if any(t in k for t in _TRANSPOSES)) <= 1, kernels
     assert not [k for k in kernels if "batch_norm" in k], kernels
+    # The batch norms' normalisations (per-channel vectors over the channels-last maps) and
+    # column sums (a [C] statistic over the [B, C] split) take the vectorised dense entry with
+    # fixed-layout operands (codegen/cuda_host/entry_points.h), not the strided one.
+    norm_kernels = [k for k in kernels if k.startswith(("tccd_pw_", "tccd_col_")) and "sub_mul" in k]
+    assert norm_kernels and all(k.endswith("_contig") for k in norm_kernels), kernels
 
 
 def test_saved_layout_off_keeps_nchw_and_still_matches_eager(daemon_env, monkeypatch):

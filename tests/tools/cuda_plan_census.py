@@ -16,6 +16,12 @@ graphs as captured, no retargeting).
 --padded-outputs: a forward's user outputs are sent free to take the daemon's strides, as the
 client does with TCCD_PADDED_OUTPUTS=1.
 
+--entries: also count the plan's CUDA kernels by the entry point they were compiled with
+(`_contig`: vectorised, operands dense or in a fixed layout; `_strided`: one element per thread
+with run-time strides; entry_points.h) and by kind (pw, col, red, idx). Needs a daemon started
+with TCCD_DUMP_DIR=DIR (compiling in process, so that the dump is this graph's) and
+CENSUS_DAEMON_DUMP_DIR=DIR here: the counts come from the dumped kernels.cu.
+
 --memory: also a static memory profile of every plan: the bytes of the values it allocates, from
 its first step to its release (views share their base's bytes; a segment's workspace lives for its
 step), inputs live from the start; prints the peak and what is live there, largest first.
@@ -60,6 +66,8 @@ SAVED_LAYOUT = True
 # --padded-outputs: a forward's user outputs free to take the daemon's strides (the client's
 # TCCD_PADDED_OUTPUTS=1: GPT-2's logits as the strided view of the padded vocabulary product).
 PADDED_OUTPUTS = False
+# --entries: count kernels by compiled entry point (see the module docstring).
+ENTRIES = False
 # --dump-plans DIR: write every plan as text (see the module docstring); MODEL names the files.
 DUMP_DIR = None
 MODEL = ""
@@ -151,6 +159,28 @@ def print_layouts(graph, plan) -> None:
         print(f"   {n:4d} x {target}: operands {'/'.join(ins)} -> {'/'.join(outs)}")
 
 
+def entry_counts(dump_dir):
+    """{(kind, entry): kernels} of the kernels.cu a daemon dumped into dump_dir, or None."""
+    import re
+
+    path = os.path.join(dump_dir or "", "kernels.cu")
+    if not dump_dir or not os.path.exists(path):
+        return None
+    source = open(path).read()
+    names = re.findall(r"__global__ void __launch_bounds__\(\d+\)(?: __cluster_dims__\([^)]*\))?\n(tccd_\w+?)_(contig|strided)\(", source)
+    return collections.Counter((name.split("_")[1], entry) for name, entry in names)
+
+
+def print_entries(counts) -> None:
+    if counts is None:
+        print("   entries: unknown (start the daemon with TCCD_DUMP_DIR=DIR, set CENSUS_DAEMON_DUMP_DIR=DIR)")
+        return
+    for entry in ("contig", "strided"):
+        kinds = {k: n for (k, e), n in sorted(counts.items()) if e == entry}
+        detail = ", ".join(f"{k} {n}" for k, n in kinds.items())
+        print(f"   entries: {entry:7s} {sum(kinds.values()):4d} ({detail})")
+
+
 def census(capture) -> None:
     stub = channel.connect(config.get())
     target = pb.Target(device_type=pb.CUDA, cuda_device_name="NVIDIA H100 80GB HBM3",
@@ -195,6 +225,7 @@ def census(capture) -> None:
             saved = saved_layouts.output_strides(plan)[free[0]:free[1]]
         if LAYOUTS:
             print_layouts(graph, plan)
+        entries = entry_counts(os.environ.get("CENSUS_DAEMON_DUMP_DIR")) if ENTRIES else None
         if DUMP_DIR:
             from google.protobuf import text_format
 
@@ -222,6 +253,8 @@ def census(capture) -> None:
         print(f"== {kind}: {len(graph.nodes)} nodes")
         for name, n in counts.most_common():
             print(f"{n:6d} {name}")
+        if ENTRIES:
+            print_entries(entries)
         if MEMORY:
             memory_profile(plan)
         if KERNELS:
@@ -322,6 +355,9 @@ if __name__ == "__main__":
     if "--kernels" in sys.argv:
         sys.argv.remove("--kernels")
         KERNELS = True
+    if "--entries" in sys.argv:
+        sys.argv.remove("--entries")
+        ENTRIES = True
     if "--cpu" in sys.argv:
         sys.argv.remove("--cpu")
         CPU = True

@@ -291,10 +291,13 @@ static int64_t grid_size(int64_t numel, int elements_per_thread, int block_size,
 }
 
 /* The contig entry's precondition (codegen/cuda/cuda_backend.h): every operand's strides are the
- * row-major strides of the shape, ignoring dims of size 1, and every pointer is 16-byte aligned. */
+ * row-major strides of the shape, ignoring dims of size 1, and every pointer is 16-byte aligned.
+ * Fixed-layout operands (bits of row_operands) are skipped: the entry was compiled for their
+ * declared layout, and the plan runtimes copy inputs into the declared layout first. */
 static int is_contiguous(const struct tccd_rt_kernel* kernel, void* const* data,
                          const int64_t* strides) {
   for (int32_t o = 0; o < kernel->num_operands; ++o) {
+    if (o < 64 && ((kernel->row_operands >> o) & 1u)) continue;
     if (((uintptr_t)data[o] & 15u) != 0) return 0;
     int64_t expected = 1;
     for (int32_t dim = kernel->rank - 1; dim >= 0; --dim) {

@@ -66,13 +66,16 @@ struct tccd_rt_kernel {
    * pointer 16-byte aligned. Column reductions (kind TCCD_RT_KIND_COLUMNS) launch the same way;
    * their contig entry needs every operand whose bit is clear contiguous over the trailing
    * rank - num_reduced_dims (kept) dims, its leading-dim strides multiples of
-   * elements_per_thread and its pointer 16-byte aligned. Pointwise kernels: kind 0, the rest 0. */
+   * elements_per_thread and its pointer 16-byte aligned. Pointwise kernels: kind 0, grid and
+   * num_reduced_dims 0, row_operands their fixed-layout operands. */
   int32_t kind;
   int32_t num_reduced_dims;
   int64_t grid;
   uint64_t row_operands; /* rows: bit o: operand o has one value per row; columns: operand o is
-                            constant along the kept dims (read per row). Either way the contig
-                            precondition skips it. */
+                            constant along the kept dims (read per row) or has a fixed layout;
+                            pointwise: operand o has a fixed layout (the contig entry was
+                            compiled for its declared strides, codegen::PointwiseKernel::
+                            fixed_strides). Either way the contig precondition skips it. */
 };
 
 #define TCCD_RT_KIND_POINTWISE 0

@@ -297,6 +297,42 @@ PointwiseKernel LayerNormBackwardParamsKernel(const std::string& name, std::vect
   return k.kernel();
 }
 
+PointwiseKernel ChannelsLastNormKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, shape);
+  const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int mean = k.Input(DType::kF32), rstd = k.Input(DType::kF32);
+  const int w = k.Input(DType::kF32), b = k.Input(DType::kF32);
+  const int y = k.Op(PwOp::kAdd, DType::kF32,
+                     {k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, mean}), rstd}), w}), b});
+  k.Output(k.Cast(k.Op(PwOp::kMaximum, DType::kF32, {y, k.Const(DType::kF32, 0.0)}), DType::kBF16));
+  PointwiseKernel kernel = k.kernel();
+  const int rank = static_cast<int>(shape.size());
+  std::vector<int64_t> dense(rank, 1), channel(rank, 0);
+  for (int d = rank - 2; d >= 0; --d) dense[d] = dense[d + 1] * shape[d + 1];
+  channel[rank - 1] = 1;
+  for (const auto* strides : {&dense, &channel, &channel, &channel, &channel, &dense})
+    kernel.fixed_strides.insert(kernel.fixed_strides.end(), strides->begin(), strides->end());
+  kernel.entries = KernelEntries::kDense;
+  return kernel;
+}
+
+PointwiseKernel ChannelsLastNormBackwardSumsKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, shape);
+  const int g = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int mean = k.Input(DType::kF32), invstd = k.Input(DType::kF32);
+  const int xhat = k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, mean}), invstd});
+  k.Output(k.Op(PwOp::kReduceSum, DType::kF32, {g}));
+  k.Output(k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {g, xhat})}));
+  // [A, B, C]: mean and invstd are [C] (column operands, stride 0 along A and B); the sums [B, C].
+  k.Columns(1, {false, false, true, true, true, true}, {false, false, false, false, false, false});
+  PointwiseKernel kernel = k.kernel();
+  const int64_t b = shape[1], c = shape[2];
+  kernel.fixed_strides = {b * c, c, 1, b * c, c, 1, 0, 0, 1, 0, 0, 1, 0, c, 1, 0, c, 1};
+  kernel.entries = KernelEntries::kDense;
+  return kernel;
+}
+
 PointwiseKernel CatKernel(const std::string& name, std::vector<int64_t> shape) {
   KernelBuilder b(name, shape);
   const int64_t half = shape[1] / 2;
@@ -383,6 +419,12 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"column_sum_bf16", ColumnSumKernel("column_sum_bf16", {8192, 768})},
       {"layer_norm_backward_params_bf16",
        LayerNormBackwardParamsKernel("layer_norm_backward_params_bf16", {16384, 1024})},
+      // Fixed-layout operands on the dense entry (entry_points.h): ResNet-50's stage-1 batch
+      // norm, channels-last, forward normalisation and the backward's column sums over the
+      // [A, B, C] split of a 64-channel norm (B = 8).
+      {"channels_last_norm_bf16", ChannelsLastNormKernel("channels_last_norm_bf16", {8, 56, 56, 256})},
+      {"channels_last_norm_backward_sums_bf16",
+       ChannelsLastNormBackwardSumsKernel("channels_last_norm_backward_sums_bf16", {3136, 8, 64})},
       {"cat_f32", CatKernel("cat_f32", {64, 128})},
       {"embedding_bf16", EmbeddingKernel("embedding_bf16", {4, 512, 768})},
       {"dropout_bf16", DropoutKernel("dropout_bf16", {16, 128, 768})},

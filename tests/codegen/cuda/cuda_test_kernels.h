@@ -101,6 +101,16 @@ PointwiseKernel DropoutKernel(const std::string& name, std::vector<int64_t> shap
 // launch), shape [B, N, 3, H, D]; what index_ops.cc lowers stack(dim=2) to.
 PointwiseKernel StackKernel(const std::string& name, std::vector<int64_t> shape);
 
+// Fixed-layout operands (PointwiseKernel::fixed_strides, dense entry only). A channels-last
+// batch norm's normalisation over [N, H, W, C] (the kernel's memory order): bf16 x, f32 mean,
+// rstd, weight, bias broadcast per channel ([0, 0, 0, 1]); out = relu((x - mean) * rstd * w + b)
+// in bf16.
+PointwiseKernel ChannelsLastNormKernel(const std::string& name, std::vector<int64_t> shape);
+// Its backward's column sums over the [A, B, C] split: bf16 g, x, f32 mean and invstd per channel
+// (column operands... of [C], fixed [0, 0, 1] over the kept [B, C]); outputs the f32 partial sums
+// of g and of g * (x - mean) * invstd per [B, C] column.
+PointwiseKernel ChannelsLastNormBackwardSumsKernel(const std::string& name, std::vector<int64_t> shape);
+
 std::vector<DType> AllDTypes();
 
 struct GoldenCase {

@@ -57,6 +57,39 @@ TEST_CASE("a sum over a middle dim becomes a row sum of a permuted view", "[redu
   CHECK(Partitioned(out) == "extern %0 aten::permute.default\nfused(rows, reduce 1) %1 %2 -> %2\n");
 }
 
+TEST_CASE("a sum over N, H, W of a channels-last map becomes a column sum in memory order", "[reduction_dims]") {
+  // The kept C is innermost in memory: rows over N*H*W would read one element every C.
+  bool changed = false;
+  const std::string out = Rewrite(R"(graph(%a0: f32[2,8,4,4]{128,1,32,8}@cuda) {
+  %0 = aten::sum.dim_IntList(%a0, [0, 2, 3]) -> f32[8]{1}@cuda
+  return (%0)
+}
+)", &changed);
+  CHECK(changed);
+  CHECK(out == R"(graph(%a0: f32[2,8,4,4]{128,1,32,8}@cuda) {
+  %0 = aten::permute.default(%a0, [0, 2, 3, 1]) -> f32[2,4,4,8]{128,32,8,1}@cuda
+  %1 = aten::sum.dim_IntList(%0, [0, 1, 2]) -> f32[8]{1}@cuda
+  return (%1)
+}
+)");
+  CHECK(Partitioned(out) == "extern %0 aten::permute.default\nfused(columns, reduce 3) %1 -> %1\n");
+  // The same sum of an NCHW map keeps the row form (H, W innermost).
+  const std::string nchw = Rewrite(R"(graph(%a0: f32[2,8,4,4]{128,16,4,1}@cuda) {
+  %0 = aten::sum.dim_IntList(%a0, [0, 2, 3]) -> f32[8]{1}@cuda
+  return (%0)
+}
+)", &changed);
+  CHECK(changed);
+  CHECK(nchw.find("aten::permute.default(%a0, [1, 0, 2, 3])") != std::string::npos);
+  // A mean over H, W (trailing: already a row reduction) is left alone.
+  Rewrite(R"(graph(%a0: f32[2,8,4,4]{128,1,32,8}@cuda) {
+  %0 = aten::mean.dim(%a0, [2, 3]) -> f32[2,8]{8,1}@cuda
+  return (%0)
+}
+)", &changed);
+  CHECK_FALSE(changed);
+}
+
 TEST_CASE("keepdim reductions over scattered dims get their size-1 dims back through a view",
           "[reduction_dims]") {
   bool changed = false;
