@@ -118,7 +118,9 @@ def worker(spec):
                 torch.cuda.synchronize()
             total, kernels = 0.0, {}
             for e in prof.key_averages():
-                t = getattr(e, "device_time_total", None) or e.cuda_time_total
+                t = getattr(e, "device_time_total", None)
+                if t is None:  # torch before device_time_total
+                    t = getattr(e, "cuda_time_total", 0)
                 if t > 0 and "Memcpy" not in e.key and "Memset" not in e.key:
                     total += t
                     kernels[e.key[:90]] = round(t / spec["iters"], 1)
