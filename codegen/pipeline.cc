@@ -322,6 +322,8 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request, Kern
   SymbolicKernelOptions kernel_options{.fusion = !Debug().disable_fusion};
   // CUDA kernels pass sizes in a parameter block of bounded size.
   if (cuda) kernel_options.check = CheckCudaKernel;
+  // CUDA: norms and reductions over static rows become row kernels with run-time row counts.
+  kernel_options.rows = cuda;
   ASSIGN_OR_RETURN(SymbolicLowering lowering, LowerSymbolicKernels(graph, kernel_options));
   for (const std::string& why : lowering.rejected) spdlog::debug("symbolic graph: extern steps for {}", why);
   CompileOutput out;

@@ -140,7 +140,8 @@ struct CudaKernelLaunchInfo {
   int strided_param_bytes = 0;  // 8 * num_operands * (1 + rank)
   // Row reductions only (kind kRowReduction); pointwise kernels keep the defaults.
   CudaKernelKind kind = CudaKernelKind::kPointwise;
-  int64_t grid = 0;             // blocks of both entries (fixed: ceil(rows / rows per block))
+  int64_t grid = 0;             // blocks of both entries (fixed: ceil(rows / rows per block));
+                                // with run-time rows (numel -1): the rows per block instead
   int num_reduced_dims = 0;
   uint64_t row_operands = 0;    // bit o: operand o is a row operand
 };

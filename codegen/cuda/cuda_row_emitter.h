@@ -12,7 +12,8 @@ namespace tccd::codegen {
 
 // Compile-time launch geometry of one row-reduction kernel (both entries share it).
 struct CudaRowGeometry {
-  int64_t rows = 0;         // M: product of the leading, unreduced dims
+  int64_t rows = 0;         // M: product of the leading, unreduced dims; -1 when one of them
+                            // is a run-time dim (kRuntimeDim: the reduced dims never are)
   int64_t row_length = 0;   // N: product of the reduced dims
   int vec = 1;              // elements per thread and chunk: 16 bytes / the widest element
                             // operand, halved until it divides N
@@ -26,8 +27,10 @@ struct CudaRowGeometry {
                             // row from memory again instead of holding it in registers
   bool shifted = false;     // looped rows that vec does not divide (a vocabulary of 50257):
                             // see the comment above RowGeometryOf
-  int64_t grid = 0;         // blocks: ceil(M / rows_per_block)
-  int param_bytes = 0;      // 8 * operands * (1 + rank): pointers, then strides
+  int64_t grid = 0;         // blocks: ceil(M / rows_per_block); 0 with run-time rows (the
+                            // launch computes it from this call's sizes)
+  int param_bytes = 0;      // 8 * operands * (1 + rank): pointers, then strides; run-time
+                            // rows add 8 * rank: every dim's size at this launch
 };
 
 // The longest row a persistent row kernel holds in registers (1024 threads x at most 32
