@@ -641,8 +641,11 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
       if (idx == 0) {
         absl::StrAppend(&out, "  const int c", d, " = rest;\n");
       } else {
-        absl::StrAppend(&out, "  const int c", d, " = rest % ", OuterSize(d), ";\n  rest /= ",
-                        OuterSize(d), ";\n");
+        // Run-time sizes in 32-bit arithmetic like the row index (a 64-bit division is a
+        // software routine on the GPU).
+        const std::string size = k_.shape[d] == kRuntimeDim ? absl::StrCat("static_cast<int>(", OuterSize(d), ")")
+                                                            : OuterSize(d);
+        absl::StrAppend(&out, "  const int c", d, " = rest % ", size, ";\n  rest /= ", size, ";\n");
       }
     }
     for (int o = 0; o < num_operands; ++o) {
