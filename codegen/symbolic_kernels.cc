@@ -136,7 +136,7 @@ std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group, const s
 
 // Row-reduction groups (SymbolicKernelOptions::rows). The iteration space is the operand of the
 // kernel's rank whose sizes at the placeholder are the kernel's (the reduced tensor); on the
-// symbolic graph its reduced dims must be static (the emitters specialise on the row) and every
+// symbolic graph its reduced dims must be static or a single run-time dim, and every
 // member value must be at one level of it, exactly: element values have its sizes, row values
 // its leading dims (with the reduced dims as 1s, or dropped for values that stay inside the
 // group: the plan's runtimes give every kernel output the kernel's rank), and every input
@@ -164,8 +164,17 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate, c
       if (is_space(surrogate.nodes(m).outputs(o))) found = &g.nodes(m).outputs(o);
   if (found == nullptr) return "no operand has the iteration space's sizes";
   space->assign(found->sizes().begin(), found->sizes().end());
-  for (int d = outer; d < rank; ++d)
-    if ((*space)[d].kind_case() != v1::Dim::kValue) return absl::StrCat("reduced dim ", d, " has a run-time size");
+  // A row of run-time length: one reduced dim (the emitters loop over it), and the plan's
+  // runtimes take the kernel's run-time sizes from its first output, which must then have them.
+  bool runtime_length = false;
+  for (int d = outer; d < rank; ++d) runtime_length |= (*space)[d].kind_case() != v1::Dim::kValue;
+  if (runtime_length && outer != rank - 1) return "a row of run-time length over several dims";
+  if (runtime_length && !outputs.empty()) {
+    const v1::TensorMeta& first = MetaOf(g, outputs.front());
+    if (first.sizes_size() != rank) return "an output without the reduced dims";
+    for (int d = 0; d < rank; ++d)
+      if (!SameDim(first.sizes(d), (*space)[d])) return "a row of run-time length whose first output is a row value";
+  }
   // Element level: the space's sizes; row level: its leading dims, then 1s (keepdim) or nothing.
   auto at_a_level = [&](const v1::TensorMeta& t, bool may_drop) {
     if (t.sizes_size() != rank && !(may_drop && t.sizes_size() == outer)) return false;

@@ -11,13 +11,14 @@
 //  * no member has a symbolic argument (a SymInt scalar would be baked in as the placeholder);
 //  * the kernel is a plain pointwise loop: no index-aware op (cat offsets, gathers and random
 //    draws are computed from sizes), no reduction section; or, with SymbolicKernelOptions::rows
-//    (CUDA), a row reduction whose rows have a static length (the reduced dims are static; the
-//    row count may be symbolic), every member value at one level of the reduced tensor's
-//    sizes (element or row) and every output of the kernel's rank. Row groups come from the
-//    static CUDA regrouping (reduction_fusion.h) run on the surrogate: softmax, log_softmax,
-//    their backwards, layer norm forward, sums/means/amax over trailing dims, with their
-//    pointwise prologues and epilogues. Rows of run-time length (attention's softmax over a
-//    symbolic sequence) stay extern steps: the row emitters specialise on the row length.
+//    (CUDA), a row reduction whose rows are static dims or one symbolic dim (the row count may
+//    be symbolic), every member value at one level of the reduced tensor's sizes (element or
+//    row) and every output of the kernel's rank. Row groups come from the static CUDA
+//    regrouping (reduction_fusion.h) run on the surrogate: softmax, log_softmax, their
+//    backwards, layer norm forward, sums/means/amax over trailing dims, with their pointwise
+//    prologues and epilogues. Static rows keep the static geometry (persistent or looped, the
+//    vector width the length allows); rows of run-time length (attention's softmax over a
+//    symbolic sequence) take the looped, shifted form, which no length can break.
 // A group that fails a check stays extern steps, with the reason logged. The iteration space's
 // symbolic dims become kRuntimeDim (kernel/pointwise_kernel.h): the kernels specialise on the
 // static dims only, and the client passes the sizes, evaluated from the symbols, at each call.

@@ -51,12 +51,12 @@ CudaKernelLaunchInfo RowReductionLaunchInfo(const PointwiseKernel& kernel) {
   info.elements_per_thread = geo.shifted ? 1 : geo.vec;
   // Run-time rows (symbolic graphs): numel -1 and `grid` holds the rows per block; the launch
   // (tccd_rt_launch_sized) makes the grid from this call's row count.
-  info.numel = geo.rows < 0 ? -1 : geo.rows * geo.row_length;
+  info.numel = HasRuntimeShape(kernel) ? -1 : geo.rows * geo.row_length;
   info.num_operands = kernel.num_operands();
   info.rank = static_cast<int>(kernel.shape.size());
   info.contig_param_bytes = geo.param_bytes;
   info.strided_param_bytes = geo.param_bytes;
-  info.grid = geo.rows < 0 ? geo.rows_per_block : geo.grid;
+  info.grid = HasRuntimeShape(kernel) ? geo.rows_per_block : geo.grid;
   info.num_reduced_dims = kernel.reduction.num_reduced_dims;
   for (int o = 0; o < kernel.num_operands(); ++o) {
     if (kernel.reduction.row_operand[o]) info.row_operands |= uint64_t{1} << o;

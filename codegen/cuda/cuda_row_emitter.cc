@@ -475,7 +475,7 @@ std::string RowEmitter::StridedOffset(int o, const char* e) const {
   int64_t inner = 1;
   std::vector<int> dims;
   for (int d = outer_; d < rank_; ++d)
-    if (k_.shape[d] > 1) dims.push_back(d);
+    if (MayExceedOne(d)) dims.push_back(d);
   for (size_t idx = dims.size(); idx-- > 0;) {
     const int d = dims[idx];
     std::string coord = inner == 1 ? std::string(e) : absl::StrCat("(", e, " / ", inner, ")");
@@ -569,11 +569,17 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
   } else if (row_tail) {
     absl::StrAppend(&out, "  constexpr int kRows = ", geo_.rows, ";\n");
   }
-  absl::StrAppend(&out, "  constexpr int kRowLength = ", geo_.row_length, ";\n",
-                  "  constexpr int kThreads = ", geo_.threads_per_row, ";  // per row\n",
+  if (geo_.row_length < 0) {
+    // A run-time row length (one reduced dim; looped, shifted rows: any length works).
+    absl::StrAppend(&out, "  const int kRowLength = static_cast<int>(p.size[", rank_ - 1, "]);\n");
+  } else {
+    absl::StrAppend(&out, "  constexpr int kRowLength = ", geo_.row_length, ";\n");
+  }
+  absl::StrAppend(&out, "  constexpr int kThreads = ", geo_.threads_per_row, ";  // per row\n",
                   "  constexpr int kVec = ", geo_.vec, ";\n");
   if (geo_.looped) {
-    if (!geo_.shifted) absl::StrAppend(&out, "  static_assert(kRowLength % kVec == 0, \"whole vectors\");\n");
+    if (!geo_.shifted && geo_.row_length >= 0)
+      absl::StrAppend(&out, "  static_assert(kRowLength % kVec == 0, \"whole vectors\");\n");
   } else {
     absl::StrAppend(&out, "  constexpr int kChunks = ", geo_.chunks, ";\n");
     if (!tail) absl::StrAppend(&out, "  static_assert(kRowLength == kChunks * kThreads * kVec, \"no tail\");\n");
@@ -941,10 +947,18 @@ CudaRowGeometry RowGeometryWith(const PointwiseKernel& kernel, bool looped) {
   const int outer = rank - kernel.reduction.num_reduced_dims;
   g.rows = 1;
   g.row_length = 1;
-  // Run-time row counts (kRuntimeDim in a leading dim): rows -1, grid 0 (both at the launch).
+  // Run-time sizes (kRuntimeDim): rows -1 and grid 0 when a leading dim is one (both come at
+  // the launch), row_length -1 when the (single) reduced dim is.
   const bool runtime_rows = HasRuntimeShape(kernel);
-  for (int d = 0; d < rank; ++d) (d < outer ? g.rows : g.row_length) *= kernel.shape[d];
-  if (runtime_rows) g.rows = -1;
+  bool runtime_length = false;
+  for (int d = 0; d < rank; ++d) {
+    if (kernel.shape[d] == kRuntimeDim) {
+      (d < outer ? g.rows : g.row_length) = -1;
+      runtime_length |= d >= outer;
+    } else if ((d < outer ? g.rows : g.row_length) >= 0) {
+      (d < outer ? g.rows : g.row_length) *= kernel.shape[d];
+    }
+  }
   // Operands the body never loads (a class index computed in place: reduction_kernel_builder)
   // take no part in the vector width.
   std::vector<bool> accessed(kernel.num_operands(), false);
@@ -960,6 +974,18 @@ CudaRowGeometry RowGeometryWith(const PointwiseKernel& kernel, bool looped) {
     largest = std::max(largest, ir::DTypeBytes(kernel.operand_dtype(o)));
   }
   g.vec = 16 / largest;
+  if (runtime_length) {
+    // Rows of run-time length: looped (any length), shifted when the vector is wider than one
+    // element (no guard says the length is a multiple of it), kRuntimeRowThreads per row.
+    g.looped = true;
+    g.shifted = g.vec > 1;
+    g.threads_per_row = g.block = kRuntimeRowThreads;
+    g.rows_per_block = 1;
+    g.chunks = 0;
+    g.grid = 0;
+    g.param_bytes = 8 * kernel.num_operands() * (1 + rank) + 8 * rank;
+    return g;
+  }
   looped = looped || g.row_length > kMaxPersistentRowLength;
   if (g.vec > 1 && g.row_length % g.vec != 0 && looped) {
     g.shifted = true;

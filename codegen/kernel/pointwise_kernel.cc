@@ -362,12 +362,13 @@ std::string VerifyReduction(const PointwiseKernel& kernel) {
            std::to_string(kernel.shape.size());
   }
   if (HasRuntimeShape(kernel)) {
-    // Run-time row counts only: the row itself (its length, vector width and thread count) is
-    // what the row emitters specialise on, so the reduced dims stay static.
+    // Run-time row counts, and a run-time row length only where the row is one dim (the
+    // emitters then loop over it; several reduced dims would need run-time decompositions).
     if (r.axis != RowReduction::Axis::kTrailing) return "a column reduction with run-time sizes";
     const size_t outer = kernel.shape.size() - static_cast<size_t>(r.num_reduced_dims);
     for (size_t d = outer; d < kernel.shape.size(); ++d)
-      if (kernel.shape[d] == kRuntimeDim) return "a row reduction with a run-time size in reduced dim " + std::to_string(d);
+      if (kernel.shape[d] == kRuntimeDim && r.num_reduced_dims != 1)
+        return "a row reduction with a run-time size in reduced dim " + std::to_string(d) + " of several";
     for (int64_t t : kernel.output_zero_tail)
       if (t != 0) return "a zero output tail in a row reduction with run-time sizes";
   }

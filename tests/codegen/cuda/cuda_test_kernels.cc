@@ -399,6 +399,9 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"layer_norm_rows_bf16_sym_rows", LayerNormRowsKernel("layer_norm_rows_bf16_sym_rows", {kRuntimeDim, kRuntimeDim, 768})},
       {"cross_entropy_forward_rows_bf16_sym_rows",
        CrossEntropyForwardRowsKernel("cross_entropy_forward_rows_bf16_sym_rows", {kRuntimeDim, 30522})},
+      // Attention's softmax over a symbolic sequence: rows of run-time length, looped and
+      // shifted (kRuntimeRowThreads per row), the length read from the sizes.
+      {"softmax_rows_f32_sym_length", SoftmaxRowsKernel("softmax_rows_f32_sym_length", {kRuntimeDim, 4, kRuntimeDim})},
   };
 }
 

@@ -348,16 +348,35 @@ TEST_CASE("CUDA rows: a softmax over static rows of a symbolic count is a row ke
   CHECK(cpu->schedule.size() == 2);
 }
 
-TEST_CASE("CUDA rows: rows of run-time length stay extern steps (the row emitters specialise on the row)",
+TEST_CASE("CUDA rows: a row of run-time length is one dim, and the kernel's first output has its sizes",
           "[symbolic][rows]") {
   absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(SoftmaxGraph({Int(4), Sym("s0")}, {Sym("s0"), Int(1)}), {});
   REQUIRE(sym.ok());
   absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
   REQUIRE(lowering.ok());
-  CHECK(lowering->groups.empty());
-  REQUIRE(lowering->rejected.size() == 1);
-  CHECK(lowering->rejected[0].find("reduced dim 1 has a run-time size") != std::string::npos);
-  CHECK(lowering->schedule.size() == 2);
+  CHECK(lowering->rejected.empty());
+  REQUIRE(lowering->groups.size() == 1);
+  CHECK(lowering->groups[0].kernel.shape == std::vector<int64_t>{4, kRuntimeDim});
+  // Over two dims [s0, s1] of a [4, s0, s1] tensor (a sum keeping both as 1s): extern.
+  v1::Graph g;
+  *g.add_inputs() = Meta({Int(4), Sym("s0"), Sym("s1")}, {Sym("s0*s1"), Sym("s1"), Int(1)});
+  v1::Node* sum = g.add_nodes();
+  sum->set_target("aten::sum.dim_IntList");
+  *sum->add_args() = Ref(-1);
+  v1::Value* dims = sum->add_args();
+  dims->mutable_list()->add_items()->set_int_value(-2);
+  dims->mutable_list()->add_items()->set_int_value(-1);
+  sum->add_args()->set_bool_value(true);
+  *sum->add_outputs() = Meta({Int(4), Int(1), Int(1)}, {Int(1), Int(1), Int(1)});
+  *g.add_outputs() = Ref(0);
+  absl::StatusOr<codegen::SymbolicGraph> sym2 = PrepareSymbolicGraph(OnCuda(g), {});
+  REQUIRE(sym2.ok());
+  absl::StatusOr<SymbolicLowering> two = LowerSymbolicKernels(*sym2, {.fusion = true, .rows = true});
+  REQUIRE(two.ok());
+  CHECK(two->groups.empty());
+  REQUIRE(two->rejected.size() == 1);
+  INFO(two->rejected[0]);
+  CHECK(two->rejected[0].find("run-time length over several dims") != std::string::npos);
 }
 
 TEST_CASE("CUDA rows: layer norm's mean and rstd are row values of the kernel; a sum without keepdim "
