@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/cuda_row_emitter.h"
 #include "codegen/cuda_host/cuda_host.h"
 #include "cuda_host_test_util.h"
 #include "fake_cuda_driver.h"
@@ -329,6 +330,40 @@ TEST_CASE("a row reduction with run-time rows launches ceil(rows / rows per bloc
     const int64_t wrong[] = {5, 999};
     CHECK(softmax(data, strides.data(), wrong, stream) == 1);
     CHECK(lib->LastError().find("size 999 in dim 1") != std::string::npos);
+  }
+}
+
+TEST_CASE("a row reduction of run-time length launches a block of kRuntimeRowThreads per row", "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const PointwiseKernel k = cuda_testing::SoftmaxRowsKernel("softmax_len", {kRuntimeDim, kRuntimeDim});
+  CudaModule module = FakeModule({});
+  module.kernels.push_back({k, LaunchInfoOf(k, 9)});
+  const CudaKernelLaunchInfo& info = module.kernels[0].launch;
+  CHECK(info.numel == -1);
+  CHECK(info.grid == 1);  // one row per block
+  CHECK(info.block_size == kRuntimeRowThreads);
+  CHECK(info.elements_per_thread == 1);  // shifted rows: the contig entry takes any row pitch
+  fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
+  fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(module);
+  REQUIRE(so.ok());
+  absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
+  REQUIRE(lib.ok());
+  fake.set_current(Ctx(5));
+  REQUIRE(lib->Init() == 0);
+  using SizedFn = int (*)(void* const* data, const int64_t* strides, const int64_t* shape, void* stream);
+  auto softmax = reinterpret_cast<SizedFn>(lib->Symbol("softmax_len"));
+  REQUIRE(softmax != nullptr);
+  void* data[2] = {Ptr(0x10000), Ptr(0x20000)};
+  for (int64_t length : {1, 37, 128, 5000}) {
+    const std::vector<int64_t> shape = {9, length};
+    std::vector<int64_t> strides = DenseStrides(shape, 2);
+    REQUIRE(softmax(data, strides.data(), shape.data(), nullptr) == 0);
+    const fake_cuda_launch l = fake.LastLaunch();
+    CHECK(std::string(l.entry) == "softmax_len_contig");
+    CHECK(l.grid[0] == 9);
+    CHECK(l.block[0] == kRuntimeRowThreads);
+    CHECK(l.param_bytes == 2 * 8 * 3 + 2 * 8);
   }
 }
 
