@@ -113,7 +113,10 @@ absl::StatusOr<std::string> CudaCompilerVersion();
 // strides that are multiples of V and a 16-byte aligned pointer: then it moves V elements with
 // one vector access. The strided entry decomposes every element index over the reduced dims.
 // Outputs must not overlap inputs (the client allocates them fresh). Measured on H100: see
-// tests/codegen/cuda/cuda_kernel_gpu_check.cc.
+// tests/codegen/cuda/cuda_kernel_gpu_check.cc. Run-time sizes (symbolic graphs: kRuntimeDim in
+// leading dims, or as the one reduced dim): both entries take every dim's size after the
+// strides (8 * R more bytes), the row count and decomposition (and a run-time row length) come
+// from them, and the launch computes the grid (tccd_rt_launch_sized).
 //
 // Column reductions (PointwiseKernel::is_column_reduction(); cuda_column_emitter.cc) take the
 // same two entries and parameter block: the leading num_reduced_dims dims are R rows, the
