@@ -18,6 +18,8 @@
 //                              "entry-points" gives every CUDA kernel both entry points;
 //                              "fixed-layout-entries" keeps kernels with a broadcast or
 //                              permuted operand on the strided entry (entry_points.h);
+//                              "symbolic-rows" keeps the row reductions of symbolic CUDA
+//                              graphs extern steps (symbolic_kernels.h);
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
 //                              copies of matmul operands as kernels of their own)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
@@ -333,6 +335,9 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request, Kern
   SymbolicKernelOptions kernel_options{.fusion = !Debug().disable_fusion};
   // CUDA kernels pass sizes in a parameter block of bounded size.
   if (cuda) kernel_options.check = CheckCudaKernel;
+  // CUDA: norms, softmax and reductions become row kernels with run-time sizes (static rows or
+  // one symbolic row dim). TCCD_DISABLE_PASSES=symbolic-rows keeps them extern (to measure).
+  kernel_options.rows = cuda && !Debug().disabled_passes.contains("symbolic-rows");
   ASSIGN_OR_RETURN(SymbolicLowering lowering, LowerSymbolicKernels(graph, kernel_options));
   for (const std::string& why : lowering.rejected) spdlog::debug("symbolic graph: extern steps for {}", why);
   CompileOutput out;

@@ -9,6 +9,7 @@
 #include "codegen/ir/sym_expr.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/reduction_fusion.h"
 #include "proto/status_macros.h"
 
 namespace tccd::codegen {
@@ -133,6 +134,90 @@ std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group, const s
   return "";
 }
 
+// Row-reduction groups (SymbolicKernelOptions::rows). The iteration space is the operand of the
+// kernel's rank whose sizes at the placeholder are the kernel's (the reduced tensor); on the
+// symbolic graph its reduced dims must be static or a single run-time dim, and every
+// member value must be at one level of it, exactly: element values have its sizes, row values
+// its leading dims (with the reduced dims as 1s, or dropped for values that stay inside the
+// group: the plan's runtimes give every kernel output the kernel's rank), and every input
+// broadcasts to it by static 1s or equal dims. On success `space` holds the symbolic sizes.
+std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate, const FusionGroup& group,
+                               const std::vector<v1::ValueRef>& inputs, const std::vector<v1::ValueRef>& outputs,
+                               const PointwiseKernel& kernel, std::vector<v1::Dim>* space) {
+  if (kernel.is_column_reduction()) return "a column reduction";
+  if (HasIndexOps(kernel)) return "index-aware ops (their offsets come from sizes)";
+  for (int64_t t : kernel.output_zero_tail)
+    if (t != 0) return "a zero-padded output";
+  const int rank = static_cast<int>(kernel.shape.size());
+  const int outer = rank - kernel.reduction.num_reduced_dims;
+  auto is_space = [&](const v1::TensorMeta& placeholder) {
+    if (placeholder.sizes_size() != rank) return false;
+    for (int d = 0; d < rank; ++d)
+      if (placeholder.sizes(d).value() != kernel.shape[d]) return false;
+    return true;
+  };
+  const v1::TensorMeta* found = nullptr;
+  for (const v1::ValueRef& r : inputs)
+    if (found == nullptr && is_space(MetaOf(surrogate, r))) found = &MetaOf(g, r);
+  for (int m : group.nodes)
+    for (int o = 0; found == nullptr && o < g.nodes(m).outputs_size(); ++o)
+      if (is_space(surrogate.nodes(m).outputs(o))) found = &g.nodes(m).outputs(o);
+  if (found == nullptr) return "no operand has the iteration space's sizes";
+  space->assign(found->sizes().begin(), found->sizes().end());
+  // A row of run-time length: one reduced dim (the emitters loop over it), and the plan's
+  // runtimes take the kernel's run-time sizes from its first output, which must then have them.
+  bool runtime_length = false;
+  for (int d = outer; d < rank; ++d) runtime_length |= (*space)[d].kind_case() != v1::Dim::kValue;
+  if (runtime_length && outer != rank - 1) return "a row of run-time length over several dims";
+  if (runtime_length && !outputs.empty()) {
+    const v1::TensorMeta& first = MetaOf(g, outputs.front());
+    if (first.sizes_size() != rank) return "an output without the reduced dims";
+    for (int d = 0; d < rank; ++d)
+      if (!SameDim(first.sizes(d), (*space)[d])) return "a row of run-time length whose first output is a row value";
+  }
+  // Element level: the space's sizes; row level: its leading dims, then 1s (keepdim) or nothing.
+  auto at_a_level = [&](const v1::TensorMeta& t, bool may_drop) {
+    if (t.sizes_size() != rank && !(may_drop && t.sizes_size() == outer)) return false;
+    bool element = true, row = true;
+    for (int d = 0; d < t.sizes_size(); ++d) {
+      const bool same = SameDim(t.sizes(d), (*space)[d]);
+      if (!same) element = false;
+      if (d < outer ? !same : !DimIsOne(t.sizes(d))) row = false;
+    }
+    return element || row;
+  };
+  std::vector<bool> is_output(g.nodes_size(), false);
+  for (const v1::ValueRef& r : outputs) {
+    if (MetaOf(g, r).sizes_size() != rank) return "an output without the reduced dims";
+    if (r.node() >= 0) is_output[r.node()] = true;
+  }
+  for (int m : group.nodes) {
+    const v1::Node& node = g.nodes(m);
+    if (std::any_of(node.args().begin(), node.args().end(), HasSymArg) ||
+        std::any_of(node.kwargs().begin(), node.kwargs().end(),
+                    [](const v1::NamedValue& kv) { return HasSymArg(kv.value()); }))
+      return absl::StrCat("node ", m, " (", node.target(), ") has a symbolic argument");
+    for (const v1::TensorMeta& out : node.outputs())
+      if (!at_a_level(out, /*may_drop=*/!is_output[m]))
+        return absl::StrCat("node ", m, " (", node.target(), ") is at no level of the iteration space for every size");
+  }
+  for (const v1::ValueRef& r : inputs) {
+    const v1::TensorMeta& t = MetaOf(g, r);
+    if (t.sizes_size() > rank) return "an input of higher rank than the iteration space";
+    for (int j = 0; j < t.sizes_size(); ++j) {
+      const v1::Dim& dim = t.sizes(j);
+      if (!DimIsOne(dim) && !SameDim(dim, (*space)[rank - t.sizes_size() + j]))
+        return "an input that broadcasts to the iteration space at the placeholder only";
+    }
+  }
+  for (const v1::ValueRef& r : outputs) {
+    const v1::TensorMeta& t = MetaOf(g, r);
+    if (t.has_storage_offset() && !(t.storage_offset().kind_case() == v1::Dim::kValue && t.storage_offset().value() == 0))
+      return "an output with a storage offset";
+  }
+  return "";
+}
+
 // Plan value ids: graph inputs first, then every node's outputs in order.
 struct ValueIds {
   std::vector<int> first_output;  // per node
@@ -180,6 +265,12 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, 
     return out;
   }
   ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(*surrogate, FusionOptions{}));
+  // Reductions and norms absorb their pointwise neighbours as in the static CUDA partition (the
+  // graph rewrites before it, e.g. the loss rows, are not run: their nodes are not the graph's).
+  if (options.rows) {
+    ASSIGN_OR_RETURN(bool regrouped, FuseRowReductions(*surrogate, FusionOptions{}, partition));
+    (void)regrouped;  // the lowering's kernels and rejections show the result
+  }
   SymbolicLowering out;
   for (const ScheduleEntry& entry : partition.schedule) {
     if (!entry.fused) {
@@ -192,10 +283,13 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, 
     for (const ir::ValueRef& r : group.inputs) k.inputs.push_back(ProtoRef(r));
     for (const ir::ValueRef& r : group.outputs) k.outputs.push_back(ProtoRef(r));
     std::string why;
+    std::vector<v1::Dim> row_space;  // row groups: the iteration space's symbolic sizes
     absl::StatusOr<PointwiseKernel> kernel =
         BuildPointwiseKernel(*surrogate, group, absl::StrCat("tccd_sk", out.groups.size()));
     if (!kernel.ok()) {
       why = absl::StrCat("kernel: ", kernel.status().message());
+    } else if (kernel->is_row_reduction() && options.rows) {
+      why = WhyNotSymbolicRows(g, *surrogate_proto, group, k.inputs, k.outputs, *kernel, &row_space);
     } else {
       why = WhyNotSymbolic(g, group, k.inputs, k.outputs, *kernel);
     }
@@ -206,9 +300,14 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, 
       continue;
     }
     k.kernel = *std::move(kernel);
-    const v1::TensorMeta& space = g.nodes(group.nodes.front()).outputs(0);
-    for (int d = 0; d < space.sizes_size(); ++d)
-      if (space.sizes(d).kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
+    if (k.kernel.is_row_reduction()) {
+      for (size_t d = 0; d < row_space.size(); ++d)
+        if (row_space[d].kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
+    } else {
+      const v1::TensorMeta& space = g.nodes(group.nodes.front()).outputs(0);
+      for (int d = 0; d < space.sizes_size(); ++d)
+        if (space.sizes(d).kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
+    }
     if (std::string problem = VerifyPointwiseKernel(k.kernel); !problem.empty())
       return absl::InternalError(absl::StrCat("symbolic kernel ", k.kernel.name, " is invalid: ", problem));
     if (absl::Status refused = options.check ? options.check(k.kernel) : absl::OkStatus(); !refused.ok()) {
@@ -281,7 +380,7 @@ absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& sym, const Symb
       }
       v1::KernelInfo& info = *call.add_kernels();
       info.set_name(group.kernel.name);
-      info.set_kind(target.kind);
+      info.set_kind(group.kernel.is_row_reduction() ? target.row_kind : target.kind);
       for (const std::string& op : group.kernel.fused_ops) info.add_ops(op);
       for (int64_t d : group.kernel.shape) info.add_shape(d);
       for (const v1::ValueRef& r : group.outputs) defines[s].push_back(ids.Of(r));

@@ -10,7 +10,15 @@
 //    group's iteration space, and every input broadcasts to it by static 1s or equal dims;
 //  * no member has a symbolic argument (a SymInt scalar would be baked in as the placeholder);
 //  * the kernel is a plain pointwise loop: no index-aware op (cat offsets, gathers and random
-//    draws are computed from sizes), no reduction section.
+//    draws are computed from sizes), no reduction section; or, with SymbolicKernelOptions::rows
+//    (CUDA), a row reduction whose rows are static dims or one symbolic dim (the row count may
+//    be symbolic), every member value at one level of the reduced tensor's sizes (element or
+//    row) and every output of the kernel's rank. Row groups come from the static CUDA
+//    regrouping (reduction_fusion.h) run on the surrogate: softmax, log_softmax, their
+//    backwards, layer norm forward, sums/means/amax over trailing dims, with their pointwise
+//    prologues and epilogues. Static rows keep the static geometry (persistent or looped, the
+//    vector width the length allows); rows of run-time length (attention's softmax over a
+//    symbolic sequence) take the looped, shifted form, which no length can break.
 // A group that fails a check stays extern steps, with the reason logged. The iteration space's
 // symbolic dims become kRuntimeDim (kernel/pointwise_kernel.h): the kernels specialise on the
 // static dims only, and the client passes the sizes, evaluated from the symbols, at each call.
@@ -52,6 +60,9 @@ struct SymbolicKernelOptions {
   // The backend's own limits on a kernel (CUDA: its parameter block); a kernel it refuses stays
   // extern steps, with the status's message as the reason. Default: none.
   std::function<absl::Status(const PointwiseKernel&)> check;
+  // True (CUDA): row reductions with run-time row counts (see the top of this file); the CPU
+  // keeps ATen's reductions in static plans too. Default: false.
+  bool rows = false;
 };
 
 // Kernels are named tccd_sk<g>. A graph whose surrogate is not a valid static graph is no
@@ -64,6 +75,7 @@ struct SymbolicNativeTarget {
   std::string static_abi;  // a kernel whose iteration space is static: "tccd-cpu-1", "tccd-cuda-1"
   std::string sized_abi;   // run-time sizes: "tccd-cpu-sym-1", "tccd-cuda-sym-1"
   std::string kind;        // KernelInfo.kind: "cpu_pointwise_loop", "cuda_pointwise"
+  std::string row_kind = "cuda_row_reduction";  // KernelInfo.kind of row reductions
 };
 inline const SymbolicNativeTarget kCpuSymbolicTarget{"kernels.so", "tccd-cpu-1", "tccd-cpu-sym-1", "cpu_pointwise_loop"};
 

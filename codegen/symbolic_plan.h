@@ -7,9 +7,8 @@
 // (codegen/ir/sym_expr.h, canonical text) that the client evaluates from the actual inputs'
 // sizes at every call. One plan therefore serves every size the graph's guards allow, and no
 // kernel specialises on the example sizes (the ShapeEnv hints never enter the key or the plan).
-// CPU targets: runs of pointwise ops become fused kernels with run-time sizes
-// (symbolic_kernels.h), the rest stay extern steps. Left for native code: CUDA kernels and row
-// reductions with run-time sizes.
+// Runs of pointwise ops become fused kernels with run-time sizes (symbolic_kernels.h), on CUDA
+// norms, softmax and row reductions too; the rest stay extern steps (matmuls: ATen's).
 #pragma once
 
 #include <string>

@@ -356,9 +356,9 @@ def _symbolic_native_step(step: "pb.Step", index: int, metas: Sequence["pb.Tenso
                           libraries: Dict[str, ctypes.CDLL]) -> Callable[[Env], None]:
     """A kernel with run-time sizes in a symbolic plan (codegen/symbolic_kernels.h).
 
-    Every output of such a kernel has the sizes of its iteration space, so the sizes come from
-    the first output's meta, evaluated from the call's symbols (env[-1]) like every other size
-    of the plan; strides are the tensors' own, broadcast to that space."""
+    Every output of such a kernel has the run-time sizes of its iteration space, so they come
+    from the first output's meta, evaluated from the call's symbols (env[-1]) like every other
+    size of the plan; strides are the tensors' own, broadcast to that space."""
     call = step.native
     if call.abi not in (ABI_CPU_SYM, ABI_CPU, ABI_CUDA_SYM, ABI_CUDA):
         raise ArtifactError(f"step {index}: native ABI {call.abi!r} in a symbolic plan")
@@ -399,7 +399,10 @@ def _symbolic_native_step(step: "pb.Step", index: int, metas: Sequence["pb.Tenso
             raise ArtifactError(f"step {index}: output {value_id} has a symbolic storage offset")
         allocations.append((value_id, dims_fn(meta.sizes), dims_fn(meta.strides),
                             _dtype(meta.dtype), _device(meta.device)))
-    shape_fns = allocations[0][1]
+    # Static dims from the call, run-time ones from the first output: a row kernel's outputs
+    # may be row values (reduced dims 1), but every output has the leading dims of the space,
+    # and a row kernel's run-time dims are leading ones (symbolic_kernels.h).
+    shape_fns = [fn if size < 0 else (lambda _symbols, v=size: v) for size, fn in zip(call.shape, allocations[0][1])]
     inputs = [(value_id, _dtype(metas[value_id].dtype)) for value_id in call.inputs]
     num_operands = len(inputs) + len(allocations)
     PtrArray = ctypes.c_void_p * num_operands

@@ -59,12 +59,14 @@ CudaKernelLaunchInfo RowReductionLaunchInfo(const PointwiseKernel& kernel) {
   info.block_size = geo.block;
   // Shifted rows: the contig entry takes any row stride (it checks each operand's alignment).
   info.elements_per_thread = geo.shifted ? 1 : geo.vec;
-  info.numel = geo.rows * geo.row_length;
+  // Run-time rows (symbolic graphs): numel -1 and `grid` holds the rows per block; the launch
+  // (tccd_rt_launch_sized) makes the grid from this call's row count.
+  info.numel = HasRuntimeShape(kernel) ? -1 : geo.rows * geo.row_length;
   info.num_operands = kernel.num_operands();
   info.rank = static_cast<int>(kernel.shape.size());
   info.contig_param_bytes = geo.param_bytes;
   info.strided_param_bytes = geo.param_bytes;
-  info.grid = geo.grid;
+  info.grid = HasRuntimeShape(kernel) ? geo.rows_per_block : geo.grid;
   info.num_reduced_dims = kernel.reduction.num_reduced_dims;
   for (int o = 0; o < kernel.num_operands(); ++o) {
     if (kernel.reduction.row_operand[o]) info.row_operands |= uint64_t{1} << o;

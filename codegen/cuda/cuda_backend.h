@@ -113,7 +113,10 @@ absl::StatusOr<std::string> CudaCompilerVersion();
 // strides that are multiples of V and a 16-byte aligned pointer: then it moves V elements with
 // one vector access. The strided entry decomposes every element index over the reduced dims.
 // Outputs must not overlap inputs (the client allocates them fresh). Measured on H100: see
-// tests/codegen/cuda/cuda_kernel_gpu_check.cc.
+// tests/codegen/cuda/cuda_kernel_gpu_check.cc. Run-time sizes (symbolic graphs: kRuntimeDim in
+// leading dims, or as the one reduced dim): both entries take every dim's size after the
+// strides (8 * R more bytes), the row count and decomposition (and a run-time row length) come
+// from them, and the launch computes the grid (tccd_rt_launch_sized).
 //
 // Column reductions (PointwiseKernel::is_column_reduction(); cuda_column_emitter.cc) take the
 // same two entries and parameter block: the leading num_reduced_dims dims are R rows, the
@@ -140,7 +143,8 @@ struct CudaKernelLaunchInfo {
   int strided_param_bytes = 0;  // 8 * num_operands * (1 + rank)
   // Row reductions only (kind kRowReduction); pointwise kernels keep the defaults.
   CudaKernelKind kind = CudaKernelKind::kPointwise;
-  int64_t grid = 0;             // blocks of both entries (fixed: ceil(rows / rows per block))
+  int64_t grid = 0;             // blocks of both entries (fixed: ceil(rows / rows per block));
+                                // with run-time rows (numel -1): the rows per block instead
   int num_reduced_dims = 0;
   uint64_t row_operands = 0;    // bit o: operand o is a row operand (rows), kept-broadcast
                                 // (columns) or a fixed-layout operand (pointwise and columns,

@@ -101,6 +101,19 @@ class RowEmitter {
   std::string VectorLoad(const std::string& reg, DType dtype, int o, Access access) const;
   std::string VectorStore(const std::string& reg, DType dtype, int o, Access access) const;
   bool IsRowOperand(int operand) const { return k_.reduction.row_operand[operand]; }
+  // Run-time row counts (kRuntimeDim in a leading dim; the reduced dims are static): the sizes
+  // come in the parameter block after the strides, and the row count is known at the launch only.
+  bool RuntimeRows() const { return HasRuntimeShape(k_); }
+  // Leading dim d's size as a C expression: its literal, or the launch's size.
+  std::string OuterSize(int d) const {
+    return k_.shape[d] == kRuntimeDim ? absl::StrCat("p.size[", d, "]") : absl::StrCat(k_.shape[d]);
+  }
+  bool MayExceedOne(int d) const { return k_.shape[d] > 1 || k_.shape[d] == kRuntimeDim; }
+  // Whether the grid's last block may hold rows past the end (threads that compute a copy of the
+  // last row and store nothing).
+  bool HasRowTail() const {
+    return geo_.rows_per_block > 1 && (RuntimeRows() || geo_.rows % geo_.rows_per_block != 0);
+  }
   // Operand of a load/store instruction, in the data array's numbering.
   int OperandOf(const PwInstr& in) const {
     return in.op == PwOp::kLoad ? in.operand : n_in_ + in.operand;
@@ -462,7 +475,7 @@ std::string RowEmitter::StridedOffset(int o, const char* e) const {
   int64_t inner = 1;
   std::vector<int> dims;
   for (int d = outer_; d < rank_; ++d)
-    if (k_.shape[d] > 1) dims.push_back(d);
+    if (MayExceedOne(d)) dims.push_back(d);
   for (size_t idx = dims.size(); idx-- > 0;) {
     const int d = dims[idx];
     std::string coord = inner == 1 ? std::string(e) : absl::StrCat("(", e, " / ", inner, ")");
@@ -545,15 +558,28 @@ std::string RowEmitter::VectorStore(const std::string& reg, DType dtype, int o, 
 
 absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
   const bool tail = HasTail();
-  const bool row_tail = geo_.rows % geo_.rows_per_block != 0;
+  const bool row_tail = HasRowTail();
   absl::StrAppend(&out, "extern \"C\" __global__ void __launch_bounds__(", geo_.block, ")\n",
                   k_.name, contig ? "_contig" : "_strided", "(const ", ns_, "::Params p) {\n");
-  if (row_tail) absl::StrAppend(&out, "  constexpr int kRows = ", geo_.rows, ";\n");
-  absl::StrAppend(&out, "  constexpr int kRowLength = ", geo_.row_length, ";\n",
-                  "  constexpr int kThreads = ", geo_.threads_per_row, ";  // per row\n",
+  if (row_tail && RuntimeRows()) {
+    // The launch's grid is ceil(rows / rows per block) of this call (tccd_rt_launch_sized).
+    std::string rows;
+    for (int d = 0; d < outer_; ++d) absl::StrAppend(&rows, rows.empty() ? "" : " * ", OuterSize(d));
+    absl::StrAppend(&out, "  const int kRows = static_cast<int>(", rows.empty() ? "1" : rows, ");\n");
+  } else if (row_tail) {
+    absl::StrAppend(&out, "  constexpr int kRows = ", geo_.rows, ";\n");
+  }
+  if (geo_.row_length < 0) {
+    // A run-time row length (one reduced dim; looped, shifted rows: any length works).
+    absl::StrAppend(&out, "  const int kRowLength = static_cast<int>(p.size[", rank_ - 1, "]);\n");
+  } else {
+    absl::StrAppend(&out, "  constexpr int kRowLength = ", geo_.row_length, ";\n");
+  }
+  absl::StrAppend(&out, "  constexpr int kThreads = ", geo_.threads_per_row, ";  // per row\n",
                   "  constexpr int kVec = ", geo_.vec, ";\n");
   if (geo_.looped) {
-    if (!geo_.shifted) absl::StrAppend(&out, "  static_assert(kRowLength % kVec == 0, \"whole vectors\");\n");
+    if (!geo_.shifted && geo_.row_length >= 0)
+      absl::StrAppend(&out, "  static_assert(kRowLength % kVec == 0, \"whole vectors\");\n");
   } else {
     absl::StrAppend(&out, "  constexpr int kChunks = ", geo_.chunks, ";\n");
     if (!tail) absl::StrAppend(&out, "  static_assert(kRowLength == kChunks * kThreads * kVec, \"no tail\");\n");
@@ -570,7 +596,7 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
     std::string cond = absl::StrCat("p.stride[", o, "][", rank_ - 1, "] == 1 && reinterpret_cast<unsigned long long>(p.ptr[",
                                     o, "]) % (kInnerVec * sizeof(", CudaMemType(k_.operand_dtype(o)), ")) == 0");
     for (int d = 0; d < rank_ - 1; ++d)
-      if (k_.shape[d] > 1) absl::StrAppend(&cond, " && p.stride[", o, "][", d, "] % kInnerVec == 0");
+      if (MayExceedOne(d)) absl::StrAppend(&cond, " && p.stride[", o, "][", d, "] % kInnerVec == 0");
     absl::StrAppend(&out, "  vectors = vectors && ", cond, ";\n");
   }
   absl::StrAppend(&out, "  if (vectors) {\n");
@@ -592,7 +618,7 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
   const bool vectors = access != Access::kStrided;
   const bool shifted = geo_.shifted;
   const bool tail = HasTail();
-  const bool row_tail = geo_.rows % geo_.rows_per_block != 0;
+  const bool row_tail = HasRowTail();
   if (geo_.threads_per_row > 32) absl::StrAppend(&out, "  __shared__ float smem[32];\n");
   if (geo_.rows_per_block == 1) {
     absl::StrAppend(&out, "  const int lane = threadIdx.x;\n  const int row = blockIdx.x;\n");
@@ -614,15 +640,18 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
   {
     std::vector<int> dims;
     for (int d = 0; d < outer_; ++d)
-      if (k_.shape[d] > 1) dims.push_back(d);
+      if (MayExceedOne(d)) dims.push_back(d);
     if (!dims.empty()) absl::StrAppend(&out, "  int rest = row;\n");
     for (size_t idx = dims.size(); idx-- > 0;) {
       const int d = dims[idx];
       if (idx == 0) {
         absl::StrAppend(&out, "  const int c", d, " = rest;\n");
       } else {
-        absl::StrAppend(&out, "  const int c", d, " = rest % ", k_.shape[d], ";\n  rest /= ",
-                        k_.shape[d], ";\n");
+        // Run-time sizes in 32-bit arithmetic like the row index (a 64-bit division is a
+        // software routine on the GPU).
+        const std::string size = k_.shape[d] == kRuntimeDim ? absl::StrCat("static_cast<int>(", OuterSize(d), ")")
+                                                            : OuterSize(d);
+        absl::StrAppend(&out, "  const int c", d, " = rest % ", size, ";\n  rest /= ", size, ";\n");
       }
     }
     for (int o = 0; o < num_operands; ++o) {
@@ -828,7 +857,9 @@ absl::Status RowEmitter::Emit(std::string& out) {
   absl::StrAppend(&out, "\n// ", std::string(76, '-'), "\n", CudaIrComment(k_));
   absl::StrAppend(&out, "namespace ", ns_, " {\n\n");
   absl::StrAppend(&out, "struct Params {\n  char* ptr[", k_.num_operands(), "];\n  long long stride[",
-                  k_.num_operands(), "][", rank_, "];\n};\n");
+                  k_.num_operands(), "][", rank_, "];\n");
+  if (RuntimeRows()) absl::StrAppend(&out, "  long long size[", rank_, "];  // this launch's sizes (run-time rows)\n");
+  absl::StrAppend(&out, "};\n");
   absl::StrAppend(&out, "static_assert(sizeof(Params) == ", geo_.param_bytes,
                   ", \"parameter layout\");\n\n}  // namespace ", ns_, "\n\n");
   if (k_.has_dense_entry()) RETURN_IF_ERROR(EmitEntry(/*contig=*/true, out));
@@ -916,7 +947,18 @@ CudaRowGeometry RowGeometryWith(const PointwiseKernel& kernel, bool looped) {
   const int outer = rank - kernel.reduction.num_reduced_dims;
   g.rows = 1;
   g.row_length = 1;
-  for (int d = 0; d < rank; ++d) (d < outer ? g.rows : g.row_length) *= kernel.shape[d];
+  // Run-time sizes (kRuntimeDim): rows -1 and grid 0 when a leading dim is one (both come at
+  // the launch), row_length -1 when the (single) reduced dim is.
+  const bool runtime_rows = HasRuntimeShape(kernel);
+  bool runtime_length = false;
+  for (int d = 0; d < rank; ++d) {
+    if (kernel.shape[d] == kRuntimeDim) {
+      (d < outer ? g.rows : g.row_length) = -1;
+      runtime_length |= d >= outer;
+    } else if ((d < outer ? g.rows : g.row_length) >= 0) {
+      (d < outer ? g.rows : g.row_length) *= kernel.shape[d];
+    }
+  }
   // Operands the body never loads (a class index computed in place: reduction_kernel_builder)
   // take no part in the vector width.
   std::vector<bool> accessed(kernel.num_operands(), false);
@@ -932,6 +974,18 @@ CudaRowGeometry RowGeometryWith(const PointwiseKernel& kernel, bool looped) {
     largest = std::max(largest, ir::DTypeBytes(kernel.operand_dtype(o)));
   }
   g.vec = 16 / largest;
+  if (runtime_length) {
+    // Rows of run-time length: looped (any length), shifted when the vector is wider than one
+    // element (no guard says the length is a multiple of it), kRuntimeRowThreads per row.
+    g.looped = true;
+    g.shifted = g.vec > 1;
+    g.threads_per_row = g.block = kRuntimeRowThreads;
+    g.rows_per_block = 1;
+    g.chunks = 0;
+    g.grid = 0;
+    g.param_bytes = 8 * kernel.num_operands() * (1 + rank) + 8 * rank;
+    return g;
+  }
   looped = looped || g.row_length > kMaxPersistentRowLength;
   if (g.vec > 1 && g.row_length % g.vec != 0 && looped) {
     g.shifted = true;
@@ -945,8 +999,8 @@ CudaRowGeometry RowGeometryWith(const PointwiseKernel& kernel, bool looped) {
     g.threads_per_row = g.block = kLoopedRowThreads;
     g.rows_per_block = 1;
     g.chunks = 0;
-    g.grid = g.rows;
-    g.param_bytes = 8 * kernel.num_operands() * (1 + rank);
+    g.grid = runtime_rows ? 0 : g.rows;
+    g.param_bytes = 8 * kernel.num_operands() * (1 + rank) + (runtime_rows ? 8 * rank : 0);
     return g;
   }
   // About 32 elements per thread (8 vectors of f32, 4 of bf16): enough independent 16-byte
@@ -967,8 +1021,8 @@ CudaRowGeometry RowGeometryWith(const PointwiseKernel& kernel, bool looped) {
     g.block = g.threads_per_row;
   }
   g.chunks = static_cast<int>((vectors + g.threads_per_row - 1) / g.threads_per_row);
-  g.grid = (g.rows + g.rows_per_block - 1) / g.rows_per_block;
-  g.param_bytes = 8 * kernel.num_operands() * (1 + rank);
+  g.grid = runtime_rows ? 0 : (g.rows + g.rows_per_block - 1) / g.rows_per_block;
+  g.param_bytes = 8 * kernel.num_operands() * (1 + rank) + (runtime_rows ? 8 * rank : 0);
   return g;
 }
 

@@ -12,8 +12,9 @@ namespace tccd::codegen {
 
 // Compile-time launch geometry of one row-reduction kernel (both entries share it).
 struct CudaRowGeometry {
-  int64_t rows = 0;         // M: product of the leading, unreduced dims
-  int64_t row_length = 0;   // N: product of the reduced dims
+  int64_t rows = 0;         // M: product of the leading, unreduced dims; -1 when one of them
+                            // is a run-time dim (kRuntimeDim: the reduced dims never are)
+  int64_t row_length = 0;   // N: product of the reduced dims; -1 when it is a run-time size
   int vec = 1;              // elements per thread and chunk: 16 bytes / the widest element
                             // operand, halved until it divides N
   int threads_per_row = 1;  // T: 1..32 (power of two; rows share a warp) or 64..1024
@@ -26,8 +27,10 @@ struct CudaRowGeometry {
                             // row from memory again instead of holding it in registers
   bool shifted = false;     // looped rows that vec does not divide (a vocabulary of 50257):
                             // see the comment above RowGeometryOf
-  int64_t grid = 0;         // blocks: ceil(M / rows_per_block)
-  int param_bytes = 0;      // 8 * operands * (1 + rank): pointers, then strides
+  int64_t grid = 0;         // blocks: ceil(M / rows_per_block); 0 with run-time rows (the
+                            // launch computes it from this call's sizes)
+  int param_bytes = 0;      // 8 * operands * (1 + rank): pointers, then strides; run-time
+                            // rows add 8 * rank: every dim's size at this launch
 };
 
 // The longest row a persistent row kernel holds in registers (1024 threads x at most 32
@@ -39,6 +42,10 @@ struct CudaRowGeometry {
 // 280 us forward with the f32 cast fused, ATen 270 us without it; backward 389 us vs ATen 298 us).
 inline constexpr int64_t kMaxPersistentRowLength = 32768;
 inline constexpr int kLoopedRowThreads = 512;
+// Rows whose length is a run-time size (symbolic graphs: attention's softmax over a symbolic
+// sequence) take the looped, shifted form with this many threads per row: 512-thread blocks
+// would idle for the short rows such graphs mostly have (a row of 128 f32 is 32 vectors).
+inline constexpr int kRuntimeRowThreads = 128;
 
 // Looped rows whose length the full vector (16 bytes of the widest element operand) does not
 // divide are "shifted" rather than read in narrower vectors: the contig entry walks each row from

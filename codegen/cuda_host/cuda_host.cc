@@ -96,9 +96,12 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
                 info.num_reduced_dims != kernel.reduction.num_reduced_dims))) {
     return mismatch("row-reduction launch geometry");
   }
-  if (sized && rows) return mismatch("run-time sizes in a reduction");
+  // Run-time sizes in a reduction: row counts only (the reduced dims are static; the verifier
+  // checked the kernel), and `grid` holds the rows per block (CudaKernelLaunchInfo::grid).
+  if (sized && rows && (info.kind != CudaKernelKind::kRowReduction || info.grid > 1024))
+    return mismatch("run-time sizes in a reduction");
   const int sizes_bytes = sized ? 8 * rank : 0;  // the strided block's sizes; contig: numel
-  if (info.contig_param_bytes != (rows ? 8 * operands * (1 + rank) : 8 * operands + (sized ? 8 : 0)) ||
+  if (info.contig_param_bytes != (rows ? 8 * operands * (1 + rank) + sizes_bytes : 8 * operands + (sized ? 8 : 0)) ||
       info.strided_param_bytes != 8 * operands * (1 + rank) + sizes_bytes) {
     return bad("parameter sizes do not follow the layout of codegen/cuda/cuda_backend.h");
   }

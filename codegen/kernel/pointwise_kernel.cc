@@ -379,10 +379,20 @@ std::string VerifyReduction(const PointwiseKernel& kernel) {
       if (t != 0) return "a zero output tail in a kernel without rows";
     return r.row_operand.empty() ? "" : "row operands without rows";
   }
-  if (HasRuntimeShape(kernel)) return "a reduction kernel with run-time sizes (not supported yet)";
   if (r.num_reduced_dims < 0 || static_cast<size_t>(r.num_reduced_dims) > kernel.shape.size()) {
     return "num_reduced_dims " + std::to_string(r.num_reduced_dims) + " out of range for rank " +
            std::to_string(kernel.shape.size());
+  }
+  if (HasRuntimeShape(kernel)) {
+    // Run-time row counts, and a run-time row length only where the row is one dim (the
+    // emitters then loop over it; several reduced dims would need run-time decompositions).
+    if (r.axis != RowReduction::Axis::kTrailing) return "a column reduction with run-time sizes";
+    const size_t outer = kernel.shape.size() - static_cast<size_t>(r.num_reduced_dims);
+    for (size_t d = outer; d < kernel.shape.size(); ++d)
+      if (kernel.shape[d] == kRuntimeDim && r.num_reduced_dims != 1)
+        return "a row reduction with a run-time size in reduced dim " + std::to_string(d) + " of several";
+    for (int64_t t : kernel.output_zero_tail)
+      if (t != 0) return "a zero output tail in a row reduction with run-time sizes";
   }
   if (static_cast<int>(r.row_operand.size()) != kernel.num_operands()) {
     return "row_operand has " + std::to_string(r.row_operand.size()) + " entries for " +

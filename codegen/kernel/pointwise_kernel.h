@@ -170,7 +170,9 @@ inline constexpr int64_t kRuntimeDim = -1;
 // With a kRuntimeDim in `shape` (ABI "tccd-cpu-sym-1"):
 //   extern "C" void <name>(void* const* data, const int64_t* strides, const int64_t* shape)
 // shape: every dim's size at this call (static dims included, equal to `shape`).
-// Only plain pointwise kernels (no reduction section) may have run-time dims.
+// Row reductions may have run-time dims among the leading (row-indexing) dims, and as their one
+// reduced dim (CUDA row kernels of symbolic graphs: the sizes come after the strides, see
+// cuda_backend.h); column reductions and zero tails may not.
 struct PointwiseKernel {
   std::string name;
   std::vector<int64_t> shape;  // sizes, or kRuntimeDim

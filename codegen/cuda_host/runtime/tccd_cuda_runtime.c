@@ -465,6 +465,45 @@ static int launch_sized_in_context(const struct tccd_rt_module* module, const st
   return TCCD_RT_SUCCESS;
 }
 
+/* A row reduction with run-time row counts (numel -1, kind TCCD_RT_KIND_ROWS; the reduced dims
+ * are static): both entries take data[], strides[] then every dim's size, and the grid is
+ * ceil(rows / rows per block) of this call, the rows per block standing in kernel->grid
+ * (codegen/cuda/cuda_backend.h). The contig precondition is rows_are_contiguous's: it reads the
+ * reduced dims' sizes only, which are the kernel's. */
+static int launch_sized_rows_in_context(const struct tccd_rt_module* module, const struct driver* d,
+                                        int slot, int32_t index, void* const* data,
+                                        const int64_t* strides, const int64_t* shape, CUstream stream) {
+  const struct tccd_rt_kernel* kernel = &module->kernels[index];
+  const struct tccd_rt_function* f = &module->functions[(size_t)slot * module->num_kernels + index];
+  uint64_t buffer[TCCD_RT_MAX_PARAM_BYTES / sizeof(uint64_t)];
+  const size_t pointer_bytes = sizeof(uint64_t) * (size_t)kernel->num_operands;
+  const size_t stride_bytes = sizeof(int64_t) * (size_t)kernel->num_operands * (size_t)kernel->rank;
+  memcpy(buffer, data, pointer_bytes);
+  memcpy((char*)buffer + pointer_bytes, strides, stride_bytes);
+  memcpy((char*)buffer + pointer_bytes + stride_bytes, shape, sizeof(int64_t) * (size_t)kernel->rank);
+  void* params[1] = {buffer};
+  int64_t rows = 1;
+  for (int32_t dim = 0; dim < kernel->rank - kernel->num_reduced_dims; ++dim) rows *= shape[dim];
+  const int64_t grid = (rows + kernel->grid - 1) / kernel->grid;
+  if (grid > 0x7fffffff) {
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with %lld rows", kernel->name,
+                             (long long)rows);
+  }
+  const int dense = rows_are_contiguous(kernel, data, strides);
+  if (!dense && f->strided == NULL) return missing_strided(kernel);
+  const int contig = dense && f->contig != NULL;
+  const CUfunction function = contig ? f->contig : f->strided;
+  const char* entry = contig ? kernel->contig_entry : kernel->strided_entry;
+  const CUresult result = d->cuLaunchKernel(function, (unsigned)grid, 1, 1, (unsigned)kernel->block_size, 1, 1, 0,
+                                            stream, params, NULL);
+  if (result != 0) {
+    char what[192];
+    snprintf(what, sizeof(what), "cuLaunchKernel(%s, grid %lld)", entry, (long long)grid);
+    return driver_error(d, result, what);
+  }
+  return TCCD_RT_SUCCESS;
+}
+
 /* A kernel of any kind: pointwise, or a row/column reduction. */
 static int launch_kernel_in_context(const struct tccd_rt_module* module, const struct driver* d,
                                     int slot, int32_t index, void* const* data,
@@ -532,7 +571,7 @@ int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, voi
     return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: no kernel %d in this module", index);
   }
   const struct tccd_rt_kernel* kernel = &module->kernels[index];
-  if (kernel->numel >= 0 || kernel->kind != TCCD_RT_KIND_POINTWISE) {
+  if (kernel->numel >= 0 || kernel->kind == TCCD_RT_KIND_COLUMNS) {
     return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s has static sizes (call it without a shape)",
                              kernel->name);
   }
@@ -560,8 +599,11 @@ int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, voi
   const struct driver* d = NULL;
   int slot, pushed;
   int code = begin_call(module, stream, &d, &slot, &pushed);
-  if (code == TCCD_RT_SUCCESS)
-    code = launch_sized_in_context(module, d, slot, index, data, strides, shape, numel, stream);
+  if (code == TCCD_RT_SUCCESS) {
+    code = kernel->kind == TCCD_RT_KIND_ROWS
+               ? launch_sized_rows_in_context(module, d, slot, index, data, strides, shape, stream)
+               : launch_sized_in_context(module, d, slot, index, data, strides, shape, numel, stream);
+  }
   leave_context(d, pushed);
   return code;
 }

@@ -70,7 +70,8 @@ struct tccd_rt_kernel {
    * num_reduced_dims 0, row_operands their fixed-layout operands. */
   int32_t kind;
   int32_t num_reduced_dims;
-  int64_t grid;
+  int64_t grid; /* rows with run-time row counts (numel -1): the rows per block, the grid being
+                   ceil(rows / it) at each launch (tccd_rt_launch_sized) */
   uint64_t row_operands; /* rows: bit o: operand o has one value per row; columns: operand o is
                             constant along the kept dims (read per row) or has a fixed layout;
                             pointwise: operand o has a fixed layout (the contig entry was
@@ -189,7 +190,8 @@ int tccd_rt_launch(const struct tccd_rt_module* module, int32_t kernel_index, vo
 
 /* A pointwise kernel with run-time sizes (numel -1, its shape -1 where the size comes at run
  * time): `shape` holds every dim's size for this call (static dims as built); the contig entry
- * gets data[] then numel, the strided one data[], strides[] then shape[]. */
+ * gets data[] then numel, the strided one data[], strides[] then shape[]. A row reduction with
+ * run-time row counts: both entries get data[], strides[] then shape[]. */
 int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t kernel_index, void* const* data,
                          const int64_t* strides, const int64_t* shape, void* stream);
 

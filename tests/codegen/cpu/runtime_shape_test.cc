@@ -107,10 +107,19 @@ TEST_CASE("the printer and the verifier know run-time dims", "[cpu_backend][symb
   CHECK(HasRuntimeShape(k));
   CHECK(VerifyPointwiseKernel(k).empty());
   CHECK(PrintPointwiseKernel(k).rfind("pointwise @relu_rows[?,8](", 0) == 0);
+  // Row reductions may have run-time row counts and a run-time row length when the row is one
+  // dim (CUDA row kernels of symbolic graphs); not a run-time dim among several reduced ones,
+  // and no run-time column reductions.
   PointwiseKernel reduction = k;
   reduction.reduction.num_reduced_dims = 1;
   reduction.reduction.row_operand.assign(4, false);
-  CHECK(VerifyPointwiseKernel(reduction).find("run-time sizes") != std::string::npos);
+  CHECK(VerifyPointwiseKernel(reduction).empty());
+  reduction.reduction.num_reduced_dims = 2;
+  CHECK(VerifyPointwiseKernel(reduction).find("run-time size in reduced dim 0 of several") != std::string::npos);
+  reduction.reduction.num_reduced_dims = 1;
+  reduction.reduction.axis = RowReduction::Axis::kLeading;
+  reduction.reduction.kept_broadcast.assign(4, false);
+  CHECK(VerifyPointwiseKernel(reduction).find("a column reduction with run-time sizes") != std::string::npos);
 }
 
 }  // namespace

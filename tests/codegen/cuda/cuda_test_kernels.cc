@@ -434,6 +434,16 @@ std::vector<GoldenCase> GoldenCorpus() {
       // it a multiple of the vector).
       {"relu_fma_bcast_sym_rows", FusedReluKernel("relu_fma_bcast_sym_rows", {kRuntimeDim, 1000})},
       {"gelu_bf16_sym", Bf16GeluKernel("gelu_bf16_sym", {kRuntimeDim, kRuntimeDim, 3})},
+      // Row reductions of symbolic graphs: static rows, run-time row counts (the sizes after the
+      // strides; rows past the end of the last block masked): a warp-per-row softmax, a layer
+      // norm over two symbolic leading dims, and the looped, shifted loss row.
+      {"softmax_rows_f32_sym_rows", SoftmaxRowsKernel("softmax_rows_f32_sym_rows", {kRuntimeDim, 1000})},
+      {"layer_norm_rows_bf16_sym_rows", LayerNormRowsKernel("layer_norm_rows_bf16_sym_rows", {kRuntimeDim, kRuntimeDim, 768})},
+      {"cross_entropy_forward_rows_bf16_sym_rows",
+       CrossEntropyForwardRowsKernel("cross_entropy_forward_rows_bf16_sym_rows", {kRuntimeDim, 30522})},
+      // Attention's softmax over a symbolic sequence: rows of run-time length, looped and
+      // shifted (kRuntimeRowThreads per row), the length read from the sizes.
+      {"softmax_rows_f32_sym_length", SoftmaxRowsKernel("softmax_rows_f32_sym_length", {kRuntimeDim, 4, kRuntimeDim})},
   };
 }
 

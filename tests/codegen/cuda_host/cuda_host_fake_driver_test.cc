@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/cuda_row_emitter.h"
 #include "codegen/cuda_host/cuda_host.h"
 #include "cuda_host_test_util.h"
 #include "fake_cuda_driver.h"
@@ -270,6 +271,99 @@ TEST_CASE("a kernel with run-time sizes takes them at each launch (tccd-cuda-sym
     const int64_t wrong[] = {5, 34};
     CHECK(relu(data, strides.data(), wrong, stream) == 1);
     CHECK(s.lib.LastError().find("size 34 in dim 1") != std::string::npos);
+  }
+}
+
+TEST_CASE("a row reduction with run-time rows launches ceil(rows / rows per block) blocks, sizes after strides",
+          "[.fake_driver]") {
+  // Symbolic graphs' norms and softmax (symbolic_kernels.h): the row is static (1000 f32: 32
+  // threads of 8 vectors, 8 rows per 256-thread block), the row count comes at each launch.
+  const Fake& fake = LoadFake();
+  const PointwiseKernel k = cuda_testing::SoftmaxRowsKernel("softmax", {kRuntimeDim, 1000});
+  CudaModule module = FakeModule({});
+  module.kernels.push_back({k, LaunchInfoOf(k, 9)});
+  const CudaKernelLaunchInfo& info = module.kernels[0].launch;
+  CHECK(info.numel == -1);
+  CHECK(info.grid == 8);  // rows per block
+  CHECK(info.block_size == 256);
+  CHECK(info.contig_param_bytes == 2 * 8 * 3 + 2 * 8);
+  CHECK(info.strided_param_bytes == info.contig_param_bytes);
+  fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
+  fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(module);
+  INFO(so.status().ToString());
+  REQUIRE(so.ok());
+  absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
+  REQUIRE(lib.ok());
+  fake.set_current(Ctx(5));
+  REQUIRE(lib->Init() == 0);
+  using SizedFn = int (*)(void* const* data, const int64_t* strides, const int64_t* shape, void* stream);
+  auto softmax = reinterpret_cast<SizedFn>(lib->Symbol("softmax"));
+  REQUIRE(softmax != nullptr);
+  void* const stream = Ptr(0xabc000);
+  void* data[2] = {Ptr(0x10000), Ptr(0x20000)};
+  for (int64_t rows : {1, 7, 8, 9, 100000}) {
+    INFO("rows " << rows);
+    const std::vector<int64_t> shape = {rows, 1000};
+    for (bool dense : {true, false}) {
+      std::vector<int64_t> strides = DenseStrides(shape, 2);
+      if (!dense) strides[0] = 1001;  // a padded row pitch that the vector does not divide
+      REQUIRE(softmax(data, strides.data(), shape.data(), stream) == 0);
+      const fake_cuda_launch l = fake.LastLaunch();
+      CHECK(std::string(l.entry) == (dense ? "softmax_contig" : "softmax_strided"));
+      CHECK(l.grid[0] == (rows + 7) / 8);
+      CHECK(l.block[0] == 256);
+      std::vector<uint8_t> expected = Bytes(data, sizeof(data));
+      const std::vector<uint8_t> st = Bytes(strides.data(), strides.size() * 8), sz = Bytes(shape.data(), 16);
+      expected.insert(expected.end(), st.begin(), st.end());
+      expected.insert(expected.end(), sz.begin(), sz.end());
+      REQUIRE(l.param_bytes == static_cast<int>(expected.size()));
+      CHECK(Bytes(l.params, expected.size()) == expected);
+    }
+  }
+  {  // no rows launch nothing; a row of another length is refused
+    const int launches = fake.num_launches();
+    const std::vector<int64_t> strides = DenseStrides({0, 1000}, 2);
+    const int64_t empty[] = {0, 1000};
+    REQUIRE(softmax(data, strides.data(), empty, stream) == 0);
+    CHECK(fake.num_launches() == launches);
+    const int64_t wrong[] = {5, 999};
+    CHECK(softmax(data, strides.data(), wrong, stream) == 1);
+    CHECK(lib->LastError().find("size 999 in dim 1") != std::string::npos);
+  }
+}
+
+TEST_CASE("a row reduction of run-time length launches a block of kRuntimeRowThreads per row", "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const PointwiseKernel k = cuda_testing::SoftmaxRowsKernel("softmax_len", {kRuntimeDim, kRuntimeDim});
+  CudaModule module = FakeModule({});
+  module.kernels.push_back({k, LaunchInfoOf(k, 9)});
+  const CudaKernelLaunchInfo& info = module.kernels[0].launch;
+  CHECK(info.numel == -1);
+  CHECK(info.grid == 1);  // one row per block
+  CHECK(info.block_size == kRuntimeRowThreads);
+  CHECK(info.elements_per_thread == 1);  // shifted rows: the contig entry takes any row pitch
+  fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
+  fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(module);
+  REQUIRE(so.ok());
+  absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
+  REQUIRE(lib.ok());
+  fake.set_current(Ctx(5));
+  REQUIRE(lib->Init() == 0);
+  using SizedFn = int (*)(void* const* data, const int64_t* strides, const int64_t* shape, void* stream);
+  auto softmax = reinterpret_cast<SizedFn>(lib->Symbol("softmax_len"));
+  REQUIRE(softmax != nullptr);
+  void* data[2] = {Ptr(0x10000), Ptr(0x20000)};
+  for (int64_t length : {1, 37, 128, 5000}) {
+    const std::vector<int64_t> shape = {9, length};
+    std::vector<int64_t> strides = DenseStrides(shape, 2);
+    REQUIRE(softmax(data, strides.data(), shape.data(), nullptr) == 0);
+    const fake_cuda_launch l = fake.LastLaunch();
+    CHECK(std::string(l.entry) == "softmax_len_contig");
+    CHECK(l.grid[0] == 9);
+    CHECK(l.block[0] == kRuntimeRowThreads);
+    CHECK(l.param_bytes == 2 * 8 * 3 + 2 * 8);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "codegen/pipeline.h"
 #include "codegen/symbolic_kernels.h"
 #include "codegen/symbolic_plan.h"
@@ -277,6 +278,184 @@ TEST_CASE("a CUDA graph with symbolic sizes: the pointwise op a CUDA kernel with
   // strided one pointers, 2 strides and 2 sizes (both operands of rank 2): 8 + 8 * 2 * 2 + 8 * 2.
   // (The linked PTX names each kernel by its content: tccd_pw_relu_<digest>_contig.)
   CHECK(ptx.find("_contig_param_0[24]") != std::string::npos);
+  CHECK(ptx.find("_strided_param_0[64]") != std::string::npos);
+}
+
+// Every tensor of `g` on the GPU (row groups form on CUDA tensors only, as in static graphs).
+v1::Graph OnCuda(v1::Graph g) {
+  auto to_cuda = [](v1::TensorMeta& m) { m.mutable_device()->set_type(v1::CUDA); };
+  for (v1::TensorMeta& m : *g.mutable_inputs()) to_cuda(m);
+  for (v1::Node& n : *g.mutable_nodes())
+    for (v1::TensorMeta& m : *n.mutable_outputs()) to_cuda(m);
+  return g;
+}
+
+// x: f32[sizes] (row-major strides); y = softmax(x, -1) * 2; returns y (on the GPU).
+v1::Graph SoftmaxGraph(std::vector<v1::Dim> sizes, std::vector<v1::Dim> strides) {
+  v1::Graph g;
+  *g.add_inputs() = Meta(sizes, strides);
+  v1::Node* softmax = g.add_nodes();
+  softmax->set_target("aten::_softmax.default");
+  *softmax->add_args() = Ref(-1);
+  softmax->add_args()->set_int_value(-1);
+  softmax->add_args()->set_bool_value(false);
+  *softmax->add_outputs() = Meta(sizes, strides);
+  v1::Node* mul = g.add_nodes();
+  mul->set_target("aten::mul.Tensor");
+  *mul->add_args() = Ref(0);
+  mul->add_args()->set_float_value(2.0);
+  *mul->add_outputs() = Meta(sizes, strides);
+  *g.add_outputs() = Ref(1);
+  return OnCuda(g);
+}
+
+TEST_CASE("CUDA rows: a softmax over static rows of a symbolic count is a row kernel with run-time rows",
+          "[symbolic][rows]") {
+  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(SoftmaxGraph({Sym("s0"), Int(64)}, {Int(64), Int(1)}), {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+  REQUIRE(lowering.ok());
+  CHECK(lowering->rejected.empty());
+  REQUIRE(lowering->groups.size() == 1);
+  CHECK(lowering->schedule.size() == 1);
+  const PointwiseKernel& k = lowering->groups[0].kernel;
+  CHECK(k.shape == std::vector<int64_t>{kRuntimeDim, 64});
+  CHECK(k.reduction.num_reduced_dims == 1);
+  CHECK(k.fused_ops == std::vector<std::string>{"aten::_softmax.default", "aten::mul.Tensor"});
+  CHECK(PrintPointwiseKernel(k) ==
+        "pointwise @tccd_sk0[?,64](in0: f32) -> (out0: f32) rows(reduce 1 dims) {\n"
+        "  // fused: aten::_softmax.default, aten::mul.Tensor\n"
+        "  %0 = load.f32 in0\n"
+        "  %1 = reduce_max.f32 %0\n"
+        "  %2 = sub.f32 %0, %1\n"
+        "  %3 = exp.f32 %2\n"
+        "  %4 = reduce_sum.f32 %3\n"
+        "  %5 = div.f32 %3, %4\n"
+        "  %6 = constant.f32 2.0\n"
+        "  %7 = mul.f32 %5, %6\n"
+        "  store.f32 out0, %7\n"
+        "}\n");
+  absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(*sym, *lowering);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->steps_size() == 1);
+  CHECK(plan->steps(0).native().abi() == "tccd-cpu-sym-1");  // the default (CPU) target's names
+  CHECK(plan->steps(0).native().kernels(0).kind() == "cuda_row_reduction");
+  // Without `rows` (the CPU target): the softmax stays extern, the mul a pointwise kernel.
+  absl::StatusOr<SymbolicLowering> cpu = LowerSymbolicKernels(*sym, {.fusion = true});
+  REQUIRE(cpu.ok());
+  REQUIRE(cpu->groups.size() == 1);
+  CHECK(!cpu->groups[0].kernel.is_row_reduction());
+  CHECK(cpu->schedule.size() == 2);
+}
+
+TEST_CASE("CUDA rows: a row of run-time length is one dim, and the kernel's first output has its sizes",
+          "[symbolic][rows]") {
+  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(SoftmaxGraph({Int(4), Sym("s0")}, {Sym("s0"), Int(1)}), {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+  REQUIRE(lowering.ok());
+  CHECK(lowering->rejected.empty());
+  REQUIRE(lowering->groups.size() == 1);
+  CHECK(lowering->groups[0].kernel.shape == std::vector<int64_t>{4, kRuntimeDim});
+  // Over two dims [s0, s1] of a [4, s0, s1] tensor (a sum keeping both as 1s): extern.
+  v1::Graph g;
+  *g.add_inputs() = Meta({Int(4), Sym("s0"), Sym("s1")}, {Sym("s0*s1"), Sym("s1"), Int(1)});
+  v1::Node* sum = g.add_nodes();
+  sum->set_target("aten::sum.dim_IntList");
+  *sum->add_args() = Ref(-1);
+  v1::Value* dims = sum->add_args();
+  dims->mutable_list()->add_items()->set_int_value(-2);
+  dims->mutable_list()->add_items()->set_int_value(-1);
+  sum->add_args()->set_bool_value(true);
+  *sum->add_outputs() = Meta({Int(4), Int(1), Int(1)}, {Int(1), Int(1), Int(1)});
+  *g.add_outputs() = Ref(0);
+  absl::StatusOr<codegen::SymbolicGraph> sym2 = PrepareSymbolicGraph(OnCuda(g), {});
+  REQUIRE(sym2.ok());
+  absl::StatusOr<SymbolicLowering> two = LowerSymbolicKernels(*sym2, {.fusion = true, .rows = true});
+  REQUIRE(two.ok());
+  CHECK(two->groups.empty());
+  REQUIRE(two->rejected.size() == 1);
+  INFO(two->rejected[0]);
+  CHECK(two->rejected[0].find("run-time length over several dims") != std::string::npos);
+}
+
+TEST_CASE("CUDA rows: layer norm's mean and rstd are row values of the kernel; a sum without keepdim "
+          "returned is not", "[symbolic][rows]") {
+  // x: [s0, s1, 32]; (y, mean, rstd) = native_layer_norm(x, [32], w, b, 1e-5); returns all three.
+  const std::vector<v1::Dim> xs = {Sym("s0"), Sym("s1"), Int(32)}, xst = {Sym("32*s1"), Int(32), Int(1)};
+  const std::vector<v1::Dim> rs = {Sym("s0"), Sym("s1"), Int(1)}, rst = {Sym("s1"), Int(1), Int(1)};
+  v1::Graph g;
+  *g.add_inputs() = Meta(xs, xst);
+  *g.add_inputs() = Meta({Int(32)}, {Int(1)});
+  *g.add_inputs() = Meta({Int(32)}, {Int(1)});
+  v1::Node* ln = g.add_nodes();
+  ln->set_target("aten::native_layer_norm.default");
+  *ln->add_args() = Ref(-1);
+  ln->add_args()->mutable_list()->add_items()->set_int_value(32);
+  *ln->add_args() = Ref(-2);
+  *ln->add_args() = Ref(-3);
+  ln->add_args()->set_float_value(1e-5);
+  *ln->add_outputs() = Meta(xs, xst);
+  *ln->add_outputs() = Meta(rs, rst);
+  *ln->add_outputs() = Meta(rs, rst);
+  for (int o = 0; o < 3; ++o) {
+    v1::Value* out = g.add_outputs();
+    out->mutable_ref()->set_node(0);
+    out->mutable_ref()->set_output(o);
+  }
+  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(OnCuda(g), {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+  REQUIRE(lowering.ok());
+  INFO((lowering->rejected.empty() ? "" : lowering->rejected[0]));
+  REQUIRE(lowering->groups.size() == 1);
+  CHECK(lowering->groups[0].kernel.shape == std::vector<int64_t>{kRuntimeDim, kRuntimeDim, 32});
+  CHECK(lowering->groups[0].outputs.size() == 3);
+
+  // sum(x, [-1]) without keepdim, returned: the runtimes give a kernel's outputs its rank.
+  v1::Graph s;
+  *s.add_inputs() = Meta(xs, xst);
+  v1::Node* sum = s.add_nodes();
+  sum->set_target("aten::sum.dim_IntList");
+  *sum->add_args() = Ref(-1);
+  sum->add_args()->mutable_list()->add_items()->set_int_value(-1);
+  *sum->add_outputs() = Meta({Sym("s0"), Sym("s1")}, {Sym("s1"), Int(1)});
+  *s.add_outputs() = Ref(0);
+  absl::StatusOr<codegen::SymbolicGraph> sym_sum = PrepareSymbolicGraph(OnCuda(s), {});
+  REQUIRE(sym_sum.ok());
+  absl::StatusOr<SymbolicLowering> sum_lowering = LowerSymbolicKernels(*sym_sum, {.fusion = true, .rows = true});
+  REQUIRE(sum_lowering.ok());
+  CHECK(sum_lowering->groups.empty());
+  REQUIRE(sum_lowering->rejected.size() == 1);
+  INFO(sum_lowering->rejected[0]);
+  CHECK(sum_lowering->rejected[0].find("an output without the reduced dims") != std::string::npos);
+}
+
+TEST_CASE("a CUDA graph with symbolic sizes: the softmax a row kernel with run-time rows", "[symbolic][cuda][rows]") {
+  v1::Graph g = SoftmaxGraph({Sym("s0"), Int(64)}, {Int(64), Int(1)});
+  v1::Target target;
+  target.set_device_type(v1::CUDA);
+  target.set_cuda_cc_major(9);
+  target.set_cuda_cc_minor(0);
+  target.set_cuda_device_name("NVIDIA H100 80GB HBM3");
+  v1::ShapeEnv facts;
+  absl::StatusOr<Prepared> p = Prepare({.graph = &g, .target = &target, .mode = "default", .shape_env = &facts});
+  if (!p.ok()) {
+    WARN("no NVRTC here, CUDA target not prepared: " << p.status().message());
+    return;
+  }
+  absl::StatusOr<CompileOutput> out = Compile(*p);
+  INFO(out.status().ToString());
+  REQUIRE(out.ok());
+  REQUIRE(out->plan.steps_size() == 1);
+  REQUIRE(out->plan.steps(0).has_native());
+  CHECK(out->plan.steps(0).native().abi() == "tccd-cuda-sym-1");
+  CHECK(out->plan.steps(0).native().kernels(0).kind() == "cuda_row_reduction");
+  std::string ptx;
+  for (const ArtifactBytes& a : out->artifacts)
+    if (a.kind == v1::TEXT) ptx = a.bytes;
+  // Both entries take pointers, strides and sizes: 8 * 2 + 8 * 2 * 2 + 8 * 2.
+  CHECK(ptx.find("_contig_param_0[64]") != std::string::npos);
   CHECK(ptx.find("_strided_param_0[64]") != std::string::npos);
 }
 
