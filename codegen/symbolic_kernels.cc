@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/ir/proto_convert.h"
 #include "codegen/ir/sym_expr.h"
@@ -265,6 +267,9 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, 
     return out;
   }
   ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(*surrogate, FusionOptions{}));
+  // The partition before the row regrouping: a row group the checks refuse falls back to the
+  // groups it absorbed (its pointwise neighbours stay kernels, as before row kernels existed).
+  const Partition pointwise_partition = partition;
   // Reductions and norms absorb their pointwise neighbours as in the static CUDA partition (the
   // graph rewrites before it, e.g. the loss rows, are not run: their nodes are not the graph's).
   if (options.rows) {
@@ -272,12 +277,9 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, 
     (void)regrouped;  // the lowering's kernels and rejections show the result
   }
   SymbolicLowering out;
-  for (const ScheduleEntry& entry : partition.schedule) {
-    if (!entry.fused) {
-      out.schedule.push_back({.group = -1, .node = entry.index});
-      continue;
-    }
-    const FusionGroup& group = partition.groups[entry.index];
+  // Lowers one group to a kernel, or schedules its nodes as extern steps with the reason;
+  // returns whether it became a kernel.
+  auto lower_group = [&](const FusionGroup& group) -> absl::StatusOr<bool> {
     SymbolicKernelGroup k;
     k.nodes = group.nodes;
     for (const ir::ValueRef& r : group.inputs) k.inputs.push_back(ProtoRef(r));
@@ -293,30 +295,60 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, 
     } else {
       why = WhyNotSymbolic(g, group, k.inputs, k.outputs, *kernel);
     }
+    if (why.empty()) {
+      k.kernel = *std::move(kernel);
+      if (k.kernel.is_row_reduction()) {
+        for (size_t d = 0; d < row_space.size(); ++d)
+          if (row_space[d].kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
+      } else {
+        const v1::TensorMeta& space = g.nodes(group.nodes.front()).outputs(0);
+        for (int d = 0; d < space.sizes_size(); ++d)
+          if (space.sizes(d).kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
+      }
+      if (std::string problem = VerifyPointwiseKernel(k.kernel); !problem.empty())
+        return absl::InternalError(absl::StrCat("symbolic kernel ", k.kernel.name, " is invalid: ", problem));
+      if (absl::Status refused = options.check ? options.check(k.kernel) : absl::OkStatus(); !refused.ok())
+        why = std::string(refused.message());
+    }
     if (!why.empty()) {
       out.rejected.push_back(absl::StrCat("group of node ", group.nodes.front(), " (", g.nodes(group.nodes.front()).target(),
                                           ", ", group.nodes.size(), " ops): ", why));
-      for (int m : group.nodes) out.schedule.push_back({.group = -1, .node = m});
-      continue;
-    }
-    k.kernel = *std::move(kernel);
-    if (k.kernel.is_row_reduction()) {
-      for (size_t d = 0; d < row_space.size(); ++d)
-        if (row_space[d].kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
-    } else {
-      const v1::TensorMeta& space = g.nodes(group.nodes.front()).outputs(0);
-      for (int d = 0; d < space.sizes_size(); ++d)
-        if (space.sizes(d).kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
-    }
-    if (std::string problem = VerifyPointwiseKernel(k.kernel); !problem.empty())
-      return absl::InternalError(absl::StrCat("symbolic kernel ", k.kernel.name, " is invalid: ", problem));
-    if (absl::Status refused = options.check ? options.check(k.kernel) : absl::OkStatus(); !refused.ok()) {
-      out.rejected.push_back(absl::StrCat("group of node ", group.nodes.front(), ": ", refused.message()));
-      for (int m : group.nodes) out.schedule.push_back({.group = -1, .node = m});
-      continue;
+      return false;
     }
     out.schedule.push_back({.group = static_cast<int>(out.groups.size()), .node = -1});
     out.groups.push_back(std::move(k));
+    return true;
+  };
+  for (const ScheduleEntry& entry : partition.schedule) {
+    if (!entry.fused) {
+      out.schedule.push_back({.group = -1, .node = entry.index});
+      continue;
+    }
+    const FusionGroup& group = partition.groups[entry.index];
+    ASSIGN_OR_RETURN(bool lowered, lower_group(group));
+    if (lowered) continue;
+    // Refused: the group's nodes in the pointwise partition's order (a topological order of
+    // them; the group as a whole was placed after its inputs and before its readers), the
+    // pointwise groups wholly inside it tried as kernels of their own, the rest extern steps.
+    const absl::flat_hash_set<int> members(group.nodes.begin(), group.nodes.end());
+    const bool was_regrouped =
+        options.rows && !(pointwise_partition.group_of[group.nodes.front()] >= 0 &&
+                          pointwise_partition.groups[pointwise_partition.group_of[group.nodes.front()]].nodes == group.nodes);
+    for (const ScheduleEntry& base : pointwise_partition.schedule) {
+      if (!base.fused) {
+        if (members.contains(base.index)) out.schedule.push_back({.group = -1, .node = base.index});
+        continue;
+      }
+      const FusionGroup& part = pointwise_partition.groups[base.index];
+      const bool inside = absl::c_all_of(part.nodes, [&](int n) { return members.contains(n); });
+      bool part_lowered = false;
+      if (inside && was_regrouped) {
+        ASSIGN_OR_RETURN(part_lowered, lower_group(part));
+      }
+      if (!part_lowered)
+        for (int m : part.nodes)
+          if (members.contains(m)) out.schedule.push_back({.group = -1, .node = m});
+    }
   }
   return out;
 }
