@@ -59,8 +59,11 @@ _RET_TENSOR, _RET_TENSOR_LIST, _RET_DISCARD = 1, 2, 3
 # 2.15 does (tests/python/test_e2e_native_plan.py, masked convolution_backward); 2.11 throws.
 _UNDEFINED_TENSOR_RETURNS_CONVERT = tuple(int(p) for p in torch.__version__.split(".")[:2]) >= (2, 15)
 # TCCD_SHIM_*: extern ops with Scalar arguments run through AOTInductor's C shims.
-_SHIMS = {"aten::addmm.default": 1, "aten::baddbmm.default": 2, "aten::add.Tensor": 3}
+# mm/bmm have no Scalar but their typed _out shims cost less than the boxed dispatcher call.
+_SHIMS = {"aten::addmm.default": 1, "aten::baddbmm.default": 2, "aten::add.Tensor": 3, "aten::mm.default": 7,
+          "aten::bmm.default": 8}
 _SHIM_ADD_TENSOR = 3
+_SHIM_MM = (7, 8)
 # TCCD_SHIM_CONVOLUTION*, TCCD_SHIM_COPY: typed C shims (tccd_plan_bind_typed_shim), on every
 # torch of the range.
 _CONV_SHIMS = {"aten::convolution.default": 4, "aten::convolution_backward.default": 5}
@@ -400,8 +403,9 @@ def _schema_values(step: "pb.Step", schema: Any) -> Optional[List[Any]]:
 def out_shim(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[int, List[int], float, float]]:
     """(TCCD_SHIM_*, tensor argument ids, beta, alpha) for addmm/baddbmm and add.Tensor, whose
     Scalar beta and alpha the dispatcher cannot carry: AOTInductor's addmm_out/baddbmm_out and
-    add_Tensor shims take them as doubles. Floating outputs only (an integral addmm rejects a
-    floating beta, an integral add a floating alpha)."""
+    add_Tensor shims take them as doubles; mm/bmm through their _out shims (typed, cheaper than
+    the boxed call). Floating outputs only (an integral addmm rejects a floating beta, an
+    integral add a floating alpha)."""
     shim = _SHIMS.get(step.extern_call.target)
     if shim is None or len(step.outputs) != 1 or step.outputs[0] < 0:
         return None
@@ -415,6 +419,8 @@ def out_shim(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[int, List[int],
         return None
     if shim == _SHIM_ADD_TENSOR:
         tensors, beta, alpha = values[:2], 0.0, values[2]
+    elif shim in _SHIM_MM:
+        tensors, beta, alpha = values[:2], 0.0, 0.0
     else:
         tensors, beta, alpha = values[:3], values[3], values[4]
     if not all(isinstance(t, _Ref) for t in tensors):
@@ -691,6 +697,10 @@ class NativePlan:
                 shim, ids, beta, alpha = binding[1]
                 if lib.tccd_plan_bind_out_shim(handle, index, shim, _int64s(ids), beta, alpha) == 0:
                     self._extern_ops[index] += " [C shim]"
+                    continue
+                # No such shim in this torch: mm/bmm still have the dispatcher.
+                completed = complete_arguments(step, exprs)
+                if completed is not None and self._bind_dispatcher(index, completed):
                     continue
             self._extern_ops[index] += " [Python]"
             refs = _refs_of(step)

@@ -205,6 +205,39 @@ def test_conv_net_training_has_no_python_steps(daemon_env, monkeypatch):
     assert all(s["fallback"] is None and s["python_steps"] == 0 for s in stats), stats
 
 
+def _loaded_plans(monkeypatch):
+    """Every NativePlan loaded from now on (its _extern_ops says how each extern step runs)."""
+    loaded = []
+    original = native_plan.NativePlan.__init__
+
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        loaded.append(self)
+
+    monkeypatch.setattr(native_plan.NativePlan, "__init__", spy)
+    return loaded
+
+
+def test_hot_ops_run_through_typed_c_shims(daemon_env, monkeypatch):
+    # convolution, convolution_backward, copy_ (a buffer written back), mm and bmm skip the
+    # boxed dispatcher: their typed C shims, with eager's results bit for bit.
+    loaded = _loaded_plans(monkeypatch)
+    buf = torch.zeros(4, 6, 6)
+
+    def f(x, cw, a, b, p, q):
+        y = torch.nn.functional.conv2d(x, cw, padding=1)
+        buf.copy_(y[0].detach() * 0.5)
+        return y.relu(), torch.mm(a, b), torch.bmm(p, q)
+
+    args = (torch.randn(2, 3, 6, 6), torch.randn(4, 3, 3, 3), torch.randn(5, 7), torch.randn(7, 3),
+            torch.randn(2, 4, 5), torch.randn(2, 5, 6))
+    _runs_natively_as_eager(f, *args, backward=True)
+    ops = [op for plan in loaded for op in plan._extern_ops.values()]
+    for target in ("convolution.default", "convolution_backward.default", "copy_.default", "mm.default",
+                   "bmm.default"):
+        assert f"aten::{target} [C shim]" in ops, ops
+
+
 class _RunningMean(torch.nn.Module):
     """Buffers updated in place, as batch norm's running statistics are."""
 

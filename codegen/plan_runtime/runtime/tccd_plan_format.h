@@ -145,6 +145,10 @@
  * Scalar; a functional shim (the result is the shim's, not allocated by the runtime). Where the
  * running torch has no such shim, the step goes through the Python callback. */
 #define TCCD_SHIM_ADD_TENSOR 3
+/* aoti_torch_{cpu,cuda}_{mm,bmm}_out(out, self, mat2): typed, into the output the plan declares
+ * (no boxed call; extern matmuls of CPU plans). */
+#define TCCD_SHIM_MM_OUT 7
+#define TCCD_SHIM_BMM_OUT 8
 /* Typed shims (tccd_plan_bind_typed_shim).
  * aoti_torch_{cpu,cuda}_convolution and _convolution_backward: typed
  * calls instead of the boxed dispatcher's (no IValue stack, no list handles per call), and

@@ -695,11 +695,18 @@ static void* shim_fn(int32_t device_type, int shim) {
     case TCCD_SHIM_ADDMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_addmm_out : (void*)t_aoti_torch_cpu_addmm_out;
     case TCCD_SHIM_BADDBMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_baddbmm_out : (void*)t_aoti_torch_cpu_baddbmm_out;
     case TCCD_SHIM_ADD_TENSOR: return cuda ? (void*)t_aoti_torch_cuda_add_Tensor : (void*)t_aoti_torch_cpu_add_Tensor;
+    case TCCD_SHIM_MM_OUT: return cuda ? (void*)t_aoti_torch_cuda_mm_out : (void*)t_aoti_torch_cpu_mm_out;
+    case TCCD_SHIM_BMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_bmm_out : (void*)t_aoti_torch_cpu_bmm_out;
     case TCCD_SHIM_CONVOLUTION: return cuda ? (void*)t_aoti_torch_cuda_convolution : (void*)t_aoti_torch_cpu_convolution;
     case TCCD_SHIM_CONVOLUTION_BACKWARD:
       return cuda ? (void*)t_aoti_torch_cuda_convolution_backward : (void*)t_aoti_torch_cpu_convolution_backward;
     default: return NULL;
   }
+}
+
+/* The number of tensor arguments of an out shim (TCCD_SHIM_*). */
+static int shim_arity(int shim) {
+  return shim == TCCD_SHIM_ADD_TENSOR || shim == TCCD_SHIM_MM_OUT || shim == TCCD_SHIM_BMM_OUT ? 2 : 3;
 }
 
 /* An extern step run by an AOTInductor C shim (TCCD_SHIM_*): `ids` are its tensor arguments
@@ -709,13 +716,14 @@ EXPORT int tccd_plan_bind_out_shim(TccdPlan* p, int64_t step, int64_t shim, cons
                                    double beta, double alpha) {
   Step* s = extern_step(p, step);
   if (s == NULL) return -1;
-  if (shim != TCCD_SHIM_ADDMM_OUT && shim != TCCD_SHIM_BADDBMM_OUT && shim != TCCD_SHIM_ADD_TENSOR)
+  if (shim != TCCD_SHIM_ADDMM_OUT && shim != TCCD_SHIM_BADDBMM_OUT && shim != TCCD_SHIM_ADD_TENSOR &&
+      shim != TCCD_SHIM_MM_OUT && shim != TCCD_SHIM_BMM_OUT)
     return fail("step %ld: shim %ld", (long)step, (long)shim);
   if (s->n_out != 1 || s->out[0] < 0) return fail("step %ld: a shim step has one output", (long)step);
   const ValueMeta* m = &p->values[s->out[0]];
   if (m->dtype < 0 || (shim != TCCD_SHIM_ADD_TENSOR && m->offset != 0)) return fail("step %ld: output is not allocatable", (long)step);
   if (shim_fn(m->device_type, (int)shim) == NULL) return fail("step %ld: this torch has no C shim for it", (long)step);
-  for (int i = 0; i < (shim == TCCD_SHIM_ADD_TENSOR ? 2 : 3); ++i) {
+  for (int i = 0; i < shim_arity((int)shim); ++i) {
     if (ids[i] < 0 || ids[i] >= p->num_values) return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
     s->shim_args[i] = ids[i];
   }
@@ -1369,9 +1377,11 @@ typedef int32_t (*OutShimFn)(void*, void*, void*, void*, double, double);
 
 typedef int32_t (*AddShimFn)(void*, void*, double, void**);
 
+typedef int32_t (*MmShimFn)(void*, void*, void*);
+
 static int run_extern_shim(Run* run, const Step* s, int64_t index) {
   void* args[3] = {NULL, NULL, NULL};
-  for (int i = 0; i < (s->shim == TCCD_SHIM_ADD_TENSOR ? 2 : 3); ++i) {
+  for (int i = 0; i < shim_arity(s->shim); ++i) {
     if (get(run, index, s->shim_args[i], &args[i])) return -1;
   }
   const ValueMeta* m = &run->p->values[s->out[0]];
@@ -1392,7 +1402,9 @@ static int run_extern_shim(Run* run, const Step* s, int64_t index) {
   }
   int rc = allocate(run, index, s->out[0], device);
   if (rc) return rc;
-  if (((OutShimFn)fn)(run->env[s->out[0]], args[0], args[1], args[2], s->shim_beta, s->shim_alpha) != 0) {
+  void* out = run->env[s->out[0]];
+  if (shim_arity(s->shim) == 2 ? ((MmShimFn)fn)(out, args[0], args[1]) != 0
+                               : ((OutShimFn)fn)(out, args[0], args[1], args[2], s->shim_beta, s->shim_alpha) != 0) {
     const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
     return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
   }

@@ -83,6 +83,10 @@
     (void* out, void* self, void* mat1, void* mat2, double beta, double alpha))                    \
   X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_baddbmm_out,                                        \
     (void* out, void* self, void* batch1, void* batch2, double beta, double alpha))                \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_mm_out, (void* out, void* self, void* mat2))            \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_mm_out, (void* out, void* self, void* mat2))          \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_bmm_out, (void* out, void* self, void* mat2))           \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_bmm_out, (void* out, void* self, void* mat2))         \
   X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_add_Tensor,                                           \
     (void* self, void* other, double alpha, void** ret0))                                          \
   X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_add_Tensor,                                         \
