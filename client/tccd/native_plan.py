@@ -729,6 +729,18 @@ class NativePlan:
         self._run = lib.tccd_plan_run
         self._output_is_ref = [isinstance(o, _Ref) for o in self.outputs]
         self._all_outputs_ref = all(self._output_is_ref)
+        # The outputs list per call: a template holding the constant outputs (None, ints; an
+        # AOT forward has one per saved size or unused slot), the ref outputs placed by position,
+        # only outputs with symbols (or lists, fresh per call) computed per call.
+        self._ref_positions = [i for i, is_ref in enumerate(self._output_is_ref) if is_ref]
+        self._computed_positions = [
+            i for i, o in enumerate(self.outputs) if not self._output_is_ref[i] and (isinstance(o, list) or _has_sym(o))
+        ]
+        computed = set(self._computed_positions)
+        self._output_template = [
+            None if is_ref or i in computed else o
+            for i, (o, is_ref) in enumerate(zip(self.outputs, self._output_is_ref))
+        ]
         self._wrapper_ns = 0  # TCCD_PLAN_PROFILE: time in __call__ outside the native run
         self._wrapper_runs = 0
         if _profiling() and hasattr(lib, "tccd_plan_profile"):
@@ -846,12 +858,14 @@ class NativePlan:
         tensors = torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs(out_capsules)
         if self._all_outputs_ref:
             return tensors
-        env = {-1: bound}
-        it = iter(tensors)
-        return [
-            next(it) if is_ref else _materialize(out, env)
-            for out, is_ref in zip(self.outputs, self._output_is_ref)
-        ]
+        result = self._output_template.copy()
+        for position, tensor in zip(self._ref_positions, tensors):
+            result[position] = tensor
+        if self._computed_positions:
+            env = {-1: bound}
+            for position in self._computed_positions:
+                result[position] = _materialize(self.outputs[position], env)
+        return result
 
 
 _PROFILE_CLASSES = ("kernels", "segments", "views", "extern (dispatcher)", "extern (out shim)",
