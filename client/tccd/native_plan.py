@@ -9,7 +9,8 @@ here, once at load, from each op's torch schema (defaults filled, every argument
 stable dispatcher of each torch carries is written down in codegen/plan_runtime/README.md;
 addmm/baddbmm (Scalar beta/alpha, which no dispatcher converts) run through AOTInductor's C
 shims instead, and so do convolution, convolution_backward (whose masked-off gradients torch
-2.11's dispatcher cannot return) and copy_, typed, without the boxed call's per-call cost. One
+2.11's dispatcher cannot return) and copy_, typed, without the boxed call's per-call cost; extern
+view ops are made from the plan's metadata where their base is laid out as declared. One
 plan call is one foreign call (tccd_plan_run_py, through ctypes.PyDLL): the input and output
 capsules cross as Python lists, not one ctypes call per tensor. An op whose arguments or returns neither can carry (other Scalar arguments,
 optional or nested list returns...) is bound to a Python callback the runtime calls from inside the one native call; those steps are
@@ -68,6 +69,15 @@ _SHIM_MM = (7, 8)
 # torch of the range.
 _CONV_SHIMS = {"aten::convolution.default": 4, "aten::convolution_backward.default": 5}
 _SHIM_COPY = 6
+# Ops whose output is a view of their first argument, same dtype (tccd_plan_bind_view: made from
+# the plan's metadata where the base is laid out as declared, else run by the dispatcher).
+_VIEW_OPS = {
+    "aten::view.default", "aten::_unsafe_view.default", "aten::t.default", "aten::transpose.int",
+    "aten::permute.default", "aten::squeeze.dim", "aten::squeeze.dims", "aten::squeeze.default",
+    "aten::unsqueeze.default", "aten::expand.default", "aten::select.int", "aten::slice.Tensor",
+    "aten::detach.default", "aten::alias.default", "aten::_reshape_alias.default", "aten::as_strided.default",
+    "aten::diagonal.default", "aten::unfold.default",
+}
 # c10 codes of the stable dispatcher's Layout, MemoryFormat and DeviceType (tccd_plan_format.h
 # TCCD_C10_*, checked against torch's aoti_torch_* functions by the ABI test).
 C10_LAYOUTS = {torch.strided: 0}
@@ -180,6 +190,7 @@ def _open_runtime(path: str) -> ctypes.CDLL:
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64,
             ctypes.POINTER(ctypes.c_int64),
         ]
+        lib.tccd_plan_bind_view.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
         lib.tccd_plan_bind_arange.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
         lib.tccd_plan_bind_python_extern.argtypes = [
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
@@ -670,6 +681,10 @@ class NativePlan:
             self._extern_ops[index] = step.extern_call.target
             if binding is not None and binding[0] == "dispatcher":
                 if self._bind_dispatcher(index, binding[1]):
+                    base = decode_value(step.extern_call.args[0]) if step.extern_call.args else None
+                    if (step.extern_call.target in _VIEW_OPS and isinstance(base, _Ref) and not self.symbolic
+                            and lib.tccd_plan_bind_view(handle, index, base.id) == 0):
+                        self._extern_ops[index] += " [view]"
                     continue
             elif binding is not None and binding[0] == "constant":
                 (capsule,) = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors([binding[1]])

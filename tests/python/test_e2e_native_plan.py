@@ -238,6 +238,25 @@ def test_hot_ops_run_through_typed_c_shims(daemon_env, monkeypatch):
         assert f"aten::{target} [C shim]" in ops, ops
 
 
+def test_extern_views_are_made_from_the_plans_metadata(daemon_env, monkeypatch):
+    # View ops left as extern steps (views of matmul outputs) skip the dispatcher where the base
+    # is laid out as declared: outputs, strides and offsets as eager's, gradients too.
+    loaded = _loaded_plans(monkeypatch)
+
+    def f(a, b, c):
+        m = torch.mm(a, b)
+        return m.t(), m.view(2, 3, 4)[1], m.unsqueeze(0).expand(2, 6, 4), torch.bmm(c, c.transpose(1, 2)).permute(2, 0, 1)
+
+    args = (torch.randn(6, 5), torch.randn(5, 4), torch.randn(2, 3, 4))
+    out = torch.compile(f, backend="tccd")(*args)
+    for o, r in zip(out, f(*args)):
+        torch.testing.assert_close(o, r, rtol=0, atol=0)
+        assert o.stride() == r.stride() and o.storage_offset() == r.storage_offset()
+    _runs_natively_as_eager(f, *args, backward=True)
+    ops = [op for plan in loaded for op in plan._extern_ops.values()]
+    assert any(op.endswith(" [view]") for op in ops), ops
+
+
 class _RunningMean(torch.nn.Module):
     """Buffers updated in place, as batch norm's running statistics are."""
 

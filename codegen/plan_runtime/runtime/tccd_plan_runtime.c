@@ -188,6 +188,10 @@ typedef struct {
   int32_t conv_transposed; /* TCCD_SHIM_COPY: non_blocking */
   int64_t conv_groups;
   int32_t conv_mask[3];
+  /* A view op bound to the dispatcher (tccd_plan_bind_view): when its base (alias_base) has the
+   * sizes and strides the plan declares, the output is made from the plan's metadata instead
+   * (alias_delta: the offset increment), no dispatcher call. */
+  int view_fast;
   int64_t n_refs; /* EXTERN_PYTHON */
   int64_t* refs;
   int64_t n_release;
@@ -830,6 +834,23 @@ EXPORT int tccd_plan_bind_arange(TccdPlan* p, int64_t step, const int64_t* words
   return 0;
 }
 
+/* Extern step `step`, already bound to the dispatcher, is a view of value `base` (view, t,
+ * transpose, ...): made from the declared metadata where the base's layout is the declared one. */
+EXPORT int tccd_plan_bind_view(TccdPlan* p, int64_t step, int64_t base) {
+  Step* s = extern_step(p, step);
+  if (s == NULL) return -1;
+  if (s->extern_mode != EXTERN_DISPATCHER) return fail("step %ld: bind the dispatcher first", (long)step);
+  if (s->n_out != 1 || s->out[0] < 0 || base < 0 || base >= p->num_values) return fail("step %ld: not a view", (long)step);
+  const ValueMeta* b = &p->values[base];
+  const ValueMeta* o = &p->values[s->out[0]];
+  if (b->symbolic || o->symbolic || b->dtype < 0 || b->dtype != o->dtype || b->device_type != o->device_type)
+    return fail("step %ld: not a static view of the same dtype", (long)step);
+  s->alias_base = base;
+  s->alias_delta = o->offset - b->offset;
+  s->view_fast = 1;
+  return 0;
+}
+
 EXPORT int tccd_plan_bind_python_extern(TccdPlan* p, int64_t step, int64_t n_refs, const int64_t* ids) {
   Step* s = extern_step(p, step);
   if (s == NULL) return -1;
@@ -1338,7 +1359,28 @@ static void set_output(Run* run, const Step* s, int64_t o, void* h) {
   }
 }
 
+/* A view step whose base is laid out as declared: its output from the plan's metadata (as an
+ * alias step), 0; 1 where the base differs (the dispatcher runs the op). */
+static int try_view(Run* run, const Step* s, int64_t index) {
+  void* base = run->env[s->alias_base];
+  const ValueMeta* b = &run->p->values[s->alias_base];
+  int64_t dim = -1, *sizes = NULL, *strides = NULL;
+  if (base == NULL || t_aoti_torch_get_dim(base, &dim) || dim != b->rank || t_aoti_torch_get_sizes(base, &sizes) ||
+      t_aoti_torch_get_strides(base, &strides))
+    return 1;
+  for (int d = 0; d < b->rank; ++d) {
+    if (sizes[d] != b->sizes[d] || strides[d] != b->strides[d]) return 1;
+  }
+  const ValueMeta* m = &run->p->values[s->out[0]];
+  void* view = NULL;
+  if (t_aoti_torch__reinterpret_tensor(base, m->rank, m->sizes, m->strides, s->alias_delta, &view) != 0) return 1;
+  set_output(run, s, 0, view);
+  (void)index;
+  return 0;
+}
+
 static int run_extern_dispatcher(Run* run, const Step* s, int64_t index) {
+  if (s->view_fast && try_view(run, s, index) == 0) return 0;
   int64_t n = s->n_args > s->n_returns ? s->n_args : s->n_returns;
   uint64_t stack[n ? n : 1];
   memset(stack, 0, sizeof(stack));

@@ -22,7 +22,7 @@
  *     tccd_plan_bind_arange; TCCD_SHIM_ADD_TENSOR.
  * -4: tccd_plan_bind_typed_shim (convolution, convolution_backward and copy_ through typed C
  *     shims); tccd_plan_py_init, tccd_plan_run_py (one call per plan from Python);
- *     tccd_plan_profile_steps. */
+ *     tccd_plan_profile_steps; tccd_plan_bind_view. */
 #define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-4"
 
 typedef struct TccdPlan TccdPlan;
@@ -67,6 +67,11 @@ int tccd_plan_bind_typed_shim(TccdPlan* plan, int64_t step, int64_t shim, const 
 /* Extern step `step` (aten::arange with SymInt bounds) is computed by the runtime: `words` is
  * (is_expr, v) for start, end, step, each an int or an expression index. Integral outputs. */
 int tccd_plan_bind_arange(TccdPlan* plan, int64_t step, const int64_t* words);
+/* Extern step `step`, bound to the dispatcher, is a view op of value `base` (view, t, transpose,
+ * permute, expand, select, slice, ...): where the base has the plan's declared sizes and strides
+ * at run time, the runtime makes the output from the declared metadata (as an alias step), no
+ * dispatcher call; otherwise the dispatcher runs the op. */
+int tccd_plan_bind_view(TccdPlan* plan, int64_t step, int64_t base);
 /* Extern step `step` runs through the Python callback, which receives these values. */
 int tccd_plan_bind_python_extern(TccdPlan* plan, int64_t step, int64_t n_refs, const int64_t* ids);
 int64_t tccd_plan_num_inputs(const TccdPlan* plan);
