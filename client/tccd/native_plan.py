@@ -8,7 +8,11 @@ The daemon does not know this process's torch schemas, so extern argument lists 
 here, once at load, from each op's torch schema (defaults filled, every argument typed). What the
 stable dispatcher of each torch carries is written down in codegen/plan_runtime/README.md;
 addmm/baddbmm (Scalar beta/alpha, which no dispatcher converts) run through AOTInductor's C
-shims instead. An op whose arguments or returns neither can carry (other Scalar arguments,
+shims instead, and so do convolution, convolution_backward (whose masked-off gradients torch
+2.11's dispatcher cannot return) and copy_, typed, without the boxed call's per-call cost; extern
+view ops are made from the plan's metadata where their base is laid out as declared. One
+plan call is one foreign call (tccd_plan_run_py, through ctypes.PyDLL): the input and output
+capsules cross as Python lists, not one ctypes call per tensor. An op whose arguments or returns neither can carry (other Scalar arguments,
 optional or nested list returns...) is bound to a Python callback the runtime calls from inside the one native call; those steps are
 counted in `python_steps`. Anything that fails at load (torch version outside the declared
 range, a missing symbol, a malformed descriptor) leaves the plan to the Python interpreter
@@ -36,7 +40,7 @@ from .v1 import tccd_pb2 as pb
 
 log = logging.getLogger(__name__)
 
-RUNTIME_ABI = b"tccd-plan-runtime-3"
+RUNTIME_ABI = b"tccd-plan-runtime-4"
 # The torch releases whose C ABI the runtime is declared against (tccd_plan_torch_abi.h).
 TORCH_MIN = (2, 11)
 TORCH_MAX = (2, 15)
@@ -56,8 +60,24 @@ _RET_TENSOR, _RET_TENSOR_LIST, _RET_DISCARD = 1, 2, 3
 # 2.15 does (tests/python/test_e2e_native_plan.py, masked convolution_backward); 2.11 throws.
 _UNDEFINED_TENSOR_RETURNS_CONVERT = tuple(int(p) for p in torch.__version__.split(".")[:2]) >= (2, 15)
 # TCCD_SHIM_*: extern ops with Scalar arguments run through AOTInductor's C shims.
-_SHIMS = {"aten::addmm.default": 1, "aten::baddbmm.default": 2, "aten::add.Tensor": 3}
+# mm/bmm have no Scalar but their typed _out shims cost less than the boxed dispatcher call.
+_SHIMS = {"aten::addmm.default": 1, "aten::baddbmm.default": 2, "aten::add.Tensor": 3, "aten::mm.default": 7,
+          "aten::bmm.default": 8}
 _SHIM_ADD_TENSOR = 3
+_SHIM_MM = (7, 8)
+# TCCD_SHIM_CONVOLUTION*, TCCD_SHIM_COPY: typed C shims (tccd_plan_bind_typed_shim), on every
+# torch of the range.
+_CONV_SHIMS = {"aten::convolution.default": 4, "aten::convolution_backward.default": 5}
+_SHIM_COPY = 6
+# Ops whose output is a view of their first argument, same dtype (tccd_plan_bind_view: made from
+# the plan's metadata where the base is laid out as declared, else run by the dispatcher).
+_VIEW_OPS = {
+    "aten::view.default", "aten::_unsafe_view.default", "aten::t.default", "aten::transpose.int",
+    "aten::permute.default", "aten::squeeze.dim", "aten::squeeze.dims", "aten::squeeze.default",
+    "aten::unsqueeze.default", "aten::expand.default", "aten::select.int", "aten::slice.Tensor",
+    "aten::detach.default", "aten::alias.default", "aten::_reshape_alias.default", "aten::as_strided.default",
+    "aten::diagonal.default", "aten::unfold.default",
+}
 # c10 codes of the stable dispatcher's Layout, MemoryFormat and DeviceType (tccd_plan_format.h
 # TCCD_C10_*, checked against torch's aoti_torch_* functions by the ABI test).
 C10_LAYOUTS = {torch.strided: 0}
@@ -166,6 +186,11 @@ def _open_runtime(path: str) -> ctypes.CDLL:
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
             ctypes.c_double, ctypes.c_double,
         ]
+        lib.tccd_plan_bind_typed_shim.argtypes = [
+            ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64,
+            ctypes.POINTER(ctypes.c_int64),
+        ]
+        lib.tccd_plan_bind_view.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
         lib.tccd_plan_bind_arange.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
         lib.tccd_plan_bind_python_extern.argtypes = [
             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
@@ -186,6 +211,17 @@ def _open_runtime(path: str) -> ctypes.CDLL:
         lib.tccd_plan_run_symbolic.argtypes = lib.tccd_plan_run.argtypes + [
             ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
         ]
+        # The same library through ctypes.PyDLL (calls keep the GIL): tccd_plan_run_py takes the
+        # input capsules and returns the output capsules as Python lists, one foreign call per
+        # plan call whatever its number of tensors. Unavailable (None): per-tensor ctypes calls.
+        lib.run_py = None
+        if os.environ.get("TCCD_PLAN_RUN_PY", "1") != "0" and hasattr(lib, "tccd_plan_py_init"):
+            py = ctypes.PyDLL(path, mode=ctypes.RTLD_LOCAL)
+            if py.tccd_plan_py_init() == 0:
+                lib.run_py = py.tccd_plan_run_py
+                lib.run_py.argtypes = [
+                    ctypes.c_void_p, ctypes.py_object, ctypes.py_object, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
+                ]
         cpu = _loaded_library("libtorch_cpu.so")
         if cpu is None:
             raise NativeUnavailable("libtorch_cpu.so is not mapped in this process")
@@ -378,8 +414,9 @@ def _schema_values(step: "pb.Step", schema: Any) -> Optional[List[Any]]:
 def out_shim(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[int, List[int], float, float]]:
     """(TCCD_SHIM_*, tensor argument ids, beta, alpha) for addmm/baddbmm and add.Tensor, whose
     Scalar beta and alpha the dispatcher cannot carry: AOTInductor's addmm_out/baddbmm_out and
-    add_Tensor shims take them as doubles. Floating outputs only (an integral addmm rejects a
-    floating beta, an integral add a floating alpha)."""
+    add_Tensor shims take them as doubles; mm/bmm through their _out shims (typed, cheaper than
+    the boxed call). Floating outputs only (an integral addmm rejects a floating beta, an
+    integral add a floating alpha)."""
     shim = _SHIMS.get(step.extern_call.target)
     if shim is None or len(step.outputs) != 1 or step.outputs[0] < 0:
         return None
@@ -393,6 +430,8 @@ def out_shim(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[int, List[int],
         return None
     if shim == _SHIM_ADD_TENSOR:
         tensors, beta, alpha = values[:2], 0.0, values[2]
+    elif shim in _SHIM_MM:
+        tensors, beta, alpha = values[:2], 0.0, 0.0
     else:
         tensors, beta, alpha = values[:3], values[3], values[4]
     if not all(isinstance(t, _Ref) for t in tensors):
@@ -400,6 +439,76 @@ def out_shim(step: "pb.Step", plan: "pb.Plan") -> Optional[Tuple[int, List[int],
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (beta, alpha)):
         return None
     return shim, [t.id for t in tensors], float(beta), float(alpha)
+
+
+def conv_shim(step: "pb.Step") -> Optional[Tuple[int, List[int], List[int]]]:
+    """(TCCD_SHIM_CONVOLUTION*, tensor argument ids, words) for convolution and
+    convolution_backward with plain int arguments: the runtime calls AOTInductor's typed C shims
+    (no IValue stack, no list handles per call; an undefined gradient of a masked-off output is
+    a handle the runtime drops, which torch 2.11's stable dispatcher could not return). Words as
+    tccd_plan_format.h lays them out; None (the dispatcher, or Python) for anything else, e.g.
+    SymInt sizes."""
+    shim = _CONV_SHIMS.get(step.extern_call.target)
+    if shim is None:
+        return None
+    try:
+        schema = resolve_op(step.extern_call.target)._schema
+    except Exception:
+        return None
+    values = _schema_values(step, schema)
+    if values is None:
+        return None
+    backward = shim == _CONV_SHIMS["aten::convolution_backward.default"]
+    if backward:
+        tensors, bias_sizes, rest, mask = values[:3], values[3], values[4:10], values[10]
+    else:
+        tensors, bias_sizes, rest, mask = values[:3], None, values[3:9], None
+    stride, padding, dilation, transposed, output_padding, groups = rest
+
+    def int_list(v: Any) -> bool:
+        return isinstance(v, (list, tuple)) and all(_is_int(x) for x in v)
+
+    if not all(isinstance(t, _Ref) for t in tensors[:2]) or not (tensors[2] is None or isinstance(tensors[2], _Ref)):
+        return None
+    if backward and tensors[2] is None:
+        return None
+    if not all(int_list(v) for v in (stride, padding, dilation, output_padding)):
+        return None
+    if not isinstance(transposed, bool) or not _is_int(groups):
+        return None
+    words: List[int] = []
+    for v in (stride, padding, dilation):
+        words += [len(v), *v]
+    words += [int(transposed), len(output_padding), *output_padding, groups]
+    if backward:
+        if bias_sizes is not None and not int_list(bias_sizes):
+            return None
+        if not (isinstance(mask, (list, tuple)) and len(mask) == 3 and all(isinstance(m, bool) for m in mask)):
+            return None
+        outputs = list(step.outputs) + [-1] * (3 - len(step.outputs))
+        if len(step.outputs) > 3 or any(o >= 0 and not m for o, m in zip(outputs, mask)):
+            return None
+        # A gradient no step reads is not computed (as the plan drops it anyway).
+        mask = [m and o >= 0 for m, o in zip(mask, outputs)]
+        words += [int(bias_sizes is not None), len(bias_sizes or []), *(bias_sizes or []), *map(int, mask)]
+    elif len(step.outputs) != 1 or step.outputs[0] < 0:
+        return None
+    return shim, [-1 if t is None else t.id for t in tensors], words
+
+
+def copy_shim(step: "pb.Step") -> Optional[Tuple[int, List[int], List[int]]]:
+    """(TCCD_SHIM_COPY, [self, src, -1], [non_blocking]) for copy_ between two plan values (batch
+    norm's running statistics written back: three per layer and step), run by aoti_torch_copy_
+    rather than the boxed dispatcher; None for anything else."""
+    if step.extern_call.target != "aten::copy_.default" or len(step.outputs) != 1:
+        return None
+    try:
+        values = _schema_values(step, resolve_op(step.extern_call.target)._schema)
+    except Exception:
+        return None
+    if values is None or not all(isinstance(v, _Ref) for v in values[:2]) or not isinstance(values[2], bool):
+        return None
+    return _SHIM_COPY, [values[0].id, values[1].id, -1], [int(values[2])]
 
 
 # Factory ops whose result depends on their Scalar arguments only, deterministically: computed
@@ -465,13 +574,16 @@ def symbolic_arange(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, 
 
 def bind_extern(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]] = None) -> Optional[Tuple[str, Any]]:
     """How the runtime calls an extern step natively: ("dispatcher", complete_arguments),
-    ("shim", out_shim), ("constant", the tensor a clone of which the step returns) or
+    ("shim", out_shim), ("typed", conv_shim or copy_shim), ("constant", the tensor a clone of which the step returns) or
     ("arange", symbolic_arange); None when
     it needs the Python callback. `plan` gives the values' metadata a binding may need; `exprs`
     the descriptor's expression indices (symbolic plans)."""
     shim = out_shim(step, plan)
     if shim is not None:
         return "shim", shim
+    typed = conv_shim(step) or copy_shim(step)
+    if typed is not None:
+        return "typed", typed
     constant = constant_factory(step)
     if constant is not None:
         return "constant", constant
@@ -557,6 +669,8 @@ class NativePlan:
             lib.tccd_plan_expr_text(handle, k).decode("utf-8"): k for k in range(lib.tccd_plan_num_exprs(handle))
         }
         self._python_runs: Dict[int, Tuple[List[int], Any, List[int]]] = {}
+        # TCCD_PLAN_PROFILE's report by op: extern step index -> "target [how it runs]".
+        self._extern_ops: Dict[int, str] = {}
         # Python steps with SymInt arguments, and SymInt outputs, read the symbols' values in
         # Python: computed per call (from the inputs' sizes) only when one exists.
         self._python_symbols = any(_has_sym(o) for o in self.outputs)
@@ -564,12 +678,13 @@ class NativePlan:
             if step.WhichOneof("kind") != "extern_call":
                 continue
             binding = bind_extern(step, plan, exprs)
+            self._extern_ops[index] = step.extern_call.target
             if binding is not None and binding[0] == "dispatcher":
-                kinds, payloads, returns, pool = binding[1]
-                if lib.tccd_plan_bind_extern(
-                    handle, index, None, len(kinds), _int64s(kinds), _int64s(payloads),
-                    len(returns), _int64s(returns), len(pool), _int64s(pool),
-                ) == 0:
+                if self._bind_dispatcher(index, binding[1]):
+                    base = decode_value(step.extern_call.args[0]) if step.extern_call.args else None
+                    if (step.extern_call.target in _VIEW_OPS and isinstance(base, _Ref) and not self.symbolic
+                            and lib.tccd_plan_bind_view(handle, index, base.id) == 0):
+                        self._extern_ops[index] += " [view]"
                     continue
             elif binding is not None and binding[0] == "constant":
                 (capsule,) = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors([binding[1]])
@@ -581,13 +696,28 @@ class NativePlan:
                     _int64s([constant.value, 0]), 1, _int64s([_RET_TENSOR]), 0, _int64s([]),
                 ) == 0:
                     continue
+            elif binding is not None and binding[0] == "typed":
+                shim, ids, words = binding[1]
+                if lib.tccd_plan_bind_typed_shim(handle, index, shim, _int64s(ids), len(words), _int64s(words)) == 0:
+                    self._extern_ops[index] += " [C shim]"
+                    continue
+                # This torch has no such shim (or it refused the step): the dispatcher, as before.
+                completed = complete_arguments(step, exprs)
+                if completed is not None and self._bind_dispatcher(index, completed):
+                    continue
             elif binding is not None and binding[0] == "arange":
                 if lib.tccd_plan_bind_arange(handle, index, _int64s(binding[1])) == 0:
                     continue
             elif binding is not None:
                 shim, ids, beta, alpha = binding[1]
                 if lib.tccd_plan_bind_out_shim(handle, index, shim, _int64s(ids), beta, alpha) == 0:
+                    self._extern_ops[index] += " [C shim]"
                     continue
+                # No such shim in this torch: mm/bmm still have the dispatcher.
+                completed = complete_arguments(step, exprs)
+                if completed is not None and self._bind_dispatcher(index, completed):
+                    continue
+            self._extern_ops[index] += " [Python]"
             refs = _refs_of(step)
             if lib.tccd_plan_bind_python_extern(handle, index, len(refs), _int64s(refs), ) != 0:
                 raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
@@ -613,10 +743,31 @@ class NativePlan:
         self._OutArray = ctypes.c_void_p * max(1, self._num_ref_outputs)
         self._run = lib.tccd_plan_run
         self._output_is_ref = [isinstance(o, _Ref) for o in self.outputs]
+        self._all_outputs_ref = all(self._output_is_ref)
+        # The outputs list per call: a template holding the constant outputs (None, ints; a
+        # backward plan returns None for every input without a gradient: 157 of ResNet-50's
+        # 315), the ref outputs placed by position,
+        # only outputs with symbols (or lists, fresh per call) computed per call.
+        self._ref_positions = [i for i, is_ref in enumerate(self._output_is_ref) if is_ref]
+        self._computed_positions = [
+            i for i, o in enumerate(self.outputs) if not self._output_is_ref[i] and (isinstance(o, list) or _has_sym(o))
+        ]
+        computed = set(self._computed_positions)
+        self._output_template = [
+            None if is_ref or i in computed else o
+            for i, (o, is_ref) in enumerate(zip(self.outputs, self._output_is_ref))
+        ]
         self._wrapper_ns = 0  # TCCD_PLAN_PROFILE: time in __call__ outside the native run
         self._wrapper_runs = 0
         if _profiling() and hasattr(lib, "tccd_plan_profile"):
             _profiled.append(weakref.ref(self))
+
+    def _bind_dispatcher(self, index: int, completed: Tuple[List[int], List[int], List[int], List[int]]) -> bool:
+        kinds, payloads, returns, pool = completed
+        return self._lib.tccd_plan_bind_extern(
+            self._handle, index, None, len(kinds), _int64s(kinds), _int64s(payloads),
+            len(returns), _int64s(returns), len(pool), _int64s(pool),
+        ) == 0
 
     def __del__(self):
         handle = getattr(self, "_handle", None)
@@ -678,18 +829,26 @@ class NativePlan:
             for i, part, d, index in self.interpreted.bindings:
                 bound[f"s{index}"] = args[i].shape[d] if part == 0 else args[i].stride(d)
         args.clear()  # boxed convention: the plan owns the inputs now
-        inputs = self._InArray(*[_capsule_pointer(c, None) for c in capsules])
-        outputs = self._OutArray()
         self._error.exc = None
         self._error.symbols = bound
+        given = None
+        if symbols:
+            given = [_NO_SYMBOL] * self._num_symbols
+            for name, value in symbols.items():
+                index = int(name[1:])
+                if 0 <= index < self._num_symbols:
+                    given[index] = int(value)
+        run_py = self._lib.run_py
+        if run_py is not None:
+            out_capsules: List[Any] = []
+        else:
+            inputs = self._InArray(*[_capsule_pointer(c, None) for c in capsules])
+            outputs = self._OutArray()
         try:
             native_start = time.perf_counter_ns()
-            if symbols:
-                given = [_NO_SYMBOL] * self._num_symbols
-                for name, value in symbols.items():
-                    index = int(name[1:])
-                    if 0 <= index < self._num_symbols:
-                        given[index] = int(value)
+            if run_py is not None:
+                rc = run_py(self._handle, capsules, out_capsules, len(given or ()), _int64s(given) if given else None)
+            elif given:
                 rc = self._lib.tccd_plan_run_symbolic(
                     self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs, len(given), _int64s(given)
                 )
@@ -697,26 +856,32 @@ class NativePlan:
                 rc = self._run(self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs)
             if self._wrapper_runs > 0:
                 self._wrapper_ns -= time.perf_counter_ns() - native_start
-        except SystemError as e:
+        except Exception as e:
             # An op failed in Python code the dispatcher called (a Python kernel) and left its
-            # exception set when the foreign call returned; CPython reports that as a
-            # SystemError caused by the op's own exception, which is the one to report.
+            # exception set when the foreign call returned: ctypes raises it (PyDLL), or CPython
+            # reports a SystemError caused by the op's own exception (CDLL); the op's is the one
+            # to report. The runtime has failed the call and freed every handle.
             if self._error.exc is None:
-                self._error.exc = e.__cause__ or e
+                self._error.exc = e.__cause__ if isinstance(e, SystemError) and e.__cause__ else e
             rc = -1
         if rc != 0:
             message = self._lib.tccd_plan_last_error().decode("utf-8", "replace")
             exc = self._error.exc
             self._error.exc = None
             raise RuntimeError(f"{message}: {exc}" if exc else message) from exc
-        tensors = iter(torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs(
-            [_capsule_new(outputs[i], None, None) for i in range(self._num_ref_outputs)]
-        ))
-        env = {-1: bound}
-        return [
-            next(tensors) if is_ref else _materialize(out, env)
-            for out, is_ref in zip(self.outputs, self._output_is_ref)
-        ]
+        if run_py is None:
+            out_capsules = [_capsule_new(outputs[i], None, None) for i in range(self._num_ref_outputs)]
+        tensors = torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs(out_capsules)
+        if self._all_outputs_ref:
+            return tensors
+        result = self._output_template.copy()
+        for position, tensor in zip(self._ref_positions, tensors):
+            result[position] = tensor
+        if self._computed_positions:
+            env = {-1: bound}
+            for position in self._computed_positions:
+                result[position] = _materialize(self.outputs[position], env)
+        return result
 
 
 _PROFILE_CLASSES = ("kernels", "segments", "views", "extern (dispatcher)", "extern (out shim)",
@@ -746,7 +911,29 @@ def profile_report() -> str:
                  if ns[i] or steps[i]]
         lines.append(f"tccd plan profile {plan.name}: {c} calls, us per call: native {sum(ns) / c / 1e3:.1f} = "
                      + ", ".join(parts) + f"; Python wrapper {plan._wrapper_ns / c / 1e3:.1f}")
+        by_op = _extern_profile(plan, c)
+        if by_op:
+            lines.append(f"  extern steps by op, us per call (steps): {by_op}")
     return "\n".join(lines)
+
+
+def _extern_profile(plan: "NativePlan", calls: int, top: int = 12) -> str:
+    """The plan's extern steps summed by op (and how they run), most host time first."""
+    if not hasattr(plan._lib, "tccd_plan_profile_steps") or not plan._extern_ops:
+        return ""
+    fn = plan._lib.tccd_plan_profile_steps
+    fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64], ctypes.c_int64
+    n = max(plan._extern_ops) + 1
+    ns = (ctypes.c_int64 * n)()
+    if fn(plan._handle, ns, n) <= 0:
+        return ""
+    total: Dict[str, List[int]] = {}
+    for index, op in plan._extern_ops.items():
+        entry = total.setdefault(op, [0, 0])
+        entry[0] += ns[index]
+        entry[1] += 1
+    ranked = sorted(total.items(), key=lambda kv: -kv[1][0])
+    return ", ".join(f"{op} {t / calls / 1e3:.1f} ({k})" for op, (t, k) in ranked[:top])
 
 
 def _print_profile() -> None:

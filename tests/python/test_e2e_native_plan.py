@@ -151,13 +151,13 @@ def test_bool_lists_and_optionals_of_backward_ops_run_natively(daemon_env):
                             backward=True, undefined_returns=True)
 
 
-def test_unused_tensor_returns_go_through_python_before_torch_2_15(daemon_env, monkeypatch):
-    # Before 2.15 the dispatcher's return conversion throws on an undefined Tensor return (a
-    # masked-off bias gradient): such ops run through the Python callback there, with the same
-    # results. Forced here on the installed torch.
-    from tccd import native_plan
-
+def _conv_step(monkeypatch, conv_shims=None):
+    """One training step of a bias-free conv (grad_bias masked off) compiled by tccd, with
+    torch 2.11's dispatcher (an undefined Tensor return cannot come back through it: forced
+    here on the installed torch); the gradients equal eager's. Returns the compile stats."""
     monkeypatch.setattr(native_plan, "_UNDEFINED_TENSOR_RETURNS_CONVERT", False)
+    if conv_shims is not None:
+        monkeypatch.setattr(native_plan, "_CONV_SHIMS", conv_shims)
 
     def f(x, cw):
         return torch.nn.functional.conv1d(x, cw, padding=1)  # no bias: grad_bias masked off
@@ -171,7 +171,90 @@ def test_unused_tensor_returns_go_through_python_before_torch_2_15(daemon_env, m
     torch.testing.assert_close(got, (x.grad, cw.grad), rtol=0, atol=0)
     stats = tccd.last_compile_stats()
     assert all(s["fallback"] is None for s in stats), stats
+    return stats
+
+
+def test_convolution_backward_runs_natively_on_torch_2_11s_dispatcher_too(daemon_env, monkeypatch):
+    # convolution(_backward) run through AOTInductor's typed C shims, which hand a masked-off
+    # gradient back as a handle the runtime drops: no Python step on any torch of the range.
+    stats = _conv_step(monkeypatch)
+    assert all(s["python_steps"] == 0 for s in stats), stats
+
+
+def test_unused_tensor_returns_go_through_python_before_torch_2_15(daemon_env, monkeypatch):
+    # Without the shims (a torch without them), the boxed dispatcher's return conversion of an
+    # undefined Tensor return fails before 2.15: such ops run through the Python callback
+    # there, with the same results.
+    stats = _conv_step(monkeypatch, conv_shims={})
     assert any(s["python_steps"] > 0 for s in stats if s["kind"] == "backward"), stats
+
+
+def test_conv_net_training_has_no_python_steps(daemon_env, monkeypatch):
+    # tccd_testlib's CNN (convs, batch norm, a linear head; the first conv's input gradient is
+    # masked off) trained 3 steps on torch 2.11's dispatcher path: every extern step native,
+    # losses and weights as eager's.
+    monkeypatch.setattr(native_plan, "_UNDEFINED_TENSOR_RETURNS_CONVERT", False)
+    tccd.reset_compile_stats()
+    eager_losses, eager_state = run_training("cnn", steps=3)
+    losses, state = run_training("cnn", steps=3, backend="tccd")
+    torch.testing.assert_close(losses, eager_losses, rtol=1e-4, atol=1e-5)
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], rtol=1e-4, atol=1e-5)
+    stats = tccd.last_compile_stats()
+    assert {s["kind"] for s in stats} >= {"forward", "backward"}, stats
+    assert all(s["fallback"] is None and s["python_steps"] == 0 for s in stats), stats
+
+
+def _loaded_plans(monkeypatch):
+    """Every NativePlan loaded from now on (its _extern_ops says how each extern step runs)."""
+    loaded = []
+    original = native_plan.NativePlan.__init__
+
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        loaded.append(self)
+
+    monkeypatch.setattr(native_plan.NativePlan, "__init__", spy)
+    return loaded
+
+
+def test_hot_ops_run_through_typed_c_shims(daemon_env, monkeypatch):
+    # convolution, convolution_backward, copy_ (a buffer written back), mm and bmm skip the
+    # boxed dispatcher: their typed C shims, with eager's results bit for bit.
+    loaded = _loaded_plans(monkeypatch)
+    buf = torch.zeros(4, 6, 6)
+
+    def f(x, cw, a, b, p, q):
+        y = torch.nn.functional.conv2d(x, cw, padding=1)
+        buf.copy_(y[0].detach() * 0.5)
+        return y.relu(), torch.mm(a, b), torch.bmm(p, q)
+
+    args = (torch.randn(2, 3, 6, 6), torch.randn(4, 3, 3, 3), torch.randn(5, 7), torch.randn(7, 3),
+            torch.randn(2, 4, 5), torch.randn(2, 5, 6))
+    _runs_natively_as_eager(f, *args, backward=True)
+    ops = [op for plan in loaded for op in plan._extern_ops.values()]
+    for target in ("convolution.default", "convolution_backward.default", "copy_.default", "mm.default",
+                   "bmm.default"):
+        assert f"aten::{target} [C shim]" in ops, ops
+
+
+def test_extern_views_are_made_from_the_plans_metadata(daemon_env, monkeypatch):
+    # View ops left as extern steps (views of matmul outputs) skip the dispatcher where the base
+    # is laid out as declared: outputs, strides and offsets as eager's, gradients too.
+    loaded = _loaded_plans(monkeypatch)
+
+    def f(a, b, c):
+        m = torch.mm(a, b)
+        return m.t(), m.view(2, 3, 4)[1], m.unsqueeze(0).expand(2, 6, 4), torch.bmm(c, c.transpose(1, 2)).permute(2, 0, 1)
+
+    args = (torch.randn(6, 5), torch.randn(5, 4), torch.randn(2, 3, 4))
+    out = torch.compile(f, backend="tccd")(*args)
+    for o, r in zip(out, f(*args)):
+        torch.testing.assert_close(o, r, rtol=0, atol=0)
+        assert o.stride() == r.stride() and o.storage_offset() == r.storage_offset()
+    _runs_natively_as_eager(f, *args, backward=True)
+    ops = [op for plan in loaded for op in plan._extern_ops.values()]
+    assert any(op.endswith(" [view]") for op in ops), ops
 
 
 class _RunningMean(torch.nn.Module):

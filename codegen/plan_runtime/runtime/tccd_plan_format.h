@@ -145,5 +145,22 @@
  * Scalar; a functional shim (the result is the shim's, not allocated by the runtime). Where the
  * running torch has no such shim, the step goes through the Python callback. */
 #define TCCD_SHIM_ADD_TENSOR 3
+/* aoti_torch_{cpu,cuda}_{mm,bmm}_out(out, self, mat2): typed, into the output the plan declares
+ * (no boxed call; extern matmuls of CPU plans). */
+#define TCCD_SHIM_MM_OUT 7
+#define TCCD_SHIM_BMM_OUT 8
+/* Typed shims (tccd_plan_bind_typed_shim).
+ * aoti_torch_{cpu,cuda}_convolution and _convolution_backward: typed
+ * calls instead of the boxed dispatcher's (no IValue stack, no list handles per call), and
+ * convolution_backward's undefined gradients (output_mask false) come back as handles of
+ * undefined tensors the runtime drops, which torch 2.11's stable dispatcher could not return.
+ * The step's int lists, flags and mask are bound once as words:
+ *   n, stride[n], n, padding[n], n, dilation[n], transposed, n, output_padding[n], groups,
+ *   then for the backward: has_bias_sizes, n, bias_sizes[n], output_mask[3]. */
+#define TCCD_SHIM_CONVOLUTION 4
+#define TCCD_SHIM_CONVOLUTION_BACKWARD 5
+/* aoti_torch_copy_(self, src, non_blocking) for copy_ (batch norm's running statistics written
+ * back: three per layer and step); words: non_blocking. */
+#define TCCD_SHIM_COPY 6
 
 #endif /* TCCD_PLAN_FORMAT_H_ */

@@ -150,6 +150,7 @@ typedef struct {
 #define EXTERN_PYTHON 2
 #define EXTERN_OUT_SHIM 3 /* an AOTInductor C shim with Scalars as doubles (TCCD_SHIM_*) */
 #define EXTERN_ARANGE 4   /* arange with SymInt bounds, computed here (tccd_plan_bind_arange) */
+#define EXTERN_TYPED_SHIM 5 /* convolution(_backward), copy_ through a typed C shim (tccd_plan_bind_typed_shim) */
 
 typedef struct {
   int kind;
@@ -181,6 +182,16 @@ typedef struct {
   double shim_beta, shim_alpha;
   int64_t shim_args[3]; /* value ids of the shim's tensor arguments */
   int64_t arange[6];    /* EXTERN_ARANGE: (is_expr, v) for start, end, step */
+  /* EXTERN_TYPED_SHIM (TCCD_SHIM_CONVOLUTION*): offsets in `pool` of the [n, items] lists stride,
+   * padding, dilation, output_padding and bias_sizes (-1: None), the flags and the mask. */
+  int64_t conv_list[5];
+  int32_t conv_transposed; /* TCCD_SHIM_COPY: non_blocking */
+  int64_t conv_groups;
+  int32_t conv_mask[3];
+  /* A view op bound to the dispatcher (tccd_plan_bind_view): when its base (alias_base) has the
+   * sizes and strides the plan declares, the output is made from the plan's metadata instead
+   * (alias_delta: the offset increment), no dispatcher call. */
+  int view_fast;
   int64_t n_refs; /* EXTERN_PYTHON */
   int64_t* refs;
   int64_t n_release;
@@ -206,6 +217,7 @@ struct TccdPlan {
   int64_t prof_calls; /* the runs profiled: all but the first */
   int64_t prof_ns[PROF_CLASSES];
   int64_t prof_steps[PROF_CLASSES];
+  int64_t* prof_step_ns; /* [num_steps]: wall time per step (its releases not included) */
   char* bytes; /* the descriptor, copied (strings point into it) */
   int64_t num_symbols, n_bindings, n_exprs;
   Binding* bindings;
@@ -363,6 +375,7 @@ EXPORT void tccd_plan_free(TccdPlan* plan) {
   free(plan->constants);
   free(plan->steps); free(plan->values); free(plan->output_refs); free(plan->bytes);
   free(plan->bindings); free(plan->expr_text); free(plan->expr_ops); free(plan->expr_len);
+  free(plan->prof_step_ns);
   free(plan);
 }
 
@@ -548,6 +561,7 @@ EXPORT TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artif
     goto error;
   }
   p->steps = calloc((size_t)(p->num_steps ? p->num_steps : 1), sizeof(Step));
+  if (p->profile) p->prof_step_ns = calloc((size_t)(p->num_steps ? p->num_steps : 1), sizeof(int64_t));
   for (int64_t i = 0; i < p->num_steps; ++i) {
     if (parse_step(&r, p, &p->steps[i], i, n_artifacts, names, handles) != 0) goto error;
   }
@@ -685,8 +699,18 @@ static void* shim_fn(int32_t device_type, int shim) {
     case TCCD_SHIM_ADDMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_addmm_out : (void*)t_aoti_torch_cpu_addmm_out;
     case TCCD_SHIM_BADDBMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_baddbmm_out : (void*)t_aoti_torch_cpu_baddbmm_out;
     case TCCD_SHIM_ADD_TENSOR: return cuda ? (void*)t_aoti_torch_cuda_add_Tensor : (void*)t_aoti_torch_cpu_add_Tensor;
+    case TCCD_SHIM_MM_OUT: return cuda ? (void*)t_aoti_torch_cuda_mm_out : (void*)t_aoti_torch_cpu_mm_out;
+    case TCCD_SHIM_BMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_bmm_out : (void*)t_aoti_torch_cpu_bmm_out;
+    case TCCD_SHIM_CONVOLUTION: return cuda ? (void*)t_aoti_torch_cuda_convolution : (void*)t_aoti_torch_cpu_convolution;
+    case TCCD_SHIM_CONVOLUTION_BACKWARD:
+      return cuda ? (void*)t_aoti_torch_cuda_convolution_backward : (void*)t_aoti_torch_cpu_convolution_backward;
     default: return NULL;
   }
+}
+
+/* The number of tensor arguments of an out shim (TCCD_SHIM_*). */
+static int shim_arity(int shim) {
+  return shim == TCCD_SHIM_ADD_TENSOR || shim == TCCD_SHIM_MM_OUT || shim == TCCD_SHIM_BMM_OUT ? 2 : 3;
 }
 
 /* An extern step run by an AOTInductor C shim (TCCD_SHIM_*): `ids` are its tensor arguments
@@ -696,13 +720,14 @@ EXPORT int tccd_plan_bind_out_shim(TccdPlan* p, int64_t step, int64_t shim, cons
                                    double beta, double alpha) {
   Step* s = extern_step(p, step);
   if (s == NULL) return -1;
-  if (shim != TCCD_SHIM_ADDMM_OUT && shim != TCCD_SHIM_BADDBMM_OUT && shim != TCCD_SHIM_ADD_TENSOR)
+  if (shim != TCCD_SHIM_ADDMM_OUT && shim != TCCD_SHIM_BADDBMM_OUT && shim != TCCD_SHIM_ADD_TENSOR &&
+      shim != TCCD_SHIM_MM_OUT && shim != TCCD_SHIM_BMM_OUT)
     return fail("step %ld: shim %ld", (long)step, (long)shim);
   if (s->n_out != 1 || s->out[0] < 0) return fail("step %ld: a shim step has one output", (long)step);
   const ValueMeta* m = &p->values[s->out[0]];
   if (m->dtype < 0 || (shim != TCCD_SHIM_ADD_TENSOR && m->offset != 0)) return fail("step %ld: output is not allocatable", (long)step);
   if (shim_fn(m->device_type, (int)shim) == NULL) return fail("step %ld: this torch has no C shim for it", (long)step);
-  for (int i = 0; i < (shim == TCCD_SHIM_ADD_TENSOR ? 2 : 3); ++i) {
+  for (int i = 0; i < shim_arity((int)shim); ++i) {
     if (ids[i] < 0 || ids[i] >= p->num_values) return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
     s->shim_args[i] = ids[i];
   }
@@ -710,6 +735,81 @@ EXPORT int tccd_plan_bind_out_shim(TccdPlan* p, int64_t step, int64_t shim, cons
   s->shim_beta = beta;
   s->shim_alpha = alpha;
   s->extern_mode = EXTERN_OUT_SHIM;
+  return 0;
+}
+
+/* Extern step `step` (convolution or convolution_backward) runs through its typed C shim `shim`
+ * (TCCD_SHIM_CONVOLUTION*): `ids` are input, weight, bias (-1: None) for the forward,
+ * grad_output, input, weight for the backward; `words` as tccd_plan_format.h lays them out. */
+EXPORT int tccd_plan_bind_typed_shim(TccdPlan* p, int64_t step, int64_t shim, const int64_t* ids, int64_t n_words,
+                                    const int64_t* words) {
+  Step* s = extern_step(p, step);
+  if (s == NULL) return -1;
+  if (shim == TCCD_SHIM_COPY) {
+    if (s->n_out != 1 || n_words != 1) return fail("step %ld: copy_ has one output and one word", (long)step);
+    for (int i = 0; i < 2; ++i) {
+      if (ids[i] < 0 || ids[i] >= p->num_values) return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
+      s->shim_args[i] = ids[i];
+    }
+    s->conv_transposed = words[0] != 0; /* non_blocking */
+    s->shim = (int)shim;
+    s->extern_mode = EXTERN_TYPED_SHIM;
+    return 0;
+  }
+  const int backward = shim == TCCD_SHIM_CONVOLUTION_BACKWARD;
+  if (shim != TCCD_SHIM_CONVOLUTION && !backward) return fail("step %ld: conv shim %ld", (long)step, (long)shim);
+  if (backward ? s->n_out < 1 || s->n_out > 3 : s->n_out != 1 || s->out[0] < 0) return fail("step %ld: %ld outputs for a convolution shim", (long)step, (long)s->n_out);
+  for (int i = 0; i < 3; ++i) {
+    if (ids[i] >= p->num_values || ids[i] < (!backward && i == 2 ? -1 : 0))
+      return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
+  }
+  /* The shim's device is its first tensor's (the plan's values carry it). */
+  if (shim_fn(p->values[ids[0]].device_type, (int)shim) == NULL) return fail("step %ld: this torch has no C shim for it", (long)step);
+  int64_t at = 0, list[5] = {-1, -1, -1, -1, -1};
+#define TAKE_LIST(k)                                                                       \
+  do {                                                                                     \
+    if (at >= n_words || words[at] < 0 || words[at] > n_words - at - 1)                    \
+      return fail("step %ld: malformed convolution words", (long)step);                    \
+    list[k] = at;                                                                          \
+    at += 1 + words[at];                                                                   \
+  } while (0)
+  TAKE_LIST(0); /* stride */
+  TAKE_LIST(1); /* padding */
+  TAKE_LIST(2); /* dilation */
+  if (at >= n_words) return fail("step %ld: malformed convolution words", (long)step);
+  const int64_t transposed = words[at++];
+  TAKE_LIST(3); /* output_padding */
+  if (at >= n_words) return fail("step %ld: malformed convolution words", (long)step);
+  const int64_t groups = words[at++];
+  int32_t mask[3] = {1, 0, 0};
+  if (backward) {
+    if (at >= n_words) return fail("step %ld: malformed convolution words", (long)step);
+    const int64_t has_bias_sizes = words[at++];
+    TAKE_LIST(4);
+    if (!has_bias_sizes) list[4] = -1;
+    if (at + 3 != n_words) return fail("step %ld: malformed convolution words", (long)step);
+    for (int i = 0; i < 3; ++i) {
+      mask[i] = words[at + i] != 0;
+      /* An output the plan reads must be computed: a false mask leaves it undefined. */
+      if (i < s->n_out && s->out[i] >= 0 && !mask[i]) return fail("step %ld: output %d is read but masked off", (long)step, i);
+    }
+  } else if (at != n_words) {
+    return fail("step %ld: malformed convolution words", (long)step);
+  }
+#undef TAKE_LIST
+  int64_t* pool = malloc((size_t)(n_words ? n_words : 1) * sizeof(int64_t));
+  if (pool == NULL) return fail("out of memory");
+  memcpy(pool, words, (size_t)n_words * sizeof(int64_t));
+  free(s->pool);
+  s->pool = pool;
+  s->n_pool = n_words;
+  memcpy(s->conv_list, list, sizeof(list));
+  memcpy(s->conv_mask, mask, sizeof(mask));
+  s->conv_transposed = transposed != 0;
+  s->conv_groups = groups;
+  for (int i = 0; i < 3; ++i) s->shim_args[i] = ids[i];
+  s->shim = (int)shim;
+  s->extern_mode = EXTERN_TYPED_SHIM;
   return 0;
 }
 
@@ -731,6 +831,23 @@ EXPORT int tccd_plan_bind_arange(TccdPlan* p, int64_t step, const int64_t* words
   }
   if (!s->arange[4] && s->arange[5] == 0) return fail("step %ld: arange with step 0", (long)step);
   s->extern_mode = EXTERN_ARANGE;
+  return 0;
+}
+
+/* Extern step `step`, already bound to the dispatcher, is a view of value `base` (view, t,
+ * transpose, ...): made from the declared metadata where the base's layout is the declared one. */
+EXPORT int tccd_plan_bind_view(TccdPlan* p, int64_t step, int64_t base) {
+  Step* s = extern_step(p, step);
+  if (s == NULL) return -1;
+  if (s->extern_mode != EXTERN_DISPATCHER) return fail("step %ld: bind the dispatcher first", (long)step);
+  if (s->n_out != 1 || s->out[0] < 0 || base < 0 || base >= p->num_values) return fail("step %ld: not a view", (long)step);
+  const ValueMeta* b = &p->values[base];
+  const ValueMeta* o = &p->values[s->out[0]];
+  if (b->symbolic || o->symbolic || b->dtype < 0 || b->dtype != o->dtype || b->device_type != o->device_type)
+    return fail("step %ld: not a static view of the same dtype", (long)step);
+  s->alias_base = base;
+  s->alias_delta = o->offset - b->offset;
+  s->view_fast = 1;
   return 0;
 }
 
@@ -1242,7 +1359,28 @@ static void set_output(Run* run, const Step* s, int64_t o, void* h) {
   }
 }
 
+/* A view step whose base is laid out as declared: its output from the plan's metadata (as an
+ * alias step), 0; 1 where the base differs (the dispatcher runs the op). */
+static int try_view(Run* run, const Step* s, int64_t index) {
+  void* base = run->env[s->alias_base];
+  const ValueMeta* b = &run->p->values[s->alias_base];
+  int64_t dim = -1, *sizes = NULL, *strides = NULL;
+  if (base == NULL || t_aoti_torch_get_dim(base, &dim) || dim != b->rank || t_aoti_torch_get_sizes(base, &sizes) ||
+      t_aoti_torch_get_strides(base, &strides))
+    return 1;
+  for (int d = 0; d < b->rank; ++d) {
+    if (sizes[d] != b->sizes[d] || strides[d] != b->strides[d]) return 1;
+  }
+  const ValueMeta* m = &run->p->values[s->out[0]];
+  void* view = NULL;
+  if (t_aoti_torch__reinterpret_tensor(base, m->rank, m->sizes, m->strides, s->alias_delta, &view) != 0) return 1;
+  set_output(run, s, 0, view);
+  (void)index;
+  return 0;
+}
+
 static int run_extern_dispatcher(Run* run, const Step* s, int64_t index) {
+  if (s->view_fast && try_view(run, s, index) == 0) return 0;
   int64_t n = s->n_args > s->n_returns ? s->n_args : s->n_returns;
   uint64_t stack[n ? n : 1];
   memset(stack, 0, sizeof(stack));
@@ -1281,9 +1419,11 @@ typedef int32_t (*OutShimFn)(void*, void*, void*, void*, double, double);
 
 typedef int32_t (*AddShimFn)(void*, void*, double, void**);
 
+typedef int32_t (*MmShimFn)(void*, void*, void*);
+
 static int run_extern_shim(Run* run, const Step* s, int64_t index) {
   void* args[3] = {NULL, NULL, NULL};
-  for (int i = 0; i < (s->shim == TCCD_SHIM_ADD_TENSOR ? 2 : 3); ++i) {
+  for (int i = 0; i < shim_arity(s->shim); ++i) {
     if (get(run, index, s->shim_args[i], &args[i])) return -1;
   }
   const ValueMeta* m = &run->p->values[s->out[0]];
@@ -1304,7 +1444,60 @@ static int run_extern_shim(Run* run, const Step* s, int64_t index) {
   }
   int rc = allocate(run, index, s->out[0], device);
   if (rc) return rc;
-  if (((OutShimFn)fn)(run->env[s->out[0]], args[0], args[1], args[2], s->shim_beta, s->shim_alpha) != 0) {
+  void* out = run->env[s->out[0]];
+  if (shim_arity(s->shim) == 2 ? ((MmShimFn)fn)(out, args[0], args[1]) != 0
+                               : ((OutShimFn)fn)(out, args[0], args[1], args[2], s->shim_beta, s->shim_alpha) != 0) {
+    const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
+    return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
+  }
+  return 0;
+}
+
+typedef int32_t (*ConvShimFn) TCCD_CONVOLUTION_PARAMS;
+typedef int32_t (*ConvBackwardShimFn) TCCD_CONVOLUTION_BACKWARD_PARAMS;
+
+static int run_extern_typed(Run* run, const Step* s, int64_t index) {
+  void* t[3] = {NULL, NULL, NULL};
+  if (s->shim == TCCD_SHIM_COPY) {
+    /* copy_(self, src, non_blocking) returns self: a new handle of it where a step reads it. */
+    void* ret = NULL;
+    if (get(run, index, s->shim_args[0], &t[0]) || get(run, index, s->shim_args[1], &t[1])) return -1;
+    if (t_aoti_torch_copy_(t[0], t[1], s->conv_transposed) != 0 ||
+        (s->out[0] >= 0 && t_aoti_torch_new_tensor_handle(t[0], &ret) != 0)) {
+      const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
+      return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
+    }
+    if (ret != NULL) set_output(run, s, 0, ret);
+    return 0;
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (s->shim_args[i] >= 0 && get(run, index, s->shim_args[i], &t[i])) return -1;
+  }
+  const int64_t* pool = s->pool;
+#define LIST(k) pool + s->conv_list[k] + 1, pool[s->conv_list[k]]
+  void* fn = shim_fn(run->p->values[s->shim_args[0]].device_type, s->shim);
+  int32_t err;
+  if (s->shim == TCCD_SHIM_CONVOLUTION) {
+    void* ret = NULL;
+    err = ((ConvShimFn)fn)(t[0], t[1], t[2] != NULL ? &t[2] : NULL, LIST(0), LIST(1), LIST(2), s->conv_transposed,
+                           LIST(3), s->conv_groups, &ret);
+    if (err == 0) set_output(run, s, 0, ret);
+  } else {
+    /* Every ret pointer is passed (before torch 2.13 the shim writes all three); a masked-off
+     * gradient comes back as the handle of an undefined tensor, dropped by set_output as no
+     * step reads it (checked at bind). */
+    void* ret[3] = {NULL, NULL, NULL};
+    const int64_t* bias_sizes = s->conv_list[4] >= 0 ? pool + s->conv_list[4] + 1 : NULL;
+    err = ((ConvBackwardShimFn)fn)(t[0], t[1], t[2], bias_sizes != NULL ? &bias_sizes : NULL,
+                                   bias_sizes != NULL ? pool[s->conv_list[4]] : 0, LIST(0), LIST(1), LIST(2),
+                                   s->conv_transposed, LIST(3), s->conv_groups, s->conv_mask, 3, &ret[0], &ret[1],
+                                   &ret[2]);
+    if (err == 0) {
+      for (int i = 0; i < 3; ++i) set_output(run, s, i, ret[i]);
+    }
+  }
+#undef LIST
+  if (err != 0) {
     const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
     return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
   }
@@ -1402,6 +1595,14 @@ EXPORT int64_t tccd_plan_profile(const TccdPlan* p, int64_t* calls, int64_t* ns,
   return PROF_CLASSES;
 }
 
+/* With TCCD_PLAN_PROFILE: each step's wall nanoseconds summed over the profiled runs, into ns[n]
+ * (by step index; the client sums extern steps by op). Returns the number of steps (0: off). */
+EXPORT int64_t tccd_plan_profile_steps(const TccdPlan* p, int64_t* ns, int64_t n) {
+  if (!p->profile || p->prof_step_ns == NULL) return 0;
+  for (int64_t i = 0; i < n && i < p->num_steps; ++i) ns[i] = __atomic_load_n(&p->prof_step_ns[i], __ATOMIC_RELAXED);
+  return p->num_steps;
+}
+
 EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs,
                                   int64_t n_symbols, const int64_t* symbols) {
   int64_t expr[p->n_exprs ? p->n_exprs : 1];
@@ -1441,6 +1642,9 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
         } else if (s->extern_mode == EXTERN_OUT_SHIM) {
           rc = run_extern_shim(&run, s, index);
           cls = PROF_EXTERN_SHIM;
+        } else if (s->extern_mode == EXTERN_TYPED_SHIM) {
+          rc = run_extern_typed(&run, s, index);
+          cls = PROF_EXTERN_SHIM;
         } else if (s->extern_mode == EXTERN_ARANGE) {
           rc = run_extern_arange(&run, s, index);
           cls = PROF_EXTERN_SHIM;
@@ -1452,7 +1656,11 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
         }
         break;
     }
-    if (profiled) charge(p, cls, &since, 1);
+    if (profiled) {
+      const int64_t start = since;
+      charge(p, cls, &since, 1);
+      if (p->prof_step_ns != NULL) __atomic_fetch_add(&p->prof_step_ns[index], since - start, __ATOMIC_RELAXED);
+    }
     for (int64_t i = 0; rc == 0 && i < s->n_release; ++i) drop(&run.env[s->release[i]]);
     if (profiled) charge(p, PROF_RELEASE, &since, s->n_release);
   }
@@ -1472,4 +1680,95 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
 
 EXPORT int tccd_plan_run(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs) {
   return tccd_plan_run_symbolic(p, inputs, n_inputs, outputs, n_outputs, 0, NULL);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* One call from Python with the capsules themselves                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Python's stable C API, resolved from the calling process (tccd_plan_py_init): the client's
+ * per-call work is then one foreign call whatever the number of tensors, where reading each
+ * capsule's pointer and wrapping each output in a capsule cost one ctypes call per tensor
+ * (~1 us each: 0.7 ms for ResNet-50's ~300 tensors per plan call). PyObject* is void* here. */
+typedef struct {
+  intptr_t (*PyList_Size)(void*);
+  void* (*PyList_GetItem)(void*, intptr_t);
+  int (*PyList_Append)(void*, void*);
+  void* (*PyCapsule_GetPointer)(void*, const char*);
+  void* (*PyCapsule_New)(void*, const char*, void*);
+  void (*Py_DecRef)(void*);
+  void* (*PyEval_SaveThread)(void);
+  void (*PyEval_RestoreThread)(void*);
+  void (*PyErr_Clear)(void);
+} PyApi;
+static PyApi g_py;
+static int g_py_ready;
+
+EXPORT int tccd_plan_py_init(void) {
+  pthread_mutex_lock(&g_init_mu);
+  int rc = 0;
+  if (!g_py_ready) {
+#define PY(name)                                                                       \
+  if ((*(void**)&g_py.name = dlsym(RTLD_DEFAULT, #name)) == NULL) {                    \
+    rc = fail("the calling process has no %s (not a Python process?)", #name);         \
+  }
+    PY(PyList_Size) PY(PyList_GetItem) PY(PyList_Append) PY(PyCapsule_GetPointer) PY(PyCapsule_New)
+    PY(Py_DecRef) PY(PyEval_SaveThread) PY(PyEval_RestoreThread) PY(PyErr_Clear)
+#undef PY
+    g_py_ready = rc == 0;
+  }
+  pthread_mutex_unlock(&g_init_mu);
+  return rc;
+}
+
+/* tccd_plan_run_symbolic with the inputs as a Python list of capsules (of owned tensor handles,
+ * torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors) and the outputs appended to the Python
+ * list `out_list` as capsules (for alloc_tensors_by_stealing_from_void_ptrs). Called with the
+ * GIL held (ctypes.PyDLL); the plan itself runs with the GIL released, as ctypes does for
+ * tccd_plan_run (the Python callback takes it back for its steps). */
+EXPORT int tccd_plan_run_py(TccdPlan* p, void* in_list, void* out_list, int64_t n_symbols, const int64_t* symbols) {
+  if (!g_py_ready) return fail("tccd_plan_py_init was not called");
+  intptr_t n = g_py.PyList_Size(in_list);
+  if (n < 0) {
+    g_py.PyErr_Clear();
+    return fail("tccd plan inputs: not a list");
+  }
+  void* stack_inputs[64];
+  void** inputs = n <= 64 ? stack_inputs : malloc((size_t)n * sizeof(void*));
+  void* stack_outputs[64];
+  void** outputs = p->num_ref_outputs <= 64 ? stack_outputs : malloc((size_t)(p->num_ref_outputs ? p->num_ref_outputs : 1) * sizeof(void*));
+  int rc = 0;
+  if (inputs == NULL || outputs == NULL) {
+    rc = fail("out of memory");
+    goto out;
+  }
+  for (intptr_t i = 0; i < n; ++i) {
+    inputs[i] = g_py.PyCapsule_GetPointer(g_py.PyList_GetItem(in_list, i), NULL);
+    if (inputs[i] == NULL) {
+      g_py.PyErr_Clear();
+      /* The handles read so far are the runtime's (the plan owns its inputs, even on failure). */
+      for (intptr_t j = 0; j < i; ++j) drop(&inputs[j]);
+      rc = fail("tccd plan input %ld is not a tensor capsule", (long)i);
+      goto out;
+    }
+  }
+  void* state = g_py.PyEval_SaveThread();
+  rc = tccd_plan_run_symbolic(p, inputs, n, outputs, p->num_ref_outputs, n_symbols, symbols);
+  g_py.PyEval_RestoreThread(state);
+  for (int64_t i = 0; rc == 0 && i < p->num_ref_outputs; ++i) {
+    void* capsule = g_py.PyCapsule_New(outputs[i], NULL, NULL);
+    if (capsule == NULL || g_py.PyList_Append(out_list, capsule) != 0) {
+      g_py.PyErr_Clear();
+      if (capsule != NULL) g_py.Py_DecRef(capsule);
+      /* Out of memory: every handle is freed and the caller reads no capsule of `out_list`. */
+      for (int64_t j = 0; j < p->num_ref_outputs; ++j) drop(&outputs[j]);
+      rc = fail("tccd plan output %ld: no capsule", (long)i);
+      break;
+    }
+    g_py.Py_DecRef(capsule);
+  }
+out:
+  if (inputs != stack_inputs) free(inputs);
+  if (outputs != stack_outputs) free(outputs);
+  return rc;
 }

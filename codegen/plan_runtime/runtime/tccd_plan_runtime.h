@@ -19,8 +19,11 @@
 /* -2: tccd_plan_bind_extern takes return kinds; tccd_plan_bind_out_shim.
  * -3: symbolic plans (descriptor format 2): tccd_plan_run_symbolic, TCCD_ARG_SYM*, the
  *     expression table's texts (tccd_plan_expr_text) for binding SymInt arguments;
- *     tccd_plan_bind_arange; TCCD_SHIM_ADD_TENSOR. */
-#define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-3"
+ *     tccd_plan_bind_arange; TCCD_SHIM_ADD_TENSOR.
+ * -4: tccd_plan_bind_typed_shim (convolution, convolution_backward and copy_ through typed C
+ *     shims); tccd_plan_py_init, tccd_plan_run_py (one call per plan from Python);
+ *     tccd_plan_profile_steps; tccd_plan_bind_view. */
+#define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-4"
 
 typedef struct TccdPlan TccdPlan;
 
@@ -55,9 +58,20 @@ int tccd_plan_add_constant(TccdPlan* plan, void* handle, int64_t* index);
  * plan declares it. */
 int tccd_plan_bind_out_shim(TccdPlan* plan, int64_t step, int64_t shim, const int64_t* ids,
                             double beta, double alpha);
+/* Extern step `step` (aten::convolution, aten::convolution_backward, aten::copy_) runs through a
+ * typed C shim `shim` (TCCD_SHIM_CONVOLUTION*, TCCD_SHIM_COPY): `ids[3]` are its tensor
+ * arguments (a forward's bias -1 for None), `words` its int lists, flags and output mask
+ * (tccd_plan_format.h). */
+int tccd_plan_bind_typed_shim(TccdPlan* plan, int64_t step, int64_t shim, const int64_t* ids, int64_t n_words,
+                             const int64_t* words);
 /* Extern step `step` (aten::arange with SymInt bounds) is computed by the runtime: `words` is
  * (is_expr, v) for start, end, step, each an int or an expression index. Integral outputs. */
 int tccd_plan_bind_arange(TccdPlan* plan, int64_t step, const int64_t* words);
+/* Extern step `step`, bound to the dispatcher, is a view op of value `base` (view, t, transpose,
+ * permute, expand, select, slice, ...): where the base has the plan's declared sizes and strides
+ * at run time, the runtime makes the output from the declared metadata (as an alias step), no
+ * dispatcher call; otherwise the dispatcher runs the op. */
+int tccd_plan_bind_view(TccdPlan* plan, int64_t step, int64_t base);
 /* Extern step `step` runs through the Python callback, which receives these values. */
 int tccd_plan_bind_python_extern(TccdPlan* plan, int64_t step, int64_t n_refs, const int64_t* ids);
 int64_t tccd_plan_num_inputs(const TccdPlan* plan);
@@ -79,11 +93,21 @@ int tccd_plan_run(TccdPlan* plan, void** inputs, int64_t n_inputs, void** output
  * Python, releases, entry/exit) the wall nanoseconds and steps summed over them, into arrays of
  * n; returns the number of classes (0: profiling is off for this plan). */
 int64_t tccd_plan_profile(const TccdPlan* plan, int64_t* calls, int64_t* ns, int64_t* steps, int64_t n);
+/* With TCCD_PLAN_PROFILE: every step's wall nanoseconds summed over the profiled runs, by step
+ * index, into ns[n]; returns the number of steps (0: profiling is off). */
+int64_t tccd_plan_profile_steps(const TccdPlan* plan, int64_t* ns, int64_t n);
 /* tccd_plan_run for a symbolic plan: `symbols[i]` is the value of si where no input size or
  * stride carries it (a SymInt graph input), INT64_MIN where the caller has none; the inputs'
  * sizes and strides bind the others. A symbol an expression needs and nothing binds fails the
  * call. */
 int tccd_plan_run_symbolic(TccdPlan* plan, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs,
                            int64_t n_symbols, const int64_t* symbols);
+
+/* The same from Python in one foreign call (ctypes.PyDLL: the GIL held; the plan runs with it
+ * released): `in_list` a list of capsules of owned tensor handles (taken, as by tccd_plan_run),
+ * each ref output appended to the list `out_list` as a capsule of a new handle (none on failure).
+ * tccd_plan_py_init resolves Python's C API from the calling process first (0 on success). */
+int tccd_plan_py_init(void);
+int tccd_plan_run_py(TccdPlan* plan, void* in_list, void* out_list, int64_t n_symbols, const int64_t* symbols);
 
 #endif /* TCCD_PLAN_RUNTIME_H_ */

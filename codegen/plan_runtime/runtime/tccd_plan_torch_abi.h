@@ -13,7 +13,9 @@
  * and torch_exception_get_what_without_backtrace appeared in 2.13 (before it, error messages of
  * extern ops say less, and optional arguments are boxed with C++ operator new); the list and
  * string functions in 2.10. The addmm/baddbmm out shims are AOTInductor's generated fallback-op
- * shims (generated/c_shim_{cpu,cuda}.h). What aoti_torch_call_dispatcher converts in each version
+ * shims (generated/c_shim_{cpu,cuda}.h), as are the convolution and convolution_backward shims
+ * (typed: no boxing, no list allocation; an undefined gradient comes back as a handle the
+ * runtime drops, where the stable dispatcher of 2.11 failed on it). What aoti_torch_call_dispatcher converts in each version
  * (and what it never converts: Scalar) is tabulated in codegen/plan_runtime/README.md.
  */
 #ifndef TCCD_PLAN_TORCH_ABI_H_
@@ -27,6 +29,21 @@
 
 #define TCCD_LIB_CPU 0
 #define TCCD_LIB_CUDA 1
+
+/* The convolution shims' parameters (the same for the CPU and the CUDA one). `bias` and
+ * `bias_sizes` point to the value, NULL for None; the ret pointers of convolution_backward may
+ * be NULL in newer torch only, so the runtime always passes all three. */
+#define TCCD_CONVOLUTION_PARAMS                                                                    \
+  (void* input, void* weight, void** bias, const int64_t* stride, int64_t stride_len_,             \
+   const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_,   \
+   int32_t transposed, const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, \
+   void** ret0)
+#define TCCD_CONVOLUTION_BACKWARD_PARAMS                                                           \
+  (void* grad_output, void* input, void* weight, const int64_t** bias_sizes,                       \
+   int64_t bias_sizes_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding,    \
+   int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed,       \
+   const int64_t* output_padding, int64_t output_padding_len_, int64_t groups,                     \
+   const int32_t* output_mask, int64_t output_mask_len_, void** ret0, void** ret1, void** ret2)
 
 #define TCCD_TORCH_ABI(X)                                                                          \
   X(1, TCCD_LIB_CPU, int32_t, aoti_torch_empty_strided,                                            \
@@ -66,11 +83,19 @@
     (void* out, void* self, void* mat1, void* mat2, double beta, double alpha))                    \
   X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_baddbmm_out,                                        \
     (void* out, void* self, void* batch1, void* batch2, double beta, double alpha))                \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_mm_out, (void* out, void* self, void* mat2))            \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_mm_out, (void* out, void* self, void* mat2))          \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_bmm_out, (void* out, void* self, void* mat2))           \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_bmm_out, (void* out, void* self, void* mat2))         \
   X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_add_Tensor,                                           \
     (void* self, void* other, double alpha, void** ret0))                                          \
   X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_add_Tensor,                                         \
     (void* self, void* other, double alpha, void** ret0))                                          \
   X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_get_current_cuda_stream,                                 \
-    (int32_t device_index, void** ret_stream))
+    (int32_t device_index, void** ret_stream))                                                     \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_convolution, TCCD_CONVOLUTION_PARAMS)                 \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_convolution, TCCD_CONVOLUTION_PARAMS)               \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_convolution_backward, TCCD_CONVOLUTION_BACKWARD_PARAMS) \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_convolution_backward, TCCD_CONVOLUTION_BACKWARD_PARAMS)
 
 #endif /* TCCD_PLAN_TORCH_ABI_H_ */
