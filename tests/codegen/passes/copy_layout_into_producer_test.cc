@@ -63,6 +63,43 @@ TEST_CASE("a clone straight of the producer folds too, and the cast itself may b
 })"));
 }
 
+TEST_CASE("attention's output, cast and transposed back from heads, is written transposed by the cast",
+          "[copy_layout_into_producer]") {
+  bool changed = false;
+  const std::string out = Run(R"(graph(%a0: f32[6,4,2]{8,2,1}@cuda) {
+  %0 = aten::view.default(%a0, [2, 3, 4, 2]) -> f32[2,3,4,2]{24,8,2,1}@cuda
+  %1 = aten::_to_copy.default(%0, dtype=bf16) -> bf16[2,3,4,2]{24,8,2,1}@cuda
+  %2 = aten::transpose.int(%1, 1, 2) -> bf16[2,4,3,2]{24,2,8,1}@cuda
+  %3 = aten::clone.default(%2, memory_format=memory_format(0)) -> bf16[2,4,3,2]{24,6,2,1}@cuda
+  %4 = aten::view.default(%3, [2, 4, 6]) -> bf16[2,4,6]{24,6,1}@cuda
+  return (%4)
+})", &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(R"(graph(%a0: f32[6,4,2]{8,2,1}@cuda) {
+  %0 = aten::view.default(%a0, [2, 3, 4, 2]) -> f32[2,3,4,2]{24,8,2,1}@cuda
+  %1 = aten::_to_copy.default(%0, dtype=bf16) -> bf16[2,3,4,2]{24,2,6,1}@cuda
+  %2 = aten::transpose.int(%1, 1, 2) -> bf16[2,4,3,2]{24,6,2,1}@cuda
+  %3 = aten::view.default(%2, [2, 4, 6]) -> bf16[2,4,6]{24,6,1}@cuda
+  return (%3)
+})"));
+}
+
+TEST_CASE("a permute with negative dims folds the same way", "[copy_layout_into_producer]") {
+  bool changed = false;
+  const std::string out = Run(R"(graph(%a0: f32[2,3,4]{12,4,1}@cpu) {
+  %0 = aten::neg.default(%a0) -> f32[2,3,4]{12,4,1}@cpu
+  %1 = aten::permute.default(%0, [-1, 0, 1]) -> f32[4,2,3]{1,12,4}@cpu
+  %2 = aten::clone.default(%1, memory_format=memory_format(0)) -> f32[4,2,3]{6,3,1}@cpu
+  return (%2)
+})", &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(R"(graph(%a0: f32[2,3,4]{12,4,1}@cpu) {
+  %0 = aten::neg.default(%a0) -> f32[2,3,4]{3,1,6}@cpu
+  %1 = aten::permute.default(%0, [-1, 0, 1]) -> f32[4,2,3]{6,3,1}@cpu
+  return (%1)
+})"));
+}
+
 TEST_CASE("nothing to do where another reader, the graph, a broadcast or an ATen op sees the strides",
           "[copy_layout_into_producer]") {
   const std::vector<std::string> bodies = {
@@ -90,6 +127,13 @@ TEST_CASE("nothing to do where another reader, the graph, a broadcast or an ATen
   %3 = aten::transpose.int(%2, 1, 2) -> f32[6,2,2]{4,1,2}@cuda
   %4 = aten::clone.default(%3, memory_format=memory_format(0)) -> f32[6,2,2]{4,2,1}@cuda
   return (%4, %1)
+})",
+      // The transpose has a second reader, which sees the producer's strides through it.
+      R"(  %2 = aten::mul.Scalar(%1, 0.5) -> f32[2,3,4,2]{24,2,6,1}@cuda
+  %3 = aten::transpose.int(%2, 1, 2) -> f32[2,4,3,2]{24,6,2,1}@cuda
+  %4 = aten::clone.default(%3, memory_format=memory_format(0)) -> f32[2,4,3,2]{24,6,2,1}@cuda
+  %5 = aten::sum.dim_IntList(%3, [1]) -> f32[2,3,2]{6,2,1}@cuda
+  return (%4, %5)
 })",
       // The clone copies into the layout the producer already has.
       R"(  %2 = aten::mul.Scalar(%1, 0.5) -> f32[2,3,4,2]{24,2,6,1}@cuda
