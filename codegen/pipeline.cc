@@ -61,6 +61,7 @@
 #include "codegen/kernel/kernel_failure.h"
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
+#include "codegen/passes/copy_layout_into_producer.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/detach_elimination.h"
 #include "codegen/passes/dropout_to_philox.h"
@@ -456,6 +457,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
   backend->AddGraphPasses(passes);
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
+    // A layout copy (clone) of a pointwise op's private output: the op writes that layout itself
+    // (attention's bmm operands; first, before the reshape passes move pointwise ops around).
+    passes.Add(std::make_unique<CopyLayoutIntoProducer>());
     // A permute of a cat/stack/pad moves onto its inputs: the op fuses with the permute's reader.
     passes.Add(std::make_unique<PermuteIntoIndexOps>());
     passes.Add(std::make_unique<ReshapeSinking>(request.device));

@@ -1,0 +1,160 @@
+// CopyLayoutIntoProducer (see copy_layout_into_producer.h).
+#include "codegen/passes/copy_layout_into_producer.h"
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "codegen/passes/graph_rebuild.h"
+#include "codegen/passes/pointwise_ops.h"
+
+namespace tccd::codegen {
+namespace {
+
+struct Fold {
+  int producer = 0;  // the pointwise op that takes the copy's strides
+  int expand = -1;   // the identity expand between them, or -1
+  int permute = -1;  // the transpose/permute between them, or -1 (then the clone's replacement)
+  std::vector<int64_t> strides;  // the producer's new strides
+};
+
+// The permutation of a transpose.int / permute.default view (output dim i is input dim perm[i]),
+// or nullopt.
+std::optional<std::vector<int64_t>> PermutationOf(const ir::Graph& graph, const ir::Node& view) {
+  if (view.args.empty() || !view.args[0].is_ref() || view.outputs.size() != 1) return std::nullopt;
+  const int64_t rank = graph.type_of(view.args[0].ref()).rank();
+  auto dim = [&](const ir::Arg& a) -> std::optional<int64_t> {
+    const int64_t* d = std::get_if<int64_t>(&a.v);
+    if (d == nullptr || *d < -rank || *d >= rank) return std::nullopt;
+    return *d < 0 ? *d + rank : *d;
+  };
+  std::vector<int64_t> perm(rank);
+  for (int64_t i = 0; i < rank; ++i) perm[i] = i;
+  if (view.target == "aten::transpose.int" && view.args.size() == 3) {
+    const std::optional<int64_t> d0 = dim(view.args[1]), d1 = dim(view.args[2]);
+    if (!d0 || !d1) return std::nullopt;
+    std::swap(perm[*d0], perm[*d1]);
+    return perm;
+  }
+  if (view.target == "aten::permute.default" && view.args.size() == 2) {
+    const auto* list = std::get_if<ir::ArgList>(&view.args[1].v);
+    if (list == nullptr || static_cast<int64_t>(list->size()) != rank) return std::nullopt;
+    std::vector<bool> seen(rank, false);
+    for (int64_t i = 0; i < rank; ++i) {
+      const std::optional<int64_t> d = dim((*list)[i]);
+      if (!d || seen[*d]) return std::nullopt;
+      seen[*d] = true;
+      perm[i] = *d;
+    }
+    return perm;
+  }
+  return std::nullopt;
+}
+
+// clone id -> the fold that removes it.
+absl::flat_hash_map<int, Fold> Candidates(const ir::Graph& graph) {
+  const int n = static_cast<int>(graph.nodes.size());
+  std::vector<int> readers(n, 0);  // reads, counted per argument (a node reading twice counts 2)
+  for (const ir::Node& node : graph.nodes)
+    ir::ForEachInput(node, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) ++readers[r.node];
+    });
+  std::vector<bool> is_output(n, false);
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) is_output[r.node] = true;
+    });
+  // Only this one reader sees the value's strides.
+  auto private_to_reader = [&](const ir::ValueRef& r) {
+    return !r.is_input() && r.output == 0 && !is_output[r.node] && readers[r.node] == 1 &&
+           graph.nodes[r.node].outputs.size() == 1;
+  };
+
+  absl::flat_hash_map<int, Fold> chosen;
+  for (int id = 0; id < n; ++id) {
+    const ir::Node& copy = graph.nodes[id];
+    if (copy.target != "aten::clone.default" || copy.args.empty() || !copy.args[0].is_ref()) continue;
+    if (copy.outputs.size() != 1) continue;
+    const ir::TensorType& want = copy.outputs[0];
+    if (want.storage_offset != 0 || !IsDenseNonOverlapping(want)) continue;
+    ir::ValueRef source = copy.args[0].ref();
+    if (!private_to_reader(source)) continue;
+    // An expand to the same sizes is the identity (AOTAutograd's matmul decomposition adds one).
+    const ir::Node* node = &graph.nodes[source.node];
+    Fold fold;
+    // Between producer and clone: an expand to the same sizes (the identity: AOTAutograd's matmul
+    // decomposition adds one), or a transpose/permute (the producer then writes the layout whose
+    // permutation is the clone's).
+    std::vector<int64_t> perm(want.rank());
+    for (int64_t i = 0; i < want.rank(); ++i) perm[i] = i;
+    if (node->target == "aten::expand.default" || PermutationOf(graph, *node)) {
+      if (node->args.empty() || !node->args[0].is_ref()) continue;
+      const ir::ValueRef under = node->args[0].ref();
+      if (!private_to_reader(under)) continue;
+      if (node->target == "aten::expand.default") {
+        if (graph.type_of(under) != node->outputs[0]) continue;
+        fold.expand = source.node;
+      } else {
+        if (node->outputs[0].storage_offset != 0 || graph.type_of(under).storage_offset != 0) continue;
+        perm = *PermutationOf(graph, *node);
+        fold.permute = source.node;
+      }
+      source = under;
+      node = &graph.nodes[source.node];
+    }
+    const ir::TensorType& have = node->outputs[0];
+    if (have.dtype != want.dtype || have.device != want.device || have.rank() != want.rank()) continue;
+    fold.strides.assign(want.rank(), 0);
+    bool sizes_match = true;
+    for (int64_t i = 0; i < want.rank(); ++i) {
+      sizes_match = sizes_match && have.sizes[perm[i]] == want.sizes[i];
+      fold.strides[perm[i]] = want.strides[i];
+    }
+    if (!sizes_match) continue;
+    if (have.strides == fold.strides && have.storage_offset == 0) continue;  // fusion's business
+    if (!IsPointwiseOp(graph, *node)) continue;
+    fold.producer = source.node;
+    chosen[id] = std::move(fold);
+  }
+  return chosen;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> CopyLayoutIntoProducer::Run(ir::Graph& graph) {
+  const absl::flat_hash_map<int, Fold> chosen = Candidates(graph);
+  if (chosen.empty()) return false;
+  absl::flat_hash_map<int, int> layout_of;   // producer id -> the clone whose layout it takes
+  absl::flat_hash_map<int, int> replaced_by;  // clone or expand id -> the node that stands for it
+  absl::flat_hash_map<int, int> permute_of;   // permute id -> its clone
+  for (const auto& [copy, fold] : chosen) {
+    layout_of[fold.producer] = copy;
+    if (fold.expand >= 0) replaced_by[fold.expand] = fold.producer;
+    if (fold.permute >= 0) permute_of[fold.permute] = copy;
+    replaced_by[copy] = fold.permute >= 0 ? fold.permute : fold.producer;
+  }
+  int id = -1;
+  // The producer comes first: it is appended with its new strides; an identity expand and the
+  // clone map to it, or the clone to the permute, re-typed as the clone (the same layout now).
+  absl::flat_hash_map<int, ir::Arg> new_value;
+  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+    ++id;
+    if (auto it = layout_of.find(id); it != layout_of.end()) {
+      ir::Node op = node;
+      op.outputs[0].strides = chosen.at(it->second).strides;
+      op.outputs[0].storage_offset = 0;
+      return std::vector<ir::Arg>{new_value[id] = AppendNode(out, std::move(op))};
+    }
+    if (auto it = permute_of.find(id); it != permute_of.end()) {
+      ir::Node view = node;
+      view.outputs[0] = graph.nodes[it->second].outputs[0];
+      return std::vector<ir::Arg>{new_value[id] = AppendNode(out, std::move(view))};
+    }
+    if (auto it = replaced_by.find(id); it != replaced_by.end()) return std::vector<ir::Arg>{new_value.at(it->second)};
+    return std::nullopt;
+  });
+}
+
+}  // namespace tccd::codegen
