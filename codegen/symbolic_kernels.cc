@@ -148,6 +148,13 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate, c
                                const PointwiseKernel& kernel, std::vector<v1::Dim>* space) {
   if (kernel.is_column_reduction()) return "a column reduction";
   if (HasIndexOps(kernel)) return "index-aware ops (their offsets come from sizes)";
+  // Half-precision rows with run-time sizes gave gradients off eager's by more than bf16's
+  // tolerance on the H200 (tests/python/test_gpu_dynamic_rows.py, 2026-11-27) while f32 matched:
+  // until that is understood they stay extern steps.
+  for (const auto* refs : {&inputs, &outputs})
+    for (const v1::ValueRef& r : *refs)
+      if (v1::DType t = MetaOf(g, r).dtype(); t == v1::FLOAT16 || t == v1::BFLOAT16)
+        return "16-bit floating operands (not validated on a GPU with run-time sizes)";
   for (int64_t t : kernel.output_zero_tail)
     if (t != 0) return "a zero-padded output";
   const int rank = static_cast<int>(kernel.shape.size());
