@@ -85,10 +85,10 @@ def test_conv_bias_forward_and_backward_match_eager_without_atens_bias_kernels(d
     # ATen's bias kernels: the add after cuDNN's convolution, the bias gradient's sum
     # (reduce_kernel over sum_functor). The step's own loss is a mean (MeanOps): not counted.
     def aten_bias_kernels(launches):
-        return {k: n for k, n in launches.items() if ("reduce_kernel" in k and "MeanOps" not in k) or "CUDAFunctor_add" in k}
+        return {k: n for k, n in launches.items() if ("at::native::reduce_kernel" in k and "MeanOps" not in k) or "CUDAFunctor_add" in k}
 
     eager = aten_bias_kernels(_launches(eager_step))
     mine = aten_bias_kernels(_launches(step))
     print(f"{dtype} channels_last={channels_last}: ATen bias kernels eager {eager} tccd {mine}")
     assert sum(mine.values()) < sum(eager.values()), (eager, mine)
-    assert not [k for k in mine if "reduce_kernel" in k], mine
+    assert not [k for k in mine if "at::native::reduce_kernel" in k], mine
