@@ -7,6 +7,7 @@ artifact fetched once, no Compile; with a torch job id (the dynamic-profile hook
 Dynamo frame compile for the step, and further calls compile nothing.
 """
 
+import contextlib
 import torch
 
 import tccd
@@ -21,13 +22,18 @@ def _compile_and_run(x, w):
     return fn, x, w
 
 
-def test_a_warm_start_asks_once_per_plan_and_dynamo_compiles_once(own_daemon, monkeypatch, tmp_path):
+def test_a_warm_start_asks_once_per_plan_and_dynamo_compiles_once(own_daemon, monkeypatch, tmp_path, request):
     from torch._dynamo.utils import counters
 
     x, w = torch.randn(4, 3), torch.randn(3, 5)
-    monkeypatch.setattr(torch.compiler.config, "job_id", "tccd-warm-round-trips")
+    # Through torch's own config patching: monkeypatch's undo deletes the attribute, which a
+    # torch config module takes as "hide this option" (later tests then fail inside Dynamo's PGO
+    # with "torch.compiler.config.job_id does not exist").
+    patches = contextlib.ExitStack()
+    request.addfinalizer(patches.close)
+    patches.enter_context(torch.compiler.config.patch(job_id="tccd-warm-round-trips"))
     # torch's own per-rank PGO file would answer first (dynamic_profiles.py): only the daemon's.
-    monkeypatch.setattr(torch._dynamo.config, "automatic_dynamic_local_pgo", False)
+    patches.enter_context(torch._dynamo.config.patch(automatic_dynamic_local_pgo=False))
     _use(monkeypatch, own_daemon, tmp_path / "machine-a")
     torch._dynamo.reset()
     _compile_and_run(x, w)  # fills the daemon: plans, recipe, the job's profile
