@@ -14,10 +14,10 @@
 #define TCCD_CONCAT_INNER_(a, b) a##b
 #define TCCD_CONCAT_(a, b) TCCD_CONCAT_INNER_(a, b)
 
-#define RETURN_IF_ERROR(expr)                        \
-  do {                                               \
-    ::absl::Status tccd_status_ = (expr);            \
-    if (!tccd_status_.ok()) return tccd_status_;     \
+#define RETURN_IF_ERROR(expr)                    \
+  do {                                           \
+    ::absl::Status tccd_status_ = (expr);        \
+    if (!tccd_status_.ok()) return tccd_status_; \
   } while (0)
 
 #define TCCD_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr) \
@@ -30,9 +30,9 @@
 
 // An internal invariant that, when broken, fails the current request with INTERNAL rather than
 // aborting the daemon (after XLA's TF_RET_CHECK).
-#define RET_CHECK(cond)                                                                   \
-  do {                                                                                    \
-    if (!(cond))                                                                          \
+#define RET_CHECK(cond)                                                                       \
+  do {                                                                                        \
+    if (!(cond))                                                                              \
       return ::absl::InternalError(std::string("tccd internal check failed: " #cond " at ") + \
-                                   __FILE__ + ":" + std::to_string(__LINE__));            \
+                                   __FILE__ + ":" + std::to_string(__LINE__));                \
   } while (0)

@@ -22,8 +22,7 @@ namespace {
 
 void HashU64(Sha256Hasher& hasher, uint64_t v) {
   char bytes[8];
-  for (int i = 0; i < 8; ++i)
-    bytes[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((v >> (8 * i)) & 0xff);
   hasher.Update(absl::string_view(bytes, sizeof(bytes)));
 }
 

@@ -25,8 +25,7 @@ bool IsDigestHex(absl::string_view s);
 
 // OK if IsDigestHex(digest); otherwise INVALID_ARGUMENT naming `what` ("blob
 // digest", "compile key", ...) and a printable prefix of the offending value.
-absl::Status ValidateDigestHex(absl::string_view what,
-                               absl::string_view digest);
+absl::Status ValidateDigestHex(absl::string_view what, absl::string_view digest);
 
 // Incremental SHA-256, for inputs assembled from several pieces (the compile
 // key).
@@ -46,8 +45,7 @@ class Sha256Hasher {
     void operator()(evp_md_ctx_st* ctx) const;
   };
   std::unique_ptr<evp_md_ctx_st, CtxDeleter> ctx_;
-  bool ok_ =
-      true;  // false once any OpenSSL call failed; FinishHex then reports it
+  bool ok_ = true;  // false once any OpenSSL call failed; FinishHex then reports it
 };
 
 // One-shot lowercase hex SHA-256.

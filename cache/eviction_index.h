@@ -104,7 +104,7 @@ class EvictionIndex {
     return blob.pending_puts > 0 && now_ms - blob.last_put_ms < limits.pending_blob_grace_ms;
   }
   struct ManifestInfo {
-    int64_t bytes = 0;  // key + value
+    int64_t bytes = 0;                 // key + value
     std::vector<std::string> digests;  // deduplicated
     int64_t last_used_ms = 0;
     uint64_t use_seq = 0;  // orders uses within one millisecond

@@ -10,11 +10,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::cache {
 namespace {
-
 
 RedisReply Convert(const redisReply* reply) {
   RedisReply out;
@@ -33,7 +32,8 @@ RedisReply Convert(const redisReply* reply) {
       break;
     case REDIS_REPLY_ARRAY:
       out.type = RedisReply::Type::kArray;
-      for (size_t i = 0; i < reply->elements; ++i) out.elements.push_back(Convert(reply->element[i]));
+      for (size_t i = 0; i < reply->elements; ++i)
+        out.elements.push_back(Convert(reply->element[i]));
       break;
     default:
       out.type = RedisReply::Type::kNil;
@@ -45,8 +45,9 @@ RedisReply Convert(const redisReply* reply) {
 
 std::string RedisEndpoint::ToString() const {
   const bool v6 = host.find(':') != std::string::npos;
-  return absl::StrCat(tls ? "rediss://" : "redis://", password.empty() ? "" : absl::StrCat(user, ":***@"),
-                      v6 ? "[" : "", host, v6 ? "]" : "", ":", port, "/", db);
+  return absl::StrCat(tls ? "rediss://" : "redis://",
+                      password.empty() ? "" : absl::StrCat(user, ":***@"), v6 ? "[" : "", host,
+                      v6 ? "]" : "", ":", port, "/", db);
 }
 
 absl::StatusOr<RedisEndpoint> ParseRedisUrl(absl::string_view url) {
@@ -89,8 +90,10 @@ absl::StatusOr<RedisEndpoint> ParseRedisUrl(absl::string_view url) {
     }
     endpoint.host = std::string(hostport.substr(0, close));
     absl::string_view after = hostport.substr(close + 1);
-    if (absl::ConsumePrefix(&after, ":")) port_text = after;
-    else if (!after.empty()) return absl::InvalidArgumentError(absl::StrCat("--shared-cache ", url, hint));
+    if (absl::ConsumePrefix(&after, ":"))
+      port_text = after;
+    else if (!after.empty())
+      return absl::InvalidArgumentError(absl::StrCat("--shared-cache ", url, hint));
   } else if (size_t colon = hostport.rfind(':'); colon != absl::string_view::npos) {
     endpoint.host = std::string(hostport.substr(0, colon));
     port_text = hostport.substr(colon + 1);
@@ -100,8 +103,8 @@ absl::StatusOr<RedisEndpoint> ParseRedisUrl(absl::string_view url) {
   if (endpoint.host.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("--shared-cache ", url, ": no host", hint));
   }
-  if (!port_text.empty() &&
-      (!absl::SimpleAtoi(port_text, &endpoint.port) || endpoint.port < 1 || endpoint.port > 65535)) {
+  if (!port_text.empty() && (!absl::SimpleAtoi(port_text, &endpoint.port) || endpoint.port < 1 ||
+                             endpoint.port > 65535)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--shared-cache ", url, ": bad port \"", port_text, "\"", hint));
   }
@@ -128,9 +131,9 @@ absl::StatusOr<std::unique_ptr<RedisConnection>> RedisClient::Checkout(bool* reu
   }
   absl::StatusOr<std::unique_ptr<RedisConnection>> connection = Connect();
   if (!connection.ok()) {
-    return absl::Status(connection.status().code(),
-                        absl::StrCat("connecting to ", endpoint_.ToString(), ": ",
-                                     connection.status().message()));
+    return absl::Status(
+        connection.status().code(),
+        absl::StrCat("connecting to ", endpoint_.ToString(), ": ", connection.status().message()));
   }
   return connection;
 }
@@ -193,11 +196,11 @@ absl::StatusOr<RedisReply> RedisClient::Command(std::initializer_list<absl::stri
     absl::StatusOr<std::unique_ptr<RedisConnection>> connection =
         Checkout(attempt == 0 ? &reused : nullptr);
     if (!connection.ok()) return connection.status();
-    auto* reply = (*connection)->Command(static_cast<int>(argv.size()), argv.data(),
-                                         lengths.data());
+    auto* reply =
+        (*connection)->Command(static_cast<int>(argv.size()), argv.data(), lengths.data());
     if (reply == nullptr) {
-      absl::Status status = absl::UnavailableError(absl::StrCat(
-          endpoint_.ToString(), " ", *args.begin(), ": ", (*connection)->error()));
+      absl::Status status = absl::UnavailableError(
+          absl::StrCat(endpoint_.ToString(), " ", *args.begin(), ": ", (*connection)->error()));
       Return(*std::move(connection), /*healthy=*/false);
       if (reused) continue;
       return status;

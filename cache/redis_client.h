@@ -55,8 +55,8 @@ absl::StatusOr<RedisEndpoint> ParseRedisUrl(absl::string_view url);
 struct RedisReply {
   enum class Type { kNil, kString, kInteger, kStatus, kArray };
   Type type = Type::kNil;
-  std::string str;  // kString, kStatus
-  int64_t integer = 0;  // kInteger
+  std::string str;                   // kString, kStatus
+  int64_t integer = 0;               // kInteger
   std::vector<RedisReply> elements;  // kArray
   bool is_nil() const { return type == Type::kNil; }
 };

@@ -126,8 +126,9 @@ class TlsConnection final : public RedisConnection {
     // With TLS 1.3 a server that wants a client certificate rejects it after the handshake,
     // so the refusal shows up as the first command failing.
     if (!answered_) {
-      absl::StrAppend(&error_, " (first command after the TLS handshake: does Redis require a "
-                               "client certificate? --shared-cache-tls-cert/--shared-cache-tls-key)");
+      absl::StrAppend(&error_,
+                      " (first command after the TLS handshake: does Redis require a "
+                      "client certificate? --shared-cache-tls-cert/--shared-cache-tls-key)");
     }
     ERR_clear_error();
     return nullptr;
@@ -155,8 +156,8 @@ absl::StatusOr<int> ConnectTcp(const std::string& host, int port, absl::Duration
   std::string last_error = "no address";
   const int timeout_ms = static_cast<int>(absl::ToInt64Milliseconds(timeout));
   for (addrinfo* a = addresses; a != nullptr; a = a->ai_next) {
-    const int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                          a->ai_protocol);
+    const int fd =
+        socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
     if (fd < 0) {
       last_error = std::strerror(errno);
       continue;
@@ -215,9 +216,9 @@ absl::StatusOr<std::shared_ptr<const RedisTlsContext>> RedisTlsContext::Make(
                           ? SSL_CTX_set_default_verify_paths(ctx) == 1
                           : SSL_CTX_load_verify_locations(ctx, files.ca.c_str(), nullptr) == 1;
   if (!loaded) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--shared-cache-tls-ca ", files.ca.empty() ? "(system default)" : files.ca,
-        ": cannot load CA certificates: ", OpenSslErrors("no certificate")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shared-cache-tls-ca ", files.ca.empty() ? "(system default)" : files.ca,
+                     ": cannot load CA certificates: ", OpenSslErrors("no certificate")));
   }
   if (files.cert.empty() != files.key.empty()) {
     return absl::InvalidArgumentError(
@@ -225,13 +226,13 @@ absl::StatusOr<std::shared_ptr<const RedisTlsContext>> RedisTlsContext::Make(
   }
   if (!files.cert.empty()) {
     if (SSL_CTX_use_certificate_chain_file(ctx, files.cert.c_str()) != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--shared-cache-tls-cert ", files.cert, ": ", OpenSslErrors("unusable certificate")));
+      return absl::InvalidArgumentError(absl::StrCat("--shared-cache-tls-cert ", files.cert, ": ",
+                                                     OpenSslErrors("unusable certificate")));
     }
     if (SSL_CTX_use_PrivateKey_file(ctx, files.key.c_str(), SSL_FILETYPE_PEM) != 1 ||
         SSL_CTX_check_private_key(ctx) != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--shared-cache-tls-key ", files.key, ": ", OpenSslErrors("unusable key")));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--shared-cache-tls-key ", files.key, ": ", OpenSslErrors("unusable key")));
     }
   }
   return made;
@@ -267,7 +268,8 @@ absl::StatusOr<std::unique_ptr<RedisConnection>> ConnectTls(
   if (IsIpAddress(host)) {
     named = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host.c_str()) == 1;
   } else {
-    named = SSL_set_tlsext_host_name(ssl, host.c_str()) == 1 && SSL_set1_host(ssl, host.c_str()) == 1;
+    named =
+        SSL_set_tlsext_host_name(ssl, host.c_str()) == 1 && SSL_set1_host(ssl, host.c_str()) == 1;
   }
   if (!named || SSL_set_fd(ssl, *fd) != 1) {
     SSL_free(ssl);
@@ -276,12 +278,13 @@ absl::StatusOr<std::unique_ptr<RedisConnection>> ConnectTls(
   }
   if (SSL_connect(ssl) != 1) {
     const long verify = SSL_get_verify_result(ssl);
-    std::string why = verify != X509_V_OK
-                          ? absl::StrCat("certificate verify failed: ",
-                                         X509_verify_cert_error_string(verify),
-                                         " (is --shared-cache-tls-ca the CA that signed Redis' "
-                                         "certificate, and does it name ", host, "?)")
-                          : OpenSslErrors(errno == EAGAIN ? "timed out" : "handshake failed");
+    std::string why =
+        verify != X509_V_OK
+            ? absl::StrCat("certificate verify failed: ", X509_verify_cert_error_string(verify),
+                           " (is --shared-cache-tls-ca the CA that signed Redis' "
+                           "certificate, and does it name ",
+                           host, "?)")
+            : OpenSslErrors(errno == EAGAIN ? "timed out" : "handshake failed");
     ERR_clear_error();
     SSL_free(ssl);
     close(*fd);

@@ -8,8 +8,7 @@
 
 namespace tccd::cache {
 
-absl::Status FromRocks(const rocksdb::Status& status,
-                       absl::string_view context) {
+absl::Status FromRocks(const rocksdb::Status& status, absl::string_view context) {
   if (status.ok()) return absl::OkStatus();
   std::string message = absl::StrCat(context, ": ", status.ToString());
   if (status.IsNotFound()) return absl::NotFoundError(message);

@@ -12,9 +12,7 @@ namespace tccd::cache {
 
 // Debian's Abseil has its own string_view class, which rocksdb::Slice does not
 // take.
-inline rocksdb::Slice ToSlice(absl::string_view s) {
-  return rocksdb::Slice(s.data(), s.size());
-}
+inline rocksdb::Slice ToSlice(absl::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
 
 // OK stays OK. Otherwise the most specific canonical code, with `context` (what
 // the store was doing, e.g. "reading blob <digest>") in front of RocksDB's
@@ -22,8 +20,7 @@ inline rocksdb::Slice ToSlice(absl::string_view s) {
 //   NotFound -> NOT_FOUND, Corruption -> DATA_LOSS, NoSpace ->
 //   RESOURCE_EXHAUSTED, Busy/TimedOut/TryAgain -> UNAVAILABLE, anything else ->
 //   INTERNAL.
-absl::Status FromRocks(const rocksdb::Status& status,
-                       absl::string_view context);
+absl::Status FromRocks(const rocksdb::Status& status, absl::string_view context);
 
 // True if DB::Open failed because another DB instance (in this or another
 // process) holds the directory's LOCK file. RocksDB reports this only as an

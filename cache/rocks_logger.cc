@@ -19,12 +19,10 @@ class SpdlogRocksLogger final : public rocksdb::Logger {
   void Logv(const char* format, va_list ap) override {
     Logv(rocksdb::InfoLogLevel::INFO_LEVEL, format, ap);
   }
-  void Logv(const rocksdb::InfoLogLevel level, const char* format,
-            va_list ap) override {
-    const bool fatal = level >= rocksdb::InfoLogLevel::FATAL_LEVEL &&
-                       level != rocksdb::InfoLogLevel::HEADER_LEVEL;
-    const spdlog::level::level_enum ours =
-        fatal ? spdlog::level::err : spdlog::level::debug;
+  void Logv(const rocksdb::InfoLogLevel level, const char* format, va_list ap) override {
+    const bool fatal =
+        level >= rocksdb::InfoLogLevel::FATAL_LEVEL && level != rocksdb::InfoLogLevel::HEADER_LEVEL;
+    const spdlog::level::level_enum ours = fatal ? spdlog::level::err : spdlog::level::debug;
     if (!spdlog::should_log(ours)) return;
     char buffer[1024];
     va_list copy;
@@ -32,8 +30,7 @@ class SpdlogRocksLogger final : public rocksdb::Logger {
     const int n = vsnprintf(buffer, sizeof(buffer), format, copy);
     va_end(copy);
     if (n < 0) return;
-    std::string line(buffer, std::min<size_t>(static_cast<size_t>(n),
-                                              sizeof(buffer) - 1));
+    std::string line(buffer, std::min<size_t>(static_cast<size_t>(n), sizeof(buffer) - 1));
     while (!line.empty() && line.back() == '\n') line.pop_back();
     spdlog::log(ours, "rocksdb: {}", line);
   }

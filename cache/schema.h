@@ -59,8 +59,7 @@ inline std::string JobRowPrefix(absl::string_view job_id) {
   return absl::StrCat(job_id, absl::string_view("\0", 1));
 }
 
-inline std::string JobRowKey(absl::string_view job_id,
-                             absl::string_view compile_key) {
+inline std::string JobRowKey(absl::string_view job_id, absl::string_view compile_key) {
   return absl::StrCat(JobRowPrefix(job_id), compile_key);
 }
 

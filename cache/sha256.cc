@@ -46,24 +46,19 @@ bool IsDigestHex(absl::string_view s) {
   return true;
 }
 
-absl::Status ValidateDigestHex(absl::string_view what,
-                               absl::string_view digest) {
+absl::Status ValidateDigestHex(absl::string_view what, absl::string_view digest) {
   if (IsDigestHex(digest)) return absl::OkStatus();
   // The value may be hostile: show a bounded, escaped prefix only.
   constexpr size_t kShown = 64;
   return absl::InvalidArgumentError(absl::StrCat(
-      what, " must be 64 lowercase hex characters (a SHA-256), got ",
-      digest.size(), " bytes: \"", absl::CHexEscape(digest.substr(0, kShown)),
-      digest.size() > kShown ? "...\"" : "\""));
+      what, " must be 64 lowercase hex characters (a SHA-256), got ", digest.size(), " bytes: \"",
+      absl::CHexEscape(digest.substr(0, kShown)), digest.size() > kShown ? "...\"" : "\""));
 }
 
-void Sha256Hasher::CtxDeleter::operator()(evp_md_ctx_st* ctx) const {
-  EVP_MD_CTX_free(ctx);
-}
+void Sha256Hasher::CtxDeleter::operator()(evp_md_ctx_st* ctx) const { EVP_MD_CTX_free(ctx); }
 
 Sha256Hasher::Sha256Hasher() : ctx_(EVP_MD_CTX_new()) {
-  ok_ = ctx_ != nullptr &&
-        EVP_DigestInit_ex(ctx_.get(), Sha256Md(), nullptr) == 1;
+  ok_ = ctx_ != nullptr && EVP_DigestInit_ex(ctx_.get(), Sha256Md(), nullptr) == 1;
 }
 
 Sha256Hasher::~Sha256Hasher() = default;
@@ -76,9 +71,7 @@ void Sha256Hasher::Update(absl::string_view bytes) {
 absl::StatusOr<std::string> Sha256Hasher::FinishHex() {
   std::array<unsigned char, EVP_MAX_MD_SIZE> md;
   unsigned int md_len = 0;
-  if (ok_)
-    ok_ =
-        EVP_DigestFinal_ex(ctx_.get(), md.data(), &md_len) == 1 && md_len == 32;
+  if (ok_) ok_ = EVP_DigestFinal_ex(ctx_.get(), md.data(), &md_len) == 1 && md_len == 32;
   if (!ok_) return absl::InternalError("OpenSSL SHA-256 failed");
   ok_ = false;  // the context is finalized; a second FinishHex is an error
   return ToLowerHex(md.data(), md_len);

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "cache/digest.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace tccd::cache {
@@ -96,7 +96,8 @@ void SharedTier::NoteFailure(const absl::Status& status) {
   spdlog::warn(
       "shared cache {}: {}; serving from the local cache alone, retrying every {} ms (logged "
       "once until it is back)",
-      redis_.endpoint().ToString(), status.ToString(), absl::ToInt64Milliseconds(options_.retry_after));
+      redis_.endpoint().ToString(), status.ToString(),
+      absl::ToInt64Milliseconds(options_.retry_after));
 }
 
 void SharedTier::NoteSuccess() {
@@ -135,9 +136,10 @@ SharedTier::Lookup SharedTier::FetchInto(const std::string& key, Store& store,
     absl::StatusOr<std::string> stored = store.PutBlob(blob->str, artifact.digest());
     if (absl::IsDataLoss(stored.status())) {
       counters_.corrupt_blobs.fetch_add(1, std::memory_order_relaxed);
-      spdlog::error("shared cache: blob {} of key {} does not match its digest ({}); deleting "
-                    "it from Redis and compiling the key",
-                    artifact.digest(), key.substr(0, 12), stored.status().ToString());
+      spdlog::error(
+          "shared cache: blob {} of key {} does not match its digest ({}); deleting "
+          "it from Redis and compiling the key",
+          artifact.digest(), key.substr(0, 12), stored.status().ToString());
       absl::StatusOr<RedisReply> deleted = redis_.Command({"DEL", blob_key});
       if (!deleted.ok()) NoteFailure(deleted.status());
       return Lookup::kMissing;
@@ -161,9 +163,8 @@ SharedTier::Lookup SharedTier::FetchInto(const std::string& key, Store& store,
 }
 
 absl::StatusOr<bool> SharedTier::TryAcquire(const std::string& key, const std::string& token) {
-  ASSIGN_OR_RETURN(RedisReply reply,
-                   redis_.Command({"SET", absl::StrCat(kLeasePrefix, key), token, "NX", "PX",
-                                   Millis(options_.lease_ttl)}));
+  ASSIGN_OR_RETURN(RedisReply reply, redis_.Command({"SET", absl::StrCat(kLeasePrefix, key), token,
+                                                     "NX", "PX", Millis(options_.lease_ttl)}));
   return reply.type == RedisReply::Type::kStatus;  // "OK"; nil when someone holds it
 }
 
@@ -230,9 +231,10 @@ std::optional<v1::Manifest> SharedTier::FetchOrLease(const std::string& key, Sto
     }
     if (absl::Now() >= deadline) {
       counters_.wait_timeouts.fetch_add(1, std::memory_order_relaxed);
-      spdlog::warn("shared cache: waited {} s for another daemon's compile of key {}; compiling "
-                   "it here",
-                   absl::ToInt64Seconds(options_.max_wait), key.substr(0, 12));
+      spdlog::warn(
+          "shared cache: waited {} s for another daemon's compile of key {}; compiling "
+          "it here",
+          absl::ToInt64Seconds(options_.max_wait), key.substr(0, 12));
       break;
     }
     absl::SleepFor(options_.poll_interval);
@@ -294,20 +296,22 @@ void SharedTier::RenewLoop() {
     std::vector<std::pair<std::string, std::string>> held;
     {
       absl::MutexLock lock(&leases_mu_);
-      const absl::Condition stopping(+[](bool* stop) { return *stop; }, &stopping_);
+      const absl::Condition stopping(
+          +[](bool* stop) { return *stop; }, &stopping_);
       if (leases_mu_.AwaitWithTimeout(stopping, period)) return;
       held.assign(held_.begin(), held_.end());
     }
     for (const auto& [key, token] : held) {
-      absl::StatusOr<RedisReply> renewed = redis_.Command(
-          {"EVAL", kRenewScript, "1", absl::StrCat(kLeasePrefix, key), token,
-           Millis(options_.lease_ttl)});
+      absl::StatusOr<RedisReply> renewed =
+          redis_.Command({"EVAL", kRenewScript, "1", absl::StrCat(kLeasePrefix, key), token,
+                          Millis(options_.lease_ttl)});
       if (!renewed.ok()) {
         NoteFailure(renewed.status());
       } else if (renewed->integer == 0) {
-        spdlog::warn("shared cache: lost the compile lease of key {} (expired); another daemon "
-                     "may compile it too",
-                     key.substr(0, 12));
+        spdlog::warn(
+            "shared cache: lost the compile lease of key {} (expired); another daemon "
+            "may compile it too",
+            key.substr(0, 12));
       }
     }
   }

@@ -143,17 +143,17 @@ class SharedTier {
   std::thread renewer_;
 
   struct Counters {
-    std::atomic<int64_t> hits{0};             // served from the shared tier
-    std::atomic<int64_t> misses{0};           // leader compiled (with or without the lease)
-    std::atomic<int64_t> lease_waits{0};      // leaders that waited for another daemon's compile
-    std::atomic<int64_t> wait_hits{0};        // ... and got its result
-    std::atomic<int64_t> wait_timeouts{0};    // ... and gave up after max_wait
+    std::atomic<int64_t> hits{0};           // served from the shared tier
+    std::atomic<int64_t> misses{0};         // leader compiled (with or without the lease)
+    std::atomic<int64_t> lease_waits{0};    // leaders that waited for another daemon's compile
+    std::atomic<int64_t> wait_hits{0};      // ... and got its result
+    std::atomic<int64_t> wait_timeouts{0};  // ... and gave up after max_wait
     std::atomic<int64_t> publishes{0};
     std::atomic<int64_t> blobs_fetched{0};
     std::atomic<int64_t> bytes_fetched{0};
-    std::atomic<int64_t> corrupt_blobs{0};    // bytes that did not match their digest
-    std::atomic<int64_t> errors{0};           // failed Redis operations
-    std::atomic<int64_t> skipped{0};          // lookups skipped while Redis was down
+    std::atomic<int64_t> corrupt_blobs{0};  // bytes that did not match their digest
+    std::atomic<int64_t> errors{0};         // failed Redis operations
+    std::atomic<int64_t> skipped{0};        // lookups skipped while Redis was down
   };
   Counters counters_;
 };

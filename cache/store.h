@@ -96,8 +96,8 @@ class Store {
 
   // Records that `job_id` used `key` at `now_unix_ms`; `compiled` when this use compiled it
   // (compiled_here then stays true). An empty `job_id` means "no job": a no-op returning OK.
-  virtual absl::Status RecordJobUse(absl::string_view job_id, absl::string_view key,
-                                    bool compiled, int64_t now_unix_ms) = 0;
+  virtual absl::Status RecordJobUse(absl::string_view job_id, absl::string_view key, bool compiled,
+                                    int64_t now_unix_ms) = 0;
   // The job's entries, ordered by key; empty for an unknown job. An empty job id is
   // INVALID_ARGUMENT.
   virtual absl::StatusOr<std::vector<v1::JobEntry>> GetJob(absl::string_view job_id) = 0;

@@ -6,7 +6,7 @@
 #include "cache/digest.h"
 #include "cache/rocks_interop.h"
 #include "cache/store_impl.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace tccd::cache {
@@ -36,22 +36,22 @@ absl::Mutex& StoreImpl::BlobStripe(absl::string_view digest) {
   // Digests are validated hex, so the first character is uniform over 16
   // values; "& 15" keeps the index in range even if that were ever not so.
   const char c = digest.empty() ? '0' : digest[0];
-  const unsigned nibble = c >= 'a' ? static_cast<unsigned>(c - 'a' + 10)
-                                   : static_cast<unsigned>(c - '0');
+  const unsigned nibble =
+      c >= 'a' ? static_cast<unsigned>(c - 'a' + 10) : static_cast<unsigned>(c - '0');
   return blob_stripe_mu_[nibble & 15];
 }
 
-absl::StatusOr<std::string> StoreImpl::PutBlob(
-    absl::string_view bytes, absl::string_view expected_digest) {
+absl::StatusOr<std::string> StoreImpl::PutBlob(absl::string_view bytes,
+                                               absl::string_view expected_digest) {
   if (!expected_digest.empty()) {
     RETURN_IF_ERROR(ValidateDigestHex("expected blob digest", expected_digest));
   }
   // Hash before taking any lock: artifacts can be large.
   ASSIGN_OR_RETURN(std::string digest, Sha256HexOrError(bytes));
   if (!expected_digest.empty() && digest != expected_digest) {
-    return absl::DataLossError(
-        absl::StrCat("blob of ", bytes.size(), " bytes hashes to ", digest,
-                     ", not the expected ", expected_digest, "; not stored"));
+    return absl::DataLossError(absl::StrCat("blob of ", bytes.size(), " bytes hashes to ", digest,
+                                            ", not the expected ", expected_digest,
+                                            "; not stored"));
   }
 
   absl::ReaderMutexLock lock(&mu_);
@@ -67,8 +67,7 @@ absl::StatusOr<std::string> StoreImpl::PutBlob(
       lru_.AddBlob(digest, static_cast<int64_t>(bytes.size()), /*pending=*/true, NowMs());
     }
     rocksdb::PinnableSlice existing;
-    rocksdb::Status s =
-        db_->Get(read_options_, blobs_, ToSlice(digest), &existing);
+    rocksdb::Status s = db_->Get(read_options_, blobs_, ToSlice(digest), &existing);
     if (s.ok()) {
       // Same key means same bytes, unless the stored copy is corrupt: then
       // overwrite (repair) it.
@@ -76,11 +75,9 @@ absl::StatusOr<std::string> StoreImpl::PutBlob(
         MarkVerifiedBlob(digest);  // the stored bytes are the ones we hashed
         return false;
       }
-      spdlog::warn("cache: blob {} was stored with wrong bytes; rewriting it",
-                   digest);
+      spdlog::warn("cache: blob {} was stored with wrong bytes; rewriting it", digest);
     } else if (s.IsCorruption()) {
-      spdlog::warn("cache: blob {} is unreadable ({}); rewriting it", digest,
-                   s.ToString());
+      spdlog::warn("cache: blob {} is unreadable ({}); rewriting it", digest, s.ToString());
     } else if (!s.IsNotFound()) {
       return FromRocks(s, absl::StrCat("reading blob ", digest));
     }
@@ -120,8 +117,7 @@ bool StoreImpl::HasBlob(absl::string_view digest) {
   return LoadBlobLocked(digest, &value).ok();
 }
 
-absl::Status StoreImpl::LoadBlobLocked(absl::string_view digest,
-                                       rocksdb::PinnableSlice* value) {
+absl::Status StoreImpl::LoadBlobLocked(absl::string_view digest, rocksdb::PinnableSlice* value) {
   rocksdb::Status s = db_->Get(read_options_, blobs_, ToSlice(digest), value);
   if (s.IsNotFound()) {
     return absl::NotFoundError(absl::StrCat("blob ", digest, " is not stored"));
@@ -130,29 +126,26 @@ absl::Status StoreImpl::LoadBlobLocked(absl::string_view digest,
   RETURN_IF_ERROR(FromRocks(s, absl::StrCat("reading blob ", digest)));
   if (!options_.verify_on_read) return absl::OkStatus();
 
-  ASSIGN_OR_RETURN(std::string actual, Sha256HexOrError(absl::string_view(
-                                           value->data(), value->size())));
+  ASSIGN_OR_RETURN(std::string actual,
+                   Sha256HexOrError(absl::string_view(value->data(), value->size())));
   if (actual == digest) {
     MarkVerifiedBlob(digest);
     return absl::OkStatus();
   }
   const size_t size = value->size();
   value->Reset();
-  return DropCorruptBlobLocked(
-      digest, absl::StrCat("its ", size, " bytes hash to ", actual));
+  return DropCorruptBlobLocked(digest, absl::StrCat("its ", size, " bytes hash to ", actual));
 }
 
-absl::Status StoreImpl::DropCorruptBlobLocked(absl::string_view digest,
-                                              absl::string_view problem) {
-  spdlog::error("cache: blob {} in {} is corrupt ({}); deleting it",
-                std::string(digest), options_.path, std::string(problem));
+absl::Status StoreImpl::DropCorruptBlobLocked(absl::string_view digest, absl::string_view problem) {
+  spdlog::error("cache: blob {} in {} is corrupt ({}); deleting it", std::string(digest),
+                options_.path, std::string(problem));
   ForgetVerifiedBlobs();  // rare; it may have been memoized before RocksDB saw the corruption
   absl::MutexLock stripe(&BlobStripe(digest));
   // Re-read under the stripe lock: a PutBlob may have rewritten good bytes
   // since our read, and those must survive.
   rocksdb::PinnableSlice current;
-  rocksdb::Status s =
-      db_->Get(read_options_, blobs_, ToSlice(digest), &current);
+  rocksdb::Status s = db_->Get(read_options_, blobs_, ToSlice(digest), &current);
   bool repaired = false;
   if (s.ok()) {
     absl::StatusOr<std::string> actual =
@@ -161,23 +154,22 @@ absl::Status StoreImpl::DropCorruptBlobLocked(absl::string_view digest,
   }
   if (!repaired && !s.IsNotFound()) {
     // While writing is stopped it stays: every read verifies it again and fails the same way.
-    rocksdb::Status deleted =
-        CheckWritableLocked().ok()
-            ? db_->Delete(write_options_, blobs_, ToSlice(digest))
-            : rocksdb::Status::Incomplete("writing to the cache is stopped");
+    rocksdb::Status deleted = CheckWritableLocked().ok()
+                                  ? db_->Delete(write_options_, blobs_, ToSlice(digest))
+                                  : rocksdb::Status::Incomplete("writing to the cache is stopped");
     if (!deleted.ok()) {
       // Still never served: every read verifies it again and fails the same
       // way.
-      spdlog::error("cache: could not delete corrupt blob {}: {}",
-                    std::string(digest), deleted.ToString());
+      spdlog::error("cache: could not delete corrupt blob {}: {}", std::string(digest),
+                    deleted.ToString());
     }
     if (deleted.ok() && eviction_enabled()) {
       absl::MutexLock lru_lock(&lru_mu_);
       lru_.RemoveBlob(digest);
     }
   }
-  return absl::NotFoundError(absl::StrCat("blob ", digest, " was corrupt (",
-                                          problem, ") and has been dropped"));
+  return absl::NotFoundError(
+      absl::StrCat("blob ", digest, " was corrupt (", problem, ") and has been dropped"));
 }
 
 }  // namespace tccd::cache

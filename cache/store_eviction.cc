@@ -19,7 +19,7 @@
 #include "cache/rocks_interop.h"
 #include "cache/schema.h"
 #include "cache/store_impl.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "rocksdb/write_batch.h"
 #include "spdlog/spdlog.h"
 
@@ -72,7 +72,8 @@ absl::Status StoreImpl::LoadEvictionIndexLocked() {
     // that is the cost of starting with a cap on a large cache.
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read_options_, blobs_));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      lru_.AddBlob(absl::string_view(it->key().data(), it->key().size()), static_cast<int64_t>(it->value().size()),
+      lru_.AddBlob(absl::string_view(it->key().data(), it->key().size()),
+                   static_cast<int64_t>(it->value().size()),
                    /*pending=*/false, now);
     }
     RETURN_IF_ERROR(FromRocks(it->status(), "reading blobs for the eviction index"));
@@ -123,8 +124,8 @@ void StoreImpl::EvictIfOverLocked() {
   }
   if (!CheckWritableLocked().ok()) return;  // the store logged why; deletes would fail too
 
-  const int64_t target = static_cast<int64_t>(options_.low_watermark *
-                                              static_cast<double>(options_.max_bytes));
+  const int64_t target =
+      static_cast<int64_t>(options_.low_watermark * static_cast<double>(options_.max_bytes));
   const EvictionIndex::Limits limits{.min_age_ms = options_.min_age_ms,
                                      .pending_blob_grace_ms = options_.pending_blob_grace_ms};
   const int64_t now = NowMs();
@@ -161,8 +162,8 @@ void StoreImpl::EvictIfOverLocked() {
     evicted_blobs_ += blobs;
     evicted_bytes_ += bytes;
     evicted_bytes_since_compaction_ += bytes;
-    spdlog::debug("cache: evicted {} manifests and {} blobs ({} bytes); {} bytes stored",
-                  manifests, blobs, bytes, lru_.total_bytes());
+    spdlog::debug("cache: evicted {} manifests and {} blobs ({} bytes); {} bytes stored", manifests,
+                  blobs, bytes, lru_.total_bytes());
   }
   if (lru_.total_bytes() > options_.max_bytes) {
     ++evictions_blocked_;
@@ -192,7 +193,8 @@ void StoreImpl::FlushAccessTimesLocked() {
   }
   if (dirty.empty()) return;
   rocksdb::WriteBatch batch;
-  for (const auto& [key, ms] : dirty) batch.Put(access_, key, EncodeMillis(ms)).PermitUncheckedError();
+  for (const auto& [key, ms] : dirty)
+    batch.Put(access_, key, EncodeMillis(ms)).PermitUncheckedError();
   // A row for a manifest evicted since TakeDirtyAccessTimes is harmless: the next Open drops it.
   absl::Status written = WriteError(db_->Write(write_options_, &batch), "storing access times");
   if (!written.ok()) spdlog::warn("cache: {}", written.ToString());
@@ -211,7 +213,8 @@ void StoreImpl::CompactAfterEvictionsLocked() {
   compact.blob_garbage_collection_policy = rocksdb::BlobGarbageCollectionPolicy::kForce;
   compact.blob_garbage_collection_age_cutoff = 1.0;
   rocksdb::Status s = db_->CompactRange(compact, blobs_, nullptr, nullptr);
-  if (!s.ok()) spdlog::warn("cache: compacting {} after evictions: {}", options_.path, s.ToString());
+  if (!s.ok())
+    spdlog::warn("cache: compacting {} after evictions: {}", options_.path, s.ToString());
 }
 
 void StoreImpl::StartMaintenance() {
@@ -234,7 +237,8 @@ void StoreImpl::MaintenanceLoop() {
   while (true) {
     {
       absl::MutexLock lock(&maintenance_mu_);
-      const absl::Condition stopping(+[](bool* stop) { return *stop; }, &stop_maintenance_);
+      const absl::Condition stopping(
+          +[](bool* stop) { return *stop; }, &stop_maintenance_);
       if (maintenance_mu_.AwaitWithTimeout(stopping, kMaintenanceInterval)) {
         return;
       }

@@ -37,12 +37,10 @@ void StoreHealth::OnBackgroundError(rocksdb::BackgroundErrorReason /*reason*/,
                                     rocksdb::Status* bg_error) {
   if (bg_error == nullptr || bg_error->ok()) return;
   MarkStopped(bg_error->ToString(),
-              bg_error->IsNoSpace() ||
-                  bg_error->subcode() == rocksdb::Status::kSpaceLimit);
+              bg_error->IsNoSpace() || bg_error->subcode() == rocksdb::Status::kSpaceLimit);
 }
 
-void StoreHealth::OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason,
-                                       rocksdb::Status bg_error,
+void StoreHealth::OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason, rocksdb::Status bg_error,
                                        bool* auto_recovery) {
   bg_error.PermitUncheckedError();
   // The store reopens instead; see the file comment.

@@ -31,15 +31,11 @@ class StoreHealth final : public rocksdb::EventListener {
   explicit StoreHealth(std::string path) : path_(std::move(path)) {}
 
   // True from the first failed write until the store has reopened the database for writing.
-  bool writes_stopped() const {
-    return writes_stopped_.load(std::memory_order_acquire);
-  }
+  bool writes_stopped() const { return writes_stopped_.load(std::memory_order_acquire); }
   // The error that stopped writing, for messages; empty while writing works.
   std::string reason() const;
   // Whether that error is a full file system (ENOSPC) rather than another I/O error.
-  bool no_space() const {
-    return no_space_.load(std::memory_order_acquire);
-  }
+  bool no_space() const { return no_space_.load(std::memory_order_acquire); }
 
   // Called by the store: writing stopped for `reason` / works again. Log only on a change, so
   // an episode is one line each way however many requests hit it.
@@ -47,10 +43,8 @@ class StoreHealth final : public rocksdb::EventListener {
   void MarkResumed(const std::string& how);
 
   // rocksdb::EventListener
-  void OnBackgroundError(rocksdb::BackgroundErrorReason reason,
-                         rocksdb::Status* bg_error) override;
-  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason reason,
-                            rocksdb::Status bg_error,
+  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* bg_error) override;
+  void OnErrorRecoveryBegin(rocksdb::BackgroundErrorReason reason, rocksdb::Status bg_error,
                             bool* auto_recovery) override;
 
  private:

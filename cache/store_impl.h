@@ -63,19 +63,17 @@ class StoreImpl final : public Store {
   // Called once, by Open.
   absl::Status Init();
 
-  absl::StatusOr<std::string> PutBlob(
-      absl::string_view bytes, absl::string_view expected_digest) override;
+  absl::StatusOr<std::string> PutBlob(absl::string_view bytes,
+                                      absl::string_view expected_digest) override;
   absl::StatusOr<std::string> GetBlob(absl::string_view digest) override;
   bool HasBlob(absl::string_view digest) override;
 
-  absl::Status PutManifest(absl::string_view key,
-                           const v1::Manifest& manifest) override;
+  absl::Status PutManifest(absl::string_view key, const v1::Manifest& manifest) override;
   absl::StatusOr<v1::Manifest> GetManifest(absl::string_view key) override;
 
-  absl::Status RecordJobUse(absl::string_view job_id, absl::string_view key,
-                            bool compiled, int64_t now_unix_ms) override;
-  absl::StatusOr<std::vector<v1::JobEntry>> GetJob(
-      absl::string_view job_id) override;
+  absl::Status RecordJobUse(absl::string_view job_id, absl::string_view key, bool compiled,
+                            int64_t now_unix_ms) override;
+  absl::StatusOr<std::vector<v1::JobEntry>> GetJob(absl::string_view job_id) override;
 
   absl::StatusOr<v1::DynamicProfile> GetDynamicProfile(absl::string_view job_id) override;
   absl::Status PutDynamicProfile(absl::string_view job_id,
@@ -100,8 +98,7 @@ class StoreImpl final : public Store {
   absl::Status CheckSchemaLocked() ABSL_SHARED_LOCKS_REQUIRED(mu_);
   absl::Status CloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CheckOpenLocked() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
-  int64_t IntPropertyLocked(rocksdb::ColumnFamilyHandle* cf,
-                            const std::string& name) const
+  int64_t IntPropertyLocked(rocksdb::ColumnFamilyHandle* cf, const std::string& name) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   // store_writable.cc
@@ -125,8 +122,7 @@ class StoreImpl final : public Store {
   // is absent, or if it is corrupt: bytes that do not hash to `digest` (checked
   // when options_.verify_on_read) or a RocksDB Corruption; a corrupt blob is
   // logged and deleted.
-  absl::Status LoadBlobLocked(absl::string_view digest,
-                              rocksdb::PinnableSlice* value)
+  absl::Status LoadBlobLocked(absl::string_view digest, rocksdb::PinnableSlice* value)
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // store_jobs.cc
   // Uses of one job row not yet written: hits are counted here and written at most every
@@ -141,12 +137,11 @@ class StoreImpl final : public Store {
   };
   // Merges `uses` uses between first_ms and last_ms into the row `row` of `job_id`.
   absl::Status WriteJobUseLocked(absl::string_view job_id, absl::string_view key,
-                                 const std::string& row, const PendingJobUse& use,
-                                 bool compiled)
+                                 const std::string& row, const PendingJobUse& use, bool compiled)
       ABSL_SHARED_LOCKS_REQUIRED(mu_) ABSL_EXCLUSIVE_LOCKS_REQUIRED(jobs_mu_);
   // Writes every pending hit; the first error is returned, the rest are dropped with it.
-  absl::Status FlushJobUsesLocked()
-      ABSL_SHARED_LOCKS_REQUIRED(mu_) ABSL_EXCLUSIVE_LOCKS_REQUIRED(jobs_mu_);
+  absl::Status FlushJobUsesLocked() ABSL_SHARED_LOCKS_REQUIRED(mu_)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(jobs_mu_);
 
   // The verified-blob memo: digests whose bytes this process hashed (PutBlob, or a verified
   // read) since the database was opened and that no delete has touched since. GetManifest
@@ -163,8 +158,7 @@ class StoreImpl final : public Store {
   // Logs and deletes the corrupt blob `digest` unless a concurrent PutBlob has
   // already replaced it with intact bytes; returns the NOT_FOUND that
   // LoadBlobLocked reports.
-  absl::Status DropCorruptBlobLocked(absl::string_view digest,
-                                     absl::string_view problem)
+  absl::Status DropCorruptBlobLocked(absl::string_view digest, absl::string_view problem)
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   absl::Mutex& BlobStripe(absl::string_view digest);
 
@@ -194,8 +188,7 @@ class StoreImpl final : public Store {
   const std::shared_ptr<rocksdb::FileSystem> fs_;  // null: RocksDB's default
   std::unique_ptr<rocksdb::Env> env_;              // wraps fs_; null when fs_ is
   const std::shared_ptr<StoreHealth> health_;      // registered as RocksDB's listener
-  const rocksdb::WriteOptions
-      write_options_;  // sync=false: the WAL makes writes survive SIGKILL
+  const rocksdb::WriteOptions write_options_;  // sync=false: the WAL makes writes survive SIGKILL
   const rocksdb::ReadOptions read_options_;
 
   mutable absl::Mutex mu_;

@@ -13,7 +13,7 @@
 #include "cache/rocks_interop.h"
 #include "cache/schema.h"
 #include "cache/store_impl.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace tccd::cache {
@@ -21,9 +21,8 @@ namespace tccd::cache {
 absl::Status ValidateJobId(absl::string_view job_id) {
   if (job_id.empty()) return absl::InvalidArgumentError("job id is empty");
   if (job_id.size() > kMaxJobIdLength) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("job id is ", job_id.size(), " bytes long; at most ",
-                     kMaxJobIdLength, " are allowed"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "job id is ", job_id.size(), " bytes long; at most ", kMaxJobIdLength, " are allowed"));
   }
   if (job_id.find('\0') != absl::string_view::npos) {
     return absl::InvalidArgumentError("job id contains a NUL byte");
@@ -38,8 +37,7 @@ constexpr absl::Duration kJobUseFlushInterval = absl::Seconds(1);
 constexpr size_t kMaxPendingJobRows = 4096;
 }  // namespace
 
-absl::Status StoreImpl::RecordJobUse(absl::string_view job_id,
-                                     absl::string_view key, bool compiled,
+absl::Status StoreImpl::RecordJobUse(absl::string_view job_id, absl::string_view key, bool compiled,
                                      int64_t now_unix_ms) {
   if (job_id.empty()) return absl::OkStatus();  // the request named no job
   RETURN_IF_ERROR(ValidateJobId(job_id));
@@ -99,8 +97,7 @@ absl::Status StoreImpl::WriteJobUseLocked(absl::string_view job_id, absl::string
       entry.Clear();
     }
   } else if (!s.IsNotFound()) {
-    return FromRocks(
-        s, absl::StrCat("reading job \"", absl::CHexEscape(job_id), "\""));
+    return FromRocks(s, absl::StrCat("reading job \"", absl::CHexEscape(job_id), "\""));
   }
 
   if (entry.uses() == 0) {
@@ -108,28 +105,23 @@ absl::Status StoreImpl::WriteJobUseLocked(absl::string_view job_id, absl::string
     entry.set_last_used_unix_ms(use.last_ms);
   } else {
     // Requests of one job race; keep the true first and last.
-    entry.set_first_used_unix_ms(
-        std::min(entry.first_used_unix_ms(), use.first_ms));
-    entry.set_last_used_unix_ms(
-        std::max(entry.last_used_unix_ms(), use.last_ms));
+    entry.set_first_used_unix_ms(std::min(entry.first_used_unix_ms(), use.first_ms));
+    entry.set_last_used_unix_ms(std::max(entry.last_used_unix_ms(), use.last_ms));
   }
   entry.set_uses(entry.uses() + use.uses);
-  if (compiled)
-    entry.set_compiled_here(true);  // sticky: later hits do not clear it
-  entry.clear_key();                // it is in the row key
+  if (compiled) entry.set_compiled_here(true);  // sticky: later hits do not clear it
+  entry.clear_key();                            // it is in the row key
 
   if (!entry.SerializeToString(&value)) {
-    return absl::InternalError(absl::StrCat(
-        "cannot serialize an entry of job \"", absl::CHexEscape(job_id), "\""));
+    return absl::InternalError(
+        absl::StrCat("cannot serialize an entry of job \"", absl::CHexEscape(job_id), "\""));
   }
   RETURN_IF_ERROR(CheckWritableLocked());
   s = db_->Put(write_options_, jobs_, row, value);
-  return WriteError(s, absl::StrCat("recording a use by job \"",
-                                   absl::CHexEscape(job_id), "\""));
+  return WriteError(s, absl::StrCat("recording a use by job \"", absl::CHexEscape(job_id), "\""));
 }
 
-absl::StatusOr<std::vector<v1::JobEntry>> StoreImpl::GetJob(
-    absl::string_view job_id) {
+absl::StatusOr<std::vector<v1::JobEntry>> StoreImpl::GetJob(absl::string_view job_id) {
   RETURN_IF_ERROR(ValidateJobId(job_id));
   const std::string prefix = JobRowPrefix(job_id);
   // The smallest key after every "job_id\0...": "job_id\1".
@@ -148,13 +140,10 @@ absl::StatusOr<std::vector<v1::JobEntry>> StoreImpl::GetJob(
   }
   std::vector<v1::JobEntry> entries;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read_options, jobs_));
-  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
-       it->Next()) {
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
     v1::JobEntry entry;
-    if (!entry.ParseFromArray(it->value().data(),
-                              static_cast<int>(it->value().size()))) {
-      spdlog::warn("cache: skipping an unreadable entry of job \"{}\"",
-                   absl::CHexEscape(job_id));
+    if (!entry.ParseFromArray(it->value().data(), static_cast<int>(it->value().size()))) {
+      spdlog::warn("cache: skipping an unreadable entry of job \"{}\"", absl::CHexEscape(job_id));
       continue;
     }
     rocksdb::Slice key = it->key();
@@ -162,9 +151,8 @@ absl::StatusOr<std::vector<v1::JobEntry>> StoreImpl::GetJob(
     entry.set_key(key.ToString());
     entries.push_back(std::move(entry));
   }
-  RETURN_IF_ERROR(FromRocks(
-      it->status(),
-      absl::StrCat("reading job \"", absl::CHexEscape(job_id), "\"")));
+  RETURN_IF_ERROR(
+      FromRocks(it->status(), absl::StrCat("reading job \"", absl::CHexEscape(job_id), "\"")));
   return entries;
 }
 

@@ -9,7 +9,7 @@
 #include "cache/digest.h"
 #include "cache/rocks_interop.h"
 #include "cache/store_impl.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace tccd::cache {
@@ -21,8 +21,7 @@ std::string ArtifactLabel(const v1::Artifact& artifact) {
 
 }  // namespace
 
-absl::Status StoreImpl::PutManifest(absl::string_view key,
-                                    const v1::Manifest& manifest) {
+absl::Status StoreImpl::PutManifest(absl::string_view key, const v1::Manifest& manifest) {
   RETURN_IF_ERROR(ValidateDigestHex("compile key", key));
   if (!manifest.key().empty() && manifest.key() != key) {
     return absl::InvalidArgumentError(
@@ -31,13 +30,11 @@ absl::Status StoreImpl::PutManifest(absl::string_view key,
   }
   for (const v1::Artifact& artifact : manifest.artifacts()) {
     RETURN_IF_ERROR(
-        ValidateDigestHex(absl::StrCat("digest of ", ArtifactLabel(artifact)),
-                          artifact.digest()));
+        ValidateDigestHex(absl::StrCat("digest of ", ArtifactLabel(artifact)), artifact.digest()));
   }
   std::string value;
   if (!manifest.SerializeToString(&value)) {
-    return absl::InternalError(
-        absl::StrCat("cannot serialize the manifest for key ", key));
+    return absl::InternalError(absl::StrCat("cannot serialize the manifest for key ", key));
   }
 
   absl::ReaderMutexLock lock(&mu_);
@@ -75,17 +72,14 @@ absl::Status StoreImpl::PutManifestLocked(absl::string_view key, const v1::Manif
     absl::Status status = LoadBlobLocked(artifact.digest(), &blob);
     if (absl::IsNotFound(status)) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "manifest for key ", key, " names ", ArtifactLabel(artifact),
-          ", blob ", artifact.digest(), ", which is not stored (",
-          status.message(), "); PutBlob it first"));
+          "manifest for key ", key, " names ", ArtifactLabel(artifact), ", blob ",
+          artifact.digest(), ", which is not stored (", status.message(), "); PutBlob it first"));
     }
     RETURN_IF_ERROR(status);
-    if (artifact.size() != 0 &&
-        static_cast<uint64_t>(artifact.size()) != blob.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("manifest for key ", key, ": ", ArtifactLabel(artifact),
-                       " declares ", artifact.size(), " bytes but blob ",
-                       artifact.digest(), " has ", blob.size()));
+    if (artifact.size() != 0 && static_cast<uint64_t>(artifact.size()) != blob.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "manifest for key ", key, ": ", ArtifactLabel(artifact), " declares ", artifact.size(),
+          " bytes but blob ", artifact.digest(), " has ", blob.size()));
     }
   }
   RETURN_IF_ERROR(CheckWritableLocked());
@@ -101,27 +95,22 @@ absl::StatusOr<v1::Manifest> StoreImpl::GetManifest(absl::string_view key) {
   RETURN_IF_ERROR(CheckOpenLocked());
   rocksdb::PinnableSlice value;
   rocksdb::Status s = db_->Get(read_options_, actions_, ToSlice(key), &value);
-  if (s.IsNotFound())
-    return absl::NotFoundError(absl::StrCat("no manifest for key ", key));
-  RETURN_IF_ERROR(
-      FromRocks(s, absl::StrCat("reading the manifest for key ", key)));
+  if (s.IsNotFound()) return absl::NotFoundError(absl::StrCat("no manifest for key ", key));
+  RETURN_IF_ERROR(FromRocks(s, absl::StrCat("reading the manifest for key ", key)));
 
   v1::Manifest manifest;
-  bool readable =
-      manifest.ParseFromArray(value.data(), static_cast<int>(value.size()));
+  bool readable = manifest.ParseFromArray(value.data(), static_cast<int>(value.size()));
   for (int i = 0; readable && i < manifest.artifacts_size(); ++i) {
-    readable = IsDigestHex(
-        manifest.artifacts(i).digest());  // PutManifest checked them
+    readable = IsDigestHex(manifest.artifacts(i).digest());  // PutManifest checked them
   }
   if (!readable) {
-    spdlog::error("cache: manifest for key {} in {} is unreadable; deleting it",
-                  std::string(key), options_.path);
+    spdlog::error("cache: manifest for key {} in {} is unreadable; deleting it", std::string(key),
+                  options_.path);
     value.Reset();
     // While writing is stopped it stays: every read rejects it the same way.
-    rocksdb::Status deleted =
-        CheckWritableLocked().ok()
-            ? db_->Delete(write_options_, actions_, ToSlice(key))
-            : rocksdb::Status::Incomplete("writing to the cache is stopped");
+    rocksdb::Status deleted = CheckWritableLocked().ok()
+                                  ? db_->Delete(write_options_, actions_, ToSlice(key))
+                                  : rocksdb::Status::Incomplete("writing to the cache is stopped");
     if (!deleted.ok()) {
       spdlog::error("cache: could not delete manifest {}: {}", std::string(key),
                     deleted.ToString());
@@ -130,8 +119,8 @@ absl::StatusOr<v1::Manifest> StoreImpl::GetManifest(absl::string_view key) {
       absl::MutexLock lru_lock(&lru_mu_);
       lru_.RemoveManifest(key);
     }
-    return absl::NotFoundError(absl::StrCat(
-        "manifest for key ", key, " was unreadable and has been dropped"));
+    return absl::NotFoundError(
+        absl::StrCat("manifest for key ", key, " was unreadable and has been dropped"));
   }
 
   // The manifest itself stays: a recompile usually rewrites the same blobs and
@@ -142,9 +131,9 @@ absl::StatusOr<v1::Manifest> StoreImpl::GetManifest(absl::string_view key) {
     rocksdb::PinnableSlice blob;
     absl::Status status = LoadBlobLocked(artifact.digest(), &blob);
     if (absl::IsNotFound(status)) {
-      return absl::NotFoundError(absl::StrCat(
-          "manifest for key ", key, " names ", ArtifactLabel(artifact),
-          ", which is missing (", status.message(), ")"));
+      return absl::NotFoundError(absl::StrCat("manifest for key ", key, " names ",
+                                              ArtifactLabel(artifact), ", which is missing (",
+                                              status.message(), ")"));
     }
     RETURN_IF_ERROR(status);
   }

@@ -16,7 +16,7 @@
 #include "cache/store_testing.h"
 #include "cache/schema.h"
 #include "cache/store_impl.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/env.h"
 #include "rocksdb/filter_policy.h"
@@ -45,31 +45,28 @@ rocksdb::WriteOptions DefaultWriteOptions() {
 
 namespace {
 
-absl::StatusOr<std::unique_ptr<Store>> OpenStore(
-    const StoreOptions& options, std::shared_ptr<rocksdb::FileSystem> fs) {
-  if (options.path.empty())
-    return absl::InvalidArgumentError("StoreOptions.path is empty");
+absl::StatusOr<std::unique_ptr<Store>> OpenStore(const StoreOptions& options,
+                                                 std::shared_ptr<rocksdb::FileSystem> fs) {
+  if (options.path.empty()) return absl::InvalidArgumentError("StoreOptions.path is empty");
   if (options.write_buffer_bytes < (64 << 10)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("StoreOptions.write_buffer_bytes must be >= 64 KiB, got ",
-                     options.write_buffer_bytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "StoreOptions.write_buffer_bytes must be >= 64 KiB, got ", options.write_buffer_bytes));
   }
   if (options.max_bytes < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("StoreOptions.max_bytes must be >= 0, got ", options.max_bytes));
   }
   if (!(options.low_watermark > 0 && options.low_watermark <= 1)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "StoreOptions.low_watermark must be in (0, 1], got ", options.low_watermark));
+    return absl::InvalidArgumentError(
+        absl::StrCat("StoreOptions.low_watermark must be in (0, 1], got ", options.low_watermark));
   }
   if (options.min_age_ms < 0 || options.pending_blob_grace_ms < 0) {
     return absl::InvalidArgumentError(
         "StoreOptions.min_age_ms and pending_blob_grace_ms must be >= 0");
   }
   if (options.block_cache_bytes < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("StoreOptions.block_cache_bytes must be >= 0, got ",
-                     options.block_cache_bytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "StoreOptions.block_cache_bytes must be >= 0, got ", options.block_cache_bytes));
   }
   auto store = std::make_unique<StoreImpl>(options, std::move(fs));
   RETURN_IF_ERROR(store->Init());
@@ -78,8 +75,7 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStore(
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Store>> Store::Open(
-    const StoreOptions& options) {
+absl::StatusOr<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   return OpenStore(options, nullptr);
 }
 
@@ -88,8 +84,7 @@ absl::StatusOr<std::unique_ptr<Store>> OpenStoreWithFileSystemForTesting(
   return OpenStore(options, std::move(fs));
 }
 
-StoreImpl::StoreImpl(const StoreOptions& options,
-                     std::shared_ptr<rocksdb::FileSystem> fs)
+StoreImpl::StoreImpl(const StoreOptions& options, std::shared_ptr<rocksdb::FileSystem> fs)
     : options_(options),
       fs_(std::move(fs)),
       health_(std::make_shared<StoreHealth>(options.path)),
@@ -99,8 +94,7 @@ StoreImpl::StoreImpl(const StoreOptions& options,
 
 StoreImpl::~StoreImpl() {
   absl::Status status = Close();
-  if (!status.ok())
-    spdlog::error("cache: closing {}: {}", options_.path, status.ToString());
+  if (!status.ok()) spdlog::error("cache: closing {}: {}", options_.path, status.ToString());
 }
 
 absl::Status StoreImpl::Init() {
@@ -121,22 +115,20 @@ absl::Status StoreImpl::PrepareDirectory() {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
-    std::string message = absl::StrCat("cannot create cache dir ",
-                                       options_.path, ": ", ec.message());
-    return ec == std::errc::permission_denied
-               ? absl::PermissionDeniedError(message)
-               : absl::FailedPreconditionError(message);
+    std::string message =
+        absl::StrCat("cannot create cache dir ", options_.path, ": ", ec.message());
+    return ec == std::errc::permission_denied ? absl::PermissionDeniedError(message)
+                                              : absl::FailedPreconditionError(message);
   }
   if (!std::filesystem::is_directory(dir, ec)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cache dir ", options_.path, " exists and is not a directory"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cache dir ", options_.path, " exists and is not a directory"));
   }
   // RocksDB would fail too, but with a message about some file inside the
   // directory.
   if (access(options_.path.c_str(), W_OK | X_OK) != 0) {
-    return absl::PermissionDeniedError(
-        absl::StrCat("cache dir ", options_.path,
-                     " is not writable by this user (uid ", getuid(), ")"));
+    return absl::PermissionDeniedError(absl::StrCat(
+        "cache dir ", options_.path, " is not writable by this user (uid ", getuid(), ")"));
   }
   return absl::OkStatus();
 }
@@ -163,8 +155,7 @@ rocksdb::DBOptions StoreImpl::MakeDbOptions() {
 std::vector<rocksdb::ColumnFamilyDescriptor> StoreImpl::MakeDescriptors() {
   rocksdb::BlockBasedTableOptions table;
   if (options_.block_cache_bytes > 0) {
-    table.block_cache =
-        rocksdb::NewLRUCache(static_cast<size_t>(options_.block_cache_bytes));
+    table.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(options_.block_cache_bytes));
   } else {
     table.no_block_cache = true;
   }
@@ -178,8 +169,7 @@ std::vector<rocksdb::ColumnFamilyDescriptor> StoreImpl::MakeDescriptors() {
   rocksdb::ColumnFamilyOptions blobs = base;
   blobs.enable_blob_files = true;
   blobs.min_blob_size = kMinBlobFileValueBytes;
-  blobs.enable_blob_garbage_collection =
-      true;  // reclaims deleted (corrupt) blobs
+  blobs.enable_blob_garbage_collection = true;  // reclaims deleted (corrupt) blobs
 
   return {
       {rocksdb::kDefaultColumnFamilyName, base},
@@ -213,18 +203,16 @@ absl::Status StoreImpl::OpenRocksLocked(bool read_only) {
   // RocksDB refuses to open a database without naming all of its column
   // families. Open any we do not know (a newer tccd's) with default options, so
   // the schema check can explain.
-  if (std::filesystem::exists(std::filesystem::path(options_.path) /
-                              "CURRENT")) {
+  if (std::filesystem::exists(std::filesystem::path(options_.path) / "CURRENT")) {
     std::vector<std::string> existing;
-    rocksdb::Status s =
-        rocksdb::DB::ListColumnFamilies(db_options, options_.path, &existing);
-    RETURN_IF_ERROR(
-        FromRocks(s, absl::StrCat("reading cache dir ", options_.path)));
+    rocksdb::Status s = rocksdb::DB::ListColumnFamilies(db_options, options_.path, &existing);
+    RETURN_IF_ERROR(FromRocks(s, absl::StrCat("reading cache dir ", options_.path)));
     for (const std::string& name : existing) {
       bool known = false;
       for (const auto& d : descriptors) known = known || d.name == name;
       if (!known) descriptors.emplace_back(name, base);
-    }    if (read_only) {
+    }
+    if (read_only) {
       // A read-only open cannot create column families: leave out those this cache does not
       // have yet ("access", added for eviction, in a cache made before it).
       std::erase_if(descriptors, [&](const rocksdb::ColumnFamilyDescriptor& d) {
@@ -236,21 +224,19 @@ absl::Status StoreImpl::OpenRocksLocked(bool read_only) {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw_db = nullptr;
   rocksdb::Status s =
-      read_only ? rocksdb::DB::OpenForReadOnly(db_options, options_.path,
-                                               descriptors, &handles, &raw_db)
-                : rocksdb::DB::Open(db_options, options_.path, descriptors,
-                                    &handles, &raw_db);
+      read_only
+          ? rocksdb::DB::OpenForReadOnly(db_options, options_.path, descriptors, &handles, &raw_db)
+          : rocksdb::DB::Open(db_options, options_.path, descriptors, &handles, &raw_db);
   if (IsLockHeldError(s)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cache dir ", options_.path,
-        " is in use by another tccd (RocksDB lock held): ", s.ToString()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cache dir ", options_.path,
+                     " is in use by another tccd (RocksDB lock held): ", s.ToString()));
   }
   if (s.IsNoSpace()) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "opening cache dir ", options_.path, ": ", s.ToString()));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("opening cache dir ", options_.path, ": ", s.ToString()));
   }
-  RETURN_IF_ERROR(
-      FromRocks(s, absl::StrCat("opening cache dir ", options_.path)));
+  RETURN_IF_ERROR(FromRocks(s, absl::StrCat("opening cache dir ", options_.path)));
 
   db_.reset(raw_db);
   handles_ = std::move(handles);
@@ -263,8 +249,7 @@ absl::Status StoreImpl::OpenRocksLocked(bool read_only) {
     if (name == kAccessColumnFamily) access_ = handle;
     if (name == kProfilesColumnFamily) profiles_ = handle;
   }
-  RET_CHECK(blobs_ != nullptr && actions_ != nullptr && jobs_ != nullptr &&
-            meta_ != nullptr);
+  RET_CHECK(blobs_ != nullptr && actions_ != nullptr && jobs_ != nullptr && meta_ != nullptr);
   // access_ is null only in a read-only open of a cache made before it existed.
   return absl::OkStatus();
 }
@@ -278,57 +263,48 @@ absl::Status StoreImpl::CheckSchemaLocked() {
     // written). Adopt it only if it holds no data, so a foreign RocksDB
     // directory is never taken over.
     for (rocksdb::ColumnFamilyHandle* handle : handles_) {
-      std::unique_ptr<rocksdb::Iterator> it(
-          db_->NewIterator(read_options_, handle));
+      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read_options_, handle));
       it->SeekToFirst();
-      RETURN_IF_ERROR(
-          FromRocks(it->status(), absl::StrCat("reading cache dir ", path)));
+      RETURN_IF_ERROR(FromRocks(it->status(), absl::StrCat("reading cache dir ", path)));
       if (it->Valid()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "cache dir ", path,
-            " holds a RocksDB database without a tccd schema version "
-            "record (not a tccd cache, or damaged); use another cache dir"));
+        return absl::FailedPreconditionError(
+            absl::StrCat("cache dir ", path,
+                         " holds a RocksDB database without a tccd schema version "
+                         "record (not a tccd cache, or damaged); use another cache dir"));
       }
     }
     rocksdb::WriteOptions sync = write_options_;
     sync.sync = true;
-    s = db_->Put(sync, meta_, kSchemaVersionKey,
-                 std::to_string(kSchemaVersion));
-    RETURN_IF_ERROR(
-        FromRocks(s, absl::StrCat("initializing cache dir ", path)));
-    spdlog::info("cache: created cache dir {} (schema version {})", path,
-                 kSchemaVersion);
+    s = db_->Put(sync, meta_, kSchemaVersionKey, std::to_string(kSchemaVersion));
+    RETURN_IF_ERROR(FromRocks(s, absl::StrCat("initializing cache dir ", path)));
+    spdlog::info("cache: created cache dir {} (schema version {})", path, kSchemaVersion);
     return absl::OkStatus();
   }
-  RETURN_IF_ERROR(FromRocks(
-      s, absl::StrCat("reading the schema version of cache dir ", path)));
+  RETURN_IF_ERROR(FromRocks(s, absl::StrCat("reading the schema version of cache dir ", path)));
 
   int version = 0;
   if (!absl::SimpleAtoi(value, &version)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cache dir ", path, " has an unreadable schema version record"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cache dir ", path, " has an unreadable schema version record"));
   }
   if (version > kSchemaVersion) {
     return absl::FailedPreconditionError(
-        absl::StrCat("cache dir ", path,
-                     " was written by a newer tccd (cache schema version ",
+        absl::StrCat("cache dir ", path, " was written by a newer tccd (cache schema version ",
                      version, "; this tccd reads version ", kSchemaVersion,
                      "); run a newer tccd or use another cache dir"));
   }
   if (version != kSchemaVersion) {
     // No older layout exists yet; when one does, migrate it here.
     return absl::FailedPreconditionError(
-        absl::StrCat("cache dir ", path, " has unknown cache schema version ",
-                     version, " (this tccd reads version ", kSchemaVersion,
-                     "); use another cache dir"));
+        absl::StrCat("cache dir ", path, " has unknown cache schema version ", version,
+                     " (this tccd reads version ", kSchemaVersion, "); use another cache dir"));
   }
   return absl::OkStatus();
 }
 
 absl::Status StoreImpl::CheckOpenLocked() const {
   if (db_ == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cache store ", options_.path, " is closed"));
+    return absl::FailedPreconditionError(absl::StrCat("cache store ", options_.path, " is closed"));
   }
   return absl::OkStatus();
 }
@@ -363,8 +339,8 @@ absl::Status StoreImpl::CloseDbLocked() {
   if (!read_only_ && !health_->writes_stopped()) {
     rocksdb::FlushOptions flush;
     flush.wait = true;
-    status.Update(FromRocks(db_->Flush(flush, handles_),
-                            absl::StrCat("flushing cache dir ", options_.path)));
+    status.Update(
+        FromRocks(db_->Flush(flush, handles_), absl::StrCat("flushing cache dir ", options_.path)));
   }
   for (rocksdb::ColumnFamilyHandle* handle : handles_) {
     status.Update(FromRocks(db_->DestroyColumnFamilyHandle(handle),
@@ -376,11 +352,10 @@ absl::Status StoreImpl::CloseDbLocked() {
   if (!closed.ok() && (read_only_ || health_->writes_stopped())) {
     // Expected: RocksDB syncs the WAL whose last append failed. Every acknowledged write is in
     // the WAL before it, and the next Open replays it.
-    spdlog::warn("cache: closed {} while writing was stopped: {}",
-                 options_.path, closed.ToString());
+    spdlog::warn("cache: closed {} while writing was stopped: {}", options_.path,
+                 closed.ToString());
   } else {
-    status.Update(FromRocks(
-        closed, absl::StrCat("closing cache dir ", options_.path)));
+    status.Update(FromRocks(closed, absl::StrCat("closing cache dir ", options_.path)));
   }
   db_.reset();
   return status;
@@ -403,15 +378,11 @@ Store::Usage StoreImpl::GetUsage() {
   Usage usage;
   if (!CheckOpenLocked().ok()) return usage;
   // RocksDB estimates: exact after a flush and without overwrites or deletes.
-  usage.blobs =
-      IntPropertyLocked(blobs_, rocksdb::DB::Properties::kEstimateNumKeys);
-  usage.manifests =
-      IntPropertyLocked(actions_, rocksdb::DB::Properties::kEstimateNumKeys);
-  usage.blob_bytes =
-      IntPropertyLocked(blobs_,
-                        rocksdb::DB::Properties::kEstimateLiveDataSize) +
-      IntPropertyLocked(blobs_, rocksdb::DB::Properties::kLiveBlobFileSize) +
-      IntPropertyLocked(blobs_, rocksdb::DB::Properties::kCurSizeAllMemTables);
+  usage.blobs = IntPropertyLocked(blobs_, rocksdb::DB::Properties::kEstimateNumKeys);
+  usage.manifests = IntPropertyLocked(actions_, rocksdb::DB::Properties::kEstimateNumKeys);
+  usage.blob_bytes = IntPropertyLocked(blobs_, rocksdb::DB::Properties::kEstimateLiveDataSize) +
+                     IntPropertyLocked(blobs_, rocksdb::DB::Properties::kLiveBlobFileSize) +
+                     IntPropertyLocked(blobs_, rocksdb::DB::Properties::kCurSizeAllMemTables);
   if (eviction_enabled()) {
     absl::MutexLock lru_lock(&lru_mu_);
     usage.logical_bytes = lru_.total_bytes();

@@ -7,7 +7,7 @@
 #include "cache/rocks_interop.h"
 #include "cache/schema.h"
 #include "cache/store_impl.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::cache {
 
@@ -20,7 +20,8 @@ absl::StatusOr<v1::DynamicProfile> StoreImpl::GetDynamicProfile(absl::string_vie
   // A read-only open of a cache made before profiles existed has no such column family.
   if (profiles_ == nullptr) return absl::NotFoundError(absl::StrCat("no ", what));
   std::string value;
-  rocksdb::Status s = db_->Get(read_options_, profiles_, rocksdb::Slice(job_id.data(), job_id.size()), &value);
+  rocksdb::Status s =
+      db_->Get(read_options_, profiles_, rocksdb::Slice(job_id.data(), job_id.size()), &value);
   if (s.IsNotFound()) return absl::NotFoundError(absl::StrCat("no ", what));
   RETURN_IF_ERROR(FromRocks(s, absl::StrCat("reading ", what)));
   v1::DynamicProfile profile;
@@ -39,9 +40,10 @@ absl::Status StoreImpl::PutDynamicProfile(absl::string_view job_id,
   RETURN_IF_ERROR(CheckOpenLocked());
   RETURN_IF_ERROR(CheckWritableLocked());
   RET_CHECK(profiles_ != nullptr);  // only null read-only, which CheckWritableLocked refused
-  rocksdb::Status s = db_->Put(write_options_, profiles_, rocksdb::Slice(job_id.data(), job_id.size()), value);
-  return WriteError(s, absl::StrCat("storing the dynamic profile of job \"",
-                                   absl::CHexEscape(job_id), "\""));
+  rocksdb::Status s =
+      db_->Put(write_options_, profiles_, rocksdb::Slice(job_id.data(), job_id.size()), value);
+  return WriteError(
+      s, absl::StrCat("storing the dynamic profile of job \"", absl::CHexEscape(job_id), "\""));
 }
 
 }  // namespace tccd::cache

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cache/rocks_interop.h"
 #include "cache/store_impl.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace tccd::cache {
@@ -19,11 +19,10 @@ constexpr absl::Duration kRetryInterval = absl::Seconds(5);
 
 }  // namespace
 
-absl::Status StoreImpl::WriteError(const rocksdb::Status& s,
-                                   absl::string_view context) {
+absl::Status StoreImpl::WriteError(const rocksdb::Status& s, absl::string_view context) {
   if (s.ok()) return absl::OkStatus();
-  const std::string message = absl::StrCat(
-      context, ": ", s.ToString(), " (cache dir ", options_.path, ")");
+  const std::string message =
+      absl::StrCat(context, ": ", s.ToString(), " (cache dir ", options_.path, ")");
   if (s.IsNoSpace() || s.subcode() == rocksdb::Status::kSpaceLimit)
     return absl::ResourceExhaustedError(message);
   if (s.IsIOError()) return absl::UnavailableError(message);
@@ -32,21 +31,18 @@ absl::Status StoreImpl::WriteError(const rocksdb::Status& s,
 
 absl::Status StoreImpl::CheckWritableLocked() {
   if (!read_only_ && !health_->writes_stopped()) return absl::OkStatus();
-  const std::string message = absl::StrCat(
-      "the cache dir ", options_.path, " cannot be written now (",
-      health_->reason(),
-      "); stored entries are still served and writing resumes by itself once "
-      "the file system has room");
+  const std::string message =
+      absl::StrCat("the cache dir ", options_.path, " cannot be written now (", health_->reason(),
+                   "); stored entries are still served and writing resumes by itself once "
+                   "the file system has room");
   return health_->no_space() ? absl::ResourceExhaustedError(message)
                              : absl::UnavailableError(message);
 }
 
 uint64_t StoreImpl::FreeBytes() {
-  rocksdb::FileSystem* fs =
-      fs_ != nullptr ? fs_.get() : rocksdb::FileSystem::Default().get();
+  rocksdb::FileSystem* fs = fs_ != nullptr ? fs_.get() : rocksdb::FileSystem::Default().get();
   uint64_t free_bytes = 0;
-  rocksdb::IOStatus s = fs->GetFreeSpace(options_.path, rocksdb::IOOptions(),
-                                         &free_bytes, nullptr);
+  rocksdb::IOStatus s = fs->GetFreeSpace(options_.path, rocksdb::IOOptions(), &free_bytes, nullptr);
   return s.ok() ? free_bytes : 0;
 }
 
@@ -67,9 +63,7 @@ void StoreImpl::ReopenWhenSpaceIsBack() {
   while (true) {
     {
       absl::MutexLock lock(&reopener_mu_);
-      auto stop = [this]() ABSL_SHARED_LOCKS_REQUIRED(reopener_mu_) {
-        return stop_reopener_;
-      };
+      auto stop = [this]() ABSL_SHARED_LOCKS_REQUIRED(reopener_mu_) { return stop_reopener_; };
       reopener_mu_.AwaitWithTimeout(absl::Condition(&stop), wait);
       if (stop_reopener_) return;
     }
@@ -77,8 +71,7 @@ void StoreImpl::ReopenWhenSpaceIsBack() {
     if (!health_->writes_stopped()) continue;
     // A reopen flushes the replayed WAL into a new SST and starts a new WAL: with less than a
     // memtable's room it would stop again at once.
-    if (FreeBytes() < static_cast<uint64_t>(options_.write_buffer_bytes))
-      continue;
+    if (FreeBytes() < static_cast<uint64_t>(options_.write_buffer_bytes)) continue;
 
     // Readers wait for the reopen (milliseconds).
     absl::MutexLock lock(&mu_);
@@ -93,14 +86,13 @@ void StoreImpl::ReopenWhenSpaceIsBack() {
       health_->MarkResumed("reopened the cache for writing");
       continue;
     }
-    spdlog::debug("cache: reopening {} for writing failed: {}", options_.path,
-                  opened.ToString());
+    spdlog::debug("cache: reopening {} for writing failed: {}", options_.path, opened.ToString());
     wait = kRetryInterval;
     absl::Status reader = OpenRocksLocked(/*read_only=*/true);
     if (!reader.ok()) {
       // Unusual (the directory vanished?): every call now fails with FAILED_PRECONDITION.
-      spdlog::error("cache: reopening {} read-only failed too: {}",
-                    options_.path, reader.ToString());
+      spdlog::error("cache: reopening {} read-only failed too: {}", options_.path,
+                    reader.ToString());
       return;
     }
     read_only_ = true;

@@ -51,8 +51,8 @@ struct BackendOptions {
   // fixed-layout-entries (the strided entry, as before; for A/B measurements). Default: true.
   bool fixed_layout_entries = true;
   // Writes a named debugging dump (a no-op without TCCD_DUMP_DIR). Default: no-op.
-  std::function<void(const std::string& name, const std::string& text)> dump = [](const std::string&,
-                                                                                  const std::string&) {};
+  std::function<void(const std::string& name, const std::string& text)> dump =
+      [](const std::string&, const std::string&) {};
 };
 
 class Backend {
@@ -69,12 +69,14 @@ class Backend {
                                         Partition& partition) = 0;
   // Specialises the kernels to how the schedule as built launches them, before their machine
   // code (CUDA: only the entry point each kernel's declared layout takes). Default: nothing.
-  virtual absl::Status SpecializeKernels(const schedule::Schedule& schedule, std::vector<PointwiseKernel>& kernels) {
+  virtual absl::Status SpecializeKernels(const schedule::Schedule& schedule,
+                                         std::vector<PointwiseKernel>& kernels) {
     return absl::OkStatus();
   }
   // Machine code for the graph's kernels (none is a valid input): artifacts and kernel cache
   // results go into `out`.
-  virtual absl::Status CompileKernels(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) = 0;
+  virtual absl::Status CompileKernels(const std::vector<PointwiseKernel>& kernels,
+                                      CompileOutput& out) = 0;
   // Schedule passes only this backend runs, before release steps are placed.
   virtual absl::Status RunSchedulePasses(PassRunner& passes, schedule::Schedule& schedule) = 0;
   // Artifacts that depend on the final schedule (CUDA: the host library running its segments).

@@ -85,7 +85,7 @@
 #include "codegen/symbolic_plan.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime_object.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "spdlog/spdlog.h"
 #include "llvm/Config/llvm-config.h"
 #include "tccd_version.h"
@@ -112,8 +112,8 @@ struct DebugOptions {
   absl::flat_hash_set<std::string> disabled_passes;
   bool disable_fusion = false;
   bool cuda_one_program = false;
-  bool no_shifted_row_loops = false;  // read by RowGeometryOf itself; here for the key
-  std::string row_loop_unroll;         // read by the row emitter itself; here for the key
+  bool no_shifted_row_loops = false;           // read by RowGeometryOf itself; here for the key
+  std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -122,10 +122,14 @@ const DebugOptions& Debug() {
     auto* o = new DebugOptions;
     if (const char* d = std::getenv("TCCD_DUMP_DIR")) o->dump_dir = d;
     if (const char* p = std::getenv("TCCD_DISABLE_PASSES"))
-      for (absl::string_view name : absl::StrSplit(p, ',', absl::SkipEmpty())) o->disabled_passes.insert(std::string(name));
-    if (const char* f = std::getenv("TCCD_DISABLE_FUSION")) o->disable_fusion = std::string(f) == "1";
-    if (const char* c = std::getenv("TCCD_CUDA_ONE_PROGRAM")) o->cuda_one_program = std::string(c) == "1";
-    if (const char* r = std::getenv("TCCD_SHIFTED_ROW_LOOPS")) o->no_shifted_row_loops = std::string(r) == "0";
+      for (absl::string_view name : absl::StrSplit(p, ',', absl::SkipEmpty()))
+        o->disabled_passes.insert(std::string(name));
+    if (const char* f = std::getenv("TCCD_DISABLE_FUSION"))
+      o->disable_fusion = std::string(f) == "1";
+    if (const char* c = std::getenv("TCCD_CUDA_ONE_PROGRAM"))
+      o->cuda_one_program = std::string(c) == "1";
+    if (const char* r = std::getenv("TCCD_SHIFTED_ROW_LOOPS"))
+      o->no_shifted_row_loops = std::string(r) == "0";
     if (const char* u = std::getenv("TCCD_ROW_LOOP_UNROLL")) o->row_loop_unroll = u;
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
@@ -144,8 +148,10 @@ std::string DebugOptionsKey() {
   if (d.disable_fusion) absl::StrAppend(&key, "nofusion;");
   if (d.cuda_one_program) absl::StrAppend(&key, "cuda-one-program;");
   if (d.no_shifted_row_loops) absl::StrAppend(&key, "no-shifted-row-loops;");
-  if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1") absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
-  if (!d.reject_kernel_ops.empty()) absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
+  if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1")
+    absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
+  if (!d.reject_kernel_ops.empty())
+    absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
 }
 
@@ -166,13 +172,17 @@ void Dump(const std::string& name, const std::string& text) {
 // (0-dim scalars, indices), which only extern steps touch: fusion never mixes devices.
 absl::Status CheckDevices(const ir::Graph& graph, ir::DeviceType device) {
   auto check = [&](const ir::TensorType& t, const std::string& where) {
-    if (t.device != device && !(device == ir::DeviceType::kCuda && t.device == ir::DeviceType::kCpu))
-      return absl::InvalidArgumentError(absl::StrCat(where, " is on another device type than the target"));
+    if (t.device != device &&
+        !(device == ir::DeviceType::kCuda && t.device == ir::DeviceType::kCpu))
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " is on another device type than the target"));
     return absl::OkStatus();
   };
-  for (size_t i = 0; i < graph.inputs.size(); ++i) RETURN_IF_ERROR(check(graph.inputs[i], absl::StrCat("input ", i)));
+  for (size_t i = 0; i < graph.inputs.size(); ++i)
+    RETURN_IF_ERROR(check(graph.inputs[i], absl::StrCat("input ", i)));
   for (size_t id = 0; id < graph.nodes.size(); ++id)
-    for (const ir::TensorType& t : graph.nodes[id].outputs) RETURN_IF_ERROR(check(t, absl::StrCat("node ", id)));
+    for (const ir::TensorType& t : graph.nodes[id].outputs)
+      RETURN_IF_ERROR(check(t, absl::StrCat("node ", id)));
   return absl::OkStatus();
 }
 
@@ -182,14 +192,18 @@ absl::Status CheckConstants(const v1::Graph& proto, const ir::Graph& graph) {
   absl::flat_hash_set<int> seen;
   for (int i = 0; i < proto.constants_size(); ++i) {
     const v1::Constant& c = proto.constants(i);
-    if (c.input() < 0 || c.input() >= static_cast<int>(graph.inputs.size()) || !seen.insert(c.input()).second)
-      return absl::InvalidArgumentError(absl::StrCat("constant ", i, " names input ", c.input(), ", which is not a distinct graph input"));
+    if (c.input() < 0 || c.input() >= static_cast<int>(graph.inputs.size()) ||
+        !seen.insert(c.input()).second)
+      return absl::InvalidArgumentError(absl::StrCat("constant ", i, " names input ", c.input(),
+                                                     ", which is not a distinct graph input"));
     const ir::TensorType& t = graph.inputs[c.input()];
     if (t.strides != ir::ContiguousStrides(t.sizes) && t.numel() > 1)
-      return absl::InvalidArgumentError(absl::StrCat("constant ", i, " (input ", c.input(), ") is not contiguous"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("constant ", i, " (input ", c.input(), ") is not contiguous"));
     const int64_t expected = t.numel() * ir::DTypeBytes(t.dtype);
     if (static_cast<int64_t>(c.data().size()) != expected)
-      return absl::InvalidArgumentError(absl::StrCat("constant ", i, " (input ", c.input(), ") has ", c.data().size(),
+      return absl::InvalidArgumentError(absl::StrCat("constant ", i, " (input ", c.input(),
+                                                     ") has ", c.data().size(),
                                                      " bytes; its type needs ", expected));
   }
   return absl::OkStatus();
@@ -201,8 +215,9 @@ absl::StatusOr<std::vector<int>> ParseOutputRanges(const std::string& text, size
   for (absl::string_view range : absl::StrSplit(text, ',', absl::SkipEmpty())) {
     std::vector<absl::string_view> parts = absl::StrSplit(range, ':');
     int start = 0, stop = 0;
-    if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &start) || !absl::SimpleAtoi(parts[1], &stop) ||
-        start < 0 || stop < start || static_cast<size_t>(stop) > num_outputs)
+    if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &start) ||
+        !absl::SimpleAtoi(parts[1], &stop) || start < 0 || stop < start ||
+        static_cast<size_t>(stop) > num_outputs)
       return absl::InvalidArgumentError(absl::StrCat(
           "CompileOptions.extra[\"tccd_free_layout_outputs\"] has \"", range.substr(0, 32),
           "\"; expected start:stop ranges within the graph's ", num_outputs, " outputs"));
@@ -220,13 +235,16 @@ const std::string& CompilerFingerprint() {
     std::ifstream exe("/proc/self/exe", std::ios::binary);
     char buffer[1 << 16];
     while (exe.read(buffer, sizeof buffer) || exe.gcount() > 0) {
-      for (std::streamsize i = 0; i < exe.gcount(); ++i) h = (h ^ static_cast<unsigned char>(buffer[i])) * 1099511628211ull;
+      for (std::streamsize i = 0; i < exe.gcount(); ++i)
+        h = (h ^ static_cast<unsigned char>(buffer[i])) * 1099511628211ull;
     }
     if (!exe.eof()) spdlog::warn("cannot read /proc/self/exe; compile keys use the version only");
-    std::string id = absl::StrCat(TCCD_VERSION, "/llvm-", LLVM_VERSION_STRING, "/exe-", absl::Hex(h, absl::kZeroPad16));
+    std::string id = absl::StrCat(TCCD_VERSION, "/llvm-", LLVM_VERSION_STRING, "/exe-",
+                                  absl::Hex(h, absl::kZeroPad16));
     // Debugging knobs change what a compile produces, so they are part of the identity: a daemon
     // started with them never serves (or stores) entries of one started without.
-    if (std::string knobs = DebugOptionsKey(); !knobs.empty()) absl::StrAppend(&id, "/debug-", knobs);
+    if (std::string knobs = DebugOptionsKey(); !knobs.empty())
+      absl::StrAppend(&id, "/debug-", knobs);
     return new std::string(std::move(id));
   }();
   return *fingerprint;
@@ -239,14 +257,17 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   if (HasSymbols(*input.graph)) {
     // Symbolic sizes: validated and keyed in their own form; the static IR stays empty.
     static const v1::ShapeEnv kNoFacts;
-    ASSIGN_OR_RETURN(parsed->symbolic,
-                     PrepareSymbolicGraph(*input.graph, input.shape_env ? *input.shape_env : kNoFacts));
+    ASSIGN_OR_RETURN(
+        parsed->symbolic,
+        PrepareSymbolicGraph(*input.graph, input.shape_env ? *input.shape_env : kNoFacts));
   } else {
     ASSIGN_OR_RETURN(parsed->graph, ir::GraphFromProto(*input.graph));
     // Ops this daemon's torch did not know (custom ops, a newer torch's) are extern steps.
     if (std::vector<std::string> unknown = ir::UnknownOps(parsed->graph); !unknown.empty())
-      spdlog::info("graph uses {} op(s) unknown to this daemon, run as extern steps: {}", unknown.size(),
-                   absl::StrJoin(unknown.begin(), unknown.begin() + std::min<size_t>(unknown.size(), 5), ", "));
+      spdlog::info("graph uses {} op(s) unknown to this daemon, run as extern steps: {}",
+                   unknown.size(),
+                   absl::StrJoin(unknown.begin(),
+                                 unknown.begin() + std::min<size_t>(unknown.size(), 5), ", "));
     RETURN_IF_ERROR(CheckConstants(*input.graph, parsed->graph));
   }
   parsed->mode = input.mode;
@@ -261,7 +282,8 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   switch (input.target->device_type()) {
     case v1::CPU: {
       parsed->device = ir::DeviceType::kCpu;
-      std::vector<std::string> features(input.target->cpu_features().begin(), input.target->cpu_features().end());
+      std::vector<std::string> features(input.target->cpu_features().begin(),
+                                        input.target->cpu_features().end());
       ASSIGN_OR_RETURN(parsed->cpu, CpuTargetFromFeatures(input.target->cpu_arch(), features));
       RETURN_IF_ERROR(CheckDevices(parsed->graph, ir::DeviceType::kCpu));
       prepared.target_key = "cpu:" + parsed->cpu.KeyString();
@@ -269,7 +291,8 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
     }
     case v1::CUDA: {
       parsed->device = ir::DeviceType::kCuda;
-      ASSIGN_OR_RETURN(parsed->cuda, CudaTargetFromProto(input.target->cuda_cc_major(), input.target->cuda_cc_minor()));
+      ASSIGN_OR_RETURN(parsed->cuda, CudaTargetFromProto(input.target->cuda_cc_major(),
+                                                         input.target->cuda_cc_minor()));
       RETURN_IF_ERROR(CheckDevices(parsed->graph, ir::DeviceType::kCuda));
       // The NVRTC version changes the code; the device model is in the key so that an artifact
       // tuned on one model is never served to another of the same compute capability.
@@ -282,7 +305,8 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
     default:
       return absl::InvalidArgumentError("target has no device type");
   }
-  prepared.canonical_ir = parsed->symbolic ? parsed->symbolic->canonical_text : ir::PrintGraph(parsed->graph);
+  prepared.canonical_ir =
+      parsed->symbolic ? parsed->symbolic->canonical_text : ir::PrintGraph(parsed->graph);
   prepared.parsed = std::move(parsed);
   return prepared;
 }
@@ -295,7 +319,8 @@ namespace {
 absl::Status AddPlanDescriptor(CompileOutput& out) {
   absl::StatusOr<std::string> descriptor = WritePlanDescriptor(out.plan);
   if (absl::IsUnimplemented(descriptor.status())) {
-    spdlog::info("no plan descriptor, the client interprets this plan: {}", std::string(descriptor.status().message()));
+    spdlog::info("no plan descriptor, the client interprets this plan: {}",
+                 std::string(descriptor.status().message()));
     return absl::OkStatus();
   }
   RETURN_IF_ERROR(descriptor.status());
@@ -307,7 +332,8 @@ absl::Status AddPlanDescriptor(CompileOutput& out) {
 // The partition invariants (partition_verifier.h) after `stage` built or regrouped it.
 absl::Status CheckPartition(const ir::Graph& graph, const Partition& partition, const char* stage) {
   if (std::string problem = VerifyPartition(graph, partition); !problem.empty())
-    return absl::InternalError(absl::StrCat("the fusion partition after ", stage, " is invalid: ", problem));
+    return absl::InternalError(
+        absl::StrCat("the fusion partition after ", stage, " is invalid: ", problem));
   return absl::OkStatus();
 }
 
@@ -329,7 +355,8 @@ namespace {
 // A graph with symbolic sizes (symbolic_plan.h): runs of pointwise ops become kernels with
 // run-time sizes (symbolic_kernels.h), the rest extern steps. The log says how many of each, so
 // that nobody mistakes extern steps for fused code.
-absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request, KernelObjectCache* kernel_cache,
+absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
+                                              KernelObjectCache* kernel_cache,
                                               CompileProgress* progress, bool machine_code) {
   const SymbolicGraph& graph = *request.symbolic;
   const bool cuda = request.device == ir::DeviceType::kCuda;
@@ -340,7 +367,8 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request, Kern
   // one symbolic row dim). TCCD_DISABLE_PASSES=symbolic-rows keeps them extern (to measure).
   kernel_options.rows = cuda && !Debug().disabled_passes.contains("symbolic-rows");
   ASSIGN_OR_RETURN(SymbolicLowering lowering, LowerSymbolicKernels(graph, kernel_options));
-  for (const std::string& why : lowering.rejected) spdlog::debug("symbolic graph: extern steps for {}", why);
+  for (const std::string& why : lowering.rejected)
+    spdlog::debug("symbolic graph: extern steps for {}", why);
   CompileOutput out;
   std::vector<PointwiseKernel> kernels;
   for (size_t g = 0; g < lowering.groups.size(); ++g) {
@@ -361,9 +389,10 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request, Kern
     // CUDA: the host library that launches them (no segments: every kernel its own step).
     RETURN_IF_ERROR(backend->Finish(kernels, out));
   }
-  static const SymbolicNativeTarget kCudaTarget{kCudaHostLibraryName, "tccd-cuda-1", "tccd-cuda-sym-1",
-                                                "cuda_pointwise"};
-  ASSIGN_OR_RETURN(out.plan, SymbolicKernelPlan(graph, lowering, cuda ? kCudaTarget : kCpuSymbolicTarget));
+  static const SymbolicNativeTarget kCudaTarget{kCudaHostLibraryName, "tccd-cuda-1",
+                                                "tccd-cuda-sym-1", "cuda_pointwise"};
+  ASSIGN_OR_RETURN(out.plan,
+                   SymbolicKernelPlan(graph, lowering, cuda ? kCudaTarget : kCpuSymbolicTarget));
   out.num_fused_kernels = static_cast<int>(lowering.groups.size());
   absl::flat_hash_set<std::string> seen;
   std::vector<std::string> ops;
@@ -372,13 +401,17 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request, Kern
     ++out.num_extern_steps;
     if (seen.insert(step.extern_call().target()).second) ops.push_back(step.extern_call().target());
   }
-  spdlog::info("symbolic graph ({} symbols, {} shape facts): {} kernels with run-time sizes ({} ops), {} extern "
-               "ATen steps ({} distinct: {}{}){}",
-               graph.num_symbols, graph.facts.size(), lowering.groups.size(),
-               graph.graph.nodes_size() - out.num_extern_steps, out.num_extern_steps, ops.size(),
-               absl::StrJoin(ops.begin(), ops.begin() + std::min<size_t>(ops.size(), 8), ", "),
-               ops.size() > 8 ? ", ..." : "",
-               lowering.rejected.empty() ? "" : absl::StrCat("; ", lowering.rejected.size(), " group(s) kept extern"));
+  spdlog::info(
+      "symbolic graph ({} symbols, {} shape facts): {} kernels with run-time sizes ({} ops), {} "
+      "extern "
+      "ATen steps ({} distinct: {}{}){}",
+      graph.num_symbols, graph.facts.size(), lowering.groups.size(),
+      graph.graph.nodes_size() - out.num_extern_steps, out.num_extern_steps, ops.size(),
+      absl::StrJoin(ops.begin(), ops.begin() + std::min<size_t>(ops.size(), 8), ", "),
+      ops.size() > 8 ? ", ..." : "",
+      lowering.rejected.empty()
+          ? ""
+          : absl::StrCat("; ", lowering.rejected.size(), " group(s) kept extern"));
   // The descriptor carries the plan's size expressions (format 2), so the native plan runtime
   // runs symbolic plans too; the client's interpreter stays the fallback.
   if (machine_code) RETURN_IF_ERROR(AddPlanDescriptor(out));
@@ -389,7 +422,8 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request, Kern
 // groups hold only ops ATen can run, adds their nodes to `extern_nodes`, logs one line per kernel
 // and returns true (compile again); false when the failure is the graph's (return it).
 absl::StatusOr<bool> ExternRejectedKernels(const ir::Graph& graph, const Partition& partition,
-                                           const absl::Status& status, std::vector<int>& extern_nodes) {
+                                           const absl::Status& status,
+                                           std::vector<int>& extern_nodes) {
   std::vector<std::string> failed = FailedKernels(status);
   if (failed.empty()) return false;
   std::vector<int> nodes;
@@ -401,14 +435,18 @@ absl::StatusOr<bool> ExternRejectedKernels(const ir::Graph& graph, const Partiti
     std::vector<std::string> ops;
     for (int m : partition.groups[g].nodes) {
       // Compiler-internal ops (tccd::philox_uniform) have no ATen kernel to fall back on.
-      if (!absl::StartsWith(graph.nodes[m].target, "aten::") && !absl::StartsWith(graph.nodes[m].target, "prims::"))
+      if (!absl::StartsWith(graph.nodes[m].target, "aten::") &&
+          !absl::StartsWith(graph.nodes[m].target, "prims::"))
         return false;
       nodes.push_back(m);
       ops.push_back(graph.nodes[m].target);
     }
-    spdlog::warn("kernel {} ({} ops: {}) was rejected by the target's compiler; its ops run as ATen extern steps: {}",
-                 name, ops.size(), absl::StrJoin(ops.begin(), ops.begin() + std::min<size_t>(ops.size(), 6), ", "),
-                 std::string(status.message()).substr(0, status.message().find('\n')).substr(0, 300));
+    spdlog::warn(
+        "kernel {} ({} ops: {}) was rejected by the target's compiler; its ops run as ATen extern "
+        "steps: {}",
+        name, ops.size(),
+        absl::StrJoin(ops.begin(), ops.begin() + std::min<size_t>(ops.size(), 6), ", "),
+        std::string(status.message()).substr(0, status.message().find('\n')).substr(0, 300));
   }
   if (nodes.empty()) return false;
   extern_nodes.insert(extern_nodes.end(), nodes.begin(), nodes.end());
@@ -416,7 +454,8 @@ absl::StatusOr<bool> ExternRejectedKernels(const ir::Graph& graph, const Partiti
 }
 
 // Compile, or with `machine_code` false only Lower (the backends name kernels but compile none).
-absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObjectCache* kernel_cache,
+absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
+                                            KernelObjectCache* kernel_cache,
                                             CompileProgress* progress, bool machine_code) {
   RET_CHECK(prepared.parsed != nullptr);
   const ParsedRequest& request = *prepared.parsed;
@@ -425,19 +464,21 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
   // A backend serves one attempt at the machine code (below: a kernel the target rejects makes
   // another attempt with its ops as extern steps); the graph passes are the first one's.
   auto make_backend = [&]() -> std::unique_ptr<Backend> {
-    BackendOptions options{.fusion = !Debug().disable_fusion,
-                           .cuda_one_program = Debug().cuda_one_program,
-                           .kernel_cache = kernel_cache,
-                           .fingerprint = CompilerFingerprint(),
-                           .threads = KernelCompileThreads(),
-                           .progress = progress,
-                           .machine_code = machine_code,
-                           .free_layout_outputs = request.free_layout_outputs,
-                           .test_reject_kernel_ops = Debug().reject_kernel_ops,
-                           .fixed_layout_entries = !Debug().disabled_passes.contains("fixed-layout-entries"),
-                           .dump = Dump};
-    return request.device == ir::DeviceType::kCpu ? MakeCpuBackend(request.cpu, std::move(options))
-                                                  : MakeCudaBackend(request.cuda, std::move(options));
+    BackendOptions options{
+        .fusion = !Debug().disable_fusion,
+        .cuda_one_program = Debug().cuda_one_program,
+        .kernel_cache = kernel_cache,
+        .fingerprint = CompilerFingerprint(),
+        .threads = KernelCompileThreads(),
+        .progress = progress,
+        .machine_code = machine_code,
+        .free_layout_outputs = request.free_layout_outputs,
+        .test_reject_kernel_ops = Debug().reject_kernel_ops,
+        .fixed_layout_entries = !Debug().disabled_passes.contains("fixed-layout-entries"),
+        .dump = Dump};
+    return request.device == ir::DeviceType::kCpu
+               ? MakeCpuBackend(request.cpu, std::move(options))
+               : MakeCudaBackend(request.cuda, std::move(options));
   };
   std::unique_ptr<Backend> backend = make_backend();
 
@@ -469,7 +510,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
     // CUDA: a value that is also zero-padded for a matmul is read through the padded copy, so
     // that its row kernel can write the padded layout directly (after the reshape passes: they
     // settle which node makes the value).
-    if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<ReadThroughZeroPads>());
+    if (request.device == ir::DeviceType::kCuda)
+      passes.Add(std::make_unique<ReadThroughZeroPads>());
   }
   RETURN_IF_ERROR(passes.Run(graph));
 
@@ -514,16 +556,19 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
     // Kernels an earlier attempt's target rejected: their groups' ops are extern steps now.
     if (!extern_nodes.empty()) {
       ASSIGN_OR_RETURN(bool dissolved, DissolveGroups(graph, extern_nodes, partition));
-      if (dissolved) RETURN_IF_ERROR(CheckPartition(graph, partition, "rejected kernels as extern steps"));
+      if (dissolved)
+        RETURN_IF_ERROR(CheckPartition(graph, partition, "rejected kernels as extern steps"));
     }
 
     // 3. One kernel per group, in the backend-neutral kernel IR.
     passes.BeginStage("kernel-ir");
     kernels.clear();
     for (size_t g = 0; g < partition.groups.size(); ++g) {
-      ASSIGN_OR_RETURN(PointwiseKernel k, BuildPointwiseKernel(graph, partition.groups[g], absl::StrCat("tccd_k", g)));
+      ASSIGN_OR_RETURN(PointwiseKernel k,
+                       BuildPointwiseKernel(graph, partition.groups[g], absl::StrCat("tccd_k", g)));
       // CUDA: a plain pointwise kernel walks its operands in their storage order (loop_order.h).
-      if (request.device == ir::DeviceType::kCuda && !Debug().disabled_passes.contains("loop-order")) {
+      if (request.device == ir::DeviceType::kCuda &&
+          !Debug().disabled_passes.contains("loop-order")) {
         partition.groups[g].loop_order = ChooseLoopOrder(graph, partition.groups[g], k);
         k.shape = InLoopOrder(k.shape, partition.groups[g].loop_order);
       }
@@ -540,7 +585,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
     if (absl::Status built = schedule::VerifySchedule(sched); !built.ok())
       return absl::InternalError(absl::StrCat("schedule invalid as built: ", built.message()));
     if (!Debug().dump_dir.empty()) Dump("schedule.sched", schedule::PrintSchedule(sched));
-    if (!Debug().disabled_passes.contains("entry-points")) RETURN_IF_ERROR(backend->SpecializeKernels(sched, kernels));
+    if (!Debug().disabled_passes.contains("entry-points"))
+      RETURN_IF_ERROR(backend->SpecializeKernels(sched, kernels));
 
     // 5. Machine code for the kernels.
     passes.BeginStage("machine-code");
@@ -580,7 +626,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared, KernelObje
 }  // namespace
 
 absl::StatusOr<Lowered> Lower(const Prepared& prepared) {
-  ASSIGN_OR_RETURN(CompileOutput out, CompileStages(prepared, nullptr, nullptr, /*machine_code=*/false));
+  ASSIGN_OR_RETURN(CompileOutput out,
+                   CompileStages(prepared, nullptr, nullptr, /*machine_code=*/false));
   return Lowered{.plan = std::move(out.plan)};
 }
 

@@ -51,7 +51,7 @@ struct ArtifactBytes {
 };
 
 struct CompileOutput {
-  v1::Plan plan;                       // NativeCall.artifact names refer to `artifacts[].name`
+  v1::Plan plan;  // NativeCall.artifact names refer to `artifacts[].name`
   std::vector<ArtifactBytes> artifacts;
   int num_fused_kernels = 0;
   int num_extern_steps = 0;
@@ -81,7 +81,8 @@ absl::StatusOr<Lowered> Lower(const Prepared& prepared);
 // CPU kernels whose objects `kernels` has are linked, not compiled; nullptr compiles them all.
 // The missing ones compile on up to KernelCompileThreads() threads, telling `progress` (if any)
 // the distinct kernels done as they finish.
-absl::StatusOr<CompileOutput> Compile(const Prepared& prepared, KernelObjectCache* kernels = nullptr,
+absl::StatusOr<CompileOutput> Compile(const Prepared& prepared,
+                                      KernelObjectCache* kernels = nullptr,
                                       CompileProgress* progress = nullptr);
 
 // Threads one graph's compile uses for its kernels: TCCD_KERNEL_THREADS if set (>= 1), else the

@@ -12,7 +12,7 @@
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/reduction_fusion.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -52,7 +52,8 @@ absl::Status SubstituteValue(v1::Value& v, absl::Span<const int64_t> values) {
     RETURN_IF_ERROR(Substitute(v.mutable_sym_expr(), values, &x));
     v.set_int_value(x);
   } else if (v.kind_case() == v1::Value::kList) {
-    for (v1::Value& item : *v.mutable_list()->mutable_items()) RETURN_IF_ERROR(SubstituteValue(item, values));
+    for (v1::Value& item : *v.mutable_list()->mutable_items())
+      RETURN_IF_ERROR(SubstituteValue(item, values));
   }
   return absl::OkStatus();
 }
@@ -64,7 +65,8 @@ absl::StatusOr<v1::Graph> SurrogateGraph(const SymbolicGraph& sym) {
   for (v1::TensorMeta& m : *g.mutable_inputs()) RETURN_IF_ERROR(SubstituteMeta(m, values));
   for (v1::Node& node : *g.mutable_nodes()) {
     for (v1::Value& a : *node.mutable_args()) RETURN_IF_ERROR(SubstituteValue(a, values));
-    for (v1::NamedValue& kv : *node.mutable_kwargs()) RETURN_IF_ERROR(SubstituteValue(*kv.mutable_value(), values));
+    for (v1::NamedValue& kv : *node.mutable_kwargs())
+      RETURN_IF_ERROR(SubstituteValue(*kv.mutable_value(), values));
     for (v1::TensorMeta& m : *node.mutable_outputs()) RETURN_IF_ERROR(SubstituteMeta(m, values));
   }
   for (v1::Value& v : *g.mutable_outputs()) RETURN_IF_ERROR(SubstituteValue(v, values));
@@ -99,13 +101,16 @@ const v1::TensorMeta& MetaOf(const v1::Graph& g, const v1::ValueRef& r) {
 }
 
 // "" when the group's kernel is right for every size its symbols take; else why not.
-std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group, const std::vector<v1::ValueRef>& inputs,
-                           const std::vector<v1::ValueRef>& outputs, const PointwiseKernel& kernel) {
+std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group,
+                           const std::vector<v1::ValueRef>& inputs,
+                           const std::vector<v1::ValueRef>& outputs,
+                           const PointwiseKernel& kernel) {
   if (kernel.is_row_reduction()) return "a reduction kernel";
   if (HasIndexOps(kernel)) return "index-aware ops (their offsets come from sizes)";
   const v1::TensorMeta& space = g.nodes(group.nodes.front()).outputs(0);
   const int rank = space.sizes_size();
-  if (rank != static_cast<int>(kernel.shape.size())) return "the iteration space's rank differs from the kernel's";
+  if (rank != static_cast<int>(kernel.shape.size()))
+    return "the iteration space's rank differs from the kernel's";
   for (int m : group.nodes) {
     const v1::Node& node = g.nodes(m);
     if (std::any_of(node.args().begin(), node.args().end(), HasSymArg) ||
@@ -113,10 +118,12 @@ std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group, const s
                     [](const v1::NamedValue& kv) { return HasSymArg(kv.value()); }))
       return absl::StrCat("node ", m, " (", node.target(), ") has a symbolic argument");
     for (const v1::TensorMeta& out : node.outputs()) {
-      if (out.sizes_size() != rank) return absl::StrCat("node ", m, " has another rank than the iteration space");
+      if (out.sizes_size() != rank)
+        return absl::StrCat("node ", m, " has another rank than the iteration space");
       for (int d = 0; d < rank; ++d)
         if (!SameDim(out.sizes(d), space.sizes(d)))
-          return absl::StrCat("node ", m, " dim ", d, " is not the iteration space's (equal at the placeholder only)");
+          return absl::StrCat("node ", m, " dim ", d,
+                              " is not the iteration space's (equal at the placeholder only)");
     }
   }
   for (const v1::ValueRef& r : inputs) {
@@ -130,7 +137,8 @@ std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group, const s
   }
   for (const v1::ValueRef& r : outputs) {
     const v1::TensorMeta& t = MetaOf(g, r);
-    if (t.has_storage_offset() && !(t.storage_offset().kind_case() == v1::Dim::kValue && t.storage_offset().value() == 0))
+    if (t.has_storage_offset() &&
+        !(t.storage_offset().kind_case() == v1::Dim::kValue && t.storage_offset().value() == 0))
       return "an output with a storage offset";
   }
   return "";
@@ -143,8 +151,9 @@ std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group, const s
 // its leading dims (with the reduced dims as 1s, or dropped for values that stay inside the
 // group: the plan's runtimes give every kernel output the kernel's rank), and every input
 // broadcasts to it by static 1s or equal dims. On success `space` holds the symbolic sizes.
-std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate, const FusionGroup& group,
-                               const std::vector<v1::ValueRef>& inputs, const std::vector<v1::ValueRef>& outputs,
+std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate,
+                               const FusionGroup& group, const std::vector<v1::ValueRef>& inputs,
+                               const std::vector<v1::ValueRef>& outputs,
                                const PointwiseKernel& kernel, std::vector<v1::Dim>* space) {
   if (kernel.is_column_reduction()) return "a column reduction";
   if (HasIndexOps(kernel)) return "index-aware ops (their offsets come from sizes)";
@@ -182,7 +191,8 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate, c
     const v1::TensorMeta& first = MetaOf(g, outputs.front());
     if (first.sizes_size() != rank) return "an output without the reduced dims";
     for (int d = 0; d < rank; ++d)
-      if (!SameDim(first.sizes(d), (*space)[d])) return "a row of run-time length whose first output is a row value";
+      if (!SameDim(first.sizes(d), (*space)[d]))
+        return "a row of run-time length whose first output is a row value";
   }
   // Element level: the space's sizes; row level: its leading dims, then 1s (keepdim) or nothing.
   auto at_a_level = [&](const v1::TensorMeta& t, bool may_drop) {
@@ -208,7 +218,8 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate, c
       return absl::StrCat("node ", m, " (", node.target(), ") has a symbolic argument");
     for (const v1::TensorMeta& out : node.outputs())
       if (!at_a_level(out, /*may_drop=*/!is_output[m]))
-        return absl::StrCat("node ", m, " (", node.target(), ") is at no level of the iteration space for every size");
+        return absl::StrCat("node ", m, " (", node.target(),
+                            ") is at no level of the iteration space for every size");
   }
   for (const v1::ValueRef& r : inputs) {
     const v1::TensorMeta& t = MetaOf(g, r);
@@ -221,7 +232,8 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate, c
   }
   for (const v1::ValueRef& r : outputs) {
     const v1::TensorMeta& t = MetaOf(g, r);
-    if (t.has_storage_offset() && !(t.storage_offset().kind_case() == v1::Dim::kValue && t.storage_offset().value() == 0))
+    if (t.has_storage_offset() &&
+        !(t.storage_offset().kind_case() == v1::Dim::kValue && t.storage_offset().value() == 0))
       return "an output with a storage offset";
   }
   return "";
@@ -230,7 +242,9 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate, c
 // Plan value ids: graph inputs first, then every node's outputs in order.
 struct ValueIds {
   std::vector<int> first_output;  // per node
-  int Of(const v1::ValueRef& r) const { return r.node() < 0 ? -(r.node() + 1) : first_output[r.node()] + r.output(); }
+  int Of(const v1::ValueRef& r) const {
+    return r.node() < 0 ? -(r.node() + 1) : first_output[r.node()] + r.output();
+  }
 };
 
 void RemapRefs(v1::Value& v, const ValueIds& ids, std::vector<int>* uses) {
@@ -262,7 +276,8 @@ int64_t SurrogateSymbolValue(int symbol) {
   return (*primes)[std::clamp(symbol, 0, ir::kMaxSymbols - 1)];
 }
 
-absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, const SymbolicKernelOptions& options) {
+absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
+                                                      const SymbolicKernelOptions& options) {
   const v1::Graph& g = sym.graph;
   if (!options.fusion) return AllExtern(g);
   absl::StatusOr<v1::Graph> surrogate_proto = SurrogateGraph(sym);
@@ -270,7 +285,8 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, 
       surrogate_proto.ok() ? ir::GraphFromProto(*surrogate_proto) : surrogate_proto.status();
   if (!surrogate.ok()) {
     SymbolicLowering out = AllExtern(g);
-    out.rejected.push_back(absl::StrCat("the surrogate graph is not valid: ", surrogate.status().message()));
+    out.rejected.push_back(
+        absl::StrCat("the surrogate graph is not valid: ", surrogate.status().message()));
     return out;
   }
   ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(*surrogate, FusionOptions{}));
@@ -298,7 +314,8 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, 
     if (!kernel.ok()) {
       why = absl::StrCat("kernel: ", kernel.status().message());
     } else if (kernel->is_row_reduction() && options.rows) {
-      why = WhyNotSymbolicRows(g, *surrogate_proto, group, k.inputs, k.outputs, *kernel, &row_space);
+      why =
+          WhyNotSymbolicRows(g, *surrogate_proto, group, k.inputs, k.outputs, *kernel, &row_space);
     } else {
       why = WhyNotSymbolic(g, group, k.inputs, k.outputs, *kernel);
     }
@@ -313,13 +330,16 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, 
           if (space.sizes(d).kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
       }
       if (std::string problem = VerifyPointwiseKernel(k.kernel); !problem.empty())
-        return absl::InternalError(absl::StrCat("symbolic kernel ", k.kernel.name, " is invalid: ", problem));
-      if (absl::Status refused = options.check ? options.check(k.kernel) : absl::OkStatus(); !refused.ok())
+        return absl::InternalError(
+            absl::StrCat("symbolic kernel ", k.kernel.name, " is invalid: ", problem));
+      if (absl::Status refused = options.check ? options.check(k.kernel) : absl::OkStatus();
+          !refused.ok())
         why = std::string(refused.message());
     }
     if (!why.empty()) {
-      out.rejected.push_back(absl::StrCat("group of node ", group.nodes.front(), " (", g.nodes(group.nodes.front()).target(),
-                                          ", ", group.nodes.size(), " ops): ", why));
+      out.rejected.push_back(absl::StrCat("group of node ", group.nodes.front(), " (",
+                                          g.nodes(group.nodes.front()).target(), ", ",
+                                          group.nodes.size(), " ops): ", why));
       return false;
     }
     out.schedule.push_back({.group = static_cast<int>(out.groups.size()), .node = -1});
@@ -339,8 +359,10 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, 
     // pointwise groups wholly inside it tried as kernels of their own, the rest extern steps.
     const absl::flat_hash_set<int> members(group.nodes.begin(), group.nodes.end());
     const bool was_regrouped =
-        options.rows && !(pointwise_partition.group_of[group.nodes.front()] >= 0 &&
-                          pointwise_partition.groups[pointwise_partition.group_of[group.nodes.front()]].nodes == group.nodes);
+        options.rows &&
+        !(pointwise_partition.group_of[group.nodes.front()] >= 0 &&
+          pointwise_partition.groups[pointwise_partition.group_of[group.nodes.front()]].nodes ==
+              group.nodes);
     for (const ScheduleEntry& base : pointwise_partition.schedule) {
       if (!base.fused) {
         if (members.contains(base.index)) out.schedule.push_back({.group = -1, .node = base.index});
@@ -360,7 +382,8 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym, 
   return out;
 }
 
-absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& sym, const SymbolicLowering& lowering,
+absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& sym,
+                                            const SymbolicLowering& lowering,
                                             const SymbolicNativeTarget& target) {
   const v1::Graph& g = sym.graph;
   v1::Plan plan;
@@ -401,7 +424,8 @@ absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& sym, const Symb
         *nv = kv;
         RemapRefs(*nv->mutable_value(), ids, &uses);
       }
-      for (int k = 0; k < node.outputs_size(); ++k) defines[s].push_back(ids.first_output[unit.node] + k);
+      for (int k = 0; k < node.outputs_size(); ++k)
+        defines[s].push_back(ids.first_output[unit.node] + k);
     } else {
       RET_CHECK(unit.group < static_cast<int>(lowering.groups.size()));
       const SymbolicKernelGroup& group = lowering.groups[unit.group];
@@ -431,7 +455,8 @@ absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& sym, const Symb
   }
   for (int id = 0; id < g.nodes_size(); ++id)
     if (scheduled[id] != 1)
-      return absl::InternalError(absl::StrCat("symbolic schedule runs node ", id, " ", scheduled[id], " times"));
+      return absl::InternalError(
+          absl::StrCat("symbolic schedule runs node ", id, " ", scheduled[id], " times"));
   for (const v1::Value& v : g.outputs()) {
     v1::Value* out = plan.add_outputs();
     *out = v;

@@ -36,10 +36,10 @@
 namespace tccd::codegen {
 
 struct SymbolicKernelGroup {
-  PointwiseKernel kernel;                // shape: kRuntimeDim where the iteration space is symbolic
-  std::vector<int> nodes;                // member node ids, ascending
-  std::vector<v1::ValueRef> inputs;      // graph refs (proto form: node -(i+1) for input i)
-  std::vector<v1::ValueRef> outputs;     // member outputs read outside the group or returned
+  PointwiseKernel kernel;             // shape: kRuntimeDim where the iteration space is symbolic
+  std::vector<int> nodes;             // member node ids, ascending
+  std::vector<v1::ValueRef> inputs;   // graph refs (proto form: node -(i+1) for input i)
+  std::vector<v1::ValueRef> outputs;  // member outputs read outside the group or returned
 };
 
 // One step of the symbolic plan, in schedule order: a fused group or an extern node.
@@ -50,8 +50,8 @@ struct SymbolicUnit {
 
 struct SymbolicLowering {
   std::vector<SymbolicKernelGroup> groups;
-  std::vector<SymbolicUnit> schedule;   // a topological order covering every node once
-  std::vector<std::string> rejected;    // why partition groups stayed extern (for the log)
+  std::vector<SymbolicUnit> schedule;  // a topological order covering every node once
+  std::vector<std::string> rejected;   // why partition groups stayed extern (for the log)
 };
 
 struct SymbolicKernelOptions {
@@ -67,7 +67,8 @@ struct SymbolicKernelOptions {
 
 // Kernels are named tccd_sk<g>. A graph whose surrogate is not a valid static graph is no
 // error: it gets the all-extern schedule and a `rejected` line saying why.
-absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& graph, const SymbolicKernelOptions& options);
+absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& graph,
+                                                      const SymbolicKernelOptions& options);
 
 // How the plan names one backend's kernels.
 struct SymbolicNativeTarget {
@@ -77,15 +78,17 @@ struct SymbolicNativeTarget {
   std::string kind;        // KernelInfo.kind: "cpu_pointwise_loop", "cuda_pointwise"
   std::string row_kind = "cuda_row_reduction";  // KernelInfo.kind of row reductions
 };
-inline const SymbolicNativeTarget kCpuSymbolicTarget{"kernels.so", "tccd-cpu-1", "tccd-cpu-sym-1", "cpu_pointwise_loop"};
+inline const SymbolicNativeTarget kCpuSymbolicTarget{"kernels.so", "tccd-cpu-1", "tccd-cpu-sym-1",
+                                                     "cpu_pointwise_loop"};
 
 // The plan: one NativeCall per group (ABI target.sized_abi, or target.static_abi for a group
 // whose iteration space is static; shape with
 // kRuntimeDim where the size is symbolic; the client takes those sizes from the outputs' metas,
 // which every group output shares with the iteration space) and one ExternCall per other node,
 // in `lowering.schedule` order; values released after their last use.
-absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& graph, const SymbolicLowering& lowering,
-                                            const SymbolicNativeTarget& target = kCpuSymbolicTarget);
+absl::StatusOr<v1::Plan> SymbolicKernelPlan(
+    const SymbolicGraph& graph, const SymbolicLowering& lowering,
+    const SymbolicNativeTarget& target = kCpuSymbolicTarget);
 
 // The placeholder value of symbol sN in the surrogate graph (the N-th prime above 96).
 int64_t SurrogateSymbolValue(int symbol);

@@ -34,7 +34,8 @@ struct SymbolicGraph {
 // hints, which are the example sizes). Guards must mention only the graph's symbols s0, s1, ...
 // (the client drops the others and renames these); a guard the daemon cannot parse enters the key
 // as its text, trimmed.
-absl::StatusOr<SymbolicGraph> PrepareSymbolicGraph(const v1::Graph& graph, const v1::ShapeEnv& shape_env);
+absl::StatusOr<SymbolicGraph> PrepareSymbolicGraph(const v1::Graph& graph,
+                                                   const v1::ShapeEnv& shape_env);
 
 // The plan without kernels: one ExternCall per node in graph order, values released after their
 // last use (symbolic_kernels.cc; the plan with kernels is SymbolicKernelPlan there).

@@ -3,7 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "tccd_version.h"
 
 namespace tccd::server {
@@ -70,7 +70,8 @@ absl::StatusOr<v1::AotRecipe> AotRecipeStore::Get(const std::string& key) {
     return absl::NotFoundError(absl::StrCat("no AOT recipe under key ", key));
   RETURN_IF_ERROR(manifest.status());
   if (manifest->artifacts_size() != 1 || manifest->artifacts(0).kind() != v1::AOT_RECIPE)
-    return absl::InternalError(absl::StrCat("the manifest of AOT recipe ", key, " is not a recipe's"));
+    return absl::InternalError(
+        absl::StrCat("the manifest of AOT recipe ", key, " is not a recipe's"));
   ASSIGN_OR_RETURN(std::string bytes, store_->GetBlob(manifest->artifacts(0).digest()));
   v1::AotRecipe recipe;
   if (!recipe.ParseFromString(bytes) || recipe.key() != key)

@@ -30,18 +30,17 @@ const char* RoleName(Role role) {
   return "?";
 }
 
-absl::Status CheckJobPrefix(const Identity& who, absl::string_view job_id,
-                            absl::string_view what) {
+absl::Status CheckJobPrefix(const Identity& who, absl::string_view job_id, absl::string_view what) {
   if (who.job_prefix.empty()) return absl::OkStatus();
   if (job_id.empty()) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "this token (", who.name, ") is limited to job ids starting with \"", who.job_prefix,
-        "\"; the ", what, " names no job (set TCCD_JOB_ID)"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("this token (", who.name, ") is limited to job ids starting with \"",
+                     who.job_prefix, "\"; the ", what, " names no job (set TCCD_JOB_ID)"));
   }
   if (!absl::StartsWith(job_id, who.job_prefix)) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "this token (", who.name, ") is limited to job ids starting with \"", who.job_prefix,
-        "\"; the ", what, " names another job"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("this token (", who.name, ") is limited to job ids starting with \"",
+                     who.job_prefix, "\"; the ", what, " names another job"));
   }
   return absl::OkStatus();
 }
@@ -64,8 +63,8 @@ absl::StatusOr<std::unique_ptr<TokenAuthorizer>> TokenAuthorizer::LoadFile(
   return Parse(text.str(), path);
 }
 
-absl::StatusOr<std::unique_ptr<TokenAuthorizer>> TokenAuthorizer::Parse(
-    absl::string_view text, absl::string_view source) {
+absl::StatusOr<std::unique_ptr<TokenAuthorizer>> TokenAuthorizer::Parse(absl::string_view text,
+                                                                        absl::string_view source) {
   auto authorizer = std::unique_ptr<TokenAuthorizer>(new TokenAuthorizer());
   int line_number = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -76,14 +75,15 @@ absl::StatusOr<std::unique_ptr<TokenAuthorizer>> TokenAuthorizer::Parse(
         absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
     const std::string where = absl::StrCat(source, ":", line_number);
     if (fields.size() < 2 || fields.size() > 3) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--tokens ", where, ": expected \"TOKEN ROLE [JOB_PREFIX]\", got ", fields.size(),
-          " fields"));
+      return absl::InvalidArgumentError(absl::StrCat("--tokens ", where,
+                                                     ": expected \"TOKEN ROLE [JOB_PREFIX]\", got ",
+                                                     fields.size(), " fields"));
     }
     if (fields[0].size() < 16) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--tokens ", where, ": the token is shorter than 16 characters (use e.g. "
-          "`openssl rand -hex 32`)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--tokens ", where,
+                       ": the token is shorter than 16 characters (use e.g. "
+                       "`openssl rand -hex 32`)"));
     }
     Identity identity;
     identity.name = where;
@@ -94,8 +94,8 @@ absl::StatusOr<std::unique_ptr<TokenAuthorizer>> TokenAuthorizer::Parse(
     } else if (fields[1] == "admin") {
       identity.role = Role::kAdmin;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--tokens ", where, ": unknown role \"", fields[1], "\" (compile, read or admin)"));
+      return absl::InvalidArgumentError(absl::StrCat("--tokens ", where, ": unknown role \"",
+                                                     fields[1], "\" (compile, read or admin)"));
     }
     if (fields.size() == 3) identity.job_prefix = std::string(fields[2]);
     if (!authorizer->tokens_.emplace(cache::Sha256Hex(fields[0]), std::move(identity)).second) {
@@ -104,8 +104,8 @@ absl::StatusOr<std::unique_ptr<TokenAuthorizer>> TokenAuthorizer::Parse(
     }
   }
   if (authorizer->tokens_.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--tokens ", source, ": no tokens (every call would be refused)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tokens ", source, ": no tokens (every call would be refused)"));
   }
   return authorizer;
 }
@@ -118,8 +118,7 @@ absl::StatusOr<Identity> TokenAuthorizer::Authenticate(absl::string_view header)
   }
   absl::string_view token = header;
   if (!absl::ConsumePrefix(&token, "Bearer ") && !absl::ConsumePrefix(&token, "bearer ")) {
-    return absl::UnauthenticatedError(
-        "the authorization header is not \"Bearer TOKEN\"");
+    return absl::UnauthenticatedError("the authorization header is not \"Bearer TOKEN\"");
   }
   auto it = tokens_.find(cache::Sha256Hex(absl::StripAsciiWhitespace(token)));
   if (it == tokens_.end()) return absl::UnauthenticatedError("unknown token");
@@ -132,14 +131,14 @@ absl::Status AllowCompile(const Identity& who, absl::string_view job_id) {
 
 absl::Status AllowStats(const Identity& who) {
   if (who.role == Role::kAdmin) return absl::OkStatus();
-  return absl::PermissionDeniedError(absl::StrCat(
-      "GetStats needs an admin token; this one (", who.name, ") has role ",
-      RoleName(who.role)));
+  return absl::PermissionDeniedError(absl::StrCat("GetStats needs an admin token; this one (",
+                                                  who.name, ") has role ", RoleName(who.role)));
 }
 
 absl::Status AllowWrite(const Identity& who) {
   if (who.role != Role::kRead) return absl::OkStatus();
-  return absl::PermissionDeniedError(absl::StrCat("a read token (", who.name, ") cannot store anything"));
+  return absl::PermissionDeniedError(
+      absl::StrCat("a read token (", who.name, ") cannot store anything"));
 }
 
 absl::Status AllowJobWrite(const Identity& who, absl::string_view job_id) {

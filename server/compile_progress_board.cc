@@ -15,7 +15,8 @@ double SecondsSince(CompileProgressBoard::Clock::time_point start) {
 // The client-chosen graph name, safe for one log line (no control bytes, bounded).
 std::string GraphForLog(const std::string& name) {
   std::string out;
-  for (char c : name.substr(0, 64)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  for (char c : name.substr(0, 64))
+    out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
   return out.empty() ? "-" : out;
 }
 
@@ -78,8 +79,9 @@ void CompileProgressBoard::MaybeLog(const std::string& key, Running& running) {
   const double elapsed_s = SecondsSince(running.started);
   if (elapsed_s < absl::ToDoubleSeconds(log_after_)) return;
   running.logged = true;
-  spdlog::info("compiling graph \"{}\" key={}: {}/{} kernels, {:.1f} s", GraphForLog(running.graph_name),
-               key.substr(0, kLogKeyChars), running.done, running.total, elapsed_s);
+  spdlog::info("compiling graph \"{}\" key={}: {}/{} kernels, {:.1f} s",
+               GraphForLog(running.graph_name), key.substr(0, kLogKeyChars), running.done,
+               running.total, elapsed_s);
 }
 
 }  // namespace tccd::server

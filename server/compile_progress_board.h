@@ -39,8 +39,7 @@ class CompileProgressBoard {
 
   // A Compile call with `progress_id`, received at `received`, waits for `key`'s compile.
   // A second Attach of the same id replaces the first (the id is the client's business).
-  void Attach(const std::string& progress_id, const std::string& key,
-              Clock::time_point received);
+  void Attach(const std::string& progress_id, const std::string& key, Clock::time_point received);
   void Detach(const std::string& progress_id);
 
   // What the call `progress_id` waits for; known = false if no such call is attached.

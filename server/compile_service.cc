@@ -24,9 +24,7 @@ namespace {
 constexpr size_t kLogKeyChars = 12;
 
 double MillisSince(CompileService::Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(
-             CompileService::Clock::now() - start)
-      .count();
+  return std::chrono::duration<double, std::milli>(CompileService::Clock::now() - start).count();
 }
 
 int64_t NowUnixMillis() { return absl::ToUnixMillis(absl::Now()); }
@@ -37,8 +35,7 @@ std::string KeyForLog(absl::string_view key) {
 
 // `status` with `context` prepended to its message; same code.
 absl::Status Annotate(const absl::Status& status, absl::string_view context) {
-  return absl::Status(status.code(),
-                      absl::StrCat(context, ": ", status.message()));
+  return absl::Status(status.code(), absl::StrCat(context, ": ", status.message()));
 }
 
 bool IsSha256Hex(absl::string_view digest) {
@@ -50,8 +47,7 @@ bool IsSha256Hex(absl::string_view digest) {
 }
 
 const char* OutcomeName(int outcome) {
-  static constexpr const char* kNames[] = {"rejected", "failed", "hit", "miss",
-                                           "dedup"};
+  static constexpr const char* kNames[] = {"rejected", "failed", "hit", "miss", "dedup"};
   return kNames[outcome];
 }
 
@@ -66,8 +62,7 @@ struct CompileService::Call {
   bool hits_only = false;
 };
 
-CompileService::CompileService(CompileServiceOptions options,
-                               cache::Store* store,
+CompileService::CompileService(CompileServiceOptions options, cache::Store* store,
                                std::unique_ptr<Compiler> compiler)
     : options_(std::move(options)),
       store_(store),
@@ -86,9 +81,8 @@ CompileService::~CompileService() { Shutdown(); }
 
 void CompileService::Shutdown() { compile_pool_.Shutdown(); }
 
-void CompileService::Compile(const v1::CompileRequest& request,
-                             v1::CompileResponse* response, Done done,
-                             Clock::time_point received, bool hits_only) {
+void CompileService::Compile(const v1::CompileRequest& request, v1::CompileResponse* response,
+                             Done done, Clock::time_point received, bool hits_only) {
   stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
   auto call = std::make_shared<Call>(Call{.request = &request,
                                           .response = response,
@@ -111,8 +105,7 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
       Respond(*call, Outcome::kRejected, valid, 0);
       return;
     }
-    absl::StatusOr<codegen::Prepared> prepared =
-        compiler_->Prepare(CompileInputOf(request));
+    absl::StatusOr<codegen::Prepared> prepared = compiler_->Prepare(CompileInputOf(request));
     if (!prepared.ok()) {
       stats_.invalid_requests.fetch_add(1, std::memory_order_relaxed);
       Respond(*call, Outcome::kRejected, prepared.status(), 0);
@@ -127,8 +120,7 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
     }
     if (!absl::IsNotFound(cached.status())) {
       stats_.internal_errors.fetch_add(1, std::memory_order_relaxed);
-      Respond(*call, Outcome::kFailed,
-              Annotate(cached.status(), "cache lookup"), 0);
+      Respond(*call, Outcome::kFailed, Annotate(cached.status(), "cache lookup"), 0);
       return;
     }
     if (call->hits_only) {
@@ -152,13 +144,12 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
     // A miss. The Prepared (it holds the parsed graph) is shared with the
     // compile task, which runs while the leader's request, which the parsed
     // graph may point into, is still open.
-    auto shared_prepared =
-        std::make_shared<const codegen::Prepared>(*std::move(prepared));
+    auto shared_prepared = std::make_shared<const codegen::Prepared>(*std::move(prepared));
     const std::string key = call->key;
     if (!request.progress_id().empty())
       progress_.Attach(request.progress_id(), key, call->received);
-    Flights::Role role = flights_.Join(
-        key, [this, call](const FlightResultPtr& result, Flights::Role role) {
+    Flights::Role role =
+        flights_.Join(key, [this, call](const FlightResultPtr& result, Flights::Role role) {
           Outcome outcome = role == Flights::Role::kFollower ? Outcome::kDedup
                             : result->from_cache             ? Outcome::kHit
                                                              : Outcome::kMiss;
@@ -180,8 +171,7 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
       } catch (const std::exception& e) {
         // Could not queue the compile: end the flight so nobody waits forever.
         auto failed = std::make_shared<FlightResult>();
-        failed->manifest = absl::InternalError(
-            absl::StrCat("queueing the compile: ", e.what()));
+        failed->manifest = absl::InternalError(absl::StrCat("queueing the compile: ", e.what()));
         flights_.Complete(key, failed);
       }
     }
@@ -189,40 +179,35 @@ void CompileService::StartCompile(const std::shared_ptr<Call>& call) {
     if (handed_off) {
       // The flight owns the call now and will answer it; nothing may throw past
       // Join anyway.
-      spdlog::error(
-          "Compile key={}: unexpected exception after joining a flight: {}",
-          KeyForLog(call->key), e.what());
+      spdlog::error("Compile key={}: unexpected exception after joining a flight: {}",
+                    KeyForLog(call->key), e.what());
       return;
     }
     stats_.internal_errors.fetch_add(1, std::memory_order_relaxed);
-    Respond(
-        *call, Outcome::kFailed,
-        absl::InternalError(absl::StrCat("tccd internal error: ", e.what())),
-        0);
+    Respond(*call, Outcome::kFailed,
+            absl::InternalError(absl::StrCat("tccd internal error: ", e.what())), 0);
   }
 }
 
-void CompileService::LeadFlight(const std::string& key,
-                                const codegen::Prepared& prepared,
+void CompileService::LeadFlight(const std::string& key, const codegen::Prepared& prepared,
                                 const v1::CompileRequest& request) {
   auto result = std::make_shared<FlightResult>();
   try {
     *result = CompileAndStore(key, prepared, request);
   } catch (const std::exception& e) {
     stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
-    result->manifest = absl::InternalError(
-        absl::StrCat("tccd internal error while compiling: ", e.what()));
+    result->manifest =
+        absl::InternalError(absl::StrCat("tccd internal error while compiling: ", e.what()));
   } catch (...) {
     stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
-    result->manifest =
-        absl::InternalError("tccd internal error while compiling");
+    result->manifest = absl::InternalError("tccd internal error while compiling");
   }
   flights_.Complete(key, result);
 }
 
-CompileService::FlightResult CompileService::CompileAndStore(
-    const std::string& key, const codegen::Prepared& prepared,
-    const v1::CompileRequest& request) {
+CompileService::FlightResult CompileService::CompileAndStore(const std::string& key,
+                                                             const codegen::Prepared& prepared,
+                                                             const v1::CompileRequest& request) {
   FlightResult result;
   // Another flight for this key may have completed between our lookup and our
   // Join (its leader stored the manifest, then ended the flight); then there is
@@ -250,11 +235,11 @@ CompileService::FlightResult CompileService::CompileAndStore(
     // Compiling would take seconds to produce artifacts that could not be stored, and the
     // client fetches artifacts from the store. Fail fast; the client runs the graph eagerly.
     stats_.store_full_refusals.fetch_add(1, std::memory_order_relaxed);
-    result.manifest = absl::ResourceExhaustedError(absl::StrCat(
-        "tccd did not compile this graph: its cache dir ", options_.cache_dir,
-        " cannot be written now (file system full or failing; see the daemon "
-        "log). Cached graphs are still served, and compiling resumes by itself "
-        "once the file system has room"));
+    result.manifest = absl::ResourceExhaustedError(
+        absl::StrCat("tccd did not compile this graph: its cache dir ", options_.cache_dir,
+                     " cannot be written now (file system full or failing; see the daemon "
+                     "log). Cached graphs are still served, and compiling resumes by itself "
+                     "once the file system has room"));
     return result;
   }
   stats_.compiles.fetch_add(1, std::memory_order_relaxed);
@@ -286,11 +271,9 @@ CompileService::FlightResult CompileService::CompileAndStore(
     spdlog::warn("Compile key={}: {}", KeyForLog(key), stored.ToString());
   }
   std::vector<codegen::KernelObject>().swap(output->new_kernel_objects);  // stored; free them
-  result.manifest =
-      StoreOutput(key, prepared, *std::move(output), result.compile_ms,
-                  ComputeKeyComponents(request, prepared, compiler_->Fingerprint()));
-  if (!result.manifest.ok())
-    stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
+  result.manifest = StoreOutput(key, prepared, *std::move(output), result.compile_ms,
+                                ComputeKeyComponents(request, prepared, compiler_->Fingerprint()));
+  if (!result.manifest.ok()) stats_.compile_errors.fetch_add(1, std::memory_order_relaxed);
   if (result.manifest.ok() && options_.metrics != nullptr)
     options_.metrics->RecordCompile(result.compile_ms / 1000);
   if (result.manifest.ok() && options_.shared_tier != nullptr) {
@@ -299,9 +282,11 @@ CompileService::FlightResult CompileService::CompileAndStore(
   return result;
 }
 
-absl::StatusOr<v1::Manifest> CompileService::StoreOutput(
-    const std::string& key, const codegen::Prepared& prepared,
-    codegen::CompileOutput output, double compile_ms, v1::KeyComponents key_components) {
+absl::StatusOr<v1::Manifest> CompileService::StoreOutput(const std::string& key,
+                                                         const codegen::Prepared& prepared,
+                                                         codegen::CompileOutput output,
+                                                         double compile_ms,
+                                                         v1::KeyComponents key_components) {
   v1::Manifest manifest;
   manifest.set_key(key);
   absl::flat_hash_set<std::string> names;
@@ -314,8 +299,7 @@ absl::StatusOr<v1::Manifest> CompileService::StoreOutput(
     }
     absl::StatusOr<std::string> digest = store_->PutBlob(artifact.bytes);
     if (!digest.ok()) {
-      return Annotate(digest.status(),
-                      absl::StrCat("storing artifact ", artifact.name));
+      return Annotate(digest.status(), absl::StrCat("storing artifact ", artifact.name));
     }
     v1::Artifact* entry = manifest.add_artifacts();
     entry->set_name(artifact.name);
@@ -336,8 +320,7 @@ absl::StatusOr<v1::Manifest> CompileService::StoreOutput(
 }
 
 void CompileService::Respond(Call& call, Outcome outcome,
-                             const absl::StatusOr<v1::Manifest>& manifest,
-                             double compile_ms) {
+                             const absl::StatusOr<v1::Manifest>& manifest, double compile_ms) {
   absl::Status status = manifest.status();
   try {
     switch (outcome) {
@@ -369,14 +352,11 @@ void CompileService::Respond(Call& call, Outcome outcome,
         // The job index is bookkeeping: failing to update it must not fail the
         // compile. While the cache cannot write it is skipped (the store has
         // logged that once; a warning per hit would flood the log).
-        absl::Status recorded =
-            store_->RecordJobUse(request.job_id(), call.key,
-                                 outcome == Outcome::kMiss, NowUnixMillis());
+        absl::Status recorded = store_->RecordJobUse(request.job_id(), call.key,
+                                                     outcome == Outcome::kMiss, NowUnixMillis());
         if (!recorded.ok()) {
-          spdlog::warn(
-              "Compile key={} job={}: recording the job's use failed: {}",
-              KeyForLog(call.key), ForLog(request.job_id()),
-              recorded.ToString());
+          spdlog::warn("Compile key={} job={}: recording the job's use failed: {}",
+                       KeyForLog(call.key), ForLog(request.job_id()), recorded.ToString());
         }
         recorded.IgnoreError();
       }
@@ -390,21 +370,19 @@ void CompileService::Respond(Call& call, Outcome outcome,
                   "Compile {} key={} graph={} job={} rank={} "
                   "compile_ms={:.1f} server_ms={:.1f}",
                   OutcomeName(static_cast<int>(outcome)), KeyForLog(call.key),
-                  ForLog(request.graph_name()), ForLog(request.job_id()),
-                  request.rank(), compile_ms, server_ms);
+                  ForLog(request.graph_name()), ForLog(request.job_id()), request.rank(),
+                  compile_ms, server_ms);
     } else {
       spdlog::warn(
           "Compile {} key={} graph={} job={} rank={} "
           "compile_ms={:.1f} server_ms={:.1f}: {}",
-          OutcomeName(static_cast<int>(outcome)), KeyForLog(call.key),
-          ForLog(request.graph_name()), ForLog(request.job_id()),
-          request.rank(), compile_ms, server_ms,
+          OutcomeName(static_cast<int>(outcome)), KeyForLog(call.key), ForLog(request.graph_name()),
+          ForLog(request.job_id()), request.rank(), compile_ms, server_ms,
           ForLog(status.ToString(), 500));
     }
   } catch (const std::exception& e) {
     stats_.internal_errors.fetch_add(1, std::memory_order_relaxed);
-    status =
-        absl::InternalError(absl::StrCat("tccd internal error: ", e.what()));
+    status = absl::InternalError(absl::StrCat("tccd internal error: ", e.what()));
   }
   call.done(std::move(status));
 }
@@ -428,24 +406,22 @@ void CompileService::RecordUnparsableRequest() {
   stats_.invalid_requests.fetch_add(1, std::memory_order_relaxed);
 }
 
-absl::StatusOr<std::string> CompileService::ReadArtifact(
-    absl::string_view digest) {
+absl::StatusOr<std::string> CompileService::ReadArtifact(absl::string_view digest) {
   stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
   const Clock::time_point start = Clock::now();
   if (!IsSha256Hex(digest)) {
     stats_.invalid_requests.fetch_add(1, std::memory_order_relaxed);
     spdlog::warn("FetchArtifact rejected digest={}", ForLog(digest));
-    return absl::InvalidArgumentError(absl::StrCat(
-        "FetchArtifactRequest.digest must be 64 lowercase hex characters (a "
-        "SHA-256), got \"",
-        ForLog(digest), "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("FetchArtifactRequest.digest must be 64 lowercase hex characters (a "
+                     "SHA-256), got \"",
+                     ForLog(digest), "\""));
   }
   absl::StatusOr<std::string> blob = store_->GetBlob(digest);
   if (!blob.ok()) {
     if (absl::IsNotFound(blob.status())) {
       spdlog::warn("FetchArtifact not_found digest={}", std::string(digest));
-      return absl::NotFoundError(
-          absl::StrCat("no artifact with digest ", digest, " in the cache"));
+      return absl::NotFoundError(absl::StrCat("no artifact with digest ", digest, " in the cache"));
     }
     stats_.internal_errors.fetch_add(1, std::memory_order_relaxed);
     spdlog::error("FetchArtifact failed digest={}: {}", std::string(digest),
@@ -455,8 +431,8 @@ absl::StatusOr<std::string> CompileService::ReadArtifact(
   stats_.artifacts_served.fetch_add(1, std::memory_order_relaxed);
   stats_.artifact_bytes_served.fetch_add(static_cast<int64_t>(blob->size()),
                                          std::memory_order_relaxed);
-  spdlog::info("FetchArtifact digest={} bytes={} read_ms={:.1f}",
-               KeyForLog(digest), blob->size(), MillisSince(start));
+  spdlog::info("FetchArtifact digest={} bytes={} read_ms={:.1f}", KeyForLog(digest), blob->size(),
+               MillisSince(start));
   return blob;
 }
 
@@ -498,19 +474,17 @@ std::map<std::string, int64_t> CompileService::Counters() {
   return counters;
 }
 
-absl::StatusOr<v1::Manifest> CompileService::GetManifest(
-    const v1::ManifestRequest& request) {
+absl::StatusOr<v1::Manifest> CompileService::GetManifest(const v1::ManifestRequest& request) {
   stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
   if (!IsSha256Hex(request.key())) {
-    return absl::InvalidArgumentError(
-        "ManifestRequest.key must be 64 lowercase hex characters");
+    return absl::InvalidArgumentError("ManifestRequest.key must be 64 lowercase hex characters");
   }
   absl::StatusOr<v1::Manifest> manifest = store_->GetManifest(request.key());
   if (manifest.ok()) {
     stats_.manifest_reads.fetch_add(1, std::memory_order_relaxed);
   } else if (absl::IsNotFound(manifest.status())) {
-    return absl::NotFoundError(absl::StrCat(
-        "the daemon's cache holds no manifest under key ", request.key()));
+    return absl::NotFoundError(
+        absl::StrCat("the daemon's cache holds no manifest under key ", request.key()));
   }
   return manifest;
 }
@@ -518,7 +492,8 @@ absl::StatusOr<v1::Manifest> CompileService::GetManifest(
 absl::Status CompileService::PutAotRecipe(const v1::AotRecipe& recipe) {
   stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
   if (!options_.aot_recipes)
-    return absl::FailedPreconditionError("this daemon does not keep AOT recipes (--aot-recipes=false)");
+    return absl::FailedPreconditionError(
+        "this daemon does not keep AOT recipes (--aot-recipes=false)");
   absl::Status stored = recipes_.Put(recipe);
   if (stored.ok()) stats_.aot_recipe_puts.fetch_add(1, std::memory_order_relaxed);
   return stored;
@@ -527,7 +502,8 @@ absl::Status CompileService::PutAotRecipe(const v1::AotRecipe& recipe) {
 absl::StatusOr<v1::AotRecipe> CompileService::GetAotRecipe(const v1::AotRecipeRequest& request) {
   stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
   if (!options_.aot_recipes)
-    return absl::FailedPreconditionError("this daemon does not keep AOT recipes (--aot-recipes=false)");
+    return absl::FailedPreconditionError(
+        "this daemon does not keep AOT recipes (--aot-recipes=false)");
   absl::StatusOr<v1::AotRecipe> recipe = recipes_.Get(request.key());
   if (recipe.ok()) stats_.aot_recipe_hits.fetch_add(1, std::memory_order_relaxed);
   return recipe;
@@ -560,25 +536,21 @@ absl::StatusOr<v1::DynamicProfile> CompileService::GetDynamicProfile(
   return profile;
 }
 
-v1::CompileProgress CompileService::GetCompileProgress(
-    const v1::CompileProgressRequest& request) {
+v1::CompileProgress CompileService::GetCompileProgress(const v1::CompileProgressRequest& request) {
   stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
   if (request.progress_id().empty()) return v1::CompileProgress();
   return progress_.Get(request.progress_id());
 }
 
-absl::StatusOr<v1::JobResponse> CompileService::GetJob(
-    const v1::JobRequest& request) {
+absl::StatusOr<v1::JobResponse> CompileService::GetJob(const v1::JobRequest& request) {
   stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
   if (request.job_id().empty()) {
     stats_.invalid_requests.fetch_add(1, std::memory_order_relaxed);
     return absl::InvalidArgumentError("JobRequest.job_id is empty");
   }
-  absl::StatusOr<std::vector<v1::JobEntry>> entries =
-      store_->GetJob(request.job_id());
+  absl::StatusOr<std::vector<v1::JobEntry>> entries = store_->GetJob(request.job_id());
   if (!entries.ok()) {
-    spdlog::warn("GetJob job={}: {}", ForLog(request.job_id()),
-                 entries.status().ToString());
+    spdlog::warn("GetJob job={}: {}", ForLog(request.job_id()), entries.status().ToString());
     return entries.status();
   }
   v1::JobResponse response;
@@ -592,8 +564,7 @@ absl::StatusOr<v1::JobResponse> CompileService::GetJob(
     }
     *response.add_entries() = std::move(entry);
   }
-  spdlog::info("GetJob job={} entries={}", ForLog(request.job_id()),
-               response.entries_size());
+  spdlog::info("GetJob job={} entries={}", ForLog(request.job_id()), response.entries_size());
   return response;
 }
 

@@ -97,13 +97,11 @@ class CompileService {
   // when the transport got the request, for server_ms.
   // `hits_only` (a read-only caller): a miss is answered PERMISSION_DENIED and nothing is
   // compiled.
-  void Compile(const v1::CompileRequest& request, v1::CompileResponse* response,
-               Done done, Clock::time_point received = Clock::now(),
-               bool hits_only = false);
+  void Compile(const v1::CompileRequest& request, v1::CompileResponse* response, Done done,
+               Clock::time_point received = Clock::now(), bool hits_only = false);
 
   // Compile, blocking until it is answered. For tests and tools.
-  absl::StatusOr<v1::CompileResponse> CompileAndWait(
-      const v1::CompileRequest& request);
+  absl::StatusOr<v1::CompileResponse> CompileAndWait(const v1::CompileRequest& request);
 
   // The bytes of the artifact `digest`. INVALID_ARGUMENT unless `digest` is 64
   // lowercase hex characters; NOT_FOUND, naming the digest, if the cache does
@@ -157,8 +155,7 @@ class CompileService {
   // What one compile flight produced; shared by its leader and all its
   // followers.
   struct FlightResult {
-    absl::StatusOr<v1::Manifest> manifest =
-        absl::UnknownError("compile did not run");
+    absl::StatusOr<v1::Manifest> manifest = absl::UnknownError("compile did not run");
     bool from_cache = false;  // the leader found the key cached on its re-check
     double compile_ms = 0;
     int kernels_compiled = 0;  // see CompileResponse
@@ -178,18 +175,16 @@ class CompileService {
   // On the compile pool: the leader's work for `key`, ending its flight.
   void LeadFlight(const std::string& key, const codegen::Prepared& prepared,
                   const v1::CompileRequest& request);
-  FlightResult CompileAndStore(const std::string& key,
-                               const codegen::Prepared& prepared,
+  FlightResult CompileAndStore(const std::string& key, const codegen::Prepared& prepared,
                                const v1::CompileRequest& request);
   absl::StatusOr<v1::Manifest> StoreOutput(const std::string& key,
                                            const codegen::Prepared& prepared,
-                                           codegen::CompileOutput output,
-                                           double compile_ms,
+                                           codegen::CompileOutput output, double compile_ms,
                                            v1::KeyComponents key_components);
   // The one exit of every Compile request: counters, response, job index, log
   // line, `done`.
-  void Respond(Call& call, Outcome outcome,
-               const absl::StatusOr<v1::Manifest>& manifest, double compile_ms);
+  void Respond(Call& call, Outcome outcome, const absl::StatusOr<v1::Manifest>& manifest,
+               double compile_ms);
 
   const CompileServiceOptions options_;
   cache::Store* const store_;

@@ -73,21 +73,19 @@ class CompileSocket final : public codegen::KernelObjectCache, public codegen::C
 
 // `*exhausted` is set when the compile ran out of memory: the worker then exits after answering,
 // since LLVM's global state may be half updated.
-WorkerResult CompileOne(Compiler& compiler, const std::string& frame,
-                        bool test_faults, int64_t memory_limit_mb,
-                        bool* exhausted) {
+WorkerResult CompileOne(Compiler& compiler, const std::string& frame, bool test_faults,
+                        int64_t memory_limit_mb, bool* exhausted) {
   WorkerResult result;
   const auto start = std::chrono::steady_clock::now();
   v1::CompileRequest request;
   if (!request.ParseFromString(frame)) {
-    result.output = absl::InternalError(
-        "the compile worker could not parse the request it was sent");
+    result.output =
+        absl::InternalError("the compile worker could not parse the request it was sent");
     return result;
   }
   try {
     if (test_faults) ApplyTestFault(request);
-    absl::StatusOr<codegen::Prepared> prepared =
-        compiler.Prepare(CompileInputOf(request));
+    absl::StatusOr<codegen::Prepared> prepared = compiler.Prepare(CompileInputOf(request));
     if (!prepared.ok()) {
       result.output = prepared.status();
     } else {
@@ -96,16 +94,15 @@ WorkerResult CompileOne(Compiler& compiler, const std::string& frame,
     }
   } catch (const std::bad_alloc&) {
     *exhausted = true;
-    result.output = absl::ResourceExhaustedError(absl::StrCat(
-        "the compile ran out of memory (compile worker memory limit ",
-        memory_limit_mb, " MiB, --compile-memory-limit-mb)"));
+    result.output = absl::ResourceExhaustedError(
+        absl::StrCat("the compile ran out of memory (compile worker memory limit ", memory_limit_mb,
+                     " MiB, --compile-memory-limit-mb)"));
   } catch (const std::exception& e) {
-    result.output = absl::InternalError(
-        absl::StrCat("tccd internal error while compiling: ", e.what()));
+    result.output =
+        absl::InternalError(absl::StrCat("tccd internal error while compiling: ", e.what()));
   }
-  result.compile_ms = std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
+  result.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
@@ -116,8 +113,7 @@ int RunCompileWorker(int argc, char** argv) {
   int test_faults = 0;
   int64_t parent = 0;
   if (argc != 5 || !absl::SimpleAtoi(argv[2], &memory_limit_mb) ||
-      !absl::SimpleAtoi(argv[3], &test_faults) ||
-      !absl::SimpleAtoi(argv[4], &parent)) {
+      !absl::SimpleAtoi(argv[3], &test_faults) || !absl::SimpleAtoi(argv[4], &parent)) {
     fprintf(stderr, "tccd: %s is for tccd's own use\n", kCompileWorkerFlag);
     return 2;
   }
@@ -139,10 +135,9 @@ int RunCompileWorker(int argc, char** argv) {
     absl::StatusOr<std::string> frame = ReadFrame(kCompileWorkerFd);
     if (!frame.ok()) return 0;  // the daemon closed the socket
     bool exhausted = false;
-    const WorkerResult result = CompileOne(*compiler, *frame, test_faults != 0,
-                                           memory_limit_mb, &exhausted);
-    if (!WriteFrame(kCompileWorkerFd, EncodeWorkerResult(result)).ok())
-      return 0;
+    const WorkerResult result =
+        CompileOne(*compiler, *frame, test_faults != 0, memory_limit_mb, &exhausted);
+    if (!WriteFrame(kCompileWorkerFd, EncodeWorkerResult(result)).ok()) return 0;
     if (exhausted) return 3;  // the daemon sees end of stream and replaces us
   }
 }

@@ -23,27 +23,24 @@ class Compiler {
  public:
   virtual ~Compiler() = default;
   // Parses and validates; cheap compared with Compile. See codegen::Prepare.
-  virtual absl::StatusOr<codegen::Prepared> Prepare(
-      const codegen::CompileInput& input) = 0;
+  virtual absl::StatusOr<codegen::Prepared> Prepare(const codegen::CompileInput& input) = 0;
   // Lowers and generates code; may take seconds. See codegen::Compile.
-  virtual absl::StatusOr<codegen::CompileOutput> Compile(
-      const codegen::Prepared& prepared) = 0;
+  virtual absl::StatusOr<codegen::CompileOutput> Compile(const codegen::Prepared& prepared) = 0;
   // The same, for compilers that need the request itself (the worker pool sends it to another
   // process). `request` is the one `prepared` came from; `kernels` (may be null) has the kernel
   // objects the daemon stores (codegen/kernel/kernel_cache.h); `progress` (may be null) is told
   // the graph's kernels done as they finish. Default: Compile(prepared).
-  virtual absl::StatusOr<codegen::CompileOutput> Compile(
-      const codegen::Prepared& prepared, const v1::CompileRequest& request,
-      codegen::KernelObjectCache* kernels, codegen::CompileProgress* progress) {
+  virtual absl::StatusOr<codegen::CompileOutput> Compile(const codegen::Prepared& prepared,
+                                                         const v1::CompileRequest& request,
+                                                         codegen::KernelObjectCache* kernels,
+                                                         codegen::CompileProgress* progress) {
     (void)request;
     (void)kernels;
     (void)progress;
     return Compile(prepared);
   }
   // Counters of this compiler for GetStats (the worker pool's). Default: none.
-  virtual void AddStats(std::map<std::string, int64_t>* counters) const {
-    (void)counters;
-  }
+  virtual void AddStats(std::map<std::string, int64_t>* counters) const { (void)counters; }
   // Identifies what this compiler produces; enters every compile key, so a
   // different compiler build never serves another's artifacts. See
   // codegen::CompilerFingerprint.

@@ -69,13 +69,12 @@ int RunDaemon(const ServerOptions& options) {
                      std::string(made.message()));
     return 1;
   }
-  absl::StatusOr<std::unique_ptr<cache::Store>> store =
-      cache::Store::Open(cache::StoreOptions{
-          .path = options.cache_dir,
-          .write_buffer_bytes = options.cache_memtable_bytes,
-          .max_bytes = options.max_cache_bytes,
-          .low_watermark = options.cache_low_watermark,
-          .min_age_ms = int64_t{options.eviction_min_age_s} * 1000});
+  absl::StatusOr<std::unique_ptr<cache::Store>> store = cache::Store::Open(
+      cache::StoreOptions{.path = options.cache_dir,
+                          .write_buffer_bytes = options.cache_memtable_bytes,
+                          .max_bytes = options.max_cache_bytes,
+                          .low_watermark = options.cache_low_watermark,
+                          .min_age_ms = int64_t{options.eviction_min_age_s} * 1000});
   if (!store.ok()) {
     spdlog::critical("cannot open the cache at {}: {}", options.cache_dir,
                      store.status().ToString());
@@ -98,13 +97,12 @@ int RunDaemon(const ServerOptions& options) {
   std::unique_ptr<cache::SharedTier> shared_tier;
   if (!options.shared_cache.empty()) {
     absl::StatusOr<std::unique_ptr<cache::SharedTier>> opened = cache::SharedTier::Open(
-        cache::SharedTierOptions{
-            .url = options.shared_cache,
-            .tls = {.ca = options.shared_cache_tls_ca,
-                    .cert = options.shared_cache_tls_cert,
-                    .key = options.shared_cache_tls_key},
-            .timeout = absl::Milliseconds(options.shared_cache_timeout_ms),
-            .max_wait = absl::Seconds(options.shared_cache_wait_s)});
+        cache::SharedTierOptions{.url = options.shared_cache,
+                                 .tls = {.ca = options.shared_cache_tls_ca,
+                                         .cert = options.shared_cache_tls_cert,
+                                         .key = options.shared_cache_tls_key},
+                                 .timeout = absl::Milliseconds(options.shared_cache_timeout_ms),
+                                 .max_wait = absl::Seconds(options.shared_cache_wait_s)});
     if (!opened.ok()) {
       spdlog::critical("{}", opened.status().ToString());
       return 1;
@@ -115,9 +113,9 @@ int RunDaemon(const ServerOptions& options) {
 
   // Authentication: read every file now, so that a typo is a startup error.
   TlsConfig tls;
-  for (auto [path, pem] : {std::pair{&options.tls_cert, &tls.cert_pem},
-                           std::pair{&options.tls_key, &tls.key_pem},
-                           std::pair{&options.tls_client_ca, &tls.client_ca_pem}}) {
+  for (auto [path, pem] :
+       {std::pair{&options.tls_cert, &tls.cert_pem}, std::pair{&options.tls_key, &tls.key_pem},
+        std::pair{&options.tls_client_ca, &tls.client_ca_pem}}) {
     if (path->empty()) continue;
     absl::StatusOr<std::string> text = ReadSmallFile(*path);
     if (!text.ok()) {
@@ -161,37 +159,33 @@ int RunDaemon(const ServerOptions& options) {
   // pools), then the request pool, then the service (its compile pool), then
   // the store.
   CompileService service(
-      CompileServiceOptions{
-          .compile_threads = options.compile_threads,
-          .cache_dir = options.cache_dir,
-          .shared_tier = shared_tier.get(),
-          .progress_log_after = absl::Seconds(options.progress_log_s),
-          .aot_recipes = options.aot_recipes,
-          .dynamic_profiles = options.dynamic_profiles,
-          .metrics = &metrics},
+      CompileServiceOptions{.compile_threads = options.compile_threads,
+                            .cache_dir = options.cache_dir,
+                            .shared_tier = shared_tier.get(),
+                            .progress_log_after = absl::Seconds(options.progress_log_s),
+                            .aot_recipes = options.aot_recipes,
+                            .dynamic_profiles = options.dynamic_profiles,
+                            .metrics = &metrics},
       store->get(),
-      options.compile_in_process
-          ? NewCodegenCompiler()
-          : NewWorkerCompiler(WorkerPoolOptions{
-                .workers = options.compile_threads,
-                .time_limit = absl::Seconds(options.compile_time_limit_s),
-                .memory_limit_mb = options.compile_memory_limit_mb,
-                .enable_test_faults = options.enable_test_faults}));
+      options.compile_in_process ? NewCodegenCompiler()
+                                 : NewWorkerCompiler(WorkerPoolOptions{
+                                       .workers = options.compile_threads,
+                                       .time_limit = absl::Seconds(options.compile_time_limit_s),
+                                       .memory_limit_mb = options.compile_memory_limit_mb,
+                                       .enable_test_faults = options.enable_test_faults}));
   // Request threads parse requests and read RocksDB; they never wait for a
   // compile.
-  ThreadPool request_pool(
-      "tccd-request",
-      std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency())));
+  ThreadPool request_pool("tccd-request",
+                          std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency())));
   absl::StatusOr<std::unique_ptr<RpcServer>> server = RpcServer::Start(
-      RpcServerOptions{
-          .listen = options.listen,
-          .max_request_bytes = options.max_request_bytes,
-          .max_inflight_request_bytes = options.max_inflight_request_bytes,
-          .max_concurrent_streams = options.max_concurrent_streams,
-          .request_deadline = absl::Seconds(options.request_deadline_s),
-          .tls = tls,
-          .tokens = tokens.get(),
-          .metrics = &metrics},
+      RpcServerOptions{.listen = options.listen,
+                       .max_request_bytes = options.max_request_bytes,
+                       .max_inflight_request_bytes = options.max_inflight_request_bytes,
+                       .max_concurrent_streams = options.max_concurrent_streams,
+                       .request_deadline = absl::Seconds(options.request_deadline_s),
+                       .tls = tls,
+                       .tokens = tokens.get(),
+                       .metrics = &metrics},
       &service, &request_pool);
   if (!server.ok()) {
     spdlog::critical("{}", std::string(server.status().message()));
@@ -217,30 +211,28 @@ int RunDaemon(const ServerOptions& options) {
   spdlog::info(
       "tccd {} serving on {}; cache {}; {} compile threads{}; "
       "max request {} MiB; pid {}",
-      TCCD_VERSION, absl::StrJoin((*server)->bound_addresses(), ", "),
-      options.cache_dir, options.compile_threads,
+      TCCD_VERSION, absl::StrJoin((*server)->bound_addresses(), ", "), options.cache_dir,
+      options.compile_threads,
       options.compile_in_process
           ? " (in process)"
-          : absl::StrCat(" (worker processes, time limit ",
-                         options.compile_time_limit_s, " s, memory limit ",
-                         options.compile_memory_limit_mb, " MiB)"),
+          : absl::StrCat(" (worker processes, time limit ", options.compile_time_limit_s,
+                         " s, memory limit ", options.compile_memory_limit_mb, " MiB)"),
       options.max_request_bytes >> 20, getpid());
 
   // After the request pool (its alive check uses the pool), so destroyed before it.
   SystemdNotifier systemd;
-  systemd.Ready(
-      absl::StrCat("serving on ", absl::StrJoin((*server)->bound_addresses(), ", ")),
-      [&request_pool](absl::Duration limit) {
-        // Alive = a request thread picks up new work: what every RPC needs first.
-        auto ran = std::make_shared<absl::Notification>();
-        request_pool.Schedule([ran] { ran->Notify(); });
-        return ran->WaitForNotificationWithTimeout(limit);
-      });
+  systemd.Ready(absl::StrCat("serving on ", absl::StrJoin((*server)->bound_addresses(), ", ")),
+                [&request_pool](absl::Duration limit) {
+                  // Alive = a request thread picks up new work: what every RPC needs first.
+                  auto ran = std::make_shared<absl::Notification>();
+                  request_pool.Schedule([ran] { ran->Notify(); });
+                  return ran->WaitForNotificationWithTimeout(limit);
+                });
 
   const int signal_number = WaitForShutdownSignal();
   systemd.Stopping(absl::StrCat(strsignal(signal_number), ": draining in-flight requests"));
-  spdlog::info("{}: shutting down; in-flight requests get up to {} s",
-               strsignal(signal_number), absl::ToInt64Seconds(kShutdownGrace));
+  spdlog::info("{}: shutting down; in-flight requests get up to {} s", strsignal(signal_number),
+               absl::ToInt64Seconds(kShutdownGrace));
   // A second signal means "now": for a compile that does not end. The cache's
   // write-ahead log keeps what was already stored.
   std::thread([] {
@@ -257,17 +249,14 @@ int RunDaemon(const ServerOptions& options) {
 
   int exit_status = 0;
   if (absl::Status closed = (*store)->Close(); !closed.ok()) {
-    spdlog::error("closing the cache at {} failed: {}", options.cache_dir,
-                  closed.ToString());
+    spdlog::error("closing the cache at {} failed: {}", options.cache_dir, closed.ToString());
     exit_status = 1;
   }
   claims.clear();  // removes the socket files
   const ServerStats& stats = service.stats();
-  spdlog::info(
-      "stopped: {} requests, {} compiles, {} hits, {} misses, {} dedup waits",
-      stats.requests_total.load(), stats.compiles.load(),
-      stats.cache_hits.load(), stats.cache_misses.load(),
-      stats.dedup_waits.load());
+  spdlog::info("stopped: {} requests, {} compiles, {} hits, {} misses, {} dedup waits",
+               stats.requests_total.load(), stats.compiles.load(), stats.cache_hits.load(),
+               stats.cache_misses.load(), stats.dedup_waits.load());
   return exit_status;
 }
 

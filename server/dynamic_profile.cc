@@ -124,24 +124,24 @@ void Add(const v1::ProfileFrame& frame, std::map<FrameKey, JoinedFrame>* frames)
 
 absl::Status ValidateDynamicProfile(const v1::DynamicProfile& profile) {
   if (profile.frames_size() > kMaxProfileFrames)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "DynamicProfile has ", profile.frames_size(), " frames; at most ", kMaxProfileFrames));
+    return absl::InvalidArgumentError(absl::StrCat("DynamicProfile has ", profile.frames_size(),
+                                                   " frames; at most ", kMaxProfileFrames));
   for (int f = 0; f < profile.frames_size(); ++f) {
     const v1::ProfileFrame& frame = profile.frames(f);
     const std::string where = absl::StrCat("DynamicProfile.frames[", f, "]");
-    for (const auto& [s, what] : {std::pair{&frame.filename(), "filename"},
-                                  std::pair{&frame.name(), "name"},
-                                  std::pair{&frame.file_hash(), "file_hash"}}) {
+    for (const auto& [s, what] :
+         {std::pair{&frame.filename(), "filename"}, std::pair{&frame.name(), "name"},
+          std::pair{&frame.file_hash(), "file_hash"}}) {
       if (absl::Status st = CheckString(*s, absl::StrCat(where, ".", what)); !st.ok()) return st;
     }
     if (frame.entries_size() > kMaxProfileEntriesPerFrame)
-      return absl::InvalidArgumentError(absl::StrCat(where, " has ", frame.entries_size(),
-                                                     " entries; at most ",
-                                                     kMaxProfileEntriesPerFrame));
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, " has ", frame.entries_size(), " entries; at most ", kMaxProfileEntriesPerFrame));
     for (int e = 0; e < frame.entries_size(); ++e) {
       const v1::ProfileEntry& entry = frame.entries(e);
       const std::string at = absl::StrCat(where, ".entries[", e, "]");
-      if (entry.source().empty()) return absl::InvalidArgumentError(absl::StrCat(at, " has no source"));
+      if (entry.source().empty())
+        return absl::InvalidArgumentError(absl::StrCat(at, " has no source"));
       if (absl::Status s = CheckString(entry.source(), at + ".source"); !s.ok()) return s;
       if (absl::Status s = CheckAtom(entry.scalar(), at + ".scalar"); !s.ok()) return s;
       if (absl::Status s = CheckDims(entry.size(), at + ".size"); !s.ok()) return s;

@@ -6,7 +6,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "server/dynamic_profile.h"
 #include "spdlog/spdlog.h"
 
@@ -29,10 +29,9 @@ absl::StatusOr<v1::DynamicProfile> DynamicProfileStore::Put(const v1::DynamicPro
   }
   MergeDynamicProfile(profile, &merged);
   if (merged.frames_size() > kMaxProfileFrames)
-    return absl::ResourceExhaustedError(
-        absl::StrCat("the dynamic profile of job \"", absl::CHexEscape(profile.job_id()),
-                     "\" would hold ", merged.frames_size(), " frames; at most ",
-                     kMaxProfileFrames));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the dynamic profile of job \"", absl::CHexEscape(profile.job_id()), "\" would hold ",
+        merged.frames_size(), " frames; at most ", kMaxProfileFrames));
   merged.set_job_id(profile.job_id());
   merged.set_puts(merged.puts() + 1);
   merged.set_updated_unix_ms(now_unix_ms);

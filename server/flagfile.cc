@@ -6,7 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::server {
 namespace {

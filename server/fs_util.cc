@@ -17,17 +17,15 @@ absl::Status MakeDirectories(const std::string& dir) {
   struct stat st;
   if (stat(dir.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return absl::OkStatus();
-    return absl::FailedPreconditionError(
-        absl::StrCat(dir, " exists and is not a directory"));
+    return absl::FailedPreconditionError(absl::StrCat(dir, " exists and is not a directory"));
   }
   const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
   if (!parent.empty() && parent.string() != dir) {
-    if (absl::Status made = MakeDirectories(parent.string()); !made.ok())
-      return made;
+    if (absl::Status made = MakeDirectories(parent.string()); !made.ok()) return made;
   }
   if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot create directory ", dir, ": ", std::strerror(errno)));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create directory ", dir, ": ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }

@@ -54,19 +54,15 @@ constexpr size_t kChunkBytes = 1 << 20;
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   const int code = static_cast<int>(status.code());
-  const grpc::StatusCode grpc_code =
-      code > 0 && code <= grpc::StatusCode::UNAUTHENTICATED
-          ? static_cast<grpc::StatusCode>(code)
-          : grpc::StatusCode::UNKNOWN;
+  const grpc::StatusCode grpc_code = code > 0 && code <= grpc::StatusCode::UNAUTHENTICATED
+                                         ? static_cast<grpc::StatusCode>(code)
+                                         : grpc::StatusCode::UNKNOWN;
   return grpc::Status(grpc_code, std::string(status.message()));
 }
 
-absl::Status InternalFromException(absl::string_view method,
-                                   absl::string_view what) {
-  spdlog::error("{}: uncaught exception: {}", std::string(method),
-                std::string(what));
-  return absl::InternalError(
-      absl::StrCat("tccd internal error in ", method, ": ", what));
+absl::Status InternalFromException(absl::string_view method, absl::string_view what) {
+  spdlog::error("{}: uncaught exception: {}", std::string(method), std::string(what));
+  return absl::InternalError(absl::StrCat("tccd internal error in ", method, ": ", what));
 }
 
 // Finishes a unary call exactly once, whichever path (the handler's callback,
@@ -79,13 +75,11 @@ absl::Status InternalFromException(absl::string_view method,
 // keeps the deadline path from finishing the call in the middle of that write.
 class UnaryFinisher {
  public:
-  explicit UnaryFinisher(grpc::ServerUnaryReactor* reactor)
-      : reactor_(reactor) {}
+  explicit UnaryFinisher(grpc::ServerUnaryReactor* reactor) : reactor_(reactor) {}
 
   // Finishes with `status`; when it is OK, `serialize` (if any) runs first and
   // its error, if any, replaces it.
-  void Finish(absl::Status status,
-              const std::function<absl::Status()>& serialize = nullptr) {
+  void Finish(absl::Status status, const std::function<absl::Status()>& serialize = nullptr) {
     {
       absl::MutexLock lock(&mu_);
       if (finished_) return;
@@ -106,19 +100,18 @@ class UnaryFinisher {
   // Answers DEADLINE_EXCEEDED after `limit` unless the call is finished first.
   // The alarm holds only a weak reference, so a finished call is not kept
   // alive by its alarm.
-  static void ArmDeadline(const std::shared_ptr<UnaryFinisher>& finisher,
-                          absl::string_view method, absl::Duration limit) {
+  static void ArmDeadline(const std::shared_ptr<UnaryFinisher>& finisher, absl::string_view method,
+                          absl::Duration limit) {
     std::weak_ptr<UnaryFinisher> weak = finisher;
-    finisher->deadline_.Set(
-        absl::ToChronoTime(absl::Now() + limit),
-        [weak, method = std::string(method), limit](bool fired) {
-          if (!fired) return;  // cancelled: the finisher is going away
-          if (std::shared_ptr<UnaryFinisher> alive = weak.lock()) {
-            alive->Finish(absl::DeadlineExceededError(absl::StrCat(
-                method, " exceeded the daemon's request deadline of ",
-                absl::FormatDuration(limit), " (--request-deadline-s)")));
-          }
-        });
+    finisher->deadline_.Set(absl::ToChronoTime(absl::Now() + limit),
+                            [weak, method = std::string(method), limit](bool fired) {
+                              if (!fired) return;  // cancelled: the finisher is going away
+                              if (std::shared_ptr<UnaryFinisher> alive = weak.lock()) {
+                                alive->Finish(absl::DeadlineExceededError(absl::StrCat(
+                                    method, " exceeded the daemon's request deadline of ",
+                                    absl::FormatDuration(limit), " (--request-deadline-s)")));
+                              }
+                            });
   }
 
  private:
@@ -153,24 +146,19 @@ void RunOnPool(ThreadPool* pool, absl::string_view method,
 template <typename Message>
 absl::Status ParseRequest(grpc::ByteBuffer& buffer, Message* message) {
   if (!grpc::SerializationTraits<Message>::Deserialize(&buffer, message).ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the request is not a valid ",
-                     Message::descriptor()->full_name(), " message"));
+    return absl::InvalidArgumentError(absl::StrCat("the request is not a valid ",
+                                                   Message::descriptor()->full_name(), " message"));
   }
   return absl::OkStatus();
 }
 
 template <typename Message>
-absl::Status SerializeResponse(const Message& message,
-                               grpc::ByteBuffer* buffer) {
+absl::Status SerializeResponse(const Message& message, grpc::ByteBuffer* buffer) {
   bool own_buffer = false;
   grpc::ByteBuffer serialized;
-  if (!grpc::SerializationTraits<Message>::Serialize(message, &serialized,
-                                                     &own_buffer)
-           .ok()) {
-    return absl::InternalError(
-        absl::StrCat("tccd internal error: cannot serialize a ",
-                     Message::descriptor()->full_name()));
+  if (!grpc::SerializationTraits<Message>::Serialize(message, &serialized, &own_buffer).ok()) {
+    return absl::InternalError(absl::StrCat("tccd internal error: cannot serialize a ",
+                                            Message::descriptor()->full_name()));
   }
   buffer->Swap(&serialized);
   return absl::OkStatus();
@@ -182,11 +170,9 @@ absl::Status SerializeResponse(const Message& message,
 template <typename Request, typename Response, typename Handler>
 grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
                                      const grpc::ByteBuffer* raw_request,
-                                     grpc::ByteBuffer* raw_response,
-                                     CompileService* service, ThreadPool* pool,
-                                     absl::Duration deadline,
-                                     absl::string_view method,
-                                     Handler handler) {
+                                     grpc::ByteBuffer* raw_response, CompileService* service,
+                                     ThreadPool* pool, absl::Duration deadline,
+                                     absl::string_view method, Handler handler) {
   struct Call {
     Request request;
     Response response;
@@ -198,31 +184,29 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
   UnaryFinisher::ArmDeadline(finisher, method, deadline);
   // Shares the slices; the caller's buffer stays gRPC's.
   auto buffer = std::make_shared<grpc::ByteBuffer>(*raw_request);
-  RunOnPool(
-      pool, method, finisher,
-      [context, buffer, raw_response, service, method, finisher,
-       handler = std::move(handler)]() mutable {
-        if (finisher->FinishedOrCancelled(context)) {
-          finisher->Finish(absl::CancelledError("cancelled by the client"));
-          return;
-        }
-        auto call = std::make_shared<Call>();
-        absl::Status parsed = ParseRequest(*buffer, &call->request);
-        buffer.reset();
-        if (!parsed.ok()) {
-          service->RecordUnparsableRequest();
-          spdlog::warn("{} rejected: {}", std::string(method),
-                       std::string(parsed.message()));
-          finisher->Finish(parsed);
-          return;
-        }
-        handler(call->request, &call->response,
-                [call, raw_response, finisher](absl::Status status) {
-                  finisher->Finish(status, [&] {
-                    return SerializeResponse(call->response, raw_response);
-                  });
-                });
-      });
+  RunOnPool(pool, method, finisher,
+            [context, buffer, raw_response, service, method, finisher,
+             handler = std::move(handler)]() mutable {
+              if (finisher->FinishedOrCancelled(context)) {
+                finisher->Finish(absl::CancelledError("cancelled by the client"));
+                return;
+              }
+              auto call = std::make_shared<Call>();
+              absl::Status parsed = ParseRequest(*buffer, &call->request);
+              buffer.reset();
+              if (!parsed.ok()) {
+                service->RecordUnparsableRequest();
+                spdlog::warn("{} rejected: {}", std::string(method), std::string(parsed.message()));
+                finisher->Finish(parsed);
+                return;
+              }
+              handler(call->request, &call->response,
+                      [call, raw_response, finisher](absl::Status status) {
+                        finisher->Finish(status, [&] {
+                          return SerializeResponse(call->response, raw_response);
+                        });
+                      });
+            });
   return reactor;
 }
 
@@ -231,21 +215,18 @@ grpc::ServerUnaryReactor* ServeUnary(grpc::CallbackServerContext* context,
 // flow control paces us).
 class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
-  FetchReactor(grpc::CallbackServerContext* context, CompileService* service,
-               ThreadPool* pool, absl::Duration deadline,
-               const grpc::ByteBuffer& raw_request)
+  FetchReactor(grpc::CallbackServerContext* context, CompileService* service, ThreadPool* pool,
+               absl::Duration deadline, const grpc::ByteBuffer& raw_request)
       : cancel_(std::make_shared<Canceller>(context)) {
     // A reader that stops reading would otherwise pin the blob in memory for
     // as long as it keeps the connection open. Cancelling (rather than
     // finishing) is what is allowed while a write is in flight: OnWriteDone
     // then finishes the call.
-    deadline_.Set(absl::ToChronoTime(absl::Now() + deadline),
-                  [cancel = cancel_](bool fired) {
-                    if (fired) cancel->Cancel();
-                  });
+    deadline_.Set(absl::ToChronoTime(absl::Now() + deadline), [cancel = cancel_](bool fired) {
+      if (fired) cancel->Cancel();
+    });
     // `this` stays valid until OnDone, which cannot come before Finish.
-    auto read = [this, service,
-                 buffer = grpc::ByteBuffer(raw_request)]() mutable {
+    auto read = [this, service, buffer = grpc::ByteBuffer(raw_request)]() mutable {
       absl::StatusOr<std::string> blob;
       try {
         v1::FetchArtifactRequest request;
@@ -254,8 +235,7 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
           blob = service->ReadArtifact(request.digest());
         } else {
           service->RecordUnparsableRequest();
-          spdlog::warn("FetchArtifact rejected: {}",
-                       std::string(parsed.message()));
+          spdlog::warn("FetchArtifact rejected: {}", std::string(parsed.message()));
           blob = parsed;
         }
       } catch (const std::exception& e) {
@@ -278,8 +258,7 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   void OnWriteDone(bool ok) override {
     if (!ok) {
       // The client went away mid-stream; the call still has to be finished.
-      Finish(grpc::Status(grpc::StatusCode::CANCELLED,
-                          "artifact stream interrupted"));
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "artifact stream interrupted"));
       return;
     }
     WriteNext();
@@ -295,8 +274,7 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   // already done (its context is gone by then).
   class Canceller {
    public:
-    explicit Canceller(grpc::CallbackServerContext* context)
-        : context_(context) {}
+    explicit Canceller(grpc::CallbackServerContext* context) : context_(context) {}
     void Cancel() {
       absl::MutexLock lock(&mu_);
       if (context_ != nullptr) context_->TryCancel();
@@ -325,8 +303,7 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     chunk.set_total_size(static_cast<int64_t>(blob_.size()));
     offset_ += n;
     sent_any_ = true;
-    if (absl::Status serialized = SerializeResponse(chunk, &chunk_);
-        !serialized.ok()) {
+    if (absl::Status serialized = SerializeResponse(chunk, &chunk_); !serialized.ok()) {
       Finish(ToGrpcStatus(serialized));
       return;
     }
@@ -352,8 +329,8 @@ class RequestMetricsInterceptor final : public grpc::experimental::Interceptor {
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(
             grpc::experimental::InterceptionHookPoints::PRE_SEND_STATUS)) {
-      metrics_->RecordRequest(
-          method_, static_cast<absl::StatusCode>(methods->GetSendStatus().error_code()));
+      metrics_->RecordRequest(method_,
+                              static_cast<absl::StatusCode>(methods->GetSendStatus().error_code()));
     }
     methods->Proceed();
   }
@@ -377,39 +354,34 @@ class RequestMetricsInterceptorFactory final
 };
 
 using RawService = v1::Tccd::WithRawCallbackMethod_Compile<
-    v1::Tccd::WithRawCallbackMethod_FetchArtifact<
-        v1::Tccd::WithRawCallbackMethod_GetStats<
-            v1::Tccd::WithRawCallbackMethod_GetJob<
-                v1::Tccd::WithRawCallbackMethod_GetInfo<
-                v1::Tccd::WithRawCallbackMethod_GetCompileProgress<
-                    v1::Tccd::WithRawCallbackMethod_GetManifest<
-                        v1::Tccd::WithRawCallbackMethod_PutAotRecipe<
-                            v1::Tccd::WithRawCallbackMethod_GetAotRecipe<
-                                v1::Tccd::WithRawCallbackMethod_PutDynamicProfile<
-                                    v1::Tccd::WithRawCallbackMethod_GetDynamicProfile<
-                                        v1::Tccd::Service>>>>>>>>>>>;
+    v1::Tccd::WithRawCallbackMethod_FetchArtifact<v1::Tccd::WithRawCallbackMethod_GetStats<
+        v1::Tccd::WithRawCallbackMethod_GetJob<v1::Tccd::WithRawCallbackMethod_GetInfo<
+            v1::Tccd::WithRawCallbackMethod_GetCompileProgress<
+                v1::Tccd::WithRawCallbackMethod_GetManifest<
+                    v1::Tccd::WithRawCallbackMethod_PutAotRecipe<
+                        v1::Tccd::WithRawCallbackMethod_GetAotRecipe<
+                            v1::Tccd::WithRawCallbackMethod_PutDynamicProfile<
+                                v1::Tccd::WithRawCallbackMethod_GetDynamicProfile<
+                                    v1::Tccd::Service>>>>>>>>>>>;
 
 class TccdService final : public RawService {
  public:
-  TccdService(CompileService* service, ThreadPool* pool,
-              absl::Duration request_deadline, const TokenAuthorizer* tokens)
-      : service_(service), pool_(pool), request_deadline_(request_deadline),
-        tokens_(tokens) {}
+  TccdService(CompileService* service, ThreadPool* pool, absl::Duration request_deadline,
+              const TokenAuthorizer* tokens)
+      : service_(service), pool_(pool), request_deadline_(request_deadline), tokens_(tokens) {}
 
   // Every method first authenticates the call (auth_grpc.h); the per-request rules
   // (auth_tokens.h) run once the request is parsed.
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
                                     const grpc::ByteBuffer* request,
                                     grpc::ByteBuffer* response) override {
-    const CompileService::Clock::time_point received =
-        CompileService::Clock::now();
+    const CompileService::Clock::time_point received = CompileService::Clock::now();
     auto who = AuthenticateCall(tokens_, *context, "Compile");
     if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
     return ServeUnary<v1::CompileRequest, v1::CompileResponse>(
         context, request, response, service_, pool_, request_deadline_, "Compile",
         [this, received, who = *who](const v1::CompileRequest& request,
-                                     v1::CompileResponse* response,
-                                     CompileService::Done done) {
+                                     v1::CompileResponse* response, CompileService::Done done) {
           if (who.has_value()) {
             if (absl::Status allowed = AllowCompile(*who, request.job_id()); !allowed.ok()) {
               return done(allowed);
@@ -421,12 +393,10 @@ class TccdService final : public RawService {
   }
 
   grpc::ServerWriteReactor<grpc::ByteBuffer>* FetchArtifact(
-      grpc::CallbackServerContext* context,
-      const grpc::ByteBuffer* request) override {
+      grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) override {
     auto who = AuthenticateCall(tokens_, *context, "FetchArtifact");
     if (!who.ok()) return RefuseStream(ToGrpcStatus(who.status()));
-    return new FetchReactor(context, service_, pool_, request_deadline_,
-                            *request);
+    return new FetchReactor(context, service_, pool_, request_deadline_, *request);
   }
 
   grpc::ServerUnaryReactor* GetStats(grpc::CallbackServerContext* context,
@@ -441,8 +411,7 @@ class TccdService final : public RawService {
     }
     return ServeUnary<v1::StatsRequest, v1::StatsResponse>(
         context, request, response, service_, pool_, request_deadline_, "GetStats",
-        [this](const v1::StatsRequest&, v1::StatsResponse* response,
-               CompileService::Done done) {
+        [this](const v1::StatsRequest&, v1::StatsResponse* response, CompileService::Done done) {
           *response = service_->GetStats();
           done(absl::OkStatus());
         });
@@ -481,16 +450,15 @@ class TccdService final : public RawService {
         });
   }
 
-  grpc::ServerUnaryReactor* GetCompileProgress(
-      grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
-      grpc::ByteBuffer* response) override {
+  grpc::ServerUnaryReactor* GetCompileProgress(grpc::CallbackServerContext* context,
+                                               const grpc::ByteBuffer* request,
+                                               grpc::ByteBuffer* response) override {
     auto who = AuthenticateCall(tokens_, *context, "GetCompileProgress");
     if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
     return ServeUnary<v1::CompileProgressRequest, v1::CompileProgress>(
-        context, request, response, service_, pool_, request_deadline_,
-        "GetCompileProgress",
-        [this](const v1::CompileProgressRequest& request,
-               v1::CompileProgress* response, CompileService::Done done) {
+        context, request, response, service_, pool_, request_deadline_, "GetCompileProgress",
+        [this](const v1::CompileProgressRequest& request, v1::CompileProgress* response,
+               CompileService::Done done) {
           *response = service_->GetCompileProgress(request);
           done(absl::OkStatus());
         });
@@ -502,8 +470,7 @@ class TccdService final : public RawService {
     auto who = AuthenticateCall(tokens_, *context, "GetManifest");
     if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
     return ServeUnary<v1::ManifestRequest, v1::Manifest>(
-        context, request, response, service_, pool_, request_deadline_,
-        "GetManifest",
+        context, request, response, service_, pool_, request_deadline_, "GetManifest",
         [this](const v1::ManifestRequest& request, v1::Manifest* response,
                CompileService::Done done) {
           absl::StatusOr<v1::Manifest> manifest = service_->GetManifest(request);
@@ -518,13 +485,14 @@ class TccdService final : public RawService {
     auto who = AuthenticateCall(tokens_, *context, "PutAotRecipe");
     if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
     if (who->has_value()) {
-      if (absl::Status allowed = AllowWrite(**who); !allowed.ok()) return RefuseUnary(context, ToGrpcStatus(allowed));
+      if (absl::Status allowed = AllowWrite(**who); !allowed.ok())
+        return RefuseUnary(context, ToGrpcStatus(allowed));
     }
     return ServeUnary<v1::AotRecipe, v1::PutAotRecipeResponse>(
-        context, request, response, service_, pool_, request_deadline_,
-        "PutAotRecipe",
-        [this](const v1::AotRecipe& request, v1::PutAotRecipeResponse*,
-               CompileService::Done done) { done(service_->PutAotRecipe(request)); });
+        context, request, response, service_, pool_, request_deadline_, "PutAotRecipe",
+        [this](const v1::AotRecipe& request, v1::PutAotRecipeResponse*, CompileService::Done done) {
+          done(service_->PutAotRecipe(request));
+        });
   }
 
   grpc::ServerUnaryReactor* GetAotRecipe(grpc::CallbackServerContext* context,
@@ -533,8 +501,7 @@ class TccdService final : public RawService {
     auto who = AuthenticateCall(tokens_, *context, "GetAotRecipe");
     if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
     return ServeUnary<v1::AotRecipeRequest, v1::AotRecipe>(
-        context, request, response, service_, pool_, request_deadline_,
-        "GetAotRecipe",
+        context, request, response, service_, pool_, request_deadline_, "GetAotRecipe",
         [this](const v1::AotRecipeRequest& request, v1::AotRecipe* response,
                CompileService::Done done) {
           absl::StatusOr<v1::AotRecipe> recipe = service_->GetAotRecipe(request);
@@ -572,8 +539,8 @@ class TccdService final : public RawService {
     if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
     return ServeUnary<v1::DynamicProfileRequest, v1::DynamicProfile>(
         context, request, response, service_, pool_, request_deadline_, "GetDynamicProfile",
-        [this, who = *who](const v1::DynamicProfileRequest& request,
-                           v1::DynamicProfile* response, CompileService::Done done) {
+        [this, who = *who](const v1::DynamicProfileRequest& request, v1::DynamicProfile* response,
+                           CompileService::Done done) {
           if (who.has_value()) {
             if (absl::Status allowed = AllowJob(*who, request.job_id()); !allowed.ok()) {
               return done(allowed);
@@ -593,8 +560,7 @@ class TccdService final : public RawService {
 };
 
 bool IsTcp(const ListenAddress& address) {
-  return address.unix_path.empty() &&
-         !absl::StartsWith(address.uri, "unix-abstract:");
+  return address.unix_path.empty() && !absl::StartsWith(address.uri, "unix-abstract:");
 }
 
 // "host:0" with the port gRPC picked.
@@ -605,16 +571,14 @@ std::string WithPort(const std::string& uri, int port) {
 // Bounds what one peer, or all peers together, can make the daemon hold; see
 // README "Hostile peers". A misbehaving peer gets its connection closed, the
 // daemon keeps serving everyone else.
-void ApplyPeerLimits(const RpcServerOptions& options,
-                     grpc::ServerBuilder* builder) {
+void ApplyPeerLimits(const RpcServerOptions& options, grpc::ServerBuilder* builder) {
   // All request bytes gRPC buffers, over every connection. Without it, junk
   // traffic (many connections each announcing large messages) grew the daemon
   // from ~100 MB to ~570 MB.
   grpc::ResourceQuota quota("tccd-requests");
   quota.Resize(static_cast<size_t>(options.max_inflight_request_bytes));
   builder->SetResourceQuota(quota);
-  builder->AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
-                              options.max_concurrent_streams);
+  builder->AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, options.max_concurrent_streams);
   // Request headers are a few hundred bytes; 16 KiB leaves room for proxies'
   // additions and refuses header floods.
   builder->AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE, 16 << 10);
@@ -624,8 +588,7 @@ void ApplyPeerLimits(const RpcServerOptions& options,
   // Keepalive enforcement: a peer pinging more often than every 10 s without
   // data gets strikes, and after 2 its connection is closed (GOAWAY
   // too_many_pings). Our client does not ping at all.
-  builder->AddChannelArgument(
-      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10'000);
+  builder->AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10'000);
   builder->AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2);
   // The server pings idle connections every 2 minutes and drops those whose
   // peer does not answer in 20 s: a vanished host (no FIN) frees its memory.
@@ -633,8 +596,7 @@ void ApplyPeerLimits(const RpcServerOptions& options,
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20'000);
   // A connection with no call for 30 minutes is closed with GOAWAY; a real
   // client reconnects transparently on its next call.
-  builder->AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
-                              30 * 60 * 1000);
+  builder->AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, 30 * 60 * 1000);
 }
 
 }  // namespace
@@ -651,17 +613,15 @@ RpcServer::~RpcServer() {
   if (impl_ != nullptr) Shutdown(absl::ZeroDuration());
 }
 
-absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(
-    const RpcServerOptions& options, CompileService* service,
-    ThreadPool* request_pool) {
-  if (options.listen.empty())
-    return absl::InvalidArgumentError("no address to listen on");
-  grpc::EnableDefaultHealthCheckService(
-      true);  // grpc.health.v1, SERVING until Shutdown
+absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(const RpcServerOptions& options,
+                                                            CompileService* service,
+                                                            ThreadPool* request_pool) {
+  if (options.listen.empty()) return absl::InvalidArgumentError("no address to listen on");
+  grpc::EnableDefaultHealthCheckService(true);  // grpc.health.v1, SERVING until Shutdown
 
   auto impl = std::make_unique<Impl>();
-  impl->service = std::make_unique<TccdService>(service, request_pool,
-                                                 options.request_deadline, options.tokens);
+  impl->service = std::make_unique<TccdService>(service, request_pool, options.request_deadline,
+                                                options.tokens);
 
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(options.max_request_bytes);
@@ -691,8 +651,7 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(
       if (ports[i] == 0) failed.push_back(options.listen[i].uri);
     }
     if (failed.empty()) {
-      for (const ListenAddress& address : options.listen)
-        failed.push_back(address.uri);
+      for (const ListenAddress& address : options.listen) failed.push_back(address.uri);
     }
     return absl::FailedPreconditionError(
         absl::StrCat("cannot listen on ", absl::StrJoin(failed, ", "),
@@ -714,8 +673,7 @@ absl::StatusOr<std::unique_ptr<RpcServer>> RpcServer::Start(
 void RpcServer::Shutdown(absl::Duration deadline) {
   if (impl_->shut_down) return;
   impl_->shut_down = true;
-  if (grpc::HealthCheckServiceInterface* health =
-          impl_->server->GetHealthCheckService()) {
+  if (grpc::HealthCheckServiceInterface* health = impl_->server->GetHealthCheckService()) {
     health->Shutdown();  // NOT_SERVING for everyone still watching
   }
   // Stops accepting at once; waits for in-flight calls until the deadline, then

@@ -58,15 +58,13 @@ class RpcServer {
   // Binds every address and starts serving `service`, running blocking handler
   // work on `request_pool`. Both must outlive the server. FAILED_PRECONDITION
   // naming the address when one cannot be bound.
-  static absl::StatusOr<std::unique_ptr<RpcServer>> Start(
-      const RpcServerOptions& options, CompileService* service,
-      ThreadPool* request_pool);
+  static absl::StatusOr<std::unique_ptr<RpcServer>> Start(const RpcServerOptions& options,
+                                                          CompileService* service,
+                                                          ThreadPool* request_pool);
   ~RpcServer();  // Shutdown(absl::ZeroDuration()) if not shut down yet
 
   // The addresses actually bound, with TCP port 0 replaced by the chosen port.
-  const std::vector<std::string>& bound_addresses() const {
-    return bound_addresses_;
-  }
+  const std::vector<std::string>& bound_addresses() const { return bound_addresses_; }
 
   // Marks health NOT_SERVING, stops accepting calls, and waits for in-flight
   // calls to finish; calls still running after `deadline` are cancelled (and

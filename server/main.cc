@@ -46,8 +46,7 @@ ABSL_FLAG(int, compile_threads, 0,
           "How many compiles may run at once; 0 means one per hardware "
           "thread. Requests beyond that queue; identical requests never "
           "compile twice.");
-ABSL_FLAG(int, max_request_mb, 256,
-          "Largest request message accepted, in MiB.");
+ABSL_FLAG(int, max_request_mb, 256, "Largest request message accepted, in MiB.");
 ABSL_FLAG(int, max_inflight_request_mb, 1024,
           "Memory for all requests in flight together, in MiB (at least "
           "--max-request-mb): gRPC's resource quota. As request buffers near "
@@ -122,8 +121,7 @@ ABSL_FLAG(std::string, shared_cache_tls_ca, "",
 ABSL_FLAG(std::string, shared_cache_tls_cert, "",
           "With rediss://: PEM client certificate for a Redis with tls-auth-clients (with "
           "--shared-cache-tls-key).");
-ABSL_FLAG(std::string, shared_cache_tls_key, "",
-          "PEM private key of --shared-cache-tls-cert.");
+ABSL_FLAG(std::string, shared_cache_tls_key, "", "PEM private key of --shared-cache-tls-cert.");
 ABSL_FLAG(int, shared_cache_timeout_ms, 500,
           "With --shared-cache: bound on connecting to Redis and on each command, in ms; past "
           "it the tier is skipped for a second.");
@@ -207,8 +205,7 @@ crashed tccd is replaced; a live server on the socket is an error.
 )";
 
 // `text` wrapped at `width` columns, each line prefixed with `indent`.
-std::string Wrap(const std::string& text, const std::string& indent,
-                 size_t width = 80) {
+std::string Wrap(const std::string& text, const std::string& indent, size_t width = 80) {
   std::string out;
   std::string line = indent;
   for (absl::string_view word : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
@@ -230,12 +227,10 @@ void PrintHelp(const Environment& env) {
     std::string default_text;
   };
   const FlagHelp flags[] = {
-      {"listen", "ADDR",
-       absl::StrCat("unix:", tccd::server::DefaultSocketPath(env))},
+      {"listen", "ADDR", absl::StrCat("unix:", tccd::server::DefaultSocketPath(env))},
       {"cache_dir", "DIR", tccd::server::DefaultCacheDir(env)},
       {"log_level", "LEVEL", "info"},
-      {"compile_threads", "N",
-       absl::StrCat("0, i.e. ", env.hardware_concurrency, " here")},
+      {"compile_threads", "N", absl::StrCat("0, i.e. ", env.hardware_concurrency, " here")},
       {"max_request_mb", "MIB", "256"},
       {"max_inflight_request_mb", "MIB", "1024"},
       {"max_concurrent_streams", "N", "256"},
@@ -264,10 +259,8 @@ void PrintHelp(const Environment& env) {
   };
   std::cout << "tccd " << TCCD_VERSION << "\n" << kDescription << kUsage;
   for (const FlagHelp& flag : flags) {
-    const absl::CommandLineFlag* registered =
-        absl::FindCommandLineFlag(flag.name);
-    std::cout << "  --" << absl::StrReplaceAll(flag.name, {{"_", "-"}}) << "="
-              << flag.value << "\n"
+    const absl::CommandLineFlag* registered = absl::FindCommandLineFlag(flag.name);
+    std::cout << "  --" << absl::StrReplaceAll(flag.name, {{"_", "-"}}) << "=" << flag.value << "\n"
               << Wrap(registered != nullptr ? registered->Help() : "", "      ")
               << "      default: " << flag.default_text << "\n";
   }
@@ -285,8 +278,7 @@ bool WantsHelp(int argc, char** argv) {
 
 // Rewrites "--cache-dir..." to "--cache_dir..." for registered flags, so both
 // spellings work.
-std::vector<char*> NormalizeFlagNames(int argc, char** argv,
-                                      std::vector<std::string>& storage) {
+std::vector<char*> NormalizeFlagNames(int argc, char** argv, std::vector<std::string>& storage) {
   // Flagfiles first, so that their lines get the same treatment as the command line.
   absl::StatusOr<std::vector<std::string>> expanded =
       tccd::server::ExpandFlagfiles(std::vector<std::string>(argv, argv + argc));
@@ -337,9 +329,7 @@ int main(int argc, char** argv) {
 
   absl::SetProgramUsageMessage(kSummary);
   absl::FlagsUsageConfig usage;
-  usage.version_string = [] {
-    return std::string("tccd ") + TCCD_VERSION + "\n";
-  };
+  usage.version_string = [] { return std::string("tccd ") + TCCD_VERSION + "\n"; };
   usage.contains_helpshort_flags = [](absl::string_view file) {
     return absl::EndsWith(file, "server/main.cc");
   };
@@ -360,8 +350,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> all_listen =
       tccd::server::ScanRepeatedFlag(args_count, args.data(), "listen");
   // Handles --version (and --helpfull etc.) itself, and exits on unknown flags.
-  const std::vector<char*> positional =
-      absl::ParseCommandLine(args_count, args.data());
+  const std::vector<char*> positional = absl::ParseCommandLine(args_count, args.data());
   if (positional.size() > 1) {
     std::cerr << "tccd: unexpected argument '" << positional[1]
               << "' (tccd takes only flags; see tccd --help)\n";
@@ -399,11 +388,9 @@ int main(int argc, char** argv) {
   raw.progress_log_s = absl::GetFlag(FLAGS_progress_log_s);
   raw.aot_recipes = absl::GetFlag(FLAGS_aot_recipes);
   raw.dynamic_profiles = absl::GetFlag(FLAGS_dynamic_profiles);
-  absl::StatusOr<tccd::server::ServerOptions> options =
-      tccd::server::ResolveOptions(raw, env);
+  absl::StatusOr<tccd::server::ServerOptions> options = tccd::server::ResolveOptions(raw, env);
   if (!options.ok()) {
-    std::cerr << "tccd: " << options.status().message()
-              << " (see tccd --help)\n";
+    std::cerr << "tccd: " << options.status().message() << " (see tccd --help)\n";
     return 2;
   }
 

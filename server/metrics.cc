@@ -33,55 +33,102 @@ struct Series {
 struct FamilyExport {
   const char* name;
   prometheus::MetricType type;
-  const char* label;               // nullptr: one unlabelled series
-  std::array<Series, 2> series;    // unused slots stay {nullptr, nullptr}
+  const char* label;             // nullptr: one unlabelled series
+  std::array<Series, 2> series;  // unused slots stay {nullptr, nullptr}
   const char* help;
 };
 
 constexpr FamilyExport kFamilies[] = {
-    {"tccd_cache_hits_total", kCounter, "tier", {{{"local", "cache_hits"}, {"shared", "shared_hits"}}},
+    {"tccd_cache_hits_total",
+     kCounter,
+     "tier",
+     {{{"local", "cache_hits"}, {"shared", "shared_hits"}}},
      "Compile requests answered from the cache (tier=local: all of them, including those the "
      "shared tier filled; tier=shared: entries fetched from the shared tier)."},
-    {"tccd_cache_misses_total", kCounter, "tier",
+    {"tccd_cache_misses_total",
+     kCounter,
+     "tier",
      {{{"local", "cache_misses"}, {"shared", "shared_misses"}}},
      "Compile requests that led a compile (tier=local), or shared-tier lookups that found "
      "nothing (tier=shared)."},
-    {"tccd_single_flight_waits_total", kCounter, "scope",
+    {"tccd_single_flight_waits_total",
+     kCounter,
+     "scope",
      {{{"daemon", "dedup_waits"}, {"cluster", "shared_lease_waits"}}},
      "Requests that waited for an identical compile instead of compiling: in this daemon "
      "(scope=daemon), or for another daemon's compile lease in the shared tier "
      "(scope=cluster)."},
-    {"tccd_compiles_total", kCounter, nullptr, {{{nullptr, "compiles"}}},
-     "Codegen runs started."},
-    {"tccd_compile_errors_total", kCounter, nullptr, {{{nullptr, "compile_errors"}}},
+    {"tccd_compiles_total", kCounter, nullptr, {{{nullptr, "compiles"}}}, "Codegen runs started."},
+    {"tccd_compile_errors_total",
+     kCounter,
+     nullptr,
+     {{{nullptr, "compile_errors"}}},
      "Codegen runs (or storing their output) that failed."},
-    {"tccd_compiles_running", kGauge, nullptr, {{{nullptr, "compiles_running"}}},
+    {"tccd_compiles_running",
+     kGauge,
+     nullptr,
+     {{{nullptr, "compiles_running"}}},
      "Codegen runs in progress."},
-    {"tccd_compiles_queued", kGauge, nullptr, {{{nullptr, "compiles_queued"}}},
+    {"tccd_compiles_queued",
+     kGauge,
+     nullptr,
+     {{{nullptr, "compiles_queued"}}},
      "Compiles waiting for a compile thread."},
-    {"tccd_served_bytes_total", kCounter, nullptr, {{{nullptr, "artifact_bytes_served"}}},
+    {"tccd_served_bytes_total",
+     kCounter,
+     nullptr,
+     {{{nullptr, "artifact_bytes_served"}}},
      "Artifact bytes sent to clients (FetchArtifact)."},
-    {"tccd_artifacts_served_total", kCounter, nullptr, {{{nullptr, "artifacts_served"}}},
+    {"tccd_artifacts_served_total",
+     kCounter,
+     nullptr,
+     {{{nullptr, "artifacts_served"}}},
      "Artifacts sent to clients (FetchArtifact)."},
-    {"tccd_shared_fetched_bytes_total", kCounter, nullptr, {{{nullptr, "shared_bytes_fetched"}}},
+    {"tccd_shared_fetched_bytes_total",
+     kCounter,
+     nullptr,
+     {{{nullptr, "shared_bytes_fetched"}}},
      "Artifact bytes fetched from the shared tier."},
-    {"tccd_store_blob_bytes", kGauge, nullptr, {{{nullptr, "store_blob_bytes"}}},
+    {"tccd_store_blob_bytes",
+     kGauge,
+     nullptr,
+     {{{nullptr, "store_blob_bytes"}}},
      "Bytes of artifact blobs in the local cache."},
-    {"tccd_store_bytes", kGauge, nullptr, {{{nullptr, "store_bytes"}}},
+    {"tccd_store_bytes",
+     kGauge,
+     nullptr,
+     {{{nullptr, "store_bytes"}}},
      "Logical bytes the --max-cache-mb cap applies to (0 without a cap)."},
-    {"tccd_store_max_bytes", kGauge, nullptr, {{{nullptr, "store_max_bytes"}}},
+    {"tccd_store_max_bytes",
+     kGauge,
+     nullptr,
+     {{{nullptr, "store_max_bytes"}}},
      "The --max-cache-mb cap in bytes; 0: none."},
-    {"tccd_store_manifests", kGauge, nullptr, {{{nullptr, "store_manifests"}}},
+    {"tccd_store_manifests",
+     kGauge,
+     nullptr,
+     {{{nullptr, "store_manifests"}}},
      "Entries (manifests) in the local cache."},
-    {"tccd_store_blobs", kGauge, nullptr, {{{nullptr, "store_blobs"}}},
+    {"tccd_store_blobs",
+     kGauge,
+     nullptr,
+     {{{nullptr, "store_blobs"}}},
      "Artifact blobs in the local cache."},
-    {"tccd_evictions_total", kCounter, "kind",
+    {"tccd_evictions_total",
+     kCounter,
+     "kind",
      {{{"manifest", "evicted_manifests"}, {"blob", "evicted_blobs"}}},
      "Cache entries (kind=manifest) and artifact blobs (kind=blob) evicted under "
      "--max-cache-mb."},
-    {"tccd_evicted_bytes_total", kCounter, nullptr, {{{nullptr, "evicted_bytes"}}},
+    {"tccd_evicted_bytes_total",
+     kCounter,
+     nullptr,
+     {{{nullptr, "evicted_bytes"}}},
      "Logical bytes freed by evictions."},
-    {"tccd_evictions_blocked_total", kCounter, nullptr, {{{nullptr, "evictions_blocked"}}},
+    {"tccd_evictions_blocked_total",
+     kCounter,
+     nullptr,
+     {{{nullptr, "evictions_blocked"}}},
      "Eviction runs that ended over the cap (everything left too young)."},
 };
 
@@ -100,9 +147,7 @@ prometheus::ClientMetric Value(prometheus::MetricType type, double value) {
 // Reads the counter source at each scrape and turns it into families.
 class Metrics::StatsCollector final : public prometheus::Collectable {
  public:
-  void SetSource(CounterSource source) {
-    source_ = std::move(source);
-  }
+  void SetSource(CounterSource source) { source_ = std::move(source); }
 
   std::vector<prometheus::MetricFamily> Collect() const override {
     std::vector<prometheus::MetricFamily> families;
@@ -154,18 +199,19 @@ Metrics::Metrics()
                    .Help("Finished RPCs by gRPC method and status code.")
                    .Register(*registry_);
   // Compiles run from milliseconds (a small graph, kernels reused) to minutes.
-  compile_seconds_ = &prometheus::BuildHistogram()
-                          .Name("tccd_compile_seconds")
-                          .Help("Wall time of codegen runs that produced an entry.")
-                          .Register(*registry_)
-                          .Add({}, prometheus::Histogram::BucketBoundaries{
-                                       0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
-                                       10, 30, 60, 120, 300, 600});
+  compile_seconds_ =
+      &prometheus::BuildHistogram()
+           .Name("tccd_compile_seconds")
+           .Help("Wall time of codegen runs that produced an entry.")
+           .Register(*registry_)
+           .Add({}, prometheus::Histogram::BucketBoundaries{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                                            2.5, 5, 10, 30, 60, 120, 300, 600});
   seconds_saved_ =
       &prometheus::BuildCounter()
            .Name("tccd_compile_seconds_saved_total")
-           .Help("Compile seconds that cache hits saved: for each hit, the compile time of the "
-                 "compile that made the entry (0 for entries older than this metric).")
+           .Help(
+               "Compile seconds that cache hits saved: for each hit, the compile time of the "
+               "compile that made the entry (0 for entries older than this metric).")
            .Register(*registry_)
            .Add({});
 }
@@ -175,9 +221,7 @@ Metrics::~Metrics() = default;
 void Metrics::SetCounterSource(CounterSource source) { stats_->SetSource(std::move(source)); }
 
 void Metrics::RecordRequest(absl::string_view method, absl::StatusCode code) {
-  requests_
-      ->Add({{"method", std::string(method)},
-             {"code", absl::StatusCodeToString(code)}})
+  requests_->Add({{"method", std::string(method)}, {"code", absl::StatusCodeToString(code)}})
       .Increment();
 }
 
@@ -201,8 +245,8 @@ absl::StatusOr<int> Metrics::Serve(const std::string& host_port) {
     exposer_ = std::move(exposer);
     return ports.front();
   } catch (const std::exception& e) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot serve metrics on ", host_port, " (--metrics-listen): ", e.what()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot serve metrics on ", host_port, " (--metrics-listen): ", e.what()));
   }
 }
 

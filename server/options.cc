@@ -30,23 +30,18 @@ std::string GetEnv(const char* name) {
   return value == nullptr ? std::string() : std::string(value);
 }
 
-bool IsAbsolute(absl::string_view path) {
-  return !path.empty() && path.front() == '/';
-}
+bool IsAbsolute(absl::string_view path) { return !path.empty() && path.front() == '/'; }
 
-absl::StatusOr<ListenAddress> ParseUnixPath(absl::string_view original,
-                                            absl::string_view path) {
+absl::StatusOr<ListenAddress> ParseUnixPath(absl::string_view original, absl::string_view path) {
   if (path.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--listen=", original, ": empty unix socket path"));
   }
   std::error_code ec;
-  std::filesystem::path absolute =
-      std::filesystem::absolute(std::string(path), ec);
+  std::filesystem::path absolute = std::filesystem::absolute(std::string(path), ec);
   if (ec) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--listen=", original,
-                     ": cannot make the path absolute: ", ec.message()));
+        absl::StrCat("--listen=", original, ": cannot make the path absolute: ", ec.message()));
   }
   std::string normalized = absolute.lexically_normal().string();
   // sun_path holds the path and its terminating NUL.
@@ -54,11 +49,9 @@ absl::StatusOr<ListenAddress> ParseUnixPath(absl::string_view original,
   if (normalized.size() > kMaxPath) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--listen=", original, ": unix socket path is ", normalized.size(),
-        " bytes, longer than the system limit of ", kMaxPath,
-        "; choose a shorter path"));
+        " bytes, longer than the system limit of ", kMaxPath, "; choose a shorter path"));
   }
-  return ListenAddress{.uri = absl::StrCat("unix:", normalized),
-                       .unix_path = normalized};
+  return ListenAddress{.uri = absl::StrCat("unix:", normalized), .unix_path = normalized};
 }
 
 }  // namespace
@@ -73,44 +66,40 @@ absl::StatusOr<ListenAddress> ParseListenAddress(absl::string_view text) {
   }
   if (absl::ConsumePrefix(&rest, "unix://")) {
     if (!IsAbsolute(rest)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--listen=", text,
-          ": unix:// must be followed by an absolute path (unix:///run/x.sock),"
-          " or write unix:PATH"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--listen=", text,
+                       ": unix:// must be followed by an absolute path (unix:///run/x.sock),"
+                       " or write unix:PATH"));
     }
     return ParseUnixPath(text, rest);
   }
   if (absl::ConsumePrefix(&rest, "unix:")) return ParseUnixPath(text, rest);
 
   if (IsAbsolute(text) || absl::StartsWith(text, ".")) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--listen=", text, ": looks like a path; write unix:", text));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--listen=", text, ": looks like a path; write unix:", text));
   }
   // TCP: HOST:PORT with HOST an IPv4 address, a name, or a bracketed IPv6
   // address.
   size_t colon = text.rfind(':');
   if (colon == absl::string_view::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--listen=", text,
-        ": expected unix:PATH or HOST:PORT (e.g. 127.0.0.1:7070)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--listen=", text, ": expected unix:PATH or HOST:PORT (e.g. 127.0.0.1:7070)"));
   }
   absl::string_view host = text.substr(0, colon);
   absl::string_view port_text = text.substr(colon + 1);
   int port = -1;
   if (!absl::SimpleAtoi(port_text, &port) || port < 0 || port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--listen=", text, ": port must be a number from 0 to 65535"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--listen=", text, ": port must be a number from 0 to 65535"));
   }
   if (host.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--listen=", text, ": missing host; use 127.0.0.1", text,
-                     " or 0.0.0.0", text));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--listen=", text, ": missing host; use 127.0.0.1", text, " or 0.0.0.0", text));
   }
-  if (host.find(':') != absl::string_view::npos &&
-      !(host.front() == '[' && host.back() == ']')) {
+  if (host.find(':') != absl::string_view::npos && !(host.front() == '[' && host.back() == ']')) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--listen=", text,
-                     ": write IPv6 addresses in brackets, e.g. [::1]:7070"));
+        absl::StrCat("--listen=", text, ": write IPv6 addresses in brackets, e.g. [::1]:7070"));
   }
   return ListenAddress{.uri = std::string(text), .unix_path = ""};
 }
@@ -122,13 +111,11 @@ Environment Environment::FromProcess() {
   env.home = GetEnv("HOME");
   env.uid = getuid();
   if (env.home.empty()) {
-    if (const passwd* pw = getpwuid(env.uid);
-        pw != nullptr && pw->pw_dir != nullptr) {
+    if (const passwd* pw = getpwuid(env.uid); pw != nullptr && pw->pw_dir != nullptr) {
       env.home = pw->pw_dir;
     }
   }
-  env.hardware_concurrency =
-      static_cast<int>(std::thread::hardware_concurrency());
+  env.hardware_concurrency = static_cast<int>(std::thread::hardware_concurrency());
   if (env.hardware_concurrency <= 0) env.hardware_concurrency = 1;
   return env;
 }
@@ -144,21 +131,15 @@ std::string DefaultSocketPath(const Environment& env) {
 
 std::string DefaultCacheDir(const Environment& env) {
   if (IsAbsolute(env.xdg_cache_home)) {
-    return (std::filesystem::path(env.xdg_cache_home) / "tccd" / "db")
-        .lexically_normal()
-        .string();
+    return (std::filesystem::path(env.xdg_cache_home) / "tccd" / "db").lexically_normal().string();
   }
   // With no usable home either, fall back to a per-user directory that always
   // exists.
-  std::string home =
-      IsAbsolute(env.home) ? env.home : absl::StrCat("/tmp/tccd-", env.uid);
-  return (std::filesystem::path(home) / ".cache" / "tccd" / "db")
-      .lexically_normal()
-      .string();
+  std::string home = IsAbsolute(env.home) ? env.home : absl::StrCat("/tmp/tccd-", env.uid);
+  return (std::filesystem::path(home) / ".cache" / "tccd" / "db").lexically_normal().string();
 }
 
-absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
-                                             const Environment& env) {
+absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw, const Environment& env) {
   ServerOptions options;
 
   // --listen: every value, each possibly a comma-separated list; duplicates
@@ -172,14 +153,12 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
       if (part.empty()) continue;
       absl::StatusOr<ListenAddress> address = ParseListenAddress(part);
       if (!address.ok()) return address.status();
-      if (seen.insert(address->uri).second)
-        options.listen.push_back(*std::move(address));
+      if (seen.insert(address->uri).second) options.listen.push_back(*std::move(address));
     }
   }
   if (options.listen.empty()) {
     if (any_listen_value) {
-      return absl::InvalidArgumentError(
-          "--listen was given but names no address");
+      return absl::InvalidArgumentError("--listen was given but names no address");
     }
     absl::StatusOr<ListenAddress> address =
         ParseListenAddress(absl::StrCat("unix:", DefaultSocketPath(env)));
@@ -188,12 +167,10 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
     options.listen_is_default = true;
   }
 
-  options.cache_dir =
-      raw.cache_dir.empty() ? DefaultCacheDir(env) : raw.cache_dir;
+  options.cache_dir = raw.cache_dir.empty() ? DefaultCacheDir(env) : raw.cache_dir;
   {
     std::error_code ec;
-    std::filesystem::path absolute =
-        std::filesystem::absolute(options.cache_dir, ec);
+    std::filesystem::path absolute = std::filesystem::absolute(options.cache_dir, ec);
     if (ec) {
       return absl::InvalidArgumentError(
           absl::StrCat("--cache-dir=", options.cache_dir, ": ", ec.message()));
@@ -201,68 +178,60 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
     options.cache_dir = absolute.lexically_normal().string();
   }
 
-  static constexpr absl::string_view kLevels[] = {
-      "trace", "debug", "info", "warn", "error", "critical", "off"};
+  static constexpr absl::string_view kLevels[] = {"trace", "debug",    "info", "warn",
+                                                  "error", "critical", "off"};
   options.log_level = absl::AsciiStrToLower(raw.log_level);
   if (options.log_level == "warning") options.log_level = "warn";
   bool known_level = false;
-  for (absl::string_view level : kLevels)
-    known_level |= options.log_level == level;
+  for (absl::string_view level : kLevels) known_level |= options.log_level == level;
   if (!known_level) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--log-level=", raw.log_level,
-        ": expected one of trace, debug, info, warn, error, critical, off"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--log-level=", raw.log_level,
+                     ": expected one of trace, debug, info, warn, error, critical, off"));
   }
 
   if (raw.compile_threads < 0 || raw.compile_threads > kMaxCompileThreads) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--compile-threads=", raw.compile_threads,
-        ": expected 0 (one per hardware thread) to ", kMaxCompileThreads));
+    return absl::InvalidArgumentError(absl::StrCat("--compile-threads=", raw.compile_threads,
+                                                   ": expected 0 (one per hardware thread) to ",
+                                                   kMaxCompileThreads));
   }
-  options.compile_threads = raw.compile_threads == 0
-                                ? std::max(1, env.hardware_concurrency)
-                                : raw.compile_threads;
+  options.compile_threads =
+      raw.compile_threads == 0 ? std::max(1, env.hardware_concurrency) : raw.compile_threads;
 
   if (raw.max_request_mb < 1 || raw.max_request_mb > kMaxRequestMb) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--max-request-mb=", raw.max_request_mb,
-                     ": expected 1 to ", kMaxRequestMb));
+        absl::StrCat("--max-request-mb=", raw.max_request_mb, ": expected 1 to ", kMaxRequestMb));
   }
   options.max_request_bytes = raw.max_request_mb << 20;
 
   // The quota must admit at least one largest request, or that request could
   // never be read.
-  if (raw.max_inflight_request_mb < raw.max_request_mb ||
-      raw.max_inflight_request_mb > (1 << 20)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--max-inflight-request-mb=", raw.max_inflight_request_mb,
-        ": expected --max-request-mb (", raw.max_request_mb, ") to 1048576"));
-  }
-  options.max_inflight_request_bytes = int64_t{raw.max_inflight_request_mb}
-                                       << 20;
-  if (raw.max_concurrent_streams < 1 || raw.max_concurrent_streams > 65536) {
+  if (raw.max_inflight_request_mb < raw.max_request_mb || raw.max_inflight_request_mb > (1 << 20)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--max-concurrent-streams=", raw.max_concurrent_streams,
-                     ": expected 1 to 65536"));
+        absl::StrCat("--max-inflight-request-mb=", raw.max_inflight_request_mb,
+                     ": expected --max-request-mb (", raw.max_request_mb, ") to 1048576"));
+  }
+  options.max_inflight_request_bytes = int64_t{raw.max_inflight_request_mb} << 20;
+  if (raw.max_concurrent_streams < 1 || raw.max_concurrent_streams > 65536) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-concurrent-streams=", raw.max_concurrent_streams, ": expected 1 to 65536"));
   }
   options.max_concurrent_streams = raw.max_concurrent_streams;
   if (raw.request_deadline_s < 1 || raw.request_deadline_s > 7 * 86400) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--request-deadline-s=", raw.request_deadline_s,
-                     ": expected 1 to 604800"));
+        absl::StrCat("--request-deadline-s=", raw.request_deadline_s, ": expected 1 to 604800"));
   }
   options.request_deadline_s = raw.request_deadline_s;
 
   if (raw.cache_memtable_mb < 1 || raw.cache_memtable_mb > 1024) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--cache-memtable-mb=", raw.cache_memtable_mb,
-                     ": expected 1 to 1024"));
+        absl::StrCat("--cache-memtable-mb=", raw.cache_memtable_mb, ": expected 1 to 1024"));
   }
   options.cache_memtable_bytes = int64_t{raw.cache_memtable_mb} << 20;
 
   if (raw.max_cache_mb < 0 || raw.max_cache_mb > (int64_t{1} << 30)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--max-cache-mb=", raw.max_cache_mb, ": expected 0 (no cap) to 1073741824"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max-cache-mb=", raw.max_cache_mb, ": expected 0 (no cap) to 1073741824"));
   }
   options.max_cache_bytes = raw.max_cache_mb << 20;
   if (raw.cache_low_watermark_pct < 1 || raw.cache_low_watermark_pct > 100) {
@@ -271,8 +240,8 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
   }
   options.cache_low_watermark = raw.cache_low_watermark_pct / 100.0;
   if (raw.eviction_min_age_s < 0 || raw.eviction_min_age_s > 7 * 86400) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--eviction-min-age-s=", raw.eviction_min_age_s, ": expected 0 to 604800"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--eviction-min-age-s=", raw.eviction_min_age_s, ": expected 0 to 604800"));
   }
   options.eviction_min_age_s = raw.eviction_min_age_s;
 
@@ -287,8 +256,8 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
   }
   options.shared_cache_timeout_ms = raw.shared_cache_timeout_ms;
   if (raw.shared_cache_wait_s < 0 || raw.shared_cache_wait_s > 86400) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--shared-cache-wait-s=", raw.shared_cache_wait_s, ": expected 0 to 86400"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shared-cache-wait-s=", raw.shared_cache_wait_s, ": expected 0 to 86400"));
   }
   options.shared_cache_wait_s = raw.shared_cache_wait_s;
   if (raw.shared_cache_tls_cert.empty() != raw.shared_cache_tls_key.empty()) {
@@ -321,17 +290,16 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
     absl::StatusOr<ListenAddress> address = ParseListenAddress(raw.metrics_listen);
     if (!address.ok() || !address->unix_path.empty() ||
         absl::StartsWith(raw.metrics_listen, "unix")) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--metrics-listen=", raw.metrics_listen,
-          ": expected HOST:PORT (e.g. 127.0.0.1:9464; port 0 picks a free port)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--metrics-listen=", raw.metrics_listen,
+                       ": expected HOST:PORT (e.g. 127.0.0.1:9464; port 0 picks a free port)"));
     }
   }
   options.metrics_listen = raw.metrics_listen;
 
   if (raw.compile_time_limit_s < 1 || raw.compile_time_limit_s > 86400) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--compile-time-limit-s=", raw.compile_time_limit_s,
-                     ": expected 1 to 86400"));
+        absl::StrCat("--compile-time-limit-s=", raw.compile_time_limit_s, ": expected 1 to 86400"));
   }
   if (raw.compile_memory_limit_mb < 0) {
     return absl::InvalidArgumentError(
@@ -344,8 +312,7 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
   options.enable_test_faults = raw.enable_test_faults;
   if (raw.progress_log_s < 0 || raw.progress_log_s > 86400) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--progress-log-s=", raw.progress_log_s,
-                     ": expected 0 (never) to 86400"));
+        absl::StrCat("--progress-log-s=", raw.progress_log_s, ": expected 0 (never) to 86400"));
   }
   options.progress_log_s = raw.progress_log_s;
   options.aot_recipes = raw.aot_recipes;
@@ -365,8 +332,7 @@ std::vector<std::string> ScanRepeatedFlag(int argc, const char* const* argv,
       if (i + 1 < argc) values.emplace_back(argv[++i]);
       continue;
     }
-    if (absl::ConsumePrefix(&arg, dashed + "=") ||
-        absl::ConsumePrefix(&arg, single + "=")) {
+    if (absl::ConsumePrefix(&arg, dashed + "=") || absl::ConsumePrefix(&arg, single + "=")) {
       values.emplace_back(arg);
     }
   }

@@ -67,8 +67,7 @@ std::string DefaultCacheDir(const Environment& env);
 // The command line as parsed, before defaults. Empty / negative means "not
 // given".
 struct RawFlags {
-  std::vector<std::string>
-      listen;  // each entry may itself be a comma-separated list
+  std::vector<std::string> listen;  // each entry may itself be a comma-separated list
   std::string cache_dir;
   std::string log_level = "info";
   int compile_threads = 0;  // 0: hardware concurrency
@@ -178,8 +177,7 @@ struct ServerOptions {
 
 // Validates `raw` and fills in defaults from `env`. INVALID_ARGUMENT with a
 // message naming the flag otherwise.
-absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw,
-                                             const Environment& env);
+absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw, const Environment& env);
 
 // Every value given to the flag `name` on the command line (`--name=V`, `--name
 // V`, `-name=V`,

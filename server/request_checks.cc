@@ -22,18 +22,18 @@ constexpr size_t kMaxExtraValueBytes = 64 << 10;
 
 // An unset mode means torch.compile's default; both spellings share one key.
 std::string NormalizedMode(const v1::CompileRequest& request) {
-  return request.options().mode().empty() ? "default"
-                                          : request.options().mode();
+  return request.options().mode().empty() ? "default" : request.options().mode();
 }
 
 cache::CompileKeyParts KeyParts(const v1::CompileRequest& request,
-                               const codegen::Prepared& prepared,
-                               const std::string& compiler_fingerprint) {
+                                const codegen::Prepared& prepared,
+                                const std::string& compiler_fingerprint) {
   cache::CompileKeyParts parts;
   parts.canonical_graph = prepared.canonical_ir;
   // Constant inputs: their bytes change the program, so their digests are part of the graph.
   for (const v1::Constant& c : request.graph().constants())
-    absl::StrAppend(&parts.canonical_graph, "constant %a", c.input(), " sha256:", cache::Sha256Hex(c.data()), "\n");
+    absl::StrAppend(&parts.canonical_graph, "constant %a", c.input(),
+                    " sha256:", cache::Sha256Hex(c.data()), "\n");
   parts.target = prepared.target_key;
   parts.mode = NormalizedMode(request);
   for (const auto& [key, value] : request.options().extra()) {
@@ -68,34 +68,32 @@ absl::Status ValidateCompileRequest(const v1::CompileRequest& request) {
     return absl::InvalidArgumentError("CompileRequest.target is missing");
   }
   if (request.job_id().size() > kMaxIdBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "CompileRequest.job_id is longer than ", kMaxIdBytes, " bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("CompileRequest.job_id is longer than ", kMaxIdBytes, " bytes"));
   }
   if (request.progress_id().size() > kMaxIdBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "CompileRequest.progress_id is longer than ", kMaxIdBytes, " bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("CompileRequest.progress_id is longer than ", kMaxIdBytes, " bytes"));
   }
   if (request.graph_name().size() > kMaxIdBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "CompileRequest.graph_name is longer than ", kMaxIdBytes, " bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("CompileRequest.graph_name is longer than ", kMaxIdBytes, " bytes"));
   }
   const v1::CompileOptions& options = request.options();
   if (options.mode().size() > kMaxModeBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "CompileOptions.mode is longer than ", kMaxModeBytes, " bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("CompileOptions.mode is longer than ", kMaxModeBytes, " bytes"));
   }
   if (options.extra_size() > kMaxExtraOptions) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("CompileOptions.extra has ", options.extra_size(),
-                     " entries; at most ", kMaxExtraOptions, " are allowed"));
+    return absl::InvalidArgumentError(absl::StrCat("CompileOptions.extra has ",
+                                                   options.extra_size(), " entries; at most ",
+                                                   kMaxExtraOptions, " are allowed"));
   }
   for (const auto& [key, value] : options.extra()) {
-    if (key.empty() || key.size() > kMaxExtraKeyBytes ||
-        value.size() > kMaxExtraValueBytes) {
+    if (key.empty() || key.size() > kMaxExtraKeyBytes || value.size() > kMaxExtraValueBytes) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "CompileOptions.extra[\"", ForLog(key), "\"]: keys must be 1 to ",
-          kMaxExtraKeyBytes, " bytes and values at most ", kMaxExtraValueBytes,
-          " bytes"));
+          "CompileOptions.extra[\"", ForLog(key), "\"]: keys must be 1 to ", kMaxExtraKeyBytes,
+          " bytes and values at most ", kMaxExtraValueBytes, " bytes"));
     }
   }
   return absl::OkStatus();
@@ -123,8 +121,7 @@ codegen::CompileInput CompileInputOf(const v1::CompileRequest& request) {
                                .shape_env = &request.shape_env()};
 }
 
-std::string ComputeRequestKey(const v1::CompileRequest& request,
-                              const codegen::Prepared& prepared,
+std::string ComputeRequestKey(const v1::CompileRequest& request, const codegen::Prepared& prepared,
                               const std::string& compiler_fingerprint) {
   return cache::ComputeCompileKey(KeyParts(request, prepared, compiler_fingerprint));
 }
@@ -139,7 +136,8 @@ v1::KeyComponents ComputeKeyComponents(const v1::CompileRequest& request,
   // the rest is `graph`, so a shape change alone reads as an input change.
   absl::string_view text = parts.canonical_graph;
   const size_t header_end = text.find(") {\n");
-  absl::string_view header = header_end == absl::string_view::npos ? "" : text.substr(0, header_end);
+  absl::string_view header =
+      header_end == absl::string_view::npos ? "" : text.substr(0, header_end);
   absl::string_view body = header_end == absl::string_view::npos ? text : text.substr(header_end);
   if (absl::ConsumePrefix(&header, "graph(") && !header.empty()) {
     for (absl::string_view input : absl::StrSplit(header, ", %a")) {
@@ -160,8 +158,7 @@ v1::KeyComponents ComputeKeyComponents(const v1::CompileRequest& request,
   }
   components.set_graph_digest(cache::Sha256Hex(graph));
   components.set_graph_nodes(nodes);
-  components.set_inputs_digest(
-      cache::Sha256Hex(absl::StrJoin(components.input_types(), "\n")));
+  components.set_inputs_digest(cache::Sha256Hex(absl::StrJoin(components.input_types(), "\n")));
   components.set_target(parts.target);
   components.set_mode(parts.mode);
   std::string options = absl::StrCat(parts.mode.size(), ":", parts.mode);

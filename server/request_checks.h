@@ -22,8 +22,7 @@ codegen::CompileInput CompileInputOf(const v1::CompileRequest& request);
 
 // The request's compile key (cache/compile_key.h) from its prepared graph and target, its
 // constants' digests, mode and extra options, and the compiler's fingerprint.
-std::string ComputeRequestKey(const v1::CompileRequest& request,
-                              const codegen::Prepared& prepared,
+std::string ComputeRequestKey(const v1::CompileRequest& request, const codegen::Prepared& prepared,
                               const std::string& compiler_fingerprint);
 
 // The parts of the request's key (see v1::KeyComponents), stored with its entry so that a

@@ -48,9 +48,7 @@ class SingleFlight {
   // follower, after its callback is queued. A named sync point for tests: a
   // test's leader can wait until N followers are queued, with no sleeps.
   using FollowerHook = std::function<void(absl::string_view key)>;
-  void SetFollowerHookForTesting(FollowerHook hook) {
-    follower_hook_ = std::move(hook);
-  }
+  void SetFollowerHookForTesting(FollowerHook hook) { follower_hook_ = std::move(hook); }
 
   // Joins the flight for `key`, starting one if none is in progress. Returns
   // kLeader if the caller must do the work and call Complete(key, ...);
@@ -96,15 +94,13 @@ class SingleFlight {
   int64_t followers(absl::string_view key) const {
     absl::MutexLock lock(&mu_);
     auto it = flights_.find(key);
-    return it == flights_.end() ? 0
-                                : static_cast<int64_t>(it->second.size()) - 1;
+    return it == flights_.end() ? 0 : static_cast<int64_t>(it->second.size()) - 1;
   }
 
  private:
   mutable absl::Mutex mu_;
   // key -> callbacks of the flight's callers; the leader's first.
-  absl::flat_hash_map<std::string, std::vector<Callback>> flights_
-      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::vector<Callback>> flights_ ABSL_GUARDED_BY(mu_);
   FollowerHook follower_hook_;  // set before concurrent use
 };
 

@@ -17,18 +17,15 @@
 namespace tccd::server {
 
 struct ServerStats {
-  std::atomic<int64_t> requests_total{0};  // every RPC, all methods
-  std::atomic<int64_t> compiles{0};        // codegen runs started
-  std::atomic<int64_t> compile_errors{
-      0};  // codegen runs (or storing their output) failed
+  std::atomic<int64_t> requests_total{0};    // every RPC, all methods
+  std::atomic<int64_t> compiles{0};          // codegen runs started
+  std::atomic<int64_t> compile_errors{0};    // codegen runs (or storing their output) failed
   std::atomic<int64_t> compiles_running{0};  // gauge: codegen runs in progress
   std::atomic<int64_t> cache_hits{0};
   std::atomic<int64_t> cache_misses{0};
   std::atomic<int64_t> dedup_waits{0};
-  std::atomic<int64_t> invalid_requests{
-      0};  // rejected before any cache lookup or fetch
-  std::atomic<int64_t> internal_errors{
-      0};  // failures that are tccd's fault (store, bugs)
+  std::atomic<int64_t> invalid_requests{0};  // rejected before any cache lookup or fetch
+  std::atomic<int64_t> internal_errors{0};   // failures that are tccd's fault (store, bugs)
   std::atomic<int64_t> artifacts_served{0};  // successful FetchArtifact lookups
   std::atomic<int64_t> artifact_bytes_served{0};
   // Misses answered RESOURCE_EXHAUSTED without compiling: the cache could not

@@ -25,8 +25,7 @@ void RunGuarded(absl::AnyInvocable<void()>& task, const std::string& pool) {
 
 }  // namespace
 
-ThreadPool::ThreadPool(std::string name, int num_threads)
-    : name_(std::move(name)) {
+ThreadPool::ThreadPool(std::string name, int num_threads) : name_(std::move(name)) {
   num_threads = std::max(1, num_threads);
   workers_.reserve(num_threads);
   for (int i = 0; i < num_threads; ++i) {

@@ -32,18 +32,17 @@ absl::Status CheckPrivateDirectory(const std::filesystem::path& dir) {
         absl::StrCat("cannot stat ", dir.string(), ": ", ErrnoText(errno)));
   }
   if (!S_ISDIR(st.st_mode)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        dir.string(),
-        " is not a directory (a symlink?); remove it or pass --listen"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(dir.string(), " is not a directory (a symlink?); remove it or pass --listen"));
   }
   if (st.st_uid != getuid()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        dir.string(), " belongs to uid ", st.st_uid, ", not to this user (uid ",
-        getuid(), "); remove it or pass --listen"));
+    return absl::FailedPreconditionError(absl::StrCat(dir.string(), " belongs to uid ", st.st_uid,
+                                                      ", not to this user (uid ", getuid(),
+                                                      "); remove it or pass --listen"));
   }
   if ((st.st_mode & 077) != 0 && chmod(dir.c_str(), 0700) != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot chmod 0700 ", dir.string(), ": ", ErrnoText(errno)));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot chmod 0700 ", dir.string(), ": ", ErrnoText(errno)));
   }
   return absl::OkStatus();
 }
@@ -54,8 +53,7 @@ bool SomethingListens(const std::string& path) {
   if (fd < 0) return false;
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.c_str(),
-              std::min(path.size(), sizeof(addr.sun_path) - 1));
+  std::memcpy(addr.sun_path, path.c_str(), std::min(path.size(), sizeof(addr.sun_path) - 1));
   // A unix-socket connect does not wait for accept(): it succeeds at once when
   // a listener exists (even with a full backlog it fails with EAGAIN, not
   // ECONNREFUSED).
@@ -70,27 +68,24 @@ bool SomethingListens(const std::string& path) {
 absl::StatusOr<UnixSocketClaim> UnixSocketClaim::Claim(const std::string& path,
                                                        bool private_directory) {
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  if (absl::Status made = MakeDirectories(dir.string()); !made.ok())
-    return made;
+  if (absl::Status made = MakeDirectories(dir.string()); !made.ok()) return made;
   if (private_directory) {
-    if (absl::Status checked = CheckPrivateDirectory(dir); !checked.ok())
-      return checked;
+    if (absl::Status checked = CheckPrivateDirectory(dir); !checked.ok()) return checked;
   }
 
   const std::string lock_path = path + ".lock";
-  int lock_fd =
-      open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  int lock_fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (lock_fd < 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot open lock file ", lock_path, ": ", ErrnoText(errno)));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open lock file ", lock_path, ": ", ErrnoText(errno)));
   }
   UnixSocketClaim claim(path,
                         lock_fd);  // closes the lock on every error path below
   if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "another tccd is already serving unix:", path, " (it holds ",
-          lock_path, "); stop it first or pass a different --listen"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("another tccd is already serving unix:", path, " (it holds ", lock_path,
+                       "); stop it first or pass a different --listen"));
     }
     return absl::FailedPreconditionError(
         absl::StrCat("cannot lock ", lock_path, ": ", ErrnoText(errno)));
@@ -105,13 +100,13 @@ absl::StatusOr<UnixSocketClaim> UnixSocketClaim::Claim(const std::string& path,
                        "(remove it yourself or pass a different --listen)"));
     }
     if (SomethingListens(path)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "a server is already listening on unix:", path,
-          " (another tccd?); stop it first or pass a different --listen"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("a server is already listening on unix:", path,
+                       " (another tccd?); stop it first or pass a different --listen"));
     }
     if (unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot remove stale socket ", path, ": ", ErrnoText(errno)));
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot remove stale socket ", path, ": ", ErrnoText(errno)));
     }
     spdlog::info("removed stale socket {} (nothing was listening on it)", path);
   } else if (errno != ENOENT) {
@@ -157,8 +152,7 @@ void UnixSocketClaim::Release() {
     struct stat st;
     // gRPC may have removed it already at shutdown; never remove a file someone
     // else made.
-    if (lstat(path_.c_str(), &st) == 0 && st.st_dev == dev_ &&
-        st.st_ino == ino_) {
+    if (lstat(path_.c_str(), &st) == 0 && st.st_dev == dev_ && st.st_ino == ino_) {
       if (unlink(path_.c_str()) != 0 && errno != ENOENT) {
         spdlog::warn("cannot remove socket {}: {}", path_, ErrnoText(errno));
       }

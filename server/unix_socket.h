@@ -32,8 +32,7 @@ class UnixSocketClaim {
  public:
   // FAILED_PRECONDITION if another server holds or answers on `path`, or the
   // path or its directory is unusable; the message says which and what to do.
-  static absl::StatusOr<UnixSocketClaim> Claim(const std::string& path,
-                                               bool private_directory);
+  static absl::StatusOr<UnixSocketClaim> Claim(const std::string& path, bool private_directory);
 
   UnixSocketClaim(UnixSocketClaim&& other) noexcept;
   UnixSocketClaim& operator=(UnixSocketClaim&& other) noexcept;
@@ -50,8 +49,7 @@ class UnixSocketClaim {
   const std::string& path() const { return path_; }
 
  private:
-  UnixSocketClaim(std::string path, int lock_fd)
-      : path_(std::move(path)), lock_fd_(lock_fd) {}
+  UnixSocketClaim(std::string path, int lock_fd) : path_(std::move(path)), lock_fd_(lock_fd) {}
 
   std::string path_;
   int lock_fd_ = -1;

@@ -31,7 +31,7 @@ namespace {
 
 struct Worker {
   pid_t pid = -1;
-  int fd = -1;  // our end of the socketpair
+  int fd = -1;       // our end of the socketpair
   int compiles = 0;  // compiles it answered
 };
 
@@ -39,11 +39,11 @@ struct Worker {
 std::string DescribeExit(int wait_status) {
   if (WIFSIGNALED(wait_status)) {
     const int sig = WTERMSIG(wait_status);
-    std::string text = absl::StrCat("crashed with signal ", sig, " (",
-                                    strsignal(sig), ")");
+    std::string text = absl::StrCat("crashed with signal ", sig, " (", strsignal(sig), ")");
     if (sig == SIGKILL) {
-      text = "was killed with SIGKILL (by the kernel's OOM killer or from "
-             "outside tccd)";
+      text =
+          "was killed with SIGKILL (by the kernel's OOM killer or from "
+          "outside tccd)";
     }
     return text;
   }
@@ -60,8 +60,7 @@ class WorkerCompiler final : public Compiler {
     for (int i = 0; i < options_.workers; ++i) {
       absl::StatusOr<Worker> worker = Spawn();
       if (!worker.ok()) {
-        spdlog::error("cannot start a compile worker: {}",
-                      worker.status().ToString());
+        spdlog::error("cannot start a compile worker: {}", worker.status().ToString());
         break;
       }
       absl::MutexLock lock(&mu_);
@@ -94,23 +93,19 @@ class WorkerCompiler final : public Compiler {
   std::string Fingerprint() const override {
     return in_process_->Fingerprint();  // workers run this very binary
   }
-  absl::StatusOr<codegen::Prepared> Prepare(
-      const codegen::CompileInput& input) override {
+  absl::StatusOr<codegen::Prepared> Prepare(const codegen::CompileInput& input) override {
     return in_process_->Prepare(input);
   }
-  absl::StatusOr<codegen::CompileOutput> Compile(
-      const codegen::Prepared&) override {
-    return absl::InternalError(
-        "the worker pool compiles requests, not prepared graphs");
+  absl::StatusOr<codegen::CompileOutput> Compile(const codegen::Prepared&) override {
+    return absl::InternalError("the worker pool compiles requests, not prepared graphs");
   }
-  absl::StatusOr<codegen::CompileOutput> Compile(
-      const codegen::Prepared&, const v1::CompileRequest& request,
-      codegen::KernelObjectCache* kernels, codegen::CompileProgress* progress) override;
+  absl::StatusOr<codegen::CompileOutput> Compile(const codegen::Prepared&,
+                                                 const v1::CompileRequest& request,
+                                                 codegen::KernelObjectCache* kernels,
+                                                 codegen::CompileProgress* progress) override;
 
   void AddStats(std::map<std::string, int64_t>* counters) const override {
-    auto get = [](const std::atomic<int64_t>& c) {
-      return c.load(std::memory_order_relaxed);
-    };
+    auto get = [](const std::atomic<int64_t>& c) { return c.load(std::memory_order_relaxed); };
     (*counters)["worker_spawns"] = get(spawns_);
     (*counters)["worker_compiles"] = get(compiles_);
     (*counters)["worker_crashes"] = get(crashes_);
@@ -130,8 +125,7 @@ class WorkerCompiler final : public Compiler {
   // One compile in `worker`; *retry when the worker crashed (see Compile).
   absl::StatusOr<codegen::CompileOutput> CompileIn(Worker worker, const std::string& frame,
                                                    codegen::KernelObjectCache* kernels,
-                                                   codegen::CompileProgress* progress,
-                                                   bool* retry);
+                                                   codegen::CompileProgress* progress, bool* retry);
   // Reads the worker's frames until its result, answering its kernel lookups from `kernels` and
   // passing its progress reports on to `progress` (may be null).
   absl::StatusOr<std::string> ReadResult(const Worker& worker, absl::Time deadline,
@@ -181,19 +175,17 @@ absl::StatusOr<Worker> WorkerCompiler::Spawn() {
   const std::string memory = std::to_string(options_.memory_limit_mb);
   const std::string faults = options_.enable_test_faults ? "1" : "0";
   const std::string parent = std::to_string(getpid());
-  const char* argv[] = {"tccd-compile-worker", kCompileWorkerFlag,
-                        memory.c_str(),        faults.c_str(),
-                        parent.c_str(),        nullptr};
+  const char* argv[] = {"tccd-compile-worker", kCompileWorkerFlag, memory.c_str(),
+                        faults.c_str(),        parent.c_str(),     nullptr};
   pid_t pid = -1;
   const std::string& exe = WorkerExecutable();
-  const int error = posix_spawn(&pid, exe.c_str(), &actions, nullptr,
-                                const_cast<char* const*>(argv), environ);
+  const int error =
+      posix_spawn(&pid, exe.c_str(), &actions, nullptr, const_cast<char* const*>(argv), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (error != 0) {
     close(fds[0]);
-    return absl::InternalError(
-        absl::StrCat("spawning ", exe, ": ", strerror(error)));
+    return absl::InternalError(absl::StrCat("spawning ", exe, ": ", strerror(error)));
   }
   spawns_.fetch_add(1, std::memory_order_relaxed);
   return Worker{.pid = pid, .fd = fds[0]};
@@ -232,25 +224,26 @@ void WorkerCompiler::Replace(Worker& worker) {
   if (fresh.ok()) {
     Release(*fresh);
   } else {
-    spdlog::error("cannot start a replacement compile worker: {}",
-                  fresh.status().ToString());
+    spdlog::error("cannot start a replacement compile worker: {}", fresh.status().ToString());
   }
 }
 
-absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(
-    const codegen::Prepared&, const v1::CompileRequest& request,
-    codegen::KernelObjectCache* kernels, codegen::CompileProgress* progress) {
+absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(const codegen::Prepared&,
+                                                               const v1::CompileRequest& request,
+                                                               codegen::KernelObjectCache* kernels,
+                                                               codegen::CompileProgress* progress) {
   std::string frame;
   if (!request.SerializeToString(&frame)) {
     return absl::InternalError("cannot serialize the request for a worker");
   }
   absl::StatusOr<Worker> acquired = Acquire();
   if (!acquired.ok()) {
-    return absl::InternalError(absl::StrCat("cannot start a compile worker: ",
-                                            acquired.status().message()));
+    return absl::InternalError(
+        absl::StrCat("cannot start a compile worker: ", acquired.status().message()));
   }
   bool retry = false;
-  absl::StatusOr<codegen::CompileOutput> out = CompileIn(*acquired, frame, kernels, progress, &retry);
+  absl::StatusOr<codegen::CompileOutput> out =
+      CompileIn(*acquired, frame, kernels, progress, &retry);
   if (!retry) return out;
   // A worker crashed: LLVM, LLD and NVRTC keep global state across compiles (issue 12's LLD
   // use-after-free needed an earlier link in the same process), and clean-clone CI runs saw rare
@@ -263,9 +256,9 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::Compile(
   return CompileIn(*acquired, frame, kernels, progress, &retry);
 }
 
-absl::StatusOr<std::string> WorkerCompiler::ReadResult(
-    const Worker& worker, absl::Time deadline, codegen::KernelObjectCache* kernels,
-    codegen::CompileProgress* progress) {
+absl::StatusOr<std::string> WorkerCompiler::ReadResult(const Worker& worker, absl::Time deadline,
+                                                       codegen::KernelObjectCache* kernels,
+                                                       codegen::CompileProgress* progress) {
   while (true) {
     absl::StatusOr<std::string> frame = ReadFrame(worker.fd, deadline);
     if (frame.ok() && WorkerFrameTag(*frame) == static_cast<int64_t>(kProgressTag)) {
@@ -307,18 +300,15 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::CompileIn(
   const auto start = std::chrono::steady_clock::now();
   const absl::Time deadline = absl::Now() + options_.time_limit;
   const absl::Status sent = WriteFrame(worker.fd, frame);
-  absl::StatusOr<std::string> reply =
-      sent.ok() ? ReadResult(worker, deadline, kernels, progress)
-                : absl::StatusOr<std::string>(sent);
+  absl::StatusOr<std::string> reply = sent.ok() ? ReadResult(worker, deadline, kernels, progress)
+                                                : absl::StatusOr<std::string>(sent);
   if (!reply.ok()) {
     if (absl::IsDeadlineExceeded(reply.status())) {
       timeouts_.fetch_add(1, std::memory_order_relaxed);
       Replace(worker);
       const std::string message = absl::StrCat(
-          "the compile worker (pid ", pid,
-          ") exceeded the compile time limit of ",
-          absl::FormatDuration(options_.time_limit),
-          " (--compile-time-limit-s) and was killed");
+          "the compile worker (pid ", pid, ") exceeded the compile time limit of ",
+          absl::FormatDuration(options_.time_limit), " (--compile-time-limit-s) and was killed");
       spdlog::error("{}; started a new worker", message);
       return absl::InternalError(message);
     }
@@ -329,9 +319,8 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::CompileIn(
     while (waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
     }
     worker = Worker{};
-    const std::string message =
-        absl::StrCat("the compile worker (pid ", pid, ") ",
-                     DescribeExit(status), " while compiling this graph");
+    const std::string message = absl::StrCat("the compile worker (pid ", pid, ") ",
+                                             DescribeExit(status), " while compiling this graph");
     *retry = true;
     worker = Worker{};
     if (*retry) return absl::InternalError(message);  // the retry's worker replaces it
@@ -351,19 +340,17 @@ absl::StatusOr<codegen::CompileOutput> WorkerCompiler::CompileIn(
     ++worker.compiles;
     Release(worker);
   }
-  const double round_trip_ms = std::chrono::duration<double, std::milli>(
-                                   std::chrono::steady_clock::now() - start)
-                                   .count();
-  const int64_t overhead_us = static_cast<int64_t>(
-      std::max(0.0, round_trip_ms - result->compile_ms) * 1000);
+  const double round_trip_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const int64_t overhead_us =
+      static_cast<int64_t>(std::max(0.0, round_trip_ms - result->compile_ms) * 1000);
   compiles_.fetch_add(1, std::memory_order_relaxed);
   overhead_us_total_.fetch_add(overhead_us, std::memory_order_relaxed);
   overhead_us_last_.store(overhead_us, std::memory_order_relaxed);
   spdlog::debug(
       "compile worker pid {}: {:.2f} ms round trip, {:.2f} ms compiling, "
       "{:.3f} ms overhead ({} request bytes)",
-      pid, round_trip_ms, result->compile_ms, overhead_us / 1000.0,
-      frame.size());
+      pid, round_trip_ms, result->compile_ms, overhead_us / 1000.0, frame.size());
   return std::move(result->output);
 }
 

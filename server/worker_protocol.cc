@@ -29,8 +29,7 @@ class Reader {
   bool U64(uint64_t* v) {
     if (data_.size() < 8) return false;
     *v = 0;
-    for (int i = 0; i < 8; ++i)
-      *v |= uint64_t{static_cast<unsigned char>(data_[i])} << (8 * i);
+    for (int i = 0; i < 8; ++i) *v |= uint64_t{static_cast<unsigned char>(data_[i])} << (8 * i);
     data_.remove_prefix(8);
     return true;
   }
@@ -86,8 +85,7 @@ absl::Status ReadAll(int fd, char* data, size_t size, absl::Time deadline) {
 absl::Status WriteFrame(int fd, absl::string_view payload) {
   std::string header;
   PutU64(&header, payload.size());
-  if (absl::Status s = WriteAll(fd, header.data(), header.size()); !s.ok())
-    return s;
+  if (absl::Status s = WriteAll(fd, header.data(), header.size()); !s.ok()) return s;
   return WriteAll(fd, payload.data(), payload.size());
 }
 
@@ -100,8 +98,7 @@ absl::StatusOr<std::string> ReadFrame(int fd, absl::Time deadline) {
     return absl::DataLossError(absl::StrCat("frame of ", size, " bytes"));
   }
   std::string payload(size, '\0');
-  if (absl::Status s = ReadAll(fd, payload.data(), size, deadline); !s.ok())
-    return s;
+  if (absl::Status s = ReadAll(fd, payload.data(), size, deadline); !s.ok()) return s;
   return payload;
 }
 
@@ -154,8 +151,8 @@ absl::Status DecodeProgress(absl::string_view payload, int* done, int* total) {
   Reader in(payload);
   uint64_t tag = 0, d = 0, t = 0;
   // Counts of one graph's kernels: anything past int range is garbage, not a big graph.
-  if (!in.U64(&tag) || tag != kProgressTag || !in.U64(&d) || !in.U64(&t) || !in.done() ||
-      d > t || t > (uint64_t{1} << 30)) {
+  if (!in.U64(&tag) || tag != kProgressTag || !in.U64(&d) || !in.U64(&t) || !in.done() || d > t ||
+      t > (uint64_t{1} << 30)) {
     return absl::InternalError("the compile worker sent a malformed progress report");
   }
   *done = static_cast<int>(d);
@@ -172,7 +169,8 @@ std::string EncodeKernelLookup(absl::Span<const std::string> keys) {
 }
 
 absl::StatusOr<std::vector<std::string>> DecodeKernelLookup(absl::string_view payload) {
-  const absl::Status malformed = absl::InternalError("the compile worker sent a malformed kernel lookup");
+  const absl::Status malformed =
+      absl::InternalError("the compile worker sent a malformed kernel lookup");
   Reader in(payload);
   uint64_t tag = 0, count = 0;
   if (!in.U64(&tag) || tag != kKernelLookupTag || !in.U64(&count)) return malformed;
@@ -196,8 +194,10 @@ std::string EncodeKernelObjects(const absl::flat_hash_map<std::string, std::stri
   return out;
 }
 
-absl::StatusOr<absl::flat_hash_map<std::string, std::string>> DecodeKernelObjects(absl::string_view payload) {
-  const absl::Status malformed = absl::InternalError("the daemon sent a malformed kernel lookup answer");
+absl::StatusOr<absl::flat_hash_map<std::string, std::string>> DecodeKernelObjects(
+    absl::string_view payload) {
+  const absl::Status malformed =
+      absl::InternalError("the daemon sent a malformed kernel lookup answer");
   Reader in(payload);
   uint64_t count = 0;
   if (!in.U64(&count)) return malformed;
@@ -212,12 +212,13 @@ absl::StatusOr<absl::flat_hash_map<std::string, std::string>> DecodeKernelObject
 }
 
 absl::StatusOr<WorkerResult> DecodeWorkerResult(absl::string_view payload) {
-  const absl::Status malformed =
-      absl::InternalError("the compile worker sent a malformed result");
+  const absl::Status malformed = absl::InternalError("the compile worker sent a malformed result");
   Reader in(payload);
   uint64_t tag = 0, code = 0, ms_bits = 0;
   std::string message;
-  if (!in.U64(&tag) || tag != kResultTag || !in.U64(&code) || !in.Str(&message) || !in.U64(&ms_bits)) return malformed;
+  if (!in.U64(&tag) || tag != kResultTag || !in.U64(&code) || !in.Str(&message) ||
+      !in.U64(&ms_bits))
+    return malformed;
   WorkerResult result;
   std::memcpy(&result.compile_ms, &ms_bits, sizeof(ms_bits));
   if (code != 0) {
@@ -237,8 +238,7 @@ absl::StatusOr<WorkerResult> DecodeWorkerResult(absl::string_view payload) {
   for (uint64_t i = 0; i < count; ++i) {
     codegen::ArtifactBytes artifact;
     uint64_t kind = 0;
-    if (!in.Str(&artifact.name) || !in.U64(&kind) || !in.Str(&artifact.bytes))
-      return malformed;
+    if (!in.Str(&artifact.name) || !in.U64(&kind) || !in.Str(&artifact.bytes)) return malformed;
     artifact.kind = static_cast<v1::ArtifactKind>(kind);
     output.artifacts.push_back(std::move(artifact));
   }

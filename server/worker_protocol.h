@@ -40,8 +40,7 @@ inline constexpr uint64_t kMaxWorkerFrameBytes = uint64_t{4} << 30;
 absl::Status WriteFrame(int fd, absl::string_view payload);
 // Reads one frame, waiting at most until `deadline`. DEADLINE_EXCEEDED when it passes,
 // UNAVAILABLE on end of stream (the peer exited) or a read error, DATA_LOSS on a bad length.
-absl::StatusOr<std::string> ReadFrame(int fd,
-                                      absl::Time deadline = absl::InfiniteFuture());
+absl::StatusOr<std::string> ReadFrame(int fd, absl::Time deadline = absl::InfiniteFuture());
 
 struct WorkerResult {
   absl::StatusOr<codegen::CompileOutput> output;

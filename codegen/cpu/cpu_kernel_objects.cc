@@ -16,7 +16,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Target/TargetMachine.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace tccd::codegen {
@@ -44,7 +44,8 @@ absl::StatusOr<CompiledObject> CompileOneKernel(PointwiseKernel kernel, const Cp
   CompiledObject out;
   ASSIGN_OR_RETURN(out.object, EmitObjectFile(*module, *machine));
   if (!llvm_errors.empty())
-    return absl::InternalError(absl::StrCat("LLVM reported errors compiling ", kernel.name, ": ", llvm_errors));
+    return absl::InternalError(
+        absl::StrCat("LLVM reported errors compiling ", kernel.name, ": ", llvm_errors));
   out.llvm_ir = PrintModule(*module);
   return out;
 }
@@ -53,7 +54,8 @@ absl::StatusOr<CompiledObject> CompileOneKernel(PointwiseKernel kernel, const Cp
 absl::StatusOr<std::vector<CompiledObject>> CompileInParallel(std::vector<PointwiseKernel> kernels,
                                                               const CpuTarget& target, int threads,
                                                               KernelProgress& progress) {
-  std::vector<absl::StatusOr<CompiledObject>> results(kernels.size(), absl::InternalError("not compiled"));
+  std::vector<absl::StatusOr<CompiledObject>> results(kernels.size(),
+                                                      absl::InternalError("not compiled"));
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next.fetch_add(1); i < kernels.size(); i = next.fetch_add(1)) {
@@ -77,15 +79,15 @@ absl::StatusOr<std::vector<CompiledObject>> CompileInParallel(std::vector<Pointw
 
 }  // namespace
 
-absl::StatusOr<CpuKernelObjectsResult> CompileCpuKernelObjects(absl::Span<const PointwiseKernel> kernels,
-                                                               const CpuTarget& target,
-                                                               const CpuKernelObjectsOptions& options) {
+absl::StatusOr<CpuKernelObjectsResult> CompileCpuKernelObjects(
+    absl::Span<const PointwiseKernel> kernels, const CpuTarget& target,
+    const CpuKernelObjectsOptions& options) {
   if (kernels.empty()) return absl::InvalidArgumentError("no kernels to compile");
   RET_CHECK(!options.fingerprint.empty());
   const auto start = std::chrono::steady_clock::now();
 
   // Distinct kernels in first-use order; every kernel's graph-local name aliases its object's.
-  std::vector<std::string> keys;             // distinct, in order
+  std::vector<std::string> keys;               // distinct, in order
   std::vector<const PointwiseKernel*> firsts;  // the first kernel of each key
   std::vector<std::string> aliases;
   absl::flat_hash_map<std::string, size_t> index;
@@ -100,11 +102,13 @@ absl::StatusOr<CpuKernelObjectsResult> CompileCpuKernelObjects(absl::Span<const 
 
   absl::flat_hash_map<std::string, std::string> known;
   if (options.cache != nullptr) {
-    absl::StatusOr<absl::flat_hash_map<std::string, std::string>> found = options.cache->Lookup(keys);
+    absl::StatusOr<absl::flat_hash_map<std::string, std::string>> found =
+        options.cache->Lookup(keys);
     if (found.ok()) {
       known = *std::move(found);
     } else {
-      spdlog::warn("kernel cache lookup failed, compiling every kernel: {}", found.status().ToString());
+      spdlog::warn("kernel cache lookup failed, compiling every kernel: {}",
+                   found.status().ToString());
     }
   }
 
@@ -151,16 +155,18 @@ absl::StatusOr<CpuKernelObjectsResult> CompileCpuKernelObjects(absl::Span<const 
   if (!so.ok() && result.kernels_reused > 0) {
     // The store verified the bytes' digest, so this is an object an older, buggy build stored
     // under a key that should have changed: do not trust it, compile everything here.
-    spdlog::warn("linking cached kernel objects failed, recompiling all {} kernel(s): {}", keys.size(),
-                 so.status().ToString());
+    spdlog::warn("linking cached kernel objects failed, recompiling all {} kernel(s): {}",
+                 keys.size(), so.status().ToString());
     RETURN_IF_ERROR(compile_missing(/*trust_cache=*/false));
     so = link();
   }
   RETURN_IF_ERROR(so.status());
   result.module.shared_object = *std::move(so);
-  spdlog::debug("cpu backend: {} kernel(s), {} distinct, {} compiled on {} thread(s), {} reused; .so in {:.1f} ms",
-                kernels.size(), keys.size(), result.kernels_compiled, options.threads, result.kernels_reused,
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  spdlog::debug(
+      "cpu backend: {} kernel(s), {} distinct, {} compiled on {} thread(s), {} reused; .so in "
+      "{:.1f} ms",
+      kernels.size(), keys.size(), result.kernels_compiled, options.threads, result.kernels_reused,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return result;
 }
 

@@ -35,10 +35,10 @@ struct CpuKernelObjectsOptions {
 };
 
 struct CpuKernelObjectsResult {
-  CpuModule module;  // llvm_ir holds the IR of the kernels compiled here only
+  CpuModule module;                       // llvm_ir holds the IR of the kernels compiled here only
   std::vector<KernelObject> new_objects;  // compiled here, for the caller to store
-  int kernels_compiled = 0;  // distinct kernels compiled here
-  int kernels_reused = 0;    // distinct kernels whose object came from the cache
+  int kernels_compiled = 0;               // distinct kernels compiled here
+  int kernels_reused = 0;                 // distinct kernels whose object came from the cache
 };
 
 // Errors as CompileCpuKernels. A cached object that fails to link is not trusted: the kernels

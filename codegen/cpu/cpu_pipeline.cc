@@ -2,7 +2,7 @@
 #include "codegen/cpu/cpu_pipeline.h"
 
 #include "codegen/cpu/cpu_kernel_objects.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -20,7 +20,8 @@ class CpuPipelineBackend : public Backend {
     return absl::OkStatus();
   }
 
-  absl::Status CompileKernels(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) override {
+  absl::Status CompileKernels(const std::vector<PointwiseKernel>& kernels,
+                              CompileOutput& out) override {
     if (kernels.empty() || !options_.machine_code) return absl::OkStatus();
     // One object per distinct kernel, keyed by its content: reused ones are only linked.
     ASSIGN_OR_RETURN(CpuKernelObjectsResult objects,
@@ -28,20 +29,26 @@ class CpuPipelineBackend : public Backend {
                                              {.fingerprint = options_.fingerprint,
                                               .cache = options_.kernel_cache,
                                               .threads = options_.threads,
-                                                 .progress = options_.progress}));
+                                              .progress = options_.progress}));
     options_.dump("kernels.ll", objects.module.llvm_ir);
-    out.artifacts.push_back({native_.artifact, v1::CPU_SHARED_OBJECT, std::move(objects.module.shared_object)});
+    out.artifacts.push_back(
+        {native_.artifact, v1::CPU_SHARED_OBJECT, std::move(objects.module.shared_object)});
     out.new_kernel_objects = std::move(objects.new_objects);
     out.kernels_compiled = objects.kernels_compiled;
     out.kernels_reused = objects.kernels_reused;
     return absl::OkStatus();
   }
 
-  absl::Status RunSchedulePasses(PassRunner&, schedule::Schedule&) override { return absl::OkStatus(); }
-  absl::Status Finish(const std::vector<PointwiseKernel>&, CompileOutput&) override { return absl::OkStatus(); }
+  absl::Status RunSchedulePasses(PassRunner&, schedule::Schedule&) override {
+    return absl::OkStatus();
+  }
+  absl::Status Finish(const std::vector<PointwiseKernel>&, CompileOutput&) override {
+    return absl::OkStatus();
+  }
 
  private:
-  const NativeTarget native_{.artifact = "kernels.so", .abi = "tccd-cpu-1", .kernel_kind = "cpu_pointwise_loop"};
+  const NativeTarget native_{
+      .artifact = "kernels.so", .abi = "tccd-cpu-1", .kernel_kind = "cpu_pointwise_loop"};
   CpuTarget target_;
   BackendOptions options_;
 };

@@ -99,16 +99,22 @@ class KernelEmitter {
 
 llvm::Type* KernelEmitter::MemType(DType d) {
   switch (d) {
-    case DType::kF32: return b_.getFloatTy();
-    case DType::kF64: return b_.getDoubleTy();
+    case DType::kF32:
+      return b_.getFloatTy();
+    case DType::kF64:
+      return b_.getDoubleTy();
     case DType::kF16:
     case DType::kBF16:
-    case DType::kI16: return b_.getInt16Ty();
+    case DType::kI16:
+      return b_.getInt16Ty();
     case DType::kI8:
     case DType::kU8:
-    case DType::kBool: return b_.getInt8Ty();
-    case DType::kI32: return b_.getInt32Ty();
-    case DType::kI64: return b_.getInt64Ty();
+    case DType::kBool:
+      return b_.getInt8Ty();
+    case DType::kI32:
+      return b_.getInt32Ty();
+    case DType::kI64:
+      return b_.getInt64Ty();
   }
   return b_.getInt8Ty();
 }
@@ -266,7 +272,8 @@ absl::Status KernelEmitter::Emit() {
     b_.SetInsertPoint(work);
   }
   llvm::Value* numel = b_.getInt64(1);
-  for (llvm::Value* size : dims_) numel = b_.CreateMul(numel, size, "", /*HasNUW=*/true, /*HasNSW=*/true);
+  for (llvm::Value* size : dims_)
+    numel = b_.CreateMul(numel, size, "", /*HasNUW=*/true, /*HasNSW=*/true);
   for (int op = 0; op < k_.num_operands(); ++op) {
     llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(ptr, fn_->getArg(0), op);
     bases_.push_back(b_.CreateLoad(ptr, slot, "base" + std::to_string(op)));
@@ -280,7 +287,8 @@ absl::Status KernelEmitter::Emit() {
     coords_.assign(rank, b_.getInt64(0));
     for (int op = 0; op < k_.num_operands(); ++op) {
       for (size_t d = 0; d < rank; ++d) {
-        llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), fn_->getArg(1), op * rank + d);
+        llvm::Value* slot =
+            b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), fn_->getArg(1), op * rank + d);
         strides_.push_back(b_.CreateLoad(b_.getInt64Ty(), slot));
       }
     }
@@ -316,7 +324,8 @@ absl::Status KernelEmitter::Emit() {
       if (k_.shape[d] == 1) continue;
       llvm::Value* moves_as_contiguous = b_.CreateICmpEQ(strides_.back(), contiguous[d]);
       if (k_.shape[d] == kRuntimeDim)
-        moves_as_contiguous = b_.CreateOr(moves_as_contiguous, b_.CreateICmpEQ(dims_[d], b_.getInt64(1)));
+        moves_as_contiguous =
+            b_.CreateOr(moves_as_contiguous, b_.CreateICmpEQ(dims_[d], b_.getInt64(1)));
       is_contiguous = b_.CreateAnd(is_contiguous, moves_as_contiguous);
     }
   }
@@ -330,8 +339,9 @@ absl::Status KernelEmitter::Emit() {
   EmitLoop(
       numel, {}, [](const std::vector<llvm::Value*>&) { return std::vector<llvm::Value*>{}; },
       [&](llvm::Value* i, const std::vector<llvm::Value*>&) {
-        EmitPoint(
-            [&](int op) { return b_.CreateInBoundsGEP(MemType(k_.operand_dtype(op)), bases_[op], i); });
+        EmitPoint([&](int op) {
+          return b_.CreateInBoundsGEP(MemType(k_.operand_dtype(op)), bases_[op], i);
+        });
       },
       VectorizeLoopMetadata());
   b_.CreateBr(done);
@@ -346,7 +356,8 @@ absl::Status KernelEmitter::Emit() {
   return error_;
 }
 
-llvm::Value* KernelEmitter::PhiloxUniform(llvm::Value* seed, llvm::Value* offset, llvm::Value* flat) {
+llvm::Value* KernelEmitter::PhiloxUniform(llvm::Value* seed, llvm::Value* offset,
+                                          llvm::Value* flat) {
   llvm::Type* i32 = b_.getInt32Ty();
   llvm::Type* i64 = b_.getInt64Ty();
   auto lo = [&](llvm::Value* x) { return b_.CreateTrunc(x, i32); };
@@ -393,7 +404,9 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
         v[i] = d == DType::kBool ? b_.CreateICmpNE(load, b_.getInt8(0)) : load;
         break;
       }
-      case PwOp::kIndex: v[i] = coords_.at(in.operand); break;
+      case PwOp::kIndex:
+        v[i] = coords_.at(in.operand);
+        break;
       case PwOp::kRandom: {
         llvm::Value* flat = b_.getInt64(0);
         llvm::Value* run = b_.getInt64(1);
@@ -410,14 +423,16 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
         const size_t rank = k_.shape.size();
         llvm::Value* offset = b_.getInt64(0);
         for (size_t a = 1; a < in.args.size(); ++a)
-          offset = b_.CreateAdd(offset, b_.CreateMul(arg(a), strides_[in.operand * rank + (a - 1)]));
+          offset =
+              b_.CreateAdd(offset, b_.CreateMul(arg(a), strides_[in.operand * rank + (a - 1)]));
         llvm::BasicBlock* from = b_.GetInsertBlock();
         llvm::BasicBlock* read = llvm::BasicBlock::Create(ctx_, "gather", fn_);
         llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_, "gathered", fn_);
         b_.CreateCondBr(arg(0), read, join);
         b_.SetInsertPoint(read);
         llvm::Value* loaded = b_.CreateAlignedLoad(
-            MemType(d), b_.CreateInBoundsGEP(MemType(d), bases_[in.operand], offset), llvm::Align(Bytes(d)));
+            MemType(d), b_.CreateInBoundsGEP(MemType(d), bases_[in.operand], offset),
+            llvm::Align(Bytes(d)));
         if (d == DType::kBool) loaded = b_.CreateICmpNE(loaded, b_.getInt8(0));
         llvm::BasicBlock* read_end = b_.GetInsertBlock();
         b_.CreateBr(join);
@@ -437,24 +452,38 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
           v[i] = llvm::ConstantInt::get(RegType(d), in.ivalue, /*IsSigned=*/true);
         }
         break;
-      case PwOp::kCast: v[i] = Cast(arg(0), arg_dtype(0), d); break;
+      case PwOp::kCast:
+        v[i] = Cast(arg(0), arg_dtype(0), d);
+        break;
       case PwOp::kAdd:
       case PwOp::kSub:
       case PwOp::kMul:
       case PwOp::kDiv:
       case PwOp::kMaximum:
       case PwOp::kMinimum:
-      case PwOp::kPow: v[i] = Binary(in.op, d, arg(0), arg(1)); break;
+      case PwOp::kPow:
+        v[i] = Binary(in.op, d, arg(0), arg(1));
+        break;
       case PwOp::kEq:
       case PwOp::kNe:
       case PwOp::kLt:
       case PwOp::kLe:
       case PwOp::kGt:
-      case PwOp::kGe: v[i] = Compare(in.op, arg_dtype(0), arg(0), arg(1)); break;
-      case PwOp::kAnd: v[i] = b_.CreateAnd(arg(0), arg(1)); break;
-      case PwOp::kOr: v[i] = b_.CreateOr(arg(0), arg(1)); break;
-      case PwOp::kNot: v[i] = b_.CreateNot(arg(0)); break;
-      case PwOp::kWhere: v[i] = b_.CreateSelect(arg(0), arg(1), arg(2)); break;
+      case PwOp::kGe:
+        v[i] = Compare(in.op, arg_dtype(0), arg(0), arg(1));
+        break;
+      case PwOp::kAnd:
+        v[i] = b_.CreateAnd(arg(0), arg(1));
+        break;
+      case PwOp::kOr:
+        v[i] = b_.CreateOr(arg(0), arg(1));
+        break;
+      case PwOp::kNot:
+        v[i] = b_.CreateNot(arg(0));
+        break;
+      case PwOp::kWhere:
+        v[i] = b_.CreateSelect(arg(0), arg(1), arg(2));
+        break;
       case PwOp::kStore: {
         llvm::Value* value = arg(0);
         if (d == DType::kBool) value = b_.CreateZExt(value, b_.getInt8Ty());
@@ -463,7 +492,9 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
         Annotate(store, op);
         break;
       }
-      default: v[i] = Unary(in.op, d, arg(0)); break;
+      default:
+        v[i] = Unary(in.op, d, arg(0));
+        break;
     }
     if (in.op != PwOp::kStore && v[i] == nullptr) {
       if (error_.ok()) {
@@ -561,11 +592,16 @@ llvm::Value* KernelEmitter::HalfFromF32(llvm::Value* f, DType to) {
 llvm::Value* KernelEmitter::Binary(PwOp op, DType d, llvm::Value* a, llvm::Value* b) {
   const bool fp = IsFloat(d);
   switch (op) {
-    case PwOp::kAdd: return fp ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);  // ints wrap
-    case PwOp::kSub: return fp ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
-    case PwOp::kMul: return fp ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
-    case PwOp::kDiv: return b_.CreateFDiv(a, b);
-    case PwOp::kPow: return Pow(d, a, b);
+    case PwOp::kAdd:
+      return fp ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);  // ints wrap
+    case PwOp::kSub:
+      return fp ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
+    case PwOp::kMul:
+      return fp ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
+    case PwOp::kDiv:
+      return b_.CreateFDiv(a, b);
+    case PwOp::kPow:
+      return Pow(d, a, b);
     case PwOp::kMaximum:
     case PwOp::kMinimum: {
       const bool max = op == PwOp::kMaximum;
@@ -582,7 +618,8 @@ llvm::Value* KernelEmitter::Binary(PwOp op, DType d, llvm::Value* a, llvm::Value
       llvm::Value* r = b_.CreateSelect(pick, a, b);
       return b_.CreateSelect(b_.CreateFCmpUNO(a, a), a, r);
     }
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
@@ -634,33 +671,49 @@ llvm::Value* KernelEmitter::Unary(PwOp op, DType d, llvm::Value* x) {
     return inline_value != nullptr ? inline_value : libm();
   };
   switch (op) {
-    case PwOp::kNeg: return fp ? b_.CreateFNeg(x) : b_.CreateNeg(x);
+    case PwOp::kNeg:
+      return fp ? b_.CreateFNeg(x) : b_.CreateNeg(x);
     case PwOp::kAbs:
       if (fp) return intrinsic(llvm::Intrinsic::fabs);
       if (IsUnsigned(d)) return x;
       // abs(INT_MIN) wraps to INT_MIN, like torch.
       return b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b_.getFalse());
-    case PwOp::kExp: return math(MathFn::kExp, [&] { return intrinsic(llvm::Intrinsic::exp); });
-    case PwOp::kLog: return math(MathFn::kLog, [&] { return intrinsic(llvm::Intrinsic::log); });
-    case PwOp::kLog1p: return math(MathFn::kLog1p, [&] { return CallLibm("log1pf", d, x); });
-    case PwOp::kExpm1: return math(MathFn::kExpm1, [&] { return CallLibm("expm1f", d, x); });
-    case PwOp::kTanh: return math(MathFn::kTanh, [&] { return CallLibm("tanhf", d, x); });
-    case PwOp::kErf: return math(MathFn::kErf, [&] { return CallLibm("erff", d, x); });
+    case PwOp::kExp:
+      return math(MathFn::kExp, [&] { return intrinsic(llvm::Intrinsic::exp); });
+    case PwOp::kLog:
+      return math(MathFn::kLog, [&] { return intrinsic(llvm::Intrinsic::log); });
+    case PwOp::kLog1p:
+      return math(MathFn::kLog1p, [&] { return CallLibm("log1pf", d, x); });
+    case PwOp::kExpm1:
+      return math(MathFn::kExpm1, [&] { return CallLibm("expm1f", d, x); });
+    case PwOp::kTanh:
+      return math(MathFn::kTanh, [&] { return CallLibm("tanhf", d, x); });
+    case PwOp::kErf:
+      return math(MathFn::kErf, [&] { return CallLibm("erff", d, x); });
     case PwOp::kSigmoid:
       return math(MathFn::kSigmoid, [&] {
         llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
         return b_.CreateFDiv(one(), b_.CreateFAdd(one(), e));
       });
-    case PwOp::kSin: return math(MathFn::kSin, [&] { return intrinsic(llvm::Intrinsic::sin); });
-    case PwOp::kCos: return math(MathFn::kCos, [&] { return intrinsic(llvm::Intrinsic::cos); });
-    case PwOp::kSqrt: return intrinsic(llvm::Intrinsic::sqrt);
-    case PwOp::kRsqrt: return b_.CreateFDiv(one(), intrinsic(llvm::Intrinsic::sqrt));
-    case PwOp::kReciprocal: return b_.CreateFDiv(one(), x);
+    case PwOp::kSin:
+      return math(MathFn::kSin, [&] { return intrinsic(llvm::Intrinsic::sin); });
+    case PwOp::kCos:
+      return math(MathFn::kCos, [&] { return intrinsic(llvm::Intrinsic::cos); });
+    case PwOp::kSqrt:
+      return intrinsic(llvm::Intrinsic::sqrt);
+    case PwOp::kRsqrt:
+      return b_.CreateFDiv(one(), intrinsic(llvm::Intrinsic::sqrt));
+    case PwOp::kReciprocal:
+      return b_.CreateFDiv(one(), x);
     // Rounding is the identity on integers.
-    case PwOp::kFloor: return fp ? intrinsic(llvm::Intrinsic::floor) : x;
-    case PwOp::kCeil: return fp ? intrinsic(llvm::Intrinsic::ceil) : x;
-    case PwOp::kRound: return fp ? intrinsic(llvm::Intrinsic::roundeven) : x;
-    default: return nullptr;
+    case PwOp::kFloor:
+      return fp ? intrinsic(llvm::Intrinsic::floor) : x;
+    case PwOp::kCeil:
+      return fp ? intrinsic(llvm::Intrinsic::ceil) : x;
+    case PwOp::kRound:
+      return fp ? intrinsic(llvm::Intrinsic::roundeven) : x;
+    default:
+      return nullptr;
   }
 }
 
@@ -669,24 +722,38 @@ llvm::Value* KernelEmitter::Compare(PwOp op, DType d, llvm::Value* a, llvm::Valu
   if (IsFloat(d)) {
     // Ordered predicates: false when either side is NaN; kNe is unordered (true on NaN).
     switch (op) {
-      case PwOp::kEq: return b_.CreateFCmp(P::FCMP_OEQ, a, b);
-      case PwOp::kNe: return b_.CreateFCmp(P::FCMP_UNE, a, b);
-      case PwOp::kLt: return b_.CreateFCmp(P::FCMP_OLT, a, b);
-      case PwOp::kLe: return b_.CreateFCmp(P::FCMP_OLE, a, b);
-      case PwOp::kGt: return b_.CreateFCmp(P::FCMP_OGT, a, b);
-      case PwOp::kGe: return b_.CreateFCmp(P::FCMP_OGE, a, b);
-      default: return nullptr;
+      case PwOp::kEq:
+        return b_.CreateFCmp(P::FCMP_OEQ, a, b);
+      case PwOp::kNe:
+        return b_.CreateFCmp(P::FCMP_UNE, a, b);
+      case PwOp::kLt:
+        return b_.CreateFCmp(P::FCMP_OLT, a, b);
+      case PwOp::kLe:
+        return b_.CreateFCmp(P::FCMP_OLE, a, b);
+      case PwOp::kGt:
+        return b_.CreateFCmp(P::FCMP_OGT, a, b);
+      case PwOp::kGe:
+        return b_.CreateFCmp(P::FCMP_OGE, a, b);
+      default:
+        return nullptr;
     }
   }
   const bool u = IsUnsigned(d);
   switch (op) {
-    case PwOp::kEq: return b_.CreateICmp(P::ICMP_EQ, a, b);
-    case PwOp::kNe: return b_.CreateICmp(P::ICMP_NE, a, b);
-    case PwOp::kLt: return b_.CreateICmp(u ? P::ICMP_ULT : P::ICMP_SLT, a, b);
-    case PwOp::kLe: return b_.CreateICmp(u ? P::ICMP_ULE : P::ICMP_SLE, a, b);
-    case PwOp::kGt: return b_.CreateICmp(u ? P::ICMP_UGT : P::ICMP_SGT, a, b);
-    case PwOp::kGe: return b_.CreateICmp(u ? P::ICMP_UGE : P::ICMP_SGE, a, b);
-    default: return nullptr;
+    case PwOp::kEq:
+      return b_.CreateICmp(P::ICMP_EQ, a, b);
+    case PwOp::kNe:
+      return b_.CreateICmp(P::ICMP_NE, a, b);
+    case PwOp::kLt:
+      return b_.CreateICmp(u ? P::ICMP_ULT : P::ICMP_SLT, a, b);
+    case PwOp::kLe:
+      return b_.CreateICmp(u ? P::ICMP_ULE : P::ICMP_SLE, a, b);
+    case PwOp::kGt:
+      return b_.CreateICmp(u ? P::ICMP_UGT : P::ICMP_SGT, a, b);
+    case PwOp::kGe:
+      return b_.CreateICmp(u ? P::ICMP_UGE : P::ICMP_SGE, a, b);
+    default:
+      return nullptr;
   }
 }
 

@@ -191,13 +191,12 @@ Value* MathEmitter::Expm1(Value* x) {
   n.f = Select(near_zero, F(0.0), n.f);
   n.i = Select(near_zero, I(0), n.i);
   const ReducedLn2 r = ReduceLn2(xc, n.f);
-  Value* q =
-      f64_ ? Poly(r.r, {0x1.5555555555569p-3, 0x1.555555555557dp-5, 0x1.111111110ca67p-7,
-                        0x1.6c16c16c05254p-10, 0x1.a01a01b475c5bp-13, 0x1.a01a01f146f0bp-16,
-                        0x1.71de1172b20e0p-19, 0x1.27e4583f8bd82p-22, 0x1.aeaea7a0d34ccp-26,
-                        0x1.201755414f494p-29, 0x1.2f6eca0af0f34p-33})
-           : Poly(r.r, {0x1.555556p-3, 0x1.555556p-5, 0x1.110f58p-7, 0x1.6c156p-10,
-                        0x1.a3001cp-13, 0x1.a26b5ep-16});
+  Value* q = f64_ ? Poly(r.r, {0x1.5555555555569p-3, 0x1.555555555557dp-5, 0x1.111111110ca67p-7,
+                               0x1.6c16c16c05254p-10, 0x1.a01a01b475c5bp-13, 0x1.a01a01f146f0bp-16,
+                               0x1.71de1172b20e0p-19, 0x1.27e4583f8bd82p-22, 0x1.aeaea7a0d34ccp-26,
+                               0x1.201755414f494p-29, 0x1.2f6eca0af0f34p-33})
+                  : Poly(r.r, {0x1.555556p-3, 0x1.555556p-5, 0x1.110f58p-7, 0x1.6c156p-10,
+                               0x1.a3001cp-13, 0x1.a26b5ep-16});
   Value* p = Add(r.hi, Fma(Mul(r.r, r.r), Fma(r.r, q, F(0.5)), r.lo));
   Value* s = Exp2i(b_.CreateSub(n.i, I(1)));
   Value* result = Mul(F(2.0), Fma(s, p, Sub(s, F(0.5))));
@@ -472,14 +471,21 @@ Value* EmitInlineMath(llvm::IRBuilderBase& builder, MathFn fn, Value* x) {
   if (!f32 && !type->getScalarType()->isDoubleTy()) return nullptr;
   MathEmitter m(builder, type);
   switch (fn) {
-    case MathFn::kExp: return m.Exp(x);
-    case MathFn::kExpm1: return m.Expm1(x);
-    case MathFn::kLog: return m.Log(x);
-    case MathFn::kLog1p: return m.Log1p(x);
-    case MathFn::kTanh: return m.Tanh(x);
-    case MathFn::kSigmoid: return m.Sigmoid(x);
+    case MathFn::kExp:
+      return m.Exp(x);
+    case MathFn::kExpm1:
+      return m.Expm1(x);
+    case MathFn::kLog:
+      return m.Log(x);
+    case MathFn::kLog1p:
+      return m.Log1p(x);
+    case MathFn::kTanh:
+      return m.Tanh(x);
+    case MathFn::kSigmoid:
+      return m.Sigmoid(x);
     // f64 erf needs several ranges of rational approximations to be accurate: libm's.
-    case MathFn::kErf: return f32 ? m.Erf(x) : nullptr;
+    case MathFn::kErf:
+      return f32 ? m.Erf(x) : nullptr;
     // f64 sin/cos would need a double-double reduction: libm's.
     case MathFn::kSin:
     case MathFn::kCos: {

@@ -11,7 +11,7 @@
 #include "codegen/cuda/cuda_emitter.h"
 #include "codegen/cuda/cuda_row_emitter.h"
 #include "codegen/cuda/nvrtc_compiler.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace tccd::codegen {
@@ -124,9 +124,9 @@ std::string CudaTarget::KeyString() const { return absl::StrCat("sm_", cc_major,
 
 absl::StatusOr<CudaTarget> CudaTargetFromProto(int cc_major, int cc_minor) {
   if (cc_major < 7 || cc_major > 12 || cc_minor < 0 || cc_minor > 9) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unsupported CUDA compute capability ", cc_major, ".", cc_minor,
-                     ": tccd's CUDA backend supports 7.0 to 12.x"));
+    return absl::InvalidArgumentError(absl::StrCat("unsupported CUDA compute capability ", cc_major,
+                                                   ".", cc_minor,
+                                                   ": tccd's CUDA backend supports 7.0 to 12.x"));
   }
   return CudaTarget{.cc_major = cc_major, .cc_minor = cc_minor};
 }
@@ -139,17 +139,18 @@ absl::StatusOr<std::string> CudaCompilerVersion() {
 int64_t GridSize(int64_t numel, int elements_per_thread, int block_size, int num_sms,
                  int blocks_per_sm) {
   if (numel <= 0) return 0;
-  const int64_t per_block = static_cast<int64_t>(std::max(elements_per_thread, 1)) *
-                            std::max(block_size, 1);
+  const int64_t per_block =
+      static_cast<int64_t>(std::max(elements_per_thread, 1)) * std::max(block_size, 1);
   const int64_t needed = (numel + per_block - 1) / per_block;
   const int64_t wave = static_cast<int64_t>(std::max(num_sms, 1)) * std::max(blocks_per_sm, 1);
   return std::min(needed, wave);
 }
 
 CudaKernelLaunchInfo LaunchInfoOf(const PointwiseKernel& kernel, int cc_major) {
-  CudaKernelLaunchInfo info = kernel.is_column_reduction() ? ColumnReductionLaunchInfo(kernel, cc_major)
-                              : kernel.is_row_reduction()  ? RowReductionLaunchInfo(kernel)
-                                                           : PointwiseLaunchInfo(kernel);
+  CudaKernelLaunchInfo info = kernel.is_column_reduction()
+                                  ? ColumnReductionLaunchInfo(kernel, cc_major)
+                              : kernel.is_row_reduction() ? RowReductionLaunchInfo(kernel)
+                                                          : PointwiseLaunchInfo(kernel);
   // An entry the kernel does not emit has no name (KernelEntries).
   if (!kernel.has_dense_entry()) info.contig_entry.clear();
   if (!kernel.has_strided_entry()) info.strided_entry.clear();
@@ -164,7 +165,8 @@ absl::StatusOr<CudaModule> CompileCudaKernels(absl::Span<const PointwiseKernel> 
 
   CudaModule module;
   ASSIGN_OR_RETURN(module.cuda_source, EmitCudaSource(kernels, checked.cc_major));
-  for (const PointwiseKernel& kernel : kernels) module.kernels.push_back({kernel, LaunchInfoOf(kernel, checked.cc_major)});
+  for (const PointwiseKernel& kernel : kernels)
+    module.kernels.push_back({kernel, LaunchInfoOf(kernel, checked.cc_major)});
   const double emitted_ms = MsSince(start);
 
   // One fixed program name: it appears in NVRTC's messages, never in the output.
@@ -177,8 +179,8 @@ absl::StatusOr<CudaModule> CompileCudaKernels(absl::Span<const PointwiseKernel> 
   spdlog::debug(
       "cuda backend: {} kernel(s) for {}: source {} bytes at {:.1f} ms, PTX {} bytes, cubin {} "
       "bytes at {:.1f} ms",
-      kernels.size(), checked.KeyString(), module.cuda_source.size(), emitted_ms,
-      module.ptx.size(), module.cubin.size(), MsSince(start));
+      kernels.size(), checked.KeyString(), module.cuda_source.size(), emitted_ms, module.ptx.size(),
+      module.cubin.size(), MsSince(start));
   return module;
 }
 

@@ -143,12 +143,12 @@ struct CudaKernelLaunchInfo {
   int strided_param_bytes = 0;  // 8 * num_operands * (1 + rank)
   // Row reductions only (kind kRowReduction); pointwise kernels keep the defaults.
   CudaKernelKind kind = CudaKernelKind::kPointwise;
-  int64_t grid = 0;             // blocks of both entries (fixed: ceil(rows / rows per block));
-                                // with run-time rows (numel -1): the rows per block instead
+  int64_t grid = 0;  // blocks of both entries (fixed: ceil(rows / rows per block));
+                     // with run-time rows (numel -1): the rows per block instead
   int num_reduced_dims = 0;
-  uint64_t row_operands = 0;    // bit o: operand o is a row operand (rows), kept-broadcast
-                                // (columns) or a fixed-layout operand (pointwise and columns,
-                                // PointwiseKernel::fixed_strides); the dense test skips it
+  uint64_t row_operands = 0;  // bit o: operand o is a row operand (rows), kept-broadcast
+                              // (columns) or a fixed-layout operand (pointwise and columns,
+                              // PointwiseKernel::fixed_strides); the dense test skips it
 };
 
 // One compiled kernel: its IR and how to launch it, together (the host library needs both: the
@@ -187,7 +187,8 @@ absl::StatusOr<CudaModule> CompileCudaKernels(absl::Span<const PointwiseKernel> 
 // NVRTC. Same errors as CompileCudaKernels for the kernels themselves.
 // cc_major: the target's compute capability; column reductions use thread-block clusters from
 // 9 on. Default: 9 (the golden corpus's sm_90).
-absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> kernels, int cc_major = 9);
+absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> kernels,
+                                           int cc_major = 9);
 
 // Blocks to launch for `numel` elements when each thread handles `elements_per_thread` of them
 // per iteration (CudaKernelLaunchInfo::elements_per_thread for the contig entry, 1 for strided):

@@ -19,7 +19,7 @@
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/cuda_emitter.h"
 #include "codegen/cuda/cuda_row_emitter.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -50,9 +50,14 @@ class ColumnEmitter {
  private:
   void Liveness();
   absl::Status EmitEntry(bool contig, std::string& out);
-  int OperandOf(const PwInstr& in) const { return in.op == PwOp::kLoad ? in.operand : n_in_ + in.operand; }
+  int OperandOf(const PwInstr& in) const {
+    return in.op == PwOp::kLoad ? in.operand : n_in_ + in.operand;
+  }
   bool PerColumn(int o) const { return k_.reduction.row_operand[o]; }
-  bool KeptBroadcast(int o) const { return o < static_cast<int>(k_.reduction.kept_broadcast.size()) && k_.reduction.kept_broadcast[o]; }
+  bool KeptBroadcast(int o) const {
+    return o < static_cast<int>(k_.reduction.kept_broadcast.size()) &&
+           k_.reduction.kept_broadcast[o];
+  }
   // Fixed-layout operands (PointwiseKernel::fixed_strides; dense entry only): their column
   // offset co<o> is computed once per thread from c0, and their values are vectors (innermost
   // kept stride 1) or one value per thread (stride 0).
@@ -68,8 +73,8 @@ class ColumnEmitter {
     return FixedScalar(o) ? absl::StrCat("co", o) : absl::StrCat("co", o, " + ", q);
   }
   std::string Ptr(int o, bool is_const) const {
-    return absl::StrCat("reinterpret_cast<", is_const ? "const " : "", CudaMemType(k_.operand_dtype(o)),
-                        "*>(p.ptr[", o, "])");
+    return absl::StrCat("reinterpret_cast<", is_const ? "const " : "",
+                        CudaMemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "])");
   }
   // Offset of flat index `var` over dims [first, last) of operand o (innermost fastest).
   std::string Offset(int o, const std::string& var, int first, int last) const;
@@ -79,9 +84,9 @@ class ColumnEmitter {
   const std::string ns_;
   const int n_in_, rank_, lead_;
   const std::vector<bool> row_;
-  std::vector<bool> after_;     // depends on a reduction
-  std::vector<bool> in_loop_;   // computed per row in the streaming loop
-  std::vector<bool> in_epi_;    // computed in the epilogue
+  std::vector<bool> after_;    // depends on a reduction
+  std::vector<bool> in_loop_;  // computed per row in the streaming loop
+  std::vector<bool> in_epi_;   // computed in the epilogue
   std::vector<int> reductions_;
 };
 
@@ -123,7 +128,8 @@ std::string ColumnEmitter::Offset(int o, const std::string& var, int first, int 
     const int d = dims[idx];
     std::string coord = inner == 1 ? var : absl::StrCat("(", var, " / ", inner, ")");
     if (idx > 0) coord = absl::StrCat("(", coord, " % ", k_.shape[d], ")");
-    absl::StrAppend(&out, out.empty() ? "" : " + ", "static_cast<long long>(", coord, ") * p.stride[", o, "][", d, "]");
+    absl::StrAppend(&out, out.empty() ? "" : " + ", "static_cast<long long>(", coord,
+                    ") * p.stride[", o, "][", d, "]");
     inner *= k_.shape[d];
   }
   return out.empty() ? "0LL" : out;
@@ -134,30 +140,33 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
   const int nred = static_cast<int>(reductions_.size());
   absl::StrAppend(&out, "extern \"C\" __global__ void __launch_bounds__(", geo_.block, ")");
   if (geo_.split > 1) absl::StrAppend(&out, " __cluster_dims__(", geo_.split, ", 1, 1)");
-  absl::StrAppend(&out, "\n", k_.name, contig ? "_contig" : "_strided", "(const ", ns_, "::Params p) {\n",
-                  "  constexpr int kRows = ", geo_.rows, ";\n",
-                  "  constexpr int kCols = ", geo_.cols, ";\n",
-                  "  constexpr int kVec = ", geo_.vec, ";\n",
-                  "  constexpr int kTX = ", geo_.tx, ";  // threads along the columns\n",
-                  "  constexpr int kTY = ", geo_.ty, ";  // row stripes\n",
-                  "  constexpr int kSplit = ", geo_.split, ";  // blocks (of one cluster) along the rows\n",
-                  "  constexpr int kRowsPerSplit = ", geo_.rows_per_split, ";\n",
-                  "  const int tx = threadIdx.x % kTX, ty = threadIdx.x / kTX;\n",
-                  "  const int split = blockIdx.x % kSplit;\n",
-                  "  const int c0 = ((blockIdx.x / kSplit) * kTX + tx) * kVec;  // first column\n",
-                  "  const int r_begin = split * kRowsPerSplit;\n",
-                  "  const int r_end = r_begin + kRowsPerSplit < kRows ? r_begin + kRowsPerSplit : kRows;\n");
+  absl::StrAppend(
+      &out, "\n", k_.name, contig ? "_contig" : "_strided", "(const ", ns_, "::Params p) {\n",
+      "  constexpr int kRows = ", geo_.rows, ";\n", "  constexpr int kCols = ", geo_.cols, ";\n",
+      "  constexpr int kVec = ", geo_.vec, ";\n", "  constexpr int kTX = ", geo_.tx,
+      ";  // threads along the columns\n", "  constexpr int kTY = ", geo_.ty, ";  // row stripes\n",
+      "  constexpr int kSplit = ", geo_.split, ";  // blocks (of one cluster) along the rows\n",
+      "  constexpr int kRowsPerSplit = ", geo_.rows_per_split, ";\n",
+      "  const int tx = threadIdx.x % kTX, ty = threadIdx.x / kTX;\n",
+      "  const int split = blockIdx.x % kSplit;\n",
+      "  const int c0 = ((blockIdx.x / kSplit) * kTX + tx) * kVec;  // first column\n",
+      "  const int r_begin = split * kRowsPerSplit;\n",
+      "  const int r_end = r_begin + kRowsPerSplit < kRows ? r_begin + kRowsPerSplit : kRows;\n");
   if (nred > 0) absl::StrAppend(&out, "  __shared__ float part[", nred, "][kTY][kTX * kVec];\n");
   for (int o = 0; o < k_.num_operands(); ++o)
     if (Fixed(o, contig))
-      absl::StrAppend(&out, "  const long long co", o, " = ", CudaFixedOffset(k_, o, "static_cast<unsigned>(c0)", lead_),
+      absl::StrAppend(&out, "  const long long co", o, " = ",
+                      CudaFixedOffset(k_, o, "static_cast<unsigned>(c0)", lead_),
                       ";  // fixed layout\n");
   for (int r : reductions_) {
-    absl::StrAppend(&out, "  float acc", r, "[kVec];\n#pragma unroll\n  for (int q = 0; q < kVec; ++q) acc", r,
+    absl::StrAppend(&out, "  float acc", r,
+                    "[kVec];\n#pragma unroll\n  for (int q = 0; q < kVec; ++q) acc", r,
                     "[q] = tccd_rt::", ReduceOpName(body[r].op), "Op::identity();\n");
   }
   // The streaming loop.
-  absl::StrAppend(&out, "  if (c0 < kCols) {\n#pragma unroll 4\n    for (int r = r_begin + ty; r < r_end; r += kTY) {\n");
+  absl::StrAppend(&out,
+                  "  if (c0 < kCols) {\n#pragma unroll 4\n    for (int r = r_begin + ty; r < "
+                  "r_end; r += kTY) {\n");
   std::vector<bool> row_offset(k_.num_operands(), false);
   for (size_t i = 0; i < body.size(); ++i) {
     if (!in_loop_[i] || (body[i].op != PwOp::kLoad && body[i].op != PwOp::kStore)) continue;
@@ -175,14 +184,16 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
       if (KeptBroadcast(o)) {
         absl::StrAppend(&out, "      const ", t, " a", i, " = ", Ptr(o, true), "[ro", o, "];\n");
       } else if (Fixed(o, contig) && FixedScalar(o)) {
-        absl::StrAppend(&out, "      const ", t, " a", i, " = ", Ptr(o, true), "[", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "),
-                        "co", o, "];\n");
+        absl::StrAppend(&out, "      const ", t, " a", i, " = ", Ptr(o, true), "[",
+                        PerColumn(o) ? "" : absl::StrCat("ro", o, " + "), "co", o, "];\n");
       } else if (Fixed(o, contig)) {
-        absl::StrAppend(&out, "      const tccd_rt::Vec<", t, ", kVec> a", i, " = *reinterpret_cast<const tccd_rt::Vec<", t,
-                        ", kVec>*>(", Ptr(o, true), " + ", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "), "co", o, ");\n");
+        absl::StrAppend(&out, "      const tccd_rt::Vec<", t, ", kVec> a", i,
+                        " = *reinterpret_cast<const tccd_rt::Vec<", t, ", kVec>*>(", Ptr(o, true),
+                        " + ", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "), "co", o, ");\n");
       } else {
-        absl::StrAppend(&out, "      const tccd_rt::Vec<", t, ", kVec> a", i, " = *reinterpret_cast<const tccd_rt::Vec<", t,
-                        ", kVec>*>(", Ptr(o, true), " + ", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "), "c0);\n");
+        absl::StrAppend(&out, "      const tccd_rt::Vec<", t, ", kVec> a", i,
+                        " = *reinterpret_cast<const tccd_rt::Vec<", t, ", kVec>*>(", Ptr(o, true),
+                        " + ", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "), "c0);\n");
       }
     }
   }
@@ -197,7 +208,9 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
       const int o = in.operand;
       std::string value;
       if (contig) {
-        value = KeptBroadcast(o) || (Fixed(o, contig) && FixedScalar(o)) ? absl::StrCat("a", i) : absl::StrCat("a", i, ".v[q]");
+        value = KeptBroadcast(o) || (Fixed(o, contig) && FixedScalar(o))
+                    ? absl::StrCat("a", i)
+                    : absl::StrCat("a", i, ".v[q]");
       } else {
         value = absl::StrCat(Ptr(o, true), "[", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "),
                              KeptBroadcast(o) ? "0LL" : Offset(o, "c", lead_, rank_), "]");
@@ -209,13 +222,16 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
       std::string value = name(in.args[0]);
       if (d == DType::kBool) value = absl::StrCat("(unsigned char)", value);
       absl::StrAppend(&out, "        ", Ptr(o, false), "[ro", o, " + ",
-                      contig ? ColumnOffset(o, "q") : Offset(o, "c", lead_, rank_), "] = ", value, ";\n");
+                      contig ? ColumnOffset(o, "q") : Offset(o, "c", lead_, rank_), "] = ", value,
+                      ";\n");
     } else if (IsReduce(in.op)) {
-      absl::StrAppend(&out, "        acc", i, "[q] = tccd_rt::", ReduceOpName(in.op), "Op::apply(acc", i,
-                      "[q], v", in.args[0], ");\n");
+      absl::StrAppend(&out, "        acc", i, "[q] = tccd_rt::", ReduceOpName(in.op),
+                      "Op::apply(acc", i, "[q], v", in.args[0], ");\n");
     } else {
       const std::string expr = CudaInstrExpr(k_, i, name);
-      if (expr.empty()) return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %", i));
+      if (expr.empty())
+        return absl::InternalError(
+            absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %", i));
       absl::StrAppend(&out, "        const ", CudaRegType(d), " v", i, " = ", expr, ";\n");
     }
   }
@@ -228,45 +244,60 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
   absl::StrAppend(&out, "#pragma unroll\n  for (int q = 0; q < kVec; ++q) {\n");
   for (int i = 0; i < nred; ++i)
     absl::StrAppend(&out, "    part[", i, "][ty][tx * kVec + q] = acc", reductions_[i], "[q];\n");
-  absl::StrAppend(&out, "  }\n  __syncthreads();\n",
-                  "  for (int idx = threadIdx.x; idx < ", nred, " * kTX * kVec; idx += kTX * kTY) {\n",
-                  "    const int i = idx / (kTX * kVec), col = idx % (kTX * kVec);\n",
-                  "    float s = part[i][0][col];\n",
-                  "    for (int y = 1; y < kTY; ++y) s = tccd_rt::Combine(i, s, part[i][y][col]);\n",
-                  "    part[i][0][col] = s;\n  }\n");
-  absl::StrAppend(&out, "  if constexpr (kSplit > 1) {\n",
-                  "    tccd_rt::cluster_sync();  // every block's partials are in its shared memory\n",
-                  "    if (split == 0) {\n",
-                  "      for (int idx = threadIdx.x; idx < ", nred, " * kTX * kVec; idx += kTX * kTY) {\n",
-                  "        const int i = idx / (kTX * kVec), col = idx % (kTX * kVec);\n",
-                  "        float s = part[i][0][col];\n",
-                  "        for (int b = 1; b < kSplit; ++b) s = tccd_rt::Combine(i, s, tccd_rt::cluster_load(&part[i][0][col], b));\n",
-                  "        part[i][0][col] = s;\n      }\n    }\n",
-                  "    tccd_rt::cluster_sync();  // the leader has read the others' shared memory\n",
-                  "    if (split != 0) return;\n  } else {\n    __syncthreads();\n  }\n");
+  absl::StrAppend(
+      &out, "  }\n  __syncthreads();\n", "  for (int idx = threadIdx.x; idx < ", nred,
+      " * kTX * kVec; idx += kTX * kTY) {\n",
+      "    const int i = idx / (kTX * kVec), col = idx % (kTX * kVec);\n",
+      "    float s = part[i][0][col];\n",
+      "    for (int y = 1; y < kTY; ++y) s = tccd_rt::Combine(i, s, part[i][y][col]);\n",
+      "    part[i][0][col] = s;\n  }\n");
+  absl::StrAppend(
+      &out, "  if constexpr (kSplit > 1) {\n",
+      "    tccd_rt::cluster_sync();  // every block's partials are in its shared memory\n",
+      "    if (split == 0) {\n", "      for (int idx = threadIdx.x; idx < ", nred,
+      " * kTX * kVec; idx += kTX * kTY) {\n",
+      "        const int i = idx / (kTX * kVec), col = idx % (kTX * kVec);\n",
+      "        float s = part[i][0][col];\n",
+      "        for (int b = 1; b < kSplit; ++b) s = tccd_rt::Combine(i, s, "
+      "tccd_rt::cluster_load(&part[i][0][col], b));\n",
+      "        part[i][0][col] = s;\n      }\n    }\n",
+      "    tccd_rt::cluster_sync();  // the leader has read the others' shared memory\n",
+      "    if (split != 0) return;\n  } else {\n    __syncthreads();\n  }\n");
   // Epilogue: threads of stripe 0, per column.
-  absl::StrAppend(&out, "  if (ty != 0 || c0 >= kCols) return;\n#pragma unroll\n  for (int q = 0; q < kVec; ++q) {\n",
-                  "    const int c = c0 + q;\n");
+  absl::StrAppend(
+      &out,
+      "  if (ty != 0 || c0 >= kCols) return;\n#pragma unroll\n  for (int q = 0; q < kVec; ++q) {\n",
+      "    const int c = c0 + q;\n");
   for (size_t i = 0; i < body.size(); ++i) {
     if (!in_epi_[i]) continue;
     const PwInstr& in = body[i];
     const DType d = in.dtype;
     if (IsReduce(in.op)) {
-      const int idx = static_cast<int>(std::find(reductions_.begin(), reductions_.end(), static_cast<int>(i)) - reductions_.begin());
+      const int idx =
+          static_cast<int>(std::find(reductions_.begin(), reductions_.end(), static_cast<int>(i)) -
+                           reductions_.begin());
       absl::StrAppend(&out, "    const float v", i, " = part[", idx, "][0][tx * kVec + q];\n");
     } else if (in.op == PwOp::kLoad) {
       const int o = in.operand;
-      std::string value = absl::StrCat(Ptr(o, true), "[", contig ? (Fixed(o, contig) ? ColumnOffset(o, "q") : "c") : Offset(o, "c", lead_, rank_), "]");
+      std::string value = absl::StrCat(
+          Ptr(o, true), "[",
+          contig ? (Fixed(o, contig) ? ColumnOffset(o, "q") : "c") : Offset(o, "c", lead_, rank_),
+          "]");
       if (d == DType::kBool) value = absl::StrCat("(", value, " != 0)");
       absl::StrAppend(&out, "    const ", CudaRegType(d), " v", i, " = ", value, ";\n");
     } else if (in.op == PwOp::kStore) {
       const int o = OperandOf(in);
       std::string value = name(in.args[0]);
       if (d == DType::kBool) value = absl::StrCat("(unsigned char)", value);
-      absl::StrAppend(&out, "    ", Ptr(o, false), "[", contig ? (Fixed(o, contig) ? ColumnOffset(o, "q") : "c") : Offset(o, "c", lead_, rank_), "] = ", value, ";\n");
+      absl::StrAppend(
+          &out, "    ", Ptr(o, false), "[",
+          contig ? (Fixed(o, contig) ? ColumnOffset(o, "q") : "c") : Offset(o, "c", lead_, rank_),
+          "] = ", value, ";\n");
     } else {
       const std::string expr = CudaInstrExpr(k_, i, name);
-      if (expr.empty()) return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %", i));
+      if (expr.empty())
+        return absl::InternalError(
+            absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %", i));
       absl::StrAppend(&out, "    const ", CudaRegType(d), " v", i, " = ", expr, ";\n");
     }
   }
@@ -278,14 +309,17 @@ absl::Status ColumnEmitter::Emit(std::string& out) {
   Liveness();
   absl::StrAppend(&out, "\n// ", std::string(76, '-'), "\n", CudaIrComment(k_));
   absl::StrAppend(&out, "namespace ", ns_, " {\n\n");
-  absl::StrAppend(&out, "struct Params {\n  char* ptr[", k_.num_operands(), "];\n  long long stride[",
-                  k_.num_operands(), "][", rank_, "];\n};\n");
-  absl::StrAppend(&out, "static_assert(sizeof(Params) == ", geo_.param_bytes, ", \"parameter layout\");\n\n");
+  absl::StrAppend(&out, "struct Params {\n  char* ptr[", k_.num_operands(),
+                  "];\n  long long stride[", k_.num_operands(), "][", rank_, "];\n};\n");
+  absl::StrAppend(&out, "static_assert(sizeof(Params) == ", geo_.param_bytes,
+                  ", \"parameter layout\");\n\n");
   // Combine(i, a, b): reduction i's operator.
   absl::StrAppend(&out, "}  // namespace ", ns_, "\n\n");
   std::string combine = "__device__ __forceinline__ float Combine(int i, float a, float b) {\n";
   for (size_t i = 0; i < reductions_.size(); ++i) {
-    absl::StrAppend(&combine, "  if (i == ", i, ") return tccd_rt::", ReduceOpName(k_.body[reductions_[i]].op), "Op::apply(a, b);\n");
+    absl::StrAppend(&combine, "  if (i == ", i,
+                    ") return tccd_rt::", ReduceOpName(k_.body[reductions_[i]].op),
+                    "Op::apply(a, b);\n");
   }
   absl::StrAppend(&combine, "  return a;\n}\n");
   // Per-kernel Combine lives in the kernel's namespace; the entries call it through a using.
@@ -295,7 +329,8 @@ absl::Status ColumnEmitter::Emit(std::string& out) {
   if (k_.has_strided_entry()) RETURN_IF_ERROR(EmitEntry(false, strided));
   for (std::string* e : {&contig, &strided}) {
     size_t at;
-    while ((at = e->find("tccd_rt::Combine(")) != std::string::npos) e->replace(at, 17, ns_ + "::Combine(");
+    while ((at = e->find("tccd_rt::Combine(")) != std::string::npos)
+      e->replace(at, 17, ns_ + "::Combine(");
     out += *e;
   }
   return absl::OkStatus();
@@ -335,7 +370,9 @@ CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major)
   for (int d = 0; d < rank; ++d) (d < lead ? g.rows : g.cols) *= kernel.shape[d];
   int largest = 1;
   for (int o = 0; o < kernel.num_operands(); ++o) {
-    if (o < static_cast<int>(kernel.reduction.kept_broadcast.size()) && kernel.reduction.kept_broadcast[o]) continue;
+    if (o < static_cast<int>(kernel.reduction.kept_broadcast.size()) &&
+        kernel.reduction.kept_broadcast[o])
+      continue;
     largest = std::max(largest, ir::DTypeBytes(kernel.operand_dtype(o)));
   }
   g.vec = 16 / largest;
@@ -360,7 +397,8 @@ CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major)
   return g;
 }
 
-absl::Status EmitColumnReductionKernel(const PointwiseKernel& kernel, int cc_major, std::string& out) {
+absl::Status EmitColumnReductionKernel(const PointwiseKernel& kernel, int cc_major,
+                                       std::string& out) {
   return ColumnEmitter(kernel, cc_major).Emit(out);
 }
 

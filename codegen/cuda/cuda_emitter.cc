@@ -31,29 +31,36 @@
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/cuda_index_emitter.h"
 #include "codegen/cuda/cuda_row_emitter.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
 
 using ir::DType;
 
-
 int Bytes(DType d) { return ir::DTypeBytes(d); }
 
 // The C type a value of `d` has in memory.
 const char* MemType(DType d) {
   switch (d) {
-    case DType::kF32: return "float";
-    case DType::kF64: return "double";
+    case DType::kF32:
+      return "float";
+    case DType::kF64:
+      return "double";
     case DType::kF16:
-    case DType::kBF16: return "unsigned short";
-    case DType::kI8: return "signed char";
-    case DType::kI16: return "short";
-    case DType::kI32: return "int";
-    case DType::kI64: return "long long";
+    case DType::kBF16:
+      return "unsigned short";
+    case DType::kI8:
+      return "signed char";
+    case DType::kI16:
+      return "short";
+    case DType::kI32:
+      return "int";
+    case DType::kI64:
+      return "long long";
     case DType::kU8:
-    case DType::kBool: return "unsigned char";
+    case DType::kBool:
+      return "unsigned char";
   }
   return "?";
 }
@@ -66,9 +73,12 @@ const char* RegType(DType d) { return d == DType::kBool ? "bool" : MemType(d); }
 // negation cannot overflow, and wrap when converted back.
 const char* WrapType(DType d) {
   switch (d) {
-    case DType::kI32: return "unsigned int";
-    case DType::kI64: return "unsigned long long";
-    default: return nullptr;
+    case DType::kI32:
+      return "unsigned int";
+    case DType::kI64:
+      return "unsigned long long";
+    default:
+      return nullptr;
   }
 }
 
@@ -104,10 +114,14 @@ std::string FloatLiteral(DType d, double value) {
 // An integral constant wrapped to the dtype's width (a Python -1 added to a u8 tensor is 255).
 std::string IntLiteral(DType d, int64_t value) {
   switch (d) {
-    case DType::kBool: return value != 0 ? "true" : "false";
-    case DType::kI8: return absl::StrCat("(signed char)", static_cast<int8_t>(value));
-    case DType::kI16: return absl::StrCat("(short)", static_cast<int16_t>(value));
-    case DType::kU8: return absl::StrCat("(unsigned char)", static_cast<uint8_t>(value));
+    case DType::kBool:
+      return value != 0 ? "true" : "false";
+    case DType::kI8:
+      return absl::StrCat("(signed char)", static_cast<int8_t>(value));
+    case DType::kI16:
+      return absl::StrCat("(short)", static_cast<int16_t>(value));
+    case DType::kU8:
+      return absl::StrCat("(unsigned char)", static_cast<uint8_t>(value));
     case DType::kI32: {
       const int32_t v = static_cast<int32_t>(value);
       if (v == std::numeric_limits<int32_t>::min()) return "(-2147483647 - 1)";
@@ -116,7 +130,8 @@ std::string IntLiteral(DType d, int64_t value) {
     case DType::kI64:
       if (value == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807ll - 1ll)";
       return absl::StrCat(value, "ll");
-    default: return "0";
+    default:
+      return "0";
   }
 }
 
@@ -154,25 +169,42 @@ std::string Cast(const std::string& value, DType from, DType to) {
 std::string Binary(PwOp op, DType d, const std::string& a, const std::string& b) {
   if (IsFloat(d)) {
     switch (op) {
-      case PwOp::kAdd: return absl::StrCat(a, " + ", b);
-      case PwOp::kSub: return absl::StrCat(a, " - ", b);
-      case PwOp::kMul: return absl::StrCat(a, " * ", b);
-      case PwOp::kDiv: return absl::StrCat(a, " / ", b);
-      case PwOp::kPow: return absl::StrCat(MathFn("pow", d), "(", a, ", ", b, ")");
-      case PwOp::kMaximum: return absl::StrCat("tccd_rt::maximum(", a, ", ", b, ")");
-      case PwOp::kMinimum: return absl::StrCat("tccd_rt::minimum(", a, ", ", b, ")");
-      default: return "";
+      case PwOp::kAdd:
+        return absl::StrCat(a, " + ", b);
+      case PwOp::kSub:
+        return absl::StrCat(a, " - ", b);
+      case PwOp::kMul:
+        return absl::StrCat(a, " * ", b);
+      case PwOp::kDiv:
+        return absl::StrCat(a, " / ", b);
+      case PwOp::kPow:
+        return absl::StrCat(MathFn("pow", d), "(", a, ", ", b, ")");
+      case PwOp::kMaximum:
+        return absl::StrCat("tccd_rt::maximum(", a, ", ", b, ")");
+      case PwOp::kMinimum:
+        return absl::StrCat("tccd_rt::minimum(", a, ", ", b, ")");
+      default:
+        return "";
     }
   }
   const char* c_op = nullptr;
   switch (op) {
-    case PwOp::kAdd: c_op = " + "; break;
-    case PwOp::kSub: c_op = " - "; break;
-    case PwOp::kMul: c_op = " * "; break;
+    case PwOp::kAdd:
+      c_op = " + ";
+      break;
+    case PwOp::kSub:
+      c_op = " - ";
+      break;
+    case PwOp::kMul:
+      c_op = " * ";
+      break;
     // Comparisons in the C type: signed or unsigned as the dtype is.
-    case PwOp::kMaximum: return absl::StrCat(a, " > ", b, " ? ", a, " : ", b);
-    case PwOp::kMinimum: return absl::StrCat(a, " < ", b, " ? ", a, " : ", b);
-    default: return "";
+    case PwOp::kMaximum:
+      return absl::StrCat(a, " > ", b, " ? ", a, " : ", b);
+    case PwOp::kMinimum:
+      return absl::StrCat(a, " < ", b, " ? ", a, " : ", b);
+    default:
+      return "";
   }
   // Integers wrap (like torch): see WrapType.
   const char* u = WrapType(d);
@@ -198,25 +230,40 @@ std::string Unary(PwOp op, DType d, const std::string& x) {
           absl::StrCat("(", MemType(d), ")(", u ? absl::StrCat("0 - (", u, ")") : "-", x, ")");
       return absl::StrCat(x, " < 0 ? ", neg, " : ", x);
     }
-    case PwOp::kExp: return call("exp");
-    case PwOp::kLog: return call("log");
-    case PwOp::kLog1p: return call("log1p");
-    case PwOp::kExpm1: return call("expm1");
-    case PwOp::kSqrt: return call("sqrt");
-    case PwOp::kTanh: return call("tanh");
-    case PwOp::kErf: return call("erf");
-    case PwOp::kSin: return call("sin");
-    case PwOp::kCos: return call("cos");
+    case PwOp::kExp:
+      return call("exp");
+    case PwOp::kLog:
+      return call("log");
+    case PwOp::kLog1p:
+      return call("log1p");
+    case PwOp::kExpm1:
+      return call("expm1");
+    case PwOp::kSqrt:
+      return call("sqrt");
+    case PwOp::kTanh:
+      return call("tanh");
+    case PwOp::kErf:
+      return call("erf");
+    case PwOp::kSin:
+      return call("sin");
+    case PwOp::kCos:
+      return call("cos");
     // 1/sqrt(x) with IEEE division and sqrt, as on the CPU (not the approximate rsqrtf).
-    case PwOp::kRsqrt: return absl::StrCat(One(d), " / ", call("sqrt"));
-    case PwOp::kReciprocal: return absl::StrCat(One(d), " / ", x);
+    case PwOp::kRsqrt:
+      return absl::StrCat(One(d), " / ", call("sqrt"));
+    case PwOp::kReciprocal:
+      return absl::StrCat(One(d), " / ", x);
     case PwOp::kSigmoid:
       return absl::StrCat(One(d), " / (", One(d), " + ", MathFn("exp", d), "(-", x, "))");
     // Rounding is the identity on integers; round is half to even.
-    case PwOp::kFloor: return fp ? call("floor") : x;
-    case PwOp::kCeil: return fp ? call("ceil") : x;
-    case PwOp::kRound: return fp ? call("rint") : x;
-    default: return "";
+    case PwOp::kFloor:
+      return fp ? call("floor") : x;
+    case PwOp::kCeil:
+      return fp ? call("ceil") : x;
+    case PwOp::kRound:
+      return fp ? call("rint") : x;
+    default:
+      return "";
   }
 }
 
@@ -225,13 +272,26 @@ std::string Unary(PwOp op, DType d, const std::string& x) {
 std::string Compare(PwOp op, const std::string& a, const std::string& b) {
   const char* c_op = nullptr;
   switch (op) {
-    case PwOp::kEq: c_op = " == "; break;
-    case PwOp::kNe: c_op = " != "; break;
-    case PwOp::kLt: c_op = " < "; break;
-    case PwOp::kLe: c_op = " <= "; break;
-    case PwOp::kGt: c_op = " > "; break;
-    case PwOp::kGe: c_op = " >= "; break;
-    default: return "";
+    case PwOp::kEq:
+      c_op = " == ";
+      break;
+    case PwOp::kNe:
+      c_op = " != ";
+      break;
+    case PwOp::kLt:
+      c_op = " < ";
+      break;
+    case PwOp::kLe:
+      c_op = " <= ";
+      break;
+    case PwOp::kGt:
+      c_op = " > ";
+      break;
+    case PwOp::kGe:
+      c_op = " >= ";
+      break;
+    default:
+      return "";
   }
   return absl::StrCat(a, c_op, b);
 }
@@ -246,7 +306,8 @@ std::string CommentSafe(const std::string& text) {
   return out;
 }
 
-constexpr char kPrelude[] = R"(// Generated by tccd's CUDA backend (codegen/cuda). Self-contained: compile with NVRTC, no
+constexpr char kPrelude[] =
+    R"(// Generated by tccd's CUDA backend (codegen/cuda). Self-contained: compile with NVRTC, no
 // include path needed. Entry points: extern "C" <kernel>_contig and <kernel>_strided.
 
 namespace tccd_rt {
@@ -333,23 +394,24 @@ class KernelSourceEmitter {
     return call + ");";
   }
   std::string IndexType() const { return geo_.index64 ? "unsigned long long" : "unsigned int"; }
-  std::string IndexLiteral(int64_t v) const {
-    return absl::StrCat(v, geo_.index64 ? "ull" : "u");
-  }
+  std::string IndexLiteral(int64_t v) const { return absl::StrCat(v, geo_.index64 ? "ull" : "u"); }
   // Dim d's size as an Index expression: a literal, or the strided parameter of a run-time dim.
   std::string SizeExpr(int d) const {
-    return k_.shape[d] == kRuntimeDim ? absl::StrCat("static_cast<Index>(p.size[", d, "])") : IndexLiteral(k_.shape[d]);
+    return k_.shape[d] == kRuntimeDim ? absl::StrCat("static_cast<Index>(p.size[", d, "])")
+                                      : IndexLiteral(k_.shape[d]);
   }
   // "constexpr Index kNumel = <literal>;" or, with run-time sizes, its value from the parameters.
   std::string NumelDecl(bool strided) const {
-    if (!geo_.runtime_shape) return absl::StrCat("  constexpr Index kNumel = ", IndexLiteral(geo_.numel), ";\n");
+    if (!geo_.runtime_shape)
+      return absl::StrCat("  constexpr Index kNumel = ", IndexLiteral(geo_.numel), ";\n");
     if (!strided) return "  const Index kNumel = static_cast<Index>(p.numel);\n";
     std::string product;
     for (int d = 0; d < static_cast<int>(k_.shape.size()); ++d) {
       if (k_.shape[d] == 1) continue;
       absl::StrAppend(&product, product.empty() ? "" : " * ", SizeExpr(d));
     }
-    return absl::StrCat("  const Index kNumel = ", product.empty() ? IndexLiteral(1) : product, ";\n");
+    return absl::StrCat("  const Index kNumel = ", product.empty() ? IndexLiteral(1) : product,
+                        ";\n");
   }
   // The entry's signature. Its compile-time constants (kNumel, ...) are emitted as locals, only
   // where used: NVRTC materialises namespace-scope constexpr variables as (dead) .global
@@ -390,11 +452,13 @@ absl::Status KernelSourceEmitter::Emit(std::string& out) {
   absl::StrAppend(&out, "namespace ", ns_, " {\n\n");
   absl::StrAppend(&out, "typedef ", IndexType(), " Index;\n\n");
   absl::StrAppend(&out, "struct ContigParams {\n  char* ptr[", num_operands, "];\n");
-  if (geo_.runtime_shape) absl::StrAppend(&out, "  long long numel;  // run-time sizes: their product\n");
+  if (geo_.runtime_shape)
+    absl::StrAppend(&out, "  long long numel;  // run-time sizes: their product\n");
   absl::StrAppend(&out, "};\n");
   absl::StrAppend(&out, "struct StridedParams {\n  char* ptr[", num_operands, "];\n");
   if (rank > 0) absl::StrAppend(&out, "  long long stride[", num_operands, "][", rank, "];\n");
-  if (geo_.runtime_shape) absl::StrAppend(&out, "  long long size[", rank, "];  // run-time sizes, every dim\n");
+  if (geo_.runtime_shape)
+    absl::StrAppend(&out, "  long long size[", rank, "];  // run-time sizes, every dim\n");
   absl::StrAppend(&out, "};\n");
   absl::StrAppend(&out, "static_assert(sizeof(ContigParams) == ", geo_.contig_param_bytes,
                   ", \"parameter layout\");\n");
@@ -433,8 +497,7 @@ absl::Status KernelSourceEmitter::EmitPoint(std::string& out) {
       if (d == DType::kBool) expr += " != 0";  // any nonzero byte is true
     } else if (in.op == PwOp::kStore) {
       absl::StrAppend(&out, "  out", in.operand, " = ",
-                      d == DType::kBool ? absl::StrCat("(unsigned char)", arg(0)) : arg(0),
-                      ";\n");
+                      d == DType::kBool ? absl::StrCat("(unsigned char)", arg(0)) : arg(0), ";\n");
       continue;
     } else {
       expr = CudaInstrExpr(k_, i, [](int v) { return V(v); });
@@ -444,8 +507,7 @@ absl::Status KernelSourceEmitter::EmitPoint(std::string& out) {
                                               RegType(d), " at %", i, " in kernel '", k_.name,
                                               "'"));
     }
-    absl::StrAppend(&out, "  const ", RegType(d), " ", V(static_cast<int>(i)), " = ", expr,
-                    ";\n");
+    absl::StrAppend(&out, "  const ", RegType(d), " ", V(static_cast<int>(i)), " = ", expr, ";\n");
   }
   absl::StrAppend(&out, "}\n\n");
   return absl::OkStatus();
@@ -467,14 +529,15 @@ void KernelSourceEmitter::EmitContig(std::string& out) {
   if (geo_.runtime_shape) {
     absl::StrAppend(&out, "  const Index kNumVecs = kNumel / kVec;\n");
   } else {
-    absl::StrAppend(&out, "  constexpr Index kNumVecs = ", IndexLiteral(geo_.numel / geo_.vec), ";\n");
+    absl::StrAppend(&out, "  constexpr Index kNumVecs = ", IndexLiteral(geo_.numel / geo_.vec),
+                    ";\n");
   }
-  absl::StrAppend(&out,
-                  "  const Index tid = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;\n");
+  absl::StrAppend(
+      &out, "  const Index tid = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;\n");
   if (has_vectors) {
     for (int o = 0; o < num_operands; ++o) {
-      absl::StrAppend(&out, "  typedef tccd_rt::Vec<", MemType(k_.operand_dtype(o)), ", kVec> V",
-                      o, ";\n");
+      absl::StrAppend(&out, "  typedef tccd_rt::Vec<", MemType(k_.operand_dtype(o)), ", kVec> V", o,
+                      ";\n");
     }
     absl::StrAppend(&out,
                     "  const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;\n"
@@ -482,25 +545,28 @@ void KernelSourceEmitter::EmitContig(std::string& out) {
     // Fixed-layout operands (PointwiseKernel::fixed_strides) at their declared offsets: a
     // vector where the innermost stride is 1, one value for the vector where it is 0.
     auto fixed_ptr = [&](int o) {
-      return absl::StrCat("reinterpret_cast<", o < n_in ? "const " : "", MemType(k_.operand_dtype(o)), "*>(p.ptr[",
-                          o, "]) + ", CudaFixedOffset(k_, o, "(i * kVec)", 0));
+      return absl::StrCat("reinterpret_cast<", o < n_in ? "const " : "",
+                          MemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "]) + ",
+                          CudaFixedOffset(k_, o, "(i * kVec)", 0));
     };
     for (int o = 0; o < n_in; ++o) {
       if (!IsFixedLayoutOperand(k_, o)) {
         absl::StrAppend(&out, "    const V", o, " a", o, " = reinterpret_cast<const V", o,
                         "*>(p.ptr[", o, "])[i];\n");
       } else if (InnerFixedStride(o) == 0) {
-        absl::StrAppend(&out, "    V", o, " a", o, ";\n    {\n      const ", MemType(k_.operand_dtype(o)), " s = *(",
-                        fixed_ptr(o), ");\n#pragma unroll\n      for (int j = 0; j < kVec; ++j) a", o,
+        absl::StrAppend(&out, "    V", o, " a", o, ";\n    {\n      const ",
+                        MemType(k_.operand_dtype(o)), " s = *(", fixed_ptr(o),
+                        ");\n#pragma unroll\n      for (int j = 0; j < kVec; ++j) a", o,
                         ".v[j] = s;\n    }\n");
       } else {
-        absl::StrAppend(&out, "    const V", o, " a", o, " = *reinterpret_cast<const V", o, "*>(", fixed_ptr(o),
-                        ");\n");
+        absl::StrAppend(&out, "    const V", o, " a", o, " = *reinterpret_cast<const V", o, "*>(",
+                        fixed_ptr(o), ");\n");
       }
     }
     for (int o = n_in; o < num_operands; ++o) absl::StrAppend(&out, "    V", o, " a", o, ";\n");
     absl::StrAppend(&out, "#pragma unroll\n    for (int j = 0; j < kVec; ++j) {\n      ",
-                    PointCall([](int o) { return absl::StrCat("a", o, ".v[j]"); }, "      "), "\n    }\n");
+                    PointCall([](int o) { return absl::StrCat("a", o, ".v[j]"); }, "      "),
+                    "\n    }\n");
     for (int o = n_in; o < num_operands; ++o) {
       if (IsFixedLayoutOperand(k_, o)) {
         absl::StrAppend(&out, "    *reinterpret_cast<V", o, "*>(", fixed_ptr(o), ") = a", o, ";\n");
@@ -514,11 +580,15 @@ void KernelSourceEmitter::EmitContig(std::string& out) {
     absl::StrAppend(&out, "  // The last kNumel % kVec elements, one per thread.\n",
                     "  if (tid < kNumel - kNumVecs * kVec) {\n",
                     "    const Index e = kNumVecs * kVec + tid;\n    ",
-                    PointCall([&](int o) {
-                      return absl::StrCat("reinterpret_cast<", o < n_in ? "const " : "",
-                                          MemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "])[",
-                                          IsFixedLayoutOperand(k_, o) ? CudaFixedOffset(k_, o, "e", 0) : "e", "]");
-                    }, "    "),
+                    PointCall(
+                        [&](int o) {
+                          return absl::StrCat(
+                              "reinterpret_cast<", o < n_in ? "const " : "",
+                              MemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "])[",
+                              IsFixedLayoutOperand(k_, o) ? CudaFixedOffset(k_, o, "e", 0) : "e",
+                              "]");
+                        },
+                        "    "),
                     "\n  }\n");
   }
   absl::StrAppend(&out, "}\n\n");
@@ -540,20 +610,24 @@ void KernelSourceEmitter::EmitInnerVectorPath(const std::vector<int>& dims, std:
   absl::StrAppend(&out, "  constexpr int kVec = ", geo_.vec, ";\n", "  bool vectors = true;\n");
   for (int o = 0; o < num_operands; ++o) {
     const std::string stride = absl::StrCat("p.stride[", o, "][", inner, "]");
-    std::string cond = absl::StrCat("(reinterpret_cast<unsigned long long>(p.ptr[", o, "]) % (kVec * sizeof(",
-                                    MemType(k_.operand_dtype(o)), "))) == 0");
+    std::string cond =
+        absl::StrCat("(reinterpret_cast<unsigned long long>(p.ptr[", o, "]) % (kVec * sizeof(",
+                     MemType(k_.operand_dtype(o)), "))) == 0");
     for (int d : dims)
       if (d != inner) absl::StrAppend(&cond, " && p.stride[", o, "][", d, "] % kVec == 0");
     // Outputs never broadcast: they need the vector layout.
-    absl::StrAppend(&out, "  vectors = vectors && (", o < n_in ? absl::StrCat(stride, " == 0 || ") : "", "(",
-                    stride, " == 1 && ", cond, "));\n");
+    absl::StrAppend(&out, "  vectors = vectors && (",
+                    o < n_in ? absl::StrCat(stride, " == 0 || ") : "", "(", stride, " == 1 && ",
+                    cond, "));\n");
   }
   absl::StrAppend(&out, "  if (vectors) {\n");
   for (int o = 0; o < num_operands; ++o) {
-    absl::StrAppend(&out, "    typedef tccd_rt::Vec<", MemType(k_.operand_dtype(o)), ", kVec> V", o, ";\n");
+    absl::StrAppend(&out, "    typedef tccd_rt::Vec<", MemType(k_.operand_dtype(o)), ", kVec> V", o,
+                    ";\n");
   }
-  absl::StrAppend(&out, "    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;"
-                        " i < kNumel / kVec;\n         i += num_threads) {\n",
+  absl::StrAppend(&out,
+                  "    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;"
+                  " i < kNumel / kVec;\n         i += num_threads) {\n",
                   "      Index rest = i * kVec;\n");
   for (int j = static_cast<int>(dims.size()) - 1; j >= 0; --j) {
     const int d = dims[j];
@@ -561,32 +635,35 @@ void KernelSourceEmitter::EmitInnerVectorPath(const std::vector<int>& dims, std:
       absl::StrAppend(&out, "      const Index c", d, " = rest;\n");
     } else {
       const std::string size = SizeExpr(d);
-      absl::StrAppend(&out, "      const Index c", d, " = rest % ", size, ";\n      rest /= ", size, ";\n");
+      absl::StrAppend(&out, "      const Index c", d, " = rest % ", size, ";\n      rest /= ", size,
+                      ";\n");
     }
   }
   for (int o = 0; o < num_operands; ++o) {
     absl::StrAppend(&out, "      const long long off", o, " = ");
     for (size_t j = 0; j < dims.size(); ++j) {
-      absl::StrAppend(&out, j ? " + " : "", "static_cast<long long>(c", dims[j], ") * p.stride[", o, "][",
-                      dims[j], "]");
+      absl::StrAppend(&out, j ? " + " : "", "static_cast<long long>(c", dims[j], ") * p.stride[", o,
+                      "][", dims[j], "]");
     }
     absl::StrAppend(&out, ";\n");
     const std::string type = MemType(k_.operand_dtype(o));
     if (o < n_in) {
-      absl::StrAppend(&out, "      V", o, " a", o, ";\n      if (p.stride[", o, "][", inner, "] == 0) {\n",
-                      "        const ", type, " s = reinterpret_cast<const ", type, "*>(p.ptr[", o, "])[off", o,
-                      "];\n#pragma unroll\n        for (int j = 0; j < kVec; ++j) a", o, ".v[j] = s;\n",
-                      "      } else {\n        a", o, " = *reinterpret_cast<const V", o, "*>(reinterpret_cast<const ",
-                      type, "*>(p.ptr[", o, "]) + off", o, ");\n      }\n");
+      absl::StrAppend(
+          &out, "      V", o, " a", o, ";\n      if (p.stride[", o, "][", inner, "] == 0) {\n",
+          "        const ", type, " s = reinterpret_cast<const ", type, "*>(p.ptr[", o, "])[off", o,
+          "];\n#pragma unroll\n        for (int j = 0; j < kVec; ++j) a", o, ".v[j] = s;\n",
+          "      } else {\n        a", o, " = *reinterpret_cast<const V", o,
+          "*>(reinterpret_cast<const ", type, "*>(p.ptr[", o, "]) + off", o, ");\n      }\n");
     } else {
       absl::StrAppend(&out, "      V", o, " a", o, ";\n");
     }
   }
   absl::StrAppend(&out, "#pragma unroll\n      for (int j = 0; j < kVec; ++j) {\n        ",
-                  PointCall([](int o) { return absl::StrCat("a", o, ".v[j]"); }, "        "), "\n      }\n");
+                  PointCall([](int o) { return absl::StrCat("a", o, ".v[j]"); }, "        "),
+                  "\n      }\n");
   for (int o = n_in; o < num_operands; ++o) {
-    absl::StrAppend(&out, "      *reinterpret_cast<V", o, "*>(reinterpret_cast<", MemType(k_.operand_dtype(o)),
-                    "*>(p.ptr[", o, "]) + off", o, ") = a", o, ";\n");
+    absl::StrAppend(&out, "      *reinterpret_cast<V", o, "*>(reinterpret_cast<",
+                    MemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "]) + off", o, ") = a", o, ";\n");
   }
   absl::StrAppend(&out, "    }\n    return;\n  }\n");
 }
@@ -626,16 +703,19 @@ void KernelSourceEmitter::EmitStrided(std::string& out) {
     absl::StrAppend(&out, "    const long long off", o, " = ");
     if (dims.empty()) absl::StrAppend(&out, "0");
     for (size_t j = 0; j < dims.size(); ++j) {
-      absl::StrAppend(&out, j ? " + " : "", "static_cast<long long>(c", dims[j], ") * p.stride[",
-                      o, "][", dims[j], "]");
+      absl::StrAppend(&out, j ? " + " : "", "static_cast<long long>(c", dims[j], ") * p.stride[", o,
+                      "][", dims[j], "]");
     }
     absl::StrAppend(&out, ";\n");
   }
-  absl::StrAppend(&out, "    ", PointCall([&](int o) {
-                    return absl::StrCat("reinterpret_cast<", o < n_in ? "const " : "",
-                                        MemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "])[off",
-                                        o, "]");
-                  }, "    "),
+  absl::StrAppend(&out, "    ",
+                  PointCall(
+                      [&](int o) {
+                        return absl::StrCat("reinterpret_cast<", o < n_in ? "const " : "",
+                                            MemType(k_.operand_dtype(o)), "*>(p.ptr[", o, "])[off",
+                                            o, "]");
+                      },
+                      "    "),
                   "\n  }\n}\n");
 }
 
@@ -648,36 +728,53 @@ std::string CudaInstrExpr(const PointwiseKernel& k, size_t i,
   auto arg = [&](int j) { return arg_name(in.args[j]); };
   auto arg_dtype = [&](int j) { return k.body[in.args[j]].dtype; };
   std::string expr;
-    switch (in.op) {
-      case PwOp::kConstant:
-        expr = IsFloat(d) ? FloatLiteral(d, in.fvalue) : IntLiteral(d, in.ivalue);
-        break;
-      case PwOp::kCast: expr = Cast(arg(0), arg_dtype(0), d); break;
-      case PwOp::kAdd:
-      case PwOp::kSub:
-      case PwOp::kMul:
-      case PwOp::kDiv:
-      case PwOp::kMaximum:
-      case PwOp::kMinimum:
-      case PwOp::kPow: expr = Binary(in.op, d, arg(0), arg(1)); break;
-      case PwOp::kEq:
-      case PwOp::kNe:
-      case PwOp::kLt:
-      case PwOp::kLe:
-      case PwOp::kGt:
-      case PwOp::kGe: expr = Compare(in.op, arg(0), arg(1)); break;
-      case PwOp::kAnd: expr = absl::StrCat(arg(0), " && ", arg(1)); break;
-      case PwOp::kOr: expr = absl::StrCat(arg(0), " || ", arg(1)); break;
-      case PwOp::kNot: expr = absl::StrCat("!", arg(0)); break;
-      case PwOp::kWhere: expr = absl::StrCat(arg(0), " ? ", arg(1), " : ", arg(2)); break;
-      case PwOp::kLoad:
-      case PwOp::kStore:
-      case PwOp::kReduceSum:
-      case PwOp::kReduceMax:
-      case PwOp::kReduceMin: return "";
-      default: expr = Unary(in.op, d, arg(0)); break;
-    }
-    return expr;
+  switch (in.op) {
+    case PwOp::kConstant:
+      expr = IsFloat(d) ? FloatLiteral(d, in.fvalue) : IntLiteral(d, in.ivalue);
+      break;
+    case PwOp::kCast:
+      expr = Cast(arg(0), arg_dtype(0), d);
+      break;
+    case PwOp::kAdd:
+    case PwOp::kSub:
+    case PwOp::kMul:
+    case PwOp::kDiv:
+    case PwOp::kMaximum:
+    case PwOp::kMinimum:
+    case PwOp::kPow:
+      expr = Binary(in.op, d, arg(0), arg(1));
+      break;
+    case PwOp::kEq:
+    case PwOp::kNe:
+    case PwOp::kLt:
+    case PwOp::kLe:
+    case PwOp::kGt:
+    case PwOp::kGe:
+      expr = Compare(in.op, arg(0), arg(1));
+      break;
+    case PwOp::kAnd:
+      expr = absl::StrCat(arg(0), " && ", arg(1));
+      break;
+    case PwOp::kOr:
+      expr = absl::StrCat(arg(0), " || ", arg(1));
+      break;
+    case PwOp::kNot:
+      expr = absl::StrCat("!", arg(0));
+      break;
+    case PwOp::kWhere:
+      expr = absl::StrCat(arg(0), " ? ", arg(1), " : ", arg(2));
+      break;
+    case PwOp::kLoad:
+    case PwOp::kStore:
+    case PwOp::kReduceSum:
+    case PwOp::kReduceMax:
+    case PwOp::kReduceMin:
+      return "";
+    default:
+      expr = Unary(in.op, d, arg(0));
+      break;
+  }
+  return expr;
 }
 
 std::string CudaFixedOffset(const PointwiseKernel& k, int o, const std::string& var, int first) {
@@ -748,7 +845,8 @@ CudaKernelGeometry GeometryOf(const PointwiseKernel& kernel) {
     bool broadcast = false;
     if (IsFixedLayoutOperand(kernel, o))
       for (int d = 0; d < rank; ++d)
-        broadcast = broadcast || (kernel.shape[d] > 1 && kernel.fixed_strides[static_cast<size_t>(o) * rank + d] == 0);
+        broadcast = broadcast || (kernel.shape[d] > 1 &&
+                                  kernel.fixed_strides[static_cast<size_t>(o) * rank + d] == 0);
     if (!broadcast) largest = std::max(largest, Bytes(kernel.operand_dtype(o)));
   }
   geo.vec = HasIndexOps(kernel) ? 1 : 16 / largest;  // index kernels: one element per thread
@@ -769,19 +867,21 @@ absl::Status CheckCudaKernel(const PointwiseKernel& kernel) {
         absl::StrCat("invalid pointwise kernel '", kernel.name, "': ", error));
   }
   // In 64-bit arithmetic: a verified kernel's operand count and rank are small, but not bounded.
-  const int64_t param_bytes = 8 * static_cast<int64_t>(kernel.num_operands()) *
-                                  (1 + static_cast<int64_t>(kernel.shape.size())) +
-                              (HasRuntimeShape(kernel) ? 8 * static_cast<int64_t>(kernel.shape.size()) : 0);
+  const int64_t param_bytes =
+      8 * static_cast<int64_t>(kernel.num_operands()) *
+          (1 + static_cast<int64_t>(kernel.shape.size())) +
+      (HasRuntimeShape(kernel) ? 8 * static_cast<int64_t>(kernel.shape.size()) : 0);
   if (param_bytes > kCudaMaxParamBytes) {
-    return absl::UnimplementedError(absl::StrCat(
-        "kernel '", kernel.name, "' has ", kernel.num_operands(), " operands of rank ",
-        kernel.shape.size(), ": its CUDA parameters would take ", param_bytes,
-        " bytes, more than the ", kCudaMaxParamBytes, " a launch can pass"));
+    return absl::UnimplementedError(
+        absl::StrCat("kernel '", kernel.name, "' has ", kernel.num_operands(), " operands of rank ",
+                     kernel.shape.size(), ": its CUDA parameters would take ", param_bytes,
+                     " bytes, more than the ", kCudaMaxParamBytes, " a launch can pass"));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> kernels, int cc_major) {
+absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> kernels,
+                                           int cc_major) {
   std::set<std::string> names;
   for (const PointwiseKernel& kernel : kernels) {
     RETURN_IF_ERROR(CheckCudaKernel(kernel));

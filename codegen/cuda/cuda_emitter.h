@@ -16,7 +16,7 @@ namespace tccd::codegen {
 
 // Compile-time facts of one kernel's generated code.
 struct CudaKernelGeometry {
-  int64_t numel = 0;     // -1: run-time sizes (kRuntimeDim), known at each launch only
+  int64_t numel = 0;  // -1: run-time sizes (kRuntimeDim), known at each launch only
   bool runtime_shape = false;
   int vec = 1;           // elements per thread of the contig entry: 16 bytes / largest operand
   bool index64 = false;  // 64-bit flat indices (numel >= 2^31)

@@ -24,7 +24,7 @@
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/cuda_emitter.h"
 #include "codegen/cuda/cuda_index_emitter.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -35,7 +35,8 @@ std::string V(int i) { return absl::StrCat("v", i); }
 
 // Philox4x32-10 (Salmon et al., Random123), first output word as a uniform float in [0, 1):
 // emitted into the namespace of kernels that draw random numbers (kRandom).
-constexpr char kPhilox[] = R"(__device__ __forceinline__ float PhiloxUniform(unsigned long long seed,
+constexpr char kPhilox[] =
+    R"(__device__ __forceinline__ float PhiloxUniform(unsigned long long seed,
                                                 unsigned long long offset,
                                                 unsigned long long flat) {
   unsigned int c0 = static_cast<unsigned int>(flat), c1 = static_cast<unsigned int>(flat >> 32);
@@ -87,12 +88,14 @@ int DTypeSize(DType d) {
 
 class VectorPlan {
  public:
-  explicit VectorPlan(const PointwiseKernel& k) : k_(k), inner_(static_cast<int>(k.shape.size()) - 1) {
+  explicit VectorPlan(const PointwiseKernel& k)
+      : k_(k), inner_(static_cast<int>(k.shape.size()) - 1) {
     lane_.assign(k.body.size(), false);
     slot_.assign(k.body.size(), -1);
     for (size_t i = 0; i < k.body.size(); ++i) {
       const PwInstr& in = k.body[i];
-      bool lane = (in.op == PwOp::kIndex && in.operand == inner_) || in.op == PwOp::kLoad || in.op == PwOp::kRandom;
+      bool lane = (in.op == PwOp::kIndex && in.operand == inner_) || in.op == PwOp::kLoad ||
+                  in.op == PwOp::kRandom;
       for (int a : in.args) lane = lane || lane_[a];
       lane_[i] = lane && in.op != PwOp::kStore;
       if (in.op != PwOp::kGather || !lane_[i] || lane_[in.args[0]]) continue;
@@ -112,7 +115,8 @@ class VectorPlan {
     for (size_t i = 0; i < k.body.size(); ++i) {
       const PwInstr& in = k.body[i];
       for (size_t a = 0; a < in.args.size(); ++a) {
-        const bool lane_coordinate = in.op == PwOp::kGather && slot_[i] >= 0 && static_cast<int>(a) == slot_[i] + 1;
+        const bool lane_coordinate =
+            in.op == PwOp::kGather && slot_[i] >= 0 && static_cast<int>(a) == slot_[i] + 1;
         if (!lane_coordinate) per_lane_use_[in.args[a]] = true;
       }
     }
@@ -122,7 +126,8 @@ class VectorPlan {
     int largest = 1;
     for (size_t i = 0; i < k.body.size(); ++i) {
       const PwInstr& in = k.body[i];
-      const bool per_lane = in.op == PwOp::kLoad || in.op == PwOp::kStore || (in.op == PwOp::kGather && lane_[i]);
+      const bool per_lane =
+          in.op == PwOp::kLoad || in.op == PwOp::kStore || (in.op == PwOp::kGather && lane_[i]);
       if (per_lane) largest = std::max(largest, DTypeSize(in.dtype));
     }
     vec_ = 16 / largest;
@@ -143,26 +148,27 @@ class VectorPlan {
     const int rank = static_cast<int>(k_.shape.size());
     std::vector<std::string> terms;
     auto aligned = [&](int o) {
-      return absl::StrCat("reinterpret_cast<unsigned long long>(", ptr, "[", o, "]) % (kVec * sizeof(",
-                          CudaMemType(k_.operand_dtype(o)), ")) == 0");
+      return absl::StrCat("reinterpret_cast<unsigned long long>(", ptr, "[", o,
+                          "]) % (kVec * sizeof(", CudaMemType(k_.operand_dtype(o)), ")) == 0");
     };
     // The strides of operand o but slot `unit`'s, over `slots` slots, multiples of kVec (for
     // iteration-space rows, dims of size 1 are skipped: their coordinate is always 0).
     auto multiples = [&](int o, int unit, int slots, bool space) {
       std::string c;
       for (int d = 0; d < slots; ++d)
-        if (d != unit && !(space && k_.shape[d] == 1)) absl::StrAppend(&c, " && ", st, "[", o, "][", d, "] % kVec == 0");
+        if (d != unit && !(space && k_.shape[d] == 1))
+          absl::StrAppend(&c, " && ", st, "[", o, "][", d, "] % kVec == 0");
       return c;
     };
     for (size_t i = 0; i < k_.body.size(); ++i) {
       const PwInstr& in = k_.body[i];
       if (in.op == PwOp::kGather && slot_[i] >= 0) {
-        terms.push_back(absl::StrCat("(", st, "[", in.operand, "][", slot_[i], "] == 1 && ", aligned(in.operand),
-                                     multiples(in.operand, slot_[i], static_cast<int>(in.args.size()) - 1, false),
-                                     ")"));
+        terms.push_back(absl::StrCat(
+            "(", st, "[", in.operand, "][", slot_[i], "] == 1 && ", aligned(in.operand),
+            multiples(in.operand, slot_[i], static_cast<int>(in.args.size()) - 1, false), ")"));
       } else if (in.op == PwOp::kLoad) {
-        terms.push_back(absl::StrCat("(", st, "[", in.operand, "][", inner_, "] == 0 || (", st, "[", in.operand, "][",
-                                     inner_, "] == 1 && ", aligned(in.operand),
+        terms.push_back(absl::StrCat("(", st, "[", in.operand, "][", inner_, "] == 0 || (", st, "[",
+                                     in.operand, "][", inner_, "] == 1 && ", aligned(in.operand),
                                      multiples(in.operand, inner_, rank, true), "))"));
       } else if (in.op == PwOp::kStore) {
         const int o = n_in + in.operand;
@@ -179,9 +185,10 @@ class VectorPlan {
   absl::Status EmitPointVec(std::string& out) const {
     const int n_in = static_cast<int>(k_.input_dtypes.size());
     const int rank = static_cast<int>(k_.shape.size());
-    absl::StrAppend(&out, "__device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)[", rank,
-                    "], const long long* c, const long long* off, unsigned long long flat) {\n",
-                    "  constexpr int kVec = ", vec_, ";\n");
+    absl::StrAppend(
+        &out, "__device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)[",
+        rank, "], const long long* c, const long long* off, unsigned long long flat) {\n",
+        "  constexpr int kVec = ", vec_, ";\n");
     auto ref = [&](int v) { return lane_[v] ? absl::StrCat("v", v, "[j]") : absl::StrCat("v", v); };
     // "for each lane j" at `indent`; the pragma at column 0, as everywhere in the generated code.
     auto lanes_at = [](const std::string& indent) {
@@ -194,26 +201,33 @@ class VectorPlan {
       const std::string v = absl::StrCat("v", i);
       const std::string mem = CudaMemType(d);
       // A memory element as a register value.
-      auto reg = [&](const std::string& e) { return d == DType::kBool ? absl::StrCat("(", e, " != 0)") : e; };
+      auto reg = [&](const std::string& e) {
+        return d == DType::kBool ? absl::StrCat("(", e, " != 0)") : e;
+      };
       if (in.op == PwOp::kStore) {
         const int o = n_in + in.operand;
-        const std::string val = d == DType::kBool ? absl::StrCat("(unsigned char)", ref(in.args[0])) : ref(in.args[0]);
+        const std::string val =
+            d == DType::kBool ? absl::StrCat("(unsigned char)", ref(in.args[0])) : ref(in.args[0]);
         // One store instruction for the whole vector (as the row emitter's store_whole): a Vec
         // assembled lane by lane was stored in 2-byte pieces by NVRTC 13 (ViT's stack: 8 x
         // st.global.u16 per thread), even when copied out as one uint4.
         const int bytes = vec_ * DTypeSize(d);
-        const std::string address = absl::StrCat("reinterpret_cast<", mem, "*>(ptr[", o, "]) + off[", o, "]");
-        absl::StrAppend(&out, "  {\n    tccd_rt::Vec<", mem, ", kVec> s;\n", lanes_at("    "), "s.v[j] = ", val, ";\n");
+        const std::string address =
+            absl::StrCat("reinterpret_cast<", mem, "*>(ptr[", o, "]) + off[", o, "]");
+        absl::StrAppend(&out, "  {\n    tccd_rt::Vec<", mem, ", kVec> s;\n", lanes_at("    "),
+                        "s.v[j] = ", val, ";\n");
         if (bytes == 16) {
           absl::StrAppend(&out, "    const uint4 w = *reinterpret_cast<const uint4*>(&s);\n",
-                          "    asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"l\"(", address,
+                          "    asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"l\"(",
+                          address,
                           "), \"r\"(w.x), \"r\"(w.y), \"r\"(w.z), \"r\"(w.w) : \"memory\");\n");
         } else if (bytes == 8) {
           absl::StrAppend(&out, "    const uint2 w = *reinterpret_cast<const uint2*>(&s);\n",
                           "    asm volatile(\"st.global.v2.b32 [%0], {%1, %2};\" ::\"l\"(", address,
                           "), \"r\"(w.x), \"r\"(w.y) : \"memory\");\n");
         } else {
-          absl::StrAppend(&out, "    *reinterpret_cast<tccd_rt::Vec<", mem, ", kVec>*>(", address, ") = s;\n");
+          absl::StrAppend(&out, "    *reinterpret_cast<tccd_rt::Vec<", mem, ", kVec>*>(", address,
+                          ") = s;\n");
         }
         absl::StrAppend(&out, "  }\n");
         continue;
@@ -235,29 +249,37 @@ class VectorPlan {
       absl::StrAppend(&out, "  ", CudaRegType(d), " ", v, "[kVec];\n");
       if (in.op == PwOp::kLoad) {
         const int o = in.operand;
-        absl::StrAppend(&out, "  if (st[", o, "][", inner_, "] == 0) {\n    const ", mem, " s = reinterpret_cast<const ",
-                        mem, "*>(ptr[", o, "])[off[", o, "]];\n", lanes_at("    "), v, "[j] = ", reg("s"), ";\n  } else {\n",
-                        "    const tccd_rt::Vec<", mem, ", kVec> a = *reinterpret_cast<const tccd_rt::Vec<", mem,
-                        ", kVec>*>(reinterpret_cast<const ", mem, "*>(ptr[", o, "]) + off[", o, "]);\n", lanes_at("    "), v,
-                        "[j] = ", reg("a.v[j]"), ";\n  }\n");
+        absl::StrAppend(&out, "  if (st[", o, "][", inner_, "] == 0) {\n    const ", mem,
+                        " s = reinterpret_cast<const ", mem, "*>(ptr[", o, "])[off[", o, "]];\n",
+                        lanes_at("    "), v, "[j] = ", reg("s"), ";\n  } else {\n",
+                        "    const tccd_rt::Vec<", mem,
+                        ", kVec> a = *reinterpret_cast<const tccd_rt::Vec<", mem,
+                        ", kVec>*>(reinterpret_cast<const ", mem, "*>(ptr[", o, "]) + off[", o,
+                        "]);\n", lanes_at("    "), v, "[j] = ", reg("a.v[j]"), ";\n  }\n");
       } else if (in.op == PwOp::kIndex) {
         absl::StrAppend(&out, lanes, v, "[j] = c[", in.operand, "] + j;\n");
       } else if (in.op == PwOp::kRandom) {
-        absl::StrAppend(&out, lanes, v, "[j] = PhiloxUniform(static_cast<unsigned long long>(", ref(in.args[0]),
-                        "), static_cast<unsigned long long>(", ref(in.args[1]), "), flat + j);\n");
+        absl::StrAppend(&out, lanes, v, "[j] = PhiloxUniform(static_cast<unsigned long long>(",
+                        ref(in.args[0]), "), static_cast<unsigned long long>(", ref(in.args[1]),
+                        "), flat + j);\n");
       } else if (in.op == PwOp::kGather && slot_[i] >= 0) {
         // The first lane's address: the lane coordinate is c[L] there.
         std::string address;
         for (size_t a = 1; a < in.args.size(); ++a) {
-          const std::string coord = lane_[in.args[a]] ? absl::StrCat("c[", inner_, "]") : ref(in.args[a]);
-          absl::StrAppend(&address, a > 1 ? " + " : "", coord, " * st[", in.operand, "][", a - 1, "]");
+          const std::string coord =
+              lane_[in.args[a]] ? absl::StrCat("c[", inner_, "]") : ref(in.args[a]);
+          absl::StrAppend(&address, a > 1 ? " + " : "", coord, " * st[", in.operand, "][", a - 1,
+                          "]");
         }
-        absl::StrAppend(&out, "  {\n    tccd_rt::Vec<", mem, ", kVec> g;\n    if (", ref(in.args[0]),
-                        ") {\n      g = *reinterpret_cast<const tccd_rt::Vec<", mem, ", kVec>*>(reinterpret_cast<const ",
-                        mem, "*>(ptr[", in.operand, "]) + ", address, ");\n    } else {\n", lanes_at("      "),
-                        "g.v[j] = 0;\n    }\n", lanes_at("    "), v, "[j] = ", reg("g.v[j]"), ";\n  }\n");
+        absl::StrAppend(&out, "  {\n    tccd_rt::Vec<", mem, ", kVec> g;\n    if (",
+                        ref(in.args[0]), ") {\n      g = *reinterpret_cast<const tccd_rt::Vec<",
+                        mem, ", kVec>*>(reinterpret_cast<const ", mem, "*>(ptr[", in.operand,
+                        "]) + ", address, ");\n    } else {\n", lanes_at("      "),
+                        "g.v[j] = 0;\n    }\n", lanes_at("    "), v, "[j] = ", reg("g.v[j]"),
+                        ";\n  }\n");
       } else {
-        const std::string expr = in.op == PwOp::kGather ? ScalarGather(in, ref) : CudaInstrExpr(k_, i, ref);
+        const std::string expr =
+            in.op == PwOp::kGather ? ScalarGather(in, ref) : CudaInstrExpr(k_, i, ref);
         if (expr.empty()) return NoLowering(i);
         absl::StrAppend(&out, lanes, v, "[j] = ", expr, ";\n");
       }
@@ -272,18 +294,21 @@ class VectorPlan {
   std::string ScalarGather(const PwInstr& in, const Ref& ref) const {
     std::string address;
     for (size_t a = 1; a < in.args.size(); ++a)
-      absl::StrAppend(&address, a > 1 ? " + " : "", ref(in.args[a]), " * st[", in.operand, "][", a - 1, "]");
+      absl::StrAppend(&address, a > 1 ? " + " : "", ref(in.args[a]), " * st[", in.operand, "][",
+                      a - 1, "]");
     if (address.empty()) address = "0";
-    std::string expr = absl::StrCat("reinterpret_cast<const ", CudaMemType(in.dtype), "*>(ptr[", in.operand, "])[",
-                                    address, "]");
+    std::string expr = absl::StrCat("reinterpret_cast<const ", CudaMemType(in.dtype), "*>(ptr[",
+                                    in.operand, "])[", address, "]");
     if (in.dtype == DType::kBool) expr = absl::StrCat("(", expr, " != 0)");
     return absl::StrCat(ref(in.args[0]), " ? ", expr, " : ",
-                        in.dtype == DType::kBool ? "false" : absl::StrCat("static_cast<", CudaRegType(in.dtype), ">(0)"));
+                        in.dtype == DType::kBool
+                            ? "false"
+                            : absl::StrCat("static_cast<", CudaRegType(in.dtype), ">(0)"));
   }
 
   absl::Status NoLowering(size_t i) const {
-    return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(k_.body[i].op), " at %", i,
-                                            " in kernel '", k_.name, "'"));
+    return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(k_.body[i].op),
+                                            " at %", i, " in kernel '", k_.name, "'"));
   }
 
   const PointwiseKernel& k_;
@@ -314,8 +339,8 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
   absl::StrAppend(&out, "\n// ", std::string(76, '-'), "\n", CudaIrComment(k));
   absl::StrAppend(&out, "namespace ", ns, " {\n\n", "typedef ", index_type, " Index;\n\n");
   absl::StrAppend(&out, "struct ContigParams {\n  char* ptr[", num_operands, "];\n};\n");
-  absl::StrAppend(&out, "struct StridedParams {\n  char* ptr[", num_operands, "];\n  long long stride[",
-                  num_operands, "][", rank, "];\n};\n");
+  absl::StrAppend(&out, "struct StridedParams {\n  char* ptr[", num_operands,
+                  "];\n  long long stride[", num_operands, "][", rank, "];\n};\n");
   absl::StrAppend(&out, "static_assert(sizeof(ContigParams) == ", geo.contig_param_bytes,
                   ", \"parameter layout\");\n");
   absl::StrAppend(&out, "static_assert(sizeof(StridedParams) == ", geo.strided_param_bytes,
@@ -326,8 +351,9 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
   if (random) absl::StrAppend(&out, kPhilox);
   // Point(): the body at coordinates c (flat: their row-major index), with element offsets off
   // (loads and stores) and the stride table st (gathers).
-  absl::StrAppend(&out, "__device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[", rank,
-                  "], const long long* c, const long long* off, unsigned long long flat) {\n");
+  absl::StrAppend(
+      &out, "__device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[", rank,
+      "], const long long* c, const long long* off, unsigned long long flat) {\n");
   for (size_t i = 0; i < k.body.size(); ++i) {
     const PwInstr& in = k.body[i];
     const DType d = in.dtype;
@@ -338,14 +364,17 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
         address = absl::StrCat("off[", in.operand, "]");
       } else {
         for (size_t a = 1; a < in.args.size(); ++a)
-          absl::StrAppend(&address, a > 1 ? " + " : "", V(in.args[a]), " * st[", in.operand, "][", a - 1, "]");
+          absl::StrAppend(&address, a > 1 ? " + " : "", V(in.args[a]), " * st[", in.operand, "][",
+                          a - 1, "]");
         if (address.empty()) address = "0";
       }
-      expr = absl::StrCat("reinterpret_cast<const ", CudaMemType(d), "*>(ptr[", in.operand, "])[", address, "]");
+      expr = absl::StrCat("reinterpret_cast<const ", CudaMemType(d), "*>(ptr[", in.operand, "])[",
+                          address, "]");
       if (d == DType::kBool) expr = absl::StrCat("(", expr, " != 0)");
       if (in.op == PwOp::kGather) {
-        expr = absl::StrCat(V(in.args[0]), " ? ", expr, " : ",
-                            d == DType::kBool ? "false" : absl::StrCat("static_cast<", CudaRegType(d), ">(0)"));
+        expr = absl::StrCat(
+            V(in.args[0]), " ? ", expr, " : ",
+            d == DType::kBool ? "false" : absl::StrCat("static_cast<", CudaRegType(d), ">(0)"));
       }
     } else if (in.op == PwOp::kIndex) {
       expr = absl::StrCat("c[", in.operand, "]");
@@ -354,8 +383,10 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
                           "), static_cast<unsigned long long>(", V(in.args[1]), "), flat)");
     } else if (in.op == PwOp::kStore) {
       const int o = n_in + in.operand;
-      absl::StrAppend(&out, "  reinterpret_cast<", CudaMemType(d), "*>(ptr[", o, "])[off[", o, "]] = ",
-                      d == DType::kBool ? absl::StrCat("(unsigned char)", V(in.args[0])) : V(in.args[0]), ";\n");
+      absl::StrAppend(
+          &out, "  reinterpret_cast<", CudaMemType(d), "*>(ptr[", o, "])[off[", o, "]] = ",
+          d == DType::kBool ? absl::StrCat("(unsigned char)", V(in.args[0])) : V(in.args[0]),
+          ";\n");
       continue;
     } else {
       expr = CudaInstrExpr(k, i, [](int v) { return V(v); });
@@ -364,7 +395,8 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
       return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %", i,
                                               " in kernel '", k.name, "'"));
     }
-    absl::StrAppend(&out, "  const ", CudaRegType(d), " ", V(static_cast<int>(i)), " = ", expr, ";\n");
+    absl::StrAppend(&out, "  const ", CudaRegType(d), " ", V(static_cast<int>(i)), " = ", expr,
+                    ";\n");
   }
   absl::StrAppend(&out, "}\n\n");
   if (vector_path) RETURN_IF_ERROR(plan.EmitPointVec(out));
@@ -377,8 +409,8 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
         absl::StrAppend(&s, indent, "c[0] = static_cast<long long>(rest);\n");
       } else {
         const std::string size = absl::StrCat(k.shape[d], geo.index64 ? "ull" : "u");
-        absl::StrAppend(&s, indent, "c[", d, "] = static_cast<long long>(rest % ", size, ");\n", indent, "rest /= ",
-                        size, ";\n");
+        absl::StrAppend(&s, indent, "c[", d, "] = static_cast<long long>(rest % ", size, ");\n",
+                        indent, "rest /= ", size, ";\n");
       }
     }
   };
@@ -400,23 +432,27 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
   absl::StrAppend(&out, "}  // namespace ", ns, "\n\n");
   for (const bool strided : {false, true}) {
     if (strided ? !k.has_strided_entry() : !k.has_dense_entry()) continue;
-    absl::StrAppend(&out, "extern \"C\" __global__ void __launch_bounds__(", kCudaBlockSize, ")\n", k.name,
-                    strided ? "_strided" : "_contig", "(const ", ns, "::", strided ? "StridedParams" : "ContigParams",
-                    " p) {\n");
+    absl::StrAppend(&out, "extern \"C\" __global__ void __launch_bounds__(", kCudaBlockSize, ")\n",
+                    k.name, strided ? "_strided" : "_contig", "(const ", ns,
+                    "::", strided ? "StridedParams" : "ContigParams", " p) {\n");
     if (geo.numel == 0) {
       absl::StrAppend(&out, "  // numel is 0: nothing to do (GridSize gives 0 blocks).\n}\n\n");
       continue;
     }
     absl::StrAppend(&out, "  using namespace ", ns, ";\n");
-    if (!strided) absl::StrAppend(&out, "  const long long st[", num_operands, "][", rank, "] = ", row_major, ";\n");
-    absl::StrAppend(&out, "  const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;\n");
+    if (!strided)
+      absl::StrAppend(&out, "  const long long st[", num_operands, "][", rank, "] = ", row_major,
+                      ";\n");
+    absl::StrAppend(&out,
+                    "  const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;\n");
     // Offsets of every operand at coordinates c (flat index `flat` in the contig entry).
     auto offsets = [&](const std::string& indent, const std::string& flat) {
       std::string s = absl::StrCat(indent, "long long off[", num_operands, "];\n");
       if (strided) {
-        absl::StrAppend(&s, "#pragma unroll\n", indent, "for (int o = 0; o < ", num_operands, "; ++o) {\n", indent,
-                        "  off[o] = 0;\n#pragma unroll\n", indent, "  for (int d = 0; d < ", rank,
-                        "; ++d) off[o] += c[d] * p.stride[o][d];\n", indent, "}\n");
+        absl::StrAppend(&s, "#pragma unroll\n", indent, "for (int o = 0; o < ", num_operands,
+                        "; ++o) {\n", indent, "  off[o] = 0;\n#pragma unroll\n", indent,
+                        "  for (int d = 0; d < ", rank, "; ++d) off[o] += c[d] * p.stride[o][d];\n",
+                        indent, "}\n");
       } else {
         absl::StrAppend(&s, "#pragma unroll\n", indent, "for (int o = 0; o < ", num_operands,
                         "; ++o) off[o] = static_cast<long long>(", flat, ");\n");
@@ -426,18 +462,22 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
     const std::string table = strided ? "p.stride" : "st";
     if (vector_path) {
       // The test reads only parameters: uniform over the grid (constant in the contig entry).
-      absl::StrAppend(&out, "  constexpr int kVec = ", vec, ";\n  const bool vectors =\n      ",
-                      plan.Condition(table, "p.ptr"), ";\n  if (vectors) {\n",
-                      "    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < ", numel,
-                      " / kVec; i += num_threads) {\n      const Index flat = i * kVec;\n");
+      absl::StrAppend(
+          &out, "  constexpr int kVec = ", vec, ";\n  const bool vectors =\n      ",
+          plan.Condition(table, "p.ptr"), ";\n  if (vectors) {\n",
+          "    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < ",
+          numel, " / kVec; i += num_threads) {\n      const Index flat = i * kVec;\n");
       decompose(out, "      ", "flat");
       absl::StrAppend(&out, offsets("      ", "flat"), "      PointVec(p.ptr, ", table,
-                      ", c, off, static_cast<unsigned long long>(flat));\n", "    }\n    return;\n  }\n");
+                      ", c, off, static_cast<unsigned long long>(flat));\n",
+                      "    }\n    return;\n  }\n");
     }
-    absl::StrAppend(&out, "  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < ", numel,
-                    "; i += num_threads) {\n");
+    absl::StrAppend(
+        &out, "  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < ",
+        numel, "; i += num_threads) {\n");
     decompose(out, "    ", "i");
-    absl::StrAppend(&out, offsets("    ", "i"), "    Point(p.ptr, ", table, ", c, off, static_cast<unsigned long long>(i));\n");
+    absl::StrAppend(&out, offsets("    ", "i"), "    Point(p.ptr, ", table,
+                    ", c, off, static_cast<unsigned long long>(i));\n");
     absl::StrAppend(&out, "  }\n}\n\n");
   }
   return absl::OkStatus();

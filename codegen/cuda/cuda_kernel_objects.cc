@@ -14,7 +14,7 @@
 #include "codegen/cuda/nvjitlink.h"
 #include "codegen/cuda/nvrtc_compiler.h"
 #include "codegen/kernel/kernel_failure.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace tccd::codegen {
@@ -40,8 +40,10 @@ std::string ContentName(const PointwiseKernel& kernel, const std::string& key) {
     for (char c : op) {
       const bool word = absl::ascii_isalnum(static_cast<unsigned char>(c));
       // One underscore between words: identifiers with "__" are reserved in C++.
-      if (word) ops.push_back(c);
-      else if (!ops.empty() && ops.back() != '_') ops.push_back('_');
+      if (word)
+        ops.push_back(c);
+      else if (!ops.empty() && ops.back() != '_')
+        ops.push_back('_');
     }
     if (!ops.empty() && ops.back() != '_') ops.push_back('_');
     if (ops.size() > 60) break;  // long enough to recognise; the key prefix makes it unique
@@ -62,8 +64,10 @@ absl::StatusOr<Compiled> CompileOne(const PointwiseKernel& kernel, const CudaTar
   for (const std::string& op : reject_ops)
     if (std::find(kernel.fused_ops.begin(), kernel.fused_ops.end(), op) != kernel.fused_ops.end())
       absl::StrAppend(&out.source, "\n#error \"TCCD_TEST_REJECT_KERNEL_OPS names ", op, "\"\n");
-  ASSIGN_OR_RETURN(NvrtcOutput nvrtc, CompileWithNvrtc(out.source, kernel.name + ".cu", target, /*relocatable=*/true));
-  if (!nvrtc.log.empty()) spdlog::debug("cuda backend: NVRTC log for {}: {}", kernel.name, nvrtc.log);
+  ASSIGN_OR_RETURN(NvrtcOutput nvrtc,
+                   CompileWithNvrtc(out.source, kernel.name + ".cu", target, /*relocatable=*/true));
+  if (!nvrtc.log.empty())
+    spdlog::debug("cuda backend: NVRTC log for {}: {}", kernel.name, nvrtc.log);
   out.ptx = std::move(nvrtc.ptx);
   out.cubin = std::move(nvrtc.cubin);
   return out;
@@ -73,8 +77,10 @@ absl::StatusOr<Compiled> CompileOne(const PointwiseKernel& kernel, const CudaTar
 absl::StatusOr<std::vector<Compiled>> CompileInParallel(const std::vector<PointwiseKernel>& kernels,
                                                         const CudaTarget& target, int threads,
                                                         const std::vector<std::string>& reject_ops,
-                                                        KernelProgress& progress, std::vector<size_t>& failed) {
-  std::vector<absl::StatusOr<Compiled>> results(kernels.size(), absl::InternalError("not compiled"));
+                                                        KernelProgress& progress,
+                                                        std::vector<size_t>& failed) {
+  std::vector<absl::StatusOr<Compiled>> results(kernels.size(),
+                                                absl::InternalError("not compiled"));
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next.fetch_add(1); i < kernels.size(); i = next.fetch_add(1)) {
@@ -110,17 +116,17 @@ absl::Status CheckEntries(const CudaModule& module) {
 
 }  // namespace
 
-absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<const PointwiseKernel> kernels,
-                                                                 const CudaTarget& target,
-                                                                 const CudaKernelObjectsOptions& options) {
+absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(
+    absl::Span<const PointwiseKernel> kernels, const CudaTarget& target,
+    const CudaKernelObjectsOptions& options) {
   if (kernels.empty()) return absl::InvalidArgumentError("no kernels to compile");
   RET_CHECK(!options.fingerprint.empty());
   ASSIGN_OR_RETURN(CudaTarget checked, CudaTargetFromProto(target.cc_major, target.cc_minor));
   const auto start = std::chrono::steady_clock::now();
 
   CudaKernelObjectsResult result;
-  std::vector<std::string> keys;                 // distinct, in first-use order
-  std::vector<PointwiseKernel> firsts;           // each key's kernel, under its content name
+  std::vector<std::string> keys;        // distinct, in first-use order
+  std::vector<PointwiseKernel> firsts;  // each key's kernel, under its content name
   absl::flat_hash_map<std::string, size_t> index;
   std::vector<size_t> key_of;  // per kernel: its distinct key's index
   for (const PointwiseKernel& kernel : kernels) {
@@ -139,11 +145,13 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<cons
 
   absl::flat_hash_map<std::string, std::string> known;
   if (options.cache != nullptr) {
-    absl::StatusOr<absl::flat_hash_map<std::string, std::string>> found = options.cache->Lookup(keys);
+    absl::StatusOr<absl::flat_hash_map<std::string, std::string>> found =
+        options.cache->Lookup(keys);
     if (found.ok()) {
       known = *std::move(found);
     } else {
-      spdlog::warn("kernel cache lookup failed, compiling every kernel: {}", found.status().ToString());
+      spdlog::warn("kernel cache lookup failed, compiling every kernel: {}",
+                   found.status().ToString());
     }
   }
 
@@ -176,8 +184,8 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<cons
     result.kernels_compiled = static_cast<int>(missing.size());
     KernelProgress progress(options.progress, result.kernels_reused, static_cast<int>(keys.size()));
     std::vector<size_t> failed;
-    absl::StatusOr<std::vector<Compiled>> done =
-        CompileInParallel(missing, checked, options.threads, options.test_reject_ops, progress, failed);
+    absl::StatusOr<std::vector<Compiled>> done = CompileInParallel(
+        missing, checked, options.threads, options.test_reject_ops, progress, failed);
     if (!done.ok()) {
       std::vector<size_t> failed_keys;
       for (size_t j : failed) failed_keys.push_back(slots[j]);
@@ -201,14 +209,15 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<cons
   absl::Status linked = link();
   if (absl::IsFailedPrecondition(linked)) {
     // No nvJitLink here: the whole graph as one program, as before per-kernel objects.
-    spdlog::warn("cuda backend: {}; compiling the graph's kernels as one program", linked.ToString());
+    spdlog::warn("cuda backend: {}; compiling the graph's kernels as one program",
+                 linked.ToString());
     result = CudaKernelObjectsResult{};
     ASSIGN_OR_RETURN(result.module, CompileCudaKernels(kernels, checked));
     return result;
   }
   if (!linked.ok() && result.kernels_reused > 0) {
-    spdlog::warn("linking cached kernel cubins failed, recompiling all {} kernel(s): {}", keys.size(),
-                 linked.ToString());
+    spdlog::warn("linking cached kernel cubins failed, recompiling all {} kernel(s): {}",
+                 keys.size(), linked.ToString());
     RETURN_IF_ERROR(compile_missing(/*trust_cache=*/false));
     linked = link();
   }
@@ -221,10 +230,12 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(absl::Span<cons
     if (!failed_keys.empty()) return blame(linked, failed_keys);
     return linked;
   }
-  spdlog::debug("cuda backend: {} kernel(s), {} distinct, {} compiled on {} thread(s), {} reused; cubin {} bytes in {:.1f} ms",
-                kernels.size(), keys.size(), result.kernels_compiled, options.threads, result.kernels_reused,
-                result.module.cubin.size(),
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  spdlog::debug(
+      "cuda backend: {} kernel(s), {} distinct, {} compiled on {} thread(s), {} reused; cubin {} "
+      "bytes in {:.1f} ms",
+      kernels.size(), keys.size(), result.kernels_compiled, options.threads, result.kernels_reused,
+      result.module.cubin.size(),
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return result;
 }
 

@@ -6,9 +6,9 @@
 //
 // Each kernel is compiled under a content-derived name ("tccd_kernel_<key prefix>"), so that the
 // same cubin serves every graph; the CudaModule's kernels keep the graph's IR and names, and
-// their launch infos point at those entries. Identical kernels within one graph compile once and share entries.
-// Without nvJitLink (FAILED_PRECONDITION from LinkCubins) the graph compiles as one program
-// (CompileCudaKernels), reusing nothing.
+// their launch infos point at those entries. Identical kernels within one graph compile once and
+// share entries. Without nvJitLink (FAILED_PRECONDITION from LinkCubins) the graph compiles as one
+// program (CompileCudaKernels), reusing nothing.
 //
 // Thread-safety: any number of calls at once (NVRTC programs are independent).
 #pragma once
@@ -43,7 +43,8 @@ struct CudaKernelObjectsOptions {
 
 struct CudaKernelObjectsResult {
   CudaModule module;  // cuda_source and ptx hold what was compiled here only
-  std::vector<KernelObject> new_objects;  // relocatable cubins compiled here, for the caller to store
+  std::vector<KernelObject>
+      new_objects;  // relocatable cubins compiled here, for the caller to store
   int kernels_compiled = 0;
   int kernels_reused = 0;
 };

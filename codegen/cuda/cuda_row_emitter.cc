@@ -28,7 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/cuda_emitter.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -90,7 +90,8 @@ class RowEmitter {
   // Whether a thread's last chunk may lie (partly) past the row's end: the row is not a whole
   // number of chunks, or it is shifted (its positions start before the row).
   bool HasTail() const {
-    return geo_.shifted || geo_.row_length % (static_cast<int64_t>(geo_.threads_per_row) * geo_.vec) != 0;
+    return geo_.shifted ||
+           geo_.row_length % (static_cast<int64_t>(geo_.threads_per_row) * geo_.vec) != 0;
   }
   // The largest vector (a power of two, at most geo_.vec elements) that never crosses the end
   // of the innermost dim: the inner-vector branch moves kVec elements as kVec / kInnerVec of
@@ -258,7 +259,9 @@ void RowEmitter::PlanLoops() {
   for (int q = 0; q < n; ++q) loop_of_[q] = std::min(q, earliest_[body[reductions_[q]].args[0]]);
   for (int q = 0; q + 1 < n; ++q) {
     const int max = reductions_[q], sum = reductions_[q + 1];
-    if (!live_[max] || !live_[sum] || body[max].op != PwOp::kReduceMax || body[sum].op != PwOp::kReduceSum) continue;
+    if (!live_[max] || !live_[sum] || body[max].op != PwOp::kReduceMax ||
+        body[sum].op != PwOp::kReduceSum)
+      continue;
     const PwInstr& e = body[body[sum].args[0]];
     if (e.op != PwOp::kExp || e.dtype != DType::kF32) continue;
     const PwInstr& d = body[e.args[0]];
@@ -314,7 +317,8 @@ std::vector<size_t> RowEmitter::LoopedPhaseMembers(int phase) const {
     }
   };
   for (size_t i = 0; i < body.size(); ++i) {
-    if (live_[i] && body[i].op == PwOp::kStore && phase_[i] == phase && !IsRowOperand(OperandOf(body[i]))) {
+    if (live_[i] && body[i].op == PwOp::kStore && phase_[i] == phase &&
+        !IsRowOperand(OperandOf(body[i]))) {
       in_phase[i] = true;
       stack.push_back(i);
     }
@@ -343,14 +347,17 @@ std::string RowEmitter::OnlineStep(const Online& o) const {
   // The final combination (EmitLoopedPhase) scales each thread's st by exp(mt - m) with m the
   // row's max or its guard: 0 for threads that saw only -inf, NaN for a row whose max is -inf
   // with m = max (three passes: exp(-inf - -inf)), +inf for +inf rows under the guard (m = 0).
-  const std::string mt = absl::StrCat("acc", o.max), st = absl::StrCat("acc", o.sum), on = absl::StrCat("on", o.max);
+  const std::string mt = absl::StrCat("acc", o.max), st = absl::StrCat("acc", o.sum),
+                    on = absl::StrCat("on", o.max);
   return absl::StrCat(
-      "    {\n      float vmax = ", on, "[0];\n#pragma unroll\n      for (int q = 1; q < kVec; ++q) vmax = tccd_rt::MaxOp::apply(vmax, ", on,
-      "[q]);\n      const float mn = tccd_rt::MaxOp::apply(", mt, ", vmax);\n",
-      "      const float ms = fabsf(mn) == __int_as_float(0x7f800000) ? 0.0f : mn;\n",
-      "      ", st, " *= exp2f((", mt, " - ms) * 1.4426950408889634f);\n",
-      "#pragma unroll\n      for (int q = 0; q < kVec; ++q) ", st, " += exp2f((", on, "[q] - ms) * 1.4426950408889634f);\n",
-      "      ", mt, " = mn;\n    }\n");
+      "    {\n      float vmax = ", on,
+      "[0];\n#pragma unroll\n      for (int q = 1; q < kVec; ++q) vmax = "
+      "tccd_rt::MaxOp::apply(vmax, ",
+      on, "[q]);\n      const float mn = tccd_rt::MaxOp::apply(", mt, ", vmax);\n",
+      "      const float ms = fabsf(mn) == __int_as_float(0x7f800000) ? 0.0f : mn;\n", "      ", st,
+      " *= exp2f((", mt, " - ms) * 1.4426950408889634f);\n",
+      "#pragma unroll\n      for (int q = 0; q < kVec; ++q) ", st, " += exp2f((", on,
+      "[q] - ms) * 1.4426950408889634f);\n", "      ", mt, " = mn;\n    }\n");
 }
 
 absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& out) {
@@ -361,8 +368,10 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
   // phase) exists now.
   if (phase < static_cast<int>(reductions_.size())) {
     if (const Online* o = OnlineWithSum(reductions_[phase]); o != nullptr && live_[o->sum]) {
-      absl::StrAppend(&out, "  const float v", o->sum, " = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc", o->sum,
-                      " * exp2f((acc", o->max, " - v", o->shift, ") * 1.4426950408889634f), ", smem, ");\n");
+      absl::StrAppend(&out, "  const float v", o->sum,
+                      " = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc", o->sum,
+                      " * exp2f((acc", o->max, " - v", o->shift, ") * 1.4426950408889634f), ", smem,
+                      ");\n");
     }
   }
   const std::vector<size_t> members = LoopedPhaseMembers(phase);
@@ -371,16 +380,19 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
   auto op_of = [&](int r) {
     return body[r].op == PwOp::kReduceSum ? "Sum" : body[r].op == PwOp::kReduceMax ? "Max" : "Min";
   };
-  for (int r : reductions) absl::StrAppend(&out, "  float acc", r, " = tccd_rt::", op_of(r), "Op::identity();\n");
+  for (int r : reductions)
+    absl::StrAppend(&out, "  float acc", r, " = tccd_rt::", op_of(r), "Op::identity();\n");
   const bool shifted = geo_.shifted;
   if (LoopUnroll() > 1) absl::StrAppend(&out, "#pragma unroll ", LoopUnroll(), "\n");
   if (shifted) {
     // Positions p0 from the vector-aligned element at or before the row's start.
-    absl::StrAppend(&out, "  for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {\n",
-                    "    const int e0 = p0 - head;\n");
+    absl::StrAppend(
+        &out, "  for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {\n",
+        "    const int e0 = p0 - head;\n");
   } else {
     // kVec divides kRowLength (RowGeometryOf), so a vector that starts in the row ends in it.
-    absl::StrAppend(&out, "  for (int e0 = lane * kVec; e0 < kRowLength; e0 += kThreads * kVec) {\n");
+    absl::StrAppend(&out,
+                    "  for (int e0 = lane * kVec; e0 < kRowLength; e0 += kThreads * kVec) {\n");
   }
   if (vectors) {
     for (size_t i : members) {
@@ -410,8 +422,8 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
     const DType d = in.dtype;
     if (in.op == PwOp::kLoad) {
       std::string value = vectors ? absl::StrCat("a", i, ".v[q]")
-                                 : absl::StrCat(Ptr(in.operand, true), "[b", in.operand, " + ",
-                                                StridedOffset(in.operand), "]");
+                                  : absl::StrCat(Ptr(in.operand, true), "[b", in.operand, " + ",
+                                                 StridedOffset(in.operand), "]");
       if (!vectors && shifted) {
         value = absl::StrCat("(", kInRow, " ? ", value, " : static_cast<", CudaMemType(d), ">(0))");
       }
@@ -424,14 +436,14 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
       if (vectors) {
         absl::StrAppend(&out, "      s", i, ".v[q] = ", value, ";\n");
       } else {
-        absl::StrAppend(&out, "      ", shifted ? absl::StrCat("if ", kInRow, " ") : "", Ptr(o, false), "[b", o,
-                        " + ", StridedOffset(o), "] = ", value, ";\n");
+        absl::StrAppend(&out, "      ", shifted ? absl::StrCat("if ", kInRow, " ") : "",
+                        Ptr(o, false), "[b", o, " + ", StridedOffset(o), "] = ", value, ";\n");
       }
     } else {
       const std::string expr = ElementExpr(i);
       if (expr.empty()) {
-        return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %", i,
-                                                " in kernel '", k_.name, "'"));
+        return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %",
+                                                i, " in kernel '", k_.name, "'"));
       }
       absl::StrAppend(&out, "      const ", CudaRegType(d), " v", i, " = ", expr, ";\n");
     }
@@ -439,12 +451,16 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
   for (int r : reductions) {
     if (OnlineWithSum(r) != nullptr) continue;
     if (OnlineWithMax(r) != nullptr) {
-      absl::StrAppend(&out, "      on", r, "[q] = ", shifted ? absl::StrCat(kInRow, " ? ", Name(body[r].args[0]), " : tccd_rt::MaxOp::identity()")
-                                                           : Name(body[r].args[0]), ";\n");
+      absl::StrAppend(&out, "      on", r, "[q] = ",
+                      shifted ? absl::StrCat(kInRow, " ? ", Name(body[r].args[0]),
+                                             " : tccd_rt::MaxOp::identity()")
+                              : Name(body[r].args[0]),
+                      ";\n");
       continue;
     }
-    absl::StrAppend(&out, "      ", shifted ? absl::StrCat("if ", kInRow, " ") : "", "acc", r, " = tccd_rt::", op_of(r),
-                    "Op::apply(acc", r, ", ", Name(body[r].args[0]), ");\n");
+    absl::StrAppend(&out, "      ", shifted ? absl::StrCat("if ", kInRow, " ") : "", "acc", r,
+                    " = tccd_rt::", op_of(r), "Op::apply(acc", r, ", ", Name(body[r].args[0]),
+                    ");\n");
   }
   absl::StrAppend(&out, "    }\n");
   for (int r : reductions)
@@ -463,8 +479,8 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
   absl::StrAppend(&out, "  }\n");
   for (int r : reductions) {
     if (OnlineWithSum(r) != nullptr) continue;  // at its own phase, when its m exists
-    absl::StrAppend(&out, "  const float v", r, " = tccd_rt::row_reduce<tccd_rt::", op_of(r), "Op, kThreads>(acc", r,
-                    ", ", smem, ");\n");
+    absl::StrAppend(&out, "  const float v", r, " = tccd_rt::row_reduce<tccd_rt::", op_of(r),
+                    "Op, kThreads>(acc", r, ", ", smem, ");\n");
   }
   return absl::OkStatus();
 }
@@ -481,8 +497,8 @@ std::string RowEmitter::StridedOffset(int o, const char* e) const {
     std::string coord = inner == 1 ? std::string(e) : absl::StrCat("(", e, " / ", inner, ")");
     if (idx > 0) coord = absl::StrCat("(", coord, " % ", k_.shape[d], ")");
     absl::StrAppend(&out, out.empty() ? "" : " + ", "static_cast<long long>",
-                    coord == e ? absl::StrCat("(", e, ")") : coord,
-                    " * p.stride[", o, "][", d, "]");
+                    coord == e ? absl::StrCat("(", e, ")") : coord, " * p.stride[", o, "][", d,
+                    "]");
     inner *= k_.shape[d];
   }
   return out.empty() ? "0" : out;
@@ -492,18 +508,21 @@ int RowEmitter::HeadOperand() const {
   // A padded output (zero tail) has aligned rows whatever the inputs' misalignment: the row's
   // head follows the unpadded operands, which it cannot help otherwise.
   for (const PwInstr& in : k_.body)
-    if (in.op == PwOp::kStore && !IsRowOperand(OperandOf(in)) && k_.zero_tail(in.operand) == 0) return OperandOf(in);
+    if (in.op == PwOp::kStore && !IsRowOperand(OperandOf(in)) && k_.zero_tail(in.operand) == 0)
+      return OperandOf(in);
   for (const PwInstr& in : k_.body)
     if (in.op == PwOp::kLoad && !IsRowOperand(in.operand)) return in.operand;
   return 0;
 }
 
 std::string RowEmitter::ShiftedRowSetup(Access access) const {
-  if (access != Access::kContig) return "  constexpr int head = 0;  // the strided entry reads per element\n";
+  if (access != Access::kContig)
+    return "  constexpr int head = 0;  // the strided entry reads per element\n";
   // An operand's misalignment at its row start, in elements (its pointer is element-aligned).
   auto misalignment = [&](int o) {
-    return absl::StrCat("static_cast<int>((reinterpret_cast<unsigned long long>(p.ptr[", o, "]) / sizeof(",
-                        CudaMemType(k_.operand_dtype(o)), ") + static_cast<unsigned long long>(b", o, ")) % kVec)");
+    return absl::StrCat("static_cast<int>((reinterpret_cast<unsigned long long>(p.ptr[", o,
+                        "]) / sizeof(", CudaMemType(k_.operand_dtype(o)),
+                        ") + static_cast<unsigned long long>(b", o, ")) % kVec)");
   };
   std::string out = absl::StrCat("  const int head = ", misalignment(HeadOperand()), ";\n");
   for (int o = 0; o < k_.num_operands(); ++o) {
@@ -516,16 +535,20 @@ std::string RowEmitter::ShiftedRowSetup(Access access) const {
 std::string RowEmitter::ShiftedLoad(const std::string& reg, int o) const {
   const std::string ptr = Ptr(o, true);
   return absl::StrCat("if (e0 >= 0 && e0 + kVec <= kRowLength && al", o, ") { ", reg,
-                      " = *reinterpret_cast<const tccd_rt::Vec<", CudaMemType(k_.operand_dtype(o)), ", kVec>*>(", ptr,
-                      " + b", o, " + e0); } else {\n#pragma unroll\n      for (int q = 0; q < kVec; ++q) if ", kInRow,
-                      " ", reg, ".v[q] = ", ptr, "[b", o, " + e0 + q];\n    }");
+                      " = *reinterpret_cast<const tccd_rt::Vec<", CudaMemType(k_.operand_dtype(o)),
+                      ", kVec>*>(", ptr, " + b", o,
+                      " + e0); } else {\n#pragma unroll\n      for (int q = 0; q < kVec; ++q) if ",
+                      kInRow, " ", reg, ".v[q] = ", ptr, "[b", o, " + e0 + q];\n    }");
 }
 
-std::string RowEmitter::ShiftedStore(const std::string& reg, int o, const std::string& guard) const {
+std::string RowEmitter::ShiftedStore(const std::string& reg, int o,
+                                     const std::string& guard) const {
   const std::string ptr = Ptr(o, false);
-  return absl::StrCat("if (", guard, "e0 >= 0 && e0 + kVec <= kRowLength && al", o, ") { tccd_rt::store_whole(", ptr,
-                      " + b", o, " + e0, ", reg, "); } else if (", guard, "e0 < kRowLength) {\n#pragma unroll\n      for (int q = 0; q < kVec; ++q) if ",
-                      kInRow, " ", ptr, "[b", o, " + e0 + q] = ", reg, ".v[q];\n    }");
+  return absl::StrCat(
+      "if (", guard, "e0 >= 0 && e0 + kVec <= kRowLength && al", o, ") { tccd_rt::store_whole(",
+      ptr, " + b", o, " + e0, ", reg, "); } else if (", guard,
+      "e0 < kRowLength) {\n#pragma unroll\n      for (int q = 0; q < kVec; ++q) if ", kInRow, " ",
+      ptr, "[b", o, " + e0 + q] = ", reg, ".v[q];\n    }");
 }
 
 int RowEmitter::InnerVec() const {
@@ -534,26 +557,32 @@ int RowEmitter::InnerVec() const {
   return v;
 }
 
-std::string RowEmitter::VectorLoad(const std::string& reg, DType dtype, int o, Access access) const {
+std::string RowEmitter::VectorLoad(const std::string& reg, DType dtype, int o,
+                                   Access access) const {
   const char* t = CudaMemType(dtype);
   if (access == Access::kContig || InnerVec() == geo_.vec) {
-    return absl::StrCat(reg, " = *reinterpret_cast<const tccd_rt::Vec<", t, ", kVec>*>(", Ptr(o, true), " + b", o,
-                        " + ", access == Access::kContig ? "e0" : StridedOffset(o, "e0"), ");");
+    return absl::StrCat(reg, " = *reinterpret_cast<const tccd_rt::Vec<", t, ", kVec>*>(",
+                        Ptr(o, true), " + b", o, " + ",
+                        access == Access::kContig ? "e0" : StridedOffset(o, "e0"), ");");
   }
-  return absl::StrCat("for (int m = 0; m < kVec; m += kInnerVec) *reinterpret_cast<tccd_rt::Vec<", t,
-                      ", kInnerVec>*>(&", reg, ".v[m]) = *reinterpret_cast<const tccd_rt::Vec<", t, ", kInnerVec>*>(",
-                      Ptr(o, true), " + b", o, " + ", StridedOffset(o, "(e0 + m)"), ");");
+  return absl::StrCat("for (int m = 0; m < kVec; m += kInnerVec) *reinterpret_cast<tccd_rt::Vec<",
+                      t, ", kInnerVec>*>(&", reg, ".v[m]) = *reinterpret_cast<const tccd_rt::Vec<",
+                      t, ", kInnerVec>*>(", Ptr(o, true), " + b", o, " + ",
+                      StridedOffset(o, "(e0 + m)"), ");");
 }
 
-std::string RowEmitter::VectorStore(const std::string& reg, DType dtype, int o, Access access) const {
+std::string RowEmitter::VectorStore(const std::string& reg, DType dtype, int o,
+                                    Access access) const {
   const char* t = CudaMemType(dtype);
   if (access == Access::kContig || InnerVec() == geo_.vec) {
-    return absl::StrCat("*reinterpret_cast<tccd_rt::Vec<", t, ", kVec>*>(", Ptr(o, false), " + b", o, " + ",
-                        access == Access::kContig ? "e0" : StridedOffset(o, "e0"), ") = ", reg, ";");
+    return absl::StrCat("*reinterpret_cast<tccd_rt::Vec<", t, ", kVec>*>(", Ptr(o, false), " + b",
+                        o, " + ", access == Access::kContig ? "e0" : StridedOffset(o, "e0"),
+                        ") = ", reg, ";");
   }
-  return absl::StrCat("for (int m = 0; m < kVec; m += kInnerVec) *reinterpret_cast<tccd_rt::Vec<", t,
-                      ", kInnerVec>*>(", Ptr(o, false), " + b", o, " + ", StridedOffset(o, "(e0 + m)"),
-                      ") = *reinterpret_cast<const tccd_rt::Vec<", t, ", kInnerVec>*>(&", reg, ".v[m]);");
+  return absl::StrCat("for (int m = 0; m < kVec; m += kInnerVec) *reinterpret_cast<tccd_rt::Vec<",
+                      t, ", kInnerVec>*>(", Ptr(o, false), " + b", o, " + ",
+                      StridedOffset(o, "(e0 + m)"), ") = *reinterpret_cast<const tccd_rt::Vec<", t,
+                      ", kInnerVec>*>(&", reg, ".v[m]);");
 }
 
 absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
@@ -564,8 +593,10 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
   if (row_tail && RuntimeRows()) {
     // The launch's grid is ceil(rows / rows per block) of this call (tccd_rt_launch_sized).
     std::string rows;
-    for (int d = 0; d < outer_; ++d) absl::StrAppend(&rows, rows.empty() ? "" : " * ", OuterSize(d));
-    absl::StrAppend(&out, "  const int kRows = static_cast<int>(", rows.empty() ? "1" : rows, ");\n");
+    for (int d = 0; d < outer_; ++d)
+      absl::StrAppend(&rows, rows.empty() ? "" : " * ", OuterSize(d));
+    absl::StrAppend(&out, "  const int kRows = static_cast<int>(", rows.empty() ? "1" : rows,
+                    ");\n");
   } else if (row_tail) {
     absl::StrAppend(&out, "  constexpr int kRows = ", geo_.rows, ";\n");
   }
@@ -582,7 +613,9 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
       absl::StrAppend(&out, "  static_assert(kRowLength % kVec == 0, \"whole vectors\");\n");
   } else {
     absl::StrAppend(&out, "  constexpr int kChunks = ", geo_.chunks, ";\n");
-    if (!tail) absl::StrAppend(&out, "  static_assert(kRowLength == kChunks * kThreads * kVec, \"no tail\");\n");
+    if (!tail)
+      absl::StrAppend(&out,
+                      "  static_assert(kRowLength == kChunks * kThreads * kVec, \"no tail\");\n");
   }
   if (contig || !InnerVectorPossible()) {
     RETURN_IF_ERROR(EmitBody(contig ? Access::kContig : Access::kStrided, out));
@@ -593,10 +626,12 @@ absl::Status RowEmitter::EmitEntry(bool contig, std::string& out) {
   absl::StrAppend(&out, "  constexpr int kInnerVec = ", InnerVec(), ";\n  bool vectors = true;\n");
   for (int o = 0; o < k_.num_operands(); ++o) {
     if (IsRowOperand(o)) continue;
-    std::string cond = absl::StrCat("p.stride[", o, "][", rank_ - 1, "] == 1 && reinterpret_cast<unsigned long long>(p.ptr[",
-                                    o, "]) % (kInnerVec * sizeof(", CudaMemType(k_.operand_dtype(o)), ")) == 0");
+    std::string cond = absl::StrCat(
+        "p.stride[", o, "][", rank_ - 1, "] == 1 && reinterpret_cast<unsigned long long>(p.ptr[", o,
+        "]) % (kInnerVec * sizeof(", CudaMemType(k_.operand_dtype(o)), ")) == 0");
     for (int d = 0; d < rank_ - 1; ++d)
-      if (MayExceedOne(d)) absl::StrAppend(&cond, " && p.stride[", o, "][", d, "] % kInnerVec == 0");
+      if (MayExceedOne(d))
+        absl::StrAppend(&cond, " && p.stride[", o, "][", d, "] % kInnerVec == 0");
     absl::StrAppend(&out, "  vectors = vectors && ", cond, ";\n");
   }
   absl::StrAppend(&out, "  if (vectors) {\n");
@@ -649,8 +684,9 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
       } else {
         // Run-time sizes in 32-bit arithmetic like the row index (a 64-bit division is a
         // software routine on the GPU).
-        const std::string size = k_.shape[d] == kRuntimeDim ? absl::StrCat("static_cast<int>(", OuterSize(d), ")")
-                                                            : OuterSize(d);
+        const std::string size = k_.shape[d] == kRuntimeDim
+                                     ? absl::StrCat("static_cast<int>(", OuterSize(d), ")")
+                                     : OuterSize(d);
         absl::StrAppend(&out, "  const int c", d, " = rest % ", size, ";\n  rest /= ", size, ";\n");
       }
     }
@@ -678,8 +714,8 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
       const int o = OperandOf(in);
       const std::string value = d == DType::kBool ? absl::StrCat("(unsigned char)v", in.args[0])
                                                   : absl::StrCat("v", in.args[0]);
-      absl::StrAppend(&out, "  if (", row_ok, "lane == 0) ", Ptr(o, false), "[b", o, "] = ",
-                      value, ";\n");
+      absl::StrAppend(&out, "  if (", row_ok, "lane == 0) ", Ptr(o, false), "[b", o, "] = ", value,
+                      ";\n");
       return absl::OkStatus();
     }
     std::string expr;
@@ -687,7 +723,9 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
       expr = absl::StrCat(Ptr(in.operand, true), "[b", in.operand, "]");
       if (d == DType::kBool) expr += " != 0";
     } else if (IsReduce(in.op)) {
-      const char* op = in.op == PwOp::kReduceSum ? "Sum" : in.op == PwOp::kReduceMax ? "Max" : "Min";
+      const char* op = in.op == PwOp::kReduceSum   ? "Sum"
+                       : in.op == PwOp::kReduceMax ? "Max"
+                                                   : "Min";
       absl::StrAppend(&out, "  float acc", i, " = tccd_rt::", op, "Op::identity();\n",
                       "#pragma unroll\n  for (int c = 0; c < kChunks; ++c) {\n");
       if (shifted) {
@@ -696,9 +734,9 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
       } else if (tail) {
         absl::StrAppend(&out, "    if ((c * kThreads + lane) * kVec >= kRowLength) break;\n");
       }
-      absl::StrAppend(&out, "#pragma unroll\n    for (int q = 0; q < kVec; ++q) ", shifted ? absl::StrCat("if ", kInRow, " ") : "",
-                      "acc", i, " = tccd_rt::", op, "Op::apply(acc", i, ", v", in.args[0],
-                      "[c * kVec + q]);\n  }\n");
+      absl::StrAppend(&out, "#pragma unroll\n    for (int q = 0; q < kVec; ++q) ",
+                      shifted ? absl::StrCat("if ", kInRow, " ") : "", "acc", i, " = tccd_rt::", op,
+                      "Op::apply(acc", i, ", v", in.args[0], "[c * kVec + q]);\n  }\n");
       expr = absl::StrCat("tccd_rt::row_reduce<tccd_rt::", op, "Op, kThreads>(acc", i, ", ",
                           geo_.threads_per_row > 32 ? "smem" : "nullptr", ")");
     } else {
@@ -722,12 +760,14 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
     if (members.empty()) return absl::OkStatus();
     bool has_memory = false;
     for (size_t i : members)
-      has_memory |= body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore || body[i].op == PwOp::kIndex;
+      has_memory |=
+          body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore || body[i].op == PwOp::kIndex;
     absl::StrAppend(&out, "#pragma unroll\n  for (int c = 0; c < kChunks; ++c) {\n");
     if (has_memory) {
       // Elements past the row's end (only in the last chunk) are neither loaded nor stored;
       // what is computed from them is never reduced or stored.
-      absl::StrAppend(&out, "    const int e0 = (c * kThreads + lane) * kVec", shifted ? " - head" : "", ";\n",
+      absl::StrAppend(&out, "    const int e0 = (c * kThreads + lane) * kVec",
+                      shifted ? " - head" : "", ";\n",
                       "    const bool ok = ", tail ? "e0 < kRowLength" : "true", ";\n");
     }
     if (vectors) {
@@ -735,7 +775,8 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
         const PwInstr& in = body[i];
         if (in.op == PwOp::kLoad) {
           const char* t = CudaMemType(in.dtype);
-          absl::StrAppend(&out, "    tccd_rt::Vec<", t, ", kVec> a", i, " = {};\n", "    if (ok) { ",
+          absl::StrAppend(&out, "    tccd_rt::Vec<", t, ", kVec> a", i, " = {};\n",
+                          "    if (ok) { ",
                           shifted ? ShiftedLoad(absl::StrCat("a", i), in.operand)
                                   : VectorLoad(absl::StrCat("a", i), in.dtype, in.operand, access),
                           " }\n");
@@ -753,8 +794,9 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
       if (in.op == PwOp::kLoad) {
         std::string value =
             vectors ? absl::StrCat("a", i, ".v[q]")
-                   : absl::StrCat("(", shifted ? kInRow : "ok", " ? ", Ptr(in.operand, true), "[b", in.operand, " + ",
-                                  StridedOffset(in.operand), "] : static_cast<", CudaMemType(d), ">(0))");
+                    : absl::StrCat("(", shifted ? kInRow : "ok", " ? ", Ptr(in.operand, true), "[b",
+                                   in.operand, " + ", StridedOffset(in.operand), "] : static_cast<",
+                                   CudaMemType(d), ">(0))");
         if (d == DType::kBool) value = absl::StrCat("(", value, " != 0)");
         absl::StrAppend(&out, "      v", i, "[j] = ", value, ";\n");
       } else if (in.op == PwOp::kStore) {
@@ -764,14 +806,14 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
         if (vectors) {
           absl::StrAppend(&out, "      s", i, ".v[q] = ", value, ";\n");
         } else {
-          absl::StrAppend(&out, "      if (", row_ok, shifted ? kInRow : "ok", ") ", Ptr(o, false), "[b", o, " + ",
-                          StridedOffset(o), "] = ", value, ";\n");
+          absl::StrAppend(&out, "      if (", row_ok, shifted ? kInRow : "ok", ") ", Ptr(o, false),
+                          "[b", o, " + ", StridedOffset(o), "] = ", value, ";\n");
         }
       } else {
         const std::string expr = ElementExpr(i);
         if (expr.empty()) {
-          return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op),
-                                                  " at %", i, " in kernel '", k_.name, "'"));
+          return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %",
+                                                  i, " in kernel '", k_.name, "'"));
         }
         absl::StrAppend(&out, "      v", i, "[j] = ", expr, ";\n");
       }
@@ -785,8 +827,8 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
         if (shifted) {
           absl::StrAppend(&out, "    ", ShiftedStore(absl::StrCat("s", i), o, row_ok), "\n");
         } else {
-          absl::StrAppend(&out, "    if (", row_ok, "ok) { ", VectorStore(absl::StrCat("s", i), in.dtype, o, access),
-                          " }\n");
+          absl::StrAppend(&out, "    if (", row_ok, "ok) { ",
+                          VectorStore(absl::StrCat("s", i), in.dtype, o, access), " }\n");
         }
       }
     }
@@ -835,30 +877,35 @@ void RowEmitter::EmitZeroTails(Access access, const std::string& row_ok, std::st
     const int operand = n_in_ + o;
     // The row is the innermost dim alone (the verifier's rule), so element kRowLength + t of
     // the row lies at that dim's stride; the contig entry's rows are unit-stride.
-    const std::string offset = access == Access::kContig
-                                   ? "kRowLength + t"
-                                   : absl::StrCat("static_cast<long long>(kRowLength + t) * p.stride[", operand, "][",
-                                                  rank_ - 1, "]");
-    absl::StrAppend(&out, "  // out", o, "'s padding after the row (a zero-padded matmul operand)\n",
-                    "  for (int t = lane; t < ", tail, "; t += kThreads) ",
-                    row_ok.empty() ? "" : absl::StrCat("if (", row_ok.substr(0, row_ok.size() - 4), ") "),
-                    Ptr(operand, false), "[b", operand, " + ", offset, "] = static_cast<",
-                    CudaMemType(k_.operand_dtype(operand)), ">(0);\n");
+    const std::string offset =
+        access == Access::kContig
+            ? "kRowLength + t"
+            : absl::StrCat("static_cast<long long>(kRowLength + t) * p.stride[", operand, "][",
+                           rank_ - 1, "]");
+    absl::StrAppend(
+        &out, "  // out", o, "'s padding after the row (a zero-padded matmul operand)\n",
+        "  for (int t = lane; t < ", tail, "; t += kThreads) ",
+        row_ok.empty() ? "" : absl::StrCat("if (", row_ok.substr(0, row_ok.size() - 4), ") "),
+        Ptr(operand, false), "[b", operand, " + ", offset, "] = static_cast<",
+        CudaMemType(k_.operand_dtype(operand)), ">(0);\n");
   }
 }
 
 absl::Status RowEmitter::Emit(std::string& out) {
   if (!geo_.looped && geo_.chunks > kMaxChunks) {
     return absl::UnimplementedError(absl::StrCat("row-reduction kernel '", k_.name, "': rows of ",
-                                                 geo_.row_length, " elements exceed the register budget"));
+                                                 geo_.row_length,
+                                                 " elements exceed the register budget"));
   }
   Schedule();
   PlanLoops();
   absl::StrAppend(&out, "\n// ", std::string(76, '-'), "\n", CudaIrComment(k_));
   absl::StrAppend(&out, "namespace ", ns_, " {\n\n");
-  absl::StrAppend(&out, "struct Params {\n  char* ptr[", k_.num_operands(), "];\n  long long stride[",
-                  k_.num_operands(), "][", rank_, "];\n");
-  if (RuntimeRows()) absl::StrAppend(&out, "  long long size[", rank_, "];  // this launch's sizes (run-time rows)\n");
+  absl::StrAppend(&out, "struct Params {\n  char* ptr[", k_.num_operands(),
+                  "];\n  long long stride[", k_.num_operands(), "][", rank_, "];\n");
+  if (RuntimeRows())
+    absl::StrAppend(&out, "  long long size[", rank_,
+                    "];  // this launch's sizes (run-time rows)\n");
   absl::StrAppend(&out, "};\n");
   absl::StrAppend(&out, "static_assert(sizeof(Params) == ", geo_.param_bytes,
                   ", \"parameter layout\");\n\n}  // namespace ", ns_, "\n\n");
@@ -968,7 +1015,8 @@ CudaRowGeometry RowGeometryWith(const PointwiseKernel& kernel, bool looped) {
   }
   int largest = 1;
   for (int o = 0; o < kernel.num_operands(); ++o) {
-    if (o < static_cast<int>(kernel.reduction.row_operand.size()) && kernel.reduction.row_operand[o])
+    if (o < static_cast<int>(kernel.reduction.row_operand.size()) &&
+        kernel.reduction.row_operand[o])
       continue;
     if (!accessed[o]) continue;
     largest = std::max(largest, ir::DTypeBytes(kernel.operand_dtype(o)));

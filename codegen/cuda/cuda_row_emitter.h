@@ -20,26 +20,27 @@ struct CudaRowGeometry {
   int threads_per_row = 1;  // T: 1..32 (power of two; rows share a warp) or 64..1024
                             // (multiple of 32; one row per block)
   int rows_per_block = 1;
-  int block = 1;            // threads per block = T * rows_per_block
-  int chunks = 1;           // C: vectors of `vec` elements each thread holds per row value
-                            // (persistent kernels; 0 when looped)
-  bool looped = false;      // rows longer than kMaxPersistentRowLength: each phase streams the
-                            // row from memory again instead of holding it in registers
-  bool shifted = false;     // looped rows that vec does not divide (a vocabulary of 50257):
-                            // see the comment above RowGeometryOf
-  int64_t grid = 0;         // blocks: ceil(M / rows_per_block); 0 with run-time rows (the
-                            // launch computes it from this call's sizes)
-  int param_bytes = 0;      // 8 * operands * (1 + rank): pointers, then strides; run-time
-                            // rows add 8 * rank: every dim's size at this launch
+  int block = 1;         // threads per block = T * rows_per_block
+  int chunks = 1;        // C: vectors of `vec` elements each thread holds per row value
+                         // (persistent kernels; 0 when looped)
+  bool looped = false;   // rows longer than kMaxPersistentRowLength: each phase streams the
+                         // row from memory again instead of holding it in registers
+  bool shifted = false;  // looped rows that vec does not divide (a vocabulary of 50257):
+                         // see the comment above RowGeometryOf
+  int64_t grid = 0;      // blocks: ceil(M / rows_per_block); 0 with run-time rows (the
+                         // launch computes it from this call's sizes)
+  int param_bytes = 0;   // 8 * operands * (1 + rank): pointers, then strides; run-time
+                         // rows add 8 * rank: every dim's size at this launch
 };
 
 // The longest row a persistent row kernel holds in registers (1024 threads x at most 32
 // elements). Longer rows loop: one block of kLoopedRowThreads threads per row, every loop reads
 // the row again (from L2 mostly) and recomputes the element values it needs; the loops are
-// planned to be few ("Looped rows" in cuda_row_emitter.cc: online softmax, early reductions). Measured on H100 (tests/codegen/cuda/cuda_row_gpu_check.py): a bf16
-// softmax over 4096x32000 ran at 2200 GB/s persistent and 1658 GB/s looped, so rows that fit stay
-// persistent; the looped form is for what did not fit before (GPT-2's 50257-wide log_softmax:
-// 280 us forward with the f32 cast fused, ATen 270 us without it; backward 389 us vs ATen 298 us).
+// planned to be few ("Looped rows" in cuda_row_emitter.cc: online softmax, early reductions).
+// Measured on H100 (tests/codegen/cuda/cuda_row_gpu_check.py): a bf16 softmax over 4096x32000 ran
+// at 2200 GB/s persistent and 1658 GB/s looped, so rows that fit stay persistent; the looped form
+// is for what did not fit before (GPT-2's 50257-wide log_softmax: 280 us forward with the f32 cast
+// fused, ATen 270 us without it; backward 389 us vs ATen 298 us).
 inline constexpr int64_t kMaxPersistentRowLength = 32768;
 inline constexpr int kLoopedRowThreads = 512;
 // Rows whose length is a run-time size (symbolic graphs: attention's softmax over a symbolic
@@ -87,16 +88,16 @@ absl::Status EmitRowReductionKernel(const PointwiseKernel& kernel, std::string& 
 
 // Column reductions (PointwiseKernel::is_column_reduction(); cuda_column_emitter.cc).
 struct CudaColumnGeometry {
-  int64_t rows = 0;   // R: product of the reduced, leading dims
-  int64_t cols = 0;   // C: product of the kept, trailing dims
-  int vec = 1;        // adjacent columns per thread: 16 bytes / the widest vector operand,
-                      // halved until it divides C
-  int tx = 1;         // threads of a block along the columns (power of two)
-  int ty = 1;         // row stripes of a block: block / tx
+  int64_t rows = 0;  // R: product of the reduced, leading dims
+  int64_t cols = 0;  // C: product of the kept, trailing dims
+  int vec = 1;       // adjacent columns per thread: 16 bytes / the widest vector operand,
+                     // halved until it divides C
+  int tx = 1;        // threads of a block along the columns (power of two)
+  int ty = 1;        // row stripes of a block: block / tx
   int block = 256;
-  int split = 1;      // blocks of one cluster sharing a tile's rows (1 below sm_90)
+  int split = 1;  // blocks of one cluster sharing a tile's rows (1 below sm_90)
   int64_t rows_per_split = 0;
-  int64_t grid = 0;   // ceil(C / vec / tx) * split
+  int64_t grid = 0;     // ceil(C / vec / tx) * split
   int param_bytes = 0;  // 8 * operands * (1 + rank)
 };
 
@@ -107,6 +108,7 @@ CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major)
 extern const char kCudaColumnPrelude[];
 
 // Appends `kernel`'s namespace and its two entry points (<name>_contig, <name>_strided).
-absl::Status EmitColumnReductionKernel(const PointwiseKernel& kernel, int cc_major, std::string& out);
+absl::Status EmitColumnReductionKernel(const PointwiseKernel& kernel, int cc_major,
+                                       std::string& out);
 
 }  // namespace tccd::codegen

@@ -57,8 +57,10 @@ absl::StatusOr<const NvJitLinkApi*> Load() {
       void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (lib == nullptr) continue;
       auto* api = new NvJitLinkApi{.path = path};
-      if (Bind(lib, "nvJitLinkCreate", api->Create) && Bind(lib, "nvJitLinkDestroy", api->Destroy) &&
-          Bind(lib, "nvJitLinkAddData", api->AddData) && Bind(lib, "nvJitLinkComplete", api->Complete) &&
+      if (Bind(lib, "nvJitLinkCreate", api->Create) &&
+          Bind(lib, "nvJitLinkDestroy", api->Destroy) &&
+          Bind(lib, "nvJitLinkAddData", api->AddData) &&
+          Bind(lib, "nvJitLinkComplete", api->Complete) &&
           Bind(lib, "nvJitLinkGetLinkedCubinSize", api->GetLinkedCubinSize) &&
           Bind(lib, "nvJitLinkGetLinkedCubin", api->GetLinkedCubin) &&
           Bind(lib, "nvJitLinkGetErrorLogSize", api->GetErrorLogSize) &&
@@ -78,7 +80,8 @@ absl::StatusOr<const NvJitLinkApi*> Load() {
 
 }  // namespace
 
-absl::StatusOr<std::string> LinkCubins(const std::vector<std::string>& cubins, const CudaTarget& target) {
+absl::StatusOr<std::string> LinkCubins(const std::vector<std::string>& cubins,
+                                       const CudaTarget& target) {
   absl::StatusOr<const NvJitLinkApi*> loaded = Load();
   if (!loaded.ok()) return loaded.status();
   const NvJitLinkApi& api = **loaded;
@@ -116,7 +119,8 @@ absl::StatusOr<std::string> LinkCubins(const std::vector<std::string>& cubins, c
   if (r == kSuccess) {
     std::string cubin(size, '\0');
     r = api.GetLinkedCubin(handle, cubin.data());
-    result = r == kSuccess ? absl::StatusOr<std::string>(std::move(cubin)) : error("nvJitLinkGetLinkedCubin", r);
+    result = r == kSuccess ? absl::StatusOr<std::string>(std::move(cubin))
+                           : error("nvJitLinkGetLinkedCubin", r);
   }
   static_cast<void>(api.Destroy(&handle));  // nothing useful to do if it fails
   return result;

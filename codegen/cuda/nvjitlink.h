@@ -21,6 +21,7 @@ namespace tccd::codegen {
 // Links `cubins` (relocatable, for exactly target.KeyString()) into one cubin.
 // FAILED_PRECONDITION when no nvJitLink library is found (callers then compile the graph as one
 // NVRTC program); INTERNAL with nvJitLink's error log when the link fails.
-absl::StatusOr<std::string> LinkCubins(const std::vector<std::string>& cubins, const CudaTarget& target);
+absl::StatusOr<std::string> LinkCubins(const std::vector<std::string>& cubins,
+                                       const CudaTarget& target);
 
 }  // namespace tccd::codegen

@@ -84,11 +84,11 @@ absl::StatusOr<std::unique_ptr<NvrtcApi>> OpenNvrtc(const std::string& path) {
                   Resolve(handle, "nvrtcGetCUBIN", api->GetCUBIN, missing);
   if (!ok || api->Version(&api->major, &api->minor) != kNvrtcSuccess) {
     dlclose(handle);
-    return absl::NotFoundError(
-        ok ? "nvrtcVersion failed" : absl::StrCat(path, " does not export ", missing));
+    return absl::NotFoundError(ok ? "nvrtcVersion failed"
+                                  : absl::StrCat(path, " does not export ", missing));
   }
-  api->GetNumSupportedArchs =
-      reinterpret_cast<decltype(api->GetNumSupportedArchs)>(dlsym(handle, "nvrtcGetNumSupportedArchs"));
+  api->GetNumSupportedArchs = reinterpret_cast<decltype(api->GetNumSupportedArchs)>(
+      dlsym(handle, "nvrtcGetNumSupportedArchs"));
   api->GetSupportedArchs =
       reinterpret_cast<decltype(api->GetSupportedArchs)>(dlsym(handle, "nvrtcGetSupportedArchs"));
   int num_archs = 0;
@@ -109,10 +109,10 @@ absl::StatusOr<std::unique_ptr<NvrtcApi>> OpenFirst(const std::vector<std::strin
     if (api.ok()) return api;
     failures.push_back(std::string(api.status().message()));
   }
-  return absl::FailedPreconditionError(absl::StrCat(
-      "CUDA toolkit (NVRTC) not found: tried ", absl::StrJoin(paths, ", "),
-      failures.empty() ? "" : absl::StrCat(" (", failures.back(), ")"),
-      ". Install the CUDA toolkit or set CUDA_HOME / LD_LIBRARY_PATH to it."));
+  return absl::FailedPreconditionError(
+      absl::StrCat("CUDA toolkit (NVRTC) not found: tried ", absl::StrJoin(paths, ", "),
+                   failures.empty() ? "" : absl::StrCat(" (", failures.back(), ")"),
+                   ". Install the CUDA toolkit or set CUDA_HOME / LD_LIBRARY_PATH to it."));
 }
 
 // The process-wide NVRTC, or why there is none (decided once).
@@ -122,8 +122,7 @@ absl::StatusOr<const NvrtcApi*> Nvrtc() {
   std::call_once(once, [] {
     loaded = new absl::StatusOr<std::unique_ptr<NvrtcApi>>(OpenFirst(NvrtcSearchPaths()));
     if (loaded->ok()) {
-      spdlog::info("cuda backend: NVRTC {} from {}", (**loaded)->VersionString(),
-                   (**loaded)->path);
+      spdlog::info("cuda backend: NVRTC {} from {}", (**loaded)->VersionString(), (**loaded)->path);
     } else {
       spdlog::warn("cuda backend: {}", std::string(loaded->status().message()));
     }
@@ -208,18 +207,17 @@ absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
   const int arch = target.cc_major * 10 + target.cc_minor;
   const std::vector<int>& archs = api.supported_archs;
   if (!archs.empty() && std::find(archs.begin(), archs.end(), arch) == archs.end()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "this tccd's NVRTC ", api.VersionString(), " cannot generate code for ",
-        target.KeyString(), " (it supports sm_", absl::StrJoin(archs, ", sm_"),
-        "); run the daemon with a CUDA toolkit that supports the GPU"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("this tccd's NVRTC ", api.VersionString(), " cannot generate code for ",
+                     target.KeyString(), " (it supports sm_", absl::StrJoin(archs, ", sm_"),
+                     "); run the daemon with a CUDA toolkit that supports the GPU"));
   }
 
   NvrtcProgram program = nullptr;
-  NvrtcResult r = api.CreateProgram(&program, source.c_str(), program_name.c_str(), 0, nullptr,
-                                    nullptr);
+  NvrtcResult r =
+      api.CreateProgram(&program, source.c_str(), program_name.c_str(), 0, nullptr, nullptr);
   if (r != kNvrtcSuccess) {
-    return absl::InternalError(
-        absl::StrCat("nvrtcCreateProgram failed: ", api.GetErrorString(r)));
+    return absl::InternalError(absl::StrCat("nvrtcCreateProgram failed: ", api.GetErrorString(r)));
   }
   ProgramGuard guard(api, program);
 
@@ -231,18 +229,19 @@ absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
   const std::string arch_option = "--gpu-architecture=" + target.KeyString();
   // -rdc=true: a relocatable cubin, for nvJitLink to combine with other kernels' (nvjitlink.h).
   const char* options[] = {arch_option.c_str(), "-std=c++17", "--fmad=true", "-rdc=true"};
-  r = api.CompileProgram(program, static_cast<int>(std::size(options)) - (relocatable ? 0 : 1), options);
+  r = api.CompileProgram(program, static_cast<int>(std::size(options)) - (relocatable ? 0 : 1),
+                         options);
   absl::StatusOr<std::string> log =
       ReadOut(api, program, api.GetProgramLogSize, api.GetProgramLog, "log");
   if (!log.ok()) return log.status();
   NvrtcOutput out;
   out.log = StripTrailingNuls(*std::move(log));
   if (r != kNvrtcSuccess) {
-    return absl::InternalError(absl::StrCat(
-        "NVRTC ", api.VersionString(),
-        r == kNvrtcErrorCompilation ? " rejected the generated CUDA source"
-                                    : " failed to compile the generated CUDA source",
-        " for ", target.KeyString(), " (", api.GetErrorString(r), "): ", out.log));
+    return absl::InternalError(
+        absl::StrCat("NVRTC ", api.VersionString(),
+                     r == kNvrtcErrorCompilation ? " rejected the generated CUDA source"
+                                                 : " failed to compile the generated CUDA source",
+                     " for ", target.KeyString(), " (", api.GetErrorString(r), "): ", out.log));
   }
   absl::StatusOr<std::string> ptx = ReadOut(api, program, api.GetPTXSize, api.GetPTX, "PTX");
   if (!ptx.ok()) return ptx.status();

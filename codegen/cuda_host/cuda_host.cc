@@ -22,7 +22,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "spdlog/spdlog.h"
 
 namespace tccd::codegen {
@@ -78,7 +78,8 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
     return absl::InvalidArgumentError(absl::StrCat("CUDA kernel '", info.name, "': ", what));
   };
   // One entry may be absent (empty name, KernelEntries); the runtime then launches the other.
-  if ((info.contig_entry.empty() && info.strided_entry.empty()) || info.contig_entry == info.strided_entry) {
+  if ((info.contig_entry.empty() && info.strided_entry.empty()) ||
+      info.contig_entry == info.strided_entry) {
     return bad("needs an entry point, and two distinct names when it has two");
   }
   if (info.block_size < 1 || info.block_size > 1024) {
@@ -101,7 +102,8 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
   if (sized && rows && (info.kind != CudaKernelKind::kRowReduction || info.grid > 1024))
     return mismatch("run-time sizes in a reduction");
   const int sizes_bytes = sized ? 8 * rank : 0;  // the strided block's sizes; contig: numel
-  if (info.contig_param_bytes != (rows ? 8 * operands * (1 + rank) + sizes_bytes : 8 * operands + (sized ? 8 : 0)) ||
+  if (info.contig_param_bytes !=
+          (rows ? 8 * operands * (1 + rank) + sizes_bytes : 8 * operands + (sized ? 8 : 0)) ||
       info.strided_param_bytes != 8 * operands * (1 + rank) + sizes_bytes) {
     return bad("parameter sizes do not follow the layout of codegen/cuda/cuda_backend.h");
   }
@@ -128,17 +130,22 @@ absl::Status CheckProgram(const HostProgram& program, const std::vector<CudaKern
       const size_t count = gemm ? program.gemms.size() : kernels.size();
       if (step.index < 0 || static_cast<size_t>(step.index) >= count)
         return absl::InvalidArgumentError("segment '" + s.name + "' names a missing step target");
-      const size_t operands = gemm ? (program.gemms[step.index].epilogue == kCublasEpilogueDefault ? 3 : 4)
-                                   : static_cast<size_t>(kernels[step.index].ir.num_operands());
+      const size_t operands =
+          gemm ? (program.gemms[step.index].epilogue == kCublasEpilogueDefault ? 3 : 4)
+               : static_cast<size_t>(kernels[step.index].ir.num_operands());
       if (step.operands.size() != operands || operands > TCCD_RT_MAX_STEP_OPERANDS)
-        return absl::InvalidArgumentError("segment '" + s.name + "' has a step with the wrong operand count");
+        return absl::InvalidArgumentError("segment '" + s.name +
+                                          "' has a step with the wrong operand count");
       if (!gemm && step.strides.size() != operands * kernels[step.index].ir.shape.size())
-        return absl::InvalidArgumentError("segment '" + s.name + "' has a kernel step with the wrong stride count");
+        return absl::InvalidArgumentError("segment '" + s.name +
+                                          "' has a kernel step with the wrong stride count");
       for (const SegmentOperandSpec& o : step.operands) {
         const bool in_io = o.io_index >= 0 && o.io_index < s.num_io;
-        const bool in_workspace = o.io_index == -1 && o.byte_offset >= 0 && o.byte_offset < s.workspace_bytes;
+        const bool in_workspace =
+            o.io_index == -1 && o.byte_offset >= 0 && o.byte_offset < s.workspace_bytes;
         if (!in_io && !in_workspace)
-          return absl::InvalidArgumentError("segment '" + s.name + "' has an operand outside its io and workspace");
+          return absl::InvalidArgumentError("segment '" + s.name +
+                                            "' has an operand outside its io and workspace");
       }
     }
   }
@@ -146,7 +153,8 @@ absl::Status CheckProgram(const HostProgram& program, const std::vector<CudaKern
 }
 
 absl::Status Validate(const CudaModule& module, const HostProgram& program) {
-  if (module.kernels.empty() && program.empty()) return absl::InvalidArgumentError("no CUDA kernels");
+  if (module.kernels.empty() && program.empty())
+    return absl::InvalidArgumentError("no CUDA kernels");
   if (module.cubin.empty() && !module.kernels.empty())
     return absl::InvalidArgumentError("the CUDA module has no cubin");
   std::set<std::string> names;
@@ -167,7 +175,8 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module, const HostProgram& program) {
+absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
+                                                 const HostProgram& program) {
   RETURN_IF_ERROR(Validate(module, program));
   const auto start = std::chrono::steady_clock::now();
   // Baseline x86-64: the stubs are a few instructions and must run on every client.

@@ -88,6 +88,7 @@ inline constexpr char kCudaHostLibraryName[] = "kernels_cuda.so";
 // matmuls and no kernels (then there is no cubin). A matmul with a bias epilogue stores the
 // bias pointer in its descriptor at launch: one segment must not run concurrently from two
 // threads on the same device (PyTorch never does that with one compiled graph).
-absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module, const HostProgram& program = {});
+absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
+                                                 const HostProgram& program = {});
 
 }  // namespace tccd::codegen

@@ -24,7 +24,7 @@
 #include "codegen/cuda_host/segment_builder.h"
 #include "codegen/schedule/order_steps_for_memory.h"
 #include "codegen/schedule/sink_views_to_first_reader.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -41,18 +41,21 @@ class CudaPipelineBackend : public Backend {
     if (options_.fusion) passes.Add(std::make_unique<PadMatmulOperands>());
     // A padded product's columns returned where the client lets the compiler choose the output's
     // strides: the strided view, not a contiguous copy (GPT-2's logits).
-    if (options_.fusion) passes.Add(std::make_unique<PaddedOutputViews>(options_.free_layout_outputs));
+    if (options_.fusion)
+      passes.Add(std::make_unique<PaddedOutputViews>(options_.free_layout_outputs));
     // A layer norm backward becomes a row node (grad_input) and a column node (parameter
     // gradients), each a reduction kernel below. The CPU keeps ATen's single kernel.
     passes.Add(std::make_unique<LayerNormBackwardSplit>());
-    // Cross-entropy's backward: the one-hot nll gradient becomes the log_softmax backward's prologue.
+    // Cross-entropy's backward: the one-hot nll gradient becomes the log_softmax backward's
+    // prologue.
     if (options_.fusion) passes.Add(std::make_unique<NllLossBackwardToPointwise>());
     // Cross-entropy's forward: the target's log-probability picked inside the row kernel that
     // computes it, so the log-probabilities are never written.
     if (options_.fusion) passes.Add(std::make_unique<NllLossForwardToRows>());
     // Convolutions' activations channels-last (no cuDNN transposes around each), chosen while
     // the norms are still ATen nodes: the norm rewrites below then see their inputs' layouts.
-    if (options_.fusion) passes.Add(std::make_unique<ChannelsLastLayout>(options_.free_layout_outputs));
+    if (options_.fusion)
+      passes.Add(std::make_unique<ChannelsLastLayout>(options_.free_layout_outputs));
     // Convolution biases as Inductor's GPU lowering has them (after the layout pass, whose
     // strides the new values take): the forward's bias add and the backward's bias gradient
     // become graph ops (a pointwise add, a sum) that fuse with their neighbours, where ATen
@@ -81,7 +84,8 @@ class CudaPipelineBackend : public Backend {
   }
 
   // Reductions and norms absorb their pointwise prologue and epilogue groups (row reductions).
-  absl::Status RegroupPartition(const ir::Graph& graph, const FusionOptions& fusion, Partition& partition) override {
+  absl::Status RegroupPartition(const ir::Graph& graph, const FusionOptions& fusion,
+                                Partition& partition) override {
     ASSIGN_OR_RETURN(bool regrouped, FuseRowReductions(graph, fusion, partition));
     (void)regrouped;  // the partition dump shows the result either way
     return absl::OkStatus();
@@ -89,12 +93,14 @@ class CudaPipelineBackend : public Backend {
 
   // Each kernel keeps only the entry point its declared layout takes (entry_points.h): half the
   // NVRTC work. TCCD_DISABLE_PASSES=entry-points keeps both, as before (pipeline.cc).
-  absl::Status SpecializeKernels(const schedule::Schedule& schedule, std::vector<PointwiseKernel>& kernels) override {
+  absl::Status SpecializeKernels(const schedule::Schedule& schedule,
+                                 std::vector<PointwiseKernel>& kernels) override {
     return ChooseCudaEntries(schedule, target_.cc_major, kernels, options_.fixed_layout_entries);
   }
 
   // Kernels -> one cubin (NVRTC); Finish embeds it in the host library.
-  absl::Status CompileKernels(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) override {
+  absl::Status CompileKernels(const std::vector<PointwiseKernel>& kernels,
+                              CompileOutput& out) override {
     for (const PointwiseKernel& k : kernels) kernel_symbols_.push_back(k.name);
     if (kernels.empty() || !options_.machine_code) return absl::OkStatus();
     if (options_.cuda_one_program) {
@@ -103,13 +109,14 @@ class CudaPipelineBackend : public Backend {
       // One relocatable cubin per distinct kernel, keyed by its content (reused ones are only
       // linked), then nvJitLink makes the graph's one cubin.
       ASSIGN_OR_RETURN(std::string nvrtc, CudaCompilerVersion());
-      ASSIGN_OR_RETURN(CudaKernelObjectsResult objects,
-                       CompileCudaKernelObjects(kernels, target_,
-                                                {.fingerprint = absl::StrCat(options_.fingerprint, "/", nvrtc),
-                                                 .cache = options_.kernel_cache,
-                                                 .threads = options_.threads,
-                                                 .progress = options_.progress,
-                                                 .test_reject_ops = options_.test_reject_kernel_ops}));
+      ASSIGN_OR_RETURN(
+          CudaKernelObjectsResult objects,
+          CompileCudaKernelObjects(kernels, target_,
+                                   {.fingerprint = absl::StrCat(options_.fingerprint, "/", nvrtc),
+                                    .cache = options_.kernel_cache,
+                                    .threads = options_.threads,
+                                    .progress = options_.progress,
+                                    .test_reject_ops = options_.test_reject_kernel_ops}));
       module_ = std::move(objects.module);
       out.new_kernel_objects = std::move(objects.new_objects);
       out.kernels_compiled = objects.kernels_compiled;
@@ -158,7 +165,8 @@ class CudaPipelineBackend : public Backend {
 
  private:
   static inline const HostProgram kNoProgram{};
-  const NativeTarget native_{.artifact = kCudaHostLibraryName, .abi = "tccd-cuda-1", .kernel_kind = "cuda_pointwise"};
+  const NativeTarget native_{
+      .artifact = kCudaHostLibraryName, .abi = "tccd-cuda-1", .kernel_kind = "cuda_pointwise"};
   CudaTarget target_;
   BackendOptions options_;
   CudaModule module_;

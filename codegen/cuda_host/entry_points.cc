@@ -10,19 +10,21 @@
 
 namespace tccd::codegen {
 
-bool DenseEntryApplies(const PointwiseKernel& kernel, int cc_major, const std::vector<int64_t>& strides,
-                       const std::vector<bool>& aligned) {
+bool DenseEntryApplies(const PointwiseKernel& kernel, int cc_major,
+                       const std::vector<int64_t>& strides, const std::vector<bool>& aligned) {
   const CudaKernelLaunchInfo info = LaunchInfoOf(kernel, cc_major);
   const int rank = static_cast<int>(kernel.shape.size());
   const int operands = kernel.num_operands();
-  if (static_cast<int>(strides.size()) != operands * rank || static_cast<int>(aligned.size()) != operands)
+  if (static_cast<int>(strides.size()) != operands * rank ||
+      static_cast<int>(aligned.size()) != operands)
     return false;
   // A fixed-layout operand (which the launcher skips) must be in the layout the entry was
   // compiled for (its alignment, where its vectors need it, FixedLayoutsFor checked).
   for (int o = 0; o < operands; ++o) {
     if (!IsFixedLayoutOperand(kernel, o)) continue;
     for (int d = 0; d < rank; ++d)
-      if (kernel.shape[d] != 1 && strides[o * rank + d] != kernel.fixed_strides[o * rank + d]) return false;
+      if (kernel.shape[d] != 1 && strides[o * rank + d] != kernel.fixed_strides[o * rank + d])
+        return false;
   }
   // The same tests as tccd_cuda_runtime.c, so the entry kept is the one the launcher picks.
   if (info.kind == CudaKernelKind::kPointwise) {
@@ -39,7 +41,8 @@ bool DenseEntryApplies(const PointwiseKernel& kernel, int cc_major, const std::v
   }
   // Reductions: the vectorised dims are the trailing ones (reduced dims of rows, kept dims of
   // columns); operands flagged in row_operands are skipped.
-  const int outer = info.kind == CudaKernelKind::kColumnReduction ? info.num_reduced_dims : rank - info.num_reduced_dims;
+  const int outer = info.kind == CudaKernelKind::kColumnReduction ? info.num_reduced_dims
+                                                                  : rank - info.num_reduced_dims;
   for (int o = 0; o < operands; ++o) {
     if (o < 64 && ((info.row_operands >> o) & 1u)) continue;
     if (!aligned[o]) return false;
@@ -49,7 +52,8 @@ bool DenseEntryApplies(const PointwiseKernel& kernel, int cc_major, const std::v
       expected *= kernel.shape[d];
     }
     for (int d = 0; d < outer; ++d)
-      if (kernel.shape[d] != 1 && strides[o * rank + d] % info.elements_per_thread != 0) return false;
+      if (kernel.shape[d] != 1 && strides[o * rank + d] % info.elements_per_thread != 0)
+        return false;
   }
   return true;
 }
@@ -60,7 +64,8 @@ std::optional<std::vector<int64_t>> FixedLayoutsFor(const PointwiseKernel& kerne
   const int rank = static_cast<int>(kernel.shape.size());
   const int operands = kernel.num_operands();
   const bool columns = kernel.is_column_reduction();
-  if ((kernel.is_row_reduction() && !columns) || HasIndexOps(kernel) || HasRuntimeShape(kernel)) return std::nullopt;
+  if ((kernel.is_row_reduction() && !columns) || HasIndexOps(kernel) || HasRuntimeShape(kernel))
+    return std::nullopt;
   if (operands > 64 || static_cast<int>(strides.size()) != operands * rank ||
       static_cast<int>(aligned.size()) != operands)
     return std::nullopt;
@@ -104,13 +109,15 @@ absl::Status ChooseCudaEntries(const schedule::Schedule& schedule, int cc_major,
   // Per kernel: whether some launch takes the dense entry, whether some takes the strided one.
   std::vector<bool> dense(kernels.size(), false), strided(kernels.size(), false);
   // Per kernel: its strided launches' layouts (strides, alignment), for fixed layouts.
-  std::vector<std::vector<std::pair<std::vector<int64_t>, std::vector<bool>>>> layouts(kernels.size());
+  std::vector<std::vector<std::pair<std::vector<int64_t>, std::vector<bool>>>> layouts(
+      kernels.size());
   for (const schedule::Step& step : schedule.steps) {
     if (!step.is<schedule::KernelLaunch>()) continue;
     const schedule::KernelLaunch& launch = step.as<schedule::KernelLaunch>();
     auto it = index.find(launch.entry.symbol);
     if (it == index.end())
-      return absl::InternalError(absl::StrCat("kernel step calls ", launch.entry.symbol, ", not a kernel of the graph"));
+      return absl::InternalError(
+          absl::StrCat("kernel step calls ", launch.entry.symbol, ", not a kernel of the graph"));
     const PointwiseKernel& kernel = kernels[it->second];
     std::vector<schedule::ValueId> operands = launch.inputs;
     operands.insert(operands.end(), step.outputs.begin(), step.outputs.end());
@@ -120,7 +127,8 @@ absl::Status ChooseCudaEntries(const schedule::Schedule& schedule, int cc_major,
     std::vector<bool> aligned;
     for (schedule::ValueId id : operands) {
       if (id < 0 || id >= static_cast<int>(schedule.values.size()))
-        return absl::InternalError(absl::StrCat("kernel step ", kernel.name, " reads undefined value ", id));
+        return absl::InternalError(
+            absl::StrCat("kernel step ", kernel.name, " reads undefined value ", id));
       const ir::TensorType& type = schedule.values[id];
       aligned.push_back(type.storage_offset * ir::DTypeBytes(type.dtype) % 16 == 0);
     }
@@ -138,8 +146,8 @@ absl::Status ChooseCudaEntries(const schedule::Schedule& schedule, int cc_major,
     bool same = true;
     for (const auto& layout : layouts[k]) same = same && layout == layouts[k].front();
     if (!same) continue;
-    if (std::optional<std::vector<int64_t>> fixed =
-            FixedLayoutsFor(kernels[k], cc_major, layouts[k].front().first, layouts[k].front().second)) {
+    if (std::optional<std::vector<int64_t>> fixed = FixedLayoutsFor(
+            kernels[k], cc_major, layouts[k].front().first, layouts[k].front().second)) {
       kernels[k].fixed_strides = *std::move(fixed);
       kernels[k].entries = KernelEntries::kDense;
       strided[k] = false;

@@ -62,7 +62,7 @@ std::optional<std::vector<int64_t>> FixedLayoutsFor(const PointwiseKernel& kerne
 // The launcher's test for the dense entry over a declared layout: `strides` [operands x rank]
 // as in tccd.v1.NativeCall.expected_strides, `aligned[o]` whether operand o's address is a
 // multiple of 16 bytes. Exposed for tests.
-bool DenseEntryApplies(const PointwiseKernel& kernel, int cc_major, const std::vector<int64_t>& strides,
-                       const std::vector<bool>& aligned);
+bool DenseEntryApplies(const PointwiseKernel& kernel, int cc_major,
+                       const std::vector<int64_t>& strides, const std::vector<bool>& aligned);
 
 }  // namespace tccd::codegen

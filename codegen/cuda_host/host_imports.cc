@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_join.h"
 #include "codegen/llvm/elf_symbols.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {

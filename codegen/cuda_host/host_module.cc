@@ -22,7 +22,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -59,7 +59,8 @@ RuntimeTypes MakeRuntimeTypes(llvm::LLVMContext& c) {
   // ctx, module, num_sms, reserved
   t.context = llvm::StructType::create(c, {ptr, ptr, i32, i32}, "tccd_rt_context");
   // image, image_size, kernels, contexts, functions, num_kernels, num_gemms, gemms, gemm_states
-  t.module = llvm::StructType::create(c, {ptr, i64, ptr, ptr, ptr, i32, i32, ptr, ptr}, "tccd_rt_module");
+  t.module =
+      llvm::StructType::create(c, {ptr, i64, ptr, ptr, ptr, i32, i32, ptr, ptr}, "tccd_rt_module");
   llvm::Type* f32 = llvm::Type::getFloatTy(c);
   // name, m, n, k, lda, ldb, ldd, batch, stride_a, stride_b, stride_d, trans_a, trans_b, dtype,
   // compute, epilogue, alpha
@@ -75,7 +76,8 @@ RuntimeTypes MakeRuntimeTypes(llvm::LLVMContext& c) {
   t.step = llvm::StructType::create(c, {ptr, i32, i32, i32, i32}, "tccd_rt_step");
   // name, steps, operands, num_steps, num_io, workspace_bytes, gemm_workspace_offset,
   // gemm_workspace_bytes
-  t.segment = llvm::StructType::create(c, {ptr, ptr, ptr, i32, i32, i64, i64, i64}, "tccd_rt_segment");
+  t.segment =
+      llvm::StructType::create(c, {ptr, ptr, ptr, i32, i32, i64, i64, i64}, "tccd_rt_segment");
   return t;
 }
 
@@ -137,15 +139,15 @@ absl::Status CheckLayout(const llvm::DataLayout& layout, const RuntimeTypes& t) 
       {TCCD_FIELD(tccd_rt_gemm_state, desc), TCCD_FIELD(tccd_rt_gemm_state, layout_a),
        TCCD_FIELD(tccd_rt_gemm_state, layout_b), TCCD_FIELD(tccd_rt_gemm_state, layout_d),
        TCCD_FIELD(tccd_rt_gemm_state, algo), TCCD_FIELD(tccd_rt_gemm_state, workspace_size)}));
-  RETURN_IF_ERROR(CheckStruct(layout, t.operand, sizeof(tccd_rt_operand),
-                              {TCCD_FIELD(tccd_rt_operand, byte_offset),
-                               TCCD_FIELD(tccd_rt_operand, index),
-                               TCCD_FIELD(tccd_rt_operand, reserved)}));
-  RETURN_IF_ERROR(CheckStruct(
-      layout, t.step, sizeof(tccd_rt_step),
-      {TCCD_FIELD(tccd_rt_step, strides), TCCD_FIELD(tccd_rt_step, kind),
-       TCCD_FIELD(tccd_rt_step, index), TCCD_FIELD(tccd_rt_step, first_operand),
-       TCCD_FIELD(tccd_rt_step, num_operands)}));
+  RETURN_IF_ERROR(
+      CheckStruct(layout, t.operand, sizeof(tccd_rt_operand),
+                  {TCCD_FIELD(tccd_rt_operand, byte_offset), TCCD_FIELD(tccd_rt_operand, index),
+                   TCCD_FIELD(tccd_rt_operand, reserved)}));
+  RETURN_IF_ERROR(
+      CheckStruct(layout, t.step, sizeof(tccd_rt_step),
+                  {TCCD_FIELD(tccd_rt_step, strides), TCCD_FIELD(tccd_rt_step, kind),
+                   TCCD_FIELD(tccd_rt_step, index), TCCD_FIELD(tccd_rt_step, first_operand),
+                   TCCD_FIELD(tccd_rt_step, num_operands)}));
   RETURN_IF_ERROR(CheckStruct(
       layout, t.segment, sizeof(tccd_rt_segment),
       {TCCD_FIELD(tccd_rt_segment, name), TCCD_FIELD(tccd_rt_segment, steps),
@@ -238,8 +240,8 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
                    i64c(info.numel), i32c(info.rank), i32c(info.num_operands),
                    i32c(info.block_size), i32c(info.elements_per_thread),
                    i32c(info.contig_param_bytes), i32c(info.strided_param_bytes),
-                   i32c(static_cast<int>(info.kind)), i32c(info.num_reduced_dims),
-                   i64c(info.grid), i64c(static_cast<int64_t>(info.row_operands))}));
+                   i32c(static_cast<int>(info.kind)), i32c(info.num_reduced_dims), i64c(info.grid),
+                   i64c(static_cast<int64_t>(info.row_operands))}));
   }
   const auto num_kernels = static_cast<uint64_t>(kernels.size());
   llvm::Constant* table = null;
@@ -253,17 +255,17 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
   for (size_t g = 0; g < program.gemms.size(); ++g) {
     const GemmSpec& s = program.gemms[g];
     gemms.push_back(llvm::ConstantStruct::get(
-        t.gemm, {AddString(m, s.name, absl::StrCat("tccd_gemm", g, "_name")), i64c(s.m),
-                 i64c(s.n), i64c(s.k), i64c(s.lda), i64c(s.ldb), i64c(s.ldd), i64c(s.batch),
-                 i64c(s.stride_a), i64c(s.stride_b), i64c(s.stride_d), i32c(s.trans_a),
-                 i32c(s.trans_b), i32c(s.dtype), i32c(s.compute), i32c(s.epilogue),
-                 f32c(s.alpha)}));
+        t.gemm, {AddString(m, s.name, absl::StrCat("tccd_gemm", g, "_name")), i64c(s.m), i64c(s.n),
+                 i64c(s.k), i64c(s.lda), i64c(s.ldb), i64c(s.ldd), i64c(s.batch), i64c(s.stride_a),
+                 i64c(s.stride_b), i64c(s.stride_d), i32c(s.trans_a), i32c(s.trans_b),
+                 i32c(s.dtype), i32c(s.compute), i32c(s.epilogue), f32c(s.alpha)}));
   }
   const auto num_gemms = static_cast<uint64_t>(gemms.size());
   llvm::Constant* gemm_table = null;
   if (num_gemms > 0) {
-    gemm_table = AddConstant(
-        m, llvm::ConstantArray::get(llvm::ArrayType::get(t.gemm, num_gemms), gemms), "tccd_gemms", 8);
+    gemm_table =
+        AddConstant(m, llvm::ConstantArray::get(llvm::ArrayType::get(t.gemm, num_gemms), gemms),
+                    "tccd_gemms", 8);
   }
 
   // Mutable state the runtime fills in, zero at load time (.bss): internal, so no export.
@@ -277,10 +279,12 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
   };
   llvm::GlobalVariable* contexts = add_state(t.context, TCCD_RT_MAX_CONTEXTS, "tccd_contexts");
   llvm::Constant* functions =
-      num_kernels > 0 ? static_cast<llvm::Constant*>(add_state(t.function, TCCD_RT_MAX_CONTEXTS * num_kernels, "tccd_functions"))
+      num_kernels > 0 ? static_cast<llvm::Constant*>(add_state(
+                            t.function, TCCD_RT_MAX_CONTEXTS * num_kernels, "tccd_functions"))
                       : null;
   llvm::Constant* gemm_states =
-      num_gemms > 0 ? static_cast<llvm::Constant*>(add_state(t.gemm_state, TCCD_RT_MAX_CONTEXTS * num_gemms, "tccd_gemm_states"))
+      num_gemms > 0 ? static_cast<llvm::Constant*>(add_state(
+                          t.gemm_state, TCCD_RT_MAX_CONTEXTS * num_gemms, "tccd_gemm_states"))
                     : null;
 
   llvm::GlobalVariable* module_descriptor = AddConstant(
@@ -300,7 +304,9 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
     if (kernels[k].launch.numel < 0) {
       // Run-time sizes (ABI "tccd-cuda-sym-1"):
       // int <name>(void* const* data, const int64_t* strides, const int64_t* shape, void* stream)
-      if (launch_sized == nullptr) launch_sized = DeclareRuntime(m, i32, {ptr, i32, ptr, ptr, ptr, ptr}, "tccd_rt_launch_sized");
+      if (launch_sized == nullptr)
+        launch_sized =
+            DeclareRuntime(m, i32, {ptr, i32, ptr, ptr, ptr, ptr}, "tccd_rt_launch_sized");
       DefineForwarder(m, kernels[k].launch.name, launch_sized,
                       {module_descriptor, i32c(static_cast<int64_t>(k))}, {ptr, ptr, ptr, ptr});
       continue;
@@ -328,11 +334,13 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
                    i32c(static_cast<int64_t>(operands.size())),
                    i32c(static_cast<int64_t>(step.operands.size()))}));
       for (const SegmentOperandSpec& o : step.operands)
-        operands.push_back(llvm::ConstantStruct::get(t.operand, {i64c(o.byte_offset), i32c(o.io_index), i32c(0)}));
+        operands.push_back(
+            llvm::ConstantStruct::get(t.operand, {i64c(o.byte_offset), i32c(o.io_index), i32c(0)}));
     }
     RET_CHECK(!steps.empty() && !operands.empty());
-    llvm::Constant* step_table = AddConstant(
-        m, llvm::ConstantArray::get(llvm::ArrayType::get(t.step, steps.size()), steps), prefix + "steps", 8);
+    llvm::Constant* step_table =
+        AddConstant(m, llvm::ConstantArray::get(llvm::ArrayType::get(t.step, steps.size()), steps),
+                    prefix + "steps", 8);
     llvm::Constant* operand_table = AddConstant(
         m, llvm::ConstantArray::get(llvm::ArrayType::get(t.operand, operands.size()), operands),
         prefix + "operands", 8);

@@ -17,6 +17,7 @@ namespace tccd::codegen {
 // `program` are already validated (cuda_host.cc). INTERNAL if LLVM's layout of the runtime's
 // structs differs from the C compiler's (a tccd bug: the generator and tccd_cuda_runtime.h
 // disagree).
-absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, llvm::Module& module);
+absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program,
+                            llvm::Module& module);
 
 }  // namespace tccd::codegen

@@ -37,10 +37,14 @@ std::optional<MatrixLayout> LayoutOf(int64_t rows, int64_t cols, int64_t s0, int
 
 std::optional<int> CudaDataType(ir::DType dtype) {
   switch (dtype) {
-    case ir::DType::kF32: return kCudaR32F;
-    case ir::DType::kF16: return kCudaR16F;
-    case ir::DType::kBF16: return kCudaR16BF;
-    default: return std::nullopt;
+    case ir::DType::kF32:
+      return kCudaR32F;
+    case ir::DType::kF16:
+      return kCudaR16F;
+    case ir::DType::kBF16:
+      return kCudaR16BF;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -59,7 +63,8 @@ struct GemmMatch {
 constexpr int64_t kGemmAlign = 16;  // what cuBLASLt's heuristic assumes of every pointer
 
 // Z = X @ Y (+ bias), X [.., M, K], Y [.., K, N], Z [.., M, N] row-major contiguous.
-std::optional<GemmMatch> MatchGemm(const Step& step, const std::vector<std::optional<Meta>>& metas) {
+std::optional<GemmMatch> MatchGemm(const Step& step,
+                                   const std::vector<std::optional<Meta>>& metas) {
   if (!step.is<ExternOp>() || step.outputs.size() != 1 || step.outputs[0] < 0) return std::nullopt;
   const ExternOp& call = step.as<ExternOp>();
   const std::string& target = call.target;
@@ -77,9 +82,12 @@ std::optional<GemmMatch> MatchGemm(const Step& step, const std::vector<std::opti
     if (call.args.size() > 3) beta = NumberOf(call.args[3], 1.0);
     if (call.args.size() > 4) alpha = NumberOf(call.args[4], 1.0);
     for (const ir::NamedArg& kw : call.kwargs) {
-      if (kw.name == "beta") beta = NumberOf(kw.value, 1.0);
-      else if (kw.name == "alpha") alpha = NumberOf(kw.value, 1.0);
-      else return std::nullopt;
+      if (kw.name == "beta")
+        beta = NumberOf(kw.value, 1.0);
+      else if (kw.name == "alpha")
+        alpha = NumberOf(kw.value, 1.0);
+      else
+        return std::nullopt;
     }
     if (beta != 1.0 || bias < 0) return std::nullopt;
   } else {
@@ -97,7 +105,8 @@ std::optional<GemmMatch> MatchGemm(const Step& step, const std::vector<std::opti
   if (!dtype) return std::nullopt;
   const int64_t b = batched ? mx->sizes[0] : 1;
   const int64_t M = mx->sizes[rank - 2], K = mx->sizes[rank - 1], N = my->sizes[rank - 1];
-  if (my->sizes[rank - 2] != K || mz->sizes[rank - 2] != M || mz->sizes[rank - 1] != N) return std::nullopt;
+  if (my->sizes[rank - 2] != K || mz->sizes[rank - 2] != M || mz->sizes[rank - 1] != N)
+    return std::nullopt;
   if (batched && (my->sizes[0] != b || mz->sizes[0] != b)) return std::nullopt;
   if (M < 1 || N < 1 || K < 1 || b < 1) return std::nullopt;
   // The result: row-major contiguous (D = Z^T column-major, ld N).
@@ -131,7 +140,8 @@ std::optional<GemmMatch> MatchGemm(const Step& step, const std::vector<std::opti
   match.operands = {y, x, z};
   if (bias >= 0) {
     const std::optional<Meta>& mb = metas[bias];
-    if (!mb || mb->dtype != mx->dtype || mb->rank() != 1 || mb->sizes[0] != N || (N > 1 && mb->strides[0] != 1))
+    if (!mb || mb->dtype != mx->dtype || mb->rank() != 1 || mb->sizes[0] != N ||
+        (N > 1 && mb->strides[0] != 1))
       return std::nullopt;
     g.epilogue = kCublasEpilogueBias;
     match.operands.push_back(bias);
@@ -150,13 +160,20 @@ struct IntField {
   int GemmSpec::*field32;
 };
 constexpr IntField kIntFields[] = {
-    {"m", &GemmSpec::m, nullptr},           {"n", &GemmSpec::n, nullptr},
-    {"k", &GemmSpec::k, nullptr},           {"lda", &GemmSpec::lda, nullptr},
-    {"ldb", &GemmSpec::ldb, nullptr},       {"ldd", &GemmSpec::ldd, nullptr},
-    {"batch", &GemmSpec::batch, nullptr},   {"stride_a", &GemmSpec::stride_a, nullptr},
-    {"stride_b", &GemmSpec::stride_b, nullptr}, {"stride_d", &GemmSpec::stride_d, nullptr},
-    {"trans_a", nullptr, &GemmSpec::trans_a}, {"trans_b", nullptr, &GemmSpec::trans_b},
-    {"dtype", nullptr, &GemmSpec::dtype},   {"compute", nullptr, &GemmSpec::compute},
+    {"m", &GemmSpec::m, nullptr},
+    {"n", &GemmSpec::n, nullptr},
+    {"k", &GemmSpec::k, nullptr},
+    {"lda", &GemmSpec::lda, nullptr},
+    {"ldb", &GemmSpec::ldb, nullptr},
+    {"ldd", &GemmSpec::ldd, nullptr},
+    {"batch", &GemmSpec::batch, nullptr},
+    {"stride_a", &GemmSpec::stride_a, nullptr},
+    {"stride_b", &GemmSpec::stride_b, nullptr},
+    {"stride_d", &GemmSpec::stride_d, nullptr},
+    {"trans_a", nullptr, &GemmSpec::trans_a},
+    {"trans_b", nullptr, &GemmSpec::trans_b},
+    {"dtype", nullptr, &GemmSpec::dtype},
+    {"compute", nullptr, &GemmSpec::compute},
     {"epilogue", nullptr, &GemmSpec::epilogue},
 };
 
@@ -171,24 +188,27 @@ std::vector<std::pair<std::string, double>> GemmParams(const GemmSpec& spec) {
   return params;
 }
 
-absl::StatusOr<GemmSpec> GemmSpecFromParams(const std::string& name,
-                                            const std::vector<std::pair<std::string, double>>& params) {
+absl::StatusOr<GemmSpec> GemmSpecFromParams(
+    const std::string& name, const std::vector<std::pair<std::string, double>>& params) {
   GemmSpec spec;
   spec.name = name;
   if (params.size() != std::size(kIntFields) + 1)
-    return absl::InternalError(absl::StrCat("gemm ", name, ": ", params.size(), " params, expected ", std::size(kIntFields) + 1));
+    return absl::InternalError(absl::StrCat("gemm ", name, ": ", params.size(),
+                                            " params, expected ", std::size(kIntFields) + 1));
   for (size_t i = 0; i < std::size(kIntFields); ++i) {
     const IntField& f = kIntFields[i];
     const auto& [key, value] = params[i];
     if (key != f.name || value != std::trunc(value))
-      return absl::InternalError(absl::StrCat("gemm ", name, ": param ", i, " is ", key, "=", value, ", expected an integer ", f.name));
+      return absl::InternalError(absl::StrCat("gemm ", name, ": param ", i, " is ", key, "=", value,
+                                              ", expected an integer ", f.name));
     if (f.field64 != nullptr) {
       spec.*f.field64 = static_cast<int64_t>(value);
     } else {
       spec.*f.field32 = static_cast<int>(value);
     }
   }
-  if (params.back().first != "alpha") return absl::InternalError(absl::StrCat("gemm ", name, ": last param is not alpha"));
+  if (params.back().first != "alpha")
+    return absl::InternalError(absl::StrCat("gemm ", name, ": last param is not alpha"));
   spec.alpha = static_cast<float>(params.back().second);
   return spec;
 }

@@ -31,7 +31,7 @@ class MatchGemms : public schedule::SchedulePass {
 // A gemm's parameters as a library call holds them (every GemmSpec field but the name), and
 // back. INTERNAL when a parameter is missing, unknown or not what the field holds.
 std::vector<std::pair<std::string, double>> GemmParams(const GemmSpec& spec);
-absl::StatusOr<GemmSpec> GemmSpecFromParams(const std::string& name,
-                                            const std::vector<std::pair<std::string, double>>& params);
+absl::StatusOr<GemmSpec> GemmSpecFromParams(
+    const std::string& name, const std::vector<std::pair<std::string, double>>& params);
 
 }  // namespace tccd::codegen

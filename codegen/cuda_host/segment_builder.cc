@@ -13,7 +13,7 @@
 #include "codegen/cuda_host/static_layout.h"
 #include "codegen/cuda_host/workspace_packing.h"
 #include "codegen/ops/op_properties.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -37,9 +37,13 @@ enum class StepClass { kOther, kKernel, kGemm, kView };
 class SegmentWriter {
  public:
   SegmentWriter(const std::vector<Step>& steps, const std::vector<std::optional<Meta>>& metas,
-                const absl::flat_hash_map<std::string, int>& kernel_index, const std::string& artifact,
-                HostProgram& program)
-      : steps_(steps), metas_(metas), kernel_index_(kernel_index), artifact_(artifact), program_(program) {}
+                const absl::flat_hash_map<std::string, int>& kernel_index,
+                const std::string& artifact, HostProgram& program)
+      : steps_(steps),
+        metas_(metas),
+        kernel_index_(kernel_index),
+        artifact_(artifact),
+        program_(program) {}
 
   // Appends to `out` what replaces steps [begin, end) (all segmentable), given the value ids
   // read at or after `end` (later steps, schedule outputs).
@@ -49,7 +53,10 @@ class SegmentWriter {
     // Alias roots: value -> (root value, byte delta). Roots are compute outputs or values
     // defined before the segment.
     std::map<int, std::pair<int, int64_t>> alias;
-    auto root = [&](int v) { auto it = alias.find(v); return it == alias.end() ? std::make_pair(v, int64_t{0}) : it->second; };
+    auto root = [&](int v) {
+      auto it = alias.find(v);
+      return it == alias.end() ? std::make_pair(v, int64_t{0}) : it->second;
+    };
     std::set<int> defined_inside;
     for (int i = begin; i < end; ++i) {
       const Step& step = steps_[i];
@@ -114,8 +121,10 @@ class SegmentWriter {
       if (classes[i] == StepClass::kView) continue;
       for (int v : ReadsOf(step)) {
         const int r = root(v).first;
-        if (defined_inside.count(r)) live[r].second = i;
-        else if (io_input_set.insert(r).second) io_inputs.push_back(r);
+        if (defined_inside.count(r))
+          live[r].second = i;
+        else if (io_input_set.insert(r).second)
+          io_inputs.push_back(r);
       }
       for (int v : writes(i)) live[v] = {i, i};
     }
@@ -128,12 +137,14 @@ class SegmentWriter {
         io_outputs.push_back(r);
       }
     }
-    // Workspace: values that die inside share bytes where their lifetimes allow (workspace_packing.h).
+    // Workspace: values that die inside share bytes where their lifetimes allow
+    // (workspace_packing.h).
     std::vector<int> ws_values;
     std::vector<WorkspaceBuffer> buffers;
     for (const auto& [r, span] : live) {
       if (needed.count(r)) continue;
-      const int64_t size = (std::max<int64_t>(metas_[r]->extent_bytes(), 1) + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
+      const int64_t size = (std::max<int64_t>(metas_[r]->extent_bytes(), 1) + kWorkspaceAlign - 1) /
+                           kWorkspaceAlign * kWorkspaceAlign;
       ws_values.push_back(r);
       buffers.push_back({.bytes = size, .first = span.first, .last = span.second});
     }
@@ -214,7 +225,8 @@ absl::StatusOr<bool> SegmentBuilder::Run(schedule::Schedule& schedule) {
   std::vector<std::optional<Meta>> metas;
   for (const ir::TensorType& t : schedule.values) metas.push_back(StaticMeta(t));
   absl::flat_hash_map<std::string, int> kernel_index;
-  for (size_t i = 0; i < kernel_symbols_.size(); ++i) kernel_index[kernel_symbols_[i]] = static_cast<int>(i);
+  for (size_t i = 0; i < kernel_symbols_.size(); ++i)
+    kernel_index[kernel_symbols_[i]] = static_cast<int>(i);
 
   const int n = static_cast<int>(steps.size());
   std::vector<StepClass> classes(n, StepClass::kOther);
@@ -236,14 +248,17 @@ absl::StatusOr<bool> SegmentBuilder::Run(schedule::Schedule& schedule) {
       if (IsViewOp(step.as<ExternOp>().target)) {
         std::vector<int> reads = ReadsOf(step);
         bool ok = !reads.empty() && metas[reads.front()].has_value();
-        for (int v : step.outputs) ok = ok && (v < 0 || (metas[v].has_value() && metas[v]->dtype == metas[reads.front()]->dtype));
+        for (int v : step.outputs)
+          ok = ok &&
+               (v < 0 || (metas[v].has_value() && metas[v]->dtype == metas[reads.front()]->dtype));
         if (ok) classes[i] = StepClass::kView;
       }
     }
   }
   // Value ids read at or after each step index (suffix unions, built backwards).
   std::vector<std::set<int>> read_from(n + 1);
-  for (const ir::Arg& a : schedule.outputs) schedule::ForEachValue(a, [&](int id) { read_from[n].insert(id); });
+  for (const ir::Arg& a : schedule.outputs)
+    schedule::ForEachValue(a, [&](int id) { read_from[n].insert(id); });
   for (int i = n - 1; i >= 0; --i) {
     read_from[i] = read_from[i + 1];
     for (int v : ReadsOf(steps[i])) read_from[i].insert(v);

@@ -9,11 +9,14 @@
 namespace tccd::codegen {
 namespace {
 
-bool Overlap(const WorkspaceBuffer& a, const WorkspaceBuffer& b) { return !(a.last < b.first || b.last < a.first); }
+bool Overlap(const WorkspaceBuffer& a, const WorkspaceBuffer& b) {
+  return !(a.last < b.first || b.last < a.first);
+}
 
 // Places the buffers in `order`, each at the lowest offset where it overlaps no placed buffer
 // whose lifetime meets its own.
-WorkspaceLayout FirstFit(absl::Span<const WorkspaceBuffer> buffers, const std::vector<size_t>& order) {
+WorkspaceLayout FirstFit(absl::Span<const WorkspaceBuffer> buffers,
+                         const std::vector<size_t>& order) {
   WorkspaceLayout layout;
   layout.offsets.assign(buffers.size(), 0);
   std::vector<size_t> placed;
@@ -22,7 +25,8 @@ WorkspaceLayout FirstFit(absl::Span<const WorkspaceBuffer> buffers, const std::v
     const WorkspaceBuffer& b = buffers[i];
     busy.clear();
     for (size_t p : placed)
-      if (Overlap(buffers[p], b)) busy.push_back({layout.offsets[p], layout.offsets[p] + buffers[p].bytes});
+      if (Overlap(buffers[p], b))
+        busy.push_back({layout.offsets[p], layout.offsets[p] + buffers[p].bytes});
     std::sort(busy.begin(), busy.end());
     int64_t offset = 0;
     for (const auto& [lo, hi] : busy) {
@@ -43,7 +47,8 @@ WorkspaceLayout PackWorkspace(absl::Span<const WorkspaceBuffer> buffers) {
   std::iota(order.begin(), order.end(), size_t{0});
   WorkspaceLayout by_definition = FirstFit(buffers, order);
   // Largest first; equal sizes by definition order, so the result does not depend on the sort.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return buffers[a].bytes > buffers[b].bytes; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return buffers[a].bytes > buffers[b].bytes; });
   WorkspaceLayout by_size = FirstFit(buffers, order);
   return by_size.bytes < by_definition.bytes ? by_size : by_definition;
 }

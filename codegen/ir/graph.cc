@@ -5,22 +5,38 @@ namespace tccd::ir {
 
 const char* DTypeName(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return "f32";
-    case DType::kF64: return "f64";
-    case DType::kF16: return "f16";
-    case DType::kBF16: return "bf16";
-    case DType::kI8: return "i8";
-    case DType::kI16: return "i16";
-    case DType::kI32: return "i32";
-    case DType::kI64: return "i64";
-    case DType::kU8: return "u8";
-    case DType::kBool: return "b8";
-    case DType::kC64: return "c64";
-    case DType::kC128: return "c128";
-    case DType::kC32: return "c32";
-    case DType::kU16: return "u16";
-    case DType::kU32: return "u32";
-    case DType::kU64: return "u64";
+    case DType::kF32:
+      return "f32";
+    case DType::kF64:
+      return "f64";
+    case DType::kF16:
+      return "f16";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kI8:
+      return "i8";
+    case DType::kI16:
+      return "i16";
+    case DType::kI32:
+      return "i32";
+    case DType::kI64:
+      return "i64";
+    case DType::kU8:
+      return "u8";
+    case DType::kBool:
+      return "b8";
+    case DType::kC64:
+      return "c64";
+    case DType::kC128:
+      return "c128";
+    case DType::kC32:
+      return "c32";
+    case DType::kU16:
+      return "u16";
+    case DType::kU32:
+      return "u32";
+    case DType::kU64:
+      return "u64";
   }
   return "?";
 }
@@ -35,28 +51,40 @@ bool IsIntegral(DType dtype) {
          dtype == DType::kI64 || dtype == DType::kU8;
 }
 
-bool IsComplex(DType dtype) { return dtype == DType::kC64 || dtype == DType::kC128 || dtype == DType::kC32; }
+bool IsComplex(DType dtype) {
+  return dtype == DType::kC64 || dtype == DType::kC128 || dtype == DType::kC32;
+}
 
-bool IsExternOnly(DType dtype) { return static_cast<uint8_t>(dtype) > static_cast<uint8_t>(DType::kBool); }
+bool IsExternOnly(DType dtype) {
+  return static_cast<uint8_t>(dtype) > static_cast<uint8_t>(DType::kBool);
+}
 
 int DTypeBytes(DType dtype) {
   switch (dtype) {
-    case DType::kC128: return 16;
+    case DType::kC128:
+      return 16;
     case DType::kC64:
-    case DType::kU64: return 8;
+    case DType::kU64:
+      return 8;
     case DType::kC32:
-    case DType::kU32: return 4;
-    case DType::kU16: return 2;
+    case DType::kU32:
+      return 4;
+    case DType::kU16:
+      return 2;
     case DType::kF64:
-    case DType::kI64: return 8;
+    case DType::kI64:
+      return 8;
     case DType::kF32:
-    case DType::kI32: return 4;
+    case DType::kI32:
+      return 4;
     case DType::kF16:
     case DType::kBF16:
-    case DType::kI16: return 2;
+    case DType::kI16:
+      return 2;
     case DType::kI8:
     case DType::kU8:
-    case DType::kBool: return 1;
+    case DType::kBool:
+      return 1;
   }
   return 1;
 }

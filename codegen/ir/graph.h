@@ -24,14 +24,28 @@ namespace tccd::ir {
 // extern steps only: no kernel computes on them (TouchesExternOnlyDType guards every lowering),
 // so the kernel IR never sees them.
 enum class DType : uint8_t {
-  kF32, kF64, kF16, kBF16, kI8, kI16, kI32, kI64, kU8, kBool,
-  kC64, kC128, kC32, kU16, kU32, kU64,
+  kF32,
+  kF64,
+  kF16,
+  kBF16,
+  kI8,
+  kI16,
+  kI32,
+  kI64,
+  kU8,
+  kBool,
+  kC64,
+  kC128,
+  kC32,
+  kU16,
+  kU32,
+  kU64,
 };
 enum class DeviceType : uint8_t { kCpu, kCuda };
 
 const char* DTypeName(DType dtype);  // "f32", "bf16", "b8", ...
 bool IsFloatingPoint(DType dtype);
-bool IsIntegral(DType dtype);       // excludes bool
+bool IsIntegral(DType dtype);  // excludes bool
 bool IsComplex(DType dtype);
 // Only extern steps compute on tensors of this dtype (complex, u16/u32/u64).
 bool IsExternOnly(DType dtype);

@@ -9,7 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::ir {
 namespace {
@@ -19,7 +19,7 @@ bool DTypeFromName(absl::string_view name, DType* out) {
       {"f32", DType::kF32}, {"f64", DType::kF64}, {"f16", DType::kF16}, {"bf16", DType::kBF16},
       {"i8", DType::kI8},   {"i16", DType::kI16}, {"i32", DType::kI32}, {"i64", DType::kI64},
       {"u8", DType::kU8},   {"b8", DType::kBool}, {"c64", DType::kC64}, {"c128", DType::kC128},
-      {"c32", DType::kC32}, {"u16", DType::kU16},   {"u32", DType::kU32}, {"u64", DType::kU64}};
+      {"c32", DType::kC32}, {"u16", DType::kU16}, {"u32", DType::kU32}, {"u64", DType::kU64}};
   for (const auto& [n, d] : kNames) {
     if (name == n) {
       *out = d;
@@ -79,9 +79,8 @@ class Parser {
     Node node;
     SkipSpace();
     size_t start = pos_;
-    while (pos_ < text_.size() &&
-           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' ||
-            text_[pos_] == ':' || text_[pos_] == '.'))
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
+                                   text_[pos_] == '_' || text_[pos_] == ':' || text_[pos_] == '.'))
       ++pos_;
     node.target = std::string(text_.substr(start, pos_ - start));
     if (node.target.empty()) return Error("expected an op target");
@@ -162,7 +161,8 @@ class Parser {
     if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
     while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
     int64_t v;
-    if (!absl::SimpleAtoi(text_.substr(start, pos_ - start), &v)) return Error("expected an integer");
+    if (!absl::SimpleAtoi(text_.substr(start, pos_ - start), &v))
+      return Error("expected an integer");
     return v;
   }
 
@@ -231,7 +231,8 @@ class Parser {
       if (word == "layout") return Arg{LayoutArg{static_cast<int>(v)}};
       return Arg{MemoryFormatArg{static_cast<int>(v)}};
     }
-    return Error(absl::StrCat("unexpected '", word.empty() ? std::string(1, c) : std::string(word), "'"));
+    return Error(
+        absl::StrCat("unexpected '", word.empty() ? std::string(1, c) : std::string(word), "'"));
   }
 
   absl::StatusOr<Arg> ParseNumber() {

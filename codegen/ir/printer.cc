@@ -42,10 +42,10 @@ struct ArgPrinter {
   std::string operator()(DType v) const { return DTypeName(v); }
   std::string operator()(DeviceType v) const { return absl::StrCat("device(", DeviceName(v), ")"); }
   std::string operator()(const ArgList& list) const {
-    return absl::StrCat("[", absl::StrJoin(list, ", ", [](std::string* out, const Arg& a) {
-                          out->append(PrintArg(a));
-                        }),
-                        "]");
+    return absl::StrCat(
+        "[",
+        absl::StrJoin(list, ", ", [](std::string* out, const Arg& a) { out->append(PrintArg(a)); }),
+        "]");
   }
   std::string operator()(const LayoutArg& v) const { return absl::StrCat("layout(", v.value, ")"); }
   std::string operator()(const MemoryFormatArg& v) const {
@@ -64,8 +64,8 @@ std::string PrintValueRef(const ValueRef& ref) {
 std::string PrintArg(const Arg& arg) { return std::visit(ArgPrinter{}, arg.v); }
 
 std::string PrintTensorType(const TensorType& type) {
-  std::string text = absl::StrCat(DTypeName(type.dtype), "[", absl::StrJoin(type.sizes, ","),
-                                  "]{", absl::StrJoin(type.strides, ","), "}");
+  std::string text = absl::StrCat(DTypeName(type.dtype), "[", absl::StrJoin(type.sizes, ","), "]{",
+                                  absl::StrJoin(type.strides, ","), "}");
   if (type.storage_offset != 0) absl::StrAppend(&text, "+", type.storage_offset);
   absl::StrAppend(&text, "@", DeviceName(type.device));
   return text;
@@ -82,7 +82,8 @@ std::string PrintGraph(const Graph& graph) {
     const Node& node = graph.nodes[id];
     std::vector<std::string> args;
     for (const Arg& a : node.args) args.push_back(PrintArg(a));
-    for (const NamedArg& kw : node.kwargs) args.push_back(absl::StrCat(kw.name, "=", PrintArg(kw.value)));
+    for (const NamedArg& kw : node.kwargs)
+      args.push_back(absl::StrCat(kw.name, "=", PrintArg(kw.value)));
     absl::StrAppend(&out, "  %", id, " = ", node.target, "(", absl::StrJoin(args, ", "), ") -> ");
     if (node.outputs.size() == 1) {
       out += PrintTensorType(node.outputs[0]);

@@ -3,29 +3,45 @@
 
 #include "absl/strings/str_cat.h"
 #include "codegen/ir/verifier.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::ir {
 namespace {
 
 absl::StatusOr<DType> DTypeFromProto(v1::DType dtype, const std::string& where) {
   switch (dtype) {
-    case v1::FLOAT32: return DType::kF32;
-    case v1::FLOAT64: return DType::kF64;
-    case v1::FLOAT16: return DType::kF16;
-    case v1::BFLOAT16: return DType::kBF16;
-    case v1::INT8: return DType::kI8;
-    case v1::INT16: return DType::kI16;
-    case v1::INT32: return DType::kI32;
-    case v1::INT64: return DType::kI64;
-    case v1::UINT8: return DType::kU8;
-    case v1::BOOL: return DType::kBool;
-    case v1::COMPLEX64: return DType::kC64;
-    case v1::COMPLEX128: return DType::kC128;
-    case v1::COMPLEX32: return DType::kC32;
-    case v1::UINT16: return DType::kU16;
-    case v1::UINT32: return DType::kU32;
-    case v1::UINT64: return DType::kU64;
+    case v1::FLOAT32:
+      return DType::kF32;
+    case v1::FLOAT64:
+      return DType::kF64;
+    case v1::FLOAT16:
+      return DType::kF16;
+    case v1::BFLOAT16:
+      return DType::kBF16;
+    case v1::INT8:
+      return DType::kI8;
+    case v1::INT16:
+      return DType::kI16;
+    case v1::INT32:
+      return DType::kI32;
+    case v1::INT64:
+      return DType::kI64;
+    case v1::UINT8:
+      return DType::kU8;
+    case v1::BOOL:
+      return DType::kBool;
+    case v1::COMPLEX64:
+      return DType::kC64;
+    case v1::COMPLEX128:
+      return DType::kC128;
+    case v1::COMPLEX32:
+      return DType::kC32;
+    case v1::UINT16:
+      return DType::kU16;
+    case v1::UINT32:
+      return DType::kU32;
+    case v1::UINT64:
+      return DType::kU64;
     default:
       return absl::InvalidArgumentError(absl::StrCat(where, ": missing or unknown dtype ", dtype));
   }
@@ -33,8 +49,10 @@ absl::StatusOr<DType> DTypeFromProto(v1::DType dtype, const std::string& where) 
 
 absl::StatusOr<DeviceType> DeviceFromProto(const v1::Device& device, const std::string& where) {
   switch (device.type()) {
-    case v1::CPU: return DeviceType::kCpu;
-    case v1::CUDA: return DeviceType::kCuda;
+    case v1::CPU:
+      return DeviceType::kCpu;
+    case v1::CUDA:
+      return DeviceType::kCuda;
     case v1::META:
       return absl::UnimplementedError(absl::StrCat(where, ": meta tensors cannot be compiled"));
     default:
@@ -44,11 +62,12 @@ absl::StatusOr<DeviceType> DeviceFromProto(const v1::Device& device, const std::
 
 absl::StatusOr<int64_t> DimFromProto(const v1::Dim& dim, const std::string& where) {
   switch (dim.kind_case()) {
-    case v1::Dim::kValue: return dim.value();
+    case v1::Dim::kValue:
+      return dim.value();
     case v1::Dim::kExpr:
-      return absl::UnimplementedError(absl::StrCat(
-          where, ": symbolic size '", dim.expr().substr(0, 64),
-          "' — dynamic shapes are not supported yet; compile with dynamic=False"));
+      return absl::UnimplementedError(
+          absl::StrCat(where, ": symbolic size '", dim.expr().substr(0, 64),
+                       "' — dynamic shapes are not supported yet; compile with dynamic=False"));
     default:
       return absl::InvalidArgumentError(absl::StrCat(where, ": a size/stride has no value"));
   }
@@ -56,12 +75,14 @@ absl::StatusOr<int64_t> DimFromProto(const v1::Dim& dim, const std::string& wher
 
 }  // namespace
 
-absl::StatusOr<TensorType> TensorTypeFromProto(const v1::TensorMeta& meta, const std::string& where) {
+absl::StatusOr<TensorType> TensorTypeFromProto(const v1::TensorMeta& meta,
+                                               const std::string& where) {
   TensorType type;
   ASSIGN_OR_RETURN(type.dtype, DTypeFromProto(meta.dtype(), where));
   ASSIGN_OR_RETURN(type.device, DeviceFromProto(meta.device(), where));
   if (meta.sizes_size() > kMaxRank)
-    return absl::InvalidArgumentError(absl::StrCat(where, ": rank ", meta.sizes_size(), " > ", kMaxRank));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": rank ", meta.sizes_size(), " > ", kMaxRank));
   for (const v1::Dim& d : meta.sizes()) {
     ASSIGN_OR_RETURN(int64_t v, DimFromProto(d, where));
     type.sizes.push_back(v);
@@ -77,28 +98,35 @@ absl::StatusOr<TensorType> TensorTypeFromProto(const v1::TensorMeta& meta, const
 }
 
 absl::StatusOr<Arg> ArgFromProto(const v1::Value& value, const std::string& where, int depth) {
-  if (depth > 8) return absl::InvalidArgumentError(absl::StrCat(where, ": lists nested too deeply"));
+  if (depth > 8)
+    return absl::InvalidArgumentError(absl::StrCat(where, ": lists nested too deeply"));
   switch (value.kind_case()) {
-    case v1::Value::kNone: return Arg{NoneArg{}};
+    case v1::Value::kNone:
+      return Arg{NoneArg{}};
     case v1::Value::kRef: {
       ValueRef ref;
       if (value.ref().node() < 0) {
         ref.node = ValueRef::kInput;
         ref.output = -(value.ref().node() + 1);
         if (value.ref().output() != 0)
-          return absl::InvalidArgumentError(absl::StrCat(where, ": graph input reference with output index"));
+          return absl::InvalidArgumentError(
+              absl::StrCat(where, ": graph input reference with output index"));
       } else {
         ref.node = value.ref().node();
         ref.output = value.ref().output();
       }
       return Arg{ref};
     }
-    case v1::Value::kIntValue: return Arg{int64_t{value.int_value()}};
-    case v1::Value::kFloatValue: return Arg{value.float_value()};
-    case v1::Value::kBoolValue: return Arg{value.bool_value()};
+    case v1::Value::kIntValue:
+      return Arg{int64_t{value.int_value()}};
+    case v1::Value::kFloatValue:
+      return Arg{value.float_value()};
+    case v1::Value::kBoolValue:
+      return Arg{value.bool_value()};
     case v1::Value::kStringValue:
       if (value.string_value().size() > 4096)
-        return absl::InvalidArgumentError(absl::StrCat(where, ": string argument longer than 4096 bytes"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": string argument longer than 4096 bytes"));
       return Arg{value.string_value()};
     case v1::Value::kDtype: {
       ASSIGN_OR_RETURN(DType d, DTypeFromProto(value.dtype(), where));
@@ -118,11 +146,13 @@ absl::StatusOr<Arg> ArgFromProto(const v1::Value& value, const std::string& wher
       return Arg{std::move(list)};
     }
     case v1::Value::kSymExpr:
-      return absl::UnimplementedError(absl::StrCat(
-          where, ": symbolic argument '", value.sym_expr().substr(0, 64),
-          "' — dynamic shapes are not supported yet; compile with dynamic=False"));
-    case v1::Value::kLayout: return Arg{LayoutArg{value.layout()}};
-    case v1::Value::kMemoryFormat: return Arg{MemoryFormatArg{value.memory_format()}};
+      return absl::UnimplementedError(
+          absl::StrCat(where, ": symbolic argument '", value.sym_expr().substr(0, 64),
+                       "' — dynamic shapes are not supported yet; compile with dynamic=False"));
+    case v1::Value::kLayout:
+      return Arg{LayoutArg{value.layout()}};
+    case v1::Value::kMemoryFormat:
+      return Arg{MemoryFormatArg{value.memory_format()}};
     default:
       return absl::InvalidArgumentError(absl::StrCat(where, ": argument has no value"));
   }
@@ -130,8 +160,8 @@ absl::StatusOr<Arg> ArgFromProto(const v1::Value& value, const std::string& wher
 
 absl::StatusOr<Graph> GraphFromProto(const v1::Graph& proto) {
   if (proto.nodes_size() > kMaxNodes)
-    return absl::InvalidArgumentError(
-        absl::StrCat("graph has ", proto.nodes_size(), " nodes; at most ", kMaxNodes, " are supported"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "graph has ", proto.nodes_size(), " nodes; at most ", kMaxNodes, " are supported"));
   Graph graph;
   for (int i = 0; i < proto.inputs_size(); ++i) {
     ASSIGN_OR_RETURN(TensorType t, TensorTypeFromProto(proto.inputs(i), absl::StrCat("input ", i)));
@@ -167,22 +197,38 @@ absl::StatusOr<Graph> GraphFromProto(const v1::Graph& proto) {
 
 v1::DType DTypeToProto(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return v1::FLOAT32;
-    case DType::kF64: return v1::FLOAT64;
-    case DType::kF16: return v1::FLOAT16;
-    case DType::kBF16: return v1::BFLOAT16;
-    case DType::kI8: return v1::INT8;
-    case DType::kI16: return v1::INT16;
-    case DType::kI32: return v1::INT32;
-    case DType::kI64: return v1::INT64;
-    case DType::kU8: return v1::UINT8;
-    case DType::kBool: return v1::BOOL;
-    case DType::kC64: return v1::COMPLEX64;
-    case DType::kC128: return v1::COMPLEX128;
-    case DType::kC32: return v1::COMPLEX32;
-    case DType::kU16: return v1::UINT16;
-    case DType::kU32: return v1::UINT32;
-    case DType::kU64: return v1::UINT64;
+    case DType::kF32:
+      return v1::FLOAT32;
+    case DType::kF64:
+      return v1::FLOAT64;
+    case DType::kF16:
+      return v1::FLOAT16;
+    case DType::kBF16:
+      return v1::BFLOAT16;
+    case DType::kI8:
+      return v1::INT8;
+    case DType::kI16:
+      return v1::INT16;
+    case DType::kI32:
+      return v1::INT32;
+    case DType::kI64:
+      return v1::INT64;
+    case DType::kU8:
+      return v1::UINT8;
+    case DType::kBool:
+      return v1::BOOL;
+    case DType::kC64:
+      return v1::COMPLEX64;
+    case DType::kC128:
+      return v1::COMPLEX128;
+    case DType::kC32:
+      return v1::COMPLEX32;
+    case DType::kU16:
+      return v1::UINT16;
+    case DType::kU32:
+      return v1::UINT32;
+    case DType::kU64:
+      return v1::UINT64;
   }
   return v1::DTYPE_UNSPECIFIED;
 }

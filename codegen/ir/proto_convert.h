@@ -15,7 +15,8 @@ absl::StatusOr<Graph> GraphFromProto(const v1::Graph& proto);
 
 // The pieces GraphFromProto validates with, also used to read a Plan back (schedule/): `where`
 // prefixes error messages. Refs keep the proto's numbering (node < 0: graph input -node-1).
-absl::StatusOr<TensorType> TensorTypeFromProto(const v1::TensorMeta& meta, const std::string& where);
+absl::StatusOr<TensorType> TensorTypeFromProto(const v1::TensorMeta& meta,
+                                               const std::string& where);
 absl::StatusOr<Arg> ArgFromProto(const v1::Value& value, const std::string& where, int depth = 0);
 
 v1::DType DTypeToProto(DType dtype);

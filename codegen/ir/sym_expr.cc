@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::ir {
 namespace {
@@ -42,8 +42,8 @@ class Parser {
 
  private:
   absl::Status Error(absl::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrCat("symbolic expression '", text_.substr(0, 96), "': ", what,
-                                                   " at offset ", pos_));
+    return absl::InvalidArgumentError(absl::StrCat("symbolic expression '", text_.substr(0, 96),
+                                                   "': ", what, " at offset ", pos_));
   }
   void SkipSpace() {
     while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
@@ -139,10 +139,13 @@ class Parser {
     }
     if (!std::isalpha(static_cast<unsigned char>(c))) return Error("unexpected character");
     size_t start = pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
     absl::string_view name = text_.substr(start, pos_ - start);
-    if (name.size() >= 2 && name[0] == 's' &&
-        std::all_of(name.begin() + 1, name.end(), [](char d) { return std::isdigit(static_cast<unsigned char>(d)); })) {
+    if (name.size() >= 2 && name[0] == 's' && std::all_of(name.begin() + 1, name.end(), [](char d) {
+          return std::isdigit(static_cast<unsigned char>(d));
+        })) {
       if (name.size() > 3) return Error("symbol index out of range");
       int index = std::stoi(std::string(name.substr(1)));
       if (index >= kMaxSymbols) return Error(absl::StrCat("symbol index above s", kMaxSymbols - 1));
@@ -167,7 +170,8 @@ class Parser {
       args.push_back(std::move(a));
     } while (args.size() < max_args && Eat(","));
     if (!Eat(")")) return Error("expected ')'");
-    if (args.size() < min_args) return Error(absl::StrCat(name, " takes at least ", min_args, " arguments"));
+    if (args.size() < min_args)
+      return Error(absl::StrCat(name, " takes at least ", min_args, " arguments"));
     return Fold(SymExpr{kind, 0, std::move(args)});
   }
 
@@ -205,22 +209,41 @@ void Print(const SymExpr& e, std::string& out) {
     absl::StrAppend(&out, close);
   };
   switch (e.kind) {
-    case Kind::kConst: absl::StrAppend(&out, e.value); return;
-    case Kind::kSymbol: absl::StrAppend(&out, "s", e.value); return;
-    case Kind::kAdd: list("(", " + ", ")"); return;
-    case Kind::kMul: list("(", "*", ")"); return;
-    case Kind::kFloorDiv: list("(", "//", ")"); return;
-    case Kind::kPow: list("(", "**", ")"); return;
-    case Kind::kMod: list("Mod(", ", ", ")"); return;
-    case Kind::kMax: list("Max(", ", ", ")"); return;
-    case Kind::kMin: list("Min(", ", ", ")"); return;
+    case Kind::kConst:
+      absl::StrAppend(&out, e.value);
+      return;
+    case Kind::kSymbol:
+      absl::StrAppend(&out, "s", e.value);
+      return;
+    case Kind::kAdd:
+      list("(", " + ", ")");
+      return;
+    case Kind::kMul:
+      list("(", "*", ")");
+      return;
+    case Kind::kFloorDiv:
+      list("(", "//", ")");
+      return;
+    case Kind::kPow:
+      list("(", "**", ")");
+      return;
+    case Kind::kMod:
+      list("Mod(", ", ", ")");
+      return;
+    case Kind::kMax:
+      list("Max(", ", ", ")");
+      return;
+    case Kind::kMin:
+      list("Min(", ", ", ")");
+      return;
   }
 }
 
 }  // namespace
 
 absl::StatusOr<SymExpr> ParseSymExpr(absl::string_view text) {
-  if (text.size() > 4096) return absl::InvalidArgumentError("symbolic expression longer than 4096 bytes");
+  if (text.size() > 4096)
+    return absl::InvalidArgumentError("symbolic expression longer than 4096 bytes");
   return Parser(text).Parse();
 }
 
@@ -233,12 +256,14 @@ std::string PrintSymExpr(const SymExpr& expr) {
 absl::StatusOr<int64_t> EvalSymExpr(const SymExpr& e, absl::Span<const int64_t> symbols) {
   auto overflow = [] { return absl::InvalidArgumentError("symbolic expression overflows int64"); };
   switch (e.kind) {
-    case Kind::kConst: return e.value;
+    case Kind::kConst:
+      return e.value;
     case Kind::kSymbol:
       if (e.value < 0 || e.value >= static_cast<int64_t>(symbols.size()))
         return absl::InvalidArgumentError(absl::StrCat("symbol s", e.value, " has no value"));
       return symbols[e.value];
-    default: break;
+    default:
+      break;
   }
   std::vector<int64_t> v;
   v.reserve(e.operands.size());
@@ -257,8 +282,10 @@ absl::StatusOr<int64_t> EvalSymExpr(const SymExpr& e, absl::Span<const int64_t> 
       for (size_t i = 1; i < v.size(); ++i)
         if (__builtin_mul_overflow(r, v[i], &r)) return overflow();
       return r;
-    case Kind::kMax: return *std::max_element(v.begin(), v.end());
-    case Kind::kMin: return *std::min_element(v.begin(), v.end());
+    case Kind::kMax:
+      return *std::max_element(v.begin(), v.end());
+    case Kind::kMin:
+      return *std::min_element(v.begin(), v.end());
     case Kind::kFloorDiv:
     case Kind::kMod:
       if (v.size() != 2) return absl::InternalError("division without two operands");
@@ -272,13 +299,15 @@ absl::StatusOr<int64_t> EvalSymExpr(const SymExpr& e, absl::Span<const int64_t> 
         if (__builtin_mul_overflow(p, v[0], &p)) return overflow();
       return p;
     }
-    default: return absl::InternalError("unknown symbolic operation");
+    default:
+      return absl::InternalError("unknown symbolic operation");
   }
 }
 
 void CollectSymbols(const SymExpr& expr, std::vector<int>& out) {
   if (expr.kind == Kind::kSymbol) {
-    if (std::find(out.begin(), out.end(), static_cast<int>(expr.value)) == out.end()) out.push_back(static_cast<int>(expr.value));
+    if (std::find(out.begin(), out.end(), static_cast<int>(expr.value)) == out.end())
+      out.push_back(static_cast<int>(expr.value));
     return;
   }
   for (const SymExpr& o : expr.operands) CollectSymbols(o, out);

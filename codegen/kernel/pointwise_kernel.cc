@@ -24,38 +24,65 @@ bool IsKnownDType(DType dtype) {
 bool IsArith(DType d) { return d != DType::kBool && !IsHalf(d); }
 bool IsArithFloat(DType d) { return d == DType::kF32 || d == DType::kF64; }
 
-enum class Kind { kLoad, kConstant, kCast, kBinary, kUnary, kCompare, kLogical, kWhere, kReduce, kStore, kIndex, kGather, kRandom };
+enum class Kind {
+  kLoad,
+  kConstant,
+  kCast,
+  kBinary,
+  kUnary,
+  kCompare,
+  kLogical,
+  kWhere,
+  kReduce,
+  kStore,
+  kIndex,
+  kGather,
+  kRandom
+};
 
 Kind KindOf(PwOp op) {
   switch (op) {
-    case PwOp::kLoad: return Kind::kLoad;
-    case PwOp::kConstant: return Kind::kConstant;
-    case PwOp::kCast: return Kind::kCast;
+    case PwOp::kLoad:
+      return Kind::kLoad;
+    case PwOp::kConstant:
+      return Kind::kConstant;
+    case PwOp::kCast:
+      return Kind::kCast;
     case PwOp::kAdd:
     case PwOp::kSub:
     case PwOp::kMul:
     case PwOp::kDiv:
     case PwOp::kMaximum:
     case PwOp::kMinimum:
-    case PwOp::kPow: return Kind::kBinary;
+    case PwOp::kPow:
+      return Kind::kBinary;
     case PwOp::kEq:
     case PwOp::kNe:
     case PwOp::kLt:
     case PwOp::kLe:
     case PwOp::kGt:
-    case PwOp::kGe: return Kind::kCompare;
+    case PwOp::kGe:
+      return Kind::kCompare;
     case PwOp::kAnd:
     case PwOp::kOr:
-    case PwOp::kNot: return Kind::kLogical;
-    case PwOp::kWhere: return Kind::kWhere;
+    case PwOp::kNot:
+      return Kind::kLogical;
+    case PwOp::kWhere:
+      return Kind::kWhere;
     case PwOp::kReduceSum:
     case PwOp::kReduceMax:
-    case PwOp::kReduceMin: return Kind::kReduce;
-    case PwOp::kStore: return Kind::kStore;
-    case PwOp::kIndex: return Kind::kIndex;
-    case PwOp::kGather: return Kind::kGather;
-    case PwOp::kRandom: return Kind::kRandom;
-    default: return Kind::kUnary;
+    case PwOp::kReduceMin:
+      return Kind::kReduce;
+    case PwOp::kStore:
+      return Kind::kStore;
+    case PwOp::kIndex:
+      return Kind::kIndex;
+    case PwOp::kGather:
+      return Kind::kGather;
+    case PwOp::kRandom:
+      return Kind::kRandom;
+    default:
+      return Kind::kUnary;
   }
 }
 
@@ -75,8 +102,10 @@ bool FloatOnly(PwOp op) {
     case PwOp::kErf:
     case PwOp::kSin:
     case PwOp::kCos:
-    case PwOp::kReciprocal: return true;
-    default: return false;
+    case PwOp::kReciprocal:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -84,17 +113,23 @@ int ExpectedArgs(PwOp op) {
   switch (KindOf(op)) {
     case Kind::kLoad:
     case Kind::kIndex:
-    case Kind::kConstant: return 0;
-    case Kind::kGather: return -1;  // variable: mask + coordinates
+    case Kind::kConstant:
+      return 0;
+    case Kind::kGather:
+      return -1;  // variable: mask + coordinates
     case Kind::kCast:
     case Kind::kUnary:
     case Kind::kReduce:
-    case Kind::kStore: return 1;
+    case Kind::kStore:
+      return 1;
     case Kind::kBinary:
     case Kind::kCompare:
-    case Kind::kRandom: return 2;
-    case Kind::kLogical: return op == PwOp::kNot ? 1 : 2;
-    case Kind::kWhere: return 3;
+    case Kind::kRandom:
+      return 2;
+    case Kind::kLogical:
+      return op == PwOp::kNot ? 1 : 2;
+    case Kind::kWhere:
+      return 3;
   }
   return 0;
 }
@@ -134,50 +169,94 @@ std::string VerifyFixedStrides(const PointwiseKernel& kernel);
 
 const char* PwOpName(PwOp op) {
   switch (op) {
-    case PwOp::kLoad: return "load";
-    case PwOp::kConstant: return "constant";
-    case PwOp::kCast: return "cast";
-    case PwOp::kAdd: return "add";
-    case PwOp::kSub: return "sub";
-    case PwOp::kMul: return "mul";
-    case PwOp::kDiv: return "div";
-    case PwOp::kMaximum: return "maximum";
-    case PwOp::kMinimum: return "minimum";
-    case PwOp::kPow: return "pow";
-    case PwOp::kNeg: return "neg";
-    case PwOp::kAbs: return "abs";
-    case PwOp::kExp: return "exp";
-    case PwOp::kLog: return "log";
-    case PwOp::kLog1p: return "log1p";
-    case PwOp::kExpm1: return "expm1";
-    case PwOp::kSqrt: return "sqrt";
-    case PwOp::kRsqrt: return "rsqrt";
-    case PwOp::kTanh: return "tanh";
-    case PwOp::kSigmoid: return "sigmoid";
-    case PwOp::kErf: return "erf";
-    case PwOp::kSin: return "sin";
-    case PwOp::kCos: return "cos";
-    case PwOp::kReciprocal: return "reciprocal";
-    case PwOp::kFloor: return "floor";
-    case PwOp::kCeil: return "ceil";
-    case PwOp::kRound: return "round";
-    case PwOp::kEq: return "eq";
-    case PwOp::kNe: return "ne";
-    case PwOp::kLt: return "lt";
-    case PwOp::kLe: return "le";
-    case PwOp::kGt: return "gt";
-    case PwOp::kGe: return "ge";
-    case PwOp::kAnd: return "and";
-    case PwOp::kOr: return "or";
-    case PwOp::kNot: return "not";
-    case PwOp::kWhere: return "where";
-    case PwOp::kReduceSum: return "reduce_sum";
-    case PwOp::kReduceMax: return "reduce_max";
-    case PwOp::kReduceMin: return "reduce_min";
-    case PwOp::kStore: return "store";
-    case PwOp::kIndex: return "index";
-    case PwOp::kGather: return "gather";
-    case PwOp::kRandom: return "random";
+    case PwOp::kLoad:
+      return "load";
+    case PwOp::kConstant:
+      return "constant";
+    case PwOp::kCast:
+      return "cast";
+    case PwOp::kAdd:
+      return "add";
+    case PwOp::kSub:
+      return "sub";
+    case PwOp::kMul:
+      return "mul";
+    case PwOp::kDiv:
+      return "div";
+    case PwOp::kMaximum:
+      return "maximum";
+    case PwOp::kMinimum:
+      return "minimum";
+    case PwOp::kPow:
+      return "pow";
+    case PwOp::kNeg:
+      return "neg";
+    case PwOp::kAbs:
+      return "abs";
+    case PwOp::kExp:
+      return "exp";
+    case PwOp::kLog:
+      return "log";
+    case PwOp::kLog1p:
+      return "log1p";
+    case PwOp::kExpm1:
+      return "expm1";
+    case PwOp::kSqrt:
+      return "sqrt";
+    case PwOp::kRsqrt:
+      return "rsqrt";
+    case PwOp::kTanh:
+      return "tanh";
+    case PwOp::kSigmoid:
+      return "sigmoid";
+    case PwOp::kErf:
+      return "erf";
+    case PwOp::kSin:
+      return "sin";
+    case PwOp::kCos:
+      return "cos";
+    case PwOp::kReciprocal:
+      return "reciprocal";
+    case PwOp::kFloor:
+      return "floor";
+    case PwOp::kCeil:
+      return "ceil";
+    case PwOp::kRound:
+      return "round";
+    case PwOp::kEq:
+      return "eq";
+    case PwOp::kNe:
+      return "ne";
+    case PwOp::kLt:
+      return "lt";
+    case PwOp::kLe:
+      return "le";
+    case PwOp::kGt:
+      return "gt";
+    case PwOp::kGe:
+      return "ge";
+    case PwOp::kAnd:
+      return "and";
+    case PwOp::kOr:
+      return "or";
+    case PwOp::kNot:
+      return "not";
+    case PwOp::kWhere:
+      return "where";
+    case PwOp::kReduceSum:
+      return "reduce_sum";
+    case PwOp::kReduceMax:
+      return "reduce_max";
+    case PwOp::kReduceMin:
+      return "reduce_min";
+    case PwOp::kStore:
+      return "store";
+    case PwOp::kIndex:
+      return "index";
+    case PwOp::kGather:
+      return "gather";
+    case PwOp::kRandom:
+      return "random";
   }
   return "?";
 }
@@ -248,7 +327,8 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
         // tensor is 255, as in torch); a bool constant is ivalue != 0.
         if (IsHalf(dt)) return where + "constants cannot be f16/bf16 (cast an f32 constant)";
         break;
-      case Kind::kCast: break;  // any dtype to any dtype
+      case Kind::kCast:
+        break;  // any dtype to any dtype
       case Kind::kBinary:
       case Kind::kUnary:
         if (!IsArith(dt)) return where + "no arithmetic on " + dn;
@@ -277,8 +357,8 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
           return where + "condition must be b8, got " + ir::DTypeName(arg_dtypes[0]);
         }
         if (arg_dtypes[1] != dt || arg_dtypes[2] != dt) {
-          return where + "branches must be " + dn + ", got " + ir::DTypeName(arg_dtypes[1]) + " and " +
-                 ir::DTypeName(arg_dtypes[2]);
+          return where + "branches must be " + dn + ", got " + ir::DTypeName(arg_dtypes[1]) +
+                 " and " + ir::DTypeName(arg_dtypes[2]);
         }
         break;
       case Kind::kReduce:
@@ -290,8 +370,8 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
       case Kind::kIndex:
         // Row kernels take the coordinate along a reduced (trailing) dim: a class index.
         if (kernel.is_row_reduction() &&
-            (kernel.is_column_reduction() ||
-             in.operand < static_cast<int>(kernel.shape.size()) - kernel.reduction.num_reduced_dims)) {
+            (kernel.is_column_reduction() || in.operand < static_cast<int>(kernel.shape.size()) -
+                                                              kernel.reduction.num_reduced_dims)) {
           return where + "row kernels index only their reduced dims";
         }
         if (in.operand < 0 || in.operand >= static_cast<int>(kernel.shape.size())) {
@@ -312,15 +392,18 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
           return where + "expects a mask and 0.." + std::to_string(kernel.shape.size()) +
                  " coordinates, has " + std::to_string(in.args.size()) + " args";
         }
-        if (arg_dtypes[0] != DType::kBool) return where + "mask must be b8, got " + ir::DTypeName(arg_dtypes[0]);
+        if (arg_dtypes[0] != DType::kBool)
+          return where + "mask must be b8, got " + ir::DTypeName(arg_dtypes[0]);
         for (size_t a = 1; a < arg_dtypes.size(); ++a) {
-          if (arg_dtypes[a] != DType::kI64) return where + "coordinates must be i64, got " + ir::DTypeName(arg_dtypes[a]);
+          if (arg_dtypes[a] != DType::kI64)
+            return where + "coordinates must be i64, got " + ir::DTypeName(arg_dtypes[a]);
         }
         break;
       case Kind::kRandom:
         if (kernel.is_row_reduction()) return where + "index ops are for pointwise kernels only";
         if (dt != DType::kF32) return where + "result must be f32, got " + dn;
-        if (arg_dtypes[0] != DType::kI64 || arg_dtypes[1] != DType::kI64) return where + "seed and offset must be i64";
+        if (arg_dtypes[0] != DType::kI64 || arg_dtypes[1] != DType::kI64)
+          return where + "seed and offset must be i64";
         break;
       case Kind::kStore:
         if (in.operand < 0 || in.operand >= num_outputs) {
@@ -358,17 +441,21 @@ namespace {
 std::string VerifyFixedStrides(const PointwiseKernel& kernel) {
   if (kernel.fixed_strides.empty()) return "";
   const int rank = static_cast<int>(kernel.shape.size());
-  if (static_cast<int64_t>(kernel.fixed_strides.size()) != static_cast<int64_t>(kernel.num_operands()) * rank)
+  if (static_cast<int64_t>(kernel.fixed_strides.size()) !=
+      static_cast<int64_t>(kernel.num_operands()) * rank)
     return "fixed_strides has " + std::to_string(kernel.fixed_strides.size()) + " entries for " +
            std::to_string(kernel.num_operands()) + " operands of rank " + std::to_string(rank);
-  if (kernel.entries != KernelEntries::kDense) return "fixed_strides on a kernel without only its dense entry";
-  if (HasRuntimeShape(kernel) || HasIndexOps(kernel) || (kernel.is_row_reduction() && !kernel.is_column_reduction()))
+  if (kernel.entries != KernelEntries::kDense)
+    return "fixed_strides on a kernel without only its dense entry";
+  if (HasRuntimeShape(kernel) || HasIndexOps(kernel) ||
+      (kernel.is_row_reduction() && !kernel.is_column_reduction()))
     return "fixed_strides on a kernel that is not a static pointwise or column kernel";
   const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
   for (int o = num_inputs; o < kernel.num_operands(); ++o)
     for (int d = kernel.reduction.num_reduced_dims; d < rank; ++d)
       if (kernel.shape[d] > 1 && kernel.fixed_strides[o * rank + d] == 0)
-        return "out" + std::to_string(o - num_inputs) + " has a fixed stride of 0 along dim " + std::to_string(d);
+        return "out" + std::to_string(o - num_inputs) + " has a fixed stride of 0 along dim " +
+               std::to_string(d);
   return "";
 }
 
@@ -390,7 +477,8 @@ std::string VerifyReduction(const PointwiseKernel& kernel) {
     const size_t outer = kernel.shape.size() - static_cast<size_t>(r.num_reduced_dims);
     for (size_t d = outer; d < kernel.shape.size(); ++d)
       if (kernel.shape[d] == kRuntimeDim && r.num_reduced_dims != 1)
-        return "a row reduction with a run-time size in reduced dim " + std::to_string(d) + " of several";
+        return "a row reduction with a run-time size in reduced dim " + std::to_string(d) +
+               " of several";
     for (int64_t t : kernel.output_zero_tail)
       if (t != 0) return "a zero output tail in a row reduction with run-time sizes";
   }
@@ -409,17 +497,21 @@ std::string VerifyReduction(const PointwiseKernel& kernel) {
     }
   }
   if (!kernel.output_zero_tail.empty()) {
-    if (static_cast<int>(kernel.output_zero_tail.size()) != static_cast<int>(kernel.output_dtypes.size()))
-      return "output_zero_tail has " + std::to_string(kernel.output_zero_tail.size()) + " entries for " +
-             std::to_string(kernel.output_dtypes.size()) + " outputs";
+    if (static_cast<int>(kernel.output_zero_tail.size()) !=
+        static_cast<int>(kernel.output_dtypes.size()))
+      return "output_zero_tail has " + std::to_string(kernel.output_zero_tail.size()) +
+             " entries for " + std::to_string(kernel.output_dtypes.size()) + " outputs";
     for (size_t o = 0; o < kernel.output_zero_tail.size(); ++o) {
       if (kernel.output_zero_tail[o] == 0) continue;
-      if (kernel.output_zero_tail[o] < 0) return "out" + std::to_string(o) + " has a negative zero tail";
+      if (kernel.output_zero_tail[o] < 0)
+        return "out" + std::to_string(o) + " has a negative zero tail";
       if (columns) return "out" + std::to_string(o) + " has a zero tail in a column kernel";
-      if (r.row_operand[num_inputs + o]) return "out" + std::to_string(o) + " has a zero tail but is a row operand";
+      if (r.row_operand[num_inputs + o])
+        return "out" + std::to_string(o) + " has a zero tail but is a row operand";
       // The tail runs along the innermost dim: the row must be that dim alone.
       for (size_t d = kernel.shape.size() - r.num_reduced_dims; d + 1 < kernel.shape.size(); ++d)
-        if (kernel.shape[d] != 1) return "out" + std::to_string(o) + " has a zero tail over a row of several dims";
+        if (kernel.shape[d] != 1)
+          return "out" + std::to_string(o) + " has a zero tail over a row of several dims";
     }
   }
   const std::vector<bool> row = RowLevelValues(kernel);
@@ -432,7 +524,8 @@ std::string VerifyReduction(const PointwiseKernel& kernel) {
       return InstrPrefix(i, in) + "an element-level value after a reduction in a column kernel";
     }
     if (KindOf(in.op) == Kind::kReduce) {
-      if (columns && after_reduce[i]) return InstrPrefix(i, in) + "a second reduction phase in a column kernel";
+      if (columns && after_reduce[i])
+        return InstrPrefix(i, in) + "a second reduction phase in a column kernel";
       after_reduce[i] = true;
     }
     if (KindOf(in.op) == Kind::kReduce && row[in.args[0]]) {
@@ -451,7 +544,8 @@ bool IsFixedLayoutOperand(const PointwiseKernel& kernel, int o) {
   const int rank = static_cast<int>(kernel.shape.size());
   if (kernel.fixed_strides.empty() || o < 0 || o >= kernel.num_operands()) return false;
   const bool columns = kernel.is_column_reduction();
-  if (columns && o < static_cast<int>(kernel.reduction.kept_broadcast.size()) && kernel.reduction.kept_broadcast[o])
+  if (columns && o < static_cast<int>(kernel.reduction.kept_broadcast.size()) &&
+      kernel.reduction.kept_broadcast[o])
     return false;
   const int first = columns ? kernel.reduction.num_reduced_dims : 0;
   int64_t expected = 1;
@@ -492,7 +586,9 @@ std::vector<bool> RowLevelValues(const PointwiseKernel& kernel) {
                  kernel.reduction.row_operand[in.operand];
         break;
       case Kind::kReduce:
-      case Kind::kStore: row[i] = true; break;
+      case Kind::kStore:
+        row[i] = true;
+        break;
       case Kind::kIndex:  // along a reduced dim (the verifier allows no other in row kernels)
         row[i] = !kernel.is_row_reduction();
         break;
@@ -533,7 +629,8 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
     // column operands: out0; kept-broadcast: in2)"
     const bool columns = kernel.is_column_reduction();
     out += (columns ? " columns(reduce " : " rows(reduce ") +
-           std::to_string(kernel.reduction.num_reduced_dims) + (columns ? " leading dims" : " dims");
+           std::to_string(kernel.reduction.num_reduced_dims) +
+           (columns ? " leading dims" : " dims");
     std::string rows;
     const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
     for (int o = 0; o < kernel.num_operands(); ++o) {
@@ -553,7 +650,8 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
   std::string tails;
   for (size_t o = 0; o < kernel.output_zero_tail.size(); ++o)
     if (kernel.output_zero_tail[o] != 0)
-      tails += (tails.empty() ? "out" : ", out") + std::to_string(o) + ": " + std::to_string(kernel.output_zero_tail[o]);
+      tails += (tails.empty() ? "out" : ", out") + std::to_string(o) + ": " +
+               std::to_string(kernel.output_zero_tail[o]);
   if (!tails.empty()) out += " zero-tail(" + tails + ")";
   // Printed only when narrowed, so kernels outside a plan print as before.
   if (kernel.entries == KernelEntries::kDense) out += " entries(dense)";
@@ -567,7 +665,8 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
     fixed += fixed.empty() ? "" : ", ";
     fixed += o < num_inputs ? "in" + std::to_string(o) : "out" + std::to_string(o - num_inputs);
     fixed += ": [";
-    for (int d = 0; d < rank; ++d) fixed += (d ? "," : "") + std::to_string(kernel.fixed_strides[o * rank + d]);
+    for (int d = 0; d < rank; ++d)
+      fixed += (d ? "," : "") + std::to_string(kernel.fixed_strides[o * rank + d]);
     fixed += "]";
   }
   if (!fixed.empty()) out += " fixed(" + fixed + ")";
@@ -589,7 +688,8 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
       out += first ? " " : ", ";
       first = false;
     };
-    if (in.op == PwOp::kLoad || in.op == PwOp::kGather) sep(), out += "in" + std::to_string(in.operand);
+    if (in.op == PwOp::kLoad || in.op == PwOp::kGather)
+      sep(), out += "in" + std::to_string(in.operand);
     if (in.op == PwOp::kIndex) sep(), out += "dim" + std::to_string(in.operand);
     if (in.op == PwOp::kStore) sep(), out += "out" + std::to_string(in.operand);
     if (in.op == PwOp::kConstant) {

@@ -37,8 +37,8 @@
 // and which element it reads. An input read by kGather is a *gather operand*: it is never kLoad'ed
 // (its shape need not broadcast to the iteration space) and its stride row in the launch ABI holds
 // its own strides, dim k of the tensor in slot k (padded with zeros to the kernel's rank), not
-// iteration-space strides. Both backends implement them. The CPU always takes its strided loop nest;
-// CUDA vectorises along the innermost dim where a gather's mask is uniform along it and its
+// iteration-space strides. Both backends implement them. The CPU always takes its strided loop
+// nest; CUDA vectorises along the innermost dim where a gather's mask is uniform along it and its
 // innermost coordinate is the point's own (cuda_index_emitter.cc), else one element per thread.
 #pragma once
 
@@ -115,7 +115,9 @@ const char* PwOpName(PwOp op);
 // Kernel-IR dtype categories, shared by the verifier and every backend. (Self-contained: the
 // kernel IR links no graph-IR code.)
 inline bool IsHalf(ir::DType d) { return d == ir::DType::kF16 || d == ir::DType::kBF16; }
-inline bool IsFloat(ir::DType d) { return d == ir::DType::kF32 || d == ir::DType::kF64 || IsHalf(d); }
+inline bool IsFloat(ir::DType d) {
+  return d == ir::DType::kF32 || d == ir::DType::kF64 || IsHalf(d);
+}
 
 struct PwInstr {
   PwOp op = PwOp::kConstant;
@@ -202,9 +204,7 @@ struct PointwiseKernel {
   // only.
   std::vector<int64_t> fixed_strides;
 
-  int num_operands() const {
-    return static_cast<int>(input_dtypes.size() + output_dtypes.size());
-  }
+  int num_operands() const { return static_cast<int>(input_dtypes.size() + output_dtypes.size()); }
   // Storage dtype of operand `operand` (inputs, then outputs).
   ir::DType operand_dtype(int operand) const {
     const int n_in = static_cast<int>(input_dtypes.size());

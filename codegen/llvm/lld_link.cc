@@ -39,20 +39,20 @@ ABSL_CONST_INIT absl::Mutex lld_mutex(absl::kConstInit);
 // _GLOBAL_OFFSET_TABLE_) followed by a CPU kernel link in one process. Cleared after every
 // link, with the context they point into. (Later LLDs keep them in the context itself.)
 #define TCCD_LLD_ELFSYM(field, mangled) extern void* lld_elfsym_##field __asm__(mangled);
-#define TCCD_LLD_ELFSYMS(X)                                   \
-  X(bss, "_ZN3lld3elf6ElfSym3bssE")                           \
-  X(etext1, "_ZN3lld3elf6ElfSym6etext1E")                     \
-  X(etext2, "_ZN3lld3elf6ElfSym6etext2E")                     \
-  X(edata1, "_ZN3lld3elf6ElfSym6edata1E")                     \
-  X(edata2, "_ZN3lld3elf6ElfSym6edata2E")                     \
-  X(end1, "_ZN3lld3elf6ElfSym4end1E")                         \
-  X(end2, "_ZN3lld3elf6ElfSym4end2E")                         \
+#define TCCD_LLD_ELFSYMS(X)                                      \
+  X(bss, "_ZN3lld3elf6ElfSym3bssE")                              \
+  X(etext1, "_ZN3lld3elf6ElfSym6etext1E")                        \
+  X(etext2, "_ZN3lld3elf6ElfSym6etext2E")                        \
+  X(edata1, "_ZN3lld3elf6ElfSym6edata1E")                        \
+  X(edata2, "_ZN3lld3elf6ElfSym6edata2E")                        \
+  X(end1, "_ZN3lld3elf6ElfSym4end1E")                            \
+  X(end2, "_ZN3lld3elf6ElfSym4end2E")                            \
   X(globalOffsetTable, "_ZN3lld3elf6ElfSym17globalOffsetTableE") \
-  X(mipsGp, "_ZN3lld3elf6ElfSym6mipsGpE")                     \
-  X(mipsGpDisp, "_ZN3lld3elf6ElfSym10mipsGpDispE")            \
-  X(mipsLocalGp, "_ZN3lld3elf6ElfSym11mipsLocalGpE")          \
-  X(relaIpltStart, "_ZN3lld3elf6ElfSym13relaIpltStartE")      \
-  X(relaIpltEnd, "_ZN3lld3elf6ElfSym11relaIpltEndE")          \
+  X(mipsGp, "_ZN3lld3elf6ElfSym6mipsGpE")                        \
+  X(mipsGpDisp, "_ZN3lld3elf6ElfSym10mipsGpDispE")               \
+  X(mipsLocalGp, "_ZN3lld3elf6ElfSym11mipsLocalGpE")             \
+  X(relaIpltStart, "_ZN3lld3elf6ElfSym13relaIpltStartE")         \
+  X(relaIpltEnd, "_ZN3lld3elf6ElfSym11relaIpltEndE")             \
   X(tlsModuleBase, "_ZN3lld3elf6ElfSym13tlsModuleBaseE")
 TCCD_LLD_ELFSYMS(TCCD_LLD_ELFSYM)
 
@@ -127,8 +127,8 @@ absl::StatusOr<std::string> LinkSharedObjects(absl::Span<const std::string_view>
   if (!dir.ok()) return dir.status();
   std::vector<std::string> object_paths;
   for (size_t i = 0; i < objects.size(); ++i) {
-    object_paths.push_back(dir->path() + (i == 0 ? std::string("/kernels.o")
-                                                 : "/kernels" + std::to_string(i) + ".o"));
+    object_paths.push_back(
+        dir->path() + (i == 0 ? std::string("/kernels.o") : "/kernels" + std::to_string(i) + ".o"));
     if (absl::Status s = WriteFile(object_paths.back(), objects[i]); !s.ok()) return s;
   }
   const std::string so_path = dir->path() + "/kernels.so";

@@ -1,8 +1,8 @@
 // Relocatable object -> ELF shared object, linked in-process with LLD.
 //
-// Shared by the CPU backend and the CUDA host library. Thread-safe: LLD's driver keeps global state and is not
-// reentrant, so calls are serialised on one process-wide mutex (linking a kernel module takes
-// milliseconds; code generation, which runs in parallel, dominates).
+// Shared by the CPU backend and the CUDA host library. Thread-safe: LLD's driver keeps global state
+// and is not reentrant, so calls are serialised on one process-wide mutex (linking a kernel module
+// takes milliseconds; code generation, which runs in parallel, dominates).
 #pragma once
 
 #include <string>

@@ -39,7 +39,9 @@ struct OpProperties {
 OpProperties PropertiesOf(absl::string_view target);
 
 // Output(s) always alias input 0 (category kView).
-inline bool IsViewOp(absl::string_view target) { return PropertiesOf(target).category == OpCategory::kView; }
+inline bool IsViewOp(absl::string_view target) {
+  return PropertiesOf(target).category == OpCategory::kView;
+}
 // Safe to drop when dead.
 inline bool IsSideEffectFree(absl::string_view target) { return PropertiesOf(target).pure; }
 

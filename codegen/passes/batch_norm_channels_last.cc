@@ -29,8 +29,9 @@ bool IsVector(const ir::Graph& g, const ir::Arg& a, int64_t c, bool any_float, b
   if (a.is_none()) return optional;
   if (!a.is_ref()) return false;
   const ir::TensorType& t = g.type_of(a.ref());
-  return t.device == ir::DeviceType::kCuda && (any_float ? IsF32OrHalf(t.dtype) : t.dtype == kF32) &&
-         t.rank() == 1 && t.sizes[0] == c && (c == 1 || t.strides[0] == 1) && t.storage_offset == 0;
+  return t.device == ir::DeviceType::kCuda &&
+         (any_float ? IsF32OrHalf(t.dtype) : t.dtype == kF32) && t.rank() == 1 && t.sizes[0] == c &&
+         (c == 1 || t.strides[0] == 1) && t.storage_offset == 0;
 }
 
 // Emits the views, reductions and pointwise ops of one norm into `out`.
@@ -60,7 +61,8 @@ class Emitter {
                std::vector<ir::NamedArg> kwargs = {}) {
     return EmitOp(out_, std::move(target), std::move(args), std::move(type), std::move(kwargs));
   }
-  ir::Arg Binary(const char* target, const ir::Arg& a, const ir::Arg& b, const ir::TensorType& type) {
+  ir::Arg Binary(const char* target, const ir::Arg& a, const ir::Arg& b,
+                 const ir::TensorType& type) {
     return Emit(target, {a, b}, type);
   }
   ir::Arg F32(const ir::Arg& v, const ir::TensorType& type) {
@@ -83,12 +85,14 @@ class Emitter {
 
   // Per-channel sums of an f32 [A, B, C] value, [1, C]: one column kernel, or two when B > 1.
   std::optional<ir::Arg> ColumnSum(const ir::Arg& rows) {
-    ir::Node stage{.target = "aten::sum.dim_IntList", .args = {rows, IntListArg({0})},
+    ir::Node stage{.target = "aten::sum.dim_IntList",
+                   .args = {rows, IntListArg({0})},
                    .outputs = {Dense(kF32, {b_, c_})}};
     if (ReductionAxesOf(out_, stage) != ReductionAxes{1, true}) return std::nullopt;
     ir::Arg partial = AppendNode(out_, std::move(stage));
     if (b_ == 1) return partial;  // already [1, C]
-    ir::Node combine{.target = "aten::sum.dim_IntList", .args = {partial, IntListArg({0}), ir::Arg{true}},
+    ir::Node combine{.target = "aten::sum.dim_IntList",
+                     .args = {partial, IntListArg({0}), ir::Arg{true}},
                      .outputs = {Stat()}};
     if (ReductionAxesOf(out_, combine) != ReductionAxes{1, true}) return std::nullopt;
     return AppendNode(out_, std::move(combine));
@@ -125,22 +129,27 @@ class Emitter {
 }  // namespace
 
 bool IsChannelsLastNormInput(const ir::TensorType& t) {
-  return t.device == ir::DeviceType::kCuda && IsF32OrHalf(t.dtype) && t.rank() == 4 && t.numel() > 0 &&
-         t.storage_offset == 0 && t.strides == ChannelsLastStrides(t.sizes) &&
+  return t.device == ir::DeviceType::kCuda && IsF32OrHalf(t.dtype) && t.rank() == 4 &&
+         t.numel() > 0 && t.storage_offset == 0 && t.strides == ChannelsLastStrides(t.sizes) &&
          t.strides != ir::ContiguousStrides(t.sizes);
 }
 
-std::optional<std::vector<ir::Arg>> DecomposeChannelsLastForward(ir::Graph& out, const ir::Node& node) {
-  if (node.args.size() != 8 || !node.kwargs.empty() || node.outputs.size() != 5 || !node.args[0].is_ref())
+std::optional<std::vector<ir::Arg>> DecomposeChannelsLastForward(ir::Graph& out,
+                                                                 const ir::Node& node) {
+  if (node.args.size() != 8 || !node.kwargs.empty() || node.outputs.size() != 5 ||
+      !node.args[0].is_ref())
     return std::nullopt;
   const ir::TensorType x = out.type_of(node.args[0].ref());
   const bool* training = std::get_if<bool>(&node.args[5].v);
   const std::optional<double> momentum = Number(node.args[6]), eps = Number(node.args[7]);
-  if (!IsChannelsLastNormInput(x) || training == nullptr || !*training || !momentum || !eps) return std::nullopt;
+  if (!IsChannelsLastNormInput(x) || training == nullptr || !*training || !momentum || !eps)
+    return std::nullopt;
   if (node.outputs[0] != x) return std::nullopt;
   const int64_t c = x.sizes[1];
-  if (!IsVector(out, node.args[1], c, false, true) || !IsVector(out, node.args[2], c, false, true) ||
-      !IsVector(out, node.args[3], c, false, false) || !IsVector(out, node.args[4], c, false, false))
+  if (!IsVector(out, node.args[1], c, false, true) ||
+      !IsVector(out, node.args[2], c, false, true) ||
+      !IsVector(out, node.args[3], c, false, false) ||
+      !IsVector(out, node.args[4], c, false, false))
     return std::nullopt;
   for (int o = 1; o < 5; ++o) {
     const ir::TensorType& t = node.outputs[o];
@@ -168,7 +177,8 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastForward(ir::Graph& out,
   std::optional<ir::Arg> squares = e.ColumnSum(e.Binary("aten::mul.Tensor", d, d, rows));
   if (!squares) return undo();
   const ir::Arg var = e.Binary("aten::mul.Tensor", *squares, ir::Arg{inv_m}, stat);
-  const ir::Arg rs = e.Emit("aten::rsqrt.default", {e.Binary("aten::add.Tensor", var, ir::Arg{*eps}, stat)}, stat);
+  const ir::Arg rs =
+      e.Emit("aten::rsqrt.default", {e.Binary("aten::add.Tensor", var, ir::Arg{*eps}, stat)}, stat);
 
   const ir::TensorType f = e.LikeX(kF32);
   ir::Arg y = e.Binary("aten::sub.Tensor", e.F32(node.args[0], f), e.PerChannel(mean), f);
@@ -182,19 +192,22 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastForward(ir::Graph& out,
   // epilogue.
   auto running = [&](int arg, ir::Arg batch_value, double scale) {
     if (scale != 1.0) batch_value = e.Binary("aten::mul.Tensor", batch_value, ir::Arg{scale}, stat);
-    const ir::Arg updated = e.Emit("aten::lerp.Scalar", {e.AsStat(node.args[arg]), batch_value, ir::Arg{m}}, stat);
+    const ir::Arg updated =
+        e.Emit("aten::lerp.Scalar", {e.AsStat(node.args[arg]), batch_value, ir::Arg{m}}, stat);
     return e.Vector(updated, node.outputs[arg].dtype);
   };
   const ir::Arg new_rm = running(3, mean, 1.0);
   const ir::Arg new_rv = running(4, var, n / (n - 1.0));
-  return std::vector<ir::Arg>{y, e.Vector(mean, node.outputs[1].dtype), e.Vector(rs, node.outputs[2].dtype), new_rm,
-                              new_rv};
+  return std::vector<ir::Arg>{y, e.Vector(mean, node.outputs[1].dtype),
+                              e.Vector(rs, node.outputs[2].dtype), new_rm, new_rv};
 }
 
-std::optional<std::vector<ir::Arg>> DecomposeChannelsLastBackward(ir::Graph& out, const ir::Node& node,
+std::optional<std::vector<ir::Arg>> DecomposeChannelsLastBackward(ir::Graph& out,
+                                                                  const ir::Node& node,
                                                                   const std::vector<bool>& used) {
-  if (node.args.size() != 10 || !node.kwargs.empty() || node.outputs.size() != 3 || !node.args[0].is_ref() ||
-      !node.args[1].is_ref() || !node.args[5].is_ref() || !node.args[6].is_ref())
+  if (node.args.size() != 10 || !node.kwargs.empty() || node.outputs.size() != 3 ||
+      !node.args[0].is_ref() || !node.args[1].is_ref() || !node.args[5].is_ref() ||
+      !node.args[6].is_ref())
     return std::nullopt;
   const ir::TensorType g = out.type_of(node.args[0].ref());
   const ir::TensorType x = out.type_of(node.args[1].ref());
@@ -203,7 +216,8 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastBackward(ir::Graph& out
   if (!IsChannelsLastNormInput(x) || training == nullptr || !*training || mask_list == nullptr ||
       mask_list->size() != 3)
     return std::nullopt;
-  if (g.sizes != x.sizes || g.dtype != x.dtype || g.strides != x.strides || g.storage_offset != 0) return std::nullopt;
+  if (g.sizes != x.sizes || g.dtype != x.dtype || g.strides != x.strides || g.storage_offset != 0)
+    return std::nullopt;
   bool mask[3];
   for (int i = 0; i < 3; ++i) {
     const bool* b = std::get_if<bool>(&(*mask_list)[i].v);
@@ -211,12 +225,13 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastBackward(ir::Graph& out
     mask[i] = *b;
   }
   const int64_t c = x.sizes[1];
-  if (!IsVector(out, node.args[2], c, false, true) || !IsVector(out, node.args[5], c, true, false) ||
-      !IsVector(out, node.args[6], c, true, false))
+  if (!IsVector(out, node.args[2], c, false, true) ||
+      !IsVector(out, node.args[5], c, true, false) || !IsVector(out, node.args[6], c, true, false))
     return std::nullopt;
   if (mask[0] && node.outputs[0] != x) return std::nullopt;
   for (int o = 1; o < 3; ++o)
-    if (mask[o] && (node.args[2].is_none() || node.outputs[o] != out.type_of(node.args[2].ref()))) return std::nullopt;
+    if (mask[o] && (node.args[2].is_none() || node.outputs[o] != out.type_of(node.args[2].ref())))
+      return std::nullopt;
 
   Emitter e(out, x);
   const size_t mark = out.nodes.size();
@@ -225,12 +240,13 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastBackward(ir::Graph& out
   const ir::TensorType rows = out.type_of(g3.ref());
   const ir::Arg x3 = e.Rows(node.args[1]);
   // [C] vectors broadcast over the trailing dim of [A, B, C] as they are.
-  const ir::Arg xhat3 = e.Binary("aten::mul.Tensor", e.Binary("aten::sub.Tensor", x3, node.args[5], rows),
-                                 node.args[6], rows);
+  const ir::Arg xhat3 = e.Binary(
+      "aten::mul.Tensor", e.Binary("aten::sub.Tensor", x3, node.args[5], rows), node.args[6], rows);
   std::optional<ir::Arg> sg = e.ColumnSum(g3);
   // g cast again for the second sum (see the forward).
   std::optional<ir::Arg> sgx =
-      sg ? e.ColumnSum(e.Binary("aten::mul.Tensor", e.Rows(node.args[0]), xhat3, rows)) : std::nullopt;
+      sg ? e.ColumnSum(e.Binary("aten::mul.Tensor", e.Rows(node.args[0]), xhat3, rows))
+         : std::nullopt;
   if (!sg || !sgx) {
     out.nodes.resize(mark);
     return std::nullopt;
@@ -241,15 +257,19 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastBackward(ir::Graph& out
     const ir::TensorType f = e.LikeX(kF32);
     const ir::Arg invstd = e.PerChannel(node.args[6]);
     const ir::Arg xhat = e.Binary(
-        "aten::mul.Tensor", e.Binary("aten::sub.Tensor", e.F32(node.args[1], f), e.PerChannel(node.args[5]), f),
-        invstd, f);
+        "aten::mul.Tensor",
+        e.Binary("aten::sub.Tensor", e.F32(node.args[1], f), e.PerChannel(node.args[5]), f), invstd,
+        f);
     const ir::Arg mean_g = e.PerChannel(e.Binary("aten::mul.Tensor", *sg, ir::Arg{inv_m}, stat));
     const ir::Arg mean_gx = e.PerChannel(e.Binary("aten::mul.Tensor", *sgx, ir::Arg{inv_m}, stat));
     const ir::Arg centred = e.Binary("aten::sub.Tensor", e.F32(node.args[0], f), mean_g, f);
-    const ir::Arg t = e.Binary("aten::sub.Tensor", centred, e.Binary("aten::mul.Tensor", xhat, mean_gx, f), f);
+    const ir::Arg t =
+        e.Binary("aten::sub.Tensor", centred, e.Binary("aten::mul.Tensor", xhat, mean_gx, f), f);
     ir::Arg grad = e.Binary("aten::mul.Tensor", t, invstd, f);
-    if (!node.args[2].is_none()) grad = e.Binary("aten::mul.Tensor", grad, e.PerChannel(node.args[2]), f);
-    if (x.dtype != kF32) grad = e.Emit("aten::_to_copy.default", {grad}, x, {{"dtype", ir::Arg{x.dtype}}});
+    if (!node.args[2].is_none())
+      grad = e.Binary("aten::mul.Tensor", grad, e.PerChannel(node.args[2]), f);
+    if (x.dtype != kF32)
+      grad = e.Emit("aten::_to_copy.default", {grad}, x, {{"dtype", ir::Arg{x.dtype}}});
     results[0] = grad;
   }
   if (mask[1]) results[1] = e.Vector(*sgx, kF32);

@@ -32,16 +32,19 @@
 
 namespace tccd::codegen {
 
-// A 4-D float CUDA tensor with exactly channels-last strides that differ from NCHW's, from offset 0.
+// A 4-D float CUDA tensor with exactly channels-last strides that differ from NCHW's, from offset
+// 0.
 bool IsChannelsLastNormInput(const ir::TensorType& t);
 
 // The five outputs of _native_batch_norm_legit_functional(x, w, b, rm, rv, True, momentum, eps)
 // as values appended to `out` (args already in `out`), or nullopt with `out` untouched.
-std::optional<std::vector<ir::Arg>> DecomposeChannelsLastForward(ir::Graph& out, const ir::Node& node);
+std::optional<std::vector<ir::Arg>> DecomposeChannelsLastForward(ir::Graph& out,
+                                                                 const ir::Node& node);
 
 // The three outputs of native_batch_norm_backward (None where the mask is off; `used` says which
 // of the original outputs are read), or nullopt with `out` untouched.
-std::optional<std::vector<ir::Arg>> DecomposeChannelsLastBackward(ir::Graph& out, const ir::Node& node,
+std::optional<std::vector<ir::Arg>> DecomposeChannelsLastBackward(ir::Graph& out,
+                                                                  const ir::Node& node,
                                                                   const std::vector<bool>& used);
 
 }  // namespace tccd::codegen

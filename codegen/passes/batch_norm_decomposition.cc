@@ -29,19 +29,21 @@ std::optional<double> Number(const ir::Arg& arg) {
 
 // A contiguous float tensor of rank >= 2 on CUDA with a non-empty channel dim: the norm's input.
 bool IsNormInput(const ir::TensorType& t) {
-  return t.device == ir::DeviceType::kCuda && IsF32OrHalf(t.dtype) && t.rank() >= 2 && t.IsContiguous() &&
-         t.storage_offset == 0 && t.numel() > 0 && t.sizes[1] > 0;
+  return t.device == ir::DeviceType::kCuda && IsF32OrHalf(t.dtype) && t.rank() >= 2 &&
+         t.IsContiguous() && t.storage_offset == 0 && t.numel() > 0 && t.sizes[1] > 0;
 }
 
 // A float vector of `channels` contiguous elements on CUDA (f32 only unless `any_float`).
 bool IsChannelVector(const ir::TensorType& t, int64_t channels, bool any_float) {
-  return t.device == ir::DeviceType::kCuda && (any_float ? IsF32OrHalf(t.dtype) : t.dtype == ir::DType::kF32) &&
-         t.rank() == 1 && t.sizes[0] == channels && (channels == 1 || t.strides[0] == 1) && t.storage_offset == 0;
+  return t.device == ir::DeviceType::kCuda &&
+         (any_float ? IsF32OrHalf(t.dtype) : t.dtype == ir::DType::kF32) && t.rank() == 1 &&
+         t.sizes[0] == channels && (channels == 1 || t.strides[0] == 1) && t.storage_offset == 0;
 }
 
 // Whether `arg` is None or a channel vector (a parameter or statistic). Saved statistics are f32
 // on CUDA for every input dtype (ATen's accumulation type), but any float dtype is handled.
-bool IsChannelVectorOrNone(const ir::Graph& graph, const ir::Arg& arg, int64_t channels, bool any_float = false) {
+bool IsChannelVectorOrNone(const ir::Graph& graph, const ir::Arg& arg, int64_t channels,
+                           bool any_float = false) {
   if (arg.is_none()) return true;
   return arg.is_ref() && IsChannelVector(graph.type_of(arg.ref()), channels, any_float);
 }
@@ -80,7 +82,9 @@ class NormEmitter {
   int64_t channels() const { return channels_; }
 
   ir::TensorType Type(ir::DType dtype, const std::vector<int64_t>& sizes) const {
-    return ir::TensorType{.dtype = dtype, .sizes = sizes, .strides = ir::ContiguousStrides(sizes),
+    return ir::TensorType{.dtype = dtype,
+                          .sizes = sizes,
+                          .strides = ir::ContiguousStrides(sizes),
                           .device = ir::DeviceType::kCuda};
   }
   ir::TensorType P(ir::DType dtype) const { return Type(dtype, p_sizes_); }
@@ -95,8 +99,10 @@ class NormEmitter {
 
   ir::Arg Emit(std::string target, std::vector<ir::Arg> args, ir::TensorType type,
                std::vector<ir::NamedArg> kwargs = {}) {
-    out_.nodes.push_back(ir::Node{.target = std::move(target), .args = std::move(args),
-                                  .kwargs = std::move(kwargs), .outputs = {std::move(type)}});
+    out_.nodes.push_back(ir::Node{.target = std::move(target),
+                                  .args = std::move(args),
+                                  .kwargs = std::move(kwargs),
+                                  .outputs = {std::move(type)}});
     return ir::Arg{ir::ValueRef{static_cast<int>(out_.nodes.size()) - 1, 0}};
   }
 
@@ -123,7 +129,8 @@ class NormEmitter {
     bool ok = true;
     ir::ForEachInput(node, [&](const ir::ValueRef& r) {
       const ir::TensorType& t = out_.type_of(r);
-      ok = ok && (t.rank() == 0 || (t.sizes == s_sizes_ && t.IsContiguous() && t.storage_offset == 0));
+      ok = ok &&
+           (t.rank() == 0 || (t.sizes == s_sizes_ && t.IsContiguous() && t.storage_offset == 0));
     });
     return ok;
   }
@@ -157,7 +164,8 @@ class NormEmitter {
       p = PermutedView(s_tensor);
     }
     if (out_.type_of(p.ref()).dtype == ir::DType::kF32) return p;
-    return Emit("aten::_to_copy.default", {p}, P(ir::DType::kF32), {{"dtype", ir::Arg{ir::DType::kF32}}});
+    return Emit("aten::_to_copy.default", {p}, P(ir::DType::kF32),
+                {{"dtype", ir::Arg{ir::DType::kF32}}});
   }
 
   // A P-shaped f32 value as an S-shaped tensor of `dtype`, contiguous: the last op of the chain
@@ -200,7 +208,8 @@ class NormEmitter {
     return Emit("aten::view.default", {k, IntListArg({channels_})}, v);
   }
 
-  ir::Arg Binary(const char* target, const ir::Arg& a, const ir::Arg& b, const ir::TensorType& type) {
+  ir::Arg Binary(const char* target, const ir::Arg& a, const ir::Arg& b,
+                 const ir::TensorType& type) {
     return Emit(target, {a, b}, type);
   }
 
@@ -217,7 +226,8 @@ class NormEmitter {
     }
     // Few very long rows (64 channels of big maps) are split into two stages later
     // (split_reductions.h).
-    if (ReductionAxesOf(out_, node) != ReductionAxes{static_cast<int>(reduced_dims_.size()), false} &&
+    if (ReductionAxesOf(out_, node) !=
+            ReductionAxes{static_cast<int>(reduced_dims_.size()), false} &&
         !SplitFactor(out_, node))
       return std::nullopt;
     return node;
@@ -237,7 +247,7 @@ class NormEmitter {
   ir::Graph& out_;
   std::vector<int64_t> s_sizes_;  // x's own shape
   SingleUse single_use_;
-  ir::TensorType x_;              // x's type in F
+  ir::TensorType x_;  // x's type in F
   int64_t rank_ = 0, channels_ = 0, row_length_ = 0;
   std::vector<int64_t> perm_, p_sizes_, k_sizes_, reduced_dims_;
 };
@@ -248,18 +258,22 @@ ir::Arg Ref1(const ir::Arg& a, int output) { return ir::Arg{ir::ValueRef{a.ref()
 // outputs, or nullopt with `out` untouched.
 // `p_out` gets the P value the normalised output views (for consumers that move into P).
 std::optional<std::vector<ir::Arg>> DecomposeForward(ir::Graph& out, const ir::Node& node,
-                                                     const NormEmitter::SingleUse& single_use, ir::Arg* p_out) {
-  if (node.args.size() != 8 || !node.kwargs.empty() || node.outputs.size() != 5 || !node.args[0].is_ref())
+                                                     const NormEmitter::SingleUse& single_use,
+                                                     ir::Arg* p_out) {
+  if (node.args.size() != 8 || !node.kwargs.empty() || node.outputs.size() != 5 ||
+      !node.args[0].is_ref())
     return std::nullopt;
   const ir::TensorType x = out.type_of(node.args[0].ref());
   const bool* training = std::get_if<bool>(&node.args[5].v);
   const std::optional<double> momentum = Number(node.args[6]), eps = Number(node.args[7]);
-  if (!IsNormInput(x) || training == nullptr || !*training || !momentum || !eps) return std::nullopt;
+  if (!IsNormInput(x) || training == nullptr || !*training || !momentum || !eps)
+    return std::nullopt;
   const int64_t c = x.sizes[1];
   for (int i = 1; i <= 4; ++i)
     if (!IsChannelVectorOrNone(out, node.args[i], c)) return std::nullopt;
   if (node.args[3].is_none() || node.args[4].is_none()) return std::nullopt;
-  if (node.outputs[0] != ir::TensorType{x.dtype, x.sizes, ir::ContiguousStrides(x.sizes), 0, x.device})
+  if (node.outputs[0] !=
+      ir::TensorType{x.dtype, x.sizes, ir::ContiguousStrides(x.sizes), 0, x.device})
     return std::nullopt;
 
   const size_t mark = out.nodes.size();
@@ -276,7 +290,8 @@ std::optional<std::vector<ir::Arg>> DecomposeForward(ir::Graph& out, const ir::N
   const ir::Arg vm = e.Push(*std::move(stats));
   const ir::Arg var = Ref1(vm, 0), mean = Ref1(vm, 1);
   const ir::TensorType k = e.K(), p = e.P(ir::DType::kF32);
-  const ir::Arg rs = e.Emit("aten::rsqrt.default", {e.Binary("aten::add.Tensor", var, ir::Arg{*eps}, k)}, k);
+  const ir::Arg rs =
+      e.Emit("aten::rsqrt.default", {e.Binary("aten::add.Tensor", var, ir::Arg{*eps}, k)}, k);
   ir::Arg y = e.Binary("aten::mul.Tensor", e.Binary("aten::sub.Tensor", xf, mean, p), rs, p);
   if (!node.args[1].is_none()) y = e.Binary("aten::mul.Tensor", y, e.AsK(node.args[1]), p);
   if (!node.args[2].is_none()) y = e.Binary("aten::add.Tensor", y, e.AsK(node.args[2]), p);
@@ -287,13 +302,14 @@ std::optional<std::vector<ir::Arg>> DecomposeForward(ir::Graph& out, const ir::N
   // joins the row kernel as an epilogue ((1 - m) * old on its own would be a separate kernel).
   auto running = [&](int stat, ir::Arg batch_value, double scale) {
     if (scale != 1.0) batch_value = e.Binary("aten::mul.Tensor", batch_value, ir::Arg{scale}, k);
-    const ir::Arg updated = e.Emit("aten::lerp.Scalar", {e.AsK(node.args[stat]), batch_value, ir::Arg{m}}, k);
+    const ir::Arg updated =
+        e.Emit("aten::lerp.Scalar", {e.AsK(node.args[stat]), batch_value, ir::Arg{m}}, k);
     return e.AsVector(updated, node.outputs[stat].dtype);
   };
   const ir::Arg new_rm = running(3, mean, 1.0);
   const ir::Arg new_rv = running(4, var, n / (n - 1.0));
-  return std::vector<ir::Arg>{y_s, e.AsVector(mean, node.outputs[1].dtype), e.AsVector(rs, node.outputs[2].dtype),
-                              new_rm, new_rv};
+  return std::vector<ir::Arg>{y_s, e.AsVector(mean, node.outputs[1].dtype),
+                              e.AsVector(rs, node.outputs[2].dtype), new_rm, new_rv};
 }
 
 // Decomposes a training backward; nullopt with `out` untouched when it does not apply. Outputs
@@ -301,16 +317,19 @@ std::optional<std::vector<ir::Arg>> DecomposeForward(ir::Graph& out, const ir::N
 std::optional<std::vector<ir::Arg>> DecomposeBackward(ir::Graph& out, const ir::Node& node,
                                                       const std::vector<bool>& used,
                                                       const NormEmitter::SingleUse& single_use) {
-  if (node.args.size() != 10 || !node.kwargs.empty() || node.outputs.size() != 3 || !node.args[0].is_ref() ||
-      !node.args[1].is_ref() || !node.args[5].is_ref() || !node.args[6].is_ref())
+  if (node.args.size() != 10 || !node.kwargs.empty() || node.outputs.size() != 3 ||
+      !node.args[0].is_ref() || !node.args[1].is_ref() || !node.args[5].is_ref() ||
+      !node.args[6].is_ref())
     return std::nullopt;
   const ir::TensorType g = out.type_of(node.args[0].ref());
   const ir::TensorType x = out.type_of(node.args[1].ref());
   const bool* training = std::get_if<bool>(&node.args[7].v);
   const auto* mask_list = std::get_if<ir::ArgList>(&node.args[9].v);
-  if (!IsNormInput(x) || training == nullptr || !*training || mask_list == nullptr || mask_list->size() != 3)
+  if (!IsNormInput(x) || training == nullptr || !*training || mask_list == nullptr ||
+      mask_list->size() != 3)
     return std::nullopt;
-  if (g.sizes != x.sizes || g.dtype != x.dtype || g.device != x.device || !g.IsContiguous() || g.storage_offset != 0)
+  if (g.sizes != x.sizes || g.dtype != x.dtype || g.device != x.device || !g.IsContiguous() ||
+      g.storage_offset != 0)
     return std::nullopt;
   bool mask[3];
   for (int i = 0; i < 3; ++i) {
@@ -323,7 +342,8 @@ std::optional<std::vector<ir::Arg>> DecomposeBackward(ir::Graph& out, const ir::
   if (!IsChannelVectorOrNone(out, node.args[2], c)) return std::nullopt;
   for (int i : {5, 6})
     if (!IsChannelVectorOrNone(out, node.args[i], c, /*any_float=*/true)) return std::nullopt;
-  if (mask[0] && node.outputs[0] != ir::TensorType{x.dtype, x.sizes, ir::ContiguousStrides(x.sizes), 0, x.device})
+  if (mask[0] && node.outputs[0] !=
+                     ir::TensorType{x.dtype, x.sizes, ir::ContiguousStrides(x.sizes), 0, x.device})
     return std::nullopt;
 
   const size_t mark = out.nodes.size();
@@ -335,15 +355,16 @@ std::optional<std::vector<ir::Arg>> DecomposeBackward(ir::Graph& out, const ir::
   const ir::Arg gf = e.PermutedF32(node.args[0]);
   const ir::Arg xf = e.PermutedF32(node.args[1]);
   const ir::Arg invstd = e.AsK(node.args[6]);
-  const ir::Arg xhat =
-      e.Binary("aten::mul.Tensor", e.Binary("aten::sub.Tensor", xf, e.AsK(node.args[5]), p), invstd, p);
+  const ir::Arg xhat = e.Binary(
+      "aten::mul.Tensor", e.Binary("aten::sub.Tensor", xf, e.AsK(node.args[5]), p), invstd, p);
   std::optional<ir::Node> sum_g = e.RowReduction("aten::sum.dim_IntList", gf);
   if (!sum_g) {
     out.nodes.resize(mark);
     return std::nullopt;
   }
   const ir::Arg sg = e.Push(*std::move(sum_g));
-  const ir::Arg sgx = e.Push(*e.RowReduction("aten::sum.dim_IntList", e.Binary("aten::mul.Tensor", gf, xhat, p)));
+  const ir::Arg sgx =
+      e.Push(*e.RowReduction("aten::sum.dim_IntList", e.Binary("aten::mul.Tensor", gf, xhat, p)));
 
   // Masked-off gradients are unread (checked above): None stands in for them.
   std::vector<ir::Arg> results(3, ir::Arg{ir::NoneArg{}});
@@ -352,7 +373,8 @@ std::optional<std::vector<ir::Arg>> DecomposeBackward(ir::Graph& out, const ir::
     const ir::Arg mean_g = e.Binary("aten::mul.Tensor", sg, ir::Arg{inv_n}, k);
     const ir::Arg mean_gx = e.Binary("aten::mul.Tensor", sgx, ir::Arg{inv_n}, k);
     const ir::Arg centred = e.Binary("aten::sub.Tensor", gf, mean_g, p);
-    const ir::Arg t = e.Binary("aten::sub.Tensor", centred, e.Binary("aten::mul.Tensor", xhat, mean_gx, p), p);
+    const ir::Arg t =
+        e.Binary("aten::sub.Tensor", centred, e.Binary("aten::mul.Tensor", xhat, mean_gx, p), p);
     // invstd and w applied per element (not as one per-channel product): a product of two
     // outside tensors would be a kernel of its own instead of part of the row kernel.
     ir::Arg grad = e.Binary("aten::mul.Tensor", t, invstd, p);
@@ -378,9 +400,9 @@ absl::StatusOr<bool> BatchNormDecomposition::Run(ir::Graph& graph) {
 
   ir::Graph out;
   out.inputs = graph.inputs;
-  RebuildMap map;                                               // (old node, output) -> value in `out`
-  std::map<ir::ValueRef, int> reads_in_out;      // the same counts, for values of `out`
-  std::map<ir::ValueRef, ir::Arg> p_value_of;    // S output of a norm -> its P value
+  RebuildMap map;                              // (old node, output) -> value in `out`
+  std::map<ir::ValueRef, int> reads_in_out;    // the same counts, for values of `out`
+  std::map<ir::ValueRef, ir::Arg> p_value_of;  // S output of a norm -> its P value
   const NormEmitter::SingleUse single_use = [&](const ir::ValueRef& r) {
     auto it = reads_in_out.find(r);
     return it != reads_in_out.end() && it->second == 1;
@@ -402,8 +424,9 @@ absl::StatusOr<bool> BatchNormDecomposition::Run(ir::Graph& graph) {
     // A channels-last input (channels_last_layout.h) takes the column form
     // (batch_norm_channels_last.h); its normalisation is a plain pointwise op over x.
     const size_t x_arg = node.target == kBackward ? 1 : 0;
-    const bool channels_last = (node.target == kForward || node.target == kBackward) && node.args.size() > x_arg &&
-                               node.args[x_arg].is_ref() && IsChannelsLastNormInput(out.type_of(node.args[x_arg].ref()));
+    const bool channels_last = (node.target == kForward || node.target == kBackward) &&
+                               node.args.size() > x_arg && node.args[x_arg].is_ref() &&
+                               IsChannelsLastNormInput(out.type_of(node.args[x_arg].ref()));
     if (node.target == kForward && channels_last) {
       values = DecomposeChannelsLastForward(out, node);
     } else if (node.target == kForward) {
@@ -428,7 +451,8 @@ absl::StatusOr<bool> BatchNormDecomposition::Run(ir::Graph& graph) {
           ir::ForEachInput(node, [&](const ir::ValueRef& r) {
             if (p_value_of.contains(r) && single_use(r)) p_values[r] = p_value_of[r];
           });
-          const ir::Arg p = e.EmitInP(node, p_values, e.PWithContiguousPermute(node.outputs[0].dtype));
+          const ir::Arg p =
+              e.EmitInP(node, p_values, e.PWithContiguousPermute(node.outputs[0].dtype));
           const ir::Arg s_value = e.PermuteBack(p);
           p_value_of[s_value.ref()] = p;
           values = std::vector<ir::Arg>{s_value};
@@ -441,7 +465,8 @@ absl::StatusOr<bool> BatchNormDecomposition::Run(ir::Graph& graph) {
       continue;
     }
     const int new_id = static_cast<int>(out.nodes.size());
-    for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o) bind(id, o, ir::Arg{ir::ValueRef{new_id, o}});
+    for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o)
+      bind(id, o, ir::Arg{ir::ValueRef{new_id, o}});
     out.nodes.push_back(std::move(node));
   }
   if (!changed) return false;

@@ -32,13 +32,13 @@
 // parameters are f32 vectors; otherwise the node stays ATen's. Runs after CudnnBatchNorm, which
 // keeps the f32 forward cases eager gives to cuDNN.
 //
-// Accuracy (deploy/batch_norm_bench.py shapes, tests/python/test_gpu_training.py): against a float64
-// reference, forward outputs are as close as eager's bf16 kernels and the gradients closer (eager
-// rounds the normalised value to bf16 before the residual/relu backward; this pass keeps it f32).
-// A session once took this pass for a miscompile: a tiny ResNet-50 (32x32 images, batch 4) trained
-// "differently from eager"; that configuration is chaotic (batch norms over 4 values per channel),
-// with Inductor 0.36 and eager-f32 0.6 off eager-bf16's first loss. Compare against a higher-precision
-// reference, not bit-for-bit with eager.
+// Accuracy (deploy/batch_norm_bench.py shapes, tests/python/test_gpu_training.py): against a
+// float64 reference, forward outputs are as close as eager's bf16 kernels and the gradients closer
+// (eager rounds the normalised value to bf16 before the residual/relu backward; this pass keeps it
+// f32). A session once took this pass for a miscompile: a tiny ResNet-50 (32x32 images, batch 4)
+// trained "differently from eager"; that configuration is chaotic (batch norms over 4 values per
+// channel), with Inductor 0.36 and eager-f32 0.6 off eager-bf16's first loss. Compare against a
+// higher-precision reference, not bit-for-bit with eager.
 #pragma once
 
 #include "codegen/passes/pass.h"

@@ -23,18 +23,22 @@ bool IsChannelVector(const ir::Graph& graph, const ir::Arg& arg, int64_t channel
   if (arg.is_none()) return optional;
   if (!arg.is_ref()) return false;
   const ir::TensorType& t = graph.type_of(arg.ref());
-  return t.device == ir::DeviceType::kCuda && IsF32OrHalf(t.dtype) && t.rank() == 1 && t.sizes[0] == channels;
+  return t.device == ir::DeviceType::kCuda && IsF32OrHalf(t.dtype) && t.rank() == 1 &&
+         t.sizes[0] == channels;
 }
 
 // args: input, weight, bias, running_mean, running_var, momentum, eps.
 bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
-  if (node.target != kInferenceNorm || node.args.size() < 7 || node.outputs.size() != 3 || !node.args[0].is_ref())
+  if (node.target != kInferenceNorm || node.args.size() < 7 || node.outputs.size() != 3 ||
+      !node.args[0].is_ref())
     return false;
   const ir::TensorType& x = graph.type_of(node.args[0].ref());
-  if (x.device != ir::DeviceType::kCuda || !IsF32OrHalf(x.dtype) || x.rank() < 2 || x.numel() == 0) return false;
+  if (x.device != ir::DeviceType::kCuda || !IsF32OrHalf(x.dtype) || x.rank() < 2 || x.numel() == 0)
+    return false;
   const int64_t channels = x.sizes[1];
   return node.outputs[0].sizes == x.sizes && IsChannelVector(graph, node.args[1], channels, true) &&
-         IsChannelVector(graph, node.args[2], channels, true) && IsChannelVector(graph, node.args[3], channels, false) &&
+         IsChannelVector(graph, node.args[2], channels, true) &&
+         IsChannelVector(graph, node.args[3], channels, false) &&
          IsChannelVector(graph, node.args[4], channels, false) && Number(node.args[6]).has_value();
 }
 
@@ -42,9 +46,12 @@ class Emitter {
  public:
   Emitter(ir::Graph& out, const ir::TensorType& result) : out_(out), result_(result) {}
 
-  ir::Arg Emit(std::string target, std::vector<ir::Arg> args, ir::TensorType type, std::vector<ir::NamedArg> kwargs = {}) {
-    return AppendNode(out_, ir::Node{.target = std::move(target), .args = std::move(args),
-                                     .kwargs = std::move(kwargs), .outputs = {std::move(type)}});
+  ir::Arg Emit(std::string target, std::vector<ir::Arg> args, ir::TensorType type,
+               std::vector<ir::NamedArg> kwargs = {}) {
+    return AppendNode(out_, ir::Node{.target = std::move(target),
+                                     .args = std::move(args),
+                                     .kwargs = std::move(kwargs),
+                                     .outputs = {std::move(type)}});
   }
 
   // The result's shape and strides in `dtype`.
@@ -84,11 +91,17 @@ ir::Arg Decompose(ir::Graph& out, const ir::Node& node) {
   if (out.type_of(x.ref()).dtype != f32)
     x = e.Emit("aten::_to_copy.default", {x}, e.Like(f32), {{"dtype", ir::Arg{f32}}});
   ir::Arg y = e.Emit("aten::sub.Tensor", {x, e.PerChannel(node.args[3])}, e.Like(f32));
-  const ir::Arg shifted = e.Emit("aten::add.Scalar", {e.PerChannel(node.args[4]), ir::Arg{*Number(node.args[6])}}, e.Like(f32));
-  y = e.Emit("aten::mul.Tensor", {y, e.Emit("aten::rsqrt.default", {shifted}, e.Like(f32))}, e.Like(f32));
-  if (!node.args[1].is_none()) y = e.Emit("aten::mul.Tensor", {y, e.PerChannel(node.args[1])}, e.Like(f32));
-  if (!node.args[2].is_none()) y = e.Emit("aten::add.Tensor", {y, e.PerChannel(node.args[2])}, e.Like(f32));
-  if (result.dtype != f32) y = e.Emit("aten::_to_copy.default", {y}, result, {{"dtype", ir::Arg{result.dtype}}});
+  const ir::Arg shifted =
+      e.Emit("aten::add.Scalar", {e.PerChannel(node.args[4]), ir::Arg{*Number(node.args[6])}},
+             e.Like(f32));
+  y = e.Emit("aten::mul.Tensor", {y, e.Emit("aten::rsqrt.default", {shifted}, e.Like(f32))},
+             e.Like(f32));
+  if (!node.args[1].is_none())
+    y = e.Emit("aten::mul.Tensor", {y, e.PerChannel(node.args[1])}, e.Like(f32));
+  if (!node.args[2].is_none())
+    y = e.Emit("aten::add.Tensor", {y, e.PerChannel(node.args[2])}, e.Like(f32));
+  if (result.dtype != f32)
+    y = e.Emit("aten::_to_copy.default", {y}, result, {{"dtype", ir::Arg{result.dtype}}});
   return y;
 }
 
@@ -107,13 +120,14 @@ absl::StatusOr<bool> BatchNormInference::Run(ir::Graph& graph) {
   for (const ir::Arg& a : graph.outputs) ir::ForEachRef(a, drop_if_stat);
   if (chosen.empty()) return false;
   int id = -1;
-  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
-    ++id;
-    if (!chosen.count(id)) return std::nullopt;
-    // The unused statistics outputs map to the normalised output (nothing reads them).
-    const ir::Arg y = Decompose(out, node);
-    return std::vector<ir::Arg>{y, y, y};
-  });
+  return RebuildGraph(
+      graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+        ++id;
+        if (!chosen.count(id)) return std::nullopt;
+        // The unused statistics outputs map to the normalised output (nothing reads them).
+        const ir::Arg y = Decompose(out, node);
+        return std::vector<ir::Arg>{y, y, y};
+      });
 }
 
 }  // namespace tccd::codegen

@@ -44,7 +44,8 @@ const std::vector<Follower>& Followers() {
       // max_pool2d_with_indices_out_cuda: input.suggest_memory_format() for both outputs.
       {"aten::max_pool2d_with_indices.default", {0}, {0}, {0, 1}, false},
       {"aten::max_pool2d_with_indices_backward.default", {1}, {0, 1, 7}, {0}, false},
-      // batch_norm_cuda / batch_norm_backward_cuda: empty_like(input, input.suggest_memory_format()).
+      // batch_norm_cuda / batch_norm_backward_cuda: empty_like(input,
+      // input.suggest_memory_format()).
       {"aten::_native_batch_norm_legit_functional.default", {0}, {0}, {0}, false},
       {"aten::_native_batch_norm_legit_no_training.default", {0}, {0}, {0}, false},
       {"aten::native_batch_norm_backward.default", {1}, {0, 1}, {0}, false},
@@ -63,7 +64,8 @@ const Follower* FollowerOf(const ir::Graph& graph, const ir::Node& node) {
     if (a >= static_cast<int>(node.args.size()) || !node.args[a].is_ref()) return nullptr;
   const ir::TensorType& x = graph.type_of(node.args[f->format_from[0]].ref());
   if (x.device != ir::DeviceType::kCuda || x.rank() != 4) return nullptr;
-  if (f->target == std::string_view(kConvolution) || f->target == std::string_view(kConvolutionBackward)) {
+  if (f->target == std::string_view(kConvolution) ||
+      f->target == std::string_view(kConvolutionBackward)) {
     const bool conv = f->target == std::string_view(kConvolution);
     const size_t transposed_at = conv ? 6 : 7, groups_at = conv ? 8 : 9;
     if (node.args.size() <= groups_at || !IsF32OrHalf(x.dtype)) return nullptr;
@@ -75,14 +77,16 @@ const Follower* FollowerOf(const ir::Graph& graph, const ir::Node& node) {
 
 // detach or alias of a tensor, with the tensor's own type: its output takes the input's strides.
 bool IsIdentityView(const ir::Graph& graph, const ir::Node& node) {
-  return (node.target == "aten::detach.default" || node.target == "aten::alias.default") && node.args.size() == 1 &&
-         node.args[0].is_ref() && node.outputs.size() == 1 && graph.type_of(node.args[0].ref()) == node.outputs[0];
+  return (node.target == "aten::detach.default" || node.target == "aten::alias.default") &&
+         node.args.size() == 1 && node.args[0].is_ref() && node.outputs.size() == 1 &&
+         graph.type_of(node.args[0].ref()) == node.outputs[0];
 }
 
 // Whether t's strides make ATen suggest channels-last (c10 is_channels_last_strides_2d, for
 // dense tensors): exactly the channels-last strides, where they differ from the contiguous ones.
 bool SuggestsChannelsLast(const ir::TensorType& t) {
-  return t.rank() == 4 && t.strides == ChannelsLastStrides(t.sizes) && t.strides != ir::ContiguousStrides(t.sizes);
+  return t.rank() == 4 && t.strides == ChannelsLastStrides(t.sizes) &&
+         t.strides != ir::ContiguousStrides(t.sizes);
 }
 
 // Union-find over node outputs.
@@ -126,7 +130,8 @@ absl::StatusOr<bool> ChannelsLastLayout::Run(ir::Graph& graph) {
   for (int id = 0; id < n; ++id) {
     const ir::Node& node = graph.nodes[id];
     follower[id] = FollowerOf(graph, node);
-    pointwise[id] = node.outputs.size() == 1 && (IsPointwiseOp(graph, node) || IsIdentityView(graph, node));
+    pointwise[id] =
+        node.outputs.size() == 1 && (IsPointwiseOp(graph, node) || IsIdentityView(graph, node));
     any_conv = any_conv || (follower[id] != nullptr && follower[id]->convolution);
   }
   if (!any_conv) return false;
@@ -154,13 +159,15 @@ absl::StatusOr<bool> ChannelsLastLayout::Run(ir::Graph& graph) {
     bool any_free = false, any_cl = false;
     for (int a : f->format_from) {
       const ir::ValueRef r = graph.nodes[id].args[a].ref();
-      if (movable(r)) any_free = true;
-      else if (SuggestsChannelsLast(graph.type_of(r))) any_cl = true;
+      if (movable(r))
+        any_free = true;
+      else if (SuggestsChannelsLast(graph.type_of(r)))
+        any_cl = true;
     }
     fixed[id] = any_cl ? Fixed::kChannelsLast : any_free ? Fixed::kFree : Fixed::kNchw;
   }
   Regions regions;
-  std::set<Key> anchored_values;  // in a region ATen makes channels-last whatever we choose
+  std::set<Key> anchored_values;    // in a region ATen makes channels-last whatever we choose
   std::map<Key, int> convolutions;  // per region
   std::vector<std::vector<int>> layout_args(n);  // per node: args that follow its region's layout
   for (int id = 0; id < n; ++id) {
@@ -168,7 +175,8 @@ absl::StatusOr<bool> ChannelsLastLayout::Run(ir::Graph& graph) {
     if (pointwise[id]) {
       if (!movable({id, 0})) continue;
       ir::ForEachInput(node, [&](const ir::ValueRef& r) {
-        if (movable(r) && graph.type_of(r).sizes == node.outputs[0].sizes) regions.Join({r.node, r.output}, {id, 0});
+        if (movable(r) && graph.type_of(r).sizes == node.outputs[0].sizes)
+          regions.Join({r.node, r.output}, {id, 0});
       });
       continue;
     }
@@ -200,13 +208,17 @@ absl::StatusOr<bool> ChannelsLastLayout::Run(ir::Graph& graph) {
 
   // 2. Values a reader needs in NCHW (a graph output AOTAutograd promised, a view, a reduction,
   //    an op that is neither pointwise nor a follower at a following position): one copy each.
-  auto changes = [&](const ir::ValueRef& r) { return ChannelsLastStrides(graph.type_of(r).sizes) != graph.type_of(r).strides; };
+  auto changes = [&](const ir::ValueRef& r) {
+    return ChannelsLastStrides(graph.type_of(r).sizes) != graph.type_of(r).strides;
+  };
   // A reduction's kernel reads its input through any strides (a copy would be one more pass).
   std::vector<bool> reduction(n);
-  for (int id = 0; id < n; ++id) reduction[id] = ReductionAxesOf(graph, graph.nodes[id]).num_reduced_dims > 0;
+  for (int id = 0; id < n; ++id)
+    reduction[id] = ReductionAxesOf(graph, graph.nodes[id]).num_reduced_dims > 0;
   auto follows = [&](int id, size_t a) {
     return pointwise[id] || (reduction[id] && a == 0) ||
-           std::find(layout_args[id].begin(), layout_args[id].end(), static_cast<int>(a)) != layout_args[id].end();
+           std::find(layout_args[id].begin(), layout_args[id].end(), static_cast<int>(a)) !=
+               layout_args[id].end();
   };
   std::set<Key> needs_copy;
   std::map<Key, int> copies;
@@ -222,7 +234,8 @@ absl::StatusOr<bool> ChannelsLastLayout::Run(ir::Graph& graph) {
       for (const ir::NamedArg& kw : node.kwargs) ir::ForEachRef(kw.value, note_nchw_reader);
   }
   for (size_t i = 0; i < graph.outputs.size(); ++i)
-    if (!free_outputs_.contains(static_cast<int>(i))) ir::ForEachRef(graph.outputs[i], note_nchw_reader);
+    if (!free_outputs_.contains(static_cast<int>(i)))
+      ir::ForEachRef(graph.outputs[i], note_nchw_reader);
 
   // 3. A region is channels-last when ATen makes it so anyway, or when it holds convolutions and
   //    needs fewer copies back than it has convolutions (each saves cuDNN's two transposes).
@@ -268,7 +281,8 @@ absl::StatusOr<bool> ChannelsLastLayout::Run(ir::Graph& graph) {
   };
   for (int id = 0; id < n; ++id) {
     ir::Node node = graph.nodes[id];
-    for (size_t a = 0; a < node.args.size(); ++a) remap(node.args[a], follows(id, a) ? map : copy_map, map);
+    for (size_t a = 0; a < node.args.size(); ++a)
+      remap(node.args[a], follows(id, a) ? map : copy_map, map);
     for (ir::NamedArg& kw : node.kwargs) remap(kw.value, pointwise[id] ? map : copy_map, map);
     const ir::Arg first = AppendNode(out, std::move(node));
     for (int o = 0; o < static_cast<int>(graph.nodes[id].outputs.size()); ++o) {

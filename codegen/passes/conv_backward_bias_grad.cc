@@ -30,16 +30,18 @@ std::optional<std::vector<bool>> MaskOf(const ir::Node& node) {
 }
 
 bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
-  if (node.target != kConvolutionBackward || !node.kwargs.empty() || node.outputs.size() != 3) return false;
+  if (node.target != kConvolutionBackward || !node.kwargs.empty() || node.outputs.size() != 3)
+    return false;
   const std::optional<std::vector<bool>> mask = MaskOf(node);
   if (!mask || !(*mask)[2] || !node.args[0].is_ref() || !node.args[2].is_ref()) return false;
   const ir::TensorType& go = graph.type_of(node.args[0].ref());
   const ir::TensorType& w = graph.type_of(node.args[2].ref());
   const ir::TensorType& gb = node.outputs[2];
-  if (go.device != ir::DeviceType::kCuda || !IsF32OrHalf(go.dtype) || go.rank() < 3 || go.rank() != w.rank())
+  if (go.device != ir::DeviceType::kCuda || !IsF32OrHalf(go.dtype) || go.rank() < 3 ||
+      go.rank() != w.rank())
     return false;
-  return gb.device == go.device && gb.dtype == go.dtype && gb.rank() == 1 && gb.sizes[0] == go.sizes[1] &&
-         go.sizes[1] > 0;
+  return gb.device == go.device && gb.dtype == go.dtype && gb.rank() == 1 &&
+         gb.sizes[0] == go.sizes[1] && go.sizes[1] > 0;
 }
 
 // A 0-element placeholder like the client's for an output the op returns as None.
@@ -55,7 +57,8 @@ ir::TensorType Absent(const ir::TensorType& like) {
 // others dense in order) is summed as [N, spatial..., C] over its leading dims: a column
 // reduction that reads it once, coalesced, where the sum over [0, 2, 3] of the NCHW-ordered view
 // would become rows of C-strided elements (ReductionDimsToRows).
-ir::Arg SumAllButChannels(ir::Graph& out, const ir::Arg& grad, const ir::TensorType& go, const ir::TensorType& type) {
+ir::Arg SumAllButChannels(ir::Graph& out, const ir::Arg& grad, const ir::TensorType& go,
+                          const ir::TensorType& type) {
   const int64_t rank = go.rank();
   std::vector<int64_t> perm = {0};
   for (int64_t d = 2; d < rank; ++d) perm.push_back(d);
@@ -65,7 +68,8 @@ ir::Arg SumAllButChannels(ir::Graph& out, const ir::Arg& grad, const ir::TensorT
     permuted.sizes[d] = go.sizes[perm[d]];
     permuted.strides[d] = go.strides[perm[d]];
   }
-  const bool channels_last = go.sizes[1] > 1 && permuted.strides == ir::ContiguousStrides(permuted.sizes);
+  const bool channels_last =
+      go.sizes[1] > 1 && permuted.strides == ir::ContiguousStrides(permuted.sizes);
   std::vector<int64_t> dims;
   ir::Arg summed = grad;
   if (channels_last) {
@@ -84,24 +88,25 @@ absl::StatusOr<bool> ConvBackwardBiasGrad::Run(ir::Graph& graph) {
   bool any = false;
   for (const ir::Node& node : graph.nodes) any = any || Rewritable(graph, node);
   if (!any) return false;
-  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
-    if (!Rewritable(out, node)) return std::nullopt;
-    const std::vector<bool> mask = *MaskOf(node);
-    const ir::TensorType go = out.type_of(node.args[0].ref());
-    std::vector<ir::Arg> values(3);
-    if (mask[0] || mask[1]) {
-      ir::Node rest = node;
-      std::get<bool>(std::get<ir::ArgList>(rest.args[kMask].v)[2].v) = false;
-      rest.outputs[2] = Absent(node.outputs[2]);
-      values[0] = AppendNode(out, std::move(rest));
-      values[1] = ir::Arg{ir::ValueRef{values[0].ref().node, 1}};
-    }
-    values[2] = SumAllButChannels(out, node.args[0], go, node.outputs[2]);
-    // Masked-off outputs are 0-element placeholders nothing reads; with the node gone they map
-    // to the sum (as BatchNormInference maps its unused statistics).
-    if (values[0].is_none()) values[0] = values[1] = values[2];
-    return values;
-  });
+  return RebuildGraph(
+      graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+        if (!Rewritable(out, node)) return std::nullopt;
+        const std::vector<bool> mask = *MaskOf(node);
+        const ir::TensorType go = out.type_of(node.args[0].ref());
+        std::vector<ir::Arg> values(3);
+        if (mask[0] || mask[1]) {
+          ir::Node rest = node;
+          std::get<bool>(std::get<ir::ArgList>(rest.args[kMask].v)[2].v) = false;
+          rest.outputs[2] = Absent(node.outputs[2]);
+          values[0] = AppendNode(out, std::move(rest));
+          values[1] = ir::Arg{ir::ValueRef{values[0].ref().node, 1}};
+        }
+        values[2] = SumAllButChannels(out, node.args[0], go, node.outputs[2]);
+        // Masked-off outputs are 0-element placeholders nothing reads; with the node gone they map
+        // to the sum (as BatchNormInference maps its unused statistics).
+        if (values[0].is_none()) values[0] = values[1] = values[2];
+        return values;
+      });
 }
 
 }  // namespace tccd::codegen

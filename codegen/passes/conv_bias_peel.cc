@@ -16,7 +16,8 @@ constexpr size_t kBias = 2;
 
 // args: input, weight, bias, stride, padding, dilation, transposed, output_padding, groups.
 bool Peelable(const ir::Graph& graph, const ir::Node& node) {
-  if (node.target != kConvolution || node.args.size() != 9 || !node.kwargs.empty() || node.outputs.size() != 1)
+  if (node.target != kConvolution || node.args.size() != 9 || !node.kwargs.empty() ||
+      node.outputs.size() != 1)
     return false;
   if (!node.args[0].is_ref() || !node.args[1].is_ref() || !node.args[kBias].is_ref()) return false;
   const ir::TensorType& y = node.outputs[0];
@@ -26,11 +27,13 @@ bool Peelable(const ir::Graph& graph, const ir::Node& node) {
   if (y.device != ir::DeviceType::kCuda || !IsF32OrHalf(y.dtype) || y.numel() == 0) return false;
   // Batched: dim 1 of the output is the channel (an unbatched input has it at dim 0).
   if (x.rank() != w.rank() || y.rank() != x.rank() || y.rank() < 3) return false;
-  return b.device == y.device && b.dtype == y.dtype && b.rank() == 1 && b.sizes[0] == y.sizes[1] && y.sizes[1] > 0;
+  return b.device == y.device && b.dtype == y.dtype && b.rank() == 1 && b.sizes[0] == y.sizes[1] &&
+         y.sizes[1] > 0;
 }
 
 // The bias as a stride-0 broadcast over `sizes` along `channel_dim`: view [.., C, ..], expand.
-ir::Arg BroadcastBias(ir::Graph& out, const ir::Arg& bias, const std::vector<int64_t>& sizes, int64_t channel_dim) {
+ir::Arg BroadcastBias(ir::Graph& out, const ir::Arg& bias, const std::vector<int64_t>& sizes,
+                      int64_t channel_dim) {
   const ir::TensorType& b = out.type_of(bias.ref());
   const int64_t rank = static_cast<int64_t>(sizes.size());
   ir::TensorType viewed = b;
@@ -40,7 +43,8 @@ ir::Arg BroadcastBias(ir::Graph& out, const ir::Arg& bias, const std::vector<int
   viewed.strides = ir::ContiguousStrides(viewed.sizes);
   viewed.strides[0] = b.strides[0];
   ir::Arg column = bias;
-  if (viewed.sizes != b.sizes) column = EmitOp(out, "aten::view.default", {bias, IntListArg(viewed.sizes)}, viewed);
+  if (viewed.sizes != b.sizes)
+    column = EmitOp(out, "aten::view.default", {bias, IntListArg(viewed.sizes)}, viewed);
   ir::TensorType expanded = b;
   expanded.sizes = sizes;
   expanded.strides.assign(rank, 0);
@@ -98,30 +102,31 @@ absl::StatusOr<bool> ConvBiasPeel::Run(ir::Graph& graph) {
   // New convolution value -> the bias its permuted readers add.
   std::map<ir::ValueRef, ir::Arg> pending_bias;
   int id = -1;
-  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
-    ++id;
-    if (peel[id]) {
-      ir::Node conv = node;
-      conv.args[kBias] = ir::Arg{ir::NoneArg{}};
-      const ir::Arg bias = node.args[kBias];
-      const ir::TensorType y = node.outputs[0];
-      const ir::Arg unbiased = AppendNode(out, std::move(conv));
-      if (only_permuted[id]) {
-        pending_bias.emplace(unbiased.ref(), bias);
-        return std::vector<ir::Arg>{unbiased};
-      }
-      const ir::Arg broadcast = BroadcastBias(out, bias, y.sizes, 1);
-      return std::vector<ir::Arg>{EmitOp(out, "aten::add.Tensor", {unbiased, broadcast}, y)};
-    }
-    const std::optional<int64_t> channel_dim = ChannelDimAfter(node);
-    if (!channel_dim) return std::nullopt;
-    auto it = pending_bias.find(node.args[0].ref());
-    if (it == pending_bias.end()) return std::nullopt;
-    const ir::TensorType& p = node.outputs[0];
-    const ir::Arg permuted = AppendNode(out, node);
-    const ir::Arg broadcast = BroadcastBias(out, it->second, p.sizes, *channel_dim);
-    return std::vector<ir::Arg>{EmitOp(out, "aten::add.Tensor", {permuted, broadcast}, p)};
-  });
+  return RebuildGraph(
+      graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+        ++id;
+        if (peel[id]) {
+          ir::Node conv = node;
+          conv.args[kBias] = ir::Arg{ir::NoneArg{}};
+          const ir::Arg bias = node.args[kBias];
+          const ir::TensorType y = node.outputs[0];
+          const ir::Arg unbiased = AppendNode(out, std::move(conv));
+          if (only_permuted[id]) {
+            pending_bias.emplace(unbiased.ref(), bias);
+            return std::vector<ir::Arg>{unbiased};
+          }
+          const ir::Arg broadcast = BroadcastBias(out, bias, y.sizes, 1);
+          return std::vector<ir::Arg>{EmitOp(out, "aten::add.Tensor", {unbiased, broadcast}, y)};
+        }
+        const std::optional<int64_t> channel_dim = ChannelDimAfter(node);
+        if (!channel_dim) return std::nullopt;
+        auto it = pending_bias.find(node.args[0].ref());
+        if (it == pending_bias.end()) return std::nullopt;
+        const ir::TensorType& p = node.outputs[0];
+        const ir::Arg permuted = AppendNode(out, node);
+        const ir::Arg broadcast = BroadcastBias(out, it->second, p.sizes, *channel_dim);
+        return std::vector<ir::Arg>{EmitOp(out, "aten::add.Tensor", {permuted, broadcast}, p)};
+      });
 }
 
 }  // namespace tccd::codegen

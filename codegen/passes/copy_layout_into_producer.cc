@@ -75,7 +75,8 @@ absl::flat_hash_map<int, Fold> Candidates(const ir::Graph& graph) {
   absl::flat_hash_map<int, Fold> chosen;
   for (int id = 0; id < n; ++id) {
     const ir::Node& copy = graph.nodes[id];
-    if (copy.target != "aten::clone.default" || copy.args.empty() || !copy.args[0].is_ref()) continue;
+    if (copy.target != "aten::clone.default" || copy.args.empty() || !copy.args[0].is_ref())
+      continue;
     if (copy.outputs.size() != 1) continue;
     const ir::TensorType& want = copy.outputs[0];
     if (want.storage_offset != 0 || !IsDenseNonOverlapping(want)) continue;
@@ -97,7 +98,8 @@ absl::flat_hash_map<int, Fold> Candidates(const ir::Graph& graph) {
         if (graph.type_of(under) != node->outputs[0]) continue;
         fold.expand = source.node;
       } else {
-        if (node->outputs[0].storage_offset != 0 || graph.type_of(under).storage_offset != 0) continue;
+        if (node->outputs[0].storage_offset != 0 || graph.type_of(under).storage_offset != 0)
+          continue;
         perm = *PermutationOf(graph, *node);
         fold.permute = source.node;
       }
@@ -105,7 +107,8 @@ absl::flat_hash_map<int, Fold> Candidates(const ir::Graph& graph) {
       node = &graph.nodes[source.node];
     }
     const ir::TensorType& have = node->outputs[0];
-    if (have.dtype != want.dtype || have.device != want.device || have.rank() != want.rank()) continue;
+    if (have.dtype != want.dtype || have.device != want.device || have.rank() != want.rank())
+      continue;
     fold.strides.assign(want.rank(), 0);
     bool sizes_match = true;
     for (int64_t i = 0; i < want.rank(); ++i) {
@@ -126,7 +129,7 @@ absl::flat_hash_map<int, Fold> Candidates(const ir::Graph& graph) {
 absl::StatusOr<bool> CopyLayoutIntoProducer::Run(ir::Graph& graph) {
   const absl::flat_hash_map<int, Fold> chosen = Candidates(graph);
   if (chosen.empty()) return false;
-  absl::flat_hash_map<int, int> layout_of;   // producer id -> the clone whose layout it takes
+  absl::flat_hash_map<int, int> layout_of;    // producer id -> the clone whose layout it takes
   absl::flat_hash_map<int, int> replaced_by;  // clone or expand id -> the node that stands for it
   absl::flat_hash_map<int, int> permute_of;   // permute id -> its clone
   for (const auto& [copy, fold] : chosen) {
@@ -139,22 +142,24 @@ absl::StatusOr<bool> CopyLayoutIntoProducer::Run(ir::Graph& graph) {
   // The producer comes first: it is appended with its new strides; an identity expand and the
   // clone map to it, or the clone to the permute, re-typed as the clone (the same layout now).
   absl::flat_hash_map<int, ir::Arg> new_value;
-  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
-    ++id;
-    if (auto it = layout_of.find(id); it != layout_of.end()) {
-      ir::Node op = node;
-      op.outputs[0].strides = chosen.at(it->second).strides;
-      op.outputs[0].storage_offset = 0;
-      return std::vector<ir::Arg>{new_value[id] = AppendNode(out, std::move(op))};
-    }
-    if (auto it = permute_of.find(id); it != permute_of.end()) {
-      ir::Node view = node;
-      view.outputs[0] = graph.nodes[it->second].outputs[0];
-      return std::vector<ir::Arg>{new_value[id] = AppendNode(out, std::move(view))};
-    }
-    if (auto it = replaced_by.find(id); it != replaced_by.end()) return std::vector<ir::Arg>{new_value.at(it->second)};
-    return std::nullopt;
-  });
+  return RebuildGraph(
+      graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+        ++id;
+        if (auto it = layout_of.find(id); it != layout_of.end()) {
+          ir::Node op = node;
+          op.outputs[0].strides = chosen.at(it->second).strides;
+          op.outputs[0].storage_offset = 0;
+          return std::vector<ir::Arg>{new_value[id] = AppendNode(out, std::move(op))};
+        }
+        if (auto it = permute_of.find(id); it != permute_of.end()) {
+          ir::Node view = node;
+          view.outputs[0] = graph.nodes[it->second].outputs[0];
+          return std::vector<ir::Arg>{new_value[id] = AppendNode(out, std::move(view))};
+        }
+        if (auto it = replaced_by.find(id); it != replaced_by.end())
+          return std::vector<ir::Arg>{new_value.at(it->second)};
+        return std::nullopt;
+      });
 }
 
 }  // namespace tccd::codegen

@@ -28,10 +28,11 @@
 // three such clones per layer, ~42 us each). A kernel writes whatever strides its output declares,
 // so the producer can write the contiguous layout directly; that is only allowed where nobody else
 // sees the producer's strides: the op has no other reader and is no graph output, and the expand
-// (if any) broadcasts nothing and has no other reader either, as does a transpose or permute. The copy must keep dtype and sizes
-// (a clone; a _to_copy without a dtype/device change is left to fusion) and write a dense layout.
-// Runs on every device: the producer's strides are the graph's to choose wherever it becomes a
-// kernel, and a producer that stays an ATen op is copied into its declared strides by the runtime.
+// (if any) broadcasts nothing and has no other reader either, as does a transpose or permute. The
+// copy must keep dtype and sizes (a clone; a _to_copy without a dtype/device change is left to
+// fusion) and write a dense layout. Runs on every device: the producer's strides are the graph's to
+// choose wherever it becomes a kernel, and a producer that stays an ATen op is copied into its
+// declared strides by the runtime.
 #pragma once
 
 #include "codegen/passes/pass.h"

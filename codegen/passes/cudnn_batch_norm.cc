@@ -27,7 +27,8 @@ std::optional<double> Number(const ir::Arg& arg) {
 }
 
 bool Eligible(const ir::Graph& graph, const ir::Node& node) {
-  if (node.target != kFunctional || node.args.size() != 8 || !node.kwargs.empty() || node.outputs.size() != 5)
+  if (node.target != kFunctional || node.args.size() != 8 || !node.kwargs.empty() ||
+      node.outputs.size() != 5)
     return false;
   const ir::TensorType* x = TypeOfRef(graph, node.args[0]);
   if (x == nullptr || x->dtype != ir::DType::kF32 || x->rank() != 4 || !x->IsContiguous() ||
@@ -77,8 +78,10 @@ absl::StatusOr<bool> CudnnBatchNorm::Run(ir::Graph& graph) {
     }
     for (ir::Arg& a : graph.outputs) Remap(a, from);
 
-    ir::Node clone_mean{.target = "aten::clone.default", .args = {bn.args[3]}, .outputs = {bn.outputs[3]}};
-    ir::Node clone_var{.target = "aten::clone.default", .args = {bn.args[4]}, .outputs = {bn.outputs[4]}};
+    ir::Node clone_mean{
+        .target = "aten::clone.default", .args = {bn.args[3]}, .outputs = {bn.outputs[3]}};
+    ir::Node clone_var{
+        .target = "aten::clone.default", .args = {bn.args[4]}, .outputs = {bn.outputs[4]}};
     ir::Node cudnn = bn;
     cudnn.target = "aten::cudnn_batch_norm.default";
     cudnn.args[3] = ir::Arg{ir::ValueRef{from, 0}};

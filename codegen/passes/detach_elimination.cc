@@ -16,13 +16,15 @@ absl::StatusOr<bool> DetachElimination::Run(ir::Graph& graph) {
       if (!r.is_input()) outputs.insert(r.node);
     });
   int id = -1;
-  return RebuildGraph(graph, [&](ir::Graph&, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
-    ++id;
-    if (node.target != "aten::detach.default" || outputs.count(id) || node.args.size() != 1 || !node.args[0].is_ref() ||
-        !node.kwargs.empty() || node.outputs.size() != 1)
-      return std::nullopt;
-    return std::vector<ir::Arg>{node.args[0]};  // already remapped: a chain of detaches collapses
-  });
+  return RebuildGraph(
+      graph, [&](ir::Graph&, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+        ++id;
+        if (node.target != "aten::detach.default" || outputs.count(id) || node.args.size() != 1 ||
+            !node.args[0].is_ref() || !node.kwargs.empty() || node.outputs.size() != 1)
+          return std::nullopt;
+        return std::vector<ir::Arg>{
+            node.args[0]};  // already remapped: a chain of detaches collapses
+      });
 }
 
 }  // namespace tccd::codegen

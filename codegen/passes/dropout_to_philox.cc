@@ -14,9 +14,11 @@ constexpr char kDropout[] = "aten::native_dropout.default";
 
 // p when `node` is a training-mode dropout of a floating tensor this pass rewrites.
 std::optional<double> TrainingDropoutP(const ir::Graph& graph, const ir::Node& node) {
-  if (node.target != kDropout || node.outputs.size() != 2 || node.args.size() != 3 || !node.kwargs.empty())
+  if (node.target != kDropout || node.outputs.size() != 2 || node.args.size() != 3 ||
+      !node.kwargs.empty())
     return std::nullopt;
-  if (!node.args[0].is_ref() || !ir::IsFloatingPoint(graph.type_of(node.args[0].ref()).dtype)) return std::nullopt;
+  if (!node.args[0].is_ref() || !ir::IsFloatingPoint(graph.type_of(node.args[0].ref()).dtype))
+    return std::nullopt;
   const auto* train = std::get_if<bool>(&node.args[2].v);
   if (train == nullptr || !*train) return std::nullopt;
   double p;
@@ -70,7 +72,8 @@ absl::StatusOr<bool> DropoutToPhilox::Run(ir::Graph& graph) {
     return static_cast<int>(nodes.size()) - 1;
   };
   ir::Node seed{.target = "aten::randint.low"};
-  seed.args = {ir::Arg{int64_t{0}}, ir::Arg{std::numeric_limits<int64_t>::max()}, ir::Arg{ir::ArgList{}}};
+  seed.args = {ir::Arg{int64_t{0}}, ir::Arg{std::numeric_limits<int64_t>::max()},
+               ir::Arg{ir::ArgList{}}};
   seed.kwargs.push_back(ir::NamedArg{.name = "dtype", .value = ir::Arg{ir::DType::kI64}});
   seed.kwargs.push_back(ir::NamedArg{.name = "device", .value = ir::Arg{*device}});
   seed.outputs = {ir::TensorType{.dtype = ir::DType::kI64, .device = *device}};

@@ -10,7 +10,7 @@
 #include "codegen/ir/printer.h"
 #include "codegen/passes/index_ops.h"
 #include "codegen/passes/pointwise_ops.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -56,7 +56,8 @@ bool GatherConflict(const ir::Graph& graph, const std::vector<int>& members, int
 // deps[] is recorded per node when the node is visited, so a group that gained members (and
 // their dependencies) since then is only seen by following groups transitively, here: without
 // it, A -> extern -> B and a later member of A reading a later extern of B made a cycle.
-bool ReachesGroup(const Partition& p, const std::vector<std::set<int>>& deps, std::vector<int> start, int target) {
+bool ReachesGroup(const Partition& p, const std::vector<std::set<int>>& deps,
+                  std::vector<int> start, int target) {
   std::vector<bool> seen(p.groups.size(), false);
   while (!start.empty()) {
     const int h = start.back();
@@ -108,7 +109,8 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
       std::sort(candidates.rbegin(), candidates.rend());
       for (int g : candidates) {
         const FusionGroup& group = p.groups[g];
-        if (group.shape != node.outputs[0].sizes || group.device != node.outputs[0].device) continue;
+        if (group.shape != node.outputs[0].sizes || group.device != node.outputs[0].device)
+          continue;
         if (static_cast<int>(group.nodes.size()) >= options.max_nodes_per_group) continue;
         bool cycle = false;
         ForEachInput(node, [&](const ir::ValueRef& r) {
@@ -139,8 +141,12 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
       // mask computed in another group): merge them when neither depends on the other.
       for (int h : candidates) {
         if (h == chosen || p.groups[h].nodes.empty()) continue;
-        if (p.groups[h].shape != p.groups[chosen].shape || p.groups[h].device != p.groups[chosen].device) continue;
-        if (static_cast<int>(p.groups[h].nodes.size() + p.groups[chosen].nodes.size()) > options.max_nodes_per_group) continue;
+        if (p.groups[h].shape != p.groups[chosen].shape ||
+            p.groups[h].device != p.groups[chosen].device)
+          continue;
+        if (static_cast<int>(p.groups[h].nodes.size() + p.groups[chosen].nodes.size()) >
+            options.max_nodes_per_group)
+          continue;
         bool dependent = false;
         dependent |= ReachesGroup(p, deps, {h}, chosen) || ReachesGroup(p, deps, {chosen}, h);
         ForEachInput(node, [&](const ir::ValueRef& r) {
@@ -148,7 +154,8 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
         });
         if (dependent) continue;
         bool gather_conflict = false;
-        for (int m : p.groups[h].nodes) gather_conflict |= GatherConflict(graph, p.groups[chosen].nodes, m);
+        for (int m : p.groups[h].nodes)
+          gather_conflict |= GatherConflict(graph, p.groups[chosen].nodes, m);
         if (gather_conflict) continue;
         MergeGroups(p, deps, /*from=*/h, /*into=*/chosen);
       }
@@ -166,7 +173,8 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
   return p;
 }
 
-absl::StatusOr<bool> DissolveGroups(const ir::Graph& graph, const std::vector<int>& nodes, Partition& partition) {
+absl::StatusOr<bool> DissolveGroups(const ir::Graph& graph, const std::vector<int>& nodes,
+                                    Partition& partition) {
   bool dissolved = false;
   for (int id : nodes) {
     if (id < 0 || id >= static_cast<int>(partition.group_of.size())) continue;
@@ -209,7 +217,8 @@ absl::Status CompletePartition(const ir::Graph& graph, Partition& partition) {
   for (int id = 0; id < n; ++id) {
     ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
       if (r.is_input()) return;
-      if (p.group_of[r.node] < 0 || p.group_of[r.node] != p.group_of[id]) used_outside[r.node][r.output] = true;
+      if (p.group_of[r.node] < 0 || p.group_of[r.node] != p.group_of[id])
+        used_outside[r.node][r.output] = true;
     });
   }
   for (const ir::Arg& out : graph.outputs)
@@ -232,7 +241,9 @@ absl::Status CompletePartition(const ir::Graph& graph, Partition& partition) {
 
   // Schedule: Kahn's algorithm over units (groups and extern nodes), lowest first node id first.
   const int num_units = static_cast<int>(p.groups.size()) + n;
-  auto unit_of_node = [&](int id) { return p.group_of[id] >= 0 ? p.group_of[id] : static_cast<int>(p.groups.size()) + id; };
+  auto unit_of_node = [&](int id) {
+    return p.group_of[id] >= 0 ? p.group_of[id] : static_cast<int>(p.groups.size()) + id;
+  };
   std::vector<int> first_node(num_units, -1);
   std::vector<bool> live(num_units, false);
   for (int id = 0; id < n; ++id) {
@@ -276,7 +287,8 @@ std::string PrintPartition(const ir::Graph& graph, const Partition& partition) {
       const FusionGroup& g = partition.groups[e.index];
       out += "fused";
       if (g.num_reduced_dims > 0)
-        absl::StrAppend(&out, g.reduce_leading ? "(columns, reduce " : "(rows, reduce ", g.num_reduced_dims, ")");
+        absl::StrAppend(&out, g.reduce_leading ? "(columns, reduce " : "(rows, reduce ",
+                        g.num_reduced_dims, ")");
       for (int m : g.nodes) absl::StrAppend(&out, " %", m);
       out += " ->";
       for (const ir::ValueRef& r : g.outputs) absl::StrAppend(&out, " ", ir::PrintValueRef(r));

@@ -72,7 +72,8 @@ absl::Status CompletePartition(const ir::Graph& graph, Partition& partition);
 // Every group holding one of `nodes` is dissolved: all its members become extern nodes (a
 // kernel that failed to compile for the target runs as ATen ops; pipeline.cc). The partition
 // is completed again. Returns whether any group was dissolved.
-absl::StatusOr<bool> DissolveGroups(const ir::Graph& graph, const std::vector<int>& nodes, Partition& partition);
+absl::StatusOr<bool> DissolveGroups(const ir::Graph& graph, const std::vector<int>& nodes,
+                                    Partition& partition);
 
 // One line per schedule entry, e.g. "fused %0 %1 %3 -> %3" / "extern %2 aten::mm.default".
 std::string PrintPartition(const ir::Graph& graph, const Partition& partition);

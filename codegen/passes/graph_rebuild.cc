@@ -16,7 +16,9 @@ ir::Arg AppendNode(ir::Graph& out, ir::Node node) {
 
 ir::Arg EmitOp(ir::Graph& out, std::string target, std::vector<ir::Arg> args, ir::TensorType type,
                std::vector<ir::NamedArg> kwargs) {
-  return AppendNode(out, ir::Node{.target = std::move(target), .args = std::move(args), .kwargs = std::move(kwargs),
+  return AppendNode(out, ir::Node{.target = std::move(target),
+                                  .args = std::move(args),
+                                  .kwargs = std::move(kwargs),
                                   .outputs = {std::move(type)}});
 }
 
@@ -61,13 +63,15 @@ bool IsPlain(const ir::TensorType& t) { return t.IsContiguous() && t.storage_off
 
 std::optional<int64_t> PaddedRowStride(const ir::TensorType& t) {
   const int64_t rank = t.rank();
-  if (rank < 2 || t.strides[rank - 1] != 1 || t.strides[rank - 2] <= t.sizes[rank - 1]) return std::nullopt;
+  if (rank < 2 || t.strides[rank - 1] != 1 || t.strides[rank - 2] <= t.sizes[rank - 1])
+    return std::nullopt;
   for (int64_t d = 0; d + 2 < rank; ++d)
     if (t.sizes[d] > 1 && t.strides[d] != t.strides[d + 1] * t.sizes[d + 1]) return std::nullopt;
   return t.strides[rank - 2];
 }
 
-std::optional<std::vector<int64_t>> PaddedRowViewStrides(const std::vector<int64_t>& sizes, int64_t rows, int64_t n,
+std::optional<std::vector<int64_t>> PaddedRowViewStrides(const std::vector<int64_t>& sizes,
+                                                         int64_t rows, int64_t n,
                                                          int64_t row_stride) {
   if (sizes.size() < 2 || sizes.back() != n) return std::nullopt;
   int64_t count = 1;
@@ -91,8 +95,8 @@ void RemapRefs(ir::Arg& arg, const RebuildMap& map) {
   }
 }
 
-bool RebuildGraph(ir::Graph& graph,
-                  const std::function<std::optional<std::vector<ir::Arg>>(ir::Graph& out, const ir::Node& node)>& rewrite) {
+bool RebuildGraph(ir::Graph& graph, const std::function<std::optional<std::vector<ir::Arg>>(
+                                        ir::Graph& out, const ir::Node& node)>& rewrite) {
   ir::Graph out;
   out.inputs = graph.inputs;
   RebuildMap map;
@@ -107,7 +111,8 @@ bool RebuildGraph(ir::Graph& graph,
       continue;
     }
     const int new_id = static_cast<int>(out.nodes.size());
-    for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o) map[{id, o}] = ir::Arg{ir::ValueRef{new_id, o}};
+    for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o)
+      map[{id, o}] = ir::Arg{ir::ValueRef{new_id, o}};
     out.nodes.push_back(std::move(node));
   }
   if (!changed) return false;

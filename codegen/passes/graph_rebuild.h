@@ -57,7 +57,8 @@ std::optional<int64_t> PaddedRowStride(const ir::TensorType& t);
 // The strides of `sizes` laid over rows of stride `row_stride` (the last dimension is the row,
 // the leading ones split or merge the row count); nullopt unless sizes is [..., n] with `rows`
 // rows in all.
-std::optional<std::vector<int64_t>> PaddedRowViewStrides(const std::vector<int64_t>& sizes, int64_t rows, int64_t n,
+std::optional<std::vector<int64_t>> PaddedRowViewStrides(const std::vector<int64_t>& sizes,
+                                                         int64_t rows, int64_t n,
                                                          int64_t row_stride);
 
 // Replaces every reference to an old node's output in `arg` (through lists) by its new value.
@@ -67,7 +68,7 @@ void RemapRefs(ir::Arg& arg, const RebuildMap& map);
 // `rewrite(out, node)`, which may append nodes to `out` and return the new values of the node's
 // outputs; on nullopt (with `out` untouched) the node is copied. Returns whether any node was
 // rewritten; `graph` is left as it was when none was.
-bool RebuildGraph(ir::Graph& graph,
-                  const std::function<std::optional<std::vector<ir::Arg>>(ir::Graph& out, const ir::Node& node)>& rewrite);
+bool RebuildGraph(ir::Graph& graph, const std::function<std::optional<std::vector<ir::Arg>>(
+                                        ir::Graph& out, const ir::Node& node)>& rewrite);
 
 }  // namespace tccd::codegen

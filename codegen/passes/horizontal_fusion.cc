@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "codegen/passes/index_ops.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -75,11 +75,14 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       if (!eligible[b] || gb.nodes.empty()) continue;
       if (ga.shape != gb.shape || ga.device != gb.device) continue;
       if (anc[a][b] || anc[b][a]) continue;
-      if (static_cast<int>(ga.nodes.size() + gb.nodes.size()) > options.max_nodes_per_group) continue;
+      if (static_cast<int>(ga.nodes.size() + gb.nodes.size()) > options.max_nodes_per_group)
+        continue;
       // No edge joins independent groups: the merged kernel's operands are exactly the union.
       std::set<ir::ValueRef> inputs(ga.inputs.begin(), ga.inputs.end());
       inputs.insert(gb.inputs.begin(), gb.inputs.end());
-      if (static_cast<int>(inputs.size() + ga.outputs.size() + gb.outputs.size()) > options.max_operands) continue;
+      if (static_cast<int>(inputs.size() + ga.outputs.size() + gb.outputs.size()) >
+          options.max_operands)
+        continue;
       for (int m : gb.nodes) p.group_of[m] = static_cast<int>(a);
       ga.nodes.insert(ga.nodes.end(), gb.nodes.begin(), gb.nodes.end());
       std::sort(ga.nodes.begin(), ga.nodes.end());

@@ -8,7 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -27,7 +27,8 @@ std::optional<int64_t> IntArg(const ir::Node& node, size_t index, const char* na
   return std::nullopt;
 }
 
-std::optional<std::vector<int64_t>> IntListArg(const ir::Node& node, size_t index, const char* name) {
+std::optional<std::vector<int64_t>> IntListArg(const ir::Node& node, size_t index,
+                                               const char* name) {
   const ir::Arg* a = ArgOf(node, index, name);
   if (a == nullptr) return std::nullopt;
   const auto* list = std::get_if<ir::ArgList>(&a->v);
@@ -44,7 +45,8 @@ std::optional<std::vector<int64_t>> IntListArg(const ir::Node& node, size_t inde
 // The tensor refs of `node`'s args (lists included), in order.
 std::vector<ir::ValueRef> TensorRefs(const ir::Node& node) {
   std::vector<ir::ValueRef> refs;
-  for (const ir::Arg& a : node.args) ir::ForEachRef(a, [&](const ir::ValueRef& r) { refs.push_back(r); });
+  for (const ir::Arg& a : node.args)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) { refs.push_back(r); });
   return refs;
 }
 
@@ -101,8 +103,10 @@ class Lowering {
   std::vector<int> CoordsWith(int64_t d, int value) {
     std::vector<int> c;
     for (int64_t k = 0; k < rank(); ++k) {
-      if (k != d) c.push_back(Coord(k));
-      else if (value >= 0) c.push_back(value);
+      if (k != d)
+        c.push_back(Coord(k));
+      else if (value >= 0)
+        c.push_back(value);
     }
     return c;
   }
@@ -138,7 +142,9 @@ bool CatOk(const ir::Graph& g, const ir::Node& n) {
 int LowerCat(Lowering& l) {
   const int64_t d = WrapDim(IntArg(l.node(), 1, "dim").value_or(0), l.rank());
   const auto& list = std::get<ir::ArgList>(l.node().args[0].v);
-  struct Piece { int mask, value; };
+  struct Piece {
+    int mask, value;
+  };
   std::vector<Piece> pieces;
   int64_t offset = 0;
   for (const ir::Arg& a : list) {
@@ -164,7 +170,8 @@ bool PadOk(const ir::Graph& g, const ir::Node& n) {
   auto pad = IntListArg(n, 1, "pad");
   if (!pad || pad->size() % 2 != 0 || n.args.empty() || !n.args[0].is_ref()) return false;
   const ir::TensorType& t = g.type_of(n.args[0].ref());
-  if (t.rank() != n.outputs[0].rank() || static_cast<int64_t>(pad->size() / 2) > t.rank()) return false;
+  if (t.rank() != n.outputs[0].rank() || static_cast<int64_t>(pad->size() / 2) > t.rank())
+    return false;
   const ir::Arg* value = ArgOf(n, 2, "value");
   if (value && !value->is_none() && !std::holds_alternative<int64_t>(value->v) &&
       !std::holds_alternative<double>(value->v) && !std::holds_alternative<bool>(value->v))
@@ -272,7 +279,8 @@ bool EmbeddingOk(const ir::Graph& g, const ir::Node& n) {
   if (n.args.size() < 2 || !n.args[0].is_ref() || !n.args[1].is_ref()) return false;
   const ir::TensorType& w = g.type_of(n.args[0].ref());
   const ir::TensorType& idx = g.type_of(n.args[1].ref());
-  return w.rank() == 2 && IsIndexDType(idx.dtype) && idx.rank() >= 1 && n.outputs[0].rank() == idx.rank() + 1;
+  return w.rank() == 2 && IsIndexDType(idx.dtype) && idx.rank() >= 1 &&
+         n.outputs[0].rank() == idx.rank() + 1;
 }
 
 int LowerEmbedding(Lowering& l) {
@@ -369,7 +377,8 @@ bool SliceScatterOk(const ir::Graph& g, const ir::Node& n) {
   if (step && !step->is_none() && IntArg(n, 5, "step") != 1) return false;
   const ir::Arg* start = ArgOf(n, 3, "start");
   if (start && !start->is_none() && !IntArg(n, 3, "start")) return false;
-  return d >= 0 && d < rank && g.type_of(n.args[1].ref()).rank() == rank && g.type_of(n.args[0].ref()).rank() == rank;
+  return d >= 0 && d < rank && g.type_of(n.args[1].ref()).rank() == rank &&
+         g.type_of(n.args[0].ref()).rank() == rank;
 }
 
 int LowerSliceScatter(Lowering& l) {
@@ -424,7 +433,9 @@ bool StackOk(const ir::Graph& g, const ir::Node& n) {
   const int64_t d = WrapDim(IntArg(n, 1, "dim").value_or(0), rank);
   if (d < 0 || d >= rank || n.args.empty()) return false;
   const auto* list = std::get_if<ir::ArgList>(&n.args[0].v);
-  if (list == nullptr || list->empty() || static_cast<int64_t>(list->size()) != n.outputs[0].sizes[d]) return false;
+  if (list == nullptr || list->empty() ||
+      static_cast<int64_t>(list->size()) != n.outputs[0].sizes[d])
+    return false;
   for (const ir::Arg& a : *list)
     if (!a.is_ref() || g.type_of(a.ref()).rank() != rank - 1) return false;
   return true;
@@ -451,7 +462,8 @@ bool GatherOk(const ir::Graph& g, const ir::Node& n) {
   const ir::TensorType& idx = g.type_of(n.args[2].ref());
   const int64_t rank = n.outputs[0].rank();
   auto dim = IntArg(n, 1, "dim");
-  if (!dim || rank == 0 || self.rank() != rank || idx.rank() != rank || !IsIndexDType(idx.dtype)) return false;
+  if (!dim || rank == 0 || self.rank() != rank || idx.rank() != rank || !IsIndexDType(idx.dtype))
+    return false;
   const int64_t d = WrapDim(*dim, rank);
   return d >= 0 && d < rank;
 }
@@ -527,7 +539,8 @@ const absl::flat_hash_map<std::string, Entry>& Table() {
 
 bool IsIndexOp(const ir::Graph& graph, const ir::Node& node) {
   auto it = Table().find(node.target);
-  if (it == Table().end() || node.outputs.size() != 1 || ir::TouchesExternOnlyDType(graph, node)) return false;
+  if (it == Table().end() || node.outputs.size() != 1 || ir::TouchesExternOnlyDType(graph, node))
+    return false;
   const ir::TensorType& out = node.outputs[0];
   if (!IsDenseNonOverlapping(out)) return false;
   for (const ir::ValueRef& r : TensorRefs(node))
@@ -546,7 +559,8 @@ std::vector<ir::ValueRef> GatheredRefs(const ir::Node& node) {
   std::vector<ir::ValueRef> refs = TensorRefs(node);
   // nll_loss_backward reads only its target, gradient and total weight; `self` (its shape
   // only) stays an ordinary operand of the iteration space's shape.
-  if (node.target == "aten::nll_loss_backward.default" && node.args.size() > 1 && node.args[1].is_ref())
+  if (node.target == "aten::nll_loss_backward.default" && node.args.size() > 1 &&
+      node.args[1].is_ref())
     std::erase(refs, node.args[1].ref());
   return refs;
 }

@@ -45,7 +45,8 @@ std::optional<ir::Arg> ScalarFill(const ir::Node& node) {
   if (std::isnan(v) && !std::holds_alternative<double>(value->v)) return std::nullopt;
   const DType d = node.outputs[0].dtype;
   switch (d) {
-    case DType::kF64: return ir::Arg{v};
+    case DType::kF64:
+      return ir::Arg{v};
     case DType::kF32:
       if (std::isnan(v) || static_cast<double>(static_cast<float>(v)) == v) return ir::Arg{v};
       return std::nullopt;
@@ -59,14 +60,16 @@ std::optional<ir::Arg> ScalarFill(const ir::Node& node) {
     case DType::kF16:
       if (v == std::trunc(v) && std::abs(v) <= 2048) return ir::Arg{v};
       return std::nullopt;
-    case DType::kBool: return ir::Arg{v != 0};
+    case DType::kBool:
+      return ir::Arg{v != 0};
     case DType::kC64:
     case DType::kC128:
     case DType::kC32:
     case DType::kU16:
     case DType::kU32:
-    case DType::kU64: return std::nullopt;  // ir::IsExternOnly: these fills stay extern steps
-    default:  // integers
+    case DType::kU64:
+      return std::nullopt;  // ir::IsExternOnly: these fills stay extern steps
+    default:                // integers
       if (v == std::trunc(v) && std::abs(v) < 9.0e15) return ir::Arg{static_cast<int64_t>(v)};
       return std::nullopt;
   }

@@ -6,7 +6,7 @@
 
 #include "codegen/passes/index_ops.h"
 #include "codegen/passes/pointwise_ops.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 
@@ -62,7 +62,8 @@ absl::StatusOr<PointwiseKernel> BuildPointwiseKernel(const ir::Graph& graph,
     b.Emit(store);
   }
   std::string problem = VerifyPointwiseKernel(kernel);
-  if (!problem.empty()) return absl::InternalError("generated an invalid kernel " + name + ": " + problem);
+  if (!problem.empty())
+    return absl::InternalError("generated an invalid kernel " + name + ": " + problem);
   return kernel;
 }
 

@@ -49,7 +49,8 @@ absl::StatusOr<bool> LayerNormBackwardSplit::Run(ir::Graph& graph) {
     ir::Node& node = graph.nodes[id];
     if (node.target != kTarget || node.outputs.size() != 3 || !node.kwargs.empty()) continue;
     ir::ArgList* mask = MaskOf(node);
-    if (mask == nullptr || !MaskBit(*mask, 0) || !(MaskBit(*mask, 1) || MaskBit(*mask, 2))) continue;
+    if (mask == nullptr || !MaskBit(*mask, 0) || !(MaskBit(*mask, 1) || MaskBit(*mask, 2)))
+      continue;
     ir::Node params = node;
     std::get<bool>((*MaskOf(params))[0].v) = false;
     params.outputs[0] = Absent(node.outputs[0]);

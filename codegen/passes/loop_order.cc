@@ -24,13 +24,16 @@ bool RowMajorUnder(const std::vector<int64_t>& strides, const std::vector<int>& 
 
 }  // namespace
 
-std::vector<int> ChooseLoopOrder(const ir::Graph& graph, const FusionGroup& group, const PointwiseKernel& kernel) {
+std::vector<int> ChooseLoopOrder(const ir::Graph& graph, const FusionGroup& group,
+                                 const PointwiseKernel& kernel) {
   if (kernel.is_row_reduction() || HasIndexOps(kernel) || group.num_reduced_dims > 0) return {};
   const int rank = static_cast<int>(group.shape.size());
   if (rank < 2 || group.outputs.empty()) return {};
   std::vector<std::vector<int64_t>> operands;
-  for (const ir::ValueRef& r : group.inputs) operands.push_back(IterationStrides(graph.type_of(r), group.shape));
-  for (const ir::ValueRef& r : group.outputs) operands.push_back(IterationStrides(graph.type_of(r), group.shape));
+  for (const ir::ValueRef& r : group.inputs)
+    operands.push_back(IterationStrides(graph.type_of(r), group.shape));
+  for (const ir::ValueRef& r : group.outputs)
+    operands.push_back(IterationStrides(graph.type_of(r), group.shape));
 
   std::vector<int> identity(rank);
   std::iota(identity.begin(), identity.end(), 0);
@@ -47,9 +50,8 @@ std::vector<int> ChooseLoopOrder(const ir::Graph& graph, const FusionGroup& grou
   for (int d = 0; d < rank; ++d)
     if (group.shape[d] > 1) movable.push_back(d);
   std::vector<int> sorted = movable;
-  std::stable_sort(sorted.begin(), sorted.end(), [&](int a, int b) {
-    return std::abs(reference[a]) > std::abs(reference[b]);
-  });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [&](int a, int b) { return std::abs(reference[a]) > std::abs(reference[b]); });
   std::vector<int> order = identity;
   for (size_t i = 0; i < movable.size(); ++i) order[movable[i]] = sorted[i];
   if (order == identity || !all_row_major(order)) return {};

@@ -27,7 +27,8 @@ namespace tccd::codegen {
 
 // Kernel dim i is group dim order[i]; empty when the group's own order is already right (or the
 // kernel may not be reordered).
-std::vector<int> ChooseLoopOrder(const ir::Graph& graph, const FusionGroup& group, const PointwiseKernel& kernel);
+std::vector<int> ChooseLoopOrder(const ir::Graph& graph, const FusionGroup& group,
+                                 const PointwiseKernel& kernel);
 
 // v permuted into kernel order: out[i] = v[order[i]]; v itself when order is empty.
 std::vector<int64_t> InLoopOrder(const std::vector<int64_t>& v, const std::vector<int>& order);

@@ -28,16 +28,19 @@ bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
     if (!node.args[i].is_ref()) return false;
   if (!node.args[3].is_none()) return false;  // class weights: the index kernel keeps them
   const std::optional<int64_t> reduction = IntArgAt(node, 4);
-  if (!reduction || !IntArgAt(node, 5) || *reduction < kReductionNone || *reduction > kReductionSum) return false;
+  if (!reduction || !IntArgAt(node, 5) || *reduction < kReductionNone || *reduction > kReductionSum)
+    return false;
   const ir::TensorType& out = node.outputs[0];
   const ir::TensorType& target = graph.type_of(node.args[2].ref());
   const ir::TensorType& grad = graph.type_of(node.args[0].ref());
   const ir::TensorType& total = graph.type_of(node.args[6].ref());
-  return out.device == ir::DeviceType::kCuda && IsF32OrHalf(out.dtype) && out.rank() == 2 && out.IsContiguous() &&
-         out.storage_offset == 0 && out.sizes[1] > 0 && target.rank() == 1 && target.sizes[0] == out.sizes[0] &&
-         (target.dtype == ir::DType::kI64 || target.dtype == ir::DType::kI32) && target.device == out.device &&
-         grad.dtype == out.dtype && grad.device == out.device &&
-         grad.rank() == (*reduction == kReductionNone ? 1 : 0) && total.rank() == 0 && total.device == out.device;
+  return out.device == ir::DeviceType::kCuda && IsF32OrHalf(out.dtype) && out.rank() == 2 &&
+         out.IsContiguous() && out.storage_offset == 0 && out.sizes[1] > 0 && target.rank() == 1 &&
+         target.sizes[0] == out.sizes[0] &&
+         (target.dtype == ir::DType::kI64 || target.dtype == ir::DType::kI32) &&
+         target.device == out.device && grad.dtype == out.dtype && grad.device == out.device &&
+         grad.rank() == (*reduction == kReductionNone ? 1 : 0) && total.rank() == 0 &&
+         total.device == out.device;
 }
 
 // `node` (args already in `out`) as the pointwise ops above; the new value of its output.
@@ -48,16 +51,21 @@ ir::Arg Decompose(ir::Graph& out, const ir::Node& node) {
   const ir::DType index_dtype = out.type_of(node.args[2].ref()).dtype;
   const ir::Arg arange = EmitArange(out, classes, index_dtype, ir::DeviceType::kCuda);
   const ir::Arg target = EmitColumn(out, node.args[2]);
-  ir::Arg hit = EmitOp(out, "aten::eq.Tensor", {arange, target}, Dense(ir::DType::kBool, {rows, classes}));
+  ir::Arg hit =
+      EmitOp(out, "aten::eq.Tensor", {arange, target}, Dense(ir::DType::kBool, {rows, classes}));
   // An ignore_index outside [0, C) (the usual -100) never equals a class: nothing to mask.
   if (ignore_index >= 0 && ignore_index < classes) {
-    const ir::Arg counted = EmitOp(out, "aten::ne.Scalar", {target, ir::Arg{ignore_index}}, Dense(ir::DType::kBool, {rows, 1}));
-    hit = EmitOp(out, "aten::logical_and.default", {hit, counted}, Dense(ir::DType::kBool, {rows, classes}));
+    const ir::Arg counted = EmitOp(out, "aten::ne.Scalar", {target, ir::Arg{ignore_index}},
+                                   Dense(ir::DType::kBool, {rows, 1}));
+    hit = EmitOp(out, "aten::logical_and.default", {hit, counted},
+                 Dense(ir::DType::kBool, {rows, classes}));
   }
   const ir::Arg grad = reduction == kReductionNone ? EmitColumn(out, node.args[0]) : node.args[0];
-  ir::Arg value = EmitOp(out, "aten::mul.Tensor", {hit, grad}, Dense(result.dtype, {rows, classes}));
+  ir::Arg value =
+      EmitOp(out, "aten::mul.Tensor", {hit, grad}, Dense(result.dtype, {rows, classes}));
   if (reduction == kReductionMean)
-    value = EmitOp(out, "aten::div.Tensor", {value, node.args[6]}, Dense(result.dtype, {rows, classes}));
+    value = EmitOp(out, "aten::div.Tensor", {value, node.args[6]},
+                   Dense(result.dtype, {rows, classes}));
   return EmitOp(out, "aten::neg.default", {value}, Dense(result.dtype, {rows, classes}));
 }
 
@@ -66,7 +74,8 @@ ir::Arg Decompose(ir::Graph& out, const ir::Node& node) {
 // A `_to_copy` that changes only the dtype: CUDA autocast runs nll_loss in f32, so its gradient
 // reaches a bf16 log_softmax backward through one.
 bool IsDtypeCast(const ir::Node& node) {
-  if (node.target != "aten::_to_copy.default" || node.args.size() != 1 || node.outputs.size() != 1) return false;
+  if (node.target != "aten::_to_copy.default" || node.args.size() != 1 || node.outputs.size() != 1)
+    return false;
   for (const ir::NamedArg& kw : node.kwargs)
     if (kw.name != "dtype" && kw.name != "layout" && kw.name != "device") return false;
   return true;
@@ -103,11 +112,12 @@ absl::StatusOr<bool> NllLossBackwardToPointwise::Run(ir::Graph& graph) {
     it = feeds_only_log_softmax_backward(*it, 0) ? std::next(it) : chosen.erase(it);
   if (chosen.empty()) return false;
   int id = -1;
-  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
-    ++id;
-    if (!chosen.count(id)) return std::nullopt;
-    return std::vector<ir::Arg>{Decompose(out, node)};
-  });
+  return RebuildGraph(
+      graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+        ++id;
+        if (!chosen.count(id)) return std::nullopt;
+        return std::vector<ir::Arg>{Decompose(out, node)};
+      });
 }
 
 }  // namespace tccd::codegen

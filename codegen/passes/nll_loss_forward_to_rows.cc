@@ -21,11 +21,13 @@ constexpr int64_t kReductionMean = 1, kReductionSum = 2;
 
 // Whether `node` is an nll_loss_forward this pass rewrites (who reads `self` checked separately).
 bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
-  if (node.target != kNllForward || node.args.size() != 5 || !node.kwargs.empty() || node.outputs.size() != 2)
+  if (node.target != kNllForward || node.args.size() != 5 || !node.kwargs.empty() ||
+      node.outputs.size() != 2)
     return false;
   if (!node.args[0].is_ref() || !node.args[1].is_ref() || !node.args[2].is_none()) return false;
   const std::optional<int64_t> reduction = IntArgAt(node, 3), ignore_index = IntArgAt(node, 4);
-  if (!reduction || !ignore_index || (*reduction != kReductionMean && *reduction != kReductionSum)) return false;
+  if (!reduction || !ignore_index || (*reduction != kReductionMean && *reduction != kReductionSum))
+    return false;
   const ir::ValueRef& self_ref = node.args[0].ref();
   if (self_ref.is_input()) return false;
   const ir::TensorType& self = graph.type_of(self_ref);
@@ -33,7 +35,8 @@ bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
   if (self.device != ir::DeviceType::kCuda || self.dtype != ir::DType::kF32 || self.rank() != 2 ||
       self.sizes[1] < 2 || self.sizes[0] < 1)
     return false;
-  if (*ignore_index >= 0 && *ignore_index < self.sizes[1]) return false;  // an ignored class: ATen's kernel
+  if (*ignore_index >= 0 && *ignore_index < self.sizes[1])
+    return false;  // an ignored class: ATen's kernel
   if (target.rank() != 1 || target.sizes[0] != self.sizes[0] || target.device != self.device ||
       (target.dtype != ir::DType::kI64 && target.dtype != ir::DType::kI32))
     return false;
@@ -54,14 +57,15 @@ std::optional<RowShifted> RowShiftedSelf(const ir::Graph& g, const ir::ValueRef&
       !n->args[0].ref().is_input() && n->kwargs.size() == 1 && n->kwargs[0].name == "dtype") {
     n = &g.nodes[n->args[0].ref().node];
   }
-  if (n->target != "aten::sub.Tensor" || n->args.size() != 2 || !n->kwargs.empty() || !n->args[0].is_ref() ||
-      !n->args[1].is_ref() || n->outputs.size() != 1)
+  if (n->target != "aten::sub.Tensor" || n->args.size() != 2 || !n->kwargs.empty() ||
+      !n->args[0].is_ref() || !n->args[1].is_ref() || n->outputs.size() != 1)
     return std::nullopt;
   const ir::TensorType& out = n->outputs[0];
   const ir::TensorType& a = g.type_of(n->args[0].ref());
   const ir::TensorType& b = g.type_of(n->args[1].ref());
-  if (out.rank() != 2 || a.sizes != out.sizes || b.rank() != 2 || b.sizes[0] != out.sizes[0] || b.sizes[1] != 1 ||
-      !ir::IsFloatingPoint(a.dtype) || a.dtype != b.dtype || a.dtype != out.dtype)
+  if (out.rank() != 2 || a.sizes != out.sizes || b.rank() != 2 || b.sizes[0] != out.sizes[0] ||
+      b.sizes[1] != 1 || !ir::IsFloatingPoint(a.dtype) || a.dtype != b.dtype ||
+      a.dtype != out.dtype)
     return std::nullopt;
   return RowShifted{n->args[0], n->args[1]};
 }
@@ -76,7 +80,8 @@ std::vector<ir::Arg> Decompose(ir::Graph& out, const ir::Node& node) {
   const ir::DType f32 = ir::DType::kF32;
   const ir::Arg arange = EmitArange(out, classes, target_type.dtype, ir::DeviceType::kCuda);
   const ir::Arg target_column = EmitColumn(out, target);
-  const ir::Arg other = EmitOp(out, "aten::ne.Tensor", {arange, target_column}, Dense(ir::DType::kBool, {rows, classes}));
+  const ir::Arg other = EmitOp(out, "aten::ne.Tensor", {arange, target_column},
+                               Dense(ir::DType::kBool, {rows, classes}));
   ir::Arg picked;
   if (std::optional<RowShifted> shifted = RowShiftedSelf(out, node.args[0].ref())) {
     // self[i, t] = a[i, t] - b[i]: pick a's value and subtract b after the row's sum, so the
@@ -86,30 +91,40 @@ std::vector<ir::Arg> Decompose(ir::Graph& out, const ir::Node& node) {
     // intermediate). A row without a class in [0, C) (ignored) picks 0, as before.
     auto to_f32 = [&](const ir::Arg& v, std::vector<int64_t> sizes) {
       if (out.type_of(v.ref()).dtype == f32) return v;
-      return EmitOp(out, "aten::_to_copy.default", {v}, Dense(f32, std::move(sizes)), {{"dtype", ir::Arg{f32}}});
+      return EmitOp(out, "aten::_to_copy.default", {v}, Dense(f32, std::move(sizes)),
+                    {{"dtype", ir::Arg{f32}}});
     };
     const ir::Arg a = to_f32(shifted->a, {rows, classes}), b = to_f32(shifted->b, {rows, 1});
-    const ir::Arg masked = EmitOp(out, "aten::masked_fill.Scalar", {a, other, ir::Arg{0.0}}, Dense(f32, {rows, classes}));
+    const ir::Arg masked = EmitOp(out, "aten::masked_fill.Scalar", {a, other, ir::Arg{0.0}},
+                                  Dense(f32, {rows, classes}));
     const ir::Arg picked_a =
-        EmitOp(out, "aten::sum.dim_IntList", {masked, IntListArg({1}), ir::Arg{bool{true}}}, Dense(f32, {rows, 1}));
+        EmitOp(out, "aten::sum.dim_IntList", {masked, IntListArg({1}), ir::Arg{bool{true}}},
+               Dense(f32, {rows, 1}));
     const ir::TensorType b8 = Dense(ir::DType::kBool, {rows, 1});
     const ir::Arg below = EmitOp(out, "aten::lt.Scalar", {target_column, ir::Arg{int64_t{0}}}, b8);
     const ir::Arg above = EmitOp(out, "aten::ge.Scalar", {target_column, ir::Arg{classes}}, b8);
     const ir::Arg miss = EmitOp(out, "aten::logical_or.default", {below, above}, b8);
-    const ir::Arg shift = EmitOp(out, "aten::masked_fill.Scalar", {b, miss, ir::Arg{0.0}}, Dense(f32, {rows, 1}));
-    const ir::Arg picked_k = EmitOp(out, "aten::sub.Tensor", {picked_a, shift}, Dense(f32, {rows, 1}));
+    const ir::Arg shift =
+        EmitOp(out, "aten::masked_fill.Scalar", {b, miss, ir::Arg{0.0}}, Dense(f32, {rows, 1}));
+    const ir::Arg picked_k =
+        EmitOp(out, "aten::sub.Tensor", {picked_a, shift}, Dense(f32, {rows, 1}));
     picked = EmitOp(out, "aten::view.default", {picked_k, IntListArg({rows})}, Dense(f32, {rows}));
   } else {
-    const ir::Arg masked =
-        EmitOp(out, "aten::masked_fill.Scalar", {node.args[0], other, ir::Arg{0.0}}, Dense(f32, {rows, classes}));
+    const ir::Arg masked = EmitOp(out, "aten::masked_fill.Scalar",
+                                  {node.args[0], other, ir::Arg{0.0}}, Dense(f32, {rows, classes}));
     picked = EmitOp(out, "aten::sum.dim_IntList", {masked, IntListArg({1})}, Dense(f32, {rows}));
   }
-  const ir::Arg counted = EmitOp(out, "aten::ne.Scalar", {target, ir::Arg{ignore_index}}, Dense(ir::DType::kBool, {rows}));
-  const ir::Arg weights = EmitOp(out, "aten::_to_copy.default", {counted}, Dense(f32, {rows}), {{"dtype", ir::Arg{f32}}});
-  const ir::Arg total = EmitOp(out, "aten::sum.dim_IntList", {weights, IntListArg({0})}, Dense(f32, {}));
-  const ir::Arg sum = EmitOp(out, "aten::sum.dim_IntList", {picked, IntListArg({0})}, Dense(f32, {}));
+  const ir::Arg counted = EmitOp(out, "aten::ne.Scalar", {target, ir::Arg{ignore_index}},
+                                 Dense(ir::DType::kBool, {rows}));
+  const ir::Arg weights = EmitOp(out, "aten::_to_copy.default", {counted}, Dense(f32, {rows}),
+                                 {{"dtype", ir::Arg{f32}}});
+  const ir::Arg total =
+      EmitOp(out, "aten::sum.dim_IntList", {weights, IntListArg({0})}, Dense(f32, {}));
+  const ir::Arg sum =
+      EmitOp(out, "aten::sum.dim_IntList", {picked, IntListArg({0})}, Dense(f32, {}));
   ir::Arg loss = EmitOp(out, "aten::neg.default", {sum}, Dense(f32, {}));
-  if (reduction == kReductionMean) loss = EmitOp(out, "aten::div.Tensor", {loss, total}, Dense(f32, {}));
+  if (reduction == kReductionMean)
+    loss = EmitOp(out, "aten::div.Tensor", {loss, total}, Dense(f32, {}));
   return {loss, total};
 }
 
@@ -126,7 +141,8 @@ absl::StatusOr<bool> NllLossForwardToRows::Run(ir::Graph& graph) {
   std::set<int> shared;  // producers of a chosen self that something else reads too
   for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
     ir::ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
-      if (!r.is_input() && self_producers.count(r.node) && !(chosen.count(id) && graph.nodes[id].args[0].ref() == r))
+      if (!r.is_input() && self_producers.count(r.node) &&
+          !(chosen.count(id) && graph.nodes[id].args[0].ref() == r))
         shared.insert(r.node);
     });
   }
@@ -139,11 +155,12 @@ absl::StatusOr<bool> NllLossForwardToRows::Run(ir::Graph& graph) {
   }
   if (chosen.empty()) return false;
   int id = -1;
-  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
-    ++id;
-    if (!chosen.count(id)) return std::nullopt;
-    return Decompose(out, node);
-  });
+  return RebuildGraph(
+      graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+        ++id;
+        if (!chosen.count(id)) return std::nullopt;
+        return Decompose(out, node);
+      });
 }
 
 }  // namespace tccd::codegen

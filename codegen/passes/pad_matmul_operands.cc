@@ -20,7 +20,8 @@ int64_t RoundUp(int64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 enum class Layout { kRowMajor, kColumnMajor };
 
 std::optional<Layout> LayoutOf(const ir::TensorType& t) {
-  if (t.rank() != 2 || t.storage_offset != 0 || t.sizes[0] < 2 || t.sizes[1] < 2) return std::nullopt;
+  if (t.rank() != 2 || t.storage_offset != 0 || t.sizes[0] < 2 || t.sizes[1] < 2)
+    return std::nullopt;
   if (t.strides[1] == 1 && t.strides[0] == t.sizes[1]) return Layout::kRowMajor;
   if (t.strides[0] == 1 && t.strides[1] == t.sizes[0]) return Layout::kColumnMajor;
   return std::nullopt;
@@ -33,7 +34,8 @@ class Emitter {
   explicit Emitter(ir::Graph& out) : out_(out) {}
 
   ir::Arg Emit(std::string target, std::vector<ir::Arg> args, ir::TensorType type) {
-    out_.nodes.push_back(ir::Node{.target = std::move(target), .args = std::move(args), .outputs = {std::move(type)}});
+    out_.nodes.push_back(ir::Node{
+        .target = std::move(target), .args = std::move(args), .outputs = {std::move(type)}});
     return ir::Arg{ir::ValueRef{static_cast<int>(out_.nodes.size()) - 1, 0}};
   }
 
@@ -48,7 +50,8 @@ class Emitter {
   ir::Arg Transpose(const ir::Arg& a) {
     const ir::ValueRef& r = a.ref();
     // t(t(x)) is x.
-    if (!r.is_input() && out_.nodes[r.node].target == "aten::t.default") return out_.nodes[r.node].args[0];
+    if (!r.is_input() && out_.nodes[r.node].target == "aten::t.default")
+      return out_.nodes[r.node].args[0];
     const ir::TensorType& t = out_.type_of(r);
     ir::TensorType tt = t;
     tt.sizes = {t.sizes[1], t.sizes[0]};
@@ -79,7 +82,8 @@ class Emitter {
     const std::tuple<ir::ValueRef, int64_t, int64_t> key{x.ref(), pad_rows, pad_cols};
     if (auto it = pads_.find(key); it != pads_.end()) return it->second;
     const ir::TensorType t = out_.type_of(x.ref());
-    const ir::Arg padded = Emit("aten::constant_pad_nd.default", {x, IntListArg({0, pad_cols, 0, pad_rows}), ir::Arg{int64_t{0}}},
+    const ir::Arg padded = Emit("aten::constant_pad_nd.default",
+                                {x, IntListArg({0, pad_cols, 0, pad_rows}), ir::Arg{int64_t{0}}},
                                 Contiguous(t, {t.sizes[0] + pad_rows, t.sizes[1] + pad_cols}));
     pads_[key] = padded;
     return padded;
@@ -94,8 +98,8 @@ std::optional<ir::Arg> PadMatmul(ir::Graph& out, Emitter& e, const ir::Node& nod
   // mm(A, B), or addmm(bias, A, B) with a [N] bias and the default beta = alpha = 1 (a linear
   // layer with bias: BERT's vocabulary projection).
   const bool addmm = node.target == "aten::addmm.default";
-  if ((!addmm && node.target != "aten::mm.default") || node.args.size() != (addmm ? 3u : 2u) || !node.kwargs.empty() ||
-      node.outputs.size() != 1)
+  if ((!addmm && node.target != "aten::mm.default") || node.args.size() != (addmm ? 3u : 2u) ||
+      !node.kwargs.empty() || node.outputs.size() != 1)
     return std::nullopt;
   for (const ir::Arg& arg : node.args) {
     if (!arg.is_ref()) return std::nullopt;
@@ -105,38 +109,44 @@ std::optional<ir::Arg> PadMatmul(ir::Graph& out, Emitter& e, const ir::Node& nod
   const ir::Arg& arg_b = node.args[ia + 1];
   const ir::TensorType a = out.type_of(arg_a.ref()), b = out.type_of(arg_b.ref());
   const ir::TensorType& c = node.outputs[0];
-  if (c.device != ir::DeviceType::kCuda || (c.dtype != ir::DType::kBF16 && c.dtype != ir::DType::kF16) ||
-      a.dtype != c.dtype || b.dtype != c.dtype || !c.IsContiguous() || c.storage_offset != 0)
+  if (c.device != ir::DeviceType::kCuda ||
+      (c.dtype != ir::DType::kBF16 && c.dtype != ir::DType::kF16) || a.dtype != c.dtype ||
+      b.dtype != c.dtype || !c.IsContiguous() || c.storage_offset != 0)
     return std::nullopt;
   std::optional<ir::TensorType> bias;
   if (addmm) {
     bias = out.type_of(node.args[0].ref());
-    if (bias->dtype != c.dtype || bias->rank() != 1 || bias->sizes[0] != b.sizes[1] || bias->strides[0] != 1 ||
-        bias->storage_offset != 0)
+    if (bias->dtype != c.dtype || bias->rank() != 1 || bias->sizes[0] != b.sizes[1] ||
+        bias->strides[0] != 1 || bias->storage_offset != 0)
       return std::nullopt;
   }
   const std::optional<Layout> la = LayoutOf(a), lb = LayoutOf(b);
   if (!la || !lb) return std::nullopt;
   const int64_t m = a.sizes[0], k = a.sizes[1], n = b.sizes[1];
-  if (static_cast<double>(m) * n * k < static_cast<double>(kMinPaddedMatmulWork)) return std::nullopt;
+  if (static_cast<double>(m) * n * k < static_cast<double>(kMinPaddedMatmulWork))
+    return std::nullopt;
   // K is a leading dimension when A is row-major or B column-major; M when A is column-major; N
   // always (the result is row-major).
   const bool pad_k = k % kAlign != 0 && (*la == Layout::kRowMajor || *lb == Layout::kColumnMajor);
   const bool pad_m = m % kAlign != 0 && *la == Layout::kColumnMajor;
   const bool pad_n = n % kAlign != 0;
   if (!pad_k && !pad_m && !pad_n) return std::nullopt;
-  const int64_t dk = pad_k ? RoundUp(k) - k : 0, dm = pad_m ? RoundUp(m) - m : 0, dn = pad_n ? RoundUp(n) - n : 0;
+  const int64_t dk = pad_k ? RoundUp(k) - k : 0, dm = pad_m ? RoundUp(m) - m : 0,
+                dn = pad_n ? RoundUp(n) - n : 0;
 
   const ir::Arg a2 = e.Pad(arg_a, *la, dm, dk);
   const ir::Arg b2 = e.Pad(arg_b, *lb, dk, dn);
-  ir::Arg product = addmm ? e.Emit("aten::addmm.default", {e.PadVector(node.args[0], dn), a2, b2},
-                                   Emitter::Contiguous(c, {m + dm, n + dn}))
-                          : e.Emit("aten::mm.default", {a2, b2}, Emitter::Contiguous(c, {m + dm, n + dn}));
+  ir::Arg product =
+      addmm ? e.Emit("aten::addmm.default", {e.PadVector(node.args[0], dn), a2, b2},
+                     Emitter::Contiguous(c, {m + dm, n + dn}))
+            : e.Emit("aten::mm.default", {a2, b2}, Emitter::Contiguous(c, {m + dm, n + dn}));
   if (dm == 0 && dn == 0) return product;
   if (dm > 0) {
     // The first m rows of the contiguous product: exactly the unpadded result's layout.
-    product = e.Emit("aten::slice.Tensor", {product, ir::Arg{int64_t{0}}, ir::Arg{int64_t{0}}, ir::Arg{m}, ir::Arg{int64_t{1}}},
-                     Emitter::Contiguous(c, {m, n + dn}));
+    product =
+        e.Emit("aten::slice.Tensor",
+               {product, ir::Arg{int64_t{0}}, ir::Arg{int64_t{0}}, ir::Arg{m}, ir::Arg{int64_t{1}}},
+               Emitter::Contiguous(c, {m, n + dn}));
     if (dn == 0) return product;
   }
   // The first n columns have row stride n + dn: the result's readers were built for a contiguous
@@ -147,7 +157,9 @@ std::optional<ir::Arg> PadMatmul(ir::Graph& out, Emitter& e, const ir::Node& nod
   ir::TensorType strided = c;
   strided.strides = {n + dn, 1};
   const ir::Arg columns =
-      e.Emit("aten::slice.Tensor", {product, ir::Arg{int64_t{1}}, ir::Arg{int64_t{0}}, ir::Arg{n}, ir::Arg{int64_t{1}}}, strided);
+      e.Emit("aten::slice.Tensor",
+             {product, ir::Arg{int64_t{1}}, ir::Arg{int64_t{0}}, ir::Arg{n}, ir::Arg{int64_t{1}}},
+             strided);
   return e.Emit("aten::clone.default", {columns}, c);
 }
 
@@ -155,12 +167,13 @@ std::optional<ir::Arg> PadMatmul(ir::Graph& out, Emitter& e, const ir::Node& nod
 
 absl::StatusOr<bool> PadMatmulOperands::Run(ir::Graph& graph) {
   std::optional<Emitter> emitter;  // one for the rebuild: identical pads are shared across matmuls
-  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
-    if (!emitter) emitter.emplace(out);
-    std::optional<ir::Arg> padded = PadMatmul(out, *emitter, node);
-    if (!padded) return std::nullopt;
-    return std::vector<ir::Arg>{*padded};
-  });
+  return RebuildGraph(
+      graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+        if (!emitter) emitter.emplace(out);
+        std::optional<ir::Arg> padded = PadMatmul(out, *emitter, node);
+        if (!padded) return std::nullopt;
+        return std::vector<ir::Arg>{*padded};
+      });
 }
 
 }  // namespace tccd::codegen

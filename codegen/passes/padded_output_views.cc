@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/graph_rebuild.h"
 
@@ -32,18 +32,20 @@ std::optional<ir::ValueRef> PaddedColumnsOf(const ir::Graph& graph, const ir::Va
   if (clone.target != "aten::clone.default" || clone.args.size() != 1 || !clone.args[0].is_ref() ||
       clone.args[0].ref().is_input() || clone.outputs.size() != 1)
     return std::nullopt;
-  if (const ir::Arg* mf = clone.kwarg("memory_format"); mf != nullptr && !std::holds_alternative<ir::NoneArg>(mf->v))
+  if (const ir::Arg* mf = clone.kwarg("memory_format");
+      mf != nullptr && !std::holds_alternative<ir::NoneArg>(mf->v))
     return std::nullopt;
   const ir::ValueRef s = clone.args[0].ref();
   const ir::Node& slice = graph.nodes[s.node];
-  if (slice.target != "aten::slice.Tensor" || !slice.args[0].is_ref() || IntAt(slice, 1) != 1 || IntAt(slice, 2) != 0 ||
-      (slice.args.size() > 4 && IntAt(slice, 4) != 1))
+  if (slice.target != "aten::slice.Tensor" || !slice.args[0].is_ref() || IntAt(slice, 1) != 1 ||
+      IntAt(slice, 2) != 0 || (slice.args.size() > 4 && IntAt(slice, 4) != 1))
     return std::nullopt;
   const ir::TensorType& st = graph.type_of(s);
   const ir::TensorType& ct = clone.outputs[0];
   const ir::TensorType& pt = graph.type_of(slice.args[0].ref());
-  if (st.rank() != 2 || pt.rank() != 2 || !pt.IsContiguous() || pt.storage_offset != 0 || st.storage_offset != 0 ||
-      st.sizes != ct.sizes || st.strides != std::vector<int64_t>{pt.sizes[1], 1} || pt.sizes[0] != st.sizes[0] ||
+  if (st.rank() != 2 || pt.rank() != 2 || !pt.IsContiguous() || pt.storage_offset != 0 ||
+      st.storage_offset != 0 || st.sizes != ct.sizes ||
+      st.strides != std::vector<int64_t>{pt.sizes[1], 1} || pt.sizes[0] != st.sizes[0] ||
       pt.sizes[1] <= st.sizes[1] || !ct.IsContiguous())
     return std::nullopt;
   return s;
@@ -61,9 +63,13 @@ absl::StatusOr<bool> PaddedOutputViews::Run(ir::Graph& graph) {
   // Readers of each node's values: nodes, and graph outputs (counted once per position).
   std::vector<int> readers(graph.nodes.size(), 0);
   for (const ir::Node& node : graph.nodes)
-    ir::ForEachInput(node, [&](const ir::ValueRef& r) { if (!r.is_input()) ++readers[r.node]; });
+    ir::ForEachInput(node, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) ++readers[r.node];
+    });
   for (const ir::Arg& a : graph.outputs)
-    ir::ForEachRef(a, [&](const ir::ValueRef& r) { if (!r.is_input()) ++readers[r.node]; });
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) ++readers[r.node];
+    });
   bool changed = false;
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
     if (!free_outputs_.contains(static_cast<int>(i)) || !graph.outputs[i].is_ref()) continue;
@@ -92,14 +98,15 @@ absl::StatusOr<bool> PaddedOutputViews::Run(ir::Graph& graph) {
     }
     // The output becomes a view of the slice with the padded row stride (the old chain is dead).
     const ir::Node& last = graph.nodes[out.node];
-    const std::optional<std::vector<int64_t>> strides =
-        PaddedRowViewStrides(last.outputs[0].sizes, slice.sizes[0], slice.sizes[1], slice.strides[0]);
+    const std::optional<std::vector<int64_t>> strides = PaddedRowViewStrides(
+        last.outputs[0].sizes, slice.sizes[0], slice.sizes[1], slice.strides[0]);
     if (!strides || last.outputs[0].storage_offset != 0) continue;
     ir::TensorType type = last.outputs[0];
     type.strides = *strides;
     const ir::Arg size_arg = IntListArg(type.sizes);
-    graph.nodes.push_back(
-        ir::Node{.target = "aten::view.default", .args = {ir::Arg{*columns}, size_arg}, .outputs = {std::move(type)}});
+    graph.nodes.push_back(ir::Node{.target = "aten::view.default",
+                                   .args = {ir::Arg{*columns}, size_arg},
+                                   .outputs = {std::move(type)}});
     graph.outputs[i] = ir::Arg{ir::ValueRef{static_cast<int>(graph.nodes.size()) - 1, 0}};
     changed = true;
   }

@@ -29,7 +29,8 @@ namespace tccd::codegen {
 
 class PaddedOutputViews : public GraphPass {
  public:
-  explicit PaddedOutputViews(std::vector<int> free_outputs) : free_outputs_(free_outputs.begin(), free_outputs.end()) {}
+  explicit PaddedOutputViews(std::vector<int> free_outputs)
+      : free_outputs_(free_outputs.begin(), free_outputs.end()) {}
   std::string_view name() const override { return "padded-output-views"; }
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
 

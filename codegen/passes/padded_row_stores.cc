@@ -10,7 +10,7 @@
 
 #include "codegen/ops/op_properties.h"
 #include "codegen/passes/graph_rebuild.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -26,8 +26,9 @@ bool IsZero(const ir::Arg& a) {
 }  // namespace
 
 int64_t ZeroTailPadWidth(const ir::Graph& graph, const ir::Node& node) {
-  if (node.target != "aten::constant_pad_nd.default" || node.outputs.size() != 1 || node.args.size() < 2 ||
-      node.args.size() > 3 || !node.kwargs.empty() || !node.args[0].is_ref())
+  if (node.target != "aten::constant_pad_nd.default" || node.outputs.size() != 1 ||
+      node.args.size() < 2 || node.args.size() > 3 || !node.kwargs.empty() ||
+      !node.args[0].is_ref())
     return 0;
   const auto* pad = std::get_if<ir::ArgList>(&node.args[1].v);
   // [0, d] or [0, d, 0, 0, ...]: pairs (low, high) from the innermost dim outwards.
@@ -40,8 +41,8 @@ int64_t ZeroTailPadWidth(const ir::Graph& graph, const ir::Node& node) {
   if (node.args.size() == 3 && !IsZero(node.args[2])) return 0;
   const ir::TensorType& x = graph.type_of(node.args[0].ref());
   const ir::TensorType& p = node.outputs[0];
-  if (x.rank() < 1 || p.rank() != x.rank() || p.dtype != x.dtype || p.device != x.device || p.storage_offset != 0 ||
-      p.strides != ir::ContiguousStrides(p.sizes))
+  if (x.rank() < 1 || p.rank() != x.rank() || p.dtype != x.dtype || p.device != x.device ||
+      p.storage_offset != 0 || p.strides != ir::ContiguousStrides(p.sizes))
     return 0;
   for (int64_t d = 0; d + 1 < x.rank(); ++d)
     if (p.sizes[d] != x.sizes[d]) return 0;
@@ -52,8 +53,8 @@ int64_t ZeroTailPadWidth(const ir::Graph& graph, const ir::Node& node) {
 namespace {
 
 bool SameLayout(const ir::TensorType& a, const ir::TensorType& b) {
-  return a.dtype == b.dtype && a.device == b.device && a.sizes == b.sizes && a.strides == b.strides &&
-         a.storage_offset == b.storage_offset;
+  return a.dtype == b.dtype && a.device == b.device && a.sizes == b.sizes &&
+         a.strides == b.strides && a.storage_offset == b.storage_offset;
 }
 
 bool IsReshape(const ir::Node& n) {
@@ -67,7 +68,8 @@ bool IsReshape(const ir::Node& n) {
 bool IsColumnsCopy(const ir::Graph& graph, const ir::ValueRef& r) {
   if (r.is_input()) return false;
   const ir::Node& n = graph.nodes[r.node];
-  if (n.target != "aten::clone.default" || n.args.empty() || !n.args[0].is_ref() || n.args[0].ref().is_input())
+  if (n.target != "aten::clone.default" || n.args.empty() || !n.args[0].is_ref() ||
+      n.args[0].ref().is_input())
     return false;
   return graph.nodes[n.args[0].ref().node].target == "aten::slice.Tensor";
 }
@@ -82,7 +84,8 @@ bool IsColumnsCopy(const ir::Graph& graph, const ir::ValueRef& r) {
 // The views left without readers are dropped by the caller. Returns whether a reader moved.
 bool ReadReshapeChainsAtTheirBase(ir::Graph& graph) {
   std::set<ir::ValueRef> returned, pad_operands;
-  for (const ir::Arg& a : graph.outputs) ir::ForEachRef(a, [&](const ir::ValueRef& r) { returned.insert(r); });
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) { returned.insert(r); });
   for (const ir::Node& n : graph.nodes)
     if (ZeroTailPadWidth(graph, n) > 0) pad_operands.insert(n.args[0].ref());
   std::map<ir::ValueRef, ir::ValueRef> base_of;
@@ -94,7 +97,8 @@ bool ReadReshapeChainsAtTheirBase(ir::Graph& graph) {
     if (b.is_input() || !SameLayout(graph.type_of(b), graph.type_of(x))) continue;
     // Only nodes are redirected: a returned name stays the graph's output (BERT's forward saves
     // the reshaped logits for the backward and reads them for the loss).
-    if ((pad_operands.contains(x) && !returned.contains(x)) || IsColumnsCopy(graph, b)) base_of[x] = b;
+    if ((pad_operands.contains(x) && !returned.contains(x)) || IsColumnsCopy(graph, b))
+      base_of[x] = b;
   }
   if (base_of.empty()) return false;
   std::function<void(ir::Arg&)> visit = [&](ir::Arg& a) {
@@ -118,14 +122,21 @@ void DropUnreadViews(ir::Graph& graph) {
   for (bool again = true; again;) {
     again = false;
     std::set<int> read;
-    for (const ir::Node& node : graph.nodes) ir::ForEachInput(node, [&](const ir::ValueRef& r) { if (!r.is_input()) read.insert(r.node); });
-    for (const ir::Arg& a : graph.outputs) ir::ForEachRef(a, [&](const ir::ValueRef& r) { if (!r.is_input()) read.insert(r.node); });
+    for (const ir::Node& node : graph.nodes)
+      ir::ForEachInput(node, [&](const ir::ValueRef& r) {
+        if (!r.is_input()) read.insert(r.node);
+      });
+    for (const ir::Arg& a : graph.outputs)
+      ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+        if (!r.is_input()) read.insert(r.node);
+      });
     std::vector<int> new_id(graph.nodes.size(), -1);
     ir::Graph out;
     out.inputs = graph.inputs;
     for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i) {
       const OpCategory category = PropertiesOf(graph.nodes[i].target).category;
-      if (!read.contains(i) && (category == OpCategory::kView || category == OpCategory::kReshape)) {
+      if (!read.contains(i) &&
+          (category == OpCategory::kView || category == OpCategory::kReshape)) {
         again = true;
         continue;
       }
@@ -163,21 +174,25 @@ absl::StatusOr<bool> ReadThroughZeroPads::Run(ir::Graph& graph) {
     for (const ir::ValueRef& r : read) readers[r].push_back(i);
   }
   std::set<ir::ValueRef> returned;
-  for (const ir::Arg& a : graph.outputs) ir::ForEachRef(a, [&](const ir::ValueRef& r) { returned.insert(r); });
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) { returned.insert(r); });
 
   // Producer node -> the pad of its output to move right after it.
   std::map<int, int> pad_after;
   for (int p = 0; p < num_nodes; ++p) {
     const ir::Node& pad = graph.nodes[p];
-    if (ZeroTailPadWidth(graph, pad) == 0 || pad.outputs[0].device != ir::DeviceType::kCuda) continue;
+    if (ZeroTailPadWidth(graph, pad) == 0 || pad.outputs[0].device != ir::DeviceType::kCuda)
+      continue;
     const ir::ValueRef x = pad.args[0].ref();
     // x must be a kernel's output for the pad to be absorbed: made by a pointwise op or a
     // reduction (a row kernel or its epilogue; an extern op's readers would only trade their
     // contiguous operand for a strided one). It must not leave the graph (its readers there
     // expect it contiguous) and must have readers besides the pad.
-    const OpCategory producer = x.is_input() ? OpCategory::kUnknown : PropertiesOf(graph.nodes[x.node].target).category;
-    if ((producer != OpCategory::kPointwise && producer != OpCategory::kReduction) || returned.contains(x) ||
-        graph.nodes[x.node].outputs.size() != 1 || readers[x].size() < 2 || pad_after.contains(x.node))
+    const OpCategory producer =
+        x.is_input() ? OpCategory::kUnknown : PropertiesOf(graph.nodes[x.node].target).category;
+    if ((producer != OpCategory::kPointwise && producer != OpCategory::kReduction) ||
+        returned.contains(x) || graph.nodes[x.node].outputs.size() != 1 || readers[x].size() < 2 ||
+        pad_after.contains(x.node))
       continue;
     // A view of x declared contiguous would become a view of the strided slice: keep x then.
     bool viewed = false;
@@ -215,7 +230,8 @@ absl::StatusOr<bool> ReadThroughZeroPads::Run(ir::Graph& graph) {
     for (ir::NamedArg& kw : node.kwargs) remap(kw.value, is_pad);
     out.nodes.push_back(std::move(node));
     const int id = static_cast<int>(out.nodes.size()) - 1;
-    for (int o = 0; o < static_cast<int>(out.nodes[id].outputs.size()); ++o) new_ref[{i, o}] = {id, o};
+    for (int o = 0; o < static_cast<int>(out.nodes[id].outputs.size()); ++o)
+      new_ref[{i, o}] = {id, o};
     return id;
   };
   for (int i = 0; i < num_nodes; ++i) {
@@ -250,12 +266,14 @@ absl::StatusOr<bool> AbsorbZeroTailPads(const ir::Graph& graph, Partition& parti
     ir::ForEachInput(graph.nodes[i], [&](const ir::ValueRef& r) { read.insert(r); });
     for (const ir::ValueRef& r : read) ++num_readers[r];
   }
-  for (const ir::Arg& a : graph.outputs) ir::ForEachRef(a, [&](const ir::ValueRef& r) { ++num_readers[r]; });
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) { ++num_readers[r]; });
 
   bool changed = false;
   for (int p = 0; p < num_nodes; ++p) {
     const int gp = partition.group_of[p];
-    if (gp < 0 || partition.groups[gp].nodes != std::vector<int>{p} || ZeroTailPadWidth(graph, graph.nodes[p]) == 0)
+    if (gp < 0 || partition.groups[gp].nodes != std::vector<int>{p} ||
+        ZeroTailPadWidth(graph, graph.nodes[p]) == 0)
       continue;
     const ir::ValueRef x = graph.nodes[p].args[0].ref();
     if (x.is_input() || num_readers[x] != 1) continue;
@@ -263,10 +281,13 @@ absl::StatusOr<bool> AbsorbZeroTailPads(const ir::Graph& graph, Partition& parti
     if (gx < 0 || gx == gp) continue;
     FusionGroup& group = partition.groups[gx];
     const int rank = static_cast<int>(group.shape.size());
-    if (group.num_reduced_dims == 0 || group.reduce_leading || graph.type_of(x).sizes != group.shape) continue;
+    if (group.num_reduced_dims == 0 || group.reduce_leading ||
+        graph.type_of(x).sizes != group.shape)
+      continue;
     // The row must be the innermost dim alone (PointwiseKernel::output_zero_tail).
     bool innermost_row = true;
-    for (int d = rank - group.num_reduced_dims; d + 1 < rank; ++d) innermost_row &= group.shape[d] == 1;
+    for (int d = rank - group.num_reduced_dims; d + 1 < rank; ++d)
+      innermost_row &= group.shape[d] == 1;
     if (!innermost_row) continue;
     group.nodes.insert(std::upper_bound(group.nodes.begin(), group.nodes.end(), p), p);
     partition.group_of[p] = gx;

@@ -32,8 +32,8 @@
 
 namespace tccd::codegen {
 
-// d when `node` is constant_pad_nd(x, [0, d], 0) (or [0, d, 0, 0, ...]) with d > 0 that pads only the end of x's
-// innermost dim with zeros into a contiguous result of x's dtype; else 0.
+// d when `node` is constant_pad_nd(x, [0, d], 0) (or [0, d, 0, 0, ...]) with d > 0 that pads only
+// the end of x's innermost dim with zeros into a contiguous result of x's dtype; else 0.
 int64_t ZeroTailPadWidth(const ir::Graph& graph, const ir::Node& node);
 
 class ReadThroughZeroPads : public GraphPass {

@@ -37,7 +37,9 @@ class PassRunner {
   absl::Status Run(ir::Graph& graph);
   // Runs one schedule pass (owned by the caller, which may read its results afterwards).
   absl::Status Run(schedule::SchedulePass& pass, schedule::Schedule& schedule);
-  bool disabled(std::string_view name) const { return options_.disabled.contains(std::string(name)); }
+  bool disabled(std::string_view name) const {
+    return options_.disabled.contains(std::string(name));
+  }
 
   struct Timing {
     std::string pass;
@@ -62,8 +64,8 @@ class PassRunner {
   // Runs `pass` on `ir` with every concern above; `what` names the IR in errors, `extension`
   // its dumps; `print` and `verify` are the IR's.
   template <typename Pass, typename IR, typename Print, typename Verify>
-  absl::Status RunOne(Pass& pass, IR& ir, const char* what, const char* extension, const Print& print,
-                      const Verify& verify);
+  absl::Status RunOne(Pass& pass, IR& ir, const char* what, const char* extension,
+                      const Print& print, const Verify& verify);
 
   PassRunnerOptions options_;
   std::vector<std::unique_ptr<GraphPass>> passes_;

@@ -62,7 +62,9 @@ std::optional<std::vector<int64_t>> PermutationOf(const ir::Node& p, int64_t ran
   return perm;
 }
 
-bool IsPermuteTarget(const std::string& target) { return target == kPermute || target == kTranspose || target == kT; }
+bool IsPermuteTarget(const std::string& target) {
+  return target == kPermute || target == kTranspose || target == kT;
+}
 
 // The op's dim argument (cat, stack), wrapped into [0, rank).
 int64_t DimOf(const ir::Node& node, int64_t rank) {
@@ -85,7 +87,8 @@ class Mover {
   // `permute` (args in `out`) of an index op, re-emitted as the index op over the permuted
   // space; the new value, or nullopt (nothing emitted).
   std::optional<ir::Arg> Move(const ir::Node& permute) {
-    if (permute.args.empty() || !permute.args[0].is_ref() || permute.args[0].ref().is_input()) return std::nullopt;
+    if (permute.args.empty() || !permute.args[0].is_ref() || permute.args[0].ref().is_input())
+      return std::nullopt;
     // A copy: emitting the input permutes grows out_.nodes.
     const ir::Node op = out_.nodes[permute.args[0].ref().node];
     if (op.outputs.size() != 1 || !IsIndexOp(out_, op)) return std::nullopt;
@@ -107,7 +110,8 @@ class Mover {
       out_.nodes.resize(mark_);
       return std::nullopt;
     }
-    moved->outputs = {DenseType(op.outputs[0].dtype, permute.outputs[0].sizes, op.outputs[0].device)};
+    moved->outputs = {
+        DenseType(op.outputs[0].dtype, permute.outputs[0].sizes, op.outputs[0].device)};
     // The index op's own checks on the new form (e.g. shapes it gathers from) must still hold.
     if (!IsIndexOp(out_, *moved)) {
       out_.nodes.resize(mark_);
@@ -125,8 +129,10 @@ class Mover {
     int64_t new_d = -1;
     std::vector<int64_t> input_perm;
     for (int64_t i = 0; i < rank; ++i) {
-      if (perm[i] == d) new_d = i;
-      else input_perm.push_back(perm[i] < d ? perm[i] : perm[i] - 1);
+      if (perm[i] == d)
+        new_d = i;
+      else
+        input_perm.push_back(perm[i] < d ? perm[i] : perm[i] - 1);
     }
     if (new_d < 0) return std::nullopt;
     return WithInputs(op, input_perm, ir::Arg{new_d});
@@ -147,7 +153,8 @@ class Mover {
     const int64_t rank = static_cast<int64_t>(perm.size());
     const ir::Arg* pad_arg = ArgOf(op, 1, "pad");
     const auto* list = pad_arg ? std::get_if<ir::ArgList>(&pad_arg->v) : nullptr;
-    if (list == nullptr || list->size() % 2 != 0 || static_cast<int64_t>(list->size() / 2) > rank) return std::nullopt;
+    if (list == nullptr || list->size() % 2 != 0 || static_cast<int64_t>(list->size() / 2) > rank)
+      return std::nullopt;
     std::vector<int64_t> low(rank, 0), high(rank, 0);
     for (size_t pair = 0; pair < list->size() / 2; ++pair) {
       const auto* lo = std::get_if<int64_t>(&(*list)[2 * pair].v);
@@ -162,8 +169,10 @@ class Mover {
       pad.push_back(high[perm[i]]);
     }
     // Trailing (0, 0) pairs name leading dims that are not padded: dropped, as a user writes it.
-    while (pad.size() > 2 && pad[pad.size() - 1] == 0 && pad[pad.size() - 2] == 0) pad.resize(pad.size() - 2);
-    if (op.args.size() < 2 || !op.args[0].is_ref()) return std::nullopt;  // pad= as a keyword: left alone
+    while (pad.size() > 2 && pad[pad.size() - 1] == 0 && pad[pad.size() - 2] == 0)
+      pad.resize(pad.size() - 2);
+    if (op.args.size() < 2 || !op.args[0].is_ref())
+      return std::nullopt;  // pad= as a keyword: left alone
     ir::Node moved = op;
     moved.args[0] = Permuted(op.args[0], perm);
     moved.args[1] = IntListArg(pad);
@@ -171,13 +180,15 @@ class Mover {
   }
 
   // `op` (cat or stack) with every tensor of its list permuted by `input_perm` and dim `dim`.
-  std::optional<ir::Node> WithInputs(const ir::Node& op, const std::vector<int64_t>& input_perm, ir::Arg dim) {
+  std::optional<ir::Node> WithInputs(const ir::Node& op, const std::vector<int64_t>& input_perm,
+                                     ir::Arg dim) {
     if (op.args.empty()) return std::nullopt;
     const auto* list = std::get_if<ir::ArgList>(&op.args[0].v);
     if (list == nullptr) return std::nullopt;
     ir::ArgList inputs;
     for (const ir::Arg& x : *list) {
-      if (!x.is_ref() || out_.type_of(x.ref()).rank() != static_cast<int64_t>(input_perm.size())) return std::nullopt;
+      if (!x.is_ref() || out_.type_of(x.ref()).rank() != static_cast<int64_t>(input_perm.size()))
+        return std::nullopt;
       inputs.push_back(Permuted(x, input_perm));
     }
     ir::Node moved = op;
@@ -220,7 +231,8 @@ absl::StatusOr<bool> PermuteIntoIndexOps::Run(ir::Graph& graph) {
   std::vector<bool> candidate(n, false);
   for (int id = 0; id < n; ++id) {
     const ir::Node& p = graph.nodes[id];
-    if (!IsPermuteTarget(p.target) || returned[id] || p.args.empty() || !p.args[0].is_ref()) continue;
+    if (!IsPermuteTarget(p.target) || returned[id] || p.args.empty() || !p.args[0].is_ref())
+      continue;
     const ir::ValueRef src = p.args[0].ref();
     if (src.is_input() || returned[src.node]) continue;
     const std::string& t = graph.nodes[src.node].target;
@@ -228,17 +240,19 @@ absl::StatusOr<bool> PermuteIntoIndexOps::Run(ir::Graph& graph) {
     // The permute is the op's one reader (once: stack([s, s]) reads it twice).
     if (readers[src.node] != std::vector<int>{id}) continue;
     bool ok = !readers[id].empty();
-    for (int r : readers[id]) ok = ok && (IsPointwiseOp(graph, graph.nodes[r]) || IsIndexOp(graph, graph.nodes[r]));
+    for (int r : readers[id])
+      ok = ok && (IsPointwiseOp(graph, graph.nodes[r]) || IsIndexOp(graph, graph.nodes[r]));
     candidate[id] = ok;
   }
   int next = 0;
-  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
-    const int id = next++;
-    if (!candidate[id]) return std::nullopt;
-    std::optional<ir::Arg> moved = Mover(out).Move(node);
-    if (!moved) return std::nullopt;
-    return std::vector<ir::Arg>{*moved};
-  });
+  return RebuildGraph(
+      graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+        const int id = next++;
+        if (!candidate[id]) return std::nullopt;
+        std::optional<ir::Arg> moved = Mover(out).Move(node);
+        if (!moved) return std::nullopt;
+        return std::vector<ir::Arg>{*moved};
+      });
 }
 
 }  // namespace tccd::codegen

@@ -1,6 +1,6 @@
-// Moves a permute (or transpose, t) of a cat, stack or constant_pad_nd onto the op's inputs, so that the op is
-// computed directly in the permuted index space and fuses with the pointwise op that reads the
-// permute:
+// Moves a permute (or transpose, t) of a cat, stack or constant_pad_nd onto the op's inputs, so
+// that the op is computed directly in the permuted index space and fuses with the pointwise op that
+// reads the permute:
 //
 //   %s = stack([%q, %k, %v])                    bf16[3, 64, 12, 197, 64] (%q, %k, %v: SDPA grads)
 //   %p = permute(%s, [1, 3, 0, 2, 4])           bf16[64, 197, 3, 12, 64], a strided view

@@ -27,8 +27,8 @@ struct NativeTarget {
 
 // `kernels[g]` is the kernel of partition.groups[g]. No release steps (ReleaseAfterLastUse).
 absl::StatusOr<schedule::Schedule> BuildSchedule(const ir::Graph& graph, const Partition& partition,
-                                                const std::vector<PointwiseKernel>& kernels,
-                                                const NativeTarget& native);
+                                                 const std::vector<PointwiseKernel>& kernels,
+                                                 const NativeTarget& native);
 
 // BuildSchedule, release steps after every value's last use, serialised.
 absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& partition,
@@ -37,10 +37,12 @@ absl::StatusOr<v1::Plan> BuildPlan(const ir::Graph& graph, const Partition& part
 
 // Strides of a tensor of type `type` viewed in iteration space `shape` (right-aligned
 // broadcasting: stride 0 where the tensor has no such dim or size 1).
-std::vector<int64_t> IterationStrides(const ir::TensorType& type, const std::vector<int64_t>& shape);
+std::vector<int64_t> IterationStrides(const ir::TensorType& type,
+                                      const std::vector<int64_t>& shape);
 
 // A gather operand's stride row (kernel/pointwise_kernel.h, "Index-aware kernels"): its own
 // strides, dim k in slot k, zero-padded to the iteration rank.
-std::vector<int64_t> GatherOperandStrides(const ir::TensorType& type, const std::vector<int64_t>& shape);
+std::vector<int64_t> GatherOperandStrides(const ir::TensorType& type,
+                                          const std::vector<int64_t>& shape);
 
 }  // namespace tccd::codegen

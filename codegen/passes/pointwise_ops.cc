@@ -9,7 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -20,10 +20,14 @@ using ir::DType;
 int FloatRank(DType d) {
   switch (d) {
     case DType::kF16:
-    case DType::kBF16: return 1;
-    case DType::kF32: return 2;
-    case DType::kF64: return 3;
-    default: return 0;
+    case DType::kBF16:
+      return 1;
+    case DType::kF32:
+      return 2;
+    case DType::kF64:
+      return 3;
+    default:
+      return 0;
   }
 }
 
@@ -72,7 +76,9 @@ class Lowering {
     if (auto* bo = std::get_if<bool>(&a.v)) return b_.Constant(*bo ? 1 : 0, dtype);
     return b_.Constant(0, dtype);  // unreachable: IsPointwiseOp checked operand kinds
   }
-  int In(size_t index, DType dtype, const char* name = nullptr) { return Operand(*arg(index, name), dtype); }
+  int In(size_t index, DType dtype, const char* name = nullptr) {
+    return Operand(*arg(index, name), dtype);
+  }
   // A tensor operand's held value in its own held dtype (numbers: as f64).
   int Raw(size_t index) {
     const ir::Arg& a = *arg(index);
@@ -159,15 +165,15 @@ int GeluBackward(Lowering& l, int grad, int x, bool tanh_approx) {
     int right = l.Add(l.Const(1, dt), t);
     int left_derivative = l.Mul(l.Const(0.5, dt), right);
     int tanh_derivative = l.Sub(l.Const(1, dt), l.Mul(t, t));
-    int inner_derivative =
-        l.Mul(l.Const(kGeluBeta, dt), l.Add(l.Const(1, dt), l.Mul(l.Const(3 * kGeluKappa, dt), x_sq)));
+    int inner_derivative = l.Mul(l.Const(kGeluBeta, dt),
+                                 l.Add(l.Const(1, dt), l.Mul(l.Const(3 * kGeluKappa, dt), x_sq)));
     int right_derivative = l.Mul(l.Mul(left, tanh_derivative), inner_derivative);
     return l.Mul(grad, l.Add(left_derivative, right_derivative));
   }
   int cdf = l.Mul(l.Const(0.5, dt),
                   l.Add(l.Const(1, dt), l.Un(PwOp::kErf, l.Mul(x, l.Const(kSqrt1_2, dt)))));
-  int pdf = l.Mul(l.Const(kInvSqrt2Pi, dt),
-                  l.Un(PwOp::kExp, l.Mul(l.Const(-0.5, dt), l.Mul(x, x))));
+  int pdf =
+      l.Mul(l.Const(kInvSqrt2Pi, dt), l.Un(PwOp::kExp, l.Mul(l.Const(-0.5, dt), l.Mul(x, x))));
   return l.Mul(grad, l.Add(cdf, l.Mul(x, pdf)));
 }
 
@@ -196,12 +202,12 @@ struct OpEntry {
   LowerFn lower;
   // Operand positions that must be tensors or numbers (others are options checked separately).
   int num_operands;
-  bool float_only = false;       // output must be floating point
-  bool comparison = false;       // computes in the promoted input dtype
+  bool float_only = false;  // output must be floating point
+  bool comparison = false;  // computes in the promoted input dtype
   // Defined on bool outputs (torch: bool add is or, mul is and, maximum is or, minimum is and;
   // sub, neg, abs, ... raise on bool, so such nodes are never seen and stay extern if they are).
   bool bool_ok = false;
-  bool bool_only = false;        // output must be bool (bitwise ops, which the IR has on bool only)
+  bool bool_only = false;  // output must be bool (bitwise ops, which the IR has on bool only)
 };
 
 const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
@@ -219,10 +225,18 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
           return l.Sub(l.In(1, dt), y);
         },
         2}},
-      {"aten::mul.Tensor", {[](Lowering& l) { return l.Mul(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false, false, true}},
-      {"aten::mul.Scalar", {[](Lowering& l) { return l.Mul(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false, false, true}},
-      {"aten::div.Tensor", {[](Lowering& l) { return l.Div(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, true}},
-      {"aten::div.Scalar", {[](Lowering& l) { return l.Div(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, true}},
+      {"aten::mul.Tensor",
+       {[](Lowering& l) { return l.Mul(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false,
+        false, true}},
+      {"aten::mul.Scalar",
+       {[](Lowering& l) { return l.Mul(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false,
+        false, true}},
+      {"aten::div.Tensor",
+       {[](Lowering& l) { return l.Div(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2,
+        true}},
+      {"aten::div.Scalar",
+       {[](Lowering& l) { return l.Div(l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2,
+        true}},
       {"aten::neg.default", {[](Lowering& l) { return UnaryOp(l, PwOp::kNeg); }, 1}},
       {"aten::abs.default", {[](Lowering& l) { return UnaryOp(l, PwOp::kAbs); }, 1}},
       {"aten::exp.default", {[](Lowering& l) { return UnaryOp(l, PwOp::kExp); }, 1, true}},
@@ -236,7 +250,8 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
       {"aten::erf.default", {[](Lowering& l) { return UnaryOp(l, PwOp::kErf); }, 1, true}},
       {"aten::sin.default", {[](Lowering& l) { return UnaryOp(l, PwOp::kSin); }, 1, true}},
       {"aten::cos.default", {[](Lowering& l) { return UnaryOp(l, PwOp::kCos); }, 1, true}},
-      {"aten::reciprocal.default", {[](Lowering& l) { return UnaryOp(l, PwOp::kReciprocal); }, 1, true}},
+      {"aten::reciprocal.default",
+       {[](Lowering& l) { return UnaryOp(l, PwOp::kReciprocal); }, 1, true}},
       {"aten::floor.default", {[](Lowering& l) { return UnaryOp(l, PwOp::kFloor); }, 1, true}},
       {"aten::ceil.default", {[](Lowering& l) { return UnaryOp(l, PwOp::kCeil); }, 1, true}},
       {"aten::round.default", {[](Lowering& l) { return UnaryOp(l, PwOp::kRound); }, 1, true}},
@@ -254,7 +269,8 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
         1, true}},
       {"aten::gelu.default",
        {[](Lowering& l) {
-          return GeluForward(l, l.In(0, l.out_dtype()), l.String(1, "approximate", "none") == "tanh");
+          return GeluForward(l, l.In(0, l.out_dtype()),
+                             l.String(1, "approximate", "none") == "tanh");
         },
         1, true}},
       {"aten::pow.Tensor_Scalar", {PowScalarExponent, 1}},
@@ -264,13 +280,25 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
         },
         2, true}},
       {"aten::maximum.default",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kMaximum, l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false, false, true}},
+       {[](Lowering& l) {
+          return l.b().Binary(PwOp::kMaximum, l.In(0, l.out_dtype()), l.In(1, l.out_dtype()));
+        },
+        2, false, false, true}},
       {"aten::minimum.default",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kMinimum, l.In(0, l.out_dtype()), l.In(1, l.out_dtype())); }, 2, false, false, true}},
+       {[](Lowering& l) {
+          return l.b().Binary(PwOp::kMinimum, l.In(0, l.out_dtype()), l.In(1, l.out_dtype()));
+        },
+        2, false, false, true}},
       {"aten::clamp.default",
-       {[](Lowering& l) { return Clamp(l, l.In(0, l.out_dtype()), l.arg(1, "min"), l.arg(2, "max")); }, 1}},
+       {[](Lowering& l) {
+          return Clamp(l, l.In(0, l.out_dtype()), l.arg(1, "min"), l.arg(2, "max"));
+        },
+        1}},
       {"aten::clamp.Tensor",
-       {[](Lowering& l) { return Clamp(l, l.In(0, l.out_dtype()), l.arg(1, "min"), l.arg(2, "max")); }, 1}},
+       {[](Lowering& l) {
+          return Clamp(l, l.In(0, l.out_dtype()), l.arg(1, "min"), l.arg(2, "max"));
+        },
+        1}},
       {"aten::clamp_min.default",
        {[](Lowering& l) { return Clamp(l, l.In(0, l.out_dtype()), l.arg(1, "min"), nullptr); }, 2}},
       {"aten::clamp_max.default",
@@ -302,24 +330,44 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
         },
         3, false, false, true}},
       {"aten::logical_not.default",
-       {[](Lowering& l) { return l.Un(PwOp::kNot, l.In(0, DType::kBool)); }, 1, false, false, true}},
+       {[](Lowering& l) { return l.Un(PwOp::kNot, l.In(0, DType::kBool)); }, 1, false, false,
+        true}},
       {"aten::logical_and.default",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kAnd, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true}},
+       {[](Lowering& l) {
+          return l.b().Binary(PwOp::kAnd, l.In(0, DType::kBool), l.In(1, DType::kBool));
+        },
+        2, false, false, true}},
       {"aten::logical_or.default",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kOr, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true}},
+       {[](Lowering& l) {
+          return l.b().Binary(PwOp::kOr, l.In(0, DType::kBool), l.In(1, DType::kBool));
+        },
+        2, false, false, true}},
       // Bitwise ops on bool are the logical ones (the kernel IR has no integer bit ops).
       {"aten::bitwise_and.Tensor",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kAnd, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true, true}},
+       {[](Lowering& l) {
+          return l.b().Binary(PwOp::kAnd, l.In(0, DType::kBool), l.In(1, DType::kBool));
+        },
+        2, false, false, true, true}},
       {"aten::bitwise_or.Tensor",
-       {[](Lowering& l) { return l.b().Binary(PwOp::kOr, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true, true}},
+       {[](Lowering& l) {
+          return l.b().Binary(PwOp::kOr, l.In(0, DType::kBool), l.In(1, DType::kBool));
+        },
+        2, false, false, true, true}},
       {"aten::bitwise_xor.Tensor",
-       {[](Lowering& l) { return l.b().Compare(PwOp::kNe, l.In(0, DType::kBool), l.In(1, DType::kBool)); }, 2, false, false, true, true}},
+       {[](Lowering& l) {
+          return l.b().Compare(PwOp::kNe, l.In(0, DType::kBool), l.In(1, DType::kBool));
+        },
+        2, false, false, true, true}},
       {"aten::bitwise_not.default",
-       {[](Lowering& l) { return l.Un(PwOp::kNot, l.In(0, DType::kBool)); }, 1, false, false, true, true}},
+       {[](Lowering& l) { return l.Un(PwOp::kNot, l.In(0, DType::kBool)); }, 1, false, false, true,
+        true}},
       // Copies and casts: the store converts to the output dtype and layout.
-      {"aten::clone.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
-      {"aten::_to_copy.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
-      {"prims::convert_element_type.default", {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
+      {"aten::clone.default",
+       {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
+      {"aten::_to_copy.default",
+       {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
+      {"prims::convert_element_type.default",
+       {[](Lowering& l) { return l.In(0, l.out_dtype()); }, 1, false, false, true}},
       // Classification and activations of vision models (ATen's formulas).
       {"aten::isnan.default",
        {[](Lowering& l) {
@@ -397,7 +445,9 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
           DType dt = l.out_dtype();
           int x = l.In(0, dt);
           int shifted = l.Add(x, l.Const(3, dt));
-          int relu6 = l.b().Binary(PwOp::kMinimum, l.b().Binary(PwOp::kMaximum, shifted, l.Const(0, dt)), l.Const(6, dt));
+          int relu6 =
+              l.b().Binary(PwOp::kMinimum, l.b().Binary(PwOp::kMaximum, shifted, l.Const(0, dt)),
+                           l.Const(6, dt));
           return l.Div(relu6, l.Const(6, dt));
         },
         1, true}},
@@ -406,7 +456,9 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
           DType dt = l.out_dtype();
           int x = l.In(0, dt);
           int shifted = l.Add(x, l.Const(3, dt));
-          int relu6 = l.b().Binary(PwOp::kMinimum, l.b().Binary(PwOp::kMaximum, shifted, l.Const(0, dt)), l.Const(6, dt));
+          int relu6 =
+              l.b().Binary(PwOp::kMinimum, l.b().Binary(PwOp::kMaximum, shifted, l.Const(0, dt)),
+                           l.Const(6, dt));
           return l.Div(l.Mul(x, relu6), l.Const(6, dt));
         },
         1, true}},
@@ -442,14 +494,26 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
         2, true}},
       // Fills: a constant at every point (fused, a consumer of the same shape reads no memory).
       // *_like and fill take `self` for its shape only (its load is dead code in the kernel).
-      {"aten::full.default", {[](Lowering& l) { return l.Const(l.Scalar(1, "fill_value", 0), l.out_dtype()); }, 0, false, false, true}},
-      {"aten::scalar_tensor.default", {[](Lowering& l) { return l.Const(l.Scalar(0, "s", 0), l.out_dtype()); }, 0, false, false, true}},
-      {"aten::zeros.default", {[](Lowering& l) { return l.Const(0, l.out_dtype()); }, 0, false, false, true}},
-      {"aten::ones.default", {[](Lowering& l) { return l.Const(1, l.out_dtype()); }, 0, false, false, true}},
-      {"aten::zeros_like.default", {[](Lowering& l) { return l.Const(0, l.out_dtype()); }, 1, false, false, true}},
-      {"aten::ones_like.default", {[](Lowering& l) { return l.Const(1, l.out_dtype()); }, 1, false, false, true}},
-      {"aten::full_like.default", {[](Lowering& l) { return l.Const(l.Scalar(1, "fill_value", 0), l.out_dtype()); }, 1, false, false, true}},
-      {"aten::fill.Scalar", {[](Lowering& l) { return l.Const(l.Scalar(1, "value", 0), l.out_dtype()); }, 1, false, false, true}},
+      {"aten::full.default",
+       {[](Lowering& l) { return l.Const(l.Scalar(1, "fill_value", 0), l.out_dtype()); }, 0, false,
+        false, true}},
+      {"aten::scalar_tensor.default",
+       {[](Lowering& l) { return l.Const(l.Scalar(0, "s", 0), l.out_dtype()); }, 0, false, false,
+        true}},
+      {"aten::zeros.default",
+       {[](Lowering& l) { return l.Const(0, l.out_dtype()); }, 0, false, false, true}},
+      {"aten::ones.default",
+       {[](Lowering& l) { return l.Const(1, l.out_dtype()); }, 0, false, false, true}},
+      {"aten::zeros_like.default",
+       {[](Lowering& l) { return l.Const(0, l.out_dtype()); }, 1, false, false, true}},
+      {"aten::ones_like.default",
+       {[](Lowering& l) { return l.Const(1, l.out_dtype()); }, 1, false, false, true}},
+      {"aten::full_like.default",
+       {[](Lowering& l) { return l.Const(l.Scalar(1, "fill_value", 0), l.out_dtype()); }, 1, false,
+        false, true}},
+      {"aten::fill.Scalar",
+       {[](Lowering& l) { return l.Const(l.Scalar(1, "value", 0), l.out_dtype()); }, 1, false,
+        false, true}},
       // tccd::philox_uniform(seed, offset): the uniform draw of dropout_to_philox.h.
       {"tccd::philox_uniform.default",
        {[](Lowering& l) {
@@ -463,7 +527,8 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
         },
         1}},
       // copy(self, src): src broadcast into self's shape and dtype (the functional copy_).
-      {"aten::copy.default", {[](Lowering& l) { return l.In(1, l.out_dtype()); }, 2, false, false, true}},
+      {"aten::copy.default",
+       {[](Lowering& l) { return l.In(1, l.out_dtype()); }, 2, false, false, true}},
       // native_dropout_backward(grad, mask, scale) = grad * mask * scale (Dropout.cpp).
       {"aten::native_dropout_backward.default",
        {[](Lowering& l) {
@@ -503,7 +568,8 @@ const absl::flat_hash_map<std::string, OpEntry>& OpTable() {
       {"aten::gelu_backward.default",
        {[](Lowering& l) {
           DType dt = l.out_dtype();
-          return GeluBackward(l, l.In(0, dt), l.In(1, dt), l.String(2, "approximate", "none") == "tanh");
+          return GeluBackward(l, l.In(0, dt), l.In(1, dt),
+                              l.String(2, "approximate", "none") == "tanh");
         },
         2, true}},
       {"aten::silu_backward.default",
@@ -578,16 +644,18 @@ bool IsDenseNonOverlapping(const ir::TensorType& type) {
 
 absl::Status CheckDeclaredOutputCount(const ir::Node& node, int node_id, size_t produced) {
   if (node.outputs.size() == produced) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("node %", node_id, " (", node.target, ") declares ",
-                                                 node.outputs.size(), " outputs; the op returns ", produced));
+  return absl::InvalidArgumentError(absl::StrCat("node %", node_id, " (", node.target,
+                                                 ") declares ", node.outputs.size(),
+                                                 " outputs; the op returns ", produced));
 }
 
 absl::Status CheckDeclaredDType(const ir::Node& node, int node_id, DType produced_held) {
-  if (!node.outputs.empty() && HeldDType(node.outputs[0].dtype) == produced_held) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "node %", node_id, " (", node.target, ") declares a ",
-      node.outputs.empty() ? "missing" : ir::DTypeName(node.outputs[0].dtype), " result; the op computes ",
-      ir::DTypeName(produced_held), " from its inputs"));
+  if (!node.outputs.empty() && HeldDType(node.outputs[0].dtype) == produced_held)
+    return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("node %", node_id, " (", node.target, ") declares a ",
+                   node.outputs.empty() ? "missing" : ir::DTypeName(node.outputs[0].dtype),
+                   " result; the op computes ", ir::DTypeName(produced_held), " from its inputs"));
 }
 
 DType HeldDType(DType dtype) {
@@ -708,9 +776,10 @@ bool IsPointwiseOp(const ir::Graph& graph, const ir::Node& node) {
 
 bool PointwiseValueIgnoresOperands(const ir::Node& node) {
   static const auto* kConstants = new absl::flat_hash_set<std::string>{
-      "aten::full.default",      "aten::scalar_tensor.default", "aten::zeros.default",
-      "aten::ones.default",      "aten::zeros_like.default",    "aten::ones_like.default",
-      "aten::full_like.default", "aten::fill.Scalar"};
+      "aten::full.default",       "aten::scalar_tensor.default",
+      "aten::zeros.default",      "aten::ones.default",
+      "aten::zeros_like.default", "aten::ones_like.default",
+      "aten::full_like.default",  "aten::fill.Scalar"};
   return kConstants->contains(node.target);
 }
 

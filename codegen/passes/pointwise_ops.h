@@ -38,8 +38,8 @@ class PwBuilder {
   int Constant(double value, ir::DType dtype);
   int Coerce(int value, ir::DType dtype);  // casts only when needed
   int Unary(PwOp op, int a);
-  int Binary(PwOp op, int a, int b);     // operands coerced to a's dtype by the caller
-  int Compare(PwOp op, int a, int b);    // result kBool
+  int Binary(PwOp op, int a, int b);   // operands coerced to a's dtype by the caller
+  int Compare(PwOp op, int a, int b);  // result kBool
   int Where(int cond, int a, int b);
 
  private:

@@ -13,9 +13,9 @@ namespace {
 
 // The reductions whose args are (x, dims, [keepdim]) with keepdim positional or a keyword.
 bool IsDimReduction(const std::string& target) {
-  return target == "aten::sum.dim_IntList" || target == "aten::mean.dim" || target == "aten::amax.default" ||
-         target == "aten::amin.default" || target == "aten::var.correction" ||
-         target == "aten::var_mean.correction";
+  return target == "aten::sum.dim_IntList" || target == "aten::mean.dim" ||
+         target == "aten::amax.default" || target == "aten::amin.default" ||
+         target == "aten::var.correction" || target == "aten::var_mean.correction";
 }
 
 ir::Arg IntListArg(const std::vector<int64_t>& values) {
@@ -71,7 +71,8 @@ void Remap(ir::Arg& arg, const absl::flat_hash_map<std::pair<int, int>, ir::Valu
 // dims in memory in their logical order (so the column kernel's [kept] output is the rows form's
 // contiguous one); nullopt otherwise. The rows form would read such an x one element per kept
 // stride (channels-last C apart); the column form reads whole rows of the kept dims.
-std::optional<std::vector<int64_t>> MemoryOrderedColumns(const ir::TensorType& x, const std::vector<int64_t>& dims,
+std::optional<std::vector<int64_t>> MemoryOrderedColumns(const ir::TensorType& x,
+                                                         const std::vector<int64_t>& dims,
                                                          const std::vector<int64_t>& kept) {
   const int64_t rank = x.rank();
   if (x.strides.size() != x.sizes.size() || x.numel() == 0) return std::nullopt;
@@ -79,7 +80,8 @@ std::optional<std::vector<int64_t>> MemoryOrderedColumns(const ir::TensorType& x
   std::vector<int64_t> order;
   for (int64_t d = 0; d < rank; ++d)
     if (x.sizes[d] > 1) order.push_back(d);
-  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return x.strides[a] > x.strides[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](int64_t a, int64_t b) { return x.strides[a] > x.strides[b]; });
   int64_t expected = 1;
   for (size_t i = order.size(); i-- > 0;) {
     if (x.strides[order[i]] != expected) return std::nullopt;
@@ -89,7 +91,8 @@ std::optional<std::vector<int64_t>> MemoryOrderedColumns(const ir::TensorType& x
   for (int64_t d : kept)
     if (x.sizes[d] > 1) max_kept = std::max(max_kept, x.strides[d]);
   for (int64_t d : dims)
-    if (x.sizes[d] > 1) min_reduced = min_reduced < 0 ? x.strides[d] : std::min(min_reduced, x.strides[d]);
+    if (x.sizes[d] > 1)
+      min_reduced = min_reduced < 0 ? x.strides[d] : std::min(min_reduced, x.strides[d]);
   if (max_kept < 0 || min_reduced < 0 || max_kept >= min_reduced) return std::nullopt;
   // Kept dims in their logical order must be in memory order too (decreasing strides).
   int64_t last = -1;
@@ -99,7 +102,8 @@ std::optional<std::vector<int64_t>> MemoryOrderedColumns(const ir::TensorType& x
     last = x.strides[d];
   }
   std::vector<int64_t> perm = dims;
-  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return x.strides[a] > x.strides[b]; });
+  std::stable_sort(perm.begin(), perm.end(),
+                   [&](int64_t a, int64_t b) { return x.strides[a] > x.strides[b]; });
   perm.insert(perm.end(), kept.begin(), kept.end());
   return perm;
 }
@@ -118,7 +122,8 @@ absl::StatusOr<bool> ReductionDimsToRows::Run(ir::Graph& graph) {
     for (ir::NamedArg& kw : node.kwargs) Remap(kw.value, map);
     auto keep_original = [&] {
       const int new_id = static_cast<int>(out.nodes.size());
-      for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o) map[{id, o}] = ir::ValueRef{new_id, o};
+      for (int o = 0; o < static_cast<int>(node.outputs.size()); ++o)
+        map[{id, o}] = ir::ValueRef{new_id, o};
       out.nodes.push_back(std::move(node));
     };
     if (!IsDimReduction(node.target) || node.args.empty() || !node.args[0].is_ref() ||
@@ -153,7 +158,8 @@ absl::StatusOr<bool> ReductionDimsToRows::Run(ir::Graph& graph) {
     forms.emplace_back(perm, false);
     std::optional<ir::Node> rewritten;
     for (const auto& [form_perm, columns] : forms) {
-      ir::Node permute{.target = "aten::permute.default", .args = {node.args[0], IntListArg(form_perm)}};
+      ir::Node permute{.target = "aten::permute.default",
+                       .args = {node.args[0], IntListArg(form_perm)}};
       ir::TensorType permuted = x;
       for (int64_t i = 0; i < rank; ++i) {
         permuted.sizes[i] = x.sizes[form_perm[i]];
@@ -165,7 +171,8 @@ absl::StatusOr<bool> ReductionDimsToRows::Run(ir::Graph& graph) {
       rows.args[0] = ir::Arg{ir::ValueRef{permute_id, 0}};
       std::vector<int64_t> reduced;
       const int64_t first = columns ? 0 : rank - static_cast<int64_t>(dims->size());
-      for (int64_t d = first; d < first + static_cast<int64_t>(dims->size()); ++d) reduced.push_back(d);
+      for (int64_t d = first; d < first + static_cast<int64_t>(dims->size()); ++d)
+        reduced.push_back(d);
       rows.args[1] = IntListArg(reduced);
       SetKeepDimFalse(rows);
       for (ir::TensorType& t : rows.outputs) {

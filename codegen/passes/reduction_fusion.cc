@@ -10,7 +10,7 @@
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -53,7 +53,8 @@ class RowFusion {
   bool ReducesVaryingValues(const std::vector<int>& nodes, const FusionGroup& group) const;
   // Whether the union of groups a and b is a valid row group of iteration space shape/k.
   bool ValidRowGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape, int k) const;
-  bool ValidColumnGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape, int k) const;
+  bool ValidColumnGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape,
+                        int k) const;
   // Merges group `from` into row group `into` when the rules allow; returns whether it did.
   bool TryMerge(int into, int from);
 
@@ -94,7 +95,8 @@ bool RowFusion::ValidRowGroup(const std::vector<int>& nodes, const std::vector<i
     if (NeedsCoordinates(graph_, node)) return false;  // index-aware ops: pointwise kernels only
     if (anchor) {
       const ir::TensorType& x = graph_.type_of(node.args[0].ref());
-      if (x.sizes != shape || !(ReductionAxesOf(graph_, node) == ReductionAxes{k, false})) return false;
+      if (x.sizes != shape || !(ReductionAxesOf(graph_, node) == ReductionAxes{k, false}))
+        return false;
     } else if (out != shape && out != keep && out != drop) {
       return false;
     }
@@ -122,7 +124,7 @@ bool RowFusion::ValidColumnGroup(const std::vector<int>& nodes, const std::vecto
   for (int d = 0; d < k; ++d) keep[d] = 1;
   const std::set<int> members(nodes.begin(), nodes.end());
   std::set<int> after_reduction;  // members computed from a reduction of the group
-  for (int m : nodes) {  // ascending ids: a topological order
+  for (int m : nodes) {           // ascending ids: a topological order
     const ir::Node& node = graph_.nodes[m];
     const ReductionAxes axes = ReductionAxesOf(graph_, node);
     const std::vector<int64_t>& out = node.outputs[0].sizes;
@@ -130,7 +132,8 @@ bool RowFusion::ValidColumnGroup(const std::vector<int>& nodes, const std::vecto
     if (NeedsCoordinates(graph_, node)) return false;  // index-aware ops: pointwise kernels only
     bool after = axes.num_reduced_dims > 0;
     if (after) {
-      if (graph_.type_of(node.args[0].ref()).sizes != shape || !(axes == ReductionAxes{k, true})) return false;
+      if (graph_.type_of(node.args[0].ref()).sizes != shape || !(axes == ReductionAxes{k, true}))
+        return false;
     } else if (out != shape && out != keep && out != drop) {
       return false;
     }
@@ -151,13 +154,15 @@ bool RowFusion::ValidColumnGroup(const std::vector<int>& nodes, const std::vecto
 // reduced dims when it reads an outside tensor that has an extent above 1 in one of them
 // (aligned from the right, as torch broadcasts: a [C] vector varies along rows of [N, C]) or a
 // member that varies.
-bool RowFusion::ReducesVaryingValues(const std::vector<int>& nodes, const FusionGroup& group) const {
+bool RowFusion::ReducesVaryingValues(const std::vector<int>& nodes,
+                                     const FusionGroup& group) const {
   const std::vector<int64_t>& shape = group.shape;
   const int64_t rank = static_cast<int64_t>(shape.size());
   int64_t full = 1;
   for (int64_t d : shape) full *= d;
   const int64_t first = group.reduce_leading ? 0 : rank - group.num_reduced_dims;
-  const int64_t last = group.reduce_leading ? group.num_reduced_dims : rank;  // reduced dims [first, last)
+  const int64_t last =
+      group.reduce_leading ? group.num_reduced_dims : rank;  // reduced dims [first, last)
   auto varies_along_rows = [&](const ir::TensorType& t) {
     for (int64_t d = first; d < last; ++d) {
       const int64_t td = d - (rank - t.rank());
@@ -166,15 +171,17 @@ bool RowFusion::ReducesVaryingValues(const std::vector<int>& nodes, const Fusion
     return false;
   };
   std::map<int, bool> varies;  // member -> its output varies along rows
-  for (int m : nodes) {  // ascending ids: a topological order
+  for (int m : nodes) {        // ascending ids: a topological order
     const ir::Node& node = graph_.nodes[m];
     const ReductionAxes axes = ReductionAxesOf(graph_, node);
     bool v = false;
     if (!PointwiseValueIgnoresOperands(node)) {
       ForEachInput(node, [&](const ir::ValueRef& r) {
         auto it = r.is_input() ? varies.end() : varies.find(r.node);
-        if (it != varies.end()) v = v || it->second;
-        else v = v || varies_along_rows(graph_.type_of(r));
+        if (it != varies.end())
+          v = v || it->second;
+        else
+          v = v || varies_along_rows(graph_.type_of(r));
       });
     }
     if (axes.num_reduced_dims > 0) {
@@ -203,8 +210,8 @@ constexpr int64_t kColumnBlockThreads = 256;
 // epilogues merge in after this check (a bf16 sum whose f32 cast joins: the bf16 output goes),
 // but the inputs read from outside now stay operands (an epilogue never produces them), and the
 // narrowest dtype is no wider than any of them.
-int64_t ColumnTileBytes(const ir::Graph& graph, const std::vector<int>& nodes, const std::vector<int64_t>& shape,
-                        int k) {
+int64_t ColumnTileBytes(const ir::Graph& graph, const std::vector<int>& nodes,
+                        const std::vector<int64_t>& shape, int k) {
   const int64_t rank = static_cast<int64_t>(shape.size());
   int64_t cols = 1;
   for (int64_t d = k; d < rank; ++d) cols *= shape[d];
@@ -237,7 +244,8 @@ bool RowFusion::TryMerge(int into, int from) {
   FusionGroup& a = p_.groups[into];
   FusionGroup& b = p_.groups[from];
   if (b.nodes.empty() || a.device != b.device) return false;
-  if (static_cast<int>(a.nodes.size() + b.nodes.size()) > options_.max_nodes_per_group) return false;
+  if (static_cast<int>(a.nodes.size() + b.nodes.size()) > options_.max_nodes_per_group)
+    return false;
   std::vector<int> nodes = a.nodes;
   nodes.insert(nodes.end(), b.nodes.begin(), b.nodes.end());
   std::sort(nodes.begin(), nodes.end());
@@ -285,7 +293,8 @@ bool RowFusion::Run() {
     // columns: a reduced value cannot feed a reduction in the same pass); then absorb the
     // pointwise groups of the iteration shape that produce arguments (the prologue).
     ForEachInput(node, [&](const ir::ValueRef& r) {
-      if (axes.leading || r.is_input() || p_.group_of[r.node] < 0 || p_.group_of[r.node] == g) return;
+      if (axes.leading || r.is_input() || p_.group_of[r.node] < 0 || p_.group_of[r.node] == g)
+        return;
       const int h = p_.group_of[r.node];
       const FusionGroup& producer = p_.groups[h];
       if (producer.num_reduced_dims > 0 && !producer.reduce_leading) {
@@ -311,12 +320,13 @@ bool RowFusion::Run() {
     if (axes.leading) {
       for (int h = 0; h < g; ++h) {
         const FusionGroup& sibling = p_.groups[h];
-        if (sibling.nodes.empty() || !sibling.reduce_leading || sibling.shape != p_.groups[g].shape ||
-            sibling.num_reduced_dims != k)
+        if (sibling.nodes.empty() || !sibling.reduce_leading ||
+            sibling.shape != p_.groups[g].shape || sibling.num_reduced_dims != k)
           continue;
         std::vector<int> merged = sibling.nodes;
         merged.insert(merged.end(), p_.groups[g].nodes.begin(), p_.groups[g].nodes.end());
-        if (ColumnTileBytes(graph_, merged, sibling.shape, k) > options_.column_shared_memory_bytes) continue;
+        if (ColumnTileBytes(graph_, merged, sibling.shape, k) > options_.column_shared_memory_bytes)
+          continue;
         if (TryMerge(h, g)) {
           g = h;
           break;

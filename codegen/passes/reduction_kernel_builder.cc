@@ -11,7 +11,7 @@
 #include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -47,7 +47,8 @@ bool PerReducedSlice(const ir::TensorType& type, const FusionGroup& group) {
 // kernel computes (kIndex) instead of reading 8 bytes per element of the row from an [C] tensor
 // (a wider operand than the logits, it also narrowed every row vector to two elements).
 bool IsClassIndex(const ir::Graph& graph, const ir::ValueRef& r, const FusionGroup& group) {
-  if (r.is_input() || group.reduce_leading || group.num_reduced_dims < 1 || group.shape.empty()) return false;
+  if (r.is_input() || group.reduce_leading || group.num_reduced_dims < 1 || group.shape.empty())
+    return false;
   const ir::Node& node = graph.nodes[r.node];
   if (node.target != "aten::arange.default" || node.args.size() != 1) return false;
   const ir::TensorType& t = graph.type_of(r);
@@ -126,15 +127,17 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
     const ir::TensorType& t = graph.type_of(group.outputs[o]);
     const auto found = held.find(group.outputs[o]);
     if (found == held.end()) {
-      return absl::InternalError(absl::StrCat("kernel ", name, " outputs ", ir::PrintValueRef(group.outputs[o]),
-                                              ", which its op does not produce (a masked-off output)"));
+      return absl::InternalError(
+          absl::StrCat("kernel ", name, " outputs ", ir::PrintValueRef(group.outputs[o]),
+                       ", which its op does not produce (a masked-off output)"));
     }
     const int value = found->second;
     // A reduction without keepdim, or a keepdim-shaped value computed per row. (With rows of
     // one element an iteration-shaped output is constant along the row too; it stays an
     // element operand when its value is element-level.)
     const bool dropped = t.rank() == static_cast<int64_t>(group.shape.size()) - k;
-    const bool per_row = (dropped && !group.reduce_leading) || (PerReducedSlice(t, group) && row_level[value]);
+    const bool per_row =
+        (dropped && !group.reduce_leading) || (PerReducedSlice(t, group) && row_level[value]);
     RET_CHECK(row_level[value] || !per_row);  // an element-level value in a per-row tensor
     kernel.output_dtypes.push_back(t.dtype);
     kernel.reduction.row_operand.push_back(per_row);
@@ -155,7 +158,8 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
     b.Emit(store);
   }
   std::string problem = VerifyPointwiseKernel(kernel);
-  if (!problem.empty()) return absl::InternalError("generated an invalid kernel " + name + ": " + problem);
+  if (!problem.empty())
+    return absl::InternalError("generated an invalid kernel " + name + ": " + problem);
   return kernel;
 }
 

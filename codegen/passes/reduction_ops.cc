@@ -8,7 +8,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -202,7 +202,8 @@ ReductionAxes ReducedDims(const ir::Graph& graph, const ir::Node& node, Op op, i
       const ir::TensorType* input = TensorArg(graph, node, 1);
       if (input == nullptr || input->sizes != x.sizes) return {};
       if ((*mask)[0] && !(*mask)[1] && !(*mask)[2]) return {k, false};
-      if (!(*mask)[0] && ((*mask)[1] || (*mask)[2]) && k < rank) return {static_cast<int>(rank) - k, true};
+      if (!(*mask)[0] && ((*mask)[1] || (*mask)[2]) && k < rank)
+        return {static_cast<int>(rank) - k, true};
       return {};
     }
   }
@@ -223,14 +224,26 @@ namespace {
 // by the request fuzzer: a sum declaring its input's shape, fused with a sum over it) would make
 // the kernel builder emit an invalid kernel; such a node stays an extern ATen step.
 bool DeclaredOutputsFit(Op op, const ir::Node& node, const ir::TensorType& x, int64_t rows) {
-  auto per_row = [&](size_t o) { return o < node.outputs.size() && node.outputs[o].numel() == rows; };
-  auto like_x = [&](size_t o) { return o < node.outputs.size() && node.outputs[o].sizes == x.sizes; };
+  auto per_row = [&](size_t o) {
+    return o < node.outputs.size() && node.outputs[o].numel() == rows;
+  };
+  auto like_x = [&](size_t o) {
+    return o < node.outputs.size() && node.outputs[o].sizes == x.sizes;
+  };
   switch (op) {
-    case Op::kSum: case Op::kMean: case Op::kAmax: case Op::kAmin: case Op::kLogSumExp: case Op::kVar:
+    case Op::kSum:
+    case Op::kMean:
+    case Op::kAmax:
+    case Op::kAmin:
+    case Op::kLogSumExp:
+    case Op::kVar:
       return node.outputs.size() == 1 && per_row(0);
     case Op::kVarMean:
       return node.outputs.size() == 2 && per_row(0) && per_row(1);
-    case Op::kSoftmax: case Op::kSafeSoftmax: case Op::kLogSoftmax: case Op::kSoftmaxBackward:
+    case Op::kSoftmax:
+    case Op::kSafeSoftmax:
+    case Op::kLogSoftmax:
+    case Op::kSoftmaxBackward:
     case Op::kLogSoftmaxBackward:
       return node.outputs.size() == 1 && like_x(0);
     case Op::kLayerNorm:
@@ -245,7 +258,8 @@ bool DeclaredOutputsFit(Op op, const ir::Node& node, const ir::TensorType& x, in
 
 }  // namespace
 
-ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node, bool allow_few_long_rows) {
+ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node,
+                              bool allow_few_long_rows) {
   auto it = Table().find(node.target);
   if (it == Table().end() || ir::TouchesExternOnlyDType(graph, node)) return {};
   const OpEntry& entry = it->second;
@@ -267,10 +281,13 @@ ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node, bool
   constexpr int64_t kMax32 = std::numeric_limits<int32_t>::max();
   // A row of one element (a mean over 1x1 maps) reduces nothing: the kernel IR would see its
   // input as a per-row value. ATen's op is a copy.
-  if (row < 2 || rows < 1 || rows > kMax32 || row > (axes.leading ? kMax32 : kMaxRowReductionLength)) {
+  if (row < 2 || rows < 1 || rows > kMax32 ||
+      row > (axes.leading ? kMax32 : kMaxRowReductionLength)) {
     return {};
   }
-  if (!allow_few_long_rows && !axes.leading && row > kMaxFewRowsLength && rows < kMinRowsForLongRows) return {};
+  if (!allow_few_long_rows && !axes.leading && row > kMaxFewRowsLength &&
+      rows < kMinRowsForLongRows)
+    return {};
   // Every other tensor argument: same device, a float dtype, broadcastable to x (right-aligned).
   for (size_t i = 1; i < node.args.size(); ++i) {
     const ir::Arg& a = node.args[i];
@@ -303,7 +320,8 @@ ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node, bool
         if (d >= t->rank() - (axes.leading ? x->rank() - k : k) && t->sizes[d] != 1) return {};
     }
     auto mask = BoolList(ArgOf(node, 7, "output_mask"));
-    const std::vector<int64_t> params(x->sizes.end() - (axes.leading ? x->rank() - k : k), x->sizes.end());
+    const std::vector<int64_t> params(x->sizes.end() - (axes.leading ? x->rank() - k : k),
+                                      x->sizes.end());
     for (int o = 0; o < 3; ++o) {
       if (!(*mask)[o]) continue;
       if (node.outputs[o].sizes != (o == 0 ? x->sizes : params)) return {};
@@ -362,10 +380,14 @@ absl::StatusOr<std::vector<int>> LowerRowReductionOp(
   };
 
   switch (it->second.op) {
-    case Op::kSum: return std::vector<int>{reduce(PwOp::kReduceSum, in(0))};
-    case Op::kMean: return std::vector<int>{div(reduce(PwOp::kReduceSum, in(0)), c(n))};
-    case Op::kAmax: return std::vector<int>{reduce(PwOp::kReduceMax, in(0))};
-    case Op::kAmin: return std::vector<int>{reduce(PwOp::kReduceMin, in(0))};
+    case Op::kSum:
+      return std::vector<int>{reduce(PwOp::kReduceSum, in(0))};
+    case Op::kMean:
+      return std::vector<int>{div(reduce(PwOp::kReduceSum, in(0)), c(n))};
+    case Op::kAmax:
+      return std::vector<int>{reduce(PwOp::kReduceMax, in(0))};
+    case Op::kAmin:
+      return std::vector<int>{reduce(PwOp::kReduceMin, in(0))};
     case Op::kLogSumExp: {
       // ATen: log(sum(exp(x - m))) + m with m = max(x), or 0 where max(x) is infinite (a row of
       // -inf gives -inf, a row holding +inf gives +inf, instead of NaN from inf - inf).
@@ -421,7 +443,8 @@ absl::StatusOr<std::vector<int>> LowerRowReductionOp(
       int mean, d;
       mean_and_centred(in(0), &mean, &d);
       const int var = div(reduce(PwOp::kReduceSum, mul(d, d)), c(n));
-      const int rstd = b.Unary(PwOp::kRsqrt, add(var, c(Number(ArgOf(node, 4, "eps")).value_or(1e-5))));
+      const int rstd =
+          b.Unary(PwOp::kRsqrt, add(var, c(Number(ArgOf(node, 4, "eps")).value_or(1e-5))));
       int out = mul(d, rstd);
       if (int w = optional_tensor(2, "weight"); w >= 0) out = mul(out, w);
       if (int bias = optional_tensor(3, "bias"); bias >= 0) out = add(out, bias);

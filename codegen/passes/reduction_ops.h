@@ -54,7 +54,8 @@ struct ReductionAxes {
 // first tensor argument. With `allow_few_long_rows`, the few-long-rows limit (kMaxFewRowsLength,
 // kMinRowsForLongRows) is not applied: what SplitReductions (split_reductions.h) asks of a node
 // it may split into two stages that each pass it.
-ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node, bool allow_few_long_rows = false);
+ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node,
+                              bool allow_few_long_rows = false);
 
 // ReductionAxesOf's count for row reductions (trailing dims), else 0.
 int RowReductionDims(const ir::Graph& graph, const ir::Node& node);

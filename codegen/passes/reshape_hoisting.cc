@@ -45,10 +45,14 @@ std::set<int> Candidates(const ir::Graph& graph) {
   std::set<int> chosen;
   for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
     const ir::Node& reshape = graph.nodes[id];
-    if (!IsReshapeTarget(reshape.target) || reshape.args.empty() || !reshape.args[0].is_ref()) continue;
-    if (reshape.outputs.size() != 1 || !IsPlain(reshape.outputs[0]) || outputs.count(id) || readers[id].empty()) continue;
+    if (!IsReshapeTarget(reshape.target) || reshape.args.empty() || !reshape.args[0].is_ref())
+      continue;
+    if (reshape.outputs.size() != 1 || !IsPlain(reshape.outputs[0]) || outputs.count(id) ||
+        readers[id].empty())
+      continue;
     const ir::ValueRef source = reshape.args[0].ref();
-    if (source.is_input() || outputs.count(source.node) || readers[source.node].size() != 1) continue;
+    if (source.is_input() || outputs.count(source.node) || readers[source.node].size() != 1)
+      continue;
     const ir::Node& op = graph.nodes[source.node];
     if (op.outputs.size() != 1 || !IsPlain(op.outputs[0]) || !IsPointwiseOp(graph, op)) continue;
     bool ok = true;
@@ -56,7 +60,8 @@ std::set<int> Candidates(const ir::Graph& graph) {
     ir::ForEachInput(op, [&](const ir::ValueRef& r) {
       const ir::TensorType& t = graph.type_of(r);
       if (t.rank() == 0) return;
-      ok = ok && t.sizes == op.outputs[0].sizes && (IsPlain(t) || RowsKeptOver(t, reshape.outputs[0].sizes)) &&
+      ok = ok && t.sizes == op.outputs[0].sizes &&
+           (IsPlain(t) || RowsKeptOver(t, reshape.outputs[0].sizes)) &&
            (r.is_input() || !BecomesKernel(graph, graph.nodes[r.node]));
     });
     for (const ir::NamedArg& kw : op.kwargs) ok = ok && !kw.value.is_ref();
@@ -71,27 +76,32 @@ absl::StatusOr<bool> ReshapeHoisting::Run(ir::Graph& graph) {
   const std::set<int> chosen = Candidates(graph);
   if (chosen.empty()) return false;
   int id = -1;
-  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& reshape) -> std::optional<std::vector<ir::Arg>> {
-    ++id;
-    if (!chosen.count(id)) return std::nullopt;
-    // The op was copied unchanged (its only reader is this reshape; DCE drops it).
-    ir::Node op = out.nodes[reshape.args[0].ref().node];
-    const std::vector<int64_t>& to = reshape.outputs[0].sizes;
-    for (ir::Arg& a : op.args) {
-      if (!a.is_ref() || out.type_of(a.ref()).rank() == 0) continue;
-      ir::TensorType viewed = out.type_of(a.ref());
-      // Padded rows stay padded (RowsKeptOver): the same rows, regrouped.
-      std::optional<std::vector<int64_t>> strides;
-      if (const std::optional<int64_t> row_stride = PaddedRowStride(viewed); row_stride && !IsPlain(viewed))
-        strides = PaddedRowViewStrides(to, viewed.numel() / viewed.sizes.back(), viewed.sizes.back(), *row_stride);
-      viewed.sizes = to;
-      viewed.strides = strides ? *strides : ir::ContiguousStrides(to);
-      a = AppendNode(out, ir::Node{.target = "aten::view.default", .args = {a, IntListArg(to)}, .outputs = {viewed}});
-    }
-    op.outputs[0].sizes = to;
-    op.outputs[0].strides = ir::ContiguousStrides(to);
-    return std::vector<ir::Arg>{AppendNode(out, std::move(op))};
-  });
+  return RebuildGraph(
+      graph, [&](ir::Graph& out, const ir::Node& reshape) -> std::optional<std::vector<ir::Arg>> {
+        ++id;
+        if (!chosen.count(id)) return std::nullopt;
+        // The op was copied unchanged (its only reader is this reshape; DCE drops it).
+        ir::Node op = out.nodes[reshape.args[0].ref().node];
+        const std::vector<int64_t>& to = reshape.outputs[0].sizes;
+        for (ir::Arg& a : op.args) {
+          if (!a.is_ref() || out.type_of(a.ref()).rank() == 0) continue;
+          ir::TensorType viewed = out.type_of(a.ref());
+          // Padded rows stay padded (RowsKeptOver): the same rows, regrouped.
+          std::optional<std::vector<int64_t>> strides;
+          if (const std::optional<int64_t> row_stride = PaddedRowStride(viewed);
+              row_stride && !IsPlain(viewed))
+            strides = PaddedRowViewStrides(to, viewed.numel() / viewed.sizes.back(),
+                                           viewed.sizes.back(), *row_stride);
+          viewed.sizes = to;
+          viewed.strides = strides ? *strides : ir::ContiguousStrides(to);
+          a = AppendNode(out, ir::Node{.target = "aten::view.default",
+                                       .args = {a, IntListArg(to)},
+                                       .outputs = {viewed}});
+        }
+        op.outputs[0].sizes = to;
+        op.outputs[0].strides = ir::ContiguousStrides(to);
+        return std::vector<ir::Arg>{AppendNode(out, std::move(op))};
+      });
 }
 
 }  // namespace tccd::codegen

@@ -28,7 +28,8 @@ class Sinker {
   // `node` (args in `out`) re-emitted over the shape its reshaped operand had before the
   // reshape, followed by the reshape; the new value of its output, or nullopt (nothing emitted).
   std::optional<ir::Arg> Sink(const ir::Node& node) {
-    if (node.outputs.size() != 1 || !IsPlain(node.outputs[0]) || !IsPointwiseOp(out_, node)) return std::nullopt;
+    if (node.outputs.size() != 1 || !IsPlain(node.outputs[0]) || !IsPointwiseOp(out_, node))
+      return std::nullopt;
     // The reshaped operand: a plain reshape of a plain value that a kernel produces.
     std::optional<ir::ValueRef> view;
     ir::ForEachInput(node, [&](const ir::ValueRef& r) {
@@ -45,7 +46,8 @@ class Sinker {
     bool ok = true;
     ir::ForEachInput(node, [&](const ir::ValueRef& r) {
       const ir::TensorType& t = out_.type_of(r);
-      ok = ok && (r == *view || t.rank() == 0 || (t.sizes == to && IsPlain(t)) || t.rank() <= shared);
+      ok = ok &&
+           (r == *view || t.rank() == 0 || (t.sizes == to && IsPlain(t)) || t.rank() <= shared);
     });
     if (!ok) return std::nullopt;
     ir::Node moved = node;
@@ -76,16 +78,20 @@ class Sinker {
   bool IsPlainReshapeOfKernelOutput(const ir::ValueRef& r) const {
     if (r.is_input()) return false;
     const ir::Node& v = out_.nodes[r.node];
-    if (!IsReshapeTarget(v.target) || v.args.empty() || !v.args[0].is_ref() || !IsPlain(v.outputs[0])) return false;
+    if (!IsReshapeTarget(v.target) || v.args.empty() || !v.args[0].is_ref() ||
+        !IsPlain(v.outputs[0]))
+      return false;
     const ir::ValueRef& u = v.args[0].ref();
-    if (u.is_input() || !IsPlain(out_.type_of(u)) || out_.type_of(u).dtype != v.outputs[0].dtype) return false;
+    if (u.is_input() || !IsPlain(out_.type_of(u)) || out_.type_of(u).dtype != v.outputs[0].dtype)
+      return false;
     const ir::Node& producer = out_.nodes[u.node];
     if (IsPointwiseOp(out_, producer)) return true;
     return device_ == ir::DeviceType::kCuda && ReductionAxesOf(out_, producer).num_reduced_dims > 0;
   }
 
   ir::Arg Emit(std::string target, std::vector<ir::Arg> args, ir::TensorType type) {
-    out_.nodes.push_back(ir::Node{.target = std::move(target), .args = std::move(args), .outputs = {std::move(type)}});
+    out_.nodes.push_back(ir::Node{
+        .target = std::move(target), .args = std::move(args), .outputs = {std::move(type)}});
     return ir::Arg{ir::ValueRef{static_cast<int>(out_.nodes.size()) - 1, 0}};
   }
 
@@ -118,7 +124,8 @@ std::vector<bool> RowPrologues(const ir::Graph& graph) {
   for (int id = 0; id < n; ++id) {
     if (readers[id] == 0 || readers[id] != row_readers[id]) continue;
     ir::ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
-      if (!r.is_input() && IsReshapeTarget(graph.nodes[r.node].target) && row_readers[r.node] > 0) keep[id] = true;
+      if (!r.is_input() && IsReshapeTarget(graph.nodes[r.node].target) && row_readers[r.node] > 0)
+        keep[id] = true;
     });
   }
   return keep;
@@ -127,15 +134,17 @@ std::vector<bool> RowPrologues(const ir::Graph& graph) {
 }  // namespace
 
 absl::StatusOr<bool> ReshapeSinking::Run(ir::Graph& graph) {
-  const std::vector<bool> keep =
-      device_ == ir::DeviceType::kCuda ? RowPrologues(graph) : std::vector<bool>(graph.nodes.size(), false);
+  const std::vector<bool> keep = device_ == ir::DeviceType::kCuda
+                                     ? RowPrologues(graph)
+                                     : std::vector<bool>(graph.nodes.size(), false);
   int id = -1;
-  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
-    if (keep[++id]) return std::nullopt;
-    std::optional<ir::Arg> moved = Sinker(out, device_).Sink(node);
-    if (!moved) return std::nullopt;
-    return std::vector<ir::Arg>{*moved};
-  });
+  return RebuildGraph(
+      graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+        if (keep[++id]) return std::nullopt;
+        std::optional<ir::Arg> moved = Sinker(out, device_).Sink(node);
+        if (!moved) return std::nullopt;
+        return std::vector<ir::Arg>{*moved};
+      });
 }
 
 }  // namespace tccd::codegen

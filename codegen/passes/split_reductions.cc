@@ -21,9 +21,9 @@ enum class Kind { kSum, kMean, kAmax, kAmin, kVar, kVarMean };
 
 std::optional<Kind> KindOf(const std::string& target) {
   static const auto* kinds = new std::map<std::string, Kind>{
-      {"aten::sum.dim_IntList", Kind::kSum},      {"aten::mean.dim", Kind::kMean},
-      {"aten::amax.default", Kind::kAmax},        {"aten::amin.default", Kind::kAmin},
-      {"aten::var.correction", Kind::kVar},       {"aten::var_mean.correction", Kind::kVarMean},
+      {"aten::sum.dim_IntList", Kind::kSum}, {"aten::mean.dim", Kind::kMean},
+      {"aten::amax.default", Kind::kAmax},   {"aten::amin.default", Kind::kAmin},
+      {"aten::var.correction", Kind::kVar},  {"aten::var_mean.correction", Kind::kVarMean},
   };
   auto it = kinds->find(target);
   if (it == kinds->end()) return std::nullopt;
@@ -85,7 +85,8 @@ using SplitMemo = std::map<SplitKey, ir::Arg>;
 // backward then read one recomputed chain, and row fusion puts them in one kernel.
 class Splitter {
  public:
-  Splitter(ir::Graph& out, const ir::Node& node, const Shape& shape, int64_t s, const SplitMemo& memo)
+  Splitter(ir::Graph& out, const ir::Node& node, const Shape& shape, int64_t s,
+           const SplitMemo& memo)
       : out_(out), node_(node), shape_(shape), s_(s), memo_(memo) {
     const std::vector<int64_t>& x = shape.x.sizes;
     split_sizes_.assign(x.begin(), x.begin() + shape.p);
@@ -120,11 +121,16 @@ class Splitter {
     auto reduce = [&](std::string target, ir::Arg in, const std::vector<int64_t>& dims, bool keep,
                       std::vector<ir::TensorType> outputs, std::vector<ir::NamedArg> kwargs,
                       bool keepdim_arg) -> std::optional<ir::Arg> {
-      ir::Node n{.target = std::move(target), .args = {in, IntListArg(dims)}, .kwargs = std::move(kwargs),
+      ir::Node n{.target = std::move(target),
+                 .args = {in, IntListArg(dims)},
+                 .kwargs = std::move(kwargs),
                  .outputs = std::move(outputs)};
-      if (keepdim_arg) n.args.push_back(ir::Arg{keep});
-      else if (keep) n.kwargs.push_back({"keepdim", ir::Arg{true}});
-      if (ReductionAxesOf(out_, n) != ReductionAxes{static_cast<int>(dims.size()), false}) return std::nullopt;
+      if (keepdim_arg)
+        n.args.push_back(ir::Arg{keep});
+      else if (keep)
+        n.kwargs.push_back({"keepdim", ir::Arg{true}});
+      if (ReductionAxesOf(out_, n) != ReductionAxes{static_cast<int>(dims.size()), false})
+        return std::nullopt;
       return AppendNode(out_, std::move(n));
     };
     auto with_dtype = [](DType d) { return std::vector<ir::NamedArg>{{"dtype", ir::Arg{d}}}; };
@@ -143,7 +149,8 @@ class Splitter {
       case Kind::kMean: {
         // Chunks are equal: the mean of the chunk means is the mean.
         const std::string target = node_.target;
-        auto s1 = reduce(target, *xs, dims1, false, {Dense(f32, partial_sizes_)}, with_dtype(f32), true);
+        auto s1 =
+            reduce(target, *xs, dims1, false, {Dense(f32, partial_sizes_)}, with_dtype(f32), true);
         if (!s1) return std::nullopt;
         auto s2 = reduce(target, partials(*s1), dims2, keepdim, {node_.outputs[0]},
                          with_dtype(node_.outputs[0].dtype), true);
@@ -153,7 +160,8 @@ class Splitter {
       }
       case Kind::kAmax:
       case Kind::kAmin: {
-        auto s1 = reduce(node_.target, *xs, dims1, false, {Dense(shape_.x.dtype, partial_sizes_)}, {}, true);
+        auto s1 = reduce(node_.target, *xs, dims1, false, {Dense(shape_.x.dtype, partial_sizes_)},
+                         {}, true);
         if (!s1) return std::nullopt;
         auto s2 = reduce(node_.target, partials(*s1), dims2, keepdim, {node_.outputs[0]}, {}, true);
         if (!s2) return std::nullopt;
@@ -164,15 +172,18 @@ class Splitter {
       case Kind::kVarMean: {
         ir::Arg xf = *xs;
         if (shape_.x.dtype != f32)
-          xf = EmitOp(out_, "aten::_to_copy.default", {xf}, Dense(f32, split_sizes_), with_dtype(f32));
+          xf = EmitOp(out_, "aten::_to_copy.default", {xf}, Dense(f32, split_sizes_),
+                      with_dtype(f32));
         const std::vector<ir::NamedArg> biased = {{"correction", ir::Arg{int64_t{0}}}};
         auto s1 = reduce("aten::var_mean.correction", xf, dims1, false,
                          {Dense(f32, partial_sizes_), Dense(f32, partial_sizes_)}, biased, false);
         if (!s1) return std::nullopt;
-        const ir::Arg chunk_var = partials(*s1), chunk_mean = partials(ir::Arg{ir::ValueRef{s1->ref().node, 1}});
+        const ir::Arg chunk_var = partials(*s1),
+                      chunk_mean = partials(ir::Arg{ir::ValueRef{s1->ref().node, 1}});
         // One row kernel: the mean of the chunk means, then the mean of (chunk variance +
         // squared deviation of the chunk mean) = the biased variance.
-        auto mean = reduce("aten::mean.dim", chunk_mean, dims2, true, {Dense(f32, kept_dims)}, {}, true);
+        auto mean =
+            reduce("aten::mean.dim", chunk_mean, dims2, true, {Dense(f32, kept_dims)}, {}, true);
         if (!mean) return std::nullopt;
         const ir::TensorType chunk_type = out_.type_of(chunk_mean.ref());
         const ir::Arg dev = EmitOp(out_, "aten::sub.Tensor", {chunk_mean, *mean}, chunk_type);
@@ -183,11 +194,13 @@ class Splitter {
         const double n = static_cast<double>(shape_.reduced);
         const double correction = CorrectionOf(node_);
         if (correction != 0)
-          var = EmitOp(out_, "aten::mul.Tensor", {*var, ir::Arg{n / (n - correction)}}, Dense(f32, kept));
+          var = EmitOp(out_, "aten::mul.Tensor", {*var, ir::Arg{n / (n - correction)}},
+                       Dense(f32, kept));
         results.push_back(*var);
         if (kind == Kind::kVarMean) {
           results.push_back(keepdim ? *mean
-                                    : EmitOp(out_, "aten::view.default", {*mean, IntListArg(kept)}, Dense(f32, kept)));
+                                    : EmitOp(out_, "aten::view.default", {*mean, IntListArg(kept)},
+                                             Dense(f32, kept)));
         }
         break;
       }
@@ -197,7 +210,8 @@ class Splitter {
     for (size_t o = 0; o < results.size(); ++o) {
       const ir::TensorType& want = node_.outputs[o];
       if (out_.type_of(results[o].ref()).dtype != want.dtype)
-        results[o] = EmitOp(out_, "aten::_to_copy.default", {results[o]}, want, with_dtype(want.dtype));
+        results[o] =
+            EmitOp(out_, "aten::_to_copy.default", {results[o]}, want, with_dtype(want.dtype));
     }
     return results;
   }
@@ -219,8 +233,10 @@ class Splitter {
   // x's full shape whose value depends on its operands element by element (not a fill, whose
   // shape is an argument, and not a Philox draw, whose value depends on its element's index).
   bool Recomputable(const ir::Node& n) const {
-    if (n.outputs.size() != 1 || n.outputs[0].sizes != shape_.x.sizes || !IsPointwiseOp(out_, n)) return false;
-    if (PointwiseValueIgnoresOperands(n) || absl::StartsWith(n.target, "tccd::philox")) return false;
+    if (n.outputs.size() != 1 || n.outputs[0].sizes != shape_.x.sizes || !IsPointwiseOp(out_, n))
+      return false;
+    if (PointwiseValueIgnoresOperands(n) || absl::StartsWith(n.target, "tccd::philox"))
+      return false;
     for (const ir::Arg& a : n.args)
       if (std::holds_alternative<ir::ArgList>(a.v)) return false;
     for (const ir::NamedArg& kw : n.kwargs)
@@ -257,9 +273,11 @@ class Splitter {
       ir::TensorType v = t;
       v.sizes.erase(v.sizes.begin() + q);
       v.strides.erase(v.strides.begin() + q);
-      const std::vector<int64_t> sizes = size == 1 ? std::vector<int64_t>{1, 1} : std::vector<int64_t>{s_, d0 / s_};
-      const std::vector<int64_t> strides = size == 1 ? std::vector<int64_t>{stride, stride}
-                                                     : std::vector<int64_t>{stride * (d0 / s_), stride};
+      const std::vector<int64_t> sizes =
+          size == 1 ? std::vector<int64_t>{1, 1} : std::vector<int64_t>{s_, d0 / s_};
+      const std::vector<int64_t> strides = size == 1
+                                               ? std::vector<int64_t>{stride, stride}
+                                               : std::vector<int64_t>{stride * (d0 / s_), stride};
       v.sizes.insert(v.sizes.begin() + q, sizes.begin(), sizes.end());
       v.strides.insert(v.strides.begin() + q, strides.begin(), strides.end());
       // ATen's view of a contiguous tensor is contiguous (whatever the size-1 strides were).
@@ -296,21 +314,22 @@ std::optional<int64_t> SplitFactor(const ir::Graph& graph, const ir::Node& node)
 
 absl::StatusOr<bool> SplitReductions::Run(ir::Graph& graph) {
   SplitMemo memo;
-  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
-    std::optional<Shape> shape = ShapeOf(out, node);
-    if (!shape) return std::nullopt;
-    std::optional<int64_t> s = ChooseSplit(*shape);
-    if (!s) return std::nullopt;
-    const size_t mark = out.nodes.size();
-    Splitter splitter(out, node, *shape, *s, memo);
-    std::optional<std::vector<ir::Arg>> values = splitter.Emit();
-    if (!values) {
-      out.nodes.resize(mark);
-      return std::nullopt;
-    }
-    memo.insert(splitter.done().begin(), splitter.done().end());
-    return values;
-  });
+  return RebuildGraph(
+      graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
+        std::optional<Shape> shape = ShapeOf(out, node);
+        if (!shape) return std::nullopt;
+        std::optional<int64_t> s = ChooseSplit(*shape);
+        if (!s) return std::nullopt;
+        const size_t mark = out.nodes.size();
+        Splitter splitter(out, node, *shape, *s, memo);
+        std::optional<std::vector<ir::Arg>> values = splitter.Emit();
+        if (!values) {
+          out.nodes.resize(mark);
+          return std::nullopt;
+        }
+        memo.insert(splitter.done().begin(), splitter.done().end());
+        return values;
+      });
 }
 
 }  // namespace tccd::codegen

@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/ir/sym_expr.h"
 #include "codegen/plan_runtime/runtime/tccd_plan_format.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::codegen {
 namespace {
@@ -45,7 +45,8 @@ class Writer {
   std::string Bytes() const {
     // The format is little-endian words; the daemon only runs on little-endian hosts (x86-64,
     // aarch64), so the in-memory words are the bytes.
-    return std::string(reinterpret_cast<const char*>(words_.data()), words_.size() * sizeof(int64_t));
+    return std::string(reinterpret_cast<const char*>(words_.data()),
+                       words_.size() * sizeof(int64_t));
   }
 
  private:
@@ -54,28 +55,45 @@ class Writer {
 
 absl::StatusOr<int64_t> C10Dtype(v1::DType dtype) {
   switch (dtype) {
-    case v1::DTYPE_UNSPECIFIED: return -1;  // an absent value (a None output)
-    case v1::FLOAT32: return TCCD_C10_FLOAT32;
-    case v1::FLOAT64: return TCCD_C10_FLOAT64;
-    case v1::FLOAT16: return TCCD_C10_FLOAT16;
-    case v1::BFLOAT16: return TCCD_C10_BFLOAT16;
-    case v1::INT8: return TCCD_C10_INT8;
-    case v1::INT16: return TCCD_C10_INT16;
-    case v1::INT32: return TCCD_C10_INT32;
-    case v1::INT64: return TCCD_C10_INT64;
-    case v1::UINT8: return TCCD_C10_UINT8;
-    case v1::BOOL: return TCCD_C10_BOOL;
-    case v1::COMPLEX64: return TCCD_C10_COMPLEX64;
-    case v1::COMPLEX128: return TCCD_C10_COMPLEX128;
-    default: return absl::UnimplementedError(absl::StrCat("dtype ", dtype));
+    case v1::DTYPE_UNSPECIFIED:
+      return -1;  // an absent value (a None output)
+    case v1::FLOAT32:
+      return TCCD_C10_FLOAT32;
+    case v1::FLOAT64:
+      return TCCD_C10_FLOAT64;
+    case v1::FLOAT16:
+      return TCCD_C10_FLOAT16;
+    case v1::BFLOAT16:
+      return TCCD_C10_BFLOAT16;
+    case v1::INT8:
+      return TCCD_C10_INT8;
+    case v1::INT16:
+      return TCCD_C10_INT16;
+    case v1::INT32:
+      return TCCD_C10_INT32;
+    case v1::INT64:
+      return TCCD_C10_INT64;
+    case v1::UINT8:
+      return TCCD_C10_UINT8;
+    case v1::BOOL:
+      return TCCD_C10_BOOL;
+    case v1::COMPLEX64:
+      return TCCD_C10_COMPLEX64;
+    case v1::COMPLEX128:
+      return TCCD_C10_COMPLEX128;
+    default:
+      return absl::UnimplementedError(absl::StrCat("dtype ", dtype));
   }
 }
 
 absl::StatusOr<int64_t> C10Device(v1::DeviceType type) {
   switch (type) {
-    case v1::CPU: return TCCD_C10_DEVICE_CPU;
-    case v1::CUDA: return TCCD_C10_DEVICE_CUDA;
-    default: return absl::UnimplementedError(absl::StrCat("device type ", type));
+    case v1::CPU:
+      return TCCD_C10_DEVICE_CPU;
+    case v1::CUDA:
+      return TCCD_C10_DEVICE_CUDA;
+    default:
+      return absl::UnimplementedError(absl::StrCat("device type ", type));
   }
 }
 
@@ -88,12 +106,15 @@ class Exprs {
   // is interpreted rather than failed.
   absl::StatusOr<int64_t> DimWord(const v1::Dim& dim) {
     if (dim.kind_case() != v1::Dim::kExpr) {
-      if (dim.value() < 0) return absl::UnimplementedError(absl::StrCat("negative size, stride or offset ", dim.value()));
+      if (dim.value() < 0)
+        return absl::UnimplementedError(
+            absl::StrCat("negative size, stride or offset ", dim.value()));
       return dim.value();
     }
     ASSIGN_OR_RETURN(Entry e, Find(dim.expr()));
     if (e.constant) {
-      if (e.value < 0) return absl::UnimplementedError(absl::StrCat("dimension ", dim.expr(), " is negative"));
+      if (e.value < 0)
+        return absl::UnimplementedError(absl::StrCat("dimension ", dim.expr(), " is negative"));
       return e.value;
     }
     return -(e.value + 1);
@@ -130,7 +151,8 @@ class Exprs {
     if (auto it = index_.find(text); it != index_.end()) return it->second;
     absl::StatusOr<ir::SymExpr> parsed = ir::ParseSymExpr(text);
     // The plan builder writes canonical expressions it parsed itself: a bad one is its bug.
-    if (!parsed.ok()) return absl::InternalError(absl::StrCat("plan expression: ", parsed.status().message()));
+    if (!parsed.ok())
+      return absl::InternalError(absl::StrCat("plan expression: ", parsed.status().message()));
     Entry e;
     if (parsed->IsConst()) {
       e = {true, parsed->value};
@@ -148,25 +170,44 @@ class Exprs {
   absl::Status Emit(const ir::SymExpr& e, std::vector<int64_t>& out) {
     using Kind = ir::SymExpr::Kind;
     switch (e.kind) {
-      case Kind::kConst: out.insert(out.end(), {TCCD_EXPR_CONST, e.value}); return absl::OkStatus();
+      case Kind::kConst:
+        out.insert(out.end(), {TCCD_EXPR_CONST, e.value});
+        return absl::OkStatus();
       case Kind::kSymbol:
         num_symbols_ = std::max<int>(num_symbols_, static_cast<int>(e.value) + 1);
         out.insert(out.end(), {TCCD_EXPR_SYM, e.value});
         return absl::OkStatus();
-      default: break;
+      default:
+        break;
     }
     int64_t op = 0;
     switch (e.kind) {
-      case Kind::kAdd: op = TCCD_EXPR_ADD; break;
-      case Kind::kMul: op = TCCD_EXPR_MUL; break;
-      case Kind::kFloorDiv: op = TCCD_EXPR_FLOORDIV; break;
-      case Kind::kMod: op = TCCD_EXPR_MOD; break;
-      case Kind::kMax: op = TCCD_EXPR_MAX; break;
-      case Kind::kMin: op = TCCD_EXPR_MIN; break;
-      case Kind::kPow: op = TCCD_EXPR_POW; break;
-      default: return absl::InternalError("unknown symbolic operation");
+      case Kind::kAdd:
+        op = TCCD_EXPR_ADD;
+        break;
+      case Kind::kMul:
+        op = TCCD_EXPR_MUL;
+        break;
+      case Kind::kFloorDiv:
+        op = TCCD_EXPR_FLOORDIV;
+        break;
+      case Kind::kMod:
+        op = TCCD_EXPR_MOD;
+        break;
+      case Kind::kMax:
+        op = TCCD_EXPR_MAX;
+        break;
+      case Kind::kMin:
+        op = TCCD_EXPR_MIN;
+        break;
+      case Kind::kPow:
+        op = TCCD_EXPR_POW;
+        break;
+      default:
+        return absl::InternalError("unknown symbolic operation");
     }
-    if (e.operands.size() < 2) return absl::InternalError("symbolic operation with fewer than two operands");
+    if (e.operands.size() < 2)
+      return absl::InternalError("symbolic operation with fewer than two operands");
     // n-ary sums, products, Max and Min fold left: ((a + b) + c).
     RETURN_IF_ERROR(Emit(e.operands[0], out));
     for (size_t i = 1; i < e.operands.size(); ++i) {
@@ -185,11 +226,13 @@ class Exprs {
 absl::Status WriteMeta(const v1::TensorMeta& meta, Exprs& exprs, Writer& w) {
   ASSIGN_OR_RETURN(int64_t dtype, C10Dtype(meta.dtype()));
   if (dtype < 0) {
-    for (int64_t word : {int64_t{-1}, int64_t{0}, int64_t{-1}, int64_t{0}, int64_t{0}}) w.Word(word);
+    for (int64_t word : {int64_t{-1}, int64_t{0}, int64_t{-1}, int64_t{0}, int64_t{0}})
+      w.Word(word);
     return absl::OkStatus();
   }
   if (meta.sizes_size() > kMaxRank || meta.strides_size() != meta.sizes_size()) {
-    return absl::UnimplementedError(absl::StrCat("tensor of rank ", meta.sizes_size(), " (the runtime takes up to ", kMaxRank, ")"));
+    return absl::UnimplementedError(absl::StrCat("tensor of rank ", meta.sizes_size(),
+                                                 " (the runtime takes up to ", kMaxRank, ")"));
   }
   ASSIGN_OR_RETURN(int64_t device, C10Device(meta.device().type()));
   w.Word(dtype);
@@ -215,9 +258,17 @@ absl::Status WriteMeta(const v1::TensorMeta& meta, Exprs& exprs, Writer& w) {
 absl::Status WriteValue(const v1::Value& value, Exprs& exprs, Writer& w) {
   switch (value.kind_case()) {
     case v1::Value::KIND_NOT_SET:
-    case v1::Value::kNone: w.Word(TCCD_VAL_NONE); break;
-    case v1::Value::kRef: w.Word(TCCD_VAL_REF); w.Word(value.ref().node()); break;
-    case v1::Value::kIntValue: w.Word(TCCD_VAL_INT); w.Word(value.int_value()); break;
+    case v1::Value::kNone:
+      w.Word(TCCD_VAL_NONE);
+      break;
+    case v1::Value::kRef:
+      w.Word(TCCD_VAL_REF);
+      w.Word(value.ref().node());
+      break;
+    case v1::Value::kIntValue:
+      w.Word(TCCD_VAL_INT);
+      w.Word(value.int_value());
+      break;
     case v1::Value::kFloatValue: {
       int64_t bits;
       double d = value.float_value();
@@ -226,8 +277,14 @@ absl::Status WriteValue(const v1::Value& value, Exprs& exprs, Writer& w) {
       w.Word(bits);
       break;
     }
-    case v1::Value::kBoolValue: w.Word(TCCD_VAL_BOOL); w.Word(value.bool_value()); break;
-    case v1::Value::kStringValue: w.Word(TCCD_VAL_STRING); w.String(value.string_value()); break;
+    case v1::Value::kBoolValue:
+      w.Word(TCCD_VAL_BOOL);
+      w.Word(value.bool_value());
+      break;
+    case v1::Value::kStringValue:
+      w.Word(TCCD_VAL_STRING);
+      w.String(value.string_value());
+      break;
     case v1::Value::kDtype: {
       ASSIGN_OR_RETURN(int64_t code, C10Dtype(value.dtype()));
       w.Word(TCCD_VAL_DTYPE);
@@ -241,14 +298,22 @@ absl::Status WriteValue(const v1::Value& value, Exprs& exprs, Writer& w) {
       w.Word(value.device().index());
       break;
     }
-    case v1::Value::kLayout: w.Word(TCCD_VAL_LAYOUT); w.Word(value.layout()); break;
-    case v1::Value::kMemoryFormat: w.Word(TCCD_VAL_MEMORY_FORMAT); w.Word(value.memory_format()); break;
+    case v1::Value::kLayout:
+      w.Word(TCCD_VAL_LAYOUT);
+      w.Word(value.layout());
+      break;
+    case v1::Value::kMemoryFormat:
+      w.Word(TCCD_VAL_MEMORY_FORMAT);
+      w.Word(value.memory_format());
+      break;
     case v1::Value::kList:
       w.Word(TCCD_VAL_LIST);
       w.Word(value.list().items_size());
-      for (const v1::Value& item : value.list().items()) RETURN_IF_ERROR(WriteValue(item, exprs, w));
+      for (const v1::Value& item : value.list().items())
+        RETURN_IF_ERROR(WriteValue(item, exprs, w));
       break;
-    case v1::Value::kSymExpr: return exprs.Value(value.sym_expr(), w);
+    case v1::Value::kSymExpr:
+      return exprs.Value(value.sym_expr(), w);
   }
   return absl::OkStatus();
 }
@@ -275,11 +340,13 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
       const v1::NativeCall& call = step.native();
       ASSIGN_OR_RETURN(int64_t abi, Abi(call.abi()));
       const int rank = call.shape_size();
-      if (rank > kMaxRank) return absl::UnimplementedError(absl::StrCat("step ", index, ": rank ", rank));
+      if (rank > kMaxRank)
+        return absl::UnimplementedError(absl::StrCat("step ", index, ": rank ", rank));
       const int operands = call.inputs_size() + step.outputs_size();
       if (!ctx.symbolic && call.expected_strides_size() != operands * rank) {
         return absl::InternalError(absl::StrCat("step ", index, ": ", call.expected_strides_size(),
-                                                " expected strides for ", operands, " operands of rank ", rank));
+                                                " expected strides for ", operands,
+                                                " operands of rank ", rank));
       }
       if (ctx.symbolic && step.outputs_size() == 0) {
         return absl::InternalError(absl::StrCat("step ", index, ": a kernel without outputs"));
@@ -298,8 +365,10 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
         // A run-time dim (kRuntimeDim): every output of a symbolic kernel has the iteration
         // space's sizes (symbolic_kernels.h), so the first output's size expression is it.
         const int out = step.outputs(0);
-        if (!ctx.symbolic || out < 0 || out >= ctx.plan.values_size() || ctx.plan.values(out).sizes_size() != rank) {
-          return absl::InternalError(absl::StrCat("step ", index, ": run-time dim ", d, " and no output of rank ", rank));
+        if (!ctx.symbolic || out < 0 || out >= ctx.plan.values_size() ||
+            ctx.plan.values(out).sizes_size() != rank) {
+          return absl::InternalError(
+              absl::StrCat("step ", index, ": run-time dim ", d, " and no output of rank ", rank));
         }
         ASSIGN_OR_RETURN(int64_t word, ctx.exprs.DimWord(ctx.plan.values(out).sizes(d)));
         w.Word(word);
@@ -311,7 +380,8 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
         // kernels take them (kernels with run-time sizes take any strides).
         for (int out : step.outputs()) {
           if (out < 0 || out >= ctx.plan.values_size() || ctx.plan.values(out).sizes_size() != rank)
-            return absl::InternalError(absl::StrCat("step ", index, ": output ", out, " is not of the kernel's rank ", rank));
+            return absl::InternalError(absl::StrCat("step ", index, ": output ", out,
+                                                    " is not of the kernel's rank ", rank));
         }
         w.Word(TCCD_LAYOUT_OWN);
         break;
@@ -320,14 +390,17 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
       // CUDA kernels have only the entry point of their declared layout (entry_points.h): an
       // input in another layout is copied into the declared one (as runtime.py does).
       bool copy_to_declared = abi == TCCD_ABI_CUDA;
-      for (const v1::KernelInfo& k : call.kernels()) copy_to_declared |= k.kind().ends_with("_index") || k.kind().ends_with("_reordered");
+      for (const v1::KernelInfo& k : call.kernels())
+        copy_to_declared |= k.kind().ends_with("_index") || k.kind().ends_with("_reordered");
       w.Word(copy_to_declared ? TCCD_LAYOUT_COPY : TCCD_LAYOUT_DECLARED);
       for (int64_t s : call.expected_strides()) w.Word(s);
       break;
     }
     case v1::Step::kSegment: {
       const v1::NativeSegment& seg = step.segment();
-      if (ctx.symbolic) return absl::UnimplementedError(absl::StrCat("step ", index, ": a segment in a symbolic plan"));
+      if (ctx.symbolic)
+        return absl::UnimplementedError(
+            absl::StrCat("step ", index, ": a segment in a symbolic plan"));
       ASSIGN_OR_RETURN(int64_t abi, Abi(seg.abi()));
       w.Word(TCCD_STEP_SEGMENT);
       w.Word(abi);
@@ -339,8 +412,12 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
       break;
     }
     case v1::Step::kAlias:
-      if (ctx.symbolic) return absl::UnimplementedError(absl::StrCat("step ", index, ": an alias in a symbolic plan"));
-      if (step.outputs_size() != 1) return absl::InternalError(absl::StrCat("step ", index, ": alias with ", step.outputs_size(), " outputs"));
+      if (ctx.symbolic)
+        return absl::UnimplementedError(
+            absl::StrCat("step ", index, ": an alias in a symbolic plan"));
+      if (step.outputs_size() != 1)
+        return absl::InternalError(
+            absl::StrCat("step ", index, ": alias with ", step.outputs_size(), " outputs"));
       w.Word(TCCD_STEP_ALIAS);
       w.Word(step.alias().base());
       w.Word(step.outputs(0));
@@ -390,7 +467,9 @@ bool IsSymbolic(const v1::Plan& plan) {
   for (const v1::Value& v : plan.outputs())
     if (HasSymExpr(v)) return true;
   for (const v1::Step& step : plan.steps()) {
-    if (step.has_native() && (step.native().abi() == "tccd-cpu-sym-1" || step.native().abi() == "tccd-cuda-sym-1")) return true;
+    if (step.has_native() &&
+        (step.native().abi() == "tccd-cpu-sym-1" || step.native().abi() == "tccd-cuda-sym-1"))
+      return true;
     if (!step.has_extern_call()) continue;
     for (const v1::Value& v : step.extern_call().args())
       if (HasSymExpr(v)) return true;
@@ -430,7 +509,8 @@ absl::StatusOr<std::string> WritePlanDescriptor(const v1::Plan& plan) {
   for (const v1::TensorMeta& meta : plan.values()) {
     RETURN_IF_ERROR(WriteMeta(meta, exprs, w));
     int64_t offset = 0;
-    if (meta.has_storage_offset() && meta.storage_offset().kind_case() == v1::Dim::kValue) offset = meta.storage_offset().value();
+    if (meta.has_storage_offset() && meta.storage_offset().kind_case() == v1::Dim::kValue)
+      offset = meta.storage_offset().value();
     offsets.push_back(offset);
   }
   w.Word(plan.steps_size());
@@ -440,7 +520,8 @@ absl::StatusOr<std::string> WritePlanDescriptor(const v1::Plan& plan) {
     if (step.has_alias()) {
       const int base = step.alias().base(), out = step.outputs(0);
       if (base < 0 || base >= plan.values_size() || out < 0 || out >= plan.values_size()) {
-        return absl::InternalError(absl::StrCat("step ", i, ": alias names values ", base, " and ", out));
+        return absl::InternalError(
+            absl::StrCat("step ", i, ": alias names values ", base, " and ", out));
       }
       w.Word(offsets[out] - offsets[base]);
     }
@@ -454,7 +535,8 @@ absl::StatusOr<std::string> WritePlanDescriptor(const v1::Plan& plan) {
   header.Word(TCCD_PLAN_FORMAT_VERSION);
   const std::vector<std::array<int64_t, 4>> bindings = InputBindings(plan);
   int num_symbols = exprs.NumSymbols();
-  for (const auto& b : bindings) num_symbols = std::max<int>(num_symbols, static_cast<int>(b[3]) + 1);
+  for (const auto& b : bindings)
+    num_symbols = std::max<int>(num_symbols, static_cast<int>(b[3]) + 1);
   header.Word(num_symbols);
   header.Word(static_cast<int64_t>(bindings.size()));
   for (const auto& b : bindings)

@@ -11,9 +11,13 @@
 namespace tccd::schedule {
 namespace {
 
-bool IsView(const Step& step) { return step.is<ExternOp>() && codegen::IsViewOp(step.as<ExternOp>().target); }
+bool IsView(const Step& step) {
+  return step.is<ExternOp>() && codegen::IsViewOp(step.as<ExternOp>().target);
+}
 
-bool Movable(const Step& step) { return step.is<KernelLaunch>() || step.is<LibraryCall>() || IsView(step); }
+bool Movable(const Step& step) {
+  return step.is<KernelLaunch>() || step.is<LibraryCall>() || IsView(step);
+}
 
 // Bytes from a value's first element to one past its last (0 when empty).
 int64_t ExtentBytes(const ir::TensorType& t) {
@@ -28,7 +32,7 @@ int64_t ExtentBytes(const ir::TensorType& t) {
 class RunModel {
  public:
   RunModel(const std::vector<Step>& steps, int begin, int end, const std::vector<ValueId>& root,
-      const std::vector<int>& last_read, const std::vector<int64_t>& bytes)
+           const std::vector<int>& last_read, const std::vector<int64_t>& bytes)
       : steps_(steps), n_(end - begin), root_(root), bytes_(bytes) {
     std::map<ValueId, int> def;  // value -> run position of its defining step
     for (int p = 0; p < n_; ++p)
@@ -106,7 +110,8 @@ class RunModel {
       for (ValueId v : allocs_[p]) span[v] = {at[p], at[p]};
     for (int p = 0; p < n_; ++p)
       for (ValueId r : reads_[p])
-        if (auto it = span.find(r); it != span.end()) it->second.second = std::max(it->second.second, at[p]);
+        if (auto it = span.find(r); it != span.end())
+          it->second.second = std::max(it->second.second, at[p]);
     std::vector<int64_t> delta(n_ + 1, 0);
     for (const auto& [r, s] : span) {
       delta[s.first] += bytes_[r];
@@ -119,7 +124,8 @@ class RunModel {
 
  private:
   // Whether root `r` can die inside the run: the run defines it and nothing after it reads it.
-  bool Dies(ValueId r, const std::map<ValueId, int>& def, int end, const std::vector<int>& last_read) const {
+  bool Dies(ValueId r, const std::map<ValueId, int>& def, int end,
+            const std::vector<int>& last_read) const {
     return def.count(r) && last_read[r] < end;
   }
 
@@ -155,7 +161,8 @@ absl::StatusOr<bool> OrderStepsForMemory::Run(Schedule& schedule) {
   std::vector<int> last_read(num_values, -1);
   for (int i = 0; i < n; ++i)
     for (ValueId v : ReadsOf(steps[i])) last_read[root[v]] = std::max(last_read[root[v]], i);
-  for (const ir::Arg& a : schedule.outputs) ForEachValue(a, [&](ValueId v) { last_read[root[v]] = n; });
+  for (const ir::Arg& a : schedule.outputs)
+    ForEachValue(a, [&](ValueId v) { last_read[root[v]] = n; });
 
   std::vector<Step> out;
   out.reserve(n);

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "codegen/ir/parser.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::schedule {
 namespace {
@@ -51,12 +51,15 @@ class Cursor {
   }
   absl::Status Expect(char c) {
     if (Consume(c)) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat("expected '", std::string(1, c), "' at column ", pos_ + 1));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected '", std::string(1, c), "' at column ", pos_ + 1));
   }
   absl::string_view Word() {
     SkipSpace();
     size_t start = pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
     return text_.substr(start, pos_ - start);
   }
   absl::string_view Rest() {
@@ -135,8 +138,9 @@ class Cursor {
     // A number: an int unless it has a '.' or an exponent (or is nan/inf, as floats print).
     size_t start = pos_;
     if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
-    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
-                                   ((text_[pos_] == '+' || text_[pos_] == '-') && (text_[pos_ - 1] == 'e'))))
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
+            ((text_[pos_] == '+' || text_[pos_] == '-') && (text_[pos_ - 1] == 'e'))))
       ++pos_;
     absl::string_view token = text_.substr(start, pos_ - start);
     if (absl::SimpleAtoi(token, &a.i)) return a;
@@ -179,7 +183,8 @@ class AttrReader {
       if (optional) return Attr{.kind = kind};
       return absl::InvalidArgumentError(absl::StrCat("missing attribute '", name, "'"));
     }
-    if (it->second.kind != kind) return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' has the wrong kind"));
+    if (it->second.kind != kind)
+      return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' has the wrong kind"));
     Attr a = std::move(it->second);
     attrs_.erase(it);
     return a;
@@ -196,7 +201,8 @@ class AttrReader {
     ASSIGN_OR_RETURN(Attr a, Take(name, Attr::Kind::kList, optional));
     std::vector<int64_t> out;
     for (const Attr& item : a.items) {
-      if (item.kind != Attr::Kind::kInt) return absl::InvalidArgumentError(absl::StrCat("'", name, "' holds a non-integer"));
+      if (item.kind != Attr::Kind::kInt)
+        return absl::InvalidArgumentError(absl::StrCat("'", name, "' holds a non-integer"));
       out.push_back(item.i);
     }
     return out;
@@ -205,7 +211,8 @@ class AttrReader {
     ASSIGN_OR_RETURN(Attr a, Take(name, Attr::Kind::kList));
     std::vector<std::string> out;
     for (const Attr& item : a.items) {
-      if (item.kind != Attr::Kind::kString) return absl::InvalidArgumentError(absl::StrCat("'", name, "' holds a non-string"));
+      if (item.kind != Attr::Kind::kString)
+        return absl::InvalidArgumentError(absl::StrCat("'", name, "' holds a non-string"));
       out.push_back(item.s);
     }
     return out;
@@ -237,7 +244,8 @@ class AttrReader {
     ASSIGN_OR_RETURN(Attr list, Take("kernels", Attr::Kind::kList));
     std::vector<KernelInfo> kernels;
     for (Attr& item : list.items) {
-      if (item.kind != Attr::Kind::kRecord) return absl::InvalidArgumentError("'kernels' holds a non-record");
+      if (item.kind != Attr::Kind::kRecord)
+        return absl::InvalidArgumentError("'kernels' holds a non-record");
       AttrReader r(std::move(item.fields));
       KernelInfo k;
       ASSIGN_OR_RETURN(k.name, r.String("name"));
@@ -254,7 +262,8 @@ class AttrReader {
   }
   absl::Status Done() const {
     if (attrs_.empty()) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat("unknown attribute '", attrs_.begin()->first, "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown attribute '", attrs_.begin()->first, "'"));
   }
 
  private:
@@ -262,13 +271,15 @@ class AttrReader {
 };
 
 absl::StatusOr<ir::TensorType> ParseType(absl::string_view text) {
-  ASSIGN_OR_RETURN(ir::Graph g, ir::ParseGraph(absl::StrCat("graph(%a0: ", text, ") {\n  return ()\n}")));
+  ASSIGN_OR_RETURN(ir::Graph g,
+                   ir::ParseGraph(absl::StrCat("graph(%a0: ", text, ") {\n  return ()\n}")));
   return g.inputs[0];
 }
 
 // target(args) in the graph IR's syntax: one node of a graph.
 absl::StatusOr<ExternOp> ParseOp(absl::string_view text) {
-  ASSIGN_OR_RETURN(ir::Graph g, ir::ParseGraph(absl::StrCat("graph() {\n  %0 = ", text, " -> ()\n  return ()\n}")));
+  ASSIGN_OR_RETURN(ir::Graph g, ir::ParseGraph(absl::StrCat("graph() {\n  %0 = ", text,
+                                                            " -> ()\n  return ()\n}")));
   return ExternOp{g.nodes[0].target, std::move(g.nodes[0].args), std::move(g.nodes[0].kwargs)};
 }
 
@@ -342,7 +353,8 @@ absl::StatusOr<Step> ParseStep(absl::string_view line) {
 }
 
 absl::Status LineError(int line, const absl::Status& status) {
-  return absl::InvalidArgumentError(absl::StrCat("schedule IR parse error at line ", line, ": ", status.message()));
+  return absl::InvalidArgumentError(
+      absl::StrCat("schedule IR parse error at line ", line, ": ", status.message()));
 }
 
 }  // namespace
@@ -381,9 +393,12 @@ absl::StatusOr<Schedule> ParseSchedule(absl::string_view text) {
         (equals == absl::string_view::npos || line.find(':') < equals)) {
       size_t c = line.find(':');
       int id;
-      if (!absl::SimpleAtoi(line.substr(1, c - 1), &id) || id != static_cast<int>(schedule.values.size()))
-        return LineError(at, absl::InvalidArgumentError(absl::StrCat("expected declaration of %", schedule.values.size())));
-      if (!schedule.steps.empty()) return LineError(at, absl::InvalidArgumentError("declaration after the first step"));
+      if (!absl::SimpleAtoi(line.substr(1, c - 1), &id) ||
+          id != static_cast<int>(schedule.values.size()))
+        return LineError(at, absl::InvalidArgumentError(absl::StrCat("expected declaration of %",
+                                                                     schedule.values.size())));
+      if (!schedule.steps.empty())
+        return LineError(at, absl::InvalidArgumentError("declaration after the first step"));
       absl::StatusOr<ir::TensorType> type = ParseType(line.substr(c + 1));
       if (!type.ok()) return LineError(at, type.status());
       schedule.values.push_back(*std::move(type));
@@ -394,7 +409,8 @@ absl::StatusOr<Schedule> ParseSchedule(absl::string_view text) {
     schedule.steps.push_back(*std::move(step));
   }
   if (next() != "}") return LineError(i, absl::InvalidArgumentError("expected '}'"));
-  if (!next().empty()) return LineError(i, absl::InvalidArgumentError("trailing text after the schedule"));
+  if (!next().empty())
+    return LineError(i, absl::InvalidArgumentError("trailing text after the schedule"));
   if (schedule.num_inputs > static_cast<int>(schedule.values.size()))
     return absl::InvalidArgumentError("schedule declares fewer values than inputs");
   return schedule;

@@ -3,7 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "codegen/ir/proto_convert.h"
-#include "proto/status_macros.h"
+#include "base/status_macros.h"
 
 namespace tccd::schedule {
 namespace {
@@ -39,15 +39,18 @@ absl::StatusOr<v1::Plan> PlanFromSchedule(const Schedule& schedule) {
   const int num_values = static_cast<int>(schedule.values.size());
   absl::Status bad = absl::OkStatus();
   auto id = [&](ValueId v) {
-    if (v < 0 || v >= num_values) bad = absl::InternalError(absl::StrCat("schedule refers to undeclared value %", v));
+    if (v < 0 || v >= num_values)
+      bad = absl::InternalError(absl::StrCat("schedule refers to undeclared value %", v));
     return v;
   };
   auto ref_id = [&](const ir::ValueRef& r) { return id(r.node); };
   for (size_t i = 0; i < schedule.steps.size(); ++i) {
     const Step& step = schedule.steps[i];
     if (const auto* release = std::get_if<Release>(&step.op)) {
-      if (plan.steps_size() == 0) return absl::InternalError("schedule releases values before its first step");
-      for (ValueId v : release->values) plan.mutable_steps(plan.steps_size() - 1)->add_release(id(v));
+      if (plan.steps_size() == 0)
+        return absl::InternalError("schedule releases values before its first step");
+      for (ValueId v : release->values)
+        plan.mutable_steps(plan.steps_size() - 1)->add_release(id(v));
       continue;
     }
     v1::Step* out = plan.add_steps();
@@ -93,7 +96,8 @@ absl::StatusOr<Schedule> ScheduleFromPlan(const v1::Plan& plan) {
   Schedule schedule;
   schedule.num_inputs = plan.num_inputs();
   for (int v = 0; v < plan.values_size(); ++v) {
-    ASSIGN_OR_RETURN(ir::TensorType t, ir::TensorTypeFromProto(plan.values(v), absl::StrCat("plan value ", v)));
+    ASSIGN_OR_RETURN(ir::TensorType t,
+                     ir::TensorTypeFromProto(plan.values(v), absl::StrCat("plan value ", v)));
     schedule.values.push_back(std::move(t));
   }
   const int num_values = plan.values_size();
@@ -112,7 +116,8 @@ absl::StatusOr<Schedule> ScheduleFromPlan(const v1::Plan& plan) {
   auto arg = [&](const v1::Value& value, const std::string& where) -> absl::StatusOr<ir::Arg> {
     ASSIGN_OR_RETURN(ir::Arg a, ir::ArgFromProto(value, where));
     ir::ForEachRef(a, [&](const ir::ValueRef& r) {
-      if (r.is_input() || r.output != 0) bad = absl::InvalidArgumentError(absl::StrCat(where, ": a ref is not a value id"));
+      if (r.is_input() || r.output != 0)
+        bad = absl::InvalidArgumentError(absl::StrCat(where, ": a ref is not a value id"));
       check(r.node, /*allow_unused=*/false);
     });
     return a;
@@ -130,7 +135,8 @@ absl::StatusOr<Schedule> ScheduleFromPlan(const v1::Plan& plan) {
         k.shape.assign(call.shape().begin(), call.shape().end());
         k.inputs = ids(call.inputs());
         k.expected_strides.assign(call.expected_strides().begin(), call.expected_strides().end());
-        for (const v1::KernelInfo& info : call.kernels()) k.kernels.push_back(KernelInfoFromProto(info));
+        for (const v1::KernelInfo& info : call.kernels())
+          k.kernels.push_back(KernelInfoFromProto(info));
         step.op = std::move(k);
         break;
       }
@@ -155,7 +161,8 @@ absl::StatusOr<Schedule> ScheduleFromPlan(const v1::Plan& plan) {
         s.entry = {seg.artifact(), seg.symbol(), seg.abi()};
         s.inputs = ids(seg.inputs());
         s.workspace_bytes = seg.workspace_bytes();
-        for (const v1::KernelInfo& info : seg.kernels()) s.kernels.push_back(KernelInfoFromProto(info));
+        for (const v1::KernelInfo& info : seg.kernels())
+          s.kernels.push_back(KernelInfoFromProto(info));
         step.op = std::move(s);
         break;
       }

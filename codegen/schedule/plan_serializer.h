@@ -2,9 +2,10 @@
 //
 // Release steps become the `release` lists of the wire step before them; a library call no
 // segment took becomes the ExternCall of the op it computes; everything else maps one to one
-// (kernel -> NativeCall, extern -> ExternCall, segment -> NativeSegment, alias -> Alias). PlanFromSchedule(ScheduleFromPlan(p)) == p for every plan the daemon writes (its
-// TensorMetas are static, its devices have index -1), which lets a pass still written over the
-// wire Plan run between schedule passes while it moves.
+// (kernel -> NativeCall, extern -> ExternCall, segment -> NativeSegment, alias -> Alias).
+// PlanFromSchedule(ScheduleFromPlan(p)) == p for every plan the daemon writes (its TensorMetas are
+// static, its devices have index -1), which lets a pass still written over the wire Plan run
+// between schedule passes while it moves.
 #pragma once
 
 #include "absl/status/statusor.h"

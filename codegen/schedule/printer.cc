@@ -4,11 +4,10 @@
 //   step     := [outs '='] op
 //   outs     := out (',' out)*        out := '%' N | '_'
 //   op       := 'extern' target '(' args ')'         (args as in the graph IR; refs are %N)
-//             | 'kernel' '(' ids ')' attrs          attrs: artifact symbol abi shape strides kernels
-//             | 'library' function '(' ids ')' 'name=' string 'params=' record 'of' target '(' args ')'
-//             | 'segment' '(' ids ')' attrs         attrs: artifact symbol abi workspace kernels
-//             | 'alias' '(' '%' N ')'
-//             | 'release' '(' ids ')'
+//             | 'kernel' '(' ids ')' attrs          attrs: artifact symbol abi shape strides
+//             kernels | 'library' function '(' ids ')' 'name=' string 'params=' record 'of' target
+//             '(' args ')' | 'segment' '(' ids ')' attrs         attrs: artifact symbol abi
+//             workspace kernels | 'alias' '(' '%' N ')' | 'release' '(' ids ')'
 //   attrs    := (name '=' attr)*     attr := number | string | '[' [attr (',' attr)*] ']' | record
 //   record   := '{' name '=' attr (',' name '=' attr)* '}'     (a KernelInfo)
 #include "codegen/schedule/printer.h"
@@ -26,13 +25,17 @@ namespace {
 std::string Quote(const std::string& s) { return absl::StrCat("\"", absl::CEscape(s), "\""); }
 
 std::string Ids(const std::vector<ValueId>& ids) {
-  return absl::StrJoin(ids, ", ", [](std::string* out, ValueId v) { absl::StrAppend(out, "%", v); });
+  return absl::StrJoin(ids, ", ",
+                       [](std::string* out, ValueId v) { absl::StrAppend(out, "%", v); });
 }
 
-std::string Ints(const std::vector<int64_t>& v) { return absl::StrCat("[", absl::StrJoin(v, ","), "]"); }
+std::string Ints(const std::vector<int64_t>& v) {
+  return absl::StrCat("[", absl::StrJoin(v, ","), "]");
+}
 
 std::string PrintKernelInfo(const KernelInfo& k) {
-  std::vector<std::string> fields = {absl::StrCat("name=", Quote(k.name)), absl::StrCat("kind=", Quote(k.kind))};
+  std::vector<std::string> fields = {absl::StrCat("name=", Quote(k.name)),
+                                     absl::StrCat("kind=", Quote(k.kind))};
   std::vector<std::string> ops;
   for (const std::string& op : k.ops) ops.push_back(Quote(op));
   fields.push_back(absl::StrCat("ops=[", absl::StrJoin(ops, ", "), "]"));
@@ -51,7 +54,8 @@ std::string PrintKernelInfos(const std::vector<KernelInfo>& kernels) {
 
 // An integral value as an integer, any other as the graph IR prints floats (bit-exact).
 std::string PrintNumber(double v) {
-  if (v == std::trunc(v) && std::abs(v) < 9007199254740992.0) return absl::StrCat(static_cast<int64_t>(v));
+  if (v == std::trunc(v) && std::abs(v) < 9007199254740992.0)
+    return absl::StrCat(static_cast<int64_t>(v));
   return ir::PrintArg(ir::Arg{v});
 }
 
@@ -59,32 +63,38 @@ std::string PrintNumber(double v) {
 std::string PrintOp(const ExternOp& e) {
   std::vector<std::string> args;
   for (const ir::Arg& a : e.args) args.push_back(ir::PrintArg(a));
-  for (const ir::NamedArg& kw : e.kwargs) args.push_back(absl::StrCat(kw.name, "=", ir::PrintArg(kw.value)));
+  for (const ir::NamedArg& kw : e.kwargs)
+    args.push_back(absl::StrCat(kw.name, "=", ir::PrintArg(kw.value)));
   return absl::StrCat(e.target, "(", absl::StrJoin(args, ", "), ")");
 }
 
 std::string PrintEntry(const NativeEntry& e) {
-  return absl::StrCat(" artifact=", Quote(e.artifact), " symbol=", Quote(e.symbol), " abi=", Quote(e.abi));
+  return absl::StrCat(" artifact=", Quote(e.artifact), " symbol=", Quote(e.symbol),
+                      " abi=", Quote(e.abi));
 }
 
 struct OpPrinter {
   std::string operator()(const KernelLaunch& k) const {
-    return absl::StrCat("kernel(", Ids(k.inputs), ")", PrintEntry(k.entry), " shape=", Ints(k.shape),
-                        " strides=", Ints(k.expected_strides), " kernels=", PrintKernelInfos(k.kernels));
+    return absl::StrCat("kernel(", Ids(k.inputs), ")", PrintEntry(k.entry),
+                        " shape=", Ints(k.shape), " strides=", Ints(k.expected_strides),
+                        " kernels=", PrintKernelInfos(k.kernels));
   }
   std::string operator()(const ExternOp& e) const { return absl::StrCat("extern ", PrintOp(e)); }
   std::string operator()(const LibraryCall& l) const {
     std::vector<std::string> params;
-    for (const auto& [name, value] : l.params) params.push_back(absl::StrCat(name, "=", PrintNumber(value)));
-    return absl::StrCat("library ", l.function, "(", Ids(l.operands), ") name=", Quote(l.name), " params={",
-                        absl::StrJoin(params, ", "), "} of ", PrintOp(l.op));
+    for (const auto& [name, value] : l.params)
+      params.push_back(absl::StrCat(name, "=", PrintNumber(value)));
+    return absl::StrCat("library ", l.function, "(", Ids(l.operands), ") name=", Quote(l.name),
+                        " params={", absl::StrJoin(params, ", "), "} of ", PrintOp(l.op));
   }
   std::string operator()(const Segment& s) const {
-    return absl::StrCat("segment(", Ids(s.inputs), ")", PrintEntry(s.entry), " workspace=", s.workspace_bytes,
-                        " kernels=", PrintKernelInfos(s.kernels));
+    return absl::StrCat("segment(", Ids(s.inputs), ")", PrintEntry(s.entry),
+                        " workspace=", s.workspace_bytes, " kernels=", PrintKernelInfos(s.kernels));
   }
   std::string operator()(const Alias& a) const { return absl::StrCat("alias(%", a.base, ")"); }
-  std::string operator()(const Release& r) const { return absl::StrCat("release(", Ids(r.values), ")"); }
+  std::string operator()(const Release& r) const {
+    return absl::StrCat("release(", Ids(r.values), ")");
+  }
 };
 
 }  // namespace

@@ -84,8 +84,8 @@ struct ExternOp {
 // backend pass from an extern op, taken into a segment by another; the wire has no such step,
 // so one left over is serialised as `op`.
 struct LibraryCall {
-  std::string function;  // "cublaslt_gemm"
-  std::string name;      // for KernelInfo names, e.g. "mm.default_8x32x4"
+  std::string function;           // "cublaslt_gemm"
+  std::string name;               // for KernelInfo names, e.g. "mm.default_8x32x4"
   std::vector<ValueId> operands;  // in the function's order (a gemm: A, B, D[, bias])
   // The function's parameters (a gemm: m, n, k, lda, ..., alpha). Doubles so that one list
   // holds both kinds; every integer parameter is a size or stride, exact below 2^53.
@@ -121,11 +121,17 @@ struct Step {
   bool operator==(const Step&) const = default;
 
   template <typename T>
-  bool is() const { return std::holds_alternative<T>(op); }
+  bool is() const {
+    return std::holds_alternative<T>(op);
+  }
   template <typename T>
-  const T& as() const { return std::get<T>(op); }
+  const T& as() const {
+    return std::get<T>(op);
+  }
   template <typename T>
-  T& as() { return std::get<T>(op); }
+  T& as() {
+    return std::get<T>(op);
+  }
 };
 
 struct Schedule {

@@ -9,25 +9,30 @@ namespace tccd::schedule {
 absl::Status VerifySchedule(const Schedule& schedule) {
   const int num_values = static_cast<int>(schedule.values.size());
   if (schedule.num_inputs < 0 || schedule.num_inputs > num_values)
-    return absl::InternalError(absl::StrCat("schedule has ", schedule.num_inputs, " inputs but ", num_values, " values"));
+    return absl::InternalError(
+        absl::StrCat("schedule has ", schedule.num_inputs, " inputs but ", num_values, " values"));
   enum class State { kUndefined, kLive, kReleased };
   std::vector<State> state(num_values, State::kUndefined);
   for (int i = 0; i < schedule.num_inputs; ++i) state[i] = State::kLive;
   auto fail = [&](size_t step, const std::string& what) {
-    return absl::InternalError(absl::StrCat("step ", step, " (", PrintStep(schedule.steps[step]), "): ", what));
+    return absl::InternalError(
+        absl::StrCat("step ", step, " (", PrintStep(schedule.steps[step]), "): ", what));
   };
   auto declared = [&](ValueId v) { return v >= 0 && v < num_values; };
   for (size_t i = 0; i < schedule.steps.size(); ++i) {
     const Step& step = schedule.steps[i];
     for (ValueId v : ReadsOf(step)) {
       if (!declared(v)) return fail(i, absl::StrCat("reads undeclared %", v));
-      if (state[v] == State::kUndefined) return fail(i, absl::StrCat("reads %", v, " before it is defined"));
-      if (state[v] == State::kReleased) return fail(i, absl::StrCat("reads %", v, " after its release"));
+      if (state[v] == State::kUndefined)
+        return fail(i, absl::StrCat("reads %", v, " before it is defined"));
+      if (state[v] == State::kReleased)
+        return fail(i, absl::StrCat("reads %", v, " after its release"));
     }
     if (const auto* release = std::get_if<Release>(&step.op)) {
       for (ValueId v : release->values) {
         if (!declared(v)) return fail(i, absl::StrCat("releases undeclared %", v));
-        if (state[v] != State::kLive) return fail(i, absl::StrCat("releases %", v, ", which is not live"));
+        if (state[v] != State::kLive)
+          return fail(i, absl::StrCat("releases %", v, ", which is not live"));
         state[v] = State::kReleased;
       }
       continue;

@@ -12,8 +12,7 @@ namespace {
 
 CompileKeyParts BaseParts() {
   CompileKeyParts parts;
-  parts.canonical_graph =
-      "graph(%0: f32[4, 8]) {\n  %1 = aten::relu(%0)\n  return %1\n}\n";
+  parts.canonical_graph = "graph(%0: f32[4, 8]) {\n  %1 = aten::relu(%0)\n  return %1\n}\n";
   parts.target = "cpu:x86_64-unknown-linux-gnu/x86-64-v3";
   parts.mode = "default";
   parts.options = {{"fuse", "1"}, {"unroll", "4"}};
@@ -21,16 +20,14 @@ CompileKeyParts BaseParts() {
   return parts;
 }
 
-TEST_CASE("compile key is a stable digest of equal parts",
-          "[cache][compile_key]") {
+TEST_CASE("compile key is a stable digest of equal parts", "[cache][compile_key]") {
   const std::string key = ComputeCompileKey(BaseParts());
   CHECK(IsDigestHex(key));
   CHECK(ComputeCompileKey(BaseParts()) == key);
   // Pinned: the encoding must not change without bumping kCompileKeyVersion
   // (and then this).
   STATIC_REQUIRE(kCompileKeyVersion == 1);
-  CHECK(key ==
-        "478721929320d1451e6611def004d3477adf7d459a0dd06e3f9dac8e3f7fce5a");
+  CHECK(key == "478721929320d1451e6611def004d3477adf7d459a0dd06e3f9dac8e3f7fce5a");
 }
 
 TEST_CASE("compile key changes when any part changes", "[cache][compile_key]") {
@@ -52,8 +49,7 @@ TEST_CASE("compile key changes when any part changes", "[cache][compile_key]") {
   CHECK(ComputeCompileKey(parts) != base);
 }
 
-TEST_CASE("compile key ignores option insertion order",
-          "[cache][compile_key]") {
+TEST_CASE("compile key ignores option insertion order", "[cache][compile_key]") {
   CompileKeyParts a = BaseParts();
   CompileKeyParts b = BaseParts();
   a.options.clear();
@@ -67,8 +63,7 @@ TEST_CASE("compile key ignores option insertion order",
   CHECK(ComputeCompileKey(a) == ComputeCompileKey(b));
 }
 
-TEST_CASE("compile key has no concatenation collisions",
-          "[cache][compile_key]") {
+TEST_CASE("compile key has no concatenation collisions", "[cache][compile_key]") {
   CompileKeyParts a = BaseParts();
   CompileKeyParts b = BaseParts();
   SECTION("between fields") {

@@ -22,8 +22,7 @@ void AddEntry(EvictionIndex& index, char key, char blob, int64_t now_ms) {
   index.AddManifest(Id(key), 10, {Id(blob)}, now_ms);
 }
 
-TEST_CASE("victims are the least recently used manifests, with their blobs",
-          "[cache][eviction]") {
+TEST_CASE("victims are the least recently used manifests, with their blobs", "[cache][eviction]") {
   EvictionIndex index;
   AddEntry(index, 'a', '1', 1000);
   AddEntry(index, 'b', '2', 2000);
@@ -69,8 +68,7 @@ TEST_CASE("manifests younger than the minimum age are not evicted", "[cache][evi
   CHECK(index.TakeVictim(110'000, limits).has_value());
 }
 
-TEST_CASE("orphan blobs go first; pending ones wait for their grace period",
-          "[cache][eviction]") {
+TEST_CASE("orphan blobs go first; pending ones wait for their grace period", "[cache][eviction]") {
   EvictionIndex index;
   const Limits limits{.min_age_ms = 0, .pending_blob_grace_ms = 1000};
   AddEntry(index, 'a', '1', 100);

@@ -28,8 +28,7 @@ TEST_CASE("PutBlob then GetBlob returns the bytes", "[cache][store][blobs]") {
   auto store = OpenOrDie(dir.path());
   // Small values stay in SSTs; large ones go to RocksDB blob files.
   const std::string bytes =
-      GENERATE(std::string(""), std::string("hello\0world", 11),
-               RandomBytes(1 << 20, 7));
+      GENERATE(std::string(""), std::string("hello\0world", 11), RandomBytes(1 << 20, 7));
 
   absl::StatusOr<std::string> digest = store->PutBlob(bytes);
   TCCD_REQUIRE_OK(digest);
@@ -44,8 +43,7 @@ TEST_CASE("PutBlob is idempotent", "[cache][store][blobs]") {
   TempDir dir;
   auto store = OpenOrDie(dir.path());
   absl::StatusOr<std::string> first = store->PutBlob("same bytes");
-  absl::StatusOr<std::string> second =
-      store->PutBlob("same bytes", Sha256Hex("same bytes"));
+  absl::StatusOr<std::string> second = store->PutBlob("same bytes", Sha256Hex("same bytes"));
   TCCD_REQUIRE_OK(first);
   TCCD_REQUIRE_OK(second);
   CHECK(*first == *second);
@@ -53,55 +51,46 @@ TEST_CASE("PutBlob is idempotent", "[cache][store][blobs]") {
   CHECK(store->GetUsage().blobs == 1);
 }
 
-TEST_CASE("PutBlob with a wrong expected digest stores nothing",
-          "[cache][store][blobs]") {
+TEST_CASE("PutBlob with a wrong expected digest stores nothing", "[cache][store][blobs]") {
   TempDir dir;
   auto store = OpenOrDie(dir.path());
   const std::string wrong = Sha256Hex("other bytes");
-  TCCD_REQUIRE_CODE(store->PutBlob("bytes", wrong),
-                    absl::StatusCode::kDataLoss);
+  TCCD_REQUIRE_CODE(store->PutBlob("bytes", wrong), absl::StatusCode::kDataLoss);
   CHECK_FALSE(store->HasBlob(Sha256Hex("bytes")));
   CHECK_FALSE(store->HasBlob(wrong));
-  TCCD_REQUIRE_CODE(store->GetBlob(Sha256Hex("bytes")),
-                    absl::StatusCode::kNotFound);
+  TCCD_REQUIRE_CODE(store->GetBlob(Sha256Hex("bytes")), absl::StatusCode::kNotFound);
   CHECK(store->GetUsage().blobs == 0);
 }
 
-TEST_CASE("GetBlob of an unknown digest is NOT_FOUND",
-          "[cache][store][blobs]") {
+TEST_CASE("GetBlob of an unknown digest is NOT_FOUND", "[cache][store][blobs]") {
   TempDir dir;
   auto store = OpenOrDie(dir.path());
-  TCCD_REQUIRE_CODE(store->GetBlob(Sha256Hex("never stored")),
-                    absl::StatusCode::kNotFound);
+  TCCD_REQUIRE_CODE(store->GetBlob(Sha256Hex("never stored")), absl::StatusCode::kNotFound);
   CHECK_FALSE(store->HasBlob(Sha256Hex("never stored")));
 }
 
-TEST_CASE("malformed digests are INVALID_ARGUMENT, never a crash",
-          "[cache][store][blobs]") {
+TEST_CASE("malformed digests are INVALID_ARGUMENT, never a crash", "[cache][store][blobs]") {
   TempDir dir;
   auto store = OpenOrDie(dir.path());
   const std::string good = *store->PutBlob("x");
   std::string upper = good;
   for (char& c : upper) c = static_cast<char>(toupper(c));
-  const std::string bad = GENERATE_COPY(
-      std::string(""), good.substr(1), good + "0", upper, std::string(64, 'g'),
-      std::string(63, '0') + std::string(1, '\0'), std::string(64, '\xff'),
-      std::string("../../../../etc/passwd"), std::string(1 << 16, 'a'));
+  const std::string bad =
+      GENERATE_COPY(std::string(""), good.substr(1), good + "0", upper, std::string(64, 'g'),
+                    std::string(63, '0') + std::string(1, '\0'), std::string(64, '\xff'),
+                    std::string("../../../../etc/passwd"), std::string(1 << 16, 'a'));
 
   TCCD_REQUIRE_CODE(store->GetBlob(bad), absl::StatusCode::kInvalidArgument);
   CHECK_FALSE(store->HasBlob(bad));
   if (!bad.empty()) {  // an empty expected digest means "not given"
-    TCCD_REQUIRE_CODE(store->PutBlob("x", bad),
-                      absl::StatusCode::kInvalidArgument);
+    TCCD_REQUIRE_CODE(store->PutBlob("x", bad), absl::StatusCode::kInvalidArgument);
   }
 }
 
-TEST_CASE(
-    "a blob corrupted on disk is detected, dropped and reported NOT_FOUND",
-    "[cache][store][blobs]") {
+TEST_CASE("a blob corrupted on disk is detected, dropped and reported NOT_FOUND",
+          "[cache][store][blobs]") {
   TempDir dir;
-  const std::string bytes =
-      GENERATE(std::string("the real artifact"), RandomBytes(100000, 3));
+  const std::string bytes = GENERATE(std::string("the real artifact"), RandomBytes(100000, 3));
   const std::string digest = Sha256Hex(bytes);
   {
     auto store = OpenOrDie(dir.path());
@@ -116,8 +105,7 @@ TEST_CASE(
     CHECK(read.status().message().find("corrupt") != absl::string_view::npos);
     CHECK_FALSE(store->HasBlob(digest));
     TCCD_REQUIRE_OK(store->Close());
-    CHECK_FALSE(
-        RawGet(dir.path(), kBlobsColumnFamily, digest).has_value());  // deleted
+    CHECK_FALSE(RawGet(dir.path(), kBlobsColumnFamily, digest).has_value());  // deleted
   }
   SECTION("HasBlob") {
     auto store = OpenOrDie(dir.path());

@@ -24,8 +24,7 @@ TEST_CASE("8 threads PutBlob, GetBlob and RecordJobUse concurrently",
   constexpr int kShared = 20;
   const std::string key = Sha256Hex("shared key");
 
-  std::vector<std::vector<std::string>> failures(
-      kThreads);  // per thread: no shared state
+  std::vector<std::vector<std::string>> failures(kThreads);  // per thread: no shared state
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
@@ -34,19 +33,16 @@ TEST_CASE("8 threads PutBlob, GetBlob and RecordJobUse concurrently",
         // Every thread writes the shared blobs (same digests) and its own.
         const std::string bytes =
             i % 2 == 0 ? absl::StrCat("shared blob ", i % kShared)
-                       : absl::StrCat("thread ", t, " blob ", i,
-                                      std::string(i * 50, 'x'));
+                       : absl::StrCat("thread ", t, " blob ", i, std::string(i * 50, 'x'));
         absl::StatusOr<std::string> digest = store->PutBlob(bytes);
         if (!digest.ok()) {
           failed.push_back(digest.status().ToString());
           continue;
         }
         absl::StatusOr<std::string> read = store->GetBlob(*digest);
-        if (!read.ok() || *read != bytes)
-          failed.push_back("read back " + *digest);
+        if (!read.ok() || *read != bytes) failed.push_back("read back " + *digest);
         if (!store->HasBlob(*digest)) failed.push_back("HasBlob " + *digest);
-        absl::Status used =
-            store->RecordJobUse("job", key, i == 0, t * 1000 + i);
+        absl::Status used = store->RecordJobUse("job", key, i == 0, t * 1000 + i);
         if (!used.ok()) failed.push_back(used.ToString());
       }
     });

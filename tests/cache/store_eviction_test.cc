@@ -112,7 +112,8 @@ TEST_CASE("entries younger than the minimum age are kept even over the cap",
           "[cache][store][eviction]") {
   TempDir dir;
   std::atomic<int64_t> now{1'000'000};
-  auto store = OpenCapped(dir.path(), kCap, [&] { return now.load(); }, /*min_age_ms=*/60'000);
+  auto store = OpenCapped(
+      dir.path(), kCap, [&] { return now.load(); }, /*min_age_ms=*/60'000);
   for (int i = 0; i < 20; ++i) TCCD_REQUIRE_OK(PutEntry(*store, i));
   Store::Usage usage = store->GetUsage();
   CHECK(usage.logical_bytes > kCap);

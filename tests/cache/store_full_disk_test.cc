@@ -34,26 +34,22 @@ using testing::TempDir;
 // Fails file creation and appends with ENOSPC, and reports no free space, while `full`.
 class FullDiskFileSystem final : public rocksdb::FileSystemWrapper {
  public:
-  FullDiskFileSystem()
-      : rocksdb::FileSystemWrapper(rocksdb::FileSystem::Default()) {}
+  FullDiskFileSystem() : rocksdb::FileSystemWrapper(rocksdb::FileSystem::Default()) {}
   const char* Name() const override { return "FullDiskFileSystem"; }
 
   std::atomic<bool> full{false};
 
-  rocksdb::IOStatus NewWritableFile(
-      const std::string& fname, const rocksdb::FileOptions& options,
-      std::unique_ptr<rocksdb::FSWritableFile>* result,
-      rocksdb::IODebugContext* dbg) override {
+  rocksdb::IOStatus NewWritableFile(const std::string& fname, const rocksdb::FileOptions& options,
+                                    std::unique_ptr<rocksdb::FSWritableFile>* result,
+                                    rocksdb::IODebugContext* dbg) override {
     if (full) return rocksdb::IOStatus::NoSpace("injected: creating", fname);
     std::unique_ptr<rocksdb::FSWritableFile> file;
     rocksdb::IOStatus s = target()->NewWritableFile(fname, options, &file, dbg);
     if (s.ok()) result->reset(new File(std::move(file), this));
     return s;
   }
-  rocksdb::IOStatus GetFreeSpace(const std::string& path,
-                                 const rocksdb::IOOptions& options,
-                                 uint64_t* free_space,
-                                 rocksdb::IODebugContext* dbg) override {
+  rocksdb::IOStatus GetFreeSpace(const std::string& path, const rocksdb::IOOptions& options,
+                                 uint64_t* free_space, rocksdb::IODebugContext* dbg) override {
     if (full) {
       *free_space = 0;
       return rocksdb::IOStatus::OK();
@@ -66,14 +62,12 @@ class FullDiskFileSystem final : public rocksdb::FileSystemWrapper {
    public:
     File(std::unique_ptr<rocksdb::FSWritableFile> file, FullDiskFileSystem* fs)
         : rocksdb::FSWritableFileOwnerWrapper(std::move(file)), fs_(fs) {}
-    rocksdb::IOStatus Append(const rocksdb::Slice& data,
-                             const rocksdb::IOOptions& options,
+    rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                              rocksdb::IODebugContext* dbg) override {
       if (fs_->full) return rocksdb::IOStatus::NoSpace("injected: appending");
       return target()->Append(data, options, dbg);
     }
-    rocksdb::IOStatus Append(const rocksdb::Slice& data,
-                             const rocksdb::IOOptions& options,
+    rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
                              const rocksdb::DataVerificationInfo& info,
                              rocksdb::IODebugContext* dbg) override {
       if (fs_->full) return rocksdb::IOStatus::NoSpace("injected: appending");
@@ -120,8 +114,7 @@ TEST_CASE(
   TCCD_REQUIRE_OK(store.PutManifest(key, MakeManifest(key, {a})));
 
   fs->full = true;
-  TCCD_REQUIRE_CODE(store.PutBlob("new bytes"),
-                    absl::StatusCode::kResourceExhausted);
+  TCCD_REQUIRE_CODE(store.PutBlob("new bytes"), absl::StatusCode::kResourceExhausted);
   CHECK(store.WritesStopped());
   // Later writes fail the same way, without touching the disk (and without aborting).
   for (int i = 0; i < 3; ++i) {
@@ -129,8 +122,7 @@ TEST_CASE(
     TCCD_REQUIRE_CODE(again, absl::StatusCode::kResourceExhausted);
     CHECK(absl::StrContains(again.status().message(), "still served"));
   }
-  TCCD_REQUIRE_CODE(store.RecordJobUse("job", key, false, 1),
-                    absl::StatusCode::kResourceExhausted);
+  TCCD_REQUIRE_CODE(store.RecordJobUse("job", key, false, 1), absl::StatusCode::kResourceExhausted);
   CHECK(*store.GetBlob(a) == "stored before the disk filled");
   TCCD_REQUIRE_OK(store.GetManifest(key));
   // Re-putting a stored blob writes nothing, so it still succeeds.
@@ -157,15 +149,13 @@ TEST_CASE(
     auto store = *OpenStoreWithFileSystemForTesting(SmallStore(dir.path()), fs);
     a = *store->PutBlob("acknowledged");  // in the WAL, not flushed
     fs->full = true;
-    TCCD_REQUIRE_CODE(store->PutBlob("refused"),
-                      absl::StatusCode::kResourceExhausted);
+    TCCD_REQUIRE_CODE(store->PutBlob("refused"), absl::StatusCode::kResourceExhausted);
     TCCD_REQUIRE_OK(store->Close());
   }
   fs->full = false;
   auto store = *OpenStoreWithFileSystemForTesting(SmallStore(dir.path()), fs);
   CHECK(*store->GetBlob(a) == "acknowledged");
-  TCCD_REQUIRE_CODE(store->GetBlob(Sha256Hex("refused")),
-                    absl::StatusCode::kNotFound);
+  TCCD_REQUIRE_CODE(store->GetBlob(Sha256Hex("refused")), absl::StatusCode::kNotFound);
 }
 
 TEST_CASE(

@@ -66,8 +66,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string key = tccd::cache::Sha256Hex("holder key");
-  absl::StatusOr<std::string> digest =
-      (*store)->PutBlob("written by the holder");
+  absl::StatusOr<std::string> digest = (*store)->PutBlob("written by the holder");
   tccd::v1::Manifest manifest;
   manifest.set_key(key);
   if (digest.ok()) manifest.add_artifacts()->set_digest(*digest);

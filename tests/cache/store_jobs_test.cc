@@ -22,8 +22,7 @@ std::vector<v1::JobEntry> JobOrDie(Store& store, const std::string& job_id) {
   return *std::move(entries);
 }
 
-TEST_CASE("RecordJobUse counts uses and keeps first and last times",
-          "[cache][store][jobs]") {
+TEST_CASE("RecordJobUse counts uses and keeps first and last times", "[cache][store][jobs]") {
   TempDir dir;
   auto store = OpenOrDie(dir.path());
   TCCD_REQUIRE_OK(store->RecordJobUse("job", kKey1, /*compiled=*/true, 1000));
@@ -48,8 +47,7 @@ TEST_CASE("RecordJobUse counts uses and keeps first and last times",
   CHECK_FALSE(e2.compiled_here());
 }
 
-TEST_CASE("compiled_here becomes true on a later compile",
-          "[cache][store][jobs]") {
+TEST_CASE("compiled_here becomes true on a later compile", "[cache][store][jobs]") {
   TempDir dir;
   auto store = OpenOrDie(dir.path());
   TCCD_REQUIRE_OK(store->RecordJobUse("job", kKey1, false, 1));
@@ -58,8 +56,7 @@ TEST_CASE("compiled_here becomes true on a later compile",
   CHECK(JobOrDie(*store, "job")[0].compiled_here());
 }
 
-TEST_CASE("jobs are isolated, even when one id prefixes another",
-          "[cache][store][jobs]") {
+TEST_CASE("jobs are isolated, even when one id prefixes another", "[cache][store][jobs]") {
   TempDir dir;
   auto store = OpenOrDie(dir.path());
   TCCD_REQUIRE_OK(store->RecordJobUse("a", kKey1, true, 1));
@@ -83,20 +80,17 @@ TEST_CASE("an empty job id means no job", "[cache][store][jobs]") {
   TCCD_REQUIRE_CODE(store->GetJob(""), absl::StatusCode::kInvalidArgument);
 }
 
-TEST_CASE("malformed job ids and keys are INVALID_ARGUMENT",
-          "[cache][store][jobs]") {
+TEST_CASE("malformed job ids and keys are INVALID_ARGUMENT", "[cache][store][jobs]") {
   TempDir dir;
   auto store = OpenOrDie(dir.path());
   SECTION("NUL in the job id") {
     const std::string job("a\0b", 3);
-    TCCD_REQUIRE_CODE(store->RecordJobUse(job, kKey1, true, 1),
-                      absl::StatusCode::kInvalidArgument);
+    TCCD_REQUIRE_CODE(store->RecordJobUse(job, kKey1, true, 1), absl::StatusCode::kInvalidArgument);
     TCCD_REQUIRE_CODE(store->GetJob(job), absl::StatusCode::kInvalidArgument);
   }
   SECTION("overlong job id") {
     const std::string job(100000, 'j');
-    TCCD_REQUIRE_CODE(store->RecordJobUse(job, kKey1, true, 1),
-                      absl::StatusCode::kInvalidArgument);
+    TCCD_REQUIRE_CODE(store->RecordJobUse(job, kKey1, true, 1), absl::StatusCode::kInvalidArgument);
     TCCD_REQUIRE_CODE(store->GetJob(job), absl::StatusCode::kInvalidArgument);
   }
   SECTION("malformed key") {

@@ -20,8 +20,7 @@ using testing::TempDir;
 
 const std::string kKey = Sha256Hex("compile key");
 
-TEST_CASE("PutManifest then GetManifest returns it",
-          "[cache][store][manifests]") {
+TEST_CASE("PutManifest then GetManifest returns it", "[cache][store][manifests]") {
   TempDir dir;
   auto store = OpenOrDie(dir.path());
   const std::string a = *store->PutBlob("kernels.so bytes");
@@ -36,21 +35,18 @@ TEST_CASE("PutManifest then GetManifest returns it",
   CHECK(store->GetUsage().manifests == 1);
 }
 
-TEST_CASE("GetManifest of an unknown key is NOT_FOUND",
-          "[cache][store][manifests]") {
+TEST_CASE("GetManifest of an unknown key is NOT_FOUND", "[cache][store][manifests]") {
   TempDir dir;
   auto store = OpenOrDie(dir.path());
   TCCD_REQUIRE_CODE(store->GetManifest(kKey), absl::StatusCode::kNotFound);
 }
 
-TEST_CASE("PutManifest naming a missing blob is FAILED_PRECONDITION",
-          "[cache][store][manifests]") {
+TEST_CASE("PutManifest naming a missing blob is FAILED_PRECONDITION", "[cache][store][manifests]") {
   TempDir dir;
   auto store = OpenOrDie(dir.path());
   const std::string present = *store->PutBlob("present");
   const std::string missing = Sha256Hex("never stored");
-  absl::Status status =
-      store->PutManifest(kKey, MakeManifest(kKey, {present, missing}));
+  absl::Status status = store->PutManifest(kKey, MakeManifest(kKey, {present, missing}));
   TCCD_REQUIRE_CODE(status, absl::StatusCode::kFailedPrecondition);
   CHECK(status.message().find(missing) != absl::string_view::npos);
   TCCD_REQUIRE_CODE(store->GetManifest(kKey), absl::StatusCode::kNotFound);
@@ -64,30 +60,25 @@ TEST_CASE("PutManifest rejects malformed input", "[cache][store][manifests]") {
   SECTION("malformed key") {
     TCCD_REQUIRE_CODE(store->PutManifest("KEY", MakeManifest("", {blob})),
                       absl::StatusCode::kInvalidArgument);
-    TCCD_REQUIRE_CODE(store->GetManifest("KEY"),
-                      absl::StatusCode::kInvalidArgument);
+    TCCD_REQUIRE_CODE(store->GetManifest("KEY"), absl::StatusCode::kInvalidArgument);
   }
   SECTION("manifest.key differs from the key") {
-    TCCD_REQUIRE_CODE(
-        store->PutManifest(kKey, MakeManifest(Sha256Hex("other"), {blob})),
-        absl::StatusCode::kInvalidArgument);
+    TCCD_REQUIRE_CODE(store->PutManifest(kKey, MakeManifest(Sha256Hex("other"), {blob})),
+                      absl::StatusCode::kInvalidArgument);
   }
   SECTION("malformed artifact digest") {
-    TCCD_REQUIRE_CODE(
-        store->PutManifest(kKey, MakeManifest(kKey, {blob, "not-a-digest"})),
-        absl::StatusCode::kInvalidArgument);
+    TCCD_REQUIRE_CODE(store->PutManifest(kKey, MakeManifest(kKey, {blob, "not-a-digest"})),
+                      absl::StatusCode::kInvalidArgument);
   }
   SECTION("declared size differs from the blob's") {
     v1::Manifest manifest = MakeManifest(kKey, {blob});
     manifest.mutable_artifacts(0)->set_size(5);
-    TCCD_REQUIRE_CODE(store->PutManifest(kKey, manifest),
-                      absl::StatusCode::kInvalidArgument);
+    TCCD_REQUIRE_CODE(store->PutManifest(kKey, manifest), absl::StatusCode::kInvalidArgument);
   }
   TCCD_REQUIRE_CODE(store->GetManifest(kKey), absl::StatusCode::kNotFound);
 }
 
-TEST_CASE("a manifest whose blob is corrupt on disk is NOT_FOUND",
-          "[cache][store][manifests]") {
+TEST_CASE("a manifest whose blob is corrupt on disk is NOT_FOUND", "[cache][store][manifests]") {
   TempDir dir;
   std::string good;
   std::string bad;
@@ -111,12 +102,10 @@ TEST_CASE("a manifest whose blob is corrupt on disk is NOT_FOUND",
   TCCD_REQUIRE_OK(store->GetManifest(kKey));
 }
 
-TEST_CASE("an unreadable manifest is NOT_FOUND and dropped",
-          "[cache][store][manifests]") {
+TEST_CASE("an unreadable manifest is NOT_FOUND and dropped", "[cache][store][manifests]") {
   TempDir dir;
   { auto store = OpenOrDie(dir.path()); }
-  RawPut(dir.path(), kActionsColumnFamily, kKey,
-         std::string("\xff\xff\xff\xff garbage", 13));
+  RawPut(dir.path(), kActionsColumnFamily, kKey, std::string("\xff\xff\xff\xff garbage", 13));
   auto store = OpenOrDie(dir.path());
   TCCD_REQUIRE_CODE(store->GetManifest(kKey), absl::StatusCode::kNotFound);
   TCCD_REQUIRE_OK(store->Close());

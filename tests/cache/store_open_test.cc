@@ -48,12 +48,10 @@ TEST_CASE("data persists across Close and reopen", "[cache][store][open]") {
   CHECK(usage.blob_bytes > 0);
 }
 
-TEST_CASE("a second Open of an open cache dir fails clearly",
-          "[cache][store][open]") {
+TEST_CASE("a second Open of an open cache dir fails clearly", "[cache][store][open]") {
   TempDir dir;
   auto first = OpenOrDie(dir.path());
-  absl::StatusOr<std::unique_ptr<Store>> second =
-      Store::Open({.path = dir.path()});
+  absl::StatusOr<std::unique_ptr<Store>> second = Store::Open({.path = dir.path()});
   TCCD_REQUIRE_CODE(second, absl::StatusCode::kFailedPrecondition);
   CHECK(Contains(second.status().message(), dir.path()));
   CHECK(Contains(second.status().message(), "in use by another tccd"));
@@ -82,13 +80,11 @@ TEST_CASE("another process's lock is reported, and its writes survive SIGKILL",
   }
   close(pipe_fds[1]);
   char buf[16] = {};
-  const ssize_t n =
-      read(pipe_fds[0], buf, sizeof(buf) - 1);  // blocks until "ready" or exit
+  const ssize_t n = read(pipe_fds[0], buf, sizeof(buf) - 1);  // blocks until "ready" or exit
   close(pipe_fds[0]);
   const bool ready = n > 0 && std::string(buf, n) == "ready\n";
 
-  absl::StatusOr<std::unique_ptr<Store>> locked =
-      Store::Open({.path = dir.path()});
+  absl::StatusOr<std::unique_ptr<Store>> locked = Store::Open({.path = dir.path()});
   kill(pid, SIGKILL);
   int wait_status = 0;
   REQUIRE(waitpid(pid, &wait_status, 0) == pid);
@@ -105,29 +101,24 @@ TEST_CASE("another process's lock is reported, and its writes survive SIGKILL",
   absl::StatusOr<v1::Manifest> manifest = store->GetManifest(key);
   TCCD_REQUIRE_OK(manifest);
   REQUIRE(manifest->artifacts_size() == 1);
-  CHECK(*store->GetBlob(manifest->artifacts(0).digest()) ==
-        "written by the holder");
+  CHECK(*store->GetBlob(manifest->artifacts(0).digest()) == "written by the holder");
   absl::StatusOr<std::vector<v1::JobEntry>> job = store->GetJob("holder job");
   TCCD_REQUIRE_OK(job);
   REQUIRE(job->size() == 1);
   CHECK((*job)[0].uses() == 1);
 }
 
-TEST_CASE("a cache dir from a newer schema is refused",
-          "[cache][store][open]") {
+TEST_CASE("a cache dir from a newer schema is refused", "[cache][store][open]") {
   TempDir dir;
   { OpenOrDie(dir.path()); }
   SECTION("newer version") {
-    RawPut(dir.path(), kMetaColumnFamily, kSchemaVersionKey,
-           std::to_string(kSchemaVersion + 1));
+    RawPut(dir.path(), kMetaColumnFamily, kSchemaVersionKey, std::to_string(kSchemaVersion + 1));
   }
   SECTION("newer version with a column family this tccd does not know") {
     RawPut(dir.path(), "from_the_future", "k", "v");
-    RawPut(dir.path(), kMetaColumnFamily, kSchemaVersionKey,
-           std::to_string(kSchemaVersion + 1));
+    RawPut(dir.path(), kMetaColumnFamily, kSchemaVersionKey, std::to_string(kSchemaVersion + 1));
   }
-  absl::StatusOr<std::unique_ptr<Store>> store =
-      Store::Open({.path = dir.path()});
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({.path = dir.path()});
   TCCD_REQUIRE_CODE(store, absl::StatusCode::kFailedPrecondition);
   CHECK(Contains(store.status().message(), dir.path()));
   CHECK(Contains(store.status().message(), "newer tccd"));
@@ -136,29 +127,23 @@ TEST_CASE("a cache dir from a newer schema is refused",
 TEST_CASE("an unknown schema version is refused", "[cache][store][open]") {
   TempDir dir;
   { OpenOrDie(dir.path()); }
-  const std::string version =
-      GENERATE(std::string("garbage"), std::string("0"));
+  const std::string version = GENERATE(std::string("garbage"), std::string("0"));
   RawPut(dir.path(), kMetaColumnFamily, kSchemaVersionKey, version);
-  TCCD_REQUIRE_CODE(Store::Open({.path = dir.path()}),
-                    absl::StatusCode::kFailedPrecondition);
+  TCCD_REQUIRE_CODE(Store::Open({.path = dir.path()}), absl::StatusCode::kFailedPrecondition);
 }
 
-TEST_CASE("a RocksDB database that is not a tccd cache is refused",
-          "[cache][store][open]") {
+TEST_CASE("a RocksDB database that is not a tccd cache is refused", "[cache][store][open]") {
   TempDir dir;
   RawPut(dir.path(), "default", "someone else's", "data");
-  absl::StatusOr<std::unique_ptr<Store>> store =
-      Store::Open({.path = dir.path()});
+  absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({.path = dir.path()});
   TCCD_REQUIRE_CODE(store, absl::StatusCode::kFailedPrecondition);
   CHECK(Contains(store.status().message(), "schema version"));
 }
 
-TEST_CASE("unusable paths give errors naming the path",
-          "[cache][store][open]") {
+TEST_CASE("unusable paths give errors naming the path", "[cache][store][open]") {
   TempDir dir;
   SECTION("empty path") {
-    TCCD_REQUIRE_CODE(Store::Open({.path = ""}),
-                      absl::StatusCode::kInvalidArgument);
+    TCCD_REQUIRE_CODE(Store::Open({.path = ""}), absl::StatusCode::kInvalidArgument);
   }
   SECTION("a regular file") {
     const std::string file = dir.Sub("file");
@@ -170,8 +155,7 @@ TEST_CASE("unusable paths give errors naming the path",
   SECTION("below a regular file") {
     const std::string file = dir.Sub("file");
     std::ofstream(file) << "not a directory";
-    absl::StatusOr<std::unique_ptr<Store>> store =
-        Store::Open({.path = file + "/cache"});
+    absl::StatusOr<std::unique_ptr<Store>> store = Store::Open({.path = file + "/cache"});
     REQUIRE_FALSE(store.ok());
     CHECK(Contains(store.status().message(), file));
   }
@@ -188,35 +172,29 @@ TEST_CASE("unusable paths give errors naming the path",
   }
 }
 
-TEST_CASE("a new cache dir is created, parents included",
-          "[cache][store][open]") {
+TEST_CASE("a new cache dir is created, parents included", "[cache][store][open]") {
   TempDir dir;
   auto store = OpenOrDie(dir.Sub("a/b/cache"));
   TCCD_REQUIRE_OK(store->PutBlob("x"));
 }
 
-TEST_CASE("a closed store refuses work and Close is idempotent",
-          "[cache][store][open]") {
+TEST_CASE("a closed store refuses work and Close is idempotent", "[cache][store][open]") {
   TempDir dir;
   auto store = OpenOrDie(dir.path());
   const std::string digest = *store->PutBlob("x");
   TCCD_REQUIRE_OK(store->Close());
   TCCD_REQUIRE_OK(store->Close());
-  TCCD_REQUIRE_CODE(store->GetBlob(digest),
-                    absl::StatusCode::kFailedPrecondition);
+  TCCD_REQUIRE_CODE(store->GetBlob(digest), absl::StatusCode::kFailedPrecondition);
   TCCD_REQUIRE_CODE(store->PutBlob("y"), absl::StatusCode::kFailedPrecondition);
-  TCCD_REQUIRE_CODE(store->GetManifest(digest),
-                    absl::StatusCode::kFailedPrecondition);
+  TCCD_REQUIRE_CODE(store->GetManifest(digest), absl::StatusCode::kFailedPrecondition);
   TCCD_REQUIRE_CODE(store->RecordJobUse("job", digest, true, 1),
                     absl::StatusCode::kFailedPrecondition);
-  TCCD_REQUIRE_CODE(store->GetJob("job"),
-                    absl::StatusCode::kFailedPrecondition);
+  TCCD_REQUIRE_CODE(store->GetJob("job"), absl::StatusCode::kFailedPrecondition);
   CHECK_FALSE(store->HasBlob(digest));
   CHECK(store->GetUsage().blobs == 0);
 }
 
-TEST_CASE("negative block cache size is INVALID_ARGUMENT",
-          "[cache][store][open]") {
+TEST_CASE("negative block cache size is INVALID_ARGUMENT", "[cache][store][open]") {
   TempDir dir;
   TCCD_REQUIRE_CODE(Store::Open({.path = dir.path(), .block_cache_bytes = -1}),
                     absl::StatusCode::kInvalidArgument);

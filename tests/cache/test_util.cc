@@ -15,8 +15,7 @@ namespace {
 // Opens `dir` with all its column families (creating `column_family` if
 // missing), runs `fn` with the DB and that family's handle, and closes it.
 template <typename Fn>
-void WithRawDb(const std::string& dir, const std::string& column_family,
-               Fn fn) {
+void WithRawDb(const std::string& dir, const std::string& column_family, Fn fn) {
   rocksdb::DBOptions options;
   options.create_if_missing = true;
   options.create_missing_column_families = true;
@@ -37,8 +36,7 @@ void WithRawDb(const std::string& dir, const std::string& column_family,
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
-  rocksdb::Status s =
-      rocksdb::DB::Open(options, dir, descriptors, &handles, &db);
+  rocksdb::Status s = rocksdb::DB::Open(options, dir, descriptors, &handles, &db);
   INFO(s.ToString());
   REQUIRE(s.ok());
   rocksdb::ColumnFamilyHandle* target = nullptr;
@@ -58,8 +56,7 @@ void WithRawDb(const std::string& dir, const std::string& column_family,
 TempDir::TempDir() {
   const char* tmp = getenv("TMPDIR");
   std::string pattern =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-      "/tccd_cache_test.XXXXXX";
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/tccd_cache_test.XXXXXX";
   REQUIRE(mkdtemp(pattern.data()) != nullptr);
   path_ = pattern;
 }
@@ -75,8 +72,7 @@ std::unique_ptr<Store> OpenOrDie(const std::string& path) {
   return *std::move(store);
 }
 
-v1::Manifest MakeManifest(const std::string& key,
-                          const std::vector<std::string>& digests) {
+v1::Manifest MakeManifest(const std::string& key, const std::vector<std::string>& digests) {
   v1::Manifest manifest;
   manifest.set_key(key);
   manifest.set_tccd_version("test");
@@ -91,43 +87,37 @@ v1::Manifest MakeManifest(const std::string& key,
   return manifest;
 }
 
-void RawPut(const std::string& dir, const std::string& column_family,
-            const std::string& key, const std::string& value) {
-  WithRawDb(dir, column_family,
-            [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
-              rocksdb::WriteOptions sync;
-              sync.sync = true;
-              REQUIRE(db->Put(sync, cf, key, value).ok());
-            });
+void RawPut(const std::string& dir, const std::string& column_family, const std::string& key,
+            const std::string& value) {
+  WithRawDb(dir, column_family, [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    REQUIRE(db->Put(sync, cf, key, value).ok());
+  });
 }
 
-std::optional<std::string> RawGet(const std::string& dir,
-                                  const std::string& column_family,
+std::optional<std::string> RawGet(const std::string& dir, const std::string& column_family,
                                   const std::string& key) {
   std::optional<std::string> result;
-  WithRawDb(dir, column_family,
-            [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
-              std::string value;
-              rocksdb::Status s =
-                  db->Get(rocksdb::ReadOptions(), cf, key, &value);
-              REQUIRE((s.ok() || s.IsNotFound()));
-              if (s.ok()) result = std::move(value);
-            });
+  WithRawDb(dir, column_family, [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
+    std::string value;
+    rocksdb::Status s = db->Get(rocksdb::ReadOptions(), cf, key, &value);
+    REQUIRE((s.ok() || s.IsNotFound()));
+    if (s.ok()) result = std::move(value);
+  });
   return result;
 }
 
 std::map<std::string, std::string> RawScan(const std::string& dir,
                                            const std::string& column_family) {
   std::map<std::string, std::string> rows;
-  WithRawDb(dir, column_family,
-            [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
-              std::unique_ptr<rocksdb::Iterator> it(
-                  db->NewIterator(rocksdb::ReadOptions(), cf));
-              for (it->SeekToFirst(); it->Valid(); it->Next()) {
-                rows.emplace(it->key().ToString(), it->value().ToString());
-              }
-              REQUIRE(it->status().ok());
-            });
+  WithRawDb(dir, column_family, [&](rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
+    std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), cf));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      rows.emplace(it->key().ToString(), it->value().ToString());
+    }
+    REQUIRE(it->status().ok());
+  });
   return rows;
 }
 

@@ -43,15 +43,13 @@ absl::Status StatusOf(const absl::StatusOr<T>& status_or) {
 std::unique_ptr<Store> OpenOrDie(const std::string& path);
 
 // A manifest for `key` naming one artifact per digest.
-v1::Manifest MakeManifest(const std::string& key,
-                          const std::vector<std::string>& digests);
+v1::Manifest MakeManifest(const std::string& key, const std::vector<std::string>& digests);
 
 // Direct RocksDB access to a cache dir whose Store is closed. Opens every
 // column family.
-void RawPut(const std::string& dir, const std::string& column_family,
-            const std::string& key, const std::string& value);
-std::optional<std::string> RawGet(const std::string& dir,
-                                  const std::string& column_family,
+void RawPut(const std::string& dir, const std::string& column_family, const std::string& key,
+            const std::string& value);
+std::optional<std::string> RawGet(const std::string& dir, const std::string& column_family,
                                   const std::string& key);
 
 // Every row of `column_family` of a closed cache dir, key -> value.

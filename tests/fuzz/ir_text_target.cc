@@ -15,19 +15,23 @@ absl::Status CheckIrText(const uint8_t* data, size_t size) {
   absl::StatusOr<ir::Graph> graph = ir::ParseGraph(text);
   if (!graph.ok()) {
     if (absl::IsInvalidArgument(graph.status())) return absl::OkStatus();
-    return absl::InternalError(absl::StrCat("parse error is not INVALID_ARGUMENT: ", graph.status().ToString()));
+    return absl::InternalError(
+        absl::StrCat("parse error is not INVALID_ARGUMENT: ", graph.status().ToString()));
   }
   // PrintGraph and ParseGraph are inverse (the IR tests rely on it).
   const std::string printed = ir::PrintGraph(*graph);
   absl::StatusOr<ir::Graph> again = ir::ParseGraph(printed);
   if (!again.ok())
-    return absl::InternalError(absl::StrCat("printed graph does not parse: ", again.status().ToString(), "\n", printed));
+    return absl::InternalError(
+        absl::StrCat("printed graph does not parse: ", again.status().ToString(), "\n", printed));
   if (std::string reprinted = ir::PrintGraph(*again); reprinted != printed)
-    return absl::InternalError(absl::StrCat("print(parse(print(g))) != print(g):\n", printed, "\nvs\n", reprinted));
+    return absl::InternalError(
+        absl::StrCat("print(parse(print(g))) != print(g):\n", printed, "\nvs\n", reprinted));
 
   absl::Status verified = ir::VerifyGraph(*graph);
   if (!verified.ok() && !absl::IsInvalidArgument(verified))
-    return absl::InternalError(absl::StrCat("verifier error is not INVALID_ARGUMENT: ", verified.ToString()));
+    return absl::InternalError(
+        absl::StrCat("verifier error is not INVALID_ARGUMENT: ", verified.ToString()));
   return absl::OkStatus();
 }
 

@@ -33,8 +33,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tccd::v1::CompileRequest request;
     if (request.ParseFromArray(data, static_cast<int>(size))) {
       absl::StatusOr<tccd::ir::Graph> graph = tccd::ir::GraphFromProto(request.graph());
-      std::fprintf(stderr, "target %s\n%s\n", tccd::v1::DeviceType_Name(request.target().device_type()).c_str(),
-                   graph.ok() ? tccd::ir::PrintGraph(*graph).c_str() : graph.status().ToString().c_str());
+      std::fprintf(
+          stderr, "target %s\n%s\n",
+          tccd::v1::DeviceType_Name(request.target().device_type()).c_str(),
+          graph.ok() ? tccd::ir::PrintGraph(*graph).c_str() : graph.status().ToString().c_str());
     }
   }
   if (absl::Status s = tccd::fuzz::CheckRequest(data, size); !s.ok()) {
@@ -46,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
-extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
   std::mt19937_64 rng(seed);
   tccd::v1::CompileRequest request;
   // One in eight: the raw bytes (the proto decoder, and requests the mutator cannot make).
@@ -54,7 +57,8 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
     return LLVMFuzzerMutate(data, size, max_size);
   tccd::fuzz::MutateRequest(request, rng);
   std::string bytes;
-  if (!request.SerializeToString(&bytes) || bytes.size() > max_size) return LLVMFuzzerMutate(data, size, max_size);
+  if (!request.SerializeToString(&bytes) || bytes.size() > max_size)
+    return LLVMFuzzerMutate(data, size, max_size);
   std::copy(bytes.begin(), bytes.end(), data);
   return bytes.size();
 }

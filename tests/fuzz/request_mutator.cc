@@ -15,25 +15,68 @@ int64_t Pick(Rng& rng, int64_t n) {  // uniform in [0, n), n >= 1
 
 // Integers that sit on boundaries the daemon checks or computes with.
 int64_t InterestingInt(Rng& rng) {
-  static const int64_t kValues[] = {0, 1, -1, 2, 3, 7, 8, 16, 17, 64, 1023, 1024, 65536, -2, -3,
-                                    INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, int64_t{1} << 31,
-                                    int64_t{1} << 40, int64_t{1} << 62};
+  static const int64_t kValues[] = {0,
+                                    1,
+                                    -1,
+                                    2,
+                                    3,
+                                    7,
+                                    8,
+                                    16,
+                                    17,
+                                    64,
+                                    1023,
+                                    1024,
+                                    65536,
+                                    -2,
+                                    -3,
+                                    INT32_MAX,
+                                    INT32_MIN,
+                                    INT64_MAX,
+                                    INT64_MIN,
+                                    int64_t{1} << 31,
+                                    int64_t{1} << 40,
+                                    int64_t{1} << 62};
   return kValues[Pick(rng, std::size(kValues))];
 }
 
 std::vector<std::string>& OpNames() {
-  static auto* names = new std::vector<std::string>{
-      "aten::add.Tensor", "aten::view.default", "aten::permute.default", "aten::sum.dim_IntList",
-      "aten::mm.default", "aten::native_layer_norm.default", "aten::native_batch_norm.default",
-      "aten::native_dropout.default", "aten::fill.Scalar", "aten::expand.default",
-      "aten::_softmax.default", "aten::amax.default", "aten::where.self", "aten::cat.default",
-      "aten::_to_copy.default", "aten::clone.default", "aten::addmm.default", "aten::bmm.default",
-      "aten::constant_pad_nd.default", "aten::slice.Tensor", "aten::select.int",
-      "aten::gather.default", "aten::index.Tensor", "aten::embedding.default",
-      "aten::native_layer_norm_backward.default", "aten::native_batch_norm_backward.default",
-      "aten::convolution.default", "aten::unsqueeze.default", "aten::squeeze.dim",
-      "aten::reshape.default", "aten::t.default", "aten::transpose.int", "aten::full.default",
-      "aten::scalar_tensor.default", "aten::rand.default", "prims::convert_element_type.default"};
+  static auto* names = new std::vector<std::string>{"aten::add.Tensor",
+                                                    "aten::view.default",
+                                                    "aten::permute.default",
+                                                    "aten::sum.dim_IntList",
+                                                    "aten::mm.default",
+                                                    "aten::native_layer_norm.default",
+                                                    "aten::native_batch_norm.default",
+                                                    "aten::native_dropout.default",
+                                                    "aten::fill.Scalar",
+                                                    "aten::expand.default",
+                                                    "aten::_softmax.default",
+                                                    "aten::amax.default",
+                                                    "aten::where.self",
+                                                    "aten::cat.default",
+                                                    "aten::_to_copy.default",
+                                                    "aten::clone.default",
+                                                    "aten::addmm.default",
+                                                    "aten::bmm.default",
+                                                    "aten::constant_pad_nd.default",
+                                                    "aten::slice.Tensor",
+                                                    "aten::select.int",
+                                                    "aten::gather.default",
+                                                    "aten::index.Tensor",
+                                                    "aten::embedding.default",
+                                                    "aten::native_layer_norm_backward.default",
+                                                    "aten::native_batch_norm_backward.default",
+                                                    "aten::convolution.default",
+                                                    "aten::unsqueeze.default",
+                                                    "aten::squeeze.dim",
+                                                    "aten::reshape.default",
+                                                    "aten::t.default",
+                                                    "aten::transpose.int",
+                                                    "aten::full.default",
+                                                    "aten::scalar_tensor.default",
+                                                    "aten::rand.default",
+                                                    "prims::convert_element_type.default"};
   return *names;
 }
 
@@ -47,10 +90,18 @@ void Remember(const std::string& op) {
 
 void MutateDim(v1::Dim& dim, Rng& rng) {
   switch (Pick(rng, 4)) {
-    case 0: dim.set_value(InterestingInt(rng)); break;
-    case 1: dim.set_value(static_cast<int64_t>(static_cast<uint64_t>(dim.value()) + Pick(rng, 5) - 2)); break;
-    case 2: dim.set_expr(Pick(rng, 2) ? "s0" : "s0*2 + 1"); break;
-    default: dim.set_value(Pick(rng, 33)); break;
+    case 0:
+      dim.set_value(InterestingInt(rng));
+      break;
+    case 1:
+      dim.set_value(static_cast<int64_t>(static_cast<uint64_t>(dim.value()) + Pick(rng, 5) - 2));
+      break;
+    case 2:
+      dim.set_expr(Pick(rng, 2) ? "s0" : "s0*2 + 1");
+      break;
+    default:
+      dim.set_value(Pick(rng, 33));
+      break;
   }
 }
 
@@ -60,11 +111,18 @@ void MutateMeta(v1::TensorMeta& meta, Rng& rng) {
       if (meta.sizes_size() > 0) MutateDim(*meta.mutable_sizes(Pick(rng, meta.sizes_size())), rng);
       break;
     case 1:
-      if (meta.strides_size() > 0) MutateDim(*meta.mutable_strides(Pick(rng, meta.strides_size())), rng);
+      if (meta.strides_size() > 0)
+        MutateDim(*meta.mutable_strides(Pick(rng, meta.strides_size())), rng);
       break;
-    case 2: MutateDim(*meta.mutable_storage_offset(), rng); break;
-    case 3: meta.set_dtype(static_cast<v1::DType>(Pick(rng, 20))); break;
-    case 4: meta.mutable_device()->set_type(static_cast<v1::DeviceType>(Pick(rng, 4))); break;
+    case 2:
+      MutateDim(*meta.mutable_storage_offset(), rng);
+      break;
+    case 3:
+      meta.set_dtype(static_cast<v1::DType>(Pick(rng, 20)));
+      break;
+    case 4:
+      meta.mutable_device()->set_type(static_cast<v1::DeviceType>(Pick(rng, 4)));
+      break;
     case 5:  // add a dimension (size and stride), or drop one
       if (Pick(rng, 2) && meta.sizes_size() > 0) {
         meta.mutable_sizes()->RemoveLast();
@@ -82,35 +140,54 @@ void MutateMeta(v1::TensorMeta& meta, Rng& rng) {
 
 void MutateValue(v1::Value& value, int num_nodes, int num_inputs, Rng& rng, int depth = 0) {
   switch (Pick(rng, 10)) {
-    case 0: value.set_int_value(InterestingInt(rng)); break;
-    case 1: value.set_float_value(Pick(rng, 2) ? -0.0 : 1e308 * (Pick(rng, 3) - 1)); break;
-    case 2: value.set_bool_value(Pick(rng, 2)); break;
-    case 3: value.set_none(true); break;
-    case 4: value.set_dtype(static_cast<v1::DType>(Pick(rng, 20))); break;
+    case 0:
+      value.set_int_value(InterestingInt(rng));
+      break;
+    case 1:
+      value.set_float_value(Pick(rng, 2) ? -0.0 : 1e308 * (Pick(rng, 3) - 1));
+      break;
+    case 2:
+      value.set_bool_value(Pick(rng, 2));
+      break;
+    case 3:
+      value.set_none(true);
+      break;
+    case 4:
+      value.set_dtype(static_cast<v1::DType>(Pick(rng, 20)));
+      break;
     case 5: {  // a reference to another tensor, maybe a forward or out-of-range one
       v1::ValueRef* ref = value.mutable_ref();
-      ref->set_node(Pick(rng, 8) == 0 ? static_cast<int32_t>(InterestingInt(rng))
-                                      : static_cast<int32_t>(Pick(rng, num_nodes + num_inputs + 1)) - num_inputs);
+      ref->set_node(Pick(rng, 8) == 0
+                        ? static_cast<int32_t>(InterestingInt(rng))
+                        : static_cast<int32_t>(Pick(rng, num_nodes + num_inputs + 1)) - num_inputs);
       ref->set_output(Pick(rng, 6) == 0 ? 3 : 0);
       break;
     }
     case 6: {
       v1::ValueList* list = value.mutable_list();
       if (list->items_size() > 0 && depth < 3) {
-        MutateValue(*list->mutable_items(Pick(rng, list->items_size())), num_nodes, num_inputs, rng, depth + 1);
+        MutateValue(*list->mutable_items(Pick(rng, list->items_size())), num_nodes, num_inputs, rng,
+                    depth + 1);
       } else {
         list->add_items()->set_int_value(Pick(rng, 4) - 1);
       }
       break;
     }
     case 7:
-      if (value.has_list() && value.list().items_size() > 0) value.mutable_list()->mutable_items()->RemoveLast();
-      else value.set_sym_expr("s0");
+      if (value.has_list() && value.list().items_size() > 0)
+        value.mutable_list()->mutable_items()->RemoveLast();
+      else
+        value.set_sym_expr("s0");
       break;
-    case 8: value.set_memory_format(static_cast<int32_t>(Pick(rng, 6))); break;
+    case 8:
+      value.set_memory_format(static_cast<int32_t>(Pick(rng, 6)));
+      break;
     default:
-      if (value.kind_case() == v1::Value::kIntValue) value.set_int_value(static_cast<int64_t>(static_cast<uint64_t>(value.int_value()) + Pick(rng, 5) - 2));
-      else value.set_string_value("none");
+      if (value.kind_case() == v1::Value::kIntValue)
+        value.set_int_value(
+            static_cast<int64_t>(static_cast<uint64_t>(value.int_value()) + Pick(rng, 5) - 2));
+      else
+        value.set_string_value("none");
       break;
   }
 }
@@ -125,16 +202,21 @@ void MutateNode(v1::Graph& graph, int index, Rng& rng) {
       break;
     }
     case 1:
-      if (node.args_size() > 0) MutateValue(*node.mutable_args(Pick(rng, node.args_size())), index, num_inputs, rng);
-      else MutateValue(*node.add_args(), index, num_inputs, rng);
+      if (node.args_size() > 0)
+        MutateValue(*node.mutable_args(Pick(rng, node.args_size())), index, num_inputs, rng);
+      else
+        MutateValue(*node.add_args(), index, num_inputs, rng);
       break;
     case 2:
-      if (node.args_size() > 0 && Pick(rng, 2)) node.mutable_args()->RemoveLast();
-      else MutateValue(*node.add_args(), index, num_inputs, rng);
+      if (node.args_size() > 0 && Pick(rng, 2))
+        node.mutable_args()->RemoveLast();
+      else
+        MutateValue(*node.add_args(), index, num_inputs, rng);
       break;
     case 3:
       if (node.kwargs_size() > 0) {
-        MutateValue(*node.mutable_kwargs(Pick(rng, node.kwargs_size()))->mutable_value(), index, num_inputs, rng);
+        MutateValue(*node.mutable_kwargs(Pick(rng, node.kwargs_size()))->mutable_value(), index,
+                    num_inputs, rng);
       } else {
         v1::NamedValue* kw = node.add_kwargs();
         kw->set_name(Pick(rng, 2) ? "dtype" : "dim");
@@ -142,11 +224,14 @@ void MutateNode(v1::Graph& graph, int index, Rng& rng) {
       }
       break;
     case 4:
-      if (node.outputs_size() > 0) MutateMeta(*node.mutable_outputs(Pick(rng, node.outputs_size())), rng);
+      if (node.outputs_size() > 0)
+        MutateMeta(*node.mutable_outputs(Pick(rng, node.outputs_size())), rng);
       break;
     default:
-      if (node.outputs_size() > 1 && Pick(rng, 2)) node.mutable_outputs()->RemoveLast();
-      else if (node.outputs_size() > 0) *node.add_outputs() = node.outputs(0);
+      if (node.outputs_size() > 1 && Pick(rng, 2))
+        node.mutable_outputs()->RemoveLast();
+      else if (node.outputs_size() > 0)
+        *node.add_outputs() = node.outputs(0);
       break;
   }
 }
@@ -155,11 +240,15 @@ void MutateOnce(v1::CompileRequest& request, Rng& rng) {
   v1::Graph& graph = *request.mutable_graph();
   const int num_nodes = graph.nodes_size();
   switch (Pick(rng, 12)) {
-    case 0: case 1: case 2: case 3:
+    case 0:
+    case 1:
+    case 2:
+    case 3:
       if (num_nodes > 0) MutateNode(graph, Pick(rng, num_nodes), rng);
       break;
     case 4:
-      if (graph.inputs_size() > 0) MutateMeta(*graph.mutable_inputs(Pick(rng, graph.inputs_size())), rng);
+      if (graph.inputs_size() > 0)
+        MutateMeta(*graph.mutable_inputs(Pick(rng, graph.inputs_size())), rng);
       break;
     case 5:  // drop or duplicate a node (refs after it now point elsewhere)
       if (num_nodes > 0 && Pick(rng, 2)) {
@@ -170,7 +259,8 @@ void MutateOnce(v1::CompileRequest& request, Rng& rng) {
       break;
     case 6:
       if (graph.outputs_size() > 0)
-        MutateValue(*graph.mutable_outputs(Pick(rng, graph.outputs_size())), num_nodes, graph.inputs_size(), rng);
+        MutateValue(*graph.mutable_outputs(Pick(rng, graph.outputs_size())), num_nodes,
+                    graph.inputs_size(), rng);
       else
         MutateValue(*graph.add_outputs(), num_nodes, graph.inputs_size(), rng);
       break;
@@ -185,22 +275,36 @@ void MutateOnce(v1::CompileRequest& request, Rng& rng) {
     case 8: {
       v1::Target& target = *request.mutable_target();
       switch (Pick(rng, 5)) {
-        case 0: target.set_device_type(static_cast<v1::DeviceType>(Pick(rng, 4))); break;
-        case 1: target.set_cpu_arch(Pick(rng, 3) == 0 ? "aarch64" : Pick(rng, 2) ? "x86_64" : ""); break;
-        case 2: target.add_cpu_features(Pick(rng, 2) ? "avx512f" : "bogus"); break;
-        case 3: target.set_cuda_cc_major(static_cast<int32_t>(Pick(rng, 2) ? Pick(rng, 13) : InterestingInt(rng))); break;
-        default: target.set_cuda_cc_minor(static_cast<int32_t>(Pick(rng, 10) - 1)); break;
+        case 0:
+          target.set_device_type(static_cast<v1::DeviceType>(Pick(rng, 4)));
+          break;
+        case 1:
+          target.set_cpu_arch(Pick(rng, 3) == 0 ? "aarch64" : Pick(rng, 2) ? "x86_64" : "");
+          break;
+        case 2:
+          target.add_cpu_features(Pick(rng, 2) ? "avx512f" : "bogus");
+          break;
+        case 3:
+          target.set_cuda_cc_major(
+              static_cast<int32_t>(Pick(rng, 2) ? Pick(rng, 13) : InterestingInt(rng)));
+          break;
+        default:
+          target.set_cuda_cc_minor(static_cast<int32_t>(Pick(rng, 10) - 1));
+          break;
       }
       break;
     }
     case 9: {
       v1::CompileOptions& options = *request.mutable_options();
-      if (Pick(rng, 2)) options.set_mode(Pick(rng, 2) ? "max-autotune" : "reduce-overhead");
-      else (*options.mutable_extra())["fallback_random"] = Pick(rng, 2) ? "1" : "false";
+      if (Pick(rng, 2))
+        options.set_mode(Pick(rng, 2) ? "max-autotune" : "reduce-overhead");
+      else
+        (*options.mutable_extra())["fallback_random"] = Pick(rng, 2) ? "1" : "false";
       break;
     }
     case 10:  // swap two nodes: refs now point forward
-      if (num_nodes > 1) graph.mutable_nodes()->SwapElements(Pick(rng, num_nodes), Pick(rng, num_nodes));
+      if (num_nodes > 1)
+        graph.mutable_nodes()->SwapElements(Pick(rng, num_nodes), Pick(rng, num_nodes));
       break;
     default:  // a new node from an existing one, consuming the last node's output
       if (num_nodes > 0) {

@@ -26,12 +26,15 @@ absl::Status CheckRequest(const uint8_t* data, size_t size) {
   if (!request.ParseFromArray(data, static_cast<int>(size))) return absl::OkStatus();
 
   absl::Status valid = server::ValidateCompileRequest(request);
-  if (absl::Status s = NotInternal(valid, "ValidateCompileRequest"); !s.ok() || !valid.ok()) return s;
+  if (absl::Status s = NotInternal(valid, "ValidateCompileRequest"); !s.ok() || !valid.ok())
+    return s;
 
   absl::StatusOr<codegen::Prepared> prepared = codegen::Prepare(server::CompileInputOf(request));
-  if (absl::Status s = NotInternal(prepared.status(), "Prepare"); !s.ok() || !prepared.ok()) return s;
+  if (absl::Status s = NotInternal(prepared.status(), "Prepare"); !s.ok() || !prepared.ok())
+    return s;
   const std::string key = server::ComputeRequestKey(request, *prepared, "fuzz");
-  if (key.size() != 64) return absl::InternalError(absl::StrCat("compile key \"", key, "\" is not a SHA-256"));
+  if (key.size() != 64)
+    return absl::InternalError(absl::StrCat("compile key \"", key, "\" is not a SHA-256"));
 
   absl::StatusOr<codegen::Lowered> lowered = codegen::Lower(*prepared);
   if (absl::Status s = NotInternal(lowered.status(), "Lower"); !s.ok() || !lowered.ok()) return s;

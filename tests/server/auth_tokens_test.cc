@@ -33,8 +33,7 @@ TEST_CASE("tokens: missing, malformed and unknown are UNAUTHENTICATED", "[auth]"
   for (const char* header : {"", "compile-token-0123456789", "Basic compile-token-0123456789",
                              "Bearer compile-token-012345678", "Bearer "}) {
     INFO(header);
-    CHECK((*tokens)->Authenticate(header).status().code() ==
-          absl::StatusCode::kUnauthenticated);
+    CHECK((*tokens)->Authenticate(header).status().code() == absl::StatusCode::kUnauthenticated);
   }
 }
 

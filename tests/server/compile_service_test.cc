@@ -26,8 +26,8 @@ namespace {
 // relies on.
 class FakeStore final : public cache::Store {
  public:
-  absl::StatusOr<std::string> PutBlob(
-      absl::string_view bytes, absl::string_view expected_digest) override {
+  absl::StatusOr<std::string> PutBlob(absl::string_view bytes,
+                                      absl::string_view expected_digest) override {
     std::string digest = cache::Sha256Hex(bytes);
     if (!expected_digest.empty() && expected_digest != digest) {
       return absl::DataLossError("digest mismatch");
@@ -47,12 +47,10 @@ class FakeStore final : public cache::Store {
     absl::MutexLock lock(&mu_);
     return blobs_.contains(digest);
   }
-  absl::Status PutManifest(absl::string_view key,
-                           const v1::Manifest& manifest) override {
+  absl::Status PutManifest(absl::string_view key, const v1::Manifest& manifest) override {
     absl::MutexLock lock(&mu_);
     for (const v1::Artifact& artifact : manifest.artifacts()) {
-      if (!blobs_.contains(artifact.digest()))
-        return absl::FailedPreconditionError("blob");
+      if (!blobs_.contains(artifact.digest())) return absl::FailedPreconditionError("blob");
     }
     manifests_[key] = manifest;
     return absl::OkStatus();
@@ -63,8 +61,8 @@ class FakeStore final : public cache::Store {
     if (it == manifests_.end()) return absl::NotFoundError("no manifest");
     return it->second;
   }
-  absl::Status RecordJobUse(absl::string_view job_id, absl::string_view key,
-                            bool compiled, int64_t now_unix_ms) override {
+  absl::Status RecordJobUse(absl::string_view job_id, absl::string_view key, bool compiled,
+                            int64_t now_unix_ms) override {
     if (full) return absl::ResourceExhaustedError("disk full");
     absl::MutexLock lock(&mu_);
     v1::JobEntry& entry = jobs_[std::string(job_id)][std::string(key)];
@@ -75,12 +73,10 @@ class FakeStore final : public cache::Store {
     entry.set_compiled_here(entry.compiled_here() || compiled);
     return absl::OkStatus();
   }
-  absl::StatusOr<std::vector<v1::JobEntry>> GetJob(
-      absl::string_view job_id) override {
+  absl::StatusOr<std::vector<v1::JobEntry>> GetJob(absl::string_view job_id) override {
     absl::MutexLock lock(&mu_);
     std::vector<v1::JobEntry> entries;
-    for (const auto& [key, entry] : jobs_[std::string(job_id)])
-      entries.push_back(entry);
+    for (const auto& [key, entry] : jobs_[std::string(job_id)]) entries.push_back(entry);
     return entries;
   }
   absl::StatusOr<v1::DynamicProfile> GetDynamicProfile(absl::string_view job_id) override {
@@ -113,10 +109,8 @@ class FakeStore final : public cache::Store {
  private:
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::string> blobs_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, v1::Manifest> manifests_
-      ABSL_GUARDED_BY(mu_);
-  std::map<std::string, std::map<std::string, v1::JobEntry>> jobs_
-      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, v1::Manifest> manifests_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::map<std::string, v1::JobEntry>> jobs_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, v1::DynamicProfile> profiles_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -126,36 +120,28 @@ class FakeStore final : public cache::Store {
 //   throws
 class FakeCompiler final : public Compiler {
  public:
-  absl::StatusOr<codegen::Prepared> Prepare(
-      const codegen::CompileInput& input) override {
+  absl::StatusOr<codegen::Prepared> Prepare(const codegen::CompileInput& input) override {
     codegen::Prepared prepared;
     for (const v1::Node& node : input.graph->nodes()) {
-      if (node.target() == "bad")
-        return absl::InvalidArgumentError("node 0: dangling ref");
-      if (node.target() == "symbolic")
-        return absl::UnimplementedError("symbolic shapes");
+      if (node.target() == "bad") return absl::InvalidArgumentError("node 0: dangling ref");
+      if (node.target() == "symbolic") return absl::UnimplementedError("symbolic shapes");
       absl::StrAppend(&prepared.canonical_ir, node.target(), ";");
     }
-    prepared.target_key =
-        absl::StrCat("cpu:", input.target->cpu_arch(), "/", input.mode);
+    prepared.target_key = absl::StrCat("cpu:", input.target->cpu_arch(), "/", input.mode);
     return prepared;
   }
 
-  absl::StatusOr<codegen::CompileOutput> Compile(
-      const codegen::Prepared& prepared) override {
+  absl::StatusOr<codegen::CompileOutput> Compile(const codegen::Prepared& prepared) override {
     if (gate_) gate_();
     compiles_.fetch_add(1);
-    if (prepared.canonical_ir == "fail;")
-      return absl::InvalidArgumentError("cannot lower");
-    if (prepared.canonical_ir == "throw;")
-      throw std::runtime_error("compiler bug");
+    if (prepared.canonical_ir == "fail;") return absl::InvalidArgumentError("cannot lower");
+    if (prepared.canonical_ir == "throw;") throw std::runtime_error("compiler bug");
     codegen::CompileOutput output;
     output.plan.set_num_inputs(1);
     output.artifacts.push_back({.name = "kernels.so",
                                 .kind = v1::CPU_SHARED_OBJECT,
                                 .bytes = "ELF" + prepared.canonical_ir});
-    output.artifacts.push_back(
-        {.name = "graph.txt", .kind = v1::TEXT, .bytes = ""});
+    output.artifacts.push_back({.name = "graph.txt", .kind = v1::TEXT, .bytes = ""});
     return output;
   }
 
@@ -174,8 +160,8 @@ class FakeCompiler final : public Compiler {
   std::atomic<int> compiles_{0};
 };
 
-v1::CompileRequest Request(std::vector<std::string> targets,
-                           std::string job = "job-1", int rank = 0) {
+v1::CompileRequest Request(std::vector<std::string> targets, std::string job = "job-1",
+                           int rank = 0) {
   v1::CompileRequest request;
   for (const std::string& target : targets)
     request.mutable_graph()->add_nodes()->set_target(target);
@@ -188,32 +174,26 @@ v1::CompileRequest Request(std::vector<std::string> targets,
 }
 
 struct Fixture {
-  explicit Fixture(
-      int compile_threads = 2,
-      std::function<void(absl::string_view)> on_dedup_wait = nullptr) {
+  explicit Fixture(int compile_threads = 2,
+                   std::function<void(absl::string_view)> on_dedup_wait = nullptr) {
     auto owned = std::make_unique<FakeCompiler>();
     compiler = owned.get();
     service = std::make_unique<CompileService>(
-        CompileServiceOptions{
-            .compile_threads = compile_threads,
-            .cache_dir = "/fake",
-            .on_dedup_wait_for_testing = std::move(on_dedup_wait)},
+        CompileServiceOptions{.compile_threads = compile_threads,
+                              .cache_dir = "/fake",
+                              .on_dedup_wait_for_testing = std::move(on_dedup_wait)},
         &store, std::move(owned));
   }
-  int64_t Counter(const std::string& name) {
-    return service->GetStats().counters().at(name);
-  }
+  int64_t Counter(const std::string& name) { return service->GetStats().counters().at(name); }
 
   FakeStore store;
   FakeCompiler* compiler;
   std::unique_ptr<CompileService> service;
 };
 
-TEST_CASE(
-    "CompileService: a miss compiles and stores, the same graph then hits") {
+TEST_CASE("CompileService: a miss compiles and stores, the same graph then hits") {
   Fixture f;
-  absl::StatusOr<v1::CompileResponse> first =
-      f.service->CompileAndWait(Request({"aten::add"}));
+  absl::StatusOr<v1::CompileResponse> first = f.service->CompileAndWait(Request({"aten::add"}));
   REQUIRE(first.ok());
   CHECK_FALSE(first->cache_hit());
   CHECK_FALSE(first->deduplicated());
@@ -262,8 +242,7 @@ TEST_CASE(
       f.service->CompileAndWait(Request({"aten::add"}, "job-2"));
   REQUIRE(hit.ok());
   CHECK(hit->cache_hit());
-  absl::StatusOr<v1::CompileResponse> miss =
-      f.service->CompileAndWait(Request({"aten::mul"}));
+  absl::StatusOr<v1::CompileResponse> miss = f.service->CompileAndWait(Request({"aten::mul"}));
   REQUIRE(miss.status().code() == absl::StatusCode::kResourceExhausted);
   CHECK(absl::StrContains(miss.status().message(), "cannot be written now"));
   CHECK(f.compiler->compiles() == 1);
@@ -271,8 +250,7 @@ TEST_CASE(
   CHECK(f.Counter("store_full_refusals") == 1);
 
   f.store.full = false;  // space is back: compiles again, no restart
-  absl::StatusOr<v1::CompileResponse> later =
-      f.service->CompileAndWait(Request({"aten::mul"}));
+  absl::StatusOr<v1::CompileResponse> later = f.service->CompileAndWait(Request({"aten::mul"}));
   REQUIRE(later.ok());
   CHECK_FALSE(later->cache_hit());
   CHECK(f.Counter("store_writes_stopped") == 0);
@@ -292,10 +270,8 @@ TEST_CASE(
 
   std::string keys[4];
   int i = 0;
-  for (const v1::CompileRequest* request :
-       {&plain, &default_mode, &autotune, &extra}) {
-    absl::StatusOr<v1::CompileResponse> response =
-        f.service->CompileAndWait(*request);
+  for (const v1::CompileRequest* request : {&plain, &default_mode, &autotune, &extra}) {
+    absl::StatusOr<v1::CompileResponse> response = f.service->CompileAndWait(*request);
     REQUIRE(response.ok());
     keys[i++] = response->manifest().key();
   }
@@ -327,9 +303,8 @@ TEST_CASE("CompileService: N identical concurrent requests compile once") {
   std::vector<absl::StatusOr<v1::CompileResponse>> responses(kRanks);
   std::vector<std::thread> threads;
   for (int rank = 0; rank < kRanks; ++rank) {
-    threads.emplace_back([&, rank] {
-      responses[rank] = f.service->CompileAndWait(requests[rank]);
-    });
+    threads.emplace_back(
+        [&, rank] { responses[rank] = f.service->CompileAndWait(requests[rank]); });
   }
   for (std::thread& t : threads) t.join();
 
@@ -357,16 +332,13 @@ TEST_CASE("CompileService: N identical concurrent requests compile once") {
   CHECK(entries->entries(0).compiled_here());
 }
 
-TEST_CASE(
-    "CompileService: user errors pass through with their code and message") {
+TEST_CASE("CompileService: user errors pass through with their code and message") {
   Fixture f;
   v1::CompileRequest no_graph = Request({});
   no_graph.clear_graph();
-  absl::StatusOr<v1::CompileResponse> response =
-      f.service->CompileAndWait(no_graph);
+  absl::StatusOr<v1::CompileResponse> response = f.service->CompileAndWait(no_graph);
   CHECK(response.status().code() == absl::StatusCode::kInvalidArgument);
-  CHECK_THAT(std::string(response.status().message()),
-             Catch::Contains("graph"));
+  CHECK_THAT(std::string(response.status().message()), Catch::Contains("graph"));
 
   response = f.service->CompileAndWait(Request({"bad"}));
   CHECK(response.status().code() == absl::StatusCode::kInvalidArgument);
@@ -377,8 +349,7 @@ TEST_CASE(
   CHECK(response.status().message() == "symbolic shapes");
 
   v1::CompileRequest long_job = Request({"aten::add"}, std::string(1000, 'j'));
-  CHECK(f.service->CompileAndWait(long_job).status().code() ==
-        absl::StatusCode::kInvalidArgument);
+  CHECK(f.service->CompileAndWait(long_job).status().code() == absl::StatusCode::kInvalidArgument);
 
   CHECK(f.Counter("invalid_requests") == 4);
   CHECK(f.compiler->compiles() == 0);
@@ -388,15 +359,13 @@ TEST_CASE(
     "CompileService: compile failures and exceptions answer the request, not "
     "crash") {
   Fixture f;
-  absl::StatusOr<v1::CompileResponse> response =
-      f.service->CompileAndWait(Request({"fail"}));
+  absl::StatusOr<v1::CompileResponse> response = f.service->CompileAndWait(Request({"fail"}));
   CHECK(response.status().code() == absl::StatusCode::kInvalidArgument);
   CHECK(response.status().message() == "cannot lower");
 
   response = f.service->CompileAndWait(Request({"throw"}));
   CHECK(response.status().code() == absl::StatusCode::kInternal);
-  CHECK_THAT(std::string(response.status().message()),
-             Catch::Contains("compiler bug"));
+  CHECK_THAT(std::string(response.status().message()), Catch::Contains("compiler bug"));
 
   // Failures are not cached: the next request compiles again.
   response = f.service->CompileAndWait(Request({"fail"}));
@@ -412,8 +381,7 @@ TEST_CASE(
     "CompileService: ReadArtifact validates, misses with the digest, serves "
     "bytes") {
   Fixture f;
-  absl::StatusOr<v1::CompileResponse> compiled =
-      f.service->CompileAndWait(Request({"aten::add"}));
+  absl::StatusOr<v1::CompileResponse> compiled = f.service->CompileAndWait(Request({"aten::add"}));
   REQUIRE(compiled.ok());
   const std::string digest = compiled->manifest().artifacts(0).digest();
 
@@ -421,12 +389,10 @@ TEST_CASE(
   REQUIRE(bytes.ok());
   CHECK(*bytes == "ELFaten::add;");
 
-  CHECK(f.service->ReadArtifact("ABC").status().code() ==
-        absl::StatusCode::kInvalidArgument);
+  CHECK(f.service->ReadArtifact("ABC").status().code() == absl::StatusCode::kInvalidArgument);
   std::string upper = digest;
   upper[0] = 'A';
-  CHECK(f.service->ReadArtifact(upper).status().code() ==
-        absl::StatusCode::kInvalidArgument);
+  CHECK(f.service->ReadArtifact(upper).status().code() == absl::StatusCode::kInvalidArgument);
 
   const std::string unknown(64, '0');
   absl::StatusOr<std::string> missing = f.service->ReadArtifact(unknown);
@@ -441,12 +407,10 @@ TEST_CASE(
     "CompileService: a different compiler build never serves another's "
     "artifacts") {
   Fixture f;
-  absl::StatusOr<v1::CompileResponse> first =
-      f.service->CompileAndWait(Request({"aten::add"}));
+  absl::StatusOr<v1::CompileResponse> first = f.service->CompileAndWait(Request({"aten::add"}));
   REQUIRE(first.ok());
   f.compiler->fingerprint = "fake-compiler-2";  // a rebuilt daemon, same store
-  absl::StatusOr<v1::CompileResponse> second =
-      f.service->CompileAndWait(Request({"aten::add"}));
+  absl::StatusOr<v1::CompileResponse> second = f.service->CompileAndWait(Request({"aten::add"}));
   REQUIRE(second.ok());
   CHECK_FALSE(second->cache_hit());
   CHECK(second->manifest().key() != first->manifest().key());
@@ -457,8 +421,7 @@ TEST_CASE("CompileService: GetJob records uses and who compiled") {
   Fixture f;
   REQUIRE(f.service->CompileAndWait(Request({"aten::add"}, "train-1")).ok());
   REQUIRE(f.service->CompileAndWait(Request({"aten::add"}, "train-2")).ok());
-  REQUIRE(f.service->CompileAndWait(Request({"aten::add"}, ""))
-              .ok());  // no job: not recorded
+  REQUIRE(f.service->CompileAndWait(Request({"aten::add"}, "")).ok());  // no job: not recorded
 
   v1::JobRequest request;
   request.set_job_id("train-1");
@@ -473,8 +436,7 @@ TEST_CASE("CompileService: GetJob records uses and who compiled") {
   CHECK_FALSE(second->entries(0).compiled_here());
 
   request.set_job_id("");
-  CHECK(f.service->GetJob(request).status().code() ==
-        absl::StatusCode::kInvalidArgument);
+  CHECK(f.service->GetJob(request).status().code() == absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -64,8 +64,8 @@ v1::DynamicProfile Merged(const v1::DynamicProfile& a, const v1::DynamicProfile&
 }
 
 TEST_CASE("profiles: two static sizes join to dynamic, equal ones stay", "[dynamic_profile]") {
-  v1::DynamicProfile m = Merged(Tensor("L['x']", {Static(8), Static(32)}),
-                                Tensor("L['x']", {Static(8), Static(64)}));
+  v1::DynamicProfile m =
+      Merged(Tensor("L['x']", {Static(8), Static(32)}), Tensor("L['x']", {Static(8), Static(64)}));
   REQUIRE(m.frames_size() == 1);
   REQUIRE(m.frames(0).entries_size() == 1);
   const ProfileDims& size = m.frames(0).entries(0).size();
@@ -104,18 +104,28 @@ v1::DynamicProfile RandomProfile(std::mt19937& rng) {
   auto atom = [&]() {
     ProfileAtom a;
     switch (pick(4)) {
-      case 0: break;  // unset
-      case 1: a = Static(pick(3)); break;
-      case 2: a = Dynamic(); break;
-      default: a.set_kind(ProfileAtom::INFER_STRIDE); a.set_value(pick(2));
+      case 0:
+        break;  // unset
+      case 1:
+        a = Static(pick(3));
+        break;
+      case 2:
+        a = Dynamic();
+        break;
+      default:
+        a.set_kind(ProfileAtom::INFER_STRIDE);
+        a.set_value(pick(2));
     }
     return a;
   };
   auto dims = [&]() {
     ProfileDims d;
     switch (pick(3)) {
-      case 0: break;
-      case 1: d.set_kind(ProfileDims::DYNAMIC); break;
+      case 0:
+        break;
+      case 1:
+        d.set_kind(ProfileDims::DYNAMIC);
+        break;
       default:
         d.set_kind(ProfileDims::DIMS);
         for (int i = 0, n = 1 + pick(2); i < n; ++i) *d.add_dims() = atom();
@@ -140,12 +150,10 @@ v1::DynamicProfile RandomProfile(std::mt19937& rng) {
   return p;
 }
 
-TEST_CASE("profiles: the join is commutative, associative and idempotent",
-          "[dynamic_profile]") {
+TEST_CASE("profiles: the join is commutative, associative and idempotent", "[dynamic_profile]") {
   std::mt19937 rng(9);
   for (int i = 0; i < 2000; ++i) {
-    const v1::DynamicProfile a = RandomProfile(rng), b = RandomProfile(rng),
-                             c = RandomProfile(rng);
+    const v1::DynamicProfile a = RandomProfile(rng), b = RandomProfile(rng), c = RandomProfile(rng);
     REQUIRE(ValidateDynamicProfile(a).ok());
     const v1::DynamicProfile ab = Merged(a, b);
     CHECK(ab.SerializeAsString() == Merged(b, a).SerializeAsString());
@@ -176,8 +184,7 @@ TEST_CASE("profiles: malformed ones are INVALID_ARGUMENT", "[dynamic_profile]") 
   bad.mutable_frames(0)->set_filename(std::string(kMaxProfileStringBytes + 1, 'x'));
   CHECK(absl::IsInvalidArgument(ValidateDynamicProfile(bad)));
   bad = p;
-  bad.mutable_frames(0)->mutable_entries(0)->mutable_scalar()->set_kind(
-      ProfileAtom::INFER_STRIDE);
+  bad.mutable_frames(0)->mutable_entries(0)->mutable_scalar()->set_kind(ProfileAtom::INFER_STRIDE);
   bad.mutable_frames(0)->mutable_entries(0)->mutable_scalar()->set_value(-1);
   CHECK(absl::IsInvalidArgument(ValidateDynamicProfile(bad)));
 }

@@ -20,16 +20,17 @@ std::string WriteTemp(const std::string& name, const std::string& text) {
 
 TEST_CASE("flagfile lines replace the --flagfile argument, in order", "[flagfile]") {
   const std::string inner = WriteTemp("inner", "--max-cache-mb=5\n");
-  const std::string outer = WriteTemp(
-      "outer", "# tccd config\n  --listen=unix:/tmp/a.sock  \n\n--listen=127.0.0.1:0\n"
-               "--flagfile=" + inner + "\n");
-  auto args = ExpandFlagfiles({"tccd", "--log-level=debug", "--flagfile", outer,
-                               "--max-cache-mb=9", "--", "--flagfile=x"});
+  const std::string outer =
+      WriteTemp("outer",
+                "# tccd config\n  --listen=unix:/tmp/a.sock  \n\n--listen=127.0.0.1:0\n"
+                "--flagfile=" +
+                    inner + "\n");
+  auto args = ExpandFlagfiles(
+      {"tccd", "--log-level=debug", "--flagfile", outer, "--max-cache-mb=9", "--", "--flagfile=x"});
   REQUIRE(args.ok());
-  CHECK(*args == std::vector<std::string>{"tccd", "--log-level=debug",
-                                          "--listen=unix:/tmp/a.sock", "--listen=127.0.0.1:0",
-                                          "--max-cache-mb=5", "--max-cache-mb=9", "--",
-                                          "--flagfile=x"});
+  CHECK(*args == std::vector<std::string>{"tccd", "--log-level=debug", "--listen=unix:/tmp/a.sock",
+                                          "--listen=127.0.0.1:0", "--max-cache-mb=5",
+                                          "--max-cache-mb=9", "--", "--flagfile=x"});
   std::remove(inner.c_str());
   std::remove(outer.c_str());
 }

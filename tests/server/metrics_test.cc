@@ -14,9 +14,9 @@ bool Has(const std::string& text, const std::string& line) {
 TEST_CASE("GetStats counters are exported under their Prometheus names, the rest as gauges") {
   Metrics metrics;
   metrics.SetCounterSource([] {
-    return std::map<std::string, int64_t>{{"cache_hits", 7},        {"shared_hits", 2},
-                                          {"cache_misses", 3},      {"evicted_manifests", 4},
-                                          {"evicted_blobs", 5},     {"artifact_bytes_served", 99},
+    return std::map<std::string, int64_t>{{"cache_hits", 7},       {"shared_hits", 2},
+                                          {"cache_misses", 3},     {"evicted_manifests", 4},
+                                          {"evicted_blobs", 5},    {"artifact_bytes_served", 99},
                                           {"some_new_counter", 11}};
   });
   const std::string text = metrics.RenderForTesting();

@@ -24,8 +24,7 @@ TEST_CASE("Default socket: XDG_RUNTIME_DIR, else /tmp/tccd-$UID") {
   CHECK(DefaultSocketPath(env) == "/run/user/1000/tccd/tccd.sock");
   env.xdg_runtime_dir = "";
   CHECK(DefaultSocketPath(env) == "/tmp/tccd-1000/tccd.sock");
-  env.xdg_runtime_dir =
-      "relative/dir";  // the XDG spec says to ignore relative paths
+  env.xdg_runtime_dir = "relative/dir";  // the XDG spec says to ignore relative paths
   CHECK(DefaultSocketPath(env) == "/tmp/tccd-1000/tccd.sock");
 }
 
@@ -53,8 +52,7 @@ TEST_CASE(
     "ResolveOptions: repeated and comma-separated --listen, duplicates "
     "dropped") {
   RawFlags raw;
-  raw.listen = {"unix:/tmp/a.sock,127.0.0.1:7070", "[::1]:0",
-                "unix:///tmp/a.sock"};
+  raw.listen = {"unix:/tmp/a.sock,127.0.0.1:7070", "[::1]:0", "unix:///tmp/a.sock"};
   absl::StatusOr<ServerOptions> options = ResolveOptions(raw, TestEnv());
   REQUIRE(options.ok());
   REQUIRE(options->listen.size() == 3);
@@ -170,10 +168,9 @@ TEST_CASE("ResolveOptions: explicit values win") {
 }
 
 TEST_CASE("ScanRepeatedFlag: every spelling, in order, up to --") {
-  const char* argv[] = {"tccd",     "--listen=a", "--cache_dir=x",
-                        "--listen", "b",          "-listen=c",
-                        "-listen",  "d",          "--listener=no",
-                        "--",       "--listen=e"};
+  const char* argv[] = {
+      "tccd",    "--listen=a", "--cache_dir=x", "--listen", "b",         "-listen=c",
+      "-listen", "d",          "--listener=no", "--",       "--listen=e"};
   std::vector<std::string> values = ScanRepeatedFlag(11, argv, "listen");
   CHECK(values == std::vector<std::string>{"a", "b", "c", "d"});
 }

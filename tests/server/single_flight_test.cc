@@ -21,9 +21,7 @@ TEST_CASE(
     "result") {
   Flights flights;
   std::vector<std::pair<int, Flights::Role>> got;
-  auto record = [&got](const int& result, Flights::Role role) {
-    got.emplace_back(result, role);
-  };
+  auto record = [&got](const int& result, Flights::Role role) { got.emplace_back(result, role); };
 
   REQUIRE(flights.Join("k", record) == Flights::Role::kLeader);
   REQUIRE(flights.Join("k", record) == Flights::Role::kFollower);
@@ -95,8 +93,7 @@ TEST_CASE("SingleFlight: N threads, one key: exactly one leader, N answers") {
         {
           absl::MutexLock lock(&mu);
           mu.Await(absl::Condition(
-              +[](int* joined) { return *joined == kThreads - 1; },
-              &followers_joined));
+              +[](int* joined) { return *joined == kThreads - 1; }, &followers_joined));
         }
         work_runs.fetch_add(1);  // "compile"
         flights.Complete("graph", 7);

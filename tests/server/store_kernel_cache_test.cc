@@ -22,7 +22,12 @@ const std::string kKey2 = std::string(63, 'b') + "2";
 TEST_CASE("kernel objects round trip, persist, and a corrupt one is a miss until re-stored",
           "[store_kernel_cache]") {
   TempDir dir;
-  const std::string object1 = "\x7f" "ELF object one", object2 = "\x7f" "ELF object two";
+  const std::string object1 =
+                        "\x7f"
+                        "ELF object one",
+                    object2 =
+                        "\x7f"
+                        "ELF object two";
   {
     std::unique_ptr<cache::Store> store = OpenOrDie(dir.path());
     StoreKernelCache kernels(store.get());
@@ -36,11 +41,14 @@ TEST_CASE("kernel objects round trip, persist, and a corrupt one is a miss until
     TCCD_REQUIRE_OK(store->Close());
   }
   // Flip the bytes of object 1's blob behind the store's back.
-  RawPut(dir.path(), cache::kBlobsColumnFamily, cache::Sha256Hex(object1), "\x7f" "ELF object 0ne");
+  RawPut(dir.path(), cache::kBlobsColumnFamily, cache::Sha256Hex(object1),
+         "\x7f"
+         "ELF object 0ne");
   {
     std::unique_ptr<cache::Store> store = OpenOrDie(dir.path());
     StoreKernelCache kernels(store.get());
-    absl::StatusOr<absl::flat_hash_map<std::string, std::string>> found = kernels.Lookup({kKey1, kKey2});
+    absl::StatusOr<absl::flat_hash_map<std::string, std::string>> found =
+        kernels.Lookup({kKey1, kKey2});
     TCCD_REQUIRE_OK(found);
     CHECK(found->size() == 1);
     CHECK(!found->contains(kKey1));
@@ -54,7 +62,8 @@ TEST_CASE("kernel objects round trip, persist, and a corrupt one is a miss until
   }
 }
 
-TEST_CASE("a graph manifest under a looked-up key is not taken for a kernel", "[store_kernel_cache]") {
+TEST_CASE("a graph manifest under a looked-up key is not taken for a kernel",
+          "[store_kernel_cache]") {
   TempDir dir;
   std::unique_ptr<cache::Store> store = OpenOrDie(dir.path());
   absl::StatusOr<std::string> digest = store->PutBlob("graph .so");

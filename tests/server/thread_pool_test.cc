@@ -44,8 +44,7 @@ TEST_CASE("ThreadPool: runs at most num_threads tasks at once") {
   CHECK(max_running == kThreads);
 }
 
-TEST_CASE(
-    "ThreadPool: Shutdown runs every queued task; later tasks run inline") {
+TEST_CASE("ThreadPool: Shutdown runs every queued task; later tasks run inline") {
   std::atomic<int> ran{0};
   ThreadPool pool("test", 1);
   absl::Notification gate;

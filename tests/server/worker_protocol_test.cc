@@ -28,10 +28,10 @@ TEST_CASE("worker frames: what is written is read back, empty included") {
   CHECK(ReadFrame(p.fds[1])->empty());
 }
 
-TEST_CASE("worker frames: a closed peer is UNAVAILABLE, silence past the deadline DEADLINE_EXCEEDED") {
+TEST_CASE(
+    "worker frames: a closed peer is UNAVAILABLE, silence past the deadline DEADLINE_EXCEEDED") {
   SocketPair p;
-  absl::StatusOr<std::string> silent =
-      ReadFrame(p.fds[1], absl::Now() + absl::Milliseconds(50));
+  absl::StatusOr<std::string> silent = ReadFrame(p.fds[1], absl::Now() + absl::Milliseconds(50));
   CHECK(absl::IsDeadlineExceeded(silent.status()));
   close(p.fds[0]);
   p.fds[0] = -1;
@@ -111,12 +111,14 @@ TEST_CASE("kernel lookups and their answers round trip; malformed ones are INTER
   REQUIRE(decoded_keys.ok());
   CHECK(*decoded_keys == keys);
   CHECK(absl::IsInternal(DecodeKernelLookup(lookup + "x").status()));
-  CHECK(absl::IsInternal(DecodeKernelLookup(EncodeWorkerResult({.output = codegen::CompileOutput{}})).status()));
+  CHECK(absl::IsInternal(
+      DecodeKernelLookup(EncodeWorkerResult({.output = codegen::CompileOutput{}})).status()));
   CHECK(WorkerFrameTag("") == -1);
 
   absl::flat_hash_map<std::string, std::string> objects = {{keys[0], "bytes of a"}};
   const std::string answer = EncodeKernelObjects(objects);
-  absl::StatusOr<absl::flat_hash_map<std::string, std::string>> decoded = DecodeKernelObjects(answer);
+  absl::StatusOr<absl::flat_hash_map<std::string, std::string>> decoded =
+      DecodeKernelObjects(answer);
   REQUIRE(decoded.ok());
   CHECK(*decoded == objects);
   CHECK(absl::IsInternal(DecodeKernelObjects(answer.substr(0, answer.size() - 1)).status()));

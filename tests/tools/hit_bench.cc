@@ -64,8 +64,9 @@ ABSL_FLAG(double, seconds, 10, "how long to send");
 ABSL_FLAG(int, channels, 4, "channels (one TCP/TLS connection each), used round robin");
 ABSL_FLAG(int, warmup, 50, "requests per channel before the clock starts (handshakes, caches)");
 ABSL_FLAG(double, timeout_s, 30, "per-request deadline");
-ABSL_FLAG(std::string, tls_ca, "", "PEM of the CA the daemon's certificate is checked against; "
-                                   "empty: plaintext");
+ABSL_FLAG(std::string, tls_ca, "",
+          "PEM of the CA the daemon's certificate is checked against; "
+          "empty: plaintext");
 ABSL_FLAG(std::string, tls_cert, "", "client certificate PEM (mTLS)");
 ABSL_FLAG(std::string, tls_key, "", "client key PEM (mTLS)");
 ABSL_FLAG(std::string, token, "", "bearer token");
@@ -158,8 +159,11 @@ class Bench {
  public:
   Bench(std::vector<std::unique_ptr<grpc::GenericStub>> stubs, std::string method_path,
         std::string method, grpc::ByteBuffer request, std::string token)
-      : stubs_(std::move(stubs)), method_path_(std::move(method_path)),
-        method_(std::move(method)), request_(std::move(request)), token_(std::move(token)),
+      : stubs_(std::move(stubs)),
+        method_path_(std::move(method_path)),
+        method_(std::move(method)),
+        request_(std::move(request)),
+        token_(std::move(token)),
         timeout_(std::chrono::duration_cast<std::chrono::system_clock::duration>(
             std::chrono::duration<double>(absl::GetFlag(FLAGS_timeout_s)))) {}
 
@@ -170,15 +174,15 @@ class Bench {
     // gRPC takes deadlines on the system clock only.
     call->context.set_deadline(std::chrono::system_clock::now() + timeout_);
     if (!token_.empty()) call->context.AddMetadata("authorization", "Bearer " + token_);
-    stubs_[stub]->UnaryCall(&call->context, method_path_, grpc::StubOptions(), &request_,
-                            &call->response, [this, call, index](grpc::Status status) {
-                              const double ms = std::chrono::duration<double, std::milli>(
-                                                    Clock::now() - call->scheduled)
-                                                    .count();
-                              const bool ok = status.ok() && IsHit(method_, call->response);
-                              Finished(index, ms, ok, status);
-                              delete call;
-                            });
+    stubs_[stub]->UnaryCall(
+        &call->context, method_path_, grpc::StubOptions(), &request_, &call->response,
+        [this, call, index](grpc::Status status) {
+          const double ms =
+              std::chrono::duration<double, std::milli>(Clock::now() - call->scheduled).count();
+          const bool ok = status.ok() && IsHit(method_, call->response);
+          Finished(index, ms, ok, status);
+          delete call;
+        });
   }
 
   void Reset(size_t total) {
@@ -216,9 +220,9 @@ class Bench {
     if (!ok) {
       ++failures_;
       if (first_error_.empty()) {
-        first_error_ = status.ok() ? "answered, but not a cache hit"
-                                   : absl::StrCat(status.error_code(), ": ",
-                                                  status.error_message());
+        first_error_ = status.ok()
+                           ? "answered, but not a cache hit"
+                           : absl::StrCat(status.error_code(), ": ", status.error_message());
       }
     }
     --outstanding_;
@@ -321,8 +325,8 @@ int Run() {
   std::printf(
       "%s %s: %zu requests at %.0f/s over %d channels: sent in %.2f s (achieved %.0f/s), "
       "all answered in %.2f s; failures=%lld%s%s\n",
-      absl::GetFlag(FLAGS_tls_ca).empty() ? "plaintext" : "TLS", method_path.c_str(), total,
-      rate, channels, send_seconds, static_cast<double>(total) / send_seconds, wall_seconds,
+      absl::GetFlag(FLAGS_tls_ca).empty() ? "plaintext" : "TLS", method_path.c_str(), total, rate,
+      channels, send_seconds, static_cast<double>(total) / send_seconds, wall_seconds,
       static_cast<long long>(bench.failures()), bench.failures() > 0 ? " first: " : "",
       bench.first_error().c_str());
   std::printf("  latency ms from scheduled send: p50=%.2f p90=%.2f p99=%.2f p99.9=%.2f max=%.2f\n",

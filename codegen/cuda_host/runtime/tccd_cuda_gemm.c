@@ -16,13 +16,13 @@
 
 #include "tccd_cuda_internal.h"
 
-
 struct cublaslt {
   tccd_lt_status (*create)(tccd_lt_handle*);
   const char* (*status_string)(tccd_lt_status);
   tccd_lt_status (*desc_create)(void** desc, int compute, int scale_type);
   tccd_lt_status (*desc_set)(void* desc, int attr, const void* buf, size_t size);
-  tccd_lt_status (*layout_create)(void** layout, int type, uint64_t rows, uint64_t cols, int64_t ld);
+  tccd_lt_status (*layout_create)(void** layout, int type, uint64_t rows, uint64_t cols,
+                                  int64_t ld);
   tccd_lt_status (*layout_set)(void* layout, int attr, const void* buf, size_t size);
   tccd_lt_status (*pref_create)(void** pref);
   tccd_lt_status (*pref_set)(void* pref, int attr, const void* buf, size_t size);
@@ -30,9 +30,9 @@ struct cublaslt {
   tccd_lt_status (*heuristic)(tccd_lt_handle, void* desc, void* a, void* b, void* c, void* d,
                               void* pref, int requested, heuristic_result* results, int* returned);
   tccd_lt_status (*matmul)(tccd_lt_handle, void* desc, const void* alpha, const void* A, void* a,
-                           const void* B, void* b, const void* beta, const void* C, void* c, void* D,
-                           void* d, const void* algo, void* workspace, size_t workspace_size,
-                           void* stream);
+                           const void* B, void* b, const void* beta, const void* C, void* c,
+                           void* D, void* d, const void* algo, void* workspace,
+                           size_t workspace_size, void* stream);
 };
 
 /* Written under the runtime's mutex (tccd_rt_gemm_load_context is only called under it), read
@@ -60,16 +60,17 @@ static int load_cublaslt_locked(void) {
   void* lib = open_cublaslt();
   if (lib == NULL) {
     const char* why = dlerror();
-    return tccd_rt_set_error(TCCD_RT_ERROR_CUBLAS, "tccd: cuBLASLt could not be loaded: %s",
-                             why != NULL ? why : "no libcublasLt.so.13/.12 in the process or on the path");
+    return tccd_rt_set_error(
+        TCCD_RT_ERROR_CUBLAS, "tccd: cuBLASLt could not be loaded: %s",
+        why != NULL ? why : "no libcublasLt.so.13/.12 in the process or on the path");
   }
   struct cublaslt lt;
   memset(&lt, 0, sizeof(lt));
-#define TCCD_RT_RESOLVE(field, symbol)                                                        \
-  do {                                                                                        \
-    *(void**)(&lt.field) = dlsym(lib, symbol);                                                \
-    if (lt.field == NULL)                                                                     \
-      return tccd_rt_set_error(TCCD_RT_ERROR_CUBLAS, "tccd: cuBLASLt lacks %s", symbol);      \
+#define TCCD_RT_RESOLVE(field, symbol)                                                   \
+  do {                                                                                   \
+    *(void**)(&lt.field) = dlsym(lib, symbol);                                           \
+    if (lt.field == NULL)                                                                \
+      return tccd_rt_set_error(TCCD_RT_ERROR_CUBLAS, "tccd: cuBLASLt lacks %s", symbol); \
   } while (0)
   TCCD_RT_RESOLVE(create, "cublasLtCreate");
   TCCD_RT_RESOLVE(status_string, "cublasLtGetStatusString");
@@ -98,9 +99,9 @@ static int lt_error(tccd_lt_status status, const char* what, const char* gemm) {
                            g_lt.status_string(status), status);
 }
 
-#define TCCD_RT_CHECK(call, what)                     \
-  do {                                                \
-    const tccd_lt_status status_ = (call);            \
+#define TCCD_RT_CHECK(call, what)                              \
+  do {                                                         \
+    const tccd_lt_status status_ = (call);                     \
     if (status_ != 0) return lt_error(status_, what, g->name); \
   } while (0)
 
@@ -121,19 +122,25 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s)
   TCCD_RT_CHECK(g_lt.desc_create(&s->desc, g->compute, kScaleTypeF32), "cublasLtMatmulDescCreate");
   const int32_t trans_a = g->trans_a, trans_b = g->trans_b;
   const uint32_t epilogue = (uint32_t)g->epilogue;
-  TCCD_RT_CHECK(g_lt.desc_set(s->desc, kDescTransA, &trans_a, sizeof(trans_a)), "cublasLtMatmulDescSetAttribute(TRANSA)");
-  TCCD_RT_CHECK(g_lt.desc_set(s->desc, kDescTransB, &trans_b, sizeof(trans_b)), "cublasLtMatmulDescSetAttribute(TRANSB)");
-  TCCD_RT_CHECK(g_lt.desc_set(s->desc, kDescEpilogue, &epilogue, sizeof(epilogue)), "cublasLtMatmulDescSetAttribute(EPILOGUE)");
-  int code = make_layout(g, &s->layout_a, g->trans_a ? g->k : g->m, g->trans_a ? g->m : g->k, g->lda, g->stride_a);
+  TCCD_RT_CHECK(g_lt.desc_set(s->desc, kDescTransA, &trans_a, sizeof(trans_a)),
+                "cublasLtMatmulDescSetAttribute(TRANSA)");
+  TCCD_RT_CHECK(g_lt.desc_set(s->desc, kDescTransB, &trans_b, sizeof(trans_b)),
+                "cublasLtMatmulDescSetAttribute(TRANSB)");
+  TCCD_RT_CHECK(g_lt.desc_set(s->desc, kDescEpilogue, &epilogue, sizeof(epilogue)),
+                "cublasLtMatmulDescSetAttribute(EPILOGUE)");
+  int code = make_layout(g, &s->layout_a, g->trans_a ? g->k : g->m, g->trans_a ? g->m : g->k,
+                         g->lda, g->stride_a);
   if (code == TCCD_RT_SUCCESS)
-    code = make_layout(g, &s->layout_b, g->trans_b ? g->n : g->k, g->trans_b ? g->k : g->n, g->ldb, g->stride_b);
+    code = make_layout(g, &s->layout_b, g->trans_b ? g->n : g->k, g->trans_b ? g->k : g->n, g->ldb,
+                       g->stride_b);
   if (code == TCCD_RT_SUCCESS) code = make_layout(g, &s->layout_d, g->m, g->n, g->ldd, g->stride_d);
   if (code != TCCD_RT_SUCCESS) return code;
 
   void* pref = NULL;
   TCCD_RT_CHECK(g_lt.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
   const uint64_t max_workspace = TCCD_RT_GEMM_MAX_WORKSPACE;
-  tccd_lt_status status = g_lt.pref_set(pref, kPrefMaxWorkspace, &max_workspace, sizeof(max_workspace));
+  tccd_lt_status status =
+      g_lt.pref_set(pref, kPrefMaxWorkspace, &max_workspace, sizeof(max_workspace));
   heuristic_result result;
   memset(&result, 0, sizeof(result));
   int returned = 0;
@@ -144,10 +151,10 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s)
   (void)g_lt.pref_destroy(pref); /* deliberately ignored: only frees host memory */
   if (status != 0) return lt_error(status, "cublasLtMatmulAlgoGetHeuristic", g->name);
   if (returned < 1 || result.state != 0) {
-    return tccd_rt_set_error(TCCD_RT_ERROR_CUBLAS,
-                             "tccd: cuBLASLt has no algorithm for %s (m=%lld n=%lld k=%lld batch=%lld)",
-                             g->name, (long long)g->m, (long long)g->n, (long long)g->k,
-                             (long long)g->batch);
+    return tccd_rt_set_error(
+        TCCD_RT_ERROR_CUBLAS,
+        "tccd: cuBLASLt has no algorithm for %s (m=%lld n=%lld k=%lld batch=%lld)", g->name,
+        (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->batch);
   }
   memcpy(s->algo, result.algo, sizeof(s->algo));
   s->workspace_size = result.workspace_size;
@@ -160,8 +167,8 @@ int tccd_rt_gemm_load_context(const struct tccd_rt_module* module, int slot) {
   if (code != TCCD_RT_SUCCESS) return code;
   for (int32_t i = 0; i < module->num_gemms; ++i) {
     /* On failure the half-made objects leak: a few hundred bytes, once, on a failing path. */
-    const int result = load_gemm(&module->gemms[i],
-                                 &module->gemm_states[(size_t)slot * module->num_gemms + i]);
+    const int result =
+        load_gemm(&module->gemms[i], &module->gemm_states[(size_t)slot * module->num_gemms + i]);
     if (result != TCCD_RT_SUCCESS) return result;
   }
   return TCCD_RT_SUCCESS;
@@ -171,12 +178,13 @@ int tccd_rt_gemm_run(const struct tccd_rt_module* module, int slot, int32_t inde
                      void* const* operands, void* workspace, uint64_t workspace_bytes,
                      void* stream) {
   const struct tccd_rt_gemm* g = &module->gemms[index];
-  const struct tccd_rt_gemm_state* s = &module->gemm_states[(size_t)slot * module->num_gemms + index];
+  const struct tccd_rt_gemm_state* s =
+      &module->gemm_states[(size_t)slot * module->num_gemms + index];
   if (s->workspace_size > workspace_bytes) {
-    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE,
-                             "tccd: %s needs %llu bytes of cuBLASLt workspace, the segment has %llu",
-                             g->name, (unsigned long long)s->workspace_size,
-                             (unsigned long long)workspace_bytes);
+    return tccd_rt_set_error(
+        TCCD_RT_ERROR_INVALID_VALUE,
+        "tccd: %s needs %llu bytes of cuBLASLt workspace, the segment has %llu", g->name,
+        (unsigned long long)s->workspace_size, (unsigned long long)workspace_bytes);
   }
   if (g->epilogue == 4 || g->epilogue == 6) {
     /* The bias pointer is a descriptor attribute: the descriptor belongs to this gemm and
@@ -188,10 +196,10 @@ int tccd_rt_gemm_run(const struct tccd_rt_module* module, int slot, int32_t inde
                   "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
   }
   const float alpha = g->alpha, beta = 0.0f;
-  TCCD_RT_CHECK(g_lt.matmul(g_handle, s->desc, &alpha, operands[0], s->layout_a, operands[1],
-                            s->layout_b, &beta, operands[2], s->layout_d, operands[2], s->layout_d,
-                            s->algo, s->workspace_size > 0 ? workspace : NULL, s->workspace_size,
-                            stream),
-                "cublasLtMatmul");
+  TCCD_RT_CHECK(
+      g_lt.matmul(g_handle, s->desc, &alpha, operands[0], s->layout_a, operands[1], s->layout_b,
+                  &beta, operands[2], s->layout_d, operands[2], s->layout_d, s->algo,
+                  s->workspace_size > 0 ? workspace : NULL, s->workspace_size, stream),
+      "cublasLtMatmul");
   return TCCD_RT_SUCCESS;
 }

@@ -16,14 +16,14 @@ typedef void* tccd_lt_handle;
  * cublasLt.h / library_types.h, which tests/codegen/cuda_host/cublaslt_abi_test.cc checks against
  * the toolkit's headers. */
 enum {
-  kDescTransA = 3,           /* CUBLASLT_MATMUL_DESC_TRANSA, int32 */
-  kDescTransB = 4,           /* CUBLASLT_MATMUL_DESC_TRANSB, int32 */
-  kDescEpilogue = 7,         /* CUBLASLT_MATMUL_DESC_EPILOGUE, uint32 */
-  kDescBiasPointer = 8,      /* CUBLASLT_MATMUL_DESC_BIAS_POINTER, void* */
-  kLayoutBatchCount = 5,     /* CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32 */
-  kLayoutBatchOffset = 6,    /* CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, int64 */
-  kPrefMaxWorkspace = 1,     /* CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64 */
-  kScaleTypeF32 = 0,         /* CUDA_R_32F */
+  kDescTransA = 3,        /* CUBLASLT_MATMUL_DESC_TRANSA, int32 */
+  kDescTransB = 4,        /* CUBLASLT_MATMUL_DESC_TRANSB, int32 */
+  kDescEpilogue = 7,      /* CUBLASLT_MATMUL_DESC_EPILOGUE, uint32 */
+  kDescBiasPointer = 8,   /* CUBLASLT_MATMUL_DESC_BIAS_POINTER, void* */
+  kLayoutBatchCount = 5,  /* CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32 */
+  kLayoutBatchOffset = 6, /* CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, int64 */
+  kPrefMaxWorkspace = 1,  /* CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64 */
+  kScaleTypeF32 = 0,      /* CUDA_R_32F */
 };
 
 typedef struct {

@@ -97,19 +97,21 @@ static int load_driver_locked(void) {
   if (lib == NULL) lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
   if (lib == NULL) {
     const char* why = dlerror();
-    return tccd_rt_set_error(TCCD_RT_ERROR_NO_DRIVER, "tccd: the CUDA driver could not be loaded: %s",
-                     why != NULL ? why : "dlopen(libcuda.so.1) failed");
+    return tccd_rt_set_error(TCCD_RT_ERROR_NO_DRIVER,
+                             "tccd: the CUDA driver could not be loaded: %s",
+                             why != NULL ? why : "dlopen(libcuda.so.1) failed");
   }
   struct driver d;
   memset(&d, 0, sizeof(d));
   /* POSIX's idiom for turning dlsym's void* into a function pointer. */
-#define TCCD_RT_RESOLVE(field, symbol)                                                           \
-  do {                                                                                           \
-    *(void**)(&d.field) = dlsym(lib, symbol);                                                    \
-    if (d.field == NULL) {                                                                       \
-      return tccd_rt_set_error(TCCD_RT_ERROR_NO_DRIVER,                                                  \
-                       "tccd: the CUDA driver (libcuda.so.1) lacks %s: driver too old", symbol); \
-    }                                                                                            \
+#define TCCD_RT_RESOLVE(field, symbol)                                                          \
+  do {                                                                                          \
+    *(void**)(&d.field) = dlsym(lib, symbol);                                                   \
+    if (d.field == NULL) {                                                                      \
+      return tccd_rt_set_error(TCCD_RT_ERROR_NO_DRIVER,                                         \
+                               "tccd: the CUDA driver (libcuda.so.1) lacks %s: driver too old", \
+                               symbol);                                                         \
+    }                                                                                           \
   } while (0)
   TCCD_RT_RESOLVE(cuInit, "cuInit");
   TCCD_RT_RESOLVE(cuGetErrorName, "cuGetErrorName");
@@ -174,9 +176,9 @@ static int load_context_locked(const struct tccd_rt_module* module, const struct
   }
   if (slot < 0) {
     return tccd_rt_set_error(TCCD_RT_ERROR_NOT_SUPPORTED,
-                     "tccd: the kernels are already loaded into %d CUDA contexts, the most "
-                     "one kernels_cuda.so supports",
-                     TCCD_RT_MAX_CONTEXTS);
+                             "tccd: the kernels are already loaded into %d CUDA contexts, the most "
+                             "one kernels_cuda.so supports",
+                             TCCD_RT_MAX_CONTEXTS);
   }
   CUdevice device = 0;
   CUresult result = d->cuCtxGetDevice(&device);
@@ -258,9 +260,10 @@ static int enter_context(const struct driver* d, CUstream stream, CUcontext* ctx
   if (result != 0) return driver_error(d, result, "cuCtxGetCurrent");
   if (*ctx != NULL) return TCCD_RT_SUCCESS;
   if (stream == NULL) {
-    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_CONTEXT,
-                     "tccd: no current CUDA context on this thread (make the device current "
-                     "first, e.g. torch.cuda.set_device, or pass a non-default stream)");
+    return tccd_rt_set_error(
+        TCCD_RT_ERROR_INVALID_CONTEXT,
+        "tccd: no current CUDA context on this thread (make the device current "
+        "first, e.g. torch.cuda.set_device, or pass a non-default stream)");
   }
   result = d->cuStreamGetCtx(stream, ctx);
   if (result != 0) return driver_error(d, result, "cuStreamGetCtx");
@@ -314,8 +317,9 @@ static int rows_are_contiguous(const struct tccd_rt_kernel* kernel, void* const*
                                const int64_t* strides) {
   /* The vectorised dims are the trailing ones: the reduced dims of a row reduction, the kept
    * dims of a column reduction. */
-  const int32_t outer = kernel->kind == TCCD_RT_KIND_COLUMNS ? kernel->num_reduced_dims
-                                                             : kernel->rank - kernel->num_reduced_dims;
+  const int32_t outer = kernel->kind == TCCD_RT_KIND_COLUMNS
+                            ? kernel->num_reduced_dims
+                            : kernel->rank - kernel->num_reduced_dims;
   for (int32_t o = 0; o < kernel->num_operands; ++o) {
     if (o < 64 && ((kernel->row_operands >> o) & 1u)) continue;
     if (((uintptr_t)data[o] & 15u) != 0) return 0;
@@ -363,8 +367,8 @@ static int launch_rows_in_context(const struct tccd_rt_module* module, const str
   const CUfunction function = contig ? f->contig : f->strided;
   const char* entry = contig ? kernel->contig_entry : kernel->strided_entry;
   const CUresult result =
-      d->cuLaunchKernel(function, (unsigned)kernel->grid, 1, 1, (unsigned)kernel->block_size, 1,
-                        1, 0, stream, params, NULL);
+      d->cuLaunchKernel(function, (unsigned)kernel->grid, 1, 1, (unsigned)kernel->block_size, 1, 1,
+                        0, stream, params, NULL);
   if (result != 0) {
     char what[192];
     snprintf(what, sizeof(what), "cuLaunchKernel(%s, grid %lld)", entry, (long long)kernel->grid);
@@ -447,10 +451,12 @@ static int launch_sized_in_context(const struct tccd_rt_module* module, const st
     memcpy((char*)buffer + pointer_bytes, &numel, sizeof(numel));
     function = f->contig;
     entry = kernel->contig_entry;
-    grid = grid_size(numel, kernel->elements_per_thread, kernel->block_size, num_sms, f->contig_blocks_per_sm);
+    grid = grid_size(numel, kernel->elements_per_thread, kernel->block_size, num_sms,
+                     f->contig_blocks_per_sm);
   } else {
     memcpy((char*)buffer + pointer_bytes, strides, stride_bytes);
-    memcpy((char*)buffer + pointer_bytes + stride_bytes, shape, sizeof(int64_t) * (size_t)kernel->rank);
+    memcpy((char*)buffer + pointer_bytes + stride_bytes, shape,
+           sizeof(int64_t) * (size_t)kernel->rank);
     function = f->strided;
     entry = kernel->strided_entry;
     grid = grid_size(numel, 1, kernel->block_size, num_sms, f->strided_blocks_per_sm);
@@ -472,7 +478,8 @@ static int launch_sized_in_context(const struct tccd_rt_module* module, const st
  * reduced dims' sizes only, which are the kernel's. */
 static int launch_sized_rows_in_context(const struct tccd_rt_module* module, const struct driver* d,
                                         int slot, int32_t index, void* const* data,
-                                        const int64_t* strides, const int64_t* shape, CUstream stream) {
+                                        const int64_t* strides, const int64_t* shape,
+                                        CUstream stream) {
   const struct tccd_rt_kernel* kernel = &module->kernels[index];
   const struct tccd_rt_function* f = &module->functions[(size_t)slot * module->num_kernels + index];
   uint64_t buffer[TCCD_RT_MAX_PARAM_BYTES / sizeof(uint64_t)];
@@ -480,22 +487,23 @@ static int launch_sized_rows_in_context(const struct tccd_rt_module* module, con
   const size_t stride_bytes = sizeof(int64_t) * (size_t)kernel->num_operands * (size_t)kernel->rank;
   memcpy(buffer, data, pointer_bytes);
   memcpy((char*)buffer + pointer_bytes, strides, stride_bytes);
-  memcpy((char*)buffer + pointer_bytes + stride_bytes, shape, sizeof(int64_t) * (size_t)kernel->rank);
+  memcpy((char*)buffer + pointer_bytes + stride_bytes, shape,
+         sizeof(int64_t) * (size_t)kernel->rank);
   void* params[1] = {buffer};
   int64_t rows = 1;
   for (int32_t dim = 0; dim < kernel->rank - kernel->num_reduced_dims; ++dim) rows *= shape[dim];
   const int64_t grid = (rows + kernel->grid - 1) / kernel->grid;
   if (grid > 0x7fffffff) {
-    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with %lld rows", kernel->name,
-                             (long long)rows);
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with %lld rows",
+                             kernel->name, (long long)rows);
   }
   const int dense = rows_are_contiguous(kernel, data, strides);
   if (!dense && f->strided == NULL) return missing_strided(kernel);
   const int contig = dense && f->contig != NULL;
   const CUfunction function = contig ? f->contig : f->strided;
   const char* entry = contig ? kernel->contig_entry : kernel->strided_entry;
-  const CUresult result = d->cuLaunchKernel(function, (unsigned)grid, 1, 1, (unsigned)kernel->block_size, 1, 1, 0,
-                                            stream, params, NULL);
+  const CUresult result = d->cuLaunchKernel(
+      function, (unsigned)grid, 1, 1, (unsigned)kernel->block_size, 1, 1, 0, stream, params, NULL);
   if (result != 0) {
     char what[192];
     snprintf(what, sizeof(what), "cuLaunchKernel(%s, grid %lld)", entry, (long long)grid);
@@ -516,8 +524,8 @@ static int launch_kernel_in_context(const struct tccd_rt_module* module, const s
 /* What every call does first: the driver, the context to work in (pushed if it had to be
  * taken from the stream; the caller pops it with leave_context, also on failure, when
  * *pushed is set) and the module's slot in it, loading the module there on first use. */
-static int begin_call(const struct tccd_rt_module* module, CUstream stream,
-                      const struct driver** d, int* slot, int* pushed) {
+static int begin_call(const struct tccd_rt_module* module, CUstream stream, const struct driver** d,
+                      int* slot, int* pushed) {
   *pushed = 0;
   int code = get_driver(d);
   if (code != TCCD_RT_SUCCESS) return code;
@@ -540,21 +548,22 @@ int tccd_rt_init(const struct tccd_rt_module* module) {
 int tccd_rt_launch(const struct tccd_rt_module* module, int32_t index, void* const* data,
                    const int64_t* strides, void* stream) {
   if (index < 0 || index >= module->num_kernels) {
-    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: no kernel %d in this module", index);
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: no kernel %d in this module",
+                             index);
   }
   const struct tccd_rt_kernel* kernel = &module->kernels[index];
   if (kernel->numel == 0) return TCCD_RT_SUCCESS;
   if (kernel->numel < 0) {
-    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s takes run-time sizes (tccd_rt_launch_sized)",
-                             kernel->name);
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE,
+                             "tccd: %s takes run-time sizes (tccd_rt_launch_sized)", kernel->name);
   }
   if (data == NULL || (strides == NULL && kernel->rank > 0)) {
-    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL %s", kernel->name,
-                     data == NULL ? "data" : "strides");
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL %s",
+                             kernel->name, data == NULL ? "data" : "strides");
   }
   if (kernel->strided_param_bytes > TCCD_RT_MAX_PARAM_BYTES) {
     return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s has %d bytes of parameters",
-                     kernel->name, kernel->strided_param_bytes);
+                             kernel->name, kernel->strided_param_bytes);
   }
   const struct driver* d = NULL;
   int slot, pushed;
@@ -568,16 +577,17 @@ int tccd_rt_launch(const struct tccd_rt_module* module, int32_t index, void* con
 int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, void* const* data,
                          const int64_t* strides, const int64_t* shape, void* stream) {
   if (index < 0 || index >= module->num_kernels) {
-    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: no kernel %d in this module", index);
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: no kernel %d in this module",
+                             index);
   }
   const struct tccd_rt_kernel* kernel = &module->kernels[index];
   if (kernel->numel >= 0 || kernel->kind == TCCD_RT_KIND_COLUMNS) {
-    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s has static sizes (call it without a shape)",
-                             kernel->name);
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE,
+                             "tccd: %s has static sizes (call it without a shape)", kernel->name);
   }
   if (kernel->rank > 0 && (strides == NULL || shape == NULL)) {
-    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL %s", kernel->name,
-                             strides == NULL ? "strides" : "shape");
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL %s",
+                             kernel->name, strides == NULL ? "strides" : "shape");
   }
   if (kernel->strided_param_bytes > TCCD_RT_MAX_PARAM_BYTES) {
     return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s has %d bytes of parameters",
@@ -587,22 +597,25 @@ int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, voi
   for (int32_t dim = 0; dim < kernel->rank; ++dim) {
     /* A static dim must be what the kernel was built for; a run-time one anything >= 0. */
     if (shape[dim] < 0 || (kernel->shape[dim] >= 0 && shape[dim] != kernel->shape[dim])) {
-      return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with size %lld in dim %d",
-                               kernel->name, (long long)shape[dim], dim);
+      return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE,
+                               "tccd: %s called with size %lld in dim %d", kernel->name,
+                               (long long)shape[dim], dim);
     }
     numel *= shape[dim];
   }
   if (numel == 0) return TCCD_RT_SUCCESS;
   if (data == NULL) {
-    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL data", kernel->name);
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL data",
+                             kernel->name);
   }
   const struct driver* d = NULL;
   int slot, pushed;
   int code = begin_call(module, stream, &d, &slot, &pushed);
   if (code == TCCD_RT_SUCCESS) {
-    code = kernel->kind == TCCD_RT_KIND_ROWS
-               ? launch_sized_rows_in_context(module, d, slot, index, data, strides, shape, stream)
-               : launch_sized_in_context(module, d, slot, index, data, strides, shape, numel, stream);
+    code =
+        kernel->kind == TCCD_RT_KIND_ROWS
+            ? launch_sized_rows_in_context(module, d, slot, index, data, strides, shape, stream)
+            : launch_sized_in_context(module, d, slot, index, data, strides, shape, numel, stream);
   }
   leave_context(d, pushed);
   return code;
@@ -635,7 +648,8 @@ int tccd_rt_run_segment(const struct tccd_rt_module* module, const struct tccd_r
       code = tccd_rt_gemm_run(module, slot, step->index, pointers, gemm_workspace,
                               (uint64_t)segment->gemm_workspace_bytes, stream);
     } else if (module->kernels[step->index].numel > 0) {
-      code = launch_kernel_in_context(module, d, slot, step->index, pointers, step->strides, stream);
+      code =
+          launch_kernel_in_context(module, d, slot, step->index, pointers, step->strides, stream);
     }
   }
   leave_context(d, pushed);

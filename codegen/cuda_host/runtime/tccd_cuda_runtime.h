@@ -44,7 +44,7 @@ extern "C" {
 
 /* One kernel, constant (generated from codegen::CudaKernelLaunchInfo and the kernel's shape). */
 struct tccd_rt_kernel {
-  const char* name;          /* the exported symbol, for messages */
+  const char* name; /* the exported symbol, for messages */
   /* A kernel of a plan has only the entry its declared layout takes (the other name is "",
    * codegen/cuda_host/entry_points.h); a launch the present entry cannot run fails with
    * TCCD_RT_ERROR_INVALID_VALUE, and one the contig entry could run takes the strided. */
@@ -173,8 +173,8 @@ struct tccd_rt_module {
   struct tccd_rt_function* functions;   /* [TCCD_RT_MAX_CONTEXTS * num_kernels], context-major */
   int32_t num_kernels;
   int32_t num_gemms;
-  const struct tccd_rt_gemm* gemms;        /* [num_gemms] */
-  struct tccd_rt_gemm_state* gemm_states;  /* [TCCD_RT_MAX_CONTEXTS * num_gemms], zeroed */
+  const struct tccd_rt_gemm* gemms;       /* [num_gemms] */
+  struct tccd_rt_gemm_state* gemm_states; /* [TCCD_RT_MAX_CONTEXTS * num_gemms], zeroed */
 };
 
 /* Loads the CUDA driver (once per process) and `module` into the calling thread's current
@@ -192,8 +192,9 @@ int tccd_rt_launch(const struct tccd_rt_module* module, int32_t kernel_index, vo
  * time): `shape` holds every dim's size for this call (static dims as built); the contig entry
  * gets data[] then numel, the strided one data[], strides[] then shape[]. A row reduction with
  * run-time row counts: both entries get data[], strides[] then shape[]. */
-int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t kernel_index, void* const* data,
-                         const int64_t* strides, const int64_t* shape, void* stream);
+int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t kernel_index,
+                         void* const* data, const int64_t* strides, const int64_t* shape,
+                         void* stream);
 
 /* Runs `segment` on `stream`: every step in order, asynchronously. io/workspace as in ABI
  * "tccd-cuda-segment-1". Capture-safe once the module is loaded into the current context. */

@@ -50,17 +50,23 @@
 #define TCCD_STEP_EXTERN 4
 
 /* Native ABIs (v1 NativeCall.abi / NativeSegment.abi strings). */
-#define TCCD_ABI_CPU 1         /* "tccd-cpu-1": void f(void** ptrs, const int64_t* strides) */
-#define TCCD_ABI_CUDA 2        /* "tccd-cuda-1": int f(void** ptrs, const int64_t* strides, stream) */
+#define TCCD_ABI_CPU 1  /* "tccd-cpu-1": void f(void** ptrs, const int64_t* strides) */
+#define TCCD_ABI_CUDA 2 /* "tccd-cuda-1": int f(void** ptrs, const int64_t* strides, stream) */
 #define TCCD_ABI_CUDA_SEGMENT 3 /* "tccd-cuda-segment-1": int f(void** ptrs, void* ws, stream) */
-#define TCCD_ABI_CPU_SYM 4     /* "tccd-cpu-sym-1": void f(void** ptrs, const int64_t* strides, const int64_t* shape) */
-#define TCCD_ABI_CUDA_SYM 5    /* "tccd-cuda-sym-1": int f(void** ptrs, const int64_t* strides, const int64_t* shape, stream) */
+#define TCCD_ABI_CPU_SYM \
+  4 /* "tccd-cpu-sym-1": void f(void** ptrs, const int64_t* strides, const int64_t* shape) */
+#define TCCD_ABI_CUDA_SYM                                                                          \
+  5 /* "tccd-cuda-sym-1": int f(void** ptrs, const int64_t* strides, const int64_t* shape, stream) \
+     */
 
 /* A kernel step's layout word: how its operands' strides are found. */
-#define TCCD_LAYOUT_DECLARED 0 /* the expected strides; an input in another layout: its own strides */
-#define TCCD_LAYOUT_COPY 1     /* the expected strides; an input in another layout is copied into them */
-#define TCCD_LAYOUT_OWN 2      /* no expected strides: every operand's own, broadcast to the shape
-                                  (symbolic plans: layouts vary with the sizes) */
+#define TCCD_LAYOUT_DECLARED \
+  0 /* the expected strides; an input in another layout: its own strides */
+#define TCCD_LAYOUT_COPY \
+  1 /* the expected strides; an input in another layout is copied into them */
+#define TCCD_LAYOUT_OWN                                                 \
+  2 /* no expected strides: every operand's own, broadcast to the shape \
+       (symbolic plans: layouts vary with the sizes) */
 
 /* Expression ops (postfix). CONST and SYM take the next word (a value, a symbol index); the
  * others pop two operands (a, then b on top) and push a OP b. */
@@ -118,29 +124,36 @@
 #define TCCD_ARG_INT_LIST 6    /* payload: offset in the step's pool of [n, v0 .. vn-1] */
 #define TCCD_ARG_TENSOR_LIST 7 /* payload: offset in the step's pool of [n, id0 .. idn-1] */
 #define TCCD_ARG_BOOL_LIST 8   /* payload: offset in the step's pool of [n, b0 .. bn-1] */
-#define TCCD_ARG_STRING 9      /* payload: offset in the step's pool of [len, bytes packed 8 a word] */
-#define TCCD_ARG_DEVICE 10     /* payload: device type << 32 | (uint32) index (the dispatcher's packing) */
-#define TCCD_ARG_LAYOUT 11     /* payload: c10::Layout code (aoti_torch_layout_*) */
-#define TCCD_ARG_MEMORY_FORMAT 12 /* payload: c10::MemoryFormat code (aoti_torch_memory_format_*) */
+#define TCCD_ARG_STRING 9 /* payload: offset in the step's pool of [len, bytes packed 8 a word] */
+#define TCCD_ARG_DEVICE \
+  10 /* payload: device type << 32 | (uint32) index (the dispatcher's packing) */
+#define TCCD_ARG_LAYOUT 11        /* payload: c10::Layout code (aoti_torch_layout_*) */
+#define TCCD_ARG_MEMORY_FORMAT 12 /* payload: c10::MemoryFormat code (aoti_torch_memory_format_*) \
+                                   */
 #define TCCD_ARG_OPTIONAL_TENSOR_LIST 13 /* Tensor?[]: pool [n, id0 .. idn-1], -1 for None */
 #define TCCD_ARG_FLOAT_LIST 14 /* payload: offset in the step's pool of [n, bits0 .. bitsn-1] */
-#define TCCD_ARG_CONSTANT 15  /* payload: index of a tensor the plan holds (tccd_plan_add_constant) */
-#define TCCD_ARG_SYM 16       /* an int (SymInt) computed at each call; payload: expression index */
-#define TCCD_ARG_SYM_INT_LIST 17 /* an int list with SymInts; pool [n, (is_expr, v)[n]]: v is the
-                                    int, or with is_expr 1 an expression index */
+#define TCCD_ARG_CONSTANT \
+  15                    /* payload: index of a tensor the plan holds (tccd_plan_add_constant) */
+#define TCCD_ARG_SYM 16 /* an int (SymInt) computed at each call; payload: expression index */
+#define TCCD_ARG_SYM_INT_LIST                                         \
+  17 /* an int list with SymInts; pool [n, (is_expr, v)[n]]: v is the \
+        int, or with is_expr 1 an expression index */
 #define TCCD_ARG_LAST 17
 #define TCCD_ARG_OPTIONAL 0x100
 
 /* Return kinds of a native extern binding, one per schema return. */
 #define TCCD_RET_TENSOR 1      /* the next step output */
-#define TCCD_RET_TENSOR_LIST 2 /* a Tensor[]: its items are the step's outputs (the only return) */
+#define TCCD_RET_TENSOR_LIST 2 /* a Tensor[]: its items are the step's outputs (the only return) \
+                                */
 #define TCCD_RET_DISCARD 3     /* an int/float/bool return no step output reads */
 
 /* Extern ops with Scalar arguments, which no torch's dispatcher converts from a StableIValue,
  * run through AOTInductor's generated C shims that take the Scalars as doubles
  * (tccd_plan_bind_out_shim); the shim writes into an output the runtime allocates. */
-#define TCCD_SHIM_ADDMM_OUT 1   /* aoti_torch_{cpu,cuda}_addmm_out(out, self, mat1, mat2, beta, alpha) */
-#define TCCD_SHIM_BADDBMM_OUT 2 /* aoti_torch_{cpu,cuda}_baddbmm_out(out, self, b1, b2, beta, alpha) */
+#define TCCD_SHIM_ADDMM_OUT \
+  1 /* aoti_torch_{cpu,cuda}_addmm_out(out, self, mat1, mat2, beta, alpha) */
+#define TCCD_SHIM_BADDBMM_OUT \
+  2 /* aoti_torch_{cpu,cuda}_baddbmm_out(out, self, b1, b2, beta, alpha) */
 /* aoti_torch_{cpu,cuda}_add_Tensor(self, other, alpha, &ret): add.Tensor's defaulted alpha is a
  * Scalar; a functional shim (the result is the shim's, not allocated by the runtime). Where the
  * running torch has no such shim, the step goes through the Python callback. */

@@ -81,15 +81,16 @@ EXPORT int tccd_plan_runtime_init(const char* libtorch_cpu_path, const char* lib
       goto out;
     }
   }
-  if (!g_cuda_ready && libtorch_cuda_path != NULL) libs[TCCD_LIB_CUDA] = open_loaded(libtorch_cuda_path);
-#define RESOLVE(required, lib, ret, name, params)                                            \
-  if (libs[lib] != NULL && t_##name == NULL) {                                               \
-    t_##name = (ret(*) params)dlsym(libs[lib], #name);                                       \
-    if (t_##name == NULL && required) {                                                      \
-      rc = fail("this torch has no %s (the plan runtime needs torch %s to %s)", #name,       \
-                TCCD_PLAN_TORCH_MIN, TCCD_PLAN_TORCH_MAX);                                    \
-      goto out;                                                                              \
-    }                                                                                        \
+  if (!g_cuda_ready && libtorch_cuda_path != NULL)
+    libs[TCCD_LIB_CUDA] = open_loaded(libtorch_cuda_path);
+#define RESOLVE(required, lib, ret, name, params)                                      \
+  if (libs[lib] != NULL && t_##name == NULL) {                                         \
+    t_##name = (ret(*) params)dlsym(libs[lib], #name);                                 \
+    if (t_##name == NULL && required) {                                                \
+      rc = fail("this torch has no %s (the plan runtime needs torch %s to %s)", #name, \
+                TCCD_PLAN_TORCH_MIN, TCCD_PLAN_TORCH_MAX);                             \
+      goto out;                                                                        \
+    }                                                                                  \
   }
   TCCD_TORCH_ABI(RESOLVE)
 #undef RESOLVE
@@ -130,7 +131,7 @@ typedef struct {
   int32_t device_type;
   int32_t device_index;
   int32_t rank;
-  int64_t sizes[MAX_RANK];   /* dim words: -(k + 1) is expression k's value at this call */
+  int64_t sizes[MAX_RANK]; /* dim words: -(k + 1) is expression k's value at this call */
   int64_t strides[MAX_RANK];
   int64_t offset;
   int symbolic; /* some dim word is an expression (resolved per call by meta_of) */
@@ -150,7 +151,8 @@ typedef struct {
 #define EXTERN_PYTHON 2
 #define EXTERN_OUT_SHIM 3 /* an AOTInductor C shim with Scalars as doubles (TCCD_SHIM_*) */
 #define EXTERN_ARANGE 4   /* arange with SymInt bounds, computed here (tccd_plan_bind_arange) */
-#define EXTERN_TYPED_SHIM 5 /* convolution(_backward), copy_ through a typed C shim (tccd_plan_bind_typed_shim) */
+#define EXTERN_TYPED_SHIM \
+  5 /* convolution(_backward), copy_ through a typed C shim (tccd_plan_bind_typed_shim) */
 
 typedef struct {
   int kind;
@@ -163,12 +165,12 @@ typedef struct {
   int64_t n_in, n_out;
   int64_t* in;
   int64_t* out;
-  int layout; /* TCCD_LAYOUT_* */
+  int layout;        /* TCCD_LAYOUT_* */
   int64_t* expected; /* (n_in + n_out) * rank */
   int64_t workspace_bytes;
   int64_t alias_base, alias_delta;
   /* EXTERN */
-  char* op_name; /* "aten::add" (owned) */
+  char* op_name;        /* "aten::add" (owned) */
   const char* overload; /* "Tensor" or "" (into op_name's buffer) */
   int extern_mode;
   int64_t n_args;
@@ -202,8 +204,15 @@ typedef struct {
  * step summed over every call (tccd_plan_profile), to see where a plan's host time goes. Counters
  * are updated atomically (a plan may run on several threads); off, a run reads no clock. */
 enum {
-  PROF_KERNEL, PROF_SEGMENT, PROF_ALIAS, PROF_EXTERN_DISPATCHER, PROF_EXTERN_SHIM, PROF_EXTERN_PYTHON,
-  PROF_RELEASE, PROF_ENTRY_EXIT, PROF_CLASSES
+  PROF_KERNEL,
+  PROF_SEGMENT,
+  PROF_ALIAS,
+  PROF_EXTERN_DISPATCHER,
+  PROF_EXTERN_SHIM,
+  PROF_EXTERN_PYTHON,
+  PROF_RELEASE,
+  PROF_ENTRY_EXIT,
+  PROF_CLASSES
 };
 
 /* A symbol read from an input at each call. */
@@ -218,7 +227,7 @@ struct TccdPlan {
   int64_t prof_ns[PROF_CLASSES];
   int64_t prof_steps[PROF_CLASSES];
   int64_t* prof_step_ns; /* [num_steps]: wall time per step (its releases not included) */
-  char* bytes; /* the descriptor, copied (strings point into it) */
+  char* bytes;           /* the descriptor, copied (strings point into it) */
   int64_t num_symbols, n_bindings, n_exprs;
   Binding* bindings;
   const char** expr_text;   /* [n_exprs], into bytes */
@@ -287,28 +296,44 @@ static void skip_value(Reader* r, const TccdPlan* p, int depth) {
   int64_t tag = rd(r);
   if (depth > 8) r->bad = 1;
   switch (tag) {
-    case TCCD_VAL_NONE: break;
+    case TCCD_VAL_NONE:
+      break;
     case TCCD_VAL_REF: {
       int64_t id = rd(r);
       if (id < 0 || id >= num_values) r->bad = 1;
       break;
     }
-    case TCCD_VAL_INT: case TCCD_VAL_FLOAT: case TCCD_VAL_BOOL: case TCCD_VAL_DTYPE:
-    case TCCD_VAL_LAYOUT: case TCCD_VAL_MEMORY_FORMAT: rd(r); break;
-    case TCCD_VAL_DEVICE: rd(r); rd(r); break;
+    case TCCD_VAL_INT:
+    case TCCD_VAL_FLOAT:
+    case TCCD_VAL_BOOL:
+    case TCCD_VAL_DTYPE:
+    case TCCD_VAL_LAYOUT:
+    case TCCD_VAL_MEMORY_FORMAT:
+      rd(r);
+      break;
+    case TCCD_VAL_DEVICE:
+      rd(r);
+      rd(r);
+      break;
     case TCCD_VAL_SYM: {
       int64_t k = rd(r);
       if (k < 0 || k >= p->n_exprs) r->bad = 1;
       break;
     }
-    case TCCD_VAL_STRING: rd_str(r, NULL); break;
+    case TCCD_VAL_STRING:
+      rd_str(r, NULL);
+      break;
     case TCCD_VAL_LIST: {
       int64_t n = rd(r);
-      if (n < 0 || n > r->n) { r->bad = 1; break; }
+      if (n < 0 || n > r->n) {
+        r->bad = 1;
+        break;
+      }
       for (int64_t i = 0; i < n && !r->bad; ++i) skip_value(r, p, depth + 1);
       break;
     }
-    default: r->bad = 1;
+    default:
+      r->bad = 1;
   }
 }
 
@@ -320,7 +345,8 @@ static int dim_word_ok(const TccdPlan* p, int64_t w) { return w >= 0 || -(w + 1)
 static int parse_symbols(Reader* r, TccdPlan* p) {
   p->num_symbols = rd(r);
   p->n_bindings = rd(r);
-  if (r->bad || p->num_symbols < 0 || p->num_symbols > 4096 || p->n_bindings < 0 || p->n_bindings > r->n)
+  if (r->bad || p->num_symbols < 0 || p->num_symbols > 4096 || p->n_bindings < 0 ||
+      p->n_bindings > r->n)
     return fail("descriptor: %ld symbols, %ld bindings", (long)p->num_symbols, (long)p->n_bindings);
   p->bindings = calloc((size_t)(p->n_bindings ? p->n_bindings : 1), sizeof(Binding));
   for (int64_t b = 0; b < p->n_bindings; ++b) {
@@ -329,11 +355,13 @@ static int parse_symbols(Reader* r, TccdPlan* p) {
     x->part = rd(r);
     x->dim = rd(r);
     x->symbol = rd(r);
-    if (x->input < 0 || (x->part != 0 && x->part != 1) || x->dim < 0 || x->symbol < 0 || x->symbol >= p->num_symbols)
+    if (x->input < 0 || (x->part != 0 && x->part != 1) || x->dim < 0 || x->symbol < 0 ||
+        x->symbol >= p->num_symbols)
       return fail("descriptor: malformed symbol binding %ld", (long)b);
   }
   p->n_exprs = rd(r);
-  if (r->bad || p->n_exprs < 0 || p->n_exprs > r->n) return fail("descriptor: %ld expressions", (long)p->n_exprs);
+  if (r->bad || p->n_exprs < 0 || p->n_exprs > r->n)
+    return fail("descriptor: %ld expressions", (long)p->n_exprs);
   size_t n = (size_t)(p->n_exprs ? p->n_exprs : 1);
   p->expr_text = calloc(n, sizeof(char*));
   p->expr_ops = calloc(n, sizeof(int64_t*));
@@ -341,7 +369,8 @@ static int parse_symbols(Reader* r, TccdPlan* p) {
   for (int64_t k = 0; k < p->n_exprs; ++k) {
     p->expr_text[k] = rd_str(r, NULL);
     int64_t len = rd(r);
-    if (r->bad || len <= 0 || len > r->n - r->pos) return fail("expression %ld: truncated", (long)k);
+    if (r->bad || len <= 0 || len > r->n - r->pos)
+      return fail("expression %ld: truncated", (long)k);
     p->expr_ops[k] = r->w + r->pos;
     p->expr_len[k] = len;
     int64_t depth = 0;
@@ -350,7 +379,8 @@ static int parse_symbols(Reader* r, TccdPlan* p) {
       if (op == TCCD_EXPR_CONST || op == TCCD_EXPR_SYM) {
         int64_t v = rd(r);
         ++i;
-        if (op == TCCD_EXPR_SYM && (v < 0 || v >= p->num_symbols)) return fail("expression %ld: symbol %ld", (long)k, (long)v);
+        if (op == TCCD_EXPR_SYM && (v < 0 || v >= p->num_symbols))
+          return fail("expression %ld: symbol %ld", (long)k, (long)v);
         if (++depth > p->max_stack) p->max_stack = depth;
       } else if (op >= TCCD_EXPR_ADD && op <= TCCD_EXPR_POW) {
         if (--depth < 1) return fail("expression %ld: stack underflow", (long)k);
@@ -358,23 +388,39 @@ static int parse_symbols(Reader* r, TccdPlan* p) {
         return fail("expression %ld: op %ld", (long)k, (long)op);
       }
     }
-    if (r->bad || depth != 1) return fail("expression %ld (%s): malformed", (long)k, p->expr_text[k]);
+    if (r->bad || depth != 1)
+      return fail("expression %ld (%s): malformed", (long)k, p->expr_text[k]);
   }
   return 0;
 }
 
 static void free_step(Step* s) {
-  free(s->in); free(s->out); free(s->expected); free(s->op_name); free(s->arg_kinds);
-  free(s->arg_payloads); free(s->pool); free(s->refs); free(s->release); free(s->ret_kinds);
+  free(s->in);
+  free(s->out);
+  free(s->expected);
+  free(s->op_name);
+  free(s->arg_kinds);
+  free(s->arg_payloads);
+  free(s->pool);
+  free(s->refs);
+  free(s->release);
+  free(s->ret_kinds);
 }
 
 EXPORT void tccd_plan_free(TccdPlan* plan) {
   if (plan == NULL) return;
   for (int64_t i = 0; plan->steps && i < plan->num_steps; ++i) free_step(&plan->steps[i]);
-  for (int64_t i = 0; i < plan->n_constants; ++i) (void)t_aoti_torch_delete_tensor_object(plan->constants[i]);
+  for (int64_t i = 0; i < plan->n_constants; ++i)
+    (void)t_aoti_torch_delete_tensor_object(plan->constants[i]);
   free(plan->constants);
-  free(plan->steps); free(plan->values); free(plan->output_refs); free(plan->bytes);
-  free(plan->bindings); free(plan->expr_text); free(plan->expr_ops); free(plan->expr_len);
+  free(plan->steps);
+  free(plan->values);
+  free(plan->output_refs);
+  free(plan->bytes);
+  free(plan->bindings);
+  free(plan->expr_text);
+  free(plan->expr_ops);
+  free(plan->expr_len);
   free(plan->prof_step_ns);
   free(plan);
 }
@@ -416,10 +462,12 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
       s->symbol = rd_str(r, NULL);
       if (s->kind == TCCD_STEP_KERNEL) {
         s->rank = (int32_t)rd(r);
-        if (s->rank < 0 || s->rank > MAX_RANK) return fail("step %ld: rank %d", (long)index, s->rank);
+        if (s->rank < 0 || s->rank > MAX_RANK)
+          return fail("step %ld: rank %d", (long)index, s->rank);
         for (int i = 0; i < s->rank; ++i) {
           s->shape[i] = rd(r);
-          if (!dim_word_ok(p, s->shape[i])) return fail("step %ld: shape word %ld", (long)index, (long)s->shape[i]);
+          if (!dim_word_ok(p, s->shape[i]))
+            return fail("step %ld: shape word %ld", (long)index, (long)s->shape[i]);
         }
       }
       s->n_in = rd(r);
@@ -429,21 +477,27 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
       if (r->bad) return fail("step %ld: truncated", (long)index);
       if (s->kind == TCCD_STEP_KERNEL) {
         s->layout = (int)rd(r);
-        if (s->layout != TCCD_LAYOUT_DECLARED && s->layout != TCCD_LAYOUT_COPY && s->layout != TCCD_LAYOUT_OWN)
+        if (s->layout != TCCD_LAYOUT_DECLARED && s->layout != TCCD_LAYOUT_COPY &&
+            s->layout != TCCD_LAYOUT_OWN)
           return fail("step %ld: layout %d", (long)index, s->layout);
         int64_t n = s->layout == TCCD_LAYOUT_OWN ? 0 : (s->n_in + s->n_out) * s->rank;
         s->expected = calloc((size_t)(n ? n : 1), sizeof(int64_t));
         for (int64_t i = 0; i < n; ++i) s->expected[i] = rd(r);
-        if (s->abi != TCCD_ABI_CPU && s->abi != TCCD_ABI_CUDA && s->abi != TCCD_ABI_CPU_SYM && s->abi != TCCD_ABI_CUDA_SYM)
+        if (s->abi != TCCD_ABI_CPU && s->abi != TCCD_ABI_CUDA && s->abi != TCCD_ABI_CPU_SYM &&
+            s->abi != TCCD_ABI_CUDA_SYM)
           return fail("step %ld: abi %d", (long)index, s->abi);
         /* Kernels with run-time sizes take their operands' own strides; declared layouts are
          * static (the shape is then plain sizes). */
-        if ((s->abi == TCCD_ABI_CPU_SYM || s->abi == TCCD_ABI_CUDA_SYM) && s->layout != TCCD_LAYOUT_OWN)
+        if ((s->abi == TCCD_ABI_CPU_SYM || s->abi == TCCD_ABI_CUDA_SYM) &&
+            s->layout != TCCD_LAYOUT_OWN)
           return fail("step %ld: a kernel with run-time sizes and a declared layout", (long)index);
         for (int i = 0; s->layout != TCCD_LAYOUT_OWN && i < s->rank; ++i)
-          if (s->shape[i] < 0) return fail("step %ld: a symbolic shape and a declared layout", (long)index);
+          if (s->shape[i] < 0)
+            return fail("step %ld: a symbolic shape and a declared layout", (long)index);
         for (int64_t i = 0; s->layout == TCCD_LAYOUT_OWN && i < s->n_out; ++i)
-          if (p->values[s->out[i]].rank != s->rank) return fail("step %ld: output %ld is not of the kernel's rank", (long)index, (long)s->out[i]);
+          if (p->values[s->out[i]].rank != s->rank)
+            return fail("step %ld: output %ld is not of the kernel's rank", (long)index,
+                        (long)s->out[i]);
       } else {
         s->workspace_bytes = rd(r);
         if (s->abi != TCCD_ABI_CUDA_SEGMENT) return fail("step %ld: abi %d", (long)index, s->abi);
@@ -451,12 +505,16 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
       if (r->bad) return fail("step %ld: truncated", (long)index);
       for (int64_t i = 0; i < s->n_out; ++i) {
         const ValueMeta* m = &p->values[s->out[i]];
-        if (m->dtype < 0 || m->offset != 0) return fail("step %ld: output %ld is not allocatable", (long)index, (long)s->out[i]);
+        if (m->dtype < 0 || m->offset != 0)
+          return fail("step %ld: output %ld is not allocatable", (long)index, (long)s->out[i]);
       }
-      if ((s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SYM || s->abi == TCCD_ABI_CUDA_SEGMENT) && !g_cuda_ready)
+      if ((s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SYM ||
+           s->abi == TCCD_ABI_CUDA_SEGMENT) &&
+          !g_cuda_ready)
         return fail("step %ld: a CUDA step, but libtorch_cuda's ABI is not resolved", (long)index);
       s->fn = find_symbol(n_art, names, handles, s->artifact, s->symbol);
-      if (s->fn == NULL) return fail("step %ld: no symbol %s in artifact %s", (long)index, s->symbol, s->artifact);
+      if (s->fn == NULL)
+        return fail("step %ld: no symbol %s in artifact %s", (long)index, s->symbol, s->artifact);
       break;
     }
     case TCCD_STEP_ALIAS:
@@ -464,14 +522,17 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
       s->n_out = 1;
       s->out = rd_ids(r, 1, nv, 0);
       s->alias_delta = rd(r);
-      if (r->bad || s->alias_base < 0 || s->alias_base >= nv) return fail("step %ld: malformed alias", (long)index);
-      if (p->values[s->out[0]].rank < 0) return fail("step %ld: alias of an absent value", (long)index);
+      if (r->bad || s->alias_base < 0 || s->alias_base >= nv)
+        return fail("step %ld: malformed alias", (long)index);
+      if (p->values[s->out[0]].rank < 0)
+        return fail("step %ld: alias of an absent value", (long)index);
       break;
     case TCCD_STEP_EXTERN: {
       int64_t len = 0;
       const char* target = rd_str(r, &len);
       (void)len;
-      if (r->bad || set_target(s, target) != 0) return fail("step %ld: extern target %s", (long)index, target);
+      if (r->bad || set_target(s, target) != 0)
+        return fail("step %ld: extern target %s", (long)index, target);
       int64_t n_args = rd(r);
       for (int64_t i = 0; i < n_args && !r->bad; ++i) skip_value(r, p, 0);
       int64_t n_kwargs = rd(r);
@@ -521,7 +582,8 @@ EXPORT TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artif
   if (parse_symbols(&r, p) != 0) goto error;
   p->num_inputs = rd(&r);
   p->num_values = rd(&r);
-  if (r.bad || p->num_values < 0 || p->num_values > r.n || p->num_inputs < 0 || p->num_inputs > p->num_values) {
+  if (r.bad || p->num_values < 0 || p->num_values > r.n || p->num_inputs < 0 ||
+      p->num_inputs > p->num_values) {
     fail("descriptor: %ld inputs, %ld values", (long)p->num_inputs, (long)p->num_values);
     goto error;
   }
@@ -540,7 +602,8 @@ EXPORT TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artif
     for (int d = 0; d < m->rank; ++d) m->strides[d] = rd(&r);
     m->offset = rd(&r);
     int ok = m->dtype < 0 || dim_word_ok(p, m->offset);
-    for (int d = 0; d < m->rank; ++d) ok = ok && dim_word_ok(p, m->sizes[d]) && dim_word_ok(p, m->strides[d]);
+    for (int d = 0; d < m->rank; ++d)
+      ok = ok && dim_word_ok(p, m->sizes[d]) && dim_word_ok(p, m->strides[d]);
     if (!ok) {
       fail("value %ld: a dim word names no expression", (long)i);
       goto error;
@@ -561,7 +624,8 @@ EXPORT TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artif
     goto error;
   }
   p->steps = calloc((size_t)(p->num_steps ? p->num_steps : 1), sizeof(Step));
-  if (p->profile) p->prof_step_ns = calloc((size_t)(p->num_steps ? p->num_steps : 1), sizeof(int64_t));
+  if (p->profile)
+    p->prof_step_ns = calloc((size_t)(p->num_steps ? p->num_steps : 1), sizeof(int64_t));
   for (int64_t i = 0; i < p->num_steps; ++i) {
     if (parse_step(&r, p, &p->steps[i], i, n_artifacts, names, handles) != 0) goto error;
   }
@@ -586,7 +650,8 @@ error:
   return NULL;
 }
 
-EXPORT int tccd_plan_set_callbacks(TccdPlan* p, TccdPythonStep python_step, TccdMakeContextCurrent make_current) {
+EXPORT int tccd_plan_set_callbacks(TccdPlan* p, TccdPythonStep python_step,
+                                   TccdMakeContextCurrent make_current) {
   p->python_step = python_step;
   p->make_current = make_current;
   return 0;
@@ -601,8 +666,10 @@ static Step* extern_step(TccdPlan* p, int64_t step) {
 }
 
 static int is_pool_kind(int64_t base) {
-  return base == TCCD_ARG_INT_LIST || base == TCCD_ARG_SYM_INT_LIST || base == TCCD_ARG_TENSOR_LIST || base == TCCD_ARG_BOOL_LIST ||
-         base == TCCD_ARG_FLOAT_LIST || base == TCCD_ARG_OPTIONAL_TENSOR_LIST || base == TCCD_ARG_STRING;
+  return base == TCCD_ARG_INT_LIST || base == TCCD_ARG_SYM_INT_LIST ||
+         base == TCCD_ARG_TENSOR_LIST || base == TCCD_ARG_BOOL_LIST ||
+         base == TCCD_ARG_FLOAT_LIST || base == TCCD_ARG_OPTIONAL_TENSOR_LIST ||
+         base == TCCD_ARG_STRING;
 }
 
 EXPORT int tccd_plan_add_constant(TccdPlan* p, void* handle, int64_t* index) {
@@ -619,30 +686,38 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, 
                                  const int64_t* ret_kinds, int64_t n_pool, const int64_t* pool) {
   Step* s = extern_step(p, step);
   if (s == NULL) return -1;
-  if (target != NULL && set_target(s, target) != 0) return fail("step %ld: target %s", (long)step, target);
+  if (target != NULL && set_target(s, target) != 0)
+    return fail("step %ld: target %s", (long)step, target);
   if (n_args < 0 || n_returns < 0) return fail("step %ld: %ld args", (long)step, (long)n_args);
   for (int64_t i = 0; i < n_args; ++i) {
     int64_t base = kinds[i] & ~TCCD_ARG_OPTIONAL;
-    if (base < 0 || base > TCCD_ARG_LAST) return fail("step %ld: argument kind %ld", (long)step, (long)kinds[i]);
+    if (base < 0 || base > TCCD_ARG_LAST)
+      return fail("step %ld: argument kind %ld", (long)step, (long)kinds[i]);
     if (is_pool_kind(base)) {
-      if (base != TCCD_ARG_STRING && (t_torch_new_list_reserve_size == NULL || t_torch_list_push_back == NULL))
+      if (base != TCCD_ARG_STRING &&
+          (t_torch_new_list_reserve_size == NULL || t_torch_list_push_back == NULL))
         return fail("step %ld: list arguments need torch >= 2.10", (long)step);
       if (base == TCCD_ARG_STRING && t_torch_new_string_handle == NULL)
         return fail("step %ld: string arguments need torch >= 2.10", (long)step);
       int64_t at = payloads[i];
       int64_t words = base == TCCD_ARG_STRING && at >= 0 && at < n_pool ? (pool[at] + 7) / 8
-                      : base == TCCD_ARG_SYM_INT_LIST && at >= 0 && at < n_pool ? 2 * pool[at]
-                      : (at >= 0 && at < n_pool ? pool[at] : -1);
+                      : base == TCCD_ARG_SYM_INT_LIST && at >= 0 && at < n_pool
+                          ? 2 * pool[at]
+                          : (at >= 0 && at < n_pool ? pool[at] : -1);
       if (at < 0 || at >= n_pool || pool[at] < 0 || words > n_pool - at - 1)
         return fail("step %ld: argument %ld: bad list", (long)step, (long)i);
-      for (int64_t k = 0; (base == TCCD_ARG_TENSOR_LIST || base == TCCD_ARG_OPTIONAL_TENSOR_LIST) && k < pool[at]; ++k) {
+      for (int64_t k = 0;
+           (base == TCCD_ARG_TENSOR_LIST || base == TCCD_ARG_OPTIONAL_TENSOR_LIST) && k < pool[at];
+           ++k) {
         int64_t id = pool[at + 1 + k];
         if (id >= p->num_values || id < (base == TCCD_ARG_OPTIONAL_TENSOR_LIST ? -1 : 0))
           return fail("step %ld: list reads value %ld", (long)step, (long)id);
       }
       for (int64_t k = 0; base == TCCD_ARG_SYM_INT_LIST && k < pool[at]; ++k) {
-        if (pool[at + 1 + 2 * k] && (pool[at + 2 + 2 * k] < 0 || pool[at + 2 + 2 * k] >= p->n_exprs))
-          return fail("step %ld: argument %ld names expression %ld", (long)step, (long)i, (long)pool[at + 2 + 2 * k]);
+        if (pool[at + 1 + 2 * k] &&
+            (pool[at + 2 + 2 * k] < 0 || pool[at + 2 + 2 * k] >= p->n_exprs))
+          return fail("step %ld: argument %ld names expression %ld", (long)step, (long)i,
+                      (long)pool[at + 2 + 2 * k]);
       }
     }
     if (((kinds[i] & TCCD_ARG_OPTIONAL) || base == TCCD_ARG_OPTIONAL_TENSOR_LIST) &&
@@ -651,9 +726,11 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, 
     if (base == TCCD_ARG_TENSOR && (payloads[i] < 0 || payloads[i] >= p->num_values))
       return fail("step %ld: argument %ld reads value %ld", (long)step, (long)i, (long)payloads[i]);
     if (base == TCCD_ARG_SYM && (payloads[i] < 0 || payloads[i] >= p->n_exprs))
-      return fail("step %ld: argument %ld names expression %ld", (long)step, (long)i, (long)payloads[i]);
+      return fail("step %ld: argument %ld names expression %ld", (long)step, (long)i,
+                  (long)payloads[i]);
     if (base == TCCD_ARG_CONSTANT && (payloads[i] < 0 || payloads[i] >= p->n_constants))
-      return fail("step %ld: argument %ld reads constant %ld", (long)step, (long)i, (long)payloads[i]);
+      return fail("step %ld: argument %ld reads constant %ld", (long)step, (long)i,
+                  (long)payloads[i]);
   }
   int64_t tensor_returns = 0;
   for (int64_t i = 0; i < n_returns; ++i) {
@@ -673,7 +750,9 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, 
       if (s->out[i] >= 0 && ret_kinds[i] != TCCD_RET_TENSOR)
         return fail("step %ld: output %ld reads a discarded return", (long)step, (long)i);
     }
-    if (n_returns < s->n_out) return fail("step %ld: %ld returns for %ld outputs", (long)step, (long)n_returns, (long)s->n_out);
+    if (n_returns < s->n_out)
+      return fail("step %ld: %ld returns for %ld outputs", (long)step, (long)n_returns,
+                  (long)s->n_out);
   }
   (void)tensor_returns;
   size_t bytes = (size_t)(n_args ? n_args : 1) * sizeof(int64_t);
@@ -696,21 +775,30 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, 
 static void* shim_fn(int32_t device_type, int shim) {
   const int cuda = device_type == TCCD_C10_DEVICE_CUDA;
   switch (shim) {
-    case TCCD_SHIM_ADDMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_addmm_out : (void*)t_aoti_torch_cpu_addmm_out;
-    case TCCD_SHIM_BADDBMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_baddbmm_out : (void*)t_aoti_torch_cpu_baddbmm_out;
-    case TCCD_SHIM_ADD_TENSOR: return cuda ? (void*)t_aoti_torch_cuda_add_Tensor : (void*)t_aoti_torch_cpu_add_Tensor;
-    case TCCD_SHIM_MM_OUT: return cuda ? (void*)t_aoti_torch_cuda_mm_out : (void*)t_aoti_torch_cpu_mm_out;
-    case TCCD_SHIM_BMM_OUT: return cuda ? (void*)t_aoti_torch_cuda_bmm_out : (void*)t_aoti_torch_cpu_bmm_out;
-    case TCCD_SHIM_CONVOLUTION: return cuda ? (void*)t_aoti_torch_cuda_convolution : (void*)t_aoti_torch_cpu_convolution;
+    case TCCD_SHIM_ADDMM_OUT:
+      return cuda ? (void*)t_aoti_torch_cuda_addmm_out : (void*)t_aoti_torch_cpu_addmm_out;
+    case TCCD_SHIM_BADDBMM_OUT:
+      return cuda ? (void*)t_aoti_torch_cuda_baddbmm_out : (void*)t_aoti_torch_cpu_baddbmm_out;
+    case TCCD_SHIM_ADD_TENSOR:
+      return cuda ? (void*)t_aoti_torch_cuda_add_Tensor : (void*)t_aoti_torch_cpu_add_Tensor;
+    case TCCD_SHIM_MM_OUT:
+      return cuda ? (void*)t_aoti_torch_cuda_mm_out : (void*)t_aoti_torch_cpu_mm_out;
+    case TCCD_SHIM_BMM_OUT:
+      return cuda ? (void*)t_aoti_torch_cuda_bmm_out : (void*)t_aoti_torch_cpu_bmm_out;
+    case TCCD_SHIM_CONVOLUTION:
+      return cuda ? (void*)t_aoti_torch_cuda_convolution : (void*)t_aoti_torch_cpu_convolution;
     case TCCD_SHIM_CONVOLUTION_BACKWARD:
-      return cuda ? (void*)t_aoti_torch_cuda_convolution_backward : (void*)t_aoti_torch_cpu_convolution_backward;
-    default: return NULL;
+      return cuda ? (void*)t_aoti_torch_cuda_convolution_backward
+                  : (void*)t_aoti_torch_cpu_convolution_backward;
+    default:
+      return NULL;
   }
 }
 
 /* The number of tensor arguments of an out shim (TCCD_SHIM_*). */
 static int shim_arity(int shim) {
-  return shim == TCCD_SHIM_ADD_TENSOR || shim == TCCD_SHIM_MM_OUT || shim == TCCD_SHIM_BMM_OUT ? 2 : 3;
+  return shim == TCCD_SHIM_ADD_TENSOR || shim == TCCD_SHIM_MM_OUT || shim == TCCD_SHIM_BMM_OUT ? 2
+                                                                                               : 3;
 }
 
 /* An extern step run by an AOTInductor C shim (TCCD_SHIM_*): `ids` are its tensor arguments
@@ -720,15 +808,19 @@ EXPORT int tccd_plan_bind_out_shim(TccdPlan* p, int64_t step, int64_t shim, cons
                                    double beta, double alpha) {
   Step* s = extern_step(p, step);
   if (s == NULL) return -1;
-  if (shim != TCCD_SHIM_ADDMM_OUT && shim != TCCD_SHIM_BADDBMM_OUT && shim != TCCD_SHIM_ADD_TENSOR &&
-      shim != TCCD_SHIM_MM_OUT && shim != TCCD_SHIM_BMM_OUT)
+  if (shim != TCCD_SHIM_ADDMM_OUT && shim != TCCD_SHIM_BADDBMM_OUT &&
+      shim != TCCD_SHIM_ADD_TENSOR && shim != TCCD_SHIM_MM_OUT && shim != TCCD_SHIM_BMM_OUT)
     return fail("step %ld: shim %ld", (long)step, (long)shim);
-  if (s->n_out != 1 || s->out[0] < 0) return fail("step %ld: a shim step has one output", (long)step);
+  if (s->n_out != 1 || s->out[0] < 0)
+    return fail("step %ld: a shim step has one output", (long)step);
   const ValueMeta* m = &p->values[s->out[0]];
-  if (m->dtype < 0 || (shim != TCCD_SHIM_ADD_TENSOR && m->offset != 0)) return fail("step %ld: output is not allocatable", (long)step);
-  if (shim_fn(m->device_type, (int)shim) == NULL) return fail("step %ld: this torch has no C shim for it", (long)step);
+  if (m->dtype < 0 || (shim != TCCD_SHIM_ADD_TENSOR && m->offset != 0))
+    return fail("step %ld: output is not allocatable", (long)step);
+  if (shim_fn(m->device_type, (int)shim) == NULL)
+    return fail("step %ld: this torch has no C shim for it", (long)step);
   for (int i = 0; i < shim_arity((int)shim); ++i) {
-    if (ids[i] < 0 || ids[i] >= p->num_values) return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
+    if (ids[i] < 0 || ids[i] >= p->num_values)
+      return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
     s->shim_args[i] = ids[i];
   }
   s->shim = (int)shim;
@@ -741,14 +833,16 @@ EXPORT int tccd_plan_bind_out_shim(TccdPlan* p, int64_t step, int64_t shim, cons
 /* Extern step `step` (convolution or convolution_backward) runs through its typed C shim `shim`
  * (TCCD_SHIM_CONVOLUTION*): `ids` are input, weight, bias (-1: None) for the forward,
  * grad_output, input, weight for the backward; `words` as tccd_plan_format.h lays them out. */
-EXPORT int tccd_plan_bind_typed_shim(TccdPlan* p, int64_t step, int64_t shim, const int64_t* ids, int64_t n_words,
-                                    const int64_t* words) {
+EXPORT int tccd_plan_bind_typed_shim(TccdPlan* p, int64_t step, int64_t shim, const int64_t* ids,
+                                     int64_t n_words, const int64_t* words) {
   Step* s = extern_step(p, step);
   if (s == NULL) return -1;
   if (shim == TCCD_SHIM_COPY) {
-    if (s->n_out != 1 || n_words != 1) return fail("step %ld: copy_ has one output and one word", (long)step);
+    if (s->n_out != 1 || n_words != 1)
+      return fail("step %ld: copy_ has one output and one word", (long)step);
     for (int i = 0; i < 2; ++i) {
-      if (ids[i] < 0 || ids[i] >= p->num_values) return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
+      if (ids[i] < 0 || ids[i] >= p->num_values)
+        return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
       s->shim_args[i] = ids[i];
     }
     s->conv_transposed = words[0] != 0; /* non_blocking */
@@ -757,21 +851,24 @@ EXPORT int tccd_plan_bind_typed_shim(TccdPlan* p, int64_t step, int64_t shim, co
     return 0;
   }
   const int backward = shim == TCCD_SHIM_CONVOLUTION_BACKWARD;
-  if (shim != TCCD_SHIM_CONVOLUTION && !backward) return fail("step %ld: conv shim %ld", (long)step, (long)shim);
-  if (backward ? s->n_out < 1 || s->n_out > 3 : s->n_out != 1 || s->out[0] < 0) return fail("step %ld: %ld outputs for a convolution shim", (long)step, (long)s->n_out);
+  if (shim != TCCD_SHIM_CONVOLUTION && !backward)
+    return fail("step %ld: conv shim %ld", (long)step, (long)shim);
+  if (backward ? s->n_out < 1 || s->n_out > 3 : s->n_out != 1 || s->out[0] < 0)
+    return fail("step %ld: %ld outputs for a convolution shim", (long)step, (long)s->n_out);
   for (int i = 0; i < 3; ++i) {
     if (ids[i] >= p->num_values || ids[i] < (!backward && i == 2 ? -1 : 0))
       return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
   }
   /* The shim's device is its first tensor's (the plan's values carry it). */
-  if (shim_fn(p->values[ids[0]].device_type, (int)shim) == NULL) return fail("step %ld: this torch has no C shim for it", (long)step);
+  if (shim_fn(p->values[ids[0]].device_type, (int)shim) == NULL)
+    return fail("step %ld: this torch has no C shim for it", (long)step);
   int64_t at = 0, list[5] = {-1, -1, -1, -1, -1};
-#define TAKE_LIST(k)                                                                       \
-  do {                                                                                     \
-    if (at >= n_words || words[at] < 0 || words[at] > n_words - at - 1)                    \
-      return fail("step %ld: malformed convolution words", (long)step);                    \
-    list[k] = at;                                                                          \
-    at += 1 + words[at];                                                                   \
+#define TAKE_LIST(k)                                                    \
+  do {                                                                  \
+    if (at >= n_words || words[at] < 0 || words[at] > n_words - at - 1) \
+      return fail("step %ld: malformed convolution words", (long)step); \
+    list[k] = at;                                                       \
+    at += 1 + words[at];                                                \
   } while (0)
   TAKE_LIST(0); /* stride */
   TAKE_LIST(1); /* padding */
@@ -791,7 +888,8 @@ EXPORT int tccd_plan_bind_typed_shim(TccdPlan* p, int64_t step, int64_t shim, co
     for (int i = 0; i < 3; ++i) {
       mask[i] = words[at + i] != 0;
       /* An output the plan reads must be computed: a false mask leaves it undefined. */
-      if (i < s->n_out && s->out[i] >= 0 && !mask[i]) return fail("step %ld: output %d is read but masked off", (long)step, i);
+      if (i < s->n_out && s->out[i] >= 0 && !mask[i])
+        return fail("step %ld: output %d is read but masked off", (long)step, i);
     }
   } else if (at != n_words) {
     return fail("step %ld: malformed convolution words", (long)step);
@@ -839,11 +937,14 @@ EXPORT int tccd_plan_bind_arange(TccdPlan* p, int64_t step, const int64_t* words
 EXPORT int tccd_plan_bind_view(TccdPlan* p, int64_t step, int64_t base) {
   Step* s = extern_step(p, step);
   if (s == NULL) return -1;
-  if (s->extern_mode != EXTERN_DISPATCHER) return fail("step %ld: bind the dispatcher first", (long)step);
-  if (s->n_out != 1 || s->out[0] < 0 || base < 0 || base >= p->num_values) return fail("step %ld: not a view", (long)step);
+  if (s->extern_mode != EXTERN_DISPATCHER)
+    return fail("step %ld: bind the dispatcher first", (long)step);
+  if (s->n_out != 1 || s->out[0] < 0 || base < 0 || base >= p->num_values)
+    return fail("step %ld: not a view", (long)step);
   const ValueMeta* b = &p->values[base];
   const ValueMeta* o = &p->values[s->out[0]];
-  if (b->symbolic || o->symbolic || b->dtype < 0 || b->dtype != o->dtype || b->device_type != o->device_type)
+  if (b->symbolic || o->symbolic || b->dtype < 0 || b->dtype != o->dtype ||
+      b->device_type != o->device_type)
     return fail("step %ld: not a static view of the same dtype", (long)step);
   s->alias_base = base;
   s->alias_delta = o->offset - b->offset;
@@ -851,11 +952,13 @@ EXPORT int tccd_plan_bind_view(TccdPlan* p, int64_t step, int64_t base) {
   return 0;
 }
 
-EXPORT int tccd_plan_bind_python_extern(TccdPlan* p, int64_t step, int64_t n_refs, const int64_t* ids) {
+EXPORT int tccd_plan_bind_python_extern(TccdPlan* p, int64_t step, int64_t n_refs,
+                                        const int64_t* ids) {
   Step* s = extern_step(p, step);
   if (s == NULL) return -1;
   for (int64_t i = 0; i < n_refs; ++i) {
-    if (ids[i] < 0 || ids[i] >= p->num_values) return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
+    if (ids[i] < 0 || ids[i] >= p->num_values)
+      return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
   }
   s->refs = malloc((size_t)(n_refs ? n_refs : 1) * sizeof(int64_t));
   memcpy(s->refs, ids, (size_t)n_refs * sizeof(int64_t));
@@ -873,7 +976,8 @@ EXPORT const char* tccd_plan_expr_text(const TccdPlan* p, int64_t k) {
 EXPORT int64_t tccd_plan_num_ref_outputs(const TccdPlan* p) { return p->num_ref_outputs; }
 EXPORT int64_t tccd_plan_num_unbound(const TccdPlan* p) {
   int64_t n = 0;
-  for (int64_t i = 0; i < p->num_steps; ++i) n += p->steps[i].kind == TCCD_STEP_EXTERN && p->steps[i].extern_mode == EXTERN_UNBOUND;
+  for (int64_t i = 0; i < p->num_steps; ++i)
+    n += p->steps[i].kind == TCCD_STEP_EXTERN && p->steps[i].extern_mode == EXTERN_UNBOUND;
   return n;
 }
 
@@ -913,15 +1017,18 @@ static int64_t floor_div(int64_t a, int64_t b) {
 /* Binds the symbols (inputs' sizes and strides, then nothing else: `given` holds the caller's
  * values, INT64_MIN where it gave none, and the bindings override it as runtime.py does) and
  * evaluates every expression into `out`. */
-static int eval_exprs(const TccdPlan* p, void** inputs, int64_t n_given, const int64_t* given, int64_t* out) {
+static int eval_exprs(const TccdPlan* p, void** inputs, int64_t n_given, const int64_t* given,
+                      int64_t* out) {
   int64_t sym[p->num_symbols ? p->num_symbols : 1];
   for (int64_t i = 0; i < p->num_symbols; ++i) sym[i] = i < n_given ? given[i] : INT64_MIN;
   for (int64_t b = 0; b < p->n_bindings; ++b) {
     const Binding* x = &p->bindings[b];
     int64_t dim = 0, *v = NULL;
     if (t_aoti_torch_get_dim(inputs[x->input], &dim) != 0 || x->dim >= dim)
-      return fail("tccd plan: input %ld has no dim %ld (it binds s%ld)", (long)x->input, (long)x->dim, (long)x->symbol);
-    if ((x->part == 0 ? t_aoti_torch_get_sizes : t_aoti_torch_get_strides)(inputs[x->input], &v) != 0)
+      return fail("tccd plan: input %ld has no dim %ld (it binds s%ld)", (long)x->input,
+                  (long)x->dim, (long)x->symbol);
+    if ((x->part == 0 ? t_aoti_torch_get_sizes : t_aoti_torch_get_strides)(inputs[x->input], &v) !=
+        0)
       return fail("tccd plan: reading input %ld failed", (long)x->input);
     sym[x->symbol] = v[x->dim];
   }
@@ -937,31 +1044,47 @@ static int eval_exprs(const TccdPlan* p, void** inputs, int64_t n_given, const i
       }
       if (op == TCCD_EXPR_SYM) {
         int64_t v = sym[ops[++i]];
-        if (v == INT64_MIN) return fail("tccd plan: %s: no input size binds s%ld", p->expr_text[k], (long)ops[i]);
+        if (v == INT64_MIN)
+          return fail("tccd plan: %s: no input size binds s%ld", p->expr_text[k], (long)ops[i]);
         stack[top++] = v;
         continue;
       }
       int64_t b = stack[--top], a = stack[top - 1], r = 0;
       int overflow = 0;
       switch (op) {
-        case TCCD_EXPR_ADD: overflow = __builtin_add_overflow(a, b, &r); break;
-        case TCCD_EXPR_MUL: overflow = __builtin_mul_overflow(a, b, &r); break;
+        case TCCD_EXPR_ADD:
+          overflow = __builtin_add_overflow(a, b, &r);
+          break;
+        case TCCD_EXPR_MUL:
+          overflow = __builtin_mul_overflow(a, b, &r);
+          break;
         case TCCD_EXPR_FLOORDIV:
         case TCCD_EXPR_MOD:
           if (b == 0) return fail("tccd plan: %s divides by zero", p->expr_text[k]);
-          if (a == INT64_MIN && b == -1) overflow = 1;
-          else r = op == TCCD_EXPR_FLOORDIV ? floor_div(a, b) : a - floor_div(a, b) * b;
+          if (a == INT64_MIN && b == -1)
+            overflow = 1;
+          else
+            r = op == TCCD_EXPR_FLOORDIV ? floor_div(a, b) : a - floor_div(a, b) * b;
           break;
-        case TCCD_EXPR_MAX: r = a > b ? a : b; break;
-        case TCCD_EXPR_MIN: r = a < b ? a : b; break;
+        case TCCD_EXPR_MAX:
+          r = a > b ? a : b;
+          break;
+        case TCCD_EXPR_MIN:
+          r = a < b ? a : b;
+          break;
         case TCCD_EXPR_POW:
           if (b < 0) return fail("tccd plan: %s: negative exponent", p->expr_text[k]);
           r = 1;
           /* |a| >= 2 overflows within 64 steps; 0, 1 and -1 need no loop. */
-          if (a == 0) r = b == 0 ? 1 : 0;
-          else if (a == 1) r = 1;
-          else if (a == -1) r = (b % 2) ? -1 : 1;
-          else for (int64_t e = 0; e < b && !overflow; ++e) overflow = __builtin_mul_overflow(r, a, &r);
+          if (a == 0)
+            r = b == 0 ? 1 : 0;
+          else if (a == 1)
+            r = 1;
+          else if (a == -1)
+            r = (b % 2) ? -1 : 1;
+          else
+            for (int64_t e = 0; e < b && !overflow; ++e)
+              overflow = __builtin_mul_overflow(r, a, &r);
           break;
       }
       if (overflow) return fail("tccd plan: %s overflows int64", p->expr_text[k]);
@@ -974,14 +1097,16 @@ static int eval_exprs(const TccdPlan* p, void** inputs, int64_t n_given, const i
 
 static void drop(void** h) {
   if (*h != NULL) {
-    (void)t_aoti_torch_delete_tensor_object(*h); /* deliberately ignored: nothing to do on failure */
+    (void)t_aoti_torch_delete_tensor_object(
+        *h); /* deliberately ignored: nothing to do on failure */
     *h = NULL;
   }
 }
 
 static int get(Run* run, int64_t step, int64_t id, void** out) {
   *out = run->env[id];
-  if (*out == NULL) return fail("tccd plan step %ld: value %ld is not defined", (long)step, (long)id);
+  if (*out == NULL)
+    return fail("tccd plan step %ld: value %ld is not defined", (long)step, (long)id);
   return 0;
 }
 
@@ -1008,10 +1133,14 @@ static int check_input(Run* run, int64_t step, int64_t id, void* h, int* declare
   if (t_aoti_torch_get_dtype(h, &dtype) || t_aoti_torch_get_dim(h, &dim) ||
       t_aoti_torch_get_sizes(h, &sizes) || t_aoti_torch_get_strides(h, &strides))
     return fail("tccd plan step %ld: reading value %ld failed", (long)step, (long)id);
-  if (dtype != m->dtype) return fail("tccd plan step %ld: input %ld has dtype code %d, the kernel takes %d", (long)step, (long)id, dtype, m->dtype);
+  if (dtype != m->dtype)
+    return fail("tccd plan step %ld: input %ld has dtype code %d, the kernel takes %d", (long)step,
+                (long)id, dtype, m->dtype);
   int same = dim == m->rank;
   for (int d = 0; same && d < m->rank; ++d) same = sizes[d] == m->sizes[d];
-  if (!same) return fail("tccd plan step %ld: input %ld does not have the shape the plan was compiled for", (long)step, (long)id);
+  if (!same)
+    return fail("tccd plan step %ld: input %ld does not have the shape the plan was compiled for",
+                (long)step, (long)id);
   *declared_layout = 1;
   for (int d = 0; d < m->rank; ++d) {
     if (strides[d] != m->strides[d] && m->sizes[d] != 1) *declared_layout = 0;
@@ -1023,10 +1152,18 @@ static int check_input(Run* run, int64_t step, int64_t id, void* h, int* declare
  * kernel reads. */
 static int64_t item_size(int32_t dtype) {
   switch (dtype) {
-    case TCCD_C10_INT16: case TCCD_C10_FLOAT16: case TCCD_C10_BFLOAT16: return 2;
-    case TCCD_C10_INT32: case TCCD_C10_FLOAT32: return 4;
-    case TCCD_C10_INT64: case TCCD_C10_FLOAT64: return 8;
-    default: return 1;
+    case TCCD_C10_INT16:
+    case TCCD_C10_FLOAT16:
+    case TCCD_C10_BFLOAT16:
+      return 2;
+    case TCCD_C10_INT32:
+    case TCCD_C10_FLOAT32:
+      return 4;
+    case TCCD_C10_INT64:
+    case TCCD_C10_FLOAT64:
+      return 8;
+    default:
+      return 1;
   }
 }
 
@@ -1048,21 +1185,25 @@ static int copy_declared(Run* run, int64_t step, int64_t id, void* h, void** cop
   if (t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type,
                                  device_index < 0 ? 0 : device_index, copy) != 0 ||
       t_aoti_torch_copy_(*copy, h, 0) != 0)
-    return fail("tccd plan step %ld: copying input %ld into its declared layout failed", (long)step, (long)id);
+    return fail("tccd plan step %ld: copying input %ld into its declared layout failed", (long)step,
+                (long)id);
   return 0;
 }
 
 static int device_of(Run* run, const Step* s) {
   for (int64_t i = 0; i < s->n_in; ++i) {
     int32_t index = -1;
-    if (run->env[s->in[i]] && t_aoti_torch_get_device_index(run->env[s->in[i]], &index) == 0 && index >= 0) return index;
+    if (run->env[s->in[i]] && t_aoti_torch_get_device_index(run->env[s->in[i]], &index) == 0 &&
+        index >= 0)
+      return index;
   }
   for (int64_t i = 0; i < s->n_out; ++i) {
     if (run->p->values[s->out[i]].device_index >= 0) return run->p->values[s->out[i]].device_index;
   }
   /* No input and no index in the plan: the current device, as torch.empty(device="cuda"). */
   int32_t current = 0;
-  if (t_aoti_torch_get_current_device_index != NULL && t_aoti_torch_get_current_device_index(&current) == 0 && current >= 0)
+  if (t_aoti_torch_get_current_device_index != NULL &&
+      t_aoti_torch_get_current_device_index(&current) == 0 && current >= 0)
     return current;
   return 0;
 }
@@ -1074,13 +1215,14 @@ typedef void (*CpuSizedKernelFn)(void**, const int64_t*, const int64_t*);
 typedef int (*CudaSegmentFn)(void**, void*, void*);
 
 /* `shape`: the iteration space, for a kernel with run-time sizes (TCCD_ABI_CUDA_SYM). */
-static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** ptrs, const int64_t* strides,
-                     const int64_t* shape, void* workspace) {
+static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** ptrs,
+                     const int64_t* strides, const int64_t* shape, void* workspace) {
   void* stream = NULL;
-  if (t_aoti_torch_get_current_cuda_stream(device, &stream) != 0) return fail("tccd plan step %ld: no current CUDA stream", (long)index);
+  if (t_aoti_torch_get_current_cuda_stream(device, &stream) != 0)
+    return fail("tccd plan step %ld: no current CUDA stream", (long)index);
   int err = 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    err = s->kind == TCCD_STEP_SEGMENT ? ((CudaSegmentFn)s->fn)(ptrs, workspace, stream)
+    err = s->kind == TCCD_STEP_SEGMENT  ? ((CudaSegmentFn)s->fn)(ptrs, workspace, stream)
           : s->abi == TCCD_ABI_CUDA_SYM ? ((CudaSizedKernelFn)s->fn)(ptrs, strides, shape, stream)
                                         : ((CudaKernelFn)s->fn)(ptrs, strides, stream);
     /* A thread with no current context (autograd's backward thread) cannot launch: make the
@@ -1098,7 +1240,8 @@ static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** 
         dlclose(lib);
       }
     }
-    return fail("tccd plan step %ld (%s): CUDA error %d: %s", (long)index, s->symbol, err, last ? last() : "");
+    return fail("tccd plan step %ld (%s): CUDA error %d: %s", (long)index, s->symbol, err,
+                last ? last() : "");
   }
   return 0;
 }
@@ -1118,20 +1261,28 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
     if (get(run, index, s->in[i], &h)) return -1;
     t_aoti_torch_get_dtype(h, &dtype);
     if (dtype != run->p->values[s->in[i]].dtype)
-      return fail("tccd plan step %ld: input %ld has dtype code %d, the kernel takes %d", (long)index, (long)s->in[i], dtype, run->p->values[s->in[i]].dtype);
+      return fail("tccd plan step %ld: input %ld has dtype code %d, the kernel takes %d",
+                  (long)index, (long)s->in[i], dtype, run->p->values[s->in[i]].dtype);
     t_aoti_torch_get_dim(h, &dim);
     t_aoti_torch_get_sizes(h, &sizes);
     t_aoti_torch_get_strides(h, &st);
-    if (dim > s->rank) return fail("tccd plan step %ld: input of rank %ld in a rank-%d kernel", (long)index, (long)dim, s->rank);
+    if (dim > s->rank)
+      return fail("tccd plan step %ld: input of rank %ld in a rank-%d kernel", (long)index,
+                  (long)dim, s->rank);
     for (int d = 0; d < s->rank; ++d) {
       int64_t td = d - (s->rank - dim), v = 0;
       if (td >= 0) {
-        if (sizes[td] == shape[d]) v = st[td];
-        else if (sizes[td] != 1) return fail("tccd plan step %ld: an input does not broadcast to the kernel's iteration space", (long)index);
+        if (sizes[td] == shape[d])
+          v = st[td];
+        else if (sizes[td] != 1)
+          return fail(
+              "tccd plan step %ld: an input does not broadcast to the kernel's iteration space",
+              (long)index);
       }
       rows[i * s->rank + d] = v;
     }
-    if (t_aoti_torch_get_data_ptr(h, &ptrs[i])) return fail("tccd plan step %ld: data_ptr failed", (long)index);
+    if (t_aoti_torch_get_data_ptr(h, &ptrs[i]))
+      return fail("tccd plan step %ld: data_ptr failed", (long)index);
   }
   const int is_cuda = s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SYM;
   const int device = is_cuda ? device_of(run, s) : 0;
@@ -1144,9 +1295,14 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
     t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
   switch (s->abi) {
-    case TCCD_ABI_CPU: ((CpuKernelFn)s->fn)(ptrs, rows); return 0;
-    case TCCD_ABI_CPU_SYM: ((CpuSizedKernelFn)s->fn)(ptrs, rows, shape); return 0;
-    default: return call_cuda(run, s, index, device, ptrs, rows, shape, NULL);
+    case TCCD_ABI_CPU:
+      ((CpuKernelFn)s->fn)(ptrs, rows);
+      return 0;
+    case TCCD_ABI_CPU_SYM:
+      ((CpuSizedKernelFn)s->fn)(ptrs, rows, shape);
+      return 0;
+    default:
+      return call_cuda(run, s, index, device, ptrs, rows, shape, NULL);
   }
 }
 
@@ -1162,7 +1318,9 @@ static int run_kernel(Run* run, const Step* s, int64_t index) {
   for (int64_t i = 0; i < s->n_in; ++i) {
     void* h;
     int declared = 1;
-    if ((rc = get(run, index, s->in[i], &h)) || (rc = check_input(run, index, s->in[i], h, &declared))) goto out;
+    if ((rc = get(run, index, s->in[i], &h)) ||
+        (rc = check_input(run, index, s->in[i], h, &declared)))
+      goto out;
     void* data = NULL;
     if (s->abi == TCCD_ABI_CUDA && declared) {
       t_aoti_torch_get_data_ptr(h, &data);
@@ -1178,7 +1336,10 @@ static int run_kernel(Run* run, const Step* s, int64_t index) {
       memcpy(rows, s->expected, sizeof(int64_t) * (size_t)(nops * s->rank));
       strides = rows;
     }
-    if (t_aoti_torch_get_data_ptr(h, &ptrs[i])) { rc = fail("tccd plan step %ld: data_ptr failed", (long)index); goto out; }
+    if (t_aoti_torch_get_data_ptr(h, &ptrs[i])) {
+      rc = fail("tccd plan step %ld: data_ptr failed", (long)index);
+      goto out;
+    }
   }
   if (strides == rows) {
     /* Some input differs from its declared layout: every input's strides in the iteration
@@ -1189,13 +1350,23 @@ static int run_kernel(Run* run, const Step* s, int64_t index) {
       t_aoti_torch_get_dim(h, &dim);
       t_aoti_torch_get_sizes(h, &sizes);
       t_aoti_torch_get_strides(h, &st);
-      if (dim > s->rank) { rc = fail("tccd plan step %ld: input of rank %ld in a rank-%d kernel", (long)index, (long)dim, s->rank); goto out; }
+      if (dim > s->rank) {
+        rc = fail("tccd plan step %ld: input of rank %ld in a rank-%d kernel", (long)index,
+                  (long)dim, s->rank);
+        goto out;
+      }
       for (int d = 0; d < s->rank; ++d) {
         int64_t td = d - (s->rank - dim);
         int64_t v = 0;
         if (td >= 0) {
-          if (sizes[td] == s->shape[d]) v = st[td];
-          else if (sizes[td] != 1) { rc = fail("tccd plan step %ld: an input does not broadcast to the kernel's iteration space", (long)index); goto out; }
+          if (sizes[td] == s->shape[d])
+            v = st[td];
+          else if (sizes[td] != 1) {
+            rc = fail(
+                "tccd plan step %ld: an input does not broadcast to the kernel's iteration space",
+                (long)index);
+            goto out;
+          }
         }
         rows[i * s->rank + d] = v;
       }
@@ -1228,7 +1399,9 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
   for (int64_t i = 0; i < s->n_in; ++i) {
     void* h;
     int declared = 1;
-    if ((rc = get(run, index, s->in[i], &h)) || (rc = check_input(run, index, s->in[i], h, &declared))) goto out;
+    if ((rc = get(run, index, s->in[i], &h)) ||
+        (rc = check_input(run, index, s->in[i], h, &declared)))
+      goto out;
     void* data = NULL;
     t_aoti_torch_get_data_ptr(h, &data);
     /* Compiled for the declared layouts, 16-byte aligned (vector loads, cuBLASLt). */
@@ -1244,8 +1417,10 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
   }
   if (s->workspace_bytes > 0) {
     int64_t size = s->workspace_bytes, stride = 1;
-    if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA, device, &workspace) != 0) {
-      rc = fail("tccd plan step %ld: allocating %ld bytes of workspace failed", (long)index, (long)size);
+    if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA, device,
+                                   &workspace) != 0) {
+      rc = fail("tccd plan step %ld: allocating %ld bytes of workspace failed", (long)index,
+                (long)size);
       goto out;
     }
     t_aoti_torch_get_data_ptr(workspace, &ws_ptr);
@@ -1267,7 +1442,8 @@ static int run_alias(Run* run, const Step* s, int64_t index) {
   drop(&run->env[s->out[0]]);
   /* aoti_torch__reinterpret_tensor's offset is an increment over the base's own offset (the
    * base may itself be a view), as_strided(sizes, strides, base.storage_offset() + delta). */
-  if (t_aoti_torch__reinterpret_tensor(base, m->rank, m->sizes, m->strides, s->alias_delta, &run->env[s->out[0]]) != 0)
+  if (t_aoti_torch__reinterpret_tensor(base, m->rank, m->sizes, m->strides, s->alias_delta,
+                                       &run->env[s->out[0]]) != 0)
     return fail("tccd plan step %ld: alias of value %ld failed", (long)index, (long)s->alias_base);
   return 0;
 }
@@ -1300,7 +1476,8 @@ static int stable_arg(Run* run, const Step* s, int64_t index, int64_t i, uint64_
   uint64_t v = (uint64_t)s->arg_payloads[i];
   if (kind == TCCD_ARG_TENSOR) {
     if (new_handle(run, index, s->arg_payloads[i], &v))
-      return fail("tccd plan step %ld (%s): argument %ld: %s", (long)index, s->op_name, (long)i, g_error);
+      return fail("tccd plan step %ld (%s): argument %ld: %s", (long)index, s->op_name, (long)i,
+                  g_error);
   } else if (kind == TCCD_ARG_NONE) {
     v = 0;
   } else if (kind == TCCD_ARG_SYM) {
@@ -1308,10 +1485,12 @@ static int stable_arg(Run* run, const Step* s, int64_t index, int64_t i, uint64_
   } else if (kind == TCCD_ARG_SYM_INT_LIST) {
     const int64_t* list = s->pool + s->arg_payloads[i];
     void* handle = NULL;
-    if (t_torch_new_list_reserve_size((size_t)list[0], &handle) != 0) return fail("tccd plan step %ld: new list failed", (long)index);
+    if (t_torch_new_list_reserve_size((size_t)list[0], &handle) != 0)
+      return fail("tccd plan step %ld: new list failed", (long)index);
     for (int64_t k = 0; k < list[0]; ++k) {
       int64_t item = list[1 + 2 * k] ? run->expr[list[2 + 2 * k]] : list[2 + 2 * k];
-      if (t_torch_list_push_back(handle, (uint64_t)item) != 0) return fail("tccd plan step %ld: list push failed", (long)index);
+      if (t_torch_list_push_back(handle, (uint64_t)item) != 0)
+        return fail("tccd plan step %ld: list push failed", (long)index);
     }
     v = (uint64_t)(uintptr_t)handle;
   } else if (kind == TCCD_ARG_CONSTANT) {
@@ -1325,22 +1504,26 @@ static int stable_arg(Run* run, const Step* s, int64_t index, int64_t i, uint64_
     if (t_torch_new_string_handle((const char*)(at + 1), (size_t)at[0], &handle) != 0)
       return fail("tccd plan step %ld: new string failed", (long)index);
     v = (uint64_t)(uintptr_t)handle;
-  } else if (kind == TCCD_ARG_INT_LIST || kind == TCCD_ARG_TENSOR_LIST || kind == TCCD_ARG_BOOL_LIST ||
-             kind == TCCD_ARG_FLOAT_LIST || kind == TCCD_ARG_OPTIONAL_TENSOR_LIST) {
+  } else if (kind == TCCD_ARG_INT_LIST || kind == TCCD_ARG_TENSOR_LIST ||
+             kind == TCCD_ARG_BOOL_LIST || kind == TCCD_ARG_FLOAT_LIST ||
+             kind == TCCD_ARG_OPTIONAL_TENSOR_LIST) {
     /* A StableListHandle the dispatcher takes (and deletes). */
     const int64_t* list = s->pool + s->arg_payloads[i];
     void* handle = NULL;
-    if (t_torch_new_list_reserve_size((size_t)list[0], &handle) != 0) return fail("tccd plan step %ld: new list failed", (long)index);
+    if (t_torch_new_list_reserve_size((size_t)list[0], &handle) != 0)
+      return fail("tccd plan step %ld: new list failed", (long)index);
     for (int64_t k = 0; k < list[0]; ++k) {
       uint64_t item = (uint64_t)list[1 + k];
-      if (kind == TCCD_ARG_TENSOR_LIST || (kind == TCCD_ARG_OPTIONAL_TENSOR_LIST && list[1 + k] >= 0)) {
+      if (kind == TCCD_ARG_TENSOR_LIST ||
+          (kind == TCCD_ARG_OPTIONAL_TENSOR_LIST && list[1 + k] >= 0)) {
         if (new_handle(run, index, list[1 + k], &item)) return -1;
         if (kind == TCCD_ARG_OPTIONAL_TENSOR_LIST && box_optional(item, &item) != 0)
           return fail("tccd plan step %ld: boxing an optional failed", (long)index);
       } else if (kind == TCCD_ARG_OPTIONAL_TENSOR_LIST) {
         item = 0; /* None */
       }
-      if (t_torch_list_push_back(handle, item) != 0) return fail("tccd plan step %ld: list push failed", (long)index);
+      if (t_torch_list_push_back(handle, item) != 0)
+        return fail("tccd plan step %ld: list push failed", (long)index);
     }
     v = (uint64_t)(uintptr_t)handle;
   }
@@ -1365,15 +1548,17 @@ static int try_view(Run* run, const Step* s, int64_t index) {
   void* base = run->env[s->alias_base];
   const ValueMeta* b = &run->p->values[s->alias_base];
   int64_t dim = -1, *sizes = NULL, *strides = NULL;
-  if (base == NULL || t_aoti_torch_get_dim(base, &dim) || dim != b->rank || t_aoti_torch_get_sizes(base, &sizes) ||
-      t_aoti_torch_get_strides(base, &strides))
+  if (base == NULL || t_aoti_torch_get_dim(base, &dim) || dim != b->rank ||
+      t_aoti_torch_get_sizes(base, &sizes) || t_aoti_torch_get_strides(base, &strides))
     return 1;
   for (int d = 0; d < b->rank; ++d) {
     if (sizes[d] != b->sizes[d] || strides[d] != b->strides[d]) return 1;
   }
   const ValueMeta* m = &run->p->values[s->out[0]];
   void* view = NULL;
-  if (t_aoti_torch__reinterpret_tensor(base, m->rank, m->sizes, m->strides, s->alias_delta, &view) != 0) return 1;
+  if (t_aoti_torch__reinterpret_tensor(base, m->rank, m->sizes, m->strides, s->alias_delta,
+                                       &view) != 0)
+    return 1;
   set_output(run, s, 0, view);
   (void)index;
   return 0;
@@ -1388,23 +1573,31 @@ static int run_extern_dispatcher(Run* run, const Step* s, int64_t index) {
     if (stable_arg(run, s, index, i, &stack[i]) != 0) return -1;
   }
   if (t_aoti_torch_call_dispatcher(s->op_name, s->overload, stack) != 0) {
-    const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
-    return fail("tccd plan step %ld (%s%s%s) failed%s%s", (long)index, s->op_name, s->overload[0] ? "." : "",
-                s->overload, what && what[0] ? ": " : "", what && what[0] ? what : "");
+    const char* what = t_torch_exception_get_what_without_backtrace
+                           ? t_torch_exception_get_what_without_backtrace()
+                           : NULL;
+    return fail("tccd plan step %ld (%s%s%s) failed%s%s", (long)index, s->op_name,
+                s->overload[0] ? "." : "", s->overload, what && what[0] ? ": " : "",
+                what && what[0] ? what : "");
   }
   if (s->n_returns == 1 && s->ret_kinds[0] == TCCD_RET_TENSOR_LIST) {
     /* A Tensor[] return: a StableListHandle of owned tensor handles, one per step output. */
     void* list = (void*)(uintptr_t)stack[0];
     size_t size = 0;
-    int rc = t_torch_list_size(list, &size) != 0 ? fail("tccd plan step %ld: list size failed", (long)index) : 0;
+    int rc = t_torch_list_size(list, &size) != 0
+                 ? fail("tccd plan step %ld: list size failed", (long)index)
+                 : 0;
     if (rc == 0 && (int64_t)size < s->n_out)
-      rc = fail("tccd plan step %ld (%s): %ld tensors returned, the plan reads %ld", (long)index, s->op_name, (long)size, (long)s->n_out);
+      rc = fail("tccd plan step %ld (%s): %ld tensors returned, the plan reads %ld", (long)index,
+                s->op_name, (long)size, (long)s->n_out);
     for (size_t k = 0; k < size; ++k) {
       uint64_t item = 0;
       if (t_torch_list_get_item(list, k, &item) != 0) continue;
       void* h = (void*)(uintptr_t)item;
-      if (rc == 0) set_output(run, s, (int64_t)k, h);
-      else drop(&h);
+      if (rc == 0)
+        set_output(run, s, (int64_t)k, h);
+      else
+        drop(&h);
     }
     (void)t_torch_delete_list(list); /* deliberately ignored: the items are ours already */
     return rc;
@@ -1431,8 +1624,11 @@ static int run_extern_shim(Run* run, const Step* s, int64_t index) {
   if (s->shim == TCCD_SHIM_ADD_TENSOR) {
     void* ret = NULL;
     if (((AddShimFn)fn)(args[0], args[1], s->shim_alpha, &ret) != 0) {
-      const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
-      return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
+      const char* what = t_torch_exception_get_what_without_backtrace
+                             ? t_torch_exception_get_what_without_backtrace()
+                             : NULL;
+      return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name,
+                  what && what[0] ? ": " : "", what && what[0] ? what : "");
     }
     set_output(run, s, 0, ret);
     return 0;
@@ -1445,27 +1641,35 @@ static int run_extern_shim(Run* run, const Step* s, int64_t index) {
   int rc = allocate(run, index, s->out[0], device);
   if (rc) return rc;
   void* out = run->env[s->out[0]];
-  if (shim_arity(s->shim) == 2 ? ((MmShimFn)fn)(out, args[0], args[1]) != 0
-                               : ((OutShimFn)fn)(out, args[0], args[1], args[2], s->shim_beta, s->shim_alpha) != 0) {
-    const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
-    return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
+  if (shim_arity(s->shim) == 2
+          ? ((MmShimFn)fn)(out, args[0], args[1]) != 0
+          : ((OutShimFn)fn)(out, args[0], args[1], args[2], s->shim_beta, s->shim_alpha) != 0) {
+    const char* what = t_torch_exception_get_what_without_backtrace
+                           ? t_torch_exception_get_what_without_backtrace()
+                           : NULL;
+    return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name,
+                what && what[0] ? ": " : "", what && what[0] ? what : "");
   }
   return 0;
 }
 
-typedef int32_t (*ConvShimFn) TCCD_CONVOLUTION_PARAMS;
-typedef int32_t (*ConvBackwardShimFn) TCCD_CONVOLUTION_BACKWARD_PARAMS;
+typedef int32_t(*ConvShimFn) TCCD_CONVOLUTION_PARAMS;
+typedef int32_t(*ConvBackwardShimFn) TCCD_CONVOLUTION_BACKWARD_PARAMS;
 
 static int run_extern_typed(Run* run, const Step* s, int64_t index) {
   void* t[3] = {NULL, NULL, NULL};
   if (s->shim == TCCD_SHIM_COPY) {
     /* copy_(self, src, non_blocking) returns self: a new handle of it where a step reads it. */
     void* ret = NULL;
-    if (get(run, index, s->shim_args[0], &t[0]) || get(run, index, s->shim_args[1], &t[1])) return -1;
+    if (get(run, index, s->shim_args[0], &t[0]) || get(run, index, s->shim_args[1], &t[1]))
+      return -1;
     if (t_aoti_torch_copy_(t[0], t[1], s->conv_transposed) != 0 ||
         (s->out[0] >= 0 && t_aoti_torch_new_tensor_handle(t[0], &ret) != 0)) {
-      const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
-      return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
+      const char* what = t_torch_exception_get_what_without_backtrace
+                             ? t_torch_exception_get_what_without_backtrace()
+                             : NULL;
+      return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name,
+                  what && what[0] ? ": " : "", what && what[0] ? what : "");
     }
     if (ret != NULL) set_output(run, s, 0, ret);
     return 0;
@@ -1479,8 +1683,8 @@ static int run_extern_typed(Run* run, const Step* s, int64_t index) {
   int32_t err;
   if (s->shim == TCCD_SHIM_CONVOLUTION) {
     void* ret = NULL;
-    err = ((ConvShimFn)fn)(t[0], t[1], t[2] != NULL ? &t[2] : NULL, LIST(0), LIST(1), LIST(2), s->conv_transposed,
-                           LIST(3), s->conv_groups, &ret);
+    err = ((ConvShimFn)fn)(t[0], t[1], t[2] != NULL ? &t[2] : NULL, LIST(0), LIST(1), LIST(2),
+                           s->conv_transposed, LIST(3), s->conv_groups, &ret);
     if (err == 0) set_output(run, s, 0, ret);
   } else {
     /* Every ret pointer is passed (before torch 2.13 the shim writes all three); a masked-off
@@ -1489,17 +1693,20 @@ static int run_extern_typed(Run* run, const Step* s, int64_t index) {
     void* ret[3] = {NULL, NULL, NULL};
     const int64_t* bias_sizes = s->conv_list[4] >= 0 ? pool + s->conv_list[4] + 1 : NULL;
     err = ((ConvBackwardShimFn)fn)(t[0], t[1], t[2], bias_sizes != NULL ? &bias_sizes : NULL,
-                                   bias_sizes != NULL ? pool[s->conv_list[4]] : 0, LIST(0), LIST(1), LIST(2),
-                                   s->conv_transposed, LIST(3), s->conv_groups, s->conv_mask, 3, &ret[0], &ret[1],
-                                   &ret[2]);
+                                   bias_sizes != NULL ? pool[s->conv_list[4]] : 0, LIST(0), LIST(1),
+                                   LIST(2), s->conv_transposed, LIST(3), s->conv_groups,
+                                   s->conv_mask, 3, &ret[0], &ret[1], &ret[2]);
     if (err == 0) {
       for (int i = 0; i < 3; ++i) set_output(run, s, i, ret[i]);
     }
   }
 #undef LIST
   if (err != 0) {
-    const char* what = t_torch_exception_get_what_without_backtrace ? t_torch_exception_get_what_without_backtrace() : NULL;
-    return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name, what && what[0] ? ": " : "", what && what[0] ? what : "");
+    const char* what = t_torch_exception_get_what_without_backtrace
+                           ? t_torch_exception_get_what_without_backtrace()
+                           : NULL;
+    return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name,
+                what && what[0] ? ": " : "", what && what[0] ? what : "");
   }
   return 0;
 }
@@ -1508,7 +1715,8 @@ static int run_extern_typed(Run* run, const Step* s, int64_t index) {
  * filled on the host (a CUDA output is copied over: position ids, a few KB). */
 static int run_extern_arange(Run* run, const Step* s, int64_t index) {
   int64_t v[3];
-  for (int i = 0; i < 3; ++i) v[i] = s->arange[2 * i] ? run->expr[s->arange[2 * i + 1]] : s->arange[2 * i + 1];
+  for (int i = 0; i < 3; ++i)
+    v[i] = s->arange[2 * i] ? run->expr[s->arange[2 * i + 1]] : s->arange[2 * i + 1];
   const int64_t start = v[0], end = v[1], step = v[2];
   if (step == 0) return fail("tccd plan step %ld (arange): step 0", (long)index);
   int64_t n = step > 0 ? (end - start + step - 1) / step : (start - end - step - 1) / -step;
@@ -1517,12 +1725,15 @@ static int run_extern_arange(Run* run, const Step* s, int64_t index) {
   const int64_t stride = 1;
   void* host = NULL;
   if (t_aoti_torch_empty_strided(1, &n, &stride, m->dtype, TCCD_C10_DEVICE_CPU, 0, &host) != 0)
-    return fail("tccd plan step %ld (arange): allocating %ld elements failed", (long)index, (long)n);
+    return fail("tccd plan step %ld (arange): allocating %ld elements failed", (long)index,
+                (long)n);
   void* data = NULL;
   t_aoti_torch_get_data_ptr(host, &data);
   for (int64_t i = 0; i < n; ++i) {
-    if (m->dtype == TCCD_C10_INT64) ((int64_t*)data)[i] = start + i * step;
-    else ((int32_t*)data)[i] = (int32_t)(start + i * step);
+    if (m->dtype == TCCD_C10_INT64)
+      ((int64_t*)data)[i] = start + i * step;
+    else
+      ((int32_t*)data)[i] = (int32_t)(start + i * step);
   }
   if (m->device_type == TCCD_C10_DEVICE_CPU) {
     set_output(run, s, 0, host);
@@ -1530,9 +1741,12 @@ static int run_extern_arange(Run* run, const Step* s, int64_t index) {
   }
   void* dev = NULL;
   int32_t device = m->device_index;
-  if (device < 0 && (t_aoti_torch_get_current_device_index == NULL || t_aoti_torch_get_current_device_index(&device) != 0)) device = 0;
+  if (device < 0 && (t_aoti_torch_get_current_device_index == NULL ||
+                     t_aoti_torch_get_current_device_index(&device) != 0))
+    device = 0;
   int rc = 0;
-  if (t_aoti_torch_empty_strided(1, &n, &stride, m->dtype, m->device_type, device, &dev) != 0 || t_aoti_torch_copy_(dev, host, 0) != 0)
+  if (t_aoti_torch_empty_strided(1, &n, &stride, m->dtype, m->device_type, device, &dev) != 0 ||
+      t_aoti_torch_copy_(dev, host, 0) != 0)
     rc = fail("tccd plan step %ld (arange): copying to the device failed", (long)index);
   drop(&host);
   if (rc) {
@@ -1585,7 +1799,8 @@ static void charge(TccdPlan* p, int c, int64_t* since, int64_t steps) {
   *since = t;
 }
 
-EXPORT int64_t tccd_plan_profile(const TccdPlan* p, int64_t* calls, int64_t* ns, int64_t* steps, int64_t n) {
+EXPORT int64_t tccd_plan_profile(const TccdPlan* p, int64_t* calls, int64_t* ns, int64_t* steps,
+                                 int64_t n) {
   if (!p->profile) return 0;
   *calls = __atomic_load_n(&p->prof_calls, __ATOMIC_RELAXED);
   for (int64_t c = 0; c < n && c < PROF_CLASSES; ++c) {
@@ -1599,22 +1814,24 @@ EXPORT int64_t tccd_plan_profile(const TccdPlan* p, int64_t* calls, int64_t* ns,
  * (by step index; the client sums extern steps by op). Returns the number of steps (0: off). */
 EXPORT int64_t tccd_plan_profile_steps(const TccdPlan* p, int64_t* ns, int64_t n) {
   if (!p->profile || p->prof_step_ns == NULL) return 0;
-  for (int64_t i = 0; i < n && i < p->num_steps; ++i) ns[i] = __atomic_load_n(&p->prof_step_ns[i], __ATOMIC_RELAXED);
+  for (int64_t i = 0; i < n && i < p->num_steps; ++i)
+    ns[i] = __atomic_load_n(&p->prof_step_ns[i], __ATOMIC_RELAXED);
   return p->num_steps;
 }
 
-EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs,
-                                  int64_t n_symbols, const int64_t* symbols) {
+EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs,
+                                  int64_t n_outputs, int64_t n_symbols, const int64_t* symbols) {
   int64_t expr[p->n_exprs ? p->n_exprs : 1];
   Run run = {p, NULL, expr};
   int rc = 0;
   int64_t since = p->profile ? now_ns() : 0;
   if (n_inputs != p->num_inputs || n_outputs != p->num_ref_outputs) {
     for (int64_t i = 0; i < n_inputs; ++i) drop(&inputs[i]);
-    return fail("tccd plan takes %ld inputs and gives %ld outputs, called with %ld and %ld", (long)p->num_inputs,
-                (long)p->num_ref_outputs, (long)n_inputs, (long)n_outputs);
+    return fail("tccd plan takes %ld inputs and gives %ld outputs, called with %ld and %ld",
+                (long)p->num_inputs, (long)p->num_ref_outputs, (long)n_inputs, (long)n_outputs);
   }
-  if ((p->n_exprs > 0 || p->n_bindings > 0) && eval_exprs(p, inputs, n_symbols, symbols, expr) != 0) {
+  if ((p->n_exprs > 0 || p->n_bindings > 0) &&
+      eval_exprs(p, inputs, n_symbols, symbols, expr) != 0) {
     for (int64_t i = 0; i < n_inputs; ++i) drop(&inputs[i]);
     return -1;
   }
@@ -1632,9 +1849,17 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
     const Step* s = &p->steps[index];
     int cls = PROF_KERNEL;
     switch (s->kind) {
-      case TCCD_STEP_KERNEL: rc = run_kernel(&run, s, index); break;
-      case TCCD_STEP_SEGMENT: rc = run_segment(&run, s, index); cls = PROF_SEGMENT; break;
-      case TCCD_STEP_ALIAS: rc = run_alias(&run, s, index); cls = PROF_ALIAS; break;
+      case TCCD_STEP_KERNEL:
+        rc = run_kernel(&run, s, index);
+        break;
+      case TCCD_STEP_SEGMENT:
+        rc = run_segment(&run, s, index);
+        cls = PROF_SEGMENT;
+        break;
+      case TCCD_STEP_ALIAS:
+        rc = run_alias(&run, s, index);
+        cls = PROF_ALIAS;
+        break;
       case TCCD_STEP_EXTERN:
         if (s->extern_mode == EXTERN_DISPATCHER) {
           rc = run_extern_dispatcher(&run, s, index);
@@ -1659,14 +1884,16 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
     if (profiled) {
       const int64_t start = since;
       charge(p, cls, &since, 1);
-      if (p->prof_step_ns != NULL) __atomic_fetch_add(&p->prof_step_ns[index], since - start, __ATOMIC_RELAXED);
+      if (p->prof_step_ns != NULL)
+        __atomic_fetch_add(&p->prof_step_ns[index], since - start, __ATOMIC_RELAXED);
     }
     for (int64_t i = 0; rc == 0 && i < s->n_release; ++i) drop(&run.env[s->release[i]]);
     if (profiled) charge(p, PROF_RELEASE, &since, s->n_release);
   }
   for (int64_t i = 0; rc == 0 && i < n_outputs; ++i) {
     void* h;
-    if ((rc = get(&run, -1, p->output_refs[i], &h)) == 0 && t_aoti_torch_new_tensor_handle(h, &outputs[i]) != 0)
+    if ((rc = get(&run, -1, p->output_refs[i], &h)) == 0 &&
+        t_aoti_torch_new_tensor_handle(h, &outputs[i]) != 0)
       rc = fail("tccd plan: output %ld: new handle failed", (long)i);
   }
   if (rc != 0) {
@@ -1678,7 +1905,8 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
   return rc;
 }
 
-EXPORT int tccd_plan_run(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs) {
+EXPORT int tccd_plan_run(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs,
+                         int64_t n_outputs) {
   return tccd_plan_run_symbolic(p, inputs, n_inputs, outputs, n_outputs, 0, NULL);
 }
 
@@ -1708,14 +1936,15 @@ EXPORT int tccd_plan_py_init(void) {
   pthread_mutex_lock(&g_init_mu);
   int rc = 0;
   if (!g_py_ready) {
-#define PY(name)                                                                       \
-  if ((*(void**)&g_py.name = dlsym(RTLD_DEFAULT, #name)) == NULL) {                    \
-    rc = fail("the calling process has no %s (not a Python process?)", #name);         \
+#define PY(name)                                                               \
+  if ((*(void**)& g_py.name = dlsym(RTLD_DEFAULT, #name)) == NULL) {           \
+    rc = fail("the calling process has no %s (not a Python process?)", #name); \
   }
-    PY(PyList_Size) PY(PyList_GetItem) PY(PyList_Append) PY(PyCapsule_GetPointer) PY(PyCapsule_New)
-    PY(Py_DecRef) PY(PyEval_SaveThread) PY(PyEval_RestoreThread) PY(PyErr_Clear)
+    PY(PyList_Size)
+    PY(PyList_GetItem) PY(PyList_Append) PY(PyCapsule_GetPointer) PY(PyCapsule_New) PY(Py_DecRef)
+        PY(PyEval_SaveThread) PY(PyEval_RestoreThread) PY(PyErr_Clear)
 #undef PY
-    g_py_ready = rc == 0;
+            g_py_ready = rc == 0;
   }
   pthread_mutex_unlock(&g_init_mu);
   return rc;
@@ -1726,7 +1955,8 @@ EXPORT int tccd_plan_py_init(void) {
  * list `out_list` as capsules (for alloc_tensors_by_stealing_from_void_ptrs). Called with the
  * GIL held (ctypes.PyDLL); the plan itself runs with the GIL released, as ctypes does for
  * tccd_plan_run (the Python callback takes it back for its steps). */
-EXPORT int tccd_plan_run_py(TccdPlan* p, void* in_list, void* out_list, int64_t n_symbols, const int64_t* symbols) {
+EXPORT int tccd_plan_run_py(TccdPlan* p, void* in_list, void* out_list, int64_t n_symbols,
+                            const int64_t* symbols) {
   if (!g_py_ready) return fail("tccd_plan_py_init was not called");
   intptr_t n = g_py.PyList_Size(in_list);
   if (n < 0) {
@@ -1736,7 +1966,10 @@ EXPORT int tccd_plan_run_py(TccdPlan* p, void* in_list, void* out_list, int64_t 
   void* stack_inputs[64];
   void** inputs = n <= 64 ? stack_inputs : malloc((size_t)n * sizeof(void*));
   void* stack_outputs[64];
-  void** outputs = p->num_ref_outputs <= 64 ? stack_outputs : malloc((size_t)(p->num_ref_outputs ? p->num_ref_outputs : 1) * sizeof(void*));
+  void** outputs =
+      p->num_ref_outputs <= 64
+          ? stack_outputs
+          : malloc((size_t)(p->num_ref_outputs ? p->num_ref_outputs : 1) * sizeof(void*));
   int rc = 0;
   if (inputs == NULL || outputs == NULL) {
     rc = fail("out of memory");

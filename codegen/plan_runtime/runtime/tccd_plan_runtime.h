@@ -30,7 +30,8 @@ typedef struct TccdPlan TccdPlan;
 /* Runs one extern step in Python: `refs` are new tensor handles (the callee takes them) of the
  * values bound with tccd_plan_bind_python_extern; the callee stores one new handle (or NULL)
  * per step output in `outs`. Returns 0, or nonzero after recording its own error. */
-typedef int (*TccdPythonStep)(int64_t step, int64_t n_refs, void** refs, int64_t n_outs, void** outs);
+typedef int (*TccdPythonStep)(int64_t step, int64_t n_refs, void** refs, int64_t n_outs,
+                              void** outs);
 /* Makes the device's primary CUDA context current on this thread (a launch reported error 201,
  * TCCD_RT_ERROR_INVALID_CONTEXT). Returns 0 on success. */
 typedef int (*TccdMakeContextCurrent)(int32_t device_index);
@@ -40,11 +41,13 @@ const char* tccd_plan_last_error(void);
 /* Resolves the torch ABI from the already loaded libraries at these paths (libtorch_cuda may be
  * NULL on a CPU-only process). Idempotent. */
 int tccd_plan_runtime_init(const char* libtorch_cpu_path, const char* libtorch_cuda_path);
-/* Parses a descriptor and binds its kernel symbols in the given dlopen handles (by artifact name). */
+/* Parses a descriptor and binds its kernel symbols in the given dlopen handles (by artifact name).
+ */
 TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artifacts, const char** names,
                          void** handles);
 void tccd_plan_free(TccdPlan* plan);
-int tccd_plan_set_callbacks(TccdPlan* plan, TccdPythonStep python_step, TccdMakeContextCurrent make_current);
+int tccd_plan_set_callbacks(TccdPlan* plan, TccdPythonStep python_step,
+                            TccdMakeContextCurrent make_current);
 /* Extern step `step` runs through the dispatcher with this complete argument list (TCCD_ARG_*;
  * list and string arguments point into `pool`) and these returns (TCCD_RET_*); `target`
  * ("aten::clone.default"), when not NULL, replaces the step's own op (a load-time rewrite). */
@@ -62,8 +65,8 @@ int tccd_plan_bind_out_shim(TccdPlan* plan, int64_t step, int64_t shim, const in
  * typed C shim `shim` (TCCD_SHIM_CONVOLUTION*, TCCD_SHIM_COPY): `ids[3]` are its tensor
  * arguments (a forward's bias -1 for None), `words` its int lists, flags and output mask
  * (tccd_plan_format.h). */
-int tccd_plan_bind_typed_shim(TccdPlan* plan, int64_t step, int64_t shim, const int64_t* ids, int64_t n_words,
-                             const int64_t* words);
+int tccd_plan_bind_typed_shim(TccdPlan* plan, int64_t step, int64_t shim, const int64_t* ids,
+                              int64_t n_words, const int64_t* words);
 /* Extern step `step` (aten::arange with SymInt bounds) is computed by the runtime: `words` is
  * (is_expr, v) for start, end, step, each an int or an expression index. Integral outputs. */
 int tccd_plan_bind_arange(TccdPlan* plan, int64_t step, const int64_t* words);
@@ -86,13 +89,15 @@ int64_t tccd_plan_num_ref_outputs(const TccdPlan* plan);
 int64_t tccd_plan_num_unbound(const TccdPlan* plan);
 /* Runs the plan. Takes ownership of the `inputs` handles (all of them, even on failure); stores
  * one new handle per ref output in `outputs`. */
-int tccd_plan_run(TccdPlan* plan, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs);
+int tccd_plan_run(TccdPlan* plan, void** inputs, int64_t n_inputs, void** outputs,
+                  int64_t n_outputs);
 /* With TCCD_PLAN_PROFILE set when the plan was loaded: the number of runs profiled (every run
  * but the first, which pays one-time set-up), and per class of
  * step (kernel, segment, alias, extern via the dispatcher, extern via an out shim, extern in
  * Python, releases, entry/exit) the wall nanoseconds and steps summed over them, into arrays of
  * n; returns the number of classes (0: profiling is off for this plan). */
-int64_t tccd_plan_profile(const TccdPlan* plan, int64_t* calls, int64_t* ns, int64_t* steps, int64_t n);
+int64_t tccd_plan_profile(const TccdPlan* plan, int64_t* calls, int64_t* ns, int64_t* steps,
+                          int64_t n);
 /* With TCCD_PLAN_PROFILE: every step's wall nanoseconds summed over the profiled runs, by step
  * index, into ns[n]; returns the number of steps (0: profiling is off). */
 int64_t tccd_plan_profile_steps(const TccdPlan* plan, int64_t* ns, int64_t n);
@@ -100,14 +105,15 @@ int64_t tccd_plan_profile_steps(const TccdPlan* plan, int64_t* ns, int64_t n);
  * stride carries it (a SymInt graph input), INT64_MIN where the caller has none; the inputs'
  * sizes and strides bind the others. A symbol an expression needs and nothing binds fails the
  * call. */
-int tccd_plan_run_symbolic(TccdPlan* plan, void** inputs, int64_t n_inputs, void** outputs, int64_t n_outputs,
-                           int64_t n_symbols, const int64_t* symbols);
+int tccd_plan_run_symbolic(TccdPlan* plan, void** inputs, int64_t n_inputs, void** outputs,
+                           int64_t n_outputs, int64_t n_symbols, const int64_t* symbols);
 
 /* The same from Python in one foreign call (ctypes.PyDLL: the GIL held; the plan runs with it
  * released): `in_list` a list of capsules of owned tensor handles (taken, as by tccd_plan_run),
  * each ref output appended to the list `out_list` as a capsule of a new handle (none on failure).
  * tccd_plan_py_init resolves Python's C API from the calling process first (0 on success). */
 int tccd_plan_py_init(void);
-int tccd_plan_run_py(TccdPlan* plan, void* in_list, void* out_list, int64_t n_symbols, const int64_t* symbols);
+int tccd_plan_run_py(TccdPlan* plan, void* in_list, void* out_list, int64_t n_symbols,
+                     const int64_t* symbols);
 
 #endif /* TCCD_PLAN_RUNTIME_H_ */

@@ -15,8 +15,9 @@
  * string functions in 2.10. The addmm/baddbmm out shims are AOTInductor's generated fallback-op
  * shims (generated/c_shim_{cpu,cuda}.h), as are the convolution and convolution_backward shims
  * (typed: no boxing, no list allocation; an undefined gradient comes back as a handle the
- * runtime drops, where the stable dispatcher of 2.11 failed on it). What aoti_torch_call_dispatcher converts in each version
- * (and what it never converts: Scalar) is tabulated in codegen/plan_runtime/README.md.
+ * runtime drops, where the stable dispatcher of 2.11 failed on it). What aoti_torch_call_dispatcher
+ * converts in each version (and what it never converts: Scalar) is tabulated in
+ * codegen/plan_runtime/README.md.
  */
 #ifndef TCCD_PLAN_TORCH_ABI_H_
 #define TCCD_PLAN_TORCH_ABI_H_
@@ -38,64 +39,69 @@
    const int64_t* padding, int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_,   \
    int32_t transposed, const int64_t* output_padding, int64_t output_padding_len_, int64_t groups, \
    void** ret0)
-#define TCCD_CONVOLUTION_BACKWARD_PARAMS                                                           \
-  (void* grad_output, void* input, void* weight, const int64_t** bias_sizes,                       \
-   int64_t bias_sizes_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding,    \
-   int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed,       \
-   const int64_t* output_padding, int64_t output_padding_len_, int64_t groups,                     \
+#define TCCD_CONVOLUTION_BACKWARD_PARAMS                                                        \
+  (void* grad_output, void* input, void* weight, const int64_t** bias_sizes,                    \
+   int64_t bias_sizes_len_, const int64_t* stride, int64_t stride_len_, const int64_t* padding, \
+   int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed,    \
+   const int64_t* output_padding, int64_t output_padding_len_, int64_t groups,                  \
    const int32_t* output_mask, int64_t output_mask_len_, void** ret0, void** ret1, void** ret2)
 
-#define TCCD_TORCH_ABI(X)                                                                          \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_empty_strided,                                            \
-    (int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr, int32_t dtype,            \
-     int32_t device_type, int32_t device_index, void** ret_new_tensor))                            \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch__reinterpret_tensor,                                      \
-    (void* self, int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr,               \
-     int64_t storage_offset, void** ret_new_tensor))                                               \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_delete_tensor_object, (void* tensor))                     \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_new_tensor_handle, (void* orig_handle, void** new_handle)) \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_data_ptr, (void* tensor, void** ret_data_ptr))        \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_dim, (void* tensor, int64_t* ret_dim))                \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_sizes, (void* tensor, int64_t** ret_sizes))           \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_strides, (void* tensor, int64_t** ret_strides))       \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_dtype, (void* tensor, int32_t* ret_dtype))            \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_storage_offset,                                       \
-    (void* tensor, int64_t* ret_storage_offset))                                                   \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_device_index,                                         \
-    (void* tensor, int32_t* ret_device_index))                                                     \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_copy_, (void* self, void* src, int32_t non_blocking))     \
-  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_call_dispatcher,                                          \
-    (const char* opName, const char* overloadName, uint64_t* stack))                               \
-  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_get_current_device_index, (int32_t* ret_device_index))     \
-  X(0, TCCD_LIB_CPU, const char*, torch_exception_get_what_without_backtrace, (void))              \
-  X(0, TCCD_LIB_CPU, int32_t, torch_new_stable_ivalue, (uint64_t** ret_value))                     \
-  X(0, TCCD_LIB_CPU, int32_t, torch_new_list_reserve_size, (size_t size, void** ret))              \
-  X(0, TCCD_LIB_CPU, int32_t, torch_list_push_back, (void* list_handle, uint64_t element))         \
-  X(0, TCCD_LIB_CPU, int32_t, torch_list_size, (void* list_handle, size_t* size))                  \
-  X(0, TCCD_LIB_CPU, int32_t, torch_list_get_item, (void* list_handle, size_t index, uint64_t* element)) \
-  X(0, TCCD_LIB_CPU, int32_t, torch_delete_list, (void* list_handle))                              \
-  X(0, TCCD_LIB_CPU, int32_t, torch_new_string_handle, (const char* data, size_t length, void** handle)) \
-  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_addmm_out,                                            \
-    (void* out, void* self, void* mat1, void* mat2, double beta, double alpha))                    \
-  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_baddbmm_out,                                          \
-    (void* out, void* self, void* batch1, void* batch2, double beta, double alpha))                \
-  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_addmm_out,                                          \
-    (void* out, void* self, void* mat1, void* mat2, double beta, double alpha))                    \
-  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_baddbmm_out,                                        \
-    (void* out, void* self, void* batch1, void* batch2, double beta, double alpha))                \
-  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_mm_out, (void* out, void* self, void* mat2))            \
-  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_mm_out, (void* out, void* self, void* mat2))          \
-  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_bmm_out, (void* out, void* self, void* mat2))           \
-  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_bmm_out, (void* out, void* self, void* mat2))         \
-  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_add_Tensor,                                           \
-    (void* self, void* other, double alpha, void** ret0))                                          \
-  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_add_Tensor,                                         \
-    (void* self, void* other, double alpha, void** ret0))                                          \
-  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_get_current_cuda_stream,                                 \
-    (int32_t device_index, void** ret_stream))                                                     \
-  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_convolution, TCCD_CONVOLUTION_PARAMS)                 \
-  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_convolution, TCCD_CONVOLUTION_PARAMS)               \
-  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_convolution_backward, TCCD_CONVOLUTION_BACKWARD_PARAMS) \
-  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_convolution_backward, TCCD_CONVOLUTION_BACKWARD_PARAMS)
+#define TCCD_TORCH_ABI(X)                                                                        \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_empty_strided,                                          \
+    (int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr, int32_t dtype,          \
+     int32_t device_type, int32_t device_index, void** ret_new_tensor))                          \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch__reinterpret_tensor,                                    \
+    (void* self, int64_t ndim, const int64_t* sizes_ptr, const int64_t* strides_ptr,             \
+     int64_t storage_offset, void** ret_new_tensor))                                             \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_delete_tensor_object, (void* tensor))                   \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_new_tensor_handle,                                      \
+    (void* orig_handle, void** new_handle))                                                      \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_data_ptr, (void* tensor, void** ret_data_ptr))      \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_dim, (void* tensor, int64_t* ret_dim))              \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_sizes, (void* tensor, int64_t** ret_sizes))         \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_strides, (void* tensor, int64_t** ret_strides))     \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_dtype, (void* tensor, int32_t* ret_dtype))          \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_storage_offset,                                     \
+    (void* tensor, int64_t* ret_storage_offset))                                                 \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_get_device_index,                                       \
+    (void* tensor, int32_t* ret_device_index))                                                   \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_copy_, (void* self, void* src, int32_t non_blocking))   \
+  X(1, TCCD_LIB_CPU, int32_t, aoti_torch_call_dispatcher,                                        \
+    (const char* opName, const char* overloadName, uint64_t* stack))                             \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_get_current_device_index, (int32_t * ret_device_index)) \
+  X(0, TCCD_LIB_CPU, const char*, torch_exception_get_what_without_backtrace, (void))            \
+  X(0, TCCD_LIB_CPU, int32_t, torch_new_stable_ivalue, (uint64_t * *ret_value))                  \
+  X(0, TCCD_LIB_CPU, int32_t, torch_new_list_reserve_size, (size_t size, void** ret))            \
+  X(0, TCCD_LIB_CPU, int32_t, torch_list_push_back, (void* list_handle, uint64_t element))       \
+  X(0, TCCD_LIB_CPU, int32_t, torch_list_size, (void* list_handle, size_t* size))                \
+  X(0, TCCD_LIB_CPU, int32_t, torch_list_get_item,                                               \
+    (void* list_handle, size_t index, uint64_t* element))                                        \
+  X(0, TCCD_LIB_CPU, int32_t, torch_delete_list, (void* list_handle))                            \
+  X(0, TCCD_LIB_CPU, int32_t, torch_new_string_handle,                                           \
+    (const char* data, size_t length, void** handle))                                            \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_addmm_out,                                          \
+    (void* out, void* self, void* mat1, void* mat2, double beta, double alpha))                  \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_baddbmm_out,                                        \
+    (void* out, void* self, void* batch1, void* batch2, double beta, double alpha))              \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_addmm_out,                                        \
+    (void* out, void* self, void* mat1, void* mat2, double beta, double alpha))                  \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_baddbmm_out,                                      \
+    (void* out, void* self, void* batch1, void* batch2, double beta, double alpha))              \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_mm_out, (void* out, void* self, void* mat2))        \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_mm_out, (void* out, void* self, void* mat2))      \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_bmm_out, (void* out, void* self, void* mat2))       \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_bmm_out, (void* out, void* self, void* mat2))     \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_add_Tensor,                                         \
+    (void* self, void* other, double alpha, void** ret0))                                        \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_add_Tensor,                                       \
+    (void* self, void* other, double alpha, void** ret0))                                        \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_get_current_cuda_stream,                               \
+    (int32_t device_index, void** ret_stream))                                                   \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_convolution, TCCD_CONVOLUTION_PARAMS)               \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_convolution, TCCD_CONVOLUTION_PARAMS)             \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_convolution_backward,                               \
+    TCCD_CONVOLUTION_BACKWARD_PARAMS)                                                            \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_convolution_backward,                             \
+    TCCD_CONVOLUTION_BACKWARD_PARAMS)
 
 #endif /* TCCD_PLAN_TORCH_ABI_H_ */

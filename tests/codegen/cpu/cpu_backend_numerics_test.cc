@@ -437,7 +437,8 @@ TEST_CASE("bool logic, bool casts and where on every dtype", "[cpu_backend][nume
 namespace tccd::codegen::testing {
 namespace {
 
-TEST_CASE("index and gather: cat of strided halves, embedding rows, masked reads", "[cpu_backend][numerics]") {
+TEST_CASE("index and gather: cat of strided halves, embedding rows, masked reads",
+          "[cpu_backend][numerics]") {
   // out[i, j] = j < 3 ? a[i, j] : b[i, j - 3] (b read through a transposed view), and
   // emb[i, j] = w[ids[i], j] with ids out of range reading 0.
   const int64_t rows = 2;
@@ -459,15 +460,20 @@ TEST_CASE("index and gather: cat of strided halves, embedding rows, masked reads
   REQUIRE(VerifyPointwiseKernel(kernel) == "");
   LoadedModule so(CompileForHost({kernel}).shared_object);
 
-  const std::vector<float> a = {1, 2, 3, 4, 5, 6};               // [2, 3] row-major
-  const std::vector<float> bt = {10, 40, 20, 50, 30, 60};        // b [2, 3] stored transposed
-  std::vector<float> w(4 * 6);                                   // [4, 6]
+  const std::vector<float> a = {1, 2, 3, 4, 5, 6};         // [2, 3] row-major
+  const std::vector<float> bt = {10, 40, 20, 50, 30, 60};  // b [2, 3] stored transposed
+  std::vector<float> w(4 * 6);                             // [4, 6]
   for (size_t e = 0; e < w.size(); ++e) w[e] = 100.f + static_cast<float>(e);
-  const std::vector<int64_t> ids = {2, 7};                       // 7 is out of range
+  const std::vector<int64_t> ids = {2, 7};  // 7 is out of range
   std::vector<float> out(12, -1), emb(12, -1);
-  const std::vector<int64_t> strides = ConcatStrides({{3, 1}, {1, 2}, {6, 1}, {1, 0}, {6, 1}, {6, 1}});
-  void* data[] = {const_cast<float*>(a.data()), const_cast<float*>(bt.data()), w.data(),
-                  const_cast<int64_t*>(ids.data()), out.data(), emb.data()};
+  const std::vector<int64_t> strides =
+      ConcatStrides({{3, 1}, {1, 2}, {6, 1}, {1, 0}, {6, 1}, {6, 1}});
+  void* data[] = {const_cast<float*>(a.data()),
+                  const_cast<float*>(bt.data()),
+                  w.data(),
+                  const_cast<int64_t*>(ids.data()),
+                  out.data(),
+                  emb.data()};
   so.Get("cat_gather")(data, strides.data());
   CHECK(out == std::vector<float>{1, 2, 3, 10, 20, 30, 4, 5, 6, 40, 50, 60});
   CHECK(emb == std::vector<float>{112, 113, 114, 115, 116, 117, 0, 0, 0, 0, 0, 0});
@@ -488,13 +494,15 @@ uint32_t PhiloxWord0(uint64_t seed, uint64_t offset, uint64_t flat) {
     if (r > 0) k[0] += 0x9E3779B9u, k[1] += 0xBB67AE85u;
     const uint64_t p0 = uint64_t{0xD2511F53u} * c[0], p1 = uint64_t{0xCD9E8D57u} * c[2];
     const uint32_t n[4] = {static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k[0], static_cast<uint32_t>(p1),
-                           static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k[1], static_cast<uint32_t>(p0)};
+                           static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k[1],
+                           static_cast<uint32_t>(p0)};
     std::copy(n, n + 4, c);
   }
   return c[0];
 }
 
-TEST_CASE("random: Philox4x32-10 uniforms by flat index, seed and offset", "[cpu_backend][numerics]") {
+TEST_CASE("random: Philox4x32-10 uniforms by flat index, seed and offset",
+          "[cpu_backend][numerics]") {
   CHECK(PhiloxWord0(0, 0, 0) == 0x6627e8d5u);  // Random123's known answer (ctr 0, key 0)
   KernelBuilder k("philox", {3, 5});
   const int seed = k.Input(DType::kI64);  // broadcast 0-dim seed

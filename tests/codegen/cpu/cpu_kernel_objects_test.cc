@@ -13,7 +13,8 @@ namespace tccd::codegen::testing {
 namespace {
 
 // out = a * b + <c>, a kernel per constant
-PointwiseKernel AffineKernel(const std::string& name, double c, std::vector<int64_t> shape = {5, 7}) {
+PointwiseKernel AffineKernel(const std::string& name, double c,
+                             std::vector<int64_t> shape = {5, 7}) {
   KernelBuilder k(name, std::move(shape));
   const int a = k.Input(DType::kF32), b = k.Input(DType::kF32);
   const int mul = k.Op(PwOp::kMul, DType::kF32, {a, b});
@@ -66,12 +67,14 @@ TEST_CASE("kernel keys ignore the kernel's name and see everything else", "[kern
   CHECK(KernelKey(dense_only, "cpu-object", "t", kFingerprint) != base);
 }
 
-TEST_CASE("identical kernels of one graph compile once; a second graph reuses them", "[kernel_cache]") {
+TEST_CASE("identical kernels of one graph compile once; a second graph reuses them",
+          "[kernel_cache]") {
   MapCache cache;
   const CpuKernelObjectsOptions options{.fingerprint = kFingerprint, .cache = &cache, .threads = 4};
-  const std::vector<PointwiseKernel> first = {AffineKernel("g1_k0", 1.0), AffineKernel("g1_k1", 2.0),
-                                              AffineKernel("g1_k2", 1.0)};
-  absl::StatusOr<CpuKernelObjectsResult> one = CompileCpuKernelObjects(first, HostTarget(), options);
+  const std::vector<PointwiseKernel> first = {
+      AffineKernel("g1_k0", 1.0), AffineKernel("g1_k1", 2.0), AffineKernel("g1_k2", 1.0)};
+  absl::StatusOr<CpuKernelObjectsResult> one =
+      CompileCpuKernelObjects(first, HostTarget(), options);
   REQUIRE(one.ok());
   CHECK(one->kernels_compiled == 2);
   CHECK(one->kernels_reused == 0);
@@ -82,8 +85,10 @@ TEST_CASE("identical kernels of one graph compile once; a second graph reuses th
   cache.Store(one->new_objects);
 
   // Another graph: the kernel with constant 2 again (under another name) and a new one.
-  const std::vector<PointwiseKernel> second = {AffineKernel("g2_k0", 3.0), AffineKernel("g2_k1", 2.0)};
-  absl::StatusOr<CpuKernelObjectsResult> two = CompileCpuKernelObjects(second, HostTarget(), options);
+  const std::vector<PointwiseKernel> second = {AffineKernel("g2_k0", 3.0),
+                                               AffineKernel("g2_k1", 2.0)};
+  absl::StatusOr<CpuKernelObjectsResult> two =
+      CompileCpuKernelObjects(second, HostTarget(), options);
   REQUIRE(two.ok());
   CHECK(two->kernels_compiled == 1);
   CHECK(two->kernels_reused == 1);
@@ -96,12 +101,14 @@ TEST_CASE("a cached object that does not link is recompiled, never served", "[ke
   MapCache cache;
   const CpuKernelObjectsOptions options{.fingerprint = kFingerprint, .cache = &cache, .threads = 2};
   const std::vector<PointwiseKernel> kernels = {AffineKernel("k0", 1.5), AffineKernel("k1", 4.0)};
-  absl::StatusOr<CpuKernelObjectsResult> clean = CompileCpuKernelObjects(kernels, HostTarget(), options);
+  absl::StatusOr<CpuKernelObjectsResult> clean =
+      CompileCpuKernelObjects(kernels, HostTarget(), options);
   REQUIRE(clean.ok());
   cache.Store(clean->new_objects);
   // What an older build may have stored under a key that should have changed: not an object.
   cache.objects.begin()->second = "not an ELF object";
-  absl::StatusOr<CpuKernelObjectsResult> again = CompileCpuKernelObjects(kernels, HostTarget(), options);
+  absl::StatusOr<CpuKernelObjectsResult> again =
+      CompileCpuKernelObjects(kernels, HostTarget(), options);
   REQUIRE(again.ok());
   CHECK(again->kernels_compiled == 2);
   CHECK(again->kernels_reused == 0);
@@ -110,7 +117,8 @@ TEST_CASE("a cached object that does not link is recompiled, never served", "[ke
   ExpectAffine(again->module, "k1", 4.0f);
 }
 
-TEST_CASE("without a cache every distinct kernel compiles, serially or in parallel alike", "[kernel_cache]") {
+TEST_CASE("without a cache every distinct kernel compiles, serially or in parallel alike",
+          "[kernel_cache]") {
   std::vector<PointwiseKernel> kernels;
   for (int i = 0; i < 6; ++i) kernels.push_back(AffineKernel("k" + std::to_string(i), i));
   absl::StatusOr<CpuKernelObjectsResult> serial =
@@ -122,7 +130,8 @@ TEST_CASE("without a cache every distinct kernel compiles, serially or in parall
   CHECK(serial->kernels_compiled == 6);
   REQUIRE(parallel->new_objects.size() == 6);
   // Objects do not depend on the thread that compiled them.
-  for (size_t i = 0; i < 6; ++i) CHECK(serial->new_objects[i].bytes == parallel->new_objects[i].bytes);
+  for (size_t i = 0; i < 6; ++i)
+    CHECK(serial->new_objects[i].bytes == parallel->new_objects[i].bytes);
   for (int i = 0; i < 6; ++i) ExpectAffine(parallel->module, "k" + std::to_string(i), i);
 }
 

@@ -173,7 +173,8 @@ TEST_CASE("a second store to one output is rejected", "[pointwise_kernel]") {
   CHECK(VerifyPointwiseKernel(kernel).find("more than once") != std::string::npos);
 }
 
-TEST_CASE("zero output tails: row kernels over the innermost dim only, printed", "[pointwise_kernel]") {
+TEST_CASE("zero output tails: row kernels over the innermost dim only, printed",
+          "[pointwise_kernel]") {
   // A row kernel storing x + 1 per element into a buffer padded by 6 after each row.
   auto rows = [](std::vector<int64_t> shape, int reduced) {
     KernelBuilder k("padded_rows", std::move(shape));
@@ -186,8 +187,11 @@ TEST_CASE("zero output tails: row kernels over the innermost dim only, printed",
     return kernel;
   };
   CHECK(VerifyPointwiseKernel(rows({4, 30522}, 1)) == "");
-  CHECK(PrintPointwiseKernel(rows({4, 30522}, 1)).find("rows(reduce 1 dims) zero-tail(out0: 6) {") != std::string::npos);
-  CHECK(VerifyPointwiseKernel(rows({4, 1, 30522}, 2)) == "");  // size-1 reduced dims are no part of the row
+  CHECK(
+      PrintPointwiseKernel(rows({4, 30522}, 1)).find("rows(reduce 1 dims) zero-tail(out0: 6) {") !=
+      std::string::npos);
+  CHECK(VerifyPointwiseKernel(rows({4, 1, 30522}, 2)) ==
+        "");  // size-1 reduced dims are no part of the row
   CHECK(VerifyPointwiseKernel(rows({4, 3, 30522}, 2)).find("several dims") != std::string::npos);
   PointwiseKernel wrong_count = rows({4, 30522}, 1);
   wrong_count.output_zero_tail = {6, 0};

@@ -35,17 +35,20 @@ SymKernelFn GetSym(const LoadedModule& so, const char* name) {
   return reinterpret_cast<SymKernelFn>(so.Get(name));
 }
 
-TEST_CASE("a kernel with a run-time dim serves every size, contiguous or broadcast", "[cpu_backend][symbolic]") {
+TEST_CASE("a kernel with a run-time dim serves every size, contiguous or broadcast",
+          "[cpu_backend][symbolic]") {
   LoadedModule so(CompileForHost({RuntimeRowsKernel()}).shared_object);
   SymKernelFn fn = GetSym(so, "relu_rows");
   for (int64_t rows : {1, 2, 3, 7, 64, 1001}) {
     INFO("rows " << rows);
-    auto a = Floats(rows * 8, 1), b = Floats(rows * 8, 2), c_full = Floats(rows * 8, 3), c_row = Floats(8, 4);
+    auto a = Floats(rows * 8, 1), b = Floats(rows * 8, 2), c_full = Floats(rows * 8, 3),
+         c_row = Floats(8, 4);
     for (bool broadcast : {false, true}) {
       std::vector<float> out(rows * 8 + 4, -9.f);  // guard elements after the end
       const std::vector<float>& c = broadcast ? c_row : c_full;
       void* data[] = {a.data(), b.data(), const_cast<float*>(c.data()), out.data()};
-      const std::vector<int64_t> c_strides = broadcast ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{8, 1};
+      const std::vector<int64_t> c_strides =
+          broadcast ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{8, 1};
       const std::vector<int64_t> strides = ConcatStrides({{8, 1}, {8, 1}, c_strides, {8, 1}});
       const int64_t shape[] = {rows, 8};
       fn(data, strides.data(), shape);
@@ -66,7 +69,8 @@ TEST_CASE("a run-time dim of size 0 touches no memory", "[cpu_backend][symbolic]
   GetSym(so, "relu_rows")(data, strides.data(), shape);  // would crash on a dereference
 }
 
-TEST_CASE("transposed operands with run-time sizes take the strided nest", "[cpu_backend][symbolic]") {
+TEST_CASE("transposed operands with run-time sizes take the strided nest",
+          "[cpu_backend][symbolic]") {
   // out[i, j] = x[j, i] + y[i, j] over [?, ?]: x is read transposed.
   KernelBuilder k("add_t", {kRuntimeDim, kRuntimeDim});
   const int x = k.Input(DType::kF32), y = k.Input(DType::kF32);
@@ -85,7 +89,8 @@ TEST_CASE("transposed operands with run-time sizes take the strided nest", "[cpu
   }
 }
 
-TEST_CASE("run-time sizes are loaded from the third argument; static dims stay constants", "[cpu_backend][symbolic]") {
+TEST_CASE("run-time sizes are loaded from the third argument; static dims stay constants",
+          "[cpu_backend][symbolic]") {
   CpuTarget target;
   target.cpu = "x86-64";
   absl::StatusOr<CpuModule> module = CompileCpuKernels({RuntimeRowsKernel()}, target);
@@ -93,7 +98,8 @@ TEST_CASE("run-time sizes are loaded from the third argument; static dims stay c
   const std::string& ir = module->llvm_ir;
   INFO(ir);
   // The ABI: three pointer arguments, dim 0's size read from %shape (no dim 1 load: it is 8).
-  CHECK(ir.find("define void @relu_rows(ptr nocapture noundef readonly %data, ptr nocapture noundef readonly "
+  CHECK(ir.find("define void @relu_rows(ptr nocapture noundef readonly %data, ptr nocapture "
+                "noundef readonly "
                 "%strides, ptr nocapture noundef readonly %shape)") != std::string::npos);
   CHECK(ir.find("%size0 = load i64, ptr %shape") != std::string::npos);
   CHECK(ir.find("size1") == std::string::npos);
@@ -115,11 +121,13 @@ TEST_CASE("the printer and the verifier know run-time dims", "[cpu_backend][symb
   reduction.reduction.row_operand.assign(4, false);
   CHECK(VerifyPointwiseKernel(reduction).empty());
   reduction.reduction.num_reduced_dims = 2;
-  CHECK(VerifyPointwiseKernel(reduction).find("run-time size in reduced dim 0 of several") != std::string::npos);
+  CHECK(VerifyPointwiseKernel(reduction).find("run-time size in reduced dim 0 of several") !=
+        std::string::npos);
   reduction.reduction.num_reduced_dims = 1;
   reduction.reduction.axis = RowReduction::Axis::kLeading;
   reduction.reduction.kept_broadcast.assign(4, false);
-  CHECK(VerifyPointwiseKernel(reduction).find("a column reduction with run-time sizes") != std::string::npos);
+  CHECK(VerifyPointwiseKernel(reduction).find("a column reduction with run-time sizes") !=
+        std::string::npos);
 }
 
 }  // namespace

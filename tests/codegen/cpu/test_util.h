@@ -20,7 +20,7 @@ class KernelBuilder {
  public:
   KernelBuilder(std::string name, std::vector<int64_t> shape);
 
-  int Input(DType dtype);  // a new input and its kLoad
+  int Input(DType dtype);        // a new input and its kLoad
   int GatherInput(DType dtype);  // a new gather operand (no kLoad); returns its input index
   int Index(int dim);            // kIndex: the point's coordinate along dim
   int Gather(int input, int mask, std::vector<int> coords);  // kGather of a GatherInput

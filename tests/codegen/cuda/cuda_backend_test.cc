@@ -66,7 +66,10 @@ struct CubinHeader {
 };
 CubinHeader ReadCubinHeader(const std::string& cubin) {
   CubinHeader h;
-  if (cubin.size() < 64 || cubin.compare(0, 4, "\x7f" "ELF") != 0) return h;
+  if (cubin.size() < 64 || cubin.compare(0, 4,
+                                         "\x7f"
+                                         "ELF") != 0)
+    return h;
   h.elf64 = cubin[4] == 2;
   std::memcpy(&h.machine, cubin.data() + 18, 2);
   std::memcpy(&h.flags, cubin.data() + 48, 4);
@@ -79,15 +82,20 @@ constexpr uint16_t kEmCuda = 190;
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("CudaTargetFromProto accepts compute capabilities 7.0 to 12.x", "[cuda_backend]") {
-  for (auto [major, minor, key] : std::vector<std::tuple<int, int, std::string>>{
-           {7, 0, "sm_70"}, {7, 5, "sm_75"}, {8, 0, "sm_80"}, {8, 6, "sm_86"},
-           {9, 0, "sm_90"}, {10, 0, "sm_100"}, {12, 1, "sm_121"}}) {
+  for (auto [major, minor, key] :
+       std::vector<std::tuple<int, int, std::string>>{{7, 0, "sm_70"},
+                                                      {7, 5, "sm_75"},
+                                                      {8, 0, "sm_80"},
+                                                      {8, 6, "sm_86"},
+                                                      {9, 0, "sm_90"},
+                                                      {10, 0, "sm_100"},
+                                                      {12, 1, "sm_121"}}) {
     absl::StatusOr<CudaTarget> target = CudaTargetFromProto(major, minor);
     REQUIRE(target.ok());
     CHECK(target->KeyString() == key);
   }
-  for (auto [major, minor] : std::vector<std::pair<int, int>>{
-           {6, 1}, {13, 0}, {0, 0}, {9, -1}, {9, 10}}) {
+  for (auto [major, minor] :
+       std::vector<std::pair<int, int>>{{6, 1}, {13, 0}, {0, 0}, {9, -1}, {9, 10}}) {
     absl::StatusOr<CudaTarget> target = CudaTargetFromProto(major, minor);
     INFO(major << "." << minor);
     REQUIRE(target.status().code() == absl::StatusCode::kInvalidArgument);
@@ -115,8 +123,10 @@ TEST_CASE("GridSize gives every thread one vector, capped at one wave", "[cuda_b
 TEST_CASE("the source has both entry points, baked constants and the parameter layout",
           "[cuda_backend][source]") {
   const std::string src = EmitOrDie({FusedReluKernel("relu", {4, 37})});
-  CHECK(Contains(src, "__launch_bounds__(256)\nrelu_contig(const tccd_kernel_relu::ContigParams p)"));
-  CHECK(Contains(src, "__launch_bounds__(256)\nrelu_strided(const tccd_kernel_relu::StridedParams p)"));
+  CHECK(
+      Contains(src, "__launch_bounds__(256)\nrelu_contig(const tccd_kernel_relu::ContigParams p)"));
+  CHECK(Contains(src,
+                 "__launch_bounds__(256)\nrelu_strided(const tccd_kernel_relu::StridedParams p)"));
   CHECK(Contains(src, "struct ContigParams {\n  char* ptr[4];\n};"));
   CHECK(Contains(src, "struct StridedParams {\n  char* ptr[4];\n  long long stride[4][2];\n};"));
   CHECK(Contains(src, "static_assert(sizeof(ContigParams) == 32,"));
@@ -131,8 +141,9 @@ TEST_CASE("the source has both entry points, baked constants and the parameter l
   // The strided decomposition uses the baked shape and the stride parameters.
   CHECK(Contains(src, "const Index c1 = rest % 37u;"));
   CHECK(Contains(src, "const Index c0 = rest;"));
-  CHECK(Contains(src, "static_cast<long long>(c0) * p.stride[2][0] + "
-                      "static_cast<long long>(c1) * p.stride[2][1]"));
+  CHECK(Contains(src,
+                 "static_cast<long long>(c0) * p.stride[2][0] + "
+                 "static_cast<long long>(c1) * p.stride[2][1]"));
   // The body: NaN-propagating maximum with the constant 0.
   CHECK(Contains(src, "const float v4 = v3 + v2;"));
   CHECK(Contains(src, "tccd_rt::maximum(v4, v5)"));
@@ -179,16 +190,18 @@ TEST_CASE("size-1 dims, rank 0 and empty shapes", "[cuda_backend][source]") {
   const std::string ones = EmitOrDie({FusedReluKernel("ones", {6, 1, 10})});
   CHECK(Contains(ones, "long long stride[4][3];"));
   CHECK_FALSE(Contains(ones, "Index c1 "));
-  CHECK(Contains(ones, "static_cast<long long>(c0) * p.stride[0][0] + "
-                       "static_cast<long long>(c2) * p.stride[0][2]"));
+  CHECK(Contains(ones,
+                 "static_cast<long long>(c0) * p.stride[0][0] + "
+                 "static_cast<long long>(c2) * p.stride[0][2]"));
   // Rank 0: no stride member, one element, handled by the tail.
   const std::string scalar = EmitOrDie({FusedReluKernel("scalar", {})});
   CHECK(Contains(scalar, "struct StridedParams {\n  char* ptr[4];\n};"));
   CHECK(Contains(scalar, "const long long off0 = 0;"));
   // numel 0: empty entry points.
   const std::string empty = EmitOrDie({FusedReluKernel("empty", {3, 0})});
-  CHECK(Contains(empty, "empty_contig(const tccd_kernel_empty::ContigParams p) {\n"
-                        "  // numel is 0: nothing to do"));
+  CHECK(Contains(empty,
+                 "empty_contig(const tccd_kernel_empty::ContigParams p) {\n"
+                 "  // numel is 0: nothing to do"));
 }
 
 TEST_CASE("casts, wrapping integers, literals and bool memory", "[cuda_backend][source]") {
@@ -196,18 +209,19 @@ TEST_CASE("casts, wrapping integers, literals and bool memory", "[cuda_backend][
   const int f = k.Input(DType::kF32);
   const int i = k.Input(DType::kI32);
   const int b = k.Input(DType::kBool);
-  k.Output(k.Cast(f, DType::kI8));                                       // via i32, wraps
+  k.Output(k.Cast(f, DType::kI8));                                         // via i32, wraps
   k.Output(k.Op(PwOp::kAdd, DType::kI32, {i, k.Const(DType::kI32, -1)}));  // wraps, no UB
   k.Output(k.Op(PwOp::kNeg, DType::kI32, {i}));
   k.Output(k.Cast(f, DType::kBF16));
   k.Output(k.Op(PwOp::kNot, DType::kBool, {b}));
   const int u = k.Cast(i, DType::kU8);
   k.Output(k.Op(PwOp::kAdd, DType::kU8, {u, k.Const(DType::kU8, -1)}));  // 255
-  k.Output(k.Op(PwOp::kMul, DType::kF64,
-                {k.Cast(f, DType::kF64), k.Const(DType::kF64, std::numeric_limits<double>::infinity())}));
+  k.Output(k.Op(
+      PwOp::kMul, DType::kF64,
+      {k.Cast(f, DType::kF64), k.Const(DType::kF64, std::numeric_limits<double>::infinity())}));
   k.Output(k.Op(PwOp::kMul, DType::kF32, {f, k.Const(DType::kF32, 0.1)}));
-  k.Output(k.Op(PwOp::kAdd, DType::kI64, {k.Cast(i, DType::kI64),
-                                          k.Const(DType::kI64, -9.2233720368547758e18)}));
+  k.Output(k.Op(PwOp::kAdd, DType::kI64,
+                {k.Cast(i, DType::kI64), k.Const(DType::kI64, -9.2233720368547758e18)}));
   const std::string src = EmitOrDie({k.kernel()});
   CHECK(Contains(src, "(signed char)(int)v0"));
   CHECK(Contains(src, "(int)((unsigned int)v1 + (unsigned int)v5)"));
@@ -247,7 +261,8 @@ TEST_CASE("invalid kernels, duplicate names and oversized parameters are rejecte
   // 64 inputs of rank 8: 8 * 65 * 9 = 4680 bytes of parameters.
   KernelBuilder wide("wide", {2, 2, 2, 2, 2, 2, 2, 2});
   int sum = wide.Input(DType::kF32);
-  for (int i = 1; i < 64; ++i) sum = wide.Op(PwOp::kAdd, DType::kF32, {sum, wide.Input(DType::kF32)});
+  for (int i = 1; i < 64; ++i)
+    sum = wide.Op(PwOp::kAdd, DType::kF32, {sum, wide.Input(DType::kF32)});
   wide.Output(sum);
   source = EmitCudaSource({wide.kernel()});
   CHECK(source.status().code() == absl::StatusCode::kUnimplemented);
@@ -269,8 +284,9 @@ TEST_CASE("a missing NVRTC is FAILED_PRECONDITION naming what was tried", "[cuda
       ProbeNvrtc({"/nonexistent/libnvrtc.so.13", "libnvrtc-not-there.so.12"});
   REQUIRE(version.status().code() == absl::StatusCode::kFailedPrecondition);
   const std::string message(version.status().message());
-  CHECK(Contains(message, "CUDA toolkit (NVRTC) not found: tried /nonexistent/libnvrtc.so.13, "
-                          "libnvrtc-not-there.so.12"));
+  CHECK(Contains(message,
+                 "CUDA toolkit (NVRTC) not found: tried /nonexistent/libnvrtc.so.13, "
+                 "libnvrtc-not-there.so.12"));
   // The search order of the brief: sonames first, then the toolkit directories.
   const std::vector<std::string> paths = NvrtcSearchPaths();
   REQUIRE(paths.size() >= 6);
@@ -319,9 +335,9 @@ TEST_CASE("kernels compile to cubins for sm_80 and sm_90 with their entry points
 
 TEST_CASE("launch information matches the source", "[cuda_backend][nvrtc]") {
   if (!HaveNvrtc()) return;
-  const CudaModule module = CompileOrDie({FusedReluKernel("relu", {4, 37}),
-                                          Bf16GeluKernel("gelu", {9}),
-                                          I64AddKernel("huge", {3, int64_t{1} << 30})});
+  const CudaModule module =
+      CompileOrDie({FusedReluKernel("relu", {4, 37}), Bf16GeluKernel("gelu", {9}),
+                    I64AddKernel("huge", {3, int64_t{1} << 30})});
   REQUIRE(module.kernels.size() == 3);
   const CudaKernelLaunchInfo& relu = module.kernels[0].launch;
   CHECK(relu.name == "relu");
@@ -344,9 +360,9 @@ TEST_CASE("launch information matches the source", "[cuda_backend][nvrtc]") {
 
 TEST_CASE("the contig entry uses 128-bit loads and stores", "[cuda_backend][nvrtc]") {
   if (!HaveNvrtc()) return;
-  const CudaModule module = CompileOrDie({FusedReluKernel("relu", {1 << 20}),
-                                          Bf16GeluKernel("gelu", {1 << 20}),
-                                          WhereCompareKernel("where", {1 << 20})});
+  const CudaModule module =
+      CompileOrDie({FusedReluKernel("relu", {1 << 20}), Bf16GeluKernel("gelu", {1 << 20}),
+                    WhereCompareKernel("where", {1 << 20})});
   const std::string relu = PtxEntry(module.ptx, "relu_contig");
   CHECK(Contains(relu, "ld.global.v4.f32"));
   CHECK(Contains(relu, "st.global.v4.f32"));
@@ -367,7 +383,8 @@ TEST_CASE("the contig entry uses 128-bit loads and stores", "[cuda_backend][nvrt
   CHECK(Contains(strided, "st.global.f32"));
 }
 
-TEST_CASE("the strided entry's vector path needs a vector-divisible inner dim", "[cuda_backend][nvrtc]") {
+TEST_CASE("the strided entry's vector path needs a vector-divisible inner dim",
+          "[cuda_backend][nvrtc]") {
   if (!HaveNvrtc()) return;
   // 77 columns of f32: a vector of 4 would straddle rows, so there is no vector path.
   const CudaModule module = CompileOrDie({FusedReluKernel("relu_odd", {64, 77})});
@@ -377,8 +394,8 @@ TEST_CASE("the strided entry's vector path needs a vector-divisible inner dim", 
 TEST_CASE("every op and dtype compiles", "[cuda_backend][nvrtc]") {
   if (!HaveNvrtc()) return;
   std::vector<PointwiseKernel> kernels;
-  for (DType dt : {DType::kF32, DType::kF64, DType::kI8, DType::kI16, DType::kI32, DType::kI64,
-                   DType::kU8}) {
+  for (DType dt :
+       {DType::kF32, DType::kF64, DType::kI8, DType::kI16, DType::kI32, DType::kI64, DType::kU8}) {
     kernels.push_back(AllOpsKernel("ops_" + std::to_string(static_cast<int>(dt)), dt, {3, 5}));
   }
   kernels.push_back(LogicAndHalfCastsKernel("logic", {7}));
@@ -405,9 +422,8 @@ TEST_CASE("the generated source compiles without NVRTC warnings", "[cuda_backend
 TEST_CASE("an NVRTC compile error is an INTERNAL status carrying the log",
           "[cuda_backend][nvrtc][errors]") {
   if (!HaveNvrtc()) return;
-  absl::StatusOr<NvrtcOutput> out =
-      CompileWithNvrtc("extern \"C\" __global__ void k() { undeclared_thing(); }", "broken.cu",
-                       CudaTarget{});
+  absl::StatusOr<NvrtcOutput> out = CompileWithNvrtc(
+      "extern \"C\" __global__ void k() { undeclared_thing(); }", "broken.cu", CudaTarget{});
   REQUIRE(out.status().code() == absl::StatusCode::kInternal);
   const std::string message(out.status().message());
   CHECK(Contains(message, "rejected the generated CUDA source for sm_90"));
@@ -470,8 +486,9 @@ TEST_CASE("NVRTC compile times and output sizes", "[.timing]") {
     for (int rep = 0; rep < 3; ++rep) {
       const auto start = std::chrono::steady_clock::now();
       module = CompileOrDie(kernels);
-      best = std::min(best, std::chrono::duration<double, std::milli>(
-                                std::chrono::steady_clock::now() - start).count());
+      best = std::min(
+          best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count());
     }
     return best;
   };

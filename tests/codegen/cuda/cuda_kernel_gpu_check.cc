@@ -45,27 +45,31 @@
 namespace tccd::codegen::cuda_testing {
 namespace {
 
-#define CU_CHECK(expr)                                                                  \
-  do {                                                                                  \
-    const CUresult cu_result_ = (expr);                                                 \
-    if (cu_result_ != CUDA_SUCCESS) {                                                   \
-      const char* cu_message_ = "?";                                                    \
-      cuGetErrorString(cu_result_, &cu_message_);                                       \
+#define CU_CHECK(expr)                                                                 \
+  do {                                                                                 \
+    const CUresult cu_result_ = (expr);                                                \
+    if (cu_result_ != CUDA_SUCCESS) {                                                  \
+      const char* cu_message_ = "?";                                                   \
+      cuGetErrorString(cu_result_, &cu_message_);                                      \
       std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cu_message_); \
-      std::exit(2);                                                                     \
-    }                                                                                   \
+      std::exit(2);                                                                    \
+    }                                                                                  \
   } while (0)
 
 int Bytes(DType d) {
   switch (d) {
     case DType::kF64:
-    case DType::kI64: return 8;
+    case DType::kI64:
+      return 8;
     case DType::kF32:
-    case DType::kI32: return 4;
+    case DType::kI32:
+      return 4;
     case DType::kF16:
     case DType::kBF16:
-    case DType::kI16: return 2;
-    default: return 1;
+    case DType::kI16:
+      return 2;
+    default:
+      return 1;
   }
 }
 bool IsHalf(DType d) { return d == DType::kF16 || d == DType::kBF16; }
@@ -108,8 +112,8 @@ float RefF16ToF32(uint16_t bits) {
 }
 
 struct Val {
-  double f = 0;    // f32 (exactly representable) and f64; for f16/bf16 see `i`
-  int64_t i = 0;   // integers sign/zero-extended, bool 0/1, f16/bf16 bits
+  double f = 0;   // f32 (exactly representable) and f64; for f16/bf16 see `i`
+  int64_t i = 0;  // integers sign/zero-extended, bool 0/1, f16/bf16 bits
   // Not compared: depends on an undefined float->int cast, or on a comparison that the allowed
   // error could flip.
   bool undefined = false;
@@ -120,42 +124,96 @@ struct Val {
 
 int64_t Wrap(int64_t v, DType d) {
   switch (d) {
-    case DType::kI8: return static_cast<int8_t>(v);
-    case DType::kI16: return static_cast<int16_t>(v);
-    case DType::kI32: return static_cast<int32_t>(v);
-    case DType::kU8: return static_cast<uint8_t>(v);
-    case DType::kBool: return v != 0;
-    default: return v;
+    case DType::kI8:
+      return static_cast<int8_t>(v);
+    case DType::kI16:
+      return static_cast<int16_t>(v);
+    case DType::kI32:
+      return static_cast<int32_t>(v);
+    case DType::kU8:
+      return static_cast<uint8_t>(v);
+    case DType::kBool:
+      return v != 0;
+    default:
+      return v;
   }
 }
 
 Val Load(const unsigned char* p, DType d) {
   Val v;
   switch (d) {
-    case DType::kF32: { float x; std::memcpy(&x, p, 4); v.f = x; break; }
-    case DType::kF64: std::memcpy(&v.f, p, 8); break;
+    case DType::kF32: {
+      float x;
+      std::memcpy(&x, p, 4);
+      v.f = x;
+      break;
+    }
+    case DType::kF64:
+      std::memcpy(&v.f, p, 8);
+      break;
     case DType::kF16:
-    case DType::kBF16: { uint16_t x; std::memcpy(&x, p, 2); v.i = x; break; }
-    case DType::kI8: v.i = static_cast<int8_t>(*p); break;
-    case DType::kI16: { int16_t x; std::memcpy(&x, p, 2); v.i = x; break; }
-    case DType::kI32: { int32_t x; std::memcpy(&x, p, 4); v.i = x; break; }
-    case DType::kI64: std::memcpy(&v.i, p, 8); break;
-    case DType::kU8: v.i = *p; break;
-    case DType::kBool: v.i = *p != 0; break;
+    case DType::kBF16: {
+      uint16_t x;
+      std::memcpy(&x, p, 2);
+      v.i = x;
+      break;
+    }
+    case DType::kI8:
+      v.i = static_cast<int8_t>(*p);
+      break;
+    case DType::kI16: {
+      int16_t x;
+      std::memcpy(&x, p, 2);
+      v.i = x;
+      break;
+    }
+    case DType::kI32: {
+      int32_t x;
+      std::memcpy(&x, p, 4);
+      v.i = x;
+      break;
+    }
+    case DType::kI64:
+      std::memcpy(&v.i, p, 8);
+      break;
+    case DType::kU8:
+      v.i = *p;
+      break;
+    case DType::kBool:
+      v.i = *p != 0;
+      break;
   }
   return v;
 }
 
 void Store(const Val& v, DType d, unsigned char* p) {
   switch (d) {
-    case DType::kF32: { const float x = static_cast<float>(v.f); std::memcpy(p, &x, 4); break; }
-    case DType::kF64: std::memcpy(p, &v.f, 8); break;
+    case DType::kF32: {
+      const float x = static_cast<float>(v.f);
+      std::memcpy(p, &x, 4);
+      break;
+    }
+    case DType::kF64:
+      std::memcpy(p, &v.f, 8);
+      break;
     case DType::kF16:
     case DType::kBF16:
-    case DType::kI16: { const uint16_t x = static_cast<uint16_t>(v.i); std::memcpy(p, &x, 2); break; }
-    case DType::kI32: { const int32_t x = static_cast<int32_t>(v.i); std::memcpy(p, &x, 4); break; }
-    case DType::kI64: std::memcpy(p, &v.i, 8); break;
-    default: *p = static_cast<unsigned char>(v.i); break;
+    case DType::kI16: {
+      const uint16_t x = static_cast<uint16_t>(v.i);
+      std::memcpy(p, &x, 2);
+      break;
+    }
+    case DType::kI32: {
+      const int32_t x = static_cast<int32_t>(v.i);
+      std::memcpy(p, &x, 4);
+      break;
+    }
+    case DType::kI64:
+      std::memcpy(p, &v.i, 8);
+      break;
+    default:
+      *p = static_cast<unsigned char>(v.i);
+      break;
   }
 }
 
@@ -228,8 +286,8 @@ Val Cast(Val v, DType from, DType to) {
     return v;
   }
   if (IsFloat(to)) {
-    v.f = to == DType::kF32 ? static_cast<double>(static_cast<float>(v.i))
-                            : static_cast<double>(v.i);
+    v.f =
+        to == DType::kF32 ? static_cast<double>(static_cast<float>(v.i)) : static_cast<double>(v.i);
     return v;
   }
   v.i = Wrap(v.i, to);
@@ -247,46 +305,76 @@ bool IsTranscendental(PwOp op) {
     case PwOp::kSin:
     case PwOp::kCos:
     case PwOp::kSigmoid:
-    case PwOp::kPow: return true;
-    default: return false;
+    case PwOp::kPow:
+      return true;
+    default:
+      return false;
   }
 }
 
 template <typename T>
 T FloatUnary(PwOp op, T x) {
   switch (op) {
-    case PwOp::kExp: return std::exp(x);
-    case PwOp::kLog: return std::log(x);
-    case PwOp::kLog1p: return std::log1p(x);
-    case PwOp::kExpm1: return std::expm1(x);
-    case PwOp::kTanh: return std::tanh(x);
-    case PwOp::kErf: return std::erf(x);
-    case PwOp::kSin: return std::sin(x);
-    case PwOp::kCos: return std::cos(x);
-    case PwOp::kSigmoid: return T(1) / (T(1) + std::exp(-x));
-    case PwOp::kNeg: return -x;
-    case PwOp::kAbs: return std::fabs(x);
-    case PwOp::kSqrt: return std::sqrt(x);
-    case PwOp::kRsqrt: return T(1) / std::sqrt(x);
-    case PwOp::kReciprocal: return T(1) / x;
-    case PwOp::kFloor: return std::floor(x);
-    case PwOp::kCeil: return std::ceil(x);
-    case PwOp::kRound: return std::nearbyint(x);
-    default: std::fprintf(stderr, "reference: no float unary %s\n", PwOpName(op)); std::exit(3);
+    case PwOp::kExp:
+      return std::exp(x);
+    case PwOp::kLog:
+      return std::log(x);
+    case PwOp::kLog1p:
+      return std::log1p(x);
+    case PwOp::kExpm1:
+      return std::expm1(x);
+    case PwOp::kTanh:
+      return std::tanh(x);
+    case PwOp::kErf:
+      return std::erf(x);
+    case PwOp::kSin:
+      return std::sin(x);
+    case PwOp::kCos:
+      return std::cos(x);
+    case PwOp::kSigmoid:
+      return T(1) / (T(1) + std::exp(-x));
+    case PwOp::kNeg:
+      return -x;
+    case PwOp::kAbs:
+      return std::fabs(x);
+    case PwOp::kSqrt:
+      return std::sqrt(x);
+    case PwOp::kRsqrt:
+      return T(1) / std::sqrt(x);
+    case PwOp::kReciprocal:
+      return T(1) / x;
+    case PwOp::kFloor:
+      return std::floor(x);
+    case PwOp::kCeil:
+      return std::ceil(x);
+    case PwOp::kRound:
+      return std::nearbyint(x);
+    default:
+      std::fprintf(stderr, "reference: no float unary %s\n", PwOpName(op));
+      std::exit(3);
   }
 }
 
 template <typename T>
 T FloatBinary(PwOp op, T a, T b) {
   switch (op) {
-    case PwOp::kAdd: return a + b;
-    case PwOp::kSub: return a - b;
-    case PwOp::kMul: return a * b;
-    case PwOp::kDiv: return a / b;
-    case PwOp::kPow: return std::pow(a, b);
-    case PwOp::kMaximum: return std::isnan(a) ? a : std::isnan(b) ? b : std::fmax(a, b);
-    case PwOp::kMinimum: return std::isnan(a) ? a : std::isnan(b) ? b : std::fmin(a, b);
-    default: std::fprintf(stderr, "reference: no float binary %s\n", PwOpName(op)); std::exit(3);
+    case PwOp::kAdd:
+      return a + b;
+    case PwOp::kSub:
+      return a - b;
+    case PwOp::kMul:
+      return a * b;
+    case PwOp::kDiv:
+      return a / b;
+    case PwOp::kPow:
+      return std::pow(a, b);
+    case PwOp::kMaximum:
+      return std::isnan(a) ? a : std::isnan(b) ? b : std::fmax(a, b);
+    case PwOp::kMinimum:
+      return std::isnan(a) ? a : std::isnan(b) ? b : std::fmin(a, b);
+    default:
+      std::fprintf(stderr, "reference: no float binary %s\n", PwOpName(op));
+      std::exit(3);
   }
 }
 
@@ -322,13 +410,20 @@ Val FloatApply(F f, const std::vector<Val>& args, bool transcendental, DType d) 
 template <typename T>
 bool CompareOp(PwOp op, T a, T b) {
   switch (op) {
-    case PwOp::kEq: return a == b;
-    case PwOp::kNe: return a != b;
-    case PwOp::kLt: return a < b;
-    case PwOp::kLe: return a <= b;
-    case PwOp::kGt: return a > b;
-    case PwOp::kGe: return a >= b;
-    default: return false;
+    case PwOp::kEq:
+      return a == b;
+    case PwOp::kNe:
+      return a != b;
+    case PwOp::kLt:
+      return a < b;
+    case PwOp::kLe:
+      return a <= b;
+    case PwOp::kGt:
+      return a > b;
+    case PwOp::kGe:
+      return a >= b;
+    default:
+      return false;
   }
 }
 
@@ -349,12 +444,18 @@ std::vector<Val> EvalPoint(const PointwiseKernel& k, In in, bool contract) {
     for (int a : ins.args) undefined |= v[a].undefined;
     Val r;
     switch (ins.op) {
-      case PwOp::kLoad: r = Load(in(ins.operand), d); break;
-      case PwOp::kConstant:
-        if (IsFloat(d)) r.f = Round(ins.fvalue, d);
-        else r.i = Wrap(ins.ivalue, d);
+      case PwOp::kLoad:
+        r = Load(in(ins.operand), d);
         break;
-      case PwOp::kCast: r = Cast(arg(0), arg_dtype(0), d); break;
+      case PwOp::kConstant:
+        if (IsFloat(d))
+          r.f = Round(ins.fvalue, d);
+        else
+          r.i = Wrap(ins.ivalue, d);
+        break;
+      case PwOp::kCast:
+        r = Cast(arg(0), arg_dtype(0), d);
+        break;
       case PwOp::kAdd:
       case PwOp::kSub:
       case PwOp::kMul:
@@ -384,19 +485,32 @@ std::vector<Val> EvalPoint(const PointwiseKernel& k, In in, bool contract) {
                                  : FloatApply<double>(fma, {p, q, other}, false, d);
           } else {
             auto f = [op = ins.op](const auto& x) { return FloatBinary(op, x[0], x[1]); };
-            r = d == DType::kF32 ? FloatApply<float>(f, {arg(0), arg(1)}, IsTranscendental(ins.op), d)
-                                 : FloatApply<double>(f, {arg(0), arg(1)}, IsTranscendental(ins.op), d);
+            r = d == DType::kF32
+                    ? FloatApply<float>(f, {arg(0), arg(1)}, IsTranscendental(ins.op), d)
+                    : FloatApply<double>(f, {arg(0), arg(1)}, IsTranscendental(ins.op), d);
           }
         } else {
           if (arg(0).err > 0 || arg(1).err > 0) undefined = true;
           const uint64_t a = static_cast<uint64_t>(arg(0).i), b = static_cast<uint64_t>(arg(1).i);
           switch (ins.op) {
-            case PwOp::kAdd: r.i = Wrap(static_cast<int64_t>(a + b), d); break;
-            case PwOp::kSub: r.i = Wrap(static_cast<int64_t>(a - b), d); break;
-            case PwOp::kMul: r.i = Wrap(static_cast<int64_t>(a * b), d); break;
-            case PwOp::kMaximum: r.i = std::max(arg(0).i, arg(1).i); break;
-            case PwOp::kMinimum: r.i = std::min(arg(0).i, arg(1).i); break;
-            default: std::fprintf(stderr, "reference: no int %s\n", PwOpName(ins.op)); std::exit(3);
+            case PwOp::kAdd:
+              r.i = Wrap(static_cast<int64_t>(a + b), d);
+              break;
+            case PwOp::kSub:
+              r.i = Wrap(static_cast<int64_t>(a - b), d);
+              break;
+            case PwOp::kMul:
+              r.i = Wrap(static_cast<int64_t>(a * b), d);
+              break;
+            case PwOp::kMaximum:
+              r.i = std::max(arg(0).i, arg(1).i);
+              break;
+            case PwOp::kMinimum:
+              r.i = std::min(arg(0).i, arg(1).i);
+              break;
+            default:
+              std::fprintf(stderr, "reference: no int %s\n", PwOpName(ins.op));
+              std::exit(3);
           }
         }
         break;
@@ -422,10 +536,18 @@ std::vector<Val> EvalPoint(const PointwiseKernel& k, In in, bool contract) {
           if (arg(0).err > 0 || arg(1).err > 0) undefined = true;
         }
         break;
-      case PwOp::kAnd: r.i = arg(0).i && arg(1).i; break;
-      case PwOp::kOr: r.i = arg(0).i || arg(1).i; break;
-      case PwOp::kNot: r.i = !arg(0).i; break;
-      case PwOp::kWhere: r = arg(0).i ? arg(1) : arg(2); break;
+      case PwOp::kAnd:
+        r.i = arg(0).i && arg(1).i;
+        break;
+      case PwOp::kOr:
+        r.i = arg(0).i || arg(1).i;
+        break;
+      case PwOp::kNot:
+        r.i = !arg(0).i;
+        break;
+      case PwOp::kWhere:
+        r = arg(0).i ? arg(1) : arg(2);
+        break;
       case PwOp::kStore: {
         // Through memory, so that the value is exactly what the dtype holds.
         unsigned char bytes[8] = {};
@@ -444,11 +566,15 @@ std::vector<Val> EvalPoint(const PointwiseKernel& k, In in, bool contract) {
           if (arg(0).err > 0) undefined = true;
           const int64_t x = arg(0).i;
           switch (ins.op) {
-            case PwOp::kNeg: r.i = Wrap(static_cast<int64_t>(0 - static_cast<uint64_t>(x)), d); break;
+            case PwOp::kNeg:
+              r.i = Wrap(static_cast<int64_t>(0 - static_cast<uint64_t>(x)), d);
+              break;
             case PwOp::kAbs:
               r.i = x < 0 ? Wrap(static_cast<int64_t>(0 - static_cast<uint64_t>(x)), d) : x;
               break;
-            default: r.i = x; break;  // floor/ceil/round are the identity on integers
+            default:
+              r.i = x;
+              break;  // floor/ceil/round are the identity on integers
           }
         }
         break;
@@ -468,10 +594,9 @@ bool Matches(const Val& got, const Val& want, DType d) {
     if (g == w) return true;
     if (want.err == 0) return false;
     // Plus one ulp of the stored format when it is narrower than the computation.
-    const double storage_ulp =
-        d == DType::kBF16 ? std::ldexp(std::max(std::fabs(w), 0x1p-126), -7)
-        : d == DType::kF16 ? std::ldexp(std::max(std::fabs(w), 0x1p-14), -10)
-                           : 0.0;
+    const double storage_ulp = d == DType::kBF16  ? std::ldexp(std::max(std::fabs(w), 0x1p-126), -7)
+                               : d == DType::kF16 ? std::ldexp(std::max(std::fabs(w), 0x1p-14), -10)
+                                                  : 0.0;
     return std::fabs(g - w) <= want.err + storage_ulp;
   }
   return got.i == want.i;
@@ -528,8 +653,9 @@ Layout RandomView(const std::vector<int64_t>& shape, bool input, std::mt19937_64
 std::vector<unsigned char> RandomData(DType d, int64_t count, std::mt19937_64& rng) {
   std::vector<unsigned char> bytes(count * Bytes(d));
   std::uniform_real_distribution<double> uniform(-4.0, 4.0);
-  const double specials[] = {0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, NAN, INFINITY, -INFINITY,
-                             1e-40, 65504.0, 70000.0, 3e38, -1e-3, 100.25, -300.75};
+  const double specials[] = {0.0,     -0.0, 0.5,      -0.5,      1.5,    2.5,
+                             -2.5,    NAN,  INFINITY, -INFINITY, 1e-40,  65504.0,
+                             70000.0, 3e38, -1e-3,    100.25,    -300.75};
   for (int64_t e = 0; e < count; ++e) {
     unsigned char* p = bytes.data() + e * Bytes(d);
     const bool special = rng() % 8 == 0;
@@ -540,14 +666,21 @@ std::vector<unsigned char> RandomData(DType d, int64_t count, std::mt19937_64& r
         v.f = Round(special ? specials[rng() % std::size(specials)] : uniform(rng), d);
         break;
       case DType::kF16:
-      case DType::kBF16: v.i = rng() & 0xffff; break;  // every pattern: NaNs, infs, denormals
-      case DType::kBool: v.i = rng() % 2; break;
+      case DType::kBF16:
+        v.i = rng() & 0xffff;
+        break;  // every pattern: NaNs, infs, denormals
+      case DType::kBool:
+        v.i = rng() % 2;
+        break;
       case DType::kI32:
       case DType::kI64:
         // Small values mostly (so float conversions stay in range), sometimes any bits.
-        v.i = special ? Wrap(static_cast<int64_t>(rng()), d) : static_cast<int64_t>(rng() % 2001) - 1000;
+        v.i = special ? Wrap(static_cast<int64_t>(rng()), d)
+                      : static_cast<int64_t>(rng() % 2001) - 1000;
         break;
-      default: v.i = Wrap(static_cast<int64_t>(rng()), d); break;
+      default:
+        v.i = Wrap(static_cast<int64_t>(rng()), d);
+        break;
     }
     Store(v, d, p);
   }
@@ -578,8 +711,12 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   CUdeviceptr ptr() const { return ptr_; }
-  void Upload(const std::vector<unsigned char>& host) { CU_CHECK(cuMemcpyHtoD(ptr_, host.data(), host.size())); }
-  void Download(std::vector<unsigned char>& host) { CU_CHECK(cuMemcpyDtoH(host.data(), ptr_, host.size())); }
+  void Upload(const std::vector<unsigned char>& host) {
+    CU_CHECK(cuMemcpyHtoD(ptr_, host.data(), host.size()));
+  }
+  void Download(std::vector<unsigned char>& host) {
+    CU_CHECK(cuMemcpyDtoH(host.data(), ptr_, host.size()));
+  }
 
  private:
   size_t bytes_;
@@ -664,8 +801,7 @@ int RunKernel(const PointwiseKernel& k, const CudaKernelLaunchInfo& info, const 
                 : GridSize(numel, info.elements_per_thread, kCudaBlockSize, dev.num_sms,
                            fns.contig_blocks_per_sm);
     if (grid > 0) {
-      Launch(strided ? fns.strided : fns.contig, ptrs, strided ? &strides : nullptr, grid,
-             nullptr);
+      Launch(strided ? fns.strided : fns.contig, ptrs, strided ? &strides : nullptr, grid, nullptr);
       CU_CHECK(cuCtxSynchronize());
     }
     std::vector<std::vector<unsigned char>> got(num_operands);
@@ -680,7 +816,8 @@ int RunKernel(const PointwiseKernel& k, const CudaKernelLaunchInfo& info, const 
     int reported = 0;
     auto report = [&](const std::string& what) {
       ++failures;
-      if (++reported <= 5) std::printf("  MISMATCH %s %s: %s\n", k.name.c_str(), variant, what.c_str());
+      if (++reported <= 5)
+        std::printf("  MISMATCH %s %s: %s\n", k.name.c_str(), variant, what.c_str());
     };
     std::vector<int64_t> coord(k.shape.size(), 0);
     for (int64_t e = 0; e < numel; ++e) {
@@ -698,9 +835,11 @@ int RunKernel(const PointwiseKernel& k, const CudaKernelLaunchInfo& info, const 
         const Val& w = want[o - n_in];
         if (!Matches(g, w, d) && !Matches(g, want_fma[o - n_in], d)) {
           char what[256];
-          std::snprintf(what, sizeof(what), "element %lld, out%d (%s): got %.9g / %lld, want %.9g / %lld%s",
-                        static_cast<long long>(e), o - n_in, Name(d), IsFloat(d) ? FloatOf(g, d) : 0.0, static_cast<long long>(g.i),
-                        FloatOf(w, d), static_cast<long long>(w.i), w.err > 0 ? " (with error bound)" : "");
+          std::snprintf(
+              what, sizeof(what), "element %lld, out%d (%s): got %.9g / %lld, want %.9g / %lld%s",
+              static_cast<long long>(e), o - n_in, Name(d), IsFloat(d) ? FloatOf(g, d) : 0.0,
+              static_cast<long long>(g.i), FloatOf(w, d), static_cast<long long>(w.i),
+              w.err > 0 ? " (with error bound)" : "");
           report(what);
         }
       }
@@ -746,10 +885,11 @@ CudaModule CompileOrExit(const std::vector<PointwiseKernel>& kernels, const Devi
     std::fprintf(stderr, "compile failed: %s\n", module.status().ToString().c_str());
     std::exit(2);
   }
-  std::printf("compiled %zu kernel(s) for sm_%d%d in %.0f ms (PTX %zu B, cubin %zu B)\n",
-              kernels.size(), dev.cc_major, dev.cc_minor,
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
-              module->ptx.size(), module->cubin.size());
+  std::printf(
+      "compiled %zu kernel(s) for sm_%d%d in %.0f ms (PTX %zu B, cubin %zu B)\n", kernels.size(),
+      dev.cc_major, dev.cc_minor,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+      module->ptx.size(), module->cubin.size());
   return *std::move(module);
 }
 
@@ -766,8 +906,8 @@ std::vector<PointwiseKernel> CorrectnessKernels() {
       MultiOutputKernel("multi_output_f16", {5, 1, 77}),
       LogicAndHalfCastsKernel("logic_half_casts", {257, 3}),
   };
-  for (DType dt : {DType::kF32, DType::kF64, DType::kI8, DType::kI16, DType::kI32, DType::kI64,
-                   DType::kU8}) {
+  for (DType dt :
+       {DType::kF32, DType::kF64, DType::kI8, DType::kI16, DType::kI32, DType::kI64, DType::kU8}) {
     kernels.push_back(AllOpsKernel(std::string("ops_") + Name(dt), dt, {9, 130}));
   }
   return kernels;
@@ -807,14 +947,18 @@ void Bench(const Device& dev) {
   // Dropout's shape: where(mask, x * 2, 0) with a bool mask.
   KernelBuilder dropout("bench_mask_f32_bool", shape);
   const int dx = dropout.Input(DType::kF32), mask = dropout.Input(DType::kBool);
-  dropout.Output(dropout.Op(
-      PwOp::kWhere, DType::kF32,
-      {mask, dropout.Op(PwOp::kMul, DType::kF32, {dx, dropout.Const(DType::kF32, 2.0)}),
-       dropout.Const(DType::kF32, 0.0)}));
-  const std::vector<PointwiseKernel> kernels = {
-      add.kernel(), FusedReluKernel("bench_relu_fma", shape), relu.kernel(),
-      Bf16GeluKernel("bench_gelu_bf16", shape), copy_bf16.kernel(), upcast.kernel(),
-      WhereCompareKernel("bench_where_bool", shape), dropout.kernel()};
+  dropout.Output(
+      dropout.Op(PwOp::kWhere, DType::kF32,
+                 {mask, dropout.Op(PwOp::kMul, DType::kF32, {dx, dropout.Const(DType::kF32, 2.0)}),
+                  dropout.Const(DType::kF32, 0.0)}));
+  const std::vector<PointwiseKernel> kernels = {add.kernel(),
+                                                FusedReluKernel("bench_relu_fma", shape),
+                                                relu.kernel(),
+                                                Bf16GeluKernel("bench_gelu_bf16", shape),
+                                                copy_bf16.kernel(),
+                                                upcast.kernel(),
+                                                WhereCompareKernel("bench_where_bool", shape),
+                                                dropout.kernel()};
   const CudaModule module = CompileOrExit(kernels, dev);
   CUmodule cu_module;
   CU_CHECK(cuModuleLoadData(&cu_module, module.cubin.data()));
@@ -823,8 +967,10 @@ void Bench(const Device& dev) {
   // Baseline: a device-to-device copy of 1 GiB.
   {
     DeviceBuffer a(numel * 4), b(numel * 4);
-    const double ms = TimeMs([&] { CU_CHECK(cuMemcpyDtoDAsync(b.ptr(), a.ptr(), numel * 4, nullptr)); });
-    std::printf("bench %-22s %8.3f ms %7.0f GB/s\n", "cuMemcpyDtoD 1 GiB", ms, 2.0 * numel * 4 / ms / 1e6);
+    const double ms =
+        TimeMs([&] { CU_CHECK(cuMemcpyDtoDAsync(b.ptr(), a.ptr(), numel * 4, nullptr)); });
+    std::printf("bench %-22s %8.3f ms %7.0f GB/s\n", "cuMemcpyDtoD 1 GiB", ms,
+                2.0 * numel * 4 / ms / 1e6);
   }
   for (size_t i = 0; i < kernels.size(); ++i) {
     const PointwiseKernel& k = kernels[i];
@@ -849,7 +995,8 @@ void Bench(const Device& dev) {
     // The strided entry on the same contiguous data, then with the last input broadcast along
     // dim 0 (a bias) and with the first input transposed.
     std::vector<std::vector<int64_t>> strides(k.num_operands(), std::vector<int64_t>{kCols, 1});
-    const int64_t sgrid = GridSize(numel, 1, info.block_size, dev.num_sms, fns.strided_blocks_per_sm);
+    const int64_t sgrid =
+        GridSize(numel, 1, info.block_size, dev.num_sms, fns.strided_blocks_per_sm);
     const double sms = TimeMs([&] { Launch(fns.strided, ptrs, &strides, sgrid, nullptr); });
     std::printf("bench %-22s %8.3f ms %7.0f GB/s  (strided entry, contiguous data)\n", "", sms,
                 bytes / sms / 1e6);
@@ -880,9 +1027,12 @@ int main(int argc, char** argv) {
   Device dev;
   CU_CHECK(cuInit(0));
   CU_CHECK(cuDeviceGet(&dev.device, 0));
-  CU_CHECK(cuDeviceGetAttribute(&dev.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev.device));
-  CU_CHECK(cuDeviceGetAttribute(&dev.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev.device));
-  CU_CHECK(cuDeviceGetAttribute(&dev.num_sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev.device));
+  CU_CHECK(cuDeviceGetAttribute(&dev.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                dev.device));
+  CU_CHECK(cuDeviceGetAttribute(&dev.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                dev.device));
+  CU_CHECK(
+      cuDeviceGetAttribute(&dev.num_sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev.device));
   char name[256] = {};
   CU_CHECK(cuDeviceGetName(name, sizeof(name), dev.device));
   CU_CHECK(cuDevicePrimaryCtxRetain(&dev.context, dev.device));
@@ -900,12 +1050,14 @@ int main(int argc, char** argv) {
     const int failures = RunKernel(kernels[i], module.kernels[i].launch, fns, dev, rng);
     std::printf("%-5s %-18s numel %-8lld vec %-2d outputs %-3zu (%d/%d blocks/SM contig/strided)\n",
                 failures ? "FAIL" : "ok", kernels[i].name.c_str(),
-                static_cast<long long>(module.kernels[i].launch.numel), module.kernels[i].launch.elements_per_thread,
-                kernels[i].output_dtypes.size(), fns.contig_blocks_per_sm, fns.strided_blocks_per_sm);
+                static_cast<long long>(module.kernels[i].launch.numel),
+                module.kernels[i].launch.elements_per_thread, kernels[i].output_dtypes.size(),
+                fns.contig_blocks_per_sm, fns.strided_blocks_per_sm);
     total_failures += failures;
   }
   CU_CHECK(cuModuleUnload(cu_module));
   if (bench) Bench(dev);
-  std::printf("%s: %d mismatching element(s)\n", total_failures ? "FAILED" : "PASSED", total_failures);
+  std::printf("%s: %d mismatching element(s)\n", total_failures ? "FAILED" : "PASSED",
+              total_failures);
   return total_failures ? 1 : 0;
 }

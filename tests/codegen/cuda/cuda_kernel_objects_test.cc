@@ -52,7 +52,8 @@ TEST_CASE("CUDA kernels compile one program each, link into one cubin, and are r
   const std::vector<PointwiseKernel> first = {FusedReluKernel("g1_k0", {64, 32}),
                                               SoftmaxRowsKernel("g1_k1", {16, 128}),
                                               FusedReluKernel("g1_k2", {64, 32})};
-  absl::StatusOr<CudaKernelObjectsResult> one = CompileCudaKernelObjects(first, CudaTarget{}, options);
+  absl::StatusOr<CudaKernelObjectsResult> one =
+      CompileCudaKernelObjects(first, CudaTarget{}, options);
   if (absl::IsFailedPrecondition(one.status())) {
     WARN("skipped, no NVRTC: " << one.status().ToString());
     return;
@@ -70,7 +71,8 @@ TEST_CASE("CUDA kernels compile one program each, link into one cubin, and are r
 
   const std::vector<PointwiseKernel> second = {SoftmaxRowsKernel("g2_k0", {16, 128}),
                                                Bf16GeluKernel("g2_k1", {1000})};
-  absl::StatusOr<CudaKernelObjectsResult> two = CompileCudaKernelObjects(second, CudaTarget{}, options);
+  absl::StatusOr<CudaKernelObjectsResult> two =
+      CompileCudaKernelObjects(second, CudaTarget{}, options);
   REQUIRE(two.ok());
   CHECK(two->kernels_compiled == 1);
   CHECK(two->kernels_reused == 1);
@@ -79,7 +81,8 @@ TEST_CASE("CUDA kernels compile one program each, link into one cubin, and are r
   // A cached cubin that is not one: the link fails, every kernel is compiled afresh.
   cache.Store(two->new_objects);
   for (auto& [key, bytes] : cache.objects) bytes = "not a cubin";
-  absl::StatusOr<CudaKernelObjectsResult> again = CompileCudaKernelObjects(second, CudaTarget{}, options);
+  absl::StatusOr<CudaKernelObjectsResult> again =
+      CompileCudaKernelObjects(second, CudaTarget{}, options);
   REQUIRE(again.ok());
   CHECK(again->kernels_compiled == 2);
   CHECK(again->kernels_reused == 0);

@@ -4,8 +4,9 @@
 // row-reduction kernel (beside arange steps: the class index of the loss rows, input index -1
 // in the manifest), which is named <name>. Writes OUT_DIR/kernels_cuda.so (all kernels,
 // sm_90) and OUT_DIR/manifest.txt, one line per case:
-//   <name> shape=<d,..> inputs=<graph input index,..> outputs=<node>#<output>:<dtype>:<sizes>:<strides>;...
-//   expected=<strides of every operand in the iteration space, operand-major>
+//   <name> shape=<d,..> inputs=<graph input index,..>
+//   outputs=<node>#<output>:<dtype>:<sizes>:<strides>;... expected=<strides of every operand in the
+//   iteration space, operand-major>
 // cuda_row_gpu_check.py --run OUT_DIR then checks and times them with PyTorch on a GPU.
 #include <cstdio>
 #include <fstream>
@@ -102,7 +103,8 @@ int main(int argc, char** argv) {
       for (int64_t s : GroupOperandStrides(*graph, group, r, true)) expected.push_back(s);
     }
     absl::StrAppend(&manifest, name, " shape=", absl::StrJoin(group.shape, ","),
-                    " inputs=", absl::StrJoin(inputs, ","), " outputs=", absl::StrJoin(outputs, ";"),
+                    " inputs=", absl::StrJoin(inputs, ","),
+                    " outputs=", absl::StrJoin(outputs, ";"),
                     " expected=", absl::StrJoin(expected, ","), "\n");
   }
   auto module = CompileCudaKernels(kernels, CudaTarget{.cc_major = 9, .cc_minor = 0});

@@ -87,7 +87,8 @@ PointwiseKernel FusedReluKernel(const std::string& name, std::vector<int64_t> sh
 PointwiseKernel Bf16GeluKernel(const std::string& name, std::vector<int64_t> shape) {
   KernelBuilder k(name, std::move(shape));
   const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
-  const int scaled = k.Op(PwOp::kMul, DType::kF32, {x, k.Const(DType::kF32, 0.70710678118654752440)});
+  const int scaled =
+      k.Op(PwOp::kMul, DType::kF32, {x, k.Const(DType::kF32, 0.70710678118654752440)});
   const int cdf = k.Op(PwOp::kAdd, DType::kF32,
                        {k.Const(DType::kF32, 1.0), k.Op(PwOp::kErf, DType::kF32, {scaled})});
   const int half_x = k.Op(PwOp::kMul, DType::kF32, {k.Const(DType::kF32, 0.5), x});
@@ -125,7 +126,7 @@ PointwiseKernel MultiOutputKernel(const std::string& name, std::vector<int64_t> 
 
 std::vector<DType> AllDTypes() {
   return {DType::kF32, DType::kF64, DType::kF16, DType::kBF16, DType::kI8,
-          DType::kI16, DType::kI32, DType::kI64, DType::kU8,  DType::kBool};
+          DType::kI16, DType::kI32, DType::kI64, DType::kU8,   DType::kBool};
 }
 
 PointwiseKernel AllOpsKernel(const std::string& name, DType dtype, std::vector<int64_t> shape) {
@@ -189,7 +190,8 @@ PointwiseKernel CrossEntropyForwardRowsKernel(const std::string& name, std::vect
   const int max = k.Op(PwOp::kReduceMax, DType::kF32, {x});
   auto guard = [&](int m, double value) {
     return k.Op(PwOp::kWhere, DType::kF32,
-                {k.Op(PwOp::kEq, DType::kBool, {max, k.Const(DType::kF32, value)}), k.Const(DType::kF32, 0), m});
+                {k.Op(PwOp::kEq, DType::kBool, {max, k.Const(DType::kF32, value)}),
+                 k.Const(DType::kF32, 0), m});
   };
   const int m = guard(guard(max, -inf), inf);
   const int sum = k.Op(PwOp::kReduceSum, DType::kF32,
@@ -204,7 +206,8 @@ PointwiseKernel CrossEntropyForwardRowsKernel(const std::string& name, std::vect
   return k.kernel();
 }
 
-PointwiseKernel CrossEntropyBackwardRowsKernel(const std::string& name, std::vector<int64_t> shape) {
+PointwiseKernel CrossEntropyBackwardRowsKernel(const std::string& name,
+                                               std::vector<int64_t> shape) {
   KernelBuilder k(name, std::move(shape));
   const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
   const int lse = k.Input(DType::kF32);
@@ -214,7 +217,8 @@ PointwiseKernel CrossEntropyBackwardRowsKernel(const std::string& name, std::vec
   const int g = k.Op(PwOp::kMul, DType::kF32, {hit, k.Op(PwOp::kNeg, DType::kF32, {grad})});
   const int sum = k.Op(PwOp::kReduceSum, DType::kF32, {g});
   const int p = k.Op(PwOp::kExp, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, lse})});
-  k.Output(k.Cast(k.Op(PwOp::kSub, DType::kF32, {g, k.Op(PwOp::kMul, DType::kF32, {p, sum})}), DType::kBF16));
+  k.Output(k.Cast(k.Op(PwOp::kSub, DType::kF32, {g, k.Op(PwOp::kMul, DType::kF32, {p, sum})}),
+                  DType::kBF16));
   k.Rows(1, {false, true, true, true, false});
   return k.kernel();
 }
@@ -222,13 +226,15 @@ PointwiseKernel CrossEntropyBackwardRowsKernel(const std::string& name, std::vec
 // A bf16 log_softmax backward (g - exp(logp) * sum(g)) whose output is stored into a zero-padded
 // layout: `tail` zeros after each row (the logits gradient a K-padded matmul reads,
 // padded_row_stores.h).
-PointwiseKernel PaddedLogSoftmaxBackwardKernel(const std::string& name, std::vector<int64_t> shape, int64_t tail) {
+PointwiseKernel PaddedLogSoftmaxBackwardKernel(const std::string& name, std::vector<int64_t> shape,
+                                               int64_t tail) {
   KernelBuilder k(name, std::move(shape));
   const int g = k.Cast(k.Input(DType::kBF16), DType::kF32);
   const int logp = k.Cast(k.Input(DType::kBF16), DType::kF32);
   const int sum = k.Op(PwOp::kReduceSum, DType::kF32, {g});
   const int p = k.Op(PwOp::kExp, DType::kF32, {logp});
-  k.Output(k.Cast(k.Op(PwOp::kSub, DType::kF32, {g, k.Op(PwOp::kMul, DType::kF32, {p, sum})}), DType::kBF16));
+  k.Output(k.Cast(k.Op(PwOp::kSub, DType::kF32, {g, k.Op(PwOp::kMul, DType::kF32, {p, sum})}),
+                  DType::kBF16));
   k.Rows(1, {false, false, false});
   PointwiseKernel kernel = k.kernel();
   kernel.output_zero_tail = {tail};
@@ -244,13 +250,15 @@ PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t
   const int mean = k.Op(PwOp::kDiv, DType::kF32,
                         {k.Op(PwOp::kReduceSum, DType::kF32, {x}), k.Const(DType::kF32, n)});
   const int d = k.Op(PwOp::kSub, DType::kF32, {x, mean});
-  const int var = k.Op(PwOp::kDiv, DType::kF32,
-                       {k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {d, d})}),
-                        k.Const(DType::kF32, n)});
+  const int var =
+      k.Op(PwOp::kDiv, DType::kF32,
+           {k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {d, d})}),
+            k.Const(DType::kF32, n)});
   const int rstd = k.Op(PwOp::kRsqrt, DType::kF32,
                         {k.Op(PwOp::kAdd, DType::kF32, {var, k.Const(DType::kF32, 1e-5)})});
-  const int out = k.Op(PwOp::kAdd, DType::kF32,
-                       {k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {d, rstd}), w}), b});
+  const int out =
+      k.Op(PwOp::kAdd, DType::kF32,
+           {k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {d, rstd}), w}), b});
   k.Output(k.Cast(out, DType::kBF16));
   k.Output(mean);
   k.Output(rstd);
@@ -265,7 +273,8 @@ PointwiseKernel ChannelCentreRowsKernel(const std::string& name, std::vector<int
   const double n = static_cast<double>(shape[1] * shape[2]);
   KernelBuilder k(name, std::move(shape));
   const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
-  const int mean = k.Op(PwOp::kDiv, DType::kF32, {k.Op(PwOp::kReduceSum, DType::kF32, {x}), k.Const(DType::kF32, n)});
+  const int mean = k.Op(PwOp::kDiv, DType::kF32,
+                        {k.Op(PwOp::kReduceSum, DType::kF32, {x}), k.Const(DType::kF32, n)});
   k.Output(k.Cast(k.Op(PwOp::kSub, DType::kF32, {x, mean}), DType::kBF16));
   k.Output(mean);
   k.Rows(2, {false, false, true});
@@ -291,7 +300,8 @@ PointwiseKernel LayerNormBackwardParamsKernel(const std::string& name, std::vect
   const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
   const int mean = k.Input(DType::kF32), rstd = k.Input(DType::kF32);
   const int x_hat = k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, mean}), rstd});
-  k.Output(k.Cast(k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {g, x_hat})}), DType::kBF16));
+  k.Output(k.Cast(k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {g, x_hat})}),
+                  DType::kBF16));
   k.Output(k.Cast(k.Op(PwOp::kReduceSum, DType::kF32, {g}), DType::kBF16));
   k.Columns(1, {false, false, false, false, true, true}, {false, false, true, true, false, false});
   return k.kernel();
@@ -302,8 +312,11 @@ PointwiseKernel ChannelsLastNormKernel(const std::string& name, std::vector<int6
   const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
   const int mean = k.Input(DType::kF32), rstd = k.Input(DType::kF32);
   const int w = k.Input(DType::kF32), b = k.Input(DType::kF32);
-  const int y = k.Op(PwOp::kAdd, DType::kF32,
-                     {k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, mean}), rstd}), w}), b});
+  const int y = k.Op(
+      PwOp::kAdd, DType::kF32,
+      {k.Op(PwOp::kMul, DType::kF32,
+            {k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, mean}), rstd}), w}),
+       b});
   k.Output(k.Cast(k.Op(PwOp::kMaximum, DType::kF32, {y, k.Const(DType::kF32, 0.0)}), DType::kBF16));
   PointwiseKernel kernel = k.kernel();
   const int rank = static_cast<int>(shape.size());
@@ -316,12 +329,14 @@ PointwiseKernel ChannelsLastNormKernel(const std::string& name, std::vector<int6
   return kernel;
 }
 
-PointwiseKernel ChannelsLastNormBackwardSumsKernel(const std::string& name, std::vector<int64_t> shape) {
+PointwiseKernel ChannelsLastNormBackwardSumsKernel(const std::string& name,
+                                                   std::vector<int64_t> shape) {
   KernelBuilder k(name, shape);
   const int g = k.Cast(k.Input(DType::kBF16), DType::kF32);
   const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
   const int mean = k.Input(DType::kF32), invstd = k.Input(DType::kF32);
-  const int xhat = k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, mean}), invstd});
+  const int xhat =
+      k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, mean}), invstd});
   k.Output(k.Op(PwOp::kReduceSum, DType::kF32, {g}));
   k.Output(k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {g, xhat})}));
   // [A, B, C]: mean and invstd are [C] (column operands, stride 0 along A and B); the sums [B, C].
@@ -341,10 +356,12 @@ PointwiseKernel CatKernel(const std::string& name, std::vector<int64_t> shape) {
   const int scale = b.Input(DType::kF32);
   const int i = b.Index(0);
   const int j = b.Index(1);
-  const int first = b.Op(PwOp::kLt, DType::kBool, {j, b.Const(DType::kI64, static_cast<double>(half))});
+  const int first =
+      b.Op(PwOp::kLt, DType::kBool, {j, b.Const(DType::kI64, static_cast<double>(half))});
   const int second = b.Op(PwOp::kNot, DType::kBool, {first});
   const int va = b.Gather(a, first, {i, j});
-  const int jb = b.Op(PwOp::kSub, DType::kI64, {j, b.Const(DType::kI64, static_cast<double>(half))});
+  const int jb =
+      b.Op(PwOp::kSub, DType::kI64, {j, b.Const(DType::kI64, static_cast<double>(half))});
   const int vb = b.Gather(bb, second, {i, jb});
   const int v = b.Op(PwOp::kWhere, DType::kF32, {first, va, vb});
   b.Output(b.Op(PwOp::kMul, DType::kF32, {v, scale}));
@@ -387,7 +404,8 @@ PointwiseKernel DropoutKernel(const std::string& name, std::vector<int64_t> shap
   const int keep = b.Op(PwOp::kLt, DType::kBool, {u, b.Const(DType::kF32, 0.9)});
   b.Output(keep);
   const int kept = b.Op(PwOp::kMul, DType::kF32, {x, b.Cast(keep, DType::kF32)});
-  b.Output(b.Cast(b.Op(PwOp::kMul, DType::kF32, {kept, b.Const(DType::kF32, 1 / 0.9)}), DType::kBF16));
+  b.Output(
+      b.Cast(b.Op(PwOp::kMul, DType::kF32, {kept, b.Const(DType::kF32, 1 / 0.9)}), DType::kBF16));
   return b.kernel();
 }
 
@@ -405,7 +423,8 @@ std::vector<GoldenCase> GoldenCorpus() {
       // forward's logsumexp (an online max and sum) and target pick in one looped pass over
       // BERT's 30522 (shifted: persistent, a bf16 row of 30522 moved 4-byte vectors); the
       // backward's one-hot sum (no memory) then one pass reading the logits and writing.
-      {"cross_entropy_forward_rows_bf16", CrossEntropyForwardRowsKernel("cross_entropy_forward_rows_bf16", {64, 30522})},
+      {"cross_entropy_forward_rows_bf16",
+       CrossEntropyForwardRowsKernel("cross_entropy_forward_rows_bf16", {64, 30522})},
       {"cross_entropy_backward_rows_bf16",
        CrossEntropyBackwardRowsKernel("cross_entropy_backward_rows_bf16", {64, 50257})},
       {"layer_norm_rows_bf16", LayerNormRowsKernel("layer_norm_rows_bf16", {8, 16, 768})},
@@ -415,14 +434,16 @@ std::vector<GoldenCase> GoldenCorpus() {
        PaddedLogSoftmaxBackwardKernel("log_softmax_backward_padded_bf16", {64, 30522}, 6)},
       {"log_softmax_backward_padded_long_bf16",
        PaddedLogSoftmaxBackwardKernel("log_softmax_backward_padded_long_bf16", {64, 50257}, 7)},
-      {"channel_centre_rows_bf16", ChannelCentreRowsKernel("channel_centre_rows_bf16", {64, 8, 196})},
+      {"channel_centre_rows_bf16",
+       ChannelCentreRowsKernel("channel_centre_rows_bf16", {64, 8, 196})},
       {"column_sum_bf16", ColumnSumKernel("column_sum_bf16", {8192, 768})},
       {"layer_norm_backward_params_bf16",
        LayerNormBackwardParamsKernel("layer_norm_backward_params_bf16", {16384, 1024})},
       // Fixed-layout operands on the dense entry (entry_points.h): ResNet-50's stage-1 batch
       // norm, channels-last, forward normalisation and the backward's column sums over the
       // [A, B, C] split of a 64-channel norm (B = 8).
-      {"channels_last_norm_bf16", ChannelsLastNormKernel("channels_last_norm_bf16", {8, 56, 56, 256})},
+      {"channels_last_norm_bf16",
+       ChannelsLastNormKernel("channels_last_norm_bf16", {8, 56, 56, 256})},
       {"channels_last_norm_backward_sums_bf16",
        ChannelsLastNormBackwardSumsKernel("channels_last_norm_backward_sums_bf16", {3136, 8, 64})},
       {"cat_f32", CatKernel("cat_f32", {64, 128})},
@@ -437,13 +458,17 @@ std::vector<GoldenCase> GoldenCorpus() {
       // Row reductions of symbolic graphs: static rows, run-time row counts (the sizes after the
       // strides; rows past the end of the last block masked): a warp-per-row softmax, a layer
       // norm over two symbolic leading dims, and the looped, shifted loss row.
-      {"softmax_rows_f32_sym_rows", SoftmaxRowsKernel("softmax_rows_f32_sym_rows", {kRuntimeDim, 1000})},
-      {"layer_norm_rows_bf16_sym_rows", LayerNormRowsKernel("layer_norm_rows_bf16_sym_rows", {kRuntimeDim, kRuntimeDim, 768})},
+      {"softmax_rows_f32_sym_rows",
+       SoftmaxRowsKernel("softmax_rows_f32_sym_rows", {kRuntimeDim, 1000})},
+      {"layer_norm_rows_bf16_sym_rows",
+       LayerNormRowsKernel("layer_norm_rows_bf16_sym_rows", {kRuntimeDim, kRuntimeDim, 768})},
       {"cross_entropy_forward_rows_bf16_sym_rows",
-       CrossEntropyForwardRowsKernel("cross_entropy_forward_rows_bf16_sym_rows", {kRuntimeDim, 30522})},
+       CrossEntropyForwardRowsKernel("cross_entropy_forward_rows_bf16_sym_rows",
+                                     {kRuntimeDim, 30522})},
       // Attention's softmax over a symbolic sequence: rows of run-time length, looped and
       // shifted (kRuntimeRowThreads per row), the length read from the sizes.
-      {"softmax_rows_f32_sym_length", SoftmaxRowsKernel("softmax_rows_f32_sym_length", {kRuntimeDim, 4, kRuntimeDim})},
+      {"softmax_rows_f32_sym_length",
+       SoftmaxRowsKernel("softmax_rows_f32_sym_length", {kRuntimeDim, 4, kRuntimeDim})},
   };
 }
 

@@ -18,7 +18,7 @@ class KernelBuilder {
  public:
   KernelBuilder(std::string name, std::vector<int64_t> shape);
 
-  int Input(DType dtype);  // a new input and its kLoad
+  int Input(DType dtype);        // a new input and its kLoad
   int GatherInput(DType dtype);  // a new gather operand (no kLoad); returns its input index
   int Index(int dim);            // kIndex: the point's coordinate along dim
   // kGather of input `input` (from GatherInput) under mask at coordinates.
@@ -36,7 +36,8 @@ class KernelBuilder {
   }
 
   // A column reduction over the leading num_reduced_dims dims.
-  void Columns(int num_reduced_dims, std::vector<bool> column_operand, std::vector<bool> kept_broadcast) {
+  void Columns(int num_reduced_dims, std::vector<bool> column_operand,
+               std::vector<bool> kept_broadcast) {
     Rows(num_reduced_dims, std::move(column_operand));
     kernel_.reduction.axis = RowReduction::Axis::kLeading;
     kernel_.reduction.kept_broadcast = std::move(kept_broadcast);
@@ -73,7 +74,8 @@ PointwiseKernel LogicAndHalfCastsKernel(const std::string& name, std::vector<int
 
 // Row reductions. softmax(x) over the last dim, f32.
 PointwiseKernel SoftmaxRowsKernel(const std::string& name, std::vector<int64_t> shape);
-PointwiseKernel PaddedLogSoftmaxBackwardKernel(const std::string& name, std::vector<int64_t> shape, int64_t tail);
+PointwiseKernel PaddedLogSoftmaxBackwardKernel(const std::string& name, std::vector<int64_t> shape,
+                                               int64_t tail);
 // Layer norm over the last dim of bf16 x with bf16 weight and bias: (out bf16, mean f32 and
 // rstd f32 per row), eps 1e-5.
 PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape);
@@ -109,7 +111,8 @@ PointwiseKernel ChannelsLastNormKernel(const std::string& name, std::vector<int6
 // Its backward's column sums over the [A, B, C] split: bf16 g, x, f32 mean and invstd per channel
 // (column operands... of [C], fixed [0, 0, 1] over the kept [B, C]); outputs the f32 partial sums
 // of g and of g * (x - mean) * invstd per [B, C] column.
-PointwiseKernel ChannelsLastNormBackwardSumsKernel(const std::string& name, std::vector<int64_t> shape);
+PointwiseKernel ChannelsLastNormBackwardSumsKernel(const std::string& name,
+                                                   std::vector<int64_t> shape);
 
 std::vector<DType> AllDTypes();
 

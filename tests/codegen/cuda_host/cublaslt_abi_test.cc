@@ -25,8 +25,10 @@ static_assert(kCublasEpilogueDefault == CUBLASLT_EPILOGUE_DEFAULT);
 static_assert(kCublasEpilogueBias == CUBLASLT_EPILOGUE_BIAS);
 static_assert(kCublasEpilogueReluBias == CUBLASLT_EPILOGUE_RELU_BIAS);
 static_assert(sizeof(heuristic_result) == sizeof(cublasLtMatmulHeuristicResult_t));
-static_assert(offsetof(heuristic_result, workspace_size) == offsetof(cublasLtMatmulHeuristicResult_t, workspaceSize));
-static_assert(offsetof(heuristic_result, state) == offsetof(cublasLtMatmulHeuristicResult_t, state));
+static_assert(offsetof(heuristic_result, workspace_size) ==
+              offsetof(cublasLtMatmulHeuristicResult_t, workspaceSize));
+static_assert(offsetof(heuristic_result, state) ==
+              offsetof(cublasLtMatmulHeuristicResult_t, state));
 static_assert(sizeof(tccd_rt_gemm_state::algo) == sizeof(cublasLtMatmulAlgo_t));
 
 TEST_CASE("the hand-declared cuBLASLt ABI matches the toolkit's header", "[cuda_host]") {

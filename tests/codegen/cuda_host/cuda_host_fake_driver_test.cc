@@ -95,8 +95,10 @@ Setup MakeSetup(const Fake& fake, std::vector<PointwiseKernel> kernels) {
   CudaModule module = FakeModule(kernels);
   for (const CudaKernel& kernel : module.kernels) {
     const CudaKernelLaunchInfo& info = kernel.launch;
-    if (!info.contig_entry.empty()) fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
-    if (!info.strided_entry.empty()) fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
+    if (!info.contig_entry.empty())
+      fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
+    if (!info.strided_entry.empty())
+      fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
   }
   absl::StatusOr<std::string> so = BuildCudaHostLibrary(module);
   REQUIRE(so.ok());
@@ -211,14 +213,16 @@ TEST_CASE("launches pick the entry point by contiguity and alignment, with GridS
   CHECK(fake.calls("cuModuleLoadData") == loads);
 }
 
-TEST_CASE("a kernel with run-time sizes takes them at each launch (tccd-cuda-sym-1)", "[.fake_driver]") {
+TEST_CASE("a kernel with run-time sizes takes them at each launch (tccd-cuda-sym-1)",
+          "[.fake_driver]") {
   const Fake& fake = LoadFake();
   fake.set_num_sms(4, 100);
   fake.set_occupancy(3);
   Setup s = MakeSetup(fake, TwoKernels({kRuntimeDim, 33}));
   fake.set_current(Ctx(4));
   REQUIRE(s.lib.Init() == 0);
-  using SizedFn = int (*)(void* const* data, const int64_t* strides, const int64_t* shape, void* stream);
+  using SizedFn =
+      int (*)(void* const* data, const int64_t* strides, const int64_t* shape, void* stream);
   auto relu = reinterpret_cast<SizedFn>(s.lib.Symbol("relu"));
   REQUIRE(relu != nullptr);
   const CudaKernelLaunchInfo& info = s.module.kernels[0].launch;
@@ -255,7 +259,8 @@ TEST_CASE("a kernel with run-time sizes takes them at each launch (tccd-cuda-sym
       CHECK(std::string(l.entry) == "relu_strided");
       CHECK(l.grid[0] == GridSize(numel, 1, kCudaBlockSize, 100, 3));
       std::vector<uint8_t> expected = Bytes(data, sizeof(data));
-      const std::vector<uint8_t> st = Bytes(strides.data(), strides.size() * 8), sz = Bytes(shape.data(), 16);
+      const std::vector<uint8_t> st = Bytes(strides.data(), strides.size() * 8),
+                                 sz = Bytes(shape.data(), 16);
       expected.insert(expected.end(), st.begin(), st.end());
       expected.insert(expected.end(), sz.begin(), sz.end());
       REQUIRE(l.param_bytes == static_cast<int>(expected.size()));
@@ -274,8 +279,10 @@ TEST_CASE("a kernel with run-time sizes takes them at each launch (tccd-cuda-sym
   }
 }
 
-TEST_CASE("a row reduction with run-time rows launches ceil(rows / rows per block) blocks, sizes after strides",
-          "[.fake_driver]") {
+TEST_CASE(
+    "a row reduction with run-time rows launches ceil(rows / rows per block) blocks, sizes after "
+    "strides",
+    "[.fake_driver]") {
   // Symbolic graphs' norms and softmax (symbolic_kernels.h): the row is static (1000 f32: 32
   // threads of 8 vectors, 8 rows per 256-thread block), the row count comes at each launch.
   const Fake& fake = LoadFake();
@@ -297,7 +304,8 @@ TEST_CASE("a row reduction with run-time rows launches ceil(rows / rows per bloc
   REQUIRE(lib.ok());
   fake.set_current(Ctx(5));
   REQUIRE(lib->Init() == 0);
-  using SizedFn = int (*)(void* const* data, const int64_t* strides, const int64_t* shape, void* stream);
+  using SizedFn =
+      int (*)(void* const* data, const int64_t* strides, const int64_t* shape, void* stream);
   auto softmax = reinterpret_cast<SizedFn>(lib->Symbol("softmax"));
   REQUIRE(softmax != nullptr);
   void* const stream = Ptr(0xabc000);
@@ -314,7 +322,8 @@ TEST_CASE("a row reduction with run-time rows launches ceil(rows / rows per bloc
       CHECK(l.grid[0] == (rows + 7) / 8);
       CHECK(l.block[0] == 256);
       std::vector<uint8_t> expected = Bytes(data, sizeof(data));
-      const std::vector<uint8_t> st = Bytes(strides.data(), strides.size() * 8), sz = Bytes(shape.data(), 16);
+      const std::vector<uint8_t> st = Bytes(strides.data(), strides.size() * 8),
+                                 sz = Bytes(shape.data(), 16);
       expected.insert(expected.end(), st.begin(), st.end());
       expected.insert(expected.end(), sz.begin(), sz.end());
       REQUIRE(l.param_bytes == static_cast<int>(expected.size()));
@@ -333,9 +342,11 @@ TEST_CASE("a row reduction with run-time rows launches ceil(rows / rows per bloc
   }
 }
 
-TEST_CASE("a row reduction of run-time length launches a block of kRuntimeRowThreads per row", "[.fake_driver]") {
+TEST_CASE("a row reduction of run-time length launches a block of kRuntimeRowThreads per row",
+          "[.fake_driver]") {
   const Fake& fake = LoadFake();
-  const PointwiseKernel k = cuda_testing::SoftmaxRowsKernel("softmax_len", {kRuntimeDim, kRuntimeDim});
+  const PointwiseKernel k =
+      cuda_testing::SoftmaxRowsKernel("softmax_len", {kRuntimeDim, kRuntimeDim});
   CudaModule module = FakeModule({});
   module.kernels.push_back({k, LaunchInfoOf(k, 9)});
   const CudaKernelLaunchInfo& info = module.kernels[0].launch;
@@ -351,7 +362,8 @@ TEST_CASE("a row reduction of run-time length launches a block of kRuntimeRowThr
   REQUIRE(lib.ok());
   fake.set_current(Ctx(5));
   REQUIRE(lib->Init() == 0);
-  using SizedFn = int (*)(void* const* data, const int64_t* strides, const int64_t* shape, void* stream);
+  using SizedFn =
+      int (*)(void* const* data, const int64_t* strides, const int64_t* shape, void* stream);
   auto softmax = reinterpret_cast<SizedFn>(lib->Symbol("softmax_len"));
   REQUIRE(softmax != nullptr);
   void* data[2] = {Ptr(0x10000), Ptr(0x20000)};
@@ -422,7 +434,8 @@ TEST_CASE("a kernel with one entry point launches it, and refuses layouts it can
   data[3] = Ptr(0x40004);  // misaligned: only the strided entry could run it, and it is absent
   CHECK(s.lib.Kernel("relu")(data, dense.data(), nullptr) == 1);
   CHECK(fake.num_launches() == launches);
-  CHECK_THAT(s.lib.LastError(), Catch::Contains("relu was compiled for dense 16-byte aligned operands only"));
+  CHECK_THAT(s.lib.LastError(),
+             Catch::Contains("relu was compiled for dense 16-byte aligned operands only"));
 
   // The strided entry runs dense operands too.
   void* gelu_data[2] = {Ptr(0x10000), Ptr(0x20000)};
@@ -571,8 +584,10 @@ TEST_CASE("a segment launches its kernels in order with io and workspace pointer
   CudaModule module = FakeModule(kernels);
   for (const CudaKernel& kernel : module.kernels) {
     const CudaKernelLaunchInfo& info = kernel.launch;
-    if (!info.contig_entry.empty()) fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
-    if (!info.strided_entry.empty()) fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
+    if (!info.contig_entry.empty())
+      fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
+    if (!info.strided_entry.empty())
+      fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
   }
   const int relu_operands = kernels[0].num_operands();
   REQUIRE(kernels[1].num_operands() == 2);

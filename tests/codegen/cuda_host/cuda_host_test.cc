@@ -54,7 +54,8 @@ void CheckSymbols(const std::string& so, std::vector<std::string> kernel_names) 
   CHECK(std::count(symbols->undefined.begin(), symbols->undefined.end(), "dlsym") == 1);
 }
 
-TEST_CASE("a host library link leaves no LLD pointer into the freed linker context", "[cuda_host]") {
+TEST_CASE("a host library link leaves no LLD pointer into the freed linker context",
+          "[cuda_host]") {
   // Issue 12: the host library references _GLOBAL_OFFSET_TABLE_, so LLD 16 kept a pointer to
   // that symbol after the link freed it, and the next in-process link (a CPU kernel .so) wrote
   // through it (valgrind: Invalid write in Writer::finalizeSections). lld_link.cc clears them.

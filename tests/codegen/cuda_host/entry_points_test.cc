@@ -32,7 +32,8 @@ std::vector<PointwiseKernel> Chosen(const std::string& text, bool fixed_layouts 
     p.groups[i].loop_order = ChooseLoopOrder(*g, p.groups[i], kernels.back());
     kernels.back().shape = InLoopOrder(kernels.back().shape, p.groups[i].loop_order);
   }
-  absl::StatusOr<schedule::Schedule> s = BuildSchedule(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
+  absl::StatusOr<schedule::Schedule> s =
+      BuildSchedule(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
   REQUIRE(s.ok());
   REQUIRE(ChooseCudaEntries(*s, 9, kernels, fixed_layouts).ok());
   return kernels;
@@ -40,7 +41,8 @@ std::vector<PointwiseKernel> Chosen(const std::string& text, bool fixed_layouts 
 
 // relu(x) + y over one input whose type is `x_type`.
 std::string AddRelu(const std::string& x_type) {
-  return "graph(%a0: " + x_type + ", %a1: f32[8,16]{16,1}@cuda) {\n"
+  return "graph(%a0: " + x_type +
+         ", %a1: f32[8,16]{16,1}@cuda) {\n"
          "  %0 = aten::relu.default(%a0) -> f32[8,16]{16,1}@cuda\n"
          "  %1 = aten::add.Tensor(%0, %a1) -> f32[8,16]{16,1}@cuda\n"
          "  return (%1)\n}";
@@ -81,7 +83,8 @@ TEST_CASE("a broadcast operand: the dense entry with a fixed layout", "[entry-po
   CHECK(LaunchInfoOf(k[0], 9).row_operands == 2u);
   CHECK(DenseEntryApplies(k[0], 9, {16, 1, 0, 1, 16, 1}, {true, true, true}));
   CHECK_FALSE(DenseEntryApplies(k[0], 9, {16, 1, 16, 1, 16, 1}, {true, true, true}));
-  CHECK(PrintPointwiseKernel(k[0]).find(" entries(dense) fixed(in1: [0,1]) {") != std::string::npos);
+  CHECK(PrintPointwiseKernel(k[0]).find(" entries(dense) fixed(in1: [0,1]) {") !=
+        std::string::npos);
 }
 
 TEST_CASE("a per-channel vector over a channels-last map: the dense entry", "[entry-points]") {
@@ -99,11 +102,12 @@ TEST_CASE("a per-channel vector over a channels-last map: the dense entry", "[en
   CHECK(PrintPointwiseKernel(k[0]).find(" fixed(in1: [0,0,0,1]) {") != std::string::npos);
   absl::StatusOr<std::string> source = EmitCudaSource(k);
   REQUIRE(source.ok());
-  CHECK(source->find("reinterpret_cast<const float*>(p.ptr[1]) + static_cast<long long>(((i * kVec) % 32u))") !=
-        std::string::npos);
+  CHECK(source->find("reinterpret_cast<const float*>(p.ptr[1]) + static_cast<long long>(((i * "
+                     "kVec) % 32u))") != std::string::npos);
 }
 
-TEST_CASE("a [C] statistic over a batch norm's [B, C] column split: the dense entry", "[entry-points]") {
+TEST_CASE("a [C] statistic over a batch norm's [B, C] column split: the dense entry",
+          "[entry-points]") {
   // colsum(f32(x3) * v) over x3 [64, 2, 16] (a [A, B, C] split, batch_norm_channels_last.h):
   // v [16] is [0, 0, 1] in the iteration space, not row-major over the kept [B, C].
   std::vector<PointwiseKernel> k = Chosen(
@@ -122,7 +126,8 @@ TEST_CASE("a [C] statistic over a batch norm's [B, C] column split: the dense en
   REQUIRE(source.ok());
   CHECK(source->find("k0_strided(") == std::string::npos);
   // Its column offset once per thread, then vectors like x's.
-  CHECK(source->find("const long long co1 = static_cast<long long>((static_cast<unsigned>(c0) % 16u));") !=
+  CHECK(source->find(
+            "const long long co1 = static_cast<long long>((static_cast<unsigned>(c0) % 16u));") !=
         std::string::npos);
   // A column operand: no row offset.
   CHECK(source->find("reinterpret_cast<const float*>(p.ptr[1]) + co1);") != std::string::npos);
@@ -170,9 +175,11 @@ TEST_CASE("the dense entry of a fixed layout computes the operand's offsets", "[
   REQUIRE(source.ok());
   CHECK(source->find("k0_strided(") == std::string::npos);
   // The bias: a vector at (i * kVec) % 16; x and the output as plain vectors.
-  CHECK(source->find("const V1 a1 = *reinterpret_cast<const V1*>(reinterpret_cast<const float*>(p.ptr[1]) + "
-                     "static_cast<long long>(((i * kVec) % 16u)));") != std::string::npos);
-  CHECK(source->find("const V0 a0 = reinterpret_cast<const V0*>(p.ptr[0])[i];") != std::string::npos);
+  CHECK(source->find(
+            "const V1 a1 = *reinterpret_cast<const V1*>(reinterpret_cast<const float*>(p.ptr[1]) + "
+            "static_cast<long long>(((i * kVec) % 16u)));") != std::string::npos);
+  CHECK(source->find("const V0 a0 = reinterpret_cast<const V0*>(p.ptr[0])[i];") !=
+        std::string::npos);
   CHECK(source->find("reinterpret_cast<V2*>(p.ptr[2])[i] = a2;") != std::string::npos);
 }
 
@@ -215,7 +222,8 @@ TEST_CASE("the emitted source has only the chosen entry", "[entry-points]") {
   k[0].entries = KernelEntries::kBoth;
   absl::StatusOr<std::string> both = EmitCudaSource(k);
   REQUIRE(both.ok());
-  CHECK((both->find("k0_contig(") != std::string::npos && both->find("k0_strided(") != std::string::npos));
+  CHECK((both->find("k0_contig(") != std::string::npos &&
+         both->find("k0_strided(") != std::string::npos));
 }
 
 TEST_CASE("DenseEntryApplies mirrors the launcher's test", "[entry-points]") {

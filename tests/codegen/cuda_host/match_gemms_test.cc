@@ -17,8 +17,10 @@ constexpr char kValues[] = R"(schedule(inputs=3) {
   %5: f32[8,4]{4,1}@cuda
 )";
 
-TEST_CASE("a cuBLASLt-shaped mm becomes a library call keeping its op; others stay", "[match-gemms]") {
-  absl::StatusOr<schedule::Schedule> s = schedule::ParseSchedule(std::string(kValues) + R"(  %3 = extern aten::mm.default(%0, %1)
+TEST_CASE("a cuBLASLt-shaped mm becomes a library call keeping its op; others stay",
+          "[match-gemms]") {
+  absl::StatusOr<schedule::Schedule> s =
+      schedule::ParseSchedule(std::string(kValues) + R"(  %3 = extern aten::mm.default(%0, %1)
   %4 = extern aten::mm.default(%2, %2)
   %5 = extern aten::relu.default(%3)
   return (%4, %5)
@@ -29,7 +31,10 @@ TEST_CASE("a cuBLASLt-shaped mm becomes a library call keeping its op; others st
   REQUIRE(changed.ok());
   CHECK(*changed);
   // Z = X @ Y is D = Y^T X^T column-major: A = Y (%1), B = X (%0); f64 has no cuBLASLt path here.
-  CHECK(schedule::PrintSchedule(*s) == std::string(kValues) + R"(  %3 = library cublaslt_gemm(%1, %0, %3) name="mm.default_8x16x4" params={m=4, n=8, k=16, lda=4, ldb=16, ldd=4, batch=1, stride_a=0, stride_b=0, stride_d=0, trans_a=0, trans_b=0, dtype=0, compute=68, epilogue=1, alpha=1} of aten::mm.default(%0, %1)
+  CHECK(
+      schedule::PrintSchedule(*s) ==
+      std::string(kValues) +
+          R"(  %3 = library cublaslt_gemm(%1, %0, %3) name="mm.default_8x16x4" params={m=4, n=8, k=16, lda=4, ldb=16, ldd=4, batch=1, stride_a=0, stride_b=0, stride_d=0, trans_a=0, trans_b=0, dtype=0, compute=68, epilogue=1, alpha=1} of aten::mm.default(%0, %1)
   %4 = extern aten::mm.default(%2, %2)
   %5 = extern aten::relu.default(%3)
   return (%4, %5)

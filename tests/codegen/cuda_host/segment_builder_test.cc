@@ -32,7 +32,8 @@ Built Build(const std::string& text) {
     symbols.push_back(kernels.back().name);
   }
   // As the pipeline runs it: views sink to their readers, segments, releases, serialisation.
-  absl::StatusOr<schedule::Schedule> s = BuildSchedule(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
+  absl::StatusOr<schedule::Schedule> s =
+      BuildSchedule(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
   REQUIRE(s.ok());
   REQUIRE(MatchGemms().Run(*s).ok());
   REQUIRE(schedule::SinkViewsToFirstReader().Run(*s).ok());
@@ -45,9 +46,12 @@ Built Build(const std::string& text) {
   return Built{*plan, segments.program()};
 }
 
-std::vector<int> Ints(const google::protobuf::RepeatedField<int32_t>& f) { return {f.begin(), f.end()}; }
+std::vector<int> Ints(const google::protobuf::RepeatedField<int32_t>& f) {
+  return {f.begin(), f.end()};
+}
 
-constexpr char kMlp[] = R"(graph(%a0: f32[8,16]{16,1}@cuda, %a1: f32[32,16]{16,1}@cuda, %a2: f32[32]{1}@cuda, %a3: f32[4,32]{32,1}@cuda) {
+constexpr char kMlp[] =
+    R"(graph(%a0: f32[8,16]{16,1}@cuda, %a1: f32[32,16]{16,1}@cuda, %a2: f32[32]{1}@cuda, %a3: f32[4,32]{32,1}@cuda) {
   %0 = aten::t.default(%a1) -> f32[16,32]{1,16}@cuda
   %1 = aten::addmm.default(%a2, %a0, %0) -> f32[8,32]{32,1}@cuda
   %2 = aten::relu.default(%1) -> f32[8,32]{32,1}@cuda
@@ -116,8 +120,10 @@ TEST_CASE("matmuls, kernels and views between externs become one segment", "[seg
     for (int r : step.release()) CHECK(!returned.count(r));
 }
 
-TEST_CASE("a relu after a bias matmul stays a kernel, also when the pre-activation is returned", "[segments]") {
-  Built b = Build(R"(graph(%a0: f32[8,16]{16,1}@cuda, %a1: f32[16,32]{32,1}@cuda, %a2: f32[32]{1}@cuda) {
+TEST_CASE("a relu after a bias matmul stays a kernel, also when the pre-activation is returned",
+          "[segments]") {
+  Built b =
+      Build(R"(graph(%a0: f32[8,16]{16,1}@cuda, %a1: f32[16,32]{32,1}@cuda, %a2: f32[32]{1}@cuda) {
   %0 = aten::addmm.default(%a2, %a0, %a1) -> f32[8,32]{32,1}@cuda
   %1 = aten::relu.default(%0) -> f32[8,32]{32,1}@cuda
   return (%1, %0)
@@ -131,7 +137,8 @@ TEST_CASE("a relu after a bias matmul stays a kernel, also when the pre-activati
   CHECK(s.steps[0].operands[2].io_index >= 0);
 }
 
-TEST_CASE("a view of an input read after the segment is re-emitted, a view of a result aliased", "[segments]") {
+TEST_CASE("a view of an input read after the segment is re-emitted, a view of a result aliased",
+          "[segments]") {
   Built b = Build(R"(graph(%a0: f32[8,8]{8,1}@cuda) {
   %0 = aten::t.default(%a0) -> f32[8,8]{1,8}@cuda
   %1 = aten::mm.default(%a0, %0) -> f32[8,8]{8,1}@cuda
@@ -165,7 +172,9 @@ TEST_CASE("a view made before an extern step moves to its reader's segment", "[s
 })");
   std::vector<std::string> kinds;
   for (const v1::Step& s : b.plan.steps()) {
-    kinds.push_back(s.has_extern_call() ? s.extern_call().target() : s.has_segment() ? "segment" : "native");
+    kinds.push_back(s.has_extern_call() ? s.extern_call().target()
+                    : s.has_segment()   ? "segment"
+                                        : "native");
   }
   CHECK(kinds == std::vector<std::string>{"aten::cumsum.default", "aten::cumsum.default", "segment",
                                           "aten::cumsum.default"});
@@ -192,7 +201,8 @@ TEST_CASE("intermediates with disjoint lifetimes share workspace", "[segments]")
 
 TEST_CASE("what cuBLASLt cannot take stays an extern step", "[segments]") {
   // A doubly strided operand (neither dim has stride 1), f64, and addmm with beta != 1.
-  Built b = Build(R"(graph(%a0: f32[8,8]{16,2}@cuda, %a1: f64[8,8]{8,1}@cuda, %a2: f32[8]{1}@cuda, %a3: f32[8,8]{8,1}@cuda) {
+  Built b = Build(
+      R"(graph(%a0: f32[8,8]{16,2}@cuda, %a1: f64[8,8]{8,1}@cuda, %a2: f32[8]{1}@cuda, %a3: f32[8,8]{8,1}@cuda) {
   %0 = aten::mm.default(%a0, %a3) -> f32[8,8]{8,1}@cuda
   %1 = aten::mm.default(%a1, %a1) -> f64[8,8]{8,1}@cuda
   %2 = aten::addmm.default(%a2, %a3, %a3, beta=2) -> f32[8,8]{8,1}@cuda

@@ -25,7 +25,9 @@ Parsed Parse(const std::string& text) {
     const size_t dots = span.find("..");
     REQUIRE(dots != std::string::npos);
     p.names.push_back(name);
-    p.buffers.push_back({.bytes = bytes, .first = std::stoi(span.substr(0, dots)), .last = std::stoi(span.substr(dots + 2))});
+    p.buffers.push_back({.bytes = bytes,
+                         .first = std::stoi(span.substr(0, dots)),
+                         .last = std::stoi(span.substr(dots + 2))});
   }
   return p;
 }
@@ -37,7 +39,8 @@ std::string Pack(const std::string& text) {
   // Whatever the heuristic, buffers with meeting lifetimes never share a byte.
   for (size_t a = 0; a < p.buffers.size(); ++a)
     for (size_t b = a + 1; b < p.buffers.size(); ++b) {
-      const bool live_together = !(p.buffers[a].last < p.buffers[b].first || p.buffers[b].last < p.buffers[a].first);
+      const bool live_together =
+          !(p.buffers[a].last < p.buffers[b].first || p.buffers[b].last < p.buffers[a].first);
       const bool share = layout.offsets[a] < layout.offsets[b] + p.buffers[b].bytes &&
                          layout.offsets[b] < layout.offsets[a] + p.buffers[a].bytes;
       INFO(p.names[a] << " and " << p.names[b]);
@@ -45,7 +48,8 @@ std::string Pack(const std::string& text) {
     }
   CHECK(layout.bytes >= WorkspaceLowerBound(p.buffers));
   std::ostringstream out;
-  for (size_t i = 0; i < p.names.size(); ++i) out << p.names[i] << " @" << layout.offsets[i] << "\n";
+  for (size_t i = 0; i < p.names.size(); ++i)
+    out << p.names[i] << " @" << layout.offsets[i] << "\n";
   out << "bytes " << layout.bytes << "\n";
   return out.str();
 }
@@ -65,7 +69,8 @@ TEST_CASE("buffers whose lifetimes are disjoint share bytes", "[workspace]") {
         "bytes 1024\n");
 }
 
-TEST_CASE("a buffer read last by a step and one that step writes do not share bytes", "[workspace]") {
+TEST_CASE("a buffer read last by a step and one that step writes do not share bytes",
+          "[workspace]") {
   CHECK(Pack("a 256 0..1\n"
              "b 256 1..2\n") ==
         "a @0\n"

@@ -7,7 +7,8 @@
 namespace tccd::ir {
 namespace {
 
-const char* kMlpForward = R"(graph(%a0: f32[4,8]{8,1}@cpu, %a1: f32[16,8]{8,1}@cpu, %a2: f32[16]{1}@cpu) {
+const char* kMlpForward =
+    R"(graph(%a0: f32[4,8]{8,1}@cpu, %a1: f32[16,8]{8,1}@cpu, %a2: f32[16]{1}@cpu) {
   %0 = aten::t.default(%a1) -> f32[8,16]{1,8}@cpu
   %1 = aten::addmm.default(%a2, %a0, %0) -> f32[4,16]{16,1}@cpu
   %2 = aten::relu.default(%1) -> f32[4,16]{16,1}@cpu
@@ -74,7 +75,8 @@ TEST_CASE("extern-only dtypes (complex, wide unsigned) round-trip", "[ir]") {
   CHECK(DTypeBytes(DType::kC32) == 4);
   for (DType d : {DType::kC64, DType::kC128, DType::kC32, DType::kU16, DType::kU32, DType::kU64})
     CHECK(IsExternOnly(d));
-  for (DType d : {DType::kF32, DType::kBF16, DType::kI64, DType::kU8, DType::kBool}) CHECK(!IsExternOnly(d));
+  for (DType d : {DType::kF32, DType::kBF16, DType::kI64, DType::kU8, DType::kBool})
+    CHECK(!IsExternOnly(d));
 }
 
 TEST_CASE("an empty graph round-trips", "[ir]") {

@@ -1,5 +1,6 @@
 // Client protos enter the IR through GraphFromProto: valid input converts, invalid input gets a
-// precise INVALID_ARGUMENT, unsupported input UNIMPLEMENTED; the known-op check refuses unknown ops.
+// precise INVALID_ARGUMENT, unsupported input UNIMPLEMENTED; the known-op check refuses unknown
+// ops.
 #include <catch2/catch.hpp>
 
 #include "codegen/ir/known_ops.h"
@@ -34,7 +35,8 @@ TEST_CASE("a valid proto converts; device indices do not reach the IR text", "[p
   absl::StatusOr<Graph> g = GraphFromProto(ReluGraph());
   REQUIRE(g.ok());
   CHECK(PrintGraph(*g) ==
-        "graph(%a0: f32[2,3]{3,1}@cpu) {\n  %0 = aten::relu.default(%a0) -> f32[2,3]{3,1}@cpu\n  return (%0)\n}\n");
+        "graph(%a0: f32[2,3]{3,1}@cpu) {\n  %0 = aten::relu.default(%a0) -> f32[2,3]{3,1}@cpu\n  "
+        "return (%0)\n}\n");
   v1::Graph other_device = ReluGraph();
   other_device.mutable_inputs(0)->mutable_device()->set_index(7);
   CHECK(PrintGraph(*GraphFromProto(other_device)) == PrintGraph(*g));
@@ -42,7 +44,8 @@ TEST_CASE("a valid proto converts; device indices do not reach the IR text", "[p
 }
 
 TEST_CASE("complex and wide unsigned tensors convert both ways", "[proto]") {
-  for (v1::DType dtype : {v1::COMPLEX64, v1::COMPLEX128, v1::COMPLEX32, v1::UINT16, v1::UINT32, v1::UINT64}) {
+  for (v1::DType dtype :
+       {v1::COMPLEX64, v1::COMPLEX128, v1::COMPLEX32, v1::UINT16, v1::UINT32, v1::UINT64}) {
     v1::Graph g = ReluGraph();
     g.mutable_inputs(0)->set_dtype(dtype);
     g.mutable_nodes(0)->mutable_outputs(0)->set_dtype(dtype);

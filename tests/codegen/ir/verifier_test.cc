@@ -31,13 +31,16 @@ TEST_CASE("references must point backwards and in range", "[verifier]") {
   CHECK(forward.code() == absl::StatusCode::kInvalidArgument);
   CHECK(MessageHas(forward, "topological"));
   CHECK(!VerifyText("graph() {\n  return (%a3)\n}\n").ok());
-  CHECK(MessageHas(VerifyText("graph(%a0: f32[2]{1}@cpu) {\n  %0 = aten::relu.default(%a0) -> f32[2]{1}@cpu\n"
-                              "  return (%0#1)\n}\n"),
-                   "has 1 outputs"));
+  CHECK(MessageHas(
+      VerifyText("graph(%a0: f32[2]{1}@cpu) {\n  %0 = aten::relu.default(%a0) -> f32[2]{1}@cpu\n"
+                 "  return (%0#1)\n}\n"),
+      "has 1 outputs"));
 }
 
 TEST_CASE("absurd and inconsistent tensor types are rejected", "[verifier]") {
-  TensorType t{.dtype = DType::kF32, .sizes = {int64_t{1} << 40, int64_t{1} << 20}, .strides = {int64_t{1} << 20, 1}};
+  TensorType t{.dtype = DType::kF32,
+               .sizes = {int64_t{1} << 40, int64_t{1} << 20},
+               .strides = {int64_t{1} << 20, 1}};
   CHECK(MessageHas(VerifyTensorType(t), "TiB"));
   TensorType overflow{.dtype = DType::kF64, .sizes = {INT64_MAX, INT64_MAX}, .strides = {1, 1}};
   CHECK(!VerifyTensorType(overflow).ok());
@@ -45,7 +48,9 @@ TEST_CASE("absurd and inconsistent tensor types are rejected", "[verifier]") {
   CHECK(MessageHas(VerifyTensorType(mismatch), "2 sizes but 1 strides"));
   TensorType negative{.dtype = DType::kF32, .sizes = {-1}, .strides = {1}};
   CHECK(MessageHas(VerifyTensorType(negative), "negative size"));
-  TensorType deep{.dtype = DType::kF32, .sizes = std::vector<int64_t>(17, 1), .strides = std::vector<int64_t>(17, 1)};
+  TensorType deep{.dtype = DType::kF32,
+                  .sizes = std::vector<int64_t>(17, 1),
+                  .strides = std::vector<int64_t>(17, 1)};
   CHECK(MessageHas(VerifyTensorType(deep), "rank"));
   TensorType zero{.dtype = DType::kF32, .sizes = {0, int64_t{1} << 50}, .strides = {1, 1}};
   CHECK(VerifyTensorType(zero).ok());  // empty tensors are fine whatever their other sizes

@@ -30,16 +30,22 @@ constexpr char kInputs[] =
     "graph(%a0: bf16[4,8,6,6]{288,36,6,1}@cuda, %a1: f32[8]{1}@cuda, %a2: f32[8]{1}@cuda, "
     "%a3: f32[8]{1}@cuda, %a4: f32[8]{1}@cuda) {\n";
 
-TEST_CASE("bf16 training batch norm forward: var_mean rows of the channel-first view", "[bn_decomp]") {
+TEST_CASE("bf16 training batch norm forward: var_mean rows of the channel-first view",
+          "[bn_decomp]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::_native_batch_norm_legit_functional.default(%a0, %a1, %a2, %a3, %a4, true, 0.1, 1e-05) -> (bf16[4,8,6,6]{288,36,6,1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda)
+  const std::string out = Run(
+      std::string(kInputs) +
+          R"(  %0 = aten::_native_batch_norm_legit_functional.default(%a0, %a1, %a2, %a3, %a4, true, 0.1, 1e-05) -> (bf16[4,8,6,6]{288,36,6,1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda)
   %1 = aten::relu.default(%0) -> bf16[4,8,6,6]{288,36,6,1}@cuda
   return (%1, %0#1, %0#2, %0#3, %0#4)
-})", &changed);
+})",
+      &changed);
   CHECK(changed);
   // The relu, the norm output's only reader, moves into the channel-first view: the row
   // kernel's epilogue (%13 and %14 are left dead for dead-code elimination).
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::view.default(%a0, [4, 8, 36]) -> bf16[4,8,36]{288,36,1}@cuda
+  CHECK(out ==
+        Canonical(std::string(kInputs) +
+                  R"(  %0 = aten::view.default(%a0, [4, 8, 36]) -> bf16[4,8,36]{288,36,1}@cuda
   %1 = aten::permute.default(%0, [1, 0, 2]) -> bf16[8,4,36]{36,288,1}@cuda
   %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[8,4,36]{144,36,1}@cuda
   %3 = aten::var_mean.correction(%2, [1, 2], correction=0, keepdim=true) -> (f32[8,1,1]{1,1,1}@cuda, f32[8,1,1]{1,1,1}@cuda)
@@ -72,14 +78,21 @@ TEST_CASE("bf16 training batch norm forward: var_mean rows of the channel-first 
 
 TEST_CASE("bf16 training batch norm backward", "[bn_decomp]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::threshold_backward.default(%a0, %a0, 0) -> bf16[4,8,6,6]{288,36,6,1}@cuda
+  const std::string out = Run(
+      std::string(kInputs) +
+          R"(  %0 = aten::threshold_backward.default(%a0, %a0, 0) -> bf16[4,8,6,6]{288,36,6,1}@cuda
   %1 = aten::native_batch_norm_backward.default(%0, %a0, %a1, %a3, %a4, %a3, %a4, true, 1e-05, [true, true, true]) -> (bf16[4,8,6,6]{288,36,6,1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda)
   return (%1, %1#1, %1#2)
-})", &changed);
+})",
+      &changed);
   CHECK(changed);
   // The relu backward, read only by the norm backward, moves into the channel-first view (%0 is
   // left dead): sums of g and g * x_hat per channel, then grad_input, in one row kernel.
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::threshold_backward.default(%a0, %a0, 0) -> bf16[4,8,6,6]{288,36,6,1}@cuda
+  CHECK(
+      out ==
+      Canonical(
+          std::string(kInputs) +
+          R"(  %0 = aten::threshold_backward.default(%a0, %a0, 0) -> bf16[4,8,6,6]{288,36,6,1}@cuda
   %1 = aten::view.default(%a0, [4, 8, 36]) -> bf16[4,8,36]{288,36,1}@cuda
   %2 = aten::permute.default(%1, [1, 0, 2]) -> bf16[8,4,36]{36,288,1}@cuda
   %3 = aten::view.default(%a0, [4, 8, 36]) -> bf16[4,8,36]{288,36,1}@cuda
@@ -123,7 +136,8 @@ TEST_CASE("batch norm stays ATen's where the row kernel does not apply", "[bn_de
   %2 = aten::_native_batch_norm_legit_functional.default(%a3, %a2, %a2, %a1, %a1, true, 0.1, 1e-05) -> (bf16[4,8,6,6]{288,36,6,1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda)
   %3 = aten::native_batch_norm_backward.default(%a3, %a3, %a1, %a1, %a1, %a1, %a1, true, 1e-05, [true, false, true]) -> (bf16[4,8,6,6]{288,36,6,1}@cuda, f32[0]{1}@cuda, f32[8]{1}@cuda)
   return (%0, %1, %2, %3, %3#1)
-})", &changed);
+})",
+      &changed);
   CHECK(!changed);
 }
 
@@ -136,12 +150,18 @@ constexpr char kChannelsLastInputs[] =
 TEST_CASE("channels-last training batch norm forward: split column sums, pointwise normalisation",
           "[bn_decomp]") {
   bool changed = false;
-  const std::string out = Run(std::string(kChannelsLastInputs) + R"(  %0 = aten::_native_batch_norm_legit_functional.default(%a0, %a1, %a2, %a3, %a4, true, 0.1, 1e-05) -> (bf16[2,4,32,32]{4096,1,128,4}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda)
+  const std::string out = Run(
+      std::string(kChannelsLastInputs) +
+          R"(  %0 = aten::_native_batch_norm_legit_functional.default(%a0, %a1, %a2, %a3, %a4, true, 0.1, 1e-05) -> (bf16[2,4,32,32]{4096,1,128,4}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda)
   %1 = aten::relu.default(%0) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
   return (%1, %0#1, %0#2, %0#3, %0#4)
-})", &changed);
+})",
+      &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kChannelsLastInputs) + R"(  %0 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
+  CHECK(out ==
+        Canonical(
+            std::string(kChannelsLastInputs) +
+            R"(  %0 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
   %1 = aten::view.default(%0, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
   %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
   %3 = aten::sum.dim_IntList(%2, [0]) -> f32[8,4]{4,1}@cuda
@@ -181,13 +201,20 @@ TEST_CASE("channels-last training batch norm forward: split column sums, pointwi
 })"));
 }
 
-TEST_CASE("channels-last training batch norm backward: column sums of g and g * xhat", "[bn_decomp]") {
+TEST_CASE("channels-last training batch norm backward: column sums of g and g * xhat",
+          "[bn_decomp]") {
   bool changed = false;
-  const std::string out = Run(std::string(kChannelsLastInputs) + R"(  %0 = aten::native_batch_norm_backward.default(%a5, %a0, %a1, %a3, %a4, %a2, %a2, true, 1e-05, [true, true, true]) -> (bf16[2,4,32,32]{4096,1,128,4}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda)
+  const std::string out = Run(
+      std::string(kChannelsLastInputs) +
+          R"(  %0 = aten::native_batch_norm_backward.default(%a5, %a0, %a1, %a3, %a4, %a2, %a2, true, 1e-05, [true, true, true]) -> (bf16[2,4,32,32]{4096,1,128,4}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda)
   return (%0, %0#1, %0#2)
-})", &changed);
+})",
+      &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kChannelsLastInputs) + R"(  %0 = aten::permute.default(%a5, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
+  CHECK(out ==
+        Canonical(
+            std::string(kChannelsLastInputs) +
+            R"(  %0 = aten::permute.default(%a5, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
   %1 = aten::view.default(%0, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
   %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
   %3 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda

@@ -27,17 +27,24 @@ std::string Canonical(const std::string& text) {
 }
 
 constexpr char kInputs[] =
-    "graph(%a0: bf16[2,3,4,4]{48,16,4,1}@cuda, %a1: f32[3]{1}@cuda, %a2: f32[3]{1}@cuda, %a3: f32[3]{1}@cuda, "
+    "graph(%a0: bf16[2,3,4,4]{48,16,4,1}@cuda, %a1: f32[3]{1}@cuda, %a2: f32[3]{1}@cuda, %a3: "
+    "f32[3]{1}@cuda, "
     "%a4: f32[3]{1}@cuda) {\n";
 
-TEST_CASE("an eval-mode bf16 batch norm becomes pointwise ops over its input's shape", "[batch_norm_inference]") {
+TEST_CASE("an eval-mode bf16 batch norm becomes pointwise ops over its input's shape",
+          "[batch_norm_inference]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::_native_batch_norm_legit_no_training.default(%a0, %a1, %a2, %a3, %a4, 0.1, 1e-05) -> (bf16[2,3,4,4]{48,16,4,1}@cuda, f32[0]{1}@cuda, f32[0]{1}@cuda)
+  const std::string out = Run(
+      std::string(kInputs) +
+          R"(  %0 = aten::_native_batch_norm_legit_no_training.default(%a0, %a1, %a2, %a3, %a4, 0.1, 1e-05) -> (bf16[2,3,4,4]{48,16,4,1}@cuda, f32[0]{1}@cuda, f32[0]{1}@cuda)
   %1 = aten::relu.default(%0) -> bf16[2,3,4,4]{48,16,4,1}@cuda
   return (%1)
-})", &changed);
+})",
+      &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,3,4,4]{48,16,4,1}@cuda
+  CHECK(out ==
+        Canonical(std::string(kInputs) +
+                  R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,3,4,4]{48,16,4,1}@cuda
   %1 = aten::view.default(%a3, [3, 1, 1]) -> f32[3,1,1]{1,1,1}@cuda
   %2 = aten::expand.default(%1, [2, 3, 4, 4]) -> f32[2,3,4,4]{0,1,0,0}@cuda
   %3 = aten::sub.Tensor(%0, %2) -> f32[2,3,4,4]{48,16,4,1}@cuda
@@ -58,17 +65,21 @@ TEST_CASE("an eval-mode bf16 batch norm becomes pointwise ops over its input's s
 })"));
 }
 
-TEST_CASE("eval-mode norms whose statistics are read, or on the CPU, stay", "[batch_norm_inference]") {
+TEST_CASE("eval-mode norms whose statistics are read, or on the CPU, stay",
+          "[batch_norm_inference]") {
   bool changed = true;
-  Run(std::string(kInputs) + R"(  %0 = aten::_native_batch_norm_legit_no_training.default(%a0, %a1, %a2, %a3, %a4, 0.1, 1e-05) -> (bf16[2,3,4,4]{48,16,4,1}@cuda, f32[0]{1}@cuda, f32[0]{1}@cuda)
+  Run(std::string(kInputs) +
+          R"(  %0 = aten::_native_batch_norm_legit_no_training.default(%a0, %a1, %a2, %a3, %a4, 0.1, 1e-05) -> (bf16[2,3,4,4]{48,16,4,1}@cuda, f32[0]{1}@cuda, f32[0]{1}@cuda)
   return (%0, %0#1)
-})", &changed);
+})",
+      &changed);
   CHECK_FALSE(changed);
   changed = true;
   Run(R"(graph(%a0: f32[2,3,4,4]{48,16,4,1}@cpu, %a1: f32[3]{1}@cpu, %a2: f32[3]{1}@cpu, %a3: f32[3]{1}@cpu, %a4: f32[3]{1}@cpu) {
   %0 = aten::_native_batch_norm_legit_no_training.default(%a0, %a1, %a2, %a3, %a4, 0.1, 1e-05) -> (f32[2,3,4,4]{48,16,4,1}@cpu, f32[0]{1}@cpu, f32[0]{1}@cpu)
   return (%0)
-})", &changed);
+})",
+      &changed);
   CHECK_FALSE(changed);
 }
 

@@ -29,8 +29,10 @@ std::string Canonical(const std::string& text) {
 // Two convolutions (3x3, then 1x1) with a residual add, as in a ResNet block; the mean (an
 // average pool) reads the result.
 constexpr char kInputs[] =
-    "graph(%a0: f32[2,4,6,6]{144,36,6,1}@cuda, %a1: f32[4,4,3,3]{36,9,3,1}@cuda, %a2: f32[4,4,1,1]{4,1,1,1}@cuda) {\n";
-constexpr char kBlock[] = R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,9,3,1}@cuda
+    "graph(%a0: f32[2,4,6,6]{144,36,6,1}@cuda, %a1: f32[4,4,3,3]{36,9,3,1}@cuda, %a2: "
+    "f32[4,4,1,1]{4,1,1,1}@cuda) {\n";
+constexpr char kBlock[] =
+    R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,9,3,1}@cuda
   %1 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[2,4,6,6]{144,36,6,1}@cuda
   %2 = aten::convolution.default(%1, %0, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> bf16[2,4,6,6]{144,36,6,1}@cuda
   %3 = aten::relu.default(%2) -> bf16[2,4,6,6]{144,36,6,1}@cuda
@@ -47,12 +49,16 @@ TEST_CASE("channels-last strides follow c10 (sizes of 1 count as 1)", "[channels
   CHECK(ChannelsLastStrides({0, 3, 2, 2}) == std::vector<int64_t>{12, 1, 6, 3});
 }
 
-TEST_CASE("a conv block's activations and weight casts become channels-last; the mean reads them as they are",
-          "[channels_last_layout]") {
+TEST_CASE(
+    "a conv block's activations and weight casts become channels-last; the mean reads them as they "
+    "are",
+    "[channels_last_layout]") {
   bool changed = false;
   const std::string out = Run(std::string(kInputs) + kBlock + "  return (%8)\n}", &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,1,12,4}@cuda
+  CHECK(out ==
+        Canonical(std::string(kInputs) +
+                  R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,1,12,4}@cuda
   %1 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[2,4,6,6]{144,1,24,4}@cuda
   %2 = aten::convolution.default(%1, %0, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> bf16[2,4,6,6]{144,1,24,4}@cuda
   %3 = aten::relu.default(%2) -> bf16[2,4,6,6]{144,1,24,4}@cuda
@@ -65,8 +71,9 @@ TEST_CASE("a conv block's activations and weight casts become channels-last; the
 })"));
 }
 
-TEST_CASE("graph outputs keep their strides: saved activations cost copies, so the region stays NCHW",
-          "[channels_last_layout]") {
+TEST_CASE(
+    "graph outputs keep their strides: saved activations cost copies, so the region stays NCHW",
+    "[channels_last_layout]") {
   // A training forward returns the conv output and the relu for the backward: two values would
   // need copies for two convolutions.
   const std::string text = std::string(kInputs) + kBlock + "  return (%8, %2, %3)\n}";
@@ -76,11 +83,15 @@ TEST_CASE("graph outputs keep their strides: saved activations cost copies, so t
   CHECK(out == Canonical(text));
 }
 
-TEST_CASE("outputs declared free take the chosen strides without copies", "[channels_last_layout]") {
+TEST_CASE("outputs declared free take the chosen strides without copies",
+          "[channels_last_layout]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + kBlock + "  return (%8, %2, %3, %0)\n}", &changed, {1, 2, 3});
+  const std::string out =
+      Run(std::string(kInputs) + kBlock + "  return (%8, %2, %3, %0)\n}", &changed, {1, 2, 3});
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,1,12,4}@cuda
+  CHECK(out ==
+        Canonical(std::string(kInputs) +
+                  R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,1,12,4}@cuda
   %1 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[2,4,6,6]{144,1,24,4}@cuda
   %2 = aten::convolution.default(%1, %0, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> bf16[2,4,6,6]{144,1,24,4}@cuda
   %3 = aten::relu.default(%2) -> bf16[2,4,6,6]{144,1,24,4}@cuda
@@ -95,16 +106,21 @@ TEST_CASE("outputs declared free take the chosen strides without copies", "[chan
 
 TEST_CASE("a max pool follows its input's layout, indices included", "[channels_last_layout]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,9,3,1}@cuda
+  const std::string out =
+      Run(std::string(kInputs) +
+              R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,9,3,1}@cuda
   %1 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[2,4,6,6]{144,36,6,1}@cuda
   %2 = aten::convolution.default(%1, %0, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> bf16[2,4,6,6]{144,36,6,1}@cuda
   %3 = aten::max_pool2d_with_indices.default(%2, [3, 3], [2, 2], [1, 1]) -> (bf16[2,4,3,3]{36,9,3,1}@cuda, i64[2,4,3,3]{36,9,3,1}@cuda)
   %4 = aten::convolution.default(%3, %0, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> bf16[2,4,3,3]{36,9,3,1}@cuda
   %5 = aten::relu.default(%4) -> bf16[2,4,3,3]{36,9,3,1}@cuda
   return (%5)
-})", &changed);
+})",
+          &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,1,12,4}@cuda
+  CHECK(out ==
+        Canonical(std::string(kInputs) +
+                  R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,1,12,4}@cuda
   %1 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[2,4,6,6]{144,1,24,4}@cuda
   %2 = aten::convolution.default(%1, %0, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> bf16[2,4,6,6]{144,1,24,4}@cuda
   %3 = aten::max_pool2d_with_indices.default(%2, [3, 3], [2, 2], [1, 1]) -> (bf16[2,4,3,3]{36,1,12,4}@cuda, i64[2,4,3,3]{36,1,12,4}@cuda)
@@ -118,7 +134,9 @@ TEST_CASE("a max pool follows its input's layout, indices included", "[channels_
 TEST_CASE("a view of a channels-last value reads an NCHW copy; detach follows the layout",
           "[channels_last_layout]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,9,3,1}@cuda
+  const std::string out =
+      Run(std::string(kInputs) +
+              R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,9,3,1}@cuda
   %1 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[2,4,6,6]{144,36,6,1}@cuda
   %2 = aten::convolution.default(%1, %0, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> bf16[2,4,6,6]{144,36,6,1}@cuda
   %3 = aten::relu.default(%2) -> bf16[2,4,6,6]{144,36,6,1}@cuda
@@ -126,9 +144,12 @@ TEST_CASE("a view of a channels-last value reads an NCHW copy; detach follows th
   %5 = aten::detach.default(%4) -> bf16[2,4,6,6]{144,36,6,1}@cuda
   %6 = aten::view.default(%4, [2, 144]) -> bf16[2,144]{144,1}@cuda
   return (%6, %5)
-})", &changed, {1});
+})",
+          &changed, {1});
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,1,12,4}@cuda
+  CHECK(out ==
+        Canonical(std::string(kInputs) +
+                  R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,4,3,3]{36,1,12,4}@cuda
   %1 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[2,4,6,6]{144,1,24,4}@cuda
   %2 = aten::convolution.default(%1, %0, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> bf16[2,4,6,6]{144,1,24,4}@cuda
   %3 = aten::relu.default(%2) -> bf16[2,4,6,6]{144,1,24,4}@cuda
@@ -140,19 +161,25 @@ TEST_CASE("a view of a channels-last value reads an NCHW copy; detach follows th
 })"));
 }
 
-TEST_CASE("ATen's layout of a backward: saved inputs in channels-last make the gradients channels-last",
-          "[channels_last_layout]") {
+TEST_CASE(
+    "ATen's layout of a backward: saved inputs in channels-last make the gradients channels-last",
+    "[channels_last_layout]") {
   // The backward of a conv + relu, its saved activations channels-last (as the forward's plan
   // chose them): convolution_backward returns channels-last gradients whatever is chosen.
   bool changed = false;
-  const std::string out = Run(R"(graph(%a0: bf16[2,4,6,6]{144,1,24,4}@cuda, %a1: bf16[4,4,3,3]{36,1,12,4}@cuda, %a2: bf16[2,4,6,6]{144,1,24,4}@cuda, %a3: bf16[2,4,6,6]{144,36,6,1}@cuda) {
+  const std::string out = Run(
+      R"(graph(%a0: bf16[2,4,6,6]{144,1,24,4}@cuda, %a1: bf16[4,4,3,3]{36,1,12,4}@cuda, %a2: bf16[2,4,6,6]{144,1,24,4}@cuda, %a3: bf16[2,4,6,6]{144,36,6,1}@cuda) {
   %0 = aten::threshold_backward.default(%a3, %a2, 0) -> bf16[2,4,6,6]{144,36,6,1}@cuda
   %1 = aten::convolution_backward.default(%0, %a0, %a1, [0], [1, 1], [1, 1], [1, 1], false, [0, 0], 1, [true, true, false]) -> (bf16[2,4,6,6]{144,36,6,1}@cuda, bf16[4,4,3,3]{36,9,3,1}@cuda, bf16[0]{1}@cuda)
   %2 = aten::_to_copy.default(%1#1, dtype=f32) -> f32[4,4,3,3]{36,9,3,1}@cuda
   return (%1, %2)
-})", &changed);
+})",
+      &changed);
   CHECK(changed);
-  CHECK(out == Canonical(R"(graph(%a0: bf16[2,4,6,6]{144,1,24,4}@cuda, %a1: bf16[4,4,3,3]{36,1,12,4}@cuda, %a2: bf16[2,4,6,6]{144,1,24,4}@cuda, %a3: bf16[2,4,6,6]{144,36,6,1}@cuda) {
+  CHECK(
+      out ==
+      Canonical(
+          R"(graph(%a0: bf16[2,4,6,6]{144,1,24,4}@cuda, %a1: bf16[4,4,3,3]{36,1,12,4}@cuda, %a2: bf16[2,4,6,6]{144,1,24,4}@cuda, %a3: bf16[2,4,6,6]{144,36,6,1}@cuda) {
   %0 = aten::threshold_backward.default(%a3, %a2, 0) -> bf16[2,4,6,6]{144,1,24,4}@cuda
   %1 = aten::convolution_backward.default(%0, %a0, %a1, [0], [1, 1], [1, 1], [1, 1], false, [0, 0], 1, [true, true, false]) -> (bf16[2,4,6,6]{144,1,24,4}@cuda, bf16[4,4,3,3]{36,1,12,4}@cuda, bf16[0]{1}@cuda)
   %2 = aten::clone.default(%1, memory_format=memory_format(0)) -> bf16[2,4,6,6]{144,36,6,1}@cuda
@@ -164,7 +191,8 @@ TEST_CASE("ATen's layout of a backward: saved inputs in channels-last make the g
 
 TEST_CASE("f32 convolutions keep eager's layout unless an input is channels-last already",
           "[channels_last_layout]") {
-  const std::string f32 = R"(graph(%a0: f32[2,4,6,6]{144,36,6,1}@cuda, %a1: f32[4,4,3,3]{36,9,3,1}@cuda) {
+  const std::string f32 =
+      R"(graph(%a0: f32[2,4,6,6]{144,36,6,1}@cuda, %a1: f32[4,4,3,3]{36,9,3,1}@cuda) {
   %0 = aten::relu.default(%a0) -> f32[2,4,6,6]{144,36,6,1}@cuda
   %1 = aten::convolution.default(%0, %a1, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> f32[2,4,6,6]{144,36,6,1}@cuda
   %2 = aten::relu.default(%1) -> f32[2,4,6,6]{144,36,6,1}@cuda
@@ -178,15 +206,18 @@ TEST_CASE("f32 convolutions keep eager's layout unless an input is channels-last
   CHECK_FALSE(changed);
   // A channels-last weight: ATen runs the convolution channels-last whatever is declared.
   bool anchored = false;
-  const std::string out = Run(R"(graph(%a0: f32[2,4,6,6]{144,36,6,1}@cuda, %a1: f32[4,4,3,3]{36,1,12,4}@cuda) {
+  const std::string out =
+      Run(R"(graph(%a0: f32[2,4,6,6]{144,36,6,1}@cuda, %a1: f32[4,4,3,3]{36,1,12,4}@cuda) {
   %0 = aten::relu.default(%a0) -> f32[2,4,6,6]{144,36,6,1}@cuda
   %1 = aten::convolution.default(%0, %a1, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> f32[2,4,6,6]{144,36,6,1}@cuda
   %2 = aten::relu.default(%1) -> f32[2,4,6,6]{144,36,6,1}@cuda
   %3 = aten::mean.dim(%2, [-1, -2]) -> f32[2,4]{4,1}@cuda
   return (%3)
-})", &anchored);
+})",
+          &anchored);
   CHECK(anchored);
-  CHECK(out == Canonical(R"(graph(%a0: f32[2,4,6,6]{144,36,6,1}@cuda, %a1: f32[4,4,3,3]{36,1,12,4}@cuda) {
+  CHECK(out ==
+        Canonical(R"(graph(%a0: f32[2,4,6,6]{144,36,6,1}@cuda, %a1: f32[4,4,3,3]{36,1,12,4}@cuda) {
   %0 = aten::relu.default(%a0) -> f32[2,4,6,6]{144,1,24,4}@cuda
   %1 = aten::convolution.default(%0, %a1, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> f32[2,4,6,6]{144,1,24,4}@cuda
   %2 = aten::relu.default(%1) -> f32[2,4,6,6]{144,1,24,4}@cuda
@@ -195,11 +226,13 @@ TEST_CASE("f32 convolutions keep eager's layout unless an input is channels-last
 })"));
 }
 
-TEST_CASE("nothing to do: no convolution, a CPU convolution, a grouped one", "[channels_last_layout]") {
+TEST_CASE("nothing to do: no convolution, a CPU convolution, a grouped one",
+          "[channels_last_layout]") {
   bool changed = true;
   Run(std::string(kInputs) + R"(  %0 = aten::relu.default(%a0) -> f32[2,4,6,6]{144,36,6,1}@cuda
   return (%0)
-})", &changed);
+})",
+      &changed);
   CHECK_FALSE(changed);
   changed = true;
   Run(R"(graph(%a0: f32[2,4,6,6]{144,36,6,1}@cpu, %a1: f32[4,4,3,3]{36,9,3,1}@cpu) {
@@ -209,7 +242,8 @@ TEST_CASE("nothing to do: no convolution, a CPU convolution, a grouped one", "[c
   %3 = aten::convolution.default(%2, %a1, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) -> f32[2,4,6,6]{144,36,6,1}@cpu
   %4 = aten::relu.default(%3) -> f32[2,4,6,6]{144,36,6,1}@cpu
   return (%4)
-})", &changed);
+})",
+      &changed);
   CHECK_FALSE(changed);
   changed = true;
   Run(R"(graph(%a0: f32[2,4,6,6]{144,36,6,1}@cuda, %a1: f32[4,1,3,3]{9,9,3,1}@cuda) {
@@ -217,7 +251,8 @@ TEST_CASE("nothing to do: no convolution, a CPU convolution, a grouped one", "[c
   %1 = aten::convolution.default(%0, %a1, None, [1, 1], [1, 1], [1, 1], false, [0, 0], 4) -> f32[2,4,6,6]{144,36,6,1}@cuda
   %2 = aten::relu.default(%1) -> f32[2,4,6,6]{144,36,6,1}@cuda
   return (%2)
-})", &changed);
+})",
+      &changed);
   CHECK_FALSE(changed);
 }
 

@@ -29,42 +29,53 @@ std::string Canonical(const std::string& text) {
 // Attention's bmm operand as AOTAutograd decomposes it under bf16 autocast: q [B, S, H, D]
 // transposed to [B, H, S, D], cast to f32 (strides preserved), scaled, expanded to itself, made
 // contiguous and viewed as [B*H, S, D] for bmm.
-constexpr char kInputs[] = "graph(%a0: bf16[2,4,3,2]{24,6,2,1}@cuda, %a1: f32[6,2,4]{8,4,1}@cuda) {\n";
+constexpr char kInputs[] =
+    "graph(%a0: bf16[2,4,3,2]{24,6,2,1}@cuda, %a1: f32[6,2,4]{8,4,1}@cuda) {\n";
 constexpr char kHead[] = R"(  %0 = aten::transpose.int(%a0, 1, 2) -> bf16[2,3,4,2]{24,2,6,1}@cuda
   %1 = aten::_to_copy.default(%0, dtype=f32) -> f32[2,3,4,2]{24,2,6,1}@cuda
 )";
 
-TEST_CASE("the scaled query writes the contiguous bmm operand itself; expand and clone go", "[copy_layout_into_producer]") {
+TEST_CASE("the scaled query writes the contiguous bmm operand itself; expand and clone go",
+          "[copy_layout_into_producer]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + kHead + R"(  %2 = aten::mul.Scalar(%1, 0.5) -> f32[2,3,4,2]{24,2,6,1}@cuda
+  const std::string out = Run(std::string(kInputs) + kHead +
+                                  R"(  %2 = aten::mul.Scalar(%1, 0.5) -> f32[2,3,4,2]{24,2,6,1}@cuda
   %3 = aten::expand.default(%2, [2, 3, 4, 2]) -> f32[2,3,4,2]{24,2,6,1}@cuda
   %4 = aten::clone.default(%3, memory_format=memory_format(0)) -> f32[2,3,4,2]{24,8,2,1}@cuda
   %5 = aten::_unsafe_view.default(%4, [6, 4, 2]) -> f32[6,4,2]{8,2,1}@cuda
   %6 = aten::bmm.default(%5, %a1) -> f32[6,4,4]{16,4,1}@cuda
   return (%6, %5)
-})", &changed);
+})",
+                              &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + kHead + R"(  %2 = aten::mul.Scalar(%1, 0.5) -> f32[2,3,4,2]{24,8,2,1}@cuda
+  CHECK(out == Canonical(std::string(kInputs) + kHead +
+                         R"(  %2 = aten::mul.Scalar(%1, 0.5) -> f32[2,3,4,2]{24,8,2,1}@cuda
   %3 = aten::_unsafe_view.default(%2, [6, 4, 2]) -> f32[6,4,2]{8,2,1}@cuda
   %4 = aten::bmm.default(%3, %a1) -> f32[6,4,4]{16,4,1}@cuda
   return (%4, %3)
 })"));
 }
 
-TEST_CASE("a clone straight of the producer folds too, and the cast itself may be the producer", "[copy_layout_into_producer]") {
+TEST_CASE("a clone straight of the producer folds too, and the cast itself may be the producer",
+          "[copy_layout_into_producer]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + kHead + R"(  %2 = aten::clone.default(%1, memory_format=memory_format(0)) -> f32[2,3,4,2]{24,8,2,1}@cuda
+  const std::string out = Run(
+      std::string(kInputs) + kHead +
+          R"(  %2 = aten::clone.default(%1, memory_format=memory_format(0)) -> f32[2,3,4,2]{24,8,2,1}@cuda
   return (%2)
-})", &changed);
+})",
+      &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::transpose.int(%a0, 1, 2) -> bf16[2,3,4,2]{24,2,6,1}@cuda
+  CHECK(out == Canonical(std::string(kInputs) +
+                         R"(  %0 = aten::transpose.int(%a0, 1, 2) -> bf16[2,3,4,2]{24,2,6,1}@cuda
   %1 = aten::_to_copy.default(%0, dtype=f32) -> f32[2,3,4,2]{24,8,2,1}@cuda
   return (%1)
 })"));
 }
 
-TEST_CASE("attention's output, cast and transposed back from heads, is written transposed by the cast",
-          "[copy_layout_into_producer]") {
+TEST_CASE(
+    "attention's output, cast and transposed back from heads, is written transposed by the cast",
+    "[copy_layout_into_producer]") {
   bool changed = false;
   const std::string out = Run(R"(graph(%a0: f32[6,4,2]{8,2,1}@cuda) {
   %0 = aten::view.default(%a0, [2, 3, 4, 2]) -> f32[2,3,4,2]{24,8,2,1}@cuda
@@ -73,7 +84,8 @@ TEST_CASE("attention's output, cast and transposed back from heads, is written t
   %3 = aten::clone.default(%2, memory_format=memory_format(0)) -> bf16[2,4,3,2]{24,6,2,1}@cuda
   %4 = aten::view.default(%3, [2, 4, 6]) -> bf16[2,4,6]{24,6,1}@cuda
   return (%4)
-})", &changed);
+})",
+                              &changed);
   CHECK(changed);
   CHECK(out == Canonical(R"(graph(%a0: f32[6,4,2]{8,2,1}@cuda) {
   %0 = aten::view.default(%a0, [2, 3, 4, 2]) -> f32[2,3,4,2]{24,8,2,1}@cuda
@@ -91,7 +103,8 @@ TEST_CASE("a permute with negative dims folds the same way", "[copy_layout_into_
   %1 = aten::permute.default(%0, [-1, 0, 1]) -> f32[4,2,3]{1,12,4}@cpu
   %2 = aten::clone.default(%1, memory_format=memory_format(0)) -> f32[4,2,3]{6,3,1}@cpu
   return (%2)
-})", &changed);
+})",
+                              &changed);
   CHECK(changed);
   CHECK(out == Canonical(R"(graph(%a0: f32[2,3,4]{12,4,1}@cpu) {
   %0 = aten::neg.default(%a0) -> f32[2,3,4]{3,1,6}@cpu
@@ -100,8 +113,9 @@ TEST_CASE("a permute with negative dims folds the same way", "[copy_layout_into_
 })"));
 }
 
-TEST_CASE("nothing to do where another reader, the graph, a broadcast or an ATen op sees the strides",
-          "[copy_layout_into_producer]") {
+TEST_CASE(
+    "nothing to do where another reader, the graph, a broadcast or an ATen op sees the strides",
+    "[copy_layout_into_producer]") {
   const std::vector<std::string> bodies = {
       // The producer has a second reader (it would see the new strides... as it should, but it
       // was traced against the old ones: left alone).

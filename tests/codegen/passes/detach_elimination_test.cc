@@ -25,7 +25,8 @@ std::string Canonical(const std::string& text) {
   return ir::PrintGraph(*g);
 }
 
-TEST_CASE("a chain of detaches read by an op is its source; a detach that is an output stays", "[detach]") {
+TEST_CASE("a chain of detaches read by an op is its source; a detach that is an output stays",
+          "[detach]") {
   bool changed = false;
   const std::string out = Run(R"(graph(%a0: f32[8,50]{50,1}@cuda, %a1: f32[8,50]{50,1}@cuda) {
   %0 = aten::sub.Tensor(%a0, %a1) -> f32[8,50]{50,1}@cuda
@@ -34,7 +35,8 @@ TEST_CASE("a chain of detaches read by an op is its source; a detach that is an 
   %3 = aten::_log_softmax_backward_data.default(%a1, %2, 1, f32) -> f32[8,50]{50,1}@cuda
   %4 = aten::detach.default(%a0) -> f32[8,50]{50,1}@cuda
   return (%3, %4)
-})", &changed);
+})",
+                              &changed);
   CHECK(changed);
   CHECK(out == Canonical(R"(graph(%a0: f32[8,50]{50,1}@cuda, %a1: f32[8,50]{50,1}@cuda) {
   %0 = aten::sub.Tensor(%a0, %a1) -> f32[8,50]{50,1}@cuda
@@ -49,7 +51,8 @@ TEST_CASE("a graph without detaches is left as it is", "[detach]") {
   Run(R"(graph(%a0: f32[8]{1}@cpu) {
   %0 = aten::relu.default(%a0) -> f32[8]{1}@cpu
   return (%0)
-})", &changed);
+})",
+      &changed);
   CHECK_FALSE(changed);
 }
 

@@ -36,7 +36,8 @@ TEST_CASE("training dropout becomes a seed, a draw, a mask and a scale, then fus
   REQUIRE(p.ok());
   // relu, draw, mask, scale and add: one kernel (the eval-mode dropout stays ATen's).
   CHECK(PrintPartition(g, *p) ==
-        "extern %0 aten::randint.low\nfused %1 %2 %3 %4 %5 %6 -> %3 %6\nextern %7 aten::native_dropout.default\n");
+        "extern %0 aten::randint.low\nfused %1 %2 %3 %4 %5 %6 -> %3 %6\nextern %7 "
+        "aten::native_dropout.default\n");
   absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(g, p->groups[0], "k");
   INFO(k.status().ToString());
   REQUIRE(k.ok());

@@ -81,12 +81,14 @@ TEST_CASE("nothing to fuse leaves only extern steps", "[fusion]") {
   %2 = aten::div.Tensor(%1, %a0, rounding_mode="floor") -> f32[4,4]{4,1}@cpu
   return (%2)
 })";
-  CHECK(Partitioned(text) ==
-        "extern %0 aten::mm.default\nextern %1 aten::div.Tensor_mode\nextern %2 aten::div.Tensor\n");
+  CHECK(
+      Partitioned(text) ==
+      "extern %0 aten::mm.default\nextern %1 aten::div.Tensor_mode\nextern %2 aten::div.Tensor\n");
   CHECK(Partitioned(R"(graph(%a0: f32[2]{1}@cpu) {
   %0 = aten::relu.default(%a0) -> f32[2]{1}@cpu
   return (%0)
-})", FusionOptions{.enable = false}) == "extern %0 aten::relu.default\n");
+})",
+                    FusionOptions{.enable = false}) == "extern %0 aten::relu.default\n");
 }
 
 TEST_CASE("bool arithmetic lowers to logic (torch.isclose, torch.isfinite)", "[fusion]") {
@@ -118,13 +120,14 @@ TEST_CASE("bool arithmetic lowers to logic (torch.isclose, torch.isfinite)", "[f
   INFO(text_out);
   CHECK(text_out.find("= mul.") == std::string::npos);
   CHECK(text_out.find("= add.") == std::string::npos);
-  CHECK(text_out.find("%8 = and.b8 %7, %6") != std::string::npos);   // mul
-  CHECK(text_out.find("%13 = or.b8 %8, %10") != std::string::npos);  // add
+  CHECK(text_out.find("%8 = and.b8 %7, %6") != std::string::npos);    // mul
+  CHECK(text_out.find("%13 = or.b8 %8, %10") != std::string::npos);   // add
   CHECK(text_out.find("%15 = and.b8 %8, %10") != std::string::npos);  // minimum
 }
 
 TEST_CASE("functional copy and dropout backward fuse as pointwise ops", "[fusion]") {
-  const char* text = R"(graph(%a0: bf16[4,8]{8,1}@cpu, %a1: b8[4,8]{8,1}@cpu, %a2: f32[4,8]{8,1}@cpu, %a3: f32[8]{1}@cpu) {
+  const char* text =
+      R"(graph(%a0: bf16[4,8]{8,1}@cpu, %a1: b8[4,8]{8,1}@cpu, %a2: f32[4,8]{8,1}@cpu, %a3: f32[8]{1}@cpu) {
   %0 = aten::native_dropout_backward.default(%a0, %a1, 1.25) -> bf16[4,8]{8,1}@cpu
   %1 = aten::copy.default(%a2, %a3) -> f32[4,8]{8,1}@cpu
   %2 = aten::add.Tensor(%0, %1) -> f32[4,8]{8,1}@cpu
@@ -137,7 +140,8 @@ TEST_CASE("functional copy and dropout backward fuse as pointwise ops", "[fusion
   REQUIRE(p.ok());
   absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, p->groups[0], "k");
   REQUIRE(k.ok());
-  CHECK(PrintPointwiseKernel(*k) == R"(pointwise @k[4,8](in0: bf16, in1: b8, in2: f32, in3: f32) -> (out0: f32) {
+  CHECK(PrintPointwiseKernel(*k) ==
+        R"(pointwise @k[4,8](in0: bf16, in1: b8, in2: f32, in3: f32) -> (out0: f32) {
   // fused: aten::native_dropout_backward.default, aten::copy.default, aten::add.Tensor
   %0 = load.bf16 in0
   %1 = cast.f32 %0
@@ -176,7 +180,7 @@ TEST_CASE("vision activations, classification and optimizer-style ops fuse", "[f
   REQUIRE(k.ok());
   const std::string kernel = PrintPointwiseKernel(*k);
   INFO(kernel);
-  CHECK(kernel.find("ne.b8 %0, %0") != std::string::npos);   // isnan: x != x
+  CHECK(kernel.find("ne.b8 %0, %0") != std::string::npos);       // isnan: x != x
   CHECK(kernel.find("constant.b8 false") != std::string::npos);  // isinf of an integer
 }
 
@@ -186,7 +190,8 @@ TEST_CASE("ops torch rejects on bool, and bitwise ops on integers, stay extern",
   %1 = aten::abs.default(%a0) -> b8[4]{1}@cpu
   %2 = aten::bitwise_and.Tensor(%a1, %a1) -> i32[4]{1}@cpu
   return (%0, %1, %2)
-})") == "extern %0 aten::sub.Tensor\nextern %1 aten::abs.default\nextern %2 aten::bitwise_and.Tensor\n");
+})") == "extern %0 aten::sub.Tensor\nextern %1 aten::abs.default\nextern %2 "
+        "aten::bitwise_and.Tensor\n");
 }
 
 TEST_CASE("float-only ops on integer tensors and overlapping outputs are not fused", "[fusion]") {
@@ -198,7 +203,8 @@ TEST_CASE("float-only ops on integer tensors and overlapping outputs are not fus
 })") == "extern %0 aten::exp.default\nfused %1 -> %1\nextern %2 aten::relu.default\n");
 }
 
-TEST_CASE("ops that read or produce complex tensors stay extern; their real neighbours fuse", "[fusion]") {
+TEST_CASE("ops that read or produce complex tensors stay extern; their real neighbours fuse",
+          "[fusion]") {
   // torch.fft.rfft then abs: no kernel computes on complex values (the kernel IR has no complex
   // types), so every op touching c64 is an extern step, even a pointwise one like abs or mul.
   CHECK(Partitioned(R"(graph(%a0: f32[8]{1}@cpu) {
@@ -220,10 +226,13 @@ TEST_CASE("the group size limit splits long chains", "[fusion]") {
   %1 = aten::neg.default(%0) -> f32[4]{1}@cpu
   %2 = aten::neg.default(%1) -> f32[4]{1}@cpu
   return (%2)
-})", FusionOptions{.max_nodes_per_group = 2}) == "fused %0 %1 -> %1\nfused %2 -> %2\n");
+})",
+                    FusionOptions{.max_nodes_per_group = 2}) ==
+        "fused %0 %1 -> %1\nfused %2 -> %2\n");
 }
 
-TEST_CASE("a group that came to depend on another through a later member is not joined to it", "[fusion]") {
+TEST_CASE("a group that came to depend on another through a later member is not joined to it",
+          "[fusion]") {
   // Found by tests/fuzz/request_fuzzer: %4 puts a dependency on group {%1} into group {%0}
   // after %2 was visited, so %2's own dependencies ({%0}) did not show that {%1} now depends on
   // {%0}; %5 joined {%1} and made a cycle ({%0} -> %2 -> {%1} -> %3 -> {%0}).
@@ -235,7 +244,8 @@ TEST_CASE("a group that came to depend on another through a later member is not 
   %4 = aten::add.Tensor(%0, %3) -> f32[4,4]{4,1}@cpu
   %5 = aten::add.Tensor(%1, %2) -> f32[4,4]{4,1}@cpu
   return (%4, %5)
-})") == "fused %1 -> %1\nextern %3 aten::mm.default\nfused %0 %4 -> %0 %4\nextern %2 aten::mm.default\nfused %5 -> %5\n");
+})") == "fused %1 -> %1\nextern %3 aten::mm.default\nfused %0 %4 -> %0 %4\nextern %2 "
+        "aten::mm.default\nfused %5 -> %5\n");
 }
 
 }  // namespace

@@ -27,7 +27,9 @@ std::string Horizontal(const char* text, FusionOptions options = {}) {
 }
 
 TEST_CASE("batch norm stat clones and weight casts of one shape share a kernel", "[horizontal]") {
-  CHECK(Horizontal(R"(graph(%a0: f32[16]{1}@cuda, %a1: f32[16]{1}@cuda, %a2: f32[16]{1}@cuda, %a3: f32[16]{1}@cuda, %a4: f32[8,8]{8,1}@cuda) {
+  CHECK(
+      Horizontal(
+          R"(graph(%a0: f32[16]{1}@cuda, %a1: f32[16]{1}@cuda, %a2: f32[16]{1}@cuda, %a3: f32[16]{1}@cuda, %a4: f32[8,8]{8,1}@cuda) {
   %0 = aten::clone.default(%a0) -> f32[16]{1}@cuda
   %1 = aten::clone.default(%a1) -> f32[16]{1}@cuda
   %2 = aten::mm.default(%a4, %a4) -> f32[8,8]{8,1}@cuda
@@ -53,10 +55,12 @@ TEST_CASE("the operand budget bounds horizontal merges", "[horizontal]") {
   %1 = aten::relu.default(%a1) -> f32[4]{1}@cpu
   %2 = aten::relu.default(%a2) -> f32[4]{1}@cpu
   return (%0, %1, %2)
-})", FusionOptions{.max_operands = 4}) == "fused %0 %1 -> %0 %1\nfused %2 -> %2\n");
+})",
+                   FusionOptions{.max_operands = 4}) == "fused %0 %1 -> %0 %1\nfused %2 -> %2\n");
 }
 
-TEST_CASE("a group depending on another through a third group's other member is not merged", "[horizontal]") {
+TEST_CASE("a group depending on another through a third group's other member is not merged",
+          "[horizontal]") {
   // Found by tests/fuzz/request_fuzzer: {%5} depends on {%2 %3 %6} only through %3 (via %4),
   // and that group depends on {%0} only through %2 (via %1): node paths from %5 never reach
   // {%0}, so the two were merged into a cycle. Group dependencies are closed transitively now.
@@ -69,7 +73,8 @@ TEST_CASE("a group depending on another through a third group's other member is 
   %5 = aten::exp.default(%4) -> f32[4,4]{4,1}@cpu
   %6 = aten::add.Tensor(%2, %3) -> f32[4,4]{4,1}@cpu
   return (%5, %6)
-})") == "fused %0 -> %0\nextern %1 aten::mm.default\nfused %2 %3 %6 -> %3 %6\nextern %4 aten::mm.default\nfused %5 -> %5\n");
+})") == "fused %0 -> %0\nextern %1 aten::mm.default\nfused %2 %3 %6 -> %3 %6\nextern %4 "
+        "aten::mm.default\nfused %5 -> %5\n");
 }
 
 }  // namespace

@@ -35,7 +35,8 @@ Compiled Compile(const char* text) {
 TEST_CASE("rotary cat fuses with its consumers; its inputs are gathered", "[index_ops]") {
   // x1, x2 halves of the last dim (views), cat((-x2, x1)) * sin + x * cos: one kernel for the
   // neg (its own shape) and one for cat+mul+mul+add.
-  Compiled c = Compile(R"(graph(%a0: f32[2,8]{8,1}@cuda, %a1: f32[2,8]{8,1}@cuda, %a2: f32[8]{1}@cuda) {
+  Compiled c =
+      Compile(R"(graph(%a0: f32[2,8]{8,1}@cuda, %a1: f32[2,8]{8,1}@cuda, %a2: f32[8]{1}@cuda) {
   %0 = aten::slice.Tensor(%a0, -1, 0, 4) -> f32[2,4]{8,1}@cuda
   %1 = aten::slice.Tensor(%a0, -1, 4, 8) -> f32[2,4]{8,1}@cuda
   %2 = aten::neg.default(%1) -> f32[2,4]{4,1}@cuda
@@ -46,9 +47,11 @@ TEST_CASE("rotary cat fuses with its consumers; its inputs are gathered", "[inde
   return (%6)
 })");
   CHECK(c.partition ==
-        "extern %0 aten::slice.Tensor\nextern %1 aten::slice.Tensor\nfused %2 -> %2\nfused %3 %4 %5 %6 -> %6\n");
+        "extern %0 aten::slice.Tensor\nextern %1 aten::slice.Tensor\nfused %2 -> %2\nfused %3 %4 "
+        "%5 %6 -> %6\n");
   REQUIRE(c.kernels.size() == 2);
-  CHECK(c.kernels[1] == R"(pointwise @k[2,8](in0: f32, in1: f32, in2: f32, in3: f32, in4: f32) -> (out0: f32) {
+  CHECK(c.kernels[1] ==
+        R"(pointwise @k[2,8](in0: f32, in1: f32, in2: f32, in3: f32, in4: f32) -> (out0: f32) {
   // fused: aten::cat.default, aten::mul.Tensor, aten::mul.Tensor, aten::add.Tensor
   %0 = load.f32 in2
   %1 = load.f32 in3
@@ -89,7 +92,8 @@ TEST_CASE("a value both gathered and loaded is not fused into one kernel", "[ind
 }
 
 TEST_CASE("embedding, padding and slice/select backward lower to gathers", "[index_ops]") {
-  Compiled c = Compile(R"(graph(%a0: bf16[10,4]{4,1}@cuda, %a1: i64[2,3]{3,1}@cuda, %a2: f32[2,3]{3,1}@cuda, %a3: f32[3]{1}@cuda) {
+  Compiled c = Compile(
+      R"(graph(%a0: bf16[10,4]{4,1}@cuda, %a1: i64[2,3]{3,1}@cuda, %a2: f32[2,3]{3,1}@cuda, %a3: f32[3]{1}@cuda) {
   %0 = aten::embedding.default(%a0, %a1) -> bf16[2,3,4]{12,4,1}@cuda
   %1 = prims::convert_element_type.default(%0, f32) -> f32[2,3,4]{12,4,1}@cuda
   %2 = aten::constant_pad_nd.default(%a2, [1, 2], 0.5) -> f32[2,6]{6,1}@cuda
@@ -119,29 +123,34 @@ TEST_CASE("embedding, padding and slice/select backward lower to gathers", "[ind
   INFO(c.kernels[1]);
   CHECK(c.kernels[1].find("%4 = sub.i64 %2, %3") != std::string::npos);  // low pad 1
   CHECK(c.kernels[1].find("where.f32") != std::string::npos);
-  CHECK(c.kernels[3].find("%1 = constant.i64 1\n  %2 = eq.b8 %0, %1") != std::string::npos);  // index -1 -> 1
+  CHECK(c.kernels[3].find("%1 = constant.i64 1\n  %2 = eq.b8 %0, %1") !=
+        std::string::npos);                                                 // index -1 -> 1
   CHECK(c.kernels[3].find("gather.f32 in0, %2, %3") != std::string::npos);  // grad's one dim
 }
 
 TEST_CASE("index ops with unsupported arguments stay extern", "[index_ops]") {
-  Compiled c = Compile(R"(graph(%a0: f32[2,4]{4,1}@cpu, %a1: f32[2,4]{4,1}@cuda, %a2: f32[2,4]{4,1}@cpu) {
+  Compiled c =
+      Compile(R"(graph(%a0: f32[2,4]{4,1}@cpu, %a1: f32[2,4]{4,1}@cuda, %a2: f32[2,4]{4,1}@cpu) {
   %0 = aten::cat.default([%a0, %a2], 1) -> f32[2,8]{8,1}@cpu
   %1 = aten::slice_backward.default(%a1, [2, 8], 1, 0, 8, 2) -> f32[2,8]{8,1}@cuda
   %2 = aten::cat.default([%a0, %a2], 1) -> f32[2,8]{0,1}@cpu
   return (%0, %1, %2)
 })");
   // CPU cat fuses; slice_backward with step 2 (needs a modulo) and an overlapping output do not.
-  CHECK(c.partition == "fused %0 -> %0\nextern %1 aten::slice_backward.default\nextern %2 aten::cat.default\n");
+  CHECK(c.partition ==
+        "fused %0 -> %0\nextern %1 aten::slice_backward.default\nextern %2 aten::cat.default\n");
 }
 
 TEST_CASE("nll_loss_backward is one index kernel; self is not gathered", "[index_ops]") {
-  Compiled c = Compile(R"(graph(%a0: f32[]{}@cuda, %a1: f32[4,10]{10,1}@cuda, %a2: i64[4]{1}@cuda, %a3: f32[]{}@cuda) {
+  Compiled c = Compile(
+      R"(graph(%a0: f32[]{}@cuda, %a1: f32[4,10]{10,1}@cuda, %a2: i64[4]{1}@cuda, %a3: f32[]{}@cuda) {
   %0 = aten::nll_loss_backward.default(%a0, %a1, %a2, None, 1, -100, %a3) -> f32[4,10]{10,1}@cuda
   return (%0)
 })");
   CHECK(c.partition == "fused %0 -> %0\n");
   REQUIRE(c.kernels.size() == 1);
-  CHECK(c.kernels[0] == R"(pointwise @k[4,10](in0: f32, in1: f32, in2: i64, in3: f32) -> (out0: f32) {
+  CHECK(c.kernels[0] ==
+        R"(pointwise @k[4,10](in0: f32, in1: f32, in2: i64, in3: f32) -> (out0: f32) {
   // fused: aten::nll_loss_backward.default
   %0 = load.f32 in1
   %1 = constant.b8 true
@@ -164,7 +173,8 @@ TEST_CASE("nll_loss_backward is one index kernel; self is not gathered", "[index
 }
 
 TEST_CASE("scatters, stack and gather fuse with their consumers", "[index_ops]") {
-  Compiled c = Compile(R"(graph(%a0: f32[4,6]{6,1}@cuda, %a1: f32[4,2]{2,1}@cuda, %a2: f32[4]{1}@cuda, %a3: i64[4,6]{6,1}@cuda) {
+  Compiled c = Compile(
+      R"(graph(%a0: f32[4,6]{6,1}@cuda, %a1: f32[4,2]{2,1}@cuda, %a2: f32[4]{1}@cuda, %a3: i64[4,6]{6,1}@cuda) {
   %0 = aten::slice_scatter.default(%a0, %a1, 1, 2, 4) -> f32[4,6]{6,1}@cuda
   %1 = aten::select_scatter.default(%0, %a2, 1, 0) -> f32[4,6]{6,1}@cuda
   %2 = aten::relu.default(%1) -> f32[4,6]{6,1}@cuda
@@ -175,7 +185,8 @@ TEST_CASE("scatters, stack and gather fuse with their consumers", "[index_ops]")
 })");
   // %1 gathers %0, which is computed in %0's group: a second kernel. %5 loads %a0, which %4
   // gathers: a third.
-  CHECK(c.partition == "fused %0 -> %0\nfused %1 %2 -> %2\nfused %3 -> %3\nfused %4 -> %4\nfused %5 -> %5\n");
+  CHECK(c.partition ==
+        "fused %0 -> %0\nfused %1 %2 -> %2\nfused %3 -> %3\nfused %4 -> %4\nfused %5 -> %5\n");
   CHECK(c.kernels[0].find("gather.f32 in1") != std::string::npos);
 }
 

@@ -27,8 +27,8 @@ TEST_CASE("0-dim fills read by pointwise ops become numbers", "[inline_scalar_fi
   REQUIRE(*inline_fills.Run(g));
   DeadCodeElimination dce;
   REQUIRE(dce.Run(g).ok());
-  // %0 stays for the mm (not pointwise); 1 + 2^-8 is not a bf16 value, so %2 stays read as a tensor;
-  // %4 (an exact integer) is inlined and then dead; the [4] fill is not 0-dim.
+  // %0 stays for the mm (not pointwise); 1 + 2^-8 is not a bf16 value, so %2 stays read as a
+  // tensor; %4 (an exact integer) is inlined and then dead; the [4] fill is not 0-dim.
   CHECK(ir::PrintGraph(g) == R"(graph(%a0: f32[4]{1}@cpu, %a1: b8[4]{1}@cpu) {
   %0 = aten::full.default([], 0.0, dtype=f32, device=device(cpu)) -> f32[]{}@cpu
   %1 = aten::where.self(%a1, 0.0, %a0) -> f32[4]{1}@cpu

@@ -30,7 +30,8 @@ TEST_CASE("a layer norm backward wanting every output becomes a row half and a c
   %0 = aten::native_layer_norm_backward.default(%a0, %a1, [32], %a2, %a3, %a4, %a5, [true, true, true]) -> (f32[64,32]{32,1}@cuda, f32[32]{1}@cuda, f32[32]{1}@cuda)
   %1 = aten::mul.Tensor(%0#1, %0#2) -> f32[32]{1}@cuda
   return (%0#0, %1)
-})", &changed);
+})",
+                                &changed);
   CHECK(changed);
   bool again = false;
   const std::string expected = Split(std::string("graph(") + kArgs + R"() {
@@ -38,7 +39,8 @@ TEST_CASE("a layer norm backward wanting every output becomes a row half and a c
   %1 = aten::native_layer_norm_backward.default(%a0, %a1, [32], %a2, %a3, %a4, %a5, [false, true, true]) -> (f32[0]{1}@cuda, f32[32]{1}@cuda, f32[32]{1}@cuda)
   %2 = aten::mul.Tensor(%1#1, %1#2) -> f32[32]{1}@cuda
   return (%0#0, %2)
-})", &again);
+})",
+                                     &again);
   CHECK_FALSE(again);  // nothing to do: already split
   CHECK(out == expected);
 }
@@ -48,7 +50,8 @@ TEST_CASE("nothing to do: grad_input alone or parameter gradients alone", "[ln_b
   Split(std::string("graph(") + kArgs + R"() {
   %0 = aten::native_layer_norm_backward.default(%a0, %a1, [32], %a2, %a3, %a4, %a5, [false, true, false]) -> (f32[0]{1}@cuda, f32[32]{1}@cuda, f32[0]{1}@cuda)
   return (%0#1)
-})", &changed);
+})",
+        &changed);
   CHECK_FALSE(changed);
 }
 

@@ -40,7 +40,8 @@ TEST_CASE("a mean nll of log-probabilities read by it alone picks each row's tar
   bool changed = false;
   const std::string out = Run(g, &changed);
   CHECK(changed);
-  CHECK(out == ir::PrintGraph(Parse(R"(graph(%a0: bf16[16,1000]{1000,1}@cuda, %a1: i64[16]{1}@cuda) {
+  CHECK(out ==
+        ir::PrintGraph(Parse(R"(graph(%a0: bf16[16,1000]{1000,1}@cuda, %a1: i64[16]{1}@cuda) {
   %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[16,1000]{1000,1}@cuda
   %1 = aten::logsumexp.default(%0, [1], true) -> f32[16,1]{1,1}@cuda
   %2 = aten::sub.Tensor(%0, %1) -> f32[16,1000]{1000,1}@cuda
@@ -72,11 +73,13 @@ TEST_CASE("a mean nll of log-probabilities read by it alone picks each row's tar
   REQUIRE(FuseRowReductions(g, {}, *p).ok());
   const std::string partition = PrintPartition(g, *p);
   INFO(partition);
-  CHECK(partition.find("fused(rows, reduce 1) %0 %1 %2 %5 %6 %7 %8 %9 %10 %11 %12 -> %1 %12\n") != std::string::npos);
+  CHECK(partition.find("fused(rows, reduce 1) %0 %1 %2 %5 %6 %7 %8 %9 %10 %11 %12 -> %1 %12\n") !=
+        std::string::npos);
 }
 
-TEST_CASE("a bf16 log-probability cast to f32 for nll (CUDA autocast) is picked from the logits too",
-          "[nll_loss_forward_to_rows]") {
+TEST_CASE(
+    "a bf16 log-probability cast to f32 for nll (CUDA autocast) is picked from the logits too",
+    "[nll_loss_forward_to_rows]") {
   ir::Graph g = Parse(R"(graph(%a0: bf16[16,1000]{1000,1}@cuda, %a1: i64[16]{1}@cuda) {
   %0 = aten::logsumexp.default(%a0, [1], true) -> bf16[16,1]{1,1}@cuda
   %1 = aten::sub.Tensor(%a0, %0) -> bf16[16,1000]{1000,1}@cuda
@@ -93,8 +96,10 @@ TEST_CASE("a bf16 log-probability cast to f32 for nll (CUDA autocast) is picked 
   CHECK(out.find("aten::masked_fill.Scalar(%2") == std::string::npos);  // not the log-probabilities
 }
 
-TEST_CASE("nll over log-probabilities that are also saved, weighted or with an ignored class stays ATen's",
-          "[nll_loss_forward_to_rows]") {
+TEST_CASE(
+    "nll over log-probabilities that are also saved, weighted or with an ignored class stays "
+    "ATen's",
+    "[nll_loss_forward_to_rows]") {
   bool changed = true;
   // The log-probabilities are an output (saved for the backward): written anyway.
   ir::Graph saved = Parse(R"(graph(%a0: f32[16,1000]{1000,1}@cuda, %a1: i64[16]{1}@cuda) {
@@ -113,7 +118,8 @@ TEST_CASE("nll over log-probabilities that are also saved, weighted or with an i
   Run(ignored, &changed);
   CHECK(!changed);
   // Class weights.
-  ir::Graph weighted = Parse(R"(graph(%a0: f32[16,1000]{1000,1}@cuda, %a1: i64[16]{1}@cuda, %a2: f32[1000]{1}@cuda) {
+  ir::Graph weighted =
+      Parse(R"(graph(%a0: f32[16,1000]{1000,1}@cuda, %a1: i64[16]{1}@cuda, %a2: f32[1000]{1}@cuda) {
   %0 = aten::_log_softmax.default(%a0, 1, false) -> f32[16,1000]{1000,1}@cuda
   %1 = aten::nll_loss_forward.default(%0, %a1, %a2, 1, -100) -> (f32[]{}@cuda, f32[]{}@cuda)
   return (%1#0)

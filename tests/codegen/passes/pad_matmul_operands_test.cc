@@ -29,29 +29,40 @@ std::string Canonical(const std::string& text) {
 // GPT-2's vocabulary projection backward: g = grad of the logits [1024, 50257], W the tied
 // embedding [50257, 768], h the hidden states [1024, 768].
 constexpr char kInputs[] =
-    "graph(%a0: bf16[1024,50257]{50257,1}@cuda, %a1: bf16[50257,768]{768,1}@cuda, %a2: bf16[1024,768]{768,1}@cuda) {\n";
+    "graph(%a0: bf16[1024,50257]{50257,1}@cuda, %a1: bf16[50257,768]{768,1}@cuda, %a2: "
+    "bf16[1024,768]{768,1}@cuda) {\n";
 
 TEST_CASE("an odd K is zero-padded on both operands", "[pad_mm]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::mm.default(%a0, %a1) -> bf16[1024,768]{768,1}@cuda
+  const std::string out =
+      Run(std::string(kInputs) + R"(  %0 = aten::mm.default(%a0, %a1) -> bf16[1024,768]{768,1}@cuda
   return (%0)
-})", &changed);
+})",
+          &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::constant_pad_nd.default(%a0, [0, 7, 0, 0], 0) -> bf16[1024,50264]{50264,1}@cuda
+  CHECK(
+      out ==
+      Canonical(
+          std::string(kInputs) +
+          R"(  %0 = aten::constant_pad_nd.default(%a0, [0, 7, 0, 0], 0) -> bf16[1024,50264]{50264,1}@cuda
   %1 = aten::constant_pad_nd.default(%a1, [0, 0, 0, 7], 0) -> bf16[50264,768]{768,1}@cuda
   %2 = aten::mm.default(%0, %1) -> bf16[1024,768]{768,1}@cuda
   return (%2)
 })"));
 }
 
-TEST_CASE("an odd M of a column-major A pads its storage; the result is a prefix slice", "[pad_mm]") {
+TEST_CASE("an odd M of a column-major A pads its storage; the result is a prefix slice",
+          "[pad_mm]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::t.default(%a0) -> bf16[50257,1024]{1,50257}@cuda
+  const std::string out =
+      Run(std::string(kInputs) + R"(  %0 = aten::t.default(%a0) -> bf16[50257,1024]{1,50257}@cuda
   %1 = aten::mm.default(%0, %a2) -> bf16[50257,768]{768,1}@cuda
   return (%1)
-})", &changed);
+})",
+          &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::t.default(%a0) -> bf16[50257,1024]{1,50257}@cuda
+  CHECK(out == Canonical(std::string(kInputs) +
+                         R"(  %0 = aten::t.default(%a0) -> bf16[50257,1024]{1,50257}@cuda
   %1 = aten::constant_pad_nd.default(%a0, [0, 7, 0, 0], 0) -> bf16[1024,50264]{50264,1}@cuda
   %2 = aten::t.default(%1) -> bf16[50264,1024]{1,50264}@cuda
   %3 = aten::mm.default(%2, %a2) -> bf16[50264,768]{768,1}@cuda
@@ -62,13 +73,16 @@ TEST_CASE("an odd M of a column-major A pads its storage; the result is a prefix
 
 TEST_CASE("both gradients of the projection share one padded copy of g", "[pad_mm]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::t.default(%a0) -> bf16[50257,1024]{1,50257}@cuda
+  const std::string out =
+      Run(std::string(kInputs) + R"(  %0 = aten::t.default(%a0) -> bf16[50257,1024]{1,50257}@cuda
   %1 = aten::mm.default(%0, %a2) -> bf16[50257,768]{768,1}@cuda
   %2 = aten::mm.default(%a0, %a1) -> bf16[1024,768]{768,1}@cuda
   return (%1, %2)
-})", &changed);
+})",
+          &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::t.default(%a0) -> bf16[50257,1024]{1,50257}@cuda
+  CHECK(out == Canonical(std::string(kInputs) +
+                         R"(  %0 = aten::t.default(%a0) -> bf16[50257,1024]{1,50257}@cuda
   %1 = aten::constant_pad_nd.default(%a0, [0, 7, 0, 0], 0) -> bf16[1024,50264]{50264,1}@cuda
   %2 = aten::t.default(%1) -> bf16[50264,1024]{1,50264}@cuda
   %3 = aten::mm.default(%2, %a2) -> bf16[50264,768]{768,1}@cuda
@@ -82,12 +96,15 @@ TEST_CASE("both gradients of the projection share one padded copy of g", "[pad_m
 TEST_CASE("an odd N pads B; the result is the first N columns, cloned contiguous", "[pad_mm]") {
   // GPT-2's vocabulary projection forward: logits = h @ W^T.
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::t.default(%a1) -> bf16[768,50257]{1,768}@cuda
+  const std::string out =
+      Run(std::string(kInputs) + R"(  %0 = aten::t.default(%a1) -> bf16[768,50257]{1,768}@cuda
   %1 = aten::mm.default(%a2, %0) -> bf16[1024,50257]{50257,1}@cuda
   return (%1)
-})", &changed);
+})",
+          &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::t.default(%a1) -> bf16[768,50257]{1,768}@cuda
+  CHECK(out == Canonical(std::string(kInputs) +
+                         R"(  %0 = aten::t.default(%a1) -> bf16[768,50257]{1,768}@cuda
   %1 = aten::constant_pad_nd.default(%a1, [0, 0, 0, 7], 0) -> bf16[50264,768]{768,1}@cuda
   %2 = aten::t.default(%1) -> bf16[768,50264]{1,768}@cuda
   %3 = aten::mm.default(%a2, %2) -> bf16[1024,50264]{50264,1}@cuda
@@ -100,14 +117,18 @@ TEST_CASE("an odd N pads B; the result is the first N columns, cloned contiguous
 TEST_CASE("an addmm with an odd N pads its bias with B", "[pad_mm]") {
   // BERT's vocabulary projection: logits = addmm(bias, h, W^T), vocabulary 30522.
   constexpr char kBert[] =
-      "graph(%a0: bf16[30522]{1}@cuda, %a1: bf16[30522,768]{768,1}@cuda, %a2: bf16[8192,768]{768,1}@cuda) {\n";
+      "graph(%a0: bf16[30522]{1}@cuda, %a1: bf16[30522,768]{768,1}@cuda, %a2: "
+      "bf16[8192,768]{768,1}@cuda) {\n";
   bool changed = false;
-  const std::string out = Run(std::string(kBert) + R"(  %0 = aten::t.default(%a1) -> bf16[768,30522]{1,768}@cuda
+  const std::string out =
+      Run(std::string(kBert) + R"(  %0 = aten::t.default(%a1) -> bf16[768,30522]{1,768}@cuda
   %1 = aten::addmm.default(%a0, %a2, %0) -> bf16[8192,30522]{30522,1}@cuda
   return (%1)
-})", &changed);
+})",
+          &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kBert) + R"(  %0 = aten::t.default(%a1) -> bf16[768,30522]{1,768}@cuda
+  CHECK(out ==
+        Canonical(std::string(kBert) + R"(  %0 = aten::t.default(%a1) -> bf16[768,30522]{1,768}@cuda
   %1 = aten::constant_pad_nd.default(%a1, [0, 0, 0, 6], 0) -> bf16[30528,768]{768,1}@cuda
   %2 = aten::t.default(%1) -> bf16[768,30528]{1,768}@cuda
   %3 = aten::constant_pad_nd.default(%a0, [0, 6], 0) -> bf16[30528]{1}@cuda
@@ -120,7 +141,8 @@ TEST_CASE("an addmm with an odd N pads its bias with B", "[pad_mm]") {
   CHECK(Run(std::string(kBert) + R"(  %0 = aten::t.default(%a1) -> bf16[768,30522]{1,768}@cuda
   %1 = aten::addmm.default(%a0, %a2, %0, beta=2) -> bf16[8192,30522]{30522,1}@cuda
   return (%1)
-})", &changed) != "");
+})",
+            &changed) != "");
   CHECK(!changed);
 }
 
@@ -131,7 +153,8 @@ TEST_CASE("aligned, small or f32 matmuls are left alone", "[pad_mm]") {
   %1 = aten::mm.default(%a2, %a3) -> bf16[64,64]{64,1}@cuda
   %2 = aten::mm.default(%a4, %a5) -> f32[1024,768]{768,1}@cuda
   return (%0, %1, %2)
-})", &changed);
+})",
+      &changed);
   CHECK(!changed);
 }
 

@@ -31,37 +31,52 @@ std::string Canonical(const std::string& text) {
 // GPT-2's forward LM head at batch 2 x 512 as PadMatmulOperands leaves it: the hidden states h
 // [1024, 768], the tied embedding W [50257, 768] padded to [50264, 768], the product's first
 // 50257 columns copied back to contiguous and viewed as the logits [2, 512, 50257].
-constexpr char kInputs[] = "graph(%a0: bf16[1024,768]{768,1}@cuda, %a1: bf16[50257,768]{768,1}@cuda) {\n";
-constexpr char kPadded[] = R"(  %0 = aten::constant_pad_nd.default(%a1, [0, 0, 0, 7], 0) -> bf16[50264,768]{768,1}@cuda
+constexpr char kInputs[] =
+    "graph(%a0: bf16[1024,768]{768,1}@cuda, %a1: bf16[50257,768]{768,1}@cuda) {\n";
+constexpr char kPadded[] =
+    R"(  %0 = aten::constant_pad_nd.default(%a1, [0, 0, 0, 7], 0) -> bf16[50264,768]{768,1}@cuda
   %1 = aten::t.default(%0) -> bf16[768,50264]{1,768}@cuda
   %2 = aten::mm.default(%a0, %1) -> bf16[1024,50264]{50264,1}@cuda
   %3 = aten::slice.Tensor(%2, 1, 0, 50257, 1) -> bf16[1024,50257]{50264,1}@cuda
 )";
 
-TEST_CASE("a free output's padded columns are returned as the strided view, the copy is gone", "[padded_output_views]") {
+TEST_CASE("a free output's padded columns are returned as the strided view, the copy is gone",
+          "[padded_output_views]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + kPadded + R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
+  const std::string out =
+      Run(std::string(kInputs) + kPadded +
+              R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
   %5 = aten::view.default(%4, [2, 512, 50257]) -> bf16[2,512,50257]{25731584,50257,1}@cuda
   return (%5)
-})", {0}, &changed);
+})",
+          {0}, &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + kPadded + R"(  %4 = aten::view.default(%3, [2, 512, 50257]) -> bf16[2,512,50257]{25735168,50264,1}@cuda
+  CHECK(
+      out ==
+      Canonical(
+          std::string(kInputs) + kPadded +
+          R"(  %4 = aten::view.default(%3, [2, 512, 50257]) -> bf16[2,512,50257]{25735168,50264,1}@cuda
   return (%4)
 })"));
 }
 
 TEST_CASE("the copy itself returned: the output is the slice", "[padded_output_views]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + kPadded + R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
+  const std::string out =
+      Run(std::string(kInputs) + kPadded +
+              R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
   return (%4)
-})", {0}, &changed);
+})",
+          {0}, &changed);
   CHECK(changed);
   CHECK(out == Canonical(std::string(kInputs) + kPadded + R"(  return (%3)
 })"));
 }
 
-TEST_CASE("an output whose strides are promised keeps its copy (nothing to do)", "[padded_output_views]") {
-  const std::string in = std::string(kInputs) + kPadded + R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
+TEST_CASE("an output whose strides are promised keeps its copy (nothing to do)",
+          "[padded_output_views]") {
+  const std::string in = std::string(kInputs) + kPadded +
+                         R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
   %5 = aten::view.default(%4, [2, 512, 50257]) -> bf16[2,512,50257]{25731584,50257,1}@cuda
   %6 = aten::relu.default(%a0) -> bf16[1024,768]{768,1}@cuda
   return (%5, %6)
@@ -73,8 +88,10 @@ TEST_CASE("an output whose strides are promised keeps its copy (nothing to do)",
   CHECK_FALSE(changed);
 }
 
-TEST_CASE("the same value also returned at a promised position keeps its copy", "[padded_output_views]") {
-  const std::string in = std::string(kInputs) + kPadded + R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
+TEST_CASE("the same value also returned at a promised position keeps its copy",
+          "[padded_output_views]") {
+  const std::string in = std::string(kInputs) + kPadded +
+                         R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
   return (%4, %4)
 })";
   bool changed = true;
@@ -85,7 +102,8 @@ TEST_CASE("the same value also returned at a promised position keeps its copy", 
 TEST_CASE("a copy other nodes read stays the output (nothing to do)", "[padded_output_views]") {
   // The loss in the forward graph reads the logits: were the output the padded view, the copy
   // would stay for the loss and the padded product would live beside it.
-  const std::string in = std::string(kInputs) + kPadded + R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
+  const std::string in = std::string(kInputs) + kPadded +
+                         R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
   %5 = aten::view.default(%4, [2, 512, 50257]) -> bf16[2,512,50257]{25731584,50257,1}@cuda
   %6 = aten::_log_softmax.default(%4, 1, false) -> bf16[1024,50257]{50257,1}@cuda
   return (%5, %6)
@@ -97,8 +115,10 @@ TEST_CASE("a copy other nodes read stays the output (nothing to do)", "[padded_o
 
 // BERT's training forward: the logits returned (free) and a view of them saved for the backward
 // (promised, declared contiguous).
-TEST_CASE("a view of the output read elsewhere keeps the copy (nothing to do)", "[padded_output_views]") {
-  const std::string in = std::string(kInputs) + kPadded + R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
+TEST_CASE("a view of the output read elsewhere keeps the copy (nothing to do)",
+          "[padded_output_views]") {
+  const std::string in = std::string(kInputs) + kPadded +
+                         R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
   %5 = aten::view.default(%4, [2, 512, 50257]) -> bf16[2,512,50257]{25731584,50257,1}@cuda
   %6 = aten::view.default(%5, [1024, 50257]) -> bf16[1024,50257]{50257,1}@cuda
   return (%5, %6)
@@ -109,7 +129,8 @@ TEST_CASE("a view of the output read elsewhere keeps the copy (nothing to do)", 
 }
 
 TEST_CASE("a view that does not keep whole rows keeps the copy", "[padded_output_views]") {
-  const std::string in = std::string(kInputs) + kPadded + R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
+  const std::string in = std::string(kInputs) + kPadded +
+                         R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
   %5 = aten::view.default(%4, [51463168]) -> bf16[51463168]{1}@cuda
   return (%5)
 })";
@@ -118,8 +139,10 @@ TEST_CASE("a view that does not keep whole rows keeps the copy", "[padded_output
   CHECK_FALSE(changed);
 }
 
-TEST_CASE("after PadMatmulOperands: the logits of an odd vocabulary need no copy", "[padded_output_views]") {
-  absl::StatusOr<ir::Graph> g = ir::ParseGraph(std::string(kInputs) + R"(  %0 = aten::t.default(%a1) -> bf16[768,50257]{1,768}@cuda
+TEST_CASE("after PadMatmulOperands: the logits of an odd vocabulary need no copy",
+          "[padded_output_views]") {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(
+      std::string(kInputs) + R"(  %0 = aten::t.default(%a1) -> bf16[768,50257]{1,768}@cuda
   %1 = aten::mm.default(%a0, %0) -> bf16[1024,50257]{50257,1}@cuda
   %2 = aten::view.default(%1, [2, 512, 50257]) -> bf16[2,512,50257]{25731584,50257,1}@cuda
   return (%2)

@@ -27,7 +27,8 @@ Fixture Make() {
   absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
   REQUIRE(p.ok());
   // fused %0 %1, extern %2, fused %3.
-  REQUIRE(PrintPartition(*g, *p) == "fused %0 %1 -> %1\nextern %2 aten::mm.default\nfused %3 -> %3\n");
+  REQUIRE(PrintPartition(*g, *p) ==
+          "fused %0 %1 -> %1\nextern %2 aten::mm.default\nfused %3 -> %3\n");
   return {*std::move(g), *std::move(p)};
 }
 

@@ -30,8 +30,10 @@ TEST_CASE("a plan defines values in order and releases intermediates after last 
 })");
   Partition p = *PartitionForFusion(g, {});
   std::vector<PointwiseKernel> kernels;
-  for (size_t i = 0; i < p.groups.size(); ++i) kernels.push_back(*BuildPointwiseKernel(g, p.groups[i], "k" + std::to_string(i)));
-  absl::StatusOr<v1::Plan> plan = BuildPlan(g, p, kernels, {"kernels.so", "tccd-cpu-1", "cpu_pointwise_loop"});
+  for (size_t i = 0; i < p.groups.size(); ++i)
+    kernels.push_back(*BuildPointwiseKernel(g, p.groups[i], "k" + std::to_string(i)));
+  absl::StatusOr<v1::Plan> plan =
+      BuildPlan(g, p, kernels, {"kernels.so", "tccd-cpu-1", "cpu_pointwise_loop"});
   REQUIRE(plan.ok());
   CHECK(plan->num_inputs() == 2);
   REQUIRE(plan->steps_size() == 4);
@@ -42,10 +44,12 @@ TEST_CASE("a plan defines values in order and releases intermediates after last 
   CHECK(std::vector<int64_t>(add.expected_strides().begin(), add.expected_strides().end()) ==
         std::vector<int64_t>{4, 1, 0, 1, 4, 1});
   CHECK(plan->steps(0).outputs(0) == 2);
-  CHECK(std::vector<int>(plan->steps(0).release().begin(), plan->steps(0).release().end()) == std::vector<int>{1});
+  CHECK(std::vector<int>(plan->steps(0).release().begin(), plan->steps(0).release().end()) ==
+        std::vector<int>{1});
   // Step 1: mm reads value 2 and input 0, releases both.
   CHECK(plan->steps(1).extern_call().target() == "aten::mm.default");
-  CHECK(std::vector<int>(plan->steps(1).release().begin(), plan->steps(1).release().end()) == std::vector<int>{0, 2});
+  CHECK(std::vector<int>(plan->steps(1).release().begin(), plan->steps(1).release().end()) ==
+        std::vector<int>{0, 2});
   // Step 2: batch norm: output 1 unused (-1), output 2 returned (never released).
   CHECK(plan->steps(2).outputs_size() == 3);
   CHECK(plan->steps(2).outputs(1) == -1);

@@ -10,7 +10,8 @@
 namespace tccd::codegen {
 namespace {
 
-TEST_CASE("integer constants from out-of-range floats saturate instead of overflowing", "[pointwise]") {
+TEST_CASE("integer constants from out-of-range floats saturate instead of overflowing",
+          "[pointwise]") {
   // Found by tests/fuzz/request_fuzzer (UBSan): an i64 add of the scalar 1e308.
   std::vector<PwInstr> body;
   PwBuilder b(&body);
@@ -32,7 +33,9 @@ TEST_CASE("a node whose declared outputs contradict its op is INVALID_ARGUMENT",
   CHECK(count.message() == "node %0 (aten::_softmax.default) declares 2 outputs; the op returns 1");
   absl::Status dtype = CheckDeclaredDType(g->nodes[0], 0, ir::DType::kF64);
   CHECK(absl::IsInvalidArgument(dtype));
-  CHECK(dtype.message() == "node %0 (aten::_softmax.default) declares a f32 result; the op computes f64 from its inputs");
+  CHECK(dtype.message() ==
+        "node %0 (aten::_softmax.default) declares a f32 result; the op computes f64 from its "
+        "inputs");
   CHECK(CheckDeclaredDType(g->nodes[0], 0, ir::DType::kF32).ok());
 }
 

@@ -44,7 +44,8 @@ TEST_CASE("a sum over a middle dim becomes a row sum of a permuted view", "[redu
   %1 = aten::relu.default(%0) -> f32[4,16]{16,1}@cuda
   return (%1)
 }
-)", &changed);
+)",
+                                  &changed);
   CHECK(changed);
   CHECK(out == R"(graph(%a0: f32[4,8,16]{128,16,1}@cuda) {
   %0 = aten::permute.default(%a0, [0, 2, 1]) -> f32[4,16,8]{128,1,16}@cuda
@@ -57,14 +58,16 @@ TEST_CASE("a sum over a middle dim becomes a row sum of a permuted view", "[redu
   CHECK(Partitioned(out) == "extern %0 aten::permute.default\nfused(rows, reduce 1) %1 %2 -> %2\n");
 }
 
-TEST_CASE("a sum over N, H, W of a channels-last map becomes a column sum in memory order", "[reduction_dims]") {
+TEST_CASE("a sum over N, H, W of a channels-last map becomes a column sum in memory order",
+          "[reduction_dims]") {
   // The kept C is innermost in memory: rows over N*H*W would read one element every C.
   bool changed = false;
   const std::string out = Rewrite(R"(graph(%a0: f32[2,8,4,4]{128,1,32,8}@cuda) {
   %0 = aten::sum.dim_IntList(%a0, [0, 2, 3]) -> f32[8]{1}@cuda
   return (%0)
 }
-)", &changed);
+)",
+                                  &changed);
   CHECK(changed);
   CHECK(out == R"(graph(%a0: f32[2,8,4,4]{128,1,32,8}@cuda) {
   %0 = aten::permute.default(%a0, [0, 2, 3, 1]) -> f32[2,4,4,8]{128,32,8,1}@cuda
@@ -78,7 +81,8 @@ TEST_CASE("a sum over N, H, W of a channels-last map becomes a column sum in mem
   %0 = aten::sum.dim_IntList(%a0, [0, 2, 3]) -> f32[8]{1}@cuda
   return (%0)
 }
-)", &changed);
+)",
+                                   &changed);
   CHECK(changed);
   CHECK(nchw.find("aten::permute.default(%a0, [1, 0, 2, 3])") != std::string::npos);
   // A mean over H, W (trailing: already a row reduction) is left alone.
@@ -86,7 +90,8 @@ TEST_CASE("a sum over N, H, W of a channels-last map becomes a column sum in mem
   %0 = aten::mean.dim(%a0, [2, 3]) -> f32[2,8]{8,1}@cuda
   return (%0)
 }
-)", &changed);
+)",
+          &changed);
   CHECK_FALSE(changed);
 }
 
@@ -99,7 +104,8 @@ TEST_CASE("keepdim reductions over scattered dims get their size-1 dims back thr
   %2 = aten::sub.Tensor(%a0, %1#1) -> f32[4,8,16]{128,16,1}@cuda
   return (%0, %1#0, %2)
 }
-)", &changed);
+)",
+                                  &changed);
   CHECK(changed);
   CHECK(out == R"(graph(%a0: f32[4,8,16]{128,16,1}@cuda) {
   %0 = aten::permute.default(%a0, [1, 0, 2]) -> f32[8,4,16]{16,128,1}@cuda
@@ -114,7 +120,8 @@ TEST_CASE("keepdim reductions over scattered dims get their size-1 dims back thr
 }
 )");
   CHECK(Partitioned(out) ==
-        "extern %0 aten::permute.default\nfused(rows, reduce 2) %1 -> %1\nextern %2 aten::view.default\n"
+        "extern %0 aten::permute.default\nfused(rows, reduce 2) %1 -> %1\nextern %2 "
+        "aten::view.default\n"
         "extern %3 aten::permute.default\nfused(rows, reduce 1) %4 -> %4 %4#1\n"
         "extern %5 aten::view.default\nextern %6 aten::view.default\nfused %7 -> %7\n");
 }
@@ -122,7 +129,8 @@ TEST_CASE("keepdim reductions over scattered dims get their size-1 dims back thr
 TEST_CASE("nothing to do: trailing, leading sums, CPU, f64, all dims and unknown dims",
           "[reduction_dims]") {
   bool changed = true;
-  const std::string text = R"(graph(%a0: f32[4,8,16]{128,16,1}@cuda, %a1: f32[4,8,16]{128,16,1}@cpu, %a2: f64[4,8,16]{128,16,1}@cuda) {
+  const std::string text =
+      R"(graph(%a0: f32[4,8,16]{128,16,1}@cuda, %a1: f32[4,8,16]{128,16,1}@cpu, %a2: f64[4,8,16]{128,16,1}@cuda) {
   %0 = aten::sum.dim_IntList(%a0, [1, 2]) -> f32[4]{1}@cuda
   %1 = aten::mean.dim(%a0, [0], true) -> f32[1,8,16]{128,16,1}@cuda
   %2 = aten::sum.dim_IntList(%a1, [1]) -> f32[4,16]{16,1}@cpu

@@ -32,7 +32,8 @@ Result Fuse(const char* text) {
   r.changed = *changed;
   r.partition = PrintPartition(*g, *p);
   for (size_t i = 0; i < p->groups.size(); ++i) {
-    absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, p->groups[i], "k" + std::to_string(i));
+    absl::StatusOr<PointwiseKernel> k =
+        BuildPointwiseKernel(*g, p->groups[i], "k" + std::to_string(i));
     INFO(k.status().ToString());
     REQUIRE(k.ok());
     r.kernels.push_back(PrintPointwiseKernel(*k));
@@ -52,7 +53,8 @@ TEST_CASE("a reduction over size-1 dims (a mean over 1x1 maps) stays ATen's", "[
 }
 
 TEST_CASE("safe softmax (0 for fully masked rows) is a row kernel with its mask", "[rows]") {
-  Result r = Fuse(R"(graph(%a0: bf16[8,64,128]{8192,128,1}@cuda, %a1: bf16[8,64,128]{8192,128,1}@cuda) {
+  Result r =
+      Fuse(R"(graph(%a0: bf16[8,64,128]{8192,128,1}@cuda, %a1: bf16[8,64,128]{8192,128,1}@cuda) {
   %0 = aten::add.Tensor(%a0, %a1) -> bf16[8,64,128]{8192,128,1}@cuda
   %1 = aten::_safe_softmax.default(%0, -1) -> bf16[8,64,128]{8192,128,1}@cuda
   return (%1)
@@ -65,7 +67,9 @@ TEST_CASE("safe softmax (0 for fully masked rows) is a row kernel with its mask"
   CHECK(r.kernels[0].find("constant.f32 -inf") != std::string::npos);
 }
 
-TEST_CASE("logsumexp (a decomposed log_softmax) is one row kernel with the cast and the subtraction", "[rows]") {
+TEST_CASE(
+    "logsumexp (a decomposed log_softmax) is one row kernel with the cast and the subtraction",
+    "[rows]") {
   // The client's log_softmax(x) = x - logsumexp(x, keepdim): the row kernel reads the bf16
   // logits once and writes the per-row value the backward needs plus the log-probabilities.
   Result r = Fuse(R"(graph(%a0: bf16[64,1000]{1000,1}@cuda) {
@@ -83,8 +87,10 @@ TEST_CASE("logsumexp (a decomposed log_softmax) is one row kernel with the cast 
   CHECK(r.kernels[0].find("constant.f32 -inf") != std::string::npos);  // ATen's infinite-max rule
 }
 
-TEST_CASE("the backward recomputes log-probabilities from the logits and logsumexp in its prologue", "[rows]") {
-  Result r = Fuse(R"(graph(%a0: bf16[64,1000]{1000,1}@cuda, %a1: f32[64,1]{1,1}@cuda, %a2: f32[64,1000]{1000,1}@cuda) {
+TEST_CASE("the backward recomputes log-probabilities from the logits and logsumexp in its prologue",
+          "[rows]") {
+  Result r = Fuse(
+      R"(graph(%a0: bf16[64,1000]{1000,1}@cuda, %a1: f32[64,1]{1,1}@cuda, %a2: f32[64,1000]{1000,1}@cuda) {
   %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[64,1000]{1000,1}@cuda
   %1 = aten::sub.Tensor(%0, %a1) -> f32[64,1000]{1000,1}@cuda
   %2 = aten::_log_softmax_backward_data.default(%a2, %1, 1, f32) -> f32[64,1000]{1000,1}@cuda
@@ -105,7 +111,8 @@ TEST_CASE("softmax fuses its pointwise prologue and epilogue into one row kernel
   CHECK(r.changed);
   CHECK(r.partition == "fused(rows, reduce 1) %0 %1 %2 -> %2\n");
   REQUIRE(r.kernels.size() == 1);
-  CHECK(r.kernels[0] == R"(pointwise @k0[64,128](in0: f32, in1: f32) -> (out0: f32) rows(reduce 1 dims) {
+  CHECK(r.kernels[0] ==
+        R"(pointwise @k0[64,128](in0: f32, in1: f32) -> (out0: f32) rows(reduce 1 dims) {
   // fused: aten::mul.Tensor, aten::_softmax.default, aten::mul.Tensor
   %0 = load.f32 in0
   %1 = load.f32 in1
@@ -123,7 +130,8 @@ TEST_CASE("softmax fuses its pointwise prologue and epilogue into one row kernel
 }
 
 TEST_CASE("a residual add feeds a layer norm; the sum and every used output escape", "[rows]") {
-  Result r = Fuse(R"(graph(%a0: bf16[4,16,256]{4096,256,1}@cuda, %a1: bf16[4,16,256]{4096,256,1}@cuda, %a2: bf16[256]{1}@cuda, %a3: bf16[256]{1}@cuda) {
+  Result r = Fuse(
+      R"(graph(%a0: bf16[4,16,256]{4096,256,1}@cuda, %a1: bf16[4,16,256]{4096,256,1}@cuda, %a2: bf16[256]{1}@cuda, %a3: bf16[256]{1}@cuda) {
   %0 = aten::add.Tensor(%a0, %a1) -> bf16[4,16,256]{4096,256,1}@cuda
   %1 = aten::native_layer_norm.default(%0, [256], %a2, %a3, 1e-05) -> (bf16[4,16,256]{4096,256,1}@cuda, f32[4,16,1]{16,1,1}@cuda, f32[4,16,1]{16,1,1}@cuda)
   return (%0, %1#0, %1#2)
@@ -196,7 +204,8 @@ TEST_CASE("a per-row value without keepdim is not broadcast against the rows", "
 }
 
 TEST_CASE("amax over leading dims, middle dims, f64 and CPU tensors stay extern", "[rows]") {
-  Result r = Fuse(R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f64[8,8]{8,1}@cuda, %a2: f32[8,8]{8,1}@cpu, %a3: f32[4,8,16]{128,16,1}@cuda) {
+  Result r = Fuse(
+      R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f64[8,8]{8,1}@cuda, %a2: f32[8,8]{8,1}@cpu, %a3: f32[4,8,16]{128,16,1}@cuda) {
   %0 = aten::amax.default(%a0, [0], true) -> f32[1,32]{32,1}@cuda
   %1 = aten::_softmax.default(%a1, -1, false) -> f64[8,8]{8,1}@cuda
   %2 = aten::_softmax.default(%a2, -1, false) -> f32[8,8]{8,1}@cpu
@@ -218,7 +227,9 @@ TEST_CASE("a bias gradient with its pointwise prologue is one column kernel", "[
   CHECK(r.changed);
   CHECK(r.partition == "fused(columns, reduce 1) %0 %1 -> %1\n");
   REQUIRE(r.kernels.size() == 1);
-  CHECK(r.kernels[0] == R"(pointwise @k0[64,32](in0: bf16, in1: bf16) -> (out0: bf16) columns(reduce 1 leading dims; column operands: out0) {
+  CHECK(
+      r.kernels[0] ==
+      R"(pointwise @k0[64,32](in0: bf16, in1: bf16) -> (out0: bf16) columns(reduce 1 leading dims; column operands: out0) {
   // fused: aten::mul.Tensor, aten::sum.dim_IntList
   %0 = load.bf16 in0
   %1 = cast.f32 %0
@@ -232,8 +243,10 @@ TEST_CASE("a bias gradient with its pointwise prologue is one column kernel", "[
 )");
 }
 
-TEST_CASE("a mean over the two leading dims without keepdim; an iteration-shaped consumer of it "
-          "stays outside", "[columns]") {
+TEST_CASE(
+    "a mean over the two leading dims without keepdim; an iteration-shaped consumer of it "
+    "stays outside",
+    "[columns]") {
   Result r = Fuse(R"(graph(%a0: f32[4,8,16]{128,16,1}@cuda) {
   %0 = aten::mean.dim(%a0, [0, 1]) -> f32[16]{1}@cuda
   %1 = aten::sub.Tensor(%a0, %0) -> f32[4,8,16]{128,16,1}@cuda
@@ -254,21 +267,26 @@ TEST_CASE("independent column sums over the same rows are one kernel; a dependen
   %4 = aten::sum.dim_IntList(%3, [0], true) -> f32[1,32]{32,1}@cuda
   return (%0, %2, %4)
 })");
-  CHECK(r.partition == "fused(columns, reduce 1) %0 %1 %2 -> %0 %2\nfused(columns, reduce 1) %3 %4 -> %4\n");
+  CHECK(r.partition ==
+        "fused(columns, reduce 1) %0 %1 %2 -> %0 %2\nfused(columns, reduce 1) %3 %4 -> %4\n");
   REQUIRE(r.kernels.size() == 2);
   INFO(r.kernels[0]);
-  CHECK(r.kernels[0].find("-> (out0: f32, out1: f32) columns(reduce 1 leading dims") != std::string::npos);
+  CHECK(r.kernels[0].find("-> (out0: f32, out1: f32) columns(reduce 1 leading dims") !=
+        std::string::npos);
 }
 
 // `n` independent sums over [64, cols] of `dtype` (ViT's equal-shaped bias gradients).
 std::string SiblingSums(int n, const std::string& dtype, int cols) {
-  const std::string t = dtype + "[64," + std::to_string(cols) + "]{" + std::to_string(cols) + ",1}@cuda";
-  const std::string o = dtype + "[1," + std::to_string(cols) + "]{" + std::to_string(cols) + ",1}@cuda";
+  const std::string t =
+      dtype + "[64," + std::to_string(cols) + "]{" + std::to_string(cols) + ",1}@cuda";
+  const std::string o =
+      dtype + "[1," + std::to_string(cols) + "]{" + std::to_string(cols) + ",1}@cuda";
   std::string text = "graph(", ret;
   for (int i = 0; i < n; ++i) text += (i ? ", %a" : "%a") + std::to_string(i) + ": " + t;
   text += ") {\n";
   for (int i = 0; i < n; ++i) {
-    text += "  %" + std::to_string(i) + " = aten::sum.dim_IntList(%a" + std::to_string(i) + ", [0], true) -> " + o + "\n";
+    text += "  %" + std::to_string(i) + " = aten::sum.dim_IntList(%a" + std::to_string(i) +
+            ", [0], true) -> " + o + "\n";
     ret += (i ? ", %" : "%") + std::to_string(i);
   }
   return text + "  return (" + ret + ")\n}";
@@ -281,7 +299,8 @@ std::string ColumnGroup(int first, int last) {
   return "fused(columns, reduce 1)" + members + " ->" + members + "\n";
 }
 
-TEST_CASE("independent column sums share a pass while their shared-memory tiles fit 48 KiB", "[columns]") {
+TEST_CASE("independent column sums share a pass while their shared-memory tiles fit 48 KiB",
+          "[columns]") {
   // f32: 4-wide vectors, a 4 KiB tile per sum (256 threads x 4 floats): twelve fit, not fourteen.
   Result f32 = Fuse(SiblingSums(14, "f32", 768).c_str());
   CHECK(f32.partition == ColumnGroup(0, 11) + ColumnGroup(12, 13));
@@ -291,7 +310,8 @@ TEST_CASE("independent column sums share a pass while their shared-memory tiles 
   // Columns the vector does not divide take narrower tiles: 6 columns, 2-wide, 2 KiB a tile.
   Result narrow = Fuse(SiblingSums(8, "bf16", 6).c_str());
   CHECK(narrow.partition == ColumnGroup(0, 7));
-  for (const std::string& k : bf16.kernels) CHECK(k.find("columns(reduce 1 leading dims") != std::string::npos);
+  for (const std::string& k : bf16.kernels)
+    CHECK(k.find("columns(reduce 1 leading dims") != std::string::npos);
 }
 
 TEST_CASE("a smaller per-target budget merges fewer column sums", "[columns]") {
@@ -305,18 +325,23 @@ TEST_CASE("a smaller per-target budget merges fewer column sums", "[columns]") {
   CHECK(PrintPartition(*g, *p) == ColumnGroup(0, 1) + ColumnGroup(2, 3));
 }
 
-TEST_CASE("layer norm backward: grad_input is a row kernel, the parameter gradients a column "
-          "kernel reading mean and rstd per row", "[columns]") {
-  Result r = Fuse(R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f32[64,32]{32,1}@cuda, %a2: f32[64,1]{1,1}@cuda, %a3: f32[64,1]{1,1}@cuda, %a4: f32[32]{1}@cuda, %a5: f32[32]{1}@cuda) {
+TEST_CASE(
+    "layer norm backward: grad_input is a row kernel, the parameter gradients a column "
+    "kernel reading mean and rstd per row",
+    "[columns]") {
+  Result r = Fuse(
+      R"(graph(%a0: f32[64,32]{32,1}@cuda, %a1: f32[64,32]{32,1}@cuda, %a2: f32[64,1]{1,1}@cuda, %a3: f32[64,1]{1,1}@cuda, %a4: f32[32]{1}@cuda, %a5: f32[32]{1}@cuda) {
   %0 = aten::native_layer_norm_backward.default(%a0, %a1, [32], %a2, %a3, %a4, %a5, [true, false, false]) -> (f32[64,32]{32,1}@cuda, f32[0]{1}@cuda, f32[0]{1}@cuda)
   %1 = aten::native_layer_norm_backward.default(%a0, %a1, [32], %a2, %a3, %a4, %a5, [false, true, true]) -> (f32[0]{1}@cuda, f32[32]{1}@cuda, f32[32]{1}@cuda)
   return (%0#0, %1#1, %1#2)
 })");
-  CHECK(r.partition == "fused(rows, reduce 1) %0 -> %0\nfused(columns, reduce 1) %1 -> %1#1 %1#2\n");
+  CHECK(r.partition ==
+        "fused(rows, reduce 1) %0 -> %0\nfused(columns, reduce 1) %1 -> %1#1 %1#2\n");
   REQUIRE(r.kernels.size() == 2);
   INFO(r.kernels[0] << r.kernels[1]);
   CHECK(r.kernels[0].find("rows(reduce 1 dims; row operands: in2 in3)") != std::string::npos);
-  CHECK(r.kernels[1].find("columns(reduce 1 leading dims; column operands: in4 in5 out0 out1; kept-broadcast: in2 in3)") != std::string::npos);
+  CHECK(r.kernels[1].find("columns(reduce 1 leading dims; column operands: in4 in5 out0 out1; "
+                          "kept-broadcast: in2 in3)") != std::string::npos);
 }
 
 TEST_CASE("nothing to do: a graph without reductions keeps its partition", "[rows]") {
@@ -329,7 +354,8 @@ TEST_CASE("nothing to do: a graph without reductions keeps its partition", "[row
 }
 
 TEST_CASE("softmax and log_softmax backward are row kernels", "[rows]") {
-  Result r = Fuse(R"(graph(%a0: bf16[16,1000]{1000,1}@cuda, %a1: bf16[16,1000]{1000,1}@cuda, %a2: f32[16,1000]{1000,1}@cuda, %a3: f32[16,1000]{1000,1}@cuda) {
+  Result r = Fuse(
+      R"(graph(%a0: bf16[16,1000]{1000,1}@cuda, %a1: bf16[16,1000]{1000,1}@cuda, %a2: f32[16,1000]{1000,1}@cuda, %a3: f32[16,1000]{1000,1}@cuda) {
   %0 = aten::_softmax_backward_data.default(%a0, %a1, -1, bf16) -> bf16[16,1000]{1000,1}@cuda
   %1 = aten::_log_softmax_backward_data.default(%a2, %a3, 1, f32) -> f32[16,1000]{1000,1}@cuda
   return (%0, %1)
@@ -345,19 +371,22 @@ TEST_CASE("rows longer than the register budget stay extern", "[rows]") {
   CHECK(r.partition == "extern %0 aten::amax.default\n");
 }
 
-TEST_CASE("a reduction of a constant (fill, *_like) keeps the constant in its own kernel", "[rows]") {
+TEST_CASE("a reduction of a constant (fill, *_like) keeps the constant in its own kernel",
+          "[rows]") {
   // Found by tests/fuzz/request_fuzzer: the kernel IR cannot reduce a row-level value, and a
   // fill.Scalar member is one; fused, the kernel failed verification (INTERNAL).
   for (const char* dim : {"[0]", "[-1]"}) {
     const std::string text = std::string(R"(graph(%a0: f32[64,32]{32,1}@cuda) {
   %0 = aten::fill.Scalar(%a0, 2.0) -> f32[64,32]{32,1}@cuda
-  %1 = aten::sum.dim_IntList(%0, )") + dim + R"() -> )" + (dim[1] == '0' ? "f32[32]{1}" : "f32[64]{1}") + R"(@cuda
+  %1 = aten::sum.dim_IntList(%0, )") +
+                             dim + R"() -> )" + (dim[1] == '0' ? "f32[32]{1}" : "f32[64]{1}") +
+                             R"(@cuda
   return (%1)
 })";
     INFO(text);
     Result r = Fuse(text.c_str());
-    CHECK(r.partition == std::string("fused %0 -> %0\nfused(") + (dim[1] == '0' ? "columns" : "rows") +
-                             ", reduce 1) %1 -> %1\n");
+    CHECK(r.partition == std::string("fused %0 -> %0\nfused(") +
+                             (dim[1] == '0' ? "columns" : "rows") + ", reduce 1) %1 -> %1\n");
   }
 }
 
@@ -367,12 +396,14 @@ TEST_CASE("a reduction of a constant (fill, *_like) keeps the constant in its ow
 namespace tccd::codegen {
 namespace {
 
-TEST_CASE("a prologue of broadcast operands that vary along the row joins the row kernel", "[rows]") {
+TEST_CASE("a prologue of broadcast operands that vary along the row joins the row kernel",
+          "[rows]") {
   // Cross-entropy's backward after NllLossBackwardToPointwise: eq(arange [C], target [N,1]) reads
   // no full-size tensor, yet varies along each row (the class index), so the log_softmax
   // backward may reduce it in the same kernel (the request fuzzer's "reduces a constant" rule
   // must not keep it out); a fill, constant along the row, still stays out.
-  Result r = Fuse(R"(graph(%a0: i64[50]{1}@cuda, %a1: i64[8,1]{1,1}@cuda, %a2: f32[]{}@cuda, %a3: f32[8,50]{50,1}@cuda) {
+  Result r = Fuse(
+      R"(graph(%a0: i64[50]{1}@cuda, %a1: i64[8,1]{1,1}@cuda, %a2: f32[]{}@cuda, %a3: f32[8,50]{50,1}@cuda) {
   %0 = aten::eq.Tensor(%a0, %a1) -> b8[8,50]{50,1}@cuda
   %1 = aten::mul.Tensor(%0, %a2) -> f32[8,50]{50,1}@cuda
   %2 = aten::neg.default(%1) -> f32[8,50]{50,1}@cuda

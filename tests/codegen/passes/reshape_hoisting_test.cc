@@ -31,13 +31,18 @@ constexpr char kInputs[] = "graph(%a0: bf16[2,4,50]{200,50,1}@cuda, %a1: f32[]{}
 TEST_CASE("a cast of an input before the reshape a log_softmax reads moves below the reshape",
           "[reshape_hoisting]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
+  const std::string out =
+      Run(std::string(kInputs) +
+              R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
   %1 = aten::view.default(%0, [8, 50]) -> f32[8,50]{50,1}@cuda
   %2 = aten::_log_softmax.default(%1, 1, false) -> f32[8,50]{50,1}@cuda
   return (%2)
-})", &changed);
+})",
+          &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
+  CHECK(out ==
+        Canonical(std::string(kInputs) +
+                  R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
   %1 = aten::view.default(%a0, [8, 50]) -> bf16[8,50]{50,1}@cuda
   %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[8,50]{50,1}@cuda
   %3 = aten::_log_softmax.default(%2, 1, false) -> f32[8,50]{50,1}@cuda
@@ -50,15 +55,21 @@ TEST_CASE("a cast of an input before the reshape a log_softmax reads moves below
 // keeps the padded rows.
 constexpr char kPaddedInputs[] = "graph(%a0: bf16[2,4,50]{224,56,1}@cuda) {\n";
 
-TEST_CASE("a cast of padded rows moves below a reshape that keeps the rows whole", "[reshape_hoisting]") {
+TEST_CASE("a cast of padded rows moves below a reshape that keeps the rows whole",
+          "[reshape_hoisting]") {
   bool changed = false;
-  const std::string out = Run(std::string(kPaddedInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
+  const std::string out =
+      Run(std::string(kPaddedInputs) +
+              R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
   %1 = aten::view.default(%0, [8, 50]) -> f32[8,50]{50,1}@cuda
   %2 = aten::_log_softmax.default(%1, 1, false) -> f32[8,50]{50,1}@cuda
   return (%2)
-})", &changed);
+})",
+          &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kPaddedInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
+  CHECK(out ==
+        Canonical(std::string(kPaddedInputs) +
+                  R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
   %1 = aten::view.default(%a0, [8, 50]) -> bf16[8,50]{56,1}@cuda
   %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[8,50]{50,1}@cuda
   %3 = aten::_log_softmax.default(%2, 1, false) -> f32[8,50]{50,1}@cuda
@@ -67,7 +78,9 @@ TEST_CASE("a cast of padded rows moves below a reshape that keeps the rows whole
 }
 
 TEST_CASE("a reshape that splits padded rows stays (nothing to do)", "[reshape_hoisting]") {
-  const std::string in = std::string(kPaddedInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
+  const std::string in =
+      std::string(kPaddedInputs) +
+      R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
   %1 = aten::view.default(%0, [8, 5, 10]) -> f32[8,5,10]{50,10,1}@cuda
   %2 = aten::_log_softmax.default(%1, 2, false) -> f32[8,5,10]{50,10,1}@cuda
   return (%2)
@@ -77,51 +90,64 @@ TEST_CASE("a reshape that splits padded rows stays (nothing to do)", "[reshape_h
   CHECK_FALSE(changed);
 }
 
-TEST_CASE("a 0-dim operand stays as it is; a binary op views its other operand too", "[reshape_hoisting]") {
+TEST_CASE("a 0-dim operand stays as it is; a binary op views its other operand too",
+          "[reshape_hoisting]") {
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::mul.Tensor(%a0, %a1) -> f32[2,4,50]{200,50,1}@cuda
+  const std::string out =
+      Run(std::string(kInputs) + R"(  %0 = aten::mul.Tensor(%a0, %a1) -> f32[2,4,50]{200,50,1}@cuda
   %1 = aten::add.Tensor(%0, %a0) -> f32[2,4,50]{200,50,1}@cuda
   %2 = aten::view.default(%1, [8, 50]) -> f32[8,50]{50,1}@cuda
   %3 = aten::amax.default(%2, [1], false) -> f32[8]{1}@cuda
   return (%3)
-})", &changed);
+})",
+          &changed);
   CHECK_FALSE(changed);  // add's operand %0 is a kernel's (mul's) output: the group fuses as is
-  const std::string out2 = Run(std::string(kInputs) + R"(  %0 = aten::mul.Tensor(%a0, %a1) -> f32[2,4,50]{200,50,1}@cuda
+  const std::string out2 =
+      Run(std::string(kInputs) + R"(  %0 = aten::mul.Tensor(%a0, %a1) -> f32[2,4,50]{200,50,1}@cuda
   %1 = aten::view.default(%0, [8, 50]) -> f32[8,50]{50,1}@cuda
   %2 = aten::amax.default(%1, [1], false) -> f32[8]{1}@cuda
   return (%2)
-})", &changed);
+})",
+          &changed);
   CHECK(changed);
   CHECK(out2.find("aten::mul.Tensor(%1, %a1) -> f32[8,50]{50,1}@cuda") != std::string::npos);
   (void)out;
 }
 
-TEST_CASE("a reshape read by a pointwise op (a decomposed log_softmax's x - lse) hoists too", "[reshape_hoisting]") {
+TEST_CASE("a reshape read by a pointwise op (a decomposed log_softmax's x - lse) hoists too",
+          "[reshape_hoisting]") {
   bool changed = false;
   const std::string out = Run(R"(graph(%a0: bf16[2,4,50]{200,50,1}@cuda, %a1: f32[8,1]{1,1}@cuda) {
   %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
   %1 = aten::view.default(%0, [8, 50]) -> f32[8,50]{50,1}@cuda
   %2 = aten::sub.Tensor(%1, %a1) -> f32[8,50]{50,1}@cuda
   return (%2)
-})", &changed);
+})",
+                              &changed);
   CHECK(changed);
-  CHECK(out.find("aten::_to_copy.default(%1, dtype=f32) -> f32[8,50]{50,1}@cuda") != std::string::npos);
+  CHECK(out.find("aten::_to_copy.default(%1, dtype=f32) -> f32[8,50]{50,1}@cuda") !=
+        std::string::npos);
 }
 
-TEST_CASE("ops with other readers, reshapes read by ATen ops, and broadcasts stay", "[reshape_hoisting]") {
+TEST_CASE("ops with other readers, reshapes read by ATen ops, and broadcasts stay",
+          "[reshape_hoisting]") {
   bool changed = true;
-  Run(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
+  Run(std::string(kInputs) +
+          R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
   %1 = aten::view.default(%0, [8, 50]) -> f32[8,50]{50,1}@cuda
   %2 = aten::_log_softmax.default(%1, 1, false) -> f32[8,50]{50,1}@cuda
   return (%2, %0)
-})", &changed);
+})",
+      &changed);
   CHECK_FALSE(changed);
   changed = true;
-  Run(std::string(kInputs) + R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
+  Run(std::string(kInputs) +
+          R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
   %1 = aten::view.default(%0, [8, 50]) -> f32[8,50]{50,1}@cuda
   %2 = aten::cumsum.default(%1, 1) -> f32[8,50]{50,1}@cuda
   return (%2)
-})", &changed);
+})",
+      &changed);
   CHECK_FALSE(changed);
   changed = true;
   Run(R"(graph(%a0: f32[2,4,50]{200,50,1}@cuda, %a1: f32[50]{1}@cuda) {
@@ -129,7 +155,8 @@ TEST_CASE("ops with other readers, reshapes read by ATen ops, and broadcasts sta
   %1 = aten::view.default(%0, [8, 50]) -> f32[8,50]{50,1}@cuda
   %2 = aten::_log_softmax.default(%1, 1, false) -> f32[8,50]{50,1}@cuda
   return (%2)
-})", &changed);
+})",
+      &changed);
   CHECK_FALSE(changed);
 }
 

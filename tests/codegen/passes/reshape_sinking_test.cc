@@ -29,18 +29,26 @@ std::string Canonical(const std::string& text) {
 TEST_CASE("a cast after a reshape of a row kernel's output moves onto it, then a residual add",
           "[reshape_sinking]") {
   constexpr char kInputs[] =
-      "graph(%a0: f32[1024,64]{64,1}@cuda, %a1: f32[1024,64]{64,1}@cuda, %a2: bf16[2,512,64]{32768,64,1}@cuda, "
+      "graph(%a0: f32[1024,64]{64,1}@cuda, %a1: f32[1024,64]{64,1}@cuda, %a2: "
+      "bf16[2,512,64]{32768,64,1}@cuda, "
       "%a3: f32[64]{1}@cuda) {\n";
   bool changed = false;
-  const std::string out = Run(std::string(kInputs) + R"(  %0 = aten::_log_softmax_backward_data.default(%a0, %a1, 1, f32) -> f32[1024,64]{64,1}@cuda
+  const std::string out = Run(
+      std::string(kInputs) +
+          R"(  %0 = aten::_log_softmax_backward_data.default(%a0, %a1, 1, f32) -> f32[1024,64]{64,1}@cuda
   %1 = aten::view.default(%0, [2, 512, 64]) -> f32[2,512,64]{32768,64,1}@cuda
   %2 = aten::_to_copy.default(%1, dtype=bf16) -> bf16[2,512,64]{32768,64,1}@cuda
   %3 = aten::add.Tensor(%2, %a2) -> bf16[2,512,64]{32768,64,1}@cuda
   %4 = aten::mul.Tensor(%3, %a3) -> f32[2,512,64]{32768,64,1}@cuda
   return (%4)
-})", ir::DeviceType::kCuda, &changed);
+})",
+      ir::DeviceType::kCuda, &changed);
   CHECK(changed);
-  CHECK(out == Canonical(std::string(kInputs) + R"(  %0 = aten::_log_softmax_backward_data.default(%a0, %a1, 1, f32) -> f32[1024,64]{64,1}@cuda
+  CHECK(
+      out ==
+      Canonical(
+          std::string(kInputs) +
+          R"(  %0 = aten::_log_softmax_backward_data.default(%a0, %a1, 1, f32) -> f32[1024,64]{64,1}@cuda
   %1 = aten::view.default(%0, [2, 512, 64]) -> f32[2,512,64]{32768,64,1}@cuda
   %2 = aten::_to_copy.default(%0, dtype=bf16) -> bf16[1024,64]{64,1}@cuda
   %3 = aten::view.default(%2, [2, 512, 64]) -> bf16[2,512,64]{32768,64,1}@cuda
@@ -53,7 +61,8 @@ TEST_CASE("a cast after a reshape of a row kernel's output moves onto it, then a
 })"));
 }
 
-TEST_CASE("reshapes of matmul outputs, of inputs, or with broadcasts that differ stay", "[reshape_sinking]") {
+TEST_CASE("reshapes of matmul outputs, of inputs, or with broadcasts that differ stay",
+          "[reshape_sinking]") {
   bool changed = true;
   Run(R"(graph(%a0: f32[1024,64]{64,1}@cuda, %a1: f32[64,64]{64,1}@cuda, %a2: f32[2,1,64]{64,64,1}@cuda) {
   %0 = aten::mm.default(%a0, %a1) -> f32[1024,64]{64,1}@cuda
@@ -65,25 +74,29 @@ TEST_CASE("reshapes of matmul outputs, of inputs, or with broadcasts that differ
   %6 = aten::view.default(%5, [2, 512, 64]) -> f32[2,512,64]{32768,64,1}@cuda
   %7 = aten::add.Tensor(%6, %a2) -> f32[2,512,64]{32768,64,1}@cuda
   return (%2, %4, %7)
-})", ir::DeviceType::kCuda, &changed);
+})",
+      ir::DeviceType::kCuda, &changed);
   CHECK(!changed);
 }
 
-TEST_CASE("on the CPU, reductions are not kernels: only pointwise producers count", "[reshape_sinking]") {
+TEST_CASE("on the CPU, reductions are not kernels: only pointwise producers count",
+          "[reshape_sinking]") {
   bool changed = true;
   Run(R"(graph(%a0: f32[1024,64]{64,1}@cpu) {
   %0 = aten::_softmax.default(%a0, -1, false) -> f32[1024,64]{64,1}@cpu
   %1 = aten::view.default(%0, [2, 512, 64]) -> f32[2,512,64]{32768,64,1}@cpu
   %2 = aten::relu.default(%1) -> f32[2,512,64]{32768,64,1}@cpu
   return (%2)
-})", ir::DeviceType::kCpu, &changed);
+})",
+      ir::DeviceType::kCpu, &changed);
   CHECK(!changed);
   const std::string out = Run(R"(graph(%a0: f32[1024,64]{64,1}@cpu) {
   %0 = aten::exp.default(%a0) -> f32[1024,64]{64,1}@cpu
   %1 = aten::view.default(%0, [2, 512, 64]) -> f32[2,512,64]{32768,64,1}@cpu
   %2 = aten::relu.default(%1) -> f32[2,512,64]{32768,64,1}@cpu
   return (%2)
-})", ir::DeviceType::kCpu, &changed);
+})",
+                              ir::DeviceType::kCpu, &changed);
   CHECK(changed);
   CHECK(out == Canonical(R"(graph(%a0: f32[1024,64]{64,1}@cpu) {
   %0 = aten::exp.default(%a0) -> f32[1024,64]{64,1}@cpu
@@ -99,7 +112,8 @@ TEST_CASE("a row reduction's prologue on a reshape another row reduction reads s
   // Cross-entropy's forward after nll_loss_forward_to_rows: the target pick masks the viewed f32
   // logits that the logsumexp reads too. Sunk, the masked_fill would join the cast's kernel and
   // write an f32 copy of the logits; kept, both reductions share one row kernel.
-  constexpr char kGraph[] = R"(graph(%a0: bf16[2,8,100]{800,100,1}@cuda, %a1: b8[16,100]{100,1}@cuda) {
+  constexpr char kGraph[] =
+      R"(graph(%a0: bf16[2,8,100]{800,100,1}@cuda, %a1: b8[16,100]{100,1}@cuda) {
   %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,8,100]{800,100,1}@cuda
   %1 = aten::view.default(%0, [16, 100]) -> f32[16,100]{100,1}@cuda
   %2 = aten::logsumexp.default(%1, [1], true) -> f32[16,1]{1,1}@cuda

@@ -55,11 +55,13 @@ TEST_CASE("a var_mean over 64 rows of 802816 becomes chunk statistics and their 
   %0 = aten::var_mean.correction(%a0, [1, 2], correction=1, keepdim=true) -> (f32[64,1,1]{1,1,1}@cuda, f32[64,1,1]{1,1,1}@cuda)
   return (%0, %0#1)
 }
-)", &changed);
+)",
+                                  &changed);
   CHECK(changed);
-  // S = 32: 2048 stage-1 rows of 25088 (S = 16 gives 1024 rows, but of 50176: streamed). Stage 2 is one row kernel (the mean of the chunk
-  // means, then the mean of chunk variance + squared deviation of the chunk mean), with the
-  // unbiased correction as its epilogue, and gives the declared keepdim shape itself.
+  // S = 32: 2048 stage-1 rows of 25088 (S = 16 gives 1024 rows, but of 50176: streamed). Stage 2 is
+  // one row kernel (the mean of the chunk means, then the mean of chunk variance + squared
+  // deviation of the chunk mean), with the unbiased correction as its epilogue, and gives the
+  // declared keepdim shape itself.
   CHECK(out == Canonical(R"(graph(%a0: f32[64,64,12544]{802816,12544,1}@cuda) {
   %0 = aten::view.default(%a0, [64, 32, 2, 12544]) -> f32[64,32,2,12544]{802816,25088,12544,1}@cuda
   %1 = aten::var_mean.correction(%0, [2, 3], correction=0) -> (f32[64,32]{32,1}@cuda, f32[64,32]{32,1}@cuda)
@@ -92,7 +94,8 @@ TEST_CASE("a bf16 sum reads its cast prologue over the split shape; the partials
   %2 = aten::sum.dim_IntList(%1, [1, 2]) -> bf16[64]{1}@cuda
   return (%2)
 }
-)", &changed);
+)",
+                                  &changed);
   CHECK(changed);
   CHECK(out == Canonical(R"(graph(%a0: bf16[8,64,100352]{6422528,100352,1}@cuda) {
   %0 = aten::permute.default(%a0, [1, 0, 2]) -> bf16[64,8,100352]{100352,6422528,1}@cuda
@@ -119,7 +122,8 @@ TEST_CASE("a full amax of a long vector: stage 2 gives the 0-dim result", "[spli
   %0 = aten::amax.default(%a0, [0]) -> f16[]{}@cuda
   return (%0)
 }
-)", &changed);
+)",
+                                  &changed);
   CHECK(changed);
   CHECK(out == Canonical(R"(graph(%a0: f16[1048576]{1}@cuda) {
   %0 = aten::view.default(%a0, [1024, 1024]) -> f16[1024,1024]{1024,1}@cuda
@@ -138,7 +142,9 @@ fused(rows, reduce 1) %2 -> %2
 TEST_CASE("split factors at ResNet-50's batch-64 norm shapes", "[split_reductions]") {
   // The statistics reduction BatchNormDecomposition emits: [C, N, H*W] over dims [1, 2].
   auto factor = [](const std::string& x) {
-    absl::StatusOr<ir::Graph> g = ir::ParseGraph("graph(%a0: " + x + ") {\n"
+    absl::StatusOr<ir::Graph> g = ir::ParseGraph(
+        "graph(%a0: " + x +
+        ") {\n"
         "  %0 = aten::var_mean.correction(%a0, [1, 2], correction=0, keepdim=true) -> "
         "(f32[64,1,1]{1,1,1}@cuda, f32[64,1,1]{1,1,1}@cuda)\n  return (%0, %0#1)\n}\n");
     REQUIRE(g.ok());
@@ -157,7 +163,8 @@ TEST_CASE("split factors at ResNet-50's batch-64 norm shapes", "[split_reduction
 
 TEST_CASE("nothing to do: short rows, many rows, no divisor, CPU, softmax", "[split_reductions]") {
   bool changed = true;
-  const std::string text = R"(graph(%a0: f32[64,8,4096]{32768,4096,1}@cuda, %a1: f32[256,2,65536]{131072,65536,1}@cuda, %a2: f32[4,1,100000]{100000,100000,1}@cuda, %a3: f32[4,64,12544]{802816,12544,1}@cpu, %a4: f32[4,40000]{40000,1}@cuda) {
+  const std::string text =
+      R"(graph(%a0: f32[64,8,4096]{32768,4096,1}@cuda, %a1: f32[256,2,65536]{131072,65536,1}@cuda, %a2: f32[4,1,100000]{100000,100000,1}@cuda, %a3: f32[4,64,12544]{802816,12544,1}@cpu, %a4: f32[4,40000]{40000,1}@cuda) {
   %0 = aten::sum.dim_IntList(%a0, [1, 2]) -> f32[64]{1}@cuda
   %1 = aten::sum.dim_IntList(%a1, [1, 2]) -> f32[256]{1}@cuda
   %2 = aten::mean.dim(%a2, [1, 2]) -> f32[4]{1}@cuda
@@ -172,7 +179,8 @@ TEST_CASE("nothing to do: short rows, many rows, no divisor, CPU, softmax", "[sp
 
 TEST_CASE("a 64-channel training batch norm of 112x112 maps decomposes, its statistics split",
           "[split_reductions]") {
-  absl::StatusOr<ir::Graph> g = ir::ParseGraph(R"(graph(%a0: bf16[8,64,112,112]{802816,12544,112,1}@cuda, %a1: f32[64]{1}@cuda, %a2: f32[64]{1}@cuda, %a3: f32[64]{1}@cuda, %a4: f32[64]{1}@cuda) {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(
+      R"(graph(%a0: bf16[8,64,112,112]{802816,12544,112,1}@cuda, %a1: f32[64]{1}@cuda, %a2: f32[64]{1}@cuda, %a3: f32[64]{1}@cuda, %a4: f32[64]{1}@cuda) {
   %0 = aten::_native_batch_norm_legit_functional.default(%a0, %a1, %a2, %a3, %a4, true, 0.1, 1e-05) -> (bf16[8,64,112,112]{802816,12544,112,1}@cuda, f32[64]{1}@cuda, f32[64]{1}@cuda, f32[64]{1}@cuda, f32[64]{1}@cuda)
   %1 = aten::relu.default(%0) -> bf16[8,64,112,112]{802816,12544,112,1}@cuda
   return (%1, %0#1, %0#2, %0#3, %0#4)
@@ -189,8 +197,8 @@ TEST_CASE("a 64-channel training batch norm of 112x112 maps decomposes, its stat
   // Stage 1 reads x through a view of its permute (the f32 cast recomputed over the split
   // shape); the statistics' second stage carries rsqrt and both running-stat updates; the
   // normalisation and its relu are one pointwise kernel.
-  CHECK(out.find("aten::var_mean.correction(%4, [2, 3], correction=0) -> (f32[64,8]{8,1}@cuda, f32[64,8]{8,1}@cuda)") !=
-        std::string::npos);
+  CHECK(out.find("aten::var_mean.correction(%4, [2, 3], correction=0) -> (f32[64,8]{8,1}@cuda, "
+                 "f32[64,8]{8,1}@cuda)") != std::string::npos);
   CHECK(Partitioned(out) ==
         R"(extern %0 aten::view.default
 extern %1 aten::permute.default
@@ -215,7 +223,8 @@ extern %33 aten::view.default
 
 TEST_CASE("a 64-channel batch norm backward: both channel sums read one recomputed chain",
           "[split_reductions]") {
-  absl::StatusOr<ir::Graph> g = ir::ParseGraph(R"(graph(%a0: bf16[8,64,112,112]{802816,12544,112,1}@cuda, %a1: bf16[8,64,112,112]{802816,12544,112,1}@cuda, %a2: f32[64]{1}@cuda, %a3: f32[64]{1}@cuda, %a4: f32[64]{1}@cuda) {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(
+      R"(graph(%a0: bf16[8,64,112,112]{802816,12544,112,1}@cuda, %a1: bf16[8,64,112,112]{802816,12544,112,1}@cuda, %a2: f32[64]{1}@cuda, %a3: f32[64]{1}@cuda, %a4: f32[64]{1}@cuda) {
   %0 = aten::threshold_backward.default(%a0, %a1, 0) -> bf16[8,64,112,112]{802816,12544,112,1}@cuda
   %1 = aten::native_batch_norm_backward.default(%0, %a1, %a2, %a3, %a4, %a3, %a4, true, 1e-05, [true, true, true]) -> (bf16[8,64,112,112]{802816,12544,112,1}@cuda, f32[64]{1}@cuda, f32[64]{1}@cuda)
   return (%1, %1#1, %1#2)

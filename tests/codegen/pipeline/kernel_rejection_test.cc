@@ -95,7 +95,8 @@ TEST_CASE("a kernel NVRTC rejects runs as ATen extern steps; the other kernels s
 // column shared-memory budget of `budget` bytes; their kernels, named k0, k1, ...
 std::vector<PointwiseKernel> BiasGradientKernels(int budget) {
   std::string text = "graph(", ret;
-  for (int i = 0; i < 12; ++i) text += (i ? ", %a" : "%a") + std::to_string(i) + ": bf16[64,768]{768,1}@cuda";
+  for (int i = 0; i < 12; ++i)
+    text += (i ? ", %a" : "%a") + std::to_string(i) + ": bf16[64,768]{768,1}@cuda";
   text += ") {\n";
   for (int i = 0; i < 12; ++i) {
     text += "  %" + std::to_string(i) + " = aten::sum.dim_IntList(%a" + std::to_string(i) +
@@ -112,20 +113,24 @@ std::vector<PointwiseKernel> BiasGradientKernels(int budget) {
   REQUIRE(FuseRowReductions(*graph, options, *partition).ok());
   std::vector<PointwiseKernel> kernels;
   for (size_t g = 0; g < partition->groups.size(); ++g) {
-    absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*graph, partition->groups[g], "k" + std::to_string(g));
+    absl::StatusOr<PointwiseKernel> k =
+        BuildPointwiseKernel(*graph, partition->groups[g], "k" + std::to_string(g));
     REQUIRE(k.ok());
     kernels.push_back(*std::move(k));
   }
   return kernels;
 }
 
-TEST_CASE("column sums merged past 48 KiB of shared memory fail to link, and only that kernel is blamed; "
-          "the default budget's kernels link", "[pipeline][cuda]") {
+TEST_CASE(
+    "column sums merged past 48 KiB of shared memory fail to link, and only that kernel is blamed; "
+    "the default budget's kernels link",
+    "[pipeline][cuda]") {
   const CudaKernelObjectsOptions options{.fingerprint = "test", .threads = 2};
   // The default budget: two kernels of six sums (6 x 8 KiB tiles = 48 KiB each) that link.
   const std::vector<PointwiseKernel> fitting = BiasGradientKernels(48 * 1024);
   REQUIRE(fitting.size() == 2);
-  absl::StatusOr<CudaKernelObjectsResult> ok = CompileCudaKernelObjects(fitting, CudaTarget{}, options);
+  absl::StatusOr<CudaKernelObjectsResult> ok =
+      CompileCudaKernelObjects(fitting, CudaTarget{}, options);
   if (absl::IsFailedPrecondition(ok.status())) {
     WARN("skipped, no NVRTC or nvJitLink: " << ok.status().ToString());
     return;
@@ -137,7 +142,8 @@ TEST_CASE("column sums merged past 48 KiB of shared memory fail to link, and onl
   REQUIRE(kernels.size() == 1);
   kernels.push_back(fitting[0]);
   kernels.back().name = "k1";
-  absl::StatusOr<CudaKernelObjectsResult> failed = CompileCudaKernelObjects(kernels, CudaTarget{}, options);
+  absl::StatusOr<CudaKernelObjectsResult> failed =
+      CompileCudaKernelObjects(kernels, CudaTarget{}, options);
   REQUIRE_FALSE(failed.ok());
   INFO(failed.status().ToString());
   CHECK(FailedKernels(failed.status()) == std::vector<std::string>{"k0"});

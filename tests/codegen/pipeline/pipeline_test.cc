@@ -62,11 +62,13 @@ v1::Target CpuTarget() {
   v1::Target t;
   t.set_device_type(v1::CPU);
   t.set_cpu_arch("x86_64");
-  for (const char* f : {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"}) t.add_cpu_features(f);
+  for (const char* f : {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"})
+    t.add_cpu_features(f);
   return t;
 }
 
-TEST_CASE("a graph compiles to a plan with a fused kernel that computes relu(a*b+c)", "[pipeline]") {
+TEST_CASE("a graph compiles to a plan with a fused kernel that computes relu(a*b+c)",
+          "[pipeline]") {
   v1::Graph graph = TestGraph();
   v1::Target target = CpuTarget();
   absl::StatusOr<Prepared> prepared = Prepare({&graph, &target, "default"});
@@ -87,7 +89,9 @@ TEST_CASE("a graph compiles to a plan with a fused kernel that computes relu(a*b
   CHECK(out->artifacts[1].kind == v1::PLAN_DESCRIPTOR);
   CHECK(out->artifacts[2].name == "tccd_plan_runtime.so");
   CHECK(out->artifacts[2].kind == v1::PLAN_RUNTIME);
-  CHECK(out->artifacts[2].bytes.substr(0, 4) == "\x7f" "ELF");
+  CHECK(out->artifacts[2].bytes.substr(0, 4) ==
+        "\x7f"
+        "ELF");
 
   char path[] = "/tmp/tccd_pipeline_test_XXXXXX";
   int fd = mkstemp(path);
@@ -114,7 +118,8 @@ TEST_CASE("a graph compiles to a plan with a fused kernel that computes relu(a*b
   dlclose(lib);
 }
 
-TEST_CASE("the canonical IR ignores device indices, and the key's graph part is stable", "[pipeline]") {
+TEST_CASE("the canonical IR ignores device indices, and the key's graph part is stable",
+          "[pipeline]") {
   v1::Graph g1 = TestGraph();
   v1::Graph g2 = TestGraph();
   g2.mutable_inputs(0)->mutable_device()->set_index(5);
@@ -137,7 +142,8 @@ TEST_CASE("unsupported and malformed requests fail with a precise status", "[pip
   v1::Graph wrong_device = TestGraph();
   wrong_device.mutable_nodes(0)->mutable_outputs(0)->mutable_device()->set_type(v1::CUDA);
   v1::Target target = CpuTarget();
-  CHECK(Prepare({&wrong_device, &target, ""}).status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(Prepare({&wrong_device, &target, ""}).status().code() ==
+        absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
@@ -148,7 +154,8 @@ namespace {
 
 // Everything on CUDA: the same graph compiles to a cubin plus a host .so, and its fused kernel and
 // matmul become one segment (one call; no GPU needed). Skipped where NVRTC is absent.
-TEST_CASE("a CUDA graph compiles to a host library, a cubin and a one-segment plan", "[pipeline][cuda]") {
+TEST_CASE("a CUDA graph compiles to a host library, a cubin and a one-segment plan",
+          "[pipeline][cuda]") {
   v1::Graph graph = TestGraph();
   for (auto& m : *graph.mutable_inputs()) m.mutable_device()->set_type(v1::CUDA);
   for (auto& n : *graph.mutable_nodes())
@@ -179,9 +186,11 @@ TEST_CASE("a CUDA graph compiles to a host library, a cubin and a one-segment pl
   CHECK(out->plan.steps(0).outputs_size() == 2);  // mm's result and relu's, both returned
   std::vector<std::string> names;
   for (const ArtifactBytes& a : out->artifacts) names.push_back(a.name);
-  CHECK(names == std::vector<std::string>{"kernels_cuda.so", "kernels.cubin", "kernels.ptx", "plan.tccdplan",
-                                          "tccd_plan_runtime.so"});
-  CHECK(out->artifacts[0].bytes.substr(0, 4) == "\x7f" "ELF");
+  CHECK(names == std::vector<std::string>{"kernels_cuda.so", "kernels.cubin", "kernels.ptx",
+                                          "plan.tccdplan", "tccd_plan_runtime.so"});
+  CHECK(out->artifacts[0].bytes.substr(0, 4) ==
+        "\x7f"
+        "ELF");
   // The descriptor describes the segment for the native runtime (codes: tccd_plan_format.h).
   const std::string& descriptor = out->artifacts[3].bytes;
   REQUIRE(descriptor.size() % 8 == 0);
@@ -234,15 +243,17 @@ TEST_CASE("a CUDA sum over a middle dim compiles to one row kernel over a permut
   const v1::NativeSegment& segment = out->plan.steps(0).segment();
   REQUIRE(segment.kernels_size() == 1);
   CHECK(segment.kernels(0).kind() == "cuda_row_reduction");
-  CHECK(std::vector<std::string>(segment.kernels(0).ops().begin(), segment.kernels(0).ops().end()) ==
-        std::vector<std::string>{"aten::sum.dim_IntList", "aten::relu.default"});
+  CHECK(
+      std::vector<std::string>(segment.kernels(0).ops().begin(), segment.kernels(0).ops().end()) ==
+      std::vector<std::string>{"aten::sum.dim_IntList", "aten::relu.default"});
   bool has_cubin = false;
-  for (const ArtifactBytes& a : out->artifacts) has_cubin |= a.name == "kernels.cubin" && !a.bytes.empty();
+  for (const ArtifactBytes& a : out->artifacts)
+    has_cubin |= a.name == "kernels.cubin" && !a.bytes.empty();
   CHECK(has_cubin);
 }
 
-
-TEST_CASE("a CUDA pointwise kernel over transposed operands walks them in storage order", "[pipeline][cuda]") {
+TEST_CASE("a CUDA pointwise kernel over transposed operands walks them in storage order",
+          "[pipeline][cuda]") {
   // relu(x) for x: f32[6,8,16] stored as [6,16,8] (a transposed view, as attention's P^T): the
   // kernel iterates [6,16,8] so adjacent threads touch adjacent elements (loop_order.h).
   auto transposed = [] {
@@ -279,7 +290,8 @@ TEST_CASE("a CUDA pointwise kernel over transposed operands walks them in storag
   CHECK(call.kernels(0).kind() == "cuda_pointwise_reordered");
   CHECK(std::vector<int64_t>(call.kernels(0).shape().begin(), call.kernels(0).shape().end()) ==
         std::vector<int64_t>{6, 16, 8});
-  CHECK(std::vector<int64_t>(call.shape().begin(), call.shape().end()) == std::vector<int64_t>{6, 16, 8});
+  CHECK(std::vector<int64_t>(call.shape().begin(), call.shape().end()) ==
+        std::vector<int64_t>{6, 16, 8});
   // Input and output, both contiguous in kernel order.
   CHECK(std::vector<int64_t>(call.expected_strides().begin(), call.expected_strides().end()) ==
         std::vector<int64_t>{128, 8, 1, 128, 8, 1});

@@ -70,7 +70,8 @@ v1::Target CpuTarget() {
   v1::Target t;
   t.set_device_type(v1::CPU);
   t.set_cpu_arch("x86_64");
-  for (const char* f : {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"}) t.add_cpu_features(f);
+  for (const char* f : {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"})
+    t.add_cpu_features(f);
   return t;
 }
 
@@ -108,17 +109,20 @@ TEST_CASE("the key holds the guards and the canonical text, not the hints", "[sy
 
   const std::string base = PrepareWith(ExampleGraph(), facts)->canonical_ir;
   CHECK(PrepareWith(ExampleGraph(), facts_other_hint)->canonical_ir == base);
-  CHECK(PrepareWith(ExampleGraph(), {})->canonical_ir != base);            // facts are in the key
+  CHECK(PrepareWith(ExampleGraph(), {})->canonical_ir != base);  // facts are in the key
   CHECK(PrepareWith(ExampleGraph(), facts_more)->canonical_ir != base);
   CHECK(PrepareWith(ExampleGraph(), facts_more)->canonical_ir ==
-        PrepareWith(ExampleGraph(), facts_reordered)->canonical_ir);       // as a sorted set
+        PrepareWith(ExampleGraph(), facts_reordered)->canonical_ir);  // as a sorted set
   // sympy's spellings of one expression canonicalise to one text.
-  CHECK(PrepareWith(ExampleGraph("4*s0"), facts)->canonical_ir == PrepareWith(ExampleGraph("(4*s0)"), facts)->canonical_ir);
+  CHECK(PrepareWith(ExampleGraph("4*s0"), facts)->canonical_ir ==
+        PrepareWith(ExampleGraph("(4*s0)"), facts)->canonical_ir);
   CHECK(PrepareWith(ExampleGraph("4*s1"), facts)->canonical_ir != base);
 }
 
-TEST_CASE("pointwise ops become a kernel with run-time sizes, the rest extern steps with their expressions",
-          "[symbolic]") {
+TEST_CASE(
+    "pointwise ops become a kernel with run-time sizes, the rest extern steps with their "
+    "expressions",
+    "[symbolic]") {
   absl::StatusOr<Prepared> p = PrepareWith(ExampleGraph(), {});
   REQUIRE(p.ok());
   absl::StatusOr<Lowered> lowered = Lower(*p);
@@ -136,15 +140,19 @@ TEST_CASE("pointwise ops become a kernel with run-time sizes, the rest extern st
   const v1::NativeCall& relu = plan.steps(1).native();
   CHECK(relu.abi() == "tccd-cpu-sym-1");
   CHECK(relu.artifact() == "kernels.so");
-  CHECK(std::vector<int64_t>(relu.shape().begin(), relu.shape().end()) == std::vector<int64_t>{kRuntimeDim, 4});
+  CHECK(std::vector<int64_t>(relu.shape().begin(), relu.shape().end()) ==
+        std::vector<int64_t>{kRuntimeDim, 4});
   CHECK(std::vector<int>(relu.inputs().begin(), relu.inputs().end()) == std::vector<int>{2});
-  CHECK(std::vector<int>(plan.steps(1).outputs().begin(), plan.steps(1).outputs().end()) == std::vector<int>{3});
+  CHECK(std::vector<int>(plan.steps(1).outputs().begin(), plan.steps(1).outputs().end()) ==
+        std::vector<int>{3});
   REQUIRE(relu.kernels_size() == 1);
   CHECK(relu.kernels(0).ops(0) == "aten::relu.default");
   CHECK(relu.expected_strides().empty());  // strides come from the tensors at every call
   CHECK(plan.steps(2).extern_call().args(1).list().items(0).sym_expr() == "(4*s0)");
-  CHECK(std::vector<int>(plan.steps(0).release().begin(), plan.steps(0).release().end()) == std::vector<int>{0, 1});
-  CHECK(std::vector<int>(plan.steps(1).release().begin(), plan.steps(1).release().end()) == std::vector<int>{2});
+  CHECK(std::vector<int>(plan.steps(0).release().begin(), plan.steps(0).release().end()) ==
+        std::vector<int>{0, 1});
+  CHECK(std::vector<int>(plan.steps(1).release().begin(), plan.steps(1).release().end()) ==
+        std::vector<int>{2});
   CHECK(plan.outputs(0).ref().node() == 4);
   CHECK(plan.outputs(1).sym_expr() == "(4*s0)");
   // Compile gives the same plan, the kernels' .so and the plan descriptor with its
@@ -167,7 +175,8 @@ TEST_CASE("pointwise ops become a kernel with run-time sizes, the rest extern st
   CHECK(std::find(words.begin(), words.end(), TCCD_ABI_CPU_SYM) != words.end());
 }
 
-TEST_CASE("the symbolic kernel's IR: the iteration space's symbolic dims are run-time dims", "[symbolic]") {
+TEST_CASE("the symbolic kernel's IR: the iteration space's symbolic dims are run-time dims",
+          "[symbolic]") {
   absl::StatusOr<Prepared> p = PrepareWith(ExampleGraph(), {});
   REQUIRE(p.ok());
   // The graph as prepared (canonical), through the public pieces.
@@ -193,7 +202,9 @@ TEST_CASE("the symbolic kernel's IR: the iteration space's symbolic dims are run
   CHECK(none_fused->schedule.size() == 3);
 }
 
-TEST_CASE("a pointwise op with a symbolic argument stays extern (the placeholder is never baked in)", "[symbolic]") {
+TEST_CASE(
+    "a pointwise op with a symbolic argument stays extern (the placeholder is never baked in)",
+    "[symbolic]") {
   v1::Graph g = ExampleGraph();
   // relu -> add(relu, s0): the add's scalar is a SymInt.
   v1::Node* add = g.add_nodes();
@@ -239,7 +250,8 @@ TEST_CASE("distinct symbols never share a kernel", "[symbolic]") {
   CHECK(lowering->groups[0].kernel.shape == std::vector<int64_t>{kRuntimeDim, 4});
 }
 
-TEST_CASE("a CUDA graph with symbolic sizes: the pointwise op a CUDA kernel with run-time sizes", "[symbolic][cuda]") {
+TEST_CASE("a CUDA graph with symbolic sizes: the pointwise op a CUDA kernel with run-time sizes",
+          "[symbolic][cuda]") {
   v1::Graph g = ExampleGraph();
   auto to_cuda = [](v1::TensorMeta& m) { m.mutable_device()->set_type(v1::CUDA); };
   for (v1::TensorMeta& m : *g.mutable_inputs()) to_cuda(m);
@@ -251,7 +263,8 @@ TEST_CASE("a CUDA graph with symbolic sizes: the pointwise op a CUDA kernel with
   target.set_cuda_cc_minor(0);
   target.set_cuda_device_name("NVIDIA H100 80GB HBM3");
   v1::ShapeEnv facts;
-  absl::StatusOr<Prepared> p = Prepare({.graph = &g, .target = &target, .mode = "default", .shape_env = &facts});
+  absl::StatusOr<Prepared> p =
+      Prepare({.graph = &g, .target = &target, .mode = "default", .shape_env = &facts});
   if (!p.ok()) {
     WARN("no NVRTC here, CUDA target not prepared: " << p.status().message());
     return;
@@ -309,11 +322,14 @@ v1::Graph SoftmaxGraph(std::vector<v1::Dim> sizes, std::vector<v1::Dim> strides)
   return OnCuda(g);
 }
 
-TEST_CASE("CUDA rows: a softmax over static rows of a symbolic count is a row kernel with run-time rows",
-          "[symbolic][rows]") {
-  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(SoftmaxGraph({Sym("s0"), Int(64)}, {Int(64), Int(1)}), {});
+TEST_CASE(
+    "CUDA rows: a softmax over static rows of a symbolic count is a row kernel with run-time rows",
+    "[symbolic][rows]") {
+  absl::StatusOr<codegen::SymbolicGraph> sym =
+      PrepareSymbolicGraph(SoftmaxGraph({Sym("s0"), Int(64)}, {Int(64), Int(1)}), {});
   REQUIRE(sym.ok());
-  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+  absl::StatusOr<SymbolicLowering> lowering =
+      LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
   REQUIRE(lowering.ok());
   CHECK(lowering->rejected.empty());
   REQUIRE(lowering->groups.size() == 1);
@@ -348,11 +364,14 @@ TEST_CASE("CUDA rows: a softmax over static rows of a symbolic count is a row ke
   CHECK(cpu->schedule.size() == 2);
 }
 
-TEST_CASE("CUDA rows: a row of run-time length is one dim, and the kernel's first output has its sizes",
-          "[symbolic][rows]") {
-  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(SoftmaxGraph({Int(4), Sym("s0")}, {Sym("s0"), Int(1)}), {});
+TEST_CASE(
+    "CUDA rows: a row of run-time length is one dim, and the kernel's first output has its sizes",
+    "[symbolic][rows]") {
+  absl::StatusOr<codegen::SymbolicGraph> sym =
+      PrepareSymbolicGraph(SoftmaxGraph({Int(4), Sym("s0")}, {Sym("s0"), Int(1)}), {});
   REQUIRE(sym.ok());
-  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+  absl::StatusOr<SymbolicLowering> lowering =
+      LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
   REQUIRE(lowering.ok());
   CHECK(lowering->rejected.empty());
   REQUIRE(lowering->groups.size() == 1);
@@ -371,7 +390,8 @@ TEST_CASE("CUDA rows: a row of run-time length is one dim, and the kernel's firs
   *g.add_outputs() = Ref(0);
   absl::StatusOr<codegen::SymbolicGraph> sym2 = PrepareSymbolicGraph(OnCuda(g), {});
   REQUIRE(sym2.ok());
-  absl::StatusOr<SymbolicLowering> two = LowerSymbolicKernels(*sym2, {.fusion = true, .rows = true});
+  absl::StatusOr<SymbolicLowering> two =
+      LowerSymbolicKernels(*sym2, {.fusion = true, .rows = true});
   REQUIRE(two.ok());
   CHECK(two->groups.empty());
   REQUIRE(two->rejected.size() == 1);
@@ -379,10 +399,13 @@ TEST_CASE("CUDA rows: a row of run-time length is one dim, and the kernel's firs
   CHECK(two->rejected[0].find("run-time length over several dims") != std::string::npos);
 }
 
-TEST_CASE("CUDA rows: layer norm's mean and rstd are row values of the kernel; a sum without keepdim "
-          "returned is not", "[symbolic][rows]") {
+TEST_CASE(
+    "CUDA rows: layer norm's mean and rstd are row values of the kernel; a sum without keepdim "
+    "returned is not",
+    "[symbolic][rows]") {
   // x: [s0, s1, 32]; (y, mean, rstd) = native_layer_norm(x, [32], w, b, 1e-5); returns all three.
-  const std::vector<v1::Dim> xs = {Sym("s0"), Sym("s1"), Int(32)}, xst = {Sym("32*s1"), Int(32), Int(1)};
+  const std::vector<v1::Dim> xs = {Sym("s0"), Sym("s1"), Int(32)},
+                             xst = {Sym("32*s1"), Int(32), Int(1)};
   const std::vector<v1::Dim> rs = {Sym("s0"), Sym("s1"), Int(1)}, rst = {Sym("s1"), Int(1), Int(1)};
   v1::Graph g;
   *g.add_inputs() = Meta(xs, xst);
@@ -405,7 +428,8 @@ TEST_CASE("CUDA rows: layer norm's mean and rstd are row values of the kernel; a
   }
   absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(OnCuda(g), {});
   REQUIRE(sym.ok());
-  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+  absl::StatusOr<SymbolicLowering> lowering =
+      LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
   REQUIRE(lowering.ok());
   INFO((lowering->rejected.empty() ? "" : lowering->rejected[0]));
   REQUIRE(lowering->groups.size() == 1);
@@ -423,7 +447,8 @@ TEST_CASE("CUDA rows: layer norm's mean and rstd are row values of the kernel; a
   *s.add_outputs() = Ref(0);
   absl::StatusOr<codegen::SymbolicGraph> sym_sum = PrepareSymbolicGraph(OnCuda(s), {});
   REQUIRE(sym_sum.ok());
-  absl::StatusOr<SymbolicLowering> sum_lowering = LowerSymbolicKernels(*sym_sum, {.fusion = true, .rows = true});
+  absl::StatusOr<SymbolicLowering> sum_lowering =
+      LowerSymbolicKernels(*sym_sum, {.fusion = true, .rows = true});
   REQUIRE(sum_lowering.ok());
   CHECK(sum_lowering->groups.empty());
   REQUIRE(sum_lowering->rejected.size() == 1);
@@ -431,7 +456,8 @@ TEST_CASE("CUDA rows: layer norm's mean and rstd are row values of the kernel; a
   CHECK(sum_lowering->rejected[0].find("an output without the reduced dims") != std::string::npos);
 }
 
-TEST_CASE("a CUDA graph with symbolic sizes: the softmax a row kernel with run-time rows", "[symbolic][cuda][rows]") {
+TEST_CASE("a CUDA graph with symbolic sizes: the softmax a row kernel with run-time rows",
+          "[symbolic][cuda][rows]") {
   v1::Graph g = SoftmaxGraph({Sym("s0"), Int(64)}, {Int(64), Int(1)});
   v1::Target target;
   target.set_device_type(v1::CUDA);
@@ -439,7 +465,8 @@ TEST_CASE("a CUDA graph with symbolic sizes: the softmax a row kernel with run-t
   target.set_cuda_cc_minor(0);
   target.set_cuda_device_name("NVIDIA H100 80GB HBM3");
   v1::ShapeEnv facts;
-  absl::StatusOr<Prepared> p = Prepare({.graph = &g, .target = &target, .mode = "default", .shape_env = &facts});
+  absl::StatusOr<Prepared> p =
+      Prepare({.graph = &g, .target = &target, .mode = "default", .shape_env = &facts});
   if (!p.ok()) {
     WARN("no NVRTC here, CUDA target not prepared: " << p.status().message());
     return;

@@ -81,7 +81,10 @@ TEST_CASE("a CUDA plan becomes descriptor words with every step kind", "[plan_ru
   REQUIRE(bytes->size() % 8 == 0);
   std::vector<int64_t> w = Words(*bytes);
   size_t at = 0;
-  auto next = [&] { REQUIRE(at < w.size()); return w[at++]; };
+  auto next = [&] {
+    REQUIRE(at < w.size());
+    return w[at++];
+  };
   auto str = [&] {
     int64_t len = next();
     std::string s(reinterpret_cast<const char*>(w.data() + at), len);
@@ -98,16 +101,17 @@ TEST_CASE("a CUDA plan becomes descriptor words with every step kind", "[plan_ru
   // Value 0: bf16 on cuda:0, [4, 4] strides [4, 1], offset 0.
   CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 9) ==
         std::vector<int64_t>{TCCD_C10_BFLOAT16, TCCD_C10_DEVICE_CUDA, 0, 2, 4, 4, 4, 1, 0});
-  at += 9 * 2;                       // values 0 and 1
-  at += 9;                           // value 2 (offset 4)
-  at += 7 * 2;                       // values 3 and 4 (rank 1)
-  CHECK(next() == 4);                // steps
+  at += 9 * 2;         // values 0 and 1
+  at += 9;             // value 2 (offset 4)
+  at += 7 * 2;         // values 3 and 4 (rank 1)
+  CHECK(next() == 4);  // steps
   CHECK(next() == TCCD_STEP_SEGMENT);
   CHECK(next() == TCCD_ABI_CUDA_SEGMENT);
   CHECK(str() == "kernels_cuda.so");
   CHECK(str() == "tccd_seg0");
-  CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 7) == std::vector<int64_t>{1, 0, 1, 1, 4096, 1, 0});
-  at += 7;                           // in, out, workspace, release
+  CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 7) ==
+        std::vector<int64_t>{1, 0, 1, 1, 4096, 1, 0});
+  at += 7;  // in, out, workspace, release
   CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 5) ==
         std::vector<int64_t>{TCCD_STEP_ALIAS, 1, 2, 4, 0});  // base, out, offset delta, no release
   at += 5;
@@ -126,7 +130,8 @@ TEST_CASE("a CUDA plan becomes descriptor words with every step kind", "[plan_ru
   CHECK(str() == "kernels_cuda.so");
   CHECK(str() == "tccd_k1");
   CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 10) ==
-        std::vector<int64_t>{1, 4, 1, 3, 1, 4, 1, 1, 1, 0});  // rank, shape, in, out, copy, strides, release
+        std::vector<int64_t>{1, 4, 1, 3, 1, 4, 1, 1, 1,
+                             0});  // rank, shape, in, out, copy, strides, release
   // copy = 1: a CUDA kernel has only its declared layout's entry point (entry_points.h), so an
   // input in another layout is copied into the declared one.
   at += 10;
@@ -171,7 +176,10 @@ TEST_CASE("a symbolic plan carries its symbols, bindings and expressions", "[pla
   REQUIRE(bytes.ok());
   std::vector<int64_t> w = Words(*bytes);
   size_t at = 2;  // magic, version
-  auto next = [&] { REQUIRE(at < w.size()); return w[at++]; };
+  auto next = [&] {
+    REQUIRE(at < w.size());
+    return w[at++];
+  };
   auto str = [&] {
     int64_t len = next();
     std::string s(reinterpret_cast<const char*>(w.data() + at), len);
@@ -186,7 +194,8 @@ TEST_CASE("a symbolic plan carries its symbols, bindings and expressions", "[pla
   // it as one: the input's dim word names it too).
   CHECK(next() == 2);
   CHECK(str() == "s0");
-  CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 3) == std::vector<int64_t>{2, TCCD_EXPR_SYM, 0});
+  CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 3) ==
+        std::vector<int64_t>{2, TCCD_EXPR_SYM, 0});
   at += 3;
   CHECK(str() == "(s0*8)");
   CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 6) ==

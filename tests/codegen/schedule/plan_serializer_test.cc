@@ -28,7 +28,8 @@ v1::Plan CudaPlan(const std::string& graph_text, bool segments) {
     kernels.push_back(*codegen::BuildPointwiseKernel(*g, p.groups[i], "k" + std::to_string(i)));
     symbols.push_back(kernels.back().name);
   }
-  absl::StatusOr<Schedule> s = codegen::BuildSchedule(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
+  absl::StatusOr<Schedule> s =
+      codegen::BuildSchedule(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
   REQUIRE(s.ok());
   if (segments) {
     REQUIRE(codegen::MatchGemms().Run(*s).ok());
@@ -41,7 +42,8 @@ v1::Plan CudaPlan(const std::string& graph_text, bool segments) {
   return *plan;
 }
 
-constexpr char kMlp[] = R"(graph(%a0: f32[8,16]{16,1}@cuda, %a1: f32[32,16]{16,1}@cuda, %a2: f32[32]{1}@cuda, %a3: f32[4,32]{32,1}@cuda) {
+constexpr char kMlp[] =
+    R"(graph(%a0: f32[8,16]{16,1}@cuda, %a1: f32[32,16]{16,1}@cuda, %a2: f32[32]{1}@cuda, %a3: f32[4,32]{32,1}@cuda) {
   %0 = aten::t.default(%a1) -> f32[16,32]{1,16}@cuda
   %1 = aten::addmm.default(%a2, %a0, %0) -> f32[8,32]{32,1}@cuda
   %2 = aten::relu.default(%1) -> f32[8,32]{32,1}@cuda
@@ -53,7 +55,8 @@ constexpr char kMlp[] = R"(graph(%a0: f32[8,16]{16,1}@cuda, %a1: f32[32,16]{16,1
   return (%5, %2, %6, %7, None)
 })";
 
-TEST_CASE("a segmented plan reads back as a schedule and serialises to the same bytes", "[schedule]") {
+TEST_CASE("a segmented plan reads back as a schedule and serialises to the same bytes",
+          "[schedule]") {
   const v1::Plan plan = CudaPlan(kMlp, /*segments=*/true);
   absl::StatusOr<Schedule> s = ScheduleFromPlan(plan);
   REQUIRE(s.ok());
@@ -106,10 +109,13 @@ TEST_CASE("a library call no segment took is serialised as the op it computes", 
   %1: f32[16,8]{8,1}@cuda
   %2: f32[8,8]{8,1}@cuda
 )";
-  absl::StatusOr<Schedule> with_call = ParseSchedule(std::string(kDecls) +
-      "  %2 = library cublaslt_gemm(%1, %0, %2) name=\"mm\" params={m=8} of aten::mm.default(%0, %1)\n"
-      "  release(%0, %1)\n  return (%2)\n}\n");
-  absl::StatusOr<Schedule> with_op = ParseSchedule(std::string(kDecls) +
+  absl::StatusOr<Schedule> with_call =
+      ParseSchedule(std::string(kDecls) +
+                    "  %2 = library cublaslt_gemm(%1, %0, %2) name=\"mm\" params={m=8} of "
+                    "aten::mm.default(%0, %1)\n"
+                    "  release(%0, %1)\n  return (%2)\n}\n");
+  absl::StatusOr<Schedule> with_op = ParseSchedule(
+      std::string(kDecls) +
       "  %2 = extern aten::mm.default(%0, %1)\n  release(%0, %1)\n  return (%2)\n}\n");
   REQUIRE(with_call.ok());
   REQUIRE(with_op.ok());
@@ -121,7 +127,8 @@ TEST_CASE("a library call no segment took is serialised as the op it computes", 
 }
 
 TEST_CASE("serialising a schedule with undeclared values is an internal error", "[schedule]") {
-  absl::StatusOr<Schedule> s = ParseSchedule("schedule(inputs=0) {\n  %3 = alias(%1)\n  return ()\n}\n");
+  absl::StatusOr<Schedule> s =
+      ParseSchedule("schedule(inputs=0) {\n  %3 = alias(%1)\n  return ()\n}\n");
   REQUIRE(s.ok());
   absl::StatusOr<v1::Plan> plan = PlanFromSchedule(*s);
   CHECK(plan.status().code() == absl::StatusCode::kInternal);

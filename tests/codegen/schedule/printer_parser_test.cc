@@ -48,7 +48,8 @@ TEST_CASE("every step kind prints back as it was parsed", "[schedule]") {
   const LibraryCall& gemm = s->steps[5].as<LibraryCall>();
   CHECK(gemm.function == "cublaslt_gemm");
   CHECK(gemm.operands == std::vector<ValueId>{1, 0, 2});
-  CHECK(gemm.params == std::vector<std::pair<std::string, double>>{{"m", 8}, {"n", 8}, {"k", 16}, {"alpha", 0.5}, {"beta", -0.125}});
+  CHECK(gemm.params == std::vector<std::pair<std::string, double>>{
+                           {"m", 8}, {"n", 8}, {"k", 16}, {"alpha", 0.5}, {"beta", -0.125}});
   CHECK(gemm.op.target == "aten::mm.default");
   CHECK(ReadsOf(s->steps[5]) == std::vector<ValueId>{0, 1});  // what the op reads
   CHECK(s->steps[6].outputs == std::vector<ValueId>{6, kUnused});
@@ -71,27 +72,34 @@ TEST_CASE("parse errors name the line and the problem", "[schedule]") {
     CHECK(s.status().code() == absl::StatusCode::kInvalidArgument);
     return std::string(s.status().message());
   };
-  CHECK(error("graph() {\n}") == "schedule IR parse error at line 1: expected 'schedule(inputs=N) {'");
+  CHECK(error("graph() {\n}") ==
+        "schedule IR parse error at line 1: expected 'schedule(inputs=N) {'");
   CHECK(error("schedule(inputs=1) {\n  %1: f32[]{}@cpu\n  return ()\n}") ==
         "schedule IR parse error at line 2: expected declaration of %0");
   CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = frobnicate(%0)\n  return ()\n}") ==
         "schedule IR parse error at line 3: unknown step 'frobnicate'");
   CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = alias(%0) extra\n  return ()\n}") ==
         "schedule IR parse error at line 3: trailing text");
-  CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = kernel() artifact=\"a\" symbol=\"k\" abi=\"x\" "
+  CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = kernel() artifact=\"a\" "
+              "symbol=\"k\" abi=\"x\" "
               "shape=[] strides=[] kernels=[] colour=1\n  return ()\n}") ==
         "schedule IR parse error at line 3: unknown attribute 'colour'");
-  CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = segment() artifact=\"a\" symbol=\"k\" abi=\"x\" "
+  CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = segment() artifact=\"a\" "
+              "symbol=\"k\" abi=\"x\" "
               "kernels=[]\n  return ()\n}") ==
         "schedule IR parse error at line 3: missing attribute 'workspace'");
-  CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = library f(%0) name=\"g\" params={m=\"x\"} of aten::mm.default(%0, %0)\n  return ()\n}") ==
+  CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = library f(%0) name=\"g\" "
+              "params={m=\"x\"} of aten::mm.default(%0, %0)\n  return ()\n}") ==
         "schedule IR parse error at line 3: 'params.m' is not a number");
-  CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = library f(%0) name=\"g\" params={}\n  return ()\n}") ==
+  CHECK(error("schedule(inputs=0) {\n  %0: f32[]{}@cpu\n  %0 = library f(%0) name=\"g\" "
+              "params={}\n  return ()\n}") ==
         "schedule IR parse error at line 3: expected 'of' and the op");
   CHECK(error("schedule(inputs=0) {\n  %0 = alias(%0)\n  %0: f32[]{}@cpu\n  return ()\n}") ==
         "schedule IR parse error at line 3: declaration after the first step");
-  CHECK(error("schedule(inputs=0) {\n  release(%0)\n") == "schedule IR parse error at line 3: missing 'return'");
-  CHECK(error("schedule(inputs=3) {\n  return ()\n}\n") == "schedule declares fewer values than inputs");
+  CHECK(error("schedule(inputs=0) {\n  release(%0)\n") ==
+        "schedule IR parse error at line 3: missing 'return'");
+  CHECK(error("schedule(inputs=3) {\n  return ()\n}\n") ==
+        "schedule declares fewer values than inputs");
 }
 
 }  // namespace

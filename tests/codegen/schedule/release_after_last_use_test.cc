@@ -43,8 +43,11 @@ TEST_CASE("each value is released after its last reader, outputs never", "[sched
 )");
 }
 
-TEST_CASE("stale release steps are replaced; a correct schedule is left alone", "[schedule][release]") {
-  const std::string correct = std::string(kValues) + R"(  %2 = kernel(%0, %1) artifact="k.so" symbol="k0" abi="tccd-cuda-1" shape=[4] strides=[1,1,1] kernels=[]
+TEST_CASE("stale release steps are replaced; a correct schedule is left alone",
+          "[schedule][release]") {
+  const std::string correct =
+      std::string(kValues) +
+      R"(  %2 = kernel(%0, %1) artifact="k.so" symbol="k0" abi="tccd-cuda-1" shape=[4] strides=[1,1,1] kernels=[]
   release(%0, %1)
   %3 = segment(%2) artifact="k.so" symbol="s0" abi="tccd-cuda-segment-1" workspace=0 kernels=[]
   release(%2)

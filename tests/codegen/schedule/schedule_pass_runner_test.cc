@@ -31,8 +31,10 @@ class BreakingPass : public SchedulePass {
   }
 };
 
-TEST_CASE("a changed schedule is dumped and timed, an unchanged one only timed", "[schedule][runner]") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tccd_schedule_runner_test";
+TEST_CASE("a changed schedule is dumped and timed, an unchanged one only timed",
+          "[schedule][runner]") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "tccd_schedule_runner_test";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   codegen::PassRunner runner({.dump_dir = dir.string(), .disabled = {}});
@@ -53,14 +55,17 @@ TEST_CASE("a changed schedule is dumped and timed, an unchanged one only timed",
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("a pass that breaks the schedule is an internal error naming it; disabled passes do not run", "[schedule][runner]") {
+TEST_CASE(
+    "a pass that breaks the schedule is an internal error naming it; disabled passes do not run",
+    "[schedule][runner]") {
   absl::StatusOr<Schedule> s = ParseSchedule(kIn);
   REQUIRE(s.ok());
   BreakingPass breaking;
   codegen::PassRunner runner({.dump_dir = "", .disabled = {}});
   absl::Status status = runner.Run(breaking, *s);
   CHECK(status.code() == absl::StatusCode::kInternal);
-  CHECK(std::string(status.message()).rfind("schedule invalid after pass breaking: step 1", 0) == 0);
+  CHECK(std::string(status.message()).rfind("schedule invalid after pass breaking: step 1", 0) ==
+        0);
 
   absl::StatusOr<Schedule> fresh = ParseSchedule(kIn);
   REQUIRE(fresh.ok());

@@ -48,7 +48,8 @@ TEST_CASE("a chain of views moves to just before its first reader", "[schedule][
 )");
 }
 
-TEST_CASE("views read by the next step and non-views stay where they are", "[schedule][sink-views]") {
+TEST_CASE("views read by the next step and non-views stay where they are",
+          "[schedule][sink-views]") {
   const std::string in = std::string(kValues) + R"(  %4 = extern aten::cumsum.default(%1, 0)
   %2 = extern aten::t.default(%0)
   %3 = extern aten::t.default(%2)

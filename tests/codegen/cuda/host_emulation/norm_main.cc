@@ -4,10 +4,16 @@
 #include "harness.h"
 using namespace tccd_kernel_channels_last_norm_bf16;
 static unsigned short ToBf16(float f) {
-  unsigned w; memcpy(&w, &f, 4);
+  unsigned w;
+  memcpy(&w, &f, 4);
   return (unsigned short)(f != f ? 0x7fc0u : (w + 0x7fffu + ((w >> 16) & 1u)) >> 16);
 }
-static float FromBf16(unsigned short h) { unsigned w = (unsigned)h << 16; float f; memcpy(&f, &w, 4); return f; }
+static float FromBf16(unsigned short h) {
+  unsigned w = (unsigned)h << 16;
+  float f;
+  memcpy(&f, &w, 4);
+  return f;
+}
 int main() {
   const long long c = 256, n = 8LL * 56 * 56 * c;
   std::mt19937 rng(4);
@@ -16,12 +22,18 @@ int main() {
   Buf<float> mean(c), rstd(c), w(c), b(c);
   for (long long i = 0; i < n; ++i) x.at(0)[i] = ToBf16(normal(rng));
   for (long long i = 0; i < c; ++i) {
-    mean.at(0)[i] = normal(rng); rstd.at(0)[i] = 1.0f + 0.1f * normal(rng);
-    w.at(0)[i] = normal(rng); b.at(0)[i] = normal(rng);
+    mean.at(0)[i] = normal(rng);
+    rstd.at(0)[i] = 1.0f + 0.1f * normal(rng);
+    w.at(0)[i] = normal(rng);
+    b.at(0)[i] = normal(rng);
   }
   ContigParams p;
-  p.ptr[0] = (char*)x.at(0); p.ptr[1] = (char*)mean.at(0); p.ptr[2] = (char*)rstd.at(0);
-  p.ptr[3] = (char*)w.at(0); p.ptr[4] = (char*)b.at(0); p.ptr[5] = (char*)out.at(0);
+  p.ptr[0] = (char*)x.at(0);
+  p.ptr[1] = (char*)mean.at(0);
+  p.ptr[2] = (char*)rstd.at(0);
+  p.ptr[3] = (char*)w.at(0);
+  p.ptr[4] = (char*)b.at(0);
+  p.ptr[5] = (char*)out.at(0);
   Launch(p, channels_last_norm_bf16_contig);
   long long bad = 0;
   for (long long i = 0; i < n; ++i) {
@@ -30,6 +42,7 @@ int main() {
     y = y > 0.0f ? y : 0.0f;
     bad += out.at(0)[i] != ToBf16(y);
   }
-  printf("channels_last_norm contig (fixed per-channel operands) mismatches %lld of %lld\n", bad, n);
+  printf("channels_last_norm contig (fixed per-channel operands) mismatches %lld of %lld\n", bad,
+         n);
   return bad != 0;
 }
