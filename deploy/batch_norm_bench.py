@@ -11,7 +11,8 @@ import argparse
 
 import torch
 import torch.nn.functional as F
-from torch.profiler import ProfilerActivity, profile
+
+from profiling import device_time_per_iter, profile_kernels
 
 SHAPES = [(8, 64, 56, 56), (8, 256, 56, 56), (8, 128, 28, 28), (8, 512, 28, 28), (8, 256, 14, 14),
           (8, 1024, 14, 14), (8, 512, 7, 7), (8, 2048, 7, 7), (64, 256, 28, 28), (64, 1024, 14, 14)]
@@ -40,17 +41,9 @@ def main() -> None:
         for _ in range(3):
             fn(x, w, b, rm, rv).backward(g)
         torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            for _ in range(args.iters):
-                fn(x, w, b, rm, rv).backward(g)
-            torch.cuda.synchronize()
-        total, kernels = 0.0, {}
-        for e in prof.key_averages():
-            t = getattr(e, "device_time_total", None) or e.cuda_time_total
-            if t > 0 and "Memcpy" not in e.key and "Memset" not in e.key:
-                total += t
-                kernels[e.key[:40]] = round(t / args.iters, 1)
-        print(f"{args.backend:8s} {str(shape):20s} {total / args.iters:8.1f} us/iter  {kernels}", flush=True)
+        step = lambda: fn(x, w, b, rm, rv).backward(g)  # noqa: E731
+        us, kernels = device_time_per_iter(profile_kernels(step, device="cuda", iters=args.iters), args.iters, width=40)
+        print(f"{args.backend:8s} {str(shape):20s} {us:8.1f} us/iter  {kernels}", flush=True)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ import argparse
 
 import torch
 
+from profiling import profile_kernels
+
 
 def time_us(fn, iters=20) -> float:
     for _ in range(3):
@@ -38,18 +40,14 @@ def time_us(fn, iters=20) -> float:
 
 
 def kernels(fn) -> str:
-    """The CUDA kernels one call launches, with their device time."""
-    from torch.profiler import ProfilerActivity, profile
-
+    """The CUDA kernels one call launches (in launch order; "xN" where one launched N times), with
+    their device time."""
     fn()
     torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
     rows = []
-    for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            rows.append(f"{e.name[:90]} {e.device_time:.0f}us")
+    for name, k in profile_kernels(fn, device="cuda").items():
+        times = f" x{k.launches}" if k.launches > 1 else ""
+        rows.append(f"{name[:90]}{times} {k.us:.0f}us")
     return "; ".join(rows)
 
 

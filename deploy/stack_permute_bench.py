@@ -49,7 +49,8 @@ def cases(batch, device):
 
 def worker(spec):
     import torch
-    from torch.profiler import ProfilerActivity, profile
+
+    from profiling import device_time_per_iter, profile_kernels
 
     backend, device = spec["backend"], spec["device"]
     if backend.startswith("tccd"):
@@ -73,18 +74,8 @@ def worker(spec):
             for _ in range(5):
                 run(*args)
             torch.cuda.synchronize()
-            with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                for _ in range(spec["iters"]):
-                    run(*args)
-                torch.cuda.synchronize()
-            total, kernels = 0.0, {}
-            for e in prof.key_averages():
-                t = getattr(e, "device_time_total", None) or e.cuda_time_total
-                if t > 0 and "Memcpy" not in e.key and "Memset" not in e.key:
-                    total += t
-                    kernels[e.key[:60]] = round(t / spec["iters"], 1)
-            info["us"] = round(total / spec["iters"], 1)
-            info["kernels"] = kernels
+            kernels = profile_kernels(lambda: run(*args), device="cuda", iters=spec["iters"])
+            info["us"], info["kernels"] = device_time_per_iter(kernels, spec["iters"], width=60)
         else:
             start = time.perf_counter()
             for _ in range(spec["iters"]):

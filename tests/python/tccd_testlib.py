@@ -3,10 +3,36 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
+import sys
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Tuple
 
 import torch
 import torch.nn as nn
+
+
+def _deploy_module(name: str):
+    """deploy/<name>.py, loaded by path (deploy/ is a directory of scripts, not a package on the
+    tests' path), once per process under the name tccd_deploy_<name>."""
+    qualified = f"tccd_deploy_{name}"
+    if qualified not in sys.modules:
+        path = Path(__file__).resolve().parents[2] / "deploy" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(qualified, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[qualified] = module  # before running it: dataclasses look their module up
+        spec.loader.exec_module(module)
+    return sys.modules[qualified]
+
+
+# The torch.profiler helper of the deploy tools (deploy/profiling.py), for the GPU tests.
+_profiling = _deploy_module("profiling")
+Kernel = _profiling.Kernel
+kernel_launches = _profiling.kernel_launches
+launches = _profiling.launches
+device_time_per_iter = _profiling.device_time_per_iter
+profile_kernels = _profiling.profile_kernels
+summarize = _profiling.summarize
 
 
 # ---------------------------------------------------------------------------------------------

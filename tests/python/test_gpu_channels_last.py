@@ -13,6 +13,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import tccd
+from tccd_testlib import kernel_launches
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -37,15 +38,6 @@ class ResNetish(nn.Module):
         y = torch.relu(self.b2(self.c2(y)))
         h = torch.relu(h + self.b3(self.c3(y)))
         return self.head(h.mean(dim=(2, 3)))
-
-
-def _kernels(fn) -> dict:
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    return {e.key: e.count for e in prof.key_averages()}  # kernel name -> launches
 
 
 def _train(backend, steps=5):
@@ -83,9 +75,9 @@ def test_conv_bn_relu_training_is_channels_last_inside_and_matches_eager(daemon_
     # Eager's bf16 NCHW step transposes around its convolutions; tccd's has no ATen batch norm
     # kernel left and at most one transpose: the graph input, promised NCHW, read by the first
     # convolution (cuDNN converts it, as a copy kernel would).
-    eager_kernels = _kernels(eager_step)
+    eager_kernels = kernel_launches(eager_step)
     assert sum(n for k, n in eager_kernels.items() if any(t in k for t in _TRANSPOSES)) > 1, eager_kernels
-    kernels = _kernels(step)
+    kernels = kernel_launches(step)
     assert sum(n for k, n in kernels.items() if any(t in k for t in _TRANSPOSES)) <= 1, kernels
     assert not [k for k in kernels if "batch_norm" in k], kernels
     # The batch norms' normalisations (per-channel vectors over the channels-last maps) and
@@ -108,7 +100,7 @@ def test_saved_layout_off_keeps_nchw_and_still_matches_eager(daemon_env, monkeyp
     torch.testing.assert_close(losses, eager_losses, **_BF16)
     for k in eager_state:
         torch.testing.assert_close(state[k], eager_state[k], **_BF16, msg=k)
-    assert any(t in k for k in _kernels(step) for t in _TRANSPOSES)
+    assert any(t in k for k in kernel_launches(step) for t in _TRANSPOSES)
 
 
 def test_conv_bn_relu_inference_is_channels_last_inside_and_matches_eager(daemon_env):
@@ -122,6 +114,6 @@ def test_conv_bn_relu_inference_is_channels_last_inside_and_matches_eager(daemon
         want = model(x)
         got = fn(x)
         torch.testing.assert_close(got.float(), want.float(), **_BF16)
-        kernels = _kernels(lambda: fn(x))
+        kernels = kernel_launches(lambda: fn(x))
     assert all(s["fallback"] is None for s in tccd.last_compile_stats())
     assert not [k for k in kernels if any(t in k for t in _TRANSPOSES)], kernels

@@ -12,6 +12,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import tccd
+from tccd_testlib import kernel_launches
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -34,15 +35,6 @@ class ConvBlock(nn.Module):
         y = self.dw(h).permute(0, 2, 3, 1)
         y = self.fc(self.norm(y)).permute(0, 3, 1, 2)
         return h + y
-
-
-def _launches(fn) -> dict:
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    return {e.key: e.count for e in prof.key_averages()}
 
 
 def _run(backend, dtype, channels_last):
@@ -87,8 +79,8 @@ def test_conv_bias_forward_and_backward_match_eager_without_atens_bias_kernels(d
     def aten_bias_kernels(launches):
         return {k: n for k, n in launches.items() if ("at::native::reduce_kernel" in k and "MeanOps" not in k) or "CUDAFunctor_add" in k}
 
-    eager = aten_bias_kernels(_launches(eager_step))
-    mine = aten_bias_kernels(_launches(step))
+    eager = aten_bias_kernels(kernel_launches(eager_step))
+    mine = aten_bias_kernels(kernel_launches(step))
     print(f"{dtype} channels_last={channels_last}: ATen bias kernels eager {eager} tccd {mine}")
     assert sum(mine.values()) < sum(eager.values()), (eager, mine)
     assert not [k for k in mine if "at::native::reduce_kernel" in k], mine

@@ -11,6 +11,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from tccd_testlib import kernel_launches
+
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
 _VOCAB, _PADDED, _HIDDEN, _BATCH, _SEQ = 50257, 50264, 768, 2, 512
@@ -53,12 +55,7 @@ def _train(backend, steps=3):
 
 
 def _tccd_clone_launches(fn) -> int:
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    return sum(e.count for e in prof.key_averages() if e.key.startswith("tccd_") and "clone" in e.key)
+    return sum(n for k, n in kernel_launches(fn).items() if k.startswith("tccd_") and "clone" in k)
 
 
 @pytest.mark.parametrize("padded", [True, False])
