@@ -11,10 +11,10 @@
 //      no manifest ever names an evicted blob, even across a SIGKILL.
 //
 // Protection, so that eviction never breaks a request in flight:
-//   - a manifest used (stored or hit) less than `min_age` ago is not evicted: a client that got
+//   - a manifest used (stored or hit) less than `min_age_ms` ago is not evicted: a client that got
 //     a hit fetches its artifacts right after;
-//   - a blob put less than `pending_blob_grace` ago and not named by a manifest since is "pending"
-//     (its compile's PutManifest is coming) and is not evicted;
+//   - a blob put less than `pending_blob_grace_ms` ago and not named by a manifest since is
+//     "pending" (its compile's PutManifest is coming) and is not evicted;
 //   - a manifest being stored is pinned (PinManifest) until its row is written or abandoned.
 //
 // Sizes are logical: value bytes plus key bytes. The index does no I/O.

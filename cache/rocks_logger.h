@@ -9,7 +9,7 @@
 //
 // Levels: RocksDB's FATAL becomes spdlog error; everything else is debug (RocksDB logs every flush
 // and compaction, and repeats its full-disk complaints every few seconds). The store reports what
-// matters to an operator itself, once per episode (see store_events.h).
+// matters to an operator itself, once per episode (see store_health.h).
 #pragma once
 
 #include <memory>

@@ -26,7 +26,7 @@ struct SymbolicGraph {
   v1::Graph graph;                 // the request's graph, every expression in canonical text
   std::vector<std::string> facts;  // the shape facts (guards), canonical, sorted, unique
   int num_symbols = 0;             // symbols s0 .. s(num_symbols - 1) appear in the graph
-  std::string canonical_text;      // the graph part of the compile key (see SymbolicCanonicalText)
+  std::string canonical_text;      // the graph part of the compile key (PrepareSymbolicGraph)
 };
 
 // Validates the graph (refs, dtypes, devices, expressions; INVALID_ARGUMENT naming the place),

@@ -4,7 +4,7 @@
 // Two sources, so that nothing is counted twice:
 //   - the daemon's existing counters (ServerStats, the store's usage and eviction counters,
 //     the shared tier's counters: everything GetStats reports) are read at each scrape
-//     through a counter source and exported under Prometheus names (kCounterExports in
+//     through a counter source and exported under Prometheus names (kFamilies in
 //     metrics.cc; a counter without an entry there is exported as the gauge tccd_<name>);
 //   - what GetStats has no counter for is recorded here as it happens: requests by gRPC
 //     method and status code (a server interceptor, grpc_server.cc), the compile-time

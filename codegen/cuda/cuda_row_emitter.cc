@@ -178,7 +178,7 @@ class RowEmitter {
   // elements it has seen (g(v) = v, or 0 where v is infinite), rescaling st by exp(mt - g(mn))
   // when the max grows to mn (once per vector); the sum over the row is then
   // row_reduce(st * exp(mt - m)) with m the row's max (or its guard), as three passes would give
-  // it, -inf/+inf/NaN rows included (the reasoning is at EmitOnlineStep).
+  // it, -inf/+inf/NaN rows included (the reasoning is at OnlineStep).
   struct Online {
     int max = -1, sum = -1;  // instructions (reductions)
     int a = -1;              // the max's argument
@@ -323,7 +323,7 @@ std::vector<size_t> RowEmitter::LoopedPhaseMembers(int phase) const {
       stack.push_back(i);
     }
   }
-  // An online sum's exp(a - m) is computed per vector against the running max (EmitOnlineStep);
+  // An online sum's exp(a - m) is computed per vector against the running max (OnlineStep);
   // its a is the max's argument, in the loop already.
   for (int r : LoopReductions(phase))
     if (OnlineWithSum(r) == nullptr) want(body[r].args[0]);

@@ -3,7 +3,7 @@ GPU: a small conv / batch norm / relu / max pool / residual network's AOT graphs
 CPU and compiled by the real daemon for an H100 target, as the client sends them
 (client/tccd/saved_layouts.py): the forward names its saved tensors free, the backward takes the
 strides the forward's plan chose. The plans must run every convolution on channels-last operands
-(no cuDNN transposes) and add no layout copies. tests/gpu/test_gpu_channels_last.py runs the same
+(no cuDNN transposes) and add no layout copies. tests/python/test_gpu_channels_last.py runs the same
 kind of network against eager on a GPU.
 """
 

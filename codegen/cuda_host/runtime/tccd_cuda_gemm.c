@@ -41,7 +41,8 @@ static struct cublaslt g_lt;
 static tccd_lt_handle g_handle;
 static int g_lt_ready;
 
-/* The most scratch a gemm may ask for; the segment builder reserves this much (segments.h). */
+/* The most scratch a gemm may ask for; the segment builder reserves this much
+ * (kGemmWorkspaceBytes, host_program.h). */
 #define TCCD_RT_GEMM_MAX_WORKSPACE (8u << 20)
 
 static void* open_cublaslt(void) {

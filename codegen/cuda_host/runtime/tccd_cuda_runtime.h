@@ -102,7 +102,7 @@ struct tccd_rt_context {
 };
 
 /* One cuBLASLt matmul, constant, already in cuBLAS's column-major formulation (the daemon maps
- * PyTorch's row-major mm/addmm/bmm onto it, codegen/cuda_host/segments.h):
+ * PyTorch's row-major mm/addmm/bmm onto it, codegen/cuda_host/match_gemms.h):
  *   D[m x n] = alpha * op(A)[m x k] * op(B)[k x n] (+ bias[m] broadcast along n; relu),
  * `batch` times with the given element strides between batches. Operands in a segment step:
  * A, B, D, then bias when the epilogue has one. */
