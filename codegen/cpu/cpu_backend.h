@@ -15,12 +15,6 @@
 
 namespace tccd::codegen {
 
-// Maps a client's architecture and /proc/cpuinfo feature flags to a CpuTarget: the highest
-// x86-64 ISA level all of whose features are present. INVALID_ARGUMENT for an unknown or
-// unsupported architecture (only x86_64 is supported for now).
-absl::StatusOr<CpuTarget> CpuTargetFromFeatures(const std::string& arch,
-                                                const std::vector<std::string>& features);
-
 struct CpuModule {
   std::string llvm_ir;        // optimised LLVM IR text, for dumps and golden tests
   std::string shared_object;  // ELF .so bytes exporting one symbol per kernel

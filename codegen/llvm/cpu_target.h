@@ -3,6 +3,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
 
 namespace tccd::codegen {
 
@@ -15,5 +18,11 @@ struct CpuTarget {
   // A stable description for compile keys, e.g. "x86_64-unknown-linux-gnu/x86-64-v3".
   std::string KeyString() const { return triple + "/" + cpu; }
 };
+
+// Maps a client's architecture and /proc/cpuinfo feature flags to a CpuTarget: the highest
+// x86-64 ISA level all of whose features are present. INVALID_ARGUMENT for an unknown or
+// unsupported architecture (only x86_64 is supported for now). Needs no LLVM.
+absl::StatusOr<CpuTarget> CpuTargetFromFeatures(const std::string& arch,
+                                                const std::vector<std::string>& features);
 
 }  // namespace tccd::codegen

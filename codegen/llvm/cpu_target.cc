@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "codegen/cpu/cpu_backend.h"
+#include "codegen/llvm/cpu_target.h"
 
 namespace tccd::codegen {
 namespace {
