@@ -86,12 +86,14 @@ std::optional<std::vector<ir::Arg>> Rewrite(ir::Graph& out, const ir::Node& node
     return DenseType(dtype, std::move(sizes), ir::DeviceType::kCuda);
   };
   // `v` viewed as [A, B, cols] in f32 (the cast becomes the column kernel's prologue; each use
-  // casts again, as batch_norm_channels_last.cc does, so no f32 copy is written).
+  // casts again, as batch_norm_channels_last.cc does, so no f32 copy is written). Per-row
+  // statistics (cols 1) stay in their dtype: type promotion makes the arithmetic f32 inside
+  // the kernel, where a cast of its own would be a kernel writing them out in f32.
   auto rows = [&](const ir::Arg& v, int64_t cols) {
     const ir::TensorType& t = out.type_of(v.ref());
     const ir::Arg view =
         emit("aten::view.default", {v, IntListArg({a, b, cols})}, dense(t.dtype, {a, b, cols}));
-    if (t.dtype == kF32) return view;
+    if (t.dtype == kF32 || cols == 1) return view;
     return emit("aten::_to_copy.default", {view}, dense(kF32, {a, b, cols}),
                 {{"dtype", ir::Arg{kF32}}});
   };
