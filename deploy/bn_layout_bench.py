@@ -5,7 +5,12 @@ TCCD_DISABLE_PASSES=fixed-layout-entries), each backend in its own process.
 
 One command on a GPU machine (starts its own daemons from the given binary, in temp dirs):
 
-  PYTHONPATH=client python deploy/bn_layout_bench.py [--tccd build/bin/tccd] [--batch 64]
+  PYTHONPATH=client python deploy/bn_layout_bench.py [--tccd build/bin/tccd] [--batch 64] \
+      [--baseline <another tccd binary>] [--disable pass,pass]
+
+Backends (--backends, comma-separated): eager, inductor, tccd, tccd-strided (fixed-layout
+entries off), tccd-base (the --baseline binary: before/after a change in one run), tccd-off (the
+daemon with TCCD_DISABLE_PASSES=<--disable>: a new pass against its absence, same binary).
 
 Per case and backend: device time per training step of the case (sum of GPU kernel time from
 torch.profiler over --iters steps: forward, backward), the kernels (tccd's names end in _contig or
@@ -82,6 +87,8 @@ def worker(spec):
         import tccd  # registers the backend
     results = {}
     for name, (fn, args, grads) in cases(spec["batch"], device, spec["quick"]).items():
+        if spec.get("cases") and not any(name.startswith(c) for c in spec["cases"]):
+            continue
         torch._dynamo.reset()
         # The reference: eager on float64 copies of the same inputs (running stats cloned).
         ref_args = [a.detach().double().requires_grad_(a.requires_grad) if a.is_floating_point() else a for a in args]
@@ -156,19 +163,27 @@ def main():
     p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     p.add_argument("--quick", action="store_true", help="one shape (256 x 56 x 56) only")
     p.add_argument("--backends", default="eager,inductor,tccd,tccd-strided")
+    p.add_argument("--baseline", help="another tccd binary, run as backend tccd-base")
+    p.add_argument("--disable", default="", help="TCCD_DISABLE_PASSES of backend tccd-off")
+    p.add_argument("--cases", default="", help="only cases whose name starts with one of these (comma-separated)")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
         worker(json.loads(args.worker))
         return
-    daemon_env = {"tccd": {}, "tccd-strided": {"TCCD_DISABLE_PASSES": "fixed-layout-entries"}}
+    daemon_env = {"tccd": {}, "tccd-strided": {"TCCD_DISABLE_PASSES": "fixed-layout-entries"},
+                  "tccd-base": {}, "tccd-off": {"TCCD_DISABLE_PASSES": args.disable}}
+    binary = {"tccd-base": args.baseline}
     table = {}
     for backend in args.backends.split(","):
-        daemon = Daemon(args.tccd, daemon_env[backend]) if backend in daemon_env else None
+        if backend == "tccd-base" and not args.baseline:
+            p.error("backend tccd-base needs --baseline")
+        daemon = Daemon(binary.get(backend) or args.tccd, daemon_env[backend]) if backend in daemon_env else None
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "client"), os.environ.get("PYTHONPATH", "")]))
         if daemon:
             env.update(TCCD_ADDRESS=daemon.address, TCCD_NO_AUTOSTART="1", TCCD_CACHE_DIR=f"{daemon.root}/client")
-        spec = dict(backend=backend, device=args.device, batch=args.batch, iters=args.iters, quick=args.quick)
+        spec = dict(backend=backend, device=args.device, batch=args.batch, iters=args.iters, quick=args.quick,
+                    cases=[c for c in args.cases.split(",") if c])
         try:
             out = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)], env=env,
                                  capture_output=True, text=True, timeout=1500)

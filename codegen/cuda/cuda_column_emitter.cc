@@ -368,14 +368,31 @@ CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major)
   g.rows = 1;
   g.cols = 1;
   for (int d = 0; d < rank; ++d) (d < lead ? g.rows : g.cols) *= kernel.shape[d];
-  int largest = 1;
-  for (int o = 0; o < kernel.num_operands(); ++o) {
-    if (o < static_cast<int>(kernel.reduction.kept_broadcast.size()) &&
-        kernel.reduction.kept_broadcast[o])
-      continue;
-    largest = std::max(largest, ir::DTypeBytes(kernel.operand_dtype(o)));
+  // The vector is 16 bytes of the widest operand streamed over the rows. Per-column operands
+  // (an f32 mean or weight beside bf16 maps, the f32 sums stored) are read once per column
+  // vector and hit L1, fixed-layout operands constant along the innermost kept dim (a per-row
+  // statistic over a [A, B, N] split) once per thread and row; neither narrows it (wider
+  // per-column vectors take two 16-byte loads): with them counted a bf16 map moved 8 bytes per
+  // thread and row.
+  auto fixed_scalar = [&](int o) {
+    if (!IsFixedLayoutOperand(kernel, o)) return false;
+    for (int d = rank - 1; d >= lead; --d)
+      if (kernel.shape[d] > 1) return kernel.fixed_strides[static_cast<size_t>(o) * rank + d] == 0;
+    return false;
+  };
+  int largest = 0;
+  for (int pass = 0; pass < 2 && largest == 0; ++pass) {
+    for (int o = 0; o < kernel.num_operands(); ++o) {
+      if (o < static_cast<int>(kernel.reduction.kept_broadcast.size()) &&
+          kernel.reduction.kept_broadcast[o])
+        continue;
+      const bool per_column = o < static_cast<int>(kernel.reduction.row_operand.size()) &&
+                              kernel.reduction.row_operand[o];
+      if (pass == 0 && (per_column || fixed_scalar(o))) continue;
+      largest = std::max(largest, ir::DTypeBytes(kernel.operand_dtype(o)));
+    }
   }
-  g.vec = 16 / largest;
+  g.vec = 16 / std::max(largest, 1);
   while (g.vec > 1 && g.cols % g.vec != 0) g.vec /= 2;
   const int64_t col_vectors = g.cols / g.vec;
   // Enough blocks for the 132 SMs of an H100 (and two waves' worth of tiles on smaller parts):

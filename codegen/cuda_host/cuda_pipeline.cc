@@ -14,6 +14,7 @@
 #include "codegen/passes/cudnn_batch_norm.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/layer_norm_backward_split.h"
+#include "codegen/passes/layer_norm_param_grad_split.h"
 #include "codegen/passes/nll_loss_backward_to_pointwise.h"
 #include "codegen/passes/nll_loss_forward_to_rows.h"
 #include "codegen/passes/pad_matmul_operands.h"
@@ -46,6 +47,9 @@ class CudaPipelineBackend : public Backend {
     // A layer norm backward becomes a row node (grad_input) and a column node (parameter
     // gradients), each a reduction kernel below. The CPU keeps ATen's single kernel.
     passes.Add(std::make_unique<LayerNormBackwardSplit>());
+    // The column half of a narrow norm (ConvNeXt's LayerNorm2d: 64 channels over 800k pixels) as
+    // two-stage column sums over [A, B, N] views, enough blocks to fill the GPU.
+    if (options_.fusion) passes.Add(std::make_unique<LayerNormParamGradSplit>());
     // Cross-entropy's backward: the one-hot nll gradient becomes the log_softmax backward's
     // prologue.
     if (options_.fusion) passes.Add(std::make_unique<NllLossBackwardToPointwise>());

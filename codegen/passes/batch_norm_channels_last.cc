@@ -4,18 +4,22 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "codegen/passes/channels_last_layout.h"
 #include "codegen/passes/graph_rebuild.h"
+#include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
 
 namespace tccd::codegen {
 namespace {
 
 constexpr ir::DType kF32 = ir::DType::kF32;
-// The column count a split aims for (512 bf16 columns are 64 vectors: 16 tiles of 4 threads
-// times the 8-block cluster split, 128 blocks on an H100's 132 SMs; wider norms need no split,
-// which saves the second launch), and the fewest rows a stage-one column keeps.
-constexpr int64_t kTargetColumns = 512;
+// The column count a split aims for (2048 bf16 columns are 256 16-byte vectors: 64 tiles of 4
+// threads times the 8-block cluster split, 512 blocks, about 4 per SM of an H100, enough loads
+// in flight for a kernel that streams one map; 2048 channels and more need no split, which
+// saves the second launch), and the fewest rows a stage-one column keeps. It was 512 when the
+// column kernels moved 8 bytes of bf16 per thread (twice the tiles for the same columns).
+constexpr int64_t kTargetColumns = 2048;
 constexpr int64_t kMinRows = 256;
 
 std::optional<double> Number(const ir::Arg& arg) {
@@ -71,18 +75,63 @@ class Emitter {
   }
 
   // A channels-last [N, C, H, W] tensor as the f32 [A, B, C] rows of its memory (views, then a
-  // cast that becomes the column kernel's prologue).
-  ir::Arg Rows(const ir::Arg& s_tensor) {
-    const ir::TensorType& t = out_.type_of(s_tensor.ref());
+  // cast that becomes the column kernel's prologue). With `recompute`, a pointwise producer of
+  // it (Recomputable: the relu backward before a norm backward) is re-emitted over [A, B, C]
+  // on views of its operands instead, so that the column kernel reads those and the tensor
+  // itself is left to its one other reader, which fuses it: the threshold_backward output was
+  // otherwise written twice (bf16 for the views, f32 for the normalisation's kernel) and read
+  // back by both.
+  ir::Arg Rows(const ir::Arg& s_tensor, bool recompute = false) {
+    return F32(RowsIn(s_tensor, recompute ? kMaxRecomputeDepth : 0), Dense(kF32, {a_, b_, c_}));
+  }
+
+ private:
+  // One level: the direct producer (a relu backward); its own operands are read.
+  static constexpr int kMaxRecomputeDepth = 1;
+
+  // Whether `n` is a pointwise op of x's shape and layout whose value depends on its operands
+  // element by element (not a fill, not a Philox draw) and whose tensor operands have x's shape
+  // and layout too (or are 0-dim).
+  bool Recomputable(const ir::Node& n) const {
+    if (n.outputs.size() != 1 || !IsPointwiseOp(out_, n) || PointwiseValueIgnoresOperands(n) ||
+        absl::StartsWith(n.target, "tccd::philox"))
+      return false;
+    auto like_x = [&](const ir::TensorType& t) {
+      return t.sizes == x_.sizes && t.strides == x_.strides && t.storage_offset == 0;
+    };
+    if (!like_x(n.outputs[0])) return false;
+    for (const ir::NamedArg& kw : n.kwargs)
+      if (kw.value.is_ref() || std::holds_alternative<ir::ArgList>(kw.value.v)) return false;
+    for (const ir::Arg& a : n.args) {
+      if (std::holds_alternative<ir::ArgList>(a.v)) return false;
+      if (a.is_ref() && out_.type_of(a.ref()).rank() != 0 && !like_x(out_.type_of(a.ref())))
+        return false;
+    }
+    return true;
+  }
+
+  // `s_tensor` as [A, B, C] in its own dtype: its producer re-emitted (up to `depth` levels)
+  // or a view.
+  ir::Arg RowsIn(const ir::Arg& s_tensor, int depth) {
+    const ir::ValueRef r = s_tensor.ref();
+    const ir::TensorType& t = out_.type_of(r);
+    if (depth > 0 && !r.is_input() && Recomputable(out_.nodes[r.node])) {
+      ir::Node n = out_.nodes[r.node];
+      for (ir::Arg& a : n.args)
+        if (a.is_ref() && out_.type_of(a.ref()).rank() != 0) a = RowsIn(a, depth - 1);
+      n.outputs[0] = Dense(t.dtype, {a_, b_, c_});
+      return AppendNode(out_, std::move(n));
+    }
     ir::TensorType nhwc = t;
     nhwc.sizes = {t.sizes[0], t.sizes[2], t.sizes[3], t.sizes[1]};
     nhwc.strides = ir::ContiguousStrides(nhwc.sizes);
     const ir::Arg p = Emit("aten::permute.default", {s_tensor, IntListArg({0, 2, 3, 1})}, nhwc);
-    ir::TensorType rows = Dense(t.dtype, {a_, b_, c_});
-    const ir::Arg v = Emit("aten::view.default", {p, IntListArg(rows.sizes)}, rows);
-    return F32(v, Dense(kF32, rows.sizes));
+    const ir::Arg v =
+        Emit("aten::view.default", {p, IntListArg({a_, b_, c_})}, Dense(t.dtype, {a_, b_, c_}));
+    return v;
   }
 
+ public:
   // Per-channel sums of an f32 [A, B, C] value, [1, C]: one column kernel, or two when B > 1.
   std::optional<ir::Arg> ColumnSum(const ir::Arg& rows) {
     ir::Node stage{.target = "aten::sum.dim_IntList",
@@ -96,6 +145,22 @@ class Emitter {
                      .outputs = {Stat()}};
     if (ReductionAxesOf(out_, combine) != ReductionAxes{1, true}) return std::nullopt;
     return AppendNode(out_, std::move(combine));
+  }
+
+  ir::TensorType RowsType() const { return Dense(kF32, {a_, b_, c_}); }
+
+  // x[0, :, 0, 0] of a channels-last x as a [C] view (offset 0, unit stride: the first C
+  // elements of its memory), in x's dtype.
+  ir::Arg FirstPixel(const ir::Arg& s_tensor) {
+    const ir::Arg rows = RowsIn(s_tensor, 0);
+    ir::TensorType t = out_.type_of(rows.ref());
+    t.sizes = {b_, c_};
+    t.strides = {c_, 1};
+    const ir::Arg first_row =
+        Emit("aten::select.int", {rows, ir::Arg{int64_t{0}}, ir::Arg{int64_t{0}}}, t);
+    t.sizes = {c_};
+    t.strides = {1};
+    return Emit("aten::select.int", {first_row, ir::Arg{int64_t{0}}, ir::Arg{int64_t{0}}}, t);
   }
 
   // A [1, C] statistic or a [C] vector as [C, 1, 1], to broadcast over x's [N, C, H, W].
@@ -164,19 +229,27 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastForward(ir::Graph& out,
   };
   const double inv_m = 1.0 / static_cast<double>(e.m());
   const ir::TensorType stat = e.Stat();
-  // Each pass casts x itself (the cast is its column kernel's prologue; one shared cast would
-  // be written out in f32 for the second pass to read).
-  const ir::Arg x3 = e.Rows(node.args[0]);
-  const ir::TensorType rows = out.type_of(x3.ref());
-  std::optional<ir::Arg> sum = e.ColumnSum(x3);
+  // One pass over x for both statistics, shifted by K = x's first pixel (a [C] view, read as a
+  // per-column operand): with d = x - K, mean = K + sum(d) / M and var = sum(d^2) / M -
+  // (sum(d) / M)^2. The shift keeps the cancellation of the sum-of-squares form to
+  // (mean - K)^2 / var, about 1 for a sample of the channel (eps_f32 relative error), where
+  // unshifted sums over post-convolution maps with a large mean would lose bits. Each sum casts
+  // x itself (both are one column kernel; a value shared between them would be written out).
+  const ir::Arg shift = e.FirstPixel(node.args[0]);
+  const ir::Arg d1 = e.Binary("aten::sub.Tensor", e.Rows(node.args[0]), shift, e.RowsType());
+  const ir::Arg d2 = e.Binary("aten::sub.Tensor", e.Rows(node.args[0]), shift, e.RowsType());
+  std::optional<ir::Arg> sum = e.ColumnSum(d1);
   if (!sum) return undo();
-  const ir::Arg mean = e.Binary("aten::mul.Tensor", *sum, ir::Arg{inv_m}, stat);
-  // Second pass over x: squared deviations from the mean (exact where sum and sum of squares
-  // would cancel).
-  const ir::Arg d = e.Binary("aten::sub.Tensor", e.Rows(node.args[0]), mean, rows);
-  std::optional<ir::Arg> squares = e.ColumnSum(e.Binary("aten::mul.Tensor", d, d, rows));
+  std::optional<ir::Arg> squares = e.ColumnSum(e.Binary("aten::mul.Tensor", d2, d2, e.RowsType()));
   if (!squares) return undo();
-  const ir::Arg var = e.Binary("aten::mul.Tensor", *squares, ir::Arg{inv_m}, stat);
+  const ir::Arg mean_d = e.Binary("aten::mul.Tensor", *sum, ir::Arg{inv_m}, stat);
+  const ir::Arg mean = e.Binary("aten::add.Tensor", mean_d, e.AsStat(shift), stat);
+  // Clamped at 0: rounding can leave a constant channel's variance slightly negative.
+  const ir::Arg var = e.Emit(
+      "aten::relu.default",
+      {e.Binary("aten::sub.Tensor", e.Binary("aten::mul.Tensor", *squares, ir::Arg{inv_m}, stat),
+                e.Binary("aten::mul.Tensor", mean_d, mean_d, stat), stat)},
+      stat);
   const ir::Arg rs =
       e.Emit("aten::rsqrt.default", {e.Binary("aten::add.Tensor", var, ir::Arg{*eps}, stat)}, stat);
 
@@ -204,7 +277,8 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastForward(ir::Graph& out,
 
 std::optional<std::vector<ir::Arg>> DecomposeChannelsLastBackward(ir::Graph& out,
                                                                   const ir::Node& node,
-                                                                  const std::vector<bool>& used) {
+                                                                  const std::vector<bool>& used,
+                                                                  bool recompute_grad) {
   if (node.args.size() != 10 || !node.kwargs.empty() || node.outputs.size() != 3 ||
       !node.args[0].is_ref() || !node.args[1].is_ref() || !node.args[5].is_ref() ||
       !node.args[6].is_ref())
@@ -236,7 +310,7 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastBackward(ir::Graph& out
   Emitter e(out, x);
   const size_t mark = out.nodes.size();
   const ir::TensorType stat = e.Stat();
-  const ir::Arg g3 = e.Rows(node.args[0]);
+  const ir::Arg g3 = e.Rows(node.args[0], recompute_grad);
   const ir::TensorType rows = out.type_of(g3.ref());
   const ir::Arg x3 = e.Rows(node.args[1]);
   // [C] vectors broadcast over the trailing dim of [A, B, C] as they are.
@@ -245,7 +319,8 @@ std::optional<std::vector<ir::Arg>> DecomposeChannelsLastBackward(ir::Graph& out
   std::optional<ir::Arg> sg = e.ColumnSum(g3);
   // g cast again for the second sum (see the forward).
   std::optional<ir::Arg> sgx =
-      sg ? e.ColumnSum(e.Binary("aten::mul.Tensor", e.Rows(node.args[0]), xhat3, rows))
+      sg ? e.ColumnSum(
+               e.Binary("aten::mul.Tensor", e.Rows(node.args[0], recompute_grad), xhat3, rows))
          : std::nullopt;
   if (!sg || !sgx) {
     out.nodes.resize(mark);

@@ -435,8 +435,10 @@ absl::StatusOr<bool> BatchNormDecomposition::Run(ir::Graph& graph) {
     } else if (node.target == kBackward) {
       std::vector<bool> used(3);
       for (int o = 0; o < 3; ++o) used[o] = reads.contains({id, o});
-      values = channels_last ? DecomposeChannelsLastBackward(out, node, used)
-                             : DecomposeBackward(out, node, used, single_use);
+      values = channels_last
+                   ? DecomposeChannelsLastBackward(
+                         out, node, used, node.args[0].is_ref() && single_use(node.args[0].ref()))
+                   : DecomposeBackward(out, node, used, single_use);
     } else if (node.outputs.size() == 1) {
       // A pointwise consumer of a norm's output, its only reader (the relu after a norm, the
       // residual add): it moves into the norm's P space and becomes the row kernel's epilogue.

@@ -198,8 +198,8 @@ bool RowFusion::ReducesVaryingValues(const std::vector<int>& nodes,
 
 // The column emitter's tile per reduction (cuda_column_emitter.cc: `__shared__ float
 // part[nred][kTY][kTX * kVec]` with kTY * kTX = the 256 threads of a block, ColumnGeometryOf):
-// 256 * vec floats, vec = 16 bytes / the widest dtype among the kernel's operands that are not
-// kept-broadcast, halved until it divides the columns.
+// 256 * vec floats, vec = 16 bytes / the widest dtype among the kernel's operands streamed over
+// the rows (not kept-broadcast, not per-column), halved until it divides the columns.
 constexpr int64_t kColumnBlockThreads = 256;
 
 // An upper bound of the shared memory the column kernel of `nodes` (iteration space `shape`,

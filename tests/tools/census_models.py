@@ -94,6 +94,35 @@ def cnn_stem(cap):
     return cap(step, torch.randn(n, 3, 224, 224), torch.randint(0, 10, (n,)), backward=True)
 
 
+def _norm_layout_case(norm):
+    """deploy/bn_layout_bench.py's cases as census graphs: x bf16 channels-last [B, C, H, W],
+    parameters f32, forward and backward. CENSUS_BATCH (default 64), CENSUS_C (64), CENSUS_H
+    (112) set the shape."""
+
+    def capture(cap):
+        b = int(os.environ.get("CENSUS_BATCH", 64))
+        c = int(os.environ.get("CENSUS_C", 64))
+        h = int(os.environ.get("CENSUS_H", 112))
+        g = torch.Generator().manual_seed(0)
+        x = torch.randn(b, c, h, h, generator=g).to(torch.bfloat16)
+        x = x.contiguous(memory_format=torch.channels_last).requires_grad_(True)
+        w = torch.randn(c, generator=g).requires_grad_(True)
+        bias = torch.randn(c, generator=g).requires_grad_(True)
+        if norm == "bn":
+            rm, rv = torch.zeros(c), torch.ones(c)
+            return cap(lambda x, w, bias, rm, rv: F.batch_norm(x, rm, rv, w, bias, training=True).relu(),
+                       x, w, bias, rm, rv, backward=True)
+        return cap(lambda x, w, bias: F.layer_norm(x.permute(0, 2, 3, 1), (c,), w, bias).permute(0, 3, 1, 2),
+                   x, w, bias, backward=True)
+
+    return capture
+
+
+# relu(batch_norm(x)) and timm's LayerNorm2d over a channels-last map (bn_layout_bench.py).
+bn_relu_channels_last = _norm_layout_case("bn")
+layer_norm_2d = _norm_layout_case("ln")
+
+
 def _zoo(name, batch_size=2):
     """A model of deploy/zoo_benchmark.py at its full size (needs transformers/timm/torchvision;
     vit is torchvision's vit_b_16 where timm is not installed).

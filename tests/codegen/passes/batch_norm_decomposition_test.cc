@@ -147,6 +147,8 @@ constexpr char kChannelsLastInputs[] =
     "graph(%a0: bf16[2,4,32,32]{4096,1,128,4}@cuda, %a1: f32[4]{1}@cuda, %a2: f32[4]{1}@cuda, "
     "%a3: f32[4]{1}@cuda, %a4: f32[4]{1}@cuda, %a5: bf16[2,4,32,32]{4096,1,128,4}@cuda) {\n";
 
+// Forward: one pass over x for both statistics (sums of x - K and (x - K)^2, K = x's first
+// pixel), stage two turns them into the mean and the variance.
 TEST_CASE("channels-last training batch norm forward: split column sums, pointwise normalisation",
           "[bn_decomp]") {
   bool changed = false;
@@ -163,41 +165,51 @@ TEST_CASE("channels-last training batch norm forward: split column sums, pointwi
             std::string(kChannelsLastInputs) +
             R"(  %0 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
   %1 = aten::view.default(%0, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
-  %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
-  %3 = aten::sum.dim_IntList(%2, [0]) -> f32[8,4]{4,1}@cuda
-  %4 = aten::sum.dim_IntList(%3, [0], true) -> f32[1,4]{4,1}@cuda
-  %5 = aten::mul.Tensor(%4, 0.00048828125) -> f32[1,4]{4,1}@cuda
-  %6 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
-  %7 = aten::view.default(%6, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
-  %8 = aten::_to_copy.default(%7, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
-  %9 = aten::sub.Tensor(%8, %5) -> f32[256,8,4]{32,4,1}@cuda
-  %10 = aten::mul.Tensor(%9, %9) -> f32[256,8,4]{32,4,1}@cuda
-  %11 = aten::sum.dim_IntList(%10, [0]) -> f32[8,4]{4,1}@cuda
-  %12 = aten::sum.dim_IntList(%11, [0], true) -> f32[1,4]{4,1}@cuda
-  %13 = aten::mul.Tensor(%12, 0.00048828125) -> f32[1,4]{4,1}@cuda
-  %14 = aten::add.Tensor(%13, 1.0000000000000001e-05) -> f32[1,4]{4,1}@cuda
-  %15 = aten::rsqrt.default(%14) -> f32[1,4]{4,1}@cuda
-  %16 = aten::view.default(%5, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %17 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %18 = aten::sub.Tensor(%17, %16) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %19 = aten::view.default(%15, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %20 = aten::mul.Tensor(%18, %19) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %21 = aten::view.default(%a1, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %22 = aten::mul.Tensor(%20, %21) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %23 = aten::view.default(%a2, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
-  %24 = aten::add.Tensor(%22, %23) -> f32[2,4,32,32]{4096,1,128,4}@cuda
-  %25 = aten::_to_copy.default(%24, dtype=bf16) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
-  %26 = aten::view.default(%a3, [1, 4]) -> f32[1,4]{4,1}@cuda
-  %27 = aten::lerp.Scalar(%26, %5, 0.10000000000000001) -> f32[1,4]{4,1}@cuda
-  %28 = aten::view.default(%27, [4]) -> f32[4]{1}@cuda
-  %29 = aten::mul.Tensor(%13, 1.0004885197850513) -> f32[1,4]{4,1}@cuda
-  %30 = aten::view.default(%a4, [1, 4]) -> f32[1,4]{4,1}@cuda
-  %31 = aten::lerp.Scalar(%30, %29, 0.10000000000000001) -> f32[1,4]{4,1}@cuda
-  %32 = aten::view.default(%31, [4]) -> f32[4]{1}@cuda
-  %33 = aten::view.default(%5, [4]) -> f32[4]{1}@cuda
-  %34 = aten::view.default(%15, [4]) -> f32[4]{1}@cuda
-  %35 = aten::relu.default(%25) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
-  return (%35, %33, %34, %28, %32)
+  %2 = aten::select.int(%1, 0, 0) -> bf16[8,4]{4,1}@cuda
+  %3 = aten::select.int(%2, 0, 0) -> bf16[4]{1}@cuda
+  %4 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
+  %5 = aten::view.default(%4, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
+  %6 = aten::_to_copy.default(%5, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
+  %7 = aten::sub.Tensor(%6, %3) -> f32[256,8,4]{32,4,1}@cuda
+  %8 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,32,32,4]{4096,128,4,1}@cuda
+  %9 = aten::view.default(%8, [256, 8, 4]) -> bf16[256,8,4]{32,4,1}@cuda
+  %10 = aten::_to_copy.default(%9, dtype=f32) -> f32[256,8,4]{32,4,1}@cuda
+  %11 = aten::sub.Tensor(%10, %3) -> f32[256,8,4]{32,4,1}@cuda
+  %12 = aten::sum.dim_IntList(%7, [0]) -> f32[8,4]{4,1}@cuda
+  %13 = aten::sum.dim_IntList(%12, [0], true) -> f32[1,4]{4,1}@cuda
+  %14 = aten::mul.Tensor(%11, %11) -> f32[256,8,4]{32,4,1}@cuda
+  %15 = aten::sum.dim_IntList(%14, [0]) -> f32[8,4]{4,1}@cuda
+  %16 = aten::sum.dim_IntList(%15, [0], true) -> f32[1,4]{4,1}@cuda
+  %17 = aten::mul.Tensor(%13, 0.00048828125) -> f32[1,4]{4,1}@cuda
+  %18 = aten::view.default(%3, [1, 4]) -> bf16[1,4]{4,1}@cuda
+  %19 = aten::add.Tensor(%17, %18) -> f32[1,4]{4,1}@cuda
+  %20 = aten::mul.Tensor(%17, %17) -> f32[1,4]{4,1}@cuda
+  %21 = aten::mul.Tensor(%16, 0.00048828125) -> f32[1,4]{4,1}@cuda
+  %22 = aten::sub.Tensor(%21, %20) -> f32[1,4]{4,1}@cuda
+  %23 = aten::relu.default(%22) -> f32[1,4]{4,1}@cuda
+  %24 = aten::add.Tensor(%23, 1.0000000000000001e-05) -> f32[1,4]{4,1}@cuda
+  %25 = aten::rsqrt.default(%24) -> f32[1,4]{4,1}@cuda
+  %26 = aten::view.default(%19, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %27 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %28 = aten::sub.Tensor(%27, %26) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %29 = aten::view.default(%25, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %30 = aten::mul.Tensor(%28, %29) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %31 = aten::view.default(%a1, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %32 = aten::mul.Tensor(%30, %31) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %33 = aten::view.default(%a2, [4, 1, 1]) -> f32[4,1,1]{1,1,1}@cuda
+  %34 = aten::add.Tensor(%32, %33) -> f32[2,4,32,32]{4096,1,128,4}@cuda
+  %35 = aten::_to_copy.default(%34, dtype=bf16) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
+  %36 = aten::view.default(%a3, [1, 4]) -> f32[1,4]{4,1}@cuda
+  %37 = aten::lerp.Scalar(%36, %19, 0.10000000000000001) -> f32[1,4]{4,1}@cuda
+  %38 = aten::view.default(%37, [4]) -> f32[4]{1}@cuda
+  %39 = aten::mul.Tensor(%23, 1.0004885197850513) -> f32[1,4]{4,1}@cuda
+  %40 = aten::view.default(%a4, [1, 4]) -> f32[1,4]{4,1}@cuda
+  %41 = aten::lerp.Scalar(%40, %39, 0.10000000000000001) -> f32[1,4]{4,1}@cuda
+  %42 = aten::view.default(%41, [4]) -> f32[4]{1}@cuda
+  %43 = aten::view.default(%19, [4]) -> f32[4]{1}@cuda
+  %44 = aten::view.default(%25, [4]) -> f32[4]{1}@cuda
+  %45 = aten::relu.default(%35) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
+  return (%45, %43, %44, %38, %42)
 })"));
 }
 
@@ -251,6 +263,46 @@ TEST_CASE("channels-last training batch norm backward: column sums of g and g * 
   %34 = aten::view.default(%9, [4]) -> f32[4]{1}@cuda
   return (%32, %33, %34)
 })"));
+}
+
+TEST_CASE(
+    "channels-last batch norm backward after a relu backward read by it alone: the relu "
+    "backward is recomputed in the column sums over its own operands",
+    "[bn_decomp]") {
+  bool changed = false;
+  const std::string out = Run(
+      std::string(kChannelsLastInputs) +
+          R"(  %0 = aten::threshold_backward.default(%a5, %a0, 0) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
+  %1 = aten::native_batch_norm_backward.default(%0, %a0, %a1, %a3, %a4, %a2, %a2, true, 1e-05, [true, true, true]) -> (bf16[2,4,32,32]{4096,1,128,4}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda)
+  return (%1, %1#1, %1#2)
+})",
+      &changed);
+  CHECK(changed);
+  // Both sums read a5 and a0 through views; only the normalisation reads %0 (and fuses it).
+  INFO(out);
+  CHECK(out.find("aten::threshold_backward.default(%2, %4, 0) -> bf16[256,8,4]{32,4,1}@cuda") !=
+        std::string::npos);
+  size_t recomputed = 0;
+  for (size_t at = out.find("threshold_backward"); at != std::string::npos;
+       at = out.find("threshold_backward", at + 1))
+    ++recomputed;
+  INFO(out);
+  CHECK(recomputed == 3);  // the original and one per sum
+  // Read twice more (a second reader): the sums read its value.
+  changed = false;
+  const std::string shared = Run(
+      std::string(kChannelsLastInputs) +
+          R"(  %0 = aten::threshold_backward.default(%a5, %a0, 0) -> bf16[2,4,32,32]{4096,1,128,4}@cuda
+  %1 = aten::native_batch_norm_backward.default(%0, %a0, %a1, %a3, %a4, %a2, %a2, true, 1e-05, [true, true, true]) -> (bf16[2,4,32,32]{4096,1,128,4}@cuda, f32[4]{1}@cuda, f32[4]{1}@cuda)
+  return (%1, %1#1, %1#2, %0)
+})",
+      &changed);
+  CHECK(changed);
+  size_t count = 0;
+  for (size_t at = shared.find("threshold_backward"); at != std::string::npos;
+       at = shared.find("threshold_backward", at + 1))
+    ++count;
+  CHECK(count == 1);
 }
 
 }  // namespace

@@ -175,7 +175,7 @@ extern "C" __global__ void __launch_bounds__(256) __cluster_dims__(4, 1, 1)
 channels_last_norm_backward_sums_bf16_contig(const tccd_kernel_channels_last_norm_backward_sums_bf16::Params p) {
   constexpr int kRows = 3136;
   constexpr int kCols = 512;
-  constexpr int kVec = 4;
+  constexpr int kVec = 8;
   constexpr int kTX = 4;  // threads along the columns
   constexpr int kTY = 64;  // row stripes
   constexpr int kSplit = 4;  // blocks (of one cluster) along the rows
