@@ -108,15 +108,18 @@ def _user_outputs(graphs, number):
             pending.append(i)
         elif k == "backward" and pending:
             backward_of[pending.pop()] = i
-    if kind != "forward" or number not in backward_of:
+    if not (kind == "inference" or (kind == "forward" and number in backward_of)):
         return []
     import torch
 
     if any(True for _ in gm.graph.find_nodes(op="call_function", target=torch.ops.aten.convolution.default)):
         return []
-    bw = graphs[backward_of[number]][1]
-    num_saved = sum(1 for n in bw.graph.find_nodes(op="placeholder") if not n.name.startswith("tangents"))
     outputs = gm.graph.find_nodes(op="output")[0].args[0]
+    if kind == "inference":  # an inference graph saves nothing: every output is a user output
+        num_saved = 0
+    else:
+        bw = graphs[backward_of[number]][1]
+        num_saved = sum(1 for n in bw.graph.find_nodes(op="placeholder") if not n.name.startswith("tangents"))
     user = outputs[: len(outputs) - num_saved]
 
     def is_view(node):
