@@ -41,9 +41,16 @@ def nbytes(meta, pb) -> int:
     return span * _ITEMSIZE.get(pb.DType.Name(meta.dtype), 4)
 
 
+# Ops whose schema does not say it but that return a view of their first argument (AOTAutograd's
+# _unsafe_view of a matmul's result: the storage is the matmul's).
+_UNANNOTATED_VIEWS = {"aten::_unsafe_view", "aten::_reshape_alias"}
+
+
 def _aliased_arg(target: str) -> Optional[int]:
     """The argument index whose storage an extern op's outputs share (views, in-place ops), from
     the op's torch schema; None for ops that return new tensors."""
+    if target.split(".")[0] in _UNANNOTATED_VIEWS:
+        return 0
     try:
         import torch
 
@@ -52,6 +59,8 @@ def _aliased_arg(target: str) -> Optional[int]:
         op = getattr(getattr(getattr(torch.ops, ns), name), overload or "default")
     except Exception:  # deliberately ignored: an op this torch does not know allocates
         return None
+    if op.is_view:
+        return 0
     schema = op._schema
     aliases = set()
     for r in schema.returns:
