@@ -214,6 +214,135 @@ class SegmentWriter {
   HostProgram& program_;
 };
 
+// Bytes of a value as a segment's workspace or the client's allocator holds it.
+int64_t HeldBytes(const std::optional<Meta>& meta) {
+  if (!meta) return 0;
+  return (std::max<int64_t>(meta->extent_bytes(), 1) + kWorkspaceAlign - 1) / kWorkspaceAlign *
+         kWorkspaceAlign;
+}
+
+// The schedule's memory before segmentation, each value held from its step to its last reader
+// (views hold their base's bytes; the caller's inputs are not counted).
+class StepwiseMemory {
+ public:
+  StepwiseMemory(const std::vector<Step>& steps, const std::vector<std::optional<Meta>>& metas,
+                 const std::vector<StepClass>& classes, const std::map<int, GemmMatch>& gemms,
+                 const std::set<int>& returned, int num_inputs) {
+    const int n = static_cast<int>(steps.size());
+    for (int i = 0; i < n; ++i) {
+      const Step& step = steps[i];
+      const bool view =
+          classes[i] == StepClass::kView ||
+          (step.is<ExternOp>() && IsViewOp(step.as<ExternOp>().target) && !ReadsOf(step).empty());
+      if (view) {
+        const int r = Root(ReadsOf(step).front());
+        for (int v : step.outputs)
+          if (v >= 0) root_of_[v] = r;
+        continue;
+      }
+      for (int v : ReadsOf(step)) {
+        auto it = span_.find(Root(v));
+        if (it != span_.end()) it->second.second = i;
+      }
+      const std::vector<int> writes =
+          classes[i] == StepClass::kGemm ? std::vector<int>{gemms.at(i).operands[2]} : step.outputs;
+      for (int v : writes)
+        if (v >= num_inputs) span_[v] = {i, i};
+    }
+    for (int v : returned)
+      if (auto it = span_.find(Root(v)); it != span_.end()) it->second.second = n;
+    for (int i = 0; i < n; ++i) peak_ = std::max(peak_, LiveThrough(i, i, metas));
+  }
+
+  int Root(int v) const {
+    auto it = root_of_.find(v);
+    return it == root_of_.end() ? v : it->second;
+  }
+  int64_t peak() const { return peak_; }
+  // Bytes of the values defined before step `begin` and read at or after `end` (or returned).
+  int64_t LiveThrough(int begin, int end, const std::vector<std::optional<Meta>>& metas) const {
+    int64_t bytes = 0;
+    for (const auto& [r, life] : span_)
+      if (life.first < begin + (begin == end ? 1 : 0) && life.second >= end)
+        bytes += HeldBytes(metas[r]);
+    return bytes;
+  }
+
+ private:
+  std::map<int, int> root_of_;               // view value -> the value whose bytes it uses
+  std::map<int, std::pair<int, int>> span_;  // allocated value -> (its step, its last reader)
+  int64_t peak_ = 0;
+};
+
+// The most a run [begin, end) of segmentable steps would hold as one segment, besides the values
+// from before it that live on after it: its outputs (allocated before the call), its workspace,
+// and the values from before it that die inside (released after the call).
+int64_t SegmentBytes(const std::vector<Step>& steps, const std::vector<std::optional<Meta>>& metas,
+                     const std::vector<StepClass>& classes, const std::map<int, GemmMatch>& gemms,
+                     const StepwiseMemory& memory, int num_inputs, int begin, int end,
+                     const std::set<int>& read_later) {
+  std::map<int, std::pair<int, int>> span;  // value defined inside -> (its step, last reader)
+  std::set<int> before;                     // values from before the run read inside
+  for (int i = begin; i < end; ++i) {
+    const Step& step = steps[i];
+    if (classes[i] == StepClass::kView) continue;
+    for (int v : ReadsOf(step)) {
+      const int r = memory.Root(v);
+      if (auto it = span.find(r); it != span.end())
+        it->second.second = i;
+      else if (r >= num_inputs)  // the caller's inputs are never freed
+        before.insert(r);
+    }
+    const std::vector<int> writes =
+        classes[i] == StepClass::kGemm ? std::vector<int>{gemms.at(i).operands[2]} : step.outputs;
+    for (int v : writes)
+      if (v >= 0) span[v] = {i, i};
+  }
+  std::set<int> kept;  // values read at or after `end`
+  for (int v : read_later) kept.insert(memory.Root(v));
+  int64_t bytes = 0;
+  std::vector<WorkspaceBuffer> buffers;
+  for (const auto& [r, life] : span) {
+    if (kept.contains(r))
+      bytes += HeldBytes(metas[r]);
+    else
+      buffers.push_back({.bytes = HeldBytes(metas[r]), .first = life.first, .last = life.second});
+  }
+  bytes += PackWorkspace(buffers).bytes;
+  for (int r : before)
+    if (!kept.contains(r)) bytes += HeldBytes(metas[r]);
+  return bytes;
+}
+
+// Where to cut the run [begin, end) so that no segment raises the schedule's peak memory above
+// its stepwise peak by more than the slack (segment_builder.h): greedily, each segment as long as
+// it stays within. Returns the pieces' [begin, end) bounds, in order.
+std::vector<std::pair<int, int>> CutForMemory(const std::vector<Step>& steps,
+                                              const std::vector<std::optional<Meta>>& metas,
+                                              const std::vector<StepClass>& classes,
+                                              const std::map<int, GemmMatch>& gemms,
+                                              const StepwiseMemory& memory, int num_inputs,
+                                              const std::vector<std::set<int>>& read_from,
+                                              int begin, int end) {
+  const int64_t limit = memory.peak() + kSegmentMemorySlack + memory.peak() / 32;
+  std::vector<std::pair<int, int>> pieces;
+  int b = begin;
+  for (int e = begin + 2; e <= end; ++e) {
+    if (classes[e - 1] == StepClass::kView) continue;  // a view adds no bytes of its own
+    const int64_t held =
+        memory.LiveThrough(b, e, metas) +
+        SegmentBytes(steps, metas, classes, gemms, memory, num_inputs, b, e, read_from[e]);
+    if (held <= limit) continue;
+    // Step e - 1 starts the next segment, with the views taken right before it (its operands).
+    int cut = e - 1;
+    while (cut > b + 1 && classes[cut - 1] == StepClass::kView) --cut;
+    pieces.push_back({b, cut});
+    b = cut;
+  }
+  pieces.push_back({b, end});
+  return pieces;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> SegmentBuilder::Run(schedule::Schedule& schedule) {
@@ -264,6 +393,11 @@ absl::StatusOr<bool> SegmentBuilder::Run(schedule::Schedule& schedule) {
     for (int v : ReadsOf(steps[i])) read_from[i].insert(v);
   }
 
+  std::set<int> returned;
+  for (const ir::Arg& a : schedule.outputs)
+    schedule::ForEachValue(a, [&](int id) { returned.insert(id); });
+  const StepwiseMemory memory(steps, metas, classes, gemms, returned, schedule.num_inputs);
+
   std::vector<Step> out;
   SegmentWriter writer(steps, metas, kernel_index, artifact_, program_);
   const size_t segments_before = program_.segments.size();
@@ -272,19 +406,21 @@ absl::StatusOr<bool> SegmentBuilder::Run(schedule::Schedule& schedule) {
       out.push_back(steps[i++]);
       continue;
     }
-    int end = i;
-    bool compute = false;
-    for (; end < n && classes[end] != StepClass::kOther; ++end) {
-      if (classes[end] != StepClass::kView) compute = true;
+    int run_end = i;
+    while (run_end < n && classes[run_end] != StepClass::kOther) ++run_end;
+    for (const auto& [begin, end] : CutForMemory(steps, metas, classes, gemms, memory,
+                                                 schedule.num_inputs, read_from, i, run_end)) {
+      bool compute = false;
+      for (int k = begin; k < end; ++k) compute = compute || classes[k] != StepClass::kView;
+      // A lone kernel is already one call: a segment would only add a workspace.
+      const bool lone_kernel = end == begin + 1 && classes[begin] == StepClass::kKernel;
+      if (!compute || lone_kernel) {
+        for (int k = begin; k < end; ++k) out.push_back(steps[k]);
+        continue;
+      }
+      RETURN_IF_ERROR(writer.Write(begin, end, classes, gemms, read_from[end], out));
     }
-    // A lone kernel is already one call: a segment would only add a workspace.
-    const bool lone_kernel = end == i + 1 && classes[i] == StepClass::kKernel;
-    if (!compute || lone_kernel) {
-      for (; i < end; ++i) out.push_back(steps[i]);
-      continue;
-    }
-    RETURN_IF_ERROR(writer.Write(i, end, classes, gemms, read_from[end], out));
-    i = end;
+    i = run_end;
   }
   const bool segmented = program_.segments.size() != segments_before;
   schedule.steps = segmented ? std::move(out) : std::move(steps);

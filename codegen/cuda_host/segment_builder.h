@@ -20,11 +20,21 @@
 // the op producing its base, joins its reader's run) and ReleaseAfterLastUse after it: this
 // pass drops the schedule's release steps, which would end every run.
 //
+// A segment holds more memory than its steps would one by one: its outputs are allocated before
+// the call, the values from before it that die inside are released after it, and its workspace
+// lives for the whole call. Where that would raise the schedule's peak (each value held from its
+// step to its last reader, the caller's inputs not counted) by more than kSegmentMemorySlack and
+// 1/32 of the peak, the run is cut (greedily, each segment as long as it stays within): BERT's
+// last segment, the tail of its last layer and the LM head, held the decoder weight's bf16 cast,
+// its zero-padded copy and the layer's activations in its workspace beside the [tokens, 30528]
+// logits it returns (tests/tools/plan_memory.py shows the peaks). Segments away from the peak
+// stay whole: a cut costs a call.
 // A run that is a single fused kernel stays a NativeCall (already one call, no workspace).
 // Anything else (convolutions, attention, reductions not lowered yet, symbolic shapes) stays a
 // step of its own and ends the run.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -35,6 +45,9 @@
 namespace tccd::codegen {
 
 inline constexpr char kCudaSegmentAbi[] = "tccd-cuda-segment-1";
+
+// How far a segment may raise the schedule's stepwise peak (see above), besides 1/32 of it.
+inline constexpr int64_t kSegmentMemorySlack = int64_t{4} << 20;
 
 // `kernel_symbols[i]` is the kernel step symbol of kernel i of the CudaModule; `artifact` the
 // host library's name. program() holds the gemms and segments to emit into that library (empty

@@ -47,6 +47,17 @@ std::vector<std::vector<bool>> GroupAncestors(const ir::Graph& graph, const Part
   return anc;
 }
 
+// Bytes of the values group `g` makes that the graph does not return (those are held to the end
+// anyway): what a merge into an earlier group would make, and hold, early.
+int64_t HoistedBytes(const ir::Graph& graph, const FusionGroup& g,
+                     const std::set<ir::ValueRef>& returned) {
+  int64_t bytes = 0;
+  for (const ir::ValueRef& r : g.outputs)
+    if (!returned.contains(r))
+      bytes += graph.type_of(r).numel() * ir::DTypeBytes(graph.type_of(r).dtype);
+  return bytes;
+}
+
 bool HasCoordinateOps(const ir::Graph& graph, const FusionGroup& g) {
   for (int m : g.nodes)
     if (NeedsCoordinates(graph, graph.nodes[m])) return true;
@@ -66,6 +77,11 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
   std::vector<bool> eligible(num_groups);
   for (size_t g = 0; g < num_groups; ++g)
     eligible[g] = p.groups[g].num_reduced_dims == 0 && !HasCoordinateOps(graph, p.groups[g]);
+  std::set<ir::ValueRef> returned;
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) { returned.insert(r); });
+  std::vector<int64_t> hoisted(num_groups);
+  for (size_t g = 0; g < num_groups; ++g) hoisted[g] = HoistedBytes(graph, p.groups[g], returned);
   bool changed = false;
   for (size_t a = 0; a < num_groups; ++a) {
     if (!eligible[a] || p.groups[a].nodes.empty()) continue;
@@ -75,6 +91,8 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       if (!eligible[b] || gb.nodes.empty()) continue;
       if (ga.shape != gb.shape || ga.device != gb.device) continue;
       if (anc[a][b] || anc[b][a]) continue;
+      // The merged kernel runs where a ran: b's values are made there (see horizontal_fusion.h).
+      if (hoisted[b] > kMaxHoistedBytes) continue;
       if (static_cast<int>(ga.nodes.size() + gb.nodes.size()) > options.max_nodes_per_group)
         continue;
       // No edge joins independent groups: the merged kernel's operands are exactly the union.

@@ -4,13 +4,26 @@
 // groups merge only when neither depends on the other through any path (kernels or ATen steps),
 // and within the node and operand budgets of FusionOptions. Row and column reduction groups keep
 // their own kernels. Runs after every vertical fusion decision (it never blocks one).
+//
+// The merged kernel runs where the earlier group ran, so the later group's values are made there
+// and held until their readers run. A later group whose values (those the graph does not return:
+// returned values are held to the end anyway) exceed kMaxHoistedBytes keeps its own kernel:
+// autocast's bf16 casts of a transformer's same-shaped weights, merged, were all live from the
+// first layer on in an inference graph, the sum of the model's casts instead of one layer's
+// (ViT-B: 162 MiB; BERT with 4 layers: 54 MiB; tests/tools/plan_memory.py shows them). Inductor
+// too casts each weight in its own kernel. Small values (biases, norm weights, per-channel
+// statistics) still merge: a launch saved for at most 256 KiB held early.
 #pragma once
+
+#include <cstdint>
 
 #include "absl/status/statusor.h"
 #include "codegen/ir/graph.h"
 #include "codegen/passes/fusion.h"
 
 namespace tccd::codegen {
+
+inline constexpr int64_t kMaxHoistedBytes = int64_t{256} << 10;
 
 // Merges groups of `partition` in place and recompletes it; returns whether anything merged.
 absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOptions& options,

@@ -1,11 +1,13 @@
 // PaddedOutputViews (see padded_output_views.h).
 #include "codegen/passes/padded_output_views.h"
 
+#include <functional>
 #include <optional>
 
 #include "base/status_macros.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/graph_rebuild.h"
+#include "codegen/ops/op_properties.h"
 
 namespace tccd::codegen {
 namespace {
@@ -51,6 +53,48 @@ std::optional<ir::ValueRef> PaddedColumnsOf(const ir::Graph& graph, const ir::Va
   return s;
 }
 
+// The copy's readers, rewritten to read the padded columns instead (see the header): pure views
+// (re-declared with the padded row stride, and their own readers likewise) and kernels' ops
+// (pointwise, reductions: they read any strides). Nothing when another reader (an extern view
+// that might copy, a promised output) needs the contiguous copy.
+struct Redirect {
+  std::vector<std::pair<int, ir::TensorType>> views;  // view node -> its new output type
+  std::vector<int> readers;                           // other nodes reading the copy or a view
+};
+
+std::optional<Redirect> PlanRedirect(const ir::Graph& graph, int copy,
+                                     const ir::TensorType& columns,
+                                     const std::vector<std::vector<int>>& readers,
+                                     const std::set<ir::ValueRef>& promised) {
+  Redirect r;
+  std::vector<int> work = {copy};
+  std::set<int> seen = {copy};
+  while (!work.empty()) {
+    const int v = work.back();
+    work.pop_back();
+    if (promised.contains(ir::ValueRef{v, 0})) return std::nullopt;
+    for (int reader : readers[v]) {
+      if (!seen.insert(reader).second) continue;
+      const ir::Node& n = graph.nodes[reader];
+      if (IsPureView(n) && n.args[0].ref() == ir::ValueRef{v, 0}) {
+        const ir::TensorType& t = n.outputs[0];
+        const std::optional<std::vector<int64_t>> strides =
+            PaddedRowViewStrides(t.sizes, columns.sizes[0], columns.sizes[1], columns.strides[0]);
+        if (!strides || t.storage_offset != 0) return std::nullopt;
+        ir::TensorType padded = t;
+        padded.strides = *strides;
+        r.views.emplace_back(reader, std::move(padded));
+        work.push_back(reader);
+        continue;
+      }
+      const OpCategory c = PropertiesOf(n.target).category;
+      if (c != OpCategory::kPointwise && c != OpCategory::kReduction) return std::nullopt;
+      r.readers.push_back(reader);
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> PaddedOutputViews::Run(ir::Graph& graph) {
@@ -60,58 +104,57 @@ absl::StatusOr<bool> PaddedOutputViews::Run(ir::Graph& graph) {
   for (size_t i = 0; i < graph.outputs.size(); ++i)
     if (!free_outputs_.contains(static_cast<int>(i)))
       ir::ForEachRef(graph.outputs[i], [&](const ir::ValueRef& r) { promised.insert(r); });
-  // Readers of each node's values: nodes, and graph outputs (counted once per position).
-  std::vector<int> readers(graph.nodes.size(), 0);
-  for (const ir::Node& node : graph.nodes)
-    ir::ForEachInput(node, [&](const ir::ValueRef& r) {
-      if (!r.is_input()) ++readers[r.node];
+  // The nodes reading each node's values (once per reader).
+  std::vector<std::vector<int>> readers(graph.nodes.size());
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    std::set<int> read;
+    ir::ForEachInput(graph.nodes[i], [&](const ir::ValueRef& r) {
+      if (!r.is_input()) read.insert(r.node);
     });
-  for (const ir::Arg& a : graph.outputs)
-    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
-      if (!r.is_input()) ++readers[r.node];
-    });
+    for (int n : read) readers[n].push_back(static_cast<int>(i));
+  }
   bool changed = false;
+  std::set<int> redirected;  // copies already rewritten (two outputs may view one)
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
     if (!free_outputs_.contains(static_cast<int>(i)) || !graph.outputs[i].is_ref()) continue;
     const ir::ValueRef out = graph.outputs[i].ref();
     if (promised.contains(out)) continue;
-    // out = view(...view(copy)...): walk to the copy. Each link must have one reader (the next
-    // link, the output last): only then does the copy die. Were it kept for another reader, the
-    // padded product would stay alive beside it (BERT's training forward saves a view of its
-    // logits for the backward: 477 MiB more at batch 16 for nothing).
+    // out = view(...view(copy)...): walk to the copy.
     ir::ValueRef base = out;
-    int views = 0;
-    bool single = true;
-    while (!base.is_input() && IsPureView(graph.nodes[base.node])) {
-      single = single && readers[base.node] == 1;
+    while (!base.is_input() && IsPureView(graph.nodes[base.node]))
       base = graph.nodes[base.node].args[0].ref();
-      ++views;
-    }
-    if (!single || base.is_input() || readers[base.node] != 1) continue;
+    if (base.is_input() || redirected.contains(base.node)) continue;
     const std::optional<ir::ValueRef> columns = PaddedColumnsOf(graph, base);
     if (!columns) continue;
-    const ir::TensorType& slice = graph.type_of(*columns);
-    if (views == 0) {
-      graph.outputs[i] = ir::Arg{*columns};
-      changed = true;
-      continue;
+    // Every reader of the copy reads the padded columns instead, so that the copy dies: were it
+    // kept for one (BERT's loss reads its logits), the padded product would stay alive beside it
+    // (477 MiB more at batch 16).
+    const std::optional<Redirect> plan =
+        PlanRedirect(graph, base.node, graph.type_of(*columns), readers, promised);
+    if (!plan) continue;
+    for (const auto& [view, type] : plan->views) {
+      ir::Node& n = graph.nodes[view];
+      if (n.args[0].ref() == base) n.args[0] = ir::Arg{*columns};
+      n.outputs[0] = type;
     }
-    // The output becomes a view of the slice with the padded row stride (the old chain is dead).
-    const ir::Node& last = graph.nodes[out.node];
-    const std::optional<std::vector<int64_t>> strides = PaddedRowViewStrides(
-        last.outputs[0].sizes, slice.sizes[0], slice.sizes[1], slice.strides[0]);
-    if (!strides || last.outputs[0].storage_offset != 0) continue;
-    ir::TensorType type = last.outputs[0];
-    type.strides = *strides;
-    const ir::Arg size_arg = IntListArg(type.sizes);
-    graph.nodes.push_back(ir::Node{.target = "aten::view.default",
-                                   .args = {ir::Arg{*columns}, size_arg},
-                                   .outputs = {std::move(type)}});
-    graph.outputs[i] = ir::Arg{ir::ValueRef{static_cast<int>(graph.nodes.size()) - 1, 0}};
+    const ir::ValueRef copy = base, slice = *columns;
+    std::function<void(ir::Arg&)> to_columns = [&](ir::Arg& a) {
+      if (a.is_ref() && a.ref() == copy) {
+        a = ir::Arg{slice};
+      } else if (auto* list = std::get_if<ir::ArgList>(&a.v)) {
+        for (ir::Arg& item : *list) to_columns(item);
+      }
+    };
+    for (int reader : plan->readers) {
+      for (ir::Arg& a : graph.nodes[reader].args) to_columns(a);
+      for (ir::NamedArg& kw : graph.nodes[reader].kwargs) to_columns(kw.value);
+    }
+    for (ir::Arg& a : graph.outputs) to_columns(a);
+    redirected.insert(base.node);
     changed = true;
   }
   if (!changed) return false;
-  // The copies (and views of them) nobody reads any more.
+  // The copies nobody reads any more.
   RETURN_IF_ERROR(DeadCodeElimination().Run(graph).status());
   return true;
 }

@@ -15,8 +15,11 @@
 //
 // Only outputs in `free_outputs` qualify (CompileOptions.extra["tccd_free_layout_outputs"]):
 // their readers outside the graph take any strides (client/tccd/padded_outputs.py decides which;
-// TCCD_PADDED_OUTPUTS). Readers of the copy inside the graph keep reading it; the copy is dead
-// and removed when the output was its only reader.
+// TCCD_PADDED_OUTPUTS). Readers of the copy inside the graph read the padded columns too (BERT's
+// loss reads the logits it returns: kept for it, the copy would live beside the padded product,
+// 477 MiB more at batch 16): views of it take the padded row stride, kernels' ops (pointwise,
+// reductions) read any strides. When another reader needs the contiguous copy (a reshape, an
+// extern op, a view that merges rows, a view returned at a promised position), all stays.
 #pragma once
 
 #include <set>

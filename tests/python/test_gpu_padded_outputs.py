@@ -89,3 +89,46 @@ def test_lm_head_inference_logits_padded_view_matches_eager(daemon_env, monkeypa
         got = torch.compile(model, backend="tccd")(h)
     assert got.stride() == (_SEQ * _PADDED, _PADDED, 1)
     torch.testing.assert_close(got.float(), expected.float(), **_BF16)
+
+
+class _HeadWithLoss(nn.Module):
+    """BERT's masked-LM head as transformers' BertForMaskedLM runs it under torch.compile: the
+    biased vocabulary projection (30522: padded to 30528) and the loss in the same graph, both
+    returned."""
+
+    def __init__(self, vocab=30522) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(_HIDDEN)
+        self.proj = nn.Linear(_HIDDEN, vocab)
+
+    def forward(self, h, labels):
+        logits = self.proj(self.norm(h))
+        return F.cross_entropy(logits.view(-1, logits.shape[-1]), labels.view(-1)), logits
+
+
+def test_inference_loss_reads_the_padded_logits_matches_eager(daemon_env, monkeypatch):
+    # The loss reads the padded product's columns too (padded_output_views.h): no contiguous
+    # [tokens, 30522] copy is made for it, and the loss and logits match eager's.
+    from tccd import config
+
+    monkeypatch.setenv("TCCD_PADDED_OUTPUTS", "1")
+    config.reload()
+    torch.manual_seed(0)
+    model = _HeadWithLoss().cuda().eval()
+    h = torch.randn(_BATCH, _SEQ, _HIDDEN, device="cuda")
+    labels = torch.randint(0, 30522, (_BATCH, _SEQ), device="cuda")
+    with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+        loss, logits = model(h, labels)
+        compiled = torch.compile(model, backend="tccd")
+        got_loss, got_logits = compiled(h, labels)
+        got_loss, got_logits = compiled(h, labels)
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            compiled(h, labels)
+            torch.cuda.synchronize()
+    clones = sum(e.count for e in prof.key_averages() if e.key.startswith("tccd_") and "clone" in e.key)
+    assert got_logits.stride() == (_SEQ * 30528, 30528, 1)
+    assert clones == 0
+    torch.testing.assert_close(got_logits.float(), logits.float(), **_BF16)
+    torch.testing.assert_close(got_loss.float(), loss.float(), **_BF16)

@@ -123,7 +123,7 @@ bn_relu_channels_last = _norm_layout_case("bn")
 layer_norm_2d = _norm_layout_case("ln")
 
 
-def _zoo(name, batch_size=2):
+def _zoo(name, batch_size=2, infer=False):
     """A model of deploy/zoo_benchmark.py at its full size (needs transformers/timm/torchvision;
     vit is torchvision's vit_b_16 where timm is not installed).
 
@@ -151,6 +151,15 @@ def _zoo(name, batch_size=2):
             with torch.autocast(device, dtype=torch.bfloat16):
                 return cap(lambda b: model(**b), batch, backward=lambda out: out.loss)
 
+        if infer:
+            # As the zoo's infer workload: eval(), no_grad and autocast entered outside the
+            # compiled model, whose whole output (a transformers model's loss and logits) leaves
+            # the graph: one inference graph.
+            model.eval()
+            call = (lambda b: model(**b)) if "labels" in batch else (lambda b: model(b["x"]))
+            with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
+                return cap(call, batch)
+
         def step(b):
             with torch.autocast(device, dtype=torch.bfloat16):
                 return fwd(model, b, True)
@@ -167,6 +176,12 @@ t5 = _zoo("t5")
 resnet50 = _zoo("resnet50", batch_size=8)
 vit = _zoo("vit", batch_size=8)
 convnext = _zoo("convnext", batch_size=8)
+# The zoo's inference workload (eval, no_grad, bf16 autocast): one inference graph per model.
+gpt2_infer = _zoo("gpt2", infer=True)
+bert_infer = _zoo("bert", infer=True)
+resnet50_infer = _zoo("resnet50", batch_size=8, infer=True)
+vit_infer = _zoo("vit", batch_size=8, infer=True)
+convnext_infer = _zoo("convnext", batch_size=8, infer=True)
 
 
 def _traced_graphs(directory, prefix):

@@ -22,9 +22,10 @@ with run-time strides; entry_points.h) and by kind (pw, col, red, idx). Needs a 
 with TCCD_DUMP_DIR=DIR (compiling in process, so that the dump is this graph's) and
 CENSUS_DAEMON_DUMP_DIR=DIR here: the counts come from the dumped kernels.cu.
 
---memory: also a static memory profile of every plan: the bytes of the values it allocates, from
-its first step to its release (views share their base's bytes; a segment's workspace lives for its
-step), inputs live from the start; prints the peak and what is live there, largest first.
+--memory: also the static peak memory of every plan (tests/tools/plan_memory.py: the bytes it
+allocates, step by step, views sharing their base's, a segment's outputs allocated before its call
+and its workspace for the call; the caller's inputs apart); prints the peak, its step and what is
+live there, largest first. The *_infer models of census_models.py are the zoo's inference graphs.
 
 CPU capture differs from a real CUDA trace where ops decompose per device (attention on the CPU
 is the math path, for example); casts, copies, views and index ops trace alike.
@@ -108,15 +109,18 @@ def _user_outputs(graphs, number):
             pending.append(i)
         elif k == "backward" and pending:
             backward_of[pending.pop()] = i
-    if kind != "forward" or number not in backward_of:
+    if not (kind == "inference" or (kind == "forward" and number in backward_of)):
         return []
     import torch
 
     if any(True for _ in gm.graph.find_nodes(op="call_function", target=torch.ops.aten.convolution.default)):
         return []
-    bw = graphs[backward_of[number]][1]
-    num_saved = sum(1 for n in bw.graph.find_nodes(op="placeholder") if not n.name.startswith("tangents"))
     outputs = gm.graph.find_nodes(op="output")[0].args[0]
+    if kind == "inference":  # an inference graph saves nothing: every output is a user output
+        num_saved = 0
+    else:
+        bw = graphs[backward_of[number]][1]
+        num_saved = sum(1 for n in bw.graph.find_nodes(op="placeholder") if not n.name.startswith("tangents"))
     user = outputs[: len(outputs) - num_saved]
 
     def is_view(node):
@@ -264,88 +268,12 @@ def census(capture) -> None:
                           f"ops={','.join(k.ops)}")
 
 
-_ITEMSIZE = {pb.FLOAT32: 4, pb.FLOAT64: 8, pb.FLOAT16: 2, pb.BFLOAT16: 2, pb.INT8: 1, pb.INT16: 2,
-             pb.INT32: 4, pb.INT64: 8, pb.UINT8: 1, pb.BOOL: 1, pb.COMPLEX64: 8, pb.COMPLEX128: 16}
-_VIEW_OPS = ("view", "_unsafe_view", "reshape", "t", "transpose", "permute", "expand", "slice", "select",
-             "unsqueeze", "squeeze", "detach", "alias", "as_strided", "split", "unbind", "narrow", "diagonal")
-
-
-def _bytes(meta) -> int:
-    sizes = [d.value for d in meta.sizes]
-    strides = [d.value for d in meta.strides]
-    if any(n == 0 for n in sizes):
-        return 0
-    span = 1 + sum((n - 1) * abs(st) for n, st in zip(sizes, strides))
-    return span * _ITEMSIZE.get(meta.dtype, 4)
-
-
 def memory_profile(plan) -> None:
-    """Static live-bytes timeline of `plan` (see --memory in the module doc)."""
-    storage = {}   # value id -> storage id (its own, or its base's for views and aliases)
-    size = {}      # storage id -> bytes
-    users = collections.Counter()  # storage id -> live values using it
-    what = {}      # storage id -> description
-    live, peak, at_peak, peak_step = 0, 0, {}, -1
+    """Static peak memory of `plan` (tests/tools/plan_memory.py)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import plan_memory
 
-    def define(value, base, desc):
-        nonlocal live
-        if value < 0:
-            return
-        if base is None:
-            storage[value] = value
-            size[value] = _bytes(plan.values[value])
-            what[value] = desc
-            live += size[value]
-        else:
-            storage[value] = storage.get(base, base)
-        users[storage[value]] += 1
-
-    def release(value):
-        nonlocal live
-        sid = storage.get(value)
-        if sid is None:
-            return
-        users[sid] -= 1
-        if users[sid] == 0:
-            live -= size.get(sid, 0)
-
-    for i in range(plan.num_inputs):
-        define(i, None, "input")
-    for index, step in enumerate(plan.steps):
-        kind = step.WhichOneof("kind")
-        workspace = 0
-        if kind == "alias":
-            for o in step.outputs:
-                define(o, step.alias.base, "alias")
-        elif kind == "extern_call":
-            target = step.extern_call.target
-            op = target.split("::")[-1].split(".")[0]
-            base = None
-            if op in _VIEW_OPS and step.extern_call.args and step.extern_call.args[0].HasField("ref"):
-                base = step.extern_call.args[0].ref.node
-            for o in step.outputs:
-                define(o, base, target)
-        else:
-            body = getattr(step, kind)
-            names = ",".join(k.name for k in body.kernels)[:60]
-            for o in step.outputs:
-                define(o, None, f"{kind} {names}")
-            workspace = getattr(body, "workspace_bytes", 0)
-        if live + workspace > peak:
-            peak, peak_step = live + workspace, index
-            at_peak = {sid: size[sid] for sid, n in users.items() if n > 0}
-            if workspace:
-                at_peak[("workspace", index)] = workspace
-                what[("workspace", index)] = f"workspace of step {index}"
-        for v in step.release:
-            release(v)
-    mib = 1 << 20
-    print(f"   memory: peak {peak / mib:.1f} MiB at step {peak_step}/{len(plan.steps)}; live there, largest first:")
-    for sid, b in sorted(at_peak.items(), key=lambda kv: -kv[1])[:12]:
-        meta = plan.values[sid] if isinstance(sid, int) else None
-        shape = [d.value for d in meta.sizes] if meta else []
-        dtype = pb.DType.Name(meta.dtype) if meta else ""
-        print(f"   {b / mib:9.1f} MiB  {dtype:8s} {str(shape):24s} {what.get(sid, '')}")
+    print("   memory: " + plan_memory.describe(plan, pb, plan_memory.profile(plan, pb)).replace("\n", "\n   "))
 
 
 if __name__ == "__main__":

@@ -199,6 +199,46 @@ TEST_CASE("intermediates with disjoint lifetimes share workspace", "[segments]")
   CHECK(s.steps[0].operands[2].byte_offset == s.steps[2].operands[2].byte_offset);
 }
 
+// 16 MiB per value. As one segment the returned %3 would be allocated before the call and %0..%2
+// packed in the workspace beside it: 48 MiB, where the steps one by one never hold more than two
+// values (32 MiB). The run is cut where a segment would exceed that by more than the slack.
+TEST_CASE("a run is cut where one segment would hold more than its steps one by one",
+          "[segments]") {
+  constexpr char kChain[] =
+      R"(graph(%a0: f32[2048,2048]{2048,1}@cuda, %a1: f32[2048,2048]{2048,1}@cuda) {
+  %0 = aten::relu.default(%a0) -> f32[2048,2048]{2048,1}@cuda
+  %1 = aten::mm.default(%0, %0) -> f32[2048,2048]{2048,1}@cuda
+  %2 = aten::exp.default(%1) -> f32[2048,2048]{2048,1}@cuda
+  %3 = aten::mm.default(%2, %a1) -> f32[2048,2048]{2048,1}@cuda
+  return (%3)
+})";
+  Built b = Build(kChain);
+  std::vector<std::string> kinds;
+  for (const v1::Step& step : b.plan.steps())
+    kinds.push_back(std::string(step.has_segment()  ? "segment"
+                                : step.has_native() ? "native"
+                                                    : "other"));
+  // relu + mm (%1 its output, %0 in its workspace), exp alone, the last mm alone.
+  CHECK(kinds == std::vector<std::string>{"segment", "native", "segment"});
+  constexpr int64_t kValue = int64_t{2048} * 2048 * 4;
+  REQUIRE(b.program.segments.size() == 2);
+  CHECK(b.program.segments[0].workspace_bytes == kValue + kGemmWorkspaceBytes);
+  CHECK(b.program.segments[1].workspace_bytes == kGemmWorkspaceBytes);
+}
+
+// The same chain at 64 x 64 (16 KiB per value): within the slack, one segment as before.
+TEST_CASE("a run within the memory slack stays one segment", "[segments]") {
+  Built b = Build(R"(graph(%a0: f32[64,64]{64,1}@cuda, %a1: f32[64,64]{64,1}@cuda) {
+  %0 = aten::relu.default(%a0) -> f32[64,64]{64,1}@cuda
+  %1 = aten::mm.default(%0, %0) -> f32[64,64]{64,1}@cuda
+  %2 = aten::exp.default(%1) -> f32[64,64]{64,1}@cuda
+  %3 = aten::mm.default(%2, %a1) -> f32[64,64]{64,1}@cuda
+  return (%3)
+})");
+  REQUIRE(b.plan.steps_size() == 1);
+  CHECK(b.plan.steps(0).has_segment());
+}
+
 TEST_CASE("what cuBLASLt cannot take stays an extern step", "[segments]") {
   // A doubly strided operand (neither dim has stride 1), f64, and addmm with beta != 1.
   Built b = Build(

@@ -39,6 +39,29 @@ TEST_CASE("batch norm stat clones and weight casts of one shape share a kernel",
 })") == "fused %0 %1 %3 %4 -> %0 %1 %3 %4\nextern %2 aten::mm.default\n");
 }
 
+// Two layers' bf16 weight casts (1.5 MiB each) in an inference graph: merged, the second layer's
+// cast would be made, and held, where the first layer's is.
+TEST_CASE("large values another group would make early keep their own kernel", "[horizontal]") {
+  constexpr char kLayers[] =
+      R"(graph(%a0: f32[1024,768]{768,1}@cuda, %a1: f32[1024,768]{768,1}@cuda, %a2: bf16[8,1024]{1024,1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[1024,768]{768,1}@cuda
+  %1 = aten::mm.default(%a2, %0) -> bf16[8,768]{768,1}@cuda
+  %2 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[1024,768]{768,1}@cuda
+  %3 = aten::mm.default(%a2, %2) -> bf16[8,768]{768,1}@cuda
+  return (%1, %3%s)
+})";
+  auto graph = [&](const std::string& extra) {
+    std::string text = kLayers;
+    text.replace(text.find("%s"), 2, extra);
+    return text;
+  };
+  CHECK(Horizontal(graph("").c_str()) ==
+        "fused %0 -> %0\nextern %1 aten::mm.default\nfused %2 -> %2\nextern %3 aten::mm.default\n");
+  // Returned (a training forward saves its casts for the backward): held to the end anyway.
+  CHECK(Horizontal(graph(", %0, %2").c_str()) ==
+        "fused %0 %2 -> %0 %2\nextern %1 aten::mm.default\nextern %3 aten::mm.default\n");
+}
+
 TEST_CASE("a group that depends on another through an extern step is not merged", "[horizontal]") {
   CHECK(Horizontal(R"(graph(%a0: f32[4,4]{4,1}@cuda) {
   %0 = aten::relu.default(%a0) -> f32[4,4]{4,1}@cuda

@@ -99,18 +99,49 @@ TEST_CASE("the same value also returned at a promised position keeps its copy",
   CHECK_FALSE(changed);
 }
 
-TEST_CASE("a copy other nodes read stays the output (nothing to do)", "[padded_output_views]") {
-  // The loss in the forward graph reads the logits: were the output the padded view, the copy
-  // would stay for the loss and the padded product would live beside it.
-  const std::string in = std::string(kInputs) + kPadded +
-                         R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
+TEST_CASE("the copy's other readers read the padded columns: the copy is gone",
+          "[padded_output_views]") {
+  // BERT's inference graph: the loss reads the logits it returns. Were the copy kept for the
+  // loss, the padded product would live beside it (477 MiB more at batch 16 x 512).
+  bool changed = false;
+  const std::string out =
+      Run(std::string(kInputs) + kPadded +
+              R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
   %5 = aten::view.default(%4, [2, 512, 50257]) -> bf16[2,512,50257]{25731584,50257,1}@cuda
-  %6 = aten::_log_softmax.default(%4, 1, false) -> bf16[1024,50257]{50257,1}@cuda
+  %6 = aten::view.default(%5, [1024, 50257]) -> bf16[1024,50257]{50257,1}@cuda
+  %7 = aten::_log_softmax.default(%6, 1, false) -> bf16[1024,50257]{50257,1}@cuda
+  %8 = aten::exp.default(%4) -> bf16[1024,50257]{50257,1}@cuda
+  return (%5, %7, %8)
+})",
+          {0, 1, 2}, &changed);
+  CHECK(changed);
+  CHECK(
+      out ==
+      Canonical(
+          std::string(kInputs) + kPadded +
+          R"(  %4 = aten::view.default(%3, [2, 512, 50257]) -> bf16[2,512,50257]{25735168,50264,1}@cuda
+  %5 = aten::view.default(%4, [1024, 50257]) -> bf16[1024,50257]{50264,1}@cuda
+  %6 = aten::_log_softmax.default(%5, 1, false) -> bf16[1024,50257]{50257,1}@cuda
+  %7 = aten::exp.default(%3) -> bf16[1024,50257]{50257,1}@cuda
+  return (%4, %6, %7)
+})"));
+}
+
+TEST_CASE("a reader that may need the contiguous copy keeps it (nothing to do)",
+          "[padded_output_views]") {
+  // reshape may copy, and an extern op of unknown kind may depend on the strides.
+  for (const char* reader : {"aten::reshape.default(%4, [51463168]) -> bf16[51463168]{1}@cuda",
+                             "aten::mm.default(%4, %1) -> bf16[1024,50264]{50264,1}@cuda"}) {
+    const std::string in = std::string(kInputs) + kPadded +
+                           R"(  %4 = aten::clone.default(%3) -> bf16[1024,50257]{50257,1}@cuda
+  %5 = aten::view.default(%4, [2, 512, 50257]) -> bf16[2,512,50257]{25731584,50257,1}@cuda
+  %6 = )" + reader + R"(
   return (%5, %6)
 })";
-  bool changed = true;
-  CHECK(Run(in, {0, 1}, &changed) == Canonical(in));
-  CHECK_FALSE(changed);
+    bool changed = true;
+    CHECK(Run(in, {0, 1}, &changed) == Canonical(in));
+    CHECK_FALSE(changed);
+  }
 }
 
 // BERT's training forward: the logits returned (free) and a view of them saved for the backward

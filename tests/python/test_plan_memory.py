@@ -1,0 +1,139 @@
+"""Inference peak memory of a CUDA plan, without a GPU (tests/tools/plan_memory.py).
+
+A small LM under bf16 autocast, no_grad and eval(), compiled as the zoo compiles BERT: the whole
+model in one inference graph that returns the loss and the logits (the logits free to take the
+daemon's strides, as the client sends them with TCCD_PADDED_OUTPUTS=1). Its graph is captured on
+the CPU and compiled by the real daemon for an H100 target (NVRTC only); the plan's static peak
+is checked against a bound computed by hand from what the model must hold at once. Each of the
+inference memory bugs this guards against went over that bound:
+  * the loss kept a contiguous copy of the logits beside the padded product (padded_output_views.h);
+  * every layer's bf16 weight casts were made in the first layer's kernel and held
+    (horizontal_fusion.h);
+  * a segment held its outputs, its workspace and the values dying in it for the whole call
+    (segment_builder.h).
+"""
+
+import os
+import sys
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from tccd import padded_outputs, serialize
+from tccd.serialize import pb
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+import plan_memory  # noqa: E402
+
+# Tokens x hidden x vocabulary reaches kMinPaddedMatmulWork (2^32): the head's product is padded.
+_BATCH, _SEQ, _HIDDEN, _FFN, _LAYERS, _VOCAB = 2, 128, 512, 2048, 4, 40001
+_PADDED = 40008
+_MIB = 1 << 20
+
+
+class _Layer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.up, self.down, self.norm = nn.Linear(_HIDDEN, _FFN), nn.Linear(_FFN, _HIDDEN), nn.LayerNorm(_HIDDEN)
+
+    def forward(self, x):
+        return self.norm(x + self.down(F.gelu(self.up(x))))
+
+
+class _LM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(_VOCAB, _HIDDEN)
+        self.layers = nn.ModuleList(_Layer() for _ in range(_LAYERS))
+        self.head = nn.Linear(_HIDDEN, _VOCAB)
+
+    def forward(self, ids, labels):
+        x = self.emb(ids)
+        for layer in self.layers:
+            x = layer(x)
+        logits = self.head(x)
+        return F.cross_entropy(logits.view(-1, _VOCAB), labels.view(-1)), logits
+
+
+@pytest.fixture(scope="module")
+def inference_plan_request():
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.aot_autograd import make_boxed_func
+
+    torch.manual_seed(0)
+    model = _LM().eval()
+    captured = []
+
+    def compiler(gm, example_inputs):
+        # Inside the compile, as the client decides it: the outputs free to take padded strides.
+        captured.append((gm, padded_outputs.free_user_outputs(gm, devices=("cpu",))))
+        return make_boxed_func(gm.forward)
+
+    torch._dynamo.reset()
+    ids = torch.randint(0, _VOCAB, (_BATCH, _SEQ))
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        torch.compile(model, backend=aot_autograd(fw_compiler=compiler, inference_compiler=compiler),
+                      dynamic=False)(ids, ids)
+    assert len(captured) == 1
+    gm, free = captured[0]
+    assert free == [1]  # the logits
+    graph, _ = serialize.encode_graph(gm)
+    for meta in list(graph.inputs) + [m for n in graph.nodes for m in n.outputs]:
+        if meta.device.type == pb.CPU:
+            meta.device.type, meta.device.index = pb.CUDA, 0
+    for node in graph.nodes:  # device arguments (the autocast casts' _to_copy)
+        for a in list(node.args) + [kw.value for kw in node.kwargs]:
+            if a.WhichOneof("kind") == "device" and a.device.type == pb.CPU:
+                a.device.type, a.device.index = pb.CUDA, 0
+    from tccd import saved_layouts
+
+    return pb.CompileRequest(
+        graph=graph,
+        target=pb.Target(device_type=pb.CUDA, cuda_device_name="NVIDIA H100 80GB HBM3", cuda_cc_major=9,
+                         cuda_cc_minor=0),
+        graph_name="inference",
+        options=serialize.options_proto(None, {saved_layouts.OPTION: saved_layouts.option_value(free)}),
+        client=serialize.client_info(),
+    )
+
+
+def test_inference_peak_is_within_the_hand_computed_bound(daemon, inference_plan_request):
+    plan = daemon.stub().Compile(inference_plan_request, timeout=600).manifest.plan
+    profile = plan_memory.profile(plan, pb)
+    print(plan_memory.describe(plan, pb, profile))
+    tokens = _BATCH * _SEQ
+    # What must be live at once at the head, the model's worst point: its bf16 weight cast and
+    # the zero-padded copy the aligned matmul reads (made from the cast), the padded product (the
+    # logits are its strided view), the hidden states in f32 and bf16, and the loss's per-row
+    # statistics (f32).
+    head = 2 * _VOCAB * _HIDDEN * 2 + tokens * _PADDED * 2 + tokens * _HIDDEN * (4 + 2) + tokens * 4 * 4
+    # A layer's worst point (the FFN: both weight casts, its bf16 input, the up-projection and its
+    # gelu, the f32 residual stream) is far below the head's; the bound allows one layer's casts
+    # and 1 MiB beside the head for small values (biases, norm statistics, alignment).
+    bound = head + 2 * _HIDDEN * _FFN * 2 + _MIB
+    assert profile.peak <= bound, (
+        f"static peak {profile.peak / _MIB:.1f} MiB > bound {bound / _MIB:.1f} MiB\n"
+        + plan_memory.describe(plan, pb, profile))
+    # The logits: the padded product's view, never a contiguous copy.
+    logits = plan.values[plan.outputs[1].ref.node]
+    assert [d.value for d in logits.strides] == [_SEQ * _PADDED, _PADDED, 1]
+
+
+def test_profile_counts_views_once_and_inputs_apart():
+    # A hand-written plan: input 0 (caller's, 4 KiB); step 0 allocates v1 (4 KiB), step 1 views
+    # it (v2: no bytes), step 2 is a segment allocating v3 (8 KiB) with a 1 KiB workspace and
+    # releasing v1/v2; v3 is returned.
+    def meta(n):
+        return pb.TensorMeta(dtype=pb.FLOAT32, sizes=[pb.Dim(value=n)], strides=[pb.Dim(value=1)])
+
+    plan = pb.Plan(num_inputs=1, values=[meta(1024), meta(1024), meta(1024), meta(2048)])
+    plan.steps.add(native=pb.NativeCall(symbol="k0", inputs=[0]), outputs=[1], release=[0])
+    plan.steps.add(alias=pb.Alias(base=1), outputs=[2], release=[1])
+    plan.steps.add(segment=pb.NativeSegment(symbol="s0", inputs=[2], workspace_bytes=1024), outputs=[3],
+                   release=[2])
+    plan.outputs.add(ref=pb.ValueRef(node=3))
+    p = plan_memory.profile(plan, pb)
+    assert (p.peak, p.peak_step, p.inputs, p.outputs) == (4096 + 8192 + 1024, 2, 4096, 8192)
+    assert p.timeline == [4096, 4096, 4096 + 8192 + 1024]
