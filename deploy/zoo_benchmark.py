@@ -237,23 +237,24 @@ def _host_step_ms(step, cuda: bool, step_ms: float, n: int = 10) -> Dict[str, An
     call's wall time (no sync inside the timed region) is then the host's cost of the step, not
     the GPU's. The sync comes after. `host_queue_drained` counts calls after which the stream
     was already idle (the sleep was too short, or the step synchronised inside: then that
-    call's time includes waiting for the GPU). On the CPU there is no queue: the step's time."""
+    call's time includes waiting for the GPU). On the CPU there is no queue: the step's own time
+    (step_ms, measured already)."""
     import torch
 
+    if not cuda:
+        return {"host_ms": step_ms, "host_queue_drained": 0}
     times = []
     drained = 0
     # ~2 GHz SM clocks: 4x the step's measured wall time (at least 20 ms) of sleeping.
     cycles = int(max(4 * step_ms, 20.0) * 2.0e6)
     for _ in range(n):
-        if cuda:
-            torch.cuda.synchronize()
-            torch.cuda._sleep(cycles)
+        torch.cuda.synchronize()
+        torch.cuda._sleep(cycles)
         t0 = time.perf_counter()
         step()
         dt = time.perf_counter() - t0
-        if cuda:
-            drained += bool(torch.cuda.current_stream().query())
-            torch.cuda.synchronize()
+        drained += bool(torch.cuda.current_stream().query())
+        torch.cuda.synchronize()
         times.append(dt * 1000.0)
     return {"host_ms": statistics.median(times), "host_queue_drained": drained}
 
