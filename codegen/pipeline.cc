@@ -21,7 +21,9 @@
 //                              "symbolic-rows" keeps the row reductions of symbolic CUDA
 //                              graphs extern steps (symbolic_kernels.h);
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
-//                              copies of matmul operands as kernels of their own)
+//                              copies of matmul operands as kernels of their own;
+//                              "batch-norm-stats-in-place,mutations-into-producers" keeps the
+//                              copy_ steps of kept input mutations)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
@@ -61,6 +63,7 @@
 #include "codegen/kernel/kernel_failure.h"
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
+#include "codegen/passes/batch_norm_stats_in_place.h"
 #include "codegen/passes/copy_layout_into_producer.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/detach_elimination.h"
@@ -73,6 +76,7 @@
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/loop_order.h"
+#include "codegen/passes/mutations_into_producers.h"
 #include "codegen/passes/permute_into_index_ops.h"
 #include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/reshape_hoisting.h"
@@ -496,6 +500,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   passes.Add(std::make_unique<DeadCodeElimination>());
   // The backend's own rewrites (CUDA: matmul padding, norms and reductions as row kernels).
   backend->AddGraphPasses(passes);
+  // A training batch norm left an ATen op (every one on the CPU) updates the running statistics
+  // in place instead of through copy_ steps (after the backend's passes, which take the CUDA
+  // norms they rewrite in their functional form).
+  passes.Add(std::make_unique<BatchNormStatsInPlace>());
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
     // A layout copy (clone) of a pointwise op's private output: the op writes that layout itself
@@ -601,6 +609,11 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // 6. The backend's schedule passes (CUDA: runs of native work become one call each), then
   //    every value is released after its last use. The plan is the schedule's serialisation.
   passes.BeginStage("schedule-passes");
+  // Kept input mutations (copy_ into a graph input) are written by the kernel that computes
+  // the value, into the input's buffer (first: the backend's passes then keep that step where
+  // it is and the written value a segment output).
+  MutationsIntoProducers mutations(kernels);
+  RETURN_IF_ERROR(passes.Run(mutations, sched));
   RETURN_IF_ERROR(backend->RunSchedulePasses(passes, sched));
   schedule::ReleaseAfterLastUse releases;
   RETURN_IF_ERROR(passes.Run(releases, sched));

@@ -3,7 +3,7 @@ with tccd where the native plan runtime spends it (TCCD_PLAN_PROFILE=1: per clas
 the Python wrapper around each plan call).
 
     TCCD_PLAN_PROFILE=1 PYTHONPATH=client:deploy python deploy/host_profile.py resnet50 tccd \\
-        [--device cuda] [--batch 8] [--tiny] [--iters 10] [--torch-profile]
+        [--device cuda] [--batch 8] [--tiny] [--iters 10] [--torch-profile] [--mode reduce-overhead]
 
 On a GPU the step runs under bf16 autocast (as the zoo does) and `host ms` is the launch time of
 one step without waiting for the GPU; on the CPU every figure includes the kernels' own time, so
@@ -72,9 +72,10 @@ def main() -> int:
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=4)
     ap.add_argument("--torch-profile", action="store_true", help="print the CPU operators by self time over 3 steps (torch.profiler)")
+    ap.add_argument("--mode", default="default", help="torch.compile mode (e.g. reduce-overhead)")
     a = ap.parse_args()
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from zoo_benchmark import BATCH, VISION, build_model
+    from zoo_benchmark import BATCH, VISION, _host_step_ms, build_model
 
     if a.backend == "tccd":
         import tccd  # noqa: F401  (registers the backend)
@@ -87,7 +88,9 @@ def main() -> int:
     model.to(device).train(True)
     kind = "vision" if a.model in VISION | {"resnet50_narrow"} else "lm"
     batch = batch_fn(a.batch or BATCH["small"][kind], device)
-    m = model if a.backend == "eager" else torch.compile(model, backend="tccd" if a.backend == "tccd" else "inductor")
+    mode = None if a.mode == "default" else a.mode
+    m = model if a.backend == "eager" else torch.compile(
+        model, backend="tccd" if a.backend == "tccd" else "inductor", mode=mode)
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
     cuda = device.type == "cuda"
 
@@ -95,7 +98,10 @@ def main() -> int:
         if cuda:
             torch.cuda.synchronize()
 
+    mark_step = torch.compiler.cudagraph_mark_step_begin if mode and a.backend != "eager" else (lambda: None)
+
     def step():
+        mark_step()
         if cuda:
             with torch.autocast("cuda", dtype=torch.bfloat16):
                 loss = fwd(m, batch, True)
@@ -117,12 +123,11 @@ def main() -> int:
     times.sort()
     print(f"== {a.model} {a.backend} {device.type} step ms min {times[0]:.2f} median {times[len(times) // 2]:.2f}")
     if cuda:
-        # Launch-only time of a step: the host's share, without waiting for the GPU.
-        t0 = time.perf_counter()
-        step()
-        host = (time.perf_counter() - t0) * 1e3
-        sync()
-        print(f"   host (launch) ms of one step: {host:.2f}")
+        # Launch-only time of a step, the GPU kept busy by a sleep kernel queued first (the zoo's
+        # host_ms column, zoo_benchmark._host_step_ms): the host's share, without waiting.
+        host = _host_step_ms(step, cuda, times[len(times) // 2])
+        print(f"   host (launch) ms of one step: {host['host_ms']:.2f} (median of 10; "
+              f"{host['host_queue_drained']} calls found the GPU idle after them)")
     if a.torch_profile:
         from profiling import profile_kernels, table
 

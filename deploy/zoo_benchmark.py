@@ -13,6 +13,11 @@ Workloads: train (bf16 autocast forward + loss, backward, SGD(lr=1e-3) step, zer
 and infer (bf16 autocast, no_grad, eval()). Batch "small" (LMs 2, vision 8: host-bound) and
 "large" (LMs 16, vision 64). torch.compile wraps the model only; the optimizer runs eagerly.
 
+--mode (default, reduce-overhead, max-autotune...) is torch.compile's mode for BOTH compiled
+backends (tccd with reduce-overhead records and replays CUDA graphs as Inductor does; every step
+then starts with torch.compiler.cudagraph_mark_step_begin()). Run one mode per --out directory;
+--merge keeps cells of different modes apart.
+
 Dropout probabilities are set to 0 in every config unless --dropout is given, so that the
 compiled run can be compared with eager (with --dropout the loss/param diffs measure RNG, not
 correctness).
@@ -27,6 +32,13 @@ with --worker '<json>'; it prints one line "ZOO_RESULT {json}"). A cell that cra
   gpu_busy_ms       sum of those events' durations (self CPU time on --device cpu)
   top_kernels       those events grouped by name, heaviest first (--top-kernels; kernels.md)
   peak_mib          max_memory_allocated over the timed steps (CUDA only)
+  host_ms           host (CPU) time to enqueue one step while the GPU is kept busy: before
+                    each of 10 calls a torch.cuda._sleep kernel longer than 4 steps is queued,
+                    the step call is timed without a sync, then synchronised; median. It is the
+                    Python + dispatcher + launch cost the GPU hides only when it is slower.
+                    host_queue_drained counts calls after which the stream was already idle
+                    (the step synchronised inside, or the sleep was short): marked * in the
+                    table. On --device cpu, the step's own time.
   fallbacks, extern_steps, native_kernels   from tccd.last_compile_stats() (tccd only)
   loss_diff, param_diff  (train, small batch, compiled backends only) max abs difference of the
                     losses over 10 steps and of all parameters after them against eager from the
@@ -217,6 +229,36 @@ def build_model(name: str, tiny: bool, dropout: bool):
 # ---------------------------------------------------------------------------------------------
 
 
+def _host_step_ms(step, cuda: bool, step_ms: float, n: int = 10) -> Dict[str, Any]:
+    """Host (CPU) time to enqueue one step while the GPU stays busy, median of n.
+
+    Before each timed call a torch.cuda._sleep kernel longer than the whole step is queued, so
+    the GPU never drains the queue while the step's Python, dispatcher and launch work run: the
+    call's wall time (no sync inside the timed region) is then the host's cost of the step, not
+    the GPU's. The sync comes after. `host_queue_drained` counts calls after which the stream
+    was already idle (the sleep was too short, or the step synchronised inside: then that
+    call's time includes waiting for the GPU). On the CPU there is no queue: the step's own time
+    (step_ms, measured already)."""
+    import torch
+
+    if not cuda:
+        return {"host_ms": step_ms, "host_queue_drained": 0}
+    times = []
+    drained = 0
+    # ~2 GHz SM clocks: 4x the step's measured wall time (at least 20 ms) of sleeping.
+    cycles = int(max(4 * step_ms, 20.0) * 2.0e6)
+    for _ in range(n):
+        torch.cuda.synchronize()
+        torch.cuda._sleep(cycles)
+        t0 = time.perf_counter()
+        step()
+        dt = time.perf_counter() - t0
+        drained += bool(torch.cuda.current_stream().query())
+        torch.cuda.synchronize()
+        times.append(dt * 1000.0)
+    return {"host_ms": statistics.median(times), "host_queue_drained": drained}
+
+
 def _profile_step(step, cuda: bool):
     import torch
     from torch.profiler import ProfilerActivity, profile
@@ -330,18 +372,25 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         from phase_timers import Timers
 
         timers = Timers()
+    # --mode: torch.compile's mode for both compiled backends ("default": none given).
+    mode = None if spec.get("mode", "default") == "default" else spec["mode"]
     if backend == "eager":
         compiled = model
     elif backend == "inductor":
         if timers:
             timers.instrument_inductor()
-        compiled = torch.compile(model)
+        compiled = torch.compile(model, mode=mode)
     else:
-        compiled = torch.compile(model, backend=timers.instrument_tccd() if timers else "tccd")
+        compiled = torch.compile(model, backend=timers.instrument_tccd() if timers else "tccd", mode=mode)
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if cuda else torch.autocast("cpu", enabled=False)
+
+    # CUDA graph modes: a new step begins here (outputs of the last one are not read again).
+    mark_step = (torch.compiler.cudagraph_mark_step_begin
+                 if mode in ("reduce-overhead", "max-autotune") and backend != "eager" else (lambda: None))
 
     def make_step(m, opt):
         def step():
+            mark_step()
             if train:
                 with autocast:
                     loss = fwd(m, batch, True)
@@ -402,6 +451,7 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         times.append((time.perf_counter() - t0) * 1000.0)
     out["step_ms"] = statistics.median(times)
     out["peak_mib"] = torch.cuda.max_memory_allocated() / 2**20 if cuda else None
+    out.update(_host_step_ms(step, cuda, out["step_ms"]))
     out["kernels_per_step"], out["gpu_busy_ms"], top = _profile_step(step, cuda)
     out["top_kernels"] = top[: spec.get("top_kernels_n", 25)]
     if backend == "tccd":
@@ -527,38 +577,53 @@ def _fmt(v, spec="{:.2f}"):
 
 
 def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str) -> str:
+    # One table per (workload, batch, mode); eager cells have no mode of their own: they serve
+    # every mode's table.
+    current = {"mode": "default"}
+
+    def same_mode(c):
+        return c["backend"] == "eager" or c.get("mode", "default") == current["mode"]
+
     def get(model, wl, b, be, key, start="cold"):
         for c in cells:
             if ((c["model"], c["workload"], c["batch"], c["backend"]) == (model, wl, b, be) and c.get("ok")
-                    and c.get("start", "cold") == start):
+                    and c.get("start", "cold") == start and same_mode(c)):
                 return c.get(key)
         return None
 
     def status(model, wl, b, be):
         for c in cells:
-            if (c["model"], c["workload"], c["batch"], c["backend"]) == (model, wl, b, be) and c.get("start", "cold") == "cold":
+            if ((c["model"], c["workload"], c["batch"], c["backend"]) == (model, wl, b, be)
+                    and c.get("start", "cold") == "cold" and same_mode(c)):
                 return "ok" if c.get("ok") else c.get("status", "failed")
         return "not run"
 
     lines = [note, ""]
     groups = []
     for c in cells:
-        if (c["workload"], c["batch"]) not in groups:
-            groups.append((c["workload"], c["batch"]))
+        g = (c["workload"], c["batch"], c.get("mode", "default"))
+        if c["backend"] != "eager" and g not in groups:
+            groups.append(g)
+    for c in cells:  # eager-only runs
+        if not any(g[:2] == (c["workload"], c["batch"]) for g in groups):
+            groups.append((c["workload"], c["batch"], "default"))
     trio = ["eager", "inductor", "tccd"]
     reasons = []
-    for wl, b in groups:
+    for wl, b, mode in groups:
+        current["mode"] = mode
         models = []
         for c in cells:
             if (c["workload"], c["batch"]) == (wl, b) and c["model"] not in models:
                 models.append(c["model"])
-        warm = any(c.get("start") == "warm" and (c["workload"], c["batch"]) == (wl, b) for c in cells)
-        lines += [f"### {wl}, batch {b}", "",
-                  "| model | eager ms | Inductor ms (speedup) | tccd ms (speedup) | kernels/step e/I/t | "
+        warm = any(c.get("start") == "warm" and (c["workload"], c["batch"]) == (wl, b) and same_mode(c)
+                   for c in cells)
+        lines += [f"### {wl}, batch {b}" + ("" if mode == "default" else f", mode {mode}"), "",
+                  "| model | eager ms | Inductor ms (speedup) | tccd ms (speedup) | host ms e/I/t (t/I) | "
+                  "kernels/step e/I/t | "
                   "GPU busy ms e/I/t | peak MiB e/I/t | tccd fallbacks | tccd extern steps | "
                   "loss diff I/t | param diff I/t | first step s e/I/t |"
                   + (" cold first step t/I | warm first step s e/I/t | warm - eager s I/t |" if warm else ""),
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|" if warm else "")]
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|" if warm else "")]
         warm_over = {"inductor": [], "tccd": []}
         speedups = {"inductor": [], "tccd": []}
         for m in models:
@@ -593,12 +658,22 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                 return (f" {ratio} | {_fmt(eager_first)} / {_fmt(firsts['inductor'])} / {_fmt(firsts['tccd'])} | "
                         f"{' / '.join(over)} |")
 
+            def host_cell():
+                # Host time per step (the GPU kept busy: _host_step_ms); * where the stream
+                # drained during some timed call (the number then includes GPU waiting).
+                vals = []
+                for be in trio:
+                    v = get(m, wl, b, be, "host_ms")
+                    vals.append(_fmt(v) + ("*" if get(m, wl, b, be, "host_queue_drained") else ""))
+                hi, ht = get(m, wl, b, "inductor", "host_ms"), get(m, wl, b, "tccd", "host_ms")
+                return " / ".join(vals) + (f" ({ht / hi:.2f})" if hi and ht else "")
+
             fb = get(m, wl, b, "tccd", "fallbacks")
             for x in fb or []:
                 reasons.append(f"- {m} {wl}/{b} `{x['graph']}`: {x['reason']}")
             lines.append(
                 f"| {m} | {_fmt(e) if e is not None else status(m, wl, b, 'eager')} | {ms_cell('inductor')} | "
-                f"{ms_cell('tccd')} | {trip('kernels_per_step', '{:d}')} | {trip('gpu_busy_ms')} | "
+                f"{ms_cell('tccd')} | {host_cell()} | {trip('kernels_per_step', '{:d}')} | {trip('gpu_busy_ms')} | "
                 f"{trip('peak_mib', '{:.0f}')} | {'-' if fb is None else len(fb)} | "
                 f"{_fmt(get(m, wl, b, 'tccd', 'extern_steps'), '{:d}')} | "
                 f"{_fmt(get(m, wl, b, 'inductor', 'loss_diff'), '{:.1e}')} / {_fmt(get(m, wl, b, 'tccd', 'loss_diff'), '{:.1e}')} | "
@@ -609,7 +684,7 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
             return f"**{math.exp(sum(map(math.log, xs)) / len(xs)):.2f}x** (n={len(xs)})" if xs else "-"
 
         lines += [f"| **geomean** | | {geo(speedups['inductor'])} | {geo(speedups['tccd'])} |"
-                  + " |" * (11 if warm else 8), ""]
+                  + " |" * (12 if warm else 9), ""]
         if warm and warm_over["inductor"] and warm_over["tccd"]:
             si, st = sum(warm_over["inductor"]), sum(warm_over["tccd"])
             lines += [f"Warm start, sum over the models of (warm first step - eager's first step): Inductor "
@@ -718,6 +793,10 @@ def main(argv=None) -> int:
     p.add_argument("--dropout", action="store_true", help="keep dropout (diffs then measure RNG)")
     p.add_argument("--merge", help="comma list of earlier --out dirs: write one merged report to --out, run nothing")
     p.add_argument("--no-check", action="store_true", help="skip the loss/param comparison phase")
+    p.add_argument("--mode", default="default",
+                   choices=["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"],
+                   help="torch.compile mode of both compiled backends (a cell's results carry it; "
+                        "--merge keeps modes apart)")
     p.add_argument("--warm", action="store_true",
                    help="after each compiled cell, measure a warm start in a new process (first step only)")
     p.add_argument("--aot", action="store_true",
@@ -746,7 +825,7 @@ def main(argv=None) -> int:
     backends.sort(key=order.get)
     specs = [dict(model=m, workload=w, batch=b, backend=be, device=a.device, tiny=a.tiny,
                   dropout=a.dropout, iters=a.iters, warmup=a.warmup, check=not a.no_check,
-                  top_kernels_n=a.top_kernels)
+                  top_kernels_n=a.top_kernels, mode=a.mode)
              for m in models for w in a.workloads.split(",") if w
              for b in a.batch.split(",") if b for be in backends]
     os.makedirs(a.out, exist_ok=True)
@@ -799,6 +878,7 @@ def main(argv=None) -> int:
     import torch
 
     note = (f"torch {torch.__version__}, device {a.device}{' (tiny configs)' if a.tiny else ''}, "
+            f"mode {a.mode}, "
             f"dropout {'on' if a.dropout else 'off (0) for correctness comparison'}, "
             f"{a.iters} timed steps after {a.warmup} warm-up, median; tccd daemon cache may be warm.")
     write_outputs(a.out, cells, backends, note)
@@ -848,7 +928,8 @@ def merge(dirs: List[str], out: str) -> int:
     for d in dirs:
         with open(os.path.join(d, "results.json")) as f:
             for c in json.load(f):
-                key = (c["model"], c["workload"], c["batch"], c["backend"], c.get("start", "cold"))
+                key = (c["model"], c["workload"], c["batch"], c["backend"], c.get("start", "cold"),
+                       c.get("mode", "default"))
                 if c.get("ok") or key not in by_cell or not by_cell[key].get("ok"):
                     by_cell[key] = c
         try:

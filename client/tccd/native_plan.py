@@ -59,6 +59,16 @@ _RET_TENSOR, _RET_TENSOR_LIST, _RET_DISCARD = 1, 2, 3
 # Whether aoti_torch_call_dispatcher converts an undefined Tensor return (None) to a null handle:
 # 2.15 does (tests/python/test_e2e_native_plan.py, masked convolution_backward); 2.11 throws.
 _UNDEFINED_TENSOR_RETURNS_CONVERT = tuple(int(p) for p in torch.__version__.split(".")[:2]) >= (2, 15)
+# Ops whose every Tensor return is defined on every device and mode (ATen returns empty tensors,
+# never undefined ones, for what it did not compute), so an unused return is safe to take back
+# through the dispatcher before 2.15 too: cuDNN's batch norm (its reserve space, unused when the
+# backward is native_batch_norm_backward: the 2 Python steps of a two-norm CNN's forward on
+# torch 2.11) and ATen's own training norms (save_mean / save_invstd in eval mode).
+_DEFINED_TENSOR_RETURNS = {
+    "aten::cudnn_batch_norm.default", "aten::_native_batch_norm_legit.default",
+    "aten::_native_batch_norm_legit_functional.default", "aten::native_batch_norm.default",
+    "aten::_native_batch_norm_legit_no_training.default",
+}
 # TCCD_SHIM_*: extern ops with Scalar arguments run through AOTInductor's C shims.
 # mm/bmm have no Scalar but their typed _out shims cost less than the boxed dispatcher call.
 _SHIMS = {"aten::addmm.default": 1, "aten::baddbmm.default": 2, "aten::add.Tensor": 3, "aten::mm.default": 7,
@@ -336,7 +346,23 @@ def _constant(value: "_Sym") -> Optional[int]:
         return None
 
 
-def _return_kinds(schema: Any, step: "pb.Step") -> Optional[List[int]]:
+def _widen_layer_norm_mask(step: "pb.Step", values: List[Any]) -> bool:
+    """native_layer_norm_backward with masked-off weight/bias gradients returns undefined tensors
+    for them, which no stable dispatcher before 2.15 takes back (and AOTInductor has no shim for
+    the op): ask for them anyway where the weight / bias exist (two [D] column sums, dropped by
+    the runtime) so that every return is defined. Edits `values` (the schema's argument list);
+    True when every return is now defined."""
+    if step.extern_call.target != "aten::native_layer_norm_backward.default" or len(values) != 8:
+        return False
+    weight, bias, mask = values[5], values[6], values[7]
+    if not isinstance(mask, (list, tuple)) or len(mask) != 3 or not mask[0]:
+        return False  # grad_input itself is masked: not worth computing
+    widened = [True, bool(mask[1]) or weight is not None, bool(mask[2]) or bias is not None]
+    values[7] = widened
+    return all(widened)
+
+
+def _return_kinds(schema: Any, step: "pb.Step", all_defined: bool = False) -> Optional[List[int]]:
     """TCCD_RET_* per schema return, or None when the runtime cannot take one back: Tensor
     returns map to step outputs in order; a lone Tensor[] return fills every step output; an
     int/float/bool return is dropped if no step output reads it."""
@@ -348,7 +374,9 @@ def _return_kinds(schema: Any, step: "pb.Step") -> Optional[List[int]]:
         unused = i >= len(step.outputs) or step.outputs[i] < 0
         # A return that aliases an argument (copy_'s `Tensor(a!)`: self) is as defined as it.
         aliases_an_argument = schema.returns[i].alias_info is not None
-        if t == "Tensor" and unused and not aliases_an_argument and not _UNDEFINED_TENSOR_RETURNS_CONVERT:
+        always_defined = all_defined or step.extern_call.target in _DEFINED_TENSOR_RETURNS
+        if (t == "Tensor" and unused and not aliases_an_argument and not always_defined
+                and not _UNDEFINED_TENSOR_RETURNS_CONVERT):
             # An unused Tensor return may be undefined (a masked-off gradient, attention's
             # cum_seq_q); before torch 2.15 the dispatcher's return conversion calls toTensor()
             # on it and throws (seen on 2.11 with convolution_backward and cuDNN attention).
@@ -372,11 +400,12 @@ def complete_arguments(step: "pb.Step", exprs: Optional[Dict[str, int]] = None
         schema = resolve_op(call.target)._schema
     except Exception:
         return None
-    returns = _return_kinds(schema, step)
-    if returns is None:
-        return None
     values = _schema_values(step, schema)
     if values is None:
+        return None
+    all_defined = not _UNDEFINED_TENSOR_RETURNS_CONVERT and _widen_layer_norm_mask(step, values)
+    returns = _return_kinds(schema, step, all_defined)
+    if returns is None:
         return None
     kinds: List[int] = []
     payloads: List[int] = []

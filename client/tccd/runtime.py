@@ -16,6 +16,7 @@ inputs the plan releases early are freed early.
 from __future__ import annotations
 
 import ctypes
+import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -239,6 +240,7 @@ def _native_step(
     index: int,
     values: Sequence[Tuple[Tuple[int, ...], Tuple[int, ...], int, torch.dtype, torch.device]],
     libraries: Dict[str, ctypes.CDLL],
+    num_inputs: int = 0,
 ) -> Callable[[Env], None]:
     call = step.native
     if call.abi not in (ABI_CPU, ABI_CUDA):
@@ -260,6 +262,7 @@ def _native_step(
         # compiled with only its vectorised entry for it (codegen/cuda_host/entry_points.h).
         inputs.append(_NativeOperand(value_id, sizes, strides, dtype, offset * dtype.itemsize % 16 == 0))
     output_ids = list(step.outputs)
+    into = _write_into(step, index, num_inputs)
     allocations = []  # (value_id, sizes, strides, dtype, device) of each output
     for value_id in output_ids:
         if value_id < 0:
@@ -328,10 +331,12 @@ def _native_step(
                 else:
                     as_declared = False
         outs = []
-        for value_id, sizes, strides, dtype, device in allocations:
-            out = torch.empty_strided(sizes, strides, dtype=dtype, device=device)
-            env[value_id] = out
+        pending = []
+        for (value_id, sizes, strides, dtype, device), target in zip(allocations, into):
+            out, copy_into = _bind_output(env, value_id, sizes, strides, dtype, device, target, is_cuda)
             outs.append(out)
+            if copy_into is not None:
+                pending.append((copy_into, out))
         pointers = PtrArray(*[t.data_ptr() for t in tensors], *[o.data_ptr() for o in outs])
         strides = expected_array if as_declared else strides_for(tensors)
         if is_cuda:
@@ -346,6 +351,8 @@ def _native_step(
                 )
         else:
             fn(pointers, strides)
+        for target, out in pending:
+            target.copy_(out.reshape(target.shape))
         for value_id in release:
             env[value_id] = None
 
@@ -481,11 +488,52 @@ def _same_layout(actual: Tuple[int, ...], declared: Tuple[int, ...], sizes: Tupl
     return all(a == d or n == 1 for a, d, n in zip(actual, declared, sizes))
 
 
+def _write_into(step: "pb.Step", index: int, num_inputs: int) -> List[int]:
+    """Per output of a native call or segment: -1, or the graph input whose buffer it is written
+    into (tccd.v1.Step.write_into: the daemon's MutationsIntoProducers pass)."""
+    into = list(step.write_into) or [-1] * len(step.outputs)
+    if len(into) != len(step.outputs) or any(not -1 <= k < num_inputs for k in into):
+        raise ArtifactError(f"step {index}: write_into {into} does not fit its outputs")
+    return into
+
+
+def _bind_output(
+    env: Env, value_id: int, sizes, strides, dtype, device, into: int, aligned: bool
+) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
+    """A native step's output tensor, and the input to copy it into after the step (or None).
+
+    An output written into a graph input (`into` >= 0) is that input's storage in the output's
+    layout (the same bytes: the same layout, or both contiguous over the same elements,
+    schedule::CanWriteInto) when the input has its declared layout (and is 16-byte aligned
+    where the kernels may assume it); otherwise a fresh tensor that the caller copies into the
+    input after the step."""
+    if into >= 0:
+        target = env[into]
+        declared = target.is_contiguous() if tuple(target.shape) != tuple(sizes) else _same_layout(
+            target.stride(), strides, sizes)
+        if (
+            target.dtype == dtype
+            and target.numel() == math.prod(sizes)
+            and declared
+            and (not aligned or target.data_ptr() % 16 == 0)
+        ):
+            out = target if tuple(target.shape) == tuple(sizes) else target.as_strided(sizes, strides)
+            env[value_id] = out
+            return out, None
+        out = torch.empty_strided(sizes, strides, dtype=dtype, device=device)
+        env[value_id] = out
+        return out, target
+    out = torch.empty_strided(sizes, strides, dtype=dtype, device=device)
+    env[value_id] = out
+    return out, None
+
+
 def _segment_step(
     step: "pb.Step",
     index: int,
     values: Sequence[Tuple[Tuple[int, ...], Tuple[int, ...], int, torch.dtype, torch.device]],
     libraries: Dict[str, ctypes.CDLL],
+    num_inputs: int = 0,
 ) -> Callable[[Env], None]:
     """A NativeSegment: one call runs a sequence of kernels and matmuls (ABI tccd-cuda-segment-1).
 
@@ -504,6 +552,7 @@ def _segment_step(
             raise ArtifactError(f"step {index} reads value {value_id}")
         sizes, strides, _, dtype, _ = values[value_id]
         inputs.append((value_id, sizes, strides, dtype))
+    into = _write_into(step, index, num_inputs)
     allocations = []
     for value_id in step.outputs:
         if value_id < 0:
@@ -539,10 +588,12 @@ def _segment_step(
                 keep.append(copy)
                 t = copy
             pointers.append(t.data_ptr())
-        for value_id, sizes, strides, dtype, dev in allocations:
-            out = torch.empty_strided(sizes, strides, dtype=dtype, device=dev)
-            env[value_id] = out
+        pending = []
+        for (value_id, sizes, strides, dtype, dev), target in zip(allocations, into):
+            out, copy_into = _bind_output(env, value_id, sizes, strides, dtype, dev, target, True)
             pointers.append(out.data_ptr())
+            if copy_into is not None:
+                pending.append((copy_into, out))
         workspace = (
             torch.empty(workspace_bytes, dtype=torch.uint8, device=device) if workspace_bytes else None
         )
@@ -561,6 +612,8 @@ def _segment_step(
             )
         if err != 0:
             raise RuntimeError(f"tccd plan step {index} ({symbol}): CUDA error {err}: {last_error()}")
+        for target, out in pending:
+            target.copy_(out.reshape(target.shape))
         # The caching allocator reuses `workspace` and `keep` only for work ordered after this
         # call on the same stream, so dropping them here is safe.
         for value_id in release:
@@ -650,11 +703,11 @@ class LoadedPlan:
                 for value_id in step.native.inputs:
                     if not 0 <= value_id < self.num_values:
                         raise ArtifactError(f"step {index} reads value {value_id}")
-                steps.append(_native_step(step, index, values, libraries))
+                steps.append(_native_step(step, index, values, libraries, plan.num_inputs))
                 self.num_native += 1
                 self.num_fused_kernels += max(1, len(step.native.kernels))
             elif kind == "segment":
-                steps.append(_segment_step(step, index, values, libraries))
+                steps.append(_segment_step(step, index, values, libraries, plan.num_inputs))
                 self.num_native += 1
                 self.num_fused_kernels += max(1, len(step.segment.kernels))
             elif kind == "alias":

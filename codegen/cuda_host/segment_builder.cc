@@ -72,10 +72,22 @@ class SegmentWriter {
         for (int v : step.outputs) defined_inside.insert(v);
       }
     }
-    // Which inside values are needed after the segment, and which views to re-emit.
+    // Which inside values are needed after the segment, and which views to re-emit. A kernel
+    // output written into a graph input's buffer (MutationsIntoProducers) is a segment output
+    // bound to that buffer, never workspace, read later or not.
     std::set<int> needed;
     for (int v : defined_inside)
       if (read_later.count(v)) needed.insert(v);
+    std::map<int, int> into;  // kernel output -> the graph input it is written into
+    for (int i = begin; i < end; ++i) {
+      if (classes[i] != StepClass::kKernel) continue;
+      const std::vector<int>& w = steps_[i].as<KernelLaunch>().write_into;
+      for (size_t o = 0; o < w.size(); ++o) {
+        if (w[o] == schedule::kUnused) continue;
+        into[steps_[i].outputs[o]] = w[o];
+        needed.insert(steps_[i].outputs[o]);
+      }
+    }
     // A view read later whose root is computed here becomes an Alias of that root (one call);
     // a view of a value from before the segment is re-emitted with the views it depends on.
     std::vector<int> aliases;  // view values, in definition order
@@ -198,6 +210,12 @@ class SegmentWriter {
     seg.entry = {artifact_, segment.name, kCudaSegmentAbi};
     seg.inputs = io_inputs;
     seg.workspace_bytes = ws_bytes;
+    if (!into.empty()) {
+      for (int r : io_outputs) {
+        auto it = into.find(r);
+        seg.write_into.push_back(it == into.end() ? schedule::kUnused : it->second);
+      }
+    }
     program_.segments.push_back(std::move(segment));
     out.push_back(Step{std::move(seg), io_outputs});
     for (int v : aliases) out.push_back(Step{schedule::Alias{root(v).first}, {v}});

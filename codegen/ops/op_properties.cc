@@ -164,6 +164,8 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
         /*pure=*/false);
     // In-place and functional-copy-into ops write their first argument.
     add(C::kOther, {"aten::copy_.default"}, /*pure=*/false);
+    // Updates its running statistics in place (batch_norm_stats_in_place.h).
+    add(C::kNorm, {"aten::_native_batch_norm_legit.default"}, /*pure=*/false);
     return t;
   }();
   return *table;

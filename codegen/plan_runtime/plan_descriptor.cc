@@ -334,6 +334,23 @@ struct PlanContext {
   Exprs& exprs;
 };
 
+// A kernel's or segment's into[n_out]: per output -1, or the graph input whose buffer it is
+// written into (tccd.v1.Step.write_into).
+absl::Status WriteInto(const v1::Step& step, int index, const PlanContext& ctx, Writer& w) {
+  if (step.write_into_size() != 0 && step.write_into_size() != step.outputs_size())
+    return absl::InternalError(absl::StrCat("step ", index, ": ", step.write_into_size(),
+                                            " write_into entries for ", step.outputs_size(),
+                                            " outputs"));
+  for (int o = 0; o < step.outputs_size(); ++o) {
+    const int into = step.write_into_size() ? step.write_into(o) : -1;
+    if (into < -1 || into >= ctx.plan.num_inputs())
+      return absl::InternalError(
+          absl::StrCat("step ", index, ": writes into ", into, ", which is not a graph input"));
+    w.Word(into);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer& w) {
   switch (step.kind_case()) {
     case v1::Step::kNative: {
@@ -375,6 +392,7 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
       }
       w.Ids(call.inputs());
       w.Ids(step.outputs());
+      RETURN_IF_ERROR(WriteInto(step, index, ctx, w));
       if (ctx.symbolic) {
         // Layouts vary with the sizes: every operand's own strides, as runtime.py's symbolic
         // kernels take them (kernels with run-time sizes take any strides).
@@ -408,6 +426,7 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
       w.String(seg.symbol());
       w.Ids(seg.inputs());
       w.Ids(step.outputs());
+      RETURN_IF_ERROR(WriteInto(step, index, ctx, w));
       w.Word(seg.workspace_bytes());
       break;
     }

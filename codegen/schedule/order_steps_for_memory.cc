@@ -16,6 +16,11 @@ bool IsView(const Step& step) {
 }
 
 bool Movable(const Step& step) {
+  // A kernel that writes into a graph input's buffer stays where MutationsIntoProducers found
+  // it legal: after every reader of the input's old value.
+  if (step.is<KernelLaunch>())
+    for (ValueId v : step.as<KernelLaunch>().write_into)
+      if (v != kUnused) return false;
   return step.is<KernelLaunch>() || step.is<LibraryCall>() || IsView(step);
 }
 

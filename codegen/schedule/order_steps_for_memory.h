@@ -21,7 +21,8 @@
 // beside the pair: here the padded decoder weight (45 MiB at BERT's 30522 x 768).
 //
 // What moves and what does not:
-//  * every other step (extern ATen ops, segments, aliases) is a barrier: nothing moves across
+//  * every other step (extern ATen ops, segments, aliases, and kernels that write into a graph
+//    input's buffer: mutations_into_producers.h) is a barrier: nothing moves across
 //    it, so side effects, in-place ops, RNG draws and the runs the segment builder forms stay as
 //    they were (a run of movable steps is exactly what one segment may take);
 //  * a step moves only after the steps defining what it reads (values are SSA; a view's readers

@@ -331,6 +331,8 @@ absl::StatusOr<Step> ParseStep(absl::string_view line) {
     ASSIGN_OR_RETURN(k.shape, r.Ints("shape"));
     ASSIGN_OR_RETURN(k.expected_strides, r.Ints("strides"));
     ASSIGN_OR_RETURN(k.kernels, r.Kernels());
+    ASSIGN_OR_RETURN(std::vector<int64_t> into, r.Ints("into", /*optional=*/true));
+    k.write_into.assign(into.begin(), into.end());
     RETURN_IF_ERROR(r.Done());
     step.op = std::move(k);
     return step;
@@ -342,6 +344,8 @@ absl::StatusOr<Step> ParseStep(absl::string_view line) {
     ASSIGN_OR_RETURN(s.entry, r.Entry());
     ASSIGN_OR_RETURN(s.workspace_bytes, r.Int("workspace"));
     ASSIGN_OR_RETURN(s.kernels, r.Kernels());
+    ASSIGN_OR_RETURN(std::vector<int64_t> into, r.Ints("into", /*optional=*/true));
+    s.write_into.assign(into.begin(), into.end());
     RETURN_IF_ERROR(r.Done());
     step.op = std::move(s);
     return step;

@@ -55,6 +55,8 @@ absl::StatusOr<v1::Plan> PlanFromSchedule(const Schedule& schedule) {
     }
     v1::Step* out = plan.add_steps();
     for (ValueId v : step.outputs) out->add_outputs(v == kUnused ? -1 : id(v));
+    if (const std::vector<ValueId>* into = WriteIntoOf(step))
+      for (ValueId v : *into) out->add_write_into(v == kUnused ? -1 : id(v));
     if (const auto* k = std::get_if<KernelLaunch>(&step.op)) {
       v1::NativeCall* call = out->mutable_native();
       call->set_artifact(k->entry.artifact);
@@ -171,6 +173,12 @@ absl::StatusOr<Schedule> ScheduleFromPlan(const v1::Plan& plan) {
         break;
       default:
         return absl::InvalidArgumentError(absl::StrCat(where, " has no kind"));
+    }
+    if (std::vector<ValueId>* into = WriteIntoOf(step)) {
+      for (int v : wire.write_into()) into->push_back(check(v, /*allow_unused=*/true));
+    } else if (wire.write_into_size() > 0) {
+      return absl::InvalidArgumentError(absl::StrCat(where, " writes into an input but is not a "
+                                                            "native call or segment"));
     }
     schedule.steps.push_back(std::move(step));
     if (wire.release_size() > 0) schedule.steps.push_back(Step{Release{ids(wire.release())}, {}});

@@ -5,9 +5,10 @@
 //   outs     := out (',' out)*        out := '%' N | '_'
 //   op       := 'extern' target '(' args ')'         (args as in the graph IR; refs are %N)
 //             | 'kernel' '(' ids ')' attrs          attrs: artifact symbol abi shape strides
-//             kernels | 'library' function '(' ids ')' 'name=' string 'params=' record 'of' target
-//             '(' args ')' | 'segment' '(' ids ')' attrs         attrs: artifact symbol abi
-//             workspace kernels | 'alias' '(' '%' N ')' | 'release' '(' ids ')'
+//             kernels [into] | 'library' function '(' ids ')' 'name=' string 'params=' record
+//             'of' target '(' args ')' | 'segment' '(' ids ')' attrs    attrs: artifact symbol
+//             abi workspace kernels [into] | 'alias' '(' '%' N ')' | 'release' '(' ids ')'
+//             (into: per output -1 or the graph input written in place, schedule.h)
 //   attrs    := (name '=' attr)*     attr := number | string | '[' [attr (',' attr)*] ']' | record
 //   record   := '{' name '=' attr (',' name '=' attr)* '}'     (a KernelInfo)
 #include "codegen/schedule/printer.h"
@@ -73,11 +74,17 @@ std::string PrintEntry(const NativeEntry& e) {
                       " abi=", Quote(e.abi));
 }
 
+// " into=[-1,2]" (per output: -1 or the input written in place), or "" when none.
+std::string PrintInto(const std::vector<ValueId>& into) {
+  if (into.empty()) return "";
+  return absl::StrCat(" into=", Ints(std::vector<int64_t>(into.begin(), into.end())));
+}
+
 struct OpPrinter {
   std::string operator()(const KernelLaunch& k) const {
     return absl::StrCat("kernel(", Ids(k.inputs), ")", PrintEntry(k.entry),
                         " shape=", Ints(k.shape), " strides=", Ints(k.expected_strides),
-                        " kernels=", PrintKernelInfos(k.kernels));
+                        " kernels=", PrintKernelInfos(k.kernels), PrintInto(k.write_into));
   }
   std::string operator()(const ExternOp& e) const { return absl::StrCat("extern ", PrintOp(e)); }
   std::string operator()(const LibraryCall& l) const {
@@ -89,7 +96,8 @@ struct OpPrinter {
   }
   std::string operator()(const Segment& s) const {
     return absl::StrCat("segment(", Ids(s.inputs), ")", PrintEntry(s.entry),
-                        " workspace=", s.workspace_bytes, " kernels=", PrintKernelInfos(s.kernels));
+                        " workspace=", s.workspace_bytes, " kernels=", PrintKernelInfos(s.kernels),
+                        PrintInto(s.write_into));
   }
   std::string operator()(const Alias& a) const { return absl::StrCat("alias(%", a.base, ")"); }
   std::string operator()(const Release& r) const {

@@ -16,7 +16,40 @@ std::vector<ValueId> ReadsOf(const Step& step) {
   } else if (const auto* l = std::get_if<LibraryCall>(&step.op)) {
     return ReadsOf(l->op);
   }
+  // An input written in place must still be held at the step (it is the output's buffer).
+  if (const std::vector<ValueId>* into = WriteIntoOf(step))
+    for (ValueId v : *into)
+      if (v != kUnused) reads.push_back(v);
   return reads;
+}
+
+namespace {
+
+// Row-major contiguous, ignoring the strides of dims of size 1.
+bool IsContiguous(const ir::TensorType& t) {
+  const std::vector<int64_t> want = ir::ContiguousStrides(t.sizes);
+  for (size_t d = 0; d < t.sizes.size(); ++d)
+    if (t.sizes[d] != 1 && t.strides[d] != want[d]) return false;
+  return true;
+}
+
+}  // namespace
+
+bool CanWriteInto(const ir::TensorType& out, const ir::TensorType& in) {
+  if (out == in) return true;
+  return out.dtype == in.dtype && out.device == in.device &&
+         out.storage_offset == in.storage_offset && out.numel() == in.numel() &&
+         IsContiguous(out) && IsContiguous(in);
+}
+
+const std::vector<ValueId>* WriteIntoOf(const Step& step) {
+  if (const auto* k = std::get_if<KernelLaunch>(&step.op)) return &k->write_into;
+  if (const auto* s = std::get_if<Segment>(&step.op)) return &s->write_into;
+  return nullptr;
+}
+
+std::vector<ValueId>* WriteIntoOf(Step& step) {
+  return const_cast<std::vector<ValueId>*>(WriteIntoOf(static_cast<const Step&>(step)));
 }
 
 std::vector<ValueId> ReadsOf(const ExternOp& op) {

@@ -11,7 +11,9 @@
 //   alias    a value defined as a view of a value the plan allocated itself;
 //   release  the values whose last use was the step before (the client drops them).
 // Allocation is implicit: a kernel's or segment's outputs are allocated by the client from
-// their value's layout before the call, as on the wire.
+// their value's layout before the call, as on the wire, except an output written into a graph
+// input's buffer (`into=[..]`: -1, or the input, per output; write_into below).
+// Helpers for it: WriteIntoOf.
 //
 // Textual form (printer.h, parser.h); refs are %<value id>, unused outputs _:
 //   schedule(inputs=2) {
@@ -69,6 +71,9 @@ struct KernelLaunch {
   // [operands x rank] strides the kernel assumes (see tccd.v1.NativeCall.expected_strides).
   std::vector<int64_t> expected_strides;
   std::vector<KernelInfo> kernels;
+  // Per output (empty = none): kUnused, or the graph input whose buffer the output is written
+  // into instead of an allocation (mutations_into_producers.h; tccd.v1.Step.write_into).
+  std::vector<ValueId> write_into;
   bool operator==(const KernelLaunch&) const = default;
 };
 
@@ -100,6 +105,7 @@ struct Segment {
   std::vector<ValueId> inputs;
   int64_t workspace_bytes = 0;
   std::vector<KernelInfo> kernels;  // the operations, in order
+  std::vector<ValueId> write_into;  // as KernelLaunch::write_into, per segment output
   bool operator==(const Segment&) const = default;
 };
 
@@ -142,11 +148,22 @@ struct Schedule {
   bool operator==(const Schedule&) const = default;
 };
 
+// Whether a step output of layout `out` may be written into a graph input of layout `in`: the
+// same layout, or both row-major contiguous over the same elements from the same offset (a
+// [C, 1, 1] kernel output written into a [C] running statistic: batch norm's decomposition
+// computes it in that shape and views it back).
+bool CanWriteInto(const ir::TensorType& out, const ir::TensorType& in);
+
+// The write_into list of a kernel or segment step (nullptr for other steps).
+const std::vector<ValueId>* WriteIntoOf(const Step& step);
+std::vector<ValueId>* WriteIntoOf(Step& step);
+
 // A ref to value `id` in an extern argument or a schedule output.
 inline ir::Arg Ref(ValueId id) { return ir::Arg{ir::ValueRef{id, 0}}; }
 
-// The values a step reads, in operand order (duplicates kept). Release steps read nothing; a
-// library call reads what its op reads.
+// The values a step reads, in operand order (duplicates kept), then the inputs it writes into
+// (write_into: they must be live at the step). Release steps read nothing; a library call reads
+// what its op reads.
 std::vector<ValueId> ReadsOf(const Step& step);
 std::vector<ValueId> ReadsOf(const ExternOp& op);
 

@@ -38,6 +38,20 @@ absl::Status VerifySchedule(const Schedule& schedule) {
       continue;
     }
     if (step.is<Alias>() && step.outputs.size() != 1) return fail(i, "an alias defines one value");
+    if (const std::vector<ValueId>* into = WriteIntoOf(step); into && !into->empty()) {
+      if (into->size() != step.outputs.size())
+        return fail(i, "write_into does not have one entry per output");
+      for (size_t o = 0; o < into->size(); ++o) {
+        const ValueId k = (*into)[o];
+        if (k == kUnused) continue;
+        if (k < 0 || k >= schedule.num_inputs)
+          return fail(i, absl::StrCat("writes into %", k, ", which is not a graph input"));
+        if (step.outputs[o] == kUnused ||
+            !CanWriteInto(schedule.values[step.outputs[o]], schedule.values[k]))
+          return fail(i, absl::StrCat("writes output ", o, " into %", k,
+                                      ", whose layout does not hold the output's"));
+      }
+    }
     for (ValueId v : step.outputs) {
       if (v == kUnused) continue;
       if (!declared(v)) return fail(i, absl::StrCat("defines undeclared %", v));

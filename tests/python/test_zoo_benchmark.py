@@ -34,6 +34,29 @@ def test_zoo_benchmark_toy_lm_cpu(daemon, tmp_path):
     assert tccd_cell["loss_diff"] < 1e-4 and tccd_cell["param_diff"] < 1e-4, tccd_cell
     md = (out / "results.md").read_text()
     assert "| toy_lm |" in md and "geomean" in md
+    # Host time per step (on the CPU: the step's own time) for every backend, in the table too.
+    assert all(c["host_ms"] > 0 and c["host_queue_drained"] == 0 for c in cells), cells
+    assert "host ms e/I/t" in md
+
+
+def test_zoo_benchmark_reduce_overhead_mode_cpu(daemon, tmp_path):
+    """--mode reduce-overhead reaches torch.compile for the compiled backend (on the CPU no CUDA
+    graphs are taken: the cell must simply run), is recorded per cell and names its table."""
+    out = tmp_path / "zoo"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TCCD_")}
+    env.update(TCCD_ADDRESS=daemon.address, TCCD_NO_AUTOSTART="1",
+               PYTHONPATH=str(REPO / "client") + os.pathsep + env.get("PYTHONPATH", ""))
+    r = subprocess.run(
+        [sys.executable, str(REPO / "deploy" / "zoo_benchmark.py"), "--device", "cpu", "--tiny",
+         "--models", "toy_lm", "--backends", "eager,tccd", "--workloads", "train", "--batch", "small",
+         "--iters", "2", "--warmup", "1", "--no-check", "--mode", "reduce-overhead", "--timeout-s", "60",
+         "--out", str(out)],
+        env=env, capture_output=True, text=True, timeout=200)
+    assert r.returncode == 0, r.stdout + r.stderr
+    cells = json.loads((out / "results.json").read_text())
+    assert all(c.get("ok") and c["mode"] == "reduce-overhead" for c in cells), cells
+    md = (out / "results.md").read_text()
+    assert "### train, batch small, mode reduce-overhead" in md, md
 
 
 def test_zoo_benchmark_warm_start_cpu(daemon, tmp_path):

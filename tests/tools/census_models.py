@@ -65,6 +65,26 @@ def resnet(cap):
     return cap(lambda x, y: m(x, y), torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,)), backward=True)
 
 
+def conv_block(cap):
+    """tests/python/test_gpu_training.py's ConvBlock (f32, two training batch norms, residual):
+    with --cuda its norms are cuDNN's (codegen/passes/cudnn_batch_norm.h)."""
+    torch.manual_seed(0)
+
+    class ConvBlock(nn.Module):
+        def __init__(self, c=8):
+            super().__init__()
+            self.c1, self.b1 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+            self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+            self.head = nn.Linear(c, 10)
+
+        def forward(self, x, y):
+            h = torch.relu(x + self.b2(self.c2(torch.relu(self.b1(self.c1(x))))))
+            return F.cross_entropy(self.head(h.mean(dim=(2, 3))), y)
+
+    m = ConvBlock()
+    return cap(m, torch.randn(16, 8, 12, 12), torch.randint(0, 10, (16,)), backward=True)
+
+
 def cnn_stem(cap):
     """A ResNet stem and a 64-channel block at ImageNet size (bf16 autocast, training): batch
     norms of 64 rows of batch x 112 x 112 (or 56 x 56) elements, few long rows that the row

@@ -8,7 +8,14 @@ client/tccd/native_plan.py does at load; prints per graph the extern steps bound
 those left to Python, by target.
 
   TCCD_ADDRESS=unix:/path/tccd.sock PYTHONPATH=client:tests/python \\
-      python tests/tools/native_extern_census.py [--cuda] tests/tools/census_models.py gpt2 [bert ...]
+      python tests/tools/native_extern_census.py [--cuda] [--torch 2.11] tests/tools/census_models.py gpt2 [bert ...]
+
+--torch X.Y classifies the steps as the client would under that torch release instead of the
+installed one: the version-dependent rules of native_plan.py (before 2.15 the stable dispatcher
+cannot return an undefined Tensor, so an unused Tensor return of an op not known to return only
+defined tensors goes through Python). Typed and _out C shims (convolution, addmm, mm, copy_...)
+are counted native on every release of the declared range (tccd_plan_torch_abi.h: their symbols
+exist from 2.11 on); a release whose libtorch lacks one falls back to the dispatcher at load.
 
 With --cuda, deterministic factories (arange...) count as native without being run (the runtime
 computes them at load on the GPU).
@@ -100,9 +107,20 @@ def _sym_texts(plan) -> set:
     return texts
 
 
+def _set_torch_rules(version: str) -> None:
+    """Applies the client's version-dependent binding rules of torch `version` ("2.11")."""
+    major, minor = (int(p) for p in version.split(".")[:2])
+    native_plan._UNDEFINED_TENSOR_RETURNS_CONVERT = (major, minor) >= (2, 15)
+    print(f"classifying as torch {major}.{minor} would (installed: {__import__('torch').__version__})")
+
+
 if __name__ == "__main__":
     cuda = "--cuda" in sys.argv
     argv = [a for a in sys.argv if a != "--cuda"]
+    if "--torch" in argv:
+        i = argv.index("--torch")
+        _set_torch_rules(argv[i + 1])
+        del argv[i:i + 2]
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
     spec = importlib.util.spec_from_file_location("models", argv[1])
     models = importlib.util.module_from_spec(spec)

@@ -13,9 +13,13 @@
  *              device index, rank, sizes[rank]*, strides[rank]*, storage offset*
  *   num_steps; per step: kind, its fields (below), n_release, release[n_release]
  *     KERNEL:  abi, artifact, symbol, rank, shape[rank]*, n_in, in[n_in], n_out, out[n_out],
- *              layout (TCCD_LAYOUT_*), expected_strides[(n_in + n_out) * rank] unless the
- *              layout is TCCD_LAYOUT_OWN (then none)
- *     SEGMENT: abi, artifact, symbol, n_in, in[n_in], n_out, out[n_out], workspace_bytes
+ *              into[n_out], layout (TCCD_LAYOUT_*), expected_strides[(n_in + n_out) * rank]
+ *              unless the layout is TCCD_LAYOUT_OWN (then none)
+ *     SEGMENT: abi, artifact, symbol, n_in, in[n_in], n_out, out[n_out], into[n_out],
+ *              workspace_bytes
+ *     into[o]: -1, or the graph input whose buffer output o is written into instead of an
+ *              allocation (v1 Step.write_into; an input in another layout than the output's
+ *              gets a fresh output, copied into it after the step)
  *     ALIAS:   base, out, storage offset delta (out's declared offset - base's)
  *     EXTERN:  target, n_args, value[n_args], n_kwargs, (name, value)[n_kwargs], n_out, out[n_out]
  *   num_outputs, value[num_outputs]
@@ -40,8 +44,9 @@
 #define TCCD_PLAN_FORMAT_H_
 
 #define TCCD_PLAN_MAGIC 0x4e414c5044434354LL /* "TCCDPLAN" read as a little-endian word */
-/* 2: symbols, expressions and dim words (symbolic plans); a kernel's layout word. */
-#define TCCD_PLAN_FORMAT_VERSION 2
+/* 2: symbols, expressions and dim words (symbolic plans); a kernel's layout word.
+ * 3: into[n_out] of kernels and segments (outputs written into graph inputs' buffers). */
+#define TCCD_PLAN_FORMAT_VERSION 3
 
 /* Step kinds. */
 #define TCCD_STEP_KERNEL 1

@@ -165,6 +165,7 @@ typedef struct {
   int64_t n_in, n_out;
   int64_t* in;
   int64_t* out;
+  int64_t* into;     /* KERNEL, SEGMENT: per output -1 or the graph input written in place */
   int layout;        /* TCCD_LAYOUT_* */
   int64_t* expected; /* (n_in + n_out) * rank */
   int64_t workspace_bytes;
@@ -397,6 +398,7 @@ static int parse_symbols(Reader* r, TccdPlan* p) {
 static void free_step(Step* s) {
   free(s->in);
   free(s->out);
+  free(s->into);
   free(s->expected);
   free(s->op_name);
   free(s->arg_kinds);
@@ -450,6 +452,30 @@ static int set_target(Step* s, const char* target) {
   return 0;
 }
 
+/* Row-major contiguous (strides of size-1 dims ignored); its element count in *numel. */
+static int contiguous(const ValueMeta* m, int64_t* numel) {
+  int64_t expect = 1;
+  for (int d = m->rank - 1; d >= 0; --d) {
+    if (m->sizes[d] != 1 && m->strides[d] != expect) return 0;
+    expect *= m->sizes[d];
+  }
+  *numel = expect;
+  return 1;
+}
+
+/* An output of meta `out` may be written into an input of meta `in` (schedule::CanWriteInto):
+ * the same layout, or both contiguous over the same elements from the same offset. */
+static int can_write_into(const ValueMeta* out, const ValueMeta* in) {
+  if (out->dtype != in->dtype || out->device_type != in->device_type ||
+      out->offset != in->offset || out->symbolic || in->symbolic)
+    return 0;
+  int same = out->rank == in->rank;
+  for (int d = 0; same && d < out->rank; ++d)
+    same = out->sizes[d] == in->sizes[d] && out->strides[d] == in->strides[d];
+  int64_t n_out = 0, n_in = 0;
+  return same || (contiguous(out, &n_out) && contiguous(in, &n_in) && n_out == n_in);
+}
+
 static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_art,
                       const char** names, void** handles) {
   const int64_t nv = p->num_values;
@@ -474,7 +500,14 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
       s->in = rd_ids(r, s->n_in, nv, 0);
       s->n_out = rd(r);
       s->out = rd_ids(r, s->n_out, nv, 0);
+      s->into = rd_ids(r, s->n_out, nv, 1);
       if (r->bad) return fail("step %ld: truncated", (long)index);
+      for (int64_t i = 0; i < s->n_out; ++i) {
+        const int64_t k = s->into[i];
+        if (k >= 0 && (k >= p->num_inputs || !can_write_into(&p->values[s->out[i]], &p->values[k])))
+          return fail("step %ld: output %ld written into value %ld, not a graph input of its meta",
+                      (long)index, (long)s->out[i], (long)k);
+      }
       if (s->kind == TCCD_STEP_KERNEL) {
         s->layout = (int)rd(r);
         if (s->layout != TCCD_LAYOUT_DECLARED && s->layout != TCCD_LAYOUT_COPY &&
@@ -1190,6 +1223,71 @@ static int copy_declared(Run* run, int64_t step, int64_t id, void* h, void** cop
   return 0;
 }
 
+/* Output o of a kernel or segment step: a new handle of the graph input it is written into
+ * (Step.into) when that input has the declared layout (and on CUDA 16-byte alignment, which
+ * the kernels' vector entries assume), else a fresh allocation; then *pending is the input to
+ * copy the output into after the step (-1 when none), so the mutation still lands. */
+static int bind_output(Run* run, const Step* s, int64_t index, int64_t o, int32_t device,
+                       int64_t* pending) {
+  *pending = -1;
+  const int64_t into = s->into ? s->into[o] : -1;
+  if (into >= 0) {
+    void* h = NULL;
+    int declared = 0;
+    if (get(run, index, into, &h) || check_input(run, index, into, h, &declared)) return -1;
+    if (declared && s->abi != TCCD_ABI_CPU && s->abi != TCCD_ABI_CPU_SYM) {
+      void* data = NULL;
+      t_aoti_torch_get_data_ptr(h, &data);
+      declared = ((uintptr_t)data % 16) == 0;
+    }
+    if (declared) {
+      /* The input's storage in the output's layout (the same bytes: can_write_into). */
+      ValueMeta tmp;
+      const ValueMeta* m = meta_of(run, s->out[o], &tmp);
+      drop(&run->env[s->out[o]]);
+      if (t_aoti_torch__reinterpret_tensor(h, m->rank, m->sizes, m->strides, 0,
+                                           &run->env[s->out[o]]) != 0)
+        return fail("tccd plan step %ld: binding output %ld to input %ld failed", (long)index,
+                    (long)s->out[o], (long)into);
+      return 0;
+    }
+    *pending = into;
+  }
+  return allocate(run, index, s->out[o], device);
+}
+
+/* The copies bind_output left pending, after the step ran: the output's elements in order
+ * (the same count: can_write_into) into the input, through a view of the output in the
+ * input's shape. */
+static int copy_pending(Run* run, const Step* s, int64_t index, const int64_t* pending) {
+  for (int64_t o = 0; o < s->n_out; ++o) {
+    if (pending[o] < 0) continue;
+    ValueMeta tmp_in, tmp_out;
+    const ValueMeta* in = meta_of(run, pending[o], &tmp_in);
+    const ValueMeta* out = meta_of(run, s->out[o], &tmp_out);
+    void* src = NULL;
+    int64_t strides[MAX_RANK], n = 0;
+    int rc = 0;
+    if (!contiguous(out, &n)) {
+      src = run->env[s->out[o]]; /* the same layout as the input's declared one */
+    } else {
+      int64_t expect = 1;
+      for (int d = in->rank - 1; d >= 0; --d) {
+        strides[d] = expect;
+        expect *= in->sizes[d];
+      }
+      rc = t_aoti_torch__reinterpret_tensor(run->env[s->out[o]], in->rank, in->sizes, strides, 0,
+                                            &src);
+    }
+    if (rc == 0) rc = t_aoti_torch_copy_(run->env[pending[o]], src, 0);
+    if (src != run->env[s->out[o]]) drop(&src);
+    if (rc != 0)
+      return fail("tccd plan step %ld: copying output %ld into input %ld failed", (long)index,
+                  (long)s->out[o], (long)pending[o]);
+  }
+  return 0;
+}
+
 static int device_of(Run* run, const Step* s) {
   for (int64_t i = 0; i < s->n_in; ++i) {
     int32_t index = -1;
@@ -1286,24 +1384,27 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
   }
   const int is_cuda = s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SYM;
   const int device = is_cuda ? device_of(run, s) : 0;
+  int64_t pending[s->n_out ? s->n_out : 1];
   for (int64_t o = 0; o < s->n_out; ++o) {
-    int rc = allocate(run, index, s->out[o], device);
+    int rc = bind_output(run, s, index, o, device, &pending[o]);
     if (rc) return rc;
     int64_t* st = NULL;
     t_aoti_torch_get_strides(run->env[s->out[o]], &st);
     memcpy(rows + (s->n_in + o) * s->rank, st, sizeof(int64_t) * (size_t)s->rank);
     t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
+  int rc = 0;
   switch (s->abi) {
     case TCCD_ABI_CPU:
       ((CpuKernelFn)s->fn)(ptrs, rows);
-      return 0;
+      break;
     case TCCD_ABI_CPU_SYM:
       ((CpuSizedKernelFn)s->fn)(ptrs, rows, shape);
-      return 0;
+      break;
     default:
-      return call_cuda(run, s, index, device, ptrs, rows, shape, NULL);
+      rc = call_cuda(run, s, index, device, ptrs, rows, shape, NULL);
   }
+  return rc ? rc : copy_pending(run, s, index, pending);
 }
 
 static int run_kernel(Run* run, const Step* s, int64_t index) {
@@ -1312,9 +1413,11 @@ static int run_kernel(Run* run, const Step* s, int64_t index) {
   void* ptrs[nops ? nops : 1];
   void* copies[s->n_in ? s->n_in : 1];
   int64_t rows[nops * s->rank + 1];
+  int64_t pending[s->n_out ? s->n_out : 1]; /* bind_output */
   const int64_t* strides = s->expected;
   int rc = 0;
   memset(copies, 0, sizeof(copies));
+  for (int64_t o = 0; o < s->n_out; ++o) pending[o] = -1;
   for (int64_t i = 0; i < s->n_in; ++i) {
     void* h;
     int declared = 1;
@@ -1374,7 +1477,7 @@ static int run_kernel(Run* run, const Step* s, int64_t index) {
   }
   const int device = s->abi == TCCD_ABI_CPU ? 0 : device_of(run, s);
   for (int64_t o = 0; o < s->n_out; ++o) {
-    if ((rc = allocate(run, index, s->out[o], device))) goto out;
+    if ((rc = bind_output(run, s, index, o, device, &pending[o]))) goto out;
     t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
   if (s->abi == TCCD_ABI_CPU) {
@@ -1382,6 +1485,7 @@ static int run_kernel(Run* run, const Step* s, int64_t index) {
   } else {
     rc = call_cuda(run, s, index, device, ptrs, strides, NULL, NULL);
   }
+  if (!rc) rc = copy_pending(run, s, index, pending);
 out:
   for (int64_t i = 0; i < s->n_in; ++i) drop(&copies[i]);
   return rc;
@@ -1391,11 +1495,13 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
   const int64_t nops = s->n_in + s->n_out;
   void* ptrs[nops ? nops : 1];
   void* copies[s->n_in ? s->n_in : 1];
+  int64_t pending[s->n_out ? s->n_out : 1]; /* bind_output */
   void* workspace = NULL;
   void* ws_ptr = NULL;
   int rc = 0;
   int device = device_of(run, s);
   memset(copies, 0, sizeof(copies));
+  for (int64_t o = 0; o < s->n_out; ++o) pending[o] = -1;
   for (int64_t i = 0; i < s->n_in; ++i) {
     void* h;
     int declared = 1;
@@ -1412,7 +1518,7 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
     ptrs[i] = data;
   }
   for (int64_t o = 0; o < s->n_out; ++o) {
-    if ((rc = allocate(run, index, s->out[o], device))) goto out;
+    if ((rc = bind_output(run, s, index, o, device, &pending[o]))) goto out;
     t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
   if (s->workspace_bytes > 0) {
@@ -1426,6 +1532,7 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
     t_aoti_torch_get_data_ptr(workspace, &ws_ptr);
   }
   rc = call_cuda(run, s, index, device, ptrs, NULL, NULL, ws_ptr);
+  if (!rc) rc = copy_pending(run, s, index, pending);
 out:
   /* The caching allocator reuses the workspace and copies only for work ordered after this
    * call on the same stream, so dropping them here is safe. */

@@ -109,9 +109,9 @@ TEST_CASE("a CUDA plan becomes descriptor words with every step kind", "[plan_ru
   CHECK(next() == TCCD_ABI_CUDA_SEGMENT);
   CHECK(str() == "kernels_cuda.so");
   CHECK(str() == "tccd_seg0");
-  CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 7) ==
-        std::vector<int64_t>{1, 0, 1, 1, 4096, 1, 0});
-  at += 7;  // in, out, workspace, release
+  CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 8) ==
+        std::vector<int64_t>{1, 0, 1, 1, -1, 4096, 1, 0});
+  at += 8;  // in, out, into (none), workspace, release
   CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 5) ==
         std::vector<int64_t>{TCCD_STEP_ALIAS, 1, 2, 4, 0});  // base, out, offset delta, no release
   at += 5;
@@ -129,12 +129,12 @@ TEST_CASE("a CUDA plan becomes descriptor words with every step kind", "[plan_ru
   CHECK(next() == TCCD_ABI_CUDA);
   CHECK(str() == "kernels_cuda.so");
   CHECK(str() == "tccd_k1");
-  CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 10) ==
-        std::vector<int64_t>{1, 4, 1, 3, 1, 4, 1, 1, 1,
-                             0});  // rank, shape, in, out, copy, strides, release
+  CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 11) ==
+        std::vector<int64_t>{1, 4, 1, 3, 1, 4, -1, 1, 1, 1,
+                             0});  // rank, shape, in, out, into, copy, strides, release
   // copy = 1: a CUDA kernel has only its declared layout's entry point (entry_points.h), so an
   // input in another layout is copied into the declared one.
-  at += 10;
+  at += 11;
   CHECK(std::vector<int64_t>(w.begin() + at, w.end()) ==
         std::vector<int64_t>{2, TCCD_VAL_REF, 4, TCCD_VAL_NONE});
 }
@@ -220,11 +220,11 @@ TEST_CASE("a symbolic plan carries its symbols, bindings and expressions", "[pla
   CHECK(next() == TCCD_ABI_CPU_SYM);
   CHECK(str() == "kernels.so");
   CHECK(str() == "tccd_sk0");
-  // rank 1, shape: the output's size expression; in, out, the layout (own strides: none
-  // follow), release.
-  CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 9) ==
-        std::vector<int64_t>{1, -2, 1, 1, 1, 2, TCCD_LAYOUT_OWN, 1, 1});
-  at += 9;
+  // rank 1, shape: the output's size expression; in, out, into (none), the layout (own
+  // strides: none follow), release.
+  CHECK(std::vector<int64_t>(w.begin() + at, w.begin() + at + 10) ==
+        std::vector<int64_t>{1, -2, 1, 1, 1, 2, -1, TCCD_LAYOUT_OWN, 1, 1});
+  at += 10;
   CHECK(std::vector<int64_t>(w.begin() + at, w.end()) ==
         std::vector<int64_t>{2, TCCD_VAL_REF, 2, TCCD_VAL_SYM, 1});
 }
