@@ -122,15 +122,16 @@ TEST_CASE("a scatter node is a kernel of its own over the gradient's space, its 
   absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, group, "tccd_k1");
   INFO(k.status().ToString());
   REQUIRE(k.ok());
-  CHECK(PrintPointwiseKernel(*k) ==
-        R"(pointwise @tccd_k1[2,8,16](in0: bf16, in1: i64) -> (out0: f32) scatter(zero-fills 1600 elements) {
+  CHECK(
+      PrintPointwiseKernel(*k) ==
+      R"(pointwise @tccd_k1[2,8,16](in0: bf16, in1: i64) -> (out0: f32) scatter(zero-fills 1600 elements) {
   // fused: tccd::embedding_scatter_add.default
   %0 = load.bf16 in0
   %1 = cast.f32 %0
-  %2 = index.i64 dim0
-  %3 = index.i64 dim1
-  %4 = constant.b8 true
-  %5 = gather.i64 in1, %4, %2, %3
+  %2 = constant.b8 true
+  %3 = index.i64 dim0
+  %4 = index.i64 dim1
+  %5 = gather.i64 in1, %2, %3, %4
   %6 = constant.i64 0
   %7 = ge.b8 %5, %6
   %8 = constant.i64 100
@@ -144,11 +145,10 @@ TEST_CASE("a scatter node is a kernel of its own over the gradient's space, its 
 }
 )");
   // The plan gives the scattered output its own strides, the indices theirs (gather operands).
-  absl::StatusOr<v1::Plan> plan =
-      BuildPlan(*g, *p,
-                {*BuildPointwiseKernel(*g, p->groups[0], "tccd_k0"), *k,
-                 *BuildPointwiseKernel(*g, p->groups[2], "tccd_k2")},
-                {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
+  absl::StatusOr<v1::Plan> plan = BuildPlan(*g, *p,
+                                            {*BuildPointwiseKernel(*g, p->groups[0], "tccd_k0"), *k,
+                                             *BuildPointwiseKernel(*g, p->groups[2], "tccd_k2")},
+                                            {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
   INFO(plan.status().ToString());
   REQUIRE(plan.ok());
   const v1::NativeCall& call = plan->steps(1).native();
