@@ -68,6 +68,7 @@
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/detach_elimination.h"
 #include "codegen/passes/dropout_to_philox.h"
+#include "codegen/passes/embedding_backward_to_scatter.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/inline_scalar_fills.h"
@@ -103,6 +104,7 @@ struct ParsedRequest {
   CudaTarget cuda;  // when device is kCuda
   std::string mode;
   bool fallback_random = false;
+  bool deterministic = false;            // CompileInput.deterministic
   std::vector<int> free_layout_outputs;  // CompileInput.free_layout_outputs, parsed
   // Set for a graph with symbolic sizes (symbolic_plan.h): `graph` is then empty and the graph
   // takes the extern plan instead of the passes below.
@@ -276,6 +278,7 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   }
   parsed->mode = input.mode;
   parsed->fallback_random = input.fallback_random;
+  parsed->deterministic = input.deterministic;
   // A graph with symbolic sizes takes the extern plan: no layout choices to make.
   if (!parsed->symbolic) {
     ASSIGN_OR_RETURN(parsed->free_layout_outputs,
@@ -498,6 +501,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // detach is the identity in a graph without autograd; as an alias it would split kernels.
   passes.Add(std::make_unique<DetachElimination>());
   passes.Add(std::make_unique<DeadCodeElimination>());
+  // CUDA: embedding gradients as an f32 scatter-add kernel (atomics: not bitwise reproducible,
+  // so not under torch.use_deterministic_algorithms, as Inductor).
+  if (request.device == ir::DeviceType::kCuda && !Debug().disable_fusion && !request.deterministic)
+    passes.Add(std::make_unique<EmbeddingBackwardToScatter>());
   // The backend's own rewrites (CUDA: matmul padding, norms and reductions as row kernels).
   backend->AddGraphPasses(passes);
   // A training batch norm left an ATen op (every one on the CPU) updates the running statistics

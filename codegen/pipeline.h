@@ -23,6 +23,10 @@ struct CompileInput {
   // CompileOptions.extra["fallback_random"] is true: random ops stay ATen's (their streams as in
   // eager) instead of tccd's counter-based draws (dropout_to_philox.h).
   bool fallback_random = false;
+  // CompileOptions.extra["deterministic_algorithms"] is true (the client's
+  // torch.are_deterministic_algorithms_enabled()): no lowering whose result depends on the order
+  // of float atomics (embedding_backward_to_scatter.h); those ops stay ATen's.
+  bool deterministic = false;
   // CompileOptions.extra["tccd_free_layout_outputs"]: "a:b,c:d", the graph outputs in [a, b)
   // and [c, d) whose strides the compiler may choose (channels_last_layout.h); "" for none. The
   // client sends a training forward's saved tensors here (client/tccd/saved_layouts.py).

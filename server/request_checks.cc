@@ -104,19 +104,22 @@ std::string FreeLayoutOutputsOption(const v1::CompileRequest& request) {
   auto it = request.options().extra().find("tccd_free_layout_outputs");
   return it == request.options().extra().end() ? std::string() : it->second;
 }
+
+// CompileOptions.extra[key] is "1", "True" or "true" (Python's str(True) included).
+bool ExtraFlag(const v1::CompileRequest& request, const std::string& key) {
+  auto it = request.options().extra().find(key);
+  if (it == request.options().extra().end()) return false;
+  const std::string& v = it->second;
+  return v == "1" || v == "True" || v == "true";
+}
 }  // namespace
 
 codegen::CompileInput CompileInputOf(const v1::CompileRequest& request) {
-  bool fallback_random = false;
-  auto it = request.options().extra().find("fallback_random");
-  if (it != request.options().extra().end()) {
-    const std::string& v = it->second;
-    fallback_random = v == "1" || v == "True" || v == "true";
-  }
   return codegen::CompileInput{.graph = &request.graph(),
                                .target = &request.target(),
                                .mode = NormalizedMode(request),
-                               .fallback_random = fallback_random,
+                               .fallback_random = ExtraFlag(request, "fallback_random"),
+                               .deterministic = ExtraFlag(request, "deterministic_algorithms"),
                                .free_layout_outputs = FreeLayoutOutputsOption(request),
                                .shape_env = &request.shape_env()};
 }

@@ -17,7 +17,8 @@ namespace tccd::server {
 absl::Status ValidateCompileRequest(const v1::CompileRequest& request);
 
 // What Prepare needs from a request: its graph, target, normalized mode (unset means
-// "default") and CompileOptions.extra["fallback_random"]. Points into `request`.
+// "default"), CompileOptions.extra["fallback_random"] and ["deterministic_algorithms"]. Points
+// into `request`.
 codegen::CompileInput CompileInputOf(const v1::CompileRequest& request);
 
 // The request's compile key (cache/compile_key.h) from its prepared graph and target, its

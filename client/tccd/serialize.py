@@ -610,6 +610,11 @@ def options_proto(mode: Optional[str], options: Optional[Dict[str, Any]]) -> "pb
     inductor_config = sys.modules.get("torch._inductor.config")
     if "fallback_random" not in msg.extra and getattr(inductor_config, "fallback_random", False):
         msg.extra["fallback_random"] = "True"
+    # torch.use_deterministic_algorithms(True): the daemon keeps ops whose generated kernels add
+    # with float atomics (embedding's backward) as ATen's, as Inductor does. Sent only when set,
+    # so that other compile keys do not change.
+    if "deterministic_algorithms" not in msg.extra and torch.are_deterministic_algorithms_enabled():
+        msg.extra["deterministic_algorithms"] = "True"
     return msg
 
 

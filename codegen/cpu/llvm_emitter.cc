@@ -223,6 +223,9 @@ absl::Status KernelEmitter::Emit() {
     return absl::InvalidArgumentError("kernel name '" + k_.name +
                                       "' collides with a libm function");
   }
+  // Scatter kernels need a zero-filled output and atomics; CPU graphs keep the ATen op.
+  if (HasScatter(k_))
+    return absl::UnimplementedError("kernel '" + k_.name + "' scatters: no CPU lowering");
   llvm::Type* ptr = b_.getPtrTy();
   // Run-time sizes (ABI "tccd-cpu-sym-1") come in a third array, one entry per dim.
   const bool runtime_shape = HasRuntimeShape(k_);

@@ -115,6 +115,10 @@ CudaKernelLaunchInfo PointwiseLaunchInfo(const PointwiseKernel& kernel) {
   info.contig_param_bytes = geo.contig_param_bytes;
   info.strided_param_bytes = geo.strided_param_bytes;
   info.row_operands = FixedLayoutBits(kernel);
+  if (HasScatter(kernel)) {
+    info.kind = CudaKernelKind::kScatter;
+    info.grid = kernel.scatter_elements;
+  }
   return info;
 }
 

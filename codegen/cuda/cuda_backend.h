@@ -125,7 +125,17 @@ absl::StatusOr<std::string> CudaCompilerVersion();
 // precondition is the same over the trailing (kept) dims, for every operand but the kept-
 // broadcast ones (RowReduction::kept_broadcast, read per row through the strides; they are the
 // bits of CudaKernelLaunchInfo::row_operands for this kind).
-enum class CudaKernelKind : int { kPointwise = 0, kRowReduction = 1, kColumnReduction = 2 };
+//
+// Scatter kernels (HasScatter: embedding's backward, "Scatter kernels" in
+// kernel/pointwise_kernel.h) are index kernels, launched as pointwise ones, of kind kScatter: the
+// launch first zero-fills their one output, `grid` f32 elements (cuMemsetD32Async on the same
+// stream), since the kernel only adds into it.
+enum class CudaKernelKind : int {
+  kPointwise = 0,
+  kRowReduction = 1,
+  kColumnReduction = 2,
+  kScatter = 3
+};
 
 // How to launch one kernel of a CudaModule.
 struct CudaKernelLaunchInfo {
@@ -144,7 +154,8 @@ struct CudaKernelLaunchInfo {
   // Row reductions only (kind kRowReduction); pointwise kernels keep the defaults.
   CudaKernelKind kind = CudaKernelKind::kPointwise;
   int64_t grid = 0;  // blocks of both entries (fixed: ceil(rows / rows per block));
-                     // with run-time rows (numel -1): the rows per block instead
+                     // with run-time rows (numel -1): the rows per block instead;
+                     // kScatter: the f32 elements of the output to zero-fill
   int num_reduced_dims = 0;
   uint64_t row_operands = 0;  // bit o: operand o is a row operand (rows), kept-broadcast
                               // (columns) or a fixed-layout operand (pointwise and columns,

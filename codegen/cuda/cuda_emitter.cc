@@ -766,6 +766,7 @@ std::string CudaInstrExpr(const PointwiseKernel& k, size_t i,
       break;
     case PwOp::kLoad:
     case PwOp::kStore:
+    case PwOp::kScatterAdd:
     case PwOp::kReduceSum:
     case PwOp::kReduceMax:
     case PwOp::kReduceMin:

@@ -86,6 +86,20 @@ int DTypeSize(DType d) {
   }
 }
 
+// kScatterAdd (scatter kernels, "Scatter kernels" in kernel/pointwise_kernel.h): an atomic add of
+// args[1] into the output at coordinates args[2..] through its own stride row (a statement; the
+// caller tests the mask). Float atomics: the additions land in a run-dependent order.
+template <typename Ref>
+std::string ScatterAddStatement(const PwInstr& in, int n_in, const Ref& ref) {
+  const int o = n_in + in.operand;
+  std::string address;
+  for (size_t a = 2; a < in.args.size(); ++a)
+    absl::StrAppend(&address, a > 2 ? " + " : "", ref(in.args[a]), " * st[", o, "][", a - 2, "]");
+  if (address.empty()) address = "0";
+  return absl::StrCat("atomicAdd(reinterpret_cast<float*>(ptr[", o, "]) + (", address, "), ",
+                      ref(in.args[1]), ")");
+}
+
 class VectorPlan {
  public:
   explicit VectorPlan(const PointwiseKernel& k)
@@ -97,7 +111,7 @@ class VectorPlan {
       bool lane = (in.op == PwOp::kIndex && in.operand == inner_) || in.op == PwOp::kLoad ||
                   in.op == PwOp::kRandom;
       for (int a : in.args) lane = lane || lane_[a];
-      lane_[i] = lane && in.op != PwOp::kStore;
+      lane_[i] = lane && in.op != PwOp::kStore && in.op != PwOp::kScatterAdd;
       if (in.op != PwOp::kGather || !lane_[i] || lane_[in.args[0]]) continue;
       int slot = -1;
       bool ok = true;
@@ -204,6 +218,13 @@ class VectorPlan {
       auto reg = [&](const std::string& e) {
         return d == DType::kBool ? absl::StrCat("(", e, " != 0)") : e;
       };
+      if (in.op == PwOp::kScatterAdd) {
+        // One atomic per lane: the lanes' targets are consecutive only when the innermost
+        // coordinate is the point's own, and sm_90's vector atomics are not worth a second path.
+        absl::StrAppend(&out, lanes, "{\n    if (", ref(in.args[0]), ") ",
+                        ScatterAddStatement(in, n_in, ref), ";\n  }\n");
+        continue;
+      }
       if (in.op == PwOp::kStore) {
         const int o = n_in + in.operand;
         const std::string val =
@@ -381,6 +402,10 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
     } else if (in.op == PwOp::kRandom) {
       expr = absl::StrCat("PhiloxUniform(static_cast<unsigned long long>(", V(in.args[0]),
                           "), static_cast<unsigned long long>(", V(in.args[1]), "), flat)");
+    } else if (in.op == PwOp::kScatterAdd) {
+      absl::StrAppend(&out, "  if (", V(in.args[0]), ") ",
+                      ScatterAddStatement(in, n_in, [](int v) { return V(v); }), ";\n");
+      continue;
     } else if (in.op == PwOp::kStore) {
       const int o = n_in + in.operand;
       absl::StrAppend(

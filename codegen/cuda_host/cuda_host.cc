@@ -90,7 +90,14 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
   }
   // Row reductions pass the strided block to both entries (codegen/cuda/cuda_backend.h).
   // Column reductions launch like row reductions (a fixed grid, the strided block).
-  const bool rows = info.kind != CudaKernelKind::kPointwise;
+  // Scatter kernels launch as pointwise ones after zero-filling their one output, `grid` f32
+  // elements (cuda_backend.h).
+  if ((info.kind == CudaKernelKind::kScatter) != HasScatter(kernel) ||
+      (info.kind == CudaKernelKind::kScatter &&
+       (info.grid != kernel.scatter_elements || info.grid < 1 || kernel.output_dtypes.size() != 1)))
+    return mismatch("scatter launch geometry");
+  const bool rows =
+      info.kind != CudaKernelKind::kPointwise && info.kind != CudaKernelKind::kScatter;
   if (rows != kernel.is_row_reduction() ||
       (info.kind == CudaKernelKind::kColumnReduction) != kernel.is_column_reduction() ||
       (rows && (info.grid < 1 || info.grid > 0x7fffffff ||

@@ -27,7 +27,7 @@ bool DenseEntryApplies(const PointwiseKernel& kernel, int cc_major,
         return false;
   }
   // The same tests as tccd_cuda_runtime.c, so the entry kept is the one the launcher picks.
-  if (info.kind == CudaKernelKind::kPointwise) {
+  if (info.kind == CudaKernelKind::kPointwise || info.kind == CudaKernelKind::kScatter) {
     for (int o = 0; o < operands; ++o) {
       if (o < 64 && ((info.row_operands >> o) & 1u)) continue;
       if (!aligned[o]) return false;

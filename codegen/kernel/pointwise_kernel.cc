@@ -37,7 +37,8 @@ enum class Kind {
   kStore,
   kIndex,
   kGather,
-  kRandom
+  kRandom,
+  kScatter
 };
 
 Kind KindOf(PwOp op) {
@@ -81,6 +82,8 @@ Kind KindOf(PwOp op) {
       return Kind::kGather;
     case PwOp::kRandom:
       return Kind::kRandom;
+    case PwOp::kScatterAdd:
+      return Kind::kScatter;
     default:
       return Kind::kUnary;
   }
@@ -116,7 +119,8 @@ int ExpectedArgs(PwOp op) {
     case Kind::kConstant:
       return 0;
     case Kind::kGather:
-      return -1;  // variable: mask + coordinates
+    case Kind::kScatter:
+      return -1;  // variable: mask (+ value) + coordinates
     case Kind::kCast:
     case Kind::kUnary:
     case Kind::kReduce:
@@ -257,6 +261,8 @@ const char* PwOpName(PwOp op) {
       return "gather";
     case PwOp::kRandom:
       return "random";
+    case PwOp::kScatterAdd:
+      return "scatter_add";
   }
   return "?";
 }
@@ -286,12 +292,12 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
 
   const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
   const int num_outputs = static_cast<int>(kernel.output_dtypes.size());
-  std::vector<int> stores(num_outputs, 0);
+  std::vector<int> stores(num_outputs, 0), scatters(num_outputs, 0);
   const auto& body = kernel.body;
   for (size_t i = 0; i < body.size(); ++i) {
     const PwInstr& in = body[i];
     const std::string where = InstrPrefix(i, in);
-    if (static_cast<uint8_t>(in.op) > static_cast<uint8_t>(PwOp::kRandom)) {
+    if (static_cast<uint8_t>(in.op) > static_cast<uint8_t>(PwOp::kScatterAdd)) {
       return "%" + std::to_string(i) + ": op out of range";
     }
     if (!IsKnownDType(in.dtype)) return where + "dtype out of range";
@@ -305,7 +311,7 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
       if (a < 0 || static_cast<size_t>(a) >= i) {
         return where + "arg %" + std::to_string(a) + " is not an earlier instruction";
       }
-      if (body[a].op == PwOp::kStore) {
+      if (body[a].op == PwOp::kStore || body[a].op == PwOp::kScatterAdd) {
         return where + "arg %" + std::to_string(a) + " is a store, which has no value";
       }
       arg_dtypes.push_back(body[a].dtype);
@@ -405,6 +411,28 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
         if (arg_dtypes[0] != DType::kI64 || arg_dtypes[1] != DType::kI64)
           return where + "seed and offset must be i64";
         break;
+      case Kind::kScatter:
+        if (kernel.is_row_reduction()) return where + "index ops are for pointwise kernels only";
+        if (in.operand < 0 || in.operand >= num_outputs) {
+          return where + "output index " + std::to_string(in.operand) + " out of range";
+        }
+        if (num_outputs != 1) return where + "a scatter output must be the kernel's only output";
+        if (dt != DType::kF32 || kernel.output_dtypes[in.operand] != DType::kF32)
+          return where + "scatter outputs are f32 (accumulate 16-bit floats in f32)";
+        if (in.args.size() < 2 || in.args.size() > kernel.shape.size() + 2) {
+          return where + "expects a mask, a value and 0.." + std::to_string(kernel.shape.size()) +
+                 " coordinates, has " + std::to_string(in.args.size()) + " args";
+        }
+        if (arg_dtypes[0] != DType::kBool)
+          return where + "mask must be b8, got " + ir::DTypeName(arg_dtypes[0]);
+        if (arg_dtypes[1] != DType::kF32)
+          return where + "adds an " + ir::DTypeName(arg_dtypes[1]) + " value into f32";
+        for (size_t a = 2; a < arg_dtypes.size(); ++a) {
+          if (arg_dtypes[a] != DType::kI64)
+            return where + "coordinates must be i64, got " + ir::DTypeName(arg_dtypes[a]);
+        }
+        ++scatters[in.operand];
+        break;
       case Kind::kStore:
         if (in.operand < 0 || in.operand >= num_outputs) {
           return where + "output index " + std::to_string(in.operand) + " out of range";
@@ -423,13 +451,19 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
     }
   }
   for (int o = 0; o < num_outputs; ++o) {
-    if (stores[o] == 0) return "output " + std::to_string(o) + " is never stored";
+    if (scatters[o] > 0 && stores[o] > 0)
+      return "output " + std::to_string(o) + " is both stored and scattered into";
+    if (stores[o] == 0 && scatters[o] == 0)
+      return "output " + std::to_string(o) + " is never stored";
   }
   for (const PwInstr& in : body) {
     if (in.op == PwOp::kLoad && IsGatherOperand(kernel, in.operand)) {
       return "input " + std::to_string(in.operand) + " is both loaded and gathered";
     }
   }
+  if (HasScatter(kernel) ? kernel.scatter_elements <= 0 : kernel.scatter_elements != 0)
+    return "scatter_elements is " + std::to_string(kernel.scatter_elements) +
+           (HasScatter(kernel) ? " in a scatter kernel" : " in a kernel that does not scatter");
   if (std::string fixed = VerifyFixedStrides(kernel); !fixed.empty()) return fixed;
   return VerifyReduction(kernel);
 }
@@ -562,9 +596,23 @@ bool IsGatherOperand(const PointwiseKernel& kernel, int input) {
   return false;
 }
 
+bool IsScatterOutput(const PointwiseKernel& kernel, int output) {
+  for (const PwInstr& in : kernel.body)
+    if (in.op == PwOp::kScatterAdd && in.operand == output) return true;
+  return false;
+}
+
+bool HasScatter(const PointwiseKernel& kernel) {
+  for (const PwInstr& in : kernel.body)
+    if (in.op == PwOp::kScatterAdd) return true;
+  return false;
+}
+
 bool HasIndexOps(const PointwiseKernel& kernel) {
   for (const PwInstr& in : kernel.body)
-    if (in.op == PwOp::kIndex || in.op == PwOp::kGather || in.op == PwOp::kRandom) return true;
+    if (in.op == PwOp::kIndex || in.op == PwOp::kGather || in.op == PwOp::kRandom ||
+        in.op == PwOp::kScatterAdd)
+      return true;
   return false;
 }
 
@@ -624,6 +672,8 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
     out += "out" + std::to_string(i) + ": " + ir::DTypeName(kernel.output_dtypes[i]);
   }
   out += ")";
+  if (kernel.scatter_elements != 0)
+    out += " scatter(zero-fills " + std::to_string(kernel.scatter_elements) + " elements)";
   if (kernel.is_row_reduction()) {
     // e.g. " rows(reduce 1 dims; row operands: in1 out1)", " columns(reduce 1 leading dims;
     // column operands: out0; kept-broadcast: in2)"
@@ -681,7 +731,7 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
   for (size_t i = 0; i < kernel.body.size(); ++i) {
     const PwInstr& in = kernel.body[i];
     out += "  ";
-    if (in.op != PwOp::kStore) out += "%" + std::to_string(i) + " = ";
+    if (in.op != PwOp::kStore && in.op != PwOp::kScatterAdd) out += "%" + std::to_string(i) + " = ";
     out += std::string(PwOpName(in.op)) + "." + ir::DTypeName(in.dtype);
     bool first = true;
     auto sep = [&] {
@@ -691,7 +741,8 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
     if (in.op == PwOp::kLoad || in.op == PwOp::kGather)
       sep(), out += "in" + std::to_string(in.operand);
     if (in.op == PwOp::kIndex) sep(), out += "dim" + std::to_string(in.operand);
-    if (in.op == PwOp::kStore) sep(), out += "out" + std::to_string(in.operand);
+    if (in.op == PwOp::kStore || in.op == PwOp::kScatterAdd)
+      sep(), out += "out" + std::to_string(in.operand);
     if (in.op == PwOp::kConstant) {
       sep();
       if (IsFloat(in.dtype)) {

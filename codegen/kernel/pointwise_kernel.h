@@ -40,6 +40,15 @@
 // iteration-space strides. Both backends implement them. The CPU always takes its strided loop
 // nest; CUDA vectorises along the innermost dim where a gather's mask is uniform along it and its
 // innermost coordinate is the point's own (cuda_index_emitter.cc), else one element per thread.
+//
+// Scatter kernels (embedding's backward: scatter_ops.h). kScatterAdd adds a value into an output
+// at computed coordinates, with atomics. An output written by kScatterAdd is a *scatter output*:
+// it is never kStore'd, its stride row in the launch ABI holds its own strides (as a gather
+// operand's), it must be f32 and contiguous, and it is the kernel's only output. Its shape is
+// not the iteration space (which is the scattered values'), and it starts at zero: the
+// launcher zero-fills it before the kernel runs (CUDA: kind "scatter" in cuda_backend.h). So a
+// scatter kernel is a sink: nothing may read its output in the same kernel. CUDA only; the CPU
+// backend never gets one (its graphs keep the ATen op).
 #pragma once
 
 #include <cstdint>
@@ -100,14 +109,18 @@ enum class PwOp : uint8_t {
   kStore,  // operand = output index; args[0]; produces no value
   // Index-aware ops (pointwise kernels only; see "Index-aware kernels" above). Appended after
   // kStore so that the existing ops keep their numbers.
-  kIndex,   // operand = iteration dim d; the point's coordinate along d (dtype i64, no args)
-  kGather,  // operand = input index; args: mask (b8), then n <= rank coordinates (i64); dtype
-            // the input's storage dtype. mask ? input[sum_k coord_k * stride[operand][k]] : 0,
-            // reading no memory where mask is false.
-  kRandom,  // args: seed (i64), offset (i64); dtype f32: a uniform draw in [0, 1), the first
-            // word w of Philox4x32-10 (key = seed's two 32-bit halves, low first; counter = the
-            // point's row-major flat index's halves, then offset's) as (w >> 8) * 2^-24. Needs
-            // the point's coordinates like kIndex, so it makes a kernel index-aware.
+  kIndex,       // operand = iteration dim d; the point's coordinate along d (dtype i64, no args)
+  kGather,      // operand = input index; args: mask (b8), then n <= rank coordinates (i64); dtype
+                // the input's storage dtype. mask ? input[sum_k coord_k * stride[operand][k]] : 0,
+                // reading no memory where mask is false.
+  kRandom,      // args: seed (i64), offset (i64); dtype f32: a uniform draw in [0, 1), the first
+                // word w of Philox4x32-10 (key = seed's two 32-bit halves, low first; counter = the
+                // point's row-major flat index's halves, then offset's) as (w >> 8) * 2^-24. Needs
+                // the point's coordinates like kIndex, so it makes a kernel index-aware.
+  kScatterAdd,  // operand = output index; args: mask (b8), value (f32), then n <= rank
+                // coordinates (i64); dtype f32; produces no value. mask ? output[sum_k coord_k *
+                // stride[out][k]] += value, atomically (float atomics: the order of the additions,
+                // hence the rounding of a sum, varies from run to run). See "Scatter kernels".
 };
 
 const char* PwOpName(PwOp op);
@@ -203,6 +216,9 @@ struct PointwiseKernel {
   // layout into the declared one first). Plain pointwise and column kernels with static shapes
   // only.
   std::vector<int64_t> fixed_strides;
+  // Scatter kernels only ("Scatter kernels" above): the element count of the scatter output,
+  // which the launcher zero-fills before the kernel runs. 0 (the default) for other kernels.
+  int64_t scatter_elements = 0;
 
   int num_operands() const { return static_cast<int>(input_dtypes.size() + output_dtypes.size()); }
   // Storage dtype of operand `operand` (inputs, then outputs).
@@ -234,7 +250,11 @@ std::vector<bool> RowLevelValues(const PointwiseKernel& kernel);
 
 // True when input `input` is read by kGather (see "Index-aware kernels" above).
 bool IsGatherOperand(const PointwiseKernel& kernel, int input);
-// True when the body has kIndex, kGather or kRandom.
+// True when output `output` is written by kScatterAdd (see "Scatter kernels" above).
+bool IsScatterOutput(const PointwiseKernel& kernel, int output);
+// True when the body has kScatterAdd.
+bool HasScatter(const PointwiseKernel& kernel);
+// True when the body has kIndex, kGather, kRandom or kScatterAdd.
 bool HasIndexOps(const PointwiseKernel& kernel);
 // True when some dim of `shape` is kRuntimeDim.
 bool HasRuntimeShape(const PointwiseKernel& kernel);

@@ -149,6 +149,7 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
          "aten::select_scatter.default", "aten::slice_backward.default",
          "aten::select_backward.default", "aten::nll_loss_backward.default", "aten::gather.default",
          "aten::index.Tensor"});
+    add(C::kScatter, {"tccd::embedding_scatter_add.default"});
     add(C::kOther, {"aten::embedding_dense_backward.default", "aten::convolution.default",
                     "aten::convolution_backward.default", "aten::max_pool2d_with_indices.default",
                     "aten::max_pool2d_with_indices_backward.default", "aten::avg_pool2d.default",
@@ -196,6 +197,8 @@ const char* OpCategoryName(OpCategory category) {
       return "gemm";
     case C::kNorm:
       return "norm";
+    case C::kScatter:
+      return "scatter";
     case C::kOther:
       return "other";
   }

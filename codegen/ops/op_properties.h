@@ -24,6 +24,7 @@ enum class OpCategory : uint8_t {
                // slice/select backward, ...): passes/index_ops.h
   kGemm,       // matmul family (mm, bmm, addmm)
   kNorm,       // batch norm family (stays ATen or cuDNN)
+  kScatter,    // adds values into its output at computed coordinates: passes/scatter_ops.h
   kOther,      // any other functional op (embedding, cat, convolution, ...)
 };
 

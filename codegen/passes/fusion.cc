@@ -10,6 +10,7 @@
 #include "codegen/ir/printer.h"
 #include "codegen/passes/index_ops.h"
 #include "codegen/passes/pointwise_ops.h"
+#include "codegen/passes/scatter_ops.h"
 #include "base/status_macros.h"
 
 namespace tccd::codegen {
@@ -94,10 +95,22 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
     return ReachesGroup(p, deps, std::move(start), g);
   };
 
+  // Groups of a scatter op (scatter_ops.h): iterated over the scattered values' space, complete
+  // only after the whole kernel, so nothing joins them and they join nothing.
+  std::set<int> sealed;
   for (int id = 0; id < n; ++id) {
     const ir::Node& node = graph.nodes[id];
     int chosen = -1;
-    if (options.enable && IsFusible(graph, node)) {
+    if (options.enable && IsScatterOp(graph, node)) {
+      chosen = static_cast<int>(p.groups.size());
+      FusionGroup group;
+      group.shape = ScatterIterationShape(graph, node);
+      group.device = node.outputs[0].device;
+      group.nodes = {id};
+      p.groups.push_back(std::move(group));
+      p.group_of[id] = chosen;
+      sealed.insert(chosen);
+    } else if (options.enable && IsFusible(graph, node)) {
       // Candidate groups: those of pointwise producers, same shape and device.
       std::vector<int> candidates;
       ForEachInput(node, [&](const ir::ValueRef& r) {
@@ -109,6 +122,7 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
       std::sort(candidates.rbegin(), candidates.rend());
       for (int g : candidates) {
         const FusionGroup& group = p.groups[g];
+        if (sealed.contains(g)) continue;
         if (group.shape != node.outputs[0].sizes || group.device != node.outputs[0].device)
           continue;
         if (static_cast<int>(group.nodes.size()) >= options.max_nodes_per_group) continue;
@@ -140,7 +154,7 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
       // This node may also tie other groups of its shape together (e.g. a where() reading a
       // mask computed in another group): merge them when neither depends on the other.
       for (int h : candidates) {
-        if (h == chosen || p.groups[h].nodes.empty()) continue;
+        if (h == chosen || p.groups[h].nodes.empty() || sealed.contains(h)) continue;
         if (p.groups[h].shape != p.groups[chosen].shape ||
             p.groups[h].device != p.groups[chosen].device)
           continue;

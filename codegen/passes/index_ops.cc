@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "codegen/passes/scatter_ops.h"
 
 namespace tccd::codegen {
 namespace {
@@ -551,7 +552,8 @@ bool IsIndexOp(const ir::Graph& graph, const ir::Node& node) {
 }
 
 bool NeedsCoordinates(const ir::Graph& graph, const ir::Node& node) {
-  return IsIndexOp(graph, node) || node.target == "tccd::philox_uniform.default";
+  return IsIndexOp(graph, node) || node.target == "tccd::philox_uniform.default" ||
+         IsScatterOp(graph, node);
 }
 
 std::vector<ir::ValueRef> GatheredRefs(const ir::Node& node) {

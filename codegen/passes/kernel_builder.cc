@@ -6,6 +6,7 @@
 
 #include "codegen/passes/index_ops.h"
 #include "codegen/passes/pointwise_ops.h"
+#include "codegen/passes/scatter_ops.h"
 #include "base/status_macros.h"
 
 namespace tccd::codegen {
@@ -21,8 +22,10 @@ absl::StatusOr<PointwiseKernel> BuildPointwiseKernel(const ir::Graph& graph,
 
   // Gather operands (index_ops.h) are read only by their gathers: no load.
   std::set<ir::ValueRef> gathered;
-  for (int m : group.nodes)
+  for (int m : group.nodes) {
     for (const ir::ValueRef& r : GatheredRefs(graph.nodes[m])) gathered.insert(r);
+    for (const ir::ValueRef& r : ScatterGatheredRefs(graph.nodes[m])) gathered.insert(r);
+  }
   std::map<ir::ValueRef, int> input_index;
   // Held value of every tensor the body has produced or loaded so far.
   std::map<ir::ValueRef, int> held;
@@ -42,6 +45,20 @@ absl::StatusOr<PointwiseKernel> BuildPointwiseKernel(const ir::Graph& graph,
   for (int m : group.nodes) {
     const ir::Node& node = graph.nodes[m];
     int v;
+    if (IsScatterOp(graph, node)) {
+      // A scatter group is the node alone (fusion.cc), so its output is the kernel's only one;
+      // it has no held value and no store.
+      const ir::ValueRef self{m, 0};
+      RET_CHECK(group.nodes.size() == 1 && group.outputs.size() == 1 && group.outputs[0] == self);
+      kernel.output_dtypes.push_back(node.outputs[0].dtype);
+      RETURN_IF_ERROR(LowerScatterOp(graph, node, 0, input_of, value_of, b));
+      kernel.scatter_elements = node.outputs[0].numel();
+      kernel.fused_ops.push_back(node.target);
+      std::string problem = VerifyPointwiseKernel(kernel);
+      if (!problem.empty())
+        return absl::InternalError("generated an invalid kernel " + name + ": " + problem);
+      return kernel;
+    }
     if (IsIndexOp(graph, node)) {
       ASSIGN_OR_RETURN(v, LowerIndexOp(graph, node, input_of, b));
     } else {

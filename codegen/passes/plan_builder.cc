@@ -92,10 +92,15 @@ absl::StatusOr<schedule::Schedule> BuildSchedule(const ir::Graph& graph, const P
         launch.expected_strides.insert(launch.expected_strides.end(), strides.begin(),
                                        strides.end());
       }
-      for (const ir::ValueRef& r : group.outputs) {
+      for (size_t o = 0; o < group.outputs.size(); ++o) {
+        const ir::ValueRef& r = group.outputs[o];
         step.outputs.push_back(define(r));
-        // Row-reduction outputs without keepdim map to the leading dims (reduction_fusion.h).
-        for (int64_t s : InLoopOrder(GroupOperandStrides(graph, group, r, /*is_output=*/true),
+        // A scatter output's row holds its own strides, like a gather operand's (its shape is
+        // not the iteration space). Row-reduction outputs without keepdim map to the leading
+        // dims (reduction_fusion.h).
+        for (int64_t s : InLoopOrder(IsScatterOutput(kernel, static_cast<int>(o))
+                                         ? GatherOperandStrides(graph.type_of(r), group.shape)
+                                         : GroupOperandStrides(graph, group, r, /*is_output=*/true),
                                      group.loop_order))
           launch.expected_strides.push_back(s);
       }

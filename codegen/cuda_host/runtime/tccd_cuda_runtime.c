@@ -57,6 +57,7 @@ struct driver {
   CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                              unsigned block_x, unsigned block_y, unsigned block_z,
                              unsigned shared_bytes, CUstream stream, void** params, void** extra);
+  CUresult (*cuMemsetD32Async)(uint64_t device_ptr, unsigned value, size_t count, CUstream stream);
 };
 
 /* Guards loading the driver and loading a module into a context (both rare, both slow). */
@@ -128,6 +129,7 @@ static int load_driver_locked(void) {
   TCCD_RT_RESOLVE(cuOccupancyMaxActiveBlocksPerMultiprocessor,
                   "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   TCCD_RT_RESOLVE(cuLaunchKernel, "cuLaunchKernel");
+  TCCD_RT_RESOLVE(cuMemsetD32Async, "cuMemsetD32Async");
 #undef TCCD_RT_RESOLVE
   /* Idempotent, and cheap when the process already initialised the driver. */
   const CUresult result = d.cuInit(0);
@@ -512,13 +514,35 @@ static int launch_sized_rows_in_context(const struct tccd_rt_module* module, con
   return TCCD_RT_SUCCESS;
 }
 
-/* A kernel of any kind: pointwise, or a row/column reduction. */
+/* A scatter kernel (TCCD_RT_KIND_SCATTER): its output zero-filled on the same stream (capturable
+ * in a CUDA graph, as the launch), then the pointwise launch. */
+static int launch_scatter_in_context(const struct tccd_rt_module* module, const struct driver* d,
+                                     int slot, int32_t index, void* const* data,
+                                     const int64_t* strides, CUstream stream) {
+  const struct tccd_rt_kernel* kernel = &module->kernels[index];
+  const CUresult result = d->cuMemsetD32Async((uint64_t)(uintptr_t)data[kernel->num_operands - 1],
+                                              0u, (size_t)kernel->grid, stream);
+  if (result != 0) {
+    char what[192];
+    snprintf(what, sizeof(what), "cuMemsetD32Async(%s output, %lld)", kernel->name,
+             (long long)kernel->grid);
+    return driver_error(d, result, what);
+  }
+  return launch_in_context(module, d, slot, index, data, strides, stream);
+}
+
+/* A kernel of any kind: pointwise, scatter, or a row/column reduction. */
 static int launch_kernel_in_context(const struct tccd_rt_module* module, const struct driver* d,
                                     int slot, int32_t index, void* const* data,
                                     const int64_t* strides, CUstream stream) {
-  return module->kernels[index].kind != TCCD_RT_KIND_POINTWISE
-             ? launch_rows_in_context(module, d, slot, index, data, strides, stream)
-             : launch_in_context(module, d, slot, index, data, strides, stream);
+  switch (module->kernels[index].kind) {
+    case TCCD_RT_KIND_POINTWISE:
+      return launch_in_context(module, d, slot, index, data, strides, stream);
+    case TCCD_RT_KIND_SCATTER:
+      return launch_scatter_in_context(module, d, slot, index, data, strides, stream);
+    default:
+      return launch_rows_in_context(module, d, slot, index, data, strides, stream);
+  }
 }
 
 /* What every call does first: the driver, the context to work in (pushed if it had to be

@@ -82,6 +82,9 @@ struct tccd_rt_kernel {
 #define TCCD_RT_KIND_POINTWISE 0
 #define TCCD_RT_KIND_ROWS 1
 #define TCCD_RT_KIND_COLUMNS 2
+/* Scatter kernels (codegen::CudaKernelKind::kScatter): launched as pointwise kernels after their
+ * one output (the last operand, contiguous) is zero-filled: `grid` 4-byte elements. */
+#define TCCD_RT_KIND_SCATTER 3
 
 /* One kernel loaded into one context. Zero until its context's entry is published. */
 struct tccd_rt_function {

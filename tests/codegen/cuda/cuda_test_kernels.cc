@@ -380,6 +380,22 @@ PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> sh
   return b.kernel();
 }
 
+// embedding_dense_backward as scatter_ops.h lowers it: the bf16 gradient [B, S, E] added in f32
+// into row ids[b, s] of a [100, E] output (padding_idx 0 masked), with atomics.
+PointwiseKernel EmbeddingBackwardKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder b(name, shape);
+  const int grad = b.Cast(b.Input(DType::kBF16), DType::kF32);
+  const int ids = b.GatherInput(DType::kI64);
+  const int row = b.Gather(ids, b.Const(DType::kBool, 1), {b.Index(0), b.Index(1)});
+  const int ge = b.Op(PwOp::kGe, DType::kBool, {row, b.Const(DType::kI64, 0)});
+  const int lt = b.Op(PwOp::kLt, DType::kBool, {row, b.Const(DType::kI64, 100)});
+  const int in_range = b.Op(PwOp::kAnd, DType::kBool, {ge, lt});
+  const int kept = b.Op(PwOp::kNe, DType::kBool, {row, b.Const(DType::kI64, 0)});
+  const int mask = b.Op(PwOp::kAnd, DType::kBool, {in_range, kept});
+  b.ScatterAddOutput(100 * shape.back(), mask, grad, {row, b.Index(2)});
+  return b.kernel();
+}
+
 PointwiseKernel StackKernel(const std::string& name, std::vector<int64_t> shape) {
   KernelBuilder b(name, shape);
   int in[3];
@@ -448,6 +464,8 @@ std::vector<GoldenCase> GoldenCorpus() {
        ChannelsLastNormBackwardSumsKernel("channels_last_norm_backward_sums_bf16", {3136, 8, 64})},
       {"cat_f32", CatKernel("cat_f32", {64, 128})},
       {"embedding_bf16", EmbeddingKernel("embedding_bf16", {4, 512, 768})},
+      {"embedding_backward_scatter_bf16",
+       EmbeddingBackwardKernel("embedding_backward_scatter_bf16", {4, 512, 768})},
       {"dropout_bf16", DropoutKernel("dropout_bf16", {16, 128, 768})},
       {"stack_bf16", StackKernel("stack_bf16", {64, 197, 3, 12, 64})},
       // Run-time sizes (graphs with symbolic sizes): rows only known at the launch, and a

@@ -27,6 +27,19 @@ class KernelBuilder {
   int Op(PwOp op, DType dtype, std::vector<int> args);
   int Cast(int value, DType to) { return Op(PwOp::kCast, to, {value}); }
   void Output(int value);  // a new output of the value's dtype and its kStore
+  // A new f32 scatter output of `elements` elements and the kScatterAdd of the f32 `value` into
+  // it at coordinates under mask (scatter kernels: call once, as the last instruction).
+  void ScatterAddOutput(int64_t elements, int mask, int value, std::vector<int> coords) {
+    PwInstr in;
+    in.op = PwOp::kScatterAdd;
+    in.dtype = DType::kF32;
+    in.operand = static_cast<int>(kernel_.output_dtypes.size());
+    in.args = {mask, value};
+    in.args.insert(in.args.end(), coords.begin(), coords.end());
+    kernel_.output_dtypes.push_back(DType::kF32);
+    kernel_.body.push_back(std::move(in));
+    kernel_.scatter_elements = elements;
+  }
   DType dtype_of(int value) const { return kernel_.body[value].dtype; }
   // Makes it a row reduction over the trailing `num_reduced_dims` dims (call after the last
   // Input/Output); row_operand per operand, inputs then outputs.
@@ -93,6 +106,7 @@ PointwiseKernel CatKernel(const std::string& name, std::vector<int64_t> shape);
 // Embedding: out[b, s, e] = weight[ids[b, s], e] (bf16 weight, i64 ids, rows outside the
 // weight read 0); shape [batch, seq, dim], weight [vocab, dim] with vocab = 100.
 PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> shape);
+PointwiseKernel EmbeddingBackwardKernel(const std::string& name, std::vector<int64_t> shape);
 
 // Dropout as dropout_to_philox.h lowers it: mask = philox_uniform(seed, 3) < 0.9 (a b8 output),
 // out = x * mask / 0.9; the seed is a broadcast 0-dim i64 input.

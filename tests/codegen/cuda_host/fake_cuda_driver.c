@@ -274,6 +274,16 @@ CUresult cuLaunchKernel(void* function, unsigned grid_x, unsigned grid_y, unsign
   FAKE_RETURN(kSuccess);
 }
 
+/* Records the call only (the fake has no device memory): scatter kernels' zero fill. */
+CUresult cuMemsetD32Async(unsigned long long device_ptr, unsigned value, size_t count,
+                          void* stream) {
+  FAKE_ENTER("cuMemsetD32Async");
+  (void)value, (void)count, (void)stream;
+  if (current() == NULL) FAKE_RETURN(kInvalidContext);
+  if (device_ptr == 0) FAKE_RETURN(kInvalidValue);
+  FAKE_RETURN(kSuccess);
+}
+
 /* ---- Control API ------------------------------------------------------------------------------
  */
 

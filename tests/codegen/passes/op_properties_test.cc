@@ -23,6 +23,8 @@ TEST_CASE("every op a lowering library lowers is listed with its category", "[op
     CHECK(PropertiesOf(target).category == OpCategory::kIndex);
     CHECK(IsSideEffectFree(target));
   }
+  CHECK(PropertiesOf("tccd::embedding_scatter_add.default").category == OpCategory::kScatter);
+  CHECK(IsSideEffectFree("tccd::embedding_scatter_add.default"));
   for (const std::string& target : ReductionOpTargets()) {
     INFO(target);
     CHECK(PropertiesOf(target).category == OpCategory::kReduction);
