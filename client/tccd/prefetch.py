@@ -75,7 +75,7 @@ class Pending:
         waited = time.monotonic()
         plan = self.future.result(timeout=config.timeout_s + _WAIT_MARGIN_S)
         for field in dataclasses.fields(GraphRecord):
-            if field.name not in ("name", "kind"):
+            if field.name not in ("name", "kind", "eager_calls"):  # the caller's own counts
                 setattr(record, field.name, getattr(self.record, field.name))
         record.prefetched = True
         record.prefetch_wait_ms = (time.monotonic() - waited) * 1e3

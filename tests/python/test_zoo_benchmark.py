@@ -68,3 +68,9 @@ def test_zoo_benchmark_warm_start_cpu(daemon, tmp_path):
     save, aot = cells[3], cells[4]
     assert aot["aot_load_s"] > 0 and aot["loss"] == save["loss"], (save, aot)
     assert "Ahead-of-time flow" in md
+    # Its phases: no Dynamo frame was traced or compiled, the load and the plans' first calls
+    # were timed, every graph came from the saved keys; the warm phase table has its row.
+    assert aot["dynamo_frames"] == 0 and aot["phase_dynamo"] == 0, aot
+    assert aot["phase_aot_load"] > 0 and aot["phase_plan_calls"] > 0, aot
+    assert aot["warm_graphs"] > 0 and aot["warm_aot_skipped"] == aot["warm_graphs"], aot
+    assert "| toy_lm | tccd-aot |" in md
