@@ -36,6 +36,7 @@ import dataclasses
 import logging
 import threading
 import time
+import weakref
 from typing import Any, Optional
 
 from .config import Config
@@ -82,6 +83,20 @@ class Pending:
         return plan
 
 
+_started_lock = threading.Lock()
+_started: "weakref.WeakSet[Pending]" = weakref.WeakSet()
+
+
+def wait_all(timeout_s: Optional[float] = None) -> int:
+    """Waits until every background compile started so far has ended (compiled or failed);
+    returns how many were waited for. For benchmarks that must time plans, not the eager calls
+    TCCD_EAGER_WHILE_COMPILING makes while compiles run; errors stay for the graphs' calls."""
+    with _started_lock:
+        pending = list(_started)
+    concurrent.futures.wait([p.future for p in pending], timeout=timeout_s)
+    return len(pending)
+
+
 def start(request: Any, key: str, config: Config, kind: str = "backward") -> Pending:
     """Compiles, fetches and loads `request` (whose request hash is `key`) in a new thread.
 
@@ -90,6 +105,8 @@ def start(request: Any, key: str, config: Config, kind: str = "backward") -> Pen
     from .compiler import compile_request
 
     pending = Pending(key, request.graph_name, kind)
+    with _started_lock:
+        _started.add(pending)
 
     def run() -> None:
         try:
