@@ -147,6 +147,9 @@ class Timers:
         import torch._inductor.compile_fx as compile_fx
 
         self.instrument_aot_autograd()
+        # compile_fx bound the partitioner at its import, before the wrap above.
+        if hasattr(compile_fx, "min_cut_rematerialization_partition"):
+            self.wrap(compile_fx, "min_cut_rematerialization_partition", "partition")
         self.wrap(compile_fx, "compile_fx", "backend")
 
     def finish(self, first_step_s: float, compiled: bool) -> Dict[str, float]:
