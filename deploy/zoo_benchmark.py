@@ -42,8 +42,12 @@ cold first steps' ratio tccd / Inductor per model (target <= 0.3). Per warm tccd
 warm_graphs, warm_cache_hits (graphs the daemon served from its cache, by a Compile hit or
 by key through an AOT recipe) and warm_aot_skipped (graphs whose AOTAutograd trace the
 daemon-shared AOT recipe skipped). Every warm cell also splits its first step into phases
-(`deploy/phase_timers.py`: dynamo, backend, recipe, request, compile_rpc, fetch, load, rest;
-keys `phase_*`), printed as a second table: where a warm start goes, per model and backend.
+(`deploy/phase_timers.py`: dynamo, backend, aot_meta, aot_trace, partition, recipe, request,
+compile_rpc, compile_wait, fetch, load, aot_load, plan_calls, rest; keys `phase_*`), printed as
+tables of where the cold and the warm first steps go, per model and backend. With --aot the
+loaded ahead-of-time step (start "aot") is the warm table's `tccd-aot` row.
+TCCD_EAGER_WHILE_COMPILING=1 in the environment: tccd's cold first step runs the graphs whose
+compile is not done eagerly; the worker waits for those compiles before the timed steps.
 
 Cold compiles: each Inductor worker gets fresh TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR,
 each tccd worker a fresh TCCD_CACHE_DIR (its local cache). The tccd DAEMON's cache is not
