@@ -463,6 +463,11 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         out["python_steps"] = sum(s.get("python_steps", 0) for s in stats)  # per call, all graphs
         # Calls run eagerly while their graph compiled (TCCD_EAGER_WHILE_COMPILING): the first step's.
         out["eager_calls"] = sum(s.get("eager_calls", 0) for s in stats)
+        # Per graph, what the daemon's compile cost (issue 11: is a graph bounded by its slowest
+        # kernel, i.e. did kernel-level parallelism apply?).
+        out["graph_compiles"] = [{k: s.get(k) for k in ("name", "compile_ms", "server_ms", "kernels_compiled",
+                                                        "kernels_reused", "native_kernels", "prefetch_wait_ms",
+                                                        "eager_calls", "cache_hit")} for s in stats]
         # What each generated kernel fused, to read the profile's tccd_k<N>_* names (kernel
         # names restart in every graph).
         ops: Dict[str, List[str]] = {}
