@@ -4,16 +4,25 @@ Used by `warm_start_bench.py` (CPU, a small LM) and by `zoo_benchmark.py --warm`
 real models, CPU or GPU). Phases (seconds):
 
   dynamo        Dynamo's trace and guards (torch's compile_inner minus the backend call)
-  backend       inside the backend but outside what is listed below: AOTAutograd's trace and
-                partitioning (tccd), AOTAutograd + Inductor (inductor)
+  backend       inside the backend but outside what is listed below: for tccd AOTAutograd's
+                runtime wrappers, the recipe capture, the backend's own code; for Inductor,
+                Inductor's compile (AOTAutograd's phases below are split out for both)
+  aot_meta      AOTAutograd's metadata pass (a functionalised run of the forward on fake tensors)
+  aot_trace     AOTAutograd's trace of the joint forward+backward (or inference) graph
+  partition     the partitioner (min-cut rematerialisation) splitting forward and backward
   recipe        tccd's AOT recipe lookup (key, JSON), outside the plan loads it does
   request       tccd: serialising graphs into CompileRequests and their hashes
-  compile_rpc   tccd: the Compile round trips (the daemon answers from its cache)
+  compile_rpc   tccd: the Compile round trips made on the main thread (a background compile's
+                are on its own thread: not a phase; what the step waited for it is compile_wait)
+  compile_wait  tccd: the first call of a graph compiled in the background (TCCD_ASYNC_COMPILE)
+                or prefetched (the backward) waiting for its plan
   fetch         tccd: GetManifest / FetchArtifact round trips and writing the local cache
   load          tccd: dlopen and binding of plans (runtime.load_plan, native_plan.load)
-  aot_load      torch.compiler.load_compiled_function (includes its fetch and load)
-  rest          everything else: the first calls themselves (CUDA module loads, cuBLAS/cuDNN
-                set-up, the kernels), autograd, the optimizer step
+  aot_load      torch.compiler.load_compiled_function (outside its fetch and load)
+  plan_calls    tccd: host time inside the plans' calls (on CUDA: lazy module loads, cuBLASLt
+                handles and heuristics, launches; the kernels themselves run asynchronously)
+  rest          everything else: autograd, the optimizer step, eager ops outside the graphs,
+                the final synchronisation (the kernels' device time)
 
 PHASE_CLOCK=cpu times every phase in the main thread's CPU time (time.thread_time) instead of
 wall time, and then measures `dynamo` with a wrapper of Dynamo's convert_frame._compile (its
@@ -29,19 +38,23 @@ import threading
 import time
 from typing import Any, Callable, Dict, List
 
-PHASES = ("dynamo", "backend", "recipe", "request", "compile_rpc", "fetch", "load", "aot_load", "rest")
+PHASES = ("dynamo", "backend", "aot_meta", "aot_trace", "partition", "recipe", "request", "compile_rpc",
+          "compile_wait", "fetch", "load", "aot_load", "plan_calls", "rest")
 
 
 class Timers:
     """Exclusive time per phase: a wrapped call's time minus that of wrapped calls inside it.
 
-    Main thread only: calls on other threads (tccd's backward prefetch) overlap the step, so
-    they are not a phase of it; what the step still waited for them is in `rest`.
+    The step's own threads only: the main thread and the autograd engine's device threads (a
+    CUDA backward, and with it the backward graph's compile and first call, runs on one while
+    the main thread waits in .backward()). tccd's background threads (names "tccd..."; the
+    background compiles and the backward prefetch) overlap the step, so they are not a phase of
+    it; what the step waited for them is `compile_wait`.
     """
 
     def __init__(self, clock: str = "") -> None:
         self.total: Dict[str, float] = {p: 0.0 for p in PHASES}
-        self.stack: List[float] = []  # per open call: time spent in nested wrapped calls
+        self.local = threading.local()  # .stack per thread: per open call, its nested calls' time
         self.cpu = (clock or os.environ.get("PHASE_CLOCK", "wall")) == "cpu"
         self.now = time.thread_time if self.cpu else time.perf_counter
         if self.cpu:
@@ -53,18 +66,19 @@ class Timers:
         timers = self
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            if threading.current_thread() is not threading.main_thread():
+            if threading.current_thread().name.startswith("tccd"):
                 return fn(*args, **kwargs)
-            timers.stack.append(0.0)
+            stack = timers.local.__dict__.setdefault("stack", [])
+            stack.append(0.0)
             start = timers.now()
             try:
                 return fn(*args, **kwargs)
             finally:
                 elapsed = timers.now() - start
-                nested = timers.stack.pop()
+                nested = stack.pop()
                 timers.total[phase] += elapsed - nested
-                if timers.stack:
-                    timers.stack[-1] += elapsed
+                if stack:
+                    stack[-1] += elapsed
 
         return timed
 
@@ -73,23 +87,69 @@ class Timers:
         setattr(owner, attr, self.timed(original, phase))
         return original
 
+    def wrap_factory(self, owner: Any, attr: str, phase: str) -> None:
+        """Times the function that `owner.attr(...)` returns (AOTAutograd's metadata pass is
+        run_functionalized_fw_and_collect_metadata(...)(*args))."""
+        original = getattr(owner, attr)
+        timers = self
+
+        def factory(*args: Any, **kwargs: Any) -> Any:
+            return timers.timed(original(*args, **kwargs), phase)
+
+        setattr(owner, attr, factory)
+
+    def instrument_aot_autograd(self) -> None:
+        """AOTAutograd's metadata pass, joint trace and partitioner, where this torch has them
+        (module layout of torch 2.11 and 2.15; a missing name is simply not split out)."""
+        import importlib
+
+        for module, attr, phase, factory in (
+            ("torch._functorch.aot_autograd", "run_functionalized_fw_and_collect_metadata", "aot_meta", True),
+            ("torch._functorch._aot_autograd.graph_compile", "aot_dispatch_autograd_graph", "aot_trace", False),
+            ("torch._functorch._aot_autograd.graph_compile", "aot_dispatch_base_graph", "aot_trace", False),
+            ("torch._functorch.partitioners", "min_cut_rematerialization_partition", "partition", False),
+            ("torch._functorch.partitioners", "default_partition", "partition", False),
+        ):
+            try:
+                owner = importlib.import_module(module)
+            except ImportError:
+                continue
+            if hasattr(owner, attr):
+                (self.wrap_factory if factory else self.wrap)(owner, attr, phase)
+
     def instrument_tccd(self) -> Callable[..., Any]:
         """Wraps the client's phases; returns the tccd backend, timed as `backend`."""
         import tccd  # noqa: F401  (registers the backend)
-        from tccd import aot_cache, compiler, local_cache, native_plan, serialize
+        from tccd import aot_cache, compiler, local_cache, native_plan, prefetch, runtime, serialize
 
+        self.instrument_aot_autograd()
         self.wrap(serialize, "build_request", "request")
+        self.wrap(serialize, "encode_request", "request")
         self.wrap(local_cache, "request_hash", "request")
         self.wrap(compiler, "_daemon_compile", "compile_rpc")
+        self.wrap(prefetch.Pending, "take", "compile_wait")
         self.wrap(compiler, "fetch_artifact", "fetch")
         self.wrap(compiler, "load_plan", "load")
         self.wrap(native_plan, "load", "load")
+        self.wrap(native_plan.NativePlan, "__call__", "plan_calls")
+        self.wrap(runtime.LoadedPlan, "__call__", "plan_calls")
         self.wrap(aot_cache, "lookup", "recipe")
         return self.timed(sys.modules["tccd.backend"].tccd, "backend")
+
+    def instrument_aot_load(self) -> None:
+        """torch's load_compiled_function (the ahead-of-time flow's warm start), outside the
+        tccd phases nested in it."""
+        import torch
+
+        self.wrap(torch.compiler, "load_compiled_function", "aot_load")
 
     def instrument_inductor(self) -> None:
         import torch._inductor.compile_fx as compile_fx
 
+        self.instrument_aot_autograd()
+        # compile_fx bound the partitioner at its import, before the wrap above.
+        if hasattr(compile_fx, "min_cut_rematerialization_partition"):
+            self.wrap(compile_fx, "min_cut_rematerialization_partition", "partition")
         self.wrap(compile_fx, "compile_fx", "backend")
 
     def finish(self, first_step_s: float, compiled: bool) -> Dict[str, float]:

@@ -141,18 +141,9 @@ def child(mode: str, saved: str) -> Dict[str, float]:
     elif mode == "tccd-aot":
         import tccd.precompile  # noqa: F401  (the saved file names its classes)
 
-        holder = {}
-
-        def load():
-            with open(saved, "rb") as f:
-                holder["fn"] = torch.compiler.load_compiled_function(f, external_data={"model": model})
-
-        timers.stack.append(0.0)
-        t0 = time.perf_counter()
-        load()
-        elapsed = time.perf_counter() - t0
-        timers.total["aot_load"] += elapsed - timers.stack.pop()
-        fn = holder["fn"]
+        timers.instrument_aot_load()
+        with open(saved, "rb") as f:
+            fn = torch.compiler.load_compiled_function(f, external_data={"model": model})
         params = dict(model.named_parameters())
 
         def step_fn(tokens, targets):

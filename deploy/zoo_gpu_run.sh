@@ -3,7 +3,9 @@
 #   bash deploy/zoo_gpu_run.sh dist/tccd.tar.xz $OUT/zoo [zoo_benchmark.py args...]
 # Installs carried wheels (.whl/) if any, unpacks the release bundle, starts its tccd on a
 # private socket with an empty cache (log: OUTDIR/daemon.log), runs deploy/zoo_benchmark.py
-# against it and stops the daemon on exit.
+# against it and stops the daemon on exit. ZOO_DAEMON_ARGS: extra daemon flags, split on
+# spaces (e.g. ZOO_DAEMON_ARGS=--log-level=debug: per-graph compile stages and NVRTC threads in
+# OUTDIR/daemon.log).
 set -euo pipefail
 if [ $# -lt 2 ]; then
   echo "usage: $0 BUNDLE.tar.xz OUTDIR [zoo_benchmark.py args...]" >&2
@@ -40,7 +42,8 @@ if [ -z "$TCCD_BIN" ]; then
   exit 1
 fi
 rm -f "$SOCK"
-"$TCCD_BIN" --listen "unix:$SOCK" --cache-dir "$WORK/db" > "$OUTDIR/daemon.log" 2>&1 &
+# shellcheck disable=SC2086  # ZOO_DAEMON_ARGS is a list of flags
+"$TCCD_BIN" --listen "unix:$SOCK" --cache-dir "$WORK/db" ${ZOO_DAEMON_ARGS:-} > "$OUTDIR/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 1 300); do
   [ -S "$SOCK" ] && break

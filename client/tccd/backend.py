@@ -209,6 +209,10 @@ class _GraphCompiler:
             deferred = self._start_deferred(config, name, gm, example_inputs, entry)
             if deferred is not None:
                 return deferred
+        if kind == "backward" and config.eager_while_compiling:
+            deferred = self._defer_backward(config, name, gm, example_inputs, entry)
+            if deferred is not None:
+                return deferred
         try:
             compiled, plan_key = self._compile(config, name, gm, example_inputs, entry)
         except Exception as e:
@@ -297,10 +301,26 @@ class _GraphCompiler:
             # AOTAutograd's metadata is only readable while its compiler runs: the recipe is
             # captured now; an inference recipe is stored once the plan is there.
             self.capture.forward(gm, plan_key, inference=kind == "inference", store=False)
+        return self._deferred(config, name, gm, example_inputs, entry, pending, key, request, scalar_inputs,
+                              plan_key, captured=True)
+
+    def _deferred(self, config, name, gm, example_inputs, entry, pending, key, request, scalar_inputs,
+                  plan_key, captured: bool) -> Callable[[List[Any]], Any]:
+        """A boxed callable that takes `pending`'s plan at its first call, then runs it.
+
+        TCCD_EAGER_WHILE_COMPILING: until the compile is done, calls run the ATen graph eagerly
+        instead of waiting (counted in the record's eager_calls), except for a forward whose
+        saved tensors take its plan's layout: its backward is compiled for that layout only
+        once the plan is there (_forward_plan_ready)."""
+        kind = entry.kind
         lock = threading.Lock()
         resolved: List[Callable[[List[Any]], Any]] = []
+        may_run_eagerly = config.eager_while_compiling and not (kind == "forward" and self.saved is not None)
+        eager = _eager(gm) if may_run_eagerly else None
+        eager_calls = [0]
 
         def resolve() -> Callable[[List[Any]], Any]:
+            entry.eager_calls = eager_calls[0]  # final: no eager call once resolving
             try:
                 plan = pending.take(key, entry, config)
                 if kind == "forward":
@@ -308,10 +328,16 @@ class _GraphCompiler:
                 compiled, _ = self._wrap_plan(plan, request, scalar_inputs, gm, plan_key)
             except Exception as e:
                 return self._failed(config, kind, name, gm, example_inputs, entry, e)
-            return self._compiled(kind, name, gm, example_inputs, entry, compiled, plan_key, captured=True)
+            return self._compiled(kind, name, gm, example_inputs, entry, compiled, plan_key, captured=captured)
 
         def run(args: List[Any]) -> Any:
             if not resolved:
+                if eager is not None and not pending.future.done():
+                    with lock:
+                        eager_calls[0] += 1
+                    if eager_calls[0] == 1:
+                        log.info("tccd: %s runs eagerly until its compile is done", name)
+                    return eager(args)
                 with lock:  # one thread resolves; a strict-mode error leaves it unresolved
                     if not resolved:
                         resolved.append(resolve())
@@ -319,6 +345,28 @@ class _GraphCompiler:
 
         run._boxed_call = True  # type: ignore[attr-defined]
         return run
+
+    def _defer_backward(self, config, name, gm, example_inputs, entry) -> Optional[Callable[[List[Any]], Any]]:
+        """TCCD_EAGER_WHILE_COMPILING for a backward whose prefetched compile (of this very
+        request) is still running: a callable that runs it eagerly until the plan is there.
+        None: take the synchronous path (no prefetch, another request, or already done)."""
+        from .local_cache import daemon_identity, request_hash
+
+        pending = self.pending_backward
+        if pending is None or pending.future.done() or self.cuda_graphs is not None or self.precompiling:
+            return None
+        try:
+            request, scalar_inputs = self._request(config, name, gm, example_inputs, entry.kind)
+            key = request_hash(request, daemon_identity(config))
+        except Exception:  # deliberately ignored: the synchronous path reports it
+            log.debug("tccd: %s: not deferred", name, exc_info=True)
+            return None
+        if key != pending.key:
+            return None  # the synchronous path logs the changed graph and compiles it
+        self.pending_backward = None
+        plan_key = key if config.local_cache else None
+        return self._deferred(config, name, gm, example_inputs, entry, pending, key, request, scalar_inputs,
+                              plan_key, captured=False)
 
     def _with_cuda_graphs(self, kind, name, gm, example_inputs, compiled, entry):
         """The hook of mode="reduce-overhead": everything else is in cudagraphs.py."""

@@ -47,6 +47,15 @@
                        1: the backend returns at once a callable that awaits the compile at its
                        first call, so the daemon compiles while Dynamo and AOTAutograd finish
                        the frame (guards, bytecode, runtime wrappers) (prefetch.py). Default: 1.
+    TCCD_EAGER_WHILE_COMPILING  1: a graph compiling in the background (TCCD_ASYNC_COMPILE's
+                       forward or inference graph, or a prefetched backward) whose plan is not
+                       there yet at a call runs that call eagerly (its ATen graph) instead of
+                       waiting; calls after the plan arrived run the plan. The first step of a
+                       cold process then waits for no compile (the daemon compiles while the
+                       step runs), at the price of eager speed, and eager numerics, for the calls
+                       that came too early (GraphRecord.eager_calls). Not for graphs whose saved
+                       activations take the forward plan's layout (TCCD_SAVED_LAYOUT), under
+                       CUDA graphs or aot_compile. Default: 0.
     TCCD_SAVED_LAYOUT  0: a training forward's saved activations keep the strides AOTAutograd
                        traced; 1: in CUDA graphs with convolutions the daemon may store them
                        channels-last (as Inductor's layout optimisation does) and the backward
@@ -136,6 +145,7 @@ class Config:
     aot_share: bool = True  # AOT recipes through the daemon too (TCCD_AOT_SHARE)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
+    eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
     saved_layout: bool = True  # TCCD_SAVED_LAYOUT
     padded_outputs: bool = True  # TCCD_PADDED_OUTPUTS
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
@@ -223,6 +233,7 @@ class Config:
             aot_share=_flag(env, "TCCD_AOT_SHARE", True),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
+            eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),
             saved_layout=_flag(env, "TCCD_SAVED_LAYOUT", True),
             padded_outputs=_flag(env, "TCCD_PADDED_OUTPUTS", True),
             dynamic_profiles=_flag(env, "TCCD_DYNAMIC_PROFILES", True),

@@ -36,6 +36,7 @@ import dataclasses
 import logging
 import threading
 import time
+import weakref
 from typing import Any, Optional
 
 from .config import Config
@@ -75,11 +76,25 @@ class Pending:
         waited = time.monotonic()
         plan = self.future.result(timeout=config.timeout_s + _WAIT_MARGIN_S)
         for field in dataclasses.fields(GraphRecord):
-            if field.name not in ("name", "kind"):
+            if field.name not in ("name", "kind", "eager_calls"):  # the caller's own counts
                 setattr(record, field.name, getattr(self.record, field.name))
         record.prefetched = True
         record.prefetch_wait_ms = (time.monotonic() - waited) * 1e3
         return plan
+
+
+_started_lock = threading.Lock()
+_started: "weakref.WeakSet[Pending]" = weakref.WeakSet()
+
+
+def wait_all(timeout_s: Optional[float] = None) -> int:
+    """Waits until every background compile started so far has ended (compiled or failed);
+    returns how many were waited for. For benchmarks that must time plans, not the eager calls
+    TCCD_EAGER_WHILE_COMPILING makes while compiles run; errors stay for the graphs' calls."""
+    with _started_lock:
+        pending = list(_started)
+    concurrent.futures.wait([p.future for p in pending], timeout=timeout_s)
+    return len(pending)
 
 
 def start(request: Any, key: str, config: Config, kind: str = "backward") -> Pending:
@@ -90,6 +105,8 @@ def start(request: Any, key: str, config: Config, kind: str = "backward") -> Pen
     from .compiler import compile_request
 
     pending = Pending(key, request.graph_name, kind)
+    with _started_lock:
+        _started.add(pending)
 
     def run() -> None:
         try:

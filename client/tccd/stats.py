@@ -16,7 +16,9 @@ run from an AOT recipe without tracing the Dynamo graph through AOTAutograd, see
 fallback (None, or why the graph runs eagerly), cudagraphs (the graph runs under CUDA graphs:
 mode="reduce-overhead") and cudagraph_skip (None, or why a mode that asks for CUDA graphs got
 none for this graph), prefetched (a backward whose compile was requested when the forward's
-began, prefetch.py) and prefetch_wait_ms (how long its first .backward() still waited for it).
+began, prefetch.py) and prefetch_wait_ms (how long its first .backward() still waited for it),
+eager_calls (calls run eagerly because the background compile was not done yet:
+TCCD_EAGER_WHILE_COMPILING).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class GraphRecord:
     cudagraph_skip: Optional[str] = None
     prefetched: bool = False
     prefetch_wait_ms: float = 0.0
+    eager_calls: int = 0
 
 
 _lock = threading.Lock()

@@ -36,11 +36,12 @@ def _inputs():
 
 
 @pytest.fixture
-def slow_daemon(monkeypatch, tmp_path):
+def slow_daemon(monkeypatch, tmp_path, request):
+    """A daemon whose compiles take DELAY_MS per kernel (or the test's indirect parameter)."""
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
     monkeypatch.setenv("TCCD_KERNEL_THREADS", "1")
-    monkeypatch.setenv("TCCD_TEST_KERNEL_DELAY_MS", str(DELAY_MS))
+    monkeypatch.setenv("TCCD_TEST_KERNEL_DELAY_MS", str(getattr(request, "param", DELAY_MS)))
     root = short_tempdir("tccd-async-")
     d = Daemon(TCCD_BINARY, root, extra_args=["--compile-threads=2"])
     d.start()
@@ -171,3 +172,56 @@ def test_under_strict_a_failed_compile_raises_at_the_first_call(slow_daemon, mon
     # Raised at the graph's first call, from the compile the backend had started.
     chain = [raised.value] + [getattr(raised.value, "inner_exception", None), raised.value.__cause__]
     assert any(isinstance(e, tccd.TccdError) for e in chain if e is not None), repr(raised.value)
+
+
+def one_graph(x, w):
+    return torch.sigmoid(torch.tanh(x @ w) * 2 + 1) * x
+
+
+@pytest.mark.parametrize("slow_daemon", [4000], indirect=True)
+def test_eager_while_compiling_runs_early_calls_eagerly_then_the_plans(slow_daemon, monkeypatch):
+    """TCCD_EAGER_WHILE_COMPILING: the first training step runs while its forward and backward
+    still compile (4 s per kernel; the backward's call comes milliseconds after the forward's),
+    eagerly, with eager's results; once the compiles are done the plans run, and each graph
+    says how many of its calls ran eagerly."""
+    monkeypatch.setenv("TCCD_EAGER_WHILE_COMPILING", "1")
+    config.reload()
+    x, w = _inputs()
+    w.requires_grad_(True)
+    eager = one_graph(x, w).sum()
+    eager.backward()
+    want_grad, w.grad = w.grad, None
+    torch._dynamo.reset()
+    compiled = torch.compile(one_graph, backend="tccd")
+    started = time.monotonic()
+    loss = compiled(x, w).sum()
+    loss.backward()
+    first_step_s = time.monotonic() - started
+    torch.testing.assert_close(loss, eager)
+    torch.testing.assert_close(w.grad, want_grad)
+    deadline = time.monotonic() + 120
+    while len(tccd.last_compile_stats()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)
+        w.grad = None
+        loss = compiled(x, w).sum()
+        loss.backward()
+    torch.testing.assert_close(loss, eager)
+    torch.testing.assert_close(w.grad, want_grad)
+    stats = tccd.last_compile_stats()
+    assert sorted(s["kind"] for s in stats) == ["backward", "forward"], stats
+    for s in stats:
+        assert s["fallback"] is None and s["prefetched"] and s["native_kernels"] > 0, s
+        assert s["eager_calls"] >= 1, s  # the first step's call, at least
+    print(f"first step {first_step_s:.2f} s, eager calls {[(s['kind'], s['eager_calls']) for s in stats]}")
+
+
+def test_without_eager_while_compiling_the_first_call_waits(slow_daemon):
+    """The default: the first call waits for its plan (no eager call)."""
+    x, w = _inputs()
+    w.requires_grad_(True)
+    torch._dynamo.reset()
+    loss = torch.compile(one_graph, backend="tccd")(x, w).sum()
+    loss.backward()
+    stats = tccd.last_compile_stats()
+    assert sorted(s["kind"] for s in stats) == ["backward", "forward"], stats
+    assert all(s["eager_calls"] == 0 and s["prefetch_wait_ms"] > 0 for s in stats), stats
