@@ -1,29 +1,98 @@
 # tccd_cc_library / tccd_cc_test / tccd_cc_binary: the declarative helpers every
 # directory's CMakeLists.txt uses (after Abseil's CMake/AbseilHelpers.cmake).
 #
-#   tccd_cc_library(NAME foo SRCS a.cc b.cc DEPS bar absl::status)
+#   tccd_cc_library(NAME foo LAYER passes SRCS a.cc b.cc DEPS bar absl::status)
 #   tccd_cc_test(NAME foo_test SRCS foo_test.cc DEPS foo)
 #
 # Targets are named tccd_<NAME>; tests are Catch2 v2 binaries registered with CTest.
 #
-# Layering (tccd_layer_rule / tccd_check_layering, below): a directory states, where its
-# targets are declared, what they must never link and which headers they must never include;
-# the top-level CMakeLists.txt checks every rule once all targets exist, and a violation stops
-# the configure step with the chain of targets that broke it.
-#
-#   tccd_layer_rule(DIR codegen NEVER_LINKS tccd_grpc gRPC::grpc++ NEVER_LINK_DIRS cache server
-#                   NEVER_INCLUDES grpcpp/ cache/ server/)
+# Layering (tccd_layer, tccd_check_layering; the include check itself is in TccdLayering.cmake):
+# the top-level CMakeLists.txt declares the layers bottom to top, each naming the layers it USES,
+# and every library names its LAYER where it is declared. A library may link, and its files may
+# include, only its own layer and the layers below it (USES, transitively); the same holds for
+# the external libraries and headers a layer declares as its own (LINKS, INCLUDES: gRPC, RocksDB,
+# LLVM). tccd_check_layering checks every
+# library's link closure and every #include of the source tree once all targets exist, and stops
+# the configure step with the chain or the line that broke a rule; the ctest `layering_includes`
+# runs the same include check again, so a stray #include fails the tests without a reconfigure.
+include(${CMAKE_CURRENT_LIST_DIR}/TccdLayering.cmake)
 
-function(tccd_cc_library)
-  cmake_parse_arguments(T "" "NAME" "SRCS;DEPS;PUBLIC_DEPS" ${ARGN})
-  add_library(tccd_${T_NAME} STATIC ${T_SRCS})
-  target_include_directories(tccd_${T_NAME} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
-  target_link_libraries(tccd_${T_NAME} PUBLIC ${T_DEPS} ${T_PUBLIC_DEPS})
-  set_target_properties(tccd_${T_NAME} PROPERTIES POSITION_INDEPENDENT_CODE ON)
-  # Where it was declared (relative to the project), for the layering rules.
+# A layer: the libraries that declare LAYER NAME. USES names the layers (declared before it) that
+# it builds on; LINKS and INCLUDES name the external targets and include-path prefixes that belong
+# to it (only it and the layers above may link or include them).
+function(tccd_layer)
+  cmake_parse_arguments(T "" "NAME" "USES;LINKS;INCLUDES" ${ARGN})
+  get_property(layers GLOBAL PROPERTY TCCD_LAYERS)
+  if(T_NAME IN_LIST layers)
+    message(FATAL_ERROR "tccd_layer: layer ${T_NAME} is declared twice")
+  endif()
+  set(below "")
+  foreach(used IN LISTS T_USES)
+    if(NOT used IN_LIST layers)
+      message(FATAL_ERROR "tccd_layer: ${T_NAME} uses ${used}, which is not declared before it")
+    endif()
+    get_property(used_below GLOBAL PROPERTY TCCD_LAYER_${used}_BELOW)
+    list(APPEND below ${used} ${used_below})
+  endforeach()
+  list(REMOVE_DUPLICATES below)
+  set_property(GLOBAL APPEND PROPERTY TCCD_LAYERS ${T_NAME})
+  set_property(GLOBAL PROPERTY TCCD_LAYER_${T_NAME}_BELOW "${below}")
+  foreach(target IN LISTS T_LINKS)
+    set_property(GLOBAL APPEND PROPERTY TCCD_LAYER_EXTERNAL_LINKS "${target}=${T_NAME}")
+  endforeach()
+  foreach(prefix IN LISTS T_INCLUDES)
+    set_property(GLOBAL APPEND PROPERTY TCCD_LAYER_EXTERNAL_INCLUDES "${prefix}=${T_NAME}")
+  endforeach()
+endfunction()
+
+# Puts a target not declared with tccd_cc_library (the generated protocol libraries) in LAYER.
+function(tccd_target_layer target)
+  cmake_parse_arguments(T "" "LAYER" "" ${ARGN})
+  _tccd_register_library(${target} "${T_LAYER}" "")
+endfunction()
+
+function(_tccd_register_library target layer files)
   file(RELATIVE_PATH dir ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
-  set_target_properties(tccd_${T_NAME} PROPERTIES TCCD_DIR "${dir}")
-  set_property(GLOBAL APPEND PROPERTY TCCD_LIBRARIES tccd_${T_NAME})
+  if(NOT layer)
+    if(dir MATCHES "^tests(/|$)")
+      return()  # test-only libraries may use anything
+    endif()
+    message(FATAL_ERROR "${target} (${dir}/CMakeLists.txt) names no LAYER (layers: top-level CMakeLists.txt)")
+  endif()
+  get_property(layers GLOBAL PROPERTY TCCD_LAYERS)
+  if(NOT layer IN_LIST layers)
+    message(FATAL_ERROR "${target} (${dir}/CMakeLists.txt): unknown LAYER ${layer} (declared: ${layers})")
+  endif()
+  set_target_properties(${target} PROPERTIES TCCD_DIR "${dir}" TCCD_LAYER "${layer}")
+  set_property(GLOBAL APPEND PROPERTY TCCD_LIBRARIES ${target})
+  foreach(f IN LISTS files)
+    if(NOT f)
+      continue()
+    endif()
+    get_filename_component(abs ${f} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${abs})
+    if(NOT rel MATCHES "^\\.\\./")  # generated sources live in the build tree: not checked
+      set_property(GLOBAL APPEND PROPERTY TCCD_FILE_LAYERS "${rel}=${layer}")
+    endif()
+  endforeach()
+endfunction()
+
+# HDRS: files of the library that are not among its SRCS: only needed where the directory's
+# default would be wrong (TccdLayering.cmake: a header goes with its .cc, else with the directory's
+# bottom layer). A library without SRCS is an INTERFACE (header-only) library.
+function(tccd_cc_library)
+  cmake_parse_arguments(T "" "NAME;LAYER" "SRCS;HDRS;DEPS;PUBLIC_DEPS" ${ARGN})
+  if(T_SRCS)
+    add_library(tccd_${T_NAME} STATIC ${T_SRCS})
+    target_include_directories(tccd_${T_NAME} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+    target_link_libraries(tccd_${T_NAME} PUBLIC ${T_DEPS} ${T_PUBLIC_DEPS})
+    set_target_properties(tccd_${T_NAME} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  else()
+    add_library(tccd_${T_NAME} INTERFACE)
+    target_include_directories(tccd_${T_NAME} INTERFACE ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+    target_link_libraries(tccd_${T_NAME} INTERFACE ${T_DEPS} ${T_PUBLIC_DEPS})
+  endif()
+  _tccd_register_library(tccd_${T_NAME} "${T_LAYER}" "${T_SRCS};${T_HDRS}")
 endfunction()
 
 function(tccd_cc_binary)
@@ -39,20 +108,6 @@ function(tccd_cc_test)
   target_link_libraries(${T_NAME} PRIVATE ${T_DEPS} Catch2::Catch2)
   set_target_properties(${T_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
   add_test(NAME ${T_NAME} COMMAND ${T_NAME} WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-endfunction()
-
-# A layering rule for the libraries declared in DIR (and below it):
-#   NEVER_LINKS      targets none of them may link, directly or through any dependency;
-#   NEVER_LINK_DIRS  project directories whose tccd libraries none of them may link;
-#   NEVER_INCLUDES   include-path prefixes (e.g. grpcpp/) no source or header under DIR uses.
-function(tccd_layer_rule)
-  cmake_parse_arguments(T "" "DIR" "NEVER_LINKS;NEVER_LINK_DIRS;NEVER_INCLUDES" ${ARGN})
-  string(MAKE_C_IDENTIFIER "${T_DIR}" id)
-  set_property(GLOBAL APPEND PROPERTY TCCD_LAYER_RULES ${id})
-  set_property(GLOBAL PROPERTY TCCD_LAYER_${id}_DIR "${T_DIR}")
-  set_property(GLOBAL PROPERTY TCCD_LAYER_${id}_LINKS "${T_NEVER_LINKS}")
-  set_property(GLOBAL PROPERTY TCCD_LAYER_${id}_LINK_DIRS "${T_NEVER_LINK_DIRS}")
-  set_property(GLOBAL PROPERTY TCCD_LAYER_${id}_INCLUDES "${T_NEVER_INCLUDES}")
 endfunction()
 
 # Every target `target` links, directly or not, as "name<-parent" pairs in `out` (so that an
@@ -118,59 +173,91 @@ function(_tccd_link_chain target dep pairs out)
   set(${out} "${chain}" PARENT_SCOPE)
 endfunction()
 
-# Checks every tccd_layer_rule against every library and source; call once, after all
-# add_subdirectory calls.
+# Checks the layering: every library's link closure here, every #include through
+# TccdLayering.cmake (after writing the manifest the ctest `layering_includes` reads). Call once,
+# after all add_subdirectory calls.
 function(tccd_check_layering)
-  get_property(rules GLOBAL PROPERTY TCCD_LAYER_RULES)
   get_property(libraries GLOBAL PROPERTY TCCD_LIBRARIES)
+  get_property(external_links GLOBAL PROPERTY TCCD_LAYER_EXTERNAL_LINKS)
   set(errors "")
-  foreach(id IN LISTS rules)
-    get_property(dir GLOBAL PROPERTY TCCD_LAYER_${id}_DIR)
-    get_property(never GLOBAL PROPERTY TCCD_LAYER_${id}_LINKS)
-    get_property(never_dirs GLOBAL PROPERTY TCCD_LAYER_${id}_LINK_DIRS)
-    get_property(never_includes GLOBAL PROPERTY TCCD_LAYER_${id}_INCLUDES)
-    foreach(lib IN LISTS libraries)
-      get_target_property(lib_dir ${lib} TCCD_DIR)
-      if(NOT (lib_dir STREQUAL dir OR lib_dir MATCHES "^${dir}/"))
-        continue()
+  foreach(lib IN LISTS libraries)
+    get_target_property(layer ${lib} TCCD_LAYER)
+    get_property(below GLOBAL PROPERTY TCCD_LAYER_${layer}_BELOW)
+    _tccd_link_closure(${lib} pairs)
+    foreach(pair IN LISTS pairs)
+      string(REGEX REPLACE "<-.*$" "" dep "${pair}")
+      set(dep_layer "")
+      if(TARGET ${dep})
+        get_target_property(dep_layer ${dep} TCCD_LAYER)
       endif()
-      _tccd_link_closure(${lib} pairs)
-      foreach(pair IN LISTS pairs)
-        string(REGEX REPLACE "<-.*$" "" dep "${pair}")
-        set(bad FALSE)
-        if(dep IN_LIST never)
-          set(bad TRUE)
-        elseif(TARGET ${dep})
-          get_target_property(dep_dir ${dep} TCCD_DIR)
-          foreach(d IN LISTS never_dirs)
-            if(dep_dir AND (dep_dir STREQUAL d OR dep_dir MATCHES "^${d}/"))
-              set(bad TRUE)
-            endif()
-          endforeach()
-        endif()
-        if(bad)
-          _tccd_link_chain(${lib} ${dep} "${pairs}" chain)
-          string(APPEND errors "  ${dir}/ must not link ${dep}: ${chain}\n")
-        endif()
-      endforeach()
-    endforeach()
-    if(never_includes)
-      file(GLOB_RECURSE files ${PROJECT_SOURCE_DIR}/${dir}/*.h ${PROJECT_SOURCE_DIR}/${dir}/*.cc
-           ${PROJECT_SOURCE_DIR}/${dir}/*.c)
-      foreach(file IN LISTS files)
-        file(STRINGS ${file} includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
-        foreach(line IN LISTS includes)
-          foreach(prefix IN LISTS never_includes)
-            if(line MATCHES "include[ \t]*[<\"]${prefix}")
-              file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${file})
-              string(APPEND errors "  ${rel} must not include ${prefix}*: ${line}\n")
-            endif()
-          endforeach()
+      if(NOT dep_layer)
+        set(dep_layer "")
+        foreach(owned IN LISTS external_links)
+          if(owned MATCHES "^(.*)=([^=]*)$" AND CMAKE_MATCH_1 STREQUAL dep)
+            set(dep_layer ${CMAKE_MATCH_2})
+          endif()
         endforeach()
-      endforeach()
+      endif()
+      if(dep_layer AND NOT dep_layer STREQUAL layer AND NOT dep_layer IN_LIST below)
+        _tccd_link_chain(${lib} ${dep} "${pairs}" chain)
+        string(APPEND errors "  ${lib} (layer ${layer}) must not link ${dep} (layer ${dep_layer}): ${chain}\n")
+      endif()
+    endforeach()
+  endforeach()
+
+  # The manifest: layers, file and directory defaults (TccdLayering.cmake says what each is).
+  get_property(layers GLOBAL PROPERTY TCCD_LAYERS)
+  get_property(external_includes GLOBAL PROPERTY TCCD_LAYER_EXTERNAL_INCLUDES)
+  get_property(file_layers GLOBAL PROPERTY TCCD_FILE_LAYERS)
+  set(manifest "# Written by tccd_check_layering (cmake/TccdHelpers.cmake); read by check_layering.cmake.\n")
+  string(APPEND manifest "set(TCCD_CHECKED_DIRS \"base;proto;cache;codegen;server\")\n")
+  string(APPEND manifest "set(TCCD_EXTERNAL_INCLUDES \"${external_includes}\")\n")
+  foreach(layer IN LISTS layers)
+    get_property(below GLOBAL PROPERTY TCCD_LAYER_${layer}_BELOW)
+    string(APPEND manifest "set(TCCD_LAYER_${layer}_BELOW \"${below}\")\n")
+  endforeach()
+  foreach(pair IN LISTS file_layers)
+    if(pair MATCHES "^(.*)=([^=]*)$")
+      string(APPEND manifest "set(\"_tccd_file_${CMAKE_MATCH_1}\" ${CMAKE_MATCH_2})\n")
     endif()
   endforeach()
+  # A directory's default: the layer of its libraries that every other one of them uses.
+  set(dirs "")
+  foreach(lib IN LISTS libraries)
+    get_target_property(dir ${lib} TCCD_DIR)
+    get_target_property(layer ${lib} TCCD_LAYER)
+    string(MAKE_C_IDENTIFIER "${dir}" id)
+    list(APPEND dirs ${dir})
+    list(APPEND dir_layers_${id} ${layer})
+  endforeach()
+  list(REMOVE_DUPLICATES dirs)
+  foreach(dir IN LISTS dirs)
+    string(MAKE_C_IDENTIFIER "${dir}" id)
+    list(REMOVE_DUPLICATES dir_layers_${id})
+    set(bottom "")
+    foreach(candidate IN LISTS dir_layers_${id})
+      set(is_bottom TRUE)
+      foreach(other IN LISTS dir_layers_${id})
+        get_property(other_below GLOBAL PROPERTY TCCD_LAYER_${other}_BELOW)
+        if(NOT other STREQUAL candidate AND NOT candidate IN_LIST other_below)
+          set(is_bottom FALSE)
+        endif()
+      endforeach()
+      if(is_bottom)
+        set(bottom ${candidate})
+      endif()
+    endforeach()
+    string(APPEND manifest "set(\"_tccd_dir_${dir}\" \"${bottom}\")\n")
+  endforeach()
+  set(manifest_path ${PROJECT_BINARY_DIR}/tccd_layering.cmake)
+  file(WRITE ${manifest_path} "${manifest}")
+
+  include(${manifest_path})
+  tccd_check_includes(${PROJECT_SOURCE_DIR} include_errors)
+  string(APPEND errors "${include_errors}")
   if(errors)
-    message(FATAL_ERROR "layering rules broken (cmake/TccdHelpers.cmake, tccd_layer_rule):\n${errors}")
+    message(FATAL_ERROR "layering rules broken (layers: the top-level CMakeLists.txt; "
+                        "cmake/TccdHelpers.cmake says how they are checked):\n${errors}"
+                        "${TCCD_LAYERING_HINT}")
   endif()
 endfunction()

@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "codegen/compile_output.h"
 #include "codegen/kernel/kernel_cache.h"
 #include "codegen/kernel/pointwise_kernel.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
 #include "codegen/kernel/compile_progress.h"
-#include "codegen/pipeline.h"
 #include "codegen/schedule/schedule.h"
 
 namespace tccd::codegen {

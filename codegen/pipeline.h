@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/compile_output.h"
 #include "codegen/ir/graph.h"
 #include "codegen/kernel/compile_progress.h"
 #include "codegen/kernel/kernel_cache.h"
@@ -47,24 +48,6 @@ struct Prepared {
 // INVALID_ARGUMENT for malformed or inconsistent graphs (dangling refs, bad metadata, absurd
 // sizes), UNIMPLEMENTED for what tccd does not support yet (symbolic shapes, unknown targets).
 absl::StatusOr<Prepared> Prepare(const CompileInput& input);
-
-struct ArtifactBytes {
-  std::string name;
-  v1::ArtifactKind kind = v1::ARTIFACT_UNSPECIFIED;
-  std::string bytes;
-};
-
-struct CompileOutput {
-  v1::Plan plan;  // NativeCall.artifact names refer to `artifacts[].name`
-  std::vector<ArtifactBytes> artifacts;
-  int num_fused_kernels = 0;
-  int num_extern_steps = 0;
-  // Kernel-level content addressing (kernel_cache.h): objects of the kernels compiled here, for
-  // the daemon to store under their keys, and how many distinct kernels were compiled or reused.
-  std::vector<KernelObject> new_kernel_objects;
-  int kernels_compiled = 0;
-  int kernels_reused = 0;
-};
 
 // Identifies the compiler that produces artifacts: the tccd version, the LLVM version and a
 // fingerprint of the running executable, so that any rebuilt daemon (a codegen fix without a
