@@ -353,13 +353,46 @@ int64_t SegmentBytes(const std::vector<Step>& steps, const std::vector<std::opti
   }
   std::set<int> kept;  // values read at or after `end`
   for (int v : read_later) kept.insert(memory.Root(v));
+  // As SegmentWriter writes plain pointwise kernels in place (roughly: an output of a dying
+  // operand's size shares its buffer; the writer also checks offsets and strides).
+  std::map<int, int> host;
+  for (int i = begin; i < end; ++i) {
+    if (classes[i] != StepClass::kKernel) continue;
+    const KernelLaunch& call = steps[i].as<KernelLaunch>();
+    bool plain = true;
+    for (const schedule::KernelInfo& k : call.kernels) plain = plain && k.kind == "cuda_pointwise";
+    if (!plain) continue;
+    std::set<int> taken;
+    for (int v : steps[i].outputs) {
+      if (v < 0 || kept.contains(v)) continue;
+      for (int u : call.inputs) {
+        const int r = memory.Root(u);
+        auto it = span.find(r);
+        if (it == span.end() || it->second.second != i || kept.contains(r) || taken.contains(r) ||
+            HeldBytes(metas[r]) != HeldBytes(metas[v]))
+          continue;
+        host[v] = host.contains(r) ? host.at(r) : r;
+        taken.insert(r);
+        break;
+      }
+    }
+  }
   int64_t bytes = 0;
+  std::map<int, size_t> buffer_of;
   std::vector<WorkspaceBuffer> buffers;
   for (const auto& [r, life] : span) {
-    if (kept.contains(r))
+    if (kept.contains(r)) {
       bytes += HeldBytes(metas[r]);
-    else
-      buffers.push_back({.bytes = HeldBytes(metas[r]), .first = life.first, .last = life.second});
+      continue;
+    }
+    if (auto h = host.find(r); h != host.end() && buffer_of.contains(h->second)) {
+      WorkspaceBuffer& b = buffers[buffer_of.at(h->second)];
+      b.first = std::min(b.first, life.first);
+      b.last = std::max(b.last, life.second);
+      continue;
+    }
+    buffer_of[r] = buffers.size();
+    buffers.push_back({.bytes = HeldBytes(metas[r]), .first = life.first, .last = life.second});
   }
   bytes += PackWorkspace(buffers).bytes;
   for (int r : before)
