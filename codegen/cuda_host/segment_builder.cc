@@ -149,20 +149,73 @@ class SegmentWriter {
         io_outputs.push_back(r);
       }
     }
+    // In place: a plain pointwise kernel (no index ops, no reduction: each element is read only
+    // by the thread that writes the same element) writes an output into the bytes of an
+    // operand that dies there and has the output's layout. A GELU over a matmul's result then
+    // needs no second buffer (ConvNeXt's and ViT's MLPs: [tokens, 4 x width] bf16, 147 MiB at
+    // the zoo's batch), as Inductor reuses a dying input's buffer. host[v]: the value whose
+    // bytes v takes (the first of a chain).
+    std::map<int, int> host;
+    for (int i = begin; i < end; ++i) {
+      if (classes[i] != StepClass::kKernel) continue;
+      const KernelLaunch& call = steps_[i].as<KernelLaunch>();
+      bool plain = true;
+      for (const schedule::KernelInfo& k : call.kernels)
+        plain = plain && k.kind == "cuda_pointwise";
+      if (!plain) continue;
+      const size_t rank = call.shape.size();
+      auto strides_of = [&](size_t operand) {
+        return std::vector<int64_t>(call.expected_strides.begin() + operand * rank,
+                                    call.expected_strides.begin() + (operand + 1) * rank);
+      };
+      if (call.expected_strides.size() != (call.inputs.size() + steps_[i].outputs.size()) * rank)
+        continue;
+      std::set<int> taken;
+      for (size_t o = 0; o < steps_[i].outputs.size(); ++o) {
+        const int v = steps_[i].outputs[o];
+        if (v < 0 || needed.count(v) || !live.count(v)) continue;
+        for (size_t k = 0; k < call.inputs.size(); ++k) {
+          const auto [r, delta] = root(call.inputs[k]);
+          if (delta != 0 || needed.count(r) || !defined_inside.count(r) || !live.count(r) ||
+              live.at(r).second != i || taken.count(r))
+            continue;
+          int reads = 0;
+          for (int u : call.inputs) reads += root(u).first == r ? 1 : 0;
+          const Meta& in = *metas_[call.inputs[k]];
+          const Meta& out = *metas_[v];
+          if (reads != 1 || in.elem_bytes != out.elem_bytes ||
+              in.extent_bytes() != out.extent_bytes() ||
+              strides_of(k) != strides_of(call.inputs.size() + o))
+            continue;
+          host[v] = host.count(r) ? host.at(r) : r;
+          taken.insert(r);
+          break;
+        }
+      }
+    }
     // Workspace: values that die inside share bytes where their lifetimes allow
-    // (workspace_packing.h).
-    std::vector<int> ws_values;
+    // (workspace_packing.h); a value written in place shares its host's buffer.
+    std::map<int, size_t> buffer_of;  // workspace value -> its buffer
     std::vector<WorkspaceBuffer> buffers;
     for (const auto& [r, span] : live) {
       if (needed.count(r)) continue;
       const int64_t size = (std::max<int64_t>(metas_[r]->extent_bytes(), 1) + kWorkspaceAlign - 1) /
                            kWorkspaceAlign * kWorkspaceAlign;
-      ws_values.push_back(r);
+      auto h = host.find(r);
+      if (h != host.end() && buffer_of.count(h->second)) {
+        WorkspaceBuffer& b = buffers[buffer_of.at(h->second)];
+        b.bytes = std::max(b.bytes, size);
+        b.first = std::min(b.first, span.first);
+        b.last = std::max(b.last, span.second);
+        buffer_of[r] = buffer_of.at(h->second);
+        continue;
+      }
+      buffer_of[r] = buffers.size();
       buffers.push_back({.bytes = size, .first = span.first, .last = span.second});
     }
     const WorkspaceLayout layout = PackWorkspace(buffers);
     std::map<int, int64_t> ws_offset;
-    for (size_t b = 0; b < ws_values.size(); ++b) ws_offset[ws_values[b]] = layout.offsets[b];
+    for (const auto& [r, b] : buffer_of) ws_offset[r] = layout.offsets[b];
     int64_t ws_bytes = layout.bytes;
     SegmentSpec segment;
     segment.name = absl::StrCat("tccd_seg", program_.segments.size());
@@ -318,13 +371,46 @@ int64_t SegmentBytes(const std::vector<Step>& steps, const std::vector<std::opti
   }
   std::set<int> kept;  // values read at or after `end`
   for (int v : read_later) kept.insert(memory.Root(v));
+  // As SegmentWriter writes plain pointwise kernels in place (roughly: an output of a dying
+  // operand's size shares its buffer; the writer also checks offsets and strides).
+  std::map<int, int> host;
+  for (int i = begin; i < end; ++i) {
+    if (classes[i] != StepClass::kKernel) continue;
+    const KernelLaunch& call = steps[i].as<KernelLaunch>();
+    bool plain = true;
+    for (const schedule::KernelInfo& k : call.kernels) plain = plain && k.kind == "cuda_pointwise";
+    if (!plain) continue;
+    std::set<int> taken;
+    for (int v : steps[i].outputs) {
+      if (v < 0 || kept.contains(v)) continue;
+      for (int u : call.inputs) {
+        const int r = memory.Root(u);
+        auto it = span.find(r);
+        if (it == span.end() || it->second.second != i || kept.contains(r) || taken.contains(r) ||
+            HeldBytes(metas[r]) != HeldBytes(metas[v]))
+          continue;
+        host[v] = host.contains(r) ? host.at(r) : r;
+        taken.insert(r);
+        break;
+      }
+    }
+  }
   int64_t bytes = 0;
+  std::map<int, size_t> buffer_of;
   std::vector<WorkspaceBuffer> buffers;
   for (const auto& [r, life] : span) {
-    if (kept.contains(r))
+    if (kept.contains(r)) {
       bytes += HeldBytes(metas[r]);
-    else
-      buffers.push_back({.bytes = HeldBytes(metas[r]), .first = life.first, .last = life.second});
+      continue;
+    }
+    if (auto h = host.find(r); h != host.end() && buffer_of.contains(h->second)) {
+      WorkspaceBuffer& b = buffers[buffer_of.at(h->second)];
+      b.first = std::min(b.first, life.first);
+      b.last = std::max(b.last, life.second);
+      continue;
+    }
+    buffer_of[r] = buffers.size();
+    buffers.push_back({.bytes = HeldBytes(metas[r]), .first = life.first, .last = life.second});
   }
   bytes += PackWorkspace(buffers).bytes;
   for (int r : before)

@@ -13,11 +13,13 @@
 //     contiguous layout its readers expect:  clone(mm(A, B'[K,N8])[:, :N])
 //
 // The pads are constant_pad_nd index kernels (fused with the cast that usually produces the
-// operand); the clone is a copy kernel, or the prologue of a kernel that reads the result (a
-// log_softmax over logits). Applied to mm with f16/bf16 operands, each either row-major contiguous
-// or the transpose of a contiguous tensor, when M * N * K >= kMinPaddedMatmulWork (below that the
-// pad copies cost more than the faster kernel saves). Measured on an H100 (GPT-2's vocabulary
-// projection backward, [1024, 50257] x [50257, 768] and its transpose): see the README.
+// operand; autocast's cast of a weight, a graph input, is moved after the pad: the pad of the
+// f32 weight, then its cast, one kernel writing only the padded bf16 copy, so that the unpadded
+// cast is never made); the clone is a copy kernel, or the prologue of a kernel that reads the
+// result (a log_softmax over logits). Applied to mm with f16/bf16 operands, each either row-major
+// contiguous or the transpose of a contiguous tensor, when M * N * K >= kMinPaddedMatmulWork (below
+// that the pad copies cost more than the faster kernel saves). Measured on an H100 (GPT-2's
+// vocabulary projection backward, [1024, 50257] x [50257, 768] and its transpose): see the README.
 #pragma once
 
 #include <cstdint>

@@ -239,6 +239,29 @@ TEST_CASE("a run within the memory slack stays one segment", "[segments]") {
   CHECK(b.plan.steps(0).has_segment());
 }
 
+TEST_CASE("a pointwise kernel writes in place of an operand that dies there", "[segments]") {
+  // relu reads mm's result, which dies there, in the same layout: one buffer for both. The
+  // broadcast add reads %1 at other strides than it writes (a [64, 1] column): not in place.
+  Built b = Build(R"(graph(%a0: f32[64,64]{64,1}@cuda, %a1: f32[64,1]{1,1}@cuda) {
+  %0 = aten::mm.default(%a0, %a0) -> f32[64,64]{64,1}@cuda
+  %1 = aten::relu.default(%0) -> f32[64,64]{64,1}@cuda
+  %2 = aten::mm.default(%1, %a0) -> f32[64,64]{64,1}@cuda
+  %3 = aten::add.Tensor(%a1, %2) -> f32[64,64]{64,1}@cuda
+  %4 = aten::mm.default(%3, %a0) -> f32[64,64]{64,1}@cuda
+  return (%4)
+})");
+  REQUIRE(b.plan.steps_size() == 1);
+  const SegmentSpec& s = b.program.segments.at(0);
+  REQUIRE(s.steps.size() == 5);
+  const SegmentStepSpec& relu = s.steps[1];
+  CHECK(relu.operands[0].io_index == -1);
+  CHECK(relu.operands[1].io_index == -1);
+  CHECK(relu.operands[0].byte_offset == relu.operands[1].byte_offset);
+  // mm's result and relu's share 16 KiB; the add writes in place of %2 too (same layout, dies
+  // there): %1 is live beside %2 at the second mm, so two blocks in all.
+  CHECK(s.workspace_bytes == 2 * 64 * 64 * 4 + kGemmWorkspaceBytes);
+}
+
 TEST_CASE("what cuBLASLt cannot take stays an extern step", "[segments]") {
   // A doubly strided operand (neither dim has stride 1), f64, and addmm with beta != 1.
   Built b = Build(

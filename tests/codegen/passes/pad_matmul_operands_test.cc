@@ -51,6 +51,34 @@ TEST_CASE("an odd K is zero-padded on both operands", "[pad_mm]") {
 })"));
 }
 
+// BERT's decoder under autocast: the f32 weight %a0 cast to bf16, transposed, the product's N
+// odd. The weight is padded before the cast, so that pad and cast are one kernel (the pad, an
+// index op, fuses with its pointwise reader) and the unpadded cast is dead.
+TEST_CASE("a weight cast's padded copy is the cast of the padded weight", "[pad_mm]") {
+  bool changed = false;
+  const std::string in =
+      R"(graph(%a0: f32[30522,768]{768,1}@cuda, %a1: bf16[1024,768]{768,1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[30522,768]{768,1}@cuda
+  %1 = aten::t.default(%0) -> bf16[768,30522]{1,768}@cuda
+  %2 = aten::mm.default(%a1, %1) -> bf16[1024,30522]{30522,1}@cuda
+  return (%2)
+})";
+  const std::string out = Run(in, &changed);
+  CHECK(changed);
+  CHECK(out ==
+        Canonical(R"(graph(%a0: f32[30522,768]{768,1}@cuda, %a1: bf16[1024,768]{768,1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[30522,768]{768,1}@cuda
+  %1 = aten::t.default(%0) -> bf16[768,30522]{1,768}@cuda
+  %2 = aten::constant_pad_nd.default(%a0, [0, 0, 0, 6], 0) -> f32[30528,768]{768,1}@cuda
+  %3 = aten::_to_copy.default(%2, dtype=bf16) -> bf16[30528,768]{768,1}@cuda
+  %4 = aten::t.default(%3) -> bf16[768,30528]{1,768}@cuda
+  %5 = aten::mm.default(%a1, %4) -> bf16[1024,30528]{30528,1}@cuda
+  %6 = aten::slice.Tensor(%5, 1, 0, 30522, 1) -> bf16[1024,30522]{30528,1}@cuda
+  %7 = aten::clone.default(%6) -> bf16[1024,30522]{30522,1}@cuda
+  return (%7)
+})"));
+}
+
 TEST_CASE("an odd M of a column-major A pads its storage; the result is a prefix slice",
           "[pad_mm]") {
   bool changed = false;
