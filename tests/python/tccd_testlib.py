@@ -128,6 +128,8 @@ def capture_aot_graphs(fn: Callable, *args, **kwargs) -> List[Tuple[str, torch.f
     backward = kwargs.pop("backward", False)
     partition_fn = kwargs.pop("partition_fn", None)  # None: AOTAutograd's default
     decompositions = kwargs.pop("decompositions", None)  # None: none
+    # True as tccd's backend traces: buffer mutations stay in the graph as copy_ nodes.
+    keep_mutations = kwargs.pop("keep_inference_input_mutations", False)
     graphs: List[Tuple[str, torch.fx.GraphModule, List[Any]]] = []
 
     def capture(kind):
@@ -143,6 +145,7 @@ def capture_aot_graphs(fn: Callable, *args, **kwargs) -> List[Tuple[str, torch.f
         inference_compiler=capture("inference"),
         **({"partition_fn": partition_fn} if partition_fn is not None else {}),
         **({"decompositions": decompositions} if decompositions else {}),
+        **({"keep_inference_input_mutations": True} if keep_mutations else {}),
     )
     torch._dynamo.reset()
     out = torch.compile(fn, backend=backend, dynamic=False)(*args)

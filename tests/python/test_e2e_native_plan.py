@@ -226,10 +226,13 @@ def test_hot_ops_run_through_typed_c_shims(daemon_env, monkeypatch):
 
     def f(x, cw, a, b, p, q):
         y = torch.nn.functional.conv2d(x, cw, padding=1)
-        # From an extern op's output: a kernel's would be written into buf itself
-        # (mutations_into_producers.h), with no copy_ step.
-        buf.copy_(y[0].detach())
-        return y.relu(), torch.mm(a, b), torch.bmm(p, q)
+        new = y[0].detach() * 0.5
+        # The old value is read after the new one is computed, so the kernel computing it cannot
+        # write it into buf (mutations_into_producers.h): a copy_ step writes it back. (Times
+        # zero: eager's run moves buf before the compiled one, the outputs must not see it.)
+        old = buf * 0.0 + 1.0
+        buf.copy_(new)
+        return y.relu(), old, torch.mm(a, b), torch.bmm(p, q)
 
     args = (torch.randn(2, 3, 6, 6), torch.randn(4, 3, 3, 3), torch.randn(5, 7), torch.randn(7, 3),
             torch.randn(2, 4, 5), torch.randn(2, 5, 6))
@@ -268,11 +271,14 @@ class _RunningMean(torch.nn.Module):
         self.register_buffer("count", torch.zeros((), dtype=torch.int64))
 
     def forward(self, x):
-        # The batch mean comes from an extern reduction (on the CPU): copied in by a copy_ step.
-        # count + 1 is a kernel's, which writes it into the buffer itself (no copy_).
-        self.mean.copy_(x.mean(0))
+        # The new mean is read beside the old one (x - old mean, computed after it): a copy_
+        # step writes it back (mutations_into_producers.h). count + 1 is a kernel's, which
+        # writes it into the buffer itself (no copy_).
+        new = self.mean * 0.9 + x.mean(0) * 0.1
+        out = x - self.mean
+        self.mean.copy_(new)
         self.count.add_(1)
-        return x - self.mean
+        return out
 
 
 def test_input_mutations_run_natively_before_torch_2_15_too(daemon_env, monkeypatch):
@@ -292,7 +298,7 @@ def test_input_mutations_run_natively_before_torch_2_15_too(daemon_env, monkeypa
     assert int(compiled.count) == 3
     (stats,) = tccd.last_compile_stats()
     assert stats["fallback"] is None and stats["python_steps"] == 0, stats
-    assert stats["extern_steps"] >= 2, stats  # the mean and its copy into the buffer
+    assert stats["extern_steps"] >= 2, stats  # the batch mean and the copy into the buffer
 
 
 def test_deterministic_factories_with_scalars_run_natively(daemon_env):

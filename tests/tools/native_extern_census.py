@@ -45,7 +45,8 @@ def census(name, capture, cuda=False) -> int:
 
     _, partition_fn, decompositions = _partitioner()  # the graphs tccd would receive (TCCD_PARTITIONER)
     total_python = 0
-    for kind, gm, _ in capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn, decompositions=decompositions)):
+    for kind, gm, _ in capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn, decompositions=decompositions,
+                                                 keep_inference_input_mutations=True)):
         graph, _ = serialize.encode_graph(gm)
         target = serialize.build_target(graph)
         if cuda:
