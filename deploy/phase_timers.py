@@ -55,6 +55,7 @@ class Timers:
     def __init__(self, clock: str = "") -> None:
         self.total: Dict[str, float] = {p: 0.0 for p in PHASES}
         self.local = threading.local()  # .stack per thread: per open call, its nested calls' time
+        self.wrapped: List[Any] = []  # (owner, attr, original), for restore()
         self.cpu = (clock or os.environ.get("PHASE_CLOCK", "wall")) == "cpu"
         self.now = time.thread_time if self.cpu else time.perf_counter
         if self.cpu:
@@ -84,13 +85,23 @@ class Timers:
 
     def wrap(self, owner: Any, attr: str, phase: str) -> Callable[..., Any]:
         original = getattr(owner, attr)
+        self.wrapped.append((owner, attr, original))
         setattr(owner, attr, self.timed(original, phase))
         return original
+
+    def restore(self) -> None:
+        """Undoes every wrap (after the first step: the plan-call wrapper would otherwise add
+        a few microseconds to every later call). The backend returned by instrument_tccd stays
+        timed where torch.compile holds it; it only runs when Dynamo compiles."""
+        for owner, attr, original in reversed(self.wrapped):
+            setattr(owner, attr, original)
+        self.wrapped.clear()
 
     def wrap_factory(self, owner: Any, attr: str, phase: str) -> None:
         """Times the function that `owner.attr(...)` returns (AOTAutograd's metadata pass is
         run_functionalized_fw_and_collect_metadata(...)(*args))."""
         original = getattr(owner, attr)
+        self.wrapped.append((owner, attr, original))
         timers = self
 
         def factory(*args: Any, **kwargs: Any) -> Any:

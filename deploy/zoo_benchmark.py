@@ -457,6 +457,7 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         if timers.cpu:  # PHASE_CLOCK=cpu: phases in the main thread's CPU time (phase_timers.py)
             first = out["first_step_cpu_s"] = time.thread_time() - c0
         out.update({f"phase_{k}": v for k, v in timers.finish(first, compiled=True).items()})
+        timers.restore()  # the timed steps below run without the wrappers
         if backend == "tccd":
             import tccd
 
