@@ -21,7 +21,9 @@
 //                              "symbolic-rows" keeps the row reductions of symbolic CUDA
 //                              graphs extern steps (symbolic_kernels.h);
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
-//                              copies of matmul operands as kernels of their own)
+//                              copies of matmul operands as kernels of their own;
+//                              "embedding-backward-to-scatter" keeps embedding gradients
+//                              ATen's sort-based kernel)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
