@@ -23,7 +23,9 @@
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
 //                              copies of matmul operands as kernels of their own;
 //                              "batch-norm-stats-in-place,mutations-into-producers" keeps the
-//                              copy_ steps of kept input mutations)
+//                              copy_ steps of kept input mutations;
+//                              "embedding-backward-to-scatter" keeps embedding gradients
+//                              ATen's sort-based kernel)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)

@@ -101,6 +101,7 @@ Setup MakeSetup(const Fake& fake, std::vector<PointwiseKernel> kernels) {
       fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
   }
   absl::StatusOr<std::string> so = BuildCudaHostLibrary(module);
+  INFO(so.status().ToString());
   REQUIRE(so.ok());
   absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
   REQUIRE(lib.ok());
@@ -442,6 +443,33 @@ TEST_CASE("a kernel with one entry point launches it, and refuses layouts it can
   const std::vector<int64_t> gelu_strides = {1, 1};
   REQUIRE(s.lib.Kernel("gelu")(gelu_data, gelu_strides.data(), nullptr) == 0);
   CHECK(std::string(fake.LastLaunch().entry) == "gelu_strided");
+}
+
+TEST_CASE("a scatter kernel's output is zero-filled on the stream before its launch",
+          "[.fake_driver]") {
+  // Scatter kernels only add into their output (cuda_backend.h, kind kScatter).
+  const Fake& fake = LoadFake();
+  Setup s = MakeSetup(fake, {cuda_testing::EmbeddingBackwardKernel("scatter", {4, 8, 16})});
+  CHECK(s.module.kernels[0].launch.kind == CudaKernelKind::kScatter);
+  CHECK(s.module.kernels[0].launch.grid == 100 * 16);
+  fake.set_current(Ctx(7));
+  REQUIRE(s.lib.Init() == 0);
+  // grad [4, 8, 16], ids [4, 8] (gathered: own strides), out [100, 16] (scattered: own strides).
+  void* data[3] = {Ptr(0x10000), Ptr(0x20000), Ptr(0x30000)};
+  const std::vector<int64_t> strides = {128, 16, 1, 8, 1, 0, 16, 1, 0};
+  const int memsets = fake.calls("cuMemsetD32Async");
+  const int launches = fake.num_launches();
+  REQUIRE(s.lib.Kernel("scatter")(data, strides.data(), Ptr(0x5000)) == 0);
+  CHECK(fake.calls("cuMemsetD32Async") == memsets + 1);
+  CHECK(fake.num_launches() == launches + 1);
+  CHECK(std::string(fake.LastLaunch().entry) == "scatter_strided");
+  CHECK(fake.LastLaunch().stream == Ptr(0x5000));
+  // A failed fill launches nothing and says so.
+  fake.fail("cuMemsetD32Async", 700);
+  CHECK(s.lib.Kernel("scatter")(data, strides.data(), Ptr(0x5000)) == 700);
+  fake.fail("cuMemsetD32Async", 0);
+  CHECK(fake.num_launches() == launches + 1);
+  CHECK_THAT(s.lib.LastError(), Catch::Contains("cuMemsetD32Async(scatter output, 1600)"));
 }
 
 TEST_CASE("a launch in a context without the module loads it first", "[.fake_driver]") {

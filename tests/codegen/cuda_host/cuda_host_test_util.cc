@@ -32,6 +32,10 @@ CudaKernelLaunchInfo LaunchInfoFor(const PointwiseKernel& kernel, int elements_p
     info.contig_param_bytes += 8;
     info.strided_param_bytes += 8 * info.rank;
   }
+  if (HasScatter(kernel)) {  // as LaunchInfoOf: the output's elements to zero-fill in `grid`
+    info.kind = CudaKernelKind::kScatter;
+    info.grid = kernel.scatter_elements;
+  }
   return info;
 }
 
