@@ -14,8 +14,12 @@
 // and vectorisable gather can take 128-bit accesses, and if so each thread runs kVec consecutive
 // points along the innermost dim per index decomposition (PointVec, VectorPlan below): ViT's
 // q/k/v stack reads three strided views and writes its [B, N, 3, H, D] output in storage order.
-// Otherwise one element per thread and iteration, as before.
+// Otherwise one element per thread and iteration, as before. A gather's lane coordinate may be
+// c[L] plus a constant multiple of the vector, and its mask a bound on such a coordinate at a
+// multiple of the vector (VectorPlan::UniformComparison): cat's parts (GPT-2's q/k/v gradients
+// into [B, S, 3 x 768]) and split's are then 128-bit loads too.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,13 +66,13 @@ constexpr char kPhilox[] =
 )";
 
 // The vector path of an index kernel (see the top of this file): each thread runs kVec
-// consecutive points along the innermost dim L. Values that do not depend on the coordinate
-// along L ("uniform": constants, kIndex of other dims, gathers at uniform coordinates) are
-// computed once; the others per lane. A gather is *vectorised* when its mask is uniform and its
-// coordinates are uniform except one that is exactly kIndex(L): its kVec lanes are then
-// consecutive elements of the operand where that slot's stride is 1 (checked at launch), one
-// vector access. Loads and stores are vector accesses (a load with stride 0 along L: one scalar
-// broadcast).
+// consecutive points along the innermost dim L. Values that are the same on every lane
+// ("uniform": constants, kIndex of other dims, gathers at uniform coordinates, bounds on c[L] at
+// multiples of kVec) are computed once; the others per lane. A gather is *vectorised* when its
+// mask is uniform and its coordinates are uniform except one that is kIndex(L) plus a multiple
+// of kVec: its kVec lanes are then consecutive elements of the operand where that slot's stride
+// is 1 (checked at launch), one vector access. Loads and stores are vector accesses (a load with
+// stride 0 along L: one scalar broadcast).
 int DTypeSize(DType d) {
   switch (d) {
     case DType::kF64:
@@ -104,36 +108,13 @@ class VectorPlan {
  public:
   explicit VectorPlan(const PointwiseKernel& k)
       : k_(k), inner_(static_cast<int>(k.shape.size()) - 1) {
-    lane_.assign(k.body.size(), false);
-    slot_.assign(k.body.size(), -1);
-    for (size_t i = 0; i < k.body.size(); ++i) {
-      const PwInstr& in = k.body[i];
-      bool lane = (in.op == PwOp::kIndex && in.operand == inner_) || in.op == PwOp::kLoad ||
-                  in.op == PwOp::kRandom;
-      for (int a : in.args) lane = lane || lane_[a];
-      lane_[i] = lane && in.op != PwOp::kStore && in.op != PwOp::kScatterAdd;
-      if (in.op != PwOp::kGather || !lane_[i] || lane_[in.args[0]]) continue;
-      int slot = -1;
-      bool ok = true;
-      for (size_t a = 1; a < in.args.size(); ++a) {
-        if (!lane_[in.args[a]]) continue;
-        const PwInstr& c = k.body[in.args[a]];
-        ok = ok && slot < 0 && c.op == PwOp::kIndex && c.operand == inner_;
-        slot = static_cast<int>(a) - 1;
-      }
-      if (ok && slot >= 0) slot_[i] = slot;
-    }
-    // Lane values read lane by lane (a vectorised gather reads its lane coordinate as c[L]):
-    // the others are not emitted (an unused array is a compiler warning).
-    per_lane_use_.assign(k.body.size(), false);
-    for (size_t i = 0; i < k.body.size(); ++i) {
-      const PwInstr& in = k.body[i];
-      for (size_t a = 0; a < in.args.size(); ++a) {
-        const bool lane_coordinate =
-            in.op == PwOp::kGather && slot_[i] >= 0 && static_cast<int>(a) == slot_[i] + 1;
-        if (!lane_coordinate) per_lane_use_[in.args[a]] = true;
-      }
-    }
+    // Two passes: the vector width depends on which accesses are per lane, and which values
+    // are the same on every lane of a vector (a bound at a multiple of kVec) depends on the
+    // width. The first pass takes no bound as uniform; the second, with that pass's width, may
+    // find fewer per-lane accesses, never more, so the width stays valid (a wider one would be
+    // valid too, but keeping it keeps the kernels of the first pass unchanged).
+    Analyse(/*vec=*/0);
+    const std::vector<int> first_slots = slot_;
     // Lanes: 16 bytes of the largest operand accessed per lane, as the plain pointwise kernels
     // (cuda_emitter.cc, GeometryOf); a gather at uniform coordinates (embedding's token id, i64)
     // reads one element per thread whatever its size.
@@ -145,6 +126,34 @@ class VectorPlan {
       if (per_lane) largest = std::max(largest, DTypeSize(in.dtype));
     }
     vec_ = 16 / largest;
+    if (vec_ > 1) Analyse(vec_);
+    // A gather only the second pass vectorises tests its own layout at its access and reads lane
+    // by lane where the test fails, instead of joining the kernel's test: before, the vector path
+    // ran with such a gather read lane by lane whatever its layout, and must still.
+    guarded_.assign(k.body.size(), false);
+    for (size_t i = 0; i < k.body.size(); ++i) guarded_[i] = slot_[i] >= 0 && first_slots[i] < 0;
+    // Lane values read lane by lane (a vectorised gather reads its lane coordinate from c[L]):
+    // the others are not emitted (an unused array is a compiler warning).
+    per_lane_use_.assign(k.body.size(), false);
+    for (size_t i = 0; i < k.body.size(); ++i) {
+      const PwInstr& in = k.body[i];
+      for (size_t a = 0; a < in.args.size(); ++a) {
+        const bool lane_coordinate =
+            in.op == PwOp::kGather && slot_[i] >= 0 && static_cast<int>(a) == slot_[i] + 1;
+        if (!lane_coordinate) per_lane_use_[in.args[a]] = true;
+      }
+    }
+    // What the stores need: a value read only as a vectorised gather's lane coordinate (cat's
+    // c[L] - 768) is not emitted, and nor are the constants only it reads.
+    live_.assign(k.body.size(), false);
+    for (size_t i = k.body.size(); i-- > 0;) {
+      const PwInstr& in = k.body[i];
+      if (in.op == PwOp::kStore) live_[i] = true;
+      if (!live_[i]) continue;
+      for (size_t a = 0; a < in.args.size(); ++a)
+        if (!(in.op == PwOp::kGather && slot_[i] >= 0 && static_cast<int>(a) == slot_[i] + 1))
+          live_[in.args[a]] = true;
+    }
   }
 
   int vec() const { return vec_; }
@@ -161,25 +170,14 @@ class VectorPlan {
     const int n_in = static_cast<int>(k_.input_dtypes.size());
     const int rank = static_cast<int>(k_.shape.size());
     std::vector<std::string> terms;
-    auto aligned = [&](int o) {
-      return absl::StrCat("reinterpret_cast<unsigned long long>(", ptr, "[", o,
-                          "]) % (kVec * sizeof(", CudaMemType(k_.operand_dtype(o)), ")) == 0");
-    };
-    // The strides of operand o but slot `unit`'s, over `slots` slots, multiples of kVec (for
-    // iteration-space rows, dims of size 1 are skipped: their coordinate is always 0).
+    auto aligned = [&](int o) { return Aligned(o, ptr); };
     auto multiples = [&](int o, int unit, int slots, bool space) {
-      std::string c;
-      for (int d = 0; d < slots; ++d)
-        if (d != unit && !(space && k_.shape[d] == 1))
-          absl::StrAppend(&c, " && ", st, "[", o, "][", d, "] % kVec == 0");
-      return c;
+      return Multiples(o, unit, slots, space, st);
     };
     for (size_t i = 0; i < k_.body.size(); ++i) {
       const PwInstr& in = k_.body[i];
       if (in.op == PwOp::kGather && slot_[i] >= 0) {
-        terms.push_back(absl::StrCat(
-            "(", st, "[", in.operand, "][", slot_[i], "] == 1 && ", aligned(in.operand),
-            multiples(in.operand, slot_[i], static_cast<int>(in.args.size()) - 1, false), ")"));
+        if (!guarded_[i]) terms.push_back(GatherCondition(i, st, ptr));
       } else if (in.op == PwOp::kLoad) {
         terms.push_back(absl::StrCat("(", st, "[", in.operand, "][", inner_, "] == 0 || (", st, "[",
                                      in.operand, "][", inner_, "] == 1 && ", aligned(in.operand),
@@ -253,14 +251,19 @@ class VectorPlan {
         absl::StrAppend(&out, "  }\n");
         continue;
       }
+      if (!live_[i]) continue;
       if (!lane_[i]) {
+        // A uniform comparison reads its per-lane operand at lane 0 (every lane agrees).
+        auto ref0 = [&](int v) {
+          return lane_[v] ? absl::StrCat("v", v, "[0]") : absl::StrCat("v", v);
+        };
         std::string expr;
         if (in.op == PwOp::kIndex) {
           expr = absl::StrCat("c[", in.operand, "]");
         } else if (in.op == PwOp::kGather) {
           expr = ScalarGather(in, ref);
         } else {
-          expr = CudaInstrExpr(k_, i, ref);
+          expr = CudaInstrExpr(k_, i, ref0);
         }
         if (expr.empty()) return NoLowering(i);
         absl::StrAppend(&out, "  const ", CudaRegType(d), " ", v, " = ", expr, ";\n");
@@ -288,16 +291,31 @@ class VectorPlan {
         std::string address;
         for (size_t a = 1; a < in.args.size(); ++a) {
           const std::string coord =
-              lane_[in.args[a]] ? absl::StrCat("c[", inner_, "]") : ref(in.args[a]);
+              !lane_[in.args[a]]     ? ref(in.args[a])
+              : lane_offset_[i] == 0 ? absl::StrCat("c[", inner_, "]")
+                                     : absl::StrCat("(c[", inner_, "] + ", lane_offset_[i], "ll)");
           absl::StrAppend(&address, a > 1 ? " + " : "", coord, " * st[", in.operand, "][", a - 1,
                           "]");
         }
-        absl::StrAppend(&out, "  {\n    tccd_rt::Vec<", mem, ", kVec> g;\n    if (",
-                        ref(in.args[0]), ") {\n      g = *reinterpret_cast<const tccd_rt::Vec<",
-                        mem, ", kVec>*>(reinterpret_cast<const ", mem, "*>(ptr[", in.operand,
-                        "]) + ", address, ");\n    } else {\n", lanes_at("      "),
-                        "g.v[j] = 0;\n    }\n", lanes_at("    "), v, "[j] = ", reg("g.v[j]"),
-                        ";\n  }\n");
+        if (!guarded_[i]) {
+          absl::StrAppend(&out, "  {\n    tccd_rt::Vec<", mem, ", kVec> g;\n    if (",
+                          ref(in.args[0]), ") {\n      g = *reinterpret_cast<const tccd_rt::Vec<",
+                          mem, ", kVec>*>(reinterpret_cast<const ", mem, "*>(ptr[", in.operand,
+                          "]) + ", address, ");\n    } else {\n", lanes_at("      "),
+                          "g.v[j] = 0;\n    }\n", lanes_at("    "), v, "[j] = ", reg("g.v[j]"),
+                          ";\n  }\n");
+        } else {
+          // Its own test (uniform: parameters only); lane by lane from the first lane's address
+          // where it fails.
+          absl::StrAppend(
+              &out, "  {\n    tccd_rt::Vec<", mem, ", kVec> g;\n    if (", ref(in.args[0]),
+              ") {\n      const ", mem, "* a = reinterpret_cast<const ", mem, "*>(ptr[", in.operand,
+              "]) + ", address, ";\n      if (", GatherCondition(i, "st", "ptr"),
+              ") {\n        g = *reinterpret_cast<const tccd_rt::Vec<", mem,
+              ", kVec>*>(a);\n      } else {\n", lanes_at("        "), "g.v[j] = a[j * st[",
+              in.operand, "][", slot_[i], "]];\n      }\n    } else {\n", lanes_at("      "),
+              "g.v[j] = 0;\n    }\n", lanes_at("    "), v, "[j] = ", reg("g.v[j]"), ";\n  }\n");
+        }
       } else {
         const std::string expr =
             in.op == PwOp::kGather ? ScalarGather(in, ref) : CudaInstrExpr(k_, i, ref);
@@ -310,6 +328,129 @@ class VectorPlan {
   }
 
  private:
+  // Operand o's address `ptr`[o] a multiple of the vector's bytes.
+  std::string Aligned(int o, const std::string& ptr) const {
+    return absl::StrCat("reinterpret_cast<unsigned long long>(", ptr, "[", o,
+                        "]) % (kVec * sizeof(", CudaMemType(k_.operand_dtype(o)), ")) == 0");
+  }
+
+  // " && " the strides of operand o but slot `unit`'s, over `slots` slots, multiples of kVec
+  // (for iteration-space rows, dims of size 1 are skipped: their coordinate is always 0).
+  std::string Multiples(int o, int unit, int slots, bool space, const std::string& st) const {
+    std::string c;
+    for (int d = 0; d < slots; ++d)
+      if (d != unit && !(space && k_.shape[d] == 1))
+        absl::StrAppend(&c, " && ", st, "[", o, "][", d, "] % kVec == 0");
+    return c;
+  }
+
+  // Vectorised gather i reads its kVec lanes as one aligned vector: stride 1 in its lane slot,
+  // an aligned base and its other strides multiples of kVec.
+  std::string GatherCondition(size_t i, const std::string& st, const std::string& ptr) const {
+    const PwInstr& in = k_.body[i];
+    return absl::StrCat(
+        "(", st, "[", in.operand, "][", slot_[i], "] == 1 && ", Aligned(in.operand, ptr),
+        Multiples(in.operand, slot_[i], static_cast<int>(in.args.size()) - 1, false, st), ")");
+  }
+
+  // lane_, slot_ and lane_offset_ for vectors of `vec` lanes (0: before the width is known).
+  // A value is per lane when it may differ between the lanes of one vector: kIndex(L), loads,
+  // draws and what reads them, except a comparison of an affine coordinate c[L] + j + k with a
+  // constant that, the first lane being at a multiple of vec, no vector straddles (cat's and
+  // split's part bounds: `c[L] < 768`, or `c[L] - 768 >= 0`): that one is uniform.
+  void Analyse(int vec) {
+    const size_t n = k_.body.size();
+    lane_.assign(n, false);
+    slot_.assign(n, -1);
+    lane_offset_.assign(n, 0);
+    affine_.assign(n, std::nullopt);
+    for (size_t i = 0; i < n; ++i) {
+      const PwInstr& in = k_.body[i];
+      affine_[i] = AffineOffset(in);
+      bool lane = (in.op == PwOp::kIndex && in.operand == inner_) || in.op == PwOp::kLoad ||
+                  in.op == PwOp::kRandom;
+      for (int a : in.args) lane = lane || lane_[a];
+      if (lane && vec > 1 && UniformComparison(in, vec)) lane = false;
+      lane_[i] = lane && in.op != PwOp::kStore && in.op != PwOp::kScatterAdd;
+      if (in.op != PwOp::kGather || !lane_[i] || lane_[in.args[0]]) continue;
+      // Vectorised: one lane coordinate, c[L] + k with the first lane's address aligned as
+      // c[L]'s (k a multiple of the width; 0 while the width is unknown).
+      int slot = -1;
+      bool ok = true;
+      for (size_t a = 1; a < in.args.size(); ++a) {
+        if (!lane_[in.args[a]]) continue;
+        const std::optional<int64_t>& k = affine_[in.args[a]];
+        ok = ok && slot < 0 && k.has_value() && (vec > 1 ? *k % vec == 0 : *k == 0);
+        slot = static_cast<int>(a) - 1;
+        if (ok) lane_offset_[i] = *k;
+      }
+      if (ok && slot >= 0) slot_[i] = slot;
+    }
+  }
+
+  // The integer constant `v` holds, if it is one.
+  std::optional<int64_t> IntConstant(int v) const {
+    const PwInstr& c = k_.body[v];
+    if (c.op != PwOp::kConstant || !ir::IsIntegral(c.dtype)) return std::nullopt;
+    return c.ivalue;
+  }
+
+  // k where `in` is c[L] + j + k on lane j: kIndex(L) (k = 0), and such a value plus or minus an
+  // integer constant. Uses affine_ of earlier values.
+  std::optional<int64_t> AffineOffset(const PwInstr& in) const {
+    if (in.op == PwOp::kIndex)
+      return in.operand == inner_ ? std::optional<int64_t>(0) : std::nullopt;
+    if ((in.op != PwOp::kAdd && in.op != PwOp::kSub) || in.args.size() != 2 ||
+        !ir::IsIntegral(in.dtype))
+      return std::nullopt;
+    const std::optional<int64_t> a = affine_[in.args[0]], b = affine_[in.args[1]];
+    const std::optional<int64_t> ca = IntConstant(in.args[0]), cb = IntConstant(in.args[1]);
+    if (a && cb) return in.op == PwOp::kAdd ? *a + *cb : *a - *cb;
+    if (ca && b && in.op == PwOp::kAdd) return *b + *ca;
+    return std::nullopt;
+  }
+
+  // Whether `in` compares an affine value c[L] + j + k with an integer constant C so that all
+  // `vec` lanes of a vector (c[L] a multiple of vec) get the same result: x < C and x >= C when
+  // C - k is a multiple of vec, x <= C and x > C when C + 1 - k is.
+  bool UniformComparison(const PwInstr& in, int vec) const {
+    if (in.args.size() != 2) return false;
+    PwOp op = in.op;
+    std::optional<int64_t> k = affine_[in.args[0]], c = IntConstant(in.args[1]);
+    if (!(k && c)) {
+      k = affine_[in.args[1]];
+      c = IntConstant(in.args[0]);
+      if (!(k && c)) return false;
+      // C op x -> x op' C.
+      switch (op) {
+        case PwOp::kLt:
+          op = PwOp::kGt;
+          break;
+        case PwOp::kLe:
+          op = PwOp::kGe;
+          break;
+        case PwOp::kGt:
+          op = PwOp::kLt;
+          break;
+        case PwOp::kGe:
+          op = PwOp::kLe;
+          break;
+        default:
+          return false;
+      }
+    }
+    switch (op) {
+      case PwOp::kLt:
+      case PwOp::kGe:
+        return (*c - *k) % vec == 0;
+      case PwOp::kLe:
+      case PwOp::kGt:
+        return (*c + 1 - *k) % vec == 0;
+      default:
+        return false;
+    }
+  }
+
   // mask ? operand[coordinates . strides] : 0, with values spelled by `ref`.
   template <typename Ref>
   std::string ScalarGather(const PwInstr& in, const Ref& ref) const {
@@ -335,9 +476,13 @@ class VectorPlan {
   const PointwiseKernel& k_;
   int inner_;
   int vec_ = 1;
-  std::vector<bool> lane_;  // per value: depends on the coordinate along L
-  std::vector<int> slot_;   // per vectorised gather: its coordinate slot that is kIndex(L); else -1
-  std::vector<bool> per_lane_use_;  // per value: some instruction reads it lane by lane
+  std::vector<bool> lane_;  // per value: may differ between the lanes of a vector
+  std::vector<int> slot_;   // per vectorised gather: its coordinate slot that is c[L] + k; else -1
+  std::vector<int64_t> lane_offset_;  // per vectorised gather: that k (a multiple of vec_)
+  std::vector<bool> guarded_;  // per vectorised gather: tests its own layout (see the constructor)
+  std::vector<std::optional<int64_t>> affine_;  // per value: k where it is c[L] + j + k
+  std::vector<bool> per_lane_use_;              // per value: some instruction reads it lane by lane
+  std::vector<bool> live_;  // per value: the stores need it (see the constructor)
 };
 
 }  // namespace

@@ -249,3 +249,7 @@ def _traced_graphs(directory, prefix):
 
 # CENSUS_GRAPHS=DIR (default /work/gpu_graphs/bert): DIR/bert_*.py as traced on the GPU.
 bert_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/bert"), "bert")
+# The same for graphs that cuda_plan_census.py --dump-graphs wrote on the GPU machine
+# (CENSUS_DEVICE=cuda CENSUS_AS_ZOO=1 CENSUS_BATCH=16 ... gpt2 / bert): files <model>_<n>_<kind>.py.
+gpt2_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/gpt2"), "gpt2")
+bert_zoo_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/bert_zoo"), "bert")

@@ -22,6 +22,12 @@ with run-time strides; entry_points.h) and by kind (pw, col, red, idx). Needs a 
 with TCCD_DUMP_DIR=DIR (compiling in process, so that the dump is this graph's) and
 CENSUS_DAEMON_DUMP_DIR=DIR here: the counts come from the dumped kernels.cu.
 
+--dump-graphs DIR writes each captured graph as readable Python (GraphModule.print_readable(),
+no colour) to DIR/<model>_<n>_<kind>.py: what census_models._traced_graphs reads back, so that
+graphs traced on the GPU machine (CENSUS_DEVICE=cuda: CUDA autocast's casts, which CPU autocast
+does not make) can be censused on a machine without one. --graphs-only: only that, no daemon
+needed (nothing is compiled).
+
 --memory: also the static peak memory of every plan (tests/tools/plan_memory.py: the bytes it
 allocates, step by step, views sharing their base's, a segment's outputs allocated before its call
 and its workspace for the call; the caller's inputs apart); prints the peak, its step and what is
@@ -71,6 +77,10 @@ PADDED_OUTPUTS = False
 ENTRIES = False
 # --dump-plans DIR: write every plan as text (see the module docstring); MODEL names the files.
 DUMP_DIR = None
+# --dump-graphs DIR: write every captured graph as readable Python (see the module docstring);
+# --graphs-only: and stop there.
+GRAPH_DIR = None
+GRAPHS_ONLY = False
 MODEL = ""
 
 
@@ -186,7 +196,7 @@ def print_entries(counts) -> None:
 
 
 def census(capture) -> None:
-    stub = channel.connect(config.get())
+    stub = None if GRAPHS_ONLY else channel.connect(config.get())
     target = pb.Target(device_type=pb.CUDA, cuda_device_name="NVIDIA H100 80GB HBM3",
                        cuda_cc_major=9, cuda_cc_minor=0)
     from tccd.backend import _partitioner
@@ -194,6 +204,14 @@ def census(capture) -> None:
     _, partition_fn, decompositions = _partitioner()  # the graphs tccd would receive (TCCD_PARTITIONER)
     graphs = capture(functools.partial(capture_aot_graphs, partition_fn=partition_fn, decompositions=decompositions))
     saved = None  # the forward plan's strides of its saved tensors (saved_layouts.py)
+    if GRAPH_DIR:
+        os.makedirs(GRAPH_DIR, exist_ok=True)
+        for number, (kind, gm, _) in enumerate(graphs):
+            with open(f"{GRAPH_DIR}/{MODEL}_{number}_{kind}.py", "w") as f:
+                f.write(gm.print_readable(print_output=False, colored=False))
+        if GRAPHS_ONLY:
+            print(f"{len(graphs)} graphs written to {GRAPH_DIR}")
+            return
     for number, (kind, gm, _) in enumerate(graphs):
         graph, _ = serialize.encode_graph(gm)
         options = serialize.options_proto(None, None)
@@ -301,6 +319,13 @@ if __name__ == "__main__":
     if "--dump-plans" in sys.argv:
         at = sys.argv.index("--dump-plans")
         DUMP_DIR = sys.argv[at + 1]
+        del sys.argv[at : at + 2]
+    if "--graphs-only" in sys.argv:
+        sys.argv.remove("--graphs-only")
+        GRAPHS_ONLY = True
+    if "--dump-graphs" in sys.argv:
+        at = sys.argv.index("--dump-graphs")
+        GRAPH_DIR = sys.argv[at + 1]
         del sys.argv[at : at + 2]
     spec = importlib.util.spec_from_file_location("models", sys.argv[1])
     models = importlib.util.module_from_spec(spec)

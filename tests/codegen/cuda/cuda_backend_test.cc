@@ -510,5 +510,23 @@ TEST_CASE("NVRTC compile times and output sizes", "[.timing]") {
                         << module.ptx.size() << " B, cubin " << module.cubin.size() << " B");
 }
 
+TEST_CASE("a cat's parts bounded at multiples of the vector are read with 128-bit gathers",
+          "[cuda_backend][nvrtc]") {
+  if (!HaveNvrtc()) return;
+  // [4, 32, 3 x 64] bf16: bounds 64 and 128 are multiples of the 8-lane vector, so each part's
+  // mask is the same on every lane and its lanes are consecutive elements: one ld.global.v4 per
+  // part (behind its own layout test), where before every lane was a 16-bit load.
+  const CudaModule aligned = CompileOrDie({CatPartsKernel("cat_parts", {4, 32, 192}, 3)});
+  const std::string strided = PtxEntry(aligned.ptx, "cat_parts_strided");
+  CHECK(Contains(strided, "ld.global.v4.u32"));
+  CHECK(Contains(strided, "st.global.v4.b32"));
+  // Parts of 60 columns: the bounds 60 and 120 fall inside vectors, so the parts stay lane by
+  // lane (the stores are still vectors).
+  const CudaModule straddling = CompileOrDie({CatPartsKernel("cat_straddle", {4, 32, 180}, 3)});
+  const std::string inside = PtxEntry(straddling.ptx, "cat_straddle_strided");
+  CHECK_FALSE(Contains(inside, "ld.global.v4"));
+  CHECK(Contains(inside, "ld.global.u16"));
+}
+
 }  // namespace
 }  // namespace tccd::codegen::cuda_testing

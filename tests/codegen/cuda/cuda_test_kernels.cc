@@ -368,6 +368,37 @@ PointwiseKernel CatKernel(const std::string& name, std::vector<int64_t> shape) {
   return b.kernel();
 }
 
+PointwiseKernel CatPartsKernel(const std::string& name, std::vector<int64_t> shape, int parts) {
+  // As the daemon lowers aten::cat along the last dim (index_ops.cc): part p's mask is
+  // lo <= c < hi on the innermost coordinate c, its gather reads c - lo; the parts are selected
+  // with a where chain. GPT-2's backward concatenates the q/k/v gradients this way.
+  KernelBuilder b(name, shape);
+  const int rank = static_cast<int>(shape.size());
+  const int64_t width = shape.back() / parts;
+  std::vector<int> in(parts);
+  for (int& x : in) x = b.GatherInput(DType::kBF16);
+  const int c = b.Index(rank - 1);
+  std::vector<int> outer;
+  for (int d = 0; d < rank - 1; ++d) outer.push_back(b.Index(d));
+  std::vector<int> masks, values;
+  for (int p = 0; p < parts; ++p) {
+    const double lo = static_cast<double>(p * width), hi = static_cast<double>((p + 1) * width);
+    const int ge = b.Op(PwOp::kGe, DType::kBool, {c, b.Const(DType::kI64, lo)});
+    const int lt = b.Op(PwOp::kLt, DType::kBool, {c, b.Const(DType::kI64, hi)});
+    const int mask = b.Op(PwOp::kAnd, DType::kBool, {ge, lt});
+    const int at = p == 0 ? c : b.Op(PwOp::kSub, DType::kI64, {c, b.Const(DType::kI64, lo)});
+    std::vector<int> coords = outer;
+    coords.push_back(at);
+    masks.push_back(mask);
+    values.push_back(b.Cast(b.Gather(in[p], mask, coords), DType::kF32));
+  }
+  int result = values.back();
+  for (int p = parts - 2; p >= 0; --p)
+    result = b.Op(PwOp::kWhere, DType::kF32, {masks[p], values[p], result});
+  b.Output(b.Cast(result, DType::kBF16));
+  return b.kernel();
+}
+
 PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> shape) {
   KernelBuilder b(name, shape);
   const int weight = b.GatherInput(DType::kBF16);
@@ -463,6 +494,9 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"channels_last_norm_backward_sums_bf16",
        ChannelsLastNormBackwardSumsKernel("channels_last_norm_backward_sums_bf16", {3136, 8, 64})},
       {"cat_f32", CatKernel("cat_f32", {64, 128})},
+      // GPT-2's q/k/v gradients concatenated (at 64 wide parts): part bounds at multiples of
+      // the vector, so each part is read with 128-bit loads (cuda_index_emitter.cc).
+      {"cat3_bf16", CatPartsKernel("cat3_bf16", {4, 32, 192}, 3)},
       {"embedding_bf16", EmbeddingKernel("embedding_bf16", {4, 512, 768})},
       {"embedding_backward_scatter_bf16",
        EmbeddingBackwardKernel("embedding_backward_scatter_bf16", {4, 512, 768})},

@@ -103,6 +103,8 @@ PointwiseKernel CrossEntropyBackwardRowsKernel(const std::string& name, std::vec
 // Index-aware kernels (kIndex/kGather): out[i, j] = j < half ? a[i, j] : b[i, j - half], times a
 // loaded f32 tensor (the rotary-embedding cat); shape [rows, 2 * half].
 PointwiseKernel CatKernel(const std::string& name, std::vector<int64_t> shape);
+// bf16 cat of `parts` equal parts along the last dim, lowered as the daemon lowers aten::cat.
+PointwiseKernel CatPartsKernel(const std::string& name, std::vector<int64_t> shape, int parts);
 // Embedding: out[b, s, e] = weight[ids[b, s], e] (bf16 weight, i64 ids, rows outside the
 // weight read 0); shape [batch, seq, dim], weight [vocab, dim] with vocab = 100.
 PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> shape);

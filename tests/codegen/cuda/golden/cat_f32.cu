@@ -124,25 +124,47 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v2[j] = c[1] + j;
   const long long v3 = 64ll;
-  bool v4[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v4[j] = v2[j] < v3;
-  bool v5[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v5[j] = !v4[j];
+  const bool v4 = v2[0] < v3;
+  const bool v5 = !v4;
   float v6[kVec];
+  {
+    tccd_rt::Vec<float, kVec> g;
+    if (v4) {
+      const float* a = reinterpret_cast<const float*>(ptr[0]) + v1 * st[0][0] + c[1] * st[0][1];
+      if ((st[0][1] == 1 && reinterpret_cast<unsigned long long>(ptr[0]) % (kVec * sizeof(float)) == 0 && st[0][0] % kVec == 0)) {
+        g = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(a);
+      } else {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v6[j] = v4[j] ? reinterpret_cast<const float*>(ptr[0])[v1 * st[0][0] + v2[j] * st[0][1]] : static_cast<float>(0);
-  const long long v7 = 64ll;
-  long long v8[kVec];
+        for (int j = 0; j < kVec; ++j) g.v[j] = a[j * st[0][1]];
+      }
+    } else {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v8[j] = (long long)((unsigned long long)v2[j] - (unsigned long long)v7);
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v6[j] = g.v[j];
+  }
   float v9[kVec];
+  {
+    tccd_rt::Vec<float, kVec> g;
+    if (v5) {
+      const float* a = reinterpret_cast<const float*>(ptr[1]) + v1 * st[1][0] + (c[1] + -64ll) * st[1][1];
+      if ((st[1][1] == 1 && reinterpret_cast<unsigned long long>(ptr[1]) % (kVec * sizeof(float)) == 0 && st[1][0] % kVec == 0)) {
+        g = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(a);
+      } else {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v9[j] = v5[j] ? reinterpret_cast<const float*>(ptr[1])[v1 * st[1][0] + v8[j] * st[1][1]] : static_cast<float>(0);
+        for (int j = 0; j < kVec; ++j) g.v[j] = a[j * st[1][1]];
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v9[j] = g.v[j];
+  }
   float v10[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v10[j] = v4[j] ? v6[j] : v9[j];
+  for (int j = 0; j < kVec; ++j) v10[j] = v4 ? v6[j] : v9[j];
   float v11[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v11[j] = v10[j] * v0[j];

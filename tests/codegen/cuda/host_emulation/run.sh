@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs golden index kernels (tests/codegen/cuda/golden/{stack,cat,embedding,dropout}*.cu) and the
+# Runs golden index kernels (tests/codegen/cuda/golden/{stack,cat,cat3,embedding,dropout}*.cu) and the
 # fixed-layout normalisation (channels_last_norm_bf16.cu) on the
 # HOST: the generated CUDA C is compiled by g++ with shim.h (thread/block indices, intrinsics;
 # prep.py turns the inline-PTX vector stores into memcpy and counts vector-path calls) and every
@@ -14,9 +14,9 @@ golden=$here/../golden
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$here"/shim.h "$here"/harness.h "$here"/*_main.cc "$work"/
-for k in stack_bf16 cat_f32 dropout_bf16 embedding_bf16 channels_last_norm_bf16; do python3 "$here/prep.py" "$golden/$k.cu" "$work/$k.cc"; done
+for k in stack_bf16 cat_f32 cat3_bf16 dropout_bf16 embedding_bf16 channels_last_norm_bf16; do python3 "$here/prep.py" "$golden/$k.cu" "$work/$k.cc"; done
 cd "$work"
-for m in stack cat dropout emb norm; do
+for m in stack cat cat3 dropout emb norm; do
   g++ -O1 -std=c++17 -fpermissive -w "${m}_main.cc" -o "$m"
   ./"$m"
 done
