@@ -143,12 +143,13 @@ class VectorPlan {
         if (!lane_coordinate) per_lane_use_[in.args[a]] = true;
       }
     }
-    // What the stores need: a value read only as a vectorised gather's lane coordinate (cat's
-    // c[L] - 768) is not emitted, and nor are the constants only it reads.
+    // What the stores (and a scatter kernel's atomic adds) need: a value read only as a
+    // vectorised gather's lane coordinate (cat's c[L] - 768) is not emitted, and nor are the
+    // constants only it reads.
     live_.assign(k.body.size(), false);
     for (size_t i = k.body.size(); i-- > 0;) {
       const PwInstr& in = k.body[i];
-      if (in.op == PwOp::kStore) live_[i] = true;
+      if (in.op == PwOp::kStore || in.op == PwOp::kScatterAdd) live_[i] = true;
       if (!live_[i]) continue;
       for (size_t a = 0; a < in.args.size(); ++a)
         if (!(in.op == PwOp::kGather && slot_[i] >= 0 && static_cast<int>(a) == slot_[i] + 1))
