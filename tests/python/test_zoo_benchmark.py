@@ -91,7 +91,10 @@ def test_zoo_benchmark_warm_start_cpu(daemon, tmp_path):
     # --aot: the saved functional step loads in a new process (no Dynamo) and computes the same
     # first loss as the process that compiled it.
     save, aot = cells[3], cells[4]
-    assert aot["aot_load_s"] > 0 and aot["loss"] == save["loss"], (save, aot)
+    # The loaded step runs the saved plans on the same batch, but in another process: CPU
+    # reductions split across threads may round differently (CI saw 5.657774 vs 5.657762).
+    assert aot["aot_load_s"] > 0, (save, aot)
+    assert abs(aot["loss"] - save["loss"]) <= 1e-5 * abs(save["loss"]), (save, aot)
     assert "Ahead-of-time flow" in md
     # Its phases: no Dynamo frame was traced or compiled, the load and the plans' first calls
     # were timed, every graph came from the saved keys; the warm phase table has its row.
