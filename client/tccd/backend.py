@@ -39,7 +39,9 @@ recomputes cheap forward ops (pointwise, views) in the backward instead of savin
 The daemon fuses that recomputation into backward kernels as Inductor does, so the trade is the
 same: less activation memory and fewer forward kernels for a little backward arithmetic. On the
 model zoo default_partition (save exactly what eager autograd saves) used 12-45% more peak memory
-than Inductor on the transformers; it stays available as TCCD_PARTITIONER=default.
+than Inductor on the transformers; it stays available as TCCD_PARTITIONER=default. Before the min
+cut the joint graph's detaches are dropped (decompositions.drop_detaches): read through a detach a
+forward value counts as materialized in the backward and is saved (GPT-2's f32 GELU tanh).
 
 Decompositions: one, log_softmax -> x - logsumexp(x), so that the partitioner can save one value
 per row instead of the f32 log-probabilities (decompositions.py; TCCD_LOG_SOFTMAX_LSE=0 turns it
@@ -520,10 +522,10 @@ def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any
     suffix = "+log_softmax_lse" if table else ""
     if config.partitioner == "default":
         return "default_partition" + suffix, partitioners.default_partition, table
-    partition_fn = partitioners.min_cut_rematerialization_partition
-    if table:
-        partition_fn = decompositions.with_recompute_tags(partition_fn)
-    return "min_cut_rematerialization_partition" + suffix, partition_fn, table
+    # "+no_detach": the joint graph's detaches are dropped before the min cut (drop_detaches),
+    # which changes what it saves; recipes of the earlier form stay apart.
+    partition_fn = decompositions.with_joint_cleanup(partitioners.min_cut_rematerialization_partition, bool(table))
+    return "min_cut_rematerialization_partition+no_detach" + suffix, partition_fn, table
 
 
 def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> Any:

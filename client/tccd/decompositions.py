@@ -77,11 +77,40 @@ def _tag_casts(node: torch.fx.Node, policy: Any) -> int:
     return marked
 
 
-def with_recompute_tags(partition_fn: Callable[..., Tuple[Any, Any]]) -> Callable[..., Tuple[Any, Any]]:
-    """partition_fn, after tagging the joint graph (tag_log_softmax_recompute)."""
+def drop_detaches(joint: torch.fx.GraphModule) -> int:
+    """Replaces each `detach(x)` of the joint graph that is not a graph output by `x`; returns
+    how many it removed.
+
+    The joint graph records no autograd, so detach is the identity (the daemon drops it too:
+    detach-elimination). For the min-cut partitioner it is not: detach is neither a view nor in
+    its recomputable list, so a forward value that the backward reads through a detach counts as
+    "materialized in the backward" and is saved rather than recomputed. A saved output of an
+    op's backward formula always comes through one: GPT-2's tanh-GELU saved its bf16 tanh
+    [tokens, 4 x width] beside the matmul output it recomputes from (written by the forward,
+    read by the backward: 2 x 50 MB per layer at 8192 tokens). Inductor sees no detach here (its
+    decompositions make it an alias, a view for the partitioner) and recomputes the tanh. Outputs
+    stay as they are: AOTAutograd fixed their alias relations before partitioning."""
+    outputs = {a for node in joint.graph.nodes if node.op == "output" for a in node.all_input_nodes}
+    dropped = 0
+    for node in list(joint.graph.nodes):
+        if node.op != "call_function" or node.target is not aten.detach.default or node in outputs:
+            continue
+        node.replace_all_uses_with(node.args[0], propagate_meta=False)
+        joint.graph.erase_node(node)
+        dropped += 1
+    if dropped:
+        joint.recompile()
+    return dropped
+
+
+def with_joint_cleanup(partition_fn: Callable[..., Tuple[Any, Any]], lse: bool) -> Callable[..., Tuple[Any, Any]]:
+    """partition_fn, after dropping the joint graph's detaches (drop_detaches) and, with the
+    log_softmax decomposition (`lse`), tagging its recomputation (tag_log_softmax_recompute)."""
 
     def partition(joint_module: torch.fx.GraphModule, *args: Any, **kwargs: Any) -> Tuple[Any, Any]:
-        tag_log_softmax_recompute(joint_module)
+        drop_detaches(joint_module)
+        if lse:
+            tag_log_softmax_recompute(joint_module)
         return partition_fn(joint_module, *args, **kwargs)
 
     return partition

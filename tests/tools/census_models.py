@@ -196,6 +196,25 @@ t5 = _zoo("t5")
 resnet50 = _zoo("resnet50", batch_size=8)
 vit = _zoo("vit", batch_size=8)
 convnext = _zoo("convnext", batch_size=8)
+# GPT-2's MLP as CUDA autocast traces it (CPU autocast makes no such casts): pow runs in f32, so
+# the tanh-GELU is f32 from the pow on and its bf16 cast feeds the second matmul. Tokens
+# CENSUS_BATCH x 512 (default 16: the zoo's large batch).
+def gpt2_mlp_cuda_autocast(cap):
+    import math
+
+    torch.manual_seed(0)
+    fc, proj = nn.Linear(768, 3072), nn.Linear(3072, 768)
+
+    def step(h):
+        x = F.linear(h.to(torch.bfloat16), fc.weight.to(torch.bfloat16), fc.bias.to(torch.bfloat16))
+        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x.float(), 3.0))
+        y = 0.5 * x * (1.0 + torch.tanh(inner))
+        return F.linear(y.to(torch.bfloat16), proj.weight.to(torch.bfloat16), proj.bias.to(torch.bfloat16))
+
+    tokens = int(os.environ.get("CENSUS_BATCH", 16)) * 512
+    return cap(step, torch.randn(tokens, 768, requires_grad=True), backward=True)
+
+
 # The zoo's inference workload (eval, no_grad, bf16 autocast): one inference graph per model.
 gpt2_infer = _zoo("gpt2", infer=True)
 bert_infer = _zoo("bert", infer=True)
