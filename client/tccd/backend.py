@@ -512,7 +512,7 @@ def _remembering_backward(partition_fn: Callable[..., Any], compiler: _GraphComp
 
 def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any]]]:
     """(name in AOT recipe keys, AOTAutograd partition_fn, decompositions) chosen by
-    TCCD_PARTITIONER and TCCD_LOG_SOFTMAX_LSE (decompositions.py)."""
+    TCCD_PARTITIONER, TCCD_LOG_SOFTMAX_LSE and TCCD_DROP_DETACHES (decompositions.py)."""
     from torch._functorch import partitioners
 
     from . import decompositions
@@ -523,9 +523,12 @@ def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any
     if config.partitioner == "default":
         return "default_partition" + suffix, partitioners.default_partition, table
     # "+no_detach": the joint graph's detaches are dropped before the min cut (drop_detaches),
-    # which changes what it saves; recipes of the earlier form stay apart.
-    partition_fn = decompositions.with_joint_cleanup(partitioners.min_cut_rematerialization_partition, bool(table))
-    return "min_cut_rematerialization_partition+no_detach" + suffix, partition_fn, table
+    # which changes what it saves; recipes of the two forms stay apart.
+    partition_fn = decompositions.with_joint_cleanup(
+        partitioners.min_cut_rematerialization_partition, lse=bool(table), detaches=config.drop_detaches
+    )
+    name = "min_cut_rematerialization_partition" + ("+no_detach" if config.drop_detaches else "")
+    return name + suffix, partition_fn, table
 
 
 def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> Any:

@@ -39,6 +39,10 @@
     TCCD_LOG_SOFTMAX_LSE  0: keep ATen's log_softmax; 1: AOTAutograd decomposes it into
                        x - logsumexp(x) so that the backward saves one value per row instead of
                        an f32 copy of the log-probabilities (decompositions.py). Default: 1.
+    TCCD_DROP_DETACHES  1: the joint graph's detaches are dropped before the min cut, so that a
+                       value the backward reads through one is recomputed rather than saved
+                       (GPT-2's f32 GELU tanh; decompositions.drop_detaches); 0: the min cut
+                       sees them. Only with TCCD_PARTITIONER=min_cut. Default: 1.
     TCCD_PREFETCH_BACKWARD  0: compile a graph's backward at its first .backward(), as
                        AOTAutograd asks; 1: request it when the forward's compile begins, in the
                        background, so forward and backward compile at the same time and the
@@ -133,6 +137,7 @@ class Config:
     max_constant_bytes: int = 64 << 20
     partitioner: str = "min_cut"
     log_softmax_lse: bool = True  # TCCD_LOG_SOFTMAX_LSE (decompositions.py)
+    drop_detaches: bool = True  # TCCD_DROP_DETACHES (decompositions.py)
     token: Optional[str] = None
     tls_ca: Optional[str] = None  # paths
     tls_cert: Optional[str] = None
@@ -220,6 +225,7 @@ class Config:
             max_constant_bytes=max_constant_bytes,
             partitioner=partitioner,
             log_softmax_lse=_flag(env, "TCCD_LOG_SOFTMAX_LSE", True),
+            drop_detaches=_flag(env, "TCCD_DROP_DETACHES", True),
             progress_after_s=progress_after_s,
             address=address,
             job_id_env=env.get("TCCD_JOB_ID"),

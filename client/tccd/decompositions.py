@@ -103,12 +103,16 @@ def drop_detaches(joint: torch.fx.GraphModule) -> int:
     return dropped
 
 
-def with_joint_cleanup(partition_fn: Callable[..., Tuple[Any, Any]], lse: bool) -> Callable[..., Tuple[Any, Any]]:
-    """partition_fn, after dropping the joint graph's detaches (drop_detaches) and, with the
-    log_softmax decomposition (`lse`), tagging its recomputation (tag_log_softmax_recompute)."""
+def with_joint_cleanup(
+    partition_fn: Callable[..., Tuple[Any, Any]], lse: bool, detaches: bool
+) -> Callable[..., Tuple[Any, Any]]:
+    """partition_fn, after dropping the joint graph's detaches (`detaches`: drop_detaches) and,
+    with the log_softmax decomposition (`lse`), tagging its recomputation
+    (tag_log_softmax_recompute)."""
 
     def partition(joint_module: torch.fx.GraphModule, *args: Any, **kwargs: Any) -> Tuple[Any, Any]:
-        drop_detaches(joint_module)
+        if detaches:
+            drop_detaches(joint_module)
         if lse:
             tag_log_softmax_recompute(joint_module)
         return partition_fn(joint_module, *args, **kwargs)

@@ -69,6 +69,17 @@ def test_without_dropping_detaches_the_min_cut_saves_the_f32_tanh():
     assert len(_hidden(saved, torch.float32)) == 1
 
 
+def test_switched_off_the_min_cut_sees_the_detaches(monkeypatch):
+    from tccd import config
+    from tccd.backend import _partitioner
+
+    monkeypatch.setenv("TCCD_DROP_DETACHES", "0")
+    config.reload()
+    name, partition_fn, _ = _partitioner()
+    assert "+no_detach" not in name
+    assert len(_hidden(_saved_by_forward(partition_fn), torch.float32)) == 1
+
+
 def test_a_detach_that_is_a_graph_output_stays():
     from tccd.decompositions import drop_detaches
 
