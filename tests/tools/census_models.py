@@ -215,6 +215,26 @@ def gpt2_mlp_cuda_autocast(cap):
     return cap(step, torch.randn(tokens, 768, requires_grad=True), backward=True)
 
 
+def gpt2_cuda_gelu(cap):
+    """The zoo's GPT-2 with its tanh-GELU's pow in f32, as CUDA autocast runs it (CPU autocast
+    leaves it bf16): the rest of the CUDA trace's casts are CPU autocast's too (layer norms and
+    the loss in f32, matmuls in bf16), attention aside."""
+    import math
+
+    from transformers import activations
+
+    def forward(self, input):
+        inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * torch.pow(input.float(), 3.0))
+        return 0.5 * input * (1.0 + torch.tanh(inner))
+
+    saved = activations.NewGELUActivation.forward
+    activations.NewGELUActivation.forward = forward
+    try:
+        return gpt2(cap)
+    finally:
+        activations.NewGELUActivation.forward = saved
+
+
 # The zoo's inference workload (eval, no_grad, bf16 autocast): one inference graph per model.
 gpt2_infer = _zoo("gpt2", infer=True)
 bert_infer = _zoo("bert", infer=True)
