@@ -66,6 +66,7 @@
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
 #include "codegen/passes/batch_norm_stats_in_place.h"
+#include "codegen/passes/collapse_reshape_chains.h"
 #include "codegen/passes/copy_layout_into_producer.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/detach_elimination.h"
@@ -521,6 +522,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     // A permute of a cat/stack/pad moves onto its inputs: the op fuses with the permute's reader.
     passes.Add(std::make_unique<PermuteIntoIndexOps>());
     passes.Add(std::make_unique<ReshapeSinking>(request.device));
+    // A reshape of a reshape (AOTAutograd's [tokens, width] <-> [batch, seq, width] pairs, and
+    // those sinking made) is one reshape or none, so the ops on both sides share a kernel.
+    passes.Add(std::make_unique<CollapseReshapeChains>());
     // CUDA: and a pointwise op before a reshape that a row reduction reads becomes its prologue.
     if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<ReshapeHoisting>());
     passes.Add(std::make_unique<DeadCodeElimination>());

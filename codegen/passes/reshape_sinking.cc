@@ -1,6 +1,7 @@
 // ReshapeSinking (see reshape_sinking.h).
 #include "codegen/passes/reshape_sinking.h"
 
+#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -21,9 +22,14 @@ int64_t SharedTrailingDims(const std::vector<int64_t>& a, const std::vector<int6
   return k;
 }
 
+// (graph input, shape it is reshaped to): reshapes of graph inputs that pointwise ops may sink
+// through (InputReshapesToSink).
+using InputReshapes = std::map<std::pair<int, std::vector<int64_t>>, bool>;
+
 class Sinker {
  public:
-  Sinker(ir::Graph& out, ir::DeviceType device) : out_(out), device_(device) {}
+  Sinker(ir::Graph& out, ir::DeviceType device, const InputReshapes& inputs)
+      : out_(out), device_(device), inputs_(inputs) {}
 
   // `node` (args in `out`) re-emitted over the shape its reshaped operand had before the
   // reshape, followed by the reshape; the new value of its output, or nullopt (nothing emitted).
@@ -82,8 +88,11 @@ class Sinker {
         !IsPlain(v.outputs[0]))
       return false;
     const ir::ValueRef& u = v.args[0].ref();
-    if (u.is_input() || !IsPlain(out_.type_of(u)) || out_.type_of(u).dtype != v.outputs[0].dtype)
-      return false;
+    if (!IsPlain(out_.type_of(u)) || out_.type_of(u).dtype != v.outputs[0].dtype) return false;
+    if (u.is_input()) {
+      auto it = inputs_.find({u.output, v.outputs[0].sizes});
+      return it != inputs_.end() && it->second;
+    }
     const ir::Node& producer = out_.nodes[u.node];
     if (IsPointwiseOp(out_, producer)) return true;
     return device_ == ir::DeviceType::kCuda && ReductionAxesOf(out_, producer).num_reduced_dims > 0;
@@ -97,7 +106,75 @@ class Sinker {
 
   ir::Graph& out_;
   ir::DeviceType device_;
+  const InputReshapes& inputs_;
 };
+
+// Whether `node` may move from shape `to` onto `from` (sharing `shared` trailing dims): Sink's
+// conditions, on the original graph.
+bool Movable(const ir::Graph& graph, const ir::Node& node, const std::vector<int64_t>& to,
+             int64_t shared) {
+  if (node.outputs.size() != 1 || !IsPlain(node.outputs[0]) || node.outputs[0].sizes != to ||
+      !IsPointwiseOp(graph, node))
+    return false;
+  bool ok = true;
+  ir::ForEachInput(node, [&](const ir::ValueRef& r) {
+    const ir::TensorType& t = graph.type_of(r);
+    ok = ok && (t.rank() == 0 || (t.sizes == to && IsPlain(t)) || t.rank() <= shared);
+  });
+  return ok;
+}
+
+// Reshapes of a graph input that the pointwise ops reading them may sink through: a graph input
+// has no kernel to join, so sinking only pays where the ops' values go back to the input's shape
+// (AOTAutograd's backward: a saved [tokens, N] matmul output viewed as [batch, seq, N] for the
+// recomputed forward ops, whose results are viewed back to [tokens, N] for the gradient's). So:
+// every pointwise op reached from the reshape through pointwise readers of its shape can move
+// (else sinking would split them), they have no other readers but reshapes and graph outputs,
+// and one of those reshapes goes back to the input's shape. GPT-2's GELU backward recomputes
+// its tanh that way; left in [batch, seq, N] it was a kernel writing three f32 tensors.
+InputReshapes InputReshapesToSink(const ir::Graph& graph) {
+  const int n = static_cast<int>(graph.nodes.size());
+  std::vector<std::vector<int>> readers(n);
+  std::vector<bool> is_output(n, false);
+  for (int id = 0; id < n; ++id)
+    ir::ForEachInput(graph.nodes[id], [&](const ir::ValueRef& r) {
+      if (!r.is_input()) readers[r.node].push_back(id);
+    });
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) is_output[r.node] = true;
+    });
+  InputReshapes result;
+  for (int id = 0; id < n; ++id) {
+    const ir::Node& v = graph.nodes[id];
+    if (!IsReshapeTarget(v.target) || v.outputs.size() != 1 || v.args.empty() ||
+        !v.args[0].is_ref() || !v.args[0].ref().is_input() || is_output[id])
+      continue;
+    const ir::TensorType& from = graph.type_of(v.args[0].ref());
+    const std::vector<int64_t>& to = v.outputs[0].sizes;
+    const int64_t shared = SharedTrailingDims(from.sizes, to);
+    bool ok = IsPlain(from) && IsPlain(v.outputs[0]) && from.dtype == v.outputs[0].dtype;
+    bool back = false;
+    std::vector<int> work = readers[id];
+    std::vector<bool> seen(n, false);
+    while (ok && !work.empty()) {
+      const int r = work.back();
+      work.pop_back();
+      if (seen[r]) continue;
+      seen[r] = true;
+      const ir::Node& reader = graph.nodes[r];
+      if (IsReshapeTarget(reader.target)) {
+        back = back || (reader.outputs.size() == 1 && reader.outputs[0].sizes == from.sizes);
+        continue;
+      }
+      ok = Movable(graph, reader, to, shared) && !is_output[r];
+      for (int next : readers[r]) work.push_back(next);
+    }
+    auto [it, inserted] = result.insert({{v.args[0].ref().output, to}, ok && back});
+    if (!inserted) it->second = it->second && ok && back;
+  }
+  return result;
+}
 
 // CUDA: pointwise nodes that are a row reduction's prologue and stay so: every reader of the
 // node is a row reduction, and the reshape it reads feeds a row reduction too, which absorbs
@@ -137,11 +214,12 @@ absl::StatusOr<bool> ReshapeSinking::Run(ir::Graph& graph) {
   const std::vector<bool> keep = device_ == ir::DeviceType::kCuda
                                      ? RowPrologues(graph)
                                      : std::vector<bool>(graph.nodes.size(), false);
+  const InputReshapes inputs = InputReshapesToSink(graph);
   int id = -1;
   return RebuildGraph(
       graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
         if (keep[++id]) return std::nullopt;
-        std::optional<ir::Arg> moved = Sinker(out, device_).Sink(node);
+        std::optional<ir::Arg> moved = Sinker(out, device_, inputs).Sink(node);
         if (!moved) return std::nullopt;
         return std::vector<ir::Arg>{*moved};
       });

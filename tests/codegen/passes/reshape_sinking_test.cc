@@ -126,5 +126,65 @@ TEST_CASE("a row reduction's prologue on a reshape another row reduction reads s
   CHECK(!changed);
 }
 
+TEST_CASE("ops on a reshaped graph input move onto it when their values go back to its shape",
+          "[reshape_sinking]") {
+  // GPT-2's GELU backward: the saved [tokens, N] matmul output viewed as [2, 512, N], its tanh
+  // recomputed there and viewed back for the [tokens, N] gradient.
+  constexpr char kInputs[] =
+      "graph(%a0: bf16[1024,64]{64,1}@cuda, %a1: f32[1024,64]{64,1}@cuda) {\n";
+  bool changed = false;
+  const std::string out =
+      Run(std::string(kInputs) +
+              R"(  %0 = aten::view.default(%a0, [2, 512, 64]) -> bf16[2,512,64]{32768,64,1}@cuda
+  %1 = aten::_to_copy.default(%0, dtype=f32) -> f32[2,512,64]{32768,64,1}@cuda
+  %2 = aten::add.Tensor(%0, %1) -> f32[2,512,64]{32768,64,1}@cuda
+  %3 = aten::tanh.default(%2) -> f32[2,512,64]{32768,64,1}@cuda
+  %4 = aten::view.default(%3, [1024, 64]) -> f32[1024,64]{64,1}@cuda
+  %5 = aten::tanh_backward.default(%a1, %4) -> f32[1024,64]{64,1}@cuda
+  return (%5)
+})",
+          ir::DeviceType::kCuda, &changed);
+  CHECK(changed);
+  CHECK(out ==
+        Canonical(std::string(kInputs) +
+                  R"(  %0 = aten::view.default(%a0, [2, 512, 64]) -> bf16[2,512,64]{32768,64,1}@cuda
+  %1 = aten::_to_copy.default(%a0, dtype=f32) -> f32[1024,64]{64,1}@cuda
+  %2 = aten::view.default(%1, [2, 512, 64]) -> f32[2,512,64]{32768,64,1}@cuda
+  %3 = aten::view.default(%2, [1024, 64]) -> f32[1024,64]{64,1}@cuda
+  %4 = aten::add.Tensor(%a0, %3) -> f32[1024,64]{64,1}@cuda
+  %5 = aten::view.default(%4, [2, 512, 64]) -> f32[2,512,64]{32768,64,1}@cuda
+  %6 = aten::tanh.default(%4) -> f32[1024,64]{64,1}@cuda
+  %7 = aten::view.default(%6, [2, 512, 64]) -> f32[2,512,64]{32768,64,1}@cuda
+  %8 = aten::view.default(%7, [1024, 64]) -> f32[1024,64]{64,1}@cuda
+  %9 = aten::tanh_backward.default(%a1, %8) -> f32[1024,64]{64,1}@cuda
+  return (%9)
+})"));
+}
+
+TEST_CASE("ops on a reshaped graph input stay where one of them cannot move or nothing goes back",
+          "[reshape_sinking]") {
+  bool changed = true;
+  // A mask broadcast over a dim the input's shape does not have stops the chain: moving the cast
+  // alone would split it from the masked add.
+  Run(R"(graph(%a0: bf16[1024,64]{64,1}@cuda, %a1: f32[2,1,64]{64,64,1}@cuda) {
+  %0 = aten::view.default(%a0, [2, 512, 64]) -> bf16[2,512,64]{32768,64,1}@cuda
+  %1 = aten::_to_copy.default(%0, dtype=f32) -> f32[2,512,64]{32768,64,1}@cuda
+  %2 = aten::add.Tensor(%1, %a1) -> f32[2,512,64]{32768,64,1}@cuda
+  %3 = aten::view.default(%2, [1024, 64]) -> f32[1024,64]{64,1}@cuda
+  return (%3)
+})",
+      ir::DeviceType::kCuda, &changed);
+  CHECK(!changed);
+  // Nothing reads the values back in the input's shape.
+  Run(R"(graph(%a0: bf16[1024,64]{64,1}@cuda) {
+  %0 = aten::view.default(%a0, [2, 512, 64]) -> bf16[2,512,64]{32768,64,1}@cuda
+  %1 = aten::_to_copy.default(%0, dtype=f32) -> f32[2,512,64]{32768,64,1}@cuda
+  %2 = aten::sum.dim_IntList(%1, [2]) -> f32[2,512]{512,1}@cuda
+  return (%2)
+})",
+      ir::DeviceType::kCuda, &changed);
+  CHECK(!changed);
+}
+
 }  // namespace
 }  // namespace tccd::codegen
