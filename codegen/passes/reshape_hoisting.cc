@@ -42,7 +42,11 @@ std::set<int> Candidates(const ir::Graph& graph) {
       if (!r.is_input()) outputs.insert(r.node);
     });
 
-  std::set<int> chosen;
+  // Reshapes that qualify on their own; a producer read by several (a layer norm's gradient,
+  // cast to f32, read as [batch, seq, width] by the norm's backward and as [chunks, rows, width]
+  // by its weight-gradient partials) is copied below each of them: every reader's kernel then
+  // casts the bf16 matmul output itself instead of reading an f32 copy written for them.
+  std::set<int> qualified;
   for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
     const ir::Node& reshape = graph.nodes[id];
     if (!IsReshapeTarget(reshape.target) || reshape.args.empty() || !reshape.args[0].is_ref())
@@ -51,8 +55,7 @@ std::set<int> Candidates(const ir::Graph& graph) {
         readers[id].empty())
       continue;
     const ir::ValueRef source = reshape.args[0].ref();
-    if (source.is_input() || outputs.count(source.node) || readers[source.node].size() != 1)
-      continue;
+    if (source.is_input() || outputs.count(source.node)) continue;
     const ir::Node& op = graph.nodes[source.node];
     if (op.outputs.size() != 1 || !IsPlain(op.outputs[0]) || !IsPointwiseOp(graph, op)) continue;
     bool ok = true;
@@ -65,7 +68,14 @@ std::set<int> Candidates(const ir::Graph& graph) {
            (r.is_input() || !BecomesKernel(graph, graph.nodes[r.node]));
     });
     for (const ir::NamedArg& kw : op.kwargs) ok = ok && !kw.value.is_ref();
-    if (ok) chosen.insert(id);
+    if (ok) qualified.insert(id);
+  }
+  std::set<int> chosen;
+  for (int id : qualified) {
+    bool all = true;
+    for (int reader : readers[graph.nodes[id].args[0].ref().node])
+      all = all && qualified.count(reader);
+    if (all) chosen.insert(id);
   }
   return chosen;
 }
@@ -80,7 +90,8 @@ absl::StatusOr<bool> ReshapeHoisting::Run(ir::Graph& graph) {
       graph, [&](ir::Graph& out, const ir::Node& reshape) -> std::optional<std::vector<ir::Arg>> {
         ++id;
         if (!chosen.count(id)) return std::nullopt;
-        // The op was copied unchanged (its only reader is this reshape; DCE drops it).
+        // The op was copied unchanged (read only by reshapes that each take a copy of it; DCE
+        // drops it).
         ir::Node op = out.nodes[reshape.args[0].ref().node];
         const std::vector<int64_t>& to = reshape.outputs[0].sizes;
         for (ir::Arg& a : op.args) {

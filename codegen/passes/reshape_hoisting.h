@@ -16,7 +16,9 @@
 // epilogue); to stay out of its way the op's tensor operands must not be outputs of ops that
 // become kernels (they are graph inputs or extern results: matmuls, ATen ops), and they must be
 // contiguous tensors of the op's shape or 0-dim. The reshape must be of a contiguous tensor
-// (view, _unsafe_view, reshape), the op's only reader, and every reader of the reshape an op
+// (view, _unsafe_view, reshape), the op read only by such reshapes (each takes a copy of the op:
+// a cast recomputed per reader costs nothing, a written f32 copy costs its bytes), and every
+// reader of the reshape an op
 // that becomes (part of) a kernel: a row reduction, or a pointwise op such as the x - logsumexp(x)
 // of a decomposed log_softmax, which its own row kernel then takes in (a reader that is an ATen
 // op would read the op's output as written, so nothing is gained there).

@@ -160,5 +160,45 @@ TEST_CASE("ops with other readers, reshapes read by ATen ops, and broadcasts sta
   CHECK_FALSE(changed);
 }
 
+TEST_CASE("a cast read through several reshapes is copied below each of them",
+          "[reshape_hoisting]") {
+  // GPT-2's layer-norm gradient: the f32 cast of a bf16 matmul output, read as [batch, seq,
+  // width] by the norm's backward and as [chunks, rows, width] by a weight-gradient partial.
+  constexpr char kIn[] = "graph(%a0: bf16[8,50]{50,1}@cuda, %a1: f32[2,4,50]{200,50,1}@cuda) {\n";
+  bool changed = false;
+  const std::string out =
+      Run(std::string(kIn) +
+              R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[8,50]{50,1}@cuda
+  %1 = aten::view.default(%0, [2, 4, 50]) -> f32[2,4,50]{200,50,1}@cuda
+  %2 = aten::add.Tensor(%1, %a1) -> f32[2,4,50]{200,50,1}@cuda
+  %3 = aten::view.default(%0, [4, 2, 50]) -> f32[4,2,50]{100,50,1}@cuda
+  %4 = aten::sum.dim_IntList(%3, [0]) -> f32[2,50]{50,1}@cuda
+  return (%2, %4)
+})",
+          &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(std::string(kIn) +
+                         R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[8,50]{50,1}@cuda
+  %1 = aten::view.default(%a0, [2, 4, 50]) -> bf16[2,4,50]{200,50,1}@cuda
+  %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[2,4,50]{200,50,1}@cuda
+  %3 = aten::add.Tensor(%2, %a1) -> f32[2,4,50]{200,50,1}@cuda
+  %4 = aten::view.default(%a0, [4, 2, 50]) -> bf16[4,2,50]{100,50,1}@cuda
+  %5 = aten::_to_copy.default(%4, dtype=f32) -> f32[4,2,50]{100,50,1}@cuda
+  %6 = aten::sum.dim_IntList(%5, [0]) -> f32[2,50]{50,1}@cuda
+  return (%3, %6)
+})"));
+  // One reader that is not a reshape: the cast is written anyway, so it stays.
+  changed = true;
+  Run(std::string(kIn) +
+          R"(  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[8,50]{50,1}@cuda
+  %1 = aten::view.default(%0, [2, 4, 50]) -> f32[2,4,50]{200,50,1}@cuda
+  %2 = aten::add.Tensor(%1, %a1) -> f32[2,4,50]{200,50,1}@cuda
+  %3 = aten::cumsum.default(%0, 1) -> f32[8,50]{50,1}@cuda
+  return (%2, %3)
+})",
+      &changed);
+  CHECK_FALSE(changed);
+}
+
 }  // namespace
 }  // namespace tccd::codegen
