@@ -66,6 +66,7 @@
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
 #include "codegen/passes/batch_norm_stats_in_place.h"
+#include "codegen/passes/casts_before_views.h"
 #include "codegen/passes/copy_layout_into_producer.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/detach_elimination.h"
@@ -520,6 +521,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     passes.Add(std::make_unique<CopyLayoutIntoProducer>());
     // A permute of a cat/stack/pad moves onto its inputs: the op fuses with the permute's reader.
     passes.Add(std::make_unique<PermuteIntoIndexOps>());
+    // CUDA: a cast read through views of a row reduction's input casts the input itself, so the
+    // row kernel writes it (attention's f32 probabilities cast to bf16 for the dV matmul).
+    if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<CastsBeforeViews>());
     passes.Add(std::make_unique<ReshapeSinking>(request.device));
     // CUDA: and a pointwise op before a reshape that a row reduction reads becomes its prologue.
     if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<ReshapeHoisting>());
