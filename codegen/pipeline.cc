@@ -36,6 +36,8 @@
 //                              (read by the emitter, cuda_row_emitter.h; keyed here)
 //   TCCD_ROW_LOOP_UNROLL=n     CUDA looped rows' streaming loops unrolled n times (default 1;
 //                              read by cuda_row_emitter.cc, keyed here)
+//   TCCD_ROW_HEAD_STORES=1     CUDA shifted rows align to a zero-padded output's rows instead
+//                              of the unpadded inputs' (read by cuda_row_emitter.cc, keyed here)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -123,6 +125,7 @@ struct DebugOptions {
   bool cuda_one_program = false;
   bool no_shifted_row_loops = false;           // read by RowGeometryOf itself; here for the key
   std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
+  bool row_head_stores = false;                // read by the row emitter itself; here for the key
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -140,6 +143,8 @@ const DebugOptions& Debug() {
     if (const char* r = std::getenv("TCCD_SHIFTED_ROW_LOOPS"))
       o->no_shifted_row_loops = std::string(r) == "0";
     if (const char* u = std::getenv("TCCD_ROW_LOOP_UNROLL")) o->row_loop_unroll = u;
+    if (const char* h = std::getenv("TCCD_ROW_HEAD_STORES"))
+      o->row_head_stores = std::string(h) == "1";
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
@@ -159,6 +164,7 @@ std::string DebugOptionsKey() {
   if (d.no_shifted_row_loops) absl::StrAppend(&key, "no-shifted-row-loops;");
   if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1")
     absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
+  if (d.row_head_stores) absl::StrAppend(&key, "row-head-stores;");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
