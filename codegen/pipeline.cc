@@ -36,6 +36,8 @@
 //                              (read by the emitter, cuda_row_emitter.h; keyed here)
 //   TCCD_ROW_LOOP_UNROLL=n     CUDA looped rows' streaming loops unrolled n times (default 1;
 //                              read by cuda_row_emitter.cc, keyed here)
+//   TCCD_ROW_HEAD_STORES=1     CUDA shifted rows align to a zero-padded output's rows instead
+//                              of the unpadded inputs' (read by cuda_row_emitter.cc, keyed here)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -66,6 +68,7 @@
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
 #include "codegen/passes/batch_norm_stats_in_place.h"
+#include "codegen/passes/casts_before_views.h"
 #include "codegen/passes/collapse_reshape_chains.h"
 #include "codegen/passes/copy_layout_into_producer.h"
 #include "codegen/passes/dead_code_elimination.h"
@@ -123,6 +126,7 @@ struct DebugOptions {
   bool cuda_one_program = false;
   bool no_shifted_row_loops = false;           // read by RowGeometryOf itself; here for the key
   std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
+  bool row_head_stores = false;                // read by the row emitter itself; here for the key
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -140,6 +144,8 @@ const DebugOptions& Debug() {
     if (const char* r = std::getenv("TCCD_SHIFTED_ROW_LOOPS"))
       o->no_shifted_row_loops = std::string(r) == "0";
     if (const char* u = std::getenv("TCCD_ROW_LOOP_UNROLL")) o->row_loop_unroll = u;
+    if (const char* h = std::getenv("TCCD_ROW_HEAD_STORES"))
+      o->row_head_stores = std::string(h) == "1";
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
@@ -159,6 +165,7 @@ std::string DebugOptionsKey() {
   if (d.no_shifted_row_loops) absl::StrAppend(&key, "no-shifted-row-loops;");
   if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1")
     absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
+  if (d.row_head_stores) absl::StrAppend(&key, "row-head-stores;");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
@@ -521,6 +528,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     passes.Add(std::make_unique<CopyLayoutIntoProducer>());
     // A permute of a cat/stack/pad moves onto its inputs: the op fuses with the permute's reader.
     passes.Add(std::make_unique<PermuteIntoIndexOps>());
+    // CUDA: a cast read through views of a row reduction's input casts the input itself, so the
+    // row kernel writes it (attention's f32 probabilities cast to bf16 for the dV matmul).
+    if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<CastsBeforeViews>());
     passes.Add(std::make_unique<ReshapeSinking>(request.device));
     // A reshape of a reshape (AOTAutograd's [tokens, width] <-> [batch, seq, width] pairs, and
     // those sinking made) is one reshape or none, so the ops on both sides share a kernel.

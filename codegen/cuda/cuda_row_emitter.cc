@@ -41,6 +41,16 @@ using ir::DType;
 // GPT-2 436 -> 416; backward 446 -> 440, 696 -> 670; but the same loss rows reading their class
 // index from memory per element 890 -> 1246 (backward GPT-2), and vocabulary log_softmax
 // unchanged (139.5 -> 138.9). 1-5% where it helps, so not the default yet.
+// TCCD_ROW_HEAD_STORES=1 (daemon environment, part of the compiler identity): shifted rows
+// align their head to a zero-padded output as well (RowEmitter::HeadOperand); default off.
+bool HeadFollowsPaddedStores() {
+  static const bool on = [] {
+    const char* v = std::getenv("TCCD_ROW_HEAD_STORES");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  return on;
+}
+
 int LoopUnroll() {
   static const int n = [] {
     const char* v = std::getenv("TCCD_ROW_LOOP_UNROLL");
@@ -506,9 +516,14 @@ std::string RowEmitter::StridedOffset(int o, const char* e) const {
 
 int RowEmitter::HeadOperand() const {
   // A padded output (zero tail) has aligned rows whatever the inputs' misalignment: the row's
-  // head follows the unpadded operands, which it cannot help otherwise.
+  // head follows the unpadded operands, which it cannot help otherwise. TCCD_ROW_HEAD_STORES=1
+  // makes it follow the padded output too (its stores whole vectors, the inputs' loads per
+  // element where they are misaligned: loads of one line hit L1, stores do not merge), to
+  // measure one against the other on the loss backward (BERT: 3 rows in 4 of its padded logits
+  // gradient are stored per element today).
   for (const PwInstr& in : k_.body)
-    if (in.op == PwOp::kStore && !IsRowOperand(OperandOf(in)) && k_.zero_tail(in.operand) == 0)
+    if (in.op == PwOp::kStore && !IsRowOperand(OperandOf(in)) &&
+        (k_.zero_tail(in.operand) == 0 || HeadFollowsPaddedStores()))
       return OperandOf(in);
   for (const PwInstr& in : k_.body)
     if (in.op == PwOp::kLoad && !IsRowOperand(in.operand)) return in.operand;

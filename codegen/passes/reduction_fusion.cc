@@ -57,6 +57,8 @@ class RowFusion {
                         int k) const;
   // Merges group `from` into row group `into` when the rules allow; returns whether it did.
   bool TryMerge(int into, int from);
+  // Takes in the pointwise siblings of row group `g` (see the definition).
+  void MergeSiblings(int g);
 
   const ir::Graph& graph_;
   const FusionOptions& options_;
@@ -269,6 +271,40 @@ bool RowFusion::TryMerge(int into, int from) {
   return true;
 }
 
+// Siblings: a pointwise group of the row group's iteration shape that reads only tensors the row
+// kernel reads already, and whose values go only to extern steps (matmuls, views) or leave the
+// graph, is one more output of the row kernel: its loads are free there, and a launch and a full
+// read of its operands go. The case it is for: attention's backward under bf16 autocast, where
+// the saved f32 probabilities are cast to bf16 for the dV matmul beside the softmax backward
+// that reads them (casts_before_views.h puts the cast on the probabilities' shape). A sibling
+// whose values feed other kernels is left where it is: it may be the prologue of one of them.
+void RowFusion::MergeSiblings(int g) {
+  std::set<ir::ValueRef> reads;  // tensors the row kernel reads from outside
+  {
+    const std::set<int> members(p_.groups[g].nodes.begin(), p_.groups[g].nodes.end());
+    for (int m : p_.groups[g].nodes)
+      ForEachInput(graph_.nodes[m], [&](const ir::ValueRef& r) {
+        if (r.is_input() || !members.count(r.node)) reads.insert(r);
+      });
+  }
+  for (int h = 0; h < static_cast<int>(p_.groups.size()); ++h) {
+    const FusionGroup& sibling = p_.groups[h];
+    if (h == g || sibling.nodes.empty() || sibling.num_reduced_dims > 0 ||
+        sibling.shape != p_.groups[g].shape)
+      continue;
+    const std::set<int> members(sibling.nodes.begin(), sibling.nodes.end());
+    bool ok = true;
+    for (int m : sibling.nodes) {
+      ForEachInput(graph_.nodes[m], [&](const ir::ValueRef& r) {
+        if ((r.is_input() || !members.count(r.node)) && !reads.count(r)) ok = false;
+      });
+      for (int c : consumers_[m])
+        if (!members.count(c) && p_.group_of[c] >= 0) ok = false;
+    }
+    if (ok) TryMerge(g, h);
+  }
+}
+
 bool RowFusion::Run() {
   bool changed = false;
   const int n = static_cast<int>(graph_.nodes.size());
@@ -344,6 +380,7 @@ bool RowFusion::Run() {
             candidates.insert(p_.group_of[c]);
       for (int h : candidates) grew |= TryMerge(g, h);
     }
+    if (!axes.leading) MergeSiblings(g);
   }
   return changed;
 }

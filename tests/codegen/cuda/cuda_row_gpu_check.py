@@ -205,6 +205,23 @@ def define_cases():
   return (%0)
 }}""", softmax_pair("bf16", False, m, n),
          lambda x, m=m, n=n: {"0#0": x[1].double() * (x[0].double() - (x[0].double() * x[1].double()).sum(-1, keepdim=True))})
+    # BERT's attention backward under bf16 autocast (192 heads x 512 queries, rows of 512): the
+    # f32 probabilities' bf16 cast for the dV matmul is a second output of the softmax-backward
+    # kernel (casts_before_views.h, row fusion's siblings). Inputs: f32 probabilities, bf16 dP.
+    ma, na = 192 * 512, 512
+    def attention_backward_inputs(m=ma, n=na):
+        return [F.softmax(torch.randn(m, n, device="cuda"), -1),
+                torch.randn(m, n, device="cuda").to(torch.bfloat16)]
+    def attention_backward_reference(x):
+        p, g = x[0].double(), x[1].double()
+        return {"3#0": p, "2#0": p * (g - (g * p).sum(-1, keepdim=True))}
+    case("softmax_backward_probs_cast_bert", f"""graph(%a0: {t('f32', ma, na)}, %a1: {t('bf16', ma, na)}) {{
+  %0 = aten::_to_copy.default(%a1, dtype=f32) -> {t('f32', ma, na)}
+  %1 = aten::_softmax_backward_data.default(%0, %a0, -1, f32) -> {t('f32', ma, na)}
+  %2 = aten::_to_copy.default(%1, dtype=bf16) -> {t('bf16', ma, na)}
+  %3 = aten::_to_copy.default(%a0, dtype=bf16) -> {t('bf16', ma, na)}
+  return (%3, %2)
+}}""", attention_backward_inputs, attention_backward_reference, strided=True)
     case("log_softmax_backward_f32", f"""graph(%a0: {t('f32', m, n)}, %a1: {t('f32', m, n)}) {{
   %0 = aten::_log_softmax_backward_data.default(%a0, %a1, -1, f32) -> {t('f32', m, n)}
   return (%0)

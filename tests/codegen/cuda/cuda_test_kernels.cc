@@ -241,6 +241,22 @@ PointwiseKernel PaddedLogSoftmaxBackwardKernel(const std::string& name, std::vec
   return kernel;
 }
 
+// Attention's softmax backward under bf16 autocast (p * (g - sum(g * p)), f32 probabilities p,
+// bf16 score gradient g) that also stores p cast to bf16 for the dV matmul: an output that needs
+// no reduction, stored in the first pass (casts_before_views.h, row fusion's siblings).
+PointwiseKernel SoftmaxBackwardProbsCastKernel(const std::string& name,
+                                               std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int p = k.Input(DType::kF32);
+  const int g = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int sum = k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {g, p})});
+  k.Output(k.Cast(p, DType::kBF16));
+  k.Output(k.Cast(k.Op(PwOp::kMul, DType::kF32, {p, k.Op(PwOp::kSub, DType::kF32, {g, sum})}),
+                  DType::kBF16));
+  k.Rows(1, {false, false, false, false});
+  return k.kernel();
+}
+
 PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape) {
   const double n = static_cast<double>(shape.back());
   KernelBuilder k(name, std::move(shape));
@@ -475,6 +491,9 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"cross_entropy_backward_rows_bf16",
        CrossEntropyBackwardRowsKernel("cross_entropy_backward_rows_bf16", {64, 50257})},
       {"layer_norm_rows_bf16", LayerNormRowsKernel("layer_norm_rows_bf16", {8, 16, 768})},
+      // BERT's attention backward rows (512 long): the probabilities' bf16 cast is a second output.
+      {"softmax_backward_probs_cast_bf16",
+       SoftmaxBackwardProbsCastKernel("softmax_backward_probs_cast_bf16", {4, 3, 64, 512})},
       // Rows stored at a zero-padded stride, the tail zeroed by the kernel: BERT's vocabulary
       // (persistent rows) and GPT-2's (looped, shifted rows).
       {"log_softmax_backward_padded_bf16",

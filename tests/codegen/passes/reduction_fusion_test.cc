@@ -416,3 +416,53 @@ TEST_CASE("a prologue of broadcast operands that vary along the row joins the ro
 
 }  // namespace
 }  // namespace tccd::codegen
+
+namespace tccd::codegen {
+namespace {
+
+// Attention's backward after CastsBeforeViews: the cast of the saved probabilities %a0 for the dV
+// matmul reads only what the softmax backward reads.
+constexpr char kSiblingInputs[] =
+    "graph(%a0: f32[2,3,4,4]{48,16,4,1}@cuda, %a1: bf16[2,3,4,4]{48,16,4,1}@cuda, "
+    "%a2: bf16[6,4,2]{8,2,1}@cuda) {\n"
+    "  %0 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[2,3,4,4]{48,16,4,1}@cuda\n";
+
+TEST_CASE("a cast of the row kernel's input for a matmul is one more output of the row kernel",
+          "[rows]") {
+  Result r = Fuse((std::string(kSiblingInputs) +
+                   R"(  %1 = aten::view.default(%0, [6, 4, 4]) -> bf16[6,4,4]{16,4,1}@cuda
+  %2 = aten::transpose.int(%1, 1, 2) -> bf16[6,4,4]{16,1,4}@cuda
+  %3 = aten::bmm.default(%2, %a2) -> bf16[6,4,2]{8,2,1}@cuda
+  %4 = aten::_to_copy.default(%a1, dtype=f32) -> f32[2,3,4,4]{48,16,4,1}@cuda
+  %5 = aten::_softmax_backward_data.default(%4, %a0, -1, f32) -> f32[2,3,4,4]{48,16,4,1}@cuda
+  %6 = aten::_to_copy.default(%5, dtype=bf16) -> bf16[2,3,4,4]{48,16,4,1}@cuda
+  return (%3, %6)
+})")
+                      .c_str());
+  CHECK(r.changed);
+  CHECK(r.partition ==
+        "fused(rows, reduce 1) %0 %4 %5 %6 -> %0 %6\nextern %1 aten::view.default\n"
+        "extern %2 aten::transpose.int\nextern %3 aten::bmm.default\n");
+}
+
+TEST_CASE("a sibling whose value feeds another kernel stays a kernel of its own", "[rows]") {
+  // %0 feeds the pointwise %5 (another shape): it may be that kernel's prologue, so the row
+  // kernel leaves it.
+  std::string inputs = kSiblingInputs;
+  inputs.replace(inputs.find(") {"), 3, ", %a3: bf16[5,1,1,1,1]{1,1,1,1,1}@cuda) {");
+  Result r = Fuse(
+      (inputs +
+       R"(  %1 = aten::_softmax_backward_data.default(%a1, %a0, -1, bf16) -> bf16[2,3,4,4]{48,16,4,1}@cuda
+  %2 = aten::view.default(%0, [6, 4, 4]) -> bf16[6,4,4]{16,4,1}@cuda
+  %3 = aten::bmm.default(%2, %a2) -> bf16[6,4,2]{8,2,1}@cuda
+  %4 = aten::view.default(%3, [2, 3, 4, 2]) -> bf16[2,3,4,2]{24,8,2,1}@cuda
+  %5 = aten::mul.Tensor(%0, %a3) -> bf16[5,2,3,4,4]{96,48,16,4,1}@cuda
+  return (%1, %4, %5)
+})")
+          .c_str());
+  CHECK(r.changed);
+  CHECK(r.partition.find("fused(rows, reduce 1) %1 -> %1\n") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace tccd::codegen
