@@ -15,6 +15,10 @@
 //                              "loop-order" keeps CUDA kernels in the output's dim order;
 //                              "permute-into-index-ops" keeps a permuted cat/stack/pad a kernel
 //                              of its own;
+//                              "neg-into-index-ops" keeps a negated cat part (rotate_half)
+//                              a kernel of its own;
+//                              "expand-sinking" keeps pointwise ops reading an expand a
+//                              kernel apart from the expanded value's;
 //                              "entry-points" gives every CUDA kernel both entry points;
 //                              "fixed-layout-entries" keeps kernels with a broadcast or
 //                              permuted operand on the strided entry (entry_points.h);
@@ -75,6 +79,7 @@
 #include "codegen/passes/detach_elimination.h"
 #include "codegen/passes/dropout_to_philox.h"
 #include "codegen/passes/embedding_backward_to_scatter.h"
+#include "codegen/passes/expand_sinking.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/inline_scalar_fills.h"
@@ -84,6 +89,7 @@
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/loop_order.h"
 #include "codegen/passes/mutations_into_producers.h"
+#include "codegen/passes/neg_into_index_ops.h"
 #include "codegen/passes/permute_into_index_ops.h"
 #include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/reshape_hoisting.h"
@@ -531,6 +537,13 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     // CUDA: a cast read through views of a row reduction's input casts the input itself, so the
     // row kernel writes it (attention's f32 probabilities cast to bf16 for the dV matmul).
     if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<CastsBeforeViews>());
+    // A pointwise op reads a broadcast value itself, not through an expand view (a row
+    // reduction's backward: the ops after the expand join the row kernel's epilogue).
+    passes.Add(std::make_unique<ExpandSinking>());
+    // A negated cat part or slice_backward operand (rotary embeddings' rotate_half) is negated
+    // inside the index op's kernel, not by a kernel of its own over the half-width slice (after the
+    // permute pass, which moves permutes onto a cat's parts: a rewritten cat is no cat any more).
+    passes.Add(std::make_unique<NegIntoIndexOps>());
     passes.Add(std::make_unique<ReshapeSinking>(request.device));
     // A reshape of a reshape (AOTAutograd's [tokens, width] <-> [batch, seq, width] pairs, and
     // those sinking made) is one reshape or none, so the ops on both sides share a kernel.

@@ -58,6 +58,20 @@ int64_t HoistedBytes(const ir::Graph& graph, const FusionGroup& g,
   return bytes;
 }
 
+// Whether a and b read a common tensor of their full iteration size (not a broadcast one): then
+// the merged kernel reads it once, and b's values made early are those of a computation over the
+// same data, not of a later layer's (SwiGLU's backward: silu(gate) * up recomputed for the down
+// projection's weight gradient beside the gate and up gradients, from the same gate and up).
+bool ShareFullSizeInput(const ir::Graph& graph, const FusionGroup& a, const FusionGroup& b) {
+  int64_t numel = 1;
+  for (int64_t s : a.shape) numel *= s;
+  for (const ir::ValueRef& r : a.inputs)
+    if (graph.type_of(r).numel() == numel &&
+        std::find(b.inputs.begin(), b.inputs.end(), r) != b.inputs.end())
+      return true;
+  return false;
+}
+
 bool HasCoordinateOps(const ir::Graph& graph, const FusionGroup& g) {
   for (int m : g.nodes)
     if (NeedsCoordinates(graph, graph.nodes[m])) return true;
@@ -91,8 +105,9 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       if (!eligible[b] || gb.nodes.empty()) continue;
       if (ga.shape != gb.shape || ga.device != gb.device) continue;
       if (anc[a][b] || anc[b][a]) continue;
-      // The merged kernel runs where a ran: b's values are made there (see horizontal_fusion.h).
-      if (hoisted[b] > kMaxHoistedBytes) continue;
+      // The merged kernel runs where a ran: b's values are made there (see horizontal_fusion.h),
+      // unless both read the same full-size tensor.
+      if (hoisted[b] > kMaxHoistedBytes && !ShareFullSizeInput(graph, ga, gb)) continue;
       if (static_cast<int>(ga.nodes.size() + gb.nodes.size()) > options.max_nodes_per_group)
         continue;
       // No edge joins independent groups: the merged kernel's operands are exactly the union.

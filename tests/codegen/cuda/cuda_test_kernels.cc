@@ -323,6 +323,23 @@ PointwiseKernel LayerNormBackwardParamsKernel(const std::string& name, std::vect
   return k.kernel();
 }
 
+// Llama's RMSNorm backward column kernel (as fusion builds it): grad_weight = sum(g * x * rs)
+// over the rows, with the per-element products g * w * x and g * w * rs (f32) stored for the
+// row sum and the input gradient beside it. bf16 g, f32 x, per-column f32 w, per-row f32 rs.
+PointwiseKernel RmsNormBackwardColumnKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int g = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int w = k.Input(DType::kF32), x = k.Input(DType::kF32), rs = k.Input(DType::kF32);
+  const int gw = k.Op(PwOp::kMul, DType::kF32, {g, w});
+  const int xhat = k.Op(PwOp::kMul, DType::kF32, {x, rs});
+  k.Output(k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {g, xhat})}));
+  k.Output(k.Op(PwOp::kMul, DType::kF32, {gw, x}));
+  k.Output(k.Op(PwOp::kMul, DType::kF32, {gw, rs}));
+  k.Columns(1, {false, true, false, false, true, false, false},
+            {false, false, false, true, false, false, false});
+  return k.kernel();
+}
+
 PointwiseKernel ChannelsLastNormKernel(const std::string& name, std::vector<int64_t> shape) {
   KernelBuilder k(name, shape);
   const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
@@ -503,6 +520,8 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"channel_centre_rows_bf16",
        ChannelCentreRowsKernel("channel_centre_rows_bf16", {64, 8, 196})},
       {"column_sum_bf16", ColumnSumKernel("column_sum_bf16", {8192, 768})},
+      {"rms_norm_backward_column_bf16",
+       RmsNormBackwardColumnKernel("rms_norm_backward_column_bf16", {8192, 1024})},
       {"layer_norm_backward_params_bf16",
        LayerNormBackwardParamsKernel("layer_norm_backward_params_bf16", {16384, 1024})},
       // Fixed-layout operands on the dense entry (entry_points.h): ResNet-50's stage-1 batch

@@ -62,6 +62,30 @@ TEST_CASE("large values another group would make early keep their own kernel", "
         "fused %0 %2 -> %0 %2\nextern %1 aten::mm.default\nextern %3 aten::mm.default\n");
 }
 
+// SwiGLU's backward (Llama's MLP, [tokens, 2816] at the zoo's size; 1 MiB values here): after
+// the down projection's input-gradient matmul (%2), the up gradient grad * silu(gate) and the
+// gate gradient silu_backward(grad * up, gate), each read through views by its own matmuls. Both
+// read grad and gate: one kernel (as Inductor's), although their values exceed kMaxHoistedBytes.
+TEST_CASE("groups reading the same full-size tensors merge whatever their values' size",
+          "[horizontal]") {
+  CHECK(
+      Horizontal(
+          R"(graph(%a0: bf16[512,1024]{1024,1}@cuda, %a1: bf16[512,1024]{1024,1}@cuda, %a2: bf16[512,256]{256,1}@cuda, %a3: bf16[256,1024]{1024,1}@cuda) {
+  %0 = aten::mm.default(%a2, %a3) -> bf16[512,1024]{1024,1}@cuda
+  %1 = aten::silu.default(%a0) -> bf16[512,1024]{1024,1}@cuda
+  %2 = aten::mul.Tensor(%0, %1) -> bf16[512,1024]{1024,1}@cuda
+  %3 = aten::mul.Tensor(%0, %a1) -> bf16[512,1024]{1024,1}@cuda
+  %4 = aten::t.default(%2) -> bf16[1024,512]{1,1024}@cuda
+  %5 = aten::mm.default(%4, %a2) -> bf16[1024,256]{256,1}@cuda
+  %6 = aten::silu_backward.default(%3, %a0) -> bf16[512,1024]{1024,1}@cuda
+  %7 = aten::t.default(%6) -> bf16[1024,512]{1,1024}@cuda
+  %8 = aten::mm.default(%7, %a2) -> bf16[1024,256]{256,1}@cuda
+  return (%5, %8)
+})") ==
+      "extern %0 aten::mm.default\nfused %1 %2 %3 %6 -> %2 %6\nextern %4 aten::t.default\n"
+      "extern %5 aten::mm.default\nextern %7 aten::t.default\nextern %8 aten::mm.default\n");
+}
+
 TEST_CASE("a group that depends on another through an extern step is not merged", "[horizontal]") {
   CHECK(Horizontal(R"(graph(%a0: f32[4,4]{4,1}@cuda) {
   %0 = aten::relu.default(%a0) -> f32[4,4]{4,1}@cuda
