@@ -268,30 +268,20 @@ def _host_step_ms(step, cuda: bool, step_ms: float, n: int = 10) -> Dict[str, An
 
 
 def _profile_step(step, cuda: bool):
-    import torch
-    from torch.profiler import ProfilerActivity, profile
+    """(events, busy ms, [[name, launches, us]] heaviest first) of one step under torch.profiler:
+    the CUDA device's kernels and copies on a GPU, the CPU operators' self time on the CPU
+    (deploy/profiling.py sums them)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    from profiling import profile_kernels
 
-    act = ProfilerActivity.CUDA if cuda else ProfilerActivity.CPU
-    with profile(activities=[act]) as prof:
-        step()
-        if cuda:
-            torch.cuda.synchronize()
-    want = torch.autograd.DeviceType.CUDA if cuda else torch.autograd.DeviceType.CPU
-    count, busy_us = 0, 0.0
-    by_name: Dict[str, List[float]] = {}
-    for e in prof.events():
-        if e.device_type != want:
-            continue
-        us = e.time_range.elapsed_us() if cuda else e.self_cpu_time_total
-        count += 1
-        busy_us += us
-        entry = by_name.setdefault(e.name, [0, 0.0])
-        entry[0] += 1
-        entry[1] += us
+    kernels = profile_kernels(step, device="cuda" if cuda else "cpu")
+    count = sum(k.launches for k in kernels.values())
+    busy_us = sum(k.us for k in kernels.values())
     # Where the device time goes, heaviest first: [name (shortened), launches, total us].
-    top = sorted(by_name.items(), key=lambda kv: -kv[1][1])
-    top = [[name[:120], n, round(us, 1)] for name, (n, us) in top]
-    return count, busy_us / 1000.0, top
+    top = sorted(kernels.items(), key=lambda kv: -kv[1].us)
+    return count, busy_us / 1000.0, [[name[:120], k.launches, round(k.us, 1)] for name, k in top]
 
 
 def _functional_loss(model, fwd):
