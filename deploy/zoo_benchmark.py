@@ -40,6 +40,10 @@ with --worker '<json>'; it prints one line "ZOO_RESULT {json}"). A cell that cra
                     (the step synchronised inside, or the sleep was short): marked * in the
                     table. On --device cpu, the step's own time.
   fallbacks, extern_steps, native_kernels   from tccd.last_compile_stats() (tccd only)
+  python_steps      plan steps run in Python per call, summed over the graphs (tccd only);
+                    python_steps_by_graph: per graph name (the table's "Python steps" list)
+  cudagraph_skips   (CUDA graph modes) tccd graphs that ran without CUDA graphs, with the
+                    reason; cudagraph_skip_count: torch's cudagraph_skips counter (both backends)
   loss_diff, param_diff  (train, small batch, compiled backends only) max abs difference of the
                     losses over 10 steps and of all parameters after them against eager from the
                     same initial state and batch, measured in that worker after timing.
@@ -264,30 +268,20 @@ def _host_step_ms(step, cuda: bool, step_ms: float, n: int = 10) -> Dict[str, An
 
 
 def _profile_step(step, cuda: bool):
-    import torch
-    from torch.profiler import ProfilerActivity, profile
+    """(events, busy ms, [[name, launches, us]] heaviest first) of one step under torch.profiler:
+    the CUDA device's kernels and copies on a GPU, the CPU operators' self time on the CPU
+    (deploy/profiling.py sums them)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    from profiling import profile_kernels
 
-    act = ProfilerActivity.CUDA if cuda else ProfilerActivity.CPU
-    with profile(activities=[act]) as prof:
-        step()
-        if cuda:
-            torch.cuda.synchronize()
-    want = torch.autograd.DeviceType.CUDA if cuda else torch.autograd.DeviceType.CPU
-    count, busy_us = 0, 0.0
-    by_name: Dict[str, List[float]] = {}
-    for e in prof.events():
-        if e.device_type != want:
-            continue
-        us = e.time_range.elapsed_us() if cuda else e.self_cpu_time_total
-        count += 1
-        busy_us += us
-        entry = by_name.setdefault(e.name, [0, 0.0])
-        entry[0] += 1
-        entry[1] += us
+    kernels = profile_kernels(step, device="cuda" if cuda else "cpu")
+    count = sum(k.launches for k in kernels.values())
+    busy_us = sum(k.us for k in kernels.values())
     # Where the device time goes, heaviest first: [name (shortened), launches, total us].
-    top = sorted(by_name.items(), key=lambda kv: -kv[1][1])
-    top = [[name[:120], n, round(us, 1)] for name, (n, us) in top]
-    return count, busy_us / 1000.0, top
+    top = sorted(kernels.items(), key=lambda kv: -kv[1].us)
+    return count, busy_us / 1000.0, [[name[:120], k.launches, round(k.us, 1)] for name, k in top]
 
 
 def _functional_loss(model, fwd):
@@ -425,8 +419,8 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if cuda else torch.autocast("cpu", enabled=False)
 
     # CUDA graph modes: a new step begins here (outputs of the last one are not read again).
-    mark_step = (torch.compiler.cudagraph_mark_step_begin
-                 if mode in ("reduce-overhead", "max-autotune") and backend != "eager" else (lambda: None))
+    cuda_graphs = mode in ("reduce-overhead", "max-autotune") and backend != "eager"
+    mark_step = torch.compiler.cudagraph_mark_step_begin if cuda_graphs else (lambda: None)
 
     def make_step(m, opt):
         def step():
@@ -502,6 +496,11 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     out["peak_mib"] = torch.cuda.max_memory_allocated() / 2**20 if cuda else None
     out.update(_host_step_ms(step, cuda, out["step_ms"]))
     out["kernels_per_step"], out["gpu_busy_ms"], top = _profile_step(step, cuda)
+    if cuda_graphs:
+        from torch._dynamo.utils import counters
+
+        # Graphs (Inductor: graph partitions) that ran without CUDA graphs, both backends.
+        out["cudagraph_skip_count"] = counters["inductor"]["cudagraph_skips"]
     out["top_kernels"] = top[: spec.get("top_kernels_n", 25)]
     if backend == "tccd":
         import tccd
@@ -512,13 +511,20 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         out["extern_steps"] = sum(s["extern_steps"] for s in stats)
         out["native_kernels"] = sum(s["native_kernels"] for s in stats)
         out["python_steps"] = sum(s.get("python_steps", 0) for s in stats)  # per call, all graphs
+        # Per graph (issue 8's target is 0 for every graph, not only in sum): which graph still
+        # runs steps in Python, in the order the graphs compiled.
+        out["python_steps_by_graph"] = {s["name"]: s.get("python_steps", 0) for s in stats}
+        if cuda_graphs:  # which graphs run without CUDA graphs, and why
+            out["cudagraph_skips"] = [{"graph": s["name"], "reason": s.get("cudagraph_skip")}
+                                      for s in stats if not s.get("cudagraphs")]
         # Calls run eagerly while their graph compiled (TCCD_EAGER_WHILE_COMPILING): the first step's.
         out["eager_calls"] = sum(s.get("eager_calls", 0) for s in stats)
         # Per graph, what the daemon's compile cost (issue 11: is a graph bounded by its slowest
         # kernel, i.e. did kernel-level parallelism apply?).
         out["graph_compiles"] = [{k: s.get(k) for k in ("name", "compile_ms", "server_ms", "kernels_compiled",
                                                         "kernels_reused", "native_kernels", "prefetch_wait_ms",
-                                                        "eager_calls", "cache_hit")} for s in stats]
+                                                        "eager_calls", "cache_hit", "python_steps")}
+                                for s in stats]
         # What each generated kernel fused, to read the profile's tccd_k<N>_* names (kernel
         # names restart in every graph).
         ops: Dict[str, List[str]] = {}
@@ -665,6 +671,8 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
             groups.append((c["workload"], c["batch"], "default"))
     trio = ["eager", "inductor", "tccd"]
     reasons = []
+    python_steps = []  # per model: the tccd graphs with plan steps run in Python, per call
+    cudagraph_skips = []  # CUDA graph modes: graphs that ran without CUDA graphs
     for wl, b, mode in groups:
         current["mode"] = mode
         models = []
@@ -727,6 +735,17 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
             fb = get(m, wl, b, "tccd", "fallbacks")
             for x in fb or []:
                 reasons.append(f"- {m} {wl}/{b} `{x['graph']}`: {x['reason']}")
+            by_graph = get(m, wl, b, "tccd", "python_steps_by_graph")
+            if by_graph is not None:
+                left = [f"`{g}` {n}" for g, n in by_graph.items() if n]
+                python_steps.append(f"- {m} {wl}/{b}" + (f", mode {mode}" if mode != "default" else "") + ": "
+                                    + (", ".join(left) if left else f"0 in all {len(by_graph)} graphs"))
+            for be in ("inductor", "tccd"):
+                n = get(m, wl, b, be, "cudagraph_skip_count")
+                graphs = get(m, wl, b, be, "cudagraph_skips") or []
+                if n or graphs:
+                    cudagraph_skips.append(f"- {m} {wl}/{b} {be}: {n} skips" + "".join(
+                        f"; `{x['graph']}`: {x['reason']}" for x in graphs))
             lines.append(
                 f"| {m} | {_fmt(e) if e is not None else status(m, wl, b, 'eager')} | {ms_cell('inductor')} | "
                 f"{ms_cell('tccd')} | {host_cell()} | {trip('kernels_per_step', '{:d}')} | {trip('gpu_busy_ms')} | "
@@ -798,6 +817,12 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
     failed = [c for c in cells if not c.get("ok")]
     if reasons:
         lines += ["tccd fallbacks (graph: reason):", ""] + reasons + [""]
+    if python_steps:
+        lines += ["tccd plan steps run in Python per call (`python_steps`, per graph; target 0):", ""] \
+            + python_steps + [""]
+    if cudagraph_skips:
+        lines += ["Graphs run without CUDA graphs (`cudagraph_skips` counter; tccd: graph: reason):", ""] \
+            + cudagraph_skips + [""]
     if failed:
         lines += ["Failed / skipped cells:", ""]
         for c in failed:

@@ -288,14 +288,11 @@ class _GraphCompiler:
         compile takes the fallback policy there (eager with one warning, or TccdError under
         TCCD_STRICT), as it would have at compile time."""
         from . import prefetch
-        from .local_cache import daemon_identity, request_hash
 
-        try:
-            request, scalar_inputs = self._request(config, name, gm, example_inputs, entry.kind)
-            key = request_hash(request, daemon_identity(config))
-        except Exception:  # deliberately ignored: the synchronous path reports it
-            log.debug("tccd: %s: not compiled in the background", name, exc_info=True)
+        keyed = self._keyed_request(config, name, gm, example_inputs, entry.kind, "not compiled in the background")
+        if keyed is None:
             return None
+        request, scalar_inputs, key = keyed
         kind = entry.kind
         pending = prefetch.start(request, key, config, kind=kind)
         plan_key = key if config.local_cache else None  # as the synchronous path's
@@ -352,23 +349,33 @@ class _GraphCompiler:
         """TCCD_EAGER_WHILE_COMPILING for a backward whose prefetched compile (of this very
         request) is still running: a callable that runs it eagerly until the plan is there.
         None: take the synchronous path (no prefetch, another request, or already done)."""
-        from .local_cache import daemon_identity, request_hash
-
         pending = self.pending_backward
         if pending is None or pending.future.done() or self.cuda_graphs is not None or self.precompiling:
             return None
-        try:
-            request, scalar_inputs = self._request(config, name, gm, example_inputs, entry.kind)
-            key = request_hash(request, daemon_identity(config))
-        except Exception:  # deliberately ignored: the synchronous path reports it
-            log.debug("tccd: %s: not deferred", name, exc_info=True)
+        keyed = self._keyed_request(config, name, gm, example_inputs, entry.kind, "not deferred")
+        if keyed is None:
             return None
+        request, scalar_inputs, key = keyed
         if key != pending.key:
             return None  # the synchronous path logs the changed graph and compiles it
         self.pending_backward = None
         plan_key = key if config.local_cache else None
         return self._deferred(config, name, gm, example_inputs, entry, pending, key, request, scalar_inputs,
                               plan_key, captured=False)
+
+    def _keyed_request(self, config, name, gm, example_inputs, kind, what: str):
+        """(request, integer inputs, request hash) for a path that may start before the
+        synchronous compile, or None when the request cannot even be built: then that path is
+        not taken (`what`, logged at debug level) and the synchronous path reports the error by
+        the usual fallback rules."""
+        from .local_cache import daemon_identity, request_hash
+
+        try:
+            request, scalar_inputs = self._request(config, name, gm, example_inputs, kind)
+            return request, scalar_inputs, request_hash(request, daemon_identity(config))
+        except Exception:  # deliberately ignored: the synchronous path reports it
+            log.debug("tccd: %s: %s", name, what, exc_info=True)
+            return None
 
     def _with_cuda_graphs(self, kind, name, gm, example_inputs, compiled, entry):
         """The hook of mode="reduce-overhead": everything else is in cudagraphs.py."""
@@ -445,22 +452,18 @@ class _GraphCompiler:
         backward's own compile, which reports it by the usual rules.
         """
         from . import prefetch
-        from .local_cache import daemon_identity, request_hash
 
         gm, self.backward_graph = self.backward_graph, None
         if gm is None or not config.prefetch_backward:
             return
-        try:
-            # The placeholders' fake values are what AOTAutograd passes the backward compiler
-            # (fx_placeholder_vals) when, as with tccd, the forward reports no output strides.
-            example_inputs = [n.meta.get("val") for n in gm.graph.find_nodes(op="placeholder")]
-            request, scalar_inputs = self._request(config, f"{self.graph_id} backward", gm, example_inputs, "backward")
-            if scalar_inputs:
-                return  # a symbolic backward: compiled at .backward(), where its sizes are bound
-            key = request_hash(request, daemon_identity(config))
-        except Exception:  # deliberately ignored: the backward compiles at .backward() instead
-            log.debug("tccd: %s backward: not prefetched", self.graph_id, exc_info=True)
-            return
+        # The placeholders' fake values are what AOTAutograd passes the backward compiler
+        # (fx_placeholder_vals) when, as with tccd, the forward reports no output strides.
+        example_inputs = [n.meta.get("val") for n in gm.graph.find_nodes(op="placeholder")]
+        keyed = self._keyed_request(config, f"{self.graph_id} backward", gm, example_inputs, "backward",
+                                    "not prefetched")
+        if keyed is None or keyed[1]:
+            return  # the backward compiles at .backward() (a symbolic one: where its sizes are bound)
+        request, _, key = keyed
         self.pending_backward = prefetch.start(request, key, config)
 
     def _compile(self, config, name, gm, example_inputs, entry):

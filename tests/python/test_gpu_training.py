@@ -18,6 +18,7 @@ import torch
 import torch.nn as nn
 
 import tccd
+from tccd_testlib import kernel_launches
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -155,12 +156,7 @@ def test_cnn_with_batch_norm_trains_like_eager_through_cudnn(daemon_env):
     fn = torch.compile(model, backend="tccd")
     x = torch.randn(16, 8, 12, 12, device="cuda")
     fn(x).sum().backward()
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn(x).sum().backward()
-        torch.cuda.synchronize()
-    kernels = [e.key for e in prof.key_averages()]
+    kernels = kernel_launches(lambda: fn(x).sum().backward())
     # ATen's own training batch norm forward collects statistics in this kernel; cuDNN's does not.
     assert not any("batch_norm_collect_statistics" in k for k in kernels), kernels
 
@@ -359,13 +355,11 @@ def test_bf16_batch_norm_forward_and_backward_are_row_kernels(daemon_env):
         torch.testing.assert_close(state[k], eager_state[k], **TOLERANCES[torch.bfloat16], msg=k)
     stats = tccd.last_compile_stats()
     assert all(s["fallback"] is None for s in stats)
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+    def step():
         with torch.autocast("cuda", dtype=torch.bfloat16):
             fn(x).float().sum().backward()
-        torch.cuda.synchronize()
-    kernels = [e.key for e in prof.key_averages()]
+
+    kernels = kernel_launches(step)
     assert not any("batch_norm" in k for k in kernels), kernels
 
 
@@ -523,13 +517,8 @@ def test_few_long_rows_are_split_reductions_on_cuda(daemon_env):
     assert all(s["fallback"] is None for s in stats)
     # (Stage-1 reductions of one input may share kernels: no count asserted, only that no ATen
     # reduction kernel runs.)
-    from torch.profiler import ProfilerActivity, profile
-
     compiled = torch.compile(f, backend="tccd")
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        compiled(x, h)
-        torch.cuda.synchronize()
-    kernels = [e.key for e in prof.key_averages()]
+    kernels = kernel_launches(lambda: compiled(x, h))
     assert not any("reduce_kernel" in k for k in kernels), kernels  # no ATen reduction ran
 
 
@@ -761,12 +750,7 @@ def test_batch_norm_row_kernels_are_as_accurate_as_eager(daemon_env, shape, resi
         eager_error = ((eager[name].double() - ref).abs().max() / scale).item()
         error = ((compiled[name].double() - ref).abs().max() / scale).item()
         assert error <= 2 * eager_error + 1e-5, (name, error, eager_error)
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        go(fn, torch.bfloat16)
-        torch.cuda.synchronize()
-    kernels = [e.key for e in prof.key_averages()]
+    kernels = kernel_launches(lambda: go(fn, torch.bfloat16))
     assert not any("batch_norm" in k for k in kernels), kernels  # the row kernels ran, not ATen's
 
 
@@ -791,11 +775,9 @@ def test_eval_batch_norm_fuses_with_relu_and_residual(daemon_env, channels_last)
         got = fn(x)
     torch.testing.assert_close(got.float(), expected.float(), **TOLERANCES[torch.bfloat16])
     assert all(s["fallback"] is None for s in tccd.last_compile_stats())
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+    def infer():
         with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
             fn(x)
-        torch.cuda.synchronize()
-    kernels = [e.key for e in prof.key_averages()]
+
+    kernels = kernel_launches(infer)
     assert not any("batch_norm" in k or "bn_" in k for k in kernels), kernels

@@ -39,6 +39,11 @@ def test_zoo_benchmark_toy_lm_cpu(daemon, tmp_path):
     # Host time per step (on the CPU: the step's own time) for every backend, in the table too.
     assert all(c["host_ms"] > 0 and c["host_queue_drained"] == 0 for c in cells), cells
     assert "host ms e/I/t" in md
+    # python_steps per graph, not only their sum: every graph is fully native on the CPU.
+    by_graph = tccd_cell["python_steps_by_graph"]
+    assert len(by_graph) == tccd_cell["graphs"] and set(by_graph.values()) == {0}, by_graph
+    assert all(g["python_steps"] == 0 for g in tccd_cell["graph_compiles"]), tccd_cell["graph_compiles"]
+    assert f"- toy_lm train/small: 0 in all {len(by_graph)} graphs" in md, md
 
 
 def test_zoo_benchmark_reduce_overhead_mode_cpu(daemon, tmp_path):
@@ -59,6 +64,13 @@ def test_zoo_benchmark_reduce_overhead_mode_cpu(daemon, tmp_path):
     assert all(c.get("ok") and c["mode"] == "reduce-overhead" for c in cells), cells
     md = (out / "results.md").read_text()
     assert "### train, batch small, mode reduce-overhead" in md, md
+    # On the CPU every tccd graph runs without CUDA graphs, each with its reason, in the table.
+    tccd_cell = next(c for c in cells if c["backend"] == "tccd")
+    skips = tccd_cell["cudagraph_skips"]
+    assert [x["graph"].split()[-1] for x in skips] == ["forward", "backward"], skips
+    assert "cpu tensors" in skips[0]["reason"] and "forward graph runs without" in skips[1]["reason"], skips
+    assert tccd_cell["cudagraph_skip_count"] >= 1, tccd_cell
+    assert "Graphs run without CUDA graphs" in md and "- toy_lm train/small tccd:" in md, md
 
 
 def test_zoo_benchmark_warm_start_cpu(daemon, tmp_path):
