@@ -513,7 +513,7 @@ def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any
     TCCD_PARTITIONER and TCCD_LOG_SOFTMAX_LSE (decompositions.py)."""
     from torch._functorch import partitioners
 
-    from . import decompositions
+    from . import decompositions, light_partition
 
     config = config_mod.get()
     table = decompositions.table(config.log_softmax_lse)
@@ -521,6 +521,8 @@ def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any
     if config.partitioner == "default":
         return "default_partition" + suffix, partitioners.default_partition, table
     partition_fn = partitioners.min_cut_rematerialization_partition
+    if config.light_partition:
+        partition_fn = light_partition.wrap(partition_fn)
     if table:
         partition_fn = decompositions.with_recompute_tags(partition_fn)
     return "min_cut_rematerialization_partition" + suffix, partition_fn, table
