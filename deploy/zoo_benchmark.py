@@ -57,7 +57,9 @@ daemon-shared AOT recipe skipped). Every warm cell also splits its first step in
 (`deploy/phase_timers.py`: dynamo, import, backend, aot_meta, aot_trace, partition, recipe, request,
 compile_rpc, compile_wait, fetch, load, aot_load, plan_calls, rest; keys `phase_*`), printed as
 tables of where the cold and the warm first steps go, per model and backend. With --aot the
-loaded ahead-of-time step (start "aot") is the warm table's `tccd-aot` row.
+loaded ahead-of-time step (start "aot") is the warm table's `tccd-aot` row. Inductor's cells
+import torch._inductor.compile_fx (to time it) inside their first step, as a process's first
+Inductor compile does; every first import is the `import` phase.
 TCCD_EAGER_WHILE_COMPILING=1 in the environment: tccd's cold first step runs the graphs whose
 compile is not done eagerly; the worker waits for those compiles before the timed steps.
 

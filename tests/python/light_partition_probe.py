@@ -6,6 +6,7 @@ forward and backward graphs it made (for test_light_partition.py, one fresh proc
 """
 
 import sys
+import time
 
 import torch
 from torch._functorch import partitioners
@@ -72,6 +73,14 @@ def main() -> None:
     partition = partitioners.min_cut_rematerialization_partition
     if way == "light":
         partition = light_partition.wrap(partition)
+    timed = partition
+
+    def partition(*args, **kwargs):  # how long, and how many modules it imported
+        before, start = len(sys.modules), time.perf_counter()
+        try:
+            return timed(*args, **kwargs)
+        finally:
+            print(f"PARTITION {time.perf_counter() - start:.3f} s, {len(sys.modules) - before} modules imported")
     torch.manual_seed(0)
     model = Block()
     compiled = aot_module(model, fw_compiler=keep, bw_compiler=keep, partition_fn=partition)
