@@ -3,7 +3,11 @@
 Used by `warm_start_bench.py` (CPU, a small LM) and by `zoo_benchmark.py --warm` (the zoo's
 real models, CPU or GPU). Phases (seconds):
 
-  dynamo        Dynamo's trace and guards (torch's compile_inner minus the backend call)
+  dynamo        Dynamo's trace and guards (convert_frame._compile, exclusive of the phases
+                nested in it: the backend call, imports)
+  import        module imports the step triggers, wherever they happen (Dynamo's trace, the
+                backend, AOTAutograd): a first import is paid once per process, and which
+                modules a benchmark imported before the step decides who pays it
   backend       inside the backend but outside what is listed below: for tccd AOTAutograd's
                 runtime wrappers, the recipe capture, the backend's own code; for Inductor,
                 Inductor's compile (AOTAutograd's phases below are split out for both)
@@ -24,10 +28,19 @@ real models, CPU or GPU). Phases (seconds):
   rest          everything else: autograd, the optimizer step, eager ops outside the graphs,
                 the final synchronisation (the kernels' device time)
 
+Every phase is exclusive (a timed call's time minus the timed calls nested in it), so the
+phases and `rest` sum to the first step's time. Threads: the main thread's calls always count.
+Threads that Python did not start (the autograd engine's device threads: a CUDA backward, and
+with it the backward graph's first call and compile wait, runs on one while the main thread
+waits in .backward()) count only while the main thread is inside no timed call, when they are
+time the main thread spends waiting in untimed code (else the same seconds would count twice:
+the sum would pass the wall time and `rest` go negative). Threads Python started (tccd's
+background compiles and prefetches, torch's pools) never count: they overlap the step; what
+it waited for them is `compile_wait`.
+
 PHASE_CLOCK=cpu times every phase in the main thread's CPU time (time.thread_time) instead of
-wall time, and then measures `dynamo` with a wrapper of Dynamo's convert_frame._compile (its
-exclusive time, the backend's nested calls subtracted) instead of Dynamo's own wall-clock
-metrics: on a loaded machine wall time moved 2-3x between identical runs, CPU time +-0.5 s.
+wall time, and counts the main thread only (another thread's CPU time is not in the main
+thread's): on a loaded machine wall time moved 2-3x between identical runs, CPU time +-0.5 s.
 """
 
 from __future__ import annotations
@@ -38,19 +51,13 @@ import threading
 import time
 from typing import Any, Callable, Dict, List
 
-PHASES = ("dynamo", "backend", "aot_meta", "aot_trace", "partition", "recipe", "request", "compile_rpc",
+PHASES = ("dynamo", "import", "backend", "aot_meta", "aot_trace", "partition", "recipe", "request", "compile_rpc",
           "compile_wait", "fetch", "load", "aot_load", "plan_calls", "rest")
 
 
 class Timers:
-    """Exclusive time per phase: a wrapped call's time minus that of wrapped calls inside it.
-
-    The step's own threads only: the main thread and the autograd engine's device threads (a
-    CUDA backward, and with it the backward graph's compile and first call, runs on one while
-    the main thread waits in .backward()). tccd's background threads (names "tccd..."; the
-    background compiles and the backward prefetch) overlap the step, so they are not a phase of
-    it; what the step waited for them is `compile_wait`.
-    """
+    """Exclusive time per phase: a wrapped call's time minus that of wrapped calls inside it;
+    which threads count: the module doc."""
 
     def __init__(self, clock: str = "") -> None:
         self.total: Dict[str, float] = {p: 0.0 for p in PHASES}
@@ -58,26 +65,55 @@ class Timers:
         self.wrapped: List[Any] = []  # (owner, attr, original), for restore()
         self.cpu = (clock or os.environ.get("PHASE_CLOCK", "wall")) == "cpu"
         self.now = time.thread_time if self.cpu else time.perf_counter
-        if self.cpu:
-            import torch._dynamo.convert_frame as convert_frame
+        self.main = threading.main_thread()
+        self.main_open = 0  # timed calls open on the main thread
+        self.skipped_s = 0.0  # other threads' timed time not counted (main thread inside a phase)
+        import importlib._bootstrap as bootstrap
+        import torch._dynamo.convert_frame as convert_frame
 
+        self.dynamo_wrapped = hasattr(convert_frame, "_compile")
+        if self.dynamo_wrapped:
             self.wrap(convert_frame, "_compile", "dynamo")
+        # Every import statement's first load goes through _find_and_load, looked up on the
+        # module at each call (CPython's import.c), so wrapping it times all of them.
+        self.wrap(bootstrap, "_find_and_load", "import")
+
+    def begin(self) -> None:
+        """The first step starts: what was timed before (imports while the benchmark set up,
+        torch.compile's own setup) is not part of it."""
+        self.total = {p: 0.0 for p in PHASES}
+        self.skipped_s = 0.0
 
     def timed(self, fn: Callable[..., Any], phase: str) -> Callable[..., Any]:
         timers = self
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            if threading.current_thread().name.startswith("tccd"):
+            thread = threading.current_thread()
+            on_main = thread is timers.main
+            # Threads Python did not start (_DummyThread: the autograd engine's) may be the
+            # step's; threads Python started (tccd's, torch's pools) run beside it.
+            if not on_main and (timers.cpu or not isinstance(thread, threading._DummyThread)):
                 return fn(*args, **kwargs)
             stack = timers.local.__dict__.setdefault("stack", [])
+            # Another thread's outermost call counts if the main thread is in no phase then.
+            counts = timers.local.__dict__.setdefault("counts", True)
+            if not stack and not on_main:
+                counts = timers.local.counts = timers.main_open == 0
             stack.append(0.0)
+            if on_main:
+                timers.main_open += 1
             start = timers.now()
             try:
                 return fn(*args, **kwargs)
             finally:
                 elapsed = timers.now() - start
+                if on_main:
+                    timers.main_open -= 1
                 nested = stack.pop()
-                timers.total[phase] += elapsed - nested
+                if counts:
+                    timers.total[phase] += elapsed - nested
+                elif not stack:
+                    timers.skipped_s += elapsed
                 if stack:
                     stack[-1] += elapsed
 
@@ -164,9 +200,9 @@ class Timers:
         self.wrap(compile_fx, "compile_fx", "backend")
 
     def finish(self, first_step_s: float, compiled: bool) -> Dict[str, float]:
-        """The phases of a first step that took first_step_s (in this clock); `rest` is what no
-        phase took."""
-        if compiled and not self.cpu:
+        """The phases of a first step that took first_step_s (in this clock) since begin();
+        `rest` is what no phase took."""
+        if compiled and not self.dynamo_wrapped:  # a torch without convert_frame._compile
             from torch._dynamo.utils import compilation_time_metrics as m
 
             self.total["dynamo"] = (sum(m.get("_compile.compile_inner", []))

@@ -61,6 +61,7 @@ def main() -> int:
     collections = []
     gc.callbacks.append(lambda phase, info: collections.append((phase, info["generation"], time.thread_time())))
     profile = cProfile.Profile(time.thread_time) if args.profile else None
+    timers.begin()
     c0, t0 = time.thread_time(), time.perf_counter()
     if profile:
         profile.enable()

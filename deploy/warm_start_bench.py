@@ -135,6 +135,7 @@ def child(mode: str, saved: str) -> Dict[str, float]:
         import tccd
 
         timed_backend = timers.instrument_tccd()
+    timers.begin()
     start = time.perf_counter()
     if mode == "eager":
         step_fn = model

@@ -518,7 +518,7 @@ def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any
     TCCD_PARTITIONER, TCCD_LOG_SOFTMAX_LSE and TCCD_DROP_DETACHES (decompositions.py)."""
     from torch._functorch import partitioners
 
-    from . import decompositions
+    from . import decompositions, light_partition
 
     config = config_mod.get()
     table = decompositions.table(config.log_softmax_lse)
@@ -527,9 +527,10 @@ def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any
         return "default_partition" + suffix, partitioners.default_partition, table
     # "+no_detach": the joint graph's detaches are dropped before the min cut (drop_detaches),
     # which changes what it saves; recipes of the two forms stay apart.
-    partition_fn = decompositions.with_joint_cleanup(
-        partitioners.min_cut_rematerialization_partition, lse=bool(table), detaches=config.drop_detaches
-    )
+    partition_fn = partitioners.min_cut_rematerialization_partition
+    if config.light_partition:
+        partition_fn = light_partition.wrap(partition_fn)
+    partition_fn = decompositions.with_joint_cleanup(partition_fn, lse=bool(table), detaches=config.drop_detaches)
     name = "min_cut_rematerialization_partition" + ("+no_detach" if config.drop_detaches else "")
     return name + suffix, partition_fn, table
 

@@ -36,6 +36,10 @@
     TCCD_PARTITIONER   how AOTAutograd splits forward and backward: `min_cut` (recompute cheap
                        forward ops in the backward, saving less memory, as Inductor does) or
                        `default` (save what eager autograd saves). Default: min_cut.
+    TCCD_LIGHT_PARTITION  1: the min-cut partitioner runs without importing Inductor's pattern
+                       matcher (~200 modules, 1.5-2.4 s of a cold first step), with torch's own
+                       definitions of the two helpers its CSE takes from it; the partition is
+                       the same (light_partition.py). 0: the partitioner imports it. Default: 1.
     TCCD_LOG_SOFTMAX_LSE  0: keep ATen's log_softmax; 1: AOTAutograd decomposes it into
                        x - logsumexp(x) so that the backward saves one value per row instead of
                        an f32 copy of the log-probabilities (decompositions.py). Default: 1.
@@ -138,6 +142,7 @@ class Config:
     partitioner: str = "min_cut"
     log_softmax_lse: bool = True  # TCCD_LOG_SOFTMAX_LSE (decompositions.py)
     drop_detaches: bool = True  # TCCD_DROP_DETACHES (decompositions.py)
+    light_partition: bool = True  # TCCD_LIGHT_PARTITION (light_partition.py)
     token: Optional[str] = None
     tls_ca: Optional[str] = None  # paths
     tls_cert: Optional[str] = None
@@ -226,6 +231,7 @@ class Config:
             partitioner=partitioner,
             log_softmax_lse=_flag(env, "TCCD_LOG_SOFTMAX_LSE", True),
             drop_detaches=_flag(env, "TCCD_DROP_DETACHES", True),
+            light_partition=_flag(env, "TCCD_LIGHT_PARTITION", True),
             progress_after_s=progress_after_s,
             address=address,
             job_id_env=env.get("TCCD_JOB_ID"),

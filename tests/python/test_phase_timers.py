@@ -1,0 +1,155 @@
+"""deploy/phase_timers.py: exclusive phases that sum to the first step's wall time, whatever
+other threads do meanwhile (the autograd engine's, tccd's background threads), with imports
+and Dynamo's trace split out."""
+
+from __future__ import annotations
+
+import _thread
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "deploy"))
+
+from phase_timers import PHASES, Timers  # noqa: E402
+
+
+class Work:
+    """Stand-ins for the functions the timers wrap."""
+
+    @staticmethod
+    def backend(seconds: float) -> None:
+        time.sleep(seconds)
+
+    @staticmethod
+    def plan_call(seconds: float) -> None:
+        time.sleep(seconds)
+
+
+def _foreign_thread(target, *args) -> threading.Event:
+    """A thread Python's threading module did not start, as the autograd engine's are (its
+    current_thread() is a _DummyThread)."""
+    done = threading.Event()
+
+    def run():
+        try:
+            target(*args)
+        finally:
+            done.set()
+
+    _thread.start_new_thread(run, ())
+    return done
+
+
+def _step(timers: Timers, body) -> dict:
+    timers.begin()
+    t0 = time.perf_counter()
+    body()
+    wall = time.perf_counter() - t0
+    phases = timers.finish(wall, compiled=False)
+    timers.restore()
+    assert set(phases) == set(PHASES)
+    assert all(v >= 0 for v in phases.values()), phases
+    assert sum(phases.values()) == pytest.approx(wall, abs=2e-3), (phases, wall)
+    return phases
+
+
+def test_phases_sum_to_the_wall_time_with_other_threads():
+    timers = Timers(clock="wall")
+    timers.wrap(Work, "backend", "backend")
+    timers.wrap(Work, "plan_call", "plan_calls")
+
+    def body():
+        Work.backend(0.05)
+        # The autograd engine's thread while the main thread waits untimed (.backward()): counts.
+        _foreign_thread(Work.plan_call, 0.2).wait()
+        # The same while the main thread is inside a phase: the same seconds count once.
+        def main_phase(seconds):
+            done = _foreign_thread(Work.plan_call, 0.3)
+            time.sleep(seconds)
+            return done
+
+        timers.timed(main_phase, "backend")(0.4).wait()
+        # Threads Python started (tccd's background compiles) never count: they overlap the step.
+        t = threading.Thread(target=Work.plan_call, args=(0.2,), name="tccd-prefetch g")
+        t.start()
+        t.join()
+
+    phases = _step(timers, body)
+    assert phases["backend"] == pytest.approx(0.45, abs=0.05)
+    assert phases["plan_calls"] == pytest.approx(0.2, abs=0.05)
+    assert phases["rest"] == pytest.approx(0.2, abs=0.05)  # the tccd thread's time: waited untimed
+    assert timers.skipped_s == pytest.approx(0.3, abs=0.05)
+
+
+def test_cpu_clock_counts_the_main_thread_only():
+    timers = Timers(clock="cpu")
+    timers.wrap(Work, "plan_call", "plan_calls")
+
+    def spin(seconds: float) -> None:
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+
+    timers.wrap(sys.modules[__name__], "spin_here", "backend")
+
+    def body():
+        _foreign_thread(timers.timed(spin, "plan_calls"), 0.2).wait()
+        spin_here(0.1)
+
+    timers.begin()
+    c0 = time.thread_time()
+    body()
+    first = time.thread_time() - c0
+    phases = timers.finish(first, compiled=False)
+    timers.restore()
+    assert phases["plan_calls"] == 0
+    assert phases["backend"] == pytest.approx(0.1, abs=0.03)
+    assert phases["rest"] >= 0
+
+
+def spin_here(seconds: float) -> None:
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+def test_imports_are_a_phase_of_their_own(tmp_path):
+    (tmp_path / "slow_module_for_phase_timers.py").write_text(textwrap.dedent("""
+        import time
+        time.sleep(0.3)
+    """))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        timers = Timers(clock="wall")
+
+        def backend_importing(seconds):
+            import slow_module_for_phase_timers  # noqa: F401
+            time.sleep(seconds)
+
+        phases = _step(timers, lambda: timers.timed(backend_importing, "backend")(0.1))
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("slow_module_for_phase_timers", None)
+    assert phases["import"] == pytest.approx(0.3, abs=0.05)
+    assert phases["backend"] == pytest.approx(0.1, abs=0.05)
+
+
+def test_dynamo_trace_excludes_the_backend_and_imports():
+    import torch
+
+    timers = Timers(clock="wall")
+
+    def backend(gm, example_inputs):
+        time.sleep(0.2)
+        return gm.forward
+
+    fn = torch.compile(lambda x: (x.sin() + 1).cos(), backend=timers.timed(backend, "backend"))
+    x = torch.randn(4)
+    phases = _step(timers, lambda: fn(x))
+    assert phases["backend"] == pytest.approx(0.2, abs=0.05)
+    assert phases["dynamo"] > 0
