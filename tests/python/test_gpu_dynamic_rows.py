@@ -131,7 +131,6 @@ def test_dynamic_row_kernels_match_eager_at_every_size(daemon, daemon_env, model
               f"({kinds.count('cuda_row_reduction')} row kernels), {s['extern_steps']} extern steps, "
               f"{s['python_steps']} Python steps")
     forwards = [s for s in stats if s["kind"] == "forward"]
-    # Row kernels with run-time sizes are f32-only for now (symbolic_kernels.cc: 16-bit rows
-    # stay extern steps until their gradients are understood); bf16 checks the extern path.
-    if dtype == torch.float32:
-        assert forwards and all(any(k["kind"] == "cuda_row_reduction" for k in s["kernels"]) for s in forwards), stats
+    # bf16 too: the gradient gap that once kept 16-bit rows extern was the log_softmax
+    # decomposition's bf16 logsumexp (client/tccd/decompositions.py), not the row kernels.
+    assert forwards and all(any(k["kind"] == "cuda_row_reduction" for k in s["kernels"]) for s in forwards), stats
