@@ -157,13 +157,10 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate,
                                const PointwiseKernel& kernel, std::vector<v1::Dim>* space) {
   if (kernel.is_column_reduction()) return "a column reduction";
   if (HasIndexOps(kernel)) return "index-aware ops (their offsets come from sizes)";
-  // Half-precision rows with run-time sizes gave gradients off eager's by more than bf16's
-  // tolerance on the H200 (tests/python/test_gpu_dynamic_rows.py, 2026-11-27) while f32 matched:
-  // until that is understood they stay extern steps.
-  for (const auto* refs : {&inputs, &outputs})
-    for (const v1::ValueRef& r : *refs)
-      if (v1::DType t = MetaOf(g, r).dtype(); t == v1::FLOAT16 || t == v1::BFLOAT16)
-        return "16-bit floating operands (not validated on a GPU with run-time sizes)";
+  // 16-bit operands are fine (the row kernels compute in f32 and round at loads and stores, as
+  // the static ones): the gradient gap that once kept them extern was the client's
+  // log_softmax decomposition rounding its logsumexp to bf16 (client/tccd/decompositions.py),
+  // in static graphs too.
   for (int64_t t : kernel.output_zero_tail)
     if (t != 0) return "a zero-padded output";
   const int rank = static_cast<int>(kernel.shape.size());

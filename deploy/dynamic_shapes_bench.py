@@ -33,7 +33,7 @@ import sys
 import time
 
 
-def build(d: int, device: str):
+def build(d: int, device: str, dtype: str = "float32"):
     import torch
     import torch.nn as nn
 
@@ -58,7 +58,7 @@ def build(d: int, device: str):
             return x + self.fc2(nn.functional.gelu(self.fc1(self.ln2(x))))
 
     torch.manual_seed(0)
-    return Block().to(device)
+    return Block().to(device=device, dtype=getattr(torch, dtype))
 
 
 def main() -> int:
@@ -68,6 +68,8 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=2048, help="batch * length, about")
     parser.add_argument("--d", type=int, default=128)
     parser.add_argument("--mode", choices=["dynamic", "automatic"], default="automatic")
+    parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32",
+                        help="the model's parameters and activations (bfloat16: a bf16 model, no autocast)")
     parser.add_argument("--compare-static", action="store_true",
                         help="per length: static graph vs the dynamic graph, training step time")
     parser.add_argument("--warmup", type=int, default=3)
@@ -98,7 +100,7 @@ def main() -> int:
     for phase in ("training", "inference"):
         torch._dynamo.reset()
         tccd.reset_compile_stats()
-        model = build(args.d, args.device)
+        model = build(args.d, args.device, args.dtype)
         eager = copy.deepcopy(model)
         compiled = torch.compile(model, backend="tccd", dynamic=True if args.mode == "dynamic" else None)
         before = daemon_compiles()
@@ -182,10 +184,12 @@ def compare_static(args) -> int:
 
     torch._dynamo.reset()
     tccd.reset_compile_stats()
-    model = build(args.d, args.device)
+    model = build(args.d, args.device, args.dtype)
     dynamic = torch.compile(model, backend="tccd", dynamic=True)
+    compiles = _DaemonCompiles()
     dynamic_ms = {t: step_ms(dynamic, ids_for(t)) for t in lengths}
     check_no_fallback("dynamic")
+    dynamic_counts = (_dynamo_graphs(), compiles.since())
     # The last forward and backward: Dynamo may first specialise b == t (one symbol) and then
     # recompile with two at the first size that breaks it.
     last = {s["kind"]: s for s in tccd.last_compile_stats()}
@@ -196,23 +200,66 @@ def compare_static(args) -> int:
     ) + f"; {len(tccd.last_compile_stats())} graphs compiled"
 
     static_ms = {}
+    static_graphs = 0
+    compiles = _DaemonCompiles()
     for t in lengths:
         torch._dynamo.reset()
         tccd.reset_compile_stats()
         static = torch.compile(model, backend="tccd", dynamic=False)
         static_ms[t] = step_ms(static, ids_for(t))
         check_no_fallback(f"static {t}")
+        static_graphs += _dynamo_graphs()
+    static_counts = (static_graphs, compiles.since())
 
     name = torch.cuda.get_device_name() if args.device == "cuda" else "cpu"
-    print(f"training step (forward + backward), d {args.d}, ~{args.tokens} tokens, {name}; dynamic plan: {counts}")
-    print(f"{'length':>6} {'batch':>5} {'static ms':>10} {'dynamic ms':>11} {'dynamic/static':>15}")
-    worst = 0.0
-    for t in lengths:
-        ratio = dynamic_ms[t] / static_ms[t]
-        worst = max(worst, ratio)
-        print(f"{t:>6} {max(1, args.tokens // t):>5} {static_ms[t]:>10.2f} {dynamic_ms[t]:>11.2f} {ratio:>15.2f}")
-    print(f"worst dynamic/static: {worst:.2f} (target <= 1.10)")
+    print(f"training step (forward + backward), {args.dtype}, d {args.d}, ~{args.tokens} tokens, {name}; "
+          f"dynamic plan: {counts}")
+    _print_counts(lengths, dynamic_counts, static_counts)
+    _print_table(args, lengths, static_ms, dynamic_ms)
     return 0
+
+
+class _DaemonCompiles:
+    """The daemon's `compiles` counter (GetStats) from construction on."""
+
+    def __init__(self):
+        from tccd import channel, config
+        from tccd.v1 import tccd_pb2 as pb
+
+        self._stub, self._request = channel.connect(config.get()), pb.StatsRequest()
+        self._start = self.now()
+
+    def now(self) -> int:
+        return dict(self._stub.GetStats(self._request, timeout=10).counters).get("compiles", 0)
+
+    def since(self) -> int:
+        return self.now() - self._start
+
+
+def _dynamo_graphs() -> int:
+    """Dynamo graphs tccd compiled since tccd.reset_compile_stats(): forward or inference graphs
+    (a backward belongs to its forward)."""
+    import tccd
+
+    return sum(1 for s in tccd.last_compile_stats() if s["kind"] in ("forward", "inference"))
+
+
+def _print_counts(lengths, dynamic_counts, static_counts) -> None:
+    print(f"compiles over {len(lengths)} lengths: dynamic=True {dynamic_counts[0]} Dynamo graphs, "
+          f"{dynamic_counts[1]} daemon compiles; dynamic=False {static_counts[0]} Dynamo graphs, "
+          f"{static_counts[1]} daemon compiles (a daemon compile is one forward or backward graph "
+          f"the daemon built: a cache hit is none)")
+
+
+def _print_table(args, lengths, static_ms, dynamic_ms) -> None:
+    print(f"{'length':>6} {'batch':>5} {'static ms':>10} {'dynamic ms':>11} {'dynamic/static':>15}")
+    ratios = []
+    for t in lengths:
+        ratios.append(dynamic_ms[t] / static_ms[t])
+        print(f"{t:>6} {max(1, args.tokens // t):>5} {static_ms[t]:>10.2f} {dynamic_ms[t]:>11.2f} "
+              f"{ratios[-1]:>15.2f}")
+    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    print(f"worst dynamic/static: {max(ratios):.2f}, geometric mean {geomean:.2f} (target <= 1.10)")
 
 
 def compare_interleaved(args, ids_for, sync, check_no_fallback) -> int:
@@ -227,7 +274,7 @@ def compare_interleaved(args, ids_for, sync, check_no_fallback) -> int:
     lengths = [int(x) for x in args.lengths.split(",")]
     torch._dynamo.reset()
     tccd.reset_compile_stats()
-    model = build(args.d, args.device)
+    model = build(args.d, args.device, args.dtype)
     dynamic = torch.compile(copy.deepcopy(model), backend="tccd", dynamic=True)
     static = torch.compile(copy.deepcopy(model), backend="tccd", dynamic=False)
 
@@ -238,27 +285,36 @@ def compare_interleaved(args, ids_for, sync, check_no_fallback) -> int:
         sync()
         return 1e3 * (time.perf_counter() - start)
 
-    for t in lengths:  # compile (and warm) both
-        for _ in range(args.warmup):
-            one(dynamic, ids_for(t))
-            one(static, ids_for(t))
+    # Compile (and warm) the dynamic model over every length, then the static one, counting
+    # each one's Dynamo graphs and daemon compiles.
+    counts, dynamic_stats = [], []
+    for fn in (dynamic, static):
+        graphs_before, compiles = _dynamo_graphs(), _DaemonCompiles()
+        for t in lengths:
+            for _ in range(args.warmup):
+                one(fn, ids_for(t))
+        counts.append((_dynamo_graphs() - graphs_before, compiles.since()))
+        dynamic_stats = dynamic_stats or tccd.last_compile_stats()
     check_no_fallback("interleaved")
     stats = tccd.last_compile_stats()
-    python_steps = {s["name"]: s.get("python_steps") for s in stats}
-    print(f"training step, d {args.d}, ~{args.tokens} tokens, {args.device}, interleaved, min of {args.steps}; "
-          f"{len(stats)} graphs compiled; Python steps per call: {python_steps}")
-    print(f"{'length':>6} {'batch':>5} {'static ms':>10} {'dynamic ms':>11} {'dynamic/static':>15}")
-    worst = 0.0
+    python_steps = sorted({s.get("python_steps") for s in stats}, key=str)
+    name = torch.cuda.get_device_name() if args.device == "cuda" else "cpu"
+    print(f"training step, {args.dtype}, d {args.d}, ~{args.tokens} tokens, {name}, interleaved, min of "
+          f"{args.steps}; {len(stats)} graphs compiled; Python steps per call (any plan): {python_steps}")
+    # The dynamic model's last forward and backward (Dynamo may first specialise b == t).
+    for s in {s["kind"]: s for s in dynamic_stats}.values():
+        print(f"  dynamic {s['name']}: {s['native_kernels']} native steps ({s['fused_kernels']} kernels), "
+              f"{s['extern_steps']} extern")
+    _print_counts(lengths, *counts)
+    static_ms, dynamic_ms = {}, {}
     for t in lengths:
         ids = ids_for(t)
         times = {"static": [], "dynamic": []}
         for _ in range(args.steps):
             times["dynamic"].append(one(dynamic, ids))
             times["static"].append(one(static, ids))
-        st, dy = min(times["static"]), min(times["dynamic"])
-        worst = max(worst, dy / st)
-        print(f"{t:>6} {max(1, args.tokens // t):>5} {st:>10.2f} {dy:>11.2f} {dy / st:>15.2f}")
-    print(f"worst dynamic/static: {worst:.2f} (target <= 1.10)")
+        static_ms[t], dynamic_ms[t] = min(times["static"]), min(times["dynamic"])
+    _print_table(args, lengths, static_ms, dynamic_ms)
     return 0
 
 

@@ -38,7 +38,9 @@ import torch
 #   1: initial version.
 #   2: the log_softmax recompute tags follow dtype casts (other forward/backward split).
 #   3: input data mutations stay in the graph (keep_inference_input_mutations): other plans.
-RECIPE_KEY_VERSION = 3
+#   4: a 16-bit log_softmax's decomposition takes its logsumexp in f32 (other graphs, other
+#      saved tensors).
+RECIPE_KEY_VERSION = 4
 
 # Modules whose public callables Dynamo leaves in graphs as call_function targets.
 _SAFE_MODULES = ("torch", "torch.functional", "torch.nn.functional", "_operator", "operator", "math")

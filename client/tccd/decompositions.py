@@ -29,6 +29,15 @@ aten = torch.ops.aten
 def _log_softmax_via_logsumexp(x: torch.Tensor, dim: int, half_to_float: bool) -> torch.Tensor:
     if half_to_float:
         x = x.to(torch.float32)
+    if x.dtype in (torch.float16, torch.bfloat16):
+        # In f32, rounded once at the end, as ATen's kernel and Inductor's decomposition compute
+        # it: a logsumexp rounded to 16 bits shifts its whole row of log-probabilities by up to
+        # |lse| * 2^-8 (bf16), one error per row that does not average out, and log_softmax's
+        # backward turns it into gradients off by that fraction (a bf16 layer norm's weight
+        # gradient was 2-3x eager's error against float64: tests/python/test_gpu_dynamic_rows.py).
+        # The saved row value is then f32: [rows, 1], small beside the 16-bit logits.
+        xf = x.to(torch.float32)
+        return (xf - torch.logsumexp(xf, dim, keepdim=True)).to(x.dtype)
     return x - torch.logsumexp(x, dim, keepdim=True)
 
 
@@ -54,6 +63,11 @@ def tag_log_softmax_recompute(joint: torch.fx.GraphModule) -> int:
             if user.target is aten.sub.Tensor and user.args[:2] == (x, node) and "alpha" not in user.kwargs:
                 user.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE
                 marked += 1 + _tag_casts(user, CheckpointPolicy.MUST_RECOMPUTE)
+                if isinstance(x, torch.fx.Node) and _is_dtype_cast(x) and "recompute" not in x.meta:
+                    # 16-bit logits go through f32 (_log_softmax_via_logsumexp): recompute that
+                    # copy too, or the partitioner may save an f32 [tokens, vocabulary] tensor.
+                    x.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE
+                    marked += 1
     return marked
 
 

@@ -46,15 +46,19 @@ bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
 }
 
 // self = a - b, b one value per row ([N, 1]: the logsumexp of log_softmax's decomposition),
-// maybe cast to f32 (CUDA autocast runs nll_loss in f32 on bf16 log-probabilities).
+// maybe cast to f32 (CUDA autocast runs nll_loss in f32 on bf16 log-probabilities). A 16-bit
+// log_softmax is decomposed in f32 and cast back (client/tccd/decompositions.py), so up to two
+// casts sit between the subtraction and nll_loss: f32(bf16(a - b)).
 struct RowShifted {
   ir::Arg a, b;
 };
 std::optional<RowShifted> RowShiftedSelf(const ir::Graph& g, const ir::ValueRef& self) {
   if (self.is_input()) return std::nullopt;
   const ir::Node* n = &g.nodes[self.node];
-  if (n->target == "aten::_to_copy.default" && n->args.size() == 1 && n->args[0].is_ref() &&
-      !n->args[0].ref().is_input() && n->kwargs.size() == 1 && n->kwargs[0].name == "dtype") {
+  for (int casts = 0; casts < 2 && n->target == "aten::_to_copy.default" && n->args.size() == 1 &&
+                      n->args[0].is_ref() && !n->args[0].ref().is_input() &&
+                      n->kwargs.size() == 1 && n->kwargs[0].name == "dtype";
+       ++casts) {
     n = &g.nodes[n->args[0].ref().node];
   }
   if (n->target != "aten::sub.Tensor" || n->args.size() != 2 || !n->kwargs.empty() ||

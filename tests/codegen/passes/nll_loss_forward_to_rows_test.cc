@@ -97,6 +97,27 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a bf16 log_softmax decomposed in f32, cast to bf16 and back to f32 for nll, is picked from "
+    "the logits",
+    "[nll_loss_forward_to_rows]") {
+  ir::Graph g = Parse(R"(graph(%a0: bf16[16,1000]{1000,1}@cuda, %a1: i64[16]{1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[16,1000]{1000,1}@cuda
+  %1 = aten::logsumexp.default(%0, [1], true) -> f32[16,1]{1,1}@cuda
+  %2 = aten::sub.Tensor(%0, %1) -> f32[16,1000]{1000,1}@cuda
+  %3 = aten::_to_copy.default(%2, dtype=bf16) -> bf16[16,1000]{1000,1}@cuda
+  %4 = aten::_to_copy.default(%3, dtype=f32) -> f32[16,1000]{1000,1}@cuda
+  %5 = aten::nll_loss_forward.default(%4, %a1, None, 2, -100) -> (f32[]{}@cuda, f32[]{}@cuda)
+  return (%5#0, %1)
+})");
+  bool changed = false;
+  const std::string out = Run(g, &changed);
+  CHECK(changed);
+  INFO(out);
+  CHECK(out.find("aten::masked_fill.Scalar(%0, ") != std::string::npos);  // the f32 logits
+  CHECK(out.find("aten::masked_fill.Scalar(%4") == std::string::npos);  // not the log-probabilities
+}
+
+TEST_CASE(
     "nll over log-probabilities that are also saved, weighted or with an ignored class stays "
     "ATen's",
     "[nll_loss_forward_to_rows]") {

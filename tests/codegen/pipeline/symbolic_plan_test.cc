@@ -303,8 +303,9 @@ v1::Graph OnCuda(v1::Graph g) {
   return g;
 }
 
-// x: f32[sizes] (row-major strides); y = softmax(x, -1) * 2; returns y (on the GPU).
-v1::Graph SoftmaxGraph(std::vector<v1::Dim> sizes, std::vector<v1::Dim> strides) {
+// x: f32[sizes] (row-major strides, or `dtype`); y = softmax(x, -1) * 2; returns y (on the GPU).
+v1::Graph SoftmaxGraph(std::vector<v1::Dim> sizes, std::vector<v1::Dim> strides,
+                       v1::DType dtype = v1::FLOAT32) {
   v1::Graph g;
   *g.add_inputs() = Meta(sizes, strides);
   v1::Node* softmax = g.add_nodes();
@@ -319,6 +320,8 @@ v1::Graph SoftmaxGraph(std::vector<v1::Dim> sizes, std::vector<v1::Dim> strides)
   mul->add_args()->set_float_value(2.0);
   *mul->add_outputs() = Meta(sizes, strides);
   *g.add_outputs() = Ref(1);
+  g.mutable_inputs(0)->set_dtype(dtype);
+  for (v1::Node& n : *g.mutable_nodes()) n.mutable_outputs(0)->set_dtype(dtype);
   return OnCuda(g);
 }
 
@@ -484,6 +487,53 @@ TEST_CASE("a CUDA graph with symbolic sizes: the softmax a row kernel with run-t
   // Both entries take pointers, strides and sizes: 8 * 2 + 8 * 2 * 2 + 8 * 2.
   CHECK(ptx.find("_contig_param_0[64]") != std::string::npos);
   CHECK(ptx.find("_strided_param_0[64]") != std::string::npos);
+}
+
+TEST_CASE(
+    "CUDA rows: bf16 softmax rows of a symbolic count or a run-time length are row kernels that "
+    "load bf16, compute in f32 and store bf16",
+    "[symbolic][rows][cuda]") {
+  for (const bool runtime_length : {false, true}) {
+    INFO((runtime_length ? "run-time length" : "symbolic row count"));
+    const v1::Graph g = runtime_length
+                            ? SoftmaxGraph({Int(4), Sym("s0")}, {Sym("s0"), Int(1)}, v1::BFLOAT16)
+                            : SoftmaxGraph({Sym("s0"), Int(40)}, {Int(40), Int(1)}, v1::BFLOAT16);
+    absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(g, {});
+    REQUIRE(sym.ok());
+    absl::StatusOr<SymbolicLowering> lowering =
+        LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+    REQUIRE(lowering.ok());
+    INFO((lowering->rejected.empty() ? "" : lowering->rejected[0]));
+    CHECK(lowering->rejected.empty());
+    REQUIRE(lowering->groups.size() == 1);
+    CHECK(lowering->schedule.size() == 1);
+    const std::string ir = PrintPointwiseKernel(lowering->groups[0].kernel);
+    INFO(ir);
+    CHECK(ir.find("(in0: bf16) -> (out0: bf16) rows(reduce 1 dims)") != std::string::npos);
+    CHECK(ir.find("reduce_max.f32") != std::string::npos);
+    CHECK(ir.find("reduce_sum.f32") != std::string::npos);
+
+    // The CUDA emitter compiles it (NVRTC, no driver needed).
+    v1::Target target;
+    target.set_device_type(v1::CUDA);
+    target.set_cuda_cc_major(9);
+    target.set_cuda_cc_minor(0);
+    target.set_cuda_device_name("NVIDIA H100 80GB HBM3");
+    v1::ShapeEnv facts;
+    absl::StatusOr<Prepared> p =
+        Prepare({.graph = &g, .target = &target, .mode = "default", .shape_env = &facts});
+    if (!p.ok()) {
+      WARN("no NVRTC here, CUDA target not prepared: " << p.status().message());
+      continue;
+    }
+    absl::StatusOr<CompileOutput> out = Compile(*p);
+    INFO(out.status().ToString());
+    REQUIRE(out.ok());
+    REQUIRE(out->plan.steps_size() == 1);
+    REQUIRE(out->plan.steps(0).has_native());
+    CHECK(out->plan.steps(0).native().abi() == "tccd-cuda-sym-1");
+    CHECK(out->plan.steps(0).native().kernels(0).kind() == "cuda_row_reduction");
+  }
 }
 
 TEST_CASE("malformed symbolic graphs are INVALID_ARGUMENT naming the place", "[symbolic]") {

@@ -1,0 +1,38 @@
+"""deploy/dynamic_shapes_bench.py --compare-static against the real daemon on the CPU: the
+script the GPU figure of issue 9 comes from (dynamic vs static step time) still runs, and its
+counts say what the dynamic and the static model compiled. The times are not checked (a shared
+CPU); the counts are."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_compare_static_prints_compile_counts_and_a_ratio_per_length(daemon_env):
+    lengths = [8, 16]
+    env = dict(os.environ, PYTHONPATH=str(REPO / "client"), OMP_NUM_THREADS="1")
+    out = subprocess.run(
+        [sys.executable, str(REPO / "deploy" / "dynamic_shapes_bench.py"), "--compare-static", "--interleave",
+         "--d", "16", "--tokens", "48", "--lengths", ",".join(map(str, lengths)), "--steps", "1", "--warmup", "1"],
+        env=env, capture_output=True, text=True, timeout=900,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    counts = re.search(r"compiles over 2 lengths: dynamic=True (\d+) Dynamo graphs, (\d+) daemon compiles; "
+                       r"dynamic=False (\d+) Dynamo graphs, (\d+) daemon compiles", out.stdout)
+    assert counts, out.stdout
+    dynamic_graphs, dynamic_compiles, static_graphs, static_compiles = map(int, counts.groups())
+    # dynamic=True: one graph, or two where Dynamo first specialised b == t; static: one per length.
+    assert 1 <= dynamic_graphs <= 2, out.stdout
+    assert static_graphs == len(lengths), out.stdout
+    # A fresh local cache: each Dynamo graph is a forward and a backward the daemon compiled,
+    # unless the session daemon already had it (another test): never more.
+    assert dynamic_compiles <= 2 * dynamic_graphs and static_compiles <= 2 * static_graphs, out.stdout
+    rows = re.findall(r"^\s+(\d+)\s+\d+\s+[\d.]+\s+[\d.]+\s+([\d.]+)$", out.stdout, re.M)
+    assert [int(t) for t, _ in rows] == lengths, out.stdout
+    assert "worst dynamic/static:" in out.stdout
