@@ -235,7 +235,9 @@ STAGE=$TMP/stage/$NAME
 mkdir -p "$STAGE/bin" "$STAGE/lib" "$STAGE/share/tccd"
 log "bundling $BIN (tccd $VERSION)"
 
-has_debug_info() { readelf -SW "$1" 2>/dev/null | grep -qE '\] \.(debug_|zdebug_)'; }
+# grep without -q reads all of readelf's output: with -q it exits at the first match, readelf dies of
+# SIGPIPE and pipefail turns the match into a failure (the bundled tccd kept its debug info).
+has_debug_info() { readelf -SW "$1" 2>/dev/null | grep -E '\] \.(debug_|zdebug_)' >/dev/null; }
 
 cp -L "$BIN" "$STAGE/bin/tccd"
 chmod 0755 "$STAGE/bin/tccd"
