@@ -610,7 +610,10 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
     )
     if not precompile.precompiling():
         compiled = backend(gm, example_inputs)
-        if capture is not None and config_mod.get().lean_runtime:
+        # A GmWrapper (Dynamo's flatten_graph_inputs) makes AOTAutograd's function take one list
+        # of inputs; the recipe's runtime takes them unpacked, so such graphs keep AOTAutograd's.
+        boxed = isinstance(gm, getattr(torch._dynamo.utils, "GmWrapper", ()))
+        if capture is not None and config_mod.get().lean_runtime and not boxed:
             return _lean_once_recipe_stored(compiled, capture, compiler)
         return compiled
     # torch.compile(...).aot_compile(...): a callable torch can save (precompile.py), without
