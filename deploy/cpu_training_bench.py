@@ -8,7 +8,8 @@ Each (model, backend) cell runs in its own process with torch.set_num_threads(1)
 model (same seed), compile it (tccd) and warm up, then time `--steps` training steps (forward,
 backward, SGD step) `--repeats` times and take the median ms per step. The eager and tccd cells
 alternate for `--rounds` rounds and the table shows each backend's best round (a shared machine's
-other load only ever adds time). Prints a table, and
+other load only ever adds time), by wall time and by the thread's CPU time (`cpu`: what the
+step cost the core, which other processes' load moves much less than wall time). Prints a table, and
 with --profile the top ops by self CPU time of the tccd cell (where the time goes). tccd cells
 also report python_steps (extern steps that went through the Python callback: 0 is the goal)
 and whether any graph fell back to eager. Uses the daemon at TCCD_ADDRESS (auto-started).
@@ -87,13 +88,17 @@ def cell(spec):
 
     for _ in range(3):  # compile and warm up
         step()
-    samples = []
+    samples, cpu_samples = [], []
     for _ in range(spec["repeats"]):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.thread_time()
         for _ in range(spec["steps"]):
             step()
+        cpu_samples.append((time.thread_time() - cpu_start) / spec["steps"] * 1e3)
         samples.append((time.perf_counter() - start) / spec["steps"] * 1e3)
-    out = {"ms": statistics.median(samples), "loss": float(step())}
+    # cpu_ms: this thread's CPU time per step. With one intra-op thread the whole step runs on
+    # this thread (CPU autograd runs on the caller's, the plan runtime too), so it is the step's
+    # cost without the time other processes of a shared machine took the core away.
+    out = {"ms": statistics.median(samples), "cpu_ms": statistics.median(cpu_samples), "loss": float(step())}
     if spec["backend"] == "tccd":
         import tccd
 
@@ -102,12 +107,14 @@ def cell(spec):
         out["graphs"] = len(stats)
         out["fallbacks"] = [s["fallback"] for s in stats if s["fallback"]]
     if spec.get("profile"):
-        from torch.profiler import ProfilerActivity, profile
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from profiling import profile_kernels, table
 
-        with profile(activities=[ProfilerActivity.CPU]) as prof:
+        def steps():
             for _ in range(spec["steps"]):
                 step()
-        out["profile"] = prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=25)
+
+        out["profile"] = table(profile_kernels(steps, device="cpu"), iters=spec["steps"], limit=25)
     return out
 
 
@@ -127,9 +134,11 @@ def main():
 
     print(f"torch {torch.__version__}, 1 thread, {args.steps} steps x {args.repeats} repeats, median ms/step, "
           f"best of {args.rounds} alternating rounds")
-    print(f"{'model':12s} {'eager ms':>9s} {'tccd ms':>9s} {'tccd/eager':>10s} {'python_steps':>12s}  loss eager / tccd")
+    print(f"{'model':12s} {'eager ms':>9s} {'tccd ms':>9s} {'tccd/eager':>10s} {'eager cpu':>9s} {'tccd cpu':>9s} "
+          f"{'cpu t/e':>8s} {'python_steps':>12s}  loss eager / tccd")
     for name in args.models.split(","):
         results = {}
+        best_cpu = {}  # each backend's best round by CPU time (its own round: load varies)
         for round_ in range(args.rounds):
             for backend in ("eager", "tccd"):
                 spec = {"model": name, "backend": backend, "steps": args.steps, "repeats": args.repeats,
@@ -140,12 +149,15 @@ def main():
                 if proc.returncode != 0 or not lines:
                     raise SystemExit(f"{name}/{backend} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
                 result = json.loads(lines[-1][len("RESULT "):])
+                best_cpu[backend] = min(best_cpu.get(backend, result["cpu_ms"]), result["cpu_ms"])
                 if backend not in results or result["ms"] < results[backend]["ms"]:
                     result.setdefault("profile", results.get(backend, {}).get("profile"))
                     results[backend] = result
         e, t = results["eager"], results["tccd"]
         note = f"  fallbacks: {t['fallbacks']}" if t["fallbacks"] else ""
-        print(f"{name:12s} {e['ms']:9.2f} {t['ms']:9.2f} {t['ms'] / e['ms']:10.2f} {t['python_steps']:12d}  "
+        ec, tc = best_cpu["eager"], best_cpu["tccd"]
+        print(f"{name:12s} {e['ms']:9.2f} {t['ms']:9.2f} {t['ms'] / e['ms']:10.2f} {ec:9.2f} {tc:9.2f} {tc / ec:8.2f} "
+              f"{t['python_steps']:12d}  "
               f"{e['loss']:.5f} / {t['loss']:.5f}{note}")
         if args.profile:
             print(t["profile"])

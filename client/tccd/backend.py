@@ -10,7 +10,8 @@ graph. On a hit the plans of its forward and backward graphs come from the local
 runtime AOTAutograd would have built around them is rebuilt from the stored recipe, so the graph
 is never traced (its GraphRecords say aot_skipped). On a miss the normal path runs and
 `_GraphCompiler` hands every compiled graph to the recipe capture, which stores the recipe once
-the backward (or the inference graph) is compiled. Graphs outside the recipe's simple class
+the backward (or the inference graph) is compiled; from the next call on (TCCD_LEAN_RUNTIME) the
+graph runs in the recipe's runtime in this process too. Graphs outside the recipe's simple class
 (aliased outputs, mutations of inputs that require grad, subclasses, dynamic shapes, ...) always
 take the normal path.
 
@@ -176,6 +177,7 @@ class _GraphCompiler:
         self.capture = capture  # aot_recipe.RecipeCapture, or None: no recipe for this graph
         self.cuda_graphs = cuda_graphs  # None: the mode asks for no CUDA graphs
         self.daemon_keys: Dict[str, str] = {}  # kind -> the daemon's key of its plan (precompile)
+        self.plans: Dict[str, Any] = {}  # kind -> its loaded plan, for the lean runtime
         # The backward graph AOTAutograd's partitioner made (set by _remembering_backward), until
         # the forward's compile starts its compile (prefetch.py); then the compile in flight.
         self.backward_graph: Optional[torch.fx.GraphModule] = None
@@ -242,6 +244,7 @@ class _GraphCompiler:
         capture already read the forward (at compile time, for a background compile)."""
         record(entry)
         self.daemon_keys[kind] = entry.key
+        self.plans[kind] = compiled
         if self.capture:
             if kind == "backward":
                 self.capture.backward(gm, plan_key)
@@ -513,6 +516,41 @@ def _remembering_backward(partition_fn: Callable[..., Any], compiler: _GraphComp
     return partition
 
 
+def _lean_once_recipe_stored(traced: Callable[..., Any], capture: Any, compiler: _GraphCompiler) -> Callable[..., Any]:
+    """TCCD_LEAN_RUNTIME: the function Dynamo calls, which runs AOTAutograd's `traced` until the
+    graph's AOT recipe is stored (its first backward compiled, or its inference plan loaded) and
+    from the next call on the recipe's runtime around the same plans (aot_runtime.build), as a
+    warm start runs them. That runtime does only what AOTAutograd's wrappers do for the recipe's
+    class of graphs, with less Python per call. If it cannot be built, `traced` stays."""
+    state: List[Any] = [traced, False]  # the function called, whether the switch was tried
+
+    def run(*args: Any) -> Any:
+        if not state[1] and capture.stored is not None:
+            state[1] = True
+            state[0] = _recipe_runtime(capture.stored, compiler) or traced
+        return state[0](*args)
+
+    run.__dict__.update(traced.__dict__)  # aot_module_simplified's attributes (zero_grad, ...)
+    return run
+
+
+def _recipe_runtime(recipe: Any, compiler: _GraphCompiler) -> Optional[Callable[..., Any]]:
+    """The recipe's runtime around the plans `compiler` loaded, or None (logged at debug level)."""
+    from .aot_runtime import build
+
+    kinds = ["inference"] if recipe.kind == "inference" else ["forward", "backward"]
+    plans = [compiler.plans.get(kind) for kind in kinds]
+    try:
+        if any(plan is None for plan in plans):
+            raise ValueError(f"no loaded plan for {[k for k, p in zip(kinds, plans) if p is None]}")
+        fn = build(recipe, plans[0], plans[1] if len(plans) > 1 else None)
+    except Exception:  # deliberately ignored: AOTAutograd's runtime stays, as correct
+        log.debug("tccd: %s keeps AOTAutograd's runtime", compiler.graph_id, exc_info=True)
+        return None
+    log.debug("tccd: %s runs in its AOT recipe's runtime from now on", compiler.graph_id)
+    return fn
+
+
 def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any]]]:
     """(name in AOT recipe keys, AOTAutograd partition_fn, decompositions) chosen by
     TCCD_PARTITIONER, TCCD_LOG_SOFTMAX_LSE and TCCD_DROP_DETACHES (decompositions.py)."""
@@ -577,7 +615,13 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
         keep_inference_input_mutations=True,
     )
     if not precompile.precompiling():
-        return backend(gm, example_inputs)
+        compiled = backend(gm, example_inputs)
+        # A GmWrapper (Dynamo's flatten_graph_inputs) makes AOTAutograd's function take one list
+        # of inputs; the recipe's runtime takes them unpacked, so such graphs keep AOTAutograd's.
+        boxed = isinstance(gm, getattr(torch._dynamo.utils, "GmWrapper", ()))
+        if capture is not None and config_mod.get().lean_runtime and not boxed:
+            return _lean_once_recipe_stored(compiled, capture, compiler)
+        return compiled
     # torch.compile(...).aot_compile(...): a callable torch can save (precompile.py), without
     # AOTAutograd's own cache entry, which only takes Inductor's compiled code.
     with precompile.without_aot_autograd_cache():

@@ -272,3 +272,38 @@ def test_output_that_views_an_intermediate_hits_and_stays_correct(daemon_env):
         torch.testing.assert_close(out[1], eager[1], rtol=RTOL, atol=ATOL)
         torch.testing.assert_close(args[0].grad, ex.grad, rtol=RTOL, atol=ATOL)
         torch.testing.assert_close(args[1].grad, ew.grad, rtol=RTOL, atol=ATOL)
+
+
+def _lean_graph(x, w):
+    return torch.sigmoid(x @ w) * torch.tanh(x).mean(1, keepdim=True)
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_cold_process_switches_to_the_recipe_runtime_after_the_first_backward(daemon_env, monkeypatch, lean):
+    """TCCD_LEAN_RUNTIME: the graph AOTAutograd traced runs in AOTAutograd's runtime until its
+    recipe is stored (at its first backward), then in the recipe's (a TccdCompiledFunction,
+    as a warm start's), still like eager; with 0 AOTAutograd's runtime stays."""
+    monkeypatch.setenv("TCCD_AOT_SHARE", "0")  # no recipe from the daemon: this process is cold
+    monkeypatch.setenv("TCCD_LEAN_RUNTIME", "1" if lean else "0")
+    tccd.config.reload()
+    torch._dynamo.reset()
+    x = torch.randn(4, 3, requires_grad=True)
+    w = torch.randn(3, 5, requires_grad=True)
+    fn = torch.compile(_lean_graph, backend="tccd", dynamic=False)
+    runtimes = []
+    for step in range(3):
+        args = [a.detach().clone().requires_grad_() for a in (x, w)]
+        out = fn(*args)
+        runtimes.append(type(out.grad_fn).__name__)
+        out.mul(torch.arange(5.0)).sum().backward()
+        ex, ew = x.detach().clone().requires_grad_(), w.detach().clone().requires_grad_()
+        eager = _lean_graph(ex, ew)
+        eager.mul(torch.arange(5.0)).sum().backward()
+        torch.testing.assert_close(out, eager, rtol=RTOL, atol=ATOL)
+        torch.testing.assert_close(args[0].grad, ex.grad, rtol=RTOL, atol=ATOL)
+        torch.testing.assert_close(args[1].grad, ew.grad, rtol=RTOL, atol=ATOL)
+    stats = tccd.last_compile_stats()
+    assert [(s["kind"], s["aot_skipped"]) for s in stats] == [("forward", False), ("backward", False)]
+    assert len(_recipe_files(daemon_env)) == 1
+    later = "TccdCompiledFunctionBackward" if lean else "CompiledFunctionBackward"
+    assert runtimes == ["CompiledFunctionBackward", later, later], runtimes
