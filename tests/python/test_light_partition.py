@@ -36,3 +36,20 @@ def test_same_graphs_without_importing_the_pattern_matcher():
 def test_stand_in_helpers_match_the_real_ones_on_mutations():
     out = _probe("regions")
     assert "REGIONS_EQUAL True 3" in out, out
+
+
+def test_stand_in_refused_when_a_helper_reads_inductor_globals(monkeypatch):
+    """A helper that needs more of Inductor than torch and re (here fwd_only, which reads
+    make_fx and others) makes the stand-in refuse: the partitioner then imports the real module."""
+    sys.path.insert(0, str(REPO / "client"))
+    from tccd import light_partition
+
+    monkeypatch.setattr(light_partition, "_built", False)
+    monkeypatch.setattr(light_partition, "_stand_in", None)
+    monkeypatch.setattr(light_partition, "_names_cse_imports", lambda: ["fwd_only"])
+    assert light_partition._get_stand_in() is None
+    monkeypatch.setattr(light_partition, "_built", False)
+    monkeypatch.setattr(light_partition, "_names_cse_imports", lambda: ["compute_mutation_region_ids"])
+    stand_in = light_partition._get_stand_in()
+    assert stand_in is not None and callable(stand_in.compute_mutation_region_ids)
+    assert light_partition.PATTERN_MATCHER not in sys.modules or sys.modules[light_partition.PATTERN_MATCHER] is not stand_in
