@@ -36,6 +36,9 @@
 //                              (read by the emitter, cuda_row_emitter.h; keyed here)
 //   TCCD_ROW_LOOP_UNROLL=n     CUDA looped rows' streaming loops unrolled n times (default 1;
 //                              read by cuda_row_emitter.cc, keyed here)
+//   TCCD_SPLIT_COLUMNS=n       stage-one columns of split column sums (channels-last batch norm,
+//                              layer-norm parameter gradients; default 2048; read by
+//                              passes/split_columns.h, keyed here)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -84,6 +87,7 @@
 #include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/reshape_hoisting.h"
 #include "codegen/passes/reshape_sinking.h"
+#include "codegen/passes/split_columns.h"
 #include "codegen/schedule/plan_serializer.h"
 #include "codegen/schedule/printer.h"
 #include "codegen/schedule/release_after_last_use.h"
@@ -122,6 +126,7 @@ struct DebugOptions {
   bool cuda_one_program = false;
   bool no_shifted_row_loops = false;           // read by RowGeometryOf itself; here for the key
   std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
+  std::string split_columns;                   // read by split_columns.h; here for the key
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -139,6 +144,7 @@ const DebugOptions& Debug() {
     if (const char* r = std::getenv("TCCD_SHIFTED_ROW_LOOPS"))
       o->no_shifted_row_loops = std::string(r) == "0";
     if (const char* u = std::getenv("TCCD_ROW_LOOP_UNROLL")) o->row_loop_unroll = u;
+    if (const char* c = std::getenv("TCCD_SPLIT_COLUMNS")) o->split_columns = c;
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
@@ -158,6 +164,9 @@ std::string DebugOptionsKey() {
   if (d.no_shifted_row_loops) absl::StrAppend(&key, "no-shifted-row-loops;");
   if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1")
     absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
+  // The value the passes use (an invalid or default setting is the default: no key change).
+  if (!d.split_columns.empty() && SplitColumnTarget() != kDefaultSplitColumns)
+    absl::StrAppend(&key, "split-columns=", SplitColumnTarget(), ";");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
