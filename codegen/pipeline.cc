@@ -42,6 +42,9 @@
 //                              read by cuda_row_emitter.cc, keyed here)
 //   TCCD_ROW_HEAD_STORES=1     CUDA shifted rows align to a zero-padded output's rows instead
 //                              of the unpadded inputs' (read by cuda_row_emitter.cc, keyed here)
+//   TCCD_SPLIT_COLUMNS=n       stage-one columns of split column sums (channels-last batch norm,
+//                              layer-norm parameter gradients; default 2048; read by
+//                              passes/split_columns.h, keyed here)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -94,6 +97,7 @@
 #include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/reshape_hoisting.h"
 #include "codegen/passes/reshape_sinking.h"
+#include "codegen/passes/split_columns.h"
 #include "codegen/schedule/plan_serializer.h"
 #include "codegen/schedule/printer.h"
 #include "codegen/schedule/release_after_last_use.h"
@@ -133,6 +137,7 @@ struct DebugOptions {
   bool no_shifted_row_loops = false;           // read by RowGeometryOf itself; here for the key
   std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
   bool row_head_stores = false;                // read by the row emitter itself; here for the key
+  std::string split_columns;                   // read by split_columns.h; here for the key
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -152,6 +157,7 @@ const DebugOptions& Debug() {
     if (const char* u = std::getenv("TCCD_ROW_LOOP_UNROLL")) o->row_loop_unroll = u;
     if (const char* h = std::getenv("TCCD_ROW_HEAD_STORES"))
       o->row_head_stores = std::string(h) == "1";
+    if (const char* c = std::getenv("TCCD_SPLIT_COLUMNS")) o->split_columns = c;
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
@@ -172,6 +178,9 @@ std::string DebugOptionsKey() {
   if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1")
     absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
   if (d.row_head_stores) absl::StrAppend(&key, "row-head-stores;");
+  // The value the passes use (an invalid or default setting is the default: no key change).
+  if (!d.split_columns.empty() && SplitColumnTarget() != kDefaultSplitColumns)
+    absl::StrAppend(&key, "split-columns=", SplitColumnTarget(), ";");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;

@@ -10,7 +10,9 @@ One command on a GPU machine (starts its own daemons from the given binary, in t
 
 Backends (--backends, comma-separated): eager, inductor, tccd, tccd-strided (fixed-layout
 entries off), tccd-base (the --baseline binary: before/after a change in one run), tccd-off (the
-daemon with TCCD_DISABLE_PASSES=<--disable>: a new pass against its absence, same binary).
+daemon with TCCD_DISABLE_PASSES=<--disable>: a new pass against its absence, same binary),
+tccd-cols (the daemon with TCCD_SPLIT_COLUMNS=<--split-columns>, default 8192: wider stage-one
+column tiles of the channels-last BN sums and the LayerNorm2d parameter gradients).
 
 Per case and backend: device time per training step of the case (sum of GPU kernel time from
 torch.profiler over --iters steps: forward, backward), the kernels (tccd's names end in _contig or
@@ -165,6 +167,8 @@ def main():
     p.add_argument("--backends", default="eager,inductor,tccd,tccd-strided")
     p.add_argument("--baseline", help="another tccd binary, run as backend tccd-base")
     p.add_argument("--disable", default="", help="TCCD_DISABLE_PASSES of backend tccd-off")
+    p.add_argument("--split-columns", default="8192",
+                   help="TCCD_SPLIT_COLUMNS of backend tccd-cols (stage-one columns of split sums)")
     p.add_argument("--cases", default="", help="only cases whose name starts with one of these (comma-separated)")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -172,7 +176,8 @@ def main():
         worker(json.loads(args.worker))
         return
     daemon_env = {"tccd": {}, "tccd-strided": {"TCCD_DISABLE_PASSES": "fixed-layout-entries"},
-                  "tccd-base": {}, "tccd-off": {"TCCD_DISABLE_PASSES": args.disable}}
+                  "tccd-base": {}, "tccd-off": {"TCCD_DISABLE_PASSES": args.disable},
+                  "tccd-cols": {"TCCD_SPLIT_COLUMNS": args.split_columns}}
     binary = {"tccd-base": args.baseline}
     table = {}
     for backend in args.backends.split(","):

@@ -61,6 +61,9 @@ int LoopUnroll() {
 }
 
 constexpr int kMaxChunks = 32;
+// Fewest lanes per row of a warp-shared row (see RowGeometryWith): 8 x 16 bytes = one 128-byte
+// line of the narrowest operand per load instruction.
+constexpr int64_t kMinRowLanes = 8;
 
 bool IsReduce(PwOp op) {
   return op == PwOp::kReduceSum || op == PwOp::kReduceMax || op == PwOp::kReduceMin;
@@ -590,9 +593,9 @@ std::string RowEmitter::VectorStore(const std::string& reg, DType dtype, int o,
                                     Access access) const {
   const char* t = CudaMemType(dtype);
   if (access == Access::kContig || InnerVec() == geo_.vec) {
-    return absl::StrCat("*reinterpret_cast<tccd_rt::Vec<", t, ", kVec>*>(", Ptr(o, false), " + b",
-                        o, " + ", access == Access::kContig ? "e0" : StridedOffset(o, "e0"),
-                        ") = ", reg, ";");
+    // store_whole: one st.global per 16 bytes (see the prelude).
+    return absl::StrCat("tccd_rt::store_whole(", Ptr(o, false), " + b", o, " + ",
+                        access == Access::kContig ? "e0" : StridedOffset(o, "e0"), ", ", reg, ");");
   }
   return absl::StrCat("for (int m = 0; m < kVec; m += kInnerVec) *reinterpret_cast<tccd_rt::Vec<",
                       t, ", kInnerVec>*>(", Ptr(o, false), " + b", o, " + ",
@@ -937,13 +940,21 @@ const char kCudaRowPrelude[] = R"(
 // result. Max and min propagate NaN (torch.amax).
 namespace tccd_rt {
 
-// A whole vector stored by one instruction (shifted rows): as plain C++ the compiler merged the
-// vector store and its per-element alternative into eight predicated 2-byte stores per vector
-// (ncu: 7x the store requests, 2.5x the kernel time of a bf16 softmax over 30522).
+// A whole vector stored by one instruction (two for 32 bytes): as plain C++ the compiler merged
+// the vector store and its per-element alternative into eight predicated 2-byte stores per vector
+// in shifted rows (ncu: 7x the store requests, 2.5x the kernel time of a bf16 softmax over
+// 30522), and split a persistent row's bf16 vector of converted values into 2-byte stores too
+// (ptxas, sm_90: a LayerNorm2d row's 16-byte output vector as six st.global.u16 and a v2).
 template <typename T, int N>
 __device__ __forceinline__ void store_whole(T* p, const Vec<T, N>& v) {
   constexpr int kBytes = sizeof(T) * N;
-  if constexpr (kBytes == 16) {
+  if constexpr (kBytes == 32) {
+    const uint4* w = reinterpret_cast<const uint4*>(&v);
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0].x), "r"(w[0].y), "r"(w[0].z), "r"(w[0].w)
+                 : "memory");
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(reinterpret_cast<char*>(p) + 16), "r"(w[1].x), "r"(w[1].y), "r"(w[1].z), "r"(w[1].w)
+                 : "memory");
+  } else if constexpr (kBytes == 16) {
     const uint4 w = *reinterpret_cast<const uint4*>(&v);
     asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w)
                  : "memory");
@@ -979,13 +990,18 @@ __device__ __forceinline__ float warp_reduce(float v) {
 
 template <class Op, int kThreads>
 __device__ __forceinline__ float row_reduce(float v, float* smem) {
-  if (kThreads <= 32) return warp_reduce<Op, (kThreads < 32 ? kThreads : 32)>(v);
-  v = warp_reduce<Op, 32>(v);
-  __syncthreads();  // the previous reduction may still read smem
-  if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = v;
-  __syncthreads();
-  v = (threadIdx.x & 31) < kThreads / 32 ? smem[threadIdx.x & 31] : Op::identity();
-  return warp_reduce<Op, 32>(v);
+  // if constexpr: the block-wide half is not instantiated for sub-warp rows (NVRTC warns about
+  // its `lane < kThreads / 32` being always false there).
+  if constexpr (kThreads <= 32) {
+    return warp_reduce<Op, (kThreads < 32 ? kThreads : 32)>(v);
+  } else {
+    v = warp_reduce<Op, 32>(v);
+    __syncthreads();  // the previous reduction may still read smem
+    if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = (threadIdx.x & 31) < kThreads / 32 ? smem[threadIdx.x & 31] : Op::identity();
+    return warp_reduce<Op, 32>(v);
+  }
 }
 
 }  // namespace tccd_rt
@@ -999,6 +1015,15 @@ bool ShiftedLoopsEnabled() {
     return v == nullptr || std::string(v) != "0";
   }();
   return enabled;
+}
+
+// Elements per thread and chunk: 16 bytes of the narrowest element operand (a bf16 row moves
+// 16-byte vectors beside its f32 weight, which takes two 16-byte accesses per vector), but no
+// operand more than two 16-byte accesses (32 bytes of the widest). Sizing the vector by the
+// widest operand halved a bf16 row's loads to 8 bytes wherever an f32 weight, bias or output
+// was beside it (every layer norm under autocast).
+int RowVectorWidth(int narrowest, int largest) {
+  return std::max(1, std::min(16 / std::max(narrowest, 1), 32 / std::max(largest, 1)));
 }
 
 // The geometry of `kernel`'s rows: looped when they are longer than kMaxPersistentRowLength or
@@ -1029,14 +1054,16 @@ CudaRowGeometry RowGeometryWith(const PointwiseKernel& kernel, bool looped) {
     if (in.op == PwOp::kStore) accessed[kernel.input_dtypes.size() + in.operand] = true;
   }
   int largest = 1;
+  int narrowest = 16;
   for (int o = 0; o < kernel.num_operands(); ++o) {
     if (o < static_cast<int>(kernel.reduction.row_operand.size()) &&
         kernel.reduction.row_operand[o])
       continue;
     if (!accessed[o]) continue;
     largest = std::max(largest, ir::DTypeBytes(kernel.operand_dtype(o)));
+    narrowest = std::min(narrowest, ir::DTypeBytes(kernel.operand_dtype(o)));
   }
-  g.vec = 16 / largest;
+  g.vec = RowVectorWidth(narrowest, largest);
   if (runtime_length) {
     // Rows of run-time length: looped (any length), shifted when the vector is wider than one
     // element (no guard says the length is a multiple of it), kRuntimeRowThreads per row.
@@ -1073,8 +1100,14 @@ CudaRowGeometry RowGeometryWith(const PointwiseKernel& kernel, bool looped) {
   const int64_t per_thread = std::max(1, 32 / g.vec);
   const int64_t want = (vectors + per_thread - 1) / per_thread;
   if (want <= 32) {
+    // At least kMinRowLanes lanes per row where the row has that many vectors: one load
+    // instruction of a warp then reads whole 128-byte lines of each row. With fewer lanes and
+    // more chunks (a LayerNorm2d row of 64 bf16 took 2 lanes x 8 chunks of 4) every instruction
+    // touched 16 rows' lines for 16 bytes each: 8x the L1 wavefronts for the same bytes, and
+    // 64-80 registers per thread (H200: 110 us forward where Inductor took 48).
     int t = 1;
-    while (t < want && t < 32) t *= 2;
+    const int64_t lanes = std::max<int64_t>(want, std::min<int64_t>(vectors, kMinRowLanes));
+    while (t < lanes && t < 32) t *= 2;
     g.threads_per_row = t;
     g.block = 256;
     g.rows_per_block = g.block / t;

@@ -15,10 +15,11 @@ struct CudaRowGeometry {
   int64_t rows = 0;         // M: product of the leading, unreduced dims; -1 when one of them
                             // is a run-time dim (kRuntimeDim: the reduced dims never are)
   int64_t row_length = 0;   // N: product of the reduced dims; -1 when it is a run-time size
-  int vec = 1;              // elements per thread and chunk: 16 bytes / the widest element
-                            // operand, halved until it divides N
-  int threads_per_row = 1;  // T: 1..32 (power of two; rows share a warp) or 64..1024
-                            // (multiple of 32; one row per block)
+  int vec = 1;              // elements per thread and chunk: 16 bytes / the narrowest element
+                            // operand, at most 32 bytes / the widest (each operand its own
+                            // width: one or two 16-byte accesses), halved until it divides N
+  int threads_per_row = 1;  // T: 1..32 (power of two; rows share a warp; at least 8 when the
+                            // row has 8 vectors) or 64..1024 (multiple of 32; one row per block)
   int rows_per_block = 1;
   int block = 1;         // threads per block = T * rows_per_block
   int chunks = 1;        // C: vectors of `vec` elements each thread holds per row value

@@ -9,6 +9,7 @@
 #include "codegen/passes/graph_rebuild.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
+#include "codegen/passes/split_columns.h"
 
 namespace tccd::codegen {
 namespace {
@@ -19,7 +20,7 @@ constexpr ir::DType kF32 = ir::DType::kF32;
 // in flight for a kernel that streams one map; 2048 channels and more need no split, which
 // saves the second launch), and the fewest rows a stage-one column keeps. It was 512 when the
 // column kernels moved 8 bytes of bf16 per thread (twice the tiles for the same columns).
-constexpr int64_t kTargetColumns = 2048;
+// SplitColumnTarget() (split_columns.h): 2048 unless TCCD_SPLIT_COLUMNS says otherwise.
 constexpr int64_t kMinRows = 256;
 
 std::optional<double> Number(const ir::Arg& arg) {
@@ -44,7 +45,8 @@ class Emitter {
   Emitter(ir::Graph& out, const ir::TensorType& x) : out_(out), x_(x) {
     c_ = x.sizes[1];
     m_ = x.numel() / c_;
-    while (b_ * c_ < kTargetColumns && m_ % (2 * b_) == 0 && m_ / (2 * b_) >= kMinRows) b_ *= 2;
+    while (b_ * c_ < SplitColumnTarget() && m_ % (2 * b_) == 0 && m_ / (2 * b_) >= kMinRows)
+      b_ *= 2;
     a_ = m_ / b_;
   }
 

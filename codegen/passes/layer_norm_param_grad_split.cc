@@ -8,6 +8,7 @@
 
 #include "codegen/passes/graph_rebuild.h"
 #include "codegen/passes/reduction_ops.h"
+#include "codegen/passes/split_columns.h"
 
 namespace tccd::codegen {
 namespace {
@@ -73,7 +74,7 @@ std::optional<std::vector<ir::Arg>> Rewrite(ir::Graph& out, const ir::Node& node
       return std::nullopt;
   }
   int64_t b = 1;
-  while (b * n < kLayerNormSplitColumns && m % (2 * b) == 0 && m / (2 * b) >= kMinRows) b *= 2;
+  while (b * n < SplitColumnTarget() && m % (2 * b) == 0 && m / (2 * b) >= kMinRows) b *= 2;
   if (b == 1) return std::nullopt;  // wide enough: the ATen node's column kernel fills the GPU
   const int64_t a = m / b;
 

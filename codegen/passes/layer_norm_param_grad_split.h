@@ -26,7 +26,8 @@
 namespace tccd::codegen {
 
 // Stage 1 has at least this many columns (B * N): 512 16-byte tiles of 4 threads, several
-// blocks per SM of an H100 with the cluster split.
+// blocks per SM of an H100 with the cluster split. The pass uses SplitColumnTarget()
+// (split_columns.h: this value unless TCCD_SPLIT_COLUMNS overrides it).
 inline constexpr int64_t kLayerNormSplitColumns = 2048;
 
 class LayerNormParamGradSplit : public GraphPass {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "codegen/cuda/cuda_row_emitter.h"
 #include "codegen/cuda/nvrtc_compiler.h"
 #include "cuda_test_kernels.h"
 
@@ -48,6 +49,15 @@ CudaModule CompileOrDie(const std::vector<PointwiseKernel>& kernels, CudaTarget 
 
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
+}
+
+// How often `needle` occurs in `haystack`.
+int Count(const std::string& haystack, const std::string& needle) {
+  int n = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos;
+       at = haystack.find(needle, at + 1))
+    ++n;
+  return n;
 }
 
 // The text of one entry point's PTX body, from ".entry name(" to the next ".entry" or the end.
@@ -381,6 +391,57 @@ TEST_CASE("the contig entry uses 128-bit loads and stores", "[cuda_backend][nvrt
   CHECK(Contains(strided, "st.global.v4.f32"));
   CHECK(Contains(strided, "ld.global.f32"));
   CHECK(Contains(strided, "st.global.f32"));
+}
+
+TEST_CASE("row kernels size the vector by the narrowest operand, each operand at its own width",
+          "[cuda_backend][rows]") {
+  // bf16 rows beside f32 weight and bias (a layer norm under autocast): 8 elements per vector,
+  // one 16-byte load of the row and two of each parameter, where the f32 parameters used to
+  // set the vector to 4 (8-byte loads of the row).
+  const CudaRowGeometry vit =
+      RowGeometryOf(LayerNormRowsKernel("ln_vit", {8, 197, 768}, DType::kF32));
+  CHECK(vit.vec == 8);
+  CHECK(vit.threads_per_row == 32);
+  CHECK(vit.chunks == 3);
+  // A 64-channel LayerNorm2d row: 8 lanes of one vector each (a warp's load reads four whole
+  // rows, 128 bytes each) rather than 2 lanes of 8 vectors of 4 (16 rows' lines per load).
+  const CudaRowGeometry ln2d =
+      RowGeometryOf(LayerNormRowsKernel("ln2d", {8, 56, 56, 64}, DType::kF32));
+  CHECK(ln2d.vec == 8);
+  CHECK(ln2d.threads_per_row == 8);
+  CHECK(ln2d.chunks == 1);
+  CHECK(ln2d.rows_per_block == 32);
+  // Unchanged where every operand has one width: f32 softmax rows of 1000 (vec 4, 250 vectors:
+  // 32 lanes of 8 chunks), bf16 layer norm rows of 768.
+  const CudaRowGeometry softmax = RowGeometryOf(SoftmaxRowsKernel("sm", {37, 1000}));
+  CHECK(softmax.vec == 4);
+  CHECK(softmax.threads_per_row == 32);
+  CHECK(softmax.chunks == 8);
+  CHECK(RowGeometryOf(LayerNormRowsKernel("ln", {8, 16, 768})).vec == 8);
+  // The widest operand moves at most 32 bytes per vector: f64 beside bf16 keeps vectors of 4.
+  KernelBuilder k("wide", {16, 256});
+  const int x = k.Cast(k.Input(DType::kBF16), DType::kF64);
+  const int y = k.Input(DType::kF64);
+  k.Output(k.Op(PwOp::kReduceSum, DType::kF64, {k.Op(PwOp::kMul, DType::kF64, {x, y})}));
+  k.Rows(1, {false, false, true});
+  CHECK(RowGeometryOf(k.kernel()).vec == 4);
+}
+
+TEST_CASE("a LayerNorm2d row moves 16-byte vectors of bf16 and two of each f32 parameter",
+          "[cuda_backend][nvrtc][rows]") {
+  if (!HaveNvrtc()) return;
+  const CudaModule module =
+      CompileOrDie({LayerNormRowsKernel("ln2d", {8, 56, 56, 64}, DType::kF32)});
+  const std::string contig = PtxEntry(module.ptx, "ln2d_contig");
+  // The bf16 row: one 128-bit load and one 128-bit store per thread (store_whole).
+  CHECK(Count(contig, "ld.global.v4.u32") == 1);
+  CHECK(Count(contig, "st.global.v4.b32") == 1);
+  // The f32 weight and bias: two 128-bit loads each.
+  CHECK(Count(contig, "ld.global.v4.f32") == 4);
+  // Nothing narrower moves a row element (the mean and rstd are one scalar store each).
+  CHECK_FALSE(Contains(contig, "ld.global.v2"));
+  CHECK_FALSE(Contains(contig, "st.global.u16"));
+  CHECK_FALSE(Contains(contig, "st.global.v2"));
 }
 
 TEST_CASE("the strided entry's vector path needs a vector-divisible inner dim",

@@ -138,6 +138,22 @@ def define_cases():
              x[0].double() + x[1].double()),
          strided=True)
 
+    # Layer norms as autocast runs them: bf16 rows, f32 weight and bias (the row vector is 8
+    # elements: 16 bytes of the rows, two 16-byte loads of each parameter). A ConvNeXt
+    # LayerNorm2d row of 64 channels (8 lanes, one vector each) and a ViT row of 768.
+    for name, m, n in [("layernorm_bf16_f32params_64", 200704, 64),
+                       ("layernorm_bf16_f32params_768", 25216, 768)]:
+        case(name, f"""graph(%a0: {t('bf16', m, n)}, %a1: {t('f32', n)}, %a2: {t('f32', n)}) {{
+  %0 = aten::native_layer_norm.default(%a0, [{n}], %a1, %a2, 1e-05) -> ({t('bf16', m, n)}, {t('f32', m, 1)}, {t('f32', m, 1)})
+  return (%0#0, %0#1, %0#2)
+}}""", lambda m=m, n=n: [randn("bf16", m, n)(), randn("f32", n)(), randn("f32", n)()],
+             lambda x, n=n: (lambda h: dict(zip(["0#0", "0#1", "0#2"],
+                                               [F.layer_norm(h, [n], x[1].double(), x[2].double(), 1e-5),
+                                                h.mean(-1, keepdim=True),
+                                                torch.rsqrt(h.var(-1, unbiased=False, keepdim=True) + 1e-5)])))(
+                 x[0].double()),
+             strided=True)
+
     m, n = 16384, 4096
     case("rmsnorm_decomposed_bf16", f"""graph(%a0: {t('bf16', m, n)}, %a1: {t('bf16', n)}) {{
   %0 = prims::convert_element_type.default(%a0, f32) -> {t('f32', m, n)}
@@ -387,13 +403,14 @@ def define_cases():
 
     # Layer-norm backward, split as the pipeline splits it: grad_input (rows), then grad_weight
     # and grad_bias (columns).
-    def lnb_inputs(m, n, dtype):
+    def lnb_inputs(m, n, dtype, param_dtype=None):
         def make():
             x = torch.randn(m, n, device="cuda")
             mean = x.mean(-1, keepdim=True)
             rstd = torch.rsqrt(x.var(-1, unbiased=False, keepdim=True) + 1e-5)
+            pdt = dt[param_dtype or dtype]
             return [torch.randn(m, n, device="cuda").to(dt[dtype]), x.to(dt[dtype]), mean, rstd,
-                    torch.randn(n, device="cuda").to(dt[dtype]), torch.randn(n, device="cuda").to(dt[dtype])]
+                    torch.randn(n, device="cuda").to(pdt), torch.randn(n, device="cuda").to(pdt)]
         return make
 
     def lnb_ref(x, n):
@@ -402,6 +419,13 @@ def define_cases():
         wg = g * w
         dx = rstd * (wg - (wg.sum(-1, keepdim=True) + xhat * (wg * xhat).sum(-1, keepdim=True)) / n)
         return dx, (g * xhat).sum(0), g.sum(0)
+
+    # ConvNeXt's LayerNorm2d backward rows: bf16 g and x over 64 channels, f32 weight.
+    ln2d_sig = f"%a0: {t('bf16', 200704, 64)}, %a1: {t('bf16', 200704, 64)}, %a2: {t('f32', 200704, 1)}, %a3: {t('f32', 200704, 1)}, %a4: {t('f32', 64)}, %a5: {t('f32', 64)}"
+    case("ln_backward_input_bf16_f32params_64", f"""graph({ln2d_sig}) {{
+  %0 = aten::native_layer_norm_backward.default(%a0, %a1, [64], %a2, %a3, %a4, %a5, [true, false, false]) -> ({t('bf16', 200704, 64)}, f32[0]{{1}}@cuda, f32[0]{{1}}@cuda)
+  return (%0#0)
+}}""", lnb_inputs(200704, 64, "bf16", "f32"), lambda x: {"0#0": lnb_ref(x, 64)[0]})
 
     for dtype, lm, ln in [("bf16", 16384, 1024), ("f32", 8192, 768)]:  # not m, n: closures above read those
         sig = f"%a0: {t(dtype, lm, ln)}, %a1: {t(dtype, lm, ln)}, %a2: {t('f32', lm, 1)}, %a3: {t('f32', lm, 1)}, %a4: {t(dtype, ln)}, %a5: {t(dtype, ln)}"

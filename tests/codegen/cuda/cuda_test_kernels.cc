@@ -257,12 +257,13 @@ PointwiseKernel SoftmaxBackwardProbsCastKernel(const std::string& name,
   return k.kernel();
 }
 
-PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape) {
+PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape,
+                                    DType params) {
   const double n = static_cast<double>(shape.back());
   KernelBuilder k(name, std::move(shape));
   const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
-  const int w = k.Cast(k.Input(DType::kBF16), DType::kF32);
-  const int b = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int w = k.Cast(k.Input(params), DType::kF32);
+  const int b = k.Cast(k.Input(params), DType::kF32);
   const int mean = k.Op(PwOp::kDiv, DType::kF32,
                         {k.Op(PwOp::kReduceSum, DType::kF32, {x}), k.Const(DType::kF32, n)});
   const int d = k.Op(PwOp::kSub, DType::kF32, {x, mean});
@@ -511,6 +512,14 @@ std::vector<GoldenCase> GoldenCorpus() {
       // BERT's attention backward rows (512 long): the probabilities' bf16 cast is a second output.
       {"softmax_backward_probs_cast_bf16",
        SoftmaxBackwardProbsCastKernel("softmax_backward_probs_cast_bf16", {4, 3, 64, 512})},
+      // Layer norms as autocast runs them: bf16 rows, f32 weight and bias. Each operand moves
+      // 16-byte vectors (the bf16 row one, the f32 parameters two per vector of 8); a ViT row of
+      // 768, and a ConvNeXt LayerNorm2d row of 64 channels over a channels-last map (8 lanes of
+      // one vector each: every load instruction of a warp reads whole 128-byte lines).
+      {"layer_norm_rows_bf16_f32_params",
+       LayerNormRowsKernel("layer_norm_rows_bf16_f32_params", {8, 197, 768}, DType::kF32)},
+      {"layer_norm_2d_rows_bf16_f32_params",
+       LayerNormRowsKernel("layer_norm_2d_rows_bf16_f32_params", {8, 56, 56, 64}, DType::kF32)},
       // Rows stored at a zero-padded stride, the tail zeroed by the kernel: BERT's vocabulary
       // (persistent rows) and GPT-2's (looped, shifted rows).
       {"log_softmax_backward_padded_bf16",

@@ -89,12 +89,13 @@ PointwiseKernel LogicAndHalfCastsKernel(const std::string& name, std::vector<int
 PointwiseKernel SoftmaxRowsKernel(const std::string& name, std::vector<int64_t> shape);
 PointwiseKernel PaddedLogSoftmaxBackwardKernel(const std::string& name, std::vector<int64_t> shape,
                                                int64_t tail);
-// Layer norm over the last dim of bf16 x with bf16 weight and bias: (out bf16, mean f32 and
-// rstd f32 per row), eps 1e-5.
 // Softmax backward rows that also store the f32 probabilities cast to bf16 (attention's dV
 // operand).
 PointwiseKernel SoftmaxBackwardProbsCastKernel(const std::string& name, std::vector<int64_t> shape);
-PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape);
+// Layer norm over the last dim of bf16 x with `params` (bf16 or f32) weight and bias: (out bf16,
+// mean f32 and rstd f32 per row), eps 1e-5.
+PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape,
+                                    DType params = DType::kBF16);
 // Cross-entropy's forward rows over [N, C]: bf16 logits, an i64 target per row (row operand);
 // outputs logsumexp (ATen's guards for infinite maxima) and the target's log-probability.
 PointwiseKernel CrossEntropyForwardRowsKernel(const std::string& name, std::vector<int64_t> shape);
