@@ -84,6 +84,7 @@
 #include "codegen/passes/loop_order.h"
 #include "codegen/passes/mutations_into_producers.h"
 #include "codegen/passes/permute_into_index_ops.h"
+#include "codegen/passes/permutes_before_casts.h"
 #include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/reshape_hoisting.h"
 #include "codegen/passes/reshape_sinking.h"
@@ -530,6 +531,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     // CUDA: a cast read through views of a row reduction's input casts the input itself, so the
     // row kernel writes it (attention's f32 probabilities cast to bf16 for the dV matmul).
     if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<CastsBeforeViews>());
+    // CUDA: and a transpose of a cast that pointwise ops read moves onto the cast's input, so the
+    // cast joins their kernel (attention's scaled key: k^T * scale read bf16 k once).
+    if (request.device == ir::DeviceType::kCuda)
+      passes.Add(std::make_unique<PermutesBeforeCasts>());
     passes.Add(std::make_unique<ReshapeSinking>(request.device));
     // CUDA: and a pointwise op before a reshape that a row reduction reads becomes its prologue.
     if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<ReshapeHoisting>());
