@@ -38,6 +38,8 @@
 //                              read by cuda_row_emitter.cc, keyed here)
 //   TCCD_ROW_HEAD_STORES=1     CUDA shifted rows align to a zero-padded output's rows instead
 //                              of the unpadded inputs' (read by cuda_row_emitter.cc, keyed here)
+//   TCCD_FOLD_CASTS_INTO_ROWS=1  CUDA: run casts-before-views (a row kernel also writes the cast
+//                              of its input that a matmul reads through views; off by default)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -127,6 +129,7 @@ struct DebugOptions {
   bool no_shifted_row_loops = false;           // read by RowGeometryOf itself; here for the key
   std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
   bool row_head_stores = false;                // read by the row emitter itself; here for the key
+  bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -146,6 +149,8 @@ const DebugOptions& Debug() {
     if (const char* u = std::getenv("TCCD_ROW_LOOP_UNROLL")) o->row_loop_unroll = u;
     if (const char* h = std::getenv("TCCD_ROW_HEAD_STORES"))
       o->row_head_stores = std::string(h) == "1";
+    if (const char* f = std::getenv("TCCD_FOLD_CASTS_INTO_ROWS"))
+      o->fold_casts_into_rows = std::string(f) == "1";
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
@@ -166,6 +171,7 @@ std::string DebugOptionsKey() {
   if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1")
     absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
   if (d.row_head_stores) absl::StrAppend(&key, "row-head-stores;");
+  if (d.fold_casts_into_rows) absl::StrAppend(&key, "fold-casts-into-rows;");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
@@ -528,9 +534,13 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     passes.Add(std::make_unique<CopyLayoutIntoProducer>());
     // A permute of a cat/stack/pad moves onto its inputs: the op fuses with the permute's reader.
     passes.Add(std::make_unique<PermuteIntoIndexOps>());
-    // CUDA: a cast read through views of a row reduction's input casts the input itself, so the
-    // row kernel writes it (attention's f32 probabilities cast to bf16 for the dV matmul).
-    if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<CastsBeforeViews>());
+    // CUDA, with TCCD_FOLD_CASTS_INTO_ROWS=1 only: a cast read through views of a row
+    // reduction's input casts the input itself, so the row kernel writes it (attention's f32
+    // probabilities cast to bf16 for the dV matmul). Off by default: measured (H200, BERT train
+    // large, int1 build) the fused softmax backward took 4 x 174 us where the two kernels took
+    // 4 x (96 + 73) us: its bf16 accesses are 8-byte vectors in that build.
+    if (request.device == ir::DeviceType::kCuda && Debug().fold_casts_into_rows)
+      passes.Add(std::make_unique<CastsBeforeViews>());
     // CUDA: and a transpose of a cast that pointwise ops read moves onto the cast's input, so the
     // cast joins their kernel (attention's scaled key: k^T * scale read bf16 k once).
     if (request.device == ir::DeviceType::kCuda)
@@ -563,6 +573,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     passes.BeginStage("partition");
     FusionOptions fusion;
     fusion.enable = !Debug().disable_fusion;
+    fusion.merge_row_siblings = !passes.disabled("row-siblings");
     ASSIGN_OR_RETURN(partition, PartitionForFusion(graph, fusion));
     RETURN_IF_ERROR(CheckPartition(graph, partition, "partitioning"));
     RETURN_IF_ERROR(backend->RegroupPartition(graph, fusion, partition));
