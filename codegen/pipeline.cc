@@ -45,6 +45,8 @@
 //   TCCD_SPLIT_COLUMNS=n       stage-one columns of split column sums (channels-last batch norm,
 //                              layer-norm parameter gradients; default 2048; read by
 //                              passes/split_columns.h, keyed here)
+//   TCCD_FOLD_CASTS_INTO_ROWS=1  CUDA: run casts-before-views (a row kernel also writes the cast
+//                              of its input that a matmul reads through views; off by default)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -94,6 +96,7 @@
 #include "codegen/passes/mutations_into_producers.h"
 #include "codegen/passes/neg_into_index_ops.h"
 #include "codegen/passes/permute_into_index_ops.h"
+#include "codegen/passes/permutes_before_casts.h"
 #include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/reshape_hoisting.h"
 #include "codegen/passes/reshape_sinking.h"
@@ -138,6 +141,7 @@ struct DebugOptions {
   std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
   bool row_head_stores = false;                // read by the row emitter itself; here for the key
   std::string split_columns;                   // read by split_columns.h; here for the key
+  bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -158,6 +162,8 @@ const DebugOptions& Debug() {
     if (const char* h = std::getenv("TCCD_ROW_HEAD_STORES"))
       o->row_head_stores = std::string(h) == "1";
     if (const char* c = std::getenv("TCCD_SPLIT_COLUMNS")) o->split_columns = c;
+    if (const char* f = std::getenv("TCCD_FOLD_CASTS_INTO_ROWS"))
+      o->fold_casts_into_rows = std::string(f) == "1";
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
@@ -181,6 +187,7 @@ std::string DebugOptionsKey() {
   // The value the passes use (an invalid or default setting is the default: no key change).
   if (!d.split_columns.empty() && SplitColumnTarget() != kDefaultSplitColumns)
     absl::StrAppend(&key, "split-columns=", SplitColumnTarget(), ";");
+  if (d.fold_casts_into_rows) absl::StrAppend(&key, "fold-casts-into-rows;");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
@@ -543,9 +550,13 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     passes.Add(std::make_unique<CopyLayoutIntoProducer>());
     // A permute of a cat/stack/pad moves onto its inputs: the op fuses with the permute's reader.
     passes.Add(std::make_unique<PermuteIntoIndexOps>());
-    // CUDA: a cast read through views of a row reduction's input casts the input itself, so the
-    // row kernel writes it (attention's f32 probabilities cast to bf16 for the dV matmul).
-    if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<CastsBeforeViews>());
+    // CUDA, with TCCD_FOLD_CASTS_INTO_ROWS=1 only: a cast read through views of a row
+    // reduction's input casts the input itself, so the row kernel writes it (attention's f32
+    // probabilities cast to bf16 for the dV matmul). Off by default: measured (H200, BERT train
+    // large, int1 build) the fused softmax backward took 4 x 174 us where the two kernels took
+    // 4 x (96 + 73) us: its bf16 accesses are 8-byte vectors in that build.
+    if (request.device == ir::DeviceType::kCuda && Debug().fold_casts_into_rows)
+      passes.Add(std::make_unique<CastsBeforeViews>());
     // A pointwise op reads a broadcast value itself, not through an expand view (a row
     // reduction's backward: the ops after the expand join the row kernel's epilogue).
     passes.Add(std::make_unique<ExpandSinking>());
@@ -553,6 +564,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     // inside the index op's kernel, not by a kernel of its own over the half-width slice (after the
     // permute pass, which moves permutes onto a cat's parts: a rewritten cat is no cat any more).
     passes.Add(std::make_unique<NegIntoIndexOps>());
+    // CUDA: and a transpose of a cast that pointwise ops read moves onto the cast's input, so the
+    // cast joins their kernel (attention's scaled key: k^T * scale read bf16 k once).
+    if (request.device == ir::DeviceType::kCuda)
+      passes.Add(std::make_unique<PermutesBeforeCasts>());
     passes.Add(std::make_unique<ReshapeSinking>(request.device));
     // A reshape of a reshape (AOTAutograd's [tokens, width] <-> [batch, seq, width] pairs, and
     // those sinking made) is one reshape or none, so the ops on both sides share a kernel.
@@ -584,6 +599,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     passes.BeginStage("partition");
     FusionOptions fusion;
     fusion.enable = !Debug().disable_fusion;
+    fusion.merge_row_siblings = !passes.disabled("row-siblings");
     ASSIGN_OR_RETURN(partition, PartitionForFusion(graph, fusion));
     RETURN_IF_ERROR(CheckPartition(graph, partition, "partitioning"));
     RETURN_IF_ERROR(backend->RegroupPartition(graph, fusion, partition));

@@ -33,6 +33,10 @@ struct FusionOptions {
   // static limit on every target, 48 KiB): independent column sums merge into one pass only
   // while their tiles fit (reduction_fusion.h). Default: 48 KiB.
   int column_shared_memory_bytes = 48 * 1024;
+  // Row fusion takes a row kernel's pointwise siblings (groups that read only what it reads,
+  // reduction_fusion.cc) as extra outputs; off with TCCD_DISABLE_PASSES=row-siblings (to bisect
+  // or measure). Default: true.
+  bool merge_row_siblings = true;
 };
 
 struct FusionGroup {

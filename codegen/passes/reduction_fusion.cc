@@ -380,7 +380,7 @@ bool RowFusion::Run() {
             candidates.insert(p_.group_of[c]);
       for (int h : candidates) grew |= TryMerge(g, h);
     }
-    if (!axes.leading) MergeSiblings(g);
+    if (!axes.leading && options_.merge_row_siblings) MergeSiblings(g);
   }
   return changed;
 }

@@ -120,7 +120,7 @@ __device__ __forceinline__ float row_reduce(float v, float* smem) {
 }  // namespace tccd_rt
 
 // ----------------------------------------------------------------------------
-// pointwise @softmax_backward_probs_cast_bf16[4,3,64,512](in0: f32, in1: bf16) -> (out0: bf16, out1: bf16) rows(reduce 1 dims) {
+// pointwise @softmax_backward_probs_cast_bf16[4,3,64,1024](in0: f32, in1: bf16) -> (out0: bf16, out1: bf16) rows(reduce 1 dims) {
 //   %0 = load.f32 in0
 //   %1 = load.bf16 in1
 //   %2 = cast.f32 %1
@@ -145,13 +145,13 @@ static_assert(sizeof(Params) == 160, "parameter layout");
 
 extern "C" __global__ void __launch_bounds__(256)
 softmax_backward_probs_cast_bf16_contig(const tccd_kernel_softmax_backward_probs_cast_bf16::Params p) {
-  constexpr int kRowLength = 512;
-  constexpr int kThreads = 16;  // per row
+  constexpr int kRowLength = 1024;
+  constexpr int kThreads = 32;  // per row
   constexpr int kVec = 4;
   constexpr int kChunks = 8;
   static_assert(kRowLength == kChunks * kThreads * kVec, "no tail");
   const int lane = threadIdx.x % kThreads;
-  const int row_in_grid = blockIdx.x * 16 + threadIdx.x / kThreads;
+  const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
   const int row = row_in_grid;
   int rest = row;
   const int c2 = rest % 64;
@@ -218,8 +218,8 @@ softmax_backward_probs_cast_bf16_contig(const tccd_kernel_softmax_backward_probs
 
 extern "C" __global__ void __launch_bounds__(256)
 softmax_backward_probs_cast_bf16_strided(const tccd_kernel_softmax_backward_probs_cast_bf16::Params p) {
-  constexpr int kRowLength = 512;
-  constexpr int kThreads = 16;  // per row
+  constexpr int kRowLength = 1024;
+  constexpr int kThreads = 32;  // per row
   constexpr int kVec = 4;
   constexpr int kChunks = 8;
   static_assert(kRowLength == kChunks * kThreads * kVec, "no tail");
@@ -231,7 +231,7 @@ softmax_backward_probs_cast_bf16_strided(const tccd_kernel_softmax_backward_prob
   vectors = vectors && p.stride[3][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[3]) % (kInnerVec * sizeof(unsigned short)) == 0 && p.stride[3][0] % kInnerVec == 0 && p.stride[3][1] % kInnerVec == 0 && p.stride[3][2] % kInnerVec == 0;
   if (vectors) {
   const int lane = threadIdx.x % kThreads;
-  const int row_in_grid = blockIdx.x * 16 + threadIdx.x / kThreads;
+  const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
   const int row = row_in_grid;
   int rest = row;
   const int c2 = rest % 64;
@@ -296,7 +296,7 @@ softmax_backward_probs_cast_bf16_strided(const tccd_kernel_softmax_backward_prob
   }
   } else {
   const int lane = threadIdx.x % kThreads;
-  const int row_in_grid = blockIdx.x * 16 + threadIdx.x / kThreads;
+  const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
   const int row = row_in_grid;
   int rest = row;
   const int c2 = rest % 64;
