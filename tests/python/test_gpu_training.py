@@ -166,7 +166,7 @@ def test_cnn_with_batch_norm_trains_like_eager_through_cudnn(daemon_env):
 
 
 class TinyLM(nn.Module):
-    """Embedding, rotary-style cat of slices (neg half, other half), padding, layer norm, MLP and
+    """Embedding, rotary-style and plain cats of slices (neg half, other half), padding, layer norm, MLP and
     a vocabulary head: the index-aware lowerings (embedding, cat, constant_pad_nd, slice and select
     backward) and bf16 autocast casts in one training graph."""
 
@@ -181,8 +181,11 @@ class TinyLM(nn.Module):
     def forward(self, ids):
         x = self.emb(ids)
         h = x.shape[-1] // 2
+        # The negated half is placed by slice_backward and negated in its kernel
+        # (neg-into-index-ops); the second, plain cat stays a cat.
         rot = torch.cat((-x[..., h:], x[..., :h]), dim=-1)
         x = x * 0.7 + rot * 0.3
+        x = x + torch.cat((x[..., h:], x[..., :h]), dim=-1) * 0.1
         x = x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
         x = torch.nn.functional.pad(x[..., 1:], (0, 1), value=0.25) + x[:, :1]  # pad, sliced broadcast
         return self.head(x)
