@@ -166,9 +166,9 @@ def test_cnn_with_batch_norm_trains_like_eager_through_cudnn(daemon_env):
 
 
 class TinyLM(nn.Module):
-    """Embedding, rotary-style and plain cats of slices (neg half, other half), padding, layer norm, MLP and
-    a vocabulary head: the index-aware lowerings (embedding, cat, constant_pad_nd, slice and select
-    backward) and bf16 autocast casts in one training graph."""
+    """Embedding, a rotary-style cat of slices (neg half, other half) and a plain one, padding,
+    layer norm, MLP and a vocabulary head: the index-aware lowerings (embedding, cat,
+    constant_pad_nd, slice and select backward) and bf16 autocast casts in one training graph."""
 
     def __init__(self, vocab: int = 512, d: int = 128) -> None:
         super().__init__()
