@@ -41,8 +41,9 @@ def test_bool_arithmetic_isclose_isfinite(daemon_env):
 
 
 class _TinyLM(torch.nn.Module):
-    """Embedding, a rotary-style cat of slices, padding, index_select and a vocabulary head:
-    the index-aware lowerings forward and backward (slice_backward, constant_pad_nd)."""
+    """Embedding, a rotary-style cat of slices and a plain one, padding, index_select and a
+    vocabulary head: the index-aware lowerings forward and backward (slice_backward,
+    constant_pad_nd)."""
 
     def __init__(self, vocab: int = 50, d: int = 16) -> None:
         super().__init__()
@@ -54,7 +55,10 @@ class _TinyLM(torch.nn.Module):
     def forward(self, ids):
         x = self.emb(ids)
         h = x.shape[-1] // 2
+        # The negated half is placed by slice_backward, negated in its kernel (neg-into-index-ops);
+        # the second, plain cat stays a cat.
         x = x * 0.7 + torch.cat((-x[..., h:], x[..., :h]), dim=-1) * 0.3
+        x = x + torch.cat((x[..., h:], x[..., :h]), dim=-1) * 0.1
         x = x + torch.tanh(self.up(x))
         x = torch.nn.functional.pad(x[..., 1:], (0, 1), value=0.25) + x[:, :1]
         x = torch.index_select(x, 1, self.order)

@@ -162,9 +162,9 @@ def test_cnn_with_batch_norm_trains_like_eager_through_cudnn(daemon_env):
 
 
 class TinyLM(nn.Module):
-    """Embedding, rotary-style cat of slices (neg half, other half), padding, layer norm, MLP and
-    a vocabulary head: the index-aware lowerings (embedding, cat, constant_pad_nd, slice and select
-    backward) and bf16 autocast casts in one training graph."""
+    """Embedding, a rotary-style cat of slices (neg half, other half) and a plain one, padding,
+    layer norm, MLP and a vocabulary head: the index-aware lowerings (embedding, cat,
+    constant_pad_nd, slice and select backward) and bf16 autocast casts in one training graph."""
 
     def __init__(self, vocab: int = 512, d: int = 128) -> None:
         super().__init__()
@@ -177,8 +177,11 @@ class TinyLM(nn.Module):
     def forward(self, ids):
         x = self.emb(ids)
         h = x.shape[-1] // 2
+        # The negated half is placed by slice_backward and negated in its kernel
+        # (neg-into-index-ops); the second, plain cat stays a cat.
         rot = torch.cat((-x[..., h:], x[..., :h]), dim=-1)
         x = x * 0.7 + rot * 0.3
+        x = x + torch.cat((x[..., h:], x[..., :h]), dim=-1) * 0.1
         x = x + self.down(torch.nn.functional.gelu(self.up(self.norm(x))))
         x = torch.nn.functional.pad(x[..., 1:], (0, 1), value=0.25) + x[:, :1]  # pad, sliced broadcast
         return self.head(x)
@@ -224,6 +227,10 @@ def test_lm_with_embedding_cat_pad_trains_like_eager_with_index_kernels(daemon_e
     for op in ("aten::embedding.default", "aten::cat.default", "aten::constant_pad_nd.default",
                "aten::slice_backward.default"):
         assert op in ops, (op, sorted(ops))
+    # rotate_half's negated half is negated inside the index kernel that places it
+    # (neg-into-index-ops; without it the neg is a kernel of its own).
+    kernel_ops = [k["ops"] for s in stats for k in s["kernels"]]
+    assert any({"aten::neg.default", "aten::slice_backward.default"} <= set(o) for o in kernel_ops), kernel_ops
     # nll_loss's one-hot gradient is computed inside the log_softmax backward's row kernel.
     assert any({"aten::_log_softmax_backward_data.default", "aten::eq.Tensor"} <= set(k["ops"])
                for s in stats for k in s["kernels"]), [k["ops"] for s in stats for k in s["kernels"]]
