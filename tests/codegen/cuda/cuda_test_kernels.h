@@ -87,6 +87,8 @@ PointwiseKernel LogicAndHalfCastsKernel(const std::string& name, std::vector<int
 
 // Row reductions. softmax(x) over the last dim, f32.
 PointwiseKernel SoftmaxRowsKernel(const std::string& name, std::vector<int64_t> shape);
+// bf16 in and out, f32 math.
+PointwiseKernel SoftmaxRowsBf16Kernel(const std::string& name, std::vector<int64_t> shape);
 PointwiseKernel PaddedLogSoftmaxBackwardKernel(const std::string& name, std::vector<int64_t> shape,
                                                int64_t tail);
 // Layer norm over the last dim of bf16 x with bf16 weight and bias: (out bf16, mean f32 and
