@@ -182,6 +182,17 @@ PointwiseKernel SoftmaxRowsKernel(const std::string& name, std::vector<int64_t> 
   return k.kernel();
 }
 
+PointwiseKernel SoftmaxRowsBf16Kernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int shifted = k.Op(PwOp::kSub, DType::kF32, {x, k.Op(PwOp::kReduceMax, DType::kF32, {x})});
+  const int e = k.Op(PwOp::kExp, DType::kF32, {shifted});
+  const int y = k.Op(PwOp::kDiv, DType::kF32, {e, k.Op(PwOp::kReduceSum, DType::kF32, {e})});
+  k.Output(k.Cast(y, DType::kBF16));
+  k.Rows(1, {false, false});
+  return k.kernel();
+}
+
 PointwiseKernel CrossEntropyForwardRowsKernel(const std::string& name, std::vector<int64_t> shape) {
   KernelBuilder k(name, std::move(shape));
   const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
@@ -570,6 +581,10 @@ std::vector<GoldenCase> GoldenCorpus() {
       // shifted (kRuntimeRowThreads per row), the length read from the sizes.
       {"softmax_rows_f32_sym_length",
        SoftmaxRowsKernel("softmax_rows_f32_sym_length", {kRuntimeDim, 4, kRuntimeDim})},
+      // The same in bf16 (16-bit rows with run-time sizes, allowed since the ninth session):
+      // 16-byte vectors of 8 where the row's length and alignment allow, f32 math.
+      {"softmax_rows_bf16_sym_length",
+       SoftmaxRowsBf16Kernel("softmax_rows_bf16_sym_length", {kRuntimeDim, 4, kRuntimeDim})},
   };
 }
 

@@ -87,6 +87,8 @@ PointwiseKernel LogicAndHalfCastsKernel(const std::string& name, std::vector<int
 
 // Row reductions. softmax(x) over the last dim, f32.
 PointwiseKernel SoftmaxRowsKernel(const std::string& name, std::vector<int64_t> shape);
+// bf16 in and out, f32 math.
+PointwiseKernel SoftmaxRowsBf16Kernel(const std::string& name, std::vector<int64_t> shape);
 PointwiseKernel PaddedLogSoftmaxBackwardKernel(const std::string& name, std::vector<int64_t> shape,
                                                int64_t tail);
 // Softmax backward rows that also store the f32 probabilities cast to bf16 (attention's dV
