@@ -66,13 +66,21 @@ __device__ __forceinline__ double minimum(double a, double b) {
 // result. Max and min propagate NaN (torch.amax).
 namespace tccd_rt {
 
-// A whole vector stored by one instruction (shifted rows): as plain C++ the compiler merged the
-// vector store and its per-element alternative into eight predicated 2-byte stores per vector
-// (ncu: 7x the store requests, 2.5x the kernel time of a bf16 softmax over 30522).
+// A whole vector stored by one instruction (two for 32 bytes): as plain C++ the compiler merged
+// the vector store and its per-element alternative into eight predicated 2-byte stores per vector
+// in shifted rows (ncu: 7x the store requests, 2.5x the kernel time of a bf16 softmax over
+// 30522), and split a persistent row's bf16 vector of converted values into 2-byte stores too
+// (ptxas, sm_90: a LayerNorm2d row's 16-byte output vector as six st.global.u16 and a v2).
 template <typename T, int N>
 __device__ __forceinline__ void store_whole(T* p, const Vec<T, N>& v) {
   constexpr int kBytes = sizeof(T) * N;
-  if constexpr (kBytes == 16) {
+  if constexpr (kBytes == 32) {
+    const uint4* w = reinterpret_cast<const uint4*>(&v);
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0].x), "r"(w[0].y), "r"(w[0].z), "r"(w[0].w)
+                 : "memory");
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(reinterpret_cast<char*>(p) + 16), "r"(w[1].x), "r"(w[1].y), "r"(w[1].z), "r"(w[1].w)
+                 : "memory");
+  } else if constexpr (kBytes == 16) {
     const uint4 w = *reinterpret_cast<const uint4*>(&v);
     asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w)
                  : "memory");
@@ -108,13 +116,18 @@ __device__ __forceinline__ float warp_reduce(float v) {
 
 template <class Op, int kThreads>
 __device__ __forceinline__ float row_reduce(float v, float* smem) {
-  if (kThreads <= 32) return warp_reduce<Op, (kThreads < 32 ? kThreads : 32)>(v);
-  v = warp_reduce<Op, 32>(v);
-  __syncthreads();  // the previous reduction may still read smem
-  if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = v;
-  __syncthreads();
-  v = (threadIdx.x & 31) < kThreads / 32 ? smem[threadIdx.x & 31] : Op::identity();
-  return warp_reduce<Op, 32>(v);
+  // if constexpr: the block-wide half is not instantiated for sub-warp rows (NVRTC warns about
+  // its `lane < kThreads / 32` being always false there).
+  if constexpr (kThreads <= 32) {
+    return warp_reduce<Op, (kThreads < 32 ? kThreads : 32)>(v);
+  } else {
+    v = warp_reduce<Op, 32>(v);
+    __syncthreads();  // the previous reduction may still read smem
+    if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = (threadIdx.x & 31) < kThreads / 32 ? smem[threadIdx.x & 31] : Op::identity();
+    return warp_reduce<Op, 32>(v);
+  }
 }
 
 }  // namespace tccd_rt
@@ -147,8 +160,8 @@ extern "C" __global__ void __launch_bounds__(256)
 softmax_backward_probs_cast_bf16_contig(const tccd_kernel_softmax_backward_probs_cast_bf16::Params p) {
   constexpr int kRowLength = 1024;
   constexpr int kThreads = 32;  // per row
-  constexpr int kVec = 4;
-  constexpr int kChunks = 8;
+  constexpr int kVec = 8;
+  constexpr int kChunks = 4;
   static_assert(kRowLength == kChunks * kThreads * kVec, "no tail");
   const int lane = threadIdx.x % kThreads;
   const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
@@ -190,7 +203,7 @@ softmax_backward_probs_cast_bf16_contig(const tccd_kernel_softmax_backward_probs
       v5[j] = tccd_rt::f32_to_bf16(v0[j]);
       s6.v[q] = v5[j];
     }
-    if (ok) { *reinterpret_cast<tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<unsigned short*>(p.ptr[2]) + b2 + e0) = s6; }
+    if (ok) { tccd_rt::store_whole(reinterpret_cast<unsigned short*>(p.ptr[2]) + b2 + e0, s6); }
   }
   float acc4 = tccd_rt::SumOp::identity();
 #pragma unroll
@@ -212,7 +225,7 @@ softmax_backward_probs_cast_bf16_contig(const tccd_kernel_softmax_backward_probs
       v9[j] = tccd_rt::f32_to_bf16(v8[j]);
       s10.v[q] = v9[j];
     }
-    if (ok) { *reinterpret_cast<tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<unsigned short*>(p.ptr[3]) + b3 + e0) = s10; }
+    if (ok) { tccd_rt::store_whole(reinterpret_cast<unsigned short*>(p.ptr[3]) + b3 + e0, s10); }
   }
 }
 
@@ -220,10 +233,10 @@ extern "C" __global__ void __launch_bounds__(256)
 softmax_backward_probs_cast_bf16_strided(const tccd_kernel_softmax_backward_probs_cast_bf16::Params p) {
   constexpr int kRowLength = 1024;
   constexpr int kThreads = 32;  // per row
-  constexpr int kVec = 4;
-  constexpr int kChunks = 8;
+  constexpr int kVec = 8;
+  constexpr int kChunks = 4;
   static_assert(kRowLength == kChunks * kThreads * kVec, "no tail");
-  constexpr int kInnerVec = 4;
+  constexpr int kInnerVec = 8;
   bool vectors = true;
   vectors = vectors && p.stride[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kInnerVec * sizeof(float)) == 0 && p.stride[0][0] % kInnerVec == 0 && p.stride[0][1] % kInnerVec == 0 && p.stride[0][2] % kInnerVec == 0;
   vectors = vectors && p.stride[1][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kInnerVec * sizeof(unsigned short)) == 0 && p.stride[1][0] % kInnerVec == 0 && p.stride[1][1] % kInnerVec == 0 && p.stride[1][2] % kInnerVec == 0;
@@ -270,7 +283,7 @@ softmax_backward_probs_cast_bf16_strided(const tccd_kernel_softmax_backward_prob
       v5[j] = tccd_rt::f32_to_bf16(v0[j]);
       s6.v[q] = v5[j];
     }
-    if (ok) { *reinterpret_cast<tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<unsigned short*>(p.ptr[2]) + b2 + static_cast<long long>(e0) * p.stride[2][3]) = s6; }
+    if (ok) { tccd_rt::store_whole(reinterpret_cast<unsigned short*>(p.ptr[2]) + b2 + static_cast<long long>(e0) * p.stride[2][3], s6); }
   }
   float acc4 = tccd_rt::SumOp::identity();
 #pragma unroll
@@ -292,7 +305,7 @@ softmax_backward_probs_cast_bf16_strided(const tccd_kernel_softmax_backward_prob
       v9[j] = tccd_rt::f32_to_bf16(v8[j]);
       s10.v[q] = v9[j];
     }
-    if (ok) { *reinterpret_cast<tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<unsigned short*>(p.ptr[3]) + b3 + static_cast<long long>(e0) * p.stride[3][3]) = s10; }
+    if (ok) { tccd_rt::store_whole(reinterpret_cast<unsigned short*>(p.ptr[3]) + b3 + static_cast<long long>(e0) * p.stride[3][3], s10); }
   }
   } else {
   const int lane = threadIdx.x % kThreads;
