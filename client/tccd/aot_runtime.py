@@ -120,6 +120,7 @@ def _training(recipe: Recipe, fw_plan: LoadedPlan, bw_plan: LoadedPlan) -> Calla
                 "the forward function while torch.use_deterministic_algorithms(False) was set."
             )
         args = saved + [coerce(grads[i]) for i, coerce in tangents]
+        saved.clear()  # the boxed plan call below owns the saved tensors: freed at their last use
         with no_amp():
             return tuple(bw_plan(args))
 
@@ -150,7 +151,15 @@ def _training(recipe: Recipe, fw_plan: LoadedPlan, bw_plan: LoadedPlan) -> Calla
         @staticmethod
         @torch.autograd.function.once_differentiable
         def backward(ctx: Any, *grads: Any) -> Any:
-            return run_backward(list(ctx.saved_tensors), grads)
+            saved = list(ctx.saved_tensors)
+            # As AOTAutograd's CompiledFunction.backward: the node's saved variables are released
+            # now (unless the graph is kept), so that each saved activation is freed at its last
+            # use in the backward plan, not after the whole backward (holding them raised the
+            # training peak of ConvNeXt by ~1.1 GiB on the H200 with TCCD_LEAN_RUNTIME=1).
+            clear = getattr(ctx, "maybe_clear_saved_tensors", None)
+            if clear is not None:
+                clear()
+            return run_backward(saved, grads)
 
     apply = TccdCompiledFunction.apply
 
