@@ -307,3 +307,47 @@ def test_cold_process_switches_to_the_recipe_runtime_after_the_first_backward(da
     assert len(_recipe_files(daemon_env)) == 1
     later = "TccdCompiledFunctionBackward" if lean else "CompiledFunctionBackward"
     assert runtimes == ["CompiledFunctionBackward", later, later], runtimes
+
+
+def test_recipe_runtime_backward_frees_saved_tensors_during_the_plan(daemon_env, monkeypatch):
+    """The recipe's runtime (TCCD_LEAN_RUNTIME=1 here; a warm start's too) releases the autograd
+    node's saved tensors before its boxed backward plan call, as AOTAutograd does, so the plan
+    frees each at its last use: by the end of the call no saved activation is alive. Holding
+    them (ctx plus a list of its own) raised ConvNeXt's training peak by ~1.1 GiB on the H200."""
+    import gc
+    import weakref
+
+    from tccd import native_plan, runtime
+
+    monkeypatch.setenv("TCCD_AOT_SHARE", "0")
+    monkeypatch.setenv("TCCD_LEAN_RUNTIME", "1")
+    tccd.config.reload()
+    torch._dynamo.reset()
+    x = torch.randn(64, 32, requires_grad=True)
+    w = torch.randn(32, 48, requires_grad=True)
+    fn = torch.compile(_lean_graph, backend="tccd", dynamic=False)
+    for _ in range(2):  # the first backward stores the recipe; the second step runs in its runtime
+        fn(x, w).mul(torch.arange(48.0)).sum().backward()
+
+    calls = []
+    for cls in (runtime.LoadedPlan, native_plan.NativePlan):
+        real = cls.__call__
+
+        def spy(self, args, _real=real):
+            mine = {id(t) for t in (x, w, x.grad, w.grad)}
+            refs = [weakref.ref(a) for a in args if isinstance(a, torch.Tensor) and id(a) not in mine]
+            out = _real(self, args)
+            gc.collect()
+            calls.append((len(refs), sum(r() is None for r in refs)))
+            return out
+
+        monkeypatch.setattr(cls, "__call__", spy)
+    out = fn(x, w)
+    assert type(out.grad_fn).__name__ == "TccdCompiledFunctionBackward"
+    calls.clear()  # the forward's call
+    out.mul(torch.arange(48.0)).sum().backward()
+    assert len(calls) == 1, calls
+    others, freed = calls[0]
+    # The saved activations (sigmoid and tanh of the forward) are gone; the incoming gradient,
+    # held by the autograd engine, may stay.
+    assert others >= 2 and freed >= others - 1, calls
