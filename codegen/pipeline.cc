@@ -24,6 +24,8 @@
 //                              permuted operand on the strided entry (entry_points.h);
 //                              "symbolic-rows" keeps the row reductions of symbolic CUDA
 //                              graphs extern steps (symbolic_kernels.h);
+//                              "symbolic-gemms" keeps their matmuls extern ATen steps
+//                              (symbolic_gemms.h);
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
 //                              copies of matmul operands as kernels of their own;
 //                              "batch-norm-stats-in-place,mutations-into-producers" keeps the
@@ -105,6 +107,7 @@
 #include "codegen/schedule/printer.h"
 #include "codegen/schedule/release_after_last_use.h"
 #include "codegen/schedule/verifier.h"
+#include "codegen/symbolic_gemms.h"
 #include "codegen/symbolic_kernels.h"
 #include "codegen/symbolic_plan.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
@@ -406,6 +409,10 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
   // one symbolic row dim). TCCD_DISABLE_PASSES=symbolic-rows keeps them extern (to measure).
   kernel_options.rows = cuda && !Debug().disabled_passes.contains("symbolic-rows");
   ASSIGN_OR_RETURN(SymbolicLowering lowering, LowerSymbolicKernels(graph, kernel_options));
+  // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
+  // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).
+  if (cuda && !Debug().disabled_passes.contains("symbolic-gemms"))
+    MatchSymbolicGemms(graph, lowering);
   for (const std::string& why : lowering.rejected)
     spdlog::debug("symbolic graph: extern steps for {}", why);
   CompileOutput out;
@@ -414,7 +421,8 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
     kernels.push_back(lowering.groups[g].kernel);
     Dump(absl::StrCat("symbolic_kernel_", g, ".txt"), PrintPointwiseKernel(kernels.back()));
   }
-  if (!kernels.empty()) {
+  HostProgram gemms = SymbolicGemmProgram(lowering);
+  if (!kernels.empty() || !gemms.empty()) {
     BackendOptions options{.fusion = true,
                            .kernel_cache = kernel_cache,
                            .fingerprint = CompilerFingerprint(),
@@ -422,17 +430,19 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
                            .progress = progress,
                            .machine_code = machine_code,
                            .dump = Dump};
-    std::unique_ptr<Backend> backend = cuda ? MakeCudaBackend(request.cuda, std::move(options))
-                                            : MakeCpuBackend(request.cpu, std::move(options));
+    std::unique_ptr<Backend> backend =
+        cuda ? MakeCudaBackend(request.cuda, std::move(options), std::move(gemms))
+             : MakeCpuBackend(request.cpu, std::move(options));
     RETURN_IF_ERROR(backend->CompileKernels(kernels, out));
-    // CUDA: the host library that launches them (no segments: every kernel its own step).
+    // CUDA: the host library that launches them and runs the gemms (no segments: every kernel
+    // and gemm its own step).
     RETURN_IF_ERROR(backend->Finish(kernels, out));
   }
   static const SymbolicNativeTarget kCudaTarget{kCudaHostLibraryName, "tccd-cuda-1",
                                                 "tccd-cuda-sym-1", "cuda_pointwise"};
   ASSIGN_OR_RETURN(out.plan,
                    SymbolicKernelPlan(graph, lowering, cuda ? kCudaTarget : kCpuSymbolicTarget));
-  out.num_fused_kernels = static_cast<int>(lowering.groups.size());
+  out.num_fused_kernels = static_cast<int>(lowering.groups.size() + lowering.gemms.size());
   absl::flat_hash_set<std::string> seen;
   std::vector<std::string> ops;
   for (const v1::Step& step : out.plan.steps()) {
@@ -442,10 +452,10 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
   }
   spdlog::info(
       "symbolic graph ({} symbols, {} shape facts): {} kernels with run-time sizes ({} ops), {} "
-      "extern "
-      "ATen steps ({} distinct: {}{}){}",
+      "cuBLASLt gemms with run-time sizes, {} extern ATen steps ({} distinct: {}{}){}",
       graph.num_symbols, graph.facts.size(), lowering.groups.size(),
-      graph.graph.nodes_size() - out.num_extern_steps, out.num_extern_steps, ops.size(),
+      graph.graph.nodes_size() - out.num_extern_steps - static_cast<int>(lowering.gemms.size()),
+      lowering.gemms.size(), out.num_extern_steps, ops.size(),
       absl::StrJoin(ops.begin(), ops.begin() + std::min<size_t>(ops.size(), 8), ", "),
       ops.size() > 8 ? ", ..." : "",
       lowering.rejected.empty()

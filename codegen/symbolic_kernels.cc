@@ -405,7 +405,26 @@ absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& sym,
   for (int s = 0; s < num_steps; ++s) {
     const SymbolicUnit& unit = lowering.schedule[s];
     std::vector<int> uses;
-    if (unit.group < 0) {
+    if (unit.gemm >= 0) {
+      RET_CHECK(unit.gemm < static_cast<int>(lowering.gemms.size()));
+      const SymbolicGemm& gemm = lowering.gemms[unit.gemm];
+      RET_CHECK(gemm.node >= 0 && gemm.node < g.nodes_size());
+      ++scheduled[gemm.node];
+      v1::NativeCall& call = *steps[s].mutable_native();
+      call.set_artifact(target.artifact);
+      call.set_symbol(gemm.spec.name);
+      call.set_abi(kCudaSizedGemmAbi);
+      for (const v1::ValueRef& r : gemm.inputs) {
+        call.add_inputs(ids.Of(r));
+        uses.push_back(ids.Of(r));
+      }
+      for (int64_t word : gemm.shape) call.add_shape(word);
+      v1::KernelInfo& info = *call.add_kernels();
+      info.set_name(gemm.spec.name);
+      info.set_kind("cublaslt_gemm");
+      info.add_ops(g.nodes(gemm.node).target());
+      defines[s].push_back(ids.Of(gemm.output));
+    } else if (unit.group < 0) {
       RET_CHECK(unit.node >= 0 && unit.node < g.nodes_size());
       ++scheduled[unit.node];
       const v1::Node& node = g.nodes(unit.node);

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/cuda_host/host_program.h"
 #include "codegen/kernel/pointwise_kernel.h"
 #include "codegen/symbolic_plan.h"
 #include "tccd/v1/tccd.pb.h"
@@ -42,14 +43,27 @@ struct SymbolicKernelGroup {
   std::vector<v1::ValueRef> outputs;  // member outputs read outside the group or returned
 };
 
-// One step of the symbolic plan, in schedule order: a fused group or an extern node.
+// A matmul node run as a cuBLASLt gemm with run-time sizes (symbolic_gemms.h).
+struct SymbolicGemm {
+  GemmSpec spec;                     // sized; its name is the host library's entry point
+  int node = -1;                     // the matmul node
+  std::vector<v1::ValueRef> inputs;  // A, B[, bias] (graph refs, proto form)
+  v1::ValueRef output;               // D: the node's output
+  // m, n, k, lda, ldb, ldd, batch, stride_a, stride_b, stride_d as NativeCall.shape words: a
+  // size, or GemmDimRef (plan_descriptor.h) to an operand's (A, B[, bias], D) size or stride.
+  std::vector<int64_t> shape;
+};
+
+// One step of the symbolic plan, in schedule order: a fused group, a gemm or an extern node.
 struct SymbolicUnit {
   int group = -1;  // index into SymbolicLowering::groups, or -1
-  int node = -1;   // the extern node when group == -1
+  int node = -1;   // the extern node when group == -1 and gemm == -1
+  int gemm = -1;   // index into SymbolicLowering::gemms, or -1
 };
 
 struct SymbolicLowering {
   std::vector<SymbolicKernelGroup> groups;
+  std::vector<SymbolicGemm> gemms;
   std::vector<SymbolicUnit> schedule;  // a topological order covering every node once
   std::vector<std::string> rejected;   // why partition groups stayed extern (for the log)
 };
@@ -81,7 +95,8 @@ struct SymbolicNativeTarget {
 inline const SymbolicNativeTarget kCpuSymbolicTarget{"kernels.so", "tccd-cpu-1", "tccd-cpu-sym-1",
                                                      "cpu_pointwise_loop"};
 
-// The plan: one NativeCall per group (ABI target.sized_abi, or target.static_abi for a group
+// The plan: one NativeCall per gemm (ABI kCudaSizedGemmAbi, its sizes in `dims`), one per group
+// (ABI target.sized_abi, or target.static_abi for a group
 // whose iteration space is static; shape with
 // kRuntimeDim where the size is symbolic; the client takes those sizes from the outputs' metas,
 // which every group output shares with the iteration space) and one ExternCall per other node,

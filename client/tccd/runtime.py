@@ -35,6 +35,10 @@ ABI_CPU_SYM = "tccd-cpu-sym-1"
 # Its CUDA twin: int f(void* const* data, const int64_t* strides, const int64_t* shape,
 # void* cuda_stream), returning a cudaError_t.
 ABI_CUDA_SYM = "tccd-cuda-sym-1"
+# A cuBLASLt matmul with run-time sizes (codegen/symbolic_gemms.h): int f(void** data,
+# const int64_t* dims, void* workspace, uint64_t workspace_bytes, stream), data A, B[, bias], D.
+ABI_CUDA_SYM_GEMM = "tccd-cuda-sym-gemm-1"
+_GEMM_WORKSPACE_BYTES = 8 << 20  # codegen::kGemmWorkspaceBytes
 # tccd_cuda_runtime.h: TCCD_RT_ERROR_INVALID_CONTEXT (no current context and no stream to ask).
 _RT_ERROR_INVALID_CONTEXT = 201
 
@@ -464,6 +468,93 @@ def _symbolic_native_step(step: "pb.Step", index: int, metas: Sequence["pb.Tenso
     return run
 
 
+def _symbolic_gemm_step(step: "pb.Step", index: int, metas: Sequence["pb.TensorMeta"],
+                        libraries: Dict[str, ctypes.CDLL]) -> Callable[[Env], None]:
+    """A cuBLASLt matmul with run-time sizes in a symbolic plan (codegen/symbolic_gemms.h).
+
+    Its ten sizes (m, n, k, lda, ldb, ldd, batch, stride_a, stride_b, stride_d) are the call's
+    shape words: a number, or (negative) the size or stride of an operand (inputs, then the
+    output), evaluated from that value's meta like every other size (plan_descriptor.h
+    GemmDimRef). Inputs must have their declared strides and 16-byte alignment (the daemon
+    proved them dense for every size); one that does not is copied into them, as a segment's."""
+    call = step.native
+    library, fn = _bind(libraries, call.artifact, call.symbol, index)
+    fn.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int64), ctypes.c_void_p,
+                   ctypes.c_uint64, ctypes.c_void_p]
+    fn.restype = ctypes.c_int
+    last_error = _cuda_last_error_fn(library)
+    output_ids = list(step.outputs)
+    if len(output_ids) != 1 or output_ids[0] < 0 or len(call.inputs) not in (2, 3) or len(call.shape) != 10:
+        raise ArtifactError(f"step {index}: a malformed sized gemm")
+
+    def dims_fn(dims):
+        return [compile_expr(d.expr) if d.WhichOneof("kind") == "expr" else (lambda _symbols, v=d.value: v)
+                for d in dims]
+
+    operands = list(call.inputs) + output_ids
+    operand_fns = [(dims_fn(metas[v].sizes), dims_fn(metas[v].strides)) for v in operands]
+    word_fns = []
+    for word in call.shape:
+        if word >= 0:
+            word_fns.append(lambda _symbols, v=word: v)
+            continue
+        code = -(word + 1)
+        operand, part, dim = code // 32, (code // 16) % 2, code % 16
+        if operand >= len(operands) or dim >= len(operand_fns[operand][part]):
+            raise ArtifactError(f"step {index}: sized gemm word {word} names no operand dim")
+        word_fns.append(operand_fns[operand][part][dim])
+    inputs = [(value_id, _dtype(metas[value_id].dtype), operand_fns[i]) for i, value_id in enumerate(call.inputs)]
+    out_id = output_ids[0]
+    out_sizes, out_strides = operand_fns[-1]
+    out_dtype = _dtype(metas[out_id].dtype)
+    PtrArray = ctypes.c_void_p * len(operands)
+    DimArray = ctypes.c_int64 * 10
+    release = list(step.release)
+
+    def run(env: Env) -> None:
+        symbols = env[-1]
+        try:
+            dims = DimArray(*(f(symbols) for f in word_fns))
+        except NameError as e:
+            raise RuntimeError(f"tccd plan step {index}: {e} (no input size binds it)") from None
+        pointers, keep = [], []
+        for value_id, dtype, (size_fns, stride_fns) in inputs:
+            t = env[value_id]
+            sizes = tuple(f(symbols) for f in size_fns)
+            strides = tuple(f(symbols) for f in stride_fns)
+            if t.dtype != dtype or tuple(t.shape) != sizes:
+                raise RuntimeError(
+                    f"tccd plan step {index}: input {value_id} is {t.dtype}{list(t.shape)}, the "
+                    f"plan declares {dtype}{list(sizes)}"
+                )
+            if not _same_layout(t.stride(), strides, sizes) or t.data_ptr() % 16:
+                copy = torch.empty_strided(sizes, strides, dtype=dtype, device=t.device)
+                copy.copy_(t)
+                keep.append(copy)
+                t = copy
+            pointers.append(t.data_ptr())
+        device = env[call.inputs[0]].device  # plans leave the index unset: the operands' device
+        out = torch.empty_strided(tuple(f(symbols) for f in out_sizes), tuple(f(symbols) for f in out_strides),
+                                  dtype=out_dtype, device=device)
+        env[out_id] = out
+        pointers.append(out.data_ptr())
+        workspace = torch.empty(_GEMM_WORKSPACE_BYTES, dtype=torch.uint8, device=out.device)
+        stream = ctypes.c_void_p(torch.cuda.current_stream(out.device).cuda_stream)
+        args = (PtrArray(*pointers), dims, ctypes.c_void_p(workspace.data_ptr()), _GEMM_WORKSPACE_BYTES, stream)
+        err = fn(*args)
+        if err == _RT_ERROR_INVALID_CONTEXT:
+            _make_context_current(out.device)
+            err = fn(*args)
+        if err != 0:
+            raise RuntimeError(f"tccd plan step {index} ({call.symbol}): CUDA error {err}: {last_error()}")
+        # The caching allocator reuses `workspace` and `keep` only for work ordered after this
+        # call on the same stream, so dropping them here is safe.
+        for value_id in release:
+            env[value_id] = None
+
+    return run
+
+
 def _make_context_current(device: Optional[torch.device]) -> None:
     """Makes the device's primary CUDA context current on this thread.
 
@@ -696,7 +787,8 @@ class LoadedPlan:
                 for value_id in step.native.inputs:
                     if not 0 <= value_id < self.num_values:
                         raise ArtifactError(f"step {index} reads value {value_id}")
-                steps.append(_symbolic_native_step(step, index, plan.values, libraries))
+                make = _symbolic_gemm_step if step.native.abi == ABI_CUDA_SYM_GEMM else _symbolic_native_step
+                steps.append(make(step, index, plan.values, libraries))
                 self.num_native += 1
                 self.num_fused_kernels += max(1, len(step.native.kernels))
             elif kind == "native":
@@ -794,7 +886,7 @@ def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "grap
             raise ArtifactError(f"cannot load {artifact} ({path}): {e}") from e
     cuda_artifacts = {
         s.native.artifact for s in plan.steps
-        if s.WhichOneof("kind") == "native" and s.native.abi in (ABI_CUDA, ABI_CUDA_SYM)
+        if s.WhichOneof("kind") == "native" and s.native.abi in (ABI_CUDA, ABI_CUDA_SYM, ABI_CUDA_SYM_GEMM)
     } | {s.segment.artifact for s in plan.steps if s.WhichOneof("kind") == "segment"}
     for artifact in sorted(cuda_artifacts):
         _init_cuda_library(artifact, libraries[artifact])

@@ -124,9 +124,21 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
 absl::Status CheckProgram(const HostProgram& program, const std::vector<CudaKernel>& kernels,
                           std::set<std::string>& names) {
   for (const GemmSpec& g : program.gemms) {
+    if (g.sized) {  // an entry point of its own; sizes come with each call
+      RETURN_IF_ERROR(CheckName(g.name));
+      if (!names.insert(g.name).second)
+        return absl::InvalidArgumentError("duplicate entry point name '" + g.name + "'");
+      continue;
+    }
     if (g.m < 1 || g.n < 1 || g.k < 1 || g.batch < 1 || g.lda < 1 || g.ldb < 1 || g.ldd < g.m)
       return absl::InvalidArgumentError("gemm '" + g.name + "' has invalid dimensions");
   }
+  for (const SegmentSpec& s : program.segments)
+    for (const SegmentStepSpec& step : s.steps)
+      if (step.kind == SegmentStepSpec::Kind::kGemm && step.index >= 0 &&
+          static_cast<size_t>(step.index) < program.gemms.size() && program.gemms[step.index].sized)
+        return absl::InvalidArgumentError("segment '" + s.name +
+                                          "' runs a gemm with run-time sizes");
   for (const SegmentSpec& s : program.segments) {
     RETURN_IF_ERROR(CheckName(s.name));
     if (!names.insert(s.name).second)
@@ -217,6 +229,8 @@ absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
   std::vector<std::string> exports = {"tccd_cuda_init", "tccd_cuda_last_error"};
   for (const CudaKernel& kernel : module.kernels) exports.push_back(kernel.launch.name);
   for (const SegmentSpec& segment : program.segments) exports.push_back(segment.name);
+  for (const GemmSpec& gemm : program.gemms)
+    if (gemm.sized) exports.push_back(gemm.name);
   RETURN_IF_ERROR(CheckCudaHostLibrary(shared_object, exports));
   spdlog::debug("cuda host: {} kernel(s), {}-byte cubin -> {}-byte {} in {:.1f} ms",
                 module.kernels.size(), module.cubin.size(), shared_object.size(),

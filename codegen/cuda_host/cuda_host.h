@@ -81,8 +81,12 @@ inline constexpr char kCudaHostLibraryName[] = "kernels_cuda.so";
 //
 // `program` adds cuBLASLt matmuls and segments (host_program.h): one more export per segment,
 //   extern "C" int <segment name>(void* const* io, void* workspace, void* stream);
-// (ABI "tccd-cuda-segment-1", tccd.v1.NativeSegment), which runs the segment's kernels and
-// matmuls in order on `stream` (tccd_rt_run_segment). cuBLASLt is dlopen'ed like the driver
+// (ABI "tccd-cuda-segment-1", tccd.v1.NativeSegment), and one per gemm with run-time sizes
+// (GemmSpec::sized, the matmuls of symbolic plans: ABI "tccd-cuda-sym-gemm-1", host_program.h),
+//   extern "C" int <gemm name>(void* const* data, const int64_t* dims, void* workspace,
+//                              uint64_t workspace_bytes, void* stream);
+// whose cuBLASLt objects are made per distinct sizes at call time (tccd_rt_gemm_sized). A
+// segment runs its kernels and matmuls in order on `stream` (tccd_rt_run_segment). cuBLASLt is dlopen'ed like the driver
 // (RTLD_NOLOAD first: PyTorch's copy) when the module is loaded into a context, where each
 // matmul's descriptor, layouts and heuristic algorithm are made once. A module may have
 // matmuls and no kernels (then there is no cubin). A matmul with a bias epilogue stores the

@@ -32,8 +32,8 @@ namespace {
 
 class CudaPipelineBackend : public Backend {
  public:
-  CudaPipelineBackend(const CudaTarget& target, BackendOptions options)
-      : target_(target), options_(std::move(options)) {}
+  CudaPipelineBackend(const CudaTarget& target, BackendOptions options, HostProgram program)
+      : target_(target), options_(std::move(options)), given_program_(std::move(program)) {}
 
   const NativeTarget& native() const override { return native_; }
 
@@ -151,7 +151,7 @@ class CudaPipelineBackend : public Backend {
   // kernel and per segment; the cubin and PTX ship beside it for inspection.
   absl::Status Finish(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) override {
     if (!options_.machine_code) return absl::OkStatus();
-    const HostProgram& program = segments_ != nullptr ? segments_->program() : kNoProgram;
+    const HostProgram& program = segments_ != nullptr ? segments_->program() : given_program_;
     if (!kernels.empty() || !program.empty()) {
       ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module_, program));
       out.artifacts.push_back({native_.artifact, v1::CUDA_HOST_OBJECT, std::move(host)});
@@ -168,7 +168,6 @@ class CudaPipelineBackend : public Backend {
   }
 
  private:
-  static inline const HostProgram kNoProgram{};
   const NativeTarget native_{
       .artifact = kCudaHostLibraryName, .abi = "tccd-cuda-1", .kernel_kind = "cuda_pointwise"};
   CudaTarget target_;
@@ -176,12 +175,14 @@ class CudaPipelineBackend : public Backend {
   CudaModule module_;
   std::vector<std::string> kernel_symbols_;  // kernel i's symbol, as the segments name it
   std::unique_ptr<SegmentBuilder> segments_;
+  HostProgram given_program_;  // used when no schedule passes ran (symbolic plans)
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> MakeCudaBackend(const CudaTarget& target, BackendOptions options) {
-  return std::make_unique<CudaPipelineBackend>(target, std::move(options));
+std::unique_ptr<Backend> MakeCudaBackend(const CudaTarget& target, BackendOptions options,
+                                         HostProgram program) {
+  return std::make_unique<CudaPipelineBackend>(target, std::move(options), std::move(program));
 }
 
 }  // namespace tccd::codegen

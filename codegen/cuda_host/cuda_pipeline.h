@@ -9,9 +9,13 @@
 
 #include "codegen/backend.h"
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda_host/host_program.h"
 
 namespace tccd::codegen {
 
-std::unique_ptr<Backend> MakeCudaBackend(const CudaTarget& target, BackendOptions options);
+// `program`: gemms and segments the host library runs besides the schedule passes' own (the
+// sized gemms of a symbolic plan, symbolic_gemms.h, which runs no schedule passes). Default: none.
+std::unique_ptr<Backend> MakeCudaBackend(const CudaTarget& target, BackendOptions options,
+                                         HostProgram program = {});
 
 }  // namespace tccd::codegen

@@ -255,10 +255,11 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
   for (size_t g = 0; g < program.gemms.size(); ++g) {
     const GemmSpec& s = program.gemms[g];
     gemms.push_back(llvm::ConstantStruct::get(
-        t.gemm, {AddString(m, s.name, absl::StrCat("tccd_gemm", g, "_name")), i64c(s.m), i64c(s.n),
-                 i64c(s.k), i64c(s.lda), i64c(s.ldb), i64c(s.ldd), i64c(s.batch), i64c(s.stride_a),
-                 i64c(s.stride_b), i64c(s.stride_d), i32c(s.trans_a), i32c(s.trans_b),
-                 i32c(s.dtype), i32c(s.compute), i32c(s.epilogue), f32c(s.alpha)}));
+        t.gemm, {AddString(m, s.name, absl::StrCat("tccd_gemm", g, "_name")),
+                 i64c(s.sized ? TCCD_RT_GEMM_SIZED : s.m), i64c(s.n), i64c(s.k), i64c(s.lda),
+                 i64c(s.ldb), i64c(s.ldd), i64c(s.batch), i64c(s.stride_a), i64c(s.stride_b),
+                 i64c(s.stride_d), i32c(s.trans_a), i32c(s.trans_b), i32c(s.dtype), i32c(s.compute),
+                 i32c(s.epilogue), f32c(s.alpha)}));
   }
   const auto num_gemms = static_cast<uint64_t>(gemms.size());
   llvm::Constant* gemm_table = null;
@@ -354,6 +355,17 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
         prefix + "descriptor", 8);
     // int <name>(void* const* io, void* workspace, void* stream)
     DefineForwarder(m, segment.name, run_segment, {module_descriptor, descriptor}, {ptr, ptr, ptr});
+  }
+  // int <name>(void* const* data, const int64_t* dims, void* workspace, uint64_t bytes,
+  //            void* stream): a gemm with run-time sizes (kCudaSizedGemmAbi).
+  llvm::Function* gemm_sized = nullptr;
+  for (size_t g = 0; g < program.gemms.size(); ++g) {
+    if (!program.gemms[g].sized) continue;
+    if (gemm_sized == nullptr)
+      gemm_sized =
+          DeclareRuntime(m, i32, {ptr, i32, ptr, ptr, ptr, i64, ptr}, "tccd_rt_gemm_sized");
+    DefineForwarder(m, program.gemms[g].name, gemm_sized,
+                    {module_descriptor, i32c(static_cast<int64_t>(g))}, {ptr, ptr, ptr, i64, ptr});
   }
   DefineForwarder(m, "tccd_cuda_init", init, {module_descriptor}, {});
   DefineForwarder(m, "tccd_cuda_last_error", last_error, {}, {});

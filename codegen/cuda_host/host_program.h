@@ -23,9 +23,20 @@ inline constexpr int kCublasEpilogueReluBias = 6;
 // The most cuBLASLt scratch one gemm may use (TCCD_RT_GEMM_MAX_WORKSPACE in the runtime).
 inline constexpr int64_t kGemmWorkspaceBytes = int64_t{8} << 20;
 
+// The ABI of a gemm with run-time sizes, exported by the host library as its own entry point:
+//   extern "C" int <name>(void* const* data, const int64_t* dims, void* workspace,
+//                         uint64_t workspace_bytes, void* stream);
+// data: A, B[, bias], D; dims: m, n, k, lda, ldb, ldd, batch, stride_a, stride_b, stride_d
+// (tccd_rt_gemm_sized in runtime/tccd_cuda_runtime.h).
+inline constexpr char kCudaSizedGemmAbi[] = "tccd-cuda-sym-gemm-1";
+inline constexpr int kGemmDims = 10;
+
 // D[m x n] = alpha * op(A) * op(B) (+ bias), column-major, as struct tccd_rt_gemm.
 struct GemmSpec {
   std::string name;
+  // Sizes come with each call (kCudaSizedGemmAbi; the matmuls of symbolic plans): m .. stride_d
+  // are unused, and the host library exports `name` as the gemm's entry point. Default: false.
+  bool sized = false;
   int64_t m = 0, n = 0, k = 0;
   int64_t lda = 0, ldb = 0, ldd = 0;
   int64_t batch = 1;

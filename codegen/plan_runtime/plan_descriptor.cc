@@ -324,6 +324,7 @@ absl::StatusOr<int64_t> Abi(std::string_view abi) {
   if (abi == "tccd-cuda-segment-1") return TCCD_ABI_CUDA_SEGMENT;
   if (abi == "tccd-cpu-sym-1") return TCCD_ABI_CPU_SYM;
   if (abi == "tccd-cuda-sym-1") return TCCD_ABI_CUDA_SYM;
+  if (abi == "tccd-cuda-sym-gemm-1") return TCCD_ABI_CUDA_SYM_GEMM;
   return absl::UnimplementedError(absl::StrCat("native ABI ", std::string(abi)));
 }
 
@@ -356,6 +357,42 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
     case v1::Step::kNative: {
       const v1::NativeCall& call = step.native();
       ASSIGN_OR_RETURN(int64_t abi, Abi(call.abi()));
+      if (abi == TCCD_ABI_CUDA_SYM_GEMM) {
+        // A gemm with run-time sizes: its ten sizes are the shape's dim words; its operands
+        // are checked against their own metas at run time (no expected strides).
+        if (!ctx.symbolic || call.shape_size() != TCCD_GEMM_DIMS || step.outputs_size() != 1 ||
+            step.outputs(0) < 0 || call.inputs_size() < 2 || call.inputs_size() > 3)
+          return absl::InternalError(absl::StrCat("step ", index, ": a malformed sized gemm"));
+        w.Word(TCCD_STEP_KERNEL);
+        w.Word(abi);
+        w.String(call.artifact());
+        w.String(call.symbol());
+        w.Word(TCCD_GEMM_DIMS);
+        for (int64_t word : call.shape()) {
+          if (word >= 0) {
+            w.Word(word);
+            continue;
+          }
+          // GemmDimRef: operand's size or stride.
+          const int64_t code = -(word + 1), dim = code % 16, part = (code / 16) % 2;
+          const int64_t operand = code / 32;
+          const int id = operand < call.inputs_size()    ? call.inputs(operand)
+                         : operand == call.inputs_size() ? step.outputs(0)
+                                                         : -1;
+          if (id < 0 || id >= ctx.plan.values_size() || dim >= ctx.plan.values(id).sizes_size())
+            return absl::InternalError(
+                absl::StrCat("step ", index, ": sized gemm word ", word, " names no operand dim"));
+          const v1::TensorMeta& meta = ctx.plan.values(id);
+          ASSIGN_OR_RETURN(int64_t dw,
+                           ctx.exprs.DimWord(part == 0 ? meta.sizes(dim) : meta.strides(dim)));
+          w.Word(dw);
+        }
+        w.Ids(call.inputs());
+        w.Ids(step.outputs());
+        RETURN_IF_ERROR(WriteInto(step, index, ctx, w));
+        w.Word(TCCD_LAYOUT_OWN);
+        break;
+      }
       const int rank = call.shape_size();
       if (rank > kMaxRank)
         return absl::UnimplementedError(absl::StrCat("step ", index, ": rank ", rank));
@@ -487,7 +524,8 @@ bool IsSymbolic(const v1::Plan& plan) {
     if (HasSymExpr(v)) return true;
   for (const v1::Step& step : plan.steps()) {
     if (step.has_native() &&
-        (step.native().abi() == "tccd-cpu-sym-1" || step.native().abi() == "tccd-cuda-sym-1"))
+        (step.native().abi() == "tccd-cpu-sym-1" || step.native().abi() == "tccd-cuda-sym-1" ||
+         step.native().abi() == "tccd-cuda-sym-gemm-1"))
       return true;
     if (!step.has_extern_call()) continue;
     for (const v1::Value& v : step.extern_call().args())

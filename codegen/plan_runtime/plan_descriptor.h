@@ -14,6 +14,16 @@ namespace tccd::codegen {
 inline constexpr char kPlanDescriptorName[] = "plan.tccdplan";
 inline constexpr char kPlanRuntimeName[] = "tccd_plan_runtime.so";
 
+// A gemm with run-time sizes (NativeCall ABI "tccd-cuda-sym-gemm-1", codegen/symbolic_gemms.h)
+// has ten NativeCall.shape words, its m, n, k, lda, ldb, ldd, batch, stride_a, stride_b and
+// stride_d: a word >= 0 is that size; a negative word names where the size is at each call,
+// the size (part 0) or stride (part 1) in dim `dim` of operand `operand` (the step's inputs,
+// then its output), i.e. that value's meta's size expression. The descriptor turns each into a
+// dim word; the client's interpreter evaluates it from the meta (runtime.py).
+inline constexpr int64_t GemmDimRef(int operand, int part, int dim) {
+  return -(1 + (int64_t{operand} * 2 + part) * 16 + dim);
+}
+
 // Symbolic plans (size expressions, SymInt arguments) carry their expressions and the symbols'
 // input bindings (format version 2). UNIMPLEMENTED for what the runtime cannot run (segments or
 // aliases in a symbolic plan, ranks above 16, an unknown ABI): the manifest then carries no

@@ -8,7 +8,17 @@
  * Per context, at load time (never during capture): one matmul descriptor, three layouts and
  * the heuristic's best algorithm per gemm. A launch is then one cublasLtMatmul on the caller's
  * stream: no allocation (cuBLASLt's scratch is part of the segment workspace), no sync.
+ *
+ * Gemms with run-time sizes (m == TCCD_RT_GEMM_SIZED: the matmuls of symbolic plans) cannot be
+ * made at load time: their objects are made at the first call with each distinct set of sizes
+ * and kept in a small set-associative cache (g_sized: TCCD_RT_SIZED_WAYS sizes per set, sets
+ * picked by a hash of gemm, context and sizes; the least recently used entry of a full set is
+ * destroyed). A training loop over a few sequence lengths then pays the heuristic once per
+ * length and gemm; a hit is a hash, a compare and the matmul. The cache is guarded by one mutex
+ * held through the matmul call (its bias pointer is a descriptor attribute, and an entry may be
+ * evicted by another thread), which costs an uncontended lock per call.
  */
+#include <pthread.h>
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +30,8 @@ struct cublaslt {
   tccd_lt_status (*create)(tccd_lt_handle*);
   const char* (*status_string)(tccd_lt_status);
   tccd_lt_status (*desc_create)(void** desc, int compute, int scale_type);
+  tccd_lt_status (*desc_destroy)(void* desc);
+  tccd_lt_status (*layout_destroy)(void* layout);
   tccd_lt_status (*desc_set)(void* desc, int attr, const void* buf, size_t size);
   tccd_lt_status (*layout_create)(void** layout, int type, uint64_t rows, uint64_t cols,
                                   int64_t ld);
@@ -77,6 +89,8 @@ static int load_cublaslt_locked(void) {
   TCCD_RT_RESOLVE(status_string, "cublasLtGetStatusString");
   TCCD_RT_RESOLVE(desc_create, "cublasLtMatmulDescCreate");
   TCCD_RT_RESOLVE(desc_set, "cublasLtMatmulDescSetAttribute");
+  TCCD_RT_RESOLVE(desc_destroy, "cublasLtMatmulDescDestroy");
+  TCCD_RT_RESOLVE(layout_destroy, "cublasLtMatrixLayoutDestroy");
   TCCD_RT_RESOLVE(layout_create, "cublasLtMatrixLayoutCreate");
   TCCD_RT_RESOLVE(layout_set, "cublasLtMatrixLayoutSetAttribute");
   TCCD_RT_RESOLVE(pref_create, "cublasLtMatmulPreferenceCreate");
@@ -119,7 +133,8 @@ static int make_layout(const struct tccd_rt_gemm* g, void** layout, uint64_t row
   return TCCD_RT_SUCCESS;
 }
 
-static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s) {
+static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
+                     uint64_t max_workspace) {
   TCCD_RT_CHECK(g_lt.desc_create(&s->desc, g->compute, kScaleTypeF32), "cublasLtMatmulDescCreate");
   const int32_t trans_a = g->trans_a, trans_b = g->trans_b;
   const uint32_t epilogue = (uint32_t)g->epilogue;
@@ -139,7 +154,6 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s)
 
   void* pref = NULL;
   TCCD_RT_CHECK(g_lt.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
-  const uint64_t max_workspace = TCCD_RT_GEMM_MAX_WORKSPACE;
   tccd_lt_status status =
       g_lt.pref_set(pref, kPrefMaxWorkspace, &max_workspace, sizeof(max_workspace));
   heuristic_result result;
@@ -167,20 +181,20 @@ int tccd_rt_gemm_load_context(const struct tccd_rt_module* module, int slot) {
   const int code = load_cublaslt_locked();
   if (code != TCCD_RT_SUCCESS) return code;
   for (int32_t i = 0; i < module->num_gemms; ++i) {
+    if (module->gemms[i].m == TCCD_RT_GEMM_SIZED) continue; /* made per call's sizes */
     /* On failure the half-made objects leak: a few hundred bytes, once, on a failing path. */
     const int result =
-        load_gemm(&module->gemms[i], &module->gemm_states[(size_t)slot * module->num_gemms + i]);
+        load_gemm(&module->gemms[i], &module->gemm_states[(size_t)slot * module->num_gemms + i],
+                  TCCD_RT_GEMM_MAX_WORKSPACE);
     if (result != TCCD_RT_SUCCESS) return result;
   }
   return TCCD_RT_SUCCESS;
 }
 
-int tccd_rt_gemm_run(const struct tccd_rt_module* module, int slot, int32_t index,
-                     void* const* operands, void* workspace, uint64_t workspace_bytes,
-                     void* stream) {
-  const struct tccd_rt_gemm* g = &module->gemms[index];
-  const struct tccd_rt_gemm_state* s =
-      &module->gemm_states[(size_t)slot * module->num_gemms + index];
+/* One cublasLtMatmul of gemm `g` with the objects `s`. operands: A, B, D[, bias]. */
+static int run_gemm(const struct tccd_rt_gemm* g, const struct tccd_rt_gemm_state* s,
+                    void* const* operands, void* workspace, uint64_t workspace_bytes,
+                    void* stream) {
   if (s->workspace_size > workspace_bytes) {
     return tccd_rt_set_error(
         TCCD_RT_ERROR_INVALID_VALUE,
@@ -203,4 +217,137 @@ int tccd_rt_gemm_run(const struct tccd_rt_module* module, int slot, int32_t inde
                   s->workspace_size > 0 ? workspace : NULL, s->workspace_size, stream),
       "cublasLtMatmul");
   return TCCD_RT_SUCCESS;
+}
+
+int tccd_rt_gemm_run(const struct tccd_rt_module* module, int slot, int32_t index,
+                     void* const* operands, void* workspace, uint64_t workspace_bytes,
+                     void* stream) {
+  return run_gemm(&module->gemms[index],
+                  &module->gemm_states[(size_t)slot * module->num_gemms + index], operands,
+                  workspace, workspace_bytes, stream);
+}
+
+/* ---- Gemms with run-time sizes ------------------------------------------------------------ */
+
+#define TCCD_RT_SIZED_SETS 64
+#define TCCD_RT_SIZED_WAYS 8
+
+struct sized_entry {
+  const struct tccd_rt_module* module; /* NULL: a free way */
+  int32_t slot, index;
+  int64_t dims[TCCD_RT_GEMM_DIMS];
+  uint64_t workspace_cap; /* the workspace the algorithm was chosen for */
+  uint64_t used;          /* g_sized_clock at the last hit: the set's LRU order */
+  struct tccd_rt_gemm_state state;
+};
+
+static pthread_mutex_t g_sized_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct sized_entry g_sized[TCCD_RT_SIZED_SETS][TCCD_RT_SIZED_WAYS]; /* g_sized_mu */
+static uint64_t g_sized_clock;                                              /* g_sized_mu */
+
+static uint64_t sized_hash(int slot, int32_t index, const int64_t* dims) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a over the key's words */
+  const int64_t words[2] = {slot, index};
+  for (int i = 0; i < 2 + TCCD_RT_GEMM_DIMS; ++i) {
+    h ^= (uint64_t)(i < 2 ? words[i] : dims[i - 2]);
+    h *= 1099511628211ull;
+  }
+  return h ^ (h >> 29);
+}
+
+static void destroy_state(struct tccd_rt_gemm_state* s) {
+  /* Deliberately ignored: destroying only frees host memory, and a failure leaves nothing to do. */
+  if (s->desc != NULL) (void)g_lt.desc_destroy(s->desc);
+  if (s->layout_a != NULL) (void)g_lt.layout_destroy(s->layout_a);
+  if (s->layout_b != NULL) (void)g_lt.layout_destroy(s->layout_b);
+  if (s->layout_d != NULL) (void)g_lt.layout_destroy(s->layout_d);
+  memset(s, 0, sizeof(*s));
+}
+
+/* The cached objects for (module, slot, index, dims, workspace cap), made on a miss. Caller holds
+ * g_sized_mu. */
+static int sized_state(const struct tccd_rt_module* module, int slot, int32_t index,
+                       const struct tccd_rt_gemm* g, uint64_t workspace_cap,
+                       struct tccd_rt_gemm_state** out) {
+  const int64_t dims[TCCD_RT_GEMM_DIMS] = {g->m,     g->n,        g->k,        g->lda,
+                                           g->ldb,   g->ldd,      g->batch,    g->stride_a,
+                                           g->stride_b, g->stride_d};
+  struct sized_entry* set = g_sized[sized_hash(slot, index, dims) % TCCD_RT_SIZED_SETS];
+  struct sized_entry* victim = &set[0];
+  ++g_sized_clock;
+  for (int w = 0; w < TCCD_RT_SIZED_WAYS; ++w) {
+    struct sized_entry* e = &set[w];
+    if (e->module == module && e->slot == slot && e->index == index &&
+        e->workspace_cap == workspace_cap && memcmp(e->dims, dims, sizeof(dims)) == 0) {
+      e->used = g_sized_clock;
+      *out = &e->state;
+      return TCCD_RT_SUCCESS;
+    }
+    if (victim->module != NULL && (e->module == NULL || e->used < victim->used)) victim = e;
+  }
+  if (victim->module != NULL) destroy_state(&victim->state);
+  victim->module = NULL;
+  const int code = load_gemm(g, &victim->state, workspace_cap);
+  if (code != TCCD_RT_SUCCESS) {
+    destroy_state(&victim->state);
+    return code;
+  }
+  victim->module = module;
+  victim->slot = slot;
+  victim->index = index;
+  memcpy(victim->dims, dims, sizeof(dims));
+  victim->workspace_cap = workspace_cap;
+  victim->used = g_sized_clock;
+  *out = &victim->state;
+  return TCCD_RT_SUCCESS;
+}
+
+int tccd_rt_gemm_run_sized(const struct tccd_rt_module* module, int slot, int32_t index,
+                           void* const* data, const int64_t* dims, void* workspace,
+                           uint64_t workspace_bytes, void* stream) {
+  struct tccd_rt_gemm sized = module->gemms[index];
+  sized.m = dims[0];
+  sized.n = dims[1];
+  sized.k = dims[2];
+  sized.lda = dims[3];
+  sized.ldb = dims[4];
+  sized.ldd = dims[5];
+  sized.batch = dims[6];
+  sized.stride_a = dims[7];
+  sized.stride_b = dims[8];
+  sized.stride_d = dims[9];
+  const struct tccd_rt_gemm* g = &sized;
+  for (int i = 0; i < TCCD_RT_GEMM_DIMS; ++i) {
+    if (dims[i] < 0) {
+      return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE,
+                               "tccd: %s called with a negative size (word %d: %lld)", g->name, i,
+                               (long long)dims[i]);
+    }
+  }
+  if (g->m == 0 || g->n == 0 || g->batch == 0) return TCCD_RT_SUCCESS;
+  /* cuBLASLt rejects these; a plan only declares them for layouts it proved dense, so one here
+   * is a caller's error, reported rather than passed on. k == 0 (an empty sum: D = bias or 0)
+   * is not run by cuBLASLt either. */
+  const int64_t rows_a = g->trans_a ? g->k : g->m, rows_b = g->trans_b ? g->n : g->k;
+  if (g->k == 0 || g->lda < (rows_a > 1 ? rows_a : 1) || g->ldb < (rows_b > 1 ? rows_b : 1) ||
+      g->ldd < g->m || g->batch > INT32_MAX) {
+    return tccd_rt_set_error(
+        TCCD_RT_ERROR_INVALID_VALUE,
+        "tccd: %s called with sizes cuBLASLt does not take (m=%lld n=%lld k=%lld lda=%lld "
+        "ldb=%lld ldd=%lld batch=%lld)",
+        g->name, (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->lda,
+        (long long)g->ldb, (long long)g->ldd, (long long)g->batch);
+  }
+  const int has_bias = g->epilogue == 4 || g->epilogue == 6;
+  void* operands[4] = {data[0], data[1], data[has_bias ? 3 : 2], has_bias ? data[2] : NULL};
+  const uint64_t cap =
+      workspace == NULL ? 0
+      : workspace_bytes < TCCD_RT_GEMM_MAX_WORKSPACE ? workspace_bytes
+                                                     : TCCD_RT_GEMM_MAX_WORKSPACE;
+  pthread_mutex_lock(&g_sized_mu);
+  struct tccd_rt_gemm_state* s = NULL;
+  int code = sized_state(module, slot, index, g, cap, &s);
+  if (code == TCCD_RT_SUCCESS) code = run_gemm(g, s, operands, workspace, cap, stream);
+  pthread_mutex_unlock(&g_sized_mu);
+  return code;
 }

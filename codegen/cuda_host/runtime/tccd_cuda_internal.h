@@ -42,9 +42,14 @@ __attribute__((format(printf, 2, 3))) int tccd_rt_set_error(int code, const char
  * published. */
 int tccd_rt_gemm_load_context(const struct tccd_rt_module* module, int slot);
 
-/* Enqueues gemm `index` on `stream`. operands: A, B, D[, bias]. */
+/* Enqueues gemm `index` (static sizes) on `stream`. operands: A, B, D[, bias]. */
 int tccd_rt_gemm_run(const struct tccd_rt_module* module, int slot, int32_t index,
                      void* const* operands, void* workspace, uint64_t workspace_bytes,
                      void* stream);
+
+/* Enqueues sized gemm `index` (tccd_rt_gemm_sized) in context slot `slot`. */
+int tccd_rt_gemm_run_sized(const struct tccd_rt_module* module, int slot, int32_t index,
+                           void* const* data, const int64_t* dims, void* workspace,
+                           uint64_t workspace_bytes, void* stream);
 
 #endif /* TCCD_CODEGEN_CUDA_HOST_RUNTIME_TCCD_CUDA_INTERNAL_H_ */

@@ -645,6 +645,27 @@ int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, voi
   return code;
 }
 
+int tccd_rt_gemm_sized(const struct tccd_rt_module* module, int32_t index, void* const* data,
+                       const int64_t* dims, void* workspace, uint64_t workspace_bytes,
+                       void* stream) {
+  if (index < 0 || index >= module->num_gemms || module->gemms[index].m != TCCD_RT_GEMM_SIZED) {
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE,
+                             "tccd: no gemm %d with run-time sizes in this module", index);
+  }
+  if (data == NULL || dims == NULL) {
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL %s",
+                             module->gemms[index].name, data == NULL ? "data" : "dims");
+  }
+  const struct driver* d = NULL;
+  int slot, pushed;
+  int code = begin_call(module, stream, &d, &slot, &pushed);
+  if (code == TCCD_RT_SUCCESS)
+    code = tccd_rt_gemm_run_sized(module, slot, index, data, dims, workspace, workspace_bytes,
+                                  stream);
+  leave_context(d, pushed);
+  return code;
+}
+
 int tccd_rt_run_segment(const struct tccd_rt_module* module, const struct tccd_rt_segment* segment,
                         void* const* io, void* workspace, void* stream) {
   if ((io == NULL && segment->num_io > 0) || (workspace == NULL && segment->workspace_bytes > 0)) {

@@ -122,6 +122,14 @@ struct tccd_rt_gemm {
   float alpha;
 };
 
+/* A gemm whose sizes come with each call (the matmuls of graphs with symbolic sizes, ABI
+ * "tccd-cuda-sym-gemm-1"): m is TCCD_RT_GEMM_SIZED and m, n, k, lda, ldb, ldd, batch and the
+ * three batch strides are ignored; the call passes them, in that order, as
+ * TCCD_RT_GEMM_DIMS words (tccd_rt_gemm_sized). Its cuBLASLt objects are made per distinct
+ * sizes and kept in a small cache (tccd_cuda_gemm.c), not at load time. */
+#define TCCD_RT_GEMM_SIZED (-1)
+#define TCCD_RT_GEMM_DIMS 10
+
 /* One gemm's cuBLASLt objects in one context (the chosen algorithm depends on the device). Zero
  * until its context's entry is published, like tccd_rt_function. */
 struct tccd_rt_gemm_state {
@@ -198,6 +206,17 @@ int tccd_rt_launch(const struct tccd_rt_module* module, int32_t kernel_index, vo
 int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t kernel_index,
                          void* const* data, const int64_t* strides, const int64_t* shape,
                          void* stream);
+
+/* Enqueues gemm `index` (m == TCCD_RT_GEMM_SIZED) on `stream` with this call's sizes: `dims`
+ * m, n, k, lda, ldb, ldd, batch, stride_a, stride_b, stride_d (column-major, as struct
+ * tccd_rt_gemm); `data` A, B[, bias], D (inputs then the output, as a plan's kernel step);
+ * `workspace` cuBLASLt's scratch of `workspace_bytes` (the algorithm is chosen for at most
+ * that much; NULL and 0 allowed). The descriptor, layouts and heuristic result are looked up
+ * in a cache keyed by the sizes, made on a miss (not capture-safe then: symbolic plans are
+ * never captured). Sizes m, n or batch 0 enqueue nothing. */
+int tccd_rt_gemm_sized(const struct tccd_rt_module* module, int32_t index, void* const* data,
+                       const int64_t* dims, void* workspace, uint64_t workspace_bytes,
+                       void* stream);
 
 /* Runs `segment` on `stream`: every step in order, asynchronously. io/workspace as in ABI
  * "tccd-cuda-segment-1". Capture-safe once the module is loaded into the current context. */

@@ -14,7 +14,8 @@
  *   num_steps; per step: kind, its fields (below), n_release, release[n_release]
  *     KERNEL:  abi, artifact, symbol, rank, shape[rank]*, n_in, in[n_in], n_out, out[n_out],
  *              into[n_out], layout (TCCD_LAYOUT_*), expected_strides[(n_in + n_out) * rank]
- *              unless the layout is TCCD_LAYOUT_OWN (then none)
+ *              unless the layout is TCCD_LAYOUT_OWN (then none); a sized gemm
+ *              (TCCD_ABI_CUDA_SYM_GEMM) is a KERNEL step whose shape is its ten sizes
  *     SEGMENT: abi, artifact, symbol, n_in, in[n_in], n_out, out[n_out], into[n_out],
  *              workspace_bytes
  *     into[o]: -1, or the graph input whose buffer output o is written into instead of an
@@ -63,6 +64,16 @@
 #define TCCD_ABI_CUDA_SYM                                                                          \
   5 /* "tccd-cuda-sym-1": int f(void** ptrs, const int64_t* strides, const int64_t* shape, stream) \
      */
+
+/* "tccd-cuda-sym-gemm-1": a cuBLASLt matmul with run-time sizes, a KERNEL step of rank
+ * TCCD_GEMM_DIMS whose shape words are m, n, k, lda, ldb, ldd, batch, stride_a, stride_b,
+ * stride_d (dim words) and layout TCCD_LAYOUT_OWN; inputs A, B[, bias], one output D:
+ *   int f(void** ptrs, const int64_t* dims, void* workspace, uint64_t workspace_bytes, stream)
+ * Inputs not in their declared layout, or misaligned, are copied into it; the runtime passes
+ * TCCD_GEMM_WORKSPACE_BYTES of scratch (codegen::kGemmWorkspaceBytes). */
+#define TCCD_ABI_CUDA_SYM_GEMM 6
+#define TCCD_GEMM_DIMS 10
+#define TCCD_GEMM_WORKSPACE_BYTES (8LL << 20)
 
 /* A kernel step's layout word: how its operands' strides are found. */
 #define TCCD_LAYOUT_DECLARED \

@@ -517,17 +517,24 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
         s->expected = calloc((size_t)(n ? n : 1), sizeof(int64_t));
         for (int64_t i = 0; i < n; ++i) s->expected[i] = rd(r);
         if (s->abi != TCCD_ABI_CPU && s->abi != TCCD_ABI_CUDA && s->abi != TCCD_ABI_CPU_SYM &&
-            s->abi != TCCD_ABI_CUDA_SYM)
+            s->abi != TCCD_ABI_CUDA_SYM && s->abi != TCCD_ABI_CUDA_SYM_GEMM)
           return fail("step %ld: abi %d", (long)index, s->abi);
         /* Kernels with run-time sizes take their operands' own strides; declared layouts are
          * static (the shape is then plain sizes). */
-        if ((s->abi == TCCD_ABI_CPU_SYM || s->abi == TCCD_ABI_CUDA_SYM) &&
+        if ((s->abi == TCCD_ABI_CPU_SYM || s->abi == TCCD_ABI_CUDA_SYM ||
+             s->abi == TCCD_ABI_CUDA_SYM_GEMM) &&
             s->layout != TCCD_LAYOUT_OWN)
           return fail("step %ld: a kernel with run-time sizes and a declared layout", (long)index);
         for (int i = 0; s->layout != TCCD_LAYOUT_OWN && i < s->rank; ++i)
           if (s->shape[i] < 0)
             return fail("step %ld: a symbolic shape and a declared layout", (long)index);
-        for (int64_t i = 0; s->layout == TCCD_LAYOUT_OWN && i < s->n_out; ++i)
+        /* A sized gemm's shape is its ten sizes: A, B[, bias] in, D out. */
+        if (s->abi == TCCD_ABI_CUDA_SYM_GEMM &&
+            (s->rank != TCCD_GEMM_DIMS || s->n_in < 2 || s->n_in > 3 || s->n_out != 1))
+          return fail("step %ld: a malformed sized gemm", (long)index);
+        for (int64_t i = 0; s->layout == TCCD_LAYOUT_OWN && s->abi != TCCD_ABI_CUDA_SYM_GEMM &&
+                            i < s->n_out;
+             ++i)
           if (p->values[s->out[i]].rank != s->rank)
             return fail("step %ld: output %ld is not of the kernel's rank", (long)index,
                         (long)s->out[i]);
@@ -542,7 +549,7 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
           return fail("step %ld: output %ld is not allocatable", (long)index, (long)s->out[i]);
       }
       if ((s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SYM ||
-           s->abi == TCCD_ABI_CUDA_SEGMENT) &&
+           s->abi == TCCD_ABI_CUDA_SEGMENT || s->abi == TCCD_ABI_CUDA_SYM_GEMM) &&
           !g_cuda_ready)
         return fail("step %ld: a CUDA step, but libtorch_cuda's ABI is not resolved", (long)index);
       s->fn = find_symbol(n_art, names, handles, s->artifact, s->symbol);
@@ -1311,6 +1318,7 @@ typedef int (*CudaSizedKernelFn)(void**, const int64_t*, const int64_t*, void*);
 typedef void (*CpuKernelFn)(void**, const int64_t*);
 typedef void (*CpuSizedKernelFn)(void**, const int64_t*, const int64_t*);
 typedef int (*CudaSegmentFn)(void**, void*, void*);
+typedef int (*CudaSizedGemmFn)(void**, const int64_t*, void*, uint64_t, void*);
 
 /* `shape`: the iteration space, for a kernel with run-time sizes (TCCD_ABI_CUDA_SYM). */
 static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** ptrs,
@@ -1322,7 +1330,11 @@ static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** 
   for (int attempt = 0; attempt < 2; ++attempt) {
     err = s->kind == TCCD_STEP_SEGMENT  ? ((CudaSegmentFn)s->fn)(ptrs, workspace, stream)
           : s->abi == TCCD_ABI_CUDA_SYM ? ((CudaSizedKernelFn)s->fn)(ptrs, strides, shape, stream)
-                                        : ((CudaKernelFn)s->fn)(ptrs, strides, stream);
+          : s->abi == TCCD_ABI_CUDA_SYM_GEMM
+              ? ((CudaSizedGemmFn)s->fn)(ptrs, shape, workspace,
+                                         workspace ? (uint64_t)TCCD_GEMM_WORKSPACE_BYTES : 0,
+                                         stream)
+              : ((CudaKernelFn)s->fn)(ptrs, strides, stream);
     /* A thread with no current context (autograd's backward thread) cannot launch: make the
      * primary context current (through torch) and retry once, as runtime.py does. */
     if (err != RT_ERROR_INVALID_CONTEXT || run->p->make_current == NULL || attempt) break;
@@ -1407,7 +1419,57 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
   return rc ? rc : copy_pending(run, s, index, pending);
 }
 
+/* A cuBLASLt gemm with run-time sizes (TCCD_ABI_CUDA_SYM_GEMM): its ten sizes from this call's
+ * expressions; inputs in their declared layouts (this call's strides), 16-byte aligned, as the
+ * daemon proved them dense for every size (codegen/symbolic_gemms.h), else copied into it as a
+ * segment's inputs are; the output allocated as declared; cuBLASLt's scratch from the caching
+ * allocator, released after the call (reused by work ordered after it on the stream). */
+static int run_gemm_sized(Run* run, const Step* s, int64_t index) {
+  void* ptrs[4];
+  void* copies[3] = {NULL, NULL, NULL};
+  int64_t dims[TCCD_GEMM_DIMS];
+  int64_t pending[1] = {-1};
+  void* workspace = NULL;
+  void* ws_ptr = NULL;
+  int rc = 0;
+  for (int d = 0; d < TCCD_GEMM_DIMS; ++d) dims[d] = dimv(run, s->shape[d]);
+  const int device = device_of(run, s);
+  for (int64_t i = 0; i < s->n_in; ++i) {
+    void* h;
+    int declared = 1;
+    if ((rc = get(run, index, s->in[i], &h)) ||
+        (rc = check_input(run, index, s->in[i], h, &declared)))
+      goto out;
+    void* data = NULL;
+    t_aoti_torch_get_data_ptr(h, &data);
+    if (!declared || ((uintptr_t)data % 16) != 0) {
+      if ((rc = copy_declared(run, index, s->in[i], h, &copies[i]))) goto out;
+      t_aoti_torch_get_data_ptr(copies[i], &data);
+    }
+    ptrs[i] = data;
+  }
+  if ((rc = bind_output(run, s, index, 0, device, &pending[0]))) goto out;
+  t_aoti_torch_get_data_ptr(run->env[s->out[0]], &ptrs[s->n_in]);
+  {
+    int64_t size = TCCD_GEMM_WORKSPACE_BYTES, stride = 1;
+    if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA, device,
+                                   &workspace) != 0) {
+      rc = fail("tccd plan step %ld: allocating %ld bytes of gemm workspace failed", (long)index,
+                (long)size);
+      goto out;
+    }
+    t_aoti_torch_get_data_ptr(workspace, &ws_ptr);
+  }
+  rc = call_cuda(run, s, index, device, ptrs, NULL, dims, ws_ptr);
+  if (!rc) rc = copy_pending(run, s, index, pending);
+out:
+  drop(&workspace);
+  for (int64_t i = 0; i < s->n_in; ++i) drop(&copies[i]);
+  return rc;
+}
+
 static int run_kernel(Run* run, const Step* s, int64_t index) {
+  if (s->abi == TCCD_ABI_CUDA_SYM_GEMM) return run_gemm_sized(run, s, index);
   if (s->layout == TCCD_LAYOUT_OWN) return run_kernel_own(run, s, index);
   const int64_t nops = s->n_in + s->n_out;
   void* ptrs[nops ? nops : 1];

@@ -18,7 +18,9 @@
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/cuda_row_emitter.h"
 #include "codegen/cuda_host/cuda_host.h"
+#include "codegen/cuda_host/runtime/tccd_cuda_runtime.h"
 #include "cuda_host_test_util.h"
+#include "fake_cublaslt.h"
 #include "fake_cuda_driver.h"
 #include "tests/codegen/cuda/cuda_test_kernels.h"
 
@@ -659,6 +661,147 @@ TEST_CASE("a segment launches its kernels in order with io and workspace pointer
   REQUIRE(run(io.data(), nullptr, stream) == 1);
   CHECK(fake.num_launches() == before + 2);
   CHECK(std::string(lib->LastError()).find("NULL workspace") != std::string::npos);
+  CHECK(fake.context_depth() == 1);
+}
+
+// The fake cuBLASLt (fake_cublaslt.c), loaded once per process like the fake driver, so the
+// runtime finds it by its SONAME as it finds PyTorch's copy.
+struct FakeLt {
+  decltype(&fake_lt_calls) calls;
+  decltype(&fake_lt_last_matmul) last_into;
+  fake_lt_matmul Last() const {
+    fake_lt_matmul m{};
+    last_into(&m);
+    return m;
+  }
+};
+
+const FakeLt& LoadFakeLt() {
+  static const FakeLt lt = [] {
+    void* lib = dlopen(TCCD_FAKE_CUBLASLT, RTLD_NOW | RTLD_GLOBAL);
+    INFO(dlerror());
+    REQUIRE(lib != nullptr);
+    REQUIRE(dlopen("libcublasLt.so.13", RTLD_NOW | RTLD_NOLOAD) == lib);
+    FakeLt f;
+    f.calls = reinterpret_cast<decltype(f.calls)>(dlsym(lib, "fake_lt_calls"));
+    f.last_into = reinterpret_cast<decltype(f.last_into)>(dlsym(lib, "fake_lt_last_matmul"));
+    REQUIRE((f.calls != nullptr && f.last_into != nullptr));
+    return f;
+  }();
+  return lt;
+}
+
+// A library with two gemms of run-time sizes (symbolic_gemms.h) and no kernels: tccd_sg0 with a
+// bias epilogue (A transposed, bf16, alpha 0.5), tccd_sg1 plain f32 (batched at run time).
+HostProgram SizedGemms() {
+  HostProgram program;
+  GemmSpec bias;
+  bias.name = "tccd_sg0";
+  bias.sized = true;
+  bias.trans_a = 1;
+  bias.dtype = kCudaR16BF;
+  bias.epilogue = kCublasEpilogueBias;
+  bias.alpha = 0.5f;
+  GemmSpec plain;
+  plain.name = "tccd_sg1";
+  plain.sized = true;
+  program.gemms = {bias, plain};
+  return program;
+}
+
+using SizedGemmFn = int (*)(void* const* data, const int64_t* dims, void* workspace,
+                            uint64_t workspace_bytes, void* stream);
+
+TEST_CASE("a gemm with run-time sizes makes its cuBLASLt objects once per distinct sizes",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const FakeLt& lt = LoadFakeLt();
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(CudaModule{}, SizedGemms());
+  INFO(so.status().ToString());
+  REQUIRE(so.ok());
+  absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
+  REQUIRE(lib.ok());
+  fake.set_current(Ctx(6));
+  // Loading makes no object for a sized gemm: its sizes are not known yet.
+  const int descs = lt.calls("desc_create");
+  REQUIRE(lib->Init() == 0);
+  CHECK(lt.calls("desc_create") == descs);
+  auto sg0 = reinterpret_cast<SizedGemmFn>(lib->Symbol("tccd_sg0"));
+  auto sg1 = reinterpret_cast<SizedGemmFn>(lib->Symbol("tccd_sg1"));
+  REQUIRE((sg0 != nullptr && sg1 != nullptr));
+  void* const stream = Ptr(0xabc000);
+  void* const workspace = Ptr(0x800000);
+  void* data[4] = {Ptr(0x1000), Ptr(0x2000), Ptr(0x3000), Ptr(0x4000)};  // A, B, bias, D
+
+  // m 8, n 5, k 16; A is k x m (transposed), B k x n, D m x n.
+  const int64_t first[10] = {8, 5, 16, 16, 16, 8, 1, 0, 0, 0};
+  const int heuristics = lt.calls("heuristic"), matmuls = lt.calls("matmul");
+  REQUIRE(sg0(data, first, workspace, 8u << 20, stream) == 0);
+  CHECK(lt.calls("heuristic") == heuristics + 1);
+  CHECK(lt.calls("matmul") == matmuls + 1);
+  fake_lt_matmul m = lt.Last();
+  CHECK((m.trans_a == 1 && m.trans_b == 0 && m.epilogue == 4u));
+  CHECK(m.alpha == 0.5f);
+  CHECK(m.beta == 0.0f);
+  CHECK((m.A == data[0] && m.B == data[1] && m.bias == data[2] && m.D == data[3] && m.C == m.D));
+  CHECK((m.a.type == kCudaR16BF && m.a.rows == 16 && m.a.cols == 8 && m.a.ld == 16));
+  CHECK((m.b.rows == 16 && m.b.cols == 5 && m.b.ld == 16));
+  CHECK((m.d.rows == 8 && m.d.cols == 5 && m.d.ld == 8 && m.d.batch == 1));
+  CHECK((m.workspace == workspace && m.workspace_size == 4096 && m.stream == stream));
+
+  // The same sizes again: the cached objects, no heuristic query.
+  REQUIRE(sg0(data, first, workspace, 8u << 20, stream) == 0);
+  CHECK(lt.calls("heuristic") == heuristics + 1);
+  CHECK(lt.calls("matmul") == matmuls + 2);
+
+  // Another n: objects of their own; the first sizes stay cached.
+  const int64_t second[10] = {8, 9, 16, 16, 16, 8, 1, 0, 0, 0};
+  REQUIRE(sg0(data, second, workspace, 8u << 20, stream) == 0);
+  CHECK(lt.calls("heuristic") == heuristics + 2);
+  m = lt.Last();
+  CHECK((m.b.cols == 9 && m.d.cols == 9 && m.d.ld == 8));
+  REQUIRE(sg0(data, first, workspace, 8u << 20, stream) == 0);
+  REQUIRE(sg0(data, second, workspace, 8u << 20, stream) == 0);
+  CHECK(lt.calls("heuristic") == heuristics + 2);
+  CHECK(lt.Last().d.cols == 9);
+
+  // No workspace: an algorithm chosen for none (its own cache entry).
+  REQUIRE(sg0(data, first, nullptr, 0, stream) == 0);
+  CHECK(lt.calls("heuristic") == heuristics + 3);
+  CHECK((lt.Last().workspace == nullptr && lt.Last().workspace_size == 0));
+
+  // Batched, no bias: data is A, B, D; batch count and strides on every layout.
+  const int64_t batched[10] = {4, 6, 3, 4, 3, 4, 7, 12, 18, 24};
+  void* plain[3] = {Ptr(0x5000), Ptr(0x6000), Ptr(0x7000)};
+  REQUIRE(sg1(plain, batched, workspace, 8u << 20, stream) == 0);
+  m = lt.Last();
+  CHECK((m.trans_a == 0 && m.epilogue == 1u && m.D == plain[2] && m.bias == nullptr));
+  CHECK((m.a.type == kCudaR32F && m.a.rows == 4 && m.a.cols == 3 && m.a.batch == 7 &&
+         m.a.batch_stride == 12));
+  CHECK((m.b.rows == 3 && m.b.cols == 6 && m.b.batch == 7 && m.b.batch_stride == 18));
+  CHECK((m.d.rows == 4 && m.d.cols == 6 && m.d.batch == 7 && m.d.batch_stride == 24));
+
+  // Empty: nothing enqueued. A leading dimension below the rows: an error, not a call.
+  const int before = lt.calls("matmul");
+  const int64_t empty[10] = {0, 6, 3, 4, 3, 4, 1, 0, 0, 0};
+  REQUIRE(sg1(plain, empty, workspace, 8u << 20, stream) == 0);
+  const int64_t bad_ld[10] = {4, 6, 3, 2, 3, 4, 1, 0, 0, 0};
+  REQUIRE(sg1(plain, bad_ld, workspace, 8u << 20, stream) == TCCD_RT_ERROR_INVALID_VALUE);
+  CHECK(std::string(lib->LastError()).find("does not take") != std::string::npos);
+  CHECK(lt.calls("matmul") == before);
+
+  // Many distinct sizes: the cache evicts (destroying what it made), so the objects alive stay
+  // bounded by its capacity (64 sets x 8 ways).
+  const int created = lt.calls("desc_create"), destroyed = lt.calls("desc_destroy");
+  for (int64_t n = 1; n <= 600; ++n) {
+    const int64_t dims[10] = {4, n, 3, 4, 3, 4, 1, 0, 0, 0};
+    REQUIRE(sg1(plain, dims, workspace, 8u << 20, stream) == 0);
+    CHECK(lt.Last().d.cols == static_cast<uint64_t>(n));
+  }
+  CHECK(lt.calls("desc_create") - created == 600);
+  CHECK(lt.calls("desc_destroy") - destroyed >= 600 - 64 * 8);
+  CHECK(lt.calls("desc_create") - lt.calls("desc_destroy") <= 64 * 8);
+  CHECK(lt.calls("layout_create") - lt.calls("layout_destroy") <= 3 * 64 * 8);
   CHECK(fake.context_depth() == 1);
 }
 

@@ -9,9 +9,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "codegen/pipeline.h"
+#include "codegen/symbolic_gemms.h"
 #include "codegen/symbolic_kernels.h"
 #include "codegen/symbolic_plan.h"
+#include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime/tccd_plan_format.h"
+#include "google/protobuf/text_format.h"
 
 namespace tccd::codegen {
 namespace {
@@ -275,7 +278,10 @@ TEST_CASE("a CUDA graph with symbolic sizes: the pointwise op a CUDA kernel with
   REQUIRE(out.ok());
   REQUIRE(out->plan.steps_size() == 3);
   CHECK(out->plan.values(4).device().type() == v1::CUDA);
-  CHECK(out->plan.steps(0).has_extern_call());
+  // The mm: a cuBLASLt gemm with run-time sizes (symbolic_gemms.h), in the same host library.
+  REQUIRE(out->plan.steps(0).has_native());
+  CHECK(out->plan.steps(0).native().abi() == "tccd-cuda-sym-gemm-1");
+  CHECK(out->plan.steps(0).native().symbol() == "tccd_sg0");
   REQUIRE(out->plan.steps(1).has_native());
   CHECK(out->plan.steps(1).native().abi() == "tccd-cuda-sym-1");
   CHECK(out->plan.steps(1).native().artifact() == "kernels_cuda.so");
@@ -558,6 +564,143 @@ TEST_CASE("malformed symbolic graphs are INVALID_ARGUMENT naming the place", "[s
   v1::ShapeEnv long_guard;
   long_guard.add_guards(std::string(5000, 's'));
   CHECK(absl::IsInvalidArgument(PrepareWith(ExampleGraph(), long_guard).status()));
+}
+
+// Matmuls of a symbolic CUDA graph (symbolic_gemms.h). Inputs: x f32[s0, 8], w f32[4, 8],
+// b f32[4], q f32[s1, s0, 16], k f32[s1, s0, 16], y f32[8, s0] with a row stride 2*s0 (not dense).
+// Nodes: t(w) (6), addmm(b, x, t(w)) (7), transpose(k, 1, 2) (8), bmm(q, k^T) (9), mm(x, y) (10).
+v1::Graph MatmulGraph() {
+  v1::Graph g;
+  *g.add_inputs() = Meta({Sym("s0"), Int(8)}, {Int(8), Int(1)});
+  *g.add_inputs() = Meta({Int(4), Int(8)}, {Int(8), Int(1)});
+  *g.add_inputs() = Meta({Int(4)}, {Int(1)});
+  *g.add_inputs() = Meta({Sym("s1"), Sym("s0"), Int(16)}, {Sym("16*s0"), Int(16), Int(1)});
+  *g.add_inputs() = Meta({Sym("s1"), Sym("s0"), Int(16)}, {Sym("16*s0"), Int(16), Int(1)});
+  *g.add_inputs() = Meta({Int(8), Sym("s0")}, {Sym("2*s0"), Int(1)});
+  auto node = [&](const char* target, std::vector<v1::Value> args, v1::TensorMeta out) {
+    v1::Node* n = g.add_nodes();
+    n->set_target(target);
+    for (v1::Value& a : args) *n->add_args() = a;
+    *n->add_outputs() = out;
+  };
+  auto integer = [](int64_t v) {
+    v1::Value value;
+    value.set_int_value(v);
+    return value;
+  };
+  node("aten::t.default", {Ref(-2)}, Meta({Int(8), Int(4)}, {Int(1), Int(8)}));
+  node("aten::addmm.default", {Ref(-3), Ref(-1), Ref(0)},
+       Meta({Sym("s0"), Int(4)}, {Int(4), Int(1)}));
+  node("aten::transpose.int", {Ref(-5), integer(1), integer(2)},
+       Meta({Sym("s1"), Int(16), Sym("s0")}, {Sym("16*s0"), Int(1), Int(16)}));
+  node("aten::bmm.default", {Ref(-4), Ref(2)},
+       Meta({Sym("s1"), Sym("s0"), Sym("s0")}, {Sym("s0*s0"), Sym("s0"), Int(1)}));
+  node("aten::mm.default", {Ref(-1), Ref(-6)}, Meta({Sym("s0"), Sym("s0")}, {Sym("s0"), Int(1)}));
+  *g.add_outputs() = Ref(1);
+  *g.add_outputs() = Ref(3);
+  *g.add_outputs() = Ref(4);
+  return OnCuda(g);
+}
+
+std::string Text(const google::protobuf::Message& m) {
+  google::protobuf::TextFormat::Printer printer;
+  printer.SetSingleLineMode(true);
+  std::string text;
+  printer.PrintToString(m, &text);
+  return text;
+}
+
+TEST_CASE("CUDA matmuls with symbolic sizes become cuBLASLt gemms with run-time sizes",
+          "[symbolic][gemm]") {
+  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(MatmulGraph(), {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true});
+  REQUIRE(lowering.ok());
+  CHECK(MatchSymbolicGemms(*sym, *lowering) == 2);
+  REQUIRE(lowering->gemms.size() == 2);
+  // addmm(b, x, w^T): D = Z^T [4 x s0] = (w^T)^T-as-stored [op T] x^T; bias epilogue.
+  const SymbolicGemm& linear = lowering->gemms[0];
+  CHECK(linear.spec.name == "tccd_sg0");
+  CHECK(linear.spec.sized);
+  CHECK((linear.spec.trans_a == 1 && linear.spec.trans_b == 0));
+  CHECK(linear.spec.epilogue == kCublasEpilogueBias);
+  CHECK(linear.node == 1);
+  // m = N 4, n = M (x's size 0: operand B = 1, part 0, dim 0), k 8, lda 8, ldb 8, ldd 4.
+  CHECK(linear.shape == std::vector<int64_t>{4, GemmDimRef(1, 0, 0), 8, 8, 8, 4, 1, 0, 0, 0});
+  // bmm(q, k^T): k^T is column-major (op T, ld 16); batch and batch strides from the operands.
+  const SymbolicGemm& scores = lowering->gemms[1];
+  CHECK((scores.spec.trans_a == 1 && scores.spec.trans_b == 0));
+  CHECK(scores.spec.epilogue == kCublasEpilogueDefault);
+  CHECK(scores.shape == std::vector<int64_t>{GemmDimRef(0, 0, 2), GemmDimRef(1, 0, 1), 16, 16, 16,
+                                             GemmDimRef(0, 0, 2), GemmDimRef(1, 0, 0),
+                                             GemmDimRef(0, 1, 0), GemmDimRef(1, 1, 0),
+                                             GemmDimRef(2, 1, 0)});
+  // mm(x, y): y's row stride 2*s0 is not its row length s0 for every size: extern, with why.
+  REQUIRE(lowering->rejected.size() == 1);
+  CHECK(lowering->rejected[0] ==
+        "matmul node 4 (aten::mm.default): an operand that is not a dense matrix for every size");
+
+  absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(
+      *sym, *lowering, {"kernels_cuda.so", "tccd-cuda-1", "tccd-cuda-sym-1", "cuda_pointwise"});
+  REQUIRE(plan.ok());
+  REQUIRE(plan->steps_size() == 5);
+  CHECK(plan->steps(0).extern_call().target() == "aten::t.default");
+  CHECK(Text(plan->steps(1)) ==
+        "native { artifact: \"kernels_cuda.so\" symbol: \"tccd_sg0\" abi: "
+        "\"tccd-cuda-sym-gemm-1\" shape: 4 shape: -33 shape: 8 shape: 8 shape: 8 shape: 4 "
+        "shape: 1 shape: 0 shape: 0 shape: 0 inputs: 6 inputs: 0 inputs: 2 kernels { name: "
+        "\"tccd_sg0\" kind: \"cublaslt_gemm\" ops: \"aten::addmm.default\" } } outputs: 7 "
+        "release: 2 release: 6 ");
+  CHECK(plan->steps(2).extern_call().target() == "aten::transpose.int");
+  CHECK(Text(plan->steps(3)) ==
+        "native { artifact: \"kernels_cuda.so\" symbol: \"tccd_sg1\" abi: "
+        "\"tccd-cuda-sym-gemm-1\" shape: -3 shape: -34 shape: 16 shape: 16 shape: 16 shape: -3 "
+        "shape: -33 shape: -17 shape: -49 shape: -81 inputs: 8 inputs: 3 kernels { name: "
+        "\"tccd_sg1\" kind: \"cublaslt_gemm\" ops: \"aten::bmm.default\" } } outputs: 9 "
+        "release: 3 release: 8 ");
+  CHECK(plan->steps(4).extern_call().target() == "aten::mm.default");
+
+  // The descriptor: each gemm a KERNEL step of rank 10 whose words are dim words (sizes, or
+  // expressions of this call), layout OWN.
+  absl::StatusOr<std::string> descriptor = WritePlanDescriptor(*plan);
+  INFO(descriptor.status().ToString());
+  REQUIRE(descriptor.ok());
+  std::vector<int64_t> words(descriptor->size() / 8);
+  std::memcpy(words.data(), descriptor->data(), descriptor->size());
+  int gemms = 0;
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] != TCCD_STEP_KERNEL || words[i + 1] != TCCD_ABI_CUDA_SYM_GEMM ||
+        words[i + 2] != 15)  // strlen("kernels_cuda.so")
+      continue;
+    ++gemms;
+    size_t at = i + 2;
+    for (int str = 0; str < 2; ++str) at += 1 + (words[at] + 1 + 7) / 8;  // artifact, symbol
+    REQUIRE(words[at] == TCCD_GEMM_DIMS);
+    if (gemms == 1) {
+      CHECK(words[at + 1] == 4);
+      CHECK(words[at + 2] < 0);  // s0
+      CHECK(std::vector<int64_t>(words.begin() + at + 3, words.begin() + at + 11) ==
+            std::vector<int64_t>{8, 8, 8, 4, 1, 0, 0, 0});
+    } else {
+      CHECK(words[at + 1] < 0);
+      CHECK(words[at + 1] == words[at + 6]);  // m and ldd: both s0, one expression
+      CHECK(words[at + 3] == 16);
+    }
+  }
+  CHECK(gemms == 2);
+}
+
+TEST_CASE("nothing to match: a graph without matmuls keeps its schedule", "[symbolic][gemm]") {
+  absl::StatusOr<codegen::SymbolicGraph> sym =
+      PrepareSymbolicGraph(SoftmaxGraph({Sym("s0"), Int(64)}, {Int(64), Int(1)}), {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = false});
+  REQUIRE(lowering.ok());
+  const size_t units = lowering->schedule.size();
+  CHECK(MatchSymbolicGemms(*sym, *lowering) == 0);
+  CHECK(lowering->gemms.empty());
+  CHECK(lowering->rejected.empty());
+  CHECK(lowering->schedule.size() == units);
 }
 
 }  // namespace

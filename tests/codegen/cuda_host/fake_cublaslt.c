@@ -1,0 +1,213 @@
+/* A fake libcublasLt.so.13 for the CUDA host library's tests (fake_cublaslt.h): the entry points
+ * tccd_cuda_gemm.c resolves, recording what the runtime asks for instead of computing. Objects
+ * are small heap records the getters read back; nothing touches a GPU. */
+#include "fake_cublaslt.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_created, g_desc_created, g_desc_destroyed, g_layout_created, g_layout_destroyed,
+    g_heuristics, g_matmuls;
+static uint64_t g_algo_workspace = 4096; /* what the heuristic says its algorithm needs */
+static fake_lt_matmul g_last;
+
+typedef struct {
+  int32_t trans_a, trans_b;
+  uint32_t epilogue;
+  const void* bias;
+} desc_t;
+
+typedef struct {
+  fake_lt_layout l;
+} layout_t;
+
+int cublasLtCreate(void** handle) {
+  pthread_mutex_lock(&g_mu);
+  ++g_created;
+  pthread_mutex_unlock(&g_mu);
+  *handle = (void*)0x1234;
+  return 0;
+}
+
+const char* cublasLtGetStatusString(int status) { return status ? "FAKE_FAILURE" : "OK"; }
+
+int cublasLtMatmulDescCreate(void** desc, int compute, int scale_type) {
+  (void)compute;
+  (void)scale_type;
+  *desc = calloc(1, sizeof(desc_t));
+  pthread_mutex_lock(&g_mu);
+  ++g_desc_created;
+  pthread_mutex_unlock(&g_mu);
+  return 0;
+}
+
+int cublasLtMatmulDescDestroy(void* desc) {
+  free(desc);
+  pthread_mutex_lock(&g_mu);
+  ++g_desc_destroyed;
+  pthread_mutex_unlock(&g_mu);
+  return 0;
+}
+
+int cublasLtMatmulDescSetAttribute(void* desc, int attr, const void* buf, size_t size) {
+  desc_t* d = (desc_t*)desc;
+  switch (attr) {
+    case 3: /* TRANSA */
+      memcpy(&d->trans_a, buf, size);
+      break;
+    case 4: /* TRANSB */
+      memcpy(&d->trans_b, buf, size);
+      break;
+    case 7: /* EPILOGUE */
+      memcpy(&d->epilogue, buf, size);
+      break;
+    case 8: /* BIAS_POINTER */
+      memcpy(&d->bias, buf, size);
+      break;
+    default:
+      return 7; /* CUBLAS_STATUS_INVALID_VALUE */
+  }
+  return 0;
+}
+
+int cublasLtMatrixLayoutCreate(void** layout, int type, uint64_t rows, uint64_t cols, int64_t ld) {
+  layout_t* l = (layout_t*)calloc(1, sizeof(layout_t));
+  l->l.type = type;
+  l->l.rows = rows;
+  l->l.cols = cols;
+  l->l.ld = ld;
+  l->l.batch = 1;
+  *layout = l;
+  pthread_mutex_lock(&g_mu);
+  ++g_layout_created;
+  pthread_mutex_unlock(&g_mu);
+  return 0;
+}
+
+int cublasLtMatrixLayoutDestroy(void* layout) {
+  free(layout);
+  pthread_mutex_lock(&g_mu);
+  ++g_layout_destroyed;
+  pthread_mutex_unlock(&g_mu);
+  return 0;
+}
+
+int cublasLtMatrixLayoutSetAttribute(void* layout, int attr, const void* buf, size_t size) {
+  layout_t* l = (layout_t*)layout;
+  if (attr == 5) { /* BATCH_COUNT, int32 */
+    int32_t count;
+    memcpy(&count, buf, size);
+    l->l.batch = count;
+  } else if (attr == 6) { /* STRIDED_BATCH_OFFSET, int64 */
+    memcpy(&l->l.batch_stride, buf, size);
+  } else {
+    return 7;
+  }
+  return 0;
+}
+
+typedef struct {
+  uint64_t max_workspace;
+} pref_t;
+
+int cublasLtMatmulPreferenceCreate(void** pref) {
+  *pref = calloc(1, sizeof(pref_t));
+  return 0;
+}
+int cublasLtMatmulPreferenceSetAttribute(void* pref, int attr, const void* buf, size_t size) {
+  if (attr != 1) return 7;
+  memcpy(&((pref_t*)pref)->max_workspace, buf, size);
+  return 0;
+}
+int cublasLtMatmulPreferenceDestroy(void* pref) {
+  free(pref);
+  return 0;
+}
+
+/* The result struct as tccd_cuda_internal.h declares it (cublasLtMatmulHeuristicResult_t). */
+typedef struct {
+  uint64_t algo[8];
+  size_t workspace_size;
+  int state;
+  float waves_count;
+  int reserved[4];
+} heuristic_result;
+
+int cublasLtMatmulAlgoGetHeuristic(void* handle, void* desc, void* a, void* b, void* c, void* d,
+                                   void* pref, int requested, heuristic_result* results,
+                                   int* returned) {
+  (void)handle, (void)desc, (void)a, (void)b, (void)c, (void)d;
+  if (requested < 1) return 7;
+  memset(results, 0, sizeof(*results));
+  pthread_mutex_lock(&g_mu);
+  ++g_heuristics;
+  const uint64_t need = g_algo_workspace;
+  pthread_mutex_unlock(&g_mu);
+  /* An algorithm within the preference's workspace: the one asked for, or none needing any. */
+  results->workspace_size = need <= ((pref_t*)pref)->max_workspace ? need : 0;
+  results->algo[0] = 0xa1;
+  *returned = 1;
+  return 0;
+}
+
+int cublasLtMatmul(void* handle, void* desc, const void* alpha, const void* A, void* a,
+                   const void* B, void* b, const void* beta, const void* C, void* c, void* D,
+                   void* d, const void* algo, void* workspace, size_t workspace_size,
+                   void* stream) {
+  (void)handle, (void)algo;
+  const desc_t* m = (const desc_t*)desc;
+  fake_lt_matmul rec;
+  memset(&rec, 0, sizeof(rec));
+  rec.trans_a = m->trans_a;
+  rec.trans_b = m->trans_b;
+  rec.epilogue = m->epilogue;
+  rec.bias = m->bias;
+  rec.alpha = *(const float*)alpha;
+  rec.beta = *(const float*)beta;
+  rec.a = ((const layout_t*)a)->l;
+  rec.b = ((const layout_t*)b)->l;
+  rec.c = ((const layout_t*)c)->l;
+  rec.d = ((const layout_t*)d)->l;
+  rec.A = A;
+  rec.B = B;
+  rec.C = C;
+  rec.D = D;
+  rec.workspace = workspace;
+  rec.workspace_size = workspace_size;
+  rec.stream = stream;
+  pthread_mutex_lock(&g_mu);
+  ++g_matmuls;
+  g_last = rec;
+  pthread_mutex_unlock(&g_mu);
+  return 0;
+}
+
+/* ---- Control ---------------------------------------------------------------------------- */
+
+int fake_lt_calls(const char* what) {
+  pthread_mutex_lock(&g_mu);
+  int n = -1;
+  if (strcmp(what, "create") == 0) n = g_created;
+  if (strcmp(what, "desc_create") == 0) n = g_desc_created;
+  if (strcmp(what, "desc_destroy") == 0) n = g_desc_destroyed;
+  if (strcmp(what, "layout_create") == 0) n = g_layout_created;
+  if (strcmp(what, "layout_destroy") == 0) n = g_layout_destroyed;
+  if (strcmp(what, "heuristic") == 0) n = g_heuristics;
+  if (strcmp(what, "matmul") == 0) n = g_matmuls;
+  pthread_mutex_unlock(&g_mu);
+  return n;
+}
+
+void fake_lt_last_matmul(fake_lt_matmul* out) {
+  pthread_mutex_lock(&g_mu);
+  *out = g_last;
+  pthread_mutex_unlock(&g_mu);
+}
+
+void fake_lt_set_algo_workspace(uint64_t bytes) {
+  pthread_mutex_lock(&g_mu);
+  g_algo_workspace = bytes;
+  pthread_mutex_unlock(&g_mu);
+}

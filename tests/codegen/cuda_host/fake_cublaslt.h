@@ -1,0 +1,49 @@
+/* A fake cuBLASLt (libcublasLt.so.13 by SONAME) for tests of the host library's gemms without a
+ * GPU: the entry points the runtime resolves (runtime/tccd_cuda_gemm.c), with cublasLt.h's
+ * signatures as that file declares them, each recording its call: how many descriptors, layouts
+ * and heuristic queries were made and destroyed, and the last matmul with the layouts and
+ * descriptor attributes it was given. Loaded by the test with dlopen (RTLD_GLOBAL) before the
+ * library under test, which then finds it by its SONAME (RTLD_NOLOAD), as it finds PyTorch's. */
+#ifndef TCCD_TESTS_CODEGEN_CUDA_HOST_FAKE_CUBLASLT_H_
+#define TCCD_TESTS_CODEGEN_CUDA_HOST_FAKE_CUBLASLT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  int type;
+  uint64_t rows, cols;
+  int64_t ld;
+  int32_t batch; /* 1 unless BATCH_COUNT was set */
+  int64_t batch_stride;
+} fake_lt_layout;
+
+typedef struct {
+  int32_t trans_a, trans_b;
+  uint32_t epilogue;
+  const void* bias;
+  float alpha, beta;
+  fake_lt_layout a, b, c, d;
+  const void *A, *B, *C, *D;
+  void* workspace;
+  size_t workspace_size;
+  void* stream;
+} fake_lt_matmul;
+
+/* Calls so far of "create", "desc_create", "desc_destroy", "layout_create", "layout_destroy",
+ * "heuristic", "matmul"; -1 for another name. */
+int fake_lt_calls(const char* what);
+void fake_lt_last_matmul(fake_lt_matmul* out);
+/* The workspace the heuristic's algorithm needs (default 4096; it offers one needing none when
+ * the preference allows less). */
+void fake_lt_set_algo_workspace(uint64_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TCCD_TESTS_CODEGEN_CUDA_HOST_FAKE_CUBLASLT_H_ */
