@@ -133,8 +133,11 @@ static int make_layout(const struct tccd_rt_gemm* g, void** layout, uint64_t row
   return TCCD_RT_SUCCESS;
 }
 
+/* `alignment`: NULL (static gemms: the heuristic's default assumption), or the byte alignment
+ * of A, B, C and D's pointers (sized gemms: what this call's pointers have, as PyTorch tells
+ * cuBLASLt, so that no algorithm assumes more). */
 static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
-                     uint64_t max_workspace) {
+                     uint64_t max_workspace, const uint32_t* alignment) {
   TCCD_RT_CHECK(g_lt.desc_create(&s->desc, g->compute, kScaleTypeF32), "cublasLtMatmulDescCreate");
   const int32_t trans_a = g->trans_a, trans_b = g->trans_b;
   const uint32_t epilogue = (uint32_t)g->epilogue;
@@ -156,6 +159,8 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
   TCCD_RT_CHECK(g_lt.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
   tccd_lt_status status =
       g_lt.pref_set(pref, kPrefMaxWorkspace, &max_workspace, sizeof(max_workspace));
+  for (int i = 0; i < 4 && alignment != NULL && status == 0; ++i)
+    status = g_lt.pref_set(pref, kPrefMinAlignmentA + i, &alignment[i], sizeof(alignment[i]));
   heuristic_result result;
   memset(&result, 0, sizeof(result));
   int returned = 0;
@@ -185,7 +190,7 @@ int tccd_rt_gemm_load_context(const struct tccd_rt_module* module, int slot) {
     /* On failure the half-made objects leak: a few hundred bytes, once, on a failing path. */
     const int result =
         load_gemm(&module->gemms[i], &module->gemm_states[(size_t)slot * module->num_gemms + i],
-                  TCCD_RT_GEMM_MAX_WORKSPACE);
+                  TCCD_RT_GEMM_MAX_WORKSPACE, NULL);
     if (result != TCCD_RT_SUCCESS) return result;
   }
   return TCCD_RT_SUCCESS;
@@ -237,13 +242,14 @@ struct sized_entry {
   int32_t slot, index;
   int64_t dims[TCCD_RT_GEMM_DIMS];
   uint64_t workspace_cap; /* the workspace the algorithm was chosen for */
+  uint32_t alignment[4];  /* A, B, C (= D), D pointer alignment it was chosen for */
   uint64_t used;          /* g_sized_clock at the last hit: the set's LRU order */
   struct tccd_rt_gemm_state state;
 };
 
 static pthread_mutex_t g_sized_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sized_entry g_sized[TCCD_RT_SIZED_SETS][TCCD_RT_SIZED_WAYS]; /* g_sized_mu */
-static uint64_t g_sized_clock;                                              /* g_sized_mu */
+static uint64_t g_sized_clock;                                             /* g_sized_mu */
 
 static uint64_t sized_hash(int slot, int32_t index, const int64_t* dims) {
   uint64_t h = 1469598103934665603ull; /* FNV-1a over the key's words */
@@ -253,6 +259,21 @@ static uint64_t sized_hash(int slot, int32_t index, const int64_t* dims) {
     h *= 1099511628211ull;
   }
   return h ^ (h >> 29);
+}
+
+/* Whether the entry holds this key. (No memcmp: the .so imports only its libc allow-list,
+ * codegen/cuda_host/host_imports.h.) */
+static int sized_key_equal(const struct sized_entry* e, const struct tccd_rt_module* module,
+                           int slot, int32_t index, const int64_t* dims, uint64_t workspace_cap,
+                           const uint32_t* alignment) {
+  if (e->module != module || e->slot != slot || e->index != index ||
+      e->workspace_cap != workspace_cap)
+    return 0;
+  for (int i = 0; i < TCCD_RT_GEMM_DIMS; ++i)
+    if (e->dims[i] != dims[i]) return 0;
+  for (int i = 0; i < 4; ++i)
+    if (e->alignment[i] != alignment[i]) return 0;
+  return 1;
 }
 
 static void destroy_state(struct tccd_rt_gemm_state* s) {
@@ -268,17 +289,15 @@ static void destroy_state(struct tccd_rt_gemm_state* s) {
  * g_sized_mu. */
 static int sized_state(const struct tccd_rt_module* module, int slot, int32_t index,
                        const struct tccd_rt_gemm* g, uint64_t workspace_cap,
-                       struct tccd_rt_gemm_state** out) {
-  const int64_t dims[TCCD_RT_GEMM_DIMS] = {g->m,     g->n,        g->k,        g->lda,
-                                           g->ldb,   g->ldd,      g->batch,    g->stride_a,
-                                           g->stride_b, g->stride_d};
+                       const uint32_t* alignment, struct tccd_rt_gemm_state** out) {
+  const int64_t dims[TCCD_RT_GEMM_DIMS] = {g->m,   g->n,     g->k,        g->lda,      g->ldb,
+                                           g->ldd, g->batch, g->stride_a, g->stride_b, g->stride_d};
   struct sized_entry* set = g_sized[sized_hash(slot, index, dims) % TCCD_RT_SIZED_SETS];
   struct sized_entry* victim = &set[0];
   ++g_sized_clock;
   for (int w = 0; w < TCCD_RT_SIZED_WAYS; ++w) {
     struct sized_entry* e = &set[w];
-    if (e->module == module && e->slot == slot && e->index == index &&
-        e->workspace_cap == workspace_cap && memcmp(e->dims, dims, sizeof(dims)) == 0) {
+    if (sized_key_equal(e, module, slot, index, dims, workspace_cap, alignment)) {
       e->used = g_sized_clock;
       *out = &e->state;
       return TCCD_RT_SUCCESS;
@@ -287,7 +306,7 @@ static int sized_state(const struct tccd_rt_module* module, int slot, int32_t in
   }
   if (victim->module != NULL) destroy_state(&victim->state);
   victim->module = NULL;
-  const int code = load_gemm(g, &victim->state, workspace_cap);
+  const int code = load_gemm(g, &victim->state, workspace_cap, alignment);
   if (code != TCCD_RT_SUCCESS) {
     destroy_state(&victim->state);
     return code;
@@ -297,6 +316,7 @@ static int sized_state(const struct tccd_rt_module* module, int slot, int32_t in
   victim->index = index;
   memcpy(victim->dims, dims, sizeof(dims));
   victim->workspace_cap = workspace_cap;
+  memcpy(victim->alignment, alignment, sizeof(victim->alignment));
   victim->used = g_sized_clock;
   *out = &victim->state;
   return TCCD_RT_SUCCESS;
@@ -340,13 +360,19 @@ int tccd_rt_gemm_run_sized(const struct tccd_rt_module* module, int slot, int32_
   }
   const int has_bias = g->epilogue == 4 || g->epilogue == 6;
   void* operands[4] = {data[0], data[1], data[has_bias ? 3 : 2], has_bias ? data[2] : NULL};
-  const uint64_t cap =
-      workspace == NULL ? 0
-      : workspace_bytes < TCCD_RT_GEMM_MAX_WORKSPACE ? workspace_bytes
-                                                     : TCCD_RT_GEMM_MAX_WORKSPACE;
+  const uint64_t cap = workspace == NULL                              ? 0
+                       : workspace_bytes < TCCD_RT_GEMM_MAX_WORKSPACE ? workspace_bytes
+                                                                      : TCCD_RT_GEMM_MAX_WORKSPACE;
+  uint32_t alignment[4];
+  for (int i = 0; i < 4; ++i) {
+    const uintptr_t p = (uintptr_t)operands[i == 3 ? 2 : i]; /* A, B, C = D, D */
+    uint32_t a = 256;                                        /* cuBLASLt's default assumption */
+    while (a > 1 && p % a != 0) a /= 2;
+    alignment[i] = a;
+  }
   pthread_mutex_lock(&g_sized_mu);
   struct tccd_rt_gemm_state* s = NULL;
-  int code = sized_state(module, slot, index, g, cap, &s);
+  int code = sized_state(module, slot, index, g, cap, alignment, &s);
   if (code == TCCD_RT_SUCCESS) code = run_gemm(g, s, operands, workspace, cap, stream);
   pthread_mutex_unlock(&g_sized_mu);
   return code;

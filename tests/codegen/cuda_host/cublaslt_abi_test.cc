@@ -18,6 +18,10 @@ static_assert(kDescBiasPointer == CUBLASLT_MATMUL_DESC_BIAS_POINTER);
 static_assert(kLayoutBatchCount == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT);
 static_assert(kLayoutBatchOffset == CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
 static_assert(kPrefMaxWorkspace == CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
+static_assert(kPrefMinAlignmentA == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES &&
+              kPrefMinAlignmentA + 1 == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES &&
+              kPrefMinAlignmentA + 2 == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES &&
+              kPrefMinAlignmentA + 3 == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES);
 static_assert(kScaleTypeF32 == CUDA_R_32F);
 static_assert(kCudaR32F == CUDA_R_32F && kCudaR16F == CUDA_R_16F && kCudaR16BF == CUDA_R_16BF);
 static_assert(kCublasCompute32F == CUBLAS_COMPUTE_32F);

@@ -669,6 +669,12 @@ TEST_CASE("a segment launches its kernels in order with io and workspace pointer
 struct FakeLt {
   decltype(&fake_lt_calls) calls;
   decltype(&fake_lt_last_matmul) last_into;
+  decltype(&fake_lt_last_alignment) alignment_into;
+  std::vector<uint32_t> LastAlignment() const {
+    uint32_t a[4] = {};
+    alignment_into(a);
+    return {a[0], a[1], a[2], a[3]};
+  }
   fake_lt_matmul Last() const {
     fake_lt_matmul m{};
     last_into(&m);
@@ -685,7 +691,9 @@ const FakeLt& LoadFakeLt() {
     FakeLt f;
     f.calls = reinterpret_cast<decltype(f.calls)>(dlsym(lib, "fake_lt_calls"));
     f.last_into = reinterpret_cast<decltype(f.last_into)>(dlsym(lib, "fake_lt_last_matmul"));
-    REQUIRE((f.calls != nullptr && f.last_into != nullptr));
+    f.alignment_into =
+        reinterpret_cast<decltype(f.alignment_into)>(dlsym(lib, "fake_lt_last_alignment"));
+    REQUIRE((f.calls != nullptr && f.last_into != nullptr && f.alignment_into != nullptr));
     return f;
   }();
   return lt;
@@ -749,6 +757,9 @@ TEST_CASE("a gemm with run-time sizes makes its cuBLASLt objects once per distin
   CHECK((m.d.rows == 8 && m.d.cols == 5 && m.d.ld == 8 && m.d.batch == 1));
   CHECK((m.workspace == workspace && m.workspace_size == 4096 && m.stream == stream));
 
+  // The heuristic was told the pointers' alignment (256: cuBLASLt's default, the most it asks).
+  CHECK(lt.LastAlignment() == std::vector<uint32_t>{256, 256, 256, 256});
+
   // The same sizes again: the cached objects, no heuristic query.
   REQUIRE(sg0(data, first, workspace, 8u << 20, stream) == 0);
   CHECK(lt.calls("heuristic") == heuristics + 1);
@@ -765,9 +776,17 @@ TEST_CASE("a gemm with run-time sizes makes its cuBLASLt objects once per distin
   CHECK(lt.calls("heuristic") == heuristics + 2);
   CHECK(lt.Last().d.cols == 9);
 
+  // A only 16-byte aligned: an algorithm chosen for that (its own cache entry).
+  void* shifted[4] = {Ptr(0x1010), data[1], data[2], data[3]};
+  REQUIRE(sg0(shifted, first, workspace, 8u << 20, stream) == 0);
+  CHECK(lt.calls("heuristic") == heuristics + 3);
+  CHECK(lt.LastAlignment() == std::vector<uint32_t>{16, 256, 256, 256});
+  REQUIRE(sg0(shifted, first, workspace, 8u << 20, stream) == 0);
+  CHECK(lt.calls("heuristic") == heuristics + 3);
+
   // No workspace: an algorithm chosen for none (its own cache entry).
   REQUIRE(sg0(data, first, nullptr, 0, stream) == 0);
-  CHECK(lt.calls("heuristic") == heuristics + 3);
+  CHECK(lt.calls("heuristic") == heuristics + 4);
   CHECK((lt.Last().workspace == nullptr && lt.Last().workspace_size == 0));
 
   // Batched, no bias: data is A, B, D; batch count and strides on every layout.

@@ -110,15 +110,23 @@ int cublasLtMatrixLayoutSetAttribute(void* layout, int attr, const void* buf, si
 
 typedef struct {
   uint64_t max_workspace;
+  uint32_t alignment[4]; /* 0: not set (cuBLASLt's default, 256) */
 } pref_t;
+
+static uint32_t g_last_alignment[4];
 
 int cublasLtMatmulPreferenceCreate(void** pref) {
   *pref = calloc(1, sizeof(pref_t));
   return 0;
 }
 int cublasLtMatmulPreferenceSetAttribute(void* pref, int attr, const void* buf, size_t size) {
-  if (attr != 1) return 7;
-  memcpy(&((pref_t*)pref)->max_workspace, buf, size);
+  if (attr == 1) {
+    memcpy(&((pref_t*)pref)->max_workspace, buf, size);
+  } else if (attr >= 5 && attr <= 8 && size == sizeof(uint32_t)) { /* MIN_ALIGNMENT_{A,B,C,D} */
+    memcpy(&((pref_t*)pref)->alignment[attr - 5], buf, size);
+  } else {
+    return 7;
+  }
   return 0;
 }
 int cublasLtMatmulPreferenceDestroy(void* pref) {
@@ -143,6 +151,7 @@ int cublasLtMatmulAlgoGetHeuristic(void* handle, void* desc, void* a, void* b, v
   memset(results, 0, sizeof(*results));
   pthread_mutex_lock(&g_mu);
   ++g_heuristics;
+  memcpy(g_last_alignment, ((pref_t*)pref)->alignment, sizeof(g_last_alignment));
   const uint64_t need = g_algo_workspace;
   pthread_mutex_unlock(&g_mu);
   /* An algorithm within the preference's workspace: the one asked for, or none needing any. */
@@ -209,5 +218,11 @@ void fake_lt_last_matmul(fake_lt_matmul* out) {
 void fake_lt_set_algo_workspace(uint64_t bytes) {
   pthread_mutex_lock(&g_mu);
   g_algo_workspace = bytes;
+  pthread_mutex_unlock(&g_mu);
+}
+
+void fake_lt_last_alignment(uint32_t out[4]) {
+  pthread_mutex_lock(&g_mu);
+  memcpy(out, g_last_alignment, sizeof(g_last_alignment));
   pthread_mutex_unlock(&g_mu);
 }

@@ -38,6 +38,8 @@ typedef struct {
  * "heuristic", "matmul"; -1 for another name. */
 int fake_lt_calls(const char* what);
 void fake_lt_last_matmul(fake_lt_matmul* out);
+/* The MIN_ALIGNMENT_{A,B,C,D}_BYTES preferences of the last heuristic query (0: not set). */
+void fake_lt_last_alignment(uint32_t out[4]);
 /* The workspace the heuristic's algorithm needs (default 4096; it offers one needing none when
  * the preference allows less). */
 void fake_lt_set_algo_workspace(uint64_t bytes);
