@@ -711,7 +711,7 @@ class NativePlan:
             if binding is not None and binding[0] == "dispatcher":
                 if self._bind_dispatcher(index, binding[1]):
                     base = decode_value(step.extern_call.args[0]) if step.extern_call.args else None
-                    if (step.extern_call.target in _VIEW_OPS and isinstance(base, _Ref) and not self.symbolic
+                    if (step.extern_call.target in _VIEW_OPS and isinstance(base, _Ref)
                             and lib.tccd_plan_bind_view(handle, index, base.id) == 0):
                         self._extern_ops[index] += " [view]"
                     continue

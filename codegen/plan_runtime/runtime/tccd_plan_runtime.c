@@ -983,11 +983,11 @@ EXPORT int tccd_plan_bind_view(TccdPlan* p, int64_t step, int64_t base) {
     return fail("step %ld: not a view", (long)step);
   const ValueMeta* b = &p->values[base];
   const ValueMeta* o = &p->values[s->out[0]];
-  if (b->symbolic || o->symbolic || b->dtype < 0 || b->dtype != o->dtype ||
-      b->device_type != o->device_type)
-    return fail("step %ld: not a static view of the same dtype", (long)step);
+  /* Symbolic metas too: try_view resolves both at each call (the declared output is what the op
+   * computes from the declared base for every size the guards allow). */
+  if (b->dtype < 0 || b->dtype != o->dtype || b->device_type != o->device_type)
+    return fail("step %ld: not a view of the same dtype", (long)step);
   s->alias_base = base;
-  s->alias_delta = o->offset - b->offset;
   s->view_fast = 1;
   return 0;
 }
@@ -1715,7 +1715,8 @@ static void set_output(Run* run, const Step* s, int64_t o, void* h) {
  * alias step), 0; 1 where the base differs (the dispatcher runs the op). */
 static int try_view(Run* run, const Step* s, int64_t index) {
   void* base = run->env[s->alias_base];
-  const ValueMeta* b = &run->p->values[s->alias_base];
+  ValueMeta tmp_base, tmp_out;
+  const ValueMeta* b = meta_of(run, s->alias_base, &tmp_base);
   int64_t dim = -1, *sizes = NULL, *strides = NULL;
   if (base == NULL || t_aoti_torch_get_dim(base, &dim) || dim != b->rank ||
       t_aoti_torch_get_sizes(base, &sizes) || t_aoti_torch_get_strides(base, &strides))
@@ -1723,9 +1724,9 @@ static int try_view(Run* run, const Step* s, int64_t index) {
   for (int d = 0; d < b->rank; ++d) {
     if (sizes[d] != b->sizes[d] || strides[d] != b->strides[d]) return 1;
   }
-  const ValueMeta* m = &run->p->values[s->out[0]];
+  const ValueMeta* m = meta_of(run, s->out[0], &tmp_out);
   void* view = NULL;
-  if (t_aoti_torch__reinterpret_tensor(base, m->rank, m->sizes, m->strides, s->alias_delta,
+  if (t_aoti_torch__reinterpret_tensor(base, m->rank, m->sizes, m->strides, m->offset - b->offset,
                                        &view) != 0)
     return 1;
   set_output(run, s, 0, view);
