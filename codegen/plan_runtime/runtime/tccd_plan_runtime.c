@@ -1029,6 +1029,10 @@ typedef struct {
   TccdPlan* p;
   void** env;          /* owned handles, by value id */
   const int64_t* expr; /* every expression's value at this call (symbolic plans) */
+  /* cuBLASLt's scratch for the call's sized gemms (run_gemm_sized): allocated at the first one,
+   * shared by the rest (they run in order on one stream), dropped when the call ends. */
+  void* gemm_ws;
+  int32_t gemm_ws_device;
 } Run;
 
 /* A dim word's value at this call. */
@@ -1423,13 +1427,12 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
  * expressions; inputs in their declared layouts (this call's strides), 16-byte aligned, as the
  * daemon proved them dense for every size (codegen/symbolic_gemms.h), else copied into it as a
  * segment's inputs are; the output allocated as declared; cuBLASLt's scratch from the caching
- * allocator, released after the call (reused by work ordered after it on the stream). */
+ * allocator, one per plan call (Run.gemm_ws). */
 static int run_gemm_sized(Run* run, const Step* s, int64_t index) {
   void* ptrs[4];
   void* copies[3] = {NULL, NULL, NULL};
   int64_t dims[TCCD_GEMM_DIMS];
   int64_t pending[1] = {-1};
-  void* workspace = NULL;
   void* ws_ptr = NULL;
   int rc = 0;
   for (int d = 0; d < TCCD_GEMM_DIMS; ++d) dims[d] = dimv(run, s->shape[d]);
@@ -1450,20 +1453,22 @@ static int run_gemm_sized(Run* run, const Step* s, int64_t index) {
   }
   if ((rc = bind_output(run, s, index, 0, device, &pending[0]))) goto out;
   t_aoti_torch_get_data_ptr(run->env[s->out[0]], &ptrs[s->n_in]);
-  {
+  if (run->gemm_ws == NULL || run->gemm_ws_device != device) {
+    drop(&run->gemm_ws);
     int64_t size = TCCD_GEMM_WORKSPACE_BYTES, stride = 1;
     if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA, device,
-                                   &workspace) != 0) {
+                                   &run->gemm_ws) != 0) {
+      run->gemm_ws = NULL;
       rc = fail("tccd plan step %ld: allocating %ld bytes of gemm workspace failed", (long)index,
                 (long)size);
       goto out;
     }
-    t_aoti_torch_get_data_ptr(workspace, &ws_ptr);
+    run->gemm_ws_device = device;
   }
+  t_aoti_torch_get_data_ptr(run->gemm_ws, &ws_ptr);
   rc = call_cuda(run, s, index, device, ptrs, NULL, dims, ws_ptr);
   if (!rc) rc = copy_pending(run, s, index, pending);
 out:
-  drop(&workspace);
   for (int64_t i = 0; i < s->n_in; ++i) drop(&copies[i]);
   return rc;
 }
@@ -1992,7 +1997,7 @@ EXPORT int64_t tccd_plan_profile_steps(const TccdPlan* p, int64_t* ns, int64_t n
 EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs,
                                   int64_t n_outputs, int64_t n_symbols, const int64_t* symbols) {
   int64_t expr[p->n_exprs ? p->n_exprs : 1];
-  Run run = {p, NULL, expr};
+  Run run = {p, NULL, expr, NULL, -1};
   int rc = 0;
   int64_t since = p->profile ? now_ns() : 0;
   if (n_inputs != p->num_inputs || n_outputs != p->num_ref_outputs) {
@@ -2071,6 +2076,8 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
   }
   for (int64_t i = 0; i < p->num_values; ++i) drop(&run.env[i]);
   free(run.env);
+  /* The caching allocator reuses it only for work ordered after the gemms on their stream. */
+  drop(&run.gemm_ws);
   if (profiled) charge(p, PROF_ENTRY_EXIT, &since, 0);
   return rc;
 }
