@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/ir/printer.h"
+#include "codegen/passes/group_ancestry.h"
 #include "codegen/passes/index_ops.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/scatter_ops.h"
@@ -20,17 +21,13 @@ using ir::ForEachInput;
 using ir::ForEachRef;
 
 // Moves every node of group `from` into group `into`, leaving `from` empty.
-void MergeGroups(Partition& p, std::vector<std::set<int>>& deps, int from, int into) {
+void MergeGroups(Partition& p, GroupAncestry& ancestry, int from, int into) {
   for (int m : p.groups[from].nodes) p.group_of[m] = into;
   auto& nodes = p.groups[into].nodes;
   nodes.insert(nodes.end(), p.groups[from].nodes.begin(), p.groups[from].nodes.end());
   std::sort(nodes.begin(), nodes.end());
   p.groups[from].nodes.clear();
-  for (std::set<int>& d : deps) {
-    if (d.erase(from)) d.insert(into);
-  }
-  // Members' own dependency on their (now shared) group is internal, not a cycle marker.
-  for (int m : nodes) deps[m].erase(into);
+  ancestry.MergeGroups(from, into);
 }
 
 // Gather operands (index_ops.h) must be kernel inputs read only by gathers: `node` cannot share
@@ -53,26 +50,6 @@ bool GatherConflict(const ir::Graph& graph, const std::vector<int>& members, int
   return false;
 }
 
-// Whether any group in `start` is `target` or depends on it, directly or through other groups.
-// deps[] is recorded per node when the node is visited, so a group that gained members (and
-// their dependencies) since then is only seen by following groups transitively, here: without
-// it, A -> extern -> B and a later member of A reading a later extern of B made a cycle.
-bool ReachesGroup(const Partition& p, const std::vector<std::set<int>>& deps,
-                  std::vector<int> start, int target) {
-  std::vector<bool> seen(p.groups.size(), false);
-  while (!start.empty()) {
-    const int h = start.back();
-    start.pop_back();
-    if (h == target) return true;
-    if (h < 0 || seen[h]) continue;
-    seen[h] = true;
-    for (int m : p.groups[h].nodes)
-      for (int d : deps[m])
-        if (!seen[d]) start.push_back(d);
-  }
-  return false;
-}
-
 bool IsFusible(const ir::Graph& graph, const ir::Node& node) {
   return IsPointwiseOp(graph, node) || IsIndexOp(graph, node);
 }
@@ -83,16 +60,14 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
   const int n = static_cast<int>(graph.nodes.size());
   Partition p;
   p.group_of.assign(n, -1);
-  // deps[node]: groups this node's outputs depend on through at least one node outside them.
-  std::vector<std::set<int>> deps(n);
+  // Which groups every unit depends on (group_ancestry.h): the cycle test of every join and
+  // merge below.
+  GroupAncestry ancestry(n);
 
   auto group_of_ref = [&](const ir::ValueRef& r) { return r.is_input() ? -1 : p.group_of[r.node]; };
   // Does the value r depend on group g (r's own group included, through any chain of groups)?
   auto reaches = [&](const ir::ValueRef& r, int g) {
-    if (r.is_input()) return false;
-    std::vector<int> start(deps[r.node].begin(), deps[r.node].end());
-    start.push_back(p.group_of[r.node]);
-    return ReachesGroup(p, deps, std::move(start), g);
+    return ancestry.ValueDependsOn(p.group_of, r, g);
   };
 
   // Groups of a scatter op (scatter_ops.h): iterated over the scattered values' space, complete
@@ -162,7 +137,7 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
             options.max_nodes_per_group)
           continue;
         bool dependent = false;
-        dependent |= ReachesGroup(p, deps, {h}, chosen) || ReachesGroup(p, deps, {chosen}, h);
+        dependent |= ancestry.GroupDependsOn(h, chosen) || ancestry.GroupDependsOn(chosen, h);
         ForEachInput(node, [&](const ir::ValueRef& r) {
           if (group_of_ref(r) != h && group_of_ref(r) != chosen && reaches(r, h)) dependent = true;
         });
@@ -171,16 +146,12 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
         for (int m : p.groups[h].nodes)
           gather_conflict |= GatherConflict(graph, p.groups[chosen].nodes, m);
         if (gather_conflict) continue;
-        MergeGroups(p, deps, /*from=*/h, /*into=*/chosen);
+        MergeGroups(p, ancestry, /*from=*/h, /*into=*/chosen);
       }
     }
-    // Dependencies of this node's outputs.
-    ForEachInput(node, [&](const ir::ValueRef& r) {
-      if (r.is_input()) return;
-      deps[id].insert(deps[r.node].begin(), deps[r.node].end());
-      int g = p.group_of[r.node];
-      if (g >= 0 && g != p.group_of[id]) deps[id].insert(g);
-    });
+    // Dependencies of this node's outputs, once its group is final for this visit (merges
+    // above test the groups as they were before it).
+    ancestry.AddNode(graph, p.group_of, id);
   }
 
   RETURN_IF_ERROR(CompletePartition(graph, p));

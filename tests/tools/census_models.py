@@ -292,3 +292,8 @@ bert_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/bert
 # (CENSUS_DEVICE=cuda CENSUS_AS_ZOO=1 CENSUS_BATCH=16 ... gpt2 / bert): files <model>_<n>_<kind>.py.
 gpt2_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/gpt2"), "gpt2")
 bert_zoo_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/bert_zoo"), "bert")
+# The zoo's vision models at train large as traced on the H200 (/work/gpu_graphs/g: the ninth
+# session's ResNet-50 and ConvNeXt graphs, whose daemon compile the fusion partition dominated).
+resnet50_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/g"), "resnet50")
+convnext_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/g"), "convnext")
+vit_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/vit/g"), "vit")

@@ -28,6 +28,12 @@ graphs traced on the GPU machine (CENSUS_DEVICE=cuda: CUDA autocast's casts, whi
 does not make) can be censused on a machine without one. --graphs-only: only that, no daemon
 needed (nothing is compiled).
 
+--dump-requests DIR writes each graph's CompileRequest as sent (binary protobuf) to
+DIR/<model>_<n>_<kind>.request.pb: `build/bin/tccd_lower_bench DIR/*.request.pb` then times the
+daemon's stages before machine code (partition, kernel IR, schedule) on them, without a daemon.
+--requests-only: write them and compile nothing (no daemon; a backward's saved inputs keep their
+traced strides instead of the forward plan's).
+
 --memory: also the static peak memory of every plan (tests/tools/plan_memory.py: the bytes it
 allocates, step by step, views sharing their base's, a segment's outputs allocated before its call
 and its workspace for the call; the caller's inputs apart); prints the peak, its step and what is
@@ -73,6 +79,12 @@ SAVED_LAYOUT = True
 # --padded-outputs: a forward's user outputs free to take the daemon's strides (the client's
 # TCCD_PADDED_OUTPUTS=1: GPT-2's logits as the strided view of the padded vocabulary product).
 PADDED_OUTPUTS = False
+# --dump-requests DIR: write each graph's CompileRequest (binary protobuf, as sent) to
+# DIR/<model>_<n>_<kind>.request.pb, for tccd_lower_bench (the daemon's stages without NVRTC).
+REQUEST_DIR = None
+# --requests-only (with --dump-requests): write the requests, compile nothing (no daemon needed;
+# a backward's saved inputs then keep their traced strides, not the forward plan's).
+REQUESTS_ONLY = False
 # --entries: count kernels by compiled entry point (see the module docstring).
 ENTRIES = False
 # --dump-plans DIR: write every plan as text (see the module docstring); MODEL names the files.
@@ -196,7 +208,7 @@ def print_entries(counts) -> None:
 
 
 def census(capture) -> None:
-    stub = None if GRAPHS_ONLY else channel.connect(config.get())
+    stub = None if GRAPHS_ONLY or REQUESTS_ONLY else channel.connect(config.get())
     target = pb.Target(device_type=pb.CUDA, cuda_device_name="NVIDIA H100 80GB HBM3",
                        cuda_cc_major=9, cuda_cc_minor=0)
     from tccd.backend import _partitioner
@@ -242,6 +254,13 @@ def census(capture) -> None:
                 _to_cuda(kw.value)
         request = pb.CompileRequest(graph=graph, target=target, graph_name=kind,
                                     options=options, client=serialize.client_info())
+        if REQUEST_DIR:
+            os.makedirs(REQUEST_DIR, exist_ok=True)
+            with open(f"{REQUEST_DIR}/{MODEL}_{number}_{kind}.request.pb", "wb") as f:
+                f.write(request.SerializeToString())
+            if REQUESTS_ONLY:
+                print(f"== {kind}: {len(graph.nodes)} nodes, request written")
+                continue
         plan = stub.Compile(request, timeout=600).manifest.plan
         if free is not None:
             saved = saved_layouts.output_strides(plan)[free[0]:free[1]]
@@ -320,6 +339,13 @@ if __name__ == "__main__":
         at = sys.argv.index("--dump-plans")
         DUMP_DIR = sys.argv[at + 1]
         del sys.argv[at : at + 2]
+    if "--dump-requests" in sys.argv:
+        at = sys.argv.index("--dump-requests")
+        REQUEST_DIR = sys.argv[at + 1]
+        del sys.argv[at : at + 2]
+    if "--requests-only" in sys.argv:
+        sys.argv.remove("--requests-only")
+        REQUESTS_ONLY = True
     if "--graphs-only" in sys.argv:
         sys.argv.remove("--graphs-only")
         GRAPHS_ONLY = True
