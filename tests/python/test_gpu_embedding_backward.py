@@ -169,4 +169,10 @@ def test_many_rows_into_few_add_every_row_once(daemon_env, case):
     scale = reference.abs().max().item()
     eager_error = (eager.double() - reference).abs().max().item() / scale
     error = (compiled.double() - reference).abs().max().item() / scale
-    assert error <= 2 * eager_error + 1e-6, (error, eager_error)
+    # Float atomics add the same f32 terms in a run-dependent order: over n terms into one row
+    # the rounding errors of partial sums of size ~sqrt(n) * rms add up to ~n * eps * rms (H200:
+    # odd_hidden 3.5e-6 relative, eager's sorted sum 1.1e-6). 8x that stays far below what a
+    # dropped or doubled row does (a whole term, ~rms / scale: about 3e-3 here).
+    n = batch * seq
+    order_bound = 8 * n * 2**-24 * grad.pow(2).mean().sqrt().item() / scale
+    assert error <= 2 * eager_error + order_bound, (error, eager_error, order_bound)
