@@ -118,28 +118,34 @@ class VectorPlan {
     // Lanes: 16 bytes of the largest operand accessed per lane, as the plain pointwise kernels
     // (cuda_emitter.cc, GeometryOf); a gather at uniform coordinates (embedding's token id, i64)
     // reads one element per thread whatever its size.
+    // A scatter's atomic adds count as its f32 target: 4 lanes, one 16-byte vector reduction
+    // (ScatterRun below); 8 lanes of a bf16 gradient made two half-used 16-byte reductions.
     int largest = 1;
     for (size_t i = 0; i < k.body.size(); ++i) {
       const PwInstr& in = k.body[i];
       const bool per_lane =
           in.op == PwOp::kLoad || in.op == PwOp::kStore || (in.op == PwOp::kGather && lane_[i]);
       if (per_lane) largest = std::max(largest, DTypeSize(in.dtype));
+      if (in.op == PwOp::kScatterAdd) largest = std::max(largest, DTypeSize(DType::kF32));
     }
     vec_ = 16 / largest;
     if (vec_ > 1) Analyse(vec_);
+    FindScatterRun();
     // A gather only the second pass vectorises tests its own layout at its access and reads lane
     // by lane where the test fails, instead of joining the kernel's test: before, the vector path
     // ran with such a gather read lane by lane whatever its layout, and must still.
     guarded_.assign(k.body.size(), false);
     for (size_t i = 0; i < k.body.size(); ++i) guarded_[i] = slot_[i] >= 0 && first_slots[i] < 0;
-    // Lane values read lane by lane (a vectorised gather reads its lane coordinate from c[L]):
+    // Lane values read lane by lane (a vectorised gather and the combined scatter read their lane
+    // coordinate from c[L]):
     // the others are not emitted (an unused array is a compiler warning).
     per_lane_use_.assign(k.body.size(), false);
     for (size_t i = 0; i < k.body.size(); ++i) {
       const PwInstr& in = k.body[i];
       for (size_t a = 0; a < in.args.size(); ++a) {
         const bool lane_coordinate =
-            in.op == PwOp::kGather && slot_[i] >= 0 && static_cast<int>(a) == slot_[i] + 1;
+            (in.op == PwOp::kGather && slot_[i] >= 0 && static_cast<int>(a) == slot_[i] + 1) ||
+            (static_cast<int>(i) == scatter_ && static_cast<int>(a) == scatter_slot_ + 2);
         if (!lane_coordinate) per_lane_use_[in.args[a]] = true;
       }
     }
@@ -158,6 +164,62 @@ class VectorPlan {
   }
 
   int vec() const { return vec_; }
+
+  // Whether the vector path combines the kernel's scatter adds (ScatterRun in the entry): its
+  // only kScatterAdd has a uniform mask and target row, and kIndex(L) as its lane coordinate.
+  bool CombinesScatter() const { return scatter_ >= 0; }
+
+  // Rows (points of the dims before L) that one thread of the combining path walks at one
+  // vector of columns, adding into registers while consecutive rows hit the same target: where
+  // the values have many more rows than the output (BERT's token-type embedding: 8192 token rows
+  // into 2), the atomics to one address are what costs (H200, session 9: 368 us for that
+  // [16, 512, 768] -> [2, 768] gradient, serialised in L2); combining R rows cuts them R times.
+  // Capped at 32, and so that at least 64 K threads of work remain (a wave of an H100 is about
+  // 270 K threads); 1 where the output has as many rows as the values (no repeated targets to
+  // expect: the word embedding).
+  int64_t RunRows() const {
+    const int64_t cols = k_.shape.back();
+    const int64_t rows = NumPoints() / cols;
+    const int64_t targets = std::max<int64_t>(1, k_.scatter_elements / cols);
+    const int64_t work = rows * (cols / vec_);
+    const int64_t run = std::clamp<int64_t>(rows / targets, 1, 32);
+    return std::max<int64_t>(1, std::min(run, work / 65536));
+  }
+
+  // ScatterAcc and Flush (namespace scope, before PointVec): what one thread of the combining
+  // path holds, and its atomic adds into the output. sm_90 has vector reductions
+  // (red.global.add.v4.f32, PTX 8.1): one 16-byte request per thread where the lanes are
+  // consecutive floats at an aligned address, so that a warp's requests are 512 contiguous bytes
+  // (four full 128-byte lines); scalar atomics per lane elsewhere.
+  std::string ScatterHelpers() const {
+    std::string regs, operands;
+    for (int j = 0; j < vec_; ++j) {
+      absl::StrAppend(&regs, j ? ", " : "", "%", j + 1);
+      absl::StrAppend(&operands, ", \"f\"(a.v[", j, "])");
+    }
+    return absl::StrCat(
+        "// A thread's pending adds: v[j] goes to addr[j * step] (addr null: none held); whole:\n",
+        "// the lanes are consecutive aligned floats (one vector reduction).\n",
+        "struct ScatterAcc {\n  float* addr;\n  long long step;\n  bool whole;\n  float v[", vec_,
+        "];\n};\n\n", "__device__ __forceinline__ void Flush(ScatterAcc& a) {\n",
+        "  if (a.addr == nullptr) return;\n#if __CUDA_ARCH__ >= 900\n  if (a.whole) {\n",
+        "    asm volatile(\"red.global.add.v", vec_, ".f32 [%0], {", regs, "};\" ::\"l\"(a.addr)",
+        operands, ");\n  } else\n#endif\n  {\n#pragma unroll\n", "    for (int j = 0; j < ", vec_,
+        "; ++j) atomicAdd(a.addr + j * a.step, a.v[j]);\n  }\n", "  a.addr = nullptr;\n}\n\n");
+  }
+
+  // The launch-time parts of a ScatterAcc over the stride table `st` and the pointers `ptr`:
+  // its step (the output's stride along the lane coordinate) and whether the vector reduction
+  // applies (step 1, an aligned base, the other strides multiples of kVec).
+  std::string ScatterStep(const std::string& st) const {
+    return absl::StrCat(st, "[", ScatterOperand(), "][", scatter_slot_, "]");
+  }
+  std::string ScatterWhole(const std::string& st, const std::string& ptr) const {
+    const int o = ScatterOperand();
+    const int slots = static_cast<int>(k_.body[scatter_].args.size()) - 2;
+    return absl::StrCat("(", ScatterStep(st), " == 1 && ", Aligned(o, ptr),
+                        Multiples(o, scatter_slot_, slots, false, st), ")");
+  }
 
   // Whether the kernel has a vector path: a vector of several elements that divides the
   // innermost size (each thread's first lane is then at a multiple of kVec along L).
@@ -200,8 +262,9 @@ class VectorPlan {
     const int rank = static_cast<int>(k_.shape.size());
     absl::StrAppend(
         &out, "__device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)[",
-        rank, "], const long long* c, const long long* off, unsigned long long flat) {\n",
-        "  constexpr int kVec = ", vec_, ";\n");
+        rank, "], const long long* c, const long long* off, unsigned long long flat",
+        CombinesScatter() ? ", ScatterAcc& acc" : "", ") {\n", "  constexpr int kVec = ", vec_,
+        ";\n");
     auto ref = [&](int v) { return lane_[v] ? absl::StrCat("v", v, "[j]") : absl::StrCat("v", v); };
     // "for each lane j" at `indent`; the pragma at column 0, as everywhere in the generated code.
     auto lanes_at = [](const std::string& indent) {
@@ -217,9 +280,27 @@ class VectorPlan {
       auto reg = [&](const std::string& e) {
         return d == DType::kBool ? absl::StrCat("(", e, " != 0)") : e;
       };
+      if (in.op == PwOp::kScatterAdd && static_cast<int>(i) == scatter_) {
+        // Into the thread's pending adds while the target is the same (consecutive rows of the
+        // combining path), else those go out first (Flush).
+        std::string address;
+        for (size_t a = 2; a < in.args.size(); ++a) {
+          const std::string coord = static_cast<int>(a) - 2 == scatter_slot_
+                                        ? absl::StrCat("c[", inner_, "]")
+                                        : ref(in.args[a]);
+          absl::StrAppend(&address, a > 2 ? " + " : "", coord, " * st[", n_in + in.operand, "][",
+                          a - 2, "]");
+        }
+        absl::StrAppend(&out, "  if (", ref(in.args[0]),
+                        ") {\n    float* const a = ", "reinterpret_cast<float*>(ptr[",
+                        n_in + in.operand, "]) + (", address, ");\n    if (a == acc.addr) {\n",
+                        lanes_at("      "), "acc.v[j] += ", ref(in.args[1]),
+                        ";\n    } else {\n      Flush(acc);\n", "      acc.addr = a;\n",
+                        lanes_at("      "), "acc.v[j] = ", ref(in.args[1]), ";\n    }\n  }\n");
+        continue;
+      }
       if (in.op == PwOp::kScatterAdd) {
-        // One atomic per lane: the lanes' targets are consecutive only when the innermost
-        // coordinate is the point's own, and sm_90's vector atomics are not worth a second path.
+        // One atomic per lane (a scatter whose lanes' targets need not be consecutive).
         absl::StrAppend(&out, lanes, "{\n    if (", ref(in.args[0]), ") ",
                         ScatterAddStatement(in, n_in, ref), ";\n  }\n");
         continue;
@@ -469,6 +550,40 @@ class VectorPlan {
                             : absl::StrCat("static_cast<", CudaRegType(in.dtype), ">(0)"));
   }
 
+  // The scatter the combining path runs, if any: see CombinesScatter().
+  void FindScatterRun() {
+    if (!Applies()) return;
+    int found = -1;
+    for (size_t i = 0; i < k_.body.size(); ++i) {
+      if (k_.body[i].op != PwOp::kScatterAdd) continue;
+      if (found >= 0) return;  // two scatters: each keeps its per-lane atomics
+      found = static_cast<int>(i);
+    }
+    if (found < 0) return;
+    const PwInstr& in = k_.body[found];
+    if (lane_[in.args[0]]) return;
+    int slot = -1;
+    for (size_t a = 2; a < in.args.size(); ++a) {
+      if (!lane_[in.args[a]]) continue;
+      const std::optional<int64_t>& k = affine_[in.args[a]];
+      if (slot >= 0 || !k.has_value() || *k != 0) return;
+      slot = static_cast<int>(a) - 2;
+    }
+    if (slot < 0) return;
+    scatter_ = found;
+    scatter_slot_ = slot;
+  }
+
+  int ScatterOperand() const {
+    return static_cast<int>(k_.input_dtypes.size()) + k_.body[scatter_].operand;
+  }
+
+  int64_t NumPoints() const {
+    int64_t n = 1;
+    for (int64_t d : k_.shape) n *= d;
+    return n;
+  }
+
   absl::Status NoLowering(size_t i) const {
     return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(k_.body[i].op),
                                             " at %", i, " in kernel '", k_.name, "'"));
@@ -484,6 +599,8 @@ class VectorPlan {
   std::vector<std::optional<int64_t>> affine_;  // per value: k where it is c[L] + j + k
   std::vector<bool> per_lane_use_;              // per value: some instruction reads it lane by lane
   std::vector<bool> live_;  // per value: the stores need it (see the constructor)
+  int scatter_ = -1;        // the scatter the combining path runs (FindScatterRun), or -1
+  int scatter_slot_ = -1;   // its coordinate slot that is kIndex(L)
 };
 
 }  // namespace
@@ -570,6 +687,7 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
                     ";\n");
   }
   absl::StrAppend(&out, "}\n\n");
+  if (vector_path && plan.CombinesScatter()) absl::StrAppend(&out, plan.ScatterHelpers());
   if (vector_path) RETURN_IF_ERROR(plan.EmitPointVec(out));
 
   // Coordinates of flat index `flat` (row-major), into c[].
@@ -631,7 +749,29 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
       return s;
     };
     const std::string table = strided ? "p.stride" : "st";
-    if (vector_path) {
+    if (vector_path && plan.CombinesScatter()) {
+      // ScatterRun: each thread walks kRun consecutive rows at one vector of columns (a warp:
+      // 32 consecutive vectors of one row), holding its adds while the target stays the same.
+      const int64_t cols = k.shape.back();
+      const int64_t rows = geo.numel / cols;
+      const std::string u = geo.index64 ? "ull" : "u";
+      absl::StrAppend(
+          &out, "  constexpr int kVec = ", vec, ";\n  const bool vectors =\n      ",
+          plan.Condition(table, "p.ptr"), ";\n  if (vectors) {\n",
+          "    ScatterAcc acc;\n    acc.addr = nullptr;\n    acc.step = ", plan.ScatterStep(table),
+          ";\n    acc.whole =\n        ", plan.ScatterWhole(table, "p.ptr"), ";\n",
+          "    constexpr Index kChunks = ", cols / vec, u, ", kRows = ", rows, u,
+          ", kRun = ", plan.RunRows(), u, ";\n",
+          "    for (Index w = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; ",
+          "w < (kRows + kRun - 1) / kRun * kChunks; w += num_threads) {\n",
+          "      const Index first = w / kChunks * kRun;\n",
+          "      for (Index r = first; r < first + kRun && r < kRows; ++r) {\n",
+          "        const Index flat = r * ", cols, u, " + w % kChunks * kVec;\n");
+      decompose(out, "        ", "flat");
+      absl::StrAppend(&out, offsets("        ", "flat"), "        PointVec(p.ptr, ", table,
+                      ", c, off, static_cast<unsigned long long>(flat), acc);\n",
+                      "      }\n    }\n    Flush(acc);\n    return;\n  }\n");
+    } else if (vector_path) {
       // The test reads only parameters: uniform over the grid (constant in the contig entry).
       absl::StrAppend(
           &out, "  constexpr int kVec = ", vec, ";\n  const bool vectors =\n      ",

@@ -51,6 +51,21 @@ bool HeadFollowsPaddedStores() {
   return on;
 }
 
+// TCCD_ROW_SHIFTED_LOADS=0 (daemon environment, part of the compiler identity): shifted rows
+// keep their head on the unpadded inputs and read a load whose misalignment differs from the
+// head's per element, as before. Default on: the head follows the first element-level store
+// (padded or not) and such a load is two aligned vectors and a constant-index pick
+// (tccd_rt::load_shifted). BERT's loss backward (session 9, H200: 645 us vs Inductor's 480)
+// stored 3 rows in 4 of its padded bf16 [8192, 30528] logits gradient per element, because its
+// head followed the [8192, 30522] logits.
+bool ShiftedLoads() {
+  static const bool on = [] {
+    const char* v = std::getenv("TCCD_ROW_SHIFTED_LOADS");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  return on;
+}
+
 int LoopUnroll() {
   static const int n = [] {
     const char* v = std::getenv("TCCD_ROW_LOOP_UNROLL");
@@ -523,10 +538,12 @@ int RowEmitter::HeadOperand() const {
   // makes it follow the padded output too (its stores whole vectors, the inputs' loads per
   // element where they are misaligned: loads of one line hit L1, stores do not merge), to
   // measure one against the other on the loss backward (BERT: 3 rows in 4 of its padded logits
-  // gradient are stored per element today).
+  // gradient were stored per element). With shifted loads (ShiftedLoads, the default) the head
+  // follows the first store, padded or not: a misaligned load then costs a second vector from
+  // L1, where a misaligned store cost per-element stores.
   for (const PwInstr& in : k_.body)
     if (in.op == PwOp::kStore && !IsRowOperand(OperandOf(in)) &&
-        (k_.zero_tail(in.operand) == 0 || HeadFollowsPaddedStores()))
+        (k_.zero_tail(in.operand) == 0 || HeadFollowsPaddedStores() || ShiftedLoads()))
       return OperandOf(in);
   for (const PwInstr& in : k_.body)
     if (in.op == PwOp::kLoad && !IsRowOperand(in.operand)) return in.operand;
@@ -552,11 +569,19 @@ std::string RowEmitter::ShiftedRowSetup(Access access) const {
 
 std::string RowEmitter::ShiftedLoad(const std::string& reg, int o) const {
   const std::string ptr = Ptr(o, true);
+  const std::string mem = CudaMemType(k_.operand_dtype(o));
+  // Misaligned against the head, inside the row: the two aligned vectors around it (both hold
+  // an element of the row, so neither reads past the allocation).
+  const std::string shifted =
+      ShiftedLoads()
+          ? absl::StrCat(" else if (e0 >= 0 && e0 + kVec <= kRowLength) { ", reg,
+                         " = tccd_rt::load_shifted<", mem, ", kVec>(", ptr, " + b", o, " + e0); }")
+          : "";
   return absl::StrCat("if (e0 >= 0 && e0 + kVec <= kRowLength && al", o, ") { ", reg,
-                      " = *reinterpret_cast<const tccd_rt::Vec<", CudaMemType(k_.operand_dtype(o)),
-                      ", kVec>*>(", ptr, " + b", o,
-                      " + e0); } else {\n#pragma unroll\n      for (int q = 0; q < kVec; ++q) if ",
-                      kInRow, " ", reg, ".v[q] = ", ptr, "[b", o, " + e0 + q];\n    }");
+                      " = *reinterpret_cast<const tccd_rt::Vec<", mem, ", kVec>*>(", ptr, " + b", o,
+                      " + e0); }", shifted,
+                      " else {\n#pragma unroll\n      for (int q = 0; q < kVec; ++q) if ", kInRow,
+                      " ", reg, ".v[q] = ", ptr, "[b", o, " + e0 + q];\n    }");
 }
 
 std::string RowEmitter::ShiftedStore(const std::string& reg, int o,
@@ -964,6 +989,33 @@ __device__ __forceinline__ void store_whole(T* p, const Vec<T, N>& v) {
   } else {
     *reinterpret_cast<Vec<T, N>*>(p) = v;
   }
+}
+
+// The vector of N elements at p, which is element-aligned but not vector-aligned (a row operand
+// misaligned against its row's head): the two aligned vectors around it, the elements picked
+// with constant indices under a branch on the shift (uniform over a row: every vector of the row
+// has the same shift). Indexing the registers by a run-time shift would put them in local memory.
+template <typename T, int N, int S = 1>
+__device__ __forceinline__ void pick_shifted(int shift, const Vec<T, N>& lo, const Vec<T, N>& hi,
+                                             Vec<T, N>& r) {
+  if constexpr (S < N) {
+    if (shift == S) {
+#pragma unroll
+      for (int q = 0; q < N; ++q) r.v[q] = q + S < N ? lo.v[(q + S) % N] : hi.v[(q + S) % N];
+      return;
+    }
+    pick_shifted<T, N, S + 1>(shift, lo, hi, r);
+  }
+}
+
+template <typename T, int N>
+__device__ __forceinline__ Vec<T, N> load_shifted(const T* p) {
+  const int shift = static_cast<int>((reinterpret_cast<unsigned long long>(p) / sizeof(T)) % N);
+  const Vec<T, N>* a = reinterpret_cast<const Vec<T, N>*>(p - shift);
+  const Vec<T, N> lo = a[0], hi = a[1];
+  Vec<T, N> r = lo;
+  pick_shifted<T, N>(shift, lo, hi, r);
+  return r;
 }
 
 struct SumOp {

@@ -457,18 +457,19 @@ PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> sh
 }
 
 // embedding_dense_backward as scatter_ops.h lowers it: the bf16 gradient [B, S, E] added in f32
-// into row ids[b, s] of a [100, E] output (padding_idx 0 masked), with atomics.
-PointwiseKernel EmbeddingBackwardKernel(const std::string& name, std::vector<int64_t> shape) {
+// into row ids[b, s] of a [num_weights, E] output (padding_idx 0 masked), with atomics.
+PointwiseKernel EmbeddingBackwardKernel(const std::string& name, std::vector<int64_t> shape,
+                                        int64_t num_weights) {
   KernelBuilder b(name, shape);
   const int grad = b.Cast(b.Input(DType::kBF16), DType::kF32);
   const int ids = b.GatherInput(DType::kI64);
   const int row = b.Gather(ids, b.Const(DType::kBool, 1), {b.Index(0), b.Index(1)});
   const int ge = b.Op(PwOp::kGe, DType::kBool, {row, b.Const(DType::kI64, 0)});
-  const int lt = b.Op(PwOp::kLt, DType::kBool, {row, b.Const(DType::kI64, 100)});
+  const int lt = b.Op(PwOp::kLt, DType::kBool, {row, b.Const(DType::kI64, num_weights)});
   const int in_range = b.Op(PwOp::kAnd, DType::kBool, {ge, lt});
   const int kept = b.Op(PwOp::kNe, DType::kBool, {row, b.Const(DType::kI64, 0)});
   const int mask = b.Op(PwOp::kAnd, DType::kBool, {in_range, kept});
-  b.ScatterAddOutput(100 * shape.back(), mask, grad, {row, b.Index(2)});
+  b.ScatterAddOutput(num_weights * shape.back(), mask, grad, {row, b.Index(2)});
   return b.kernel();
 }
 
@@ -560,6 +561,10 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"embedding_bf16", EmbeddingKernel("embedding_bf16", {4, 512, 768})},
       {"embedding_backward_scatter_bf16",
        EmbeddingBackwardKernel("embedding_backward_scatter_bf16", {4, 512, 768})},
+      // BERT's token-type embedding gradient: 8192 token rows into 2, each thread adding 24
+      // rows in registers before its atomics (RunRows in cuda_index_emitter.cc).
+      {"embedding_backward_scatter_two_rows_bf16",
+       EmbeddingBackwardKernel("embedding_backward_scatter_two_rows_bf16", {16, 512, 768}, 2)},
       {"dropout_bf16", DropoutKernel("dropout_bf16", {16, 128, 768})},
       {"stack_bf16", StackKernel("stack_bf16", {64, 197, 3, 12, 64})},
       // Run-time sizes (graphs with symbolic sizes): rows only known at the launch, and a

@@ -114,7 +114,8 @@ PointwiseKernel CatPartsKernel(const std::string& name, std::vector<int64_t> sha
 // Embedding: out[b, s, e] = weight[ids[b, s], e] (bf16 weight, i64 ids, rows outside the
 // weight read 0); shape [batch, seq, dim], weight [vocab, dim] with vocab = 100.
 PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> shape);
-PointwiseKernel EmbeddingBackwardKernel(const std::string& name, std::vector<int64_t> shape);
+PointwiseKernel EmbeddingBackwardKernel(const std::string& name, std::vector<int64_t> shape,
+                                        int64_t num_weights = 100);
 
 // Dropout as dropout_to_philox.h lowers it: mask = philox_uniform(seed, 3) < 0.9 (a b8 output),
 // out = x * mask / 0.9; the seed is a broadcast 0-dim i64 input.

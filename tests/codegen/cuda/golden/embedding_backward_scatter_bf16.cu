@@ -113,8 +113,31 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[3]
   if (v13) atomicAdd(reinterpret_cast<float*>(ptr[2]) + (v5 * st[2][0] + v14 * st[2][1]), v1);
 }
 
-__device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)[3], const long long* c, const long long* off, unsigned long long flat) {
-  constexpr int kVec = 8;
+// A thread's pending adds: v[j] goes to addr[j * step] (addr null: none held); whole:
+// the lanes are consecutive aligned floats (one vector reduction).
+struct ScatterAcc {
+  float* addr;
+  long long step;
+  bool whole;
+  float v[4];
+};
+
+__device__ __forceinline__ void Flush(ScatterAcc& a) {
+  if (a.addr == nullptr) return;
+#if __CUDA_ARCH__ >= 900
+  if (a.whole) {
+    asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(a.addr), "f"(a.v[0]), "f"(a.v[1]), "f"(a.v[2]), "f"(a.v[3]));
+  } else
+#endif
+  {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) atomicAdd(a.addr + j * a.step, a.v[j]);
+  }
+  a.addr = nullptr;
+}
+
+__device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)[3], const long long* c, const long long* off, unsigned long long flat, ScatterAcc& acc) {
+  constexpr int kVec = 4;
   unsigned short v0[kVec];
   if (st[0][2] == 0) {
     const unsigned short s = reinterpret_cast<const unsigned short*>(ptr[0])[off[0]];
@@ -140,12 +163,17 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   const long long v11 = 0ll;
   const bool v12 = v5 != v11;
   const bool v13 = v10 && v12;
-  long long v14[kVec];
+  if (v13) {
+    float* const a = reinterpret_cast<float*>(ptr[2]) + (v5 * st[2][0] + c[2] * st[2][1]);
+    if (a == acc.addr) {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v14[j] = c[2] + j;
+      for (int j = 0; j < kVec; ++j) acc.v[j] += v1[j];
+    } else {
+      Flush(acc);
+      acc.addr = a;
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) {
-    if (v13) atomicAdd(reinterpret_cast<float*>(ptr[2]) + (v5 * st[2][0] + v14[j] * st[2][1]), v1[j]);
+      for (int j = 0; j < kVec; ++j) acc.v[j] = v1[j];
+    }
   }
 }
 
@@ -156,24 +184,34 @@ embedding_backward_scatter_bf16_contig(const tccd_kernel_embedding_backward_scat
   using namespace tccd_kernel_embedding_backward_scatter_bf16;
   const long long st[3][3] = {{393216ll, 768ll, 1ll}, {393216ll, 768ll, 1ll}, {393216ll, 768ll, 1ll}};
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
-  constexpr int kVec = 8;
+  constexpr int kVec = 4;
   const bool vectors =
       (st[0][2] == 0 || (st[0][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && st[0][0] % kVec == 0 && st[0][1] % kVec == 0));
   if (vectors) {
-    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 1572864u / kVec; i += num_threads) {
-      const Index flat = i * kVec;
-      long long c[3];
-      Index rest = flat;
-      c[2] = static_cast<long long>(rest % 768u);
-      rest /= 768u;
-      c[1] = static_cast<long long>(rest % 512u);
-      rest /= 512u;
-      c[0] = static_cast<long long>(rest);
-      long long off[3];
+    ScatterAcc acc;
+    acc.addr = nullptr;
+    acc.step = st[2][1];
+    acc.whole =
+        (st[2][1] == 1 && reinterpret_cast<unsigned long long>(p.ptr[2]) % (kVec * sizeof(float)) == 0 && st[2][0] % kVec == 0);
+    constexpr Index kChunks = 192u, kRows = 2048u, kRun = 6u;
+    for (Index w = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; w < (kRows + kRun - 1) / kRun * kChunks; w += num_threads) {
+      const Index first = w / kChunks * kRun;
+      for (Index r = first; r < first + kRun && r < kRows; ++r) {
+        const Index flat = r * 768u + w % kChunks * kVec;
+        long long c[3];
+        Index rest = flat;
+        c[2] = static_cast<long long>(rest % 768u);
+        rest /= 768u;
+        c[1] = static_cast<long long>(rest % 512u);
+        rest /= 512u;
+        c[0] = static_cast<long long>(rest);
+        long long off[3];
 #pragma unroll
-      for (int o = 0; o < 3; ++o) off[o] = static_cast<long long>(flat);
-      PointVec(p.ptr, st, c, off, static_cast<unsigned long long>(flat));
+        for (int o = 0; o < 3; ++o) off[o] = static_cast<long long>(flat);
+        PointVec(p.ptr, st, c, off, static_cast<unsigned long long>(flat), acc);
+      }
     }
+    Flush(acc);
     return;
   }
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 1572864u; i += num_threads) {
@@ -195,28 +233,38 @@ extern "C" __global__ void __launch_bounds__(256)
 embedding_backward_scatter_bf16_strided(const tccd_kernel_embedding_backward_scatter_bf16::StridedParams p) {
   using namespace tccd_kernel_embedding_backward_scatter_bf16;
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
-  constexpr int kVec = 8;
+  constexpr int kVec = 4;
   const bool vectors =
       (p.stride[0][2] == 0 || (p.stride[0][2] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[0][0] % kVec == 0 && p.stride[0][1] % kVec == 0));
   if (vectors) {
-    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 1572864u / kVec; i += num_threads) {
-      const Index flat = i * kVec;
-      long long c[3];
-      Index rest = flat;
-      c[2] = static_cast<long long>(rest % 768u);
-      rest /= 768u;
-      c[1] = static_cast<long long>(rest % 512u);
-      rest /= 512u;
-      c[0] = static_cast<long long>(rest);
-      long long off[3];
+    ScatterAcc acc;
+    acc.addr = nullptr;
+    acc.step = p.stride[2][1];
+    acc.whole =
+        (p.stride[2][1] == 1 && reinterpret_cast<unsigned long long>(p.ptr[2]) % (kVec * sizeof(float)) == 0 && p.stride[2][0] % kVec == 0);
+    constexpr Index kChunks = 192u, kRows = 2048u, kRun = 6u;
+    for (Index w = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; w < (kRows + kRun - 1) / kRun * kChunks; w += num_threads) {
+      const Index first = w / kChunks * kRun;
+      for (Index r = first; r < first + kRun && r < kRows; ++r) {
+        const Index flat = r * 768u + w % kChunks * kVec;
+        long long c[3];
+        Index rest = flat;
+        c[2] = static_cast<long long>(rest % 768u);
+        rest /= 768u;
+        c[1] = static_cast<long long>(rest % 512u);
+        rest /= 512u;
+        c[0] = static_cast<long long>(rest);
+        long long off[3];
 #pragma unroll
-      for (int o = 0; o < 3; ++o) {
-        off[o] = 0;
+        for (int o = 0; o < 3; ++o) {
+          off[o] = 0;
 #pragma unroll
-        for (int d = 0; d < 3; ++d) off[o] += c[d] * p.stride[o][d];
+          for (int d = 0; d < 3; ++d) off[o] += c[d] * p.stride[o][d];
+        }
+        PointVec(p.ptr, p.stride, c, off, static_cast<unsigned long long>(flat), acc);
       }
-      PointVec(p.ptr, p.stride, c, off, static_cast<unsigned long long>(flat));
     }
+    Flush(acc);
     return;
   }
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 1572864u; i += num_threads) {

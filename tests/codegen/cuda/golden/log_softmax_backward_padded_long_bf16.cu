@@ -92,6 +92,33 @@ __device__ __forceinline__ void store_whole(T* p, const Vec<T, N>& v) {
   }
 }
 
+// The vector of N elements at p, which is element-aligned but not vector-aligned (a row operand
+// misaligned against its row's head): the two aligned vectors around it, the elements picked
+// with constant indices under a branch on the shift (uniform over a row: every vector of the row
+// has the same shift). Indexing the registers by a run-time shift would put them in local memory.
+template <typename T, int N, int S = 1>
+__device__ __forceinline__ void pick_shifted(int shift, const Vec<T, N>& lo, const Vec<T, N>& hi,
+                                             Vec<T, N>& r) {
+  if constexpr (S < N) {
+    if (shift == S) {
+#pragma unroll
+      for (int q = 0; q < N; ++q) r.v[q] = q + S < N ? lo.v[(q + S) % N] : hi.v[(q + S) % N];
+      return;
+    }
+    pick_shifted<T, N, S + 1>(shift, lo, hi, r);
+  }
+}
+
+template <typename T, int N>
+__device__ __forceinline__ Vec<T, N> load_shifted(const T* p) {
+  const int shift = static_cast<int>((reinterpret_cast<unsigned long long>(p) / sizeof(T)) % N);
+  const Vec<T, N>* a = reinterpret_cast<const Vec<T, N>*>(p - shift);
+  const Vec<T, N> lo = a[0], hi = a[1];
+  Vec<T, N> r = lo;
+  pick_shifted<T, N>(shift, lo, hi, r);
+  return r;
+}
+
 struct SumOp {
   static __device__ __forceinline__ float identity() { return 0.0f; }
   static __device__ __forceinline__ float apply(float a, float b) { return a + b; }
@@ -168,7 +195,7 @@ log_softmax_backward_padded_long_bf16_contig(const tccd_kernel_log_softmax_backw
   const long long b0 = static_cast<long long>(c0) * p.stride[0][0];
   const long long b1 = static_cast<long long>(c0) * p.stride[1][0];
   const long long b2 = static_cast<long long>(c0) * p.stride[2][0];
-  const int head = static_cast<int>((reinterpret_cast<unsigned long long>(p.ptr[0]) / sizeof(unsigned short) + static_cast<unsigned long long>(b0)) % kVec);
+  const int head = static_cast<int>((reinterpret_cast<unsigned long long>(p.ptr[2]) / sizeof(unsigned short) + static_cast<unsigned long long>(b2)) % kVec);
   const bool al0 = static_cast<int>((reinterpret_cast<unsigned long long>(p.ptr[0]) / sizeof(unsigned short) + static_cast<unsigned long long>(b0)) % kVec) == head;
   const bool al1 = static_cast<int>((reinterpret_cast<unsigned long long>(p.ptr[1]) / sizeof(unsigned short) + static_cast<unsigned long long>(b1)) % kVec) == head;
   const bool al2 = static_cast<int>((reinterpret_cast<unsigned long long>(p.ptr[2]) / sizeof(unsigned short) + static_cast<unsigned long long>(b2)) % kVec) == head;
@@ -176,7 +203,7 @@ log_softmax_backward_padded_long_bf16_contig(const tccd_kernel_log_softmax_backw
   for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {
     const int e0 = p0 - head;
     tccd_rt::Vec<unsigned short, kVec> a0 = {};
-    if (e0 >= 0 && e0 + kVec <= kRowLength && al0) { a0 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + b0 + e0); } else {
+    if (e0 >= 0 && e0 + kVec <= kRowLength && al0) { a0 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + b0 + e0); } else if (e0 >= 0 && e0 + kVec <= kRowLength) { a0 = tccd_rt::load_shifted<unsigned short, kVec>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + b0 + e0); } else {
 #pragma unroll
       for (int q = 0; q < kVec; ++q) if (e0 + q >= 0 && e0 + q < kRowLength) a0.v[q] = reinterpret_cast<const unsigned short*>(p.ptr[0])[b0 + e0 + q];
     }
@@ -191,12 +218,12 @@ log_softmax_backward_padded_long_bf16_contig(const tccd_kernel_log_softmax_backw
   for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {
     const int e0 = p0 - head;
     tccd_rt::Vec<unsigned short, kVec> a0 = {};
-    if (e0 >= 0 && e0 + kVec <= kRowLength && al0) { a0 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + b0 + e0); } else {
+    if (e0 >= 0 && e0 + kVec <= kRowLength && al0) { a0 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + b0 + e0); } else if (e0 >= 0 && e0 + kVec <= kRowLength) { a0 = tccd_rt::load_shifted<unsigned short, kVec>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + b0 + e0); } else {
 #pragma unroll
       for (int q = 0; q < kVec; ++q) if (e0 + q >= 0 && e0 + q < kRowLength) a0.v[q] = reinterpret_cast<const unsigned short*>(p.ptr[0])[b0 + e0 + q];
     }
     tccd_rt::Vec<unsigned short, kVec> a2 = {};
-    if (e0 >= 0 && e0 + kVec <= kRowLength && al1) { a2 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[1]) + b1 + e0); } else {
+    if (e0 >= 0 && e0 + kVec <= kRowLength && al1) { a2 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[1]) + b1 + e0); } else if (e0 >= 0 && e0 + kVec <= kRowLength) { a2 = tccd_rt::load_shifted<unsigned short, kVec>(reinterpret_cast<const unsigned short*>(p.ptr[1]) + b1 + e0); } else {
 #pragma unroll
       for (int q = 0; q < kVec; ++q) if (e0 + q >= 0 && e0 + q < kRowLength) a2.v[q] = reinterpret_cast<const unsigned short*>(p.ptr[1])[b1 + e0 + q];
     }
