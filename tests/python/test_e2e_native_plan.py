@@ -77,6 +77,10 @@ def test_extern_the_stable_abi_cannot_carry_runs_through_python(daemon_env):
     (stat,) = tccd.last_compile_stats()
     assert stat["fallback"] is None
     assert 1 <= stat["python_steps"] <= stat["extern_steps"], stat
+    # The stats say which op and why (here: addmv's Scalar beta).
+    assert stat["python_step_reasons"] == {
+        "aten::addmv.default: argument beta: Scalar given float 0.5, which the stable ABI cannot carry": 1
+    }, stat["python_step_reasons"]
 
 
 def _runs_natively_as_eager(f, *args, backward=False, undefined_returns=False):
@@ -187,6 +191,10 @@ def test_unused_tensor_returns_go_through_python_before_torch_2_15(daemon_env, m
     # there, with the same results.
     stats = _conv_step(monkeypatch, conv_shims={})
     assert any(s["python_steps"] > 0 for s in stats if s["kind"] == "backward"), stats
+    (backward,) = [s for s in stats if s["kind"] == "backward"]
+    (reason,) = backward["python_step_reasons"]
+    assert reason.startswith("aten::convolution_backward.default: return ") and "may be undefined" in reason, reason
+    assert sum(backward["python_step_reasons"].values()) == backward["python_steps"]
 
 
 def test_conv_net_training_has_no_python_steps(daemon_env, monkeypatch):
@@ -369,6 +377,9 @@ def test_failed_abi_check_falls_back_to_the_interpreter(daemon_env, monkeypatch,
     (stat,) = tccd.last_compile_stats()
     assert stat["fallback"] is None
     assert stat["python_steps"] >= stat["native_kernels"] > 0, stat
+    (reason,) = stat["python_step_reasons"]  # every step, and why the plan is interpreted
+    assert reason.startswith("every step (the plan runs in the Python interpreter): "), reason
+    assert stat["python_step_reasons"][reason] == stat["python_steps"]
 
 
 def test_optionals_boxed_with_operator_new_as_on_torch_before_2_13(daemon_env, monkeypatch):
