@@ -51,6 +51,7 @@ _ARG_INT_LIST, _ARG_TENSOR_LIST, _ARG_BOOL_LIST, _ARG_STRING, _ARG_DEVICE = 6, 7
 _ARG_LAYOUT, _ARG_MEMORY_FORMAT, _ARG_OPTIONAL_TENSOR_LIST, _ARG_FLOAT_LIST = 11, 12, 13, 14
 _ARG_CONSTANT = 15
 _ARG_SYM, _ARG_SYM_INT_LIST = 16, 17
+_ARG_UNDEFINED_TENSOR = 18
 # tccd_plan_run_symbolic: a symbol the caller has no value for.
 _NO_SYMBOL = -(2**63)
 _ARG_OPTIONAL = 0x100
@@ -79,6 +80,11 @@ _SHIM_MM = (7, 8)
 # torch of the range.
 _CONV_SHIMS = {"aten::convolution.default": 4, "aten::convolution_backward.default": 5}
 _SHIM_COPY = 6
+# TCCD_SHIM_SDPA_*: flash and cuDNN attention's forward through their typed CUDA shims, which
+# return the unused cum_seq_q/cum_seq_k (undefined) as handles, where torch 2.11's dispatcher
+# fails on them (GPT-2's and Llama's 4 Python steps per forward on the H200).
+_SDPA_SHIMS = {"aten::_scaled_dot_product_flash_attention.default": 9,
+               "aten::_scaled_dot_product_cudnn_attention.default": 10}
 # Ops whose output is a view of their first argument, same dtype (tccd_plan_bind_view: made from
 # the plan's metadata where the base is laid out as declared, else run by the dispatcher).
 _VIEW_OPS = {
@@ -265,7 +271,11 @@ def _typed_arg(type_: Any, value: Any, pool: List[int],
     inner = type_.getElementType() if optional else type_
     name = str(inner)
     if value is None:
-        return (_ARG_NONE, 0) if optional else None
+        if optional:
+            return _ARG_NONE, 0
+        # None for a plain Tensor is an undefined Tensor, as torch's Python binding passes it
+        # (flash / cuDNN attention's backward takes cum_seq_q and cum_seq_k so, on dense inputs).
+        return (_ARG_UNDEFINED_TENSOR, 0) if name == "Tensor" else None
     flag = _ARG_OPTIONAL if optional else 0
     if isinstance(value, torch.dtype):
         # A ScalarType argument prints as "int" (its real type is ScalarType; the dispatcher
@@ -559,6 +569,39 @@ def conv_shim(step: "pb.Step") -> Optional[Tuple[int, List[int], List[int]]]:
     return shim, [-1 if t is None else t.id for t in tensors], words
 
 
+def attention_shim(step: "pb.Step") -> Optional[Tuple[int, List[int], List[int]]]:
+    """(TCCD_SHIM_SDPA_*, [query, key, value, attn_bias or -1], words) for flash and cuDNN
+    attention's forward with plain arguments, whose int returns (max_q, max_k) no step reads;
+    None for anything else (the dispatcher, or Python)."""
+    shim = _SDPA_SHIMS.get(step.extern_call.target)
+    if shim is None or not 1 <= len(step.outputs) <= 9 or any(o >= 0 for o in step.outputs[4:6]):
+        return None
+    try:
+        values = _schema_values(step, resolve_op(step.extern_call.target)._schema)
+    except Exception:
+        return None
+    if values is None:
+        return None
+    cudnn = shim == _SDPA_SHIMS["aten::_scaled_dot_product_cudnn_attention.default"]
+    if cudnn:
+        tensors, (compute_lse, dropout_p, is_causal, debug_mask, scale) = values[:4], values[4:]
+    else:
+        tensors, (dropout_p, is_causal, debug_mask, scale) = values[:3] + [None], values[3:]
+        compute_lse = None
+    if not all(isinstance(t, _Ref) for t in tensors[:3]) or not (tensors[3] is None or isinstance(tensors[3], _Ref)):
+        return None
+    flags = [is_causal, debug_mask] + ([compute_lse] if cudnn else [])
+    numbers = [dropout_p] + ([] if scale is None else [scale])
+    if not all(isinstance(f, bool) for f in flags):
+        return None
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
+        return None
+    words = [_bits(dropout_p), int(is_causal), int(debug_mask), int(scale is not None), _bits(scale or 0.0)]
+    if cudnn:
+        words.append(int(compute_lse))
+    return shim, [-1 if t is None else t.id for t in tensors], words
+
+
 def copy_shim(step: "pb.Step") -> Optional[Tuple[int, List[int], List[int]]]:
     """(TCCD_SHIM_COPY, [self, src, -1], [non_blocking]) for copy_ between two plan values (batch
     norm's running statistics written back: three per layer and step), run by aoti_torch_copy_
@@ -637,14 +680,14 @@ def symbolic_arange(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, 
 
 def bind_extern(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]] = None) -> Optional[Tuple[str, Any]]:
     """How the runtime calls an extern step natively: ("dispatcher", complete_arguments),
-    ("shim", out_shim), ("typed", conv_shim or copy_shim), ("constant", the tensor a clone of which the step returns) or
+    ("shim", out_shim), ("typed", conv_shim, copy_shim or attention_shim), ("constant", the tensor a clone of which the step returns) or
     ("arange", symbolic_arange); None when
     it needs the Python callback. `plan` gives the values' metadata a binding may need; `exprs`
     the descriptor's expression indices (symbolic plans)."""
     shim = out_shim(step, plan)
     if shim is not None:
         return "shim", shim
-    typed = conv_shim(step) or copy_shim(step)
+    typed = conv_shim(step) or copy_shim(step) or attention_shim(step)
     if typed is not None:
         return "typed", typed
     constant = constant_factory(step)

@@ -341,6 +341,42 @@ def test_list_arguments_run_natively(daemon_env):
     assert stat["python_steps"] == 0, stat
 
 
+_UNDEFINED_SEEN = []
+
+
+def _maybe_add_op():
+    """tccd_test::maybe_add(Tensor x, Tensor y): x * 2 where y is undefined (None), else x + y.
+    A plain Tensor argument that takes None, as flash / cuDNN attention's backward takes its
+    cum_seq_q/cum_seq_k on dense inputs (CUDA-only ops; this one runs on the CPU)."""
+    if not hasattr(torch.ops.tccd_test, "maybe_add"):
+        lib = torch.library.Library("tccd_test", "DEF")
+        lib.define("maybe_add(Tensor x, Tensor y) -> Tensor")
+
+        def cpu(x, y):
+            _UNDEFINED_SEEN.append(y is None)
+            return x * 2 if y is None else x + y
+
+        lib.impl("maybe_add", cpu, "CPU")
+        lib.impl("maybe_add", lambda x, y: torch.empty_like(x), "Meta")
+        _maybe_add_op.lib = lib  # the registrations live as long as the library object
+    return torch.ops.tccd_test.maybe_add.default
+
+
+def test_none_for_a_plain_tensor_argument_runs_natively_as_an_undefined_tensor(daemon_env, monkeypatch):
+    # The runtime passes the dispatcher an undefined tensor (TCCD_ARG_UNDEFINED_TENSOR) where
+    # the step has None for a plain Tensor, as torch's Python binding does; on torch 2.11's
+    # rules too (GPT-2's and Llama's attention backward on the H200 ran in Python before).
+    monkeypatch.setattr(native_plan, "_UNDEFINED_TENSOR_RETURNS_CONVERT", False)
+    op = _maybe_add_op()
+
+    def f(x):
+        return op(torch.relu(x), None) + 1
+
+    _UNDEFINED_SEEN.clear()
+    _runs_natively_as_eager(f, torch.randn(4, 3))
+    assert _UNDEFINED_SEEN and all(_UNDEFINED_SEEN), _UNDEFINED_SEEN  # the kernel saw None
+
+
 def test_a_failing_extern_op_raises_and_the_plan_still_runs(mode):
     def h(x, n):
         return torch.mm(torch.relu(x), n)
