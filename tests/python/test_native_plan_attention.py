@@ -7,7 +7,9 @@ On the H200 (torch 2.11) each of those graphs ran one Python step per layer: the
 unused cum_seq_q/cum_seq_k returns are undefined tensors, which 2.11's stable dispatcher cannot
 return, and the backward takes them back as None for a plain Tensor argument, which no argument
 kind carried. Now the forward runs through the typed CUDA shim and the backward passes an
-undefined tensor (TCCD_ARG_UNDEFINED_TENSOR)."""
+undefined tensor (TCCD_ARG_UNDEFINED_TENSOR). The cuDNN steps are written as the ViT plans the H200
+dumped have them (12 Python steps per graph there, one per layer; those plans' steps all bind
+natively now, arange aside, a factory the runtime computes at load on the GPU)."""
 
 import pytest
 import torch
