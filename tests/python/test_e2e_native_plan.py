@@ -384,7 +384,10 @@ def test_a_failing_extern_op_raises_and_the_plan_still_runs(mode):
     g = torch.compile(h, backend="tccd")
     x, n = torch.randn(2, 3), torch.randn(3, 2)
     torch.testing.assert_close(g(x, n), h(x, n))
-    with pytest.raises(RuntimeError, match="same dtype"):
+    # Before torch 2.13 the runtime cannot read the op's own message (no
+    # torch_exception_get_what_without_backtrace): it names the failed step.
+    old_torch = tuple(int(p) for p in torch.__version__.split(".")[:2]) < (2, 13)
+    with pytest.raises(RuntimeError, match="aten::mm" if mode == "native" and old_torch else "same dtype"):
         g(x, n.double())  # mm fails at run time: an exception, never a crash
     torch.testing.assert_close(g(x, n), h(x, n))
 
