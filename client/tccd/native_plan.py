@@ -106,7 +106,8 @@ C10_DEVICE_TYPES = {"cpu": 0, "cuda": 1}
 C10_DTYPES = {
     torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4,
     torch.float16: 5, torch.float32: 6, torch.float64: 7, torch.complex64: 9,
-    torch.complex128: 10, torch.bool: 11, torch.bfloat16: 15,
+    torch.complex128: 10, torch.bool: 11, torch.bfloat16: 15, torch.uint16: 27, torch.uint32: 28,
+    torch.uint64: 29,
 }
 
 _PythonStep = ctypes.CFUNCTYPE(
@@ -1078,7 +1079,8 @@ def load(interpreted: LoadedPlan, plan: "pb.Plan", runtime_path: Optional[str],
          descriptor_path: Optional[str]) -> Any:
     """The plan as a NativePlan, or `interpreted` (one logged line) if it cannot run natively."""
     if runtime_path is None or descriptor_path is None:
-        reason = "the manifest has no plan runtime or descriptor (an older daemon, or a plan it cannot describe)"
+        reason = ("the manifest has no plan runtime or descriptor (an older daemon, or a plan it cannot describe: "
+                  "the daemon's log says why, in its line 'no plan descriptor, the client interprets this plan')")
         log_fallback(reason)
         interpreted.python_step_reasons = {f"every step (the plan runs in the Python interpreter): {reason}":
                                            interpreted.python_steps}

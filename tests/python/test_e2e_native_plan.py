@@ -377,6 +377,23 @@ def test_none_for_a_plain_tensor_argument_runs_natively_as_an_undefined_tensor(d
     assert _UNDEFINED_SEEN and all(_UNDEFINED_SEEN), _UNDEFINED_SEEN  # the kernel saw None
 
 
+def test_plans_with_uint64_tensors_run_natively(daemon_env):
+    # Flash attention's philox seed and offset are uint64 tensors: the daemon wrote no plan
+    # descriptor for a plan holding one (no c10 code for the dtype), so the whole plan ran in
+    # the Python interpreter (the H200, torch 2.11: every step of a flash attention graph).
+    def f(x, seed):
+        return torch.relu(x) + 1, seed.view(2, 1)
+
+    x, seed = torch.randn(4, 3), torch.tensor([7, 2**63 + 5], dtype=torch.uint64)
+    out = torch.compile(f, backend="tccd")(x, seed)
+    ref = f(x, seed)
+    torch.testing.assert_close(out[0], ref[0])
+    assert out[1].dtype == torch.uint64 and torch.equal(out[1].view(torch.int64), ref[1].view(torch.int64))
+    (stat,) = tccd.last_compile_stats()
+    assert stat["fallback"] is None and stat["python_steps"] == 0, stat
+    assert stat["python_step_reasons"] == {}, stat["python_step_reasons"]
+
+
 def test_a_failing_extern_op_raises_and_the_plan_still_runs(mode):
     def h(x, n):
         return torch.mm(torch.relu(x), n)

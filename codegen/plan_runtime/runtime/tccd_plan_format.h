@@ -114,6 +114,11 @@
 #define TCCD_C10_COMPLEX128 10
 #define TCCD_C10_BOOL 11
 #define TCCD_C10_BFLOAT16 15
+/* Flash attention's philox seed / offset (rng_state) are uint64 tensors: without these codes a
+ * plan with them had no descriptor and ran in the Python interpreter (torch 2.11, H200). */
+#define TCCD_C10_UINT16 27
+#define TCCD_C10_UINT32 28
+#define TCCD_C10_UINT64 29
 #define TCCD_C10_DEVICE_CPU 0
 #define TCCD_C10_DEVICE_CUDA 1
 

@@ -1230,13 +1230,16 @@ static int check_input(Run* run, int64_t step, int64_t id, void* h, int* declare
 static int64_t item_size(int32_t dtype) {
   switch (dtype) {
     case TCCD_C10_INT16:
+    case TCCD_C10_UINT16:
     case TCCD_C10_FLOAT16:
     case TCCD_C10_BFLOAT16:
       return 2;
     case TCCD_C10_INT32:
+    case TCCD_C10_UINT32:
     case TCCD_C10_FLOAT32:
       return 4;
     case TCCD_C10_INT64:
+    case TCCD_C10_UINT64:
     case TCCD_C10_FLOAT64:
       return 8;
     default:
