@@ -41,7 +41,9 @@ with --worker '<json>'; it prints one line "ZOO_RESULT {json}"). A cell that cra
                     table. On --device cpu, the step's own time.
   fallbacks, extern_steps, native_kernels   from tccd.last_compile_stats() (tccd only)
   python_steps      plan steps run in Python per call, summed over the graphs (tccd only);
-                    python_steps_by_graph: per graph name (the table's "Python steps" list)
+                    python_steps_by_graph: per graph name (the table's "Python steps" list);
+                    python_step_reasons_by_graph: for graphs with any, "op: why" -> steps per
+                    call (an argument or return the stable C ABI cannot carry on this torch...)
   cudagraph_skips   (CUDA graph modes) tccd graphs that ran without CUDA graphs, with the
                     reason; cudagraph_skip_count: torch's cudagraph_skips counter (both backends)
   loss_diff, param_diff  (train, small batch, compiled backends only) max abs difference of the
@@ -522,6 +524,9 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         # Per graph (issue 8's target is 0 for every graph, not only in sum): which graph still
         # runs steps in Python, in the order the graphs compiled.
         out["python_steps_by_graph"] = {s["name"]: s.get("python_steps", 0) for s in stats}
+        # And why, per graph with any: "op: reason" -> steps per call (native_plan.py).
+        out["python_step_reasons_by_graph"] = {s["name"]: s["python_step_reasons"] for s in stats
+                                               if s.get("python_step_reasons")}
         if cuda_graphs:  # which graphs run without CUDA graphs, and why
             out["cudagraph_skips"] = [{"graph": s["name"], "reason": s.get("cudagraph_skip")}
                                       for s in stats if not s.get("cudagraphs")]
@@ -748,6 +753,9 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                 left = [f"`{g}` {n}" for g, n in by_graph.items() if n]
                 python_steps.append(f"- {m} {wl}/{b}" + (f", mode {mode}" if mode != "default" else "") + ": "
                                     + (", ".join(left) if left else f"0 in all {len(by_graph)} graphs"))
+                why = get(m, wl, b, "tccd", "python_step_reasons_by_graph") or {}
+                for g, reasons in why.items():
+                    python_steps += [f"  - `{g}`: {n}x {r}" for r, n in sorted(reasons.items())]
             for be in ("inductor", "tccd"):
                 n = get(m, wl, b, be, "cudagraph_skip_count")
                 graphs = get(m, wl, b, be, "cudagraph_skips") or []

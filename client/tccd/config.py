@@ -16,12 +16,12 @@
     TCCD_AOT_CACHE     0: do not use the AOT recipe cache (aot_cache.py), so every Dynamo graph
                        is traced by AOTAutograd even on a warm start. It lives in the local
                        cache, so TCCD_LOCAL_CACHE=0 turns it off as well. Default: 1.
-    TCCD_LEAN_RUNTIME  0: a graph traced by AOTAutograd keeps AOTAutograd's runtime wrappers for
-                       the whole process; 1: once its AOT recipe is stored (after its first
-                       backward, or its inference plan), it switches to the recipe's runtime
-                       (aot_runtime.py), which a warm start uses anyway and which costs the host
-                       less per call. Only graphs with a recipe switch. Default: 0 (on the H200 the recipe's
-                       runtime raised ConvNeXt's training peak 4000 -> 5100 MiB: not yet found).
+    TCCD_LEAN_RUNTIME  1: once a graph's AOT recipe is stored (after its first backward, or its
+                       inference plan), the graph switches from AOTAutograd's runtime wrappers to
+                       the recipe's runtime (aot_runtime.py), which a warm start uses anyway and
+                       which costs the host less per call; only graphs with a recipe switch.
+                       0: AOTAutograd's wrappers for the whole process. Default: 1 (on the H200,
+                       with the saved-tensor fix, ConvNeXt's training peak is 4000 MiB either way).
     TCCD_AOT_SHARE     0: keep AOT recipes in the local cache only; 1: also give them to the daemon
                        and ask it for recipes the local cache lacks, so that a process with an
                        empty local cache (another machine) skips AOTAutograd too. Default: 1.
@@ -159,7 +159,7 @@ class Config:
         return bool(self.tls_ca or self.tls_cert)
     progress_after_s: float = 5.0
     aot_share: bool = True  # AOT recipes through the daemon too (TCCD_AOT_SHARE)
-    lean_runtime: bool = False  # TCCD_LEAN_RUNTIME: the recipe's runtime once a recipe is stored
+    lean_runtime: bool = True  # TCCD_LEAN_RUNTIME: the recipe's runtime once a recipe is stored
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
     eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
@@ -250,7 +250,7 @@ class Config:
             local_cache=_flag(env, "TCCD_LOCAL_CACHE", True),
             aot_cache=_flag(env, "TCCD_AOT_CACHE", True),
             aot_share=_flag(env, "TCCD_AOT_SHARE", True),
-            lean_runtime=_flag(env, "TCCD_LEAN_RUNTIME", False),
+            lean_runtime=_flag(env, "TCCD_LEAN_RUNTIME", True),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
             eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),

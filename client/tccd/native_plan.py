@@ -51,6 +51,7 @@ _ARG_INT_LIST, _ARG_TENSOR_LIST, _ARG_BOOL_LIST, _ARG_STRING, _ARG_DEVICE = 6, 7
 _ARG_LAYOUT, _ARG_MEMORY_FORMAT, _ARG_OPTIONAL_TENSOR_LIST, _ARG_FLOAT_LIST = 11, 12, 13, 14
 _ARG_CONSTANT = 15
 _ARG_SYM, _ARG_SYM_INT_LIST = 16, 17
+_ARG_UNDEFINED_TENSOR = 18
 # tccd_plan_run_symbolic: a symbol the caller has no value for.
 _NO_SYMBOL = -(2**63)
 _ARG_OPTIONAL = 0x100
@@ -79,6 +80,11 @@ _SHIM_MM = (7, 8)
 # torch of the range.
 _CONV_SHIMS = {"aten::convolution.default": 4, "aten::convolution_backward.default": 5}
 _SHIM_COPY = 6
+# TCCD_SHIM_SDPA_*: flash and cuDNN attention's forward through their typed CUDA shims, which
+# return the unused cum_seq_q/cum_seq_k (undefined) as handles, where torch 2.11's dispatcher
+# fails on them (GPT-2's and Llama's 4 Python steps per forward on the H200).
+_SDPA_SHIMS = {"aten::_scaled_dot_product_flash_attention.default": 9,
+               "aten::_scaled_dot_product_cudnn_attention.default": 10}
 # Ops whose output is a view of their first argument, same dtype (tccd_plan_bind_view: made from
 # the plan's metadata where the base is laid out as declared, else run by the dispatcher).
 _VIEW_OPS = {
@@ -100,7 +106,8 @@ C10_DEVICE_TYPES = {"cpu": 0, "cuda": 1}
 C10_DTYPES = {
     torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, torch.int64: 4,
     torch.float16: 5, torch.float32: 6, torch.float64: 7, torch.complex64: 9,
-    torch.complex128: 10, torch.bool: 11, torch.bfloat16: 15,
+    torch.complex128: 10, torch.bool: 11, torch.bfloat16: 15, torch.uint16: 27, torch.uint32: 28,
+    torch.uint64: 29,
 }
 
 _PythonStep = ctypes.CFUNCTYPE(
@@ -265,7 +272,11 @@ def _typed_arg(type_: Any, value: Any, pool: List[int],
     inner = type_.getElementType() if optional else type_
     name = str(inner)
     if value is None:
-        return (_ARG_NONE, 0) if optional else None
+        if optional:
+            return _ARG_NONE, 0
+        # None for a plain Tensor is an undefined Tensor, as torch's Python binding passes it
+        # (flash / cuDNN attention's backward takes cum_seq_q and cum_seq_k so, on dense inputs).
+        return (_ARG_UNDEFINED_TENSOR, 0) if name == "Tensor" else None
     flag = _ARG_OPTIONAL if optional else 0
     if isinstance(value, torch.dtype):
         # A ScalarType argument prints as "int" (its real type is ScalarType; the dispatcher
@@ -346,6 +357,28 @@ def _constant(value: "_Sym") -> Optional[int]:
         return None
 
 
+_TORCH = ".".join(torch.__version__.split(".")[:2])
+
+
+def _because(why: Optional[List[str]], reason: str) -> None:
+    if why is not None:
+        why.append(reason)
+
+
+def _describe_value(value: Any) -> str:
+    """A short description of an argument value for a Python step's reason."""
+    if value is None:
+        return "None"
+    if isinstance(value, _Ref):
+        return "a tensor"
+    if isinstance(value, _Sym):
+        return f"the SymInt {value.text}"
+    if isinstance(value, (list, tuple)):
+        kinds = sorted({_describe_value(v) for v in value})
+        return f"a list of {', '.join(kinds)}" if kinds else "an empty list"
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
 def _widen_layer_norm_mask(step: "pb.Step", values: List[Any]) -> bool:
     """native_layer_norm_backward with masked-off weight/bias gradients returns undefined tensors
     for them, which no stable dispatcher before 2.15 takes back (and AOTInductor has no shim for
@@ -362,10 +395,11 @@ def _widen_layer_norm_mask(step: "pb.Step", values: List[Any]) -> bool:
     return all(widened)
 
 
-def _return_kinds(schema: Any, step: "pb.Step", all_defined: bool = False) -> Optional[List[int]]:
-    """TCCD_RET_* per schema return, or None when the runtime cannot take one back: Tensor
-    returns map to step outputs in order; a lone Tensor[] return fills every step output; an
-    int/float/bool return is dropped if no step output reads it."""
+def _return_kinds(schema: Any, step: "pb.Step", all_defined: bool = False,
+                  why: Optional[List[str]] = None) -> Optional[List[int]]:
+    """TCCD_RET_* per schema return, or None when the runtime cannot take one back (the reason
+    appended to `why`): Tensor returns map to step outputs in order; a lone Tensor[] return fills
+    every step output; an int/float/bool return is dropped if no step output reads it."""
     types = [str(r.type) for r in schema.returns]
     if types == ["List[Tensor]"]:
         return [_RET_TENSOR_LIST]
@@ -380,31 +414,39 @@ def _return_kinds(schema: Any, step: "pb.Step", all_defined: bool = False) -> Op
             # An unused Tensor return may be undefined (a masked-off gradient, attention's
             # cum_seq_q); before torch 2.15 the dispatcher's return conversion calls toTensor()
             # on it and throws (seen on 2.11 with convolution_backward and cuDNN attention).
+            _because(why, f"return {schema.returns[i].name or i} (Tensor) is unused and may be undefined, "
+                          f"which the stable dispatcher of torch {_TORCH} cannot return (2.15 can)")
             return None
         if t == "Tensor":
             kinds.append(_RET_TENSOR)
         elif t in ("int", "SymInt", "float", "bool") and (i >= len(step.outputs) or step.outputs[i] < 0):
             kinds.append(_RET_DISCARD)
         else:
+            _because(why, f"return {schema.returns[i].name or i} of type {t} (the runtime takes back tensors, "
+                          "Tensor[] and unused numbers)")
             return None
     return kinds
 
 
-def complete_arguments(step: "pb.Step", exprs: Optional[Dict[str, int]] = None
+def complete_arguments(step: "pb.Step", exprs: Optional[Dict[str, int]] = None,
+                       why: Optional[List[str]] = None
                        ) -> Optional[Tuple[List[int], List[int], List[int], List[int]]]:
     """The extern step's full dispatcher stack (kinds, payloads), its return kinds and the pool
     its list arguments point into, from torch's schema of the op; None when the stable ABI
-    cannot carry an argument or a return. `exprs`: the descriptor's expression indices."""
+    cannot carry an argument or a return (why not: appended to `why`). `exprs`: the
+    descriptor's expression indices."""
     call = step.extern_call
     try:
         schema = resolve_op(call.target)._schema
-    except Exception:
+    except Exception as e:
+        _because(why, f"torch {_TORCH} has no such op ({type(e).__name__})")
         return None
     values = _schema_values(step, schema)
     if values is None:
+        _because(why, f"its arguments do not match torch {_TORCH}'s schema {schema}")
         return None
     all_defined = not _UNDEFINED_TENSOR_RETURNS_CONVERT and _widen_layer_norm_mask(step, values)
-    returns = _return_kinds(schema, step, all_defined)
+    returns = _return_kinds(schema, step, all_defined, why)
     if returns is None:
         return None
     kinds: List[int] = []
@@ -413,6 +455,9 @@ def complete_arguments(step: "pb.Step", exprs: Optional[Dict[str, int]] = None
     for a, value in zip(schema.arguments, values):
         typed = _typed_arg(a.type, value, pool, exprs)
         if typed is None:
+            type_name = "Scalar" if str(a.type) in ("number", "Optional[number]") else str(a.type)
+            _because(why, f"argument {a.name}: {type_name} given {_describe_value(value)}, which the stable ABI "
+                          "cannot carry")
             return None
         kinds.append(typed[0])
         payloads.append(typed[1])
@@ -525,6 +570,39 @@ def conv_shim(step: "pb.Step") -> Optional[Tuple[int, List[int], List[int]]]:
     return shim, [-1 if t is None else t.id for t in tensors], words
 
 
+def attention_shim(step: "pb.Step") -> Optional[Tuple[int, List[int], List[int]]]:
+    """(TCCD_SHIM_SDPA_*, [query, key, value, attn_bias or -1], words) for flash and cuDNN
+    attention's forward with plain arguments, whose int returns (max_q, max_k) no step reads;
+    None for anything else (the dispatcher, or Python)."""
+    shim = _SDPA_SHIMS.get(step.extern_call.target)
+    if shim is None or not 1 <= len(step.outputs) <= 9 or any(o >= 0 for o in step.outputs[4:6]):
+        return None
+    try:
+        values = _schema_values(step, resolve_op(step.extern_call.target)._schema)
+    except Exception:
+        return None
+    if values is None:
+        return None
+    cudnn = shim == _SDPA_SHIMS["aten::_scaled_dot_product_cudnn_attention.default"]
+    if cudnn:
+        tensors, (compute_lse, dropout_p, is_causal, debug_mask, scale) = values[:4], values[4:]
+    else:
+        tensors, (dropout_p, is_causal, debug_mask, scale) = values[:3] + [None], values[3:]
+        compute_lse = None
+    if not all(isinstance(t, _Ref) for t in tensors[:3]) or not (tensors[3] is None or isinstance(tensors[3], _Ref)):
+        return None
+    flags = [is_causal, debug_mask] + ([compute_lse] if cudnn else [])
+    numbers = [dropout_p] + ([] if scale is None else [scale])
+    if not all(isinstance(f, bool) for f in flags):
+        return None
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in numbers):
+        return None
+    words = [_bits(dropout_p), int(is_causal), int(debug_mask), int(scale is not None), _bits(scale or 0.0)]
+    if cudnn:
+        words.append(int(compute_lse))
+    return shim, [-1 if t is None else t.id for t in tensors], words
+
+
 def copy_shim(step: "pb.Step") -> Optional[Tuple[int, List[int], List[int]]]:
     """(TCCD_SHIM_COPY, [self, src, -1], [non_blocking]) for copy_ between two plan values (batch
     norm's running statistics written back: three per layer and step), run by aoti_torch_copy_
@@ -603,14 +681,14 @@ def symbolic_arange(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, 
 
 def bind_extern(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]] = None) -> Optional[Tuple[str, Any]]:
     """How the runtime calls an extern step natively: ("dispatcher", complete_arguments),
-    ("shim", out_shim), ("typed", conv_shim or copy_shim), ("constant", the tensor a clone of which the step returns) or
+    ("shim", out_shim), ("typed", conv_shim, copy_shim or attention_shim), ("constant", the tensor a clone of which the step returns) or
     ("arange", symbolic_arange); None when
     it needs the Python callback. `plan` gives the values' metadata a binding may need; `exprs`
     the descriptor's expression indices (symbolic plans)."""
     shim = out_shim(step, plan)
     if shim is not None:
         return "shim", shim
-    typed = conv_shim(step) or copy_shim(step)
+    typed = conv_shim(step) or copy_shim(step) or attention_shim(step)
     if typed is not None:
         return "typed", typed
     constant = constant_factory(step)
@@ -698,6 +776,8 @@ class NativePlan:
             lib.tccd_plan_expr_text(handle, k).decode("utf-8"): k for k in range(lib.tccd_plan_num_exprs(handle))
         }
         self._python_runs: Dict[int, Tuple[List[int], Any, List[int]]] = {}
+        # Why each Python step is one: "target: reason" -> steps per call (last_compile_stats).
+        self.python_step_reasons: Dict[str, int] = {}
         # TCCD_PLAN_PROFILE's report by op: extern step index -> "target [how it runs]".
         self._extern_ops: Dict[int, str] = {}
         # Python steps with SymInt arguments, and SymInt outputs, read the symbols' values in
@@ -747,6 +827,8 @@ class NativePlan:
                 if completed is not None and self._bind_dispatcher(index, completed):
                     continue
             self._extern_ops[index] += " [Python]"
+            reason = f"{step.extern_call.target}: {self._python_reason(step, exprs)}"
+            self.python_step_reasons[reason] = self.python_step_reasons.get(reason, 0) + 1
             refs = _refs_of(step)
             if lib.tccd_plan_bind_python_extern(handle, index, len(refs), _int64s(refs), ) != 0:
                 raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
@@ -758,9 +840,8 @@ class NativePlan:
         self.python_steps = len(self._python_runs)
         if self._python_runs:
             log.info(
-                "tccd: %s runs natively; extern ops through the Python callback (arguments the "
-                "stable ABI cannot carry): %s", self.name,
-                ", ".join(sorted({plan.steps[i].extern_call.target for i in self._python_runs})),
+                "tccd: %s runs natively; %d extern steps through the Python callback: %s", self.name,
+                len(self._python_runs), "; ".join(f"{n}x {r}" for r, n in sorted(self.python_step_reasons.items())),
             )
         self._error = threading.local()
         # The callbacks must outlive every run: kept on self.
@@ -790,6 +871,15 @@ class NativePlan:
         self._wrapper_runs = 0
         if _profiling() and hasattr(lib, "tccd_plan_profile"):
             _profiled.append(weakref.ref(self))
+
+    def _python_reason(self, step: "pb.Step", exprs: Dict[str, int]) -> str:
+        """Why an extern step runs through the Python callback (at load, for the stats): the
+        stable ABI cannot carry one of its arguments or returns, or the runtime refused it."""
+        why: List[str] = []
+        if complete_arguments(step, exprs, why) is not None:
+            error = self._lib.tccd_plan_last_error().decode("utf-8", "replace")
+            why.append(f"the runtime refused its binding ({error})")
+        return why[0] if why else "unknown"
 
     def _bind_dispatcher(self, index: int, completed: Tuple[List[int], List[int], List[int], List[int]]) -> bool:
         kinds, payloads, returns, pool = completed
@@ -989,14 +1079,21 @@ def load(interpreted: LoadedPlan, plan: "pb.Plan", runtime_path: Optional[str],
          descriptor_path: Optional[str]) -> Any:
     """The plan as a NativePlan, or `interpreted` (one logged line) if it cannot run natively."""
     if runtime_path is None or descriptor_path is None:
-        log_fallback("the manifest has no plan runtime or descriptor (an older daemon, or a plan it cannot describe)")
+        reason = ("the manifest has no plan runtime or descriptor (an older daemon, or a plan it cannot describe: "
+                  "the daemon's log says why, in its line 'no plan descriptor, the client interprets this plan')")
+        log_fallback(reason)
+        interpreted.python_step_reasons = {f"every step (the plan runs in the Python interpreter): {reason}":
+                                           interpreted.python_steps}
         return interpreted
     try:
         with open(descriptor_path, "rb") as f:
             descriptor = f.read()
         return NativePlan(interpreted, plan, runtime_path, descriptor)
     except NativeUnavailable as e:
-        log_fallback(str(e))
+        reason = str(e)
     except (OSError, RuntimeError, ValueError) as e:
-        log_fallback(f"{type(e).__name__}: {e}")
+        reason = f"{type(e).__name__}: {e}"
+    log_fallback(reason)
+    interpreted.python_step_reasons = {f"every step (the plan runs in the Python interpreter): {reason}":
+                                       interpreted.python_steps}
     return interpreted

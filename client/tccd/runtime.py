@@ -811,6 +811,10 @@ class LoadedPlan:
                 raise ArtifactError(f"step {index} has no kind")
         self.steps = steps
         self.python_steps = len(steps)  # every step is a Python call here (native_plan.py: fewer)
+        # Why (native_plan.load says, when it leaves a plan here): "what: reason" -> steps.
+        self.python_step_reasons: Dict[str, int] = (
+            {"every step (TCCD_NATIVE_RUNTIME=0: the Python interpreter)": len(steps)} if steps else {}
+        )
         self.outputs = [decode_value(v) for v in plan.outputs]
         for out in self.outputs:
             if isinstance(out, _Ref) and not 0 <= out.id < self.num_values:

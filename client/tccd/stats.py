@@ -8,7 +8,9 @@ key, "" on fallback), cache_hit (the daemon served it from its cache), deduplica
 local_hit (served from the local cache without contacting the daemon), native_kernels (native
 steps in the plan), fused_kernels (kernels those steps contain), extern_steps, python_steps (plan
 steps run in Python per call: 0 when the native plan runtime runs the whole plan, every step
-when the plan is interpreted, native_plan.py), kernels (per kernel: name, kind, ops, shape: its
+when the plan is interpreted, native_plan.py), python_step_reasons (why those steps run in Python:
+"op: reason" -> steps per call, e.g. an argument or return the stable C ABI cannot carry on this
+torch), kernels (per kernel: name, kind, ops, shape: its
 iteration space), compile_ms and server_ms (daemon's timings), kernels_compiled and
 kernels_reused (distinct kernels the daemon compiled for this graph, and those whose code it
 reused from its kernel store; 0 on a cache hit), aot_skipped (the plan was
@@ -41,6 +43,7 @@ class GraphRecord:
     fused_kernels: int = 0
     extern_steps: int = 0
     python_steps: int = 0
+    python_step_reasons: Dict[str, int] = dataclasses.field(default_factory=dict)
     kernels: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
     compile_ms: float = 0.0
     server_ms: float = 0.0

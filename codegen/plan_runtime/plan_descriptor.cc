@@ -75,6 +75,12 @@ absl::StatusOr<int64_t> C10Dtype(v1::DType dtype) {
       return TCCD_C10_INT64;
     case v1::UINT8:
       return TCCD_C10_UINT8;
+    case v1::UINT16:
+      return TCCD_C10_UINT16;
+    case v1::UINT32:
+      return TCCD_C10_UINT32;
+    case v1::UINT64:
+      return TCCD_C10_UINT64;
     case v1::BOOL:
       return TCCD_C10_BOOL;
     case v1::COMPLEX64:

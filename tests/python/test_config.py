@@ -62,6 +62,12 @@ def test_partitioner_defaults_to_min_cut():
     assert Config.from_env({"TCCD_PARTITIONER": "Default"}).partitioner == "default"
 
 
+def test_lean_runtime_is_on_by_default_and_can_be_turned_off():
+    # On since the tenth session (the saved-tensor fix brought the H200 training peaks back).
+    assert Config.from_env({}).lean_runtime
+    assert not Config.from_env({"TCCD_LEAN_RUNTIME": "0"}).lean_runtime
+
+
 @pytest.mark.parametrize("env", [
     {"TCCD_PARTITIONER": "greedy"},
     {"TCCD_STRICT": "maybe"}, {"TCCD_RANK": "x"}, {"TCCD_TIMEOUT_S": "-1"}, {"TCCD_TIMEOUT_S": "soon"},

@@ -77,6 +77,10 @@ def test_extern_the_stable_abi_cannot_carry_runs_through_python(daemon_env):
     (stat,) = tccd.last_compile_stats()
     assert stat["fallback"] is None
     assert 1 <= stat["python_steps"] <= stat["extern_steps"], stat
+    # The stats say which op and why (here: addmv's Scalar beta).
+    assert stat["python_step_reasons"] == {
+        "aten::addmv.default: argument beta: Scalar given float 0.5, which the stable ABI cannot carry": 1
+    }, stat["python_step_reasons"]
 
 
 def _runs_natively_as_eager(f, *args, backward=False, undefined_returns=False):
@@ -187,6 +191,10 @@ def test_unused_tensor_returns_go_through_python_before_torch_2_15(daemon_env, m
     # there, with the same results.
     stats = _conv_step(monkeypatch, conv_shims={})
     assert any(s["python_steps"] > 0 for s in stats if s["kind"] == "backward"), stats
+    (backward,) = [s for s in stats if s["kind"] == "backward"]
+    (reason,) = backward["python_step_reasons"]
+    assert reason.startswith("aten::convolution_backward.default: return ") and "may be undefined" in reason, reason
+    assert sum(backward["python_step_reasons"].values()) == backward["python_steps"]
 
 
 def test_conv_net_training_has_no_python_steps(daemon_env, monkeypatch):
@@ -333,6 +341,59 @@ def test_list_arguments_run_natively(daemon_env):
     assert stat["python_steps"] == 0, stat
 
 
+_UNDEFINED_SEEN = []
+
+
+def _maybe_add_op():
+    """tccd_test::maybe_add(Tensor x, Tensor y): x * 2 where y is undefined (None), else x + y.
+    A plain Tensor argument that takes None, as flash / cuDNN attention's backward takes its
+    cum_seq_q/cum_seq_k on dense inputs (CUDA-only ops; this one runs on the CPU)."""
+    if not hasattr(torch.ops.tccd_test, "maybe_add"):
+        lib = torch.library.Library("tccd_test", "DEF")
+        lib.define("maybe_add(Tensor x, Tensor y) -> Tensor")
+
+        def cpu(x, y):
+            _UNDEFINED_SEEN.append(y is None)
+            return x * 2 if y is None else x + y
+
+        lib.impl("maybe_add", cpu, "CPU")
+        lib.impl("maybe_add", lambda x, y: torch.empty_like(x), "Meta")
+        _maybe_add_op.lib = lib  # the registrations live as long as the library object
+    return torch.ops.tccd_test.maybe_add.default
+
+
+def test_none_for_a_plain_tensor_argument_runs_natively_as_an_undefined_tensor(daemon_env, monkeypatch):
+    # The runtime passes the dispatcher an undefined tensor (TCCD_ARG_UNDEFINED_TENSOR) where
+    # the step has None for a plain Tensor, as torch's Python binding does; on torch 2.11's
+    # rules too (GPT-2's and Llama's attention backward on the H200 ran in Python before).
+    monkeypatch.setattr(native_plan, "_UNDEFINED_TENSOR_RETURNS_CONVERT", False)
+    op = _maybe_add_op()
+
+    def f(x):
+        return op(torch.relu(x), None) + 1
+
+    _UNDEFINED_SEEN.clear()
+    _runs_natively_as_eager(f, torch.randn(4, 3))
+    assert _UNDEFINED_SEEN and all(_UNDEFINED_SEEN), _UNDEFINED_SEEN  # the kernel saw None
+
+
+def test_plans_with_uint64_tensors_run_natively(daemon_env):
+    # Flash attention's philox seed and offset are uint64 tensors: the daemon wrote no plan
+    # descriptor for a plan holding one (no c10 code for the dtype), so the whole plan ran in
+    # the Python interpreter (the H200, torch 2.11: every step of a flash attention graph).
+    def f(x, seed):
+        return torch.relu(x) + 1, seed.view(2, 1)
+
+    x, seed = torch.randn(4, 3), torch.tensor([7, 2**63 + 5], dtype=torch.uint64)
+    out = torch.compile(f, backend="tccd")(x, seed)
+    ref = f(x, seed)
+    torch.testing.assert_close(out[0], ref[0])
+    assert out[1].dtype == torch.uint64 and torch.equal(out[1].view(torch.int64), ref[1].view(torch.int64))
+    (stat,) = tccd.last_compile_stats()
+    assert stat["fallback"] is None and stat["python_steps"] == 0, stat
+    assert stat["python_step_reasons"] == {}, stat["python_step_reasons"]
+
+
 def test_a_failing_extern_op_raises_and_the_plan_still_runs(mode):
     def h(x, n):
         return torch.mm(torch.relu(x), n)
@@ -340,7 +401,10 @@ def test_a_failing_extern_op_raises_and_the_plan_still_runs(mode):
     g = torch.compile(h, backend="tccd")
     x, n = torch.randn(2, 3), torch.randn(3, 2)
     torch.testing.assert_close(g(x, n), h(x, n))
-    with pytest.raises(RuntimeError, match="same dtype"):
+    # Before torch 2.13 the runtime cannot read the op's own message (no
+    # torch_exception_get_what_without_backtrace): it names the failed step.
+    old_torch = tuple(int(p) for p in torch.__version__.split(".")[:2]) < (2, 13)
+    with pytest.raises(RuntimeError, match="aten::mm" if mode == "native" and old_torch else "same dtype"):
         g(x, n.double())  # mm fails at run time: an exception, never a crash
     torch.testing.assert_close(g(x, n), h(x, n))
 
@@ -369,6 +433,9 @@ def test_failed_abi_check_falls_back_to_the_interpreter(daemon_env, monkeypatch,
     (stat,) = tccd.last_compile_stats()
     assert stat["fallback"] is None
     assert stat["python_steps"] >= stat["native_kernels"] > 0, stat
+    (reason,) = stat["python_step_reasons"]  # every step, and why the plan is interpreted
+    assert reason.startswith("every step (the plan runs in the Python interpreter): "), reason
+    assert stat["python_step_reasons"][reason] == stat["python_steps"]
 
 
 def test_optionals_boxed_with_operator_new_as_on_torch_before_2_13(daemon_env, monkeypatch):

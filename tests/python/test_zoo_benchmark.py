@@ -44,6 +44,7 @@ def test_zoo_benchmark_toy_lm_cpu(daemon, tmp_path):
     assert len(by_graph) == tccd_cell["graphs"] and set(by_graph.values()) == {0}, by_graph
     assert all(g["python_steps"] == 0 for g in tccd_cell["graph_compiles"]), tccd_cell["graph_compiles"]
     assert f"- toy_lm train/small: 0 in all {len(by_graph)} graphs" in md, md
+    assert tccd_cell["python_step_reasons_by_graph"] == {}  # why, per graph that has any
 
 
 def test_zoo_benchmark_reduce_overhead_mode_cpu(daemon, tmp_path):

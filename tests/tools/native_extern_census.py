@@ -74,7 +74,9 @@ def census(name, capture, cuda=False) -> int:
             target = step.extern_call.target
             bound = "constant" if cuda and _is_constant_factory(step) else native_plan.bind_extern(step, plan, exprs)
             if bound is None:
-                python[target] += 1
+                why = []  # why it needs Python, as last_compile_stats()'s python_step_reasons say
+                native_plan.complete_arguments(step, exprs, why)
+                python[f"{target}: {why[0] if why else 'unknown'}"] += 1
             else:
                 native[target] += 1
         total_python += sum(python.values())

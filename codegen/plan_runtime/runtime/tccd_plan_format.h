@@ -125,6 +125,11 @@
 #define TCCD_C10_COMPLEX128 10
 #define TCCD_C10_BOOL 11
 #define TCCD_C10_BFLOAT16 15
+/* Flash attention's philox seed / offset (rng_state) are uint64 tensors: without these codes a
+ * plan with them had no descriptor and ran in the Python interpreter (torch 2.11, H200). */
+#define TCCD_C10_UINT16 27
+#define TCCD_C10_UINT32 28
+#define TCCD_C10_UINT64 29
 #define TCCD_C10_DEVICE_CPU 0
 #define TCCD_C10_DEVICE_CUDA 1
 
@@ -154,7 +159,11 @@
 #define TCCD_ARG_SYM_INT_LIST                                         \
   17 /* an int list with SymInts; pool [n, (is_expr, v)[n]]: v is the \
         int, or with is_expr 1 an expression index */
-#define TCCD_ARG_LAST 17
+/* An undefined Tensor where the schema's type is a plain Tensor (no payload): the Python
+ * binding's None (torch converts None to an undefined Tensor for a Tensor argument), e.g. the
+ * cum_seq_q/cum_seq_k of flash and cuDNN attention's backward, undefined for dense inputs. */
+#define TCCD_ARG_UNDEFINED_TENSOR 18
+#define TCCD_ARG_LAST 18
 #define TCCD_ARG_OPTIONAL 0x100
 
 /* Return kinds of a native extern binding, one per schema return. */
@@ -191,5 +200,12 @@
 /* aoti_torch_copy_(self, src, non_blocking) for copy_ (batch norm's running statistics written
  * back: three per layer and step); words: non_blocking. */
 #define TCCD_SHIM_COPY 6
+/* aoti_torch_cuda__scaled_dot_product_{flash,cudnn}_attention: typed, returning every output
+ * as a handle (the unused cum_seq_q / cum_seq_k / debug_attn_mask are undefined tensors, which
+ * torch 2.11's stable dispatcher cannot return; max_q / max_k ints are dropped). ids: query,
+ * key, value, attn_bias (-1: None; cuDNN only). Words: dropout_p (the double's bits),
+ * is_causal, return_debug_mask, has_scale, scale (bits), compute_log_sumexp (cuDNN only). */
+#define TCCD_SHIM_SDPA_FLASH 9
+#define TCCD_SHIM_SDPA_CUDNN 10
 
 #endif /* TCCD_PLAN_FORMAT_H_ */

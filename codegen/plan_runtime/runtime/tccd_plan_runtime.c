@@ -183,7 +183,7 @@ typedef struct {
   int64_t* ret_kinds; /* TCCD_RET_* per schema return */
   int shim;           /* EXTERN_OUT_SHIM: TCCD_SHIM_* */
   double shim_beta, shim_alpha;
-  int64_t shim_args[3]; /* value ids of the shim's tensor arguments */
+  int64_t shim_args[4]; /* value ids of the shim's tensor arguments (-1: None) */
   int64_t arange[6];    /* EXTERN_ARANGE: (is_expr, v) for start, end, step */
   /* EXTERN_TYPED_SHIM (TCCD_SHIM_CONVOLUTION*): offsets in `pool` of the [n, items] lists stride,
    * padding, dilation, output_padding and bias_sizes (-1: None), the flags and the mask. */
@@ -763,6 +763,11 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, 
     if (((kinds[i] & TCCD_ARG_OPTIONAL) || base == TCCD_ARG_OPTIONAL_TENSOR_LIST) &&
         t_torch_new_stable_ivalue == NULL && g_operator_new == NULL)
       return fail("step %ld: an optional argument with a value, and no way to box it", (long)step);
+    if (base == TCCD_ARG_UNDEFINED_TENSOR &&
+        ((kinds[i] & TCCD_ARG_OPTIONAL) || t_aoti_torch_new_uninitialized_tensor == NULL))
+      return fail(
+          "step %ld: argument %ld: an undefined tensor needs aoti_torch_new_uninitialized_tensor",
+          (long)step, (long)i);
     if (base == TCCD_ARG_TENSOR && (payloads[i] < 0 || payloads[i] >= p->num_values))
       return fail("step %ld: argument %ld reads value %ld", (long)step, (long)i, (long)payloads[i]);
     if (base == TCCD_ARG_SYM && (payloads[i] < 0 || payloads[i] >= p->n_exprs))
@@ -830,6 +835,10 @@ static void* shim_fn(int32_t device_type, int shim) {
     case TCCD_SHIM_CONVOLUTION_BACKWARD:
       return cuda ? (void*)t_aoti_torch_cuda_convolution_backward
                   : (void*)t_aoti_torch_cpu_convolution_backward;
+    case TCCD_SHIM_SDPA_FLASH:
+      return cuda ? (void*)t_aoti_torch_cuda__scaled_dot_product_flash_attention : NULL;
+    case TCCD_SHIM_SDPA_CUDNN:
+      return cuda ? (void*)t_aoti_torch_cuda__scaled_dot_product_cudnn_attention : NULL;
     default:
       return NULL;
   }
@@ -870,6 +879,39 @@ EXPORT int tccd_plan_bind_out_shim(TccdPlan* p, int64_t step, int64_t shim, cons
   return 0;
 }
 
+/* Flash or cuDNN attention's forward through its typed CUDA shim (TCCD_SHIM_SDPA_*): ids query,
+ * key, value, attn_bias (-1: None); words as tccd_plan_format.h lays them out. The int returns
+ * max_q / max_k are dropped, so no step may read them. */
+static int bind_attention_shim(TccdPlan* p, Step* s, int64_t step, int64_t shim, const int64_t* ids,
+                               int64_t n_words, const int64_t* words) {
+  const int cudnn = shim == TCCD_SHIM_SDPA_CUDNN;
+  if (n_words != (cudnn ? 6 : 5))
+    return fail("step %ld: %ld words for an attention shim", (long)step, (long)n_words);
+  if (s->n_out < 1 || s->n_out > 9 || s->out[0] < 0)
+    return fail("step %ld: %ld outputs for an attention shim", (long)step, (long)s->n_out);
+  for (int i = 4; i < 6 && i < s->n_out; ++i) {
+    if (s->out[i] >= 0) return fail("step %ld reads the int return %d", (long)step, i);
+  }
+  for (int i = 0; i < 4; ++i) {
+    const int optional = i == 3;
+    if (ids[i] >= p->num_values || ids[i] < (optional ? -1 : 0) ||
+        (optional && !cudnn && ids[i] >= 0))
+      return fail("step %ld reads value %ld", (long)step, (long)ids[i]);
+  }
+  if (shim_fn(p->values[ids[0]].device_type, (int)shim) == NULL)
+    return fail("step %ld: this torch has no C shim for it", (long)step);
+  int64_t* pool = malloc((size_t)n_words * sizeof(int64_t));
+  if (pool == NULL) return fail("out of memory");
+  memcpy(pool, words, (size_t)n_words * sizeof(int64_t));
+  free(s->pool);
+  s->pool = pool;
+  s->n_pool = n_words;
+  for (int i = 0; i < 4; ++i) s->shim_args[i] = ids[i];
+  s->shim = (int)shim;
+  s->extern_mode = EXTERN_TYPED_SHIM;
+  return 0;
+}
+
 /* Extern step `step` (convolution or convolution_backward) runs through its typed C shim `shim`
  * (TCCD_SHIM_CONVOLUTION*): `ids` are input, weight, bias (-1: None) for the forward,
  * grad_output, input, weight for the backward; `words` as tccd_plan_format.h lays them out. */
@@ -890,6 +932,8 @@ EXPORT int tccd_plan_bind_typed_shim(TccdPlan* p, int64_t step, int64_t shim, co
     s->extern_mode = EXTERN_TYPED_SHIM;
     return 0;
   }
+  if (shim == TCCD_SHIM_SDPA_FLASH || shim == TCCD_SHIM_SDPA_CUDNN)
+    return bind_attention_shim(p, s, step, shim, ids, n_words, words);
   const int backward = shim == TCCD_SHIM_CONVOLUTION_BACKWARD;
   if (shim != TCCD_SHIM_CONVOLUTION && !backward)
     return fail("step %ld: conv shim %ld", (long)step, (long)shim);
@@ -1197,13 +1241,16 @@ static int check_input(Run* run, int64_t step, int64_t id, void* h, int* declare
 static int64_t item_size(int32_t dtype) {
   switch (dtype) {
     case TCCD_C10_INT16:
+    case TCCD_C10_UINT16:
     case TCCD_C10_FLOAT16:
     case TCCD_C10_BFLOAT16:
       return 2;
     case TCCD_C10_INT32:
+    case TCCD_C10_UINT32:
     case TCCD_C10_FLOAT32:
       return 4;
     case TCCD_C10_INT64:
+    case TCCD_C10_UINT64:
     case TCCD_C10_FLOAT64:
       return 8;
     default:
@@ -1654,6 +1701,12 @@ static int stable_arg(Run* run, const Step* s, int64_t index, int64_t i, uint64_
                   g_error);
   } else if (kind == TCCD_ARG_NONE) {
     v = 0;
+  } else if (kind == TCCD_ARG_UNDEFINED_TENSOR) {
+    /* A fresh handle of an undefined tensor: the dispatcher takes ownership, as of any tensor. */
+    void* fresh = NULL;
+    if (t_aoti_torch_new_uninitialized_tensor(&fresh) != 0)
+      return fail("tccd plan step %ld: new undefined tensor failed", (long)index);
+    v = (uint64_t)(uintptr_t)fresh;
   } else if (kind == TCCD_ARG_SYM) {
     v = (uint64_t)run->expr[s->arg_payloads[i]];
   } else if (kind == TCCD_ARG_SYM_INT_LIST) {
@@ -1830,6 +1883,48 @@ static int run_extern_shim(Run* run, const Step* s, int64_t index) {
 
 typedef int32_t(*ConvShimFn) TCCD_CONVOLUTION_PARAMS;
 typedef int32_t(*ConvBackwardShimFn) TCCD_CONVOLUTION_BACKWARD_PARAMS;
+typedef int32_t(*SdpaFlashShimFn) TCCD_SDPA_FLASH_PARAMS;
+typedef int32_t(*SdpaCudnnShimFn) TCCD_SDPA_CUDNN_PARAMS;
+
+static double double_of(int64_t bits) {
+  double d;
+  memcpy(&d, &bits, sizeof(d));
+  return d;
+}
+
+/* Flash / cuDNN attention's forward (bind_attention_shim): every Tensor return comes back as a
+ * handle, undefined ones included, and set_output drops those no step reads. */
+static int run_attention_shim(Run* run, const Step* s, int64_t index) {
+  void* t[4] = {NULL, NULL, NULL, NULL};
+  for (int i = 0; i < 4; ++i) {
+    if (s->shim_args[i] >= 0 && get(run, index, s->shim_args[i], &t[i])) return -1;
+  }
+  const int64_t* w = s->pool;
+  const int cudnn = s->shim == TCCD_SHIM_SDPA_CUDNN;
+  double scale = double_of(w[4]);
+  void* ret[9] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  int64_t max_q = 0, max_k = 0;
+  void* fn = shim_fn(run->p->values[s->shim_args[0]].device_type, s->shim);
+  int32_t err =
+      cudnn ? ((SdpaCudnnShimFn)fn)(t[0], t[1], t[2], t[3] != NULL ? &t[3] : NULL, (int32_t)w[5],
+                                    double_of(w[0]), (int32_t)w[1], (int32_t)w[2],
+                                    w[3] ? &scale : NULL, &ret[0], &ret[1], &ret[2], &ret[3],
+                                    &max_q, &max_k, &ret[6], &ret[7], &ret[8])
+            : ((SdpaFlashShimFn)fn)(t[0], t[1], t[2], double_of(w[0]), (int32_t)w[1], (int32_t)w[2],
+                                    w[3] ? &scale : NULL, &ret[0], &ret[1], &ret[2], &ret[3],
+                                    &max_q, &max_k, &ret[6], &ret[7], &ret[8]);
+  if (err != 0) {
+    const char* what = t_torch_exception_get_what_without_backtrace
+                           ? t_torch_exception_get_what_without_backtrace()
+                           : NULL;
+    return fail("tccd plan step %ld (%s) failed%s%s", (long)index, s->op_name,
+                what && what[0] ? ": " : "", what && what[0] ? what : "");
+  }
+  for (int i = 0; i < 9; ++i) {
+    if (i != 4 && i != 5) set_output(run, s, i, ret[i]);
+  }
+  return 0;
+}
 
 static int run_extern_typed(Run* run, const Step* s, int64_t index) {
   void* t[3] = {NULL, NULL, NULL};
@@ -1849,6 +1944,8 @@ static int run_extern_typed(Run* run, const Step* s, int64_t index) {
     if (ret != NULL) set_output(run, s, 0, ret);
     return 0;
   }
+  if (s->shim == TCCD_SHIM_SDPA_FLASH || s->shim == TCCD_SHIM_SDPA_CUDNN)
+    return run_attention_shim(run, s, index);
   for (int i = 0; i < 3; ++i) {
     if (s->shim_args[i] >= 0 && get(run, index, s->shim_args[i], &t[i])) return -1;
   }

@@ -15,7 +15,10 @@
  * string functions in 2.10. The addmm/baddbmm out shims are AOTInductor's generated fallback-op
  * shims (generated/c_shim_{cpu,cuda}.h), as are the convolution and convolution_backward shims
  * (typed: no boxing, no list allocation; an undefined gradient comes back as a handle the
- * runtime drops, where the stable dispatcher of 2.11 failed on it). What aoti_torch_call_dispatcher
+ * runtime drops, where the stable dispatcher of 2.11 failed on it), and so are flash and cuDNN
+ * attention's forward shims (their unused cum_seq_q/cum_seq_k are undefined tensors: the same
+ * failure); aoti_torch_new_uninitialized_tensor makes the undefined Tensor argument that their
+ * backward takes for them (TCCD_ARG_UNDEFINED_TENSOR). What aoti_torch_call_dispatcher
  * converts in each version (and what it never converts: Scalar) is tabulated in
  * codegen/plan_runtime/README.md.
  */
@@ -45,6 +48,18 @@
    int64_t padding_len_, const int64_t* dilation, int64_t dilation_len_, int32_t transposed,    \
    const int64_t* output_padding, int64_t output_padding_len_, int64_t groups,                  \
    const int32_t* output_mask, int64_t output_mask_len_, void** ret0, void** ret1, void** ret2)
+
+/* Flash and cuDNN attention's forward shims; returns: output, logsumexp, cum_seq_q, cum_seq_k,
+ * max_q, max_k, philox_seed, philox_offset, debug_attn_mask. */
+#define TCCD_SDPA_FLASH_PARAMS                                                                   \
+  (void* query, void* key, void* value, double dropout_p, int32_t is_causal,                     \
+   int32_t return_debug_mask, double* scale, void** ret0, void** ret1, void** ret2, void** ret3, \
+   int64_t* ret4, int64_t* ret5, void** ret6, void** ret7, void** ret8)
+#define TCCD_SDPA_CUDNN_PARAMS                                                                    \
+  (void* query, void* key, void* value, void** attn_bias, int32_t compute_log_sumexp,             \
+   double dropout_p, int32_t is_causal, int32_t return_debug_mask, double* scale, void** ret0,    \
+   void** ret1, void** ret2, void** ret3, int64_t* ret4, int64_t* ret5, void** ret6, void** ret7, \
+   void** ret8)
 
 #define TCCD_TORCH_ABI(X)                                                                        \
   X(1, TCCD_LIB_CPU, int32_t, aoti_torch_empty_strided,                                          \
@@ -102,6 +117,11 @@
   X(0, TCCD_LIB_CPU, int32_t, aoti_torch_cpu_convolution_backward,                               \
     TCCD_CONVOLUTION_BACKWARD_PARAMS)                                                            \
   X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda_convolution_backward,                             \
-    TCCD_CONVOLUTION_BACKWARD_PARAMS)
+    TCCD_CONVOLUTION_BACKWARD_PARAMS)                                                            \
+  X(0, TCCD_LIB_CPU, int32_t, aoti_torch_new_uninitialized_tensor, (void** ret))                 \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda__scaled_dot_product_flash_attention,              \
+    TCCD_SDPA_FLASH_PARAMS)                                                                      \
+  X(0, TCCD_LIB_CUDA, int32_t, aoti_torch_cuda__scaled_dot_product_cudnn_attention,              \
+    TCCD_SDPA_CUDNN_PARAMS)
 
 #endif /* TCCD_PLAN_TORCH_ABI_H_ */
