@@ -79,6 +79,7 @@
 #include "codegen/passes/batch_norm_stats_in_place.h"
 #include "codegen/passes/casts_before_views.h"
 #include "codegen/passes/collapse_reshape_chains.h"
+#include "codegen/passes/column_sum_split.h"
 #include "codegen/passes/copy_layout_into_producer.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/detach_elimination.h"
@@ -574,6 +575,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     passes.Add(std::make_unique<CollapseReshapeChains>());
     // CUDA: and a pointwise op before a reshape that a row reduction reads becomes its prologue.
     if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<ReshapeHoisting>());
+    // CUDA: column sums of few columns over many rows (bias gradients of narrow layers) in two
+    // stages that fill the GPU, their pointwise producer recomputed over the split view (after
+    // the reshape passes, which settle which node makes the summed value).
+    if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<ColumnSumSplit>());
     passes.Add(std::make_unique<DeadCodeElimination>());
     // CUDA: a value that is also zero-padded for a matmul is read through the padded copy, so
     // that its row kernel can write the padded layout directly (after the reshape passes: they
