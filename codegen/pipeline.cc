@@ -45,6 +45,9 @@
 //   TCCD_SPLIT_COLUMNS=n       stage-one columns of split column sums (channels-last batch norm,
 //                              layer-norm parameter gradients; default 2048; read by
 //                              passes/split_columns.h, keyed here)
+//   TCCD_COLUMN_UNROLL=n       CUDA column kernels: rows whose loads a thread issues before
+//                              computing any (1..8; default 4, fewer with many operands; read
+//                              by cuda_column_emitter.cc, keyed here)
 //   TCCD_FOLD_CASTS_INTO_ROWS=1  CUDA: run casts-before-views (a row kernel also writes the cast
 //                              of its input that a matmul reads through views; off by default)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
@@ -142,6 +145,7 @@ struct DebugOptions {
   std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
   bool row_head_stores = false;                // read by the row emitter itself; here for the key
   std::string split_columns;                   // read by split_columns.h; here for the key
+  std::string column_unroll;                   // read by the column emitter; here for the key
   bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
@@ -163,6 +167,7 @@ const DebugOptions& Debug() {
     if (const char* h = std::getenv("TCCD_ROW_HEAD_STORES"))
       o->row_head_stores = std::string(h) == "1";
     if (const char* c = std::getenv("TCCD_SPLIT_COLUMNS")) o->split_columns = c;
+    if (const char* c = std::getenv("TCCD_COLUMN_UNROLL")) o->column_unroll = c;
     if (const char* f = std::getenv("TCCD_FOLD_CASTS_INTO_ROWS"))
       o->fold_casts_into_rows = std::string(f) == "1";
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
@@ -188,6 +193,7 @@ std::string DebugOptionsKey() {
   // The value the passes use (an invalid or default setting is the default: no key change).
   if (!d.split_columns.empty() && SplitColumnTarget() != kDefaultSplitColumns)
     absl::StrAppend(&key, "split-columns=", SplitColumnTarget(), ";");
+  if (!d.column_unroll.empty()) absl::StrAppend(&key, "column-unroll=", d.column_unroll, ";");
   if (d.fold_casts_into_rows) absl::StrAppend(&key, "fold-casts-into-rows;");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");

@@ -12,7 +12,8 @@ One command on a GPU machine (starts its own daemons from the given binaries, in
 
 Backends (--backends, comma-separated): eager, inductor, tccd, tccd-off (this binary with
 TCCD_DISABLE_PASSES=<--disable>, default column-sum-split: the one-kernel column sums),
-tccd-base (the --baseline binary: before/after a change in one run).
+tccd-base (the --baseline binary: before/after a change in one run), tccd-old (this binary with
+the split off and TCCD_COLUMN_UNROLL=1: one row's loads in flight per thread, as before).
 
 Cases (tokens x in -> hidden; --batch B images or sequences):
   cnx1..cnx4  ConvNeXt-T's stages: B*56*56 x 96 -> 384, B*28*28 x 192 -> 768,
@@ -149,7 +150,7 @@ def main():
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--iters", type=int, default=20)
     p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
-    p.add_argument("--backends", default="eager,inductor,tccd,tccd-off")
+    p.add_argument("--backends", default="eager,inductor,tccd,tccd-off,tccd-old")
     p.add_argument("--baseline", help="another tccd binary, run as backend tccd-base")
     p.add_argument("--disable", default="column-sum-split", help="TCCD_DISABLE_PASSES of backend tccd-off")
     p.add_argument("--cases", default="", help="comma-separated case names (default: all)")
@@ -159,7 +160,8 @@ def main():
     if args.worker:
         worker(json.loads(args.worker))
         return
-    daemon_env = {"tccd": {}, "tccd-base": {}, "tccd-off": {"TCCD_DISABLE_PASSES": args.disable}}
+    daemon_env = {"tccd": {}, "tccd-base": {}, "tccd-off": {"TCCD_DISABLE_PASSES": args.disable},
+                  "tccd-old": {"TCCD_DISABLE_PASSES": "column-sum-split", "TCCD_COLUMN_UNROLL": "1"}}
     binary = {"tccd-base": args.baseline}
     table = {}
     for backend in args.backends.split(","):

@@ -13,6 +13,7 @@
 // Every instruction that depends on no reduction is computed per row inside the streaming loop
 // (per-column loads too: they hit L1); the epilogue recomputes the per-column ones it needs.
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +26,18 @@ namespace tccd::codegen {
 namespace {
 
 using ir::DType;
+
+// TCCD_COLUMN_UNROLL=n (daemon environment, 1..8; keyed in pipeline.cc): rows whose loads a
+// thread of a column kernel issues before computing any (CudaColumnGeometry::unroll) instead of
+// the operand-count rule; 1 is the old one-row-at-a-time loop, to measure one against the other.
+int ColumnUnrollOverride() {
+  static const int n = [] {
+    const char* v = std::getenv("TCCD_COLUMN_UNROLL");
+    const int u = v == nullptr ? 0 : std::atoi(v);
+    return u >= 1 && u <= 8 ? u : 0;
+  }();
+  return n;
+}
 
 bool IsReduce(PwOp op) {
   return op == PwOp::kReduceSum || op == PwOp::kReduceMax || op == PwOp::kReduceMin;
@@ -486,7 +499,10 @@ CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major)
                            kernel.reduction.kept_broadcast[o];
     if (!per_column && !broadcast && !fixed_scalar(o)) ++streamed;
   }
-  g.unroll = streamed <= 2 ? 4 : streamed <= 4 ? 2 : 1;
+  g.unroll = ColumnUnrollOverride() > 0 ? ColumnUnrollOverride()
+             : streamed <= 2            ? 4
+             : streamed <= 4            ? 2
+                                        : 1;
   g.grid = tiles * g.split;
   g.param_bytes = 8 * kernel.num_operands() * (1 + rank);
   return g;
