@@ -1,6 +1,7 @@
 // ColumnSumSplit (see column_sum_split.h).
 #include "codegen/passes/column_sum_split.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,6 +30,9 @@ constexpr int64_t kMinElements = int64_t{1} << 22;
 bool IsFloatCuda(const ir::TensorType& t) {
   return t.device == ir::DeviceType::kCuda && IsF32OrHalf(t.dtype) && t.numel() > 0;
 }
+
+// value -> the nodes reading it.
+using Readers = std::map<ir::ValueRef, std::vector<int>>;
 
 // One sum to split: its [A, B, C] view and, when hoisted, the node making its input.
 struct Split {
@@ -64,8 +68,20 @@ std::optional<int> HoistableProducer(const ir::Graph& graph, const ir::ValueRef&
   return ref.node;
 }
 
+// Whether a column reduction other than node `id` reads `value`: horizontal fusion merges
+// independent column sums over the same rows into one pass (a bias sum beside a layer norm's
+// parameter gradients), which a split of one of them would undo.
+bool SiblingColumnReduction(const ir::Graph& graph, const Readers& readers,
+                            const ir::ValueRef& value, int id) {
+  auto it = readers.find(value);
+  if (it == readers.end()) return false;
+  for (int r : it->second)
+    if (r != id && ReductionAxesOf(graph, graph.nodes[r]).leading) return true;
+  return false;
+}
+
 // The split of sum node `id`, or nullopt.
-std::optional<Split> PlanSplit(const ir::Graph& graph, int id) {
+std::optional<Split> PlanSplit(const ir::Graph& graph, const Readers& readers, int id) {
   const ir::Node& node = graph.nodes[id];
   if (node.target != kSum || !node.kwargs.empty() || node.args.size() > 3 ||
       node.outputs.size() != 1 || !node.args[0].is_ref())
@@ -87,6 +103,7 @@ std::optional<Split> PlanSplit(const ir::Graph& graph, int id) {
     s.b *= 2;
   if (s.b == 1) return std::nullopt;
   s.a = rows / s.b;
+  if (SiblingColumnReduction(graph, readers, node.args[0].ref(), id)) return std::nullopt;
   // The producer: the sum's input, or the input of a reshape the sum reads.
   ir::ValueRef source = node.args[0].ref();
   if (!source.is_input()) {
@@ -95,6 +112,8 @@ std::optional<Split> PlanSplit(const ir::Graph& graph, int id) {
         IsPlain(graph.type_of(maker.args[0].ref())))
       source = maker.args[0].ref();
   }
+  if (source != node.args[0].ref() && SiblingColumnReduction(graph, readers, source, id))
+    return std::nullopt;
   if (source.is_input()) return s;
   const OpCategory made_by = PropertiesOf(graph.nodes[source.node].target).category;
   if (made_by != OpCategory::kPointwise) return s;  // an extern result (matmul): split alone
@@ -109,8 +128,12 @@ std::optional<Split> PlanSplit(const ir::Graph& graph, int id) {
 absl::StatusOr<bool> ColumnSumSplit::Run(ir::Graph& graph) {
   absl::flat_hash_map<int, Split> sums;   // old sum id -> its split
   absl::flat_hash_map<int, int> hoisted;  // old producer id -> old sum id
+  Readers readers;
   for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
-    std::optional<Split> s = PlanSplit(graph, id);
+    ir::ForEachInput(graph.nodes[id], [&](const ir::ValueRef& ref) { readers[ref].push_back(id); });
+  }
+  for (int id = 0; id < static_cast<int>(graph.nodes.size()); ++id) {
+    std::optional<Split> s = PlanSplit(graph, readers, id);
     if (!s) continue;
     if (s->producer >= 0) {
       if (hoisted.contains(s->producer)) continue;  // one view per producer

@@ -17,18 +17,20 @@
 //   %p3 = gelu_backward(view(%0, [A, B, C]), view(%a1, [A, B, C])) -> bf16[A, B, C]
 //   %9' = view(%p3, [R, C])                              (the matmuls' operand: an alias)
 //   %s1 = sum(_to_copy(%p3, f32), [0]) -> f32[B, C]      stage 1: %p3's kernel, B * C columns
-//   %s2 = sum(%s1, [0]) -> f32[C]                         stage 2
-//   %14' = _to_copy(view(%s2, [1, C]), bf16)
+//   %s2 = sum(%s1, [0], true) -> f32[1, C]                stage 2 (the result's shape)
+//   %14' = _to_copy(%s2, bf16)                            (stage 2's epilogue)
 //
 // f32 accumulation rounded once, as ATen's bf16 sum, in another order. The producer is
 // rewritten over the view only when every tensor operand has its full shape and is contiguous
 // (or is 0-dim); otherwise the sum is left alone: splitting it would leave the producer a kernel
 // of its own that writes its output for the first stage to read back. Sums of graph inputs and
-// extern results (a matmul's output) are split without a producer. Wide sums (C >= 1024: the
-// column kernel's own tiles then fill the GPU, and a transformer's 3072 gets no split) are left
-// alone. Runs after the reshape passes (pipeline.cc), which settle which node makes the value.
-// TCCD_DISABLE_PASSES=column-sum-split keeps the one-kernel form (to measure one against the
-// other: deploy/column_bench.py).
+// extern results (a matmul's output) are split without a producer. Left alone: wide sums (C >=
+// 1024: the column kernel's own tiles then fill the GPU; a transformer's 3072), sums of fewer
+// than 4M elements (the second launch would cost what the split saves; unmeasured), and a sum
+// whose input another column reduction also reads (horizontal fusion makes the two one pass
+// over it; a split of one would undo that). Runs after the reshape passes (pipeline.cc), which
+// settle which node makes the value. TCCD_DISABLE_PASSES=column-sum-split keeps the one-kernel form
+// (to measure one against the other: deploy/column_bench.py).
 #pragma once
 
 #include <cstdint>

@@ -85,7 +85,7 @@ TEST_CASE("a narrow sum of a graph input or a matmul's output is split alone",
 })"));
 }
 
-TEST_CASE("nothing to do: wide or small sums, producers with broadcast operands, the CPU",
+TEST_CASE("nothing to do: wide, small or sibling sums, producers with broadcast operands, the CPU",
           "[column_sum_split]") {
   for (const char* text :
        {// 1024 columns: the column kernel's own tiles fill the GPU.
@@ -102,6 +102,12 @@ TEST_CASE("nothing to do: wide or small sums, producers with broadcast operands,
         R"(graph(%a0: bf16[16384,384]{384,1}@cuda, %a1: bf16[384]{1}@cuda) {
   %0 = aten::mul.Tensor(%a0, %a1) -> bf16[16384,384]{384,1}@cuda
   %1 = aten::sum.dim_IntList(%0, [0]) -> bf16[384]{1}@cuda
+  return (%0, %1)
+})",
+        // Two column sums over the same rows: horizontal fusion makes them one pass.
+        R"(graph(%a0: bf16[16384,384]{384,1}@cuda) {
+  %0 = aten::sum.dim_IntList(%a0, [0]) -> bf16[384]{1}@cuda
+  %1 = aten::sum.dim_IntList(%a0, [0], true) -> bf16[1,384]{384,1}@cuda
   return (%0, %1)
 })",
         // Row sums are not column sums.
