@@ -207,42 +207,28 @@ channels_last_norm_backward_sums_bf16_contig(const tccd_kernel_channels_last_nor
   float acc11[kVec];
 #pragma unroll
   for (int q = 0; q < kVec; ++q) acc11[q] = tccd_rt::SumOp::identity();
-  constexpr int kUnroll = 4;
   if (c0 < kCols) {
-    for (int r0 = r_begin + ty; r0 < r_end; r0 += kTY * kUnroll) {
-      tccd_rt::Vec<unsigned short, kVec> a0[kUnroll];
-      tccd_rt::Vec<unsigned short, kVec> a2[kUnroll];
-      tccd_rt::Vec<float, kVec> a4[kUnroll];
-      tccd_rt::Vec<float, kVec> a5[kUnroll];
+#pragma unroll 4
+    for (int r = r_begin + ty; r < r_end; r += kTY) {
+      const long long ro0 = static_cast<long long>(r) * p.stride[0][0];
+      const long long ro1 = static_cast<long long>(r) * p.stride[1][0];
+      const tccd_rt::Vec<unsigned short, kVec> a0 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + ro0 + c0);
+      const tccd_rt::Vec<unsigned short, kVec> a2 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[1]) + ro1 + c0);
+      const tccd_rt::Vec<float, kVec> a4 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[2]) + co2);
+      const tccd_rt::Vec<float, kVec> a5 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[3]) + co3);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int r = r0 + u * kTY;
-        if (r >= r_end) break;
-        const long long ro0 = static_cast<long long>(r) * p.stride[0][0];
-        const long long ro1 = static_cast<long long>(r) * p.stride[1][0];
-        a0[u] = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + ro0 + c0);
-        a2[u] = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[1]) + ro1 + c0);
-        a4[u] = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[2]) + co2);
-        a5[u] = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[3]) + co3);
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int r = r0 + u * kTY;
-        if (r >= r_end) break;
-#pragma unroll
-        for (int q = 0; q < kVec; ++q) {
-          const unsigned short v0 = a0[u].v[q];
-          const float v1 = tccd_rt::bf16_to_f32(v0);
-          const unsigned short v2 = a2[u].v[q];
-          const float v3 = tccd_rt::bf16_to_f32(v2);
-          const float v4 = a4[u].v[q];
-          const float v5 = a5[u].v[q];
-          const float v6 = v3 - v4;
-          const float v7 = v6 * v5;
-          acc8[q] = tccd_rt::SumOp::apply(acc8[q], v1);
-          const float v10 = v1 * v7;
-          acc11[q] = tccd_rt::SumOp::apply(acc11[q], v10);
-        }
+      for (int q = 0; q < kVec; ++q) {
+        const unsigned short v0 = a0.v[q];
+        const float v1 = tccd_rt::bf16_to_f32(v0);
+        const unsigned short v2 = a2.v[q];
+        const float v3 = tccd_rt::bf16_to_f32(v2);
+        const float v4 = a4.v[q];
+        const float v5 = a5.v[q];
+        const float v6 = v3 - v4;
+        const float v7 = v6 * v5;
+        acc8[q] = tccd_rt::SumOp::apply(acc8[q], v1);
+        const float v10 = v1 * v7;
+        acc11[q] = tccd_rt::SumOp::apply(acc11[q], v10);
       }
     }
   }

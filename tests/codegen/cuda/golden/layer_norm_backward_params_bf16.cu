@@ -207,44 +207,30 @@ layer_norm_backward_params_bf16_contig(const tccd_kernel_layer_norm_backward_par
   float acc12[kVec];
 #pragma unroll
   for (int q = 0; q < kVec; ++q) acc12[q] = tccd_rt::SumOp::identity();
-  constexpr int kUnroll = 4;
   if (c0 < kCols) {
-    for (int r0 = r_begin + ty; r0 < r_end; r0 += kTY * kUnroll) {
-      tccd_rt::Vec<unsigned short, kVec> a0[kUnroll];
-      tccd_rt::Vec<unsigned short, kVec> a2[kUnroll];
-      float a4[kUnroll];
-      float a5[kUnroll];
+#pragma unroll 4
+    for (int r = r_begin + ty; r < r_end; r += kTY) {
+      const long long ro0 = static_cast<long long>(r) * p.stride[0][0];
+      const long long ro1 = static_cast<long long>(r) * p.stride[1][0];
+      const long long ro2 = static_cast<long long>(r) * p.stride[2][0];
+      const long long ro3 = static_cast<long long>(r) * p.stride[3][0];
+      const tccd_rt::Vec<unsigned short, kVec> a0 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + ro0 + c0);
+      const tccd_rt::Vec<unsigned short, kVec> a2 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[1]) + ro1 + c0);
+      const float a4 = reinterpret_cast<const float*>(p.ptr[2])[ro2];
+      const float a5 = reinterpret_cast<const float*>(p.ptr[3])[ro3];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int r = r0 + u * kTY;
-        if (r >= r_end) break;
-        const long long ro0 = static_cast<long long>(r) * p.stride[0][0];
-        const long long ro1 = static_cast<long long>(r) * p.stride[1][0];
-        const long long ro2 = static_cast<long long>(r) * p.stride[2][0];
-        const long long ro3 = static_cast<long long>(r) * p.stride[3][0];
-        a0[u] = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + ro0 + c0);
-        a2[u] = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[1]) + ro1 + c0);
-        a4[u] = reinterpret_cast<const float*>(p.ptr[2])[ro2];
-        a5[u] = reinterpret_cast<const float*>(p.ptr[3])[ro3];
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int r = r0 + u * kTY;
-        if (r >= r_end) break;
-#pragma unroll
-        for (int q = 0; q < kVec; ++q) {
-          const unsigned short v0 = a0[u].v[q];
-          const float v1 = tccd_rt::bf16_to_f32(v0);
-          const unsigned short v2 = a2[u].v[q];
-          const float v3 = tccd_rt::bf16_to_f32(v2);
-          const float v4 = a4[u];
-          const float v5 = a5[u];
-          const float v6 = v3 - v4;
-          const float v7 = v6 * v5;
-          const float v8 = v1 * v7;
-          acc9[q] = tccd_rt::SumOp::apply(acc9[q], v8);
-          acc12[q] = tccd_rt::SumOp::apply(acc12[q], v1);
-        }
+      for (int q = 0; q < kVec; ++q) {
+        const unsigned short v0 = a0.v[q];
+        const float v1 = tccd_rt::bf16_to_f32(v0);
+        const unsigned short v2 = a2.v[q];
+        const float v3 = tccd_rt::bf16_to_f32(v2);
+        const float v4 = a4;
+        const float v5 = a5;
+        const float v6 = v3 - v4;
+        const float v7 = v6 * v5;
+        const float v8 = v1 * v7;
+        acc9[q] = tccd_rt::SumOp::apply(acc9[q], v8);
+        acc12[q] = tccd_rt::SumOp::apply(acc12[q], v1);
       }
     }
   }

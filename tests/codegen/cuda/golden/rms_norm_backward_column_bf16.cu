@@ -206,7 +206,6 @@ rms_norm_backward_column_bf16_contig(const tccd_kernel_rms_norm_backward_column_
   if (c0 < kCols) {
     for (int r0 = r_begin + ty; r0 < r_end; r0 += kTY * kUnroll) {
       tccd_rt::Vec<unsigned short, kVec> a0[kUnroll];
-      tccd_rt::Vec<float, kVec> a2[kUnroll];
       tccd_rt::Vec<float, kVec> a3[kUnroll];
       float a4[kUnroll];
 #pragma unroll
@@ -217,7 +216,6 @@ rms_norm_backward_column_bf16_contig(const tccd_kernel_rms_norm_backward_column_
         const long long ro2 = static_cast<long long>(r) * p.stride[2][0];
         const long long ro3 = static_cast<long long>(r) * p.stride[3][0];
         a0[u] = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + ro0 + c0);
-        a2[u] = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[1]) + c0);
         a3[u] = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[2]) + ro2 + c0);
         a4[u] = reinterpret_cast<const float*>(p.ptr[3])[ro3];
       }
@@ -227,13 +225,14 @@ rms_norm_backward_column_bf16_contig(const tccd_kernel_rms_norm_backward_column_
         if (r >= r_end) break;
         const long long ro5 = static_cast<long long>(r) * p.stride[5][0];
         const long long ro6 = static_cast<long long>(r) * p.stride[6][0];
+        const tccd_rt::Vec<float, kVec> a2 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[1]) + c0);
         tccd_rt::Vec<float, kVec> s11;
         tccd_rt::Vec<float, kVec> s13;
 #pragma unroll
         for (int q = 0; q < kVec; ++q) {
           const unsigned short v0 = a0[u].v[q];
           const float v1 = tccd_rt::bf16_to_f32(v0);
-          const float v2 = a2[u].v[q];
+          const float v2 = a2.v[q];
           const float v3 = a3[u].v[q];
           const float v4 = a4[u];
           const float v5 = v1 * v2;
