@@ -50,6 +50,9 @@
 //   TCCD_SPLIT_COLUMNS=n       stage-one columns of split column sums (channels-last batch norm,
 //                              layer-norm parameter gradients; default 2048; read by
 //                              passes/split_columns.h, keyed here)
+//   TCCD_COLUMN_UNROLL=n       CUDA column kernels: rows whose loads a thread issues before
+//                              computing any (1..8; default 4, fewer with many operands; read
+//                              by cuda_column_emitter.cc, keyed here)
 //   TCCD_FOLD_CASTS_INTO_ROWS=1  CUDA: run casts-before-views (a row kernel also writes the cast
 //                              of its input that a matmul reads through views; off by default)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
@@ -84,6 +87,7 @@
 #include "codegen/passes/batch_norm_stats_in_place.h"
 #include "codegen/passes/casts_before_views.h"
 #include "codegen/passes/collapse_reshape_chains.h"
+#include "codegen/passes/column_sum_split.h"
 #include "codegen/passes/copy_layout_into_producer.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/detach_elimination.h"
@@ -148,6 +152,7 @@ struct DebugOptions {
   bool row_head_stores = false;                // read by the row emitter itself; here for the key
   bool no_row_shifted_loads = false;           // read by the row emitter itself; here for the key
   std::string split_columns;                   // read by split_columns.h; here for the key
+  std::string column_unroll;                   // read by the column emitter; here for the key
   bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
@@ -171,6 +176,7 @@ const DebugOptions& Debug() {
     if (const char* r = std::getenv("TCCD_ROW_SHIFTED_LOADS"))
       o->no_row_shifted_loads = std::string(r) == "0";
     if (const char* c = std::getenv("TCCD_SPLIT_COLUMNS")) o->split_columns = c;
+    if (const char* c = std::getenv("TCCD_COLUMN_UNROLL")) o->column_unroll = c;
     if (const char* f = std::getenv("TCCD_FOLD_CASTS_INTO_ROWS"))
       o->fold_casts_into_rows = std::string(f) == "1";
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
@@ -197,6 +203,7 @@ std::string DebugOptionsKey() {
   // The value the passes use (an invalid or default setting is the default: no key change).
   if (!d.split_columns.empty() && SplitColumnTarget() != kDefaultSplitColumns)
     absl::StrAppend(&key, "split-columns=", SplitColumnTarget(), ";");
+  if (!d.column_unroll.empty()) absl::StrAppend(&key, "column-unroll=", d.column_unroll, ";");
   if (d.fold_casts_into_rows) absl::StrAppend(&key, "fold-casts-into-rows;");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
@@ -591,6 +598,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     passes.Add(std::make_unique<CollapseReshapeChains>());
     // CUDA: and a pointwise op before a reshape that a row reduction reads becomes its prologue.
     if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<ReshapeHoisting>());
+    // CUDA: column sums of few columns over many rows (bias gradients of narrow layers) in two
+    // stages that fill the GPU, their pointwise producer recomputed over the split view (after
+    // the reshape passes, which settle which node makes the summed value).
+    if (request.device == ir::DeviceType::kCuda) passes.Add(std::make_unique<ColumnSumSplit>());
     passes.Add(std::make_unique<DeadCodeElimination>());
     // CUDA: a value that is also zero-padded for a matmul is read through the padded copy, so
     // that its row kernel can write the padded layout directly (after the reshape passes: they

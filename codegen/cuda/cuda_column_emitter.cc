@@ -13,6 +13,7 @@
 // Every instruction that depends on no reduction is computed per row inside the streaming loop
 // (per-column loads too: they hit L1); the epilogue recomputes the per-column ones it needs.
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -25,6 +26,18 @@ namespace tccd::codegen {
 namespace {
 
 using ir::DType;
+
+// TCCD_COLUMN_UNROLL=n (daemon environment, 1..8; keyed in pipeline.cc): rows whose loads a
+// thread of a column kernel issues before computing any (CudaColumnGeometry::unroll) instead of
+// the operand-count rule; 1 is the old one-row-at-a-time loop, to measure one against the other.
+int ColumnUnrollOverride() {
+  static const int n = [] {
+    const char* v = std::getenv("TCCD_COLUMN_UNROLL");
+    const int u = v == nullptr ? 0 : std::atoi(v);
+    return u >= 1 && u <= 8 ? u : 0;
+  }();
+  return n;
+}
 
 bool IsReduce(PwOp op) {
   return op == PwOp::kReduceSum || op == PwOp::kReduceMax || op == PwOp::kReduceMin;
@@ -163,45 +176,96 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
                     "[kVec];\n#pragma unroll\n  for (int q = 0; q < kVec; ++q) acc", r,
                     "[q] = tccd_rt::", ReduceOpName(body[r].op), "Op::identity();\n");
   }
-  // The streaming loop.
-  absl::StrAppend(&out,
-                  "  if (c0 < kCols) {\n#pragma unroll 4\n    for (int r = r_begin + ty; r < "
-                  "r_end; r += kTY) {\n");
-  std::vector<bool> row_offset(k_.num_operands(), false);
-  for (size_t i = 0; i < body.size(); ++i) {
-    if (!in_loop_[i] || (body[i].op != PwOp::kLoad && body[i].op != PwOp::kStore)) continue;
-    const int o = OperandOf(body[i]);
-    if (!PerColumn(o) && !row_offset[o]) {
-      row_offset[o] = true;
-      absl::StrAppend(&out, "      const long long ro", o, " = ", Offset(o, "r", 0, lead_), ";\n");
-    }
+  // The streaming loop. The dense entry issues the loads of kUnroll rows (kTY apart) before
+  // it computes and stores any of them: its outputs may alias its inputs as far as the compiler
+  // knows, so loads after a store were never moved above it, and each thread had one row's
+  // loads in flight at a time (ConvNeXt's GELU-backward bias-gradient kernels ran at a quarter
+  // of the H200's bandwidth). Outputs never overlap inputs (cuda_backend.h), so the order is
+  // free. Only kernels that store in the loop take this form: with no store there, `#pragma
+  // unroll 4` already let the compiler issue four rows' loads together (the channels-last batch
+  // norm sums ran at 2.3-2.8 TB/s on the H200), and holding kUnroll rows of every operand in
+  // registers took them from 66 to 128 registers and ResNet-50's norm sums 15-20% slower.
+  bool loop_stores = false;
+  for (size_t i = 0; i < body.size(); ++i)
+    loop_stores = loop_stores || (in_loop_[i] && body[i].op == PwOp::kStore);
+  const bool pipelined = contig && loop_stores;
+  if (pipelined) {
+    absl::StrAppend(&out, "  constexpr int kUnroll = ", geo_.unroll, ";\n",
+                    "  if (c0 < kCols) {\n    for (int r0 = r_begin + ty; r0 < r_end; r0 += kTY * "
+                    "kUnroll) {\n");
+  } else {
+    absl::StrAppend(&out,
+                    "  if (c0 < kCols) {\n#pragma unroll 4\n    for (int r = r_begin + ty; r < "
+                    "r_end; r += kTY) {\n");
   }
-  if (contig) {
+  // Row offsets of the operands `wanted` selects, at row r.
+  auto row_offsets = [&](auto wanted, const char* indent) {
+    std::vector<bool> done(k_.num_operands(), false);
     for (size_t i = 0; i < body.size(); ++i) {
-      if (!in_loop_[i] || body[i].op != PwOp::kLoad) continue;
-      const int o = body[i].operand;
-      const char* t = CudaMemType(body[i].dtype);
-      if (KeptBroadcast(o)) {
-        absl::StrAppend(&out, "      const ", t, " a", i, " = ", Ptr(o, true), "[ro", o, "];\n");
-      } else if (Fixed(o, contig) && FixedScalar(o)) {
-        absl::StrAppend(&out, "      const ", t, " a", i, " = ", Ptr(o, true), "[",
-                        PerColumn(o) ? "" : absl::StrCat("ro", o, " + "), "co", o, "];\n");
-      } else if (Fixed(o, contig)) {
-        absl::StrAppend(&out, "      const tccd_rt::Vec<", t, ", kVec> a", i,
-                        " = *reinterpret_cast<const tccd_rt::Vec<", t, ", kVec>*>(", Ptr(o, true),
-                        " + ", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "), "co", o, ");\n");
-      } else {
-        absl::StrAppend(&out, "      const tccd_rt::Vec<", t, ", kVec> a", i,
-                        " = *reinterpret_cast<const tccd_rt::Vec<", t, ", kVec>*>(", Ptr(o, true),
-                        " + ", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "), "c0);\n");
+      if (!in_loop_[i] || !wanted(body[i])) continue;
+      const int o = OperandOf(body[i]);
+      if (!PerColumn(o) && !done[o]) {
+        done[o] = true;
+        absl::StrAppend(&out, indent, "const long long ro", o, " = ", Offset(o, "r", 0, lead_),
+                        ";\n");
       }
     }
+  };
+  auto is_load = [](const PwInstr& in) { return in.op == PwOp::kLoad; };
+  auto is_memory = [](const PwInstr& in) { return in.op == PwOp::kLoad || in.op == PwOp::kStore; };
+  // A dense-entry load's value: a vector of kVec columns, or one value per thread and row.
+  auto scalar_load = [&](int o) {
+    return KeptBroadcast(o) || (Fixed(o, contig) && FixedScalar(o));
+  };
+  auto load_type = [&](size_t i) {
+    const char* t = CudaMemType(body[i].dtype);
+    return scalar_load(body[i].operand) ? std::string(t)
+                                        : absl::StrCat("tccd_rt::Vec<", t, ", kVec>");
+  };
+  auto load_expr = [&](size_t i) {
+    const int o = body[i].operand;
+    const std::string row = PerColumn(o) ? "" : absl::StrCat("ro", o, " + ");
+    if (KeptBroadcast(o)) return absl::StrCat(Ptr(o, true), "[ro", o, "]");
+    if (Fixed(o, contig) && FixedScalar(o))
+      return absl::StrCat(Ptr(o, true), "[", row, "co", o, "]");
+    return absl::StrCat("*reinterpret_cast<const ", load_type(i), "*>(", Ptr(o, true), " + ", row,
+                        Fixed(o, contig) ? absl::StrCat("co", o) : "c0", ")");
+  };
+  // Per-column operands (the same for every row; L1 hits) are loaded in phase 2, per row as
+  // before: held for kUnroll rows they only cost registers.
+  auto streamed = [&](size_t i) {
+    return in_loop_[i] && body[i].op == PwOp::kLoad && !PerColumn(body[i].operand);
+  };
+  if (pipelined) {
+    // Phase 1: the loads of kUnroll rows into registers.
+    for (size_t i = 0; i < body.size(); ++i)
+      if (streamed(i)) absl::StrAppend(&out, "      ", load_type(i), " a", i, "[kUnroll];\n");
+    absl::StrAppend(&out,
+                    "#pragma unroll\n      for (int u = 0; u < kUnroll; ++u) {\n"
+                    "        const int r = r0 + u * kTY;\n        if (r >= r_end) break;\n");
+    row_offsets(is_load, "        ");
+    for (size_t i = 0; i < body.size(); ++i)
+      if (streamed(i)) absl::StrAppend(&out, "        a", i, "[u] = ", load_expr(i), ";\n");
+    // Phase 2: compute, fold and store row by row.
+    absl::StrAppend(&out, "      }\n#pragma unroll\n      for (int u = 0; u < kUnroll; ++u) {\n",
+                    "        const int r = r0 + u * kTY;\n        if (r >= r_end) break;\n");
+    row_offsets([](const PwInstr& in) { return in.op == PwOp::kStore; }, "        ");
+    for (size_t i = 0; i < body.size(); ++i)
+      if (in_loop_[i] && body[i].op == PwOp::kLoad && !streamed(i))
+        absl::StrAppend(&out, "        const ", load_type(i), " a", i, " = ", load_expr(i), ";\n");
+  } else {
+    row_offsets(is_memory, "      ");
+    if (contig)
+      for (size_t i = 0; i < body.size(); ++i)
+        if (in_loop_[i] && body[i].op == PwOp::kLoad)
+          absl::StrAppend(&out, "      const ", load_type(i), " a", i, " = ", load_expr(i), ";\n");
   }
   // Element stores of the dense entry are gathered into one vector per row and stored after
   // the column loop: per-element stores left a warp's store instruction 4 bytes per 16 of each
   // row (kTX threads, kVec columns apart), a quarter of every sector it touched; Llama's RMSNorm
   // backward column kernel (two f32 [tokens, 1024] products stored beside the weight gradient)
   // ran at about a quarter of the bandwidth its loads alone reached.
+  const char* ind = pipelined ? "        " : "      ";
   std::vector<int> vector_stores;
   if (contig) {
     for (size_t i = 0; i < body.size(); ++i) {
@@ -209,12 +273,13 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
       const int o = OperandOf(body[i]);
       if (Fixed(o, contig) && FixedScalar(o)) continue;
       vector_stores.push_back(static_cast<int>(i));
-      absl::StrAppend(&out, "      tccd_rt::Vec<", CudaMemType(body[i].dtype), ", kVec> s", i,
+      absl::StrAppend(&out, ind, "tccd_rt::Vec<", CudaMemType(body[i].dtype), ", kVec> s", i,
                       ";\n");
     }
   }
-  absl::StrAppend(&out, "#pragma unroll\n      for (int q = 0; q < kVec; ++q) {\n");
-  if (!contig) absl::StrAppend(&out, "        const int c = c0 + q;\n");
+  absl::StrAppend(&out, "#pragma unroll\n", ind, "for (int q = 0; q < kVec; ++q) {\n");
+  const std::string ind2 = absl::StrCat(ind, "  ");
+  if (!contig) absl::StrAppend(&out, ind2, "const int c = c0 + q;\n");
   auto name = [](int v) { return absl::StrCat("v", v); };
   for (size_t i = 0; i < body.size(); ++i) {
     if (!in_loop_[i]) continue;
@@ -224,46 +289,47 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
       const int o = in.operand;
       std::string value;
       if (contig) {
-        value = KeptBroadcast(o) || (Fixed(o, contig) && FixedScalar(o))
-                    ? absl::StrCat("a", i)
-                    : absl::StrCat("a", i, ".v[q]");
+        const std::string a =
+            pipelined && streamed(i) ? absl::StrCat("a", i, "[u]") : absl::StrCat("a", i);
+        value = scalar_load(o) ? a : absl::StrCat(a, ".v[q]");
       } else {
         value = absl::StrCat(Ptr(o, true), "[", PerColumn(o) ? "" : absl::StrCat("ro", o, " + "),
                              KeptBroadcast(o) ? "0LL" : Offset(o, "c", lead_, rank_), "]");
       }
       if (d == DType::kBool) value = absl::StrCat("(", value, " != 0)");
-      absl::StrAppend(&out, "        const ", CudaRegType(d), " v", i, " = ", value, ";\n");
+      absl::StrAppend(&out, ind2, "const ", CudaRegType(d), " v", i, " = ", value, ";\n");
     } else if (in.op == PwOp::kStore) {
       const int o = OperandOf(in);
       std::string value = name(in.args[0]);
       if (d == DType::kBool) value = absl::StrCat("(unsigned char)", value);
       if (std::find(vector_stores.begin(), vector_stores.end(), static_cast<int>(i)) !=
           vector_stores.end()) {
-        absl::StrAppend(&out, "        s", i, ".v[q] = ", value, ";\n");
+        absl::StrAppend(&out, ind2, "s", i, ".v[q] = ", value, ";\n");
         continue;
       }
-      absl::StrAppend(&out, "        ", Ptr(o, false), "[ro", o, " + ",
+      absl::StrAppend(&out, ind2, Ptr(o, false), "[ro", o, " + ",
                       contig ? ColumnOffset(o, "q") : Offset(o, "c", lead_, rank_), "] = ", value,
                       ";\n");
     } else if (IsReduce(in.op)) {
-      absl::StrAppend(&out, "        acc", i, "[q] = tccd_rt::", ReduceOpName(in.op),
-                      "Op::apply(acc", i, "[q], v", in.args[0], ");\n");
+      absl::StrAppend(&out, ind2, "acc", i, "[q] = tccd_rt::", ReduceOpName(in.op), "Op::apply(acc",
+                      i, "[q], v", in.args[0], ");\n");
     } else {
       const std::string expr = CudaInstrExpr(k_, i, name);
       if (expr.empty())
         return absl::InternalError(
             absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %", i));
-      absl::StrAppend(&out, "        const ", CudaRegType(d), " v", i, " = ", expr, ";\n");
+      absl::StrAppend(&out, ind2, "const ", CudaRegType(d), " v", i, " = ", expr, ";\n");
     }
   }
-  absl::StrAppend(&out, "      }\n");
+  absl::StrAppend(&out, ind, "}\n");
   for (int i : vector_stores) {
     const int o = OperandOf(body[i]);
     const char* t = CudaMemType(body[i].dtype);
-    absl::StrAppend(&out, "      *reinterpret_cast<tccd_rt::Vec<", t, ", kVec>*>(", Ptr(o, false),
+    absl::StrAppend(&out, ind, "*reinterpret_cast<tccd_rt::Vec<", t, ", kVec>*>(", Ptr(o, false),
                     " + ro", o, " + ", Fixed(o, contig) ? absl::StrCat("co", o) : "c0", ") = s", i,
                     ";\n");
   }
+  if (pipelined) absl::StrAppend(&out, "      }\n");
   absl::StrAppend(&out, "    }\n  }\n");
   if (nred == 0) {
     absl::StrAppend(&out, "}\n\n");
@@ -438,6 +504,20 @@ CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major)
     while (g.split < 8 && g.rows / (g.split * 2) >= g.ty * 8 && tiles * g.split < 528) g.split *= 2;
   }
   g.rows_per_split = (g.rows + g.split - 1) / g.split;
+  // Rows whose loads are in flight together (EmitEntry's streaming loop): each costs a register
+  // per 4 bytes of every vector input, so fewer with many (a batch norm backward's five).
+  int streamed = 0;
+  for (int o = 0; o < static_cast<int>(kernel.input_dtypes.size()); ++o) {
+    const bool per_column = o < static_cast<int>(kernel.reduction.row_operand.size()) &&
+                            kernel.reduction.row_operand[o];
+    const bool broadcast = o < static_cast<int>(kernel.reduction.kept_broadcast.size()) &&
+                           kernel.reduction.kept_broadcast[o];
+    if (!per_column && !broadcast && !fixed_scalar(o)) ++streamed;
+  }
+  g.unroll = ColumnUnrollOverride() > 0 ? ColumnUnrollOverride()
+             : streamed <= 2            ? 4
+             : streamed <= 4            ? 2
+                                        : 1;
   g.grid = tiles * g.split;
   g.param_bytes = 8 * kernel.num_operands() * (1 + rank);
   return g;

@@ -98,6 +98,8 @@ struct CudaColumnGeometry {
   int block = 256;
   int split = 1;  // blocks of one cluster sharing a tile's rows (1 below sm_90)
   int64_t rows_per_split = 0;
+  int unroll = 1;       // rows whose loads a thread issues before computing any of them (dense
+                        // entry): 4, fewer with many vector operands (registers)
   int64_t grid = 0;     // ceil(C / vec / tx) * split
   int param_bytes = 0;  // 8 * operands * (1 + rank)
 };

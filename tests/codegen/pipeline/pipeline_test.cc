@@ -252,6 +252,62 @@ TEST_CASE("a CUDA sum over a middle dim compiles to one row kernel over a permut
   CHECK(has_cubin);
 }
 
+TEST_CASE("a narrow CUDA bias gradient is two column kernels, the GELU backward in the first",
+          "[pipeline][cuda]") {
+  // sum(gelu_backward(dy, x), [0], keepdim) over 16384 x 384 bf16 (an MLP's first bias gradient,
+  // the GELU backward also returned): column-sum-split views the rows as [2048, 8, 384], so
+  // stage one (gelu_backward, its f32 cast, the sum over 2048 rows of 3072 columns) stores the
+  // GELU backward and the [8, 384] partials, stage two sums those.
+  v1::Graph g;
+  auto bf16 = [](std::vector<int64_t> sizes) {
+    v1::TensorMeta m = Meta(std::move(sizes));
+    m.set_dtype(v1::BFLOAT16);
+    m.mutable_device()->set_type(v1::CUDA);
+    return m;
+  };
+  *g.add_inputs() = bf16({16384, 384});
+  *g.add_inputs() = bf16({16384, 384});
+  v1::Node* gelu = g.add_nodes();
+  gelu->set_target("aten::gelu_backward.default");
+  *gelu->add_args() = Ref(-1);
+  *gelu->add_args() = Ref(-2);
+  *gelu->add_outputs() = bf16({16384, 384});
+  v1::Node* sum = g.add_nodes();
+  sum->set_target("aten::sum.dim_IntList");
+  *sum->add_args() = Ref(0);
+  sum->add_args()->mutable_list()->add_items()->set_int_value(0);
+  sum->add_args()->set_bool_value(true);
+  *sum->add_outputs() = bf16({1, 384});
+  *g.add_outputs() = Ref(0);
+  *g.add_outputs() = Ref(1);
+  v1::Target target;
+  target.set_device_type(v1::CUDA);
+  target.set_cuda_cc_major(9);
+  target.set_cuda_device_name("NVIDIA H100 80GB HBM3");
+  absl::StatusOr<Prepared> prepared = Prepare({&g, &target, "default"});
+  if (prepared.status().code() == absl::StatusCode::kFailedPrecondition) {
+    WARN("skipped: " << prepared.status().ToString());
+    return;
+  }
+  REQUIRE(prepared.ok());
+  absl::StatusOr<CompileOutput> out = Compile(*prepared);
+  INFO(out.status().ToString());
+  REQUIRE(out.ok());
+  CHECK(out->num_fused_kernels == 2);
+  std::vector<std::vector<std::string>> ops;
+  for (const v1::Step& step : out->plan.steps()) {
+    if (!step.has_segment()) continue;
+    for (const auto& k : step.segment().kernels()) {
+      CHECK(k.kind() == "cuda_row_reduction");
+      ops.emplace_back(k.ops().begin(), k.ops().end());
+    }
+  }
+  CHECK(ops ==
+        std::vector<std::vector<std::string>>{
+            {"aten::gelu_backward.default", "aten::_to_copy.default", "aten::sum.dim_IntList"},
+            {"aten::sum.dim_IntList", "aten::_to_copy.default"}});
+}
+
 TEST_CASE("a CUDA pointwise kernel over transposed operands walks them in storage order",
           "[pipeline][cuda]") {
   // relu(x) for x: f32[6,8,16] stored as [6,16,8] (a transposed view, as attention's P^T): the

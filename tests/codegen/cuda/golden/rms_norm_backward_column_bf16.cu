@@ -229,38 +229,51 @@ rms_norm_backward_column_bf16_contig(const tccd_kernel_rms_norm_backward_column_
   float acc8[kVec];
 #pragma unroll
   for (int q = 0; q < kVec; ++q) acc8[q] = tccd_rt::SumOp::identity();
+  constexpr int kUnroll = 4;
   if (c0 < kCols) {
-#pragma unroll 4
-    for (int r = r_begin + ty; r < r_end; r += kTY) {
-      const long long ro0 = static_cast<long long>(r) * p.stride[0][0];
-      const long long ro2 = static_cast<long long>(r) * p.stride[2][0];
-      const long long ro3 = static_cast<long long>(r) * p.stride[3][0];
-      const long long ro5 = static_cast<long long>(r) * p.stride[5][0];
-      const long long ro6 = static_cast<long long>(r) * p.stride[6][0];
-      const tccd_rt::Vec<unsigned short, kVec> a0 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + ro0 + c0);
-      const tccd_rt::Vec<float, kVec> a2 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[1]) + c0);
-      const tccd_rt::Vec<float, kVec> a3 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[2]) + ro2 + c0);
-      const float a4 = reinterpret_cast<const float*>(p.ptr[3])[ro3];
-      tccd_rt::Vec<float, kVec> s11;
-      tccd_rt::Vec<float, kVec> s13;
+    for (int r0 = r_begin + ty; r0 < r_end; r0 += kTY * kUnroll) {
+      tccd_rt::Vec<unsigned short, kVec> a0[kUnroll];
+      tccd_rt::Vec<float, kVec> a3[kUnroll];
+      float a4[kUnroll];
 #pragma unroll
-      for (int q = 0; q < kVec; ++q) {
-        const unsigned short v0 = a0.v[q];
-        const float v1 = tccd_rt::bf16_to_f32(v0);
-        const float v2 = a2.v[q];
-        const float v3 = a3.v[q];
-        const float v4 = a4;
-        const float v5 = v1 * v2;
-        const float v6 = v3 * v4;
-        const float v7 = v1 * v6;
-        acc8[q] = tccd_rt::SumOp::apply(acc8[q], v7);
-        const float v10 = v5 * v3;
-        s11.v[q] = v10;
-        const float v12 = v5 * v4;
-        s13.v[q] = v12;
+      for (int u = 0; u < kUnroll; ++u) {
+        const int r = r0 + u * kTY;
+        if (r >= r_end) break;
+        const long long ro0 = static_cast<long long>(r) * p.stride[0][0];
+        const long long ro2 = static_cast<long long>(r) * p.stride[2][0];
+        const long long ro3 = static_cast<long long>(r) * p.stride[3][0];
+        a0[u] = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + ro0 + c0);
+        a3[u] = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[2]) + ro2 + c0);
+        a4[u] = reinterpret_cast<const float*>(p.ptr[3])[ro3];
       }
-      *reinterpret_cast<tccd_rt::Vec<float, kVec>*>(reinterpret_cast<float*>(p.ptr[5]) + ro5 + c0) = s11;
-      *reinterpret_cast<tccd_rt::Vec<float, kVec>*>(reinterpret_cast<float*>(p.ptr[6]) + ro6 + c0) = s13;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int r = r0 + u * kTY;
+        if (r >= r_end) break;
+        const long long ro5 = static_cast<long long>(r) * p.stride[5][0];
+        const long long ro6 = static_cast<long long>(r) * p.stride[6][0];
+        const tccd_rt::Vec<float, kVec> a2 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[1]) + c0);
+        tccd_rt::Vec<float, kVec> s11;
+        tccd_rt::Vec<float, kVec> s13;
+#pragma unroll
+        for (int q = 0; q < kVec; ++q) {
+          const unsigned short v0 = a0[u].v[q];
+          const float v1 = tccd_rt::bf16_to_f32(v0);
+          const float v2 = a2.v[q];
+          const float v3 = a3[u].v[q];
+          const float v4 = a4[u];
+          const float v5 = v1 * v2;
+          const float v6 = v3 * v4;
+          const float v7 = v1 * v6;
+          acc8[q] = tccd_rt::SumOp::apply(acc8[q], v7);
+          const float v10 = v5 * v3;
+          s11.v[q] = v10;
+          const float v12 = v5 * v4;
+          s13.v[q] = v12;
+        }
+        *reinterpret_cast<tccd_rt::Vec<float, kVec>*>(reinterpret_cast<float*>(p.ptr[5]) + ro5 + c0) = s11;
+        *reinterpret_cast<tccd_rt::Vec<float, kVec>*>(reinterpret_cast<float*>(p.ptr[6]) + ro6 + c0) = s13;
+      }
     }
   }
 #pragma unroll
