@@ -42,6 +42,9 @@
 //                              read by cuda_row_emitter.cc, keyed here)
 //   TCCD_ROW_HEAD_STORES=1     CUDA shifted rows align to a zero-padded output's rows instead
 //                              of the unpadded inputs' (read by cuda_row_emitter.cc, keyed here)
+//   TCCD_ROW_EARLY_LOADS=0     CUDA one-vector rows load the epilogue's operands (a norm's
+//                              weight and bias) where they are used, not at the row's start
+//                              (read by cuda_row_emitter.cc, keyed here)
 //   TCCD_SPLIT_COLUMNS=n       stage-one columns of split column sums (channels-last batch norm,
 //                              layer-norm parameter gradients; default 2048; read by
 //                              passes/split_columns.h, keyed here)
@@ -140,6 +143,7 @@ struct DebugOptions {
   bool no_shifted_row_loops = false;           // read by RowGeometryOf itself; here for the key
   std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
   bool row_head_stores = false;                // read by the row emitter itself; here for the key
+  bool no_row_early_loads = false;             // read by the row emitter itself; here for the key
   std::string split_columns;                   // read by split_columns.h; here for the key
   bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
@@ -161,6 +165,8 @@ const DebugOptions& Debug() {
     if (const char* u = std::getenv("TCCD_ROW_LOOP_UNROLL")) o->row_loop_unroll = u;
     if (const char* h = std::getenv("TCCD_ROW_HEAD_STORES"))
       o->row_head_stores = std::string(h) == "1";
+    if (const char* e = std::getenv("TCCD_ROW_EARLY_LOADS"))
+      o->no_row_early_loads = std::string(e) == "0";
     if (const char* c = std::getenv("TCCD_SPLIT_COLUMNS")) o->split_columns = c;
     if (const char* f = std::getenv("TCCD_FOLD_CASTS_INTO_ROWS"))
       o->fold_casts_into_rows = std::string(f) == "1";
@@ -184,6 +190,7 @@ std::string DebugOptionsKey() {
   if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1")
     absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
   if (d.row_head_stores) absl::StrAppend(&key, "row-head-stores;");
+  if (d.no_row_early_loads) absl::StrAppend(&key, "no-row-early-loads;");
   // The value the passes use (an invalid or default setting is the default: no key change).
   if (!d.split_columns.empty() && SplitColumnTarget() != kDefaultSplitColumns)
     absl::StrAppend(&key, "split-columns=", SplitColumnTarget(), ";");
