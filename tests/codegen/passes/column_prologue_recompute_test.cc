@@ -94,6 +94,43 @@ TEST_CASE("RMSNorm backward: the weight-gradient column sum recomputes the share
   CHECK(partition.find("%0 %1 %2 %9 %10 %11 %12 %13 %14") != std::string::npos);
 }
 
+TEST_CASE("layer norm backward: the parameter-gradient half casts the bf16 gradient itself",
+          "[column_prologue_recompute]") {
+  // layer-norm-backward-split's two halves reading one f32 cast of the bf16 matmul gradient:
+  // the row half takes the cast as its prologue, the column half its own copy (before, the
+  // column half read the f32 cast that the row kernel wrote for it: 8 bytes per element
+  // against 2 re-read).
+  const std::string inputs =
+      "graph(%a0: bf16[64,32]{32,1}@cuda, %a1: f32[64,32]{32,1}@cuda, %a2: f32[64,1]{1,1}@cuda, "
+      "%a3: f32[64,1]{1,1}@cuda, %a4: f32[32]{1}@cuda, %a5: f32[32]{1}@cuda) {\n";
+  constexpr char kRow[] =
+      "aten::native_layer_norm_backward.default(%0, %a1, [32], %a2, %a3, %a4, %a5, "
+      "[true, false, false]) -> (f32[64,32]{32,1}@cuda, f32[0]{1}@cuda, f32[0]{1}@cuda)\n";
+  constexpr char kColumn[] =
+      "aten::native_layer_norm_backward.default(%X, %a1, [32], %a2, %a3, %a4, %a5, "
+      "[false, true, true]) -> (f32[0]{1}@cuda, f32[32]{1}@cuda, f32[32]{1}@cuda)\n";
+  auto column = [&](const char* g) {
+    std::string c = kColumn;
+    c.replace(c.find("%X"), 2, g);
+    return c;
+  };
+  bool changed = false;
+  const ir::Graph g =
+      Run(inputs + "  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[64,32]{32,1}@cuda\n" +
+              "  %1 = " + kRow + "  %2 = " + column("%0") + "  return (%1#0, %2#1, %2#2)\n}",
+          &changed);
+  CHECK(changed);
+  CHECK(ir::PrintGraph(g) ==
+        Canonical(inputs +
+                  "  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[64,32]{32,1}@cuda\n" +
+                  "  %1 = " + kRow +
+                  "  %2 = aten::_to_copy.default(%a0, dtype=f32) -> f32[64,32]{32,1}@cuda\n" +
+                  "  %3 = " + column("%2") + "  return (%1#0, %3#1, %3#2)\n}"));
+  const std::string partition = RowPartition(g);
+  INFO(partition);
+  CHECK(partition.find("extern") == std::string::npos);
+}
+
 TEST_CASE("nothing to do: a private prologue, a shared value an extern op or the graph reads",
           "[column_prologue_recompute]") {
   // The column sum alone: its prologue is its own already.
