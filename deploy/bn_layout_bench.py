@@ -10,7 +10,8 @@ One command on a GPU machine (starts its own daemons from the given binary, in t
 
 Backends (--backends, comma-separated): eager, inductor, tccd, tccd-strided (fixed-layout
 entries off), tccd-base (the --baseline binary: before/after a change in one run), tccd-off (the
-daemon with TCCD_DISABLE_PASSES=<--disable>: a new pass against its absence, same binary),
+daemon with TCCD_DISABLE_PASSES=<--disable> and the --off-env variables: a new pass or emitter
+knob against its absence, same binary),
 tccd-cols (the daemon with TCCD_SPLIT_COLUMNS=<--split-columns>, default 8192: wider stage-one
 column tiles of the channels-last BN sums and the LayerNorm2d parameter gradients).
 
@@ -167,6 +168,8 @@ def main():
     p.add_argument("--backends", default="eager,inductor,tccd,tccd-strided")
     p.add_argument("--baseline", help="another tccd binary, run as backend tccd-base")
     p.add_argument("--disable", default="", help="TCCD_DISABLE_PASSES of backend tccd-off")
+    p.add_argument("--off-env", default="",
+                   help="more daemon environment of backend tccd-off, K=V[,K=V] (e.g. TCCD_ROW_EARLY_LOADS=0)")
     p.add_argument("--split-columns", default="8192",
                    help="TCCD_SPLIT_COLUMNS of backend tccd-cols (stage-one columns of split sums)")
     p.add_argument("--cases", default="", help="only cases whose name starts with one of these (comma-separated)")
@@ -176,7 +179,9 @@ def main():
         worker(json.loads(args.worker))
         return
     daemon_env = {"tccd": {}, "tccd-strided": {"TCCD_DISABLE_PASSES": "fixed-layout-entries"},
-                  "tccd-base": {}, "tccd-off": {"TCCD_DISABLE_PASSES": args.disable},
+                  "tccd-base": {},
+                  "tccd-off": dict([("TCCD_DISABLE_PASSES", args.disable)] +
+                                   [kv.split("=", 1) for kv in args.off_env.split(",") if "=" in kv]),
                   "tccd-cols": {"TCCD_SPLIT_COLUMNS": args.split_columns}}
     binary = {"tccd-base": args.baseline}
     table = {}

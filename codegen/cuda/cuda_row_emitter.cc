@@ -66,6 +66,21 @@ bool ShiftedLoads() {
   return on;
 }
 
+// TCCD_ROW_EARLY_LOADS=0 (daemon environment, part of the compiler identity): element loads of
+// one-vector rows stay in the phase that first uses them. Default on: a thread that holds one
+// vector of the row per operand (CudaRowGeometry::chunks == 1: short rows sharing a warp, the
+// 64..768-channel LayerNorm2d rows) issues every load of the row at its start, so that the
+// weight and bias loads of the epilogue are in flight beside the row's own load instead of
+// starting after the reductions' shuffles (one more dependent memory round trip per row, at
+// 8 to 16 registers per operand).
+bool EarlyLoads() {
+  static const bool on = [] {
+    const char* v = std::getenv("TCCD_ROW_EARLY_LOADS");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  return on;
+}
+
 int LoopUnroll() {
   static const int n = [] {
     const char* v = std::getenv("TCCD_ROW_LOOP_UNROLL");
@@ -262,6 +277,11 @@ void RowEmitter::Schedule() {
       live_[a] = true;
       if (!row_[a]) latest[a] = std::min(latest[a], at);
     }
+  }
+  // One-vector rows load everything up front (EarlyLoads): loads depend on nothing.
+  if (EarlyLoads() && !geo_.looped && geo_.chunks == 1) {
+    for (size_t i = 0; i < n; ++i)
+      if (live_[i] && body[i].op == PwOp::kLoad && !row_[i]) phase_[i] = 0;
   }
 }
 

@@ -9,6 +9,7 @@
 #include "codegen/passes/batch_norm_decomposition.h"
 #include "codegen/passes/batch_norm_inference.h"
 #include "codegen/passes/channels_last_layout.h"
+#include "codegen/passes/column_prologue_recompute.h"
 #include "codegen/passes/conv_backward_bias_grad.h"
 #include "codegen/passes/conv_bias_peel.h"
 #include "codegen/passes/cudnn_batch_norm.h"
@@ -83,6 +84,13 @@ class CudaPipelineBackend : public Backend {
     // become two stages that fill the GPU; the chains they recomputed may be dead.
     if (options_.fusion) {
       passes.Add(std::make_unique<SplitReductions>());
+      passes.Add(std::make_unique<DeadCodeElimination>());
+    }
+    // A norm's weight-gradient column sum recomputes the prologue it shares with the norm's row
+    // kernel (Llama's RMSNorm backward), so that the row kernel takes the originals and neither
+    // writes the shared values; the originals it no longer reads may be dead.
+    if (options_.fusion) {
+      passes.Add(std::make_unique<ColumnPrologueRecompute>());
       passes.Add(std::make_unique<DeadCodeElimination>());
     }
   }

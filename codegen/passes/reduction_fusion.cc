@@ -323,8 +323,14 @@ void RowFusion::MergeSiblings(int g) {
       ForEachInput(graph_.nodes[m], [&](const ir::ValueRef& r) {
         if ((r.is_input() || !members.count(r.node)) && !reads.count(r)) ok = false;
       });
+      // A reduction not grouped yet (a later anchor: row fusion walks the nodes in order) is
+      // a kernel to be, not an extern step: the sibling may be its prologue. ViT's layer-norm
+      // backward: the column half's own cast of the gradient (column-prologue-recompute) was
+      // taken in here by the row half, which then wrote it for the column half to read.
       for (int c : consumers_[m])
-        if (!members.count(c) && p_.group_of[c] >= 0) ok = false;
+        if (!members.count(c) &&
+            (p_.group_of[c] >= 0 || ReductionAxesOf(graph_, graph_.nodes[c]).num_reduced_dims > 0))
+          ok = false;
     }
     if (ok) TryMerge(g, h);
   }

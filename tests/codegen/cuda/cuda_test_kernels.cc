@@ -352,6 +352,28 @@ PointwiseKernel RmsNormBackwardColumnKernel(const std::string& name, std::vector
   return k.kernel();
 }
 
+// The same norm's row kernel since column-prologue-recompute (column_prologue_recompute.h): the
+// input gradient from the two bf16 upstream gradients (a norm read by two matmuls), w, x and the
+// per-row rs: g = g1 + g2, gw = g * w, dx = gw * rs - x * rs^3 * sum(gw * x) / N. The column
+// kernel beside it only sums g * x * rs; nothing here is written for it.
+PointwiseKernel RmsNormBackwardRowsKernel(const std::string& name, std::vector<int64_t> shape) {
+  const double n = static_cast<double>(shape.back());
+  KernelBuilder k(name, std::move(shape));
+  const int g1 = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int g2 = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int w = k.Input(DType::kF32), x = k.Input(DType::kF32), rs = k.Input(DType::kF32);
+  const int gw = k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kAdd, DType::kF32, {g1, g2}), w});
+  const int s = k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {gw, x})});
+  const int rs3 = k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {rs, rs}), rs});
+  const int coef = k.Op(PwOp::kDiv, DType::kF32,
+                        {k.Op(PwOp::kMul, DType::kF32, {s, rs3}), k.Const(DType::kF32, -n)});
+  k.Output(
+      k.Op(PwOp::kAdd, DType::kF32,
+           {k.Op(PwOp::kMul, DType::kF32, {gw, rs}), k.Op(PwOp::kMul, DType::kF32, {x, coef})}));
+  k.Rows(1, {false, false, false, false, true, false});
+  return k.kernel();
+}
+
 PointwiseKernel ChannelsLastNormKernel(const std::string& name, std::vector<int64_t> shape) {
   KernelBuilder k(name, shape);
   const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
@@ -545,6 +567,8 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"column_sum_bf16", ColumnSumKernel("column_sum_bf16", {8192, 768})},
       {"rms_norm_backward_column_bf16",
        RmsNormBackwardColumnKernel("rms_norm_backward_column_bf16", {8192, 1024})},
+      {"rms_norm_backward_rows_bf16",
+       RmsNormBackwardRowsKernel("rms_norm_backward_rows_bf16", {8192, 1024})},
       {"layer_norm_backward_params_bf16",
        LayerNormBackwardParamsKernel("layer_norm_backward_params_bf16", {16384, 1024})},
       // Fixed-layout operands on the dense entry (entry_points.h): ResNet-50's stage-1 batch

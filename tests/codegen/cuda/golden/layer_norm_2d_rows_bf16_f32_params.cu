@@ -239,11 +239,17 @@ layer_norm_2d_rows_bf16_f32_params_contig(const tccd_kernel_layer_norm_2d_rows_b
     const bool ok = true;
     tccd_rt::Vec<unsigned short, kVec> a0 = {};
     if (ok) { a0 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + b0 + e0); }
+    tccd_rt::Vec<float, kVec> a2 = {};
+    if (ok) { a2 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[1]) + b1 + e0); }
+    tccd_rt::Vec<float, kVec> a4 = {};
+    if (ok) { a4 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[2]) + b2 + e0); }
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
       v0[j] = a0.v[q];
       v1[j] = tccd_rt::bf16_to_f32(v0[j]);
+      v2[j] = a2.v[q];
+      v4[j] = a4.v[q];
     }
   }
   float acc6 = tccd_rt::SumOp::identity();
@@ -279,17 +285,11 @@ layer_norm_2d_rows_bf16_f32_params_contig(const tccd_kernel_layer_norm_2d_rows_b
   for (int c = 0; c < kChunks; ++c) {
     const int e0 = (c * kThreads + lane) * kVec;
     const bool ok = true;
-    tccd_rt::Vec<float, kVec> a2 = {};
-    if (ok) { a2 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[1]) + b1 + e0); }
-    tccd_rt::Vec<float, kVec> a4 = {};
-    if (ok) { a4 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[2]) + b2 + e0); }
     tccd_rt::Vec<unsigned short, kVec> s21;
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
-      v2[j] = a2.v[q];
       v3[j] = v2[j];
-      v4[j] = a4.v[q];
       v5[j] = v4[j];
       v17[j] = v9[j] * v16;
       v18[j] = v17[j] * v3[j];
@@ -351,11 +351,17 @@ layer_norm_2d_rows_bf16_f32_params_strided(const tccd_kernel_layer_norm_2d_rows_
     const bool ok = true;
     tccd_rt::Vec<unsigned short, kVec> a0 = {};
     if (ok) { a0 = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(p.ptr[0]) + b0 + static_cast<long long>(e0) * p.stride[0][3]); }
+    tccd_rt::Vec<float, kVec> a2 = {};
+    if (ok) { a2 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[1]) + b1 + static_cast<long long>(e0) * p.stride[1][3]); }
+    tccd_rt::Vec<float, kVec> a4 = {};
+    if (ok) { a4 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[2]) + b2 + static_cast<long long>(e0) * p.stride[2][3]); }
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
       v0[j] = a0.v[q];
       v1[j] = tccd_rt::bf16_to_f32(v0[j]);
+      v2[j] = a2.v[q];
+      v4[j] = a4.v[q];
     }
   }
   float acc6 = tccd_rt::SumOp::identity();
@@ -391,17 +397,11 @@ layer_norm_2d_rows_bf16_f32_params_strided(const tccd_kernel_layer_norm_2d_rows_
   for (int c = 0; c < kChunks; ++c) {
     const int e0 = (c * kThreads + lane) * kVec;
     const bool ok = true;
-    tccd_rt::Vec<float, kVec> a2 = {};
-    if (ok) { a2 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[1]) + b1 + static_cast<long long>(e0) * p.stride[1][3]); }
-    tccd_rt::Vec<float, kVec> a4 = {};
-    if (ok) { a4 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[2]) + b2 + static_cast<long long>(e0) * p.stride[2][3]); }
     tccd_rt::Vec<unsigned short, kVec> s21;
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
-      v2[j] = a2.v[q];
       v3[j] = v2[j];
-      v4[j] = a4.v[q];
       v5[j] = v4[j];
       v17[j] = v9[j] * v16;
       v18[j] = v17[j] * v3[j];
@@ -452,6 +452,8 @@ layer_norm_2d_rows_bf16_f32_params_strided(const tccd_kernel_layer_norm_2d_rows_
       const int e = e0 + q;
       v0[j] = (ok ? reinterpret_cast<const unsigned short*>(p.ptr[0])[b0 + static_cast<long long>(e) * p.stride[0][3]] : static_cast<unsigned short>(0));
       v1[j] = tccd_rt::bf16_to_f32(v0[j]);
+      v2[j] = (ok ? reinterpret_cast<const float*>(p.ptr[1])[b1 + static_cast<long long>(e) * p.stride[1][3]] : static_cast<float>(0));
+      v4[j] = (ok ? reinterpret_cast<const float*>(p.ptr[2])[b2 + static_cast<long long>(e) * p.stride[2][3]] : static_cast<float>(0));
     }
   }
   float acc6 = tccd_rt::SumOp::identity();
@@ -491,9 +493,7 @@ layer_norm_2d_rows_bf16_f32_params_strided(const tccd_kernel_layer_norm_2d_rows_
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
       const int e = e0 + q;
-      v2[j] = (ok ? reinterpret_cast<const float*>(p.ptr[1])[b1 + static_cast<long long>(e) * p.stride[1][3]] : static_cast<float>(0));
       v3[j] = v2[j];
-      v4[j] = (ok ? reinterpret_cast<const float*>(p.ptr[2])[b2 + static_cast<long long>(e) * p.stride[2][3]] : static_cast<float>(0));
       v5[j] = v4[j];
       v17[j] = v9[j] * v16;
       v18[j] = v17[j] * v3[j];
