@@ -92,6 +92,33 @@ __device__ __forceinline__ void store_whole(T* p, const Vec<T, N>& v) {
   }
 }
 
+// The vector of N elements at p, which is element-aligned but not vector-aligned (a row operand
+// misaligned against its row's head): the two aligned vectors around it, the elements picked
+// with constant indices under a branch on the shift (uniform over a row: every vector of the row
+// has the same shift). Indexing the registers by a run-time shift would put them in local memory.
+template <typename T, int N, int S = 1>
+__device__ __forceinline__ void pick_shifted(int shift, const Vec<T, N>& lo, const Vec<T, N>& hi,
+                                             Vec<T, N>& r) {
+  if constexpr (S < N) {
+    if (shift == S) {
+#pragma unroll
+      for (int q = 0; q < N; ++q) r.v[q] = q + S < N ? lo.v[(q + S) % N] : hi.v[(q + S) % N];
+      return;
+    }
+    pick_shifted<T, N, S + 1>(shift, lo, hi, r);
+  }
+}
+
+template <typename T, int N>
+__device__ __forceinline__ Vec<T, N> load_shifted(const T* p) {
+  const int shift = static_cast<int>((reinterpret_cast<unsigned long long>(p) / sizeof(T)) % N);
+  const Vec<T, N>* a = reinterpret_cast<const Vec<T, N>*>(p - shift);
+  const Vec<T, N> lo = a[0], hi = a[1];
+  Vec<T, N> r = lo;
+  pick_shifted<T, N>(shift, lo, hi, r);
+  return r;
+}
+
 struct SumOp {
   static __device__ __forceinline__ float identity() { return 0.0f; }
   static __device__ __forceinline__ float apply(float a, float b) { return a + b; }
