@@ -26,10 +26,6 @@ namespace {
 
 using ir::DType;
 
-bool IsReduce(PwOp op) {
-  return op == PwOp::kReduceSum || op == PwOp::kReduceMax || op == PwOp::kReduceMin;
-}
-
 const char* ReduceOpName(PwOp op) {
   return op == PwOp::kReduceSum ? "Sum" : op == PwOp::kReduceMax ? "Max" : "Min";
 }

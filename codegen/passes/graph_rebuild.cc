@@ -50,10 +50,6 @@ std::optional<int64_t> IntArgAt(const ir::Node& node, size_t i) {
   return std::nullopt;
 }
 
-bool IsF32OrHalf(ir::DType dtype) {
-  return dtype == ir::DType::kF32 || dtype == ir::DType::kBF16 || dtype == ir::DType::kF16;
-}
-
 bool IsReshapeTarget(const std::string& target) {
   return target == "aten::view.default" || target == "aten::_unsafe_view.default" ||
          target == "aten::reshape.default";

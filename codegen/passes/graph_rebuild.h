@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "codegen/ir/graph.h"
+#include "codegen/kernel/pointwise_kernel.h"  // IsF32OrHalf, IsIndexDType: kernel-IR dtype rules
 
 namespace tccd::codegen {
 
@@ -38,9 +39,6 @@ ir::Arg EmitColumn(ir::Graph& out, const ir::Arg& vector);
 
 // The int argument at position `i`, or nullopt (absent or not an int).
 std::optional<int64_t> IntArgAt(const ir::Node& node, size_t i);
-
-// f32, bf16 or f16: the dtypes the norm and loss rewrites handle.
-bool IsF32OrHalf(ir::DType dtype);
 
 // A reshape of a contiguous tensor (view, _unsafe_view, reshape): same element order.
 bool IsReshapeTarget(const std::string& target);
