@@ -399,18 +399,18 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
     const DType d = in.dtype;
     auto arg = [&](int j) { return v[in.args[j]]; };
     auto arg_dtype = [&](int j) { return k_.body[in.args[j]].dtype; };
-    switch (in.op) {
-      case PwOp::kLoad: {
+    switch (PwOpKindOf(in.op)) {
+      case PwOpKind::kLoad: {
         llvm::LoadInst* load =
             b_.CreateAlignedLoad(MemType(d), address(in.operand), llvm::Align(Bytes(d)));
         Annotate(load, in.operand);
         v[i] = d == DType::kBool ? b_.CreateICmpNE(load, b_.getInt8(0)) : load;
         break;
       }
-      case PwOp::kIndex:
+      case PwOpKind::kIndex:
         v[i] = coords_.at(in.operand);
         break;
-      case PwOp::kRandom: {
+      case PwOpKind::kRandom: {
         llvm::Value* flat = b_.getInt64(0);
         llvm::Value* run = b_.getInt64(1);
         for (int64_t d = static_cast<int64_t>(k_.shape.size()) - 1; d >= 0; --d) {
@@ -420,7 +420,7 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
         v[i] = PhiloxUniform(arg(0), arg(1), flat);
         break;
       }
-      case PwOp::kGather: {
+      case PwOpKind::kGather: {
         // mask ? operand[sum coord_k * stride_k] : 0, branching so that a masked-off point
         // reads no memory.
         const size_t rank = k_.shape.size();
@@ -446,7 +446,7 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
         v[i] = phi;
         break;
       }
-      case PwOp::kConstant:
+      case PwOpKind::kConstant:
         if (IsFloat(d)) {
           v[i] = FloatConst(d, in.fvalue);
         } else if (d == DType::kBool) {
@@ -455,39 +455,24 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
           v[i] = llvm::ConstantInt::get(RegType(d), in.ivalue, /*IsSigned=*/true);
         }
         break;
-      case PwOp::kCast:
+      case PwOpKind::kCast:
         v[i] = Cast(arg(0), arg_dtype(0), d);
         break;
-      case PwOp::kAdd:
-      case PwOp::kSub:
-      case PwOp::kMul:
-      case PwOp::kDiv:
-      case PwOp::kMaximum:
-      case PwOp::kMinimum:
-      case PwOp::kPow:
+      case PwOpKind::kBinary:
         v[i] = Binary(in.op, d, arg(0), arg(1));
         break;
-      case PwOp::kEq:
-      case PwOp::kNe:
-      case PwOp::kLt:
-      case PwOp::kLe:
-      case PwOp::kGt:
-      case PwOp::kGe:
+      case PwOpKind::kCompare:
         v[i] = Compare(in.op, arg_dtype(0), arg(0), arg(1));
         break;
-      case PwOp::kAnd:
-        v[i] = b_.CreateAnd(arg(0), arg(1));
+      case PwOpKind::kLogical:
+        v[i] = in.op == PwOp::kAnd  ? b_.CreateAnd(arg(0), arg(1))
+               : in.op == PwOp::kOr ? b_.CreateOr(arg(0), arg(1))
+                                    : b_.CreateNot(arg(0));
         break;
-      case PwOp::kOr:
-        v[i] = b_.CreateOr(arg(0), arg(1));
-        break;
-      case PwOp::kNot:
-        v[i] = b_.CreateNot(arg(0));
-        break;
-      case PwOp::kWhere:
+      case PwOpKind::kWhere:
         v[i] = b_.CreateSelect(arg(0), arg(1), arg(2));
         break;
-      case PwOp::kStore: {
+      case PwOpKind::kStore: {
         llvm::Value* value = arg(0);
         if (d == DType::kBool) value = b_.CreateZExt(value, b_.getInt8Ty());
         const int op = n_in + in.operand;
@@ -495,8 +480,12 @@ void KernelEmitter::EmitPoint(const AddressFn& address) {
         Annotate(store, op);
         break;
       }
-      default:
+      case PwOpKind::kUnary:
         v[i] = Unary(in.op, d, arg(0));
+        break;
+      // The CPU target never forms reduction or scatter kernels: "no lowering" below.
+      case PwOpKind::kReduce:
+      case PwOpKind::kScatter:
         break;
     }
     if (in.op != PwOp::kStore && v[i] == nullptr) {

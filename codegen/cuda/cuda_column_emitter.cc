@@ -39,10 +39,6 @@ int ColumnUnrollOverride() {
   return n;
 }
 
-bool IsReduce(PwOp op) {
-  return op == PwOp::kReduceSum || op == PwOp::kReduceMax || op == PwOp::kReduceMin;
-}
-
 const char* ReduceOpName(PwOp op) {
   return op == PwOp::kReduceSum ? "Sum" : op == PwOp::kReduceMax ? "Max" : "Min";
 }

@@ -728,52 +728,40 @@ std::string CudaInstrExpr(const PointwiseKernel& k, size_t i,
   auto arg = [&](int j) { return arg_name(in.args[j]); };
   auto arg_dtype = [&](int j) { return k.body[in.args[j]].dtype; };
   std::string expr;
-  switch (in.op) {
-    case PwOp::kConstant:
+  switch (PwOpKindOf(in.op)) {
+    case PwOpKind::kConstant:
       expr = IsFloat(d) ? FloatLiteral(d, in.fvalue) : IntLiteral(d, in.ivalue);
       break;
-    case PwOp::kCast:
+    case PwOpKind::kCast:
       expr = Cast(arg(0), arg_dtype(0), d);
       break;
-    case PwOp::kAdd:
-    case PwOp::kSub:
-    case PwOp::kMul:
-    case PwOp::kDiv:
-    case PwOp::kMaximum:
-    case PwOp::kMinimum:
-    case PwOp::kPow:
+    case PwOpKind::kBinary:
       expr = Binary(in.op, d, arg(0), arg(1));
       break;
-    case PwOp::kEq:
-    case PwOp::kNe:
-    case PwOp::kLt:
-    case PwOp::kLe:
-    case PwOp::kGt:
-    case PwOp::kGe:
+    case PwOpKind::kCompare:
       expr = Compare(in.op, arg(0), arg(1));
       break;
-    case PwOp::kAnd:
-      expr = absl::StrCat(arg(0), " && ", arg(1));
+    case PwOpKind::kLogical:
+      expr = in.op == PwOp::kAnd  ? absl::StrCat(arg(0), " && ", arg(1))
+             : in.op == PwOp::kOr ? absl::StrCat(arg(0), " || ", arg(1))
+                                  : absl::StrCat("!", arg(0));
       break;
-    case PwOp::kOr:
-      expr = absl::StrCat(arg(0), " || ", arg(1));
-      break;
-    case PwOp::kNot:
-      expr = absl::StrCat("!", arg(0));
-      break;
-    case PwOp::kWhere:
+    case PwOpKind::kWhere:
       expr = absl::StrCat(arg(0), " ? ", arg(1), " : ", arg(2));
       break;
-    case PwOp::kLoad:
-    case PwOp::kStore:
-    case PwOp::kScatterAdd:
-    case PwOp::kReduceSum:
-    case PwOp::kReduceMax:
-    case PwOp::kReduceMin:
-      return "";
-    default:
+    case PwOpKind::kUnary:
       expr = Unary(in.op, d, arg(0));
       break;
+    // Memory and reductions are the callers' statements; the index ops are spelled by the index
+    // emitter (cuda_index_emitter.cc).
+    case PwOpKind::kLoad:
+    case PwOpKind::kStore:
+    case PwOpKind::kScatter:
+    case PwOpKind::kReduce:
+    case PwOpKind::kIndex:
+    case PwOpKind::kGather:
+    case PwOpKind::kRandom:
+      return "";
   }
   return expr;
 }

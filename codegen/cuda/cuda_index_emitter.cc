@@ -73,23 +73,6 @@ constexpr char kPhilox[] =
 // of kVec: its kVec lanes are then consecutive elements of the operand where that slot's stride
 // is 1 (checked at launch), one vector access. Loads and stores are vector accesses (a load with
 // stride 0 along L: one scalar broadcast).
-int DTypeSize(DType d) {
-  switch (d) {
-    case DType::kF64:
-    case DType::kI64:
-      return 8;
-    case DType::kF32:
-    case DType::kI32:
-      return 4;
-    case DType::kF16:
-    case DType::kBF16:
-    case DType::kI16:
-      return 2;
-    default:
-      return 1;
-  }
-}
-
 // kScatterAdd (scatter kernels, "Scatter kernels" in kernel/pointwise_kernel.h): an atomic add of
 // args[1] into the output at coordinates args[2..] through its own stride row (a statement; the
 // caller tests the mask). Float atomics: the additions land in a run-dependent order.
@@ -125,8 +108,8 @@ class VectorPlan {
       const PwInstr& in = k.body[i];
       const bool per_lane =
           in.op == PwOp::kLoad || in.op == PwOp::kStore || (in.op == PwOp::kGather && lane_[i]);
-      if (per_lane) largest = std::max(largest, DTypeSize(in.dtype));
-      if (in.op == PwOp::kScatterAdd) largest = std::max(largest, DTypeSize(DType::kF32));
+      if (per_lane) largest = std::max(largest, ir::DTypeBytes(in.dtype));
+      if (in.op == PwOp::kScatterAdd) largest = std::max(largest, ir::DTypeBytes(DType::kF32));
     }
     vec_ = 16 / largest;
     if (vec_ > 1) Analyse(vec_);
@@ -312,7 +295,7 @@ class VectorPlan {
         // One store instruction for the whole vector (as the row emitter's store_whole): a Vec
         // assembled lane by lane was stored in 2-byte pieces by NVRTC 13 (ViT's stack: 8 x
         // st.global.u16 per thread), even when copied out as one uint4.
-        const int bytes = vec_ * DTypeSize(d);
+        const int bytes = vec_ * ir::DTypeBytes(d);
         const std::string address =
             absl::StrCat("reinterpret_cast<", mem, "*>(ptr[", o, "]) + off[", o, "]");
         absl::StrAppend(&out, "  {\n    tccd_rt::Vec<", mem, ", kVec> s;\n", lanes_at("    "),

@@ -95,10 +95,6 @@ constexpr int kMaxChunks = 32;
 // line of the narrowest operand per load instruction.
 constexpr int64_t kMinRowLanes = 8;
 
-bool IsReduce(PwOp op) {
-  return op == PwOp::kReduceSum || op == PwOp::kReduceMax || op == PwOp::kReduceMin;
-}
-
 class RowEmitter {
  public:
   explicit RowEmitter(const PointwiseKernel& k) : RowEmitter(k, RowGeometryOf(k)) {}

@@ -35,24 +35,7 @@ struct Meta {
 // Bytes per element of the dtypes a segment may hold (views, kernels and matmuls over complex
 // or wide unsigned tensors stay extern steps); 0 for the others.
 inline int ElemBytes(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::kF64:
-    case ir::DType::kI64:
-      return 8;
-    case ir::DType::kF32:
-    case ir::DType::kI32:
-      return 4;
-    case ir::DType::kF16:
-    case ir::DType::kBF16:
-    case ir::DType::kI16:
-      return 2;
-    case ir::DType::kI8:
-    case ir::DType::kU8:
-    case ir::DType::kBool:
-      return 1;
-    default:
-      return 0;
-  }
+  return ir::IsExternOnly(dtype) ? 0 : ir::DTypeBytes(dtype);
 }
 
 inline std::optional<Meta> StaticMeta(const ir::TensorType& t) {

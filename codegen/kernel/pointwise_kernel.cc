@@ -24,96 +24,10 @@ bool IsKnownDType(DType dtype) {
 bool IsArith(DType d) { return d != DType::kBool && !IsHalf(d); }
 bool IsArithFloat(DType d) { return d == DType::kF32 || d == DType::kF64; }
 
-enum class Kind {
-  kLoad,
-  kConstant,
-  kCast,
-  kBinary,
-  kUnary,
-  kCompare,
-  kLogical,
-  kWhere,
-  kReduce,
-  kStore,
-  kIndex,
-  kGather,
-  kRandom,
-  kScatter
-};
-
-Kind KindOf(PwOp op) {
-  switch (op) {
-    case PwOp::kLoad:
-      return Kind::kLoad;
-    case PwOp::kConstant:
-      return Kind::kConstant;
-    case PwOp::kCast:
-      return Kind::kCast;
-    case PwOp::kAdd:
-    case PwOp::kSub:
-    case PwOp::kMul:
-    case PwOp::kDiv:
-    case PwOp::kMaximum:
-    case PwOp::kMinimum:
-    case PwOp::kPow:
-      return Kind::kBinary;
-    case PwOp::kEq:
-    case PwOp::kNe:
-    case PwOp::kLt:
-    case PwOp::kLe:
-    case PwOp::kGt:
-    case PwOp::kGe:
-      return Kind::kCompare;
-    case PwOp::kAnd:
-    case PwOp::kOr:
-    case PwOp::kNot:
-      return Kind::kLogical;
-    case PwOp::kWhere:
-      return Kind::kWhere;
-    case PwOp::kReduceSum:
-    case PwOp::kReduceMax:
-    case PwOp::kReduceMin:
-      return Kind::kReduce;
-    case PwOp::kStore:
-      return Kind::kStore;
-    case PwOp::kIndex:
-      return Kind::kIndex;
-    case PwOp::kGather:
-      return Kind::kGather;
-    case PwOp::kRandom:
-      return Kind::kRandom;
-    case PwOp::kScatterAdd:
-      return Kind::kScatter;
-    default:
-      return Kind::kUnary;
-  }
-}
-
-// Ops defined on floating dtypes only (the rest of the binary/unary ops also accept integers).
-bool FloatOnly(PwOp op) {
-  switch (op) {
-    case PwOp::kDiv:
-    case PwOp::kPow:
-    case PwOp::kExp:
-    case PwOp::kLog:
-    case PwOp::kLog1p:
-    case PwOp::kExpm1:
-    case PwOp::kSqrt:
-    case PwOp::kRsqrt:
-    case PwOp::kTanh:
-    case PwOp::kSigmoid:
-    case PwOp::kErf:
-    case PwOp::kSin:
-    case PwOp::kCos:
-    case PwOp::kReciprocal:
-      return true;
-    default:
-      return false;
-  }
-}
+using Kind = PwOpKind;
 
 int ExpectedArgs(PwOp op) {
-  switch (KindOf(op)) {
+  switch (PwOpKindOf(op)) {
     case Kind::kLoad:
     case Kind::kIndex:
     case Kind::kConstant:
@@ -170,6 +84,78 @@ std::string VerifyReduction(const PointwiseKernel& kernel);
 std::string VerifyFixedStrides(const PointwiseKernel& kernel);
 
 }  // namespace
+
+PwOpKind PwOpKindOf(PwOp op) {
+  switch (op) {
+    case PwOp::kLoad:
+      return PwOpKind::kLoad;
+    case PwOp::kConstant:
+      return PwOpKind::kConstant;
+    case PwOp::kCast:
+      return PwOpKind::kCast;
+    case PwOp::kAdd:
+    case PwOp::kSub:
+    case PwOp::kMul:
+    case PwOp::kDiv:
+    case PwOp::kMaximum:
+    case PwOp::kMinimum:
+    case PwOp::kPow:
+      return PwOpKind::kBinary;
+    case PwOp::kEq:
+    case PwOp::kNe:
+    case PwOp::kLt:
+    case PwOp::kLe:
+    case PwOp::kGt:
+    case PwOp::kGe:
+      return PwOpKind::kCompare;
+    case PwOp::kAnd:
+    case PwOp::kOr:
+    case PwOp::kNot:
+      return PwOpKind::kLogical;
+    case PwOp::kWhere:
+      return PwOpKind::kWhere;
+    case PwOp::kReduceSum:
+    case PwOp::kReduceMax:
+    case PwOp::kReduceMin:
+      return PwOpKind::kReduce;
+    case PwOp::kStore:
+      return PwOpKind::kStore;
+    case PwOp::kIndex:
+      return PwOpKind::kIndex;
+    case PwOp::kGather:
+      return PwOpKind::kGather;
+    case PwOp::kRandom:
+      return PwOpKind::kRandom;
+    case PwOp::kScatterAdd:
+      return PwOpKind::kScatter;
+    default:
+      return PwOpKind::kUnary;
+  }
+}
+
+bool IsFloatOnlyOp(PwOp op) {
+  switch (op) {
+    case PwOp::kDiv:
+    case PwOp::kPow:
+    case PwOp::kExp:
+    case PwOp::kLog:
+    case PwOp::kLog1p:
+    case PwOp::kExpm1:
+    case PwOp::kSqrt:
+    case PwOp::kRsqrt:
+    case PwOp::kTanh:
+    case PwOp::kSigmoid:
+    case PwOp::kErf:
+    case PwOp::kSin:
+    case PwOp::kCos:
+    case PwOp::kReciprocal:
+      return true;
+    default:
+      return false;
+  }
+}
+
+DType HeldDType(DType dtype) { return IsHalf(dtype) ? DType::kF32 : dtype; }
 
 const char* PwOpName(PwOp op) {
   switch (op) {
@@ -318,7 +304,7 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
     }
     const DType dt = in.dtype;
     const char* dn = ir::DTypeName(dt);
-    switch (KindOf(in.op)) {
+    switch (PwOpKindOf(in.op)) {
       case Kind::kLoad:
         if (in.operand < 0 || in.operand >= num_inputs) {
           return where + "input index " + std::to_string(in.operand) + " out of range";
@@ -338,7 +324,7 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
       case Kind::kBinary:
       case Kind::kUnary:
         if (!IsArith(dt)) return where + "no arithmetic on " + dn;
-        if (FloatOnly(in.op) && !IsArithFloat(dt)) return where + "floating only, got " + dn;
+        if (IsFloatOnlyOp(in.op) && !IsArithFloat(dt)) return where + "floating only, got " + dn;
         for (DType a : arg_dtypes) {
           if (a != dt) return where + "operand dtype " + ir::DTypeName(a) + " differs from " + dn;
         }
@@ -557,12 +543,12 @@ std::string VerifyReduction(const PointwiseKernel& kernel) {
     if (columns && after_reduce[i] && !row[i] && in.op != PwOp::kStore) {
       return InstrPrefix(i, in) + "an element-level value after a reduction in a column kernel";
     }
-    if (KindOf(in.op) == Kind::kReduce) {
+    if (PwOpKindOf(in.op) == Kind::kReduce) {
       if (columns && after_reduce[i])
         return InstrPrefix(i, in) + "a second reduction phase in a column kernel";
       after_reduce[i] = true;
     }
-    if (KindOf(in.op) == Kind::kReduce && row[in.args[0]]) {
+    if (PwOpKindOf(in.op) == Kind::kReduce && row[in.args[0]]) {
       return InstrPrefix(i, in) + "reduces a row-level value";
     }
     if (in.op == PwOp::kStore && r.row_operand[num_inputs + in.operand] && !row[in.args[0]]) {
@@ -627,7 +613,7 @@ std::vector<bool> RowLevelValues(const PointwiseKernel& kernel) {
   std::vector<bool> row(kernel.body.size(), true);
   for (size_t i = 0; i < kernel.body.size(); ++i) {
     const PwInstr& in = kernel.body[i];
-    switch (KindOf(in.op)) {
+    switch (PwOpKindOf(in.op)) {
       case Kind::kLoad:
         row[i] = in.operand < num_inputs &&
                  static_cast<size_t>(in.operand) < kernel.reduction.row_operand.size() &&

@@ -125,12 +125,45 @@ enum class PwOp : uint8_t {
 
 const char* PwOpName(PwOp op);
 
-// Kernel-IR dtype categories, shared by the verifier and every backend. (Self-contained: the
-// kernel IR links no graph-IR code.)
+// What a kernel-IR op is, in one place for the verifier, the lowerings and every emitter (the
+// graph-level counterpart, what an ATen op is, is codegen/ops/op_properties.h). An emitter that
+// switches on PwOpKindOf handles a whole kind at once, so a new binary or comparison op needs
+// no edit of the emitters' category lists, only of their per-op spellings.
+enum class PwOpKind : uint8_t {
+  kLoad,
+  kConstant,
+  kCast,
+  kBinary,   // kAdd .. kPow: two operands of the instruction's dtype
+  kUnary,    // kNeg .. kRound: one operand of the instruction's dtype
+  kCompare,  // kEq .. kGe: two operands of one dtype, result kBool
+  kLogical,  // kAnd, kOr, kNot on kBool
+  kWhere,
+  kReduce,  // kReduceSum, kReduceMax, kReduceMin (kernels with a reduction section only)
+  kStore,
+  kIndex,
+  kGather,
+  kRandom,
+  kScatter,  // kScatterAdd
+};
+PwOpKind PwOpKindOf(PwOp op);
+inline bool IsReduce(PwOp op) { return PwOpKindOf(op) == PwOpKind::kReduce; }
+// Binary/unary ops defined on floating dtypes only (div, pow, transcendentals, reciprocal); the
+// others also take integers.
+bool IsFloatOnlyOp(PwOp op);
+
+// Kernel-IR dtype rules, shared by the verifier, the lowerings (passes/) and every backend.
 inline bool IsHalf(ir::DType d) { return d == ir::DType::kF16 || d == ir::DType::kBF16; }
 inline bool IsFloat(ir::DType d) {
   return d == ir::DType::kF32 || d == ir::DType::kF64 || IsHalf(d);
 }
+// The dtypes generated float kernels accept: f32 and the 16-bit floats (computed in f32). f64
+// graphs keep ATen's kernels.
+inline bool IsF32OrHalf(ir::DType d) { return d == ir::DType::kF32 || IsHalf(d); }
+// Index operands (token ids, gather indices, class targets): i64 or i32.
+inline bool IsIndexDType(ir::DType d) { return d == ir::DType::kI64 || d == ir::DType::kI32; }
+// The dtype a value of storage dtype `dtype` has inside a kernel: f16/bf16 are held as f32
+// ("arithmetic never happens on f16/bf16" below), every other dtype as itself.
+ir::DType HeldDType(ir::DType dtype);
 
 struct PwInstr {
   PwOp op = PwOp::kConstant;

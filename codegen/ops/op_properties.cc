@@ -14,7 +14,11 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
   static const auto* table = [] {
     auto* t = new absl::flat_hash_map<std::string, OpProperties>;
     auto add = [&](C category, std::initializer_list<const char*> targets, bool pure = true) {
-      for (const char* target : targets) (*t)[target] = {category, pure};
+      for (const char* target : targets) (*t)[target] = {.category = category, .pure = pure};
+    };
+    // After the views are added: their kinds (every other view stays kOther).
+    auto view_kind = [&](ViewKind kind, std::initializer_list<const char*> targets) {
+      for (const char* target : targets) (*t)[target].view = kind;
     };
     add(C::kView, {"aten::view.default",
                    "aten::_unsafe_view.default",
@@ -39,6 +43,13 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
                    "aten::view_as_real.default",
                    "aten::view_as_complex.default"});
     add(C::kReshape, {"aten::reshape.default"});
+    for (auto& [target, properties] : *t) properties.view = ViewKind::kOther;
+    view_kind(ViewKind::kIdentity, {"aten::alias.default", "aten::detach.default"});
+    view_kind(ViewKind::kReshape,
+              {"aten::view.default", "aten::_unsafe_view.default", "aten::reshape.default"});
+    view_kind(ViewKind::kPermute,
+              {"aten::permute.default", "aten::transpose.int", "aten::t.default"});
+    view_kind(ViewKind::kExpand, {"aten::expand.default"});
     add(C::kPointwise, {"aten::add.Tensor",
                         "aten::add.Scalar",
                         "aten::sub.Tensor",

@@ -28,8 +28,23 @@ enum class OpCategory : uint8_t {
   kOther,      // any other functional op (embedding, cat, convolution, ...)
 };
 
+// What a view (category kView) or reshape does to its input's layout, for the passes that move
+// views, casts and copies around (which views they may look through depends on this, not on
+// a list of their own).
+enum class ViewKind : uint8_t {
+  kNone,      // not a view
+  kIdentity,  // alias, detach: the input itself (same sizes, strides and offset)
+  kReshape,   // view, _unsafe_view, reshape: new sizes from a list, row-major element order kept
+  kPermute,   // permute, transpose, t: the input's dims reordered (passes/graph_rebuild.h:
+              // PermutationOf)
+  kExpand,    // expand: size-1 dims broadcast (stride 0)
+  kOther,     // any other view: slices, selects, splits, squeezes, as_strided, dtype views, ...
+};
+
 struct OpProperties {
   OpCategory category = OpCategory::kUnknown;
+  // kNone unless category is kView or kReshape.
+  ViewKind view = ViewKind::kNone;
   // No observable effect beyond its outputs: safe to drop when nothing reads them. False for
   // in-place/out= ops, random ops (they advance the generator) and anything unknown.
   bool pure = false;
@@ -43,6 +58,8 @@ OpProperties PropertiesOf(absl::string_view target);
 inline bool IsViewOp(absl::string_view target) {
   return PropertiesOf(target).category == OpCategory::kView;
 }
+// The view kind of `target` (kNone for anything but a view or reshape).
+inline ViewKind ViewKindOf(absl::string_view target) { return PropertiesOf(target).view; }
 // Safe to drop when dead.
 inline bool IsSideEffectFree(absl::string_view target) { return PropertiesOf(target).pure; }
 

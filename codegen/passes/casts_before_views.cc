@@ -14,14 +14,11 @@ namespace tccd::codegen {
 namespace {
 
 // Views whose output type is the input's sizes and element strides rearranged, whatever the
-// dtype, and whose other arguments are constants (sizes, dims).
+// dtype (reshapes, permutes, expands), and whose other arguments are constants (sizes, dims).
 bool IsDtypeFreeView(const ir::Node& node) {
-  static const std::set<std::string, std::less<>> kTargets = {
-      "aten::expand.default",  "aten::view.default",  "aten::_unsafe_view.default",
-      "aten::reshape.default", "aten::transpose.int", "aten::permute.default",
-  };
-  if (!kTargets.count(node.target) || node.outputs.size() != 1 || node.args.empty() ||
-      !node.args[0].is_ref())
+  const ViewKind kind = ViewKindOf(node.target);
+  if ((kind != ViewKind::kReshape && kind != ViewKind::kPermute && kind != ViewKind::kExpand) ||
+      node.outputs.size() != 1 || node.args.empty() || !node.args[0].is_ref())
     return false;
   int refs = 0;
   ir::ForEachInput(node, [&](const ir::ValueRef&) { ++refs; });

@@ -77,8 +77,8 @@ const Follower* FollowerOf(const ir::Graph& graph, const ir::Node& node) {
 
 // detach or alias of a tensor, with the tensor's own type: its output takes the input's strides.
 bool IsIdentityView(const ir::Graph& graph, const ir::Node& node) {
-  return (node.target == "aten::detach.default" || node.target == "aten::alias.default") &&
-         node.args.size() == 1 && node.args[0].is_ref() && node.outputs.size() == 1 &&
+  return ViewKindOf(node.target) == ViewKind::kIdentity && node.args.size() == 1 &&
+         node.args[0].is_ref() && node.outputs.size() == 1 &&
          graph.type_of(node.args[0].ref()) == node.outputs[0];
 }
 

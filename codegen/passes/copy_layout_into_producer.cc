@@ -20,37 +20,10 @@ struct Fold {
   std::vector<int64_t> strides;  // the producer's new strides
 };
 
-// The permutation of a transpose.int / permute.default view (output dim i is input dim perm[i]),
-// or nullopt.
-std::optional<std::vector<int64_t>> PermutationOf(const ir::Graph& graph, const ir::Node& view) {
+// The permutation of a permute, transpose or t view of one tensor (graph_rebuild.h).
+std::optional<std::vector<int64_t>> ViewPermutation(const ir::Graph& graph, const ir::Node& view) {
   if (view.args.empty() || !view.args[0].is_ref() || view.outputs.size() != 1) return std::nullopt;
-  const int64_t rank = graph.type_of(view.args[0].ref()).rank();
-  auto dim = [&](const ir::Arg& a) -> std::optional<int64_t> {
-    const int64_t* d = std::get_if<int64_t>(&a.v);
-    if (d == nullptr || *d < -rank || *d >= rank) return std::nullopt;
-    return *d < 0 ? *d + rank : *d;
-  };
-  std::vector<int64_t> perm(rank);
-  for (int64_t i = 0; i < rank; ++i) perm[i] = i;
-  if (view.target == "aten::transpose.int" && view.args.size() == 3) {
-    const std::optional<int64_t> d0 = dim(view.args[1]), d1 = dim(view.args[2]);
-    if (!d0 || !d1) return std::nullopt;
-    std::swap(perm[*d0], perm[*d1]);
-    return perm;
-  }
-  if (view.target == "aten::permute.default" && view.args.size() == 2) {
-    const auto* list = std::get_if<ir::ArgList>(&view.args[1].v);
-    if (list == nullptr || static_cast<int64_t>(list->size()) != rank) return std::nullopt;
-    std::vector<bool> seen(rank, false);
-    for (int64_t i = 0; i < rank; ++i) {
-      const std::optional<int64_t> d = dim((*list)[i]);
-      if (!d || seen[*d]) return std::nullopt;
-      seen[*d] = true;
-      perm[i] = *d;
-    }
-    return perm;
-  }
-  return std::nullopt;
+  return PermutationOf(view, graph.type_of(view.args[0].ref()).rank());
 }
 
 // clone id -> the fold that removes it.
@@ -86,21 +59,22 @@ absl::flat_hash_map<int, Fold> Candidates(const ir::Graph& graph) {
     const ir::Node* node = &graph.nodes[source.node];
     Fold fold;
     // Between producer and clone: an expand to the same sizes (the identity: AOTAutograd's matmul
-    // decomposition adds one), or a transpose/permute (the producer then writes the layout whose
-    // permutation is the clone's).
+    // decomposition adds one), or a permute/transpose/t (the producer then writes the layout
+    // whose permutation is the clone's).
     std::vector<int64_t> perm(want.rank());
     for (int64_t i = 0; i < want.rank(); ++i) perm[i] = i;
-    if (node->target == "aten::expand.default" || PermutationOf(graph, *node)) {
+    const ViewKind kind = ViewKindOf(node->target);
+    if (kind == ViewKind::kExpand || ViewPermutation(graph, *node)) {
       if (node->args.empty() || !node->args[0].is_ref()) continue;
       const ir::ValueRef under = node->args[0].ref();
       if (!private_to_reader(under)) continue;
-      if (node->target == "aten::expand.default") {
+      if (kind == ViewKind::kExpand) {
         if (graph.type_of(under) != node->outputs[0]) continue;
         fold.expand = source.node;
       } else {
         if (node->outputs[0].storage_offset != 0 || graph.type_of(under).storage_offset != 0)
           continue;
-        perm = *PermutationOf(graph, *node);
+        perm = *ViewPermutation(graph, *node);
         fold.permute = source.node;
       }
       source = under;

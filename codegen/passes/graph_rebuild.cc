@@ -50,13 +50,45 @@ std::optional<int64_t> IntArgAt(const ir::Node& node, size_t i) {
   return std::nullopt;
 }
 
-bool IsF32OrHalf(ir::DType dtype) {
-  return dtype == ir::DType::kF32 || dtype == ir::DType::kBF16 || dtype == ir::DType::kF16;
-}
+bool IsReshapeTarget(const std::string& target) { return ViewKindOf(target) == ViewKind::kReshape; }
 
-bool IsReshapeTarget(const std::string& target) {
-  return target == "aten::view.default" || target == "aten::_unsafe_view.default" ||
-         target == "aten::reshape.default";
+std::optional<std::vector<int64_t>> PermutationOf(const ir::Node& node, int64_t rank) {
+  if (ViewKindOf(node.target) != ViewKind::kPermute) return std::nullopt;
+  auto arg = [&](size_t index, const char* name) -> const ir::Arg* {
+    return index < node.args.size() ? &node.args[index] : node.kwarg(name);
+  };
+  auto wrap = [rank](int64_t d) { return d < 0 ? d + rank : d; };
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
+  if (node.target == "aten::t.default") {
+    if (rank >= 2) std::swap(perm[0], perm[1]);  // t of a 0-d or 1-d tensor is the identity
+    return perm;
+  }
+  if (node.target == "aten::transpose.int") {
+    const ir::Arg* a0 = arg(1, "dim0");
+    const ir::Arg* a1 = arg(2, "dim1");
+    const auto* d0 = a0 ? std::get_if<int64_t>(&a0->v) : nullptr;
+    const auto* d1 = a1 ? std::get_if<int64_t>(&a1->v) : nullptr;
+    if (d0 == nullptr || d1 == nullptr) return std::nullopt;
+    const int64_t x = wrap(*d0), y = wrap(*d1);
+    if (x < 0 || x >= rank || y < 0 || y >= rank) return std::nullopt;
+    std::swap(perm[x], perm[y]);
+    return perm;
+  }
+  const ir::Arg* a = arg(1, "dims");  // permute
+  const auto* list = a ? std::get_if<ir::ArgList>(&a->v) : nullptr;
+  if (list == nullptr || static_cast<int64_t>(list->size()) != rank) return std::nullopt;
+  perm.clear();
+  std::vector<bool> seen(rank, false);
+  for (const ir::Arg& e : *list) {
+    const auto* i = std::get_if<int64_t>(&e.v);
+    if (i == nullptr) return std::nullopt;
+    const int64_t d = wrap(*i);
+    if (d < 0 || d >= rank || seen[d]) return std::nullopt;
+    seen[d] = true;
+    perm.push_back(d);
+  }
+  return perm;
 }
 
 bool IsPlain(const ir::TensorType& t) { return t.IsContiguous() && t.storage_offset == 0; }

@@ -11,6 +11,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "codegen/ir/graph.h"
+#include "codegen/ops/op_properties.h"
+#include "codegen/kernel/pointwise_kernel.h"  // IsF32OrHalf, IsIndexDType: kernel-IR dtype rules
 
 namespace tccd::codegen {
 
@@ -39,11 +41,15 @@ ir::Arg EmitColumn(ir::Graph& out, const ir::Arg& vector);
 // The int argument at position `i`, or nullopt (absent or not an int).
 std::optional<int64_t> IntArgAt(const ir::Node& node, size_t i);
 
-// f32, bf16 or f16: the dtypes the norm and loss rewrites handle.
-bool IsF32OrHalf(ir::DType dtype);
-
 // A reshape of a contiguous tensor (view, _unsafe_view, reshape): same element order.
+// (op_properties.h: ViewKind::kReshape.)
 bool IsReshapeTarget(const std::string& target);
+
+// The permutation a permute, transpose or t node (op_properties.h: ViewKind::kPermute) applies
+// to its input of rank `rank` (output dim i is input dim perm[i]), normalised (each dim once, in
+// [0, rank)); dims given by position or keyword. nullopt for any other node, or dims that are not
+// constants in range.
+std::optional<std::vector<int64_t>> PermutationOf(const ir::Node& node, int64_t rank);
 
 // Contiguous from offset 0.
 bool IsPlain(const ir::TensorType& t);

@@ -274,7 +274,6 @@ int LowerSelectBackward(Lowering& l) {
 // ---- embedding(weight [V, E], indices [...], padding_idx, scale_grad_by_freq, sparse):
 // out[..., e] = weight[indices[...], e]. An index outside [0, V) reads 0 (ATen raises a device
 // assert; a kernel cannot raise, and reading out of bounds is never acceptable).
-bool IsIndexDType(DType d) { return d == DType::kI64 || d == DType::kI32; }
 
 bool EmbeddingOk(const ir::Graph& g, const ir::Node& n) {
   if (n.args.size() < 2 || !n.args[0].is_ref() || !n.args[1].is_ref()) return false;

@@ -36,8 +36,7 @@ bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
   const ir::TensorType& total = graph.type_of(node.args[6].ref());
   return out.device == ir::DeviceType::kCuda && IsF32OrHalf(out.dtype) && out.rank() == 2 &&
          out.IsContiguous() && out.storage_offset == 0 && out.sizes[1] > 0 && target.rank() == 1 &&
-         target.sizes[0] == out.sizes[0] &&
-         (target.dtype == ir::DType::kI64 || target.dtype == ir::DType::kI32) &&
+         target.sizes[0] == out.sizes[0] && IsIndexDType(target.dtype) &&
          target.device == out.device && grad.dtype == out.dtype && grad.device == out.device &&
          grad.rank() == (*reduction == kReductionNone ? 1 : 0) && total.rank() == 0 &&
          total.device == out.device;

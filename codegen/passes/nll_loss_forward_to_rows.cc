@@ -38,7 +38,7 @@ bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
   if (*ignore_index >= 0 && *ignore_index < self.sizes[1])
     return false;  // an ignored class: ATen's kernel
   if (target.rank() != 1 || target.sizes[0] != self.sizes[0] || target.device != self.device ||
-      (target.dtype != ir::DType::kI64 && target.dtype != ir::DType::kI32))
+      !IsIndexDType(target.dtype))
     return false;
   for (const ir::TensorType& out : node.outputs)
     if (out.rank() != 0 || out.dtype != ir::DType::kF32 || out.device != self.device) return false;

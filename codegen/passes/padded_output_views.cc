@@ -19,11 +19,12 @@ std::optional<int64_t> IntAt(const ir::Node& n, size_t i) {
 }
 
 // Views that only rename the layout (no copy ever): the chain between the copy and the output.
-// reshape is left out on purpose: on a strided input it may copy.
+// reshape is left out on purpose: on a strided input it may copy (category kReshape, not kView).
 bool IsPureView(const ir::Node& n) {
-  return (n.target == "aten::view.default" || n.target == "aten::_unsafe_view.default" ||
-          n.target == "aten::alias.default") &&
-         !n.args.empty() && n.args[0].is_ref() && n.outputs.size() == 1;
+  const OpProperties p = PropertiesOf(n.target);
+  return p.category == OpCategory::kView &&
+         (p.view == ViewKind::kReshape || p.view == ViewKind::kIdentity) && !n.args.empty() &&
+         n.args[0].is_ref() && n.outputs.size() == 1;
 }
 
 // The strided slice [T, N] {N8, 1} whose contiguous copy `r` is (clone(slice(p, 1, 0, N, 1)) of

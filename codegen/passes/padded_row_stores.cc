@@ -57,10 +57,11 @@ bool SameLayout(const ir::TensorType& a, const ir::TensorType& b) {
          a.strides == b.strides && a.storage_offset == b.storage_offset;
 }
 
+// A reshape or an identity view (alias, detach).
 bool IsReshape(const ir::Node& n) {
-  return (n.target == "aten::view.default" || n.target == "aten::_unsafe_view.default" ||
-          n.target == "aten::reshape.default" || n.target == "aten::alias.default") &&
-         !n.args.empty() && n.args[0].is_ref();
+  const ViewKind kind = ViewKindOf(n.target);
+  return (kind == ViewKind::kReshape || kind == ViewKind::kIdentity) && !n.args.empty() &&
+         n.args[0].is_ref();
 }
 
 // The contiguous copy PadMatmulOperands makes of a padded product's first N columns:

@@ -13,8 +13,6 @@ namespace tccd::codegen {
 namespace {
 
 constexpr char kPermute[] = "aten::permute.default";
-constexpr char kTranspose[] = "aten::transpose.int";
-constexpr char kT[] = "aten::t.default";
 constexpr char kStack[] = "aten::stack.default";
 constexpr char kCat[] = "aten::cat.default";
 constexpr char kPad[] = "aten::constant_pad_nd.default";
@@ -24,47 +22,7 @@ const ir::Arg* ArgOf(const ir::Node& node, size_t index, const char* name) {
   return node.kwarg(name);
 }
 
-// The permutation a permute, transpose or t node applies (output dim i is input dim perm[i]),
-// normalised (each dim once, in [0, rank)), or nullopt.
-std::optional<std::vector<int64_t>> PermutationOf(const ir::Node& p, int64_t rank) {
-  auto wrap = [rank](int64_t d) { return d < 0 ? d + rank : d; };
-  std::vector<int64_t> perm;
-  for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
-  if (p.target == kTranspose || p.target == kT) {
-    if (p.target == kT) {
-      if (rank < 2) return perm;  // t of a 0-d or 1-d tensor is the identity
-      std::swap(perm[0], perm[1]);
-      return perm;
-    }
-    const ir::Arg* a0 = ArgOf(p, 1, "dim0");
-    const ir::Arg* a1 = ArgOf(p, 2, "dim1");
-    const auto* d0 = a0 ? std::get_if<int64_t>(&a0->v) : nullptr;
-    const auto* d1 = a1 ? std::get_if<int64_t>(&a1->v) : nullptr;
-    if (d0 == nullptr || d1 == nullptr) return std::nullopt;
-    const int64_t x = wrap(*d0), y = wrap(*d1);
-    if (x < 0 || x >= rank || y < 0 || y >= rank) return std::nullopt;
-    std::swap(perm[x], perm[y]);
-    return perm;
-  }
-  const ir::Arg* a = ArgOf(p, 1, "dims");
-  const auto* list = a ? std::get_if<ir::ArgList>(&a->v) : nullptr;
-  if (list == nullptr || static_cast<int64_t>(list->size()) != rank) return std::nullopt;
-  perm.clear();
-  std::vector<bool> seen(rank, false);
-  for (const ir::Arg& e : *list) {
-    const auto* i = std::get_if<int64_t>(&e.v);
-    if (i == nullptr) return std::nullopt;
-    const int64_t d = wrap(*i);
-    if (d < 0 || d >= rank || seen[d]) return std::nullopt;
-    seen[d] = true;
-    perm.push_back(d);
-  }
-  return perm;
-}
-
-bool IsPermuteTarget(const std::string& target) {
-  return target == kPermute || target == kTranspose || target == kT;
-}
+bool IsPermuteView(const std::string& target) { return ViewKindOf(target) == ViewKind::kPermute; }
 
 // The op's dim argument (cat, stack), wrapped into [0, rank).
 int64_t DimOf(const ir::Node& node, int64_t rank) {
@@ -231,8 +189,7 @@ absl::StatusOr<bool> PermuteIntoIndexOps::Run(ir::Graph& graph) {
   std::vector<bool> candidate(n, false);
   for (int id = 0; id < n; ++id) {
     const ir::Node& p = graph.nodes[id];
-    if (!IsPermuteTarget(p.target) || returned[id] || p.args.empty() || !p.args[0].is_ref())
-      continue;
+    if (!IsPermuteView(p.target) || returned[id] || p.args.empty() || !p.args[0].is_ref()) continue;
     const ir::ValueRef src = p.args[0].ref();
     if (src.is_input() || returned[src.node]) continue;
     const std::string& t = graph.nodes[src.node].target;

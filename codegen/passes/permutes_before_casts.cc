@@ -13,7 +13,7 @@ namespace tccd::codegen {
 namespace {
 
 bool IsPermute(const ir::Node& node) {
-  if (node.target != "aten::transpose.int" && node.target != "aten::permute.default") return false;
+  if (ViewKindOf(node.target) != ViewKind::kPermute) return false;
   if (node.outputs.size() != 1 || node.args.empty() || !node.args[0].is_ref()) return false;
   int refs = 0;
   ir::ForEachInput(node, [&](const ir::ValueRef&) { ++refs; });

@@ -658,10 +658,6 @@ absl::Status CheckDeclaredDType(const ir::Node& node, int node_id, DType produce
                    " result; the op computes ", ir::DTypeName(produced_held), " from its inputs"));
 }
 
-DType HeldDType(DType dtype) {
-  return (dtype == DType::kF16 || dtype == DType::kBF16) ? DType::kF32 : dtype;
-}
-
 int PwBuilder::Emit(PwInstr instr) {
   body_->push_back(std::move(instr));
   return static_cast<int>(body_->size()) - 1;

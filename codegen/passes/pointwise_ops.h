@@ -15,9 +15,6 @@
 
 namespace tccd::codegen {
 
-// The dtype a value of logical dtype `dtype` is held in inside a kernel.
-ir::DType HeldDType(ir::DType dtype);
-
 // The node's declared outputs (client metadata) against what its lowering produced: a graph whose
 // metadata contradicts the op (a _softmax declaring two outputs, an add declaring an f16 result
 // of two f32 inputs) is INVALID_ARGUMENT naming the node, not an internal error.

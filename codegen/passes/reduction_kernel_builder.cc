@@ -53,7 +53,7 @@ bool IsClassIndex(const ir::Graph& graph, const ir::ValueRef& r, const FusionGro
   if (node.target != "aten::arange.default" || node.args.size() != 1) return false;
   const ir::TensorType& t = graph.type_of(r);
   return t.rank() == 1 && t.sizes[0] == group.shape.back() && t.device == ir::DeviceType::kCuda &&
-         (t.dtype == ir::DType::kI64 || t.dtype == ir::DType::kI32);
+         IsIndexDType(t.dtype);
 }
 
 }  // namespace

@@ -146,8 +146,6 @@ int LeadingDims(const std::vector<int64_t>& dims, int64_t rank) {
   return k > 0 && k < rank && *set.rbegin() == k - 1 ? k : 0;
 }
 
-bool IsComputeFloat(DType d) { return d == DType::kF32 || d == DType::kF16 || d == DType::kBF16; }
-
 const ir::TensorType* TensorArg(const ir::Graph& graph, const ir::Node& node, size_t index) {
   if (index >= node.args.size() || !node.args[index].is_ref()) return nullptr;
   return &graph.type_of(node.args[index].ref());
@@ -268,7 +266,7 @@ ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node,
   }
   const ir::TensorType* x = TensorArg(graph, node, 0);
   if (x == nullptr || x->rank() == 0 || x->device != ir::DeviceType::kCuda) return {};
-  if (!IsComputeFloat(x->dtype)) return {};
+  if (!IsF32OrHalf(x->dtype)) return {};
   const ReductionAxes axes = ReducedDims(graph, node, entry.op, x->rank());
   const int k = axes.num_reduced_dims;
   if (k == 0) return {};
@@ -300,14 +298,14 @@ ReductionAxes ReductionAxesOf(const ir::Graph& graph, const ir::Node& node,
       continue;
     }
     const ir::TensorType& t = graph.type_of(a.ref());
-    if (t.device != x->device || !IsComputeFloat(t.dtype) || t.rank() > x->rank()) return {};
+    if (t.device != x->device || !IsF32OrHalf(t.dtype) || t.rank() > x->rank()) return {};
     for (int64_t d = 0; d < t.rank(); ++d) {
       const int64_t size = t.sizes[t.rank() - 1 - d];
       if (size != 1 && size != x->sizes[x->rank() - 1 - d]) return {};
     }
   }
   for (const ir::TensorType& out : node.outputs) {
-    if (out.device != x->device || !IsComputeFloat(out.dtype)) return {};
+    if (out.device != x->device || !IsF32OrHalf(out.dtype)) return {};
   }
   if (!DeclaredOutputsFit(entry.op, node, *x, rows)) return {};
   if (entry.op == Op::kLayerNormBackward) {

@@ -34,7 +34,7 @@ bool IsScatterOp(const ir::Graph& graph, const ir::Node& node) {
       out.sizes[0] <= 0 || out.sizes[1] <= 0)
     return false;
   if (grad.device != out.device || indices.device != out.device || !IsFloat(grad.dtype) ||
-      grad.dtype == DType::kF64 || (indices.dtype != DType::kI64 && indices.dtype != DType::kI32))
+      grad.dtype == DType::kF64 || !IsIndexDType(indices.dtype))
     return false;
   // grad is [indices..., E]; no index (0-dim indices or none at all) is left to ATen.
   if (indices.rank() < 1 || grad.rank() != indices.rank() + 1 || grad.sizes.back() != out.sizes[1])

@@ -25,6 +25,37 @@ PointwiseKernel Example() {
   return kernel;
 }
 
+TEST_CASE("op kinds and dtype rules: one answer for the verifier, lowerings and emitters",
+          "[pointwise_kernel]") {
+  // Every op has its kind; the emitters switch on kinds, so a kind per op is all they need.
+  for (int i = 0; i <= static_cast<int>(PwOp::kScatterAdd); ++i) {
+    const PwOp op = static_cast<PwOp>(i);
+    INFO(PwOpName(op));
+    const PwOpKind kind = PwOpKindOf(op);
+    CHECK(IsReduce(op) ==
+          (op == PwOp::kReduceSum || op == PwOp::kReduceMax || op == PwOp::kReduceMin));
+    if (IsFloatOnlyOp(op)) CHECK((kind == PwOpKind::kBinary || kind == PwOpKind::kUnary));
+  }
+  CHECK(PwOpKindOf(PwOp::kPow) == PwOpKind::kBinary);
+  CHECK(PwOpKindOf(PwOp::kRound) == PwOpKind::kUnary);
+  CHECK(PwOpKindOf(PwOp::kGe) == PwOpKind::kCompare);
+  CHECK(PwOpKindOf(PwOp::kNot) == PwOpKind::kLogical);
+  CHECK(PwOpKindOf(PwOp::kScatterAdd) == PwOpKind::kScatter);
+  CHECK(IsFloatOnlyOp(PwOp::kDiv));
+  CHECK(IsFloatOnlyOp(PwOp::kExp));
+  CHECK_FALSE(IsFloatOnlyOp(PwOp::kAdd));
+  CHECK_FALSE(IsFloatOnlyOp(PwOp::kFloor));  // the identity on integers
+  // f16/bf16 are held in f32; index operands are i32/i64.
+  CHECK(HeldDType(DType::kBF16) == DType::kF32);
+  CHECK(HeldDType(DType::kF16) == DType::kF32);
+  CHECK(HeldDType(DType::kI8) == DType::kI8);
+  CHECK(HeldDType(DType::kBool) == DType::kBool);
+  CHECK(IsF32OrHalf(DType::kBF16));
+  CHECK_FALSE(IsF32OrHalf(DType::kF64));
+  CHECK(IsIndexDType(DType::kI32));
+  CHECK_FALSE(IsIndexDType(DType::kU8));
+}
+
 TEST_CASE("printer golden", "[pointwise_kernel]") {
   const std::string want =
       "pointwise @fused_mul_add_relu[4,8](in0: f32, in1: f32, in2: bf16) -> (out0: bf16, "

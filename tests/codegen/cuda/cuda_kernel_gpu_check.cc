@@ -56,28 +56,9 @@ namespace {
     }                                                                                  \
   } while (0)
 
-int Bytes(DType d) {
-  switch (d) {
-    case DType::kF64:
-    case DType::kI64:
-      return 8;
-    case DType::kF32:
-    case DType::kI32:
-      return 4;
-    case DType::kF16:
-    case DType::kBF16:
-    case DType::kI16:
-      return 2;
-    default:
-      return 1;
-  }
-}
-bool IsHalf(DType d) { return d == DType::kF16 || d == DType::kBF16; }
-bool IsFloat(DType d) { return d == DType::kF32 || d == DType::kF64 || IsHalf(d); }
-const char* Name(DType d) {
-  static const char* names[] = {"f32", "f64", "f16", "bf16", "i8", "i16", "i32", "i64", "u8", "b8"};
-  return names[static_cast<int>(d)];
-}
+// The kernel IR's own dtype helpers (kernel/pointwise_kernel.h, graph.h), not copies of them.
+int Bytes(DType d) { return ir::DTypeBytes(d); }
+const char* Name(DType d) { return ir::DTypeName(d); }
 
 // ---------------------------------------------------------------------------------------------
 // The host reference: an interpreter of the kernel IR with the CPU backend's semantics.
@@ -740,11 +721,6 @@ void Launch(CUfunction fn, const std::vector<CUdeviceptr>& ptrs,
                           args, nullptr));
 }
 
-DType OperandDType(const PointwiseKernel& k, int o) {
-  const int n_in = static_cast<int>(k.input_dtypes.size());
-  return o < n_in ? k.input_dtypes[o] : k.output_dtypes[o - n_in];
-}
-
 int64_t UlpDistance(double a, double b, DType d) {
   if (d == DType::kF32) {
     int32_t ia, ib;
@@ -783,7 +759,7 @@ int RunKernel(const PointwiseKernel& k, const CudaKernelLaunchInfo& info, const 
     std::vector<std::unique_ptr<DeviceBuffer>> bufs;
     std::vector<CUdeviceptr> ptrs;
     for (int o = 0; o < num_operands; ++o) {
-      const DType d = OperandDType(k, o);
+      const DType d = k.operand_dtype(o);
       if (o < n_in) {
         host[o] = RandomData(d, layouts[o].storage, rng);
       } else {
@@ -809,7 +785,7 @@ int RunKernel(const PointwiseKernel& k, const CudaKernelLaunchInfo& info, const 
     for (int o = n_in; o < num_operands; ++o) {
       got[o].resize(host[o].size());
       bufs[o]->Download(got[o]);
-      written[o].assign(host[o].size() / Bytes(OperandDType(k, o)), false);
+      written[o].assign(host[o].size() / Bytes(k.operand_dtype(o)), false);
     }
 
     const char* variant = strided ? "strided" : "contig";
@@ -825,11 +801,11 @@ int RunKernel(const PointwiseKernel& k, const CudaKernelLaunchInfo& info, const 
       for (int o = 0; o < num_operands; ++o) {
         for (size_t d = 0; d < coord.size(); ++d) off[o] += coord[d] * layouts[o].strides[d];
       }
-      auto in = [&](int o) { return host[o].data() + off[o] * Bytes(OperandDType(k, o)); };
+      auto in = [&](int o) { return host[o].data() + off[o] * Bytes(k.operand_dtype(o)); };
       const std::vector<Val> want = EvalPoint(k, in, /*contract=*/false);
       const std::vector<Val> want_fma = EvalPoint(k, in, /*contract=*/true);
       for (int o = n_in; o < num_operands; ++o) {
-        const DType d = OperandDType(k, o);
+        const DType d = k.operand_dtype(o);
         written[o][off[o]] = true;
         const Val g = Load(got[o].data() + off[o] * Bytes(d), d);
         const Val& w = want[o - n_in];
@@ -850,7 +826,7 @@ int RunKernel(const PointwiseKernel& k, const CudaKernelLaunchInfo& info, const 
     }
     // Nothing but the view's elements may change: padding and the guard keep the sentinel.
     for (int o = n_in; o < num_operands; ++o) {
-      const int b = Bytes(OperandDType(k, o));
+      const int b = Bytes(k.operand_dtype(o));
       for (size_t idx = 0; idx < written[o].size(); ++idx) {
         if (written[o][idx]) continue;
         for (int j = 0; j < b; ++j) {
@@ -980,7 +956,7 @@ void Bench(const Device& dev) {
     std::vector<std::unique_ptr<DeviceBuffer>> bufs;
     std::vector<CUdeviceptr> ptrs;
     for (int o = 0; o < k.num_operands(); ++o) {
-      const int b = Bytes(OperandDType(k, o));
+      const int b = Bytes(k.operand_dtype(o));
       bytes += numel * b;
       bufs.push_back(std::make_unique<DeviceBuffer>(numel * b));
       CU_CHECK(cuMemsetD8(bufs.back()->ptr(), 0x3c, numel * b));

@@ -96,6 +96,24 @@ TEST_CASE(
 })"));
 }
 
+TEST_CASE("a t folds like the transpose it is (op_properties.h: ViewKind::kPermute)",
+          "[copy_layout_into_producer]") {
+  bool changed = false;
+  const std::string out = Run(R"(graph(%a0: f32[3,4]{4,1}@cpu) {
+  %0 = aten::neg.default(%a0) -> f32[3,4]{4,1}@cpu
+  %1 = aten::t.default(%0) -> f32[4,3]{1,4}@cpu
+  %2 = aten::clone.default(%1, memory_format=memory_format(0)) -> f32[4,3]{3,1}@cpu
+  return (%2)
+})",
+                              &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(R"(graph(%a0: f32[3,4]{4,1}@cpu) {
+  %0 = aten::neg.default(%a0) -> f32[3,4]{1,3}@cpu
+  %1 = aten::t.default(%0) -> f32[4,3]{3,1}@cpu
+  return (%1)
+})"));
+}
+
 TEST_CASE("a permute with negative dims folds the same way", "[copy_layout_into_producer]") {
   bool changed = false;
   const std::string out = Run(R"(graph(%a0: f32[2,3,4]{12,4,1}@cpu) {

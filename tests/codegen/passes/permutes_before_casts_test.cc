@@ -53,6 +53,26 @@ TEST_CASE("the scaled key's transpose moves before its cast: one kernel reads th
 })"));
 }
 
+TEST_CASE("a t moves before its cast like a transpose (op_properties.h: ViewKind::kPermute)",
+          "[permutes_before_casts]") {
+  bool changed = false;
+  const std::string out = Run(R"(graph(%a0: bf16[4,2]{2,1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[4,2]{2,1}@cuda
+  %1 = aten::t.default(%0) -> f32[2,4]{1,2}@cuda
+  %2 = aten::mul.Scalar(%1, 0.5) -> f32[2,4]{4,1}@cuda
+  return (%2)
+})",
+                              &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(R"(graph(%a0: bf16[4,2]{2,1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[4,2]{2,1}@cuda
+  %1 = aten::t.default(%a0) -> bf16[2,4]{1,2}@cuda
+  %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[2,4]{1,2}@cuda
+  %3 = aten::mul.Scalar(%2, 0.5) -> f32[2,4]{4,1}@cuda
+  return (%3)
+})"));
+}
+
 TEST_CASE("nothing to do: the transpose feeds a matmul, or the cast has another reader",
           "[permutes_before_casts]") {
   bool changed = false;
