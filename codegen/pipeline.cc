@@ -47,8 +47,9 @@
 //   TCCD_ROW_SHIFTED_LOADS=0   CUDA shifted rows read loads misaligned against the head per
 //                              element and align to the unpadded inputs, as before (default:
 //                              two aligned vectors and a pick; read by cuda_row_emitter.cc)
-//   TCCD_ROW_EARLY_LOADS=0     CUDA one-vector rows load the epilogue's operands (a norm's
-//                              weight and bias) where they are used, not at the row's start
+//   TCCD_ROW_EARLY_LOADS=n     CUDA persistent rows: which element loads start at the row's
+//                              start: 0 none, 1 one-vector rows' (session 10), 2 (default) also
+//                              multi-chunk rows' loads feeding a reduction, 3 all of them
 //                              (read by cuda_row_emitter.cc, keyed here)
 //   TCCD_SPLIT_COLUMNS=n       stage-one columns of split column sums (channels-last batch norm,
 //                              layer-norm parameter gradients; default 2048; read by
@@ -154,7 +155,7 @@ struct DebugOptions {
   std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
   bool row_head_stores = false;                // read by the row emitter itself; here for the key
   bool no_row_shifted_loads = false;           // read by the row emitter itself; here for the key
-  bool no_row_early_loads = false;             // read by the row emitter itself; here for the key
+  std::string row_early_loads;                 // read by the row emitter itself; here for the key
   std::string split_columns;                   // read by split_columns.h; here for the key
   std::string column_unroll;                   // read by the column emitter; here for the key
   bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
@@ -179,8 +180,7 @@ const DebugOptions& Debug() {
       o->row_head_stores = std::string(h) == "1";
     if (const char* r = std::getenv("TCCD_ROW_SHIFTED_LOADS"))
       o->no_row_shifted_loads = std::string(r) == "0";
-    if (const char* e = std::getenv("TCCD_ROW_EARLY_LOADS"))
-      o->no_row_early_loads = std::string(e) == "0";
+    if (const char* e = std::getenv("TCCD_ROW_EARLY_LOADS")) o->row_early_loads = e;
     if (const char* c = std::getenv("TCCD_SPLIT_COLUMNS")) o->split_columns = c;
     if (const char* c = std::getenv("TCCD_COLUMN_UNROLL")) o->column_unroll = c;
     if (const char* f = std::getenv("TCCD_FOLD_CASTS_INTO_ROWS"))
@@ -206,7 +206,10 @@ std::string DebugOptionsKey() {
     absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
   if (d.row_head_stores) absl::StrAppend(&key, "row-head-stores;");
   if (d.no_row_shifted_loads) absl::StrAppend(&key, "no-row-shifted-loads;");
-  if (d.no_row_early_loads) absl::StrAppend(&key, "no-row-early-loads;");
+  // "0" keyed as in session 10; "1" (that session's default), "3" by value; the default none.
+  if (d.row_early_loads == "0") absl::StrAppend(&key, "no-row-early-loads;");
+  if (d.row_early_loads == "1" || d.row_early_loads == "3")
+    absl::StrAppend(&key, "row-early-loads=", d.row_early_loads, ";");
   // The value the passes use (an invalid or default setting is the default: no key change).
   if (!d.split_columns.empty() && SplitColumnTarget() != kDefaultSplitColumns)
     absl::StrAppend(&key, "split-columns=", SplitColumnTarget(), ";");

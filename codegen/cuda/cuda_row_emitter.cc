@@ -66,20 +66,38 @@ bool ShiftedLoads() {
   return on;
 }
 
-// TCCD_ROW_EARLY_LOADS=0 (daemon environment, part of the compiler identity): element loads of
-// one-vector rows stay in the phase that first uses them. Default on: a thread that holds one
-// vector of the row per operand (CudaRowGeometry::chunks == 1: short rows sharing a warp, the
-// 64..768-channel LayerNorm2d rows) issues every load of the row at its start, so that the
-// weight and bias loads of the epilogue are in flight beside the row's own load instead of
-// starting after the reductions' shuffles (one more dependent memory round trip per row, at
-// 8 to 16 registers per operand).
-bool EarlyLoads() {
-  static const bool on = [] {
+// TCCD_ROW_EARLY_LOADS (daemon environment, part of the compiler identity): which persistent
+// rows issue which element loads at the row's start instead of in the phase that first uses
+// them (a phase's loads otherwise start only after the previous reduction's shuffles: one
+// dependent memory round trip per phase).
+//   0: none.
+//   1: every load of one-vector rows (CudaRowGeometry::chunks == 1: short rows sharing a warp,
+//      the 64..768-channel LayerNorm2d rows): the tenth session's default.
+//   2 (default): as 1, and in multi-chunk rows the loads that feed a reduction (not those only
+//      the epilogue reads), within kEarlyLoadBytes per thread.
+//   3: as 1, and every load of multi-chunk rows within kEarlyLoadBytes.
+// Why 2: ViT's LayerNorm backward row (768 elements: bf16 gradient, f32 x, f32 residual
+// gradient; 32 lanes x 3 chunks of 8) loaded x only after the first reduction's shuffles and the
+// residual after the second: 79 registers, 71 us a launch on the H200 where Inductor's one-pass
+// kernel took 37 (session 10, int1), about 1.9 TB/s for its 14 bytes per element. With x early
+// it compiles to 64 registers (ptxas, sm_90). The epilogue's loads stay late in mode 2 because
+// in a forward LayerNorm they are the weight and bias (L2-resident, broadcast over the rows):
+// holding them across both reductions took its row kernel from 60 to 100 registers, half the
+// resident warps; mode 3 hoists them too, to measure one against the other.
+int EarlyLoadMode() {
+  static const int mode = [] {
     const char* v = std::getenv("TCCD_ROW_EARLY_LOADS");
-    return v == nullptr || std::string(v) != "0";
+    if (v == nullptr) return 2;
+    const std::string s(v);
+    return s == "0" ? 0 : s == "1" ? 1 : s == "3" ? 3 : 2;
   }();
-  return on;
+  return mode;
 }
+
+// The most bytes of element operands a thread of a multi-chunk row loads up front (modes 2
+// and 3): 96 registers; a LayerNorm backward row of 768 (24 elements per thread of four
+// operands: 336 bytes) fits, 32 elements of four f32 operands do not.
+constexpr int kEarlyLoadBytes = 384;
 
 int LoopUnroll() {
   static const int n = [] {
@@ -274,10 +292,22 @@ void RowEmitter::Schedule() {
       if (!row_[a]) latest[a] = std::min(latest[a], at);
     }
   }
-  // One-vector rows load everything up front (EarlyLoads): loads depend on nothing.
-  if (EarlyLoads() && !geo_.looped && geo_.chunks == 1) {
+  // Persistent rows issue loads up front (EarlyLoadMode): loads depend on nothing. A load
+  // feeds a reduction when its latest phase (the first that uses it) is a reduction's.
+  const int mode = EarlyLoadMode();
+  if (!geo_.looped && mode > 0) {
+    auto early = [&](size_t i) {
+      if (!live_[i] || body[i].op != PwOp::kLoad || row_[i]) return false;
+      return geo_.chunks == 1 || mode == 3 || (mode == 2 && phase_[i] < last);
+    };
+    int64_t bytes = 0;
     for (size_t i = 0; i < n; ++i)
-      if (live_[i] && body[i].op == PwOp::kLoad && !row_[i]) phase_[i] = 0;
+      if (early(i) || (live_[i] && body[i].op == PwOp::kLoad && !row_[i] && phase_[i] == 0))
+        bytes += int64_t{geo_.chunks} * geo_.vec * ir::DTypeBytes(body[i].dtype);
+    if (geo_.chunks == 1 || (mode >= 2 && bytes <= kEarlyLoadBytes)) {
+      for (size_t i = 0; i < n; ++i)
+        if (early(i)) phase_[i] = 0;
+    }
   }
 }
 

@@ -427,6 +427,28 @@ TEST_CASE("row kernels size the vector by the narrowest operand, each operand at
   CHECK(RowGeometryOf(k.kernel()).vec == 4);
 }
 
+TEST_CASE("a multi-chunk row loads what feeds its reductions at the row's start",
+          "[cuda_backend][rows]") {
+  // ViT's layer-norm backward row (3 chunks of 8 per lane): x feeds the second reduction and is
+  // loaded before the first one's shuffles; the residual gradient, read only by the epilogue,
+  // is loaded after the second (TCCD_ROW_EARLY_LOADS=2, the default).
+  const PointwiseKernel k = LayerNormBackwardRowsKernel("lnb", {8, 197, 768});
+  REQUIRE(RowGeometryOf(k).chunks == 3);
+  absl::StatusOr<std::string> source = EmitCudaSource({k});
+  REQUIRE(source.ok());
+  const std::string& s = *source;
+  const size_t entry = s.find("lnb_contig(");
+  REQUIRE(entry != std::string::npos);
+  const size_t first_reduce = s.find("row_reduce", entry);
+  const size_t second_reduce = s.find("row_reduce", first_reduce + 1);
+  const size_t x_load = s.find("p.ptr[1]) + b1 + e0", entry);
+  const size_t res_load = s.find("p.ptr[5]) + b5 + e0", entry);
+  REQUIRE(second_reduce != std::string::npos);
+  CHECK(x_load < first_reduce);
+  CHECK(res_load > second_reduce);
+  CHECK(res_load != std::string::npos);
+}
+
 TEST_CASE("a LayerNorm2d row moves 16-byte vectors of bf16 and two of each f32 parameter",
           "[cuda_backend][nvrtc][rows]") {
   if (!HaveNvrtc()) return;

@@ -374,6 +374,32 @@ PointwiseKernel RmsNormBackwardRowsKernel(const std::string& name, std::vector<i
   return k.kernel();
 }
 
+// ViT's layer-norm backward row under bf16 autocast (the residual stream is f32): the bf16
+// gradient of the following matmul cast to f32, x, the per-row mean and rstd, the f32 weight and
+// the residual gradient added on: gw = g * w, xh = (x - mean) * rstd,
+// dx = res + rstd * (gw - (sum(gw) + xh * sum(gw * xh)) / N). x feeds the second reduction, so
+// it is loaded at the row's start (TCCD_ROW_EARLY_LOADS=2); the residual, read only by the
+// epilogue, stays in the last phase.
+PointwiseKernel LayerNormBackwardRowsKernel(const std::string& name, std::vector<int64_t> shape) {
+  const double n = static_cast<double>(shape.back());
+  KernelBuilder k(name, std::move(shape));
+  const int g = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int x = k.Input(DType::kF32), mean = k.Input(DType::kF32), rstd = k.Input(DType::kF32);
+  const int w = k.Input(DType::kF32), res = k.Input(DType::kF32);
+  const int xh = k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, mean}), rstd});
+  const int gw = k.Op(PwOp::kMul, DType::kF32, {g, w});
+  const int s1 = k.Op(PwOp::kReduceSum, DType::kF32, {gw});
+  const int s2 = k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {gw, xh})});
+  const int mix =
+      k.Op(PwOp::kMul, DType::kF32,
+           {k.Op(PwOp::kAdd, DType::kF32, {s1, k.Op(PwOp::kMul, DType::kF32, {xh, s2})}),
+            k.Const(DType::kF32, 1.0 / n)});
+  const int dx = k.Op(PwOp::kMul, DType::kF32, {rstd, k.Op(PwOp::kSub, DType::kF32, {gw, mix})});
+  k.Output(k.Op(PwOp::kAdd, DType::kF32, {res, dx}));
+  k.Rows(1, {false, false, true, true, false, false, false});
+  return k.kernel();
+}
+
 PointwiseKernel ChannelsLastNormKernel(const std::string& name, std::vector<int64_t> shape) {
   KernelBuilder k(name, shape);
   const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
@@ -569,6 +595,8 @@ std::vector<GoldenCase> GoldenCorpus() {
        RmsNormBackwardColumnKernel("rms_norm_backward_column_bf16", {8192, 1024})},
       {"rms_norm_backward_rows_bf16",
        RmsNormBackwardRowsKernel("rms_norm_backward_rows_bf16", {8192, 1024})},
+      {"layer_norm_backward_rows_bf16_f32_residual",
+       LayerNormBackwardRowsKernel("layer_norm_backward_rows_bf16_f32_residual", {8, 197, 768})},
       {"layer_norm_backward_params_bf16",
        LayerNormBackwardParamsKernel("layer_norm_backward_params_bf16", {16384, 1024})},
       // Fixed-layout operands on the dense entry (entry_points.h): ResNet-50's stage-1 batch

@@ -98,6 +98,9 @@ PointwiseKernel SoftmaxBackwardProbsCastKernel(const std::string& name, std::vec
 // mean f32 and rstd f32 per row), eps 1e-5.
 PointwiseKernel LayerNormRowsKernel(const std::string& name, std::vector<int64_t> shape,
                                     DType params = DType::kBF16);
+// ViT's layer-norm backward row under autocast: bf16 gradient, f32 x, mean, rstd (row
+// operands), f32 weight and residual gradient; f32 out = residual + the input gradient.
+PointwiseKernel LayerNormBackwardRowsKernel(const std::string& name, std::vector<int64_t> shape);
 // Cross-entropy's forward rows over [N, C]: bf16 logits, an i64 target per row (row operand);
 // outputs logsumexp (ATen's guards for infinite maxima) and the target's log-probability.
 PointwiseKernel CrossEntropyForwardRowsKernel(const std::string& name, std::vector<int64_t> shape);
