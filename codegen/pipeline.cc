@@ -49,7 +49,8 @@
 //                              two aligned vectors and a pick; read by cuda_row_emitter.cc)
 //   TCCD_ROW_EARLY_LOADS=n     CUDA persistent rows: which element loads start at the row's
 //                              start: 0 none, 1 one-vector rows' (session 10), 2 (default) also
-//                              multi-chunk rows' loads feeding a reduction, 3 all of them
+//                              multi-chunk rows' loads feeding a reduction or streamed (not
+//                              kept-broadcast), 3 all of them
 //                              (read by cuda_row_emitter.cc, keyed here)
 //   TCCD_SPLIT_COLUMNS=n       stage-one columns of split column sums (channels-last batch norm,
 //                              layer-norm parameter gradients; default 2048; read by

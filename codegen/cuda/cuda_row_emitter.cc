@@ -73,17 +73,18 @@ bool ShiftedLoads() {
 //   0: none.
 //   1: every load of one-vector rows (CudaRowGeometry::chunks == 1: short rows sharing a warp,
 //      the 64..768-channel LayerNorm2d rows): the tenth session's default.
-//   2 (default): as 1, and in multi-chunk rows the loads that feed a reduction (not those only
-//      the epilogue reads), within kEarlyLoadBytes per thread.
+//   2 (default): as 1, and in multi-chunk rows the loads that feed a reduction and those of
+//      streamed operands (not RowReduction::kept_broadcast: the same for every row), within
+//      kEarlyLoadBytes per thread; a broadcast operand that only the epilogue reads (a norm's
+//      weight and bias) stays in the epilogue.
 //   3: as 1, and every load of multi-chunk rows within kEarlyLoadBytes.
 // Why 2: ViT's LayerNorm backward row (768 elements: bf16 gradient, f32 x, f32 residual
 // gradient; 32 lanes x 3 chunks of 8) loaded x only after the first reduction's shuffles and the
 // residual after the second: 79 registers, 71 us a launch on the H200 where Inductor's one-pass
-// kernel took 37 (session 10, int1), about 1.9 TB/s for its 14 bytes per element. With x early
-// it compiles to 64 registers (ptxas, sm_90). The epilogue's loads stay late in mode 2 because
-// in a forward LayerNorm they are the weight and bias (L2-resident, broadcast over the rows):
-// holding them across both reductions took its row kernel from 60 to 100 registers, half the
-// resident warps; mode 3 hoists them too, to measure one against the other.
+// kernel took 37 (session 10, int1), about 1.9 TB/s for its 14 bytes per element. With x and the
+// residual early it compiles to 64 registers (ptxas, sm_90). A forward LayerNorm's weight and
+// bias (L2-resident, broadcast over the rows) stay late: held across both reductions they took
+// its row kernel from 60 to 100 registers, half the resident warps (mode 3, to measure).
 int EarlyLoadMode() {
   static const int mode = [] {
     const char* v = std::getenv("TCCD_ROW_EARLY_LOADS");
@@ -296,9 +297,14 @@ void RowEmitter::Schedule() {
   // feeds a reduction when its latest phase (the first that uses it) is a reduction's.
   const int mode = EarlyLoadMode();
   if (!geo_.looped && mode > 0) {
+    const std::vector<bool>& broadcast = k_.reduction.kept_broadcast;
+    auto streamed = [&](int operand) {
+      return !broadcast.empty() && !broadcast[static_cast<size_t>(operand)];
+    };
     auto early = [&](size_t i) {
       if (!live_[i] || body[i].op != PwOp::kLoad || row_[i]) return false;
-      return geo_.chunks == 1 || mode == 3 || (mode == 2 && phase_[i] < last);
+      return geo_.chunks == 1 || mode == 3 ||
+             (mode == 2 && (phase_[i] < last || streamed(body[i].operand)));
     };
     int64_t bytes = 0;
     for (size_t i = 0; i < n; ++i)

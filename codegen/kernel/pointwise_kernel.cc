@@ -508,10 +508,11 @@ std::string VerifyReduction(const PointwiseKernel& kernel) {
   }
   const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
   const bool columns = r.axis == RowReduction::Axis::kLeading;
-  if (columns ? r.kept_broadcast.size() != r.row_operand.size() : !r.kept_broadcast.empty()) {
-    return "kept_broadcast must have one entry per operand in column kernels and none else";
+  if (columns ? r.kept_broadcast.size() != r.row_operand.size()
+              : !r.kept_broadcast.empty() && r.kept_broadcast.size() != r.row_operand.size()) {
+    return "kept_broadcast must have one entry per operand (column kernels), or none (rows)";
   }
-  for (int o = 0; columns && o < kernel.num_operands(); ++o) {
+  for (int o = 0; o < static_cast<int>(r.kept_broadcast.size()); ++o) {
     if (r.kept_broadcast[o] && (o >= num_inputs || r.row_operand[o])) {
       return "operand " + std::to_string(o) + " is kept-broadcast but not an element input";
     }

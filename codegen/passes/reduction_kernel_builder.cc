@@ -75,13 +75,13 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
     const ir::TensorType& t = graph.type_of(group.inputs[i]);
     kernel.input_dtypes.push_back(t.dtype);
     kernel.reduction.row_operand.push_back(PerReducedSlice(t, group));
-    if (group.reduce_leading) {
-      // Element inputs constant along the kept (trailing) dims: per-row values such as layer
-      // norm's mean and rstd.
-      const int rank = static_cast<int>(group.shape.size());
-      kernel.reduction.kept_broadcast.push_back(!kernel.reduction.row_operand.back() &&
-                                                ConstantAlongRow(t, group.shape, rank - k));
-    }
+    // Element inputs constant along the kept dims: columns' per-row values such as layer
+    // norm's mean and rstd (kept dims trailing); rows' weights and biases (kept dims leading).
+    const int rank = static_cast<int>(group.shape.size());
+    kernel.reduction.kept_broadcast.push_back(
+        !kernel.reduction.row_operand.back() &&
+        (group.reduce_leading ? ConstantAlongRow(t, group.shape, rank - k)
+                              : ConstantAlongLeading(t, group.shape, rank - k)));
     if (IsClassIndex(graph, group.inputs[i], group)) {
       // The operand stays in the launch ABI, unread.
       PwInstr index;
@@ -121,7 +121,7 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
   }
   // Row levels of the body so far decide which outputs are row operands.
   kernel.reduction.row_operand.resize(kernel.input_dtypes.size());
-  if (group.reduce_leading) kernel.reduction.kept_broadcast.resize(kernel.input_dtypes.size());
+  kernel.reduction.kept_broadcast.resize(kernel.input_dtypes.size());
   const std::vector<bool> row_level = RowLevelValues(kernel);
   for (size_t o = 0; o < group.outputs.size(); ++o) {
     const ir::TensorType& t = graph.type_of(group.outputs[o]);
@@ -149,7 +149,7 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
       kernel.output_zero_tail.resize(group.outputs.size(), 0);
       kernel.output_zero_tail[o] = tail;
     }
-    if (group.reduce_leading) kernel.reduction.kept_broadcast.push_back(false);
+    kernel.reduction.kept_broadcast.push_back(false);
     PwInstr store;
     store.op = PwOp::kStore;
     store.dtype = t.dtype;

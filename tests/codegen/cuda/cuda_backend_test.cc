@@ -430,8 +430,9 @@ TEST_CASE("row kernels size the vector by the narrowest operand, each operand at
 TEST_CASE("a multi-chunk row loads what feeds its reductions at the row's start",
           "[cuda_backend][rows]") {
   // ViT's layer-norm backward row (3 chunks of 8 per lane): x feeds the second reduction and is
-  // loaded before the first one's shuffles; the residual gradient, read only by the epilogue,
-  // is loaded after the second (TCCD_ROW_EARLY_LOADS=2, the default).
+  // loaded before the first one's shuffles, and so is the residual gradient (streamed, read by
+  // the epilogue: TCCD_ROW_EARLY_LOADS=2, the default). Without the kept-broadcast flags (not
+  // known which operands are streamed) the residual waits for the epilogue.
   const PointwiseKernel k = LayerNormBackwardRowsKernel("lnb", {8, 197, 768});
   REQUIRE(RowGeometryOf(k).chunks == 3);
   absl::StatusOr<std::string> source = EmitCudaSource({k});
@@ -445,8 +446,19 @@ TEST_CASE("a multi-chunk row loads what feeds its reductions at the row's start"
   const size_t res_load = s.find("p.ptr[5]) + b5 + e0", entry);
   REQUIRE(second_reduce != std::string::npos);
   CHECK(x_load < first_reduce);
-  CHECK(res_load > second_reduce);
-  CHECK(res_load != std::string::npos);
+  CHECK(res_load < first_reduce);
+
+  PointwiseKernel unknown = LayerNormBackwardRowsKernel("lnu", {8, 197, 768});
+  unknown.reduction.kept_broadcast.clear();
+  source = EmitCudaSource({unknown});
+  REQUIRE(source.ok());
+  const size_t u = source->find("lnu_contig(");
+  const size_t u_first = source->find("row_reduce", u);
+  const size_t u_second = source->find("row_reduce", u_first + 1);
+  CHECK(source->find("p.ptr[1]) + b1 + e0", u) < u_first);
+  const size_t u_res = source->find("p.ptr[5]) + b5 + e0", u);
+  CHECK(u_res > u_second);
+  CHECK(u_res != std::string::npos);
 }
 
 TEST_CASE("a LayerNorm2d row moves 16-byte vectors of bf16 and two of each f32 parameter",

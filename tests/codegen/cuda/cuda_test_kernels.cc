@@ -377,9 +377,9 @@ PointwiseKernel RmsNormBackwardRowsKernel(const std::string& name, std::vector<i
 // ViT's layer-norm backward row under bf16 autocast (the residual stream is f32): the bf16
 // gradient of the following matmul cast to f32, x, the per-row mean and rstd, the f32 weight and
 // the residual gradient added on: gw = g * w, xh = (x - mean) * rstd,
-// dx = res + rstd * (gw - (sum(gw) + xh * sum(gw * xh)) / N). x feeds the second reduction, so
-// it is loaded at the row's start (TCCD_ROW_EARLY_LOADS=2); the residual, read only by the
-// epilogue, stays in the last phase.
+// dx = res + rstd * (gw - (sum(gw) + xh * sum(gw * xh)) / N). The weight is the same for every
+// row (kept-broadcast); x and the residual are streamed, so both are loaded at the row's start
+// (TCCD_ROW_EARLY_LOADS=2).
 PointwiseKernel LayerNormBackwardRowsKernel(const std::string& name, std::vector<int64_t> shape) {
   const double n = static_cast<double>(shape.back());
   KernelBuilder k(name, std::move(shape));
@@ -397,7 +397,9 @@ PointwiseKernel LayerNormBackwardRowsKernel(const std::string& name, std::vector
   const int dx = k.Op(PwOp::kMul, DType::kF32, {rstd, k.Op(PwOp::kSub, DType::kF32, {gw, mix})});
   k.Output(k.Op(PwOp::kAdd, DType::kF32, {res, dx}));
   k.Rows(1, {false, false, true, true, false, false, false});
-  return k.kernel();
+  PointwiseKernel kernel = k.kernel();
+  kernel.reduction.kept_broadcast = {false, false, false, false, true, false, false};
+  return kernel;
 }
 
 PointwiseKernel ChannelsLastNormKernel(const std::string& name, std::vector<int64_t> shape) {

@@ -111,8 +111,9 @@ TEST_CASE("softmax fuses its pointwise prologue and epilogue into one row kernel
   CHECK(r.changed);
   CHECK(r.partition == "fused(rows, reduce 1) %0 %1 %2 -> %2\n");
   REQUIRE(r.kernels.size() == 1);
-  CHECK(r.kernels[0] ==
-        R"(pointwise @k0[64,128](in0: f32, in1: f32) -> (out0: f32) rows(reduce 1 dims) {
+  CHECK(
+      r.kernels[0] ==
+      R"(pointwise @k0[64,128](in0: f32, in1: f32) -> (out0: f32) rows(reduce 1 dims; kept-broadcast: in1) {
   // fused: aten::mul.Tensor, aten::_softmax.default, aten::mul.Tensor
   %0 = load.f32 in0
   %1 = load.f32 in1
@@ -138,7 +139,10 @@ TEST_CASE("a residual add feeds a layer norm; the sum and every used output esca
 })");
   CHECK(r.partition == "fused(rows, reduce 1) %0 %1 -> %0 %1 %1#2\n");
   REQUIRE(r.kernels.size() == 1);
-  CHECK(r.kernels[0].find("rows(reduce 1 dims; row operands: out2)") != std::string::npos);
+  // The weight and bias are the same for every row (kept-broadcast: the CUDA row emitter loads
+  // them in the epilogue, the streamed operands at the row's start).
+  CHECK(r.kernels[0].find("rows(reduce 1 dims; row operands: out2; kept-broadcast: in2 in3)") !=
+        std::string::npos);
   CHECK(r.kernels[0].find("rsqrt.f32") != std::string::npos);
 }
 
@@ -339,7 +343,8 @@ TEST_CASE(
         "fused(rows, reduce 1) %0 -> %0\nfused(columns, reduce 1) %1 -> %1#1 %1#2\n");
   REQUIRE(r.kernels.size() == 2);
   INFO(r.kernels[0] << r.kernels[1]);
-  CHECK(r.kernels[0].find("rows(reduce 1 dims; row operands: in2 in3)") != std::string::npos);
+  CHECK(r.kernels[0].find("rows(reduce 1 dims; row operands: in2 in3; kept-broadcast: in4 in5)") !=
+        std::string::npos);
   CHECK(r.kernels[1].find("columns(reduce 1 leading dims; column operands: in4 in5 out0 out1; "
                           "kept-broadcast: in2 in3)") != std::string::npos);
 }

@@ -160,7 +160,7 @@ __device__ __forceinline__ float row_reduce(float v, float* smem) {
 }  // namespace tccd_rt
 
 // ----------------------------------------------------------------------------
-// pointwise @layer_norm_backward_rows_bf16_f32_residual[8,197,768](in0: bf16, in1: f32, in2: f32, in3: f32, in4: f32, in5: f32) -> (out0: f32) rows(reduce 1 dims; row operands: in2 in3) {
+// pointwise @layer_norm_backward_rows_bf16_f32_residual[8,197,768](in0: bf16, in1: f32, in2: f32, in3: f32, in4: f32, in5: f32) -> (out0: f32) rows(reduce 1 dims; row operands: in2 in3; kept-broadcast: in4) {
 //   %0 = load.bf16 in0
 //   %1 = cast.f32 %0
 //   %2 = load.f32 in1
@@ -242,6 +242,8 @@ layer_norm_backward_rows_bf16_f32_residual_contig(const tccd_kernel_layer_norm_b
     if (ok) { a2 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[1]) + b1 + e0); }
     tccd_rt::Vec<float, kVec> a5 = {};
     if (ok) { a5 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[4]) + b4 + e0); }
+    tccd_rt::Vec<float, kVec> a6 = {};
+    if (ok) { a6 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[5]) + b5 + e0); }
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
@@ -249,6 +251,7 @@ layer_norm_backward_rows_bf16_f32_residual_contig(const tccd_kernel_layer_norm_b
       v1[j] = tccd_rt::bf16_to_f32(v0[j]);
       v2[j] = a2.v[q];
       v5[j] = a5.v[q];
+      v6[j] = a6.v[q];
       v9[j] = v1[j] * v5[j];
     }
   }
@@ -280,13 +283,10 @@ layer_norm_backward_rows_bf16_f32_residual_contig(const tccd_kernel_layer_norm_b
   for (int c = 0; c < kChunks; ++c) {
     const int e0 = (c * kThreads + lane) * kVec;
     const bool ok = true;
-    tccd_rt::Vec<float, kVec> a6 = {};
-    if (ok) { a6 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[5]) + b5 + e0); }
     tccd_rt::Vec<float, kVec> s20;
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
-      v6[j] = a6.v[q];
       v13[j] = v8[j] * v12;
       v14[j] = v10 + v13[j];
       v16[j] = v14[j] * v15;
@@ -356,6 +356,8 @@ layer_norm_backward_rows_bf16_f32_residual_strided(const tccd_kernel_layer_norm_
     if (ok) { a2 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[1]) + b1 + static_cast<long long>(e0) * p.stride[1][2]); }
     tccd_rt::Vec<float, kVec> a5 = {};
     if (ok) { a5 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[4]) + b4 + static_cast<long long>(e0) * p.stride[4][2]); }
+    tccd_rt::Vec<float, kVec> a6 = {};
+    if (ok) { a6 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[5]) + b5 + static_cast<long long>(e0) * p.stride[5][2]); }
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
@@ -363,6 +365,7 @@ layer_norm_backward_rows_bf16_f32_residual_strided(const tccd_kernel_layer_norm_
       v1[j] = tccd_rt::bf16_to_f32(v0[j]);
       v2[j] = a2.v[q];
       v5[j] = a5.v[q];
+      v6[j] = a6.v[q];
       v9[j] = v1[j] * v5[j];
     }
   }
@@ -394,13 +397,10 @@ layer_norm_backward_rows_bf16_f32_residual_strided(const tccd_kernel_layer_norm_
   for (int c = 0; c < kChunks; ++c) {
     const int e0 = (c * kThreads + lane) * kVec;
     const bool ok = true;
-    tccd_rt::Vec<float, kVec> a6 = {};
-    if (ok) { a6 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(reinterpret_cast<const float*>(p.ptr[5]) + b5 + static_cast<long long>(e0) * p.stride[5][2]); }
     tccd_rt::Vec<float, kVec> s20;
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
-      v6[j] = a6.v[q];
       v13[j] = v8[j] * v12;
       v14[j] = v10 + v13[j];
       v16[j] = v14[j] * v15;
@@ -456,6 +456,7 @@ layer_norm_backward_rows_bf16_f32_residual_strided(const tccd_kernel_layer_norm_
       v1[j] = tccd_rt::bf16_to_f32(v0[j]);
       v2[j] = (ok ? reinterpret_cast<const float*>(p.ptr[1])[b1 + static_cast<long long>(e) * p.stride[1][2]] : static_cast<float>(0));
       v5[j] = (ok ? reinterpret_cast<const float*>(p.ptr[4])[b4 + static_cast<long long>(e) * p.stride[4][2]] : static_cast<float>(0));
+      v6[j] = (ok ? reinterpret_cast<const float*>(p.ptr[5])[b5 + static_cast<long long>(e) * p.stride[5][2]] : static_cast<float>(0));
       v9[j] = v1[j] * v5[j];
     }
   }
@@ -491,7 +492,6 @@ layer_norm_backward_rows_bf16_f32_residual_strided(const tccd_kernel_layer_norm_
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
       const int e = e0 + q;
-      v6[j] = (ok ? reinterpret_cast<const float*>(p.ptr[5])[b5 + static_cast<long long>(e) * p.stride[5][2]] : static_cast<float>(0));
       v13[j] = v8[j] * v12;
       v14[j] = v10 + v13[j];
       v16[j] = v14[j] * v15;
