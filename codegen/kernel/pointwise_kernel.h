@@ -187,10 +187,14 @@ struct RowReduction {
   // see the top of this file). Default: kTrailing.
   enum class Axis : uint8_t { kTrailing, kLeading };
   Axis axis = Axis::kTrailing;
-  // kLeading only, per operand: true for an element operand that is constant along the kept
-  // dims (one value per point of the reduced dims, e.g. layer norm's per-row mean and rstd in
-  // its weight gradient); backends read it once per reduced index rather than as element
-  // vectors. Empty for kTrailing.
+  // Per operand: true for an element input that is constant along the kept dims. Columns
+  // (kLeading): one value per point of the reduced dims, e.g. layer norm's per-row mean and
+  // rstd in its weight gradient; backends read it once per reduced index rather than as element
+  // vectors. Rows (kTrailing): the same values for every row, e.g. a norm's weight and bias;
+  // the CUDA row emitter leaves such loads in the epilogue (cached, broadcast) while it issues
+  // the streamed ones at the row's start. Columns: one entry per operand. Rows: one per
+  // operand, or empty (not known: every element operand is taken as streamed only where it
+  // feeds a reduction).
   std::vector<bool> kept_broadcast;
 };
 
