@@ -22,6 +22,8 @@
 //                              "entry-points" gives every CUDA kernel both entry points;
 //                              "fixed-layout-entries" keeps kernels with a broadcast or
 //                              permuted operand on the strided entry (entry_points.h);
+//                              "tile-kernels" keeps transposing copies on the strided
+//                              entry instead of tiled kernels (cuda_host/tile_kernels.h);
 //                              "symbolic-rows" keeps the row reductions of symbolic CUDA
 //                              graphs extern steps (symbolic_kernels.h);
 //                              "symbolic-gemms" keeps their matmuls extern ATen steps
@@ -545,6 +547,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
         .free_layout_outputs = request.free_layout_outputs,
         .test_reject_kernel_ops = Debug().reject_kernel_ops,
         .fixed_layout_entries = !Debug().disabled_passes.contains("fixed-layout-entries"),
+        .tile_kernels = !Debug().disabled_passes.contains("tile-kernels"),
         .dump = Dump};
     return request.device == ir::DeviceType::kCpu
                ? MakeCpuBackend(request.cpu, std::move(options))
