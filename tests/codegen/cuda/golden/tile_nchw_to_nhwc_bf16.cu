@@ -97,8 +97,7 @@ tile_nchw_to_nhwc_bf16_tile(const tccd_kernel_tile_nchw_to_nhwc_bf16::StridedPar
   // The values each output stores, [write-dim point][read-dim point], rows padded against bank conflicts.
   __shared__ unsigned short tile0[32][34];
   unsigned int block = blockIdx.x;
-  const unsigned int ta = block % 1u;
-  block /= 1u;
+  const unsigned int ta = 0u;
   const unsigned int tb = block % 3u;
   block /= 3u;
   const unsigned int c2 = block % 28u;
