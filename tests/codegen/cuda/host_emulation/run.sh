@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 golden=$here/../golden
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp "$here"/shim.h "$here"/harness.h "$here"/*_main.cc "$work"/
+cp "$here"/shim.h "$here"/tile_shim.h "$here"/harness.h "$here"/*_main.cc "$work"/
 for k in stack_bf16 cat_f32 cat3_bf16 dropout_bf16 embedding_bf16 channels_last_norm_bf16; do python3 "$here/prep.py" "$golden/$k.cu" "$work/$k.cc"; done
 cd "$work"
 for m in stack cat cat3 dropout emb norm; do
