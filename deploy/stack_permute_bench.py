@@ -15,6 +15,7 @@ result is checked bit for bit against eager (these are copies). Cases:
               cast: inputs contiguous along one dim, the output along another: a tiled kernel)
   to_nhwc     bf16[B, 128, 56, 56] -> channels_last copy (ConvNeXt/ResNet layout copies)
   to_nchw     bf16[B, 128, 56, 56] channels_last -> contiguous
+The "tccd" daemon runs with TCCD_TILE_KERNELS=1 (tiled kernels are opt-in for now);
 `--tile-ab` also runs the same tccd with TCCD_DISABLE_PASSES=tile-kernels in the daemon
 ("tccd-notile": the transposing copies on the strided entry, as before the tiled kernels).
 `--device cpu` runs the same on the CPU (a smoke test of the script, not a benchmark).
@@ -142,7 +143,8 @@ def main():
     if args.worker:
         worker(json.loads(args.worker))
         return
-    runs = [("eager", None, None), ("inductor", None, None), ("tccd", args.tccd, None)]
+    # Tiled kernels are opt-in for now (TCCD_TILE_KERNELS=1 in the daemon's environment).
+    runs = [("eager", None, None), ("inductor", None, None), ("tccd", args.tccd, {"TCCD_TILE_KERNELS": "1"})]
     if args.tile_ab:
         runs.append(("tccd-notile", args.tccd, {"TCCD_DISABLE_PASSES": "tile-kernels"}))
     if args.baseline:

@@ -5,14 +5,35 @@ the graph's PTX); a copy that only needs a loop order must not. tests/python/tes
 runs the same kinds of copies against eager on a GPU.
 """
 
+import os
 import re
+import shutil
 
+import pytest
 import torch
 
 from tccd import serialize
 from tccd.serialize import pb
 from tccd_testlib import capture_aot_graphs
+from conftest import TCCD_BINARY, Daemon, short_tempdir
 from test_e2e_channels_last import _on_cuda
+
+
+@pytest.fixture(scope="module")
+def tile_daemon():
+    """A daemon of its own with tiled kernels on (TCCD_TILE_KERNELS=1: opt-in for now)."""
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    root = short_tempdir("tccd-tile-")
+    d = Daemon(TCCD_BINARY, root)
+    os.environ["TCCD_TILE_KERNELS"] = "1"  # inherited by the daemon process only
+    try:
+        d.start()
+    finally:
+        del os.environ["TCCD_TILE_KERNELS"]
+    yield d
+    d.stop()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def _ptx_entries(daemon, fn, *args):
@@ -36,7 +57,8 @@ def _ptx_entries(daemon, fn, *args):
     return re.findall(r"\.entry (\w+)\(", data.decode())
 
 
-def test_transposing_copies_compile_to_tiled_kernels(daemon):
+def test_transposing_copies_compile_to_tiled_kernels(tile_daemon):
+    daemon = tile_daemon
     def transpose_cast(t):
         return (t.transpose(1, 2) * 0.125).to(torch.bfloat16).contiguous()
 
@@ -50,9 +72,20 @@ def test_transposing_copies_compile_to_tiled_kernels(daemon):
     assert len(entries) == 1 and entries[0].endswith("_tile"), entries
 
 
-def test_a_copy_that_a_loop_order_makes_dense_is_not_tiled(daemon):
+def test_a_copy_that_a_loop_order_makes_dense_is_not_tiled(tile_daemon):
+    daemon = tile_daemon
     def cast(t):
         return t.transpose(1, 2).to(torch.bfloat16)  # output keeps the transposed layout
 
     entries = _ptx_entries(daemon, cast, torch.randn(6, 128, 64))
+    assert entries and not any(e.endswith("_tile") for e in entries), entries
+
+
+def test_tiled_kernels_are_opt_in(daemon):
+    """The session daemon runs without TCCD_TILE_KERNELS=1: the strided entry, as before."""
+
+    def transpose_cast(t):
+        return (t.transpose(1, 2) * 0.125).to(torch.bfloat16).contiguous()
+
+    entries = _ptx_entries(daemon, transpose_cast, torch.randn(6, 96, 64))
     assert entries and not any(e.endswith("_tile") for e in entries), entries
