@@ -11,6 +11,13 @@ result is checked bit for bit against eager (these are copies). Cases:
   vit_stack   3 x bf16[B, 12, 197, 64] -> stack -> permute(1, 3, 0, 2, 4) -> clone -> [B*197, 2304]
   cat_perm    3 x bf16[B, 12, 197, 64] -> cat(dim=1) -> transpose(1, 2) -> clone
   pad_perm    bf16[B, 197, 768] -> pad last dim by (0, 8) -> transpose(1, 2) -> clone
+  transpose_cast  f32[B*3, 512, 64] -> transpose(1, 2) * 0.125 -> bf16 -> clone (BERT's scaled K^T
+              cast: inputs contiguous along one dim, the output along another: a tiled kernel)
+  to_nhwc     bf16[B, 128, 56, 56] -> channels_last copy (ConvNeXt/ResNet layout copies)
+  to_nchw     bf16[B, 128, 56, 56] channels_last -> contiguous
+The "tccd" daemon runs with TCCD_TILE_KERNELS=1 (tiled kernels are opt-in for now);
+`--tile-ab` also runs the same tccd with TCCD_DISABLE_PASSES=tile-kernels in the daemon
+("tccd-notile": the transposing copies on the strided entry, as before the tiled kernels).
 `--device cpu` runs the same on the CPU (a smoke test of the script, not a benchmark).
 """
 
@@ -44,7 +51,20 @@ def cases(batch, device):
     g = torch.Generator(device=device).manual_seed(0)
     qkv = [torch.randn(batch, 12, 197, 64, device=device, dtype=dt, generator=g) for _ in range(3)]
     x = torch.randn(batch, 197, 768, device=device, dtype=dt, generator=g)
-    return {"vit_stack": (vit_stack, qkv), "cat_perm": (cat_perm, qkv), "pad_perm": (pad_perm, [x])}
+    def transpose_cast(t):
+        return (t.transpose(1, 2) * 0.125).to(dt).contiguous()
+
+    def to_nhwc(t):
+        return t.contiguous(memory_format=torch.channels_last)
+
+    def to_nchw(t):
+        return t.contiguous()
+
+    k = torch.randn(batch * 3, 512, 64, device=device, generator=g)
+    maps = torch.randn(batch, 128, 56, 56, device=device, dtype=dt, generator=g)
+    return {"vit_stack": (vit_stack, qkv), "cat_perm": (cat_perm, qkv), "pad_perm": (pad_perm, [x]),
+            "transpose_cast": (transpose_cast, [k]), "to_nhwc": (to_nhwc, [maps]),
+            "to_nchw": (to_nchw, [maps.contiguous(memory_format=torch.channels_last)])}
 
 
 def worker(spec):
@@ -86,12 +106,13 @@ def worker(spec):
 
 
 class Daemon:
-    def __init__(self, binary):
+    def __init__(self, binary, extra_env=None):
         self.root = tempfile.mkdtemp(prefix="tccd-stackbench-", dir="/tmp")
         self.address = f"unix:{self.root}/tccd.sock"
         self.log = open(os.path.join(self.root, "tccd.log"), "wb")
         self.proc = subprocess.Popen([binary, "--listen", self.address, "--cache-dir", f"{self.root}/db"],
-                                     stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                                     stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     env=dict(os.environ, **(extra_env or {})))
         sys.path.insert(0, str(ROOT / "client"))
         from tccd import channel
 
@@ -115,17 +136,22 @@ def main():
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--iters", type=int, default=50)
     p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    p.add_argument("--tile-ab", action="store_true",
+                   help="also run --tccd with TCCD_DISABLE_PASSES=tile-kernels (tccd-notile)")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
         worker(json.loads(args.worker))
         return
-    runs = [("eager", None), ("inductor", None), ("tccd", args.tccd)]
+    # Tiled kernels are opt-in for now (TCCD_TILE_KERNELS=1 in the daemon's environment).
+    runs = [("eager", None, None), ("inductor", None, None), ("tccd", args.tccd, {"TCCD_TILE_KERNELS": "1"})]
+    if args.tile_ab:
+        runs.append(("tccd-notile", args.tccd, {"TCCD_DISABLE_PASSES": "tile-kernels"}))
     if args.baseline:
-        runs.append(("tccd-baseline", args.baseline))
+        runs.append(("tccd-baseline", args.baseline, None))
     table = {}
-    for backend, binary in runs:
-        daemon = Daemon(binary) if binary else None
+    for backend, binary, daemon_env in runs:
+        daemon = Daemon(binary, daemon_env) if binary else None
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "client"), os.environ.get("PYTHONPATH", "")]))
         if daemon:
             env.update(TCCD_ADDRESS=daemon.address, TCCD_NO_AUTOSTART="1", TCCD_CACHE_DIR=f"{daemon.root}/client")

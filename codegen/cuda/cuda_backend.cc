@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_emitter.h"
 #include "codegen/cuda/cuda_row_emitter.h"
+#include "codegen/cuda/cuda_tile_emitter.h"
 #include "codegen/cuda/nvrtc_compiler.h"
 #include "base/status_macros.h"
 #include "spdlog/spdlog.h"
@@ -100,6 +101,24 @@ CudaKernelLaunchInfo ColumnReductionLaunchInfo(const PointwiseKernel& kernel, in
   return info;
 }
 
+// Tiled kernels: one block per tile, the strided block for the one entry (<name>_tile, in the
+// strided slot: the launcher takes it whatever the layout, since there is no contig entry).
+CudaKernelLaunchInfo TileLaunchInfo(const PointwiseKernel& kernel) {
+  const CudaTileGeometry geo = TileGeometryOf(kernel);
+  CudaKernelLaunchInfo info;
+  info.name = kernel.name;
+  info.strided_entry = kernel.name + "_tile";
+  info.kind = CudaKernelKind::kTile;
+  info.block_size = kCudaBlockSize;
+  info.numel = GeometryOf(kernel).numel;
+  info.num_operands = kernel.num_operands();
+  info.rank = static_cast<int>(kernel.shape.size());
+  info.contig_param_bytes = geo.param_bytes;
+  info.strided_param_bytes = geo.param_bytes;
+  info.grid = geo.grid;
+  return info;
+}
+
 // Plain pointwise kernels: the grid comes from GridSize at launch time.
 CudaKernelLaunchInfo PointwiseLaunchInfo(const PointwiseKernel& kernel) {
   const CudaKernelGeometry geo = GeometryOf(kernel);
@@ -154,6 +173,7 @@ CudaKernelLaunchInfo LaunchInfoOf(const PointwiseKernel& kernel, int cc_major) {
   CudaKernelLaunchInfo info = kernel.is_column_reduction()
                                   ? ColumnReductionLaunchInfo(kernel, cc_major)
                               : kernel.is_row_reduction() ? RowReductionLaunchInfo(kernel)
+                              : kernel.is_tile()          ? TileLaunchInfo(kernel)
                                                           : PointwiseLaunchInfo(kernel);
   // An entry the kernel does not emit has no name (KernelEntries).
   if (!kernel.has_dense_entry()) info.contig_entry.clear();

@@ -130,11 +130,18 @@ absl::StatusOr<std::string> CudaCompilerVersion();
 // kernel/pointwise_kernel.h) are index kernels, launched as pointwise ones, of kind kScatter: the
 // launch first zero-fills their one output, `grid` f32 elements (cuMemsetD32Async on the same
 // stream), since the kernel only adds into it.
+//
+// Tiled kernels (PointwiseKernel::is_tile(); cuda_tile_emitter.cc), kind kTile, have one entry,
+//   extern "C" __global__ void k_tile(const Params p)
+// named in the strided_entry slot (contig_entry is empty), taking the strided block; the
+// layout is compiled in (the strides passed are the declared ones, unused). Launched like a
+// row reduction: `grid` blocks (one per 32 x 32 tile) of block_size threads.
 enum class CudaKernelKind : int {
   kPointwise = 0,
   kRowReduction = 1,
   kColumnReduction = 2,
-  kScatter = 3
+  kScatter = 3,
+  kTile = 4
 };
 
 // How to launch one kernel of a CudaModule.
@@ -151,7 +158,7 @@ struct CudaKernelLaunchInfo {
   int rank = 0;
   int contig_param_bytes = 0;   // 8 * num_operands (row reductions: as strided)
   int strided_param_bytes = 0;  // 8 * num_operands * (1 + rank)
-  // Row reductions only (kind kRowReduction); pointwise kernels keep the defaults.
+  // Row reductions (kind kRowReduction), columns and tiles; pointwise kernels keep the defaults.
   CudaKernelKind kind = CudaKernelKind::kPointwise;
   int64_t grid = 0;  // blocks of both entries (fixed: ceil(rows / rows per block));
                      // with run-time rows (numel -1): the rows per block instead;

@@ -30,6 +30,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_backend.h"
 #include "codegen/cuda/cuda_index_emitter.h"
+#include "codegen/cuda/cuda_tile_emitter.h"
 #include "codegen/cuda/cuda_row_emitter.h"
 #include "base/status_macros.h"
 
@@ -473,45 +474,7 @@ absl::Status KernelSourceEmitter::Emit(std::string& out) {
   return absl::OkStatus();
 }
 
-absl::Status KernelSourceEmitter::EmitPoint(std::string& out) {
-  const int n_in = static_cast<int>(k_.input_dtypes.size());
-  absl::StrAppend(&out, "// The body for one element: inputs as stored, outputs by reference.\n");
-  absl::StrAppend(&out, "__device__ __forceinline__ void Point(");
-  for (int o = 0; o < k_.num_operands(); ++o) {
-    const DType d = k_.operand_dtype(o);
-    absl::StrAppend(&out, o ? ", " : "", MemType(d));
-    if (o < n_in) {
-      absl::StrAppend(&out, " in", o);
-    } else {
-      absl::StrAppend(&out, "& out", o - n_in);
-    }
-  }
-  absl::StrAppend(&out, ") {\n");
-  for (size_t i = 0; i < k_.body.size(); ++i) {
-    const PwInstr& in = k_.body[i];
-    const DType d = in.dtype;
-    auto arg = [&](int j) { return V(in.args[j]); };
-    std::string expr;
-    if (in.op == PwOp::kLoad) {
-      expr = absl::StrCat("in", in.operand);
-      if (d == DType::kBool) expr += " != 0";  // any nonzero byte is true
-    } else if (in.op == PwOp::kStore) {
-      absl::StrAppend(&out, "  out", in.operand, " = ",
-                      d == DType::kBool ? absl::StrCat("(unsigned char)", arg(0)) : arg(0), ";\n");
-      continue;
-    } else {
-      expr = CudaInstrExpr(k_, i, [](int v) { return V(v); });
-    }
-    if (expr.empty()) {
-      return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " on ",
-                                              RegType(d), " at %", i, " in kernel '", k_.name,
-                                              "'"));
-    }
-    absl::StrAppend(&out, "  const ", RegType(d), " ", V(static_cast<int>(i)), " = ", expr, ";\n");
-  }
-  absl::StrAppend(&out, "}\n\n");
-  return absl::OkStatus();
-}
+absl::Status KernelSourceEmitter::EmitPoint(std::string& out) { return CudaEmitPoint(k_, out); }
 
 void KernelSourceEmitter::EmitContig(std::string& out) {
   const int n_in = static_cast<int>(k_.input_dtypes.size());
@@ -766,6 +729,45 @@ std::string CudaInstrExpr(const PointwiseKernel& k, size_t i,
   return expr;
 }
 
+absl::Status CudaEmitPoint(const PointwiseKernel& k, std::string& out) {
+  const int n_in = static_cast<int>(k.input_dtypes.size());
+  absl::StrAppend(&out, "// The body for one element: inputs as stored, outputs by reference.\n");
+  absl::StrAppend(&out, "__device__ __forceinline__ void Point(");
+  for (int o = 0; o < k.num_operands(); ++o) {
+    const DType d = k.operand_dtype(o);
+    absl::StrAppend(&out, o ? ", " : "", MemType(d));
+    if (o < n_in) {
+      absl::StrAppend(&out, " in", o);
+    } else {
+      absl::StrAppend(&out, "& out", o - n_in);
+    }
+  }
+  absl::StrAppend(&out, ") {\n");
+  for (size_t i = 0; i < k.body.size(); ++i) {
+    const PwInstr& in = k.body[i];
+    const DType d = in.dtype;
+    auto arg = [&](int j) { return V(in.args[j]); };
+    std::string expr;
+    if (in.op == PwOp::kLoad) {
+      expr = absl::StrCat("in", in.operand);
+      if (d == DType::kBool) expr += " != 0";  // any nonzero byte is true
+    } else if (in.op == PwOp::kStore) {
+      absl::StrAppend(&out, "  out", in.operand, " = ",
+                      d == DType::kBool ? absl::StrCat("(unsigned char)", arg(0)) : arg(0), ";\n");
+      continue;
+    } else {
+      expr = CudaInstrExpr(k, i, [](int v) { return V(v); });
+    }
+    if (expr.empty()) {
+      return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " on ",
+                                              RegType(d), " at %", i, " in kernel '", k.name, "'"));
+    }
+    absl::StrAppend(&out, "  const ", RegType(d), " ", V(static_cast<int>(i)), " = ", expr, ";\n");
+  }
+  absl::StrAppend(&out, "}\n\n");
+  return absl::OkStatus();
+}
+
 std::string CudaFixedOffset(const PointwiseKernel& k, int o, const std::string& var, int first) {
   const int rank = static_cast<int>(k.shape.size());
   struct Run {
@@ -898,6 +900,8 @@ absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> ker
       RETURN_IF_ERROR(EmitColumnReductionKernel(kernel, cc_major, out));
     } else if (kernel.is_row_reduction()) {
       RETURN_IF_ERROR(EmitRowReductionKernel(kernel, out));
+    } else if (kernel.is_tile()) {
+      RETURN_IF_ERROR(EmitTileKernel(kernel, out));
     } else if (HasIndexOps(kernel)) {
       RETURN_IF_ERROR(EmitIndexKernel(kernel, out));
     } else {

@@ -39,6 +39,9 @@ const char* CudaRegType(ir::DType d);
 // argument value v spelled `arg_name(v)`; "" when the backend has no lowering for it.
 std::string CudaInstrExpr(const PointwiseKernel& k, size_t i,
                           const std::function<std::string(int)>& arg_name);
+// The kernel's `Point(in0, ..., out0&, ...)` function: the body for one element, inputs as
+// stored, outputs by reference (the pointwise, index-free entries and the tiled kernels call it).
+absl::Status CudaEmitPoint(const PointwiseKernel& k, std::string& out);
 // The kernel IR printed as `// ` comment lines.
 std::string CudaIrComment(const PointwiseKernel& k);
 

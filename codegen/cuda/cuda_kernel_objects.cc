@@ -28,6 +28,7 @@ std::string ContentName(const PointwiseKernel& kernel, const std::string& key) {
   const char* kind = kernel.is_column_reduction() ? "col"
                      : kernel.is_row_reduction()  ? "red"
                      : HasIndexOps(kernel)        ? "idx"
+                     : kernel.is_tile()           ? "tile"
                                                   : "pw";
   std::string ops;
   std::vector<std::string> seen;

@@ -96,8 +96,13 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
       (info.kind == CudaKernelKind::kScatter &&
        (info.grid != kernel.scatter_elements || info.grid < 1 || kernel.output_dtypes.size() != 1)))
     return mismatch("scatter launch geometry");
+  // Tiled kernels launch like row reductions too, with one entry (the strided slot).
+  const bool tile = info.kind == CudaKernelKind::kTile;
+  if (tile != kernel.is_tile() ||
+      (tile && (info.grid < 0 || info.grid > 0x7fffffff || !info.contig_entry.empty())))
+    return mismatch("tile launch geometry");
   const bool rows =
-      info.kind != CudaKernelKind::kPointwise && info.kind != CudaKernelKind::kScatter;
+      info.kind != CudaKernelKind::kPointwise && info.kind != CudaKernelKind::kScatter && !tile;
   if (rows != kernel.is_row_reduction() ||
       (info.kind == CudaKernelKind::kColumnReduction) != kernel.is_column_reduction() ||
       (rows && (info.grid < 1 || info.grid > 0x7fffffff ||
@@ -109,8 +114,8 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
   if (sized && rows && (info.kind != CudaKernelKind::kRowReduction || info.grid > 1024))
     return mismatch("run-time sizes in a reduction");
   const int sizes_bytes = sized ? 8 * rank : 0;  // the strided block's sizes; contig: numel
-  if (info.contig_param_bytes !=
-          (rows ? 8 * operands * (1 + rank) + sizes_bytes : 8 * operands + (sized ? 8 : 0)) ||
+  if (info.contig_param_bytes != (rows || tile ? 8 * operands * (1 + rank) + sizes_bytes
+                                               : 8 * operands + (sized ? 8 : 0)) ||
       info.strided_param_bytes != 8 * operands * (1 + rank) + sizes_bytes) {
     return bad("parameter sizes do not follow the layout of codegen/cuda/cuda_backend.h");
   }

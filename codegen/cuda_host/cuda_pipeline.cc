@@ -5,6 +5,7 @@
 #include "codegen/cuda/cuda_kernel_objects.h"
 #include "codegen/cuda_host/cuda_host.h"
 #include "codegen/cuda_host/entry_points.h"
+#include "codegen/cuda_host/tile_kernels.h"
 #include "codegen/cuda_host/match_gemms.h"
 #include "codegen/passes/batch_norm_decomposition.h"
 #include "codegen/passes/batch_norm_inference.h"
@@ -105,9 +106,16 @@ class CudaPipelineBackend : public Backend {
 
   // Each kernel keeps only the entry point its declared layout takes (entry_points.h): half the
   // NVRTC work. TCCD_DISABLE_PASSES=entry-points keeps both, as before (pipeline.cc).
+  // Then the copies whose inputs and outputs are contiguous along different dims, left on the
+  // strided entry, become tiled kernels where the cost rule of tile_kernels.h says it pays.
   absl::Status SpecializeKernels(const schedule::Schedule& schedule,
                                  std::vector<PointwiseKernel>& kernels) override {
-    return ChooseCudaEntries(schedule, target_.cc_major, kernels, options_.fixed_layout_entries);
+    RETURN_IF_ERROR(
+        ChooseCudaEntries(schedule, target_.cc_major, kernels, options_.fixed_layout_entries));
+    if (!options_.tile_kernels) return absl::OkStatus();
+    ASSIGN_OR_RETURN(int tiled, ChooseTileKernels(schedule, kernels));
+    (void)tiled;  // the kernels' IR dump shows them
+    return absl::OkStatus();
   }
 
   // Kernels -> one cubin (NVRTC); Finish embeds it in the host library.

@@ -75,6 +75,13 @@ std::string KernelKey(const PointwiseKernel& kernel, const std::string& backend,
     s.Str("fixed-strides");
     s.Ints(kernel.fixed_strides);
   }
+  // Likewise a tiled kernel's section (never with fixed layouts: the verifier says so).
+  if (kernel.is_tile()) {
+    s.Str("tile");
+    s.Int(kernel.tile.read_dim);
+    s.Int(kernel.tile.write_dim);
+    s.Ints(kernel.tile.strides);
+  }
 
   llvm::SHA256 hash;
   hash.update(llvm::StringRef(s.bytes()));

@@ -82,6 +82,7 @@ std::string FormatDouble(double v) {
 // The reduction section's rules (see pointwise_kernel.h); "" when they hold.
 std::string VerifyReduction(const PointwiseKernel& kernel);
 std::string VerifyFixedStrides(const PointwiseKernel& kernel);
+std::string VerifyTile(const PointwiseKernel& kernel);
 
 }  // namespace
 
@@ -451,6 +452,7 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
     return "scatter_elements is " + std::to_string(kernel.scatter_elements) +
            (HasScatter(kernel) ? " in a scatter kernel" : " in a kernel that does not scatter");
   if (std::string fixed = VerifyFixedStrides(kernel); !fixed.empty()) return fixed;
+  if (std::string tile = VerifyTile(kernel); !tile.empty()) return tile;
   return VerifyReduction(kernel);
 }
 
@@ -476,6 +478,42 @@ std::string VerifyFixedStrides(const PointwiseKernel& kernel) {
       if (kernel.shape[d] > 1 && kernel.fixed_strides[o * rank + d] == 0)
         return "out" + std::to_string(o - num_inputs) + " has a fixed stride of 0 along dim " +
                std::to_string(d);
+  return "";
+}
+
+// A tiled kernel (TileTranspose in pointwise_kernel.h): a static plain pointwise kernel with
+// one entry, two distinct tiled dims of size > 1, a full stride table, and no output point that
+// shares an element with another (stride 0 along a dim of size > 1: the tile's shared-memory
+// staging would make the race worse than the strided entry's).
+std::string VerifyTile(const PointwiseKernel& kernel) {
+  const TileTranspose& t = kernel.tile;
+  if (t.read_dim < 0) {
+    if (t.write_dim != -1 || !t.strides.empty())
+      return "tile dims or strides on a kernel without tiles";
+    return "";
+  }
+  const int rank = static_cast<int>(kernel.shape.size());
+  if (t.read_dim >= rank || t.write_dim < 0 || t.write_dim >= rank || t.read_dim == t.write_dim)
+    return "tile dims " + std::to_string(t.read_dim) + ", " + std::to_string(t.write_dim) +
+           " are not two distinct dims of rank " + std::to_string(rank);
+  if (kernel.is_row_reduction() || HasIndexOps(kernel) || HasRuntimeShape(kernel))
+    return "tiles on a kernel that is not a static plain pointwise kernel";
+  if (kernel.shape[t.read_dim] < 2 || kernel.shape[t.write_dim] < 2)
+    return "a tiled dim of size < 2";
+  if (!kernel.fixed_strides.empty() || kernel.entries != KernelEntries::kStrided)
+    return "a tiled kernel has one entry (entries(strided)) and no fixed_strides";
+  if (static_cast<int64_t>(t.strides.size()) != static_cast<int64_t>(kernel.num_operands()) * rank)
+    return "tile strides have " + std::to_string(t.strides.size()) + " entries for " +
+           std::to_string(kernel.num_operands()) + " operands of rank " + std::to_string(rank);
+  const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
+  for (int o = 0; o < kernel.num_operands(); ++o)
+    for (int d = 0; d < rank; ++d) {
+      const int64_t s = t.strides[static_cast<size_t>(o) * rank + d];
+      if (s < 0) return "a negative tile stride";
+      if (o >= num_inputs && kernel.shape[d] > 1 && s == 0)
+        return "out" + std::to_string(o - num_inputs) + " has a tile stride of 0 along dim " +
+               std::to_string(d);
+    }
   return "";
 }
 
@@ -707,6 +745,23 @@ std::string PrintPointwiseKernel(const PointwiseKernel& kernel) {
     fixed += "]";
   }
   if (!fixed.empty()) out += " fixed(" + fixed + ")";
+  // e.g. " tile(read dim 2, write dim 1; in0: [4096,1,64], out0: [4096,64,1])".
+  if (kernel.is_tile()) {
+    out += " tile(read dim " + std::to_string(kernel.tile.read_dim) + ", write dim " +
+           std::to_string(kernel.tile.write_dim) + ";";
+    for (int o = 0; o < kernel.num_operands(); ++o) {
+      out += o ? ", " : " ";
+      out += o < num_inputs ? "in" + std::to_string(o) : "out" + std::to_string(o - num_inputs);
+      out += ": [";
+      for (int d = 0; d < rank; ++d) {
+        const size_t at = static_cast<size_t>(o) * rank + d;
+        out += (d ? "," : "") +
+               (at < kernel.tile.strides.size() ? std::to_string(kernel.tile.strides[at]) : "?");
+      }
+      out += "]";
+    }
+    out += ")";
+  }
   out += " {\n";
   if (!kernel.fused_ops.empty()) {
     out += "  // fused:";

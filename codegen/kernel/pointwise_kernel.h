@@ -198,6 +198,27 @@ struct RowReduction {
   std::vector<bool> kept_broadcast;
 };
 
+// Tiled kernels (issue 7: layout copies, permutes, stacks). A plain pointwise kernel whose
+// inputs are contiguous along one dim of the iteration space and whose outputs along another (a
+// permute's clone, NCHW <-> NHWC, a cast through a transposed view) moves one of its operand
+// groups with a stride of a whole row between adjacent threads, whichever dim the threads walk,
+// so the one-element-per-thread strided entry runs far below bandwidth. A tiled kernel walks the
+// iteration space in 2-D tiles over (read_dim, write_dim): a block evaluates the body for its
+// tile with adjacent threads along read_dim (the inputs' contiguous dim: coalesced loads), keeps
+// the values it stores in shared memory, and writes them out with adjacent threads along
+// write_dim (the outputs' contiguous dim: coalesced stores). Its own kind, not a flag on the
+// loop kernel: the CUDA backend gives it its own emitter (cuda_tile_emitter.cc), launch kind
+// and single entry point. Its layout is fixed at compile time (`strides`): the plan's declared
+// one, from which codegen/cuda_host/tile_kernels.h chose it. CUDA only; plain pointwise
+// kernels with static shapes only (no reduction section, no index ops).
+struct TileTranspose {
+  int read_dim = -1;   // the inputs' contiguous dim; -1 (the default): not a tiled kernel
+  int write_dim = -1;  // the outputs' contiguous dim, != read_dim
+  // [operands x rank] iteration-space element strides, operand-major (as fixed_strides and
+  // tccd.v1.NativeCall.expected_strides): the one layout every launch has. Empty by default.
+  std::vector<int64_t> strides;
+};
+
 // Which entry points a backend with two of them (CUDA: <name>_contig, vectorised for dense
 // 16-byte aligned operands, and <name>_strided, taking run-time strides) emits. Each kernel runs
 // at exactly one place of its plan, with its operands' declared layouts, and the runtimes copy an
@@ -253,6 +274,8 @@ struct PointwiseKernel {
   // layout into the declared one first). Plain pointwise and column kernels with static shapes
   // only.
   std::vector<int64_t> fixed_strides;
+  // Tiled kernels only ("Tiled kernels" above); read_dim -1 (the default) for all others.
+  TileTranspose tile;
   // Scatter kernels only ("Scatter kernels" above): the element count of the scatter output,
   // which the launcher zero-fills before the kernel runs. 0 (the default) for other kernels.
   int64_t scatter_elements = 0;
@@ -268,6 +291,7 @@ struct PointwiseKernel {
   bool is_column_reduction() const {
     return is_row_reduction() && reduction.axis == RowReduction::Axis::kLeading;
   }
+  bool is_tile() const { return tile.read_dim >= 0; }
   bool has_dense_entry() const { return entries != KernelEntries::kStrided; }
   bool has_strided_entry() const { return entries != KernelEntries::kDense; }
   // Output `o`'s zero tail (output_zero_tail above); 0 when none.

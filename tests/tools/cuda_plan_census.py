@@ -17,7 +17,8 @@ graphs as captured, no retargeting).
 client does with TCCD_PADDED_OUTPUTS=1.
 
 --entries: also count the plan's CUDA kernels by the entry point they were compiled with
-(`_contig`: vectorised, operands dense or in a fixed layout; `_strided`: one element per thread
+(`_contig`: vectorised, operands dense or in a fixed layout; `_tile`: a tiled kernel,
+cuda_host/tile_kernels.h; `_strided`: one element per thread
 with run-time strides; entry_points.h) and by kind (pw, col, red, idx). Needs a daemon started
 with TCCD_DUMP_DIR=DIR (compiling in process, so that the dump is this graph's) and
 CENSUS_DAEMON_DUMP_DIR=DIR here: the counts come from the dumped kernels.cu.
@@ -193,7 +194,7 @@ def entry_counts(dump_dir):
     if not dump_dir or not os.path.exists(path):
         return None
     source = open(path).read()
-    names = re.findall(r"__global__ void __launch_bounds__\(\d+\)(?: __cluster_dims__\([^)]*\))?\n(tccd_\w+?)_(contig|strided)\(", source)
+    names = re.findall(r"__global__ void __launch_bounds__\(\d+\)(?: __cluster_dims__\([^)]*\))?\n(tccd_\w+?)_(contig|strided|tile)\(", source)
     return collections.Counter((name.split("_")[1], entry) for name, entry in names)
 
 
@@ -201,7 +202,7 @@ def print_entries(counts) -> None:
     if counts is None:
         print("   entries: unknown (start the daemon with TCCD_DUMP_DIR=DIR, set CENSUS_DAEMON_DUMP_DIR=DIR)")
         return
-    for entry in ("contig", "strided"):
+    for entry in ("contig", "strided", "tile"):
         kinds = {k: n for (k, e), n in sorted(counts.items()) if e == entry}
         detail = ", ".join(f"{k} {n}" for k, n in kinds.items())
         print(f"   entries: {entry:7s} {sum(kinds.values()):4d} ({detail})")

@@ -531,7 +531,8 @@ static int launch_scatter_in_context(const struct tccd_rt_module* module, const 
   return launch_in_context(module, d, slot, index, data, strides, stream);
 }
 
-/* A kernel of any kind: pointwise, scatter, or a row/column reduction. */
+/* A kernel of any kind: pointwise, scatter, a row/column reduction or a tiled kernel (a fixed
+ * grid like the reductions; its one entry is the strided one). */
 static int launch_kernel_in_context(const struct tccd_rt_module* module, const struct driver* d,
                                     int slot, int32_t index, void* const* data,
                                     const int64_t* strides, CUstream stream) {
@@ -540,6 +541,7 @@ static int launch_kernel_in_context(const struct tccd_rt_module* module, const s
       return launch_in_context(module, d, slot, index, data, strides, stream);
     case TCCD_RT_KIND_SCATTER:
       return launch_scatter_in_context(module, d, slot, index, data, strides, stream);
+    case TCCD_RT_KIND_TILE:
     default:
       return launch_rows_in_context(module, d, slot, index, data, strides, stream);
   }

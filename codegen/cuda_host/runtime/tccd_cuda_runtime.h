@@ -85,6 +85,9 @@ struct tccd_rt_kernel {
 /* Scatter kernels (codegen::CudaKernelKind::kScatter): launched as pointwise kernels after their
  * one output (the last operand, contiguous) is zero-filled: `grid` 4-byte elements. */
 #define TCCD_RT_KIND_SCATTER 3
+/* Tiled kernels (codegen::CudaKernelKind::kTile): one entry (strided_entry; contig_entry NULL)
+ * taking the strided block, launched as row reductions are: `grid` blocks of block_size. */
+#define TCCD_RT_KIND_TILE 4
 
 /* One kernel loaded into one context. Zero until its context's entry is published. */
 struct tccd_rt_function {

@@ -330,7 +330,13 @@ TEST_CASE("kernels compile to cubins for sm_80 and sm_90 with their entry points
     REQUIRE(module.kernels.size() == kernels.size());
     for (const CudaKernel& kernel : module.kernels) {
       const CudaKernelLaunchInfo& info = kernel.launch;
-      CHECK(Contains(module.ptx, ".visible .entry " + info.contig_entry + "("));
+      // Tiled kernels have one entry, <name>_tile, in the strided slot.
+      if (kernel.ir.is_tile()) {
+        CHECK(info.contig_entry.empty());
+        CHECK(info.strided_entry == kernel.ir.name + "_tile");
+      } else {
+        CHECK(Contains(module.ptx, ".visible .entry " + info.contig_entry + "("));
+      }
       // The fixed-layout cases have only their dense entry (PointwiseKernel::fixed_strides).
       if (kernel.ir.fixed_strides.empty()) {
         CHECK(Contains(module.ptx, ".visible .entry " + info.strided_entry + "("));
@@ -338,7 +344,8 @@ TEST_CASE("kernels compile to cubins for sm_80 and sm_90 with their entry points
         CHECK(info.strided_entry.empty());
       }
       // The name lands in the cubin's symbol table too.
-      CHECK(Contains(module.cubin, info.contig_entry + '\0'));
+      CHECK(Contains(module.cubin,
+                     (info.contig_entry.empty() ? info.strided_entry : info.contig_entry) + '\0'));
     }
   }
 }

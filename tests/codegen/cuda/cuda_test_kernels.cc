@@ -539,6 +539,26 @@ PointwiseKernel StackKernel(const std::string& name, std::vector<int64_t> shape)
   return b.kernel();
 }
 
+// A tiled kernel (TileTranspose): out = cast(in * scale) with the layouts `in_strides` and
+// `out_strides` (iteration-space strides) and the tile over (read_dim, write_dim).
+PointwiseKernel TileCopyKernel(const std::string& name, std::vector<int64_t> shape, DType in,
+                               DType out, std::vector<int64_t> in_strides,
+                               std::vector<int64_t> out_strides, int read_dim, int write_dim) {
+  KernelBuilder k(name, std::move(shape));
+  int x = k.Input(in);
+  if (in != DType::kF32) x = k.Cast(x, DType::kF32);
+  int y = k.Op(PwOp::kMul, DType::kF32, {x, k.Const(DType::kF32, 0.125)});
+  if (out != DType::kF32) y = k.Cast(y, out);
+  k.Output(y);
+  PointwiseKernel kernel = k.kernel();
+  kernel.entries = KernelEntries::kStrided;
+  kernel.tile.read_dim = read_dim;
+  kernel.tile.write_dim = write_dim;
+  kernel.tile.strides = std::move(in_strides);
+  kernel.tile.strides.insert(kernel.tile.strides.end(), out_strides.begin(), out_strides.end());
+  return kernel;
+}
+
 PointwiseKernel DropoutKernel(const std::string& name, std::vector<int64_t> shape) {
   KernelBuilder b(name, shape);
   const int seed = b.Input(DType::kI64);
@@ -621,6 +641,15 @@ std::vector<GoldenCase> GoldenCorpus() {
        EmbeddingBackwardKernel("embedding_backward_scatter_two_rows_bf16", {16, 512, 768}, 2)},
       {"dropout_bf16", DropoutKernel("dropout_bf16", {16, 128, 768})},
       {"stack_bf16", StackKernel("stack_bf16", {64, 197, 3, 12, 64})},
+      // Tiled kernels (cuda_tile_emitter.cc): BERT's scaled K^T cast (f32 [192, 512, 64]
+      // read through its transpose, bf16 out) and an NCHW -> NHWC copy whose tiled dims (28
+      // wide, 96 channels) no tile divides (bounds tests in both phases).
+      {"tile_transpose_cast_bf16",
+       TileCopyKernel("tile_transpose_cast_bf16", {192, 64, 512}, DType::kF32, DType::kBF16,
+                      {32768, 1, 64}, {32768, 512, 1}, 1, 2)},
+      {"tile_nchw_to_nhwc_bf16",
+       TileCopyKernel("tile_nchw_to_nhwc_bf16", {8, 96, 28, 28}, DType::kBF16, DType::kBF16,
+                      {75264, 784, 28, 1}, {75264, 1, 2688, 96}, 3, 1)},
       // Run-time sizes (graphs with symbolic sizes): rows only known at the launch, and a
       // bf16 kernel whose innermost size is symbolic too (no inner vector path: no guard makes
       // it a multiple of the vector).

@@ -128,6 +128,11 @@ PointwiseKernel DropoutKernel(const std::string& name, std::vector<int64_t> shap
 // (s == 0 ? q : s == 1 ? k : v)[b, n, h, d], three bf16 gather operands (strided views at
 // launch), shape [B, N, 3, H, D]; what index_ops.cc lowers stack(dim=2) to.
 PointwiseKernel StackKernel(const std::string& name, std::vector<int64_t> shape);
+// A tiled kernel (TileTranspose): out = cast(in * 0.125), in and out in the given iteration-space
+// layouts, tiled over (read_dim, write_dim).
+PointwiseKernel TileCopyKernel(const std::string& name, std::vector<int64_t> shape, ir::DType in,
+                               ir::DType out, std::vector<int64_t> in_strides,
+                               std::vector<int64_t> out_strides, int read_dim, int write_dim);
 
 // Fixed-layout operands (PointwiseKernel::fixed_strides, dense entry only). A channels-last
 // batch norm's normalisation over [N, H, W, C] (the kernel's memory order): bf16 x, f32 mean,

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Runs golden index kernels (tests/codegen/cuda/golden/{stack,cat,cat3,embedding,dropout}*.cu) and the
-# fixed-layout normalisation (channels_last_norm_bf16.cu) on the
+# Runs golden index kernels (tests/codegen/cuda/golden/{stack,cat,cat3,embedding,dropout}*.cu), the
+# fixed-layout normalisation (channels_last_norm_bf16.cu) and the tiled kernels (tile_*.cu) on the
 # HOST: the generated CUDA C is compiled by g++ with shim.h (thread/block indices, intrinsics;
 # prep.py turns the inline-PTX vector stores into memcpy and counts vector-path calls) and every
 # thread of a 64- or 1056-block grid is run in turn. Each case runs its vector path (aligned
@@ -13,10 +13,20 @@ here=$(cd "$(dirname "$0")" && pwd)
 golden=$here/../golden
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp "$here"/shim.h "$here"/harness.h "$here"/*_main.cc "$work"/
+cp "$here"/shim.h "$here"/tile_shim.h "$here"/harness.h "$here"/*_main.cc "$work"/
 for k in stack_bf16 cat_f32 cat3_bf16 dropout_bf16 embedding_bf16 channels_last_norm_bf16; do python3 "$here/prep.py" "$golden/$k.cu" "$work/$k.cc"; done
 cd "$work"
 for m in stack cat cat3 dropout emb norm; do
   g++ -O1 -std=c++17 -fpermissive -w "${m}_main.cc" -o "$m"
   ./"$m"
+done
+# Tiled kernels share memory across a block's threads: tile_shim.h runs each thread as a host
+# thread (a barrier for __syncthreads).
+for k in tile_transpose_cast_bf16 tile_nchw_to_nhwc_bf16; do
+  python3 "$here/prep.py" "$golden/$k.cu" "$work/$k.cc"
+  sed -i 's/^#include "shim.h"$/#include "tile_shim.h"/' "$work/$k.cc"
+done
+for c in 1 2; do
+  g++ -O1 -std=c++20 -fpermissive -w -pthread -DTILE_CASE=$c tile_main.cc -o tile$c
+  ./tile$c
 done
