@@ -104,6 +104,7 @@
 #include "codegen/passes/dropout_to_philox.h"
 #include "codegen/passes/embedding_backward_to_scatter.h"
 #include "codegen/passes/expand_sinking.h"
+#include "codegen/passes/index_ops_to_reader_shape.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/inline_scalar_fills.h"
@@ -604,6 +605,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     // A pointwise op reads a broadcast value itself, not through an expand view (a row
     // reduction's backward: the ops after the expand join the row kernel's epilogue).
     passes.Add(std::make_unique<ExpandSinking>());
+    // An index.Tensor a pointwise op broadcasts is computed at that op's shape, so it joins the
+    // op's kernel (transformers' causal masks; after expand sinking, whose expands it reads).
+    passes.Add(std::make_unique<IndexOpsToReaderShape>());
     // A negated cat part or slice_backward operand (rotary embeddings' rotate_half) is negated
     // inside the index op's kernel, not by a kernel of its own over the half-width slice (after the
     // permute pass, which moves permutes onto a cat's parts: a rewritten cat is no cat any more).

@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 import weakref
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import torch
 
@@ -701,6 +701,29 @@ def bind_extern(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]
     return ("dispatcher", completed) if completed is not None else None
 
 
+def _read_only_by_kernels(plan: "pb.Plan") -> Set[int]:
+    """Value ids that only native kernels and segments read: no extern step (which may write
+    its argument, or return a view of it), no alias step, no plan output. A generated kernel
+    writes only its own outputs (or a graph input named in write_into)."""
+    kernel_reads: Set[int] = set()
+    other_reads: Set[int] = set()
+    for step in plan.steps:
+        kind = step.WhichOneof("kind")
+        if kind == "segment":
+            kernel_reads.update(step.segment.inputs)
+        elif kind == "native":
+            kernel_reads.update(step.native.inputs)
+        elif kind == "alias":
+            other_reads.add(step.alias.base)
+        elif kind == "extern_call":
+            other_reads.update(_refs_of(step))
+        other_reads.update(i for i in step.write_into if i >= 0)
+    for value in plan.outputs:
+        if value.WhichOneof("kind") == "ref":
+            other_reads.add(value.ref.node)
+    return kernel_reads - other_reads
+
+
 def _refs_of(step: "pb.Step") -> List[int]:
     """Every value id the extern step reads, in first-use order (what the Python callback gets)."""
     ids: List[int] = []
@@ -783,6 +806,9 @@ class NativePlan:
         # Python steps with SymInt arguments, and SymInt outputs, read the symbols' values in
         # Python: computed per call (from the inputs' sizes) only when one exists.
         self._python_symbols = any(_has_sym(o) for o in self.outputs)
+        # Values only native kernels read (deterministic factories among them need no copy).
+        read_only = _read_only_by_kernels(plan)
+        self.shared_constants = 0
         for index, step in enumerate(plan.steps):
             if step.WhichOneof("kind") != "extern_call":
                 continue
@@ -800,10 +826,17 @@ class NativePlan:
                 constant = ctypes.c_int64()
                 if lib.tccd_plan_add_constant(handle, _capsule_pointer(capsule, None), ctypes.byref(constant)) != 0:
                     raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
+                # Read only by kernels, which never write their inputs: the load-time tensor itself
+                # (an alias, no copy kernel per call). Otherwise a fresh clone per call.
+                shared = step.outputs[0] in read_only
+                op, args = (b"aten::alias.default", [_ARG_CONSTANT]) if shared else \
+                    (b"aten::clone.default", [_ARG_CONSTANT, _ARG_NONE])
                 if lib.tccd_plan_bind_extern(
-                    handle, index, b"aten::clone.default", 2, _int64s([_ARG_CONSTANT, _ARG_NONE]),
-                    _int64s([constant.value, 0]), 1, _int64s([_RET_TENSOR]), 0, _int64s([]),
+                    handle, index, op, len(args), _int64s(args),
+                    _int64s([constant.value, 0][: len(args)]), 1, _int64s([_RET_TENSOR]), 0, _int64s([]),
                 ) == 0:
+                    self.shared_constants += shared
+                    self._extern_ops[index] += " [shared constant]" if shared else ""
                     continue
             elif binding is not None and binding[0] == "typed":
                 shim, ids, words = binding[1]

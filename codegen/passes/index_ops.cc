@@ -479,36 +479,78 @@ int LowerGatherOp(Lowering& l) {
   return l.Gather(n.args[0].ref(), mask, self_coords, l.held());
 }
 
-// ---- index.Tensor(self, [idx]) with one integer index on dim 0: out[c_idx..., rest...] =
-// self[idx[c_idx...] (negative wraps, as in Python indexing), rest...].
+// ---- index.Tensor(self, [i_0, ..., i_{k-1}]): integer index tensors on self's first k dims,
+// broadcast together to a shape B: out[b..., rest...] = self[i_0[b], ..., i_{k-1}[b], rest...]
+// (negative indices wrap, as in Python indexing). transformers' attention masks index a
+// [batch, seq] tensor with two broadcast index tensors (batch [B, 1, 1, 1] and position
+// [1, 1, S, 1]): as ATen steps those were an index kernel and two expand copies each (GPT-2 and
+// Llama: 4 such indexes per forward), here they fuse with the mask's comparisons.
+
+// The broadcast shape of `index`'s tensors (right-aligned, size-1 dims stretch), or nullopt.
+std::optional<std::vector<int64_t>> BroadcastShape(const ir::Graph& g, const ir::ArgList& index) {
+  std::vector<int64_t> shape;
+  for (const ir::Arg& a : index) {
+    const ir::TensorType& t = g.type_of(a.ref());
+    if (t.rank() > static_cast<int64_t>(shape.size()))
+      shape.insert(shape.begin(), t.rank() - static_cast<int64_t>(shape.size()), 1);
+    const int64_t offset = static_cast<int64_t>(shape.size()) - t.rank();
+    for (int64_t m = 0; m < t.rank(); ++m) {
+      int64_t& s = shape[offset + m];
+      if (t.sizes[m] == s || t.sizes[m] == 1) continue;
+      if (s != 1) return std::nullopt;
+      s = t.sizes[m];
+    }
+  }
+  return shape;
+}
+
 bool IndexTensorOk(const ir::Graph& g, const ir::Node& n) {
   if (n.args.size() != 2 || !n.args[0].is_ref()) return false;
   const auto* list = std::get_if<ir::ArgList>(&n.args[1].v);
-  if (list == nullptr || list->size() != 1 || !(*list)[0].is_ref()) return false;
+  if (list == nullptr || list->empty()) return false;
   const ir::TensorType& self = g.type_of(n.args[0].ref());
-  const ir::TensorType& idx = g.type_of((*list)[0].ref());
-  return self.rank() >= 1 && IsIndexDType(idx.dtype) &&
-         n.outputs[0].rank() == idx.rank() + self.rank() - 1;
+  if (static_cast<int64_t>(list->size()) > self.rank()) return false;
+  for (const ir::Arg& a :
+       *list)  // a None entry (an unindexed dim before an indexed one) stays extern
+    if (!a.is_ref() || !IsIndexDType(g.type_of(a.ref()).dtype)) return false;
+  const auto shape = BroadcastShape(g, *list);
+  if (!shape) return false;
+  // A gather reads at most as many coordinates as the kernel has dims (kGather): self's rank
+  // may not exceed the output's (indexing k dims with 1-d tensors of one size shrinks it).
+  if (static_cast<int64_t>(shape->size()) < static_cast<int64_t>(list->size())) return false;
+  std::vector<int64_t> expected = *shape;
+  expected.insert(expected.end(), self.sizes.begin() + static_cast<int64_t>(list->size()),
+                  self.sizes.end());
+  return n.outputs[0].sizes == expected;
 }
 
 int LowerIndexTensor(Lowering& l) {
   const ir::Node& n = l.node();
   const ir::ValueRef self = n.args[0].ref();
-  const ir::ValueRef index = std::get<ir::ArgList>(n.args[1].v)[0].ref();
-  const int64_t ri = l.graph().type_of(index).rank();
-  const int64_t size = l.graph().type_of(self).sizes[0];
-  std::vector<int> icoords, rest;
-  for (int64_t k = 0; k < ri; ++k) icoords.push_back(l.Coord(k));
-  for (int64_t k = ri; k < l.rank(); ++k) rest.push_back(l.Coord(k));
+  const ir::TensorType& self_type = l.graph().type_of(self);
+  const auto& list = std::get<ir::ArgList>(n.args[1].v);
+  const int64_t rb = static_cast<int64_t>(BroadcastShape(l.graph(), list)->size());
   const int all = l.True();
-  const int raw = l.Gather(index, all, icoords, DType::kI64);
-  const int zero = l.I64(0);
-  const int negative = l.b().Compare(PwOp::kLt, raw, zero);
-  const int wrapped = l.b().Binary(PwOp::kAdd, raw, l.I64(size));
-  const int i = l.b().Where(negative, wrapped, raw);
-  const int mask = l.InRange(i, 0, size);
-  std::vector<int> coords = {i};
-  coords.insert(coords.end(), rest.begin(), rest.end());
+  int mask = -1;
+  std::vector<int> coords;
+  for (size_t j = 0; j < list.size(); ++j) {
+    const ir::ValueRef index = list[j].ref();
+    const ir::TensorType& t = l.graph().type_of(index);
+    // The point's coordinates in this index tensor: right-aligned in B, 0 along its size-1 dims.
+    std::vector<int> icoords;
+    for (int64_t m = 0; m < t.rank(); ++m)
+      icoords.push_back(t.sizes[m] == 1 ? l.I64(0) : l.Coord(rb - t.rank() + m));
+    const int64_t size = self_type.sizes[j];
+    const int raw = l.Gather(index, all, icoords, DType::kI64);
+    const int zero = l.I64(0);
+    const int negative = l.b().Compare(PwOp::kLt, raw, zero);
+    const int wrapped = l.b().Binary(PwOp::kAdd, raw, l.I64(size));
+    const int i = l.b().Where(negative, wrapped, raw);
+    const int in_range = l.InRange(i, 0, size);
+    mask = mask < 0 ? in_range : l.And(mask, in_range);
+    coords.push_back(i);
+  }
+  for (int64_t k = rb; k < l.rank(); ++k) coords.push_back(l.Coord(k));
   return l.Gather(self, mask, coords, l.held());
 }
 

@@ -38,6 +38,19 @@ std::optional<ir::Arg> ScalarFill(const ir::Node& node) {
     }
   } else if (node.target == "aten::scalar_tensor.default" && !node.args.empty()) {
     value = &node.args[0];
+  } else if ((node.target == "aten::new_zeros.default" || node.target == "aten::new_ones.default" ||
+              node.target == "aten::new_full.default") &&
+             node.args.size() >= 2) {
+    // new_*(self, size[, fill_value]): self gives only the dtype/device defaults (transformers'
+    // masks: q_idx.new_ones((), dtype=torch.bool), an ATen fill kernel per step otherwise).
+    const auto* size = std::get_if<ir::ArgList>(&node.args[1].v);
+    if (size == nullptr || !size->empty()) return std::nullopt;
+    if (node.target == "aten::new_full.default") {
+      if (node.args.size() < 3) return std::nullopt;
+      value = &node.args[2];
+    } else {
+      value = node.target == "aten::new_zeros.default" ? &kZero : &kOne;
+    }
   } else {
     return std::nullopt;
   }

@@ -1,6 +1,6 @@
 // Inlines 0-dim constant tensors into the pointwise ops that read them: an operand that is the
-// output of aten::full.default([], v), zeros/ones.default([]) or
-// aten::scalar_tensor.default(v) becomes the number v (when
+// output of aten::full.default([], v), zeros/ones.default([]), new_zeros/new_ones/new_full(x, [])
+// or aten::scalar_tensor.default(v) becomes the number v (when
 // v is exact in the fill's dtype), so the consumer's kernel holds a constant instead of loading a
 // one-element tensor some other step had to create (on CUDA, one fill kernel per scalar).
 // AOTAutograd's backward graphs are full of these (full_default = full([], 0.0) for where(),

@@ -171,6 +171,25 @@ def test_scatters_stack_and_gather_match_eager(daemon_env):
 
 
 
+def test_index_with_broadcast_index_tensors_fuses_like_transformers_masks(daemon_env):
+    # transformers' causal masks: a [batch, seq] tensor indexed by a batch index [B, 1, 1, 1]
+    # and a position index [1, 1, S, 1] (broadcast together), compared with its transpose.
+    pos = torch.arange(12).expand(3, 12) + torch.tensor([[0], [5], [-2]])
+    b = torch.arange(3).view(3, 1, 1, 1)
+    q = torch.arange(12).view(1, 1, 12, 1)
+    kv = torch.arange(12).view(1, 1, 1, 12)
+    table = torch.randn(5, 7, 4)
+    rows, cols = torch.tensor([[4, -1], [0, 2]]), torch.tensor([6, -7])
+
+    def f(p, b, q, kv, t, r, c):
+        mask = p[b, q] <= p[b, kv]            # two index tensors each, broadcast
+        picked = t[r, c] * 2                  # [2, 2] and [2] broadcast, one dim left over
+        return mask & (p[b, kv] >= 0), picked
+
+    ops = _compile_and_compare(f, pos, b, q, kv, table, rows, cols)
+    assert ops.count("aten::index.Tensor") >= 3, ops
+
+
 def test_dropout_draws_in_kernels_with_the_right_distribution(daemon_env):
     # tccd's dropout draws its own (Philox) stream: not eager's numbers, the same distribution.
     x = torch.ones(200, 100, requires_grad=True)

@@ -326,6 +326,26 @@ def test_deterministic_factories_with_scalars_run_natively(daemon_env):
     assert all(s["python_steps"] == 0 for s in stats), stats
 
 
+def test_factory_read_only_by_kernels_is_shared_not_cloned(daemon_env):
+    # A factory only kernels read is the load-time tensor itself (no copy per call: transformers'
+    # position and mask aranges were one device copy each per step); a returned one is a fresh
+    # clone per call, which the caller may write.
+    def f(x):
+        return x * torch.arange(x.shape[1], dtype=torch.float32), torch.arange(0.5, 3.0, 0.25)
+
+    g = torch.compile(f, backend="tccd")
+    x = torch.randn(5, 3)
+    g(x)[1].add_(1)
+    with torch.profiler.profile() as prof:
+        out = g(x)
+    for o, r in zip(out, f(x)):
+        torch.testing.assert_close(o, r, rtol=0, atol=0)
+    names = [e.name for e in prof.events()]
+    assert names.count("aten::clone") == 1 and names.count("aten::alias") == 1, sorted(set(names))
+    (stats,) = tccd.last_compile_stats()
+    assert stats["python_steps"] == 0, stats
+
+
 def test_list_arguments_run_natively(daemon_env):
     def f(x, y):
         # cat (Tensor[]) and sum over dims (int[]?) go through the stable dispatcher.

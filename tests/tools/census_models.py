@@ -238,6 +238,8 @@ def gpt2_cuda_gelu(cap):
 # The zoo's inference workload (eval, no_grad, bf16 autocast): one inference graph per model.
 gpt2_infer = _zoo("gpt2", infer=True)
 bert_infer = _zoo("bert", infer=True)
+llama_infer = _zoo("llama", infer=True)
+t5_infer = _zoo("t5", infer=True)
 resnet50_infer = _zoo("resnet50", batch_size=8, infer=True)
 vit_infer = _zoo("vit", batch_size=8, infer=True)
 convnext_infer = _zoo("convnext", batch_size=8, infer=True)

@@ -190,6 +190,64 @@ TEST_CASE("scatters, stack and gather fuse with their consumers", "[index_ops]")
   CHECK(c.kernels[0].find("gather.f32 in1") != std::string::npos);
 }
 
+TEST_CASE("index.Tensor with broadcast index tensors gathers each and masks all", "[index_ops]") {
+  // transformers' mask: positions[batch[B,1,1,1], q[1,1,S,1]] -> [B,1,S,1]; %1 indexes two of
+  // three dims (the last is left over); extern: %2 has a None (an unindexed leading dim), %3's
+  // output has fewer dims than the tensor it gathers from (a gather's coordinates are the
+  // kernel's dims at most).
+  Compiled c = Compile(
+      R"(graph(%a0: i64[2,5]{5,1}@cuda, %a1: i64[2,1,1,1]{1,1,1,1}@cuda, %a2: i64[1,1,5,1]{5,5,1,1}@cuda, %a3: f32[3,4,6]{24,6,1}@cuda, %a4: i64[2]{1}@cuda, %a5: i64[2,1]{1,1}@cuda) {
+  %0 = aten::index.Tensor(%a0, [%a1, %a2]) -> i64[2,1,5,1]{5,5,1,1}@cuda
+  %1 = aten::index.Tensor(%a3, [%a5, %a4]) -> f32[2,2,6]{12,6,1}@cuda
+  %2 = aten::index.Tensor(%a3, [None, %a4]) -> f32[3,2,6]{12,6,1}@cuda
+  %3 = aten::index.Tensor(%a3, [%a4, %a4]) -> f32[2,6]{6,1}@cuda
+  return (%0, %1, %2, %3)
+})");
+  CHECK(c.partition ==
+        "fused %0 -> %0\nfused %1 -> %1\nextern %2 aten::index.Tensor\nextern %3 "
+        "aten::index.Tensor\n");
+  REQUIRE(c.kernels.size() == 2);
+  CHECK(c.kernels[0] ==
+        R"(pointwise @k[2,1,5,1](in0: i64, in1: i64, in2: i64) -> (out0: i64) {
+  // fused: aten::index.Tensor
+  %0 = constant.b8 true
+  %1 = index.i64 dim0
+  %2 = constant.i64 0
+  %3 = constant.i64 0
+  %4 = constant.i64 0
+  %5 = gather.i64 in1, %0, %1, %2, %3, %4
+  %6 = constant.i64 0
+  %7 = lt.b8 %5, %6
+  %8 = constant.i64 2
+  %9 = add.i64 %5, %8
+  %10 = where.i64 %7, %9, %5
+  %11 = constant.i64 0
+  %12 = ge.b8 %10, %11
+  %13 = constant.i64 2
+  %14 = lt.b8 %10, %13
+  %15 = and.b8 %12, %14
+  %16 = constant.i64 0
+  %17 = constant.i64 0
+  %18 = index.i64 dim2
+  %19 = constant.i64 0
+  %20 = gather.i64 in2, %0, %16, %17, %18, %19
+  %21 = constant.i64 0
+  %22 = lt.b8 %20, %21
+  %23 = constant.i64 5
+  %24 = add.i64 %20, %23
+  %25 = where.i64 %22, %24, %20
+  %26 = constant.i64 0
+  %27 = ge.b8 %25, %26
+  %28 = constant.i64 5
+  %29 = lt.b8 %25, %28
+  %30 = and.b8 %27, %29
+  %31 = and.b8 %15, %30
+  %32 = gather.i64 in0, %31, %10, %25
+  store.i64 out0, %32
+}
+)");
+}
+
 TEST_CASE("gather operands get their own strides in the plan", "[index_ops]") {
   ir::TensorType w{ir::DType::kBF16, {10, 4}, {4, 1}};
   CHECK(GatherOperandStrides(w, {2, 3, 4}) == std::vector<int64_t>{4, 1, 0});

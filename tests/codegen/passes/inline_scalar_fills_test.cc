@@ -43,5 +43,34 @@ TEST_CASE("0-dim fills read by pointwise ops become numbers", "[inline_scalar_fi
 )");
 }
 
+TEST_CASE("0-dim new_ones/new_zeros/new_full of a tensor become numbers", "[inline_scalar_fills]") {
+  // transformers' and_mask: q_idx.new_ones((), dtype=torch.bool) & mask.
+  ir::Graph g = *ir::ParseGraph(R"(graph(%a0: i64[4]{1}@cuda, %a1: b8[4]{1}@cuda) {
+  %0 = aten::new_ones.default(%a0, [], dtype=b8) -> b8[]{}@cuda
+  %1 = aten::bitwise_and.Tensor(%0, %a1) -> b8[4]{1}@cuda
+  %2 = aten::new_zeros.default(%a0, []) -> i64[]{}@cuda
+  %3 = aten::add.Tensor(%a0, %2) -> i64[4]{1}@cuda
+  %4 = aten::new_full.default(%a0, [], 7) -> i64[]{}@cuda
+  %5 = aten::mul.Tensor(%a0, %4) -> i64[4]{1}@cuda
+  %6 = aten::new_ones.default(%a0, [4]) -> i64[4]{1}@cuda
+  %7 = aten::add.Tensor(%a0, %6) -> i64[4]{1}@cuda
+  return (%1, %3, %5, %7)
+})");
+  InlineScalarFills inline_fills;
+  REQUIRE(*inline_fills.Run(g));
+  DeadCodeElimination dce;
+  REQUIRE(dce.Run(g).ok());
+  // The sized new_ones ([4]) is no 0-dim fill: it stays.
+  CHECK(ir::PrintGraph(g) == R"(graph(%a0: i64[4]{1}@cuda, %a1: b8[4]{1}@cuda) {
+  %0 = aten::bitwise_and.Tensor(true, %a1) -> b8[4]{1}@cuda
+  %1 = aten::add.Tensor(%a0, 0) -> i64[4]{1}@cuda
+  %2 = aten::mul.Tensor(%a0, 7) -> i64[4]{1}@cuda
+  %3 = aten::new_ones.default(%a0, [4]) -> i64[4]{1}@cuda
+  %4 = aten::add.Tensor(%a0, %3) -> i64[4]{1}@cuda
+  return (%0, %1, %2, %4)
+}
+)");
+}
+
 }  // namespace
 }  // namespace tccd::codegen
