@@ -467,6 +467,13 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
 
             # The daemon's compile time (summed over graphs; overlaps the step where prefetched).
             out["first_daemon_compile_s"] = round(sum(s["compile_ms"] for s in tccd.last_compile_stats()) / 1e3, 3)
+            if os.environ.get("TCCD_PLAN_PROFILE", "") not in ("", "0"):
+                from tccd import native_plan
+
+                # Where the first step's plan_calls went, per plan (module loads, cuDNN/cuBLAS
+                # set-up by op): the first call of each plan, timed per step by the runtime.
+                out["first_call_profile"] = [line for line in native_plan.profile_report().splitlines()
+                                             if line.startswith("tccd plan first call")]
     if backend == "tccd":
         from tccd import prefetch
 
@@ -975,6 +982,8 @@ def main(argv=None) -> int:
             diff = f" loss_diff={r['loss_diff']:.1e} param_diff={r['param_diff']:.1e}" if "loss_diff" in r else ""
             print(f"{tag}: {r['step_ms']:.2f} ms/step, first {r['first_step_s']:.2f}s, "
                   f"{r['kernels_per_step']} kernels{extra}{diff} ({dt:.0f}s)", flush=True)
+            for line in r.get("first_call_profile") or []:  # TCCD_PLAN_PROFILE=1
+                print(f"  {line}", flush=True)
         else:
             last = (r.get("stderr_tail") or "").strip().splitlines()[-1:] or [""]
             print(f"{tag}: FAILED {r.get('error')} {last[0][:200]} ({dt:.0f}s)", flush=True)
