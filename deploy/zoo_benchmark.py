@@ -456,10 +456,13 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     step()
     sync()
     out["first_step_s"] = time.perf_counter() - t0
+    # The main thread's CPU time in it: far below the wall time while that thread traces means
+    # it waited for a core (the daemon's compile threads on the same machine: --compile-nice).
+    out["first_step_cpu_s"] = time.thread_time() - c0
     if timers:
         first = out["first_step_s"]
         if timers.cpu:  # PHASE_CLOCK=cpu: phases in the main thread's CPU time (phase_timers.py)
-            first = out["first_step_cpu_s"] = time.thread_time() - c0
+            first = out["first_step_cpu_s"]
         out.update({f"phase_{k}": v for k, v in timers.finish(first, compiled=True).items()})
         timers.restore()  # the timed steps below run without the wrappers
         if backend == "tccd":
@@ -980,7 +983,8 @@ def main(argv=None) -> int:
         if r.get("ok"):
             extra = f" fallbacks={len(r['fallbacks'])} extern={r['extern_steps']}" if "fallbacks" in r else ""
             diff = f" loss_diff={r['loss_diff']:.1e} param_diff={r['param_diff']:.1e}" if "loss_diff" in r else ""
-            print(f"{tag}: {r['step_ms']:.2f} ms/step, first {r['first_step_s']:.2f}s, "
+            cpu = f" (main thread CPU {r['first_step_cpu_s']:.2f}s)" if "first_step_cpu_s" in r else ""
+            print(f"{tag}: {r['step_ms']:.2f} ms/step, first {r['first_step_s']:.2f}s{cpu}, "
                   f"{r['kernels_per_step']} kernels{extra}{diff} ({dt:.0f}s)", flush=True)
             for line in r.get("first_call_profile") or []:  # TCCD_PLAN_PROFILE=1
                 print(f"  {line}", flush=True)
