@@ -464,6 +464,7 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         if timers.cpu:  # PHASE_CLOCK=cpu: phases in the main thread's CPU time (phase_timers.py)
             first = out["first_step_cpu_s"]
         out.update({f"phase_{k}": v for k, v in timers.finish(first, compiled=True).items()})
+        out["dynamo_cpu_s"] = round(timers.dynamo_cpu, 4)  # the dynamo phase's main-thread CPU time
         timers.restore()  # the timed steps below run without the wrappers
         if backend == "tccd":
             import tccd
@@ -984,6 +985,8 @@ def main(argv=None) -> int:
             extra = f" fallbacks={len(r['fallbacks'])} extern={r['extern_steps']}" if "fallbacks" in r else ""
             diff = f" loss_diff={r['loss_diff']:.1e} param_diff={r['param_diff']:.1e}" if "loss_diff" in r else ""
             cpu = f" (main thread CPU {r['first_step_cpu_s']:.2f}s)" if "first_step_cpu_s" in r else ""
+            if "dynamo_cpu_s" in r:
+                cpu += f", dynamo {r['phase_dynamo']:.2f}s (CPU {r['dynamo_cpu_s']:.2f}s)"
             print(f"{tag}: {r['step_ms']:.2f} ms/step, first {r['first_step_s']:.2f}s{cpu}, "
                   f"{r['kernels_per_step']} kernels{extra}{diff} ({dt:.0f}s)", flush=True)
             for line in r.get("first_call_profile") or []:  # TCCD_PLAN_PROFILE=1
