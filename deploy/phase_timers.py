@@ -67,6 +67,10 @@ class Timers:
         self.now = time.thread_time if self.cpu else time.perf_counter
         self.main = threading.main_thread()
         self.main_open = 0  # timed calls open on the main thread
+        # The main thread's CPU seconds in the dynamo phase (exclusive, as the phase; not a
+        # phase itself): next to its wall time it says whether the trace ran or waited for a core.
+        self.dynamo_cpu = 0.0
+        self.cpu_stack: List[float] = []  # per open main-thread call, its nested calls' CPU time
         self.skipped_s = 0.0  # other threads' timed time not counted (main thread inside a phase)
         import importlib._bootstrap as bootstrap
         import torch._dynamo.convert_frame as convert_frame
@@ -83,6 +87,7 @@ class Timers:
         torch.compile's own setup) is not part of it."""
         self.total = {p: 0.0 for p in PHASES}
         self.skipped_s = 0.0
+        self.dynamo_cpu = 0.0
 
     def timed(self, fn: Callable[..., Any], phase: str) -> Callable[..., Any]:
         timers = self
@@ -102,6 +107,8 @@ class Timers:
             stack.append(0.0)
             if on_main:
                 timers.main_open += 1
+                timers.cpu_stack.append(0.0)
+                cpu_start = time.thread_time()
             start = timers.now()
             try:
                 return fn(*args, **kwargs)
@@ -109,6 +116,12 @@ class Timers:
                 elapsed = timers.now() - start
                 if on_main:
                     timers.main_open -= 1
+                    cpu = time.thread_time() - cpu_start
+                    cpu_nested = timers.cpu_stack.pop()
+                    if phase == "dynamo":
+                        timers.dynamo_cpu += cpu - cpu_nested
+                    if timers.cpu_stack:
+                        timers.cpu_stack[-1] += cpu
                 nested = stack.pop()
                 if counts:
                     timers.total[phase] += elapsed - nested

@@ -456,17 +456,28 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     step()
     sync()
     out["first_step_s"] = time.perf_counter() - t0
+    # The main thread's CPU time in it: far below the wall time while that thread traces means
+    # it waited for a core (the daemon's compile threads on the same machine: --compile-nice).
+    out["first_step_cpu_s"] = time.thread_time() - c0
     if timers:
         first = out["first_step_s"]
         if timers.cpu:  # PHASE_CLOCK=cpu: phases in the main thread's CPU time (phase_timers.py)
-            first = out["first_step_cpu_s"] = time.thread_time() - c0
+            first = out["first_step_cpu_s"]
         out.update({f"phase_{k}": v for k, v in timers.finish(first, compiled=True).items()})
+        out["dynamo_cpu_s"] = round(timers.dynamo_cpu, 4)  # the dynamo phase's main-thread CPU time
         timers.restore()  # the timed steps below run without the wrappers
         if backend == "tccd":
             import tccd
 
             # The daemon's compile time (summed over graphs; overlaps the step where prefetched).
             out["first_daemon_compile_s"] = round(sum(s["compile_ms"] for s in tccd.last_compile_stats()) / 1e3, 3)
+            if os.environ.get("TCCD_PLAN_PROFILE", "") not in ("", "0"):
+                from tccd import native_plan
+
+                # Where the first step's plan_calls went, per plan (module loads, cuDNN/cuBLAS
+                # set-up by op): the first call of each plan, timed per step by the runtime.
+                out["first_call_profile"] = [line for line in native_plan.profile_report().splitlines()
+                                             if line.startswith("tccd plan first call")]
     if backend == "tccd":
         from tccd import prefetch
 
@@ -973,8 +984,13 @@ def main(argv=None) -> int:
         if r.get("ok"):
             extra = f" fallbacks={len(r['fallbacks'])} extern={r['extern_steps']}" if "fallbacks" in r else ""
             diff = f" loss_diff={r['loss_diff']:.1e} param_diff={r['param_diff']:.1e}" if "loss_diff" in r else ""
-            print(f"{tag}: {r['step_ms']:.2f} ms/step, first {r['first_step_s']:.2f}s, "
+            cpu = f" (main thread CPU {r['first_step_cpu_s']:.2f}s)" if "first_step_cpu_s" in r else ""
+            if "dynamo_cpu_s" in r:
+                cpu += f", dynamo {r['phase_dynamo']:.2f}s (CPU {r['dynamo_cpu_s']:.2f}s)"
+            print(f"{tag}: {r['step_ms']:.2f} ms/step, first {r['first_step_s']:.2f}s{cpu}, "
                   f"{r['kernels_per_step']} kernels{extra}{diff} ({dt:.0f}s)", flush=True)
+            for line in r.get("first_call_profile") or []:  # TCCD_PLAN_PROFILE=1
+                print(f"  {line}", flush=True)
         else:
             last = (r.get("stderr_tail") or "").strip().splitlines()[-1:] or [""]
             print(f"{tag}: FAILED {r.get('error')} {last[0][:200]} ({dt:.0f}s)", flush=True)

@@ -1,6 +1,7 @@
 // RunCompileWorker; see compile_worker.h.
 #include "server/compile_worker.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -112,8 +113,10 @@ int RunCompileWorker(int argc, char** argv) {
   int64_t memory_limit_mb = 0;
   int test_faults = 0;
   int64_t parent = 0;
-  if (argc != 5 || !absl::SimpleAtoi(argv[2], &memory_limit_mb) ||
-      !absl::SimpleAtoi(argv[3], &test_faults) || !absl::SimpleAtoi(argv[4], &parent)) {
+  int nice_increment = 0;
+  if (argc != 6 || !absl::SimpleAtoi(argv[2], &memory_limit_mb) ||
+      !absl::SimpleAtoi(argv[3], &test_faults) || !absl::SimpleAtoi(argv[4], &parent) ||
+      !absl::SimpleAtoi(argv[5], &nice_increment)) {
     fprintf(stderr, "tccd: %s is for tccd's own use\n", kCompileWorkerFlag);
     return 2;
   }
@@ -129,6 +132,14 @@ int RunCompileWorker(int argc, char** argv) {
     const rlim_t bytes = static_cast<rlim_t>(memory_limit_mb) << 20;
     rlimit limit{.rlim_cur = bytes, .rlim_max = bytes};
     setrlimit(RLIMIT_DATA, &limit);
+  }
+  if (nice_increment > 0) {
+    // Below the client's priority (--compile-nice): the client traces its next graph while we
+    // compile this one, and our kernel threads (one per core) would otherwise take its core.
+    // Threads made later (the kernel compile pool) inherit it. Deliberately ignored if it
+    // fails: a worker at the daemon's priority compiles the same code.
+    errno = 0;
+    if (nice(nice_increment) == -1 && errno != 0) errno = 0;
   }
   std::unique_ptr<Compiler> compiler = NewCodegenCompiler();
   while (true) {

@@ -172,6 +172,7 @@ int RunDaemon(const ServerOptions& options) {
                                        .workers = options.compile_threads,
                                        .time_limit = absl::Seconds(options.compile_time_limit_s),
                                        .memory_limit_mb = options.compile_memory_limit_mb,
+                                       .nice = options.compile_nice,
                                        .enable_test_faults = options.enable_test_faults}));
   // Request threads parse requests and read RocksDB; they never wait for a
   // compile.
@@ -216,7 +217,8 @@ int RunDaemon(const ServerOptions& options) {
       options.compile_in_process
           ? " (in process)"
           : absl::StrCat(" (worker processes, time limit ", options.compile_time_limit_s,
-                         " s, memory limit ", options.compile_memory_limit_mb, " MiB)"),
+                         " s, memory limit ", options.compile_memory_limit_mb, " MiB, nice +",
+                         options.compile_nice, ")"),
       options.max_request_bytes >> 20, getpid());
 
   // After the request pool (its alive check uses the pool), so destroyed before it.

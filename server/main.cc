@@ -70,6 +70,11 @@ ABSL_FLAG(int, compile_time_limit_s, 600,
 ABSL_FLAG(int, compile_memory_limit_mb, 16384,
           "Memory limit of each compile worker (RLIMIT_DATA), in MiB; 0 means "
           "none. A compile that needs more fails.");
+ABSL_FLAG(int, compile_nice, 10,
+          "Nice increment of the compile workers (0-19): they yield the CPU to "
+          "the processes whose graphs they compile, which trace their next "
+          "graph meanwhile (a cold compile runs one kernel thread per core). "
+          "0 keeps the daemon's priority. Ignored with --compile-in-process.");
 ABSL_FLAG(bool, enable_test_faults, false,
           "For tccd's tests only: compile workers honour the request option "
           "tccd_test_fault (crash, hang, alloc).");
@@ -252,6 +257,7 @@ void PrintHelp(const Environment& env) {
       {"metrics_listen", "HOST:PORT", "none (no metrics endpoint)"},
       {"compile_time_limit_s", "SECONDS", "600"},
       {"compile_memory_limit_mb", "MIB", "16384"},
+      {"compile_nice", "N", "10"},
       {"compile_in_process", "BOOL", "false"},
       {"progress_log_s", "SECONDS", "5"},
       {"aot_recipes", "BOOL", "true"},
@@ -384,6 +390,7 @@ int main(int argc, char** argv) {
   raw.compile_in_process = absl::GetFlag(FLAGS_compile_in_process);
   raw.compile_time_limit_s = absl::GetFlag(FLAGS_compile_time_limit_s);
   raw.compile_memory_limit_mb = absl::GetFlag(FLAGS_compile_memory_limit_mb);
+  raw.compile_nice = absl::GetFlag(FLAGS_compile_nice);
   raw.enable_test_faults = absl::GetFlag(FLAGS_enable_test_faults);
   raw.progress_log_s = absl::GetFlag(FLAGS_progress_log_s);
   raw.aot_recipes = absl::GetFlag(FLAGS_aot_recipes);

@@ -309,6 +309,11 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw, const Environm
   options.compile_in_process = raw.compile_in_process;
   options.compile_time_limit_s = raw.compile_time_limit_s;
   options.compile_memory_limit_mb = raw.compile_memory_limit_mb;
+  if (raw.compile_nice < 0 || raw.compile_nice > 19) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--compile-nice=", raw.compile_nice, ": expected 0 (none) to 19"));
+  }
+  options.compile_nice = raw.compile_nice;
   options.enable_test_faults = raw.enable_test_faults;
   if (raw.progress_log_s < 0 || raw.progress_log_s > 86400) {
     return absl::InvalidArgumentError(

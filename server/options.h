@@ -93,6 +93,7 @@ struct RawFlags {
   bool compile_in_process = false;
   int compile_time_limit_s = 600;
   int compile_memory_limit_mb = 16384;
+  int compile_nice = 10;
   bool enable_test_faults = false;
   int progress_log_s = 5;
   bool aot_recipes = true;
@@ -164,6 +165,11 @@ struct ServerOptions {
   // Memory limit (RLIMIT_DATA) of each compile worker, MiB; 0: none.
   // Default: 16384.
   int compile_memory_limit_mb = 16384;
+  // How much the compile workers lower their CPU priority (nice increment, 0-19): a client
+  // on the same machine traces its next graph while the daemon compiles the previous one, and
+  // a cold compile's kernel threads (one per core per graph) would otherwise take its core.
+  // Default: 10.
+  int compile_nice = 10;
   // Hidden, for tests: workers honour CompileOptions.extra["tccd_test_fault"].
   bool enable_test_faults = false;
   // A compile running this many seconds gets one log line with its kernels

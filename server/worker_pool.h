@@ -29,6 +29,8 @@ struct WorkerPoolOptions {
   absl::Duration time_limit = absl::Seconds(600);
   // RLIMIT_DATA of each worker in MiB (heap and private mappings); 0: none. Default: 16384.
   int64_t memory_limit_mb = 16384;
+  // Nice increment each worker applies to itself at start (0-19; 0: none). Default: 10.
+  int nice = 10;
   // Workers honour CompileOptions.extra["tccd_test_fault"] (tests only). Default: false.
   bool enable_test_faults = false;
 };

@@ -182,6 +182,9 @@ class _GraphCompiler:
         # the forward's compile starts its compile (prefetch.py); then the compile in flight.
         self.backward_graph: Optional[torch.fx.GraphModule] = None
         self.pending_backward: Optional[Any] = None  # prefetch.Pending
+        # Guards backward_graph and saved_strides: with saved layouts the forward's compile
+        # thread starts the backward prefetch (_forward_manifest_ready), else the main thread.
+        self.backward_lock = threading.Lock()
         # A forward whose saved tensors may take the daemon's layout (saved_layouts.py): which
         # outputs are free, (start, stop, saved SymInts) of the saved tensors, and once its plan
         # is there the strides the plan gave them (the backward is compiled for those).
@@ -297,7 +300,13 @@ class _GraphCompiler:
             return None
         request, scalar_inputs, key = keyed
         kind = entry.kind
-        pending = prefetch.start(request, key, config, kind=kind)
+        on_manifest = None
+        if kind == "forward" and self.saved is not None:
+            # The backward waits for the strides this forward's plan gives its saved tensors:
+            # they are in the manifest, so its compile starts as soon as that is there, from
+            # this compile's thread, not after the fetch, the load and the first call.
+            on_manifest = functools.partial(self._forward_manifest_ready, config)
+        pending = prefetch.start(request, key, config, kind=kind, on_manifest=on_manifest)
         plan_key = key if config.local_cache else None  # as the synchronous path's
         if self.capture:
             # AOTAutograd's metadata is only readable while its compiler runs: the recipe is
@@ -440,12 +449,30 @@ class _GraphCompiler:
 
     def _forward_plan_ready(self, config, plan) -> None:
         """The forward's plan is there: its saved tensors' strides, and the backward prefetch
-        that waited for them."""
+        that waited for them (unless the manifest started it already)."""
         if self.saved is None:
             return
         strides = getattr(plan, "output_strides", None)
         start, stop, _ = self.saved
-        self.saved_strides = list(strides[start:stop]) if strides is not None else None
+        with self.backward_lock:
+            if self.backward_graph is None:
+                return  # prefetched from the manifest (_forward_manifest_ready), or none to do
+            self.saved_strides = list(strides[start:stop]) if strides is not None else None
+        self._prefetch_backward(config)
+
+    def _forward_manifest_ready(self, config, manifest) -> None:
+        """On the forward's compile thread, as soon as its manifest is known: the saved
+        tensors' strides are in its plan (the same the loaded plan reports), so the backward's
+        compile starts now rather than at the forward's first call."""
+        from . import saved_layouts
+
+        if self.saved is None:
+            return
+        start, stop, _ = self.saved
+        with self.backward_lock:
+            if self.backward_graph is None:
+                return
+            self.saved_strides = list(saved_layouts.output_strides(manifest.plan)[start:stop])
         self._prefetch_backward(config)
 
     def _prefetch_backward(self, config) -> None:
@@ -456,7 +483,8 @@ class _GraphCompiler:
         """
         from . import prefetch
 
-        gm, self.backward_graph = self.backward_graph, None
+        with self.backward_lock:  # the forward's compile thread may get here too (saved layouts)
+            gm, self.backward_graph = self.backward_graph, None
         if gm is None or not config.prefetch_backward:
             return
         # The placeholders' fake values are what AOTAutograd passes the backward compiler

@@ -16,10 +16,11 @@ the backend's business, not this module's.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import shutil
 import tempfile
-from typing import Dict, Optional
+from typing import Callable, Dict, Optional
 
 import grpc
 
@@ -31,6 +32,8 @@ from . import native_plan, progress, saved_layouts
 from .runtime import LoadedPlan, load_plan
 from .stats import GraphRecord
 from .v1 import tccd_pb2 as pb
+
+log = logging.getLogger(__name__)
 
 # Artifacts a Plan's NativeCalls load; the others (cubins, text dumps) are for inspection.
 _LOADABLE = (pb.CPU_SHARED_OBJECT, pb.CUDA_HOST_OBJECT)
@@ -142,16 +145,23 @@ def _load(
 
 
 def compile_request(
-    request: "pb.CompileRequest", config: Config, record: GraphRecord, key: Optional[str] = None
+    request: "pb.CompileRequest",
+    config: Config,
+    record: GraphRecord,
+    key: Optional[str] = None,
+    on_manifest: Optional[Callable[["pb.Manifest"], None]] = None,
 ) -> LoadedPlan:
     """`key`: request_hash(request) when the caller computed it already (it names the manifest
-    in the local cache)."""
+    in the local cache). `on_manifest`: called once with the manifest as soon as it is known,
+    before its artifacts are fetched and loaded (a forward's saved-tensor strides are in its
+    plan: its backward's compile can start then); what it raises is logged, not raised."""
     cache = LocalCache(config.cache_dir) if config.local_cache else None
     if cache and key is None:
         key = request_hash(request, daemon_identity(config))
     manifest = cache.get_manifest(key) if cache else None
     plan = None
     if manifest is not None:
+        _tell(on_manifest, manifest)
         plan = _load(manifest, config, cache, request.graph_name, allow_fetch=False)
         record.local_hit = plan is not None
     if plan is None and manifest is not None:
@@ -160,6 +170,7 @@ def compile_request(
     if plan is None:
         response = _daemon_compile(request, config)
         manifest = response.manifest
+        _tell(on_manifest, manifest)
         record.cache_hit = response.cache_hit
         record.deduplicated = response.deduplicated
         record.compile_ms = response.compile_ms
@@ -171,6 +182,15 @@ def compile_request(
             cache.put_manifest(key, manifest)  # after its artifacts, which _load stored
     _describe(record, manifest, plan)
     return plan
+
+
+def _tell(on_manifest: Optional[Callable[["pb.Manifest"], None]], manifest: "pb.Manifest") -> None:
+    if on_manifest is None:
+        return
+    try:
+        on_manifest(manifest)
+    except Exception:  # deliberately ignored: the caller's early start is an optimisation
+        log.warning("tccd: %s: acting on the manifest before its load failed", manifest.key[:16], exc_info=True)
 
 
 def load_cached_plan(key: str, config: Config, name: str, record: GraphRecord) -> Optional[LoadedPlan]:

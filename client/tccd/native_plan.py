@@ -803,6 +803,7 @@ class NativePlan:
         self.python_step_reasons: Dict[str, int] = {}
         # TCCD_PLAN_PROFILE's report by op: extern step index -> "target [how it runs]".
         self._extern_ops: Dict[int, str] = {}
+        self._num_steps = len(plan.steps)
         # Python steps with SymInt arguments, and SymInt outputs, read the symbols' values in
         # Python: computed per call (from the inputs' sizes) only when one exists.
         self._python_symbols = any(_has_sym(o) for o in self.outputs)
@@ -1047,13 +1048,17 @@ def _profiling() -> bool:
 
 def profile_report() -> str:
     """TCCD_PLAN_PROFILE=1: where each native plan's host time went (microseconds per call, and
-    steps per call in parentheses), over its calls so far but the first (one-time set-up);
-    printed at exit too."""
+    steps per call in parentheses), over its calls so far but the first (one-time set-up), and
+    the first call apart (milliseconds: where a cold first step's `plan_calls` go); printed at
+    exit too."""
     lines = []
     for ref in _profiled:
         plan = ref()
         if plan is None or not plan._handle:
             continue
+        first = _first_call_profile(plan)
+        if first:
+            lines.append(f"tccd plan first call {plan.name}: {first}")
         n = len(_PROFILE_CLASSES)
         calls, ns, steps = ctypes.c_int64(), (ctypes.c_int64 * n)(), (ctypes.c_int64 * n)()
         if plan._lib.tccd_plan_profile(plan._handle, ctypes.byref(calls), ns, steps, n) <= 0 or calls.value == 0:
@@ -1067,6 +1072,33 @@ def profile_report() -> str:
         if by_op:
             lines.append(f"  extern steps by op, us per call (steps): {by_op}")
     return "\n".join(lines)
+
+
+def _first_call_profile(plan: "NativePlan", top: int = 8) -> str:
+    """The plan's first call in ms: its native steps (kernels, segments, views: the CUDA module
+    loads land in the first launch of a module not loaded at plan load) and its extern steps by
+    op (cuDNN/cuBLAS set-up lands there), the slowest steps named. "" before the first call."""
+    fn = getattr(plan._lib, "tccd_plan_profile_first_steps", None)  # an older runtime: none
+    if fn is None or not plan._num_steps:
+        return ""
+    fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64], ctypes.c_int64
+    ns = (ctypes.c_int64 * plan._num_steps)()
+    if fn(plan._handle, ns, plan._num_steps) <= 0 or not any(ns):
+        return ""
+    extern: Dict[str, List[int]] = {}
+    native = [0, 0]
+    for index in range(plan._num_steps):
+        op = plan._extern_ops.get(index)
+        entry = extern.setdefault(op, [0, 0]) if op is not None else native
+        entry[0] += ns[index]
+        entry[1] += 1
+    ranked = sorted(extern.items(), key=lambda kv: -kv[1][0])[:top]
+    slowest = sorted(range(plan._num_steps), key=lambda i: -ns[i])[:3]
+    return (f"{sum(ns) / 1e6:.1f} ms: native steps {native[0] / 1e6:.1f} ({native[1]}), extern "
+            f"{sum(t for t, _ in extern.values()) / 1e6:.1f}: "
+            + ", ".join(f"{op} {t / 1e6:.1f} ({k})" for op, (t, k) in ranked)
+            + "; slowest steps " + ", ".join(f"{i} {plan._extern_ops.get(i, 'native')} {ns[i] / 1e6:.1f}"
+                                             for i in slowest))
 
 
 def _extern_profile(plan: "NativePlan", calls: int, top: int = 12) -> str:

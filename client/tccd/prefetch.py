@@ -37,7 +37,7 @@ import logging
 import threading
 import time
 import weakref
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .config import Config
 from .stats import GraphRecord
@@ -97,8 +97,11 @@ def wait_all(timeout_s: Optional[float] = None) -> int:
     return len(pending)
 
 
-def start(request: Any, key: str, config: Config, kind: str = "backward") -> Pending:
-    """Compiles, fetches and loads `request` (whose request hash is `key`) in a new thread.
+def start(request: Any, key: str, config: Config, kind: str = "backward",
+          on_manifest: Optional[Callable[[Any], None]] = None) -> Pending:
+    """Compiles, fetches and loads `request` (whose request hash is `key`) in a new thread;
+    `on_manifest` runs on that thread once the manifest is known, before the fetch and load
+    (compiler.compile_request).
 
     A daemon thread: a process that exits while a prefetch is in flight does not wait for it.
     """
@@ -110,7 +113,7 @@ def start(request: Any, key: str, config: Config, kind: str = "backward") -> Pen
 
     def run() -> None:
         try:
-            plan = compile_request(request, config, pending.record, key=key)
+            plan = compile_request(request, config, pending.record, key=key, on_manifest=on_manifest)
         except BaseException as e:  # handed to the backward, which decides (take re-raises)
             pending.future.set_exception(e)
         else:

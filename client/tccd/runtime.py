@@ -851,21 +851,31 @@ def _cuda_last_error_fn(library: ctypes.CDLL) -> Callable[[], str]:
     return lambda: (fn() or b"").decode("utf-8", "replace")
 
 
-def _init_cuda_library(artifact: str, library: ctypes.CDLL) -> None:
-    """Loads the module of a kernels_cuda.so on the current device, outside any CUDA graph
-    capture (launches then never load anything, so they are safe to capture)."""
+def _init_cuda_library(artifact: str, library: ctypes.CDLL, device_index: int) -> None:
+    """Loads the module of a kernels_cuda.so on `device_index`, outside any CUDA graph capture
+    (launches then never load anything, so they are safe to capture).
+
+    Loading means cuModuleLoadData, every kernel's functions and occupancy, and the module's
+    cuBLASLt descriptors and heuristics: done here, at load, it runs in the thread that loads
+    the plan (a background compile's or the backward prefetch's, which hold no GIL in it) rather
+    than inside the plan's first call, on the step's path."""
     torch.cuda.init()
-    torch.cuda.current_stream()  # makes the device's primary context current on this thread
     try:
         init = library.tccd_cuda_init
     except AttributeError:
         raise ArtifactError(f"{artifact} has no tccd_cuda_init entry point")
     init.argtypes = []
     init.restype = ctypes.c_int
-    err = init()
+    with torch.cuda.device(device_index):
+        err = init()
+        if err == _RT_ERROR_INVALID_CONTEXT and not torch.cuda.is_current_stream_capturing():
+            # No current CUDA context on this thread: a thread that has made no CUDA runtime
+            # call yet (tccd's background threads, autograd's backward threads) has none. A
+            # stream query makes the device's primary context current; then once more.
+            _make_context_current(torch.device("cuda", device_index))
+            err = init()
     if err == _RT_ERROR_INVALID_CONTEXT:
-        # No current CUDA context on this thread: autograd's backward threads often have none
-        # until their first CUDA call. The module then loads at the first launch, in the
+        # Still none (a capture on this thread): the module loads at the first launch, in the
         # context of the stream it is launched on (tccd_rt_launch/segment do that themselves).
         return
     if err != 0:
@@ -873,6 +883,14 @@ def _init_cuda_library(artifact: str, library: ctypes.CDLL) -> None:
             f"{artifact}: loading its CUDA kernels failed (error {err}): "
             f"{_cuda_last_error_fn(library)()}"
         )
+
+
+def _plan_cuda_device(plan: "pb.Plan") -> int:
+    """The CUDA device of the plan's first CUDA value (a plan runs on one device); 0 if unset."""
+    for meta in plan.values:
+        if meta.device.type == pb.CUDA:
+            return max(meta.device.index, 0)
+    return torch.cuda.current_device()
 
 
 def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "graph") -> LoadedPlan:
@@ -892,6 +910,8 @@ def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "grap
         s.native.artifact for s in plan.steps
         if s.WhichOneof("kind") == "native" and s.native.abi in (ABI_CUDA, ABI_CUDA_SYM, ABI_CUDA_SYM_GEMM)
     } | {s.segment.artifact for s in plan.steps if s.WhichOneof("kind") == "segment"}
-    for artifact in sorted(cuda_artifacts):
-        _init_cuda_library(artifact, libraries[artifact])
+    if cuda_artifacts:
+        device_index = _plan_cuda_device(plan)
+        for artifact in sorted(cuda_artifacts):
+            _init_cuda_library(artifact, libraries[artifact], device_index)
     return LoadedPlan(plan, libraries, name)

@@ -163,3 +163,39 @@ def test_a_prefetched_compile_that_fails_raises_at_the_backward_when_strict(
     _, loss = _forward_then_kill(slow_daemon)
     with pytest.raises(tccd.TccdError, match="backward"):
         loss.backward()
+
+
+def test_with_saved_layouts_the_backward_starts_from_the_forwards_manifest(slow_daemon, monkeypatch):
+    """A forward whose saved tensors take its plan's layout (TCCD_SAVED_LAYOUT: CUDA graphs with
+    a convolution, forced here on the CPU) has its backward compiled for the strides the plan
+    chose: the prefetch starts on the forward's compile thread as soon as the manifest is there
+    (before its fetch, load and first call), and results are eager's."""
+    import threading
+
+    from tccd import prefetch, saved_layouts
+
+    monkeypatch.setattr(saved_layouts, "_is_cuda_conv_graph", lambda gm: True)
+    started = []
+    real_start = prefetch.start
+
+    def start(request, key, config, kind="backward", **kwargs):
+        started.append((kind, threading.current_thread().name))
+        return real_start(request, key, config, kind=kind, **kwargs)
+
+    monkeypatch.setattr(prefetch, "start", start)
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(), torch.nn.Conv2d(8, 4, 3))
+    x = torch.randn(2, 3, 10, 10)
+    net(x).square().sum().backward()
+    want = [p.grad.clone() for p in net.parameters()]
+    net.zero_grad()
+
+    torch._dynamo.reset()
+    torch.compile(net, backend="tccd")(x).square().sum().backward()
+
+    assert [kind for kind, _ in started] == ["forward", "backward"], started
+    assert started[1][1].startswith("tccd-prefetch") and "forward" in started[1][1], started
+    by_kind = _by_kind()
+    assert by_kind["backward"]["prefetched"] and by_kind["backward"]["fallback"] is None, by_kind
+    for p, g in zip(net.parameters(), want):
+        torch.testing.assert_close(p.grad, g)

@@ -166,3 +166,55 @@ def test_cuda_then_cpu_compiles_in_one_daemon(daemon):
     assert pb.CPU_SHARED_OBJECT in cpu_kinds and pb.CUDA_HOST_OBJECT not in cpu_kinds, cpu_kinds
     assert cpu.manifest.key != cuda.manifest.key
     assert daemon.alive()
+
+
+def _worker_nice_values(daemon_pid: int):
+    """The nice values of the daemon's compile workers (its children named tccd-compile-worker)."""
+    values = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv0 = f.read().split(b"\0")[0]
+        except OSError:  # gone meanwhile
+            continue
+        # Fields after the parenthesised command: state ppid ... (nice is field 19 of stat).
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == daemon_pid and argv0 == b"tccd-compile-worker":
+            values.append(int(fields[16]))
+    return values
+
+
+@pytest.mark.parametrize("flag, increment", [((), 10), (("--compile-nice", "3"), 3), (("--compile-nice", "0"), 0)])
+def test_compile_workers_run_below_the_daemons_priority(flag, increment):
+    """--compile-nice (default 10): a client tracing its next graph keeps its core while the
+    daemon's workers compile the previous one."""
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    root = short_tempdir("tccd-nice-")
+    d = Daemon(TCCD_BINARY, root, extra_args=["--compile-threads", "1", *flag])
+    d.start()
+    try:
+        # A compile answered means the worker has started and applied its priority.
+        d.stub().Compile(_request(200 + increment), timeout=120)
+        values = _worker_nice_values(d.proc.pid)
+        assert values, "no compile worker found"
+        expected = min(19, os.getpriority(os.PRIO_PROCESS, d.proc.pid) + increment)  # nice caps at 19
+        assert values == [expected] * len(values), values
+    finally:
+        assert d.stop() == 0, d.log_tail()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_compile_nice_out_of_range_is_refused():
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    import subprocess
+
+    out = subprocess.run([str(TCCD_BINARY), "--compile-nice", "20", "--listen", "unix:/nonexistent/x.sock"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0
+    assert "--compile-nice=20: expected 0 (none) to 19" in out.stderr, out.stderr

@@ -513,6 +513,16 @@ def test_plan_profile_reports_where_host_time_goes(daemon_env):
         assert m and float(m.group(1)) > 0 and float(m.group(3)) > 0, line
         classes = dict(re.findall(r"([a-z/ ()]+?) [\d.]+ \((\d+)\)", m.group(2)))
         assert int(classes.get("kernels", 0)) + int(classes.get("extern (dispatcher)", 0)) >= 1, line
+    # The first call apart, per plan: native steps and extern steps by op, in ms, the slowest named.
+    firsts = [l for l in proc.stderr.splitlines() if l.startswith("tccd plan first call")]
+    assert len(firsts) == 2, proc.stderr[-3000:]
+    for line in firsts:
+        # "tccd plan first call 0/0 forward: 0.3 ms: native steps 0.1 (2), extern 0.2: aten::mm.default
+        # [C shim] 0.2 (1); slowest steps 1 aten::mm.default [C shim] 0.2, 0 native 0.1, ..."
+        m = re.search(r": ([\d.]+) ms: native steps ([\d.]+) \((\d+)\), extern ([\d.]+): .*; slowest steps \d+ ", line)
+        assert m, line
+        assert float(m.group(1)) == pytest.approx(float(m.group(2)) + float(m.group(4)), abs=0.16), line
+        assert int(m.group(3)) >= 1, line
     # Off by default: no clock is read and nothing printed.
     env.pop("TCCD_PLAN_PROFILE")
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)

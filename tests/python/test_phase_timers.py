@@ -153,3 +153,39 @@ def test_dynamo_trace_excludes_the_backend_and_imports():
     phases = _step(timers, lambda: fn(x))
     assert phases["backend"] == pytest.approx(0.2, abs=0.05)
     assert phases["dynamo"] > 0
+
+
+class Trace:
+    """A stand-in for Dynamo's convert_frame._compile: busy (CPU) and waiting (no CPU) parts, and
+    the backend call nested in it."""
+
+    @staticmethod
+    def busy(seconds: float) -> None:
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+
+    @staticmethod
+    def compile(busy_s: float, idle_s: float, backend_s: float) -> None:
+        Trace.busy(busy_s)
+        time.sleep(idle_s)  # waiting for a core looks like this to the thread: wall, no CPU
+        Trace.backend(backend_s)
+
+    @staticmethod
+    def backend(seconds: float) -> None:
+        Trace.busy(seconds)
+
+
+def test_dynamo_cpu_is_the_dynamo_phases_main_thread_cpu_time():
+    """dynamo_cpu: the dynamo phase's CPU seconds, exclusive of the phases nested in it, so that
+    wall far above it says the trace waited for a core (the daemon's compile threads)."""
+    timers = Timers(clock="wall")
+    timers.wrap(Trace, "compile", "dynamo")
+    timers.wrap(Trace, "backend", "backend")
+    phases = _step(timers, lambda: Trace.compile(0.1, 0.2, 0.1))
+    # Wall time: at least the busy part (0.1 CPU s take >= 0.1 s) and the wait; CPU time: the
+    # busy part only, neither the wait nor the nested backend's 0.1 s (robust to the load).
+    assert phases["dynamo"] >= 0.29 and phases["backend"] >= 0.09, phases
+    assert 0.09 <= timers.dynamo_cpu <= 0.16, timers.dynamo_cpu
+    timers.begin()
+    assert timers.dynamo_cpu == 0.0

@@ -45,6 +45,7 @@ TEST_CASE("ResolveOptions: no flags gives the defaults") {
   CHECK(options->cache_dir == "/home/ada/.xdg-cache/tccd/db");
   CHECK(options->log_level == "info");
   CHECK(options->compile_threads == 6);
+  CHECK(options->compile_nice == 10);
   CHECK(options->max_request_bytes == 256 << 20);
 }
 
@@ -128,6 +129,11 @@ TEST_CASE("ResolveOptions: rejects bad values naming the flag") {
   raw = RawFlags{};
   raw.shared_cache_wait_s = -1;
   CHECK_THAT(error_of(raw), Catch::Contains("--shared-cache-wait-s"));
+  raw = RawFlags{};
+  raw.compile_nice = 20;
+  CHECK_THAT(error_of(raw), Catch::Contains("--compile-nice=20: expected 0 (none) to 19"));
+  raw.compile_nice = -1;
+  CHECK_THAT(error_of(raw), Catch::Contains("--compile-nice"));
 }
 
 TEST_CASE("ResolveOptions: eviction flags") {

@@ -228,6 +228,9 @@ struct TccdPlan {
   int64_t prof_ns[PROF_CLASSES];
   int64_t prof_steps[PROF_CLASSES];
   int64_t* prof_step_ns; /* [num_steps]: wall time per step (its releases not included) */
+  /* [num_steps]: the first run's wall time per step (its releases included): the one-time
+   * costs (module loads, cuDNN/cuBLAS set-up) that the profile above leaves out, by step. */
+  int64_t* first_step_ns;
   char* bytes;           /* the descriptor, copied (strings point into it) */
   int64_t num_symbols, n_bindings, n_exprs;
   Binding* bindings;
@@ -424,6 +427,7 @@ EXPORT void tccd_plan_free(TccdPlan* plan) {
   free(plan->expr_ops);
   free(plan->expr_len);
   free(plan->prof_step_ns);
+  free(plan->first_step_ns);
   free(plan);
 }
 
@@ -664,8 +668,10 @@ EXPORT TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artif
     goto error;
   }
   p->steps = calloc((size_t)(p->num_steps ? p->num_steps : 1), sizeof(Step));
-  if (p->profile)
+  if (p->profile) {
     p->prof_step_ns = calloc((size_t)(p->num_steps ? p->num_steps : 1), sizeof(int64_t));
+    p->first_step_ns = calloc((size_t)(p->num_steps ? p->num_steps : 1), sizeof(int64_t));
+  }
   for (int64_t i = 0; i < p->num_steps; ++i) {
     if (parse_step(&r, p, &p->steps[i], i, n_artifacts, names, handles) != 0) goto error;
   }
@@ -2082,6 +2088,15 @@ EXPORT int64_t tccd_plan_profile(const TccdPlan* p, int64_t* calls, int64_t* ns,
   return PROF_CLASSES;
 }
 
+/* With TCCD_PLAN_PROFILE: each step's wall nanoseconds in the first run (releases included),
+ * into ns[n] by step index. Returns the number of steps (0: off). */
+EXPORT int64_t tccd_plan_profile_first_steps(const TccdPlan* p, int64_t* ns, int64_t n) {
+  if (!p->profile || p->first_step_ns == NULL) return 0;
+  for (int64_t i = 0; i < n && i < p->num_steps; ++i)
+    ns[i] = __atomic_load_n(&p->first_step_ns[i], __ATOMIC_RELAXED);
+  return p->num_steps;
+}
+
 /* With TCCD_PLAN_PROFILE: each step's wall nanoseconds summed over the profiled runs, into ns[n]
  * (by step index; the client sums extern steps by op). Returns the number of steps (0: off). */
 EXPORT int64_t tccd_plan_profile_steps(const TccdPlan* p, int64_t* ns, int64_t n) {
@@ -2112,7 +2127,11 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
   for (int64_t i = 0; i < n_outputs; ++i) outputs[i] = NULL;
   /* The first run is left out of the profile: it pays one-time costs (CUDA modules, cuDNN
    * and cuBLAS set-up, autotuning) that say nothing about a step's steady host time. */
-  int profiled = p->profile && __atomic_fetch_add(&p->prof_runs, 1, __ATOMIC_RELAXED) > 0;
+  const int64_t run_index =
+      p->profile ? __atomic_fetch_add(&p->prof_runs, 1, __ATOMIC_RELAXED) : -1;
+  int profiled = run_index > 0;
+  /* The first run is timed apart, per step (tccd_plan_profile_first_steps). */
+  int64_t* first = run_index == 0 ? p->first_step_ns : NULL;
   if (profiled) {
     __atomic_fetch_add(&p->prof_calls, 1, __ATOMIC_RELAXED);
     charge(p, PROF_ENTRY_EXIT, &since, 0);
@@ -2161,6 +2180,11 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
     }
     for (int64_t i = 0; rc == 0 && i < s->n_release; ++i) drop(&run.env[s->release[i]]);
     if (profiled) charge(p, PROF_RELEASE, &since, s->n_release);
+    if (first != NULL) {
+      const int64_t t = now_ns();
+      first[index] = t - since;
+      since = t;
+    }
   }
   for (int64_t i = 0; rc == 0 && i < n_outputs; ++i) {
     void* h;

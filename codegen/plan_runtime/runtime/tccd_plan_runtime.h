@@ -101,6 +101,10 @@ int64_t tccd_plan_profile(const TccdPlan* plan, int64_t* calls, int64_t* ns, int
 /* With TCCD_PLAN_PROFILE: every step's wall nanoseconds summed over the profiled runs, by step
  * index, into ns[n]; returns the number of steps (0: profiling is off). */
 int64_t tccd_plan_profile_steps(const TccdPlan* plan, int64_t* ns, int64_t n);
+/* With TCCD_PLAN_PROFILE: every step's wall nanoseconds in the plan's first run (its releases
+ * included), by step index, into ns[n]; returns the number of steps (0: profiling is off). An
+ * optional symbol: clients look it up before calling it. */
+int64_t tccd_plan_profile_first_steps(const TccdPlan* plan, int64_t* ns, int64_t n);
 /* tccd_plan_run for a symbolic plan: `symbols[i]` is the value of si where no input size or
  * stride carries it (a SymInt graph input), INT64_MIN where the caller has none; the inputs'
  * sizes and strides bind the others. A symbol an expression needs and nothing binds fails the
