@@ -1030,10 +1030,30 @@ def profile_report() -> str:
                  if ns[i] or steps[i]]
         lines.append(f"tccd plan profile {plan.name}: {c} calls, us per call: native {sum(ns) / c / 1e3:.1f} = "
                      + ", ".join(parts) + f"; Python wrapper {plan._wrapper_ns / c / 1e3:.1f}")
+        counts = _profile_counts(plan, c)
+        if counts:
+            lines.append(f"  per call: {counts}")
         by_op = _extern_profile(plan, c)
         if by_op:
             lines.append(f"  extern steps by op, us per call (steps): {by_op}")
     return "\n".join(lines)
+
+
+_PROFILE_COUNTS = ("allocations", "layout copies", "output copies", "workspace allocations", "stream lookups")
+
+
+def _profile_counts(plan: "NativePlan", calls: int) -> str:
+    """The runtime's per-call counts (tccd_plan_profile_counts: allocations through PyTorch's
+    allocator, inputs copied into their declared layout, ...), or "" from an older runtime."""
+    if not hasattr(plan._lib, "tccd_plan_profile_counts"):
+        return ""
+    fn = plan._lib.tccd_plan_profile_counts
+    fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64], ctypes.c_int64
+    n = len(_PROFILE_COUNTS)
+    counts = (ctypes.c_int64 * n)()
+    if fn(plan._handle, counts, n) <= 0:
+        return ""
+    return ", ".join(f"{name} {counts[i] / calls:.1f}" for i, name in enumerate(_PROFILE_COUNTS))
 
 
 def _extern_profile(plan: "NativePlan", calls: int, top: int = 12) -> str:
