@@ -1086,10 +1086,10 @@ typedef struct {
   void* gemm_ws;
   int32_t gemm_ws_device;
   int profiled; /* this run counts into the plan's profile */
-  /* The segments' scratch (Step.workspace_bytes), kept from one segment to the next and grown
-   * when a later one needs more: one allocation per call where there was one per segment (each
-   * segment with a gemm asks for 8 MiB or more). The segments run in order on one stream, so a
-   * later one reuses it only after the earlier one's kernels, as the caching allocator would. */
+  /* A segment's scratch (Step.workspace_bytes) of at most KEEP_WORKSPACE_BYTES, kept for the
+   * next segments of the call that fit in it: one allocation per call where there was one per
+   * segment. The segments run in order on one stream, so a later one reuses it only after the
+   * earlier one's kernels, as the caching allocator would. */
   void* seg_ws;
   int64_t seg_ws_bytes;
   int32_t seg_ws_device;
@@ -1098,6 +1098,12 @@ typedef struct {
   void* stream;
   int32_t stream_device;
 } Run;
+
+/* The most segment scratch a call keeps between segments: cuBLASLt's (8 MiB, kGemmWorkspaceBytes
+ * in host_program.h, in every segment with a gemm) and 1 MiB of a segment's intermediates. A
+ * larger workspace is freed after its segment, as before, so a call holds at most this much
+ * more than it did between segments (the training peak is compared with Inductor's). */
+#define KEEP_WORKSPACE_BYTES (int64_t)(9u << 20)
 
 static inline void count(Run* run, int c) {
   if (run->profiled) __atomic_fetch_add(&run->p->prof_count[c], 1, __ATOMIC_RELAXED);
@@ -1671,7 +1677,7 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
   if (s->workspace_bytes > 0) {
     if (run->seg_ws == NULL || run->seg_ws_bytes < s->workspace_bytes ||
         run->seg_ws_device != device) {
-      drop(&run->seg_ws); /* freed before the larger one is taken: the allocator may reuse it */
+      drop(&run->seg_ws); /* freed before a larger one is taken: the allocator may reuse it */
       count(run, COUNT_WORKSPACE);
       int64_t size = s->workspace_bytes, stride = 1;
       if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA,
@@ -1689,8 +1695,12 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
   rc = call_cuda(run, s, index, device, ptrs, NULL, NULL, ws_ptr);
   if (!rc) rc = copy_pending(run, s, index, pending);
 out:
-  /* The caching allocator reuses the copies only for work ordered after this call on the same
-   * stream, so dropping them here is safe. */
+  /* The caching allocator reuses the workspace and copies only for work ordered after this call
+   * on the same stream, so dropping them here is safe. */
+  if (run->seg_ws_bytes > KEEP_WORKSPACE_BYTES) {
+    drop(&run->seg_ws);
+    run->seg_ws_bytes = 0;
+  }
   for (int64_t i = 0; i < s->n_in; ++i) drop(&copies[i]);
   return rc;
 }
