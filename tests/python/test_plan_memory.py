@@ -142,25 +142,3 @@ def test_profile_counts_views_once_and_inputs_apart():
     p = plan_memory.profile(plan, pb)
     assert (p.peak, p.peak_step, p.inputs, p.outputs) == (4096 + 8192 + 1024, 2, 4096, 8192)
     assert p.timeline == [4096, 4096, 4096 + 8192 + 1024]
-
-
-def test_profile_keeps_a_small_segment_workspace_for_the_next_segments():
-    # The runtime keeps a segment workspace of at most 9 MiB for the call's next segments that fit
-    # in it (one allocation per call); a larger one is freed after its segment. Steps: segment
-    # s0 (1 KiB workspace) -> v1, kernel k0 -> v2 (the kept 1 KiB still live), segment s1
-    # (512 B: reuses the kept 1 KiB) -> v3, segment s2 (10 MiB: the kept one freed first, its
-    # own freed after) -> v4, kernel k1 -> v5 (nothing kept).
-    def meta(n):
-        return pb.TensorMeta(dtype=pb.FLOAT32, sizes=[pb.Dim(value=n)], strides=[pb.Dim(value=1)])
-
-    plan = pb.Plan(num_inputs=1, values=[meta(256)] * 6)
-    plan.steps.add(segment=pb.NativeSegment(symbol="s0", inputs=[0], workspace_bytes=1024), outputs=[1])
-    plan.steps.add(native=pb.NativeCall(symbol="k0", inputs=[1]), outputs=[2], release=[1])
-    plan.steps.add(segment=pb.NativeSegment(symbol="s1", inputs=[2], workspace_bytes=512), outputs=[3],
-                   release=[2])
-    plan.steps.add(segment=pb.NativeSegment(symbol="s2", inputs=[3], workspace_bytes=10 << 20), outputs=[4],
-                   release=[3])
-    plan.steps.add(native=pb.NativeCall(symbol="k1", inputs=[4]), outputs=[5], release=[4])
-    plan.outputs.add(ref=pb.ValueRef(node=5))
-    p = plan_memory.profile(plan, pb)
-    assert p.timeline == [1024 + 1024, 2048 + 1024, 2048 + 1024, 2048 + (10 << 20), 2048], p.timeline

@@ -2,8 +2,7 @@
 
 A plan (tccd.v1.Plan) says everything the runtime allocates and frees: each step's outputs are
 allocated when the step runs (a NativeCall's and a NativeSegment's all at once, before the call),
-a segment's workspace lives for its step (one of at most 9 MiB is kept for the call's next
-segments that fit in it: KEEP_WORKSPACE_BYTES of the runtime), views (Alias steps, extern view ops) share their base's
+a segment's workspace lives for its step, views (Alias steps, extern view ops) share their base's
 bytes, and a value's bytes are freed after the step whose `release` list names the last value
 using them. The graph's inputs belong to the caller (weights, the batch): they are live from
 before the first step to after the last, whatever the release lists say. This tool replays that
@@ -29,9 +28,6 @@ _ITEMSIZE = {"FLOAT32": 4, "FLOAT64": 8, "FLOAT16": 2, "BFLOAT16": 2, "INT8": 1,
              "INT32": 4, "INT64": 8, "UINT8": 1, "BOOL": 1, "COMPLEX64": 8, "COMPLEX128": 16,
              "FLOAT8_E4M3FN": 1, "FLOAT8_E5M2": 1}
 _MIB = float(1 << 20)
-# The runtime keeps a segment workspace of at most this many bytes for the next segments of the
-# call (tccd_plan_runtime.c, KEEP_WORKSPACE_BYTES); larger ones are freed after their segment.
-KEEP_WORKSPACE_BYTES = 9 << 20
 
 
 def nbytes(meta, pb) -> int:
@@ -115,7 +111,6 @@ def profile(plan, pb) -> Profile:
     for i in range(plan.num_inputs):
         storage[i] = -1 - i         # caller-owned: never counted, never freed
     current, peak, peak_step, at_peak, timeline = 0, 0, -1, [], []
-    kept = 0  # the segment workspace the runtime keeps between segments
 
     def define(value: int, base: Optional[int], index: int, what: str) -> None:
         nonlocal current
@@ -155,11 +150,6 @@ def profile(plan, pb) -> Profile:
             for o in step.outputs:
                 define(o, None, index, label)
             workspace = getattr(step, kind).workspace_bytes if kind == "segment" else 0
-        # A segment reuses the kept workspace when it fits, else frees it and takes its own.
-        scratch = kept if workspace <= kept else workspace
-        if kind == "segment" and workspace:
-            kept = scratch if scratch <= KEEP_WORKSPACE_BYTES else 0
-        workspace = scratch
         during = current + workspace
         timeline.append(during)
         if during > peak:

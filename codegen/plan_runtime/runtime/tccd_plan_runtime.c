@@ -235,8 +235,8 @@ struct TccdPlan {
   int64_t prof_ns[PROF_CLASSES];
   int64_t prof_steps[PROF_CLASSES];
   int64_t* prof_step_ns; /* [num_steps]: wall time per step (its releases not included) */
-  int64_t prof_count[COUNTS];
-  char* bytes; /* the descriptor, copied (strings point into it) */
+  int64_t prof_count[COUNTS]; /* tccd_plan_profile_counts */
+  char* bytes;                /* the descriptor, copied (strings point into it) */
   int64_t num_symbols, n_bindings, n_exprs;
   Binding* bindings;
   const char** expr_text;   /* [n_exprs], into bytes */
@@ -1086,24 +1086,11 @@ typedef struct {
   void* gemm_ws;
   int32_t gemm_ws_device;
   int profiled; /* this run counts into the plan's profile */
-  /* A segment's scratch (Step.workspace_bytes) of at most KEEP_WORKSPACE_BYTES, kept for the
-   * next segments of the call that fit in it: one allocation per call where there was one per
-   * segment. The segments run in order on one stream, so a later one reuses it only after the
-   * earlier one's kernels, as the caching allocator would. */
-  void* seg_ws;
-  int64_t seg_ws_bytes;
-  int32_t seg_ws_device;
   /* The current stream of `stream_device` (-1: none looked up yet), looked up at the first
    * launch of the call: nothing a step does changes the current stream. */
   void* stream;
   int32_t stream_device;
 } Run;
-
-/* The most segment scratch a call keeps between segments: cuBLASLt's (8 MiB, kGemmWorkspaceBytes
- * in host_program.h, in every segment with a gemm) and 1 MiB of a segment's intermediates. A
- * larger workspace is freed after its segment, as before, so a call holds at most this much
- * more than it did between segments (the training peak is compared with Inductor's). */
-#define KEEP_WORKSPACE_BYTES (int64_t)(9u << 20)
 
 static inline void count(Run* run, int c) {
   if (run->profiled) __atomic_fetch_add(&run->p->prof_count[c], 1, __ATOMIC_RELAXED);
@@ -1418,13 +1405,13 @@ static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** 
   void* stream = run->stream;
   int err = 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    err =
-        s->kind == TCCD_STEP_SEGMENT  ? ((CudaSegmentFn)s->fn)(ptrs, workspace, stream)
-        : s->abi == TCCD_ABI_CUDA_SYM ? ((CudaSizedKernelFn)s->fn)(ptrs, strides, shape, stream)
-        : s->abi == TCCD_ABI_CUDA_SYM_GEMM
-            ? ((CudaSizedGemmFn)s->fn)(ptrs, shape, workspace,
-                                       workspace ? (uint64_t)TCCD_GEMM_WORKSPACE_BYTES : 0, stream)
-            : ((CudaKernelFn)s->fn)(ptrs, strides, stream);
+    err = s->kind == TCCD_STEP_SEGMENT  ? ((CudaSegmentFn)s->fn)(ptrs, workspace, stream)
+          : s->abi == TCCD_ABI_CUDA_SYM ? ((CudaSizedKernelFn)s->fn)(ptrs, strides, shape, stream)
+          : s->abi == TCCD_ABI_CUDA_SYM_GEMM
+              ? ((CudaSizedGemmFn)s->fn)(ptrs, shape, workspace,
+                                         workspace ? (uint64_t)TCCD_GEMM_WORKSPACE_BYTES : 0,
+                                         stream)
+              : ((CudaKernelFn)s->fn)(ptrs, strides, stream);
     /* A thread with no current context (autograd's backward thread) cannot launch: make the
      * primary context current (through torch) and retry once, as runtime.py does. */
     if (err != RT_ERROR_INVALID_CONTEXT || run->p->make_current == NULL || attempt) break;
@@ -1650,6 +1637,7 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
   void* ptrs[nops ? nops : 1];
   void* copies[s->n_in ? s->n_in : 1];
   int64_t pending[s->n_out ? s->n_out : 1]; /* bind_output */
+  void* workspace = NULL;
   void* ws_ptr = NULL;
   int rc = 0;
   int device = device_of(run, s);
@@ -1675,32 +1663,22 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
     t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
   if (s->workspace_bytes > 0) {
-    if (run->seg_ws == NULL || run->seg_ws_bytes < s->workspace_bytes ||
-        run->seg_ws_device != device) {
-      drop(&run->seg_ws); /* freed before a larger one is taken: the allocator may reuse it */
-      count(run, COUNT_WORKSPACE);
-      int64_t size = s->workspace_bytes, stride = 1;
-      if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA,
-                                     device, &run->seg_ws) != 0) {
-        run->seg_ws = NULL;
-        rc = fail("tccd plan step %ld: allocating %ld bytes of workspace failed", (long)index,
-                  (long)size);
-        goto out;
-      }
-      run->seg_ws_bytes = size;
-      run->seg_ws_device = device;
+    int64_t size = s->workspace_bytes, stride = 1;
+    count(run, COUNT_WORKSPACE);
+    if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA, device,
+                                   &workspace) != 0) {
+      rc = fail("tccd plan step %ld: allocating %ld bytes of workspace failed", (long)index,
+                (long)size);
+      goto out;
     }
-    t_aoti_torch_get_data_ptr(run->seg_ws, &ws_ptr);
+    t_aoti_torch_get_data_ptr(workspace, &ws_ptr);
   }
   rc = call_cuda(run, s, index, device, ptrs, NULL, NULL, ws_ptr);
   if (!rc) rc = copy_pending(run, s, index, pending);
 out:
-  /* The caching allocator reuses the workspace and copies only for work ordered after this call
-   * on the same stream, so dropping them here is safe. */
-  if (run->seg_ws_bytes > KEEP_WORKSPACE_BYTES) {
-    drop(&run->seg_ws);
-    run->seg_ws_bytes = 0;
-  }
+  /* The caching allocator reuses the workspace and copies only for work ordered after this
+   * call on the same stream, so dropping them here is safe. */
+  drop(&workspace);
   for (int64_t i = 0; i < s->n_in; ++i) drop(&copies[i]);
   return rc;
 }
@@ -2156,7 +2134,6 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
   Run run = {.p = p,
              .expr = expr,
              .gemm_ws_device = -1,
-             .seg_ws_device = -1,
              .stream_device = -1}; /* the others zero */
   int rc = 0;
   int64_t since = p->profile ? now_ns() : 0;
@@ -2239,7 +2216,6 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
   free(run.env);
   /* The caching allocator reuses it only for work ordered after the gemms on their stream. */
   drop(&run.gemm_ws);
-  drop(&run.seg_ws);
   if (profiled) charge(p, PROF_ENTRY_EXIT, &since, 0);
   return rc;
 }
