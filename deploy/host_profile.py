@@ -4,16 +4,20 @@ the Python wrapper around each plan call).
 
     TCCD_PLAN_PROFILE=1 PYTHONPATH=client:deploy python deploy/host_profile.py resnet50 tccd \\
         [--device cuda] [--batch 8] [--tiny] [--iters 10] [--torch-profile] [--mode reduce-overhead]
+        [--python-profile 10]
 
 On a GPU the step runs under bf16 autocast (as the zoo does) and `host ms` is the launch time of
 one step without waiting for the GPU; on the CPU every figure includes the kernels' own time, so
 compare a class of steps before/after a change rather than against the GPU's. `--tiny`: the
-zoo's tiny configuration (ResNet-50 at 32x32). Model `resnet50_narrow`: ResNet-50's graph at
+zoo's tiny configuration (ResNet-50 at 32x32). On a GPU the host time is also split by phase
+(forward, backward, optimizer; the plan profile says how much of each is tccd's plan calls), and
+`--python-profile N` lists the Python functions by own time over N steps. Model `resnet50_narrow`: ResNet-50's graph at
 1/16 of its channels, whose CPU kernels are so small that a step's time is the host's.
 """
 
 import argparse
 import os
+import re
 import sys
 import time
 
@@ -62,6 +66,33 @@ def narrow_resnet50(width: int = 4):
     return model, batch_fn, fwd
 
 
+def _host_phases_ms(forward, optimize, step_ms: float, n: int = 10) -> dict:
+    """Host ms of a step's three phases, each timed without a sync while a sleep kernel queued
+    first keeps the GPU busy (as zoo_benchmark._host_step_ms for the whole step): the forward
+    (Dynamo's frame evaluation, the compiled forward graphs and the eager code between them),
+    the backward (autograd's engine and the compiled backward graphs), the optimizer step and
+    zero_grad. Medians of n; their sum is about the step's host ms."""
+    import statistics
+
+    cycles = int(max(4 * step_ms, 20.0) * 2.0e6)
+    times = {"forward": [], "backward": [], "optimizer": []}
+    for _ in range(n):
+        torch.cuda.synchronize()
+        torch.cuda._sleep(cycles)
+        t0 = time.perf_counter()
+        loss = forward()
+        t1 = time.perf_counter()
+        loss.backward()
+        t2 = time.perf_counter()
+        optimize()
+        t3 = time.perf_counter()
+        torch.cuda.synchronize()
+        times["forward"].append((t1 - t0) * 1e3)
+        times["backward"].append((t2 - t1) * 1e3)
+        times["optimizer"].append((t3 - t2) * 1e3)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model")
@@ -73,6 +104,9 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=4)
     ap.add_argument("--torch-profile", action="store_true", help="print the CPU operators by self time over 3 steps (torch.profiler)")
     ap.add_argument("--mode", default="default", help="torch.compile mode (e.g. reduce-overhead)")
+    ap.add_argument("--python-profile", type=int, default=0, metavar="N",
+                    help="cProfile N steps and print the Python functions by own time (Dynamo's "
+                         "frame evaluation, the backends' wrappers, the optimizer)")
     a = ap.parse_args()
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from zoo_benchmark import BATCH, VISION, _host_step_ms, build_model
@@ -100,16 +134,20 @@ def main() -> int:
 
     mark_step = torch.compiler.cudagraph_mark_step_begin if mode and a.backend != "eager" else (lambda: None)
 
-    def step():
+    def forward():
         mark_step()
         if cuda:
             with torch.autocast("cuda", dtype=torch.bfloat16):
-                loss = fwd(m, batch, True)
-        else:
-            loss = fwd(m, batch, True)
-        loss.backward()
+                return fwd(m, batch, True)
+        return fwd(m, batch, True)
+
+    def optimize():
         opt.step()
         opt.zero_grad(set_to_none=True)
+
+    def step():
+        forward().backward()
+        optimize()
 
     for _ in range(a.warmup):
         step()
@@ -128,6 +166,9 @@ def main() -> int:
         host = _host_step_ms(step, cuda, times[len(times) // 2])
         print(f"   host (launch) ms of one step: {host['host_ms']:.2f} (median of 10; "
               f"{host['host_queue_drained']} calls found the GPU idle after them)")
+        phases = _host_phases_ms(forward, optimize, times[len(times) // 2])
+        print("   host ms by phase (median of 10, GPU kept busy): "
+              + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()))
     if a.torch_profile:
         from profiling import profile_kernels, table
 
@@ -138,11 +179,30 @@ def main() -> int:
 
         # CPU operators by self time (nested operators are not counted twice).
         print(table(profile_kernels(three_steps, device="cpu"), iters=3, limit=22, width=60))
+    if a.python_profile:
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(a.python_profile):
+            step()
+        sync()
+        profiler.disable()
+        print(f"Python functions by own time over {a.python_profile} steps (cProfile inflates each call):")
+        pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(30)
     if a.backend == "tccd":
         from tccd import native_plan
 
         report = native_plan.profile_report()
         print(report or "(no plan profile: set TCCD_PLAN_PROFILE=1)", flush=True)
+        # Summed over the plans (a training step calls each of them once), to hold against the
+        # host ms by phase: what of the step is tccd's plan calls, what is around them.
+        per_call = re.findall(r"us per call: native ([\d.]+) = .*; Python wrapper ([\d.]+)$", report, re.M)
+        if per_call:
+            native, wrapper = (sum(float(p[i]) for p in per_call) / 1e3 for i in (0, 1))
+            print(f"   plan calls summed over {len(per_call)} plans: native {native:.2f} ms, "
+                  f"Python wrapper {wrapper:.2f} ms (per call of each)", flush=True)
     return 0
 
 

@@ -1068,6 +1068,9 @@ def profile_report() -> str:
                  if ns[i] or steps[i]]
         lines.append(f"tccd plan profile {plan.name}: {c} calls, us per call: native {sum(ns) / c / 1e3:.1f} = "
                      + ", ".join(parts) + f"; Python wrapper {plan._wrapper_ns / c / 1e3:.1f}")
+        counts = _profile_counts(plan, c)
+        if counts:
+            lines.append(f"  per call: {counts}")
         by_op = _extern_profile(plan, c)
         if by_op:
             lines.append(f"  extern steps by op, us per call (steps): {by_op}")
@@ -1099,6 +1102,23 @@ def _first_call_profile(plan: "NativePlan", top: int = 8) -> str:
             + ", ".join(f"{op} {t / 1e6:.1f} ({k})" for op, (t, k) in ranked)
             + "; slowest steps " + ", ".join(f"{i} {plan._extern_ops.get(i, 'native')} {ns[i] / 1e6:.1f}"
                                              for i in slowest))
+
+
+_PROFILE_COUNTS = ("allocations", "layout copies", "output copies", "workspace allocations", "stream lookups")
+
+
+def _profile_counts(plan: "NativePlan", calls: int) -> str:
+    """The runtime's per-call counts (tccd_plan_profile_counts: allocations through PyTorch's
+    allocator, inputs copied into their declared layout, ...), or "" from an older runtime."""
+    if not hasattr(plan._lib, "tccd_plan_profile_counts"):
+        return ""
+    fn = plan._lib.tccd_plan_profile_counts
+    fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64], ctypes.c_int64
+    n = len(_PROFILE_COUNTS)
+    counts = (ctypes.c_int64 * n)()
+    if fn(plan._handle, counts, n) <= 0:
+        return ""
+    return ", ".join(f"{name} {counts[i] / calls:.1f}" for i, name in enumerate(_PROFILE_COUNTS))
 
 
 def _extern_profile(plan: "NativePlan", calls: int, top: int = 12) -> str:

@@ -523,6 +523,16 @@ def test_plan_profile_reports_where_host_time_goes(daemon_env):
         assert m, line
         assert float(m.group(1)) == pytest.approx(float(m.group(2)) + float(m.group(4)), abs=0.16), line
         assert int(m.group(3)) >= 1, line
+
+
+    # Each report's second line: the runtime's counts per call. Every plan here allocates (the
+    # GELU kernel's output, the backward's gradients); these contiguous float inputs need no
+    # copy into a declared layout, and CPU plans look up no CUDA stream.
+    counts = [dict((k.strip(), float(v)) for k, v in re.findall(r"([a-z ]+) ([\d.]+)", l.split("per call:")[1]))
+              for l in proc.stderr.splitlines() if l.startswith("  per call: allocations")]
+    assert len(counts) == 2, proc.stderr[-3000:]
+    for c in counts:
+        assert c["allocations"] >= 1 and c["layout copies"] == 0 and c["stream lookups"] == 0, c
     # Off by default: no clock is read and nothing printed.
     env.pop("TCCD_PLAN_PROFILE")
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)

@@ -216,6 +216,13 @@ enum {
   PROF_CLASSES
 };
 
+/* Per-call counts beside the profile's times (tccd_plan_profile_counts), for the host work that
+ * is not a step of its own: allocations of values through PyTorch's allocator, inputs copied
+ * into their declared layout (misaligned or strided: an extra kernel each call), outputs copied
+ * back into a mutated input, workspace allocations (segments' scratch, cuBLASLt's), and lookups
+ * of the current CUDA stream. */
+enum { COUNT_ALLOC, COUNT_LAYOUT_COPY, COUNT_OUTPUT_COPY, COUNT_WORKSPACE, COUNT_STREAM, COUNTS };
+
 /* A symbol read from an input at each call. */
 typedef struct {
   int64_t input, part, dim, symbol; /* part 0: a size, 1: a stride */
@@ -231,7 +238,8 @@ struct TccdPlan {
   /* [num_steps]: the first run's wall time per step (its releases included): the one-time
    * costs (module loads, cuDNN/cuBLAS set-up) that the profile above leaves out, by step. */
   int64_t* first_step_ns;
-  char* bytes;           /* the descriptor, copied (strings point into it) */
+  int64_t prof_count[COUNTS]; /* tccd_plan_profile_counts */
+  char* bytes;                /* the descriptor, copied (strings point into it) */
   int64_t num_symbols, n_bindings, n_exprs;
   Binding* bindings;
   const char** expr_text;   /* [n_exprs], into bytes */
@@ -1083,7 +1091,16 @@ typedef struct {
    * shared by the rest (they run in order on one stream), dropped when the call ends. */
   void* gemm_ws;
   int32_t gemm_ws_device;
+  int profiled; /* this run counts into the plan's profile */
+  /* The current stream of `stream_device` (-1: none looked up yet), looked up at the first
+   * launch of the call: nothing a step does changes the current stream. */
+  void* stream;
+  int32_t stream_device;
 } Run;
+
+static inline void count(Run* run, int c) {
+  if (run->profiled) __atomic_fetch_add(&run->p->prof_count[c], 1, __ATOMIC_RELAXED);
+}
 
 /* A dim word's value at this call. */
 static inline int64_t dimv(const Run* run, int64_t w) { return w >= 0 ? w : run->expr[-(w + 1)]; }
@@ -1210,6 +1227,7 @@ static int allocate(Run* run, int64_t step, int64_t id, int32_t device) {
   ValueMeta tmp;
   const ValueMeta* m = meta_of(run, id, &tmp);
   drop(&run->env[id]);
+  count(run, COUNT_ALLOC);
   int32_t index = m->device_type == TCCD_C10_DEVICE_CPU ? m->device_index : device;
   if (t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type, index,
                                  &run->env[id]) != 0)
@@ -1278,6 +1296,7 @@ static int copy_declared(Run* run, int64_t step, int64_t id, void* h, void** cop
   ValueMeta tmp;
   const ValueMeta* m = meta_of(run, id, &tmp);
   int32_t device_index = 0;
+  count(run, COUNT_LAYOUT_COPY);
   (void)t_aoti_torch_get_device_index(h, &device_index);
   if (t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type,
                                  device_index < 0 ? 0 : device_index, copy) != 0 ||
@@ -1326,6 +1345,7 @@ static int bind_output(Run* run, const Step* s, int64_t index, int64_t o, int32_
 static int copy_pending(Run* run, const Step* s, int64_t index, const int64_t* pending) {
   for (int64_t o = 0; o < s->n_out; ++o) {
     if (pending[o] < 0) continue;
+    count(run, COUNT_OUTPUT_COPY);
     ValueMeta tmp_in, tmp_out;
     const ValueMeta* in = meta_of(run, pending[o], &tmp_in);
     const ValueMeta* out = meta_of(run, s->out[o], &tmp_out);
@@ -1380,9 +1400,15 @@ typedef int (*CudaSizedGemmFn)(void**, const int64_t*, void*, uint64_t, void*);
 /* `shape`: the iteration space, for a kernel with run-time sizes (TCCD_ABI_CUDA_SYM). */
 static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** ptrs,
                      const int64_t* strides, const int64_t* shape, void* workspace) {
-  void* stream = NULL;
-  if (t_aoti_torch_get_current_cuda_stream(device, &stream) != 0)
-    return fail("tccd plan step %ld: no current CUDA stream", (long)index);
+  if (run->stream_device != device) { /* the default stream is NULL: the device says "looked up" */
+    count(run, COUNT_STREAM);
+    if (t_aoti_torch_get_current_cuda_stream(device, &run->stream) != 0) {
+      run->stream_device = -1;
+      return fail("tccd plan step %ld: no current CUDA stream", (long)index);
+    }
+    run->stream_device = device;
+  }
+  void* stream = run->stream;
   int err = 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
     err = s->kind == TCCD_STEP_SEGMENT  ? ((CudaSegmentFn)s->fn)(ptrs, workspace, stream)
@@ -1508,6 +1534,7 @@ static int run_gemm_sized(Run* run, const Step* s, int64_t index) {
   t_aoti_torch_get_data_ptr(run->env[s->out[0]], &ptrs[s->n_in]);
   if (run->gemm_ws == NULL || run->gemm_ws_device != device) {
     drop(&run->gemm_ws);
+    count(run, COUNT_WORKSPACE);
     int64_t size = TCCD_GEMM_WORKSPACE_BYTES, stride = 1;
     if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA, device,
                                    &run->gemm_ws) != 0) {
@@ -1643,6 +1670,7 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
   }
   if (s->workspace_bytes > 0) {
     int64_t size = s->workspace_bytes, stride = 1;
+    count(run, COUNT_WORKSPACE);
     if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA, device,
                                    &workspace) != 0) {
       rc = fail("tccd plan step %ld: allocating %ld bytes of workspace failed", (long)index,
@@ -2106,10 +2134,22 @@ EXPORT int64_t tccd_plan_profile_steps(const TccdPlan* p, int64_t* ns, int64_t n
   return p->num_steps;
 }
 
+/* With TCCD_PLAN_PROFILE: the COUNTS counters summed over the profiled runs, into counts[n].
+ * Returns the number of counters (0: off). */
+EXPORT int64_t tccd_plan_profile_counts(const TccdPlan* p, int64_t* counts, int64_t n) {
+  if (!p->profile) return 0;
+  for (int64_t c = 0; c < n && c < COUNTS; ++c)
+    counts[c] = __atomic_load_n(&p->prof_count[c], __ATOMIC_RELAXED);
+  return COUNTS;
+}
+
 EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs,
                                   int64_t n_outputs, int64_t n_symbols, const int64_t* symbols) {
   int64_t expr[p->n_exprs ? p->n_exprs : 1];
-  Run run = {p, NULL, expr, NULL, -1};
+  Run run = {.p = p,
+             .expr = expr,
+             .gemm_ws_device = -1,
+             .stream_device = -1}; /* the others zero */
   int rc = 0;
   int64_t since = p->profile ? now_ns() : 0;
   if (n_inputs != p->num_inputs || n_outputs != p->num_ref_outputs) {
@@ -2132,6 +2172,7 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
   int profiled = run_index > 0;
   /* The first run is timed apart, per step (tccd_plan_profile_first_steps). */
   int64_t* first = run_index == 0 ? p->first_step_ns : NULL;
+  run.profiled = profiled;
   if (profiled) {
     __atomic_fetch_add(&p->prof_calls, 1, __ATOMIC_RELAXED);
     charge(p, PROF_ENTRY_EXIT, &since, 0);

@@ -22,7 +22,8 @@
  *     tccd_plan_bind_arange; TCCD_SHIM_ADD_TENSOR.
  * -4: tccd_plan_bind_typed_shim (convolution, convolution_backward and copy_ through typed C
  *     shims); tccd_plan_py_init, tccd_plan_run_py (one call per plan from Python);
- *     tccd_plan_profile_steps; tccd_plan_bind_view. */
+ *     tccd_plan_profile_steps; tccd_plan_bind_view. Optional, looked up by name (no version
+ *     bump): tccd_plan_profile_counts. */
 #define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-4"
 
 typedef struct TccdPlan TccdPlan;
@@ -105,6 +106,11 @@ int64_t tccd_plan_profile_steps(const TccdPlan* plan, int64_t* ns, int64_t n);
  * included), by step index, into ns[n]; returns the number of steps (0: profiling is off). An
  * optional symbol: clients look it up before calling it. */
 int64_t tccd_plan_profile_first_steps(const TccdPlan* plan, int64_t* ns, int64_t n);
+/* With TCCD_PLAN_PROFILE: counts summed over the profiled runs into counts[n], in this order:
+ * values allocated through PyTorch's allocator, inputs copied into their declared layout,
+ * outputs copied into a mutated input, workspace allocations, current-stream lookups; returns
+ * the number of counters (0: profiling is off). */
+int64_t tccd_plan_profile_counts(const TccdPlan* plan, int64_t* counts, int64_t n);
 /* tccd_plan_run for a symbolic plan: `symbols[i]` is the value of si where no input size or
  * stride carries it (a SymInt graph input), INT64_MIN where the caller has none; the inputs'
  * sizes and strides bind the others. A symbol an expression needs and nothing binds fails the
