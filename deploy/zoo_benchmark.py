@@ -1,7 +1,7 @@
 """The model-zoo benchmark: eager vs TorchInductor (torch.compile default) vs tccd
 (torch.compile(backend="tccd")) on real models with random weights, on one GPU.
 
-    TCCD_ADDRESS=unix:/tmp/zoo-tccd.sock python3 deploy/zoo_benchmark.py --out results/zoo
+    TCCD_ADDRESS=unix:/tmp/zoo/tccd.sock python3 deploy/zoo_benchmark.py --out results/zoo
     bash deploy/zoo_gpu_run.sh dist/tccd.tar.xz $OUT/zoo        # on the GPU machine, does the above
     python deploy/zoo_benchmark.py --device cpu --tiny --models toy_lm --backends eager,tccd --out /tmp/z
     python deploy/zoo_benchmark.py --merge $OUT/zoo-a,$OUT/zoo-b --out $OUT/zoo   # one report from several runs

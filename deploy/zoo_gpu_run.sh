@@ -24,7 +24,8 @@ fi
 export PYTHONPATH=$PWD/client${PYTHONPATH:+:$PYTHONPATH}
 
 WORK=$(mktemp -d /tmp/zoo-bundle-XXXXXX)
-SOCK=/tmp/zoo-tccd.sock
+# Private to this run, so several runs can share a host (one per GPU: CUDA_VISIBLE_DEVICES).
+SOCK=${ZOO_SOCK:-$WORK/tccd.sock}
 DAEMON_PID=
 cleanup() {
   if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
