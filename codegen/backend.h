@@ -52,9 +52,7 @@ struct BackendOptions {
   bool fixed_layout_entries = true;
   // CUDA: kernels left on the strided entry whose inputs and outputs are contiguous along
   // different dims become tiled kernels where it pays (cuda_host/tile_kernels.h). The daemon
-  // sets it only with TCCD_TILE_KERNELS=1 (opt-in until an illegal memory access in the GPU
-  // suite of 2026-11-27 is attributed) and without TCCD_DISABLE_PASSES=tile-kernels. Default:
-  // true (tests of the backend take them).
+  // clears it with TCCD_TILE_KERNELS=0 or TCCD_DISABLE_PASSES=tile-kernels. Default: true.
   bool tile_kernels = true;
   // Writes a named debugging dump (a no-op without TCCD_DUMP_DIR). Default: no-op.
   std::function<void(const std::string& name, const std::string& text)> dump =

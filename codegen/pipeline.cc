@@ -24,7 +24,7 @@
 //                              permuted operand on the strided entry (entry_points.h);
 //                              "tile-kernels" keeps transposing copies on the strided
 //                              entry instead of tiled kernels (cuda_host/tile_kernels.h;
-//                              those are opt-in for now: TCCD_TILE_KERNELS=1);
+//                              TCCD_TILE_KERNELS=0 turns them off too);
 //                              "symbolic-rows" keeps the row reductions of symbolic CUDA
 //                              graphs extern steps (symbolic_kernels.h);
 //                              "symbolic-gemms" keeps their matmuls extern ATen steps
@@ -61,8 +61,8 @@
 //   TCCD_COLUMN_UNROLL=n       CUDA column kernels: rows whose loads a thread issues before
 //                              computing any (1..8; default 4, fewer with many operands; read
 //                              by cuda_column_emitter.cc, keyed here)
-//   TCCD_TILE_KERNELS=1        CUDA: transposing copies as tiled kernels (cuda_host/
-//                              tile_kernels.h; opt-in for now; keyed here)
+//   TCCD_TILE_KERNELS=0        CUDA: no tiled kernels for transposing copies (cuda_host/
+//                              tile_kernels.h; on by default; keyed here)
 //   TCCD_FOLD_CASTS_INTO_ROWS=1  CUDA: run casts-before-views (a row kernel also writes the cast
 //                              of its input that a matmul reads through views; off by default)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
@@ -166,7 +166,7 @@ struct DebugOptions {
   std::string split_columns;                   // read by split_columns.h; here for the key
   std::string column_unroll;                   // read by the column emitter; here for the key
   bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
-  bool tile_kernels = false;                   // TCCD_TILE_KERNELS=1: tiled kernels (opt-in)
+  bool tile_kernels = true;                    // TCCD_TILE_KERNELS=0: no tiled kernels
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -193,7 +193,7 @@ const DebugOptions& Debug() {
     if (const char* c = std::getenv("TCCD_COLUMN_UNROLL")) o->column_unroll = c;
     if (const char* f = std::getenv("TCCD_FOLD_CASTS_INTO_ROWS"))
       o->fold_casts_into_rows = std::string(f) == "1";
-    if (const char* t = std::getenv("TCCD_TILE_KERNELS")) o->tile_kernels = std::string(t) == "1";
+    if (const char* t = std::getenv("TCCD_TILE_KERNELS")) o->tile_kernels = std::string(t) != "0";
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
@@ -224,7 +224,7 @@ std::string DebugOptionsKey() {
     absl::StrAppend(&key, "split-columns=", SplitColumnTarget(), ";");
   if (!d.column_unroll.empty()) absl::StrAppend(&key, "column-unroll=", d.column_unroll, ";");
   if (d.fold_casts_into_rows) absl::StrAppend(&key, "fold-casts-into-rows;");
-  if (d.tile_kernels) absl::StrAppend(&key, "tile-kernels;");
+  if (!d.tile_kernels) absl::StrAppend(&key, "no-tile-kernels;");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;

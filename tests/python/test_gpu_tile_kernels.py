@@ -2,7 +2,7 @@
 
 A transpose's clone, a cast through a transposed view (BERT's scaled K^T) and NCHW <-> NHWC
 copies took the strided entry, one element per thread with one side uncoalesced. The daemon now
-makes them tiled kernels with TCCD_TILE_KERNELS=1 (opt-in; this test starts its own daemon so) (codegen/cuda_host/tile_kernels.h: 32 x 32 tiles staged through shared
+makes them tiled kernels (on by default; this test starts its own daemon with TCCD_TILE_KERNELS=1 all the same) (codegen/cuda_host/tile_kernels.h: 32 x 32 tiles staged through shared
 memory, loads coalesced along the inputs' contiguous dim and stores along the outputs'). Each case
 is checked against eager (bit for bit: copies and one rounding of the same f32 value) and the
 profile must show a tiled kernel (entry `<name>_tile`).
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a C
 
 @pytest.fixture(scope="module")
 def tile_daemon():
-    """A daemon of its own with tiled kernels on (TCCD_TILE_KERNELS=1: opt-in for now)."""
+    """A daemon of its own with tiled kernels on (TCCD_TILE_KERNELS=1, the default, set explicitly)."""
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
     root = short_tempdir("tccd-tile-")
