@@ -37,6 +37,11 @@ struct FusionOptions {
   // reduction_fusion.cc) as extra outputs; off with TCCD_DISABLE_PASSES=row-siblings (to bisect
   // or measure). Default: true.
   bool merge_row_siblings = true;
+  // A column reduction takes a pointwise prologue whose values are also stored (read by other
+  // ops or returned): one kernel reads the prologue's operands once, stores its values and sums
+  // them. Off: the prologue stays a pointwise kernel and the column kernel sums what it wrote
+  // (Inductor's split). TCCD_COLUMN_STORED_PROLOGUE=0 turns it off (pipeline.cc). Default: true.
+  bool column_stored_prologues = true;
 };
 
 struct FusionGroup {

@@ -56,6 +56,9 @@ class RowFusion {
   bool TryMerge(int into, int from);
   // Takes in the pointwise siblings of row group `g` (see the definition).
   void MergeSiblings(int g);
+  // Whether group h's values are read by anything but node `anchor` outside h, or returned: a
+  // kernel that takes h in still stores them.
+  bool StoredBeyond(int h, int anchor) const;
 
   const ir::Graph& graph_;
   const FusionOptions& options_;
@@ -336,6 +339,20 @@ void RowFusion::MergeSiblings(int g) {
   }
 }
 
+bool RowFusion::StoredBeyond(int h, int anchor) const {
+  const FusionGroup& group = p_.groups[h];
+  const std::set<int> members(group.nodes.begin(), group.nodes.end());
+  for (int m : group.nodes)
+    for (int c : consumers_[m])
+      if (c != anchor && !members.count(c)) return true;
+  bool returned = false;
+  for (const ir::Arg& a : graph_.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      returned = returned || (!r.is_input() && members.count(r.node));
+    });
+  return returned;
+}
+
 bool RowFusion::Run() {
   bool changed = false;
   const int n = static_cast<int>(graph_.nodes.size());
@@ -376,6 +393,7 @@ bool RowFusion::Run() {
       if (r.is_input() || p_.group_of[r.node] < 0 || p_.group_of[r.node] == g) return;
       const int h = p_.group_of[r.node];
       if (p_.groups[h].num_reduced_dims == 0 && p_.groups[h].shape == p_.groups[g].shape) {
+        if (axes.leading && !options_.column_stored_prologues && StoredBeyond(h, id)) return;
         TryMerge(g, h);
       }
     });

@@ -17,14 +17,14 @@ struct Result {
   bool changed = false;
 };
 
-Result Fuse(const char* text) {
+Result Fuse(const char* text, const FusionOptions& options = {}) {
   absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
   INFO(g.status().ToString());
   REQUIRE(g.ok());
-  absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
+  absl::StatusOr<Partition> p = PartitionForFusion(*g, options);
   REQUIRE(p.ok());
   CHECK(VerifyPartition(*g, *p) == "");
-  absl::StatusOr<bool> changed = FuseRowReductions(*g, {}, *p);
+  absl::StatusOr<bool> changed = FuseRowReductions(*g, options, *p);
   INFO(changed.status().ToString());
   REQUIRE(changed.ok());
   CHECK(VerifyPartition(*g, *p) == "");
@@ -241,6 +241,44 @@ TEST_CASE("a bias gradient with its pointwise prologue is one column kernel", "[
   store.bf16 out0, %6
 }
 )");
+}
+
+// A GELU backward that a matmul reads (the first Linear's input gradient) and whose column sum
+// is that Linear's bias gradient.
+constexpr char kGeluBackwardBiasGrad[] =
+    R"(graph(%a0: bf16[64,32]{32,1}@cuda, %a1: bf16[64,32]{32,1}@cuda, %a2: bf16[32,16]{16,1}@cuda) {
+  %0 = aten::gelu_backward.default(%a0, %a1) -> bf16[64,32]{32,1}@cuda
+  %1 = aten::sum.dim_IntList(%0, [0], true) -> bf16[1,32]{32,1}@cuda
+  %2 = aten::mm.default(%0, %a2) -> bf16[64,16]{16,1}@cuda
+  return (%1, %2)
+})";
+
+TEST_CASE("a stored GELU backward is the bias gradient's column prologue, also stored",
+          "[columns]") {
+  Result r = Fuse(kGeluBackwardBiasGrad);
+  CHECK(r.partition == "fused(columns, reduce 1) %0 %1 -> %0 %1\nextern %2 aten::mm.default\n");
+  REQUIRE(r.kernels.size() == 1);
+  CHECK(r.kernels[0].find("-> (out0: bf16, out1: bf16) columns(reduce 1 leading dims") !=
+        std::string::npos);
+}
+
+TEST_CASE(
+    "without stored column prologues the GELU backward stays pointwise and the bias gradient "
+    "sums what it wrote",
+    "[columns]") {
+  FusionOptions options;
+  options.column_stored_prologues = false;
+  Result r = Fuse(kGeluBackwardBiasGrad, options);
+  CHECK(r.partition ==
+        "fused %0 -> %0\nfused(columns, reduce 1) %1 -> %1\nextern %2 aten::mm.default\n");
+  // Nothing to do: a prologue nothing else reads still joins the column kernel.
+  Result only = Fuse(R"(graph(%a0: bf16[64,32]{32,1}@cuda, %a1: bf16[64,32]{32,1}@cuda) {
+  %0 = aten::gelu_backward.default(%a0, %a1) -> bf16[64,32]{32,1}@cuda
+  %1 = aten::sum.dim_IntList(%0, [0], true) -> bf16[1,32]{32,1}@cuda
+  return (%1)
+})",
+                     options);
+  CHECK(only.partition == "fused(columns, reduce 1) %0 %1 -> %1\n");
 }
 
 TEST_CASE(
