@@ -59,6 +59,10 @@ class RowFusion {
   // Whether group h's values are read by anything but node `anchor` outside h, or returned: a
   // kernel that takes h in still stores them.
   bool StoredBeyond(int h, int anchor) const;
+  // Moves the members of pointwise group h that only node `anchor` (of column group g) reads
+  // into g: the f32 cast of a bf16 GELU backward that column-sum-split's stage one sums then
+  // reads the stored bf16 instead of making h write an f32 copy too.
+  void TakeAnchorOnlyMembers(int g, int h, int anchor);
 
   const ir::Graph& graph_;
   const FusionOptions& options_;
@@ -353,6 +357,32 @@ bool RowFusion::StoredBeyond(int h, int anchor) const {
   return returned;
 }
 
+void RowFusion::TakeAnchorOnlyMembers(int g, int h, int anchor) {
+  std::set<int> returned;
+  for (const ir::Arg& a : graph_.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) returned.insert(r.node);
+    });
+  std::vector<int> take;
+  for (int m : p_.groups[h].nodes) {
+    bool only = !consumers_[m].empty() && !returned.count(m);
+    for (int c : consumers_[m]) only = only && c == anchor;
+    if (only) take.push_back(m);
+  }
+  if (take.empty() || take.size() == p_.groups[h].nodes.size()) return;
+  std::vector<int> merged = p_.groups[g].nodes;
+  merged.insert(merged.end(), take.begin(), take.end());
+  std::sort(merged.begin(), merged.end());
+  if (!ValidColumnGroup(merged, p_.groups[g].shape, p_.groups[g].num_reduced_dims)) return;
+  std::vector<int>& rest = p_.groups[h].nodes;
+  for (int m : take) {
+    rest.erase(std::find(rest.begin(), rest.end(), m));
+    p_.group_of[m] = g;
+  }
+  Invalidate(take, {g, h});
+  p_.groups[g].nodes = std::move(merged);
+}
+
 bool RowFusion::Run() {
   bool changed = false;
   const int n = static_cast<int>(graph_.nodes.size());
@@ -393,7 +423,10 @@ bool RowFusion::Run() {
       if (r.is_input() || p_.group_of[r.node] < 0 || p_.group_of[r.node] == g) return;
       const int h = p_.group_of[r.node];
       if (p_.groups[h].num_reduced_dims == 0 && p_.groups[h].shape == p_.groups[g].shape) {
-        if (axes.leading && !options_.column_stored_prologues && StoredBeyond(h, id)) return;
+        if (axes.leading && !options_.column_stored_prologues && StoredBeyond(h, id)) {
+          TakeAnchorOnlyMembers(g, h, id);
+          return;
+        }
         TryMerge(g, h);
       }
     });

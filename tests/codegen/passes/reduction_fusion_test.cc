@@ -271,6 +271,19 @@ TEST_CASE(
   Result r = Fuse(kGeluBackwardBiasGrad, options);
   CHECK(r.partition ==
         "fused %0 -> %0\nfused(columns, reduce 1) %1 -> %1\nextern %2 aten::mm.default\n");
+  // The f32 cast only the sum reads moves into the column kernel, which then reads the stored
+  // bf16 (column-sum-split's stage one sums such a cast).
+  Result cast = Fuse(
+      R"(graph(%a0: bf16[64,32]{32,1}@cuda, %a1: bf16[64,32]{32,1}@cuda, %a2: bf16[32,16]{16,1}@cuda) {
+  %0 = aten::gelu_backward.default(%a0, %a1) -> bf16[64,32]{32,1}@cuda
+  %1 = aten::_to_copy.default(%0, dtype=f32) -> f32[64,32]{32,1}@cuda
+  %2 = aten::sum.dim_IntList(%1, [0], true) -> f32[1,32]{32,1}@cuda
+  %3 = aten::mm.default(%0, %a2) -> bf16[64,16]{16,1}@cuda
+  return (%2, %3)
+})",
+      options);
+  CHECK(cast.partition ==
+        "fused %0 -> %0\nfused(columns, reduce 1) %1 %2 -> %2\nextern %3 aten::mm.default\n");
   // Nothing to do: a prologue nothing else reads still joins the column kernel.
   Result only = Fuse(R"(graph(%a0: bf16[64,32]{32,1}@cuda, %a1: bf16[64,32]{32,1}@cuda) {
   %0 = aten::gelu_backward.default(%a0, %a1) -> bf16[64,32]{32,1}@cuda
