@@ -68,10 +68,11 @@
 //   TCCD_COLUMN_MIN_BLOCKS=n   their __launch_bounds__ minimum blocks per SM (1..8; default
 //                              none: the compiler picks the registers) (these three: read by
 //                              cuda_column_emitter.cc, keyed here)
-//   TCCD_COLUMN_STORED_PROLOGUE=0  a column reduction does not take a pointwise prologue whose
-//                              value is also stored (the GELU backward stays a pointwise
-//                              kernel, the bias gradient sums what it wrote; read by
-//                              reduction_fusion.cc, keyed here)
+//   TCCD_COLUMN_STORED_PROLOGUE=0|1  a column reduction takes no pointwise prologue whose
+//                              value is also stored (0) or every one (1, as before); default:
+//                              none that computes erf/exp/tanh/log/sigmoid (the GELU backward
+//                              stays a pointwise kernel, the bias gradient sums what it wrote;
+//                              fusion.h has the measurement; keyed here)
 //   TCCD_FOLD_CASTS_INTO_ROWS=1  CUDA: run casts-before-views (a row kernel also writes the cast
 //                              of its input that a matmul reads through views; off by default)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
@@ -669,7 +670,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     FusionOptions fusion;
     fusion.enable = !Debug().disable_fusion;
     fusion.merge_row_siblings = !passes.disabled("row-siblings");
-    fusion.column_stored_prologues = Debug().column_stored_prologue != "0";
+    if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
+      fusion.column_stored_prologues = Debug().column_stored_prologue == "1"
+                                           ? FusionOptions::StoredPrologues::kAlways
+                                           : FusionOptions::StoredPrologues::kNever;
     ASSIGN_OR_RETURN(partition, PartitionForFusion(graph, fusion));
     RETURN_IF_ERROR(CheckPartition(graph, partition, "partitioning"));
     RETURN_IF_ERROR(backend->RegroupPartition(graph, fusion, partition));

@@ -59,6 +59,9 @@ class RowFusion {
   // Whether group h's values are read by anything but node `anchor` outside h, or returned: a
   // kernel that takes h in still stores them.
   bool StoredBeyond(int h, int anchor) const;
+  // Whether FusionOptions::column_stored_prologues keeps pointwise group h out of a column
+  // kernel that would also store its values.
+  bool KeepsStoredPrologueOut(int h) const;
   // Moves the members of pointwise group h that only node `anchor` (of column group g) reads
   // into g: the f32 cast of a bf16 GELU backward that column-sum-split's stage one sums then
   // reads the stored bf16 instead of making h write an f32 copy too.
@@ -357,6 +360,19 @@ bool RowFusion::StoredBeyond(int h, int anchor) const {
   return returned;
 }
 
+bool RowFusion::KeepsStoredPrologueOut(int h) const {
+  using Policy = FusionOptions::StoredPrologues;
+  if (options_.column_stored_prologues != Policy::kTranscendental)
+    return options_.column_stored_prologues == Policy::kNever;
+  static const absl::flat_hash_set<std::string> kTranscendental = {
+      "aten::gelu.default",    "aten::gelu_backward.default", "aten::erf.default",
+      "aten::exp.default",     "aten::tanh.default",          "aten::log.default",
+      "aten::sigmoid.default", "aten::silu.default",          "aten::silu_backward.default"};
+  for (int m : p_.groups[h].nodes)
+    if (kTranscendental.count(graph_.nodes[m].target)) return true;
+  return false;
+}
+
 void RowFusion::TakeAnchorOnlyMembers(int g, int h, int anchor) {
   std::set<int> returned;
   for (const ir::Arg& a : graph_.outputs)
@@ -423,7 +439,7 @@ bool RowFusion::Run() {
       if (r.is_input() || p_.group_of[r.node] < 0 || p_.group_of[r.node] == g) return;
       const int h = p_.group_of[r.node];
       if (p_.groups[h].num_reduced_dims == 0 && p_.groups[h].shape == p_.groups[g].shape) {
-        if (axes.leading && !options_.column_stored_prologues && StoredBeyond(h, id)) {
+        if (axes.leading && KeepsStoredPrologueOut(h) && StoredBeyond(h, id)) {
           TakeAnchorOnlyMembers(g, h, id);
           return;
         }

@@ -253,9 +253,11 @@ constexpr char kGeluBackwardBiasGrad[] =
   return (%1, %2)
 })";
 
-TEST_CASE("a stored GELU backward is the bias gradient's column prologue, also stored",
+TEST_CASE("with every stored column prologue taken, a GELU backward joins its bias gradient",
           "[columns]") {
-  Result r = Fuse(kGeluBackwardBiasGrad);
+  FusionOptions options;
+  options.column_stored_prologues = FusionOptions::StoredPrologues::kAlways;
+  Result r = Fuse(kGeluBackwardBiasGrad, options);
   CHECK(r.partition == "fused(columns, reduce 1) %0 %1 -> %0 %1\nextern %2 aten::mm.default\n");
   REQUIRE(r.kernels.size() == 1);
   CHECK(r.kernels[0].find("-> (out0: bf16, out1: bf16) columns(reduce 1 leading dims") !=
@@ -267,8 +269,10 @@ TEST_CASE(
     "sums what it wrote",
     "[columns]") {
   FusionOptions options;
-  options.column_stored_prologues = false;
+  options.column_stored_prologues = FusionOptions::StoredPrologues::kNever;
   Result r = Fuse(kGeluBackwardBiasGrad, options);
+  // The default (kTranscendental) splits it too: the GELU backward computes erf and exp.
+  CHECK(Fuse(kGeluBackwardBiasGrad).partition == r.partition);
   CHECK(r.partition ==
         "fused %0 -> %0\nfused(columns, reduce 1) %1 -> %1\nextern %2 aten::mm.default\n");
   // The f32 cast only the sum reads moves into the column kernel, which then reads the stored
@@ -292,6 +296,19 @@ TEST_CASE(
 })",
                      options);
   CHECK(only.partition == "fused(columns, reduce 1) %0 %1 -> %1\n");
+}
+
+TEST_CASE("by default a stored prologue without transcendentals stays in the column kernel",
+          "[columns]") {
+  // A product the matmul reads and the bias gradient sums: cheap per element, one pass.
+  Result r = Fuse(
+      R"(graph(%a0: bf16[64,32]{32,1}@cuda, %a1: bf16[64,32]{32,1}@cuda, %a2: bf16[32,16]{16,1}@cuda) {
+  %0 = aten::mul.Tensor(%a0, %a1) -> bf16[64,32]{32,1}@cuda
+  %1 = aten::sum.dim_IntList(%0, [0], true) -> bf16[1,32]{32,1}@cuda
+  %2 = aten::mm.default(%0, %a2) -> bf16[64,16]{16,1}@cuda
+  return (%1, %2)
+})");
+  CHECK(r.partition == "fused(columns, reduce 1) %0 %1 -> %0 %1\nextern %2 aten::mm.default\n");
 }
 
 TEST_CASE(
