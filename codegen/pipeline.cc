@@ -63,6 +63,23 @@
 //                              by cuda_column_emitter.cc, keyed here)
 //   TCCD_TILE_KERNELS=0        CUDA: no tiled kernels for transposing copies (cuda_host/
 //                              tile_kernels.h; on by default; keyed here)
+//   TCCD_SOFT_CASTS=1          CUDA f16/bf16 conversions with c10's integer sequences instead
+//                              of the GPU's cvt (read by cuda_emitter.cc, keyed here)
+//   TCCD_LIBDEVICE_ERF=1       CUDA f32 erf as libdevice's erff instead of the prelude's
+//                              erf_f32 (the same algorithm without per-coefficient selects;
+//                              read by cuda_emitter.cc, keyed here)
+//   TCCD_COLUMN_VEC_BYTES=n    CUDA column kernels that store in their row loop (a GELU
+//                              backward beside its bias gradient): bytes of the widest streamed
+//                              operand per thread and row (4, 8 or 16; default 16)
+//   TCCD_COLUMN_BLOCK=n        threads per block of those kernels (256, 512 or 1024; default 256)
+//   TCCD_COLUMN_MIN_BLOCKS=n   their __launch_bounds__ minimum blocks per SM (1..8; default
+//                              none: the compiler picks the registers) (these three: read by
+//                              cuda_column_emitter.cc, keyed here)
+//   TCCD_COLUMN_STORED_PROLOGUE=0|1  a column reduction takes no pointwise prologue whose
+//                              value is also stored (0) or every one (1, as before); default:
+//                              none that computes erf/exp/tanh/log/sigmoid (the GELU backward
+//                              stays a pointwise kernel, the bias gradient sums what it wrote;
+//                              fusion.h has the measurement; keyed here)
 //   TCCD_FOLD_CASTS_INTO_ROWS=1  CUDA: run casts-before-views (a row kernel also writes the cast
 //                              of its input that a matmul reads through views; off by default)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
@@ -165,6 +182,9 @@ struct DebugOptions {
   std::string row_early_loads;                 // read by the row emitter itself; here for the key
   std::string split_columns;                   // read by split_columns.h; here for the key
   std::string column_unroll;                   // read by the column emitter; here for the key
+  std::string soft_casts, libdevice_erf;       // read by the CUDA emitter; here for the key
+  std::string column_vec_bytes, column_block, column_min_blocks;  // the column emitter's
+  std::string column_stored_prologue;          // read by reduction_fusion.cc; here for the key
   bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
   bool tile_kernels = true;                    // TCCD_TILE_KERNELS=0: no tiled kernels
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
@@ -191,6 +211,12 @@ const DebugOptions& Debug() {
     if (const char* e = std::getenv("TCCD_ROW_EARLY_LOADS")) o->row_early_loads = e;
     if (const char* c = std::getenv("TCCD_SPLIT_COLUMNS")) o->split_columns = c;
     if (const char* c = std::getenv("TCCD_COLUMN_UNROLL")) o->column_unroll = c;
+    if (const char* c = std::getenv("TCCD_SOFT_CASTS")) o->soft_casts = c;
+    if (const char* c = std::getenv("TCCD_LIBDEVICE_ERF")) o->libdevice_erf = c;
+    if (const char* c = std::getenv("TCCD_COLUMN_VEC_BYTES")) o->column_vec_bytes = c;
+    if (const char* c = std::getenv("TCCD_COLUMN_BLOCK")) o->column_block = c;
+    if (const char* c = std::getenv("TCCD_COLUMN_MIN_BLOCKS")) o->column_min_blocks = c;
+    if (const char* c = std::getenv("TCCD_COLUMN_STORED_PROLOGUE")) o->column_stored_prologue = c;
     if (const char* f = std::getenv("TCCD_FOLD_CASTS_INTO_ROWS"))
       o->fold_casts_into_rows = std::string(f) == "1";
     if (const char* t = std::getenv("TCCD_TILE_KERNELS")) o->tile_kernels = std::string(t) != "0";
@@ -223,6 +249,15 @@ std::string DebugOptionsKey() {
   if (!d.split_columns.empty() && SplitColumnTarget() != kDefaultSplitColumns)
     absl::StrAppend(&key, "split-columns=", SplitColumnTarget(), ";");
   if (!d.column_unroll.empty()) absl::StrAppend(&key, "column-unroll=", d.column_unroll, ";");
+  if (!d.soft_casts.empty()) absl::StrAppend(&key, "soft-casts=", d.soft_casts, ";");
+  if (!d.libdevice_erf.empty()) absl::StrAppend(&key, "libdevice-erf=", d.libdevice_erf, ";");
+  if (!d.column_vec_bytes.empty())
+    absl::StrAppend(&key, "column-vec-bytes=", d.column_vec_bytes, ";");
+  if (!d.column_block.empty()) absl::StrAppend(&key, "column-block=", d.column_block, ";");
+  if (!d.column_min_blocks.empty())
+    absl::StrAppend(&key, "column-min-blocks=", d.column_min_blocks, ";");
+  if (!d.column_stored_prologue.empty())
+    absl::StrAppend(&key, "column-stored-prologue=", d.column_stored_prologue, ";");
   if (d.fold_casts_into_rows) absl::StrAppend(&key, "fold-casts-into-rows;");
   if (!d.tile_kernels) absl::StrAppend(&key, "no-tile-kernels;");
   if (!d.reject_kernel_ops.empty())
@@ -652,6 +687,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     FusionOptions fusion;
     fusion.enable = !Debug().disable_fusion;
     fusion.merge_row_siblings = !passes.disabled("row-siblings");
+    if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
+      fusion.column_stored_prologues = Debug().column_stored_prologue == "1"
+                                           ? FusionOptions::StoredPrologues::kAlways
+                                           : FusionOptions::StoredPrologues::kNever;
     ASSIGN_OR_RETURN(partition, PartitionForFusion(graph, fusion));
     RETURN_IF_ERROR(CheckPartition(graph, partition, "partitioning"));
     RETURN_IF_ERROR(backend->RegroupPartition(graph, fusion, partition));

@@ -13,13 +13,19 @@ One command on a GPU machine (starts its own daemons from the given binaries, in
 Backends (--backends, comma-separated): eager, inductor, tccd, tccd-off (this binary with
 TCCD_DISABLE_PASSES=<--disable>, default column-sum-split: the one-kernel column sums),
 tccd-base (the --baseline binary: before/after a change in one run), tccd-old (this binary with
-the split off and TCCD_COLUMN_UNROLL=1: one row's loads in flight per thread, as before).
+the split off and TCCD_COLUMN_UNROLL=1: one row's loads in flight per thread, as before), and
+tccd-NAME for every --variant NAME:ENV=V[+ENV=V...] (this binary, its daemon started with those
+environment variables: the TCCD_COLUMN_* / TCCD_SOFT_CASTS knobs of codegen/pipeline.cc), e.g.
+
+  --variant soft:TCCD_SOFT_CASTS=1 --variant v8:TCCD_COLUMN_VEC_BYTES=8 \
+  --variant split:TCCD_COLUMN_STORED_PROLOGUE=0 --backends eager,inductor,tccd,tccd-soft,tccd-v8,tccd-split
 
 Cases (tokens x in -> hidden; --batch B images or sequences):
   cnx1..cnx4  ConvNeXt-T's stages: B*56*56 x 96 -> 384, B*28*28 x 192 -> 768,
               B*14*14 x 384 -> 1536, B*7*7 x 768 -> 3072 (exact GELU)
   vit         ViT-B/16: B*197 x 768 -> 3072 (exact GELU)
   gpt2        GPT-2: 16*512 x 768 -> 3072 (tanh GELU), independent of --batch
+  bert        BERT-base: 16*512 x 768 -> 3072 (exact GELU), independent of --batch
 
 Per case and backend: device time per training step (sum of GPU kernel time from
 torch.profiler over --iters steps), the kernels by time (tccd's names end in _contig or
@@ -52,6 +58,7 @@ CASES = {
     "cnx4": (7 * 7, 768, 3072, "none"),
     "vit": (197, 768, 3072, "none"),
     "gpt2": (None, 768, 3072, "tanh"),
+    "bert": (None, 768, 3072, "none"),
 }
 
 
@@ -155,6 +162,8 @@ def main():
     p.add_argument("--disable", default="column-sum-split", help="TCCD_DISABLE_PASSES of backend tccd-off")
     p.add_argument("--cases", default="", help="comma-separated case names (default: all)")
     p.add_argument("--top", type=int, default=6, help="kernels listed per case and backend")
+    p.add_argument("--variant", action="append", default=[],
+                   help="NAME:ENV=V[+ENV=V...]: backend tccd-NAME, this binary with that daemon environment")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
@@ -162,6 +171,12 @@ def main():
         return
     daemon_env = {"tccd": {}, "tccd-base": {}, "tccd-off": {"TCCD_DISABLE_PASSES": args.disable},
                   "tccd-old": {"TCCD_DISABLE_PASSES": "column-sum-split", "TCCD_COLUMN_UNROLL": "1"}}
+    for v in args.variant:
+        name, _, assignments = v.partition(":")
+        env = dict(a.split("=", 1) for a in assignments.split("+") if "=" in a)
+        if not name or not env:
+            p.error(f"--variant {v!r}: expected NAME:ENV=V[+ENV=V...]")
+        daemon_env[f"tccd-{name}"] = env
     binary = {"tccd-base": args.baseline}
     table = {}
     for backend in args.backends.split(","):

@@ -14,6 +14,7 @@
 // (per-column loads too: they hit L1); the epilogue recomputes the per-column ones it needs.
 #include <algorithm>
 #include <cstdlib>
+#include <initializer_list>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -36,6 +37,30 @@ int ColumnUnrollOverride() {
     const int u = v == nullptr ? 0 : std::atoi(v);
     return u >= 1 && u <= 8 ? u : 0;
   }();
+  return n;
+}
+
+// Knobs for column kernels that store in their row loop (ColumnGeometryOf; daemon environment,
+// keyed in pipeline.cc), to measure geometries against each other on a GPU:
+// TCCD_COLUMN_VEC_BYTES (4, 8, 16), TCCD_COLUMN_BLOCK (256, 512, 1024), TCCD_COLUMN_MIN_BLOCKS
+// (1..8). 0 where unset or invalid: the defaults.
+int EnvChoice(const char* name, std::initializer_list<int> allowed) {
+  const char* v = std::getenv(name);
+  const int n = v == nullptr ? 0 : std::atoi(v);
+  for (int a : allowed)
+    if (n == a) return n;
+  return 0;
+}
+int ColumnVecBytes() {
+  static const int n = EnvChoice("TCCD_COLUMN_VEC_BYTES", {4, 8, 16});
+  return n;
+}
+int ColumnBlock() {
+  static const int n = EnvChoice("TCCD_COLUMN_BLOCK", {256, 512, 1024});
+  return n;
+}
+int ColumnMinBlocks() {
+  static const int n = EnvChoice("TCCD_COLUMN_MIN_BLOCKS", {1, 2, 3, 4, 5, 6, 7, 8});
   return n;
 }
 
@@ -147,7 +172,9 @@ std::string ColumnEmitter::Offset(int o, const std::string& var, int first, int 
 absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
   const auto& body = k_.body;
   const int nred = static_cast<int>(reductions_.size());
-  absl::StrAppend(&out, "extern \"C\" __global__ void __launch_bounds__(", geo_.block, ")");
+  absl::StrAppend(&out, "extern \"C\" __global__ void __launch_bounds__(", geo_.block);
+  if (geo_.min_blocks > 0) absl::StrAppend(&out, ", ", geo_.min_blocks);
+  absl::StrAppend(&out, ")");
   if (geo_.split > 1) absl::StrAppend(&out, " __cluster_dims__(", geo_.split, ", 1, 1)");
   absl::StrAppend(
       &out, "\n", k_.name, contig ? "_contig" : "_strided", "(const ", ns_, "::Params p) {\n",
@@ -483,12 +510,29 @@ CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major)
       largest = std::max(largest, ir::DTypeBytes(kernel.operand_dtype(o)));
     }
   }
-  g.vec = 16 / std::max(largest, 1);
+  // Kernels that store element outputs in the row loop (a GELU backward beside its bias
+  // gradient) take the TCCD_COLUMN_* geometry knobs.
+  bool loop_stores = false, knobs = false;
+  int reductions = 0;
+  for (const PwInstr& in : kernel.body) reductions += IsReduce(in.op) ? 1 : 0;
+  for (int j = 0; j < static_cast<int>(kernel.output_dtypes.size()); ++j) {
+    const int o = static_cast<int>(kernel.input_dtypes.size()) + j;
+    loop_stores = loop_stores || !(o < static_cast<int>(kernel.reduction.row_operand.size()) &&
+                                   kernel.reduction.row_operand[o]);
+  }
+  knobs = loop_stores;
+  const int vec_bytes = knobs && ColumnVecBytes() > 0 ? ColumnVecBytes() : 16;
+  g.vec = std::max(vec_bytes / std::max(largest, 1), 1);
   while (g.vec > 1 && g.cols % g.vec != 0) g.vec /= 2;
   const int64_t col_vectors = g.cols / g.vec;
   // Enough blocks for the 132 SMs of an H100 (and two waves' worth of tiles on smaller parts):
   // narrow tiles first (down to 4 threads = 64 bytes per row, two sectors), then clusters.
   g.block = 256;
+  // A larger block only while the reduction tiles fit 48 KiB of static shared memory.
+  if (knobs && ColumnBlock() > 0 &&
+      static_cast<int64_t>(std::max(reductions, 1)) * ColumnBlock() * g.vec * 4 <= 48 * 1024)
+    g.block = ColumnBlock();
+  if (knobs) g.min_blocks = ColumnMinBlocks();
   g.tx = 32;
   while (g.tx > 4 && (col_vectors + g.tx - 1) / g.tx * 8 < 264) g.tx /= 2;
   while (g.tx > 1 && g.tx / 2 >= col_vectors) g.tx /= 2;

@@ -100,6 +100,7 @@ struct CudaColumnGeometry {
   int64_t rows_per_split = 0;
   int unroll = 1;       // rows whose loads a thread issues before computing any of them (dense
                         // entry): 4, fewer with many vector operands (registers)
+  int min_blocks = 0;   // __launch_bounds__ minimum blocks per SM (0: none)
   int64_t grid = 0;     // ceil(C / vec / tx) * split
   int param_bytes = 0;  // 8 * operands * (1 + rank)
 };

@@ -37,6 +37,16 @@ struct FusionOptions {
   // reduction_fusion.cc) as extra outputs; off with TCCD_DISABLE_PASSES=row-siblings (to bisect
   // or measure). Default: true.
   bool merge_row_siblings = true;
+  // Whether a column reduction takes a pointwise prologue whose values are also stored (read by
+  // other ops or returned): one kernel then reads the prologue's operands once, stores its values
+  // and sums them. kTranscendental (the default) keeps such a prologue out of the column kernel
+  // when it computes erf/exp/tanh/log/sigmoid (a GELU backward that the matmuls read): that
+  // column kernel is ALU-bound, and a pointwise kernel plus a column sum of what it wrote was
+  // faster (H200, deploy/column_bench.py, fwd+bwd us per step, fused -> split: ConvNeXt stage 1
+  // 927 -> 884, ViT 695 -> 672, GPT-2's tanh GELU 463 -> 457; Inductor 738, 755, 471).
+  // TCCD_COLUMN_STORED_PROLOGUE=1 takes every one (kAlways), =0 none (kNever) (pipeline.cc).
+  enum class StoredPrologues { kAlways, kTranscendental, kNever };
+  StoredPrologues column_stored_prologues = StoredPrologues::kTranscendental;
 };
 
 struct FusionGroup {

@@ -56,6 +56,16 @@ class RowFusion {
   bool TryMerge(int into, int from);
   // Takes in the pointwise siblings of row group `g` (see the definition).
   void MergeSiblings(int g);
+  // Whether group h's values are read by anything but node `anchor` outside h, or returned: a
+  // kernel that takes h in still stores them.
+  bool StoredBeyond(int h, int anchor) const;
+  // Whether FusionOptions::column_stored_prologues keeps pointwise group h out of a column
+  // kernel that would also store its values.
+  bool KeepsStoredPrologueOut(int h) const;
+  // Moves the members of pointwise group h that only node `anchor` (of column group g) reads
+  // into g: the f32 cast of a bf16 GELU backward that column-sum-split's stage one sums then
+  // reads the stored bf16 instead of making h write an f32 copy too.
+  void TakeAnchorOnlyMembers(int g, int h, int anchor);
 
   const ir::Graph& graph_;
   const FusionOptions& options_;
@@ -336,6 +346,59 @@ void RowFusion::MergeSiblings(int g) {
   }
 }
 
+bool RowFusion::StoredBeyond(int h, int anchor) const {
+  const FusionGroup& group = p_.groups[h];
+  const std::set<int> members(group.nodes.begin(), group.nodes.end());
+  for (int m : group.nodes)
+    for (int c : consumers_[m])
+      if (c != anchor && !members.count(c)) return true;
+  bool returned = false;
+  for (const ir::Arg& a : graph_.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      returned = returned || (!r.is_input() && members.count(r.node));
+    });
+  return returned;
+}
+
+bool RowFusion::KeepsStoredPrologueOut(int h) const {
+  using Policy = FusionOptions::StoredPrologues;
+  if (options_.column_stored_prologues != Policy::kTranscendental)
+    return options_.column_stored_prologues == Policy::kNever;
+  static const absl::flat_hash_set<std::string> kTranscendental = {
+      "aten::gelu.default",    "aten::gelu_backward.default", "aten::erf.default",
+      "aten::exp.default",     "aten::tanh.default",          "aten::log.default",
+      "aten::sigmoid.default", "aten::silu.default",          "aten::silu_backward.default"};
+  for (int m : p_.groups[h].nodes)
+    if (kTranscendental.count(graph_.nodes[m].target)) return true;
+  return false;
+}
+
+void RowFusion::TakeAnchorOnlyMembers(int g, int h, int anchor) {
+  std::set<int> returned;
+  for (const ir::Arg& a : graph_.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) returned.insert(r.node);
+    });
+  std::vector<int> take;
+  for (int m : p_.groups[h].nodes) {
+    bool only = !consumers_[m].empty() && !returned.count(m);
+    for (int c : consumers_[m]) only = only && c == anchor;
+    if (only) take.push_back(m);
+  }
+  if (take.empty() || take.size() == p_.groups[h].nodes.size()) return;
+  std::vector<int> merged = p_.groups[g].nodes;
+  merged.insert(merged.end(), take.begin(), take.end());
+  std::sort(merged.begin(), merged.end());
+  if (!ValidColumnGroup(merged, p_.groups[g].shape, p_.groups[g].num_reduced_dims)) return;
+  std::vector<int>& rest = p_.groups[h].nodes;
+  for (int m : take) {
+    rest.erase(std::find(rest.begin(), rest.end(), m));
+    p_.group_of[m] = g;
+  }
+  Invalidate(take, {g, h});
+  p_.groups[g].nodes = std::move(merged);
+}
+
 bool RowFusion::Run() {
   bool changed = false;
   const int n = static_cast<int>(graph_.nodes.size());
@@ -376,6 +439,10 @@ bool RowFusion::Run() {
       if (r.is_input() || p_.group_of[r.node] < 0 || p_.group_of[r.node] == g) return;
       const int h = p_.group_of[r.node];
       if (p_.groups[h].num_reduced_dims == 0 && p_.groups[h].shape == p_.groups[g].shape) {
+        if (axes.leading && KeepsStoredPrologueOut(h) && StoredBeyond(h, id)) {
+          TakeAnchorOnlyMembers(g, h, id);
+          return;
+        }
         TryMerge(g, h);
       }
     });

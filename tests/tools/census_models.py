@@ -299,3 +299,21 @@ bert_zoo_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/
 resnet50_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/g"), "resnet50")
 convnext_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/g"), "convnext")
 vit_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/vit/g"), "vit")
+
+
+def gelu_mlp(cap):
+    """Linear -> GELU -> Linear under bf16 autocast, forward and backward: the GELU forward
+    pointwise kernel and the GELU-backward + bias-gradient column kernel (deploy/column_bench.py
+    times them on a GPU). CENSUS_TOKENS (default 25088: ConvNeXt-T's first stage at batch 8),
+    CENSUS_D (96), CENSUS_H (384), CENSUS_GELU ("none" or "tanh")."""
+    torch.manual_seed(0)
+    tokens = int(os.environ.get("CENSUS_TOKENS", 25088))
+    d, h = int(os.environ.get("CENSUS_D", 96)), int(os.environ.get("CENSUS_H", 384))
+    approximate = os.environ.get("CENSUS_GELU", "none")
+    fc, proj = nn.Linear(d, h), nn.Linear(h, d)
+
+    def step(x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return proj(F.gelu(fc(x), approximate=approximate)).float().sum()
+
+    return cap(step, torch.randn(tokens, d, requires_grad=True), backward=True)

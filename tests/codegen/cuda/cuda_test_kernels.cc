@@ -320,6 +320,28 @@ PointwiseKernel ColumnSumKernel(const std::string& name, std::vector<int64_t> sh
   return k.kernel();
 }
 
+// A Linear's GELU backward and its bias gradient in one column kernel (exact GELU, as fusion
+// builds it for ViT/BERT/ConvNeXt MLPs): dx = g * (cdf(x) + x * pdf(x)) stored in bf16 for the
+// matmuls, and its column sum over the tokens.
+PointwiseKernel GeluBackwardBiasGradKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder k(name, std::move(shape));
+  const auto f32 = [&](double v) { return k.Const(DType::kF32, v); };
+  const auto op = [&](PwOp o, std::vector<int> args) { return k.Op(o, DType::kF32, args); };
+  const int g = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int x = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int erf = op(PwOp::kErf, {op(PwOp::kMul, {x, f32(0.7071067811865476)})});
+  const int cdf = op(PwOp::kMul, {f32(0.5), op(PwOp::kAdd, {f32(1.0), erf})});
+  const int pdf =
+      op(PwOp::kMul, {f32(0.3989422804014327),
+                      op(PwOp::kExp, {op(PwOp::kMul, {f32(-0.5), op(PwOp::kMul, {x, x})})})});
+  const int dx = op(PwOp::kMul, {g, op(PwOp::kAdd, {cdf, op(PwOp::kMul, {x, pdf})})});
+  const int sum = k.Op(PwOp::kReduceSum, DType::kF32, {dx});
+  k.Output(k.Cast(dx, DType::kBF16));
+  k.Output(sum);
+  k.Columns(1, {false, false, false, true}, {false, false, false, false});
+  return k.kernel();
+}
+
 // Layer norm backward's parameter gradients (bf16 g, x; f32 per-row mean, rstd):
 // grad_weight = sum(g * (x - mean) * rstd), grad_bias = sum(g) over the rows.
 PointwiseKernel LayerNormBackwardParamsKernel(const std::string& name, std::vector<int64_t> shape) {
@@ -613,6 +635,9 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"channel_centre_rows_bf16",
        ChannelCentreRowsKernel("channel_centre_rows_bf16", {64, 8, 196})},
       {"column_sum_bf16", ColumnSumKernel("column_sum_bf16", {8192, 768})},
+      // BERT's / GPT-2's MLP at batch 16 x 512 tokens (the f32 erf is tccd_rt::erf_f32).
+      {"gelu_backward_bias_grad_column_bf16",
+       GeluBackwardBiasGradKernel("gelu_backward_bias_grad_column_bf16", {8192, 3072})},
       {"rms_norm_backward_column_bf16",
        RmsNormBackwardColumnKernel("rms_norm_backward_column_bf16", {8192, 1024})},
       {"rms_norm_backward_rows_bf16",

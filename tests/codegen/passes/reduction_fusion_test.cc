@@ -17,14 +17,14 @@ struct Result {
   bool changed = false;
 };
 
-Result Fuse(const char* text) {
+Result Fuse(const char* text, const FusionOptions& options = {}) {
   absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
   INFO(g.status().ToString());
   REQUIRE(g.ok());
-  absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
+  absl::StatusOr<Partition> p = PartitionForFusion(*g, options);
   REQUIRE(p.ok());
   CHECK(VerifyPartition(*g, *p) == "");
-  absl::StatusOr<bool> changed = FuseRowReductions(*g, {}, *p);
+  absl::StatusOr<bool> changed = FuseRowReductions(*g, options, *p);
   INFO(changed.status().ToString());
   REQUIRE(changed.ok());
   CHECK(VerifyPartition(*g, *p) == "");
@@ -245,6 +245,74 @@ TEST_CASE("a bias gradient with its pointwise prologue is one column kernel", "[
   store.bf16 out0, %6
 }
 )");
+}
+
+// A GELU backward that a matmul reads (the first Linear's input gradient) and whose column sum
+// is that Linear's bias gradient.
+constexpr char kGeluBackwardBiasGrad[] =
+    R"(graph(%a0: bf16[64,32]{32,1}@cuda, %a1: bf16[64,32]{32,1}@cuda, %a2: bf16[32,16]{16,1}@cuda) {
+  %0 = aten::gelu_backward.default(%a0, %a1) -> bf16[64,32]{32,1}@cuda
+  %1 = aten::sum.dim_IntList(%0, [0], true) -> bf16[1,32]{32,1}@cuda
+  %2 = aten::mm.default(%0, %a2) -> bf16[64,16]{16,1}@cuda
+  return (%1, %2)
+})";
+
+TEST_CASE("with every stored column prologue taken, a GELU backward joins its bias gradient",
+          "[columns]") {
+  FusionOptions options;
+  options.column_stored_prologues = FusionOptions::StoredPrologues::kAlways;
+  Result r = Fuse(kGeluBackwardBiasGrad, options);
+  CHECK(r.partition == "fused(columns, reduce 1) %0 %1 -> %0 %1\nextern %2 aten::mm.default\n");
+  REQUIRE(r.kernels.size() == 1);
+  CHECK(r.kernels[0].find("-> (out0: bf16, out1: bf16) columns(reduce 1 leading dims") !=
+        std::string::npos);
+}
+
+TEST_CASE(
+    "without stored column prologues the GELU backward stays pointwise and the bias gradient "
+    "sums what it wrote",
+    "[columns]") {
+  FusionOptions options;
+  options.column_stored_prologues = FusionOptions::StoredPrologues::kNever;
+  Result r = Fuse(kGeluBackwardBiasGrad, options);
+  // The default (kTranscendental) splits it too: the GELU backward computes erf and exp.
+  CHECK(Fuse(kGeluBackwardBiasGrad).partition == r.partition);
+  CHECK(r.partition ==
+        "fused %0 -> %0\nfused(columns, reduce 1) %1 -> %1\nextern %2 aten::mm.default\n");
+  // The f32 cast only the sum reads moves into the column kernel, which then reads the stored
+  // bf16 (column-sum-split's stage one sums such a cast).
+  Result cast = Fuse(
+      R"(graph(%a0: bf16[64,32]{32,1}@cuda, %a1: bf16[64,32]{32,1}@cuda, %a2: bf16[32,16]{16,1}@cuda) {
+  %0 = aten::gelu_backward.default(%a0, %a1) -> bf16[64,32]{32,1}@cuda
+  %1 = aten::_to_copy.default(%0, dtype=f32) -> f32[64,32]{32,1}@cuda
+  %2 = aten::sum.dim_IntList(%1, [0], true) -> f32[1,32]{32,1}@cuda
+  %3 = aten::mm.default(%0, %a2) -> bf16[64,16]{16,1}@cuda
+  return (%2, %3)
+})",
+      options);
+  CHECK(cast.partition ==
+        "fused %0 -> %0\nfused(columns, reduce 1) %1 %2 -> %2\nextern %3 aten::mm.default\n");
+  // Nothing to do: a prologue nothing else reads still joins the column kernel.
+  Result only = Fuse(R"(graph(%a0: bf16[64,32]{32,1}@cuda, %a1: bf16[64,32]{32,1}@cuda) {
+  %0 = aten::gelu_backward.default(%a0, %a1) -> bf16[64,32]{32,1}@cuda
+  %1 = aten::sum.dim_IntList(%0, [0], true) -> bf16[1,32]{32,1}@cuda
+  return (%1)
+})",
+                     options);
+  CHECK(only.partition == "fused(columns, reduce 1) %0 %1 -> %1\n");
+}
+
+TEST_CASE("by default a stored prologue without transcendentals stays in the column kernel",
+          "[columns]") {
+  // A product the matmul reads and the bias gradient sums: cheap per element, one pass.
+  Result r = Fuse(
+      R"(graph(%a0: bf16[64,32]{32,1}@cuda, %a1: bf16[64,32]{32,1}@cuda, %a2: bf16[32,16]{16,1}@cuda) {
+  %0 = aten::mul.Tensor(%a0, %a1) -> bf16[64,32]{32,1}@cuda
+  %1 = aten::sum.dim_IntList(%0, [0], true) -> bf16[1,32]{32,1}@cuda
+  %2 = aten::mm.default(%0, %a2) -> bf16[64,16]{16,1}@cuda
+  return (%1, %2)
+})");
+  CHECK(r.partition == "fused(columns, reduce 1) %0 %1 -> %0 %1\nextern %2 aten::mm.default\n");
 }
 
 TEST_CASE(

@@ -252,12 +252,15 @@ TEST_CASE("a CUDA sum over a middle dim compiles to one row kernel over a permut
   CHECK(has_cubin);
 }
 
-TEST_CASE("a narrow CUDA bias gradient is two column kernels, the GELU backward in the first",
-          "[pipeline][cuda]") {
+TEST_CASE(
+    "a narrow CUDA bias gradient is two column kernels after the GELU backward's pointwise "
+    "kernel",
+    "[pipeline][cuda]") {
   // sum(gelu_backward(dy, x), [0], keepdim) over 16384 x 384 bf16 (an MLP's first bias gradient,
-  // the GELU backward also returned): column-sum-split views the rows as [2048, 8, 384], so
-  // stage one (gelu_backward, its f32 cast, the sum over 2048 rows of 3072 columns) stores the
-  // GELU backward and the [8, 384] partials, stage two sums those.
+  // the GELU backward also returned): column-sum-split views the rows as [2048, 8, 384]; the
+  // GELU backward, stored anyway and computing erf and exp, stays a pointwise kernel
+  // (FusionOptions::column_stored_prologues), stage one (its f32 cast, the sum over 2048 rows of
+  // 3072 columns) sums the bf16 it wrote into [8, 384] partials, stage two sums those.
   v1::Graph g;
   auto bf16 = [](std::vector<int64_t> sizes) {
     v1::TensorMeta m = Meta(std::move(sizes));
@@ -293,19 +296,22 @@ TEST_CASE("a narrow CUDA bias gradient is two column kernels, the GELU backward 
   absl::StatusOr<CompileOutput> out = Compile(*prepared);
   INFO(out.status().ToString());
   REQUIRE(out.ok());
-  CHECK(out->num_fused_kernels == 2);
+  CHECK(out->num_fused_kernels == 3);
   std::vector<std::vector<std::string>> ops;
+  std::vector<std::string> kinds;
   for (const v1::Step& step : out->plan.steps()) {
     if (!step.has_segment()) continue;
     for (const auto& k : step.segment().kernels()) {
-      CHECK(k.kind() == "cuda_row_reduction");
+      kinds.push_back(k.kind());
       ops.emplace_back(k.ops().begin(), k.ops().end());
     }
   }
+  CHECK(kinds ==
+        std::vector<std::string>{"cuda_pointwise", "cuda_row_reduction", "cuda_row_reduction"});
   CHECK(ops ==
-        std::vector<std::vector<std::string>>{
-            {"aten::gelu_backward.default", "aten::_to_copy.default", "aten::sum.dim_IntList"},
-            {"aten::sum.dim_IntList", "aten::_to_copy.default"}});
+        std::vector<std::vector<std::string>>{{"aten::gelu_backward.default"},
+                                              {"aten::_to_copy.default", "aten::sum.dim_IntList"},
+                                              {"aten::sum.dim_IntList", "aten::_to_copy.default"}});
 }
 
 TEST_CASE("a CUDA pointwise kernel over transposed operands walks them in storage order",
