@@ -25,7 +25,8 @@
 //                              "symbolic-rows" keeps the row reductions of symbolic CUDA
 //                              graphs extern steps (symbolic_kernels.h);
 //                              "symbolic-gemms" keeps their matmuls extern ATen steps
-//                              (symbolic_gemms.h);
+//                              (symbolic_gemms.h); "symbolic-columns" their column
+//                              reductions (bias and norm weight gradients);
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
 //                              copies of matmul operands as kernels of their own;
 //                              "batch-norm-stats-in-place,mutations-into-producers" keeps the
@@ -429,6 +430,9 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
   // CUDA: norms, softmax and reductions become row kernels with run-time sizes (static rows or
   // one symbolic row dim). TCCD_DISABLE_PASSES=symbolic-rows keeps them extern (to measure).
   kernel_options.rows = cuda && !Debug().disabled_passes.contains("symbolic-rows");
+  // Column reductions over a symbolic row count (bias and norm weight gradients) with them;
+  // TCCD_DISABLE_PASSES=symbolic-columns keeps those extern (to measure).
+  kernel_options.columns = !Debug().disabled_passes.contains("symbolic-columns");
   ASSIGN_OR_RETURN(SymbolicLowering lowering, LowerSymbolicKernels(graph, kernel_options));
   // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
   // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).

@@ -542,6 +542,104 @@ TEST_CASE(
   }
 }
 
+// x: [sizes] of `dtype`, row-major `strides`; g = sum(x * 2, [0]) (a bias gradient's column sum
+// with a pointwise prologue); returns g, [sizes[1:]] (on the GPU).
+v1::Graph ColumnSumGraph(std::vector<v1::Dim> sizes, std::vector<v1::Dim> strides,
+                         v1::DType dtype = v1::FLOAT32) {
+  v1::Graph g;
+  *g.add_inputs() = Meta(sizes, strides);
+  v1::Node* mul = g.add_nodes();
+  mul->set_target("aten::mul.Tensor");
+  *mul->add_args() = Ref(-1);
+  mul->add_args()->set_float_value(2.0);
+  *mul->add_outputs() = Meta(sizes, strides);
+  v1::Node* sum = g.add_nodes();
+  sum->set_target("aten::sum.dim_IntList");
+  *sum->add_args() = Ref(0);
+  sum->add_args()->mutable_list()->add_items()->set_int_value(0);
+  std::vector<v1::Dim> kept(sizes.begin() + 1, sizes.end()), kept_strides;
+  for (size_t d = 1; d < sizes.size(); ++d) kept_strides.push_back(strides[d]);
+  *sum->add_outputs() = Meta(kept, kept_strides);
+  *g.add_outputs() = Ref(1);
+  g.mutable_inputs(0)->set_dtype(dtype);
+  for (v1::Node& n : *g.mutable_nodes()) n.mutable_outputs(0)->set_dtype(dtype);
+  return OnCuda(g);
+}
+
+TEST_CASE(
+    "CUDA columns: a column sum over a symbolic row count is a column kernel with run-time rows "
+    "whose per-column output drops the rows; a symbolic column count stays extern",
+    "[symbolic][rows][columns]") {
+  for (const v1::DType dtype : {v1::FLOAT32, v1::BFLOAT16}) {
+    const v1::Graph g = ColumnSumGraph({Sym("s0*s1"), Int(64)}, {Int(64), Int(1)}, dtype);
+    absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(g, {});
+    REQUIRE(sym.ok());
+    absl::StatusOr<SymbolicLowering> lowering =
+        LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+    REQUIRE(lowering.ok());
+    INFO((lowering->rejected.empty() ? "" : lowering->rejected[0]));
+    CHECK(lowering->rejected.empty());
+    REQUIRE(lowering->groups.size() == 1);
+    CHECK(lowering->schedule.size() == 1);
+    const SymbolicKernelGroup& group = lowering->groups[0];
+    CHECK(group.kernel.is_column_reduction());
+    CHECK(group.kernel.shape == std::vector<int64_t>{kRuntimeDim, 64});
+    CHECK(group.nodes == std::vector<int>{0, 1});
+    const std::string ir = PrintPointwiseKernel(group.kernel);
+    INFO(ir);
+    CHECK(ir.find("@tccd_sk0[?,64]") != std::string::npos);
+    CHECK(ir.find("reduce_sum.f32") != std::string::npos);
+
+    // The plan: one native step whose run-time dim is named by its input (the output is [64]).
+    absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(
+        *sym, *lowering, {"kernels_cuda.so", "tccd-cuda-1", "tccd-cuda-sym-1", "cuda_pointwise"});
+    REQUIRE(plan.ok());
+    REQUIRE(plan->steps_size() == 1);
+    CHECK(plan->steps(0).native().abi() == "tccd-cuda-sym-1");
+    CHECK(plan->values(plan->steps(0).outputs(0)).sizes_size() == 1);
+    absl::StatusOr<std::string> descriptor = WritePlanDescriptor(*plan);
+    INFO(descriptor.status().ToString());
+    CHECK(descriptor.ok());
+
+    // The CUDA emitter compiles it (NVRTC, no driver needed).
+    v1::Target target;
+    target.set_device_type(v1::CUDA);
+    target.set_cuda_cc_major(9);
+    target.set_cuda_cc_minor(0);
+    target.set_cuda_device_name("NVIDIA H100 80GB HBM3");
+    v1::ShapeEnv facts;
+    absl::StatusOr<Prepared> p =
+        Prepare({.graph = &g, .target = &target, .mode = "default", .shape_env = &facts});
+    if (!p.ok()) {
+      WARN("no NVRTC here, CUDA target not prepared: " << p.status().message());
+      continue;
+    }
+    absl::StatusOr<CompileOutput> out = Compile(*p);
+    INFO(out.status().ToString());
+    REQUIRE(out.ok());
+    REQUIRE(out->plan.steps_size() == 1);
+    REQUIRE(out->plan.steps(0).has_native());
+    CHECK(out->plan.steps(0).native().abi() == "tccd-cuda-sym-1");
+    std::string source;
+    for (const ArtifactBytes& a : out->artifacts)
+      if (a.kind == v1::TEXT) source += a.bytes;
+    // Pointers, strides and the sizes (rank 2, two operands): 8 * 2 + 8 * 2 * 2 + 8 * 2.
+    CHECK(source.find("_contig_param_0[64]") != std::string::npos);
+  }
+
+  // Columns of run-time length: the column tiling is a compile-time choice, so extern.
+  const v1::Graph cols = ColumnSumGraph({Int(8), Sym("s0")}, {Sym("s0"), Int(1)});
+  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(cols, {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering =
+      LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+  REQUIRE(lowering.ok());
+  bool refused = false;
+  for (const std::string& why : lowering->rejected)
+    refused |= why.find("a column of run-time length") != std::string::npos;
+  CHECK(refused);
+}
+
 TEST_CASE("malformed symbolic graphs are INVALID_ARGUMENT naming the place", "[symbolic]") {
   v1::Graph bad_expr = ExampleGraph("4*s0 +");
   CHECK(absl::IsInvalidArgument(PrepareWith(bad_expr, {}).status()));
