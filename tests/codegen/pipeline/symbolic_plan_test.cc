@@ -12,6 +12,7 @@
 #include "codegen/symbolic_gemms.h"
 #include "codegen/symbolic_kernels.h"
 #include "codegen/symbolic_plan.h"
+#include "codegen/symbolic_views.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime/tccd_plan_format.h"
 #include "google/protobuf/text_format.h"
@@ -799,6 +800,65 @@ TEST_CASE("nothing to match: a graph without matmuls keeps its schedule", "[symb
   CHECK(lowering->gemms.empty());
   CHECK(lowering->rejected.empty());
   CHECK(lowering->schedule.size() == units);
+}
+
+// A symbolic plan in text: value 0 the input x [s0, 8]; 1 = relu(x) by a kernel when
+// `native`, else an extern relu; 2 = view(1, [s0, 2, 4]); 3 = transpose(2, 0, 1); returns 3
+// (and 2 when `return_view`).
+v1::Plan ViewChainPlan(bool native, bool return_view = false) {
+  const std::string meta_x =
+      "sizes { expr: \"s0\" } sizes { value: 8 } strides { value: 8 } strides { value: 1 } dtype: "
+      "FLOAT32 device { type: CPU } ";
+  const std::string meta_v =
+      "sizes { expr: \"s0\" } sizes { value: 2 } sizes { value: 4 } strides { value: 8 } "
+      "strides { value: 4 } strides { value: 1 } dtype: FLOAT32 device { type: CPU } ";
+  const std::string meta_t =
+      "sizes { value: 2 } sizes { expr: \"s0\" } sizes { value: 4 } strides { value: 4 } "
+      "strides { value: 8 } strides { value: 1 } dtype: FLOAT32 device { type: CPU } ";
+  const std::string relu =
+      native ? "steps { native { artifact: \"kernels.so\" symbol: \"tccd_sk0\" abi: "
+               "\"tccd-cpu-sym-1\" shape: -1 shape: 8 inputs: 0 } outputs: 1 release: 0 } "
+             : "steps { extern_call { target: \"aten::relu.default\" args { ref { node: 0 } } } "
+               "outputs: 1 release: 0 } ";
+  const std::string text =
+      "num_inputs: 1 values { " + meta_x + "} values { " + meta_x + "} values { " + meta_v +
+      "} values { " + meta_t + "} " + relu +
+      "steps { extern_call { target: \"aten::view.default\" args { ref { node: 1 } } args { list "
+      "{ items { sym_expr: \"s0\" } items { int_value: 2 } items { int_value: 4 } } } } outputs: "
+      "2 release: 1 } "
+      "steps { extern_call { target: \"aten::transpose.int\" args { ref { node: 2 } } args { "
+      "int_value: 0 } args { int_value: 1 } } outputs: 3 release: 2 } "
+      "outputs { ref { node: 3 } }" +
+      (return_view ? " outputs { ref { node: 2 } }" : "");
+  v1::Plan plan;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &plan));
+  return plan;
+}
+
+TEST_CASE(
+    "view chains over a kernel's output fold into one as_strided step; over an input or with a "
+    "returned intermediate they stay",
+    "[symbolic][views]") {
+  v1::Plan plan = ViewChainPlan(/*native=*/true);
+  CHECK(FoldSymbolicViewChains(plan) == 1);
+  REQUIRE(plan.steps_size() == 2);
+  CHECK(Text(plan.steps(0)).find("release: 0") != std::string::npos);
+  CHECK(Text(plan.steps(1)) ==
+        "extern_call { target: \"aten::as_strided.default\" args { ref { node: 1 } } args { list { "
+        "items { int_value: 2 } items { sym_expr: \"s0\" } items { int_value: 4 } } } args { list "
+        "{ items { int_value: 4 } items { int_value: 8 } items { int_value: 1 } } } args { "
+        "int_value: 0 } } outputs: 3 release: 1 ");
+  // The descriptor takes it (the expressions become dim words of the call).
+  CHECK(WritePlanDescriptor(plan).ok());
+
+  // Nothing to do: the root is a graph input (any layout may arrive) or an extern op's output
+  // (its layout is ATen's), or the intermediate view is returned.
+  for (const bool native : {false, true}) {
+    v1::Plan unchanged = ViewChainPlan(native, /*return_view=*/native);
+    const std::string before = Text(unchanged);
+    CHECK(FoldSymbolicViewChains(unchanged) == 0);
+    CHECK(Text(unchanged) == before);
+  }
 }
 
 }  // namespace
