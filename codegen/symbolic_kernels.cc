@@ -10,6 +10,7 @@
 #include "codegen/ir/proto_convert.h"
 #include "codegen/ir/sym_expr.h"
 #include "codegen/passes/fusion.h"
+#include "codegen/passes/index_ops.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/reduction_fusion.h"
 #include "base/status_macros.h"
@@ -365,6 +366,22 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
     return out;
   }
   ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(*surrogate, FusionOptions{}));
+  // Ops that need the point's coordinates (gathers, cat, random draws: their offsets come from
+  // sizes) never make a kernel here, and the static partition fuses them with their pointwise
+  // neighbours (an embedding with the positional add after it): peel them off, so that the
+  // neighbours still become a kernel. Where that would make the groups a cycle, keep them.
+  {
+    Partition peeled = partition;
+    bool changed = false;
+    for (FusionGroup& group : peeled.groups) {
+      changed |= std::erase_if(group.nodes, [&](int n) {
+                   if (!NeedsCoordinates(*surrogate, surrogate->nodes[n])) return false;
+                   peeled.group_of[n] = -1;
+                   return true;
+                 }) > 0;
+    }
+    if (changed && CompletePartition(*surrogate, peeled).ok()) partition = std::move(peeled);
+  }
   // The partition before the row regrouping: a row group the checks refuse falls back to the
   // groups it absorbed (its pointwise neighbours stay kernels, as before row kernels existed).
   const Partition pointwise_partition = partition;

@@ -802,6 +802,43 @@ TEST_CASE("nothing to match: a graph without matmuls keeps its schedule", "[symb
   CHECK(lowering->schedule.size() == units);
 }
 
+TEST_CASE(
+    "an index op fused with pointwise ops in the static partition is peeled off: the pointwise "
+    "ops still become a kernel",
+    "[symbolic]") {
+  // w: f32[50, 8]; ids: i64[s0]; y = embedding(w, ids) * 2 -> [s0, 8].
+  v1::Graph g;
+  *g.add_inputs() = Meta({Int(50), Int(8)}, {Int(8), Int(1)});
+  *g.add_inputs() = Meta({Sym("s0")}, {Int(1)});
+  g.mutable_inputs(1)->set_dtype(v1::INT64);
+  v1::Node* embedding = g.add_nodes();
+  embedding->set_target("aten::embedding.default");
+  *embedding->add_args() = Ref(-1);
+  *embedding->add_args() = Ref(-2);
+  *embedding->add_outputs() = Meta({Sym("s0"), Int(8)}, {Int(8), Int(1)});
+  v1::Node* mul = g.add_nodes();
+  mul->set_target("aten::mul.Tensor");
+  *mul->add_args() = Ref(0);
+  mul->add_args()->set_float_value(2.0);
+  *mul->add_outputs() = Meta({Sym("s0"), Int(8)}, {Int(8), Int(1)});
+  *g.add_outputs() = Ref(1);
+  for (const bool cuda : {false, true}) {
+    INFO((cuda ? "CUDA" : "CPU"));
+    absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(cuda ? OnCuda(g) : g, {});
+    REQUIRE(sym.ok());
+    absl::StatusOr<SymbolicLowering> lowering =
+        LowerSymbolicKernels(*sym, {.fusion = true, .rows = cuda});
+    REQUIRE(lowering.ok());
+    INFO((lowering->rejected.empty() ? "" : lowering->rejected[0]));
+    CHECK(lowering->rejected.empty());
+    REQUIRE(lowering->groups.size() == 1);
+    CHECK(lowering->groups[0].nodes == std::vector<int>{1});
+    REQUIRE(lowering->schedule.size() == 2);
+    CHECK(lowering->schedule[0].node == 0);  // the embedding, an extern step first
+    CHECK(lowering->schedule[1].group == 0);
+  }
+}
+
 // A symbolic plan in text: value 0 the input x [s0, 8]; 1 = relu(x) by a kernel when
 // `native`, else an extern relu; 2 = view(1, [s0, 2, 4]); 3 = transpose(2, 0, 1); returns 3
 // (and 2 when `return_view`).
