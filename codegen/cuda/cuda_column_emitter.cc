@@ -136,17 +136,37 @@ void ColumnEmitter::Liveness() {
 
 std::string ColumnEmitter::Offset(int o, const std::string& var, int first, int last) const {
   std::string out;
-  std::string inner;  // the product of the sizes inside dim d ("" = 1)
+  // The product of the sizes inside dim d: static ones folded into one number (the static
+  // kernels' code stays as it was), run-time ones as p.size factors after it.
+  int64_t inner = 1;
+  std::string runtime_inner;
+  auto inner_text = [&] {
+    return runtime_inner.empty()
+               ? absl::StrCat(inner)
+               : absl::StrCat(inner == 1 ? "" : absl::StrCat(inner, " * "), runtime_inner);
+  };
   std::vector<int> dims;
   for (int d = first; d < last; ++d)
     if (k_.shape[d] > 1 || k_.shape[d] == kRuntimeDim) dims.push_back(d);
   for (size_t idx = dims.size(); idx-- > 0;) {
     const int d = dims[idx];
-    std::string coord = inner.empty() ? var : absl::StrCat("(", var, " / ", inner, ")");
-    if (idx > 0) coord = absl::StrCat("(", coord, " % ", Size(d), ")");
+    std::string coord =
+        inner == 1 && runtime_inner.empty()
+            ? var
+            : absl::StrCat(
+                  "(", var, " / ",
+                  runtime_inner.empty() ? inner_text() : absl::StrCat("(", inner_text(), ")"), ")");
+    if (!runtime_inner.empty() || k_.shape[d] == kRuntimeDim) {
+      if (idx > 0) coord = absl::StrCat("(", coord, " % ", Size(d), ")");
+    } else if (idx > 0) {
+      coord = absl::StrCat("(", coord, " % ", k_.shape[d], ")");
+    }
     absl::StrAppend(&out, out.empty() ? "" : " + ", "static_cast<long long>(", coord,
                     ") * p.stride[", o, "][", d, "]");
-    inner = inner.empty() ? Size(d) : absl::StrCat(inner, " * ", Size(d));
+    if (k_.shape[d] == kRuntimeDim)
+      runtime_inner = runtime_inner.empty() ? Size(d) : absl::StrCat(runtime_inner, " * ", Size(d));
+    else
+      inner *= k_.shape[d];
   }
   return out.empty() ? "0LL" : out;
 }
