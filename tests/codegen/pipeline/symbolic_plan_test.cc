@@ -546,7 +546,7 @@ TEST_CASE(
 // x: [sizes] of `dtype`, row-major `strides`; g = sum(x * 2, [0]) (a bias gradient's column sum
 // with a pointwise prologue); returns g, [sizes[1:]] (on the GPU).
 v1::Graph ColumnSumGraph(std::vector<v1::Dim> sizes, std::vector<v1::Dim> strides,
-                         v1::DType dtype = v1::FLOAT32) {
+                         v1::DType dtype = v1::FLOAT32, int reduced = 1) {
   v1::Graph g;
   *g.add_inputs() = Meta(sizes, strides);
   v1::Node* mul = g.add_nodes();
@@ -557,9 +557,9 @@ v1::Graph ColumnSumGraph(std::vector<v1::Dim> sizes, std::vector<v1::Dim> stride
   v1::Node* sum = g.add_nodes();
   sum->set_target("aten::sum.dim_IntList");
   *sum->add_args() = Ref(0);
-  sum->add_args()->mutable_list()->add_items()->set_int_value(0);
-  std::vector<v1::Dim> kept(sizes.begin() + 1, sizes.end()), kept_strides;
-  for (size_t d = 1; d < sizes.size(); ++d) kept_strides.push_back(strides[d]);
+  for (int d = 0; d < reduced; ++d) sum->add_args()->mutable_list()->add_items()->set_int_value(d);
+  std::vector<v1::Dim> kept(sizes.begin() + reduced, sizes.end()), kept_strides;
+  for (size_t d = reduced; d < sizes.size(); ++d) kept_strides.push_back(strides[d]);
   *sum->add_outputs() = Meta(kept, kept_strides);
   *g.add_outputs() = Ref(1);
   g.mutable_inputs(0)->set_dtype(dtype);
@@ -626,6 +626,21 @@ TEST_CASE(
       if (a.kind == v1::TEXT) source += a.bytes;
     // Pointers, strides and the sizes (rank 2, two operands): 8 * 2 + 8 * 2 * 2 + 8 * 2.
     CHECK(source.find("_contig_param_0[64]") != std::string::npos);
+  }
+
+  {  // Two symbolic reduced dims ([s0, s1, 64] summed over both) are no column group of the
+     // static partition: the sum stays an extern step, the mul before it a kernel of its own.
+    const v1::Graph g = ColumnSumGraph({Sym("s0"), Sym("s1"), Int(64)},
+                                       {Sym("64*s1"), Int(64), Int(1)}, v1::BFLOAT16, 2);
+    absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(g, {});
+    REQUIRE(sym.ok());
+    absl::StatusOr<SymbolicLowering> lowering =
+        LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+    REQUIRE(lowering.ok());
+    REQUIRE(lowering->groups.size() == 1);
+    CHECK(lowering->groups[0].nodes == std::vector<int>{0});
+    REQUIRE(lowering->schedule.size() == 2);
+    CHECK(lowering->schedule[1].node == 1);
   }
 
   // Columns of run-time length: the column tiling is a compile-time choice, so extern.
