@@ -28,7 +28,10 @@
 //                              "symbolic-rows" keeps the row reductions of symbolic CUDA
 //                              graphs extern steps (symbolic_kernels.h);
 //                              "symbolic-gemms" keeps their matmuls extern ATen steps
-//                              (symbolic_gemms.h);
+//                              (symbolic_gemms.h); "symbolic-columns" their column
+//                              reductions (bias and norm weight gradients);
+//                              "symbolic-view-chains" keeps every view of a symbolic plan
+//                              a step of its own (symbolic_views.h);
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
 //                              copies of matmul operands as kernels of their own;
 //                              "batch-norm-stats-in-place,mutations-into-producers" keeps the
@@ -145,6 +148,7 @@
 #include "codegen/symbolic_gemms.h"
 #include "codegen/symbolic_kernels.h"
 #include "codegen/symbolic_plan.h"
+#include "codegen/symbolic_views.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime_object.h"
 #include "base/status_macros.h"
@@ -477,6 +481,9 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
   // CUDA: norms, softmax and reductions become row kernels with run-time sizes (static rows or
   // one symbolic row dim). TCCD_DISABLE_PASSES=symbolic-rows keeps them extern (to measure).
   kernel_options.rows = cuda && !Debug().disabled_passes.contains("symbolic-rows");
+  // Column reductions over a symbolic row count (bias and norm weight gradients) with them;
+  // TCCD_DISABLE_PASSES=symbolic-columns keeps those extern (to measure).
+  kernel_options.columns = !Debug().disabled_passes.contains("symbolic-columns");
   ASSIGN_OR_RETURN(SymbolicLowering lowering, LowerSymbolicKernels(graph, kernel_options));
   // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
   // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).
@@ -512,6 +519,11 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
   ASSIGN_OR_RETURN(out.plan,
                    SymbolicKernelPlan(graph, lowering, cuda ? kCudaTarget : kCpuSymbolicTarget));
   out.num_fused_kernels = static_cast<int>(lowering.groups.size() + lowering.gemms.size());
+  // Chains of views over the plan's own outputs: one as_strided step each (symbolic_views.h).
+  // TCCD_DISABLE_PASSES=symbolic-view-chains keeps every view a step.
+  const int folded_views = Debug().disabled_passes.contains("symbolic-view-chains")
+                               ? 0
+                               : FoldSymbolicViewChains(out.plan);
   absl::flat_hash_set<std::string> seen;
   std::vector<std::string> ops;
   for (const v1::Step& step : out.plan.steps()) {
@@ -521,12 +533,14 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
   }
   spdlog::info(
       "symbolic graph ({} symbols, {} shape facts): {} kernels with run-time sizes ({} ops), {} "
-      "cuBLASLt gemms with run-time sizes, {} extern ATen steps ({} distinct: {}{}){}",
+      "cuBLASLt gemms with run-time sizes, {} extern ATen steps ({} distinct: {}{}), {} views "
+      "folded into their chains' last{}",
       graph.num_symbols, graph.facts.size(), lowering.groups.size(),
-      graph.graph.nodes_size() - out.num_extern_steps - static_cast<int>(lowering.gemms.size()),
+      graph.graph.nodes_size() - out.num_extern_steps - folded_views -
+          static_cast<int>(lowering.gemms.size()),
       lowering.gemms.size(), out.num_extern_steps, ops.size(),
       absl::StrJoin(ops.begin(), ops.begin() + std::min<size_t>(ops.size(), 8), ", "),
-      ops.size() > 8 ? ", ..." : "",
+      ops.size() > 8 ? ", ..." : "", folded_views,
       lowering.rejected.empty()
           ? ""
           : absl::StrCat("; ", lowering.rejected.size(), " group(s) kept extern"));

@@ -10,6 +10,7 @@
 #include "codegen/ir/proto_convert.h"
 #include "codegen/ir/sym_expr.h"
 #include "codegen/passes/fusion.h"
+#include "codegen/passes/index_ops.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/reduction_fusion.h"
 #include "base/status_macros.h"
@@ -236,6 +237,84 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate,
   return "";
 }
 
+// Column-reduction groups (SymbolicKernelOptions::rows; bias and norm weight gradients): the
+// leading (reduced) dims may be symbolic, the kept (trailing) ones must be static, so the
+// column tiling, vector width and cluster split stay compile-time choices that hold for every
+// row count. The iteration space is the operand whose sizes at the placeholder are the
+// kernel's; every member value is at one level of it: element values have its sizes, column
+// values its kept dims (with the reduced dims as 1s, or dropped: a bias gradient is [N] of an
+// [M, N] space; the plan runtimes right-align a kernel's operands to its iteration space), and
+// every input broadcasts to it by static 1s or equal dims. On success `space` holds the
+// symbolic sizes.
+std::string WhyNotSymbolicColumns(const v1::Graph& g, const v1::Graph& surrogate,
+                                  const FusionGroup& group, const std::vector<v1::ValueRef>& inputs,
+                                  const std::vector<v1::ValueRef>& outputs,
+                                  const PointwiseKernel& kernel, std::vector<v1::Dim>* space) {
+  if (HasIndexOps(kernel)) return "index-aware ops (their offsets come from sizes)";
+  for (int64_t t : kernel.output_zero_tail)
+    if (t != 0) return "a zero-padded output";
+  if (!kernel.fixed_strides.empty()) return "a column kernel with fixed operand layouts";
+  const int rank = static_cast<int>(kernel.shape.size());
+  const int lead = kernel.reduction.num_reduced_dims;
+  auto is_space = [&](const v1::TensorMeta& placeholder) {
+    if (placeholder.sizes_size() != rank) return false;
+    for (int d = 0; d < rank; ++d)
+      if (placeholder.sizes(d).value() != kernel.shape[d]) return false;
+    return true;
+  };
+  const v1::TensorMeta* found = nullptr;
+  for (const v1::ValueRef& r : inputs)
+    if (found == nullptr && is_space(MetaOf(surrogate, r))) found = &MetaOf(g, r);
+  for (int m : group.nodes)
+    for (int o = 0; found == nullptr && o < g.nodes(m).outputs_size(); ++o)
+      if (is_space(surrogate.nodes(m).outputs(o))) found = &g.nodes(m).outputs(o);
+  if (found == nullptr) return "no operand has the iteration space's sizes";
+  space->assign(found->sizes().begin(), found->sizes().end());
+  for (int d = lead; d < rank; ++d)
+    if ((*space)[d].kind_case() != v1::Dim::kValue) return "a column of run-time length";
+  // Right-aligned: element level has the space's sizes; column level its kept dims, after 1s
+  // for the reduced dims or without them.
+  auto at_a_level = [&](const v1::TensorMeta& t) {
+    const int n = t.sizes_size();
+    if (n > rank) return false;
+    bool element = n == rank, column = n >= rank - lead;
+    for (int j = 0; j < n; ++j) {
+      const int d = rank - n + j;
+      const bool same = SameDim(t.sizes(j), (*space)[d]);
+      if (!same) element = false;
+      if (d < lead ? !DimIsOne(t.sizes(j)) : !same) column = false;
+    }
+    return element || column;
+  };
+  for (int m : group.nodes) {
+    const v1::Node& node = g.nodes(m);
+    if (std::any_of(node.args().begin(), node.args().end(), HasSymArg) ||
+        std::any_of(node.kwargs().begin(), node.kwargs().end(),
+                    [](const v1::NamedValue& kv) { return HasSymArg(kv.value()); }))
+      return absl::StrCat("node ", m, " (", node.target(), ") has a symbolic argument");
+    for (const v1::TensorMeta& out : node.outputs())
+      if (!at_a_level(out))
+        return absl::StrCat("node ", m, " (", node.target(),
+                            ") is at no level of the iteration space for every size");
+  }
+  for (const v1::ValueRef& r : inputs) {
+    const v1::TensorMeta& t = MetaOf(g, r);
+    if (t.sizes_size() > rank) return "an input of higher rank than the iteration space";
+    for (int j = 0; j < t.sizes_size(); ++j) {
+      const v1::Dim& dim = t.sizes(j);
+      if (!DimIsOne(dim) && !SameDim(dim, (*space)[rank - t.sizes_size() + j]))
+        return "an input that broadcasts to the iteration space at the placeholder only";
+    }
+  }
+  for (const v1::ValueRef& r : outputs) {
+    const v1::TensorMeta& t = MetaOf(g, r);
+    if (t.has_storage_offset() &&
+        !(t.storage_offset().kind_case() == v1::Dim::kValue && t.storage_offset().value() == 0))
+      return "an output with a storage offset";
+  }
+  return "";
+}
+
 // Plan value ids: graph inputs first, then every node's outputs in order.
 struct ValueIds {
   std::vector<int> first_output;  // per node
@@ -287,6 +366,22 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
     return out;
   }
   ASSIGN_OR_RETURN(Partition partition, PartitionForFusion(*surrogate, FusionOptions{}));
+  // Ops that need the point's coordinates (gathers, cat, random draws: their offsets come from
+  // sizes) never make a kernel here, and the static partition fuses them with their pointwise
+  // neighbours (an embedding with the positional add after it): peel them off, so that the
+  // neighbours still become a kernel. Where that would make the groups a cycle, keep them.
+  {
+    Partition peeled = partition;
+    bool changed = false;
+    for (FusionGroup& group : peeled.groups) {
+      changed |= std::erase_if(group.nodes, [&](int n) {
+                   if (!NeedsCoordinates(*surrogate, surrogate->nodes[n])) return false;
+                   peeled.group_of[n] = -1;
+                   return true;
+                 }) > 0;
+    }
+    if (changed && CompletePartition(*surrogate, peeled).ok()) partition = std::move(peeled);
+  }
   // The partition before the row regrouping: a row group the checks refuse falls back to the
   // groups it absorbed (its pointwise neighbours stay kernels, as before row kernels existed).
   const Partition pointwise_partition = partition;
@@ -310,6 +405,9 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
         BuildPointwiseKernel(*surrogate, group, absl::StrCat("tccd_sk", out.groups.size()));
     if (!kernel.ok()) {
       why = absl::StrCat("kernel: ", kernel.status().message());
+    } else if (kernel->is_column_reduction() && options.rows && options.columns) {
+      why = WhyNotSymbolicColumns(g, *surrogate_proto, group, k.inputs, k.outputs, *kernel,
+                                  &row_space);
     } else if (kernel->is_row_reduction() && options.rows) {
       why =
           WhyNotSymbolicRows(g, *surrogate_proto, group, k.inputs, k.outputs, *kernel, &row_space);

@@ -77,6 +77,10 @@ struct SymbolicKernelOptions {
   // True (CUDA): row reductions with run-time row counts (see the top of this file); the CPU
   // keeps ATen's reductions in static plans too. Default: false.
   bool rows = false;
+  // True (CUDA, with rows): column reductions (bias and norm weight gradients) whose reduced
+  // dims are symbolic and kept dims static become column kernels with run-time row counts.
+  // TCCD_DISABLE_PASSES=symbolic-columns keeps them extern. Default: true.
+  bool columns = true;
 };
 
 // Kernels are named tccd_sk<g>. A graph whose surrogate is not a valid static graph is no

@@ -404,16 +404,26 @@ def _symbolic_native_step(step: "pb.Step", index: int, metas: Sequence["pb.Tenso
     allocations = []  # (value id, size fns, stride fns, dtype, device)
     for value_id in output_ids:
         meta = metas[value_id]
-        if len(meta.sizes) != rank or len(meta.strides) != rank:
-            raise ArtifactError(f"step {index}: output {value_id} is not of the kernel's rank {rank}")
+        # A column kernel's per-column outputs drop the reduced dims: right-aligned.
+        if len(meta.sizes) > rank or len(meta.strides) != len(meta.sizes):
+            raise ArtifactError(f"step {index}: output {value_id} has a higher rank than the kernel's {rank}")
         if meta.HasField("storage_offset") and meta.storage_offset.WhichOneof("kind") != "value":
             raise ArtifactError(f"step {index}: output {value_id} has a symbolic storage offset")
         allocations.append((value_id, dims_fn(meta.sizes), dims_fn(meta.strides),
                             _dtype(meta.dtype), _device(meta.device)))
-    # Static dims from the call, run-time ones from the first output: a row kernel's outputs
-    # may be row values (reduced dims 1), but every output has the leading dims of the space,
-    # and a row kernel's run-time dims are leading ones (symbolic_kernels.h).
-    shape_fns = [fn if size < 0 else (lambda _symbols, v=size: v) for size, fn in zip(call.shape, allocations[0][1])]
+    # Static dims from the call, run-time ones from the first operand (outputs first) with an
+    # expression there, right-aligned: every operand has the space's size or a static 1 in each
+    # dim (symbolic_kernels.h); a column kernel's column outputs lack the run-time row dims, its
+    # element inputs have them (plan_descriptor.cc does the same).
+    def runtime_dim(d):
+        for value_id in output_ids + list(call.inputs):
+            sizes = metas[value_id].sizes
+            at = d - (rank - len(sizes))
+            if at >= 0 and sizes[at].WhichOneof("kind") == "expr":
+                return compile_expr(sizes[at].expr)
+        raise ArtifactError(f"step {index}: run-time dim {d} and no operand with an expression there")
+
+    shape_fns = [runtime_dim(d) if size < 0 else (lambda _symbols, v=size: v) for d, size in enumerate(call.shape)]
     inputs = [(value_id, _dtype(metas[value_id].dtype)) for value_id in call.inputs]
     num_operands = len(inputs) + len(allocations)
     PtrArray = ctypes.c_void_p * num_operands
@@ -446,7 +456,7 @@ def _symbolic_native_step(step: "pb.Step", index: int, metas: Sequence["pb.Tenso
                 tuple(f(symbols) for f in sizes), tuple(f(symbols) for f in strides), dtype=dtype, device=device
             )
             env[value_id] = out
-            rows.extend(out.stride())
+            rows.extend(out.expand(shape).stride() if out.dim() < rank else out.stride())
             tensors.append(out)
         args = [PtrArray(*[t.data_ptr() for t in tensors]), StrideArray(*rows)]
         if takes_shape:

@@ -86,7 +86,9 @@ CudaKernelLaunchInfo ColumnReductionLaunchInfo(const PointwiseKernel& kernel, in
   info.kind = CudaKernelKind::kColumnReduction;
   info.block_size = geo.block;
   info.elements_per_thread = geo.vec;
-  info.numel = geo.rows * geo.cols;
+  // Run-time rows (symbolic graphs): numel -1; the grid (column tiles x cluster split) does not
+  // depend on the row count, the launch (tccd_rt_launch_sized) passes the sizes.
+  info.numel = HasRuntimeShape(kernel) ? -1 : geo.rows * geo.cols;
   info.num_operands = kernel.num_operands();
   info.rank = static_cast<int>(kernel.shape.size());
   info.contig_param_bytes = geo.param_bytes;

@@ -112,6 +112,13 @@ class ColumnEmitter {
   }
   // Offset of flat index `var` over dims [first, last) of operand o (innermost fastest).
   std::string Offset(int o, const std::string& var, int first, int last) const;
+  // Run-time row counts (kRuntimeDim in a reduced dim; the kept dims are static): the sizes
+  // come after the strides in the parameter block, rows are counted in 64 bits.
+  bool RuntimeRows() const { return HasRuntimeShape(k_); }
+  std::string Size(int d) const {
+    return k_.shape[d] == kRuntimeDim ? absl::StrCat("p.size[", d, "]")
+                                      : absl::StrCat(k_.shape[d], "LL");
+  }
 
   const PointwiseKernel& k_;
   const CudaColumnGeometry geo_;
@@ -154,17 +161,37 @@ void ColumnEmitter::Liveness() {
 
 std::string ColumnEmitter::Offset(int o, const std::string& var, int first, int last) const {
   std::string out;
+  // The product of the sizes inside dim d: static ones folded into one number (the static
+  // kernels' code stays as it was), run-time ones as p.size factors after it.
   int64_t inner = 1;
+  std::string runtime_inner;
+  auto inner_text = [&] {
+    return runtime_inner.empty()
+               ? absl::StrCat(inner)
+               : absl::StrCat(inner == 1 ? "" : absl::StrCat(inner, " * "), runtime_inner);
+  };
   std::vector<int> dims;
   for (int d = first; d < last; ++d)
-    if (k_.shape[d] > 1) dims.push_back(d);
+    if (k_.shape[d] > 1 || k_.shape[d] == kRuntimeDim) dims.push_back(d);
   for (size_t idx = dims.size(); idx-- > 0;) {
     const int d = dims[idx];
-    std::string coord = inner == 1 ? var : absl::StrCat("(", var, " / ", inner, ")");
-    if (idx > 0) coord = absl::StrCat("(", coord, " % ", k_.shape[d], ")");
+    std::string coord =
+        inner == 1 && runtime_inner.empty()
+            ? var
+            : absl::StrCat(
+                  "(", var, " / ",
+                  runtime_inner.empty() ? inner_text() : absl::StrCat("(", inner_text(), ")"), ")");
+    if (!runtime_inner.empty() || k_.shape[d] == kRuntimeDim) {
+      if (idx > 0) coord = absl::StrCat("(", coord, " % ", Size(d), ")");
+    } else if (idx > 0) {
+      coord = absl::StrCat("(", coord, " % ", k_.shape[d], ")");
+    }
     absl::StrAppend(&out, out.empty() ? "" : " + ", "static_cast<long long>(", coord,
                     ") * p.stride[", o, "][", d, "]");
-    inner *= k_.shape[d];
+    if (k_.shape[d] == kRuntimeDim)
+      runtime_inner = runtime_inner.empty() ? Size(d) : absl::StrCat(runtime_inner, " * ", Size(d));
+    else
+      inner *= k_.shape[d];
   }
   return out.empty() ? "0LL" : out;
 }
@@ -172,22 +199,35 @@ std::string ColumnEmitter::Offset(int o, const std::string& var, int first, int 
 absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
   const auto& body = k_.body;
   const int nred = static_cast<int>(reductions_.size());
+  // Static row counts are constants of the code; run-time ones (symbolic graphs) the product
+  // of this call's reduced sizes, the split of a cluster's blocks over them made per call.
+  const char* row_t = RuntimeRows() ? "long long" : "int";
+  std::string rows_decl, rows_per_split_decl;
+  if (RuntimeRows()) {
+    std::string rows;
+    for (int d = 0; d < lead_; ++d) absl::StrAppend(&rows, d ? " * " : "", Size(d));
+    rows_decl = absl::StrCat("  const long long kRows = ", rows.empty() ? "1LL" : rows, ";\n");
+    rows_per_split_decl = "  const long long kRowsPerSplit = (kRows + kSplit - 1) / kSplit;\n";
+  } else {
+    rows_decl = absl::StrCat("  constexpr int kRows = ", geo_.rows, ";\n");
+    rows_per_split_decl =
+        absl::StrCat("  constexpr int kRowsPerSplit = ", geo_.rows_per_split, ";\n");
+  }
   absl::StrAppend(&out, "extern \"C\" __global__ void __launch_bounds__(", geo_.block);
   if (geo_.min_blocks > 0) absl::StrAppend(&out, ", ", geo_.min_blocks);
   absl::StrAppend(&out, ")");
   if (geo_.split > 1) absl::StrAppend(&out, " __cluster_dims__(", geo_.split, ", 1, 1)");
-  absl::StrAppend(
-      &out, "\n", k_.name, contig ? "_contig" : "_strided", "(const ", ns_, "::Params p) {\n",
-      "  constexpr int kRows = ", geo_.rows, ";\n", "  constexpr int kCols = ", geo_.cols, ";\n",
-      "  constexpr int kVec = ", geo_.vec, ";\n", "  constexpr int kTX = ", geo_.tx,
-      ";  // threads along the columns\n", "  constexpr int kTY = ", geo_.ty, ";  // row stripes\n",
-      "  constexpr int kSplit = ", geo_.split, ";  // blocks (of one cluster) along the rows\n",
-      "  constexpr int kRowsPerSplit = ", geo_.rows_per_split, ";\n",
-      "  const int tx = threadIdx.x % kTX, ty = threadIdx.x / kTX;\n",
-      "  const int split = blockIdx.x % kSplit;\n",
-      "  const int c0 = ((blockIdx.x / kSplit) * kTX + tx) * kVec;  // first column\n",
-      "  const int r_begin = split * kRowsPerSplit;\n",
-      "  const int r_end = r_begin + kRowsPerSplit < kRows ? r_begin + kRowsPerSplit : kRows;\n");
+  absl::StrAppend(&out, "\n", k_.name, contig ? "_contig" : "_strided", "(const ", ns_,
+                  "::Params p) {\n", rows_decl, "  constexpr int kCols = ", geo_.cols, ";\n",
+                  "  constexpr int kVec = ", geo_.vec, ";\n", "  constexpr int kTX = ", geo_.tx,
+                  ";  // threads along the columns\n", "  constexpr int kTY = ", geo_.ty,
+                  ";  // row stripes\n", "  constexpr int kSplit = ", geo_.split,
+                  ";  // blocks (of one cluster) along the rows\n", rows_per_split_decl,
+                  "  const int tx = threadIdx.x % kTX, ty = threadIdx.x / kTX;\n",
+                  "  const int split = blockIdx.x % kSplit;\n",
+                  "  const int c0 = ((blockIdx.x / kSplit) * kTX + tx) * kVec;  // first column\n",
+                  "  const ", row_t, " r_begin = split * kRowsPerSplit;\n", "  const ", row_t,
+                  " r_end = r_begin + kRowsPerSplit < kRows ? r_begin + kRowsPerSplit : kRows;\n");
   if (nred > 0) absl::StrAppend(&out, "  __shared__ float part[", nred, "][kTY][kTX * kVec];\n");
   for (int o = 0; o < k_.num_operands(); ++o)
     if (Fixed(o, contig))
@@ -214,11 +254,12 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
   const bool pipelined = contig && loop_stores;
   if (pipelined) {
     absl::StrAppend(&out, "  constexpr int kUnroll = ", geo_.unroll, ";\n",
-                    "  if (c0 < kCols) {\n    for (int r0 = r_begin + ty; r0 < r_end; r0 += kTY * "
+                    "  if (c0 < kCols) {\n    for (", row_t,
+                    " r0 = r_begin + ty; r0 < r_end; r0 += kTY * "
                     "kUnroll) {\n");
   } else {
-    absl::StrAppend(&out,
-                    "  if (c0 < kCols) {\n#pragma unroll 4\n    for (int r = r_begin + ty; r < "
+    absl::StrAppend(&out, "  if (c0 < kCols) {\n#pragma unroll 4\n    for (", row_t,
+                    " r = r_begin + ty; r < "
                     "r_end; r += kTY) {\n");
   }
   // Row offsets of the operands `wanted` selects, at row r.
@@ -265,13 +306,15 @@ absl::Status ColumnEmitter::EmitEntry(bool contig, std::string& out) {
       if (streamed(i)) absl::StrAppend(&out, "      ", load_type(i), " a", i, "[kUnroll];\n");
     absl::StrAppend(&out,
                     "#pragma unroll\n      for (int u = 0; u < kUnroll; ++u) {\n"
-                    "        const int r = r0 + u * kTY;\n        if (r >= r_end) break;\n");
+                    "        const ",
+                    row_t, " r = r0 + u * kTY;\n        if (r >= r_end) break;\n");
     row_offsets(is_load, "        ");
     for (size_t i = 0; i < body.size(); ++i)
       if (streamed(i)) absl::StrAppend(&out, "        a", i, "[u] = ", load_expr(i), ";\n");
     // Phase 2: compute, fold and store row by row.
     absl::StrAppend(&out, "      }\n#pragma unroll\n      for (int u = 0; u < kUnroll; ++u) {\n",
-                    "        const int r = r0 + u * kTY;\n        if (r >= r_end) break;\n");
+                    "        const ", row_t,
+                    " r = r0 + u * kTY;\n        if (r >= r_end) break;\n");
     row_offsets([](const PwInstr& in) { return in.op == PwOp::kStore; }, "        ");
     for (size_t i = 0; i < body.size(); ++i)
       if (in_loop_[i] && body[i].op == PwOp::kLoad && !streamed(i))
@@ -428,7 +471,8 @@ absl::Status ColumnEmitter::Emit(std::string& out) {
   absl::StrAppend(&out, "\n// ", std::string(76, '-'), "\n", CudaIrComment(k_));
   absl::StrAppend(&out, "namespace ", ns_, " {\n\n");
   absl::StrAppend(&out, "struct Params {\n  char* ptr[", k_.num_operands(),
-                  "];\n  long long stride[", k_.num_operands(), "][", rank_, "];\n};\n");
+                  "];\n  long long stride[", k_.num_operands(), "][", rank_, "];\n",
+                  RuntimeRows() ? absl::StrCat("  long long size[", rank_, "];\n") : "", "};\n");
   absl::StrAppend(&out, "static_assert(sizeof(Params) == ", geo_.param_bytes,
                   ", \"parameter layout\");\n\n");
   // Combine(i, a, b): reduction i's operator.
@@ -483,9 +527,13 @@ CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major)
   CudaColumnGeometry g;
   const int rank = static_cast<int>(kernel.shape.size());
   const int lead = kernel.reduction.num_reduced_dims;
+  // Run-time row counts (kRuntimeDim in a reduced dim, symbolic graphs): rows -1, and nothing
+  // below depends on the row count but the cluster split (see there).
+  const bool runtime_rows = HasRuntimeShape(kernel);
   g.rows = 1;
   g.cols = 1;
   for (int d = 0; d < rank; ++d) (d < lead ? g.rows : g.cols) *= kernel.shape[d];
+  if (runtime_rows) g.rows = -1;
   // The vector is 16 bytes of the widest operand streamed over the rows. Per-column operands
   // (an f32 mean or weight beside bf16 maps, the f32 sums stored) are read once per column
   // vector and hit L1, fixed-layout operands constant along the innermost kept dim (a per-row
@@ -541,9 +589,13 @@ CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major)
   g.split = 1;
   if (cc_major >= 9) {
     // At least 8 rows per thread in each block of a cluster.
-    while (g.split < 8 && g.rows / (g.split * 2) >= g.ty * 8 && tiles * g.split < 528) g.split *= 2;
+    // Run-time rows: the split the tiles allow, as for many rows (a short call leaves some
+    // blocks of a cluster without rows; they still take part in its barriers).
+    while (g.split < 8 && (runtime_rows || g.rows / (g.split * 2) >= g.ty * 8) &&
+           tiles * g.split < 528)
+      g.split *= 2;
   }
-  g.rows_per_split = (g.rows + g.split - 1) / g.split;
+  g.rows_per_split = runtime_rows ? -1 : (g.rows + g.split - 1) / g.split;
   // Rows whose loads are in flight together (EmitEntry's streaming loop): each costs a register
   // per 4 bytes of every vector input, so fewer with many (a batch norm backward's five).
   int streamed = 0;
@@ -559,7 +611,7 @@ CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major)
              : streamed <= 4            ? 2
                                         : 1;
   g.grid = tiles * g.split;
-  g.param_bytes = 8 * kernel.num_operands() * (1 + rank);
+  g.param_bytes = 8 * kernel.num_operands() * (1 + rank) + (runtime_rows ? 8 * rank : 0);
   return g;
 }
 

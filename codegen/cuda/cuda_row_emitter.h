@@ -89,20 +89,20 @@ absl::Status EmitRowReductionKernel(const PointwiseKernel& kernel, std::string& 
 
 // Column reductions (PointwiseKernel::is_column_reduction(); cuda_column_emitter.cc).
 struct CudaColumnGeometry {
-  int64_t rows = 0;  // R: product of the reduced, leading dims
+  int64_t rows = 0;  // R: product of the reduced, leading dims; -1 when known at run time only
   int64_t cols = 0;  // C: product of the kept, trailing dims
   int vec = 1;       // adjacent columns per thread: 16 bytes / the widest vector operand,
                      // halved until it divides C
   int tx = 1;        // threads of a block along the columns (power of two)
   int ty = 1;        // row stripes of a block: block / tx
   int block = 256;
-  int split = 1;  // blocks of one cluster sharing a tile's rows (1 below sm_90)
-  int64_t rows_per_split = 0;
+  int split = 1;               // blocks of one cluster sharing a tile's rows (1 below sm_90)
+  int64_t rows_per_split = 0;  // -1 with run-time rows (computed per call)
   int unroll = 1;       // rows whose loads a thread issues before computing any of them (dense
                         // entry): 4, fewer with many vector operands (registers)
   int min_blocks = 0;   // __launch_bounds__ minimum blocks per SM (0: none)
   int64_t grid = 0;     // ceil(C / vec / tx) * split
-  int param_bytes = 0;  // 8 * operands * (1 + rank)
+  int param_bytes = 0;  // 8 * operands * (1 + rank), + 8 * rank (the sizes) with run-time rows
 };
 
 CudaColumnGeometry ColumnGeometryOf(const PointwiseKernel& kernel, int cc_major);

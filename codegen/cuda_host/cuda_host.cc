@@ -109,9 +109,10 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
                 info.num_reduced_dims != kernel.reduction.num_reduced_dims))) {
     return mismatch("row-reduction launch geometry");
   }
-  // Run-time sizes in a reduction: row counts only (the reduced dims are static; the verifier
-  // checked the kernel), and `grid` holds the rows per block (CudaKernelLaunchInfo::grid).
-  if (sized && rows && (info.kind != CudaKernelKind::kRowReduction || info.grid > 1024))
+  // Run-time sizes in a reduction: row counts (the verifier checked the kernel); a row
+  // reduction's `grid` holds the rows per block (CudaKernelLaunchInfo::grid), a column
+  // reduction's is its fixed grid.
+  if (sized && rows && info.kind == CudaKernelKind::kRowReduction && info.grid > 1024)
     return mismatch("run-time sizes in a reduction");
   const int sizes_bytes = sized ? 8 * rank : 0;  // the strided block's sizes; contig: numel
   if (info.contig_param_bytes != (rows || tile ? 8 * operands * (1 + rank) + sizes_bytes

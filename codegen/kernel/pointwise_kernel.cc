@@ -531,8 +531,16 @@ std::string VerifyReduction(const PointwiseKernel& kernel) {
   if (HasRuntimeShape(kernel)) {
     // Run-time row counts, and a run-time row length only where the row is one dim (the
     // emitters then loop over it; several reduced dims would need run-time decompositions).
-    if (r.axis != RowReduction::Axis::kTrailing) return "a column reduction with run-time sizes";
-    const size_t outer = kernel.shape.size() - static_cast<size_t>(r.num_reduced_dims);
+    // Column reductions: run-time sizes in the reduced (leading) dims only; the kept ones fix
+    // the column tiling and vector width.
+    if (r.axis == RowReduction::Axis::kLeading) {
+      for (size_t d = static_cast<size_t>(r.num_reduced_dims); d < kernel.shape.size(); ++d)
+        if (kernel.shape[d] == kRuntimeDim)
+          return "a column reduction with a run-time size in kept dim " + std::to_string(d);
+    }
+    const size_t outer = r.axis == RowReduction::Axis::kLeading
+                             ? kernel.shape.size()
+                             : kernel.shape.size() - static_cast<size_t>(r.num_reduced_dims);
     for (size_t d = outer; d < kernel.shape.size(); ++d)
       if (kernel.shape[d] == kRuntimeDim && r.num_reduced_dims != 1)
         return "a row reduction with a run-time size in reduced dim " + std::to_string(d) +

@@ -422,15 +422,26 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
           w.Word(size);
           continue;
         }
-        // A run-time dim (kRuntimeDim): every output of a symbolic kernel has the iteration
-        // space's sizes (symbolic_kernels.h), so the first output's size expression is it.
-        const int out = step.outputs(0);
-        if (!ctx.symbolic || out < 0 || out >= ctx.plan.values_size() ||
-            ctx.plan.values(out).sizes_size() != rank) {
+        // A run-time dim (kRuntimeDim): every operand of a symbolic kernel, right-aligned to
+        // the iteration space, has its size there or a static 1 (symbolic_kernels.h), so the
+        // first operand with an expression there (outputs first) names it: a row kernel's
+        // outputs, a column kernel's element inputs (its column outputs drop the row dims).
+        if (!ctx.symbolic)
           return absl::InternalError(
-              absl::StrCat("step ", index, ": run-time dim ", d, " and no output of rank ", rank));
-        }
-        ASSIGN_OR_RETURN(int64_t word, ctx.exprs.DimWord(ctx.plan.values(out).sizes(d)));
+              absl::StrCat("step ", index, ": run-time dim ", d, " in a static plan"));
+        const v1::Dim* found = nullptr;
+        auto look = [&](int id) {
+          if (found != nullptr || id < 0 || id >= ctx.plan.values_size()) return;
+          const v1::TensorMeta& m = ctx.plan.values(id);
+          const int at = d - (rank - m.sizes_size());
+          if (at >= 0 && m.sizes(at).kind_case() == v1::Dim::kExpr) found = &m.sizes(at);
+        };
+        for (int out : step.outputs()) look(out);
+        for (int in : call.inputs()) look(in);
+        if (found == nullptr)
+          return absl::InternalError(absl::StrCat("step ", index, ": run-time dim ", d,
+                                                  " and no operand with an expression there"));
+        ASSIGN_OR_RETURN(int64_t word, ctx.exprs.DimWord(*found));
         w.Word(word);
       }
       w.Ids(call.inputs());
@@ -439,10 +450,11 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
       if (ctx.symbolic) {
         // Layouts vary with the sizes: every operand's own strides, as runtime.py's symbolic
         // kernels take them (kernels with run-time sizes take any strides).
+        // Outputs of a lower rank (a column kernel's per-column values) are right-aligned.
         for (int out : step.outputs()) {
-          if (out < 0 || out >= ctx.plan.values_size() || ctx.plan.values(out).sizes_size() != rank)
+          if (out < 0 || out >= ctx.plan.values_size() || ctx.plan.values(out).sizes_size() > rank)
             return absl::InternalError(absl::StrCat("step ", index, ": output ", out,
-                                                    " is not of the kernel's rank ", rank));
+                                                    " has a higher rank than the kernel's ", rank));
         }
         w.Word(TCCD_LAYOUT_OWN);
         break;

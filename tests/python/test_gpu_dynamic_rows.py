@@ -7,7 +7,8 @@ take the row count at each launch (tccd_rt_launch_sized: ceil(rows / rows per bl
 sizes after the strides); rows of run-time length (attention's softmax over a symbolic sequence)
 take the looped, shifted form. Each case below runs under dynamic=True over row counts and row
 lengths that are and are not multiples of the vector width, forward and backward, against eager,
-and checks that the forward plan has a "cuda_row_reduction" kernel.
+and checks that the forward plan has a "cuda_row_reduction" kernel (the "columns" model: that
+its backward has one, the bias gradients' column sums over a symbolic row count).
 """
 
 import copy
@@ -66,7 +67,19 @@ class Loss(torch.nn.Module):
         return torch.nn.functional.cross_entropy(self.head(x).flatten(0, 1), target.flatten())
 
 
-@pytest.mark.parametrize("model_name", ["rows", "attention", "loss"])
+class Columns(torch.nn.Module):
+    """Linear layers over a symbolic token count: their bias gradients are column sums over
+    b * t rows (with GELU's backward as the prologue), column kernels with run-time rows."""
+
+    def __init__(self, d: int):
+        super().__init__()
+        self.fc1, self.fc2 = torch.nn.Linear(d, 48), torch.nn.Linear(48, d)
+
+    def forward(self, x):
+        return self.fc2(torch.nn.functional.gelu(self.fc1(x)))
+
+
+@pytest.mark.parametrize("model_name", ["rows", "attention", "loss", "columns"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_dynamic_row_kernels_match_eager_at_every_size(daemon, daemon_env, model_name, dtype):
     import torch._dynamo
@@ -75,7 +88,7 @@ def test_dynamic_row_kernels_match_eager_at_every_size(daemon, daemon_env, model
     tccd.reset_compile_stats()
     torch.manual_seed(0)
     d = 40  # rows of 40: not a multiple of the bf16 vector (8)
-    model = {"rows": Rows, "attention": Attention, "loss": Loss}[model_name](d).cuda().to(dtype)
+    model = {"rows": Rows, "attention": Attention, "loss": Loss, "columns": Columns}[model_name](d).cuda().to(dtype)
     eager = copy.deepcopy(model)
     # bf16: tccd keeps f32 between fused ops where eager rounds after each op, so the two differ
     # by more than bf16's rounding; both are checked against a float64 reference instead
@@ -130,6 +143,11 @@ def test_dynamic_row_kernels_match_eager_at_every_size(daemon, daemon_env, model
         print(f"\n{model_name} {dtype} {s['name']} {s['kind']}: {s['native_kernels']} kernels "
               f"({kinds.count('cuda_row_reduction')} row kernels), {s['extern_steps']} extern steps, "
               f"{s['python_steps']} Python steps")
+    if model_name == "columns":
+        # No rows in this model: the backward's reduction kernels are its bias gradients.
+        backwards = [s for s in stats if s["kind"] == "backward"]
+        assert backwards and all(any(k["kind"] == "cuda_row_reduction" for k in s["kernels"]) for s in backwards), stats
+        return
     forwards = [s for s in stats if s["kind"] == "forward"]
     # bf16 too: the gradient gap that once kept 16-bit rows extern was the log_softmax
     # decomposition's bf16 logsumexp (client/tccd/decompositions.py), not the row kernels.

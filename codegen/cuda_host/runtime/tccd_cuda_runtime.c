@@ -476,8 +476,10 @@ static int launch_sized_in_context(const struct tccd_rt_module* module, const st
 /* A row reduction with run-time row counts (numel -1, kind TCCD_RT_KIND_ROWS; the reduced dims
  * are static): both entries take data[], strides[] then every dim's size, and the grid is
  * ceil(rows / rows per block) of this call, the rows per block standing in kernel->grid
- * (codegen/cuda/cuda_backend.h). The contig precondition is rows_are_contiguous's: it reads the
- * reduced dims' sizes only, which are the kernel's. */
+ * (codegen/cuda/cuda_backend.h). A column reduction with run-time row counts (kind
+ * TCCD_RT_KIND_COLUMNS, the kept dims static) takes the same parameters and its fixed grid. The
+ * contig precondition is rows_are_contiguous's: it reads the reduced dims' sizes only, which are
+ * the kernel's. */
 static int launch_sized_rows_in_context(const struct tccd_rt_module* module, const struct driver* d,
                                         int slot, int32_t index, void* const* data,
                                         const int64_t* strides, const int64_t* shape,
@@ -494,7 +496,10 @@ static int launch_sized_rows_in_context(const struct tccd_rt_module* module, con
   void* params[1] = {buffer};
   int64_t rows = 1;
   for (int32_t dim = 0; dim < kernel->rank - kernel->num_reduced_dims; ++dim) rows *= shape[dim];
-  const int64_t grid = (rows + kernel->grid - 1) / kernel->grid;
+  /* A column reduction's grid is its column tiles (x cluster split), whatever the row count. */
+  const int64_t grid = kernel->kind == TCCD_RT_KIND_COLUMNS
+                           ? kernel->grid
+                           : (rows + kernel->grid - 1) / kernel->grid;
   if (grid > 0x7fffffff) {
     return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with %lld rows",
                              kernel->name, (long long)rows);
@@ -607,7 +612,7 @@ int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, voi
                              index);
   }
   const struct tccd_rt_kernel* kernel = &module->kernels[index];
-  if (kernel->numel >= 0 || kernel->kind == TCCD_RT_KIND_COLUMNS) {
+  if (kernel->numel >= 0) {
     return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE,
                              "tccd: %s has static sizes (call it without a shape)", kernel->name);
   }
@@ -629,7 +634,8 @@ int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, voi
     }
     numel *= shape[dim];
   }
-  if (numel == 0) return TCCD_RT_SUCCESS;
+  /* No rows still stores a column reduction's identity (a sum of nothing is 0). */
+  if (numel == 0 && kernel->kind != TCCD_RT_KIND_COLUMNS) return TCCD_RT_SUCCESS;
   if (data == NULL) {
     return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL data",
                              kernel->name);
@@ -639,7 +645,7 @@ int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, voi
   int code = begin_call(module, stream, &d, &slot, &pushed);
   if (code == TCCD_RT_SUCCESS) {
     code =
-        kernel->kind == TCCD_RT_KIND_ROWS
+        kernel->kind == TCCD_RT_KIND_ROWS || kernel->kind == TCCD_RT_KIND_COLUMNS
             ? launch_sized_rows_in_context(module, d, slot, index, data, strides, shape, stream)
             : launch_sized_in_context(module, d, slot, index, data, strides, shape, numel, stream);
   }

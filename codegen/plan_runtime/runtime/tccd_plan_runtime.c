@@ -1483,9 +1483,17 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
   for (int64_t o = 0; o < s->n_out; ++o) {
     int rc = bind_output(run, s, index, o, device, &pending[o]);
     if (rc) return rc;
+    /* Right-aligned to the iteration space, 0 along the dims it lacks (a column kernel's
+     * per-column outputs drop the reduced dims; the kernel never moves along them). */
     int64_t* st = NULL;
+    int64_t dim = 0;
+    t_aoti_torch_get_dim(run->env[s->out[o]], &dim);
     t_aoti_torch_get_strides(run->env[s->out[o]], &st);
-    memcpy(rows + (s->n_in + o) * s->rank, st, sizeof(int64_t) * (size_t)s->rank);
+    if (dim > s->rank)
+      return fail("tccd plan step %ld: output of rank %ld in a rank-%d kernel", (long)index,
+                  (long)dim, s->rank);
+    int64_t* out_rows = rows + (s->n_in + o) * s->rank;
+    for (int d = 0; d < s->rank; ++d) out_rows[d] = d < s->rank - dim ? 0 : st[d - (s->rank - dim)];
     t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
   int rc = 0;

@@ -114,8 +114,9 @@ TEST_CASE("the printer and the verifier know run-time dims", "[cpu_backend][symb
   CHECK(VerifyPointwiseKernel(k).empty());
   CHECK(PrintPointwiseKernel(k).rfind("pointwise @relu_rows[?,8](", 0) == 0);
   // Row reductions may have run-time row counts and a run-time row length when the row is one
-  // dim (CUDA row kernels of symbolic graphs); not a run-time dim among several reduced ones,
-  // and no run-time column reductions.
+  // dim (CUDA row kernels of symbolic graphs); not a run-time dim among several reduced ones.
+  // Column reductions may have run-time row counts (the reduced, leading dims), not run-time
+  // columns.
   PointwiseKernel reduction = k;
   reduction.reduction.num_reduced_dims = 1;
   reduction.reduction.row_operand.assign(4, false);
@@ -126,8 +127,10 @@ TEST_CASE("the printer and the verifier know run-time dims", "[cpu_backend][symb
   reduction.reduction.num_reduced_dims = 1;
   reduction.reduction.axis = RowReduction::Axis::kLeading;
   reduction.reduction.kept_broadcast.assign(4, false);
-  CHECK(VerifyPointwiseKernel(reduction).find("a column reduction with run-time sizes") !=
-        std::string::npos);
+  CHECK(VerifyPointwiseKernel(reduction).empty());
+  std::swap(reduction.shape[0], reduction.shape[1]);
+  CHECK(VerifyPointwiseKernel(reduction).find(
+            "a column reduction with a run-time size in kept dim 1") != std::string::npos);
 }
 
 }  // namespace

@@ -195,6 +195,31 @@ TEST_CASE("more than 2^31 elements use 64-bit indices", "[cuda_backend][source]"
   CHECK(Contains(edge, "typedef unsigned int Index;"));
 }
 
+TEST_CASE(
+    "a column kernel's strided entry decomposes its row index over several leading dims, static "
+    "or run-time, with the divisors parenthesised",
+    "[cuda_backend][source][columns]") {
+  // Three reduced dims, the middle one run-time in the second kernel (a symbolic graph's).
+  // Static: main's text, (r / 1024) for the outermost dim. Run-time: every divisor that holds a
+  // run-time size is one parenthesised product ((r / 32LL * p.size[1]) divided by 32 only and
+  // multiplied after: an out-of-bounds row on the GPU, 2026-11-27).
+  auto kernel = [](const std::string& name, std::vector<int64_t> shape) {
+    PointwiseKernel k = ColumnSumKernel(name, std::move(shape));
+    k.reduction.num_reduced_dims = 3;
+    return k;
+  };
+  const std::string fixed = EmitOrDie({kernel("cols3", {4, 32, 32, 64})});
+  CHECK(Contains(fixed, "static_cast<long long>((r % 32)) * p.stride[0][2]"));
+  CHECK(Contains(fixed, "static_cast<long long>(((r / 32) % 32)) * p.stride[0][1]"));
+  CHECK(Contains(fixed, "static_cast<long long>((r / 1024)) * p.stride[0][0]"));
+  const std::string sized = EmitOrDie({kernel("cols3_sized", {4, kRuntimeDim, 32, 64})});
+  CHECK(Contains(sized, "const long long kRows = 4LL * p.size[1] * 32LL;"));
+  CHECK(Contains(sized, "static_cast<long long>((r % 32)) * p.stride[0][2]"));
+  CHECK(Contains(sized, "static_cast<long long>(((r / 32) % p.size[1])) * p.stride[0][1]"));
+  CHECK(Contains(sized, "static_cast<long long>((r / (32 * p.size[1]))) * p.stride[0][0]"));
+  CHECK_FALSE(Contains(sized, "LL * p.size[1]))"));
+}
+
 TEST_CASE("size-1 dims, rank 0 and empty shapes", "[cuda_backend][source]") {
   // Size-1 dims take no part in the decomposition (their stride is never read).
   const std::string ones = EmitOrDie({FusedReluKernel("ones", {6, 1, 10})});

@@ -87,6 +87,8 @@ PointwiseKernel LogicAndHalfCastsKernel(const std::string& name, std::vector<int
 
 // Row reductions. softmax(x) over the last dim, f32.
 PointwiseKernel SoftmaxRowsKernel(const std::string& name, std::vector<int64_t> shape);
+// A bias gradient of a product, sum(a * b) over the leading dim of [M, N] bf16 (column kernel).
+PointwiseKernel ColumnSumKernel(const std::string& name, std::vector<int64_t> shape);
 // bf16 in and out, f32 math.
 PointwiseKernel SoftmaxRowsBf16Kernel(const std::string& name, std::vector<int64_t> shape);
 PointwiseKernel PaddedLogSoftmaxBackwardKernel(const std::string& name, std::vector<int64_t> shape,

@@ -345,6 +345,63 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "a column reduction with run-time rows launches its fixed grid, sizes after strides, also "
+    "with no rows",
+    "[.fake_driver]") {
+  // Symbolic graphs' bias gradients (symbolic_kernels.h): the columns are static (256 bf16: 8
+  // per thread, 4 threads per tile, 8 tiles, clusters of 8 on sm_90), the row count comes at
+  // each launch and changes nothing but the kernel's loop bounds.
+  const Fake& fake = LoadFake();
+  const PointwiseKernel k = cuda_testing::ColumnSumKernel("bias_grad", {kRuntimeDim, 256});
+  CudaModule module = FakeModule({});
+  module.kernels.push_back({k, LaunchInfoOf(k, 9)});
+  const CudaKernelLaunchInfo& info = module.kernels[0].launch;
+  CHECK(info.kind == CudaKernelKind::kColumnReduction);
+  CHECK(info.numel == -1);
+  CHECK(info.grid == 64);
+  CHECK(info.contig_param_bytes == 3 * 8 * 3 + 2 * 8);
+  fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
+  fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(module);
+  INFO(so.status().ToString());
+  REQUIRE(so.ok());
+  absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
+  REQUIRE(lib.ok());
+  fake.set_current(Ctx(5));
+  REQUIRE(lib->Init() == 0);
+  using SizedFn =
+      int (*)(void* const* data, const int64_t* strides, const int64_t* shape, void* stream);
+  auto bias_grad = reinterpret_cast<SizedFn>(lib->Symbol("bias_grad"));
+  REQUIRE(bias_grad != nullptr);
+  void* data[3] = {Ptr(0x10000), Ptr(0x20000), Ptr(0x30000)};
+  for (int64_t rows : {0, 1, 7, 8192, 100000}) {
+    INFO("rows " << rows);
+    const std::vector<int64_t> shape = {rows, 256};
+    // The output [256] right-aligned to the space: stride 0 along the rows.
+    std::vector<int64_t> strides = {256, 1, 256, 1, 0, 1};
+    for (bool dense : {true, false}) {
+      if (!dense) strides[0] = 257;  // a row pitch the vector does not divide
+      REQUIRE(bias_grad(data, strides.data(), shape.data(), nullptr) == 0);
+      const fake_cuda_launch l = fake.LastLaunch();
+      CHECK(std::string(l.entry) == (dense ? "bias_grad_contig" : "bias_grad_strided"));
+      CHECK(l.grid[0] == 64);
+      CHECK(l.block[0] == 256);
+      std::vector<uint8_t> expected = Bytes(data, sizeof(data));
+      const std::vector<uint8_t> st = Bytes(strides.data(), strides.size() * 8),
+                                 sz = Bytes(shape.data(), 16);
+      expected.insert(expected.end(), st.begin(), st.end());
+      expected.insert(expected.end(), sz.begin(), sz.end());
+      REQUIRE(l.param_bytes == static_cast<int>(expected.size()));
+      CHECK(Bytes(l.params, expected.size()) == expected);
+    }
+  }
+  const int64_t wrong[] = {5, 255};
+  const std::vector<int64_t> strides = {256, 1, 256, 1, 0, 1};
+  CHECK(bias_grad(data, strides.data(), wrong, nullptr) == 1);
+  CHECK(lib->LastError().find("size 255 in dim 1") != std::string::npos);
+}
+
 TEST_CASE("a row reduction of run-time length launches a block of kRuntimeRowThreads per row",
           "[.fake_driver]") {
   const Fake& fake = LoadFake();

@@ -12,6 +12,7 @@
 #include "codegen/symbolic_gemms.h"
 #include "codegen/symbolic_kernels.h"
 #include "codegen/symbolic_plan.h"
+#include "codegen/symbolic_views.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime/tccd_plan_format.h"
 #include "google/protobuf/text_format.h"
@@ -542,6 +543,119 @@ TEST_CASE(
   }
 }
 
+// x: [sizes] of `dtype`, row-major `strides`; g = sum(x * 2, [0]) (a bias gradient's column sum
+// with a pointwise prologue); returns g, [sizes[1:]] (on the GPU).
+v1::Graph ColumnSumGraph(std::vector<v1::Dim> sizes, std::vector<v1::Dim> strides,
+                         v1::DType dtype = v1::FLOAT32, int reduced = 1) {
+  v1::Graph g;
+  *g.add_inputs() = Meta(sizes, strides);
+  v1::Node* mul = g.add_nodes();
+  mul->set_target("aten::mul.Tensor");
+  *mul->add_args() = Ref(-1);
+  mul->add_args()->set_float_value(2.0);
+  *mul->add_outputs() = Meta(sizes, strides);
+  v1::Node* sum = g.add_nodes();
+  sum->set_target("aten::sum.dim_IntList");
+  *sum->add_args() = Ref(0);
+  for (int d = 0; d < reduced; ++d) sum->add_args()->mutable_list()->add_items()->set_int_value(d);
+  std::vector<v1::Dim> kept(sizes.begin() + reduced, sizes.end()), kept_strides;
+  for (size_t d = reduced; d < sizes.size(); ++d) kept_strides.push_back(strides[d]);
+  *sum->add_outputs() = Meta(kept, kept_strides);
+  *g.add_outputs() = Ref(1);
+  g.mutable_inputs(0)->set_dtype(dtype);
+  for (v1::Node& n : *g.mutable_nodes()) n.mutable_outputs(0)->set_dtype(dtype);
+  return OnCuda(g);
+}
+
+TEST_CASE(
+    "CUDA columns: a column sum over a symbolic row count is a column kernel with run-time rows "
+    "whose per-column output drops the rows; a symbolic column count stays extern",
+    "[symbolic][rows][columns]") {
+  for (const v1::DType dtype : {v1::FLOAT32, v1::BFLOAT16}) {
+    const v1::Graph g = ColumnSumGraph({Sym("s0*s1"), Int(64)}, {Int(64), Int(1)}, dtype);
+    absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(g, {});
+    REQUIRE(sym.ok());
+    absl::StatusOr<SymbolicLowering> lowering =
+        LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+    REQUIRE(lowering.ok());
+    INFO((lowering->rejected.empty() ? "" : lowering->rejected[0]));
+    CHECK(lowering->rejected.empty());
+    REQUIRE(lowering->groups.size() == 1);
+    CHECK(lowering->schedule.size() == 1);
+    const SymbolicKernelGroup& group = lowering->groups[0];
+    CHECK(group.kernel.is_column_reduction());
+    CHECK(group.kernel.shape == std::vector<int64_t>{kRuntimeDim, 64});
+    CHECK(group.nodes == std::vector<int>{0, 1});
+    const std::string ir = PrintPointwiseKernel(group.kernel);
+    INFO(ir);
+    CHECK(ir.find("@tccd_sk0[?,64]") != std::string::npos);
+    CHECK(ir.find("reduce_sum.f32") != std::string::npos);
+
+    // The plan: one native step whose run-time dim is named by its input (the output is [64]).
+    absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(
+        *sym, *lowering, {"kernels_cuda.so", "tccd-cuda-1", "tccd-cuda-sym-1", "cuda_pointwise"});
+    REQUIRE(plan.ok());
+    REQUIRE(plan->steps_size() == 1);
+    CHECK(plan->steps(0).native().abi() == "tccd-cuda-sym-1");
+    CHECK(plan->values(plan->steps(0).outputs(0)).sizes_size() == 1);
+    absl::StatusOr<std::string> descriptor = WritePlanDescriptor(*plan);
+    INFO(descriptor.status().ToString());
+    CHECK(descriptor.ok());
+
+    // The CUDA emitter compiles it (NVRTC, no driver needed).
+    v1::Target target;
+    target.set_device_type(v1::CUDA);
+    target.set_cuda_cc_major(9);
+    target.set_cuda_cc_minor(0);
+    target.set_cuda_device_name("NVIDIA H100 80GB HBM3");
+    v1::ShapeEnv facts;
+    absl::StatusOr<Prepared> p =
+        Prepare({.graph = &g, .target = &target, .mode = "default", .shape_env = &facts});
+    if (!p.ok()) {
+      WARN("no NVRTC here, CUDA target not prepared: " << p.status().message());
+      continue;
+    }
+    absl::StatusOr<CompileOutput> out = Compile(*p);
+    INFO(out.status().ToString());
+    REQUIRE(out.ok());
+    REQUIRE(out->plan.steps_size() == 1);
+    REQUIRE(out->plan.steps(0).has_native());
+    CHECK(out->plan.steps(0).native().abi() == "tccd-cuda-sym-1");
+    std::string source;
+    for (const ArtifactBytes& a : out->artifacts)
+      if (a.kind == v1::TEXT) source += a.bytes;
+    // Pointers, strides and the sizes (rank 2, two operands): 8 * 2 + 8 * 2 * 2 + 8 * 2.
+    CHECK(source.find("_contig_param_0[64]") != std::string::npos);
+  }
+
+  {  // Two symbolic reduced dims ([s0, s1, 64] summed over both) are no column group of the
+     // static partition: the sum stays an extern step, the mul before it a kernel of its own.
+    const v1::Graph g = ColumnSumGraph({Sym("s0"), Sym("s1"), Int(64)},
+                                       {Sym("64*s1"), Int(64), Int(1)}, v1::BFLOAT16, 2);
+    absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(g, {});
+    REQUIRE(sym.ok());
+    absl::StatusOr<SymbolicLowering> lowering =
+        LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+    REQUIRE(lowering.ok());
+    REQUIRE(lowering->groups.size() == 1);
+    CHECK(lowering->groups[0].nodes == std::vector<int>{0});
+    REQUIRE(lowering->schedule.size() == 2);
+    CHECK(lowering->schedule[1].node == 1);
+  }
+
+  // Columns of run-time length: the column tiling is a compile-time choice, so extern.
+  const v1::Graph cols = ColumnSumGraph({Int(8), Sym("s0")}, {Sym("s0"), Int(1)});
+  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(cols, {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering =
+      LowerSymbolicKernels(*sym, {.fusion = true, .rows = true});
+  REQUIRE(lowering.ok());
+  bool refused = false;
+  for (const std::string& why : lowering->rejected)
+    refused |= why.find("a column of run-time length") != std::string::npos;
+  CHECK(refused);
+}
+
 TEST_CASE("malformed symbolic graphs are INVALID_ARGUMENT naming the place", "[symbolic]") {
   v1::Graph bad_expr = ExampleGraph("4*s0 +");
   CHECK(absl::IsInvalidArgument(PrepareWith(bad_expr, {}).status()));
@@ -701,6 +815,102 @@ TEST_CASE("nothing to match: a graph without matmuls keeps its schedule", "[symb
   CHECK(lowering->gemms.empty());
   CHECK(lowering->rejected.empty());
   CHECK(lowering->schedule.size() == units);
+}
+
+TEST_CASE(
+    "an index op fused with pointwise ops in the static partition is peeled off: the pointwise "
+    "ops still become a kernel",
+    "[symbolic]") {
+  // w: f32[50, 8]; ids: i64[s0]; y = embedding(w, ids) * 2 -> [s0, 8].
+  v1::Graph g;
+  *g.add_inputs() = Meta({Int(50), Int(8)}, {Int(8), Int(1)});
+  *g.add_inputs() = Meta({Sym("s0")}, {Int(1)});
+  g.mutable_inputs(1)->set_dtype(v1::INT64);
+  v1::Node* embedding = g.add_nodes();
+  embedding->set_target("aten::embedding.default");
+  *embedding->add_args() = Ref(-1);
+  *embedding->add_args() = Ref(-2);
+  *embedding->add_outputs() = Meta({Sym("s0"), Int(8)}, {Int(8), Int(1)});
+  v1::Node* mul = g.add_nodes();
+  mul->set_target("aten::mul.Tensor");
+  *mul->add_args() = Ref(0);
+  mul->add_args()->set_float_value(2.0);
+  *mul->add_outputs() = Meta({Sym("s0"), Int(8)}, {Int(8), Int(1)});
+  *g.add_outputs() = Ref(1);
+  for (const bool cuda : {false, true}) {
+    INFO((cuda ? "CUDA" : "CPU"));
+    absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(cuda ? OnCuda(g) : g, {});
+    REQUIRE(sym.ok());
+    absl::StatusOr<SymbolicLowering> lowering =
+        LowerSymbolicKernels(*sym, {.fusion = true, .rows = cuda});
+    REQUIRE(lowering.ok());
+    INFO((lowering->rejected.empty() ? "" : lowering->rejected[0]));
+    CHECK(lowering->rejected.empty());
+    REQUIRE(lowering->groups.size() == 1);
+    CHECK(lowering->groups[0].nodes == std::vector<int>{1});
+    REQUIRE(lowering->schedule.size() == 2);
+    CHECK(lowering->schedule[0].node == 0);  // the embedding, an extern step first
+    CHECK(lowering->schedule[1].group == 0);
+  }
+}
+
+// A symbolic plan in text: value 0 the input x [s0, 8]; 1 = relu(x) by a kernel when
+// `native`, else an extern relu; 2 = view(1, [s0, 2, 4]); 3 = transpose(2, 0, 1); returns 3
+// (and 2 when `return_view`).
+v1::Plan ViewChainPlan(bool native, bool return_view = false) {
+  const std::string meta_x =
+      "sizes { expr: \"s0\" } sizes { value: 8 } strides { value: 8 } strides { value: 1 } dtype: "
+      "FLOAT32 device { type: CPU } ";
+  const std::string meta_v =
+      "sizes { expr: \"s0\" } sizes { value: 2 } sizes { value: 4 } strides { value: 8 } "
+      "strides { value: 4 } strides { value: 1 } dtype: FLOAT32 device { type: CPU } ";
+  const std::string meta_t =
+      "sizes { value: 2 } sizes { expr: \"s0\" } sizes { value: 4 } strides { value: 4 } "
+      "strides { value: 8 } strides { value: 1 } dtype: FLOAT32 device { type: CPU } ";
+  const std::string relu =
+      native ? "steps { native { artifact: \"kernels.so\" symbol: \"tccd_sk0\" abi: "
+               "\"tccd-cpu-sym-1\" shape: -1 shape: 8 inputs: 0 } outputs: 1 release: 0 } "
+             : "steps { extern_call { target: \"aten::relu.default\" args { ref { node: 0 } } } "
+               "outputs: 1 release: 0 } ";
+  const std::string text =
+      "num_inputs: 1 values { " + meta_x + "} values { " + meta_x + "} values { " + meta_v +
+      "} values { " + meta_t + "} " + relu +
+      "steps { extern_call { target: \"aten::view.default\" args { ref { node: 1 } } args { list "
+      "{ items { sym_expr: \"s0\" } items { int_value: 2 } items { int_value: 4 } } } } outputs: "
+      "2 release: 1 } "
+      "steps { extern_call { target: \"aten::transpose.int\" args { ref { node: 2 } } args { "
+      "int_value: 0 } args { int_value: 1 } } outputs: 3 release: 2 } "
+      "outputs { ref { node: 3 } }" +
+      (return_view ? " outputs { ref { node: 2 } }" : "");
+  v1::Plan plan;
+  REQUIRE(google::protobuf::TextFormat::ParseFromString(text, &plan));
+  return plan;
+}
+
+TEST_CASE(
+    "view chains over a kernel's output fold into one as_strided step; over an input or with a "
+    "returned intermediate they stay",
+    "[symbolic][views]") {
+  v1::Plan plan = ViewChainPlan(/*native=*/true);
+  CHECK(FoldSymbolicViewChains(plan) == 1);
+  REQUIRE(plan.steps_size() == 2);
+  CHECK(Text(plan.steps(0)).find("release: 0") != std::string::npos);
+  CHECK(Text(plan.steps(1)) ==
+        "extern_call { target: \"aten::as_strided.default\" args { ref { node: 1 } } args { list { "
+        "items { int_value: 2 } items { sym_expr: \"s0\" } items { int_value: 4 } } } args { list "
+        "{ items { int_value: 4 } items { int_value: 8 } items { int_value: 1 } } } args { "
+        "int_value: 0 } } outputs: 3 release: 1 ");
+  // The descriptor takes it (the expressions become dim words of the call).
+  CHECK(WritePlanDescriptor(plan).ok());
+
+  // Nothing to do: the root is a graph input (any layout may arrive) or an extern op's output
+  // (its layout is ATen's), or the intermediate view is returned.
+  for (const bool native : {false, true}) {
+    v1::Plan unchanged = ViewChainPlan(native, /*return_view=*/native);
+    const std::string before = Text(unchanged);
+    CHECK(FoldSymbolicViewChains(unchanged) == 0);
+    CHECK(Text(unchanged) == before);
+  }
 }
 
 }  // namespace
