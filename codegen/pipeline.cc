@@ -54,7 +54,7 @@
 //                              element and align to the unpadded inputs, as before (default:
 //                              two aligned vectors and a pick; read by cuda_row_emitter.cc)
 //   TCCD_ROW_EARLY_LOADS=n     CUDA persistent rows: which element loads start at the row's
-//                              start: 0 none, 1 one-vector rows' (session 10), 2 (default) also
+//                              start: 0 none, 1 (default) one-vector rows' (session 10), 2 also
 //                              multi-chunk rows' loads feeding a reduction or streamed (not
 //                              kept-broadcast), 3 all of them
 //                              (read by cuda_row_emitter.cc, keyed here)
@@ -247,7 +247,7 @@ std::string DebugOptionsKey() {
   if (d.no_row_shifted_loads) absl::StrAppend(&key, "no-row-shifted-loads;");
   // "0" keyed as in session 10; "1" (that session's default), "3" by value; the default none.
   if (d.row_early_loads == "0") absl::StrAppend(&key, "no-row-early-loads;");
-  if (d.row_early_loads == "1" || d.row_early_loads == "3")
+  if (d.row_early_loads == "2" || d.row_early_loads == "3")
     absl::StrAppend(&key, "row-early-loads=", d.row_early_loads, ";");
   // The value the passes use (an invalid or default setting is the default: no key change).
   if (!d.split_columns.empty() && SplitColumnTarget() != kDefaultSplitColumns)

@@ -71,14 +71,19 @@ bool ShiftedLoads() {
 // them (a phase's loads otherwise start only after the previous reduction's shuffles: one
 // dependent memory round trip per phase).
 //   0: none.
-//   1: every load of one-vector rows (CudaRowGeometry::chunks == 1: short rows sharing a warp,
-//      the 64..768-channel LayerNorm2d rows): the tenth session's default.
-//   2 (default): as 1, and in multi-chunk rows the loads that feed a reduction and those of
+//   1 (default): every load of one-vector rows (CudaRowGeometry::chunks == 1: short rows
+//      sharing a warp, the 64..768-channel LayerNorm2d rows): the tenth session's code.
+//   2: as 1, and in multi-chunk rows the loads that feed a reduction and those of
 //      streamed operands (not RowReduction::kept_broadcast: the same for every row), within
 //      kEarlyLoadBytes per thread; a broadcast operand that only the epilogue reads (a norm's
 //      weight and bias) stays in the epilogue.
 //   3: as 1, and every load of multi-chunk rows within kEarlyLoadBytes.
-// Why 2: ViT's LayerNorm backward row (768 elements: bf16 gradient, f32 x, f32 residual
+// Why 1 stays the default: mode 2 was measured on the H200 (eleventh session) at 1595.5 us
+// against mode 1's 1604.2 for ViT's LayerNorm-backward rows (noise: the kernel moves twice
+// Inductor's bytes, that is its gap), and the merged build with mode 2 as default ran Llama's
+// loss row (a persistent 32000-wide row) at 1146 us against 503 the session before: up to
+// kEarlyLoadBytes more registers per thread in a long persistent row. Mode 2's case was:
+// ViT's LayerNorm backward row (768 elements: bf16 gradient, f32 x, f32 residual
 // gradient; 32 lanes x 3 chunks of 8) loaded x only after the first reduction's shuffles and the
 // residual after the second: 79 registers, 71 us a launch on the H200 where Inductor's one-pass
 // kernel took 37 (session 10, int1), about 1.9 TB/s for its 14 bytes per element. With x and the
@@ -88,9 +93,9 @@ bool ShiftedLoads() {
 int EarlyLoadMode() {
   static const int mode = [] {
     const char* v = std::getenv("TCCD_ROW_EARLY_LOADS");
-    if (v == nullptr) return 2;
+    if (v == nullptr) return 1;
     const std::string s(v);
-    return s == "0" ? 0 : s == "1" ? 1 : s == "3" ? 3 : 2;
+    return s == "0" ? 0 : s == "2" ? 2 : s == "3" ? 3 : 1;
   }();
   return mode;
 }
