@@ -9,19 +9,36 @@ struct alignas(sizeof(T) * N < 16 ? sizeof(T) * N : 16) Vec {
   T v[N];
 };
 
-// f16/bf16 <-> f32 with c10's algorithms, bit for bit as the CPU backend. The _rn intrinsics keep
-// the scaling steps from being contracted into FMAs.
+// f16/bf16 <-> f32: round to nearest even, as c10 and the CPU backend. The narrowing ones are
+// one cvt where the GPU has it (sm_80 for bf16; ptxas pairs two into one F2FP.PACK_AB), as
+// eager's __float2bfloat16 / __float2half: c10's integer sequence cost 5-6 ALU instructions per
+// element, a sixth of a bf16 GELU's (ConvNeXt's GELU-backward column kernels were ALU-bound).
+// Same bits for every number; a NaN becomes the canonical 0x7fff / 0x7fff (eager CUDA's) instead
+// of c10's 0x7fc0 / 0x7e00. TCCD_SOFT_CASTS (pipeline.cc) defines TCCD_SOFT_CASTS: c10's
+// sequences everywhere, to measure one against the other. The _rn intrinsics keep c10's
+// scaling steps from being contracted into FMAs.
 __device__ __forceinline__ float bf16_to_f32(unsigned short h) {
   return __uint_as_float(static_cast<unsigned int>(h) << 16);
 }
 
 __device__ __forceinline__ unsigned short f32_to_bf16(float f) {
+#if __CUDA_ARCH__ >= 800 && !defined(TCCD_SOFT_CASTS)
+  unsigned short h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   const unsigned int w = __float_as_uint(f);
   const unsigned int rounded = (w + 0x7fffu + ((w >> 16) & 1u)) >> 16;
   return static_cast<unsigned short>(f != f ? 0x7fc0u : rounded);
+#endif
 }
 
 __device__ __forceinline__ float f16_to_f32(unsigned short h) {
+#if !defined(TCCD_SOFT_CASTS)
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+#else
   const unsigned int w = static_cast<unsigned int>(h) << 16;
   const unsigned int sign = w & 0x80000000u;
   const unsigned int two_w = w + w;
@@ -30,9 +47,15 @@ __device__ __forceinline__ float f16_to_f32(unsigned short h) {
   const unsigned int magnitude =
       two_w < (1u << 27) ? __float_as_uint(denormalized) : __float_as_uint(normalized);
   return __uint_as_float(sign | magnitude);
+#endif
 }
 
 __device__ __forceinline__ unsigned short f32_to_f16(float f) {
+#if !defined(TCCD_SOFT_CASTS)
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
   float base = __fmul_rn(__fmul_rn(fabsf(f), 0x1.0p+112f), 0x1.0p-110f);
   const unsigned int w = __float_as_uint(f);
   const unsigned int shl1_w = w + w;
@@ -43,6 +66,39 @@ __device__ __forceinline__ unsigned short f32_to_f16(float f) {
   const unsigned int bits = __float_as_uint(base);
   const unsigned int nonsign = ((bits >> 13) & 0x00007C00u) + (bits & 0x00000FFFu);
   return static_cast<unsigned short>((sign >> 16) | (shl1_w > 0xFF000000u ? 0x7E00u : nonsign));
+#endif
+}
+
+// erf for f32: CUDA 13's erff (libdevice) step for step (its coefficients, operation order and
+// ex2; its maximum error, 2 ulp), but with both polynomials evaluated and one select: erff
+// selects each coefficient between its two branches (7 FSEL, 9 per erf on the ALU pipe, which
+// issues at half the FMA pipe's rate), and bf16 GELU kernels were ALU-bound (ConvNeXt's
+// GELU-backward column kernel: 288 of its 1928 sm_90 instructions per 32 elements were those
+// FSELs; this form has none, 1840 in all). TCCD_LIBDEVICE_ERF=1 (pipeline.cc) emits erff.
+__device__ __forceinline__ float erf_f32(float z) {
+  const float t = fabsf(z);
+  const float z2 = z * z;
+  // |z| < 1.00295997: z + z * p(z^2).
+  float s = 8.4834944573231041431e-05f;
+  s = fmaf(s, z2, -0.00082130916416645050049f);
+  s = fmaf(s, z2, 0.0052134888246655464172f);
+  s = fmaf(s, z2, -0.026868773624300956726f);
+  s = fmaf(s, z2, 0.11284004896879196167f);
+  s = fmaf(s, z2, -0.37612664699554443359f);
+  s = fmaf(s, z2, 0.12837915122509002686f);
+  s = fmaf(s, z, z);
+  // Otherwise sign(z) * (1 - 2^(-|z| * (1 + q(|z|)))).
+  float b = __uint_as_float(0x38eb4c3au);
+  b = fmaf(b, t, -__uint_as_float(0x3aae005bu));
+  b = fmaf(b, t, __uint_as_float(0x3c09919fu));
+  b = fmaf(b, t, -__uint_as_float(0x3d24d99au));
+  b = fmaf(b, t, __uint_as_float(0x3e235519u));
+  b = fmaf(b, t, __uint_as_float(0x3f69b4f9u));
+  b = fmaf(b, t, __uint_as_float(0x3f210a14u));
+  b = fmaf(b, -t, -t);
+  float e;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(b));
+  return t >= 1.00295997f ? copysignf(1.0f - e, z) : s;
 }
 
 // torch.maximum / torch.minimum: NaN if either operand is NaN.
