@@ -20,13 +20,13 @@ from test_e2e_channels_last import _on_cuda
 
 
 @pytest.fixture(scope="module")
-def tile_daemon():
-    """A daemon of its own with tiled kernels on (TCCD_TILE_KERNELS=1, the default, set explicitly)."""
+def no_tile_daemon():
+    """A daemon of its own with tiled kernels off (TCCD_TILE_KERNELS=0)."""
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
     root = short_tempdir("tccd-tile-")
     d = Daemon(TCCD_BINARY, root)
-    os.environ["TCCD_TILE_KERNELS"] = "1"  # inherited by the daemon process only
+    os.environ["TCCD_TILE_KERNELS"] = "0"  # inherited by the daemon process only
     try:
         d.start()
     finally:
@@ -57,8 +57,7 @@ def _ptx_entries(daemon, fn, *args):
     return re.findall(r"\.entry (\w+)\(", data.decode())
 
 
-def test_transposing_copies_compile_to_tiled_kernels(tile_daemon):
-    daemon = tile_daemon
+def test_transposing_copies_compile_to_tiled_kernels(daemon):
     def transpose_cast(t):
         return (t.transpose(1, 2) * 0.125).to(torch.bfloat16).contiguous()
 
@@ -72,8 +71,7 @@ def test_transposing_copies_compile_to_tiled_kernels(tile_daemon):
     assert len(entries) == 1 and entries[0].endswith("_tile"), entries
 
 
-def test_a_copy_that_a_loop_order_makes_dense_is_not_tiled(tile_daemon):
-    daemon = tile_daemon
+def test_a_copy_that_a_loop_order_makes_dense_is_not_tiled(daemon):
     def cast(t):
         return t.transpose(1, 2).to(torch.bfloat16)  # output keeps the transposed layout
 
@@ -81,11 +79,12 @@ def test_a_copy_that_a_loop_order_makes_dense_is_not_tiled(tile_daemon):
     assert entries and not any(e.endswith("_tile") for e in entries), entries
 
 
-def test_tiled_kernels_are_on_by_default(daemon):
-    """The session daemon runs with the default environment: the transposing cast is tiled."""
+def test_tiled_kernels_turn_off_with_the_environment(no_tile_daemon):
+    """TCCD_TILE_KERNELS=0 in the daemon's environment: the strided entry, as before the tiles."""
+    daemon = no_tile_daemon
 
     def transpose_cast(t):
         return (t.transpose(1, 2) * 0.125).to(torch.bfloat16).contiguous()
 
     entries = _ptx_entries(daemon, transpose_cast, torch.randn(6, 96, 64))
-    assert entries and any(e.endswith("_tile") for e in entries), entries
+    assert entries and not any(e.endswith("_tile") for e in entries), entries

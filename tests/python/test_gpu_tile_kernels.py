@@ -2,57 +2,19 @@
 
 A transpose's clone, a cast through a transposed view (BERT's scaled K^T) and NCHW <-> NHWC
 copies took the strided entry, one element per thread with one side uncoalesced. The daemon now
-makes them tiled kernels (on by default; this test starts its own daemon with TCCD_TILE_KERNELS=1 all the same) (codegen/cuda_host/tile_kernels.h: 32 x 32 tiles staged through shared
-memory, loads coalesced along the inputs' contiguous dim and stores along the outputs'). Each case
+makes them tiled kernels by default (codegen/cuda_host/tile_kernels.h: 32 x 32 tiles staged
+through shared memory, loads coalesced along the inputs' contiguous dim and stores along the outputs'). Each case
 is checked against eager (bit for bit: copies and one rounding of the same f32 value) and the
 profile must show a tiled kernel (entry `<name>_tile`).
 """
 
-import os
-import shutil
 
 import pytest
 import torch
 
 import tccd
-from conftest import TCCD_BINARY, Daemon, short_tempdir
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
-
-
-@pytest.fixture(scope="module")
-def tile_daemon():
-    """A daemon of its own with tiled kernels on (TCCD_TILE_KERNELS=1, the default, set explicitly)."""
-    if not TCCD_BINARY.exists():
-        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
-    root = short_tempdir("tccd-tile-")
-    d = Daemon(TCCD_BINARY, root)
-    os.environ["TCCD_TILE_KERNELS"] = "1"  # inherited by the daemon process only
-    try:
-        d.start()
-    finally:
-        del os.environ["TCCD_TILE_KERNELS"]
-    yield d
-    d.stop()
-    shutil.rmtree(root, ignore_errors=True)
-
-
-@pytest.fixture
-def tile_env(tile_daemon, tmp_path, monkeypatch, request):
-    """The client pointed at tile_daemon (as conftest's daemon_env does for the session daemon)."""
-    env = {
-        "TCCD_ADDRESS": tile_daemon.address,
-        "TCCD_CACHE_DIR": str(tmp_path / "client-cache"),
-        "TCCD_JOB_ID": f"test-{request.node.name}-{os.getpid()}",
-        "TCCD_NO_AUTOSTART": "1",
-        "TCCD_AOT_SHARE": "0",
-    }
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
-    from tccd import config
-
-    config.reload()
-    return env
 
 
 def _kernel_names(fn, *args):
@@ -94,7 +56,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("name,fn,make", CASES, ids=[c[0] for c in CASES])
-def test_transposing_copy_is_a_tiled_kernel_and_matches_eager(tile_env, name, fn, make):
+def test_transposing_copy_is_a_tiled_kernel_and_matches_eager(daemon_env, name, fn, make):
     x = make()
     torch._dynamo.reset()
     compiled = torch.compile(fn, backend="tccd")
