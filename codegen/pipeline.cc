@@ -521,9 +521,17 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
   out.num_fused_kernels = static_cast<int>(lowering.groups.size() + lowering.gemms.size());
   // Chains of views over the plan's own outputs: one as_strided step each (symbolic_views.h).
   // TCCD_DISABLE_PASSES=symbolic-view-chains keeps every view a step.
-  const int folded_views = Debug().disabled_passes.contains("symbolic-view-chains")
-                               ? 0
-                               : FoldSymbolicViewChains(out.plan);
+  // A fold that takes the plan's last expression (views whose sizes were the only symbolic
+  // part) is not kept: the plan would read as static, and its kernels have no expected strides.
+  int folded_views = 0;
+  if (!Debug().disabled_passes.contains("symbolic-view-chains")) {
+    v1::Plan folded = out.plan;
+    const int n = FoldSymbolicViewChains(folded);
+    if (n > 0 && IsSymbolicPlan(folded)) {
+      out.plan = std::move(folded);
+      folded_views = n;
+    }
+  }
   absl::flat_hash_set<std::string> seen;
   std::vector<std::string> ops;
   for (const v1::Step& step : out.plan.steps()) {

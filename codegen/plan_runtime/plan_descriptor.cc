@@ -574,6 +574,8 @@ std::vector<std::array<int64_t, 4>> InputBindings(const v1::Plan& plan) {
 
 }  // namespace
 
+bool IsSymbolicPlan(const v1::Plan& plan) { return IsSymbolic(plan); }
+
 absl::StatusOr<std::string> WritePlanDescriptor(const v1::Plan& plan) {
   Exprs exprs;
   PlanContext ctx{plan, IsSymbolic(plan), exprs};
