@@ -50,8 +50,11 @@ class CudaPipelineBackend : public Backend {
     // gradients), each a reduction kernel below. The CPU keeps ATen's single kernel.
     passes.Add(std::make_unique<LayerNormBackwardSplit>());
     // The column half of a narrow norm (ConvNeXt's LayerNorm2d: 64 channels over 800k pixels) as
-    // two-stage column sums over [A, B, N] views, enough blocks to fill the GPU.
-    if (options_.fusion) passes.Add(std::make_unique<LayerNormParamGradSplit>());
+    // two-stage column sums over [A, B, N] views, enough blocks to fill the GPU, reading the
+    // 16-bit gradient the f32 one was cast from (layer-norm-grad-narrow-reads: off, as before).
+    if (options_.fusion)
+      passes.Add(std::make_unique<LayerNormParamGradSplit>(LayerNormParamGradSplit::Options{
+          .narrow_gradient = !passes.disabled("layer-norm-grad-narrow-reads")}));
     // Cross-entropy's backward: the one-hot nll gradient becomes the log_softmax backward's
     // prologue.
     if (options_.fusion) passes.Add(std::make_unique<NllLossBackwardToPointwise>());

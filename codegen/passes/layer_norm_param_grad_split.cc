@@ -1,12 +1,14 @@
 // LayerNormParamGradSplit (see layer_norm_param_grad_split.h).
 #include "codegen/passes/layer_norm_param_grad_split.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "codegen/passes/graph_rebuild.h"
+#include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/reduction_ops.h"
 #include "codegen/passes/split_columns.h"
 
@@ -39,7 +41,70 @@ std::optional<std::pair<bool, bool>> ParamMask(const ir::Node& node) {
   return std::make_pair(bits[1], bits[2]);
 }
 
-std::optional<std::vector<ir::Arg>> Rewrite(ir::Graph& out, const ir::Node& node) {
+// A `_to_copy` to f32 that changes nothing but the dtype: `dtype=` and, as CPU-traced autocast
+// casts carry them, the strided layout and the input's device.
+bool IsValueCastToF32(const ir::Graph& graph, const ir::Node& node) {
+  if (node.target != "aten::_to_copy.default" || node.args.size() != 1 ||
+      !node.args[0].is_ref() || node.outputs.size() != 1 || node.outputs[0].dtype != kF32)
+    return false;
+  const ir::TensorType& in = graph.type_of(node.args[0].ref());
+  const ir::TensorType& result = node.outputs[0];
+  if (in.sizes != result.sizes || in.strides != result.strides ||
+      in.storage_offset != result.storage_offset || in.device != result.device)
+    return false;
+  bool dtype = false;
+  for (const ir::NamedArg& kw : node.kwargs) {
+    if (kw.name == "dtype") {
+      dtype = true;
+    } else if (kw.name == "layout") {
+      const auto* layout = std::get_if<ir::LayoutArg>(&kw.value.v);
+      if (layout == nullptr || layout->value != 0) return false;  // torch.strided
+    } else if (kw.name == "device") {
+      const auto* device = std::get_if<ir::DeviceType>(&kw.value.v);
+      if (device == nullptr || *device != in.device) return false;
+    } else {
+      return false;
+    }
+  }
+  return dtype;
+}
+
+// The 16-bit tensor that `g` (f32) is an exact cast of: g reached from it through one
+// dtype-only `_to_copy` and reshapes of contiguous tensors, the source itself contiguous with
+// g's element count, so that viewing it as g's rows and casting gives g's values. nullopt
+// otherwise (g a kernel's arithmetic, an f32 graph input, ...), and for a source a pointwise op
+// or a row reduction makes: reshape-sinking would move the cast of its view onto that kernel,
+// which would then store the f32 copy beside the 16-bit one.
+std::optional<ir::Arg> NarrowSource(const ir::Graph& out, const ir::Arg& g) {
+  const ir::TensorType& type = out.type_of(g.ref());
+  if (type.dtype != kF32) return std::nullopt;
+  ir::ValueRef r = g.ref();
+  for (int views = 0; !r.is_input() && views < 8; ++views) {
+    const ir::Node& node = out.nodes[r.node];
+    if (IsReshapeTarget(node.target) && !node.args.empty() && node.args[0].is_ref() &&
+        IsPlain(out.type_of(node.args[0].ref()))) {
+      r = node.args[0].ref();
+      continue;
+    }
+    if (!IsValueCastToF32(out, node)) return std::nullopt;
+    const ir::TensorType& source = out.type_of(node.args[0].ref());
+    if (!IsHalf(source.dtype) || !IsPlain(source) || source.numel() != type.numel() ||
+        source.device != type.device)
+      return std::nullopt;
+    ir::ValueRef base = node.args[0].ref();  // below the source's reshapes
+    while (!base.is_input() && IsReshapeTarget(out.nodes[base.node].target) &&
+           !out.nodes[base.node].args.empty() && out.nodes[base.node].args[0].is_ref())
+      base = out.nodes[base.node].args[0].ref();
+    if (!base.is_input() && (IsPointwiseOp(out, out.nodes[base.node]) ||
+                             RowReductionDims(out, out.nodes[base.node]) > 0))
+      return std::nullopt;
+    return node.args[0];
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<ir::Arg>> Rewrite(ir::Graph& out, const ir::Node& node,
+                                            bool narrow_gradient) {
   if (node.target != kTarget || !node.kwargs.empty() || node.outputs.size() != 3)
     return std::nullopt;
   const std::optional<std::pair<bool, bool>> mask = ParamMask(node);
@@ -90,10 +155,18 @@ std::optional<std::vector<ir::Arg>> Rewrite(ir::Graph& out, const ir::Node& node
   // casts again, as batch_norm_channels_last.cc does, so no f32 copy is written). Per-row
   // statistics (cols 1) stay in their dtype: type promotion makes the arithmetic f32 inside
   // the kernel, where a cast of its own would be a kernel writing them out in f32.
+  // With narrow_gradient the view of a value is emitted once: g's two sums then read one
+  // kernel operand (two views of one tensor were two operands, each loaded; the casts stay one
+  // per use). Without it, one view per use, as before.
+  std::map<ir::ValueRef, ir::Arg> views;
   auto rows = [&](const ir::Arg& v, int64_t cols) {
     const ir::TensorType& t = out.type_of(v.ref());
+    auto known = views.find(v.ref());
     const ir::Arg view =
-        emit("aten::view.default", {v, IntListArg({a, b, cols})}, dense(t.dtype, {a, b, cols}));
+        known != views.end()
+            ? known->second
+            : emit("aten::view.default", {v, IntListArg({a, b, cols})}, dense(t.dtype, {a, b, cols}));
+    if (narrow_gradient) views.emplace(v.ref(), view);
     if (t.dtype == kF32 || cols == 1) return view;
     return emit("aten::_to_copy.default", {view}, dense(kF32, {a, b, cols}),
                 {{"dtype", ir::Arg{kF32}}});
@@ -118,19 +191,23 @@ std::optional<std::vector<ir::Arg>> Rewrite(ir::Graph& out, const ir::Node& node
       total = emit("aten::_to_copy.default", {total}, result, {{"dtype", ir::Arg{result.dtype}}});
     return total;
   };
+  // What the sums read as g: its 16-bit source where there is one (see the header).
+  ir::Arg grad = node.args[0];
+  if (narrow_gradient)
+    if (std::optional<ir::Arg> source = NarrowSource(out, grad)) grad = *source;
   std::vector<ir::Arg> results(3, ir::Arg{ir::NoneArg{}});
   bool ok = true;
   if (mask->first) {
     const ir::Arg centred =
         emit("aten::sub.Tensor", {rows(node.args[1], n), rows(node.args[3], 1)}, rows_type);
     const ir::Arg xhat = emit("aten::mul.Tensor", {centred, rows(node.args[4], 1)}, rows_type);
-    const ir::Arg gx = emit("aten::mul.Tensor", {rows(node.args[0], n), xhat}, rows_type);
+    const ir::Arg gx = emit("aten::mul.Tensor", {rows(grad, n), xhat}, rows_type);
     std::optional<ir::Arg> w = column_sum(gx, node.outputs[1]);
     ok = w.has_value();
     if (ok) results[1] = *w;
   }
   if (ok && mask->second) {
-    std::optional<ir::Arg> bias = column_sum(rows(node.args[0], n), node.outputs[2]);
+    std::optional<ir::Arg> bias = column_sum(rows(grad, n), node.outputs[2]);
     ok = bias.has_value();
     if (ok) results[2] = *bias;
   }
@@ -144,7 +221,9 @@ std::optional<std::vector<ir::Arg>> Rewrite(ir::Graph& out, const ir::Node& node
 }  // namespace
 
 absl::StatusOr<bool> LayerNormParamGradSplit::Run(ir::Graph& graph) {
-  return RebuildGraph(graph, Rewrite);
+  return RebuildGraph(graph, [&](ir::Graph& out, const ir::Node& node) {
+    return Rewrite(out, node, options_.narrow_gradient);
+  });
 }
 
 }  // namespace tccd::codegen

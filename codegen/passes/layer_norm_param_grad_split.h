@@ -15,8 +15,18 @@
 //   grad_b = view(sum(sum(g3, [0]), [0]), [N])           (shares stage 1's pass over the rows)
 //
 // Exactly ATen's sums (f32 accumulation of g * xhat and g), in another order. Wide norms (B = 1:
-// N >= kLayerNormSplitColumns, a transformer's 768) and layouts other than contiguous rows keep
-// the ATen node, which the column kernel takes as before.
+// N >= kLayerNormSplitColumns) and layouts other than contiguous rows keep the ATen node, which
+// the column kernel takes as before.
+//
+// The sums read the narrowest exact form of g (Options::narrow_gradient): under autocast g is
+// an f32 cast of the bf16 matmul gradient (`_to_copy(view(mm))`), and viewing that cast as
+// [A, B, N] made the reshape passes move the product g * xhat onto the row kernel's shape, so
+// that the row kernel (its prologue casts g) wrote g and g * xhat in f32 and a pointwise kernel
+// wrote xhat in f32 for it, all for the column sums to read back: ViT-B/16 train large, the
+// LN-backward row kernel at ~28 bytes per element where Inductor's moves ~16 (H200, eleventh
+// session). Reading the 16-bit source instead (view, then the column kernel's own cast: the
+// same f32 values), nothing the sums read is a kernel's output: their prologue (cast, x - mean,
+// * rstd, g * xhat) stays theirs and the row kernel keeps its cast of g to itself.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +42,20 @@ inline constexpr int64_t kLayerNormSplitColumns = 2048;
 
 class LayerNormParamGradSplit : public GraphPass {
  public:
+  struct Options {
+    // The column sums read the 16-bit tensor g is an f32 cast of (through reshapes of
+    // contiguous tensors), not g. Default: true (false: TCCD_DISABLE_PASSES=
+    // layer-norm-grad-narrow-reads, the sums read g as before, for A/B).
+    bool narrow_gradient = true;
+  };
+  LayerNormParamGradSplit() = default;
+  explicit LayerNormParamGradSplit(Options options) : options_(options) {}
+
   std::string_view name() const override { return "layer-norm-param-grad-split"; }
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
+
+ private:
+  Options options_;
 };
 
 }  // namespace tccd::codegen

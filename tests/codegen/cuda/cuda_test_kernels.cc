@@ -357,6 +357,29 @@ PointwiseKernel LayerNormBackwardParamsKernel(const std::string& name, std::vect
   return k.kernel();
 }
 
+// A transformer's layer-norm parameter gradients as layer-norm-param-grad-split builds them
+// since layer-norm-grad-narrow-reads (layer_norm_param_grad_split.h): stage one of the
+// two-stage column sums over the [A, B, N] view of the rows (ViT-B/16 train large: 12608 rows
+// of 768 as [3152, 4, 768]), reading f32 x, the per-row f32 mean and rstd and the bf16 matmul
+// gradient g (one operand, cast in the kernel) and summing g * xhat and g into [B, N].
+PointwiseKernel LayerNormBackwardParamSumsSplitKernel(const std::string& name,
+                                                      std::vector<int64_t> shape) {
+  KernelBuilder k(name, shape);
+  const int x = k.Input(DType::kF32), mean = k.Input(DType::kF32), rstd = k.Input(DType::kF32);
+  const int g = k.Cast(k.Input(DType::kBF16), DType::kF32);
+  const int xhat = k.Op(PwOp::kMul, DType::kF32, {k.Op(PwOp::kSub, DType::kF32, {x, mean}), rstd});
+  k.Output(k.Op(PwOp::kReduceSum, DType::kF32, {k.Op(PwOp::kMul, DType::kF32, {g, xhat})}));
+  k.Output(k.Op(PwOp::kReduceSum, DType::kF32, {g}));
+  k.Columns(1, {false, false, false, false, true, true}, {false, true, true, false, false, false});
+  PointwiseKernel kernel = k.kernel();
+  // As the plan declares them (fixed-layout entry): mean and rstd [A, B, 1] views, the sums
+  // [B, N].
+  const int64_t b = shape[1], n = shape[2];
+  kernel.fixed_strides = {b * n, n, 1, b, 1, 0, b, 1, 0, b * n, n, 1, 0, n, 1, 0, n, 1};
+  kernel.entries = KernelEntries::kDense;
+  return kernel;
+}
+
 // Llama's RMSNorm backward column kernel (as fusion builds it): grad_weight = sum(g * x * rs)
 // over the rows, with the per-element products g * w * x and g * w * rs (f32) stored for the
 // row sum and the input gradient beside it. bf16 g, f32 x, per-column f32 w, per-row f32 rs.
@@ -646,6 +669,9 @@ std::vector<GoldenCase> GoldenCorpus() {
        LayerNormBackwardRowsKernel("layer_norm_backward_rows_bf16_f32_residual", {8, 197, 768})},
       {"layer_norm_backward_params_bf16",
        LayerNormBackwardParamsKernel("layer_norm_backward_params_bf16", {16384, 1024})},
+      {"layer_norm_backward_param_sums_split_bf16_f32",
+       LayerNormBackwardParamSumsSplitKernel("layer_norm_backward_param_sums_split_bf16_f32",
+                                             {3152, 4, 768})},
       // Fixed-layout operands on the dense entry (entry_points.h): ResNet-50's stage-1 batch
       // norm, channels-last, forward normalisation and the backward's column sums over the
       // [A, B, C] split of a 64-channel norm (B = 8).

@@ -8,11 +8,11 @@
 namespace tccd::codegen {
 namespace {
 
-std::string Run(const std::string& text, bool* changed) {
+std::string Run(const std::string& text, bool* changed, bool narrow_gradient = true) {
   absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
   INFO(g.status().ToString());
   REQUIRE(g.ok());
-  LayerNormParamGradSplit pass;
+  LayerNormParamGradSplit pass({.narrow_gradient = narrow_gradient});
   absl::StatusOr<bool> c = pass.Run(*g);
   REQUIRE(c.ok());
   *changed = *c;
@@ -44,7 +44,7 @@ TEST_CASE("a narrow layer norm's parameter gradients become two-stage column sum
       &changed);
   CHECK(changed);
   // B = 2 (A = 256 rows, the fewest a stage-one column keeps); the two stage-one sums read the
-  // same rows (one column kernel), each casting g itself.
+  // same rows (one column kernel) through one view of g, each casting it itself.
   CHECK(out ==
         Canonical(std::string(kInputs) +
                   R"(  %0 = aten::view.default(%a1, [256, 2, 8]) -> bf16[256,2,8]{16,8,1}@cuda
@@ -58,15 +58,105 @@ TEST_CASE("a narrow layer norm's parameter gradients become two-stage column sum
   %8 = aten::mul.Tensor(%7, %5) -> f32[256,2,8]{16,8,1}@cuda
   %9 = aten::sum.dim_IntList(%8, [0]) -> f32[2,8]{8,1}@cuda
   %10 = aten::sum.dim_IntList(%9, [0]) -> f32[8]{1}@cuda
-  %11 = aten::view.default(%a0, [256, 2, 8]) -> bf16[256,2,8]{16,8,1}@cuda
-  %12 = aten::_to_copy.default(%11, dtype=f32) -> f32[256,2,8]{16,8,1}@cuda
-  %13 = aten::sum.dim_IntList(%12, [0]) -> f32[2,8]{8,1}@cuda
-  %14 = aten::sum.dim_IntList(%13, [0]) -> f32[8]{1}@cuda
-  return (%10, %14)
+  %11 = aten::_to_copy.default(%6, dtype=f32) -> f32[256,2,8]{16,8,1}@cuda
+  %12 = aten::sum.dim_IntList(%11, [0]) -> f32[2,8]{8,1}@cuda
+  %13 = aten::sum.dim_IntList(%12, [0]) -> f32[8]{1}@cuda
+  return (%10, %13)
 })"));
   bool again = true;
   Run(out, &again);
   CHECK_FALSE(again);  // nothing left to split
+}
+
+// A transformer's norm under autocast (ViT, BERT, GPT-2: x f32, the gradient the f32 cast of a
+// bf16 matmul gradient [tokens, N] viewed as [batch, seq, N]), both halves.
+constexpr char kAutocastInputs[] =
+    "graph(%a0: bf16[1024,8]{8,1}@cuda, %a1: f32[2,512,8]{4096,8,1}@cuda, "
+    "%a2: f32[2,512,1]{512,1,1}@cuda, %a3: f32[2,512,1]{512,1,1}@cuda, "
+    "%a4: f32[8]{1}@cuda, %a5: f32[8]{1}@cuda) {\n"
+    "  %0 = aten::view.default(%a0, [2, 512, 8]) -> bf16[2,512,8]{4096,8,1}@cuda\n"
+    "  %1 = aten::_to_copy.default(%0, dtype=f32) -> f32[2,512,8]{4096,8,1}@cuda\n";
+
+TEST_CASE("the parameter-gradient sums read the bf16 gradient the f32 one was cast from",
+          "[ln_param_grad_split]") {
+  const std::string in = std::string(kAutocastInputs) +
+                         R"(  %2 = aten::native_layer_norm_backward.default(%1, %a1, [8], %a2, %a3, %a4, %a5, [true, false, false]) -> (f32[2,512,8]{4096,8,1}@cuda, f32[0]{1}@cuda, f32[0]{1}@cuda)
+  %3 = aten::native_layer_norm_backward.default(%1, %a1, [8], %a2, %a3, %a4, %a5, [false, true, true]) -> (f32[0]{1}@cuda, f32[8]{1}@cuda, f32[8]{1}@cuda)
+  return (%2, %3#1, %3#2)
+})";
+  bool changed = false;
+  const std::string out = Run(in, &changed);
+  CHECK(changed);
+  // 1024 rows of 8: B = 4 (A = 256, the fewest rows a stage-one column keeps). Both sums read
+  // one view of the bf16 %0 and cast it themselves; nothing they read is the f32 %1, which only
+  // the row half reads (its kernel's prologue).
+  CHECK(out == Canonical(std::string(kAutocastInputs) +
+                         R"(  %2 = aten::native_layer_norm_backward.default(%1, %a1, [8], %a2, %a3, %a4, %a5, [true, false, false]) -> (f32[2,512,8]{4096,8,1}@cuda, f32[0]{1}@cuda, f32[0]{1}@cuda)
+  %3 = aten::view.default(%a1, [256, 4, 8]) -> f32[256,4,8]{32,8,1}@cuda
+  %4 = aten::view.default(%a2, [256, 4, 1]) -> f32[256,4,1]{4,1,1}@cuda
+  %5 = aten::sub.Tensor(%3, %4) -> f32[256,4,8]{32,8,1}@cuda
+  %6 = aten::view.default(%a3, [256, 4, 1]) -> f32[256,4,1]{4,1,1}@cuda
+  %7 = aten::mul.Tensor(%5, %6) -> f32[256,4,8]{32,8,1}@cuda
+  %8 = aten::view.default(%0, [256, 4, 8]) -> bf16[256,4,8]{32,8,1}@cuda
+  %9 = aten::_to_copy.default(%8, dtype=f32) -> f32[256,4,8]{32,8,1}@cuda
+  %10 = aten::mul.Tensor(%9, %7) -> f32[256,4,8]{32,8,1}@cuda
+  %11 = aten::sum.dim_IntList(%10, [0]) -> f32[4,8]{8,1}@cuda
+  %12 = aten::sum.dim_IntList(%11, [0]) -> f32[8]{1}@cuda
+  %13 = aten::_to_copy.default(%8, dtype=f32) -> f32[256,4,8]{32,8,1}@cuda
+  %14 = aten::sum.dim_IntList(%13, [0]) -> f32[4,8]{8,1}@cuda
+  %15 = aten::sum.dim_IntList(%14, [0]) -> f32[8]{1}@cuda
+  return (%2, %12, %15)
+})"));
+  // The knob off (layer-norm-grad-narrow-reads disabled): the sums read views of the f32 cast,
+  // one view per use, as before.
+  bool off_changed = false;
+  const std::string off = Run(in, &off_changed, /*narrow_gradient=*/false);
+  CHECK(off_changed);
+  CHECK(off == Canonical(std::string(kAutocastInputs) +
+                         R"(  %2 = aten::native_layer_norm_backward.default(%1, %a1, [8], %a2, %a3, %a4, %a5, [true, false, false]) -> (f32[2,512,8]{4096,8,1}@cuda, f32[0]{1}@cuda, f32[0]{1}@cuda)
+  %3 = aten::view.default(%a1, [256, 4, 8]) -> f32[256,4,8]{32,8,1}@cuda
+  %4 = aten::view.default(%a2, [256, 4, 1]) -> f32[256,4,1]{4,1,1}@cuda
+  %5 = aten::sub.Tensor(%3, %4) -> f32[256,4,8]{32,8,1}@cuda
+  %6 = aten::view.default(%a3, [256, 4, 1]) -> f32[256,4,1]{4,1,1}@cuda
+  %7 = aten::mul.Tensor(%5, %6) -> f32[256,4,8]{32,8,1}@cuda
+  %8 = aten::view.default(%1, [256, 4, 8]) -> f32[256,4,8]{32,8,1}@cuda
+  %9 = aten::mul.Tensor(%8, %7) -> f32[256,4,8]{32,8,1}@cuda
+  %10 = aten::sum.dim_IntList(%9, [0]) -> f32[4,8]{8,1}@cuda
+  %11 = aten::sum.dim_IntList(%10, [0]) -> f32[8]{1}@cuda
+  %12 = aten::view.default(%1, [256, 4, 8]) -> f32[256,4,8]{32,8,1}@cuda
+  %13 = aten::sum.dim_IntList(%12, [0]) -> f32[4,8]{8,1}@cuda
+  %14 = aten::sum.dim_IntList(%13, [0]) -> f32[8]{1}@cuda
+  return (%2, %11, %14)
+})"));
+}
+
+TEST_CASE("the sums keep the f32 gradient where it is no cast of a matmul's 16-bit result",
+          "[ln_param_grad_split]") {
+  // The bf16 source is a pointwise op's value: reshape-sinking would move the cast of its view
+  // onto that op's kernel (an f32 copy stored beside the bf16 one), so the sums read g.
+  const std::string in = std::string(kAutocastInputs) +
+                         R"(  %2 = aten::mul.Tensor(%0, %0) -> bf16[2,512,8]{4096,8,1}@cuda
+  %3 = aten::_to_copy.default(%2, dtype=f32) -> f32[2,512,8]{4096,8,1}@cuda
+  %4 = aten::native_layer_norm_backward.default(%3, %a1, [8], %a2, %a3, %a4, %a5, [false, true, false]) -> (f32[0]{1}@cuda, f32[8]{1}@cuda, f32[0]{1}@cuda)
+  return (%1, %4#1)
+})";
+  bool changed = false;
+  const std::string out = Run(in, &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(std::string(kAutocastInputs) +
+                         R"(  %2 = aten::mul.Tensor(%0, %0) -> bf16[2,512,8]{4096,8,1}@cuda
+  %3 = aten::_to_copy.default(%2, dtype=f32) -> f32[2,512,8]{4096,8,1}@cuda
+  %4 = aten::view.default(%a1, [256, 4, 8]) -> f32[256,4,8]{32,8,1}@cuda
+  %5 = aten::view.default(%a2, [256, 4, 1]) -> f32[256,4,1]{4,1,1}@cuda
+  %6 = aten::sub.Tensor(%4, %5) -> f32[256,4,8]{32,8,1}@cuda
+  %7 = aten::view.default(%a3, [256, 4, 1]) -> f32[256,4,1]{4,1,1}@cuda
+  %8 = aten::mul.Tensor(%6, %7) -> f32[256,4,8]{32,8,1}@cuda
+  %9 = aten::view.default(%3, [256, 4, 8]) -> f32[256,4,8]{32,8,1}@cuda
+  %10 = aten::mul.Tensor(%9, %8) -> f32[256,4,8]{32,8,1}@cuda
+  %11 = aten::sum.dim_IntList(%10, [0]) -> f32[4,8]{8,1}@cuda
+  %12 = aten::sum.dim_IntList(%11, [0]) -> f32[8]{1}@cuda
+  return (%1, %12)
+})"));
 }
 
 TEST_CASE("nothing to do: wide norms, grad_input wanted, non-contiguous rows",
