@@ -235,6 +235,25 @@ def gpt2_cuda_gelu(cap):
         activations.NewGELUActivation.forward = saved
 
 
+def convnext_tv(cap):
+    """torchvision's convnext_tiny (the zoo's ConvNeXt is timm's, which this machine may lack):
+    the same blocks (depthwise conv, permute, LayerNorm over channels, MLP, layer scale) and
+    LayerNorm2d downsampling, bf16 autocast training step. CENSUS_BATCH (default 8)."""
+    import torchvision
+
+    torch.manual_seed(0)
+    model = torchvision.models.convnext_tiny()
+    n = int(os.environ.get("CENSUS_BATCH", 8))
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(n, 3, 224, 224, generator=g), torch.randint(0, 1000, (n,), generator=g)
+
+    def step(x, y):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return F.cross_entropy(model(x).float(), y)
+
+    return cap(step, x, y, backward=True)
+
+
 # The zoo's inference workload (eval, no_grad, bf16 autocast): one inference graph per model.
 gpt2_infer = _zoo("gpt2", infer=True)
 bert_infer = _zoo("bert", infer=True)
