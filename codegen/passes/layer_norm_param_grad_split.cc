@@ -192,14 +192,18 @@ std::optional<std::vector<ir::Arg>> Rewrite(ir::Graph& out, const ir::Node& node
     return total;
   };
   // What the sums read as g: its 16-bit source where there is one (see the header).
-  ir::Arg grad = node.args[0];
-  if (narrow_gradient)
+  // So is x where CUDA autocast casts a bf16 input up for the norm (ConvNeXt's blocks, the
+  // cast recomputed in the backward from the saved bf16 tensor).
+  ir::Arg grad = node.args[0], x_arg = node.args[1];
+  if (narrow_gradient) {
     if (std::optional<ir::Arg> source = NarrowSource(out, grad)) grad = *source;
+    if (std::optional<ir::Arg> source = NarrowSource(out, x_arg)) x_arg = *source;
+  }
   std::vector<ir::Arg> results(3, ir::Arg{ir::NoneArg{}});
   bool ok = true;
   if (mask->first) {
     const ir::Arg centred =
-        emit("aten::sub.Tensor", {rows(node.args[1], n), rows(node.args[3], 1)}, rows_type);
+        emit("aten::sub.Tensor", {rows(x_arg, n), rows(node.args[3], 1)}, rows_type);
     const ir::Arg xhat = emit("aten::mul.Tensor", {centred, rows(node.args[4], 1)}, rows_type);
     const ir::Arg gx = emit("aten::mul.Tensor", {rows(grad, n), xhat}, rows_type);
     std::optional<ir::Arg> w = column_sum(gx, node.outputs[1]);

@@ -26,7 +26,8 @@
 // LN-backward row kernel at ~28 bytes per element where Inductor's moves ~16 (H200, eleventh
 // session). Reading the 16-bit source instead (view, then the column kernel's own cast: the
 // same f32 values), nothing the sums read is a kernel's output: their prologue (cast, x - mean,
-// * rstd, g * xhat) stays theirs and the row kernel keeps its cast of g to itself.
+// * rstd, g * xhat) stays theirs and the row kernel keeps its cast of g to itself. x likewise,
+// where it is the f32 cast of a 16-bit tensor (CUDA autocast runs norms in f32).
 #pragma once
 
 #include <cstdint>
@@ -43,7 +44,7 @@ inline constexpr int64_t kLayerNormSplitColumns = 2048;
 class LayerNormParamGradSplit : public GraphPass {
  public:
   struct Options {
-    // The column sums read the 16-bit tensor g is an f32 cast of (through reshapes of
+    // The column sums read the 16-bit tensor g (and x) is an f32 cast of (through reshapes of
     // contiguous tensors), not g. Default: true (false: TCCD_DISABLE_PASSES=
     // layer-norm-grad-narrow-reads, the sums read g as before, for A/B).
     bool narrow_gradient = true;

@@ -159,6 +159,37 @@ TEST_CASE("the sums keep the f32 gradient where it is no cast of a matmul's 16-b
 })"));
 }
 
+TEST_CASE("x read as the bf16 tensor CUDA autocast cast up for the norm", "[ln_param_grad_split]") {
+  // ConvNeXt under CUDA autocast: the norm runs in f32 on a cast of the bf16 activation (%a6).
+  const std::string inputs =
+      "graph(%a0: bf16[1024,8]{8,1}@cuda, %a1: f32[2,512,8]{4096,8,1}@cuda, "
+      "%a2: f32[2,512,1]{512,1,1}@cuda, %a3: f32[2,512,1]{512,1,1}@cuda, "
+      "%a4: f32[8]{1}@cuda, %a5: f32[8]{1}@cuda, %a6: bf16[2,512,8]{4096,8,1}@cuda) {\n"
+      "  %0 = aten::view.default(%a0, [2, 512, 8]) -> bf16[2,512,8]{4096,8,1}@cuda\n"
+      "  %1 = aten::_to_copy.default(%0, dtype=f32) -> f32[2,512,8]{4096,8,1}@cuda\n"
+      "  %2 = aten::_to_copy.default(%a6, dtype=f32, layout=layout(0), device=device(cuda)) -> "
+      "f32[2,512,8]{4096,8,1}@cuda\n";
+  bool changed = false;
+  const std::string out = Run(inputs + R"(  %3 = aten::native_layer_norm_backward.default(%1, %2, [8], %a2, %a3, %a4, %a5, [false, true, false]) -> (f32[0]{1}@cuda, f32[8]{1}@cuda, f32[0]{1}@cuda)
+  return (%3#1)
+})",
+                              &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(inputs + R"(  %3 = aten::view.default(%a6, [256, 4, 8]) -> bf16[256,4,8]{32,8,1}@cuda
+  %4 = aten::_to_copy.default(%3, dtype=f32) -> f32[256,4,8]{32,8,1}@cuda
+  %5 = aten::view.default(%a2, [256, 4, 1]) -> f32[256,4,1]{4,1,1}@cuda
+  %6 = aten::sub.Tensor(%4, %5) -> f32[256,4,8]{32,8,1}@cuda
+  %7 = aten::view.default(%a3, [256, 4, 1]) -> f32[256,4,1]{4,1,1}@cuda
+  %8 = aten::mul.Tensor(%6, %7) -> f32[256,4,8]{32,8,1}@cuda
+  %9 = aten::view.default(%0, [256, 4, 8]) -> bf16[256,4,8]{32,8,1}@cuda
+  %10 = aten::_to_copy.default(%9, dtype=f32) -> f32[256,4,8]{32,8,1}@cuda
+  %11 = aten::mul.Tensor(%10, %8) -> f32[256,4,8]{32,8,1}@cuda
+  %12 = aten::sum.dim_IntList(%11, [0]) -> f32[4,8]{8,1}@cuda
+  %13 = aten::sum.dim_IntList(%12, [0]) -> f32[8]{1}@cuda
+  return (%13)
+})"));
+}
+
 TEST_CASE("nothing to do: wide norms, grad_input wanted, non-contiguous rows",
           "[ln_param_grad_split]") {
   bool changed = true;
