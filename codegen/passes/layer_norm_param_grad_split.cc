@@ -44,8 +44,8 @@ std::optional<std::pair<bool, bool>> ParamMask(const ir::Node& node) {
 // A `_to_copy` to f32 that changes nothing but the dtype: `dtype=` and, as CPU-traced autocast
 // casts carry them, the strided layout and the input's device.
 bool IsValueCastToF32(const ir::Graph& graph, const ir::Node& node) {
-  if (node.target != "aten::_to_copy.default" || node.args.size() != 1 ||
-      !node.args[0].is_ref() || node.outputs.size() != 1 || node.outputs[0].dtype != kF32)
+  if (node.target != "aten::_to_copy.default" || node.args.size() != 1 || !node.args[0].is_ref() ||
+      node.outputs.size() != 1 || node.outputs[0].dtype != kF32)
     return false;
   const ir::TensorType& in = graph.type_of(node.args[0].ref());
   const ir::TensorType& result = node.outputs[0];
@@ -158,15 +158,15 @@ std::optional<std::vector<ir::Arg>> Rewrite(ir::Graph& out, const ir::Node& node
   // With narrow_gradient the view of a value is emitted once: g's two sums then read one
   // kernel operand (two views of one tensor were two operands, each loaded; the casts stay one
   // per use). Without it, one view per use, as before.
-  std::map<ir::ValueRef, ir::Arg> views;
+  std::map<std::pair<ir::ValueRef, int64_t>, ir::Arg> views;  // (value, cols) -> its view
   auto rows = [&](const ir::Arg& v, int64_t cols) {
     const ir::TensorType& t = out.type_of(v.ref());
-    auto known = views.find(v.ref());
-    const ir::Arg view =
-        known != views.end()
-            ? known->second
-            : emit("aten::view.default", {v, IntListArg({a, b, cols})}, dense(t.dtype, {a, b, cols}));
-    if (narrow_gradient) views.emplace(v.ref(), view);
+    auto known = views.find({v.ref(), cols});
+    const ir::Arg view = known != views.end()
+                             ? known->second
+                             : emit("aten::view.default", {v, IntListArg({a, b, cols})},
+                                    dense(t.dtype, {a, b, cols}));
+    if (narrow_gradient) views.emplace(std::make_pair(v.ref(), cols), view);
     if (t.dtype == kF32 || cols == 1) return view;
     return emit("aten::_to_copy.default", {view}, dense(kF32, {a, b, cols}),
                 {{"dtype", ir::Arg{kF32}}});
