@@ -46,6 +46,8 @@
 //   TCCD_SHIFTED_ROW_LOOPS=0   CUDA rows of 8192..32768 the full vector does not divide stay
 //                              persistent (narrow vectors) instead of looped and shifted
 //                              (read by the emitter, cuda_row_emitter.h; keyed here)
+//   TCCD_ALIGNED_ROW_LOOPS=0   likewise for rows the full vector divides (Llama's 32000):
+//                              persistent instead of looped where the loop streams once
 //   TCCD_ROW_LOOP_UNROLL=n     CUDA looped rows' streaming loops unrolled n times (default 1;
 //                              read by cuda_row_emitter.cc, keyed here)
 //   TCCD_ROW_HEAD_STORES=1     CUDA shifted rows align to a zero-padded output's rows instead
@@ -180,6 +182,7 @@ struct DebugOptions {
   bool disable_fusion = false;
   bool cuda_one_program = false;
   bool no_shifted_row_loops = false;           // read by RowGeometryOf itself; here for the key
+  bool no_aligned_row_loops = false;           // likewise
   std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
   bool row_head_stores = false;                // read by the row emitter itself; here for the key
   bool no_row_shifted_loads = false;           // read by the row emitter itself; here for the key
@@ -207,6 +210,8 @@ const DebugOptions& Debug() {
       o->cuda_one_program = std::string(c) == "1";
     if (const char* r = std::getenv("TCCD_SHIFTED_ROW_LOOPS"))
       o->no_shifted_row_loops = std::string(r) == "0";
+    if (const char* r = std::getenv("TCCD_ALIGNED_ROW_LOOPS"))
+      o->no_aligned_row_loops = std::string(r) == "0";
     if (const char* u = std::getenv("TCCD_ROW_LOOP_UNROLL")) o->row_loop_unroll = u;
     if (const char* h = std::getenv("TCCD_ROW_HEAD_STORES"))
       o->row_head_stores = std::string(h) == "1";
@@ -241,6 +246,7 @@ std::string DebugOptionsKey() {
   if (d.disable_fusion) absl::StrAppend(&key, "nofusion;");
   if (d.cuda_one_program) absl::StrAppend(&key, "cuda-one-program;");
   if (d.no_shifted_row_loops) absl::StrAppend(&key, "no-shifted-row-loops;");
+  if (d.no_aligned_row_loops) absl::StrAppend(&key, "no-aligned-row-loops;");
   if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1")
     absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
   if (d.row_head_stores) absl::StrAppend(&key, "row-head-stores;");
