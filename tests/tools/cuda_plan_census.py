@@ -107,7 +107,10 @@ def _saved_range(graphs, number):
         return None
     import torch
 
-    if not any(True for _ in gm.graph.find_nodes(op="call_function", target=torch.ops.aten.convolution.default)):
+    odd = any(len(n.meta["val"].shape) == 2 and n.meta["val"].shape[1] % 8 != 0
+              for t in (torch.ops.aten.mm.default, torch.ops.aten.addmm.default)
+              for n in gm.graph.find_nodes(op="call_function", target=t) if "val" in n.meta)
+    if not odd and not any(True for _ in gm.graph.find_nodes(op="call_function", target=torch.ops.aten.convolution.default)):
         return None
     bw = graphs[number + 1][1]
     num_saved = sum(1 for n in bw.graph.find_nodes(op="placeholder") if not n.name.startswith("tangents"))
