@@ -64,8 +64,8 @@ def _has_padded_product(gm: torch.fx.GraphModule) -> bool:
     """A CUDA matmul whose result rows are not a multiple of 8 elements: the daemon pads it
     (pad_matmul_operands.h) and may hand a saved result over as the padded product's strided view
     (padded_output_views.h: BERT's and GPT-2's logits, saved for the loss backward) instead of a
-    contiguous copy. TCCD_SAVED_PADDED=0 (config.py) leaves such graphs' saved tensors as
-    traced."""
+    contiguous copy. Only with TCCD_SAVED_PADDED=1 (config.py; default off: the backward's
+    compile then waits for the forward's plan, a cold-start cost)."""
     from . import config
 
     if not config.get().saved_padded:

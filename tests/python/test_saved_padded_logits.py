@@ -48,13 +48,15 @@ def test_lm_graphs_with_a_padded_product_qualify(monkeypatch):
         odd = make_fx(fwd)(torch.empty(8, 16), torch.empty(16, 30))
         even = make_fx(fwd)(torch.empty(8, 16), torch.empty(16, 32))
     # The rule wants CUDA matmuls; meta tensors stand in for them here.
-    monkeypatch.setattr(saved_layouts, "_is_cuda", lambda val: True)
-    assert saved_layouts._has_padded_product(odd)
-    assert not saved_layouts._has_padded_product(even)
     from tccd import config
 
-    monkeypatch.setenv("TCCD_SAVED_PADDED", "0")
+    monkeypatch.setattr(saved_layouts, "_is_cuda", lambda val: True)
+    assert not saved_layouts._has_padded_product(odd)  # off by default (TCCD_SAVED_PADDED)
+    monkeypatch.setenv("TCCD_SAVED_PADDED", "1")
     config.reload()
-    assert not saved_layouts._has_padded_product(odd)
-    monkeypatch.delenv("TCCD_SAVED_PADDED")
-    config.reload()
+    try:
+        assert saved_layouts._has_padded_product(odd)
+        assert not saved_layouts._has_padded_product(even)
+    finally:
+        monkeypatch.delenv("TCCD_SAVED_PADDED")
+        config.reload()
