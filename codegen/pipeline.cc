@@ -46,6 +46,10 @@
 //   TCCD_SHIFTED_ROW_LOOPS=0   CUDA rows of 8192..32768 the full vector does not divide stay
 //                              persistent (narrow vectors) instead of looped and shifted
 //                              (read by the emitter, cuda_row_emitter.h; keyed here)
+//   TCCD_ALIGNED_ROW_LOOPS=0   likewise for rows the full vector divides (Llama's 32000):
+//                              persistent instead of looped where the loop streams once
+//   TCCD_SEGMENT_IO_IN_PLACE=0 a segment's output buffer never holds a workspace value that
+//                              dies where the output is written (segment_builder.cc)
 //   TCCD_ROW_LOOP_UNROLL=n     CUDA looped rows' streaming loops unrolled n times (default 1;
 //                              read by cuda_row_emitter.cc, keyed here)
 //   TCCD_ROW_HEAD_STORES=1     CUDA shifted rows align to a zero-padded output's rows instead
@@ -133,6 +137,7 @@
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/loop_order.h"
+#include "codegen/passes/dying_inputs_into_outputs.h"
 #include "codegen/passes/mutations_into_producers.h"
 #include "codegen/passes/neg_into_index_ops.h"
 #include "codegen/passes/permute_into_index_ops.h"
@@ -180,6 +185,8 @@ struct DebugOptions {
   bool disable_fusion = false;
   bool cuda_one_program = false;
   bool no_shifted_row_loops = false;           // read by RowGeometryOf itself; here for the key
+  bool no_aligned_row_loops = false;           // likewise
+  bool no_segment_io_in_place = false;         // read by the segment builder; here for the key
   std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
   bool row_head_stores = false;                // read by the row emitter itself; here for the key
   bool no_row_shifted_loads = false;           // read by the row emitter itself; here for the key
@@ -207,6 +214,10 @@ const DebugOptions& Debug() {
       o->cuda_one_program = std::string(c) == "1";
     if (const char* r = std::getenv("TCCD_SHIFTED_ROW_LOOPS"))
       o->no_shifted_row_loops = std::string(r) == "0";
+    if (const char* r = std::getenv("TCCD_ALIGNED_ROW_LOOPS"))
+      o->no_aligned_row_loops = std::string(r) == "0";
+    if (const char* r = std::getenv("TCCD_SEGMENT_IO_IN_PLACE"))
+      o->no_segment_io_in_place = std::string(r) == "0";
     if (const char* u = std::getenv("TCCD_ROW_LOOP_UNROLL")) o->row_loop_unroll = u;
     if (const char* h = std::getenv("TCCD_ROW_HEAD_STORES"))
       o->row_head_stores = std::string(h) == "1";
@@ -241,6 +252,8 @@ std::string DebugOptionsKey() {
   if (d.disable_fusion) absl::StrAppend(&key, "nofusion;");
   if (d.cuda_one_program) absl::StrAppend(&key, "cuda-one-program;");
   if (d.no_shifted_row_loops) absl::StrAppend(&key, "no-shifted-row-loops;");
+  if (d.no_aligned_row_loops) absl::StrAppend(&key, "no-aligned-row-loops;");
+  if (d.no_segment_io_in_place) absl::StrAppend(&key, "no-segment-io-in-place;");
   if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1")
     absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
   if (d.row_head_stores) absl::StrAppend(&key, "row-head-stores;");
@@ -788,6 +801,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // it is and the written value a segment output).
   MutationsIntoProducers mutations(kernels);
   RETURN_IF_ERROR(passes.Run(mutations, sched));
+  // A pointwise kernel writes over a large input that dies at it (BERT's tied-embedding
+  // gradient sum), before the backend's passes for the same reason.
+  DyingInputsIntoOutputs dying_inputs(kernels);
+  RETURN_IF_ERROR(passes.Run(dying_inputs, sched));
   RETURN_IF_ERROR(backend->RunSchedulePasses(passes, sched));
   schedule::ReleaseAfterLastUse releases;
   RETURN_IF_ERROR(passes.Run(releases, sched));

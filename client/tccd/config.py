@@ -75,6 +75,13 @@
                        channels-last (as Inductor's layout optimisation does) and the backward
                        is compiled for the strides the forward's plan chose (saved_layouts.py).
                        Default: 1.
+    TCCD_SAVED_PADDED  1: with TCCD_SAVED_LAYOUT, graphs with a matmul the daemon pads (an LM
+                       head over an odd vocabulary) let it lay out their saved activations too:
+                       the saved logits are the padded product's view, not a contiguous copy
+                       (saved_layouts.py); their backward's compile then waits for the forward's
+                       plan, and TCCD_EAGER_WHILE_COMPILING skips their forward, as for graphs
+                       with convolutions. 0: those keep the traced strides. Default: 0 (a cold
+                       start cost against a transient copy; not measured on a GPU yet).
     TCCD_PADDED_OUTPUTS  1: a forward's or inference graph's user outputs may come back with
                        padded row strides where that saves a copy (GPT-2's logits: the strided
                        view of the vocabulary projection's padded product, row stride 50264, as
@@ -164,6 +171,7 @@ class Config:
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
     eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
     saved_layout: bool = True  # TCCD_SAVED_LAYOUT
+    saved_padded: bool = False  # TCCD_SAVED_PADDED
     padded_outputs: bool = True  # TCCD_PADDED_OUTPUTS
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
 
@@ -255,6 +263,7 @@ class Config:
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
             eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),
             saved_layout=_flag(env, "TCCD_SAVED_LAYOUT", True),
+            saved_padded=_flag(env, "TCCD_SAVED_PADDED", False),
             padded_outputs=_flag(env, "TCCD_PADDED_OUTPUTS", True),
             dynamic_profiles=_flag(env, "TCCD_DYNAMIC_PROFILES", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),

@@ -266,7 +266,7 @@ def _native_step(
         # compiled with only its vectorised entry for it (codegen/cuda_host/entry_points.h).
         inputs.append(_NativeOperand(value_id, sizes, strides, dtype, offset * dtype.itemsize % 16 == 0))
     output_ids = list(step.outputs)
-    into = _write_into(step, index, num_inputs)
+    into = _write_into(step, index, len(values))
     allocations = []  # (value_id, sizes, strides, dtype, device) of each output
     for value_id in output_ids:
         if value_id < 0:
@@ -589,11 +589,12 @@ def _same_layout(actual: Tuple[int, ...], declared: Tuple[int, ...], sizes: Tupl
     return all(a == d or n == 1 for a, d, n in zip(actual, declared, sizes))
 
 
-def _write_into(step: "pb.Step", index: int, num_inputs: int) -> List[int]:
-    """Per output of a native call or segment: -1, or the graph input whose buffer it is written
-    into (tccd.v1.Step.write_into: the daemon's MutationsIntoProducers pass)."""
+def _write_into(step: "pb.Step", index: int, num_values: int) -> List[int]:
+    """Per output of a native call or segment: -1, or the value whose buffer it is written into
+    (tccd.v1.Step.write_into: a graph input, the daemon's MutationsIntoProducers pass, or a
+    value that dies at the step, its DyingInputsIntoOutputs pass). `num_values`: the plan's."""
     into = list(step.write_into) or [-1] * len(step.outputs)
-    if len(into) != len(step.outputs) or any(not -1 <= k < num_inputs for k in into):
+    if len(into) != len(step.outputs) or any(not -1 <= k < num_values for k in into):
         raise ArtifactError(f"step {index}: write_into {into} does not fit its outputs")
     return into
 
@@ -653,7 +654,7 @@ def _segment_step(
             raise ArtifactError(f"step {index} reads value {value_id}")
         sizes, strides, _, dtype, _ = values[value_id]
         inputs.append((value_id, sizes, strides, dtype))
-    into = _write_into(step, index, num_inputs)
+    into = _write_into(step, index, len(values))
     allocations = []
     for value_id in step.outputs:
         if value_id < 0:

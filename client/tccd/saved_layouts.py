@@ -6,13 +6,15 @@ outputs are AOTAutograd's "tensors saved for backward": only the backward reads 
 strides are free as long as the backward is compiled for the strides they really have. This
 module carries that contract:
 
-  * forward: `saved_slice(gm)` finds the saved-tensor outputs (CUDA graphs with a convolution
-    only, so that no other graph's compile key changes) and `free_outputs` keeps those the
-    backward reads through no view (a view's traced strides assume the traced input's); they
-    are sent as CompileOptions.extra["tccd_free_layout_outputs"] ("3:6,8:9");
+  * forward: `saved_slice(gm)` finds the saved-tensor outputs (CUDA graphs with a convolution,
+    or with a matmul the daemon pads: an LM head over an odd vocabulary, _has_padded_product;
+    only those, so that no other graph's compile key changes) and `free_outputs` keeps those the
+    backward reads through no view (a view's traced strides assume the traced input's) but row
+    reshapes of a 2-D tensor; they are sent as CompileOptions.extra["tccd_free_layout_outputs"]
+    ("3:6,8:9");
   * the forward's plan says the strides it chose (`output_strides`, from the plan's values);
   * backward: `restride_inputs(graph, ...)` gives the backward request's saved-tensor inputs
-    those strides, as AOTAutograd restrides its placeholders for Inductor (graph_compile.py,
+    those strides (and the reshapes of them the strides they then have), as AOTAutograd restrides its placeholders for Inductor (graph_compile.py,
     "saved activations can have different stride to eager if the compiler does layout
     optimization"). AOTAutograd passes the backward compiler restrided example inputs but leaves
     the graph's placeholder metadata, which the request is encoded from, as traced.
@@ -51,6 +53,31 @@ def _is_cuda_conv_graph(gm: torch.fx.GraphModule) -> bool:
     return False
 
 
+_MATMULS = (torch.ops.aten.mm.default, torch.ops.aten.addmm.default)
+
+
+def _is_cuda(val: Any) -> bool:
+    return isinstance(val, torch.Tensor) and val.device.type == "cuda"
+
+
+def _has_padded_product(gm: torch.fx.GraphModule) -> bool:
+    """A CUDA matmul whose result rows are not a multiple of 8 elements: the daemon pads it
+    (pad_matmul_operands.h) and may hand a saved result over as the padded product's strided view
+    (padded_output_views.h: BERT's and GPT-2's logits, saved for the loss backward) instead of a
+    contiguous copy. Only with TCCD_SAVED_PADDED=1 (config.py; default off: the backward's
+    compile then waits for the forward's plan, a cold-start cost)."""
+    from . import config
+
+    if not config.get().saved_padded:
+        return False
+    for target in _MATMULS:
+        for node in gm.graph.find_nodes(op="call_function", target=target):
+            val = node.meta.get("val")
+            if _is_cuda(val) and val.dim() == 2 and val.shape[1] % 8 != 0:
+                return True
+    return False
+
+
 def saved_slice(gm: torch.fx.GraphModule, bw: Optional[torch.fx.GraphModule] = None) -> Optional[Tuple[int, int, int]]:
     """(start, stop, saved symints) of the forward's saved-tensor outputs, or None: not a CUDA
     graph with a 2-D convolution, or neither AOTAutograd's metadata nor the backward graph says.
@@ -59,7 +86,7 @@ def saved_slice(gm: torch.fx.GraphModule, bw: Optional[torch.fx.GraphModule] = N
     or a negative stop with them); where the metadata is not readable, the backward graph the
     partitioner made gives it: its non-tangent inputs are the saved SymInts and tensors, which
     are the forward's last outputs (tensors, then SymInts)."""
-    if not _is_cuda_conv_graph(gm):
+    if not _is_cuda_conv_graph(gm) and not _has_padded_product(gm):
         return None
     outputs = gm.graph.find_nodes(op="output")[0].args[0]
     md = _fw_metadata()
@@ -89,16 +116,41 @@ def saved_slice(gm: torch.fx.GraphModule, bw: Optional[torch.fx.GraphModule] = N
 _IDENTITY_VIEWS = (torch.ops.aten.detach.default, torch.ops.aten.alias.default)
 
 
-def _read_as_is(node: torch.fx.Node) -> bool:
+_RESHAPES = (torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
+             torch.ops.aten.reshape.default)
+
+
+def _shape(node: torch.fx.Node):
+    val = node.meta.get("val")
+    return tuple(val.shape) if isinstance(val, torch.Tensor) else None
+
+
+def _read_as_is(node: torch.fx.Node, shape=None) -> bool:
     """Whether every user of a backward placeholder takes any strides: no views (their traced
     output strides assume the traced input's) other than detach/alias read the same way, and no
-    graph output (returned as traced)."""
+    graph output (returned as traced). Reshapes that only regroup the dims before the last and
+    lead back to the placeholder's own 2-D shape (BERT's saved logits: [1024, V] -> [2, 512, V]
+    -> [1024, V], then the loss reads them) are read as is too: restride_inputs gives the chain
+    the strides the restrided input gives it."""
+    shape = _shape(node) if shape is None else shape
     for user in node.users:
         target = user.target
         if user.op != "call_function" or not isinstance(target, torch._ops.OpOverload):
             return False
         if target in _IDENTITY_VIEWS:
-            if not _read_as_is(user):
+            if not _read_as_is(user, shape):
+                return False
+        elif target in _RESHAPES:
+            # Only over 2-D values: splitting and merging the rows of [M, N] is a view for any
+            # row stride the daemon picks (a 4-D channels-last saved tensor is not so viewed).
+            out = _shape(user)
+            if shape is None or len(shape) != 2 or out is None or not out or out[-1] != shape[-1]:
+                return False
+            if out == shape:
+                if not _read_as_is(user, shape):
+                    return False
+            elif any(u.op != "call_function" or u.target not in _RESHAPES for u in user.users) or \
+                    not _read_as_is(user, shape):
                 return False
         elif target.is_view:
             return False
@@ -150,6 +202,7 @@ def restride_inputs(graph: "pb.Graph", saved: Sequence[Optional[Tuple[int, ...]]
     """Gives the backward graph's saved-tensor inputs the strides the forward's plan chose
     (backward input i is saved tensor i - num_symints). Returns how many inputs changed."""
     changed = 0
+    restrided = set()  # (node, output) refs whose strides changed
     for i, meta in enumerate(graph.inputs):
         j = i - num_symints
         if not 0 <= j < len(saved) or saved[j] is None:
@@ -162,4 +215,45 @@ def restride_inputs(graph: "pb.Graph", saved: Sequence[Optional[Tuple[int, ...]]
         for d, s in zip(meta.strides, stride):
             d.value = s
         changed += 1
+        restrided.add((-(i + 1), 0))
+    if restrided:
+        _restride_views(graph, restrided)
     return changed
+
+
+_VIEW_TARGETS = ("aten::view.default", "aten::_unsafe_view.default", "aten::reshape.default",
+                 "aten::detach.default", "aten::alias.default")
+
+
+def _restride_views(graph: "pb.Graph", restrided: set) -> None:
+    """The reshapes (and detach/alias) of restrided inputs take the strides the restrided input
+    gives them, as the op would at run time (_read_as_is let through only chains that stay
+    views: the leading dims regrouped, the last kept); their traced metadata assumed the traced
+    input's. Without this the daemon declared BERT's [2, 512, V] view of the padded logits
+    contiguous and the runtime copied it back into that layout."""
+    def meta_of(ref):
+        if ref.node < 0:
+            return graph.inputs[-ref.node - 1]
+        return graph.nodes[ref.node].outputs[ref.output]
+
+    def dims(ds):
+        return [d.value for d in ds] if all(d.WhichOneof("kind") == "value" for d in ds) else None
+
+    for index, node in enumerate(graph.nodes):
+        if node.target not in _VIEW_TARGETS or not node.args or len(node.outputs) != 1:
+            continue
+        arg = node.args[0]
+        if arg.WhichOneof("kind") != "ref" or (arg.ref.node, arg.ref.output) not in restrided:
+            continue
+        src, out = meta_of(arg.ref), node.outputs[0]
+        sizes, strides, out_sizes = dims(src.sizes), dims(src.strides), dims(out.sizes)
+        if sizes is None or strides is None or out_sizes is None or len(out.strides) != len(out_sizes):
+            continue
+        try:
+            base = torch.empty_strided(sizes, strides, device="meta")
+            new = base.view(out_sizes).stride()
+        except RuntimeError:  # not a view of the restrided input: leave the traced strides
+            continue
+        for d, s in zip(out.strides, new):
+            d.value = s
+        restrided.add((index, 0))

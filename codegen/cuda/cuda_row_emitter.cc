@@ -41,6 +41,13 @@ using ir::DType;
 // GPT-2 436 -> 416; backward 446 -> 440, 696 -> 670; but the same loss rows reading their class
 // index from memory per element 890 -> 1246 (backward GPT-2), and vocabulary log_softmax
 // unchanged (139.5 -> 138.9). 1-5% where it helps, so not the default yet.
+// At 1 the loops of rows that are not shifted say `#pragma unroll 1`: left to itself, ptxas
+// unrolled the backward loss row over Llama's 32000 (8 trips of a 16-byte load and store) to 78
+// registers, one 512-thread block per SM that idles at each of its barriers; with the pragma 32
+// registers, four blocks per SM, the same bytes in flight (sm_90); H200: 303 us where the
+// unrolled form took 539 (deploy/lm_head_bench.py --loss, cuda_row_emitter.h). Shifted loops (their masked
+// ends keep ptxas from unrolling: 63 registers for GPT-2's backward) get no pragma, as before.
+// 0: no pragma on any loop (the compiler's choice, as before for the unshifted ones too).
 // TCCD_ROW_HEAD_STORES=1 (daemon environment, part of the compiler identity): shifted rows
 // align their head to a zero-padded output as well (RowEmitter::HeadOperand); default off.
 bool HeadFollowsPaddedStores() {
@@ -109,7 +116,7 @@ int LoopUnroll() {
   static const int n = [] {
     const char* v = std::getenv("TCCD_ROW_LOOP_UNROLL");
     const int u = v == nullptr ? 1 : std::atoi(v);
-    return u >= 1 && u <= 8 ? u : 1;
+    return u >= 0 && u <= 8 ? u : 1;
   }();
   return n;
 }
@@ -468,7 +475,8 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
   for (int r : reductions)
     absl::StrAppend(&out, "  float acc", r, " = tccd_rt::", op_of(r), "Op::identity();\n");
   const bool shifted = geo_.shifted;
-  if (LoopUnroll() > 1) absl::StrAppend(&out, "#pragma unroll ", LoopUnroll(), "\n");
+  if (LoopUnroll() > 1 || (LoopUnroll() == 1 && !shifted))
+    absl::StrAppend(&out, "#pragma unroll ", LoopUnroll(), "\n");
   if (shifted) {
     // Positions p0 from the vector-aligned element at or before the row's start.
     absl::StrAppend(
@@ -1126,6 +1134,17 @@ bool ShiftedLoopsEnabled() {
   return enabled;
 }
 
+// TCCD_ALIGNED_ROW_LOOPS=0 (daemon environment, part of the compiler identity): rows of
+// kMinShiftedLoopedRowLength..kMaxPersistentRowLength that the full vector divides stay
+// persistent, as before, even where their looped form streams the row once (RowGeometryOf).
+bool AlignedLoopsEnabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("TCCD_ALIGNED_ROW_LOOPS");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  return enabled;
+}
+
 // Elements per thread and chunk: 16 bytes of the narrowest element operand (a bf16 row moves
 // 16-byte vectors beside its f32 weight, which takes two 16-byte accesses per vector), but no
 // operand more than two 16-byte accesses (32 bytes of the widest). Sizing the vector by the
@@ -1235,13 +1254,17 @@ CudaRowGeometry RowGeometryWith(const PointwiseKernel& kernel, bool looped) {
 
 CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel) {
   const CudaRowGeometry g = RowGeometryWith(kernel, /*looped=*/false);
-  if (g.looped || g.row_length < kMinShiftedLoopedRowLength || !ShiftedLoopsEnabled()) return g;
+  if (g.looped || g.row_length < kMinShiftedLoopedRowLength) return g;
   // A row the full vector does not divide: persistent, it moves narrower vectors (4 bytes for
-  // bf16 rows of 30522); looped, it is shifted and moves 16 bytes. Looped wins where its loops
-  // stream the row from memory once (cross-entropy's forward: logsumexp and the target pick;
-  // its backward: the one-hot sum reads nothing, one loop reads the logits and writes).
+  // bf16 rows of 30522); looped, it is shifted and moves 16 bytes. A row it divides (Llama's
+  // 32000, T5's 32128): persistent, it takes a 1000-thread block, 32 elements per thread, and
+  // __launch_bounds__(1024) caps it at 64 registers (see kMinShiftedLoopedRowLength in the
+  // header). Either way looped wins where its loops stream the row from memory once
+  // (cross-entropy's forward: logsumexp and the target pick; its backward: the one-hot sum
+  // reads nothing, one loop reads the logits and writes); a softmax (two streams) stays.
   const CudaRowGeometry looped = RowGeometryWith(kernel, /*looped=*/true);
-  if (looped.shifted && RowEmitter(kernel, looped).ReadingLoops() <= 1) return looped;
+  if (!(looped.shifted ? ShiftedLoopsEnabled() : AlignedLoopsEnabled())) return g;
+  if (RowEmitter(kernel, looped).ReadingLoops() <= 1) return looped;
   return g;
 }
 

@@ -76,6 +76,19 @@ inline constexpr int kRuntimeRowThreads = 128;
 //               backward 451 (persistent 719; main's form 899)
 //   GPT-2 50257 forward 441 (class index read: 633), backward 703 (891)
 // (eager cross-entropy: 1417 / 1788 and 2658 / 2835.)
+//
+// Rows the full vector divides (Llama's 32000, T5's 32128) take the looped form by the same
+// rule (TCCD_ALIGNED_ROW_LOOPS=0 keeps them persistent): persistent, such a bf16 row is a
+// 1024-thread block of 4 chunks of 8 per thread, 63 registers for the loss backward (ptxas,
+// sm_90), one block per SM; looped, 28 (forward) and 32 (backward, its loop `#pragma unroll 1`:
+// TCCD_ROW_LOOP_UNROLL in cuda_row_emitter.cc) registers, four 512-thread blocks per SM. The
+// eleventh session's H200 run measured
+// the persistent backward at 1146 us for Llama's 8192 rows (T5's 4096: 588) against Inductor's
+// 433 (212), under TCCD_ROW_EARLY_LOADS=2; 503 us the session before. Measured (H200, twelfth
+// session, deploy/lm_head_bench.py --loss, us backward / forward row): Llama 8192 x 32000
+// looped 303.1 / 268.3, persistent 435.1 / 373.8, looped without the pragma 539.3 / 267.7
+// (Inductor 326.4 / 365.8); T5 4096 x 32128 155.7 / 138.9, 217.4 / 192.1, 276.1 / 138.7
+// (Inductor 169.9 / 189.1).
 inline constexpr int64_t kMinShiftedLoopedRowLength = 8192;
 CudaRowGeometry RowGeometryOf(const PointwiseKernel& kernel);
 

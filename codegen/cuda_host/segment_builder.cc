@@ -2,6 +2,7 @@
 #include "codegen/cuda_host/segment_builder.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -17,6 +18,16 @@
 
 namespace tccd::codegen {
 namespace {
+
+// TCCD_SEGMENT_IO_IN_PLACE=0 (daemon environment, keyed in pipeline.cc): a segment output is
+// never the buffer of a dying workspace value (io_host below), as before.
+bool IoInPlace() {
+  static const bool on = [] {
+    const char* v = std::getenv("TCCD_SEGMENT_IO_IN_PLACE");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  return on;
+}
 
 using schedule::ExternOp;
 using schedule::KernelLaunch;
@@ -84,7 +95,10 @@ class SegmentWriter {
     }
     // Which inside values are needed after the segment, and which views to re-emit. A kernel
     // output written into a graph input's buffer (MutationsIntoProducers) is a segment output
-    // bound to that buffer, never workspace, read later or not.
+    // bound to that buffer, never workspace, read later or not. So is one written into a dying
+    // input's buffer (DyingInputsIntoOutputs) when that input comes from before the segment;
+    // one computed inside lives in the workspace, whose packing never overlaps a step's reads
+    // and writes: that write is dropped, the output allocated as any other.
     std::set<int> needed;
     for (int v : defined_inside)
       if (read_later.contains(v)) needed.insert(v);
@@ -93,7 +107,7 @@ class SegmentWriter {
       if (classes[i] != StepClass::kKernel) continue;
       const std::vector<int>& w = steps_[i].as<KernelLaunch>().write_into;
       for (size_t o = 0; o < w.size(); ++o) {
-        if (w[o] == schedule::kUnused) continue;
+        if (w[o] == schedule::kUnused || defined_inside.contains(w[o])) continue;
         into[steps_[i].outputs[o]] = w[o];
         needed.insert(steps_[i].outputs[o]);
       }
@@ -164,8 +178,14 @@ class SegmentWriter {
     // operand that dies there and has the output's layout. A GELU over a matmul's result then
     // needs no second buffer (ConvNeXt's and ViT's MLPs: [tokens, 4 x width] bf16, 147 MiB at
     // the zoo's batch), as Inductor reuses a dying input's buffer. host[v]: the value whose
-    // bytes v takes (the first of a chain).
+    // bytes v takes (the first of a chain). The same where the output is a segment output and
+    // the dying operand a workspace value: the operand is computed in the output's buffer
+    // instead (io_host[operand] = output), so the two never coexist; BERT's tied-embedding
+    // gradient sum over the embedding gradient (dying_inputs_into_outputs.h does it across
+    // segments). Not where the output is written into a graph input (earlier readers of the
+    // input would see the operand's bytes).
     std::map<int, int> host;
+    std::map<int, int> io_host;
     for (int i = begin; i < end; ++i) {
       if (classes[i] != StepClass::kKernel) continue;
       const KernelLaunch& call = steps_[i].as<KernelLaunch>();
@@ -183,7 +203,9 @@ class SegmentWriter {
       std::set<int> taken;
       for (size_t o = 0; o < steps_[i].outputs.size(); ++o) {
         const int v = steps_[i].outputs[o];
-        if (v < 0 || needed.count(v) || !live.count(v)) continue;
+        if (v < 0 || !live.count(v) || into.count(v)) continue;
+        const bool io_output = needed.count(v) > 0;
+        if (io_output && !IoInPlace()) continue;
         for (size_t k = 0; k < call.inputs.size(); ++k) {
           const auto [r, delta] = root(call.inputs[k]);
           if (delta != 0 || needed.count(r) || !defined_inside.count(r) || !live.count(r) ||
@@ -197,6 +219,12 @@ class SegmentWriter {
               in.extent_bytes() != out.extent_bytes() ||
               strides_of(k) != strides_of(call.inputs.size() + o))
             continue;
+          if (io_output) {
+            if (host.count(r) || io_host.count(r)) continue;
+            io_host[r] = v;
+            taken.insert(r);
+            break;
+          }
           host[v] = host.count(r) ? host.at(r) : r;
           taken.insert(r);
           break;
@@ -208,7 +236,7 @@ class SegmentWriter {
     std::map<int, size_t> buffer_of;  // workspace value -> its buffer
     std::vector<WorkspaceBuffer> buffers;
     for (const auto& [r, span] : live) {
-      if (needed.count(r)) continue;
+      if (needed.count(r) || io_host.count(r)) continue;
       const int64_t size = (std::max<int64_t>(metas_[r]->extent_bytes(), 1) + kWorkspaceAlign - 1) /
                            kWorkspaceAlign * kWorkspaceAlign;
       auto h = host.find(r);
@@ -233,6 +261,8 @@ class SegmentWriter {
     bool has_gemm = false;
     auto operand = [&](int v) {
       const auto [r, delta] = root(v);
+      auto hosted = io_host.find(r);
+      if (hosted != io_host.end()) return SegmentOperandSpec{io_index.at(hosted->second), delta};
       auto it = io_index.find(r);
       if (it != io_index.end()) return SegmentOperandSpec{it->second, delta};
       return SegmentOperandSpec{-1, ws_offset.at(r) + delta};

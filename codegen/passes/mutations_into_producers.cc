@@ -26,8 +26,8 @@ std::pair<ValueId, ValueId> CopyOperands(const Step& step) {
   return {op.args[0].ref().node, op.args[1].ref().node};
 }
 
-// Values that share input `k`'s memory: k, its views (extern view ops, aliases) and what copy_
-// returns (self), transitively, in schedule order.
+}  // namespace
+
 absl::flat_hash_set<ValueId> AliasesOf(const schedule::Schedule& schedule, ValueId k) {
   absl::flat_hash_set<ValueId> set = {k};
   for (const Step& step : schedule.steps) {
@@ -46,8 +46,6 @@ absl::flat_hash_set<ValueId> AliasesOf(const schedule::Schedule& schedule, Value
   }
   return set;
 }
-
-}  // namespace
 
 bool CanWriteOutputOverInput(const PointwiseKernel& kernel, const std::vector<int64_t>& strides,
                              int input, int output) {

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "codegen/kernel/pointwise_kernel.h"
 #include "codegen/schedule/schedule_pass.h"
 
@@ -61,5 +62,10 @@ class MutationsIntoProducers : public schedule::SchedulePass {
 // inputs then outputs)? Exposed for tests.
 bool CanWriteOutputOverInput(const PointwiseKernel& kernel, const std::vector<int64_t>& strides,
                              int input, int output);
+
+// Values that share value `k`'s memory: k, its views (extern view ops, aliases) and what copy_
+// returns (self), transitively, in schedule order.
+absl::flat_hash_set<schedule::ValueId> AliasesOf(const schedule::Schedule& schedule,
+                                                 schedule::ValueId k);
 
 }  // namespace tccd::codegen

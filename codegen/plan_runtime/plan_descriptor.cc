@@ -341,8 +341,8 @@ struct PlanContext {
   Exprs& exprs;
 };
 
-// A kernel's or segment's into[n_out]: per output -1, or the graph input whose buffer it is
-// written into (tccd.v1.Step.write_into).
+// A kernel's or segment's into[n_out]: per output -1, or the value whose buffer it is written
+// into (tccd.v1.Step.write_into: a graph input, or a value that dies at the step).
 absl::Status WriteInto(const v1::Step& step, int index, const PlanContext& ctx, Writer& w) {
   if (step.write_into_size() != 0 && step.write_into_size() != step.outputs_size())
     return absl::InternalError(absl::StrCat("step ", index, ": ", step.write_into_size(),
@@ -350,9 +350,9 @@ absl::Status WriteInto(const v1::Step& step, int index, const PlanContext& ctx, 
                                             " outputs"));
   for (int o = 0; o < step.outputs_size(); ++o) {
     const int into = step.write_into_size() ? step.write_into(o) : -1;
-    if (into < -1 || into >= ctx.plan.num_inputs())
+    if (into < -1 || into >= ctx.plan.values_size())
       return absl::InternalError(
-          absl::StrCat("step ", index, ": writes into ", into, ", which is not a graph input"));
+          absl::StrCat("step ", index, ": writes into ", into, ", which is not a value"));
     w.Word(into);
   }
   return absl::OkStatus();

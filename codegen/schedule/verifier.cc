@@ -44,8 +44,10 @@ absl::Status VerifySchedule(const Schedule& schedule) {
       for (size_t o = 0; o < into->size(); ++o) {
         const ValueId k = (*into)[o];
         if (k == kUnused) continue;
-        if (k < 0 || k >= schedule.num_inputs)
-          return fail(i, absl::StrCat("writes into %", k, ", which is not a graph input"));
+        // A graph input (a kept mutation) or a value live here that dies at this step
+        // (dying_inputs_into_outputs.h: the step's last read of it).
+        if (k < 0 || !declared(k) || (k >= schedule.num_inputs && state[k] != State::kLive))
+          return fail(i, absl::StrCat("writes into %", k, ", which is neither a graph input nor live"));
         if (step.outputs[o] == kUnused ||
             !CanWriteInto(schedule.values[step.outputs[o]], schedule.values[k]))
           return fail(i, absl::StrCat("writes output ", o, " into %", k,

@@ -182,3 +182,34 @@ def test_bf16_log_softmax_gradients_are_as_accurate_as_eagers(daemon_env):
         for m in (model, eager, reference):
             m.zero_grad(set_to_none=True)
     assert not [r for r in tccd.last_compile_stats() if r["fallback"]]
+
+
+def test_vocabulary_wide_bf16_loss_rows_match_eager(daemon_env):
+    """Cross-entropy of bf16 logits as Llama's and T5's heads hand it over (logits.float(), rows
+    of 32000 / 32128 that the 16-byte vector divides: CUDA's looped loss rows since the twelfth
+    session, cuda_row_emitter.h), an ignored target per 16, forward and the logits' bf16 gradient
+    through the daemon against eager (on the CPU the rewrites are the same; the rows stay ATen's
+    reductions). deploy/lm_head_bench.py --loss times the same function on a GPU."""
+    import tccd
+
+    def loss_fn(x, y):
+        return torch.nn.functional.cross_entropy(x.float(), y, ignore_index=-100)
+
+    for tokens, vocab in [(16, 32000), (8, 32128)]:
+        torch._dynamo.reset()
+        g = torch.Generator().manual_seed(vocab)
+        logits = (torch.randn(tokens, vocab, generator=g) * 2).to(torch.bfloat16)
+        target = torch.randint(0, vocab, (tokens,), generator=g)
+        target[::16] = -100
+        grads = []
+        losses = []
+        for fn in (loss_fn, torch.compile(loss_fn, backend="tccd")):
+            x = logits.clone().requires_grad_(True)
+            loss = fn(x, target)
+            loss.backward()
+            losses.append(loss.detach())
+            grads.append(x.grad)
+        torch.testing.assert_close(losses[1], losses[0], rtol=1e-5, atol=1e-6)
+        assert grads[1].dtype == torch.bfloat16
+        torch.testing.assert_close(grads[1].float(), grads[0].float(), rtol=1.6e-2, atol=1e-6)
+        assert not [r for r in tccd.last_compile_stats() if r["fallback"]]

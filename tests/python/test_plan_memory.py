@@ -142,3 +142,87 @@ def test_profile_counts_views_once_and_inputs_apart():
     p = plan_memory.profile(plan, pb)
     assert (p.peak, p.peak_step, p.inputs, p.outputs) == (4096 + 8192 + 1024, 2, 4096, 8192)
     assert p.timeline == [4096, 4096, 4096 + 8192 + 1024]
+
+
+# Training: BERT's tied decoder and embedding gradients (train small, 921 MiB on the H200 against
+# Inductor's 768). Their sum, f32 [vocabulary, hidden], was a new buffer beside both addends;
+# the sum's kernel now writes it over the embedding gradient, which dies there
+# (codegen/passes/dying_inputs_into_outputs.h and segment_builder.cc).
+_T_VOCAB, _T_HIDDEN, _T_BATCH, _T_SEQ = 30522, 768, 2, 64
+
+
+class _TiedLM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(_T_VOCAB, _T_HIDDEN)
+        self.norm = nn.LayerNorm(_T_HIDDEN)
+        self.head = nn.Linear(_T_HIDDEN, _T_VOCAB, bias=False)
+        self.head.weight = self.embed.weight
+
+    def forward(self, ids, targets):
+        logits = self.head(self.norm(self.embed(ids)))
+        return F.cross_entropy(logits.view(-1, _T_VOCAB), targets.view(-1))
+
+
+def _tied_backward_plan(daemon):
+    from tccd.backend import _partitioner
+    from tccd_testlib import capture_aot_graphs
+
+    torch.manual_seed(0)
+    m = _TiedLM()
+    _, partition_fn, decompositions = _partitioner()
+    ids = torch.randint(0, _T_VOCAB, (_T_BATCH, _T_SEQ))
+
+    def step(ids, targets):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return m(ids, targets)
+
+    graphs = capture_aot_graphs(step, ids, ids, backward=True, partition_fn=partition_fn,
+                                decompositions=decompositions)
+    (gm,) = [g[1] for g in graphs if g[0] == "backward"]
+    graph, _ = serialize.encode_graph(gm)
+    for meta in list(graph.inputs) + [m for n in graph.nodes for m in n.outputs]:
+        if meta.device.type == pb.CPU:
+            meta.device.type, meta.device.index = pb.CUDA, 0
+    for node in graph.nodes:
+        for a in list(node.args) + [kw.value for kw in node.kwargs]:
+            if a.WhichOneof("kind") == "device" and a.device.type == pb.CPU:
+                a.device.type, a.device.index = pb.CUDA, 0
+    request = pb.CompileRequest(
+        graph=graph,
+        target=pb.Target(device_type=pb.CUDA, cuda_device_name="NVIDIA H100 80GB HBM3", cuda_cc_major=9,
+                         cuda_cc_minor=0),
+        graph_name="backward", options=serialize.options_proto(None, None), client=serialize.client_info())
+    return daemon.stub().Compile(request, timeout=600).manifest.plan
+
+
+def test_tied_embedding_gradient_sum_is_written_over_the_embedding_gradient(daemon):
+    plan = _tied_backward_plan(daemon)
+    profile = plan_memory.profile(plan, pb)
+    print(plan_memory.describe(plan, pb, profile))
+    # What must be live at once where the sum is made: the f32 sum (in the embedding gradient's
+    # bytes), the decoder's bf16 weight gradient (padded to a multiple of 8 rows), the logits'
+    # bf16 gradient it was made from, cuBLASLt's workspace (8 MiB), and 2 MiB for small values.
+    # Here the whole backward is one segment: the scatter is computed in the sum's output buffer
+    # and the sum runs in place (segment_builder.cc, io_host); where segments are cut between
+    # them (BERT's backward), the sum's kernel writes into the embedding gradient's buffer
+    # (Step.write_into, dying_inputs_into_outputs.h). Measured: 232.2 MiB before, 150.0 after.
+    padded, tokens = (_T_VOCAB + 7) // 8 * 8, _T_BATCH * _T_SEQ
+    bound = (_T_VOCAB * _T_HIDDEN * 4 + padded * _T_HIDDEN * 2 + tokens * padded * 2 + 8 * _MIB
+             + 2 * _MIB)
+    assert profile.peak <= bound, (
+        f"static peak {profile.peak / _MIB:.1f} MiB > bound {bound / _MIB:.1f} MiB\n"
+        + plan_memory.describe(plan, pb, profile))
+
+
+def test_profile_shares_the_buffer_of_a_value_written_into():
+    # v1 allocated (4 KiB); step 1 writes v2 into v1's bytes and releases v1: no new bytes.
+    def meta(n):
+        return pb.TensorMeta(dtype=pb.FLOAT32, sizes=[pb.Dim(value=n)], strides=[pb.Dim(value=1)])
+
+    plan = pb.Plan(num_inputs=1, values=[meta(1024), meta(1024), meta(1024)])
+    plan.steps.add(native=pb.NativeCall(symbol="k0", inputs=[0]), outputs=[1], release=[0])
+    plan.steps.add(native=pb.NativeCall(symbol="k1", inputs=[1]), outputs=[2], release=[1], write_into=[1])
+    plan.outputs.add(ref=pb.ValueRef(node=2))
+    p = plan_memory.profile(plan, pb)
+    assert (p.peak, p.outputs) == (4096, 4096)

@@ -101,13 +101,18 @@ def _saved_range(graphs, number):
     """(start, stop, free outputs) of a forward's saved-tensor outputs, from the backward graph
     that follows it: its non-tangent placeholders are the saved values, the forward's last
     outputs (static graphs save no SymInts). None for other graphs and for graphs without a 2-D
-    convolution."""
+    convolution (or, with TCCD_SAVED_PADDED=1, a matmul with odd rows)."""
     kind, gm, _ = graphs[number]
     if kind != "forward" or number + 1 >= len(graphs) or graphs[number + 1][0] != "backward":
         return None
     import torch
 
-    if not any(True for _ in gm.graph.find_nodes(op="call_function", target=torch.ops.aten.convolution.default)):
+    # As the client with TCCD_SAVED_PADDED=1: a padded vocabulary product's graph too.
+    odd = config.get().saved_padded and any(
+        len(n.meta["val"].shape) == 2 and n.meta["val"].shape[1] % 8 != 0
+        for t in (torch.ops.aten.mm.default, torch.ops.aten.addmm.default)
+        for n in gm.graph.find_nodes(op="call_function", target=t) if "val" in n.meta)
+    if not odd and not any(True for _ in gm.graph.find_nodes(op="call_function", target=torch.ops.aten.convolution.default)):
         return None
     bw = graphs[number + 1][1]
     num_saved = sum(1 for n in bw.graph.find_nodes(op="placeholder") if not n.name.startswith("tangents"))

@@ -1,7 +1,8 @@
 """Static peak memory of a tccd plan: what the native plan runtime allocates, step by step.
 
 A plan (tccd.v1.Plan) says everything the runtime allocates and frees: each step's outputs are
-allocated when the step runs (a NativeCall's and a NativeSegment's all at once, before the call),
+allocated when the step runs (a NativeCall's and a NativeSegment's all at once, before the call;
+none for an output written into another value's buffer, Step.write_into),
 a segment's workspace lives for its step, views (Alias steps, extern view ops) share their base's
 bytes, and a value's bytes are freed after the step whose `release` list names the last value
 using them. The graph's inputs belong to the caller (weights, the batch): they are live from
@@ -147,8 +148,11 @@ def profile(plan, pb) -> Profile:
             for o in step.outputs:
                 define(o, base, index, label)
         else:
-            for o in step.outputs:
-                define(o, None, index, label)
+            # An output written into another value's buffer (Step.write_into: a graph input's,
+            # or that of a value dying at this step) allocates nothing.
+            into = list(step.write_into) or [-1] * len(step.outputs)
+            for o, k in zip(step.outputs, into):
+                define(o, k if k >= 0 else None, index, label)
             workspace = getattr(step, kind).workspace_bytes if kind == "segment" else 0
         during = current + workspace
         timeline.append(during)

@@ -516,8 +516,10 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
       if (r->bad) return fail("step %ld: truncated", (long)index);
       for (int64_t i = 0; i < s->n_out; ++i) {
         const int64_t k = s->into[i];
-        if (k >= 0 && (k >= p->num_inputs || !can_write_into(&p->values[s->out[i]], &p->values[k])))
-          return fail("step %ld: output %ld written into value %ld, not a graph input of its meta",
+        /* A graph input (a kept mutation) or a value that dies at this step (the daemon's
+         * DyingInputsIntoOutputs); either way of the output's meta. */
+        if (k >= 0 && (k == s->out[i] || !can_write_into(&p->values[s->out[i]], &p->values[k])))
+          return fail("step %ld: output %ld written into value %ld, not a value of its meta",
                       (long)index, (long)s->out[i], (long)k);
       }
       if (s->kind == TCCD_STEP_KERNEL) {
@@ -1306,8 +1308,8 @@ static int copy_declared(Run* run, int64_t step, int64_t id, void* h, void** cop
   return 0;
 }
 
-/* Output o of a kernel or segment step: a new handle of the graph input it is written into
- * (Step.into) when that input has the declared layout (and on CUDA 16-byte alignment, which
+/* Output o of a kernel or segment step: a new handle of the value it is written into (Step.into:
+ * a graph input, or a value that dies at the step) when that value has the declared layout (and on CUDA 16-byte alignment, which
  * the kernels' vector entries assume), else a fresh allocation; then *pending is the input to
  * copy the output into after the step (-1 when none), so the mutation still lands. */
 static int bind_output(Run* run, const Step* s, int64_t index, int64_t o, int32_t device,

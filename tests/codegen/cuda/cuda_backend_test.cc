@@ -460,6 +460,34 @@ TEST_CASE("row kernels size the vector by the narrowest operand, each operand at
   CHECK(RowGeometryOf(k.kernel()).vec == 4);
 }
 
+TEST_CASE("vocabulary rows that stream once are looped whether or not the vector divides them",
+          "[cuda_backend][rows][loss-rows]") {
+  // Cross-entropy's rows over Llama's 32000 and T5's 32128 (16-byte vectors divide both): looped
+  // 512-thread blocks, not shifted, where they used to be persistent 1024-thread blocks of 32
+  // elements per thread (one block per SM). TCCD_ALIGNED_ROW_LOOPS=0 keeps them persistent
+  // (ctest's cuda_backend_test_aligned_row_loops_0 runs this case so).
+  const char* env = std::getenv("TCCD_ALIGNED_ROW_LOOPS");
+  const bool persistent = env != nullptr && std::string(env) == "0";
+  for (const PointwiseKernel& k :
+       {CrossEntropyBackwardRowsKernel("llama_bwd", {8192, 32000}),
+        CrossEntropyForwardRowsKernel("t5_fwd", {4096, 32128})}) {
+    INFO(k.name);
+    const CudaRowGeometry g = RowGeometryOf(k);
+    CHECK(g.vec == 8);
+    CHECK_FALSE(g.shifted);
+    CHECK(g.looped == !persistent);
+    CHECK(g.block == (persistent ? 1024 : kLoopedRowThreads));
+  }
+  // BERT's 30522 (looped and shifted since the sixth session) is unchanged by the knob.
+  const CudaRowGeometry bert = RowGeometryOf(CrossEntropyBackwardRowsKernel("bert", {8192, 30522}));
+  CHECK(bert.looped);
+  CHECK(bert.shifted);
+  // Nothing to do: a softmax over 32000 streams twice (max and sum, then the stores) and stays
+  // persistent, as do rows shorter than kMinShiftedLoopedRowLength.
+  CHECK_FALSE(RowGeometryOf(SoftmaxRowsKernel("sm", {64, 32000})).looped);
+  CHECK_FALSE(RowGeometryOf(CrossEntropyBackwardRowsKernel("short", {64, 4096})).looped);
+}
+
 TEST_CASE("a multi-chunk row loads what feeds its reductions at the row's start",
           "[cuda_backend][rows][early-loads]") {
   // ViT's layer-norm backward row (3 chunks of 8 per lane): x feeds the second reduction and is

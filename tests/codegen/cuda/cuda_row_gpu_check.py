@@ -355,6 +355,11 @@ def define_cases():
         loss_backward_case(f"loss_backward_{label}_8192", 8192, vocab)
         loss_forward_case(f"loss_forward_{label}_8192_index_read", 8192, vocab, index_input=True)
         loss_backward_case(f"loss_backward_{label}_8192_index_read", 8192, vocab, index_input=True)
+    # Vocabularies the 16-byte vector divides (Llama's 32000, T5's 32128): looped, not shifted,
+    # since the twelfth session (TCCD_ALIGNED_ROW_LOOPS=0 at generation: persistent).
+    loss_forward_case("loss_forward_llama_8192", 8192, 32000)
+    loss_backward_case("loss_backward_llama_8192", 8192, 32000)
+    loss_backward_case("loss_backward_t5_4096", 4096, 32128)
     loss_forward_case("loss_forward_gpt2_f32_1024", 1024, 50257, dtype="f32")
     # Softmax over BERT's vocabulary stays persistent (its looped form streams twice); the
     # 1024 x 50257 one above streams twice where it streamed three times (online max + sum).

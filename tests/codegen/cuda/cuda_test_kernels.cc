@@ -635,6 +635,13 @@ std::vector<GoldenCase> GoldenCorpus() {
        CrossEntropyForwardRowsKernel("cross_entropy_forward_rows_bf16", {64, 30522})},
       {"cross_entropy_backward_rows_bf16",
        CrossEntropyBackwardRowsKernel("cross_entropy_backward_rows_bf16", {64, 50257})},
+      // The same over vocabularies the 16-byte vector divides (Llama's 32000, T5's 32128): looped,
+      // not shifted (persistent, a 1000-thread block of 32 elements per thread; TCCD_ALIGNED_ROW_
+      // LOOPS=0 keeps that form).
+      {"cross_entropy_forward_rows_bf16_aligned",
+       CrossEntropyForwardRowsKernel("cross_entropy_forward_rows_bf16_aligned", {64, 32128})},
+      {"cross_entropy_backward_rows_bf16_aligned",
+       CrossEntropyBackwardRowsKernel("cross_entropy_backward_rows_bf16_aligned", {64, 32000})},
       {"layer_norm_rows_bf16", LayerNormRowsKernel("layer_norm_rows_bf16", {8, 16, 768})},
       // Attention's backward rows: the probabilities' bf16 cast is a second output. Rows of 1024
       // (BERT's are 512): a whole warp per row, since the prelude's row_reduce draws an NVRTC

@@ -1,0 +1,92 @@
+// DyingInputsIntoOutputs (see dying_inputs_into_outputs.h).
+#include "codegen/passes/dying_inputs_into_outputs.h"
+
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "codegen/ir/graph.h"
+#include "codegen/passes/mutations_into_producers.h"
+
+namespace tccd::codegen {
+namespace {
+
+using schedule::KernelLaunch;
+using schedule::kUnused;
+using schedule::Step;
+using schedule::ValueId;
+
+constexpr char kCudaAbi[] = "tccd-cuda-1";
+
+int64_t Bytes(const ir::TensorType& t) { return t.numel() * ir::DTypeBytes(t.dtype); }
+
+}  // namespace
+
+DyingInputsIntoOutputs::DyingInputsIntoOutputs(const std::vector<PointwiseKernel>& kernels) {
+  for (const PointwiseKernel& k : kernels) by_name_[k.name] = &k;
+}
+
+absl::StatusOr<bool> DyingInputsIntoOutputs::Run(schedule::Schedule& schedule) {
+  std::vector<Step>& steps = schedule.steps;
+  const int n = static_cast<int>(steps.size());
+  // Per value: the step defining it when that is a kernel launch's plain output, and the last
+  // step reading it or anything sharing its memory (n: a plan output, never free).
+  std::vector<int> kernel_def(schedule.values.size(), -1);
+  for (int i = 0; i < n; ++i) {
+    if (!steps[i].is<KernelLaunch>()) continue;
+    const std::vector<ValueId>& into = steps[i].as<KernelLaunch>().write_into;
+    for (size_t o = 0; o < steps[i].outputs.size(); ++o) {
+      const ValueId v = steps[i].outputs[o];
+      if (v != kUnused && (into.empty() || into[o] == kUnused)) kernel_def[v] = i;
+    }
+  }
+  absl::flat_hash_set<ValueId> written_into;
+  for (const Step& step : steps)
+    if (const std::vector<ValueId>* into = schedule::WriteIntoOf(step))
+      for (ValueId k : *into)
+        if (k != kUnused) written_into.insert(k);
+  bool changed = false;
+  for (int p = 0; p < n; ++p) {
+    if (!steps[p].is<KernelLaunch>()) continue;
+    KernelLaunch& launch = steps[p].as<KernelLaunch>();
+    if (launch.entry.abi != kCudaAbi || launch.kernels.size() != 1 ||
+        launch.kernels[0].kind != "cuda_pointwise")
+      continue;
+    auto found = by_name_.find(launch.kernels[0].name);
+    if (found == by_name_.end()) continue;
+    const PointwiseKernel& kernel = *found->second;
+    if (kernel.is_row_reduction() || kernel.is_tile() || HasScatter(kernel)) continue;
+    for (size_t o = 0; o < steps[p].outputs.size(); ++o) {
+      const ValueId out = steps[p].outputs[o];
+      if (out == kUnused || (!launch.write_into.empty() && launch.write_into[o] != kUnused))
+        continue;
+      for (size_t i = 0; i < launch.inputs.size(); ++i) {
+        const ValueId v = launch.inputs[i];
+        if (v < schedule.num_inputs || kernel_def[v] < 0 || kernel_def[v] >= p ||
+            written_into.contains(v) || !(schedule.values[v] == schedule.values[out]) ||
+            Bytes(schedule.values[v]) < kMinBytes)
+          continue;
+        const absl::flat_hash_set<ValueId> aliases = AliasesOf(schedule, v);
+        bool legal = true;
+        for (const ir::Arg& a : schedule.outputs)
+          schedule::ForEachValue(a, [&](ValueId r) { legal = legal && !aliases.contains(r); });
+        for (int j = p + 1; legal && j < n; ++j)
+          for (ValueId r : schedule::ReadsOf(steps[j])) legal = legal && !aliases.contains(r);
+        for (size_t j = 0; legal && j < launch.inputs.size(); ++j) {
+          if (!aliases.contains(launch.inputs[j])) continue;
+          legal = launch.inputs[j] == v &&
+                  CanWriteOutputOverInput(kernel, launch.expected_strides, static_cast<int>(j),
+                                          static_cast<int>(o));
+        }
+        if (!legal) continue;
+        if (launch.write_into.empty()) launch.write_into.assign(steps[p].outputs.size(), kUnused);
+        launch.write_into[o] = v;
+        written_into.insert(v);
+        changed = true;
+        break;
+      }
+    }
+  }
+  return changed;
+}
+
+}  // namespace tccd::codegen

@@ -1,0 +1,57 @@
+// DyingInputsIntoOutputs: a pointwise CUDA kernel writes an output into the buffer of an input
+// that dies at it (its last reader), instead of a fresh allocation, where the two have the same
+// layout and the kernel reads each element of the input only where it writes the output's.
+//
+//   %5 = kernel(...)  ...  (f32 [30522, 768]: BERT's embedding gradient, a scatter)
+//   %6 = kernel(%4, %5) ... kernels=[{name="tccd_k7", kind="cuda_pointwise", ...}]
+//                           (%6 = %4 (the tied decoder's gradient, cast) + %5; last read of %5)
+// becomes
+//   %6 = kernel(%4, %5) ... into=[5]
+//
+// The runtimes bind %6 to %5's storage (tccd.v1.Step.write_into, as for kept input mutations,
+// mutations_into_producers.h, whose kernel-level condition this pass shares), so the step holds
+// one such buffer where it held two: BERT's tied-embedding gradient sum held the embedding
+// gradient, the decoder's and the f32 sum at once, the backward's peak (census: 335.6 MiB of
+// plan allocations at batch 2, 89.4 MiB of it the sum's new buffer). Inductor reuses a dying
+// input's buffer the same way (its "in_out_ptr" kernels).
+//
+// Legal only where nobody can tell the difference:
+//  * the input is a value the plan allocated itself, a whole output of a kernel step (not a
+//    graph input, which is the caller's; not a view; not itself written into another buffer),
+//    with exactly the output's type and layout, at least kMinBytes;
+//  * no later step reads it or a view of it, and it is not a plan output;
+//  * the kernel is a plain CUDA pointwise kernel (KernelInfo kind "cuda_pointwise": no
+//    reduction, gather, scatter or tile), and CanWriteOutputOverInput holds for every operand
+//    that is the input or a view of it: a point's thread reads the old value before it writes
+//    the new one there, and nothing else reads it.
+// Runs before the segment builder, which keeps a written value a segment output and drops the
+// write where the input is computed inside the same segment (its workspace packs those).
+// TCCD_DISABLE_PASSES=dying-inputs-into-outputs turns it off.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "codegen/kernel/pointwise_kernel.h"
+#include "codegen/schedule/schedule_pass.h"
+
+namespace tccd::codegen {
+
+class DyingInputsIntoOutputs : public schedule::SchedulePass {
+ public:
+  // Smaller buffers are left alone: the caching allocator reuses them anyway, and each write
+  // into another value's buffer is a plan fact the runtimes must check.
+  static constexpr int64_t kMinBytes = int64_t{1} << 20;
+
+  // `kernels`: the graph's kernels, found by their KernelInfo name; outlives the pass.
+  explicit DyingInputsIntoOutputs(const std::vector<PointwiseKernel>& kernels);
+  std::string_view name() const override { return "dying-inputs-into-outputs"; }
+  absl::StatusOr<bool> Run(schedule::Schedule& schedule) override;
+
+ private:
+  absl::flat_hash_map<std::string, const PointwiseKernel*> by_name_;
+};
+
+}  // namespace tccd::codegen

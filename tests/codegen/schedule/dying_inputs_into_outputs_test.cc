@@ -1,0 +1,117 @@
+// DyingInputsIntoOutputs: schedule text in, schedule text out.
+#include <catch2/catch.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/passes/dying_inputs_into_outputs.h"
+#include "codegen/schedule/parser.h"
+#include "codegen/schedule/printer.h"
+#include "codegen/schedule/verifier.h"
+
+namespace tccd::codegen {
+namespace {
+
+using ir::DType;
+
+// A kernel over [512, 1024] f32 (2 MiB): out0 = in0 + in1.
+PointwiseKernel Add(const std::string& name) {
+  PointwiseKernel k;
+  k.name = name;
+  k.shape = {512, 1024};
+  k.input_dtypes = {DType::kF32, DType::kF32};
+  k.output_dtypes = {DType::kF32};
+  auto add = [&](PwOp op, std::vector<int> args, int operand = -1) {
+    k.body.push_back({.op = op, .dtype = DType::kF32, .args = std::move(args), .operand = operand});
+    return static_cast<int>(k.body.size() - 1);
+  };
+  const int sum = add(PwOp::kAdd, {add(PwOp::kLoad, {}, 0), add(PwOp::kLoad, {}, 1)});
+  add(PwOp::kStore, {sum}, 0);
+  return k;
+}
+
+std::pair<std::string, bool> Run(const std::string& in,
+                                 const std::vector<PointwiseKernel>& kernels) {
+  absl::StatusOr<schedule::Schedule> s = schedule::ParseSchedule(in);
+  INFO(s.status().ToString());
+  REQUIRE(s.ok());
+  DyingInputsIntoOutputs pass(kernels);
+  absl::StatusOr<bool> changed = pass.Run(*s);
+  REQUIRE(changed.ok());
+  INFO(schedule::VerifySchedule(*s).ToString());
+  CHECK(schedule::VerifySchedule(*s).ok());
+  return {schedule::PrintSchedule(*s), *changed};
+}
+
+// %0 %1 inputs; %2 = k0(%0, %1) (an intermediate the plan allocates); %3 = k1(%0, %2).
+constexpr char kValues[] = R"(schedule(inputs=2) {
+  %0: f32[512,1024]{1024,1}@cuda
+  %1: f32[512,1024]{1024,1}@cuda
+  %2: f32[512,1024]{1024,1}@cuda
+  %3: f32[512,1024]{1024,1}@cuda
+  %4: f32[512,1024]{1024,1}@cuda
+)";
+std::string Launch(const std::string& name, const std::string& args,
+                   const std::string& kind = "cuda_pointwise") {
+  return absl::StrCat("kernel(", args, R"() artifact="k.so" symbol=")", name,
+                      R"(" abi="tccd-cuda-1" shape=[512,1024] strides=[1024,1,1024,1,1024,1] kernels=[{name=")",
+                      name, R"(", kind=")", kind, R"(", ops=["aten::add.Tensor"], shape=[512,1024]}])");
+}
+
+TEST_CASE("a pointwise kernel writes its output over an intermediate that dies at it",
+          "[schedule][dying-inputs-into-outputs]") {
+  const std::string k0 = Launch("tccd_k0", "%0, %1"), k1 = Launch("tccd_k1", "%0, %2");
+  auto [out, changed] = Run(std::string(kValues) + "  %2 = " + k0 + "\n  %3 = " + k1 +
+                                "\n  return (%3)\n}\n",
+                            {Add("tccd_k0"), Add("tccd_k1")});
+  CHECK(changed);
+  // %2 (k1's input 1) dies at k1: %3 is written into it. The graph inputs are the caller's.
+  CHECK(out == std::string(kValues) + "  %2 = " + k0 + "\n  %3 = " + k1 +
+                   " into=[2]\n  return (%3)\n}\n");
+}
+
+TEST_CASE("nothing to do where the intermediate lives on, is an input, or the kernel is not "
+          "plain pointwise",
+          "[schedule][dying-inputs-into-outputs]") {
+  const std::string k0 = Launch("tccd_k0", "%0, %1"), k1 = Launch("tccd_k1", "%0, %2");
+  const std::vector<PointwiseKernel> kernels = {Add("tccd_k0"), Add("tccd_k1")};
+  // %2 read after k1.
+  {
+    const std::string in = std::string(kValues) + "  %2 = " + k0 + "\n  %3 = " + k1 +
+                           "\n  %4 = extern aten::neg.default(%2)\n  return (%3, %4)\n}\n";
+    auto [out, changed] = Run(in, kernels);
+    CHECK_FALSE(changed);
+    CHECK(out == in);
+  }
+  // %2 a plan output.
+  {
+    const std::string in =
+        std::string(kValues) + "  %2 = " + k0 + "\n  %3 = " + k1 + "\n  return (%3, %2)\n}\n";
+    auto [out, changed] = Run(in, kernels);
+    CHECK_FALSE(changed);
+  }
+  // A view of %2 read after k1.
+  {
+    const std::string in = std::string(kValues) + "  %2 = " + k0 +
+                           "\n  %4 = extern aten::view.default(%2, [512, 1024])\n  %3 = " + k1 +
+                           "\n  return (%3, %4)\n}\n";
+    auto [out, changed] = Run(in, kernels);
+    CHECK_FALSE(changed);
+  }
+  // Only graph inputs read: the caller's buffers are never written.
+  {
+    const std::string in = std::string(kValues) + "  %3 = " + Launch("tccd_k1", "%0, %1") +
+                           "\n  return (%3)\n}\n";
+    auto [out, changed] = Run(in, kernels);
+    CHECK_FALSE(changed);
+  }
+  // An index kernel (it may read elements other than the one it writes).
+  {
+    const std::string in = std::string(kValues) + "  %2 = " + k0 + "\n  %3 = " +
+                           Launch("tccd_k1", "%0, %2", "cuda_pointwise_index") +
+                           "\n  return (%3)\n}\n";
+    auto [out, changed] = Run(in, kernels);
+    CHECK_FALSE(changed);
+  }
+}
+
+}  // namespace
+}  // namespace tccd::codegen
