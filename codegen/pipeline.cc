@@ -34,7 +34,9 @@
 //                              a step of its own (symbolic_views.h);
 //                              "symbolic-layer-norm-backward-split" keeps their layer norm
 //                              backwards one ATen step, "symbolic-embedding-backward" their
-//                              embedding gradients ATen's sort-based op (symbolic_rewrites.h);
+//                              embedding gradients ATen's sort-based op,
+//                              "symbolic-split-as-slices" their splits one ATen step
+//                              (symbolic_rewrites.h);
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
 //                              copies of matmul operands as kernels of their own;
 //                              "batch-norm-stats-in-place,mutations-into-producers" keeps the
@@ -493,6 +495,7 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
         .layer_norm_backward_split =
             !Debug().disabled_passes.contains("symbolic-layer-norm-backward-split"),
         .embedding_backward = !Debug().disabled_passes.contains("symbolic-embedding-backward"),
+        .split_as_slices = !Debug().disabled_passes.contains("symbolic-split-as-slices"),
         .deterministic = request.deterministic};
     ASSIGN_OR_RETURN(const int rewritten, RewriteSymbolicGraph(graph, rewrite_options));
     if (rewritten > 0) spdlog::debug("symbolic graph: {} node(s) rewritten", rewritten);

@@ -26,6 +26,10 @@
 //    (embedding_backward_to_scatter.h) makes the same trade. (index_add would take a 1-D
 //    index, but its Scalar alpha is an argument the native runtime's dispatcher ABI cannot
 //    carry: a Python step.)
+//  * "symbolic-split-as-slices": split.Tensor along a static dim becomes one slice.Tensor view
+//    per part, each with the part's meta from the graph: views the plan runtimes make from the
+//    metas (and the view chain fold, symbolic_views.h, absorbs) where split is a dispatcher call
+//    returning a list (24 us of host time per call of the dynamic bench's forward, H200).
 // TCCD_DISABLE_PASSES=<name> turns one off. The CUDA target runs both; the CPU target none
 // (its ATen ops are what a CPU plan wants), unless the tests ask (SymbolicRewriteOptions).
 #pragma once
@@ -40,6 +44,8 @@ struct SymbolicRewriteOptions {
   bool layer_norm_backward_split = true;
   // embedding_dense_backward as scatter_add over f32. Default: true.
   bool embedding_backward = true;
+  // split.Tensor along a static dim as slice views. Default: true.
+  bool split_as_slices = true;
   // torch.use_deterministic_algorithms(True) (CompileInput.deterministic): no float atomics, so
   // no embedding rewrite. Default: false.
   bool deterministic = false;

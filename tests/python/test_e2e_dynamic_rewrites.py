@@ -2,11 +2,11 @@
 eager at every size.
 
 On CUDA a symbolic graph's layer norm backwards are split into their row half and their
-parameter half (row and column kernels with run-time rows) and its embedding gradients become
-index_add over f32 (ATen's one atomic kernel instead of its sort). The CPU target keeps ATen's
+parameter half (row and column kernels with run-time rows), its embedding gradients become
+scatter_add over f32 (ATen's one atomic kernel instead of its sort) and its splits slice views. The CPU target keeps ATen's
 ops; a daemon started with TCCD_SYMBOLIC_REWRITES_ON_CPU=1 (tests only) rewrites CPU graphs too,
 so the rewritten graphs (their symbolic metas, the remapped refs, the placeholders of the split
-halves, the flat views and casts) run here against eager over several batch sizes and sequence
+halves, the flat views and casts, the qkv slices) run here against eager over several batch sizes and sequence
 lengths, forward and backward. The backward's kernels show the embedding rewrite happened (its
 f32 casts are kernels); the layer norm halves stay ATen steps on the CPU.
 The CUDA kernels themselves are checked on the GPU (test_gpu_dynamic_rows.py's "block" model).

@@ -279,3 +279,67 @@ TEST_CASE(
 
 }  // namespace
 }  // namespace tccd::codegen
+
+namespace tccd::codegen {
+namespace {
+
+// x: bf16 [s0, 12] (or [12, s0] split along its symbolic dim 1); split(x, 4, dim) -> 3 parts;
+// returns the parts in reverse order.
+v1::Graph SplitGraph(bool symbolic_dim = false) {
+  v1::Graph g;
+  const int dim = symbolic_dim ? 1 : -1;
+  *g.add_inputs() = symbolic_dim ? Meta({Int(12), Sym("s0")}, {Sym("s0"), Int(1)})
+                                 : Meta({Sym("s0"), Int(12)}, {Int(12), Int(1)});
+  v1::Node* split = g.add_nodes();
+  split->set_target("aten::split.Tensor");
+  *split->add_args() = Ref(-1);
+  split->add_args()->set_int_value(4);
+  split->add_args()->set_int_value(dim);
+  for (int k = 0; k < 3; ++k) {
+    v1::TensorMeta part = symbolic_dim ? Meta({Int(12), Int(4)}, {Sym("s0"), Int(1)})
+                                       : Meta({Sym("s0"), Int(4)}, {Int(12), Int(1)});
+    *part.mutable_storage_offset() = Int(4 * k);
+    *split->add_outputs() = part;
+  }
+  for (int k = 2; k >= 0; --k) *g.add_outputs() = Ref(0, k);
+  return g;
+}
+
+TEST_CASE("a split along a static dim becomes slice views with the parts' metas",
+          "[symbolic][rewrites]") {
+  SymbolicGraph sym = Prepared(SplitGraph());
+  absl::StatusOr<int> n = RewriteSymbolicGraph(sym, {});
+  REQUIRE(n.ok());
+  CHECK(*n == 1);
+  const v1::Graph& g = sym.graph;
+  INFO(Text(g));
+  REQUIRE(g.nodes_size() == 3);
+  for (int k = 0; k < 3; ++k) {
+    const v1::Node& slice = g.nodes(k);
+    CHECK(slice.target() == "aten::slice.Tensor");
+    CHECK(slice.args(0).ref().node() == -1);
+    CHECK(slice.args(1).int_value() == 1);
+    CHECK(slice.args(2).int_value() == 4 * k);
+    CHECK(slice.args(3).int_value() == 4 * k + 4);
+    CHECK(slice.args(4).int_value() == 1);
+    CHECK(slice.outputs(0).storage_offset().value() == 4 * k);
+    CHECK(slice.outputs(0).sizes(0).expr() == "s0");
+    // The graph's outputs, in their order (parts 2, 1, 0), each its slice's output 0.
+    CHECK(g.outputs(2 - k).ref().node() == k);
+    CHECK(g.outputs(2 - k).ref().output() == 0);
+  }
+}
+
+TEST_CASE("nothing to slice: a split along a symbolic dim, or turned off", "[symbolic][rewrites]") {
+  for (const bool symbolic_dim : {true, false}) {
+    SymbolicGraph sym = Prepared(SplitGraph(symbolic_dim));
+    const std::string before = Text(sym.graph);
+    absl::StatusOr<int> n = RewriteSymbolicGraph(sym, {.split_as_slices = symbolic_dim});
+    REQUIRE(n.ok());
+    CHECK(*n == 0);
+    CHECK(Text(sym.graph) == before);
+  }
+}
+
+}  // namespace
+}  // namespace tccd::codegen
