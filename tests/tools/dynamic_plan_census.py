@@ -58,6 +58,44 @@ def capture(model, ids):
     return graphs
 
 
+H100 = dict(device_type=pb.CUDA, cuda_device_name="NVIDIA H100 80GB HBM3", cuda_cc_major=9, cuda_cc_minor=0)
+
+
+def compile_for_h100(stub, graphs):
+    """[(kind, request graph, plan)] of the captured graphs compiled for an H100."""
+    out = []
+    for kind, gm, example_inputs in graphs:
+        request, _ = serialize.encode_request(gm, example_inputs, graph_name=kind)
+        graph = request.graph
+        for meta in list(graph.inputs) + [m for n in graph.nodes for m in n.outputs]:
+            if meta.device.type == pb.CPU:
+                meta.device.type, meta.device.index = pb.CUDA, 0
+        for node in graph.nodes:
+            for a in node.args:
+                _to_cuda(a)
+            for kw in node.kwargs:
+                _to_cuda(kw.value)
+        request.target.CopyFrom(pb.Target(**H100))
+        out.append((kind, graph, stub.Compile(request, timeout=600).manifest.plan))
+    return out
+
+
+def steps(plan):
+    """(native kernel infos, Counter of extern targets) of a plan."""
+    counts, native = collections.Counter(), []
+    for step in plan.steps:
+        which = step.WhichOneof("kind")
+        if which == "extern_call":
+            counts[step.extern_call.target] += 1
+        elif which == "native":
+            native.extend(step.native.kernels)
+        elif which == "segment":
+            native.extend(step.segment.kernels)
+        else:
+            counts[f"<{which}>"] += 1
+    return native, counts
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--d", type=int, default=256)
@@ -70,49 +108,22 @@ def main() -> int:
 
     model = dynamic_shapes_bench.build(args.d, "cpu", args.dtype)
     ids = torch.randint(0, 1000, (16, 128), generator=torch.Generator().manual_seed(0))
-    graphs = capture(model, ids)
     stub = channel.connect(config.get())
-    target = pb.Target(device_type=pb.CUDA, cuda_device_name="NVIDIA H100 80GB HBM3",
-                       cuda_cc_major=9, cuda_cc_minor=0)
-    for number, (kind, gm, example_inputs) in enumerate(graphs):
-        request, _ = serialize.encode_request(gm, example_inputs, graph_name=kind)
-        graph = request.graph
-        for meta in list(graph.inputs) + [m for n in graph.nodes for m in n.outputs]:
-            if meta.device.type == pb.CPU:
-                meta.device.type, meta.device.index = pb.CUDA, 0
-        for node in graph.nodes:
-            for a in node.args:
-                _to_cuda(a)
-            for kw in node.kwargs:
-                _to_cuda(kw.value)
-        request.target.CopyFrom(target)
-        plan = stub.Compile(request, timeout=600).manifest.plan
+    for number, (kind, graph, plan) in enumerate(compile_for_h100(stub, capture(model, ids))):
         if args.dump_plans:
             from google.protobuf import text_format
 
             os.makedirs(args.dump_plans, exist_ok=True)
             with open(f"{args.dump_plans}/dynamic_{number}_{kind}.plan.txt", "w") as f:
                 f.write(text_format.MessageToString(plan))
-        counts = collections.Counter()
-        native = []
-        for step in plan.steps:
-            which = step.WhichOneof("kind")
-            if which == "extern_call":
-                counts[step.extern_call.target] += 1
-            elif which == "native":
-                native.append(step.native)
-            elif which == "segment":
-                native.extend(step.segment.kernels)
-            else:
-                counts[f"<{which}>"] += 1
+        native, counts = steps(plan)
         print(f"== {kind}: {len(graph.nodes)} nodes, {len(plan.steps)} steps, "
-              f"{len(native)} native, {sum(counts.values())} extern")
+              f"{len(plan.steps) - sum(counts.values())} native, {sum(counts.values())} extern")
         for name, n in counts.most_common():
             print(f"{n:6d} {name}")
         if args.kernels:
-            for call in native:
-                for k in call.kernels:
-                    print(f"    {k.name:14s} {k.kind:22s} ops={','.join(k.ops)}")
+            for k in native:
+                print(f"    {k.name:14s} {k.kind:22s} ops={','.join(k.ops)}")
     return 0
 
 
