@@ -182,6 +182,14 @@ Rewrite SplitLayerNormBackward(Rebuild& b, const v1::Node& node) {
   if (node.target() != kLayerNormBackward || node.outputs_size() != 3 || node.kwargs_size() != 0 ||
       !MaskBits(node, mask) || !mask[0] || !(mask[1] || mask[2]))
     return std::nullopt;
+  // Static normalized dims (grad_input's trailing dims, as many as the parameter gradient has):
+  // static rows for the row half and static columns for the column half, what the symbolic
+  // row and column kernels need (symbolic_kernels.h). Otherwise one ATen call beats two.
+  const v1::TensorMeta& dx = node.outputs(0);
+  const v1::TensorMeta& param = node.outputs(mask[1] ? 1 : 2);
+  if (param.sizes_size() > dx.sizes_size()) return std::nullopt;
+  for (int d = dx.sizes_size() - param.sizes_size(); d < dx.sizes_size(); ++d)
+    if (dx.sizes(d).kind_case() != v1::Dim::kValue) return std::nullopt;
   v1::Node rows = node;
   SetMask(rows, true, false, false);
   *rows.mutable_outputs(1) = Absent(node.outputs(1));

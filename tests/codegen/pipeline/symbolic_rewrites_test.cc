@@ -165,11 +165,25 @@ TEST_CASE("a layer norm backward splits into its row half and its parameter half
   for (const SymbolicUnit& unit : lowering->schedule) CHECK(unit.group >= 0);
 }
 
-TEST_CASE("nothing to split: a layer norm backward without grad_input, a graph without one",
-          "[symbolic][rewrites]") {
-  for (const bool has_ln : {true, false}) {
-    v1::Graph in = LayerNormBackwardGraph(/*mask0=*/false);
-    if (!has_ln) in = EmbeddingBackwardGraph();
+TEST_CASE(
+    "nothing to split: a layer norm backward without grad_input, one over a symbolic dim, a graph "
+    "without one",
+    "[symbolic][rewrites]") {
+  for (const int variant : {0, 1, 2}) {
+    v1::Graph in = LayerNormBackwardGraph(/*mask0=*/variant != 0);
+    if (variant == 1) {
+      // Normalized over a symbolic dim: [4, s0] rows of run-time length, parameters [s0].
+      for (int i : {0, 1}) *in.mutable_inputs(i) = Meta({Int(4), Sym("s0")}, {Sym("s0"), Int(1)});
+      for (int i : {2, 3}) *in.mutable_inputs(i) = Meta({Int(4), Int(1)}, {Int(1), Int(1)}, v1::FLOAT32);
+      for (int i : {4, 5}) *in.mutable_inputs(i) = Meta({Sym("s0")}, {Int(1)});
+      v1::Node& ln = *in.mutable_nodes(0);
+      *ln.mutable_outputs(0) = Meta({Int(4), Sym("s0")}, {Sym("s0"), Int(1)});
+      *ln.mutable_outputs(1) = Meta({Sym("s0")}, {Int(1)});
+      *ln.mutable_outputs(2) = Meta({Sym("s0")}, {Int(1)});
+      *in.mutable_nodes(1)->mutable_outputs(0) = Meta({Int(4), Sym("s0")}, {Sym("s0"), Int(1)});
+      in.mutable_nodes(0)->mutable_args(2)->mutable_list()->mutable_items(0)->set_sym_expr("s0");
+    }
+    if (variant == 2) in = EmbeddingBackwardGraph();
     SymbolicGraph sym = Prepared(in);
     const std::string before = Text(sym.graph);
     absl::StatusOr<int> n =
