@@ -76,7 +76,10 @@ def test_rewritten_block_matches_eager_at_every_size(rewriting_daemon, padding_i
     assert all(s["fallback"] is None for s in stats), stats
     backwards = [s for s in stats if s["kind"] == "backward"]
     assert len(backwards) == 1, [s["name"] for s in stats]
-    assert backwards[0]["python_steps"] == 0, backwards[0].get("python_step_reasons")
+    # The whole plans run natively: the new extern steps (slices, views, scatter_add, new_zeros)
+    # have arguments the native runtime's dispatcher ABI carries.
+    for s in stats:
+        assert s["python_steps"] == 0, (s["name"], s.get("python_step_reasons"))
     # The embedding gradients' f32 casts are kernels of the backward (the f32 model's casts are
     # copies): one per rewritten embedding backward, the token one only without a padding_idx.
     casts = [k for k in backwards[0]["kernels"] if "aten::_to_copy.default" in k["ops"]]
