@@ -63,6 +63,11 @@ def test_dynamic_block_with_rewrites_matches_eager(daemon, daemon_env, dtype):
                 r.grad = None
     stats = tccd.last_compile_stats()
     assert all(s["fallback"] is None for s in stats), stats
+    # The native plan runtime runs the whole plans: the column halves' per-column outputs ([N]
+    # of an [..., N] space, right-aligned) once failed its descriptor check ("output is not of
+    # the kernel's rank"), and every step ran in the Python interpreter (H200, run r1).
+    for s in stats:
+        assert s["python_steps"] == 0, (s["name"], s["python_steps"], s.get("python_step_reasons"))
     backwards = [s for s in stats if s["kind"] == "backward"]
     assert backwards, stats
     kinds = [k["kind"] for k in backwards[0]["kernels"]]
