@@ -230,9 +230,6 @@ typedef struct {
 
 struct TccdPlan {
   int profile;
-  /* TCCD_ARANGE_SYNC_COPY=1 as the plan loads: the arange steps' host-to-device copies block
-   * (copy_ with non_blocking false: a stream synchronisation per call), as before. */
-  int arange_sync_copy;
   int64_t prof_runs;  /* every run, the first included */
   int64_t prof_calls; /* the runs profiled: all but the first */
   int64_t prof_ns[PROF_CLASSES];
@@ -626,8 +623,6 @@ EXPORT TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artif
   TccdPlan* p = calloc(1, sizeof(TccdPlan));
   p->profile = getenv("TCCD_PLAN_PROFILE") != NULL && getenv("TCCD_PLAN_PROFILE")[0] != 0 &&
                strcmp(getenv("TCCD_PLAN_PROFILE"), "0") != 0;
-  p->arange_sync_copy = getenv("TCCD_ARANGE_SYNC_COPY") != NULL &&
-                        strcmp(getenv("TCCD_ARANGE_SYNC_COPY"), "1") == 0;
   p->bytes = malloc((size_t)size);
   memcpy(p->bytes, bytes, (size_t)size);
   Reader r = {(const int64_t*)p->bytes, size / 8, 0, 0};
@@ -2068,13 +2063,8 @@ static int run_extern_arange(Run* run, const Step* s, int64_t index) {
                      t_aoti_torch_get_current_device_index(&device) != 0))
     device = 0;
   int rc = 0;
-  /* Non-blocking: a blocking copy_ synchronises the stream, so every call of a plan with an
-   * arange (a symbolic forward's positions) waited for all the GPU work queued before it, and
-   * the host stopped running ahead of the GPU. From pageable memory the driver stages the few
-   * bytes before cudaMemcpyAsync returns, so the host tensor may be freed right after (no device
-   * synchronisation). TCCD_ARANGE_SYNC_COPY=1 keeps the blocking copy (A/B). */
   if (t_aoti_torch_empty_strided(1, &n, &stride, m->dtype, m->device_type, device, &dev) != 0 ||
-      t_aoti_torch_copy_(dev, host, run->p->arange_sync_copy ? 0 : 1) != 0)
+      t_aoti_torch_copy_(dev, host, 0) != 0)
     rc = fail("tccd plan step %ld (arange): copying to the device failed", (long)index);
   drop(&host);
   if (rc) {
