@@ -20,9 +20,9 @@
 //        acc = scatter_add(new_zeros(src, [V, E]), 0, idx, src)
 //        gw  = to_copy(acc, dtype)               16-bit grads only, a kernel
 //    ATen's CUDA scatter_add is one kernel of f32 atomics where embedding_dense_backward sorts
-//    the indices above 3072 of them (a radix sort and a segmented reduction, about ten
-//    launches: 317 us per call of the dynamic bench's two, H200). The same f32 sums, added in
-//    another (run-dependent) order, rounded once; the static plans' scatter kernel
+//    the indices above 3072 of them (a sort and a segmented reduction, about ten launches:
+//    317 us of host time per call for the dynamic bench's two, H200 profile). The same f32
+//    sums, added in another (run-dependent) order, rounded once; the static plans' scatter kernel
 //    (embedding_backward_to_scatter.h) makes the same trade. (index_add would take a 1-D
 //    index, but its Scalar alpha is an argument the native runtime's dispatcher ABI cannot
 //    carry: a Python step.)
