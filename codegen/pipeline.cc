@@ -32,6 +32,11 @@
 //                              reductions (bias and norm weight gradients);
 //                              "symbolic-view-chains" keeps every view of a symbolic plan
 //                              a step of its own (symbolic_views.h);
+//                              "symbolic-layer-norm-backward-split" keeps their layer norm
+//                              backwards one ATen step, "symbolic-embedding-backward" their
+//                              embedding gradients ATen's sort-based op,
+//                              "symbolic-split-as-slices" their splits one ATen step
+//                              (symbolic_rewrites.h);
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
 //                              copies of matmul operands as kernels of their own;
 //                              "batch-norm-stats-in-place,mutations-into-producers" keeps the
@@ -89,6 +94,9 @@
 //                              fusion.h has the measurement; keyed here)
 //   TCCD_FOLD_CASTS_INTO_ROWS=1  CUDA: run casts-before-views (a row kernel also writes the cast
 //                              of its input that a matmul reads through views; off by default)
+//   TCCD_SYMBOLIC_REWRITES_ON_CPU=1  tests only: symbolic CPU graphs take the CUDA target's
+//                              graph rewrites too (symbolic_rewrites.h), to check them against
+//                              eager on a machine without a GPU (keyed here)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -153,6 +161,7 @@
 #include "codegen/symbolic_gemms.h"
 #include "codegen/symbolic_kernels.h"
 #include "codegen/symbolic_plan.h"
+#include "codegen/symbolic_rewrites.h"
 #include "codegen/symbolic_views.h"
 #include "codegen/plan_runtime/plan_descriptor.h"
 #include "codegen/plan_runtime/runtime_object.h"
@@ -198,6 +207,7 @@ struct DebugOptions {
   std::string column_stored_prologue;          // read by reduction_fusion.cc; here for the key
   bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
   bool tile_kernels = true;                    // TCCD_TILE_KERNELS=0: no tiled kernels
+  bool symbolic_rewrites_on_cpu = false;       // TCCD_SYMBOLIC_REWRITES_ON_CPU=1 (tests)
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -235,6 +245,8 @@ const DebugOptions& Debug() {
     if (const char* f = std::getenv("TCCD_FOLD_CASTS_INTO_ROWS"))
       o->fold_casts_into_rows = std::string(f) == "1";
     if (const char* t = std::getenv("TCCD_TILE_KERNELS")) o->tile_kernels = std::string(t) != "0";
+    if (const char* r = std::getenv("TCCD_SYMBOLIC_REWRITES_ON_CPU"))
+      o->symbolic_rewrites_on_cpu = std::string(r) == "1";
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
@@ -277,6 +289,7 @@ std::string DebugOptionsKey() {
     absl::StrAppend(&key, "column-stored-prologue=", d.column_stored_prologue, ";");
   if (d.fold_casts_into_rows) absl::StrAppend(&key, "fold-casts-into-rows;");
   if (!d.tile_kernels) absl::StrAppend(&key, "no-tile-kernels;");
+  if (d.symbolic_rewrites_on_cpu) absl::StrAppend(&key, "symbolic-rewrites-on-cpu;");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
@@ -486,8 +499,20 @@ namespace {
 absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
                                               KernelObjectCache* kernel_cache,
                                               CompileProgress* progress, bool machine_code) {
-  const SymbolicGraph& graph = *request.symbolic;
   const bool cuda = request.device == ir::DeviceType::kCuda;
+  // The graph rewrites that decide which ATen ops a CUDA plan keeps (symbolic_rewrites.h): layer
+  // norm backwards split into row and column kernels, embedding gradients by index_add.
+  SymbolicGraph graph = *request.symbolic;
+  if ((cuda || Debug().symbolic_rewrites_on_cpu) && !Debug().disable_fusion) {
+    const SymbolicRewriteOptions rewrite_options{
+        .layer_norm_backward_split =
+            !Debug().disabled_passes.contains("symbolic-layer-norm-backward-split"),
+        .embedding_backward = !Debug().disabled_passes.contains("symbolic-embedding-backward"),
+        .split_as_slices = !Debug().disabled_passes.contains("symbolic-split-as-slices"),
+        .deterministic = request.deterministic};
+    ASSIGN_OR_RETURN(const int rewritten, RewriteSymbolicGraph(graph, rewrite_options));
+    if (rewritten > 0) spdlog::debug("symbolic graph: {} node(s) rewritten", rewritten);
+  }
   SymbolicKernelOptions kernel_options{.fusion = !Debug().disable_fusion};
   // CUDA kernels pass sizes in a parameter block of bounded size.
   if (cuda) kernel_options.check = CheckCudaKernel;

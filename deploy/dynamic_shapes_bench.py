@@ -19,7 +19,9 @@ median of --steps timed steps after --warmup, and the ratio; plus the dynamic pl
 extern step counts and Python steps per call (the pointwise ops of a dynamic graph are
 kernels with run-time sizes; the whole plan runs in the native plan runtime, 0 Python steps).
 `--interleave` compiles the static and the dynamic graphs first, then alternates their steps
-per length and reports the minimum of each (robust on a shared machine). For the GPU figure:
+per length and reports the minimum of each (robust on a shared machine); with `--top-kernels N`
+(cuda) it then profiles 3 steps of each at the last length and prints their GPU busy time per
+step and N slowest kernels (is the gap host or GPU time?). For the GPU figure:
 
     TCCD_BINARY=build/bin/tccd PYTHONPATH=client python deploy/dynamic_shapes_bench.py \
         --device cuda --compare-static --interleave --lengths 128,256,384,512 --tokens 8192 \
@@ -29,6 +31,7 @@ per length and reports the minimum of each (robust on a shared machine). For the
 import argparse
 import copy
 import math
+import os
 import sys
 import time
 
@@ -74,6 +77,9 @@ def main() -> int:
                         help="per length: static graph vs the dynamic graph, training step time")
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--top-kernels", type=int, default=0,
+                        help="--interleave, cuda: after the timing, GPU busy time per step of the static and "
+                             "the dynamic model at the last length and their N slowest kernels (torch.profiler)")
     parser.add_argument("--interleave", action="store_true",
                         help="--compare-static on a loaded machine: compile both first, then alternate "
                              "static and dynamic steps per length and report the minimum of each")
@@ -315,7 +321,25 @@ def compare_interleaved(args, ids_for, sync, check_no_fallback) -> int:
             times["static"].append(one(static, ids))
         static_ms[t], dynamic_ms[t] = min(times["static"]), min(times["dynamic"])
     _print_table(args, lengths, static_ms, dynamic_ms)
+    if args.top_kernels and args.device == "cuda":
+        _print_top_kernels(args, {"static": static, "dynamic": dynamic}, ids_for(lengths[-1]), lengths[-1], one)
     return 0
+
+
+def _print_top_kernels(args, models, ids, length, one) -> None:
+    """--top-kernels: per model, the GPU busy time of one training step at `length` (the sum of its
+    kernels' times, copies and fills left out; profiling.py) over 3 profiled steps, and its slowest
+    kernels: whether a step is GPU-bound (busy near the step time) or host-bound."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import profiling
+
+    iters = 3
+    for name, fn in models.items():
+        kernels = profiling.profile_kernels(lambda: one(fn, ids), device="cuda", iters=iters)
+        busy, _ = profiling.device_time_per_iter(kernels, iters=iters)
+        launches = sum(k.launches for k in kernels.values()) / iters
+        print(f"{name} at length {length}: GPU busy {busy / 1e3:.3f} ms per step, {launches:.0f} GPU events per step")
+        print("  " + profiling.table(kernels, iters=iters, limit=args.top_kernels, width=100).replace("\n", "\n  "))
 
 
 if __name__ == "__main__":

@@ -546,11 +546,15 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
         if (s->abi == TCCD_ABI_CUDA_SYM_GEMM &&
             (s->rank != TCCD_GEMM_DIMS || s->n_in < 2 || s->n_in > 3 || s->n_out != 1))
           return fail("step %ld: a malformed sized gemm", (long)index);
+        /* Outputs of a lower rank are right-aligned to the iteration space (a column kernel's
+         * per-column outputs drop the reduced dims: the layer norm backward's parameter
+         * gradients, [N] of an [..., N] space; run_kernel_own gives them stride 0 there), as the
+         * daemon's descriptor writer and runtime.py take them. */
         for (int64_t i = 0; s->layout == TCCD_LAYOUT_OWN && s->abi != TCCD_ABI_CUDA_SYM_GEMM &&
                             i < s->n_out;
              ++i)
-          if (p->values[s->out[i]].rank != s->rank)
-            return fail("step %ld: output %ld is not of the kernel's rank", (long)index,
+          if (p->values[s->out[i]].rank > s->rank)
+            return fail("step %ld: output %ld has a higher rank than the kernel's", (long)index,
                         (long)s->out[i]);
       } else {
         s->workspace_bytes = rd(r);

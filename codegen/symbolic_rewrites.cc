@@ -1,0 +1,411 @@
+// RewriteSymbolicGraph; see symbolic_rewrites.h.
+#include "codegen/symbolic_rewrites.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/ir/sym_expr.h"
+#include "base/status_macros.h"
+
+namespace tccd::codegen {
+namespace {
+
+constexpr char kLayerNormBackward[] = "aten::native_layer_norm_backward.default";
+constexpr char kEmbeddingDenseBackward[] = "aten::embedding_dense_backward.default";
+constexpr int kMaskIndex = 7;
+
+bool SameDim(const v1::Dim& a, const v1::Dim& b) {
+  if (a.kind_case() != b.kind_case()) return false;
+  return a.kind_case() == v1::Dim::kExpr ? a.expr() == b.expr() : a.value() == b.value();
+}
+
+v1::Dim ValueDim(int64_t v) {
+  v1::Dim d;
+  d.set_value(v);
+  return d;
+}
+
+// The product of `dims` as a canonical Dim: a value when every factor is one, else the canonical
+// text of the product (a constant when it folds to one).
+absl::StatusOr<v1::Dim> Product(const std::vector<v1::Dim>& dims) {
+  int64_t value = 1;
+  std::string text;  // the symbolic factors, then the static ones' product unless it is 1
+  for (const v1::Dim& d : dims) {
+    if (d.kind_case() == v1::Dim::kValue) value *= d.value();
+    if (d.kind_case() == v1::Dim::kExpr)
+      absl::StrAppend(&text, text.empty() ? "" : "*", "(", d.expr(), ")");
+  }
+  if (text.empty()) return ValueDim(value);
+  if (value != 1) absl::StrAppend(&text, "*", value);
+  ASSIGN_OR_RETURN(ir::SymExpr e, ir::ParseSymExpr(text));
+  if (e.IsConst()) return ValueDim(e.value);
+  v1::Dim out;
+  out.set_expr(ir::PrintSymExpr(e));
+  return out;
+}
+
+// A contiguous meta of `sizes` (row-major strides as products of the later sizes).
+absl::StatusOr<v1::TensorMeta> DenseMeta(const std::vector<v1::Dim>& sizes, v1::DType dtype,
+                                         const v1::Device& device) {
+  v1::TensorMeta m;
+  m.set_dtype(dtype);
+  *m.mutable_device() = device;
+  *m.mutable_storage_offset() = ValueDim(0);
+  for (const v1::Dim& d : sizes) *m.add_sizes() = d;
+  std::vector<v1::Dim> strides(sizes.size());
+  for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
+    ASSIGN_OR_RETURN(strides[d], Product(std::vector<v1::Dim>(sizes.begin() + d + 1, sizes.end())));
+  }
+  for (v1::Dim& s : strides) *m.add_strides() = std::move(s);
+  return m;
+}
+
+// A 0-element placeholder like the client's for an output the op returns as None (serialize.py
+// _absent_output).
+v1::TensorMeta Absent(const v1::TensorMeta& like) {
+  v1::TensorMeta m;
+  m.set_dtype(like.dtype());
+  *m.mutable_device() = like.device();
+  *m.add_sizes() = ValueDim(0);
+  *m.add_strides() = ValueDim(1);
+  *m.mutable_storage_offset() = ValueDim(0);
+  return m;
+}
+
+v1::Value RefValue(const v1::ValueRef& r) {
+  v1::Value v;
+  *v.mutable_ref() = r;
+  return v;
+}
+v1::Value IntValue(int64_t i) {
+  v1::Value v;
+  v.set_int_value(i);
+  return v;
+}
+v1::Value IntList(const std::vector<int64_t>& items) {
+  v1::Value v;
+  for (int64_t i : items) v.mutable_list()->add_items()->set_int_value(i);
+  return v;
+}
+
+// The graph being rebuilt: the input graph's nodes appended one by one (their refs remapped to
+// the new node ids), or a rewrite's nodes in place of one.
+class Rebuild {
+ public:
+  explicit Rebuild(const v1::Graph& in) : in_(in), out_(in) {
+    out_.clear_nodes();
+    out_.clear_outputs();
+  }
+
+  // `v` with its refs to the input graph's nodes remapped to the new graph's.
+  v1::Value Remapped(const v1::Value& v) const {
+    v1::Value out = v;
+    Remap(out);
+    return out;
+  }
+  v1::Node Remapped(const v1::Node& node) const {
+    v1::Node out = node;
+    for (v1::Value& a : *out.mutable_args()) Remap(a);
+    for (v1::NamedValue& kv : *out.mutable_kwargs()) Remap(*kv.mutable_value());
+    return out;
+  }
+
+  const v1::TensorMeta& MetaOf(const v1::ValueRef& r) const {
+    return r.node() < 0 ? out_.inputs(-(r.node() + 1)) : out_.nodes(r.node()).outputs(r.output());
+  }
+
+  // Appends `node` (refs already in the new graph's ids); returns the ref of its output 0.
+  v1::ValueRef Append(v1::Node node) {
+    v1::ValueRef r;
+    r.set_node(out_.nodes_size());
+    r.set_output(0);
+    *out_.add_nodes() = std::move(node);
+    return r;
+  }
+
+  // The new refs of input node `id`'s outputs.
+  void Define(int id, std::vector<v1::ValueRef> outputs) {
+    if (static_cast<int>(map_.size()) <= id) map_.resize(id + 1);
+    map_[id] = std::move(outputs);
+  }
+
+  v1::Graph Finish() && {
+    for (const v1::Value& v : in_.outputs()) *out_.add_outputs() = Remapped(v);
+    return std::move(out_);
+  }
+
+ private:
+  void Remap(v1::Value& v) const {
+    if (v.kind_case() == v1::Value::kRef) {
+      const v1::ValueRef& r = v.ref();
+      if (r.node() >= 0) *v.mutable_ref() = map_[r.node()][r.output()];
+    } else if (v.kind_case() == v1::Value::kList) {
+      for (v1::Value& item : *v.mutable_list()->mutable_items()) Remap(item);
+    }
+  }
+
+  const v1::Graph& in_;
+  v1::Graph out_;
+  std::vector<std::vector<v1::ValueRef>> map_;  // input node id -> its outputs' new refs
+};
+
+// A rewrite: the new refs of `node`'s outputs after appending its replacement to `b`, or
+// nullopt (nothing appended) to keep the node. `node` has its refs remapped already.
+using Rewrite = std::optional<std::vector<v1::ValueRef>>;
+
+// --- layer norm backward --------------------------------------------------------------------
+
+bool MaskBits(const v1::Node& node, bool bits[3]) {
+  if (node.args_size() <= kMaskIndex) return false;
+  const v1::Value& mask = node.args(kMaskIndex);
+  if (mask.kind_case() != v1::Value::kList || mask.list().items_size() != 3) return false;
+  for (int i = 0; i < 3; ++i) {
+    if (mask.list().items(i).kind_case() != v1::Value::kBoolValue) return false;
+    bits[i] = mask.list().items(i).bool_value();
+  }
+  return true;
+}
+
+void SetMask(v1::Node& node, bool a, bool b, bool c) {
+  v1::ValueList& items = *node.mutable_args(kMaskIndex)->mutable_list();
+  items.mutable_items(0)->set_bool_value(a);
+  items.mutable_items(1)->set_bool_value(b);
+  items.mutable_items(2)->set_bool_value(c);
+}
+
+Rewrite SplitLayerNormBackward(Rebuild& b, const v1::Node& node) {
+  bool mask[3];
+  if (node.target() != kLayerNormBackward || node.outputs_size() != 3 || node.kwargs_size() != 0 ||
+      !MaskBits(node, mask) || !mask[0] || !(mask[1] || mask[2]))
+    return std::nullopt;
+  // Static normalized dims (grad_input's trailing dims, as many as the parameter gradient has):
+  // static rows for the row half and static columns for the column half, what the symbolic
+  // row and column kernels need (symbolic_kernels.h). Otherwise one ATen call beats two.
+  const v1::TensorMeta& dx = node.outputs(0);
+  const v1::TensorMeta& param = node.outputs(mask[1] ? 1 : 2);
+  if (param.sizes_size() > dx.sizes_size()) return std::nullopt;
+  for (int d = dx.sizes_size() - param.sizes_size(); d < dx.sizes_size(); ++d)
+    if (dx.sizes(d).kind_case() != v1::Dim::kValue) return std::nullopt;
+  v1::Node rows = node;
+  SetMask(rows, true, false, false);
+  *rows.mutable_outputs(1) = Absent(node.outputs(1));
+  *rows.mutable_outputs(2) = Absent(node.outputs(2));
+  v1::Node params = node;
+  SetMask(params, false, mask[1], mask[2]);
+  *params.mutable_outputs(0) = Absent(node.outputs(0));
+  const v1::ValueRef r = b.Append(std::move(rows));
+  v1::ValueRef p = b.Append(std::move(params));
+  v1::ValueRef p1 = p, p2 = p;
+  p1.set_output(1);
+  p2.set_output(2);
+  return std::vector<v1::ValueRef>{r, p1, p2};
+}
+
+// --- embedding backward ---------------------------------------------------------------------
+
+bool IsFloat(v1::DType t) { return t == v1::FLOAT32 || t == v1::BFLOAT16 || t == v1::FLOAT16; }
+
+absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& node) {
+  if (node.target() != kEmbeddingDenseBackward || node.args_size() != 5 ||
+      node.kwargs_size() != 0 || node.outputs_size() != 1 ||
+      node.args(0).kind_case() != v1::Value::kRef || node.args(1).kind_case() != v1::Value::kRef ||
+      node.args(2).kind_case() != v1::Value::kIntValue ||
+      node.args(3).kind_case() != v1::Value::kIntValue || node.args(3).int_value() != -1 ||
+      node.args(4).kind_case() != v1::Value::kBoolValue || node.args(4).bool_value())
+    return std::nullopt;
+  const v1::TensorMeta& result = node.outputs(0);
+  const v1::TensorMeta& grad = b.MetaOf(node.args(0).ref());
+  const v1::TensorMeta& indices = b.MetaOf(node.args(1).ref());
+  const int64_t num_weights = node.args(2).int_value();
+  // [V, E] dense and static, grad [..., E] of the result's dtype, indices [...] of grad's
+  // leading dims (what ATen checks; a graph that breaks it keeps the op, which reports it).
+  if (result.sizes_size() != 2 || result.sizes(0).kind_case() != v1::Dim::kValue ||
+      result.sizes(1).kind_case() != v1::Dim::kValue || result.sizes(0).value() != num_weights ||
+      !IsFloat(result.dtype()) || grad.dtype() != result.dtype() ||
+      indices.dtype() != v1::INT64 || indices.sizes_size() < 1 ||
+      grad.sizes_size() != indices.sizes_size() + 1 ||
+      !SameDim(grad.sizes(grad.sizes_size() - 1), result.sizes(1)))
+    return std::nullopt;
+  for (int d = 0; d < indices.sizes_size(); ++d)
+    if (!SameDim(grad.sizes(d), indices.sizes(d))) return std::nullopt;
+  ASSIGN_OR_RETURN(v1::TensorMeta dense_result,
+                   DenseMeta({result.sizes(0), result.sizes(1)}, result.dtype(), result.device()));
+  for (int d = 0; d < 2; ++d)
+    if (!SameDim(result.strides(d), dense_result.strides(d))) return std::nullopt;
+  const int64_t e = result.sizes(1).value();
+  ASSIGN_OR_RETURN(v1::Dim n, Product(std::vector<v1::Dim>(indices.sizes().begin(),
+                                                           indices.sizes().end())));
+
+  // f32(grad), contiguous: a kernel where grad's producer is one (and the layout ATen's
+  // _to_copy gives where it stays an extern step).
+  v1::Node cast;
+  cast.set_target("aten::_to_copy.default");
+  *cast.add_args() = node.args(0);
+  {
+    v1::NamedValue* dtype = cast.add_kwargs();
+    dtype->set_name("dtype");
+    dtype->mutable_value()->set_dtype(v1::FLOAT32);
+    v1::NamedValue* format = cast.add_kwargs();
+    format->set_name("memory_format");
+    format->mutable_value()->set_memory_format(0);
+  }
+  ASSIGN_OR_RETURN(*cast.add_outputs(),
+                   DenseMeta(std::vector<v1::Dim>(grad.sizes().begin(), grad.sizes().end()),
+                             v1::FLOAT32, grad.device()));
+  const v1::ValueRef grad32 = b.Append(std::move(cast));
+
+  v1::Node flat;
+  flat.set_target("aten::view.default");
+  *flat.add_args() = RefValue(grad32);
+  *flat.add_args() = IntList({-1, e});
+  ASSIGN_OR_RETURN(*flat.add_outputs(), DenseMeta({n, ValueDim(e)}, v1::FLOAT32, grad.device()));
+  const v1::ValueRef src = b.Append(std::move(flat));
+
+  // The indices as an [N, 1] column (unsqueeze, a view, for 1-D indices; reshape for others,
+  // which may be any layout: the dispatcher's result, a view or a copy, whose strides the plan
+  // runtimes read, not the meta's), expanded to [N, E] (stride 0 along E): scatter_add's index
+  // has src's shape.
+  v1::ValueRef column;
+  if (indices.sizes_size() == 1) {
+    v1::Node unsqueeze;
+    unsqueeze.set_target("aten::unsqueeze.default");
+    *unsqueeze.add_args() = node.args(1);
+    *unsqueeze.add_args() = IntValue(1);
+    v1::TensorMeta& m = *unsqueeze.add_outputs();
+    m = indices;
+    *m.add_sizes() = ValueDim(1);
+    *m.add_strides() = ValueDim(1);  // torch's stride for a new innermost dim
+    column = b.Append(std::move(unsqueeze));
+  } else {
+    v1::Node reshape;
+    reshape.set_target("aten::reshape.default");
+    *reshape.add_args() = node.args(1);
+    *reshape.add_args() = IntList({-1, 1});
+    ASSIGN_OR_RETURN(*reshape.add_outputs(),
+                     DenseMeta({n, ValueDim(1)}, indices.dtype(), indices.device()));
+    column = b.Append(std::move(reshape));
+  }
+  v1::Node expand;
+  expand.set_target("aten::expand.default");
+  *expand.add_args() = RefValue(column);
+  *expand.add_args() = IntList({-1, e});
+  {
+    const v1::TensorMeta& c = b.MetaOf(column);
+    v1::TensorMeta& m = *expand.add_outputs();
+    m = c;
+    *m.mutable_sizes(1) = ValueDim(e);
+    *m.mutable_strides(1) = ValueDim(0);
+  }
+  const v1::ValueRef index = b.Append(std::move(expand));
+
+  v1::Node zeros;
+  zeros.set_target("aten::new_zeros.default");
+  *zeros.add_args() = RefValue(src);
+  *zeros.add_args() = IntList({num_weights, e});
+  ASSIGN_OR_RETURN(*zeros.add_outputs(),
+                   DenseMeta({result.sizes(0), result.sizes(1)}, v1::FLOAT32, result.device()));
+  const v1::TensorMeta acc_meta = zeros.outputs(0);
+  const v1::ValueRef zero = b.Append(std::move(zeros));
+
+  // scatter_add, not index_add: the same atomics on CUDA, and no Scalar argument (index_add's
+  // alpha), which the native runtime's stable dispatcher ABI cannot carry.
+  v1::Node add;
+  add.set_target("aten::scatter_add.default");
+  *add.add_args() = RefValue(zero);
+  *add.add_args() = IntValue(0);
+  *add.add_args() = RefValue(index);
+  *add.add_args() = RefValue(src);
+  *add.add_outputs() = acc_meta;
+  const v1::ValueRef acc = b.Append(std::move(add));
+  if (result.dtype() == v1::FLOAT32) return Rewrite(std::vector<v1::ValueRef>{acc});
+
+  v1::Node narrow;
+  narrow.set_target("aten::_to_copy.default");
+  *narrow.add_args() = RefValue(acc);
+  v1::NamedValue* dtype = narrow.add_kwargs();
+  dtype->set_name("dtype");
+  dtype->mutable_value()->set_dtype(result.dtype());
+  *narrow.add_outputs() = dense_result;
+  return Rewrite(std::vector<v1::ValueRef>{b.Append(std::move(narrow))});
+}
+
+// --- split into slices ----------------------------------------------------------------------
+
+// split.Tensor(x, size, dim) along a static dim: one slice.Tensor per part, each with the
+// part's meta from the graph (a view the plan runtimes make from the meta, and the view chain
+// fold absorbs, where split is a dispatcher call returning a list: 24 us of host time per call
+// of the bench's forward, H200).
+Rewrite SplitAsSlices(Rebuild& b, const v1::Node& node) {
+  if (node.target() != "aten::split.Tensor" || node.kwargs_size() != 0 || node.args_size() < 2 ||
+      node.args_size() > 3 || node.args(0).kind_case() != v1::Value::kRef ||
+      node.args(1).kind_case() != v1::Value::kIntValue || node.args(1).int_value() <= 0 ||
+      (node.args_size() == 3 && node.args(2).kind_case() != v1::Value::kIntValue))
+    return std::nullopt;
+  const v1::TensorMeta& x = b.MetaOf(node.args(0).ref());
+  const int rank = x.sizes_size();
+  int64_t dim = node.args_size() == 3 ? node.args(2).int_value() : 0;
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank || x.sizes(dim).kind_case() != v1::Dim::kValue) return std::nullopt;
+  const int64_t length = x.sizes(dim).value(), size = node.args(1).int_value();
+  const int64_t parts = length == 0 ? 1 : (length + size - 1) / size;
+  if (node.outputs_size() != parts) return std::nullopt;
+  std::vector<v1::ValueRef> outputs;
+  for (int64_t k = 0; k < parts; ++k) {
+    const v1::TensorMeta& part = node.outputs(static_cast<int>(k));
+    const int64_t start = std::min(k * size, length), end = std::min((k + 1) * size, length);
+    if (part.sizes_size() != rank || part.sizes(dim).kind_case() != v1::Dim::kValue ||
+        part.sizes(dim).value() != end - start)
+      return std::nullopt;
+  }
+  for (int64_t k = 0; k < parts; ++k) {
+    v1::Node slice;
+    slice.set_target("aten::slice.Tensor");
+    *slice.add_args() = node.args(0);
+    *slice.add_args() = IntValue(dim);
+    *slice.add_args() = IntValue(std::min(k * size, length));
+    *slice.add_args() = IntValue(std::min((k + 1) * size, length));
+    *slice.add_args() = IntValue(1);
+    *slice.add_outputs() = node.outputs(static_cast<int>(k));
+    outputs.push_back(b.Append(std::move(slice)));
+  }
+  return outputs;
+}
+
+}  // namespace
+
+absl::StatusOr<int> RewriteSymbolicGraph(SymbolicGraph& graph,
+                                         const SymbolicRewriteOptions& options) {
+  const v1::Graph& in = graph.graph;
+  Rebuild b(in);
+  int rewritten = 0;
+  for (int id = 0; id < in.nodes_size(); ++id) {
+    const v1::Node node = b.Remapped(in.nodes(id));
+    Rewrite outputs;
+    if (options.layer_norm_backward_split) outputs = SplitLayerNormBackward(b, node);
+    if (!outputs && options.split_as_slices) outputs = SplitAsSlices(b, node);
+    if (!outputs && options.embedding_backward && !options.deterministic) {
+      ASSIGN_OR_RETURN(outputs, EmbeddingBackwardAsIndexAdd(b, node));
+    }
+    if (outputs) {
+      ++rewritten;
+      b.Define(id, *std::move(outputs));
+      continue;
+    }
+    const v1::ValueRef r = b.Append(node);
+    std::vector<v1::ValueRef> refs;
+    for (int o = 0; o < node.outputs_size(); ++o) {
+      v1::ValueRef ro = r;
+      ro.set_output(o);
+      refs.push_back(ro);
+    }
+    b.Define(id, std::move(refs));
+  }
+  if (rewritten > 0) graph.graph = std::move(b).Finish();
+  return rewritten;
+}
+
+}  // namespace tccd::codegen

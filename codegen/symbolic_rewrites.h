@@ -1,0 +1,60 @@
+// Graph rewrites of symbolic graphs (symbolic_plan.h), before their kernels are chosen.
+//
+// The static pipeline's graph passes work on the static IR, which a symbolic graph never enters
+// (symbolic_kernels.h lowers a surrogate of it and checks every group on the symbolic graph).
+// The few rewrites that decide what a symbolic plan runs as ATen extern steps are redone here on
+// the symbolic graph itself, so that every size they write is an expression of the graph's
+// symbols, right for every size the guards allow: nothing specialises on a placeholder or on the
+// example sizes.
+//
+//  * "symbolic-layer-norm-backward-split": a native_layer_norm_backward that wants grad_input
+//    and a parameter gradient becomes two nodes of the same op, output_mask [true, false, false]
+//    (per row: a row kernel with run-time rows) and [false, w, b] (grad_weight, grad_bias: a
+//    column kernel over the run-time row count), as layer_norm_backward_split.h does for static
+//    graphs. The masked-off outputs are the client's 0-element placeholders, which nothing reads.
+//    A half no kernel takes stays the ATen op, with the same result.
+//  * "symbolic-embedding-backward": embedding_dense_backward (int64 indices, no padding_idx, no
+//    scale_grad_by_freq, not under deterministic algorithms) becomes
+//        src = view(f32(grad), [N, E])           the cast a kernel (fused with grad's producer)
+//        idx = expand(indices as [N, 1], [N, E]) views (a reshape for N-D indices)
+//        acc = scatter_add(new_zeros(src, [V, E]), 0, idx, src)
+//        gw  = to_copy(acc, dtype)               16-bit grads only, a kernel
+//    ATen's CUDA scatter_add is one kernel of f32 atomics where embedding_dense_backward sorts
+//    the indices above 3072 of them (a sort and a segmented reduction, about ten launches:
+//    317 us of host time per call for the dynamic bench's two, H200 profile). The same f32
+//    sums, added in another (run-dependent) order, rounded once; the static plans' scatter kernel
+//    (embedding_backward_to_scatter.h) makes the same trade. (index_add would take a 1-D
+//    index, but its Scalar alpha is an argument the native runtime's dispatcher ABI cannot
+//    carry: a Python step.)
+//  * "symbolic-split-as-slices": split.Tensor along a static dim becomes one slice.Tensor view
+//    per part, each with the part's meta from the graph: views the plan runtimes make from the
+//    metas (and the view chain fold, symbolic_views.h, absorbs) where split is a dispatcher call
+//    returning a list (24 us of host time per call of the dynamic bench's forward, H200).
+// TCCD_DISABLE_PASSES=<name> turns one off. The CUDA target runs both; the CPU target none
+// (its ATen ops are what a CPU plan wants), unless the tests ask (SymbolicRewriteOptions).
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "codegen/symbolic_plan.h"
+
+namespace tccd::codegen {
+
+struct SymbolicRewriteOptions {
+  // Split layer norm backwards into their row and column halves. Default: true.
+  bool layer_norm_backward_split = true;
+  // embedding_dense_backward as scatter_add over f32. Default: true.
+  bool embedding_backward = true;
+  // split.Tensor along a static dim as slice views. Default: true.
+  bool split_as_slices = true;
+  // torch.use_deterministic_algorithms(True) (CompileInput.deterministic): no float atomics, so
+  // no embedding rewrite. Default: false.
+  bool deterministic = false;
+};
+
+// Rewrites `graph.graph` in place; returns how many nodes were rewritten. The key text and facts
+// are not touched (the key is the request's graph: the rewrite is the compiler's, keyed by its
+// fingerprint). INVALID_ARGUMENT only for a graph PrepareSymbolicGraph would not have accepted.
+absl::StatusOr<int> RewriteSymbolicGraph(SymbolicGraph& graph,
+                                         const SymbolicRewriteOptions& options);
+
+}  // namespace tccd::codegen

@@ -1,0 +1,359 @@
+// Graph rewrites of symbolic graphs (codegen/symbolic_rewrites.h): graph in, graph out, sizes
+// as expressions of the graph's symbols; then what the symbolic lowering makes of the result.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel/pointwise_kernel.h"
+#include "codegen/symbolic_kernels.h"
+#include "codegen/symbolic_plan.h"
+#include "codegen/symbolic_rewrites.h"
+#include "google/protobuf/text_format.h"
+
+namespace tccd::codegen {
+namespace {
+
+v1::Dim Sym(const char* expr) {
+  v1::Dim d;
+  d.set_expr(expr);
+  return d;
+}
+v1::Dim Int(int64_t v) {
+  v1::Dim d;
+  d.set_value(v);
+  return d;
+}
+
+v1::TensorMeta Meta(std::vector<v1::Dim> sizes, std::vector<v1::Dim> strides,
+                    v1::DType dtype = v1::BFLOAT16) {
+  v1::TensorMeta m;
+  for (auto& s : sizes) *m.add_sizes() = s;
+  for (auto& s : strides) *m.add_strides() = s;
+  *m.mutable_storage_offset() = Int(0);
+  m.set_dtype(dtype);
+  m.mutable_device()->set_type(v1::CUDA);
+  return m;
+}
+
+v1::Value Ref(int node, int output = 0) {
+  v1::Value v;
+  v.mutable_ref()->set_node(node);
+  v.mutable_ref()->set_output(output);
+  return v;
+}
+
+std::string Text(const v1::Graph& g) {
+  google::protobuf::TextFormat::Printer printer;
+  printer.SetSingleLineMode(true);
+  std::string text;
+  printer.PrintToString(g, &text);
+  return text;
+}
+
+// g: bf16 [s0, 64], x: bf16 [s0, 64], mean/rstd: f32 [s0, 1], w/b: bf16 [64];
+// native_layer_norm_backward(g, x, [64], mean, rstd, w, b, mask) -> (dx, dw, db); then
+// y = dx * 2; returns (y, dw, db).
+v1::Graph LayerNormBackwardGraph(bool mask0 = true) {
+  v1::Graph g;
+  *g.add_inputs() = Meta({Sym("s0"), Int(64)}, {Int(64), Int(1)});
+  *g.add_inputs() = Meta({Sym("s0"), Int(64)}, {Int(64), Int(1)});
+  *g.add_inputs() = Meta({Sym("s0"), Int(1)}, {Int(1), Int(1)}, v1::FLOAT32);
+  *g.add_inputs() = Meta({Sym("s0"), Int(1)}, {Int(1), Int(1)}, v1::FLOAT32);
+  *g.add_inputs() = Meta({Int(64)}, {Int(1)});
+  *g.add_inputs() = Meta({Int(64)}, {Int(1)});
+  v1::Node* ln = g.add_nodes();
+  ln->set_target("aten::native_layer_norm_backward.default");
+  *ln->add_args() = Ref(-1);
+  *ln->add_args() = Ref(-2);
+  ln->add_args()->mutable_list()->add_items()->set_int_value(64);
+  *ln->add_args() = Ref(-3);
+  *ln->add_args() = Ref(-4);
+  *ln->add_args() = Ref(-5);
+  *ln->add_args() = Ref(-6);
+  v1::ValueList* mask = ln->add_args()->mutable_list();
+  mask->add_items()->set_bool_value(mask0);
+  mask->add_items()->set_bool_value(true);
+  mask->add_items()->set_bool_value(true);
+  *ln->add_outputs() = Meta({Sym("s0"), Int(64)}, {Int(64), Int(1)});
+  *ln->add_outputs() = Meta({Int(64)}, {Int(1)});
+  *ln->add_outputs() = Meta({Int(64)}, {Int(1)});
+  v1::Node* mul = g.add_nodes();
+  mul->set_target("aten::mul.Tensor");
+  *mul->add_args() = Ref(0, 0);
+  mul->add_args()->set_float_value(2.0);
+  *mul->add_outputs() = Meta({Sym("s0"), Int(64)}, {Int(64), Int(1)});
+  *g.add_outputs() = Ref(1);
+  *g.add_outputs() = Ref(0, 1);
+  *g.add_outputs() = Ref(0, 2);
+  return g;
+}
+
+// grad: bf16 [s0, s1, 16] (or `dtype`), ids: i64 [s0, s1];
+// embedding_dense_backward(grad, ids, 50, padding_idx, false) -> [50, 16]; returns it.
+v1::Graph EmbeddingBackwardGraph(int64_t padding_idx = -1, v1::DType dtype = v1::BFLOAT16) {
+  v1::Graph g;
+  *g.add_inputs() =
+      Meta({Sym("s0"), Sym("s1"), Int(16)}, {Sym("16*s1"), Int(16), Int(1)}, dtype);
+  *g.add_inputs() = Meta({Sym("s0"), Sym("s1")}, {Sym("s1"), Int(1)}, v1::INT64);
+  v1::Node* bw = g.add_nodes();
+  bw->set_target("aten::embedding_dense_backward.default");
+  *bw->add_args() = Ref(-1);
+  *bw->add_args() = Ref(-2);
+  bw->add_args()->set_int_value(50);
+  bw->add_args()->set_int_value(padding_idx);
+  bw->add_args()->set_bool_value(false);
+  *bw->add_outputs() = Meta({Int(50), Int(16)}, {Int(16), Int(1)}, dtype);
+  *g.add_outputs() = Ref(0);
+  return g;
+}
+
+SymbolicGraph Prepared(const v1::Graph& g) {
+  absl::StatusOr<SymbolicGraph> sym = PrepareSymbolicGraph(g, {});
+  INFO(sym.status().ToString());
+  REQUIRE(sym.ok());
+  return *std::move(sym);
+}
+
+TEST_CASE("a layer norm backward splits into its row half and its parameter half",
+          "[symbolic][rewrites]") {
+  SymbolicGraph sym = Prepared(LayerNormBackwardGraph());
+  absl::StatusOr<int> n = RewriteSymbolicGraph(sym, {});
+  REQUIRE(n.ok());
+  CHECK(*n == 1);
+  const v1::Graph& g = sym.graph;
+  REQUIRE(g.nodes_size() == 3);
+  auto mask = [&](int node) {
+    std::string bits;
+    for (const v1::Value& b : g.nodes(node).args(7).list().items())
+      bits += b.bool_value() ? "1" : "0";
+    return bits;
+  };
+  CHECK(g.nodes(0).target() == "aten::native_layer_norm_backward.default");
+  CHECK(g.nodes(1).target() == "aten::native_layer_norm_backward.default");
+  CHECK(mask(0) == "100");
+  CHECK(mask(1) == "011");
+  // The halves' masked-off outputs are 0-element placeholders; the others keep their metas.
+  CHECK(g.nodes(0).outputs(0).sizes(0).expr() == "s0");
+  CHECK(g.nodes(0).outputs(1).sizes_size() == 1);
+  CHECK(g.nodes(0).outputs(1).sizes(0).value() == 0);
+  CHECK(g.nodes(1).outputs(0).sizes(0).value() == 0);
+  CHECK(g.nodes(1).outputs(1).sizes(0).value() == 64);
+  // The mul reads the row half; the parameter gradients come from the second half.
+  CHECK(g.nodes(2).args(0).ref().node() == 0);
+  CHECK(g.outputs(0).ref().node() == 2);
+  CHECK(g.outputs(1).ref().node() == 1);
+  CHECK(g.outputs(1).ref().output() == 1);
+  CHECK(g.outputs(2).ref().node() == 1);
+  CHECK(g.outputs(2).ref().output() == 2);
+
+  // On CUDA the halves become a row kernel with run-time rows (the mul its epilogue) and a
+  // column kernel over the run-time row count: no extern step left.
+  absl::StatusOr<SymbolicLowering> lowering =
+      LowerSymbolicKernels(sym, {.fusion = true, .rows = true});
+  REQUIRE(lowering.ok());
+  INFO((lowering->rejected.empty() ? "" : lowering->rejected[0]));
+  CHECK(lowering->rejected.empty());
+  REQUIRE(lowering->groups.size() == 2);
+  int rows = 0, columns = 0;
+  for (const SymbolicKernelGroup& group : lowering->groups) {
+    CHECK(HasRuntimeShape(group.kernel));
+    rows += group.kernel.is_row_reduction() && !group.kernel.is_column_reduction();
+    columns += group.kernel.is_column_reduction();
+  }
+  CHECK(rows == 1);
+  CHECK(columns == 1);
+  for (const SymbolicUnit& unit : lowering->schedule) CHECK(unit.group >= 0);
+}
+
+TEST_CASE(
+    "nothing to split: a layer norm backward without grad_input, one over a symbolic dim, a graph "
+    "without one",
+    "[symbolic][rewrites]") {
+  for (const int variant : {0, 1, 2}) {
+    v1::Graph in = LayerNormBackwardGraph(/*mask0=*/variant != 0);
+    if (variant == 1) {
+      // Normalized over a symbolic dim: [4, s0] rows of run-time length, parameters [s0].
+      for (int i : {0, 1}) *in.mutable_inputs(i) = Meta({Int(4), Sym("s0")}, {Sym("s0"), Int(1)});
+      for (int i : {2, 3}) *in.mutable_inputs(i) = Meta({Int(4), Int(1)}, {Int(1), Int(1)}, v1::FLOAT32);
+      for (int i : {4, 5}) *in.mutable_inputs(i) = Meta({Sym("s0")}, {Int(1)});
+      v1::Node& ln = *in.mutable_nodes(0);
+      *ln.mutable_outputs(0) = Meta({Int(4), Sym("s0")}, {Sym("s0"), Int(1)});
+      *ln.mutable_outputs(1) = Meta({Sym("s0")}, {Int(1)});
+      *ln.mutable_outputs(2) = Meta({Sym("s0")}, {Int(1)});
+      *in.mutable_nodes(1)->mutable_outputs(0) = Meta({Int(4), Sym("s0")}, {Sym("s0"), Int(1)});
+      in.mutable_nodes(0)->mutable_args(2)->mutable_list()->mutable_items(0)->set_sym_expr("s0");
+    }
+    if (variant == 2) in = EmbeddingBackwardGraph();
+    SymbolicGraph sym = Prepared(in);
+    const std::string before = Text(sym.graph);
+    absl::StatusOr<int> n =
+        RewriteSymbolicGraph(sym, {.layer_norm_backward_split = true, .embedding_backward = false});
+    REQUIRE(n.ok());
+    CHECK(*n == 0);
+    CHECK(Text(sym.graph) == before);
+  }
+}
+
+TEST_CASE("an embedding gradient becomes scatter_add over f32 with sizes of the graph's symbols",
+          "[symbolic][rewrites]") {
+  SymbolicGraph sym = Prepared(EmbeddingBackwardGraph());
+  absl::StatusOr<int> n = RewriteSymbolicGraph(sym, {});
+  REQUIRE(n.ok());
+  CHECK(*n == 1);
+  const v1::Graph& g = sym.graph;
+  INFO(Text(g));
+  std::vector<std::string> targets;
+  for (const v1::Node& node : g.nodes()) targets.push_back(node.target());
+  CHECK(targets == std::vector<std::string>{"aten::_to_copy.default", "aten::view.default",
+                                            "aten::reshape.default", "aten::expand.default",
+                                            "aten::new_zeros.default", "aten::scatter_add.default",
+                                            "aten::_to_copy.default"});
+  // f32(grad) keeps grad's sizes, contiguous; the flat views have the product of the index dims.
+  const v1::TensorMeta& cast = g.nodes(0).outputs(0);
+  CHECK(cast.dtype() == v1::FLOAT32);
+  CHECK(cast.sizes(1).expr() == "s1");
+  CHECK(cast.strides(0).kind_case() == v1::Dim::kExpr);
+  CHECK(cast.strides(2).value() == 1);
+  const v1::TensorMeta& flat = g.nodes(1).outputs(0);
+  REQUIRE(flat.sizes_size() == 2);
+  REQUIRE(flat.sizes(0).kind_case() == v1::Dim::kExpr);
+  CHECK(flat.sizes(0).expr() == "(s0*s1)");
+  CHECK(flat.sizes(1).value() == 16);
+  CHECK(flat.strides(0).value() == 16);
+  // The indices as a column [N, 1], expanded along E with stride 0.
+  CHECK(g.nodes(2).outputs(0).sizes(0).expr() == flat.sizes(0).expr());
+  CHECK(g.nodes(2).outputs(0).dtype() == v1::INT64);
+  const v1::TensorMeta& index = g.nodes(3).outputs(0);
+  CHECK(index.sizes(1).value() == 16);
+  CHECK(index.strides(1).value() == 0);
+  // scatter_add(zeros, 0, index, src) into f32 [50, 16], then the result's dtype.
+  const v1::Node& add = g.nodes(5);
+  CHECK(add.args(0).ref().node() == 4);
+  CHECK(add.args(1).int_value() == 0);
+  CHECK(add.args(2).ref().node() == 3);
+  CHECK(add.args(3).ref().node() == 1);
+  CHECK(add.outputs(0).dtype() == v1::FLOAT32);
+  CHECK(g.nodes(6).outputs(0).dtype() == v1::BFLOAT16);
+  CHECK(g.outputs(0).ref().node() == 6);
+
+  // The casts are kernels (the first one with run-time sizes), the rest extern steps.
+  absl::StatusOr<SymbolicLowering> lowering =
+      LowerSymbolicKernels(sym, {.fusion = true, .rows = true});
+  REQUIRE(lowering.ok());
+  CHECK(lowering->groups.size() == 2);
+}
+
+TEST_CASE("an f32 embedding gradient needs no final cast; 1-D indices are unsqueezed",
+          "[symbolic][rewrites]") {
+  v1::Graph in = EmbeddingBackwardGraph(-1, v1::FLOAT32);
+  // 1-D indices of stride 2: grad [s0, 16], ids [s0].
+  *in.mutable_inputs(0) = Meta({Sym("s0"), Int(16)}, {Int(16), Int(1)}, v1::FLOAT32);
+  *in.mutable_inputs(1) = Meta({Sym("s0")}, {Int(2)}, v1::INT64);
+  SymbolicGraph sym = Prepared(in);
+  absl::StatusOr<int> n = RewriteSymbolicGraph(sym, {});
+  REQUIRE(n.ok());
+  CHECK(*n == 1);
+  std::vector<std::string> targets;
+  for (const v1::Node& node : sym.graph.nodes()) targets.push_back(node.target());
+  CHECK(targets == std::vector<std::string>{"aten::_to_copy.default", "aten::view.default",
+                                            "aten::unsqueeze.default", "aten::expand.default",
+                                            "aten::new_zeros.default",
+                                            "aten::scatter_add.default"});
+  CHECK(sym.graph.nodes(1).outputs(0).sizes(0).expr() == "s0");
+  CHECK(sym.graph.nodes(2).args(0).ref().node() == -2);
+  // torch's strides: the unsqueezed column keeps the input's stride, the new dim 1; the expand 0.
+  CHECK(sym.graph.nodes(2).outputs(0).strides(0).value() == 2);
+  CHECK(sym.graph.nodes(2).outputs(0).strides(1).value() == 1);
+  CHECK(sym.graph.nodes(3).outputs(0).strides(0).value() == 2);
+  CHECK(sym.graph.nodes(3).outputs(0).strides(1).value() == 0);
+  CHECK(sym.graph.outputs(0).ref().node() == 5);
+}
+
+TEST_CASE(
+    "embedding gradients stay ATen's with a padding_idx, int32 indices, under deterministic "
+    "algorithms or when turned off",
+    "[symbolic][rewrites]") {
+  struct Case {
+    int64_t padding_idx;
+    SymbolicRewriteOptions options;
+  };
+  for (const Case& c : {Case{3, {}}, Case{-1, {.deterministic = true}},
+                        Case{-1, {.embedding_backward = false}}, Case{-2, {}}}) {
+    v1::Graph in = EmbeddingBackwardGraph(c.padding_idx == -2 ? -1 : c.padding_idx);
+    // -2: int32 indices (scatter_add takes int64 only).
+    if (c.padding_idx == -2) in.mutable_inputs(1)->set_dtype(v1::INT32);
+    SymbolicGraph sym = Prepared(in);
+    const std::string before = Text(sym.graph);
+    absl::StatusOr<int> n = RewriteSymbolicGraph(sym, c.options);
+    REQUIRE(n.ok());
+    CHECK(*n == 0);
+    CHECK(Text(sym.graph) == before);
+  }
+}
+
+}  // namespace
+}  // namespace tccd::codegen
+
+namespace tccd::codegen {
+namespace {
+
+// x: bf16 [s0, 12] (or [12, s0] split along its symbolic dim 1); split(x, 4, dim) -> 3 parts;
+// returns the parts in reverse order.
+v1::Graph SplitGraph(bool symbolic_dim = false) {
+  v1::Graph g;
+  const int dim = symbolic_dim ? 1 : -1;
+  *g.add_inputs() = symbolic_dim ? Meta({Int(12), Sym("s0")}, {Sym("s0"), Int(1)})
+                                 : Meta({Sym("s0"), Int(12)}, {Int(12), Int(1)});
+  v1::Node* split = g.add_nodes();
+  split->set_target("aten::split.Tensor");
+  *split->add_args() = Ref(-1);
+  split->add_args()->set_int_value(4);
+  split->add_args()->set_int_value(dim);
+  for (int k = 0; k < 3; ++k) {
+    v1::TensorMeta part = symbolic_dim ? Meta({Int(12), Int(4)}, {Sym("s0"), Int(1)})
+                                       : Meta({Sym("s0"), Int(4)}, {Int(12), Int(1)});
+    *part.mutable_storage_offset() = Int(4 * k);
+    *split->add_outputs() = part;
+  }
+  for (int k = 2; k >= 0; --k) *g.add_outputs() = Ref(0, k);
+  return g;
+}
+
+TEST_CASE("a split along a static dim becomes slice views with the parts' metas",
+          "[symbolic][rewrites]") {
+  SymbolicGraph sym = Prepared(SplitGraph());
+  absl::StatusOr<int> n = RewriteSymbolicGraph(sym, {});
+  REQUIRE(n.ok());
+  CHECK(*n == 1);
+  const v1::Graph& g = sym.graph;
+  INFO(Text(g));
+  REQUIRE(g.nodes_size() == 3);
+  for (int k = 0; k < 3; ++k) {
+    const v1::Node& slice = g.nodes(k);
+    CHECK(slice.target() == "aten::slice.Tensor");
+    CHECK(slice.args(0).ref().node() == -1);
+    CHECK(slice.args(1).int_value() == 1);
+    CHECK(slice.args(2).int_value() == 4 * k);
+    CHECK(slice.args(3).int_value() == 4 * k + 4);
+    CHECK(slice.args(4).int_value() == 1);
+    CHECK(slice.outputs(0).storage_offset().value() == 4 * k);
+    CHECK(slice.outputs(0).sizes(0).expr() == "s0");
+    // The graph's outputs, in their order (parts 2, 1, 0), each its slice's output 0.
+    CHECK(g.outputs(2 - k).ref().node() == k);
+    CHECK(g.outputs(2 - k).ref().output() == 0);
+  }
+}
+
+TEST_CASE("nothing to slice: a split along a symbolic dim, or turned off", "[symbolic][rewrites]") {
+  for (const bool symbolic_dim : {true, false}) {
+    SymbolicGraph sym = Prepared(SplitGraph(symbolic_dim));
+    const std::string before = Text(sym.graph);
+    absl::StatusOr<int> n = RewriteSymbolicGraph(sym, {.split_as_slices = symbolic_dim});
+    REQUIRE(n.ok());
+    CHECK(*n == 0);
+    CHECK(Text(sym.graph) == before);
+  }
+}
+
+}  // namespace
+}  // namespace tccd::codegen

@@ -1,0 +1,40 @@
+"""The dynamic-shapes bench's block, as its symbolic graphs compile for CUDA, without a GPU.
+
+deploy/dynamic_shapes_bench.py's block (embedding, layer norms, attention by matmuls, GELU MLP)
+captured under dynamic=True on the CPU (bf16) and compiled by the real daemon for an H100
+(tests/tools/dynamic_plan_census.py): the symbolic graph rewrites (codegen/symbolic_rewrites.h)
+leave no layer norm backward, embedding backward or split extern step; the layer norm halves
+are kernels (two row kernels, the column halves in column kernels) and the embedding gradients
+scatter_add steps. The GPU bench measures what that is worth; this keeps the plans from sliding
+back.
+"""
+
+import os
+import sys
+
+import torch
+
+from tccd import channel
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy"))
+
+import dynamic_plan_census  # noqa: E402
+import dynamic_shapes_bench  # noqa: E402
+
+
+def test_bench_block_compiles_without_norm_embedding_or_split_extern_steps(daemon):
+    model = dynamic_shapes_bench.build(32, "cpu", "bfloat16")
+    ids = torch.randint(0, 1000, (4, 24), generator=torch.Generator().manual_seed(0))
+    graphs = dynamic_plan_census.capture(model, ids)
+    compiled = dynamic_plan_census.compile_for_h100(channel.stub_for(daemon.address), graphs)
+    by_kind = {kind: dynamic_plan_census.steps(plan) for kind, _, plan in compiled}
+    assert set(by_kind) == {"forward", "backward"}, list(by_kind)
+    native, extern = by_kind["forward"]
+    assert "aten::split.Tensor" not in extern, extern
+    native, extern = by_kind["backward"]
+    for target in ("aten::native_layer_norm_backward.default", "aten::embedding_dense_backward.default"):
+        assert target not in extern, extern
+    assert extern["aten::scatter_add.default"] == 2, extern
+    ops = [op for k in native for op in k.ops]
+    assert ops.count("aten::native_layer_norm_backward.default") == 4, [list(k.ops) for k in native]
