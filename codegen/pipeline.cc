@@ -85,6 +85,10 @@
 //                              fusion.h has the measurement; keyed here)
 //   TCCD_FOLD_CASTS_INTO_ROWS=1  CUDA: run casts-before-views (a row kernel also writes the cast
 //                              of its input that a matmul reads through views; off by default)
+//   TCCD_GEMM_AUTOTUNE=n       CUDA matmuls: cuBLASLt algorithms each one times when its plan
+//                              loads, keeping the fastest (runtime/tccd_cuda_tune.h; default
+//                              8; 0 or 1: the heuristic's first, as before; never for a
+//                              deterministic request; keyed here)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -174,6 +178,12 @@ struct ParsedRequest {
 
 namespace {
 
+// Matmuls time this many cuBLASLt algorithms at load (TCCD_GEMM_AUTOTUNE), at most the
+// runtime's TCCD_RT_TUNE_MAX_CANDIDATES. 8: a first choice, not a measured one (each candidate
+// costs a few runs of its matmul at load; the heuristic's list is sorted, best guess first).
+constexpr int kDefaultGemmAutotune = 8;
+constexpr int kMaxGemmAutotune = 16;
+
 struct DebugOptions {
   std::string dump_dir;
   absl::flat_hash_set<std::string> disabled_passes;
@@ -191,6 +201,7 @@ struct DebugOptions {
   std::string column_stored_prologue;          // read by reduction_fusion.cc; here for the key
   bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
   bool tile_kernels = true;                    // TCCD_TILE_KERNELS=0: no tiled kernels
+  int gemm_autotune = kDefaultGemmAutotune;    // TCCD_GEMM_AUTOTUNE=n (0: off)
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -224,6 +235,10 @@ const DebugOptions& Debug() {
     if (const char* f = std::getenv("TCCD_FOLD_CASTS_INTO_ROWS"))
       o->fold_casts_into_rows = std::string(f) == "1";
     if (const char* t = std::getenv("TCCD_TILE_KERNELS")) o->tile_kernels = std::string(t) != "0";
+    if (const char* g = std::getenv("TCCD_GEMM_AUTOTUNE")) {
+      int n = 0;  // an unparsable value is the default
+      if (absl::SimpleAtoi(g, &n)) o->gemm_autotune = std::clamp(n, 0, kMaxGemmAutotune);
+    }
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
@@ -264,6 +279,8 @@ std::string DebugOptionsKey() {
     absl::StrAppend(&key, "column-stored-prologue=", d.column_stored_prologue, ";");
   if (d.fold_casts_into_rows) absl::StrAppend(&key, "fold-casts-into-rows;");
   if (!d.tile_kernels) absl::StrAppend(&key, "no-tile-kernels;");
+  if (d.gemm_autotune != kDefaultGemmAutotune)
+    absl::StrAppend(&key, "gemm-autotune=", d.gemm_autotune, ";");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
@@ -616,6 +633,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
         .test_reject_kernel_ops = Debug().reject_kernel_ops,
         .fixed_layout_entries = !Debug().disabled_passes.contains("fixed-layout-entries"),
         .tile_kernels = Debug().tile_kernels && !Debug().disabled_passes.contains("tile-kernels"),
+        .gemm_autotune = request.deterministic ? 0 : Debug().gemm_autotune,
         .dump = Dump};
     return request.device == ir::DeviceType::kCpu
                ? MakeCpuBackend(request.cpu, std::move(options))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -861,6 +862,17 @@ def _cuda_last_error_fn(library: ctypes.CDLL) -> Callable[[], str]:
     return lambda: (fn() or b"").decode("utf-8", "replace")
 
 
+# Wall seconds this process spent in tccd_cuda_init (module loads, cuBLASLt objects and the
+# matmuls' autotuning, TCCD_GEMM_AUTOTUNE): what plan loading costs on the GPU side, for the
+# benchmarks (cuda_init_seconds). Summed over threads; guarded by the GIL (+= on a float).
+_cuda_init_seconds = 0.0
+
+
+def cuda_init_seconds() -> float:
+    """Seconds spent loading kernels_cuda.so modules into CUDA contexts so far in this process."""
+    return _cuda_init_seconds
+
+
 def _init_cuda_library(artifact: str, library: ctypes.CDLL, device_index: int) -> None:
     """Loads the module of a kernels_cuda.so on `device_index`, outside any CUDA graph capture
     (launches then never load anything, so they are safe to capture).
@@ -876,6 +888,8 @@ def _init_cuda_library(artifact: str, library: ctypes.CDLL, device_index: int) -
         raise ArtifactError(f"{artifact} has no tccd_cuda_init entry point")
     init.argtypes = []
     init.restype = ctypes.c_int
+    global _cuda_init_seconds
+    start = time.perf_counter()
     with torch.cuda.device(device_index):
         err = init()
         if err == _RT_ERROR_INVALID_CONTEXT and not torch.cuda.is_current_stream_capturing():
@@ -884,6 +898,7 @@ def _init_cuda_library(artifact: str, library: ctypes.CDLL, device_index: int) -
             # stream query makes the device's primary context current; then once more.
             _make_context_current(torch.device("cuda", device_index))
             err = init()
+    _cuda_init_seconds += time.perf_counter() - start
     if err == _RT_ERROR_INVALID_CONTEXT:
         # Still none (a capture on this thread): the module loads at the first launch, in the
         # context of the stream it is launched on (tccd_rt_launch/segment do that themselves).

@@ -63,9 +63,9 @@ RuntimeTypes MakeRuntimeTypes(llvm::LLVMContext& c) {
       llvm::StructType::create(c, {ptr, i64, ptr, ptr, ptr, i32, i32, ptr, ptr}, "tccd_rt_module");
   llvm::Type* f32 = llvm::Type::getFloatTy(c);
   // name, m, n, k, lda, ldb, ldd, batch, stride_a, stride_b, stride_d, trans_a, trans_b, dtype,
-  // compute, epilogue, alpha
+  // compute, epilogue, alpha, tune
   t.gemm = llvm::StructType::create(
-      c, {ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, f32},
+      c, {ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, f32, i32},
       "tccd_rt_gemm");
   // desc, layout_a, layout_b, layout_d, algo[8], workspace_size
   t.gemm_state = llvm::StructType::create(
@@ -133,7 +133,7 @@ absl::Status CheckLayout(const llvm::DataLayout& layout, const RuntimeTypes& t) 
        TCCD_FIELD(tccd_rt_gemm, stride_d), TCCD_FIELD(tccd_rt_gemm, trans_a),
        TCCD_FIELD(tccd_rt_gemm, trans_b), TCCD_FIELD(tccd_rt_gemm, dtype),
        TCCD_FIELD(tccd_rt_gemm, compute), TCCD_FIELD(tccd_rt_gemm, epilogue),
-       TCCD_FIELD(tccd_rt_gemm, alpha)}));
+       TCCD_FIELD(tccd_rt_gemm, alpha), TCCD_FIELD(tccd_rt_gemm, tune)}));
   RETURN_IF_ERROR(CheckStruct(
       layout, t.gemm_state, sizeof(tccd_rt_gemm_state),
       {TCCD_FIELD(tccd_rt_gemm_state, desc), TCCD_FIELD(tccd_rt_gemm_state, layout_a),
@@ -259,7 +259,7 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
                  i64c(s.sized ? TCCD_RT_GEMM_SIZED : s.m), i64c(s.n), i64c(s.k), i64c(s.lda),
                  i64c(s.ldb), i64c(s.ldd), i64c(s.batch), i64c(s.stride_a), i64c(s.stride_b),
                  i64c(s.stride_d), i32c(s.trans_a), i32c(s.trans_b), i32c(s.dtype), i32c(s.compute),
-                 i32c(s.epilogue), f32c(s.alpha)}));
+                 i32c(s.epilogue), f32c(s.alpha), i32c(s.tune)}));
   }
   const auto num_gemms = static_cast<uint64_t>(gemms.size());
   llvm::Constant* gemm_table = null;

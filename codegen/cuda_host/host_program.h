@@ -46,6 +46,11 @@ struct GemmSpec {
   int compute = kCublasCompute32F;
   int epilogue = kCublasEpilogueDefault;
   float alpha = 1.0f;
+  // Algorithms the runtime times at load to pick the fastest (tccd_rt_gemm.tune,
+  // runtime/tccd_cuda_tune.h); 0 takes cuBLASLt's heuristic's first. Not a library-call
+  // parameter: the backend sets it on the finished program (BackendOptions::gemm_autotune).
+  // Default: 0.
+  int tune = 0;
 };
 
 struct SegmentOperandSpec {

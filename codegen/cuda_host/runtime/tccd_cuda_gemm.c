@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "tccd_cuda_internal.h"
+#include "tccd_cuda_tune.h"
 
 struct cublaslt {
   tccd_lt_status (*create)(tccd_lt_handle*);
@@ -133,11 +134,170 @@ static int make_layout(const struct tccd_rt_gemm* g, void** layout, uint64_t row
   return TCCD_RT_SUCCESS;
 }
 
+/* ---- Autotuning (tccd_cuda_tune.h) ------------------------------------------------------- */
+
+/* Bytes of a matrix of `cols` columns with leading dimension `ld`, `batch` times `stride`
+ * elements apart (column-major, as cuBLASLt reads it). */
+static uint64_t matrix_bytes(const struct tccd_rt_gemm* g, int64_t cols, int64_t ld,
+                             int64_t stride) {
+  const uint64_t element = g->dtype == 0 ? 4 : 2;
+  uint64_t elements = (uint64_t)ld * (uint64_t)cols;
+  if (g->batch > 1) elements += (uint64_t)stride * (uint64_t)(g->batch - 1);
+  return elements * element;
+}
+
+static uint64_t round_up_256(uint64_t bytes) { return (bytes + 255u) & ~(uint64_t)255u; }
+
+/* Times `n` candidate algorithms of gemm `g` (objects `s`, made for them) on scratch operands
+ * and returns the index to use (tccd_rt_tune_pick). Never fails: anything that goes wrong
+ * (no memory, a driver without a function, a candidate cuBLASLt refuses) leaves the heuristic's
+ * first, index 0, or drops that candidate. Runs on a private stream in relaxed capture mode,
+ * so that a CUDA graph capture on this or another thread neither sees nor forbids it. */
+static int tune_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
+                     const heuristic_result* candidates, int n) {
+  const struct tccd_rt_tune_driver* t = tccd_rt_get_tune_driver();
+  if (t == NULL || n < 2) return 0;
+  const int has_bias = g->epilogue == 4 || g->epilogue == 6;
+  const uint64_t a_bytes =
+      round_up_256(matrix_bytes(g, g->trans_a ? g->m : g->k, g->lda, g->stride_a));
+  const uint64_t b_bytes =
+      round_up_256(matrix_bytes(g, g->trans_b ? g->k : g->n, g->ldb, g->stride_b));
+  const uint64_t d_bytes = round_up_256(matrix_bytes(g, g->n, g->ldd, g->stride_d));
+  const uint64_t bias_bytes = has_bias ? round_up_256((uint64_t)g->m * 4u) : 0;
+  uint64_t workspace_bytes = 0;
+  for (int i = 0; i < n; ++i)
+    if (candidates[i].workspace_size > workspace_bytes)
+      workspace_bytes = candidates[i].workspace_size;
+  workspace_bytes = round_up_256(workspace_bytes);
+  const uint64_t total = a_bytes + b_bytes + d_bytes + bias_bytes + workspace_bytes;
+  if (total > TCCD_RT_TUNE_MAX_BYTES) return 0;
+
+  int mode = kCuCaptureModeRelaxed;
+  if (t->cuThreadExchangeStreamCaptureMode(&mode) != 0) return 0;
+  uint64_t base = 0;
+  void* stream = NULL;
+  void* events[2 * TCCD_RT_TUNE_MAX_CANDIDATES];
+  memset(events, 0, sizeof(events));
+  float best[TCCD_RT_TUNE_MAX_CANDIDATES];
+  int pick = 0;
+  int ok = t->cuMemAlloc(&base, (size_t)total) == 0;
+  ok = ok && t->cuStreamCreate(&stream, kCuStreamNonBlocking) == 0;
+  for (int i = 0; ok && i < 2 * n; ++i) ok = t->cuEventCreate(&events[i], 0) == 0;
+  const uint64_t a = base, b = a + a_bytes, d = b + b_bytes, bias = d + d_bytes,
+                 workspace = bias + bias_bytes;
+  const uint32_t fill = tccd_rt_tune_fill_word(g->dtype);
+  ok = ok && t->cuMemsetD32Async(a, fill, (size_t)((a_bytes + b_bytes) / 4u), stream) == 0;
+  ok = ok && (!has_bias || t->cuMemsetD32Async(bias, 0, (size_t)(bias_bytes / 4u), stream) == 0);
+  if (ok && has_bias) {
+    void* bias_pointer = (void*)(uintptr_t)bias;
+    ok = g_lt.desc_set(s->desc, kDescBiasPointer, &bias_pointer, sizeof(bias_pointer)) == 0;
+  }
+  const float alpha = g->alpha, beta = 0.0f;
+  /* One run of candidate i; a failure drops the candidate (best[i] = -1). */
+#define TCCD_RT_TUNE_RUN(i)                                                                     \
+  (g_lt.matmul(g_handle, s->desc, &alpha, (const void*)(uintptr_t)a, s->layout_a,               \
+               (const void*)(uintptr_t)b, s->layout_b, &beta, (const void*)(uintptr_t)d,        \
+               s->layout_d, (void*)(uintptr_t)d, s->layout_d, candidates[i].algo,               \
+               candidates[i].workspace_size > 0 ? (void*)(uintptr_t)workspace : NULL,           \
+               candidates[i].workspace_size, stream) == 0)
+  for (int i = 0; i < n; ++i) best[i] = ok ? 0.0f : -1.0f;
+  for (int i = 0; ok && i < n; ++i) /* the warm-up: first runs load code, fill caches */
+    if (!TCCD_RT_TUNE_RUN(i)) best[i] = -1.0f;
+  int rounds = 1;
+  for (int round = 0; ok && round < rounds; ++round) {
+    for (int i = 0; ok && i < n; ++i) {
+      if (best[i] < 0.0f) continue;
+      ok = t->cuEventRecord(events[2 * i], stream) == 0;
+      if (ok && !TCCD_RT_TUNE_RUN(i)) best[i] = -1.0f;
+      ok = ok && t->cuEventRecord(events[2 * i + 1], stream) == 0;
+    }
+    ok = ok && t->cuStreamSynchronize(stream) == 0;
+    float round_ms = 0.0f;
+    for (int i = 0; ok && i < n; ++i) {
+      if (best[i] < 0.0f) continue;
+      float ms = 0.0f;
+      if (t->cuEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]) != 0 || !(ms > 0.0f)) {
+        best[i] = -1.0f;
+        continue;
+      }
+      if (best[i] == 0.0f || ms < best[i]) best[i] = ms;
+      round_ms += ms;
+    }
+    if (round == 0) rounds = tccd_rt_tune_rounds(round_ms);
+  }
+#undef TCCD_RT_TUNE_RUN
+  if (ok) pick = tccd_rt_tune_pick(best, n, TCCD_RT_TUNE_MARGIN);
+  /* Cleanup; failures deliberately ignored (nothing to do about them, and the choice stands).
+   * The stream is synchronised first: its work reads the scratch being freed. */
+  if (stream != NULL) (void)t->cuStreamSynchronize(stream);
+  for (int i = 0; i < 2 * n; ++i)
+    if (events[i] != NULL) (void)t->cuEventDestroy(events[i]);
+  if (stream != NULL) (void)t->cuStreamDestroy(stream);
+  if (base != 0) (void)t->cuMemFree(base);
+  (void)t->cuThreadExchangeStreamCaptureMode(&mode);
+  return pick;
+}
+
+/* The algorithms autotuning chose, keyed by everything that makes a descriptor (the gemm's
+ * sizes, layouts, types and epilogue) and the device: the gemms of one module with the same
+ * sizes (the layers of a model, in one graph) and the module's loads into several contexts of
+ * one device time it once. Per library, not per process: every kernels_cuda.so has its own
+ * copy of this runtime and of its statics, so a forward's and a backward's plan each time
+ * their own. Guarded by the runtime's mutex (tccd_rt_gemm_load_context runs under it). */
+#define TCCD_RT_TUNED_SLOTS 512
+
+struct tuned_entry {
+  int used;
+  int32_t device;
+  struct tccd_rt_gemm key; /* name NULL: the name is no part of the key */
+  uint64_t algo[8];
+  uint64_t workspace_size;
+};
+
+static struct tuned_entry g_tuned[TCCD_RT_TUNED_SLOTS];
+
+static struct tccd_rt_gemm tuned_key(const struct tccd_rt_gemm* g) {
+  struct tccd_rt_gemm key;
+  memset(&key, 0, sizeof(key)); /* padding too: keys compare field by field below */
+  key.m = g->m, key.n = g->n, key.k = g->k;
+  key.lda = g->lda, key.ldb = g->ldb, key.ldd = g->ldd;
+  key.batch = g->batch;
+  key.stride_a = g->stride_a, key.stride_b = g->stride_b, key.stride_d = g->stride_d;
+  key.trans_a = g->trans_a, key.trans_b = g->trans_b;
+  key.dtype = g->dtype, key.compute = g->compute, key.epilogue = g->epilogue;
+  key.alpha = g->alpha;
+  key.tune = g->tune;
+  return key;
+}
+
+static int tuned_equal(const struct tccd_rt_gemm* x, const struct tccd_rt_gemm* y) {
+  return x->m == y->m && x->n == y->n && x->k == y->k && x->lda == y->lda && x->ldb == y->ldb &&
+         x->ldd == y->ldd && x->batch == y->batch && x->stride_a == y->stride_a &&
+         x->stride_b == y->stride_b && x->stride_d == y->stride_d && x->trans_a == y->trans_a &&
+         x->trans_b == y->trans_b && x->dtype == y->dtype && x->compute == y->compute &&
+         x->epilogue == y->epilogue && x->alpha == y->alpha && x->tune == y->tune;
+}
+
+static struct tuned_entry* tuned_slot(const struct tccd_rt_gemm* key, int32_t device) {
+  uint64_t h = 1469598103934665603ull; /* FNV-1a over the sizes */
+  const int64_t words[6] = {key->m, key->n, key->k, key->batch, key->epilogue, device};
+  for (int i = 0; i < 6; ++i) {
+    h ^= (uint64_t)words[i];
+    h *= 1099511628211ull;
+  }
+  for (int probe = 0; probe < TCCD_RT_TUNED_SLOTS; ++probe) {
+    struct tuned_entry* e = &g_tuned[(h + (uint64_t)probe) % TCCD_RT_TUNED_SLOTS];
+    if (!e->used || (e->device == device && tuned_equal(&e->key, key))) return e;
+  }
+  return NULL; /* full: tuned again next time, not remembered */
+}
+
 /* `alignment`: NULL (static gemms: the heuristic's default assumption), or the byte alignment
  * of A, B, C and D's pointers (sized gemms: what this call's pointers have, as PyTorch tells
- * cuBLASLt, so that no algorithm assumes more). */
+ * cuBLASLt, so that no algorithm assumes more). `tune`: whether to time g->tune candidates
+ * (static gemms at load, outside the launch path) or take the heuristic's first. */
 static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
-                     uint64_t max_workspace, const uint32_t* alignment) {
+                     uint64_t max_workspace, const uint32_t* alignment, int tune) {
   TCCD_RT_CHECK(g_lt.desc_create(&s->desc, g->compute, kScaleTypeF32), "cublasLtMatmulDescCreate");
   const int32_t trans_a = g->trans_a, trans_b = g->trans_b;
   const uint32_t epilogue = (uint32_t)g->epilogue;
@@ -155,29 +315,59 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
   if (code == TCCD_RT_SUCCESS) code = make_layout(g, &s->layout_d, g->m, g->n, g->ldd, g->stride_d);
   if (code != TCCD_RT_SUCCESS) return code;
 
+  int requested = 1;
+  struct tuned_entry* cached = NULL;
+  struct tccd_rt_gemm key;
+  int32_t device = -1;
+  if (tune && g->tune > 1 && max_workspace == TCCD_RT_GEMM_MAX_WORKSPACE && alignment == NULL) {
+    const struct tccd_rt_tune_driver* t = tccd_rt_get_tune_driver();
+    if (t != NULL && t->cuCtxGetDevice(&device) == 0) {
+      requested = g->tune < TCCD_RT_TUNE_MAX_CANDIDATES ? g->tune : TCCD_RT_TUNE_MAX_CANDIDATES;
+      key = tuned_key(g);
+      cached = tuned_slot(&key, device);
+      if (cached != NULL && cached->used) {
+        memcpy(s->algo, cached->algo, sizeof(s->algo));
+        s->workspace_size = cached->workspace_size;
+        return TCCD_RT_SUCCESS;
+      }
+    }
+  }
+
   void* pref = NULL;
   TCCD_RT_CHECK(g_lt.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
   tccd_lt_status status =
       g_lt.pref_set(pref, kPrefMaxWorkspace, &max_workspace, sizeof(max_workspace));
   for (int i = 0; i < 4 && alignment != NULL && status == 0; ++i)
     status = g_lt.pref_set(pref, kPrefMinAlignmentA + i, &alignment[i], sizeof(alignment[i]));
-  heuristic_result result;
-  memset(&result, 0, sizeof(result));
+  heuristic_result results[TCCD_RT_TUNE_MAX_CANDIDATES];
+  memset(results, 0, sizeof(results));
   int returned = 0;
   if (status == 0) {
     status = g_lt.heuristic(g_handle, s->desc, s->layout_a, s->layout_b, s->layout_d, s->layout_d,
-                            pref, 1, &result, &returned);
+                            pref, requested, results, &returned);
   }
   (void)g_lt.pref_destroy(pref); /* deliberately ignored: only frees host memory */
   if (status != 0) return lt_error(status, "cublasLtMatmulAlgoGetHeuristic", g->name);
-  if (returned < 1 || result.state != 0) {
+  if (returned < 1 || results[0].state != 0) {
     return tccd_rt_set_error(
         TCCD_RT_ERROR_CUBLAS,
         "tccd: cuBLASLt has no algorithm for %s (m=%lld n=%lld k=%lld batch=%lld)", g->name,
         (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->batch);
   }
-  memcpy(s->algo, result.algo, sizeof(s->algo));
-  s->workspace_size = result.workspace_size;
+  /* The usable candidates, in the heuristic's order (a result with a failed state is not one). */
+  int n = 0;
+  for (int i = 0; i < returned && i < requested; ++i)
+    if (results[i].state == 0) results[n++] = results[i];
+  const int pick = requested > 1 ? tune_gemm(g, s, results, n) : 0;
+  memcpy(s->algo, results[pick].algo, sizeof(s->algo));
+  s->workspace_size = results[pick].workspace_size;
+  if (cached != NULL) {
+    cached->used = 1;
+    cached->device = device;
+    cached->key = key;
+    memcpy(cached->algo, s->algo, sizeof(cached->algo));
+    cached->workspace_size = s->workspace_size;
+  }
   return TCCD_RT_SUCCESS;
 }
 
@@ -190,7 +380,7 @@ int tccd_rt_gemm_load_context(const struct tccd_rt_module* module, int slot) {
     /* On failure the half-made objects leak: a few hundred bytes, once, on a failing path. */
     const int result =
         load_gemm(&module->gemms[i], &module->gemm_states[(size_t)slot * module->num_gemms + i],
-                  TCCD_RT_GEMM_MAX_WORKSPACE, NULL);
+                  TCCD_RT_GEMM_MAX_WORKSPACE, NULL, 1);
     if (result != TCCD_RT_SUCCESS) return result;
   }
   return TCCD_RT_SUCCESS;
@@ -306,7 +496,8 @@ static int sized_state(const struct tccd_rt_module* module, int slot, int32_t in
   }
   if (victim->module != NULL) destroy_state(&victim->state);
   victim->module = NULL;
-  const int code = load_gemm(g, &victim->state, workspace_cap, alignment);
+  /* Not tuned: a new size would time its candidates on the step's path. */
+  const int code = load_gemm(g, &victim->state, workspace_cap, alignment, 0);
   if (code != TCCD_RT_SUCCESS) {
     destroy_state(&victim->state);
     return code;

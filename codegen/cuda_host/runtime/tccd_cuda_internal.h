@@ -35,6 +35,32 @@ typedef struct {
   int reserved[4];
 } heuristic_result;
 
+/* Driver values autotuning passes (cuda.h's; the ABI test checks them). */
+enum {
+  kCuStreamNonBlocking = 1,  /* CU_STREAM_NON_BLOCKING */
+  kCuCaptureModeRelaxed = 2, /* CU_STREAM_CAPTURE_MODE_RELAXED */
+};
+
+/* The driver functions gemm autotuning needs (tccd_cuda_gemm.c), resolved with the driver in
+ * tccd_cuda_runtime.c. Optional: a driver that lacks one only turns autotuning off. */
+struct tccd_rt_tune_driver {
+  int (*cuCtxGetDevice)(int* device);
+  int (*cuMemAlloc)(uint64_t* ptr, size_t bytes);
+  int (*cuMemFree)(uint64_t ptr);
+  int (*cuMemsetD32Async)(uint64_t ptr, unsigned value, size_t count, void* stream);
+  int (*cuStreamCreate)(void** stream, unsigned flags);
+  int (*cuStreamDestroy)(void* stream);
+  int (*cuStreamSynchronize)(void* stream);
+  int (*cuEventCreate)(void** event, unsigned flags);
+  int (*cuEventRecord)(void* event, void* stream);
+  int (*cuEventElapsedTime)(float* ms, void* start, void* end);
+  int (*cuEventDestroy)(void* event);
+  int (*cuThreadExchangeStreamCaptureMode)(int* mode);
+};
+
+/* The table, or NULL when the driver is not loaded or lacks one of its functions. */
+const struct tccd_rt_tune_driver* tccd_rt_get_tune_driver(void);
+
 /* Formats the calling thread's last error and returns `code`. */
 __attribute__((format(printf, 2, 3))) int tccd_rt_set_error(int code, const char* format, ...);
 

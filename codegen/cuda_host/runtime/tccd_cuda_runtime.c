@@ -61,6 +61,9 @@ struct driver {
 };
 
 /* Guards loading the driver and loading a module into a context (both rare, both slow). */
+static struct tccd_rt_tune_driver g_tune; /* written under g_mutex before g_driver_ready */
+static int g_tune_ready;                  /* every g_tune function resolved */
+
 static pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct driver g_driver; /* written under g_mutex before g_driver_ready is set */
 static int g_driver_ready;     /* 0, then 1 forever (release store / acquire load) */
@@ -134,6 +137,30 @@ static int load_driver_locked(void) {
   /* Idempotent, and cheap when the process already initialised the driver. */
   const CUresult result = d.cuInit(0);
   if (result != 0) return driver_error(&d, result, "cuInit");
+  /* Autotuning's functions: optional (a missing one turns autotuning off, nothing else). */
+  struct tccd_rt_tune_driver t;
+  memset(&t, 0, sizeof(t));
+  int tune_ok = 1;
+#define TCCD_RT_RESOLVE_OPTIONAL(field, symbol)  \
+  do {                                           \
+    *(void**)(&t.field) = dlsym(lib, symbol);    \
+    if (t.field == NULL) tune_ok = 0;            \
+  } while (0)
+  TCCD_RT_RESOLVE_OPTIONAL(cuCtxGetDevice, "cuCtxGetDevice");
+  TCCD_RT_RESOLVE_OPTIONAL(cuMemAlloc, "cuMemAlloc_v2");
+  TCCD_RT_RESOLVE_OPTIONAL(cuMemFree, "cuMemFree_v2");
+  TCCD_RT_RESOLVE_OPTIONAL(cuMemsetD32Async, "cuMemsetD32Async");
+  TCCD_RT_RESOLVE_OPTIONAL(cuStreamCreate, "cuStreamCreate");
+  TCCD_RT_RESOLVE_OPTIONAL(cuStreamDestroy, "cuStreamDestroy_v2");
+  TCCD_RT_RESOLVE_OPTIONAL(cuStreamSynchronize, "cuStreamSynchronize");
+  TCCD_RT_RESOLVE_OPTIONAL(cuEventCreate, "cuEventCreate");
+  TCCD_RT_RESOLVE_OPTIONAL(cuEventRecord, "cuEventRecord");
+  TCCD_RT_RESOLVE_OPTIONAL(cuEventElapsedTime, "cuEventElapsedTime");
+  TCCD_RT_RESOLVE_OPTIONAL(cuEventDestroy, "cuEventDestroy_v2");
+  TCCD_RT_RESOLVE_OPTIONAL(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode");
+#undef TCCD_RT_RESOLVE_OPTIONAL
+  g_tune = t;
+  g_tune_ready = tune_ok;
   g_driver = d;
   __atomic_store_n(&g_driver_ready, 1, __ATOMIC_RELEASE);
   return TCCD_RT_SUCCESS;
@@ -149,6 +176,10 @@ static int get_driver(const struct driver** out) {
   }
   *out = &g_driver;
   return TCCD_RT_SUCCESS;
+}
+
+const struct tccd_rt_tune_driver* tccd_rt_get_tune_driver(void) {
+  return __atomic_load_n(&g_driver_ready, __ATOMIC_ACQUIRE) && g_tune_ready ? &g_tune : NULL;
 }
 
 /* ---- Contexts ------------------------------------------------------------------------------- */

@@ -123,6 +123,9 @@ struct tccd_rt_gemm {
   int32_t compute;          /* cublasComputeType_t */
   int32_t epilogue;         /* cublasLtEpilogue_t: 1 none, 4 bias, 6 relu + bias */
   float alpha;
+  /* Algorithms to time at load (tccd_cuda_tune.h): 0 or 1 takes the heuristic's first, as
+   * before autotuning; more asks the heuristic for that many and keeps the fastest. */
+  int32_t tune;
 };
 
 /* A gemm whose sizes come with each call (the matmuls of graphs with symbolic sizes, ABI

@@ -1,6 +1,7 @@
 // The runtime declares cuBLASLt by hand (no CUDA header when the daemon builds it); here, where
 // the toolkit is, every hand-written value and layout is checked against cublasLt.h.
 #include <cublasLt.h>
+#include <cuda.h>
 
 #include <catch2/catch.hpp>
 #include <cstddef>
@@ -34,6 +35,11 @@ static_assert(offsetof(heuristic_result, workspace_size) ==
 static_assert(offsetof(heuristic_result, state) ==
               offsetof(cublasLtMatmulHeuristicResult_t, state));
 static_assert(sizeof(tccd_rt_gemm_state::algo) == sizeof(cublasLtMatmulAlgo_t));
+// Autotuning's driver values and argument types (tccd_rt_tune_driver).
+static_assert(kCuStreamNonBlocking == CU_STREAM_NON_BLOCKING);
+static_assert(kCuCaptureModeRelaxed == CU_STREAM_CAPTURE_MODE_RELAXED);
+static_assert(sizeof(CUdeviceptr) == sizeof(uint64_t));
+static_assert(sizeof(CUstreamCaptureMode) == sizeof(int));
 
 TEST_CASE("the hand-declared cuBLASLt ABI matches the toolkit's header", "[cuda_host]") {
   // Everything is checked at compile time above; this case records that the file was built.

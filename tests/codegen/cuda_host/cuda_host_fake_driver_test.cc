@@ -45,6 +45,8 @@ struct Fake {
   decltype(&fake_cuda_last_launch) last_launch_into;
   decltype(&fake_cuda_last_image) last_image;
   decltype(&fake_cuda_context_depth) context_depth;
+  decltype(&fake_cuda_live_objects) live_objects;
+  decltype(&fake_cuda_capture_mode) capture_mode;
 
   fake_cuda_launch LastLaunch() const {
     fake_cuda_launch launch{};
@@ -78,6 +80,8 @@ const Fake& LoadFake() {
     get(f.last_launch_into, "fake_cuda_last_launch");
     get(f.last_image, "fake_cuda_last_image");
     get(f.context_depth, "fake_cuda_context_depth");
+    get(f.live_objects, "fake_cuda_live_objects");
+    get(f.capture_mode, "fake_cuda_capture_mode");
     return f;
   }();
   return fake;
@@ -727,6 +731,8 @@ struct FakeLt {
   decltype(&fake_lt_calls) calls;
   decltype(&fake_lt_last_matmul) last_into;
   decltype(&fake_lt_last_alignment) alignment_into;
+  decltype(&fake_lt_set_algos) set_algos;
+  decltype(&fake_lt_last_requested) last_requested;
   std::vector<uint32_t> LastAlignment() const {
     uint32_t a[4] = {};
     alignment_into(a);
@@ -750,7 +756,11 @@ const FakeLt& LoadFakeLt() {
     f.last_into = reinterpret_cast<decltype(f.last_into)>(dlsym(lib, "fake_lt_last_matmul"));
     f.alignment_into =
         reinterpret_cast<decltype(f.alignment_into)>(dlsym(lib, "fake_lt_last_alignment"));
-    REQUIRE((f.calls != nullptr && f.last_into != nullptr && f.alignment_into != nullptr));
+    f.set_algos = reinterpret_cast<decltype(f.set_algos)>(dlsym(lib, "fake_lt_set_algos"));
+    f.last_requested =
+        reinterpret_cast<decltype(f.last_requested)>(dlsym(lib, "fake_lt_last_requested"));
+    REQUIRE((f.calls != nullptr && f.last_into != nullptr && f.alignment_into != nullptr &&
+             f.set_algos != nullptr && f.last_requested != nullptr));
     return f;
   }();
   return lt;
@@ -879,6 +889,113 @@ TEST_CASE("a gemm with run-time sizes makes its cuBLASLt objects once per distin
   CHECK(lt.calls("desc_create") - lt.calls("desc_destroy") <= 64 * 8);
   CHECK(lt.calls("layout_create") - lt.calls("layout_destroy") <= 3 * 64 * 8);
   CHECK(fake.context_depth() == 1);
+}
+
+// A static gemm (bf16 D[m x 32] = A[m x 16] B[16 x 32], `epilogue`, `tune` candidates), twice
+// (two gemms of the same sizes, as two layers of one model), in a two-step segment
+// "tccd_seg0": io A, B, D[, bias], cuBLASLt's scratch in the workspace.
+HostProgram StaticGemm(int tune, int m, int epilogue = kCublasEpilogueDefault) {
+  HostProgram program;
+  const bool bias = epilogue == kCublasEpilogueBias;
+  SegmentSpec seg{.name = "tccd_seg0",
+                  .num_io = bias ? 4 : 3,
+                  .workspace_bytes = 8 << 20,
+                  .gemm_workspace_offset = 0,
+                  .gemm_workspace_bytes = 8 << 20};
+  for (int copy = 0; copy < 2; ++copy) {
+    GemmSpec g;
+    g.name = "mm.default_" + std::to_string(m) + "_" + std::to_string(copy);
+    g.m = m, g.n = 32, g.k = 16;
+    g.lda = m, g.ldb = 16, g.ldd = m;
+    g.dtype = kCudaR16BF;
+    g.epilogue = epilogue;
+    g.tune = tune;
+    program.gemms.push_back(g);
+    SegmentStepSpec step{.kind = SegmentStepSpec::Kind::kGemm, .index = copy};
+    step.operands = {{0, 0}, {1, 0}, {2, 0}};
+    if (bias) step.operands.push_back({3, 0});
+    seg.steps.push_back(step);
+  }
+  program.segments = {seg};
+  return program;
+}
+
+using SegmentFn = int (*)(void* const* io, void* workspace, void* stream);
+
+// Builds, loads and runs StaticGemm(...) once in context `ctx`; the algorithm its matmul used.
+uint64_t RunStaticGemm(const Fake& fake, const FakeLt& lt, void* ctx, int tune, int m,
+                       int epilogue = kCublasEpilogueDefault) {
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(CudaModule{}, StaticGemm(tune, m, epilogue));
+  INFO(so.status().ToString());
+  REQUIRE(so.ok());
+  absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
+  REQUIRE(lib.ok());
+  fake.set_current(ctx);
+  REQUIRE(lib->Init() == 0);
+  auto run = reinterpret_cast<SegmentFn>(lib->Symbol("tccd_seg0"));
+  REQUIRE(run != nullptr);
+  void* io[4] = {Ptr(0x1000), Ptr(0x2000), Ptr(0x3000), Ptr(0x4000)};
+  REQUIRE(run(io, Ptr(0x800000), Ptr(0xabc000)) == 0);
+  const fake_lt_matmul last = lt.Last();
+  CHECK((last.A == io[0] && last.D == io[2] && last.stream == Ptr(0xabc000)));
+  return last.algo;
+}
+
+TEST_CASE("a static gemm with tune > 1 times the heuristic's candidates at load and keeps the "
+          "fastest, once per library and device",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const FakeLt& lt = LoadFakeLt();
+  // Four candidates; the second (0xa2) is twice as fast as the heuristic's first.
+  const double ms[4] = {1.0, 0.5, 0.9, 0.6};
+  lt.set_algos(4, ms);
+
+  // tune 0: one algorithm asked for, nothing timed, nothing allocated (as before autotuning).
+  const int allocations = fake.calls("cuMemAlloc_v2");
+  CHECK(RunStaticGemm(fake, lt, Ctx(7), 0, 64) == 0xa1);
+  CHECK(lt.last_requested() == 1);
+  CHECK(fake.calls("cuMemAlloc_v2") == allocations);
+
+  // tune 8: eight asked for, four offered, all timed in a private stream; the fastest kept.
+  // The library's second gemm of the same sizes takes the first's choice: no heuristic query,
+  // nothing timed.
+  const int heuristics = lt.calls("heuristic");
+  const int matmuls = lt.calls("matmul");
+  const int exchanges = fake.calls("cuThreadExchangeStreamCaptureMode");
+  CHECK(RunStaticGemm(fake, lt, Ctx(7), 8, 128) == 0xa2);
+  CHECK(lt.last_requested() == 8);
+  CHECK(lt.calls("heuristic") == heuristics + 1);
+  // A warm-up run each, then rounds: the first round's 3 ms leave room for the most rounds
+  // (TCCD_RT_TUNE_BUDGET_MS 10 / 3 ms: 3 rounds), then the segment's two matmuls.
+  CHECK(lt.calls("matmul") == matmuls + 4 + 4 * 3 + 2);
+  CHECK(fake.calls("cuMemAlloc_v2") == allocations + 1);
+  CHECK(fake.live_objects() == 0);  // scratch, stream and events released
+  // Relaxed capture mode for the tuning, then the thread's mode back.
+  CHECK(fake.calls("cuThreadExchangeStreamCaptureMode") == exchanges + 2);
+  CHECK(fake.capture_mode() == 0);
+
+  // Another library (another plan): its runtime is its own, so it times again.
+  CHECK(RunStaticGemm(fake, lt, Ctx(7), 8, 128) == 0xa2);
+  CHECK(lt.calls("heuristic") == heuristics + 2);
+
+  // Within the margin (0.98 of the first): the heuristic's first stays.
+  const double close[2] = {1.0, 0.98};
+  lt.set_algos(2, close);
+  CHECK(RunStaticGemm(fake, lt, Ctx(7), 8, 192) == 0xa1);
+
+  // A bias epilogue: timed with a scratch bias; the segment's call then sets the real one.
+  lt.set_algos(4, ms);
+  CHECK(RunStaticGemm(fake, lt, Ctx(7), 8, 256, kCublasEpilogueBias) == 0xa2);
+  CHECK(lt.Last().bias == Ptr(0x4000));
+
+  // No scratch memory: the heuristic's first, and the load still succeeds.
+  fake.fail("cuMemAlloc_v2", 2 /* CUDA_ERROR_OUT_OF_MEMORY */);
+  CHECK(RunStaticGemm(fake, lt, Ctx(7), 8, 320) == 0xa1);
+  fake.fail("cuMemAlloc_v2", 0);
+  CHECK(fake.live_objects() == 0);
+  CHECK(fake.capture_mode() == 0);
+  lt.set_algos(1, nullptr);
+  fake.set_current(nullptr);
 }
 
 }  // namespace

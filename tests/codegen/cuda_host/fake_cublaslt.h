@@ -32,6 +32,7 @@ typedef struct {
   void* workspace;
   size_t workspace_size;
   void* stream;
+  uint64_t algo; /* the algorithm's first word: 0xa1 + its index in the heuristic's list */
 } fake_lt_matmul;
 
 /* Calls so far of "create", "desc_create", "desc_destroy", "layout_create", "layout_destroy",
@@ -43,6 +44,11 @@ void fake_lt_last_alignment(uint32_t out[4]);
 /* The workspace the heuristic's algorithm needs (default 4096; it offers one needing none when
  * the preference allows less). */
 void fake_lt_set_algo_workspace(uint64_t bytes);
+/* The heuristic offers `n` algorithms (0xa1, 0xa2, ...; at most 16, default 1), and a matmul
+ * with algorithm i advances the fake driver's clock by ms[i] (fake_cuda_advance_clock). */
+void fake_lt_set_algos(int n, const double* ms);
+/* How many algorithms the last heuristic query asked for. */
+int fake_lt_last_requested(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,80 @@
+/* The decisions of cuBLASLt algorithm autotuning (tccd_cuda_gemm.c), as pure functions so that
+ * tests can feed them fake timings (tests/codegen/cuda_host/gemm_tune_test.cc) without a GPU.
+ *
+ * At load, a gemm whose tccd_rt_gemm.tune is above 1 asks cuBLASLt's heuristic for that many
+ * algorithms, times each on scratch operands (a warm-up run, then rounds of one run each,
+ * interleaved, keeping each algorithm's fastest run: the minimum is what the GPU can do, where
+ * a mean would take in other streams' work; the plans load on background threads while the
+ * step runs) and keeps the heuristic's first unless another is clearly faster.
+ *
+ * Header-only, static inline: included by the runtime (plain C, libc only) and by C++ tests.
+ */
+#ifndef TCCD_CODEGEN_CUDA_HOST_RUNTIME_TCCD_CUDA_TUNE_H_
+#define TCCD_CODEGEN_CUDA_HOST_RUNTIME_TCCD_CUDA_TUNE_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most algorithms one gemm times (the heuristic is asked for min(tune, this)). */
+#define TCCD_RT_TUNE_MAX_CANDIDATES 16
+
+/* Another algorithm replaces the heuristic's first only when its best run takes at most this
+ * fraction of the first's: below that the difference is within what one GPU's clocks and
+ * another stream's work move a minimum by, and the heuristic's choice is the stable one. */
+#define TCCD_RT_TUNE_MARGIN 0.97f
+
+/* Scratch operands above this many bytes (A, B, D, bias and cuBLASLt's workspace together) are
+ * not allocated: such a gemm keeps the heuristic's algorithm. The scratch comes from the driver,
+ * beside PyTorch's caching allocator, while a step may run on other threads: 512 MiB bounds
+ * what a load can take from it. ConvNeXt-T stage 1 at batch 64 needs ~200 MB, a BERT MLP at
+ * 8192 tokens ~70 MB; GPT-2's LM head at 8192 tokens (823 MB of logits) is not timed. */
+#define TCCD_RT_TUNE_MAX_BYTES (512ull << 20)
+
+/* The time the timed rounds of one gemm may take, in milliseconds: the rounds after the first
+ * are as many as fit (at most TCCD_RT_TUNE_MAX_ROUNDS in all, at least 2). */
+#define TCCD_RT_TUNE_BUDGET_MS 10.0f
+#define TCCD_RT_TUNE_MAX_ROUNDS 5
+
+/* The index of the algorithm to use among `n` candidates in the heuristic's order, given each
+ * one's fastest run in milliseconds (`best_ms[i]` <= 0 or not finite: the candidate failed or
+ * was not timed). 0 (the heuristic's first) unless a valid candidate takes at most `margin`
+ * times the first's time, or the first failed and another did not. */
+static inline int tccd_rt_tune_pick(const float* best_ms, int n, float margin) {
+  int best = -1;
+  for (int i = 0; i < n; ++i) {
+    const float t = best_ms[i];
+    if (!(t > 0.0f) || t > 3.0e38f) continue; /* failed, NaN or infinite */
+    if (best < 0 || t < best_ms[best]) best = i;
+  }
+  if (best <= 0) return 0;
+  const float first = best_ms[0];
+  if (!(first > 0.0f) || first > 3.0e38f) return best;
+  return best_ms[best] <= margin * first ? best : 0;
+}
+
+/* How many timed rounds to run in all, given the first round's sum over the candidates
+ * (`round_ms`): as many as fit TCCD_RT_TUNE_BUDGET_MS, between 2 and TCCD_RT_TUNE_MAX_ROUNDS. */
+static inline int tccd_rt_tune_rounds(float round_ms) {
+  if (!(round_ms > 0.0f)) return TCCD_RT_TUNE_MAX_ROUNDS;
+  const float fit = TCCD_RT_TUNE_BUDGET_MS / round_ms;
+  if (fit >= (float)TCCD_RT_TUNE_MAX_ROUNDS) return TCCD_RT_TUNE_MAX_ROUNDS;
+  return fit >= 2.0f ? (int)fit : 2;
+}
+
+/* The 32-bit word cuMemsetD32 fills the scratch A and B with: small values of the gemm's type
+ * (1/128 in each element), so that no run computes with NaNs, infinities or denormals, whose
+ * speed may differ. dtype as struct tccd_rt_gemm's: 0 f32, 2 f16, 14 bf16. */
+static inline uint32_t tccd_rt_tune_fill_word(int32_t dtype) {
+  if (dtype == 2) return 0x20002000u;  /* f16 2^-7, twice */
+  if (dtype == 14) return 0x3c003c00u; /* bf16 2^-7, twice */
+  return 0x3c000000u;                  /* f32 2^-7 */
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TCCD_CODEGEN_CUDA_HOST_RUNTIME_TCCD_CUDA_TUNE_H_ */
