@@ -367,6 +367,12 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
     DefineForwarder(m, program.gemms[g].name, gemm_sized,
                     {module_descriptor, i32c(static_cast<int64_t>(g))}, {ptr, ptr, ptr, i64, ptr});
   }
+  // int tccd_cuda_set_tune_table(void* table): the client's table of autotuning's choices
+  // (runtime/tccd_cuda_tune.h), only where a gemm is tuned.
+  if (HasTunedGemm(program)) {
+    DefineForwarder(m, kCudaSetTuneTableEntry, DeclareRuntime(m, i32, {ptr}, "tccd_rt_set_tune_table"),
+                    {}, {ptr});
+  }
   DefineForwarder(m, "tccd_cuda_init", init, {module_descriptor}, {});
   DefineForwarder(m, "tccd_cuda_last_error", last_error, {}, {});
   return absl::OkStatus();

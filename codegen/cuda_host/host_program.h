@@ -81,4 +81,16 @@ struct HostProgram {
   bool empty() const { return gemms.empty() && segments.empty(); }
 };
 
+// The entry point a library with tuned gemms exports: int tccd_cuda_set_tune_table(void*),
+// through which the client shares one table of autotuning's choices between the libraries of a
+// device and processes (runtime/tccd_cuda_tune.h).
+inline constexpr char kCudaSetTuneTableEntry[] = "tccd_cuda_set_tune_table";
+
+// Whether a gemm of `program` times its candidates at load (GemmSpec::tune > 1).
+inline bool HasTunedGemm(const HostProgram& program) {
+  for (const GemmSpec& gemm : program.gemms)
+    if (!gemm.sized && gemm.tune > 1) return true;
+  return false;
+}
+
 }  // namespace tccd::codegen

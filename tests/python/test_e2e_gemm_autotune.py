@@ -2,7 +2,8 @@
 captured on the CPU, retargeted to CUDA and compiled by the real daemon for an H100. The
 kernels_cuda.so's constant gemm descriptor (struct tccd_rt_gemm, runtime/tccd_cuda_runtime.h)
 must carry tune = 8 by default and 0 from a daemon started with TCCD_GEMM_AUTOTUNE=0 (the
-heuristic's first algorithm, as before); the runtime's timing itself is tested against fake
+heuristic's first algorithm, as before), and only the tuned one exports tccd_cuda_set_tune_table;
+the runtime's timing itself is tested against fake
 drivers (tests/codegen/cuda_host/cuda_host_fake_driver_test.cc) and on a GPU
 (test_gpu_gemm_autotune.py).
 """
@@ -73,9 +74,12 @@ def test_a_matmul_is_autotuned_by_default(daemon):
     library = _host_library(daemon)
     assert library.count(_gemm_tail(8)) == 1
     assert library.count(_gemm_tail(0)) == 0
+    # The entry point through which the client shares one table of choices (runtime.py).
+    assert b"tccd_cuda_set_tune_table" in library
 
 
 def test_autotuning_turns_off_with_the_environment(untuned_daemon):
     library = _host_library(untuned_daemon)
     assert library.count(_gemm_tail(0)) == 1
     assert library.count(_gemm_tail(8)) == 0
+    assert b"tccd_cuda_set_tune_table" not in library

@@ -6,7 +6,9 @@
  * build time); tests/codegen/cuda_host checks them against the toolkit's header.
  *
  * Per context, at load time (never during capture): one matmul descriptor, three layouts and
- * the heuristic's best algorithm per gemm. A launch is then one cublasLtMatmul on the caller's
+ * the heuristic's best algorithm per gemm, or, for a gemm with tune > 1, the fastest of the
+ * heuristic's first `tune` candidates, timed on scratch operands (tccd_cuda_tune.h) unless a
+ * table of earlier choices has it. A launch is then one cublasLtMatmul on the caller's
  * stream: no allocation (cuBLASLt's scratch is part of the segment workspace), no sync.
  *
  * Gemms with run-time sizes (m == TCCD_RT_GEMM_SIZED: the matmuls of symbolic plans) cannot be
@@ -42,6 +44,8 @@ struct cublaslt {
   tccd_lt_status (*pref_destroy)(void* pref);
   tccd_lt_status (*heuristic)(tccd_lt_handle, void* desc, void* a, void* b, void* c, void* d,
                               void* pref, int requested, heuristic_result* results, int* returned);
+  tccd_lt_status (*algo_check)(tccd_lt_handle, void* desc, void* a, void* b, void* c, void* d,
+                               const void* algo, heuristic_result* result);
   tccd_lt_status (*matmul)(tccd_lt_handle, void* desc, const void* alpha, const void* A, void* a,
                            const void* B, void* b, const void* beta, const void* C, void* c,
                            void* D, void* d, const void* algo, void* workspace,
@@ -98,6 +102,7 @@ static int load_cublaslt_locked(void) {
   TCCD_RT_RESOLVE(pref_set, "cublasLtMatmulPreferenceSetAttribute");
   TCCD_RT_RESOLVE(pref_destroy, "cublasLtMatmulPreferenceDestroy");
   TCCD_RT_RESOLVE(heuristic, "cublasLtMatmulAlgoGetHeuristic");
+  TCCD_RT_RESOLVE(algo_check, "cublasLtMatmulAlgoCheck");
   TCCD_RT_RESOLVE(matmul, "cublasLtMatmul");
 #undef TCCD_RT_RESOLVE
   const tccd_lt_status status = lt.create(&g_handle);
@@ -238,58 +243,51 @@ static int tune_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
   return pick;
 }
 
-/* The algorithms autotuning chose, keyed by everything that makes a descriptor (the gemm's
- * sizes, layouts, types and epilogue) and the device: the gemms of one module with the same
- * sizes (the layers of a model, in one graph) and the module's loads into several contexts of
- * one device time it once. Per library, not per process: every kernels_cuda.so has its own
- * copy of this runtime and of its statics, so a forward's and a backward's plan each time
- * their own. Guarded by the runtime's mutex (tccd_rt_gemm_load_context runs under it). */
-#define TCCD_RT_TUNED_SLOTS 512
+/* The table of autotuning's choices (tccd_cuda_tune.h): this library's own until the client
+ * hands it the process's table of the device (tccd_rt_gemm_set_tune_table). Both pointers are
+ * guarded by the runtime's mutex (every caller holds it); the entries by the table's lock. */
+static struct tccd_rt_tune_table g_local_table;
+static struct tccd_rt_tune_table* g_table;
 
-struct tuned_entry {
-  int used;
-  int32_t device;
-  struct tccd_rt_gemm key; /* name NULL: the name is no part of the key */
-  uint64_t algo[8];
-  uint64_t workspace_size;
-};
+void tccd_rt_gemm_set_tune_table(struct tccd_rt_tune_table* table) { g_table = table; }
 
-static struct tuned_entry g_tuned[TCCD_RT_TUNED_SLOTS];
-
-static struct tccd_rt_gemm tuned_key(const struct tccd_rt_gemm* g) {
-  struct tccd_rt_gemm key;
-  memset(&key, 0, sizeof(key)); /* padding too: keys compare field by field below */
-  key.m = g->m, key.n = g->n, key.k = g->k;
-  key.lda = g->lda, key.ldb = g->ldb, key.ldd = g->ldd;
-  key.batch = g->batch;
-  key.stride_a = g->stride_a, key.stride_b = g->stride_b, key.stride_d = g->stride_d;
-  key.trans_a = g->trans_a, key.trans_b = g->trans_b;
-  key.dtype = g->dtype, key.compute = g->compute, key.epilogue = g->epilogue;
-  key.alpha = g->alpha;
-  key.tune = g->tune;
-  return key;
+static struct tccd_rt_tune_table* tune_table(void) {
+  if (g_table == NULL) {
+    g_local_table.magic = TCCD_RT_TUNE_TABLE_MAGIC;
+    g_local_table.entry_bytes = sizeof(struct tccd_rt_tune_entry);
+    g_local_table.slots = TCCD_RT_TUNE_TABLE_SLOTS;
+    g_table = &g_local_table;
+  }
+  return g_table;
 }
 
-static int tuned_equal(const struct tccd_rt_gemm* x, const struct tccd_rt_gemm* y) {
-  return x->m == y->m && x->n == y->n && x->k == y->k && x->lda == y->lda && x->ldb == y->ldb &&
-         x->ldd == y->ldd && x->batch == y->batch && x->stride_a == y->stride_a &&
-         x->stride_b == y->stride_b && x->stride_d == y->stride_d && x->trans_a == y->trans_a &&
-         x->trans_b == y->trans_b && x->dtype == y->dtype && x->compute == y->compute &&
-         x->epilogue == y->epilogue && x->alpha == y->alpha && x->tune == y->tune;
+/* The key of gemm `g` on `device`: everything that makes its descriptor and layouts (the name
+ * is no part of it), the number of candidates, the device ordinal last. */
+static void tune_key(const struct tccd_rt_gemm* g, int32_t device,
+                     uint64_t key[TCCD_RT_TUNE_KEY_WORDS]) {
+  const int64_t dims[10] = {g->m,   g->n,     g->k,        g->lda,      g->ldb,
+                            g->ldd, g->batch, g->stride_a, g->stride_b, g->stride_d};
+  for (int i = 0; i < 10; ++i) key[i] = (uint64_t)dims[i];
+  key[10] = (uint64_t)(uint32_t)g->trans_a | (uint64_t)(uint32_t)g->trans_b << 8 |
+            (uint64_t)(uint32_t)g->epilogue << 16 | (uint64_t)(uint32_t)g->dtype << 32;
+  key[11] = (uint64_t)(uint32_t)g->compute | (uint64_t)(uint32_t)g->tune << 32;
+  uint32_t alpha_bits;
+  memcpy(&alpha_bits, &g->alpha, sizeof(alpha_bits));
+  key[12] = alpha_bits;
+  key[13] = (uint64_t)(uint32_t)device;
 }
 
-static struct tuned_entry* tuned_slot(const struct tccd_rt_gemm* key, int32_t device) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a over the sizes */
-  const int64_t words[6] = {key->m, key->n, key->k, key->batch, key->epilogue, device};
-  for (int i = 0; i < 6; ++i) {
-    h ^= (uint64_t)words[i];
-    h *= 1099511628211ull;
-  }
-  for (int probe = 0; probe < TCCD_RT_TUNED_SLOTS; ++probe) {
-    struct tuned_entry* e = &g_tuned[(h + (uint64_t)probe) % TCCD_RT_TUNED_SLOTS];
-    if (!e->used || (e->device == device && tuned_equal(&e->key, key))) return e;
-  }
-  return NULL; /* full: tuned again next time, not remembered */
+/* Whether `algo` (from a table: maybe chosen by another library or process) runs gemm `s`
+ * within `max_workspace`; its workspace into *workspace. */
+static int algo_fits(struct tccd_rt_gemm_state* s, const uint64_t* algo, uint64_t max_workspace,
+                     uint64_t* workspace) {
+  heuristic_result result;
+  memset(&result, 0, sizeof(result));
+  if (g_lt.algo_check(g_handle, s->desc, s->layout_a, s->layout_b, s->layout_d, s->layout_d, algo,
+                      &result) != 0)
+    return 0;
+  *workspace = result.workspace_size;
+  return result.workspace_size <= max_workspace;
 }
 
 /* `alignment`: NULL (static gemms: the heuristic's default assumption), or the byte alignment
@@ -316,20 +314,34 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
   if (code != TCCD_RT_SUCCESS) return code;
 
   int requested = 1;
-  struct tuned_entry* cached = NULL;
-  struct tccd_rt_gemm key;
+  uint64_t key[TCCD_RT_TUNE_KEY_WORDS];
+  int keyed = 0, stale = 0;
   int32_t device = -1;
   if (tune && g->tune > 1 && max_workspace == TCCD_RT_GEMM_MAX_WORKSPACE && alignment == NULL) {
     const struct tccd_rt_tune_driver* t = tccd_rt_get_tune_driver();
     if (t != NULL && t->cuCtxGetDevice(&device) == 0) {
       requested = g->tune < TCCD_RT_TUNE_MAX_CANDIDATES ? g->tune : TCCD_RT_TUNE_MAX_CANDIDATES;
-      key = tuned_key(g);
-      cached = tuned_slot(&key, device);
-      if (cached != NULL && cached->used) {
-        memcpy(s->algo, cached->algo, sizeof(s->algo));
-        s->workspace_size = cached->workspace_size;
+      tune_key(g, device, key);
+      keyed = 1;
+      struct tccd_rt_tune_table* table = tune_table();
+      uint64_t algo[8];
+      int hit = 0;
+      tccd_rt_tune_lock(table);
+      const struct tccd_rt_tune_entry* e = tccd_rt_tune_find(table, key);
+      if (e != NULL && e->used) {
+        memcpy(algo, e->algo, sizeof(algo));
+        hit = 1;
+      }
+      tccd_rt_tune_unlock(table);
+      uint64_t workspace = 0;
+      if (hit && algo_fits(s, algo, max_workspace, &workspace)) {
+        memcpy(s->algo, algo, sizeof(s->algo));
+        s->workspace_size = workspace;
         return TCCD_RT_SUCCESS;
       }
+      /* Not there, or not valid here (another cuBLASLt's choice): chosen again below, and a
+       * stale entry replaced. */
+      stale = hit;
     }
   }
 
@@ -361,12 +373,20 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
   const int pick = requested > 1 ? tune_gemm(g, s, results, n) : 0;
   memcpy(s->algo, results[pick].algo, sizeof(s->algo));
   s->workspace_size = results[pick].workspace_size;
-  if (cached != NULL) {
-    cached->used = 1;
-    cached->device = device;
-    cached->key = key;
-    memcpy(cached->algo, s->algo, sizeof(cached->algo));
-    cached->workspace_size = s->workspace_size;
+  if (keyed) {
+    struct tccd_rt_tune_table* table = tune_table();
+    tccd_rt_tune_lock(table);
+    struct tccd_rt_tune_entry* e = tccd_rt_tune_find(table, key);
+    /* NULL: the table is full, the choice not remembered. Filled meanwhile by another thread
+     * or library: theirs stays, unless it is the stale one this load rejected. */
+    if (e != NULL && (!e->used || stale)) {
+      if (!e->used) ++table->filled;
+      memcpy(e->key, key, sizeof(e->key));
+      memcpy(e->algo, s->algo, sizeof(e->algo));
+      e->workspace_size = s->workspace_size;
+      e->used = 1;
+    }
+    tccd_rt_tune_unlock(table);
   }
   return TCCD_RT_SUCCESS;
 }

@@ -69,6 +69,12 @@ __attribute__((format(printf, 2, 3))) int tccd_rt_set_error(int code, const char
  * published. */
 int tccd_rt_gemm_load_context(const struct tccd_rt_module* module, int slot);
 
+struct tccd_rt_tune_table;
+
+/* Makes `table` (checked by the caller) the table of autotuning's choices for later loads.
+ * Called under the runtime's mutex. */
+void tccd_rt_gemm_set_tune_table(struct tccd_rt_tune_table* table);
+
 /* Enqueues gemm `index` (static sizes) on `stream`. operands: A, B, D[, bias]. */
 int tccd_rt_gemm_run(const struct tccd_rt_module* module, int slot, int32_t index,
                      void* const* operands, void* workspace, uint64_t workspace_bytes,

@@ -17,6 +17,7 @@
  */
 #include "tccd_cuda_runtime.h"
 #include "tccd_cuda_internal.h"
+#include "tccd_cuda_tune.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -605,6 +606,18 @@ int tccd_rt_init(const struct tccd_rt_module* module) {
   const int code = begin_call(module, NULL, &d, &slot, &pushed);
   leave_context(d, pushed);
   return code;
+}
+
+int tccd_rt_set_tune_table(void* table) {
+  if (!tccd_rt_tune_table_valid((const struct tccd_rt_tune_table*)table)) {
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE,
+                             "tccd: not a gemm tuning table of this runtime's layout (%s)",
+                             table == NULL ? "NULL" : "magic, entry size or slots differ");
+  }
+  pthread_mutex_lock(&g_mutex);
+  tccd_rt_gemm_set_tune_table((struct tccd_rt_tune_table*)table);
+  pthread_mutex_unlock(&g_mutex);
+  return TCCD_RT_SUCCESS;
 }
 
 int tccd_rt_launch(const struct tccd_rt_module* module, int32_t index, void* const* data,

@@ -229,6 +229,13 @@ int tccd_rt_gemm_sized(const struct tccd_rt_module* module, int32_t index, void*
 int tccd_rt_run_segment(const struct tccd_rt_module* module, const struct tccd_rt_segment* segment,
                         void* const* io, void* workspace, void* stream);
 
+/* Makes `table` (a struct tccd_rt_tune_table, tccd_cuda_tune.h) the table of autotuning's
+ * choices of this module's later loads, shared with the other modules the caller gives it to
+ * (exported as tccd_cuda_set_tune_table by a library with tuned gemms). The table must outlive
+ * the module. TCCD_RT_ERROR_INVALID_VALUE, nothing changed, when its header is not this
+ * layout's. */
+int tccd_rt_set_tune_table(void* table);
+
 /* The calling thread's last failure message ("" if none). Successes do not clear it. */
 const char* tccd_rt_last_error(void);
 

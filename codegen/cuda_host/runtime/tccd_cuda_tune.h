@@ -38,6 +38,80 @@ extern "C" {
 #define TCCD_RT_TUNE_BUDGET_MS 10.0f
 #define TCCD_RT_TUNE_MAX_ROUNDS 5
 
+/* ---- The table of choices ------------------------------------------------------------------
+ * What autotuning chose, keyed by a gemm's descriptor content (tccd_cuda_gemm.c's tune_key: its
+ * sizes, layouts, types, epilogue, alpha and tune) and the device ordinal. Each library has one
+ * of its own; a library that has tuned gemms also exports
+ *   int tccd_cuda_set_tune_table(struct tccd_rt_tune_table* table)
+ * through which the client hands every library of a device one table of the process
+ * (client/tccd/runtime.py), which it saves in its local cache and reads back in the next
+ * process: a warm start then times nothing it timed before. Libraries and threads share it
+ * through `lock`, a spin lock taken with atomics (the runtime may call no libc but its list).
+ * The layout is fixed-width and versioned by `magic`; the client checks magic, entry_bytes and
+ * slots before it reads a saved table and only rewrites each used entry's device word. An
+ * entry's slot depends on the key without the device (so that rewrite keeps it findable). An
+ * algorithm read from a table is checked with cublasLtMatmulAlgoCheck before it is used. */
+#define TCCD_RT_TUNE_TABLE_MAGIC 0x316e757464636374ull /* "tccdtun1" */
+#define TCCD_RT_TUNE_TABLE_SLOTS 1024
+#define TCCD_RT_TUNE_KEY_WORDS 14 /* the last one is the device ordinal */
+
+struct tccd_rt_tune_entry {
+  uint64_t key[TCCD_RT_TUNE_KEY_WORDS];
+  uint64_t algo[8]; /* cublasLtMatmulAlgo_t */
+  uint64_t workspace_size;
+  uint64_t used; /* 1: filled (entries are never removed) */
+};
+
+struct tccd_rt_tune_table {
+  uint64_t magic;
+  uint32_t entry_bytes; /* sizeof(struct tccd_rt_tune_entry) */
+  uint32_t slots;       /* TCCD_RT_TUNE_TABLE_SLOTS */
+  uint32_t lock;        /* 0 free, 1 held */
+  uint32_t filled;      /* used entries: the client saves the table when it grew */
+  struct tccd_rt_tune_entry entries[TCCD_RT_TUNE_TABLE_SLOTS];
+};
+
+/* The slot to probe first for `key` (FNV-1a over every word but the device). */
+static inline uint32_t tccd_rt_tune_slot(const uint64_t* key) {
+  uint64_t h = 1469598103934665603ull;
+  for (int i = 0; i + 1 < TCCD_RT_TUNE_KEY_WORDS; ++i) {
+    h ^= key[i];
+    h *= 1099511628211ull;
+  }
+  return (uint32_t)((h ^ (h >> 29)) % TCCD_RT_TUNE_TABLE_SLOTS);
+}
+
+/* The entry holding `key`, or the free entry where it goes (used == 0), or NULL when the table
+ * is full. The caller holds the table's lock. */
+static inline struct tccd_rt_tune_entry* tccd_rt_tune_find(struct tccd_rt_tune_table* table,
+                                                          const uint64_t* key) {
+  const uint32_t first = tccd_rt_tune_slot(key);
+  for (uint32_t probe = 0; probe < TCCD_RT_TUNE_TABLE_SLOTS; ++probe) {
+    struct tccd_rt_tune_entry* e = &table->entries[(first + probe) % TCCD_RT_TUNE_TABLE_SLOTS];
+    if (!e->used) return e;
+    int same = 1;
+    for (int i = 0; i < TCCD_RT_TUNE_KEY_WORDS && same; ++i) same = e->key[i] == key[i];
+    if (same) return e;
+  }
+  return NULL;
+}
+
+static inline void tccd_rt_tune_lock(struct tccd_rt_tune_table* table) {
+  while (__atomic_exchange_n(&table->lock, 1u, __ATOMIC_ACQUIRE) != 0u) {
+  }
+}
+
+static inline void tccd_rt_tune_unlock(struct tccd_rt_tune_table* table) {
+  __atomic_store_n(&table->lock, 0u, __ATOMIC_RELEASE);
+}
+
+/* 1 when `table` has this header's layout (a table the client made, or one it read). */
+static inline int tccd_rt_tune_table_valid(const struct tccd_rt_tune_table* table) {
+  return table != 0 && table->magic == TCCD_RT_TUNE_TABLE_MAGIC &&
+         table->entry_bytes == sizeof(struct tccd_rt_tune_entry) &&
+         table->slots == TCCD_RT_TUNE_TABLE_SLOTS;
+}
+
 /* The index of the algorithm to use among `n` candidates in the heuristic's order, given each
  * one's fastest run in milliseconds (`best_ms[i]` <= 0 or not finite: the candidate failed or
  * was not timed). 0 (the heuristic's first) unless a valid candidate takes at most `margin`

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "codegen/cuda/cuda_row_emitter.h"
 #include "codegen/cuda_host/cuda_host.h"
 #include "codegen/cuda_host/runtime/tccd_cuda_runtime.h"
+#include "codegen/cuda_host/runtime/tccd_cuda_tune.h"
 #include "cuda_host_test_util.h"
 #include "fake_cublaslt.h"
 #include "fake_cuda_driver.h"
@@ -733,6 +735,7 @@ struct FakeLt {
   decltype(&fake_lt_last_alignment) alignment_into;
   decltype(&fake_lt_set_algos) set_algos;
   decltype(&fake_lt_last_requested) last_requested;
+  decltype(&fake_lt_set_check_fails) set_check_fails;
   std::vector<uint32_t> LastAlignment() const {
     uint32_t a[4] = {};
     alignment_into(a);
@@ -759,8 +762,11 @@ const FakeLt& LoadFakeLt() {
     f.set_algos = reinterpret_cast<decltype(f.set_algos)>(dlsym(lib, "fake_lt_set_algos"));
     f.last_requested =
         reinterpret_cast<decltype(f.last_requested)>(dlsym(lib, "fake_lt_last_requested"));
+    f.set_check_fails =
+        reinterpret_cast<decltype(f.set_check_fails)>(dlsym(lib, "fake_lt_set_check_fails"));
     REQUIRE((f.calls != nullptr && f.last_into != nullptr && f.alignment_into != nullptr &&
-             f.set_algos != nullptr && f.last_requested != nullptr));
+             f.set_algos != nullptr && f.last_requested != nullptr &&
+             f.set_check_fails != nullptr));
     return f;
   }();
   return lt;
@@ -922,14 +928,21 @@ HostProgram StaticGemm(int tune, int m, int epilogue = kCublasEpilogueDefault) {
 
 using SegmentFn = int (*)(void* const* io, void* workspace, void* stream);
 
-// Builds, loads and runs StaticGemm(...) once in context `ctx`; the algorithm its matmul used.
+using SetTuneTableFn = int (*)(void* table);
+
+// Builds, loads and runs StaticGemm(...) once in context `ctx` (given `table` first, when not
+// NULL); the algorithm its matmul used.
 uint64_t RunStaticGemm(const Fake& fake, const FakeLt& lt, void* ctx, int tune, int m,
-                       int epilogue = kCublasEpilogueDefault) {
+                       int epilogue = kCublasEpilogueDefault, tccd_rt_tune_table* table = nullptr) {
   absl::StatusOr<std::string> so = BuildCudaHostLibrary(CudaModule{}, StaticGemm(tune, m, epilogue));
   INFO(so.status().ToString());
   REQUIRE(so.ok());
   absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
   REQUIRE(lib.ok());
+  auto set_table = reinterpret_cast<SetTuneTableFn>(lib->Symbol("tccd_cuda_set_tune_table"));
+  // Only a library with tuned gemms has the entry point.
+  CHECK((set_table != nullptr) == (tune > 1));
+  if (table != nullptr) REQUIRE(set_table(table) == 0);
   fake.set_current(ctx);
   REQUIRE(lib->Init() == 0);
   auto run = reinterpret_cast<SegmentFn>(lib->Symbol("tccd_seg0"));
@@ -994,6 +1007,63 @@ TEST_CASE("a static gemm with tune > 1 times the heuristic's candidates at load 
   fake.fail("cuMemAlloc_v2", 0);
   CHECK(fake.live_objects() == 0);
   CHECK(fake.capture_mode() == 0);
+  lt.set_algos(1, nullptr);
+  fake.set_current(nullptr);
+}
+
+TEST_CASE("libraries given one tuning table share their choices, checked before use",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const FakeLt& lt = LoadFakeLt();
+  const double ms[3] = {1.0, 0.8, 0.4};
+  lt.set_algos(3, ms);
+  auto table = std::make_unique<tccd_rt_tune_table>();
+  table->magic = TCCD_RT_TUNE_TABLE_MAGIC;
+  table->entry_bytes = sizeof(tccd_rt_tune_entry);
+  table->slots = TCCD_RT_TUNE_TABLE_SLOTS;
+
+  // The first library times and fills the table (one entry: its two gemms are the same).
+  const int heuristics = lt.calls("heuristic");
+  CHECK(RunStaticGemm(fake, lt, Ctx(9), 8, 64, kCublasEpilogueDefault, table.get()) == 0xa3);
+  CHECK(lt.calls("heuristic") == heuristics + 1);
+  CHECK(table->filled == 1);
+  CHECK(table->lock == 0);
+  // Another library (another plan, or the next process with the table read back): the
+  // table's choice, checked with cublasLtMatmulAlgoCheck, nothing timed.
+  const int checks = lt.calls("check");
+  const int allocations = fake.calls("cuMemAlloc_v2");
+  CHECK(RunStaticGemm(fake, lt, Ctx(9), 8, 64, kCublasEpilogueDefault, table.get()) == 0xa3);
+  CHECK(lt.calls("heuristic") == heuristics + 1);
+  CHECK(lt.calls("check") > checks);
+  CHECK(fake.calls("cuMemAlloc_v2") == allocations);
+  // Another device: its own entry.
+  CHECK(RunStaticGemm(fake, lt, Ctx(10), 8, 64, kCublasEpilogueDefault, table.get()) == 0xa3);
+  CHECK(lt.calls("heuristic") == heuristics + 2);
+  CHECK(table->filled == 2);
+
+  // A choice this cuBLASLt rejects (a table from another version): chosen again and the entry
+  // replaced, so the library's second gemm of those sizes takes the new one (one query).
+  lt.set_check_fails(0xa3);
+  const double other[3] = {1.0, 0.3, 0.4};
+  lt.set_algos(3, other);
+  CHECK(RunStaticGemm(fake, lt, Ctx(9), 8, 64, kCublasEpilogueDefault, table.get()) == 0xa2);
+  CHECK(lt.calls("heuristic") == heuristics + 3);
+  CHECK(table->filled == 2);
+  lt.set_check_fails(0);
+  CHECK(RunStaticGemm(fake, lt, Ctx(9), 8, 64, kCublasEpilogueDefault, table.get()) == 0xa2);
+  CHECK(lt.calls("heuristic") == heuristics + 3);
+
+  // A table of another layout is refused.
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(CudaModule{}, StaticGemm(8, 64));
+  REQUIRE(so.ok());
+  absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
+  REQUIRE(lib.ok());
+  auto set_table = reinterpret_cast<SetTuneTableFn>(lib->Symbol("tccd_cuda_set_tune_table"));
+  REQUIRE(set_table != nullptr);
+  table->entry_bytes += 8;
+  CHECK(set_table(table.get()) == TCCD_RT_ERROR_INVALID_VALUE);
+  CHECK(std::string(lib->LastError()).find("tuning table") != std::string::npos);
+  CHECK(set_table(nullptr) == TCCD_RT_ERROR_INVALID_VALUE);
   lt.set_algos(1, nullptr);
   fake.set_current(nullptr);
 }

@@ -18,6 +18,8 @@ static fake_lt_matmul g_last;
 static int g_num_algos = 1;
 static double g_algo_ms[16];
 static int g_last_requested;
+static int g_checks;
+static uint64_t g_check_fails; /* the algorithm word the check rejects; 0: none */
 
 typedef struct {
   int32_t trans_a, trans_b;
@@ -173,6 +175,22 @@ int cublasLtMatmulAlgoGetHeuristic(void* handle, void* desc, void* a, void* b, v
   return 0;
 }
 
+/* Valid unless it is the algorithm fake_lt_set_check_fails named: the workspace the heuristic
+ * would say. */
+int cublasLtMatmulAlgoCheck(void* handle, void* desc, void* a, void* b, void* c, void* d,
+                            const void* algo, heuristic_result* result) {
+  (void)handle, (void)desc, (void)a, (void)b, (void)c, (void)d;
+  pthread_mutex_lock(&g_mu);
+  ++g_checks;
+  const int fails = g_check_fails != 0 && ((const uint64_t*)algo)[0] == g_check_fails;
+  const uint64_t need = g_algo_workspace;
+  pthread_mutex_unlock(&g_mu);
+  if (fails) return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
+  memset(result, 0, sizeof(*result));
+  result->workspace_size = need;
+  return 0;
+}
+
 int cublasLtMatmul(void* handle, void* desc, const void* alpha, const void* A, void* a,
                    const void* B, void* b, const void* beta, const void* C, void* c, void* D,
                    void* d, const void* algo, void* workspace, size_t workspace_size,
@@ -224,6 +242,7 @@ int fake_lt_calls(const char* what) {
   if (strcmp(what, "layout_destroy") == 0) n = g_layout_destroyed;
   if (strcmp(what, "heuristic") == 0) n = g_heuristics;
   if (strcmp(what, "matmul") == 0) n = g_matmuls;
+  if (strcmp(what, "check") == 0) n = g_checks;
   pthread_mutex_unlock(&g_mu);
   return n;
 }
@@ -244,6 +263,12 @@ void fake_lt_set_algos(int n, const double* ms) {
   pthread_mutex_lock(&g_mu);
   g_num_algos = n < 1 ? 1 : (n > 16 ? 16 : n);
   for (int i = 0; i < 16; ++i) g_algo_ms[i] = i < n && ms != NULL ? ms[i] : 0.0;
+  pthread_mutex_unlock(&g_mu);
+}
+
+void fake_lt_set_check_fails(uint64_t algo) {
+  pthread_mutex_lock(&g_mu);
+  g_check_fails = algo;
   pthread_mutex_unlock(&g_mu);
 }
 

@@ -36,7 +36,7 @@ typedef struct {
 } fake_lt_matmul;
 
 /* Calls so far of "create", "desc_create", "desc_destroy", "layout_create", "layout_destroy",
- * "heuristic", "matmul"; -1 for another name. */
+ * "heuristic", "check" (cublasLtMatmulAlgoCheck), "matmul"; -1 for another name. */
 int fake_lt_calls(const char* what);
 void fake_lt_last_matmul(fake_lt_matmul* out);
 /* The MIN_ALIGNMENT_{A,B,C,D}_BYTES preferences of the last heuristic query (0: not set). */
@@ -47,6 +47,9 @@ void fake_lt_set_algo_workspace(uint64_t bytes);
 /* The heuristic offers `n` algorithms (0xa1, 0xa2, ...; at most 16, default 1), and a matmul
  * with algorithm i advances the fake driver's clock by ms[i] (fake_cuda_advance_clock). */
 void fake_lt_set_algos(int n, const double* ms);
+/* cublasLtMatmulAlgoCheck fails (NOT_SUPPORTED) for algorithm `algo` (its first word; 0:
+ * for none). */
+void fake_lt_set_check_fails(uint64_t algo);
 /* How many algorithms the last heuristic query asked for. */
 int fake_lt_last_requested(void);
 
