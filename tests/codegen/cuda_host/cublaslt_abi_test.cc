@@ -8,6 +8,7 @@
 
 #include "codegen/cuda_host/host_program.h"
 #include "codegen/cuda_host/runtime/tccd_cuda_internal.h"
+#include "codegen/cuda_host/runtime/tccd_cuda_tune.h"
 
 namespace tccd::codegen {
 namespace {
@@ -40,6 +41,25 @@ static_assert(kCuStreamNonBlocking == CU_STREAM_NON_BLOCKING);
 static_assert(kCuCaptureModeRelaxed == CU_STREAM_CAPTURE_MODE_RELAXED);
 static_assert(sizeof(CUdeviceptr) == sizeof(uint64_t));
 static_assert(sizeof(CUstreamCaptureMode) == sizeof(int));
+// The driver symbols tccd_cuda_runtime.c resolves for autotuning are the ones cuda.h maps the
+// API to (the legacy-stream variants, not *_ptsz). cuEventElapsedTime is the exception: CUDA
+// 13's header maps it to cuEventElapsedTime_v2, which older drivers lack; the runtime takes the
+// original, which every driver still exports.
+#define TCCD_STR2(x) #x
+#define TCCD_STR(x) TCCD_STR2(x)
+constexpr bool Same(const char* a, const char* b) {
+  while (*a != 0 && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+static_assert(Same(TCCD_STR(cuMemAlloc), "cuMemAlloc_v2"));
+static_assert(Same(TCCD_STR(cuMemFree), "cuMemFree_v2"));
+static_assert(Same(TCCD_STR(cuStreamDestroy), "cuStreamDestroy_v2"));
+static_assert(Same(TCCD_STR(cuEventDestroy), "cuEventDestroy_v2"));
+static_assert(Same(TCCD_STR(cuStreamCreate), "cuStreamCreate"));
+static_assert(Same(TCCD_STR(cuEventCreate), "cuEventCreate"));
+static_assert(Same(TCCD_STR(cuThreadExchangeStreamCaptureMode), "cuThreadExchangeStreamCaptureMode"));
+// The table entry's algorithm words hold a cublasLtMatmulAlgo_t.
+static_assert(sizeof(tccd_rt_tune_entry::algo) == sizeof(cublasLtMatmulAlgo_t));
 
 TEST_CASE("the hand-declared cuBLASLt ABI matches the toolkit's header", "[cuda_host]") {
   // Everything is checked at compile time above; this case records that the file was built.
