@@ -89,6 +89,10 @@
 //                              loads, keeping the fastest (runtime/tccd_cuda_tune.h; default
 //                              8; 0 or 1: the heuristic's first, as before; never for a
 //                              deterministic request; keyed here)
+//   TCCD_GEMM_AUTOTUNE_SWAP=1  CUDA matmuls without an epilogue (weight gradients) also time
+//                              the swapped formulation D^T = op(B)^T op(A)^T with D^T
+//                              row-ordered and keep it when clearly faster (off by default
+//                              until measured; keyed here)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -202,6 +206,7 @@ struct DebugOptions {
   bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
   bool tile_kernels = true;                    // TCCD_TILE_KERNELS=0: no tiled kernels
   int gemm_autotune = kDefaultGemmAutotune;    // TCCD_GEMM_AUTOTUNE=n (0: off)
+  bool gemm_autotune_swap = false;             // TCCD_GEMM_AUTOTUNE_SWAP=1
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -239,11 +244,20 @@ const DebugOptions& Debug() {
       int n = 0;  // an unparsable value is the default
       if (absl::SimpleAtoi(g, &n)) o->gemm_autotune = std::clamp(n, 0, kMaxGemmAutotune);
     }
+    if (const char* g = std::getenv("TCCD_GEMM_AUTOTUNE_SWAP"))
+      o->gemm_autotune_swap = std::string(g) == "1";
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
   }();
   return *options;
+}
+
+// tccd_rt_gemm.tune for the matmuls of a (non-deterministic) request: the candidates, with
+// the swapped formulation's flag when it is on and there is anything to time.
+int GemmAutotune() {
+  const int n = Debug().gemm_autotune;
+  return n > 1 && Debug().gemm_autotune_swap ? n | kGemmTuneSwap : n;
 }
 
 // The knobs above that change generated code, as a short string ("" when all are defaults).
@@ -281,6 +295,7 @@ std::string DebugOptionsKey() {
   if (!d.tile_kernels) absl::StrAppend(&key, "no-tile-kernels;");
   if (d.gemm_autotune != kDefaultGemmAutotune)
     absl::StrAppend(&key, "gemm-autotune=", d.gemm_autotune, ";");
+  if (d.gemm_autotune_swap) absl::StrAppend(&key, "gemm-autotune-swap;");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
@@ -633,7 +648,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
         .test_reject_kernel_ops = Debug().reject_kernel_ops,
         .fixed_layout_entries = !Debug().disabled_passes.contains("fixed-layout-entries"),
         .tile_kernels = Debug().tile_kernels && !Debug().disabled_passes.contains("tile-kernels"),
-        .gemm_autotune = request.deterministic ? 0 : Debug().gemm_autotune,
+        .gemm_autotune = request.deterministic ? 0 : GemmAutotune(),
         .dump = Dump};
     return request.device == ir::DeviceType::kCpu
                ? MakeCpuBackend(request.cpu, std::move(options))

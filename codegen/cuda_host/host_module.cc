@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda_host/runtime/tccd_cuda_runtime.h"
+#include "codegen/cuda_host/runtime/tccd_cuda_tune.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Constants.h"
@@ -29,6 +30,8 @@ namespace {
 
 static_assert(TCCD_RT_MAX_PARAM_BYTES == kCudaMaxParamBytes,
               "the runtime's parameter buffer must hold the largest parameter block");
+static_assert(TCCD_RT_TUNE_SWAP == kGemmTuneSwap && TCCD_RT_TUNE_CANDIDATES(0x1ff) == 0xff,
+              "GemmSpec::tune is tccd_rt_gemm.tune");
 
 // The runtime's structs as LLVM types (opaque pointers: every pointer field is `ptr`).
 struct RuntimeTypes {
@@ -67,9 +70,9 @@ RuntimeTypes MakeRuntimeTypes(llvm::LLVMContext& c) {
   t.gemm = llvm::StructType::create(
       c, {ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, f32, i32},
       "tccd_rt_gemm");
-  // desc, layout_a, layout_b, layout_d, algo[8], workspace_size
+  // desc, layout_a, layout_b, layout_d, algo[8], workspace_size, swapped, reserved
   t.gemm_state = llvm::StructType::create(
-      c, {ptr, ptr, ptr, ptr, llvm::ArrayType::get(i64, 8), i64}, "tccd_rt_gemm_state");
+      c, {ptr, ptr, ptr, ptr, llvm::ArrayType::get(i64, 8), i64, i32, i32}, "tccd_rt_gemm_state");
   // byte_offset, index, reserved
   t.operand = llvm::StructType::create(c, {i64, i32, i32}, "tccd_rt_operand");
   // strides, kind, index, first_operand, num_operands
@@ -138,7 +141,8 @@ absl::Status CheckLayout(const llvm::DataLayout& layout, const RuntimeTypes& t) 
       layout, t.gemm_state, sizeof(tccd_rt_gemm_state),
       {TCCD_FIELD(tccd_rt_gemm_state, desc), TCCD_FIELD(tccd_rt_gemm_state, layout_a),
        TCCD_FIELD(tccd_rt_gemm_state, layout_b), TCCD_FIELD(tccd_rt_gemm_state, layout_d),
-       TCCD_FIELD(tccd_rt_gemm_state, algo), TCCD_FIELD(tccd_rt_gemm_state, workspace_size)}));
+       TCCD_FIELD(tccd_rt_gemm_state, algo), TCCD_FIELD(tccd_rt_gemm_state, workspace_size),
+       TCCD_FIELD(tccd_rt_gemm_state, swapped), TCCD_FIELD(tccd_rt_gemm_state, reserved)}));
   RETURN_IF_ERROR(
       CheckStruct(layout, t.operand, sizeof(tccd_rt_operand),
                   {TCCD_FIELD(tccd_rt_operand, byte_offset), TCCD_FIELD(tccd_rt_operand, index),

@@ -25,18 +25,33 @@ CUBLAS_COMPUTE_32F = 68
 EPILOGUE_DEFAULT = 1
 
 
-@pytest.fixture(scope="module")
-def untuned_daemon():
-    """A daemon of its own with autotuning off (TCCD_GEMM_AUTOTUNE=0)."""
+def _daemon_with(name, value):
+    """A daemon of its own with `name`=`value` in its environment."""
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
-    root = short_tempdir("tccd-untuned-")
+    root = short_tempdir("tccd-knob-")
     d = Daemon(TCCD_BINARY, root)
-    os.environ["TCCD_GEMM_AUTOTUNE"] = "0"  # inherited by the daemon process only
+    os.environ[name] = value  # inherited by the daemon process only
     try:
         d.start()
     finally:
-        del os.environ["TCCD_GEMM_AUTOTUNE"]
+        del os.environ[name]
+    return d, root
+
+
+@pytest.fixture(scope="module")
+def untuned_daemon():
+    """Autotuning off (TCCD_GEMM_AUTOTUNE=0)."""
+    d, root = _daemon_with("TCCD_GEMM_AUTOTUNE", "0")
+    yield d
+    d.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def swap_daemon():
+    """The swapped formulation allowed (TCCD_GEMM_AUTOTUNE_SWAP=1)."""
+    d, root = _daemon_with("TCCD_GEMM_AUTOTUNE_SWAP", "1")
     yield d
     d.stop()
     shutil.rmtree(root, ignore_errors=True)
@@ -83,3 +98,9 @@ def test_autotuning_turns_off_with_the_environment(untuned_daemon):
     assert library.count(_gemm_tail(0)) == 1
     assert library.count(_gemm_tail(8)) == 0
     assert b"tccd_cuda_set_tune_table" not in library
+
+
+def test_the_swapped_formulation_is_a_flag_of_tune(swap_daemon):
+    library = _host_library(swap_daemon)
+    assert library.count(_gemm_tail(8 | 0x100)) == 1  # TCCD_RT_TUNE_SWAP
+    assert library.count(_gemm_tail(8)) == 0

@@ -3,7 +3,8 @@
 takes the heuristic's first as before). Whatever algorithm a load keeps, the results must match
 eager: a ConvNeXt-like MLP block (bias epilogues forward, long-k weight gradients backward, the
 shapes whose heuristic pick was slow), f32 with a bias, and a batched f16 bmm, each against eager,
-with autotuning on (the session daemon) and off (a daemon of its own).
+with autotuning on (the session daemon), off, and with the swapped formulation allowed
+(daemons of their own).
 """
 
 import shutil
@@ -75,13 +76,15 @@ def test_autotuned_matmuls_match_eager(daemon_env):
     _check_against_eager()
 
 
-@pytest.fixture
-def untuned_daemon(monkeypatch, tmp_path):
-    """A daemon with TCCD_GEMM_AUTOTUNE=0: the heuristic's first algorithm, as before."""
+@pytest.fixture(params=[("TCCD_GEMM_AUTOTUNE", "0"), ("TCCD_GEMM_AUTOTUNE_SWAP", "1")],
+                ids=["untuned", "swap"])
+def knob_daemon(monkeypatch, tmp_path, request):
+    """A daemon with TCCD_GEMM_AUTOTUNE=0 (the heuristic's first algorithm, as before) or with
+    TCCD_GEMM_AUTOTUNE_SWAP=1 (weight gradients may run as D^T = B^T A^T, row-ordered)."""
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
-    monkeypatch.setenv("TCCD_GEMM_AUTOTUNE", "0")
-    root = short_tempdir("tccd-untuned-")
+    monkeypatch.setenv(*request.param)
+    root = short_tempdir("tccd-knob-")
     d = Daemon(TCCD_BINARY, root)
     d.start()
     monkeypatch.setenv("TCCD_ADDRESS", d.address)
@@ -99,5 +102,5 @@ def untuned_daemon(monkeypatch, tmp_path):
         shutil.rmtree(root, ignore_errors=True)
 
 
-def test_untuned_matmuls_match_eager(untuned_daemon):
+def test_untuned_and_swapped_matmuls_match_eager(knob_daemon):
     _check_against_eager()

@@ -159,9 +159,10 @@ static uint64_t round_up_256(uint64_t bytes) { return (bytes + 255u) & ~(uint64_
  * first, index 0, or drops that candidate. Runs on a private stream in relaxed capture mode,
  * so that a CUDA graph capture on this or another thread neither sees nor forbids it. */
 static int tune_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
-                     const heuristic_result* candidates, int n) {
+                     const heuristic_result* candidates, int n, float* best_ms) {
+  *best_ms = -1.0f;
   const struct tccd_rt_tune_driver* t = tccd_rt_get_tune_driver();
-  if (t == NULL || n < 2) return 0;
+  if (t == NULL || n < 1) return 0;
   const int has_bias = g->epilogue == 4 || g->epilogue == 6;
   const uint64_t a_bytes =
       round_up_256(matrix_bytes(g, g->trans_a ? g->m : g->k, g->lda, g->stride_a));
@@ -190,6 +191,8 @@ static int tune_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
   for (int i = 0; ok && i < 2 * n; ++i) ok = t->cuEventCreate(&events[i], 0) == 0;
   const uint64_t a = base, b = a + a_bytes, d = b + b_bytes, bias = d + d_bytes,
                  workspace = bias + bias_bytes;
+  /* The swapped formulation reads B's matrix as its A and A's as its B. */
+  const uint64_t first = s->swapped ? b : a, second = s->swapped ? a : b;
   const uint32_t fill = tccd_rt_tune_fill_word(g->dtype);
   ok = ok && t->cuMemsetD32Async(a, fill, (size_t)((a_bytes + b_bytes) / 4u), stream) == 0;
   ok = ok && (!has_bias || t->cuMemsetD32Async(bias, 0, (size_t)(bias_bytes / 4u), stream) == 0);
@@ -200,8 +203,8 @@ static int tune_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
   const float alpha = g->alpha, beta = 0.0f;
   /* One run of candidate i; a failure drops the candidate (best[i] = -1). */
 #define TCCD_RT_TUNE_RUN(i)                                                                     \
-  (g_lt.matmul(g_handle, s->desc, &alpha, (const void*)(uintptr_t)a, s->layout_a,               \
-               (const void*)(uintptr_t)b, s->layout_b, &beta, (const void*)(uintptr_t)d,        \
+  (g_lt.matmul(g_handle, s->desc, &alpha, (const void*)(uintptr_t)first, s->layout_a,           \
+               (const void*)(uintptr_t)second, s->layout_b, &beta, (const void*)(uintptr_t)d,   \
                s->layout_d, (void*)(uintptr_t)d, s->layout_d, candidates[i].algo,               \
                candidates[i].workspace_size > 0 ? (void*)(uintptr_t)workspace : NULL,           \
                candidates[i].workspace_size, stream) == 0)
@@ -231,7 +234,10 @@ static int tune_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
     if (round == 0) rounds = tccd_rt_tune_rounds(round_ms);
   }
 #undef TCCD_RT_TUNE_RUN
-  if (ok) pick = tccd_rt_tune_pick(best, n, TCCD_RT_TUNE_MARGIN);
+  if (ok) {
+    pick = tccd_rt_tune_pick(best, n, TCCD_RT_TUNE_MARGIN);
+    *best_ms = best[pick] > 0.0f ? best[pick] : -1.0f;
+  }
   /* Cleanup; failures deliberately ignored (nothing to do about them, and the choice stands).
    * The stream is synchronised first: its work reads the scratch being freed. */
   if (stream != NULL) (void)t->cuStreamSynchronize(stream);
@@ -290,69 +296,62 @@ static int algo_fits(struct tccd_rt_gemm_state* s, const uint64_t* algo, uint64_
   return result.workspace_size <= max_workspace;
 }
 
-/* `alignment`: NULL (static gemms: the heuristic's default assumption), or the byte alignment
- * of A, B, C and D's pointers (sized gemms: what this call's pointers have, as PyTorch tells
- * cuBLASLt, so that no algorithm assumes more). `tune`: whether to time g->tune candidates
- * (static gemms at load, outside the launch path) or take the heuristic's first. */
-static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
-                     uint64_t max_workspace, const uint32_t* alignment, int tune) {
-  TCCD_RT_CHECK(g_lt.desc_create(&s->desc, g->compute, kScaleTypeF32), "cublasLtMatmulDescCreate");
-  const int32_t trans_a = g->trans_a, trans_b = g->trans_b;
+static void destroy_state(struct tccd_rt_gemm_state* s);
+
+/* The descriptor and layouts of `g` into `s`: as given, or (`swapped`, a gemm without an
+ * epilogue) as D^T = op(B)^T op(A)^T with D^T row-ordered, which writes the same memory: the
+ * second operand's matrix becomes the first (transposition flipped) and the other way round,
+ * and D's column-major m x n is D^T's row-major n x m with the same leading dimension.
+ * cuBLAS's own matmuls take that form where it is faster (its kernels whose names end in
+ * "T", e.g. nvjet_..._NTT for weight gradients); cuBLASLt's heuristic only ranks the form it
+ * is given. */
+static int make_objects(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s, int swapped) {
+  const int32_t trans_a = swapped ? !g->trans_b : g->trans_a;
+  const int32_t trans_b = swapped ? !g->trans_a : g->trans_b;
   const uint32_t epilogue = (uint32_t)g->epilogue;
+  s->swapped = swapped;
+  TCCD_RT_CHECK(g_lt.desc_create(&s->desc, g->compute, kScaleTypeF32), "cublasLtMatmulDescCreate");
   TCCD_RT_CHECK(g_lt.desc_set(s->desc, kDescTransA, &trans_a, sizeof(trans_a)),
                 "cublasLtMatmulDescSetAttribute(TRANSA)");
   TCCD_RT_CHECK(g_lt.desc_set(s->desc, kDescTransB, &trans_b, sizeof(trans_b)),
                 "cublasLtMatmulDescSetAttribute(TRANSB)");
   TCCD_RT_CHECK(g_lt.desc_set(s->desc, kDescEpilogue, &epilogue, sizeof(epilogue)),
                 "cublasLtMatmulDescSetAttribute(EPILOGUE)");
-  int code = make_layout(g, &s->layout_a, g->trans_a ? g->k : g->m, g->trans_a ? g->m : g->k,
-                         g->lda, g->stride_a);
-  if (code == TCCD_RT_SUCCESS)
-    code = make_layout(g, &s->layout_b, g->trans_b ? g->n : g->k, g->trans_b ? g->k : g->n, g->ldb,
-                       g->stride_b);
-  if (code == TCCD_RT_SUCCESS) code = make_layout(g, &s->layout_d, g->m, g->n, g->ldd, g->stride_d);
-  if (code != TCCD_RT_SUCCESS) return code;
-
-  int requested = 1;
-  uint64_t key[TCCD_RT_TUNE_KEY_WORDS];
-  int keyed = 0, stale = 0;
-  int32_t device = -1;
-  if (tune && g->tune > 1 && max_workspace == TCCD_RT_GEMM_MAX_WORKSPACE && alignment == NULL) {
-    const struct tccd_rt_tune_driver* t = tccd_rt_get_tune_driver();
-    if (t != NULL && t->cuCtxGetDevice(&device) == 0) {
-      requested = g->tune < TCCD_RT_TUNE_MAX_CANDIDATES ? g->tune : TCCD_RT_TUNE_MAX_CANDIDATES;
-      tune_key(g, device, key);
-      keyed = 1;
-      struct tccd_rt_tune_table* table = tune_table();
-      uint64_t algo[8];
-      int hit = 0;
-      tccd_rt_tune_lock(table);
-      const struct tccd_rt_tune_entry* e = tccd_rt_tune_find(table, key);
-      if (e != NULL && e->used) {
-        memcpy(algo, e->algo, sizeof(algo));
-        hit = 1;
-      }
-      tccd_rt_tune_unlock(table);
-      uint64_t workspace = 0;
-      if (hit && algo_fits(s, algo, max_workspace, &workspace)) {
-        memcpy(s->algo, algo, sizeof(s->algo));
-        s->workspace_size = workspace;
-        return TCCD_RT_SUCCESS;
-      }
-      /* Not there, or not valid here (another cuBLASLt's choice): chosen again below, and a
-       * stale entry replaced. */
-      stale = hit;
-    }
+  /* Each stored matrix keeps its layout, whichever operand it is. */
+  const int64_t a_rows = g->trans_a ? g->k : g->m, a_cols = g->trans_a ? g->m : g->k;
+  const int64_t b_rows = g->trans_b ? g->n : g->k, b_cols = g->trans_b ? g->k : g->n;
+  int code;
+  if (!swapped) {
+    code = make_layout(g, &s->layout_a, a_rows, a_cols, g->lda, g->stride_a);
+    if (code == TCCD_RT_SUCCESS)
+      code = make_layout(g, &s->layout_b, b_rows, b_cols, g->ldb, g->stride_b);
+    if (code == TCCD_RT_SUCCESS)
+      code = make_layout(g, &s->layout_d, g->m, g->n, g->ldd, g->stride_d);
+    return code;
   }
+  code = make_layout(g, &s->layout_a, b_rows, b_cols, g->ldb, g->stride_b);
+  if (code == TCCD_RT_SUCCESS)
+    code = make_layout(g, &s->layout_b, a_rows, a_cols, g->lda, g->stride_a);
+  if (code == TCCD_RT_SUCCESS) code = make_layout(g, &s->layout_d, g->n, g->m, g->ldd, g->stride_d);
+  if (code != TCCD_RT_SUCCESS) return code;
+  const int32_t order = kOrderRow;
+  TCCD_RT_CHECK(g_lt.layout_set(s->layout_d, kLayoutOrder, &order, sizeof(order)),
+                "cublasLtMatrixLayoutSetAttribute(ORDER)");
+  return TCCD_RT_SUCCESS;
+}
 
+/* The heuristic's usable candidates for the objects in `s` (at most `requested`, in its order)
+ * into results[0 .. *n). An error when it has none. */
+static int query(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
+                 uint64_t max_workspace, const uint32_t* alignment, int requested,
+                 heuristic_result* results, int* n) {
   void* pref = NULL;
   TCCD_RT_CHECK(g_lt.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
   tccd_lt_status status =
       g_lt.pref_set(pref, kPrefMaxWorkspace, &max_workspace, sizeof(max_workspace));
   for (int i = 0; i < 4 && alignment != NULL && status == 0; ++i)
     status = g_lt.pref_set(pref, kPrefMinAlignmentA + i, &alignment[i], sizeof(alignment[i]));
-  heuristic_result results[TCCD_RT_TUNE_MAX_CANDIDATES];
-  memset(results, 0, sizeof(results));
+  memset(results, 0, sizeof(heuristic_result) * (size_t)requested);
   int returned = 0;
   if (status == 0) {
     status = g_lt.heuristic(g_handle, s->desc, s->layout_a, s->layout_b, s->layout_d, s->layout_d,
@@ -367,12 +366,89 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
         (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->batch);
   }
   /* The usable candidates, in the heuristic's order (a result with a failed state is not one). */
-  int n = 0;
+  *n = 0;
   for (int i = 0; i < returned && i < requested; ++i)
-    if (results[i].state == 0) results[n++] = results[i];
-  const int pick = requested > 1 ? tune_gemm(g, s, results, n) : 0;
+    if (results[i].state == 0) results[(*n)++] = results[i];
+  return TCCD_RT_SUCCESS;
+}
+
+/* `alignment`: NULL (static gemms: the heuristic's default assumption), or the byte alignment
+ * of A, B, C and D's pointers (sized gemms: what this call's pointers have, as PyTorch tells
+ * cuBLASLt, so that no algorithm assumes more). `tune`: whether to time g->tune's candidates
+ * (static gemms at load, outside the launch path) or take the heuristic's first. */
+static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
+                     uint64_t max_workspace, const uint32_t* alignment, int tune) {
+  const int candidates = TCCD_RT_TUNE_CANDIDATES(g->tune);
+  int requested = 1;
+  uint64_t key[TCCD_RT_TUNE_KEY_WORDS];
+  int keyed = 0, stale = 0;
+  int32_t device = -1;
+  if (tune && candidates > 1 && max_workspace == TCCD_RT_GEMM_MAX_WORKSPACE && alignment == NULL) {
+    const struct tccd_rt_tune_driver* t = tccd_rt_get_tune_driver();
+    if (t != NULL && t->cuCtxGetDevice(&device) == 0) {
+      requested = candidates < TCCD_RT_TUNE_MAX_CANDIDATES ? candidates : TCCD_RT_TUNE_MAX_CANDIDATES;
+      tune_key(g, device, key);
+      keyed = 1;
+      struct tccd_rt_tune_table* table = tune_table();
+      uint64_t algo[8];
+      uint64_t used = 0;
+      tccd_rt_tune_lock(table);
+      const struct tccd_rt_tune_entry* e = tccd_rt_tune_find(table, key);
+      if (e != NULL && e->used) {
+        memcpy(algo, e->algo, sizeof(algo));
+        used = e->used;
+      }
+      tccd_rt_tune_unlock(table);
+      if (used != 0) {
+        const int swapped = (used & TCCD_RT_TUNE_USED_SWAPPED) != 0 && g->epilogue == 1;
+        const int code = make_objects(g, s, swapped);
+        uint64_t workspace = 0;
+        if (code == TCCD_RT_SUCCESS && algo_fits(s, algo, max_workspace, &workspace)) {
+          memcpy(s->algo, algo, sizeof(s->algo));
+          s->workspace_size = workspace;
+          return TCCD_RT_SUCCESS;
+        }
+        /* Not valid here (another cuBLASLt's choice): chosen again below, and the stale entry
+         * replaced. */
+        destroy_state(s);
+        stale = 1;
+      }
+    }
+  }
+
+  heuristic_result results[TCCD_RT_TUNE_MAX_CANDIDATES];
+  int n = 0;
+  int code = make_objects(g, s, 0);
+  if (code == TCCD_RT_SUCCESS) code = query(g, s, max_workspace, alignment, requested, results, &n);
+  if (code != TCCD_RT_SUCCESS) return code;
+  float best_ms = -1.0f;
+  const int swap = requested > 1 && (g->tune & TCCD_RT_TUNE_SWAP) && g->epilogue == 1;
+  const int pick = n > 1 || swap ? tune_gemm(g, s, results, n, &best_ms) : 0;
   memcpy(s->algo, results[pick].algo, sizeof(s->algo));
   s->workspace_size = results[pick].workspace_size;
+
+  /* The swapped formulation, timed the same way; it replaces the given one only when clearly
+   * faster. Anything failing in it leaves the given one. */
+  if (swap && best_ms > 0.0f) {
+    struct tccd_rt_gemm_state alt;
+    memset(&alt, 0, sizeof(alt));
+    heuristic_result alt_results[TCCD_RT_TUNE_MAX_CANDIDATES];
+    int alt_n = 0;
+    float alt_ms = -1.0f;
+    int alt_pick = 0;
+    if (make_objects(g, &alt, 1) == TCCD_RT_SUCCESS &&
+        query(g, &alt, max_workspace, NULL, requested, alt_results, &alt_n) == TCCD_RT_SUCCESS)
+      alt_pick = tune_gemm(g, &alt, alt_results, alt_n, &alt_ms);
+    if (alt_ms > 0.0f && alt_ms <= TCCD_RT_TUNE_MARGIN * best_ms) {
+      destroy_state(s);
+      *s = alt;
+      memcpy(s->algo, alt_results[alt_pick].algo, sizeof(s->algo));
+      s->workspace_size = alt_results[alt_pick].workspace_size;
+    } else {
+      destroy_state(&alt);
+    }
+  }
+
   if (keyed) {
     struct tccd_rt_tune_table* table = tune_table();
     tccd_rt_tune_lock(table);
@@ -384,7 +460,7 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
       memcpy(e->key, key, sizeof(e->key));
       memcpy(e->algo, s->algo, sizeof(e->algo));
       e->workspace_size = s->workspace_size;
-      e->used = 1;
+      e->used = 1u | (s->swapped ? TCCD_RT_TUNE_USED_SWAPPED : 0u);
     }
     tccd_rt_tune_unlock(table);
   }
@@ -426,8 +502,11 @@ static int run_gemm(const struct tccd_rt_gemm* g, const struct tccd_rt_gemm_stat
                   "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
   }
   const float alpha = g->alpha, beta = 0.0f;
+  /* The swapped formulation (make_objects) takes B's matrix first. */
+  const void* first = operands[s->swapped ? 1 : 0];
+  const void* second = operands[s->swapped ? 0 : 1];
   TCCD_RT_CHECK(
-      g_lt.matmul(g_handle, s->desc, &alpha, operands[0], s->layout_a, operands[1], s->layout_b,
+      g_lt.matmul(g_handle, s->desc, &alpha, first, s->layout_a, second, s->layout_b,
                   &beta, operands[2], s->layout_d, operands[2], s->layout_d, s->algo,
                   s->workspace_size > 0 ? workspace : NULL, s->workspace_size, stream),
       "cublasLtMatmul");

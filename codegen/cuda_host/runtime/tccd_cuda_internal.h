@@ -22,6 +22,8 @@ enum {
   kDescBiasPointer = 8,   /* CUBLASLT_MATMUL_DESC_BIAS_POINTER, void* */
   kLayoutBatchCount = 5,  /* CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32 */
   kLayoutBatchOffset = 6, /* CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, int64 */
+  kLayoutOrder = 1,       /* CUBLASLT_MATRIX_LAYOUT_ORDER, int32 */
+  kOrderRow = 1,          /* CUBLASLT_ORDER_ROW */
   kPrefMaxWorkspace = 1,  /* CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64 */
   kPrefMinAlignmentA = 5, /* CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, uint32 (B, C, D: +1..3) */
   kScaleTypeF32 = 0,      /* CUDA_R_32F */

@@ -123,8 +123,9 @@ struct tccd_rt_gemm {
   int32_t compute;          /* cublasComputeType_t */
   int32_t epilogue;         /* cublasLtEpilogue_t: 1 none, 4 bias, 6 relu + bias */
   float alpha;
-  /* Algorithms to time at load (tccd_cuda_tune.h): 0 or 1 takes the heuristic's first, as
-   * before autotuning; more asks the heuristic for that many and keeps the fastest. */
+  /* Algorithms to time at load (tccd_cuda_tune.h), in the low byte: 0 or 1 takes the
+   * heuristic's first, as before autotuning; more asks the heuristic for that many and keeps
+   * the fastest. TCCD_RT_TUNE_SWAP (0x100): also the swapped formulation's. */
   int32_t tune;
 };
 
@@ -145,6 +146,8 @@ struct tccd_rt_gemm_state {
   void* layout_d;
   uint64_t algo[8];        /* cublasLtMatmulAlgo_t */
   uint64_t workspace_size; /* what the algorithm needs, <= the segment's gemm workspace */
+  int32_t swapped;         /* 1: the objects compute D^T = op(B)^T op(A)^T (B's matrix first) */
+  int32_t reserved;
 };
 
 /* Where a segment operand lives: io[index] + byte_offset (index < num_io), or, with index -1,

@@ -18,8 +18,16 @@
 extern "C" {
 #endif
 
-/* The most algorithms one gemm times (the heuristic is asked for min(tune, this)). */
+/* The most algorithms one gemm times (the heuristic is asked for min(candidates, this)). */
 #define TCCD_RT_TUNE_MAX_CANDIDATES 16
+
+/* tccd_rt_gemm.tune: the candidates in its low byte; TCCD_RT_TUNE_SWAP also times the swapped
+ * formulation D^T = op(B)^T op(A)^T with D^T row-ordered (gemms without an epilogue: the
+ * weight gradients; tccd_cuda_gemm.c's make_objects) and keeps it when clearly faster. */
+#define TCCD_RT_TUNE_CANDIDATES(tune) ((tune) & 0xff)
+#define TCCD_RT_TUNE_SWAP 0x100
+/* A table entry's `used` word: bit 0 filled, this bit: the choice is the swapped formulation's. */
+#define TCCD_RT_TUNE_USED_SWAPPED 0x100u
 
 /* Another algorithm replaces the heuristic's first only when its best run takes at most this
  * fraction of the first's: below that the difference is within what one GPU's clocks and

@@ -19,6 +19,7 @@ static_assert(kDescEpilogue == CUBLASLT_MATMUL_DESC_EPILOGUE);
 static_assert(kDescBiasPointer == CUBLASLT_MATMUL_DESC_BIAS_POINTER);
 static_assert(kLayoutBatchCount == CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT);
 static_assert(kLayoutBatchOffset == CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
+static_assert(kLayoutOrder == CUBLASLT_MATRIX_LAYOUT_ORDER && kOrderRow == CUBLASLT_ORDER_ROW);
 static_assert(kPrefMaxWorkspace == CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
 static_assert(kPrefMinAlignmentA == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES &&
               kPrefMinAlignmentA + 1 == CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES &&

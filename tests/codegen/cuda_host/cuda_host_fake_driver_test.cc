@@ -736,6 +736,7 @@ struct FakeLt {
   decltype(&fake_lt_set_algos) set_algos;
   decltype(&fake_lt_last_requested) last_requested;
   decltype(&fake_lt_set_check_fails) set_check_fails;
+  decltype(&fake_lt_set_row_factor) set_row_factor;
   std::vector<uint32_t> LastAlignment() const {
     uint32_t a[4] = {};
     alignment_into(a);
@@ -764,9 +765,11 @@ const FakeLt& LoadFakeLt() {
         reinterpret_cast<decltype(f.last_requested)>(dlsym(lib, "fake_lt_last_requested"));
     f.set_check_fails =
         reinterpret_cast<decltype(f.set_check_fails)>(dlsym(lib, "fake_lt_set_check_fails"));
+    f.set_row_factor =
+        reinterpret_cast<decltype(f.set_row_factor)>(dlsym(lib, "fake_lt_set_row_factor"));
     REQUIRE((f.calls != nullptr && f.last_into != nullptr && f.alignment_into != nullptr &&
              f.set_algos != nullptr && f.last_requested != nullptr &&
-             f.set_check_fails != nullptr));
+             f.set_check_fails != nullptr && f.set_row_factor != nullptr));
     return f;
   }();
   return lt;
@@ -941,7 +944,7 @@ uint64_t RunStaticGemm(const Fake& fake, const FakeLt& lt, void* ctx, int tune, 
   REQUIRE(lib.ok());
   auto set_table = reinterpret_cast<SetTuneTableFn>(lib->Symbol("tccd_cuda_set_tune_table"));
   // Only a library with tuned gemms has the entry point.
-  CHECK((set_table != nullptr) == (tune > 1));
+  CHECK((set_table != nullptr) == ((tune & 0xff) > 1));
   if (table != nullptr) REQUIRE(set_table(table) == 0);
   fake.set_current(ctx);
   REQUIRE(lib->Init() == 0);
@@ -950,7 +953,9 @@ uint64_t RunStaticGemm(const Fake& fake, const FakeLt& lt, void* ctx, int tune, 
   void* io[4] = {Ptr(0x1000), Ptr(0x2000), Ptr(0x3000), Ptr(0x4000)};
   REQUIRE(run(io, Ptr(0x800000), Ptr(0xabc000)) == 0);
   const fake_lt_matmul last = lt.Last();
-  CHECK((last.A == io[0] && last.D == io[2] && last.stream == Ptr(0xabc000)));
+  // A first, or B first in the swapped formulation (row-ordered D).
+  CHECK((last.A == io[last.d.order == 1 ? 1 : 0] && last.D == io[2] &&
+         last.stream == Ptr(0xabc000)));
   return last.algo;
 }
 
@@ -1007,6 +1012,57 @@ TEST_CASE("a static gemm with tune > 1 times the heuristic's candidates at load 
   fake.fail("cuMemAlloc_v2", 0);
   CHECK(fake.live_objects() == 0);
   CHECK(fake.capture_mode() == 0);
+  lt.set_algos(1, nullptr);
+  fake.set_current(nullptr);
+}
+
+TEST_CASE("with the swap flag a gemm without epilogue also times D^T = B^T A^T, row-ordered, "
+          "and keeps it when faster",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const FakeLt& lt = LoadFakeLt();
+  const double ms[2] = {1.0, 0.8};
+  lt.set_algos(2, ms);
+  const int swap_tune = 8 | kGemmTuneSwap;
+
+  // The swapped form at half the time: chosen. The call passes B's matrix first, both
+  // transpositions flipped, D as the row-ordered n x m with D's leading dimension.
+  lt.set_row_factor(0.5);
+  auto table = std::make_unique<tccd_rt_tune_table>();
+  table->magic = TCCD_RT_TUNE_TABLE_MAGIC;
+  table->entry_bytes = sizeof(tccd_rt_tune_entry);
+  table->slots = TCCD_RT_TUNE_TABLE_SLOTS;
+  CHECK(RunStaticGemm(fake, lt, Ctx(11), swap_tune, 64, kCublasEpilogueDefault, table.get()) ==
+        0xa2);
+  fake_lt_matmul m = lt.Last();
+  CHECK((m.A == Ptr(0x2000) && m.B == Ptr(0x1000) && m.D == Ptr(0x3000)));
+  CHECK((m.trans_a == 1 && m.trans_b == 1));
+  // A's layout is B's matrix (16 x 32, ld 16), B's is A's (64 x 16, ld 64).
+  CHECK((m.a.rows == 16 && m.a.cols == 32 && m.a.ld == 16));
+  CHECK((m.b.rows == 64 && m.b.cols == 16 && m.b.ld == 64));
+  CHECK((m.d.rows == 32 && m.d.cols == 64 && m.d.ld == 64 && m.d.order == 1));
+  CHECK(fake.live_objects() == 0);
+  // The table remembers the form: the next library takes it without timing.
+  const int heuristics = lt.calls("heuristic");
+  CHECK(RunStaticGemm(fake, lt, Ctx(11), swap_tune, 64, kCublasEpilogueDefault, table.get()) ==
+        0xa2);
+  CHECK(lt.calls("heuristic") == heuristics);
+  CHECK(lt.Last().d.order == 1);
+  CHECK(lt.Last().A == Ptr(0x2000));
+
+  // No faster: the given form.
+  lt.set_row_factor(1.0);
+  CHECK(RunStaticGemm(fake, lt, Ctx(11), swap_tune, 128) == 0xa2);
+  m = lt.Last();
+  CHECK((m.A == Ptr(0x1000) && m.trans_a == 0 && m.d.order == 0 && m.d.rows == 128));
+  // A bias epilogue is never swapped (cuBLASLt's bias runs along D's rows).
+  lt.set_row_factor(0.1);
+  CHECK(RunStaticGemm(fake, lt, Ctx(11), swap_tune, 192, kCublasEpilogueBias) == 0xa2);
+  CHECK((lt.Last().d.order == 0 && lt.Last().A == Ptr(0x1000)));
+  // Without the flag: never timed.
+  CHECK(RunStaticGemm(fake, lt, Ctx(11), 8, 256) == 0xa2);
+  CHECK(lt.Last().d.order == 0);
+  lt.set_row_factor(1.0);
   lt.set_algos(1, nullptr);
   fake.set_current(nullptr);
 }

@@ -18,6 +18,7 @@ static fake_lt_matmul g_last;
 static int g_num_algos = 1;
 static double g_algo_ms[16];
 static int g_last_requested;
+static double g_row_factor = 1.0;
 static int g_checks;
 static uint64_t g_check_fails; /* the algorithm word the check rejects; 0: none */
 
@@ -110,6 +111,8 @@ int cublasLtMatrixLayoutSetAttribute(void* layout, int attr, const void* buf, si
     l->l.batch = count;
   } else if (attr == 6) { /* STRIDED_BATCH_OFFSET, int64 */
     memcpy(&l->l.batch_stride, buf, size);
+  } else if (attr == 1) { /* ORDER, int32 */
+    memcpy(&l->l.order, buf, size);
   } else {
     return 7;
   }
@@ -221,7 +224,8 @@ int cublasLtMatmul(void* handle, void* desc, const void* alpha, const void* A, v
   ++g_matmuls;
   g_last = rec;
   const int index = (int)(rec.algo - 0xa1);
-  const double ms = index >= 0 && index < g_num_algos ? g_algo_ms[index] : 0.0;
+  double ms = index >= 0 && index < g_num_algos ? g_algo_ms[index] : 0.0;
+  if (rec.d.order == 1) ms *= g_row_factor; /* a row-ordered D: the swapped formulation */
   pthread_mutex_unlock(&g_mu);
   /* The fake driver's clock, when the test loaded it (the gemm tests without tuning do not
    * need it). */
@@ -269,6 +273,12 @@ void fake_lt_set_algos(int n, const double* ms) {
 void fake_lt_set_check_fails(uint64_t algo) {
   pthread_mutex_lock(&g_mu);
   g_check_fails = algo;
+  pthread_mutex_unlock(&g_mu);
+}
+
+void fake_lt_set_row_factor(double factor) {
+  pthread_mutex_lock(&g_mu);
+  g_row_factor = factor;
   pthread_mutex_unlock(&g_mu);
 }
 

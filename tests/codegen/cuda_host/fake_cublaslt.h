@@ -20,6 +20,7 @@ typedef struct {
   int64_t ld;
   int32_t batch; /* 1 unless BATCH_COUNT was set */
   int64_t batch_stride;
+  int32_t order; /* CUBLASLT_MATRIX_LAYOUT_ORDER: 0 unset (column), 1 row */
 } fake_lt_layout;
 
 typedef struct {
@@ -50,6 +51,9 @@ void fake_lt_set_algos(int n, const double* ms);
 /* cublasLtMatmulAlgoCheck fails (NOT_SUPPORTED) for algorithm `algo` (its first word; 0:
  * for none). */
 void fake_lt_set_check_fails(uint64_t algo);
+/* Matmuls writing a row-ordered D (the swapped formulation) take `factor` times their
+ * algorithm's time (default 1). */
+void fake_lt_set_row_factor(double factor);
 /* How many algorithms the last heuristic query asked for. */
 int fake_lt_last_requested(void);
 
