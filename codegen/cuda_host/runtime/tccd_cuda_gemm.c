@@ -212,26 +212,38 @@ static int tune_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
   for (int i = 0; ok && i < n; ++i) /* the warm-up: first runs load code, fill caches */
     if (!TCCD_RT_TUNE_RUN(i)) best[i] = -1.0f;
   int rounds = 1;
+  int dropped[TCCD_RT_TUNE_MAX_CANDIDATES]; /* not timed after the first round */
+  memset(dropped, 0, sizeof(dropped));
   for (int round = 0; ok && round < rounds; ++round) {
     for (int i = 0; ok && i < n; ++i) {
-      if (best[i] < 0.0f) continue;
+      if (best[i] < 0.0f || dropped[i]) continue;
       ok = t->cuEventRecord(events[2 * i], stream) == 0;
       if (ok && !TCCD_RT_TUNE_RUN(i)) best[i] = -1.0f;
       ok = ok && t->cuEventRecord(events[2 * i + 1], stream) == 0;
     }
     ok = ok && t->cuStreamSynchronize(stream) == 0;
-    float round_ms = 0.0f;
+    float fastest = 0.0f;
     for (int i = 0; ok && i < n; ++i) {
-      if (best[i] < 0.0f) continue;
+      if (best[i] < 0.0f || dropped[i]) continue;
       float ms = 0.0f;
       if (t->cuEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]) != 0 || !(ms > 0.0f)) {
         best[i] = -1.0f;
         continue;
       }
       if (best[i] == 0.0f || ms < best[i]) best[i] = ms;
-      round_ms += ms;
+      if (fastest == 0.0f || ms < fastest) fastest = ms;
     }
-    if (round == 0) rounds = tccd_rt_tune_rounds(round_ms);
+    if (round == 0 && ok) {
+      /* Candidates far behind the fastest cannot win: only the others run again, as many
+       * rounds as their time fits. */
+      float round_ms = 0.0f;
+      for (int i = 0; i < n; ++i) {
+        if (best[i] < 0.0f) continue;
+        dropped[i] = !tccd_rt_tune_keep(best[i], fastest);
+        if (!dropped[i]) round_ms += best[i];
+      }
+      rounds = tccd_rt_tune_rounds(round_ms);
+    }
   }
 #undef TCCD_RT_TUNE_RUN
   if (ok) {

@@ -137,7 +137,20 @@ static inline int tccd_rt_tune_pick(const float* best_ms, int n, float margin) {
   return best_ms[best] <= margin * first ? best : 0;
 }
 
-/* How many timed rounds to run in all, given the first round's sum over the candidates
+/* Candidates whose first timed run took more than this many times the fastest's are not run
+ * again: noise does not make up that difference, and their runs are the longest (the H200 run
+ * of 2026-11-27 measured 143 ms of plan loading for ConvNeXt-T stage 1's six MLP matmuls with
+ * every candidate in every round, 2.3 ms untuned; how much of it slow candidates took was not
+ * measured). */
+#define TCCD_RT_TUNE_DROP_FACTOR 1.5f
+
+/* Whether a candidate whose first run took `ms` is timed again, the fastest first run having
+ * taken `fastest`. */
+static inline int tccd_rt_tune_keep(float ms, float fastest) {
+  return ms <= TCCD_RT_TUNE_DROP_FACTOR * fastest;
+}
+
+/* How many timed rounds to run in all, given the first round's sum over the candidates kept
  * (`round_ms`): as many as fit TCCD_RT_TUNE_BUDGET_MS, between 2 and TCCD_RT_TUNE_MAX_ROUNDS. */
 static inline int tccd_rt_tune_rounds(float round_ms) {
   if (!(round_ms > 0.0f)) return TCCD_RT_TUNE_MAX_ROUNDS;

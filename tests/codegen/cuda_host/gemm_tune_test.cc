@@ -49,6 +49,13 @@ TEST_CASE("autotuning runs as many rounds as fit its budget, between two and fiv
   CHECK(tccd_rt_tune_rounds(0.0f) == TCCD_RT_TUNE_MAX_ROUNDS);
 }
 
+TEST_CASE("autotuning times again only candidates within 1.5x of the fastest first run") {
+  CHECK(tccd_rt_tune_keep(0.10f, 0.10f));
+  CHECK(tccd_rt_tune_keep(0.15f, 0.10f));
+  CHECK_FALSE(tccd_rt_tune_keep(0.16f, 0.10f));
+  CHECK_FALSE(tccd_rt_tune_keep(1.0f, 0.069f));  // a slow cutlass candidate beside nvjet
+}
+
 TEST_CASE("autotuning's scratch operands hold 2^-7 in the gemm's type") {
   auto f32 = [](uint32_t bits) {
     float f;
