@@ -56,8 +56,8 @@ struct BackendOptions {
   bool tile_kernels = true;
   // CUDA: cuBLASLt algorithms each matmul times at load to keep the fastest (GemmSpec::tune,
   // cuda_host/runtime/tccd_cuda_tune.h); 0 takes the heuristic's first, as before. The daemon
-  // sets it from TCCD_GEMM_AUTOTUNE (0 off) and to 0 for deterministic requests (the choice
-  // may differ between processes). Default: 0 (the pipeline passes kDefaultGemmAutotune).
+  // sets it from TCCD_GEMM_AUTOTUNE (default 0: off) and to 0 for deterministic requests (the
+  // choice may differ between processes). Default: 0.
   int gemm_autotune = 0;
   // Writes a named debugging dump (a no-op without TCCD_DUMP_DIR). Default: no-op.
   std::function<void(const std::string& name, const std::string& text)> dump =

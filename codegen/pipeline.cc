@@ -87,12 +87,12 @@
 //                              of its input that a matmul reads through views; off by default)
 //   TCCD_GEMM_AUTOTUNE=n       CUDA matmuls: cuBLASLt algorithms each one times when its plan
 //                              loads, keeping the fastest (runtime/tccd_cuda_tune.h; default
-//                              8; 0 or 1: the heuristic's first, as before; never for a
-//                              deterministic request; keyed here)
-//   TCCD_GEMM_AUTOTUNE_SWAP=1  CUDA matmuls without an epilogue (weight gradients) also time
-//                              the swapped formulation D^T = op(B)^T op(A)^T with D^T
-//                              row-ordered and keep it when clearly faster (off by default
-//                              until measured; keyed here)
+//                              0: the heuristic's first; 8 measured; the choice may differ
+//                              between processes; never for a deterministic request; keyed)
+//   TCCD_GEMM_AUTOTUNE_SWAP=1  with TCCD_GEMM_AUTOTUNE > 1: CUDA matmuls without an epilogue
+//                              (weight gradients) also time the swapped formulation D^T =
+//                              op(B)^T op(A)^T with D^T row-ordered and keep it when clearly
+//                              faster (not measured yet; keyed here)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -183,9 +183,12 @@ struct ParsedRequest {
 namespace {
 
 // Matmuls time this many cuBLASLt algorithms at load (TCCD_GEMM_AUTOTUNE), at most the
-// runtime's TCCD_RT_TUNE_MAX_CANDIDATES. 8: a first choice, not a measured one (each candidate
-// costs a few runs of its matmul at load; the heuristic's list is sorted, best guess first).
-constexpr int kDefaultGemmAutotune = 8;
+// runtime's TCCD_RT_TUNE_MAX_CANDIDATES. Off by default: the timing picks per process, so two
+// processes (two ranks) may run different algorithms and compute different bits
+// (test_gpu_training.py's test_second_process_compiles_nothing failed with it on, H200
+// 2026-11-27); on by default once the choices are stored in the daemon and shared. 8 is the
+// value measured then (ConvNeXt-T train large GPU busy 15.51 vs 15.78 ms).
+constexpr int kDefaultGemmAutotune = 0;
 constexpr int kMaxGemmAutotune = 16;
 
 struct DebugOptions {

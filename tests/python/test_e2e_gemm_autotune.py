@@ -1,9 +1,9 @@
 """Matmul autotuning reaches the generated library, without a GPU: a graph with a matmul,
 captured on the CPU, retargeted to CUDA and compiled by the real daemon for an H100. The
 kernels_cuda.so's constant gemm descriptor (struct tccd_rt_gemm, runtime/tccd_cuda_runtime.h)
-must carry tune = 8 by default and 0 from a daemon started with TCCD_GEMM_AUTOTUNE=0 (the
-heuristic's first algorithm, as before), and only the tuned one exports tccd_cuda_set_tune_table;
-the runtime's timing itself is tested against fake
+must carry tune = 0 by default (the heuristic's first algorithm, as before: a choice timed per
+process could differ between processes) and 8 from a daemon started with TCCD_GEMM_AUTOTUNE=8,
+and only the tuned one exports tccd_cuda_set_tune_table; the runtime's timing itself is tested against fake
 drivers (tests/codegen/cuda_host/cuda_host_fake_driver_test.cc) and on a GPU
 (test_gpu_gemm_autotune.py).
 """
@@ -25,24 +25,25 @@ CUBLAS_COMPUTE_32F = 68
 EPILOGUE_DEFAULT = 1
 
 
-def _daemon_with(name, value):
-    """A daemon of its own with `name`=`value` in its environment."""
+def _daemon_with(**knobs):
+    """A daemon of its own with `knobs` in its environment."""
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
     root = short_tempdir("tccd-knob-")
     d = Daemon(TCCD_BINARY, root)
-    os.environ[name] = value  # inherited by the daemon process only
+    os.environ.update(knobs)  # inherited by the daemon process only
     try:
         d.start()
     finally:
-        del os.environ[name]
+        for name in knobs:
+            del os.environ[name]
     return d, root
 
 
 @pytest.fixture(scope="module")
-def untuned_daemon():
-    """Autotuning off (TCCD_GEMM_AUTOTUNE=0)."""
-    d, root = _daemon_with("TCCD_GEMM_AUTOTUNE", "0")
+def tuned_daemon():
+    """Autotuning on (TCCD_GEMM_AUTOTUNE=8)."""
+    d, root = _daemon_with(TCCD_GEMM_AUTOTUNE="8")
     yield d
     d.stop()
     shutil.rmtree(root, ignore_errors=True)
@@ -50,8 +51,8 @@ def untuned_daemon():
 
 @pytest.fixture(scope="module")
 def swap_daemon():
-    """The swapped formulation allowed (TCCD_GEMM_AUTOTUNE_SWAP=1)."""
-    d, root = _daemon_with("TCCD_GEMM_AUTOTUNE_SWAP", "1")
+    """Autotuning with the swapped formulation (TCCD_GEMM_AUTOTUNE=8, TCCD_GEMM_AUTOTUNE_SWAP=1)."""
+    d, root = _daemon_with(TCCD_GEMM_AUTOTUNE="8", TCCD_GEMM_AUTOTUNE_SWAP="1")
     yield d
     d.stop()
     shutil.rmtree(root, ignore_errors=True)
@@ -85,19 +86,19 @@ def _gemm_tail(tune):
     return struct.pack("<iifi", CUBLAS_COMPUTE_32F, EPILOGUE_DEFAULT, 1.0, tune)
 
 
-def test_a_matmul_is_autotuned_by_default(daemon):
+def test_a_matmul_is_not_autotuned_by_default(daemon):
     library = _host_library(daemon)
+    assert library.count(_gemm_tail(0)) == 1
+    assert library.count(_gemm_tail(8)) == 0
+    assert b"tccd_cuda_set_tune_table" not in library
+
+
+def test_autotuning_turns_on_with_the_environment(tuned_daemon):
+    library = _host_library(tuned_daemon)
     assert library.count(_gemm_tail(8)) == 1
     assert library.count(_gemm_tail(0)) == 0
     # The entry point through which the client shares one table of choices (runtime.py).
     assert b"tccd_cuda_set_tune_table" in library
-
-
-def test_autotuning_turns_off_with_the_environment(untuned_daemon):
-    library = _host_library(untuned_daemon)
-    assert library.count(_gemm_tail(0)) == 1
-    assert library.count(_gemm_tail(8)) == 0
-    assert b"tccd_cuda_set_tune_table" not in library
 
 
 def test_the_swapped_formulation_is_a_flag_of_tune(swap_daemon):

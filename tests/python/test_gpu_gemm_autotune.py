@@ -1,10 +1,10 @@
-"""GPU: matmuls time cuBLASLt's candidate algorithms when their plan loads and keep the fastest
-(codegen/cuda_host/runtime/tccd_cuda_tune.h; the daemon's TCCD_GEMM_AUTOTUNE, default 8, 0
-takes the heuristic's first as before). Whatever algorithm a load keeps, the results must match
-eager: a ConvNeXt-like MLP block (bias epilogues forward, long-k weight gradients backward, the
-shapes whose heuristic pick was slow), f32 with a bias, and a batched f16 bmm, each against eager,
-with autotuning on (the session daemon), off, and with the swapped formulation allowed
-(daemons of their own).
+"""GPU: with the daemon's TCCD_GEMM_AUTOTUNE=n (default 0: the heuristic's first algorithm),
+matmuls time n of cuBLASLt's candidate algorithms when their plan loads and keep the fastest
+(codegen/cuda_host/runtime/tccd_cuda_tune.h). Whatever algorithm a load keeps, the results must
+match eager: a ConvNeXt-like MLP block (bias epilogues forward, long-k weight gradients backward,
+the shapes whose heuristic pick was slow), f32 with a bias, and a batched f16 bmm, each against
+eager, untuned (the session daemon), tuned, and tuned with the swapped formulation allowed
+(TCCD_GEMM_AUTOTUNE_SWAP=1; daemons of their own).
 """
 
 import shutil
@@ -72,18 +72,20 @@ def _check_against_eager():
     assert stats and all(s["fallback"] is None for s in stats), stats
 
 
-def test_autotuned_matmuls_match_eager(daemon_env):
+def test_untuned_matmuls_match_eager(daemon_env):
     _check_against_eager()
 
 
-@pytest.fixture(params=[("TCCD_GEMM_AUTOTUNE", "0"), ("TCCD_GEMM_AUTOTUNE_SWAP", "1")],
-                ids=["untuned", "swap"])
+@pytest.fixture(params=[{"TCCD_GEMM_AUTOTUNE": "8"},
+                        {"TCCD_GEMM_AUTOTUNE": "8", "TCCD_GEMM_AUTOTUNE_SWAP": "1"}],
+                ids=["tuned", "swap"])
 def knob_daemon(monkeypatch, tmp_path, request):
-    """A daemon with TCCD_GEMM_AUTOTUNE=0 (the heuristic's first algorithm, as before) or with
-    TCCD_GEMM_AUTOTUNE_SWAP=1 (weight gradients may run as D^T = B^T A^T, row-ordered)."""
+    """A daemon with TCCD_GEMM_AUTOTUNE=8, and with TCCD_GEMM_AUTOTUNE_SWAP=1 (weight
+    gradients may run as D^T = B^T A^T, row-ordered)."""
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
-    monkeypatch.setenv(*request.param)
+    for name, value in request.param.items():
+        monkeypatch.setenv(name, value)
     root = short_tempdir("tccd-knob-")
     d = Daemon(TCCD_BINARY, root)
     d.start()
@@ -102,5 +104,5 @@ def knob_daemon(monkeypatch, tmp_path, request):
         shutil.rmtree(root, ignore_errors=True)
 
 
-def test_untuned_and_swapped_matmuls_match_eager(knob_daemon):
+def test_tuned_and_swapped_matmuls_match_eager(knob_daemon):
     _check_against_eager()
