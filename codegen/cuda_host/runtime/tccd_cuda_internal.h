@@ -58,6 +58,12 @@ struct tccd_rt_tune_driver {
   int (*cuEventElapsedTime)(float* ms, void* start, void* end);
   int (*cuEventDestroy)(void* event);
   int (*cuThreadExchangeStreamCaptureMode)(int* mode);
+  /* Counting an algorithm's launches (a capture of one run into a graph): NULL when the driver
+   * lacks them, and the launches are then not counted. */
+  int (*cuStreamBeginCapture)(void* stream, int mode);
+  int (*cuStreamEndCapture)(void* stream, void** graph);
+  int (*cuGraphGetNodes)(void* graph, void** nodes, size_t* count);
+  int (*cuGraphDestroy)(void* graph);
 };
 
 /* The table, or NULL when the driver is not loaded or lacks one of its functions. */

@@ -160,6 +160,10 @@ static int load_driver_locked(void) {
   TCCD_RT_RESOLVE_OPTIONAL(cuEventDestroy, "cuEventDestroy_v2");
   TCCD_RT_RESOLVE_OPTIONAL(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode");
 #undef TCCD_RT_RESOLVE_OPTIONAL
+  *(void**)(&t.cuStreamBeginCapture) = dlsym(lib, "cuStreamBeginCapture_v2");
+  *(void**)(&t.cuStreamEndCapture) = dlsym(lib, "cuStreamEndCapture");
+  *(void**)(&t.cuGraphGetNodes) = dlsym(lib, "cuGraphGetNodes");
+  *(void**)(&t.cuGraphDestroy) = dlsym(lib, "cuGraphDestroy");
   g_tune = t;
   g_tune_ready = tune_ok;
   g_driver = d;

@@ -150,6 +150,29 @@ static inline int tccd_rt_tune_keep(float ms, float fastest) {
   return ms <= TCCD_RT_TUNE_DROP_FACTOR * fastest;
 }
 
+/* What one launch more than one costs a candidate, in milliseconds: split-K algorithms run a
+ * memset and a reduction kernel beside their gemm (cublasLt::splitKreduce_kernel), which the
+ * timing counts on the GPU but not on the host, where each launch takes a few microseconds
+ * and a host-bound step pays them (the H200 run of 2026-11-27 with autotuning: T5 582 -> 649
+ * kernels per step, Llama 243 -> 263, above Inductor's). A candidate's time for the choice is
+ * its fastest run plus this for each extra launch. */
+#define TCCD_RT_TUNE_LAUNCH_MS 0.004f
+
+/* The candidate to use given each one's fastest run (`best_ms`, as tccd_rt_tune_pick) and its
+ * launches per run (`launches[i]`, 0 when not counted: taken as 1): tccd_rt_tune_pick on the
+ * times with TCCD_RT_TUNE_LAUNCH_MS per launch beyond the first. */
+static inline int tccd_rt_tune_pick_launches(const float* best_ms, const int32_t* launches,
+                                             int n, float margin) {
+  float charged[TCCD_RT_TUNE_MAX_CANDIDATES];
+  if (n > TCCD_RT_TUNE_MAX_CANDIDATES) n = TCCD_RT_TUNE_MAX_CANDIDATES;
+  for (int i = 0; i < n; ++i) {
+    const int32_t extra = launches != 0 && launches[i] > 1 ? launches[i] - 1 : 0;
+    charged[i] = best_ms[i] > 0.0f ? best_ms[i] + (float)extra * TCCD_RT_TUNE_LAUNCH_MS
+                                   : best_ms[i];
+  }
+  return tccd_rt_tune_pick(charged, n, margin);
+}
+
 /* How many timed rounds to run in all, given the first round's sum over the candidates kept
  * (`round_ms`): as many as fit TCCD_RT_TUNE_BUDGET_MS, between 2 and TCCD_RT_TUNE_MAX_ROUNDS. */
 static inline int tccd_rt_tune_rounds(float round_ms) {

@@ -59,6 +59,10 @@ static_assert(Same(TCCD_STR(cuEventDestroy), "cuEventDestroy_v2"));
 static_assert(Same(TCCD_STR(cuStreamCreate), "cuStreamCreate"));
 static_assert(Same(TCCD_STR(cuEventCreate), "cuEventCreate"));
 static_assert(Same(TCCD_STR(cuThreadExchangeStreamCaptureMode), "cuThreadExchangeStreamCaptureMode"));
+static_assert(Same(TCCD_STR(cuStreamBeginCapture), "cuStreamBeginCapture_v2"));
+static_assert(Same(TCCD_STR(cuStreamEndCapture), "cuStreamEndCapture"));
+static_assert(Same(TCCD_STR(cuGraphGetNodes), "cuGraphGetNodes"));
+static_assert(Same(TCCD_STR(cuGraphDestroy), "cuGraphDestroy"));
 // The table entry's algorithm words hold a cublasLtMatmulAlgo_t.
 static_assert(sizeof(tccd_rt_tune_entry::algo) == sizeof(cublasLtMatmulAlgo_t));
 

@@ -737,6 +737,7 @@ struct FakeLt {
   decltype(&fake_lt_last_requested) last_requested;
   decltype(&fake_lt_set_check_fails) set_check_fails;
   decltype(&fake_lt_set_row_factor) set_row_factor;
+  decltype(&fake_lt_set_algo_launches) set_algo_launches;
   std::vector<uint32_t> LastAlignment() const {
     uint32_t a[4] = {};
     alignment_into(a);
@@ -767,9 +768,12 @@ const FakeLt& LoadFakeLt() {
         reinterpret_cast<decltype(f.set_check_fails)>(dlsym(lib, "fake_lt_set_check_fails"));
     f.set_row_factor =
         reinterpret_cast<decltype(f.set_row_factor)>(dlsym(lib, "fake_lt_set_row_factor"));
+    f.set_algo_launches =
+        reinterpret_cast<decltype(f.set_algo_launches)>(dlsym(lib, "fake_lt_set_algo_launches"));
     REQUIRE((f.calls != nullptr && f.last_into != nullptr && f.alignment_into != nullptr &&
              f.set_algos != nullptr && f.last_requested != nullptr &&
-             f.set_check_fails != nullptr && f.set_row_factor != nullptr));
+             f.set_check_fails != nullptr && f.set_row_factor != nullptr &&
+             f.set_algo_launches != nullptr));
     return f;
   }();
   return lt;
@@ -983,10 +987,11 @@ TEST_CASE("a static gemm with tune > 1 times the heuristic's candidates at load 
   CHECK(RunStaticGemm(fake, lt, Ctx(7), 8, 128) == 0xa2);
   CHECK(lt.last_requested() == 8);
   CHECK(lt.calls("heuristic") == heuristics + 1);
-  // A warm-up run each, a first round of all four; then only 0.5 and 0.6 (within 1.5x of the
-  // fastest) run again, as many rounds as their 1.1 ms fit the 10 ms budget (capped at 5 in
-  // all); then the segment's two matmuls.
-  CHECK(lt.calls("matmul") == matmuls + 4 + 4 + 2 * 4 + 2);
+  // A warm-up run each, one captured run each (its launches counted), a first round of all
+  // four; then only 0.5 and 0.6 (within 1.5x of the fastest) run again, as many rounds as
+  // their 1.1 ms fit the 10 ms budget (capped at 5 in all); then the segment's two matmuls.
+  CHECK(lt.calls("matmul") == matmuls + 4 + 4 + 4 + 2 * 4 + 2);
+  CHECK(fake.calls("cuStreamBeginCapture_v2") >= 4);
   CHECK(fake.calls("cuMemAlloc_v2") == allocations + 1);
   CHECK(fake.live_objects() == 0);  // scratch, stream and events released
   // Relaxed capture mode for the tuning, then the thread's mode back.
@@ -1013,6 +1018,32 @@ TEST_CASE("a static gemm with tune > 1 times the heuristic's candidates at load 
   fake.fail("cuMemAlloc_v2", 0);
   CHECK(fake.live_objects() == 0);
   CHECK(fake.capture_mode() == 0);
+  lt.set_algos(1, nullptr);
+  fake.set_current(nullptr);
+}
+
+TEST_CASE("a candidate's extra launches (split-K memset and reduction) count against it",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const FakeLt& lt = LoadFakeLt();
+  // 5% faster on the GPU but three launches a run (a memset, the gemm, a reduction): 95 us +
+  // 2 x 4 us is no win over 100 us in one launch.
+  const double ms[2] = {0.100, 0.095};
+  const int three[2] = {1, 3};
+  lt.set_algos(2, ms);
+  lt.set_algo_launches(2, three);
+  CHECK(RunStaticGemm(fake, lt, Ctx(12), 8, 64) == 0xa1);
+  // Counted the same way, one launch each: the faster one.
+  const int one[2] = {1, 1};
+  lt.set_algo_launches(2, one);
+  CHECK(RunStaticGemm(fake, lt, Ctx(12), 8, 128) == 0xa2);
+  // Far faster with its extra launches: it wins anyway.
+  const double split_wins[2] = {0.100, 0.050};
+  lt.set_algos(2, split_wins);
+  lt.set_algo_launches(2, three);
+  CHECK(RunStaticGemm(fake, lt, Ctx(12), 8, 192) == 0xa2);
+  CHECK(fake.live_objects() == 0);  // every captured graph destroyed
+  lt.set_algo_launches(0, nullptr);
   lt.set_algos(1, nullptr);
   fake.set_current(nullptr);
 }

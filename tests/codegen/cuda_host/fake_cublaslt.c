@@ -19,6 +19,7 @@ static int g_num_algos = 1;
 static double g_algo_ms[16];
 static int g_last_requested;
 static double g_row_factor = 1.0;
+static int g_algo_launches[16]; /* 0: one */
 static int g_checks;
 static uint64_t g_check_fails; /* the algorithm word the check rejects; 0: none */
 
@@ -227,8 +228,14 @@ int cublasLtMatmul(void* handle, void* desc, const void* alpha, const void* A, v
   double ms = index >= 0 && index < g_num_algos ? g_algo_ms[index] : 0.0;
   if (rec.d.order == 1) ms *= g_row_factor; /* a row-ordered D: the swapped formulation */
   pthread_mutex_unlock(&g_mu);
-  /* The fake driver's clock, when the test loaded it (the gemm tests without tuning do not
-   * need it). */
+  /* The fake driver's capture and clock, when the test loaded it (the gemm tests without
+   * tuning do not need it). A captured run only counts its launches. */
+  int (*count)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "fake_cuda_count_launches");
+  pthread_mutex_lock(&g_mu);
+  const int launches = index >= 0 && index < 16 && g_algo_launches[index] > 0
+                           ? g_algo_launches[index] : 1;
+  pthread_mutex_unlock(&g_mu);
+  if (count != NULL && count(launches)) return 0;
   void (*advance)(double) = (void (*)(double))dlsym(RTLD_DEFAULT, "fake_cuda_advance_clock");
   if (advance != NULL) advance(ms);
   return 0;
@@ -273,6 +280,12 @@ void fake_lt_set_algos(int n, const double* ms) {
 void fake_lt_set_check_fails(uint64_t algo) {
   pthread_mutex_lock(&g_mu);
   g_check_fails = algo;
+  pthread_mutex_unlock(&g_mu);
+}
+
+void fake_lt_set_algo_launches(int n, const int* launches) {
+  pthread_mutex_lock(&g_mu);
+  for (int i = 0; i < 16; ++i) g_algo_launches[i] = i < n && launches != NULL ? launches[i] : 0;
   pthread_mutex_unlock(&g_mu);
 }
 

@@ -51,6 +51,9 @@ void fake_lt_set_algos(int n, const double* ms);
 /* cublasLtMatmulAlgoCheck fails (NOT_SUPPORTED) for algorithm `algo` (its first word; 0:
  * for none). */
 void fake_lt_set_check_fails(uint64_t algo);
+/* Algorithm i launches launches[i] kernels and memsets per run (what a stream capture of it
+ * counts; default 1). */
+void fake_lt_set_algo_launches(int n, const int* launches);
 /* Matmuls writing a row-ordered D (the swapped formulation) take `factor` times their
  * algorithm's time (default 1). */
 void fake_lt_set_row_factor(double factor);

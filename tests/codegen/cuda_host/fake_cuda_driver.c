@@ -380,8 +380,55 @@ CUresult cuThreadExchangeStreamCaptureMode(int* mode) {
   FAKE_RETURN(kSuccess);
 }
 
+/* Stream capture, for counting an algorithm's launches: one capture at a time; the fake
+ * cuBLASLt reports its launches through fake_cuda_count_launches, and the "graph" is the
+ * count. */
+static int g_capturing, g_captured_launches, g_live_graphs;
+
+CUresult cuStreamBeginCapture_v2(void* stream, int mode) {
+  FAKE_ENTER("cuStreamBeginCapture_v2");
+  (void)stream;
+  if (g_capturing || mode != 2 /* the runtime captures in relaxed mode */)
+    FAKE_RETURN(kInvalidValue);
+  g_capturing = 1;
+  g_captured_launches = 0;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuStreamEndCapture(void* stream, void** graph) {
+  FAKE_ENTER("cuStreamEndCapture");
+  (void)stream;
+  if (!g_capturing) FAKE_RETURN(kInvalidValue);
+  g_capturing = 0;
+  *graph = (void*)(uintptr_t)(0x100000 + g_captured_launches);
+  ++g_live_graphs;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuGraphGetNodes(void* graph, void** nodes, size_t* count) {
+  FAKE_ENTER("cuGraphGetNodes");
+  if (nodes != NULL) FAKE_RETURN(kInvalidValue);
+  *count = (size_t)((uintptr_t)graph - 0x100000);
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuGraphDestroy(void* graph) {
+  FAKE_ENTER("cuGraphDestroy");
+  (void)graph;
+  --g_live_graphs;
+  FAKE_RETURN(kSuccess);
+}
+
 /* ---- Control API ------------------------------------------------------------------------------
  */
+
+int fake_cuda_count_launches(int launches) {
+  pthread_mutex_lock(&g_mu);
+  const int capturing = g_capturing;
+  if (capturing) g_captured_launches += launches;
+  pthread_mutex_unlock(&g_mu);
+  return capturing;
+}
 
 void fake_cuda_advance_clock(double ms) {
   pthread_mutex_lock(&g_mu);
@@ -391,7 +438,7 @@ void fake_cuda_advance_clock(double ms) {
 
 int fake_cuda_live_objects(void) {
   pthread_mutex_lock(&g_mu);
-  const int n = g_live_allocations + g_live_streams + g_live_events;
+  const int n = g_live_allocations + g_live_streams + g_live_events + g_live_graphs;
   pthread_mutex_unlock(&g_mu);
   return n;
 }

@@ -56,6 +56,23 @@ TEST_CASE("autotuning times again only candidates within 1.5x of the fastest fir
   CHECK_FALSE(tccd_rt_tune_keep(1.0f, 0.069f));  // a slow cutlass candidate beside nvjet
 }
 
+TEST_CASE("autotuning charges each launch beyond the first") {
+  const float ms[3] = {0.100f, 0.095f, 0.060f};
+  const int32_t single[3] = {1, 1, 1};
+  const int32_t split[3] = {1, 3, 3};
+  const int32_t uncounted[3] = {0, 0, 0};
+  // 0.095 + 2 x 0.004 = 0.103: not below 0.97 x 0.100; 0.060 + 0.008 is.
+  CHECK(tccd_rt_tune_pick_launches(ms, split, 2, TCCD_RT_TUNE_MARGIN) == 0);
+  CHECK(tccd_rt_tune_pick_launches(ms, single, 2, TCCD_RT_TUNE_MARGIN) == 1);
+  CHECK(tccd_rt_tune_pick_launches(ms, split, 3, TCCD_RT_TUNE_MARGIN) == 2);
+  CHECK(tccd_rt_tune_pick_launches(ms, uncounted, 2, TCCD_RT_TUNE_MARGIN) == 1);
+  CHECK(tccd_rt_tune_pick_launches(ms, nullptr, 2, TCCD_RT_TUNE_MARGIN) == 1);
+  // The heuristic's first in three launches, a candidate in one: the first is charged.
+  const float close[2] = {0.100f, 0.099f};
+  const int32_t first_split[2] = {3, 1};
+  CHECK(tccd_rt_tune_pick_launches(close, first_split, 2, TCCD_RT_TUNE_MARGIN) == 1);
+}
+
 TEST_CASE("autotuning's scratch operands hold 2^-7 in the gemm's type") {
   auto f32 = [](uint32_t bits) {
     float f;
