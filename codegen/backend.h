@@ -54,6 +54,11 @@ struct BackendOptions {
   // different dims become tiled kernels where it pays (cuda_host/tile_kernels.h). The daemon
   // clears it with TCCD_TILE_KERNELS=0 or TCCD_DISABLE_PASSES=tile-kernels. Default: true.
   bool tile_kernels = true;
+  // CUDA: cuBLASLt algorithms each matmul times at load to keep the fastest (GemmSpec::tune,
+  // cuda_host/runtime/tccd_cuda_tune.h); 0 takes the heuristic's first, as before. The daemon
+  // sets it from TCCD_GEMM_AUTOTUNE (default 0: off) and to 0 for deterministic requests (the
+  // choice may differ between processes). Default: 0.
+  int gemm_autotune = 0;
   // Writes a named debugging dump (a no-op without TCCD_DUMP_DIR). Default: no-op.
   std::function<void(const std::string& name, const std::string& text)> dump =
       [](const std::string&, const std::string&) {};

@@ -97,6 +97,14 @@
 //   TCCD_SYMBOLIC_REWRITES_ON_CPU=1  tests only: symbolic CPU graphs take the CUDA target's
 //                              graph rewrites too (symbolic_rewrites.h), to check them against
 //                              eager on a machine without a GPU (keyed here)
+//   TCCD_GEMM_AUTOTUNE=n       CUDA matmuls: cuBLASLt algorithms each one times when its plan
+//                              loads, keeping the fastest (runtime/tccd_cuda_tune.h; default
+//                              0: the heuristic's first; 8 measured; the choice may differ
+//                              between processes; never for a deterministic request; keyed)
+//   TCCD_GEMM_AUTOTUNE_SWAP=1  with TCCD_GEMM_AUTOTUNE > 1: CUDA matmuls without an epilogue
+//                              (weight gradients) also time the swapped formulation D^T =
+//                              op(B)^T op(A)^T with D^T row-ordered and keep it when clearly
+//                              faster (not measured yet; keyed here)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -188,6 +196,15 @@ struct ParsedRequest {
 
 namespace {
 
+// Matmuls time this many cuBLASLt algorithms at load (TCCD_GEMM_AUTOTUNE), at most the
+// runtime's TCCD_RT_TUNE_MAX_CANDIDATES. Off by default: the timing picks per process, so two
+// processes (two ranks) may run different algorithms and compute different bits
+// (test_gpu_training.py's test_second_process_compiles_nothing failed with it on, H200
+// 2026-11-27); on by default once the choices are stored in the daemon and shared. 8 is the
+// value measured then (ConvNeXt-T train large GPU busy 15.51 vs 15.78 ms).
+constexpr int kDefaultGemmAutotune = 0;
+constexpr int kMaxGemmAutotune = 16;
+
 struct DebugOptions {
   std::string dump_dir;
   absl::flat_hash_set<std::string> disabled_passes;
@@ -208,6 +225,8 @@ struct DebugOptions {
   bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
   bool tile_kernels = true;                    // TCCD_TILE_KERNELS=0: no tiled kernels
   bool symbolic_rewrites_on_cpu = false;       // TCCD_SYMBOLIC_REWRITES_ON_CPU=1 (tests)
+  int gemm_autotune = kDefaultGemmAutotune;    // TCCD_GEMM_AUTOTUNE=n (0: off)
+  bool gemm_autotune_swap = false;             // TCCD_GEMM_AUTOTUNE_SWAP=1
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -247,11 +266,24 @@ const DebugOptions& Debug() {
     if (const char* t = std::getenv("TCCD_TILE_KERNELS")) o->tile_kernels = std::string(t) != "0";
     if (const char* r = std::getenv("TCCD_SYMBOLIC_REWRITES_ON_CPU"))
       o->symbolic_rewrites_on_cpu = std::string(r) == "1";
+    if (const char* g = std::getenv("TCCD_GEMM_AUTOTUNE")) {
+      int n = 0;  // an unparsable value is the default
+      if (absl::SimpleAtoi(g, &n)) o->gemm_autotune = std::clamp(n, 0, kMaxGemmAutotune);
+    }
+    if (const char* g = std::getenv("TCCD_GEMM_AUTOTUNE_SWAP"))
+      o->gemm_autotune_swap = std::string(g) == "1";
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
   }();
   return *options;
+}
+
+// tccd_rt_gemm.tune for the matmuls of a (non-deterministic) request: the candidates, with
+// the swapped formulation's flag when it is on and there is anything to time.
+int GemmAutotune() {
+  const int n = Debug().gemm_autotune;
+  return n > 1 && Debug().gemm_autotune_swap ? n | kGemmTuneSwap : n;
 }
 
 // The knobs above that change generated code, as a short string ("" when all are defaults).
@@ -290,6 +322,9 @@ std::string DebugOptionsKey() {
   if (d.fold_casts_into_rows) absl::StrAppend(&key, "fold-casts-into-rows;");
   if (!d.tile_kernels) absl::StrAppend(&key, "no-tile-kernels;");
   if (d.symbolic_rewrites_on_cpu) absl::StrAppend(&key, "symbolic-rewrites-on-cpu;");
+  if (d.gemm_autotune != kDefaultGemmAutotune)
+    absl::StrAppend(&key, "gemm-autotune=", d.gemm_autotune, ";");
+  if (d.gemm_autotune_swap) absl::StrAppend(&key, "gemm-autotune-swap;");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
@@ -654,6 +689,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
         .test_reject_kernel_ops = Debug().reject_kernel_ops,
         .fixed_layout_entries = !Debug().disabled_passes.contains("fixed-layout-entries"),
         .tile_kernels = Debug().tile_kernels && !Debug().disabled_passes.contains("tile-kernels"),
+        .gemm_autotune = request.deterministic ? 0 : GemmAutotune(),
         .dump = Dump};
     return request.device == ir::DeviceType::kCpu
                ? MakeCpuBackend(request.cpu, std::move(options))

@@ -531,6 +531,10 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         out["fallbacks"] = [{"graph": s["name"], "reason": s["fallback"]} for s in stats if s["fallback"]]
         out["extern_steps"] = sum(s["extern_steps"] for s in stats)
         out["native_kernels"] = sum(s["native_kernels"] for s in stats)
+        # Seconds loading plans into the GPU (modules, cuBLASLt objects, matmul autotuning).
+        from tccd import runtime as tccd_runtime
+
+        out["cuda_init_s"] = round(tccd_runtime.cuda_init_seconds(), 4)
         out["python_steps"] = sum(s.get("python_steps", 0) for s in stats)  # per call, all graphs
         # Per graph (issue 8's target is 0 for every graph, not only in sum): which graph still
         # runs steps in Python, in the order the graphs compiled.
@@ -983,6 +987,8 @@ def main(argv=None) -> int:
         dt = time.monotonic() - t0
         if r.get("ok"):
             extra = f" fallbacks={len(r['fallbacks'])} extern={r['extern_steps']}" if "fallbacks" in r else ""
+            if "cuda_init_s" in r:
+                extra += f" cuda_init={r['cuda_init_s']:.3f}s"
             diff = f" loss_diff={r['loss_diff']:.1e} param_diff={r['param_diff']:.1e}" if "loss_diff" in r else ""
             cpu = f" (main thread CPU {r['first_step_cpu_s']:.2f}s)" if "first_step_cpu_s" in r else ""
             if "dynamo_cpu_s" in r:

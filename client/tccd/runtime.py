@@ -16,7 +16,12 @@ inputs the plan releases early are freed early.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import math
+import os
+import struct
+import threading
+import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
@@ -862,6 +867,130 @@ def _cuda_last_error_fn(library: ctypes.CDLL) -> Callable[[], str]:
     return lambda: (fn() or b"").decode("utf-8", "replace")
 
 
+# Wall seconds this process spent in tccd_cuda_init (module loads, cuBLASLt objects and the
+# matmuls' autotuning, TCCD_GEMM_AUTOTUNE): what plan loading costs on the GPU side, for the
+# benchmarks (cuda_init_seconds). Summed over threads; guarded by the GIL (+= on a float).
+_cuda_init_seconds = 0.0
+
+
+def cuda_init_seconds() -> float:
+    """Seconds spent loading kernels_cuda.so modules into CUDA contexts so far in this process."""
+    return _cuda_init_seconds
+
+
+# ---- The table of matmul autotuning's choices (codegen/cuda_host/runtime/tccd_cuda_tune.h) ----
+# A kernels_cuda.so with tuned matmuls exports tccd_cuda_set_tune_table: every such library of a
+# device gets one table of the process, so a choice timed by one plan's library serves the
+# others, and the table is saved in the local cache (beside the manifests) and read back by the
+# next process on the same GPU model and cuBLASLt, whose warm start then times nothing already
+# timed. These constants mirror the C header (tests/python/test_gemm_tune_table.py checks).
+_TUNE_MAGIC = 0x316E757464636374  # "tccdtun1"
+_TUNE_SLOTS = 1024
+_TUNE_KEY_WORDS = 14  # the last is the device ordinal
+_TUNE_ENTRY_BYTES = (_TUNE_KEY_WORDS + 8 + 2) * 8
+_TUNE_HEADER = struct.Struct("<QIIII")  # magic, entry_bytes, slots, lock, filled
+_TUNE_TABLE_BYTES = _TUNE_HEADER.size + _TUNE_SLOTS * _TUNE_ENTRY_BYTES
+
+
+class _TuneTable:
+    """One device's table: the C struct in a ctypes buffer, where it was read from, and how
+    many entries it had when last saved."""
+
+    def __init__(self, path: Optional[str], device_index: int):
+        self.buffer = ctypes.create_string_buffer(_TUNE_TABLE_BYTES)
+        self.path = path
+        _TUNE_HEADER.pack_into(self.buffer, 0, _TUNE_MAGIC, _TUNE_ENTRY_BYTES, _TUNE_SLOTS, 0, 0)
+        if path:
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+                _import_tune_table(self.buffer, data, device_index)
+            except OSError:
+                pass  # none saved yet (or unreadable): start empty
+        self.saved = self.filled()
+
+    def filled(self) -> int:
+        return _TUNE_HEADER.unpack_from(self.buffer, 0)[4]
+
+    def save_if_grown(self) -> None:
+        """Writes the table when entries were added since it was read or last written
+        (temp file + rename: readers see the old table or the new one)."""
+        filled = self.filled()
+        if not self.path or filled <= self.saved:
+            return
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            tmp = f"{self.path}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as f:
+                f.write(self.buffer.raw)
+            os.replace(tmp, self.path)
+            self.saved = filled
+        except OSError:
+            pass  # a read-only or full cache: the next process times again
+
+
+def _import_tune_table(buffer, data: bytes, device_index: int) -> bool:
+    """Copies a saved table into `buffer` when its header is this layout's, with the lock free
+    and each used entry's device word set to `device_index` (the slot of an entry does not
+    depend on it). False, `buffer` untouched, for anything else."""
+    if len(data) != _TUNE_TABLE_BYTES:
+        return False
+    magic, entry_bytes, slots, _, filled = _TUNE_HEADER.unpack_from(data, 0)
+    if (magic, entry_bytes, slots) != (_TUNE_MAGIC, _TUNE_ENTRY_BYTES, _TUNE_SLOTS):
+        return False
+    table = bytearray(data)
+    _TUNE_HEADER.pack_into(table, 0, magic, entry_bytes, slots, 0, filled)
+    device_offset = (_TUNE_KEY_WORDS - 1) * 8
+    used_offset = _TUNE_ENTRY_BYTES - 8
+    for i in range(_TUNE_SLOTS):
+        entry = _TUNE_HEADER.size + i * _TUNE_ENTRY_BYTES
+        if struct.unpack_from("<Q", table, entry + used_offset)[0]:
+            struct.pack_into("<Q", table, entry + device_offset, device_index)
+    ctypes.memmove(buffer, bytes(table), _TUNE_TABLE_BYTES)
+    return True
+
+
+_tune_tables: Dict[int, _TuneTable] = {}
+_tune_tables_lock = threading.Lock()
+
+
+def _cublaslt_version() -> Optional[int]:
+    """The version of the cuBLASLt PyTorch loaded (the runtime uses the same one), or None."""
+    for name in ("libcublasLt.so.13", "libcublasLt.so.12"):
+        try:
+            lib = ctypes.CDLL(name, mode=os.RTLD_NOLOAD)
+        except OSError:
+            continue
+        fn = lib.cublasLtGetVersion
+        fn.restype = ctypes.c_size_t
+        fn.argtypes = []
+        return int(fn())
+    return None
+
+
+def _tune_table_path(device_index: int) -> Optional[str]:
+    """Where the table of this device's GPU model and this process's cuBLASLt is saved (None:
+    no local cache, or the cuBLASLt version is unknown)."""
+    from . import config
+
+    cfg = config.get()
+    version = _cublaslt_version()
+    if not cfg.local_cache or version is None:
+        return None
+    props = torch.cuda.get_device_properties(device_index)
+    identity = f"{props.name}|sm{props.major}{props.minor}|cublaslt{version}|{_TUNE_MAGIC:x}"
+    digest = hashlib.sha256(identity.encode()).hexdigest()[:24]
+    return os.path.join(cfg.cache_dir, "gemm-tune", f"{digest}.bin")
+
+
+def _tune_table(device_index: int) -> _TuneTable:
+    with _tune_tables_lock:
+        table = _tune_tables.get(device_index)
+        if table is None:
+            table = _tune_tables[device_index] = _TuneTable(_tune_table_path(device_index), device_index)
+        return table
+
+
 def _init_cuda_library(artifact: str, library: ctypes.CDLL, device_index: int) -> None:
     """Loads the module of a kernels_cuda.so on `device_index`, outside any CUDA graph capture
     (launches then never load anything, so they are safe to capture).
@@ -877,6 +1006,21 @@ def _init_cuda_library(artifact: str, library: ctypes.CDLL, device_index: int) -
         raise ArtifactError(f"{artifact} has no tccd_cuda_init entry point")
     init.argtypes = []
     init.restype = ctypes.c_int
+    global _cuda_init_seconds
+    start = time.perf_counter()
+    table = None
+    try:
+        set_table = library.tccd_cuda_set_tune_table
+    except AttributeError:
+        set_table = None  # no tuned matmuls in this library
+    if set_table is not None:
+        set_table.argtypes = [ctypes.c_void_p]
+        set_table.restype = ctypes.c_int
+        table = _tune_table(device_index)
+        if set_table(ctypes.addressof(table.buffer)) != 0:
+            # A runtime of another table layout (a daemon of another version): the library
+            # keeps its own table; its matmuls are still timed, only not shared or saved.
+            table = None
     with torch.cuda.device(device_index):
         err = init()
         if err == _RT_ERROR_INVALID_CONTEXT and not torch.cuda.is_current_stream_capturing():
@@ -885,6 +1029,9 @@ def _init_cuda_library(artifact: str, library: ctypes.CDLL, device_index: int) -
             # stream query makes the device's primary context current; then once more.
             _make_context_current(torch.device("cuda", device_index))
             err = init()
+    if table is not None and err == 0:
+        table.save_if_grown()
+    _cuda_init_seconds += time.perf_counter() - start
     if err == _RT_ERROR_INVALID_CONTEXT:
         # Still none (a capture on this thread): the module loads at the first launch, in the
         # context of the stream it is launched on (tccd_rt_launch/segment do that themselves).

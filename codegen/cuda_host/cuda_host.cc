@@ -237,6 +237,7 @@ absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
   for (const SegmentSpec& segment : program.segments) exports.push_back(segment.name);
   for (const GemmSpec& gemm : program.gemms)
     if (gemm.sized) exports.push_back(gemm.name);
+  if (HasTunedGemm(program)) exports.push_back(kCudaSetTuneTableEntry);
   RETURN_IF_ERROR(CheckCudaHostLibrary(shared_object, exports));
   spdlog::debug("cuda host: {} kernel(s), {}-byte cubin -> {}-byte {} in {:.1f} ms",
                 module.kernels.size(), module.cubin.size(), shared_object.size(),

@@ -170,7 +170,10 @@ class CudaPipelineBackend : public Backend {
   // kernel and per segment; the cubin and PTX ship beside it for inspection.
   absl::Status Finish(const std::vector<PointwiseKernel>& kernels, CompileOutput& out) override {
     if (!options_.machine_code) return absl::OkStatus();
-    const HostProgram& program = segments_ != nullptr ? segments_->program() : given_program_;
+    HostProgram program = segments_ != nullptr ? segments_->program() : given_program_;
+    // Sized gemms are never timed (their objects are made on the step's path), so their
+    // module keeps tune 0 and its bytes.
+    for (GemmSpec& gemm : program.gemms) gemm.tune = gemm.sized ? 0 : options_.gemm_autotune;
     if (!kernels.empty() || !program.empty()) {
       ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module_, program));
       out.artifacts.push_back({native_.artifact, v1::CUDA_HOST_OBJECT, std::move(host)});

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda_host/runtime/tccd_cuda_runtime.h"
+#include "codegen/cuda_host/runtime/tccd_cuda_tune.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/Constants.h"
@@ -29,6 +30,8 @@ namespace {
 
 static_assert(TCCD_RT_MAX_PARAM_BYTES == kCudaMaxParamBytes,
               "the runtime's parameter buffer must hold the largest parameter block");
+static_assert(TCCD_RT_TUNE_SWAP == kGemmTuneSwap && TCCD_RT_TUNE_CANDIDATES(0x1ff) == 0xff,
+              "GemmSpec::tune is tccd_rt_gemm.tune");
 
 // The runtime's structs as LLVM types (opaque pointers: every pointer field is `ptr`).
 struct RuntimeTypes {
@@ -63,13 +66,13 @@ RuntimeTypes MakeRuntimeTypes(llvm::LLVMContext& c) {
       llvm::StructType::create(c, {ptr, i64, ptr, ptr, ptr, i32, i32, ptr, ptr}, "tccd_rt_module");
   llvm::Type* f32 = llvm::Type::getFloatTy(c);
   // name, m, n, k, lda, ldb, ldd, batch, stride_a, stride_b, stride_d, trans_a, trans_b, dtype,
-  // compute, epilogue, alpha
+  // compute, epilogue, alpha, tune
   t.gemm = llvm::StructType::create(
-      c, {ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, f32},
+      c, {ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, f32, i32},
       "tccd_rt_gemm");
-  // desc, layout_a, layout_b, layout_d, algo[8], workspace_size
+  // desc, layout_a, layout_b, layout_d, algo[8], workspace_size, swapped, reserved
   t.gemm_state = llvm::StructType::create(
-      c, {ptr, ptr, ptr, ptr, llvm::ArrayType::get(i64, 8), i64}, "tccd_rt_gemm_state");
+      c, {ptr, ptr, ptr, ptr, llvm::ArrayType::get(i64, 8), i64, i32, i32}, "tccd_rt_gemm_state");
   // byte_offset, index, reserved
   t.operand = llvm::StructType::create(c, {i64, i32, i32}, "tccd_rt_operand");
   // strides, kind, index, first_operand, num_operands
@@ -133,12 +136,13 @@ absl::Status CheckLayout(const llvm::DataLayout& layout, const RuntimeTypes& t) 
        TCCD_FIELD(tccd_rt_gemm, stride_d), TCCD_FIELD(tccd_rt_gemm, trans_a),
        TCCD_FIELD(tccd_rt_gemm, trans_b), TCCD_FIELD(tccd_rt_gemm, dtype),
        TCCD_FIELD(tccd_rt_gemm, compute), TCCD_FIELD(tccd_rt_gemm, epilogue),
-       TCCD_FIELD(tccd_rt_gemm, alpha)}));
+       TCCD_FIELD(tccd_rt_gemm, alpha), TCCD_FIELD(tccd_rt_gemm, tune)}));
   RETURN_IF_ERROR(CheckStruct(
       layout, t.gemm_state, sizeof(tccd_rt_gemm_state),
       {TCCD_FIELD(tccd_rt_gemm_state, desc), TCCD_FIELD(tccd_rt_gemm_state, layout_a),
        TCCD_FIELD(tccd_rt_gemm_state, layout_b), TCCD_FIELD(tccd_rt_gemm_state, layout_d),
-       TCCD_FIELD(tccd_rt_gemm_state, algo), TCCD_FIELD(tccd_rt_gemm_state, workspace_size)}));
+       TCCD_FIELD(tccd_rt_gemm_state, algo), TCCD_FIELD(tccd_rt_gemm_state, workspace_size),
+       TCCD_FIELD(tccd_rt_gemm_state, swapped), TCCD_FIELD(tccd_rt_gemm_state, reserved)}));
   RETURN_IF_ERROR(
       CheckStruct(layout, t.operand, sizeof(tccd_rt_operand),
                   {TCCD_FIELD(tccd_rt_operand, byte_offset), TCCD_FIELD(tccd_rt_operand, index),
@@ -259,7 +263,7 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
                  i64c(s.sized ? TCCD_RT_GEMM_SIZED : s.m), i64c(s.n), i64c(s.k), i64c(s.lda),
                  i64c(s.ldb), i64c(s.ldd), i64c(s.batch), i64c(s.stride_a), i64c(s.stride_b),
                  i64c(s.stride_d), i32c(s.trans_a), i32c(s.trans_b), i32c(s.dtype), i32c(s.compute),
-                 i32c(s.epilogue), f32c(s.alpha)}));
+                 i32c(s.epilogue), f32c(s.alpha), i32c(s.tune)}));
   }
   const auto num_gemms = static_cast<uint64_t>(gemms.size());
   llvm::Constant* gemm_table = null;
@@ -366,6 +370,12 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
           DeclareRuntime(m, i32, {ptr, i32, ptr, ptr, ptr, i64, ptr}, "tccd_rt_gemm_sized");
     DefineForwarder(m, program.gemms[g].name, gemm_sized,
                     {module_descriptor, i32c(static_cast<int64_t>(g))}, {ptr, ptr, ptr, i64, ptr});
+  }
+  // int tccd_cuda_set_tune_table(void* table): the client's table of autotuning's choices
+  // (runtime/tccd_cuda_tune.h), only where a gemm is tuned.
+  if (HasTunedGemm(program)) {
+    DefineForwarder(m, kCudaSetTuneTableEntry, DeclareRuntime(m, i32, {ptr}, "tccd_rt_set_tune_table"),
+                    {}, {ptr});
   }
   DefineForwarder(m, "tccd_cuda_init", init, {module_descriptor}, {});
   DefineForwarder(m, "tccd_cuda_last_error", last_error, {}, {});

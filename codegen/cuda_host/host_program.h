@@ -46,6 +46,11 @@ struct GemmSpec {
   int compute = kCublasCompute32F;
   int epilogue = kCublasEpilogueDefault;
   float alpha = 1.0f;
+  // Algorithms the runtime times at load to pick the fastest (tccd_rt_gemm.tune,
+  // runtime/tccd_cuda_tune.h), in the low byte; 0 takes cuBLASLt's heuristic's first;
+  // | kGemmTuneSwap also times the swapped formulation. Not a library-call parameter: the
+  // backend sets it on the finished program (BackendOptions::gemm_autotune). Default: 0.
+  int tune = 0;
 };
 
 struct SegmentOperandSpec {
@@ -75,5 +80,20 @@ struct HostProgram {
   std::vector<SegmentSpec> segments;
   bool empty() const { return gemms.empty() && segments.empty(); }
 };
+
+// The entry point a library with tuned gemms exports: int tccd_cuda_set_tune_table(void*),
+// through which the client shares one table of autotuning's choices between the libraries of a
+// device and processes (runtime/tccd_cuda_tune.h).
+inline constexpr char kCudaSetTuneTableEntry[] = "tccd_cuda_set_tune_table";
+
+// GemmSpec::tune's flag for the swapped formulation (TCCD_RT_TUNE_SWAP).
+inline constexpr int kGemmTuneSwap = 0x100;
+
+// Whether a gemm of `program` times its candidates at load (more than one candidate).
+inline bool HasTunedGemm(const HostProgram& program) {
+  for (const GemmSpec& gemm : program.gemms)
+    if (!gemm.sized && (gemm.tune & 0xff) > 1) return true;
+  return false;
+}
 
 }  // namespace tccd::codegen

@@ -6,7 +6,9 @@
  * build time); tests/codegen/cuda_host checks them against the toolkit's header.
  *
  * Per context, at load time (never during capture): one matmul descriptor, three layouts and
- * the heuristic's best algorithm per gemm. A launch is then one cublasLtMatmul on the caller's
+ * the heuristic's best algorithm per gemm, or, for a gemm with tune > 1, the fastest of the
+ * heuristic's first `tune` candidates, timed on scratch operands (tccd_cuda_tune.h) unless a
+ * table of earlier choices has it. A launch is then one cublasLtMatmul on the caller's
  * stream: no allocation (cuBLASLt's scratch is part of the segment workspace), no sync.
  *
  * Gemms with run-time sizes (m == TCCD_RT_GEMM_SIZED: the matmuls of symbolic plans) cannot be
@@ -25,6 +27,7 @@
 #include <string.h>
 
 #include "tccd_cuda_internal.h"
+#include "tccd_cuda_tune.h"
 
 struct cublaslt {
   tccd_lt_status (*create)(tccd_lt_handle*);
@@ -41,6 +44,8 @@ struct cublaslt {
   tccd_lt_status (*pref_destroy)(void* pref);
   tccd_lt_status (*heuristic)(tccd_lt_handle, void* desc, void* a, void* b, void* c, void* d,
                               void* pref, int requested, heuristic_result* results, int* returned);
+  tccd_lt_status (*algo_check)(tccd_lt_handle, void* desc, void* a, void* b, void* c, void* d,
+                               const void* algo, heuristic_result* result);
   tccd_lt_status (*matmul)(tccd_lt_handle, void* desc, const void* alpha, const void* A, void* a,
                            const void* B, void* b, const void* beta, const void* C, void* c,
                            void* D, void* d, const void* algo, void* workspace,
@@ -97,6 +102,7 @@ static int load_cublaslt_locked(void) {
   TCCD_RT_RESOLVE(pref_set, "cublasLtMatmulPreferenceSetAttribute");
   TCCD_RT_RESOLVE(pref_destroy, "cublasLtMatmulPreferenceDestroy");
   TCCD_RT_RESOLVE(heuristic, "cublasLtMatmulAlgoGetHeuristic");
+  TCCD_RT_RESOLVE(algo_check, "cublasLtMatmulAlgoCheck");
   TCCD_RT_RESOLVE(matmul, "cublasLtMatmul");
 #undef TCCD_RT_RESOLVE
   const tccd_lt_status status = lt.create(&g_handle);
@@ -133,51 +139,363 @@ static int make_layout(const struct tccd_rt_gemm* g, void** layout, uint64_t row
   return TCCD_RT_SUCCESS;
 }
 
-/* `alignment`: NULL (static gemms: the heuristic's default assumption), or the byte alignment
- * of A, B, C and D's pointers (sized gemms: what this call's pointers have, as PyTorch tells
- * cuBLASLt, so that no algorithm assumes more). */
-static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
-                     uint64_t max_workspace, const uint32_t* alignment) {
-  TCCD_RT_CHECK(g_lt.desc_create(&s->desc, g->compute, kScaleTypeF32), "cublasLtMatmulDescCreate");
-  const int32_t trans_a = g->trans_a, trans_b = g->trans_b;
+/* ---- Autotuning (tccd_cuda_tune.h) ------------------------------------------------------- */
+
+/* Bytes of a matrix of `cols` columns with leading dimension `ld`, `batch` times `stride`
+ * elements apart (column-major, as cuBLASLt reads it). */
+static uint64_t matrix_bytes(const struct tccd_rt_gemm* g, int64_t cols, int64_t ld,
+                             int64_t stride) {
+  const uint64_t element = g->dtype == 0 ? 4 : 2;
+  uint64_t elements = (uint64_t)ld * (uint64_t)cols;
+  if (g->batch > 1) elements += (uint64_t)stride * (uint64_t)(g->batch - 1);
+  return elements * element;
+}
+
+static uint64_t round_up_256(uint64_t bytes) { return (bytes + 255u) & ~(uint64_t)255u; }
+
+/* Times `n` candidate algorithms of gemm `g` (objects `s`, made for them) on scratch operands
+ * and returns the index to use (tccd_rt_tune_pick). Never fails: anything that goes wrong
+ * (no memory, a driver without a function, a candidate cuBLASLt refuses) leaves the heuristic's
+ * first, index 0, or drops that candidate. Runs on a private stream in relaxed capture mode,
+ * so that a CUDA graph capture on this or another thread neither sees nor forbids it. */
+static int tune_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
+                     const heuristic_result* candidates, int n, float* best_ms) {
+  *best_ms = -1.0f;
+  const struct tccd_rt_tune_driver* t = tccd_rt_get_tune_driver();
+  if (t == NULL || n < 1) return 0;
+  const int has_bias = g->epilogue == 4 || g->epilogue == 6;
+  const uint64_t a_bytes =
+      round_up_256(matrix_bytes(g, g->trans_a ? g->m : g->k, g->lda, g->stride_a));
+  const uint64_t b_bytes =
+      round_up_256(matrix_bytes(g, g->trans_b ? g->k : g->n, g->ldb, g->stride_b));
+  const uint64_t d_bytes = round_up_256(matrix_bytes(g, g->n, g->ldd, g->stride_d));
+  const uint64_t bias_bytes = has_bias ? round_up_256((uint64_t)g->m * 4u) : 0;
+  uint64_t workspace_bytes = 0;
+  for (int i = 0; i < n; ++i)
+    if (candidates[i].workspace_size > workspace_bytes)
+      workspace_bytes = candidates[i].workspace_size;
+  workspace_bytes = round_up_256(workspace_bytes);
+  const uint64_t total = a_bytes + b_bytes + d_bytes + bias_bytes + workspace_bytes;
+  if (total > TCCD_RT_TUNE_MAX_BYTES) return 0;
+
+  int mode = kCuCaptureModeRelaxed;
+  if (t->cuThreadExchangeStreamCaptureMode(&mode) != 0) return 0;
+  uint64_t base = 0;
+  void* stream = NULL;
+  void* events[2 * TCCD_RT_TUNE_MAX_CANDIDATES];
+  memset(events, 0, sizeof(events));
+  float best[TCCD_RT_TUNE_MAX_CANDIDATES];
+  int pick = 0;
+  int ok = t->cuMemAlloc(&base, (size_t)total) == 0;
+  ok = ok && t->cuStreamCreate(&stream, kCuStreamNonBlocking) == 0;
+  for (int i = 0; ok && i < 2 * n; ++i) ok = t->cuEventCreate(&events[i], 0) == 0;
+  const uint64_t a = base, b = a + a_bytes, d = b + b_bytes, bias = d + d_bytes,
+                 workspace = bias + bias_bytes;
+  /* The swapped formulation reads B's matrix as its A and A's as its B. */
+  const uint64_t first = s->swapped ? b : a, second = s->swapped ? a : b;
+  const uint32_t fill = tccd_rt_tune_fill_word(g->dtype);
+  ok = ok && t->cuMemsetD32Async(a, fill, (size_t)((a_bytes + b_bytes) / 4u), stream) == 0;
+  ok = ok && (!has_bias || t->cuMemsetD32Async(bias, 0, (size_t)(bias_bytes / 4u), stream) == 0);
+  if (ok && has_bias) {
+    void* bias_pointer = (void*)(uintptr_t)bias;
+    ok = g_lt.desc_set(s->desc, kDescBiasPointer, &bias_pointer, sizeof(bias_pointer)) == 0;
+  }
+  const float alpha = g->alpha, beta = 0.0f;
+  /* One run of candidate i; a failure drops the candidate (best[i] = -1). */
+#define TCCD_RT_TUNE_RUN(i)                                                                     \
+  (g_lt.matmul(g_handle, s->desc, &alpha, (const void*)(uintptr_t)first, s->layout_a,           \
+               (const void*)(uintptr_t)second, s->layout_b, &beta, (const void*)(uintptr_t)d,   \
+               s->layout_d, (void*)(uintptr_t)d, s->layout_d, candidates[i].algo,               \
+               candidates[i].workspace_size > 0 ? (void*)(uintptr_t)workspace : NULL,           \
+               candidates[i].workspace_size, stream) == 0)
+  for (int i = 0; i < n; ++i) best[i] = ok ? 0.0f : -1.0f;
+  for (int i = 0; ok && i < n; ++i) /* the warm-up: first runs load code, fill caches */
+    if (!TCCD_RT_TUNE_RUN(i)) best[i] = -1.0f;
+  /* Each candidate's launches per run: one run captured into a graph (relaxed mode: nobody
+   * else's calls are affected), its nodes counted (kernels and memsets). 0: not counted. */
+  int32_t launches[TCCD_RT_TUNE_MAX_CANDIDATES];
+  memset(launches, 0, sizeof(launches));
+  const int can_count = t->cuStreamBeginCapture != NULL && t->cuStreamEndCapture != NULL &&
+                        t->cuGraphGetNodes != NULL && t->cuGraphDestroy != NULL;
+  for (int i = 0; ok && can_count && i < n; ++i) {
+    if (best[i] < 0.0f) continue;
+    if (t->cuStreamBeginCapture(stream, kCuCaptureModeRelaxed) != 0) break;
+    const int ran = TCCD_RT_TUNE_RUN(i);
+    void* graph = NULL;
+    const int ended = t->cuStreamEndCapture(stream, &graph) == 0;
+    size_t nodes = 0;
+    if (ran && ended && graph != NULL && t->cuGraphGetNodes(graph, NULL, &nodes) == 0)
+      launches[i] = (int32_t)nodes;
+    if (graph != NULL) (void)t->cuGraphDestroy(graph); /* deliberately ignored: host memory */
+    if (!ended) break; /* the stream's capture could not be ended: stop counting */
+  }
+  int rounds = 1;
+  int dropped[TCCD_RT_TUNE_MAX_CANDIDATES]; /* not timed after the first round */
+  memset(dropped, 0, sizeof(dropped));
+  for (int round = 0; ok && round < rounds; ++round) {
+    for (int i = 0; ok && i < n; ++i) {
+      if (best[i] < 0.0f || dropped[i]) continue;
+      ok = t->cuEventRecord(events[2 * i], stream) == 0;
+      if (ok && !TCCD_RT_TUNE_RUN(i)) best[i] = -1.0f;
+      ok = ok && t->cuEventRecord(events[2 * i + 1], stream) == 0;
+    }
+    ok = ok && t->cuStreamSynchronize(stream) == 0;
+    float fastest = 0.0f;
+    for (int i = 0; ok && i < n; ++i) {
+      if (best[i] < 0.0f || dropped[i]) continue;
+      float ms = 0.0f;
+      if (t->cuEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]) != 0 || !(ms > 0.0f)) {
+        best[i] = -1.0f;
+        continue;
+      }
+      if (best[i] == 0.0f || ms < best[i]) best[i] = ms;
+      if (fastest == 0.0f || ms < fastest) fastest = ms;
+    }
+    if (round == 0 && ok) {
+      /* Candidates far behind the fastest cannot win: only the others run again, as many
+       * rounds as their time fits. */
+      float round_ms = 0.0f;
+      for (int i = 0; i < n; ++i) {
+        if (best[i] < 0.0f) continue;
+        dropped[i] = !tccd_rt_tune_keep(best[i], fastest);
+        if (!dropped[i]) round_ms += best[i];
+      }
+      rounds = tccd_rt_tune_rounds(round_ms);
+    }
+  }
+#undef TCCD_RT_TUNE_RUN
+  if (ok) {
+    pick = tccd_rt_tune_pick_launches(best, launches, n, TCCD_RT_TUNE_MARGIN);
+    /* Charged like the choice (the swapped formulation is compared on the same terms). */
+    const int32_t extra = launches[pick] > 1 ? launches[pick] - 1 : 0;
+    *best_ms = best[pick] > 0.0f ? best[pick] + (float)extra * TCCD_RT_TUNE_LAUNCH_MS : -1.0f;
+  }
+  /* Cleanup; failures deliberately ignored (nothing to do about them, and the choice stands).
+   * The stream is synchronised first: its work reads the scratch being freed. */
+  if (stream != NULL) (void)t->cuStreamSynchronize(stream);
+  for (int i = 0; i < 2 * n; ++i)
+    if (events[i] != NULL) (void)t->cuEventDestroy(events[i]);
+  if (stream != NULL) (void)t->cuStreamDestroy(stream);
+  if (base != 0) (void)t->cuMemFree(base);
+  (void)t->cuThreadExchangeStreamCaptureMode(&mode);
+  return pick;
+}
+
+/* The table of autotuning's choices (tccd_cuda_tune.h): this library's own until the client
+ * hands it the process's table of the device (tccd_rt_gemm_set_tune_table). Both pointers are
+ * guarded by the runtime's mutex (every caller holds it); the entries by the table's lock. */
+static struct tccd_rt_tune_table g_local_table;
+static struct tccd_rt_tune_table* g_table;
+
+void tccd_rt_gemm_set_tune_table(struct tccd_rt_tune_table* table) { g_table = table; }
+
+static struct tccd_rt_tune_table* tune_table(void) {
+  if (g_table == NULL) {
+    g_local_table.magic = TCCD_RT_TUNE_TABLE_MAGIC;
+    g_local_table.entry_bytes = sizeof(struct tccd_rt_tune_entry);
+    g_local_table.slots = TCCD_RT_TUNE_TABLE_SLOTS;
+    g_table = &g_local_table;
+  }
+  return g_table;
+}
+
+/* The key of gemm `g` on `device`: everything that makes its descriptor and layouts (the name
+ * is no part of it), the number of candidates, the device ordinal last. */
+static void tune_key(const struct tccd_rt_gemm* g, int32_t device,
+                     uint64_t key[TCCD_RT_TUNE_KEY_WORDS]) {
+  const int64_t dims[10] = {g->m,   g->n,     g->k,        g->lda,      g->ldb,
+                            g->ldd, g->batch, g->stride_a, g->stride_b, g->stride_d};
+  for (int i = 0; i < 10; ++i) key[i] = (uint64_t)dims[i];
+  key[10] = (uint64_t)(uint32_t)g->trans_a | (uint64_t)(uint32_t)g->trans_b << 8 |
+            (uint64_t)(uint32_t)g->epilogue << 16 | (uint64_t)(uint32_t)g->dtype << 32;
+  key[11] = (uint64_t)(uint32_t)g->compute | (uint64_t)(uint32_t)g->tune << 32;
+  uint32_t alpha_bits;
+  memcpy(&alpha_bits, &g->alpha, sizeof(alpha_bits));
+  key[12] = alpha_bits;
+  key[13] = (uint64_t)(uint32_t)device;
+}
+
+/* Whether `algo` (from a table: maybe chosen by another library or process) runs gemm `s`
+ * within `max_workspace`; its workspace into *workspace. */
+static int algo_fits(struct tccd_rt_gemm_state* s, const uint64_t* algo, uint64_t max_workspace,
+                     uint64_t* workspace) {
+  heuristic_result result;
+  memset(&result, 0, sizeof(result));
+  if (g_lt.algo_check(g_handle, s->desc, s->layout_a, s->layout_b, s->layout_d, s->layout_d, algo,
+                      &result) != 0)
+    return 0;
+  *workspace = result.workspace_size;
+  return result.workspace_size <= max_workspace;
+}
+
+static void destroy_state(struct tccd_rt_gemm_state* s);
+
+/* The descriptor and layouts of `g` into `s`: as given, or (`swapped`, a gemm without an
+ * epilogue) as D^T = op(B)^T op(A)^T with D^T row-ordered, which writes the same memory: the
+ * second operand's matrix becomes the first (transposition flipped) and the other way round,
+ * and D's column-major m x n is D^T's row-major n x m with the same leading dimension.
+ * cuBLAS's own matmuls take that form where it is faster (its kernels whose names end in
+ * "T", e.g. nvjet_..._NTT for weight gradients); cuBLASLt's heuristic only ranks the form it
+ * is given. */
+static int make_objects(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s, int swapped) {
+  const int32_t trans_a = swapped ? !g->trans_b : g->trans_a;
+  const int32_t trans_b = swapped ? !g->trans_a : g->trans_b;
   const uint32_t epilogue = (uint32_t)g->epilogue;
+  s->swapped = swapped;
+  TCCD_RT_CHECK(g_lt.desc_create(&s->desc, g->compute, kScaleTypeF32), "cublasLtMatmulDescCreate");
   TCCD_RT_CHECK(g_lt.desc_set(s->desc, kDescTransA, &trans_a, sizeof(trans_a)),
                 "cublasLtMatmulDescSetAttribute(TRANSA)");
   TCCD_RT_CHECK(g_lt.desc_set(s->desc, kDescTransB, &trans_b, sizeof(trans_b)),
                 "cublasLtMatmulDescSetAttribute(TRANSB)");
   TCCD_RT_CHECK(g_lt.desc_set(s->desc, kDescEpilogue, &epilogue, sizeof(epilogue)),
                 "cublasLtMatmulDescSetAttribute(EPILOGUE)");
-  int code = make_layout(g, &s->layout_a, g->trans_a ? g->k : g->m, g->trans_a ? g->m : g->k,
-                         g->lda, g->stride_a);
+  /* Each stored matrix keeps its layout, whichever operand it is. */
+  const int64_t a_rows = g->trans_a ? g->k : g->m, a_cols = g->trans_a ? g->m : g->k;
+  const int64_t b_rows = g->trans_b ? g->n : g->k, b_cols = g->trans_b ? g->k : g->n;
+  int code;
+  if (!swapped) {
+    code = make_layout(g, &s->layout_a, a_rows, a_cols, g->lda, g->stride_a);
+    if (code == TCCD_RT_SUCCESS)
+      code = make_layout(g, &s->layout_b, b_rows, b_cols, g->ldb, g->stride_b);
+    if (code == TCCD_RT_SUCCESS)
+      code = make_layout(g, &s->layout_d, g->m, g->n, g->ldd, g->stride_d);
+    return code;
+  }
+  code = make_layout(g, &s->layout_a, b_rows, b_cols, g->ldb, g->stride_b);
   if (code == TCCD_RT_SUCCESS)
-    code = make_layout(g, &s->layout_b, g->trans_b ? g->n : g->k, g->trans_b ? g->k : g->n, g->ldb,
-                       g->stride_b);
-  if (code == TCCD_RT_SUCCESS) code = make_layout(g, &s->layout_d, g->m, g->n, g->ldd, g->stride_d);
+    code = make_layout(g, &s->layout_b, a_rows, a_cols, g->lda, g->stride_a);
+  if (code == TCCD_RT_SUCCESS) code = make_layout(g, &s->layout_d, g->n, g->m, g->ldd, g->stride_d);
   if (code != TCCD_RT_SUCCESS) return code;
+  const int32_t order = kOrderRow;
+  TCCD_RT_CHECK(g_lt.layout_set(s->layout_d, kLayoutOrder, &order, sizeof(order)),
+                "cublasLtMatrixLayoutSetAttribute(ORDER)");
+  return TCCD_RT_SUCCESS;
+}
 
+/* The heuristic's usable candidates for the objects in `s` (at most `requested`, in its order)
+ * into results[0 .. *n). An error when it has none. */
+static int query(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
+                 uint64_t max_workspace, const uint32_t* alignment, int requested,
+                 heuristic_result* results, int* n) {
   void* pref = NULL;
   TCCD_RT_CHECK(g_lt.pref_create(&pref), "cublasLtMatmulPreferenceCreate");
   tccd_lt_status status =
       g_lt.pref_set(pref, kPrefMaxWorkspace, &max_workspace, sizeof(max_workspace));
   for (int i = 0; i < 4 && alignment != NULL && status == 0; ++i)
     status = g_lt.pref_set(pref, kPrefMinAlignmentA + i, &alignment[i], sizeof(alignment[i]));
-  heuristic_result result;
-  memset(&result, 0, sizeof(result));
+  memset(results, 0, sizeof(heuristic_result) * (size_t)requested);
   int returned = 0;
   if (status == 0) {
     status = g_lt.heuristic(g_handle, s->desc, s->layout_a, s->layout_b, s->layout_d, s->layout_d,
-                            pref, 1, &result, &returned);
+                            pref, requested, results, &returned);
   }
   (void)g_lt.pref_destroy(pref); /* deliberately ignored: only frees host memory */
   if (status != 0) return lt_error(status, "cublasLtMatmulAlgoGetHeuristic", g->name);
-  if (returned < 1 || result.state != 0) {
+  if (returned < 1 || results[0].state != 0) {
     return tccd_rt_set_error(
         TCCD_RT_ERROR_CUBLAS,
         "tccd: cuBLASLt has no algorithm for %s (m=%lld n=%lld k=%lld batch=%lld)", g->name,
         (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->batch);
   }
-  memcpy(s->algo, result.algo, sizeof(s->algo));
-  s->workspace_size = result.workspace_size;
+  /* The usable candidates, in the heuristic's order (a result with a failed state is not one). */
+  *n = 0;
+  for (int i = 0; i < returned && i < requested; ++i)
+    if (results[i].state == 0) results[(*n)++] = results[i];
+  return TCCD_RT_SUCCESS;
+}
+
+/* `alignment`: NULL (static gemms: the heuristic's default assumption), or the byte alignment
+ * of A, B, C and D's pointers (sized gemms: what this call's pointers have, as PyTorch tells
+ * cuBLASLt, so that no algorithm assumes more). `tune`: whether to time g->tune's candidates
+ * (static gemms at load, outside the launch path) or take the heuristic's first. */
+static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
+                     uint64_t max_workspace, const uint32_t* alignment, int tune) {
+  const int candidates = TCCD_RT_TUNE_CANDIDATES(g->tune);
+  int requested = 1;
+  uint64_t key[TCCD_RT_TUNE_KEY_WORDS];
+  int keyed = 0, stale = 0;
+  int32_t device = -1;
+  if (tune && candidates > 1 && max_workspace == TCCD_RT_GEMM_MAX_WORKSPACE && alignment == NULL) {
+    const struct tccd_rt_tune_driver* t = tccd_rt_get_tune_driver();
+    if (t != NULL && t->cuCtxGetDevice(&device) == 0) {
+      requested = candidates < TCCD_RT_TUNE_MAX_CANDIDATES ? candidates : TCCD_RT_TUNE_MAX_CANDIDATES;
+      tune_key(g, device, key);
+      keyed = 1;
+      struct tccd_rt_tune_table* table = tune_table();
+      uint64_t algo[8];
+      uint64_t used = 0;
+      tccd_rt_tune_lock(table);
+      const struct tccd_rt_tune_entry* e = tccd_rt_tune_find(table, key);
+      if (e != NULL && e->used) {
+        memcpy(algo, e->algo, sizeof(algo));
+        used = e->used;
+      }
+      tccd_rt_tune_unlock(table);
+      if (used != 0) {
+        const int swapped = (used & TCCD_RT_TUNE_USED_SWAPPED) != 0 && g->epilogue == 1;
+        const int code = make_objects(g, s, swapped);
+        uint64_t workspace = 0;
+        if (code == TCCD_RT_SUCCESS && algo_fits(s, algo, max_workspace, &workspace)) {
+          memcpy(s->algo, algo, sizeof(s->algo));
+          s->workspace_size = workspace;
+          return TCCD_RT_SUCCESS;
+        }
+        /* Not valid here (another cuBLASLt's choice): chosen again below, and the stale entry
+         * replaced. */
+        destroy_state(s);
+        stale = 1;
+      }
+    }
+  }
+
+  heuristic_result results[TCCD_RT_TUNE_MAX_CANDIDATES];
+  int n = 0;
+  int code = make_objects(g, s, 0);
+  if (code == TCCD_RT_SUCCESS) code = query(g, s, max_workspace, alignment, requested, results, &n);
+  if (code != TCCD_RT_SUCCESS) return code;
+  float best_ms = -1.0f;
+  const int swap = requested > 1 && (g->tune & TCCD_RT_TUNE_SWAP) && g->epilogue == 1;
+  const int pick = n > 1 || swap ? tune_gemm(g, s, results, n, &best_ms) : 0;
+  memcpy(s->algo, results[pick].algo, sizeof(s->algo));
+  s->workspace_size = results[pick].workspace_size;
+
+  /* The swapped formulation, timed the same way; it replaces the given one only when clearly
+   * faster. Anything failing in it leaves the given one. */
+  if (swap && best_ms > 0.0f) {
+    struct tccd_rt_gemm_state alt;
+    memset(&alt, 0, sizeof(alt));
+    heuristic_result alt_results[TCCD_RT_TUNE_MAX_CANDIDATES];
+    int alt_n = 0;
+    float alt_ms = -1.0f;
+    int alt_pick = 0;
+    if (make_objects(g, &alt, 1) == TCCD_RT_SUCCESS &&
+        query(g, &alt, max_workspace, NULL, requested, alt_results, &alt_n) == TCCD_RT_SUCCESS)
+      alt_pick = tune_gemm(g, &alt, alt_results, alt_n, &alt_ms);
+    if (alt_ms > 0.0f && alt_ms <= TCCD_RT_TUNE_MARGIN * best_ms) {
+      destroy_state(s);
+      *s = alt;
+      memcpy(s->algo, alt_results[alt_pick].algo, sizeof(s->algo));
+      s->workspace_size = alt_results[alt_pick].workspace_size;
+    } else {
+      destroy_state(&alt);
+    }
+  }
+
+  if (keyed) {
+    struct tccd_rt_tune_table* table = tune_table();
+    tccd_rt_tune_lock(table);
+    struct tccd_rt_tune_entry* e = tccd_rt_tune_find(table, key);
+    /* NULL: the table is full, the choice not remembered. Filled meanwhile by another thread
+     * or library: theirs stays, unless it is the stale one this load rejected. */
+    if (e != NULL && (!e->used || stale)) {
+      if (!e->used) ++table->filled;
+      memcpy(e->key, key, sizeof(e->key));
+      memcpy(e->algo, s->algo, sizeof(e->algo));
+      e->workspace_size = s->workspace_size;
+      e->used = 1u | (s->swapped ? TCCD_RT_TUNE_USED_SWAPPED : 0u);
+    }
+    tccd_rt_tune_unlock(table);
+  }
   return TCCD_RT_SUCCESS;
 }
 
@@ -190,7 +508,7 @@ int tccd_rt_gemm_load_context(const struct tccd_rt_module* module, int slot) {
     /* On failure the half-made objects leak: a few hundred bytes, once, on a failing path. */
     const int result =
         load_gemm(&module->gemms[i], &module->gemm_states[(size_t)slot * module->num_gemms + i],
-                  TCCD_RT_GEMM_MAX_WORKSPACE, NULL);
+                  TCCD_RT_GEMM_MAX_WORKSPACE, NULL, 1);
     if (result != TCCD_RT_SUCCESS) return result;
   }
   return TCCD_RT_SUCCESS;
@@ -216,8 +534,11 @@ static int run_gemm(const struct tccd_rt_gemm* g, const struct tccd_rt_gemm_stat
                   "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
   }
   const float alpha = g->alpha, beta = 0.0f;
+  /* The swapped formulation (make_objects) takes B's matrix first. */
+  const void* first = operands[s->swapped ? 1 : 0];
+  const void* second = operands[s->swapped ? 0 : 1];
   TCCD_RT_CHECK(
-      g_lt.matmul(g_handle, s->desc, &alpha, operands[0], s->layout_a, operands[1], s->layout_b,
+      g_lt.matmul(g_handle, s->desc, &alpha, first, s->layout_a, second, s->layout_b,
                   &beta, operands[2], s->layout_d, operands[2], s->layout_d, s->algo,
                   s->workspace_size > 0 ? workspace : NULL, s->workspace_size, stream),
       "cublasLtMatmul");
@@ -306,7 +627,8 @@ static int sized_state(const struct tccd_rt_module* module, int slot, int32_t in
   }
   if (victim->module != NULL) destroy_state(&victim->state);
   victim->module = NULL;
-  const int code = load_gemm(g, &victim->state, workspace_cap, alignment);
+  /* Not tuned: a new size would time its candidates on the step's path. */
+  const int code = load_gemm(g, &victim->state, workspace_cap, alignment, 0);
   if (code != TCCD_RT_SUCCESS) {
     destroy_state(&victim->state);
     return code;

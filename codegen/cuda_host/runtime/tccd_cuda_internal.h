@@ -22,6 +22,8 @@ enum {
   kDescBiasPointer = 8,   /* CUBLASLT_MATMUL_DESC_BIAS_POINTER, void* */
   kLayoutBatchCount = 5,  /* CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, int32 */
   kLayoutBatchOffset = 6, /* CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, int64 */
+  kLayoutOrder = 1,       /* CUBLASLT_MATRIX_LAYOUT_ORDER, int32 */
+  kOrderRow = 1,          /* CUBLASLT_ORDER_ROW */
   kPrefMaxWorkspace = 1,  /* CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, uint64 */
   kPrefMinAlignmentA = 5, /* CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, uint32 (B, C, D: +1..3) */
   kScaleTypeF32 = 0,      /* CUDA_R_32F */
@@ -35,6 +37,38 @@ typedef struct {
   int reserved[4];
 } heuristic_result;
 
+/* Driver values autotuning passes (cuda.h's; the ABI test checks them). */
+enum {
+  kCuStreamNonBlocking = 1,  /* CU_STREAM_NON_BLOCKING */
+  kCuCaptureModeRelaxed = 2, /* CU_STREAM_CAPTURE_MODE_RELAXED */
+};
+
+/* The driver functions gemm autotuning needs (tccd_cuda_gemm.c), resolved with the driver in
+ * tccd_cuda_runtime.c. Optional: a driver that lacks one only turns autotuning off. */
+struct tccd_rt_tune_driver {
+  int (*cuCtxGetDevice)(int* device);
+  int (*cuMemAlloc)(uint64_t* ptr, size_t bytes);
+  int (*cuMemFree)(uint64_t ptr);
+  int (*cuMemsetD32Async)(uint64_t ptr, unsigned value, size_t count, void* stream);
+  int (*cuStreamCreate)(void** stream, unsigned flags);
+  int (*cuStreamDestroy)(void* stream);
+  int (*cuStreamSynchronize)(void* stream);
+  int (*cuEventCreate)(void** event, unsigned flags);
+  int (*cuEventRecord)(void* event, void* stream);
+  int (*cuEventElapsedTime)(float* ms, void* start, void* end);
+  int (*cuEventDestroy)(void* event);
+  int (*cuThreadExchangeStreamCaptureMode)(int* mode);
+  /* Counting an algorithm's launches (a capture of one run into a graph): NULL when the driver
+   * lacks them, and the launches are then not counted. */
+  int (*cuStreamBeginCapture)(void* stream, int mode);
+  int (*cuStreamEndCapture)(void* stream, void** graph);
+  int (*cuGraphGetNodes)(void* graph, void** nodes, size_t* count);
+  int (*cuGraphDestroy)(void* graph);
+};
+
+/* The table, or NULL when the driver is not loaded or lacks one of its functions. */
+const struct tccd_rt_tune_driver* tccd_rt_get_tune_driver(void);
+
 /* Formats the calling thread's last error and returns `code`. */
 __attribute__((format(printf, 2, 3))) int tccd_rt_set_error(int code, const char* format, ...);
 
@@ -42,6 +76,12 @@ __attribute__((format(printf, 2, 3))) int tccd_rt_set_error(int code, const char
  * context). Loads cuBLASLt on first use. Called under the runtime's mutex, before the slot is
  * published. */
 int tccd_rt_gemm_load_context(const struct tccd_rt_module* module, int slot);
+
+struct tccd_rt_tune_table;
+
+/* Makes `table` (checked by the caller) the table of autotuning's choices for later loads.
+ * Called under the runtime's mutex. */
+void tccd_rt_gemm_set_tune_table(struct tccd_rt_tune_table* table);
 
 /* Enqueues gemm `index` (static sizes) on `stream`. operands: A, B, D[, bias]. */
 int tccd_rt_gemm_run(const struct tccd_rt_module* module, int slot, int32_t index,

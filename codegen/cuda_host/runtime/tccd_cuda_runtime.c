@@ -17,6 +17,7 @@
  */
 #include "tccd_cuda_runtime.h"
 #include "tccd_cuda_internal.h"
+#include "tccd_cuda_tune.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -61,6 +62,9 @@ struct driver {
 };
 
 /* Guards loading the driver and loading a module into a context (both rare, both slow). */
+static struct tccd_rt_tune_driver g_tune; /* written under g_mutex before g_driver_ready */
+static int g_tune_ready;                  /* every g_tune function resolved */
+
 static pthread_mutex_t g_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct driver g_driver; /* written under g_mutex before g_driver_ready is set */
 static int g_driver_ready;     /* 0, then 1 forever (release store / acquire load) */
@@ -134,6 +138,34 @@ static int load_driver_locked(void) {
   /* Idempotent, and cheap when the process already initialised the driver. */
   const CUresult result = d.cuInit(0);
   if (result != 0) return driver_error(&d, result, "cuInit");
+  /* Autotuning's functions: optional (a missing one turns autotuning off, nothing else). */
+  struct tccd_rt_tune_driver t;
+  memset(&t, 0, sizeof(t));
+  int tune_ok = 1;
+#define TCCD_RT_RESOLVE_OPTIONAL(field, symbol)  \
+  do {                                           \
+    *(void**)(&t.field) = dlsym(lib, symbol);    \
+    if (t.field == NULL) tune_ok = 0;            \
+  } while (0)
+  TCCD_RT_RESOLVE_OPTIONAL(cuCtxGetDevice, "cuCtxGetDevice");
+  TCCD_RT_RESOLVE_OPTIONAL(cuMemAlloc, "cuMemAlloc_v2");
+  TCCD_RT_RESOLVE_OPTIONAL(cuMemFree, "cuMemFree_v2");
+  TCCD_RT_RESOLVE_OPTIONAL(cuMemsetD32Async, "cuMemsetD32Async");
+  TCCD_RT_RESOLVE_OPTIONAL(cuStreamCreate, "cuStreamCreate");
+  TCCD_RT_RESOLVE_OPTIONAL(cuStreamDestroy, "cuStreamDestroy_v2");
+  TCCD_RT_RESOLVE_OPTIONAL(cuStreamSynchronize, "cuStreamSynchronize");
+  TCCD_RT_RESOLVE_OPTIONAL(cuEventCreate, "cuEventCreate");
+  TCCD_RT_RESOLVE_OPTIONAL(cuEventRecord, "cuEventRecord");
+  TCCD_RT_RESOLVE_OPTIONAL(cuEventElapsedTime, "cuEventElapsedTime");
+  TCCD_RT_RESOLVE_OPTIONAL(cuEventDestroy, "cuEventDestroy_v2");
+  TCCD_RT_RESOLVE_OPTIONAL(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode");
+#undef TCCD_RT_RESOLVE_OPTIONAL
+  *(void**)(&t.cuStreamBeginCapture) = dlsym(lib, "cuStreamBeginCapture_v2");
+  *(void**)(&t.cuStreamEndCapture) = dlsym(lib, "cuStreamEndCapture");
+  *(void**)(&t.cuGraphGetNodes) = dlsym(lib, "cuGraphGetNodes");
+  *(void**)(&t.cuGraphDestroy) = dlsym(lib, "cuGraphDestroy");
+  g_tune = t;
+  g_tune_ready = tune_ok;
   g_driver = d;
   __atomic_store_n(&g_driver_ready, 1, __ATOMIC_RELEASE);
   return TCCD_RT_SUCCESS;
@@ -149,6 +181,10 @@ static int get_driver(const struct driver** out) {
   }
   *out = &g_driver;
   return TCCD_RT_SUCCESS;
+}
+
+const struct tccd_rt_tune_driver* tccd_rt_get_tune_driver(void) {
+  return __atomic_load_n(&g_driver_ready, __ATOMIC_ACQUIRE) && g_tune_ready ? &g_tune : NULL;
 }
 
 /* ---- Contexts ------------------------------------------------------------------------------- */
@@ -574,6 +610,18 @@ int tccd_rt_init(const struct tccd_rt_module* module) {
   const int code = begin_call(module, NULL, &d, &slot, &pushed);
   leave_context(d, pushed);
   return code;
+}
+
+int tccd_rt_set_tune_table(void* table) {
+  if (!tccd_rt_tune_table_valid((const struct tccd_rt_tune_table*)table)) {
+    return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE,
+                             "tccd: not a gemm tuning table of this runtime's layout (%s)",
+                             table == NULL ? "NULL" : "magic, entry size or slots differ");
+  }
+  pthread_mutex_lock(&g_mutex);
+  tccd_rt_gemm_set_tune_table((struct tccd_rt_tune_table*)table);
+  pthread_mutex_unlock(&g_mutex);
+  return TCCD_RT_SUCCESS;
 }
 
 int tccd_rt_launch(const struct tccd_rt_module* module, int32_t index, void* const* data,

@@ -123,6 +123,10 @@ struct tccd_rt_gemm {
   int32_t compute;          /* cublasComputeType_t */
   int32_t epilogue;         /* cublasLtEpilogue_t: 1 none, 4 bias, 6 relu + bias */
   float alpha;
+  /* Algorithms to time at load (tccd_cuda_tune.h), in the low byte: 0 or 1 takes the
+   * heuristic's first, as before autotuning; more asks the heuristic for that many and keeps
+   * the fastest. TCCD_RT_TUNE_SWAP (0x100): also the swapped formulation's. */
+  int32_t tune;
 };
 
 /* A gemm whose sizes come with each call (the matmuls of graphs with symbolic sizes, ABI
@@ -142,6 +146,8 @@ struct tccd_rt_gemm_state {
   void* layout_d;
   uint64_t algo[8];        /* cublasLtMatmulAlgo_t */
   uint64_t workspace_size; /* what the algorithm needs, <= the segment's gemm workspace */
+  int32_t swapped;         /* 1: the objects compute D^T = op(B)^T op(A)^T (B's matrix first) */
+  int32_t reserved;
 };
 
 /* Where a segment operand lives: io[index] + byte_offset (index < num_io), or, with index -1,
@@ -225,6 +231,13 @@ int tccd_rt_gemm_sized(const struct tccd_rt_module* module, int32_t index, void*
  * "tccd-cuda-segment-1". Capture-safe once the module is loaded into the current context. */
 int tccd_rt_run_segment(const struct tccd_rt_module* module, const struct tccd_rt_segment* segment,
                         void* const* io, void* workspace, void* stream);
+
+/* Makes `table` (a struct tccd_rt_tune_table, tccd_cuda_tune.h) the table of autotuning's
+ * choices of this module's later loads, shared with the other modules the caller gives it to
+ * (exported as tccd_cuda_set_tune_table by a library with tuned gemms). The table must outlive
+ * the module. TCCD_RT_ERROR_INVALID_VALUE, nothing changed, when its header is not this
+ * layout's. */
+int tccd_rt_set_tune_table(void* table);
 
 /* The calling thread's last failure message ("" if none). Successes do not clear it. */
 const char* tccd_rt_last_error(void);

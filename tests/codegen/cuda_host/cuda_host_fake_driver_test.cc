@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "codegen/cuda/cuda_row_emitter.h"
 #include "codegen/cuda_host/cuda_host.h"
 #include "codegen/cuda_host/runtime/tccd_cuda_runtime.h"
+#include "codegen/cuda_host/runtime/tccd_cuda_tune.h"
 #include "cuda_host_test_util.h"
 #include "fake_cublaslt.h"
 #include "fake_cuda_driver.h"
@@ -45,6 +47,8 @@ struct Fake {
   decltype(&fake_cuda_last_launch) last_launch_into;
   decltype(&fake_cuda_last_image) last_image;
   decltype(&fake_cuda_context_depth) context_depth;
+  decltype(&fake_cuda_live_objects) live_objects;
+  decltype(&fake_cuda_capture_mode) capture_mode;
 
   fake_cuda_launch LastLaunch() const {
     fake_cuda_launch launch{};
@@ -78,6 +82,8 @@ const Fake& LoadFake() {
     get(f.last_launch_into, "fake_cuda_last_launch");
     get(f.last_image, "fake_cuda_last_image");
     get(f.context_depth, "fake_cuda_context_depth");
+    get(f.live_objects, "fake_cuda_live_objects");
+    get(f.capture_mode, "fake_cuda_capture_mode");
     return f;
   }();
   return fake;
@@ -727,6 +733,11 @@ struct FakeLt {
   decltype(&fake_lt_calls) calls;
   decltype(&fake_lt_last_matmul) last_into;
   decltype(&fake_lt_last_alignment) alignment_into;
+  decltype(&fake_lt_set_algos) set_algos;
+  decltype(&fake_lt_last_requested) last_requested;
+  decltype(&fake_lt_set_check_fails) set_check_fails;
+  decltype(&fake_lt_set_row_factor) set_row_factor;
+  decltype(&fake_lt_set_algo_launches) set_algo_launches;
   std::vector<uint32_t> LastAlignment() const {
     uint32_t a[4] = {};
     alignment_into(a);
@@ -750,7 +761,19 @@ const FakeLt& LoadFakeLt() {
     f.last_into = reinterpret_cast<decltype(f.last_into)>(dlsym(lib, "fake_lt_last_matmul"));
     f.alignment_into =
         reinterpret_cast<decltype(f.alignment_into)>(dlsym(lib, "fake_lt_last_alignment"));
-    REQUIRE((f.calls != nullptr && f.last_into != nullptr && f.alignment_into != nullptr));
+    f.set_algos = reinterpret_cast<decltype(f.set_algos)>(dlsym(lib, "fake_lt_set_algos"));
+    f.last_requested =
+        reinterpret_cast<decltype(f.last_requested)>(dlsym(lib, "fake_lt_last_requested"));
+    f.set_check_fails =
+        reinterpret_cast<decltype(f.set_check_fails)>(dlsym(lib, "fake_lt_set_check_fails"));
+    f.set_row_factor =
+        reinterpret_cast<decltype(f.set_row_factor)>(dlsym(lib, "fake_lt_set_row_factor"));
+    f.set_algo_launches =
+        reinterpret_cast<decltype(f.set_algo_launches)>(dlsym(lib, "fake_lt_set_algo_launches"));
+    REQUIRE((f.calls != nullptr && f.last_into != nullptr && f.alignment_into != nullptr &&
+             f.set_algos != nullptr && f.last_requested != nullptr &&
+             f.set_check_fails != nullptr && f.set_row_factor != nullptr &&
+             f.set_algo_launches != nullptr));
     return f;
   }();
   return lt;
@@ -879,6 +902,258 @@ TEST_CASE("a gemm with run-time sizes makes its cuBLASLt objects once per distin
   CHECK(lt.calls("desc_create") - lt.calls("desc_destroy") <= 64 * 8);
   CHECK(lt.calls("layout_create") - lt.calls("layout_destroy") <= 3 * 64 * 8);
   CHECK(fake.context_depth() == 1);
+}
+
+// A static gemm (bf16 D[m x 32] = A[m x 16] B[16 x 32], `epilogue`, `tune` candidates), twice
+// (two gemms of the same sizes, as two layers of one model), in a two-step segment
+// "tccd_seg0": io A, B, D[, bias], cuBLASLt's scratch in the workspace.
+HostProgram StaticGemm(int tune, int m, int epilogue = kCublasEpilogueDefault) {
+  HostProgram program;
+  const bool bias = epilogue == kCublasEpilogueBias;
+  SegmentSpec seg{.name = "tccd_seg0",
+                  .num_io = bias ? 4 : 3,
+                  .workspace_bytes = 8 << 20,
+                  .gemm_workspace_offset = 0,
+                  .gemm_workspace_bytes = 8 << 20};
+  for (int copy = 0; copy < 2; ++copy) {
+    GemmSpec g;
+    g.name = "mm.default_" + std::to_string(m) + "_" + std::to_string(copy);
+    g.m = m, g.n = 32, g.k = 16;
+    g.lda = m, g.ldb = 16, g.ldd = m;
+    g.dtype = kCudaR16BF;
+    g.epilogue = epilogue;
+    g.tune = tune;
+    program.gemms.push_back(g);
+    SegmentStepSpec step{.kind = SegmentStepSpec::Kind::kGemm, .index = copy};
+    step.operands = {{0, 0}, {1, 0}, {2, 0}};
+    if (bias) step.operands.push_back({3, 0});
+    seg.steps.push_back(step);
+  }
+  program.segments = {seg};
+  return program;
+}
+
+using SegmentFn = int (*)(void* const* io, void* workspace, void* stream);
+
+using SetTuneTableFn = int (*)(void* table);
+
+// Builds, loads and runs StaticGemm(...) once in context `ctx` (given `table` first, when not
+// NULL); the algorithm its matmul used.
+uint64_t RunStaticGemm(const Fake& fake, const FakeLt& lt, void* ctx, int tune, int m,
+                       int epilogue = kCublasEpilogueDefault, tccd_rt_tune_table* table = nullptr) {
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(CudaModule{}, StaticGemm(tune, m, epilogue));
+  INFO(so.status().ToString());
+  REQUIRE(so.ok());
+  absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
+  REQUIRE(lib.ok());
+  auto set_table = reinterpret_cast<SetTuneTableFn>(lib->Symbol("tccd_cuda_set_tune_table"));
+  // Only a library with tuned gemms has the entry point.
+  CHECK((set_table != nullptr) == ((tune & 0xff) > 1));
+  if (table != nullptr) REQUIRE(set_table(table) == 0);
+  fake.set_current(ctx);
+  REQUIRE(lib->Init() == 0);
+  auto run = reinterpret_cast<SegmentFn>(lib->Symbol("tccd_seg0"));
+  REQUIRE(run != nullptr);
+  void* io[4] = {Ptr(0x1000), Ptr(0x2000), Ptr(0x3000), Ptr(0x4000)};
+  REQUIRE(run(io, Ptr(0x800000), Ptr(0xabc000)) == 0);
+  const fake_lt_matmul last = lt.Last();
+  // A first, or B first in the swapped formulation (row-ordered D).
+  CHECK((last.A == io[last.d.order == 1 ? 1 : 0] && last.D == io[2] &&
+         last.stream == Ptr(0xabc000)));
+  return last.algo;
+}
+
+TEST_CASE("a static gemm with tune > 1 times the heuristic's candidates at load and keeps the "
+          "fastest, once per library and device",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const FakeLt& lt = LoadFakeLt();
+  // Four candidates; the second (0xa2) is twice as fast as the heuristic's first.
+  const double ms[4] = {1.0, 0.5, 0.9, 0.6};
+  lt.set_algos(4, ms);
+
+  // tune 0: one algorithm asked for, nothing timed, nothing allocated (as before autotuning).
+  const int allocations = fake.calls("cuMemAlloc_v2");
+  CHECK(RunStaticGemm(fake, lt, Ctx(7), 0, 64) == 0xa1);
+  CHECK(lt.last_requested() == 1);
+  CHECK(fake.calls("cuMemAlloc_v2") == allocations);
+
+  // tune 8: eight asked for, four offered, all timed in a private stream; the fastest kept.
+  // The library's second gemm of the same sizes takes the first's choice: no heuristic query,
+  // nothing timed.
+  const int heuristics = lt.calls("heuristic");
+  const int matmuls = lt.calls("matmul");
+  const int exchanges = fake.calls("cuThreadExchangeStreamCaptureMode");
+  CHECK(RunStaticGemm(fake, lt, Ctx(7), 8, 128) == 0xa2);
+  CHECK(lt.last_requested() == 8);
+  CHECK(lt.calls("heuristic") == heuristics + 1);
+  // A warm-up run each, one captured run each (its launches counted), a first round of all
+  // four; then only 0.5 and 0.6 (within 1.5x of the fastest) run again, as many rounds as
+  // their 1.1 ms fit the 10 ms budget (capped at 5 in all); then the segment's two matmuls.
+  CHECK(lt.calls("matmul") == matmuls + 4 + 4 + 4 + 2 * 4 + 2);
+  CHECK(fake.calls("cuStreamBeginCapture_v2") >= 4);
+  CHECK(fake.calls("cuMemAlloc_v2") == allocations + 1);
+  CHECK(fake.live_objects() == 0);  // scratch, stream and events released
+  // Relaxed capture mode for the tuning, then the thread's mode back.
+  CHECK(fake.calls("cuThreadExchangeStreamCaptureMode") == exchanges + 2);
+  CHECK(fake.capture_mode() == 0);
+
+  // Another library (another plan): its runtime is its own, so it times again.
+  CHECK(RunStaticGemm(fake, lt, Ctx(7), 8, 128) == 0xa2);
+  CHECK(lt.calls("heuristic") == heuristics + 2);
+
+  // Within the margin (0.98 of the first): the heuristic's first stays.
+  const double close[2] = {1.0, 0.98};
+  lt.set_algos(2, close);
+  CHECK(RunStaticGemm(fake, lt, Ctx(7), 8, 192) == 0xa1);
+
+  // A bias epilogue: timed with a scratch bias; the segment's call then sets the real one.
+  lt.set_algos(4, ms);
+  CHECK(RunStaticGemm(fake, lt, Ctx(7), 8, 256, kCublasEpilogueBias) == 0xa2);
+  CHECK(lt.Last().bias == Ptr(0x4000));
+
+  // No scratch memory: the heuristic's first, and the load still succeeds.
+  fake.fail("cuMemAlloc_v2", 2 /* CUDA_ERROR_OUT_OF_MEMORY */);
+  CHECK(RunStaticGemm(fake, lt, Ctx(7), 8, 320) == 0xa1);
+  fake.fail("cuMemAlloc_v2", 0);
+  CHECK(fake.live_objects() == 0);
+  CHECK(fake.capture_mode() == 0);
+  lt.set_algos(1, nullptr);
+  fake.set_current(nullptr);
+}
+
+TEST_CASE("a candidate's extra launches (split-K memset and reduction) count against it",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const FakeLt& lt = LoadFakeLt();
+  // 5% faster on the GPU but three launches a run (a memset, the gemm, a reduction): 95 us +
+  // 2 x 4 us is no win over 100 us in one launch.
+  const double ms[2] = {0.100, 0.095};
+  const int three[2] = {1, 3};
+  lt.set_algos(2, ms);
+  lt.set_algo_launches(2, three);
+  CHECK(RunStaticGemm(fake, lt, Ctx(12), 8, 64) == 0xa1);
+  // Counted the same way, one launch each: the faster one.
+  const int one[2] = {1, 1};
+  lt.set_algo_launches(2, one);
+  CHECK(RunStaticGemm(fake, lt, Ctx(12), 8, 128) == 0xa2);
+  // Far faster with its extra launches: it wins anyway.
+  const double split_wins[2] = {0.100, 0.050};
+  lt.set_algos(2, split_wins);
+  lt.set_algo_launches(2, three);
+  CHECK(RunStaticGemm(fake, lt, Ctx(12), 8, 192) == 0xa2);
+  CHECK(fake.live_objects() == 0);  // every captured graph destroyed
+  lt.set_algo_launches(0, nullptr);
+  lt.set_algos(1, nullptr);
+  fake.set_current(nullptr);
+}
+
+TEST_CASE("with the swap flag a gemm without epilogue also times D^T = B^T A^T, row-ordered, "
+          "and keeps it when faster",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const FakeLt& lt = LoadFakeLt();
+  const double ms[2] = {1.0, 0.8};
+  lt.set_algos(2, ms);
+  const int swap_tune = 8 | kGemmTuneSwap;
+
+  // The swapped form at half the time: chosen. The call passes B's matrix first, both
+  // transpositions flipped, D as the row-ordered n x m with D's leading dimension.
+  lt.set_row_factor(0.5);
+  auto table = std::make_unique<tccd_rt_tune_table>();
+  table->magic = TCCD_RT_TUNE_TABLE_MAGIC;
+  table->entry_bytes = sizeof(tccd_rt_tune_entry);
+  table->slots = TCCD_RT_TUNE_TABLE_SLOTS;
+  CHECK(RunStaticGemm(fake, lt, Ctx(11), swap_tune, 64, kCublasEpilogueDefault, table.get()) ==
+        0xa2);
+  fake_lt_matmul m = lt.Last();
+  CHECK((m.A == Ptr(0x2000) && m.B == Ptr(0x1000) && m.D == Ptr(0x3000)));
+  CHECK((m.trans_a == 1 && m.trans_b == 1));
+  // A's layout is B's matrix (16 x 32, ld 16), B's is A's (64 x 16, ld 64).
+  CHECK((m.a.rows == 16 && m.a.cols == 32 && m.a.ld == 16));
+  CHECK((m.b.rows == 64 && m.b.cols == 16 && m.b.ld == 64));
+  CHECK((m.d.rows == 32 && m.d.cols == 64 && m.d.ld == 64 && m.d.order == 1));
+  CHECK(fake.live_objects() == 0);
+  // The table remembers the form: the next library takes it without timing.
+  const int heuristics = lt.calls("heuristic");
+  CHECK(RunStaticGemm(fake, lt, Ctx(11), swap_tune, 64, kCublasEpilogueDefault, table.get()) ==
+        0xa2);
+  CHECK(lt.calls("heuristic") == heuristics);
+  CHECK(lt.Last().d.order == 1);
+  CHECK(lt.Last().A == Ptr(0x2000));
+
+  // No faster: the given form.
+  lt.set_row_factor(1.0);
+  CHECK(RunStaticGemm(fake, lt, Ctx(11), swap_tune, 128) == 0xa2);
+  m = lt.Last();
+  CHECK((m.A == Ptr(0x1000) && m.trans_a == 0 && m.d.order == 0 && m.d.rows == 128));
+  // A bias epilogue is never swapped (cuBLASLt's bias runs along D's rows).
+  lt.set_row_factor(0.1);
+  CHECK(RunStaticGemm(fake, lt, Ctx(11), swap_tune, 192, kCublasEpilogueBias) == 0xa2);
+  CHECK((lt.Last().d.order == 0 && lt.Last().A == Ptr(0x1000)));
+  // Without the flag: never timed.
+  CHECK(RunStaticGemm(fake, lt, Ctx(11), 8, 256) == 0xa2);
+  CHECK(lt.Last().d.order == 0);
+  lt.set_row_factor(1.0);
+  lt.set_algos(1, nullptr);
+  fake.set_current(nullptr);
+}
+
+TEST_CASE("libraries given one tuning table share their choices, checked before use",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const FakeLt& lt = LoadFakeLt();
+  const double ms[3] = {1.0, 0.8, 0.4};
+  lt.set_algos(3, ms);
+  auto table = std::make_unique<tccd_rt_tune_table>();
+  table->magic = TCCD_RT_TUNE_TABLE_MAGIC;
+  table->entry_bytes = sizeof(tccd_rt_tune_entry);
+  table->slots = TCCD_RT_TUNE_TABLE_SLOTS;
+
+  // The first library times and fills the table (one entry: its two gemms are the same).
+  const int heuristics = lt.calls("heuristic");
+  CHECK(RunStaticGemm(fake, lt, Ctx(9), 8, 64, kCublasEpilogueDefault, table.get()) == 0xa3);
+  CHECK(lt.calls("heuristic") == heuristics + 1);
+  CHECK(table->filled == 1);
+  CHECK(table->lock == 0);
+  // Another library (another plan, or the next process with the table read back): the
+  // table's choice, checked with cublasLtMatmulAlgoCheck, nothing timed.
+  const int checks = lt.calls("check");
+  const int allocations = fake.calls("cuMemAlloc_v2");
+  CHECK(RunStaticGemm(fake, lt, Ctx(9), 8, 64, kCublasEpilogueDefault, table.get()) == 0xa3);
+  CHECK(lt.calls("heuristic") == heuristics + 1);
+  CHECK(lt.calls("check") > checks);
+  CHECK(fake.calls("cuMemAlloc_v2") == allocations);
+  // Another device: its own entry.
+  CHECK(RunStaticGemm(fake, lt, Ctx(10), 8, 64, kCublasEpilogueDefault, table.get()) == 0xa3);
+  CHECK(lt.calls("heuristic") == heuristics + 2);
+  CHECK(table->filled == 2);
+
+  // A choice this cuBLASLt rejects (a table from another version): chosen again and the entry
+  // replaced, so the library's second gemm of those sizes takes the new one (one query).
+  lt.set_check_fails(0xa3);
+  const double other[3] = {1.0, 0.3, 0.4};
+  lt.set_algos(3, other);
+  CHECK(RunStaticGemm(fake, lt, Ctx(9), 8, 64, kCublasEpilogueDefault, table.get()) == 0xa2);
+  CHECK(lt.calls("heuristic") == heuristics + 3);
+  CHECK(table->filled == 2);
+  lt.set_check_fails(0);
+  CHECK(RunStaticGemm(fake, lt, Ctx(9), 8, 64, kCublasEpilogueDefault, table.get()) == 0xa2);
+  CHECK(lt.calls("heuristic") == heuristics + 3);
+
+  // A table of another layout is refused.
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(CudaModule{}, StaticGemm(8, 64));
+  REQUIRE(so.ok());
+  absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
+  REQUIRE(lib.ok());
+  auto set_table = reinterpret_cast<SetTuneTableFn>(lib->Symbol("tccd_cuda_set_tune_table"));
+  REQUIRE(set_table != nullptr);
+  table->entry_bytes += 8;
+  CHECK(set_table(table.get()) == TCCD_RT_ERROR_INVALID_VALUE);
+  CHECK(std::string(lib->LastError()).find("tuning table") != std::string::npos);
+  CHECK(set_table(nullptr) == TCCD_RT_ERROR_INVALID_VALUE);
+  lt.set_algos(1, nullptr);
+  fake.set_current(nullptr);
 }
 
 }  // namespace

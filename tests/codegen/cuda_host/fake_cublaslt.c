@@ -3,6 +3,7 @@
  * are small heap records the getters read back; nothing touches a GPU. */
 #include "fake_cublaslt.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,15 @@ static int g_created, g_desc_created, g_desc_destroyed, g_layout_created, g_layo
     g_heuristics, g_matmuls;
 static uint64_t g_algo_workspace = 4096; /* what the heuristic says its algorithm needs */
 static fake_lt_matmul g_last;
+/* The heuristic's algorithms (fake_lt_set_algos): 0xa1, 0xa2, ... in its order, each matmul
+ * with algorithm i moving the fake driver's clock by g_algo_ms[i]. One algorithm by default. */
+static int g_num_algos = 1;
+static double g_algo_ms[16];
+static int g_last_requested;
+static double g_row_factor = 1.0;
+static int g_algo_launches[16]; /* 0: one */
+static int g_checks;
+static uint64_t g_check_fails; /* the algorithm word the check rejects; 0: none */
 
 typedef struct {
   int32_t trans_a, trans_b;
@@ -102,6 +112,8 @@ int cublasLtMatrixLayoutSetAttribute(void* layout, int attr, const void* buf, si
     l->l.batch = count;
   } else if (attr == 6) { /* STRIDED_BATCH_OFFSET, int64 */
     memcpy(&l->l.batch_stride, buf, size);
+  } else if (attr == 1) { /* ORDER, int32 */
+    memcpy(&l->l.order, buf, size);
   } else {
     return 7;
   }
@@ -153,11 +165,33 @@ int cublasLtMatmulAlgoGetHeuristic(void* handle, void* desc, void* a, void* b, v
   ++g_heuristics;
   memcpy(g_last_alignment, ((pref_t*)pref)->alignment, sizeof(g_last_alignment));
   const uint64_t need = g_algo_workspace;
+  const int available = g_num_algos;
+  g_last_requested = requested;
   pthread_mutex_unlock(&g_mu);
-  /* An algorithm within the preference's workspace: the one asked for, or none needing any. */
-  results->workspace_size = need <= ((pref_t*)pref)->max_workspace ? need : 0;
-  results->algo[0] = 0xa1;
-  *returned = 1;
+  const int n = requested < available ? requested : available;
+  memset(results, 0, sizeof(*results) * (size_t)n);
+  for (int i = 0; i < n; ++i) {
+    /* An algorithm within the preference's workspace: the one asked for, or none needing any. */
+    results[i].workspace_size = need <= ((pref_t*)pref)->max_workspace ? need : 0;
+    results[i].algo[0] = 0xa1 + (uint64_t)i;
+  }
+  *returned = n;
+  return 0;
+}
+
+/* Valid unless it is the algorithm fake_lt_set_check_fails named: the workspace the heuristic
+ * would say. */
+int cublasLtMatmulAlgoCheck(void* handle, void* desc, void* a, void* b, void* c, void* d,
+                            const void* algo, heuristic_result* result) {
+  (void)handle, (void)desc, (void)a, (void)b, (void)c, (void)d;
+  pthread_mutex_lock(&g_mu);
+  ++g_checks;
+  const int fails = g_check_fails != 0 && ((const uint64_t*)algo)[0] == g_check_fails;
+  const uint64_t need = g_algo_workspace;
+  pthread_mutex_unlock(&g_mu);
+  if (fails) return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
+  memset(result, 0, sizeof(*result));
+  result->workspace_size = need;
   return 0;
 }
 
@@ -165,7 +199,7 @@ int cublasLtMatmul(void* handle, void* desc, const void* alpha, const void* A, v
                    const void* B, void* b, const void* beta, const void* C, void* c, void* D,
                    void* d, const void* algo, void* workspace, size_t workspace_size,
                    void* stream) {
-  (void)handle, (void)algo;
+  (void)handle;
   const desc_t* m = (const desc_t*)desc;
   fake_lt_matmul rec;
   memset(&rec, 0, sizeof(rec));
@@ -186,10 +220,24 @@ int cublasLtMatmul(void* handle, void* desc, const void* alpha, const void* A, v
   rec.workspace = workspace;
   rec.workspace_size = workspace_size;
   rec.stream = stream;
+  rec.algo = ((const uint64_t*)algo)[0];
   pthread_mutex_lock(&g_mu);
   ++g_matmuls;
   g_last = rec;
+  const int index = (int)(rec.algo - 0xa1);
+  double ms = index >= 0 && index < g_num_algos ? g_algo_ms[index] : 0.0;
+  if (rec.d.order == 1) ms *= g_row_factor; /* a row-ordered D: the swapped formulation */
   pthread_mutex_unlock(&g_mu);
+  /* The fake driver's capture and clock, when the test loaded it (the gemm tests without
+   * tuning do not need it). A captured run only counts its launches. */
+  int (*count)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "fake_cuda_count_launches");
+  pthread_mutex_lock(&g_mu);
+  const int launches = index >= 0 && index < 16 && g_algo_launches[index] > 0
+                           ? g_algo_launches[index] : 1;
+  pthread_mutex_unlock(&g_mu);
+  if (count != NULL && count(launches)) return 0;
+  void (*advance)(double) = (void (*)(double))dlsym(RTLD_DEFAULT, "fake_cuda_advance_clock");
+  if (advance != NULL) advance(ms);
   return 0;
 }
 
@@ -205,6 +253,7 @@ int fake_lt_calls(const char* what) {
   if (strcmp(what, "layout_destroy") == 0) n = g_layout_destroyed;
   if (strcmp(what, "heuristic") == 0) n = g_heuristics;
   if (strcmp(what, "matmul") == 0) n = g_matmuls;
+  if (strcmp(what, "check") == 0) n = g_checks;
   pthread_mutex_unlock(&g_mu);
   return n;
 }
@@ -219,6 +268,38 @@ void fake_lt_set_algo_workspace(uint64_t bytes) {
   pthread_mutex_lock(&g_mu);
   g_algo_workspace = bytes;
   pthread_mutex_unlock(&g_mu);
+}
+
+void fake_lt_set_algos(int n, const double* ms) {
+  pthread_mutex_lock(&g_mu);
+  g_num_algos = n < 1 ? 1 : (n > 16 ? 16 : n);
+  for (int i = 0; i < 16; ++i) g_algo_ms[i] = i < n && ms != NULL ? ms[i] : 0.0;
+  pthread_mutex_unlock(&g_mu);
+}
+
+void fake_lt_set_check_fails(uint64_t algo) {
+  pthread_mutex_lock(&g_mu);
+  g_check_fails = algo;
+  pthread_mutex_unlock(&g_mu);
+}
+
+void fake_lt_set_algo_launches(int n, const int* launches) {
+  pthread_mutex_lock(&g_mu);
+  for (int i = 0; i < 16; ++i) g_algo_launches[i] = i < n && launches != NULL ? launches[i] : 0;
+  pthread_mutex_unlock(&g_mu);
+}
+
+void fake_lt_set_row_factor(double factor) {
+  pthread_mutex_lock(&g_mu);
+  g_row_factor = factor;
+  pthread_mutex_unlock(&g_mu);
+}
+
+int fake_lt_last_requested(void) {
+  pthread_mutex_lock(&g_mu);
+  const int n = g_last_requested;
+  pthread_mutex_unlock(&g_mu);
+  return n;
 }
 
 void fake_lt_last_alignment(uint32_t out[4]) {

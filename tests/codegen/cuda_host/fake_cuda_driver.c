@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef int CUresult;
@@ -284,8 +285,170 @@ CUresult cuMemsetD32Async(unsigned long long device_ptr, unsigned value, size_t 
   FAKE_RETURN(kSuccess);
 }
 
+/* ---- Autotuning's functions (tccd_cuda_gemm.c) --------------------------------------------
+ * Memory is a counter of fake addresses (never dereferenced); events read a fake clock that only
+ * fake_cuda_advance_clock moves (the fake cuBLASLt's matmuls do, by their algorithm's time), so
+ * elapsed times are exactly what the test set. Outstanding allocations, streams and events are
+ * counted so that a test can check everything made was released. */
+
+static uint64_t g_next_address = 0x7f0000000000ull;
+static int g_live_allocations, g_live_streams, g_live_events, g_capture_mode_exchanges;
+static double g_clock_ms;
+static int g_capture_mode; /* the calling threads' mode, one for all (tests use one thread) */
+
+struct fake_event {
+  double at_ms;
+  int recorded;
+};
+
+CUresult cuMemAlloc_v2(unsigned long long* ptr, size_t bytes) {
+  FAKE_ENTER("cuMemAlloc_v2");
+  if (current() == NULL) FAKE_RETURN(kInvalidContext);
+  if (bytes == 0) FAKE_RETURN(kInvalidValue);
+  *ptr = g_next_address;
+  g_next_address += (bytes + 0xffffu) & ~(uint64_t)0xffffu;
+  ++g_live_allocations;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuMemFree_v2(unsigned long long ptr) {
+  FAKE_ENTER("cuMemFree_v2");
+  if (ptr == 0) FAKE_RETURN(kInvalidValue);
+  --g_live_allocations;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuStreamCreate(void** stream, unsigned flags) {
+  FAKE_ENTER("cuStreamCreate");
+  (void)flags;
+  *stream = (void*)(uintptr_t)(0x5000 + 16 * ++g_live_streams);
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuStreamDestroy_v2(void* stream) {
+  FAKE_ENTER("cuStreamDestroy_v2");
+  (void)stream;
+  --g_live_streams;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuStreamSynchronize(void* stream) {
+  FAKE_ENTER("cuStreamSynchronize");
+  (void)stream;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuEventCreate(void** event, unsigned flags) {
+  FAKE_ENTER("cuEventCreate");
+  (void)flags;
+  struct fake_event* e = (struct fake_event*)calloc(1, sizeof(struct fake_event));
+  *event = e;
+  ++g_live_events;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuEventDestroy_v2(void* event) {
+  FAKE_ENTER("cuEventDestroy_v2");
+  free(event);
+  --g_live_events;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuEventRecord(void* event, void* stream) {
+  FAKE_ENTER("cuEventRecord");
+  (void)stream;
+  ((struct fake_event*)event)->at_ms = g_clock_ms;
+  ((struct fake_event*)event)->recorded = 1;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuEventElapsedTime(float* ms, void* start, void* end) {
+  FAKE_ENTER("cuEventElapsedTime");
+  const struct fake_event* s = (const struct fake_event*)start;
+  const struct fake_event* e = (const struct fake_event*)end;
+  if (!s->recorded || !e->recorded) FAKE_RETURN(kInvalidHandle);
+  *ms = (float)(e->at_ms - s->at_ms);
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuThreadExchangeStreamCaptureMode(int* mode) {
+  FAKE_ENTER("cuThreadExchangeStreamCaptureMode");
+  const int previous = g_capture_mode;
+  g_capture_mode = *mode;
+  *mode = previous;
+  ++g_capture_mode_exchanges;
+  FAKE_RETURN(kSuccess);
+}
+
+/* Stream capture, for counting an algorithm's launches: one capture at a time; the fake
+ * cuBLASLt reports its launches through fake_cuda_count_launches, and the "graph" is the
+ * count. */
+static int g_capturing, g_captured_launches, g_live_graphs;
+
+CUresult cuStreamBeginCapture_v2(void* stream, int mode) {
+  FAKE_ENTER("cuStreamBeginCapture_v2");
+  (void)stream;
+  if (g_capturing || mode != 2 /* the runtime captures in relaxed mode */)
+    FAKE_RETURN(kInvalidValue);
+  g_capturing = 1;
+  g_captured_launches = 0;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuStreamEndCapture(void* stream, void** graph) {
+  FAKE_ENTER("cuStreamEndCapture");
+  (void)stream;
+  if (!g_capturing) FAKE_RETURN(kInvalidValue);
+  g_capturing = 0;
+  *graph = (void*)(uintptr_t)(0x100000 + g_captured_launches);
+  ++g_live_graphs;
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuGraphGetNodes(void* graph, void** nodes, size_t* count) {
+  FAKE_ENTER("cuGraphGetNodes");
+  if (nodes != NULL) FAKE_RETURN(kInvalidValue);
+  *count = (size_t)((uintptr_t)graph - 0x100000);
+  FAKE_RETURN(kSuccess);
+}
+
+CUresult cuGraphDestroy(void* graph) {
+  FAKE_ENTER("cuGraphDestroy");
+  (void)graph;
+  --g_live_graphs;
+  FAKE_RETURN(kSuccess);
+}
+
 /* ---- Control API ------------------------------------------------------------------------------
  */
+
+int fake_cuda_count_launches(int launches) {
+  pthread_mutex_lock(&g_mu);
+  const int capturing = g_capturing;
+  if (capturing) g_captured_launches += launches;
+  pthread_mutex_unlock(&g_mu);
+  return capturing;
+}
+
+void fake_cuda_advance_clock(double ms) {
+  pthread_mutex_lock(&g_mu);
+  g_clock_ms += ms;
+  pthread_mutex_unlock(&g_mu);
+}
+
+int fake_cuda_live_objects(void) {
+  pthread_mutex_lock(&g_mu);
+  const int n = g_live_allocations + g_live_streams + g_live_events + g_live_graphs;
+  pthread_mutex_unlock(&g_mu);
+  return n;
+}
+
+int fake_cuda_capture_mode(void) {
+  pthread_mutex_lock(&g_mu);
+  const int mode = g_capture_mode;
+  pthread_mutex_unlock(&g_mu);
+  return mode;
+}
 
 void fake_cuda_set_current(void* ctx) {
   t_depth = 0;

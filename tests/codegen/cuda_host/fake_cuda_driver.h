@@ -45,6 +45,18 @@ int fake_cuda_last_launch(struct fake_cuda_launch* out);
 const void* fake_cuda_last_image(void);
 /* The calling thread's context stack depth (to check that pushes are popped). */
 int fake_cuda_context_depth(void);
+/* Moves the clock that cuEventRecord reads (the fake cuBLASLt's matmuls call it with their
+ * algorithm's time, found with dlsym). */
+void fake_cuda_advance_clock(double ms);
+/* Called by the fake cuBLASLt's matmuls with their launches: counted while a stream capture
+ * is open (cuStreamBeginCapture_v2 .. cuStreamEndCapture, whose graph has that many nodes).
+ * Returns whether a capture was open. */
+int fake_cuda_count_launches(int launches);
+/* Allocations, streams, events and graphs made and not yet released. */
+int fake_cuda_live_objects(void);
+/* The stream capture mode the last cuThreadExchangeStreamCaptureMode left (0: global, as the
+ * driver starts). */
+int fake_cuda_capture_mode(void);
 
 #ifdef __cplusplus
 }
