@@ -1224,8 +1224,18 @@ EXPORT int64_t tccd_plan_enable_arena(TccdPlan* p, int64_t n, const int64_t* ids
   }
   free(g_bytes), free(g_start), free(g_end), free(g_at), free(order);
   if (total < 0) goto out;
+  /* A group of one buffer would still be one allocation per call, and a view besides: its
+   * buffer is allocated on its own as before. */
+  int members[MAX_ARENAS] = {0};
+  for (int64_t j = 0; j < m; ++j) ++members[of[j]];
+  for (int g = 0; g < n_groups; ++g) {
+    if (members[g] >= 2) continue;
+    total -= groups[g].bytes;
+    groups[g].bytes = 0;
+  }
   for (int64_t j = 0; j < m; ++j) {
     const int g = of[j];
+    if (members[g] < 2) continue;
     if (owner[j] >= 0) {
       group[owner[j]] = g;
       offset[owner[j]] = at[j] / arena_item_size(groups[g].dtype);
