@@ -123,3 +123,20 @@ def test_training_through_the_daemon_matches_eager(daemon_env):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-4)
     compiled_model.eval(), eager.eval()
     torch.testing.assert_close(compiled(x), eager(x), rtol=1e-4, atol=1e-4)
+
+
+def test_bf16_batch_norm_buffers_train_like_eager(daemon_env):
+    # A module whose buffers are bf16 (no autocast): PyTorch's meta function types the functional
+    # norm's new running statistics f32, ATen's kernels return them bf16; the request carries the
+    # kernels' dtype (serialize._OUTPUT_DTYPE_OF_ARGUMENT), else the plan's copy into the buffers
+    # refuses them ("input 19 has dtype code 15, the kernel takes 6").
+    eager, compiled_model = _ConvBn().to(torch.bfloat16), _ConvBn().to(torch.bfloat16)
+    compiled = torch.compile(compiled_model, backend="tccd")
+    x = _input().to(torch.bfloat16)
+    for _ in range(2):
+        for fn in (eager, compiled):
+            fn(x).float().square().sum().backward()
+    for a, b in zip(compiled_model.buffers(), eager.buffers()):
+        torch.testing.assert_close(a, b, rtol=2e-2, atol=2e-2)
+    for a, b in zip(compiled_model.parameters(), eager.parameters()):
+        torch.testing.assert_close(a.grad, b.grad, rtol=5e-2, atol=5e-2)
