@@ -152,6 +152,8 @@ def main() -> int:
     for _ in range(a.warmup):
         step()
     sync()
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
     times = []
     for _ in range(a.iters):
         t0 = time.perf_counter()
@@ -159,7 +161,8 @@ def main() -> int:
         sync()
         times.append((time.perf_counter() - t0) * 1e3)
     times.sort()
-    print(f"== {a.model} {a.backend} {device.type} step ms min {times[0]:.2f} median {times[len(times) // 2]:.2f}")
+    peak = f", peak {torch.cuda.max_memory_allocated() / 2**20:.0f} MiB" if cuda else ""
+    print(f"== {a.model} {a.backend} {device.type} step ms min {times[0]:.2f} median {times[len(times) // 2]:.2f}{peak}")
     if cuda:
         # Launch-only time of a step, the GPU kept busy by a sleep kernel queued first (the zoo's
         # host_ms column, zoo_benchmark._host_step_ms): the host's share, without waiting.

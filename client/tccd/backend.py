@@ -596,8 +596,12 @@ def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any
     partition_fn = partitioners.min_cut_rematerialization_partition
     if config.light_partition:
         partition_fn = light_partition.wrap(partition_fn)
-    partition_fn = decompositions.with_joint_cleanup(partition_fn, lse=bool(table), detaches=config.drop_detaches)
-    name = "min_cut_rematerialization_partition" + ("+no_detach" if config.drop_detaches else "")
+    # "+no_bn_stats": batch-norm backwards take no running statistics (drop_bn_running_stats),
+    # which changes what is saved too.
+    partition_fn = decompositions.with_joint_cleanup(partition_fn, lse=bool(table), detaches=config.drop_detaches,
+                                                     bn_running_stats=config.drop_bn_running_stats)
+    name = ("min_cut_rematerialization_partition" + ("+no_detach" if config.drop_detaches else "")
+            + ("+no_bn_stats" if config.drop_bn_running_stats else ""))
     return name + suffix, partition_fn, table
 
 

@@ -117,16 +117,63 @@ def drop_detaches(joint: torch.fx.GraphModule) -> int:
     return dropped
 
 
+# Training batch-norm backwards and the positions of their running_mean and running_var
+# arguments (both `Tensor?`), with the position of the `train` flag (None: always training).
+_BN_BACKWARD_RUNNING_STATS = {
+    aten.native_batch_norm_backward.default: (3, 4, 7),
+    # ATen: "Unused: but we require them to be passed so that double backwards has access"
+    # (a compiled graph's backward is never differentiated again).
+    aten.cudnn_batch_norm_backward.default: (3, 4, None),
+}
+
+
+def drop_bn_running_stats(joint: torch.fx.GraphModule) -> int:
+    """Passes None for the running mean and variance of each training batch-norm backward of the
+    joint graph; returns how many arguments it replaced.
+
+    In training a batch norm's backward reads only the batch's saved mean and inverse std
+    (ATen's CPU and CUDA kernels and torch's decomposition read the running statistics only when
+    train is False; cuDNN's never), but the joint graph passes the forward's updated running
+    statistics, so the partitioner saves two [C] tensors per norm for nothing: ResNet-50's
+    forward returned 429 saved tensors where Inductor's (whose decomposed backward has no such
+    argument) returns 324. Each costs per step a forward output and a backward input (a tensor
+    handle each way, autograd's saved-variable bookkeeping) and, under CUDA graphs, an output the
+    tree rebuilds at every replay. The daemon's batch-norm lowering never reads them either
+    (codegen/passes/batch_norm_decomposition.h)."""
+    replaced = 0
+    for node in joint.graph.nodes:
+        positions = _BN_BACKWARD_RUNNING_STATS.get(node.target) if node.op == "call_function" else None
+        if positions is None or node.kwargs:
+            continue
+        mean_at, var_at, train_at = positions
+        args = list(node.args)
+        if len(args) <= max(mean_at, var_at, train_at or 0):
+            continue
+        if train_at is not None and args[train_at] is not True:
+            continue
+        for i in (mean_at, var_at):
+            if args[i] is not None:
+                args[i] = None
+                replaced += 1
+        node.args = tuple(args)
+    if replaced:
+        joint.recompile()
+    return replaced
+
+
 def with_joint_cleanup(
-    partition_fn: Callable[..., Tuple[Any, Any]], lse: bool, detaches: bool
+    partition_fn: Callable[..., Tuple[Any, Any]], lse: bool, detaches: bool, bn_running_stats: bool = True
 ) -> Callable[..., Tuple[Any, Any]]:
-    """partition_fn, after dropping the joint graph's detaches (`detaches`: drop_detaches) and,
-    with the log_softmax decomposition (`lse`), tagging its recomputation
-    (tag_log_softmax_recompute)."""
+    """partition_fn, after dropping the joint graph's detaches (`detaches`: drop_detaches) and
+    the running statistics its batch-norm backwards do not read (`bn_running_stats`:
+    drop_bn_running_stats) and, with the log_softmax decomposition (`lse`), tagging its
+    recomputation (tag_log_softmax_recompute)."""
 
     def partition(joint_module: torch.fx.GraphModule, *args: Any, **kwargs: Any) -> Tuple[Any, Any]:
         if detaches:
             drop_detaches(joint_module)
+        if bn_running_stats:
+            drop_bn_running_stats(joint_module)
         if lse:
             tag_log_softmax_recompute(joint_module)
         return partition_fn(joint_module, *args, **kwargs)

@@ -724,6 +724,43 @@ def _read_only_by_kernels(plan: "pb.Plan") -> Set[int]:
     return kernel_reads - other_reads
 
 
+def _returns_fresh(target: str) -> bool:
+    """Whether the op neither writes an argument nor returns a view of one: no alias annotation
+    anywhere in its schema (plans run without autograd, so nothing keeps its inputs either)."""
+    try:
+        schema = resolve_op(target)._schema
+    except Exception:  # deliberately ignored: an op we cannot read is not fresh
+        return False
+    return all(a.alias_info is None for a in schema.arguments) and all(r.alias_info is None for r in schema.returns)
+
+
+def arena_values(plan: "pb.Plan", fresh_externs: Set[int]) -> List[int]:
+    """Value ids a plan call may take from its arena (tccd_plan_enable_arena): read only by
+    native kernels and segments (which write only their own outputs, or a graph input named in
+    write_into) and by the extern steps `fresh_externs` (C shims that return new tensors), never
+    a plan output, an alias's base or a value written into. (Extern steps run through the
+    dispatcher are fresh when their schema has no alias annotation: _returns_fresh.) Whether the runtime allocates the
+    value itself (and so may place it in the arena) it checks on its side."""
+    candidates: Set[int] = set()
+    kept: Set[int] = set()  # read by a step that may keep or return a view of it
+    for index, step in enumerate(plan.steps):
+        kind = step.WhichOneof("kind")
+        if kind in ("native", "segment"):
+            candidates.update(v for v in step.outputs if v >= 0)
+            kept.update(i for i in step.write_into if i >= 0)
+        elif kind == "alias":
+            kept.add(step.alias.base)
+        elif kind == "extern_call":
+            if index in fresh_externs:
+                candidates.update(v for v in step.outputs if v >= 0)
+            else:
+                kept.update(_refs_of(step))
+    for value in plan.outputs:
+        if value.WhichOneof("kind") == "ref":
+            kept.add(value.ref.node)
+    return sorted(v for v in candidates - kept if v >= plan.num_inputs)
+
+
 def _refs_of(step: "pb.Step") -> List[int]:
     """Every value id the extern step reads, in first-use order (what the Python callback gets)."""
     ids: List[int] = []
@@ -810,6 +847,9 @@ class NativePlan:
         # Values only native kernels read (deterministic factories among them need no copy).
         read_only = _read_only_by_kernels(plan)
         self.shared_constants = 0
+        # Extern steps that return new tensors and keep no reference to their inputs (C shims
+        # other than copy_): their inputs may live in the per-call arena (arena_values).
+        fresh_externs: Set[int] = set()
         for index, step in enumerate(plan.steps):
             if step.WhichOneof("kind") != "extern_call":
                 continue
@@ -821,6 +861,8 @@ class NativePlan:
                     if (step.extern_call.target in _VIEW_OPS and isinstance(base, _Ref)
                             and lib.tccd_plan_bind_view(handle, index, base.id) == 0):
                         self._extern_ops[index] += " [view]"
+                    elif _returns_fresh(step.extern_call.target):
+                        fresh_externs.add(index)
                     continue
             elif binding is not None and binding[0] == "constant":
                 (capsule,) = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors([binding[1]])
@@ -843,6 +885,8 @@ class NativePlan:
                 shim, ids, words = binding[1]
                 if lib.tccd_plan_bind_typed_shim(handle, index, shim, _int64s(ids), len(words), _int64s(words)) == 0:
                     self._extern_ops[index] += " [C shim]"
+                    if shim != _SHIM_COPY:
+                        fresh_externs.add(index)
                     continue
                 # This torch has no such shim (or it refused the step): the dispatcher, as before.
                 completed = complete_arguments(step, exprs)
@@ -855,6 +899,7 @@ class NativePlan:
                 shim, ids, beta, alpha = binding[1]
                 if lib.tccd_plan_bind_out_shim(handle, index, shim, _int64s(ids), beta, alpha) == 0:
                     self._extern_ops[index] += " [C shim]"
+                    fresh_externs.add(index)
                     continue
                 # No such shim in this torch: mm/bmm still have the dispatcher.
                 completed = complete_arguments(step, exprs)
@@ -877,6 +922,16 @@ class NativePlan:
                 "tccd: %s runs natively; %d extern steps through the Python callback: %s", self.name,
                 len(self._python_runs), "; ".join(f"{n}x {r}" for r, n in sorted(self.python_step_reasons.items())),
             )
+        # TCCD_PLAN_ARENA=1: the values the runtime allocates that die within a call, and the
+        # segments' workspaces, come from one buffer per call (tccd_plan_enable_arena).
+        self.arena_bytes = 0
+        if os.environ.get("TCCD_PLAN_ARENA", "0") == "1" and hasattr(lib, "tccd_plan_enable_arena"):
+            lib.tccd_plan_enable_arena.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
+            lib.tccd_plan_enable_arena.restype = ctypes.c_int64
+            ids = arena_values(plan, fresh_externs)
+            self.arena_bytes = lib.tccd_plan_enable_arena(handle, len(ids), _int64s(ids))
+            if self.arena_bytes < 0:
+                raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
         self._error = threading.local()
         # The callbacks must outlive every run: kept on self.
         self._python_step_cb = _PythonStep(self._python_step)
@@ -1104,7 +1159,8 @@ def _first_call_profile(plan: "NativePlan", top: int = 8) -> str:
                                              for i in slowest))
 
 
-_PROFILE_COUNTS = ("allocations", "layout copies", "output copies", "workspace allocations", "stream lookups")
+_PROFILE_COUNTS = ("allocations", "layout copies", "output copies", "workspace allocations", "stream lookups",
+                   "arena values")
 
 
 def _profile_counts(plan: "NativePlan", calls: int) -> str:
@@ -1118,7 +1174,8 @@ def _profile_counts(plan: "NativePlan", calls: int) -> str:
     counts = (ctypes.c_int64 * n)()
     if fn(plan._handle, counts, n) <= 0:
         return ""
-    return ", ".join(f"{name} {counts[i] / calls:.1f}" for i, name in enumerate(_PROFILE_COUNTS))
+    line = ", ".join(f"{name} {counts[i] / calls:.1f}" for i, name in enumerate(_PROFILE_COUNTS))
+    return line + (f" (arena {plan.arena_bytes / 1024:.0f} KiB)" if plan.arena_bytes > 0 else "")
 
 
 def _extern_profile(plan: "NativePlan", calls: int, top: int = 12) -> str:

@@ -181,6 +181,18 @@ class _Scalar:
         self.value = value
 
 
+# Outputs whose dtype ATen's kernels take from an argument where PyTorch's meta function says
+# otherwise, as (output, argument) pairs. The functional batch norm's new running mean and
+# variance: the meta function computes them from the f32 batch statistics and types them f32,
+# the CPU and CUDA kernels return them in the running statistics' own dtype, so a module whose
+# buffers are bf16 (.to(bfloat16), no autocast) had plans declaring f32 for bf16 tensors (the
+# kernel that copies them into the buffers refused them: "input 21 has dtype code 15, the kernel
+# takes 6").
+_OUTPUT_DTYPE_OF_ARGUMENT = {
+    "aten::_native_batch_norm_legit_functional.default": ((3, 3), (4, 4)),
+}
+
+
 def _meta_val(node: torch.fx.Node) -> Any:
     if "val" not in node.meta:
         raise Unsupported(f"node {node.name} has no meta['val'] (not an AOTAutograd graph?)")
@@ -350,6 +362,10 @@ class GraphEncoder:
                         f"output {i} of {node.name} ({name}) is a {type(item).__name__}"
                     )
             self.env[node] = _Multi(node_id, node.name, scalars)
+            for out_i, arg_i in _OUTPUT_DTYPE_OF_ARGUMENT.get(name, ()):
+                stat = args[arg_i].meta.get("val") if len(args) > arg_i and isinstance(args[arg_i], torch.fx.Node) else None
+                if isinstance(stat, torch.Tensor) and out_i < len(pb_node.outputs):
+                    pb_node.outputs[out_i].dtype = tensor_meta(stat, f"argument {arg_i} of {node.name}").dtype
         elif val is None:
             self.env[node] = _Multi(node_id, node.name)  # returns nothing; unusable as a value
         else:

@@ -22,11 +22,18 @@
 #include <string.h>
 #include <time.h>
 
+#include "tccd_plan_arena.h"
 #include "tccd_plan_format.h"
 #include "tccd_plan_torch_abi.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_RANK 16
+/* Arena groups (tccd_plan_enable_arena): one per (dtype, device type) a plan's arena values have;
+ * values of further combinations are allocated on their own. */
+#define MAX_ARENAS 8
+/* Every arena value starts at a multiple of this many bytes (vector loads need 16, cuBLASLt
+ * prefers 256), as the caching allocator's own blocks do. */
+#define ARENA_ALIGN 256
 /* tccd_cuda_runtime.h: TCCD_RT_ERROR_INVALID_CONTEXT (no current context on this thread). */
 #define RT_ERROR_INVALID_CONTEXT 201
 
@@ -221,7 +228,25 @@ enum {
  * into their declared layout (misaligned or strided: an extra kernel each call), outputs copied
  * back into a mutated input, workspace allocations (segments' scratch, cuBLASLt's), and lookups
  * of the current CUDA stream. */
-enum { COUNT_ALLOC, COUNT_LAYOUT_COPY, COUNT_OUTPUT_COPY, COUNT_WORKSPACE, COUNT_STREAM, COUNTS };
+enum {
+  COUNT_ALLOC,
+  COUNT_LAYOUT_COPY,
+  COUNT_OUTPUT_COPY,
+  COUNT_WORKSPACE,
+  COUNT_STREAM,
+  COUNT_ARENA, /* values and workspaces carved from the call's arena (no allocation of their own) */
+  COUNTS
+};
+
+/* One buffer of the per-call arena: every arena value of one dtype on one device type, packed
+ * by lifetime (tccd_arena_pack). Allocated at the first value a call carves from it, as a 1-D
+ * tensor of `dtype`, and dropped when the call ends. */
+typedef struct {
+  int32_t dtype, device_type;
+  int64_t bytes;
+} ArenaGroup;
+static int64_t item_size(int32_t dtype);
+static int64_t arena_item_size(int32_t dtype);
 
 /* A symbol read from an input at each call. */
 typedef struct {
@@ -255,6 +280,15 @@ struct TccdPlan {
   TccdMakeContextCurrent make_current;
   void** constants; /* owned handles, read-only (TCCD_ARG_CONSTANT) */
   int64_t n_constants;
+  /* The per-call arena (tccd_plan_enable_arena; all NULL/0 without one): per value its group
+   * (-1: allocated on its own) and element offset in that group's buffer; per step a segment
+   * workspace's byte offset in group ws_group (-1: allocated on its own). */
+  int n_arenas;
+  ArenaGroup arenas[MAX_ARENAS];
+  int32_t* arena_group;  /* [num_values] */
+  int64_t* arena_offset; /* [num_values], elements of the group's dtype */
+  int64_t* ws_offset;    /* [num_steps], bytes */
+  int32_t ws_group;
 };
 
 /* A bounds-checked reader over the descriptor's words. */
@@ -436,6 +470,9 @@ EXPORT void tccd_plan_free(TccdPlan* plan) {
   free(plan->expr_len);
   free(plan->prof_step_ns);
   free(plan->first_step_ns);
+  free(plan->arena_group);
+  free(plan->arena_offset);
+  free(plan->ws_offset);
   free(plan);
 }
 
@@ -1071,6 +1108,158 @@ EXPORT int tccd_plan_bind_python_extern(TccdPlan* p, int64_t step, int64_t n_ref
   return 0;
 }
 
+/* The step defining value `id` through allocate() (a kernel's or segment's output not written
+ * into a graph input, an out shim's output), or -1. */
+static int64_t allocating_step(const TccdPlan* p, int64_t id) {
+  for (int64_t index = 0; index < p->num_steps; ++index) {
+    const Step* s = &p->steps[index];
+    for (int64_t o = 0; o < s->n_out; ++o) {
+      if (s->out[o] != id) continue;
+      if (s->kind == TCCD_STEP_SEGMENT ||
+          (s->kind == TCCD_STEP_KERNEL && (s->abi == TCCD_ABI_CPU || s->abi == TCCD_ABI_CUDA) &&
+           s->layout != TCCD_LAYOUT_OWN))
+        return s->into && s->into[o] >= 0 ? -1 : index;
+      if (s->kind == TCCD_STEP_EXTERN && s->extern_mode == EXTERN_OUT_SHIM &&
+          s->shim != TCCD_SHIM_ADD_TENSOR && o == 0)
+        return index;
+      return -1;
+    }
+  }
+  return -1;
+}
+
+/* The bytes value `id` spans from its storage's start (allocate gives it a storage of its own
+ * at offset 0); 0 for an empty value. */
+static int64_t value_bytes(const ValueMeta* m) {
+  int64_t last = 0;
+  for (int d = 0; d < m->rank; ++d) {
+    if (m->sizes[d] == 0) return 0;
+    last += (m->sizes[d] - 1) * m->strides[d];
+  }
+  return (last + 1) * arena_item_size(m->dtype);
+}
+
+EXPORT int64_t tccd_plan_enable_arena(TccdPlan* p, int64_t n, const int64_t* ids) {
+  if (p->arena_group != NULL) return fail("tccd plan: the arena is already enabled");
+  if (p->n_exprs > 0 || p->num_symbols > 0) return 0; /* sizes vary per call */
+  const int64_t nv = p->num_values, ns = p->num_steps;
+  int32_t* group = malloc(sizeof(int32_t) * (size_t)(nv ? nv : 1));
+  int64_t* offset = calloc((size_t)(nv ? nv : 1), sizeof(int64_t));
+  int64_t* ws = malloc(sizeof(int64_t) * (size_t)(ns ? ns : 1));
+  /* Per buffer (values, then workspaces): bytes, live interval, group, where it goes. */
+  const int64_t cap = n + ns;
+  int64_t* bytes = malloc(sizeof(int64_t) * (size_t)(cap ? cap : 1));
+  int64_t* start = malloc(sizeof(int64_t) * (size_t)(cap ? cap : 1));
+  int64_t* end = malloc(sizeof(int64_t) * (size_t)(cap ? cap : 1));
+  int64_t* owner = malloc(sizeof(int64_t) * (size_t)(cap ? cap : 1)); /* id, or -(step + 1) */
+  int64_t* at = malloc(sizeof(int64_t) * (size_t)(cap ? cap : 1));
+  int32_t* of = malloc(sizeof(int32_t) * (size_t)(cap ? cap : 1));
+  int64_t* released = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
+  int64_t total = 0, m = 0;
+  int n_groups = 0, ws_group = -1;
+  ArenaGroup groups[MAX_ARENAS];
+  if (!group || !offset || !ws || !bytes || !start || !end || !owner || !at || !of || !released) {
+    total = fail("out of memory");
+    goto out;
+  }
+  for (int64_t i = 0; i < nv; ++i) group[i] = -1, released[i] = ns;
+  for (int64_t i = 0; i < ns; ++i) ws[i] = -1;
+  /* A value never released lives to the call's end (the runtime drops it there). */
+  for (int64_t index = 0; index < ns; ++index)
+    for (int64_t r = 0; r < p->steps[index].n_release; ++r)
+      released[p->steps[index].release[r]] = index;
+  for (int64_t k = 0; k < cap; ++k) {
+    int32_t dtype, device_type;
+    if (k < n) {
+      const int64_t id = ids[k];
+      if (id < p->num_inputs || id >= nv) continue;
+      const ValueMeta* meta = &p->values[id];
+      const int64_t def = allocating_step(p, id);
+      if (def < 0 || meta->symbolic || meta->offset != 0 || arena_item_size(meta->dtype) == 0 ||
+          value_bytes(meta) == 0 || released[id] < def)
+        continue;
+      dtype = meta->dtype, device_type = meta->device_type;
+      bytes[m] = value_bytes(meta), start[m] = def, end[m] = released[id], owner[m] = id;
+    } else {
+      const int64_t index = k - n;
+      const Step* s = &p->steps[index];
+      if (s->kind != TCCD_STEP_SEGMENT || s->workspace_bytes <= 0) continue;
+      dtype = TCCD_C10_UINT8, device_type = TCCD_C10_DEVICE_CUDA;
+      bytes[m] = s->workspace_bytes, start[m] = index, end[m] = index, owner[m] = -(index + 1);
+    }
+    int g = 0;
+    while (g < n_groups && (groups[g].dtype != dtype || groups[g].device_type != device_type)) ++g;
+    if (g == n_groups) {
+      if (n_groups == MAX_ARENAS) continue;
+      groups[n_groups++] = (ArenaGroup){dtype, device_type, 0};
+    }
+    of[m++] = g;
+  }
+  /* Each group packed on its own (first fit in definition order), into the shared arrays. */
+  int64_t* g_bytes = malloc(sizeof(int64_t) * (size_t)(m ? m : 1));
+  int64_t* g_start = malloc(sizeof(int64_t) * (size_t)(m ? m : 1));
+  int64_t* g_end = malloc(sizeof(int64_t) * (size_t)(m ? m : 1));
+  int64_t* g_at = malloc(sizeof(int64_t) * (size_t)(m ? m : 1));
+  int64_t* order = malloc(sizeof(int64_t) * (size_t)(m ? m : 1));
+  for (int g = 0; g < n_groups && total >= 0; ++g) {
+    int64_t k = 0;
+    if (!g_bytes || !g_start || !g_end || !g_at || !order) {
+      total = fail("out of memory");
+      break;
+    }
+    /* Definition order: by start step, workspaces (defined and dead within their step) last
+     * among equals. */
+    for (int64_t j = 0; j < m; ++j)
+      if (of[j] == g) order[k++] = j;
+    for (int64_t a = 1; a < k; ++a) {
+      const int64_t v = order[a];
+      int64_t b = a;
+      while (b > 0 && start[order[b - 1]] > start[v]) order[b] = order[b - 1], --b;
+      order[b] = v;
+    }
+    for (int64_t j = 0; j < k; ++j)
+      g_bytes[j] = bytes[order[j]], g_start[j] = start[order[j]], g_end[j] = end[order[j]];
+    const int64_t size = tccd_arena_pack(k, g_bytes, g_start, g_end, ARENA_ALIGN, g_at);
+    if (size < 0) {
+      total = fail("out of memory");
+      break;
+    }
+    for (int64_t j = 0; j < k; ++j) at[order[j]] = g_at[j];
+    groups[g].bytes = size;
+    total += size;
+  }
+  free(g_bytes), free(g_start), free(g_end), free(g_at), free(order);
+  if (total < 0) goto out;
+  /* A group of one buffer would still be one allocation per call, and a view besides: its
+   * buffer is allocated on its own as before. */
+  int members[MAX_ARENAS] = {0};
+  for (int64_t j = 0; j < m; ++j) ++members[of[j]];
+  for (int g = 0; g < n_groups; ++g) {
+    if (members[g] >= 2) continue;
+    total -= groups[g].bytes;
+    groups[g].bytes = 0;
+  }
+  for (int64_t j = 0; j < m; ++j) {
+    const int g = of[j];
+    if (members[g] < 2) continue;
+    if (owner[j] >= 0) {
+      group[owner[j]] = g;
+      offset[owner[j]] = at[j] / arena_item_size(groups[g].dtype);
+    } else {
+      ws[-owner[j] - 1] = at[j];
+      ws_group = g;
+    }
+  }
+  p->n_arenas = n_groups;
+  memcpy(p->arenas, groups, sizeof(ArenaGroup) * (size_t)n_groups);
+  p->arena_group = group, p->arena_offset = offset, p->ws_offset = ws, p->ws_group = ws_group;
+  group = NULL, offset = NULL, ws = NULL;
+out:
+  free(group), free(offset), free(ws), free(bytes), free(start), free(end), free(owner);
+  free(at), free(of), free(released);
+  return total;
+}
+
 EXPORT int64_t tccd_plan_num_inputs(const TccdPlan* p) { return p->num_inputs; }
 EXPORT int64_t tccd_plan_num_symbols(const TccdPlan* p) { return p->num_symbols; }
 EXPORT int64_t tccd_plan_num_exprs(const TccdPlan* p) { return p->n_exprs; }
@@ -1102,6 +1291,11 @@ typedef struct {
    * launch of the call: nothing a step does changes the current stream. */
   void* stream;
   int32_t stream_device;
+  /* The call's arena buffers by group (NULL until a value is carved from one), the device
+   * each was allocated on, and its data pointer. */
+  void* arena[MAX_ARENAS];
+  int32_t arena_device[MAX_ARENAS];
+  char* arena_data[MAX_ARENAS];
 } Run;
 
 static inline void count(Run* run, int c) {
@@ -1227,12 +1421,62 @@ static int get(Run* run, int64_t step, int64_t id, void** out) {
   return 0;
 }
 
+/* Bytes per element of a dtype an arena may hold; 0 for the others (their values are
+ * allocated on their own). */
+static int64_t arena_item_size(int32_t dtype) {
+  switch (dtype) {
+    case TCCD_C10_UINT8:
+    case TCCD_C10_INT8:
+    case TCCD_C10_BOOL:
+      return 1;
+    case TCCD_C10_COMPLEX64:
+      return 8;
+    case TCCD_C10_COMPLEX128:
+      return 16;
+    default:
+      return item_size(dtype) > 1 ? item_size(dtype) : 0;
+  }
+}
+
+/* Group g's buffer for this call on `device`, allocated at its first use; NULL when the call's
+ * buffer lives on another device or cannot be allocated (the caller then allocates on its own:
+ * the arena is an optimisation, never a new way to fail). */
+static void* arena_buffer(Run* run, int g, int32_t device) {
+  const ArenaGroup* a = &run->p->arenas[g];
+  if (run->arena[g] != NULL) return run->arena_device[g] == device ? run->arena[g] : NULL;
+  int64_t size = a->bytes / arena_item_size(a->dtype), stride = 1;
+  int32_t index = a->device_type == TCCD_C10_DEVICE_CPU ? 0 : device;
+  void* data = NULL;
+  count(run, COUNT_ALLOC);
+  if (t_aoti_torch_empty_strided(1, &size, &stride, a->dtype, a->device_type, index,
+                                 &run->arena[g]) != 0 ||
+      t_aoti_torch_get_data_ptr(run->arena[g], &data) != 0) {
+    drop(&run->arena[g]);
+    return NULL;
+  }
+  run->arena_device[g] = device;
+  run->arena_data[g] = data;
+  return run->arena[g];
+}
+
 /* `device`: the step's device index (device_of), used where the plan leaves the index unset
  * (plans are shared by every rank, so CUDA values usually carry -1). */
 static int allocate(Run* run, int64_t step, int64_t id, int32_t device) {
   ValueMeta tmp;
   const ValueMeta* m = meta_of(run, id, &tmp);
   drop(&run->env[id]);
+  const int g = run->p->arena_group ? run->p->arena_group[id] : -1;
+  if (g >= 0) {
+    /* A view of the group's buffer at the value's packed offset: no allocation, and its
+     * bytes go back to the arena (not the allocator) when the value is released. */
+    void* arena = arena_buffer(run, g, device);
+    if (arena != NULL &&
+        t_aoti_torch__reinterpret_tensor(arena, m->rank, m->sizes, m->strides,
+                                         run->p->arena_offset[id], &run->env[id]) == 0) {
+      count(run, COUNT_ARENA);
+      return 0;
+    }
+  }
   count(run, COUNT_ALLOC);
   int32_t index = m->device_type == TCCD_C10_DEVICE_CPU ? m->device_index : device;
   if (t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type, index,
@@ -1682,7 +1926,11 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
     if ((rc = bind_output(run, s, index, o, device, &pending[o]))) goto out;
     t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
-  if (s->workspace_bytes > 0) {
+  const int64_t ws_at = run->p->ws_offset ? run->p->ws_offset[index] : -1;
+  if (s->workspace_bytes > 0 && ws_at >= 0 && arena_buffer(run, run->p->ws_group, device)) {
+    count(run, COUNT_ARENA);
+    ws_ptr = run->arena_data[run->p->ws_group] + ws_at;
+  } else if (s->workspace_bytes > 0) {
     int64_t size = s->workspace_bytes, stride = 1;
     count(run, COUNT_WORKSPACE);
     if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA, device,
@@ -2254,6 +2502,9 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
   free(run.env);
   /* The caching allocator reuses it only for work ordered after the gemms on their stream. */
   drop(&run.gemm_ws);
+  /* The same for the arena: every step that used its bytes is ordered before this on the
+   * stream (and views of it that were released hold no reference any more). */
+  for (int g = 0; g < MAX_ARENAS; ++g) drop(&run.arena[g]);
   if (profiled) charge(p, PROF_ENTRY_EXIT, &since, 0);
   return rc;
 }

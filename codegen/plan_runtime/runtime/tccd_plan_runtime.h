@@ -23,7 +23,7 @@
  * -4: tccd_plan_bind_typed_shim (convolution, convolution_backward and copy_ through typed C
  *     shims); tccd_plan_py_init, tccd_plan_run_py (one call per plan from Python);
  *     tccd_plan_profile_steps; tccd_plan_bind_view. Optional, looked up by name (no version
- *     bump): tccd_plan_profile_counts. */
+ *     bump): tccd_plan_profile_counts, tccd_plan_enable_arena. */
 #define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-4"
 
 typedef struct TccdPlan TccdPlan;
@@ -78,6 +78,18 @@ int tccd_plan_bind_arange(TccdPlan* plan, int64_t step, const int64_t* words);
 int tccd_plan_bind_view(TccdPlan* plan, int64_t step, int64_t base);
 /* Extern step `step` runs through the Python callback, which receives these values. */
 int tccd_plan_bind_python_extern(TccdPlan* plan, int64_t step, int64_t n_refs, const int64_t* ids);
+/* The per-call arena: the values `ids` (those the caller found read only by steps that keep no
+ * view of their inputs: kernels, segments, shim calls that return new tensors; no plan output)
+ * that the runtime allocates itself (kernel and segment outputs not written into a graph input,
+ * out shims' outputs), and every segment's workspace, are packed by lifetime (first fit in
+ * definition order, 256-byte aligned; tccd_plan_arena.h) into one buffer per dtype and device
+ * type, allocated once per call through PyTorch's allocator at its first use and dropped when
+ * the call ends; each such value is a view of it, so a call makes a few allocations instead of
+ * one per value and workspace. Other ids are ignored. Call once, after binding, before the first
+ * run; a symbolic plan gets none (0). Returns the arena's bytes per call, or -1 (error). The
+ * arena is held for the whole call: its bytes are the packed peak of those values, whatever
+ * else the call frees meanwhile. */
+int64_t tccd_plan_enable_arena(TccdPlan* plan, int64_t n, const int64_t* ids);
 int64_t tccd_plan_num_inputs(const TccdPlan* plan);
 /* Symbols s0 .. s(n - 1) of a symbolic plan (0 for a static one), and its expressions: their
  * canonical texts (the plan's sym_expr texts), by the index TCCD_ARG_SYM payloads name. */
@@ -108,8 +120,9 @@ int64_t tccd_plan_profile_steps(const TccdPlan* plan, int64_t* ns, int64_t n);
 int64_t tccd_plan_profile_first_steps(const TccdPlan* plan, int64_t* ns, int64_t n);
 /* With TCCD_PLAN_PROFILE: counts summed over the profiled runs into counts[n], in this order:
  * values allocated through PyTorch's allocator, inputs copied into their declared layout,
- * outputs copied into a mutated input, workspace allocations, current-stream lookups; returns
- * the number of counters (0: profiling is off). */
+ * outputs copied into a mutated input, workspace allocations, current-stream lookups, values
+ * and workspaces carved from the call's arena; returns the number of counters (0: profiling is
+ * off). */
 int64_t tccd_plan_profile_counts(const TccdPlan* plan, int64_t* counts, int64_t n);
 /* tccd_plan_run for a symbolic plan: `symbols[i]` is the value of si where no input size or
  * stride carries it (a SymInt graph input), INT64_MIN where the caller has none; the inputs'
