@@ -124,6 +124,7 @@
 #include "codegen/passes/dropout_to_philox.h"
 #include "codegen/passes/embedding_backward_to_scatter.h"
 #include "codegen/passes/expand_sinking.h"
+#include "codegen/passes/fill_copy_folding.h"
 #include "codegen/passes/index_ops_to_reader_shape.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/horizontal_fusion.h"
@@ -626,10 +627,12 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
   passes.BeginStage("graph-passes");
-  // With fusion on: 0-dim fills become constants of their readers, training dropout becomes
-  // in-kernel Philox draws (unless the client asked for ATen's random numbers).
+  // With fusion on: 0-dim fills become constants of their readers, sized fills and functional
+  // copies plain pointwise values, training dropout becomes in-kernel Philox draws (unless the
+  // client asked for ATen's random numbers).
   if (!Debug().disable_fusion) {
     passes.Add(std::make_unique<InlineScalarFills>());
+    passes.Add(std::make_unique<FillCopyFolding>());
     if (!request.fallback_random) passes.Add(std::make_unique<DropoutToPhilox>());
   }
   // detach is the identity in a graph without autograd; as an alias it would split kernels.
