@@ -129,6 +129,7 @@
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/inline_scalar_fills.h"
+#include "codegen/passes/integer_identities.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/partition_verifier.h"
 #include "codegen/passes/pass_runner.h"
@@ -628,11 +629,12 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
   passes.BeginStage("graph-passes");
   // With fusion on: 0-dim fills become constants of their readers, sized fills and functional
-  // copies plain pointwise values, training dropout becomes in-kernel Philox draws (unless the
-  // client asked for ATen's random numbers).
+  // copies plain pointwise values, integer x + 0 is x, training dropout becomes in-kernel Philox
+  // draws (unless the client asked for ATen's random numbers).
   if (!Debug().disable_fusion) {
     passes.Add(std::make_unique<InlineScalarFills>());
     passes.Add(std::make_unique<FillCopyFolding>());
+    passes.Add(std::make_unique<IntegerIdentities>());
     if (!request.fallback_random) passes.Add(std::make_unique<DropoutToPhilox>());
   }
   // detach is the identity in a graph without autograd; as an alias it would split kernels.
