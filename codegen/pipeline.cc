@@ -714,6 +714,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     FusionOptions fusion;
     fusion.enable = !Debug().disable_fusion;
     fusion.merge_row_siblings = !passes.disabled("row-siblings");
+    fusion.merge_full_reduction_siblings = !passes.disabled("full-reduction-siblings");
     if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
       fusion.column_stored_prologues = Debug().column_stored_prologue == "1"
                                            ? FusionOptions::StoredPrologues::kAlways

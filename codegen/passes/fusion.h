@@ -37,6 +37,11 @@ struct FusionOptions {
   // reduction_fusion.cc) as extra outputs; off with TCCD_DISABLE_PASSES=row-siblings (to bisect
   // or measure). Default: true.
   bool merge_row_siblings = true;
+  // Independent full reductions of one vector shape (every dim reduced: one row) share one row
+  // kernel, with their common epilogue: a mean loss's sum of losses, count of targets and their
+  // quotient (3 launches per step on the LMs, Inductor's one). Off with
+  // TCCD_DISABLE_PASSES=full-reduction-siblings. Default: true.
+  bool merge_full_reduction_siblings = true;
   // Whether a column reduction takes a pointwise prologue whose values are also stored (read by
   // other ops or returned): one kernel then reads the prologue's operands once, stores its values
   // and sums them. kTranscendental (the default) keeps such a prologue out of the column kernel
