@@ -142,6 +142,7 @@
 #include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/reshape_hoisting.h"
 #include "codegen/passes/reshape_sinking.h"
+#include "codegen/passes/slice_of_cat.h"
 #include "codegen/passes/split_columns.h"
 #include "codegen/schedule/plan_serializer.h"
 #include "codegen/schedule/printer.h"
@@ -674,6 +675,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     // inside the index op's kernel, not by a kernel of its own over the half-width slice (after the
     // permute pass, which moves permutes onto a cat's parts: a rewritten cat is no cat any more).
     passes.Add(std::make_unique<NegIntoIndexOps>());
+    // A slice of a cat along its dim reads the parts (the mask code's shifted position ids).
+    passes.Add(std::make_unique<SliceOfCat>());
     // CUDA: and a transpose of a cast that pointwise ops read moves onto the cast's input, so the
     // cast joins their kernel (attention's scaled key: k^T * scale read bf16 k once).
     if (request.device == ir::DeviceType::kCuda)
@@ -715,6 +718,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     fusion.enable = !Debug().disable_fusion;
     fusion.merge_row_siblings = !passes.disabled("row-siblings");
     fusion.merge_full_reduction_siblings = !passes.disabled("full-reduction-siblings");
+    if (passes.disabled("horizontal-index-groups")) fusion.max_index_merge_numel = 0;
     if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
       fusion.column_stored_prologues = Debug().column_stored_prologue == "1"
                                            ? FusionOptions::StoredPrologues::kAlways
