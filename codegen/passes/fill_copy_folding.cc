@@ -152,9 +152,12 @@ absl::StatusOr<bool> FillCopyFolding::Run(ir::Graph& graph) {
         if (ir::TouchesExternOnlyDType(out, node)) return std::nullopt;
         if (std::optional<ir::Arg> value = NewFillValue(node); value && IsPlain(type))
           return EmitFull(out, type, *value);
+        // A fill keeps its input's strides (a select of the ids: stride S); its value does not
+        // depend on them, so the full is dense unless the caller sees the strides (an output).
         if (node.target == "aten::fill.Scalar" && node.args.size() == 2 &&
-            node.args[0].is_ref() && IsNumber(node.args[1]) && type.rank() > 0 && IsPlain(type))
-          return EmitFull(out, type, node.args[1]);
+            node.args[0].is_ref() && IsNumber(node.args[1]) && type.rank() > 0 &&
+            (IsPlain(type) || !graph_outputs.count(id)))
+          return EmitFull(out, DenseType(type.dtype, type.sizes, type.device), node.args[1]);
         if (node.target == "aten::slice_scatter.default" ||
             node.target == "aten::select_scatter.default") {
           ir::Node n = node;

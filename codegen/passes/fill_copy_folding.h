@@ -7,7 +7,8 @@
 //    dtype, device) of the node's own dtype and device (self gives only those defaults). full is
 //    pointwise; new_* is not (an extern step, one ATen fill kernel per call). 0-dim ones are
 //    InlineScalarFills' (numbers in their readers).
-//  - fill.Scalar(x, value) with a contiguous output -> full(x's sizes, value, ...): the fill reads
+//  - fill.Scalar(x, value) -> full(x's sizes, value, ...), contiguous (a strided fill only where it
+//    is no graph output: the caller would see the strides): the fill reads
 //    x for its shape only, and x is usually a view of another kernel's output (select of the
 //    shifted ids), which kept the fill a kernel of its own between two others.
 //  - copy.default(self, src) with src of the output's sizes and dtype -> src: the functional copy

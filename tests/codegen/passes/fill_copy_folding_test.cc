@@ -52,6 +52,19 @@ TEST_CASE("T5's decoder shift is one slice_scatter of a constant, fused with its
   CHECK(PrintPartition(g, *p) == "extern %0 aten::slice.Tensor\nfused %1 %2 %3 -> %3\n");
 }
 
+TEST_CASE("a fill that keeps its input's strides folds as well", "[fill_copy_folding]") {
+  // As a GPU trace records it: fill(select(ids, 1, 0)) with the select's stride.
+  std::string text = kShiftRight;
+  text.replace(text.find("-> i64[2]{1}@cuda"), 17, "-> i64[2]{8}@cuda");
+  ir::Graph g = *ir::ParseGraph(text);
+  FillCopyFolding fold;
+  REQUIRE(*fold.Run(g));
+  DeadCodeElimination dce;
+  REQUIRE(dce.Run(g).ok());
+  CHECK(g.nodes.size() == 4);
+  CHECK(g.nodes[1].target == "aten::slice_scatter.default");
+}
+
 TEST_CASE("a start token other than the fill keeps its select_scatter, with a constant source",
           "[fill_copy_folding]") {
   std::string text = kShiftRight;
