@@ -123,11 +123,13 @@ std::optional<ir::Node> ScatterSourceThroughClone(const ir::Graph& out, const ir
       node.args.size() < 2 || !node.args[1].is_ref() || node.args[1].ref().is_input())
     return std::nullopt;
   const ir::Node& c = out.nodes[node.args[1].ref().node];
-  if (c.target != "aten::clone.default" || c.args.size() != 1 || !c.args[0].is_ref()) return std::nullopt;
+  if (c.target != "aten::clone.default" || c.args.size() != 1 || !c.args[0].is_ref())
+    return std::nullopt;
   for (const ir::NamedArg& kw : c.kwargs)
     if (kw.name != "memory_format") return std::nullopt;
   const ir::TensorType& x = out.type_of(c.args[0].ref());
-  if (x.dtype != c.outputs[0].dtype || x.sizes != c.outputs[0].sizes || x.device != c.outputs[0].device)
+  if (x.dtype != c.outputs[0].dtype || x.sizes != c.outputs[0].sizes ||
+      x.device != c.outputs[0].device)
     return std::nullopt;
   ir::Node rewritten = node;
   rewritten.args[1] = c.args[0];
@@ -154,8 +156,8 @@ absl::StatusOr<bool> FillCopyFolding::Run(ir::Graph& graph) {
           return EmitFull(out, type, *value);
         // A fill keeps its input's strides (a select of the ids: stride S); its value does not
         // depend on them, so the full is dense unless the caller sees the strides (an output).
-        if (node.target == "aten::fill.Scalar" && node.args.size() == 2 &&
-            node.args[0].is_ref() && IsNumber(node.args[1]) && type.rank() > 0 &&
+        if (node.target == "aten::fill.Scalar" && node.args.size() == 2 && node.args[0].is_ref() &&
+            IsNumber(node.args[1]) && type.rank() > 0 &&
             (IsPlain(type) || !graph_outputs.count(id)))
           return EmitFull(out, DenseType(type.dtype, type.sizes, type.device), node.args[1]);
         if (node.target == "aten::slice_scatter.default" ||
@@ -163,13 +165,15 @@ absl::StatusOr<bool> FillCopyFolding::Run(ir::Graph& graph) {
           ir::Node n = node;
           bool rewritten = false;
           if (auto r = InlineScatterConstants(out, n)) n = *r, rewritten = true;
-          if (auto r = RedundantSelectScatter(out, n)) return std::vector<ir::Arg>{*r};
+          // Dropped only where no caller sees it: a returned value would alias Y.
+          if (!graph_outputs.count(id))
+            if (auto r = RedundantSelectScatter(out, n)) return std::vector<ir::Arg>{*r};
           if (auto r = ScatterSourceThroughClone(out, n)) n = *r, rewritten = true;
           if (rewritten) return std::vector<ir::Arg>{AppendNode(out, std::move(n))};
           return std::nullopt;
         }
-        if (node.target == "aten::copy.default" && node.args.size() >= 2 &&
-            node.args[1].is_ref() && !graph_outputs.count(id)) {
+        if (node.target == "aten::copy.default" && node.args.size() >= 2 && node.args[1].is_ref() &&
+            !graph_outputs.count(id)) {
           const ir::TensorType& src = out.type_of(node.args[1].ref());
           if (src.sizes == type.sizes && src.dtype == type.dtype && src.device == type.device)
             return std::vector<ir::Arg>{node.args[1]};

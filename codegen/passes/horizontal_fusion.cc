@@ -136,10 +136,10 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
   std::vector<bool> eligible(num_groups), coordinates(num_groups);
   for (size_t g = 0; g < num_groups; ++g) {
     coordinates[g] = HasCoordinateOps(graph, p.groups[g]);
-    eligible[g] = p.groups[g].num_reduced_dims == 0 &&
-                  (!coordinates[g] ||
-                   (NumelOf(p.groups[g].shape) <= options.max_index_merge_numel &&
-                    OnlyIndexCoordinateOps(graph, p.groups[g])));
+    eligible[g] =
+        p.groups[g].num_reduced_dims == 0 &&
+        (!coordinates[g] || (NumelOf(p.groups[g].shape) <= options.max_index_merge_numel &&
+                             OnlyIndexCoordinateOps(graph, p.groups[g])));
   }
   std::set<ir::ValueRef> returned;
   for (const ir::Arg& a : graph.outputs)

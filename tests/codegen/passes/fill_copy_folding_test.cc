@@ -87,7 +87,8 @@ TEST_CASE("a start token other than the fill keeps its select_scatter, with a co
 
 TEST_CASE("copies that change dtype or are outputs, and scatters of real tensors, stay",
           "[fill_copy_folding]") {
-  constexpr const char* kText = R"(graph(%a0: f32[2,4]{4,1}@cuda, %a1: bf16[2,4]{4,1}@cuda, %a2: f32[2,6]{6,1}@cuda) {
+  constexpr const char* kText =
+      R"(graph(%a0: f32[2,4]{4,1}@cuda, %a1: bf16[2,4]{4,1}@cuda, %a2: f32[2,6]{6,1}@cuda) {
   %0 = aten::copy.default(%a0, %a1) -> f32[2,4]{4,1}@cuda
   %1 = aten::slice.Tensor(%a2, 1, 0, 4) -> f32[2,4]{6,1}@cuda
   %2 = aten::copy.default(%1, %a0) -> f32[2,4]{6,1}@cuda

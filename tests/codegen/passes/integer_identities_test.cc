@@ -35,7 +35,8 @@ TEST_CASE("transformers' arange + past_seen_tokens (0) is the arange", "[integer
 
 TEST_CASE("floats, outputs, broadcasts, promotions and alpha != 1 are left alone",
           "[integer_identities]") {
-  ir::Graph g = *ir::ParseGraph(R"(graph(%a0: f32[8]{1}@cuda, %a1: i64[8]{1}@cuda, %a2: i64[1]{1}@cuda) {
+  ir::Graph g =
+      *ir::ParseGraph(R"(graph(%a0: f32[8]{1}@cuda, %a1: i64[8]{1}@cuda, %a2: i64[1]{1}@cuda) {
   %0 = aten::add.Tensor(%a0, 0) -> f32[8]{1}@cuda
   %1 = aten::add.Tensor(%a1, 0) -> i64[8]{1}@cuda
   %2 = aten::add.Tensor(%a2, 0) -> i64[1]{1}@cuda
@@ -51,7 +52,8 @@ TEST_CASE("floats, outputs, broadcasts, promotions and alpha != 1 are left alone
   // stay (%0 float, %1 an output, %5's alpha, %6 promotes to f32, %8 multiplies by 2).
   IntegerIdentities identities;
   REQUIRE(*identities.Run(g));
-  CHECK(ir::PrintGraph(g) == R"(graph(%a0: f32[8]{1}@cuda, %a1: i64[8]{1}@cuda, %a2: i64[1]{1}@cuda) {
+  CHECK(ir::PrintGraph(g) ==
+        R"(graph(%a0: f32[8]{1}@cuda, %a1: i64[8]{1}@cuda, %a2: i64[1]{1}@cuda) {
   %0 = aten::add.Tensor(%a0, 0) -> f32[8]{1}@cuda
   %1 = aten::add.Tensor(%a1, 0) -> i64[8]{1}@cuda
   %2 = aten::expand.default(%a2, [8]) -> i64[8]{0}@cuda
