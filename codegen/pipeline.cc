@@ -144,10 +144,12 @@
 #include "codegen/passes/dropout_to_philox.h"
 #include "codegen/passes/embedding_backward_to_scatter.h"
 #include "codegen/passes/expand_sinking.h"
+#include "codegen/passes/fill_copy_folding.h"
 #include "codegen/passes/index_ops_to_reader_shape.h"
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/inline_scalar_fills.h"
+#include "codegen/passes/integer_identities.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/partition_verifier.h"
 #include "codegen/passes/pass_runner.h"
@@ -161,6 +163,7 @@
 #include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/reshape_hoisting.h"
 #include "codegen/passes/reshape_sinking.h"
+#include "codegen/passes/slice_of_cat.h"
 #include "codegen/passes/split_columns.h"
 #include "codegen/schedule/plan_serializer.h"
 #include "codegen/schedule/printer.h"
@@ -700,10 +703,13 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
   passes.BeginStage("graph-passes");
-  // With fusion on: 0-dim fills become constants of their readers, training dropout becomes
-  // in-kernel Philox draws (unless the client asked for ATen's random numbers).
+  // With fusion on: 0-dim fills become constants of their readers, sized fills and functional
+  // copies plain pointwise values, integer x + 0 is x, training dropout becomes in-kernel Philox
+  // draws (unless the client asked for ATen's random numbers).
   if (!Debug().disable_fusion) {
     passes.Add(std::make_unique<InlineScalarFills>());
+    passes.Add(std::make_unique<FillCopyFolding>());
+    passes.Add(std::make_unique<IntegerIdentities>());
     if (!request.fallback_random) passes.Add(std::make_unique<DropoutToPhilox>());
   }
   // detach is the identity in a graph without autograd; as an alias it would split kernels.
@@ -743,6 +749,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     // inside the index op's kernel, not by a kernel of its own over the half-width slice (after the
     // permute pass, which moves permutes onto a cat's parts: a rewritten cat is no cat any more).
     passes.Add(std::make_unique<NegIntoIndexOps>());
+    // A slice of a cat along its dim reads the parts (the mask code's shifted position ids).
+    passes.Add(std::make_unique<SliceOfCat>());
     // CUDA: and a transpose of a cast that pointwise ops read moves onto the cast's input, so the
     // cast joins their kernel (attention's scaled key: k^T * scale read bf16 k once).
     if (request.device == ir::DeviceType::kCuda)
@@ -783,6 +791,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     FusionOptions fusion;
     fusion.enable = !Debug().disable_fusion;
     fusion.merge_row_siblings = !passes.disabled("row-siblings");
+    fusion.merge_full_reduction_siblings = !passes.disabled("full-reduction-siblings");
+    if (passes.disabled("horizontal-index-groups")) fusion.max_index_merge_numel = 0;
     if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
       fusion.column_stored_prologues = Debug().column_stored_prologue == "1"
                                            ? FusionOptions::StoredPrologues::kAlways

@@ -22,6 +22,7 @@ range, a missing symbol, a malformed descriptor) leaves the plan to the Python i
 from __future__ import annotations
 
 import atexit
+import collections
 import ctypes
 import logging
 import os
@@ -703,10 +704,14 @@ def bind_extern(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]
 
 def _read_only_by_kernels(plan: "pb.Plan") -> Set[int]:
     """Value ids that only native kernels and segments read: no extern step (which may write
-    its argument, or return a view of it), no alias step, no plan output. A generated kernel
-    writes only its own outputs (or a graph input named in write_into)."""
+    its argument, or return a view of it), no plan output. A generated kernel writes only its own
+    outputs (or a graph input named in write_into). A view step (an alias step, or an extern
+    view op of _VIEW_OPS) counts as its output's readers: the base is read only by kernels when
+    every view of it is (Llama's position ids: unsqueeze(arange) read by two segments on either
+    side of an extern step; the arange was cloned per call for it, a device copy each)."""
     kernel_reads: Set[int] = set()
     other_reads: Set[int] = set()
+    views: Dict[int, List[int]] = collections.defaultdict(list)  # base -> its views' ids
     for step in plan.steps:
         kind = step.WhichOneof("kind")
         if kind == "segment":
@@ -714,14 +719,32 @@ def _read_only_by_kernels(plan: "pb.Plan") -> Set[int]:
         elif kind == "native":
             kernel_reads.update(step.native.inputs)
         elif kind == "alias":
-            other_reads.add(step.alias.base)
+            if len(step.outputs) == 1 and step.outputs[0] >= 0:
+                views[step.alias.base].append(step.outputs[0])
+            else:
+                other_reads.add(step.alias.base)
         elif kind == "extern_call":
-            other_reads.update(_refs_of(step))
+            refs = _refs_of(step)
+            base = decode_value(step.extern_call.args[0]) if step.extern_call.args else None
+            if (step.extern_call.target in _VIEW_OPS and len(refs) == 1 and isinstance(base, _Ref)
+                    and len(step.outputs) == 1 and step.outputs[0] >= 0 and not step.write_into):
+                views[base.id].append(step.outputs[0])
+            else:
+                other_reads.update(refs)
         other_reads.update(i for i in step.write_into if i >= 0)
     for value in plan.outputs:
         if value.WhichOneof("kind") == "ref":
             other_reads.add(value.ref.node)
-    return kernel_reads - other_reads
+
+    memo: Dict[int, bool] = {}
+
+    def read_only(value: int) -> bool:
+        # Views come after their base in the plan, so this recursion follows the plan's order.
+        if value not in memo:
+            memo[value] = value not in other_reads and all(read_only(v) for v in views.get(value, ()))
+        return memo[value]
+
+    return {v for v in kernel_reads | set(views) if read_only(v)}
 
 
 def _returns_fresh(target: str) -> bool:

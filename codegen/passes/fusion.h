@@ -37,6 +37,15 @@ struct FusionOptions {
   // reduction_fusion.cc) as extra outputs; off with TCCD_DISABLE_PASSES=row-siblings (to bisect
   // or measure). Default: true.
   bool merge_row_siblings = true;
+  // Independent full reductions of one vector shape (every dim reduced: one row) share one row
+  // kernel, with their common epilogue: a mean loss's sum of losses, count of targets and their
+  // quotient (3 launches per step on the LMs, Inductor's one). Off with
+  // TCCD_DISABLE_PASSES=full-reduction-siblings. Default: true.
+  bool merge_full_reduction_siblings = true;
+  // Horizontal fusion merges a group with index ops (gathers: one point per thread) only up to
+  // this many points (the LMs' [B, S] mask and position kernels); 0 keeps every index group
+  // apart, as before (TCCD_DISABLE_PASSES=horizontal-index-groups). Default: 65536.
+  int64_t max_index_merge_numel = 65536;
   // Whether a column reduction takes a pointwise prologue whose values are also stored (read by
   // other ops or returned): one kernel then reads the prologue's operands once, stores its values
   // and sums them. kTranscendental (the default) keeps such a prologue out of the column kernel

@@ -78,6 +78,48 @@ bool HasCoordinateOps(const ir::Graph& graph, const FusionGroup& g) {
   return false;
 }
 
+// Whether every coordinate-needing op of g is an index op (index_ops.h): no scatter, no Philox
+// draw (those keep their kernels).
+bool OnlyIndexCoordinateOps(const ir::Graph& graph, const FusionGroup& g) {
+  for (int m : g.nodes)
+    if (NeedsCoordinates(graph, graph.nodes[m]) && !IsIndexOp(graph, graph.nodes[m])) return false;
+  return true;
+}
+
+// Whether one group gathers a tensor the other loads (a gather operand must be read only by
+// gathers in its kernel: index_ops.h).
+bool GatherLoadConflict(const ir::Graph& graph, const FusionGroup& a, const FusionGroup& b) {
+  auto split = [&](const FusionGroup& g, std::set<ir::ValueRef>& gathered,
+                   std::set<ir::ValueRef>& loaded) {
+    for (int m : g.nodes) {
+      const std::vector<ir::ValueRef> refs = GatheredRefs(graph.nodes[m]);
+      if (!refs.empty()) {
+        gathered.insert(refs.begin(), refs.end());
+      } else {
+        ir::ForEachInput(graph.nodes[m], [&](const ir::ValueRef& r) { loaded.insert(r); });
+      }
+    }
+  };
+  std::set<ir::ValueRef> ga, la, gb, lb;
+  split(a, ga, la);
+  split(b, gb, lb);
+  for (const ir::ValueRef& r : ga)
+    if (lb.count(r)) return true;
+  for (const ir::ValueRef& r : gb)
+    if (la.count(r)) return true;
+  return false;
+}
+
+// Points of a static shape; INT64_MAX for a shape with a run-time dim.
+int64_t NumelOf(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    if (s < 0) return INT64_MAX;
+    n *= s;
+  }
+  return n;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOptions& options,
@@ -88,9 +130,17 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
   std::vector<std::vector<bool>> anc = GroupAncestors(graph, p);
   // Groups with index-aware ops keep to themselves: a tensor one group gathers must not be one
   // the other loads (index_ops.h).
-  std::vector<bool> eligible(num_groups);
-  for (size_t g = 0; g < num_groups; ++g)
-    eligible[g] = p.groups[g].num_reduced_dims == 0 && !HasCoordinateOps(graph, p.groups[g]);
+  // Small index groups (at most options.max_index_merge_numel points: the mask and position
+  // code of the LMs, [B, S] of ints) merge too, with any group that loads nothing they gather
+  // and vice versa: the merged kernel runs one point per thread, which costs nothing there.
+  std::vector<bool> eligible(num_groups), coordinates(num_groups);
+  for (size_t g = 0; g < num_groups; ++g) {
+    coordinates[g] = HasCoordinateOps(graph, p.groups[g]);
+    eligible[g] =
+        p.groups[g].num_reduced_dims == 0 &&
+        (!coordinates[g] || (NumelOf(p.groups[g].shape) <= options.max_index_merge_numel &&
+                             OnlyIndexCoordinateOps(graph, p.groups[g])));
+  }
   std::set<ir::ValueRef> returned;
   for (const ir::Arg& a : graph.outputs)
     ir::ForEachRef(a, [&](const ir::ValueRef& r) { returned.insert(r); });
@@ -105,6 +155,7 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       if (!eligible[b] || gb.nodes.empty()) continue;
       if (ga.shape != gb.shape || ga.device != gb.device) continue;
       if (anc[a][b] || anc[b][a]) continue;
+      if ((coordinates[a] || coordinates[b]) && GatherLoadConflict(graph, ga, gb)) continue;
       // The merged kernel runs where a ran: b's values are made there (see horizontal_fusion.h),
       // unless both read the same full-size tensor.
       if (hoisted[b] > kMaxHoistedBytes && !ShareFullSizeInput(graph, ga, gb)) continue;
@@ -122,6 +173,7 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       gb.nodes.clear();
       ga.inputs.assign(inputs.begin(), inputs.end());
       ga.outputs.insert(ga.outputs.end(), gb.outputs.begin(), gb.outputs.end());
+      coordinates[a] = coordinates[a] || coordinates[b];
       // Keep the closure: whatever depended on a or b now depends on both and their ancestors.
       std::vector<bool> merged_anc(num_groups);
       for (size_t g = 0; g < num_groups; ++g) merged_anc[g] = anc[a][g] || anc[b][g];

@@ -369,8 +369,40 @@ int LowerNllLossBackward(Lowering& l) {
 
 // ---- slice_scatter(self, src, dim, start, end, step) (step 1): self with [start, start + n)
 // along dim replaced by src; select_scatter(self, src, dim, index): self with index replaced.
+// A number as `self` (or select_scatter's `src`): a constant fill inlined by FillCopyFolding.
+bool IsNumber(const ir::Arg& a) {
+  return std::holds_alternative<int64_t>(a.v) || std::holds_alternative<double>(a.v) ||
+         std::holds_alternative<bool>(a.v);
+}
+
+double NumberOf(const ir::Arg& a) {
+  if (auto* i = std::get_if<int64_t>(&a.v)) return static_cast<double>(*i);
+  if (auto* b = std::get_if<bool>(&a.v)) return *b ? 1 : 0;
+  return std::get<double>(a.v);
+}
+
+// Rank of a tensor operand, or `number_rank` for a number.
+int64_t RankOf(const ir::Graph& g, const ir::Arg& a, int64_t number_rank) {
+  return a.is_ref() ? g.type_of(a.ref()).rank() : number_rank;
+}
+
+// The value of `arg` at `coords` under `mask`: a gather, or the number itself.
+int GatherOrConstant(Lowering& l, const ir::Arg& arg, int mask, const std::vector<int>& coords) {
+  if (arg.is_ref()) return l.Gather(arg.ref(), mask, coords, l.held());
+  return l.b().Constant(NumberOf(arg), l.held());
+}
+
+// `self` of a scatter where `mask` (the scattered points) is false: gathered at the point's own
+// coordinates, or the number itself (no mask needed then).
+int GatherOrConstantOutside(Lowering& l, const ir::Arg& self, int mask) {
+  if (!self.is_ref()) return GatherOrConstant(l, self, -1, {});
+  const int not_mask = l.b().Unary(PwOp::kNot, mask);
+  return l.Gather(self.ref(), not_mask, l.CoordsWith(-1, -1), l.held());
+}
+
 bool SliceScatterOk(const ir::Graph& g, const ir::Node& n) {
-  if (n.args.size() < 2 || !n.args[0].is_ref() || !n.args[1].is_ref()) return false;
+  if (n.args.size() < 2 || !(n.args[0].is_ref() || IsNumber(n.args[0])) || !n.args[1].is_ref())
+    return false;
   const int64_t rank = n.outputs[0].rank();
   const int64_t d = WrapDim(IntArg(n, 2, "dim").value_or(0), rank);
   const ir::Arg* step = ArgOf(n, 5, "step");
@@ -378,7 +410,7 @@ bool SliceScatterOk(const ir::Graph& g, const ir::Node& n) {
   const ir::Arg* start = ArgOf(n, 3, "start");
   if (start && !start->is_none() && !IntArg(n, 3, "start")) return false;
   return d >= 0 && d < rank && g.type_of(n.args[1].ref()).rank() == rank &&
-         g.type_of(n.args[0].ref()).rank() == rank;
+         RankOf(g, n.args[0], rank) == rank;
 }
 
 int LowerSliceScatter(Lowering& l) {
@@ -392,14 +424,14 @@ int LowerSliceScatter(Lowering& l) {
   const int shifted = l.Shift(l.Coord(d), start);
   const std::vector<int> src_coords = l.CoordsWith(d, shifted);
   const int src = l.Gather(n.args[1].ref(), mask, src_coords, l.held());
-  const int not_mask = l.b().Unary(PwOp::kNot, mask);
-  const std::vector<int> self_coords = l.CoordsWith(-1, -1);
-  const int self = l.Gather(n.args[0].ref(), not_mask, self_coords, l.held());
+  const int self = GatherOrConstantOutside(l, n.args[0], mask);
   return l.b().Where(mask, src, self);
 }
 
 bool SelectScatterOk(const ir::Graph& g, const ir::Node& n) {
-  if (n.args.size() < 4 || !n.args[0].is_ref() || !n.args[1].is_ref()) return false;
+  if (n.args.size() < 4 || !(n.args[0].is_ref() || IsNumber(n.args[0])) ||
+      !(n.args[1].is_ref() || IsNumber(n.args[1])))
+    return false;
   const int64_t rank = n.outputs[0].rank();
   auto dim = IntArg(n, 2, "dim");
   auto index = IntArg(n, 3, "index");
@@ -407,8 +439,8 @@ bool SelectScatterOk(const ir::Graph& g, const ir::Node& n) {
   const int64_t d = WrapDim(*dim, rank);
   if (d < 0 || d >= rank) return false;
   const int64_t i = *index < 0 ? *index + n.outputs[0].sizes[d] : *index;
-  return i >= 0 && i < n.outputs[0].sizes[d] && g.type_of(n.args[1].ref()).rank() == rank - 1 &&
-         g.type_of(n.args[0].ref()).rank() == rank;
+  return i >= 0 && i < n.outputs[0].sizes[d] && RankOf(g, n.args[1], rank - 1) == rank - 1 &&
+         RankOf(g, n.args[0], rank) == rank;
 }
 
 int LowerSelectScatter(Lowering& l) {
@@ -420,10 +452,8 @@ int LowerSelectScatter(Lowering& l) {
   const int at = l.I64(index);
   const int mask = l.b().Compare(PwOp::kEq, coord, at);
   const std::vector<int> src_coords = l.CoordsWith(d, -1);
-  const int src = l.Gather(n.args[1].ref(), mask, src_coords, l.held());
-  const int not_mask = l.b().Unary(PwOp::kNot, mask);
-  const std::vector<int> self_coords = l.CoordsWith(-1, -1);
-  const int self = l.Gather(n.args[0].ref(), not_mask, self_coords, l.held());
+  const int src = GatherOrConstant(l, n.args[1], mask, src_coords);
+  const int self = GatherOrConstantOutside(l, n.args[0], mask);
   return l.b().Where(mask, src, self);
 }
 

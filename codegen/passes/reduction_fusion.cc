@@ -468,6 +468,23 @@ bool RowFusion::Run() {
         }
       }
     }
+    // Full reductions (one row: all dims reduced) over the same shape that do not depend on each
+    // other: one kernel computes both (the loss's sum of losses and count of targets, whose
+    // quotient then joins as the epilogue below). Only full reductions: for a batch of rows the
+    // merged kernel would hold every reduction's loads per row.
+    if (!axes.leading && options_.merge_full_reduction_siblings &&
+        k == static_cast<int>(p_.groups[g].shape.size())) {
+      for (int h = 0; h < g; ++h) {
+        const FusionGroup& sibling = p_.groups[h];
+        if (sibling.nodes.empty() || sibling.reduce_leading || sibling.num_reduced_dims != k ||
+            sibling.shape != p_.groups[g].shape)
+          continue;
+        if (TryMerge(h, g)) {
+          g = h;
+          break;
+        }
+      }
+    }
     // The epilogue: pointwise consumers, until none merges.
     for (bool grew = true; grew;) {
       grew = false;

@@ -346,6 +346,27 @@ def test_factory_read_only_by_kernels_is_shared_not_cloned(daemon_env):
     assert stats["python_steps"] == 0, stats
 
 
+def test_factory_read_through_views_by_kernels_is_shared(daemon_env):
+    # transformers' position ids: unsqueeze(arange) read by kernels on both sides of an extern
+    # step (Llama's cumsum), so the view is a plan step of its own; the arange behind it is still
+    # read only by kernels: the load-time tensor itself, no clone per call.
+    def f(x):
+        pos = torch.arange(x.shape[1]).unsqueeze(0)
+        a = torch.cumsum(x * pos, -1)
+        return a + pos
+
+    g = torch.compile(f, backend="tccd")
+    x = torch.randint(0, 5, (4, 6))
+    g(x)
+    with torch.profiler.profile() as prof:
+        out = g(x)
+    torch.testing.assert_close(out, f(x), rtol=0, atol=0)
+    names = [e.name for e in prof.events()]
+    assert names.count("aten::clone") == 0 and names.count("aten::cumsum") == 1, sorted(set(names))
+    (stats,) = tccd.last_compile_stats()
+    assert stats["python_steps"] == 0 and stats["fallback"] is None, stats
+
+
 def test_list_arguments_run_natively(daemon_env):
     def f(x, y):
         # cat (Tensor[]) and sum over dims (int[]?) go through the stable dispatcher.

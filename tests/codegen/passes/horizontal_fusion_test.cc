@@ -126,3 +126,49 @@ TEST_CASE("a group depending on another through a third group's other member is 
 
 }  // namespace
 }  // namespace tccd::codegen
+
+namespace tccd::codegen {
+namespace {
+
+// Llama's mask code after slice-of-cat: the packed-sequence check (a cat read by its sub, an
+// index kernel) beside the loss's label mask of the same [B, S] shape.
+constexpr const char* kSmallIndexGroups = R"(graph(%a0: i64[2,1]{1,1}@cuda, %a1: i64[2,8]{8,1}@cuda, %a2: i64[2,8]{8,1}@cuda) {
+  %0 = aten::slice.Tensor(%a1, 1, 0, 7) -> i64[2,7]{8,1}@cuda
+  %1 = aten::cat.default([%a0, %0], 1) -> i64[2,8]{8,1}@cuda
+  %2 = aten::sub.Tensor(%a1, %1) -> i64[2,8]{8,1}@cuda
+  %3 = aten::ne.Scalar(%2, 1) -> b8[2,8]{8,1}@cuda
+  %4 = aten::ne.Scalar(%a2, -100) -> b8[2,8]{8,1}@cuda
+  return (%3, %4)
+})";
+
+TEST_CASE("a small index group shares a kernel with an independent group of its shape",
+          "[horizontal]") {
+  CHECK(Horizontal(kSmallIndexGroups) ==
+        "extern %0 aten::slice.Tensor\nfused %1 %2 %3 %4 -> %3 %4\n");
+}
+
+TEST_CASE("index groups above the size limit, or with the limit 0, keep their kernels",
+          "[horizontal]") {
+  FusionOptions options;
+  options.max_index_merge_numel = 15;  // the groups have 16 points
+  CHECK(Horizontal(kSmallIndexGroups, options) ==
+        "extern %0 aten::slice.Tensor\nfused %1 %2 %3 -> %3\nfused %4 -> %4\n");
+  options.max_index_merge_numel = 0;
+  CHECK(Horizontal(kSmallIndexGroups, options) ==
+        "extern %0 aten::slice.Tensor\nfused %1 %2 %3 -> %3\nfused %4 -> %4\n");
+}
+
+TEST_CASE("an index group does not merge with a group loading what it gathers", "[horizontal]") {
+  // The cat gathers %a0; the add loads it (broadcast): one kernel cannot do both. Two index
+  // groups gathering the same tensor do merge.
+  CHECK(Horizontal(R"(graph(%a0: i64[2,1]{1,1}@cuda, %a1: i64[2,7]{7,1}@cuda, %a2: i64[2,8]{8,1}@cuda) {
+  %0 = aten::cat.default([%a0, %a1], 1) -> i64[2,8]{8,1}@cuda
+  %1 = aten::ne.Scalar(%0, 1) -> b8[2,8]{8,1}@cuda
+  %2 = aten::add.Tensor(%a2, %a0) -> i64[2,8]{8,1}@cuda
+  %3 = aten::constant_pad_nd.default(%a1, [0, 1], 0) -> i64[2,8]{8,1}@cuda
+  return (%1, %2, %3)
+})") == "fused %0 %1 %3 -> %1 %3\nfused %2 -> %2\n");
+}
+
+}  // namespace
+}  // namespace tccd::codegen

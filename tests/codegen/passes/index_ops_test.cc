@@ -190,6 +190,50 @@ TEST_CASE("scatters, stack and gather fuse with their consumers", "[index_ops]")
   CHECK(c.kernels[0].find("gather.f32 in1") != std::string::npos);
 }
 
+TEST_CASE("scatters of a number (an inlined fill) hold it as a constant", "[index_ops]") {
+  // FillCopyFolding's output: self of the slice_scatter and src of the select_scatter are
+  // numbers; each kernel gathers only its tensor operand.
+  Compiled c = Compile(R"(graph(%a0: i64[2,7]{8,1}@cuda, %a1: i64[2,8]{8,1}@cuda) {
+  %0 = aten::slice_scatter.default(0, %a0, 1, 1, 9223372036854775807) -> i64[2,8]{8,1}@cuda
+  %1 = aten::select_scatter.default(%a1, 5, 1, 0) -> i64[2,8]{8,1}@cuda
+  return (%0, %1)
+})");
+  CHECK(c.partition == "fused %0 -> %0\nfused %1 -> %1\n");
+  REQUIRE(c.kernels.size() == 2);
+  CHECK(c.kernels[0] ==
+        R"(pointwise @k[2,8](in0: i64) -> (out0: i64) {
+  // fused: aten::slice_scatter.default
+  %0 = index.i64 dim1
+  %1 = constant.i64 1
+  %2 = ge.b8 %0, %1
+  %3 = constant.i64 8
+  %4 = lt.b8 %0, %3
+  %5 = and.b8 %2, %4
+  %6 = constant.i64 1
+  %7 = sub.i64 %0, %6
+  %8 = index.i64 dim0
+  %9 = gather.i64 in0, %5, %8, %7
+  %10 = constant.i64 0
+  %11 = where.i64 %5, %9, %10
+  store.i64 out0, %11
+}
+)");
+  CHECK(c.kernels[1] ==
+        R"(pointwise @k[2,8](in0: i64) -> (out0: i64) {
+  // fused: aten::select_scatter.default
+  %0 = index.i64 dim1
+  %1 = constant.i64 0
+  %2 = eq.b8 %0, %1
+  %3 = index.i64 dim0
+  %4 = constant.i64 5
+  %5 = not.b8 %2
+  %6 = gather.i64 in0, %5, %3, %0
+  %7 = where.i64 %2, %4, %6
+  store.i64 out0, %7
+}
+)");
+}
+
 TEST_CASE("index.Tensor with broadcast index tensors gathers each and masks all", "[index_ops]") {
   // transformers' mask: positions[batch[B,1,1,1], q[1,1,S,1]] -> [B,1,S,1]; %1 indexes two of
   // three dims (the last is left over); extern: %2 has a None (an unindexed leading dim), %3's

@@ -539,3 +539,61 @@ TEST_CASE("a sibling whose value feeds another kernel stays a kernel of its own"
 
 }  // namespace
 }  // namespace tccd::codegen
+
+namespace tccd::codegen {
+namespace {
+
+// A mean cross-entropy's tail as nll-loss-forward-to-rows leaves it: the per-row losses and the
+// targets' mask come from the loss rows (here graph inputs); their two sums and the quotient.
+constexpr const char* kLossTail = R"(graph(%a0: f32[1024]{1}@cuda, %a1: i64[1024]{1}@cuda) {
+  %0 = aten::sum.dim_IntList(%a0, [0]) -> f32[]{}@cuda
+  %1 = aten::ne.Scalar(%a1, -100) -> b8[1024]{1}@cuda
+  %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[1024]{1}@cuda
+  %3 = aten::sum.dim_IntList(%2, [0]) -> f32[]{}@cuda
+  %4 = aten::neg.default(%0) -> f32[]{}@cuda
+  %5 = aten::div.Tensor(%4, %3) -> f32[]{}@cuda
+  return (%5)
+})";
+
+TEST_CASE("a loss's two full sums and their quotient are one row kernel", "[rows]") {
+  Result r = Fuse(kLossTail);
+  CHECK(r.partition == "fused(rows, reduce 1) %0 %1 %2 %3 %4 %5 -> %5\n");
+  REQUIRE(r.kernels.size() == 1);
+  CHECK(r.kernels[0] == R"(pointwise @k0[1024](in0: f32, in1: i64) -> (out0: f32) rows(reduce 1 dims; row operands: out0; kept-broadcast: in0 in1) {
+  // fused: aten::sum.dim_IntList, aten::ne.Scalar, aten::_to_copy.default, aten::sum.dim_IntList, aten::neg.default, aten::div.Tensor
+  %0 = load.f32 in0
+  %1 = load.i64 in1
+  %2 = reduce_sum.f32 %0
+  %3 = constant.i64 -100
+  %4 = ne.b8 %1, %3
+  %5 = cast.f32 %4
+  %6 = reduce_sum.f32 %5
+  %7 = neg.f32 %2
+  %8 = div.f32 %7, %6
+  store.f32 out0, %8
+}
+)");
+}
+
+TEST_CASE("full-reduction siblings off: one kernel per sum, one for the quotient", "[rows]") {
+  FusionOptions options;
+  options.merge_full_reduction_siblings = false;
+  Result r = Fuse(kLossTail, options);
+  CHECK(r.partition ==
+        "fused(rows, reduce 1) %0 -> %0\nfused(rows, reduce 1) %1 %2 %3 -> %3\nfused %4 %5 -> %5\n");
+}
+
+TEST_CASE("row reductions over a batch of rows are not merged as siblings", "[rows]") {
+  Result r = Fuse(R"(graph(%a0: f32[8,64]{64,1}@cuda, %a1: f32[8,64]{64,1}@cuda) {
+  %0 = aten::sum.dim_IntList(%a0, [1]) -> f32[8]{1}@cuda
+  %1 = aten::sum.dim_IntList(%a1, [1]) -> f32[8]{1}@cuda
+  %2 = aten::div.Tensor(%0, %1) -> f32[8]{1}@cuda
+  return (%2)
+})");
+  // (Nor does their quotient join either: it reads both.)
+  CHECK(r.partition ==
+        "fused(rows, reduce 1) %0 -> %0\nfused(rows, reduce 1) %1 -> %1\nfused %2 -> %2\n");
+}
+
+}  // namespace
+}  // namespace tccd::codegen
