@@ -28,7 +28,7 @@ from . import channel
 from .config import Config
 from .errors import ArtifactError, CompileFailed
 from .local_cache import LocalCache, daemon_identity, request_hash
-from . import native_plan, progress, saved_layouts
+from . import conv_warmup, native_plan, progress, saved_layouts
 from .runtime import LoadedPlan, load_plan
 from .stats import GraphRecord
 from .v1 import tccd_pb2 as pb
@@ -138,6 +138,8 @@ def _load(
         # The strides the plan gives its outputs: a forward's saved tensors may differ from the
         # trace's, and its backward is compiled for them (saved_layouts.py).
         plan.output_strides = saved_layouts.output_strides(manifest.plan)
+        # A backward plan's convolutions: cuDNN's set-up now, off the first backward's path.
+        conv_warmup.start(manifest.plan, name, config.conv_warmup)
         return plan
     finally:
         if scratch:

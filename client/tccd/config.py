@@ -81,6 +81,11 @@
                        Inductor returns them); 0: every user output keeps eager's strides. Only
                        strides change: code that merges such an output's rows with .view()
                        raises (padded_outputs.py). Default: 1.
+    TCCD_CONV_WARMUP   0: a backward plan's convolutions pay cuDNN's set-up at their first call;
+                       1: when the plan is loaded, each distinct convolution_backward call runs
+                       once on scratch tensors on the autograd engine's thread of its device,
+                       overlapping the forward (conv_warmup.py); 2: CPU plans too (tests).
+                       Default: 1.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -166,6 +171,7 @@ class Config:
     saved_layout: bool = True  # TCCD_SAVED_LAYOUT
     padded_outputs: bool = True  # TCCD_PADDED_OUTPUTS
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
+    conv_warmup: int = 1  # TCCD_CONV_WARMUP (conv_warmup.py)
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -229,7 +235,11 @@ class Config:
         tls_cert, tls_key = env.get("TCCD_TLS_CERT") or None, env.get("TCCD_TLS_KEY") or None
         if bool(tls_cert) != bool(tls_key):
             raise ValueError("TCCD_TLS_CERT and TCCD_TLS_KEY go together: set both or neither")
+        conv_warmup_raw = (env.get("TCCD_CONV_WARMUP") or "1").strip()
+        if conv_warmup_raw not in ("0", "1", "2"):
+            raise ValueError(f"TCCD_CONV_WARMUP={conv_warmup_raw!r}: expected 0, 1 or 2")
         return cls(
+            conv_warmup=int(conv_warmup_raw),
             token=token,
             tls_ca=env.get("TCCD_TLS_CA") or None,
             tls_cert=tls_cert,

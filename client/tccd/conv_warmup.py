@@ -1,0 +1,278 @@
+"""Warms cuDNN for a backward plan's convolutions before the first .backward() (TCCD_CONV_WARMUP).
+
+The first call of each convolution shape pays cuDNN's set-up in ATen: engine heuristics, the
+execution plan's build (kernels compiled at run time for some engines), the lazy load of the
+chosen kernels; on the H200 ConvNeXt's first backward call spent 1858 ms of its 2047 in
+`aten::convolution_backward`, ~85 ms per shape. Eager and Inductor pay the same (Inductor's
+backward calls the same ATen op as an extern kernel), inside their first backward.
+
+A plan whose steps call `aten::convolution_backward` is a backward plan, loaded before its first
+call (the prefetch thread's compile, a warm start's AOT recipe, the ahead-of-time flow's load).
+At that load, `start` runs every distinct convolution-backward call of the plan once on scratch
+tensors with the plan's sizes, strides, dtypes and arguments, so that the real call finds cuDNN's
+plans built; it overlaps the forward's first call, which the backward must wait for anyway.
+
+Where it runs matters: ATen keeps cuDNN's execution plans in a `thread_local` cache
+(aten/src/ATen/native/cudnn/Conv_v8.cpp: `thread_local BenchmarkCache ... benchmark_cache`),
+and a CUDA backward runs on the autograd engine's worker thread of its device. So the warm-up is
+the backward of a one-node autograd graph whose gradient is a CUDA tensor: the engine runs it
+on that same worker thread (a background thread calls .backward() and waits). If the real
+backward arrives while the warm-up still runs, it waits for the rest of it in the engine's
+queue: never later than without the warm-up, since the real calls would pay the same set-up.
+
+Safety: the scratch work runs on a stream of its own (no ordering with the step's stream), from
+the caching allocator (scratch freed after each shape; its peak is one shape's tensors), with
+errors logged and never raised (a failed warm-up leaves the real call to pay as before). Skipped:
+plans with run-time sizes, `torch.backends.cudnn.benchmark` (its timing of candidate plans would
+run beside the forward's kernels and could pick worse ones), a load inside a backward (the
+autograd thread is busy with the real call, which pays the set-up itself), and shapes warmed
+already in this process.
+
+    TCCD_CONV_WARMUP  0: off; 1: CUDA plans (default); 2: CPU plans too (tests: the mechanism
+                      without a GPU; on the CPU there is nothing to warm).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import threading
+import time
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+
+from .v1 import tccd_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+_TARGETS = ("aten::convolution_backward.default", "aten::convolution_backward")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Scratch:
+    """A tensor argument to make: the plan value's sizes, strides, storage offset and dtype."""
+
+    sizes: Tuple[int, ...]
+    strides: Tuple[int, ...]
+    offset: int
+    dtype: torch.dtype
+
+
+@dataclasses.dataclass
+class Stats:
+    """What the warm-ups of this process did (for tests and benchmarks; `stats()` copies)."""
+
+    plans: int = 0          # plans whose warm-up started
+    shapes: int = 0         # convolution calls warmed
+    failed: int = 0         # calls that raised (logged)
+    ms: float = 0.0         # host wall time of the warm-ups' calls (on the autograd thread)
+    threads: List[int] = dataclasses.field(default_factory=list)  # idents the calls ran on
+    errors: List[str] = dataclasses.field(default_factory=list)
+
+
+_lock = threading.Lock()
+_stats = Stats()  # guarded by _lock
+_seen: set = set()  # call keys started in this process; guarded by _lock
+_running: List[threading.Thread] = []  # guarded by _lock
+
+
+def stats() -> Dict[str, Any]:
+    with _lock:
+        return dataclasses.asdict(_stats)
+
+
+def reset() -> None:
+    """Forgets the warmed shapes and the counters (tests)."""
+    with _lock:
+        global _stats
+        _stats = Stats()
+        _seen.clear()
+
+
+def wait_all(timeout_s: Optional[float] = None) -> None:
+    """Waits for the warm-ups started so far (tests, benchmarks)."""
+    with _lock:
+        threads = list(_running)
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    for t in threads:
+        t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+
+
+def _static(meta: "pb.TensorMeta") -> Optional[_Scratch]:
+    dims = list(meta.sizes) + list(meta.strides) + [meta.storage_offset]
+    if any(d.WhichOneof("kind") == "expr" for d in dims):
+        return None
+    from .serialize import PROTO_TO_DTYPE
+
+    dtype = PROTO_TO_DTYPE.get(meta.dtype)
+    if dtype is None or len(meta.sizes) != len(meta.strides):
+        return None
+    return _Scratch(tuple(d.value for d in meta.sizes), tuple(d.value for d in meta.strides),
+                    meta.storage_offset.value, dtype)
+
+
+def _arg(value: "pb.Value", plan: "pb.Plan") -> Any:
+    """An argument with tensor refs as _Scratch; raises LookupError for what cannot be made."""
+    kind = value.WhichOneof("kind")
+    if kind == "ref":
+        node = value.ref.node
+        if not 0 <= node < len(plan.values):
+            raise LookupError(f"value {node} outside the plan")
+        scratch = _static(plan.values[node])
+        if scratch is None:
+            raise LookupError("run-time sizes")
+        return scratch
+    if kind == "list":
+        return tuple(_arg(item, plan) for item in value.list.items)
+    if kind == "sym_expr":
+        raise LookupError("run-time sizes")
+    from .runtime import decode_value
+
+    return decode_value(value)
+
+
+def _calls(plan: "pb.Plan") -> List[Tuple[str, tuple, tuple, tuple]]:
+    """The plan's distinct convolution-backward calls: (target, args, kwargs, key) with _Scratch
+    for tensors; a call that has run-time sizes is left out."""
+    calls, keys = [], set()
+    for step in plan.steps:
+        if step.WhichOneof("kind") != "extern_call" or step.extern_call.target not in _TARGETS:
+            continue
+        call = step.extern_call
+        try:
+            args = tuple(_arg(v, plan) for v in call.args)
+            kwargs = tuple((kv.name, _arg(kv.value, plan)) for kv in call.kwargs)
+        except LookupError:
+            continue
+        key = (call.target, _hashable(args), _hashable(kwargs))
+        if key not in keys:
+            keys.add(key)
+            calls.append((call.target, args, kwargs, key))
+    return calls
+
+
+def _hashable(obj: Any) -> Any:
+    if isinstance(obj, (list, tuple)):
+        return tuple(_hashable(x) for x in obj)
+    return obj if isinstance(obj, (_Scratch, int, float, bool, str, type(None))) else repr(obj)
+
+
+def _device(plan: "pb.Plan") -> Optional[torch.device]:
+    """The plan's device as the runtime loads it (runtime._plan_cuda_device): its first CUDA
+    value's; None for a CPU plan."""
+    for meta in plan.values:
+        if meta.device.type == pb.CUDA:
+            return torch.device("cuda", max(meta.device.index, 0))
+    return None
+
+
+def _make(scratch: _Scratch, device: torch.device) -> torch.Tensor:
+    extent = 1 + sum((n - 1) * s for n, s in zip(scratch.sizes, scratch.strides)) if all(scratch.sizes) else 0
+    base = torch.empty(scratch.offset + extent, dtype=scratch.dtype, device=device)
+    return base.as_strided(scratch.sizes, scratch.strides, scratch.offset)
+
+
+def _materialize(obj: Any, device: torch.device) -> Any:
+    if isinstance(obj, _Scratch):
+        return _make(obj, device)
+    if isinstance(obj, tuple):
+        return [_materialize(x, device) for x in obj]
+    return obj
+
+
+def _run_calls(calls, device: torch.device, name: str) -> None:
+    """Runs each call once; on the thread it is called on (the autograd engine's, see start)."""
+    from .runtime import resolve_op
+
+    t0 = time.monotonic()
+    done = failed = 0
+    errors = []
+    for target, args, kwargs, _ in calls:
+        try:
+            op = resolve_op(target)
+            op(*_materialize(args, device), **{k: _materialize(v, device) for k, v in kwargs})
+            done += 1
+        except Exception as e:  # deliberately ignored: the real call will pay the set-up
+            failed += 1
+            errors.append(f"{name}: {target}: {e}"[:300])
+            log.warning("tccd: %s: warming %s failed (the first backward pays its set-up): %s",
+                        name, target, e)
+    with _lock:
+        _stats.shapes += done
+        _stats.failed += failed
+        _stats.ms += (time.monotonic() - t0) * 1e3
+        _stats.threads.append(threading.get_ident())
+        _stats.errors.extend(errors)
+
+
+class _OnAutogradThread(torch.autograd.Function):
+    """Identity whose backward runs the warm-up: on a CUDA tensor, the engine runs it on the
+    device's worker thread, the one that runs the plan's real backward."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, work: Any) -> torch.Tensor:
+        ctx.work = work
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> Any:
+        try:
+            ctx.work()
+        except Exception:  # deliberately ignored, as in _run_calls
+            log.warning("tccd: convolution warm-up failed", exc_info=True)
+        return grad, None
+
+
+def start(plan: "pb.Plan", name: str, level: int) -> bool:
+    """Starts the warm-up of `plan`'s convolution-backward calls (level: TCCD_CONV_WARMUP);
+    returns whether one started. Never raises."""
+    try:
+        return _start(plan, name, level)
+    except Exception:  # deliberately ignored: an optimisation only
+        log.warning("tccd: %s: convolution warm-up not started", name, exc_info=True)
+        return False
+
+
+def _start(plan: "pb.Plan", name: str, level: int) -> bool:
+    if level <= 0:
+        return False
+    calls = _calls(plan)
+    if not calls:
+        return False
+    device = _device(plan)
+    if device is None and level < 2:
+        return False
+    device = device or torch.device("cpu")
+    if device.type == "cuda" and torch.backends.cudnn.benchmark:
+        return False
+    if torch._C._current_graph_task_id() != -1:
+        return False  # loaded inside a backward: its real calls are next on this thread
+    with _lock:
+        calls = [c for c in calls if c[3] not in _seen]
+        _seen.update(c[3] for c in calls)
+        if not calls:
+            return False
+        _stats.plans += 1
+
+    def run() -> None:
+        try:
+            stream = torch.cuda.Stream(device) if device.type == "cuda" else None
+            x = torch.zeros((), device=device, requires_grad=True)
+            with torch.enable_grad(), (torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()):
+                # The node's stream is the one current at its forward: the backward runs there.
+                y = _OnAutogradThread.apply(x, lambda: _run_calls(calls, device, name))
+            y.backward()
+        except Exception:  # deliberately ignored, as in _run_calls
+            log.warning("tccd: %s: convolution warm-up failed", name, exc_info=True)
+        finally:
+            with _lock:
+                _running.remove(threading.current_thread())
+
+    thread = threading.Thread(target=run, name=f"tccd-conv-warmup {name}", daemon=True)
+    with _lock:
+        _running.append(thread)
+    thread.start()
+    return True
+

@@ -1,0 +1,96 @@
+"""conv_warmup.py without a daemon: which calls of a plan it warms, on which thread, and that it
+never raises. Plans are built as the daemon builds an all-extern plan (tccd_testlib), from the
+backward graph AOTAutograd traces for a small CNN; on the CPU the warm-up runs with level 2 (the
+mechanism; there is nothing to warm there).
+"""
+
+import threading
+
+import torch
+import torch.nn as nn
+
+from tccd import conv_warmup
+from tccd.serialize import encode_graph
+from tccd.v1 import tccd_pb2 as pb
+from tccd_testlib import capture_aot_graphs, graph_to_extern_plan
+
+
+class TwoConvs(nn.Module):
+    """Two convolutions of different shapes, the second used twice (one distinct call each)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 8, 3, padding=1)
+        self.b = nn.Conv2d(8, 8, 3, padding=1)
+
+    def forward(self, x):
+        h = torch.relu(self.a(x))
+        return self.b(torch.relu(self.b(h))).square().sum()
+
+
+def _backward_plan() -> "pb.Plan":
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 8, 8, requires_grad=True)
+    graphs = capture_aot_graphs(TwoConvs(), x, backward=True)
+    gm = {kind: gm for kind, gm, _ in graphs}["backward"]
+    return graph_to_extern_plan(encode_graph(gm)[0])
+
+
+def test_the_distinct_convolution_backward_calls_are_found():
+    plan = _backward_plan()
+    steps = [s for s in plan.steps if s.extern_call.target.startswith("aten::convolution_backward")]
+    assert len(steps) == 3, [s.extern_call.target for s in plan.steps]
+    assert len(conv_warmup._calls(plan)) == 2  # b's two calls are one shape
+
+
+def test_nothing_to_do_for_a_plan_without_convolutions():
+    conv_warmup.reset()
+    plan = pb.Plan(num_inputs=0)
+    assert not conv_warmup.start(plan, "none", 2)
+    assert conv_warmup.stats()["plans"] == 0
+
+
+def test_level_2_warms_a_cpu_plan_once_on_the_autograd_path():
+    conv_warmup.reset()
+    plan = _backward_plan()
+    assert not conv_warmup.start(plan, "cpu", 1)  # level 1: CUDA plans only
+    assert conv_warmup.start(plan, "cpu", 2)
+    conv_warmup.wait_all(timeout_s=60)
+    stats = conv_warmup.stats()
+    assert (stats["plans"], stats["shapes"], stats["failed"]) == (1, 2, 0), stats
+    # A CPU node runs on the thread that called .backward(): the warm-up's own thread.
+    assert stats["threads"] and stats["threads"][0] != threading.get_ident()
+    assert not conv_warmup.start(plan, "cpu again", 2)  # the shapes are warm already
+
+
+def test_a_failing_call_is_logged_not_raised(caplog):
+    conv_warmup.reset()
+    plan = _backward_plan()
+    for step in plan.steps:  # groups that do not divide the channels: ATen raises
+        if step.extern_call.target.startswith("aten::convolution_backward"):
+            step.extern_call.args[9].int_value = 5
+    assert conv_warmup.start(plan, "broken", 2)
+    conv_warmup.wait_all(timeout_s=60)
+    stats = conv_warmup.stats()
+    assert stats["failed"] == 2 and stats["shapes"] == 0, stats
+    assert "warming aten::convolution_backward" in caplog.text
+
+
+def test_a_load_inside_a_backward_starts_nothing():
+    conv_warmup.reset()
+    plan = _backward_plan()
+    started = []
+
+    class Probe(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            started.append(conv_warmup.start(plan, "inside", 2))
+            return grad
+
+    x = torch.zeros(2, requires_grad=True)
+    Probe.apply(x).sum().backward()
+    assert started == [False]
