@@ -1,0 +1,86 @@
+"""GPU: the backward plan's convolutions are warmed in cuDNN before the first .backward()
+(conv_warmup.py, TCCD_CONV_WARMUP): each distinct convolution_backward call once, on the autograd
+engine's thread of the device (the one that then runs the plan's real calls: ATen's cuDNN plan
+cache is thread-local), on a stream of its own. Results equal eager's, with the warm-up and
+without it, in f32 and in bf16 with channels-last inputs (ConvNeXt's and ResNet's cases).
+"""
+
+import threading
+
+import pytest
+import torch
+import torch.nn as nn
+
+import tccd
+from tccd import config, conv_warmup
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+
+_TOL = {torch.float32: dict(rtol=1e-4, atol=1e-4), torch.bfloat16: dict(rtol=3e-2, atol=3e-2)}
+
+
+class ConvNet(nn.Module):
+    """A stem, a depthwise 7x7, a strided downsample and a 1x1: four distinct shapes."""
+
+    def __init__(self, c: int = 32) -> None:
+        super().__init__()
+        self.stem = nn.Conv2d(3, c, 4, stride=4)
+        self.dw = nn.Conv2d(c, c, 7, padding=3, groups=c)
+        self.down = nn.Conv2d(c, 2 * c, 2, stride=2)
+        self.pw = nn.Conv2d(2 * c, 2 * c, 1)
+
+    def forward(self, x):
+        h = self.stem(x)
+        h = h + torch.relu(self.dw(h))
+        h = self.down(h)
+        return h + self.pw(torch.relu(h))
+
+
+def _run(backend, dtype, channels_last):
+    torch.manual_seed(0)
+    model = ConvNet().cuda()
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
+    fn = torch.compile(model, backend=backend) if backend else model
+    g = torch.Generator(device="cuda").manual_seed(1)
+    x = torch.randn(4, 3, 64, 64, device="cuda", generator=g)
+    if channels_last:
+        x = x.to(memory_format=torch.channels_last)
+    x.requires_grad_(True)
+    threads = []
+    x.register_hook(lambda grad: threads.append(threading.get_ident()))  # runs where the backward runs
+    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=dtype == torch.bfloat16):
+        out = fn(x)
+    out.float().square().mean().backward()
+    torch.cuda.synchronize()
+    grads = {k: p.grad.detach().float().clone() for k, p in model.named_parameters()}
+    grads["x"] = x.grad.detach().float().clone()
+    return out.detach().float(), grads, threads
+
+
+@pytest.mark.parametrize("level", ["1", "0"], ids=["warmup", "off"])
+@pytest.mark.parametrize("dtype,channels_last", [(torch.float32, False), (torch.bfloat16, True)],
+                         ids=["f32", "bf16-channels-last"])
+def test_backward_convolutions_are_warmed_on_the_autograd_thread_and_results_stay_eagers(
+        daemon_env, monkeypatch, dtype, channels_last, level):
+    monkeypatch.setenv("TCCD_CONV_WARMUP", level)
+    config.reload()
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    conv_warmup.reset()
+    want, want_grads, _ = _run(None, dtype, channels_last)
+    got, grads, threads = _run("tccd", dtype, channels_last)
+    conv_warmup.wait_all(timeout_s=60)
+    stats = tccd.last_compile_stats()
+    assert stats and all(s["fallback"] is None for s in stats), stats
+    torch.testing.assert_close(got, want, **_TOL[dtype])
+    for k in want_grads:
+        torch.testing.assert_close(grads[k], want_grads[k], **_TOL[dtype], msg=k)
+    warmed = conv_warmup.stats()
+    print(f"{dtype} channels_last={channels_last} TCCD_CONV_WARMUP={level}: {warmed}")
+    if level == "0":
+        assert warmed["plans"] == 0, warmed
+        return
+    assert warmed["plans"] == 1 and warmed["failed"] == 0, warmed
+    assert warmed["shapes"] == 4, warmed  # the stem's input needs a gradient too (x does)
+    assert warmed["threads"] == threads[:1], (warmed["threads"], threads)
