@@ -70,7 +70,7 @@ Inductor compile does; every first import is the `import` phase.
 check), so the cold/warm/AOT first steps of a few models fit one 150 s GPU lane. --warm-ab
 ENV=VALUE[,...]: after each tccd warm cell and AOT load, the same once more with that environment
 (start "warm-b" / "aot-b"; e.g. TCCD_CONV_WARMUP=0), in a table of their own (--warm-ab-models:
-only for these models). tccd cells record
+only for these models; --warm-ab-starts warm|aot: only those starts). tccd cells record
 `conv_warmup` (the backward plans' cuDNN warm-up: plans, shapes, failed, host ms) and, with
 TCCD_PLAN_PROFILE=1, `first_call_profile` (each plan's first call by op), printed under the cell.
 TCCD_EAGER_WHILE_COMPILING=1 in the environment: tccd's cold first step runs the graphs whose
@@ -991,6 +991,8 @@ def main(argv=None) -> int:
                    help="with --warm: after each tccd warm cell (and --aot load), one more with this "
                         "environment (e.g. TCCD_CONV_WARMUP=0: the knob off), reported side by side")
     p.add_argument("--warm-ab-models", help="comma list: --warm-ab for these models only (default: all)")
+    p.add_argument("--warm-ab-starts", default="warm,aot",
+                   help="comma list of the starts --warm-ab repeats: warm (Dynamo path), aot (the AOT load)")
     p.add_argument("--top-kernels", type=int, default=25,
                    help="kernels per cell listed in kernels.md (heaviest device time first)")
     a = p.parse_args(argv)
@@ -1009,6 +1011,9 @@ def main(argv=None) -> int:
             p.error("--warm-ab needs --warm and ENV=VALUE pairs")
         ab_env = dict(pairs)
     ab_models = set(m for m in (a.warm_ab_models or a.models).split(",") if m)
+    ab_starts = set(x for x in a.warm_ab_starts.split(",") if x)
+    if ab_starts - {"warm", "aot"}:
+        p.error("--warm-ab-starts: warm and/or aot")
     for m in models:
         if m not in ALL_MODELS:
             p.error(f"unknown model {m!r}; known: {', '.join(ALL_MODELS)}")
@@ -1057,7 +1062,8 @@ def main(argv=None) -> int:
                                               f"FAILED {w.get('error')}"), flush=True)
                     _print_first_calls(w)
                     left = a.budget_s - (time.monotonic() - start)
-                    if ab_env and spec["backend"] == "tccd" and spec["model"] in ab_models and left > 5:
+                    if (ab_env and "warm" in ab_starts and spec["backend"] == "tccd" and spec["model"] in ab_models
+                            and left > 5):
                         # The variant: an empty local cache of its own, the same daemon.
                         w = _run_worker(dict(warm_spec, start="warm-b", env=ab_env), min(a.timeout_s, left))
                         cells.append(w)
@@ -1066,7 +1072,7 @@ def main(argv=None) -> int:
                         _print_first_calls(w)
             if a.aot and spec["backend"] == "tccd" and spec["workload"] == "train" and r.get("ok"):
                 cells.extend(_aot_cells(spec, a.timeout_s, a.budget_s - (time.monotonic() - start), tag,
-                                        ab_env if spec["model"] in ab_models else None))
+                                        ab_env if spec["model"] in ab_models and "aot" in ab_starts else None))
         finally:
             if cache_dirs:
                 shutil.rmtree(cache_dirs, ignore_errors=True)
