@@ -1098,7 +1098,9 @@ def main(argv=None) -> int:
     note = (f"torch {torch.__version__}, device {a.device}{' (tiny configs)' if a.tiny else ''}, "
             f"mode {a.mode}, "
             f"dropout {'on' if a.dropout else 'off (0) for correctness comparison'}, "
-            f"{a.iters} timed steps after {a.warmup} warm-up, median; tccd daemon cache may be warm.")
+            + ("first steps only (--first-step-only)" if a.first_step_only else
+               f"{a.iters} timed steps after {a.warmup} warm-up, median")
+            + "; tccd daemon cache may be warm.")
     write_outputs(a.out, cells, backends, note)
     return 0
 

@@ -64,7 +64,7 @@ class _Scratch:
 class Stats:
     """What the warm-ups of this process did (for tests and benchmarks; `stats()` copies)."""
 
-    plans: int = 0          # plans whose warm-up started
+    plans: int = 0          # plans with a shape not warmed before
     shapes: int = 0         # convolution calls warmed
     failed: int = 0         # calls that raised (logged)
     ms: float = 0.0         # host wall time of the warm-ups' calls (on the autograd thread)
@@ -226,8 +226,9 @@ class _OnAutogradThread(torch.autograd.Function):
 
 
 def start(plan: "pb.Plan", name: str, level: int) -> bool:
-    """Starts the warm-up of `plan`'s convolution-backward calls (level: TCCD_CONV_WARMUP);
-    returns whether one started. Never raises."""
+    """Starts the warm-up of `plan`'s convolution-backward calls (level: TCCD_CONV_WARMUP) on a
+    thread of its own; returns whether it started (its shapes warmed before are skipped there,
+    `stats()` counts a plan with one new shape at least). Never raises."""
     try:
         return _start(plan, name, level)
     except Exception:  # deliberately ignored: an optimisation only
@@ -236,10 +237,10 @@ def start(plan: "pb.Plan", name: str, level: int) -> bool:
 
 
 def _start(plan: "pb.Plan", name: str, level: int) -> bool:
-    if level <= 0:
-        return False
-    calls = _calls(plan)
-    if not calls:
+    # Cheap checks only on the loading thread (a warm start's is the main thread); decoding the
+    # calls runs on the warm-up's own thread.
+    if level <= 0 or not any(s.WhichOneof("kind") == "extern_call" and s.extern_call.target in _TARGETS
+                             for s in plan.steps):
         return False
     device = _device(plan)
     if device is None and level < 2:
@@ -249,15 +250,16 @@ def _start(plan: "pb.Plan", name: str, level: int) -> bool:
         return False
     if torch._C._current_graph_task_id() != -1:
         return False  # loaded inside a backward: its real calls are next on this thread
-    with _lock:
-        calls = [c for c in calls if c[3] not in _seen]
-        _seen.update(c[3] for c in calls)
-        if not calls:
-            return False
-        _stats.plans += 1
 
     def run() -> None:
         try:
+            with _lock:
+                calls = [c for c in _calls(plan) if c[3] not in _seen]
+                _seen.update(c[3] for c in calls)
+                if calls:
+                    _stats.plans += 1
+            if not calls:
+                return
             stream = torch.cuda.Stream(device) if device.type == "cuda" else None
             x = torch.zeros((), device=device, requires_grad=True)
             with torch.enable_grad(), (torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()):

@@ -60,7 +60,9 @@ def test_level_2_warms_a_cpu_plan_once_on_the_autograd_path():
     assert (stats["plans"], stats["shapes"], stats["failed"]) == (1, 2, 0), stats
     # A CPU node runs on the thread that called .backward(): the warm-up's own thread.
     assert stats["threads"] and stats["threads"][0] != threading.get_ident()
-    assert not conv_warmup.start(plan, "cpu again", 2)  # the shapes are warm already
+    conv_warmup.start(plan, "cpu again", 2)  # the shapes are warm already: nothing runs
+    conv_warmup.wait_all(timeout_s=60)
+    assert conv_warmup.stats() == stats
 
 
 def test_a_failing_call_is_logged_not_raised(caplog):
