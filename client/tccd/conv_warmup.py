@@ -34,6 +34,7 @@ already in this process.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import logging
@@ -76,6 +77,11 @@ _lock = threading.Lock()
 _stats = Stats()  # guarded by _lock
 _seen: set = set()  # call keys started in this process; guarded by _lock
 _running: List[threading.Thread] = []  # guarded by _lock
+# Set at interpreter exit: a warm-up still running stops after its current call, so that no
+# Python runs on the autograd thread while the interpreter finalizes.
+_stopping = threading.Event()
+# How long exit waits for that call (one cuDNN set-up: ~0.1-0.3 s on the H200).
+_EXIT_WAIT_S = 10.0
 
 
 def stats() -> Dict[str, Any]:
@@ -190,6 +196,8 @@ def _run_calls(calls, device: torch.device, name: str) -> None:
     done = failed = 0
     errors = []
     for target, args, kwargs, _ in calls:
+        if _stopping.is_set():
+            break
         try:
             op = resolve_op(target)
             op(*_materialize(args, device), **{k: _materialize(v, device) for k, v in kwargs})
@@ -278,3 +286,8 @@ def _start(plan: "pb.Plan", name: str, level: int) -> bool:
     thread.start()
     return True
 
+
+@atexit.register
+def _stop_at_exit() -> None:
+    _stopping.set()
+    wait_all(timeout_s=_EXIT_WAIT_S)

@@ -96,3 +96,34 @@ def test_a_load_inside_a_backward_starts_nothing():
     x = torch.zeros(2, requires_grad=True)
     Probe.apply(x).sum().backward()
     assert started == [False]
+
+
+def test_at_exit_a_running_warmup_stops_after_its_current_call(monkeypatch):
+    """The exit hook sets the stop flag and waits: no Python left running on the autograd
+    thread while the interpreter finalizes. Here the flag is set before the calls run."""
+    conv_warmup.reset()
+    plan = _backward_plan()
+    monkeypatch.setattr(conv_warmup, "_stopping", threading.Event())
+    conv_warmup._stopping.set()
+    assert conv_warmup.start(plan, "exiting", 2)
+    conv_warmup.wait_all(timeout_s=60)
+    stats = conv_warmup.stats()
+    assert stats["shapes"] == 0 and stats["failed"] == 0, stats
+
+
+def test_a_process_exits_cleanly_while_a_warmup_runs(tmp_path):
+    """A process that ends right after a backward plan's load (its warm-up still running)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "exit_early.py"
+    script.write_text(
+        "import sys; sys.path[:0] = %r\n"
+        "import test_conv_warmup as t\n"
+        "from tccd import conv_warmup\n"
+        "plan = t._backward_plan()\n"
+        "assert conv_warmup.start(plan, 'early', 2)\n"
+        "print('started', flush=True)\n" % [str(__import__('pathlib').Path(__file__).parent)]
+    )
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "started" in r.stdout, r.stdout + r.stderr[-2000:]
