@@ -84,8 +84,8 @@
     TCCD_CONV_WARMUP   0: a backward plan's convolutions pay cuDNN's set-up at their first call;
                        1: when the plan is loaded, each distinct convolution_backward call runs
                        once on scratch tensors on the autograd engine's thread of its device,
-                       overlapping the forward (conv_warmup.py); 2: CPU plans too (tests).
-                       Default: 1.
+                       overlapping the forward (conv_warmup.py); 2: CPU plans too (tests);
+                       3: cuDNN attention's backward calls too (not measured yet). Default: 1.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -236,8 +236,8 @@ class Config:
         if bool(tls_cert) != bool(tls_key):
             raise ValueError("TCCD_TLS_CERT and TCCD_TLS_KEY go together: set both or neither")
         conv_warmup_raw = (env.get("TCCD_CONV_WARMUP") or "1").strip()
-        if conv_warmup_raw not in ("0", "1", "2"):
-            raise ValueError(f"TCCD_CONV_WARMUP={conv_warmup_raw!r}: expected 0, 1 or 2")
+        if conv_warmup_raw not in ("0", "1", "2", "3"):
+            raise ValueError(f"TCCD_CONV_WARMUP={conv_warmup_raw!r}: expected 0, 1, 2 or 3")
         return cls(
             conv_warmup=int(conv_warmup_raw),
             token=token,

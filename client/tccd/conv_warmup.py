@@ -30,7 +30,8 @@ autograd thread is busy with the real call, which pays the set-up itself), and s
 already in this process.
 
     TCCD_CONV_WARMUP  0: off; 1: CUDA plans (default); 2: CPU plans too (tests: the mechanism
-                      without a GPU).
+                      without a GPU); 3: CUDA plans, cuDNN attention's backward too (not
+                      measured yet, see _ATTENTION_TARGETS).
 """
 
 from __future__ import annotations
@@ -50,6 +51,16 @@ from .v1 import tccd_pb2 as pb
 log = logging.getLogger(__name__)
 
 _TARGETS = ("aten::convolution_backward.default", "aten::convolution_backward")
+# TCCD_CONV_WARMUP=3 also: cuDNN attention's backward, whose cuDNN graphs ATen caches per thread
+# as well (aten/src/ATen/native/cudnn/MHA.cpp: thread_local ... mhagraphbackwardcache). Not the
+# default until measured on a GPU. Calls with variable-length sequences (cum_seq_q/cum_seq_k
+# defined: offsets into the batch) are left out; every scratch tensor is zeros anyway.
+_ATTENTION_TARGETS = ("aten::_scaled_dot_product_cudnn_attention_backward.default",)
+_ATTENTION_CUM_SEQ_ARGS = (9, 10)  # cum_seq_q, cum_seq_k in the overload's schema
+
+
+def _targets(level: int) -> Tuple[str, ...]:
+    return _TARGETS + (_ATTENTION_TARGETS if level >= 3 else ())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,6 +71,7 @@ class _Scratch:
     strides: Tuple[int, ...]
     offset: int
     dtype: torch.dtype
+    on_device: bool  # the plan's device; False: a CPU tensor (e.g. attention's philox seed)
 
 
 @dataclasses.dataclass
@@ -117,7 +129,7 @@ def _static(meta: "pb.TensorMeta") -> Optional[_Scratch]:
     if dtype is None or len(meta.sizes) != len(meta.strides):
         return None
     return _Scratch(tuple(d.value for d in meta.sizes), tuple(d.value for d in meta.strides),
-                    meta.storage_offset.value, dtype)
+                    meta.storage_offset.value, dtype, meta.device.type != pb.CPU)
 
 
 def _arg(value: "pb.Value", plan: "pb.Plan") -> Any:
@@ -140,18 +152,21 @@ def _arg(value: "pb.Value", plan: "pb.Plan") -> Any:
     return decode_value(value)
 
 
-def _calls(plan: "pb.Plan") -> List[Tuple[str, tuple, tuple, tuple]]:
-    """The plan's distinct convolution-backward calls: (target, args, kwargs, key) with _Scratch
-    for tensors; a call that has run-time sizes is left out."""
+def _calls(plan: "pb.Plan", targets: Tuple[str, ...] = _TARGETS) -> List[Tuple[str, tuple, tuple, tuple]]:
+    """The plan's distinct calls of `targets`: (target, args, kwargs, key) with _Scratch for
+    tensors; a call that has run-time sizes (or variable-length attention) is left out."""
     calls, keys = [], set()
     for step in plan.steps:
-        if step.WhichOneof("kind") != "extern_call" or step.extern_call.target not in _TARGETS:
+        if step.WhichOneof("kind") != "extern_call" or step.extern_call.target not in targets:
             continue
         call = step.extern_call
         try:
             args = tuple(_arg(v, plan) for v in call.args)
             kwargs = tuple((kv.name, _arg(kv.value, plan)) for kv in call.kwargs)
         except LookupError:
+            continue
+        if call.target in _ATTENTION_TARGETS and any(
+                i >= len(args) or args[i] is not None for i in _ATTENTION_CUM_SEQ_ARGS):
             continue
         key = (call.target, _hashable(args), _hashable(kwargs))
         if key not in keys:
@@ -177,7 +192,9 @@ def _device(plan: "pb.Plan") -> Optional[torch.device]:
 
 def _make(scratch: _Scratch, device: torch.device) -> torch.Tensor:
     extent = 1 + sum((n - 1) * s for n, s in zip(scratch.sizes, scratch.strides)) if all(scratch.sizes) else 0
-    base = torch.empty(scratch.offset + extent, dtype=scratch.dtype, device=device)
+    # Zeros, not garbage: no value a kernel could read as an index or offset out of bounds.
+    base = torch.zeros(scratch.offset + extent, dtype=scratch.dtype,
+                       device=device if scratch.on_device else torch.device("cpu"))
     return base.as_strided(scratch.sizes, scratch.strides, scratch.offset)
 
 
@@ -248,11 +265,12 @@ def start(plan: "pb.Plan", name: str, level: int) -> bool:
 def _start(plan: "pb.Plan", name: str, level: int) -> bool:
     # Cheap checks only on the loading thread (a warm start's is the main thread); decoding the
     # calls runs on the warm-up's own thread.
-    if level <= 0 or not any(s.WhichOneof("kind") == "extern_call" and s.extern_call.target in _TARGETS
+    targets = _targets(level)
+    if level <= 0 or not any(s.WhichOneof("kind") == "extern_call" and s.extern_call.target in targets
                              for s in plan.steps):
         return False
     device = _device(plan)
-    if device is None and level < 2:
+    if device is None and level != 2:
         return False
     device = device or torch.device("cpu")
     if device.type == "cuda" and torch.backends.cudnn.benchmark:
@@ -263,7 +281,7 @@ def _start(plan: "pb.Plan", name: str, level: int) -> bool:
     def run() -> None:
         try:
             with _lock:
-                calls = [c for c in _calls(plan) if c[3] not in _seen]
+                calls = [c for c in _calls(plan, targets) if c[3] not in _seen]
                 _seen.update(c[3] for c in calls)
                 if calls:
                     _stats.plans += 1

@@ -127,3 +127,33 @@ def test_a_process_exits_cleanly_while_a_warmup_runs(tmp_path):
     )
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "started" in r.stdout, r.stdout + r.stderr[-2000:]
+
+
+def _attention_backward_plan() -> "pb.Plan":
+    """Two cuDNN attention backward steps: dense (cum_seq_q/k None), and variable-length."""
+    from tccd.serialize import tensor_meta
+
+    plan = pb.Plan(num_inputs=0)
+    q = torch.empty(2, 4, 16, 8, dtype=torch.bfloat16)
+    lse = torch.empty(2, 4, 16, 1)
+    seed = torch.empty((), dtype=torch.int64)
+    for t in (q, lse, seed, torch.empty(3, dtype=torch.int32)):
+        plan.values.append(tensor_meta(t, "t"))
+
+    def ref(i):
+        return pb.Value(ref=pb.ValueRef(node=i))
+
+    for cum_seq in (pb.Value(none=True), ref(3)):
+        args = [ref(0)] * 5 + [ref(1), ref(2), ref(2), pb.Value(none=True), cum_seq, cum_seq,
+                                pb.Value(int_value=16), pb.Value(int_value=16), pb.Value(float_value=0.0),
+                                pb.Value(bool_value=True)]
+        call = pb.ExternCall(target="aten::_scaled_dot_product_cudnn_attention_backward.default", args=args)
+        plan.steps.append(pb.Step(extern_call=call))
+    return plan
+
+
+def test_level_3_adds_dense_cudnn_attention_backward_calls_only():
+    plan = _attention_backward_plan()
+    assert conv_warmup._calls(plan, conv_warmup._targets(1)) == []
+    calls = conv_warmup._calls(plan, conv_warmup._targets(3))
+    assert len(calls) == 1 and calls[0][1][9] is None, calls  # the variable-length call is left out

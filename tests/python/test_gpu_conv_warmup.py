@@ -86,3 +86,52 @@ def test_backward_convolutions_are_warmed_on_the_autograd_thread_and_results_sta
     # least the three that cannot be anything but a convolution backward.
     assert warmed["shapes"] >= 3, warmed
     assert warmed["threads"] == threads[:1], (warmed["threads"], threads)
+
+
+class Attention(nn.Module):
+    def __init__(self, d: int = 64, heads: int = 4) -> None:
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = self.qkv(x).view(b, s, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.proj(y.transpose(1, 2).reshape(b, s, d))
+
+
+def _run_attention(backend):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    torch.manual_seed(0)
+    model = Attention().cuda()
+    fn = torch.compile(model, backend=backend) if backend else model
+    x = torch.randn(2, 128, 64, device="cuda", requires_grad=True)
+    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION), torch.autocast("cuda", dtype=torch.bfloat16):
+        out = fn(x)
+    out.float().square().mean().backward()
+    torch.cuda.synchronize()
+    grads = {k: p.grad.detach().float().clone() for k, p in model.named_parameters()}
+    grads["x"] = x.grad.detach().float().clone()
+    return out.detach().float(), grads
+
+
+def test_level_3_warms_cudnn_attention_backward_and_results_stay_eagers(daemon_env, monkeypatch):
+    monkeypatch.setenv("TCCD_CONV_WARMUP", "3")
+    config.reload()
+    torch._dynamo.reset()
+    conv_warmup.reset()
+    try:
+        want, want_grads = _run_attention(None)
+    except RuntimeError as e:  # no cuDNN attention on this GPU/torch
+        pytest.skip(f"cuDNN attention unavailable: {e}")
+    got, grads = _run_attention("tccd")
+    conv_warmup.wait_all(timeout_s=60)
+    torch.testing.assert_close(got, want, **_TOL[torch.bfloat16])
+    for k in want_grads:
+        torch.testing.assert_close(grads[k], want_grads[k], **_TOL[torch.bfloat16], msg=k)
+    warmed = conv_warmup.stats()
+    print(f"cuDNN attention, TCCD_CONV_WARMUP=3: {warmed}")
+    assert warmed["shapes"] >= 1 and warmed["failed"] == 0, warmed
