@@ -935,7 +935,8 @@ def render_png(cells, path) -> Optional[str]:
         import matplotlib.pyplot as plt
     except Exception as e:  # noqa: BLE001  any import failure means no chart
         return f"no chart: matplotlib unavailable ({e})"
-    ok = [c for c in cells if c.get("ok") and c.get("start", "cold") == "cold"]  # warm cells: first step only
+    # Warm cells and --first-step-only cells have no step time: nothing to chart.
+    ok = [c for c in cells if c.get("ok") and c.get("start", "cold") == "cold" and "step_ms" in c]
     groups = sorted({(c["workload"], c["batch"]) for c in ok})
     if not groups:
         return "no chart: no successful cell"

@@ -145,3 +145,21 @@ def test_zoo_benchmark_first_step_only_and_warm_ab_cpu(daemon, tmp_path):
         assert by_start[start]["conv_warmup"]["plans"] == 0, by_start[start]
     md = (out / "results.md").read_text()
     assert "default vs the --warm-ab variant" in md and "| toy_lm | TCCD_CONV_WARMUP=0 |" in md
+
+
+def test_the_chart_leaves_out_cells_without_a_step_time(monkeypatch):
+    """--first-step-only cells have no step_ms: the chart skips them (the GPU run of
+    2026-11-27 crashed there, in render_png, after all its cells had run)."""
+    import types
+
+    matplotlib = types.ModuleType("matplotlib")
+    matplotlib.use = lambda *args: None
+    matplotlib.pyplot = types.ModuleType("matplotlib.pyplot")
+    monkeypatch.setitem(sys.modules, "matplotlib", matplotlib)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", matplotlib.pyplot)
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    import zoo_benchmark
+
+    cells = [dict(model="convnext", workload="train", batch="small", backend=be, ok=True, first_step_s=1.0)
+             for be in ("eager", "tccd")]
+    assert zoo_benchmark.render_png(cells, "unused.png") == "no chart: no successful cell"
