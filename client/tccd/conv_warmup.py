@@ -26,8 +26,8 @@ the caching allocator (scratch freed after each shape; its peak is one shape's t
 errors logged and never raised (a failed warm-up leaves the real call to pay as before). Skipped:
 plans with run-time sizes, `torch.backends.cudnn.benchmark` (its timing of candidate plans would
 run beside the forward's kernels and could pick worse ones), a load inside a backward (the
-autograd thread is busy with the real call, which pays the set-up itself), and shapes warmed
-already in this process.
+autograd thread is busy with the real call, which pays the set-up itself; also a prefetched
+plan whose backward already waits for it), and shapes warmed already in this process.
 
     TCCD_CONV_WARMUP  0: off; 1: CUDA plans (default); 2: CPU plans too (tests: the mechanism
                       without a GPU); 3: CUDA plans, cuDNN attention's backward too (not
@@ -277,6 +277,12 @@ def _start(plan: "pb.Plan", name: str, level: int) -> bool:
         return False
     if torch._C._current_graph_task_id() != -1:
         return False  # loaded inside a backward: its real calls are next on this thread
+    from .prefetch import backward_waiting
+
+    if backward_waiting():
+        # A prefetched plan loaded while its backward waits for it (a cold first step): the
+        # autograd thread is in that backward, so the warm-up would run after the real calls.
+        return False
 
     def run() -> None:
         try:

@@ -157,3 +157,20 @@ def test_level_3_adds_dense_cudnn_attention_backward_calls_only():
     assert conv_warmup._calls(plan, conv_warmup._targets(1)) == []
     calls = conv_warmup._calls(plan, conv_warmup._targets(3))
     assert len(calls) == 1 and calls[0][1][9] is None, calls  # the variable-length call is left out
+
+
+def test_nothing_starts_while_a_backward_waits_for_its_prefetched_plan(monkeypatch):
+    """The cold path: the prefetch thread loads the plan while the backward waits for it on the
+    autograd thread, whose next work is the plan's real calls (the H200 run: 8 shapes warmed
+    in 25 ms after the backward had paid 1759 ms)."""
+    from tccd import prefetch
+
+    conv_warmup.reset()
+    plan = _backward_plan()
+    monkeypatch.setattr(prefetch, "_backwards_waiting", 1)
+    assert prefetch.backward_waiting()
+    assert not conv_warmup.start(plan, "waited for", 2)
+    monkeypatch.setattr(prefetch, "_backwards_waiting", 0)
+    assert conv_warmup.start(plan, "ahead", 2)
+    conv_warmup.wait_all(timeout_s=60)
+    assert conv_warmup.stats()["shapes"] == 2

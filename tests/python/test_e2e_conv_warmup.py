@@ -1,6 +1,6 @@
 """End to end (CPU, a daemon of its own): a backward plan's convolutions are warmed when the plan
 is loaded, before the first .backward() (conv_warmup.py, TCCD_CONV_WARMUP), on the cold path
-(the prefetch thread loads the backward) and on a warm start (the AOT recipe's load, empty local
+(the prefetch thread loads the backward before .backward() is called) and on a warm start (the AOT recipe's load, empty local
 cache, the daemon filled by another process); results stay eager's. On the CPU the warm-up runs
 with TCCD_CONV_WARMUP=2 (the mechanism; CUDA's effect is test_gpu_conv_warmup.py's).
 """
@@ -10,7 +10,7 @@ import torch
 import torch.nn as nn
 
 import tccd
-from tccd import conv_warmup
+from tccd import conv_warmup, prefetch
 from test_e2e_aot_share import _use, own_daemon  # noqa: F401  (the fixture)
 
 
@@ -27,12 +27,17 @@ class SmallCNN(nn.Module):
         return self.head(h.mean((2, 3)))
 
 
-def _step(backend):
+def _step(backend, settle=False):
+    """settle: the prefetched backward plan is loaded before .backward() is called (a cold
+    backward that waits for its plan gets no warm-up: test_conv_warmup.py)."""
     torch.manual_seed(0)
     model = SmallCNN()
     x = torch.randn(2, 3, 12, 12, requires_grad=True)
     fn = torch.compile(model, backend=backend, dynamic=False) if backend else model
-    fn(x).square().sum().backward()
+    loss = fn(x).square().sum()
+    if settle:
+        prefetch.wait_all(timeout_s=120)
+    loss.backward()
     conv_warmup.wait_all(timeout_s=60)
     return [x.grad] + [p.grad for p in model.parameters()]
 
@@ -54,7 +59,7 @@ def test_the_backward_convolutions_are_warmed_cold_and_warm(own_daemon, monkeypa
     want = _step(None)
     _use(monkeypatch, own_daemon, tmp_path / "machine-a")
     _fresh(monkeypatch, "2")
-    _assert_close(_step("tccd"), want)
+    _assert_close(_step("tccd", settle=True), want)
     cold = conv_warmup.stats()
     assert [s["prefetched"] for s in tccd.last_compile_stats() if s["kind"] == "backward"] == [True]
     # The two convolutions' backward calls (the stem's input needs a gradient: x does).

@@ -12,7 +12,7 @@ import torch
 import torch.nn as nn
 
 import tccd
-from tccd import config, conv_warmup
+from tccd import config, conv_warmup, prefetch
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -51,6 +51,9 @@ def _run(backend, dtype, channels_last):
     x.register_hook(lambda grad: threads.append(threading.get_ident()))  # runs where the backward runs
     with torch.autocast("cuda", dtype=torch.bfloat16, enabled=dtype == torch.bfloat16):
         out = fn(x)
+    # The backward's plan loaded before .backward() (as on a warm start); a cold backward that
+    # waits for its prefetched plan gets no warm-up (the autograd thread is in it).
+    prefetch.wait_all(timeout_s=300)
     out.float().square().mean().backward()
     torch.cuda.synchronize()
     grads = {k: p.grad.detach().float().clone() for k, p in model.named_parameters()}
@@ -111,6 +114,7 @@ def _run_attention(backend):
     x = torch.randn(2, 128, 64, device="cuda", requires_grad=True)
     with sdpa_kernel(SDPBackend.CUDNN_ATTENTION), torch.autocast("cuda", dtype=torch.bfloat16):
         out = fn(x)
+    prefetch.wait_all(timeout_s=300)
     out.float().square().mean().backward()
     torch.cuda.synchronize()
     grads = {k: p.grad.detach().float().clone() for k, p in model.named_parameters()}
