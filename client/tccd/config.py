@@ -86,6 +86,10 @@
                        once on scratch tensors on the autograd engine's thread of its device,
                        overlapping the forward (conv_warmup.py); 2: CPU plans too (tests);
                        3: cuDNN attention's backward calls too (not measured yet). Default: 1.
+    TCCD_DEFER_BACKWARD_INIT  1: a backward plan loaded by key (a warm start's AOT recipe, the
+                       ahead-of-time flow's load: the main thread) loads its kernels' CUDA
+                       modules on a background thread, during the forward; a launch before
+                       that waits for it in the runtime. Not measured on a GPU yet. Default: 0.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -172,6 +176,7 @@ class Config:
     padded_outputs: bool = True  # TCCD_PADDED_OUTPUTS
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
     conv_warmup: int = 1  # TCCD_CONV_WARMUP (conv_warmup.py)
+    defer_backward_init: bool = False  # TCCD_DEFER_BACKWARD_INIT (runtime.load_plan)
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -240,6 +245,7 @@ class Config:
             raise ValueError(f"TCCD_CONV_WARMUP={conv_warmup_raw!r}: expected 0, 1, 2 or 3")
         return cls(
             conv_warmup=int(conv_warmup_raw),
+            defer_backward_init=_flag(env, "TCCD_DEFER_BACKWARD_INIT", False),
             token=token,
             tls_ca=env.get("TCCD_TLS_CA") or None,
             tls_cert=tls_cert,

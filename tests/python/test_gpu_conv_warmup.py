@@ -139,3 +139,39 @@ def test_level_3_warms_cudnn_attention_backward_and_results_stay_eagers(daemon_e
     warmed = conv_warmup.stats()
     print(f"cuDNN attention, TCCD_CONV_WARMUP=3: {warmed}")
     assert warmed["shapes"] >= 1 and warmed["failed"] == 0, warmed
+
+
+def test_a_warm_process_with_deferred_backward_module_loads_matches_eager(daemon_env, tmp_path):
+    """TCCD_DEFER_BACKWARD_INIT=1: a second process (the local cache and its AOT recipe filled
+    by the first) loads the backward plan on its main thread and its CUDA modules in the
+    background; the step's gradients equal eager's."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        f"""
+        import json, sys, torch
+        sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})
+        import tccd
+        from test_gpu_conv_warmup import _run
+        _, grads, _ = _run("tccd", torch.bfloat16, True)
+        print("RESULT", json.dumps({{"grads": {{k: v.double().sum().item() for k, v in grads.items()}},
+                                    "aot_skipped": [s["aot_skipped"] for s in tccd.last_compile_stats()]}}))
+        """
+    )
+
+    def run(defer):
+        env = dict(os.environ, TCCD_CACHE_DIR=str(tmp_path / "cache"), TCCD_DEFER_BACKWARD_INIT=defer)
+        r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-4000:]
+        return json.loads([l for l in r.stdout.splitlines() if l.startswith("RESULT ")][-1][len("RESULT "):])
+
+    run("0")  # fills the local cache and the AOT recipe
+    second = run("1")
+    assert second["aot_skipped"] and all(second["aot_skipped"]), second
+    _, want, _ = _run(None, torch.bfloat16, True)
+    for k, v in want.items():
+        assert abs(second["grads"][k] - v.double().sum().item()) <= 3e-2 * (1 + abs(v.double().sum().item())), k
