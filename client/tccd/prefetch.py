@@ -74,14 +74,16 @@ class Pending:
             )
             return None
         waited = time.monotonic()
+        # Only a backward's wait: a forward's first call also takes its background compile here.
+        counted = 1 if self.record.kind == "backward" else 0
         global _backwards_waiting
         with _started_lock:
-            _backwards_waiting += 1
+            _backwards_waiting += counted
         try:
             plan = self.future.result(timeout=config.timeout_s + _WAIT_MARGIN_S)
         finally:
             with _started_lock:
-                _backwards_waiting -= 1
+                _backwards_waiting -= counted
         for field in dataclasses.fields(GraphRecord):
             if field.name not in ("name", "kind", "eager_calls"):  # the caller's own counts
                 setattr(record, field.name, getattr(self.record, field.name))

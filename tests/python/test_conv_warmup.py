@@ -5,6 +5,7 @@ mechanism; there is nothing to warm there).
 """
 
 import threading
+import time
 
 import torch
 import torch.nn as nn
@@ -174,3 +175,26 @@ def test_nothing_starts_while_a_backward_waits_for_its_prefetched_plan(monkeypat
     assert conv_warmup.start(plan, "ahead", 2)
     conv_warmup.wait_all(timeout_s=60)
     assert conv_warmup.stats()["shapes"] == 2
+
+
+def test_only_a_backward_waiting_for_its_plan_counts():
+    """A forward's first call also waits in Pending.take (TCCD_ASYNC_COMPILE): the backward's
+    prefetched plan loading meanwhile still gets its warm-up."""
+    from tccd import config, prefetch
+    from tccd.stats import GraphRecord
+
+    seen = {}
+    for kind in ("forward", "backward"):
+        pending = prefetch.Pending("k", "g", kind)
+
+        def finish():
+            time.sleep(0.2)
+            seen[kind] = prefetch.backward_waiting()
+            pending.future.set_result("plan")
+
+        t = threading.Thread(target=finish)
+        t.start()
+        assert pending.take("k", GraphRecord(name="g", kind=kind), config.get()) == "plan"
+        t.join()
+    assert seen == {"forward": False, "backward": True}
+    assert not prefetch.backward_waiting()
