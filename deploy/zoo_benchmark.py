@@ -66,6 +66,13 @@ tables of where the cold and the warm first steps go, per model and backend. Wit
 loaded ahead-of-time step (start "aot") is the warm table's `tccd-aot` row. Inductor's cells
 import torch._inductor.compile_fx (to time it) inside their first step, as a process's first
 Inductor compile does; every first import is the `import` phase.
+--first-step-only: every cell stops after its first step (no timed steps, profile, memory or
+check), so the cold/warm/AOT first steps of a few models fit one 150 s GPU lane. --warm-ab
+ENV=VALUE[,...]: after each tccd warm cell and AOT load, the same once more with that environment
+(start "warm-b" / "aot-b"; e.g. TCCD_CONV_WARMUP=0), in a table of their own (--warm-ab-models:
+only for these models; --warm-ab-starts warm|aot: only those starts). tccd cells record
+`conv_warmup` (the backward plans' cuDNN warm-up: plans, shapes, failed, host ms) and, with
+TCCD_PLAN_PROFILE=1, `first_call_profile` (each plan's first call by op), printed under the cell.
 TCCD_EAGER_WHILE_COMPILING=1 in the environment: tccd's cold first step runs the graphs whose
 compile is not done eagerly; the worker waits for those compiles before the timed steps.
 
@@ -319,6 +326,26 @@ def _without_loss_type_warning(model) -> None:
         model.loss_type = "ForCausalLM"
 
 
+def _tccd_first_step_extras() -> Dict[str, Any]:
+    """What a tccd cell records about its first step besides the phases: the backward plans'
+    cuDNN warm-up (TCCD_CONV_WARMUP: shapes warmed, host ms on the autograd thread) and, with
+    TCCD_PLAN_PROFILE=1, each plan's first call by op (native_plan.profile_report)."""
+    from tccd import conv_warmup
+
+    out: Dict[str, Any] = {}
+    cw = conv_warmup.stats()
+    out["conv_warmup"] = {k: cw[k] for k in ("plans", "shapes", "failed")}
+    out["conv_warmup"]["ms"] = round(cw["ms"], 1)
+    if os.environ.get("TCCD_PLAN_PROFILE", "") not in ("", "0"):
+        from tccd import native_plan
+
+        # Where the first step's plan_calls went, per plan (module loads, cuDNN/cuBLAS set-up
+        # by op): the first call of each plan, timed per step by the runtime.
+        out["first_call_profile"] = [line for line in native_plan.profile_report().splitlines()
+                                     if line.startswith("tccd plan first call")]
+    return out
+
+
 def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     """--aot (tccd, train): "aot-save" compiles the functional training step with
     torch.compile(...).aot_compile and saves it (once per cluster: not timed as a start);
@@ -343,7 +370,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     out: Dict[str, Any] = dict(spec, ok=True)
     timers = None
-    if spec["start"] == "aot":  # the warm start through the AOT flow: where it goes (--warm)
+    if spec["start"] in ("aot", "aot-b"):  # the warm start through the AOT flow: where it goes (--warm)
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         from phase_timers import Timers
 
@@ -374,6 +401,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     out["loss"] = float(loss.detach())
     stats = tccd.last_compile_stats()
     out["graphs"] = len(stats)
+    out.update(_tccd_first_step_extras())
     if timers:
         # compiled=True: Dynamo's own metrics, which must say ~0 (load_compiled_function runs
         # no trace; a recompile would show here).
@@ -389,7 +417,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
-    if spec.get("start") in ("aot-save", "aot"):
+    if spec.get("start") in ("aot-save", "aot", "aot-b"):
         return run_aot_cell(spec)
     import torch
 
@@ -471,13 +499,7 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
 
             # The daemon's compile time (summed over graphs; overlaps the step where prefetched).
             out["first_daemon_compile_s"] = round(sum(s["compile_ms"] for s in tccd.last_compile_stats()) / 1e3, 3)
-            if os.environ.get("TCCD_PLAN_PROFILE", "") not in ("", "0"):
-                from tccd import native_plan
-
-                # Where the first step's plan_calls went, per plan (module loads, cuDNN/cuBLAS
-                # set-up by op): the first call of each plan, timed per step by the runtime.
-                out["first_call_profile"] = [line for line in native_plan.profile_report().splitlines()
-                                             if line.startswith("tccd plan first call")]
+            out.update(_tccd_first_step_extras())
     if backend == "tccd":
         from tccd import prefetch
 
@@ -486,9 +508,10 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         waited_s = time.perf_counter()
         prefetch.wait_all(spec.get("timeout_s", 600))
         out["background_compile_wait_s"] = round(time.perf_counter() - waited_s, 3)
-    if spec.get("start") == "warm":
-        # A warm-start cell measures the first step only (--warm): what a new process pays.
-        if backend == "tccd":
+    if spec.get("start") in ("warm", "warm-b") or spec.get("first_only"):
+        # A warm-start cell measures the first step only (--warm): what a new process pays;
+        # --first-step-only makes every cell do so.
+        if backend == "tccd" and spec.get("start") in ("warm", "warm-b"):
             import tccd
 
             stats = tccd.last_compile_stats()
@@ -601,16 +624,20 @@ def worker_main(spec_json: str) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-def _aot_cells(spec: Dict[str, Any], timeout_s: float, left: float, tag: str) -> List[Dict[str, Any]]:
+def _aot_cells(spec: Dict[str, Any], timeout_s: float, left: float, tag: str,
+               ab_env: Optional[Dict[str, str]] = None) -> List[Dict[str, Any]]:
     """The --aot pair after a tccd train cell: save (compiles what the daemon lacks), then load
-    in a new process with an empty local cache."""
+    in a new process with an empty local cache; with --warm-ab, one more load with its
+    environment ("aot-b")."""
     tmp = tempfile.mkdtemp(prefix="zoo-aot-")
     cells = []
     try:
         t0 = time.monotonic()
-        for start in ("aot-save", "aot"):
+        for start in ("aot-save", "aot") + (("aot-b",) if ab_env else ()):
             left_now = left - (time.monotonic() - t0)
             s = dict(spec, start=start, aot_path=os.path.join(tmp, "step.pt2"))
+            if start == "aot-b":
+                s["env"] = ab_env
             if left_now <= 5:
                 cells.append(dict(s, ok=False, status="skipped", error="--budget-s reached"))
                 break
@@ -619,6 +646,7 @@ def _aot_cells(spec: Dict[str, Any], timeout_s: float, left: float, tag: str) ->
             print(f"{tag} {start}: " + (f"first {r['first_step_s']:.2f}s" if r.get("ok") else
                                          f"FAILED {r.get('error')} {(r.get('stderr_tail') or '').strip()[-300:]}"),
                   flush=True)
+            _print_first_calls(r)
             if not r.get("ok"):
                 break
     finally:
@@ -626,11 +654,22 @@ def _aot_cells(spec: Dict[str, Any], timeout_s: float, left: float, tag: str) ->
     return cells
 
 
+def _print_first_calls(r: Dict[str, Any]) -> None:
+    """A cell's TCCD_PLAN_PROFILE first-call lines and its conv warm-up, under its line."""
+    warmup = r.get("conv_warmup")
+    if warmup and warmup["plans"]:
+        print(f"  conv warm-up: {warmup['shapes']} shapes, {warmup['ms']:.0f} ms, {warmup['failed']} failed",
+              flush=True)
+    for line in r.get("first_call_profile") or []:
+        print(f"  {line}", flush=True)
+
+
 def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = None) -> Dict[str, Any]:
     """Runs one cell in a new process. With `tmp` (an existing directory) the local caches live
     there and are kept for the caller (a warm cell after it); otherwise in a fresh directory
     deleted afterwards."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1")
+    env.update(spec.get("env") or {})  # --warm-ab's variant cells
     keep = tmp is not None
     tmp = tmp or tempfile.mkdtemp(prefix="zoo-cell-")
     if spec["backend"] == "inductor":
@@ -839,6 +878,33 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
             elif any(c.get("start") in ("aot-save", "aot") and (c["model"], c["workload"], c["batch"]) == (m, wl, b)
                      for c in cells):
                 aot_rows.append(f"| {m} | failed (see below) | | | |")
+        ab_rows = []
+        for m in models:
+            # --warm-ab: the same warm starts with the variant's environment (start "warm-b",
+            # "aot-b"); conv warm-up: shapes warmed / host ms on the autograd thread.
+            if get(m, wl, b, "tccd", "first_step_s", "warm-b") is None and \
+                    get(m, wl, b, "tccd", "first_step_s", "aot-b") is None:
+                continue
+            variant = next((c.get("env") for c in cells if c.get("start") in ("warm-b", "aot-b")
+                            and c["model"] == m), {})
+
+            def cw(start):
+                v = get(m, wl, b, "tccd", "conv_warmup", start)
+                return f"{v['shapes']} / {v['ms']:.0f}" if v else "-"
+
+            ab_rows.append(
+                f"| {m} | {','.join(f'{k}={v}' for k, v in (variant or {}).items())} | "
+                f"{_fmt(get(m, wl, b, 'tccd', 'first_step_s', 'warm'))} / "
+                f"{_fmt(get(m, wl, b, 'tccd', 'first_step_s', 'warm-b'))} | "
+                f"{_fmt(get(m, wl, b, 'tccd', 'first_step_s', 'aot'))} / "
+                f"{_fmt(get(m, wl, b, 'tccd', 'first_step_s', 'aot-b'))} | "
+                f"{_fmt(get(m, wl, b, 'tccd', 'phase_plan_calls', 'warm'))} / "
+                f"{_fmt(get(m, wl, b, 'tccd', 'phase_plan_calls', 'warm-b'))} | "
+                f"{cw('warm')} / {cw('warm-b')} |")
+        if ab_rows:
+            lines += ["tccd warm starts, default vs the --warm-ab variant (s):", "",
+                      "| model | variant | warm first step | AOT first step | warm plan_calls | "
+                      "conv warm-up shapes / ms |", "|---|---|---|---|---|---|"] + ab_rows + [""]
         if aot_rows:
             lines += ["Ahead-of-time flow (tccd; `aot_compile` of the functional training step, then a new "
                       "process: `torch.compiler.load_compiled_function` + first step; target <= 0.3 s over eager's "
@@ -873,7 +939,8 @@ def render_png(cells, path) -> Optional[str]:
         import matplotlib.pyplot as plt
     except Exception as e:  # noqa: BLE001  any import failure means no chart
         return f"no chart: matplotlib unavailable ({e})"
-    ok = [c for c in cells if c.get("ok") and c.get("start", "cold") == "cold"]  # warm cells: first step only
+    # Warm cells and --first-step-only cells have no step time: nothing to chart.
+    ok = [c for c in cells if c.get("ok") and c.get("start", "cold") == "cold" and "step_ms" in c]
     groups = sorted({(c["workload"], c["batch"]) for c in ok})
     if not groups:
         return "no chart: no successful cell"
@@ -922,6 +989,15 @@ def main(argv=None) -> int:
     p.add_argument("--aot", action="store_true",
                    help="tccd, train: also save the functional training step with aot_compile and time "
                         "a new process's first step through torch.compiler.load_compiled_function")
+    p.add_argument("--first-step-only", action="store_true",
+                   help="every cell times its first step only (no timed steps, profile, memory or "
+                        "check): the cold and warm first steps of --warm/--aot in the least GPU time")
+    p.add_argument("--warm-ab", metavar="ENV=VALUE[,ENV=VALUE]",
+                   help="with --warm: after each tccd warm cell (and --aot load), one more with this "
+                        "environment (e.g. TCCD_CONV_WARMUP=0: the knob off), reported side by side")
+    p.add_argument("--warm-ab-models", help="comma list: --warm-ab for these models only (default: all)")
+    p.add_argument("--warm-ab-starts", default="warm,aot",
+                   help="comma list of the starts --warm-ab repeats: warm (Dynamo path), aot (the AOT load)")
     p.add_argument("--top-kernels", type=int, default=25,
                    help="kernels per cell listed in kernels.md (heaviest device time first)")
     a = p.parse_args(argv)
@@ -933,6 +1009,16 @@ def main(argv=None) -> int:
         return merge([d for d in a.merge.split(",") if d], a.out)
     models = [m for m in a.models.split(",") if m]
     backends = [b for b in a.backends.split(",") if b]
+    ab_env = None
+    if a.warm_ab:
+        pairs = [kv.split("=", 1) for kv in a.warm_ab.split(",") if kv]
+        if not a.warm or any(len(kv) != 2 or not kv[0] for kv in pairs):
+            p.error("--warm-ab needs --warm and ENV=VALUE pairs")
+        ab_env = dict(pairs)
+    ab_models = set(m for m in (a.warm_ab_models or a.models).split(",") if m)
+    ab_starts = set(x for x in a.warm_ab_starts.split(",") if x)
+    if ab_starts - {"warm", "aot"}:
+        p.error("--warm-ab-starts: warm and/or aot")
     for m in models:
         if m not in ALL_MODELS:
             p.error(f"unknown model {m!r}; known: {', '.join(ALL_MODELS)}")
@@ -945,7 +1031,7 @@ def main(argv=None) -> int:
     backends.sort(key=order.get)
     specs = [dict(model=m, workload=w, batch=b, backend=be, device=a.device, tiny=a.tiny,
                   dropout=a.dropout, iters=a.iters, warmup=a.warmup, check=not a.no_check,
-                  top_kernels_n=a.top_kernels, mode=a.mode)
+                  top_kernels_n=a.top_kernels, mode=a.mode, first_only=a.first_step_only)
              for m in models for w in a.workloads.split(",") if w
              for b in a.batch.split(",") if b for be in backends]
     os.makedirs(a.out, exist_ok=True)
@@ -979,24 +1065,36 @@ def main(argv=None) -> int:
                     cells.append(w)
                     print(f"{tag} warm: " + (f"first {w['first_step_s']:.2f}s" if w.get("ok") else
                                               f"FAILED {w.get('error')}"), flush=True)
+                    _print_first_calls(w)
+                    left = a.budget_s - (time.monotonic() - start)
+                    if (ab_env and "warm" in ab_starts and spec["backend"] == "tccd" and spec["model"] in ab_models
+                            and left > 5):
+                        # The variant: an empty local cache of its own, the same daemon.
+                        w = _run_worker(dict(warm_spec, start="warm-b", env=ab_env), min(a.timeout_s, left))
+                        cells.append(w)
+                        print(f"{tag} warm ({a.warm_ab}): " + (f"first {w['first_step_s']:.2f}s" if w.get("ok")
+                                                              else f"FAILED {w.get('error')}"), flush=True)
+                        _print_first_calls(w)
             if a.aot and spec["backend"] == "tccd" and spec["workload"] == "train" and r.get("ok"):
-                cells.extend(_aot_cells(spec, a.timeout_s, a.budget_s - (time.monotonic() - start), tag))
+                cells.extend(_aot_cells(spec, a.timeout_s, a.budget_s - (time.monotonic() - start), tag,
+                                        ab_env if spec["model"] in ab_models and "aot" in ab_starts else None))
         finally:
             if cache_dirs:
                 shutil.rmtree(cache_dirs, ignore_errors=True)
         dt = time.monotonic() - t0
         if r.get("ok"):
-            extra = f" fallbacks={len(r['fallbacks'])} extern={r['extern_steps']}" if "fallbacks" in r else ""
+            extra = f" fallbacks={len(r['fallbacks'])} extern={r['extern_steps']}" if "extern_steps" in r else ""
             if "cuda_init_s" in r:
                 extra += f" cuda_init={r['cuda_init_s']:.3f}s"
             diff = f" loss_diff={r['loss_diff']:.1e} param_diff={r['param_diff']:.1e}" if "loss_diff" in r else ""
             cpu = f" (main thread CPU {r['first_step_cpu_s']:.2f}s)" if "first_step_cpu_s" in r else ""
             if "dynamo_cpu_s" in r:
                 cpu += f", dynamo {r['phase_dynamo']:.2f}s (CPU {r['dynamo_cpu_s']:.2f}s)"
-            print(f"{tag}: {r['step_ms']:.2f} ms/step, first {r['first_step_s']:.2f}s{cpu}, "
-                  f"{r['kernels_per_step']} kernels{extra}{diff} ({dt:.0f}s)", flush=True)
-            for line in r.get("first_call_profile") or []:  # TCCD_PLAN_PROFILE=1
-                print(f"  {line}", flush=True)
+            steady = f"{r['step_ms']:.2f} ms/step, " if "step_ms" in r else ""
+            kernels = f", {r['kernels_per_step']} kernels" if "kernels_per_step" in r else ""
+            print(f"{tag}: {steady}first {r['first_step_s']:.2f}s{cpu}{kernels}{extra}{diff} ({dt:.0f}s)",
+                  flush=True)
+            _print_first_calls(r)
         else:
             last = (r.get("stderr_tail") or "").strip().splitlines()[-1:] or [""]
             print(f"{tag}: FAILED {r.get('error')} {last[0][:200]} ({dt:.0f}s)", flush=True)
@@ -1007,7 +1105,9 @@ def main(argv=None) -> int:
     note = (f"torch {torch.__version__}, device {a.device}{' (tiny configs)' if a.tiny else ''}, "
             f"mode {a.mode}, "
             f"dropout {'on' if a.dropout else 'off (0) for correctness comparison'}, "
-            f"{a.iters} timed steps after {a.warmup} warm-up, median; tccd daemon cache may be warm.")
+            + ("first steps only (--first-step-only)" if a.first_step_only else
+               f"{a.iters} timed steps after {a.warmup} warm-up, median")
+            + "; tccd daemon cache may be warm.")
     write_outputs(a.out, cells, backends, note)
     return 0
 

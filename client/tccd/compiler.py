@@ -28,7 +28,7 @@ from . import channel
 from .config import Config
 from .errors import ArtifactError, CompileFailed
 from .local_cache import LocalCache, daemon_identity, request_hash
-from . import native_plan, progress, saved_layouts
+from . import conv_warmup, native_plan, progress, saved_layouts
 from .runtime import LoadedPlan, load_plan
 from .stats import GraphRecord
 from .v1 import tccd_pb2 as pb
@@ -111,8 +111,10 @@ def _load(
     cache: Optional[LocalCache],
     name: str,
     allow_fetch: bool,
+    kind: str = "",
 ) -> Optional[LoadedPlan]:
-    """Loads the manifest's plan; None if an artifact is missing and `allow_fetch` is False."""
+    """Loads the manifest's plan; None if an artifact is missing and `allow_fetch` is False.
+    `kind` "backward" with TCCD_DEFER_BACKWARD_INIT: its CUDA modules load in the background."""
     needed = _needed_artifacts(manifest, config.native_runtime)
     paths: Dict[str, str] = {}
     scratch = None
@@ -131,13 +133,17 @@ def _load(
                     with open(path, "wb") as f:
                         f.write(data)
             paths[artifact_name] = path
-        plan = load_plan(manifest.plan, paths, name)
+        # A backward plan is called after the forward: its modules can load meanwhile.
+        defer = config.defer_backward_init and kind == "backward"
+        plan = load_plan(manifest.plan, paths, name, defer_cuda_init=defer)
         if config.native_runtime:
             kinds = {a.kind: paths.get(a.name) for a in needed.values()}
             plan = native_plan.load(plan, manifest.plan, kinds.get(pb.PLAN_RUNTIME), kinds.get(pb.PLAN_DESCRIPTOR))
         # The strides the plan gives its outputs: a forward's saved tensors may differ from the
         # trace's, and its backward is compiled for them (saved_layouts.py).
         plan.output_strides = saved_layouts.output_strides(manifest.plan)
+        # A backward plan's convolutions: cuDNN's set-up now, off the first backward's path.
+        conv_warmup.start(manifest.plan, name, config.conv_warmup)
         return plan
     finally:
         if scratch:
@@ -204,10 +210,10 @@ def load_cached_plan(key: str, config: Config, name: str, record: GraphRecord) -
     manifest = cache.get_manifest(key)
     if manifest is None:
         return None
-    plan = _load(manifest, config, cache, name, allow_fetch=False)
+    plan = _load(manifest, config, cache, name, allow_fetch=False, kind=record.kind)
     record.local_hit = plan is not None
     if plan is None:
-        plan = _load(manifest, config, cache, name, allow_fetch=True)
+        plan = _load(manifest, config, cache, name, allow_fetch=True, kind=record.kind)
     _describe(record, manifest, plan)
     return plan
 

@@ -93,6 +93,15 @@
                        Inductor returns them); 0: every user output keeps eager's strides. Only
                        strides change: code that merges such an output's rows with .view()
                        raises (padded_outputs.py). Default: 1.
+    TCCD_CONV_WARMUP   0: a backward plan's convolutions pay cuDNN's set-up at their first call;
+                       1: when the plan is loaded, each distinct convolution_backward call runs
+                       once on scratch tensors on the autograd engine's thread of its device,
+                       overlapping the forward (conv_warmup.py); 2: CPU plans too (tests);
+                       3: cuDNN attention's backward calls too (not measured yet). Default: 1.
+    TCCD_DEFER_BACKWARD_INIT  1: a backward plan loaded by key (a warm start's AOT recipe, the
+                       ahead-of-time flow's load: the main thread) loads its kernels' CUDA
+                       modules on a background thread, during the forward; a launch before
+                       that waits for it in the runtime. Not measured on a GPU yet. Default: 0.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -180,6 +189,8 @@ class Config:
     saved_padded: bool = False  # TCCD_SAVED_PADDED
     padded_outputs: bool = True  # TCCD_PADDED_OUTPUTS
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
+    conv_warmup: int = 1  # TCCD_CONV_WARMUP (conv_warmup.py)
+    defer_backward_init: bool = False  # TCCD_DEFER_BACKWARD_INIT (runtime.load_plan)
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -243,7 +254,12 @@ class Config:
         tls_cert, tls_key = env.get("TCCD_TLS_CERT") or None, env.get("TCCD_TLS_KEY") or None
         if bool(tls_cert) != bool(tls_key):
             raise ValueError("TCCD_TLS_CERT and TCCD_TLS_KEY go together: set both or neither")
+        conv_warmup_raw = (env.get("TCCD_CONV_WARMUP") or "1").strip()
+        if conv_warmup_raw not in ("0", "1", "2", "3"):
+            raise ValueError(f"TCCD_CONV_WARMUP={conv_warmup_raw!r}: expected 0, 1, 2 or 3")
         return cls(
+            conv_warmup=int(conv_warmup_raw),
+            defer_backward_init=_flag(env, "TCCD_DEFER_BACKWARD_INIT", False),
             token=token,
             tls_ca=env.get("TCCD_TLS_CA") or None,
             tls_cert=tls_cert,

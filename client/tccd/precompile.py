@@ -185,7 +185,7 @@ def load_plan_by_key(key: str, name: str, kind: str) -> Any:
         raise _rpc_error(f"GetManifest({key[:16]})", e) from None
     cache = LocalCache(config.cache_dir) if config.local_cache else None
     entry = GraphRecord(name=name, kind=kind, aot_skipped=True)
-    plan = _load(manifest, config, cache, name, allow_fetch=True)
+    plan = _load(manifest, config, cache, name, allow_fetch=True, kind=kind)
     _describe(entry, manifest, plan)
     record(entry)
     return plan

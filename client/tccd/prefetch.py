@@ -74,7 +74,16 @@ class Pending:
             )
             return None
         waited = time.monotonic()
-        plan = self.future.result(timeout=config.timeout_s + _WAIT_MARGIN_S)
+        # Only a backward's wait: a forward's first call also takes its background compile here.
+        counted = 1 if self.record.kind == "backward" else 0
+        global _backwards_waiting
+        with _started_lock:
+            _backwards_waiting += counted
+        try:
+            plan = self.future.result(timeout=config.timeout_s + _WAIT_MARGIN_S)
+        finally:
+            with _started_lock:
+                _backwards_waiting -= counted
         for field in dataclasses.fields(GraphRecord):
             if field.name not in ("name", "kind", "eager_calls"):  # the caller's own counts
                 setattr(record, field.name, getattr(self.record, field.name))
@@ -85,6 +94,16 @@ class Pending:
 
 _started_lock = threading.Lock()
 _started: "weakref.WeakSet[Pending]" = weakref.WeakSet()
+# Backward compiles waiting in `take` now (guarded by _started_lock): a backward is running then,
+# on the autograd thread, and the plan loading for it will run right after on that thread
+# (conv_warmup.py starts nothing then: its work would queue behind the real calls).
+_backwards_waiting = 0
+
+
+def backward_waiting() -> bool:
+    """Whether some backward is waiting for its prefetched plan at this moment."""
+    with _started_lock:
+        return _backwards_waiting > 0
 
 
 def wait_all(timeout_s: Optional[float] = None) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import logging
 import math
 import os
 import struct
@@ -1051,8 +1052,14 @@ def _plan_cuda_device(plan: "pb.Plan") -> int:
     return torch.cuda.current_device()
 
 
-def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "graph") -> LoadedPlan:
-    """Binds `plan` to the shared objects at `artifact_paths` (artifact name -> file)."""
+def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "graph",
+              defer_cuda_init: bool = False) -> LoadedPlan:
+    """Binds `plan` to the shared objects at `artifact_paths` (artifact name -> file).
+
+    defer_cuda_init: the kernels' CUDA modules load on a background thread instead of here
+    (TCCD_DEFER_BACKWARD_INIT, for a backward plan loaded on a warm start's main thread); a
+    launch before that thread is done loads the module itself (the runtime's module load is
+    mutex-guarded), and a failure there is logged: the first launch then loads and reports it."""
     needed = {s.native.artifact for s in plan.steps if s.WhichOneof("kind") == "native"}
     needed |= {s.segment.artifact for s in plan.steps if s.WhichOneof("kind") == "segment"}
     libraries: Dict[str, ctypes.CDLL] = {}
@@ -1070,6 +1077,23 @@ def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "grap
     } | {s.segment.artifact for s in plan.steps if s.WhichOneof("kind") == "segment"}
     if cuda_artifacts:
         device_index = _plan_cuda_device(plan)
-        for artifact in sorted(cuda_artifacts):
-            _init_cuda_library(artifact, libraries[artifact], device_index)
+        inits = [(artifact, libraries[artifact]) for artifact in sorted(cuda_artifacts)]
+        if defer_cuda_init:
+            _init_in_background(inits, device_index, name)
+        else:
+            for artifact, library in inits:
+                _init_cuda_library(artifact, library, device_index)
     return LoadedPlan(plan, libraries, name)
+
+
+def _init_in_background(inits: List[Tuple[str, ctypes.CDLL]], device_index: int, name: str) -> None:
+    def run() -> None:
+        for artifact, library in inits:
+            try:
+                _init_cuda_library(artifact, library, device_index)
+            except Exception as e:  # deliberately ignored: the first launch loads and reports it
+                logging.getLogger(__name__).warning(
+                    "tccd: %s: loading %s in the background failed (its first launch loads it): %s",
+                    name, artifact, e)
+
+    threading.Thread(target=run, name=f"tccd-module-load {name}", daemon=True).start()

@@ -115,3 +115,51 @@ def test_zoo_benchmark_warm_start_cpu(daemon, tmp_path):
     assert aot["phase_aot_load"] > 0 and aot["phase_plan_calls"] > 0, aot
     assert aot["warm_graphs"] > 0 and aot["warm_aot_skipped"] == aot["warm_graphs"], aot
     assert "| toy_lm | tccd-aot |" in md
+
+
+def test_zoo_benchmark_first_step_only_and_warm_ab_cpu(daemon, tmp_path):
+    """--first-step-only: every cell stops after its first step; --warm-ab: each tccd warm start
+    (Dynamo path and AOT load) runs once more with the variant's environment, in a table of its
+    own; tccd cells record the conv warm-up (toy_lm has no convolution: nothing warmed)."""
+    out = tmp_path / "zoo"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TCCD_")}
+    env.update(TCCD_ADDRESS=daemon.address, TCCD_NO_AUTOSTART="1",
+               PYTHONPATH=str(REPO / "client") + os.pathsep + env.get("PYTHONPATH", ""))
+    r = subprocess.run(
+        [sys.executable, str(REPO / "deploy" / "zoo_benchmark.py"), "--device", "cpu", "--tiny",
+         "--models", "toy_lm", "--backends", "eager,tccd", "--workloads", "train", "--batch", "small",
+         "--first-step-only", "--warm", "--aot", "--warm-ab", "TCCD_CONV_WARMUP=0", "--timeout-s", "60",
+         "--out", str(out)],
+        env=env, capture_output=True, text=True, timeout=400)
+    assert r.returncode == 0, r.stdout + r.stderr
+    cells = json.loads((out / "results.json").read_text())
+    assert [(c["backend"], c.get("start", "cold")) for c in cells] == [
+        ("eager", "cold"), ("tccd", "cold"), ("tccd", "warm"), ("tccd", "warm-b"), ("tccd", "aot-save"),
+        ("tccd", "aot"), ("tccd", "aot-b")]
+    assert all(c.get("ok") for c in cells), cells
+    assert not any("step_ms" in c for c in cells)
+    by_start = {c.get("start", "cold"): c for c in cells if c["backend"] == "tccd"}
+    assert by_start["warm-b"]["env"] == {"TCCD_CONV_WARMUP": "0"} and "env" not in by_start["warm"]
+    assert by_start["warm-b"]["warm_aot_skipped"] == by_start["warm-b"]["warm_graphs"] > 0
+    for start in ("cold", "warm", "warm-b", "aot", "aot-b"):
+        assert by_start[start]["conv_warmup"]["plans"] == 0, by_start[start]
+    md = (out / "results.md").read_text()
+    assert "default vs the --warm-ab variant" in md and "| toy_lm | TCCD_CONV_WARMUP=0 |" in md
+
+
+def test_the_chart_leaves_out_cells_without_a_step_time(monkeypatch):
+    """--first-step-only cells have no step_ms: the chart skips them (the GPU run of
+    2026-11-27 crashed there, in render_png, after all its cells had run)."""
+    import types
+
+    matplotlib = types.ModuleType("matplotlib")
+    matplotlib.use = lambda *args: None
+    matplotlib.pyplot = types.ModuleType("matplotlib.pyplot")
+    monkeypatch.setitem(sys.modules, "matplotlib", matplotlib)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", matplotlib.pyplot)
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    import zoo_benchmark
+
+    cells = [dict(model="convnext", workload="train", batch="small", backend=be, ok=True, first_step_s=1.0)
+             for be in ("eager", "tccd")]
+    assert zoo_benchmark.render_png(cells, "unused.png") == "no chart: no successful cell"
