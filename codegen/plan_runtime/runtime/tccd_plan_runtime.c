@@ -229,11 +229,11 @@ enum { COUNT_ALLOC, COUNT_LAYOUT_COPY, COUNT_OUTPUT_COPY, COUNT_WORKSPACE, COUNT
  * (reading operands' metadata, strides, binding outputs), to tell where a symbolic kernel's host
  * time goes against a static one's. */
 enum {
-  NATIVE_CUDA,      /* a CUDA kernel with static sizes */
-  NATIVE_CUDA_SYM,  /* a CUDA kernel with run-time sizes */
-  NATIVE_SYM_GEMM,  /* a cuBLASLt gemm with run-time sizes */
-  NATIVE_SEGMENT,   /* a CUDA segment (several kernels and gemms in one call) */
-  NATIVE_CPU,       /* a CPU kernel, static or sized */
+  NATIVE_CUDA,     /* a CUDA kernel with static sizes */
+  NATIVE_CUDA_SYM, /* a CUDA kernel with run-time sizes */
+  NATIVE_SYM_GEMM, /* a cuBLASLt gemm with run-time sizes */
+  NATIVE_SEGMENT,  /* a CUDA segment (several kernels and gemms in one call) */
+  NATIVE_CPU,      /* a CPU kernel, static or sized */
   NATIVE_KINDS
 };
 enum { NATIVE_NS, NATIVE_LAUNCH_NS, NATIVE_ALLOC_NS, NATIVE_STEPS, NATIVE_FIELDS };
@@ -1254,8 +1254,8 @@ static int allocate(Run* run, int64_t step, int64_t id, int32_t device) {
   count(run, COUNT_ALLOC);
   int32_t index = m->device_type == TCCD_C10_DEVICE_CPU ? m->device_index : device;
   const int64_t start = run->profiled ? now_ns() : 0;
-  const int rc = t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype,
-                                            m->device_type, index, &run->env[id]);
+  const int rc = t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type,
+                                            index, &run->env[id]);
   if (run->profiled) run->step_alloc_ns += now_ns() - start;
   if (rc != 0) return fail("tccd plan step %ld: allocating value %ld failed", (long)step, (long)id);
   return 0;
@@ -2212,8 +2212,8 @@ static int native_kind(const Step* s) {
 EXPORT int64_t tccd_plan_profile_native(const TccdPlan* p, int64_t* out, int64_t n) {
   if (!p->profile) return 0;
   for (int64_t i = 0; i < n && i < NATIVE_KINDS * NATIVE_FIELDS; ++i)
-    out[i] = __atomic_load_n(&p->prof_native[i / NATIVE_FIELDS][i % NATIVE_FIELDS],
-                             __ATOMIC_RELAXED);
+    out[i] =
+        __atomic_load_n(&p->prof_native[i / NATIVE_FIELDS][i % NATIVE_FIELDS], __ATOMIC_RELAXED);
   return NATIVE_KINDS * NATIVE_FIELDS;
 }
 

@@ -897,8 +897,7 @@ using SizedKernelFn = int (*)(void* const* data, const int64_t* strides, const i
                               void* stream);
 
 [[gnu::noinline]] void LaunchSizedLoop(SizedKernelFn relu, void* const* data,
-                                       const int64_t* strides, const int64_t* shape,
-                                       void* stream) {
+                                       const int64_t* strides, const int64_t* shape, void* stream) {
   for (int i = 0; i < kLaunchCostIters; ++i) REQUIRE(relu(data, strides, shape, stream) == 0);
 }
 
@@ -915,10 +914,9 @@ TEST_CASE("launch cost: static and run-time sizes (callgrind)", "[.launch_cost]"
   void* data[4] = {Ptr(0x10000), Ptr(0x20000), Ptr(0x30000), Ptr(0x40000)};
   const std::vector<int64_t> shape = {64, 33};
   const std::vector<int64_t> strides = DenseStrides(shape, 4);
-  LaunchStaticLoop(fixed.lib.Kernel("relu"), data,
-                   strides.data(), stream);
-  LaunchSizedLoop(reinterpret_cast<SizedKernelFn>(sized.lib.Symbol("relu")), data,
-                  strides.data(), shape.data(), stream);
+  LaunchStaticLoop(fixed.lib.Kernel("relu"), data, strides.data(), stream);
+  LaunchSizedLoop(reinterpret_cast<SizedKernelFn>(sized.lib.Symbol("relu")), data, strides.data(),
+                  shape.data(), stream);
   CHECK(fake.num_launches() >= 2 * kLaunchCostIters);
 }
 
