@@ -1149,6 +1149,9 @@ def profile_report() -> str:
         counts = _profile_counts(plan, c)
         if counts:
             lines.append(f"  per call: {counts}")
+        native = _profile_native(plan, c)
+        if native:
+            lines.append(f"  native steps by kind, us per call (steps): {native}")
         by_op = _extern_profile(plan, c)
         if by_op:
             lines.append(f"  extern steps by op, us per call (steps): {by_op}")
@@ -1199,6 +1202,30 @@ def _profile_counts(plan: "NativePlan", calls: int) -> str:
         return ""
     line = ", ".join(f"{name} {counts[i] / calls:.1f}" for i, name in enumerate(_PROFILE_COUNTS))
     return line + (f" (arena {plan.arena_bytes / 1024:.0f} KiB)" if plan.arena_bytes > 0 else "")
+
+
+_PROFILE_NATIVE_KINDS = ("static CUDA kernels", "sized CUDA kernels", "sized gemms", "segments", "CPU kernels")
+
+
+def _profile_native(plan: "NativePlan", calls: int) -> str:
+    """The native steps by kind (tccd_plan_profile_native), each as its wall time = launch (the
+    kernels .so, driver or cuBLASLt) + allocations + the rest (operand metadata, strides,
+    output binding), or "" from an older runtime."""
+    fn = getattr(plan._lib, "tccd_plan_profile_native", None)
+    if fn is None:
+        return ""
+    fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64], ctypes.c_int64
+    n = 4 * len(_PROFILE_NATIVE_KINDS)
+    words = (ctypes.c_int64 * n)()
+    if fn(plan._handle, words, n) <= 0:
+        return ""
+    parts = []
+    for k, name in enumerate(_PROFILE_NATIVE_KINDS):
+        total, launch, alloc, steps = (words[4 * k + i] / calls / 1e3 for i in range(4))
+        if steps:
+            parts.append(f"{name} {total:.1f} ({steps * 1e3:.0f}) = launch {launch:.1f} + allocations {alloc:.1f}"
+                         f" + rest {total - launch - alloc:.1f}")
+    return "; ".join(parts)
 
 
 def _extern_profile(plan: "NativePlan", calls: int, top: int = 12) -> str:

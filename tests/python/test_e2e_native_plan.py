@@ -554,6 +554,16 @@ def test_plan_profile_reports_where_host_time_goes(daemon_env):
     assert len(counts) == 2, proc.stderr[-3000:]
     for c in counts:
         assert c["allocations"] >= 1 and c["layout copies"] == 0 and c["stream lookups"] == 0, c
+    # Each report's native steps by kind: here CPU kernels only (one per call in each plan: the
+    # GELU and its gradient), each as wall time = launch + allocations + rest, the parts >= 0.
+    natives = [l for l in proc.stderr.splitlines() if l.startswith("  native steps by kind")]
+    assert len(natives) == 2, proc.stderr[-3000:]
+    for line in natives:
+        m = re.search(r": CPU kernels ([\d.]+) \((\d+)\) = launch ([\d.]+) \+ allocations ([\d.]+) \+ rest "
+                      r"(-?[\d.]+)$", line)
+        assert m and int(m.group(2)) >= 1, line
+        total, launch, alloc, rest = (float(m.group(i)) for i in (1, 3, 4, 5))
+        assert launch > 0 and alloc > 0 and rest >= -0.1 and total >= launch + alloc - 0.1, line
     # Off by default: no clock is read and nothing printed.
     env.pop("TCCD_PLAN_PROFILE")
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)

@@ -32,8 +32,9 @@ def _to_cuda(value) -> None:
             _to_cuda(item)
 
 
-def capture(model, ids):
-    """[(kind, graph module, example inputs)] of model(ids) under dynamic=True, backward too."""
+def capture(model, ids, dynamic=True):
+    """[(kind, graph module, example inputs)] of model(ids) under torch.compile(dynamic=dynamic),
+    backward too."""
     from torch._dynamo.backends.common import aot_autograd
     from torch._functorch.aot_autograd import make_boxed_func
 
@@ -53,7 +54,7 @@ def capture(model, ids):
                            inference_compiler=recorder("inference"), partition_fn=partition_fn,
                            decompositions=decompositions)
     torch._dynamo.reset()
-    out = torch.compile(model, backend=backend, dynamic=True)(ids)
+    out = torch.compile(model, backend=backend, dynamic=dynamic)(ids)
     out.float().pow(2).mean().backward()
     return graphs
 
@@ -102,6 +103,8 @@ def main() -> int:
     parser.add_argument("--dtype", default="bfloat16")
     parser.add_argument("--kernels", action="store_true", help="list every native step's kernel")
     parser.add_argument("--dump-plans", default=None, help="write each plan as text into this folder")
+    parser.add_argument("--static", action="store_true",
+                        help="capture with dynamic=False (the static plans the bench compares against)")
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy"))
     import dynamic_shapes_bench
@@ -109,7 +112,7 @@ def main() -> int:
     model = dynamic_shapes_bench.build(args.d, "cpu", args.dtype)
     ids = torch.randint(0, 1000, (16, 128), generator=torch.Generator().manual_seed(0))
     stub = channel.connect(config.get())
-    for number, (kind, graph, plan) in enumerate(compile_for_h100(stub, capture(model, ids))):
+    for number, (kind, graph, plan) in enumerate(compile_for_h100(stub, capture(model, ids, dynamic=not args.static))):
         if args.dump_plans:
             from google.protobuf import text_format
 
@@ -118,7 +121,8 @@ def main() -> int:
                 f.write(text_format.MessageToString(plan))
         native, counts = steps(plan)
         print(f"== {kind}: {len(graph.nodes)} nodes, {len(plan.steps)} steps, "
-              f"{len(plan.steps) - sum(counts.values())} native, {sum(counts.values())} extern")
+              f"{len(plan.steps) - sum(counts.values())} native ({len(native)} kernels and gemms), "
+              f"{sum(counts.values())} extern")
         for name, n in counts.most_common():
             print(f"{n:6d} {name}")
         if args.kernels:

@@ -248,6 +248,21 @@ typedef struct {
 static int64_t item_size(int32_t dtype);
 static int64_t arena_item_size(int32_t dtype);
 
+/* The native steps (kernels and segments) by what they run, for tccd_plan_profile_native: a
+ * step's wall time split into its launch (call_cuda: the kernels .so, the CUDA driver, cuBLASLt,
+ * or a CPU kernel's body), its allocations (empty_strided of outputs and scratch) and the rest
+ * (reading operands' metadata, strides, binding outputs), to tell where a symbolic kernel's host
+ * time goes against a static one's. */
+enum {
+  NATIVE_CUDA,     /* a CUDA kernel with static sizes */
+  NATIVE_CUDA_SYM, /* a CUDA kernel with run-time sizes */
+  NATIVE_SYM_GEMM, /* a cuBLASLt gemm with run-time sizes */
+  NATIVE_SEGMENT,  /* a CUDA segment (several kernels and gemms in one call) */
+  NATIVE_CPU,      /* a CPU kernel, static or sized */
+  NATIVE_KINDS
+};
+enum { NATIVE_NS, NATIVE_LAUNCH_NS, NATIVE_ALLOC_NS, NATIVE_STEPS, NATIVE_FIELDS };
+
 /* A symbol read from an input at each call. */
 typedef struct {
   int64_t input, part, dim, symbol; /* part 0: a size, 1: a stride */
@@ -264,6 +279,7 @@ struct TccdPlan {
    * costs (module loads, cuDNN/cuBLAS set-up) that the profile above leaves out, by step. */
   int64_t* first_step_ns;
   int64_t prof_count[COUNTS]; /* tccd_plan_profile_counts */
+  int64_t prof_native[NATIVE_KINDS][NATIVE_FIELDS]; /* tccd_plan_profile_native */
   char* bytes;                /* the descriptor, copied (strings point into it) */
   int64_t num_symbols, n_bindings, n_exprs;
   Binding* bindings;
@@ -1296,7 +1312,11 @@ typedef struct {
   void* arena[MAX_ARENAS];
   int32_t arena_device[MAX_ARENAS];
   char* arena_data[MAX_ARENAS];
+  /* Profiled runs only: the current step's time in call_cuda and in allocations so far. */
+  int64_t step_launch_ns, step_alloc_ns;
 } Run;
+
+static int64_t now_ns(void);
 
 static inline void count(Run* run, int c) {
   if (run->profiled) __atomic_fetch_add(&run->p->prof_count[c], 1, __ATOMIC_RELAXED);
@@ -1479,9 +1499,11 @@ static int allocate(Run* run, int64_t step, int64_t id, int32_t device) {
   }
   count(run, COUNT_ALLOC);
   int32_t index = m->device_type == TCCD_C10_DEVICE_CPU ? m->device_index : device;
-  if (t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type, index,
-                                 &run->env[id]) != 0)
-    return fail("tccd plan step %ld: allocating value %ld failed", (long)step, (long)id);
+  const int64_t start = run->profiled ? now_ns() : 0;
+  const int rc = t_aoti_torch_empty_strided(m->rank, m->sizes, m->strides, m->dtype, m->device_type,
+                                            index, &run->env[id]);
+  if (run->profiled) run->step_alloc_ns += now_ns() - start;
+  if (rc != 0) return fail("tccd plan step %ld: allocating value %ld failed", (long)step, (long)id);
   return 0;
 }
 
@@ -1660,6 +1682,7 @@ static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** 
   }
   void* stream = run->stream;
   int err = 0;
+  const int64_t start = run->profiled ? now_ns() : 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
     err = s->kind == TCCD_STEP_SEGMENT  ? ((CudaSegmentFn)s->fn)(ptrs, workspace, stream)
           : s->abi == TCCD_ABI_CUDA_SYM ? ((CudaSizedKernelFn)s->fn)(ptrs, strides, shape, stream)
@@ -1673,6 +1696,7 @@ static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** 
     if (err != RT_ERROR_INVALID_CONTEXT || run->p->make_current == NULL || attempt) break;
     if (run->p->make_current(device) != 0) break;
   }
+  if (run->profiled) run->step_launch_ns += now_ns() - start;
   if (err != 0) {
     const char* (*last)(void) = NULL;
     Dl_info info;
@@ -1747,6 +1771,7 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
     t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
   int rc = 0;
+  const int64_t start = run->profiled && !is_cuda ? now_ns() : 0; /* call_cuda times CUDA's */
   switch (s->abi) {
     case TCCD_ABI_CPU:
       ((CpuKernelFn)s->fn)(ptrs, rows);
@@ -1757,6 +1782,7 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
     default:
       rc = call_cuda(run, s, index, device, ptrs, rows, shape, NULL);
   }
+  if (run->profiled && !is_cuda) run->step_launch_ns += now_ns() - start;
   return rc ? rc : copy_pending(run, s, index, pending);
 }
 
@@ -1794,8 +1820,11 @@ static int run_gemm_sized(Run* run, const Step* s, int64_t index) {
     drop(&run->gemm_ws);
     count(run, COUNT_WORKSPACE);
     int64_t size = TCCD_GEMM_WORKSPACE_BYTES, stride = 1;
-    if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA, device,
-                                   &run->gemm_ws) != 0) {
+    const int64_t start = run->profiled ? now_ns() : 0;
+    const int ws_rc = t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8,
+                                                 TCCD_C10_DEVICE_CUDA, device, &run->gemm_ws);
+    if (run->profiled) run->step_alloc_ns += now_ns() - start;
+    if (ws_rc != 0) {
       run->gemm_ws = NULL;
       rc = fail("tccd plan step %ld: allocating %ld bytes of gemm workspace failed", (long)index,
                 (long)size);
@@ -1886,7 +1915,9 @@ static int run_kernel(Run* run, const Step* s, int64_t index) {
     t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
   if (s->abi == TCCD_ABI_CPU) {
+    const int64_t start = run->profiled ? now_ns() : 0;
     ((CpuKernelFn)s->fn)(ptrs, strides);
+    if (run->profiled) run->step_launch_ns += now_ns() - start;
   } else {
     rc = call_cuda(run, s, index, device, ptrs, strides, NULL, NULL);
   }
@@ -1933,8 +1964,11 @@ static int run_segment(Run* run, const Step* s, int64_t index) {
   } else if (s->workspace_bytes > 0) {
     int64_t size = s->workspace_bytes, stride = 1;
     count(run, COUNT_WORKSPACE);
-    if (t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8, TCCD_C10_DEVICE_CUDA, device,
-                                   &workspace) != 0) {
+    const int64_t start = run->profiled ? now_ns() : 0;
+    const int ws_rc = t_aoti_torch_empty_strided(1, &size, &stride, TCCD_C10_UINT8,
+                                                 TCCD_C10_DEVICE_CUDA, device, &workspace);
+    if (run->profiled) run->step_alloc_ns += now_ns() - start;
+    if (ws_rc != 0) {
       rc = fail("tccd plan step %ld: allocating %ld bytes of workspace failed", (long)index,
                 (long)size);
       goto out;
@@ -2405,6 +2439,34 @@ EXPORT int64_t tccd_plan_profile_counts(const TccdPlan* p, int64_t* counts, int6
   return COUNTS;
 }
 
+/* Which NATIVE_* kind a kernel or segment step is. */
+static int native_kind(const Step* s) {
+  if (s->kind == TCCD_STEP_SEGMENT) return NATIVE_SEGMENT;
+  switch (s->abi) {
+    case TCCD_ABI_CUDA:
+      return NATIVE_CUDA;
+    case TCCD_ABI_CUDA_SYM:
+      return NATIVE_CUDA_SYM;
+    case TCCD_ABI_CUDA_SYM_GEMM:
+      return NATIVE_SYM_GEMM;
+    default:
+      return NATIVE_CPU;
+  }
+}
+
+/* With TCCD_PLAN_PROFILE: the native steps by kind (CUDA kernels with static sizes, CUDA kernels
+ * with run-time sizes, sized gemms, segments, CPU kernels), NATIVE_FIELDS words each summed over
+ * the profiled runs: wall ns, ns in the launch (call_cuda, or the CPU kernel's body), ns in
+ * allocations, steps; into out[n] row by row. Returns the number of words (0: off). An optional
+ * symbol: clients look it up before calling it. */
+EXPORT int64_t tccd_plan_profile_native(const TccdPlan* p, int64_t* out, int64_t n) {
+  if (!p->profile) return 0;
+  for (int64_t i = 0; i < n && i < NATIVE_KINDS * NATIVE_FIELDS; ++i)
+    out[i] =
+        __atomic_load_n(&p->prof_native[i / NATIVE_FIELDS][i % NATIVE_FIELDS], __ATOMIC_RELAXED);
+  return NATIVE_KINDS * NATIVE_FIELDS;
+}
+
 EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, void** outputs,
                                   int64_t n_outputs, int64_t n_symbols, const int64_t* symbols) {
   int64_t expr[p->n_exprs ? p->n_exprs : 1];
@@ -2442,6 +2504,7 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
   for (int64_t index = 0; index < p->num_steps && rc == 0; ++index) {
     const Step* s = &p->steps[index];
     int cls = PROF_KERNEL;
+    run.step_launch_ns = run.step_alloc_ns = 0;
     switch (s->kind) {
       case TCCD_STEP_KERNEL:
         rc = run_kernel(&run, s, index);
@@ -2480,6 +2543,13 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
       charge(p, cls, &since, 1);
       if (p->prof_step_ns != NULL)
         __atomic_fetch_add(&p->prof_step_ns[index], since - start, __ATOMIC_RELAXED);
+      if (cls == PROF_KERNEL || cls == PROF_SEGMENT) {
+        const int kind = native_kind(s);
+        const int64_t add[NATIVE_FIELDS] = {since - start, run.step_launch_ns, run.step_alloc_ns,
+                                            1};
+        for (int f = 0; f < NATIVE_FIELDS; ++f)
+          __atomic_fetch_add(&p->prof_native[kind][f], add[f], __ATOMIC_RELAXED);
+      }
     }
     for (int64_t i = 0; rc == 0 && i < s->n_release; ++i) drop(&run.env[s->release[i]]);
     if (profiled) charge(p, PROF_RELEASE, &since, s->n_release);

@@ -23,7 +23,7 @@
  * -4: tccd_plan_bind_typed_shim (convolution, convolution_backward and copy_ through typed C
  *     shims); tccd_plan_py_init, tccd_plan_run_py (one call per plan from Python);
  *     tccd_plan_profile_steps; tccd_plan_bind_view. Optional, looked up by name (no version
- *     bump): tccd_plan_profile_counts, tccd_plan_enable_arena. */
+ *     bump): tccd_plan_profile_counts, tccd_plan_enable_arena, tccd_plan_profile_native. */
 #define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-4"
 
 typedef struct TccdPlan TccdPlan;
@@ -124,6 +124,13 @@ int64_t tccd_plan_profile_first_steps(const TccdPlan* plan, int64_t* ns, int64_t
  * and workspaces carved from the call's arena; returns the number of counters (0: profiling is
  * off). */
 int64_t tccd_plan_profile_counts(const TccdPlan* plan, int64_t* counts, int64_t n);
+/* With TCCD_PLAN_PROFILE: the native steps by kind, in this order: CUDA kernels with static
+ * sizes, CUDA kernels with run-time sizes, gemms with run-time sizes, CUDA segments, CPU kernels;
+ * for each four words summed over the profiled runs: wall nanoseconds, nanoseconds in the launch
+ * (the kernels .so's entry with the driver or cuBLASLt; a CPU kernel's body), nanoseconds in
+ * allocations through PyTorch's allocator, steps. Into out[n] kind by kind; returns the number
+ * of words (0: profiling is off). An optional symbol: clients look it up before calling it. */
+int64_t tccd_plan_profile_native(const TccdPlan* plan, int64_t* out, int64_t n);
 /* tccd_plan_run for a symbolic plan: `symbols[i]` is the value of si where no input size or
  * stride carries it (a SymInt graph input), INT64_MIN where the caller has none; the inputs'
  * sizes and strides bind the others. A symbol an expression needs and nothing binds fails the

@@ -1156,5 +1156,44 @@ TEST_CASE("libraries given one tuning table share their choices, checked before 
   fake.set_current(nullptr);
 }
 
+// The host cost of one launch, static sizes against run-time sizes, for callgrind (hidden, not
+// in the [fake_driver] child run): each loop's launches are timed by instructions with
+//   valgrind --tool=callgrind --toggle-collect='*LaunchStatic*' --toggle-collect='*LaunchSized*' \
+//     build/tests/cuda_host_test "[.launch_cost]"
+// then callgrind_annotate's inclusive counts of the two functions divided by kLaunchCostIters.
+constexpr int kLaunchCostIters = 1000;
+
+[[gnu::noinline]] void LaunchStaticLoop(LoadedLibrary::KernelFn relu, void* const* data,
+                                        const int64_t* strides, void* stream) {
+  for (int i = 0; i < kLaunchCostIters; ++i) REQUIRE(relu(data, strides, stream) == 0);
+}
+
+using SizedKernelFn = int (*)(void* const* data, const int64_t* strides, const int64_t* shape,
+                              void* stream);
+
+[[gnu::noinline]] void LaunchSizedLoop(SizedKernelFn relu, void* const* data,
+                                       const int64_t* strides, const int64_t* shape, void* stream) {
+  for (int i = 0; i < kLaunchCostIters; ++i) REQUIRE(relu(data, strides, shape, stream) == 0);
+}
+
+TEST_CASE("launch cost: static and run-time sizes (callgrind)", "[.launch_cost]") {
+  const Fake& fake = LoadFake();
+  fake.set_num_sms(5, 132);
+  fake.set_occupancy(4);
+  Setup fixed = MakeSetup(fake, TwoKernels({64, 33}));
+  Setup sized = MakeSetup(fake, TwoKernels({kRuntimeDim, 33}));
+  fake.set_current(Ctx(5));
+  REQUIRE(fixed.lib.Init() == 0);
+  REQUIRE(sized.lib.Init() == 0);
+  void* const stream = Ptr(0xabc000);
+  void* data[4] = {Ptr(0x10000), Ptr(0x20000), Ptr(0x30000), Ptr(0x40000)};
+  const std::vector<int64_t> shape = {64, 33};
+  const std::vector<int64_t> strides = DenseStrides(shape, 4);
+  LaunchStaticLoop(fixed.lib.Kernel("relu"), data, strides.data(), stream);
+  LaunchSizedLoop(reinterpret_cast<SizedKernelFn>(sized.lib.Symbol("relu")), data, strides.data(),
+                  shape.data(), stream);
+  CHECK(fake.num_launches() >= 2 * kLaunchCostIters);
+}
+
 }  // namespace
 }  // namespace tccd::codegen
