@@ -37,7 +37,8 @@
 //                              "batch-norm-stats-in-place,mutations-into-producers" keeps the
 //                              copy_ steps of kept input mutations;
 //                              "embedding-backward-to-scatter" keeps embedding gradients
-//                              ATen's sort-based kernel)
+//                              ATen's sort-based kernel; "max-pool-kernels" keeps max pooling
+//                              and its backward ATen extern steps)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
@@ -133,6 +134,7 @@
 #include "codegen/passes/pass_runner.h"
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/loop_order.h"
+#include "codegen/passes/max_pool_kernels.h"
 #include "codegen/passes/mutations_into_producers.h"
 #include "codegen/passes/neg_into_index_ops.h"
 #include "codegen/passes/permute_into_index_ops.h"
@@ -647,6 +649,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   passes.Add(std::make_unique<BatchNormStatsInPlace>());
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
+    // Max pooling and its backward as index kernels (after the backend's passes: the CUDA
+    // channels-last pass treats the ATen ops as layout followers, and the new ones keep the
+    // strides it chose).
+    passes.Add(std::make_unique<MaxPoolKernels>());
     // A layout copy (clone) of a pointwise op's private output: the op writes that layout itself
     // (attention's bmm operands; first, before the reshape passes move pointwise ops around).
     passes.Add(std::make_unique<CopyLayoutIntoProducer>());

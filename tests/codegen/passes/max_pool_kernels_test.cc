@@ -1,0 +1,174 @@
+// MaxPoolKernels (max_pool_kernels.h) and the index kernels it leads to: IR text in, IR text out.
+#include <catch2/catch.hpp>
+
+#include "codegen/ir/parser.h"
+#include "codegen/ir/printer.h"
+#include "codegen/kernel/pointwise_kernel.h"
+#include "codegen/passes/fusion.h"
+#include "codegen/passes/kernel_builder.h"
+#include "codegen/passes/max_pool_kernels.h"
+#include "codegen/passes/plan_builder.h"
+
+namespace tccd::codegen {
+namespace {
+
+std::string Run(const std::string& text, bool* changed) {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
+  INFO(g.status().ToString());
+  REQUIRE(g.ok());
+  MaxPoolKernels pass;
+  absl::StatusOr<bool> c = pass.Run(*g);
+  REQUIRE(c.ok());
+  *changed = *c;
+  return ir::PrintGraph(*g);
+}
+
+std::string Canonical(const std::string& text) {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
+  INFO(g.status().ToString());
+  REQUIRE(g.ok());
+  return ir::PrintGraph(*g);
+}
+
+// The stem of a ResNet, channels-last (as the CUDA layout pass leaves it): relu, max pool, the
+// backward's gradient a sum, and the relu backward reading the pool's gradient.
+constexpr char kStem[] =
+    R"(graph(%a0: bf16[2,4,7,7]{196,1,28,4}@cuda, %a1: bf16[2,4,4,4]{64,1,16,4}@cuda, %a2: bf16[2,4,4,4]{64,1,16,4}@cuda) {
+  %0 = aten::relu.default(%a0) -> bf16[2,4,7,7]{196,1,28,4}@cuda
+  %1 = aten::max_pool2d_with_indices.default(%0, [3, 3], [2, 2], [1, 1]) -> (bf16[2,4,4,4]{64,1,16,4}@cuda, i64[2,4,4,4]{64,1,16,4}@cuda)
+  %2 = aten::add.Tensor(%a1, %a2) -> bf16[2,4,4,4]{64,1,16,4}@cuda
+  %3 = aten::max_pool2d_with_indices_backward.default(%2, %0, [3, 3], [2, 2], [1, 1], [1, 1], false, %1#1) -> bf16[2,4,7,7]{196,1,28,4}@cuda
+  %4 = aten::threshold_backward.default(%3, %0, 0) -> bf16[2,4,7,7]{196,1,28,4}@cuda
+  return (%1, %4)
+})";
+
+TEST_CASE("max pooling and its backward become index ops with the old strides",
+          "[max_pool_kernels]") {
+  bool changed = false;
+  const std::string out = Run(kStem, &changed);
+  CHECK(changed);
+  CHECK(out ==
+        Canonical(
+            R"(graph(%a0: bf16[2,4,7,7]{196,1,28,4}@cuda, %a1: bf16[2,4,4,4]{64,1,16,4}@cuda, %a2: bf16[2,4,4,4]{64,1,16,4}@cuda) {
+  %0 = aten::relu.default(%a0) -> bf16[2,4,7,7]{196,1,28,4}@cuda
+  %1 = tccd::max_pool2d_values.default(%0, [3, 3], [2, 2], [1, 1]) -> bf16[2,4,4,4]{64,1,16,4}@cuda
+  %2 = tccd::max_pool2d_offsets.default(%0, [3, 3], [2, 2], [1, 1]) -> i64[2,4,4,4]{64,1,16,4}@cuda
+  %3 = aten::add.Tensor(%a1, %a2) -> bf16[2,4,4,4]{64,1,16,4}@cuda
+  %4 = tccd::max_pool2d_gather_backward.default(%3, %2, [3, 3], [2, 2], [1, 1], [1, 1], false) -> bf16[2,4,7,7]{196,1,28,4}@cuda
+  %5 = aten::threshold_backward.default(%4, %0, 0) -> bf16[2,4,7,7]{196,1,28,4}@cuda
+  return (%1, %5)
+})"));
+}
+
+TEST_CASE("ceil_mode, dilation and f64 max pools stay ATen ops", "[max_pool_kernels]") {
+  const char* text =
+      R"(graph(%a0: f32[2,4,7,7]{196,49,7,1}@cpu, %a1: f64[2,4,7,7]{196,49,7,1}@cpu) {
+  %0 = aten::max_pool2d_with_indices.default(%a0, [3, 3], [2, 2], [1, 1], [1, 1], true) -> (f32[2,4,4,4]{64,16,4,1}@cpu, i64[2,4,4,4]{64,16,4,1}@cpu)
+  %1 = aten::max_pool2d_with_indices.default(%a0, [2, 2], [2, 2], [0, 0], [2, 2]) -> (f32[2,4,3,3]{36,9,3,1}@cpu, i64[2,4,3,3]{36,9,3,1}@cpu)
+  %2 = aten::max_pool2d_with_indices.default(%a1, [3, 3], [2, 2], [1, 1]) -> (f64[2,4,4,4]{64,16,4,1}@cpu, i64[2,4,4,4]{64,16,4,1}@cpu)
+  return (%0, %1, %2)
+})";
+  bool changed = true;
+  const std::string out = Run(text, &changed);
+  CHECK_FALSE(changed);
+  CHECK(out == Canonical(text));
+}
+
+TEST_CASE("the stem's pool backward fuses with the relu backward; the gradient sum is gathered",
+          "[max_pool_kernels]") {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(kStem);
+  REQUIRE(g.ok());
+  MaxPoolKernels pass;
+  REQUIRE(pass.Run(*g).ok());
+  absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
+  REQUIRE(p.ok());
+  CHECK(PrintPartition(*g, *p) ==
+        "fused %0 -> %0\nfused %1 -> %1\nfused %2 -> %2\nfused %3 -> %3\nfused %4 %5 -> %5\n");
+}
+
+TEST_CASE("a 2x2 max pool's kernels", "[max_pool_kernels]") {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(
+      R"(graph(%a0: f32[1,2,4,4]{32,16,4,1}@cuda, %a1: f32[1,2,2,2]{8,4,2,1}@cuda) {
+  %0 = aten::max_pool2d_with_indices.default(%a0, [2, 2]) -> (f32[1,2,2,2]{8,4,2,1}@cuda, i64[1,2,2,2]{8,4,2,1}@cuda)
+  %1 = aten::max_pool2d_with_indices_backward.default(%a1, %a0, [2, 2], [], [0, 0], [1, 1], false, %0#1) -> f32[1,2,4,4]{32,16,4,1}@cuda
+  return (%0, %1)
+})");
+  REQUIRE(g.ok());
+  MaxPoolKernels pass;
+  REQUIRE(pass.Run(*g).ok());
+  absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
+  REQUIRE(p.ok());
+  std::vector<std::string> kernels;
+  for (size_t i = 0; i < p->groups.size(); ++i) {
+    absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, p->groups[i], "k");
+    INFO(k.status().ToString());
+    REQUIRE(k.ok());
+    kernels.push_back(PrintPointwiseKernel(*k));
+  }
+  REQUIRE(kernels.size() == 3);
+  // The forward: four gathers each (one per window point), the index kernel with the running
+  // (value, index) pair.
+  CHECK(kernels[0].starts_with(
+      "pointwise @k[1,2,2,2](in0: f32) -> (out0: f32) {\n  // fused: tccd::max_pool2d_values"));
+  CHECK(kernels[1].starts_with(
+      "pointwise @k[1,2,2,2](in0: f32) -> (out0: i64) {\n  // fused: tccd::max_pool2d_offsets"));
+  CHECK(kernels[2] ==
+        R"(pointwise @k[1,2,4,4](in0: f32, in1: i64) -> (out0: f32) {
+  // fused: tccd::max_pool2d_gather_backward.default
+  %0 = index.i64 dim2
+  %1 = cast.f32 %0
+  %2 = constant.f32 0.5
+  %3 = add.f32 %1, %2
+  %4 = constant.f32 2.0
+  %5 = div.f32 %3, %4
+  %6 = floor.f32 %5
+  %7 = cast.i64 %6
+  %8 = constant.i64 0
+  %9 = ge.b8 %7, %8
+  %10 = constant.i64 2
+  %11 = lt.b8 %7, %10
+  %12 = and.b8 %9, %11
+  %13 = constant.i64 2
+  %14 = constant.i64 2
+  %15 = mul.i64 %7, %14
+  %16 = add.i64 %15, %13
+  %17 = lt.b8 %0, %16
+  %18 = and.b8 %12, %17
+  %19 = index.i64 dim3
+  %20 = cast.f32 %19
+  %21 = constant.f32 0.5
+  %22 = add.f32 %20, %21
+  %23 = constant.f32 2.0
+  %24 = div.f32 %22, %23
+  %25 = floor.f32 %24
+  %26 = cast.i64 %25
+  %27 = constant.i64 0
+  %28 = ge.b8 %26, %27
+  %29 = constant.i64 2
+  %30 = lt.b8 %26, %29
+  %31 = and.b8 %28, %30
+  %32 = constant.i64 2
+  %33 = constant.i64 2
+  %34 = mul.i64 %26, %33
+  %35 = add.i64 %34, %32
+  %36 = lt.b8 %19, %35
+  %37 = and.b8 %31, %36
+  %38 = constant.i64 4
+  %39 = mul.i64 %0, %38
+  %40 = add.i64 %39, %19
+  %41 = constant.f32 0.0
+  %42 = and.b8 %18, %37
+  %43 = index.i64 dim0
+  %44 = index.i64 dim1
+  %45 = gather.i64 in1, %42, %43, %44, %7, %26
+  %46 = eq.b8 %45, %40
+  %47 = and.b8 %42, %46
+  %48 = gather.f32 in0, %47, %43, %44, %7, %26
+  %49 = where.f32 %47, %48, %41
+  store.f32 out0, %49
+}
+)");
+}
+
+}  // namespace
+}  // namespace tccd::codegen
