@@ -38,7 +38,8 @@
 //                              copy_ steps of kept input mutations;
 //                              "embedding-backward-to-scatter" keeps embedding gradients
 //                              ATen's sort-based kernel; "max-pool-kernels" keeps max pooling
-//                              and its backward ATen extern steps)
+//                              and its backward ATen extern steps; "max-pool-backward-alone"
+//                              lets the backward take its pointwise consumers, fusion.h)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
@@ -715,6 +716,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     FusionOptions fusion;
     fusion.enable = !Debug().disable_fusion;
     fusion.merge_row_siblings = !passes.disabled("row-siblings");
+    fusion.max_pool_backward_alone = !passes.disabled("max-pool-backward-alone");
     if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
       fusion.column_stored_prologues = Debug().column_stored_prologue == "1"
                                            ? FusionOptions::StoredPrologues::kAlways

@@ -78,6 +78,26 @@ bool HasCoordinateOps(const ir::Graph& graph, const FusionGroup& g) {
   return false;
 }
 
+// Whether g is index ops only, every operand gathered (max pooling's values and offsets kernels,
+// max_pool_kernels.h): two such groups gathering a common tensor may merge, since no tensor is
+// then both gathered and loaded, and the merged kernel reads the common one once.
+bool GathersOnly(const ir::Graph& graph, const FusionGroup& g) {
+  std::set<ir::ValueRef> gathered;
+  for (int m : g.nodes) {
+    if (!IsIndexOp(graph, graph.nodes[m])) return false;
+    for (const ir::ValueRef& r : GatheredRefs(graph.nodes[m])) gathered.insert(r);
+  }
+  for (const ir::ValueRef& r : g.inputs)
+    if (!gathered.contains(r)) return false;
+  return !g.inputs.empty();
+}
+
+bool ShareInput(const FusionGroup& a, const FusionGroup& b) {
+  for (const ir::ValueRef& r : a.inputs)
+    if (std::find(b.inputs.begin(), b.inputs.end(), r) != b.inputs.end()) return true;
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOptions& options,
@@ -87,10 +107,13 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
   const size_t num_groups = p.groups.size();
   std::vector<std::vector<bool>> anc = GroupAncestors(graph, p);
   // Groups with index-aware ops keep to themselves: a tensor one group gathers must not be one
-  // the other loads (index_ops.h).
-  std::vector<bool> eligible(num_groups);
-  for (size_t g = 0; g < num_groups; ++g)
-    eligible[g] = p.groups[g].num_reduced_dims == 0 && !HasCoordinateOps(graph, p.groups[g]);
+  // the other loads (index_ops.h). Gather-only groups merge with each other (GathersOnly).
+  std::vector<bool> eligible(num_groups), gathers_only(num_groups);
+  for (size_t g = 0; g < num_groups; ++g) {
+    gathers_only[g] = p.groups[g].num_reduced_dims == 0 && GathersOnly(graph, p.groups[g]);
+    eligible[g] = gathers_only[g] || (p.groups[g].num_reduced_dims == 0 &&
+                                      !HasCoordinateOps(graph, p.groups[g]));
+  }
   std::set<ir::ValueRef> returned;
   for (const ir::Arg& a : graph.outputs)
     ir::ForEachRef(a, [&](const ir::ValueRef& r) { returned.insert(r); });
@@ -107,7 +130,12 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       if (anc[a][b] || anc[b][a]) continue;
       // The merged kernel runs where a ran: b's values are made there (see horizontal_fusion.h),
       // unless both read the same full-size tensor.
-      if (hoisted[b] > kMaxHoistedBytes && !ShareFullSizeInput(graph, ga, gb)) continue;
+      if (gathers_only[a] != gathers_only[b]) continue;
+      if (gathers_only[a]) {
+        if (!ShareInput(ga, gb)) continue;
+      } else if (hoisted[b] > kMaxHoistedBytes && !ShareFullSizeInput(graph, ga, gb)) {
+        continue;
+      }
       if (static_cast<int>(ga.nodes.size() + gb.nodes.size()) > options.max_nodes_per_group)
         continue;
       // No edge joins independent groups: the merged kernel's operands are exactly the union.

@@ -5,6 +5,7 @@
 #include "codegen/ir/printer.h"
 #include "codegen/kernel/pointwise_kernel.h"
 #include "codegen/passes/fusion.h"
+#include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/max_pool_kernels.h"
 #include "codegen/passes/plan_builder.h"
@@ -84,6 +85,33 @@ TEST_CASE("the stem's pool backward fuses with the relu backward; the gradient s
   REQUIRE(p.ok());
   CHECK(PrintPartition(*g, *p) ==
         "fused %0 -> %0\nfused %1 -> %1\nfused %2 -> %2\nfused %3 -> %3\nfused %4 %5 -> %5\n");
+}
+
+TEST_CASE("a pool backward whose gradient other ops read takes no consumers (knob: it does)",
+          "[max_pool_kernels]") {
+  // As in a ResNet stem: the batch norm's backward sums read the gradient beside the ReLU
+  // backward and its f32 cast.
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(
+      R"(graph(%a0: bf16[2,4,7,7]{196,1,28,4}@cuda, %a1: bf16[2,4,4,4]{64,1,16,4}@cuda, %a2: i64[2,4,4,4]{64,1,16,4}@cuda) {
+  %0 = aten::max_pool2d_with_indices_backward.default(%a1, %a0, [3, 3], [2, 2], [1, 1], [1, 1], false, %a2) -> bf16[2,4,7,7]{196,1,28,4}@cuda
+  %1 = aten::threshold_backward.default(%0, %a0, 0) -> bf16[2,4,7,7]{196,1,28,4}@cuda
+  %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[2,4,7,7]{196,1,28,4}@cuda
+  %3 = aten::sum.dim_IntList(%0, [0, 2, 3]) -> bf16[4]{1}@cuda
+  return (%2, %3)
+})");
+  REQUIRE(g.ok());
+  MaxPoolKernels pass;
+  REQUIRE(pass.Run(*g).ok());
+  absl::StatusOr<Partition> alone = PartitionForFusion(*g, {});
+  REQUIRE(alone.ok());
+  CHECK(PrintPartition(*g, *alone) ==
+        "fused %0 -> %0\nfused %1 %2 -> %2\nextern %3 aten::sum.dim_IntList\n");
+  FusionOptions fused_options;
+  fused_options.max_pool_backward_alone = false;
+  absl::StatusOr<Partition> fused = PartitionForFusion(*g, fused_options);
+  REQUIRE(fused.ok());
+  CHECK(PrintPartition(*g, *fused) ==
+        "fused %0 %1 %2 -> %0 %2\nextern %3 aten::sum.dim_IntList\n");
 }
 
 TEST_CASE("a 2x2 max pool's kernels", "[max_pool_kernels]") {
@@ -168,6 +196,33 @@ TEST_CASE("a 2x2 max pool's kernels", "[max_pool_kernels]") {
   store.f32 out0, %49
 }
 )");
+}
+
+TEST_CASE("the values and offsets kernels merge horizontally; other index kernels do not",
+          "[max_pool_kernels]") {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(kStem);
+  REQUIRE(g.ok());
+  MaxPoolKernels pass;
+  REQUIRE(pass.Run(*g).ok());
+  absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
+  REQUIRE(p.ok());
+  absl::StatusOr<bool> merged = FuseHorizontally(*g, {}, *p);
+  REQUIRE(merged.ok());
+  CHECK(*merged);
+  CHECK(PrintPartition(*g, *p) ==
+        "fused %0 -> %0\nfused %1 %2 -> %1 %2\nfused %3 -> %3\nfused %4 %5 -> %5\n");
+  absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, p->groups[1], "k");
+  INFO(k.status().ToString());
+  REQUIRE(k.ok());
+  // One kernel, two outputs; each op's nine window gathers stay in the IR (the kernel IR has no
+  // value numbering) and are the same loads for the backend compilers to merge.
+  const std::string text = PrintPointwiseKernel(*k);
+  CHECK(text.starts_with("pointwise @k[2,4,4,4](in0: bf16) -> (out0: bf16, out1: i64) {\n"));
+  size_t gathers = 0;
+  for (size_t at = text.find("gather.bf16 in0"); at != std::string::npos;
+       at = text.find("gather.bf16 in0", at + 1))
+    ++gathers;
+  CHECK(gathers == 18);
 }
 
 }  // namespace
