@@ -558,23 +558,31 @@ int LowerIndexTensor(Lowering& l) {
 }
 
 // ---- max pooling (max_pool_kernels.h). tccd::max_pool2d_values / _offsets(x, kernel_size,
-// stride, padding, dilation, ceil_mode) and tccd::max_pool2d_gather_backward(grad, indices,
-// kernel_size, stride, padding, dilation, ceil_mode): the ATen ops' arguments, pooling the last
-// two dims of a 3-D or 4-D tensor.
+// stride, padding, dilation, ceil_mode[, channels_last]) and
+// tccd::max_pool2d_gather_backward(grad, indices, kernel_size, stride, padding, dilation,
+// ceil_mode[, channels_last]): the ATen ops' arguments, pooling the last two dims of a 3-D or 4-D
+// tensor, or with channels_last dims 1 and 2 of a 4-D [N, H, W, C] one (a channels-last
+// tensor's permuted view: the kernel then walks C innermost).
 struct PoolDim {
   int64_t kernel, stride, pad, in, out;
 };
 
-// The pooling geometry of the spatial dims (H, W) from the arguments at `first` onwards, for
-// input sizes `in` and output sizes `out` (equal ranks); nullopt for what the generated form
-// does not take (dilation > 1, ceil_mode, windows of more than 64 points, a padding over half the
-// window, which ATen rejects, or sizes that disagree with the arguments).
-std::optional<std::array<PoolDim, 2>> PoolGeometry(const ir::Node& n, size_t first,
-                                                   const std::vector<int64_t>& in,
-                                                   const std::vector<int64_t>& out) {
+struct PoolGeometryOf {
+  std::array<PoolDim, 2> dims;
+  std::array<int64_t, 2> axes;  // the pooled dims (H, W) of the tensors
+};
+
+// The pooling geometry from the arguments at `first` onwards, for input sizes `in` and output
+// sizes `out` (equal ranks); nullopt for what the generated form does not take (dilation > 1,
+// ceil_mode, windows of more than 64 points, a padding over half the window, which ATen rejects,
+// or sizes that disagree with the arguments).
+std::optional<PoolGeometryOf> PoolGeometry(const ir::Node& n, size_t first,
+                                           const std::vector<int64_t>& in,
+                                           const std::vector<int64_t>& out) {
   const int64_t rank = static_cast<int64_t>(out.size());
   if ((rank != 3 && rank != 4) || static_cast<int64_t>(in.size()) != rank) return std::nullopt;
-  auto pair = [&](size_t index, std::vector<int64_t> fallback) -> std::optional<std::vector<int64_t>> {
+  auto pair = [&](size_t index,
+                  std::vector<int64_t> fallback) -> std::optional<std::vector<int64_t>> {
     if (index >= n.args.size() || n.args[index].is_none()) return fallback;
     auto list = IntListArg(n, index, "");
     if (!list) return std::nullopt;
@@ -583,6 +591,12 @@ std::optional<std::array<PoolDim, 2>> PoolGeometry(const ir::Node& n, size_t fir
     if (list->size() != 2) return std::nullopt;
     return list;
   };
+  auto flag = [&](size_t index) -> std::optional<bool> {
+    if (index >= n.args.size()) return false;
+    const bool* b = std::get_if<bool>(&n.args[index].v);
+    if (b == nullptr) return std::nullopt;
+    return *b;
+  };
   auto kernel = pair(first, {});
   if (!kernel || kernel->size() != 2) return std::nullopt;
   auto stride = pair(first + 1, *kernel);
@@ -590,24 +604,33 @@ std::optional<std::array<PoolDim, 2>> PoolGeometry(const ir::Node& n, size_t fir
   auto dilation = pair(first + 3, {1, 1});
   if (!stride || !pad || !dilation || (*dilation)[0] != 1 || (*dilation)[1] != 1)
     return std::nullopt;
-  if (first + 4 < n.args.size()) {
-    const bool* ceil_mode = std::get_if<bool>(&n.args[first + 4].v);
-    if (ceil_mode == nullptr || *ceil_mode) return std::nullopt;
-  }
+  const std::optional<bool> ceil_mode = flag(first + 4);
+  const std::optional<bool> channels_last = flag(first + 5);
+  if (!ceil_mode || *ceil_mode || !channels_last || (*channels_last && rank != 4))
+    return std::nullopt;
   if ((*kernel)[0] * (*kernel)[1] > 64) return std::nullopt;
-  std::array<PoolDim, 2> dims;
+  PoolGeometryOf g;
+  g.axes = *channels_last ? std::array<int64_t, 2>{1, 2} : std::array<int64_t, 2>{rank - 2, rank - 1};
   for (int k = 0; k < 2; ++k) {
-    PoolDim d{(*kernel)[k], (*stride)[k], (*pad)[k], in[rank - 2 + k], out[rank - 2 + k]};
+    PoolDim d{(*kernel)[k], (*stride)[k], (*pad)[k], in[g.axes[k]], out[g.axes[k]]};
     if (d.kernel <= 0 || d.stride <= 0 || d.pad < 0 || 2 * d.pad > d.kernel) return std::nullopt;
     // The backward's window division runs in f32 (exact below 2^22).
     if (d.in + d.pad >= (int64_t{1} << 22)) return std::nullopt;
     if (d.in + 2 * d.pad < d.kernel || (d.in + 2 * d.pad - d.kernel) / d.stride + 1 != d.out)
       return std::nullopt;
-    dims[k] = d;
+    g.dims[k] = d;
   }
-  for (int64_t k = 0; k < rank - 2; ++k)
-    if (in[k] != out[k]) return std::nullopt;
-  return dims;
+  for (int64_t k = 0; k < rank; ++k)
+    if (k != g.axes[0] && k != g.axes[1] && in[k] != out[k]) return std::nullopt;
+  return g;
+}
+
+// The point's coordinates with the pooled dims replaced by h and w.
+std::vector<int> PoolCoords(Lowering& l, const PoolGeometryOf& g, int h, int w) {
+  std::vector<int> coords;
+  for (int64_t k = 0; k < l.rank(); ++k)
+    coords.push_back(k == g.axes[0] ? h : k == g.axes[1] ? w : l.Coord(k));
+  return coords;
 }
 
 bool MaxPoolForwardOk(const ir::Graph& g, const ir::Node& n) {
@@ -626,11 +649,12 @@ int LowerMaxPoolForward(Lowering& l, bool want_index) {
   const ir::Node& n = l.node();
   const ir::ValueRef x = n.args[0].ref();
   const ir::TensorType& xt = l.graph().type_of(x);
-  const std::array<PoolDim, 2> dims = *PoolGeometry(n, 1, xt.sizes, l.out().sizes);
-  const int64_t r = l.rank();
+  const PoolGeometryOf geometry = *PoolGeometry(n, 1, xt.sizes, l.out().sizes);
+  const std::array<PoolDim, 2>& dims = geometry.dims;
   int start[2];
   for (int k = 0; k < 2; ++k) {
-    const int scaled = l.b().Binary(PwOp::kMul, l.Coord(r - 2 + k), l.I64(dims[k].stride));
+    const int scaled =
+        l.b().Binary(PwOp::kMul, l.Coord(geometry.axes[k]), l.I64(dims[k].stride));
     start[k] = l.Shift(scaled, dims[k].pad);
   }
   int max_index = -1;
@@ -652,11 +676,7 @@ int LowerMaxPoolForward(Lowering& l, bool want_index) {
       const int w = j == 0 ? start[1] : l.b().Binary(PwOp::kAdd, start[1], l.I64(j));
       const int w_ok = l.InRange(w, 0, dims[1].in);
       const int valid = l.And(h_ok, w_ok);
-      std::vector<int> coords;
-      for (int64_t k = 0; k < r - 2; ++k) coords.push_back(l.Coord(k));
-      coords.push_back(h);
-      coords.push_back(w);
-      const int v = l.Gather(x, valid, coords, DType::kF32);
+      const int v = l.Gather(x, valid, PoolCoords(l, geometry, h, w), DType::kF32);
       const int greater = l.b().Compare(PwOp::kGt, v, max_value);
       const int nan = l.b().Compare(PwOp::kNe, v, v);
       const int better = l.b().Binary(PwOp::kOr, greater, nan);
@@ -682,10 +702,11 @@ bool MaxPoolGatherBackwardOk(const ir::Graph& g, const ir::Node& n) {
   if (!IsF32OrHalf(n.outputs[0].dtype) || grad.dtype != n.outputs[0].dtype ||
       indices.dtype != DType::kI64 || indices.sizes != grad.sizes)
     return false;
-  auto dims = PoolGeometry(n, 2, n.outputs[0].sizes, grad.sizes);
-  if (!dims) return false;
-  const int64_t windows = ((*dims)[0].kernel + (*dims)[0].stride - 1) / (*dims)[0].stride *
-                          (((*dims)[1].kernel + (*dims)[1].stride - 1) / (*dims)[1].stride);
+  auto geometry = PoolGeometry(n, 2, n.outputs[0].sizes, grad.sizes);
+  if (!geometry) return false;
+  const std::array<PoolDim, 2>& dims = geometry->dims;
+  const int64_t windows = (dims[0].kernel + dims[0].stride - 1) / dims[0].stride *
+                          ((dims[1].kernel + dims[1].stride - 1) / dims[1].stride);
   return windows <= 16;
 }
 
@@ -699,16 +720,16 @@ int LowerMaxPoolGatherBackward(Lowering& l) {
   const ir::Node& n = l.node();
   const ir::ValueRef grad = n.args[0].ref();
   const ir::ValueRef indices = n.args[1].ref();
-  const std::array<PoolDim, 2> dims =
+  const PoolGeometryOf geometry =
       *PoolGeometry(n, 2, l.out().sizes, l.graph().type_of(grad).sizes);
-  const int64_t r = l.rank();
+  const std::array<PoolDim, 2>& dims = geometry.dims;
   struct Candidate {
     int index, ok;
   };
   std::vector<Candidate> candidates[2];
   for (int k = 0; k < 2; ++k) {
     const PoolDim& d = dims[k];
-    const int padded = l.Shift(l.Coord(r - 2 + k), -d.pad);
+    const int padded = l.Shift(l.Coord(geometry.axes[k]), -d.pad);
     const int as_float = l.b().Coerce(padded, DType::kF32);
     const int half = l.b().Binary(PwOp::kAdd, as_float, l.b().Constant(0.5, DType::kF32));
     const int quotient =
@@ -725,17 +746,14 @@ int LowerMaxPoolGatherBackward(Lowering& l) {
       candidates[k].push_back({p, l.And(in_range, holds)});
     }
   }
-  const int row = l.b().Binary(PwOp::kMul, l.Coord(r - 2), l.I64(dims[1].in));
-  const int self = l.b().Binary(PwOp::kAdd, row, l.Coord(r - 1));
+  const int row = l.b().Binary(PwOp::kMul, l.Coord(geometry.axes[0]), l.I64(dims[1].in));
+  const int self = l.b().Binary(PwOp::kAdd, row, l.Coord(geometry.axes[1]));
   const int zero = l.b().Constant(0, DType::kF32);
   int sum = -1;
   for (const Candidate& ph : candidates[0]) {
     for (const Candidate& pw : candidates[1]) {
       const int ok = l.And(ph.ok, pw.ok);
-      std::vector<int> coords;
-      for (int64_t k = 0; k < r - 2; ++k) coords.push_back(l.Coord(k));
-      coords.push_back(ph.index);
-      coords.push_back(pw.index);
+      const std::vector<int> coords = PoolCoords(l, geometry, ph.index, pw.index);
       const int saved = l.Gather(indices, ok, coords, DType::kI64);
       const int hit = l.And(ok, l.b().Compare(PwOp::kEq, saved, self));
       const int g = l.Gather(grad, hit, coords, DType::kF32);

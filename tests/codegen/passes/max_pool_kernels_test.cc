@@ -43,7 +43,7 @@ constexpr char kStem[] =
   return (%1, %4)
 })";
 
-TEST_CASE("max pooling and its backward become index ops with the old strides",
+TEST_CASE("channels-last max pooling and its backward run over [N, H, W, C] views",
           "[max_pool_kernels]") {
   bool changed = false;
   const std::string out = Run(kStem, &changed);
@@ -52,12 +52,37 @@ TEST_CASE("max pooling and its backward become index ops with the old strides",
         Canonical(
             R"(graph(%a0: bf16[2,4,7,7]{196,1,28,4}@cuda, %a1: bf16[2,4,4,4]{64,1,16,4}@cuda, %a2: bf16[2,4,4,4]{64,1,16,4}@cuda) {
   %0 = aten::relu.default(%a0) -> bf16[2,4,7,7]{196,1,28,4}@cuda
-  %1 = tccd::max_pool2d_values.default(%0, [3, 3], [2, 2], [1, 1]) -> bf16[2,4,4,4]{64,1,16,4}@cuda
-  %2 = tccd::max_pool2d_offsets.default(%0, [3, 3], [2, 2], [1, 1]) -> i64[2,4,4,4]{64,1,16,4}@cuda
-  %3 = aten::add.Tensor(%a1, %a2) -> bf16[2,4,4,4]{64,1,16,4}@cuda
-  %4 = tccd::max_pool2d_gather_backward.default(%3, %2, [3, 3], [2, 2], [1, 1], [1, 1], false) -> bf16[2,4,7,7]{196,1,28,4}@cuda
-  %5 = aten::threshold_backward.default(%4, %0, 0) -> bf16[2,4,7,7]{196,1,28,4}@cuda
-  return (%1, %5)
+  %1 = aten::permute.default(%0, [0, 2, 3, 1]) -> bf16[2,7,7,4]{196,28,4,1}@cuda
+  %2 = tccd::max_pool2d_values.default(%1, [3, 3], [2, 2], [1, 1], [1], false, true) -> bf16[2,4,4,4]{64,16,4,1}@cuda
+  %3 = aten::permute.default(%2, [0, 3, 1, 2]) -> bf16[2,4,4,4]{64,1,16,4}@cuda
+  %4 = tccd::max_pool2d_offsets.default(%1, [3, 3], [2, 2], [1, 1], [1], false, true) -> i64[2,4,4,4]{64,16,4,1}@cuda
+  %5 = aten::permute.default(%4, [0, 3, 1, 2]) -> i64[2,4,4,4]{64,1,16,4}@cuda
+  %6 = aten::add.Tensor(%a1, %a2) -> bf16[2,4,4,4]{64,1,16,4}@cuda
+  %7 = aten::permute.default(%6, [0, 2, 3, 1]) -> bf16[2,4,4,4]{64,16,4,1}@cuda
+  %8 = aten::permute.default(%5, [0, 2, 3, 1]) -> i64[2,4,4,4]{64,16,4,1}@cuda
+  %9 = tccd::max_pool2d_gather_backward.default(%7, %8, [3, 3], [2, 2], [1, 1], [1, 1], false, true) -> bf16[2,7,7,4]{196,28,4,1}@cuda
+  %10 = aten::permute.default(%9, [0, 3, 1, 2]) -> bf16[2,4,7,7]{196,1,28,4}@cuda
+  %11 = aten::threshold_backward.default(%10, %0, 0) -> bf16[2,4,7,7]{196,1,28,4}@cuda
+  return (%3, %11)
+})"));
+}
+
+TEST_CASE("NCHW max pooling and its backward keep their shapes and strides",
+          "[max_pool_kernels]") {
+  bool changed = false;
+  const std::string out = Run(
+      R"(graph(%a0: f32[2,4,7,7]{196,49,7,1}@cpu, %a1: f32[2,4,4,4]{64,16,4,1}@cpu) {
+  %0 = aten::max_pool2d_with_indices.default(%a0, [3, 3], [2, 2], [1, 1]) -> (f32[2,4,4,4]{64,16,4,1}@cpu, i64[2,4,4,4]{64,16,4,1}@cpu)
+  %1 = aten::max_pool2d_with_indices_backward.default(%a1, %a0, [3, 3], [2, 2], [1, 1], [1, 1], false, %0#1) -> f32[2,4,7,7]{196,49,7,1}@cpu
+  return (%0, %1)
+})",
+      &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(R"(graph(%a0: f32[2,4,7,7]{196,49,7,1}@cpu, %a1: f32[2,4,4,4]{64,16,4,1}@cpu) {
+  %0 = tccd::max_pool2d_values.default(%a0, [3, 3], [2, 2], [1, 1], [1], false, false) -> f32[2,4,4,4]{64,16,4,1}@cpu
+  %1 = tccd::max_pool2d_offsets.default(%a0, [3, 3], [2, 2], [1, 1], [1], false, false) -> i64[2,4,4,4]{64,16,4,1}@cpu
+  %2 = tccd::max_pool2d_gather_backward.default(%a1, %1, [3, 3], [2, 2], [1, 1], [1, 1], false, false) -> f32[2,4,7,7]{196,49,7,1}@cpu
+  return (%0, %2)
 })"));
 }
 
@@ -75,7 +100,7 @@ TEST_CASE("ceil_mode, dilation and f64 max pools stay ATen ops", "[max_pool_kern
   CHECK(out == Canonical(text));
 }
 
-TEST_CASE("the stem's pool backward fuses with the relu backward; the gradient sum is gathered",
+TEST_CASE("the channels-last stem's pool kernels read and write through permuted views",
           "[max_pool_kernels]") {
   absl::StatusOr<ir::Graph> g = ir::ParseGraph(kStem);
   REQUIRE(g.ok());
@@ -84,18 +109,22 @@ TEST_CASE("the stem's pool backward fuses with the relu backward; the gradient s
   absl::StatusOr<Partition> p = PartitionForFusion(*g, {});
   REQUIRE(p.ok());
   CHECK(PrintPartition(*g, *p) ==
-        "fused %0 -> %0\nfused %1 -> %1\nfused %2 -> %2\nfused %3 -> %3\nfused %4 %5 -> %5\n");
+        "fused %0 -> %0\nextern %1 aten::permute.default\nfused %2 -> %2\nextern %3 "
+        "aten::permute.default\nfused %4 -> %4\nextern %5 aten::permute.default\nfused %6 -> "
+        "%6\nextern %7 aten::permute.default\nextern %8 aten::permute.default\nfused %9 -> "
+        "%9\nextern %10 aten::permute.default\nfused %11 -> %11\n");
 }
 
 TEST_CASE("a pool backward whose gradient other ops read takes no consumers (knob: it does)",
           "[max_pool_kernels]") {
-  // As in a ResNet stem: the batch norm's backward sums read the gradient beside the ReLU
-  // backward and its f32 cast.
+  // As in a ResNet stem (NCHW here: channels-last gradients are written through a permuted view,
+  // which keeps consumers out anyway): the batch norm's backward sums read the gradient beside
+  // the ReLU backward and its f32 cast.
   absl::StatusOr<ir::Graph> g = ir::ParseGraph(
-      R"(graph(%a0: bf16[2,4,7,7]{196,1,28,4}@cuda, %a1: bf16[2,4,4,4]{64,1,16,4}@cuda, %a2: i64[2,4,4,4]{64,1,16,4}@cuda) {
-  %0 = aten::max_pool2d_with_indices_backward.default(%a1, %a0, [3, 3], [2, 2], [1, 1], [1, 1], false, %a2) -> bf16[2,4,7,7]{196,1,28,4}@cuda
-  %1 = aten::threshold_backward.default(%0, %a0, 0) -> bf16[2,4,7,7]{196,1,28,4}@cuda
-  %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[2,4,7,7]{196,1,28,4}@cuda
+      R"(graph(%a0: bf16[2,4,7,7]{196,49,7,1}@cuda, %a1: bf16[2,4,4,4]{64,16,4,1}@cuda, %a2: i64[2,4,4,4]{64,16,4,1}@cuda) {
+  %0 = aten::max_pool2d_with_indices_backward.default(%a1, %a0, [3, 3], [2, 2], [1, 1], [1, 1], false, %a2) -> bf16[2,4,7,7]{196,49,7,1}@cuda
+  %1 = aten::threshold_backward.default(%0, %a0, 0) -> bf16[2,4,7,7]{196,49,7,1}@cuda
+  %2 = aten::_to_copy.default(%1, dtype=f32) -> f32[2,4,7,7]{196,49,7,1}@cuda
   %3 = aten::sum.dim_IntList(%0, [0, 2, 3]) -> bf16[4]{1}@cuda
   return (%2, %3)
 })");
@@ -209,9 +238,10 @@ TEST_CASE("the values and offsets kernels merge horizontally; other index kernel
   absl::StatusOr<bool> merged = FuseHorizontally(*g, {}, *p);
   REQUIRE(merged.ok());
   CHECK(*merged);
-  CHECK(PrintPartition(*g, *p) ==
-        "fused %0 -> %0\nfused %1 %2 -> %1 %2\nfused %3 -> %3\nfused %4 %5 -> %5\n");
-  absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, p->groups[1], "k");
+  const int group = p->group_of[2];
+  REQUIRE(group >= 0);
+  CHECK(p->group_of[4] == group);
+  absl::StatusOr<PointwiseKernel> k = BuildPointwiseKernel(*g, p->groups[group], "k");
   INFO(k.status().ToString());
   REQUIRE(k.ok());
   // One kernel, two outputs; each op's nine window gathers stay in the IR (the kernel IR has no

@@ -118,8 +118,8 @@ __device__ __forceinline__ double minimum(double a, double b) {
 }  // namespace tccd_rt
 
 // ----------------------------------------------------------------------------
-// pointwise @max_pool_backward_bf16[64,64,112,112](in0: bf16, in1: i64) -> (out0: bf16) {
-//   %0 = index.i64 dim2
+// pointwise @max_pool_backward_bf16[64,112,112,64](in0: bf16, in1: i64) -> (out0: bf16) {
+//   %0 = index.i64 dim1
 //   %1 = constant.i64 1
 //   %2 = add.i64 %0, %1
 //   %3 = cast.f32 %2
@@ -153,7 +153,7 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %31 = lt.b8 %2, %30
 //   %32 = and.b8 %24, %26
 //   %33 = and.b8 %32, %31
-//   %34 = index.i64 dim3
+//   %34 = index.i64 dim2
 //   %35 = constant.i64 1
 //   %36 = add.i64 %34, %35
 //   %37 = cast.f32 %36
@@ -187,48 +187,48 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %65 = lt.b8 %36, %64
 //   %66 = and.b8 %58, %60
 //   %67 = and.b8 %66, %65
-//   %68 = index.i64 dim2
+//   %68 = index.i64 dim1
 //   %69 = constant.i64 112
 //   %70 = mul.i64 %68, %69
-//   %71 = index.i64 dim3
+//   %71 = index.i64 dim2
 //   %72 = add.i64 %70, %71
 //   %73 = constant.f32 0.0
 //   %74 = and.b8 %22, %56
 //   %75 = index.i64 dim0
-//   %76 = index.i64 dim1
-//   %77 = gather.i64 in1, %74, %75, %76, %11, %45
+//   %76 = index.i64 dim3
+//   %77 = gather.i64 in1, %74, %75, %11, %45, %76
 //   %78 = eq.b8 %77, %72
 //   %79 = and.b8 %74, %78
-//   %80 = gather.bf16 in0, %79, %75, %76, %11, %45
+//   %80 = gather.bf16 in0, %79, %75, %11, %45, %76
 //   %81 = cast.f32 %80
 //   %82 = where.f32 %79, %81, %73
 //   %83 = and.b8 %22, %67
 //   %84 = index.i64 dim0
-//   %85 = index.i64 dim1
-//   %86 = gather.i64 in1, %83, %84, %85, %11, %43
+//   %85 = index.i64 dim3
+//   %86 = gather.i64 in1, %83, %84, %11, %43, %85
 //   %87 = eq.b8 %86, %72
 //   %88 = and.b8 %83, %87
-//   %89 = gather.bf16 in0, %88, %84, %85, %11, %43
+//   %89 = gather.bf16 in0, %88, %84, %11, %43, %85
 //   %90 = cast.f32 %89
 //   %91 = where.f32 %88, %90, %73
 //   %92 = add.f32 %82, %91
 //   %93 = and.b8 %33, %56
 //   %94 = index.i64 dim0
-//   %95 = index.i64 dim1
-//   %96 = gather.i64 in1, %93, %94, %95, %9, %45
+//   %95 = index.i64 dim3
+//   %96 = gather.i64 in1, %93, %94, %9, %45, %95
 //   %97 = eq.b8 %96, %72
 //   %98 = and.b8 %93, %97
-//   %99 = gather.bf16 in0, %98, %94, %95, %9, %45
+//   %99 = gather.bf16 in0, %98, %94, %9, %45, %95
 //   %100 = cast.f32 %99
 //   %101 = where.f32 %98, %100, %73
 //   %102 = add.f32 %92, %101
 //   %103 = and.b8 %33, %67
 //   %104 = index.i64 dim0
-//   %105 = index.i64 dim1
-//   %106 = gather.i64 in1, %103, %104, %105, %9, %43
+//   %105 = index.i64 dim3
+//   %106 = gather.i64 in1, %103, %104, %9, %43, %105
 //   %107 = eq.b8 %106, %72
 //   %108 = and.b8 %103, %107
-//   %109 = gather.bf16 in0, %108, %104, %105, %9, %43
+//   %109 = gather.bf16 in0, %108, %104, %9, %43, %105
 //   %110 = cast.f32 %109
 //   %111 = where.f32 %108, %110, %73
 //   %112 = add.f32 %102, %111
@@ -250,7 +250,7 @@ static_assert(sizeof(ContigParams) == 24, "parameter layout");
 static_assert(sizeof(StridedParams) == 120, "parameter layout");
 
 __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4], const long long* c, const long long* off, unsigned long long flat) {
-  const long long v0 = c[2];
+  const long long v0 = c[1];
   const long long v1 = 1ll;
   const long long v2 = (long long)((unsigned long long)v0 + (unsigned long long)v1);
   const float v3 = (float)v2;
@@ -284,7 +284,7 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v31 = v2 < v30;
   const bool v32 = v24 && v26;
   const bool v33 = v32 && v31;
-  const long long v34 = c[3];
+  const long long v34 = c[2];
   const long long v35 = 1ll;
   const long long v36 = (long long)((unsigned long long)v34 + (unsigned long long)v35);
   const float v37 = (float)v36;
@@ -318,48 +318,48 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v65 = v36 < v64;
   const bool v66 = v58 && v60;
   const bool v67 = v66 && v65;
-  const long long v68 = c[2];
+  const long long v68 = c[1];
   const long long v69 = 112ll;
   const long long v70 = (long long)((unsigned long long)v68 * (unsigned long long)v69);
-  const long long v71 = c[3];
+  const long long v71 = c[2];
   const long long v72 = (long long)((unsigned long long)v70 + (unsigned long long)v71);
   const float v73 = 0.0f;
   const bool v74 = v22 && v56;
   const long long v75 = c[0];
-  const long long v76 = c[1];
-  const long long v77 = v74 ? reinterpret_cast<const long long*>(ptr[1])[v75 * st[1][0] + v76 * st[1][1] + v11 * st[1][2] + v45 * st[1][3]] : static_cast<long long>(0);
+  const long long v76 = c[3];
+  const long long v77 = v74 ? reinterpret_cast<const long long*>(ptr[1])[v75 * st[1][0] + v11 * st[1][1] + v45 * st[1][2] + v76 * st[1][3]] : static_cast<long long>(0);
   const bool v78 = v77 == v72;
   const bool v79 = v74 && v78;
-  const unsigned short v80 = v79 ? reinterpret_cast<const unsigned short*>(ptr[0])[v75 * st[0][0] + v76 * st[0][1] + v11 * st[0][2] + v45 * st[0][3]] : static_cast<unsigned short>(0);
+  const unsigned short v80 = v79 ? reinterpret_cast<const unsigned short*>(ptr[0])[v75 * st[0][0] + v11 * st[0][1] + v45 * st[0][2] + v76 * st[0][3]] : static_cast<unsigned short>(0);
   const float v81 = tccd_rt::bf16_to_f32(v80);
   const float v82 = v79 ? v81 : v73;
   const bool v83 = v22 && v67;
   const long long v84 = c[0];
-  const long long v85 = c[1];
-  const long long v86 = v83 ? reinterpret_cast<const long long*>(ptr[1])[v84 * st[1][0] + v85 * st[1][1] + v11 * st[1][2] + v43 * st[1][3]] : static_cast<long long>(0);
+  const long long v85 = c[3];
+  const long long v86 = v83 ? reinterpret_cast<const long long*>(ptr[1])[v84 * st[1][0] + v11 * st[1][1] + v43 * st[1][2] + v85 * st[1][3]] : static_cast<long long>(0);
   const bool v87 = v86 == v72;
   const bool v88 = v83 && v87;
-  const unsigned short v89 = v88 ? reinterpret_cast<const unsigned short*>(ptr[0])[v84 * st[0][0] + v85 * st[0][1] + v11 * st[0][2] + v43 * st[0][3]] : static_cast<unsigned short>(0);
+  const unsigned short v89 = v88 ? reinterpret_cast<const unsigned short*>(ptr[0])[v84 * st[0][0] + v11 * st[0][1] + v43 * st[0][2] + v85 * st[0][3]] : static_cast<unsigned short>(0);
   const float v90 = tccd_rt::bf16_to_f32(v89);
   const float v91 = v88 ? v90 : v73;
   const float v92 = v82 + v91;
   const bool v93 = v33 && v56;
   const long long v94 = c[0];
-  const long long v95 = c[1];
-  const long long v96 = v93 ? reinterpret_cast<const long long*>(ptr[1])[v94 * st[1][0] + v95 * st[1][1] + v9 * st[1][2] + v45 * st[1][3]] : static_cast<long long>(0);
+  const long long v95 = c[3];
+  const long long v96 = v93 ? reinterpret_cast<const long long*>(ptr[1])[v94 * st[1][0] + v9 * st[1][1] + v45 * st[1][2] + v95 * st[1][3]] : static_cast<long long>(0);
   const bool v97 = v96 == v72;
   const bool v98 = v93 && v97;
-  const unsigned short v99 = v98 ? reinterpret_cast<const unsigned short*>(ptr[0])[v94 * st[0][0] + v95 * st[0][1] + v9 * st[0][2] + v45 * st[0][3]] : static_cast<unsigned short>(0);
+  const unsigned short v99 = v98 ? reinterpret_cast<const unsigned short*>(ptr[0])[v94 * st[0][0] + v9 * st[0][1] + v45 * st[0][2] + v95 * st[0][3]] : static_cast<unsigned short>(0);
   const float v100 = tccd_rt::bf16_to_f32(v99);
   const float v101 = v98 ? v100 : v73;
   const float v102 = v92 + v101;
   const bool v103 = v33 && v67;
   const long long v104 = c[0];
-  const long long v105 = c[1];
-  const long long v106 = v103 ? reinterpret_cast<const long long*>(ptr[1])[v104 * st[1][0] + v105 * st[1][1] + v9 * st[1][2] + v43 * st[1][3]] : static_cast<long long>(0);
+  const long long v105 = c[3];
+  const long long v106 = v103 ? reinterpret_cast<const long long*>(ptr[1])[v104 * st[1][0] + v9 * st[1][1] + v43 * st[1][2] + v105 * st[1][3]] : static_cast<long long>(0);
   const bool v107 = v106 == v72;
   const bool v108 = v103 && v107;
-  const unsigned short v109 = v108 ? reinterpret_cast<const unsigned short*>(ptr[0])[v104 * st[0][0] + v105 * st[0][1] + v9 * st[0][2] + v43 * st[0][3]] : static_cast<unsigned short>(0);
+  const unsigned short v109 = v108 ? reinterpret_cast<const unsigned short*>(ptr[0])[v104 * st[0][0] + v9 * st[0][1] + v43 * st[0][2] + v105 * st[0][3]] : static_cast<unsigned short>(0);
   const float v110 = tccd_rt::bf16_to_f32(v109);
   const float v111 = v108 ? v110 : v73;
   const float v112 = v102 + v111;
@@ -369,7 +369,7 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
 
 __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)[4], const long long* c, const long long* off, unsigned long long flat) {
   constexpr int kVec = 2;
-  const long long v0 = c[2];
+  const long long v0 = c[1];
   const long long v1 = 1ll;
   const long long v2 = (long long)((unsigned long long)v0 + (unsigned long long)v1);
   const float v3 = (float)v2;
@@ -403,134 +403,104 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   const bool v31 = v2 < v30;
   const bool v32 = v24 && v26;
   const bool v33 = v32 && v31;
-  long long v34[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v34[j] = c[3] + j;
+  const long long v34 = c[2];
   const long long v35 = 1ll;
-  long long v36[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v36[j] = (long long)((unsigned long long)v34[j] + (unsigned long long)v35);
-  float v37[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v37[j] = (float)v36[j];
+  const long long v36 = (long long)((unsigned long long)v34 + (unsigned long long)v35);
+  const float v37 = (float)v36;
   const float v38 = 0.5f;
-  float v39[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v39[j] = v37[j] + v38;
+  const float v39 = v37 + v38;
   const float v40 = 2.0f;
-  float v41[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v41[j] = v39[j] / v40;
-  float v42[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v42[j] = floorf(v41[j]);
-  long long v43[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v43[j] = (long long)v42[j];
+  const float v41 = v39 / v40;
+  const float v42 = floorf(v41);
+  const long long v43 = (long long)v42;
   const long long v44 = 1ll;
-  long long v45[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v45[j] = (long long)((unsigned long long)v43[j] - (unsigned long long)v44);
+  const long long v45 = (long long)((unsigned long long)v43 - (unsigned long long)v44);
   const long long v46 = 0ll;
-  bool v47[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v47[j] = v45[j] >= v46;
+  const bool v47 = v45 >= v46;
   const long long v48 = 56ll;
-  bool v49[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v49[j] = v45[j] < v48;
+  const bool v49 = v45 < v48;
   const long long v50 = 2ll;
-  long long v51[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v51[j] = (long long)((unsigned long long)v45[j] * (unsigned long long)v50);
+  const long long v51 = (long long)((unsigned long long)v45 * (unsigned long long)v50);
   const long long v52 = 3ll;
-  long long v53[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v53[j] = (long long)((unsigned long long)v51[j] + (unsigned long long)v52);
-  bool v54[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v54[j] = v36[j] < v53[j];
-  bool v55[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v55[j] = v47[j] && v49[j];
-  bool v56[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v56[j] = v55[j] && v54[j];
+  const long long v53 = (long long)((unsigned long long)v51 + (unsigned long long)v52);
+  const bool v54 = v36 < v53;
+  const bool v55 = v47 && v49;
+  const bool v56 = v55 && v54;
   const long long v57 = 0ll;
-  bool v58[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v58[j] = v43[j] >= v57;
+  const bool v58 = v43 >= v57;
   const long long v59 = 56ll;
-  bool v60[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v60[j] = v43[j] < v59;
+  const bool v60 = v43 < v59;
   const long long v61 = 2ll;
-  long long v62[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v62[j] = (long long)((unsigned long long)v43[j] * (unsigned long long)v61);
+  const long long v62 = (long long)((unsigned long long)v43 * (unsigned long long)v61);
   const long long v63 = 3ll;
-  long long v64[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v64[j] = (long long)((unsigned long long)v62[j] + (unsigned long long)v63);
-  bool v65[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v65[j] = v36[j] < v64[j];
-  bool v66[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v66[j] = v58[j] && v60[j];
-  bool v67[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v67[j] = v66[j] && v65[j];
-  const long long v68 = c[2];
+  const long long v64 = (long long)((unsigned long long)v62 + (unsigned long long)v63);
+  const bool v65 = v36 < v64;
+  const bool v66 = v58 && v60;
+  const bool v67 = v66 && v65;
+  const long long v68 = c[1];
   const long long v69 = 112ll;
   const long long v70 = (long long)((unsigned long long)v68 * (unsigned long long)v69);
-  long long v71[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v71[j] = c[3] + j;
-  long long v72[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v72[j] = (long long)((unsigned long long)v70 + (unsigned long long)v71[j]);
+  const long long v71 = c[2];
+  const long long v72 = (long long)((unsigned long long)v70 + (unsigned long long)v71);
   const float v73 = 0.0f;
-  bool v74[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v74[j] = v22 && v56[j];
+  const bool v74 = v22 && v56;
   const long long v75 = c[0];
-  const long long v76 = c[1];
-  long long v77[kVec];
+  long long v76[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v77[j] = v74[j] ? reinterpret_cast<const long long*>(ptr[1])[v75 * st[1][0] + v76 * st[1][1] + v11 * st[1][2] + v45[j] * st[1][3]] : static_cast<long long>(0);
+  for (int j = 0; j < kVec; ++j) v76[j] = c[3] + j;
+  long long v77[kVec];
+  {
+    tccd_rt::Vec<long long, kVec> g;
+    if (v74) {
+      g = *reinterpret_cast<const tccd_rt::Vec<long long, kVec>*>(reinterpret_cast<const long long*>(ptr[1]) + v75 * st[1][0] + v11 * st[1][1] + v45 * st[1][2] + c[3] * st[1][3]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v77[j] = g.v[j];
+  }
   bool v78[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v78[j] = v77[j] == v72[j];
+  for (int j = 0; j < kVec; ++j) v78[j] = v77[j] == v72;
   bool v79[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v79[j] = v74[j] && v78[j];
+  for (int j = 0; j < kVec; ++j) v79[j] = v74 && v78[j];
   unsigned short v80[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v80[j] = v79[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v75 * st[0][0] + v76 * st[0][1] + v11 * st[0][2] + v45[j] * st[0][3]] : static_cast<unsigned short>(0);
+  for (int j = 0; j < kVec; ++j) v80[j] = v79[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v75 * st[0][0] + v11 * st[0][1] + v45 * st[0][2] + v76[j] * st[0][3]] : static_cast<unsigned short>(0);
   float v81[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v81[j] = tccd_rt::bf16_to_f32(v80[j]);
   float v82[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v82[j] = v79[j] ? v81[j] : v73;
-  bool v83[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v83[j] = v22 && v67[j];
+  const bool v83 = v22 && v67;
   const long long v84 = c[0];
-  const long long v85 = c[1];
-  long long v86[kVec];
+  long long v85[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v86[j] = v83[j] ? reinterpret_cast<const long long*>(ptr[1])[v84 * st[1][0] + v85 * st[1][1] + v11 * st[1][2] + v43[j] * st[1][3]] : static_cast<long long>(0);
+  for (int j = 0; j < kVec; ++j) v85[j] = c[3] + j;
+  long long v86[kVec];
+  {
+    tccd_rt::Vec<long long, kVec> g;
+    if (v83) {
+      g = *reinterpret_cast<const tccd_rt::Vec<long long, kVec>*>(reinterpret_cast<const long long*>(ptr[1]) + v84 * st[1][0] + v11 * st[1][1] + v43 * st[1][2] + c[3] * st[1][3]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v86[j] = g.v[j];
+  }
   bool v87[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v87[j] = v86[j] == v72[j];
+  for (int j = 0; j < kVec; ++j) v87[j] = v86[j] == v72;
   bool v88[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v88[j] = v83[j] && v87[j];
+  for (int j = 0; j < kVec; ++j) v88[j] = v83 && v87[j];
   unsigned short v89[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v89[j] = v88[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v84 * st[0][0] + v85 * st[0][1] + v11 * st[0][2] + v43[j] * st[0][3]] : static_cast<unsigned short>(0);
+  for (int j = 0; j < kVec; ++j) v89[j] = v88[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v84 * st[0][0] + v11 * st[0][1] + v43 * st[0][2] + v85[j] * st[0][3]] : static_cast<unsigned short>(0);
   float v90[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v90[j] = tccd_rt::bf16_to_f32(v89[j]);
@@ -540,23 +510,32 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   float v92[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v92[j] = v82[j] + v91[j];
-  bool v93[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v93[j] = v33 && v56[j];
+  const bool v93 = v33 && v56;
   const long long v94 = c[0];
-  const long long v95 = c[1];
-  long long v96[kVec];
+  long long v95[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v96[j] = v93[j] ? reinterpret_cast<const long long*>(ptr[1])[v94 * st[1][0] + v95 * st[1][1] + v9 * st[1][2] + v45[j] * st[1][3]] : static_cast<long long>(0);
+  for (int j = 0; j < kVec; ++j) v95[j] = c[3] + j;
+  long long v96[kVec];
+  {
+    tccd_rt::Vec<long long, kVec> g;
+    if (v93) {
+      g = *reinterpret_cast<const tccd_rt::Vec<long long, kVec>*>(reinterpret_cast<const long long*>(ptr[1]) + v94 * st[1][0] + v9 * st[1][1] + v45 * st[1][2] + c[3] * st[1][3]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v96[j] = g.v[j];
+  }
   bool v97[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v97[j] = v96[j] == v72[j];
+  for (int j = 0; j < kVec; ++j) v97[j] = v96[j] == v72;
   bool v98[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v98[j] = v93[j] && v97[j];
+  for (int j = 0; j < kVec; ++j) v98[j] = v93 && v97[j];
   unsigned short v99[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v99[j] = v98[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v94 * st[0][0] + v95 * st[0][1] + v9 * st[0][2] + v45[j] * st[0][3]] : static_cast<unsigned short>(0);
+  for (int j = 0; j < kVec; ++j) v99[j] = v98[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v94 * st[0][0] + v9 * st[0][1] + v45 * st[0][2] + v95[j] * st[0][3]] : static_cast<unsigned short>(0);
   float v100[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v100[j] = tccd_rt::bf16_to_f32(v99[j]);
@@ -566,23 +545,32 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   float v102[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v102[j] = v92[j] + v101[j];
-  bool v103[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v103[j] = v33 && v67[j];
+  const bool v103 = v33 && v67;
   const long long v104 = c[0];
-  const long long v105 = c[1];
-  long long v106[kVec];
+  long long v105[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v106[j] = v103[j] ? reinterpret_cast<const long long*>(ptr[1])[v104 * st[1][0] + v105 * st[1][1] + v9 * st[1][2] + v43[j] * st[1][3]] : static_cast<long long>(0);
+  for (int j = 0; j < kVec; ++j) v105[j] = c[3] + j;
+  long long v106[kVec];
+  {
+    tccd_rt::Vec<long long, kVec> g;
+    if (v103) {
+      g = *reinterpret_cast<const tccd_rt::Vec<long long, kVec>*>(reinterpret_cast<const long long*>(ptr[1]) + v104 * st[1][0] + v9 * st[1][1] + v43 * st[1][2] + c[3] * st[1][3]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v106[j] = g.v[j];
+  }
   bool v107[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v107[j] = v106[j] == v72[j];
+  for (int j = 0; j < kVec; ++j) v107[j] = v106[j] == v72;
   bool v108[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v108[j] = v103[j] && v107[j];
+  for (int j = 0; j < kVec; ++j) v108[j] = v103 && v107[j];
   unsigned short v109[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v109[j] = v108[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v104 * st[0][0] + v105 * st[0][1] + v9 * st[0][2] + v43[j] * st[0][3]] : static_cast<unsigned short>(0);
+  for (int j = 0; j < kVec; ++j) v109[j] = v108[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v104 * st[0][0] + v9 * st[0][1] + v43 * st[0][2] + v105[j] * st[0][3]] : static_cast<unsigned short>(0);
   float v110[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v110[j] = tccd_rt::bf16_to_f32(v109[j]);
@@ -608,22 +596,26 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
 extern "C" __global__ void __launch_bounds__(256)
 max_pool_backward_bf16_contig(const tccd_kernel_max_pool_backward_bf16::ContigParams p) {
   using namespace tccd_kernel_max_pool_backward_bf16;
-  const long long st[3][4] = {{802816ll, 12544ll, 112ll, 1ll}, {802816ll, 12544ll, 112ll, 1ll}, {802816ll, 12544ll, 112ll, 1ll}};
+  const long long st[3][4] = {{802816ll, 7168ll, 64ll, 1ll}, {802816ll, 7168ll, 64ll, 1ll}, {802816ll, 7168ll, 64ll, 1ll}};
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
   constexpr int kVec = 2;
   const bool vectors =
+      (st[1][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(long long)) == 0 && st[1][0] % kVec == 0 && st[1][1] % kVec == 0 && st[1][2] % kVec == 0) &&
+      (st[1][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(long long)) == 0 && st[1][0] % kVec == 0 && st[1][1] % kVec == 0 && st[1][2] % kVec == 0) &&
+      (st[1][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(long long)) == 0 && st[1][0] % kVec == 0 && st[1][1] % kVec == 0 && st[1][2] % kVec == 0) &&
+      (st[1][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(long long)) == 0 && st[1][0] % kVec == 0 && st[1][1] % kVec == 0 && st[1][2] % kVec == 0) &&
       (st[2][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[2]) % (kVec * sizeof(unsigned short)) == 0 && st[2][0] % kVec == 0 && st[2][1] % kVec == 0 && st[2][2] % kVec == 0);
   if (vectors) {
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 51380224u / kVec; i += num_threads) {
       const Index flat = i * kVec;
       long long c[4];
       Index rest = flat;
-      c[3] = static_cast<long long>(rest % 112u);
-      rest /= 112u;
+      c[3] = static_cast<long long>(rest % 64u);
+      rest /= 64u;
       c[2] = static_cast<long long>(rest % 112u);
       rest /= 112u;
-      c[1] = static_cast<long long>(rest % 64u);
-      rest /= 64u;
+      c[1] = static_cast<long long>(rest % 112u);
+      rest /= 112u;
       c[0] = static_cast<long long>(rest);
       long long off[3];
 #pragma unroll
@@ -635,12 +627,12 @@ max_pool_backward_bf16_contig(const tccd_kernel_max_pool_backward_bf16::ContigPa
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 51380224u; i += num_threads) {
     long long c[4];
     Index rest = i;
-    c[3] = static_cast<long long>(rest % 112u);
-    rest /= 112u;
+    c[3] = static_cast<long long>(rest % 64u);
+    rest /= 64u;
     c[2] = static_cast<long long>(rest % 112u);
     rest /= 112u;
-    c[1] = static_cast<long long>(rest % 64u);
-    rest /= 64u;
+    c[1] = static_cast<long long>(rest % 112u);
+    rest /= 112u;
     c[0] = static_cast<long long>(rest);
     long long off[3];
 #pragma unroll
@@ -655,18 +647,22 @@ max_pool_backward_bf16_strided(const tccd_kernel_max_pool_backward_bf16::Strided
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
   constexpr int kVec = 2;
   const bool vectors =
+      (p.stride[1][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(long long)) == 0 && p.stride[1][0] % kVec == 0 && p.stride[1][1] % kVec == 0 && p.stride[1][2] % kVec == 0) &&
+      (p.stride[1][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(long long)) == 0 && p.stride[1][0] % kVec == 0 && p.stride[1][1] % kVec == 0 && p.stride[1][2] % kVec == 0) &&
+      (p.stride[1][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(long long)) == 0 && p.stride[1][0] % kVec == 0 && p.stride[1][1] % kVec == 0 && p.stride[1][2] % kVec == 0) &&
+      (p.stride[1][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(long long)) == 0 && p.stride[1][0] % kVec == 0 && p.stride[1][1] % kVec == 0 && p.stride[1][2] % kVec == 0) &&
       (p.stride[2][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[2]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[2][0] % kVec == 0 && p.stride[2][1] % kVec == 0 && p.stride[2][2] % kVec == 0);
   if (vectors) {
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 51380224u / kVec; i += num_threads) {
       const Index flat = i * kVec;
       long long c[4];
       Index rest = flat;
-      c[3] = static_cast<long long>(rest % 112u);
-      rest /= 112u;
+      c[3] = static_cast<long long>(rest % 64u);
+      rest /= 64u;
       c[2] = static_cast<long long>(rest % 112u);
       rest /= 112u;
-      c[1] = static_cast<long long>(rest % 64u);
-      rest /= 64u;
+      c[1] = static_cast<long long>(rest % 112u);
+      rest /= 112u;
       c[0] = static_cast<long long>(rest);
       long long off[3];
 #pragma unroll
@@ -682,12 +678,12 @@ max_pool_backward_bf16_strided(const tccd_kernel_max_pool_backward_bf16::Strided
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 51380224u; i += num_threads) {
     long long c[4];
     Index rest = i;
-    c[3] = static_cast<long long>(rest % 112u);
-    rest /= 112u;
+    c[3] = static_cast<long long>(rest % 64u);
+    rest /= 64u;
     c[2] = static_cast<long long>(rest % 112u);
     rest /= 112u;
-    c[1] = static_cast<long long>(rest % 64u);
-    rest /= 64u;
+    c[1] = static_cast<long long>(rest % 112u);
+    rest /= 112u;
     c[0] = static_cast<long long>(rest);
     long long off[3];
 #pragma unroll

@@ -118,8 +118,8 @@ __device__ __forceinline__ double minimum(double a, double b) {
 }  // namespace tccd_rt
 
 // ----------------------------------------------------------------------------
-// pointwise @max_pool_offsets_bf16[64,64,56,56](in0: bf16) -> (out0: i64) {
-//   %0 = index.i64 dim2
+// pointwise @max_pool_offsets_bf16[64,56,56,64](in0: bf16) -> (out0: i64) {
+//   %0 = index.i64 dim1
 //   %1 = constant.i64 2
 //   %2 = mul.i64 %0, %1
 //   %3 = constant.i64 1
@@ -128,7 +128,7 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %6 = lt.b8 %4, %5
 //   %7 = constant.i64 0
 //   %8 = where.i64 %6, %7, %4
-//   %9 = index.i64 dim3
+//   %9 = index.i64 dim2
 //   %10 = constant.i64 2
 //   %11 = mul.i64 %9, %10
 //   %12 = constant.i64 1
@@ -153,8 +153,8 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %31 = and.b8 %28, %30
 //   %32 = and.b8 %26, %31
 //   %33 = index.i64 dim0
-//   %34 = index.i64 dim1
-//   %35 = gather.bf16 in0, %32, %33, %34, %4, %13
+//   %34 = index.i64 dim3
+//   %35 = gather.bf16 in0, %32, %33, %4, %13, %34
 //   %36 = cast.f32 %35
 //   %37 = gt.b8 %36, %21
 //   %38 = ne.b8 %36, %36
@@ -174,8 +174,8 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %52 = and.b8 %49, %51
 //   %53 = and.b8 %26, %52
 //   %54 = index.i64 dim0
-//   %55 = index.i64 dim1
-//   %56 = gather.bf16 in0, %53, %54, %55, %4, %47
+//   %55 = index.i64 dim3
+//   %56 = gather.bf16 in0, %53, %54, %4, %47, %55
 //   %57 = cast.f32 %56
 //   %58 = gt.b8 %57, %41
 //   %59 = ne.b8 %57, %57
@@ -195,8 +195,8 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %73 = and.b8 %70, %72
 //   %74 = and.b8 %26, %73
 //   %75 = index.i64 dim0
-//   %76 = index.i64 dim1
-//   %77 = gather.bf16 in0, %74, %75, %76, %4, %68
+//   %76 = index.i64 dim3
+//   %77 = gather.bf16 in0, %74, %75, %4, %68, %76
 //   %78 = cast.f32 %77
 //   %79 = gt.b8 %78, %62
 //   %80 = ne.b8 %78, %78
@@ -221,8 +221,8 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %99 = and.b8 %96, %98
 //   %100 = and.b8 %94, %99
 //   %101 = index.i64 dim0
-//   %102 = index.i64 dim1
-//   %103 = gather.bf16 in0, %100, %101, %102, %89, %13
+//   %102 = index.i64 dim3
+//   %103 = gather.bf16 in0, %100, %101, %89, %13, %102
 //   %104 = cast.f32 %103
 //   %105 = gt.b8 %104, %83
 //   %106 = ne.b8 %104, %104
@@ -242,8 +242,8 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %120 = and.b8 %117, %119
 //   %121 = and.b8 %94, %120
 //   %122 = index.i64 dim0
-//   %123 = index.i64 dim1
-//   %124 = gather.bf16 in0, %121, %122, %123, %89, %115
+//   %123 = index.i64 dim3
+//   %124 = gather.bf16 in0, %121, %122, %89, %115, %123
 //   %125 = cast.f32 %124
 //   %126 = gt.b8 %125, %109
 //   %127 = ne.b8 %125, %125
@@ -263,8 +263,8 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %141 = and.b8 %138, %140
 //   %142 = and.b8 %94, %141
 //   %143 = index.i64 dim0
-//   %144 = index.i64 dim1
-//   %145 = gather.bf16 in0, %142, %143, %144, %89, %136
+//   %144 = index.i64 dim3
+//   %145 = gather.bf16 in0, %142, %143, %89, %136, %144
 //   %146 = cast.f32 %145
 //   %147 = gt.b8 %146, %130
 //   %148 = ne.b8 %146, %146
@@ -289,8 +289,8 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %167 = and.b8 %164, %166
 //   %168 = and.b8 %162, %167
 //   %169 = index.i64 dim0
-//   %170 = index.i64 dim1
-//   %171 = gather.bf16 in0, %168, %169, %170, %157, %13
+//   %170 = index.i64 dim3
+//   %171 = gather.bf16 in0, %168, %169, %157, %13, %170
 //   %172 = cast.f32 %171
 //   %173 = gt.b8 %172, %151
 //   %174 = ne.b8 %172, %172
@@ -310,8 +310,8 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %188 = and.b8 %185, %187
 //   %189 = and.b8 %162, %188
 //   %190 = index.i64 dim0
-//   %191 = index.i64 dim1
-//   %192 = gather.bf16 in0, %189, %190, %191, %157, %183
+//   %191 = index.i64 dim3
+//   %192 = gather.bf16 in0, %189, %190, %157, %183, %191
 //   %193 = cast.f32 %192
 //   %194 = gt.b8 %193, %177
 //   %195 = ne.b8 %193, %193
@@ -331,8 +331,8 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %209 = and.b8 %206, %208
 //   %210 = and.b8 %162, %209
 //   %211 = index.i64 dim0
-//   %212 = index.i64 dim1
-//   %213 = gather.bf16 in0, %210, %211, %212, %157, %204
+//   %212 = index.i64 dim3
+//   %213 = gather.bf16 in0, %210, %211, %157, %204, %212
 //   %214 = cast.f32 %213
 //   %215 = gt.b8 %214, %198
 //   %216 = ne.b8 %214, %214
@@ -360,7 +360,7 @@ static_assert(sizeof(ContigParams) == 16, "parameter layout");
 static_assert(sizeof(StridedParams) == 80, "parameter layout");
 
 __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4], const long long* c, const long long* off, unsigned long long flat) {
-  const long long v0 = c[2];
+  const long long v0 = c[1];
   const long long v1 = 2ll;
   const long long v2 = (long long)((unsigned long long)v0 * (unsigned long long)v1);
   const long long v3 = 1ll;
@@ -369,7 +369,7 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v6 = v4 < v5;
   const long long v7 = 0ll;
   const long long v8 = v6 ? v7 : v4;
-  const long long v9 = c[3];
+  const long long v9 = c[2];
   const long long v10 = 2ll;
   const long long v11 = (long long)((unsigned long long)v9 * (unsigned long long)v10);
   const long long v12 = 1ll;
@@ -394,8 +394,8 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v31 = v28 && v30;
   const bool v32 = v26 && v31;
   const long long v33 = c[0];
-  const long long v34 = c[1];
-  const unsigned short v35 = v32 ? reinterpret_cast<const unsigned short*>(ptr[0])[v33 * st[0][0] + v34 * st[0][1] + v4 * st[0][2] + v13 * st[0][3]] : static_cast<unsigned short>(0);
+  const long long v34 = c[3];
+  const unsigned short v35 = v32 ? reinterpret_cast<const unsigned short*>(ptr[0])[v33 * st[0][0] + v4 * st[0][1] + v13 * st[0][2] + v34 * st[0][3]] : static_cast<unsigned short>(0);
   const float v36 = tccd_rt::bf16_to_f32(v35);
   const bool v37 = v36 > v21;
   const bool v38 = v36 != v36;
@@ -415,8 +415,8 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v52 = v49 && v51;
   const bool v53 = v26 && v52;
   const long long v54 = c[0];
-  const long long v55 = c[1];
-  const unsigned short v56 = v53 ? reinterpret_cast<const unsigned short*>(ptr[0])[v54 * st[0][0] + v55 * st[0][1] + v4 * st[0][2] + v47 * st[0][3]] : static_cast<unsigned short>(0);
+  const long long v55 = c[3];
+  const unsigned short v56 = v53 ? reinterpret_cast<const unsigned short*>(ptr[0])[v54 * st[0][0] + v4 * st[0][1] + v47 * st[0][2] + v55 * st[0][3]] : static_cast<unsigned short>(0);
   const float v57 = tccd_rt::bf16_to_f32(v56);
   const bool v58 = v57 > v41;
   const bool v59 = v57 != v57;
@@ -436,8 +436,8 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v73 = v70 && v72;
   const bool v74 = v26 && v73;
   const long long v75 = c[0];
-  const long long v76 = c[1];
-  const unsigned short v77 = v74 ? reinterpret_cast<const unsigned short*>(ptr[0])[v75 * st[0][0] + v76 * st[0][1] + v4 * st[0][2] + v68 * st[0][3]] : static_cast<unsigned short>(0);
+  const long long v76 = c[3];
+  const unsigned short v77 = v74 ? reinterpret_cast<const unsigned short*>(ptr[0])[v75 * st[0][0] + v4 * st[0][1] + v68 * st[0][2] + v76 * st[0][3]] : static_cast<unsigned short>(0);
   const float v78 = tccd_rt::bf16_to_f32(v77);
   const bool v79 = v78 > v62;
   const bool v80 = v78 != v78;
@@ -462,8 +462,8 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v99 = v96 && v98;
   const bool v100 = v94 && v99;
   const long long v101 = c[0];
-  const long long v102 = c[1];
-  const unsigned short v103 = v100 ? reinterpret_cast<const unsigned short*>(ptr[0])[v101 * st[0][0] + v102 * st[0][1] + v89 * st[0][2] + v13 * st[0][3]] : static_cast<unsigned short>(0);
+  const long long v102 = c[3];
+  const unsigned short v103 = v100 ? reinterpret_cast<const unsigned short*>(ptr[0])[v101 * st[0][0] + v89 * st[0][1] + v13 * st[0][2] + v102 * st[0][3]] : static_cast<unsigned short>(0);
   const float v104 = tccd_rt::bf16_to_f32(v103);
   const bool v105 = v104 > v83;
   const bool v106 = v104 != v104;
@@ -483,8 +483,8 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v120 = v117 && v119;
   const bool v121 = v94 && v120;
   const long long v122 = c[0];
-  const long long v123 = c[1];
-  const unsigned short v124 = v121 ? reinterpret_cast<const unsigned short*>(ptr[0])[v122 * st[0][0] + v123 * st[0][1] + v89 * st[0][2] + v115 * st[0][3]] : static_cast<unsigned short>(0);
+  const long long v123 = c[3];
+  const unsigned short v124 = v121 ? reinterpret_cast<const unsigned short*>(ptr[0])[v122 * st[0][0] + v89 * st[0][1] + v115 * st[0][2] + v123 * st[0][3]] : static_cast<unsigned short>(0);
   const float v125 = tccd_rt::bf16_to_f32(v124);
   const bool v126 = v125 > v109;
   const bool v127 = v125 != v125;
@@ -504,8 +504,8 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v141 = v138 && v140;
   const bool v142 = v94 && v141;
   const long long v143 = c[0];
-  const long long v144 = c[1];
-  const unsigned short v145 = v142 ? reinterpret_cast<const unsigned short*>(ptr[0])[v143 * st[0][0] + v144 * st[0][1] + v89 * st[0][2] + v136 * st[0][3]] : static_cast<unsigned short>(0);
+  const long long v144 = c[3];
+  const unsigned short v145 = v142 ? reinterpret_cast<const unsigned short*>(ptr[0])[v143 * st[0][0] + v89 * st[0][1] + v136 * st[0][2] + v144 * st[0][3]] : static_cast<unsigned short>(0);
   const float v146 = tccd_rt::bf16_to_f32(v145);
   const bool v147 = v146 > v130;
   const bool v148 = v146 != v146;
@@ -530,8 +530,8 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v167 = v164 && v166;
   const bool v168 = v162 && v167;
   const long long v169 = c[0];
-  const long long v170 = c[1];
-  const unsigned short v171 = v168 ? reinterpret_cast<const unsigned short*>(ptr[0])[v169 * st[0][0] + v170 * st[0][1] + v157 * st[0][2] + v13 * st[0][3]] : static_cast<unsigned short>(0);
+  const long long v170 = c[3];
+  const unsigned short v171 = v168 ? reinterpret_cast<const unsigned short*>(ptr[0])[v169 * st[0][0] + v157 * st[0][1] + v13 * st[0][2] + v170 * st[0][3]] : static_cast<unsigned short>(0);
   const float v172 = tccd_rt::bf16_to_f32(v171);
   const bool v173 = v172 > v151;
   const bool v174 = v172 != v172;
@@ -551,8 +551,8 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v188 = v185 && v187;
   const bool v189 = v162 && v188;
   const long long v190 = c[0];
-  const long long v191 = c[1];
-  const unsigned short v192 = v189 ? reinterpret_cast<const unsigned short*>(ptr[0])[v190 * st[0][0] + v191 * st[0][1] + v157 * st[0][2] + v183 * st[0][3]] : static_cast<unsigned short>(0);
+  const long long v191 = c[3];
+  const unsigned short v192 = v189 ? reinterpret_cast<const unsigned short*>(ptr[0])[v190 * st[0][0] + v157 * st[0][1] + v183 * st[0][2] + v191 * st[0][3]] : static_cast<unsigned short>(0);
   const float v193 = tccd_rt::bf16_to_f32(v192);
   const bool v194 = v193 > v177;
   const bool v195 = v193 != v193;
@@ -572,8 +572,8 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v209 = v206 && v208;
   const bool v210 = v162 && v209;
   const long long v211 = c[0];
-  const long long v212 = c[1];
-  const unsigned short v213 = v210 ? reinterpret_cast<const unsigned short*>(ptr[0])[v211 * st[0][0] + v212 * st[0][1] + v157 * st[0][2] + v204 * st[0][3]] : static_cast<unsigned short>(0);
+  const long long v212 = c[3];
+  const unsigned short v213 = v210 ? reinterpret_cast<const unsigned short*>(ptr[0])[v211 * st[0][0] + v157 * st[0][1] + v204 * st[0][2] + v212 * st[0][3]] : static_cast<unsigned short>(0);
   const float v214 = tccd_rt::bf16_to_f32(v213);
   const bool v215 = v214 > v198;
   const bool v216 = v214 != v214;
@@ -589,7 +589,7 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
 
 __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)[4], const long long* c, const long long* off, unsigned long long flat) {
   constexpr int kVec = 2;
-  const long long v0 = c[2];
+  const long long v0 = c[1];
   const long long v1 = 2ll;
   const long long v2 = (long long)((unsigned long long)v0 * (unsigned long long)v1);
   const long long v3 = 1ll;
@@ -598,30 +598,18 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   const bool v6 = v4 < v5;
   const long long v7 = 0ll;
   const long long v8 = v6 ? v7 : v4;
-  long long v9[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v9[j] = c[3] + j;
+  const long long v9 = c[2];
   const long long v10 = 2ll;
-  long long v11[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v11[j] = (long long)((unsigned long long)v9[j] * (unsigned long long)v10);
+  const long long v11 = (long long)((unsigned long long)v9 * (unsigned long long)v10);
   const long long v12 = 1ll;
-  long long v13[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v13[j] = (long long)((unsigned long long)v11[j] - (unsigned long long)v12);
+  const long long v13 = (long long)((unsigned long long)v11 - (unsigned long long)v12);
   const long long v14 = 0ll;
-  bool v15[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v15[j] = v13[j] < v14;
+  const bool v15 = v13 < v14;
   const long long v16 = 0ll;
-  long long v17[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v17[j] = v15[j] ? v16 : v13[j];
+  const long long v17 = v15 ? v16 : v13;
   const long long v18 = 112ll;
   const long long v19 = (long long)((unsigned long long)v8 * (unsigned long long)v18);
-  long long v20[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v20[j] = (long long)((unsigned long long)v19 + (unsigned long long)v17[j]);
+  const long long v20 = (long long)((unsigned long long)v19 + (unsigned long long)v17);
   const float v21 = __uint_as_float(0xff800000u);
   const long long v22 = 0ll;
   const bool v23 = v4 >= v22;
@@ -629,24 +617,24 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   const bool v25 = v4 < v24;
   const bool v26 = v23 && v25;
   const long long v27 = 0ll;
-  bool v28[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v28[j] = v13[j] >= v27;
+  const bool v28 = v13 >= v27;
   const long long v29 = 112ll;
-  bool v30[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v30[j] = v13[j] < v29;
-  bool v31[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v31[j] = v28[j] && v30[j];
-  bool v32[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v32[j] = v26 && v31[j];
+  const bool v30 = v13 < v29;
+  const bool v31 = v28 && v30;
+  const bool v32 = v26 && v31;
   const long long v33 = c[0];
-  const long long v34 = c[1];
   unsigned short v35[kVec];
+  {
+    tccd_rt::Vec<unsigned short, kVec> g;
+    if (v32) {
+      g = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(ptr[0]) + v33 * st[0][0] + v4 * st[0][1] + v13 * st[0][2] + c[3] * st[0][3]);
+    } else {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v35[j] = v32[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v33 * st[0][0] + v34 * st[0][1] + v4 * st[0][2] + v13[j] * st[0][3]] : static_cast<unsigned short>(0);
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v35[j] = g.v[j];
+  }
   float v36[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v36[j] = tccd_rt::bf16_to_f32(v35[j]);
@@ -661,41 +649,37 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   for (int j = 0; j < kVec; ++j) v39[j] = v37[j] || v38[j];
   bool v40[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v40[j] = v32[j] && v39[j];
+  for (int j = 0; j < kVec; ++j) v40[j] = v32 && v39[j];
   float v41[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v41[j] = v40[j] ? v36[j] : v21;
   const long long v42 = 112ll;
   const long long v43 = (long long)((unsigned long long)v4 * (unsigned long long)v42);
-  long long v44[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v44[j] = (long long)((unsigned long long)v43 + (unsigned long long)v13[j]);
+  const long long v44 = (long long)((unsigned long long)v43 + (unsigned long long)v13);
   long long v45[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v45[j] = v40[j] ? v44[j] : v20[j];
+  for (int j = 0; j < kVec; ++j) v45[j] = v40[j] ? v44 : v20;
   const long long v46 = 1ll;
-  long long v47[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v47[j] = (long long)((unsigned long long)v13[j] + (unsigned long long)v46);
+  const long long v47 = (long long)((unsigned long long)v13 + (unsigned long long)v46);
   const long long v48 = 0ll;
-  bool v49[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v49[j] = v47[j] >= v48;
+  const bool v49 = v47 >= v48;
   const long long v50 = 112ll;
-  bool v51[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v51[j] = v47[j] < v50;
-  bool v52[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v52[j] = v49[j] && v51[j];
-  bool v53[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v53[j] = v26 && v52[j];
+  const bool v51 = v47 < v50;
+  const bool v52 = v49 && v51;
+  const bool v53 = v26 && v52;
   const long long v54 = c[0];
-  const long long v55 = c[1];
   unsigned short v56[kVec];
+  {
+    tccd_rt::Vec<unsigned short, kVec> g;
+    if (v53) {
+      g = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(ptr[0]) + v54 * st[0][0] + v4 * st[0][1] + v47 * st[0][2] + c[3] * st[0][3]);
+    } else {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v56[j] = v53[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v54 * st[0][0] + v55 * st[0][1] + v4 * st[0][2] + v47[j] * st[0][3]] : static_cast<unsigned short>(0);
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v56[j] = g.v[j];
+  }
   float v57[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v57[j] = tccd_rt::bf16_to_f32(v56[j]);
@@ -710,41 +694,37 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   for (int j = 0; j < kVec; ++j) v60[j] = v58[j] || v59[j];
   bool v61[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v61[j] = v53[j] && v60[j];
+  for (int j = 0; j < kVec; ++j) v61[j] = v53 && v60[j];
   float v62[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v62[j] = v61[j] ? v57[j] : v41[j];
   const long long v63 = 112ll;
   const long long v64 = (long long)((unsigned long long)v4 * (unsigned long long)v63);
-  long long v65[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v65[j] = (long long)((unsigned long long)v64 + (unsigned long long)v47[j]);
+  const long long v65 = (long long)((unsigned long long)v64 + (unsigned long long)v47);
   long long v66[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v66[j] = v61[j] ? v65[j] : v45[j];
+  for (int j = 0; j < kVec; ++j) v66[j] = v61[j] ? v65 : v45[j];
   const long long v67 = 2ll;
-  long long v68[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v68[j] = (long long)((unsigned long long)v13[j] + (unsigned long long)v67);
+  const long long v68 = (long long)((unsigned long long)v13 + (unsigned long long)v67);
   const long long v69 = 0ll;
-  bool v70[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v70[j] = v68[j] >= v69;
+  const bool v70 = v68 >= v69;
   const long long v71 = 112ll;
-  bool v72[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v72[j] = v68[j] < v71;
-  bool v73[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v73[j] = v70[j] && v72[j];
-  bool v74[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v74[j] = v26 && v73[j];
+  const bool v72 = v68 < v71;
+  const bool v73 = v70 && v72;
+  const bool v74 = v26 && v73;
   const long long v75 = c[0];
-  const long long v76 = c[1];
   unsigned short v77[kVec];
+  {
+    tccd_rt::Vec<unsigned short, kVec> g;
+    if (v74) {
+      g = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(ptr[0]) + v75 * st[0][0] + v4 * st[0][1] + v68 * st[0][2] + c[3] * st[0][3]);
+    } else {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v77[j] = v74[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v75 * st[0][0] + v76 * st[0][1] + v4 * st[0][2] + v68[j] * st[0][3]] : static_cast<unsigned short>(0);
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v77[j] = g.v[j];
+  }
   float v78[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v78[j] = tccd_rt::bf16_to_f32(v77[j]);
@@ -759,18 +739,16 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   for (int j = 0; j < kVec; ++j) v81[j] = v79[j] || v80[j];
   bool v82[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v82[j] = v74[j] && v81[j];
+  for (int j = 0; j < kVec; ++j) v82[j] = v74 && v81[j];
   float v83[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v83[j] = v82[j] ? v78[j] : v62[j];
   const long long v84 = 112ll;
   const long long v85 = (long long)((unsigned long long)v4 * (unsigned long long)v84);
-  long long v86[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v86[j] = (long long)((unsigned long long)v85 + (unsigned long long)v68[j]);
+  const long long v86 = (long long)((unsigned long long)v85 + (unsigned long long)v68);
   long long v87[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v87[j] = v82[j] ? v86[j] : v66[j];
+  for (int j = 0; j < kVec; ++j) v87[j] = v82[j] ? v86 : v66[j];
   const long long v88 = 1ll;
   const long long v89 = (long long)((unsigned long long)v4 + (unsigned long long)v88);
   const long long v90 = 0ll;
@@ -779,24 +757,24 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   const bool v93 = v89 < v92;
   const bool v94 = v91 && v93;
   const long long v95 = 0ll;
-  bool v96[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v96[j] = v13[j] >= v95;
+  const bool v96 = v13 >= v95;
   const long long v97 = 112ll;
-  bool v98[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v98[j] = v13[j] < v97;
-  bool v99[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v99[j] = v96[j] && v98[j];
-  bool v100[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v100[j] = v94 && v99[j];
+  const bool v98 = v13 < v97;
+  const bool v99 = v96 && v98;
+  const bool v100 = v94 && v99;
   const long long v101 = c[0];
-  const long long v102 = c[1];
   unsigned short v103[kVec];
+  {
+    tccd_rt::Vec<unsigned short, kVec> g;
+    if (v100) {
+      g = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(ptr[0]) + v101 * st[0][0] + v89 * st[0][1] + v13 * st[0][2] + c[3] * st[0][3]);
+    } else {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v103[j] = v100[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v101 * st[0][0] + v102 * st[0][1] + v89 * st[0][2] + v13[j] * st[0][3]] : static_cast<unsigned short>(0);
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v103[j] = g.v[j];
+  }
   float v104[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v104[j] = tccd_rt::bf16_to_f32(v103[j]);
@@ -811,41 +789,37 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   for (int j = 0; j < kVec; ++j) v107[j] = v105[j] || v106[j];
   bool v108[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v108[j] = v100[j] && v107[j];
+  for (int j = 0; j < kVec; ++j) v108[j] = v100 && v107[j];
   float v109[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v109[j] = v108[j] ? v104[j] : v83[j];
   const long long v110 = 112ll;
   const long long v111 = (long long)((unsigned long long)v89 * (unsigned long long)v110);
-  long long v112[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v112[j] = (long long)((unsigned long long)v111 + (unsigned long long)v13[j]);
+  const long long v112 = (long long)((unsigned long long)v111 + (unsigned long long)v13);
   long long v113[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v113[j] = v108[j] ? v112[j] : v87[j];
+  for (int j = 0; j < kVec; ++j) v113[j] = v108[j] ? v112 : v87[j];
   const long long v114 = 1ll;
-  long long v115[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v115[j] = (long long)((unsigned long long)v13[j] + (unsigned long long)v114);
+  const long long v115 = (long long)((unsigned long long)v13 + (unsigned long long)v114);
   const long long v116 = 0ll;
-  bool v117[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v117[j] = v115[j] >= v116;
+  const bool v117 = v115 >= v116;
   const long long v118 = 112ll;
-  bool v119[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v119[j] = v115[j] < v118;
-  bool v120[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v120[j] = v117[j] && v119[j];
-  bool v121[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v121[j] = v94 && v120[j];
+  const bool v119 = v115 < v118;
+  const bool v120 = v117 && v119;
+  const bool v121 = v94 && v120;
   const long long v122 = c[0];
-  const long long v123 = c[1];
   unsigned short v124[kVec];
+  {
+    tccd_rt::Vec<unsigned short, kVec> g;
+    if (v121) {
+      g = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(ptr[0]) + v122 * st[0][0] + v89 * st[0][1] + v115 * st[0][2] + c[3] * st[0][3]);
+    } else {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v124[j] = v121[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v122 * st[0][0] + v123 * st[0][1] + v89 * st[0][2] + v115[j] * st[0][3]] : static_cast<unsigned short>(0);
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v124[j] = g.v[j];
+  }
   float v125[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v125[j] = tccd_rt::bf16_to_f32(v124[j]);
@@ -860,41 +834,37 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   for (int j = 0; j < kVec; ++j) v128[j] = v126[j] || v127[j];
   bool v129[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v129[j] = v121[j] && v128[j];
+  for (int j = 0; j < kVec; ++j) v129[j] = v121 && v128[j];
   float v130[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v130[j] = v129[j] ? v125[j] : v109[j];
   const long long v131 = 112ll;
   const long long v132 = (long long)((unsigned long long)v89 * (unsigned long long)v131);
-  long long v133[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v133[j] = (long long)((unsigned long long)v132 + (unsigned long long)v115[j]);
+  const long long v133 = (long long)((unsigned long long)v132 + (unsigned long long)v115);
   long long v134[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v134[j] = v129[j] ? v133[j] : v113[j];
+  for (int j = 0; j < kVec; ++j) v134[j] = v129[j] ? v133 : v113[j];
   const long long v135 = 2ll;
-  long long v136[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v136[j] = (long long)((unsigned long long)v13[j] + (unsigned long long)v135);
+  const long long v136 = (long long)((unsigned long long)v13 + (unsigned long long)v135);
   const long long v137 = 0ll;
-  bool v138[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v138[j] = v136[j] >= v137;
+  const bool v138 = v136 >= v137;
   const long long v139 = 112ll;
-  bool v140[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v140[j] = v136[j] < v139;
-  bool v141[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v141[j] = v138[j] && v140[j];
-  bool v142[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v142[j] = v94 && v141[j];
+  const bool v140 = v136 < v139;
+  const bool v141 = v138 && v140;
+  const bool v142 = v94 && v141;
   const long long v143 = c[0];
-  const long long v144 = c[1];
   unsigned short v145[kVec];
+  {
+    tccd_rt::Vec<unsigned short, kVec> g;
+    if (v142) {
+      g = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(ptr[0]) + v143 * st[0][0] + v89 * st[0][1] + v136 * st[0][2] + c[3] * st[0][3]);
+    } else {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v145[j] = v142[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v143 * st[0][0] + v144 * st[0][1] + v89 * st[0][2] + v136[j] * st[0][3]] : static_cast<unsigned short>(0);
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v145[j] = g.v[j];
+  }
   float v146[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v146[j] = tccd_rt::bf16_to_f32(v145[j]);
@@ -909,18 +879,16 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   for (int j = 0; j < kVec; ++j) v149[j] = v147[j] || v148[j];
   bool v150[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v150[j] = v142[j] && v149[j];
+  for (int j = 0; j < kVec; ++j) v150[j] = v142 && v149[j];
   float v151[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v151[j] = v150[j] ? v146[j] : v130[j];
   const long long v152 = 112ll;
   const long long v153 = (long long)((unsigned long long)v89 * (unsigned long long)v152);
-  long long v154[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v154[j] = (long long)((unsigned long long)v153 + (unsigned long long)v136[j]);
+  const long long v154 = (long long)((unsigned long long)v153 + (unsigned long long)v136);
   long long v155[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v155[j] = v150[j] ? v154[j] : v134[j];
+  for (int j = 0; j < kVec; ++j) v155[j] = v150[j] ? v154 : v134[j];
   const long long v156 = 2ll;
   const long long v157 = (long long)((unsigned long long)v4 + (unsigned long long)v156);
   const long long v158 = 0ll;
@@ -929,24 +897,24 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   const bool v161 = v157 < v160;
   const bool v162 = v159 && v161;
   const long long v163 = 0ll;
-  bool v164[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v164[j] = v13[j] >= v163;
+  const bool v164 = v13 >= v163;
   const long long v165 = 112ll;
-  bool v166[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v166[j] = v13[j] < v165;
-  bool v167[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v167[j] = v164[j] && v166[j];
-  bool v168[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v168[j] = v162 && v167[j];
+  const bool v166 = v13 < v165;
+  const bool v167 = v164 && v166;
+  const bool v168 = v162 && v167;
   const long long v169 = c[0];
-  const long long v170 = c[1];
   unsigned short v171[kVec];
+  {
+    tccd_rt::Vec<unsigned short, kVec> g;
+    if (v168) {
+      g = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(ptr[0]) + v169 * st[0][0] + v157 * st[0][1] + v13 * st[0][2] + c[3] * st[0][3]);
+    } else {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v171[j] = v168[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v169 * st[0][0] + v170 * st[0][1] + v157 * st[0][2] + v13[j] * st[0][3]] : static_cast<unsigned short>(0);
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v171[j] = g.v[j];
+  }
   float v172[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v172[j] = tccd_rt::bf16_to_f32(v171[j]);
@@ -961,41 +929,37 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   for (int j = 0; j < kVec; ++j) v175[j] = v173[j] || v174[j];
   bool v176[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v176[j] = v168[j] && v175[j];
+  for (int j = 0; j < kVec; ++j) v176[j] = v168 && v175[j];
   float v177[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v177[j] = v176[j] ? v172[j] : v151[j];
   const long long v178 = 112ll;
   const long long v179 = (long long)((unsigned long long)v157 * (unsigned long long)v178);
-  long long v180[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v180[j] = (long long)((unsigned long long)v179 + (unsigned long long)v13[j]);
+  const long long v180 = (long long)((unsigned long long)v179 + (unsigned long long)v13);
   long long v181[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v181[j] = v176[j] ? v180[j] : v155[j];
+  for (int j = 0; j < kVec; ++j) v181[j] = v176[j] ? v180 : v155[j];
   const long long v182 = 1ll;
-  long long v183[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v183[j] = (long long)((unsigned long long)v13[j] + (unsigned long long)v182);
+  const long long v183 = (long long)((unsigned long long)v13 + (unsigned long long)v182);
   const long long v184 = 0ll;
-  bool v185[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v185[j] = v183[j] >= v184;
+  const bool v185 = v183 >= v184;
   const long long v186 = 112ll;
-  bool v187[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v187[j] = v183[j] < v186;
-  bool v188[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v188[j] = v185[j] && v187[j];
-  bool v189[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v189[j] = v162 && v188[j];
+  const bool v187 = v183 < v186;
+  const bool v188 = v185 && v187;
+  const bool v189 = v162 && v188;
   const long long v190 = c[0];
-  const long long v191 = c[1];
   unsigned short v192[kVec];
+  {
+    tccd_rt::Vec<unsigned short, kVec> g;
+    if (v189) {
+      g = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(ptr[0]) + v190 * st[0][0] + v157 * st[0][1] + v183 * st[0][2] + c[3] * st[0][3]);
+    } else {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v192[j] = v189[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v190 * st[0][0] + v191 * st[0][1] + v157 * st[0][2] + v183[j] * st[0][3]] : static_cast<unsigned short>(0);
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v192[j] = g.v[j];
+  }
   float v193[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v193[j] = tccd_rt::bf16_to_f32(v192[j]);
@@ -1010,41 +974,37 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   for (int j = 0; j < kVec; ++j) v196[j] = v194[j] || v195[j];
   bool v197[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v197[j] = v189[j] && v196[j];
+  for (int j = 0; j < kVec; ++j) v197[j] = v189 && v196[j];
   float v198[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v198[j] = v197[j] ? v193[j] : v177[j];
   const long long v199 = 112ll;
   const long long v200 = (long long)((unsigned long long)v157 * (unsigned long long)v199);
-  long long v201[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v201[j] = (long long)((unsigned long long)v200 + (unsigned long long)v183[j]);
+  const long long v201 = (long long)((unsigned long long)v200 + (unsigned long long)v183);
   long long v202[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v202[j] = v197[j] ? v201[j] : v181[j];
+  for (int j = 0; j < kVec; ++j) v202[j] = v197[j] ? v201 : v181[j];
   const long long v203 = 2ll;
-  long long v204[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v204[j] = (long long)((unsigned long long)v13[j] + (unsigned long long)v203);
+  const long long v204 = (long long)((unsigned long long)v13 + (unsigned long long)v203);
   const long long v205 = 0ll;
-  bool v206[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v206[j] = v204[j] >= v205;
+  const bool v206 = v204 >= v205;
   const long long v207 = 112ll;
-  bool v208[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v208[j] = v204[j] < v207;
-  bool v209[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v209[j] = v206[j] && v208[j];
-  bool v210[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v210[j] = v162 && v209[j];
+  const bool v208 = v204 < v207;
+  const bool v209 = v206 && v208;
+  const bool v210 = v162 && v209;
   const long long v211 = c[0];
-  const long long v212 = c[1];
   unsigned short v213[kVec];
+  {
+    tccd_rt::Vec<unsigned short, kVec> g;
+    if (v210) {
+      g = *reinterpret_cast<const tccd_rt::Vec<unsigned short, kVec>*>(reinterpret_cast<const unsigned short*>(ptr[0]) + v211 * st[0][0] + v157 * st[0][1] + v204 * st[0][2] + c[3] * st[0][3]);
+    } else {
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v213[j] = v210[j] ? reinterpret_cast<const unsigned short*>(ptr[0])[v211 * st[0][0] + v212 * st[0][1] + v157 * st[0][2] + v204[j] * st[0][3]] : static_cast<unsigned short>(0);
+      for (int j = 0; j < kVec; ++j) g.v[j] = 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) v213[j] = g.v[j];
+  }
   float v214[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v214[j] = tccd_rt::bf16_to_f32(v213[j]);
@@ -1059,15 +1019,13 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   for (int j = 0; j < kVec; ++j) v217[j] = v215[j] || v216[j];
   bool v218[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v218[j] = v210[j] && v217[j];
+  for (int j = 0; j < kVec; ++j) v218[j] = v210 && v217[j];
   const long long v220 = 112ll;
   const long long v221 = (long long)((unsigned long long)v157 * (unsigned long long)v220);
-  long long v222[kVec];
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) v222[j] = (long long)((unsigned long long)v221 + (unsigned long long)v204[j]);
+  const long long v222 = (long long)((unsigned long long)v221 + (unsigned long long)v204);
   long long v223[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v223[j] = v218[j] ? v222[j] : v202[j];
+  for (int j = 0; j < kVec; ++j) v223[j] = v218[j] ? v222 : v202[j];
   {
     tccd_rt::Vec<long long, kVec> s;
 #pragma unroll
@@ -1082,22 +1040,31 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
 extern "C" __global__ void __launch_bounds__(256)
 max_pool_offsets_bf16_contig(const tccd_kernel_max_pool_offsets_bf16::ContigParams p) {
   using namespace tccd_kernel_max_pool_offsets_bf16;
-  const long long st[2][4] = {{200704ll, 3136ll, 56ll, 1ll}, {200704ll, 3136ll, 56ll, 1ll}};
+  const long long st[2][4] = {{200704ll, 3584ll, 64ll, 1ll}, {200704ll, 3584ll, 64ll, 1ll}};
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
   constexpr int kVec = 2;
   const bool vectors =
+      (st[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && st[0][0] % kVec == 0 && st[0][1] % kVec == 0 && st[0][2] % kVec == 0) &&
+      (st[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && st[0][0] % kVec == 0 && st[0][1] % kVec == 0 && st[0][2] % kVec == 0) &&
+      (st[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && st[0][0] % kVec == 0 && st[0][1] % kVec == 0 && st[0][2] % kVec == 0) &&
+      (st[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && st[0][0] % kVec == 0 && st[0][1] % kVec == 0 && st[0][2] % kVec == 0) &&
+      (st[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && st[0][0] % kVec == 0 && st[0][1] % kVec == 0 && st[0][2] % kVec == 0) &&
+      (st[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && st[0][0] % kVec == 0 && st[0][1] % kVec == 0 && st[0][2] % kVec == 0) &&
+      (st[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && st[0][0] % kVec == 0 && st[0][1] % kVec == 0 && st[0][2] % kVec == 0) &&
+      (st[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && st[0][0] % kVec == 0 && st[0][1] % kVec == 0 && st[0][2] % kVec == 0) &&
+      (st[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && st[0][0] % kVec == 0 && st[0][1] % kVec == 0 && st[0][2] % kVec == 0) &&
       (st[1][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(long long)) == 0 && st[1][0] % kVec == 0 && st[1][1] % kVec == 0 && st[1][2] % kVec == 0);
   if (vectors) {
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 12845056u / kVec; i += num_threads) {
       const Index flat = i * kVec;
       long long c[4];
       Index rest = flat;
-      c[3] = static_cast<long long>(rest % 56u);
-      rest /= 56u;
+      c[3] = static_cast<long long>(rest % 64u);
+      rest /= 64u;
       c[2] = static_cast<long long>(rest % 56u);
       rest /= 56u;
-      c[1] = static_cast<long long>(rest % 64u);
-      rest /= 64u;
+      c[1] = static_cast<long long>(rest % 56u);
+      rest /= 56u;
       c[0] = static_cast<long long>(rest);
       long long off[2];
 #pragma unroll
@@ -1109,12 +1076,12 @@ max_pool_offsets_bf16_contig(const tccd_kernel_max_pool_offsets_bf16::ContigPara
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 12845056u; i += num_threads) {
     long long c[4];
     Index rest = i;
-    c[3] = static_cast<long long>(rest % 56u);
-    rest /= 56u;
+    c[3] = static_cast<long long>(rest % 64u);
+    rest /= 64u;
     c[2] = static_cast<long long>(rest % 56u);
     rest /= 56u;
-    c[1] = static_cast<long long>(rest % 64u);
-    rest /= 64u;
+    c[1] = static_cast<long long>(rest % 56u);
+    rest /= 56u;
     c[0] = static_cast<long long>(rest);
     long long off[2];
 #pragma unroll
@@ -1129,18 +1096,27 @@ max_pool_offsets_bf16_strided(const tccd_kernel_max_pool_offsets_bf16::StridedPa
   const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;
   constexpr int kVec = 2;
   const bool vectors =
+      (p.stride[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[0][0] % kVec == 0 && p.stride[0][1] % kVec == 0 && p.stride[0][2] % kVec == 0) &&
+      (p.stride[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[0][0] % kVec == 0 && p.stride[0][1] % kVec == 0 && p.stride[0][2] % kVec == 0) &&
+      (p.stride[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[0][0] % kVec == 0 && p.stride[0][1] % kVec == 0 && p.stride[0][2] % kVec == 0) &&
+      (p.stride[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[0][0] % kVec == 0 && p.stride[0][1] % kVec == 0 && p.stride[0][2] % kVec == 0) &&
+      (p.stride[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[0][0] % kVec == 0 && p.stride[0][1] % kVec == 0 && p.stride[0][2] % kVec == 0) &&
+      (p.stride[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[0][0] % kVec == 0 && p.stride[0][1] % kVec == 0 && p.stride[0][2] % kVec == 0) &&
+      (p.stride[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[0][0] % kVec == 0 && p.stride[0][1] % kVec == 0 && p.stride[0][2] % kVec == 0) &&
+      (p.stride[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[0][0] % kVec == 0 && p.stride[0][1] % kVec == 0 && p.stride[0][2] % kVec == 0) &&
+      (p.stride[0][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[0]) % (kVec * sizeof(unsigned short)) == 0 && p.stride[0][0] % kVec == 0 && p.stride[0][1] % kVec == 0 && p.stride[0][2] % kVec == 0) &&
       (p.stride[1][3] == 1 && reinterpret_cast<unsigned long long>(p.ptr[1]) % (kVec * sizeof(long long)) == 0 && p.stride[1][0] % kVec == 0 && p.stride[1][1] % kVec == 0 && p.stride[1][2] % kVec == 0);
   if (vectors) {
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 12845056u / kVec; i += num_threads) {
       const Index flat = i * kVec;
       long long c[4];
       Index rest = flat;
-      c[3] = static_cast<long long>(rest % 56u);
-      rest /= 56u;
+      c[3] = static_cast<long long>(rest % 64u);
+      rest /= 64u;
       c[2] = static_cast<long long>(rest % 56u);
       rest /= 56u;
-      c[1] = static_cast<long long>(rest % 64u);
-      rest /= 64u;
+      c[1] = static_cast<long long>(rest % 56u);
+      rest /= 56u;
       c[0] = static_cast<long long>(rest);
       long long off[2];
 #pragma unroll
@@ -1156,12 +1132,12 @@ max_pool_offsets_bf16_strided(const tccd_kernel_max_pool_offsets_bf16::StridedPa
   for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < 12845056u; i += num_threads) {
     long long c[4];
     Index rest = i;
-    c[3] = static_cast<long long>(rest % 56u);
-    rest /= 56u;
+    c[3] = static_cast<long long>(rest % 64u);
+    rest /= 64u;
     c[2] = static_cast<long long>(rest % 56u);
     rest /= 56u;
-    c[1] = static_cast<long long>(rest % 64u);
-    rest /= 64u;
+    c[1] = static_cast<long long>(rest % 56u);
+    rest /= 56u;
     c[0] = static_cast<long long>(rest);
     long long off[2];
 #pragma unroll
