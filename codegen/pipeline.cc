@@ -42,7 +42,9 @@
 //                              "batch-norm-stats-in-place,mutations-into-producers" keeps the
 //                              copy_ steps of kept input mutations;
 //                              "embedding-backward-to-scatter" keeps embedding gradients
-//                              ATen's sort-based kernel)
+//                              ATen's sort-based kernel; "max-pool-kernels" keeps max pooling
+//                              and its backward ATen extern steps; "max-pool-backward-alone"
+//                              lets the backward take its pointwise consumers, fusion.h)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
@@ -156,6 +158,7 @@
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/loop_order.h"
 #include "codegen/passes/dying_inputs_into_outputs.h"
+#include "codegen/passes/max_pool_kernels.h"
 #include "codegen/passes/mutations_into_producers.h"
 #include "codegen/passes/neg_into_index_ops.h"
 #include "codegen/passes/permute_into_index_ops.h"
@@ -727,6 +730,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   passes.Add(std::make_unique<BatchNormStatsInPlace>());
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
+    // Max pooling and its backward as index kernels (after the backend's passes: the CUDA
+    // channels-last pass treats the ATen ops as layout followers, and the new ones keep the
+    // strides it chose).
+    passes.Add(std::make_unique<MaxPoolKernels>());
     // A layout copy (clone) of a pointwise op's private output: the op writes that layout itself
     // (attention's bmm operands; first, before the reshape passes move pointwise ops around).
     passes.Add(std::make_unique<CopyLayoutIntoProducer>());
@@ -793,6 +800,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     fusion.merge_row_siblings = !passes.disabled("row-siblings");
     fusion.merge_full_reduction_siblings = !passes.disabled("full-reduction-siblings");
     if (passes.disabled("horizontal-index-groups")) fusion.max_index_merge_numel = 0;
+    fusion.max_pool_backward_alone = !passes.disabled("max-pool-backward-alone");
     if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
       fusion.column_stored_prologues = Debug().column_stored_prologue == "1"
                                            ? FusionOptions::StoredPrologues::kAlways

@@ -10,6 +10,7 @@
 #include "codegen/ir/printer.h"
 #include "codegen/passes/group_ancestry.h"
 #include "codegen/passes/index_ops.h"
+#include "codegen/passes/max_pool_kernels.h"
 #include "codegen/passes/pointwise_ops.h"
 #include "codegen/passes/scatter_ops.h"
 #include "base/status_macros.h"
@@ -54,6 +55,28 @@ bool IsFusible(const ir::Graph& graph, const ir::Node& node) {
   return IsPointwiseOp(graph, node) || IsIndexOp(graph, node);
 }
 
+// FusionOptions::max_pool_backward_alone: the max-pool gather backwards whose gradient more than
+// one node reads.
+std::set<int> LoneMaxPoolBackwards(const ir::Graph& graph) {
+  std::vector<int> readers(graph.nodes.size(), 0);
+  for (const ir::Node& node : graph.nodes) {
+    std::set<int> read;
+    ir::ForEachInput(node, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) read.insert(r.node);
+    });
+    for (int m : read) ++readers[m];
+  }
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) ++readers[r.node];
+    });
+  std::set<int> lone;
+  for (size_t id = 0; id < graph.nodes.size(); ++id)
+    if (graph.nodes[id].target == kMaxPoolGatherBackwardTarget && readers[id] > 1)
+      lone.insert(static_cast<int>(id));
+  return lone;
+}
+
 }  // namespace
 
 absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const FusionOptions& options) {
@@ -73,6 +96,9 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
   // Groups of a scatter op (scatter_ops.h): iterated over the scattered values' space, complete
   // only after the whole kernel, so nothing joins them and they join nothing.
   std::set<int> sealed;
+  // Max-pool backwards kept alone: nothing joins their groups (they join their producers').
+  const std::set<int> lone =
+      options.max_pool_backward_alone ? LoneMaxPoolBackwards(graph) : std::set<int>{};
   for (int id = 0; id < n; ++id) {
     const ir::Node& node = graph.nodes[id];
     int chosen = -1;
@@ -126,6 +152,7 @@ absl::StatusOr<Partition> PartitionForFusion(const ir::Graph& graph, const Fusio
       }
       p.groups[chosen].nodes.push_back(id);
       p.group_of[id] = chosen;
+      if (lone.contains(id)) sealed.insert(chosen);
       // This node may also tie other groups of its shape together (e.g. a where() reading a
       // mask computed in another group): merge them when neither depends on the other.
       for (int h : candidates) {

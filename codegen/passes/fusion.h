@@ -56,6 +56,12 @@ struct FusionOptions {
   // TCCD_COLUMN_STORED_PROLOGUE=1 takes every one (kAlways), =0 none (kNever) (pipeline.cc).
   enum class StoredPrologues { kAlways, kTranscendental, kNever };
   StoredPrologues column_stored_prologues = StoredPrologues::kTranscendental;
+  // A max-pool gather backward (max_pool_kernels.h) whose gradient has more than one reader
+  // takes no pointwise consumers: in a ResNet stem the batch norm's backward sums read the
+  // gradient anyway, so a fused ReLU backward (and its f32 cast) would be written beside it, 6
+  // bytes per element, where the consumers' own kernel recomputes it from the 2-byte gradient.
+  // Off with TCCD_DISABLE_PASSES=max-pool-backward-alone. Default: true.
+  bool max_pool_backward_alone = true;
 };
 
 struct FusionGroup {

@@ -120,6 +120,26 @@ int64_t NumelOf(const std::vector<int64_t>& shape) {
   return n;
 }
 
+// Whether g is index ops only, every operand gathered (max pooling's values and offsets kernels,
+// max_pool_kernels.h): two such groups gathering a common tensor may merge, since no tensor is
+// then both gathered and loaded, and the merged kernel reads the common one once.
+bool GathersOnly(const ir::Graph& graph, const FusionGroup& g) {
+  std::set<ir::ValueRef> gathered;
+  for (int m : g.nodes) {
+    if (!IsIndexOp(graph, graph.nodes[m])) return false;
+    for (const ir::ValueRef& r : GatheredRefs(graph.nodes[m])) gathered.insert(r);
+  }
+  for (const ir::ValueRef& r : g.inputs)
+    if (!gathered.contains(r)) return false;
+  return !g.inputs.empty();
+}
+
+bool ShareInput(const FusionGroup& a, const FusionGroup& b) {
+  for (const ir::ValueRef& r : a.inputs)
+    if (std::find(b.inputs.begin(), b.inputs.end(), r) != b.inputs.end()) return true;
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOptions& options,
@@ -133,13 +153,18 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
   // Small index groups (at most options.max_index_merge_numel points: the mask and position
   // code of the LMs, [B, S] of ints) merge too, with any group that loads nothing they gather
   // and vice versa: the merged kernel runs one point per thread, which costs nothing there.
-  std::vector<bool> eligible(num_groups), coordinates(num_groups);
+  // Gather-only groups (GathersOnly: max pooling's values and offsets kernels) merge with each
+  // other when they gather a common tensor.
+  std::vector<bool> eligible(num_groups), coordinates(num_groups), small_ok(num_groups),
+      gathers_only(num_groups);
   for (size_t g = 0; g < num_groups; ++g) {
     coordinates[g] = HasCoordinateOps(graph, p.groups[g]);
-    eligible[g] =
+    gathers_only[g] = p.groups[g].num_reduced_dims == 0 && GathersOnly(graph, p.groups[g]);
+    small_ok[g] =
         p.groups[g].num_reduced_dims == 0 &&
         (!coordinates[g] || (NumelOf(p.groups[g].shape) <= options.max_index_merge_numel &&
                              OnlyIndexCoordinateOps(graph, p.groups[g])));
+    eligible[g] = gathers_only[g] || small_ok[g];
   }
   std::set<ir::ValueRef> returned;
   for (const ir::Arg& a : graph.outputs)
@@ -158,7 +183,13 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       if ((coordinates[a] || coordinates[b]) && GatherLoadConflict(graph, ga, gb)) continue;
       // The merged kernel runs where a ran: b's values are made there (see horizontal_fusion.h),
       // unless both read the same full-size tensor.
-      if (hoisted[b] > kMaxHoistedBytes && !ShareFullSizeInput(graph, ga, gb)) continue;
+      if (gathers_only[a] && gathers_only[b]) {
+        if (!ShareInput(ga, gb)) continue;
+      } else if (!small_ok[a] || !small_ok[b]) {
+        continue;
+      } else if (hoisted[b] > kMaxHoistedBytes && !ShareFullSizeInput(graph, ga, gb)) {
+        continue;
+      }
       if (static_cast<int>(ga.nodes.size() + gb.nodes.size()) > options.max_nodes_per_group)
         continue;
       // No edge joins independent groups: the merged kernel's operands are exactly the union.
@@ -174,6 +205,8 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       ga.inputs.assign(inputs.begin(), inputs.end());
       ga.outputs.insert(ga.outputs.end(), gb.outputs.begin(), gb.outputs.end());
       coordinates[a] = coordinates[a] || coordinates[b];
+      gathers_only[a] = gathers_only[a] && gathers_only[b];
+      small_ok[a] = small_ok[a] && small_ok[b];
       // Keep the closure: whatever depended on a or b now depends on both and their ancestors.
       std::vector<bool> merged_anc(num_groups);
       for (size_t g = 0; g < num_groups; ++g) merged_anc[g] = anc[a][g] || anc[b][g];

@@ -4,11 +4,14 @@
 #include "codegen/passes/index_ops.h"
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "codegen/passes/max_pool_kernels.h"
 #include "codegen/passes/scatter_ops.h"
 
 namespace tccd::codegen {
@@ -584,6 +587,213 @@ int LowerIndexTensor(Lowering& l) {
   return l.Gather(self, mask, coords, l.held());
 }
 
+// ---- max pooling (max_pool_kernels.h). tccd::max_pool2d_values / _offsets(x, kernel_size,
+// stride, padding, dilation, ceil_mode[, channels_last]) and
+// tccd::max_pool2d_gather_backward(grad, indices, kernel_size, stride, padding, dilation,
+// ceil_mode[, channels_last]): the ATen ops' arguments, pooling the last two dims of a 3-D or 4-D
+// tensor, or with channels_last dims 1 and 2 of a 4-D [N, H, W, C] one (a channels-last
+// tensor's permuted view: the kernel then walks C innermost).
+struct PoolDim {
+  int64_t kernel, stride, pad, in, out;
+};
+
+struct PoolGeometryOf {
+  std::array<PoolDim, 2> dims;
+  std::array<int64_t, 2> axes;  // the pooled dims (H, W) of the tensors
+};
+
+// The pooling geometry from the arguments at `first` onwards, for input sizes `in` and output
+// sizes `out` (equal ranks); nullopt for what the generated form does not take (dilation > 1,
+// ceil_mode, windows of more than 64 points, a padding over half the window, which ATen rejects,
+// or sizes that disagree with the arguments).
+std::optional<PoolGeometryOf> PoolGeometry(const ir::Node& n, size_t first,
+                                           const std::vector<int64_t>& in,
+                                           const std::vector<int64_t>& out) {
+  const int64_t rank = static_cast<int64_t>(out.size());
+  if ((rank != 3 && rank != 4) || static_cast<int64_t>(in.size()) != rank) return std::nullopt;
+  auto pair = [&](size_t index,
+                  std::vector<int64_t> fallback) -> std::optional<std::vector<int64_t>> {
+    if (index >= n.args.size() || n.args[index].is_none()) return fallback;
+    auto list = IntListArg(n, index, "");
+    if (!list) return std::nullopt;
+    if (list->empty()) return fallback;
+    if (list->size() == 1) list->push_back(list->front());
+    if (list->size() != 2) return std::nullopt;
+    return list;
+  };
+  auto flag = [&](size_t index) -> std::optional<bool> {
+    if (index >= n.args.size()) return false;
+    const bool* b = std::get_if<bool>(&n.args[index].v);
+    if (b == nullptr) return std::nullopt;
+    return *b;
+  };
+  auto kernel = pair(first, {});
+  if (!kernel || kernel->size() != 2) return std::nullopt;
+  auto stride = pair(first + 1, *kernel);
+  auto pad = pair(first + 2, {0, 0});
+  auto dilation = pair(first + 3, {1, 1});
+  if (!stride || !pad || !dilation || (*dilation)[0] != 1 || (*dilation)[1] != 1)
+    return std::nullopt;
+  const std::optional<bool> ceil_mode = flag(first + 4);
+  const std::optional<bool> channels_last = flag(first + 5);
+  if (!ceil_mode || *ceil_mode || !channels_last || (*channels_last && rank != 4))
+    return std::nullopt;
+  if ((*kernel)[0] * (*kernel)[1] > 64) return std::nullopt;
+  PoolGeometryOf g;
+  g.axes = *channels_last ? std::array<int64_t, 2>{1, 2} : std::array<int64_t, 2>{rank - 2, rank - 1};
+  for (int k = 0; k < 2; ++k) {
+    PoolDim d{(*kernel)[k], (*stride)[k], (*pad)[k], in[g.axes[k]], out[g.axes[k]]};
+    if (d.kernel <= 0 || d.stride <= 0 || d.pad < 0 || 2 * d.pad > d.kernel) return std::nullopt;
+    // The backward's window division runs in f32 (exact below 2^22).
+    if (d.in + d.pad >= (int64_t{1} << 22)) return std::nullopt;
+    if (d.in + 2 * d.pad < d.kernel || (d.in + 2 * d.pad - d.kernel) / d.stride + 1 != d.out)
+      return std::nullopt;
+    g.dims[k] = d;
+  }
+  for (int64_t k = 0; k < rank; ++k)
+    if (k != g.axes[0] && k != g.axes[1] && in[k] != out[k]) return std::nullopt;
+  return g;
+}
+
+// The point's coordinates with the pooled dims replaced by h and w.
+std::vector<int> PoolCoords(Lowering& l, const PoolGeometryOf& g, int h, int w) {
+  std::vector<int> coords;
+  for (int64_t k = 0; k < l.rank(); ++k)
+    coords.push_back(k == g.axes[0] ? h : k == g.axes[1] ? w : l.Coord(k));
+  return coords;
+}
+
+bool MaxPoolForwardOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.empty() || !n.args[0].is_ref()) return false;
+  const ir::TensorType& x = g.type_of(n.args[0].ref());
+  if (!IsF32OrHalf(x.dtype)) return false;
+  const bool values = n.target == "tccd::max_pool2d_values.default";
+  if (n.outputs[0].dtype != (values ? x.dtype : DType::kI64)) return false;
+  return PoolGeometry(n, 1, x.sizes, n.outputs[0].sizes).has_value();
+}
+
+// The window loop, unrolled in ATen's order (rows, then columns): a point replaces the running
+// maximum when it is greater or NaN (max_pool2d_with_indices' CPU and CUDA kernels); padding is
+// never taken, and a window of -inf keeps its first in-bounds point's index.
+int LowerMaxPoolForward(Lowering& l, bool want_index) {
+  const ir::Node& n = l.node();
+  const ir::ValueRef x = n.args[0].ref();
+  const ir::TensorType& xt = l.graph().type_of(x);
+  const PoolGeometryOf geometry = *PoolGeometry(n, 1, xt.sizes, l.out().sizes);
+  const std::array<PoolDim, 2>& dims = geometry.dims;
+  int start[2];
+  for (int k = 0; k < 2; ++k) {
+    const int scaled =
+        l.b().Binary(PwOp::kMul, l.Coord(geometry.axes[k]), l.I64(dims[k].stride));
+    start[k] = l.Shift(scaled, dims[k].pad);
+  }
+  int max_index = -1;
+  if (want_index) {
+    int clamped[2];
+    for (int k = 0; k < 2; ++k) {
+      const int zero = l.I64(0);
+      const int negative = l.b().Compare(PwOp::kLt, start[k], zero);
+      clamped[k] = l.b().Where(negative, zero, start[k]);
+    }
+    const int row = l.b().Binary(PwOp::kMul, clamped[0], l.I64(dims[1].in));
+    max_index = l.b().Binary(PwOp::kAdd, row, clamped[1]);
+  }
+  int max_value = l.b().Constant(-std::numeric_limits<double>::infinity(), DType::kF32);
+  for (int64_t i = 0; i < dims[0].kernel; ++i) {
+    const int h = i == 0 ? start[0] : l.b().Binary(PwOp::kAdd, start[0], l.I64(i));
+    const int h_ok = l.InRange(h, 0, dims[0].in);
+    for (int64_t j = 0; j < dims[1].kernel; ++j) {
+      const int w = j == 0 ? start[1] : l.b().Binary(PwOp::kAdd, start[1], l.I64(j));
+      const int w_ok = l.InRange(w, 0, dims[1].in);
+      const int valid = l.And(h_ok, w_ok);
+      const int v = l.Gather(x, valid, PoolCoords(l, geometry, h, w), DType::kF32);
+      const int greater = l.b().Compare(PwOp::kGt, v, max_value);
+      const int nan = l.b().Compare(PwOp::kNe, v, v);
+      const int better = l.b().Binary(PwOp::kOr, greater, nan);
+      const int take = l.And(valid, better);
+      max_value = l.b().Where(take, v, max_value);
+      if (want_index) {
+        const int row = l.b().Binary(PwOp::kMul, h, l.I64(dims[1].in));
+        const int flat = l.b().Binary(PwOp::kAdd, row, w);
+        max_index = l.b().Where(take, flat, max_index);
+      }
+    }
+  }
+  return want_index ? max_index : l.b().Coerce(max_value, l.held());
+}
+
+int LowerMaxPoolValues(Lowering& l) { return LowerMaxPoolForward(l, false); }
+int LowerMaxPoolOffsets(Lowering& l) { return LowerMaxPoolForward(l, true); }
+
+bool MaxPoolGatherBackwardOk(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() < 3 || !n.args[0].is_ref() || !n.args[1].is_ref()) return false;
+  const ir::TensorType& grad = g.type_of(n.args[0].ref());
+  const ir::TensorType& indices = g.type_of(n.args[1].ref());
+  if (!IsF32OrHalf(n.outputs[0].dtype) || grad.dtype != n.outputs[0].dtype ||
+      indices.dtype != DType::kI64 || indices.sizes != grad.sizes)
+    return false;
+  auto geometry = PoolGeometry(n, 2, n.outputs[0].sizes, grad.sizes);
+  if (!geometry) return false;
+  const std::array<PoolDim, 2>& dims = geometry->dims;
+  const int64_t windows = (dims[0].kernel + dims[0].stride - 1) / dims[0].stride *
+                          ((dims[1].kernel + dims[1].stride - 1) / dims[1].stride);
+  return windows <= 16;
+}
+
+// Gather form (Inductor's): the windows holding input point h along a dim are those starting
+// at ph * stride - pad in (h - kernel, h], ph in [0, out). The last one, q = (h + pad) / stride
+// (floor), comes from an f32 division of (h + pad + 0.5): at least 0.5 / stride from an integer,
+// so the rounding (below 2^-24 relative, h + pad < 2^22) never crosses one. The candidates are
+// q, q - 1, ..., ceil(kernel / stride) of them; a candidate's gradient counts when its window
+// holds h and its saved index is h * W + w. Sums in f32, in ATen's order of windows.
+int LowerMaxPoolGatherBackward(Lowering& l) {
+  const ir::Node& n = l.node();
+  const ir::ValueRef grad = n.args[0].ref();
+  const ir::ValueRef indices = n.args[1].ref();
+  const PoolGeometryOf geometry =
+      *PoolGeometry(n, 2, l.out().sizes, l.graph().type_of(grad).sizes);
+  const std::array<PoolDim, 2>& dims = geometry.dims;
+  struct Candidate {
+    int index, ok;
+  };
+  std::vector<Candidate> candidates[2];
+  for (int k = 0; k < 2; ++k) {
+    const PoolDim& d = dims[k];
+    const int padded = l.Shift(l.Coord(geometry.axes[k]), -d.pad);
+    const int as_float = l.b().Coerce(padded, DType::kF32);
+    const int half = l.b().Binary(PwOp::kAdd, as_float, l.b().Constant(0.5, DType::kF32));
+    const int quotient =
+        l.b().Binary(PwOp::kDiv, half, l.b().Constant(static_cast<double>(d.stride), DType::kF32));
+    const int last = l.b().Coerce(l.b().Unary(PwOp::kFloor, quotient), DType::kI64);
+    const int64_t count = (d.kernel + d.stride - 1) / d.stride;
+    for (int64_t c = count - 1; c >= 0; --c) {  // ascending window order, as ATen sums
+      const int p = l.Shift(last, c);
+      const int in_range = l.InRange(p, 0, d.out);
+      // The window starting at p * stride - pad ends after h: h + pad < p * stride + kernel.
+      const int end = l.b().Binary(PwOp::kAdd, l.b().Binary(PwOp::kMul, p, l.I64(d.stride)),
+                                   l.I64(d.kernel));
+      const int holds = l.b().Compare(PwOp::kLt, padded, end);
+      candidates[k].push_back({p, l.And(in_range, holds)});
+    }
+  }
+  const int row = l.b().Binary(PwOp::kMul, l.Coord(geometry.axes[0]), l.I64(dims[1].in));
+  const int self = l.b().Binary(PwOp::kAdd, row, l.Coord(geometry.axes[1]));
+  const int zero = l.b().Constant(0, DType::kF32);
+  int sum = -1;
+  for (const Candidate& ph : candidates[0]) {
+    for (const Candidate& pw : candidates[1]) {
+      const int ok = l.And(ph.ok, pw.ok);
+      const std::vector<int> coords = PoolCoords(l, geometry, ph.index, pw.index);
+      const int saved = l.Gather(indices, ok, coords, DType::kI64);
+      const int hit = l.And(ok, l.b().Compare(PwOp::kEq, saved, self));
+      const int g = l.Gather(grad, hit, coords, DType::kF32);
+      const int term = l.b().Where(hit, g, zero);
+      sum = sum < 0 ? term : l.b().Binary(PwOp::kAdd, sum, term);
+    }
+  }
+  return l.b().Coerce(sum, l.held());
+}
+
 struct Entry {
   bool (*ok)(const ir::Graph&, const ir::Node&);
   int (*lower)(Lowering&);
@@ -603,6 +813,9 @@ const absl::flat_hash_map<std::string, Entry>& Table() {
       {"aten::stack.default", {StackOk, LowerStack}},
       {"aten::gather.default", {GatherOk, LowerGatherOp}},
       {"aten::index.Tensor", {IndexTensorOk, LowerIndexTensor}},
+      {kMaxPoolValuesTarget, {MaxPoolForwardOk, LowerMaxPoolValues}},
+      {kMaxPoolOffsetsTarget, {MaxPoolForwardOk, LowerMaxPoolOffsets}},
+      {kMaxPoolGatherBackwardTarget, {MaxPoolGatherBackwardOk, LowerMaxPoolGatherBackward}},
   };
   return *table;
 }

@@ -617,6 +617,102 @@ PointwiseKernel DropoutKernel(const std::string& name, std::vector<int64_t> shap
   return b.kernel();
 }
 
+// Max pooling as index_ops.cc lowers tccd::max_pool2d_offsets and
+// tccd::max_pool2d_gather_backward (max_pool_kernels.h), for the ResNet stem's 3x3 window,
+// stride 2, padding 1 over a channels-last map as the pass hands it over, [N, H, W, C] = `in`
+// (the output [N, (H + 1) / 2, (W + 1) / 2, C]; C innermost).
+// The forward: the running (max, index) pair over the nine window points, a NaN taking over.
+PointwiseKernel MaxPoolOffsetsKernel(const std::string& name, std::vector<int64_t> in) {
+  std::vector<int64_t> out = {in[0], (in[1] - 1) / 2 + 1, (in[2] - 1) / 2 + 1, in[3]};
+  KernelBuilder b(name, out);
+  const int x = b.GatherInput(DType::kBF16);
+  auto i64 = [&](int64_t v) { return b.Const(DType::kI64, static_cast<double>(v)); };
+  auto in_range = [&](int v, int64_t hi) {
+    const int ge = b.Op(PwOp::kGe, DType::kBool, {v, i64(0)});
+    const int lt = b.Op(PwOp::kLt, DType::kBool, {v, i64(hi)});
+    return b.Op(PwOp::kAnd, DType::kBool, {ge, lt});
+  };
+  int start[2], first[2];
+  for (int k = 0; k < 2; ++k) {
+    const int scaled = b.Op(PwOp::kMul, DType::kI64, {b.Index(1 + k), i64(2)});
+    start[k] = b.Op(PwOp::kSub, DType::kI64, {scaled, i64(1)});
+    const int negative = b.Op(PwOp::kLt, DType::kBool, {start[k], i64(0)});
+    first[k] = b.Op(PwOp::kWhere, DType::kI64, {negative, i64(0), start[k]});
+  }
+  int index = b.Op(PwOp::kAdd, DType::kI64,
+                   {b.Op(PwOp::kMul, DType::kI64, {first[0], i64(in[2])}), first[1]});
+  int value = b.Const(DType::kF32, -std::numeric_limits<double>::infinity());
+  for (int64_t i = 0; i < 3; ++i) {
+    const int h = i == 0 ? start[0] : b.Op(PwOp::kAdd, DType::kI64, {start[0], i64(i)});
+    const int h_ok = in_range(h, in[1]);
+    for (int64_t j = 0; j < 3; ++j) {
+      const int w = j == 0 ? start[1] : b.Op(PwOp::kAdd, DType::kI64, {start[1], i64(j)});
+      const int valid = b.Op(PwOp::kAnd, DType::kBool, {h_ok, in_range(w, in[2])});
+      const int v = b.Cast(b.Gather(x, valid, {b.Index(0), h, w, b.Index(3)}), DType::kF32);
+      const int greater = b.Op(PwOp::kGt, DType::kBool, {v, value});
+      const int nan = b.Op(PwOp::kNe, DType::kBool, {v, v});
+      const int take = b.Op(PwOp::kAnd, DType::kBool,
+                            {valid, b.Op(PwOp::kOr, DType::kBool, {greater, nan})});
+      value = b.Op(PwOp::kWhere, DType::kF32, {take, v, value});
+      const int flat = b.Op(PwOp::kAdd, DType::kI64,
+                            {b.Op(PwOp::kMul, DType::kI64, {h, i64(in[2])}), w});
+      index = b.Op(PwOp::kWhere, DType::kI64, {take, flat, index});
+    }
+  }
+  b.Output(index);
+  return b.kernel();
+}
+
+// The backward, gather form: each input point sums, in f32, the gradients of the (at most 2 x 2)
+// windows whose saved index is its own; the window division in f32.
+PointwiseKernel MaxPoolBackwardKernel(const std::string& name, std::vector<int64_t> in) {
+  const int64_t out[2] = {(in[1] - 1) / 2 + 1, (in[2] - 1) / 2 + 1};
+  KernelBuilder b(name, in);
+  const int grad = b.GatherInput(DType::kBF16);
+  const int indices = b.GatherInput(DType::kI64);
+  auto i64 = [&](int64_t v) { return b.Const(DType::kI64, static_cast<double>(v)); };
+  struct Candidate {
+    int index, ok;
+  };
+  std::vector<Candidate> candidates[2];
+  for (int k = 0; k < 2; ++k) {
+    const int padded = b.Op(PwOp::kAdd, DType::kI64, {b.Index(1 + k), i64(1)});
+    const int half = b.Op(PwOp::kAdd, DType::kF32,
+                          {b.Cast(padded, DType::kF32), b.Const(DType::kF32, 0.5)});
+    const int q = b.Op(PwOp::kDiv, DType::kF32, {half, b.Const(DType::kF32, 2)});
+    const int last = b.Cast(b.Op(PwOp::kFloor, DType::kF32, {q}), DType::kI64);
+    for (int64_t c = 1; c >= 0; --c) {
+      const int p = c == 0 ? last : b.Op(PwOp::kSub, DType::kI64, {last, i64(c)});
+      const int ge = b.Op(PwOp::kGe, DType::kBool, {p, i64(0)});
+      const int lt = b.Op(PwOp::kLt, DType::kBool, {p, i64(out[k])});
+      const int end =
+          b.Op(PwOp::kAdd, DType::kI64, {b.Op(PwOp::kMul, DType::kI64, {p, i64(2)}), i64(3)});
+      const int holds = b.Op(PwOp::kLt, DType::kBool, {padded, end});
+      const int ok = b.Op(PwOp::kAnd, DType::kBool,
+                          {b.Op(PwOp::kAnd, DType::kBool, {ge, lt}), holds});
+      candidates[k].push_back({p, ok});
+    }
+  }
+  const int self = b.Op(PwOp::kAdd, DType::kI64,
+                        {b.Op(PwOp::kMul, DType::kI64, {b.Index(1), i64(in[2])}), b.Index(2)});
+  const int zero = b.Const(DType::kF32, 0);
+  int sum = -1;
+  for (const Candidate& ph : candidates[0]) {
+    for (const Candidate& pw : candidates[1]) {
+      const int ok = b.Op(PwOp::kAnd, DType::kBool, {ph.ok, pw.ok});
+      const std::vector<int> coords = {b.Index(0), ph.index, pw.index, b.Index(3)};
+      const int saved = b.Gather(indices, ok, coords);
+      const int hit = b.Op(PwOp::kAnd, DType::kBool,
+                           {ok, b.Op(PwOp::kEq, DType::kBool, {saved, self})});
+      const int g = b.Cast(b.Gather(grad, hit, coords), DType::kF32);
+      const int term = b.Op(PwOp::kWhere, DType::kF32, {hit, g, zero});
+      sum = sum < 0 ? term : b.Op(PwOp::kAdd, DType::kF32, {sum, term});
+    }
+  }
+  b.Output(b.Cast(sum, DType::kBF16));
+  return b.kernel();
+}
+
 std::vector<GoldenCase> GoldenCorpus() {
   return {
       {"relu_fma_bcast", FusedReluKernel("relu_fma_bcast", {64, 1000})},
@@ -698,6 +794,11 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"embedding_backward_scatter_two_rows_bf16",
        EmbeddingBackwardKernel("embedding_backward_scatter_two_rows_bf16", {16, 512, 768}, 2)},
       {"dropout_bf16", DropoutKernel("dropout_bf16", {16, 128, 768})},
+      // ResNet-50's stem max pool (passes/max_pool_kernels.h) at batch 64: the forward's index
+      // kernel and the backward in gather form.
+      {"max_pool_offsets_bf16", MaxPoolOffsetsKernel("max_pool_offsets_bf16", {64, 112, 112, 64})},
+      {"max_pool_backward_bf16",
+       MaxPoolBackwardKernel("max_pool_backward_bf16", {64, 112, 112, 64})},
       {"stack_bf16", StackKernel("stack_bf16", {64, 197, 3, 12, 64})},
       // Tiled kernels (cuda_tile_emitter.cc): BERT's scaled K^T cast (f32 [192, 512, 64]
       // read through its transpose, bf16 out) and an NCHW -> NHWC copy whose tiled dims (28

@@ -1,0 +1,50 @@
+// MaxPoolKernels: 2-D max pooling, forward and backward, as generated index kernels (index_ops.h)
+// instead of ATen extern steps, the way Inductor lowers them (torch/_inductor/lowering.py
+// max_pool2d_with_indices, max_pool2d_with_indices_backward):
+//
+//   %v, %i = aten::max_pool2d_with_indices(x, k, s, p, [1, 1], false)
+// becomes
+//   %v = tccd::max_pool2d_values(x, k, s, p, [1], false, false)    the old value output's type
+//   %i = tccd::max_pool2d_offsets(x, k, s, p, [1], false, false)   the old index output's type
+// each a pointwise kernel over the output that visits the window's kh*kw points (unrolled):
+// ATen's rule, the first maximum in row-major window order, a NaN taking over (val > max ||
+// isnan(val)), padding never chosen, the index h * W + w within the (n, c) plane. The two share
+// the iteration space, so horizontal fusion may put them in one kernel; a dead index output (an
+// inference graph) is dropped by dead-code elimination.
+//
+//   %gx = aten::max_pool2d_with_indices_backward(g, x, k, s, p, [1, 1], false, %i)
+// becomes
+//   %gx = tccd::max_pool2d_gather_backward(g, %i, k, s, p, [1, 1], false, false)  the old type
+// a pointwise kernel over the input (gather form, no atomics, deterministic): each input point
+// visits the ceil(k/s) x ceil(k/s) windows that can hold it, and sums (in f32) the gradients of
+// those whose saved index is its own. Its consumers (the ReLU backward before the stem's max
+// pool) fuse with it; its gradient operand is gathered, so a producer of g (the residual sum) is
+// a kernel of its own.
+//
+// Channels-last tensors (4-D, dense, the strides the CUDA channels-last pass chose): the new ops
+// run over the [N, H, W, C] permuted views of their operands and write [N, H, W, C] outputs read
+// back through [N, C, H, W] views, so a kernel walks C innermost (index kernels keep their loop
+// order, loop_order.h; the NCHW order would read a channels-last map 64 elements apart per
+// thread). The trailing bool argument of the new ops says which dims pool (H, W at 1, 2).
+//
+// Applied to 3-D and 4-D f32/bf16/f16 inputs with dilation 1, ceil_mode false and at most 64
+// window points (and ceil(k/s)^2 <= 16 candidate windows in the backward); anything else stays
+// the ATen extern step, as does everything with this pass disabled
+// (TCCD_DISABLE_PASSES=max-pool-kernels). Both backends (CUDA and CPU) lower the new ops.
+#pragma once
+
+#include "codegen/passes/pass.h"
+
+namespace tccd::codegen {
+
+inline constexpr char kMaxPoolValuesTarget[] = "tccd::max_pool2d_values.default";
+inline constexpr char kMaxPoolOffsetsTarget[] = "tccd::max_pool2d_offsets.default";
+inline constexpr char kMaxPoolGatherBackwardTarget[] = "tccd::max_pool2d_gather_backward.default";
+
+class MaxPoolKernels : public GraphPass {
+ public:
+  std::string_view name() const override { return "max-pool-kernels"; }
+  absl::StatusOr<bool> Run(ir::Graph& graph) override;
+};
+
+}  // namespace tccd::codegen
