@@ -728,12 +728,12 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // in place instead of through copy_ steps (after the backend's passes, which take the CUDA
   // norms they rewrite in their functional form).
   passes.Add(std::make_unique<BatchNormStatsInPlace>());
+  // Max pooling and its backward as index kernels (after the backend's passes: the CUDA
+  // channels-last pass treats the ATen ops as layout followers, and the new ones keep the
+  // strides it chose).
+  if (!Debug().disable_fusion) passes.Add(std::make_unique<MaxPoolKernels>());
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
-    // Max pooling and its backward as index kernels (after the backend's passes: the CUDA
-    // channels-last pass treats the ATen ops as layout followers, and the new ones keep the
-    // strides it chose).
-    passes.Add(std::make_unique<MaxPoolKernels>());
     // A layout copy (clone) of a pointwise op's private output: the op writes that layout itself
     // (attention's bmm operands; first, before the reshape passes move pointwise ops around).
     passes.Add(std::make_unique<CopyLayoutIntoProducer>());

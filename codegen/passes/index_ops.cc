@@ -711,7 +711,10 @@ int LowerMaxPoolForward(Lowering& l, bool want_index) {
       const int nan = l.b().Compare(PwOp::kNe, v, v);
       const int better = l.b().Binary(PwOp::kOr, greater, nan);
       const int take = l.And(valid, better);
-      max_value = l.b().Where(take, v, max_value);
+      // (The index's last point needs no running maximum after it: an unused value would be
+      // an NVRTC warning.)
+      const bool last = i + 1 == dims[0].kernel && j + 1 == dims[1].kernel;
+      if (!want_index || !last) max_value = l.b().Where(take, v, max_value);
       if (want_index) {
         const int row = l.b().Binary(PwOp::kMul, h, l.I64(dims[1].in));
         const int flat = l.b().Binary(PwOp::kAdd, row, w);

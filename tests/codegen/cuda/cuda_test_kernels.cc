@@ -653,7 +653,7 @@ PointwiseKernel MaxPoolOffsetsKernel(const std::string& name, std::vector<int64_
       const int nan = b.Op(PwOp::kNe, DType::kBool, {v, v});
       const int take = b.Op(PwOp::kAnd, DType::kBool,
                             {valid, b.Op(PwOp::kOr, DType::kBool, {greater, nan})});
-      value = b.Op(PwOp::kWhere, DType::kF32, {take, v, value});
+      if (i < 2 || j < 2) value = b.Op(PwOp::kWhere, DType::kF32, {take, v, value});
       const int flat = b.Op(PwOp::kAdd, DType::kI64,
                             {b.Op(PwOp::kMul, DType::kI64, {h, i64(in[2])}), w});
       index = b.Op(PwOp::kWhere, DType::kI64, {take, flat, index});

@@ -338,12 +338,11 @@ __device__ __forceinline__ double minimum(double a, double b) {
 //   %216 = ne.b8 %214, %214
 //   %217 = or.b8 %215, %216
 //   %218 = and.b8 %210, %217
-//   %219 = where.f32 %218, %214, %198
-//   %220 = constant.i64 112
-//   %221 = mul.i64 %157, %220
-//   %222 = add.i64 %221, %204
-//   %223 = where.i64 %218, %222, %202
-//   store.i64 out0, %223
+//   %219 = constant.i64 112
+//   %220 = mul.i64 %157, %219
+//   %221 = add.i64 %220, %204
+//   %222 = where.i64 %218, %221, %202
+//   store.i64 out0, %222
 // }
 namespace tccd_kernel_max_pool_offsets_bf16 {
 
@@ -579,12 +578,11 @@ __device__ __forceinline__ void Point(char* const* ptr, const long long (*st)[4]
   const bool v216 = v214 != v214;
   const bool v217 = v215 || v216;
   const bool v218 = v210 && v217;
-  const float v219 = v218 ? v214 : v198;
-  const long long v220 = 112ll;
-  const long long v221 = (long long)((unsigned long long)v157 * (unsigned long long)v220);
-  const long long v222 = (long long)((unsigned long long)v221 + (unsigned long long)v204);
-  const long long v223 = v218 ? v222 : v202;
-  reinterpret_cast<long long*>(ptr[1])[off[1]] = v223;
+  const long long v219 = 112ll;
+  const long long v220 = (long long)((unsigned long long)v157 * (unsigned long long)v219);
+  const long long v221 = (long long)((unsigned long long)v220 + (unsigned long long)v204);
+  const long long v222 = v218 ? v221 : v202;
+  reinterpret_cast<long long*>(ptr[1])[off[1]] = v222;
 }
 
 __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)[4], const long long* c, const long long* off, unsigned long long flat) {
@@ -1020,16 +1018,16 @@ __device__ __forceinline__ void PointVec(char* const* ptr, const long long (*st)
   bool v218[kVec];
 #pragma unroll
   for (int j = 0; j < kVec; ++j) v218[j] = v210 && v217[j];
-  const long long v220 = 112ll;
-  const long long v221 = (long long)((unsigned long long)v157 * (unsigned long long)v220);
-  const long long v222 = (long long)((unsigned long long)v221 + (unsigned long long)v204);
-  long long v223[kVec];
+  const long long v219 = 112ll;
+  const long long v220 = (long long)((unsigned long long)v157 * (unsigned long long)v219);
+  const long long v221 = (long long)((unsigned long long)v220 + (unsigned long long)v204);
+  long long v222[kVec];
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) v223[j] = v218[j] ? v222 : v202[j];
+  for (int j = 0; j < kVec; ++j) v222[j] = v218[j] ? v221 : v202[j];
   {
     tccd_rt::Vec<long long, kVec> s;
 #pragma unroll
-    for (int j = 0; j < kVec; ++j) s.v[j] = v223[j];
+    for (int j = 0; j < kVec; ++j) s.v[j] = v222[j];
     const uint4 w = *reinterpret_cast<const uint4*>(&s);
     asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(reinterpret_cast<long long*>(ptr[1]) + off[1]), "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w) : "memory");
   }
