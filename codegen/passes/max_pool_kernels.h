@@ -31,6 +31,15 @@
 // window points (and ceil(k/s)^2 <= 16 candidate windows in the backward); anything else stays
 // the ATen extern step, as does everything with this pass disabled
 // (TCCD_DISABLE_PASSES=max-pool-kernels). Both backends (CUDA and CPU) lower the new ops.
+//
+// Measured (H200, r2 integration build with a6c8e53, zoo ResNet-50 train large, bf16, batch 64,
+// this pass on vs TCCD_DISABLE_PASSES=max-pool-kernels): the stem's backward 436.3 us against
+// ATen's max_pool_backward_nhwc 457.3 (Inductor's fused one: 366), the forward's values+offsets
+// kernel 181.2 us against ATen's max_pool_forward_nhwc 214.2; GPU busy 11.83 vs 11.93 ms/step,
+// 623 vs 624 kernels, peak memory equal (2937 MiB). Both kernels run the strided entry (their
+// gathered operands have another shape than the iteration space, so the launcher's dense test
+// fails) with two points per thread (the i64 indices' 16-byte vectors) and i64 index math:
+// far from bandwidth, so a dense entry for index kernels is the next step.
 #pragma once
 
 #include "codegen/passes/pass.h"
