@@ -10,7 +10,7 @@ the f32 batch mean), ATen's CUDA kernel returns them in the buffers' dtype (bf16
 segment compiled from the graph's f32 meta refused the bf16 tensor ("input 21 has dtype code 15,
 the kernel takes 6"). The request now carries the kernels' dtype (serialize.py
 _OUTPUT_DTYPE_OF_ARGUMENT; the CPU case is tests/python/test_e2e_bn_running_stats.py); the GPU
-case stays a non-strict xfail until it has run on a GPU."""
+case passed on the H200 (twelfth session's final run), so it is an ordinary test."""
 
 import pytest
 import torch
@@ -36,8 +36,6 @@ def test_cnn_trains_like_eager_with_and_without_running_statistics_saved(daemon_
     assert all(s["fallback"] is None for s in tccd.last_compile_stats())
 
 
-@pytest.mark.xfail(reason="bf16 batch-norm buffers: fixed in serialize.py and on the CPU, not yet run on a GPU "
-                          "(see the module docstring)", strict=False)
 def test_cnn_with_bf16_batch_norm_buffers_trains_like_eager(daemon_env):
     eager_losses, eager_state = train("cnn", torch.bfloat16)
     losses, state = train("cnn", torch.bfloat16, backend="tccd")
