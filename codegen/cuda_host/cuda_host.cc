@@ -235,8 +235,10 @@ absl::StatusOr<std::string> BuildCudaHostLibrary(const CudaModule& module,
   std::vector<std::string> exports = {"tccd_cuda_init", "tccd_cuda_last_error"};
   for (const CudaKernel& kernel : module.kernels) exports.push_back(kernel.launch.name);
   for (const SegmentSpec& segment : program.segments) exports.push_back(segment.name);
+  bool sized = false;
   for (const GemmSpec& gemm : program.gemms)
-    if (gemm.sized) exports.push_back(gemm.name);
+    if (gemm.sized) exports.push_back(gemm.name), sized = true;
+  if (sized) exports.push_back(kCudaGemmStatsEntry);
   if (HasTunedGemm(program)) exports.push_back(kCudaSetTuneTableEntry);
   RETURN_IF_ERROR(CheckCudaHostLibrary(shared_object, exports));
   spdlog::debug("cuda host: {} kernel(s), {}-byte cubin -> {}-byte {} in {:.1f} ms",

@@ -15,8 +15,9 @@ namespace {
 
 // What tccd_cuda_runtime.c calls, plus memset/memmove, which the C compiler may emit for struct
 // copies and initialisers.
-constexpr std::array<std::string_view, 11> kImports = {
+constexpr std::array<std::string_view, 12> kImports = {
     "__tls_get_addr",  // ld.so: the thread-local last-error buffer (global-dynamic TLS)
+    "clock_gettime",   // the sized gemm cache's timers (tccd_cuda_gemm.c)
     "dlerror",
     "dlopen",
     "dlsym",

@@ -371,6 +371,12 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
     DefineForwarder(m, program.gemms[g].name, gemm_sized,
                     {module_descriptor, i32c(static_cast<int64_t>(g))}, {ptr, ptr, ptr, i64, ptr});
   }
+  // int tccd_cuda_gemm_stats(uint64_t* out, int n): the sized gemm cache's counters (the plan
+  // profile prints them), only where a gemm is sized.
+  if (gemm_sized != nullptr) {
+    DefineForwarder(m, kCudaGemmStatsEntry,
+                    DeclareRuntime(m, i32, {ptr, i32}, "tccd_rt_gemm_sized_stats"), {}, {ptr, i32});
+  }
   // int tccd_cuda_set_tune_table(void* table): the client's table of autotuning's choices
   // (runtime/tccd_cuda_tune.h), only where a gemm is tuned.
   if (HasTunedGemm(program)) {

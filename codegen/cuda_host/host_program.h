@@ -85,6 +85,10 @@ struct HostProgram {
 // through which the client shares one table of autotuning's choices between the libraries of a
 // device and processes (runtime/tccd_cuda_tune.h).
 inline constexpr char kCudaSetTuneTableEntry[] = "tccd_cuda_set_tune_table";
+// Exported by a library with gemms of run-time sizes: int tccd_cuda_gemm_stats(uint64_t* out,
+// int n) copies the sized gemm cache's counters (TCCD_RT_GEMM_STAT_*, tccd_cuda_runtime.h:
+// calls, hits, misses, key churn, evictions, heuristic queries, set-up and matmul ns).
+inline constexpr char kCudaGemmStatsEntry[] = "tccd_cuda_gemm_stats";
 
 // GemmSpec::tune's flag for the swapped formulation (TCCD_RT_TUNE_SWAP).
 inline constexpr int kGemmTuneSwap = 0x100;

@@ -18,13 +18,16 @@
  * destroyed). A training loop over a few sequence lengths then pays the heuristic once per
  * length and gemm; a hit is a hash, a compare and the matmul. The cache is guarded by one mutex
  * held through the matmul call (its bias pointer is a descriptor attribute, and an entry may be
- * evicted by another thread), which costs an uncontended lock per call.
+ * evicted by another thread), which costs an uncontended lock per call. Its counters (calls,
+ * hits, misses and why, heuristic queries, the wall time of the misses' set-up and of the
+ * matmul calls: tccd_rt_gemm_sized_stats) say where a sized call's host time goes.
  */
 #include <pthread.h>
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "tccd_cuda_internal.h"
 #include "tccd_cuda_tune.h"
@@ -57,6 +60,10 @@ struct cublaslt {
 static struct cublaslt g_lt;
 static tccd_lt_handle g_handle;
 static int g_lt_ready;
+
+/* The sized gemms' cache and counters (below), guarded by one mutex. */
+static pthread_mutex_t g_sized_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t g_sized_stats[TCCD_RT_GEMM_STATS]; /* g_sized_mu */
 
 /* The most scratch a gemm may ask for; the segment builder reserves this much
  * (kGemmWorkspaceBytes, host_program.h). */
@@ -386,6 +393,8 @@ static int query(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
   memset(results, 0, sizeof(heuristic_result) * (size_t)requested);
   int returned = 0;
   if (status == 0) {
+    /* Only sized gemms pass an alignment; they hold g_sized_mu. */
+    if (alignment != NULL) ++g_sized_stats[TCCD_RT_GEMM_STAT_HEURISTICS];
     status = g_lt.heuristic(g_handle, s->desc, s->layout_a, s->layout_b, s->layout_d, s->layout_d,
                             pref, requested, results, &returned);
   }
@@ -568,9 +577,21 @@ struct sized_entry {
   struct tccd_rt_gemm_state state;
 };
 
-static pthread_mutex_t g_sized_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct sized_entry g_sized[TCCD_RT_SIZED_SETS][TCCD_RT_SIZED_WAYS]; /* g_sized_mu */
 static uint64_t g_sized_clock;                                             /* g_sized_mu */
+
+static uint64_t now_ns(void) {
+  struct timespec t;
+  if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return 0;
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+int tccd_rt_gemm_sized_stats(uint64_t* out, int n) {
+  pthread_mutex_lock(&g_sized_mu);
+  for (int i = 0; i < n && i < TCCD_RT_GEMM_STATS; ++i) out[i] = g_sized_stats[i];
+  pthread_mutex_unlock(&g_sized_mu);
+  return TCCD_RT_GEMM_STATS;
+}
 
 static uint64_t sized_hash(int slot, int32_t index, const int64_t* dims) {
   uint64_t h = 1469598103934665603ull; /* FNV-1a over the key's words */
@@ -584,14 +605,19 @@ static uint64_t sized_hash(int slot, int32_t index, const int64_t* dims) {
 
 /* Whether the entry holds this key. (No memcmp: the .so imports only its libc allow-list,
  * codegen/cuda_host/host_imports.h.) */
+static int sized_same_sizes(const struct sized_entry* e, const struct tccd_rt_module* module,
+                            int slot, int32_t index, const int64_t* dims) {
+  if (e->module != module || e->slot != slot || e->index != index) return 0;
+  for (int i = 0; i < TCCD_RT_GEMM_DIMS; ++i)
+    if (e->dims[i] != dims[i]) return 0;
+  return 1;
+}
+
 static int sized_key_equal(const struct sized_entry* e, const struct tccd_rt_module* module,
                            int slot, int32_t index, const int64_t* dims, uint64_t workspace_cap,
                            const uint32_t* alignment) {
-  if (e->module != module || e->slot != slot || e->index != index ||
-      e->workspace_cap != workspace_cap)
+  if (!sized_same_sizes(e, module, slot, index, dims) || e->workspace_cap != workspace_cap)
     return 0;
-  for (int i = 0; i < TCCD_RT_GEMM_DIMS; ++i)
-    if (e->dims[i] != dims[i]) return 0;
   for (int i = 0; i < 4; ++i)
     if (e->alignment[i] != alignment[i]) return 0;
   return 1;
@@ -615,20 +641,32 @@ static int sized_state(const struct tccd_rt_module* module, int slot, int32_t in
                                            g->ldd, g->batch, g->stride_a, g->stride_b, g->stride_d};
   struct sized_entry* set = g_sized[sized_hash(slot, index, dims) % TCCD_RT_SIZED_SETS];
   struct sized_entry* victim = &set[0];
+  int churn = 0;
   ++g_sized_clock;
   for (int w = 0; w < TCCD_RT_SIZED_WAYS; ++w) {
     struct sized_entry* e = &set[w];
     if (sized_key_equal(e, module, slot, index, dims, workspace_cap, alignment)) {
       e->used = g_sized_clock;
+      ++g_sized_stats[TCCD_RT_GEMM_STAT_HITS];
       *out = &e->state;
       return TCCD_RT_SUCCESS;
     }
+    /* The same gemm and sizes under another alignment or workspace: the key's pointer part
+     * changed between calls (same set: the hash has neither). */
+    churn |= sized_same_sizes(e, module, slot, index, dims);
     if (victim->module != NULL && (e->module == NULL || e->used < victim->used)) victim = e;
   }
-  if (victim->module != NULL) destroy_state(&victim->state);
+  ++g_sized_stats[TCCD_RT_GEMM_STAT_MISSES];
+  if (churn) ++g_sized_stats[TCCD_RT_GEMM_STAT_KEY_CHURN];
+  const uint64_t start = now_ns();
+  if (victim->module != NULL) {
+    destroy_state(&victim->state);
+    ++g_sized_stats[TCCD_RT_GEMM_STAT_EVICTIONS];
+  }
   victim->module = NULL;
   /* Not tuned: a new size would time its candidates on the step's path. */
   const int code = load_gemm(g, &victim->state, workspace_cap, alignment, 0);
+  g_sized_stats[TCCD_RT_GEMM_STAT_SETUP_NS] += now_ns() - start;
   if (code != TCCD_RT_SUCCESS) {
     destroy_state(&victim->state);
     return code;
@@ -693,9 +731,14 @@ int tccd_rt_gemm_run_sized(const struct tccd_rt_module* module, int slot, int32_
     alignment[i] = a;
   }
   pthread_mutex_lock(&g_sized_mu);
+  ++g_sized_stats[TCCD_RT_GEMM_STAT_CALLS];
   struct tccd_rt_gemm_state* s = NULL;
   int code = sized_state(module, slot, index, g, cap, alignment, &s);
-  if (code == TCCD_RT_SUCCESS) code = run_gemm(g, s, operands, workspace, cap, stream);
+  if (code == TCCD_RT_SUCCESS) {
+    const uint64_t start = now_ns();
+    code = run_gemm(g, s, operands, workspace, cap, stream);
+    g_sized_stats[TCCD_RT_GEMM_STAT_MATMUL_NS] += now_ns() - start;
+  }
   pthread_mutex_unlock(&g_sized_mu);
   return code;
 }

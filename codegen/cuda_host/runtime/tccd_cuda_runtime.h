@@ -227,6 +227,26 @@ int tccd_rt_gemm_sized(const struct tccd_rt_module* module, int32_t index, void*
                        const int64_t* dims, void* workspace, uint64_t workspace_bytes,
                        void* stream);
 
+/* The sized gemm cache's counters since this library was loaded (tccd_rt_gemm_sized), to see
+ * where a sized gemm call's host time goes (exported as tccd_cuda_gemm_stats by a library with
+ * sized gemms; the plan profile prints them): TCCD_RT_GEMM_STATS words, in this order. */
+enum {
+  TCCD_RT_GEMM_STAT_CALLS,        /* sized gemm calls that ran a matmul (not the empty ones) */
+  TCCD_RT_GEMM_STAT_HITS,         /* calls that found their objects in the cache */
+  TCCD_RT_GEMM_STAT_MISSES,       /* calls that made them: descriptor, layouts, heuristic */
+  TCCD_RT_GEMM_STAT_KEY_CHURN,    /* misses where the cache held the same gemm and sizes under
+                                   * another pointer alignment or workspace (a key that changes
+                                   * between calls, not a new size) */
+  TCCD_RT_GEMM_STAT_EVICTIONS,    /* entries destroyed to make room */
+  TCCD_RT_GEMM_STAT_HEURISTICS,   /* cublasLtMatmulAlgoGetHeuristic calls */
+  TCCD_RT_GEMM_STAT_SETUP_NS,     /* wall time of the misses' object making and heuristic */
+  TCCD_RT_GEMM_STAT_MATMUL_NS,    /* wall time in cublasLtMatmul (and the bias attribute) */
+  TCCD_RT_GEMM_STATS
+};
+
+/* Copies min(n, TCCD_RT_GEMM_STATS) counters into out; returns TCCD_RT_GEMM_STATS. */
+int tccd_rt_gemm_sized_stats(uint64_t* out, int n);
+
 /* Runs `segment` on `stream`: every step in order, asynchronously. io/workspace as in ABI
  * "tccd-cuda-segment-1". Capture-safe once the module is loaded into the current context. */
 int tccd_rt_run_segment(const struct tccd_rt_module* module, const struct tccd_rt_segment* segment,

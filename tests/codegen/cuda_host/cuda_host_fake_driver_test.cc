@@ -799,6 +799,14 @@ HostProgram SizedGemms() {
 
 using SizedGemmFn = int (*)(void* const* data, const int64_t* dims, void* workspace,
                             uint64_t workspace_bytes, void* stream);
+using GemmStatsFn = int (*)(uint64_t* out, int n);
+
+// The sized gemm cache's counters (tccd_cuda_gemm_stats, TCCD_RT_GEMM_STAT_*).
+std::vector<uint64_t> GemmStats(GemmStatsFn stats) {
+  std::vector<uint64_t> out(TCCD_RT_GEMM_STATS, 0);
+  REQUIRE(stats(out.data(), static_cast<int>(out.size())) == TCCD_RT_GEMM_STATS);
+  return out;
+}
 
 TEST_CASE("a gemm with run-time sizes makes its cuBLASLt objects once per distinct sizes",
           "[.fake_driver]") {
@@ -817,6 +825,9 @@ TEST_CASE("a gemm with run-time sizes makes its cuBLASLt objects once per distin
   auto sg0 = reinterpret_cast<SizedGemmFn>(lib->Symbol("tccd_sg0"));
   auto sg1 = reinterpret_cast<SizedGemmFn>(lib->Symbol("tccd_sg1"));
   REQUIRE((sg0 != nullptr && sg1 != nullptr));
+  auto stats = reinterpret_cast<GemmStatsFn>(lib->Symbol("tccd_cuda_gemm_stats"));
+  REQUIRE(stats != nullptr);
+  CHECK(GemmStats(stats) == std::vector<uint64_t>(TCCD_RT_GEMM_STATS, 0));
   void* const stream = Ptr(0xabc000);
   void* const workspace = Ptr(0x800000);
   void* data[4] = {Ptr(0x1000), Ptr(0x2000), Ptr(0x3000), Ptr(0x4000)};  // A, B, bias, D
@@ -844,6 +855,16 @@ TEST_CASE("a gemm with run-time sizes makes its cuBLASLt objects once per distin
   REQUIRE(sg0(data, first, workspace, 8u << 20, stream) == 0);
   CHECK(lt.calls("heuristic") == heuristics + 1);
   CHECK(lt.calls("matmul") == matmuls + 2);
+  // Counted: two calls, one hit, one miss (its heuristic query), the set-up and matmul timed.
+  std::vector<uint64_t> counted = GemmStats(stats);
+  CHECK(counted[TCCD_RT_GEMM_STAT_CALLS] == 2);
+  CHECK(counted[TCCD_RT_GEMM_STAT_HITS] == 1);
+  CHECK(counted[TCCD_RT_GEMM_STAT_MISSES] == 1);
+  CHECK(counted[TCCD_RT_GEMM_STAT_KEY_CHURN] == 0);
+  CHECK(counted[TCCD_RT_GEMM_STAT_HEURISTICS] == 1);
+  CHECK(counted[TCCD_RT_GEMM_STAT_EVICTIONS] == 0);
+  CHECK(counted[TCCD_RT_GEMM_STAT_SETUP_NS] > 0);
+  CHECK(counted[TCCD_RT_GEMM_STAT_MATMUL_NS] > 0);
 
   // Another n: objects of their own; the first sizes stay cached.
   const int64_t second[10] = {8, 9, 16, 16, 16, 8, 1, 0, 0, 0};
@@ -868,6 +889,14 @@ TEST_CASE("a gemm with run-time sizes makes its cuBLASLt objects once per distin
   REQUIRE(sg0(data, first, nullptr, 0, stream) == 0);
   CHECK(lt.calls("heuristic") == heuristics + 4);
   CHECK((lt.Last().workspace == nullptr && lt.Last().workspace_size == 0));
+  // Those two misses found the same gemm and sizes cached under another key: churn, which a
+  // new size (the `second` miss) is not.
+  counted = GemmStats(stats);
+  CHECK(counted[TCCD_RT_GEMM_STAT_CALLS] == 8);
+  CHECK(counted[TCCD_RT_GEMM_STAT_MISSES] == 4);
+  CHECK(counted[TCCD_RT_GEMM_STAT_HITS] == 4);
+  CHECK(counted[TCCD_RT_GEMM_STAT_KEY_CHURN] == 2);
+  CHECK(counted[TCCD_RT_GEMM_STAT_HEURISTICS] == 4);
 
   // Batched, no bias: data is A, B, D; batch count and strides on every layout.
   const int64_t batched[10] = {4, 6, 3, 4, 3, 4, 7, 12, 18, 24};
@@ -899,6 +928,8 @@ TEST_CASE("a gemm with run-time sizes makes its cuBLASLt objects once per distin
   }
   CHECK(lt.calls("desc_create") - created == 600);
   CHECK(lt.calls("desc_destroy") - destroyed >= 600 - 64 * 8);
+  CHECK(GemmStats(stats)[TCCD_RT_GEMM_STAT_EVICTIONS] ==
+        static_cast<uint64_t>(lt.calls("desc_destroy") - destroyed));
   CHECK(lt.calls("desc_create") - lt.calls("desc_destroy") <= 64 * 8);
   CHECK(lt.calls("layout_create") - lt.calls("layout_destroy") <= 3 * 64 * 8);
   CHECK(fake.context_depth() == 1);
@@ -947,8 +978,9 @@ uint64_t RunStaticGemm(const Fake& fake, const FakeLt& lt, void* ctx, int tune, 
   absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
   REQUIRE(lib.ok());
   auto set_table = reinterpret_cast<SetTuneTableFn>(lib->Symbol("tccd_cuda_set_tune_table"));
-  // Only a library with tuned gemms has the entry point.
+  // Only a library with tuned gemms has the entry point, only one with sized gemms the stats.
   CHECK((set_table != nullptr) == ((tune & 0xff) > 1));
+  CHECK(lib->Symbol("tccd_cuda_gemm_stats") == nullptr);
   if (table != nullptr) REQUIRE(set_table(table) == 0);
   fake.set_current(ctx);
   REQUIRE(lib->Init() == 0);
