@@ -59,6 +59,9 @@
 //                              dies where the output is written (segment_builder.cc)
 //   TCCD_ROW_LOOP_UNROLL=n     CUDA looped rows' streaming loops unrolled n times (default 1;
 //                              read by cuda_row_emitter.cc, keyed here)
+//   TCCD_RUNTIME_ROW_THREADS=n CUDA rows of run-time length: n threads and one row per block
+//                              (64..1024) instead of a warp per row (default 32; 128 is the
+//                              form before; read by cuda_row_emitter.cc, keyed here)
 //   TCCD_ROW_HEAD_STORES=1     CUDA shifted rows align to a zero-padded output's rows instead
 //                              of the unpadded inputs' (read by cuda_row_emitter.cc, keyed here)
 //   TCCD_ROW_SHIFTED_LOADS=0   CUDA shifted rows read loads misaligned against the head per
@@ -220,6 +223,7 @@ struct DebugOptions {
   bool no_aligned_row_loops = false;           // likewise
   bool no_segment_io_in_place = false;         // read by the segment builder; here for the key
   std::string row_loop_unroll;                 // read by the row emitter itself; here for the key
+  std::string runtime_row_threads;             // read by the row emitter itself; here for the key
   bool row_head_stores = false;                // read by the row emitter itself; here for the key
   bool no_row_shifted_loads = false;           // read by the row emitter itself; here for the key
   std::string row_early_loads;                 // read by the row emitter itself; here for the key
@@ -254,6 +258,7 @@ const DebugOptions& Debug() {
     if (const char* r = std::getenv("TCCD_SEGMENT_IO_IN_PLACE"))
       o->no_segment_io_in_place = std::string(r) == "0";
     if (const char* u = std::getenv("TCCD_ROW_LOOP_UNROLL")) o->row_loop_unroll = u;
+    if (const char* t = std::getenv("TCCD_RUNTIME_ROW_THREADS")) o->runtime_row_threads = t;
     if (const char* h = std::getenv("TCCD_ROW_HEAD_STORES"))
       o->row_head_stores = std::string(h) == "1";
     if (const char* r = std::getenv("TCCD_ROW_SHIFTED_LOADS"))
@@ -306,6 +311,8 @@ std::string DebugOptionsKey() {
   if (d.no_segment_io_in_place) absl::StrAppend(&key, "no-segment-io-in-place;");
   if (!d.row_loop_unroll.empty() && d.row_loop_unroll != "1")
     absl::StrAppend(&key, "row-loop-unroll=", d.row_loop_unroll, ";");
+  if (!d.runtime_row_threads.empty() && d.runtime_row_threads != "32")
+    absl::StrAppend(&key, "runtime-row-threads=", d.runtime_row_threads, ";");
   if (d.row_head_stores) absl::StrAppend(&key, "row-head-stores;");
   if (d.no_row_shifted_loads) absl::StrAppend(&key, "no-row-shifted-loads;");
   // "0" keyed as in session 10; "1" (that session's default), "3" by value; the default none.

@@ -1155,7 +1155,29 @@ def profile_report() -> str:
         by_op = _extern_profile(plan, c)
         if by_op:
             lines.append(f"  extern steps by op, us per call (steps): {by_op}")
+    lines.extend(sized_gemm_report())
     return "\n".join(lines)
+
+
+def sized_gemm_report() -> List[str]:
+    """One line per kernel library with gemms of run-time sizes: its sized gemm cache's counters
+    since it was loaded (all its calls, the first ones too), and where a call's host time in the
+    library goes: cublasLtMatmul, and the misses' set-up (descriptor, layouts, heuristic)."""
+    from .runtime import sized_gemm_libraries, sized_gemm_stats
+
+    lines = []
+    for artifact, library in sorted(sized_gemm_libraries.items()):
+        st = sized_gemm_stats(library)
+        calls, misses = st["calls"], st["misses"]
+        if not calls:
+            continue
+        lines.append(
+            f"tccd sized gemm cache {artifact}: {calls} calls, {st['hits']} hits, {misses} misses "
+            f"({st['key_churn']} with the same sizes under another alignment or workspace), "
+            f"{st['evictions']} evictions, {st['heuristics']} heuristic queries; us per call: "
+            f"cublasLtMatmul {st['matmul_ns'] / calls / 1e3:.1f}, set-up {st['setup_ns'] / calls / 1e3:.1f}"
+            f" ({st['setup_ns'] / max(misses, 1) / 1e3:.1f} per miss)")
+    return lines
 
 
 def _first_call_profile(plan: "NativePlan", top: int = 8) -> str:

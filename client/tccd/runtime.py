@@ -1052,6 +1052,23 @@ def _plan_cuda_device(plan: "pb.Plan") -> int:
     return torch.cuda.current_device()
 
 
+# Kernel libraries with gemms of run-time sizes (they export tccd_cuda_gemm_stats: the sized
+# gemm cache's counters), by artifact name, for the plan profile (native_plan.profile_report).
+sized_gemm_libraries: Dict[str, ctypes.CDLL] = {}
+# tccd_cuda_runtime.h TCCD_RT_GEMM_STAT_*, in order.
+SIZED_GEMM_STATS = ("calls", "hits", "misses", "key_churn", "evictions", "heuristics", "setup_ns",
+                    "matmul_ns")
+
+
+def sized_gemm_stats(library: ctypes.CDLL) -> Dict[str, int]:
+    """The sized gemm cache's counters of `library` since it was loaded (tccd_cuda_gemm_stats)."""
+    fn = library.tccd_cuda_gemm_stats
+    fn.argtypes, fn.restype = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int], ctypes.c_int
+    words = (ctypes.c_uint64 * len(SIZED_GEMM_STATS))()
+    fn(words, len(SIZED_GEMM_STATS))
+    return dict(zip(SIZED_GEMM_STATS, words))
+
+
 def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "graph",
               defer_cuda_init: bool = False) -> LoadedPlan:
     """Binds `plan` to the shared objects at `artifact_paths` (artifact name -> file).
@@ -1071,6 +1088,8 @@ def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "grap
             libraries[artifact] = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
         except OSError as e:
             raise ArtifactError(f"cannot load {artifact} ({path}): {e}") from e
+        if hasattr(libraries[artifact], "tccd_cuda_gemm_stats"):
+            sized_gemm_libraries[artifact] = libraries[artifact]
     cuda_artifacts = {
         s.native.artifact for s in plan.steps
         if s.WhichOneof("kind") == "native" and s.native.abi in (ABI_CUDA, ABI_CUDA_SYM, ABI_CUDA_SYM_GEMM)

@@ -112,6 +112,19 @@ int EarlyLoadMode() {
 // operands: 336 bytes) fits, 32 elements of four f32 operands do not.
 constexpr int kEarlyLoadBytes = 384;
 
+// TCCD_RUNTIME_ROW_THREADS=n (daemon environment, part of the compiler identity): threads per
+// row of rows whose length is a run-time size (kRuntimeRowThreads: 32, a warp per row, several
+// rows per block); 64..1024 (a multiple of 32) gives one row per block of n threads, 128 the
+// form before (eleventh session).
+int RuntimeRowThreads() {
+  static const int n = [] {
+    const char* v = std::getenv("TCCD_RUNTIME_ROW_THREADS");
+    const int t = v == nullptr ? kRuntimeRowThreads : std::atoi(v);
+    return t >= 32 && t <= 1024 && t % 32 == 0 ? t : kRuntimeRowThreads;
+  }();
+  return n;
+}
+
 int LoopUnroll() {
   static const int n = [] {
     const char* v = std::getenv("TCCD_ROW_LOOP_UNROLL");
@@ -769,7 +782,12 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
     absl::StrAppend(&out, "  const int lane = threadIdx.x % kThreads;\n",
                     "  const int row_in_grid = blockIdx.x * ", geo_.rows_per_block,
                     " + threadIdx.x / kThreads;\n");
-    if (row_tail) {
+    if (row_tail && geo_.looped) {
+      // Looped rows that share a block take a whole warp each and no block-wide barrier
+      // (RowGeometryWith): a warp past the last row leaves, its shuffles with it.
+      absl::StrAppend(&out, "  if (row_in_grid >= kRows) return;\n",
+                      "  const int row = row_in_grid;\n");
+    } else if (row_tail) {
       // Threads past the last row compute a copy of it (every lane must take part in the
       // shuffles) and store nothing.
       absl::StrAppend(&out, "  const bool row_ok = row_in_grid < kRows;\n",
@@ -778,7 +796,7 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
       absl::StrAppend(&out, "  const int row = row_in_grid;\n");
     }
   }
-  const std::string row_ok = row_tail ? "row_ok && " : "";
+  const std::string row_ok = row_tail && !geo_.looped ? "row_ok && " : "";
   // Row offsets of every operand, from the row's coordinates in the leading dims.
   {
     std::vector<int> dims;
@@ -1194,11 +1212,13 @@ CudaRowGeometry RowGeometryWith(const PointwiseKernel& kernel, bool looped) {
   g.vec = RowVectorWidth(narrowest, largest);
   if (runtime_length) {
     // Rows of run-time length: looped (any length), shifted when the vector is wider than one
-    // element (no guard says the length is a multiple of it), kRuntimeRowThreads per row.
+    // element (no guard says the length is a multiple of it), RuntimeRowThreads() per row: a
+    // warp, kRuntimeRowBlock / 32 rows per block, or one row per block of more threads.
     g.looped = true;
     g.shifted = g.vec > 1;
-    g.threads_per_row = g.block = kRuntimeRowThreads;
-    g.rows_per_block = 1;
+    g.threads_per_row = RuntimeRowThreads();
+    g.block = g.threads_per_row == 32 ? kRuntimeRowBlock : g.threads_per_row;
+    g.rows_per_block = g.block / g.threads_per_row;
     g.chunks = 0;
     g.grid = 0;
     g.param_bytes = 8 * kernel.num_operands() * (1 + rank) + 8 * rank;

@@ -45,9 +45,16 @@ struct CudaRowGeometry {
 inline constexpr int64_t kMaxPersistentRowLength = 32768;
 inline constexpr int kLoopedRowThreads = 512;
 // Rows whose length is a run-time size (symbolic graphs: attention's softmax over a symbolic
-// sequence) take the looped, shifted form with this many threads per row: 512-thread blocks
-// would idle for the short rows such graphs mostly have (a row of 128 f32 is 32 vectors).
-inline constexpr int kRuntimeRowThreads = 128;
+// sequence) take the looped, shifted form with this many threads per row, a warp, and
+// kRuntimeRowBlock / 32 rows per block: warp shuffles only, no block barrier, and the short rows
+// such graphs mostly have keep most lanes busy (a bf16 row of 512 is 64 vectors: two per lane
+// and loop). The form before, 128 threads and one row per block, left half of a block idle on
+// such a row and paid two block-wide reductions: the bench's attention softmax forward and
+// backward took 73 us each on an H200 where the static rows (16 lanes per row, persistent)
+// took 17 and 25 (dynamic_shapes_bench.py, twelfth session). TCCD_RUNTIME_ROW_THREADS=n
+// (cuda_row_emitter.cc) gives one row per block of n threads instead (128: the form before).
+inline constexpr int kRuntimeRowThreads = 32;
+inline constexpr int kRuntimeRowBlock = 256;
 
 // Looped rows whose length the full vector (16 bytes of the widest element operand) does not
 // divide are "shifted" rather than read in narrower vectors: the contig entry walks each row from

@@ -408,7 +408,7 @@ TEST_CASE(
   CHECK(lib->LastError().find("size 255 in dim 1") != std::string::npos);
 }
 
-TEST_CASE("a row reduction of run-time length launches a block of kRuntimeRowThreads per row",
+TEST_CASE("a row reduction of run-time length launches a warp per row, 8 rows per block",
           "[.fake_driver]") {
   const Fake& fake = LoadFake();
   const PointwiseKernel k =
@@ -417,8 +417,9 @@ TEST_CASE("a row reduction of run-time length launches a block of kRuntimeRowThr
   module.kernels.push_back({k, LaunchInfoOf(k, 9)});
   const CudaKernelLaunchInfo& info = module.kernels[0].launch;
   CHECK(info.numel == -1);
-  CHECK(info.grid == 1);  // one row per block
-  CHECK(info.block_size == kRuntimeRowThreads);
+  CHECK(kRuntimeRowThreads == 32);
+  CHECK(info.grid == kRuntimeRowBlock / 32);  // rows per block
+  CHECK(info.block_size == kRuntimeRowBlock);
   CHECK(info.elements_per_thread == 1);  // shifted rows: the contig entry takes any row pitch
   fake.add_entry(info.contig_entry.c_str(), info.contig_param_bytes);
   fake.add_entry(info.strided_entry.c_str(), info.strided_param_bytes);
@@ -434,13 +435,14 @@ TEST_CASE("a row reduction of run-time length launches a block of kRuntimeRowThr
   REQUIRE(softmax != nullptr);
   void* data[2] = {Ptr(0x10000), Ptr(0x20000)};
   for (int64_t length : {1, 37, 128, 5000}) {
+    // 9 rows: two blocks of 8 rows (the second's warps past row 9 leave at once).
     const std::vector<int64_t> shape = {9, length};
     std::vector<int64_t> strides = DenseStrides(shape, 2);
     REQUIRE(softmax(data, strides.data(), shape.data(), nullptr) == 0);
     const fake_cuda_launch l = fake.LastLaunch();
     CHECK(std::string(l.entry) == "softmax_len_contig");
-    CHECK(l.grid[0] == 9);
-    CHECK(l.block[0] == kRuntimeRowThreads);
+    CHECK(l.grid[0] == 2);
+    CHECK(l.block[0] == kRuntimeRowBlock);
     CHECK(l.param_bytes == 2 * 8 * 3 + 2 * 8);
   }
 }

@@ -238,14 +238,16 @@ static_assert(sizeof(Params) == 88, "parameter layout");
 
 }  // namespace tccd_kernel_softmax_rows_bf16_sym_length
 
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void __launch_bounds__(256)
 softmax_rows_bf16_sym_length_contig(const tccd_kernel_softmax_rows_bf16_sym_length::Params p) {
+  const int kRows = static_cast<int>(p.size[0] * 4);
   const int kRowLength = static_cast<int>(p.size[2]);
-  constexpr int kThreads = 128;  // per row
+  constexpr int kThreads = 32;  // per row
   constexpr int kVec = 8;
-  __shared__ float smem[32];
-  const int lane = threadIdx.x;
-  const int row = blockIdx.x;
+  const int lane = threadIdx.x % kThreads;
+  const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
+  if (row_in_grid >= kRows) return;
+  const int row = row_in_grid;
   int rest = row;
   const int c1 = rest % 4;
   rest /= 4;
@@ -283,8 +285,8 @@ softmax_rows_bf16_sym_length_contig(const tccd_kernel_softmax_rows_bf16_sym_leng
       acc2 = mn;
     }
   }
-  const float v2 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc2, smem);
-  const float v5 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc5 * exp2f((acc2 - v2) * 1.4426950408889634f), smem);
+  const float v2 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc2, nullptr);
+  const float v5 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc5 * exp2f((acc2 - v2) * 1.4426950408889634f), nullptr);
   for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {
     const int e0 = p0 - head;
     tccd_rt::Vec<unsigned short, kVec> a0 = {};
@@ -310,14 +312,16 @@ softmax_rows_bf16_sym_length_contig(const tccd_kernel_softmax_rows_bf16_sym_leng
   }
 }
 
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void __launch_bounds__(256)
 softmax_rows_bf16_sym_length_strided(const tccd_kernel_softmax_rows_bf16_sym_length::Params p) {
+  const int kRows = static_cast<int>(p.size[0] * 4);
   const int kRowLength = static_cast<int>(p.size[2]);
-  constexpr int kThreads = 128;  // per row
+  constexpr int kThreads = 32;  // per row
   constexpr int kVec = 8;
-  __shared__ float smem[32];
-  const int lane = threadIdx.x;
-  const int row = blockIdx.x;
+  const int lane = threadIdx.x % kThreads;
+  const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
+  if (row_in_grid >= kRows) return;
+  const int row = row_in_grid;
   int rest = row;
   const int c1 = rest % 4;
   rest /= 4;
@@ -349,8 +353,8 @@ softmax_rows_bf16_sym_length_strided(const tccd_kernel_softmax_rows_bf16_sym_len
       acc2 = mn;
     }
   }
-  const float v2 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc2, smem);
-  const float v5 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc5 * exp2f((acc2 - v2) * 1.4426950408889634f), smem);
+  const float v2 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc2, nullptr);
+  const float v5 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc5 * exp2f((acc2 - v2) * 1.4426950408889634f), nullptr);
   for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {
     const int e0 = p0 - head;
 #pragma unroll

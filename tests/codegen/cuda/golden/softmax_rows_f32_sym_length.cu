@@ -236,14 +236,16 @@ static_assert(sizeof(Params) == 88, "parameter layout");
 
 }  // namespace tccd_kernel_softmax_rows_f32_sym_length
 
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void __launch_bounds__(256)
 softmax_rows_f32_sym_length_contig(const tccd_kernel_softmax_rows_f32_sym_length::Params p) {
+  const int kRows = static_cast<int>(p.size[0] * 4);
   const int kRowLength = static_cast<int>(p.size[2]);
-  constexpr int kThreads = 128;  // per row
+  constexpr int kThreads = 32;  // per row
   constexpr int kVec = 4;
-  __shared__ float smem[32];
-  const int lane = threadIdx.x;
-  const int row = blockIdx.x;
+  const int lane = threadIdx.x % kThreads;
+  const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
+  if (row_in_grid >= kRows) return;
+  const int row = row_in_grid;
   int rest = row;
   const int c1 = rest % 4;
   rest /= 4;
@@ -280,8 +282,8 @@ softmax_rows_f32_sym_length_contig(const tccd_kernel_softmax_rows_f32_sym_length
       acc1 = mn;
     }
   }
-  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, smem);
-  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4 * exp2f((acc1 - v1) * 1.4426950408889634f), smem);
+  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, nullptr);
+  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4 * exp2f((acc1 - v1) * 1.4426950408889634f), nullptr);
   for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {
     const int e0 = p0 - head;
     tccd_rt::Vec<float, kVec> a0 = {};
@@ -305,14 +307,16 @@ softmax_rows_f32_sym_length_contig(const tccd_kernel_softmax_rows_f32_sym_length
   }
 }
 
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void __launch_bounds__(256)
 softmax_rows_f32_sym_length_strided(const tccd_kernel_softmax_rows_f32_sym_length::Params p) {
+  const int kRows = static_cast<int>(p.size[0] * 4);
   const int kRowLength = static_cast<int>(p.size[2]);
-  constexpr int kThreads = 128;  // per row
+  constexpr int kThreads = 32;  // per row
   constexpr int kVec = 4;
-  __shared__ float smem[32];
-  const int lane = threadIdx.x;
-  const int row = blockIdx.x;
+  const int lane = threadIdx.x % kThreads;
+  const int row_in_grid = blockIdx.x * 8 + threadIdx.x / kThreads;
+  if (row_in_grid >= kRows) return;
+  const int row = row_in_grid;
   int rest = row;
   const int c1 = rest % 4;
   rest /= 4;
@@ -343,8 +347,8 @@ softmax_rows_f32_sym_length_strided(const tccd_kernel_softmax_rows_f32_sym_lengt
       acc1 = mn;
     }
   }
-  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, smem);
-  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4 * exp2f((acc1 - v1) * 1.4426950408889634f), smem);
+  const float v1 = tccd_rt::row_reduce<tccd_rt::MaxOp, kThreads>(acc1, nullptr);
+  const float v4 = tccd_rt::row_reduce<tccd_rt::SumOp, kThreads>(acc4 * exp2f((acc1 - v1) * 1.4426950408889634f), nullptr);
   for (int p0 = lane * kVec; p0 < kRowLength + head; p0 += kThreads * kVec) {
     const int e0 = p0 - head;
 #pragma unroll
