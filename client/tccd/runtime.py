@@ -1057,7 +1057,7 @@ def _plan_cuda_device(plan: "pb.Plan") -> int:
 sized_gemm_libraries: Dict[str, ctypes.CDLL] = {}
 # tccd_cuda_runtime.h TCCD_RT_GEMM_STAT_*, in order.
 SIZED_GEMM_STATS = ("calls", "hits", "misses", "key_churn", "evictions", "heuristics", "setup_ns",
-                    "matmul_ns")
+                    "matmul_ns", "miss_matmul_ns")
 
 
 def sized_gemm_stats(library: ctypes.CDLL) -> Dict[str, int]:

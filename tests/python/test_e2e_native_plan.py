@@ -568,3 +568,34 @@ def test_plan_profile_reports_where_host_time_goes(daemon_env):
     env.pop("TCCD_PLAN_PROFILE")
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and "tccd plan profile" not in proc.stderr
+
+
+def test_plan_profile_reports_the_sized_gemm_cache(monkeypatch):
+    """TCCD_PLAN_PROFILE=1 ends with one line per kernel library with gemms of run-time sizes:
+    its cache's counters (tccd_cuda_gemm_stats) and where a call's host time goes, hits apart
+    from misses. A stand-in for the library's entry point (a CUDA library needs a GPU)."""
+    import ctypes
+
+    from tccd import runtime
+
+    words = [10, 7, 3, 1, 0, 3, 3_000_000, 400_000, 100_000]  # TCCD_RT_GEMM_STAT_* order
+
+    @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_uint64), ctypes.c_int)
+    def stats(out, n):
+        for i in range(min(n, len(words))):
+            out[i] = words[i]
+        return len(words)
+
+    class Library:
+        tccd_cuda_gemm_stats = stats
+
+    monkeypatch.setattr(runtime, "sized_gemm_libraries", {"kernels_cuda.so": Library()})
+    assert runtime.sized_gemm_stats(Library()) == dict(zip(runtime.SIZED_GEMM_STATS, words))
+    (line,) = native_plan.sized_gemm_report()
+    assert line == ("tccd sized gemm cache kernels_cuda.so: 10 calls, 7 hits, 3 misses (1 with the same sizes "
+                    "under another alignment or workspace), 0 evictions, 3 heuristic queries; cublasLtMatmul "
+                    "42.9 us per hit; per miss: set-up 1000.0 us, cublasLtMatmul 33.3 us; all calls 10: "
+                    "340.0 us per call"), line
+    # A library with no sized call yet prints nothing.
+    words[0] = 0
+    assert native_plan.sized_gemm_report() == []

@@ -636,7 +636,7 @@ static void destroy_state(struct tccd_rt_gemm_state* s) {
  * g_sized_mu. */
 static int sized_state(const struct tccd_rt_module* module, int slot, int32_t index,
                        const struct tccd_rt_gemm* g, uint64_t workspace_cap,
-                       const uint32_t* alignment, struct tccd_rt_gemm_state** out) {
+                       const uint32_t* alignment, struct tccd_rt_gemm_state** out, int* missed) {
   const int64_t dims[TCCD_RT_GEMM_DIMS] = {g->m,   g->n,     g->k,        g->lda,      g->ldb,
                                            g->ldd, g->batch, g->stride_a, g->stride_b, g->stride_d};
   struct sized_entry* set = g_sized[sized_hash(slot, index, dims) % TCCD_RT_SIZED_SETS];
@@ -657,6 +657,7 @@ static int sized_state(const struct tccd_rt_module* module, int slot, int32_t in
     if (victim->module != NULL && (e->module == NULL || e->used < victim->used)) victim = e;
   }
   ++g_sized_stats[TCCD_RT_GEMM_STAT_MISSES];
+  *missed = 1;
   if (churn) ++g_sized_stats[TCCD_RT_GEMM_STAT_KEY_CHURN];
   const uint64_t start = now_ns();
   if (victim->module != NULL) {
@@ -733,11 +734,14 @@ int tccd_rt_gemm_run_sized(const struct tccd_rt_module* module, int slot, int32_
   pthread_mutex_lock(&g_sized_mu);
   ++g_sized_stats[TCCD_RT_GEMM_STAT_CALLS];
   struct tccd_rt_gemm_state* s = NULL;
-  int code = sized_state(module, slot, index, g, cap, alignment, &s);
+  int missed = 0;
+  int code = sized_state(module, slot, index, g, cap, alignment, &s, &missed);
   if (code == TCCD_RT_SUCCESS) {
     const uint64_t start = now_ns();
     code = run_gemm(g, s, operands, workspace, cap, stream);
-    g_sized_stats[TCCD_RT_GEMM_STAT_MATMUL_NS] += now_ns() - start;
+    const uint64_t ns = now_ns() - start;
+    g_sized_stats[TCCD_RT_GEMM_STAT_MATMUL_NS] += ns;
+    if (missed) g_sized_stats[TCCD_RT_GEMM_STAT_MISS_MATMUL_NS] += ns;
   }
   pthread_mutex_unlock(&g_sized_mu);
   return code;

@@ -241,6 +241,8 @@ enum {
   TCCD_RT_GEMM_STAT_HEURISTICS,   /* cublasLtMatmulAlgoGetHeuristic calls */
   TCCD_RT_GEMM_STAT_SETUP_NS,     /* wall time of the misses' object making and heuristic */
   TCCD_RT_GEMM_STAT_MATMUL_NS,    /* wall time in cublasLtMatmul (and the bias attribute) */
+  TCCD_RT_GEMM_STAT_MISS_MATMUL_NS, /* the part of it in calls that missed: a new algorithm's
+                                     * first launch loads its kernel (CUDA's lazy loading) */
   TCCD_RT_GEMM_STATS
 };
 
