@@ -6,6 +6,7 @@
 
 #include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/ir/proto_convert.h"
 #include "codegen/ir/sym_expr.h"
@@ -113,38 +114,38 @@ const v1::TensorMeta& MetaOf(const v1::Graph& g, const v1::ValueRef& r) {
   return r.node() < 0 ? g.inputs(-(r.node() + 1)) : g.nodes(r.node()).outputs(r.output());
 }
 
-// "" when the group's kernel is right for every size its symbols take; else why not.
-std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group,
-                           const std::vector<v1::ValueRef>& inputs,
-                           const std::vector<v1::ValueRef>& outputs,
-                           const PointwiseKernel& kernel) {
-  if (kernel.is_row_reduction()) return "a reduction kernel";
-  if (HasIndexOps(kernel)) return "index-aware ops (their offsets come from sizes)";
-  const v1::TensorMeta& space = g.nodes(group.nodes.front()).outputs(0);
-  const int rank = space.sizes_size();
-  if (rank != static_cast<int>(kernel.shape.size()))
-    return "the iteration space's rank differs from the kernel's";
+// Whether `node` takes a SymInt argument anywhere: its value would be baked into the kernel.
+bool HasSymbolicArgument(const v1::Node& node) {
+  return std::any_of(node.args().begin(), node.args().end(), HasSymArg) ||
+         std::any_of(node.kwargs().begin(), node.kwargs().end(),
+                     [](const v1::NamedValue& kv) { return HasSymArg(kv.value()); });
+}
+
+// Why member m's output o (meta `t`) is at no level of the iteration space; "" when it is.
+using MemberCheck = absl::FunctionRef<std::string(int m, int o, const v1::TensorMeta& t)>;
+
+// The checks every kind of symbolic kernel group shares, around its own member check: no member
+// with a symbolic argument, every member output passing `member` (in node order, each node's
+// argument check first), every input broadcasting to `space` by static 1s or equal dims
+// (right-aligned), no output with a storage offset. "" when the group passes; else why not.
+std::string WhyNotGroup(const v1::Graph& g, const FusionGroup& group,
+                        const std::vector<v1::ValueRef>& inputs,
+                        const std::vector<v1::ValueRef>& outputs, absl::Span<const v1::Dim> space,
+                        MemberCheck member) {
+  const int rank = static_cast<int>(space.size());
   for (int m : group.nodes) {
     const v1::Node& node = g.nodes(m);
-    if (std::any_of(node.args().begin(), node.args().end(), HasSymArg) ||
-        std::any_of(node.kwargs().begin(), node.kwargs().end(),
-                    [](const v1::NamedValue& kv) { return HasSymArg(kv.value()); }))
+    if (HasSymbolicArgument(node))
       return absl::StrCat("node ", m, " (", node.target(), ") has a symbolic argument");
-    for (const v1::TensorMeta& out : node.outputs()) {
-      if (out.sizes_size() != rank)
-        return absl::StrCat("node ", m, " has another rank than the iteration space");
-      for (int d = 0; d < rank; ++d)
-        if (!SameDim(out.sizes(d), space.sizes(d)))
-          return absl::StrCat("node ", m, " dim ", d,
-                              " is not the iteration space's (equal at the placeholder only)");
-    }
+    for (int o = 0; o < node.outputs_size(); ++o)
+      if (std::string why = member(m, o, node.outputs(o)); !why.empty()) return why;
   }
   for (const v1::ValueRef& r : inputs) {
     const v1::TensorMeta& t = MetaOf(g, r);
     if (t.sizes_size() > rank) return "an input of higher rank than the iteration space";
     for (int j = 0; j < t.sizes_size(); ++j) {
       const v1::Dim& dim = t.sizes(j);
-      if (!DimIsOne(dim) && !SameDim(dim, space.sizes(rank - t.sizes_size() + j)))
+      if (!DimIsOne(dim) && !SameDim(dim, space[rank - t.sizes_size() + j]))
         return "an input that broadcasts to the iteration space at the placeholder only";
     }
   }
@@ -155,6 +156,54 @@ std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group,
       return "an output with a storage offset";
   }
   return "";
+}
+
+// Reduction groups: the operand of the kernel's rank whose sizes at the placeholder (the
+// surrogate graph) are the kernel's, its symbolic sizes into `space`. "" or why not.
+std::string FindReductionSpace(const v1::Graph& g, const v1::Graph& surrogate,
+                               const FusionGroup& group, const std::vector<v1::ValueRef>& inputs,
+                               const PointwiseKernel& kernel, std::vector<v1::Dim>* space) {
+  const int rank = static_cast<int>(kernel.shape.size());
+  auto is_space = [&](const v1::TensorMeta& placeholder) {
+    if (placeholder.sizes_size() != rank) return false;
+    for (int d = 0; d < rank; ++d)
+      if (placeholder.sizes(d).value() != kernel.shape[d]) return false;
+    return true;
+  };
+  const v1::TensorMeta* found = nullptr;
+  for (const v1::ValueRef& r : inputs)
+    if (found == nullptr && is_space(MetaOf(surrogate, r))) found = &MetaOf(g, r);
+  for (int m : group.nodes)
+    for (int o = 0; found == nullptr && o < g.nodes(m).outputs_size(); ++o)
+      if (is_space(surrogate.nodes(m).outputs(o))) found = &g.nodes(m).outputs(o);
+  if (found == nullptr) return "no operand has the iteration space's sizes";
+  space->assign(found->sizes().begin(), found->sizes().end());
+  return "";
+}
+
+// "" when the group's kernel is right for every size its symbols take; else why not.
+std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group,
+                           const std::vector<v1::ValueRef>& inputs,
+                           const std::vector<v1::ValueRef>& outputs,
+                           const PointwiseKernel& kernel) {
+  if (kernel.is_row_reduction()) return "a reduction kernel";
+  if (HasIndexOps(kernel)) return "index-aware ops (their offsets come from sizes)";
+  const v1::TensorMeta& first = g.nodes(group.nodes.front()).outputs(0);
+  const std::vector<v1::Dim> space(first.sizes().begin(), first.sizes().end());
+  const int rank = static_cast<int>(space.size());
+  if (rank != static_cast<int>(kernel.shape.size()))
+    return "the iteration space's rank differs from the kernel's";
+  // Every member output is an element value: the space's sizes.
+  return WhyNotGroup(
+      g, group, inputs, outputs, space, [&](int m, int, const v1::TensorMeta& out) -> std::string {
+        if (out.sizes_size() != rank)
+          return absl::StrCat("node ", m, " has another rank than the iteration space");
+        for (int d = 0; d < rank; ++d)
+          if (!SameDim(out.sizes(d), space[d]))
+            return absl::StrCat("node ", m, " dim ", d,
+                                " is not the iteration space's (equal at the placeholder only)");
+        return "";
+      });
 }
 
 // Row-reduction groups (SymbolicKernelOptions::rows). The iteration space is the operand of the
@@ -178,20 +227,9 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate,
     if (t != 0) return "a zero-padded output";
   const int rank = static_cast<int>(kernel.shape.size());
   const int outer = rank - kernel.reduction.num_reduced_dims;
-  auto is_space = [&](const v1::TensorMeta& placeholder) {
-    if (placeholder.sizes_size() != rank) return false;
-    for (int d = 0; d < rank; ++d)
-      if (placeholder.sizes(d).value() != kernel.shape[d]) return false;
-    return true;
-  };
-  const v1::TensorMeta* found = nullptr;
-  for (const v1::ValueRef& r : inputs)
-    if (found == nullptr && is_space(MetaOf(surrogate, r))) found = &MetaOf(g, r);
-  for (int m : group.nodes)
-    for (int o = 0; found == nullptr && o < g.nodes(m).outputs_size(); ++o)
-      if (is_space(surrogate.nodes(m).outputs(o))) found = &g.nodes(m).outputs(o);
-  if (found == nullptr) return "no operand has the iteration space's sizes";
-  space->assign(found->sizes().begin(), found->sizes().end());
+  if (std::string why = FindReductionSpace(g, surrogate, group, inputs, kernel, space);
+      !why.empty())
+    return why;
   // A row of run-time length: one reduced dim (the emitters loop over it), and the plan's
   // runtimes take the kernel's run-time sizes from its first output, which must then have them.
   bool runtime_length = false;
@@ -204,50 +242,27 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate,
       if (!SameDim(first.sizes(d), (*space)[d]))
         return "a row of run-time length whose first output is a row value";
   }
-  // Element level: the space's sizes; row level: its leading dims, then 1s (keepdim) or nothing.
-  auto at_a_level = [&](const v1::TensorMeta& t, bool may_drop) {
-    if (t.sizes_size() != rank && !(may_drop && t.sizes_size() == outer)) return false;
-    bool element = true, row = true;
-    for (int d = 0; d < t.sizes_size(); ++d) {
-      const bool same = SameDim(t.sizes(d), (*space)[d]);
-      if (!same) element = false;
-      if (d < outer ? !same : !DimIsOne(t.sizes(d))) row = false;
-    }
-    return element || row;
-  };
   std::vector<bool> is_output(g.nodes_size(), false);
   for (const v1::ValueRef& r : outputs) {
     if (MetaOf(g, r).sizes_size() != rank) return "an output without the reduced dims";
     if (r.node() >= 0) is_output[r.node()] = true;
   }
-  for (int m : group.nodes) {
-    const v1::Node& node = g.nodes(m);
-    if (std::any_of(node.args().begin(), node.args().end(), HasSymArg) ||
-        std::any_of(node.kwargs().begin(), node.kwargs().end(),
-                    [](const v1::NamedValue& kv) { return HasSymArg(kv.value()); }))
-      return absl::StrCat("node ", m, " (", node.target(), ") has a symbolic argument");
-    for (int o = 0; o < node.outputs_size(); ++o)
-      if (!IsUnreadPlaceholder(node.outputs(o), m, o, outputs) &&
-          !at_a_level(node.outputs(o), /*may_drop=*/!is_output[m]))
-        return absl::StrCat("node ", m, " (", node.target(),
+  // Element level: the space's sizes; row level: its leading dims, then 1s (keepdim) or nothing
+  // (values that stay inside the group).
+  return WhyNotGroup(
+      g, group, inputs, outputs, *space, [&](int m, int o, const v1::TensorMeta& t) -> std::string {
+        if (IsUnreadPlaceholder(t, m, o, outputs)) return "";
+        bool element = t.sizes_size() == rank,
+             row = element || (!is_output[m] && t.sizes_size() == outer);
+        for (int d = 0; d < t.sizes_size() && (element || row); ++d) {
+          const bool same = SameDim(t.sizes(d), (*space)[d]);
+          if (!same) element = false;
+          if (d < outer ? !same : !DimIsOne(t.sizes(d))) row = false;
+        }
+        if (element || row) return "";
+        return absl::StrCat("node ", m, " (", g.nodes(m).target(),
                             ") is at no level of the iteration space for every size");
-  }
-  for (const v1::ValueRef& r : inputs) {
-    const v1::TensorMeta& t = MetaOf(g, r);
-    if (t.sizes_size() > rank) return "an input of higher rank than the iteration space";
-    for (int j = 0; j < t.sizes_size(); ++j) {
-      const v1::Dim& dim = t.sizes(j);
-      if (!DimIsOne(dim) && !SameDim(dim, (*space)[rank - t.sizes_size() + j]))
-        return "an input that broadcasts to the iteration space at the placeholder only";
-    }
-  }
-  for (const v1::ValueRef& r : outputs) {
-    const v1::TensorMeta& t = MetaOf(g, r);
-    if (t.has_storage_offset() &&
-        !(t.storage_offset().kind_case() == v1::Dim::kValue && t.storage_offset().value() == 0))
-      return "an output with a storage offset";
-  }
-  return "";
+      });
 }
 
 // Column-reduction groups (SymbolicKernelOptions::rows; bias and norm weight gradients): the
@@ -269,63 +284,28 @@ std::string WhyNotSymbolicColumns(const v1::Graph& g, const v1::Graph& surrogate
   if (!kernel.fixed_strides.empty()) return "a column kernel with fixed operand layouts";
   const int rank = static_cast<int>(kernel.shape.size());
   const int lead = kernel.reduction.num_reduced_dims;
-  auto is_space = [&](const v1::TensorMeta& placeholder) {
-    if (placeholder.sizes_size() != rank) return false;
-    for (int d = 0; d < rank; ++d)
-      if (placeholder.sizes(d).value() != kernel.shape[d]) return false;
-    return true;
-  };
-  const v1::TensorMeta* found = nullptr;
-  for (const v1::ValueRef& r : inputs)
-    if (found == nullptr && is_space(MetaOf(surrogate, r))) found = &MetaOf(g, r);
-  for (int m : group.nodes)
-    for (int o = 0; found == nullptr && o < g.nodes(m).outputs_size(); ++o)
-      if (is_space(surrogate.nodes(m).outputs(o))) found = &g.nodes(m).outputs(o);
-  if (found == nullptr) return "no operand has the iteration space's sizes";
-  space->assign(found->sizes().begin(), found->sizes().end());
+  if (std::string why = FindReductionSpace(g, surrogate, group, inputs, kernel, space);
+      !why.empty())
+    return why;
   for (int d = lead; d < rank; ++d)
     if ((*space)[d].kind_case() != v1::Dim::kValue) return "a column of run-time length";
   // Right-aligned: element level has the space's sizes; column level its kept dims, after 1s
   // for the reduced dims or without them.
-  auto at_a_level = [&](const v1::TensorMeta& t) {
-    const int n = t.sizes_size();
-    if (n > rank) return false;
-    bool element = n == rank, column = n >= rank - lead;
-    for (int j = 0; j < n; ++j) {
-      const int d = rank - n + j;
-      const bool same = SameDim(t.sizes(j), (*space)[d]);
-      if (!same) element = false;
-      if (d < lead ? !DimIsOne(t.sizes(j)) : !same) column = false;
-    }
-    return element || column;
-  };
-  for (int m : group.nodes) {
-    const v1::Node& node = g.nodes(m);
-    if (std::any_of(node.args().begin(), node.args().end(), HasSymArg) ||
-        std::any_of(node.kwargs().begin(), node.kwargs().end(),
-                    [](const v1::NamedValue& kv) { return HasSymArg(kv.value()); }))
-      return absl::StrCat("node ", m, " (", node.target(), ") has a symbolic argument");
-    for (int o = 0; o < node.outputs_size(); ++o)
-      if (!IsUnreadPlaceholder(node.outputs(o), m, o, outputs) && !at_a_level(node.outputs(o)))
-        return absl::StrCat("node ", m, " (", node.target(),
+  return WhyNotGroup(
+      g, group, inputs, outputs, *space, [&](int m, int o, const v1::TensorMeta& t) -> std::string {
+        if (IsUnreadPlaceholder(t, m, o, outputs)) return "";
+        const int n = t.sizes_size();
+        bool element = n == rank, column = n <= rank && n >= rank - lead;
+        for (int j = 0; j < n && (element || column); ++j) {
+          const int d = rank - n + j;
+          const bool same = SameDim(t.sizes(j), (*space)[d]);
+          if (!same) element = false;
+          if (d < lead ? !DimIsOne(t.sizes(j)) : !same) column = false;
+        }
+        if (element || column) return "";
+        return absl::StrCat("node ", m, " (", g.nodes(m).target(),
                             ") is at no level of the iteration space for every size");
-  }
-  for (const v1::ValueRef& r : inputs) {
-    const v1::TensorMeta& t = MetaOf(g, r);
-    if (t.sizes_size() > rank) return "an input of higher rank than the iteration space";
-    for (int j = 0; j < t.sizes_size(); ++j) {
-      const v1::Dim& dim = t.sizes(j);
-      if (!DimIsOne(dim) && !SameDim(dim, (*space)[rank - t.sizes_size() + j]))
-        return "an input that broadcasts to the iteration space at the placeholder only";
-    }
-  }
-  for (const v1::ValueRef& r : outputs) {
-    const v1::TensorMeta& t = MetaOf(g, r);
-    if (t.has_storage_offset() &&
-        !(t.storage_offset().kind_case() == v1::Dim::kValue && t.storage_offset().value() == 0))
-      return "an output with a storage offset";
-  }
-  return "";
+      });
 }
 
 // Plan value ids: graph inputs first, then every node's outputs in order.
