@@ -1230,5 +1230,49 @@ TEST_CASE("launch cost: static and run-time sizes (callgrind)", "[.launch_cost]"
   CHECK(fake.num_launches() >= 2 * kLaunchCostIters);
 }
 
+// The same for a gemm: a static one in a segment (StaticGemm: two gemm steps) against a sized
+// gemm whose sizes are cached (a hit every call), with the fake cuBLASLt:
+//   valgrind --tool=callgrind --toggle-collect='*GemmStaticLoop*' \
+//     --toggle-collect='*GemmSizedLoop*' build/tests/cuda_host_test "[.gemm_cost]"
+// What the runtime adds per sized call on top of cublasLtMatmul (context, alignment, the cache
+// lookup under its mutex, the stats' two clock reads), cuBLASLt's own work being the fake's.
+[[gnu::noinline]] void GemmStaticLoop(SegmentFn run, void* const* io, void* workspace,
+                                      void* stream) {
+  for (int i = 0; i < kLaunchCostIters; ++i) REQUIRE(run(io, workspace, stream) == 0);
+}
+
+[[gnu::noinline]] void GemmSizedLoop(SizedGemmFn gemm, void* const* data, const int64_t* dims,
+                                     void* workspace, void* stream) {
+  for (int i = 0; i < 2 * kLaunchCostIters; ++i)
+    REQUIRE(gemm(data, dims, workspace, 8u << 20, stream) == 0);
+}
+
+TEST_CASE("gemm cost: static in a segment and run-time sizes (callgrind)", "[.gemm_cost]") {
+  const Fake& fake = LoadFake();
+  const FakeLt& lt = LoadFakeLt();
+  fake.set_current(Ctx(5));
+  absl::StatusOr<std::string> fixed_so = BuildCudaHostLibrary(CudaModule{}, StaticGemm(1, 64));
+  absl::StatusOr<std::string> sized_so = BuildCudaHostLibrary(CudaModule{}, SizedGemms());
+  REQUIRE((fixed_so.ok() && sized_so.ok()));
+  absl::StatusOr<LoadedLibrary> fixed = LoadedLibrary::Load(*fixed_so);
+  absl::StatusOr<LoadedLibrary> sized = LoadedLibrary::Load(*sized_so);
+  REQUIRE((fixed.ok() && sized.ok()));
+  REQUIRE((fixed->Init() == 0 && sized->Init() == 0));
+  void* const stream = Ptr(0xabc000);
+  void* const workspace = Ptr(0x800000);
+  void* io[3] = {Ptr(0x1000), Ptr(0x2000), Ptr(0x3000)};
+  // StaticGemm's sizes (m 64, n 32, k 16, bf16) for the sized gemm without epilogue (tccd_sg1,
+  // f32: the dtype is the fake's business only).
+  const int64_t dims[10] = {64, 32, 16, 64, 16, 64, 1, 0, 0, 0};
+  auto sg1 = reinterpret_cast<SizedGemmFn>(sized->Symbol("tccd_sg1"));
+  REQUIRE(sg1(io, dims, workspace, 8u << 20, stream) == 0);  // the miss, outside the loop
+  const int matmuls = lt.calls("matmul");
+  // Two gemms per segment call: kLaunchCostIters calls, as many matmuls as the sized loop's.
+  GemmStaticLoop(reinterpret_cast<SegmentFn>(fixed->Symbol("tccd_seg0")), io, workspace, stream);
+  GemmSizedLoop(sg1, io, dims, workspace, stream);
+  CHECK(lt.calls("matmul") == matmuls + 4 * kLaunchCostIters);
+  fake.set_current(nullptr);
+}
+
 }  // namespace
 }  // namespace tccd::codegen
