@@ -30,14 +30,15 @@ rounds its output to bf16: ~3e-3 is bf16's rounding). Cases, x bf16 channels-las
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "deploy"))
+from bench_daemon import BenchDaemon  # noqa: E402
+
 SHAPES = [(64, 112, 112), (256, 56, 56), (512, 28, 28), (1024, 14, 14), (2048, 7, 7)]
 
 
@@ -134,30 +135,6 @@ def worker(spec):
     print("RESULT " + json.dumps(results), flush=True)
 
 
-class Daemon:
-    def __init__(self, binary, env):
-        self.root = tempfile.mkdtemp(prefix="tccd-bnbench-", dir="/tmp")
-        self.address = f"unix:{self.root}/tccd.sock"
-        self.log = open(os.path.join(self.root, "tccd.log"), "wb")
-        self.proc = subprocess.Popen([binary, "--listen", self.address, "--cache-dir", f"{self.root}/db"],
-                                     stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     env=dict(os.environ, **env))
-        sys.path.insert(0, str(ROOT / "client"))
-        from tccd import channel
-
-        deadline = time.monotonic() + 60
-        while channel.ping(self.address, timeout_s=1.0) is not None:
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise RuntimeError(f"tccd did not start; log in {self.root}")
-            time.sleep(0.1)
-
-    def close(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=60)
-        self.log.close()
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tccd", default=str(ROOT / "build" / "bin" / "tccd"))
@@ -188,10 +165,10 @@ def main():
     for backend in args.backends.split(","):
         if backend == "tccd-base" and not args.baseline:
             p.error("backend tccd-base needs --baseline")
-        daemon = Daemon(binary.get(backend) or args.tccd, daemon_env[backend]) if backend in daemon_env else None
+        daemon = BenchDaemon(binary.get(backend) or args.tccd, daemon_env[backend]) if backend in daemon_env else None
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "client"), os.environ.get("PYTHONPATH", "")]))
         if daemon:
-            env.update(TCCD_ADDRESS=daemon.address, TCCD_NO_AUTOSTART="1", TCCD_CACHE_DIR=f"{daemon.root}/client")
+            env = daemon.client_env(env)
         spec = dict(backend=backend, device=args.device, batch=args.batch, iters=args.iters, quick=args.quick,
                     cases=[c for c in args.cases.split(",") if c])
         try:

@@ -24,16 +24,16 @@ import argparse
 import collections
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import torch
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "deploy"))
+from bench_daemon import BenchDaemon  # noqa: E402
 SEQ_LENS = list(range(32, 513, 32))  # 16 lengths
 BATCHES = [2, 3, 4, 5, 6, 7, 8, 4]
 
@@ -146,19 +146,10 @@ def _run_process(env, workload, vary, device, root, name):
 
 
 def bench(args) -> int:
-    binary = Path(args.binary)
-    root = tempfile.mkdtemp(prefix="tccd-pgo-")
-    socket = os.path.join(root, "tccd.sock")
-    log = open(os.path.join(root, "tccd.log"), "ab")
-    daemon = subprocess.Popen([str(binary), "--listen", f"unix:{socket}", "--cache-dir",
-                               os.path.join(root, "db")], stdout=log, stderr=subprocess.STDOUT)
-    try:
-        for _ in range(300):
-            if os.path.exists(socket):
-                break
-            time.sleep(0.1)
+    with BenchDaemon(str(args.binary), prefix="tccd-pgo-") as daemon:
+        root = daemon.root
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TCCD_", "TORCH"))}
-        env.update(TCCD_ADDRESS=f"unix:{socket}", TCCD_NO_AUTOSTART="1",
+        env.update(TCCD_ADDRESS=daemon.address, TCCD_NO_AUTOSTART="1",
                    PYTHONPATH=str(REPO / "client") + os.pathsep + env.get("PYTHONPATH", ""))
         workloads = ["infer", "train"] if args.workload == "both" else [args.workload]
         rows = []
@@ -173,11 +164,6 @@ def bench(args) -> int:
             per_frame = ",".join(str(v) for v in r["dynamo_compiles_per_frame"].values())
             print(f"{workload:<9}{name:<8}{r['steps']:>6}  {per_frame:<22}{r['daemon_compiles']:>16}"
                   f"{r['max_abs_diff_vs_eager']:>21.3g}{r['loop_s']:>8}")
-    finally:
-        daemon.terminate()
-        daemon.wait(timeout=30)
-        log.close()
-        shutil.rmtree(root, ignore_errors=True)
     return 0
 
 

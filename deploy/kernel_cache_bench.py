@@ -18,11 +18,7 @@ one JSON line; the machine's core count is part of both (parallel speed-ups need
 import argparse
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import torch
@@ -30,6 +26,8 @@ import torch.nn as nn
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "python"))  # capture_aot_graphs, the test's graph capture
+sys.path.insert(0, str(ROOT / "deploy"))
+from bench_daemon import BenchDaemon  # noqa: E402
 
 
 class Block(nn.Module):
@@ -87,40 +85,16 @@ def retarget_to_cuda(request):
     request.target.cuda_cc_minor = 0
 
 
-class Daemon:
-    def __init__(self, binary: str, threads: int):
-        self.root = tempfile.mkdtemp(prefix="tccd-kbench-", dir="/tmp")
-        self.address = f"unix:{self.root}/tccd.sock"
-        env = dict(os.environ, TCCD_KERNEL_THREADS=str(threads))
-        self.log = open(os.path.join(self.root, "tccd.log"), "wb")
-        self.proc = subprocess.Popen(
-            [binary, "--listen", self.address, "--cache-dir", f"{self.root}/db", "--compile-time-limit-s", "600"],
-            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
-        from tccd import channel
-
-        deadline = time.monotonic() + 60
-        while channel.ping(self.address, timeout_s=1.0) is not None:
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise RuntimeError(f"tccd did not start; log in {self.root}")
-            time.sleep(0.1)
-
-    def compile_all(self, requests):
-        from tccd import channel
-
-        stub = channel.stub_for(self.address)
-        ms, compiled, reused = 0.0, 0, 0
-        for request in requests:
-            response = stub.Compile(request, timeout=900)
-            ms += response.compile_ms
-            compiled += getattr(response, "kernels_compiled", 0)
-            reused += getattr(response, "kernels_reused", 0)
-        return ms, compiled, reused
-
-    def close(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=60)
-        self.log.close()
-        shutil.rmtree(self.root, ignore_errors=True)
+def compile_all(daemon, requests):
+    """(compile ms summed, kernels compiled, kernels reused) of `requests`, one after another."""
+    stub = daemon.stub()
+    ms, compiled, reused = 0.0, 0, 0
+    for request in requests:
+        response = stub.Compile(request, timeout=900)
+        ms += response.compile_ms
+        compiled += getattr(response, "kernels_compiled", 0)
+        reused += getattr(response, "kernels_reused", 0)
+    return ms, compiled, reused
 
 
 def main():
@@ -138,13 +112,11 @@ def main():
     rows = []
 
     def scenario(name, binary, threads, warmup, timed):
-        d = Daemon(binary, threads)
-        try:
+        with BenchDaemon(binary, env={"TCCD_KERNEL_THREADS": str(threads)},
+                         args=["--compile-time-limit-s", "600"], prefix="tccd-kbench-") as d:
             if warmup:
-                d.compile_all(warmup)
-            ms, compiled, reused = d.compile_all(timed)
-        finally:
-            d.close()
+                compile_all(d, warmup)
+            ms, compiled, reused = compile_all(d, timed)
         rows.append({"scenario": name, "threads": threads, "graphs": len(timed), "compile_ms": round(ms, 1),
                      "kernels_compiled": compiled, "kernels_reused": reused})
         print(f"{name:14s} threads={threads:2d} graphs={len(timed)} compile_ms={ms:9.1f} "

@@ -112,7 +112,7 @@ def loss_worker(spec) -> None:
 
 
 def loss_main(a) -> None:
-    from column_bench import Daemon
+    from bench_daemon import BenchDaemon
 
     daemon_env = dict(LOSS_VARIANTS)
     for v in a.variant:
@@ -122,10 +122,10 @@ def loss_main(a) -> None:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     table = {}
     for backend in a.backends.split(","):
-        daemon = Daemon(a.tccd, daemon_env[backend]) if backend.startswith("tccd") else None
+        daemon = BenchDaemon(a.tccd, daemon_env[backend]) if backend.startswith("tccd") else None
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(root, "client"), os.environ.get("PYTHONPATH", "")]))
         if daemon:
-            env.update(TCCD_ADDRESS=daemon.address, TCCD_NO_AUTOSTART="1", TCCD_CACHE_DIR=f"{daemon.root}/client")
+            env = daemon.client_env(env)
         spec = dict(backend=backend, device=a.device, iters=a.iters, cases=[c for c in a.cases.split(",") if c])
         try:
             out = subprocess.run([sys.executable, __file__, "--loss-worker", json.dumps(spec)], env=env,

@@ -116,13 +116,13 @@ def main():
     if args.worker:
         worker(json.loads(args.worker))
         return
-    from stack_permute_bench import Daemon
+    from bench_daemon import BenchDaemon
 
     for backend in args.backends.split(","):
-        daemon = Daemon(args.tccd) if backend == "tccd" else None
+        daemon = BenchDaemon(args.tccd) if backend == "tccd" else None
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "client"), os.environ.get("PYTHONPATH", "")]))
         if daemon:
-            env.update(TCCD_ADDRESS=daemon.address, TCCD_NO_AUTOSTART="1", TCCD_CACHE_DIR=f"{daemon.root}/client")
+            env = daemon.client_env(env)
         spec = dict(backend=backend, model=args.model, batch=args.batch, warmup=args.warmup, top=args.top)
         try:
             out = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)], env=env,

@@ -24,14 +24,14 @@ The "tccd" daemon runs with TCCD_TILE_KERNELS=1 (tiled kernels are opt-in for no
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "deploy"))
+from bench_daemon import BenchDaemon  # noqa: E402
 
 
 def cases(batch, device):
@@ -105,30 +105,6 @@ def worker(spec):
     print("RESULT " + json.dumps(results), flush=True)
 
 
-class Daemon:
-    def __init__(self, binary, extra_env=None):
-        self.root = tempfile.mkdtemp(prefix="tccd-stackbench-", dir="/tmp")
-        self.address = f"unix:{self.root}/tccd.sock"
-        self.log = open(os.path.join(self.root, "tccd.log"), "wb")
-        self.proc = subprocess.Popen([binary, "--listen", self.address, "--cache-dir", f"{self.root}/db"],
-                                     stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     env=dict(os.environ, **(extra_env or {})))
-        sys.path.insert(0, str(ROOT / "client"))
-        from tccd import channel
-
-        deadline = time.monotonic() + 60
-        while channel.ping(self.address, timeout_s=1.0) is not None:
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                raise RuntimeError(f"tccd did not start; log in {self.root}")
-            time.sleep(0.1)
-
-    def close(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=60)
-        self.log.close()
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tccd", default=str(ROOT / "build" / "bin" / "tccd"))
@@ -151,10 +127,10 @@ def main():
         runs.append(("tccd-baseline", args.baseline, None))
     table = {}
     for backend, binary, daemon_env in runs:
-        daemon = Daemon(binary, daemon_env) if binary else None
+        daemon = BenchDaemon(binary, daemon_env) if binary else None
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "client"), os.environ.get("PYTHONPATH", "")]))
         if daemon:
-            env.update(TCCD_ADDRESS=daemon.address, TCCD_NO_AUTOSTART="1", TCCD_CACHE_DIR=f"{daemon.root}/client")
+            env = daemon.client_env(env)
         spec = dict(backend=backend, device=args.device, batch=args.batch, iters=args.iters)
         try:
             out = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)], env=env,

@@ -32,7 +32,8 @@ os.environ["PHASE_CLOCK"] = "cpu"
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default="bert")
-    p.add_argument("--backend", default="tccd", help="tccd, inductor, eager, aot_eager")
+    p.add_argument("--backend", default="tccd", help="tccd, inductor, eager, aot_eager, aot_eager_decomp_partition (Inductor's "
+                   "decompositions and partitioner, no codegen)")
     p.add_argument("--seq", type=int, default=64, help="sequence length (LMs) or image size (vision)")
     p.add_argument("--profile", help="write a cProfile of the first step here")
     args = p.parse_args()
@@ -56,6 +57,8 @@ def main() -> int:
         backend = timers.instrument_tccd()
     elif backend == "inductor":
         timers.instrument_inductor()
+    elif backend.startswith("aot_"):  # aot_eager, aot_eager_decomp_partition: AOTAutograd's phases
+        timers.instrument_aot_autograd()
     compiled = torch.compile(model, backend=backend)
 
     collections = []

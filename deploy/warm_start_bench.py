@@ -52,6 +52,7 @@ from typing import Dict, List
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_daemon import BenchDaemon  # noqa: E402
 from phase_timers import PHASES, Timers  # noqa: E402
 
 
@@ -194,22 +195,9 @@ def run_child(mode: str, env: Dict[str, str], saved: str, threads: int) -> Dict[
 
 @contextlib.contextmanager
 def daemon(binary: str, root: str):
-    sock = os.path.join(root, "tccd.sock")
-    log = open(os.path.join(root, "tccd.log"), "wb")
-    proc = subprocess.Popen([binary, "--listen", f"unix:{sock}", "--cache-dir", os.path.join(root, "db")],
-                            stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 30
-        while not os.path.exists(sock):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"tccd did not start; see {root}/tccd.log")
-            time.sleep(0.05)
-        time.sleep(0.2)
-        yield f"unix:{sock}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        log.close()
+    """A daemon on an empty cache in `root` (bench_daemon.py; the dir stays, as the caller's)."""
+    with BenchDaemon(binary, root=root, start_timeout_s=30) as d:
+        yield d.address
 
 
 def warm_scenarios(args, base: Dict[str, str], root: str, saved: str,

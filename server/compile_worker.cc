@@ -12,6 +12,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -84,6 +85,9 @@ WorkerResult CompileOne(Compiler& compiler, const std::string& frame, bool test_
         absl::InternalError("the compile worker could not parse the request it was sent");
     return result;
   }
+  // Names the graph whose "compile stages" line (pipeline.cc) follows from this worker's pid.
+  spdlog::debug("compiling graph \"{}\" ({} nodes, {} request bytes)", request.graph_name(),
+                request.graph().nodes_size(), frame.size());
   try {
     if (test_faults) ApplyTestFault(request);
     absl::StatusOr<codegen::Prepared> prepared = compiler.Prepare(CompileInputOf(request));
@@ -114,12 +118,16 @@ int RunCompileWorker(int argc, char** argv) {
   int test_faults = 0;
   int64_t parent = 0;
   int nice_increment = 0;
-  if (argc != 6 || !absl::SimpleAtoi(argv[2], &memory_limit_mb) ||
+  if (argc != 7 || !absl::SimpleAtoi(argv[2], &memory_limit_mb) ||
       !absl::SimpleAtoi(argv[3], &test_faults) || !absl::SimpleAtoi(argv[4], &parent) ||
       !absl::SimpleAtoi(argv[5], &nice_increment)) {
     fprintf(stderr, "tccd: %s is for tccd's own use\n", kCompileWorkerFlag);
     return 2;
   }
+  // The daemon's debug log then has each compile's stage times (pipeline.cc), where a cold
+  // first step's compile goes; at other levels the workers stay at warn (main.cc).
+  if (const std::string_view level = argv[6]; level == "debug" || level == "trace")
+    spdlog::set_level(spdlog::level::from_str(std::string(level)));
   // Die with the daemon; it may have died before the prctl.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != static_cast<pid_t>(parent)) return 0;

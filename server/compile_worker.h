@@ -18,7 +18,8 @@ inline constexpr int kCompileWorkerFd = 3;
 inline constexpr char kTestFaultOption[] = "tccd_test_fault";
 
 // main() for the worker mode. argv: tccd --tccd-compile-worker MEMORY_LIMIT_MB TEST_FAULTS(0|1)
-// PARENT_PID NICE_INCREMENT (0: none). Returns the process exit status.
+// PARENT_PID NICE_INCREMENT (0: none) LOG_LEVEL (debug or trace: each compile's graph and stage
+// times; anything else: warn). Returns the process exit status.
 int RunCompileWorker(int argc, char** argv);
 
 }  // namespace tccd::server

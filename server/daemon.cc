@@ -173,7 +173,8 @@ int RunDaemon(const ServerOptions& options) {
                                        .time_limit = absl::Seconds(options.compile_time_limit_s),
                                        .memory_limit_mb = options.compile_memory_limit_mb,
                                        .nice = options.compile_nice,
-                                       .enable_test_faults = options.enable_test_faults}));
+                                       .enable_test_faults = options.enable_test_faults,
+                                       .log_level = options.log_level}));
   // Request threads parse requests and read RocksDB; they never wait for a
   // compile.
   ThreadPool request_pool("tccd-request",

@@ -41,7 +41,8 @@ ABSL_FLAG(std::string, cache_dir, "",
 ABSL_FLAG(std::string, log_level, "info",
           "Level of the log on stderr: trace, debug, info, warn, error, "
           "critical, off. info logs one line per compile, dedup wait and "
-          "failed request; debug adds one per cache hit.");
+          "failed request; debug adds one per cache hit and, from the "
+          "compile workers, each compile's graph name and stage times.");
 ABSL_FLAG(int, compile_threads, 0,
           "How many compiles may run at once; 0 means one per hardware "
           "thread. Requests beyond that queue; identical requests never "

@@ -176,8 +176,14 @@ absl::StatusOr<Worker> WorkerCompiler::Spawn() {
   const std::string faults = options_.enable_test_faults ? "1" : "0";
   const std::string parent = std::to_string(getpid());
   const std::string nice = std::to_string(options_.nice);
-  const char* argv[] = {"tccd-compile-worker", kCompileWorkerFlag, memory.c_str(), faults.c_str(),
-                        parent.c_str(),        nice.c_str(),       nullptr};
+  const char* argv[] = {"tccd-compile-worker",
+                        kCompileWorkerFlag,
+                        memory.c_str(),
+                        faults.c_str(),
+                        parent.c_str(),
+                        nice.c_str(),
+                        options_.log_level.c_str(),
+                        nullptr};
   pid_t pid = -1;
   const std::string& exe = WorkerExecutable();
   const int error =

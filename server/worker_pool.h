@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "absl/time/time.h"
 #include "server/compiler.h"
@@ -33,6 +34,10 @@ struct WorkerPoolOptions {
   int nice = 10;
   // Workers honour CompileOptions.extra["tccd_test_fault"] (tests only). Default: false.
   bool enable_test_faults = false;
+  // The workers' log level (their stderr is the daemon's): "debug" or "trace" logs every
+  // compile's graph name and stage times (pipeline.cc's "compile stages"); any other level
+  // keeps workers at "warn". Default: "warn".
+  std::string log_level = "warn";
 };
 
 std::unique_ptr<Compiler> NewWorkerCompiler(const WorkerPoolOptions& options);

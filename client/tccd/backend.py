@@ -332,6 +332,12 @@ class _GraphCompiler:
 
         def resolve() -> Callable[[List[Any]], Any]:
             entry.eager_calls = eager_calls[0]  # final: no eager call once resolving
+            if kind == "forward" and not pending.future.done():
+                # Idle until the plan is there: its convolutions' cuDNN set-up, on this thread
+                # (the one that makes the plan's first call), instead of in that call.
+                from . import conv_warmup
+
+                conv_warmup.warm_forward_while_waiting(gm, pending.future, name, config.forward_conv_warmup)
             try:
                 plan = pending.take(key, entry, config)
                 if kind == "forward":

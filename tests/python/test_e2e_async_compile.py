@@ -225,3 +225,38 @@ def test_without_eager_while_compiling_the_first_call_waits(slow_daemon):
     stats = tccd.last_compile_stats()
     assert sorted(s["kind"] for s in stats) == ["backward", "forward"], stats
     assert all(s["eager_calls"] == 0 and s["prefetch_wait_ms"] > 0 for s in stats), stats
+
+
+class _ConvNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.b = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x))).square().mean()
+
+
+@pytest.mark.parametrize("level, warmed", [("2", 4), ("0", 0)])
+def test_a_forward_waiting_for_its_compile_warms_its_convolutions_meanwhile(slow_daemon, monkeypatch, level, warmed):
+    """TCCD_FORWARD_CONV_WARMUP (2: CPU graphs too, the mechanism without a GPU): the forward's
+    first call, which waits for its background compile (400 ms per kernel here), runs the graph's
+    two convolutions meanwhile on this thread, each with its input channels-last and as traced
+    (4 calls); 0 runs none. Results are eager's either way."""
+    from tccd import conv_warmup
+
+    monkeypatch.setenv("TCCD_FORWARD_CONV_WARMUP", level)
+    monkeypatch.setenv("TCCD_CONV_WARMUP", "0")
+    config.reload()
+    conv_warmup.reset()
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = _ConvNet()
+    x = torch.randn(2, 3, 10, 10)
+    want = model(x)
+    got = torch.compile(model, backend="tccd")(x)
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+    stats = conv_warmup.stats()
+    assert stats["forward_shapes"] == warmed, stats
+    forward = [s for s in tccd.last_compile_stats() if s["kind"] in ("forward", "inference")]
+    assert forward and not forward[0]["fallback"], forward

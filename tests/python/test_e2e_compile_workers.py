@@ -218,3 +218,26 @@ def test_compile_nice_out_of_range_is_refused():
                          capture_output=True, text=True, timeout=30)
     assert out.returncode != 0
     assert "--compile-nice=20: expected 0 (none) to 19" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("level, logged", [("debug", True), ("info", False)])
+def test_workers_log_each_compiles_stages_at_debug_level(level, logged):
+    """At --log-level=debug the workers' stderr (the daemon's log) names each graph they compile
+    and its stage times (pipeline.cc's "compile stages"): where a cold compile's time goes on a
+    GPU host, which the zoo's stages.txt collects. At other levels they stay quiet (warn)."""
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    root = short_tempdir("tccd-wlog-")
+    d = Daemon(TCCD_BINARY, root, extra_args=["--compile-threads", "1", "--log-level", level])
+    d.start()
+    try:
+        d.stub().Compile(_request(300 + logged), timeout=120)
+    finally:
+        assert d.stop() == 0, d.log_tail()
+    with open(d.log, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    shutil.rmtree(root, ignore_errors=True)
+    worker_lines = [line for line in text.splitlines() if "tccd-worker[" in line]
+    named = any(f'compiling graph "workers-{300 + logged}"' in line for line in worker_lines)
+    stages = any("compile stages: graph-passes" in line for line in worker_lines)
+    assert (named, stages) == (logged, logged), text[-3000:]
