@@ -75,7 +75,9 @@ table says which and how many guards were kept). --warm-ab
 ENV=VALUE[,...]: after each tccd warm cell and AOT load, the same once more with that environment
 (start "warm-b" / "aot-b"; e.g. TCCD_CONV_WARMUP=0), in a table of their own (--warm-ab-models:
 only for these models; --warm-ab-starts warm|aot: only those starts; a variant that sets
-ZOO_AOT_GUARDS saves again, "aot-save-b", before its load). tccd cells record
+ZOO_AOT_GUARDS saves again, "aot-save-b", before its load). Every cell records Python's garbage
+collections inside its first step (first_step_gc_s, first_step_gc_full, first_step_gc_full_s:
+_GcWatch; listed under the tables); ZOO_GC_FREEZE=1 calls gc.freeze() before it. tccd cells record
 `conv_warmup` (the backward plans' cuDNN warm-up: plans, shapes, failed, host ms) and, with
 TCCD_PLAN_PROFILE=1, `first_call_profile` (each plan's first call by op), printed under the cell.
 TCCD_EAGER_WHILE_COMPILING=1 in the environment: tccd's cold first step runs the graphs whose
@@ -102,7 +104,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 ALL_MODELS = ["llama", "gpt2", "bert", "t5", "resnet50", "vit", "convnext", "toy_lm"]
 VISION = {"resnet50", "vit", "convnext"}
@@ -331,6 +333,54 @@ def _without_loss_type_warning(model) -> None:
         model.loss_type = "ForCausalLM"
 
 
+class _GcWatch:
+    """Python's garbage collections during a cell's timed first step (every backend): their wall
+    seconds, and the full (generation 2) ones apart. A process's first full collection scans
+    every object its imports and set-up made (~0.5 s on the CPU machine, in the AOT load's guard
+    unpickling); whose step it lands in depends on what the step allocates. ZOO_GC_FREEZE=1:
+    gc.freeze() first (what the set-up made is never scanned again), as servers do after
+    start-up: a variant for --warm-ab, not the default."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.full_seconds = 0.0
+        self.full = 0
+        self.froze = os.environ.get("ZOO_GC_FREEZE", "0") == "1"
+        self._start: Optional[Tuple[int, float]] = None
+
+    def _callback(self, phase: str, info: Dict[str, Any]) -> None:
+        if phase == "start":
+            self._start = (info["generation"], time.perf_counter())
+        elif self._start is not None:
+            generation, t0 = self._start
+            elapsed = time.perf_counter() - t0
+            self.seconds += elapsed
+            if generation == 2:
+                self.full += 1
+                self.full_seconds += elapsed
+            self._start = None
+
+    def __enter__(self) -> "_GcWatch":
+        import gc
+
+        if self.froze:
+            gc.freeze()
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        import gc
+
+        gc.callbacks.remove(self._callback)
+
+    def record(self, out: Dict[str, Any]) -> None:
+        out["first_step_gc_s"] = round(self.seconds, 4)
+        out["first_step_gc_full"] = self.full
+        out["first_step_gc_full_s"] = round(self.full_seconds, 4)
+        if self.froze:
+            out["gc_freeze"] = True
+
+
 def _tccd_first_step_extras() -> Dict[str, Any]:
     """What a tccd cell records about its first step besides the phases: the backward plans'
     cuDNN warm-up (TCCD_CONV_WARMUP: shapes warmed, host ms on the autograd thread) and, with
@@ -383,6 +433,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         timers.instrument_tccd()
         timers.instrument_aot_load()
     sync()
+    gc_watch = _GcWatch().__enter__()
     if timers:
         timers.begin()
     t0 = time.perf_counter()
@@ -416,6 +467,8 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     opt.step()
     sync()
     out["first_step_s"] = time.perf_counter() - t0
+    gc_watch.__exit__()
+    gc_watch.record(out)
     out["loss"] = float(loss.detach())
     stats = tccd.last_compile_stats()
     out["graphs"] = len(stats)
@@ -491,6 +544,7 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     step = make_step(compiled, opt)
     out: Dict[str, Any] = dict(spec, batch_size=bs, ok=True)
     sync()
+    gc_watch = _GcWatch().__enter__()
     if timers:
         timers.begin()
     c0 = time.thread_time()
@@ -502,6 +556,8 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     step()
     sync()
     out["first_step_s"] = time.perf_counter() - t0
+    gc_watch.__exit__()
+    gc_watch.record(out)
     # The main thread's CPU time in it: far below the wall time while that thread traces means
     # it waited for a core (the daemon's compile threads on the same machine: --compile-nice).
     out["first_step_cpu_s"] = time.thread_time() - c0
@@ -975,6 +1031,15 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                       "first step s (load included) | - eager s |",
                       "|---|---|---|---|---|---|"] + aot_rows + [""]
     failed = [c for c in cells if not c.get("ok")]
+    # Python's garbage collections inside the first steps (_GcWatch): a full one in one cell and
+    # not in another is a difference between the processes' histories, not the backends.
+    gc_lines = [f"- {c['model']} {c['workload']}/{c['batch']} {c['backend']}"
+                + (f" ({c['start']})" if c.get("start", "cold") != "cold" else "")
+                + f": {c['first_step_gc_s']:.3f} s, {c['first_step_gc_full']} full ({c['first_step_gc_full_s']:.3f} s)"
+                + (" [gc.freeze() before it]" if c.get("gc_freeze") else "")
+                for c in cells if c.get("ok") and c.get("first_step_gc_s") is not None]
+    if gc_lines:
+        lines += ["Garbage collection inside the first step (s; full collections):", ""] + gc_lines + [""]
     if reasons:
         lines += ["tccd fallbacks (graph: reason):", ""] + reasons + [""]
     if python_steps:

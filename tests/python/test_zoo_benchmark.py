@@ -156,6 +156,9 @@ def test_zoo_benchmark_first_step_only_and_warm_ab_cpu(daemon, tmp_path):
     assert "default vs the --warm-ab variant" in md
     assert "| toy_lm | TCCD_CONV_WARMUP=0,ZOO_AOT_GUARDS=serializable |" in md
     assert "tccd ahead-of-time flow, sum over 1 models" in md
+    # Every cell counts the garbage collections of its first step (_GcWatch).
+    assert all(c["first_step_gc_s"] >= c["first_step_gc_full_s"] >= 0 for c in cells), cells
+    assert "Garbage collection inside the first step" in md
 
 
 def test_the_report_sums_the_warm_and_ahead_of_time_first_steps_over_eager(monkeypatch):
@@ -180,7 +183,8 @@ def test_the_report_sums_the_warm_and_ahead_of_time_first_steps_over_eager(monke
         if aot is not None:
             cells += [dict(base, backend="tccd", start="aot-save", first_step_s=15.0, aot_guards="lean",
                            aot_guards_kept=1876, aot_guards_total=5538),
-                      dict(base, backend="tccd", start="aot", first_step_s=aot, aot_load_s=1.0)]
+                      dict(base, backend="tccd", start="aot", first_step_s=aot, aot_load_s=1.0,
+                           first_step_gc_s=0.55, first_step_gc_full=1, first_step_gc_full_s=0.51)]
     md = zoo_benchmark.render_markdown(cells, ["eager", "inductor", "tccd"], "note")
     # resnet50 and convnext: Inductor 4.22 + 0.78 = 5.00, tccd 2.17 - 0.60 = 1.57 -> 0.31.
     assert ("sum over the 2 models both backends ran of (warm first step - eager's first step): "
@@ -189,6 +193,31 @@ def test_the_report_sums_the_warm_and_ahead_of_time_first_steps_over_eager(monke
     assert ("tccd ahead-of-time flow, sum over 2 models of (first step with the load - eager's first step) "
             "-1.18 s; worst resnet50 0.65 s (target <= 0.3 s; over it: resnet50)") in md
     assert "| resnet50 | 15.00 | lean 1876 / 5538 | 1.00 | 1.43 | 0.65 |" in md
+    assert "- resnet50 train/small tccd (aot): 0.550 s, 1 full (0.510 s)" in md
+
+
+def test_the_first_step_gc_watch_counts_a_full_collection_and_can_freeze(monkeypatch):
+    import gc
+
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    import zoo_benchmark
+
+    with zoo_benchmark._GcWatch() as watch:
+        gc.collect()  # a full collection inside the timed region
+    out = {}
+    watch.record(out)
+    assert out["first_step_gc_full"] == 1 and out["first_step_gc_s"] >= out["first_step_gc_full_s"] > 0
+    assert "gc_freeze" not in out and zoo_benchmark._GcWatch()._callback not in gc.callbacks
+    monkeypatch.setenv("ZOO_GC_FREEZE", "1")
+    try:
+        with zoo_benchmark._GcWatch() as watch:
+            frozen = gc.get_freeze_count()
+        assert frozen > 0
+        out = {}
+        watch.record(out)
+        assert out["gc_freeze"] is True
+    finally:
+        gc.unfreeze()
 
 
 def test_the_chart_leaves_out_cells_without_a_step_time(monkeypatch):
