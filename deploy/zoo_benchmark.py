@@ -67,10 +67,17 @@ loaded ahead-of-time step (start "aot") is the warm table's `tccd-aot` row. Indu
 import torch._inductor.compile_fx (to time it) inside their first step, as a process's first
 Inductor compile does; every first import is the `import` phase.
 --first-step-only: every cell stops after its first step (no timed steps, profile, memory or
-check), so the cold/warm/AOT first steps of a few models fit one 150 s GPU lane. --warm-ab
+check), so the cold/warm/AOT first steps of a few models fit one 150 s GPU lane. Under the
+table, the sums over its models (a --merge of the lanes: the zoo's) of the warm and the
+ahead-of-time first steps over eager's first step, with the targets (_start_sums). --aot-guards
+lean|serializable: the save's guard filter (tccd.precompile.lean_guards by default; the AOT
+table says which and how many guards were kept). --warm-ab
 ENV=VALUE[,...]: after each tccd warm cell and AOT load, the same once more with that environment
 (start "warm-b" / "aot-b"; e.g. TCCD_CONV_WARMUP=0), in a table of their own (--warm-ab-models:
-only for these models; --warm-ab-starts warm|aot: only those starts). tccd cells record
+only for these models; --warm-ab-starts warm|aot: only those starts; a variant that sets
+ZOO_AOT_GUARDS saves again, "aot-save-b", before its load). Every cell records Python's garbage
+collections inside its first step (first_step_gc_s, first_step_gc_full, first_step_gc_full_s:
+_GcWatch; listed under the tables); ZOO_GC_FREEZE=1 calls gc.freeze() before it. tccd cells record
 `conv_warmup` (the backward plans' cuDNN warm-up: plans, shapes, failed, host ms; forward_shapes and
 forward_ms: TCCD_FORWARD_CONV_WARMUP's calls while a forward waited for its compile) and, with
 TCCD_PLAN_PROFILE=1, `first_call_profile` (each plan's first call by op), printed under the cell.
@@ -98,7 +105,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 ALL_MODELS = ["llama", "gpt2", "bert", "t5", "resnet50", "vit", "convnext", "toy_lm"]
 VISION = {"resnet50", "vit", "convnext"}
@@ -327,6 +334,54 @@ def _without_loss_type_warning(model) -> None:
         model.loss_type = "ForCausalLM"
 
 
+class _GcWatch:
+    """Python's garbage collections during a cell's timed first step (every backend): their wall
+    seconds, and the full (generation 2) ones apart. A process's first full collection scans
+    every object its imports and set-up made (~0.5 s on the CPU machine, in the AOT load's guard
+    unpickling); whose step it lands in depends on what the step allocates. ZOO_GC_FREEZE=1:
+    gc.freeze() first (what the set-up made is never scanned again), as servers do after
+    start-up: a variant for --warm-ab, not the default."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.full_seconds = 0.0
+        self.full = 0
+        self.froze = os.environ.get("ZOO_GC_FREEZE", "0") == "1"
+        self._start: Optional[Tuple[int, float]] = None
+
+    def _callback(self, phase: str, info: Dict[str, Any]) -> None:
+        if phase == "start":
+            self._start = (info["generation"], time.perf_counter())
+        elif self._start is not None:
+            generation, t0 = self._start
+            elapsed = time.perf_counter() - t0
+            self.seconds += elapsed
+            if generation == 2:
+                self.full += 1
+                self.full_seconds += elapsed
+            self._start = None
+
+    def __enter__(self) -> "_GcWatch":
+        import gc
+
+        if self.froze:
+            gc.freeze()
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        import gc
+
+        gc.callbacks.remove(self._callback)
+
+    def record(self, out: Dict[str, Any]) -> None:
+        out["first_step_gc_s"] = round(self.seconds, 4)
+        out["first_step_gc_full"] = self.full
+        out["first_step_gc_full_s"] = round(self.full_seconds, 4)
+        if self.froze:
+            out["gc_freeze"] = True
+
+
 def _tccd_first_step_extras() -> Dict[str, Any]:
     """What a tccd cell records about its first step besides the phases: the backward plans'
     cuDNN warm-up (TCCD_CONV_WARMUP: shapes warmed, host ms on the autograd thread) and, with
@@ -382,17 +437,31 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         timers.instrument_tccd()
         timers.instrument_aot_load()
     sync()
+    gc_watch = _GcWatch().__enter__()
     if timers:
         timers.begin()
     t0 = time.perf_counter()
-    if spec["start"] == "aot-save":
+    if spec["start"] in ("aot-save", "aot-save-b"):
         torch._dynamo.config.enable_aot_compile = True  # torch 2.11's default is False
         # Identity guards (transformers' decorated forwards, builtins stored on modules) cannot
         # be saved and mean nothing in another process: dropped (precompile.py's module doc).
+        # --aot-guards lean (ZOO_AOT_GUARDS overrides it: --warm-ab's variant) drops the
+        # modules' structure guards too (precompile.lean_guards): the load rebuilds fewer.
+        guards = os.environ.get("ZOO_AOT_GUARDS") or spec.get("aot_guards") or "serializable"
+        keep = {"serializable": tccd.precompile.serializable_guards, "lean": tccd.precompile.lean_guards}[guards]
+        counted: Dict[str, int] = {}
+
+        def guard_filter(entries):
+            kept = keep(entries)
+            counted.update(total=len(kept), kept=sum(bool(k) for k in kept))
+            return kept
+
         compiled = torch.compile(loss_fn, backend="tccd", fullgraph=True, dynamic=False,
-                                 options={"guard_filter_fn": tccd.precompile.serializable_guards})
+                                 options={"guard_filter_fn": guard_filter})
         fn = compiled.aot_compile(((state, batch), {}))
         fn.save_compiled_function(spec["aot_path"], external_data={"model": model})
+        out["aot_guards"] = guards
+        out["aot_guards_kept"], out["aot_guards_total"] = counted.get("kept"), counted.get("total")
     else:
         with open(spec["aot_path"], "rb") as f:
             fn = torch.compiler.load_compiled_function(f, external_data={"model": model})
@@ -402,6 +471,8 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     opt.step()
     sync()
     out["first_step_s"] = time.perf_counter() - t0
+    gc_watch.__exit__()
+    gc_watch.record(out)
     out["loss"] = float(loss.detach())
     stats = tccd.last_compile_stats()
     out["graphs"] = len(stats)
@@ -421,7 +492,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
-    if spec.get("start") in ("aot-save", "aot", "aot-b"):
+    if spec.get("start") in ("aot-save", "aot", "aot-save-b", "aot-b"):
         return run_aot_cell(spec)
     import torch
 
@@ -477,6 +548,7 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     step = make_step(compiled, opt)
     out: Dict[str, Any] = dict(spec, batch_size=bs, ok=True)
     sync()
+    gc_watch = _GcWatch().__enter__()
     if timers:
         timers.begin()
     c0 = time.thread_time()
@@ -488,6 +560,8 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     step()
     sync()
     out["first_step_s"] = time.perf_counter() - t0
+    gc_watch.__exit__()
+    gc_watch.record(out)
     # The main thread's CPU time in it: far below the wall time while that thread traces means
     # it waited for a core (the daemon's compile threads on the same machine: --compile-nice).
     out["first_step_cpu_s"] = time.thread_time() - c0
@@ -628,19 +702,26 @@ def worker_main(spec_json: str) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+# Environment variables the AOT save cell reads: a --warm-ab variant that sets one saves again.
+SAVE_ENV = {"ZOO_AOT_GUARDS"}
+
+
 def _aot_cells(spec: Dict[str, Any], timeout_s: float, left: float, tag: str,
                ab_env: Optional[Dict[str, str]] = None) -> List[Dict[str, Any]]:
     """The --aot pair after a tccd train cell: save (compiles what the daemon lacks), then load
     in a new process with an empty local cache; with --warm-ab, one more load with its
-    environment ("aot-b")."""
+    environment ("aot-b"), after a save of its own ("aot-save-b") where the variant sets what
+    the save reads (SAVE_ENV: the guard filter)."""
     tmp = tempfile.mkdtemp(prefix="zoo-aot-")
     cells = []
+    resave = bool(ab_env and SAVE_ENV.intersection(ab_env))
     try:
         t0 = time.monotonic()
-        for start in ("aot-save", "aot") + (("aot-b",) if ab_env else ()):
+        for start in ("aot-save", "aot") + ((("aot-save-b",) if resave else ()) + ("aot-b",) if ab_env else ()):
             left_now = left - (time.monotonic() - t0)
-            s = dict(spec, start=start, aot_path=os.path.join(tmp, "step.pt2"))
-            if start == "aot-b":
+            s = dict(spec, start=start, aot_path=os.path.join(tmp, "step-b.pt2" if resave and start.endswith("-b")
+                                                              else "step.pt2"))
+            if start in ("aot-save-b", "aot-b"):
                 s["env"] = ab_env
             if left_now <= 5:
                 cells.append(dict(s, ok=False, status="skipped", error="--budget-s reached"))
@@ -708,6 +789,45 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = Non
     return dict(spec, ok=False, status="failed", error=f"exit {rc}", stderr_tail=tail)
 
 
+def _aot_over(cells: List[Dict[str, Any]], models: List[str], wl: str, b: str, get: Any) -> Dict[str, float]:
+    """Per model, tccd's ahead-of-time first step (the load included) over eager's first step."""
+    over = {}
+    for m in models:
+        first, eager_first = get(m, wl, b, "tccd", "first_step_s", "aot"), get(m, wl, b, "eager", "first_step_s")
+        if first is not None and eager_first is not None:
+            over[m] = first - eager_first
+    return over
+
+
+def _start_sums(warm_over: Dict[str, Dict[str, float]], aot_over: Dict[str, float]) -> List[str]:
+    """Issue 11's warm-start figures of one table (a merged run's: the whole zoo): the sums over
+    the models of (first step - eager's first step) per backend, tccd / Inductor over the models
+    both have (target <= 0.5), the worst tccd model (target <= 1 s), and the ahead-of-time flow's
+    sum and worst model (target <= 0.3 s each)."""
+    lines = []
+    ind, tc = warm_over.get("inductor", {}), warm_over.get("tccd", {})
+    both = sorted(set(ind) & set(tc))
+    if both:
+        si, st = sum(ind[m] for m in both), sum(tc[m] for m in both)
+        ratio = f"**{st / si:.2f}**" if si > 0 else "-"
+        lines.append(f"Warm start, sum over the {len(both)} models both backends ran of (warm first step - "
+                     f"eager's first step): Inductor {si:.2f} s, tccd {st:.2f} s: tccd / Inductor {ratio} "
+                     f"(target <= 0.5).")
+    if tc:
+        worst = max(tc, key=tc.get)
+        over_1 = sorted(m for m in tc if tc[m] > 1.0)
+        lines.append(f"tccd warm, sum over {len(tc)} models {sum(tc.values()):.2f} s; worst {worst} "
+                     f"{tc[worst]:.2f} s over eager's first step (target <= 1 s; over it: "
+                     f"{', '.join(over_1) or 'none'}).")
+    if aot_over:
+        worst = max(aot_over, key=aot_over.get)
+        over_03 = sorted(m for m in aot_over if aot_over[m] > 0.3)
+        lines.append(f"tccd ahead-of-time flow, sum over {len(aot_over)} models of (first step with the load - "
+                     f"eager's first step) {sum(aot_over.values()):.2f} s; worst {worst} {aot_over[worst]:.2f} s "
+                     f"(target <= 0.3 s; over it: {', '.join(over_03) or 'none'}).")
+    return lines + [""] if lines else []
+
+
 def _fmt(v, spec="{:.2f}"):
     return "-" if v is None else spec.format(v)
 
@@ -762,7 +882,7 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                   "loss diff I/t | param diff I/t | first step s e/I/t |"
                   + (" cold first step t/I | warm first step s e/I/t | warm - eager s I/t |" if warm else ""),
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|" if warm else "")]
-        warm_over = {"inductor": [], "tccd": []}
+        warm_over: Dict[str, Dict[str, float]] = {"inductor": {}, "tccd": {}}  # model -> s over eager's
         speedups = {"inductor": [], "tccd": []}
         for m in models:
             e = get(m, wl, b, "eager", "step_ms")
@@ -789,7 +909,7 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                 for be in ("inductor", "tccd"):
                     v = firsts[be]
                     if v is not None and eager_first is not None:
-                        warm_over[be].append(v - eager_first)
+                        warm_over[be][m] = v - eager_first
                         over.append(f"{v - eager_first:.2f}")
                     else:
                         over.append("-")
@@ -837,12 +957,7 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
 
         lines += [f"| **geomean** | | {geo(speedups['inductor'])} | {geo(speedups['tccd'])} |"
                   + " |" * (12 if warm else 9), ""]
-        if warm and warm_over["inductor"] and warm_over["tccd"]:
-            si, st = sum(warm_over["inductor"]), sum(warm_over["tccd"])
-            lines += [f"Warm start, sum over the models of (warm first step - eager's first step): Inductor "
-                      f"{si:.2f} s (n={len(warm_over['inductor'])}), tccd {st:.2f} s (n={len(warm_over['tccd'])}): "
-                      f"tccd / Inductor **{st / si:.2f}** (target <= 0.5); worst tccd model "
-                      f"{max(warm_over['tccd']):.2f} s over eager (target <= 1 s).", ""]
+        lines += _start_sums(warm_over, _aot_over(cells, models, wl, b, get))
         # Columns that are 0 in every row of the run (e.g. an older result file's) are left out.
         phases = [p for p in ("dynamo", "import", "backend", "aot_meta", "aot_trace", "partition", "recipe", "request",
                               "compile_rpc", "compile_wait", "fetch", "load", "aot_load", "plan_calls", "rest")
@@ -880,11 +995,14 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
             eager_first = get(m, wl, b, "eager", "first_step_s")
             if first is not None:
                 over = f"{first - eager_first:.2f}" if eager_first is not None else "-"
-                aot_rows.append(f"| {m} | {_fmt(get(m, wl, b, 'tccd', 'first_step_s', 'aot-save'))} | "
+                kept, total = (get(m, wl, b, "tccd", k, "aot-save") for k in ("aot_guards_kept", "aot_guards_total"))
+                guards = (f"{get(m, wl, b, 'tccd', 'aot_guards', 'aot-save')} {kept} / {total}"
+                          if kept is not None else "-")
+                aot_rows.append(f"| {m} | {_fmt(get(m, wl, b, 'tccd', 'first_step_s', 'aot-save'))} | {guards} | "
                                 f"{_fmt(get(m, wl, b, 'tccd', 'aot_load_s', 'aot'))} | {first:.2f} | {over} |")
             elif any(c.get("start") in ("aot-save", "aot") and (c["model"], c["workload"], c["batch"]) == (m, wl, b)
                      for c in cells):
-                aot_rows.append(f"| {m} | failed (see below) | | | |")
+                aot_rows.append(f"| {m} | failed (see below) | | | | |")
         ab_rows = []
         for m in models:
             # --warm-ab: the same warm starts with the variant's environment (start "warm-b",
@@ -916,9 +1034,19 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
             lines += ["Ahead-of-time flow (tccd; `aot_compile` of the functional training step, then a new "
                       "process: `torch.compiler.load_compiled_function` + first step; target <= 0.3 s over eager's "
                       "first step):", "",
-                      "| model | save s (compile, once) | load s | first step s (load included) | - eager s |",
-                      "|---|---|---|---|---|"] + aot_rows + [""]
+                      "| model | save s (compile, once) | guards saved (filter, kept / all) | load s | "
+                      "first step s (load included) | - eager s |",
+                      "|---|---|---|---|---|---|"] + aot_rows + [""]
     failed = [c for c in cells if not c.get("ok")]
+    # Python's garbage collections inside the first steps (_GcWatch): a full one in one cell and
+    # not in another is a difference between the processes' histories, not the backends.
+    gc_lines = [f"- {c['model']} {c['workload']}/{c['batch']} {c['backend']}"
+                + (f" ({c['start']})" if c.get("start", "cold") != "cold" else "")
+                + f": {c['first_step_gc_s']:.3f} s, {c['first_step_gc_full']} full ({c['first_step_gc_full_s']:.3f} s)"
+                + (" [gc.freeze() before it]" if c.get("gc_freeze") else "")
+                for c in cells if c.get("ok") and c.get("first_step_gc_s") is not None]
+    if gc_lines:
+        lines += ["Garbage collection inside the first step (s; full collections):", ""] + gc_lines + [""]
     if reasons:
         lines += ["tccd fallbacks (graph: reason):", ""] + reasons + [""]
     if python_steps:
@@ -996,6 +1124,11 @@ def main(argv=None) -> int:
     p.add_argument("--aot", action="store_true",
                    help="tccd, train: also save the functional training step with aot_compile and time "
                         "a new process's first step through torch.compiler.load_compiled_function")
+    p.add_argument("--aot-guards", default="lean", choices=["lean", "serializable"],
+                   help="the guard filter of --aot's save: lean (tccd.precompile.lean_guards: without "
+                        "the modules' structure guards; the load rebuilds ~1/3 of them) or serializable "
+                        "(every guard Dynamo can save). ZOO_AOT_GUARDS in the environment overrides it, "
+                        "so --warm-ab ZOO_AOT_GUARDS=serializable saves and loads the other once more")
     p.add_argument("--first-step-only", action="store_true",
                    help="every cell times its first step only (no timed steps, profile, memory or "
                         "check): the cold and warm first steps of --warm/--aot in the least GPU time")
@@ -1038,7 +1171,8 @@ def main(argv=None) -> int:
     backends.sort(key=order.get)
     specs = [dict(model=m, workload=w, batch=b, backend=be, device=a.device, tiny=a.tiny,
                   dropout=a.dropout, iters=a.iters, warmup=a.warmup, check=not a.no_check,
-                  top_kernels_n=a.top_kernels, mode=a.mode, first_only=a.first_step_only)
+                  top_kernels_n=a.top_kernels, mode=a.mode, first_only=a.first_step_only,
+                  aot_guards=a.aot_guards)
              for m in models for w in a.workloads.split(",") if w
              for b in a.batch.split(",") if b for be in backends]
     os.makedirs(a.out, exist_ok=True)

@@ -114,7 +114,8 @@ def _load(
     kind: str = "",
 ) -> Optional[LoadedPlan]:
     """Loads the manifest's plan; None if an artifact is missing and `allow_fetch` is False.
-    `kind` "backward" with TCCD_DEFER_BACKWARD_INIT: its CUDA modules load in the background."""
+    `kind` "backward" with TCCD_DEFER_BACKWARD_INIT (any kind with 2: a plan loaded by key, whose
+    caller goes on with other work, e.g. Dynamo's guards): its CUDA modules load in the background."""
     needed = _needed_artifacts(manifest, config.native_runtime)
     paths: Dict[str, str] = {}
     scratch = None
@@ -133,8 +134,11 @@ def _load(
                     with open(path, "wb") as f:
                         f.write(data)
             paths[artifact_name] = path
-        # A backward plan is called after the forward: its modules can load meanwhile.
-        defer = config.defer_backward_init and kind == "backward"
+        # A backward plan is called after the forward: its modules can load meanwhile. With 2,
+        # a forward's too: loaded by key (kind set), what comes before its first call on the
+        # main thread (Dynamo finishing the frame, or rebuilding a saved file's guards) overlaps.
+        defer = kind != "" and (config.defer_backward_init >= 2
+                                or (config.defer_backward_init >= 1 and kind == "backward"))
         plan = load_plan(manifest.plan, paths, name, defer_cuda_init=defer)
         if config.native_runtime:
             kinds = {a.kind: paths.get(a.name) for a in needed.values()}

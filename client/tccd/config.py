@@ -106,7 +106,9 @@
     TCCD_DEFER_BACKWARD_INIT  1: a backward plan loaded by key (a warm start's AOT recipe, the
                        ahead-of-time flow's load: the main thread) loads its kernels' CUDA
                        modules on a background thread, during the forward; a launch before
-                       that waits for it in the runtime. Not measured on a GPU yet. Default: 0.
+                       that waits for it in the runtime. 2: the forward's too (what follows
+                       its load on the main thread: Dynamo's guards, rebuilt from a saved file
+                       in the ahead-of-time flow). Not measured on a GPU yet. Default: 0.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -196,7 +198,7 @@ class Config:
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
     conv_warmup: int = 1  # TCCD_CONV_WARMUP (conv_warmup.py)
     forward_conv_warmup: int = 1  # TCCD_FORWARD_CONV_WARMUP (conv_warmup.warm_forward_while_waiting)
-    defer_backward_init: bool = False  # TCCD_DEFER_BACKWARD_INIT (runtime.load_plan)
+    defer_backward_init: int = 0  # TCCD_DEFER_BACKWARD_INIT: 1 backward plans, 2 forward too
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -260,6 +262,10 @@ class Config:
         tls_cert, tls_key = env.get("TCCD_TLS_CERT") or None, env.get("TCCD_TLS_KEY") or None
         if bool(tls_cert) != bool(tls_key):
             raise ValueError("TCCD_TLS_CERT and TCCD_TLS_KEY go together: set both or neither")
+        defer_raw = (env.get("TCCD_DEFER_BACKWARD_INIT") or "0").strip().lower()
+        if defer_raw not in _TRUE | _FALSE | {"2"}:
+            raise ValueError(f"TCCD_DEFER_BACKWARD_INIT={defer_raw!r}: expected 0, 1 or 2")
+        defer = 2 if defer_raw == "2" else int(defer_raw in _TRUE)
         conv_warmup_raw = (env.get("TCCD_CONV_WARMUP") or "1").strip()
         if conv_warmup_raw not in ("0", "1", "2", "3"):
             raise ValueError(f"TCCD_CONV_WARMUP={conv_warmup_raw!r}: expected 0, 1, 2 or 3")
@@ -269,7 +275,7 @@ class Config:
         return cls(
             conv_warmup=int(conv_warmup_raw),
             forward_conv_warmup=int(forward_warmup_raw),
-            defer_backward_init=_flag(env, "TCCD_DEFER_BACKWARD_INIT", False),
+            defer_backward_init=defer,
             token=token,
             tls_ca=env.get("TCCD_TLS_CA") or None,
             tls_cert=tls_cert,

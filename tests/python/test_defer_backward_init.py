@@ -68,5 +68,36 @@ def test_deferred_the_load_returns_and_the_background_failure_is_logged(stub_lib
 
 
 def test_the_knob(monkeypatch):
-    assert config.Config.from_env({}).defer_backward_init is False
-    assert config.Config.from_env({"TCCD_DEFER_BACKWARD_INIT": "1"}).defer_backward_init is True
+    assert config.Config.from_env({}).defer_backward_init == 0
+    assert config.Config.from_env({"TCCD_DEFER_BACKWARD_INIT": "1"}).defer_backward_init == 1
+    assert config.Config.from_env({"TCCD_DEFER_BACKWARD_INIT": "true"}).defer_backward_init == 1
+    assert config.Config.from_env({"TCCD_DEFER_BACKWARD_INIT": "2"}).defer_backward_init == 2
+    with pytest.raises(ValueError, match="TCCD_DEFER_BACKWARD_INIT='3': expected 0, 1 or 2"):
+        config.Config.from_env({"TCCD_DEFER_BACKWARD_INIT": "3"})
+
+
+@pytest.mark.parametrize("level, kinds", [
+    (0, set()),
+    (1, {"backward"}),
+    (2, {"forward", "backward", "inference"}),
+])
+def test_which_plans_load_their_modules_in_the_background(monkeypatch, stub_library, level, kinds):
+    """compiler._load defers a plan loaded by key (its kind known): 1 the backward, 2 every kind;
+    never a plan the cold path compiled (kind "")."""
+    from types import SimpleNamespace
+
+    from tccd import compiler
+
+    seen = {}
+
+    def fake_load_plan(plan, paths, name, defer_cuda_init=False):
+        seen[name] = defer_cuda_init
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(compiler, "load_plan", fake_load_plan)
+    monkeypatch.setattr(compiler, "_needed_artifacts", lambda manifest, native: {})
+    cfg = SimpleNamespace(defer_backward_init=level, native_runtime=False)
+    for kind in ("forward", "backward", "inference", ""):
+        with pytest.raises(RuntimeError, match="stop here"):
+            compiler._load(SimpleNamespace(plan=None), cfg, None, kind or "cold", allow_fetch=True, kind=kind)
+    assert {name for name, deferred in seen.items() if deferred} == kinds

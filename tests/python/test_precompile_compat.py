@@ -68,3 +68,69 @@ def test_the_defaults_source_fix_applies_where_torch_pickles_derived_fields():
             c.__reduce__ = r
         if DefaultsSource not in saved:
             del DefaultsSource.__reduce__
+
+
+def _on(guard_type, module, derived=()):
+    """A guard entry whose source is (module=True) or is not inside an nn.Module."""
+    source = SimpleNamespace(is_unspecialized_nn_module=lambda: module)
+    return SimpleNamespace(guard_type=guard_type, derived_guard_types=derived,
+                           orig_guard=SimpleNamespace(source=source))
+
+
+def test_lean_guards_drop_the_module_structure_and_keep_values_tensors_and_state():
+    entries = [
+        # a module's structure: dropped
+        _on("EMPTY_NN_MODULE_HOOKS_DICT", True),
+        _on("NOT_PRESENT_IN_GENERIC_DICT", True),
+        _on("DICT_KEYS_MATCH", True),
+        _on("DICT_CONTAINS", True),
+        _on("DICT_NOT_CONTAINS", True),
+        _on("TYPE_MATCH", True),
+        # tensors reached through a module, the modules' values: kept
+        _on("TENSOR_MATCH", True),
+        _on("CONSTANT_MATCH", True),
+        _on("EQUALS_MATCH", True),
+        _on("SEQUENCE_LENGTH", True),
+        # the inputs' own structure, aliasing, global state: kept
+        _on("DICT_KEYS_MATCH", False),
+        _on("TYPE_MATCH", False),
+        _on("DUPLICATE_INPUT", False),
+        _on("GLOBAL_STATE", False),
+        # what serializable_guards drops stays dropped
+        _on("ID_MATCH", False),
+        _on("CONSTANT_MATCH", True, ("ID_MATCH",)),
+    ]
+    assert precompile.lean_guards(entries) == [False] * 6 + [True] * 8 + [False, False]
+
+
+def test_lean_guards_keep_a_guard_whose_source_cannot_tell():
+    """A torch without Source.is_unspecialized_nn_module (or one that raises): nothing extra dropped."""
+    def raises():
+        raise RuntimeError("no")
+
+    entries = [_entry("TYPE_MATCH"),
+               SimpleNamespace(guard_type="TYPE_MATCH", derived_guard_types=(),
+                               orig_guard=SimpleNamespace(source=SimpleNamespace(is_unspecialized_nn_module=raises)))]
+    assert precompile.lean_guards(entries) == [True, True]
+
+
+def test_lean_guards_on_a_real_functional_step_keep_the_parameters_tensor_guards():
+    """Dynamo's own entries for a functional_call over a module: every TENSOR_MATCH stays (the
+    parameters are guarded through the module's _parameters), the hook dicts go."""
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.BatchNorm1d(4))
+    state = dict(model.named_parameters()) | dict(model.named_buffers())
+    seen = {}
+
+    def record(entries):
+        seen["all"] = [e.guard_type for e in entries]
+        seen["kept"] = [e.guard_type for e, k in zip(entries, precompile.lean_guards(entries)) if k]
+        return [True] * len(entries)
+
+    def step(state, x):
+        return torch.func.functional_call(model, state, (x,)).sum()
+
+    torch._dynamo.reset()
+    torch.compile(step, backend="eager", fullgraph=True, options={"guard_filter_fn": record})(state, torch.randn(3, 4))
+    assert seen["kept"].count("TENSOR_MATCH") == seen["all"].count("TENSOR_MATCH") >= len(state)
+    assert "EMPTY_NN_MODULE_HOOKS_DICT" in seen["all"] and "EMPTY_NN_MODULE_HOOKS_DICT" not in seen["kept"]
+    assert len(seen["kept"]) < len(seen["all"])

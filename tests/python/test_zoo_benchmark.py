@@ -128,23 +128,96 @@ def test_zoo_benchmark_first_step_only_and_warm_ab_cpu(daemon, tmp_path):
     r = subprocess.run(
         [sys.executable, str(REPO / "deploy" / "zoo_benchmark.py"), "--device", "cpu", "--tiny",
          "--models", "toy_lm", "--backends", "eager,tccd", "--workloads", "train", "--batch", "small",
-         "--first-step-only", "--warm", "--aot", "--warm-ab", "TCCD_CONV_WARMUP=0", "--timeout-s", "60",
+         "--first-step-only", "--warm", "--aot", "--warm-ab", "TCCD_CONV_WARMUP=0,ZOO_AOT_GUARDS=serializable",
+         "--timeout-s", "60",
          "--out", str(out)],
         env=env, capture_output=True, text=True, timeout=400)
     assert r.returncode == 0, r.stdout + r.stderr
     cells = json.loads((out / "results.json").read_text())
     assert [(c["backend"], c.get("start", "cold")) for c in cells] == [
         ("eager", "cold"), ("tccd", "cold"), ("tccd", "warm"), ("tccd", "warm-b"), ("tccd", "aot-save"),
-        ("tccd", "aot"), ("tccd", "aot-b")]
+        ("tccd", "aot"), ("tccd", "aot-save-b"), ("tccd", "aot-b")]
     assert all(c.get("ok") for c in cells), cells
     assert not any("step_ms" in c for c in cells)
     by_start = {c.get("start", "cold"): c for c in cells if c["backend"] == "tccd"}
-    assert by_start["warm-b"]["env"] == {"TCCD_CONV_WARMUP": "0"} and "env" not in by_start["warm"]
+    variant = {"TCCD_CONV_WARMUP": "0", "ZOO_AOT_GUARDS": "serializable"}
+    assert by_start["warm-b"]["env"] == variant and "env" not in by_start["warm"]
+    # The variant sets the save's guard filter: saved again with it (--aot-guards' default is
+    # lean: fewer guards kept), and its load computes the same loss.
+    lean, full = by_start["aot-save"], by_start["aot-save-b"]
+    assert (lean["aot_guards"], full["aot_guards"]) == ("lean", "serializable"), (lean, full)
+    assert 0 < lean["aot_guards_kept"] < full["aot_guards_kept"] <= full["aot_guards_total"], (lean, full)
+    for start in ("aot", "aot-b"):
+        assert abs(by_start[start]["loss"] - lean["loss"]) <= 1e-5 * abs(lean["loss"]), by_start[start]
     assert by_start["warm-b"]["warm_aot_skipped"] == by_start["warm-b"]["warm_graphs"] > 0
     for start in ("cold", "warm", "warm-b", "aot", "aot-b"):
         assert by_start[start]["conv_warmup"]["plans"] == 0, by_start[start]
     md = (out / "results.md").read_text()
-    assert "default vs the --warm-ab variant" in md and "| toy_lm | TCCD_CONV_WARMUP=0 |" in md
+    assert "default vs the --warm-ab variant" in md
+    assert "| toy_lm | TCCD_CONV_WARMUP=0,ZOO_AOT_GUARDS=serializable |" in md
+    assert "tccd ahead-of-time flow, sum over 1 models" in md
+    # Every cell counts the garbage collections of its first step (_GcWatch).
+    assert all(c["first_step_gc_s"] >= c["first_step_gc_full_s"] >= 0 for c in cells), cells
+    assert "Garbage collection inside the first step" in md
+
+
+def test_the_report_sums_the_warm_and_ahead_of_time_first_steps_over_eager(monkeypatch):
+    """Issue 11's figures from one table: the warm sums over the models both backends ran, the
+    ratio, the worst models against the 1 s and 0.3 s targets (daemon-free: made-up cells)."""
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    import zoo_benchmark
+
+    firsts = {  # model: eager, Inductor warm, tccd warm, tccd AOT (None: no cell)
+        "resnet50": (0.78, 5.0, 2.95, 1.43),
+        "convnext": (5.23, 6.01, 4.63, 3.40),
+        "vit": (1.0, None, 1.5, None),
+    }
+    cells = []
+    for m, (eager, ind, tc, aot) in firsts.items():
+        base = dict(model=m, workload="train", batch="small", ok=True)
+        cells.append(dict(base, backend="eager", first_step_s=eager))
+        for be, warm in (("inductor", ind), ("tccd", tc)):
+            if warm is not None:
+                cells += [dict(base, backend=be, first_step_s=30.0), dict(base, backend=be, start="warm",
+                                                                          first_step_s=warm)]
+        if aot is not None:
+            cells += [dict(base, backend="tccd", start="aot-save", first_step_s=15.0, aot_guards="lean",
+                           aot_guards_kept=1876, aot_guards_total=5538),
+                      dict(base, backend="tccd", start="aot", first_step_s=aot, aot_load_s=1.0,
+                           first_step_gc_s=0.55, first_step_gc_full=1, first_step_gc_full_s=0.51)]
+    md = zoo_benchmark.render_markdown(cells, ["eager", "inductor", "tccd"], "note")
+    # resnet50 and convnext: Inductor 4.22 + 0.78 = 5.00, tccd 2.17 - 0.60 = 1.57 -> 0.31.
+    assert ("sum over the 2 models both backends ran of (warm first step - eager's first step): "
+            "Inductor 5.00 s, tccd 1.57 s: tccd / Inductor **0.31**") in md, md
+    assert "tccd warm, sum over 3 models 2.07 s; worst resnet50 2.17 s" in md and "over it: resnet50)" in md
+    assert ("tccd ahead-of-time flow, sum over 2 models of (first step with the load - eager's first step) "
+            "-1.18 s; worst resnet50 0.65 s (target <= 0.3 s; over it: resnet50)") in md
+    assert "| resnet50 | 15.00 | lean 1876 / 5538 | 1.00 | 1.43 | 0.65 |" in md
+    assert "- resnet50 train/small tccd (aot): 0.550 s, 1 full (0.510 s)" in md
+
+
+def test_the_first_step_gc_watch_counts_a_full_collection_and_can_freeze(monkeypatch):
+    import gc
+
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    import zoo_benchmark
+
+    with zoo_benchmark._GcWatch() as watch:
+        gc.collect()  # a full collection inside the timed region
+    out = {}
+    watch.record(out)
+    assert out["first_step_gc_full"] == 1 and out["first_step_gc_s"] >= out["first_step_gc_full_s"] > 0
+    assert "gc_freeze" not in out and zoo_benchmark._GcWatch()._callback not in gc.callbacks
+    monkeypatch.setenv("ZOO_GC_FREEZE", "1")
+    try:
+        with zoo_benchmark._GcWatch() as watch:
+            frozen = gc.get_freeze_count()
+        assert frozen > 0
+        out = {}
+        watch.record(out)
+        assert out["gc_freeze"] is True
+    finally:
+        gc.unfreeze()
 
 
 def test_the_chart_leaves_out_cells_without_a_step_time(monkeypatch):
