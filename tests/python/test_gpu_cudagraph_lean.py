@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import tccd
-from test_gpu_training import TOLERANCES, make_model, train
+from test_gpu_training import TOLERANCES, TinyLM, make_model, train
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -65,6 +65,48 @@ def test_reduce_overhead_training_in_the_recipe_runtime_replays_and_matches_eage
     assert all(s["cudagraphs"] and s["fallback"] is None for s in stats), stats
     assert builds == ([("training", True)] if lean else []), builds
     # Step 1 warms up, step 2 records, steps 3.. replay the forward and the backward graph.
+    assert replays["replays"] >= 2 * (steps - 2), replays
+
+
+def _train_lm_under_autocast(steps: int, mode=None, backend=None):
+    """The zoo's step: the compiled model under bf16 autocast entered outside it (so the recipe
+    runtime runs the trees' callables with autocast off, as AOTAutograd's wrappers do), the loss
+    eager."""
+    torch.manual_seed(0)
+    model = TinyLM().cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    fn = torch.compile(model, backend=backend, mode=mode) if backend else model
+    g = torch.Generator(device="cuda").manual_seed(1)
+    ids = torch.randint(0, 512, (8, 64), device="cuda", generator=g)
+    y = torch.randint(0, 512, (8, 64), device="cuda", generator=g)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            out = fn(ids)
+        loss = torch.nn.functional.cross_entropy(out.reshape(-1, 512).float(), y.reshape(-1))
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach())
+    return torch.stack(losses).cpu(), {k: v.detach().float().cpu() for k, v in model.state_dict().items()}
+
+
+@pytest.mark.parametrize("lean", [True, False], ids=["lean", "aot"])
+def test_reduce_overhead_autocast_lm_in_the_recipe_runtime(daemon_env, monkeypatch, replays, builds, lean):
+    monkeypatch.setenv("TCCD_LEAN_CUDAGRAPHS", "1" if lean else "0")
+    tccd.config.reload()
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    steps = 6
+    eager_losses, eager_state = _train_lm_under_autocast(steps)
+    losses, state = _train_lm_under_autocast(steps, mode="reduce-overhead", backend="tccd")
+    tol = TOLERANCES[torch.bfloat16]
+    torch.testing.assert_close(losses, eager_losses, **tol)
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **tol, msg=k)
+    stats = tccd.last_compile_stats()
+    assert all(s["cudagraphs"] and s["fallback"] is None for s in stats), stats
+    assert builds == ([("training", True)] if lean else []), builds
     assert replays["replays"] >= 2 * (steps - 2), replays
 
 
