@@ -396,3 +396,49 @@ def test_graphed_inference_switches_to_the_recipe_runtime(daemon_env, monkeypatc
     assert counting_trees["inference"] == 3
     assert [(kind, calls is not None) for kind, calls in built] == [("inference", True)], built
     assert [s["kind"] for s in tccd.last_compile_stats()] == ["inference"]
+
+
+class _TwoGraphs(torch.nn.Module):
+    """A graph break between two linear layers: two Dynamo graphs, each a forward and backward."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = torch.nn.Linear(16, 32), torch.nn.Linear(32, 4)
+
+    def forward(self, x):
+        h = torch.relu(self.a(x))
+        torch._dynamo.graph_break()
+        return self.b(torch.tanh(h))
+
+
+def test_graph_break_both_graphs_switch_to_the_recipe_runtime(daemon_env, monkeypatch, counting_trees):
+    """Each Dynamo graph switches on its own after its first backward; the backward of the
+    first graph takes the gradient the second graph's recipe runtime produced."""
+    from tccd import aot_runtime
+
+    built = []
+    real_build = aot_runtime.build
+
+    def build(recipe, fw_plan, bw_plan, calls=None):
+        built.append((recipe.kind, calls is not None))
+        return real_build(recipe, fw_plan, bw_plan, calls=calls)
+
+    monkeypatch.setattr(aot_runtime, "build", build)
+    torch.manual_seed(0)
+    model = _TwoGraphs()
+    reference = _TwoGraphs()
+    reference.load_state_dict(model.state_dict())
+    fn = torch.compile(model, backend="tccd", mode="reduce-overhead", dynamic=False)
+    x = torch.randn(8, 16)
+    for step in range(3):
+        out = fn(x)
+        ref = reference(x)
+        torch.testing.assert_close(out, ref)
+        out.square().sum().backward()
+        ref.square().sum().backward()
+    for p, q in zip(model.parameters(), reference.parameters()):
+        torch.testing.assert_close(p.grad, q.grad)
+    assert type(out.grad_fn).__name__ == "TccdCompiledFunctionBackward"
+    assert counting_trees == {"forward": 6, "backward": 6, "inference": 0}
+    assert sorted(s["kind"] for s in tccd.last_compile_stats()) == ["backward"] * 2 + ["forward"] * 2
+    assert built == [("training", True)] * 2, built
