@@ -442,3 +442,34 @@ def test_graph_break_both_graphs_switch_to_the_recipe_runtime(daemon_env, monkey
     assert counting_trees == {"forward": 6, "backward": 6, "inference": 0}
     assert sorted(s["kind"] for s in tccd.last_compile_stats()) == ["backward"] * 2 + ["forward"] * 2
     assert built == [("training", True)] * 2, built
+
+
+def test_backward_without_graphs_after_a_graphed_forward_runs_in_the_recipe_runtime(daemon_env, monkeypatch, counting_trees):
+    """A backward the trees cannot take (here: refused by decide) keeps its tree-manager notice in
+    the recipe's runtime too: the runtime calls the callable AOTAutograd was given for it."""
+    from torch._inductor import cudagraph_trees
+
+    real_decide = cudagraphs.decide
+
+    def decide(kind, *args, **kwargs):
+        return cudagraphs.Decision("test: not this one") if kind == "backward" else real_decide(kind, *args, **kwargs)
+
+    manager = types.SimpleNamespace(backwards=0)
+    manager.set_to_running_backward = lambda: setattr(manager, "backwards", manager.backwards + 1)
+    monkeypatch.setattr(cudagraph_trees, "get_manager", lambda index, create_if_none_exists=True: manager)
+    monkeypatch.setattr(cudagraphs, "decide", decide)
+    default_losses, _ = run_training("mlp", steps=3, backend="tccd")
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    model, batches = make_model("mlp")
+    grad_fns = []
+    compile_ro = lambda m: _record_grad_fns(  # noqa: E731
+        torch.compile(m, backend="tccd", mode="reduce-overhead", dynamic=False), grad_fns
+    )
+    losses, _ = train(model, batches, 3, compile_ro)
+    assert torch.equal(losses, default_losses)
+    assert grad_fns[1:] == ["TccdCompiledFunctionBackward"] * 2, grad_fns
+    assert counting_trees["forward"] == 3 and counting_trees["backward"] == 0
+    assert manager.backwards == 3
+    stats = tccd.last_compile_stats()
+    assert [(s["kind"], s["cudagraphs"]) for s in stats] == [("forward", True), ("backward", False)]
