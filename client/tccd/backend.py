@@ -55,7 +55,10 @@ forward, backward and inference callables of a graph on a CUDA device run under 
 graph trees (cudagraphs.py). A graph that cannot (CPU tensors, an op that cannot be captured,
 a mutated input that is not a parameter or buffer, a graph tccd could not compile) runs without
 CUDA graphs, with one logged warning naming the reason; last_compile_stats() records both
-(`cudagraphs`, `cudagraph_skip`).
+(`cudagraphs`, `cudagraph_skip`). Such graphs capture their AOT recipe for this process only and
+switch to its runtime around the wrapped callables as default-mode graphs do
+(TCCD_LEAN_CUDAGRAPHS); they never take a warm recipe hit (setting up the graphs needs the
+traced graphs).
 """
 
 from __future__ import annotations
