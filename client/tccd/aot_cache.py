@@ -39,8 +39,13 @@ def lookup(
     options: Optional[dict],
     partitioner: str,
     graph_id: str,
+    hits: bool = True,
 ) -> Tuple[Optional[Callable[..., List[Any]]], Optional[Any]]:
-    """(the warm function, None) on a hit; (None, a RecipeCapture or None) otherwise."""
+    """(the warm function, None) on a hit; (None, a RecipeCapture or None) otherwise.
+
+    hits=False (a graph under CUDA graphs, whose setup needs the traced graphs): never a hit;
+    the capture is for this process's lean runtime only (TCCD_LEAN_CUDAGRAPHS), neither stored
+    nor shared."""
     config = config_mod.get()
     if not (config.aot_cache and config.local_cache):
         return None, None
@@ -63,6 +68,8 @@ def lookup(
         from .local_cache import daemon_identity
 
         key = hashlib.sha256(f"{key}\n{daemon_identity(config)}".encode()).hexdigest()
+        if not hits:
+            return None, RecipeCapture(key, None, len(example_inputs))
         store = RecipeStore(config.cache_dir)
         recipe = store.get(key)
         if recipe is not None:

@@ -294,8 +294,11 @@ class RecipeCapture:
     optimisation of later processes only.
     """
 
-    def __init__(self, key: str, store: RecipeStore, num_inputs: int):
+    def __init__(self, key: str, store: Optional[RecipeStore], num_inputs: int):
         self.key = key
+        # None: the recipe is for this process only (the recipe's runtime under CUDA graphs,
+        # which a later process cannot take: it needs the traced graphs to set up the graphs),
+        # so it is neither written nor shared.
         self.store = store
         self.num_inputs = num_inputs
         self.pending: Optional[Recipe] = None
@@ -352,7 +355,8 @@ class RecipeCapture:
 
     def _store(self, recipe: Recipe) -> None:
         recipe._check()
-        self.store.put(recipe)
+        if self.store is not None:
+            self.store.put(recipe)
         self.stored = recipe
         self.done = True
         self.pending = None

@@ -2,6 +2,11 @@
 
     fn = build(recipe, fw_plan, bw_plan)   # bw_plan None for an inference recipe
     outputs = fn(*dynamo_graph_inputs)     # a list, as what aot_module_simplified returns
+    fn = build(recipe, fw_plan, bw_plan, calls=(run_fw, run_bw))   # run other boxed callables
+
+`calls`: the boxed callables the runtime runs in place of the plans (checked against the plans'
+signatures all the same): under CUDA graphs, the plans wrapped in torch's CUDA graph trees
+(cudagraphs.py), so that a replayed step pays this runtime's Python instead of AOTAutograd's.
 
 This reproduces what AOTAutograd's runtime wrappers (torch/_functorch/_aot_autograd/
 runtime_wrappers.py: RuntimeWrapper, CompiledFunction, the backward prologue) do for the class
@@ -24,7 +29,7 @@ Both run the plans with autocast disabled when it was enabled while tracing (AOT
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, Tuple
 
 import torch
 
@@ -57,30 +62,42 @@ def _check_count(what: str, got: int, expected: int) -> None:
         raise RuntimeError(f"tccd: {what} returned {got} values, its AOT recipe says {expected}")
 
 
-def build(recipe: Recipe, fw_plan: LoadedPlan, bw_plan: Optional[LoadedPlan]) -> Callable[..., List[Any]]:
+Boxed = Callable[[List[Any]], Any]
+
+
+def build(
+    recipe: Recipe,
+    fw_plan: LoadedPlan,
+    bw_plan: Optional[LoadedPlan],
+    calls: Optional[Tuple[Boxed, Optional[Boxed]]] = None,
+) -> Callable[..., List[Any]]:
     """Checks the plans against the recipe (ValueError if they do not fit) and returns the
-    function Dynamo calls in place of AOTAutograd's."""
+    function Dynamo calls in place of AOTAutograd's. `calls`: (forward, backward) boxed
+    callables with the plans' signatures to run instead of the plans themselves."""
     if fw_plan.num_inputs != recipe.num_inputs:
         raise ValueError(f"forward plan takes {fw_plan.num_inputs} inputs, recipe {recipe.num_inputs}")
     returns = len(recipe.mutated_inputs) + recipe.num_outputs
     if len(fw_plan.outputs) != returns + recipe.num_saved:
         raise ValueError(f"forward plan has {len(fw_plan.outputs)} outputs, recipe {returns + recipe.num_saved}")
+    run_fw, run_bw = calls if calls is not None else (fw_plan, bw_plan)
     if recipe.kind == "inference":
-        return _inference(recipe, fw_plan)
+        return _inference(recipe, run_fw)
     if bw_plan is None:
         raise ValueError("a training recipe needs a backward plan")
     if bw_plan.num_inputs != recipe.num_saved + len(recipe.tangent_sources):
         raise ValueError(f"backward plan takes {bw_plan.num_inputs} inputs")
     if len(bw_plan.outputs) != recipe.num_inputs:
         raise ValueError(f"backward plan has {len(bw_plan.outputs)} outputs, one per input expected")
-    return _training(recipe, fw_plan, bw_plan)
+    if run_bw is None:
+        raise ValueError("a training recipe needs a backward callable")
+    return _training(recipe, run_fw, run_bw)
 
 
 def _no_amp(recipe: Recipe) -> Callable[[], Any]:
     return torch._C._DisableAutocast if recipe.disable_amp else contextlib.nullcontext
 
 
-def _inference(recipe: Recipe, fw_plan: LoadedPlan) -> Callable[..., List[Any]]:
+def _inference(recipe: Recipe, fw_plan: Boxed) -> Callable[..., List[Any]]:
     mutated = recipe.mutated_inputs
     num_mutated = len(mutated)
     returns = num_mutated + recipe.num_outputs
@@ -97,7 +114,7 @@ def _inference(recipe: Recipe, fw_plan: LoadedPlan) -> Callable[..., List[Any]]:
     return forward
 
 
-def _training(recipe: Recipe, fw_plan: LoadedPlan, bw_plan: LoadedPlan) -> Callable[..., List[Any]]:
+def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., List[Any]]:
     mutated = recipe.mutated_inputs
     num_mutated = len(mutated)
     num_returns = num_mutated + recipe.num_outputs

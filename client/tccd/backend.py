@@ -55,7 +55,10 @@ forward, backward and inference callables of a graph on a CUDA device run under 
 graph trees (cudagraphs.py). A graph that cannot (CPU tensors, an op that cannot be captured,
 a mutated input that is not a parameter or buffer, a graph tccd could not compile) runs without
 CUDA graphs, with one logged warning naming the reason; last_compile_stats() records both
-(`cudagraphs`, `cudagraph_skip`).
+(`cudagraphs`, `cudagraph_skip`). Such graphs capture their AOT recipe for this process only and
+switch to its runtime around the wrapped callables as default-mode graphs do
+(TCCD_LEAN_CUDAGRAPHS); they never take a warm recipe hit (setting up the graphs needs the
+traced graphs).
 """
 
 from __future__ import annotations
@@ -178,6 +181,9 @@ class _GraphCompiler:
         self.cuda_graphs = cuda_graphs  # None: the mode asks for no CUDA graphs
         self.daemon_keys: Dict[str, str] = {}  # kind -> the daemon's key of its plan (precompile)
         self.plans: Dict[str, Any] = {}  # kind -> its loaded plan, for the lean runtime
+        # kind -> the boxed callable given to AOTAutograd, when it is not the plan's own: under
+        # CUDA graphs the plan wrapped in the trees, which the lean runtime must run instead.
+        self.calls: Dict[str, Any] = {}
         # The backward graph AOTAutograd's partitioner made (set by _remembering_backward), until
         # the forward's compile starts its compile (prefetch.py); then the compile in flight.
         self.backward_graph: Optional[torch.fx.GraphModule] = None
@@ -256,7 +262,7 @@ class _GraphCompiler:
                     self.capture.store_inference()
             else:
                 self.capture.forward(gm, plan_key, inference=kind == "inference")
-            if self.capture.stored is not None and kind in ("backward", "inference"):
+            if self.capture.stored is not None and self.capture.store is not None and kind in ("backward", "inference"):
                 # Just captured: shared through the daemon for processes without this cache.
                 from . import aot_cache
 
@@ -272,7 +278,11 @@ class _GraphCompiler:
             entry.extern_steps,
             entry.python_steps,
         )
-        return self._with_cuda_graphs(kind, name, gm, example_inputs, compiled, entry)
+        if self.cuda_graphs is None:
+            return compiled
+        compiled = self._with_cuda_graphs(kind, name, gm, example_inputs, compiled, entry)
+        self.calls[kind] = compiled
+        return compiled
 
     def _may_defer(self, kind: str, config) -> bool:
         """TCCD_ASYNC_COMPILE: forward and inference graphs (a backward compiles at .backward(),
@@ -574,10 +584,20 @@ def _recipe_runtime(recipe: Any, compiler: _GraphCompiler) -> Optional[Callable[
 
     kinds = ["inference"] if recipe.kind == "inference" else ["forward", "backward"]
     plans = [compiler.plans.get(kind) for kind in kinds]
+    calls = None
+    if compiler.cuda_graphs is not None:
+        # The callables AOTAutograd was given (the plans under the CUDA graph trees, or a
+        # backward that tells the trees it ran without graphs): the same trees' functions, so
+        # a graph warmed up or recorded under AOTAutograd's runtime replays under this one.
+        calls = [compiler.calls.get(kind) for kind in kinds]
     try:
         if any(plan is None for plan in plans):
             raise ValueError(f"no loaded plan for {[k for k, p in zip(kinds, plans) if p is None]}")
-        fn = build(recipe, plans[0], plans[1] if len(plans) > 1 else None)
+        if calls is not None:
+            if any(call is None for call in calls):
+                raise ValueError(f"no CUDA graph callable for {[k for k, c in zip(kinds, calls) if c is None]}")
+            calls = (calls[0], calls[1] if len(calls) > 1 else None)
+        fn = build(recipe, plans[0], plans[1] if len(plans) > 1 else None, calls=calls)
     except Exception:  # deliberately ignored: AOTAutograd's runtime stays, as correct
         log.debug("tccd: %s keeps AOTAutograd's runtime", compiler.graph_id, exc_info=True)
         return None
@@ -631,14 +651,22 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
     partitioner_name, partition_fn, decomposition_table = _partitioner()
     graphs = cudagraphs.Session(len(example_inputs)) if cudagraphs.wanted(mode) else None
     capture = None
+    config = config_mod.get()
     if graphs is None:
-        # The AOT recipe path rebuilds AOTAutograd's runtime without the CUDA graph trees, so
-        # modes that ask for CUDA graphs always take the traced path (a known limitation).
         warm, capture = aot_cache.lookup(
             gm, example_inputs, mode=mode, options=options, partitioner=partitioner_name, graph_id=graph_id
         )
         if warm is not None:
             return precompile.wrap(warm, None, None) if precompile.precompiling() else warm
+    elif config.lean_runtime and config.lean_cudagraphs and not precompile.precompiling():
+        # Setting up CUDA graphs needs the traced graphs (cudagraphs.decide), so a graph under
+        # them always takes the traced path (a warm recipe hit would have none); but once its
+        # recipe is captured it switches to the recipe's runtime around the same wrapped
+        # callables, as a default-mode graph does (TCCD_LEAN_CUDAGRAPHS).
+        _, capture = aot_cache.lookup(
+            gm, example_inputs, mode=mode, options=options, partitioner=partitioner_name, graph_id=graph_id,
+            hits=False,
+        )
     compiler = _GraphCompiler(graph_id, mode, options, capture, graphs)
     compiler.precompiling = precompile.precompiling()
     backend = aot_autograd(
@@ -657,7 +685,7 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
         # A GmWrapper (Dynamo's flatten_graph_inputs) makes AOTAutograd's function take one list
         # of inputs; the recipe's runtime takes them unpacked, so such graphs keep AOTAutograd's.
         boxed = isinstance(gm, getattr(torch._dynamo.utils, "GmWrapper", ()))
-        if capture is not None and config_mod.get().lean_runtime and not boxed:
+        if capture is not None and config.lean_runtime and not boxed:
             return _lean_once_recipe_stored(compiled, capture, compiler)
         return compiled
     # torch.compile(...).aot_compile(...): a callable torch can save (precompile.py), without

@@ -22,6 +22,12 @@
                        which costs the host less per call; only graphs with a recipe switch.
                        0: AOTAutograd's wrappers for the whole process. Default: 1 (on the H200,
                        with the saved-tensor fix, ConvNeXt's training peak is 4000 MiB either way).
+    TCCD_LEAN_CUDAGRAPHS  1 (with TCCD_LEAN_RUNTIME=1): under CUDA graphs (mode="reduce-overhead")
+                       the graph switches to the recipe's runtime as well, around the same
+                       CUDA-graph-wrapped forward and backward (cudagraphs.py), so a replayed step
+                       pays less Python than AOTAutograd's wrappers cost; that recipe stays in the
+                       process (warm starts under CUDA graphs still trace). 0: AOTAutograd's
+                       wrappers under CUDA graphs, as before. Default: 1.
     TCCD_AOT_SHARE     0: keep AOT recipes in the local cache only; 1: also give them to the daemon
                        and ask it for recipes the local cache lacks, so that a process with an
                        empty local cache (another machine) skips AOTAutograd too. Default: 1.
@@ -189,6 +195,7 @@ class Config:
     progress_after_s: float = 5.0
     aot_share: bool = True  # AOT recipes through the daemon too (TCCD_AOT_SHARE)
     lean_runtime: bool = True  # TCCD_LEAN_RUNTIME: the recipe's runtime once a recipe is stored
+    lean_cudagraphs: bool = True  # TCCD_LEAN_CUDAGRAPHS: that runtime under CUDA graphs too
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
     eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
@@ -298,6 +305,7 @@ class Config:
             aot_cache=_flag(env, "TCCD_AOT_CACHE", True),
             aot_share=_flag(env, "TCCD_AOT_SHARE", True),
             lean_runtime=_flag(env, "TCCD_LEAN_RUNTIME", True),
+            lean_cudagraphs=_flag(env, "TCCD_LEAN_CUDAGRAPHS", True),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
             eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),

@@ -35,6 +35,11 @@ nothing to gain: its inputs would not be in the pool), and a backward that runs 
 after a graphed forward tells the tree manager so (the trees' "backward generation handling"),
 so the next step's forward starts a new generation.
 
+Around the wrapped callables, a graph runs in AOTAutograd's runtime wrappers for its first step
+and, once its AOT recipe is captured (its first backward, or its inference plan), in tccd's
+recipe runtime (aot_runtime.py, TCCD_LEAN_CUDAGRAPHS; backend.py): the same callables, so the
+same trees' functions, with less Python per replayed step.
+
 The native part of a plan launches on the caller's current stream without host
 synchronisation, and each kernels .so is loaded (tccd_cuda_init) when the plan is loaded, at
 compile time, never during capture; ExternCall steps are ordinary ATen ops. So a plan is as

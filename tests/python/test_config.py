@@ -68,6 +68,11 @@ def test_lean_runtime_is_on_by_default_and_can_be_turned_off():
     assert not Config.from_env({"TCCD_LEAN_RUNTIME": "0"}).lean_runtime
 
 
+def test_lean_runtime_under_cuda_graphs_is_on_by_default_and_can_be_turned_off():
+    assert Config.from_env({}).lean_cudagraphs
+    assert not Config.from_env({"TCCD_LEAN_CUDAGRAPHS": "0"}).lean_cudagraphs
+
+
 @pytest.mark.parametrize("env", [
     {"TCCD_PARTITIONER": "greedy"},
     {"TCCD_STRICT": "maybe"}, {"TCCD_RANK": "x"}, {"TCCD_TIMEOUT_S": "-1"}, {"TCCD_TIMEOUT_S": "soon"},

@@ -8,6 +8,7 @@ in test_gpu_training.py.
 """
 
 import inspect
+import os
 import logging
 import types
 
@@ -299,3 +300,176 @@ def test_default_mode_asks_for_no_cuda_graphs(daemon_env, caplog):
         run_training("mlp", steps=1, backend="tccd")
     assert all(s["cudagraph_skip"] is None and not s["cudagraphs"] for s in tccd.last_compile_stats())
     assert not [r for r in caplog.records if r.name == "tccd.cudagraphs"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The recipe's runtime around the wrapped callables (TCCD_LEAN_CUDAGRAPHS), on the CPU: the
+# device check is bypassed and torch's trees are replaced by a pass-through that counts calls
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def counting_trees(monkeypatch):
+    """CPU graphs count as graphable on device 0; each wrapped callable counts its calls."""
+    from torch._inductor import cudagraph_trees
+
+    runs = {"forward": 0, "backward": 0, "inference": 0}
+
+    def cudagraphify_impl(model, inputs, static_input_idxs, *args, **kwargs):
+        kind = "backward" if kwargs.get("is_backward") else ("inference" if kwargs.get("is_inference") else "forward")
+
+        def replay(args):
+            runs[kind] += 1
+            return model(args)
+
+        return replay
+
+    monkeypatch.setattr(cudagraph_trees, "cudagraphify_impl", cudagraphify_impl)
+    monkeypatch.setattr(cudagraphs, "_device_skip", lambda gm, inputs: (None, 0))
+    return runs
+
+
+def _record_grad_fns(compiled, names):
+    def run(x):
+        out = compiled(x)
+        names.append(type(out.grad_fn).__name__)
+        return out
+
+    return run
+
+
+@pytest.mark.parametrize("name", ["mlp", "cnn"])
+@pytest.mark.parametrize("lean", [True, False])
+def test_graphed_training_switches_to_the_recipe_runtime_around_the_wrapped_callables(
+    daemon_env, monkeypatch, counting_trees, name, lean
+):
+    """TCCD_LEAN_CUDAGRAPHS: under CUDA graphs a graph switches to the recipe's runtime after its
+    first backward, as in default mode, and that runtime runs the callables the trees wrapped
+    (every step's forward and backward go through them), training exactly as default mode; the
+    recipe is this process's only (no file). With 0, AOTAutograd's wrappers stay."""
+    monkeypatch.setenv("TCCD_LEAN_CUDAGRAPHS", "1" if lean else "0")
+    tccd.config.reload()
+    default_losses, default_state = run_training(name, steps=4, backend="tccd")
+    assert counting_trees == {"forward": 0, "backward": 0, "inference": 0}
+    recipes = os.path.join(daemon_env["TCCD_CACHE_DIR"], "aot-recipes")
+    default_recipes = sorted(os.listdir(recipes))  # the default-mode run's
+    tccd.reset_compile_stats()
+    torch._dynamo.reset()
+    model, batches = make_model(name)
+    grad_fns = []
+    compile_ro = lambda m: _record_grad_fns(  # noqa: E731
+        torch.compile(m, backend="tccd", mode="reduce-overhead", dynamic=False), grad_fns
+    )
+    losses, state = train(model, batches, 4, compile_ro)
+    assert torch.equal(losses, default_losses)
+    for k in default_state:
+        assert torch.equal(state[k], default_state[k]), k
+    stats = tccd.last_compile_stats()
+    assert [(s["kind"], s["cudagraphs"]) for s in stats] == [("forward", True), ("backward", True)], stats
+    assert counting_trees == {"forward": 4, "backward": 4, "inference": 0}
+    later = "TccdCompiledFunctionBackward" if lean else "CompiledFunctionBackward"
+    assert grad_fns == ["CompiledFunctionBackward"] + [later] * 3, grad_fns
+    assert sorted(os.listdir(recipes)) == default_recipes
+
+
+def test_graphed_inference_switches_to_the_recipe_runtime(daemon_env, monkeypatch, counting_trees):
+    """Inference graphs too: from the call after the plan is loaded, the recipe's runtime calls
+    the wrapped inference callable."""
+    from tccd import aot_runtime
+
+    built = []
+    real_build = aot_runtime.build
+
+    def build(recipe, fw_plan, bw_plan, calls=None):
+        built.append((recipe.kind, calls))
+        return real_build(recipe, fw_plan, bw_plan, calls=calls)
+
+    monkeypatch.setattr(aot_runtime, "build", build)
+    model, batches = make_model("cnn")
+    model.eval()
+    fn = torch.compile(model, backend="tccd", mode="reduce-overhead", dynamic=False)
+    with torch.no_grad():
+        outs = [fn(x) for x, _ in batches[:3]]
+        expected = [model(x) for x, _ in batches[:3]]
+    for out, ref in zip(outs, expected):
+        torch.testing.assert_close(out, ref)
+    assert counting_trees["inference"] == 3
+    assert [(kind, calls is not None) for kind, calls in built] == [("inference", True)], built
+    assert [s["kind"] for s in tccd.last_compile_stats()] == ["inference"]
+
+
+class _TwoGraphs(torch.nn.Module):
+    """A graph break between two linear layers: two Dynamo graphs, each a forward and backward."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = torch.nn.Linear(16, 32), torch.nn.Linear(32, 4)
+
+    def forward(self, x):
+        h = torch.relu(self.a(x))
+        torch._dynamo.graph_break()
+        return self.b(torch.tanh(h))
+
+
+def test_graph_break_both_graphs_switch_to_the_recipe_runtime(daemon_env, monkeypatch, counting_trees):
+    """Each Dynamo graph switches on its own after its first backward; the backward of the
+    first graph takes the gradient the second graph's recipe runtime produced."""
+    from tccd import aot_runtime
+
+    built = []
+    real_build = aot_runtime.build
+
+    def build(recipe, fw_plan, bw_plan, calls=None):
+        built.append((recipe.kind, calls is not None))
+        return real_build(recipe, fw_plan, bw_plan, calls=calls)
+
+    monkeypatch.setattr(aot_runtime, "build", build)
+    torch.manual_seed(0)
+    model = _TwoGraphs()
+    reference = _TwoGraphs()
+    reference.load_state_dict(model.state_dict())
+    fn = torch.compile(model, backend="tccd", mode="reduce-overhead", dynamic=False)
+    x = torch.randn(8, 16)
+    for step in range(3):
+        out = fn(x)
+        ref = reference(x)
+        torch.testing.assert_close(out, ref)
+        out.square().sum().backward()
+        ref.square().sum().backward()
+    for p, q in zip(model.parameters(), reference.parameters()):
+        torch.testing.assert_close(p.grad, q.grad)
+    assert type(out.grad_fn).__name__ == "TccdCompiledFunctionBackward"
+    assert counting_trees == {"forward": 6, "backward": 6, "inference": 0}
+    assert sorted(s["kind"] for s in tccd.last_compile_stats()) == ["backward"] * 2 + ["forward"] * 2
+    assert built == [("training", True)] * 2, built
+
+
+def test_backward_without_graphs_after_a_graphed_forward_runs_in_the_recipe_runtime(daemon_env, monkeypatch, counting_trees):
+    """A backward the trees cannot take (here: refused by decide) keeps its tree-manager notice in
+    the recipe's runtime too: the runtime calls the callable AOTAutograd was given for it."""
+    from torch._inductor import cudagraph_trees
+
+    real_decide = cudagraphs.decide
+
+    def decide(kind, *args, **kwargs):
+        return cudagraphs.Decision("test: not this one") if kind == "backward" else real_decide(kind, *args, **kwargs)
+
+    manager = types.SimpleNamespace(backwards=0)
+    manager.set_to_running_backward = lambda: setattr(manager, "backwards", manager.backwards + 1)
+    monkeypatch.setattr(cudagraph_trees, "get_manager", lambda index, create_if_none_exists=True: manager)
+    monkeypatch.setattr(cudagraphs, "decide", decide)
+    default_losses, _ = run_training("mlp", steps=3, backend="tccd")
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    model, batches = make_model("mlp")
+    grad_fns = []
+    compile_ro = lambda m: _record_grad_fns(  # noqa: E731
+        torch.compile(m, backend="tccd", mode="reduce-overhead", dynamic=False), grad_fns
+    )
+    losses, _ = train(model, batches, 3, compile_ro)
+    assert torch.equal(losses, default_losses)
+    assert grad_fns[1:] == ["TccdCompiledFunctionBackward"] * 2, grad_fns
+    assert counting_trees["forward"] == 3 and counting_trees["backward"] == 0
+    assert manager.backwards == 3
+    stats = tccd.last_compile_stats()
+    assert [(s["kind"], s["cudagraphs"]) for s in stats] == [("forward", True), ("backward", False)]

@@ -1,0 +1,126 @@
+"""mode="reduce-overhead" in the AOT recipe's runtime (TCCD_LEAN_CUDAGRAPHS; GPU only).
+
+From its second step a graph under torch's CUDA graph trees runs in tccd's recipe runtime
+(aot_runtime.py) around the very callables the trees wrapped: the trees record and replay as
+under AOTAutograd's wrappers, training and inference match eager, and the knob turned off keeps
+AOTAutograd's wrappers. The same behaviour without a GPU (trees replaced by a counting
+pass-through) is in test_cudagraphs.py.
+"""
+
+import pytest
+import torch
+
+import tccd
+from test_gpu_training import TOLERANCES, TinyLM, make_model, train
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+
+
+@pytest.fixture
+def replays(monkeypatch):
+    count = {"replays": 0}
+    real = torch.cuda.CUDAGraph.replay
+
+    def replay(self):
+        count["replays"] += 1
+        return real(self)
+
+    monkeypatch.setattr(torch.cuda.CUDAGraph, "replay", replay)
+    return count
+
+
+@pytest.fixture
+def builds(monkeypatch):
+    """(recipe kind, whether it runs other callables than the plans) per runtime built."""
+    from tccd import aot_runtime
+
+    built = []
+    real = aot_runtime.build
+
+    def build(recipe, fw_plan, bw_plan, calls=None):
+        built.append((recipe.kind, calls is not None))
+        return real(recipe, fw_plan, bw_plan, calls=calls)
+
+    monkeypatch.setattr(aot_runtime, "build", build)
+    return built
+
+
+@pytest.mark.parametrize("lean", [True, False], ids=["lean", "aot"])
+@pytest.mark.parametrize("name", ["mlp", "cnn", "block"])
+def test_reduce_overhead_training_in_the_recipe_runtime_replays_and_matches_eager(
+    daemon_env, monkeypatch, replays, builds, name, lean
+):
+    monkeypatch.setenv("TCCD_LEAN_CUDAGRAPHS", "1" if lean else "0")
+    tccd.config.reload()
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    dtype, steps = torch.float32, 6
+    eager_losses, eager_state = train(name, dtype, steps=steps)
+    assert replays["replays"] == 0
+    losses, state = train(name, dtype, backend="tccd", mode="reduce-overhead", steps=steps)
+    torch.testing.assert_close(losses, eager_losses, **TOLERANCES[dtype])
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **TOLERANCES[dtype], msg=k)
+    stats = tccd.last_compile_stats()
+    assert all(s["cudagraphs"] and s["fallback"] is None for s in stats), stats
+    assert builds == ([("training", True)] if lean else []), builds
+    # Step 1 warms up, step 2 records, steps 3.. replay the forward and the backward graph.
+    assert replays["replays"] >= 2 * (steps - 2), replays
+
+
+def _train_lm_under_autocast(steps: int, mode=None, backend=None):
+    """The zoo's step: the compiled model under bf16 autocast entered outside it (so the recipe
+    runtime runs the trees' callables with autocast off, as AOTAutograd's wrappers do), the loss
+    eager."""
+    torch.manual_seed(0)
+    model = TinyLM().cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    fn = torch.compile(model, backend=backend, mode=mode) if backend else model
+    g = torch.Generator(device="cuda").manual_seed(1)
+    ids = torch.randint(0, 512, (8, 64), device="cuda", generator=g)
+    y = torch.randint(0, 512, (8, 64), device="cuda", generator=g)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            out = fn(ids)
+        loss = torch.nn.functional.cross_entropy(out.reshape(-1, 512).float(), y.reshape(-1))
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach())
+    return torch.stack(losses).cpu(), {k: v.detach().float().cpu() for k, v in model.state_dict().items()}
+
+
+@pytest.mark.parametrize("lean", [True, False], ids=["lean", "aot"])
+def test_reduce_overhead_autocast_lm_in_the_recipe_runtime(daemon_env, monkeypatch, replays, builds, lean):
+    monkeypatch.setenv("TCCD_LEAN_CUDAGRAPHS", "1" if lean else "0")
+    tccd.config.reload()
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    steps = 6
+    eager_losses, eager_state = _train_lm_under_autocast(steps)
+    losses, state = _train_lm_under_autocast(steps, mode="reduce-overhead", backend="tccd")
+    tol = TOLERANCES[torch.bfloat16]
+    torch.testing.assert_close(losses, eager_losses, **tol)
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **tol, msg=k)
+    stats = tccd.last_compile_stats()
+    assert all(s["cudagraphs"] and s["fallback"] is None for s in stats), stats
+    assert builds == ([("training", True)] if lean else []), builds
+    assert replays["replays"] >= 2 * (steps - 2), replays
+
+
+def test_reduce_overhead_inference_in_the_recipe_runtime(daemon_env, monkeypatch, replays, builds):
+    monkeypatch.setenv("TCCD_LEAN_CUDAGRAPHS", "1")
+    tccd.config.reload()
+    torch._dynamo.reset()
+    model = make_model("cnn", torch.float32).eval()
+    fn = torch.compile(model, backend="tccd", mode="reduce-overhead")
+    g = torch.Generator(device="cuda").manual_seed(2)
+    steps = 5
+    with torch.no_grad():
+        for _ in range(steps):
+            x = torch.randn(16, 8, 12, 12, device="cuda", generator=g)
+            torch.testing.assert_close(fn(x), model(x), **TOLERANCES[torch.float32])
+    assert builds == [("inference", True)], builds
+    assert replays["replays"] >= steps - 2, replays
