@@ -15,7 +15,7 @@ saved_layouts.option_value's form). TCCD_RELEASED_INPUTS=0 sends nothing (the pl
 2026-11-27's `peak2`).
 """
 
-from typing import List
+from typing import List, Sequence
 
 import torch
 
@@ -28,14 +28,18 @@ def _is_caller_held(name: str) -> bool:
     return name.startswith("primals") or "tangents" in name
 
 
-def released(gm: torch.fx.GraphModule) -> List[int]:
+def released(gm: torch.fx.GraphModule, devices: Sequence[str] = ("cuda",)) -> List[int]:
     """Graph input indices (tensor placeholders in order, as serialize.GraphEncoder numbers
-    them; integer placeholders are no graph inputs) of a backward graph's saved activations."""
-    indices, index = [], 0
+    them; integer placeholders are no graph inputs) of a backward graph's saved activations;
+    none unless an input is on one of `devices` (only CUDA plans have segments: other graphs
+    keep their requests, and compile keys, as they were)."""
+    indices, index, on_device = [], 0, False
     for node in gm.graph.find_nodes(op="placeholder"):
-        if not isinstance(node.meta.get("val"), torch.Tensor):
+        val = node.meta.get("val")
+        if not isinstance(val, torch.Tensor):
             continue
+        on_device = on_device or val.device.type in devices
         if not _is_caller_held(str(node.target)):
             indices.append(index)
         index += 1
-    return indices
+    return indices if on_device else []

@@ -274,7 +274,8 @@ def _lm_backward_request():
         for a in list(node.args) + [kw.value for kw in node.kwargs]:
             if a.WhichOneof("kind") == "device" and a.device.type == pb.CPU:
                 a.device.type, a.device.index = pb.CUDA, 0
-    released = released_inputs.released(gm)
+    assert released_inputs.released(gm) == []  # a CPU graph: nothing named, its key unchanged
+    released = released_inputs.released(gm, devices=("cpu",))  # as for its CUDA retarget below
     names = [str(n.target) for n in gm.graph.find_nodes(op="placeholder")]
     # The saved forward inputs (primals: weights, ids) and the tangent stay the caller's.
     assert all(not names[i].startswith("primals") and "tangents" not in names[i] for i in released)

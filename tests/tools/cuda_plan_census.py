@@ -247,7 +247,10 @@ def census(capture) -> None:
             free_all = sorted(set(padded) | set(free[2] if free is not None else []))
             options.extra[saved_layouts.OPTION] = saved_layouts.option_value(free_all)
             print(f"   (forward: user outputs {padded} free to take padded strides)")
-        released = released_inputs.released(gm) if kind == "backward" and config.get().released_inputs else []
+        released = []
+        if kind == "backward" and config.get().released_inputs and not CPU:
+            # The graph is retargeted to CUDA below: its saved activations as the client names them.
+            released = released_inputs.released(gm, devices=("cpu", "cuda"))
         if released:
             # As the client does (TCCD_RELEASED_INPUTS): the saved activations are the plan's.
             options.extra[released_inputs.OPTION] = saved_layouts.option_value(released)
