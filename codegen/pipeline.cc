@@ -402,9 +402,9 @@ absl::StatusOr<std::vector<int>> ParseRanges(const std::string& text, size_t cou
     if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &start) ||
         !absl::SimpleAtoi(parts[1], &stop) || start < 0 || stop < start ||
         static_cast<size_t>(stop) > count)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "CompileOptions.extra[\"", option, "\"] has \"", range.substr(0, 32),
-          "\"; expected start:stop ranges within the graph's ", count, " ", what));
+      return absl::InvalidArgumentError(
+          absl::StrCat("CompileOptions.extra[\"", option, "\"] has \"", range.substr(0, 32),
+                       "\"; expected start:stop ranges within the graph's ", count, " ", what));
     for (int i = start; i < stop; ++i) indices.push_back(i);
   }
   return indices;

@@ -474,14 +474,11 @@ int64_t SegmentBytes(const std::vector<Step>& steps, const std::vector<std::opti
 // Where to cut the run [begin, end) so that no segment raises the schedule's peak memory above
 // its stepwise peak by more than the slack (segment_builder.h): greedily, each segment as long as
 // it stays within. Returns the pieces' [begin, end) bounds, in order.
-std::vector<std::pair<int, int>> CutForMemory(const std::vector<Step>& steps,
-                                              const std::vector<std::optional<Meta>>& metas,
-                                              const std::vector<StepClass>& classes,
-                                              const std::map<int, GemmMatch>& gemms,
-                                              const StepwiseMemory& memory, int num_inputs,
-                                              const std::set<int>& released,
-                                              const std::vector<int>& root_last_read, int begin,
-                                              int end) {
+std::vector<std::pair<int, int>> CutForMemory(
+    const std::vector<Step>& steps, const std::vector<std::optional<Meta>>& metas,
+    const std::vector<StepClass>& classes, const std::map<int, GemmMatch>& gemms,
+    const StepwiseMemory& memory, int num_inputs, const std::set<int>& released,
+    const std::vector<int>& root_last_read, int begin, int end) {
   const int64_t limit = memory.peak() + kSegmentMemorySlack + memory.peak() / 32;
   std::vector<std::pair<int, int>> pieces;
   const int num_steps = static_cast<int>(steps.size());

@@ -23,8 +23,9 @@
 // A segment holds more memory than its steps would one by one: its outputs are allocated before
 // the call, the values from before it that die inside are released after it, and its workspace
 // lives for the whole call. Where that would raise the schedule's peak (each value held from its
-// step to its last reader, the caller's inputs not counted unless released) by more than kSegmentMemorySlack and
-// 1/32 of the peak, the run is cut (greedily, each segment as long as it stays within): BERT's
+// step to its last reader, the caller's inputs not counted unless released) by more than
+// kSegmentMemorySlack and 1/32 of the peak, the run is cut (greedily, each segment as long as it
+// stays within): BERT's
 // last segment, the tail of its last layer and the LM head, held the decoder weight's bf16 cast,
 // its zero-padded copy and the layer's activations in its workspace beside the [tokens, 30528]
 // logits it returns (tests/tools/plan_memory.py shows the peaks). Segments away from the peak
