@@ -43,6 +43,10 @@ struct BackendOptions {
   // training forward's saved activations, whose strides the client reports to AOTAutograd).
   // Default: none (every output keeps the strides the graph declares).
   std::vector<int> free_layout_outputs;
+  // Graph inputs the caller gives up to the plan, freed at their last reader
+  // (CompileInput.released_inputs): counted by the CUDA segment builder's memory model.
+  // Default: none (every input is the caller's for the whole call).
+  std::vector<int> released_inputs;
   // Test only (TCCD_TEST_REJECT_KERNEL_OPS): CUDA kernels fusing one of these ops fail to
   // compile (cuda_kernel_objects.h). Default: none.
   std::vector<std::string> test_reject_kernel_ops;

@@ -198,6 +198,7 @@ struct ParsedRequest {
   bool fallback_random = false;
   bool deterministic = false;            // CompileInput.deterministic
   std::vector<int> free_layout_outputs;  // CompileInput.free_layout_outputs, parsed
+  std::vector<int> released_inputs;      // CompileInput.released_inputs, parsed
   // Set for a graph with symbolic sizes (symbolic_plan.h): `graph` is then empty and the graph
   // takes the extern plan instead of the passes below.
   std::optional<SymbolicGraph> symbolic;
@@ -397,18 +398,20 @@ absl::Status CheckConstants(const v1::Graph& proto, const ir::Graph& graph) {
   return absl::OkStatus();
 }
 
-// "a:b,c:d" -> the indices of [a, b) and [c, d), within the graph's outputs; "" -> none.
-absl::StatusOr<std::vector<int>> ParseOutputRanges(const std::string& text, size_t num_outputs) {
+// "a:b,c:d" -> the indices of [a, b) and [c, d), within the graph's `count` outputs or inputs
+// (`what`), from CompileOptions.extra[option]; "" -> none.
+absl::StatusOr<std::vector<int>> ParseRanges(const std::string& text, size_t count,
+                                             absl::string_view option, absl::string_view what) {
   std::vector<int> indices;
   for (absl::string_view range : absl::StrSplit(text, ',', absl::SkipEmpty())) {
     std::vector<absl::string_view> parts = absl::StrSplit(range, ':');
     int start = 0, stop = 0;
     if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &start) ||
         !absl::SimpleAtoi(parts[1], &stop) || start < 0 || stop < start ||
-        static_cast<size_t>(stop) > num_outputs)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "CompileOptions.extra[\"tccd_free_layout_outputs\"] has \"", range.substr(0, 32),
-          "\"; expected start:stop ranges within the graph's ", num_outputs, " outputs"));
+        static_cast<size_t>(stop) > count)
+      return absl::InvalidArgumentError(
+          absl::StrCat("CompileOptions.extra[\"", option, "\"] has \"", range.substr(0, 32),
+                       "\"; expected start:stop ranges within the graph's ", count, " ", what));
     for (int i = start; i < stop; ++i) indices.push_back(i);
   }
   return indices;
@@ -464,7 +467,11 @@ absl::StatusOr<Prepared> Prepare(const CompileInput& input) {
   // A graph with symbolic sizes takes the extern plan: no layout choices to make.
   if (!parsed->symbolic) {
     ASSIGN_OR_RETURN(parsed->free_layout_outputs,
-                     ParseOutputRanges(input.free_layout_outputs, parsed->graph.outputs.size()));
+                     ParseRanges(input.free_layout_outputs, parsed->graph.outputs.size(),
+                                 "tccd_free_layout_outputs", "outputs"));
+    ASSIGN_OR_RETURN(parsed->released_inputs,
+                     ParseRanges(input.released_inputs, parsed->graph.inputs.size(),
+                                 "tccd_released_inputs", "inputs"));
   }
 
   Prepared prepared;
@@ -699,6 +706,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
         .progress = progress,
         .machine_code = machine_code,
         .free_layout_outputs = request.free_layout_outputs,
+        .released_inputs = request.released_inputs,
         .test_reject_kernel_ops = Debug().reject_kernel_ops,
         .fixed_layout_entries = !Debug().disabled_passes.contains("fixed-layout-entries"),
         .tile_kernels = Debug().tile_kernels && !Debug().disabled_passes.contains("tile-kernels"),

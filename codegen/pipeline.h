@@ -32,6 +32,11 @@ struct CompileInput {
   // and [c, d) whose strides the compiler may choose (channels_last_layout.h); "" for none. The
   // client sends a training forward's saved tensors here (client/tccd/saved_layouts.py).
   std::string free_layout_outputs;
+  // CompileOptions.extra["tccd_released_inputs"]: "a:b,c:d", the graph inputs the caller gives
+  // up to the plan (freed at their last reader): a training backward's saved activations, sent by
+  // client/tccd/released_inputs.py. The segment builder counts their bytes (segment_builder.h).
+  // "" for none.
+  std::string released_inputs;
   // The shape facts of a graph with symbolic sizes (their guards enter its key); may be null.
   const v1::ShapeEnv* shape_env = nullptr;
 };

@@ -100,8 +100,8 @@ absl::Status ValidateCompileRequest(const v1::CompileRequest& request) {
 }
 
 namespace {
-std::string FreeLayoutOutputsOption(const v1::CompileRequest& request) {
-  auto it = request.options().extra().find("tccd_free_layout_outputs");
+std::string ExtraOption(const v1::CompileRequest& request, const std::string& key) {
+  auto it = request.options().extra().find(key);
   return it == request.options().extra().end() ? std::string() : it->second;
 }
 
@@ -115,13 +115,15 @@ bool ExtraFlag(const v1::CompileRequest& request, const std::string& key) {
 }  // namespace
 
 codegen::CompileInput CompileInputOf(const v1::CompileRequest& request) {
-  return codegen::CompileInput{.graph = &request.graph(),
-                               .target = &request.target(),
-                               .mode = NormalizedMode(request),
-                               .fallback_random = ExtraFlag(request, "fallback_random"),
-                               .deterministic = ExtraFlag(request, "deterministic_algorithms"),
-                               .free_layout_outputs = FreeLayoutOutputsOption(request),
-                               .shape_env = &request.shape_env()};
+  return codegen::CompileInput{
+      .graph = &request.graph(),
+      .target = &request.target(),
+      .mode = NormalizedMode(request),
+      .fallback_random = ExtraFlag(request, "fallback_random"),
+      .deterministic = ExtraFlag(request, "deterministic_algorithms"),
+      .free_layout_outputs = ExtraOption(request, "tccd_free_layout_outputs"),
+      .released_inputs = ExtraOption(request, "tccd_released_inputs"),
+      .shape_env = &request.shape_env()};
 }
 
 std::string ComputeRequestKey(const v1::CompileRequest& request, const codegen::Prepared& prepared,

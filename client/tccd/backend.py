@@ -425,7 +425,7 @@ class _GraphCompiler:
 
         A forward names its saved tensors whose layout the daemon may choose; a backward takes
         the strides the forward's plan gave them (saved_layouts.py)."""
-        from . import saved_layouts
+        from . import released_inputs, saved_layouts
         from .serialize import encode_request
 
         options = self.options
@@ -434,6 +434,11 @@ class _GraphCompiler:
         if free:
             options = dict(options or {})
             options[saved_layouts.OPTION] = saved_layouts.option_value(free)
+        # The backward's saved activations are the plan's to free (released_inputs.py).
+        released = released_inputs.released(gm) if kind == "backward" and config.released_inputs else []
+        if released:
+            options = dict(options or {})
+            options[released_inputs.OPTION] = saved_layouts.option_value(released)
         request, scalar_inputs = encode_request(
             gm,
             example_inputs,
@@ -614,7 +619,9 @@ def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any
 
     config = config_mod.get()
     table = decompositions.table(config.log_softmax_lse)
-    suffix = "+log_softmax_lse" if table else ""
+    # "+released": backward requests name their saved activations (released_inputs.py), which
+    # changes the backward's plan; recipes (they name plans by request) stay apart.
+    suffix = ("+released" if config.released_inputs else "") + ("+log_softmax_lse" if table else "")
     if config.partitioner == "default":
         return "default_partition" + suffix, partitioners.default_partition, table
     # "+no_detach": the joint graph's detaches are dropped before the min cut (drop_detaches),

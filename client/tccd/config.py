@@ -93,6 +93,11 @@
                        plan, and TCCD_EAGER_WHILE_COMPILING skips their forward, as for graphs
                        with convolutions. 0: those keep the traced strides. Default: 0 (a cold
                        start cost against a transient copy; not measured on a GPU yet).
+    TCCD_RELEASED_INPUTS  1: a training backward's request names its saved activations, which
+                       the plan frees at their last reader (the caller keeps no reference), so
+                       that the daemon's CUDA segments do not hold them to a segment's end
+                       (released_inputs.py); 0: not named (every input counted as the caller's,
+                       the plans before). Default: 1.
     TCCD_PADDED_OUTPUTS  1: a forward's or inference graph's user outputs may come back with
                        padded row strides where that saves a copy (GPT-2's logits: the strided
                        view of the vocabulary projection's padded product, row stride 50264, as
@@ -201,6 +206,7 @@ class Config:
     eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
     saved_layout: bool = True  # TCCD_SAVED_LAYOUT
     saved_padded: bool = False  # TCCD_SAVED_PADDED
+    released_inputs: bool = True  # TCCD_RELEASED_INPUTS (released_inputs.py)
     padded_outputs: bool = True  # TCCD_PADDED_OUTPUTS
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
     conv_warmup: int = 1  # TCCD_CONV_WARMUP (conv_warmup.py)
@@ -311,6 +317,7 @@ class Config:
             eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),
             saved_layout=_flag(env, "TCCD_SAVED_LAYOUT", True),
             saved_padded=_flag(env, "TCCD_SAVED_PADDED", False),
+            released_inputs=_flag(env, "TCCD_RELEASED_INPUTS", True),
             padded_outputs=_flag(env, "TCCD_PADDED_OUTPUTS", True),
             dynamic_profiles=_flag(env, "TCCD_DYNAMIC_PROFILES", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),

@@ -156,7 +156,8 @@ class CudaPipelineBackend : public Backend {
   // reader, to join its run (only worth it when segments are formed:
   // TCCD_DISABLE_PASSES=segments skips both; matmuls no segment takes stay ATen ops).
   absl::Status RunSchedulePasses(PassRunner& passes, schedule::Schedule& schedule) override {
-    segments_ = std::make_unique<SegmentBuilder>(kernel_symbols_, native_.artifact);
+    segments_ = std::make_unique<SegmentBuilder>(kernel_symbols_, native_.artifact,
+                                                 options_.released_inputs);
     MatchGemms gemms;
     schedule::OrderStepsForMemory memory_order;
     schedule::SinkViewsToFirstReader sink_views;

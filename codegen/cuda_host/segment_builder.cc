@@ -333,13 +333,16 @@ int64_t HeldBytes(const std::optional<Meta>& meta) {
 }
 
 // The schedule's memory before segmentation, each value held from its step to its last reader
-// (views hold their base's bytes; the caller's inputs are not counted).
+// (views hold their base's bytes). The caller's inputs are not counted, except the released ones
+// (SegmentBuilder's `released_inputs`): those are held from before the first step (span start
+// -1) to their last reader, as the runtime frees them.
 class StepwiseMemory {
  public:
   StepwiseMemory(const std::vector<Step>& steps, const std::vector<std::optional<Meta>>& metas,
                  const std::vector<StepClass>& classes, const std::map<int, GemmMatch>& gemms,
-                 const std::set<int>& returned, int num_inputs) {
+                 const std::set<int>& returned, int num_inputs, const std::set<int>& released) {
     const int n = static_cast<int>(steps.size());
+    for (int v : released) span_[v] = {-1, -1};
     for (int i = 0; i < n; ++i) {
       const Step& step = steps[i];
       const bool view =
@@ -365,8 +368,8 @@ class StepwiseMemory {
     // The peak: the most bytes live at one step (a value from its step to its last reader).
     std::vector<int64_t> change(n + 2, 0);
     for (const auto& [r, life] : span_) {
-      change[life.first] += HeldBytes(metas[r]);
-      change[life.second + 1] -= HeldBytes(metas[r]);
+      change[std::max(life.first, 0)] += HeldBytes(metas[r]);
+      change[std::max(life.second, 0) + 1] -= HeldBytes(metas[r]);
     }
     int64_t live = 0;
     for (int i = 0; i < n; ++i) peak_ = std::max(peak_, live += change[i]);
@@ -384,7 +387,7 @@ class StepwiseMemory {
                                    const std::vector<std::optional<Meta>>& metas) const {
     std::vector<int64_t> bytes(num_steps + 2, 0);
     for (const auto& [r, life] : span_)
-      if (life.first < begin) bytes[life.second] += HeldBytes(metas[r]);
+      if (life.first < begin && life.second >= 0) bytes[life.second] += HeldBytes(metas[r]);
     for (int e = num_steps; e >= 0; --e) bytes[e] += bytes[e + 1];
     return bytes;
   }
@@ -397,11 +400,12 @@ class StepwiseMemory {
 
 // The most a run [begin, end) of segmentable steps would hold as one segment, besides the values
 // from before it that live on after it: its outputs (allocated before the call), its workspace,
-// and the values from before it that die inside (released after the call).
+// and the values from before it that die inside (released after the call; a caller's input only
+// when released).
 int64_t SegmentBytes(const std::vector<Step>& steps, const std::vector<std::optional<Meta>>& metas,
                      const std::vector<StepClass>& classes, const std::map<int, GemmMatch>& gemms,
-                     const StepwiseMemory& memory, int num_inputs, int begin, int end,
-                     const LaterReads& kept) {
+                     const StepwiseMemory& memory, int num_inputs, const std::set<int>& released,
+                     int begin, int end, const LaterReads& kept) {
   std::map<int, std::pair<int, int>> span;  // value defined inside -> (its step, last reader)
   std::set<int> before;                     // values from before the run read inside
   for (int i = begin; i < end; ++i) {
@@ -411,7 +415,7 @@ int64_t SegmentBytes(const std::vector<Step>& steps, const std::vector<std::opti
       const int r = memory.Root(v);
       if (auto it = span.find(r); it != span.end())
         it->second.second = i;
-      else if (r >= num_inputs)  // the caller's inputs are never freed
+      else if (r >= num_inputs || released.contains(r))  // other inputs: the caller holds them
         before.insert(r);
     }
     const std::vector<int> writes =
@@ -470,13 +474,11 @@ int64_t SegmentBytes(const std::vector<Step>& steps, const std::vector<std::opti
 // Where to cut the run [begin, end) so that no segment raises the schedule's peak memory above
 // its stepwise peak by more than the slack (segment_builder.h): greedily, each segment as long as
 // it stays within. Returns the pieces' [begin, end) bounds, in order.
-std::vector<std::pair<int, int>> CutForMemory(const std::vector<Step>& steps,
-                                              const std::vector<std::optional<Meta>>& metas,
-                                              const std::vector<StepClass>& classes,
-                                              const std::map<int, GemmMatch>& gemms,
-                                              const StepwiseMemory& memory, int num_inputs,
-                                              const std::vector<int>& root_last_read, int begin,
-                                              int end) {
+std::vector<std::pair<int, int>> CutForMemory(
+    const std::vector<Step>& steps, const std::vector<std::optional<Meta>>& metas,
+    const std::vector<StepClass>& classes, const std::map<int, GemmMatch>& gemms,
+    const StepwiseMemory& memory, int num_inputs, const std::set<int>& released,
+    const std::vector<int>& root_last_read, int begin, int end) {
   const int64_t limit = memory.peak() + kSegmentMemorySlack + memory.peak() / 32;
   std::vector<std::pair<int, int>> pieces;
   const int num_steps = static_cast<int>(steps.size());
@@ -485,8 +487,8 @@ std::vector<std::pair<int, int>> CutForMemory(const std::vector<Step>& steps,
   for (int e = begin + 2; e <= end; ++e) {
     if (classes[e - 1] == StepClass::kView) continue;  // a view adds no bytes of its own
     const int64_t held =
-        live_through[e] + SegmentBytes(steps, metas, classes, gemms, memory, num_inputs, b, e,
-                                       LaterReads{root_last_read, e});
+        live_through[e] + SegmentBytes(steps, metas, classes, gemms, memory, num_inputs, released,
+                                       b, e, LaterReads{root_last_read, e});
     if (held <= limit) continue;
     // Step e - 1 starts the next segment, with the views taken right before it (its operands).
     int cut = e - 1;
@@ -551,7 +553,13 @@ absl::StatusOr<bool> SegmentBuilder::Run(schedule::Schedule& schedule) {
   std::set<int> returned;
   for (const ir::Arg& a : schedule.outputs)
     schedule::ForEachValue(a, [&](int id) { returned.insert(id); });
-  const StepwiseMemory memory(steps, metas, classes, gemms, returned, schedule.num_inputs);
+  // Inputs the caller released to the plan (a backward's saved activations): the runtime frees
+  // them at their last reader, so a segment that holds them to its end costs memory.
+  std::set<int> released;
+  for (int v : released_inputs_)
+    if (v >= 0 && v < schedule.num_inputs) released.insert(v);
+  const StepwiseMemory memory(steps, metas, classes, gemms, returned, schedule.num_inputs,
+                              released);
   std::vector<int> root_last_read(schedule.values.size(), -1);
   for (size_t v = 0; v < last_read.size(); ++v) {
     int& last = root_last_read[memory.Root(static_cast<int>(v))];
@@ -568,8 +576,9 @@ absl::StatusOr<bool> SegmentBuilder::Run(schedule::Schedule& schedule) {
     }
     int run_end = i;
     while (run_end < n && classes[run_end] != StepClass::kOther) ++run_end;
-    for (const auto& [begin, end] : CutForMemory(steps, metas, classes, gemms, memory,
-                                                 schedule.num_inputs, root_last_read, i, run_end)) {
+    for (const auto& [begin, end] :
+         CutForMemory(steps, metas, classes, gemms, memory, schedule.num_inputs, released,
+                      root_last_read, i, run_end)) {
       bool compute = false;
       for (int k = begin; k < end; ++k) compute = compute || classes[k] != StepClass::kView;
       // A lone kernel is already one call: a segment would only add a workspace.

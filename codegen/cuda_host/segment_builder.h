@@ -23,12 +23,17 @@
 // A segment holds more memory than its steps would one by one: its outputs are allocated before
 // the call, the values from before it that die inside are released after it, and its workspace
 // lives for the whole call. Where that would raise the schedule's peak (each value held from its
-// step to its last reader, the caller's inputs not counted) by more than kSegmentMemorySlack and
-// 1/32 of the peak, the run is cut (greedily, each segment as long as it stays within): BERT's
+// step to its last reader, the caller's inputs not counted unless released) by more than
+// kSegmentMemorySlack and 1/32 of the peak, the run is cut (greedily, each segment as long as it
+// stays within): BERT's
 // last segment, the tail of its last layer and the LM head, held the decoder weight's bf16 cast,
 // its zero-padded copy and the layer's activations in its workspace beside the [tokens, 30528]
 // logits it returns (tests/tools/plan_memory.py shows the peaks). Segments away from the peak
 // stay whole: a cut costs a call.
+// The caller's inputs count only where the caller released them to the plan (`released_inputs`:
+// a backward's saved activations, which the runtime frees at their last reader), and a segment
+// holds those to its end: without them BERT's backward was one segment holding every saved
+// activation (324.5 MiB at the zoo's train-small batch) to its end beside all the gradients.
 // A run that is a single fused kernel stays a NativeCall (already one call, no workspace).
 // Anything else (convolutions, attention, reductions not lowered yet, symbolic shapes) stays a
 // step of its own and ends the run.
@@ -50,12 +55,16 @@ inline constexpr char kCudaSegmentAbi[] = "tccd-cuda-segment-1";
 inline constexpr int64_t kSegmentMemorySlack = int64_t{4} << 20;
 
 // `kernel_symbols[i]` is the kernel step symbol of kernel i of the CudaModule; `artifact` the
-// host library's name. program() holds the gemms and segments to emit into that library (empty
-// when nothing was segmented).
+// host library's name; `released_inputs` the schedule inputs the caller gives up (freed at their
+// last reader; BackendOptions::released_inputs). program() holds the gemms and segments to emit
+// into that library (empty when nothing was segmented).
 class SegmentBuilder : public schedule::SchedulePass {
  public:
-  SegmentBuilder(std::vector<std::string> kernel_symbols, std::string artifact)
-      : kernel_symbols_(std::move(kernel_symbols)), artifact_(std::move(artifact)) {}
+  SegmentBuilder(std::vector<std::string> kernel_symbols, std::string artifact,
+                 std::vector<int> released_inputs = {})
+      : kernel_symbols_(std::move(kernel_symbols)),
+        artifact_(std::move(artifact)),
+        released_inputs_(std::move(released_inputs)) {}
   // TCCD_DISABLE_PASSES=segments keeps a CUDA plan at one step per kernel and ATen op.
   std::string_view name() const override { return "segments"; }
   absl::StatusOr<bool> Run(schedule::Schedule& schedule) override;
@@ -64,6 +73,7 @@ class SegmentBuilder : public schedule::SchedulePass {
  private:
   std::vector<std::string> kernel_symbols_;
   std::string artifact_;
+  std::vector<int> released_inputs_;
   HostProgram program_;
 };
 

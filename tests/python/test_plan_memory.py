@@ -226,3 +226,92 @@ def test_profile_shares_the_buffer_of_a_value_written_into():
     plan.outputs.add(ref=pb.ValueRef(node=2))
     p = plan_memory.profile(plan, pb)
     assert (p.peak, p.outputs) == (4096, 4096)
+
+
+def test_profile_frees_released_inputs_at_their_release():
+    # Input 0 released to the plan (8 KiB), input 1 the caller's (4 KiB): step 0 reads input 0
+    # and releases it, allocating v2 (4 KiB); step 1 allocates v3 (4 KiB).
+    def meta(n):
+        return pb.TensorMeta(dtype=pb.FLOAT32, sizes=[pb.Dim(value=n)], strides=[pb.Dim(value=1)])
+
+    plan = pb.Plan(num_inputs=2, values=[meta(2048), meta(1024), meta(1024), meta(1024)])
+    plan.steps.add(native=pb.NativeCall(symbol="k0", inputs=[0]), outputs=[2], release=[0])
+    plan.steps.add(native=pb.NativeCall(symbol="k1", inputs=[1, 2]), outputs=[3], release=[2])
+    plan.outputs.add(ref=pb.ValueRef(node=3))
+    p = plan_memory.profile(plan, pb, released=[0])
+    assert (p.peak, p.peak_step, p.inputs) == (8192 + 4096, 0, 4096)
+    assert p.timeline == [8192 + 4096, 4096 + 4096]
+    assert plan_memory.profile(plan, pb).timeline == [4096, 8192]  # nothing released
+
+
+# Training: a backward's saved activations are the plan's to free (client/tccd/released_inputs.py).
+# The daemon's segments held every input that died inside them until the segment returned: BERT's
+# train-small backward was one segment holding all its saved activations (324.5 MiB) to the end
+# beside the gradients, 921 MiB on the H200 against Inductor's 768. Named in the request, they
+# are counted where a segment would hold them (segment_builder.h), and the run is cut.
+def _lm_backward_request():
+    from tccd import released_inputs, saved_layouts
+    from tccd.backend import _partitioner
+    from tccd_testlib import capture_aot_graphs
+
+    torch.manual_seed(0)
+    m = _LM()
+    _, partition_fn, decompositions = _partitioner()
+    ids = torch.randint(0, _VOCAB, (_BATCH, _SEQ))
+
+    def step(ids, labels):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return m(ids, labels)[0]
+
+    graphs = capture_aot_graphs(step, ids, ids, backward=True, partition_fn=partition_fn,
+                                decompositions=decompositions)
+    (gm,) = [g[1] for g in graphs if g[0] == "backward"]
+    graph, _ = serialize.encode_graph(gm)
+    for meta in list(graph.inputs) + [m for n in graph.nodes for m in n.outputs]:
+        if meta.device.type == pb.CPU:
+            meta.device.type, meta.device.index = pb.CUDA, 0
+    for node in graph.nodes:
+        for a in list(node.args) + [kw.value for kw in node.kwargs]:
+            if a.WhichOneof("kind") == "device" and a.device.type == pb.CPU:
+                a.device.type, a.device.index = pb.CUDA, 0
+    assert released_inputs.released(gm) == []  # a CPU graph: nothing named, its key unchanged
+    released = released_inputs.released(gm, devices=("cpu",))  # as for its CUDA retarget below
+    names = [str(n.target) for n in gm.graph.find_nodes(op="placeholder")]
+    # The saved forward inputs (primals: weights, ids) and the tangent stay the caller's.
+    assert all(not names[i].startswith("primals") and "tangents" not in names[i] for i in released)
+    assert len(released) == sum(not n.startswith("primals") and "tangents" not in n for n in names)
+    request = pb.CompileRequest(
+        graph=graph,
+        target=pb.Target(device_type=pb.CUDA, cuda_device_name="NVIDIA H100 80GB HBM3", cuda_cc_major=9,
+                         cuda_cc_minor=0),
+        graph_name="backward", options=serialize.options_proto(None, None), client=serialize.client_info())
+    return request, released, released_inputs.OPTION, saved_layouts.option_value(released)
+
+
+def test_backward_segments_do_not_hold_released_saved_activations(daemon):
+    request, released, option, value = _lm_backward_request()
+    before = daemon.stub().Compile(request, timeout=600).manifest.plan
+    request.options.extra[option] = value
+    after = daemon.stub().Compile(request, timeout=600).manifest.plan
+    old, new = plan_memory.profile(before, pb, released), plan_memory.profile(after, pb, released)
+    print("without the option:", plan_memory.describe(before, pb, old))
+    print("with it:", plan_memory.describe(after, pb, new))
+
+    def segments(plan):
+        return sum(step.WhichOneof("kind") == "segment" for step in plan.steps)
+
+    # The saved activations die inside the backward's segments: more, shorter segments, and a
+    # lower peak of what the plan holds (its released inputs included).
+    assert segments(after) > segments(before)
+    assert new.peak < old.peak - 8 * _MIB, (old.peak / _MIB, new.peak / _MIB)
+
+
+def test_released_inputs_out_of_range_are_an_invalid_argument(daemon):
+    import grpc
+
+    request, _, option, _ = _lm_backward_request()
+    request.options.extra[option] = f"0:{len(request.graph.inputs) + 1}"
+    with pytest.raises(grpc.RpcError) as e:
+        daemon.stub().Compile(request, timeout=600)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "tccd_released_inputs" in e.value.details() and "inputs" in e.value.details()

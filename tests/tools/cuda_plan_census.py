@@ -37,7 +37,9 @@ traced strides instead of the forward plan's).
 
 --memory: also the static peak memory of every plan (tests/tools/plan_memory.py: the bytes it
 allocates, step by step, views sharing their base's, a segment's outputs allocated before its call
-and its workspace for the call; the caller's inputs apart); prints the peak, its step and what is
+and its workspace for the call; the caller's inputs apart, but a backward's saved activations,
+which the client releases to the plan (TCCD_RELEASED_INPUTS), are the plan's until their last
+reader); prints the peak, its step and what is
 live there, largest first. The *_infer models of census_models.py are the zoo's inference graphs.
 
 CPU capture differs from a real CUDA trace where ops decompose per device (attention on the CPU
@@ -52,7 +54,7 @@ import os
 import shutil
 import sys
 
-from tccd import channel, config, saved_layouts, serialize
+from tccd import channel, config, released_inputs, saved_layouts, serialize
 from tccd.serialize import pb
 from tccd_testlib import capture_aot_graphs
 
@@ -245,6 +247,14 @@ def census(capture) -> None:
             free_all = sorted(set(padded) | set(free[2] if free is not None else []))
             options.extra[saved_layouts.OPTION] = saved_layouts.option_value(free_all)
             print(f"   (forward: user outputs {padded} free to take padded strides)")
+        released = []
+        if kind == "backward" and config.get().released_inputs and not CPU:
+            # The graph is retargeted to CUDA below: its saved activations as the client names them.
+            released = released_inputs.released(gm, devices=("cpu", "cuda"))
+        if released:
+            # As the client does (TCCD_RELEASED_INPUTS): the saved activations are the plan's.
+            options.extra[released_inputs.OPTION] = saved_layouts.option_value(released)
+            print(f"   (backward: {len(released)} saved inputs released to the plan)")
         if kind == "backward" and saved is not None:
             changed = saved_layouts.restride_inputs(graph, saved, 0)
             print(f"   (backward: {changed} saved inputs take the forward plan's strides)")
@@ -303,7 +313,7 @@ def census(capture) -> None:
         if ENTRIES:
             print_entries(entries)
         if MEMORY:
-            memory_profile(plan)
+            memory_profile(plan, released)
         if KERNELS:
             for step in plan.steps:
                 for k in step.segment.kernels if step.WhichOneof("kind") == "segment" else []:
@@ -311,12 +321,14 @@ def census(capture) -> None:
                           f"ops={','.join(k.ops)}")
 
 
-def memory_profile(plan) -> None:
-    """Static peak memory of `plan` (tests/tools/plan_memory.py)."""
+def memory_profile(plan, released=()) -> None:
+    """Static peak memory of `plan` (tests/tools/plan_memory.py); `released`: the inputs the
+    caller gives up (a backward's saved activations, released_inputs.py)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import plan_memory
 
-    print("   memory: " + plan_memory.describe(plan, pb, plan_memory.profile(plan, pb)).replace("\n", "\n   "))
+    profile = plan_memory.profile(plan, pb, released)
+    print("   memory: " + plan_memory.describe(plan, pb, profile).replace("\n", "\n   "))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@ none for an output written into another value's buffer, Step.write_into),
 a segment's workspace lives for its step, views (Alias steps, extern view ops) share their base's
 bytes, and a value's bytes are freed after the step whose `release` list names the last value
 using them. The graph's inputs belong to the caller (weights, the batch): they are live from
-before the first step to after the last, whatever the release lists say. This tool replays that
+before the first step to after the last, whatever the release lists say; except the released
+ones (a backward's saved activations: CompileOptions.extra["tccd_released_inputs"],
+client/tccd/released_inputs.py), which the plan holds from the start and frees after the step
+whose release list names them, as the runtime does. This tool replays that
 in step order and reports the peak of the bytes the plan itself holds (the caller's inputs
 reported apart, since every backend holds them alike), the step where it occurs and what is live
 there, largest first. It is how inference peak memory is tested without a GPU
@@ -23,7 +26,7 @@ shape, the step that made them) and the step kinds around it.
 import collections
 import dataclasses
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 _ITEMSIZE = {"FLOAT32": 4, "FLOAT64": 8, "FLOAT16": 2, "BFLOAT16": 2, "INT8": 1, "INT16": 2,
              "INT32": 4, "INT64": 8, "UINT8": 1, "BOOL": 1, "COMPLEX64": 8, "COMPLEX128": 16,
@@ -83,9 +86,9 @@ class Live:
 
 @dataclasses.dataclass
 class Profile:
-    peak: int                       # the most bytes the plan held at once (inputs excluded)
+    peak: int                       # the most bytes the plan held at once (caller's inputs excluded)
     peak_step: int                  # the step during which it occurred
-    inputs: int                     # the caller's input bytes (live throughout)
+    inputs: int                     # the caller's input bytes (live throughout; released ones not)
     live_at_peak: List[Live]        # largest first
     num_steps: int
     timeline: List[int]             # plan bytes held during each step
@@ -103,15 +106,24 @@ def _step_label(step) -> str:
     return kind
 
 
-def profile(plan, pb) -> Profile:
-    """Replays `plan`'s allocations and releases (see the module docstring)."""
+def profile(plan, pb, released: Sequence[int] = ()) -> Profile:
+    """Replays `plan`'s allocations and releases (see the module docstring). `released`: the
+    input indices the caller gave up (held by the plan from the start, freed at release)."""
     storage: Dict[int, int] = {}    # value -> the storage id it uses (its own id, or its base's)
     users = collections.Counter()   # storage id -> values defined on it and not released yet
     held: Dict[int, Live] = {}      # storage id -> its allocation, while held
-    inputs = sum(nbytes(plan.values[i], pb) for i in range(plan.num_inputs))
+    released = set(released)
+    inputs = sum(nbytes(plan.values[i], pb) for i in range(plan.num_inputs) if i not in released)
+    current = 0
     for i in range(plan.num_inputs):
-        storage[i] = -1 - i         # caller-owned: never counted, never freed
-    current, peak, peak_step, at_peak, timeline = 0, 0, -1, [], []
+        if i in released:
+            storage[i] = i
+            held[i] = Live(nbytes(plan.values[i], pb), i, -1, "released input")
+            current += held[i].bytes
+            users[i] += 1
+        else:
+            storage[i] = -1 - i     # caller-owned: never counted, never freed
+    peak, peak_step, at_peak, timeline = 0, -1, [], []
 
     def define(value: int, base: Optional[int], index: int, what: str) -> None:
         nonlocal current
@@ -174,7 +186,7 @@ def profile(plan, pb) -> Profile:
 
 def describe(plan, pb, p: Profile, top: int = 12) -> str:
     lines = [f"peak {p.peak / _MIB:.1f} MiB of plan allocations ({(p.peak + p.inputs) / _MIB:.1f} MiB with "
-             f"the {p.inputs / _MIB:.1f} MiB of inputs) during step {p.peak_step}/{p.num_steps}: "
+             f"the {p.inputs / _MIB:.1f} MiB of the caller's inputs) during step {p.peak_step}/{p.num_steps}: "
              f"{_step_label(plan.steps[p.peak_step]) if p.peak_step >= 0 else '-'}; "
              f"outputs {p.outputs / _MIB:.1f} MiB; live there, largest first:"]
     for live in p.live_at_peak[:top]:

@@ -21,7 +21,8 @@ struct Built {
   HostProgram program;
 };
 
-Built Build(const std::string& text) {
+// `released`: the graph inputs the caller gives up to the plan (BackendOptions::released_inputs).
+Built Build(const std::string& text, std::vector<int> released = {}) {
   absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
   REQUIRE(g.ok());
   Partition p = *PartitionForFusion(*g, {});
@@ -37,7 +38,7 @@ Built Build(const std::string& text) {
   REQUIRE(s.ok());
   REQUIRE(MatchGemms().Run(*s).ok());
   REQUIRE(schedule::SinkViewsToFirstReader().Run(*s).ok());
-  SegmentBuilder segments(symbols, "kernels_cuda.so");
+  SegmentBuilder segments(symbols, "kernels_cuda.so", std::move(released));
   REQUIRE(segments.Run(*s).ok());
   REQUIRE(schedule::ReleaseAfterLastUse().Run(*s).ok());
   REQUIRE(schedule::VerifySchedule(*s).ok());
@@ -237,6 +238,55 @@ TEST_CASE("a run within the memory slack stays one segment", "[segments]") {
   %3 = aten::mm.default(%2, %a1) -> f32[64,64]{64,1}@cuda
   return (%3)
 })");
+  REQUIRE(b.plan.steps_size() == 1);
+  CHECK(b.plan.steps(0).has_segment());
+}
+
+// A backward's shape: each 16 MiB input (a saved activation) is read by one matmul, whose result
+// (a gradient) is returned. The caller's inputs are not the plan's to free: one segment holds the
+// four results (64 MiB), as many as the steps one by one. Released to the plan, the inputs die at
+// their readers: stepwise the plan never holds more than 80 MiB (the inputs not read yet and the
+// results so far), where one segment would hold all eight values (128 MiB) to its end; every
+// matmul then runs as a segment of its own.
+constexpr char kSavedChain[] =
+    R"(graph(%a0: f32[2048,2048]{2048,1}@cuda, %a1: f32[2048,2048]{2048,1}@cuda, %a2: f32[2048,2048]{2048,1}@cuda, %a3: f32[2048,2048]{2048,1}@cuda) {
+  %0 = aten::mm.default(%a0, %a0) -> f32[2048,2048]{2048,1}@cuda
+  %1 = aten::mm.default(%a1, %a1) -> f32[2048,2048]{2048,1}@cuda
+  %2 = aten::mm.default(%a2, %a2) -> f32[2048,2048]{2048,1}@cuda
+  %3 = aten::mm.default(%a3, %a3) -> f32[2048,2048]{2048,1}@cuda
+  return (%0, %1, %2, %3)
+})";
+
+TEST_CASE("inputs the caller keeps cost a segment nothing", "[segments]") {
+  Built b = Build(kSavedChain);
+  REQUIRE(b.plan.steps_size() == 1);
+  CHECK(b.plan.steps(0).has_segment());
+}
+
+TEST_CASE("a run is cut where a segment would hold released inputs past their last reader",
+          "[segments]") {
+  Built b = Build(kSavedChain, {0, 1, 2, 3});
+  int segments = 0;
+  for (const v1::Step& step : b.plan.steps()) segments += step.has_segment() ? 1 : 0;
+  CHECK(segments == 4);
+  CHECK(b.program.segments.size() == 4);
+  // Each input is released right after its own matmul's segment.
+  for (int i = 0; i < b.plan.steps_size(); ++i) {
+    if (!b.plan.steps(i).has_segment()) continue;
+    const std::vector<int> release = Ints(b.plan.steps(i).release());
+    CHECK(release.size() == 1);
+  }
+}
+
+// Released inputs that die at the run's first step already cost nothing more as one segment.
+TEST_CASE("released inputs read only at a segment's start leave it whole", "[segments]") {
+  Built b = Build(R"(graph(%a0: f32[64,64]{64,1}@cuda, %a1: f32[64,64]{64,1}@cuda) {
+  %0 = aten::mm.default(%a0, %a1) -> f32[64,64]{64,1}@cuda
+  %1 = aten::relu.default(%0) -> f32[64,64]{64,1}@cuda
+  %2 = aten::mm.default(%1, %1) -> f32[64,64]{64,1}@cuda
+  return (%2)
+})",
+                  {0, 1});
   REQUIRE(b.plan.steps_size() == 1);
   CHECK(b.plan.steps(0).has_segment());
 }
