@@ -22,6 +22,8 @@
 //                              "entry-points" gives every CUDA kernel both entry points;
 //                              "fixed-layout-entries" keeps kernels with a broadcast or
 //                              permuted operand on the strided entry (entry_points.h);
+//                              "index-fixed-entries" keeps index kernels with gathers
+//                              (max pools) on the strided entry (entry_points.h);
 //                              "tile-kernels" keeps transposing copies on the strided
 //                              entry instead of tiled kernels (cuda_host/tile_kernels.h;
 //                              TCCD_TILE_KERNELS=0 turns them off too);
@@ -694,6 +696,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
         .free_layout_outputs = request.free_layout_outputs,
         .test_reject_kernel_ops = Debug().reject_kernel_ops,
         .fixed_layout_entries = !Debug().disabled_passes.contains("fixed-layout-entries"),
+        .index_fixed_entries = !Debug().disabled_passes.contains("index-fixed-entries"),
         .tile_kernels = Debug().tile_kernels && !Debug().disabled_passes.contains("tile-kernels"),
         .gemm_autotune = request.deterministic ? 0 : GemmAutotune(),
         .dump = Dump};
