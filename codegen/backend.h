@@ -54,6 +54,10 @@ struct BackendOptions {
   // fixed-layout operands where it can (entry_points.h). False: TCCD_DISABLE_PASSES=
   // fixed-layout-entries (the strided entry, as before; for A/B measurements). Default: true.
   bool fixed_layout_entries = true;
+  // CUDA: index kernels (gathers) with one declared layout get that dense entry too, their
+  // gather operands' strides compile-time constants (entry_points.h). False:
+  // TCCD_DISABLE_PASSES=index-fixed-entries (the strided entry, as before). Default: true.
+  bool index_fixed_entries = true;
   // CUDA: kernels left on the strided entry whose inputs and outputs are contiguous along
   // different dims become tiled kernels where it pays (cuda_host/tile_kernels.h). The daemon
   // clears it with TCCD_TILE_KERNELS=0 or TCCD_DISABLE_PASSES=tile-kernels. Default: true.

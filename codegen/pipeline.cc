@@ -22,6 +22,10 @@
 //                              "entry-points" gives every CUDA kernel both entry points;
 //                              "fixed-layout-entries" keeps kernels with a broadcast or
 //                              permuted operand on the strided entry (entry_points.h);
+//                              "widening-casts-to-readers" keeps a widening cast of a
+//                              value its group writes in that group (an f32 copy written);
+//                              "index-fixed-entries" keeps index kernels with gathers
+//                              (max pools) on the strided entry (entry_points.h);
 //                              "tile-kernels" keeps transposing copies on the strided
 //                              entry instead of tiled kernels (cuda_host/tile_kernels.h;
 //                              TCCD_TILE_KERNELS=0 turns them off too);
@@ -171,6 +175,7 @@
 #include "codegen/passes/reshape_sinking.h"
 #include "codegen/passes/slice_of_cat.h"
 #include "codegen/passes/split_columns.h"
+#include "codegen/passes/widening_casts_to_readers.h"
 #include "codegen/schedule/plan_serializer.h"
 #include "codegen/schedule/printer.h"
 #include "codegen/schedule/release_after_last_use.h"
@@ -709,6 +714,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
         .released_inputs = request.released_inputs,
         .test_reject_kernel_ops = Debug().reject_kernel_ops,
         .fixed_layout_entries = !Debug().disabled_passes.contains("fixed-layout-entries"),
+        .index_fixed_entries = !Debug().disabled_passes.contains("index-fixed-entries"),
         .tile_kernels = Debug().tile_kernels && !Debug().disabled_passes.contains("tile-kernels"),
         .gemm_autotune = request.deterministic ? 0 : GemmAutotune(),
         .dump = Dump};
@@ -830,6 +836,12 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     if (request.device == ir::DeviceType::kCuda && !passes.disabled("absorb-zero-tail-pads")) {
       ASSIGN_OR_RETURN(bool absorbed, AbsorbZeroTailPads(graph, partition));
       if (absorbed) RETURN_IF_ERROR(CheckPartition(graph, partition, "absorb-zero-tail-pads"));
+    }
+    // CUDA: a widening cast of a value its group writes anyway goes to the group reading it
+    // (widening_casts_to_readers.h: a batch norm backward's f32 copy of its bf16 gradient).
+    if (request.device == ir::DeviceType::kCuda && !passes.disabled("widening-casts-to-readers")) {
+      ASSIGN_OR_RETURN(bool moved, MoveWideningCastsToReaders(graph, partition));
+      if (moved) RETURN_IF_ERROR(CheckPartition(graph, partition, "widening-casts-to-readers"));
     }
     // Only a saving of launches, so it may be skipped by name ("horizontal-fusion") and is timed
     // apart; the partition is dumped before it and, when it merged groups, after it.

@@ -18,6 +18,11 @@
 // c[L] plus a constant multiple of the vector, and its mask a bound on such a coordinate at a
 // multiple of the vector (VectorPlan::UniformComparison): cat's parts (GPT-2's q/k/v gradients
 // into [B, S, 3 x 768]) and split's are then 128-bit loads too.
+//
+// Fixed layouts (PointwiseKernel::fixed_strides, entry_points.h): a kernel whose plan launches
+// it with one layout has only the contig entry, its stride table the declared strides (a gather
+// operand's own) as constants, so the index math of every window point folds; its vector path
+// takes 16 bytes of the narrowest per-lane operand (below, VectorPlan).
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -103,15 +108,24 @@ class VectorPlan {
     // reads one element per thread whatever its size.
     // A scatter's atomic adds count as its f32 target: 4 lanes, one 16-byte vector reduction
     // (ScatterRun below); 8 lanes of a bf16 gradient made two half-used 16-byte reductions.
-    int largest = 1;
+    int largest = 1, narrowest = 16;
     for (size_t i = 0; i < k.body.size(); ++i) {
       const PwInstr& in = k.body[i];
       const bool per_lane =
           in.op == PwOp::kLoad || in.op == PwOp::kStore || (in.op == PwOp::kGather && lane_[i]);
       if (per_lane) largest = std::max(largest, ir::DTypeBytes(in.dtype));
+      if (per_lane) narrowest = std::min(narrowest, ir::DTypeBytes(in.dtype));
       if (in.op == PwOp::kScatterAdd) largest = std::max(largest, ir::DTypeBytes(DType::kF32));
     }
     vec_ = 16 / largest;
+    // The dense entry of a fixed layout (entry_points.h; never a scatter kernel) takes 16 bytes
+    // of the narrowest per-lane operand where that width divides the innermost size: a max
+    // pool's index math (the window's coordinates, masks and addresses, per vector) then serves
+    // 8 bf16 channels instead of the 2 that its i64 indices allowed, and its bf16 gathers are
+    // 16-byte loads; the i64 lanes move as several 16-byte accesses.
+    if (!k.fixed_strides.empty() && narrowest < largest && !k.shape.empty() &&
+        k.shape.back() % (16 / narrowest) == 0)
+      vec_ = 16 / narrowest;
     if (vec_ > 1) Analyse(vec_);
     FindScatterRun();
     // A gather only the second pass vectorises tests its own layout at its access and reads lane
@@ -300,7 +314,16 @@ class VectorPlan {
             absl::StrCat("reinterpret_cast<", mem, "*>(ptr[", o, "]) + off[", o, "]");
         absl::StrAppend(&out, "  {\n    tccd_rt::Vec<", mem, ", kVec> s;\n", lanes_at("    "),
                         "s.v[j] = ", val, ";\n");
-        if (bytes == 16) {
+        if (bytes > 16 && bytes % 16 == 0) {
+          // Wide lanes (the fixed-layout dense entry's vector of i64 indices): 16-byte pieces.
+          absl::StrAppend(
+              &out, "    const uint4* w = reinterpret_cast<const uint4*>(&s);\n",
+              "    char* const a = reinterpret_cast<char*>(", address, ");\n",
+              "#pragma unroll\n    for (int q = 0; q < ", bytes / 16, "; ++q)\n",
+              "      asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"l\"(",
+              "a + 16 * q), \"r\"(w[q].x), \"r\"(w[q].y), \"r\"(w[q].z), ",
+              "\"r\"(w[q].w) : \"memory\");\n");
+        } else if (bytes == 16) {
           absl::StrAppend(&out, "    const uint4 w = *reinterpret_cast<const uint4*>(&s);\n",
                           "    asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"l\"(",
                           address,
@@ -393,10 +416,14 @@ class VectorPlan {
   }
 
  private:
-  // Operand o's address `ptr`[o] a multiple of the vector's bytes.
+  // Operand o's address `ptr`[o] a multiple of the vector's bytes, or of 16 where the vector is
+  // wider (the wide lanes of a fixed layout move in 16-byte pieces: tccd_rt::Vec's alignment).
   std::string Aligned(int o, const std::string& ptr) const {
+    const ir::DType d = k_.operand_dtype(o);
+    if (vec_ * ir::DTypeBytes(d) > 16)
+      return absl::StrCat("reinterpret_cast<unsigned long long>(", ptr, "[", o, "]) % 16 == 0");
     return absl::StrCat("reinterpret_cast<unsigned long long>(", ptr, "[", o,
-                        "]) % (kVec * sizeof(", CudaMemType(k_.operand_dtype(o)), ")) == 0");
+                        "]) % (kVec * sizeof(", CudaMemType(d), ")) == 0");
   }
 
   // " && " the strides of operand o but slot `unit`'s, over `slots` slots, multiples of kVec
@@ -686,7 +713,8 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
       }
     }
   };
-  // Row-major strides of the shape: the contig entry's stride table.
+  // The contig entry's stride table: row-major strides of the shape, or a fixed-layout
+  // operand's declared ones (PointwiseKernel::fixed_strides; a gather operand's own strides).
   std::string row_major = "{";
   {
     std::vector<int64_t> s(rank);
@@ -695,10 +723,16 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
       s[d] = k.shape[d] == 1 ? 0 : acc;
       acc *= k.shape[d];
     }
-    std::string row = "{";
-    for (int d = 0; d < rank; ++d) absl::StrAppend(&row, d ? ", " : "", s[d], "ll");
-    row += "}";
-    for (int o = 0; o < num_operands; ++o) absl::StrAppend(&row_major, o ? ", " : "", row);
+    for (int o = 0; o < num_operands; ++o) {
+      // A gather operand's row verbatim even where only dims of size 1 (which
+      // IsFixedLayoutOperand skips) differ: its coordinate there need not be 0.
+      const bool declared = IsFixedLayoutOperand(k, o) ||
+                            (!k.fixed_strides.empty() && o < n_in && IsGatherOperand(k, o));
+      std::string row = "{";
+      for (int d = 0; d < rank; ++d)
+        absl::StrAppend(&row, d ? ", " : "", declared ? k.fixed_strides[o * rank + d] : s[d], "ll");
+      absl::StrAppend(&row_major, o ? ", " : "", row, "}");
+    }
     row_major += "}";
   }
   absl::StrAppend(&out, "}  // namespace ", ns, "\n\n");
@@ -725,9 +759,22 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
                         "; ++o) {\n", indent, "  off[o] = 0;\n#pragma unroll\n", indent,
                         "  for (int d = 0; d < ", rank, "; ++d) off[o] += c[d] * p.stride[o][d];\n",
                         indent, "}\n");
-      } else {
+      } else if (k.fixed_strides.empty()) {
         absl::StrAppend(&s, "#pragma unroll\n", indent, "for (int o = 0; o < ", num_operands,
                         "; ++o) off[o] = static_cast<long long>(", flat, ");\n");
+      } else {
+        // Fixed-layout operands at their declared strides (constants), the others at `flat`.
+        for (int o = 0; o < num_operands; ++o) {
+          if (!IsFixedLayoutOperand(k, o)) {
+            absl::StrAppend(&s, indent, "off[", o, "] = static_cast<long long>(", flat, ");\n");
+            continue;
+          }
+          absl::StrAppend(&s, indent, "off[", o, "] = 0");
+          for (int d = 0; d < rank; ++d)
+            if (k.shape[d] != 1 && k.fixed_strides[o * rank + d] != 0)
+              absl::StrAppend(&s, " + c[", d, "] * ", k.fixed_strides[o * rank + d], "ll");
+          absl::StrAppend(&s, ";\n");
+        }
       }
       return s;
     };

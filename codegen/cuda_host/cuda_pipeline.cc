@@ -113,8 +113,8 @@ class CudaPipelineBackend : public Backend {
   // strided entry, become tiled kernels where the cost rule of tile_kernels.h says it pays.
   absl::Status SpecializeKernels(const schedule::Schedule& schedule,
                                  std::vector<PointwiseKernel>& kernels) override {
-    RETURN_IF_ERROR(
-        ChooseCudaEntries(schedule, target_.cc_major, kernels, options_.fixed_layout_entries));
+    RETURN_IF_ERROR(ChooseCudaEntries(schedule, target_.cc_major, kernels,
+                                      options_.fixed_layout_entries, options_.index_fixed_entries));
     if (!options_.tile_kernels) return absl::OkStatus();
     ASSIGN_OR_RETURN(int tiled, ChooseTileKernels(schedule, kernels));
     (void)tiled;  // the kernels' IR dump shows them

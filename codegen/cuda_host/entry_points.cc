@@ -58,17 +58,45 @@ bool DenseEntryApplies(const PointwiseKernel& kernel, int cc_major,
   return true;
 }
 
+namespace {
+
+// FixedLayoutsFor of an index kernel (no reduction, static shape): its dense entry tests every
+// vector condition itself, on the compile-time strides (cuda_index_emitter.cc), so any layout
+// whose outputs write each element once will do; scatter kernels (whose launcher zero-fills the
+// target through its own stride row) keep their entries.
+std::optional<std::vector<int64_t>> IndexFixedLayouts(const PointwiseKernel& kernel, int cc_major,
+                                                      const std::vector<int64_t>& strides,
+                                                      const std::vector<bool>& aligned) {
+  if (kernel.is_row_reduction() || HasScatter(kernel)) return std::nullopt;
+  const int rank = static_cast<int>(kernel.shape.size());
+  const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
+  PointwiseKernel fixed = kernel;
+  fixed.fixed_strides = strides;
+  fixed.entries = KernelEntries::kDense;
+  bool any = false;
+  for (int o = 0; o < kernel.num_operands(); ++o) {
+    if (!IsFixedLayoutOperand(fixed, o)) continue;
+    any = true;
+    for (int d = 0; d < rank && o >= num_inputs; ++d)
+      if (kernel.shape[d] > 1 && strides[o * rank + d] == 0) return std::nullopt;
+  }
+  if (!any || !DenseEntryApplies(fixed, cc_major, strides, aligned)) return std::nullopt;
+  return strides;
+}
+
+}  // namespace
+
 std::optional<std::vector<int64_t>> FixedLayoutsFor(const PointwiseKernel& kernel, int cc_major,
                                                     const std::vector<int64_t>& strides,
                                                     const std::vector<bool>& aligned) {
   const int rank = static_cast<int>(kernel.shape.size());
   const int operands = kernel.num_operands();
   const bool columns = kernel.is_column_reduction();
-  if ((kernel.is_row_reduction() && !columns) || HasIndexOps(kernel) || HasRuntimeShape(kernel))
-    return std::nullopt;
+  if ((kernel.is_row_reduction() && !columns) || HasRuntimeShape(kernel)) return std::nullopt;
   if (operands > 64 || static_cast<int>(strides.size()) != operands * rank ||
       static_cast<int>(aligned.size()) != operands)
     return std::nullopt;
+  if (HasIndexOps(kernel)) return IndexFixedLayouts(kernel, cc_major, strides, aligned);
   // The dims the dense entry vectorises: all (pointwise) or the kept ones (columns).
   const int first = columns ? kernel.reduction.num_reduced_dims : 0;
   int inner = -1;
@@ -103,7 +131,8 @@ std::optional<std::vector<int64_t>> FixedLayoutsFor(const PointwiseKernel& kerne
 }
 
 absl::Status ChooseCudaEntries(const schedule::Schedule& schedule, int cc_major,
-                               std::vector<PointwiseKernel>& kernels, bool fixed_layouts) {
+                               std::vector<PointwiseKernel>& kernels, bool fixed_layouts,
+                               bool index_fixed_layouts) {
   absl::flat_hash_map<std::string, size_t> index;
   for (size_t k = 0; k < kernels.size(); ++k) index[kernels[k].name] = k;
   // Per kernel: whether some launch takes the dense entry, whether some takes the strided one.
@@ -143,6 +172,7 @@ absl::Status ChooseCudaEntries(const schedule::Schedule& schedule, int cc_major,
   // layout operands, gets only that entry (PointwiseKernel::fixed_strides).
   for (size_t k = 0; k < kernels.size() && fixed_layouts; ++k) {
     if (dense[k] || layouts[k].empty()) continue;
+    if (HasIndexOps(kernels[k]) && !index_fixed_layouts) continue;
     bool same = true;
     for (const auto& layout : layouts[k]) same = same && layout == layouts[k].front();
     if (!same) continue;

@@ -26,6 +26,14 @@
 // from the flat index with compile-time strides, moved with the same 16-byte vectors.
 // TCCD_DISABLE_PASSES=fixed-layout-entries turns this off (the strided entry, as before).
 //
+// Index kernels (pool2, issue 7): a gather operand's stride row is its own strides, never the
+// iteration space's row-major ones, so every kernel with one (ResNet-50's max pool forward and
+// backward over channels-last maps) took the strided entry: run-time strides in 64-bit index
+// math for every operand and window point. With one declared layout they get the dense entry
+// with those strides as compile-time constants instead (the index emitter folds them, and its
+// vector path takes 16 bytes of the narrowest per-lane operand: cuda_index_emitter.cc).
+// TCCD_DISABLE_PASSES=index-fixed-entries keeps them on the strided entry, as before.
+//
 // Pure: no NVRTC, no driver.
 #pragma once
 
@@ -42,19 +50,21 @@ namespace tccd::codegen {
 // kernel, entry.symbol == kernel name). cc_major: the target's (column reductions' vector width
 // depends on it). With `fixed_layouts` (default), a kernel the dense entry cannot take as
 // declared, launched with one layout, gets the dense entry with fixed-layout operands where
-// FixedLayoutsFor allows (kernels[i].fixed_strides). INTERNAL when a step's strides or operands
-// do not match its kernel.
+// FixedLayoutsFor allows (kernels[i].fixed_strides); `index_fixed_layouts` (default) lets index
+// kernels have them too. INTERNAL when a step's strides or operands do not match its kernel.
 absl::Status ChooseCudaEntries(const schedule::Schedule& schedule, int cc_major,
-                               std::vector<PointwiseKernel>& kernels, bool fixed_layouts = true);
+                               std::vector<PointwiseKernel>& kernels, bool fixed_layouts = true,
+                               bool index_fixed_layouts = true);
 
 // The fixed_strides that let the dense entry take `kernel` launched with `strides` ([operands x
 // rank]) and `aligned` (per operand) — `strides` itself — or nullopt when it cannot: a row,
-// index or run-time-sized kernel; the innermost dim the dense entry vectorises (all dims of a
-// pointwise kernel, the kept dims of a column kernel) not a multiple of its vector; a non-dense
-// operand whose innermost stride is not 1 (nor 0 for an input: one value per vector), any of
-// whose strides is negative, or which is read as vectors (innermost stride 1) from a misaligned
-// start (its pointer, or another stride not a multiple of the vector); an output that
-// broadcasts. Exposed for tests.
+// scatter or run-time-sized kernel; an index kernel whose outputs broadcast or whose other
+// operands are not dense (the rest below is for loop kernels); the innermost dim the dense entry
+// vectorises (all dims of a pointwise kernel, the kept dims of a column kernel) not a multiple of
+// its vector; a non-dense operand whose innermost stride is not 1 (nor 0 for an input: one value
+// per vector), any of whose strides is negative, or which is read as vectors (innermost stride 1)
+// from a misaligned start (its pointer, or another stride not a multiple of the vector); an output
+// that broadcasts. Exposed for tests.
 std::optional<std::vector<int64_t>> FixedLayoutsFor(const PointwiseKernel& kernel, int cc_major,
                                                     const std::vector<int64_t>& strides,
                                                     const std::vector<bool>& aligned);

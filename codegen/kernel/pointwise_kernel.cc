@@ -469,9 +469,10 @@ std::string VerifyFixedStrides(const PointwiseKernel& kernel) {
            std::to_string(kernel.num_operands()) + " operands of rank " + std::to_string(rank);
   if (kernel.entries != KernelEntries::kDense)
     return "fixed_strides on a kernel without only its dense entry";
-  if (HasRuntimeShape(kernel) || HasIndexOps(kernel) ||
+  if (HasRuntimeShape(kernel) || HasScatter(kernel) ||
+      (HasIndexOps(kernel) && kernel.is_row_reduction()) ||
       (kernel.is_row_reduction() && !kernel.is_column_reduction()))
-    return "fixed_strides on a kernel that is not a static pointwise or column kernel";
+    return "fixed_strides on a kernel that is not a static pointwise, index or column kernel";
   const int num_inputs = static_cast<int>(kernel.input_dtypes.size());
   for (int o = num_inputs; o < kernel.num_operands(); ++o)
     for (int d = kernel.reduction.num_reduced_dims; d < rank; ++d)

@@ -271,8 +271,9 @@ struct PointwiseKernel {
   // index with these strides as compile-time constants and moves it with the same vectors as
   // the others (innermost stride 1), or one scalar per vector (innermost stride 0); the
   // launcher's dense test skips it (the plan runtimes copy any input that arrives in another
-  // layout into the declared one first). Plain pointwise and column kernels with static shapes
-  // only.
+  // layout into the declared one first). Plain pointwise, index (a gather
+  // operand's row: its own strides, as declared; no scatter) and column kernels with static
+  // shapes only.
   std::vector<int64_t> fixed_strides;
   // Tiled kernels only ("Tiled kernels" above); read_dim -1 (the default) for all others.
   TileTranspose tile;

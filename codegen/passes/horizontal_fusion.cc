@@ -72,44 +72,6 @@ bool ShareFullSizeInput(const ir::Graph& graph, const FusionGroup& a, const Fusi
   return false;
 }
 
-bool HasCoordinateOps(const ir::Graph& graph, const FusionGroup& g) {
-  for (int m : g.nodes)
-    if (NeedsCoordinates(graph, graph.nodes[m])) return true;
-  return false;
-}
-
-// Whether every coordinate-needing op of g is an index op (index_ops.h): no scatter, no Philox
-// draw (those keep their kernels).
-bool OnlyIndexCoordinateOps(const ir::Graph& graph, const FusionGroup& g) {
-  for (int m : g.nodes)
-    if (NeedsCoordinates(graph, graph.nodes[m]) && !IsIndexOp(graph, graph.nodes[m])) return false;
-  return true;
-}
-
-// Whether one group gathers a tensor the other loads (a gather operand must be read only by
-// gathers in its kernel: index_ops.h).
-bool GatherLoadConflict(const ir::Graph& graph, const FusionGroup& a, const FusionGroup& b) {
-  auto split = [&](const FusionGroup& g, std::set<ir::ValueRef>& gathered,
-                   std::set<ir::ValueRef>& loaded) {
-    for (int m : g.nodes) {
-      const std::vector<ir::ValueRef> refs = GatheredRefs(graph.nodes[m]);
-      if (!refs.empty()) {
-        gathered.insert(refs.begin(), refs.end());
-      } else {
-        ir::ForEachInput(graph.nodes[m], [&](const ir::ValueRef& r) { loaded.insert(r); });
-      }
-    }
-  };
-  std::set<ir::ValueRef> ga, la, gb, lb;
-  split(a, ga, la);
-  split(b, gb, lb);
-  for (const ir::ValueRef& r : ga)
-    if (lb.count(r)) return true;
-  for (const ir::ValueRef& r : gb)
-    if (la.count(r)) return true;
-  return false;
-}
-
 // Points of a static shape; INT64_MAX for a shape with a run-time dim.
 int64_t NumelOf(const std::vector<int64_t>& shape) {
   int64_t n = 1;
@@ -120,24 +82,82 @@ int64_t NumelOf(const std::vector<int64_t>& shape) {
   return n;
 }
 
-// Whether g is index ops only, every operand gathered (max pooling's values and offsets kernels,
-// max_pool_kernels.h): two such groups gathering a common tensor may merge, since no tensor is
-// then both gathered and loaded, and the merged kernel reads the common one once.
-bool GathersOnly(const ir::Graph& graph, const FusionGroup& g) {
-  std::set<ir::ValueRef> gathered;
+// What a group reads, and how: the one thing the merge rule for index groups looks at.
+struct GroupReads {
+  std::set<ir::ValueRef> gathered;  // operands its index ops read at computed coordinates
+  std::set<ir::ValueRef> loaded;    // operands its other ops read at the point's own
+  bool coordinates = false;         // it needs the point's coordinates (index kernel)
+  bool other_coordinates = false;   // ... for a scatter or a Philox draw, not a gather
+  bool reduction = false;
+  int64_t numel = 0;
+};
+
+GroupReads ReadsOf(const ir::Graph& graph, const FusionGroup& g) {
+  GroupReads r;
   for (int m : g.nodes) {
-    if (!IsIndexOp(graph, graph.nodes[m])) return false;
-    for (const ir::ValueRef& r : GatheredRefs(graph.nodes[m])) gathered.insert(r);
+    const ir::Node& node = graph.nodes[m];
+    if (NeedsCoordinates(graph, node)) {
+      r.coordinates = true;
+      r.other_coordinates = r.other_coordinates || !IsIndexOp(graph, node);
+    }
+    const std::vector<ir::ValueRef> refs = GatheredRefs(node);
+    if (!refs.empty()) {
+      r.gathered.insert(refs.begin(), refs.end());
+    } else {
+      ir::ForEachInput(node, [&](const ir::ValueRef& v) { r.loaded.insert(v); });
+    }
   }
-  for (const ir::ValueRef& r : g.inputs)
-    if (!gathered.contains(r)) return false;
-  return !g.inputs.empty();
+  // Only the group's operands count as loaded (what its nodes read of each other is internal).
+  std::set<ir::ValueRef> inputs(g.inputs.begin(), g.inputs.end());
+  std::erase_if(r.loaded, [&](const ir::ValueRef& v) { return !inputs.contains(v); });
+  r.reduction = g.num_reduced_dims > 0;
+  r.numel = NumelOf(g.shape);
+  return r;
 }
 
-bool ShareInput(const FusionGroup& a, const FusionGroup& b) {
-  for (const ir::ValueRef& r : a.inputs)
-    if (std::find(b.inputs.begin(), b.inputs.end(), r) != b.inputs.end()) return true;
+bool Intersect(const std::set<ir::ValueRef>& a, const std::set<ir::ValueRef>& b) {
+  for (const ir::ValueRef& r : a)
+    if (b.contains(r)) return true;
   return false;
+}
+
+// A gather-only group: index ops whose every operand is gathered, none loaded (max pooling's
+// values and offsets kernels, max_pool_kernels.h).
+bool GathersOnly(const GroupReads& r) {
+  return r.coordinates && !r.other_coordinates && r.loaded.empty() && !r.gathered.empty();
+}
+
+// Whether a group may take part in any merge: no reduction, and no coordinates but for gathers.
+bool Mergeable(const GroupReads& r) { return !r.reduction && !r.other_coordinates; }
+
+// How two mergeable, independent groups of one shape may share a kernel, by what each gathers
+// and what each loads (an index kernel reads a gathered operand only through its gathers,
+// index_ops.h, and runs its points on the index emitter's path):
+//  * never when one gathers what the other loads;
+//  * two groups that load nothing (gather-only) when they gather a common tensor: the merged
+//    kernel reads it once, whatever their size (the max pool's values and offsets over a
+//    ResNet's stem map); gather-only groups gathering different tensors keep their kernels;
+//  * otherwise each group with coordinates must be small (at most `max_index_merge_numel`
+//    points: the LMs' [B, S] mask and position code, where one point per thread costs
+//    nothing), and the hoisting limit holds (the caller's kMaxHoistedBytes test).
+// Returns whether the pair passes; *hoist_limited whether the hoisting limit applies.
+bool MayMerge(const GroupReads& a, const GroupReads& b, int64_t max_index_merge_numel,
+              bool* hoist_limited) {
+  *hoist_limited = false;
+  if (Intersect(a.gathered, b.loaded) || Intersect(b.gathered, a.loaded)) return false;
+  if (GathersOnly(a) && GathersOnly(b)) return Intersect(a.gathered, b.gathered);
+  for (const GroupReads* r : {&a, &b})
+    if (r->coordinates && r->numel > max_index_merge_numel) return false;
+  *hoist_limited = true;
+  return true;
+}
+
+// The reads of a merged group (b's taken into a).
+void MergeReads(GroupReads& a, const GroupReads& b) {
+  a.gathered.insert(b.gathered.begin(), b.gathered.end());
+  a.loaded.insert(b.loaded.begin(), b.loaded.end());
+  a.coordinates = a.coordinates || b.coordinates;
+  a.other_coordinates = a.other_coordinates || b.other_coordinates;
 }
 
 }  // namespace
@@ -148,24 +168,9 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
   Partition& p = partition;
   const size_t num_groups = p.groups.size();
   std::vector<std::vector<bool>> anc = GroupAncestors(graph, p);
-  // Groups with index-aware ops keep to themselves: a tensor one group gathers must not be one
-  // the other loads (index_ops.h).
-  // Small index groups (at most options.max_index_merge_numel points: the mask and position
-  // code of the LMs, [B, S] of ints) merge too, with any group that loads nothing they gather
-  // and vice versa: the merged kernel runs one point per thread, which costs nothing there.
-  // Gather-only groups (GathersOnly: max pooling's values and offsets kernels) merge with each
-  // other when they gather a common tensor.
-  std::vector<bool> eligible(num_groups), coordinates(num_groups), small_ok(num_groups),
-      gathers_only(num_groups);
-  for (size_t g = 0; g < num_groups; ++g) {
-    coordinates[g] = HasCoordinateOps(graph, p.groups[g]);
-    gathers_only[g] = p.groups[g].num_reduced_dims == 0 && GathersOnly(graph, p.groups[g]);
-    small_ok[g] =
-        p.groups[g].num_reduced_dims == 0 &&
-        (!coordinates[g] || (NumelOf(p.groups[g].shape) <= options.max_index_merge_numel &&
-                             OnlyIndexCoordinateOps(graph, p.groups[g])));
-    eligible[g] = gathers_only[g] || small_ok[g];
-  }
+  // What each group gathers and loads, for the rule of MayMerge above.
+  std::vector<GroupReads> reads(num_groups);
+  for (size_t g = 0; g < num_groups; ++g) reads[g] = ReadsOf(graph, p.groups[g]);
   std::set<ir::ValueRef> returned;
   for (const ir::Arg& a : graph.outputs)
     ir::ForEachRef(a, [&](const ir::ValueRef& r) { returned.insert(r); });
@@ -173,23 +178,19 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
   for (size_t g = 0; g < num_groups; ++g) hoisted[g] = HoistedBytes(graph, p.groups[g], returned);
   bool changed = false;
   for (size_t a = 0; a < num_groups; ++a) {
-    if (!eligible[a] || p.groups[a].nodes.empty()) continue;
+    if (!Mergeable(reads[a]) || p.groups[a].nodes.empty()) continue;
     for (size_t b = a + 1; b < num_groups; ++b) {
       FusionGroup& ga = p.groups[a];
       FusionGroup& gb = p.groups[b];
-      if (!eligible[b] || gb.nodes.empty()) continue;
+      if (!Mergeable(reads[b]) || gb.nodes.empty()) continue;
       if (ga.shape != gb.shape || ga.device != gb.device) continue;
       if (anc[a][b] || anc[b][a]) continue;
-      if ((coordinates[a] || coordinates[b]) && GatherLoadConflict(graph, ga, gb)) continue;
+      bool hoist_limited = false;
+      if (!MayMerge(reads[a], reads[b], options.max_index_merge_numel, &hoist_limited)) continue;
       // The merged kernel runs where a ran: b's values are made there (see horizontal_fusion.h),
       // unless both read the same full-size tensor.
-      if (gathers_only[a] && gathers_only[b]) {
-        if (!ShareInput(ga, gb)) continue;
-      } else if (!small_ok[a] || !small_ok[b]) {
+      if (hoist_limited && hoisted[b] > kMaxHoistedBytes && !ShareFullSizeInput(graph, ga, gb))
         continue;
-      } else if (hoisted[b] > kMaxHoistedBytes && !ShareFullSizeInput(graph, ga, gb)) {
-        continue;
-      }
       if (static_cast<int>(ga.nodes.size() + gb.nodes.size()) > options.max_nodes_per_group)
         continue;
       // No edge joins independent groups: the merged kernel's operands are exactly the union.
@@ -204,9 +205,7 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       gb.nodes.clear();
       ga.inputs.assign(inputs.begin(), inputs.end());
       ga.outputs.insert(ga.outputs.end(), gb.outputs.begin(), gb.outputs.end());
-      coordinates[a] = coordinates[a] || coordinates[b];
-      gathers_only[a] = gathers_only[a] && gathers_only[b];
-      small_ok[a] = small_ok[a] && small_ok[b];
+      MergeReads(reads[a], reads[b]);
       // Keep the closure: whatever depended on a or b now depends on both and their ancestors.
       std::vector<bool> merged_anc(num_groups);
       for (size_t g = 0; g < num_groups; ++g) merged_anc[g] = anc[a][g] || anc[b][g];

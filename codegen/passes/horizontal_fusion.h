@@ -13,6 +13,11 @@
 // (ViT-B: 162 MiB; BERT with 4 layers: 54 MiB; tests/tools/plan_memory.py shows them). Inductor
 // too casts each weight in its own kernel. Small values (biases, norm weights, per-channel
 // statistics) still merge: a launch saved for at most 256 KiB held early.
+//
+// Groups with index ops (gathers) merge by one rule over what each group gathers and what it
+// loads (MayMerge in horizontal_fusion.cc): never when one gathers what the other loads; two
+// groups that load nothing when they gather a common tensor (a max pool's values and offsets);
+// otherwise only index groups of at most FusionOptions::max_index_merge_numel points.
 #pragma once
 
 #include <cstdint>

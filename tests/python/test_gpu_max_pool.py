@@ -7,7 +7,9 @@ Skipped without CUDA; run with tests/run_gpu.sh BUNDLE -k max_pool.
 - Gradients against eager's: f32 equal to rounding (the same terms in the same order; ATen's CUDA
   backward accumulates in f32 too), 16-bit within a rounding.
 - A ResNet stem under bf16 autocast trains like eager, the pool backward a kernel of its own
-  (the batch norm's backward sums read its gradient too). tests/python/test_e2e_max_pool.py runs the same cases on the CPU.
+  (the batch norm's backward sums read its gradient too).
+- Over channels-last maps both pool kernels launch their dense entry (`_contig`, the gathered
+  map's strides fixed at compile time: codegen/cuda_host/entry_points.h), not `_strided`. tests/python/test_e2e_max_pool.py runs the same cases on the CPU.
 """
 
 import pytest
@@ -143,3 +145,29 @@ def test_resnet_stem_trains_like_eager(daemon_env):
     assert any(ops == {_BACKWARD} for ops in kernels), kernels
     launched = kernel_launches(step)
     assert not _aten_max_pool(launched), launched
+
+
+def test_channels_last_pool_kernels_take_the_dense_entry(daemon_env):
+    """entry_points.h, index kernels: the plan declares one layout for the stem's pool kernels,
+    so they launch the dense entry compiled for it (8 bf16 lanes, constant strides)."""
+    x0 = _input((8, 64, 112, 112), torch.bfloat16, True, ties=False)
+
+    def fn(x):
+        return F.max_pool2d(torch.relu(x), 3, 2, 1).float().square().sum()
+
+    x = x0.clone().requires_grad_()
+    fn(x).backward()
+    xc = x0.clone().requires_grad_()
+    compiled = torch.compile(fn, backend="tccd", dynamic=False)
+    compiled(xc).backward()
+    torch.testing.assert_close(xc.grad.float(), x.grad.float(), rtol=2e-2, atol=2e-2)
+
+    def step():
+        xc.grad = None
+        compiled(xc).backward()
+
+    launched = kernel_launches(step)
+    pools = [k for k in launched if "max_pool2d" in k and k.startswith("tccd_")]
+    assert any("gather_backward" in k for k in pools), launched
+    assert any("max_pool2d_values" in k or "max_pool2d_offsets" in k for k in pools), launched
+    assert all(k.endswith("_contig") for k in pools), pools

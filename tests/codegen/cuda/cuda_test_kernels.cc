@@ -713,6 +713,14 @@ PointwiseKernel MaxPoolBackwardKernel(const std::string& name, std::vector<int64
   return b.kernel();
 }
 
+// `kernel` as a plan launching it with one layout gets it (entry_points.h): only the dense
+// entry, `strides` ([operands x rank]; a gather operand's own) its compile-time stride table.
+PointwiseKernel WithFixedLayout(PointwiseKernel kernel, std::vector<int64_t> strides) {
+  kernel.entries = KernelEntries::kDense;
+  kernel.fixed_strides = std::move(strides);
+  return kernel;
+}
+
 std::vector<GoldenCase> GoldenCorpus() {
   return {
       {"relu_fma_bcast", FusedReluKernel("relu_fma_bcast", {64, 1000})},
@@ -799,6 +807,14 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"max_pool_offsets_bf16", MaxPoolOffsetsKernel("max_pool_offsets_bf16", {64, 112, 112, 64})},
       {"max_pool_backward_bf16",
        MaxPoolBackwardKernel("max_pool_backward_bf16", {64, 112, 112, 64})},
+      // The same two as the plan launches them (dense channels-last maps): the dense entry with
+      // the gathered maps' strides as constants and 8 bf16 lanes (the i64 indices as 4 x 16 B).
+      {"max_pool_offsets_bf16_fixed",
+       WithFixedLayout(MaxPoolOffsetsKernel("max_pool_offsets_bf16_fixed", {64, 112, 112, 64}),
+                       {802816, 7168, 64, 1, 200704, 3584, 64, 1})},
+      {"max_pool_backward_bf16_fixed",
+       WithFixedLayout(MaxPoolBackwardKernel("max_pool_backward_bf16_fixed", {64, 112, 112, 64}),
+                       {200704, 3584, 64, 1, 200704, 3584, 64, 1, 802816, 7168, 64, 1})},
       {"stack_bf16", StackKernel("stack_bf16", {64, 197, 3, 12, 64})},
       // Tiled kernels (cuda_tile_emitter.cc): BERT's scaled K^T cast (f32 [192, 512, 64]
       // read through its transpose, bf16 out) and an NCHW -> NHWC copy whose tiled dims (28

@@ -18,7 +18,8 @@ namespace {
 
 // The kernels of `text` (one fusion group each) with the entries the plan chose (with fixed
 // layouts unless `fixed_layouts` is false).
-std::vector<PointwiseKernel> Chosen(const std::string& text, bool fixed_layouts = true) {
+std::vector<PointwiseKernel> Chosen(const std::string& text, bool fixed_layouts = true,
+                                    bool index_fixed_layouts = true) {
   absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
   INFO(g.status().ToString());
   REQUIRE(g.ok());
@@ -35,7 +36,7 @@ std::vector<PointwiseKernel> Chosen(const std::string& text, bool fixed_layouts 
   absl::StatusOr<schedule::Schedule> s =
       BuildSchedule(*g, p, kernels, {"kernels_cuda.so", "tccd-cuda-1", "cuda_pointwise"});
   REQUIRE(s.ok());
-  REQUIRE(ChooseCudaEntries(*s, 9, kernels, fixed_layouts).ok());
+  REQUIRE(ChooseCudaEntries(*s, 9, kernels, fixed_layouts, index_fixed_layouts).ok());
   return kernels;
 }
 
@@ -181,6 +182,60 @@ TEST_CASE("the dense entry of a fixed layout computes the operand's offsets", "[
   CHECK(source->find("const V0 a0 = reinterpret_cast<const V0*>(p.ptr[0])[i];") !=
         std::string::npos);
   CHECK(source->find("reinterpret_cast<V2*>(p.ptr[2])[i] = a2;") != std::string::npos);
+}
+
+// A channels-last ResNet stem's max pool as MaxPoolKernels leaves it (max_pool_kernels.h): the
+// forward's index kernels gather the [N, H, W, C] map, of another shape than their output.
+constexpr char kStemPool[] =
+    "graph(%a0: bf16[2,16,16,8]{2048,128,8,1}@cuda) {\n"
+    "  %0 = tccd::max_pool2d_offsets.default(%a0, [3, 3], [2, 2], [1, 1], [1], false, true) "
+    "-> i64[2,8,8,8]{512,64,8,1}@cuda\n"
+    "  return (%0)\n}";
+
+TEST_CASE("an index kernel's gather operand: the dense entry with its strides fixed",
+          "[entry-points]") {
+  std::vector<PointwiseKernel> k = Chosen(kStemPool);
+  REQUIRE(k.size() == 1);
+  REQUIRE(HasIndexOps(k[0]));
+  CHECK(k[0].entries == KernelEntries::kDense);
+  CHECK(k[0].fixed_strides == std::vector<int64_t>{2048, 128, 8, 1, 512, 64, 8, 1});
+  CHECK(IsFixedLayoutOperand(k[0], 0));
+  CHECK_FALSE(IsFixedLayoutOperand(k[0], 1));
+  CHECK(LaunchInfoOf(k[0], 9).row_operands == 1u);  // the launcher's dense test skips the map
+  absl::StatusOr<std::string> source = EmitCudaSource(k);
+  REQUIRE(source.ok());
+  CHECK(source->find("_strided(") == std::string::npos);
+  // The gathered map's strides are constants of the entry's table; 8 bf16 lanes per vector
+  // (16 bytes of the gathered map, the narrowest per-lane operand; the i64 output 4 x 16 B).
+  CHECK(source->find("const long long st[2][4] = {{2048ll, 128ll, 8ll, 1ll}, "
+                     "{512ll, 64ll, 8ll, 1ll}};") != std::string::npos);
+  CHECK(source->find("constexpr int kVec = 8;") != std::string::npos);
+  // TCCD_DISABLE_PASSES=index-fixed-entries: the strided entry, as before (2 lanes: the i64
+  // output's 16 bytes).
+  std::vector<PointwiseKernel> off = Chosen(kStemPool, true, /*index_fixed_layouts=*/false);
+  CHECK(off[0].entries == KernelEntries::kStrided);
+  CHECK(off[0].fixed_strides.empty());
+  absl::StatusOr<std::string> strided = EmitCudaSource(off);
+  REQUIRE(strided.ok());
+  CHECK(strided->find("constexpr int kVec = 2;") != std::string::npos);
+}
+
+TEST_CASE("index kernels: what the fixed dense entry cannot take", "[entry-points]") {
+  std::vector<PointwiseKernel> k = Chosen(kStemPool, true, false);
+  const std::vector<bool> aligned = {true, true};
+  CHECK(FixedLayoutsFor(k[0], 9, {2048, 128, 8, 1, 512, 64, 8, 1}, aligned).has_value());
+  // A gathered map in any layout (the kernel tests its vectors itself): still yes.
+  CHECK(FixedLayoutsFor(k[0], 9, {2048, 8, 128, 1, 512, 64, 8, 1}, {false, true}).has_value());
+  // A permuted output: fixed too (the entry computes its offsets from the coordinates).
+  CHECK(FixedLayoutsFor(k[0], 9, {2048, 128, 8, 1, 512, 8, 64, 1}, aligned).has_value());
+  // A dense but misaligned output (the launcher's dense test fails), or one that broadcasts
+  // (two points, one element): no.
+  CHECK_FALSE(
+      FixedLayoutsFor(k[0], 9, {2048, 128, 8, 1, 512, 64, 8, 1}, {true, false}).has_value());
+  CHECK_FALSE(FixedLayoutsFor(k[0], 9, {2048, 128, 8, 1, 512, 0, 8, 1}, aligned).has_value());
+  // Nothing fixed (a gather of the iteration space's own shape and strides): no.
+  PointwiseKernel same = k[0];
+  CHECK_FALSE(FixedLayoutsFor(same, 9, {512, 64, 8, 1, 512, 64, 8, 1}, aligned).has_value());
 }
 
 TEST_CASE("CudaFixedOffset merges dims adjacent in memory", "[entry-points]") {

@@ -170,5 +170,34 @@ TEST_CASE("an index group does not merge with a group loading what it gathers", 
 })") == "fused %0 %1 %3 -> %1 %3\nfused %2 -> %2\n");
 }
 
+// Gather-only groups (max pooling's values and offsets kernels) over two maps, and a plain
+// group of their shape; the small-group rule off (0 points), so only the gather-only one applies.
+constexpr const char* kGatherOnlyGroups =
+    R"(graph(%a0: bf16[2,16,16,8]{2048,128,8,1}@cuda, %a1: bf16[2,16,16,8]{2048,128,8,1}@cuda, %a2: bf16[2,8,8,8]{512,64,8,1}@cuda) {
+  %0 = tccd::max_pool2d_values.default(%a0, [3, 3], [2, 2], [1, 1], [1], false, true) -> bf16[2,8,8,8]{512,64,8,1}@cuda
+  %1 = tccd::max_pool2d_offsets.default(%a1, [3, 3], [2, 2], [1, 1], [1], false, true) -> i64[2,8,8,8]{512,64,8,1}@cuda
+  %2 = tccd::max_pool2d_offsets.default(%a0, [3, 3], [2, 2], [1, 1], [1], false, true) -> i64[2,8,8,8]{512,64,8,1}@cuda
+  %3 = aten::relu.default(%a2) -> bf16[2,8,8,8]{512,64,8,1}@cuda
+  %4 = aten::mul.Tensor(%0, %0) -> bf16[2,8,8,8]{512,64,8,1}@cuda
+  return (%1, %2, %3, %4)
+})";
+
+TEST_CASE("gather-only groups merge when they gather a common tensor, whatever their size",
+          "[horizontal]") {
+  FusionOptions options;
+  options.max_index_merge_numel = 0;
+  // %0 with its epilogue %4 (loads nothing: %0 is its own value) and %2 both gather %a0: one
+  // kernel. %1 gathers %a1 only: its own. The relu loads %a2: an index group of 1024 points is
+  // above the limit, so it keeps its kernel.
+  CHECK(Horizontal(kGatherOnlyGroups, options) ==
+        "fused %0 %2 %4 -> %2 %4\nfused %1 -> %1\nfused %3 -> %3\n");
+  // With the small-group limit above 1024 points every group may merge but %1 and %0's: each
+  // gathers a tensor the other does not (gather-only groups share a kernel only through a common
+  // map), and the relu joins the first.
+  options.max_index_merge_numel = 1024;
+  CHECK(Horizontal(kGatherOnlyGroups, options) ==
+        "fused %0 %2 %3 %4 -> %2 %3 %4\nfused %1 -> %1\n");
+}
+
 }  // namespace
 }  // namespace tccd::codegen
