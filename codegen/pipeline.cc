@@ -136,6 +136,7 @@
 #include "codegen/kernel/kernel_failure.h"
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
+#include "codegen/passes/affine_factory_folding.h"
 #include "codegen/passes/batch_norm_stats_in_place.h"
 #include "codegen/passes/casts_before_views.h"
 #include "codegen/passes/collapse_reshape_chains.h"
@@ -706,10 +707,13 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
   passes.BeginStage("graph-passes");
-  // With fusion on: 0-dim fills become constants of their readers, sized fills and functional
-  // copies plain pointwise values, integer x + 0 is x, training dropout becomes in-kernel Philox
-  // draws (unless the client asked for ATen's random numbers).
+  // With fusion on: integer values computed from factories alone that are constants become fills
+  // (first: the 0-dim ones it makes are inlined next), 0-dim fills become constants of their
+  // readers, sized fills and functional copies plain pointwise values, integer x + 0 is x,
+  // training dropout becomes in-kernel Philox draws (unless the client asked for ATen's random
+  // numbers).
   if (!Debug().disable_fusion) {
+    passes.Add(std::make_unique<AffineFactoryFolding>());
     passes.Add(std::make_unique<InlineScalarFills>());
     passes.Add(std::make_unique<FillCopyFolding>());
     passes.Add(std::make_unique<IntegerIdentities>());
