@@ -804,6 +804,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     fusion.merge_row_siblings = !passes.disabled("row-siblings");
     fusion.merge_full_reduction_siblings = !passes.disabled("full-reduction-siblings");
     if (passes.disabled("horizontal-index-groups")) fusion.max_index_merge_numel = 0;
+    fusion.merge_index_reader_siblings = !passes.disabled("index-reader-siblings");
     fusion.max_pool_backward_alone = !passes.disabled("max-pool-backward-alone");
     if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
       fusion.column_stored_prologues = Debug().column_stored_prologue == "1"

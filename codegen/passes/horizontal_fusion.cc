@@ -5,6 +5,8 @@
 #include <set>
 #include <vector>
 
+#include "codegen/ops/op_properties.h"
+#include "codegen/passes/graph_rebuild.h"  // IsReshapeTarget
 #include "codegen/passes/index_ops.h"
 #include "base/status_macros.h"
 
@@ -110,6 +112,29 @@ bool GatherLoadConflict(const ir::Graph& graph, const FusionGroup& a, const Fusi
   return false;
 }
 
+// Whether some node outside a and b reads an output of each, directly or through views (a
+// matmul's operands are views of them): their values are then live together when it runs
+// (FusionOptions::merge_index_reader_siblings).
+bool ShareReader(const ir::Graph& graph, const Partition& p, int a, int b) {
+  // Values of a (of b): the group's outputs and the views of them outside both groups.
+  std::set<ir::ValueRef> of_a(p.groups[a].outputs.begin(), p.groups[a].outputs.end());
+  std::set<ir::ValueRef> of_b(p.groups[b].outputs.begin(), p.groups[b].outputs.end());
+  for (size_t id = 0; id < graph.nodes.size(); ++id) {
+    if (p.group_of[id] == a || p.group_of[id] == b) continue;
+    const ir::Node& node = graph.nodes[id];
+    bool reads_a = false, reads_b = false;
+    ir::ForEachInput(node, [&](const ir::ValueRef& r) {
+      reads_a = reads_a || of_a.contains(r);
+      reads_b = reads_b || of_b.contains(r);
+    });
+    if (reads_a && reads_b) return true;
+    if ((reads_a || reads_b) && (IsViewOp(node.target) || IsReshapeTarget(node.target)) &&
+        node.outputs.size() == 1)
+      (reads_a ? of_a : of_b).insert(ir::ValueRef{static_cast<int>(id), 0});
+  }
+  return false;
+}
+
 // Points of a static shape; INT64_MAX for a shape with a run-time dim.
 int64_t NumelOf(const std::vector<int64_t>& shape) {
   int64_t n = 1;
@@ -155,8 +180,10 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
   // and vice versa: the merged kernel runs one point per thread, which costs nothing there.
   // Gather-only groups (GathersOnly: max pooling's values and offsets kernels) merge with each
   // other when they gather a common tensor.
+  // Larger index groups merge in pairs that one node reads (reader_sibling: the rotary
+  // embeddings of q and k that attention reads).
   std::vector<bool> eligible(num_groups), coordinates(num_groups), small_ok(num_groups),
-      gathers_only(num_groups);
+      gathers_only(num_groups), reader_sibling(num_groups);
   for (size_t g = 0; g < num_groups; ++g) {
     coordinates[g] = HasCoordinateOps(graph, p.groups[g]);
     gathers_only[g] = p.groups[g].num_reduced_dims == 0 && GathersOnly(graph, p.groups[g]);
@@ -164,7 +191,11 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
         p.groups[g].num_reduced_dims == 0 &&
         (!coordinates[g] || (NumelOf(p.groups[g].shape) <= options.max_index_merge_numel &&
                              OnlyIndexCoordinateOps(graph, p.groups[g])));
-    eligible[g] = gathers_only[g] || small_ok[g];
+    reader_sibling[g] = options.merge_index_reader_siblings &&
+                        p.groups[g].num_reduced_dims == 0 && coordinates[g] &&
+                        NumelOf(p.groups[g].shape) != INT64_MAX &&
+                        OnlyIndexCoordinateOps(graph, p.groups[g]);
+    eligible[g] = gathers_only[g] || small_ok[g] || reader_sibling[g];
   }
   std::set<ir::ValueRef> returned;
   for (const ir::Arg& a : graph.outputs)
@@ -185,6 +216,8 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       // unless both read the same full-size tensor.
       if (gathers_only[a] && gathers_only[b]) {
         if (!ShareInput(ga, gb)) continue;
+      } else if (reader_sibling[a] && reader_sibling[b] && (!small_ok[a] || !small_ok[b])) {
+        if (!ShareReader(graph, p, static_cast<int>(a), static_cast<int>(b))) continue;
       } else if (!small_ok[a] || !small_ok[b]) {
         continue;
       } else if (hoisted[b] > kMaxHoistedBytes && !ShareFullSizeInput(graph, ga, gb)) {
@@ -207,6 +240,8 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       coordinates[a] = coordinates[a] || coordinates[b];
       gathers_only[a] = gathers_only[a] && gathers_only[b];
       small_ok[a] = small_ok[a] && small_ok[b];
+      // A pair per reader: a third group would make a kernel of three layers' values.
+      reader_sibling[a] = false;
       // Keep the closure: whatever depended on a or b now depends on both and their ancestors.
       std::vector<bool> merged_anc(num_groups);
       for (size_t g = 0; g < num_groups; ++g) merged_anc[g] = anc[a][g] || anc[b][g];
