@@ -719,8 +719,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     passes.Add(std::make_unique<IntegerIdentities>());
     if (!request.fallback_random) passes.Add(std::make_unique<DropoutToPhilox>());
   }
-  // detach is the identity in a graph without autograd; as an alias it would split kernels.
+  // detach is the identity in a graph without autograd, alias reads the same storage; as alias
+  // steps they would split kernels.
   passes.Add(std::make_unique<DetachElimination>());
+  passes.Add(std::make_unique<AliasElimination>());
   passes.Add(std::make_unique<DeadCodeElimination>());
   // CUDA: embedding gradients as an f32 scatter-add kernel (atomics: not bitwise reproducible,
   // so not under torch.use_deterministic_algorithms, as Inductor).
