@@ -762,8 +762,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     // inside the index op's kernel, not by a kernel of its own over the half-width slice (after the
     // permute pass, which moves permutes onto a cat's parts: a rewritten cat is no cat any more).
     passes.Add(std::make_unique<NegIntoIndexOps>());
-    // A slice of a cat along its dim reads the parts (the mask code's shifted position ids).
+    // A slice of a cat along its dim reads the parts (the mask code's shifted position ids), a
+    // slice of a pad the padded tensor (the loss's shifted labels).
     passes.Add(std::make_unique<SliceOfCat>());
+    passes.Add(std::make_unique<SliceOfPad>());
     // CUDA: and a transpose of a cast that pointwise ops read moves onto the cast's input, so the
     // cast joins their kernel (attention's scaled key: k^T * scale read bf16 k once).
     if (request.device == ir::DeviceType::kCuda)
