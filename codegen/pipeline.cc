@@ -143,6 +143,7 @@
 #include "codegen/kernel/kernel_failure.h"
 #include "codegen/ir/printer.h"
 #include "codegen/ir/proto_convert.h"
+#include "codegen/passes/affine_factory_folding.h"
 #include "codegen/passes/batch_norm_stats_in_place.h"
 #include "codegen/passes/casts_before_views.h"
 #include "codegen/passes/collapse_reshape_chains.h"
@@ -727,17 +728,22 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // 1. Graph passes: clean the graph before partitioning.
   PassRunner passes({.dump_dir = Debug().dump_dir, .disabled = Debug().disabled_passes});
   passes.BeginStage("graph-passes");
-  // With fusion on: 0-dim fills become constants of their readers, sized fills and functional
-  // copies plain pointwise values, integer x + 0 is x, training dropout becomes in-kernel Philox
-  // draws (unless the client asked for ATen's random numbers).
+  // With fusion on: integer values computed from factories alone that are constants become fills
+  // (first: the 0-dim ones it makes are inlined next), 0-dim fills become constants of their
+  // readers, sized fills and functional copies plain pointwise values, integer x + 0 is x,
+  // training dropout becomes in-kernel Philox draws (unless the client asked for ATen's random
+  // numbers).
   if (!Debug().disable_fusion) {
+    passes.Add(std::make_unique<AffineFactoryFolding>());
     passes.Add(std::make_unique<InlineScalarFills>());
     passes.Add(std::make_unique<FillCopyFolding>());
     passes.Add(std::make_unique<IntegerIdentities>());
     if (!request.fallback_random) passes.Add(std::make_unique<DropoutToPhilox>());
   }
-  // detach is the identity in a graph without autograd; as an alias it would split kernels.
+  // detach is the identity in a graph without autograd, alias reads the same storage; as alias
+  // steps they would split kernels.
   passes.Add(std::make_unique<DetachElimination>());
+  passes.Add(std::make_unique<AliasElimination>());
   passes.Add(std::make_unique<DeadCodeElimination>());
   // CUDA: embedding gradients as an f32 scatter-add kernel (atomics: not bitwise reproducible,
   // so not under torch.use_deterministic_algorithms, as Inductor).
@@ -777,8 +783,10 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     // inside the index op's kernel, not by a kernel of its own over the half-width slice (after the
     // permute pass, which moves permutes onto a cat's parts: a rewritten cat is no cat any more).
     passes.Add(std::make_unique<NegIntoIndexOps>());
-    // A slice of a cat along its dim reads the parts (the mask code's shifted position ids).
+    // A slice of a cat along its dim reads the parts (the mask code's shifted position ids), a
+    // slice of a pad the padded tensor (the loss's shifted labels).
     passes.Add(std::make_unique<SliceOfCat>());
+    passes.Add(std::make_unique<SliceOfPad>());
     // CUDA: and a transpose of a cast that pointwise ops read moves onto the cast's input, so the
     // cast joins their kernel (attention's scaled key: k^T * scale read bf16 k once).
     if (request.device == ir::DeviceType::kCuda)
@@ -821,6 +829,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     fusion.merge_row_siblings = !passes.disabled("row-siblings");
     fusion.merge_full_reduction_siblings = !passes.disabled("full-reduction-siblings");
     if (passes.disabled("horizontal-index-groups")) fusion.max_index_merge_numel = 0;
+    fusion.merge_index_reader_siblings = !passes.disabled("index-reader-siblings");
     fusion.max_pool_backward_alone = !passes.disabled("max-pool-backward-alone");
     if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
       fusion.column_stored_prologues = Debug().column_stored_prologue == "1"

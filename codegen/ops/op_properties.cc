@@ -169,6 +169,7 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
                     "aten::_adaptive_avg_pool2d_backward.default", "aten::empty.memory_format",
                     "aten::arange.start", "aten::arange.default", "aten::scatter_add.default",
                     "aten::new_zeros.default", "aten::new_ones.default", "aten::new_full.default",
+                    "aten::cumsum.default",
                     "aten::_scaled_dot_product_flash_attention.default",
                     "aten::_scaled_dot_product_efficient_attention.default"});
     // Random ops advance the generator: dropping a dead one would change later draws.

@@ -46,6 +46,12 @@ struct FusionOptions {
   // this many points (the LMs' [B, S] mask and position kernels); 0 keeps every index group
   // apart, as before (TCCD_DISABLE_PASSES=horizontal-index-groups). Default: 65536.
   int64_t max_index_merge_numel = 65536;
+  // Horizontal fusion merges two index groups of one shape above that size when one node reads
+  // both (attention reads the rotary embeddings of q and k, each an index kernel over
+  // [B, H, S, D]: one launch per layer instead of two, as Inductor's small-batch Llama). Their
+  // values are live together at that reader anyway. Off with
+  // TCCD_DISABLE_PASSES=index-reader-siblings. Default: true.
+  bool merge_index_reader_siblings = true;
   // Whether a column reduction takes a pointwise prologue whose values are also stored (read by
   // other ops or returned): one kernel then reads the prologue's operands once, stores its values
   // and sums them. kTranscendental (the default) keeps such a prologue out of the column kernel

@@ -7,6 +7,8 @@
 
 #include "codegen/passes/index_ops.h"
 #include "base/status_macros.h"
+#include "codegen/ops/op_properties.h"
+#include "codegen/passes/graph_rebuild.h"  // IsReshapeTarget
 
 namespace tccd::codegen {
 namespace {
@@ -69,6 +71,29 @@ bool ShareFullSizeInput(const ir::Graph& graph, const FusionGroup& a, const Fusi
     if (graph.type_of(r).numel() == numel &&
         std::find(b.inputs.begin(), b.inputs.end(), r) != b.inputs.end())
       return true;
+  return false;
+}
+
+// Whether some node outside a and b reads an output of each, directly or through views (a
+// matmul's operands are views of them): their values are then live together when it runs
+// (FusionOptions::merge_index_reader_siblings).
+bool ShareReader(const ir::Graph& graph, const Partition& p, int a, int b) {
+  // Values of a (of b): the group's outputs and the views of them outside both groups.
+  std::set<ir::ValueRef> of_a(p.groups[a].outputs.begin(), p.groups[a].outputs.end());
+  std::set<ir::ValueRef> of_b(p.groups[b].outputs.begin(), p.groups[b].outputs.end());
+  for (size_t id = 0; id < graph.nodes.size(); ++id) {
+    if (p.group_of[id] == a || p.group_of[id] == b) continue;
+    const ir::Node& node = graph.nodes[id];
+    bool reads_a = false, reads_b = false;
+    ir::ForEachInput(node, [&](const ir::ValueRef& r) {
+      reads_a = reads_a || of_a.contains(r);
+      reads_b = reads_b || of_b.contains(r);
+    });
+    if (reads_a && reads_b) return true;
+    if ((reads_a || reads_b) && (IsViewOp(node.target) || IsReshapeTarget(node.target)) &&
+        node.outputs.size() == 1)
+      (reads_a ? of_a : of_b).insert(ir::ValueRef{static_cast<int>(id), 0});
+  }
   return false;
 }
 
@@ -137,15 +162,19 @@ bool Mergeable(const GroupReads& r) { return !r.reduction && !r.other_coordinate
 //  * two groups that load nothing (gather-only) when they gather a common tensor: the merged
 //    kernel reads it once, whatever their size (the max pool's values and offsets over a
 //    ResNet's stem map); gather-only groups gathering different tensors keep their kernels;
+//  * two larger index groups that one node reads (`reader_pair`: the rotary embeddings of q and
+//    k that attention reads, FusionOptions::merge_index_reader_siblings): their values are live
+//    together when it runs anyway, so no hoisting limit;
 //  * otherwise each group with coordinates must be small (at most `max_index_merge_numel`
 //    points: the LMs' [B, S] mask and position code, where one point per thread costs
 //    nothing), and the hoisting limit holds (the caller's kMaxHoistedBytes test).
 // Returns whether the pair passes; *hoist_limited whether the hoisting limit applies.
 bool MayMerge(const GroupReads& a, const GroupReads& b, int64_t max_index_merge_numel,
-              bool* hoist_limited) {
+              bool reader_pair, bool* hoist_limited) {
   *hoist_limited = false;
   if (Intersect(a.gathered, b.loaded) || Intersect(b.gathered, a.loaded)) return false;
   if (GathersOnly(a) && GathersOnly(b)) return Intersect(a.gathered, b.gathered);
+  if (reader_pair) return true;
   for (const GroupReads* r : {&a, &b})
     if (r->coordinates && r->numel > max_index_merge_numel) return false;
   *hoist_limited = true;
@@ -171,6 +200,12 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
   // What each group gathers and loads, for the rule of MayMerge above.
   std::vector<GroupReads> reads(num_groups);
   for (size_t g = 0; g < num_groups; ++g) reads[g] = ReadsOf(graph, p.groups[g]);
+  // Index groups above the small-group size that may still pair with a sibling one node reads
+  // (MayMerge's reader_pair); a pair per reader: a merged group takes no third.
+  std::vector<bool> reader_sibling(num_groups);
+  for (size_t g = 0; g < num_groups; ++g)
+    reader_sibling[g] = options.merge_index_reader_siblings && Mergeable(reads[g]) &&
+                        reads[g].coordinates && reads[g].numel != INT64_MAX;
   std::set<ir::ValueRef> returned;
   for (const ir::Arg& a : graph.outputs)
     ir::ForEachRef(a, [&](const ir::ValueRef& r) { returned.insert(r); });
@@ -185,8 +220,14 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       if (!Mergeable(reads[b]) || gb.nodes.empty()) continue;
       if (ga.shape != gb.shape || ga.device != gb.device) continue;
       if (anc[a][b] || anc[b][a]) continue;
+      const bool large = reads[a].numel > options.max_index_merge_numel ||
+                         reads[b].numel > options.max_index_merge_numel;
+      const bool reader_pair = large && reader_sibling[a] && reader_sibling[b] &&
+                               ShareReader(graph, p, static_cast<int>(a), static_cast<int>(b));
       bool hoist_limited = false;
-      if (!MayMerge(reads[a], reads[b], options.max_index_merge_numel, &hoist_limited)) continue;
+      if (!MayMerge(reads[a], reads[b], options.max_index_merge_numel, reader_pair,
+                    &hoist_limited))
+        continue;
       // The merged kernel runs where a ran: b's values are made there (see horizontal_fusion.h),
       // unless both read the same full-size tensor.
       if (hoist_limited && hoisted[b] > kMaxHoistedBytes && !ShareFullSizeInput(graph, ga, gb))
@@ -206,6 +247,7 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
       ga.inputs.assign(inputs.begin(), inputs.end());
       ga.outputs.insert(ga.outputs.end(), gb.outputs.begin(), gb.outputs.end());
       MergeReads(reads[a], reads[b]);
+      reader_sibling[a] = false;
       // Keep the closure: whatever depended on a or b now depends on both and their ancestors.
       std::vector<bool> merged_anc(num_groups);
       for (size_t g = 0; g < num_groups; ++g) merged_anc[g] = anc[a][g] || anc[b][g];

@@ -14,6 +14,19 @@
 // rank and dtype; not for a slice that is a graph output (the caller's strides). The old cat is
 // left to dead code elimination (kept where something else reads it).
 // TCCD_DISABLE_PASSES=slice-of-cat keeps the slices of the cat.
+//
+// SliceOfPad: the same for constant_pad_nd (a cat with constants): a slice of a padded tensor
+// along a padded dim is the pad of the slice of the tensor, with the padding that falls in the
+// slice. transformers' causal-LM loss shifts the labels so:
+//
+//   %p = constant_pad_nd(labels, [0, 1], -100)       [B, S + 1]
+//   %s = slice(%p, 1, 1, S + 1)                      [B, S]
+// becomes
+//   %s = constant_pad_nd(slice(labels, 1, 1, S), [0, 1], -100)
+//
+// an index op of the kernel that reads %s (the label mask's clone and compare on Llama and
+// GPT-2): the [B, S + 1] pad was a kernel of its own. Only for non-negative pads, step-1 slices
+// that keep some of the tensor, and no graph output. TCCD_DISABLE_PASSES=slice-of-pad.
 #pragma once
 
 #include "codegen/passes/pass.h"
@@ -23,6 +36,12 @@ namespace tccd::codegen {
 class SliceOfCat : public GraphPass {
  public:
   std::string_view name() const override { return "slice-of-cat"; }
+  absl::StatusOr<bool> Run(ir::Graph& graph) override;
+};
+
+class SliceOfPad : public GraphPass {
+ public:
+  std::string_view name() const override { return "slice-of-pad"; }
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
 };
 

@@ -1,4 +1,4 @@
-// DetachElimination: IR text in, IR text out.
+// DetachElimination and AliasElimination: IR text in, IR text out.
 #include <catch2/catch.hpp>
 
 #include "codegen/ir/parser.h"
@@ -54,6 +54,31 @@ TEST_CASE("a graph without detaches is left as it is", "[detach]") {
 })",
       &changed);
   CHECK_FALSE(changed);
+}
+
+// Llama's final norm: transformers' slice_logits_to_keep aliases it before the lm_head's cast.
+TEST_CASE("an alias read by an op is its source; detaches and returned aliases stay", "[detach]") {
+  absl::StatusOr<ir::Graph> g = ir::ParseGraph(R"(graph(%a0: f32[4,8]{8,1}@cuda, %a1: f32[8]{1}@cuda) {
+  %0 = aten::mul.Tensor(%a1, %a0) -> f32[4,8]{8,1}@cuda
+  %1 = aten::alias.default(%0) -> f32[4,8]{8,1}@cuda
+  %2 = aten::_to_copy.default(%1, dtype=bf16) -> bf16[4,8]{8,1}@cuda
+  %3 = aten::detach.default(%a0) -> f32[4,8]{8,1}@cuda
+  %4 = aten::add.Tensor(%3, 1) -> f32[4,8]{8,1}@cuda
+  %5 = aten::alias.default(%a0) -> f32[4,8]{8,1}@cuda
+  return (%2, %4, %5)
+})");
+  REQUIRE(g.ok());
+  AliasElimination pass;
+  REQUIRE(*pass.Run(*g));
+  CHECK(ir::PrintGraph(*g) == Canonical(R"(graph(%a0: f32[4,8]{8,1}@cuda, %a1: f32[8]{1}@cuda) {
+  %0 = aten::mul.Tensor(%a1, %a0) -> f32[4,8]{8,1}@cuda
+  %1 = aten::_to_copy.default(%0, dtype=bf16) -> bf16[4,8]{8,1}@cuda
+  %2 = aten::detach.default(%a0) -> f32[4,8]{8,1}@cuda
+  %3 = aten::add.Tensor(%2, 1) -> f32[4,8]{8,1}@cuda
+  %4 = aten::alias.default(%a0) -> f32[4,8]{8,1}@cuda
+  return (%1, %3, %4)
+})"));
+  CHECK_FALSE(*pass.Run(*g));
 }
 
 }  // namespace

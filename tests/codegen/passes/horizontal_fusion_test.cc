@@ -197,6 +197,38 @@ TEST_CASE("gather-only groups merge when they gather a common tensor, whatever t
   options.max_index_merge_numel = 1024;
   CHECK(Horizontal(kGatherOnlyGroups, options) ==
         "fused %0 %2 %3 %4 -> %2 %3 %4\nfused %1 -> %1\n");
+// The rotary embeddings of q and k (rotate_half as slice_backward pairs: index kernels, each
+// gathering its own projection), both read by attention through views; 64 points each, above
+// the small-index-group limit set to 16 here.
+constexpr char kRotaryPair[] =
+    R"(graph(%a0: f32[2,2,4,4]{32,16,4,1}@cuda, %a1: f32[2,2,4,4]{32,16,4,1}@cuda, %a2: f32[4,4]{4,1}@cuda) {
+  %0 = aten::slice.Tensor(%a0, 3, 2, 4) -> f32[2,2,4,2]{32,16,4,1}@cuda
+  %1 = aten::slice_backward.default(%0, [2, 2, 4, 4], 3, 0, 2, 1) -> f32[2,2,4,4]{32,16,4,1}@cuda
+  %2 = aten::mul.Tensor(%a0, %a2) -> f32[2,2,4,4]{32,16,4,1}@cuda
+  %3 = aten::add.Tensor(%2, %1) -> f32[2,2,4,4]{32,16,4,1}@cuda
+  %4 = aten::slice.Tensor(%a1, 3, 2, 4) -> f32[2,2,4,2]{32,16,4,1}@cuda
+  %5 = aten::slice_backward.default(%4, [2, 2, 4, 4], 3, 0, 2, 1) -> f32[2,2,4,4]{32,16,4,1}@cuda
+  %6 = aten::mul.Tensor(%a1, %a2) -> f32[2,2,4,4]{32,16,4,1}@cuda
+  %7 = aten::add.Tensor(%6, %5) -> f32[2,2,4,4]{32,16,4,1}@cuda
+  %8 = aten::view.default(%3, [4, 4, 4]) -> f32[4,4,4]{16,4,1}@cuda
+  %9 = aten::view.default(%7, [4, 4, 4]) -> f32[4,4,4]{16,4,1}@cuda
+  %10 = aten::bmm.default(%8, %9) -> f32[4,4,4]{16,4,1}@cuda
+  return (%10)
+})";
+
+TEST_CASE("two large index groups that one node reads share a kernel", "[horizontal]") {
+  FusionOptions options;
+  options.max_index_merge_numel = 16;
+  CHECK(Horizontal(kRotaryPair, options) ==
+        "extern %0 aten::slice.Tensor\nextern %4 aten::slice.Tensor\nfused %1 %2 %3 %5 %6 %7 -> %3 "
+        "%7\nextern %8 aten::view.default\nextern %9 aten::view.default\nextern %10 "
+        "aten::bmm.default\n");
+  // TCCD_DISABLE_PASSES=index-reader-siblings: a kernel each.
+  options.merge_index_reader_siblings = false;
+  CHECK(Horizontal(kRotaryPair, options) ==
+        "extern %0 aten::slice.Tensor\nfused %1 %2 %3 -> %3\nextern %4 aten::slice.Tensor\nfused %5 %6 "
+        "%7 -> %7\nextern %8 aten::view.default\nextern %9 aten::view.default\nextern %10 "
+        "aten::bmm.default\n");
 }
 
 }  // namespace
