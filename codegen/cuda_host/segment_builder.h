@@ -50,12 +50,16 @@ inline constexpr char kCudaSegmentAbi[] = "tccd-cuda-segment-1";
 inline constexpr int64_t kSegmentMemorySlack = int64_t{4} << 20;
 
 // `kernel_symbols[i]` is the kernel step symbol of kernel i of the CudaModule; `artifact` the
-// host library's name. program() holds the gemms and segments to emit into that library (empty
+// host library's name; `gemm_workspace_bytes` the cuBLASLt scratch a segment with matmuls
+// reserves (kGemmWorkspaceBytes unless TCCD_GEMM_WORKSPACE_MB). program() holds the gemms and segments to emit into that library (empty
 // when nothing was segmented).
 class SegmentBuilder : public schedule::SchedulePass {
  public:
-  SegmentBuilder(std::vector<std::string> kernel_symbols, std::string artifact)
-      : kernel_symbols_(std::move(kernel_symbols)), artifact_(std::move(artifact)) {}
+  SegmentBuilder(std::vector<std::string> kernel_symbols, std::string artifact,
+                 int64_t gemm_workspace_bytes = kGemmWorkspaceBytes)
+      : kernel_symbols_(std::move(kernel_symbols)),
+        artifact_(std::move(artifact)),
+        gemm_workspace_bytes_(gemm_workspace_bytes) {}
   // TCCD_DISABLE_PASSES=segments keeps a CUDA plan at one step per kernel and ATen op.
   std::string_view name() const override { return "segments"; }
   absl::StatusOr<bool> Run(schedule::Schedule& schedule) override;
@@ -64,6 +68,7 @@ class SegmentBuilder : public schedule::SchedulePass {
  private:
   std::vector<std::string> kernel_symbols_;
   std::string artifact_;
+  int64_t gemm_workspace_bytes_;
   HostProgram program_;
 };
 
