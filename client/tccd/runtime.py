@@ -44,7 +44,7 @@ ABI_CUDA_SYM = "tccd-cuda-sym-1"
 # A cuBLASLt matmul with run-time sizes (codegen/symbolic_gemms.h): int f(void** data,
 # const int64_t* dims, void* workspace, uint64_t workspace_bytes, stream), data A, B[, bias], D.
 ABI_CUDA_SYM_GEMM = "tccd-cuda-sym-gemm-1"
-_GEMM_WORKSPACE_BYTES = 8 << 20  # codegen::kGemmWorkspaceBytes
+_GEMM_WORKSPACE_BYTES = 8 << 20  # sized gemms: TCCD_GEMM_WORKSPACE_BYTES (tccd_plan_format.h)
 # tccd_cuda_runtime.h: TCCD_RT_ERROR_INVALID_CONTEXT (no current context and no stream to ask).
 _RT_ERROR_INVALID_CONTEXT = 201
 
