@@ -212,6 +212,18 @@ def _identity(device_index: int) -> Optional[Tuple[str, int, int]]:
         return None
     version = _rt._cublaslt_version()
     if version is None:
+        # Not loaded yet (torch loads it with libtorch_cuda, so this is rare): the runtime's own
+        # fallback, a normal load by soname, which its first library load would make anyway.
+        import ctypes
+
+        for name in ("libcublasLt.so.13", "libcublasLt.so.12"):
+            try:
+                ctypes.CDLL(name)
+                break
+            except OSError:
+                continue
+        version = _rt._cublaslt_version()
+    if version is None:
         return None
     import torch
 
