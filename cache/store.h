@@ -110,6 +110,14 @@ class Store {
   virtual absl::Status PutDynamicProfile(absl::string_view job_id,
                                          const v1::DynamicProfile& profile) = 0;
 
+  // Matmul autotuning's choices of one identity (server/gemm_tune_store.h), by its row key
+  // (64 lowercase hex); NOT_FOUND when none is stored, DATA_LOSS when unreadable. Kept in the
+  // "profiles" column family under a key no job id can have; never evicted. The defaults
+  // (stores without them) are UNIMPLEMENTED.
+  virtual absl::StatusOr<v1::GemmTuneTable> GetGemmTunes(absl::string_view row);
+  // Replaces the table stored under `row`; callers that merge serialise themselves.
+  virtual absl::Status PutGemmTunes(absl::string_view row, const v1::GemmTuneTable& table);
+
   // Counts for stats: number of blobs, manifests, total blob bytes. RocksDB estimates: exact for
   // counts until blobs or manifests are deleted; bytes are approximate. Zeros once closed.
   struct Usage {

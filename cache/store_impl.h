@@ -3,7 +3,7 @@
 //   store_blobs.cc      PutBlob, GetBlob, HasBlob
 //   store_manifests.cc  PutManifest, GetManifest
 //   store_jobs.cc       RecordJobUse, GetJob
-//   store_profiles.cc   GetDynamicProfile, PutDynamicProfile
+//   store_profiles.cc   GetDynamicProfile, PutDynamicProfile, GetGemmTunes, PutGemmTunes
 //   store_writable.cc   refusing writes while the disk is full, resuming them
 //   store_eviction.cc   the size cap: loading the eviction index, evicting, access times
 // The on-disk layout is in schema.h.
@@ -78,6 +78,8 @@ class StoreImpl final : public Store {
   absl::StatusOr<v1::DynamicProfile> GetDynamicProfile(absl::string_view job_id) override;
   absl::Status PutDynamicProfile(absl::string_view job_id,
                                  const v1::DynamicProfile& profile) override;
+  absl::StatusOr<v1::GemmTuneTable> GetGemmTunes(absl::string_view row) override;
+  absl::Status PutGemmTunes(absl::string_view row, const v1::GemmTuneTable& table) override;
 
   Usage GetUsage() override;
   bool WritesStopped() override;

@@ -67,6 +67,10 @@ struct BackendOptions {
   // sets it from TCCD_GEMM_AUTOTUNE (default 0: off) and to 0 for deterministic requests (the
   // choice may differ between processes). Default: 0.
   int gemm_autotune = 0;
+  // CUDA: the cuBLASLt scratch a segment with static matmuls reserves and their algorithms may
+  // use (kGemmWorkspaceBytes: 32 MiB, cuBLAS's recommendation for Hopper; TCCD_GEMM_WORKSPACE_MB
+  // sets it, 8 the size before the thirteenth session). A whole number of MiB, 1..255.
+  int64_t gemm_workspace_bytes = int64_t{32} << 20;
   // Writes a named debugging dump (a no-op without TCCD_DUMP_DIR). Default: no-op.
   std::function<void(const std::string& name, const std::string& text)> dump =
       [](const std::string&, const std::string&) {};

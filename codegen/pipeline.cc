@@ -114,6 +114,10 @@
 //                              (weight gradients) also time the swapped formulation D^T =
 //                              op(B)^T op(A)^T with D^T row-ordered and keep it when clearly
 //                              faster (not measured yet; keyed here)
+//   TCCD_GEMM_WORKSPACE_MB=n   CUDA static matmuls: the cuBLASLt workspace their segment
+//                              reserves and their algorithms may use (1..255; default 32,
+//                              cuBLAS's recommendation for Hopper; 8 before the thirteenth
+//                              session; keyed here)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -220,6 +224,8 @@ namespace {
 // value measured then (ConvNeXt-T train large GPU busy 15.51 vs 15.78 ms).
 constexpr int kDefaultGemmAutotune = 0;
 constexpr int kMaxGemmAutotune = 16;
+// The cuBLASLt workspace of static matmuls in MiB (TCCD_GEMM_WORKSPACE_MB; kGemmWorkspaceBytes).
+constexpr int kDefaultGemmWorkspaceMb = static_cast<int>(kGemmWorkspaceBytes >> 20);
 
 struct DebugOptions {
   std::string dump_dir;
@@ -244,6 +250,7 @@ struct DebugOptions {
   bool symbolic_rewrites_on_cpu = false;       // TCCD_SYMBOLIC_REWRITES_ON_CPU=1 (tests)
   int gemm_autotune = kDefaultGemmAutotune;    // TCCD_GEMM_AUTOTUNE=n (0: off)
   bool gemm_autotune_swap = false;             // TCCD_GEMM_AUTOTUNE_SWAP=1
+  int gemm_workspace_mb = kDefaultGemmWorkspaceMb;  // TCCD_GEMM_WORKSPACE_MB=n
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -290,6 +297,10 @@ const DebugOptions& Debug() {
     }
     if (const char* g = std::getenv("TCCD_GEMM_AUTOTUNE_SWAP"))
       o->gemm_autotune_swap = std::string(g) == "1";
+    if (const char* g = std::getenv("TCCD_GEMM_WORKSPACE_MB")) {
+      int n = 0;  // an unparsable value is the default
+      if (absl::SimpleAtoi(g, &n)) o->gemm_workspace_mb = std::clamp(n, 1, 255);
+    }
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
     return o;
@@ -345,6 +356,8 @@ std::string DebugOptionsKey() {
   if (d.gemm_autotune != kDefaultGemmAutotune)
     absl::StrAppend(&key, "gemm-autotune=", d.gemm_autotune, ";");
   if (d.gemm_autotune_swap) absl::StrAppend(&key, "gemm-autotune-swap;");
+  if (d.gemm_workspace_mb != kDefaultGemmWorkspaceMb)
+    absl::StrAppend(&key, "gemm-workspace-mb=", d.gemm_workspace_mb, ";");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
@@ -718,6 +731,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
         .index_fixed_entries = !Debug().disabled_passes.contains("index-fixed-entries"),
         .tile_kernels = Debug().tile_kernels && !Debug().disabled_passes.contains("tile-kernels"),
         .gemm_autotune = request.deterministic ? 0 : GemmAutotune(),
+        .gemm_workspace_bytes = int64_t{Debug().gemm_workspace_mb} << 20,
         .dump = Dump};
     return request.device == ir::DeviceType::kCpu
                ? MakeCpuBackend(request.cpu, std::move(options))

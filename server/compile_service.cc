@@ -71,6 +71,7 @@ CompileService::CompileService(CompileServiceOptions options, cache::Store* stor
       progress_(options_.progress_log_after),
       recipes_(store),
       profiles_(store),
+      gemm_tunes_(store),
       compile_pool_("tccd-compile", options_.compile_threads) {
   if (options_.on_dedup_wait_for_testing) {
     flights_.SetFollowerHookForTesting(options_.on_dedup_wait_for_testing);
@@ -534,6 +535,17 @@ absl::StatusOr<v1::DynamicProfile> CompileService::GetDynamicProfile(
     stats_.dynamic_profile_misses.fetch_add(1, std::memory_order_relaxed);
   }
   return profile;
+}
+
+absl::StatusOr<v1::GemmTuneTable> CompileService::PutGemmTunes(const v1::GemmTuneTable& table) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  return gemm_tunes_.Put(table, absl::ToUnixMillis(absl::Now()));
+}
+
+absl::StatusOr<v1::GemmTuneTable> CompileService::GetGemmTunes(
+    const v1::GemmTuneRequest& request) {
+  stats_.requests_total.fetch_add(1, std::memory_order_relaxed);
+  return gemm_tunes_.Get(request);
 }
 
 v1::CompileProgress CompileService::GetCompileProgress(const v1::CompileProgressRequest& request) {

@@ -41,6 +41,7 @@
 #include "cache/shared_tier.h"
 #include "cache/store.h"
 #include "server/aot_recipe_store.h"
+#include "server/gemm_tune_store.h"
 #include "server/dynamic_profile_store.h"
 #include "server/compile_progress_board.h"
 #include "server/compiler.h"
@@ -132,6 +133,12 @@ class CompileService {
   absl::StatusOr<v1::DynamicProfile> PutDynamicProfile(const v1::DynamicProfile& profile);
   absl::StatusOr<v1::DynamicProfile> GetDynamicProfile(const v1::DynamicProfileRequest& request);
 
+  // Matmul autotuning's choices (gemm_tune_store.h): Put returns the identity's whole table
+  // (stored entries kept: first writer wins), Get NOT_FOUND for an identity without one.
+  // Block on disk.
+  absl::StatusOr<v1::GemmTuneTable> PutGemmTunes(const v1::GemmTuneTable& table);
+  absl::StatusOr<v1::GemmTuneTable> GetGemmTunes(const v1::GemmTuneRequest& request);
+
   // Progress of the Compile call whose request carried `request.progress_id`
   // (known = false when there is none waiting). Never blocks.
   v1::CompileProgress GetCompileProgress(const v1::CompileProgressRequest& request);
@@ -194,6 +201,7 @@ class CompileService {
   CompileProgressBoard progress_;
   AotRecipeStore recipes_;
   DynamicProfileStore profiles_;
+  GemmTuneStore gemm_tunes_;
   Flights flights_;
   // Declared last: destroyed (joined) first, while everything its tasks use is
   // alive.

@@ -362,7 +362,9 @@ using RawService = v1::Tccd::WithRawCallbackMethod_Compile<
                         v1::Tccd::WithRawCallbackMethod_GetAotRecipe<
                             v1::Tccd::WithRawCallbackMethod_PutDynamicProfile<
                                 v1::Tccd::WithRawCallbackMethod_GetDynamicProfile<
-                                    v1::Tccd::Service>>>>>>>>>>>;
+                                    v1::Tccd::WithRawCallbackMethod_PutGemmTunes<
+                                        v1::Tccd::WithRawCallbackMethod_GetGemmTunes<
+                                            v1::Tccd::Service>>>>>>>>>>>>>;
 
 class TccdService final : public RawService {
  public:
@@ -549,6 +551,42 @@ class TccdService final : public RawService {
           absl::StatusOr<v1::DynamicProfile> profile = service_->GetDynamicProfile(request);
           if (profile.ok()) *response = *std::move(profile);
           done(profile.status());
+        });
+  }
+
+  // Gemm tunes belong to no job: writing needs a compile or admin token (as AOT recipes),
+  // reading any token.
+  grpc::ServerUnaryReactor* PutGemmTunes(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override {
+    auto who = AuthenticateCall(tokens_, *context, "PutGemmTunes");
+    if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
+    if (who->has_value()) {
+      if (absl::Status allowed = AllowWrite(**who); !allowed.ok())
+        return RefuseUnary(context, ToGrpcStatus(allowed));
+    }
+    return ServeUnary<v1::GemmTuneTable, v1::GemmTuneTable>(
+        context, request, response, service_, pool_, request_deadline_, "PutGemmTunes",
+        [this](const v1::GemmTuneTable& request, v1::GemmTuneTable* response,
+               CompileService::Done done) {
+          absl::StatusOr<v1::GemmTuneTable> table = service_->PutGemmTunes(request);
+          if (table.ok()) *response = *std::move(table);
+          done(table.status());
+        });
+  }
+
+  grpc::ServerUnaryReactor* GetGemmTunes(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override {
+    auto who = AuthenticateCall(tokens_, *context, "GetGemmTunes");
+    if (!who.ok()) return RefuseUnary(context, ToGrpcStatus(who.status()));
+    return ServeUnary<v1::GemmTuneRequest, v1::GemmTuneTable>(
+        context, request, response, service_, pool_, request_deadline_, "GetGemmTunes",
+        [this](const v1::GemmTuneRequest& request, v1::GemmTuneTable* response,
+               CompileService::Done done) {
+          absl::StatusOr<v1::GemmTuneTable> table = service_->GetGemmTunes(request);
+          if (table.ok()) *response = *std::move(table);
+          done(table.status());
         });
   }
 

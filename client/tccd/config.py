@@ -37,6 +37,11 @@
                        PGO on), the dims Dynamo found dynamic are stored under it, merged across
                        ranks and runs, and a later process of the job compiles them dynamic at
                        once. Default: 1.
+    TCCD_GEMM_TUNES_SHARED  0: matmul autotuning's choices (a daemon with TCCD_GEMM_AUTOTUNE)
+                       stay in this process and its local cache, as before the thirteenth
+                       session; 1: they are shared through the daemon (gemm_tunes.py), the first
+                       process's choice for a matmul on a GPU model and cuBLASLt kept for every
+                       later process and rank, so that they compute the same bits. Default: 1.
     TCCD_TIMEOUT_S     deadline of one Compile call, seconds. Default: 600.
     TCCD_MAX_CONSTANT_MB  most bytes of lifted constant tensors one graph may send (their bytes
                        travel in the request); a graph over it runs eagerly. Default: 64.
@@ -209,6 +214,7 @@ class Config:
     released_inputs: bool = True  # TCCD_RELEASED_INPUTS (released_inputs.py)
     padded_outputs: bool = True  # TCCD_PADDED_OUTPUTS
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
+    gemm_tunes_shared: bool = True  # TCCD_GEMM_TUNES_SHARED (gemm_tunes.py)
     conv_warmup: int = 1  # TCCD_CONV_WARMUP (conv_warmup.py)
     forward_conv_warmup: int = 1  # TCCD_FORWARD_CONV_WARMUP (conv_warmup.warm_forward_while_waiting)
     defer_backward_init: int = 0  # TCCD_DEFER_BACKWARD_INIT: 1 backward plans, 2 forward too
@@ -320,6 +326,7 @@ class Config:
             released_inputs=_flag(env, "TCCD_RELEASED_INPUTS", True),
             padded_outputs=_flag(env, "TCCD_PADDED_OUTPUTS", True),
             dynamic_profiles=_flag(env, "TCCD_DYNAMIC_PROFILES", True),
+            gemm_tunes_shared=_flag(env, "TCCD_GEMM_TUNES_SHARED", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,
         )

@@ -44,7 +44,7 @@ ABI_CUDA_SYM = "tccd-cuda-sym-1"
 # A cuBLASLt matmul with run-time sizes (codegen/symbolic_gemms.h): int f(void** data,
 # const int64_t* dims, void* workspace, uint64_t workspace_bytes, stream), data A, B[, bias], D.
 ABI_CUDA_SYM_GEMM = "tccd-cuda-sym-gemm-1"
-_GEMM_WORKSPACE_BYTES = 8 << 20  # codegen::kGemmWorkspaceBytes
+_GEMM_WORKSPACE_BYTES = 8 << 20  # sized gemms: TCCD_GEMM_WORKSPACE_BYTES (tccd_plan_format.h)
 # tccd_cuda_runtime.h: TCCD_RT_ERROR_INVALID_CONTEXT (no current context and no stream to ask).
 _RT_ERROR_INVALID_CONTEXT = 201
 
@@ -885,10 +885,13 @@ def cuda_init_seconds() -> float:
 # others, and the table is saved in the local cache (beside the manifests) and read back by the
 # next process on the same GPU model and cuBLASLt, whose warm start then times nothing already
 # timed. These constants mirror the C header (tests/python/test_gemm_tune_table.py checks).
-_TUNE_MAGIC = 0x316E757464636374  # "tccdtun1"
+_TUNE_MAGIC = 0x326E757464636374  # "tccdtun2"
 _TUNE_SLOTS = 1024
 _TUNE_KEY_WORDS = 14  # the last is the device ordinal
-_TUNE_ENTRY_BYTES = (_TUNE_KEY_WORDS + 8 + 2) * 8
+# key, algo[8], workspace_size, used (uint64 each), chosen_ms, first_ms (float each)
+_TUNE_USED_OFFSET = (_TUNE_KEY_WORDS + 8 + 1) * 8
+_TUNE_TIMES_OFFSET = _TUNE_USED_OFFSET + 8
+_TUNE_ENTRY_BYTES = _TUNE_TIMES_OFFSET + 8
 _TUNE_HEADER = struct.Struct("<QIIII")  # magic, entry_bytes, slots, lock, filled
 _TUNE_TABLE_BYTES = _TUNE_HEADER.size + _TUNE_SLOTS * _TUNE_ENTRY_BYTES
 
@@ -942,7 +945,7 @@ def _import_tune_table(buffer, data: bytes, device_index: int) -> bool:
     table = bytearray(data)
     _TUNE_HEADER.pack_into(table, 0, magic, entry_bytes, slots, 0, filled)
     device_offset = (_TUNE_KEY_WORDS - 1) * 8
-    used_offset = _TUNE_ENTRY_BYTES - 8
+    used_offset = _TUNE_USED_OFFSET
     for i in range(_TUNE_SLOTS):
         entry = _TUNE_HEADER.size + i * _TUNE_ENTRY_BYTES
         if struct.unpack_from("<Q", table, entry + used_offset)[0]:
@@ -1014,24 +1017,40 @@ def _init_cuda_library(artifact: str, library: ctypes.CDLL, device_index: int) -
         set_table = library.tccd_cuda_set_tune_table
     except AttributeError:
         set_table = None  # no tuned matmuls in this library
+    sharing = None
     if set_table is not None:
+        from . import gemm_tunes
+
         set_table.argtypes = [ctypes.c_void_p]
         set_table.restype = ctypes.c_int
         table = _tune_table(device_index)
+        # Loads of tuned libraries of a device take turns: the daemon's choices are written
+        # into the table between them (and timings on one GPU would disturb each other).
+        sharing = gemm_tunes.sharing(device_index)
+        sharing.lock.acquire()
+        sharing.before_load(table.buffer, device_index)
         if set_table(ctypes.addressof(table.buffer)) != 0:
             # A runtime of another table layout (a daemon of another version): the library
             # keeps its own table; its matmuls are still timed, only not shared or saved.
             table = None
-    with torch.cuda.device(device_index):
-        err = init()
-        if err == _RT_ERROR_INVALID_CONTEXT and not torch.cuda.is_current_stream_capturing():
-            # No current CUDA context on this thread: a thread that has made no CUDA runtime
-            # call yet (tccd's background threads, autograd's backward threads) has none. A
-            # stream query makes the device's primary context current; then once more.
-            _make_context_current(torch.device("cuda", device_index))
+    try:
+        with torch.cuda.device(device_index):
             err = init()
-    if table is not None and err == 0:
-        table.save_if_grown()
+            if err == _RT_ERROR_INVALID_CONTEXT and not torch.cuda.is_current_stream_capturing():
+                # No current CUDA context on this thread: a thread that has made no CUDA runtime
+                # call yet (tccd's background threads, autograd's backward threads) has none. A
+                # stream query makes the device's primary context current; then once more.
+                _make_context_current(torch.device("cuda", device_index))
+                err = init()
+            if table is not None and err == 0 and sharing.after_load(table.buffer, device_index):
+                # Another process stored its choice first: the loaded gemms take it (the
+                # runtime re-reads the table), so that every process computes the same bits.
+                set_table(ctypes.addressof(table.buffer))
+        if table is not None and err == 0:
+            table.save_if_grown()
+    finally:
+        if sharing is not None:
+            sharing.lock.release()
     _cuda_init_seconds += time.perf_counter() - start
     if err == _RT_ERROR_INVALID_CONTEXT:
         # Still none (a capture on this thread): the module loads at the first launch, in the

@@ -157,7 +157,8 @@ class CudaPipelineBackend : public Backend {
   // TCCD_DISABLE_PASSES=segments skips both; matmuls no segment takes stay ATen ops).
   absl::Status RunSchedulePasses(PassRunner& passes, schedule::Schedule& schedule) override {
     segments_ = std::make_unique<SegmentBuilder>(kernel_symbols_, native_.artifact,
-                                                 options_.released_inputs);
+                                                 options_.released_inputs,
+                                                 options_.gemm_workspace_bytes);
     MatchGemms gemms;
     schedule::OrderStepsForMemory memory_order;
     schedule::SinkViewsToFirstReader sink_views;
@@ -173,8 +174,9 @@ class CudaPipelineBackend : public Backend {
     if (!options_.machine_code) return absl::OkStatus();
     HostProgram program = segments_ != nullptr ? segments_->program() : given_program_;
     // Sized gemms are never timed (their objects are made on the step's path), so their
-    // module keeps tune 0 and its bytes.
-    for (GemmSpec& gemm : program.gemms) gemm.tune = gemm.sized ? 0 : options_.gemm_autotune;
+    // module keeps tune 0 and its bytes; static ones may use what their segment reserves.
+    for (GemmSpec& gemm : program.gemms)
+      gemm.tune = gemm.sized ? 0 : GemmTuneWord(options_.gemm_autotune, options_.gemm_workspace_bytes);
     if (!kernels.empty() || !program.empty()) {
       ASSIGN_OR_RETURN(std::string host, BuildCudaHostLibrary(module_, program));
       out.artifacts.push_back({native_.artifact, v1::CUDA_HOST_OBJECT, std::move(host)});

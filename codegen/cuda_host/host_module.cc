@@ -32,6 +32,9 @@ static_assert(TCCD_RT_MAX_PARAM_BYTES == kCudaMaxParamBytes,
               "the runtime's parameter buffer must hold the largest parameter block");
 static_assert(TCCD_RT_TUNE_SWAP == kGemmTuneSwap && TCCD_RT_TUNE_CANDIDATES(0x1ff) == 0xff,
               "GemmSpec::tune is tccd_rt_gemm.tune");
+static_assert(TCCD_RT_TUNE_WORKSPACE_MIB(37 << kGemmTuneWorkspaceShift) == 37 &&
+                  (kLegacyGemmWorkspaceBytes >> 20) == 8,
+              "GemmSpec::tune's workspace bits are TCCD_RT_TUNE_WORKSPACE_MIB");
 
 // The runtime's structs as LLVM types (opaque pointers: every pointer field is `ptr`).
 struct RuntimeTypes {
@@ -70,7 +73,7 @@ RuntimeTypes MakeRuntimeTypes(llvm::LLVMContext& c) {
   t.gemm = llvm::StructType::create(
       c, {ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32, i32, f32, i32},
       "tccd_rt_gemm");
-  // desc, layout_a, layout_b, layout_d, algo[8], workspace_size, swapped, reserved
+  // desc, layout_a, layout_b, layout_d, algo[8], workspace_size, swapped, device
   t.gemm_state = llvm::StructType::create(
       c, {ptr, ptr, ptr, ptr, llvm::ArrayType::get(i64, 8), i64, i32, i32}, "tccd_rt_gemm_state");
   // byte_offset, index, reserved
@@ -142,7 +145,7 @@ absl::Status CheckLayout(const llvm::DataLayout& layout, const RuntimeTypes& t) 
       {TCCD_FIELD(tccd_rt_gemm_state, desc), TCCD_FIELD(tccd_rt_gemm_state, layout_a),
        TCCD_FIELD(tccd_rt_gemm_state, layout_b), TCCD_FIELD(tccd_rt_gemm_state, layout_d),
        TCCD_FIELD(tccd_rt_gemm_state, algo), TCCD_FIELD(tccd_rt_gemm_state, workspace_size),
-       TCCD_FIELD(tccd_rt_gemm_state, swapped), TCCD_FIELD(tccd_rt_gemm_state, reserved)}));
+       TCCD_FIELD(tccd_rt_gemm_state, swapped), TCCD_FIELD(tccd_rt_gemm_state, device)}));
   RETURN_IF_ERROR(
       CheckStruct(layout, t.operand, sizeof(tccd_rt_operand),
                   {TCCD_FIELD(tccd_rt_operand, byte_offset), TCCD_FIELD(tccd_rt_operand, index),
@@ -378,10 +381,12 @@ absl::Status EmitHostModule(const CudaModule& cuda, const HostProgram& program, 
                     DeclareRuntime(m, i32, {ptr, i32}, "tccd_rt_gemm_sized_stats"), {}, {ptr, i32});
   }
   // int tccd_cuda_set_tune_table(void* table): the client's table of autotuning's choices
-  // (runtime/tccd_cuda_tune.h), only where a gemm is tuned.
+  // (runtime/tccd_cuda_tune.h), only where a gemm is tuned; called again after loading, it
+  // re-reads the table for this module's loaded gemms.
   if (HasTunedGemm(program)) {
-    DefineForwarder(m, kCudaSetTuneTableEntry, DeclareRuntime(m, i32, {ptr}, "tccd_rt_set_tune_table"),
-                    {}, {ptr});
+    DefineForwarder(m, kCudaSetTuneTableEntry,
+                    DeclareRuntime(m, i32, {ptr, ptr}, "tccd_rt_set_tune_table"),
+                    {module_descriptor}, {ptr});
   }
   DefineForwarder(m, "tccd_cuda_init", init, {module_descriptor}, {});
   DefineForwarder(m, "tccd_cuda_last_error", last_error, {}, {});

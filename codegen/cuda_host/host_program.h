@@ -20,8 +20,18 @@ inline constexpr int kCublasEpilogueDefault = 1;
 inline constexpr int kCublasEpilogueBias = 4;
 inline constexpr int kCublasEpilogueReluBias = 6;
 
-// The most cuBLASLt scratch one gemm may use (TCCD_RT_GEMM_MAX_WORKSPACE in the runtime).
-inline constexpr int64_t kGemmWorkspaceBytes = int64_t{8} << 20;
+// The most cuBLASLt scratch one static gemm may use, by default: what cuBLAS recommends for
+// Hopper (cublasSetWorkspace: 32 MiB) and what ATen gives its cuBLAS handles there. With 8 MiB
+// (the default before the thirteenth session, TCCD_GEMM_WORKSPACE_MB=8) cuBLASLt's heuristic
+// ranks for ConvNeXt-T's weight gradients (96 x 384 outputs over k = 200704 tokens: split-K
+// with many slices, whose partial sums live in the workspace) 128x64 and 64x64 tiles at
+// 100-120 us where ATen's cuBLAS takes 128x128 ones at 54 us (H200, 2026-11-27). The segment
+// reserves this much (SegmentSpec::gemm_workspace_bytes) and the runtime lets the heuristic use
+// it (tccd_rt_gemm.tune's workspace bits, TCCD_RT_TUNE_WORKSPACE_MIB).
+inline constexpr int64_t kGemmWorkspaceBytes = int64_t{32} << 20;
+// What the runtime assumes when tccd_rt_gemm.tune names no workspace (plans before the
+// workspace bits; gemms with run-time sizes, which get TCCD_GEMM_WORKSPACE_BYTES per call).
+inline constexpr int64_t kLegacyGemmWorkspaceBytes = int64_t{8} << 20;
 
 // The ABI of a gemm with run-time sizes, exported by the host library as its own entry point:
 //   extern "C" int <name>(void* const* data, const int64_t* dims, void* workspace,
@@ -49,7 +59,9 @@ struct GemmSpec {
   // Algorithms the runtime times at load to pick the fastest (tccd_rt_gemm.tune,
   // runtime/tccd_cuda_tune.h), in the low byte; 0 takes cuBLASLt's heuristic's first;
   // | kGemmTuneSwap also times the swapped formulation. Not a library-call parameter: the
-  // backend sets it on the finished program (BackendOptions::gemm_autotune). Default: 0.
+  // backend sets it on the finished program (BackendOptions::gemm_autotune). Bits 16..23: the
+  // cuBLASLt workspace in MiB the algorithm may use (kGemmTuneWorkspaceShift; 0: 8 MiB, as
+  // before the bits existed). Default: 0.
   int tune = 0;
 };
 
@@ -92,6 +104,15 @@ inline constexpr char kCudaGemmStatsEntry[] = "tccd_cuda_gemm_stats";
 
 // GemmSpec::tune's flag for the swapped formulation (TCCD_RT_TUNE_SWAP).
 inline constexpr int kGemmTuneSwap = 0x100;
+// GemmSpec::tune's workspace in MiB, shifted (TCCD_RT_TUNE_WORKSPACE_MIB).
+inline constexpr int kGemmTuneWorkspaceShift = 16;
+
+// GemmSpec::tune for a static gemm timing `candidates` (with kGemmTuneSwap) whose segment
+// reserves `workspace_bytes` of cuBLASLt scratch (a whole number of MiB, 1..255).
+inline int GemmTuneWord(int candidates, int64_t workspace_bytes) {
+  const int mib = static_cast<int>(workspace_bytes >> 20);
+  return candidates | (workspace_bytes == kLegacyGemmWorkspaceBytes ? 0 : mib << kGemmTuneWorkspaceShift);
+}
 
 // Whether a gemm of `program` times its candidates at load (more than one candidate).
 inline bool HasTunedGemm(const HostProgram& program) {

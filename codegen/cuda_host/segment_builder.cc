@@ -59,11 +59,12 @@ class SegmentWriter {
  public:
   SegmentWriter(const std::vector<Step>& steps, const std::vector<std::optional<Meta>>& metas,
                 const absl::flat_hash_map<std::string, int>& kernel_index,
-                const std::string& artifact, HostProgram& program)
+                const std::string& artifact, int64_t gemm_workspace_bytes, HostProgram& program)
       : steps_(steps),
         metas_(metas),
         kernel_index_(kernel_index),
         artifact_(artifact),
+        gemm_workspace_bytes_(gemm_workspace_bytes),
         program_(program) {}
 
   // Appends to `out` what replaces steps [begin, end) (all segmentable), given the value ids
@@ -296,8 +297,8 @@ class SegmentWriter {
     }
     if (has_gemm) {
       segment.gemm_workspace_offset = ws_bytes;
-      segment.gemm_workspace_bytes = kGemmWorkspaceBytes;
-      ws_bytes += kGemmWorkspaceBytes;
+      segment.gemm_workspace_bytes = gemm_workspace_bytes_;
+      ws_bytes += gemm_workspace_bytes_;
     }
     segment.workspace_bytes = ws_bytes;
     seg.entry = {artifact_, segment.name, kCudaSegmentAbi};
@@ -322,6 +323,7 @@ class SegmentWriter {
   const std::vector<std::optional<Meta>>& metas_;
   const absl::flat_hash_map<std::string, int>& kernel_index_;
   const std::string& artifact_;
+  const int64_t gemm_workspace_bytes_;  // cuBLASLt scratch of a segment with matmuls
   HostProgram& program_;
 };
 
@@ -567,7 +569,7 @@ absl::StatusOr<bool> SegmentBuilder::Run(schedule::Schedule& schedule) {
   }
 
   std::vector<Step> out;
-  SegmentWriter writer(steps, metas, kernel_index, artifact_, program_);
+  SegmentWriter writer(steps, metas, kernel_index, artifact_, gemm_workspace_bytes_, program_);
   const size_t segments_before = program_.segments.size();
   for (int i = 0; i < n;) {
     if (classes[i] == StepClass::kOther) {

@@ -56,15 +56,18 @@ inline constexpr int64_t kSegmentMemorySlack = int64_t{4} << 20;
 
 // `kernel_symbols[i]` is the kernel step symbol of kernel i of the CudaModule; `artifact` the
 // host library's name; `released_inputs` the schedule inputs the caller gives up (freed at their
-// last reader; BackendOptions::released_inputs). program() holds the gemms and segments to emit
-// into that library (empty when nothing was segmented).
+// last reader; BackendOptions::released_inputs); `gemm_workspace_bytes` the cuBLASLt scratch a
+// segment with matmuls reserves (kGemmWorkspaceBytes unless TCCD_GEMM_WORKSPACE_MB). program()
+// holds the gemms and segments to emit into that library (empty when nothing was segmented).
 class SegmentBuilder : public schedule::SchedulePass {
  public:
   SegmentBuilder(std::vector<std::string> kernel_symbols, std::string artifact,
-                 std::vector<int> released_inputs = {})
+                 std::vector<int> released_inputs = {},
+                 int64_t gemm_workspace_bytes = kGemmWorkspaceBytes)
       : kernel_symbols_(std::move(kernel_symbols)),
         artifact_(std::move(artifact)),
-        released_inputs_(std::move(released_inputs)) {}
+        released_inputs_(std::move(released_inputs)),
+        gemm_workspace_bytes_(gemm_workspace_bytes) {}
   // TCCD_DISABLE_PASSES=segments keeps a CUDA plan at one step per kernel and ATen op.
   std::string_view name() const override { return "segments"; }
   absl::StatusOr<bool> Run(schedule::Schedule& schedule) override;
@@ -74,6 +77,7 @@ class SegmentBuilder : public schedule::SchedulePass {
   std::vector<std::string> kernel_symbols_;
   std::string artifact_;
   std::vector<int> released_inputs_;
+  int64_t gemm_workspace_bytes_;
   HostProgram program_;
 };
 

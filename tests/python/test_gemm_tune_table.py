@@ -24,12 +24,14 @@ def test_the_layout_mirrors_the_c_header():
     assert runtime._TUNE_MAGIC == _define("TCCD_RT_TUNE_TABLE_MAGIC")
     assert runtime._TUNE_SLOTS == _define("TCCD_RT_TUNE_TABLE_SLOTS")
     assert runtime._TUNE_KEY_WORDS == _define("TCCD_RT_TUNE_KEY_WORDS")
-    # struct tccd_rt_tune_entry: key words, algo[8], workspace_size, used (all uint64_t).
+    # struct tccd_rt_tune_entry: key words, algo[8], workspace_size, used (uint64_t), then the
+    # chosen and the heuristic's first's times (float).
     text = HEADER.read_text()
     entry = re.search(r"struct tccd_rt_tune_entry \{(.*?)\};", text, re.S).group(1)
     assert [l.split()[1].split("[")[0].rstrip(";") for l in entry.strip().splitlines()] == [
-        "key", "algo", "workspace_size", "used"]
-    assert runtime._TUNE_ENTRY_BYTES == (runtime._TUNE_KEY_WORDS + 8 + 2) * 8
+        "key", "algo", "workspace_size", "used", "chosen_ms", "first_ms"]
+    assert runtime._TUNE_ENTRY_BYTES == (runtime._TUNE_KEY_WORDS + 8 + 2) * 8 + 2 * 4
+    assert runtime._TUNE_USED_OFFSET == (runtime._TUNE_KEY_WORDS + 8 + 1) * 8
 
 
 def _entry_offset(i):
@@ -42,7 +44,7 @@ def _fill(table, slot, device, algo_word):
     key = [64, 32, 16, 64, 16, 64, 1, 0, 0, 0, 0, 68, 0x3F800000, device]
     struct.pack_into(f"<{len(key)}Q", table.buffer, off, *key)
     struct.pack_into("<Q", table.buffer, off + runtime._TUNE_KEY_WORDS * 8, algo_word)
-    struct.pack_into("<Q", table.buffer, off + runtime._TUNE_ENTRY_BYTES - 8, 1)
+    struct.pack_into("<Q", table.buffer, off + runtime._TUNE_USED_OFFSET, 1)
     magic, eb, slots, lock, filled = runtime._TUNE_HEADER.unpack_from(table.buffer, 0)
     runtime._TUNE_HEADER.pack_into(table.buffer, 0, magic, eb, slots, lock, filled + 1)
 

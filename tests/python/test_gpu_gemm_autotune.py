@@ -106,3 +106,86 @@ def knob_daemon(monkeypatch, tmp_path, request):
 
 def test_tuned_and_swapped_matmuls_match_eager(knob_daemon):
     _check_against_eager()
+
+
+# One process of the cross-process test: the MLP step through tccd, its results saved.
+_WORKER = r"""
+import json, sys, torch, tccd
+from tccd import runtime
+sys.path.insert(0, sys.argv[2])
+from test_gpu_gemm_autotune import _mlp_step
+results = _mlp_step("tccd")
+torch.save([r.cpu() for r in results], sys.argv[1])
+print(json.dumps({"cuda_init_s": runtime.cuda_init_seconds()}))
+"""
+
+
+def _start_worker(d, tmp_path, name, **env_extra):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TCCD_")}
+    env.update(TCCD_ADDRESS=d.address, TCCD_NO_AUTOSTART="1", TCCD_AOT_SHARE="0",
+               TCCD_CACHE_DIR=str(tmp_path / name / "client-cache"),
+               PYTHONPATH=str(here.parents[1] / "client") + os.pathsep + env.get("PYTHONPATH", ""),
+               **env_extra)
+    out = tmp_path / f"{name}.pt"
+    proc = subprocess.Popen([sys.executable, "-c", _WORKER, str(out), str(here)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, out
+
+
+def _finish_worker(started):
+    import json
+
+    proc, out = started
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stdout + stderr[-4000:]
+    return torch.load(out), json.loads(stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def tuning_daemon(monkeypatch):
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    monkeypatch.setenv("TCCD_GEMM_AUTOTUNE", "8")
+    root = short_tempdir("tccd-tunes-")
+    d = Daemon(TCCD_BINARY, root)
+    d.start()
+    yield d
+    try:
+        if d.alive():
+            assert d.stop() == 0, d.log_tail()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_tuned_matmuls_are_bitwise_equal_across_processes(tuning_daemon, tmp_path):
+    """Two processes (two ranks starting together, each with its own local cache) tune the same
+    matmuls at the same time; the daemon keeps the first choice of each and the other process
+    takes it before its first call: both compute the same bits. A third process loads the
+    stored choices and times nothing."""
+    from tccd.v1 import tccd_pb2 as pb
+
+    ranks = [_start_worker(tuning_daemon, tmp_path, f"rank{i}") for i in range(2)]
+    (first, _), (second, _) = [_finish_worker(r) for r in ranks]
+    for a, b in zip(first, second):
+        assert torch.equal(a, b), (a - b).abs().max()
+    props = torch.cuda.get_device_properties(0)
+    from tccd import runtime
+
+    torch.ones(8, 8, device="cuda", dtype=torch.bfloat16) @ torch.ones(8, 8, device="cuda",
+                                                                       dtype=torch.bfloat16)
+    version = runtime._cublaslt_version()  # cuBLASLt is loaded by now
+    if version is not None:
+        table = tuning_daemon.stub().GetGemmTunes(
+            pb.GemmTuneRequest(gpu_name=props.name, sm=props.major * 10 + props.minor,
+                               cublaslt_version=version), timeout=10)
+        assert len(table.entries) >= 1 and table.puts >= 1
+    third, info = _finish_worker(_start_worker(tuning_daemon, tmp_path, "later"))
+    for a, b in zip(first, third):
+        assert torch.equal(a, b), (a - b).abs().max()
+    print("cuda_init_s of the later process:", info["cuda_init_s"])

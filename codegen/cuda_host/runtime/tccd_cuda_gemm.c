@@ -65,8 +65,9 @@ static int g_lt_ready;
 static pthread_mutex_t g_sized_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t g_sized_stats[TCCD_RT_GEMM_STATS]; /* g_sized_mu */
 
-/* The most scratch a gemm may ask for; the segment builder reserves this much
- * (kGemmWorkspaceBytes, host_program.h). */
+/* The most scratch a gemm with run-time sizes may ask for (the plan runtimes pass
+ * TCCD_GEMM_WORKSPACE_BYTES); a static gemm's is in its tune word (tccd_rt_tune_workspace_bytes:
+ * what its segment reserves, codegen::kGemmWorkspaceBytes). */
 #define TCCD_RT_GEMM_MAX_WORKSPACE (8u << 20)
 
 static void* open_cublaslt(void) {
@@ -166,8 +167,9 @@ static uint64_t round_up_256(uint64_t bytes) { return (bytes + 255u) & ~(uint64_
  * first, index 0, or drops that candidate. Runs on a private stream in relaxed capture mode,
  * so that a CUDA graph capture on this or another thread neither sees nor forbids it. */
 static int tune_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
-                     const heuristic_result* candidates, int n, float* best_ms) {
+                     const heuristic_result* candidates, int n, float* best_ms, float* first_ms) {
   *best_ms = -1.0f;
+  if (first_ms != NULL) *first_ms = 0.0f;
   const struct tccd_rt_tune_driver* t = tccd_rt_get_tune_driver();
   if (t == NULL || n < 1) return 0;
   const int has_bias = g->epilogue == 4 || g->epilogue == 6;
@@ -276,6 +278,9 @@ static int tune_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
     /* Charged like the choice (the swapped formulation is compared on the same terms). */
     const int32_t extra = launches[pick] > 1 ? launches[pick] - 1 : 0;
     *best_ms = best[pick] > 0.0f ? best[pick] + (float)extra * TCCD_RT_TUNE_LAUNCH_MS : -1.0f;
+    const int32_t first_extra = launches[0] > 1 ? launches[0] - 1 : 0;
+    if (first_ms != NULL && best[0] > 0.0f)
+      *first_ms = best[0] + (float)first_extra * TCCD_RT_TUNE_LAUNCH_MS;
   }
   /* Cleanup; failures deliberately ignored (nothing to do about them, and the choice stands).
    * The stream is synchronised first: its work reads the scratch being freed. */
@@ -424,7 +429,7 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
   uint64_t key[TCCD_RT_TUNE_KEY_WORDS];
   int keyed = 0, stale = 0;
   int32_t device = -1;
-  if (tune && candidates > 1 && max_workspace == TCCD_RT_GEMM_MAX_WORKSPACE && alignment == NULL) {
+  if (tune && candidates > 1 && alignment == NULL) {
     const struct tccd_rt_tune_driver* t = tccd_rt_get_tune_driver();
     if (t != NULL && t->cuCtxGetDevice(&device) == 0) {
       requested = candidates < TCCD_RT_TUNE_MAX_CANDIDATES ? candidates : TCCD_RT_TUNE_MAX_CANDIDATES;
@@ -447,6 +452,7 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
         if (code == TCCD_RT_SUCCESS && algo_fits(s, algo, max_workspace, &workspace)) {
           memcpy(s->algo, algo, sizeof(s->algo));
           s->workspace_size = workspace;
+          s->device = device;
           return TCCD_RT_SUCCESS;
         }
         /* Not valid here (another cuBLASLt's choice): chosen again below, and the stale entry
@@ -462,9 +468,9 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
   int code = make_objects(g, s, 0);
   if (code == TCCD_RT_SUCCESS) code = query(g, s, max_workspace, alignment, requested, results, &n);
   if (code != TCCD_RT_SUCCESS) return code;
-  float best_ms = -1.0f;
+  float best_ms = -1.0f, first_ms = 0.0f;
   const int swap = requested > 1 && (g->tune & TCCD_RT_TUNE_SWAP) && g->epilogue == 1;
-  const int pick = n > 1 || swap ? tune_gemm(g, s, results, n, &best_ms) : 0;
+  const int pick = n > 1 || swap ? tune_gemm(g, s, results, n, &best_ms, &first_ms) : 0;
   memcpy(s->algo, results[pick].algo, sizeof(s->algo));
   s->workspace_size = results[pick].workspace_size;
 
@@ -479,10 +485,11 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
     int alt_pick = 0;
     if (make_objects(g, &alt, 1) == TCCD_RT_SUCCESS &&
         query(g, &alt, max_workspace, NULL, requested, alt_results, &alt_n) == TCCD_RT_SUCCESS)
-      alt_pick = tune_gemm(g, &alt, alt_results, alt_n, &alt_ms);
+      alt_pick = tune_gemm(g, &alt, alt_results, alt_n, &alt_ms, NULL);
     if (alt_ms > 0.0f && alt_ms <= TCCD_RT_TUNE_MARGIN * best_ms) {
       destroy_state(s);
       *s = alt;
+      best_ms = alt_ms;
       memcpy(s->algo, alt_results[alt_pick].algo, sizeof(s->algo));
       s->workspace_size = alt_results[alt_pick].workspace_size;
     } else {
@@ -502,10 +509,62 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
       memcpy(e->algo, s->algo, sizeof(e->algo));
       e->workspace_size = s->workspace_size;
       e->used = 1u | (s->swapped ? TCCD_RT_TUNE_USED_SWAPPED : 0u);
+      e->chosen_ms = best_ms > 0.0f ? best_ms : 0.0f;
+      e->first_ms = first_ms;
     }
     tccd_rt_tune_unlock(table);
+    s->device = device;
   }
   return TCCD_RT_SUCCESS;
+}
+
+/* Whether the 8-word algorithms are the same (no memcmp: the libc allow-list). */
+static int same_algo(const uint64_t* a, const uint64_t* b) {
+  for (int i = 0; i < 8; ++i)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
+void tccd_rt_gemm_apply_table(const struct tccd_rt_module* module) {
+  if (!g_lt_ready || module->num_gemms == 0) return;
+  for (int slot = 0; slot < TCCD_RT_MAX_CONTEXTS; ++slot) {
+    if (__atomic_load_n(&module->contexts[slot].ctx, __ATOMIC_ACQUIRE) == NULL) continue;
+    for (int32_t i = 0; i < module->num_gemms; ++i) {
+      const struct tccd_rt_gemm* g = &module->gemms[i];
+      if (g->m == TCCD_RT_GEMM_SIZED || TCCD_RT_TUNE_CANDIDATES(g->tune) <= 1) continue;
+      struct tccd_rt_gemm_state* s = &module->gemm_states[(size_t)slot * module->num_gemms + i];
+      uint64_t key[TCCD_RT_TUNE_KEY_WORDS];
+      tune_key(g, s->device, key);
+      uint64_t algo[8];
+      uint64_t used = 0;
+      struct tccd_rt_tune_table* table = tune_table();
+      tccd_rt_tune_lock(table);
+      const struct tccd_rt_tune_entry* e = tccd_rt_tune_find(table, key);
+      if (e != NULL && e->used) {
+        memcpy(algo, e->algo, sizeof(algo));
+        used = e->used;
+      }
+      tccd_rt_tune_unlock(table);
+      if (used == 0) continue;
+      const int swapped = (used & TCCD_RT_TUNE_USED_SWAPPED) != 0 && g->epilogue == 1;
+      if (swapped == s->swapped && same_algo(algo, s->algo)) continue;
+      /* Another process's choice: made anew; one that does not fit here leaves this one. */
+      struct tccd_rt_gemm_state fresh;
+      memset(&fresh, 0, sizeof(fresh));
+      uint64_t workspace = 0;
+      if (make_objects(g, &fresh, swapped) == TCCD_RT_SUCCESS &&
+          algo_fits(&fresh, algo, tccd_rt_tune_workspace_bytes(g->tune), &workspace)) {
+        const int32_t device = s->device;
+        destroy_state(s);
+        *s = fresh;
+        memcpy(s->algo, algo, sizeof(s->algo));
+        s->workspace_size = workspace;
+        s->device = device;
+      } else {
+        destroy_state(&fresh);
+      }
+    }
+  }
 }
 
 int tccd_rt_gemm_load_context(const struct tccd_rt_module* module, int slot) {
@@ -517,7 +576,7 @@ int tccd_rt_gemm_load_context(const struct tccd_rt_module* module, int slot) {
     /* On failure the half-made objects leak: a few hundred bytes, once, on a failing path. */
     const int result =
         load_gemm(&module->gemms[i], &module->gemm_states[(size_t)slot * module->num_gemms + i],
-                  TCCD_RT_GEMM_MAX_WORKSPACE, NULL, 1);
+                  tccd_rt_tune_workspace_bytes(module->gemms[i].tune), NULL, 1);
     if (result != TCCD_RT_SUCCESS) return result;
   }
   return TCCD_RT_SUCCESS;

@@ -83,6 +83,12 @@ struct tccd_rt_tune_table;
  * Called under the runtime's mutex. */
 void tccd_rt_gemm_set_tune_table(struct tccd_rt_tune_table* table);
 
+/* Re-reads the table for the tuned static gemms of every context `module` has loaded: a gemm
+ * whose entry now holds another algorithm (the daemon's, chosen by another process) takes it
+ * when cuBLASLt accepts it here. Called under the runtime's mutex, at load, before the plan
+ * runs: a launch of that gemm on another thread meanwhile would race with the rewrite. */
+void tccd_rt_gemm_apply_table(const struct tccd_rt_module* module);
+
 /* Enqueues gemm `index` (static sizes) on `stream`. operands: A, B, D[, bias]. */
 int tccd_rt_gemm_run(const struct tccd_rt_module* module, int slot, int32_t index,
                      void* const* operands, void* workspace, uint64_t workspace_bytes,

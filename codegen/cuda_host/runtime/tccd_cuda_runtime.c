@@ -612,7 +612,7 @@ int tccd_rt_init(const struct tccd_rt_module* module) {
   return code;
 }
 
-int tccd_rt_set_tune_table(void* table) {
+int tccd_rt_set_tune_table(const struct tccd_rt_module* module, void* table) {
   if (!tccd_rt_tune_table_valid((const struct tccd_rt_tune_table*)table)) {
     return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE,
                              "tccd: not a gemm tuning table of this runtime's layout (%s)",
@@ -620,6 +620,7 @@ int tccd_rt_set_tune_table(void* table) {
   }
   pthread_mutex_lock(&g_mutex);
   tccd_rt_gemm_set_tune_table((struct tccd_rt_tune_table*)table);
+  tccd_rt_gemm_apply_table(module);
   pthread_mutex_unlock(&g_mutex);
   return TCCD_RT_SUCCESS;
 }

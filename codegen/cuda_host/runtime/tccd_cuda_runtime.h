@@ -147,7 +147,7 @@ struct tccd_rt_gemm_state {
   uint64_t algo[8];        /* cublasLtMatmulAlgo_t */
   uint64_t workspace_size; /* what the algorithm needs, <= the segment's gemm workspace */
   int32_t swapped;         /* 1: the objects compute D^T = op(B)^T op(A)^T (B's matrix first) */
-  int32_t reserved;
+  int32_t device;          /* the device ordinal its tune key names (tuned static gemms) */
 };
 
 /* Where a segment operand lives: io[index] + byte_offset (index < num_io), or, with index -1,
@@ -256,10 +256,11 @@ int tccd_rt_run_segment(const struct tccd_rt_module* module, const struct tccd_r
 
 /* Makes `table` (a struct tccd_rt_tune_table, tccd_cuda_tune.h) the table of autotuning's
  * choices of this module's later loads, shared with the other modules the caller gives it to
- * (exported as tccd_cuda_set_tune_table by a library with tuned gemms). The table must outlive
- * the module. TCCD_RT_ERROR_INVALID_VALUE, nothing changed, when its header is not this
- * layout's. */
-int tccd_rt_set_tune_table(void* table);
+ * (exported as tccd_cuda_set_tune_table(table) by a library with tuned gemms), and re-reads it
+ * for the gemms `module` already loaded (tccd_rt_gemm_apply_table: the client calls it again
+ * after the daemon answered with another process's choice). The table must outlive the
+ * module. TCCD_RT_ERROR_INVALID_VALUE, nothing changed, when its header is not this layout's. */
+int tccd_rt_set_tune_table(const struct tccd_rt_module* module, void* table);
 
 /* The calling thread's last failure message ("" if none). Successes do not clear it. */
 const char* tccd_rt_last_error(void);

@@ -26,6 +26,14 @@ extern "C" {
  * weight gradients; tccd_cuda_gemm.c's make_objects) and keeps it when clearly faster. */
 #define TCCD_RT_TUNE_CANDIDATES(tune) ((tune) & 0xff)
 #define TCCD_RT_TUNE_SWAP 0x100
+/* tccd_rt_gemm.tune's bits 16..23: the cuBLASLt workspace in MiB a static gemm's algorithm may
+ * use (its segment reserves that much: codegen::kGemmWorkspaceBytes, TCCD_GEMM_WORKSPACE_MB);
+ * 0 is the 8 MiB of plans made before the bits existed. Part of the table key (tune is). */
+#define TCCD_RT_TUNE_WORKSPACE_MIB(tune) (((uint32_t)(tune) >> 16) & 0xffu)
+static inline uint64_t tccd_rt_tune_workspace_bytes(int32_t tune) {
+  const uint32_t mib = TCCD_RT_TUNE_WORKSPACE_MIB(tune);
+  return (uint64_t)(mib != 0u ? mib : 8u) << 20;
+}
 /* A table entry's `used` word: bit 0 filled, this bit: the choice is the swapped formulation's. */
 #define TCCD_RT_TUNE_USED_SWAPPED 0x100u
 
@@ -58,8 +66,14 @@ extern "C" {
  * The layout is fixed-width and versioned by `magic`; the client checks magic, entry_bytes and
  * slots before it reads a saved table and only rewrites each used entry's device word. An
  * entry's slot depends on the key without the device (so that rewrite keeps it findable). An
- * algorithm read from a table is checked with cublasLtMatmulAlgoCheck before it is used. */
-#define TCCD_RT_TUNE_TABLE_MAGIC 0x316e757464636374ull /* "tccdtun1" */
+ * algorithm read from a table is checked with cublasLtMatmulAlgoCheck before it is used.
+ *
+ * The client also shares the table through the daemon (client/tccd/gemm_tunes.py,
+ * server/gemm_tune_store.h): entries the daemon holds are written into it before a library
+ * loads, what a load timed is sent after it (the first writer wins), and where the daemon
+ * holds another choice the client rewrites the entry and calls tccd_cuda_set_tune_table
+ * again, which re-reads the table for the gemms already loaded (tccd_rt_gemm_apply_table). */
+#define TCCD_RT_TUNE_TABLE_MAGIC 0x326e757464636374ull /* "tccdtun2": entries with timings */
 #define TCCD_RT_TUNE_TABLE_SLOTS 1024
 #define TCCD_RT_TUNE_KEY_WORDS 14 /* the last one is the device ordinal */
 
@@ -67,7 +81,9 @@ struct tccd_rt_tune_entry {
   uint64_t key[TCCD_RT_TUNE_KEY_WORDS];
   uint64_t algo[8]; /* cublasLtMatmulAlgo_t */
   uint64_t workspace_size;
-  uint64_t used; /* 1: filled (entries are never removed) */
+  uint64_t used;   /* 1: filled (entries are never removed) */
+  float chosen_ms; /* the choice's fastest run, launches charged (0: not timed here) */
+  float first_ms;  /* the heuristic's first's (0: not timed) */
 };
 
 struct tccd_rt_tune_table {

@@ -70,7 +70,8 @@
  * stride_d (dim words) and layout TCCD_LAYOUT_OWN; inputs A, B[, bias], one output D:
  *   int f(void** ptrs, const int64_t* dims, void* workspace, uint64_t workspace_bytes, stream)
  * Inputs not in their declared layout, or misaligned, are copied into it; the runtime passes
- * TCCD_GEMM_WORKSPACE_BYTES of scratch (codegen::kGemmWorkspaceBytes). */
+ * TCCD_GEMM_WORKSPACE_BYTES of scratch (codegen::kLegacyGemmWorkspaceBytes; static matmuls get
+ * codegen::kGemmWorkspaceBytes, 32 MiB, in their segments since the thirteenth session). */
 #define TCCD_ABI_CUDA_SYM_GEMM 6
 #define TCCD_GEMM_DIMS 10
 #define TCCD_GEMM_WORKSPACE_BYTES (8LL << 20)

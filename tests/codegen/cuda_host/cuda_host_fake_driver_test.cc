@@ -740,6 +740,7 @@ struct FakeLt {
   decltype(&fake_lt_set_check_fails) set_check_fails;
   decltype(&fake_lt_set_row_factor) set_row_factor;
   decltype(&fake_lt_set_algo_launches) set_algo_launches;
+  decltype(&fake_lt_set_algo_workspace) set_algo_workspace;
   std::vector<uint32_t> LastAlignment() const {
     uint32_t a[4] = {};
     alignment_into(a);
@@ -772,10 +773,12 @@ const FakeLt& LoadFakeLt() {
         reinterpret_cast<decltype(f.set_row_factor)>(dlsym(lib, "fake_lt_set_row_factor"));
     f.set_algo_launches =
         reinterpret_cast<decltype(f.set_algo_launches)>(dlsym(lib, "fake_lt_set_algo_launches"));
+    f.set_algo_workspace = reinterpret_cast<decltype(f.set_algo_workspace)>(
+        dlsym(lib, "fake_lt_set_algo_workspace"));
     REQUIRE((f.calls != nullptr && f.last_into != nullptr && f.alignment_into != nullptr &&
              f.set_algos != nullptr && f.last_requested != nullptr &&
              f.set_check_fails != nullptr && f.set_row_factor != nullptr &&
-             f.set_algo_launches != nullptr));
+             f.set_algo_launches != nullptr && f.set_algo_workspace != nullptr));
     return f;
   }();
   return lt;
@@ -940,15 +943,17 @@ TEST_CASE("a gemm with run-time sizes makes its cuBLASLt objects once per distin
 
 // A static gemm (bf16 D[m x 32] = A[m x 16] B[16 x 32], `epilogue`, `tune` candidates), twice
 // (two gemms of the same sizes, as two layers of one model), in a two-step segment
-// "tccd_seg0": io A, B, D[, bias], cuBLASLt's scratch in the workspace.
+// "tccd_seg0": io A, B, D[, bias], cuBLASLt's scratch in the workspace (as much as the tune
+// word's workspace bits say: 8 MiB without them).
 HostProgram StaticGemm(int tune, int m, int epilogue = kCublasEpilogueDefault) {
   HostProgram program;
   const bool bias = epilogue == kCublasEpilogueBias;
+  const int64_t workspace = static_cast<int64_t>(tccd_rt_tune_workspace_bytes(tune));
   SegmentSpec seg{.name = "tccd_seg0",
                   .num_io = bias ? 4 : 3,
-                  .workspace_bytes = 8 << 20,
+                  .workspace_bytes = workspace,
                   .gemm_workspace_offset = 0,
-                  .gemm_workspace_bytes = 8 << 20};
+                  .gemm_workspace_bytes = workspace};
   for (int copy = 0; copy < 2; ++copy) {
     GemmSpec g;
     g.name = "mm.default_" + std::to_string(m) + "_" + std::to_string(copy);
@@ -1187,6 +1192,74 @@ TEST_CASE("libraries given one tuning table share their choices, checked before 
   CHECK(set_table(table.get()) == TCCD_RT_ERROR_INVALID_VALUE);
   CHECK(std::string(lib->LastError()).find("tuning table") != std::string::npos);
   CHECK(set_table(nullptr) == TCCD_RT_ERROR_INVALID_VALUE);
+  lt.set_algos(1, nullptr);
+  fake.set_current(nullptr);
+}
+
+TEST_CASE("a static gemm's algorithm may use the workspace its tune word names (8 MiB without)",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const FakeLt& lt = LoadFakeLt();
+  // The heuristic's algorithm wants 16 MiB of scratch: beyond the 8 MiB of a plan without the
+  // workspace bits it offers one needing none; within 32 MiB it is taken.
+  lt.set_algo_workspace(16u << 20);
+  RunStaticGemm(fake, lt, Ctx(13), 0, 64);
+  CHECK(lt.Last().workspace_size == 0);
+  RunStaticGemm(fake, lt, Ctx(13), 32 << kGemmTuneWorkspaceShift, 64);
+  CHECK(lt.Last().workspace_size == (16u << 20));
+  CHECK(GemmTuneWord(0, kGemmWorkspaceBytes) == (32 << kGemmTuneWorkspaceShift));
+  CHECK(GemmTuneWord(8, kLegacyGemmWorkspaceBytes) == 8);
+  lt.set_algo_workspace(4096);
+  fake.set_current(nullptr);
+}
+
+TEST_CASE("a loaded library re-reads the table for its gemms when it is given the table again "
+          "(another process's choice from the daemon)",
+          "[.fake_driver]") {
+  const Fake& fake = LoadFake();
+  const FakeLt& lt = LoadFakeLt();
+  const double ms[3] = {1.0, 0.8, 0.4};
+  lt.set_algos(3, ms);
+  auto table = std::make_unique<tccd_rt_tune_table>();
+  table->magic = TCCD_RT_TUNE_TABLE_MAGIC;
+  table->entry_bytes = sizeof(tccd_rt_tune_entry);
+  table->slots = TCCD_RT_TUNE_TABLE_SLOTS;
+  absl::StatusOr<std::string> so = BuildCudaHostLibrary(CudaModule{}, StaticGemm(8, 64));
+  REQUIRE(so.ok());
+  absl::StatusOr<LoadedLibrary> lib = LoadedLibrary::Load(*so);
+  REQUIRE(lib.ok());
+  auto set_table = reinterpret_cast<SetTuneTableFn>(lib->Symbol("tccd_cuda_set_tune_table"));
+  REQUIRE(set_table != nullptr);
+  REQUIRE(set_table(table.get()) == 0);
+  fake.set_current(Ctx(14));
+  REQUIRE(lib->Init() == 0);
+  auto run = reinterpret_cast<SegmentFn>(lib->Symbol("tccd_seg0"));
+  void* io[4] = {Ptr(0x1000), Ptr(0x2000), Ptr(0x3000), Ptr(0x4000)};
+  REQUIRE(run(io, Ptr(0x800000), Ptr(0xabc000)) == 0);
+  CHECK(lt.Last().algo == 0xa3);  // its own timing's choice
+  REQUIRE(table->filled == 1);
+  tccd_rt_tune_entry* entry = nullptr;
+  for (tccd_rt_tune_entry& e : table->entries)
+    if (e.used) entry = &e;
+  REQUIRE(entry != nullptr);
+  CHECK(entry->chosen_ms > 0.0f);
+  CHECK(entry->first_ms >= entry->chosen_ms);
+
+  // The client writes the daemon's choice (another process stored 0xa2 first) and gives the
+  // table again: both gemms of the segment run it, made anew; nothing is timed.
+  const int heuristics = lt.calls("heuristic");
+  entry->algo[0] = 0xa2;
+  REQUIRE(set_table(table.get()) == 0);
+  REQUIRE(run(io, Ptr(0x800000), Ptr(0xabc000)) == 0);
+  CHECK(lt.Last().algo == 0xa2);
+  CHECK(lt.calls("heuristic") == heuristics);
+  // A choice this cuBLASLt rejects leaves the loaded one.
+  lt.set_check_fails(0xa1);
+  entry->algo[0] = 0xa1;
+  REQUIRE(set_table(table.get()) == 0);
+  REQUIRE(run(io, Ptr(0x800000), Ptr(0xabc000)) == 0);
+  CHECK(lt.Last().algo == 0xa2);
+  lt.set_check_fails(0);
   lt.set_algos(1, nullptr);
   fake.set_current(nullptr);
 }
