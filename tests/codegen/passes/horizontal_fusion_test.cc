@@ -197,6 +197,8 @@ TEST_CASE("gather-only groups merge when they gather a common tensor, whatever t
   options.max_index_merge_numel = 1024;
   CHECK(Horizontal(kGatherOnlyGroups, options) ==
         "fused %0 %2 %3 %4 -> %2 %3 %4\nfused %1 -> %1\n");
+}
+
 // The rotary embeddings of q and k (rotate_half as slice_backward pairs: index kernels, each
 // gathering its own projection), both read by attention through views; 64 points each, above
 // the small-index-group limit set to 16 here.
