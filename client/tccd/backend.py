@@ -548,6 +548,11 @@ def _remembering_backward(partition_fn: Callable[..., Any], compiler: _GraphComp
     @functools.wraps(partition_fn)
     def partition(*args: Any, **kwargs: Any) -> Any:
         fw_module, bw_module = partition_fn(*args, **kwargs)
+        if compiler.cuda_graphs is not None and config_mod.get().pack_saved:
+            # TCCD_PACK_SAVED: fewer saved tensors for the trees and autograd per replayed step.
+            from .saved_packing import pack_small_saved
+
+            pack_small_saved(fw_module, bw_module)
         compiler.backward_graph = bw_module
         return fw_module, bw_module
 
