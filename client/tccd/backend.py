@@ -262,7 +262,8 @@ class _GraphCompiler:
                     self.capture.store_inference()
             else:
                 self.capture.forward(gm, plan_key, inference=kind == "inference")
-            if self.capture.stored is not None and self.capture.store is not None and kind in ("backward", "inference"):
+            persisted = self.capture.store is not None  # not an in-process capture (CUDA graphs)
+            if self.capture.stored is not None and persisted and kind in ("backward", "inference"):
                 # Just captured: shared through the daemon for processes without this cache.
                 from . import aot_cache
 

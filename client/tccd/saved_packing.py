@@ -7,8 +7,8 @@ backward input. ResNet-50's forward saves 106 batch-norm means and inverse stand
 of a few hundred floats each (a third of its 323 saved tensors). This pass rewrites the
 partitioned graphs so that the forward concatenates such tensors (contiguous, one floating
 dtype and device, at most MAX_NUMEL elements each: batch and layer norms' statistics) into one
-saved tensor and the backward reads each back as a view of a slice of it: one concat kernel inside the forward's CUDA graph for ~100 fewer saved
-tensors.
+saved tensor and the backward reads each back as a view of a slice of it: one concat kernel
+inside the forward's CUDA graph for ~100 fewer saved tensors.
 
     changed = pack_small_saved(fw_module, bw_module)
 

@@ -444,7 +444,9 @@ def test_graph_break_both_graphs_switch_to_the_recipe_runtime(daemon_env, monkey
     assert built == [("training", True)] * 2, built
 
 
-def test_backward_without_graphs_after_a_graphed_forward_runs_in_the_recipe_runtime(daemon_env, monkeypatch, counting_trees):
+def test_backward_without_graphs_after_a_graphed_forward_runs_in_the_recipe_runtime(
+    daemon_env, monkeypatch, counting_trees
+):
     """A backward the trees cannot take (here: refused by decide) keeps its tree-manager notice in
     the recipe's runtime too: the runtime calls the callable AOTAutograd was given for it."""
     from torch._inductor import cudagraph_trees
