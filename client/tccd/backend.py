@@ -262,7 +262,8 @@ class _GraphCompiler:
                     self.capture.store_inference()
             else:
                 self.capture.forward(gm, plan_key, inference=kind == "inference")
-            if self.capture.stored is not None and self.capture.store is not None and kind in ("backward", "inference"):
+            persisted = self.capture.store is not None  # not an in-process capture (CUDA graphs)
+            if self.capture.stored is not None and persisted and kind in ("backward", "inference"):
                 # Just captured: shared through the daemon for processes without this cache.
                 from . import aot_cache
 
@@ -559,6 +560,11 @@ def _remembering_backward(partition_fn: Callable[..., Any], compiler: _GraphComp
     @functools.wraps(partition_fn)
     def partition(*args: Any, **kwargs: Any) -> Any:
         fw_module, bw_module = partition_fn(*args, **kwargs)
+        if compiler.cuda_graphs is not None and config_mod.get().pack_saved:
+            # TCCD_PACK_SAVED: fewer saved tensors for the trees and autograd per replayed step.
+            from .saved_packing import pack_small_saved
+
+            pack_small_saved(fw_module, bw_module)
         compiler.backward_graph = bw_module
         return fw_module, bw_module
 

@@ -444,7 +444,9 @@ def test_graph_break_both_graphs_switch_to_the_recipe_runtime(daemon_env, monkey
     assert built == [("training", True)] * 2, built
 
 
-def test_backward_without_graphs_after_a_graphed_forward_runs_in_the_recipe_runtime(daemon_env, monkeypatch, counting_trees):
+def test_backward_without_graphs_after_a_graphed_forward_runs_in_the_recipe_runtime(
+    daemon_env, monkeypatch, counting_trees
+):
     """A backward the trees cannot take (here: refused by decide) keeps its tree-manager notice in
     the recipe's runtime too: the runtime calls the callable AOTAutograd was given for it."""
     from torch._inductor import cudagraph_trees
@@ -473,3 +475,40 @@ def test_backward_without_graphs_after_a_graphed_forward_runs_in_the_recipe_runt
     assert manager.backwards == 3
     stats = tccd.last_compile_stats()
     assert [(s["kind"], s["cudagraphs"]) for s in stats] == [("forward", True), ("backward", False)]
+
+
+def test_pack_saved_trains_bit_identically_with_fewer_saved_tensors(daemon_env, monkeypatch, counting_trees):
+    """TCCD_PACK_SAVED=1 (under CUDA graphs): the CNN's batch-norm statistics are saved as one
+    concatenated tensor the backward slices; training is bit-identical to default mode (the
+    concat and the slices copy nothing but the values) and the forward saves fewer tensors."""
+    from tccd import aot_runtime, saved_packing
+
+    default_losses, default_state = run_training("cnn", steps=3, backend="tccd")
+    monkeypatch.setenv("TCCD_PACK_SAVED", "1")
+    tccd.config.reload()
+    packed, saved = [], []
+    real_pack, real_build = saved_packing.pack_small_saved, aot_runtime.build
+
+    def pack(fw, bw):
+        before = len([n for n in bw.graph.nodes if n.op == "placeholder"])
+        changed = real_pack(fw, bw)
+        packed.append((changed, before - len([n for n in bw.graph.nodes if n.op == "placeholder"])))
+        return changed
+
+    def build(recipe, fw_plan, bw_plan, calls=None):
+        saved.append(recipe.num_saved)
+        return real_build(recipe, fw_plan, bw_plan, calls=calls)
+
+    monkeypatch.setattr(saved_packing, "pack_small_saved", pack)
+    monkeypatch.setattr(aot_runtime, "build", build)
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    model, batches = make_model("cnn")
+    compile_ro = lambda m: torch.compile(m, backend="tccd", mode="reduce-overhead", dynamic=False)  # noqa: E731
+    losses, state = train(model, batches, 3, compile_ro)
+    assert torch.equal(losses, default_losses)
+    for k in default_state:
+        assert torch.equal(state[k], default_state[k]), k
+    assert len(packed) == 1 and packed[0][0] and packed[0][1] >= 3, packed  # n stats -> 1
+    assert counting_trees["forward"] == 3 and counting_trees["backward"] == 3
+    assert len(saved) == 1, saved

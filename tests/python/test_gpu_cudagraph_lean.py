@@ -124,3 +124,22 @@ def test_reduce_overhead_inference_in_the_recipe_runtime(daemon_env, monkeypatch
             torch.testing.assert_close(fn(x), model(x), **TOLERANCES[torch.float32])
     assert builds == [("inference", True)], builds
     assert replays["replays"] >= steps - 2, replays
+
+
+@pytest.mark.parametrize("name", ["cnn", "block"])
+def test_reduce_overhead_with_packed_saved_tensors_matches_eager(daemon_env, monkeypatch, replays, name):
+    """TCCD_PACK_SAVED=1: the small saved tensors (batch/layer norm statistics) travel as one
+    concatenated tensor under the CUDA graph trees; training still matches eager and replays."""
+    monkeypatch.setenv("TCCD_PACK_SAVED", "1")
+    tccd.config.reload()
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    dtype, steps = torch.float32, 6
+    eager_losses, eager_state = train(name, dtype, steps=steps)
+    losses, state = train(name, dtype, backend="tccd", mode="reduce-overhead", steps=steps)
+    torch.testing.assert_close(losses, eager_losses, **TOLERANCES[dtype])
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **TOLERANCES[dtype], msg=k)
+    stats = tccd.last_compile_stats()
+    assert all(s["cudagraphs"] and s["fallback"] is None for s in stats), stats
+    assert replays["replays"] >= 2 * (steps - 2), replays
