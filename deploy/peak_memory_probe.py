@@ -163,7 +163,8 @@ def worker(spec):
     torch.cuda.synchronize()
     snapshot = torch.cuda.memory._snapshot()
     torch.cuda.memory._record_memory_history(enabled=None)
-    stats = torch.cuda.memory_stats()
+    stats = torch.cuda.memory_stats()  # of the probed step alone (reset before it)
+    max_allocated, max_reserved = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
     # The step time after the probe (median of --time-steps, no history recorded): what a memory
     # change costs (a cut segment is one more native call).
     times = []
@@ -185,8 +186,8 @@ def worker(spec):
     result = {
         "before_mib": round(before / MIB, 1),
         "peak_mib": round(r["peak"] / MIB, 1),
-        "max_allocated_mib": round(torch.cuda.max_memory_allocated() / MIB, 1),
-        "max_reserved_mib": round(torch.cuda.max_memory_reserved() / MIB, 1),
+        "max_allocated_mib": round(max_allocated / MIB, 1),
+        "max_reserved_mib": round(max_reserved / MIB, 1),
         "retries": stats.get("num_alloc_retries", 0),
         "step_ms": round(statistics.median(times), 2) if times else None,
         "inactive_split_peak_mib": round(stats.get("inactive_split_bytes.all.peak", 0) / MIB, 1),
