@@ -104,7 +104,7 @@
                        tensors meanwhile, on that thread (cuDNN's plan cache is per thread), so
                        the plan's first call finds cuDNN's set-up done
                        (conv_warmup.warm_while_waiting); 0: it just waits; 2: CPU graphs too
-                       (tests). Default: 1.
+                       (tests). Default: 0 (the one H200 run had no gain to show for it).
     TCCD_DEFER_BACKWARD_INIT  1: a backward plan loaded by key (a warm start's AOT recipe, the
                        ahead-of-time flow's load: the main thread) loads its kernels' CUDA
                        modules on a background thread, during the forward; a launch before
@@ -197,7 +197,7 @@ class Config:
     padded_outputs: bool = True  # TCCD_PADDED_OUTPUTS
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
     conv_warmup: int = 1  # TCCD_CONV_WARMUP (conv_warmup.py)
-    wait_conv_warmup: int = 1  # TCCD_WAIT_CONV_WARMUP (conv_warmup.warm_while_waiting)
+    wait_conv_warmup: int = 0  # TCCD_WAIT_CONV_WARMUP (conv_warmup.warm_while_waiting)
     defer_backward_init: bool = False  # TCCD_DEFER_BACKWARD_INIT (runtime.load_plan)
 
     @property
@@ -265,7 +265,7 @@ class Config:
         conv_warmup_raw = (env.get("TCCD_CONV_WARMUP") or "1").strip()
         if conv_warmup_raw not in ("0", "1", "2", "3"):
             raise ValueError(f"TCCD_CONV_WARMUP={conv_warmup_raw!r}: expected 0, 1, 2 or 3")
-        wait_warmup_raw = (env.get("TCCD_WAIT_CONV_WARMUP") or "1").strip()
+        wait_warmup_raw = (env.get("TCCD_WAIT_CONV_WARMUP") or "0").strip()
         if wait_warmup_raw not in ("0", "1", "2"):
             raise ValueError(f"TCCD_WAIT_CONV_WARMUP={wait_warmup_raw!r}: expected 0, 1 or 2")
         return cls(
