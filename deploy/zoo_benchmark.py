@@ -78,8 +78,8 @@ only for these models; --warm-ab-starts warm|aot: only those starts; a variant t
 ZOO_AOT_GUARDS saves again, "aot-save-b", before its load). Every cell records Python's garbage
 collections inside its first step (first_step_gc_s, first_step_gc_full, first_step_gc_full_s:
 _GcWatch; listed under the tables); ZOO_GC_FREEZE=1 calls gc.freeze() before it. tccd cells record
-`conv_warmup` (the backward plans' cuDNN warm-up: plans, shapes, failed, host ms; forward_shapes and
-forward_ms: TCCD_FORWARD_CONV_WARMUP's calls while a forward waited for its compile) and, with
+`conv_warmup` (the backward plans' cuDNN warm-up: plans, shapes, failed, host ms; waiting_calls and
+waiting_ms: TCCD_WAIT_CONV_WARMUP's calls while a first call waited for its compile) and, with
 TCCD_PLAN_PROFILE=1, `first_call_profile` (each plan's first call by op), printed under the cell.
 TCCD_EAGER_WHILE_COMPILING=1 in the environment: tccd's cold first step runs the graphs whose
 compile is not done eagerly; the worker waits for those compiles before the timed steps.
@@ -392,9 +392,9 @@ def _tccd_first_step_extras() -> Dict[str, Any]:
     cw = conv_warmup.stats()
     out["conv_warmup"] = {k: cw[k] for k in ("plans", "shapes", "failed")}
     out["conv_warmup"]["ms"] = round(cw["ms"], 1)
-    # TCCD_FORWARD_CONV_WARMUP: forward convolutions run while a first call waited for its compile.
-    out["conv_warmup"]["forward_shapes"] = cw.get("forward_shapes", 0)
-    out["conv_warmup"]["forward_ms"] = round(cw.get("forward_ms", 0.0), 1)
+    # TCCD_WAIT_CONV_WARMUP: convolution calls run while a first call waited for its compile.
+    out["conv_warmup"]["waiting_calls"] = cw.get("waiting_calls", 0)
+    out["conv_warmup"]["waiting_ms"] = round(cw.get("waiting_ms", 0.0), 1)
     if os.environ.get("TCCD_PLAN_PROFILE", "") not in ("", "0"):
         from tccd import native_plan
 
@@ -745,9 +745,9 @@ def _print_first_calls(r: Dict[str, Any]) -> None:
     if warmup and warmup["plans"]:
         print(f"  conv warm-up: {warmup['shapes']} shapes, {warmup['ms']:.0f} ms, {warmup['failed']} failed",
               flush=True)
-    if warmup and warmup.get("forward_shapes"):
-        print(f"  forward conv warm-up while waiting for the compile: {warmup['forward_shapes']} calls, "
-              f"{warmup['forward_ms']:.0f} ms", flush=True)
+    if warmup and warmup.get("waiting_calls"):
+        print(f"  conv warm-up while waiting for compiles: {warmup['waiting_calls']} calls, "
+              f"{warmup['waiting_ms']:.0f} ms", flush=True)
     for line in r.get("first_call_profile") or []:
         print(f"  {line}", flush=True)
 

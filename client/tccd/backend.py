@@ -343,12 +343,12 @@ class _GraphCompiler:
 
         def resolve() -> Callable[[List[Any]], Any]:
             entry.eager_calls = eager_calls[0]  # final: no eager call once resolving
-            if kind == "forward" and not pending.future.done():
+            if not pending.future.done():
                 # Idle until the plan is there: its convolutions' cuDNN set-up, on this thread
                 # (the one that makes the plan's first call), instead of in that call.
                 from . import conv_warmup
 
-                conv_warmup.warm_forward_while_waiting(gm, pending.future, name, config.forward_conv_warmup)
+                conv_warmup.warm_while_waiting(gm, pending.future, name, config.wait_conv_warmup)
             try:
                 plan = pending.take(key, entry, config)
                 if kind == "forward":
@@ -530,6 +530,13 @@ class _GraphCompiler:
         # The hash also tells whether a prefetched backward compiled exactly this request.
         keyed = config.local_cache or pending is not None
         key = request_hash(request, daemon_identity(config)) if keyed else None
+        if pending is not None and key == pending.key and not pending.future.done():
+            # The autograd thread is idle until the plan is there: the backward's convolution
+            # set-ups in cuDNN, on this thread (whose cache the plan's calls read), meanwhile.
+            from . import conv_warmup, prefetch
+
+            with prefetch.counted_as_backward_waiting():
+                conv_warmup.warm_while_waiting(gm, pending.future, name, config.wait_conv_warmup)
         plan = pending.take(key, entry, config) if pending else None
         if plan is None:
             plan = compile_request(request, config, entry, key=key)

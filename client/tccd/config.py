@@ -119,11 +119,13 @@
                        once on scratch tensors on the autograd engine's thread of its device,
                        overlapping the forward (conv_warmup.py); 2: CPU plans too (tests);
                        3: cuDNN attention's backward calls too (not measured yet). Default: 1.
-    TCCD_FORWARD_CONV_WARMUP  1: a forward's first call that waits for its background compile
-                       runs the graph's convolutions once each on scratch tensors meanwhile (on
-                       its own thread: cuDNN's plan cache is per thread), so the plan's first
-                       call finds cuDNN's set-up done (conv_warmup.warm_forward_while_waiting);
-                       0: it just waits; 2: CPU graphs too (tests). Default: 1.
+    TCCD_WAIT_CONV_WARMUP  1: a graph's first call that waits for its compile (a forward's
+                       background compile; the first .backward() for its prefetched one) runs
+                       the graph's convolutions (convolution backwards) once each on scratch
+                       tensors meanwhile, on that thread (cuDNN's plan cache is per thread), so
+                       the plan's first call finds cuDNN's set-up done
+                       (conv_warmup.warm_while_waiting); 0: it just waits; 2: CPU graphs too
+                       (tests). Default: 0 (the one H200 run had no gain to show for it).
     TCCD_DEFER_BACKWARD_INIT  1: a backward plan loaded by key (a warm start's AOT recipe, the
                        ahead-of-time flow's load: the main thread) loads its kernels' CUDA
                        modules on a background thread, during the forward; a launch before
@@ -222,7 +224,7 @@ class Config:
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
     gemm_tunes_shared: bool = True  # TCCD_GEMM_TUNES_SHARED (gemm_tunes.py)
     conv_warmup: int = 1  # TCCD_CONV_WARMUP (conv_warmup.py)
-    forward_conv_warmup: int = 1  # TCCD_FORWARD_CONV_WARMUP (conv_warmup.warm_forward_while_waiting)
+    wait_conv_warmup: int = 0  # TCCD_WAIT_CONV_WARMUP (conv_warmup.warm_while_waiting)
     defer_backward_init: int = 0  # TCCD_DEFER_BACKWARD_INIT: 1 backward plans, 2 forward too
 
     @property
@@ -294,12 +296,12 @@ class Config:
         conv_warmup_raw = (env.get("TCCD_CONV_WARMUP") or "1").strip()
         if conv_warmup_raw not in ("0", "1", "2", "3"):
             raise ValueError(f"TCCD_CONV_WARMUP={conv_warmup_raw!r}: expected 0, 1, 2 or 3")
-        forward_warmup_raw = (env.get("TCCD_FORWARD_CONV_WARMUP") or "1").strip()
-        if forward_warmup_raw not in ("0", "1", "2"):
-            raise ValueError(f"TCCD_FORWARD_CONV_WARMUP={forward_warmup_raw!r}: expected 0, 1 or 2")
+        wait_warmup_raw = (env.get("TCCD_WAIT_CONV_WARMUP") or "0").strip()
+        if wait_warmup_raw not in ("0", "1", "2"):
+            raise ValueError(f"TCCD_WAIT_CONV_WARMUP={wait_warmup_raw!r}: expected 0, 1 or 2")
         return cls(
             conv_warmup=int(conv_warmup_raw),
-            forward_conv_warmup=int(forward_warmup_raw),
+            wait_conv_warmup=int(wait_warmup_raw),
             defer_backward_init=defer,
             token=token,
             tls_ca=env.get("TCCD_TLS_CA") or None,

@@ -87,9 +87,9 @@ class Stats:
     ms: float = 0.0         # host wall time of the warm-ups' calls (on the autograd thread)
     threads: List[int] = dataclasses.field(default_factory=list)  # idents the calls ran on
     errors: List[str] = dataclasses.field(default_factory=list)
-    # warm_forward_while_waiting: forward convolutions run while a first call waited for its plan.
-    forward_shapes: int = 0
-    forward_ms: float = 0.0
+    # warm_while_waiting: convolution calls run while a first call waited for its plan.
+    waiting_calls: int = 0
+    waiting_ms: float = 0.0
 
 
 _lock = threading.Lock()
@@ -318,36 +318,53 @@ def _start(plan: "pb.Plan", name: str, level: int) -> bool:
     return True
 
 
-def _forward_calls(gm: Any, level: int) -> List[Tuple[tuple, torch.device]]:
-    """The forward graph's distinct 2-D convolutions as (key, device), each twice: first with
-    its input channels-last (how the daemon lays out 16-bit convolutions' activations on CUDA,
+# Per op the call's leading tensor arguments, and of those the activations laid out channels-last
+# in the first variant (convolution: input; convolution_backward: grad_output, input).
+_WAIT_OPS = {
+    torch.ops.aten.convolution.default: (3, (0,)),
+    torch.ops.aten.convolution_backward.default: (3, (0, 1)),
+}
+
+
+def _graph_calls(gm: Any, level: int) -> List[Tuple[tuple, torch.device]]:
+    """The graph's distinct 2-D convolutions (forward graph) or convolution backwards (backward
+    graph) as (key, device), key = (op, tensor specs, other arguments), each twice: first with its
+    activations channels-last (how the daemon lays out 16-bit convolutions' activations on CUDA,
     passes/channels_last_layout.h), then with the traced strides; all channels-last ones first."""
     first, second = [], []
     for node in gm.graph.nodes:
-        if node.op != "call_function" or node.target is not torch.ops.aten.convolution.default:
+        if node.op != "call_function" or node.target not in _WAIT_OPS:
             continue
+        count, activations = _WAIT_OPS[node.target]
         args = list(node.args)
-        if len(args) != 9 or args[6]:  # transposed convolutions are left out
+        transposed = args[6] if node.target is torch.ops.aten.convolution.default else args[7]
+        if transposed or node.kwargs:  # transposed convolutions are left out
             continue
-        metas = [a.meta.get("val") if isinstance(a, torch.fx.Node) else None for a in args[:3]]
-        x, w, b = metas
-        if not isinstance(x, torch.Tensor) or not isinstance(w, torch.Tensor) or x.dim() != 4:
+        metas = [a.meta.get("val") if isinstance(a, torch.fx.Node) else a for a in args[:count]]
+        if any(m is not None and not isinstance(m, torch.Tensor) for m in metas):
             continue
-        tensors = [t for t in metas if isinstance(t, torch.Tensor)]
+        if any(not isinstance(metas[i], torch.Tensor) or metas[i].dim() != 4 for i in activations):
+            continue
+        tensors = [t for t in metas if t is not None]
         if any(not isinstance(d, int) for t in tensors for d in (*t.shape, *t.stride())):
             continue  # symbolic sizes
-        device = x.device
+        device = tensors[0].device
         if device.type != "cuda" and level < 2:
             continue
-        rest = tuple(tuple(v) if isinstance(v, (list, tuple)) else v for v in args[3:])
+        rest = tuple(tuple(v) if isinstance(v, (list, tuple)) else v for v in args[count:])
 
-        def spec(t, strides=None):
-            return None if t is None else (tuple(t.shape), tuple(strides or t.stride()), t.dtype)
+        def spec(i, channels_last):
+            t = metas[i]
+            if t is None:
+                return None
+            strides = tuple(t.stride())
+            if channels_last and i in activations:
+                n, c, h, w = t.shape
+                strides = (h * w * c, 1, w * c, c)
+            return (tuple(t.shape), strides, t.dtype)
 
-        n, c, h, wd = x.shape
-        channels_last = (h * wd * c, 1, wd * c, c)
-        for out, strides in ((first, channels_last), (second, None)):
-            out.append(((spec(x, strides), spec(w), spec(b if isinstance(b, torch.Tensor) else None), rest), device))
+        for out, channels_last in ((first, True), (second, False)):
+            out.append(((node.target, tuple(spec(i, channels_last) for i in range(count)), rest), device))
     seen, calls = set(), []
     for key, device in first + second:
         if key not in seen:
@@ -356,22 +373,24 @@ def _forward_calls(gm: Any, level: int) -> List[Tuple[tuple, torch.device]]:
     return calls
 
 
-def warm_forward_while_waiting(gm: Any, future: Any, name: str, level: int) -> int:
-    """While `future` (a forward's background compile, prefetch.Pending.future) is not done, runs
-    the forward graph's convolutions once each on scratch tensors, on this thread: the one that
-    will make the plan's first call (ATen's cuDNN plan cache is thread-local), idle otherwise
-    until the plan is there. Stops at the first check after the future is done (one call's
-    set-up at most: ~0.1-0.3 s on the H200). Returns the calls run. Never raises.
+def warm_while_waiting(gm: Any, future: Any, name: str, level: int) -> int:
+    """While `future` (a graph's compile in the background: a forward's, or the prefetched
+    backward's its first call waits for, prefetch.Pending.future) is not done, runs the graph's
+    convolutions (or convolution backwards) once each on scratch tensors, on this thread: the one
+    that will make the plan's first call (ATen's cuDNN plan cache is thread-local: the main
+    thread for a forward, the autograd engine's for a backward), idle otherwise until the plan is
+    there. Stops at the first check after the future is done (one call's set-up at most: ~0.1-0.3
+    s on the H200). Returns the calls run. Never raises.
 
-    level (TCCD_FORWARD_CONV_WARMUP): 0 off, 1 CUDA graphs, 2 CPU graphs too (tests). Skipped
-    under torch.backends.cudnn.benchmark (its timing would pick plans on zeros), and for shapes
+    level (TCCD_WAIT_CONV_WARMUP): 0 off, 1 CUDA graphs, 2 CPU graphs too (tests). Skipped
+    under torch.backends.cudnn.benchmark (its timing would pick plans on zeros), and for calls
     warmed before in this process."""
     if level <= 0 or future.done():
         return 0
     try:
-        calls = _forward_calls(gm, level)
+        calls = _graph_calls(gm, level)
     except Exception:  # deliberately ignored: an optimisation only
-        log.warning("tccd: %s: forward convolution warm-up not started", name, exc_info=True)
+        log.warning("tccd: %s: convolution warm-up while waiting not started", name, exc_info=True)
         return 0
     if not calls or (torch.backends.cudnn.benchmark and any(d.type == "cuda" for _, d in calls)):
         return 0
@@ -382,26 +401,26 @@ def warm_forward_while_waiting(gm: Any, future: Any, name: str, level: int) -> i
         if future.done() or _stopping.is_set():
             break
         with _lock:
-            if ("forward", key) in _seen:
+            if ("waiting", key) in _seen:
                 continue
-            _seen.add(("forward", key))
-        (x, w, b, rest) = key
+            _seen.add(("waiting", key))
+        op, specs, rest = key
         try:
             if device.type == "cuda" and device not in streams:
                 streams[device] = torch.cuda.Stream(device)
             # A stream of its own: the scratch work is ordered with nothing of the step's.
             ctx = torch.cuda.stream(streams[device]) if device.type == "cuda" else contextlib.nullcontext()
             with ctx, torch.no_grad():
-                made = [None if t is None else _make(_Scratch(t[0], t[1], 0, t[2], True), device) for t in (x, w, b)]
-                torch.ops.aten.convolution.default(*made, *rest)
+                made = [None if t is None else _make(_Scratch(t[0], t[1], 0, t[2], True), device) for t in specs]
+                op(*made, *rest)
             done += 1
         except Exception as e:  # deliberately ignored: the real call pays its set-up
-            log.debug("tccd: %s: warming a forward convolution failed: %s", name, e)
+            log.debug("tccd: %s: warming %s while waiting failed: %s", name, op, e)
     with _lock:
-        _stats.forward_shapes += done
-        _stats.forward_ms += (time.monotonic() - t0) * 1e3
+        _stats.waiting_calls += done
+        _stats.waiting_ms += (time.monotonic() - t0) * 1e3
     if done:
-        log.debug("tccd: %s: %d forward convolution(s) warmed while its compile ran", name, done)
+        log.debug("tccd: %s: %d convolution call(s) warmed while its compile ran", name, done)
     return done
 
 

@@ -32,6 +32,7 @@ graph's compile without running that call eagerly (not done).
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import logging
 import threading
@@ -98,6 +99,21 @@ _started: "weakref.WeakSet[Pending]" = weakref.WeakSet()
 # on the autograd thread, and the plan loading for it will run right after on that thread
 # (conv_warmup.py starts nothing then: its work would queue behind the real calls).
 _backwards_waiting = 0
+
+
+@contextlib.contextmanager
+def counted_as_backward_waiting():
+    """A backward that waits for its prefetched plan but does something meanwhile on its thread
+    (conv_warmup.warm_while_waiting): counted as waiting, so that no warm-up thread queues work
+    behind it on the autograd engine's thread."""
+    global _backwards_waiting
+    with _started_lock:
+        _backwards_waiting += 1
+    try:
+        yield
+    finally:
+        with _started_lock:
+            _backwards_waiting -= 1
 
 
 def backward_waiting() -> bool:

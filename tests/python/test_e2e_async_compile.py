@@ -237,26 +237,42 @@ class _ConvNet(torch.nn.Module):
         return self.b(torch.relu(self.a(x))).square().mean()
 
 
-@pytest.mark.parametrize("level, warmed", [("2", 4), ("0", 0)])
-def test_a_forward_waiting_for_its_compile_warms_its_convolutions_meanwhile(slow_daemon, monkeypatch, level, warmed):
-    """TCCD_FORWARD_CONV_WARMUP (2: CPU graphs too, the mechanism without a GPU): the forward's
+@pytest.mark.parametrize("level", ["2", "0"])
+def test_first_calls_waiting_for_their_compiles_warm_their_convolutions_meanwhile(slow_daemon, monkeypatch, level):
+    """TCCD_WAIT_CONV_WARMUP (2: CPU graphs too, the mechanism without a GPU): the forward's
     first call, which waits for its background compile (400 ms per kernel here), runs the graph's
-    two convolutions meanwhile on this thread, each with its input channels-last and as traced
-    (4 calls); 0 runs none. Results are eager's either way."""
+    two convolutions meanwhile on its thread, each with its input channels-last and as traced
+    (4 calls); the first .backward(), waiting for its prefetched compile, runs the backward
+    graph's convolution backwards likewise on the autograd thread. 0 runs none. Results and
+    gradients are eager's either way."""
     from tccd import conv_warmup
 
-    monkeypatch.setenv("TCCD_FORWARD_CONV_WARMUP", level)
+    monkeypatch.setenv("TCCD_WAIT_CONV_WARMUP", level)
     monkeypatch.setenv("TCCD_CONV_WARMUP", "0")
     config.reload()
     conv_warmup.reset()
     torch._dynamo.reset()
-    torch.manual_seed(0)
-    model = _ConvNet()
-    x = torch.randn(2, 3, 10, 10)
-    want = model(x)
-    got = torch.compile(model, backend="tccd")(x)
-    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+
+    def step(backend):
+        torch.manual_seed(0)
+        model = _ConvNet()
+        x = torch.randn(2, 3, 10, 10)
+        fn = torch.compile(model, backend=backend) if backend else model
+        loss = fn(x)
+        loss.backward()
+        return [loss.detach()] + [p.grad for p in model.parameters()]
+
+    want = step(None)
+    got = step("tccd")
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5)
     stats = conv_warmup.stats()
-    assert stats["forward_shapes"] == warmed, stats
-    forward = [s for s in tccd.last_compile_stats() if s["kind"] in ("forward", "inference")]
-    assert forward and not forward[0]["fallback"], forward
+    records = {s["kind"]: s for s in tccd.last_compile_stats()}
+    assert not records["forward"]["fallback"] and not records["backward"]["fallback"], records
+    if level == "0":
+        assert stats["waiting_calls"] == 0, stats
+        return
+    assert stats["waiting_calls"] >= 4 and stats["failed"] == 0, stats
+    if records["backward"]["prefetched"] and records["backward"]["prefetch_wait_ms"] > 2000:
+        # Waited long enough for some of the backward's calls too (each ~0.1 s on the CPU).
+        assert stats["waiting_calls"] > 4, (stats, records["backward"])
