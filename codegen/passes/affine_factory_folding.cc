@@ -98,7 +98,10 @@ class Analysis {
       if (n.outputs.size() != 1 || !Tracked(n.outputs[0])) continue;
       std::optional<Affine> a = Of(n);
       if (a) a = Normalised(std::move(*a), n.outputs[0].sizes);
-      if (a && a->constant() && !FitsDType(a->offset, a->offset, n.outputs[0].dtype)) a.reset();
+      // Integer arithmetic wraps in narrower dtypes: values outside the dtype are unknown.
+      if (a && !FitsDType(MinOf(*a, n.outputs[0].sizes), MaxOf(*a, n.outputs[0].sizes),
+                          n.outputs[0].dtype))
+        a.reset();
       values_[id] = std::move(a);
     }
   }
