@@ -4,7 +4,8 @@ affine-factory-folding folds the packed-sequence check of arange position ids (t
 diff's cat, the eq of gathered packed ids) so the mask is `kv <= q` through the position ids;
 index-reader-siblings computes the rotary embeddings of q and k, which attention reads, in one
 index kernel. The mask bit for bit against eager, the values within bf16/f32 tolerances; the kernel
-list checked as on the CPU (test_e2e_mask_prologue.py).
+list checked as on the CPU (test_e2e_mask_prologue.py). outer-product-matmuls: the rotary
+angles' K = 1 f32 bmm is a multiply, exact against eager's sgemm.
 """
 
 import pytest
@@ -61,3 +62,26 @@ def test_mask_and_rotary_pair_like_eager(daemon_env, dtype):
     kernels = [k["ops"] for s in stats for k in s["kernels"]]
     assert not any("aten::eq.Tensor" in ops for ops in kernels), kernels
     assert len([ops for ops in kernels if "aten::neg.default" in ops]) == 1, kernels
+
+
+def test_rotary_angles_bmm_is_a_multiply(daemon_env):
+    # The K = 1 f32 bmm of the rotary angles (outer-product-matmuls): a multiply in a kernel, no
+    # sgemm; the angles exact, cos/sin within f32 tolerance.
+    def f(inv_freq, positions):
+        inv = inv_freq[None, :, None].float().expand(positions.shape[0], -1, 1)
+        freqs = (inv @ positions[:, None, :].float()).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return freqs, emb.cos(), emb.sin()
+
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, 64, 2, device="cuda").float() / 64))
+    positions = torch.arange(512, device="cuda").unsqueeze(0).expand(4, -1).contiguous()
+    torch.backends.cuda.matmul.allow_tf32 = False  # eager's sgemm then rounds once, as a multiply
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    got = torch.compile(f, backend="tccd", dynamic=False)(inv_freq, positions)
+    want = f(inv_freq, positions)
+    assert torch.equal(got[0], want[0])
+    for g, w in zip(got[1:], want[1:]):
+        torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
+    kernels = [k["ops"] for s in tccd.last_compile_stats() for k in s["kernels"]]
+    assert any("aten::mul.Tensor" in ops for ops in kernels), kernels
