@@ -162,6 +162,7 @@
 #include "codegen/passes/max_pool_kernels.h"
 #include "codegen/passes/mutations_into_producers.h"
 #include "codegen/passes/outer_product_matmuls.h"
+#include "codegen/passes/zero_attention_masks.h"
 #include "codegen/passes/neg_into_index_ops.h"
 #include "codegen/passes/permute_into_index_ops.h"
 #include "codegen/passes/permutes_before_casts.h"
@@ -727,6 +728,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // A matmul over a length-1 dim is a multiply (the rotary angles' outer product), before the
   // backend pads matmul operands.
   if (!Debug().disable_fusion) passes.Add(std::make_unique<OuterProductMatmuls>());
+  // Attention without its all-zeros mask (T5's cross-attention); the fill is then dead.
+  passes.Add(std::make_unique<ZeroAttentionMasks>());
   passes.Add(std::make_unique<DeadCodeElimination>());
   // CUDA: embedding gradients as an f32 scatter-add kernel (atomics: not bitwise reproducible,
   // so not under torch.use_deterministic_algorithms, as Inductor).

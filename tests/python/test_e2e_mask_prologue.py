@@ -102,3 +102,22 @@ def test_rotary_angles_outer_product_is_a_multiply(daemon_env):
     assert stats and all(s["fallback"] is None for s in stats), stats
     kernels = [k["ops"] for s in stats for k in s["kernels"]]
     assert any("aten::mul.Tensor" in ops for ops in kernels), kernels
+
+
+def test_zero_attention_mask_is_dropped(daemon_env):
+    # T5's cross-attention: position_bias = zeros((1, heads, q, k)) as the additive mask
+    # (zero-attention-masks): no fill kernel, values as eager's.
+    import torch.nn.functional as F
+
+    def f(q, k, v):
+        bias = torch.zeros((1, q.shape[1], q.shape[2], k.shape[2]), dtype=q.dtype)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=1.0)
+
+    q, k, v = torch.randn(2, 4, 16, 8), torch.randn(2, 4, 24, 8), torch.randn(2, 4, 24, 8)
+    expected = f(q, k, v)
+    got = torch.compile(f, backend="tccd", dynamic=False)(q, k, v)
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-6)
+    stats = tccd.last_compile_stats()
+    assert stats and all(s["fallback"] is None for s in stats), stats
+    kernels = [k["ops"] for s in stats for k in s["kernels"]]
+    assert not any("aten::zeros.default" in ops for ops in kernels), kernels
