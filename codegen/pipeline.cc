@@ -141,6 +141,7 @@
 #include "codegen/passes/casts_before_views.h"
 #include "codegen/passes/collapse_reshape_chains.h"
 #include "codegen/passes/column_sum_split.h"
+#include "codegen/passes/common_subexpressions.h"
 #include "codegen/passes/copy_layout_into_producer.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/detach_elimination.h"
@@ -730,6 +731,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   if (!Debug().disable_fusion) passes.Add(std::make_unique<OuterProductMatmuls>());
   // Attention without its all-zeros mask (T5's cross-attention); the fill is then dead.
   passes.Add(std::make_unique<ZeroAttentionMasks>());
+  // Per-layer recomputations of one value (T5's masks and bias casts) become one node.
+  if (!Debug().disable_fusion) passes.Add(std::make_unique<CommonSubexpressions>());
   passes.Add(std::make_unique<DeadCodeElimination>());
   // CUDA: embedding gradients as an f32 scatter-add kernel (atomics: not bitwise reproducible,
   // so not under torch.use_deterministic_algorithms, as Inductor).
