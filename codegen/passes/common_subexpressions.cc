@@ -26,6 +26,12 @@ std::string KeyOf(const ir::Node& node) {
   return key;
 }
 
+// empty/empty_like/new_empty/empty_strided: distinct buffers by contract (a graph may fill each
+// in place), never one tensor.
+bool AllocatesOnly(const ir::Node& node) {
+  return node.target.find("empty") != std::string::npos;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> CommonSubexpressions::Run(ir::Graph& graph) {
@@ -39,7 +45,8 @@ absl::StatusOr<bool> CommonSubexpressions::Run(ir::Graph& graph) {
   return RebuildGraph(
       graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
         ++id;
-        if (node.outputs.empty() || !IsSideEffectFree(node.target)) return std::nullopt;
+        if (node.outputs.empty() || !IsSideEffectFree(node.target) || AllocatesOnly(node))
+          return std::nullopt;
         const std::string key = KeyOf(node);
         auto it = seen.find(key);
         if (it != seen.end() && !graph_outputs.count(id)) return it->second;

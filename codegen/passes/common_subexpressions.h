@@ -9,8 +9,9 @@
 // the value is made once and held to its last reader (no longer than the earliest copy's life
 // would have been in sum).
 //
-// Only ops op_properties.h marks pure (never random or in-place ones); graph outputs are never
-// merged into another node (the caller gets distinct tensors, as traced).
+// Only ops op_properties.h marks pure (never random or in-place ones), and no empty* allocation
+// (distinct buffers by contract); graph outputs are never merged into another node (the caller
+// gets distinct tensors, as traced).
 // TCCD_DISABLE_PASSES=common-subexpressions keeps every node.
 #pragma once
 
