@@ -28,9 +28,7 @@ std::string KeyOf(const ir::Node& node) {
 
 // empty/empty_like/new_empty/empty_strided: distinct buffers by contract (a graph may fill each
 // in place), never one tensor.
-bool AllocatesOnly(const ir::Node& node) {
-  return node.target.find("empty") != std::string::npos;
-}
+bool AllocatesOnly(const ir::Node& node) { return node.target.find("empty") != std::string::npos; }
 
 }  // namespace
 

@@ -37,8 +37,7 @@ absl::StatusOr<bool> OuterProductMatmuls::Run(ir::Graph& graph) {
         sizes[rank - 1] = b.sizes[rank - 1];
         if (!mm && a.sizes[0] != b.sizes[0]) return std::nullopt;
         if (sizes != type.sizes) return std::nullopt;
-        return std::vector<ir::Arg>{EmitOp(out, "aten::mul.Tensor",
-                                           {node.args[0], node.args[1]},
+        return std::vector<ir::Arg>{EmitOp(out, "aten::mul.Tensor", {node.args[0], node.args[1]},
                                            DenseType(type.dtype, type.sizes, type.device))};
       });
 }

@@ -11,7 +11,8 @@ namespace tccd::codegen {
 namespace {
 
 TEST_CASE("a per-layer where and cast of one mask are made once", "[common_subexpressions]") {
-  ir::Graph g = *ir::ParseGraph(R"(graph(%a0: b8[2,1,8,8]{64,64,8,1}@cuda, %a1: f32[2,1,8,8]{64,64,8,1}@cuda) {
+  ir::Graph g = *ir::ParseGraph(
+      R"(graph(%a0: b8[2,1,8,8]{64,64,8,1}@cuda, %a1: f32[2,1,8,8]{64,64,8,1}@cuda) {
   %0 = aten::where.self(%a0, %a1, -inf) -> f32[2,1,8,8]{64,64,8,1}@cuda
   %1 = aten::_to_copy.default(%0, dtype=bf16) -> bf16[2,1,8,8]{64,64,8,1}@cuda
   %2 = aten::where.self(%a0, %a1, -inf) -> f32[2,1,8,8]{64,64,8,1}@cuda
@@ -30,7 +31,8 @@ TEST_CASE("a per-layer where and cast of one mask are made once", "[common_subex
   REQUIRE(dce.Run(g).ok());
   // %2/%3 merge into %0/%1 (a chain), %4 (another constant) stays, %7 (a graph output) stays,
   // the random draws stay.
-  CHECK(ir::PrintGraph(g) == R"(graph(%a0: b8[2,1,8,8]{64,64,8,1}@cuda, %a1: f32[2,1,8,8]{64,64,8,1}@cuda) {
+  CHECK(ir::PrintGraph(g) ==
+        R"(graph(%a0: b8[2,1,8,8]{64,64,8,1}@cuda, %a1: f32[2,1,8,8]{64,64,8,1}@cuda) {
   %0 = aten::where.self(%a0, %a1, -inf) -> f32[2,1,8,8]{64,64,8,1}@cuda
   %1 = aten::_to_copy.default(%0, dtype=bf16) -> bf16[2,1,8,8]{64,64,8,1}@cuda
   %2 = aten::where.self(%a0, %a1, 0.0) -> f32[2,1,8,8]{64,64,8,1}@cuda

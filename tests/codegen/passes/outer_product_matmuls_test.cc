@@ -40,7 +40,8 @@ TEST_CASE("the rotary angles' K = 1 bmm is a multiply", "[outer_product_matmuls]
 }
 
 TEST_CASE("matmuls over longer dims, mixed dtypes and outputs stay", "[outer_product_matmuls]") {
-  const char* text = R"(graph(%a0: f32[4,2]{2,1}@cuda, %a1: f32[2,8]{8,1}@cuda, %a2: f32[4,1]{1,1}@cuda, %a3: bf16[1,8]{8,1}@cuda, %a4: f32[1,8]{8,1}@cuda) {
+  const char* text =
+      R"(graph(%a0: f32[4,2]{2,1}@cuda, %a1: f32[2,8]{8,1}@cuda, %a2: f32[4,1]{1,1}@cuda, %a3: bf16[1,8]{8,1}@cuda, %a4: f32[1,8]{8,1}@cuda) {
   %0 = aten::mm.default(%a0, %a1) -> f32[4,8]{8,1}@cuda
   %1 = aten::mm.default(%a2, %a3) -> f32[4,8]{8,1}@cuda
   %2 = aten::mm.default(%a2, %a4) -> f32[4,8]{8,1}@cuda

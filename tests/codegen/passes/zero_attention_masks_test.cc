@@ -9,8 +9,10 @@
 namespace tccd::codegen {
 namespace {
 
-TEST_CASE("T5's cross-attention zeros mask is dropped, a real mask stays", "[zero_attention_masks]") {
-  ir::Graph g = *ir::ParseGraph(R"(graph(%a0: bf16[2,8,16,64]{8192,1024,64,1}@cuda, %a1: bf16[1,8,16,16]{2048,256,16,1}@cuda) {
+TEST_CASE("T5's cross-attention zeros mask is dropped, a real mask stays",
+          "[zero_attention_masks]") {
+  ir::Graph g = *ir::ParseGraph(
+      R"(graph(%a0: bf16[2,8,16,64]{8192,1024,64,1}@cuda, %a1: bf16[1,8,16,16]{2048,256,16,1}@cuda) {
   %0 = aten::zeros.default([1, 8, 16, 16], dtype=bf16, device=device(cuda), pin_memory=false) -> bf16[1,8,16,16]{2048,256,16,1}@cuda
   %1 = aten::_scaled_dot_product_efficient_attention.default(%a0, %a0, %a0, %0, false, 0.0, false, scale=1.0) -> (bf16[2,8,16,64]{8192,1024,64,1}@cuda, f32[2,8,0]{0,0,1}@cuda, i64[]{}@cuda, i64[]{}@cuda)
   %2 = aten::_scaled_dot_product_cudnn_attention.default(%a0, %a0, %a0, %a1, false, 0.0, false, false, scale=1.0) -> (bf16[2,8,16,64]{8192,1024,64,1}@cuda, f32[2,8,16,1]{128,16,1,1}@cuda, i64[]{}@cuda, i64[]{}@cuda, i64[]{}@cuda, i64[]{}@cuda, i64[]{}@cuda, i64[]{}@cuda, bf16[0]{1}@cuda)
