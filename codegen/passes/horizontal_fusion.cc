@@ -191,8 +191,9 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
         p.groups[g].num_reduced_dims == 0 &&
         (!coordinates[g] || (NumelOf(p.groups[g].shape) <= options.max_index_merge_numel &&
                              OnlyIndexCoordinateOps(graph, p.groups[g])));
-    reader_sibling[g] = options.merge_index_reader_siblings && p.groups[g].num_reduced_dims == 0 &&
-                        coordinates[g] && NumelOf(p.groups[g].shape) != INT64_MAX &&
+    reader_sibling[g] = options.merge_index_reader_siblings &&
+                        p.groups[g].num_reduced_dims == 0 && coordinates[g] &&
+                        NumelOf(p.groups[g].shape) != INT64_MAX &&
                         OnlyIndexCoordinateOps(graph, p.groups[g]);
     eligible[g] = gathers_only[g] || small_ok[g] || reader_sibling[g];
   }
