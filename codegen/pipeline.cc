@@ -152,6 +152,7 @@
 #include "codegen/passes/casts_before_views.h"
 #include "codegen/passes/collapse_reshape_chains.h"
 #include "codegen/passes/column_sum_split.h"
+#include "codegen/passes/common_subexpressions.h"
 #include "codegen/passes/copy_layout_into_producer.h"
 #include "codegen/passes/dead_code_elimination.h"
 #include "codegen/passes/detach_elimination.h"
@@ -172,6 +173,8 @@
 #include "codegen/passes/dying_inputs_into_outputs.h"
 #include "codegen/passes/max_pool_kernels.h"
 #include "codegen/passes/mutations_into_producers.h"
+#include "codegen/passes/outer_product_matmuls.h"
+#include "codegen/passes/zero_attention_masks.h"
 #include "codegen/passes/neg_into_index_ops.h"
 #include "codegen/passes/permute_into_index_ops.h"
 #include "codegen/passes/permutes_before_casts.h"
@@ -758,6 +761,13 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // steps they would split kernels.
   passes.Add(std::make_unique<DetachElimination>());
   passes.Add(std::make_unique<AliasElimination>());
+  // A matmul over a length-1 dim is a multiply (the rotary angles' outer product), before the
+  // backend pads matmul operands.
+  if (!Debug().disable_fusion) passes.Add(std::make_unique<OuterProductMatmuls>());
+  // Attention without its all-zeros mask (T5's cross-attention); the fill is then dead.
+  passes.Add(std::make_unique<ZeroAttentionMasks>());
+  // Per-layer recomputations of one value (T5's masks and bias casts) become one node.
+  if (!Debug().disable_fusion) passes.Add(std::make_unique<CommonSubexpressions>());
   passes.Add(std::make_unique<DeadCodeElimination>());
   // CUDA: embedding gradients as an f32 scatter-add kernel (atomics: not bitwise reproducible,
   // so not under torch.use_deterministic_algorithms, as Inductor).

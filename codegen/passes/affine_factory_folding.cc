@@ -65,13 +65,20 @@ bool Tracked(const ir::TensorType& t) {
 // Whether every value in [lo, hi] is exact in `dtype` (bool: 0 and 1 only).
 bool FitsDType(int64_t lo, int64_t hi, ir::DType dtype) {
   switch (dtype) {
-    case ir::DType::kBool: return lo >= 0 && hi <= 1;
-    case ir::DType::kU8: return lo >= 0 && hi <= 255;
-    case ir::DType::kI8: return lo >= -128 && hi <= 127;
-    case ir::DType::kI16: return lo >= -32768 && hi <= 32767;
-    case ir::DType::kI32: return lo >= -2147483648LL && hi <= 2147483647LL;
-    case ir::DType::kI64: return true;
-    default: return false;
+    case ir::DType::kBool:
+      return lo >= 0 && hi <= 1;
+    case ir::DType::kU8:
+      return lo >= 0 && hi <= 255;
+    case ir::DType::kI8:
+      return lo >= -128 && hi <= 127;
+    case ir::DType::kI16:
+      return lo >= -32768 && hi <= 32767;
+    case ir::DType::kI32:
+      return lo >= -2147483648LL && hi <= 2147483647LL;
+    case ir::DType::kI64:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -98,7 +105,10 @@ class Analysis {
       if (n.outputs.size() != 1 || !Tracked(n.outputs[0])) continue;
       std::optional<Affine> a = Of(n);
       if (a) a = Normalised(std::move(*a), n.outputs[0].sizes);
-      if (a && a->constant() && !FitsDType(a->offset, a->offset, n.outputs[0].dtype)) a.reset();
+      // Integer arithmetic wraps in narrower dtypes: values outside the dtype are unknown.
+      if (a && !FitsDType(MinOf(*a, n.outputs[0].sizes), MaxOf(*a, n.outputs[0].sizes),
+                          n.outputs[0].dtype))
+        a.reset();
       values_[id] = std::move(a);
     }
   }
@@ -193,9 +203,8 @@ class Analysis {
       return a;
     }
     if (t == "aten::expand.default") return At(*x, sizes);
-    const std::optional<Affine>& xa = x->ref().is_input() || x->ref().output != 0
-                                          ? kUnknown
-                                          : values_[x->ref().node];
+    const std::optional<Affine>& xa =
+        x->ref().is_input() || x->ref().output != 0 ? kUnknown : values_[x->ref().node];
     const std::vector<int64_t>& xs = in_sizes(x);
     if (t == "aten::unsqueeze.default" || t == "aten::squeeze.dim") {
       if (!xa) return std::nullopt;
@@ -248,8 +257,8 @@ class Analysis {
     }
     if (t == "aten::slice.Tensor") {
       if (!xa) return std::nullopt;
-      const int64_t d = WrapDim(IntNumber(ArgOf(n, 1, "dim")).value_or(0),
-                                static_cast<int64_t>(xs.size()));
+      const int64_t d =
+          WrapDim(IntNumber(ArgOf(n, 1, "dim")).value_or(0), static_cast<int64_t>(xs.size()));
       if (d < 0 || d >= static_cast<int64_t>(xs.size()) || xs.size() != rank) return std::nullopt;
       const ir::Arg* start_arg = ArgOf(n, 2, "start");
       int64_t start = 0;
@@ -268,8 +277,8 @@ class Analysis {
     }
     if (t == "aten::select.int") {
       if (!xa) return std::nullopt;
-      const int64_t d = WrapDim(IntNumber(ArgOf(n, 1, "dim")).value_or(0),
-                                static_cast<int64_t>(xs.size()));
+      const int64_t d =
+          WrapDim(IntNumber(ArgOf(n, 1, "dim")).value_or(0), static_cast<int64_t>(xs.size()));
       auto index = IntNumber(ArgOf(n, 2, "index"));
       if (d < 0 || d >= static_cast<int64_t>(xs.size()) || !index || xs.size() != rank + 1)
         return std::nullopt;
@@ -282,8 +291,8 @@ class Analysis {
     if (t == "aten::cumsum.default") {
       // cumsum of a constant v along d: v * (c[d] + 1).
       if (!xa || !xa->constant() || xs != sizes) return std::nullopt;
-      const int64_t d = WrapDim(IntNumber(ArgOf(n, 1, "dim")).value_or(0),
-                                static_cast<int64_t>(rank));
+      const int64_t d =
+          WrapDim(IntNumber(ArgOf(n, 1, "dim")).value_or(0), static_cast<int64_t>(rank));
       if (d < 0 || d >= static_cast<int64_t>(rank)) return std::nullopt;
       Affine a = Constant(xa->offset, rank);
       a.coeff[d] = xa->offset;
@@ -308,8 +317,8 @@ class Analysis {
     if (t == "aten::cat.default") {
       const auto* list = std::get_if<ir::ArgList>(&n.args[0].v);
       if (list == nullptr || list->empty()) return std::nullopt;
-      const int64_t d = WrapDim(IntNumber(ArgOf(n, 1, "dim")).value_or(0),
-                                static_cast<int64_t>(rank));
+      const int64_t d =
+          WrapDim(IntNumber(ArgOf(n, 1, "dim")).value_or(0), static_cast<int64_t>(rank));
       if (d < 0 || d >= static_cast<int64_t>(rank)) return std::nullopt;
       // Pieces as affine functions of their own coordinates; along d piece k covers
       // [at_k, at_k + len_k). The cat is affine when some slope s along d makes every piece's
@@ -396,8 +405,7 @@ class Analysis {
       return Constant(*v == 0, rank);
     }
 
-    if (n.args.size() < 2 || !operand_ok(n.args[0]) || !operand_ok(n.args[1]))
-      return std::nullopt;
+    if (n.args.size() < 2 || !operand_ok(n.args[0]) || !operand_ok(n.args[1])) return std::nullopt;
     auto a = At(n.args[0], sizes);
     auto b = At(n.args[1], sizes);
     if (!a || !b) return std::nullopt;
@@ -412,8 +420,8 @@ class Analysis {
         t == "aten::sub.Scalar") {
       if (bool_out) return std::nullopt;  // bool + bool is a logical or
       const ir::Arg* alpha = ArgOf(n, 2, "alpha");
-      const std::optional<int64_t> al = alpha == nullptr ? std::optional<int64_t>(1)
-                                                          : IntNumber(alpha);
+      const std::optional<int64_t> al =
+          alpha == nullptr ? std::optional<int64_t>(1) : IntNumber(alpha);
       if (!al || !Bounded(*al)) return std::nullopt;
       const bool sub = t == "aten::sub.Tensor" || t == "aten::sub.Scalar";
       return combine(1, sub ? -*al : *al);
@@ -432,8 +440,12 @@ class Analysis {
       if (!diff || !diff->constant() || !bool_out) return std::nullopt;
       const int64_t v = diff->offset;
       const std::string op = c;
-      const bool r = op == "eq" ? v == 0 : op == "ne" ? v != 0 : op == "lt" ? v < 0
-                     : op == "le" ? v <= 0 : op == "gt" ? v > 0 : v >= 0;
+      const bool r = op == "eq"   ? v == 0
+                     : op == "ne" ? v != 0
+                     : op == "lt" ? v < 0
+                     : op == "le" ? v <= 0
+                     : op == "gt" ? v > 0
+                                  : v >= 0;
       return Constant(r, rank);
     }
     const bool is_and = t == "aten::bitwise_and.Tensor" || t == "aten::logical_and.default";
@@ -472,13 +484,12 @@ absl::StatusOr<bool> AffineFactoryFolding::Run(ir::Graph& graph) {
         // A known constant: full(sizes, v), contiguous (a full already is one).
         if (const std::optional<Affine>& a = analysis.of(id); a && a->constant()) {
           if (IsFull(node) && type.IsContiguous()) return std::nullopt;
-          const ir::Arg value = type.dtype == ir::DType::kBool ? ir::Arg{a->offset != 0}
-                                                               : ir::Arg{a->offset};
+          const ir::Arg value =
+              type.dtype == ir::DType::kBool ? ir::Arg{a->offset != 0} : ir::Arg{a->offset};
           ir::TensorType dense = DenseType(type.dtype, type.sizes, type.device);
-          return std::vector<ir::Arg>{EmitOp(out, "aten::full.default",
-                                             {IntListArg(type.sizes), value}, dense,
-                                             {{"dtype", ir::Arg{type.dtype}},
-                                              {"device", ir::Arg{type.device}}})};
+          return std::vector<ir::Arg>{
+              EmitOp(out, "aten::full.default", {IntListArg(type.sizes), value}, dense,
+                     {{"dtype", ir::Arg{type.dtype}}, {"device", ir::Arg{type.device}}})};
         }
         // x & true, x | false (bool), where(constant, a, b): the operand that decides, where it
         // already has the output's sizes and dtype.

@@ -24,9 +24,9 @@
 //   math     add/sub (alpha an int), mul by a constant, neg (integral outputs); comparisons of two
 //            values whose difference is constant; and/or/not of bool constants; cumsum of a
 //            constant c (c * (i + 1)); where with a constant condition
-// Values stay exact: int64 arithmetic on offsets and coefficients bounded by 2^28 (beyond: unknown).
-// Graph outputs keep their nodes (the caller gets the strides it traced). Floating values are
-// never tracked. Only for fused graphs (the pipeline adds it beside InlineScalarFills, before
+// Values stay exact: int64 arithmetic on offsets and coefficients bounded by 2^28 (beyond:
+// unknown). Graph outputs keep their nodes (the caller gets the strides it traced). Floating values
+// are never tracked. Only for fused graphs (the pipeline adds it beside InlineScalarFills, before
 // it: a 0-dim constant made here becomes a number of its readers).
 // TCCD_DISABLE_PASSES=affine-factory-folding keeps the graph as traced.
 #pragma once

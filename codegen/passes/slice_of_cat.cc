@@ -91,8 +91,8 @@ std::optional<ir::Arg> SliceThroughPad(ir::Graph& out, const ir::Node& slice) {
   const ir::TensorType& x_type = out.type_of(pad.args[0].ref());
   const int64_t rank = pad_type.rank();
   const auto* pads_list = std::get_if<ir::ArgList>(&pad.args[1].v);
-  if (rank == 0 || x_type.rank() != rank || pads_list == nullptr ||
-      pads_list->size() % 2 != 0 || static_cast<int64_t>(pads_list->size()) > 2 * rank)
+  if (rank == 0 || x_type.rank() != rank || pads_list == nullptr || pads_list->size() % 2 != 0 ||
+      static_cast<int64_t>(pads_list->size()) > 2 * rank)
     return std::nullopt;
   std::vector<int64_t> pads;
   for (const ir::Arg& a : *pads_list) {

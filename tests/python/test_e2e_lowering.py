@@ -141,7 +141,8 @@ def test_fills_fuse_and_scalar_fills_inline(daemon_env):
         m = torch.where(a > 0, a, torch.zeros((), dtype=a.dtype))   # a 0-dim fill, inlined
         full = torch.full((8, 16), 0.5) + a                          # a fill fused with its consumer
         masked = a.masked_fill(a < -1, float("-inf"))
-        return z + m, full, masked, torch.ones(8, 16, dtype=torch.bool) & (a > 1)
+        # ones & x is x (affine-factory-folding); the f32 ones is a fill of its consumer's kernel.
+        return z + m, full, masked, torch.ones(8, 16, dtype=torch.bool) & (a > 1), torch.ones(8, 16) - a
 
     ops = _compile_and_compare(f, x)
     assert {"aten::full.default", "aten::zeros_like.default", "aten::masked_fill.Scalar",

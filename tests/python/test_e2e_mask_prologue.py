@@ -80,3 +80,44 @@ def test_arange_mask_folds_and_rotary_pair_shares_a_kernel(daemon_env):
     # One kernel computes both rotary embeddings (two slice_backward pairs of rotate_half).
     rotary = [ops for ops in kernels if "aten::neg.default" in ops]
     assert len(rotary) == 1, kernels
+
+
+def test_rotary_angles_outer_product_is_a_multiply(daemon_env):
+    # LlamaRotaryEmbedding as some transformers versions write it (the CUDA trace of the zoo's
+    # Llama has this f32 bmm with K = 1): outer-product-matmuls makes it a multiply, no matmul.
+    def f(inv_freq, positions):
+        inv = inv_freq[None, :, None].float().expand(positions.shape[0], -1, 1)
+        pos = positions[:, None, :].float()
+        freqs = (inv @ pos).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos(), emb.sin()
+
+    inv_freq = 1.0 / (10000 ** (torch.arange(0, 64, 2).float() / 64))
+    positions = torch.arange(40).unsqueeze(0).expand(2, -1).contiguous()
+    expected = f(inv_freq, positions)
+    got = torch.compile(f, backend="tccd", dynamic=False)(inv_freq, positions)
+    for g, e in zip(got, expected):  # the angles are exact; cos/sin are the kernels' own
+        torch.testing.assert_close(g, e, rtol=1e-6, atol=1e-6)
+    stats = tccd.last_compile_stats()
+    assert stats and all(s["fallback"] is None for s in stats), stats
+    kernels = [k["ops"] for s in stats for k in s["kernels"]]
+    assert any("aten::mul.Tensor" in ops for ops in kernels), kernels
+
+
+def test_zero_attention_mask_is_dropped(daemon_env):
+    # T5's cross-attention: position_bias = zeros((1, heads, q, k)) as the additive mask
+    # (zero-attention-masks): no fill kernel, values as eager's.
+    import torch.nn.functional as F
+
+    def f(q, k, v):
+        bias = torch.zeros((1, q.shape[1], q.shape[2], k.shape[2]), dtype=q.dtype)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=1.0)
+
+    q, k, v = torch.randn(2, 4, 16, 8), torch.randn(2, 4, 24, 8), torch.randn(2, 4, 24, 8)
+    expected = f(q, k, v)
+    got = torch.compile(f, backend="tccd", dynamic=False)(q, k, v)
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-6)
+    stats = tccd.last_compile_stats()
+    assert stats and all(s["fallback"] is None for s in stats), stats
+    kernels = [k["ops"] for s in stats for k in s["kernels"]]
+    assert not any("aten::zeros.default" in ops for ops in kernels), kernels

@@ -109,7 +109,8 @@ TEST_CASE("a known cumsum and a constant comparison become fills", "[affine_fact
 TEST_CASE("inputs, floats, outputs and wrapping indices are left alone",
           "[affine_factory_folding]") {
   // %1: an input's cumsum; %3: a float arange; %5: a graph output (a constant, but the caller
-  // gets the traced node); %8: index -1 would wrap (not affine, so %9 is unknown).
+  // gets the traced node); %8: index -1 would wrap (not affine, so %9 is unknown); %11 wraps
+  // in i32 (unknown, so %12 is no constant here).
   const char* text = R"(graph(%a0: b8[4]{1}@cuda) {
   %0 = aten::ne.Scalar(%a0, 1) -> b8[4]{1}@cuda
   %1 = aten::cumsum.default(%0, 0) -> i64[4]{1}@cuda
@@ -121,7 +122,11 @@ TEST_CASE("inputs, floats, outputs and wrapping indices are left alone",
   %7 = aten::index.Tensor(%4, [%6]) -> i64[4]{1}@cuda
   %8 = aten::sub.Tensor(%7, %6) -> i64[4]{1}@cuda
   %9 = aten::add.Tensor(%1, %8) -> i64[4]{1}@cuda
-  return (%1, %3, %5, %9)
+  %10 = aten::full.default([4], 2147483647, dtype=i32, device=device(cuda)) -> i32[4]{1}@cuda
+  %11 = aten::add.Tensor(%10, 1) -> i32[4]{1}@cuda
+  %12 = aten::sub.Tensor(%11, %11) -> i32[4]{1}@cuda
+  %13 = aten::mul.Tensor(%a0, %12) -> i32[4]{1}@cuda
+  return (%1, %3, %5, %9, %13)
 })";
   ir::Graph g = *ir::ParseGraph(text);
   AffineFactoryFolding folding;
