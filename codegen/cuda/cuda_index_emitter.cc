@@ -123,7 +123,8 @@ class VectorPlan {
     // size: a max pool's index math (the window's coordinates, masks and addresses, per vector)
     // then serves 8 bf16 channels instead of the 2 that its i64 indices allowed, and its bf16
     // gathers are 16-byte loads; the i64 lanes move as several 16-byte accesses. (8: the width
-    // measured; a bool beside i64 would otherwise take 16 lanes, 128 bytes per thread.)
+    // the max pools take, not yet measured on a GPU; a bool beside i64 would otherwise take 16
+    // lanes, 128 bytes per thread.)
     const int wide = std::min(8, 16 / narrowest);
     if (!k.fixed_strides.empty() && wide > vec_ && !k.shape.empty() && k.shape.back() % wide == 0)
       vec_ = wide;
