@@ -119,13 +119,15 @@ class VectorPlan {
     }
     vec_ = 16 / largest;
     // The dense entry of a fixed layout (entry_points.h; never a scatter kernel) takes 16 bytes
-    // of the narrowest per-lane operand where that width divides the innermost size: a max
-    // pool's index math (the window's coordinates, masks and addresses, per vector) then serves
-    // 8 bf16 channels instead of the 2 that its i64 indices allowed, and its bf16 gathers are
-    // 16-byte loads; the i64 lanes move as several 16-byte accesses.
-    if (!k.fixed_strides.empty() && narrowest < largest && !k.shape.empty() &&
-        k.shape.back() % (16 / narrowest) == 0)
-      vec_ = 16 / narrowest;
+    // of the narrowest per-lane operand, at most 8 lanes, where that width divides the innermost
+    // size: a max pool's index math (the window's coordinates, masks and addresses, per vector)
+    // then serves 8 bf16 channels instead of the 2 that its i64 indices allowed, and its bf16
+    // gathers are 16-byte loads; the i64 lanes move as several 16-byte accesses. (8: the width
+    // the max pools take, not yet measured on a GPU; a bool beside i64 would otherwise take 16
+    // lanes, 128 bytes per thread.)
+    const int wide = std::min(8, 16 / narrowest);
+    if (!k.fixed_strides.empty() && wide > vec_ && !k.shape.empty() && k.shape.back() % wide == 0)
+      vec_ = wide;
     if (vec_ > 1) Analyse(vec_);
     FindScatterRun();
     // A gather only the second pass vectorises tests its own layout at its access and reads lane
