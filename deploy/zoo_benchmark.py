@@ -70,8 +70,8 @@ Inductor compile does; every first import is the `import` phase.
 check), so the cold/warm/AOT first steps of a few models fit one 150 s GPU lane. Under the
 table, the sums over its models (a --merge of the lanes: the zoo's) of the warm and the
 ahead-of-time first steps over eager's first step, with the targets (_start_sums). --aot-guards
-lean|serializable: the save's guard filter (tccd.precompile.lean_guards by default; the AOT
-table says which and how many guards were kept). --warm-ab
+lean|serializable: the save's guard filter (lean by default: tccd.precompile.lean_guards;
+the AOT table says which and how many guards were kept). --warm-ab
 ENV=VALUE[,...]: after each tccd warm cell and AOT load, the same once more with that environment
 (start "warm-b" / "aot-b"; e.g. TCCD_CONV_WARMUP=0), in a table of their own (--warm-ab-models:
 only for these models; --warm-ab-starts warm|aot: only those starts; a variant that sets
@@ -1126,7 +1126,7 @@ def main(argv=None) -> int:
                         "a new process's first step through torch.compiler.load_compiled_function")
     p.add_argument("--aot-guards", default="lean", choices=["lean", "serializable"],
                    help="the guard filter of --aot's save: lean (tccd.precompile.lean_guards: without "
-                        "the modules' structure guards; the load rebuilds ~1/3 of them) or serializable "
+                        "the modules' structure guards, ~1/3 to 1/2 of the guards kept) or serializable "
                         "(every guard Dynamo can save). ZOO_AOT_GUARDS in the environment overrides it, "
                         "so --warm-ab ZOO_AOT_GUARDS=serializable saves and loads the other once more")
     p.add_argument("--first-step-only", action="store_true",

@@ -85,8 +85,8 @@ def test_lean_guards_drop_the_module_structure_and_keep_values_tensors_and_state
         _on("DICT_KEYS_MATCH", True),
         _on("DICT_CONTAINS", True),
         _on("DICT_NOT_CONTAINS", True),
+        # tensors reached through a module, the modules' types and values: kept
         _on("TYPE_MATCH", True),
-        # tensors reached through a module, the modules' values: kept
         _on("TENSOR_MATCH", True),
         _on("CONSTANT_MATCH", True),
         _on("EQUALS_MATCH", True),
@@ -100,7 +100,7 @@ def test_lean_guards_drop_the_module_structure_and_keep_values_tensors_and_state
         _on("ID_MATCH", False),
         _on("CONSTANT_MATCH", True, ("ID_MATCH",)),
     ]
-    assert precompile.lean_guards(entries) == [False] * 6 + [True] * 8 + [False, False]
+    assert precompile.lean_guards(entries) == [False] * 5 + [True] * 9 + [False, False]
 
 
 def test_lean_guards_keep_a_guard_whose_source_cannot_tell():
@@ -108,8 +108,8 @@ def test_lean_guards_keep_a_guard_whose_source_cannot_tell():
     def raises():
         raise RuntimeError("no")
 
-    entries = [_entry("TYPE_MATCH"),
-               SimpleNamespace(guard_type="TYPE_MATCH", derived_guard_types=(),
+    entries = [_entry("DICT_KEYS_MATCH"),
+               SimpleNamespace(guard_type="DICT_KEYS_MATCH", derived_guard_types=(),
                                orig_guard=SimpleNamespace(source=SimpleNamespace(is_unspecialized_nn_module=raises)))]
     assert precompile.lean_guards(entries) == [True, True]
 

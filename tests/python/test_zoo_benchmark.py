@@ -128,7 +128,8 @@ def test_zoo_benchmark_first_step_only_and_warm_ab_cpu(daemon, tmp_path):
     r = subprocess.run(
         [sys.executable, str(REPO / "deploy" / "zoo_benchmark.py"), "--device", "cpu", "--tiny",
          "--models", "toy_lm", "--backends", "eager,tccd", "--workloads", "train", "--batch", "small",
-         "--first-step-only", "--warm", "--aot", "--warm-ab", "TCCD_CONV_WARMUP=0,ZOO_AOT_GUARDS=serializable",
+         "--first-step-only", "--warm", "--aot", "--aot-guards", "lean",
+         "--warm-ab", "TCCD_CONV_WARMUP=0,ZOO_AOT_GUARDS=serializable",
          "--timeout-s", "60",
          "--out", str(out)],
         env=env, capture_output=True, text=True, timeout=400)
@@ -142,8 +143,8 @@ def test_zoo_benchmark_first_step_only_and_warm_ab_cpu(daemon, tmp_path):
     by_start = {c.get("start", "cold"): c for c in cells if c["backend"] == "tccd"}
     variant = {"TCCD_CONV_WARMUP": "0", "ZOO_AOT_GUARDS": "serializable"}
     assert by_start["warm-b"]["env"] == variant and "env" not in by_start["warm"]
-    # The variant sets the save's guard filter: saved again with it (--aot-guards' default is
-    # lean: fewer guards kept), and its load computes the same loss.
+    # The variant sets the save's guard filter: saved again with it (--aot-guards lean keeps
+    # fewer guards), and its load computes the same loss.
     lean, full = by_start["aot-save"], by_start["aot-save-b"]
     assert (lean["aot_guards"], full["aot_guards"]) == ("lean", "serializable"), (lean, full)
     assert 0 < lean["aot_guards_kept"] < full["aot_guards_kept"] <= full["aot_guards_total"], (lean, full)
