@@ -1072,7 +1072,9 @@ def _plan_cuda_device(plan: "pb.Plan") -> int:
 
 
 # Kernel libraries with gemms of run-time sizes (they export tccd_cuda_gemm_stats: the sized
-# gemm cache's counters), by artifact name, for the plan profile (native_plan.profile_report).
+# gemm cache's counters), for the plan profile (native_plan.profile_report), by "PLAN: ARTIFACT"
+# (every plan's library is named kernels_cuda.so: the artifact name alone kept only the last
+# plan's, as the first GPU run of the counters showed).
 sized_gemm_libraries: Dict[str, ctypes.CDLL] = {}
 # tccd_cuda_runtime.h TCCD_RT_GEMM_STAT_*, in order.
 SIZED_GEMM_STATS = ("calls", "hits", "misses", "key_churn", "evictions", "heuristics", "setup_ns",
@@ -1108,7 +1110,7 @@ def load_plan(plan: "pb.Plan", artifact_paths: Dict[str, str], name: str = "grap
         except OSError as e:
             raise ArtifactError(f"cannot load {artifact} ({path}): {e}") from e
         if hasattr(libraries[artifact], "tccd_cuda_gemm_stats"):
-            sized_gemm_libraries[artifact] = libraries[artifact]
+            sized_gemm_libraries[f"{name}: {artifact}"] = libraries[artifact]
     cuda_artifacts = {
         s.native.artifact for s in plan.steps
         if s.WhichOneof("kind") == "native" and s.native.abi in (ABI_CUDA, ABI_CUDA_SYM, ABI_CUDA_SYM_GEMM)

@@ -589,13 +589,18 @@ def test_plan_profile_reports_the_sized_gemm_cache(monkeypatch):
     class Library:
         tccd_cuda_gemm_stats = stats
 
-    monkeypatch.setattr(runtime, "sized_gemm_libraries", {"kernels_cuda.so": Library()})
+    monkeypatch.setattr(runtime, "sized_gemm_libraries", {"0/0 forward: kernels_cuda.so": Library()})
     assert runtime.sized_gemm_stats(Library()) == dict(zip(runtime.SIZED_GEMM_STATS, words))
     (line,) = native_plan.sized_gemm_report()
-    assert line == ("tccd sized gemm cache kernels_cuda.so: 10 calls, 7 hits, 3 misses (1 with the same sizes "
+    assert line == ("tccd sized gemm cache 0/0 forward: kernels_cuda.so: 10 calls, 7 hits, 3 misses (1 with the same sizes "
                     "under another alignment or workspace), 0 evictions, 3 heuristic queries; cublasLtMatmul "
                     "42.9 us per hit; per miss: set-up 1000.0 us, cublasLtMatmul 33.3 us; all calls 10: "
                     "340.0 us per call"), line
+    # Every plan's library has a line of its own, though all are named kernels_cuda.so.
+    libraries = {"0/0 forward: kernels_cuda.so": Library(), "0/0 backward: kernels_cuda.so": Library()}
+    monkeypatch.setattr(runtime, "sized_gemm_libraries", libraries)
+    assert [l.split(": 10 calls")[0] for l in native_plan.sized_gemm_report()] == [
+        "tccd sized gemm cache 0/0 backward: kernels_cuda.so", "tccd sized gemm cache 0/0 forward: kernels_cuda.so"]
     # A library with no sized call yet prints nothing.
     words[0] = 0
     assert native_plan.sized_gemm_report() == []
