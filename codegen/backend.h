@@ -64,8 +64,8 @@ struct BackendOptions {
   bool tile_kernels = true;
   // CUDA: cuBLASLt algorithms each matmul times at load to keep the fastest (GemmSpec::tune,
   // cuda_host/runtime/tccd_cuda_tune.h); 0 takes the heuristic's first, as before. The daemon
-  // sets it from TCCD_GEMM_AUTOTUNE (default 0: off) and to 0 for deterministic requests (the
-  // choice may differ between processes). Default: 0.
+  // sets it from TCCD_GEMM_AUTOTUNE (default 0: off) and to 0 for deterministic requests (a
+  // timed choice is shared through the daemon, but not reproducible from scratch). Default: 0.
   int gemm_autotune = 0;
   // CUDA: the cuBLASLt scratch a segment with static matmuls reserves and their algorithms may
   // use (kGemmWorkspaceBytes: 32 MiB, cuBLAS's recommendation for Hopper; TCCD_GEMM_WORKSPACE_MB

@@ -108,8 +108,9 @@
 //                              eager on a machine without a GPU (keyed here)
 //   TCCD_GEMM_AUTOTUNE=n       CUDA matmuls: cuBLASLt algorithms each one times when its plan
 //                              loads, keeping the fastest (runtime/tccd_cuda_tune.h; default
-//                              0: the heuristic's first; 8 measured; the choice may differ
-//                              between processes; never for a deterministic request; keyed)
+//                              0: the heuristic's first; 8 measured; the choices are shared
+//                              through the daemon, first writer wins; never for a
+//                              deterministic request; keyed)
 //   TCCD_GEMM_AUTOTUNE_SWAP=1  with TCCD_GEMM_AUTOTUNE > 1: CUDA matmuls without an epilogue
 //                              (weight gradients) also time the swapped formulation D^T =
 //                              op(B)^T op(A)^T with D^T row-ordered and keep it when clearly
@@ -220,11 +221,12 @@ struct ParsedRequest {
 namespace {
 
 // Matmuls time this many cuBLASLt algorithms at load (TCCD_GEMM_AUTOTUNE), at most the
-// runtime's TCCD_RT_TUNE_MAX_CANDIDATES. Off by default: the timing picks per process, so two
-// processes (two ranks) may run different algorithms and compute different bits
-// (test_gpu_training.py's test_second_process_compiles_nothing failed with it on, H200
-// 2026-11-27); on by default once the choices are stored in the daemon and shared. 8 is the
-// value measured then (ConvNeXt-T train large GPU busy 15.51 vs 15.78 ms).
+// runtime's TCCD_RT_TUNE_MAX_CANDIDATES. The choices are shared through the daemon since the
+// thirteenth session (client/tccd/gemm_tunes.py: first writer wins, so processes and ranks
+// compute the same bits; GPU-tested). Still off by default: with the 32 MiB workspace
+// (kGemmWorkspaceBytes) tuning's only same-run gain measured is 29 us on ConvNeXt-T's stage-1
+// MLP (786.8 -> 757.8 us), against +0.65 s of plan loading on its cold first step (H200,
+// 2026-11-27); a same-run zoo A/B should decide. 8 is the value measured.
 constexpr int kDefaultGemmAutotune = 0;
 constexpr int kMaxGemmAutotune = 16;
 // The cuBLASLt workspace of static matmuls in MiB (TCCD_GEMM_WORKSPACE_MB; kGemmWorkspaceBytes).

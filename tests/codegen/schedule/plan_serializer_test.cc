@@ -75,7 +75,7 @@ TEST_CASE("a segmented plan reads back as a schedule and serialises to the same 
   %9: f32[8,4]{4,1}@cuda
   %10: f32[32]{1}@cuda
   %11: f32[8]{1}@cuda
-  %6, %8 = segment(%2, %0, %1, %3) artifact="kernels_cuda.so" symbol="tccd_seg0" abi="tccd-cuda-segment-1" workspace=8388608 kernels=[{name="tccd_seg0_addmm.default_8x16x32", kind="cublaslt_gemm", ops=["aten::addmm.default"], shape=[]}, {name="k0", kind="cuda_pointwise", ops=["aten::relu.default"], shape=[8,32]}, {name="tccd_seg0_mm.default_8x32x4", kind="cublaslt_gemm", ops=["aten::mm.default"], shape=[]}]
+  %6, %8 = segment(%2, %0, %1, %3) artifact="kernels_cuda.so" symbol="tccd_seg0" abi="tccd-cuda-segment-1" workspace=33554432 kernels=[{name="tccd_seg0_addmm.default_8x16x32", kind="cublaslt_gemm", ops=["aten::addmm.default"], shape=[]}, {name="k0", kind="cuda_pointwise", ops=["aten::relu.default"], shape=[8,32]}, {name="tccd_seg0_mm.default_8x32x4", kind="cublaslt_gemm", ops=["aten::mm.default"], shape=[]}]
   release(%0, %1, %2, %3)
   %9 = extern aten::cumsum.default(%8, 1)
   %10 = extern aten::view.default(%8, [32])
