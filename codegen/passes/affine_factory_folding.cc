@@ -469,11 +469,7 @@ bool IsFull(const ir::Node& n) { return n.target == "aten::full.default"; }
 absl::StatusOr<bool> AffineFactoryFolding::Run(ir::Graph& graph) {
   const ir::Graph before = graph;
   const Analysis analysis(before);
-  std::set<int> graph_outputs;
-  for (const ir::Arg& a : before.outputs)
-    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
-      if (!r.is_input()) graph_outputs.insert(r.node);
-    });
+  const std::set<int> graph_outputs = ReturnedNodes(before);
   int id = -1;
   return RebuildGraph(
       graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {

@@ -33,11 +33,7 @@ bool AllocatesOnly(const ir::Node& node) { return node.target.find("empty") != s
 }  // namespace
 
 absl::StatusOr<bool> CommonSubexpressions::Run(ir::Graph& graph) {
-  std::set<int> graph_outputs;
-  for (const ir::Arg& a : graph.outputs)
-    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
-      if (!r.is_input()) graph_outputs.insert(r.node);
-    });
+  const std::set<int> graph_outputs = ReturnedNodes(graph);
   absl::flat_hash_map<std::string, std::vector<ir::Arg>> seen;  // key -> values in the new graph
   int id = -1;
   return RebuildGraph(

@@ -127,6 +127,15 @@ void RemapRefs(ir::Arg& arg, const RebuildMap& map) {
   }
 }
 
+std::set<int> ReturnedNodes(const ir::Graph& graph) {
+  std::set<int> nodes;
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+      if (!r.is_input()) nodes.insert(r.node);
+    });
+  return nodes;
+}
+
 bool RebuildGraph(ir::Graph& graph, const std::function<std::optional<std::vector<ir::Arg>>(
                                         ir::Graph& out, const ir::Node& node)>& rewrite) {
   ir::Graph out;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,6 +67,9 @@ std::optional<int64_t> PaddedRowStride(const ir::TensorType& t);
 std::optional<std::vector<int64_t>> PaddedRowViewStrides(const std::vector<int64_t>& sizes,
                                                          int64_t rows, int64_t n,
                                                          int64_t row_stride);
+
+// The ids of the nodes whose outputs the graph returns (rewrites leave those nodes as they are).
+std::set<int> ReturnedNodes(const ir::Graph& graph);
 
 // Replaces every reference to an old node's output in `arg` (through lists) by its new value.
 void RemapRefs(ir::Arg& arg, const RebuildMap& map);

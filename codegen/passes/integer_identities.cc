@@ -36,11 +36,7 @@ std::optional<int64_t> IdentityOf(const ir::Node& node) {
 }  // namespace
 
 absl::StatusOr<bool> IntegerIdentities::Run(ir::Graph& graph) {
-  std::set<int> graph_outputs;
-  for (const ir::Arg& a : graph.outputs)
-    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
-      if (!r.is_input()) graph_outputs.insert(r.node);
-    });
+  const std::set<int> graph_outputs = ReturnedNodes(graph);
   int id = -1;
   return RebuildGraph(
       graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {

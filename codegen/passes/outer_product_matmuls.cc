@@ -10,11 +10,7 @@
 namespace tccd::codegen {
 
 absl::StatusOr<bool> OuterProductMatmuls::Run(ir::Graph& graph) {
-  std::set<int> graph_outputs;
-  for (const ir::Arg& a : graph.outputs)
-    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
-      if (!r.is_input()) graph_outputs.insert(r.node);
-    });
+  const std::set<int> graph_outputs = ReturnedNodes(graph);
   int id = -1;
   return RebuildGraph(
       graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {

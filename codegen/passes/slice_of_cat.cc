@@ -131,11 +131,7 @@ std::optional<ir::Arg> SliceThroughPad(ir::Graph& out, const ir::Node& slice) {
 // Rewrites every slice that is no graph output through `through`.
 bool RewriteSlices(ir::Graph& graph,
                    std::optional<ir::Arg> (*through)(ir::Graph&, const ir::Node&)) {
-  std::set<int> graph_outputs;
-  for (const ir::Arg& a : graph.outputs)
-    ir::ForEachRef(a, [&](const ir::ValueRef& r) {
-      if (!r.is_input()) graph_outputs.insert(r.node);
-    });
+  const std::set<int> graph_outputs = ReturnedNodes(graph);
   int id = -1;
   return RebuildGraph(
       graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
