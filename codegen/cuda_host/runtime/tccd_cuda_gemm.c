@@ -327,6 +327,21 @@ static void tune_key(const struct tccd_rt_gemm* g, int32_t device,
   key[13] = (uint64_t)(uint32_t)device;
 }
 
+/* The table's choice for `key`, under the table's lock: its used word (0: none yet) and, when
+ * chosen, its algorithm into `algo`. */
+static uint64_t tune_lookup(const uint64_t key[TCCD_RT_TUNE_KEY_WORDS], uint64_t algo[8]) {
+  struct tccd_rt_tune_table* table = tune_table();
+  uint64_t used = 0;
+  tccd_rt_tune_lock(table);
+  const struct tccd_rt_tune_entry* e = tccd_rt_tune_find(table, key);
+  if (e != NULL && e->used) {
+    memcpy(algo, e->algo, 8 * sizeof(uint64_t));
+    used = e->used;
+  }
+  tccd_rt_tune_unlock(table);
+  return used;
+}
+
 /* Whether `algo` (from a table: maybe chosen by another library or process) runs gemm `s`
  * within `max_workspace`; its workspace into *workspace. */
 static int algo_fits(struct tccd_rt_gemm_state* s, const uint64_t* algo, uint64_t max_workspace,
@@ -435,16 +450,8 @@ static int load_gemm(const struct tccd_rt_gemm* g, struct tccd_rt_gemm_state* s,
       requested = candidates < TCCD_RT_TUNE_MAX_CANDIDATES ? candidates : TCCD_RT_TUNE_MAX_CANDIDATES;
       tune_key(g, device, key);
       keyed = 1;
-      struct tccd_rt_tune_table* table = tune_table();
       uint64_t algo[8];
-      uint64_t used = 0;
-      tccd_rt_tune_lock(table);
-      const struct tccd_rt_tune_entry* e = tccd_rt_tune_find(table, key);
-      if (e != NULL && e->used) {
-        memcpy(algo, e->algo, sizeof(algo));
-        used = e->used;
-      }
-      tccd_rt_tune_unlock(table);
+      const uint64_t used = tune_lookup(key, algo);
       if (used != 0) {
         const int swapped = (used & TCCD_RT_TUNE_USED_SWAPPED) != 0 && g->epilogue == 1;
         const int code = make_objects(g, s, swapped);
@@ -536,15 +543,7 @@ void tccd_rt_gemm_apply_table(const struct tccd_rt_module* module) {
       uint64_t key[TCCD_RT_TUNE_KEY_WORDS];
       tune_key(g, s->device, key);
       uint64_t algo[8];
-      uint64_t used = 0;
-      struct tccd_rt_tune_table* table = tune_table();
-      tccd_rt_tune_lock(table);
-      const struct tccd_rt_tune_entry* e = tccd_rt_tune_find(table, key);
-      if (e != NULL && e->used) {
-        memcpy(algo, e->algo, sizeof(algo));
-        used = e->used;
-      }
-      tccd_rt_tune_unlock(table);
+      const uint64_t used = tune_lookup(key, algo);
       if (used == 0) continue;
       const int swapped = (used & TCCD_RT_TUNE_USED_SWAPPED) != 0 && g->epilogue == 1;
       if (swapped == s->swapped && same_algo(algo, s->algo)) continue;
