@@ -638,13 +638,13 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
   out.num_fused_kernels = static_cast<int>(lowering.groups.size() + lowering.gemms.size());
   // Chains of views over the plan's own outputs: one as_strided step each (symbolic_views.h).
   // TCCD_DISABLE_PASSES=symbolic-view-chains keeps every view a step.
-  // A fold that takes the plan's last expression (views whose sizes were the only symbolic
-  // part) is not kept: the plan would read as static, and its kernels have no expected strides.
+  // A fold may take the plan's last expression (views whose sizes were the only symbolic part):
+  // the plan stays symbolic by its flag (Plan.symbolic), its kernels have no expected strides.
   int folded_views = 0;
   if (!Debug().disabled_passes.contains("symbolic-view-chains")) {
     v1::Plan folded = out.plan;
     const int n = FoldSymbolicViewChains(folded);
-    if (n > 0 && IsSymbolicPlan(folded)) {
+    if (n > 0) {
       out.plan = std::move(folded);
       folded_views = n;
     }

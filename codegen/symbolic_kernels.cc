@@ -585,6 +585,7 @@ absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& sym,
   for (int id = 0; id < next; ++id)
     if (last_use[id] >= 0 && last_use[id] < num_steps) steps[last_use[id]].add_release(id);
   for (v1::Step& step : steps) *plan.add_steps() = std::move(step);
+  plan.set_symbolic(true);
   return plan;
 }
 

@@ -776,7 +776,7 @@ class LoadedPlan:
         values = []
         # A symbolic plan (a graph with dynamic sizes: extern steps, and CPU kernels with
         # run-time sizes): its symbols' values come from the inputs' sizes at each call.
-        self.symbolic = any(_is_symbolic(m) for m in plan.values) or any(
+        self.symbolic = plan.symbolic or any(_is_symbolic(m) for m in plan.values) or any(
             _has_ref(decode_value(v)) and not isinstance(decode_value(v), _Ref) for v in plan.outputs
         )
         self.bindings = input_bindings(plan.values[: self.num_inputs]) if self.symbolic else []

@@ -532,10 +532,12 @@ bool HasExpr(const v1::TensorMeta& meta) {
   return meta.has_storage_offset() && meta.storage_offset().kind_case() == v1::Dim::kExpr;
 }
 
-// A plan with an expression anywhere is a symbolic plan, even where every value's meta is
-// static (a graph whose only symbol is a SymInt output): its kernels carry no expected strides
-// (symbolic_kernels.h), so they take their operands' own.
+// A plan scheduled from a symbolic graph says so (Plan.symbolic); one with an expression anywhere
+// is symbolic too (entries written before the flag). Its kernels carry no expected strides
+// (symbolic_kernels.h), so they take their operands' own, even where every value's meta is
+// static (a graph whose only symbol is a SymInt output, or rewrites that took the last one).
 bool IsSymbolic(const v1::Plan& plan) {
+  if (plan.symbolic()) return true;
   for (const v1::TensorMeta& meta : plan.values())
     if (HasExpr(meta)) return true;
   for (const v1::Value& v : plan.outputs())
@@ -573,8 +575,6 @@ std::vector<std::array<int64_t, 4>> InputBindings(const v1::Plan& plan) {
 }
 
 }  // namespace
-
-bool IsSymbolicPlan(const v1::Plan& plan) { return IsSymbolic(plan); }
 
 absl::StatusOr<std::string> WritePlanDescriptor(const v1::Plan& plan) {
   Exprs exprs;

@@ -31,9 +31,4 @@ inline constexpr int64_t GemmDimRef(int operand, int part, int dim) {
 // INVALID_ARGUMENT/INTERNAL for a malformed plan (a bug in the plan builder).
 absl::StatusOr<std::string> WritePlanDescriptor(const v1::Plan& plan);
 
-// Whether WritePlanDescriptor (and the client) read `plan` as symbolic: an expression in a meta,
-// an output or an extern argument, or a run-time-size kernel ABI. A plan built from a symbolic
-// graph must stay so: its static-shaped kernels carry no expected strides.
-bool IsSymbolicPlan(const v1::Plan& plan);
-
 }  // namespace tccd::codegen
