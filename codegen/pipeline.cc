@@ -944,7 +944,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   RETURN_IF_ERROR(passes.Run(mutations, sched));
   // A pointwise kernel writes over a large input that dies at it (BERT's tied-embedding
   // gradient sum), before the backend's passes for the same reason.
-  DyingInputsIntoOutputs dying_inputs(kernels);
+  DyingInputsIntoOutputs dying_inputs(
+      kernels, {.extern_outputs = !Debug().disabled_passes.contains("dying-extern-outputs"),
+                .reordered_kernels = !Debug().disabled_passes.contains("dying-reordered-kernels")});
   RETURN_IF_ERROR(passes.Run(dying_inputs, sched));
   RETURN_IF_ERROR(backend->RunSchedulePasses(passes, sched));
   schedule::ReleaseAfterLastUse releases;

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "codegen/ir/graph.h"
+#include "codegen/ops/op_properties.h"
 #include "codegen/passes/mutations_into_producers.h"
 
 namespace tccd::codegen {
@@ -19,19 +20,40 @@ constexpr char kCudaAbi[] = "tccd-cuda-1";
 
 int64_t Bytes(const ir::TensorType& t) { return t.numel() * ir::DTypeBytes(t.dtype); }
 
+// Whether every output of extern step `op` is a tensor of its own that the client allocates
+// anew on every call: the op is in the op table as side-effect free (no in-place or out= form)
+// and not a view or reshape, and it reads a value (a factory without one, say a new_zeros of
+// constant arguments, may be a tensor the client made once at load: native_plan.py's
+// constant_factory).
+bool ReturnsFreshTensors(const schedule::ExternOp& op) {
+  const OpProperties p = PropertiesOf(op.target);
+  if (!p.pure || p.category == OpCategory::kUnknown || p.category == OpCategory::kView ||
+      p.category == OpCategory::kReshape)
+    return false;
+  return !schedule::ReadsOf(op).empty();
+}
+
 }  // namespace
 
-DyingInputsIntoOutputs::DyingInputsIntoOutputs(const std::vector<PointwiseKernel>& kernels) {
+DyingInputsIntoOutputs::DyingInputsIntoOutputs(const std::vector<PointwiseKernel>& kernels,
+                                               Options options)
+    : options_(options) {
   for (const PointwiseKernel& k : kernels) by_name_[k.name] = &k;
 }
 
 absl::StatusOr<bool> DyingInputsIntoOutputs::Run(schedule::Schedule& schedule) {
   std::vector<Step>& steps = schedule.steps;
   const int n = static_cast<int>(steps.size());
-  // Per value: the step defining it when that is a kernel launch's plain output, and the last
-  // step reading it or anything sharing its memory (n: a plan output, never free).
+  // Per value: the step defining it when that is a kernel launch's plain output or (with
+  // Options::extern_outputs) a fresh output of an extern op (ResNet-50's convolutions), else -1.
   std::vector<int> kernel_def(schedule.values.size(), -1);
   for (int i = 0; i < n; ++i) {
+    if (options_.extern_outputs && steps[i].is<schedule::ExternOp>() &&
+        ReturnsFreshTensors(steps[i].as<schedule::ExternOp>())) {
+      for (ValueId v : steps[i].outputs)
+        if (v != kUnused) kernel_def[v] = i;
+      continue;
+    }
     if (!steps[i].is<KernelLaunch>()) continue;
     const std::vector<ValueId>& into = steps[i].as<KernelLaunch>().write_into;
     for (size_t o = 0; o < steps[i].outputs.size(); ++o) {
@@ -48,8 +70,11 @@ absl::StatusOr<bool> DyingInputsIntoOutputs::Run(schedule::Schedule& schedule) {
   for (int p = 0; p < n; ++p) {
     if (!steps[p].is<KernelLaunch>()) continue;
     KernelLaunch& launch = steps[p].as<KernelLaunch>();
+    // A reordered kernel (loop_order.h) is as plain: it walks every operand in one permuted
+    // order, and the strides compared below are that order's.
     if (launch.entry.abi != kCudaAbi || launch.kernels.size() != 1 ||
-        launch.kernels[0].kind != "cuda_pointwise")
+        !(launch.kernels[0].kind == "cuda_pointwise" ||
+          (options_.reordered_kernels && launch.kernels[0].kind == "cuda_pointwise_reordered")))
       continue;
     auto found = by_name_.find(launch.kernels[0].name);
     if (found == by_name_.end()) continue;

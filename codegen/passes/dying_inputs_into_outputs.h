@@ -16,17 +16,27 @@
 // input's buffer the same way (its "in_out_ptr" kernels).
 //
 // Legal only where nobody can tell the difference:
-//  * the input is a value the plan allocated itself, a whole output of a kernel step (not a
-//    graph input, which is the caller's; not a view; not itself written into another buffer),
-//    with exactly the output's type and layout, at least kMinBytes;
+//  * the input is a value the plan allocated itself, a whole output of a kernel step or of an
+//    extern op that returns tensors of its own (side-effect free in the op table, not a view
+//    or reshape, not a factory: a convolution, a pool, ...), not a graph input, which is the
+//    caller's; not a view; not itself written into another buffer; with exactly the output's
+//    type and layout, at least kMinBytes. The runtimes check the extern output's layout when
+//    they bind (a different one: a fresh output, copied into the input after the step);
 //  * no later step reads it or a view of it, and it is not a plan output;
-//  * the kernel is a plain CUDA pointwise kernel (KernelInfo kind "cuda_pointwise": no
-//    reduction, gather, scatter or tile), and CanWriteOutputOverInput holds for every operand
-//    that is the input or a view of it: a point's thread reads the old value before it writes
-//    the new one there, and nothing else reads it.
+//  * the kernel is a plain CUDA pointwise kernel (KernelInfo kind "cuda_pointwise" or
+//    "cuda_pointwise_reordered": no reduction, gather, scatter or tile), and
+//    CanWriteOutputOverInput holds for every operand that is the input or a view of it: a point's
+//    thread reads the old value before it writes the new one there, and nothing else reads it.
+// Extern outputs: ResNet-50 inference at batch 64 held a bottleneck's two [64, 256, 56, 56]
+// convolution outputs (conv3 and the downsample, 98 MiB each in bf16) and the BN + add + ReLU
+// kernel's new output at once, its static peak (census 309.6 MiB of plan allocations, GPU 445
+// MiB vs Inductor's 388); every conv -> BN (-> ReLU) kernel held two such buffers where
+// Inductor's in-place epilogue holds one.
 // Runs before the segment builder, which keeps a written value a segment output and drops the
 // write where the input is computed inside the same segment (its workspace packs those).
-// TCCD_DISABLE_PASSES=dying-inputs-into-outputs turns it off.
+// TCCD_DISABLE_PASSES=dying-inputs-into-outputs turns it off; =dying-extern-outputs only for
+// the extern ops' outputs, =dying-reordered-kernels only for reordered kernels (both: the pass
+// as before them).
 #pragma once
 
 #include <cstdint>
@@ -45,13 +55,26 @@ class DyingInputsIntoOutputs : public schedule::SchedulePass {
   // into another value's buffer is a plan fact the runtimes must check.
   static constexpr int64_t kMinBytes = int64_t{1} << 20;
 
+  struct Options {
+    // Also write over the fresh outputs of extern ops (a convolution's).
+    // Default: true (TCCD_DISABLE_PASSES=dying-extern-outputs: false).
+    bool extern_outputs = true;
+    // Also let kernels of KernelInfo kind "cuda_pointwise_reordered" write (loop_order.h: a
+    // channels-last batch norm + ReLU over a convolution's output).
+    // Default: true (TCCD_DISABLE_PASSES=dying-reordered-kernels: false).
+    bool reordered_kernels = true;
+  };
+
   // `kernels`: the graph's kernels, found by their KernelInfo name; outlives the pass.
-  explicit DyingInputsIntoOutputs(const std::vector<PointwiseKernel>& kernels);
+  explicit DyingInputsIntoOutputs(const std::vector<PointwiseKernel>& kernels)
+      : DyingInputsIntoOutputs(kernels, Options{}) {}
+  DyingInputsIntoOutputs(const std::vector<PointwiseKernel>& kernels, Options options);
   std::string_view name() const override { return "dying-inputs-into-outputs"; }
   absl::StatusOr<bool> Run(schedule::Schedule& schedule) override;
 
  private:
   absl::flat_hash_map<std::string, const PointwiseKernel*> by_name_;
+  Options options_;
 };
 
 }  // namespace tccd::codegen

@@ -34,8 +34,11 @@ absl::flat_hash_set<ValueId> AliasesOf(const schedule::Schedule& schedule, Value
     std::vector<ValueId> reads;
     if (step.is<schedule::Alias>()) {
       reads.push_back(step.as<schedule::Alias>().base);
-    } else if (step.is<ExternOp>() && (IsViewOp(step.as<ExternOp>().target) ||
-                                       step.as<ExternOp>().target == "aten::copy_.default")) {
+    } else if (step.is<ExternOp>() &&
+               (IsViewOp(step.as<ExternOp>().target) ||
+                // A reshape returns a view of its input wherever the strides allow one.
+                PropertiesOf(step.as<ExternOp>().target).category == OpCategory::kReshape ||
+                step.as<ExternOp>().target == "aten::copy_.default")) {
       reads = schedule::ReadsOf(step.as<ExternOp>());
     } else {
       continue;

@@ -63,8 +63,8 @@ class MutationsIntoProducers : public schedule::SchedulePass {
 bool CanWriteOutputOverInput(const PointwiseKernel& kernel, const std::vector<int64_t>& strides,
                              int input, int output);
 
-// Values that share value `k`'s memory: k, its views (extern view ops, aliases) and what copy_
-// returns (self), transitively, in schedule order.
+// Values that share value `k`'s memory: k, its views (extern view ops and reshapes, aliases) and
+// what copy_ returns (self), transitively, in schedule order.
 absl::flat_hash_set<schedule::ValueId> AliasesOf(const schedule::Schedule& schedule,
                                                  schedule::ValueId k);
 

@@ -15,8 +15,15 @@ absl::StatusOr<bool> ReleaseAfterLastUse::Run(Schedule& schedule) {
   std::map<size_t, std::set<ValueId>> released_after;  // step index -> values, by id
   {
     std::map<ValueId, size_t> last_use;
-    for (size_t i = 0; i < steps.size(); ++i)
+    for (size_t i = 0; i < steps.size(); ++i) {
+      // A value nothing reads dies at the step defining it: a kernel output written into a
+      // dying value's buffer (DyingInputsIntoOutputs: a batch norm + ReLU over a convolution's
+      // output that only the same segment's max pool reads) would otherwise hold that buffer
+      // to the end of the call; the runtimes keep every defined value until it is released.
+      for (ValueId v : steps[i]->outputs)
+        if (v != kUnused) last_use[v] = i;
       for (ValueId v : ReadsOf(*steps[i])) last_use[v] = i;
+    }
     for (const auto& [v, i] : last_use)
       if (!outputs.count(v)) released_after[i].insert(v);
   }

@@ -1,7 +1,8 @@
 // Release steps: every value the schedule reads is released right after the step that reads it
 // last, unless it is a schedule output, so the client frees each intermediate (and each input
-// it was handed) as early as it can. Values nothing reads are never released (the client drops
-// them with the step's results). Replaces whatever release steps the schedule had; run it after
+// it was handed) as early as it can. A value nothing reads is released right after the step
+// that defines it (the runtimes hold every value until its release). Replaces whatever release
+// steps the schedule had; run it after
 // any pass that moves, adds or removes steps. A release step lists its values by id.
 //
 //   %2 = extern aten::mm.default(%0, %1)       %2 = extern aten::mm.default(%0, %1)

@@ -28,12 +28,12 @@ PointwiseKernel Add(const std::string& name) {
   return k;
 }
 
-std::pair<std::string, bool> Run(const std::string& in,
-                                 const std::vector<PointwiseKernel>& kernels) {
+std::pair<std::string, bool> Run(const std::string& in, const std::vector<PointwiseKernel>& kernels,
+                                 DyingInputsIntoOutputs::Options options = {}) {
   absl::StatusOr<schedule::Schedule> s = schedule::ParseSchedule(in);
   INFO(s.status().ToString());
   REQUIRE(s.ok());
-  DyingInputsIntoOutputs pass(kernels);
+  DyingInputsIntoOutputs pass(kernels, options);
   absl::StatusOr<bool> changed = pass.Run(*s);
   REQUIRE(changed.ok());
   INFO(schedule::VerifySchedule(*s).ToString());
@@ -51,26 +51,28 @@ constexpr char kValues[] = R"(schedule(inputs=2) {
 )";
 std::string Launch(const std::string& name, const std::string& args,
                    const std::string& kind = "cuda_pointwise") {
-  return absl::StrCat("kernel(", args, R"() artifact="k.so" symbol=")", name,
-                      R"(" abi="tccd-cuda-1" shape=[512,1024] strides=[1024,1,1024,1,1024,1] kernels=[{name=")",
-                      name, R"(", kind=")", kind, R"(", ops=["aten::add.Tensor"], shape=[512,1024]}])");
+  return absl::StrCat(
+      "kernel(", args, R"() artifact="k.so" symbol=")", name,
+      R"(" abi="tccd-cuda-1" shape=[512,1024] strides=[1024,1,1024,1,1024,1] kernels=[{name=")",
+      name, R"(", kind=")", kind, R"(", ops=["aten::add.Tensor"], shape=[512,1024]}])");
 }
 
 TEST_CASE("a pointwise kernel writes its output over an intermediate that dies at it",
           "[schedule][dying-inputs-into-outputs]") {
   const std::string k0 = Launch("tccd_k0", "%0, %1"), k1 = Launch("tccd_k1", "%0, %2");
-  auto [out, changed] = Run(std::string(kValues) + "  %2 = " + k0 + "\n  %3 = " + k1 +
-                                "\n  return (%3)\n}\n",
-                            {Add("tccd_k0"), Add("tccd_k1")});
+  auto [out, changed] =
+      Run(std::string(kValues) + "  %2 = " + k0 + "\n  %3 = " + k1 + "\n  return (%3)\n}\n",
+          {Add("tccd_k0"), Add("tccd_k1")});
   CHECK(changed);
   // %2 (k1's input 1) dies at k1: %3 is written into it. The graph inputs are the caller's.
-  CHECK(out == std::string(kValues) + "  %2 = " + k0 + "\n  %3 = " + k1 +
-                   " into=[2]\n  return (%3)\n}\n");
+  CHECK(out ==
+        std::string(kValues) + "  %2 = " + k0 + "\n  %3 = " + k1 + " into=[2]\n  return (%3)\n}\n");
 }
 
-TEST_CASE("nothing to do where the intermediate lives on, is an input, or the kernel is not "
-          "plain pointwise",
-          "[schedule][dying-inputs-into-outputs]") {
+TEST_CASE(
+    "nothing to do where the intermediate lives on, is an input, or the kernel is not "
+    "plain pointwise",
+    "[schedule][dying-inputs-into-outputs]") {
   const std::string k0 = Launch("tccd_k0", "%0, %1"), k1 = Launch("tccd_k1", "%0, %2");
   const std::vector<PointwiseKernel> kernels = {Add("tccd_k0"), Add("tccd_k1")};
   // %2 read after k1.
@@ -98,18 +100,62 @@ TEST_CASE("nothing to do where the intermediate lives on, is an input, or the ke
   }
   // Only graph inputs read: the caller's buffers are never written.
   {
-    const std::string in = std::string(kValues) + "  %3 = " + Launch("tccd_k1", "%0, %1") +
-                           "\n  return (%3)\n}\n";
+    const std::string in =
+        std::string(kValues) + "  %3 = " + Launch("tccd_k1", "%0, %1") + "\n  return (%3)\n}\n";
     auto [out, changed] = Run(in, kernels);
     CHECK_FALSE(changed);
   }
   // An index kernel (it may read elements other than the one it writes).
   {
-    const std::string in = std::string(kValues) + "  %2 = " + k0 + "\n  %3 = " +
-                           Launch("tccd_k1", "%0, %2", "cuda_pointwise_index") +
+    const std::string in = std::string(kValues) + "  %2 = " + k0 +
+                           "\n  %3 = " + Launch("tccd_k1", "%0, %2", "cuda_pointwise_index") +
                            "\n  return (%3)\n}\n";
     auto [out, changed] = Run(in, kernels);
     CHECK_FALSE(changed);
+  }
+}
+
+TEST_CASE("a pointwise kernel writes over a convolution's output that dies at it",
+          "[schedule][dying-inputs-into-outputs]") {
+  // ResNet-50's conv -> batch norm (+ ReLU): the convolution's output is an extern op's fresh
+  // tensor, and the kernel (channels-last: reordered) writes its output over it.
+  const std::string conv =
+      "extern aten::convolution.default(%0, %1, None, [1, 1], [0, 0], "
+      "[1, 1], false, [0, 0], 1)";
+  const std::string k1 = Launch("tccd_k1", "%0, %2", "cuda_pointwise_reordered");
+  const std::string in =
+      std::string(kValues) + "  %2 = " + conv + "\n  %3 = " + k1 + "\n  return (%3)\n}\n";
+  const std::vector<PointwiseKernel> kernels = {Add("tccd_k1")};
+  auto [out, changed] = Run(in, kernels);
+  CHECK(changed);
+  CHECK(out == std::string(kValues) + "  %2 = " + conv + "\n  %3 = " + k1 +
+                   " into=[2]\n  return (%3)\n}\n");
+  // Either knob off: as before (the kernel is reordered and its input an extern output).
+  for (DyingInputsIntoOutputs::Options off :
+       {DyingInputsIntoOutputs::Options{.extern_outputs = false},
+        DyingInputsIntoOutputs::Options{.reordered_kernels = false}}) {
+    auto [same, unchanged] = Run(in, kernels, off);
+    CHECK_FALSE(unchanged);
+    CHECK(same == in);
+  }
+}
+
+TEST_CASE("nothing to do over an extern output that is a view, a reshape or a factory's",
+          "[schedule][dying-inputs-into-outputs]") {
+  const std::string k1 = Launch("tccd_k1", "%0, %2");
+  const std::vector<PointwiseKernel> kernels = {Add("tccd_k1")};
+  for (const std::string& def :
+       {std::string("extern aten::view.default(%1, [512, 1024])"),
+        std::string("extern aten::reshape.default(%1, [512, 1024])"),
+        std::string("extern aten::new_zeros.default(%0, [512, 1024])"),
+        // A factory without a tensor argument: the client may have made it once, at load.
+        std::string("extern aten::arange.default(524288)")}) {
+    const std::string in =
+        std::string(kValues) + "  %2 = " + def + "\n  %3 = " + k1 + "\n  return (%3)\n}\n";
+    auto [out, changed] = Run(in, kernels);
+    INFO(def);
+    // new_zeros reads %0 (its tensor argument) and returns a fresh tensor: written over.
+    CHECK(changed == (def.find("new_zeros") != std::string::npos));
   }
 }
 

@@ -43,6 +43,25 @@ TEST_CASE("each value is released after its last reader, outputs never", "[sched
 )");
 }
 
+TEST_CASE("a value nothing reads is released after the step defining it", "[schedule][release]") {
+  // %3: a segment output written into %2's buffer (DyingInputsIntoOutputs) that no later step
+  // reads; held to the end of the call before (ResNet-50's stem: its BN + ReLU over the
+  // convolution's output, read only by the same segment's max pool).
+  auto [out, changed] = Run(std::string(kValues) + R"(  %2 = extern aten::neg.default(%0)
+  %3, %4 = segment(%2, %1) artifact="k.so" symbol="s0" abi="tccd-cuda-segment-1" workspace=0 kernels=[] into=[2,-1]
+  return (%4)
+}
+)");
+  CHECK(changed);
+  CHECK(out == std::string(kValues) + R"(  %2 = extern aten::neg.default(%0)
+  release(%0)
+  %3, %4 = segment(%2, %1) artifact="k.so" symbol="s0" abi="tccd-cuda-segment-1" workspace=0 kernels=[] into=[2,-1]
+  release(%1, %2, %3)
+  return (%4)
+}
+)");
+}
+
 TEST_CASE("stale release steps are replaced; a correct schedule is left alone",
           "[schedule][release]") {
   const std::string correct =
