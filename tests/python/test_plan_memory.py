@@ -320,3 +320,85 @@ def test_released_inputs_out_of_range_are_an_invalid_argument(daemon):
         daemon.stub().Compile(request, timeout=600)
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "tccd_released_inputs" in e.value.details() and "inputs" in e.value.details()
+
+
+# Inference of a CNN (issue 7: ResNet-50 infer large, 445 MiB on the H200 against Inductor's
+# 388). A convolution's output dies at its batch norm (+ add) (+ ReLU) kernel, which now writes
+# over it (dying_inputs_into_outputs.h: extern outputs, channels-last "reordered" kernels), and a
+# value nothing reads after its segment is released there (release_after_last_use.h).
+_C_BATCH, _C_SIZE, _C_STEM, _C_WIDE = 8, 224, 64, 256
+
+
+class _Stem(nn.Module):
+    """ResNet's stem, a first bottleneck's 1x1 convolutions with the downsample path, the next
+    block's first convolution, pooled."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv0, self.bn0 = nn.Conv2d(3, _C_STEM, 7, 2, 3, bias=False), nn.BatchNorm2d(_C_STEM)
+        self.conv1, self.bn1 = nn.Conv2d(_C_STEM, _C_STEM, 1, bias=False), nn.BatchNorm2d(_C_STEM)
+        self.conv2, self.bn2 = nn.Conv2d(_C_STEM, _C_WIDE, 1, bias=False), nn.BatchNorm2d(_C_WIDE)
+        self.convd, self.bnd = nn.Conv2d(_C_STEM, _C_WIDE, 1, bias=False), nn.BatchNorm2d(_C_WIDE)
+        self.conv3 = nn.Conv2d(_C_WIDE, _C_STEM, 1, bias=False)
+
+    def forward(self, x):
+        s = F.max_pool2d(F.relu(self.bn0(self.conv0(x))), 3, 2, 1)
+        y = F.relu(self.bn1(self.conv1(s)))
+        out = F.relu(self.bn2(self.conv2(y)) + self.bnd(self.convd(s)))
+        # As the next block reads it (a convolution), then pooled as ResNet's head does: the
+        # block's output is materialised and internal (channels-last as the convolutions'
+        # outputs; a returned map would be in the caller's layout).
+        return F.adaptive_avg_pool2d(self.conv3(out), 1)
+
+
+def _cuda_inference_plan(daemon, model, *inputs):
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.aot_autograd import make_boxed_func
+
+    captured = []
+
+    def compiler(gm, example_inputs):
+        captured.append(gm)
+        return make_boxed_func(gm.forward)
+
+    torch._dynamo.reset()
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+        torch.compile(model, backend=aot_autograd(fw_compiler=compiler, inference_compiler=compiler),
+                      dynamic=False)(*inputs)
+    assert len(captured) == 1
+    graph, _ = serialize.encode_graph(captured[0])
+    for meta in list(graph.inputs) + [m for n in graph.nodes for m in n.outputs]:
+        if meta.device.type == pb.CPU:
+            meta.device.type, meta.device.index = pb.CUDA, 0
+    for node in graph.nodes:
+        for a in list(node.args) + [kw.value for kw in node.kwargs]:
+            if a.WhichOneof("kind") == "device" and a.device.type == pb.CPU:
+                a.device.type, a.device.index = pb.CUDA, 0
+    request = pb.CompileRequest(
+        graph=graph,
+        target=pb.Target(device_type=pb.CUDA, cuda_device_name="NVIDIA H100 80GB HBM3", cuda_cc_major=9,
+                         cuda_cc_minor=0),
+        graph_name="inference", options=serialize.options_proto(None, None), client=serialize.client_info())
+    return daemon.stub().Compile(request, timeout=600).manifest.plan
+
+
+def test_cnn_inference_writes_over_the_convolutions_outputs(daemon):
+    torch.manual_seed(0)
+    plan = _cuda_inference_plan(daemon, _Stem().eval(), torch.randn(_C_BATCH, 3, _C_SIZE, _C_SIZE))
+    profile = plan_memory.profile(plan, pb)
+    print(plan_memory.describe(plan, pb, profile))
+    stem = _C_BATCH * _C_STEM * (_C_SIZE // 2) ** 2 * 2  # conv0's bf16 output: 12.25 MiB
+    pooled = _C_BATCH * _C_STEM * (_C_SIZE // 4) ** 2 * 2  # 3.06 MiB
+    wide = _C_BATCH * _C_WIDE * (_C_SIZE // 4) ** 2 * 2  # conv2's and convd's: 12.25 MiB each
+    # What must be live at once: at the stem, conv0's output (its BN + ReLU written over it)
+    # and the pooled map; at the add, conv2's and convd's outputs (the sum written over one),
+    # the pooled map and y (convd's and conv2's inputs) at most. 1 MiB for the weights' bf16
+    # casts, BN's per-channel values and alignment. Measured: 27.6 MiB (at convd: both wide
+    # maps and the pooled one); 36.8 with TCCD_DISABLE_PASSES=dying-extern-outputs or
+    # dying-reordered-kernels (three wide maps at the add); the stem's BN + ReLU output, written
+    # over conv0's and read only by the max pool of its segment, would add its 12.25 MiB to
+    # the end of the call were it not released where it is made.
+    bound = max(stem + pooled, 2 * wide + 2 * pooled) + _MIB
+    assert profile.peak <= bound, (
+        f"static peak {profile.peak / _MIB:.1f} MiB > bound {bound / _MIB:.1f} MiB\n"
+        + plan_memory.describe(plan, pb, profile))
