@@ -13,6 +13,9 @@
 //                              "memory-order" keeps a segment's steps in the graph's order;
 //                              "horizontal-fusion" keeps one kernel per fusion group;
 //                              "loop-order" keeps CUDA kernels in the output's dim order;
+//                              "dying-extern-outputs" / "dying-reordered-kernels": no kernel
+//                              writes over a dying convolution's output / reordered kernels
+//                              write over nothing (dying_inputs_into_outputs.h);
 //                              "permute-into-index-ops" keeps a permuted cat/stack/pad a kernel
 //                              of its own;
 //                              "neg-into-index-ops" keeps a negated cat part (rotate_half)
