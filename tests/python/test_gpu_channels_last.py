@@ -117,3 +117,21 @@ def test_conv_bn_relu_inference_is_channels_last_inside_and_matches_eager(daemon
         kernels = kernel_launches(lambda: fn(x))
     assert all(s["fallback"] is None for s in tccd.last_compile_stats())
     assert not [k for k in kernels if any(t in k for t in _TRANSPOSES)], kernels
+
+
+def test_inference_writing_over_convolution_outputs_matches_eager(daemon_env):
+    # Maps of >= 1 MiB everywhere (DyingInputsIntoOutputs::kMinBytes): every batch norm (+ add)
+    # (+ ReLU) kernel writes its output over the convolution's output that dies at it, the
+    # stem's read only by the max pool of its segment (dying_inputs_into_outputs.h; issue 7:
+    # ResNet-50 inference's peak). The results must be eager's, on every call.
+    torch.manual_seed(0)
+    model = ResNetish(64).cuda().eval()
+    x = torch.randn(32, 3, 112, 112, device="cuda")
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    fn = torch.compile(model, backend="tccd")
+    with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+        want = model(x)
+        for _ in range(3):
+            torch.testing.assert_close(fn(x).float(), want.float(), **_BF16)
+    assert all(s["fallback"] is None for s in tccd.last_compile_stats())
