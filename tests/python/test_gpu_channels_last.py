@@ -119,11 +119,19 @@ def test_conv_bn_relu_inference_is_channels_last_inside_and_matches_eager(daemon
     assert not [k for k in kernels if any(t in k for t in _TRANSPOSES)], kernels
 
 
-def test_inference_writing_over_convolution_outputs_matches_eager(daemon_env):
+def test_inference_writing_over_convolution_outputs_matches_eager(daemon_env, monkeypatch):
     # Maps of >= 1 MiB everywhere (DyingInputsIntoOutputs::kMinBytes): every batch norm (+ add)
     # (+ ReLU) kernel writes its output over the convolution's output that dies at it, the
     # stem's read only by the max pool of its segment (dying_inputs_into_outputs.h; issue 7:
-    # ResNet-50 inference's peak). The results must be eager's, on every call.
+    # ResNet-50 inference's peak). The results must be eager's, on every call, and each
+    # convolution's output must arrive in its declared layout (else the runtime binds a fresh
+    # output and copies it over the dead one after the step: "output copies").
+    import re
+
+    from tccd import native_plan
+
+    monkeypatch.setenv("TCCD_PLAN_PROFILE", "1")  # read as each plan loads
+    native_plan._profiled.clear()
     torch.manual_seed(0)
     model = ResNetish(64).cuda().eval()
     x = torch.randn(32, 3, 112, 112, device="cuda")
@@ -135,3 +143,7 @@ def test_inference_writing_over_convolution_outputs_matches_eager(daemon_env):
         for _ in range(3):
             torch.testing.assert_close(fn(x).float(), want.float(), **_BF16)
     assert all(s["fallback"] is None for s in tccd.last_compile_stats())
+    report = native_plan.profile_report()
+    copies = [float(c) for c in re.findall(r"output copies ([\d.]+)", report)]
+    native_plan._profiled.clear()
+    assert copies and all(c == 0 for c in copies), report
