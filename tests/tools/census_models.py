@@ -174,10 +174,19 @@ def _zoo(name, batch_size=2, infer=False):
         if infer:
             # As the zoo's infer workload: eval(), no_grad and autocast entered outside the
             # compiled model, whose whole output (a transformers model's loss and logits) leaves
-            # the graph: one inference graph.
+            # the graph: one inference graph. CENSUS_SDPA=math: attention decomposed into
+            # matmuls and a softmax on the CPU too (the CPU otherwise traces its flash kernel,
+            # an extern step; the GPU trace decomposes T5's biased self-attention this way).
             model.eval()
             call = (lambda b: model(**b)) if "labels" in batch else (lambda b: model(b["x"]))
-            with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
+            import contextlib
+
+            sdpa = contextlib.nullcontext()
+            if os.environ.get("CENSUS_SDPA") == "math":
+                from torch.nn.attention import SDPBackend, sdpa_kernel
+
+                sdpa = sdpa_kernel(SDPBackend.MATH)
+            with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16), sdpa:
                 return cap(call, batch)
 
         def step(b):
