@@ -187,7 +187,24 @@ def _zoo(name, batch_size=2, infer=False):
 
                 sdpa = sdpa_kernel(SDPBackend.MATH)
             with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16), sdpa:
-                return cap(call, batch)
+                if os.environ.get("CENSUS_F32_NORMS") != "1":
+                    return cap(call, batch)
+                # CENSUS_F32_NORMS=1: layer norms in f32 with an f32 result, as CUDA autocast
+                # runs them (CPU autocast runs them in bf16).
+                import torch.nn.functional as F
+
+                saved = F.layer_norm
+
+                def f32_layer_norm(x, shape, weight=None, bias=None, eps=1e-5):
+                    f = lambda t: None if t is None else t.float()
+                    with torch.autocast(device, enabled=False):
+                        return saved(f(x), shape, f(weight), f(bias), eps)
+
+                F.layer_norm = f32_layer_norm
+                try:
+                    return cap(call, batch)
+                finally:
+                    F.layer_norm = saved
 
         def step(b):
             with torch.autocast(device, dtype=torch.bfloat16):
