@@ -311,7 +311,9 @@ def _traced_graphs(directory, prefix):
         for path in sorted(glob.glob(os.path.join(directory, f"{prefix}_*.py"))):
             kind = re.sub(r"^\d+_", "", os.path.basename(path)[len(prefix) + 1:-3])
             namespace = {"torch": torch, "device": torch.device, "inf": float("inf"), "nan": float("nan")}
-            exec(compile(open(path).read(), path, "exec"), namespace)
+            # An inference graph captured from a lambda prints as `class <lambda>(...)`.
+            source = re.sub(r"^class [^(]*\(", "class GraphModule(", open(path).read(), count=1)
+            exec(compile(source, path, "exec"), namespace)
             module = namespace["GraphModule"]()
             params = list(inspect.signature(module.forward).parameters.values())
             with FakeTensorMode(allow_non_fake_inputs=True):
@@ -344,6 +346,11 @@ bert_zoo_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/
 resnet50_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/g"), "resnet50")
 convnext_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/g"), "convnext")
 vit_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/vit/g"), "vit")
+# The zoo's inference graphs as traced on the GPU (CENSUS_DEVICE=cuda ... --dump-graphs DIR
+# --graphs-only t5_infer / llama_infer / convnext_infer): DIR/<model>_infer_0_inference.py.
+t5_infer_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/infer"), "t5_infer")
+llama_infer_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/infer"), "llama_infer")
+convnext_infer_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/infer"), "convnext_infer")
 
 
 def gelu_mlp(cap):
