@@ -64,7 +64,8 @@ class CudaPipelineBackend : public Backend {
     // Convolutions' activations channels-last (no cuDNN transposes around each), chosen while
     // the norms are still ATen nodes: the norm rewrites below then see their inputs' layouts.
     if (options_.fusion)
-      passes.Add(std::make_unique<ChannelsLastLayout>(options_.free_layout_outputs));
+      passes.Add(std::make_unique<ChannelsLastLayout>(
+          options_.free_layout_outputs, !passes.disabled("channels-last-permutes")));
     // Convolution biases as Inductor's GPU lowering has them (after the layout pass, whose
     // strides the new values take): the forward's bias add and the backward's bias gradient
     // become graph ops (a pointwise add, a sum) that fuse with their neighbours, where ATen

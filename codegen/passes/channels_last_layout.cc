@@ -215,8 +215,34 @@ absl::StatusOr<bool> ChannelsLastLayout::Run(ir::Graph& graph) {
   std::vector<bool> reduction(n);
   for (int id = 0; id < n; ++id)
     reduction[id] = ReductionAxesOf(graph, graph.nodes[id]).num_reduced_dims > 0;
+  // Permutes of movable values that only kernels read (pointwise ops other than identity views,
+  // whose output would keep the old strides; a reduction's input) and that the graph does not
+  // return: the permutation, so that they follow their input's layout (channels_last_layout.h).
+  std::vector<std::optional<std::vector<int64_t>>> permute(n);
+  if (permutes_follow_) {
+    const std::set<int> returned = ReturnedNodes(graph);
+    for (int id = 0; id < n; ++id) {
+      const ir::Node& node = graph.nodes[id];
+      if (ViewKindOf(node.target) != ViewKind::kPermute || node.outputs.size() != 1 ||
+          node.args.empty() || !node.args[0].is_ref() || !movable(node.args[0].ref()) ||
+          returned.contains(id))
+        continue;
+      permute[id] = PermutationOf(node, 4);
+    }
+    auto not_by_kernel = [&](const ir::ValueRef& r) {
+      if (!r.is_input()) permute[r.node].reset();
+    };
+    for (int id = 0; id < n; ++id) {
+      const ir::Node& node = graph.nodes[id];
+      const bool kernel = pointwise[id] && !IsIdentityView(graph, node);
+      for (size_t a = 0; a < node.args.size(); ++a)
+        if (!kernel && !(reduction[id] && a == 0)) ir::ForEachRef(node.args[a], not_by_kernel);
+      if (!kernel)
+        for (const ir::NamedArg& kw : node.kwargs) ir::ForEachRef(kw.value, not_by_kernel);
+    }
+  }
   auto follows = [&](int id, size_t a) {
-    return pointwise[id] || (reduction[id] && a == 0) ||
+    return pointwise[id] || (reduction[id] && a == 0) || (permute[id].has_value() && a == 0) ||
            std::find(layout_args[id].begin(), layout_args[id].end(), static_cast<int>(a)) !=
                layout_args[id].end();
   };
@@ -258,6 +284,15 @@ absl::StatusOr<bool> ChannelsLastLayout::Run(ir::Graph& graph) {
   for (const auto& [id, o] : flipped) {
     ir::TensorType& t = graph.nodes[id].outputs[o];
     t.strides = ChannelsLastStrides(t.sizes);
+  }
+  // A following permute of a flipped value: output dim i has the stride of input dim perm[i].
+  for (int id = 0; id < n; ++id) {
+    if (!permute[id].has_value()) continue;
+    const ir::ValueRef in = graph.nodes[id].args[0].ref();
+    if (!flipped.contains({in.node, in.output})) continue;
+    const std::vector<int64_t> strides = graph.type_of(in).strides;
+    ir::TensorType& t = graph.nodes[id].outputs[0];
+    for (size_t i = 0; i < permute[id]->size(); ++i) t.strides[i] = strides[(*permute[id])[i]];
   }
   if (copied.empty()) return true;
 

@@ -39,6 +39,15 @@
 //     cast kernel writes the weight channels-last and ATen copies nothing; the cast reads the
 //     f32 parameter in NCHW (a small transposing kernel).
 //
+// A permute of a value in a channels-last region whose every reader is a kernel (a pointwise op, a
+// reduction's input) follows the region too: its output's strides are the permuted channels-last
+// ones (no copy back to NCHW for it). ConvNeXt's stem (conv, then LayerNorm2d: permute to NHWC,
+// layer norm over the channels, permute back) was left NCHW for that permute's copy, so its norm
+// read each pixel's 96 channels H*W elements apart (the H200's inference large: 179 us, a
+// `_strided` row kernel, against Inductor's 55 us from its NHWC convolution). Off with
+// `TCCD_DISABLE_PASSES=channels-last-permutes` (`permutes_follow` false: a permute reader needs
+// NCHW, as before).
+//
 // Values whose channels-last strides equal their NCHW strides (C == 1, or H == W == 1) join
 // regions but change nothing. Runs before the batch-norm rewrites: a training norm over a
 // channels-last input becomes column reductions (batch_norm_channels_last.h), an eval-mode one
@@ -58,13 +67,16 @@ std::vector<int64_t> ChannelsLastStrides(const std::vector<int64_t>& sizes);
 class ChannelsLastLayout : public GraphPass {
  public:
   // `free_outputs`: indices of graph outputs whose strides the pass may choose.
-  explicit ChannelsLastLayout(std::vector<int> free_outputs = {})
-      : free_outputs_(free_outputs.begin(), free_outputs.end()) {}
+  // `permutes_follow`: permutes read only by kernels take the region's layout (above).
+  explicit ChannelsLastLayout(std::vector<int> free_outputs = {}, bool permutes_follow = true)
+      : free_outputs_(free_outputs.begin(), free_outputs.end()),
+        permutes_follow_(permutes_follow) {}
   std::string_view name() const override { return "channels-last-layout"; }
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
 
  private:
   absl::flat_hash_set<int> free_outputs_;
+  bool permutes_follow_;
 };
 
 }  // namespace tccd::codegen

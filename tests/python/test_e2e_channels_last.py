@@ -183,6 +183,74 @@ def test_a_malformed_free_output_range_is_invalid_argument(daemon, graphs):
     assert "tccd_free_layout_outputs" in e.value.details()
 
 
+class _Stem(nn.Module):
+    """ConvNeXt's stem and the start of its first block: a 4x4 stride-4 convolution, LayerNorm2d
+    (permute to NHWC, layer norm over the channels, permute back), a depthwise 7x7 convolution."""
+
+    def __init__(self, c=16):
+        super().__init__()
+        self.conv, self.norm = nn.Conv2d(3, c, 4, stride=4), nn.LayerNorm(c, eps=1e-6)
+        self.dw = nn.Conv2d(c, c, 7, padding=3, groups=c)
+
+    def forward(self, x):
+        h = self.norm(self.conv(x).permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        return self.dw(h).mean((2, 3))
+
+
+def _stem_inference_graph():
+    torch.manual_seed(0)
+    m = _Stem().eval()
+
+    def call(x):
+        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+            return m(x)
+
+    (_, gm, _), = capture_aot_graphs(call, torch.randn(2, 3, 32, 32))
+    graph, _ = serialize.encode_graph(gm)
+    _on_cuda(graph)
+    return graph
+
+
+_STEM_NHWC = ("aten::convolution.default", ("NHWC", "NHWC"), ("NHWC",))
+_STEM_NCHW = ("aten::convolution.default", ("NCHW", "NCHW"), ("NCHW",))
+
+
+def test_a_stem_read_through_a_permute_runs_channels_last(daemon):
+    # channels-last-permutes: the norm's permute is read by kernels only, so it takes the
+    # permuted channels-last strides and costs no copy; the stem's region goes channels-last
+    # (the norm then reads contiguous rows of channels).
+    plan = _compile(daemon.stub(), _stem_inference_graph(), "inference")
+    layouts = _conv_layouts(plan)
+    assert layouts[_STEM_NHWC] == 1 and _STEM_NCHW not in layouts, layouts
+    assert _copies(plan) == 0
+
+
+def test_channels_last_permutes_off_keeps_the_stem_nchw():
+    from conftest import TCCD_BINARY, Daemon, short_tempdir
+
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    import os
+    import shutil
+
+    root = short_tempdir("tccd-clp-")
+    saved = os.environ.get("TCCD_DISABLE_PASSES")
+    os.environ["TCCD_DISABLE_PASSES"] = "channels-last-permutes"
+    off = Daemon(TCCD_BINARY, root)
+    try:
+        off.start()
+        plan = _compile(off.stub(), _stem_inference_graph(), "inference")
+    finally:
+        if saved is None:
+            os.environ.pop("TCCD_DISABLE_PASSES", None)
+        else:
+            os.environ["TCCD_DISABLE_PASSES"] = saved
+        assert off.stop() == 0
+        shutil.rmtree(root, ignore_errors=True)
+    layouts = _conv_layouts(plan)
+    assert layouts[_STEM_NCHW] == 1 and _STEM_NHWC not in layouts, layouts
+
+
 def test_saved_layout_helpers():
     assert saved_layouts.option_value([8, 3, 4, 5]) == "3:6,8:9"
     assert saved_layouts.option_value([]) == ""

@@ -147,3 +147,37 @@ def test_inference_writing_over_convolution_outputs_matches_eager(daemon_env, mo
     copies = [float(c) for c in re.findall(r"output copies ([\d.]+)", report)]
     native_plan._profiled.clear()
     assert copies and all(c == 0 for c in copies), report
+
+
+class ConvNeXtStem(nn.Module):
+    """ConvNeXt's stem (4x4 stride 4, LayerNorm2d: permute, norm over channels, permute back) and
+    a block's depthwise convolution and MLP."""
+
+    def __init__(self, c: int = 32) -> None:
+        super().__init__()
+        self.stem, self.norm0 = nn.Conv2d(3, c, 4, stride=4), nn.LayerNorm(c, eps=1e-6)
+        self.dw, self.norm1 = nn.Conv2d(c, c, 7, padding=3, groups=c), nn.LayerNorm(c, eps=1e-6)
+        self.fc1, self.fc2 = nn.Linear(c, 4 * c), nn.Linear(4 * c, c)
+
+    def forward(self, x):
+        h = self.norm0(self.stem(x).permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        y = self.fc2(F.gelu(self.fc1(self.norm1(self.dw(h).permute(0, 2, 3, 1)))))
+        return (h + y.permute(0, 3, 1, 2)).mean(dim=(2, 3))
+
+
+def test_convnext_stem_inference_is_channels_last_and_matches_eager(daemon_env):
+    # channels-last-permutes: the stem convolution runs NHWC (its norm reads contiguous rows);
+    # no cuDNN transposes, values as eager's.
+    torch.manual_seed(0)
+    model = ConvNeXtStem().cuda().eval()
+    x = torch.randn(8, 3, 64, 64, device="cuda")
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    fn = torch.compile(model, backend="tccd")
+    with torch.no_grad(), torch.autocast("cuda", dtype=torch.bfloat16):
+        want = model(x)
+        got = fn(x)
+        torch.testing.assert_close(got.float(), want.float(), **_BF16)
+        kernels = kernel_launches(lambda: fn(x))
+    assert all(s["fallback"] is None for s in tccd.last_compile_stats())
+    assert not [k for k in kernels if any(t in k for t in _TRANSPOSES)], kernels

@@ -174,11 +174,37 @@ def _zoo(name, batch_size=2, infer=False):
         if infer:
             # As the zoo's infer workload: eval(), no_grad and autocast entered outside the
             # compiled model, whose whole output (a transformers model's loss and logits) leaves
-            # the graph: one inference graph.
+            # the graph: one inference graph. CENSUS_SDPA=math: attention decomposed into
+            # matmuls and a softmax on the CPU too (the CPU otherwise traces its flash kernel,
+            # an extern step; the GPU trace decomposes T5's biased self-attention this way).
             model.eval()
             call = (lambda b: model(**b)) if "labels" in batch else (lambda b: model(b["x"]))
-            with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16):
-                return cap(call, batch)
+            import contextlib
+
+            sdpa = contextlib.nullcontext()
+            if os.environ.get("CENSUS_SDPA") == "math":
+                from torch.nn.attention import SDPBackend, sdpa_kernel
+
+                sdpa = sdpa_kernel(SDPBackend.MATH)
+            with torch.no_grad(), torch.autocast(device, dtype=torch.bfloat16), sdpa:
+                if os.environ.get("CENSUS_F32_NORMS") != "1":
+                    return cap(call, batch)
+                # CENSUS_F32_NORMS=1: layer norms in f32 with an f32 result, as CUDA autocast
+                # runs them (CPU autocast runs them in bf16).
+                import torch.nn.functional as F
+
+                saved = F.layer_norm
+
+                def f32_layer_norm(x, shape, weight=None, bias=None, eps=1e-5):
+                    f = lambda t: None if t is None else t.float()
+                    with torch.autocast(device, enabled=False):
+                        return saved(f(x), shape, f(weight), f(bias), eps)
+
+                F.layer_norm = f32_layer_norm
+                try:
+                    return cap(call, batch)
+                finally:
+                    F.layer_norm = saved
 
         def step(b):
             with torch.autocast(device, dtype=torch.bfloat16):
@@ -285,7 +311,9 @@ def _traced_graphs(directory, prefix):
         for path in sorted(glob.glob(os.path.join(directory, f"{prefix}_*.py"))):
             kind = re.sub(r"^\d+_", "", os.path.basename(path)[len(prefix) + 1:-3])
             namespace = {"torch": torch, "device": torch.device, "inf": float("inf"), "nan": float("nan")}
-            exec(compile(open(path).read(), path, "exec"), namespace)
+            # An inference graph captured from a lambda prints as `class <lambda>(...)`.
+            source = re.sub(r"^class [^(]*\(", "class GraphModule(", open(path).read(), count=1)
+            exec(compile(source, path, "exec"), namespace)
             module = namespace["GraphModule"]()
             params = list(inspect.signature(module.forward).parameters.values())
             with FakeTensorMode(allow_non_fake_inputs=True):
@@ -318,6 +346,11 @@ bert_zoo_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/
 resnet50_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/g"), "resnet50")
 convnext_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/g"), "convnext")
 vit_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/vit/g"), "vit")
+# The zoo's inference graphs as traced on the GPU (CENSUS_DEVICE=cuda ... --dump-graphs DIR
+# --graphs-only t5_infer / llama_infer / convnext_infer): DIR/<model>_infer_0_inference.py.
+t5_infer_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/infer"), "t5_infer")
+llama_infer_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/infer"), "llama_infer")
+convnext_infer_gpu = _traced_graphs(os.environ.get("CENSUS_GRAPHS", "/work/gpu_graphs/infer"), "convnext_infer")
 
 
 def gelu_mlp(cap):

@@ -8,11 +8,12 @@
 namespace tccd::codegen {
 namespace {
 
-std::string Run(const std::string& text, bool* changed, std::vector<int> free_outputs = {}) {
+std::string Run(const std::string& text, bool* changed, std::vector<int> free_outputs = {},
+                bool permutes_follow = true) {
   absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
   INFO(g.status().ToString());
   REQUIRE(g.ok());
-  ChannelsLastLayout pass(std::move(free_outputs));
+  ChannelsLastLayout pass(std::move(free_outputs), permutes_follow);
   absl::StatusOr<bool> c = pass.Run(*g);
   REQUIRE(c.ok());
   *changed = *c;
@@ -224,6 +225,62 @@ TEST_CASE("f32 convolutions keep eager's layout unless an input is channels-last
   %3 = aten::mean.dim(%2, [-1, -2]) -> f32[2,4]{4,1}@cuda
   return (%3)
 })"));
+}
+
+// ConvNeXt's stem: a 4x4 stride-4 convolution, then LayerNorm2d (permute to NHWC, the norm over
+// the channels in f32, permute back).
+constexpr char kStemInputs[] =
+    "graph(%a0: f32[2,3,8,8]{192,64,8,1}@cuda, %a1: f32[4,3,4,4]{48,16,4,1}@cuda) {\n";
+constexpr char kStemCasts[] =
+    R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,3,4,4]{48,16,4,1}@cuda
+  %1 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[2,3,8,8]{192,64,8,1}@cuda
+  %2 = aten::convolution.default(%1, %0, None, [4, 4], [0, 0], [1, 1], false, [0, 0], 1) -> bf16[2,4,2,2]{16,4,2,1}@cuda
+  %3 = aten::permute.default(%2, [0, 2, 3, 1]) -> bf16[2,2,2,4]{16,2,1,4}@cuda
+)";
+constexpr char kStemNorm[] =
+    R"(  %4 = aten::_to_copy.default(%3, dtype=f32) -> f32[2,2,2,4]{16,8,4,1}@cuda
+  %5 = aten::native_layer_norm.default(%4, [4], None, None, 1e-06) -> (f32[2,2,2,4]{16,8,4,1}@cuda, f32[2,2,2,1]{4,2,1,1}@cuda, f32[2,2,2,1]{4,2,1,1}@cuda)
+  %6 = aten::_to_copy.default(%5, dtype=bf16) -> bf16[2,2,2,4]{16,8,4,1}@cuda
+  %7 = aten::permute.default(%6, [0, 3, 1, 2]) -> bf16[2,4,2,2]{16,1,8,4}@cuda
+  return (%7)
+})";
+
+TEST_CASE(
+    "a permute only kernels read follows the layout: the stem's convolution goes channels-last "
+    "and its norm reads NHWC rows",
+    "[channels_last_layout]") {
+  bool changed = false;
+  const std::string out =
+      Run(std::string(kStemInputs) + kStemCasts + kStemNorm, &changed);
+  CHECK(changed);
+  CHECK(out ==
+        Canonical(std::string(kStemInputs) +
+                  R"(  %0 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[4,3,4,4]{48,1,12,3}@cuda
+  %1 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[2,3,8,8]{192,1,24,3}@cuda
+  %2 = aten::convolution.default(%1, %0, None, [4, 4], [0, 0], [1, 1], false, [0, 0], 1) -> bf16[2,4,2,2]{16,1,8,4}@cuda
+  %3 = aten::permute.default(%2, [0, 2, 3, 1]) -> bf16[2,2,2,4]{16,8,4,1}@cuda
+)" + kStemNorm));
+}
+
+TEST_CASE(
+    "permutes keep NCHW with channels-last-permutes off, or where a view or the graph reads them",
+    "[channels_last_layout]") {
+  const std::string stem = std::string(kStemInputs) + kStemCasts + kStemNorm;
+  bool changed = true;
+  CHECK(Run(stem, &changed, {}, /*permutes_follow=*/false) == Canonical(stem));
+  CHECK_FALSE(changed);
+  // A reshape of the permute (its element order is not its strides'), and the permute returned.
+  const std::string viewed = std::string(kStemInputs) + kStemCasts +
+                             R"(  %4 = aten::view.default(%3, [8, 4]) -> bf16[8,4]{4,1}@cuda
+  return (%4)
+})";
+  changed = true;
+  CHECK(Run(viewed, &changed) == Canonical(viewed));
+  CHECK_FALSE(changed);
+  const std::string returned = std::string(kStemInputs) + kStemCasts + "  return (%3)\n}";
+  changed = true;
+  CHECK(Run(returned, &changed) == Canonical(returned));
+  CHECK_FALSE(changed);
 }
 
 TEST_CASE("nothing to do: no convolution, a CPU convolution, a grouped one",
