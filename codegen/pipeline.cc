@@ -12,6 +12,8 @@
 //                              "segments" keeps a CUDA plan at one step per kernel and ATen op;
 //                              "memory-order" keeps a segment's steps in the graph's order;
 //                              "horizontal-fusion" keeps one kernel per fusion group;
+//                              "horizontal-returned-views" counts a value returned only
+//                              through views (a saved weight cast's `t`) as hoisted bytes;
 //                              "loop-order" keeps CUDA kernels in the output's dim order;
 //                              "permute-into-index-ops" keeps a permuted cat/stack/pad a kernel
 //                              of its own;
@@ -856,6 +858,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     fusion.merge_full_reduction_siblings = !passes.disabled("full-reduction-siblings");
     if (passes.disabled("horizontal-index-groups")) fusion.max_index_merge_numel = 0;
     fusion.merge_index_reader_siblings = !passes.disabled("index-reader-siblings");
+    fusion.returned_views_held = !passes.disabled("horizontal-returned-views");
     fusion.max_pool_backward_alone = !passes.disabled("max-pool-backward-alone");
     if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
       fusion.column_stored_prologues = Debug().column_stored_prologue == "1"
