@@ -12,6 +12,7 @@
 //                              "segments" keeps a CUDA plan at one step per kernel and ATen op;
 //                              "memory-order" keeps a segment's steps in the graph's order;
 //                              "horizontal-fusion" keeps one kernel per fusion group;
+//                              "float-unit-scales" keeps floating x * 1.0 and x / 1.0;
 //                              "horizontal-returned-views" counts a value returned only
 //                              through views (a saved weight cast's `t`) as hoisted bytes;
 //                              "loop-order" keeps CUDA kernels in the output's dim order;
@@ -167,6 +168,7 @@
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/inline_scalar_fills.h"
+#include "codegen/passes/float_unit_scales.h"
 #include "codegen/passes/integer_identities.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/partition_verifier.h"
@@ -752,13 +754,14 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // With fusion on: integer values computed from factories alone that are constants become fills
   // (first: the 0-dim ones it makes are inlined next), 0-dim fills become constants of their
   // readers, sized fills and functional copies plain pointwise values, integer x + 0 is x,
-  // training dropout becomes in-kernel Philox draws (unless the client asked for ATen's random
-  // numbers).
+  // floating x * 1.0 is x, training dropout becomes in-kernel Philox draws (unless the client
+  // asked for ATen's random numbers).
   if (!Debug().disable_fusion) {
     passes.Add(std::make_unique<AffineFactoryFolding>());
     passes.Add(std::make_unique<InlineScalarFills>());
     passes.Add(std::make_unique<FillCopyFolding>());
     passes.Add(std::make_unique<IntegerIdentities>());
+    passes.Add(std::make_unique<FloatUnitScales>());  // x * 1.0: math attention's sqrt(scale)
     if (!request.fallback_random) passes.Add(std::make_unique<DropoutToPhilox>());
   }
   // detach is the identity in a graph without autograd, alias reads the same storage; as alias
