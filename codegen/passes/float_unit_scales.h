@@ -9,7 +9,10 @@
 // signalling NaN's quiet bit, which no op here distinguishes). Unlike x + 0.0 (-0.0 + 0.0 is
 // +0.0), which stays. Not for graph outputs (the caller gets a fresh tensor, never an alias of
 // another value), nor when the output's dtype, sizes or strides differ from x's (promotion,
-// broadcast, a non-dense x copied dense). TCCD_DISABLE_PASSES=float-unit-scales keeps them.
+// broadcast, a non-dense x copied dense), nor when x (through views) is made by a pointwise op:
+// there the multiply costs nothing in that op's kernel, and reading x instead changed the
+// layouts of T5's forward casts for a clone each. TCCD_DISABLE_PASSES=float-unit-scales keeps
+// them.
 #pragma once
 
 #include "codegen/passes/pass.h"

@@ -43,10 +43,15 @@ TEST_CASE("outputs, other scales, adds, promotions and dense copies are left alo
   %5 = aten::add.Tensor(%1, %2) -> f32[8,4]{4,1}@cuda
   %6 = aten::add.Tensor(%3, %4) -> f32[8,4]{4,1}@cuda
   %7 = aten::add.Tensor(%5, %6) -> f32[8,4]{4,1}@cuda
-  return (%0, %7)
+  %8 = aten::exp.default(%a0) -> f32[8,4]{4,1}@cuda
+  %9 = aten::t.default(%8) -> f32[4,8]{1,4}@cuda
+  %10 = aten::mul.Scalar(%9, 1.0) -> f32[4,8]{1,4}@cuda
+  %11 = aten::mm.default(%10, %7) -> f32[4,4]{4,1}@cuda
+  return (%0, %11)
 })";
   // %0 is an output, %1 scales by 2, %2 adds 0.0 (-0.0 + 0.0 is +0.0), %3 promotes i64 to f32,
-  // %4 copies a transposed %a2 into a dense layout: nothing to do.
+  // %4 copies a transposed %a2 into a dense layout, %10 scales (a view of) a pointwise op's value,
+  // which it rides along with in one kernel: nothing to do.
   ir::Graph g = *ir::ParseGraph(kGraph);
   FloatUnitScales pass;
   CHECK(!*pass.Run(g));
