@@ -12,6 +12,9 @@
 //                              "segments" keeps a CUDA plan at one step per kernel and ATen op;
 //                              "memory-order" keeps a segment's steps in the graph's order;
 //                              "horizontal-fusion" keeps one kernel per fusion group;
+//                              "float-unit-scales" keeps floating x * 1.0 and x / 1.0;
+//                              "horizontal-returned-views" counts a value returned only
+//                              through views (a saved weight cast's `t`) as hoisted bytes;
 //                              "loop-order" keeps CUDA kernels in the output's dim order;
 //                              "dying-extern-outputs" / "dying-reordered-kernels": no kernel
 //                              writes over a dying convolution's output / reordered kernels
@@ -168,6 +171,7 @@
 #include "codegen/passes/fusion.h"
 #include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/inline_scalar_fills.h"
+#include "codegen/passes/float_unit_scales.h"
 #include "codegen/passes/integer_identities.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/partition_verifier.h"
@@ -753,13 +757,14 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // With fusion on: integer values computed from factories alone that are constants become fills
   // (first: the 0-dim ones it makes are inlined next), 0-dim fills become constants of their
   // readers, sized fills and functional copies plain pointwise values, integer x + 0 is x,
-  // training dropout becomes in-kernel Philox draws (unless the client asked for ATen's random
-  // numbers).
+  // floating x * 1.0 is x, training dropout becomes in-kernel Philox draws (unless the client
+  // asked for ATen's random numbers).
   if (!Debug().disable_fusion) {
     passes.Add(std::make_unique<AffineFactoryFolding>());
     passes.Add(std::make_unique<InlineScalarFills>());
     passes.Add(std::make_unique<FillCopyFolding>());
     passes.Add(std::make_unique<IntegerIdentities>());
+    passes.Add(std::make_unique<FloatUnitScales>());  // x * 1.0: math attention's sqrt(scale)
     if (!request.fallback_random) passes.Add(std::make_unique<DropoutToPhilox>());
   }
   // detach is the identity in a graph without autograd, alias reads the same storage; as alias
@@ -859,6 +864,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     fusion.merge_full_reduction_siblings = !passes.disabled("full-reduction-siblings");
     if (passes.disabled("horizontal-index-groups")) fusion.max_index_merge_numel = 0;
     fusion.merge_index_reader_siblings = !passes.disabled("index-reader-siblings");
+    fusion.returned_views_held = !passes.disabled("horizontal-returned-views");
     fusion.max_pool_backward_alone = !passes.disabled("max-pool-backward-alone");
     if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
       fusion.column_stored_prologues = Debug().column_stored_prologue == "1"

@@ -52,6 +52,13 @@ struct FusionOptions {
   // values are live together at that reader anyway. Off with
   // TCCD_DISABLE_PASSES=index-reader-siblings. Default: true.
   bool merge_index_reader_siblings = true;
+  // Horizontal fusion's hoisting limit (kMaxHoistedBytes, horizontal_fusion.h) counts a value
+  // the graph returns through views (a training forward's autocast weight cast, saved for the
+  // backward as its `t`) as returned: its storage is held to the end either way, so making it
+  // early costs nothing (T5's forward: 64 weight-cast kernels -> 5). Off with
+  // TCCD_DISABLE_PASSES=horizontal-returned-views (only directly returned values count, as
+  // before). Default: true.
+  bool returned_views_held = true;
   // Whether a column reduction takes a pointwise prologue whose values are also stored (read by
   // other ops or returned): one kernel then reads the prologue's operands once, stores its values
   // and sums them. kTranscendental (the default) keeps such a prologue out of the column kernel

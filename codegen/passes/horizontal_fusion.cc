@@ -60,6 +60,24 @@ int64_t HoistedBytes(const ir::Graph& graph, const FusionGroup& g,
   return bytes;
 }
 
+// The values held until the graph ends: those it returns and, with `through_views`, the values
+// those are views of (transitively: a view shares its base's storage, so returning `t(c)` holds
+// c's bytes as long as returning c would). Node ids are a topological order, so one walk from
+// the last node back sees every view before its base.
+std::set<ir::ValueRef> HeldToEnd(const ir::Graph& graph, bool through_views) {
+  std::set<ir::ValueRef> held;
+  for (const ir::Arg& a : graph.outputs)
+    ir::ForEachRef(a, [&](const ir::ValueRef& r) { held.insert(r); });
+  if (!through_views) return held;
+  for (size_t id = graph.nodes.size(); id-- > 0;) {
+    const ir::Node& node = graph.nodes[id];
+    if (node.outputs.size() != 1 || node.args.empty() || !node.args[0].is_ref()) continue;
+    if (!IsViewOp(node.target) || !held.contains(ir::ValueRef{static_cast<int>(id), 0})) continue;
+    held.insert(node.args[0].ref());
+  }
+  return held;
+}
+
 // Whether a and b read a common tensor of their full iteration size (not a broadcast one): then
 // the merged kernel reads it once, and b's values made early are those of a computation over the
 // same data, not of a later layer's (SwiGLU's backward: silu(gate) * up recomputed for the down
@@ -206,9 +224,7 @@ absl::StatusOr<bool> FuseHorizontally(const ir::Graph& graph, const FusionOption
   for (size_t g = 0; g < num_groups; ++g)
     reader_sibling[g] = options.merge_index_reader_siblings && Mergeable(reads[g]) &&
                         reads[g].coordinates && reads[g].numel != INT64_MAX;
-  std::set<ir::ValueRef> returned;
-  for (const ir::Arg& a : graph.outputs)
-    ir::ForEachRef(a, [&](const ir::ValueRef& r) { returned.insert(r); });
+  const std::set<ir::ValueRef> returned = HeldToEnd(graph, options.returned_views_held);
   std::vector<int64_t> hoisted(num_groups);
   for (size_t g = 0; g < num_groups; ++g) hoisted[g] = HoistedBytes(graph, p.groups[g], returned);
   bool changed = false;

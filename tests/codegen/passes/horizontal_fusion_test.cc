@@ -62,6 +62,32 @@ TEST_CASE("large values another group would make early keep their own kernel", "
         "fused %0 %2 -> %0 %2\nextern %1 aten::mm.default\nextern %3 aten::mm.default\n");
 }
 
+// A training forward under autocast saves each weight's bf16 cast as the `t` view its matmul
+// reads (T5's 64 linear weights): the cast's storage is held to the end through that view, so
+// the casts merge as if returned themselves. With the option off (TCCD_DISABLE_PASSES=
+// horizontal-returned-views) only directly returned values count, and each cast keeps its kernel.
+TEST_CASE("values returned through views count as held to the end", "[horizontal]") {
+  constexpr char kLayers[] =
+      R"(graph(%a0: f32[1024,768]{768,1}@cuda, %a1: f32[1024,768]{768,1}@cuda, %a2: bf16[8,768]{768,1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[1024,768]{768,1}@cuda
+  %1 = aten::t.default(%0) -> bf16[768,1024]{1,768}@cuda
+  %2 = aten::mm.default(%a2, %1) -> bf16[8,1024]{1024,1}@cuda
+  %3 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[1024,768]{768,1}@cuda
+  %4 = aten::t.default(%3) -> bf16[768,1024]{1,768}@cuda
+  %5 = aten::mm.default(%a2, %4) -> bf16[8,1024]{1024,1}@cuda
+  %6 = aten::t.default(%4) -> bf16[1024,768]{768,1}@cuda
+  return (%2, %5, %1, %6)
+})";
+  CHECK(Horizontal(kLayers) ==
+        "fused %0 %3 -> %0 %3\nextern %1 aten::t.default\nextern %2 aten::mm.default\n"
+        "extern %4 aten::t.default\nextern %5 aten::mm.default\nextern %6 aten::t.default\n");
+  FusionOptions off;
+  off.returned_views_held = false;
+  CHECK(Horizontal(kLayers, off) ==
+        "fused %0 -> %0\nextern %1 aten::t.default\nextern %2 aten::mm.default\nfused %3 -> %3\n"
+        "extern %4 aten::t.default\nextern %5 aten::mm.default\nextern %6 aten::t.default\n");
+}
+
 // SwiGLU's backward (Llama's MLP, [tokens, 2816] at the zoo's size; 1 MiB values here): after
 // the down projection's input-gradient matmul (%2), the up gradient grad * silu(gate) and the
 // gate gradient silu_backward(grad * up, gate), each read through views by its own matmuls. Both
