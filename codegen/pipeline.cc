@@ -54,7 +54,9 @@
 //                              "embedding-backward-to-scatter" keeps embedding gradients
 //                              ATen's sort-based kernel; "max-pool-kernels" keeps max pooling
 //                              and its backward ATen extern steps; "max-pool-backward-alone"
-//                              lets the backward take its pointwise consumers, fusion.h)
+//                              lets the backward take its pointwise consumers, fusion.h;
+//                              "cpu-max-pool-backward-extern" makes the CPU's max-pool
+//                              backward a gather kernel too, as on CUDA)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
@@ -791,8 +793,11 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   passes.Add(std::make_unique<BatchNormStatsInPlace>());
   // Max pooling and its backward as index kernels (after the backend's passes: the CUDA
   // channels-last pass treats the ATen ops as layout followers, and the new ones keep the
-  // strides it chose).
-  if (!Debug().disable_fusion) passes.Add(std::make_unique<MaxPoolKernels>());
+  // strides it chose). The CPU keeps the backward ATen's scatter (max_pool_kernels.h says why).
+  if (!Debug().disable_fusion)
+    passes.Add(std::make_unique<MaxPoolKernels>(
+        request.device == ir::DeviceType::kCuda ||
+        Debug().disabled_passes.contains("cpu-max-pool-backward-extern")));
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
     // A layout copy (clone) of a pointwise op's private output: the op writes that layout itself

@@ -127,7 +127,7 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
     tangents = list(zip(recipe.tangent_sources, [_coercer(t) for t in recipe.tangent_layouts]))
     detach = recipe.detach_inputs
     nondeterministic = not recipe.deterministic
-    no_amp = _no_amp(recipe)
+    disable_amp = recipe.disable_amp
 
     def run_backward(saved: List[torch.Tensor], grads: tuple) -> tuple:
         if nondeterministic and torch.are_deterministic_algorithms_enabled():
@@ -138,7 +138,9 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
             )
         args = saved + [coerce(grads[i]) for i, coerce in tangents]
         saved.clear()  # the boxed plan call below owns the saved tensors: freed at their last use
-        with no_amp():
+        if not disable_amp:
+            return tuple(bw_plan(args))
+        with torch._C._DisableAutocast():
             return tuple(bw_plan(args))
 
     # As AOTAutograd does with its compiled backward: Dynamo must not trace into it when a
@@ -148,7 +150,10 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
     class TccdCompiledFunction(torch.autograd.Function):
         @staticmethod
         def forward(ctx: Any, *args: Any) -> Any:
-            with no_amp():
+            if disable_amp:
+                with torch._C._DisableAutocast():
+                    outs = fw_plan(list(args))
+            else:
                 outs = fw_plan(list(args))
             _check_count("the forward plan", len(outs), num_fw_outs)
             ctx.save_for_backward(
@@ -161,23 +166,32 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
             for i in unsafe_views:
                 o = returns[i]
                 returns[i] = torch.ops.aten._unsafe_view(o, o.shape)
-            ctx.mark_non_differentiable(*[returns[i] for i in non_differentiable])
+            if non_differentiable:
+                ctx.mark_non_differentiable(*[returns[i] for i in non_differentiable])
             ctx._materialize_non_diff_grads = False
             return tuple(returns)
 
         @staticmethod
-        @torch.autograd.function.once_differentiable
         def backward(ctx: Any, *grads: Any) -> Any:
-            saved = list(ctx.saved_tensors)
-            # As AOTAutograd's CompiledFunction.backward: the node's saved variables are released
-            # now (unless the graph is kept), so that each saved activation is freed at its last
-            # use in the backward plan, not after the whole backward (holding them raised the
-            # training peak of ConvNeXt by ~1.1 GiB on the H200 with TCCD_LEAN_RUNTIME=1).
-            clear = getattr(ctx, "maybe_clear_saved_tensors", None)
-            if clear is not None:
-                clear()
-            return run_backward(saved, grads)
+            # A backward without create_graph runs with grad disabled, where once_differentiable
+            # (AOT's wrapper: run under no_grad, and make a double backward raise) has nothing to
+            # do; only a create_graph backward pays its wrapper (a step's Python, lean runtime).
+            if torch.is_grad_enabled():
+                return once_differentiable_backward(ctx, *grads)
+            return backward_plan(ctx, *grads)
 
+    def backward_plan(ctx: Any, *grads: Any) -> Any:
+        saved = list(ctx.saved_tensors)
+        # As AOTAutograd's CompiledFunction.backward: the node's saved variables are released
+        # now (unless the graph is kept), so that each saved activation is freed at its last
+        # use in the backward plan, not after the whole backward (holding them raised the
+        # training peak of ConvNeXt by ~1.1 GiB on the H200 with TCCD_LEAN_RUNTIME=1).
+        clear = getattr(ctx, "maybe_clear_saved_tensors", None)
+        if clear is not None:
+            clear()
+        return run_backward(saved, grads)
+
+    once_differentiable_backward = torch.autograd.function.once_differentiable(backward_plan)
     apply = TccdCompiledFunction.apply
 
     def forward(*args: Any) -> List[Any]:
@@ -185,8 +199,11 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
             args = list(args)
             for i in detach:
                 args[i] = args[i].detach()
-        with torch.enable_grad():
+        if torch.is_grad_enabled():  # as Dynamo guards it: no grad-mode context to pay
             returns = apply(*args)
+        else:
+            with torch.enable_grad():
+                returns = apply(*args)
         if mutated:
             with torch.no_grad():
                 for i, index in enumerate(mutated):

@@ -98,7 +98,8 @@ absl::StatusOr<bool> MaxPoolKernels::Run(ir::Graph& graph) {
           ir::Arg i = AppendNchw(out, std::move(offsets), node.outputs[1]);
           return std::vector<ir::Arg>{v, i};
         }
-        if (node.target == kMaxPoolBackward && node.outputs.size() == 1 && node.kwargs.empty() &&
+        if (backward_ && node.target == kMaxPoolBackward && node.outputs.size() == 1 &&
+            node.kwargs.empty() &&
             node.args.size() == 8 && node.args[0].is_ref() && node.args[7].is_ref()) {
           // (grad, x, kernel_size, stride, padding, dilation, ceil_mode, indices): x gives only
           // the output's shape, which the node's type carries.

@@ -45,6 +45,16 @@
 // on vs off): backward 181.3 vs 432.3 us (Inductor's fused one: 366), forward 160.8 vs 180.6
 // (Inductor's: 94); GPU busy 10.92 vs 11.17 ms/step. Left: int8 window offsets as Inductor saves
 // them instead of i64 indices, and the backward's gradient gather masked per lane (scalar loads).
+//
+// CPU: the pipeline keeps the backward ATen's op there (MaxPoolKernels(/*backward=*/false)):
+// the gather form compiles to a scalar loop with a data-dependent branch per input point (the
+// saved index compared with the point's own), while ATen's CPU kernel scatters once per output
+// point. Measured (deploy/cpu_training_bench.py's CNN, 16x16x32x32 input to a 2x2 pool, 1
+// thread, perf): the gather kernel fused with the ReLU backward took ~2.3 ms of an 8.8 ms
+// training step, ATen's max_pool2d_with_indices_backward 0.12 ms plus its threshold_backward.
+// The forward kernels stay (faster than ATen's cpu_max_pool there: the CNN's forward 2.2 vs
+// 4.3 ms with them). TCCD_DISABLE_PASSES=cpu-max-pool-backward-extern rewrites the CPU
+// backward too, as before.
 #pragma once
 
 #include "codegen/passes/pass.h"
@@ -57,8 +67,14 @@ inline constexpr char kMaxPoolGatherBackwardTarget[] = "tccd::max_pool2d_gather_
 
 class MaxPoolKernels : public GraphPass {
  public:
+  // `backward`: whether the backward is rewritten too. Default: true. The pipeline passes false
+  // for CPU graphs (see the CPU note above).
+  explicit MaxPoolKernels(bool backward = true) : backward_(backward) {}
   std::string_view name() const override { return "max-pool-kernels"; }
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
+
+ private:
+  bool backward_;
 };
 
 }  // namespace tccd::codegen

@@ -351,3 +351,38 @@ def test_recipe_runtime_backward_frees_saved_tensors_during_the_plan(daemon_env,
     # The saved activations (sigmoid and tanh of the forward) are gone; the incoming gradient,
     # held by the autograd engine, may stay.
     assert others >= 2 and freed >= others - 1, calls
+
+
+
+def test_recipe_runtime_create_graph_backward_matches_eager_and_double_backward_raises(daemon_env, monkeypatch):
+    """The recipe's runtime runs a plain backward without AOT's once_differentiable wrapper
+    (grad is off there, the wrapper has nothing to do) but keeps its behaviour where it has:
+    a create_graph backward with incoming gradients that require grad gives eager's
+    gradients, and differentiating those raises, as once_differentiable makes it."""
+    monkeypatch.setenv("TCCD_AOT_SHARE", "0")
+    monkeypatch.setenv("TCCD_LEAN_RUNTIME", "1")
+    tccd.config.reload()
+    torch._dynamo.reset()
+    x = torch.randn(8, 6, requires_grad=True)
+    w = torch.randn(6, 5, requires_grad=True)
+    fn = torch.compile(_lean_graph, backend="tccd", dynamic=False)
+    for _ in range(2):  # the first backward stores the recipe; the next call runs in its runtime
+        fn(x, w).sum().backward()
+    out = fn(x, w)
+    assert type(out.grad_fn).__name__ == "TccdCompiledFunctionBackward"
+    v = torch.randn(8, 5, requires_grad=True)
+    gx, gw = torch.autograd.grad(out, (x, w), grad_outputs=v, create_graph=True)
+    ex, ew = x.detach().clone().requires_grad_(), w.detach().clone().requires_grad_()
+    egx, egw = torch.autograd.grad(_lean_graph(ex, ew), (ex, ew), grad_outputs=v.detach())
+    torch.testing.assert_close(gx, egx, rtol=RTOL, atol=ATOL)
+    torch.testing.assert_close(gw, egw, rtol=RTOL, atol=ATOL)
+    assert gx.requires_grad and gw.requires_grad
+    with pytest.raises(RuntimeError, match="once_differentiable"):
+        (gx.sum() + gw.sum()).backward()
+    # A plain backward after it still runs in the runtime and matches eager.
+    x.grad = w.grad = None
+    fn(x, w).mul(torch.arange(5.0)).sum().backward()
+    ex.grad = ew.grad = None
+    _lean_graph(ex, ew).mul(torch.arange(5.0)).sum().backward()
+    torch.testing.assert_close(x.grad, ex.grad, rtol=RTOL, atol=ATOL)
+    torch.testing.assert_close(w.grad, ew.grad, rtol=RTOL, atol=ATOL)

@@ -5,14 +5,20 @@ is never chosen), gradients equal in f32 (the same terms summed in the same orde
 rounding of eager's in bf16/f16; NCHW and channels-last, odd sizes, padding, 3-D inputs. Each case
 checks the new ops are in the plan's kernels (KernelInfo.ops), so a rewrite that silently stops
 applying fails here; ceil_mode and dilation stay ATen ops. tests/python/test_gpu_max_pool.py runs
-the same cases on a GPU.
+the same cases on a GPU. The CPU keeps the backward ATen's op by default (max_pool_kernels.h);
+the backward cases run against a daemon of their own with TCCD_DISABLE_PASSES=
+cpu-max-pool-backward-extern, which gives the CPU the gather kernel the GPU runs.
 """
+
+import os
+import shutil
 
 import pytest
 import torch
 import torch.nn.functional as F
 
 import tccd
+from conftest import TCCD_BINARY, Daemon, short_tempdir
 
 _VALUES = "tccd::max_pool2d_values.default"
 _OFFSETS = "tccd::max_pool2d_offsets.default"
@@ -26,6 +32,34 @@ CASES = [
     ((3, 6, 11), 3, 1, 1),  # 3-D (C, H, W)
     ((2, 3, 5, 6), 3, 3, 1),
 ]
+
+
+@pytest.fixture(scope="module")
+def gather_daemon():
+    """A daemon whose CPU plans take the max-pool backward as the gather kernel."""
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    root = short_tempdir("tccd-pool-")
+    saved = os.environ.get("TCCD_DISABLE_PASSES")
+    os.environ["TCCD_DISABLE_PASSES"] = "cpu-max-pool-backward-extern"
+    d = Daemon(TCCD_BINARY, root)
+    try:
+        d.start()
+    finally:
+        if saved is None:
+            os.environ.pop("TCCD_DISABLE_PASSES")
+        else:
+            os.environ["TCCD_DISABLE_PASSES"] = saved
+    yield d
+    d.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def gather_env(daemon_env, gather_daemon, monkeypatch):
+    monkeypatch.setenv("TCCD_ADDRESS", gather_daemon.address)
+    tccd.config.reload()
+    return dict(daemon_env, TCCD_ADDRESS=gather_daemon.address)
 
 
 def _kernel_ops():
@@ -69,7 +103,7 @@ def test_forward_equals_eager(daemon_env, case, channels_last, ties):
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
 @pytest.mark.parametrize("channels_last", [False, True])
-def test_backward_against_eager(daemon_env, case, dtype, channels_last):
+def test_backward_against_eager(gather_env, case, dtype, channels_last):
     shape, kernel, stride, padding = case
     gen = torch.Generator().manual_seed(1)
     x0 = _input(shape, dtype, channels_last, True, gen)
@@ -91,6 +125,27 @@ def test_backward_against_eager(daemon_env, case, dtype, channels_last):
         torch.testing.assert_close(xc.grad.float(), x.grad.float(), rtol=2e-2, atol=2e-2)
     ops = _kernel_ops()
     assert _BACKWARD in ops and "aten::threshold_backward.default" in ops, ops
+
+
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_cpu_backward_stays_aten_by_default(daemon_env, channels_last):
+    """The CPU's default: the forward's kernels, ATen's backward reading their indices (the
+    gather kernel is ~18x ATen's scatter there; max_pool_kernels.h), gradients eager's."""
+    gen = torch.Generator().manual_seed(2)
+    x0 = _input((2, 3, 9, 7), torch.float32, channels_last, True, gen)
+    w = torch.randn(_pool(x0, 3, 2, 1)[0].shape, generator=gen)
+
+    def fn(x, w):
+        v, _ = _pool(torch.relu(x), 3, 2, 1)
+        return (v * w).sum()
+
+    x = x0.clone().requires_grad_()
+    fn(x, w).backward()
+    xc = x0.clone().requires_grad_()
+    torch.compile(fn, backend="tccd", dynamic=False)(xc, w).backward()
+    torch.testing.assert_close(xc.grad, x.grad, rtol=1e-6, atol=1e-6)
+    ops = _kernel_ops()
+    assert _VALUES in ops and _OFFSETS in ops and _BACKWARD not in ops, ops
 
 
 def test_nan_wins_and_minus_inf_windows_keep_their_first_index(daemon_env):

@@ -570,6 +570,21 @@ def test_plan_profile_reports_where_host_time_goes(daemon_env):
     assert proc.returncode == 0 and "tccd plan profile" not in proc.stderr
 
 
+
+@pytest.mark.parametrize("profile", ["", "0", "1"])
+def test_plan_call_is_the_untimed_call_unless_profiling(profile):
+    """Without TCCD_PLAN_PROFILE a plan call is NativePlan._call itself: the timing wrapper (a
+    Python frame and clock reads per call, paid twice per training step) exists only for the
+    profile's "Python wrapper" figure."""
+    import subprocess
+    import sys
+
+    code = "from tccd.native_plan import NativePlan as P; print(P.__call__ is P._call)"
+    env = dict(__import__("os").environ, TCCD_PLAN_PROFILE=profile)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == ("False" if profile == "1" else "True")
+
 def test_plan_profile_reports_the_sized_gemm_cache(monkeypatch):
     """TCCD_PLAN_PROFILE=1 ends with one line per kernel library with gemms of run-time sizes:
     its cache's counters (tccd_cuda_gemm_stats) and where a call's host time goes, hits apart

@@ -13,11 +13,11 @@
 namespace tccd::codegen {
 namespace {
 
-std::string Run(const std::string& text, bool* changed) {
+std::string Run(const std::string& text, bool* changed, bool backward = true) {
   absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
   INFO(g.status().ToString());
   REQUIRE(g.ok());
-  MaxPoolKernels pass;
+  MaxPoolKernels pass(backward);
   absl::StatusOr<bool> c = pass.Run(*g);
   REQUIRE(c.ok());
   *changed = *c;
@@ -84,6 +84,32 @@ TEST_CASE("NCHW max pooling and its backward keep their shapes and strides",
   %2 = tccd::max_pool2d_gather_backward.default(%a1, %1, [3, 3], [2, 2], [1, 1], [1, 1], false, false) -> f32[2,4,7,7]{196,49,7,1}@cpu
   return (%0, %2)
 })"));
+}
+
+TEST_CASE("without the backward (the CPU's default) ATen's backward reads the offsets kernel",
+          "[max_pool_kernels]") {
+  bool changed = false;
+  const std::string out = Run(
+      R"(graph(%a0: f32[2,4,7,7]{196,49,7,1}@cpu, %a1: f32[2,4,4,4]{64,16,4,1}@cpu) {
+  %0 = aten::max_pool2d_with_indices.default(%a0, [3, 3], [2, 2], [1, 1]) -> (f32[2,4,4,4]{64,16,4,1}@cpu, i64[2,4,4,4]{64,16,4,1}@cpu)
+  %1 = aten::max_pool2d_with_indices_backward.default(%a1, %a0, [3, 3], [2, 2], [1, 1], [1, 1], false, %0#1) -> f32[2,4,7,7]{196,49,7,1}@cpu
+  return (%0, %1)
+})",
+      &changed, /*backward=*/false);
+  CHECK(changed);
+  CHECK(out == Canonical(R"(graph(%a0: f32[2,4,7,7]{196,49,7,1}@cpu, %a1: f32[2,4,4,4]{64,16,4,1}@cpu) {
+  %0 = tccd::max_pool2d_values.default(%a0, [3, 3], [2, 2], [1, 1], [1], false, false) -> f32[2,4,4,4]{64,16,4,1}@cpu
+  %1 = tccd::max_pool2d_offsets.default(%a0, [3, 3], [2, 2], [1, 1], [1], false, false) -> i64[2,4,4,4]{64,16,4,1}@cpu
+  %2 = aten::max_pool2d_with_indices_backward.default(%a1, %a0, [3, 3], [2, 2], [1, 1], [1, 1], false, %1) -> f32[2,4,7,7]{196,49,7,1}@cpu
+  return (%0, %2)
+})"));
+  // A backward alone: nothing to do.
+  const char* alone = R"(graph(%a0: f32[2,4,7,7]{196,49,7,1}@cpu, %a1: f32[2,4,4,4]{64,16,4,1}@cpu, %a2: i64[2,4,4,4]{64,16,4,1}@cpu) {
+  %0 = aten::max_pool2d_with_indices_backward.default(%a1, %a0, [3, 3], [2, 2], [1, 1], [1, 1], false, %a2) -> f32[2,4,7,7]{196,49,7,1}@cpu
+  return (%0)
+})";
+  CHECK(Run(alone, &changed, /*backward=*/false) == Canonical(alone));
+  CHECK(!changed);
 }
 
 TEST_CASE("ceil_mode, dilation and f64 max pools stay ATen ops", "[max_pool_kernels]") {
