@@ -601,6 +601,9 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
   // Column reductions over a symbolic row count (bias and norm weight gradients) with them;
   // TCCD_DISABLE_PASSES=symbolic-columns keeps those extern (to measure).
   kernel_options.columns = !Debug().disabled_passes.contains("symbolic-columns");
+  // Embeddings with a static table as gather kernels with run-time sizes;
+  // TCCD_DISABLE_PASSES=symbolic-embedding-kernels keeps them extern (to measure).
+  kernel_options.embeddings = !Debug().disabled_passes.contains("symbolic-embedding-kernels");
   ASSIGN_OR_RETURN(SymbolicLowering lowering, LowerSymbolicKernels(graph, kernel_options));
   // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
   // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).

@@ -430,7 +430,11 @@ def _symbolic_native_step(step: "pb.Step", index: int, metas: Sequence["pb.Tenso
         raise ArtifactError(f"step {index}: run-time dim {d} and no operand with an expression there")
 
     shape_fns = [runtime_dim(d) if size < 0 else (lambda _symbols, v=size: v) for d, size in enumerate(call.shape)]
-    inputs = [(value_id, _dtype(metas[value_id].dtype)) for value_id in call.inputs]
+    # Index kernels' gather operands take their own strides, dim k in slot k (NativeCall.gather_inputs).
+    gathers = list(call.gather_inputs) or [False] * len(call.inputs)
+    if len(gathers) != len(call.inputs):
+        raise ArtifactError(f"step {index}: {len(gathers)} gather flags for {len(call.inputs)} inputs")
+    inputs = [(value_id, _dtype(metas[value_id].dtype), gather) for value_id, gather in zip(call.inputs, gathers)]
     num_operands = len(inputs) + len(allocations)
     PtrArray = ctypes.c_void_p * num_operands
     StrideArray = ctypes.c_int64 * (num_operands * rank)
@@ -445,10 +449,16 @@ def _symbolic_native_step(step: "pb.Step", index: int, metas: Sequence["pb.Tenso
             raise RuntimeError(f"tccd plan step {index}: {e} (no input size binds it)") from None
         tensors = []
         rows: List[int] = []
-        for value_id, dtype in inputs:
+        for value_id, dtype, gather in inputs:
             t = env[value_id]
             if t.dtype != dtype:
                 raise RuntimeError(f"tccd plan step {index}: input {value_id} is {t.dtype}, the kernel takes {dtype}")
+            if gather:
+                if t.dim() > rank:
+                    raise RuntimeError(f"tccd plan step {index}: gather operand of rank {t.dim()} in a rank-{rank} kernel")
+                rows.extend(list(t.stride()) + [0] * (rank - t.dim()))
+                tensors.append(t)
+                continue
             try:
                 rows.extend(t.expand(shape).stride())
             except RuntimeError as e:

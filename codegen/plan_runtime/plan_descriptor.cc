@@ -456,7 +456,17 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
             return absl::InternalError(absl::StrCat("step ", index, ": output ", out,
                                                     " has a higher rank than the kernel's ", rank));
         }
-        w.Word(TCCD_LAYOUT_OWN);
+        if (call.gather_inputs_size() == 0) {
+          w.Word(TCCD_LAYOUT_OWN);
+          break;
+        }
+        // An index kernel: its gather operands take their own strides (not broadcast).
+        if (call.gather_inputs_size() != call.inputs_size())
+          return absl::InternalError(absl::StrCat("step ", index, ": ", call.gather_inputs_size(),
+                                                  " gather flags for ", call.inputs_size(),
+                                                  " inputs"));
+        w.Word(TCCD_LAYOUT_OWN_GATHER);
+        for (bool gather : call.gather_inputs()) w.Word(gather ? 1 : 0);
         break;
       }
       // Index-aware kernels (KernelInfo.kind "*_index") take gather operands' own strides, and

@@ -473,7 +473,8 @@ static int launch_sized_in_context(const struct tccd_rt_module* module, const st
   const size_t stride_bytes = sizeof(int64_t) * (size_t)kernel->num_operands * (size_t)kernel->rank;
   void* params[1] = {buffer};
   memcpy(buffer, data, pointer_bytes);
-  int contig = 1;
+  /* A kernel may have one entry (index kernels of symbolic plans: the strided one only). */
+  int contig = f->contig != NULL;
   for (int32_t o = 0; o < kernel->num_operands && contig; ++o) {
     if (((uintptr_t)data[o] & 15u) != 0) contig = 0;
     int64_t expected = 1;
@@ -482,6 +483,7 @@ static int launch_sized_in_context(const struct tccd_rt_module* module, const st
       expected *= shape[dim];
     }
   }
+  if (!contig && f->strided == NULL) return missing_strided(kernel);
   CUfunction function;
   const char* entry;
   int64_t grid;
