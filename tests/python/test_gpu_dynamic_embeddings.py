@@ -1,12 +1,14 @@
-"""GPU: embeddings of symbolic graphs as CUDA gather kernels with run-time sizes
-(SymbolicKernelOptions::embeddings, codegen/symbolic_kernels.h; the CPU twin is
+"""GPU: embeddings of symbolic graphs as CUDA gather kernels with run-time sizes, and their
+gradients as scatter kernels (SymbolicKernelOptions::embeddings, codegen/symbolic_kernels.h;
+symbolic_rewrites.h's "symbolic-embedding-scatter-kernels"; the CPU twin of the forward is
 test_e2e_dynamic_embeddings.py).
 
 The token and position embeddings of a transformer block trained under dynamic=True are index
 kernels of their own (the strided entry only: their gather operands take their own strides,
-NativeCall.gather_inputs), launched with the call's sizes; forward and gradients match eager at
-sizes whose element counts are and are not multiples of the vector width, f32 and bf16, and the
-whole plan runs in the native runtime.
+NativeCall.gather_inputs), launched with the call's sizes; their gradients are scatter kernels
+over the gradient's run-time sizes into a zero-filled f32 table (NativeCall.scatter_outputs).
+Forward and gradients match eager at sizes whose element counts are and are not multiples of
+the vector width, f32 and bf16, and the whole plan runs in the native runtime.
 """
 
 import copy
@@ -20,6 +22,7 @@ from test_e2e_dynamic_shapes import Block
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
 EMBEDDING = "aten::embedding.default"
+SCATTER = "tccd::embedding_scatter_add.default"
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
@@ -51,4 +54,8 @@ def test_dynamic_embedding_kernels_match_eager(daemon, daemon_env, dtype):
     embeddings = [k for k in forward["kernels"] if EMBEDDING in k["ops"]]
     assert len(embeddings) == 2, forward["kernels"]
     assert forward["python_steps"] == 0, forward.get("python_step_reasons")
+    backward = [s for s in stats if s["kind"] == "backward"][-1]
+    scatters = [k for k in backward["kernels"] if SCATTER in k["ops"]]
+    assert len(scatters) == 2, backward["kernels"]
+    assert backward["python_steps"] == 0, backward.get("python_step_reasons")
     print(f"\n{dtype}: forward {forward['native_kernels']} kernels, {forward['extern_steps']} extern steps")

@@ -15,7 +15,7 @@
  *     KERNEL:  abi, artifact, symbol, rank, shape[rank]*, n_in, in[n_in], n_out, out[n_out],
  *              into[n_out], layout (TCCD_LAYOUT_*), expected_strides[(n_in + n_out) * rank]
  *              unless the layout is TCCD_LAYOUT_OWN (then none) or TCCD_LAYOUT_OWN_GATHER
- *              (then gather[n_in]); a sized gemm
+ *              (then own[n_in + n_out]); a sized gemm
  *              (TCCD_ABI_CUDA_SYM_GEMM) is a KERNEL step whose shape is its ten sizes
  *     SEGMENT: abi, artifact, symbol, n_in, in[n_in], n_out, out[n_out], into[n_out],
  *              workspace_bytes
@@ -86,9 +86,10 @@
 #define TCCD_LAYOUT_OWN                                                 \
   2 /* no expected strides: every operand's own, broadcast to the shape \
        (symbolic plans: layouts vary with the sizes) */
-#define TCCD_LAYOUT_OWN_GATHER                                                              \
-  3 /* TCCD_LAYOUT_OWN, then n_in words: 1 where the input is a gather operand of an index \
-       kernel (its own strides, dim k in slot k, zeros after; not broadcast), else 0 */
+#define TCCD_LAYOUT_OWN_GATHER                                                               \
+  3 /* TCCD_LAYOUT_OWN, then n_in + n_out words: 1 where the operand is a gather operand or a \
+       scatter output of an index kernel (its own strides, dim k in slot k, zeros after; not  \
+       broadcast), else 0 */
 
 /* Expression ops (postfix). CONST and SYM take the next word (a value, a symbol index); the
  * others pop two operands (a, then b on top) and push a OP b. */
