@@ -40,6 +40,10 @@
 //                              "symbolic-gemms" keeps their matmuls extern ATen steps
 //                              (symbolic_gemms.h); "symbolic-columns" their column
 //                              reductions (bias and norm weight gradients);
+//                              "symbolic-embedding-kernels" their embeddings (gather
+//                              kernels with run-time sizes, symbolic_kernels.h) and
+//                              embedding gradients, "symbolic-embedding-scatter-kernels"
+//                              the gradients only (scatter kernels, symbolic_rewrites.h);
 //                              "symbolic-view-chains" keeps every view of a symbolic plan
 //                              a step of its own (symbolic_views.h);
 //                              "symbolic-layer-norm-backward-split" keeps their layer norm
@@ -191,6 +195,7 @@
 #include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/reshape_hoisting.h"
 #include "codegen/passes/reshape_sinking.h"
+#include "codegen/passes/scatter_ops.h"
 #include "codegen/passes/slice_of_cat.h"
 #include "codegen/passes/split_columns.h"
 #include "codegen/passes/widening_casts_to_readers.h"
@@ -596,6 +601,10 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
         .layer_norm_backward_split =
             !Debug().disabled_passes.contains("symbolic-layer-norm-backward-split"),
         .embedding_backward = !Debug().disabled_passes.contains("symbolic-embedding-backward"),
+        // CUDA only: the scatter op has no CPU kernel and no ATen fallback.
+        .embedding_backward_kernel =
+            cuda && !Debug().disabled_passes.contains("symbolic-embedding-scatter-kernels") &&
+            !Debug().disabled_passes.contains("symbolic-embedding-kernels"),
         .split_as_slices = !Debug().disabled_passes.contains("symbolic-split-as-slices"),
         .deterministic = request.deterministic};
     ASSIGN_OR_RETURN(const int rewritten, RewriteSymbolicGraph(graph, rewrite_options));
@@ -610,6 +619,9 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
   // Column reductions over a symbolic row count (bias and norm weight gradients) with them;
   // TCCD_DISABLE_PASSES=symbolic-columns keeps those extern (to measure).
   kernel_options.columns = !Debug().disabled_passes.contains("symbolic-columns");
+  // Embeddings with a static table as gather kernels with run-time sizes;
+  // TCCD_DISABLE_PASSES=symbolic-embedding-kernels keeps them extern (to measure).
+  kernel_options.embeddings = !Debug().disabled_passes.contains("symbolic-embedding-kernels");
   ASSIGN_OR_RETURN(SymbolicLowering lowering, LowerSymbolicKernels(graph, kernel_options));
   // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
   // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).
@@ -617,6 +629,14 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
     MatchSymbolicGemms(graph, lowering);
   for (const std::string& why : lowering.rejected)
     spdlog::debug("symbolic graph: extern steps for {}", why);
+  // The embedding scatter rewrite's op has no ATen fallback: a kernel or nothing.
+  for (const SymbolicUnit& unit : lowering.schedule)
+    if (unit.group < 0 && unit.gemm < 0 &&
+        graph.graph.nodes(unit.node).target() == kEmbeddingScatterAddTarget)
+      return absl::InternalError(absl::StrCat(
+          "symbolic graph: the embedding gradient's scatter kernel was refused (",
+          absl::StrJoin(lowering.rejected, "; "),
+          "); TCCD_DISABLE_PASSES=symbolic-embedding-scatter-kernels keeps ATen's op"));
   CompileOutput out;
   std::vector<PointwiseKernel> kernels;
   for (size_t g = 0; g < lowering.groups.size(); ++g) {

@@ -14,6 +14,7 @@
 #include "codegen/passes/index_ops.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/reduction_fusion.h"
+#include "codegen/passes/scatter_ops.h"
 #include "base/status_macros.h"
 
 namespace tccd::codegen {
@@ -308,6 +309,77 @@ std::string WhyNotSymbolicColumns(const v1::Graph& g, const v1::Graph& surrogate
       });
 }
 
+// An embedding whose index kernel is right for every size (SymbolicKernelOptions::
+// embeddings): the table [V, E] static (V is the kernel's bounds check, a constant), the output
+// the indices' sizes then E, no symbolic argument. Its kernel reads the indices at the point's
+// leading coordinates and the table at (index, last coordinate), both by gather with their own
+// strides; the coordinates come from the run-time sizes. No other op decides which element a
+// point reads from sizes alone, so only a lone embedding is such a group.
+bool IsSymbolicEmbedding(const v1::Graph& g, int id) {
+  const v1::Node& n = g.nodes(id);
+  if (n.target() != "aten::embedding.default" || n.args_size() < 2 || n.outputs_size() != 1 ||
+      n.args(0).kind_case() != v1::Value::kRef || n.args(1).kind_case() != v1::Value::kRef ||
+      HasSymbolicArgument(n))
+    return false;
+  const v1::TensorMeta& table = MetaOf(g, n.args(0).ref());
+  const v1::TensorMeta& indices = MetaOf(g, n.args(1).ref());
+  const v1::TensorMeta& out = n.outputs(0);
+  if (table.sizes_size() != 2 || out.sizes_size() != indices.sizes_size() + 1) return false;
+  for (const v1::Dim& d : table.sizes())
+    if (d.kind_case() != v1::Dim::kValue) return false;
+  for (int d = 0; d < indices.sizes_size(); ++d)
+    if (!SameDim(out.sizes(d), indices.sizes(d))) return false;
+  if (!SameDim(out.sizes(out.sizes_size() - 1), table.sizes(1))) return false;
+  return !out.has_storage_offset() || (out.storage_offset().kind_case() == v1::Dim::kValue &&
+                                       out.storage_offset().value() == 0);
+}
+
+// An embedding gradient as scatter_ops.h's op (symbolic_rewrites.h made it, CUDA): the output
+// [V, E] static f32, grad [indices..., E]. Its kernel iterates over grad's sizes (run-time
+// dims), loads grad as an element operand, gathers the indices at the point's leading
+// coordinates and adds into the output at (index, last coordinate) with its own strides; the
+// launcher zero-fills the output (V * E, static) first.
+bool IsSymbolicScatter(const v1::Graph& g, int id) {
+  const v1::Node& n = g.nodes(id);
+  if (n.target() != kEmbeddingScatterAddTarget || n.args_size() != 4 || n.outputs_size() != 1 ||
+      n.args(0).kind_case() != v1::Value::kRef || n.args(1).kind_case() != v1::Value::kRef ||
+      HasSymbolicArgument(n))
+    return false;
+  const v1::TensorMeta& grad = MetaOf(g, n.args(0).ref());
+  const v1::TensorMeta& indices = MetaOf(g, n.args(1).ref());
+  const v1::TensorMeta& out = n.outputs(0);
+  if (out.sizes_size() != 2 || grad.sizes_size() != indices.sizes_size() + 1) return false;
+  for (const v1::Dim& d : out.sizes())
+    if (d.kind_case() != v1::Dim::kValue) return false;
+  for (int d = 0; d < indices.sizes_size(); ++d)
+    if (!SameDim(grad.sizes(d), indices.sizes(d))) return false;
+  return SameDim(grad.sizes(grad.sizes_size() - 1), out.sizes(1));
+}
+
+// Index-aware groups: "" when the group is a lone symbolic embedding (IsSymbolicEmbedding) whose
+// inputs are all read by gather, or a lone symbolic scatter (IsSymbolicScatter) that gathers
+// its indices and loads its values; else why not.
+std::string WhyNotSymbolicIndex(const v1::Graph& g, const FusionGroup& group,
+                                const PointwiseKernel& kernel, bool embeddings) {
+  if (embeddings && group.nodes.size() == 1 && IsSymbolicScatter(g, group.nodes.front())) {
+    if (!HasScatter(kernel) || kernel.output_dtypes.size() != 1) return "a scatter without its output";
+    const v1::Node& n = g.nodes(group.nodes.front());
+    const v1::TensorMeta& grad = MetaOf(g, n.args(0).ref());
+    if (kernel.shape.size() != static_cast<size_t>(grad.sizes_size()))
+      return "the iteration space's rank differs from the kernel's";
+    return "";
+  }
+  if (!embeddings || group.nodes.size() != 1 || !IsSymbolicEmbedding(g, group.nodes.front()))
+    return "index-aware ops (their offsets come from sizes)";
+  if (kernel.is_row_reduction() || kernel.is_column_reduction() || HasScatter(kernel))
+    return "an embedding in a reduction or scatter kernel";
+  for (int i = 0; i < static_cast<int>(kernel.input_dtypes.size()); ++i)
+    if (!IsGatherOperand(kernel, i)) return "an embedding kernel input read by a plain load";
+  if (kernel.shape.size() != static_cast<size_t>(g.nodes(group.nodes.front()).outputs(0).sizes_size()))
+    return "the iteration space's rank differs from the kernel's";
+  return "";
+}
+
 // Plan value ids: graph inputs first, then every node's outputs in order.
 struct ValueIds {
   std::vector<int> first_output;  // per node
@@ -375,6 +447,28 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
     }
     if (changed && CompletePartition(*surrogate, peeled).ok()) partition = std::move(peeled);
   }
+  // A peeled (or never fused) embedding whose index kernel is right for every size becomes a
+  // kernel of its own (IsSymbolicEmbedding): a gather launch in place of ATen's embedding
+  // (reshape, index_select, view: tens of us of host time per call); so does an embedding
+  // gradient's scatter (IsSymbolicScatter), over its values' sizes.
+  if (options.embeddings) {
+    Partition alone = partition;
+    bool changed = false;
+    for (int n = 0; n < g.nodes_size(); ++n) {
+      if (alone.group_of[n] >= 0) continue;
+      const bool scatter = IsSymbolicScatter(g, n);
+      if (!scatter && !IsSymbolicEmbedding(g, n)) continue;
+      alone.group_of[n] = static_cast<int>(alone.groups.size());
+      FusionGroup group;
+      group.nodes = {n};
+      group.shape = scatter ? ScatterIterationShape(*surrogate, surrogate->nodes[n])
+                            : surrogate->nodes[n].outputs[0].sizes;
+      group.device = surrogate->nodes[n].outputs[0].device;
+      alone.groups.push_back(std::move(group));
+      changed = true;
+    }
+    if (changed && CompletePartition(*surrogate, alone).ok()) partition = std::move(alone);
+  }
   // The partition before the row regrouping: a row group the checks refuse falls back to the
   // groups it absorbed (its pointwise neighbours stay kernels, as before row kernels existed).
   const Partition pointwise_partition = partition;
@@ -404,6 +498,8 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
     } else if (kernel->is_row_reduction() && options.rows) {
       why =
           WhyNotSymbolicRows(g, *surrogate_proto, group, k.inputs, k.outputs, *kernel, &row_space);
+    } else if (HasIndexOps(*kernel)) {
+      why = WhyNotSymbolicIndex(g, group, *kernel, options.embeddings);
     } else {
       why = WhyNotSymbolic(g, group, k.inputs, k.outputs, *kernel);
     }
@@ -413,10 +509,18 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
         for (size_t d = 0; d < row_space.size(); ++d)
           if (row_space[d].kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
       } else {
-        const v1::TensorMeta& space = g.nodes(group.nodes.front()).outputs(0);
+        // A scatter kernel iterates over its values' (grad's) sizes, not its output's.
+        const int front = group.nodes.front();
+        const v1::TensorMeta& space = HasScatter(k.kernel)
+                                          ? MetaOf(g, g.nodes(front).args(0).ref())
+                                          : g.nodes(front).outputs(0);
         for (int d = 0; d < space.sizes_size(); ++d)
           if (space.sizes(d).kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
       }
+      // Index kernels run the strided entry only: the contig one's stride table is row-major
+      // for every operand, which a gather operand's own strides need not be (along a size-1
+      // dim the launcher does not test, its coordinate is an index, not 0).
+      if (HasIndexOps(k.kernel)) k.kernel.entries = KernelEntries::kStrided;
       if (std::string problem = VerifyPointwiseKernel(k.kernel); !problem.empty())
         return absl::InternalError(
             absl::StrCat("symbolic kernel ", k.kernel.name, " is invalid: ", problem));
@@ -547,6 +651,15 @@ absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& sym,
       for (const v1::ValueRef& r : group.inputs) {
         call.add_inputs(ids.Of(r));
         uses.push_back(ids.Of(r));
+      }
+      // An index kernel's gather operands take their own strides (plan_descriptor.cc).
+      if (HasIndexOps(group.kernel))
+        for (int i = 0; i < static_cast<int>(group.inputs.size()); ++i)
+          call.add_gather_inputs(IsGatherOperand(group.kernel, i));
+      // A scatter kernel's one output is its scatter output (own strides, zero-filled).
+      if (HasScatter(group.kernel)) {
+        RET_CHECK(group.outputs.size() == 1);
+        call.add_scatter_outputs(true);
       }
       v1::KernelInfo& info = *call.add_kernels();
       info.set_name(group.kernel.name);

@@ -81,6 +81,10 @@ struct SymbolicKernelOptions {
   // dims are symbolic and kept dims static become column kernels with run-time row counts.
   // TCCD_DISABLE_PASSES=symbolic-columns keeps them extern. Default: true.
   bool columns = true;
+  // True: an embedding whose table is static becomes an index kernel of its own (a gather with
+  // run-time sizes) instead of ATen's embedding. TCCD_DISABLE_PASSES=symbolic-embedding-kernels
+  // keeps it extern. Default: true.
+  bool embeddings = true;
 };
 
 // Kernels are named tccd_sk<g>. A graph whose surrogate is not a valid static graph is no

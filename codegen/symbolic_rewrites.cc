@@ -16,6 +16,8 @@ namespace {
 
 constexpr char kLayerNormBackward[] = "aten::native_layer_norm_backward.default";
 constexpr char kEmbeddingDenseBackward[] = "aten::embedding_dense_backward.default";
+// scatter_ops.h's kEmbeddingScatterAddTarget (codegen/passes is not this file's dependency).
+constexpr char kEmbeddingScatterAdd[] = "tccd::embedding_scatter_add.default";
 constexpr int kMaskIndex = 7;
 
 bool SameDim(const v1::Dim& a, const v1::Dim& b) {
@@ -333,6 +335,54 @@ absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& 
   return Rewrite(std::vector<v1::ValueRef>{b.Append(std::move(narrow))});
 }
 
+// embedding_dense_backward as scatter_ops.h's op, which symbolic_kernels.h makes a scatter
+// kernel with run-time sizes (CUDA; SymbolicRewriteOptions::embedding_backward_kernel):
+//   acc = tccd::embedding_scatter_add(grad, indices, V, padding_idx)   f32 [V, E], one kernel
+//   gw  = to_copy(acc, dtype)                                          16-bit grads only
+// The conditions are scatter_ops.h's IsScatterOp on the symbolic graph (V and E static, grad
+// [indices..., E]), so the kernel check accepts every node made here.
+Rewrite EmbeddingBackwardAsScatterKernel(Rebuild& b, const v1::Node& node) {
+  if (node.target() != kEmbeddingDenseBackward || node.args_size() != 5 ||
+      node.kwargs_size() != 0 || node.outputs_size() != 1 ||
+      node.args(0).kind_case() != v1::Value::kRef || node.args(1).kind_case() != v1::Value::kRef ||
+      node.args(2).kind_case() != v1::Value::kIntValue ||
+      node.args(3).kind_case() != v1::Value::kIntValue ||
+      node.args(4).kind_case() != v1::Value::kBoolValue || node.args(4).bool_value())
+    return std::nullopt;
+  const v1::TensorMeta& result = node.outputs(0);
+  const v1::TensorMeta& grad = b.MetaOf(node.args(0).ref());
+  const v1::TensorMeta& indices = b.MetaOf(node.args(1).ref());
+  const int64_t num_weights = node.args(2).int_value();
+  if (result.sizes_size() != 2 || result.sizes(0).kind_case() != v1::Dim::kValue ||
+      result.sizes(1).kind_case() != v1::Dim::kValue || result.sizes(0).value() != num_weights ||
+      num_weights <= 0 || result.sizes(1).value() <= 0 || !IsFloat(result.dtype()) ||
+      grad.dtype() != result.dtype() ||
+      (indices.dtype() != v1::INT64 && indices.dtype() != v1::INT32) ||
+      indices.sizes_size() < 1 || grad.sizes_size() != indices.sizes_size() + 1 ||
+      !SameDim(grad.sizes(grad.sizes_size() - 1), result.sizes(1)) ||
+      result.device().type() != v1::CUDA || grad.device().type() != v1::CUDA ||
+      indices.device().type() != v1::CUDA)
+    return std::nullopt;
+  for (int d = 0; d < indices.sizes_size(); ++d)
+    if (!SameDim(grad.sizes(d), indices.sizes(d))) return std::nullopt;
+  auto dense = DenseMeta({result.sizes(0), result.sizes(1)}, v1::FLOAT32, result.device());
+  if (!dense.ok()) return std::nullopt;
+  v1::Node scatter;
+  scatter.set_target(kEmbeddingScatterAdd);
+  for (int a = 0; a < 4; ++a) *scatter.add_args() = node.args(a);
+  *scatter.add_outputs() = *dense;
+  const v1::ValueRef acc = b.Append(std::move(scatter));
+  if (result.dtype() == v1::FLOAT32) return Rewrite(std::vector<v1::ValueRef>{acc});
+  v1::Node narrow;
+  narrow.set_target("aten::_to_copy.default");
+  *narrow.add_args() = RefValue(acc);
+  v1::NamedValue* dtype = narrow.add_kwargs();
+  dtype->set_name("dtype");
+  dtype->mutable_value()->set_dtype(result.dtype());
+  *narrow.add_outputs() = result;
+  return Rewrite(std::vector<v1::ValueRef>{b.Append(std::move(narrow))});
+}
+
 // --- split into slices ----------------------------------------------------------------------
 
 // split.Tensor(x, size, dim) along a static dim: one slice.Tensor per part, each with the
@@ -387,6 +437,8 @@ absl::StatusOr<int> RewriteSymbolicGraph(SymbolicGraph& graph,
     Rewrite outputs;
     if (options.layer_norm_backward_split) outputs = SplitLayerNormBackward(b, node);
     if (!outputs && options.split_as_slices) outputs = SplitAsSlices(b, node);
+    if (!outputs && options.embedding_backward_kernel && !options.deterministic)
+      outputs = EmbeddingBackwardAsScatterKernel(b, node);
     if (!outputs && options.embedding_backward && !options.deterministic) {
       ASSIGN_OR_RETURN(outputs, EmbeddingBackwardAsIndexAdd(b, node));
     }

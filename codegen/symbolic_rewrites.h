@@ -26,6 +26,13 @@
 //    (embedding_backward_to_scatter.h) makes the same trade. (index_add would take a 1-D
 //    index, but its Scalar alpha is an argument the native runtime's dispatcher ABI cannot
 //    carry: a Python step.)
+//  * "symbolic-embedding-scatter-kernels" (CUDA): before that, the same op becomes scatter_ops.h's
+//        acc = tccd::embedding_scatter_add(grad, indices, V, padding_idx)   f32 [V, E]
+//        gw  = to_copy(acc, dtype)                                          16-bit grads only
+//    which symbolic_kernels.h makes a scatter kernel with run-time sizes (the launcher zero-fills
+//    acc, the kernel adds grad's rows with f32 atomics, reading the 16-bit grad itself): no
+//    f32 copy of grad, no new_zeros, no index views, no dispatcher call (the static plans' kernel,
+//    embedding_backward_to_scatter.h).
 //  * "symbolic-split-as-slices": split.Tensor along a static dim becomes one slice.Tensor view
 //    per part, each with the part's meta from the graph: views the plan runtimes make from the
 //    metas (and the view chain fold, symbolic_views.h, absorbs) where split is a dispatcher call
@@ -44,6 +51,10 @@ struct SymbolicRewriteOptions {
   bool layer_norm_backward_split = true;
   // embedding_dense_backward as scatter_add over f32. Default: true.
   bool embedding_backward = true;
+  // embedding_dense_backward as tccd::embedding_scatter_add (scatter_ops.h), a scatter kernel
+  // with run-time sizes (symbolic_kernels.h), before the scatter_add form above: CUDA only (the
+  // CPU has no scatter kernels and no such ATen op). Default: false.
+  bool embedding_backward_kernel = false;
   // split.Tensor along a static dim as slice views. Default: true.
   bool split_as_slices = true;
   // torch.use_deterministic_algorithms(True) (CompileInput.deterministic): no float atomics, so

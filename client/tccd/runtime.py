@@ -421,8 +421,12 @@ def _symbolic_native_step(step: "pb.Step", index: int, metas: Sequence["pb.Tenso
     # expression there, right-aligned: every operand has the space's size or a static 1 in each
     # dim (symbolic_kernels.h); a column kernel's column outputs lack the run-time row dims, its
     # element inputs have them (plan_descriptor.cc does the same).
+    # Gather operands and scatter outputs (index kernels) are not aligned to the space: skipped.
+    aligned = [v for v, s in zip(output_ids, list(call.scatter_outputs) or [False] * len(output_ids)) if not s]
+    aligned += [v for v, g in zip(call.inputs, list(call.gather_inputs) or [False] * len(call.inputs)) if not g]
+
     def runtime_dim(d):
-        for value_id in output_ids + list(call.inputs):
+        for value_id in aligned:
             sizes = metas[value_id].sizes
             at = d - (rank - len(sizes))
             if at >= 0 and sizes[at].WhichOneof("kind") == "expr":
@@ -430,11 +434,19 @@ def _symbolic_native_step(step: "pb.Step", index: int, metas: Sequence["pb.Tenso
         raise ArtifactError(f"step {index}: run-time dim {d} and no operand with an expression there")
 
     shape_fns = [runtime_dim(d) if size < 0 else (lambda _symbols, v=size: v) for d, size in enumerate(call.shape)]
-    inputs = [(value_id, _dtype(metas[value_id].dtype)) for value_id in call.inputs]
+    # Index kernels' gather operands take their own strides, dim k in slot k (NativeCall.gather_inputs).
+    gathers = list(call.gather_inputs) or [False] * len(call.inputs)
+    if len(gathers) != len(call.inputs):
+        raise ArtifactError(f"step {index}: {len(gathers)} gather flags for {len(call.inputs)} inputs")
+    inputs = [(value_id, _dtype(metas[value_id].dtype), gather) for value_id, gather in zip(call.inputs, gathers)]
     num_operands = len(inputs) + len(allocations)
     PtrArray = ctypes.c_void_p * num_operands
     StrideArray = ctypes.c_int64 * (num_operands * rank)
     ShapeArray = ctypes.c_int64 * max(rank, 1)
+    # Scatter kernels' outputs take their own strides too (NativeCall.scatter_outputs).
+    scatters = list(call.scatter_outputs) or [False] * len(allocations)
+    if len(scatters) != len(allocations):
+        raise ArtifactError(f"step {index}: {len(scatters)} scatter flags for {len(allocations)} outputs")
     release = list(step.release)
 
     def run(env: Env) -> None:
@@ -445,10 +457,16 @@ def _symbolic_native_step(step: "pb.Step", index: int, metas: Sequence["pb.Tenso
             raise RuntimeError(f"tccd plan step {index}: {e} (no input size binds it)") from None
         tensors = []
         rows: List[int] = []
-        for value_id, dtype in inputs:
+        for value_id, dtype, gather in inputs:
             t = env[value_id]
             if t.dtype != dtype:
                 raise RuntimeError(f"tccd plan step {index}: input {value_id} is {t.dtype}, the kernel takes {dtype}")
+            if gather:
+                if t.dim() > rank:
+                    raise RuntimeError(f"tccd plan step {index}: gather operand of rank {t.dim()} in a rank-{rank} kernel")
+                rows.extend(list(t.stride()) + [0] * (rank - t.dim()))
+                tensors.append(t)
+                continue
             try:
                 rows.extend(t.expand(shape).stride())
             except RuntimeError as e:
@@ -457,12 +475,15 @@ def _symbolic_native_step(step: "pb.Step", index: int, metas: Sequence["pb.Tenso
                     f"to the kernel's iteration space {shape}: {e}"
                 ) from e
             tensors.append(t)
-        for value_id, sizes, strides, dtype, device in allocations:
+        for (value_id, sizes, strides, dtype, device), scatter in zip(allocations, scatters):
             out = torch.empty_strided(
                 tuple(f(symbols) for f in sizes), tuple(f(symbols) for f in strides), dtype=dtype, device=device
             )
             env[value_id] = out
-            rows.extend(out.expand(shape).stride() if out.dim() < rank else out.stride())
+            if scatter:
+                rows.extend(list(out.stride()) + [0] * (rank - out.dim()))
+            else:
+                rows.extend(out.expand(shape).stride() if out.dim() < rank else out.stride())
             tensors.append(out)
         args = [PtrArray(*[t.data_ptr() for t in tensors]), StrideArray(*rows)]
         if takes_shape:

@@ -625,7 +625,13 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
   const CudaKernelGeometry geo = GeometryOf(k);
   const std::string ns = "tccd_kernel_" + k.name;
   const char* index_type = geo.index64 ? "unsigned long long" : "unsigned int";
-  const std::string numel = absl::StrCat(geo.numel, geo.index64 ? "ull" : "u");
+  // Run-time sizes (symbolic plans' embeddings, symbolic_kernels.h): the strided entry only,
+  // every dim's size after the strides (as pointwise kernels take them, cuda_backend.h).
+  if (geo.runtime_shape && k.has_dense_entry())
+    return absl::UnimplementedError("index-aware kernel '" + k.name +
+                                    "' has run-time sizes and a contig entry");
+  const std::string numel =
+      geo.runtime_shape ? "kNumel" : absl::StrCat(geo.numel, geo.index64 ? "ull" : "u");
   // The launch geometry stays one element per thread (geo.vec is 1 for index kernels: the grid
   // and the entry choice do not change); the vector path's grid-stride loop covers the rest.
   const VectorPlan plan(k);
@@ -634,9 +640,14 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
 
   absl::StrAppend(&out, "\n// ", std::string(76, '-'), "\n", CudaIrComment(k));
   absl::StrAppend(&out, "namespace ", ns, " {\n\n", "typedef ", index_type, " Index;\n\n");
-  absl::StrAppend(&out, "struct ContigParams {\n  char* ptr[", num_operands, "];\n};\n");
+  absl::StrAppend(&out, "struct ContigParams {\n  char* ptr[", num_operands, "];\n",
+                  geo.runtime_shape ? "  long long numel;\n" : "", "};\n");
   absl::StrAppend(&out, "struct StridedParams {\n  char* ptr[", num_operands,
-                  "];\n  long long stride[", num_operands, "][", rank, "];\n};\n");
+                  "];\n  long long stride[", num_operands, "][", rank, "];\n",
+                  geo.runtime_shape
+                      ? absl::StrCat("  long long size[", rank, "];  // run-time sizes, every dim\n")
+                      : "",
+                  "};\n");
   absl::StrAppend(&out, "static_assert(sizeof(ContigParams) == ", geo.contig_param_bytes,
                   ", \"parameter layout\");\n");
   absl::StrAppend(&out, "static_assert(sizeof(StridedParams) == ", geo.strided_param_bytes,
@@ -709,7 +720,9 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
       if (d == 0) {
         absl::StrAppend(&s, indent, "c[0] = static_cast<long long>(rest);\n");
       } else {
-        const std::string size = absl::StrCat(k.shape[d], geo.index64 ? "ull" : "u");
+        const std::string size =
+            k.shape[d] == kRuntimeDim ? absl::StrCat("static_cast<Index>(p.size[", d, "])")
+                                      : absl::StrCat(k.shape[d], geo.index64 ? "ull" : "u");
         absl::StrAppend(&s, indent, "c[", d, "] = static_cast<long long>(rest % ", size, ");\n",
                         indent, "rest /= ", size, ";\n");
       }
@@ -753,6 +766,14 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
                       ";\n");
     absl::StrAppend(&out,
                     "  const Index num_threads = static_cast<Index>(gridDim.x) * blockDim.x;\n");
+    if (geo.runtime_shape) {
+      std::string product;
+      for (int d = 0; d < rank; ++d)
+        absl::StrAppend(&product, d ? " * " : "",
+                        k.shape[d] == kRuntimeDim ? absl::StrCat("static_cast<Index>(p.size[", d, "])")
+                                                  : absl::StrCat(k.shape[d], "ull"));
+      absl::StrAppend(&out, "  const Index kNumel = ", product, ";\n");
+    }
     // Offsets of every operand at coordinates c (flat index `flat` in the contig entry).
     auto offsets = [&](const std::string& indent, const std::string& flat) {
       std::string s = absl::StrCat(indent, "long long off[", num_operands, "];\n");

@@ -436,8 +436,11 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
           const int at = d - (rank - m.sizes_size());
           if (at >= 0 && m.sizes(at).kind_case() == v1::Dim::kExpr) found = &m.sizes(at);
         };
-        for (int out : step.outputs()) look(out);
-        for (int in : call.inputs()) look(in);
+        // Gather operands and scatter outputs (index kernels) are not aligned to the space.
+        for (int o = 0; o < step.outputs_size(); ++o)
+          if (call.scatter_outputs_size() == 0 || !call.scatter_outputs(o)) look(step.outputs(o));
+        for (int i = 0; i < call.inputs_size(); ++i)
+          if (call.gather_inputs_size() == 0 || !call.gather_inputs(i)) look(call.inputs(i));
         if (found == nullptr)
           return absl::InternalError(absl::StrCat("step ", index, ": run-time dim ", d,
                                                   " and no operand with an expression there"));
@@ -456,7 +459,23 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
             return absl::InternalError(absl::StrCat("step ", index, ": output ", out,
                                                     " has a higher rank than the kernel's ", rank));
         }
-        w.Word(TCCD_LAYOUT_OWN);
+        if (call.gather_inputs_size() == 0 && call.scatter_outputs_size() == 0) {
+          w.Word(TCCD_LAYOUT_OWN);
+          break;
+        }
+        // An index kernel: its gather operands and scatter output take their own strides.
+        if ((call.gather_inputs_size() != 0 && call.gather_inputs_size() != call.inputs_size()) ||
+            (call.scatter_outputs_size() != 0 &&
+             call.scatter_outputs_size() != step.outputs_size()))
+          return absl::InternalError(absl::StrCat(
+              "step ", index, ": ", call.gather_inputs_size(), " gather flags for ",
+              call.inputs_size(), " inputs, ", call.scatter_outputs_size(), " scatter flags for ",
+              step.outputs_size(), " outputs"));
+        w.Word(TCCD_LAYOUT_OWN_GATHER);
+        for (int i = 0; i < call.inputs_size(); ++i)
+          w.Word(call.gather_inputs_size() != 0 && call.gather_inputs(i) ? 1 : 0);
+        for (int o = 0; o < step.outputs_size(); ++o)
+          w.Word(call.scatter_outputs_size() != 0 && call.scatter_outputs(o) ? 1 : 0);
         break;
       }
       // Index-aware kernels (KernelInfo.kind "*_index") take gather operands' own strides, and

@@ -473,7 +473,8 @@ static int launch_sized_in_context(const struct tccd_rt_module* module, const st
   const size_t stride_bytes = sizeof(int64_t) * (size_t)kernel->num_operands * (size_t)kernel->rank;
   void* params[1] = {buffer};
   memcpy(buffer, data, pointer_bytes);
-  int contig = 1;
+  /* A kernel may have one entry (index kernels of symbolic plans: the strided one only). */
+  int contig = f->contig != NULL;
   for (int32_t o = 0; o < kernel->num_operands && contig; ++o) {
     if (((uintptr_t)data[o] & 15u) != 0) contig = 0;
     int64_t expected = 1;
@@ -482,6 +483,7 @@ static int launch_sized_in_context(const struct tccd_rt_module* module, const st
       expected *= shape[dim];
     }
   }
+  if (!contig && f->strided == NULL) return missing_strided(kernel);
   CUfunction function;
   const char* entry;
   int64_t grid;
@@ -683,8 +685,10 @@ int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, voi
     }
     numel *= shape[dim];
   }
-  /* No rows still stores a column reduction's identity (a sum of nothing is 0). */
-  if (numel == 0 && kernel->kind != TCCD_RT_KIND_COLUMNS) return TCCD_RT_SUCCESS;
+  /* No rows still stores a column reduction's identity (a sum of nothing is 0), and a scatter
+   * kernel's output its zeros. */
+  if (numel == 0 && kernel->kind != TCCD_RT_KIND_COLUMNS && kernel->kind != TCCD_RT_KIND_SCATTER)
+    return TCCD_RT_SUCCESS;
   if (data == NULL) {
     return tccd_rt_set_error(TCCD_RT_ERROR_INVALID_VALUE, "tccd: %s called with NULL data",
                              kernel->name);
@@ -692,6 +696,22 @@ int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, voi
   const struct driver* d = NULL;
   int slot, pushed;
   int code = begin_call(module, stream, &d, &slot, &pushed);
+  if (code == TCCD_RT_SUCCESS && kernel->kind == TCCD_RT_KIND_SCATTER) {
+    /* A scatter kernel with run-time sizes (symbolic plans' embedding gradients): its static
+     * output zero-filled on the stream first, as launch_scatter_in_context does. */
+    const CUresult result = d->cuMemsetD32Async(
+        (uint64_t)(uintptr_t)data[kernel->num_operands - 1], 0u, (size_t)kernel->grid, stream);
+    if (result != 0) {
+      char what[192];
+      snprintf(what, sizeof(what), "cuMemsetD32Async(%s output, %lld)", kernel->name,
+               (long long)kernel->grid);
+      code = driver_error(d, result, what);
+    }
+    if (code == TCCD_RT_SUCCESS && numel == 0) {
+      leave_context(d, pushed);
+      return code;
+    }
+  }
   if (code == TCCD_RT_SUCCESS) {
     code =
         kernel->kind == TCCD_RT_KIND_ROWS || kernel->kind == TCCD_RT_KIND_COLUMNS

@@ -14,7 +14,8 @@
  *   num_steps; per step: kind, its fields (below), n_release, release[n_release]
  *     KERNEL:  abi, artifact, symbol, rank, shape[rank]*, n_in, in[n_in], n_out, out[n_out],
  *              into[n_out], layout (TCCD_LAYOUT_*), expected_strides[(n_in + n_out) * rank]
- *              unless the layout is TCCD_LAYOUT_OWN (then none); a sized gemm
+ *              unless the layout is TCCD_LAYOUT_OWN (then none) or TCCD_LAYOUT_OWN_GATHER
+ *              (then own[n_in + n_out]); a sized gemm
  *              (TCCD_ABI_CUDA_SYM_GEMM) is a KERNEL step whose shape is its ten sizes
  *     SEGMENT: abi, artifact, symbol, n_in, in[n_in], n_out, out[n_out], into[n_out],
  *              workspace_bytes
@@ -46,8 +47,9 @@
 
 #define TCCD_PLAN_MAGIC 0x4e414c5044434354LL /* "TCCDPLAN" read as a little-endian word */
 /* 2: symbols, expressions and dim words (symbolic plans); a kernel's layout word.
- * 3: into[n_out] of kernels and segments (outputs written into graph inputs' buffers). */
-#define TCCD_PLAN_FORMAT_VERSION 3
+ * 3: into[n_out] of kernels and segments (outputs written into graph inputs' buffers).
+ * 4: TCCD_LAYOUT_OWN_GATHER (symbolic plans' index kernels). */
+#define TCCD_PLAN_FORMAT_VERSION 4
 
 /* Step kinds. */
 #define TCCD_STEP_KERNEL 1
@@ -84,6 +86,10 @@
 #define TCCD_LAYOUT_OWN                                                 \
   2 /* no expected strides: every operand's own, broadcast to the shape \
        (symbolic plans: layouts vary with the sizes) */
+#define TCCD_LAYOUT_OWN_GATHER                                                               \
+  3 /* TCCD_LAYOUT_OWN, then n_in + n_out words: 1 where the operand is a gather operand or a \
+       scatter output of an index kernel (its own strides, dim k in slot k, zeros after; not  \
+       broadcast), else 0 */
 
 /* Expression ops (postfix). CONST and SYM take the next word (a value, a symbol index); the
  * others pop two operands (a, then b on top) and push a OP b. */

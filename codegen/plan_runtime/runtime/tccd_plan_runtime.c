@@ -175,6 +175,10 @@ typedef struct {
   int64_t* into;     /* KERNEL, SEGMENT: per output -1 or the graph input written in place */
   int layout;        /* TCCD_LAYOUT_* */
   int64_t* expected; /* (n_in + n_out) * rank */
+  /* TCCD_LAYOUT_OWN kernels read from a TCCD_LAYOUT_OWN_GATHER word: per operand (inputs, then
+   * outputs), nonzero for a gather operand or a scatter output (its own strides, dim k in slot
+   * k); NULL: none. */
+  unsigned char* gather;
   int64_t workspace_bytes;
   int64_t alias_base, alias_delta;
   /* EXTERN */
@@ -461,6 +465,7 @@ static void free_step(Step* s) {
   free(s->out);
   free(s->into);
   free(s->expected);
+  free(s->gather);
   free(s->op_name);
   free(s->arg_kinds);
   free(s->arg_payloads);
@@ -577,6 +582,16 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
       }
       if (s->kind == TCCD_STEP_KERNEL) {
         s->layout = (int)rd(r);
+        if (s->layout == TCCD_LAYOUT_OWN_GATHER) {
+          /* A symbolic index kernel: TCCD_LAYOUT_OWN, its gather operands flagged. */
+          if (s->abi != TCCD_ABI_CPU_SYM && s->abi != TCCD_ABI_CUDA_SYM &&
+              s->abi != TCCD_ABI_CPU && s->abi != TCCD_ABI_CUDA)
+            return fail("step %ld: gather operands of a kernel of abi %d", (long)index, s->abi);
+          s->gather = calloc((size_t)(s->n_in + s->n_out + 1), 1);
+          if (s->gather == NULL) return fail("out of memory");
+          for (int64_t i = 0; i < s->n_in + s->n_out; ++i) s->gather[i] = rd(r) != 0;
+          s->layout = TCCD_LAYOUT_OWN;
+        }
         if (s->layout != TCCD_LAYOUT_DECLARED && s->layout != TCCD_LAYOUT_COPY &&
             s->layout != TCCD_LAYOUT_OWN)
           return fail("step %ld: layout %d", (long)index, s->layout);
@@ -1736,7 +1751,11 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
     if (dim > s->rank)
       return fail("tccd plan step %ld: input of rank %ld in a rank-%d kernel", (long)index,
                   (long)dim, s->rank);
-    for (int d = 0; d < s->rank; ++d) {
+    /* A gather operand (an index kernel reads it at computed coordinates): its own strides,
+     * dim k in slot k, never broadcast to the iteration space (kernel/pointwise_kernel.h). */
+    for (int d = 0; s->gather != NULL && s->gather[i] && d < s->rank; ++d)
+      rows[i * s->rank + d] = d < dim ? st[d] : 0;
+    for (int d = 0; (s->gather == NULL || !s->gather[i]) && d < s->rank; ++d) {
       int64_t td = d - (s->rank - dim), v = 0;
       if (td >= 0) {
         if (sizes[td] == shape[d])
@@ -1767,7 +1786,13 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
       return fail("tccd plan step %ld: output of rank %ld in a rank-%d kernel", (long)index,
                   (long)dim, s->rank);
     int64_t* out_rows = rows + (s->n_in + o) * s->rank;
-    for (int d = 0; d < s->rank; ++d) out_rows[d] = d < s->rank - dim ? 0 : st[d - (s->rank - dim)];
+    if (s->gather != NULL && s->gather[s->n_in + o]) {
+      /* A scatter output: its own strides, dim k in slot k (kernel/pointwise_kernel.h). */
+      for (int d = 0; d < s->rank; ++d) out_rows[d] = d < dim ? st[d] : 0;
+    } else {
+      for (int d = 0; d < s->rank; ++d)
+        out_rows[d] = d < s->rank - dim ? 0 : st[d - (s->rank - dim)];
+    }
     t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
   int rc = 0;

@@ -848,6 +848,13 @@ std::vector<GoldenCase> GoldenCorpus() {
       // 16-byte vectors of 8 where the row's length and alignment allow, f32 math.
       {"softmax_rows_bf16_sym_length",
        SoftmaxRowsBf16Kernel("softmax_rows_bf16_sym_length", {kRuntimeDim, 4, kRuntimeDim})},
+      // A symbolic graph's embedding (symbolic_kernels.h): a gather over run-time batch and
+      // sequence dims, the strided entry only, its sizes after the strides.
+      {"embedding_bf16_sym", [] {
+         PointwiseKernel k = EmbeddingKernel("embedding_bf16_sym", {kRuntimeDim, kRuntimeDim, 256});
+         k.entries = KernelEntries::kStrided;
+         return k;
+       }()},
   };
 }
 

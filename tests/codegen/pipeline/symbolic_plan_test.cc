@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codegen/pipeline.h"
 #include "codegen/symbolic_gemms.h"
 #include "codegen/symbolic_kernels.h"
@@ -842,7 +843,7 @@ TEST_CASE(
     absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(cuda ? OnCuda(g) : g, {});
     REQUIRE(sym.ok());
     absl::StatusOr<SymbolicLowering> lowering =
-        LowerSymbolicKernels(*sym, {.fusion = true, .rows = cuda});
+        LowerSymbolicKernels(*sym, {.fusion = true, .rows = cuda, .embeddings = false});
     REQUIRE(lowering.ok());
     INFO((lowering->rejected.empty() ? "" : lowering->rejected[0]));
     CHECK(lowering->rejected.empty());
@@ -851,6 +852,14 @@ TEST_CASE(
     REQUIRE(lowering->schedule.size() == 2);
     CHECK(lowering->schedule[0].node == 0);  // the embedding, an extern step first
     CHECK(lowering->schedule[1].group == 0);
+    // With embedding kernels (the default) the peeled embedding is a gather kernel of its own.
+    absl::StatusOr<SymbolicLowering> gathered =
+        LowerSymbolicKernels(*sym, {.fusion = true, .rows = cuda});
+    REQUIRE(gathered.ok());
+    REQUIRE(gathered->groups.size() == 2);
+    REQUIRE(gathered->schedule.size() == 2);
+    CHECK(gathered->groups[gathered->schedule[0].group].nodes == std::vector<int>{0});
+    CHECK(gathered->groups[gathered->schedule[1].group].nodes == std::vector<int>{1});
   }
 }
 
@@ -911,6 +920,81 @@ TEST_CASE(
     CHECK(FoldSymbolicViewChains(unchanged) == 0);
     CHECK(Text(unchanged) == before);
   }
+}
+
+}  // namespace
+}  // namespace tccd::codegen
+
+namespace tccd::codegen {
+namespace {
+
+// table: f32[50, table_rows? 8]; ids: i64[s0, s1]; y = embedding(table, ids) f32[s0, s1, 8].
+v1::Graph EmbeddingGraph(v1::Dim table_rows) {
+  v1::Graph g;
+  *g.add_inputs() = Meta({table_rows, Int(8)}, {Int(8), Int(1)});
+  *g.add_inputs() = Meta({Sym("s0"), Sym("s1")}, {Sym("s1"), Int(1)});
+  g.mutable_inputs(1)->set_dtype(v1::INT64);
+  v1::Node* emb = g.add_nodes();
+  emb->set_target("aten::embedding.default");
+  *emb->add_args() = Ref(-1);
+  *emb->add_args() = Ref(-2);
+  *emb->add_outputs() =
+      Meta({Sym("s0"), Sym("s1"), Int(8)}, {Sym("8*s1"), Int(8), Int(1)});
+  *g.add_outputs() = Ref(0);
+  return g;
+}
+
+TEST_CASE("an embedding with a static table is a gather kernel with run-time sizes",
+          "[symbolic][index]") {
+  absl::StatusOr<SymbolicGraph> sym = PrepareSymbolicGraph(EmbeddingGraph(Int(50)), {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true});
+  REQUIRE(lowering.ok());
+  INFO(absl::StrJoin(lowering->rejected, "\n"));
+  REQUIRE(lowering->groups.size() == 1);
+  const PointwiseKernel& k = lowering->groups[0].kernel;
+  const std::string ir = PrintPointwiseKernel(k);
+  INFO(ir);
+  CHECK(ir.find("@tccd_sk0[?,?,8]") != std::string::npos);
+  CHECK(ir.find("gather") != std::string::npos);
+  // The bounds check is the table's static row count.
+  CHECK(ir.find("constant.i64 50") != std::string::npos);
+  CHECK(k.entries == KernelEntries::kStrided);
+  // The plan marks both inputs gather operands; the descriptor says so in the layout word.
+  absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(*sym, *lowering);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->steps_size() == 1);
+  const v1::NativeCall& call = plan->steps(0).native();
+  CHECK(call.abi() == "tccd-cpu-sym-1");
+  REQUIRE(call.gather_inputs_size() == 2);
+  CHECK(call.gather_inputs(0));
+  CHECK(call.gather_inputs(1));
+  absl::StatusOr<std::string> descriptor = WritePlanDescriptor(*plan);
+  INFO(descriptor.status().ToString());
+  REQUIRE(descriptor.ok());
+  std::vector<int64_t> words(descriptor->size() / 8);
+  std::memcpy(words.data(), descriptor->data(), words.size() * 8);
+  const std::vector<int64_t> tail = {TCCD_LAYOUT_OWN_GATHER, 1, 1};
+  CHECK(std::search(words.begin(), words.end(), tail.begin(), tail.end()) != words.end());
+
+  // The knob (TCCD_DISABLE_PASSES=symbolic-embedding-kernels): ATen's embedding.
+  absl::StatusOr<SymbolicLowering> off =
+      LowerSymbolicKernels(*sym, {.fusion = true, .embeddings = false});
+  REQUIRE(off.ok());
+  CHECK(off->groups.empty());
+  REQUIRE(off->schedule.size() == 1);
+  CHECK(off->schedule[0].node == 0);
+}
+
+TEST_CASE("an embedding whose table has a symbolic size stays extern", "[symbolic][index]") {
+  absl::StatusOr<SymbolicGraph> sym = PrepareSymbolicGraph(EmbeddingGraph(Sym("s2")), {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true});
+  REQUIRE(lowering.ok());
+  CHECK(lowering->groups.empty());
+  absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(*sym, *lowering);
+  REQUIRE(plan.ok());
+  for (const v1::Step& s : plan->steps()) CHECK(s.has_extern_call());
 }
 
 }  // namespace

@@ -357,3 +357,58 @@ TEST_CASE("nothing to slice: a split along a symbolic dim, or turned off", "[sym
 
 }  // namespace
 }  // namespace tccd::codegen
+
+namespace tccd::codegen {
+namespace {
+
+TEST_CASE("with scatter kernels an embedding gradient is one scatter kernel with run-time sizes",
+          "[symbolic][rewrites][index]") {
+  SymbolicGraph sym = Prepared(EmbeddingBackwardGraph(/*padding_idx=*/0));
+  absl::StatusOr<int> n = RewriteSymbolicGraph(sym, {.embedding_backward_kernel = true});
+  REQUIRE(n.ok());
+  CHECK(*n == 1);
+  const v1::Graph& g = sym.graph;
+  INFO(Text(g));
+  REQUIRE(g.nodes_size() == 2);
+  CHECK(g.nodes(0).target() == "tccd::embedding_scatter_add.default");
+  CHECK(g.nodes(0).args(0).ref().node() == -1);
+  CHECK(g.nodes(0).args(1).ref().node() == -2);
+  CHECK(g.nodes(0).args(2).int_value() == 50);
+  CHECK(g.nodes(0).args(3).int_value() == 0);  // padding_idx, masked by the kernel
+  CHECK(g.nodes(0).outputs(0).dtype() == v1::FLOAT32);
+  CHECK(g.nodes(1).target() == "aten::_to_copy.default");
+  CHECK(g.nodes(1).outputs(0).dtype() == v1::BFLOAT16);
+
+  // A scatter kernel over grad's sizes (run-time dims), then the cast (static sizes).
+  absl::StatusOr<SymbolicLowering> lowering =
+      LowerSymbolicKernels(sym, {.fusion = true, .rows = true});
+  REQUIRE(lowering.ok());
+  INFO((lowering->rejected.empty() ? "" : lowering->rejected[0]));
+  REQUIRE(lowering->groups.size() == 2);
+  REQUIRE(lowering->schedule.size() == 2);
+  const PointwiseKernel& scatter = lowering->groups[lowering->schedule[0].group].kernel;
+  CHECK(HasScatter(scatter));
+  CHECK(scatter.shape == std::vector<int64_t>{kRuntimeDim, kRuntimeDim, 16});
+  CHECK(scatter.scatter_elements == 50 * 16);
+  CHECK(scatter.entries == KernelEntries::kStrided);
+  absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(
+      sym, *lowering, {"kernels_cuda.so", "tccd-cuda-1", "tccd-cuda-sym-1", "cuda_pointwise"});
+  REQUIRE(plan.ok());
+  const v1::NativeCall& call = plan->steps(0).native();
+  CHECK(call.abi() == "tccd-cuda-sym-1");
+  REQUIRE(call.scatter_outputs_size() == 1);
+  CHECK(call.scatter_outputs(0));
+  // grad is loaded (aligned to the space), the indices gathered.
+  REQUIRE(call.gather_inputs_size() == 2);
+  for (int i = 0; i < 2; ++i)
+    CHECK(call.gather_inputs(i) == (plan->values(call.inputs(i)).dtype() == v1::INT64));
+
+  // Off (the default, and the CPU): the scatter_add form.
+  SymbolicGraph off = Prepared(EmbeddingBackwardGraph());
+  REQUIRE(RewriteSymbolicGraph(off, {}).ok());
+  for (const v1::Node& node : off.graph.nodes())
+    CHECK(node.target() != "tccd::embedding_scatter_add.default");
+}
+
+}  // namespace
+}  // namespace tccd::codegen

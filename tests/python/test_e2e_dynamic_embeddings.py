@@ -1,0 +1,117 @@
+"""End to end, CPU: embeddings of symbolic graphs as gather kernels with run-time sizes
+(SymbolicKernelOptions::embeddings, codegen/symbolic_kernels.h) match eager at every size.
+
+An `aten::embedding` whose table is static is an index kernel of its own in a symbolic plan: it
+reads the indices and the table by gather with their own strides (NativeCall.gather_inputs,
+descriptor layout TCCD_LAYOUT_OWN_GATHER), its coordinates from the call's sizes. The CPU
+backend builds the same kernels as CUDA (its loop nest takes run-time sizes), so the plan's
+gather operands, the runtime's stride rows and the kernel's bounds check run here over several
+batch sizes and sequence lengths, in the native runtime and in the Python interpreter.
+`TCCD_DISABLE_PASSES=symbolic-embedding-kernels` keeps them ATen steps. The CUDA kernels are
+checked on a GPU by test_gpu_dynamic_kernels.py.
+"""
+
+import copy
+import shutil
+
+import pytest
+import torch
+
+import tccd
+from tccd import config
+from conftest import TCCD_BINARY, Daemon, short_tempdir
+from test_e2e_dynamic_shapes import ATOL, RTOL, Block
+
+EMBEDDING = "aten::embedding.default"
+SIZES = [(3, 12), (2, 7), (5, 20), (4, 5), (7, 31), (6, 9)]
+
+
+@pytest.fixture
+def make_daemon(monkeypatch, tmp_path):
+    """Starts a daemon of its own with TCCD_DISABLE_PASSES set as asked."""
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    started = []
+
+    def start(disabled: str):
+        if disabled:
+            monkeypatch.setenv("TCCD_DISABLE_PASSES", disabled)
+        else:
+            monkeypatch.delenv("TCCD_DISABLE_PASSES", raising=False)
+        root = short_tempdir("tccd-dynemb-")
+        d = Daemon(TCCD_BINARY, root)
+        d.start()
+        started.append((d, root))
+        monkeypatch.setenv("TCCD_ADDRESS", d.address)
+        monkeypatch.setenv("TCCD_NO_AUTOSTART", "1")
+        monkeypatch.setenv("TCCD_CACHE_DIR", str(tmp_path / "client-cache"))
+        monkeypatch.setenv("TCCD_AOT_SHARE", "0")
+        config.reload()
+        tccd.reset_compile_stats()
+        return d
+
+    yield start
+    for d, root in started:
+        try:
+            if d.alive():
+                assert d.stop() == 0, d.log_tail()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    config.reload()
+
+
+def _train_over_sizes(model):
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    eager = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="tccd", dynamic=True)
+    for step, (b, t) in enumerate(SIZES):
+        g = torch.Generator().manual_seed(300 + step)
+        ids = torch.randint(0, 50, (b, t), generator=g)
+        if step == 2:
+            ids = ids.t().contiguous().t()  # indices with their own (column-major) strides
+        out = compiled(ids)
+        expected = eager(ids)
+        torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL, msg=f"forward at {(b, t)}")
+        weights = torch.linspace(0.5, 1.5, out.numel()).reshape(out.shape)
+        (out * weights).sum().backward()
+        (expected * weights).sum().backward()
+        for (name, p), q in zip(model.named_parameters(), eager.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=RTOL, atol=ATOL, msg=f"grad {name} at {(b, t)}")
+            p.grad = None
+            q.grad = None
+    stats = tccd.last_compile_stats()
+    assert all(s["fallback"] is None for s in stats), stats
+    forwards = [s for s in stats if s["kind"] == "forward"]
+    # One dynamic graph (Dynamo may add one for the column-major indices' strides).
+    assert 1 <= len(forwards) <= 2, [s["name"] for s in stats]
+    return forwards[0]
+
+
+def _embedding_kernels(s):
+    return [k for k in s["kernels"] if EMBEDDING in k["ops"]]
+
+
+@pytest.mark.parametrize("native_runtime", ["1", "0"])
+def test_embeddings_are_gather_kernels_and_match_eager(make_daemon, monkeypatch, native_runtime):
+    monkeypatch.setenv("TCCD_NATIVE_RUNTIME", native_runtime)
+    make_daemon("")
+    torch.manual_seed(0)
+    forward = _train_over_sizes(Block(16))
+    # The token and the position embeddings, each a kernel of its own (the position add stays
+    # the kernel it was).
+    kernels = _embedding_kernels(forward)
+    assert len(kernels) == 2, forward["kernels"]
+    assert all(k["ops"] == [EMBEDDING] for k in kernels), kernels
+    if native_runtime == "1":
+        assert forward["python_steps"] == 0, (forward["name"], forward.get("python_step_reasons"))
+    print(f"\nnative_runtime={native_runtime}: forward {forward['native_kernels']} kernels, "
+          f"{forward['extern_steps']} extern steps")
+
+
+def test_knob_keeps_embeddings_extern(make_daemon):
+    make_daemon("symbolic-embedding-kernels")
+    torch.manual_seed(0)
+    forward = _train_over_sizes(Block(16))
+    assert _embedding_kernels(forward) == [], forward["kernels"]
