@@ -700,6 +700,13 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
     unboxed, returning a list of outputs: AOTAutograd's, or on an AOT recipe hit one rebuilt
     from the recipe (aot_runtime.py).
     """
+    from . import full_gc
+
+    with full_gc.deferred(config_mod.get().defer_full_gc):
+        return _traced_and_compiled(gm, example_inputs, **kwargs)
+
+
+def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> Any:
     from torch._dynamo.backends.common import aot_autograd
 
     from . import aot_cache, precompile
