@@ -429,6 +429,10 @@ class _GraphCompiler:
             # A backward not prefetched compiles at .backward(), before the forward took its
             # plan: its plan would be recorded (and its AOT recipe shared) without the forward's.
             return "its backward is not prefetched (TCCD_PREFETCH_BACKWARD=0, symbolic sizes)"
+        if config.strict:
+            # TCCD_STRICT promises that no call runs eagerly unnoticed and that a failed
+            # compile raises at the graph's first call.
+            return "TCCD_STRICT"
         if torch.are_deterministic_algorithms_enabled():
             # Which calls run eagerly depends on the compile's speed: not reproducible.
             return "torch.use_deterministic_algorithms(True)"

@@ -92,7 +92,7 @@
                        while its forward still does, so a pair switches to plans together.
                        Decided per graph: not for graphs whose saved activations take the
                        forward plan's layout (TCCD_SAVED_LAYOUT), a forward whose backward is
-                       not prefetched, under CUDA graphs, aot_compile or
+                       not prefetched, under CUDA graphs, aot_compile, TCCD_STRICT or
                        torch.use_deterministic_algorithms(True) (which calls run eagerly depends
                        on the compile's speed). 0: first calls wait for their plans.
                        Default: 1.

@@ -249,6 +249,20 @@ def test_under_deterministic_algorithms_the_first_call_waits(slow_daemon, monkey
     _first_call_waits(tccd.last_compile_stats())
 
 
+def test_under_strict_the_first_call_waits(slow_daemon, monkeypatch):
+    """TCCD_STRICT: no call runs eagerly unnoticed (and a failed compile raises at the first
+    call), whatever TCCD_EAGER_WHILE_COMPILING says."""
+    monkeypatch.delenv("TCCD_EAGER_WHILE_COMPILING")
+    monkeypatch.setenv("TCCD_STRICT", "1")
+    config.reload()
+    x, w = _inputs()
+    w.requires_grad_(True)
+    torch._dynamo.reset()
+    loss = torch.compile(one_graph, backend="tccd")(x, w).sum()
+    loss.backward()
+    _first_call_waits(tccd.last_compile_stats())
+
+
 def test_a_forward_whose_backward_is_not_prefetched_waits(slow_daemon, monkeypatch):
     """Without the backward's prefetch its compile runs at .backward(), synchronously: an eager
     forward would leave the backward's plan recorded before the forward's, so the forward waits."""

@@ -4,7 +4,6 @@ torch does not defer full collections over its compile itself, restored after, r
 import gc
 
 import pytest
-import torch._dynamo.config as dynamo_config
 
 from tccd import full_gc
 
@@ -19,8 +18,16 @@ def thresholds():
 
 @pytest.fixture
 def torch_without_deferral(monkeypatch):
-    # torch < 2.14 has no such field; None is what 2.14+ has with the env knob at 0.
-    monkeypatch.setattr(dynamo_config, "gc_gen2_threshold_during_compile", None, raising=False)
+    # As torch < 2.14 (no gc_gen2_threshold_during_compile), or 2.14+ with it at 0. Not by
+    # patching torch's config module: its entries do not survive monkeypatch's undo.
+    monkeypatch.setattr(full_gc, "_torch_defers", lambda: False)
+
+
+def test_torch_defers_reads_dynamos_config():
+    import torch._dynamo.config as dynamo_config
+
+    want = getattr(dynamo_config, "gc_gen2_threshold_during_compile", None) is not None
+    assert full_gc._torch_defers() == want
 
 
 def test_raised_inside_restored_after(thresholds, torch_without_deferral):
@@ -46,10 +53,10 @@ def test_a_higher_threshold_of_the_caller_is_kept(thresholds, torch_without_defe
 
 
 def test_nothing_done_when_off_or_when_torch_defers(thresholds, monkeypatch):
-    monkeypatch.setattr(dynamo_config, "gc_gen2_threshold_during_compile", None, raising=False)
+    monkeypatch.setattr(full_gc, "_torch_defers", lambda: False)
     with full_gc.deferred(False):
         assert gc.get_threshold() == (700, 10, 10)
-    monkeypatch.setattr(dynamo_config, "gc_gen2_threshold_during_compile", 1000, raising=False)
+    monkeypatch.setattr(full_gc, "_torch_defers", lambda: True)
     with full_gc.deferred(True):
         assert gc.get_threshold() == (700, 10, 10)  # Dynamo's own deferral covers the call
 
