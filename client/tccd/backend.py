@@ -202,6 +202,13 @@ class _GraphCompiler:
         # Set by tccd() before AOTAutograd runs: inside it, precompile.without_aot_autograd_cache
         # hides aot_compile's flags from precompile.precompiling().
         self.precompiling = False
+        # False while a forward compiled in the background has not taken its plan (its calls
+        # may run eagerly meanwhile): the backward then runs eagerly too, so that the pair's
+        # plans are recorded, captured in the AOT recipe and switched to the lean runtime in
+        # order, forward first (TCCD_EAGER_WHILE_COMPILING). Set and read on the caller's
+        # threads, under the deferred callables' locks' ordering (a forward call precedes its
+        # backward).
+        self.forward_settled = True
 
     def __call__(self, kind: str, gm: torch.fx.GraphModule, example_inputs: List[Any]) -> Any:
         config = config_mod.get()
@@ -222,7 +229,7 @@ class _GraphCompiler:
             deferred = self._start_deferred(config, name, gm, example_inputs, entry)
             if deferred is not None:
                 return deferred
-        if kind == "backward" and config.eager_while_compiling:
+        if kind == "backward" and self._eager_while_compiling(config, kind) is None:
             deferred = self._defer_backward(config, name, gm, example_inputs, entry)
             if deferred is not None:
                 return deferred
@@ -337,9 +344,17 @@ class _GraphCompiler:
         kind = entry.kind
         lock = threading.Lock()
         resolved: List[Callable[[List[Any]], Any]] = []
-        may_run_eagerly = config.eager_while_compiling and not (kind == "forward" and self.saved is not None)
-        eager = _eager(gm) if may_run_eagerly else None
+        why_not = self._eager_while_compiling(config, kind)
+        if why_not is not None and config.eager_while_compiling:
+            log.debug("tccd: %s waits for its compile at its first call: %s", name, why_not)
+        eager = _eager(gm) if why_not is None else None
         eager_calls = [0]
+        if kind == "forward" and eager is not None:
+            self.forward_settled = False
+
+        def ready() -> bool:
+            # A backward also waits for its forward's plan (see forward_settled).
+            return pending.future.done() and (kind != "backward" or self.forward_settled)
 
         def resolve() -> Callable[[List[Any]], Any]:
             entry.eager_calls = eager_calls[0]  # final: no eager call once resolving
@@ -350,17 +365,21 @@ class _GraphCompiler:
 
                 conv_warmup.warm_while_waiting(gm, pending.future, name, config.wait_conv_warmup)
             try:
-                plan = pending.take(key, entry, config)
+                try:
+                    plan = pending.take(key, entry, config)
+                    if kind == "forward":
+                        self._forward_plan_ready(config, plan)
+                    compiled, _ = self._wrap_plan(plan, request, scalar_inputs, gm, plan_key)
+                except Exception as e:
+                    return self._failed(config, kind, name, gm, example_inputs, entry, e)
+                return self._compiled(kind, name, gm, example_inputs, entry, compiled, plan_key, captured=captured)
+            finally:
                 if kind == "forward":
-                    self._forward_plan_ready(config, plan)
-                compiled, _ = self._wrap_plan(plan, request, scalar_inputs, gm, plan_key)
-            except Exception as e:
-                return self._failed(config, kind, name, gm, example_inputs, entry, e)
-            return self._compiled(kind, name, gm, example_inputs, entry, compiled, plan_key, captured=captured)
+                    self.forward_settled = True
 
         def run(args: List[Any]) -> Any:
             if not resolved:
-                if eager is not None and not pending.future.done():
+                if eager is not None and not ready():
                     with lock:
                         eager_calls[0] += 1
                     if eager_calls[0] == 1:
@@ -376,10 +395,11 @@ class _GraphCompiler:
 
     def _defer_backward(self, config, name, gm, example_inputs, entry) -> Optional[Callable[[List[Any]], Any]]:
         """TCCD_EAGER_WHILE_COMPILING for a backward whose prefetched compile (of this very
-        request) is still running: a callable that runs it eagerly until the plan is there.
-        None: take the synchronous path (no prefetch, another request, or already done)."""
+        request) is still running, or whose forward still runs eagerly: a callable that runs it
+        eagerly until both plans are there. None: take the synchronous path (no prefetch,
+        another request, or plans ready)."""
         pending = self.pending_backward
-        if pending is None or pending.future.done() or self.cuda_graphs is not None or self.precompiling:
+        if pending is None or (pending.future.done() and self.forward_settled):
             return None
         keyed = self._keyed_request(config, name, gm, example_inputs, entry.kind, "not deferred")
         if keyed is None:
@@ -391,6 +411,32 @@ class _GraphCompiler:
         plan_key = key if config.local_cache else None
         return self._deferred(config, name, gm, example_inputs, entry, pending, key, request, scalar_inputs,
                               plan_key, captured=False)
+
+    def _eager_while_compiling(self, config, kind: str) -> Optional[str]:
+        """None when calls of this graph may run eagerly until its background compile is done
+        (TCCD_EAGER_WHILE_COMPILING), else why not. Decided per graph: eager calls must leave
+        the forward/backward pair consistent, and a plan's result must not depend on whether
+        the daemon was fast enough."""
+        if not config.eager_while_compiling:
+            return "TCCD_EAGER_WHILE_COMPILING=0"
+        if self.cuda_graphs is not None or self.precompiling:
+            return "CUDA graphs or aot_compile (they need the plan itself)"
+        if self.saved is not None:
+            # The backward is compiled for the strides the forward's plan gives its saved
+            # tensors: an eager forward would hand it others, an eager backward read them.
+            return "saved activations in the plan's layout (TCCD_SAVED_LAYOUT)"
+        if kind == "forward" and self.pending_backward is None:
+            # A backward not prefetched compiles at .backward(), before the forward took its
+            # plan: its plan would be recorded (and its AOT recipe shared) without the forward's.
+            return "its backward is not prefetched (TCCD_PREFETCH_BACKWARD=0, symbolic sizes)"
+        if config.strict:
+            # TCCD_STRICT promises that no call runs eagerly unnoticed and that a failed
+            # compile raises at the graph's first call.
+            return "TCCD_STRICT"
+        if torch.are_deterministic_algorithms_enabled():
+            # Which calls run eagerly depends on the compile's speed: not reproducible.
+            return "torch.use_deterministic_algorithms(True)"
+        return None
 
     def _keyed_request(self, config, name, gm, example_inputs, kind, what: str):
         """(request, integer inputs, request hash) for a path that may start before the
@@ -658,6 +704,13 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
     unboxed, returning a list of outputs: AOTAutograd's, or on an AOT recipe hit one rebuilt
     from the recipe (aot_runtime.py).
     """
+    from . import full_gc
+
+    with full_gc.deferred(config_mod.get().defer_full_gc):
+        return _traced_and_compiled(gm, example_inputs, **kwargs)
+
+
+def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> Any:
     from torch._dynamo.backends.common import aot_autograd
 
     from . import aot_cache, precompile

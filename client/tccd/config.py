@@ -88,9 +88,20 @@
                        waiting; calls after the plan arrived run the plan. The first step of a
                        cold process then waits for no compile (the daemon compiles while the
                        step runs), at the price of eager speed, and eager numerics, for the calls
-                       that came too early (GraphRecord.eager_calls). Not for graphs whose saved
-                       activations take the forward plan's layout (TCCD_SAVED_LAYOUT), under
-                       CUDA graphs or aot_compile. Default: 0.
+                       that came too early (GraphRecord.eager_calls). A backward runs eagerly
+                       while its forward still does, so a pair switches to plans together.
+                       Decided per graph: not for graphs whose saved activations take the
+                       forward plan's layout (TCCD_SAVED_LAYOUT), a forward whose backward is
+                       not prefetched, under CUDA graphs, aot_compile, TCCD_STRICT or
+                       torch.use_deterministic_algorithms(True) (which calls run eagerly depends
+                       on the compile's speed). 0: first calls wait for their plans.
+                       Default: 1.
+    TCCD_DEFER_FULL_GC  1: on a torch that does not defer full garbage collections over a
+                       Dynamo compile itself (before 2.14: gc_gen2_threshold_during_compile), the
+                       collector's threshold2 is raised to 1000 while tccd's backend runs
+                       (AOTAutograd's trace and partition, the request), as newer torch does for
+                       the whole compile (full_gc.py); 0: the collector's thresholds stay.
+                       Default: 1.
     TCCD_SAVED_LAYOUT  0: a training forward's saved activations keep the strides AOTAutograd
                        traced; 1: in CUDA graphs with convolutions the daemon may store them
                        channels-last (as Inductor's layout optimisation does) and the backward
@@ -216,7 +227,8 @@ class Config:
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
-    eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
+    eager_while_compiling: bool = True  # TCCD_EAGER_WHILE_COMPILING
+    defer_full_gc: bool = True  # TCCD_DEFER_FULL_GC (full_gc.py)
     saved_layout: bool = True  # TCCD_SAVED_LAYOUT
     saved_padded: bool = False  # TCCD_SAVED_PADDED
     released_inputs: bool = True  # TCCD_RELEASED_INPUTS (released_inputs.py)
@@ -329,7 +341,8 @@ class Config:
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
-            eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),
+            eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", True),
+            defer_full_gc=_flag(env, "TCCD_DEFER_FULL_GC", True),
             saved_layout=_flag(env, "TCCD_SAVED_LAYOUT", True),
             saved_padded=_flag(env, "TCCD_SAVED_PADDED", False),
             released_inputs=_flag(env, "TCCD_RELEASED_INPUTS", True),

@@ -183,8 +183,8 @@ def test_eager_while_compiling_runs_early_calls_eagerly_then_the_plans(slow_daem
     """TCCD_EAGER_WHILE_COMPILING: the first training step runs while its forward and backward
     still compile (4 s per kernel; the backward's call comes milliseconds after the forward's),
     eagerly, with eager's results; once the compiles are done the plans run, and each graph
-    says how many of its calls ran eagerly."""
-    monkeypatch.setenv("TCCD_EAGER_WHILE_COMPILING", "1")
+    says how many of its calls ran eagerly. The default (conftest pins it off for the others)."""
+    monkeypatch.delenv("TCCD_EAGER_WHILE_COMPILING")
     config.reload()
     x, w = _inputs()
     w.requires_grad_(True)
@@ -215,16 +215,101 @@ def test_eager_while_compiling_runs_early_calls_eagerly_then_the_plans(slow_daem
     print(f"first step {first_step_s:.2f} s, eager calls {[(s['kind'], s['eager_calls']) for s in stats]}")
 
 
-def test_without_eager_while_compiling_the_first_call_waits(slow_daemon):
-    """The default: the first call waits for its plan (no eager call)."""
+def _first_call_waits(stats):
+    assert sorted(s["kind"] for s in stats) == ["backward", "forward"], stats
+    assert all(s["eager_calls"] == 0 and s["prefetch_wait_ms"] > 0 for s in stats), stats
+
+
+def test_without_eager_while_compiling_the_first_call_waits(slow_daemon, monkeypatch):
+    """TCCD_EAGER_WHILE_COMPILING=0: the first call waits for its plan (no eager call)."""
+    monkeypatch.setenv("TCCD_EAGER_WHILE_COMPILING", "0")
+    config.reload()
+    x, w = _inputs()
+    w.requires_grad_(True)
+    torch._dynamo.reset()
+    loss = torch.compile(one_graph, backend="tccd")(x, w).sum()
+    loss.backward()
+    _first_call_waits(tccd.last_compile_stats())
+
+
+def test_under_deterministic_algorithms_the_first_call_waits(slow_daemon, monkeypatch):
+    """Which calls would run eagerly depends on the compile's speed: a run that asks for
+    reproducible results gets plans from the first call, whatever the knob says."""
+    monkeypatch.delenv("TCCD_EAGER_WHILE_COMPILING")
+    config.reload()
+    x, w = _inputs()
+    w.requires_grad_(True)
+    torch._dynamo.reset()
+    torch.use_deterministic_algorithms(True)
+    try:
+        loss = torch.compile(one_graph, backend="tccd")(x, w).sum()
+        loss.backward()
+    finally:
+        torch.use_deterministic_algorithms(False)
+    _first_call_waits(tccd.last_compile_stats())
+
+
+def test_under_strict_the_first_call_waits(slow_daemon, monkeypatch):
+    """TCCD_STRICT: no call runs eagerly unnoticed (and a failed compile raises at the first
+    call), whatever TCCD_EAGER_WHILE_COMPILING says."""
+    monkeypatch.delenv("TCCD_EAGER_WHILE_COMPILING")
+    monkeypatch.setenv("TCCD_STRICT", "1")
+    config.reload()
+    x, w = _inputs()
+    w.requires_grad_(True)
+    torch._dynamo.reset()
+    loss = torch.compile(one_graph, backend="tccd")(x, w).sum()
+    loss.backward()
+    _first_call_waits(tccd.last_compile_stats())
+
+
+def test_a_forward_whose_backward_is_not_prefetched_waits(slow_daemon, monkeypatch):
+    """Without the backward's prefetch its compile runs at .backward(), synchronously: an eager
+    forward would leave the backward's plan recorded before the forward's, so the forward waits."""
+    monkeypatch.delenv("TCCD_EAGER_WHILE_COMPILING")
+    monkeypatch.setenv("TCCD_PREFETCH_BACKWARD", "0")
+    config.reload()
     x, w = _inputs()
     w.requires_grad_(True)
     torch._dynamo.reset()
     loss = torch.compile(one_graph, backend="tccd")(x, w).sum()
     loss.backward()
     stats = tccd.last_compile_stats()
-    assert sorted(s["kind"] for s in stats) == ["backward", "forward"], stats
-    assert all(s["eager_calls"] == 0 and s["prefetch_wait_ms"] > 0 for s in stats), stats
+    assert [s["kind"] for s in stats] == ["forward", "backward"], stats
+    assert all(s["eager_calls"] == 0 for s in stats), stats
+
+
+def test_a_backward_runs_eagerly_while_its_forward_does(slow_daemon, monkeypatch, caplog):
+    """The pair switches to plans together: a first step whose forward ran eagerly runs its
+    backward eagerly too, even when the backward's plan is there by then, so that the forward's
+    plan is taken (recorded, captured in the AOT recipe) first and the recipe's lean runtime
+    finds both plans (before, the backward took its plan first and the graph kept AOTAutograd's
+    runtime for good)."""
+    monkeypatch.delenv("TCCD_EAGER_WHILE_COMPILING")
+    config.reload()
+    x, w = _inputs()
+    w.requires_grad_(True)
+    eager = one_graph(x, w).sum()
+    eager.backward()
+    want_grad, w.grad = w.grad, None
+    torch._dynamo.reset()
+    compiled = torch.compile(one_graph, backend="tccd")
+    caplog.set_level("DEBUG", logger="tccd")
+    loss = compiled(x, w).sum()  # eagerly: the compiles take DELAY_MS per kernel
+    deadline = time.monotonic() + 60
+    while slow_daemon.stats()["compiles_running"] > 0 and time.monotonic() < deadline:
+        time.sleep(0.05)  # both plans are ready before the first .backward()
+    loss.backward()
+    assert tccd.last_compile_stats() == [], "a plan was taken while the forward ran eagerly"
+    for _ in range(3):
+        w.grad = None
+        loss = compiled(x, w).sum()
+        loss.backward()
+    torch.testing.assert_close(loss, eager)
+    torch.testing.assert_close(w.grad, want_grad)
+    stats = tccd.last_compile_stats()
+    assert [(s["kind"], s["eager_calls"]) for s in stats] == [("forward", 1), ("backward", 1)], stats
+    assert "runs in its AOT recipe's runtime from now on" in caplog.text, caplog.text[-3000:]
 
 
 class _ConvNet(torch.nn.Module):
