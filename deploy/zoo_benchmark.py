@@ -794,7 +794,7 @@ def _aot_cells(spec: Dict[str, Any], timeout_s: float, left: float, tag: str,
                 break
             r = _run_worker(s, min(timeout_s, left_now))
             cells.append(r)
-            print(f"{tag} {start}: " + (f"first {r['first_step_s']:.2f}s" if r.get("ok") else
+            print(f"{tag} {start}: " + (f"first {r['first_step_s']:.2f}s ({r['cell_wall_s']:.0f}s)" if r.get("ok") else
                                          f"FAILED {r.get('error')} {(r.get('stderr_tail') or '').strip()[-300:]}"),
                   flush=True)
             _print_first_calls(r)
@@ -832,6 +832,7 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = Non
     if spec["backend"] == "tccd":
         env["TCCD_CACHE_DIR"] = os.path.join(tmp, "tccd")
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(spec)]
+    started = time.monotonic()  # the cell's whole process (cell_wall_s): what a lane's budget pays
     # Own session, so a timeout also ends the worker's children (Inductor's compile workers).
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
@@ -850,7 +851,7 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = Non
             shutil.rmtree(tmp, ignore_errors=True)
     for line in stdout.splitlines():
         if line.startswith(RESULT_PREFIX):
-            return json.loads(line[len(RESULT_PREFIX):])
+            return dict(json.loads(line[len(RESULT_PREFIX):]), cell_wall_s=round(time.monotonic() - started, 1))
     tail = "\n".join(stderr.strip().splitlines()[-15:])
     return dict(spec, ok=False, status="failed", error=f"exit {rc}", stderr_tail=tail)
 
@@ -1280,7 +1281,7 @@ def main(argv=None) -> int:
                         cache_dirs = tempfile.mkdtemp(prefix="zoo-cell-")
                     w = _run_worker(warm_spec, min(a.timeout_s, left), cache_dirs)
                     cells.append(w)
-                    print(f"{tag} warm: " + (f"first {w['first_step_s']:.2f}s" if w.get("ok") else
+                    print(f"{tag} warm: " + (f"first {w['first_step_s']:.2f}s ({w['cell_wall_s']:.0f}s)" if w.get("ok") else
                                               f"FAILED {w.get('error')}"), flush=True)
                     _print_first_calls(w)
                     left = a.budget_s - (time.monotonic() - start)
