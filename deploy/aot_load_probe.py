@@ -9,7 +9,8 @@ guards").
 
 The step is the zoo's `--aot` cell's (zoo_benchmark._functional_loss: functional_call over the
 model, the state and the batch as inputs, the model as external data); --guards: lean
-(tccd.precompile.lean_guards), serializable (tccd.precompile.serializable_guards), tensors
+(tccd.precompile.lean_guards), lean-dict-types (lean_guards_keep_dict_types: lean before the
+modules' dict type guards went), serializable (tccd.precompile.serializable_guards), tensors
 (serializable and torch's keep_tensor_guards_unsafe: a floor for scale, not a safe filter).
 """
 
@@ -34,7 +35,7 @@ def main(argv=None) -> int:
     p.add_argument("--model", default="resnet50")
     p.add_argument("--tiny", action="store_true", help="the zoo's tiny config (same module tree)")
     p.add_argument("--device", default="cuda" if os.environ.get("CUDA_VISIBLE_DEVICES") != "" else "cpu")
-    p.add_argument("--guards", default="lean", choices=["lean", "serializable", "tensors"])
+    p.add_argument("--guards", default="lean", choices=["lean", "lean-dict-types", "serializable", "tensors"])
     p.add_argument("--profile", type=int, default=0, metavar="N", help="load: print cProfile's top N")
     p.add_argument("--gc-freeze", action="store_true",
                    help="load: gc.freeze() before it (what the set-up allocated is never scanned again)")
@@ -65,6 +66,8 @@ def main(argv=None) -> int:
         def keep(entries):
             if a.guards == "lean":
                 return pc.lean_guards(entries)
+            if a.guards == "lean-dict-types":
+                return pc.lean_guards_keep_dict_types(entries)
             kept = pc.serializable_guards(entries)
             if a.guards == "tensors":
                 kept = [k and t for k, t in zip(kept, torch.compiler.keep_tensor_guards_unsafe(entries, True))]

@@ -67,10 +67,13 @@ loaded ahead-of-time step (start "aot") is the warm table's `tccd-aot` row. Indu
 import torch._inductor.compile_fx (to time it) inside their first step, as a process's first
 Inductor compile does; every first import is the `import` phase.
 --first-step-only: every cell stops after its first step (no timed steps, profile, memory or
-check), so the cold/warm/AOT first steps of a few models fit one 150 s GPU lane. Under the
+check), so the cold/warm/AOT first steps of a few models fit one 150 s GPU lane; with --aot the
+cold tccd cell also makes the AOT save, after its first step in the same process (the
+"aot-save" cell, in_cold_process: one process start and most of the save's compile fewer per
+model; ZOO_SEPARATE_AOT_SAVE=1: a process of its own, as without --first-step-only). Under the
 table, the sums over its models (a --merge of the lanes: the zoo's) of the warm and the
 ahead-of-time first steps over eager's first step, with the targets (_start_sums). --aot-guards
-lean|serializable: the save's guard filter (lean by default: tccd.precompile.lean_guards;
+lean|lean-dict-types|serializable: the save's guard filter (lean by default: tccd.precompile.lean_guards;
 the AOT table says which and how many guards were kept). --warm-ab
 ENV=VALUE[,...]: after each tccd warm cell and AOT load, the same once more with that environment
 (start "warm-b" / "aot-b"; e.g. TCCD_CONV_WARMUP=0), in a table of their own (--warm-ab-models:
@@ -408,6 +411,68 @@ def _tccd_first_step_extras() -> Dict[str, Any]:
     return out
 
 
+def _aot_save(spec: Dict[str, Any], path: str, model, loss_fn, state, batch, out: Dict[str, Any]):
+    """Compiles the functional training step with aot_compile and saves it to `path`; records
+    the guard filter and the guards it kept in `out`. Returns the compiled function."""
+    import torch
+
+    import tccd
+    import tccd.precompile  # noqa: F401  (the saved file names its classes)
+
+    torch._dynamo.config.enable_aot_compile = True  # torch 2.11's default is False
+    # Identity guards (transformers' decorated forwards, builtins stored on modules) cannot
+    # be saved and mean nothing in another process: dropped (precompile.py's module doc).
+    # --aot-guards lean (ZOO_AOT_GUARDS overrides it: --warm-ab's variant) drops the
+    # modules' structure guards too (precompile.lean_guards): the load rebuilds fewer;
+    # lean-dict-types is lean before it dropped the modules' dict type guards.
+    guards = os.environ.get("ZOO_AOT_GUARDS") or spec.get("aot_guards") or "serializable"
+    keep = {"serializable": tccd.precompile.serializable_guards, "lean": tccd.precompile.lean_guards,
+            "lean-dict-types": tccd.precompile.lean_guards_keep_dict_types}[guards]
+    counted: Dict[str, int] = {}
+
+    def guard_filter(entries):
+        kept = keep(entries)
+        counted.update(total=len(kept), kept=sum(bool(k) for k in kept))
+        return kept
+
+    compiled = torch.compile(loss_fn, backend="tccd", fullgraph=True, dynamic=False,
+                             options={"guard_filter_fn": guard_filter})
+    fn = compiled.aot_compile(((state, batch), {}))
+    fn.save_compiled_function(path, external_data={"model": model})
+    out["aot_guards"] = guards
+    out["aot_guards_kept"], out["aot_guards_total"] = counted.get("kept"), counted.get("total")
+    return fn
+
+
+def _aot_save_after_cold(spec: Dict[str, Any], model, fwd, batch, init_state, sync) -> Dict[str, Any]:
+    """--first-step-only --aot: the save in the cold tccd cell's process, after its first step
+    (one process fills the daemon for both warm starts; the driver reports it as the
+    "aot-save" cell). The model goes back to its initial state first, so the saved step's
+    first loss is the one a new process's load computes. Keys prefixed aot_save_."""
+    import torch
+
+    out: Dict[str, Any] = {}
+    try:
+        _without_loss_type_warning(model)
+        with torch.no_grad():
+            model.load_state_dict(init_state)
+        state = {**dict(model.named_parameters()), **dict(model.named_buffers())}
+        gc_watch = _GcWatch().__enter__()
+        t0 = time.perf_counter()
+        fn = _aot_save(spec, spec["aot_save_path"], model, _functional_loss(model, fwd), state, batch, out)
+        loss = fn(state, batch)
+        loss.backward()
+        sync()
+        out["first_step_s"] = time.perf_counter() - t0
+        gc_watch.__exit__()
+        gc_watch.record(out)
+        out["loss"] = float(loss.detach())
+        out["ok"] = True
+    except Exception as e:  # reported as the save cell's failure; the cold cell stands
+        out.update(ok=False, status="failed", error=f"{type(e).__name__}: {e}"[:500])
+    return {f"aot_save_{k}": v for k, v in out.items()}
+
+
 def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     """--aot (tccd, train): "aot-save" compiles the functional training step with
     torch.compile(...).aot_compile and saves it (once per cluster: not timed as a start);
@@ -445,26 +510,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         timers.begin()
     t0 = time.perf_counter()
     if spec["start"] in ("aot-save", "aot-save-b"):
-        torch._dynamo.config.enable_aot_compile = True  # torch 2.11's default is False
-        # Identity guards (transformers' decorated forwards, builtins stored on modules) cannot
-        # be saved and mean nothing in another process: dropped (precompile.py's module doc).
-        # --aot-guards lean (ZOO_AOT_GUARDS overrides it: --warm-ab's variant) drops the
-        # modules' structure guards too (precompile.lean_guards): the load rebuilds fewer.
-        guards = os.environ.get("ZOO_AOT_GUARDS") or spec.get("aot_guards") or "serializable"
-        keep = {"serializable": tccd.precompile.serializable_guards, "lean": tccd.precompile.lean_guards}[guards]
-        counted: Dict[str, int] = {}
-
-        def guard_filter(entries):
-            kept = keep(entries)
-            counted.update(total=len(kept), kept=sum(bool(k) for k in kept))
-            return kept
-
-        compiled = torch.compile(loss_fn, backend="tccd", fullgraph=True, dynamic=False,
-                                 options={"guard_filter_fn": guard_filter})
-        fn = compiled.aot_compile(((state, batch), {}))
-        fn.save_compiled_function(spec["aot_path"], external_data={"model": model})
-        out["aot_guards"] = guards
-        out["aot_guards_kept"], out["aot_guards_total"] = counted.get("kept"), counted.get("total")
+        fn = _aot_save(spec, spec["aot_path"], model, loss_fn, state, batch, out)
     else:
         with open(spec["aot_path"], "rb") as f:
             fn = torch.compiler.load_compiled_function(f, external_data={"model": model})
@@ -605,6 +651,8 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
             out["warm_graph_stats"] = [{k: s.get(k) for k in ("name", "kind", "cache_hit", "aot_skipped", "local_hit",
                                                               "compile_ms", "fallback", "native_kernels")}
                                        for s in stats]
+        if backend == "tccd" and train and spec.get("aot_save_path"):
+            out.update(_aot_save_after_cold(spec, model, fwd, batch, init_state, sync))
         return out
     for _ in range(spec["warmup"]):
         step()
@@ -709,18 +757,36 @@ def worker_main(spec_json: str) -> int:
 SAVE_ENV = {"ZOO_AOT_GUARDS"}
 
 
+def _saved_in_cold(spec: Dict[str, Any], cold: Dict[str, Any]) -> Dict[str, Any]:
+    """The "aot-save" cell of a save made in the cold cell's process (_aot_save_after_cold)."""
+    prefix = "aot_save_"
+    got = {k[len(prefix):]: v for k, v in cold.items() if k.startswith(prefix) and k != "aot_save_path"}
+    if not got:  # the cold cell ended before its save (a failure is recorded as one)
+        got = dict(ok=False, status="failed", error="the cold cell did not save (it failed or timed out)")
+    return dict(spec, start="aot-save", in_cold_process=True, **got)
+
+
 def _aot_cells(spec: Dict[str, Any], timeout_s: float, left: float, tag: str,
-               ab_env: Optional[Dict[str, str]] = None) -> List[Dict[str, Any]]:
+               ab_env: Optional[Dict[str, str]] = None, tmp: Optional[str] = None,
+               saved: Optional[Dict[str, Any]] = None) -> List[Dict[str, Any]]:
     """The --aot pair after a tccd train cell: save (compiles what the daemon lacks), then load
     in a new process with an empty local cache; with --warm-ab, one more load with its
     environment ("aot-b"), after a save of its own ("aot-save-b") where the variant sets what
-    the save reads (SAVE_ENV: the guard filter)."""
-    tmp = tempfile.mkdtemp(prefix="zoo-aot-")
-    cells = []
+    the save reads (SAVE_ENV: the guard filter). `saved`: the save was made already, in the
+    cold cell's process, to tmp/step.pt2 (--first-step-only); its cell comes first."""
+    tmp = tmp or tempfile.mkdtemp(prefix="zoo-aot-")
+    cells = [saved] if saved else []
     resave = bool(ab_env and SAVE_ENV.intersection(ab_env))
     try:
         t0 = time.monotonic()
-        for start in ("aot-save", "aot") + ((("aot-save-b",) if resave else ()) + ("aot-b",) if ab_env else ()):
+        if saved:
+            print(f"{tag} aot-save (in the cold process): " +
+                  (f"first {saved['first_step_s']:.2f}s" if saved.get("ok") else f"FAILED {saved.get('error')}"),
+                  flush=True)
+            if not saved.get("ok"):
+                return cells
+        for start in ((() if saved else ("aot-save",)) + ("aot",)
+                      + ((("aot-save-b",) if resave else ()) + ("aot-b",) if ab_env else ())):
             left_now = left - (time.monotonic() - t0)
             s = dict(spec, start=start, aot_path=os.path.join(tmp, "step-b.pt2" if resave and start.endswith("-b")
                                                               else "step.pt2"))
@@ -731,7 +797,7 @@ def _aot_cells(spec: Dict[str, Any], timeout_s: float, left: float, tag: str,
                 break
             r = _run_worker(s, min(timeout_s, left_now))
             cells.append(r)
-            print(f"{tag} {start}: " + (f"first {r['first_step_s']:.2f}s" if r.get("ok") else
+            print(f"{tag} {start}: " + (f"first {r['first_step_s']:.2f}s ({r['cell_wall_s']:.0f}s)" if r.get("ok") else
                                          f"FAILED {r.get('error')} {(r.get('stderr_tail') or '').strip()[-300:]}"),
                   flush=True)
             _print_first_calls(r)
@@ -769,6 +835,7 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = Non
     if spec["backend"] == "tccd":
         env["TCCD_CACHE_DIR"] = os.path.join(tmp, "tccd")
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(spec)]
+    started = time.monotonic()  # the cell's whole process (cell_wall_s): what a lane's budget pays
     # Own session, so a timeout also ends the worker's children (Inductor's compile workers).
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
@@ -787,7 +854,7 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = Non
             shutil.rmtree(tmp, ignore_errors=True)
     for line in stdout.splitlines():
         if line.startswith(RESULT_PREFIX):
-            return json.loads(line[len(RESULT_PREFIX):])
+            return dict(json.loads(line[len(RESULT_PREFIX):]), cell_wall_s=round(time.monotonic() - started, 1))
     tail = "\n".join(stderr.strip().splitlines()[-15:])
     return dict(spec, ok=False, status="failed", error=f"exit {rc}", stderr_tail=tail)
 
@@ -1127,9 +1194,11 @@ def main(argv=None) -> int:
     p.add_argument("--aot", action="store_true",
                    help="tccd, train: also save the functional training step with aot_compile and time "
                         "a new process's first step through torch.compiler.load_compiled_function")
-    p.add_argument("--aot-guards", default="lean", choices=["lean", "serializable"],
+    p.add_argument("--aot-guards", default="lean", choices=["lean", "lean-dict-types", "serializable"],
                    help="the guard filter of --aot's save: lean (tccd.precompile.lean_guards: without "
-                        "the modules' structure guards, ~1/3 to 1/2 of the guards kept) or serializable "
+                        "the modules' structure guards, ~1/6 to 1/3 of the guards kept), lean-dict-types "
+                        "(lean before it dropped the type guards of the modules' _modules/_parameters/"
+                        "_buffers dicts) or serializable "
                         "(every guard Dynamo can save). ZOO_AOT_GUARDS in the environment overrides it, "
                         "so --warm-ab ZOO_AOT_GUARDS=serializable saves and loads the other once more")
     p.add_argument("--first-step-only", action="store_true",
@@ -1193,8 +1262,16 @@ def main(argv=None) -> int:
         # Inductor's warm cell reuses the cold cell's local caches; tccd's gets empty ones (the
         # daemon's cache, filled by the cold cell, is what is warm).
         cache_dirs = tempfile.mkdtemp(prefix="zoo-cell-") if compiled else None
+        aot_here = a.aot and spec["backend"] == "tccd" and spec["workload"] == "train"
+        # --first-step-only: the cold tccd cell saves the AOT step too, after its first step
+        # (one process fills the daemon for both warm starts: a process start and most of the
+        # save's compile fewer per model); ZOO_SEPARATE_AOT_SAVE=1: a process of its own.
+        aot_tmp = tempfile.mkdtemp(prefix="zoo-aot-") if aot_here else None
+        save_in_cold = aot_here and a.first_step_only and os.environ.get("ZOO_SEPARATE_AOT_SAVE", "0") != "1"
         try:
-            r = _run_worker(spec, min(a.timeout_s, left), cache_dirs)
+            r = _run_worker(dict(spec, aot_save_path=os.path.join(aot_tmp, "step.pt2")) if save_in_cold else spec,
+                            min(a.timeout_s, left), cache_dirs)
+            r.pop("aot_save_path", None)
             cells.append(r)
             if compiled and r.get("ok"):
                 warm_spec = dict(spec, start="warm")
@@ -1207,7 +1284,7 @@ def main(argv=None) -> int:
                         cache_dirs = tempfile.mkdtemp(prefix="zoo-cell-")
                     w = _run_worker(warm_spec, min(a.timeout_s, left), cache_dirs)
                     cells.append(w)
-                    print(f"{tag} warm: " + (f"first {w['first_step_s']:.2f}s" if w.get("ok") else
+                    print(f"{tag} warm: " + (f"first {w['first_step_s']:.2f}s ({w['cell_wall_s']:.0f}s)" if w.get("ok") else
                                               f"FAILED {w.get('error')}"), flush=True)
                     _print_first_calls(w)
                     left = a.budget_s - (time.monotonic() - start)
@@ -1219,12 +1296,15 @@ def main(argv=None) -> int:
                         print(f"{tag} warm ({a.warm_ab}): " + (f"first {w['first_step_s']:.2f}s" if w.get("ok")
                                                               else f"FAILED {w.get('error')}"), flush=True)
                         _print_first_calls(w)
-            if a.aot and spec["backend"] == "tccd" and spec["workload"] == "train" and r.get("ok"):
+            if aot_here and r.get("ok"):
                 cells.extend(_aot_cells(spec, a.timeout_s, a.budget_s - (time.monotonic() - start), tag,
-                                        ab_env if spec["model"] in ab_models and "aot" in ab_starts else None))
+                                        ab_env if spec["model"] in ab_models and "aot" in ab_starts else None,
+                                        aot_tmp, _saved_in_cold(spec, r) if save_in_cold else None))
         finally:
             if cache_dirs:
                 shutil.rmtree(cache_dirs, ignore_errors=True)
+            if aot_tmp:
+                shutil.rmtree(aot_tmp, ignore_errors=True)
         dt = time.monotonic() - t0
         if r.get("ok"):
             extra = f" fallbacks={len(r['fallbacks'])} extern={r['extern_steps']}" if "extern_steps" in r else ""

@@ -142,7 +142,18 @@
                        modules on a background thread, during the forward; a launch before
                        that waits for it in the runtime. 2: the forward's too (what follows
                        its load on the main thread: Dynamo's guards, rebuilt from a saved file
-                       in the ahead-of-time flow). Not measured on a GPU yet. Default: 0.
+                       in the ahead-of-time flow). 0: every plan's modules load where it is
+                       loaded, as before the fourteenth session. Measured once on a GPU
+                       (ResNet-50's AOT load, tccd's `load` 0.18 -> 0.09 s, with the guard
+                       filter changed beside it). Default: 2.
+    TCCD_AOT_SETTLE_TRACE_LOG  1: loading a precompiled function (the ahead-of-time flow) first
+                       logs one small structured-trace event ("tccd_precompiled_load"), so that
+                       torch's lazy trace handler, which removes itself at its first event
+                       when TORCH_TRACE is not set, is gone before the guards are rebuilt:
+                       otherwise that first event is the guard manager printed as text (~0.3 CPU
+                       s on ViT's 12 blocks, for nobody). With TORCH_TRACE set the event lands
+                       in the trace and the guard text follows as before. 0: not done.
+                       Default: 1.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -237,7 +248,8 @@ class Config:
     gemm_tunes_shared: bool = True  # TCCD_GEMM_TUNES_SHARED (gemm_tunes.py)
     conv_warmup: int = 1  # TCCD_CONV_WARMUP (conv_warmup.py)
     wait_conv_warmup: int = 0  # TCCD_WAIT_CONV_WARMUP (conv_warmup.warm_while_waiting)
-    defer_backward_init: int = 0  # TCCD_DEFER_BACKWARD_INIT: 1 backward plans, 2 forward too
+    defer_backward_init: int = 2  # TCCD_DEFER_BACKWARD_INIT: 1 backward plans, 2 forward too
+    aot_settle_trace_log: bool = True  # TCCD_AOT_SETTLE_TRACE_LOG (precompile.settle_trace_log)
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -301,7 +313,7 @@ class Config:
         tls_cert, tls_key = env.get("TCCD_TLS_CERT") or None, env.get("TCCD_TLS_KEY") or None
         if bool(tls_cert) != bool(tls_key):
             raise ValueError("TCCD_TLS_CERT and TCCD_TLS_KEY go together: set both or neither")
-        defer_raw = (env.get("TCCD_DEFER_BACKWARD_INIT") or "0").strip().lower()
+        defer_raw = (env.get("TCCD_DEFER_BACKWARD_INIT") or "2").strip().lower()
         if defer_raw not in _TRUE | _FALSE | {"2"}:
             raise ValueError(f"TCCD_DEFER_BACKWARD_INIT={defer_raw!r}: expected 0, 1 or 2")
         defer = 2 if defer_raw == "2" else int(defer_raw in _TRUE)
@@ -349,6 +361,7 @@ class Config:
             padded_outputs=_flag(env, "TCCD_PADDED_OUTPUTS", True),
             dynamic_profiles=_flag(env, "TCCD_DYNAMIC_PROFILES", True),
             gemm_tunes_shared=_flag(env, "TCCD_GEMM_TUNES_SHARED", True),
+            aot_settle_trace_log=_flag(env, "TCCD_AOT_SETTLE_TRACE_LOG", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,
         )

@@ -68,7 +68,8 @@ def test_deferred_the_load_returns_and_the_background_failure_is_logged(stub_lib
 
 
 def test_the_knob(monkeypatch):
-    assert config.Config.from_env({}).defer_backward_init == 0
+    assert config.Config.from_env({}).defer_backward_init == 2
+    assert config.Config.from_env({"TCCD_DEFER_BACKWARD_INIT": "0"}).defer_backward_init == 0
     assert config.Config.from_env({"TCCD_DEFER_BACKWARD_INIT": "1"}).defer_backward_init == 1
     assert config.Config.from_env({"TCCD_DEFER_BACKWARD_INIT": "true"}).defer_backward_init == 1
     assert config.Config.from_env({"TCCD_DEFER_BACKWARD_INIT": "2"}).defer_backward_init == 2

@@ -70,11 +70,28 @@ def test_the_defaults_source_fix_applies_where_torch_pickles_derived_fields():
             del DefaultsSource.__reduce__
 
 
-def _on(guard_type, module, derived=()):
+def _on(guard_type, module, derived=(), name="m"):
     """A guard entry whose source is (module=True) or is not inside an nn.Module."""
     source = SimpleNamespace(is_unspecialized_nn_module=lambda: module)
-    return SimpleNamespace(guard_type=guard_type, derived_guard_types=derived,
+    return SimpleNamespace(guard_type=guard_type, derived_guard_types=derived, name=name,
                            orig_guard=SimpleNamespace(source=source))
+
+
+def test_lean_guards_drop_the_type_guards_of_a_modules_own_dicts():
+    """lean_guards drops TYPE_MATCH on a module's _modules / _parameters / _buffers (always
+    dicts); lean_guards_keep_dict_types (the previous lean) keeps them. The module's own type,
+    a submodule's, and a dict-named attribute of something not a module stay."""
+    entries = [
+        _on("TYPE_MATCH", True, name="model._modules['blocks']._modules['0']._buffers"),
+        _on("TYPE_MATCH", True, name="model._modules['blocks']._modules['0']._modules"),
+        _on("TYPE_MATCH", True, name="model._modules['blocks']._modules['0']._parameters"),
+        _on("TYPE_MATCH", True, name="model._modules['blocks']._modules['0']"),
+        _on("TYPE_MATCH", True, name="model._modules['blocks']._modules['0']._modules['attn']"),
+        _on("CONSTANT_MATCH", True, name="model._modules['blocks']._modules['0']._buffers"),
+        _on("TYPE_MATCH", False, name="L['state']._buffers"),
+    ]
+    assert precompile.lean_guards(entries) == [False, False, False, True, True, True, True]
+    assert precompile.lean_guards_keep_dict_types(entries) == [True] * 7
 
 
 def test_lean_guards_drop_the_module_structure_and_keep_values_tensors_and_state():
@@ -124,6 +141,8 @@ def test_lean_guards_on_a_real_functional_step_keep_the_parameters_tensor_guards
     def record(entries):
         seen["all"] = [e.guard_type for e in entries]
         seen["kept"] = [e.guard_type for e, k in zip(entries, precompile.lean_guards(entries)) if k]
+        seen["all_named"] = [(e.guard_type, e.name) for e in entries]
+        seen["kept_named"] = [(e.guard_type, e.name) for e, k in zip(entries, precompile.lean_guards(entries)) if k]
         return [True] * len(entries)
 
     def step(state, x):
@@ -134,3 +153,26 @@ def test_lean_guards_on_a_real_functional_step_keep_the_parameters_tensor_guards
     assert seen["kept"].count("TENSOR_MATCH") == seen["all"].count("TENSOR_MATCH") >= len(state)
     assert "EMPTY_NN_MODULE_HOOKS_DICT" in seen["all"] and "EMPTY_NN_MODULE_HOOKS_DICT" not in seen["kept"]
     assert len(seen["kept"]) < len(seen["all"])
+    # The modules' dict type guards are among Dynamo's entries, and lean drops every one.
+    assert any(n.endswith(precompile.MODULE_DICT_ATTRS) for t, n in seen["all_named"] if t == "TYPE_MATCH")
+    assert not any(n.endswith(precompile.MODULE_DICT_ATTRS) for t, n in seen["kept_named"] if t == "TYPE_MATCH")
+    assert "TYPE_MATCH" in seen["kept"]  # the modules' own types stay
+
+
+def test_settle_trace_log_removes_torchs_lazy_trace_handler_before_a_load(monkeypatch):
+    """Without TORCH_TRACE, torch's LazyTraceHandler goes away at its first event: settle_trace_log
+    is that event, so the guard manager's text a load logs next is never built.
+    TCCD_AOT_SETTLE_TRACE_LOG=0: nothing logged, the handler stays."""
+    from torch._logging import _internal
+
+    from tccd import config
+
+    handler = _internal.LazyTraceHandler(None)  # TORCH_TRACE unset: root_dir None
+    monkeypatch.setattr(_internal.trace_log, "handlers", [handler])
+    monkeypatch.setattr(config, "_config", dataclasses.replace(config.get(), aot_settle_trace_log=False))
+    assert precompile.settle_trace_log() is False
+    assert _internal.trace_log.handlers == [handler]
+    monkeypatch.setattr(config, "_config", dataclasses.replace(config.get(), aot_settle_trace_log=True))
+    assert precompile.settle_trace_log() is True
+    assert _internal.trace_log.handlers == []  # torch's own handler removed itself at the event
+    assert precompile.settle_trace_log() is False  # no handler left: nothing to do

@@ -146,6 +146,13 @@ def test_zoo_benchmark_first_step_only_and_warm_ab_cpu(daemon, tmp_path):
     # The variant sets the save's guard filter: saved again with it (--aot-guards lean keeps
     # fewer guards), and its load computes the same loss.
     lean, full = by_start["aot-save"], by_start["aot-save-b"]
+    # --first-step-only: the default save was made in the cold cell's process (one process fills
+    # the daemon for both warm starts); the variant's save is a process of its own.
+    assert lean["in_cold_process"] is True and "in_cold_process" not in full, (lean, full)
+    assert "aot_save_ok" in by_start["cold"] and "aot_save_path" not in by_start["cold"]
+    assert "aot-save (in the cold process)" in r.stdout
+    # Every cell's process is timed (what a lane's --budget-s pays for it).
+    assert all(c["cell_wall_s"] > 0 for c in cells if not c.get("in_cold_process")), cells
     assert (lean["aot_guards"], full["aot_guards"]) == ("lean", "serializable"), (lean, full)
     assert 0 < lean["aot_guards_kept"] < full["aot_guards_kept"] <= full["aot_guards_total"], (lean, full)
     for start in ("aot", "aot-b"):
