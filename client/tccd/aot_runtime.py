@@ -144,8 +144,12 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
             return tuple(bw_plan(args))
 
     # As AOTAutograd does with its compiled backward: Dynamo must not trace into it when a
-    # backward runs inside a compiled region.
-    run_backward = torch._dynamo.disable(run_backward)
+    # backward runs inside a compiled region. Only there is Dynamo's eval-frame callback set; a
+    # backward run from eager code (the usual loss.backward()) calls the function itself and
+    # skips the disable wrapper's frames (per-step Python of a small CPU training step).
+    run_backward_undisabled = run_backward
+    run_backward_disabled = torch._dynamo.disable(run_backward)
+    eval_frame_callback = torch._C._dynamo.eval_frame.get_eval_frame_callback
 
     class TccdCompiledFunction(torch.autograd.Function):
         @staticmethod
@@ -155,7 +159,8 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
                     outs = fw_plan(list(args))
             else:
                 outs = fw_plan(list(args))
-            _check_count("the forward plan", len(outs), num_fw_outs)
+            if len(outs) != num_fw_outs:
+                _check_count("the forward plan", len(outs), num_fw_outs)
             ctx.save_for_backward(
                 *[
                     x if is_input or not x._is_view() else x.detach()
@@ -189,7 +194,9 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
         clear = getattr(ctx, "maybe_clear_saved_tensors", None)
         if clear is not None:
             clear()
-        return run_backward(saved, grads)
+        if eval_frame_callback() is None:
+            return run_backward_undisabled(saved, grads)
+        return run_backward_disabled(saved, grads)
 
     once_differentiable_backward = torch.autograd.function.once_differentiable(backward_plan)
     apply = TccdCompiledFunction.apply

@@ -386,3 +386,46 @@ def test_recipe_runtime_create_graph_backward_matches_eager_and_double_backward_
     _lean_graph(ex, ew).mul(torch.arange(5.0)).sum().backward()
     torch.testing.assert_close(x.grad, ex.grad, rtol=RTOL, atol=ATOL)
     torch.testing.assert_close(w.grad, ew.grad, rtol=RTOL, atol=ATOL)
+
+
+def test_recipe_runtime_backward_run_from_a_compiled_region_matches_eager(daemon_env, monkeypatch):
+    """A backward the recipe's runtime runs from eager code calls its plan directly; one run
+    from inside a compiled region (Dynamo's eval-frame callback set: the backward at a graph
+    break) goes through torch._dynamo.disable as AOTAutograd's does. Both paths run here (the
+    callback checked by hand when this was written) and give eager's gradients, and the outer
+    backend's graphs hold nothing of the runtime's backward."""
+    monkeypatch.setenv("TCCD_AOT_SHARE", "0")
+    monkeypatch.setenv("TCCD_LEAN_RUNTIME", "1")
+    tccd.config.reload()
+    torch._dynamo.reset()
+    x = torch.randn(8, 6, requires_grad=True)
+    w = torch.randn(6, 5, requires_grad=True)
+    fn = torch.compile(_lean_graph, backend="tccd", dynamic=False)
+    for _ in range(2):  # the first backward stores the recipe; the next call runs in its runtime
+        fn(x, w).sum().backward()
+    ex, ew = x.detach().clone().requires_grad_(), w.detach().clone().requires_grad_()
+    _lean_graph(ex, ew).mul(torch.arange(5.0)).sum().backward()
+    traced = []
+
+    def outer_backend(gm, example_inputs):
+        traced.append(gm)
+        return gm.forward
+
+    def backward_in_region(out):
+        loss = out.mul(torch.arange(5.0)).sum()
+        loss.backward()  # a graph break: run by Dynamo's resumed code, callback set
+        return loss.detach()
+
+    outer = torch.compile(backward_in_region, backend=outer_backend)
+    for from_eager in (True, False):
+        x.grad = w.grad = None
+        out = fn(x, w)
+        assert type(out.grad_fn).__name__ == "TccdCompiledFunctionBackward"
+        if from_eager:
+            out.mul(torch.arange(5.0)).sum().backward()
+        else:
+            outer(out)
+        torch.testing.assert_close(x.grad, ex.grad, rtol=RTOL, atol=ATOL)
+        torch.testing.assert_close(w.grad, ew.grad, rtol=RTOL, atol=ATOL)
+    names = {n.target for gm in traced for n in gm.graph.nodes if n.op == "call_function"}
+    assert not any("tccd" in str(t) for t in names), names
