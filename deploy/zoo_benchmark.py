@@ -84,8 +84,7 @@ _GcWatch; listed under the tables); ZOO_GC_FREEZE=1 calls gc.freeze() before it.
 `conv_warmup` (the backward plans' cuDNN warm-up: plans, shapes, failed, host ms; waiting_calls and
 waiting_ms: TCCD_WAIT_CONV_WARMUP's calls while a first call waited for its compile) and, with
 TCCD_PLAN_PROFILE=1, `first_call_profile` (each plan's first call by op), printed under the cell.
-TCCD_EAGER_WHILE_COMPILING (default 1 since the fourteenth session; =0 in the environment for the
-waits before): tccd's cold first step runs the graphs whose compile is not done eagerly; the
+TCCD_EAGER_WHILE_COMPILING=1 (off by default; set it in the environment): tccd's cold first step runs the graphs whose compile is not done eagerly; the
 worker waits for those compiles before the timed steps. Graphs still running eagerly at the end
 of the first step are not in its records yet (first_daemon_compile_s counts only the others:
 the daemon log's compile stages have them all).

@@ -95,7 +95,9 @@
                        not prefetched, under CUDA graphs, aot_compile, TCCD_STRICT or
                        torch.use_deterministic_algorithms(True) (which calls run eagerly depends
                        on the compile's speed). 0: first calls wait for their plans.
-                       Default: 1.
+                       Default: 0 (the early calls have eager's peak memory, which a job sized
+                       for the compiled step may not have room for, and draw other dropout
+                       masks than a run whose plans were ready: opt in per job).
     TCCD_DEFER_FULL_GC  1: on a torch that does not defer full garbage collections over a
                        Dynamo compile itself (before 2.14: gc_gen2_threshold_during_compile), the
                        collector's threshold2 is raised to 1000 while tccd's backend runs
@@ -238,7 +240,7 @@ class Config:
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
-    eager_while_compiling: bool = True  # TCCD_EAGER_WHILE_COMPILING
+    eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
     defer_full_gc: bool = True  # TCCD_DEFER_FULL_GC (full_gc.py)
     saved_layout: bool = True  # TCCD_SAVED_LAYOUT
     saved_padded: bool = False  # TCCD_SAVED_PADDED
@@ -353,7 +355,7 @@ class Config:
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
-            eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", True),
+            eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),
             defer_full_gc=_flag(env, "TCCD_DEFER_FULL_GC", True),
             saved_layout=_flag(env, "TCCD_SAVED_LAYOUT", True),
             saved_padded=_flag(env, "TCCD_SAVED_PADDED", False),

@@ -34,10 +34,10 @@ TCCD_BINARY = Path(
     or REPO / "build" / "bin" / "tccd"
 )
 
-# TCCD_EAGER_WHILE_COMPILING is on by default, but most end-to-end tests check what a graph's
-# first call did (its plan ran, its record is there): they run with it off, as if each had
-# pinned it, and the tests of the behaviour (test_e2e_async_compile.py) set it themselves.
-# TCCD_TEST_EAGER_WHILE_COMPILING=1 in the environment runs the whole suite with the default.
+# TCCD_EAGER_WHILE_COMPILING (off by default): most end-to-end tests check what a graph's first
+# call did (its plan ran, its record is there), so they run with it off whatever the shell says;
+# the tests of the behaviour (test_e2e_async_compile.py) set it themselves.
+# TCCD_TEST_EAGER_WHILE_COMPILING=1 in the environment runs the whole suite with it on.
 EAGER_WHILE_COMPILING = os.environ.get("TCCD_TEST_EAGER_WHILE_COMPILING", "0")
 
 # Knobs a developer's shell might have set; every test starts without them.

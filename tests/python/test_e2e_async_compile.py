@@ -183,8 +183,8 @@ def test_eager_while_compiling_runs_early_calls_eagerly_then_the_plans(slow_daem
     """TCCD_EAGER_WHILE_COMPILING: the first training step runs while its forward and backward
     still compile (4 s per kernel; the backward's call comes milliseconds after the forward's),
     eagerly, with eager's results; once the compiles are done the plans run, and each graph
-    says how many of its calls ran eagerly. The default (conftest pins it off for the others)."""
-    monkeypatch.delenv("TCCD_EAGER_WHILE_COMPILING")
+    says how many of its calls ran eagerly."""
+    monkeypatch.setenv("TCCD_EAGER_WHILE_COMPILING", "1")
     config.reload()
     x, w = _inputs()
     w.requires_grad_(True)
@@ -235,7 +235,7 @@ def test_without_eager_while_compiling_the_first_call_waits(slow_daemon, monkeyp
 def test_under_deterministic_algorithms_the_first_call_waits(slow_daemon, monkeypatch):
     """Which calls would run eagerly depends on the compile's speed: a run that asks for
     reproducible results gets plans from the first call, whatever the knob says."""
-    monkeypatch.delenv("TCCD_EAGER_WHILE_COMPILING")
+    monkeypatch.setenv("TCCD_EAGER_WHILE_COMPILING", "1")
     config.reload()
     x, w = _inputs()
     w.requires_grad_(True)
@@ -252,7 +252,7 @@ def test_under_deterministic_algorithms_the_first_call_waits(slow_daemon, monkey
 def test_under_strict_the_first_call_waits(slow_daemon, monkeypatch):
     """TCCD_STRICT: no call runs eagerly unnoticed (and a failed compile raises at the first
     call), whatever TCCD_EAGER_WHILE_COMPILING says."""
-    monkeypatch.delenv("TCCD_EAGER_WHILE_COMPILING")
+    monkeypatch.setenv("TCCD_EAGER_WHILE_COMPILING", "1")
     monkeypatch.setenv("TCCD_STRICT", "1")
     config.reload()
     x, w = _inputs()
@@ -266,7 +266,7 @@ def test_under_strict_the_first_call_waits(slow_daemon, monkeypatch):
 def test_a_forward_whose_backward_is_not_prefetched_waits(slow_daemon, monkeypatch):
     """Without the backward's prefetch its compile runs at .backward(), synchronously: an eager
     forward would leave the backward's plan recorded before the forward's, so the forward waits."""
-    monkeypatch.delenv("TCCD_EAGER_WHILE_COMPILING")
+    monkeypatch.setenv("TCCD_EAGER_WHILE_COMPILING", "1")
     monkeypatch.setenv("TCCD_PREFETCH_BACKWARD", "0")
     config.reload()
     x, w = _inputs()
@@ -285,7 +285,7 @@ def test_a_backward_runs_eagerly_while_its_forward_does(slow_daemon, monkeypatch
     plan is taken (recorded, captured in the AOT recipe) first and the recipe's lean runtime
     finds both plans (before, the backward took its plan first and the graph kept AOTAutograd's
     runtime for good)."""
-    monkeypatch.delenv("TCCD_EAGER_WHILE_COMPILING")
+    monkeypatch.setenv("TCCD_EAGER_WHILE_COMPILING", "1")
     config.reload()
     x, w = _inputs()
     w.requires_grad_(True)
@@ -301,14 +301,23 @@ def test_a_backward_runs_eagerly_while_its_forward_does(slow_daemon, monkeypatch
         time.sleep(0.05)  # both plans are ready before the first .backward()
     loss.backward()
     assert tccd.last_compile_stats() == [], "a plan was taken while the forward ran eagerly"
-    for _ in range(3):
+    # The daemon is done, but the client's background fetch and load of the plans may not be
+    # (a loaded machine): step until both plans were taken.
+    deadline = time.monotonic() + 60
+    while len(tccd.last_compile_stats()) < 2 and time.monotonic() < deadline:
+        w.grad = None
+        loss = compiled(x, w).sum()
+        loss.backward()
+    for _ in range(2):  # and steps on the plans (the lean runtime switches at a plan call)
         w.grad = None
         loss = compiled(x, w).sum()
         loss.backward()
     torch.testing.assert_close(loss, eager)
     torch.testing.assert_close(w.grad, want_grad)
     stats = tccd.last_compile_stats()
-    assert [(s["kind"], s["eager_calls"]) for s in stats] == [("forward", 1), ("backward", 1)], stats
+    assert [s["kind"] for s in stats] == ["forward", "backward"], stats
+    # The forward's plan first, and the backward ran eagerly as long as the forward did.
+    assert stats[0]["eager_calls"] >= 1 and stats[1]["eager_calls"] == stats[0]["eager_calls"], stats
     assert "runs in its AOT recipe's runtime from now on" in caplog.text, caplog.text[-3000:]
 
 
