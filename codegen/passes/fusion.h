@@ -60,8 +60,9 @@ struct FusionOptions {
   // before). Default: true.
   bool returned_views_held = true;
   // Horizontal fusion's hoisting limit does not apply to a later group whose first node is at
-  // most this many nodes (ids, views included) after the earlier group's first node: its values
-  // are made a few steps early, not a layer early (T5's attention backward: the bf16 casts of
+  // most this many nodes (ids, views included) after the earlier group's first node and that
+  // reads nothing made after that node: its values are made a few steps early, not a layer
+  // early, and neither group waits for the other's inputs (T5's attention backward: the casts of
   // dq, dk and dv, adjacent nodes, 512 KiB each, were three kernels per layer). Measured from the
   // earlier group's first node, so a chain of merges spans at most this window. 0 keeps the limit
   // for every pair (TCCD_DISABLE_PASSES=horizontal-near-groups). Default: 16.
