@@ -19,7 +19,7 @@ struct Fold {
   int permute = -1;  // the transpose/permute between them, or -1 (then the clone's replacement)
   int reshape = -1;  // the reshape after the permute, or -1 (then the clone's replacement)
   std::vector<int64_t> permute_strides;  // with a reshape: the permute's new (contiguous) strides
-  std::vector<int64_t> strides;  // the producer's new strides
+  std::vector<int64_t> strides;          // the producer's new strides
 };
 
 // The permutation of a permute, transpose or t view of one tensor (graph_rebuild.h).
