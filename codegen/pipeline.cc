@@ -13,6 +13,10 @@
 //                              "memory-order" keeps a segment's steps in the graph's order;
 //                              "horizontal-fusion" keeps one kernel per fusion group;
 //                              "float-unit-scales" keeps floating x * 1.0 and x / 1.0;
+//                              "copy-layout-through-reshapes" keeps a clone of a reshaped
+//                              transpose of a pointwise op (T5's dk) a kernel of its own;
+//                              "horizontal-near-groups" keeps the hoisting limit for groups
+//                              a few nodes apart;
 //                              "horizontal-returned-views" counts a value returned only
 //                              through views (a saved weight cast's `t`) as hoisted bytes;
 //                              "loop-order" keeps CUDA kernels in the output's dim order;
@@ -822,7 +826,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   if (!Debug().disable_fusion) {
     // A layout copy (clone) of a pointwise op's private output: the op writes that layout itself
     // (attention's bmm operands; first, before the reshape passes move pointwise ops around).
-    passes.Add(std::make_unique<CopyLayoutIntoProducer>());
+    passes.Add(std::make_unique<CopyLayoutIntoProducer>(
+        !passes.disabled("copy-layout-through-reshapes")));
     // A permute of a cat/stack/pad moves onto its inputs: the op fuses with the permute's reader.
     passes.Add(std::make_unique<PermuteIntoIndexOps>());
     // CUDA, with TCCD_FOLD_CASTS_INTO_ROWS=1 only: a cast read through views of a row
@@ -890,6 +895,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     if (passes.disabled("horizontal-index-groups")) fusion.max_index_merge_numel = 0;
     fusion.merge_index_reader_siblings = !passes.disabled("index-reader-siblings");
     fusion.returned_views_held = !passes.disabled("horizontal-returned-views");
+    if (passes.disabled("horizontal-near-groups")) fusion.near_merge_nodes = 0;
     fusion.max_pool_backward_alone = !passes.disabled("max-pool-backward-alone");
     if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
       fusion.column_stored_prologues = Debug().column_stored_prologue == "1"

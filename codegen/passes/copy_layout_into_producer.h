@@ -21,6 +21,13 @@
 //
 // (attention's output, cast and transposed back from heads: one kernel instead of two).
 //
+// A reshape (view, _unsafe_view, reshape) may follow the transpose when the clone makes the
+// result row-major contiguous: the op then writes the layout in which the transpose is row-major
+// contiguous, and the reshape, re-typed contiguous, stands for the clone (T5's attention
+// backward: dk cast to bf16, transposed from heads and merged to [B, S, H*D] for its projection's
+// matmuls; a copy kernel per biased attention layer). TCCD_DISABLE_PASSES=
+// copy-layout-through-reshapes keeps that clone.
+//
 // AOTAutograd's bmm decomposition of attention (q * scale, k^T * scale, v under bf16 autocast)
 // emits exactly this: the traced op keeps its input's transposed strides (preserve_format) and the
 // clone makes the batched-matmul operand contiguous. Without the pass the clone is a kernel of its
@@ -41,8 +48,14 @@ namespace tccd::codegen {
 
 class CopyLayoutIntoProducer : public GraphPass {
  public:
+  // through_reshapes: also fold clone(reshape(transpose(op))) (above). Default: true.
+  explicit CopyLayoutIntoProducer(bool through_reshapes = true)
+      : through_reshapes_(through_reshapes) {}
   std::string_view name() const override { return "copy-layout-into-producer"; }
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
+
+ private:
+  bool through_reshapes_;
 };
 
 }  // namespace tccd::codegen

@@ -59,6 +59,14 @@ struct FusionOptions {
   // TCCD_DISABLE_PASSES=horizontal-returned-views (only directly returned values count, as
   // before). Default: true.
   bool returned_views_held = true;
+  // Horizontal fusion's hoisting limit does not apply to a later group whose first node is at
+  // most this many nodes (ids, views included) after the earlier group's first node and that
+  // reads nothing made after that node: its values are made a few steps early, not a layer
+  // early, and neither group waits for the other's inputs (T5's attention backward: the casts of
+  // dq, dk and dv, adjacent nodes, 512 KiB each, were three kernels per layer). Measured from the
+  // earlier group's first node, so a chain of merges spans at most this window. 0 keeps the limit
+  // for every pair (TCCD_DISABLE_PASSES=horizontal-near-groups). Default: 16.
+  int near_merge_nodes = 16;
   // Whether a column reduction takes a pointwise prologue whose values are also stored (read by
   // other ops or returned): one kernel then reads the prologue's operands once, stores its values
   // and sums them. kTranscendental (the default) keeps such a prologue out of the column kernel

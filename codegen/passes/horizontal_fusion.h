@@ -12,7 +12,10 @@
 // first layer on in an inference graph, the sum of the model's casts instead of one layer's
 // (ViT-B: 162 MiB; BERT with 4 layers: 54 MiB; tests/tools/plan_memory.py shows them). Inductor
 // too casts each weight in its own kernel. Small values (biases, norm weights, per-channel
-// statistics) still merge: a launch saved for at most 256 KiB held early.
+// statistics) still merge: a launch saved for at most 256 KiB held early. So do groups a few
+// nodes apart (FusionOptions::near_merge_nodes) when the later one reads nothing made after the
+// earlier one's first node: its values are made a few steps early, not a layer early, and
+// neither group waits for the other's inputs (holding its own inputs longer).
 //
 // Groups with index ops (gathers) merge by one rule over what each group gathers and what it
 // loads (MayMerge in horizontal_fusion.cc): never when one gathers what the other loads; two

@@ -8,11 +8,11 @@
 namespace tccd::codegen {
 namespace {
 
-std::string Run(const std::string& text, bool* changed) {
+std::string Run(const std::string& text, bool* changed, bool through_reshapes = true) {
   absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
   INFO(g.status().ToString());
   REQUIRE(g.ok());
-  CopyLayoutIntoProducer pass;
+  CopyLayoutIntoProducer pass(through_reshapes);
   absl::StatusOr<bool> c = pass.Run(*g);
   REQUIRE(c.ok());
   *changed = *c;
@@ -181,6 +181,35 @@ TEST_CASE(
     CHECK_FALSE(changed);
     CHECK(out == Canonical(text));
   }
+}
+
+// T5's attention backward: dk (a transposed bmm result) cast to bf16, transposed from heads,
+// merged to [B, S, H*D] and made contiguous for its projection's matmuls. The cast writes the
+// layout in which the transpose is row-major; the view of it is the clone's layout.
+TEST_CASE("a clone of a reshaped transpose folds into the producer", "[copy_layout_into_producer]") {
+  const std::string in = R"(graph(%a0: f32[2,4,3,2]{24,6,1,3}@cuda, %a1: bf16[8,4]{4,1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[2,4,3,2]{24,6,1,3}@cuda
+  %1 = aten::transpose.int(%0, 1, 2) -> bf16[2,3,4,2]{24,1,6,3}@cuda
+  %2 = aten::view.default(%1, [2, 3, 8]) -> bf16[2,3,8]{24,1,3}@cuda
+  %3 = aten::clone.default(%2, memory_format=memory_format(0)) -> bf16[2,3,8]{24,8,1}@cuda
+  %4 = aten::_unsafe_view.default(%3, [6, 8]) -> bf16[6,8]{8,1}@cuda
+  %5 = aten::mm.default(%4, %a1) -> bf16[6,4]{4,1}@cuda
+  return (%5)
+})";
+  bool changed = false;
+  const std::string out = Run(in, &changed);
+  CHECK(changed);
+  CHECK(out == Canonical(R"(graph(%a0: f32[2,4,3,2]{24,6,1,3}@cuda, %a1: bf16[8,4]{4,1}@cuda) {
+  %0 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[2,4,3,2]{24,2,8,1}@cuda
+  %1 = aten::transpose.int(%0, 1, 2) -> bf16[2,3,4,2]{24,8,2,1}@cuda
+  %2 = aten::view.default(%1, [2, 3, 8]) -> bf16[2,3,8]{24,8,1}@cuda
+  %3 = aten::_unsafe_view.default(%2, [6, 8]) -> bf16[6,8]{8,1}@cuda
+  %4 = aten::mm.default(%3, %a1) -> bf16[6,4]{4,1}@cuda
+  return (%4)
+})"));
+  // TCCD_DISABLE_PASSES=copy-layout-through-reshapes: the clone stays.
+  CHECK(Run(in, &changed, /*through_reshapes=*/false) == Canonical(in));
+  CHECK(!changed);
 }
 
 }  // namespace

@@ -55,11 +55,43 @@ TEST_CASE("large values another group would make early keep their own kernel", "
     text.replace(text.find("%s"), 2, extra);
     return text;
   };
-  CHECK(Horizontal(graph("").c_str()) ==
+  // Two nodes apart here, a layer apart in a model: the window of near groups off.
+  FusionOptions far;
+  far.near_merge_nodes = 0;
+  CHECK(Horizontal(graph("").c_str(), far) ==
         "fused %0 -> %0\nextern %1 aten::mm.default\nfused %2 -> %2\nextern %3 aten::mm.default\n");
   // Returned (a training forward saves its casts for the backward): held to the end anyway.
-  CHECK(Horizontal(graph(", %0, %2").c_str()) ==
+  CHECK(Horizontal(graph(", %0, %2").c_str(), far) ==
         "fused %0 %2 -> %0 %2\nextern %1 aten::mm.default\nextern %3 aten::mm.default\n");
+}
+
+// T5's attention backward: the bf16 casts of dq, dk and dv (512 KiB each), adjacent nodes, each
+// read by its projection's matmuls: one kernel, made at most a few nodes early
+// (FusionOptions::near_merge_nodes). Casts further apart than the window keep their kernels.
+TEST_CASE("large groups a few nodes apart merge, groups further apart do not", "[horizontal]") {
+  std::string text =
+      "graph(%a0: f32[512,512]{512,1}@cuda, %a1: f32[512,512]{512,1}@cuda, "
+      "%a2: f32[512,512]{512,1}@cuda, %a3: f32[4,4]{4,1}@cuda) {\n"
+      "  %0 = aten::_to_copy.default(%a0, dtype=bf16) -> bf16[512,512]{512,1}@cuda\n"
+      "  %1 = aten::_to_copy.default(%a1, dtype=bf16) -> bf16[512,512]{512,1}@cuda\n";
+  // 16 nodes of other work (a chain of 4x4 matmuls) before the third cast.
+  for (int i = 2; i < 18; ++i)
+    text += "  %" + std::to_string(i) + " = aten::mm.default(" +
+            (i == 2 ? std::string("%a3") : "%" + std::to_string(i - 1)) +
+            ", %a3) -> f32[4,4]{4,1}@cuda\n";
+  text +=
+      "  %18 = aten::_to_copy.default(%a2, dtype=bf16) -> bf16[512,512]{512,1}@cuda\n"
+      "  %19 = aten::mm.default(%0, %1) -> bf16[512,512]{512,1}@cuda\n"
+      "  %20 = aten::mm.default(%19, %18) -> bf16[512,512]{512,1}@cuda\n"
+      "  return (%20, %17)\n}";
+  const std::string merged = Horizontal(text.c_str());
+  CHECK(merged.find("fused %0 %1 -> %0 %1\n") != std::string::npos);
+  CHECK(merged.find("fused %18 -> %18\n") != std::string::npos);
+  FusionOptions off;
+  off.near_merge_nodes = 0;
+  const std::string apart = Horizontal(text.c_str(), off);
+  CHECK(apart.find("fused %0 -> %0\n") != std::string::npos);
+  CHECK(apart.find("fused %1 -> %1\n") != std::string::npos);
 }
 
 // A training forward under autocast saves each weight's bf16 cast as the `t` view its matmul
@@ -78,11 +110,14 @@ TEST_CASE("values returned through views count as held to the end", "[horizontal
   %6 = aten::t.default(%4) -> bf16[1024,768]{768,1}@cuda
   return (%2, %5, %1, %6)
 })";
-  CHECK(Horizontal(kLayers) ==
+  FusionOptions far;
+  far.near_merge_nodes = 0;
+  CHECK(Horizontal(kLayers, far) ==
         "fused %0 %3 -> %0 %3\nextern %1 aten::t.default\nextern %2 aten::mm.default\n"
         "extern %4 aten::t.default\nextern %5 aten::mm.default\nextern %6 aten::t.default\n");
   FusionOptions off;
   off.returned_views_held = false;
+  off.near_merge_nodes = 0;  // three nodes apart here, a layer apart in a model
   CHECK(Horizontal(kLayers, off) ==
         "fused %0 -> %0\nextern %1 aten::t.default\nextern %2 aten::mm.default\nfused %3 -> %3\n"
         "extern %4 aten::t.default\nextern %5 aten::mm.default\nextern %6 aten::t.default\n");
