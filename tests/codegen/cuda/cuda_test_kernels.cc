@@ -855,6 +855,15 @@ std::vector<GoldenCase> GoldenCorpus() {
          k.entries = KernelEntries::kStrided;
          return k;
        }()},
+      // Its gradient (a symbolic graph's embedding_scatter_add): atomics over run-time rows into
+      // a static table, the strided entry only (no vector path: no guard makes the rows a
+      // multiple of anything).
+      {"embedding_backward_scatter_bf16_sym", [] {
+         PointwiseKernel k = EmbeddingBackwardKernel("embedding_backward_scatter_bf16_sym",
+                                                     {kRuntimeDim, kRuntimeDim, 256});
+         k.entries = KernelEntries::kStrided;
+         return k;
+       }()},
   };
 }
 
