@@ -330,8 +330,8 @@ bool IsSymbolicEmbedding(const v1::Graph& g, int id) {
   for (int d = 0; d < indices.sizes_size(); ++d)
     if (!SameDim(out.sizes(d), indices.sizes(d))) return false;
   if (!SameDim(out.sizes(out.sizes_size() - 1), table.sizes(1))) return false;
-  return !out.has_storage_offset() || (out.storage_offset().kind_case() == v1::Dim::kValue &&
-                                       out.storage_offset().value() == 0);
+  return !out.has_storage_offset() ||
+         (out.storage_offset().kind_case() == v1::Dim::kValue && out.storage_offset().value() == 0);
 }
 
 // An embedding gradient as scatter_ops.h's op (symbolic_rewrites.h made it, CUDA): the output
@@ -363,9 +363,8 @@ bool IsSymbolicScatter(const v1::Graph& g, int id) {
 bool IsSymbolicCat(const v1::Graph& g, int id) {
   const v1::Node& n = g.nodes(id);
   if (n.target() != "aten::cat.default" || n.args_size() < 1 || n.args_size() > 2 ||
-      n.kwargs_size() != 0 || n.outputs_size() != 1 ||
-      n.args(0).kind_case() != v1::Value::kList || n.args(0).list().items_size() == 0 ||
-      HasSymbolicArgument(n))
+      n.kwargs_size() != 0 || n.outputs_size() != 1 || n.args(0).kind_case() != v1::Value::kList ||
+      n.args(0).list().items_size() == 0 || HasSymbolicArgument(n))
     return false;
   if (n.args_size() == 2 && n.args(1).kind_case() != v1::Value::kIntValue) return false;
   const v1::TensorMeta& out = n.outputs(0);
@@ -383,8 +382,8 @@ bool IsSymbolicCat(const v1::Graph& g, int id) {
         return false;
     }
   }
-  return !out.has_storage_offset() || (out.storage_offset().kind_case() == v1::Dim::kValue &&
-                                       out.storage_offset().value() == 0);
+  return !out.has_storage_offset() ||
+         (out.storage_offset().kind_case() == v1::Dim::kValue && out.storage_offset().value() == 0);
 }
 
 // Index-aware groups: "" when the group is a lone symbolic embedding (IsSymbolicEmbedding) whose
@@ -395,7 +394,8 @@ std::string WhyNotSymbolicIndex(const v1::Graph& g, const FusionGroup& group,
                                 const SymbolicKernelOptions& options) {
   const bool embeddings = options.embeddings;
   if (embeddings && group.nodes.size() == 1 && IsSymbolicScatter(g, group.nodes.front())) {
-    if (!HasScatter(kernel) || kernel.output_dtypes.size() != 1) return "a scatter without its output";
+    if (!HasScatter(kernel) || kernel.output_dtypes.size() != 1)
+      return "a scatter without its output";
     const v1::Node& n = g.nodes(group.nodes.front());
     const v1::TensorMeta& grad = MetaOf(g, n.args(0).ref());
     if (kernel.shape.size() != static_cast<size_t>(grad.sizes_size()))
@@ -403,8 +403,8 @@ std::string WhyNotSymbolicIndex(const v1::Graph& g, const FusionGroup& group,
     return "";
   }
   const int front = group.nodes.front();
-  if (group.nodes.size() != 1 || !((embeddings && IsSymbolicEmbedding(g, front)) ||
-                                   (options.cats && IsSymbolicCat(g, front))))
+  if (group.nodes.size() != 1 ||
+      !((embeddings && IsSymbolicEmbedding(g, front)) || (options.cats && IsSymbolicCat(g, front))))
     return "index-aware ops (their offsets come from sizes)";
   if (kernel.is_row_reduction() || kernel.is_column_reduction() || HasScatter(kernel))
     return "an index op in a reduction or scatter kernel";
@@ -548,9 +548,8 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
       } else {
         // A scatter kernel iterates over its values' (grad's) sizes, not its output's.
         const int front = group.nodes.front();
-        const v1::TensorMeta& space = HasScatter(k.kernel)
-                                          ? MetaOf(g, g.nodes(front).args(0).ref())
-                                          : g.nodes(front).outputs(0);
+        const v1::TensorMeta& space = HasScatter(k.kernel) ? MetaOf(g, g.nodes(front).args(0).ref())
+                                                           : g.nodes(front).outputs(0);
         for (int d = 0; d < space.sizes_size(); ++d)
           if (space.sizes(d).kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
       }

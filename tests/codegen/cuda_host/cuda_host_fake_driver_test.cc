@@ -549,8 +549,7 @@ TEST_CASE(
   PointwiseKernel scatter =
       cuda_testing::EmbeddingBackwardKernel("scatter", {kRuntimeDim, kRuntimeDim, 16});
   scatter.entries = KernelEntries::kStrided;
-  PointwiseKernel gather =
-      cuda_testing::EmbeddingKernel("gather", {kRuntimeDim, kRuntimeDim, 16});
+  PointwiseKernel gather = cuda_testing::EmbeddingKernel("gather", {kRuntimeDim, kRuntimeDim, 16});
   gather.entries = KernelEntries::kStrided;
   Setup s = MakeSetup(fake, {scatter, gather});
   CHECK(s.module.kernels[0].launch.kind == CudaKernelKind::kScatter);

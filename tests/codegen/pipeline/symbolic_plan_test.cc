@@ -938,8 +938,7 @@ v1::Graph EmbeddingGraph(v1::Dim table_rows) {
   emb->set_target("aten::embedding.default");
   *emb->add_args() = Ref(-1);
   *emb->add_args() = Ref(-2);
-  *emb->add_outputs() =
-      Meta({Sym("s0"), Sym("s1"), Int(8)}, {Sym("8*s1"), Int(8), Int(1)});
+  *emb->add_outputs() = Meta({Sym("s0"), Sym("s1"), Int(8)}, {Sym("8*s1"), Int(8), Int(1)});
   *g.add_outputs() = Ref(0);
   return g;
 }
@@ -1022,9 +1021,10 @@ v1::Graph CatGraph(bool along_symbolic) {
   return g;
 }
 
-TEST_CASE("a cat along a static dim is an index kernel with run-time sizes; along a symbolic "
-          "dim, or turned off, it stays extern",
-          "[symbolic][index]") {
+TEST_CASE(
+    "a cat along a static dim is an index kernel with run-time sizes; along a symbolic "
+    "dim, or turned off, it stays extern",
+    "[symbolic][index]") {
   absl::StatusOr<SymbolicGraph> sym = PrepareSymbolicGraph(CatGraph(false), {});
   REQUIRE(sym.ok());
   absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true});
@@ -1042,7 +1042,8 @@ TEST_CASE("a cat along a static dim is an index kernel with run-time sizes; alon
   CHECK(plan->steps(0).native().gather_inputs(1));
   CHECK(WritePlanDescriptor(*plan).ok());
 
-  absl::StatusOr<SymbolicLowering> off = LowerSymbolicKernels(*sym, {.fusion = true, .cats = false});
+  absl::StatusOr<SymbolicLowering> off =
+      LowerSymbolicKernels(*sym, {.fusion = true, .cats = false});
   REQUIRE(off.ok());
   CHECK(off->groups.empty());
 
