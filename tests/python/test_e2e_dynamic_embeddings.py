@@ -131,12 +131,14 @@ class CatMLP(torch.nn.Module):
         return self.out(torch.cat([torch.tanh(h), h * 2, torch.sigmoid(h)], dim=-1))
 
 
-@pytest.mark.parametrize("disabled", ["", "symbolic-cat-kernels"])
-def test_cat_along_a_static_dim_is_a_kernel_and_matches_eager(make_daemon, disabled):
+@pytest.mark.parametrize("disabled,native_runtime", [("", "1"), ("", "0"), ("symbolic-cat-kernels", "1")])
+def test_cat_along_a_static_dim_is_a_kernel_and_matches_eager(make_daemon, monkeypatch, disabled, native_runtime):
     """A cat along a static dim (symbolic_kernels.h, SymbolicKernelOptions::cats): an index kernel
-    with run-time rows; the knob keeps ATen's cat. Both match eager at every size."""
+    with run-time rows, in the native runtime and the interpreter; the knob keeps ATen's cat. All
+    match eager at every size."""
     import torch._dynamo
 
+    monkeypatch.setenv("TCCD_NATIVE_RUNTIME", native_runtime)
     make_daemon(disabled)
     torch._dynamo.reset()
     torch.manual_seed(0)
@@ -159,4 +161,5 @@ def test_cat_along_a_static_dim_is_a_kernel_and_matches_eager(make_daemon, disab
     forward = [s for s in stats if s["kind"] == "forward"][0]
     cats = [k for k in forward["kernels"] if "aten::cat.default" in k["ops"]]
     assert len(cats) == (0 if disabled else 1), forward["kernels"]
-    assert forward["python_steps"] == 0, forward.get("python_step_reasons")
+    if native_runtime == "1":
+        assert forward["python_steps"] == 0, forward.get("python_step_reasons")
