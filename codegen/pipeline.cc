@@ -48,6 +48,7 @@
 //                              kernels with run-time sizes, symbolic_kernels.h) and
 //                              embedding gradients, "symbolic-embedding-scatter-kernels"
 //                              the gradients only (scatter kernels, symbolic_rewrites.h);
+//                              "symbolic-cat-kernels" their cats along a static dim;
 //                              "symbolic-view-chains" keeps every view of a symbolic plan
 //                              a step of its own (symbolic_views.h);
 //                              "symbolic-layer-norm-backward-split" keeps their layer norm
@@ -626,6 +627,8 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
   // Embeddings with a static table as gather kernels with run-time sizes;
   // TCCD_DISABLE_PASSES=symbolic-embedding-kernels keeps them extern (to measure).
   kernel_options.embeddings = !Debug().disabled_passes.contains("symbolic-embedding-kernels");
+  // Cats along a static dim as index kernels; TCCD_DISABLE_PASSES=symbolic-cat-kernels.
+  kernel_options.cats = !Debug().disabled_passes.contains("symbolic-cat-kernels");
   ASSIGN_OR_RETURN(SymbolicLowering lowering, LowerSymbolicKernels(graph, kernel_options));
   // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
   // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).

@@ -330,8 +330,8 @@ bool IsSymbolicEmbedding(const v1::Graph& g, int id) {
   for (int d = 0; d < indices.sizes_size(); ++d)
     if (!SameDim(out.sizes(d), indices.sizes(d))) return false;
   if (!SameDim(out.sizes(out.sizes_size() - 1), table.sizes(1))) return false;
-  return !out.has_storage_offset() || (out.storage_offset().kind_case() == v1::Dim::kValue &&
-                                       out.storage_offset().value() == 0);
+  return !out.has_storage_offset() ||
+         (out.storage_offset().kind_case() == v1::Dim::kValue && out.storage_offset().value() == 0);
 }
 
 // An embedding gradient as scatter_ops.h's op (symbolic_rewrites.h made it, CUDA): the output
@@ -356,26 +356,61 @@ bool IsSymbolicScatter(const v1::Graph& g, int id) {
   return SameDim(grad.sizes(grad.sizes_size() - 1), out.sizes(1));
 }
 
+// A cat along a static dim whose parts have the output's sizes in every other dim (the same
+// expressions): the part boundaries (the kernel's masks and shifts) are constants, the other
+// coordinates the point's own, so its index kernel is right for every size. (The backward's
+// q/k/v gradients into [B, T, 3 x D].)
+bool IsSymbolicCat(const v1::Graph& g, int id) {
+  const v1::Node& n = g.nodes(id);
+  if (n.target() != "aten::cat.default" || n.args_size() < 1 || n.args_size() > 2 ||
+      n.kwargs_size() != 0 || n.outputs_size() != 1 || n.args(0).kind_case() != v1::Value::kList ||
+      n.args(0).list().items_size() == 0 || HasSymbolicArgument(n))
+    return false;
+  if (n.args_size() == 2 && n.args(1).kind_case() != v1::Value::kIntValue) return false;
+  const v1::TensorMeta& out = n.outputs(0);
+  const int rank = out.sizes_size();
+  int64_t d = n.args_size() == 2 ? n.args(1).int_value() : 0;
+  if (d < 0) d += rank;
+  if (d < 0 || d >= rank || out.sizes(static_cast<int>(d)).kind_case() != v1::Dim::kValue)
+    return false;
+  for (const v1::Value& part : n.args(0).list().items()) {
+    if (part.kind_case() != v1::Value::kRef) return false;
+    const v1::TensorMeta& t = MetaOf(g, part.ref());
+    if (t.sizes_size() != rank) return false;
+    for (int k = 0; k < rank; ++k) {
+      if (k == d ? t.sizes(k).kind_case() != v1::Dim::kValue : !SameDim(t.sizes(k), out.sizes(k)))
+        return false;
+    }
+  }
+  return !out.has_storage_offset() ||
+         (out.storage_offset().kind_case() == v1::Dim::kValue && out.storage_offset().value() == 0);
+}
+
 // Index-aware groups: "" when the group is a lone symbolic embedding (IsSymbolicEmbedding) whose
 // inputs are all read by gather, or a lone symbolic scatter (IsSymbolicScatter) that gathers
 // its indices and loads its values; else why not.
 std::string WhyNotSymbolicIndex(const v1::Graph& g, const FusionGroup& group,
-                                const PointwiseKernel& kernel, bool embeddings) {
+                                const PointwiseKernel& kernel,
+                                const SymbolicKernelOptions& options) {
+  const bool embeddings = options.embeddings;
   if (embeddings && group.nodes.size() == 1 && IsSymbolicScatter(g, group.nodes.front())) {
-    if (!HasScatter(kernel) || kernel.output_dtypes.size() != 1) return "a scatter without its output";
+    if (!HasScatter(kernel) || kernel.output_dtypes.size() != 1)
+      return "a scatter without its output";
     const v1::Node& n = g.nodes(group.nodes.front());
     const v1::TensorMeta& grad = MetaOf(g, n.args(0).ref());
     if (kernel.shape.size() != static_cast<size_t>(grad.sizes_size()))
       return "the iteration space's rank differs from the kernel's";
     return "";
   }
-  if (!embeddings || group.nodes.size() != 1 || !IsSymbolicEmbedding(g, group.nodes.front()))
+  const int front = group.nodes.front();
+  if (group.nodes.size() != 1 ||
+      !((embeddings && IsSymbolicEmbedding(g, front)) || (options.cats && IsSymbolicCat(g, front))))
     return "index-aware ops (their offsets come from sizes)";
   if (kernel.is_row_reduction() || kernel.is_column_reduction() || HasScatter(kernel))
-    return "an embedding in a reduction or scatter kernel";
+    return "an index op in a reduction or scatter kernel";
   for (int i = 0; i < static_cast<int>(kernel.input_dtypes.size()); ++i)
-    if (!IsGatherOperand(kernel, i)) return "an embedding kernel input read by a plain load";
-  if (kernel.shape.size() != static_cast<size_t>(g.nodes(group.nodes.front()).outputs(0).sizes_size()))
+    if (!IsGatherOperand(kernel, i)) return "an index kernel input read by a plain load";
+  if (kernel.shape.size() != static_cast<size_t>(g.nodes(front).outputs(0).sizes_size()))
     return "the iteration space's rank differs from the kernel's";
   return "";
 }
@@ -451,13 +486,15 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
   // kernel of its own (IsSymbolicEmbedding): a gather launch in place of ATen's embedding
   // (reshape, index_select, view: tens of us of host time per call); so does an embedding
   // gradient's scatter (IsSymbolicScatter), over its values' sizes.
-  if (options.embeddings) {
+  if (options.embeddings || options.cats) {
     Partition alone = partition;
     bool changed = false;
     for (int n = 0; n < g.nodes_size(); ++n) {
       if (alone.group_of[n] >= 0) continue;
-      const bool scatter = IsSymbolicScatter(g, n);
-      if (!scatter && !IsSymbolicEmbedding(g, n)) continue;
+      const bool scatter = options.embeddings && IsSymbolicScatter(g, n);
+      if (!scatter && !(options.embeddings && IsSymbolicEmbedding(g, n)) &&
+          !(options.cats && IsSymbolicCat(g, n)))
+        continue;
       alone.group_of[n] = static_cast<int>(alone.groups.size());
       FusionGroup group;
       group.nodes = {n};
@@ -499,7 +536,7 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
       why =
           WhyNotSymbolicRows(g, *surrogate_proto, group, k.inputs, k.outputs, *kernel, &row_space);
     } else if (HasIndexOps(*kernel)) {
-      why = WhyNotSymbolicIndex(g, group, *kernel, options.embeddings);
+      why = WhyNotSymbolicIndex(g, group, *kernel, options);
     } else {
       why = WhyNotSymbolic(g, group, k.inputs, k.outputs, *kernel);
     }
@@ -511,9 +548,8 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
       } else {
         // A scatter kernel iterates over its values' (grad's) sizes, not its output's.
         const int front = group.nodes.front();
-        const v1::TensorMeta& space = HasScatter(k.kernel)
-                                          ? MetaOf(g, g.nodes(front).args(0).ref())
-                                          : g.nodes(front).outputs(0);
+        const v1::TensorMeta& space = HasScatter(k.kernel) ? MetaOf(g, g.nodes(front).args(0).ref())
+                                                           : g.nodes(front).outputs(0);
         for (int d = 0; d < space.sizes_size(); ++d)
           if (space.sizes(d).kind_case() == v1::Dim::kExpr) k.kernel.shape[d] = kRuntimeDim;
       }

@@ -85,6 +85,10 @@ struct SymbolicKernelOptions {
   // run-time sizes) instead of ATen's embedding. TCCD_DISABLE_PASSES=symbolic-embedding-kernels
   // keeps it extern. Default: true.
   bool embeddings = true;
+  // True: a cat along a static dim whose parts share the output's other sizes becomes an index
+  // kernel of its own (gathers with run-time sizes, the part boundaries constants) instead of
+  // ATen's cat. TCCD_DISABLE_PASSES=symbolic-cat-kernels keeps it extern. Default: true.
+  bool cats = true;
 };
 
 // Kernels are named tccd_sk<g>. A graph whose surrogate is not a valid static graph is no

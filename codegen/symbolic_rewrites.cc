@@ -357,8 +357,8 @@ Rewrite EmbeddingBackwardAsScatterKernel(Rebuild& b, const v1::Node& node) {
       result.sizes(1).kind_case() != v1::Dim::kValue || result.sizes(0).value() != num_weights ||
       num_weights <= 0 || result.sizes(1).value() <= 0 || !IsFloat(result.dtype()) ||
       grad.dtype() != result.dtype() ||
-      (indices.dtype() != v1::INT64 && indices.dtype() != v1::INT32) ||
-      indices.sizes_size() < 1 || grad.sizes_size() != indices.sizes_size() + 1 ||
+      (indices.dtype() != v1::INT64 && indices.dtype() != v1::INT32) || indices.sizes_size() < 1 ||
+      grad.sizes_size() != indices.sizes_size() + 1 ||
       !SameDim(grad.sizes(grad.sizes_size() - 1), result.sizes(1)) ||
       result.device().type() != v1::CUDA || grad.device().type() != v1::CUDA ||
       indices.device().type() != v1::CUDA)

@@ -644,9 +644,9 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
                   geo.runtime_shape ? "  long long numel;\n" : "", "};\n");
   absl::StrAppend(&out, "struct StridedParams {\n  char* ptr[", num_operands,
                   "];\n  long long stride[", num_operands, "][", rank, "];\n",
-                  geo.runtime_shape
-                      ? absl::StrCat("  long long size[", rank, "];  // run-time sizes, every dim\n")
-                      : "",
+                  geo.runtime_shape ? absl::StrCat("  long long size[", rank,
+                                                   "];  // run-time sizes, every dim\n")
+                                    : "",
                   "};\n");
   absl::StrAppend(&out, "static_assert(sizeof(ContigParams) == ", geo.contig_param_bytes,
                   ", \"parameter layout\");\n");
@@ -720,9 +720,9 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
       if (d == 0) {
         absl::StrAppend(&s, indent, "c[0] = static_cast<long long>(rest);\n");
       } else {
-        const std::string size =
-            k.shape[d] == kRuntimeDim ? absl::StrCat("static_cast<Index>(p.size[", d, "])")
-                                      : absl::StrCat(k.shape[d], geo.index64 ? "ull" : "u");
+        const std::string size = k.shape[d] == kRuntimeDim
+                                     ? absl::StrCat("static_cast<Index>(p.size[", d, "])")
+                                     : absl::StrCat(k.shape[d], geo.index64 ? "ull" : "u");
         absl::StrAppend(&s, indent, "c[", d, "] = static_cast<long long>(rest % ", size, ");\n",
                         indent, "rest /= ", size, ";\n");
       }
@@ -770,8 +770,9 @@ absl::Status EmitIndexKernel(const PointwiseKernel& k, std::string& out) {
       std::string product;
       for (int d = 0; d < rank; ++d)
         absl::StrAppend(&product, d ? " * " : "",
-                        k.shape[d] == kRuntimeDim ? absl::StrCat("static_cast<Index>(p.size[", d, "])")
-                                                  : absl::StrCat(k.shape[d], "ull"));
+                        k.shape[d] == kRuntimeDim
+                            ? absl::StrCat("static_cast<Index>(p.size[", d, "])")
+                            : absl::StrCat(k.shape[d], "ull"));
       absl::StrAppend(&out, "  const Index kNumel = ", product, ";\n");
     }
     // Offsets of every operand at coordinates c (flat index `flat` in the contig entry).

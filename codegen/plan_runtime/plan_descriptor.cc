@@ -467,10 +467,10 @@ absl::Status WriteStep(const v1::Step& step, int index, PlanContext& ctx, Writer
         if ((call.gather_inputs_size() != 0 && call.gather_inputs_size() != call.inputs_size()) ||
             (call.scatter_outputs_size() != 0 &&
              call.scatter_outputs_size() != step.outputs_size()))
-          return absl::InternalError(absl::StrCat(
-              "step ", index, ": ", call.gather_inputs_size(), " gather flags for ",
-              call.inputs_size(), " inputs, ", call.scatter_outputs_size(), " scatter flags for ",
-              step.outputs_size(), " outputs"));
+          return absl::InternalError(
+              absl::StrCat("step ", index, ": ", call.gather_inputs_size(), " gather flags for ",
+                           call.inputs_size(), " inputs, ", call.scatter_outputs_size(),
+                           " scatter flags for ", step.outputs_size(), " outputs"));
         w.Word(TCCD_LAYOUT_OWN_GATHER);
         for (int i = 0; i < call.inputs_size(); ++i)
           w.Word(call.gather_inputs_size() != 0 && call.gather_inputs(i) ? 1 : 0);

@@ -4,9 +4,10 @@ deploy/dynamic_shapes_bench.py's block (embedding, layer norms, attention by mat
 captured under dynamic=True on the CPU (bf16) and compiled by the real daemon for an H100
 (tests/tools/dynamic_plan_census.py): the symbolic graph rewrites (codegen/symbolic_rewrites.h)
 leave no layer norm backward, embedding backward or split extern step; the layer norm halves
-are kernels (two row kernels, the column halves in column kernels) and the embedding gradients
-scatter_add steps. The GPU bench measures what that is worth; this keeps the plans from sliding
-back.
+are kernels (two row kernels, the column halves in column kernels), the embeddings gather
+kernels, their gradients scatter kernels and the q/k/v gradients' cat an index kernel
+(symbolic_kernels.h: no embedding, scatter_add, new_zeros or cat extern step). The GPU bench
+measures what that is worth; this keeps the plans from sliding back.
 """
 
 import os
@@ -32,9 +33,13 @@ def test_bench_block_compiles_without_norm_embedding_or_split_extern_steps(daemo
     assert set(by_kind) == {"forward", "backward"}, list(by_kind)
     native, extern = by_kind["forward"]
     assert "aten::split.Tensor" not in extern, extern
+    assert "aten::embedding.default" not in extern, extern
+    assert [op for k in native for op in k.ops].count("aten::embedding.default") == 2, extern
     native, extern = by_kind["backward"]
-    for target in ("aten::native_layer_norm_backward.default", "aten::embedding_dense_backward.default"):
+    for target in ("aten::native_layer_norm_backward.default", "aten::embedding_dense_backward.default",
+                   "aten::scatter_add.default", "aten::new_zeros.default", "aten::cat.default"):
         assert target not in extern, extern
-    assert extern["aten::scatter_add.default"] == 2, extern
     ops = [op for k in native for op in k.ops]
+    assert ops.count("tccd::embedding_scatter_add.default") == 2, [list(k.ops) for k in native]
+    assert ops.count("aten::cat.default") == 1, [list(k.ops) for k in native]
     assert ops.count("aten::native_layer_norm_backward.default") == 4, [list(k.ops) for k in native]

@@ -7,8 +7,9 @@ descriptor layout TCCD_LAYOUT_OWN_GATHER), its coordinates from the call's sizes
 backend builds the same kernels as CUDA (its loop nest takes run-time sizes), so the plan's
 gather operands, the runtime's stride rows and the kernel's bounds check run here over several
 batch sizes and sequence lengths, in the native runtime and in the Python interpreter.
-`TCCD_DISABLE_PASSES=symbolic-embedding-kernels` keeps them ATen steps. The CUDA kernels are
-checked on a GPU by test_gpu_dynamic_kernels.py.
+`TCCD_DISABLE_PASSES=symbolic-embedding-kernels` keeps them ATen steps. A cat along a static dim
+is such an index kernel too (SymbolicKernelOptions::cats; `symbolic-cat-kernels`). The CUDA
+kernels are checked on a GPU by test_gpu_dynamic_embeddings.py.
 """
 
 import copy
@@ -115,3 +116,50 @@ def test_knob_keeps_embeddings_extern(make_daemon):
     torch.manual_seed(0)
     forward = _train_over_sizes(Block(16))
     assert _embedding_kernels(forward) == [], forward["kernels"]
+
+
+class CatMLP(torch.nn.Module):
+    """Linear, then a cat of two of its functions along the static feature dim."""
+
+    def __init__(self, d: int):
+        super().__init__()
+        self.fc = torch.nn.Linear(d, d)
+        self.out = torch.nn.Linear(3 * d, 2)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return self.out(torch.cat([torch.tanh(h), h * 2, torch.sigmoid(h)], dim=-1))
+
+
+@pytest.mark.parametrize("disabled,native_runtime", [("", "1"), ("", "0"), ("symbolic-cat-kernels", "1")])
+def test_cat_along_a_static_dim_is_a_kernel_and_matches_eager(make_daemon, monkeypatch, disabled, native_runtime):
+    """A cat along a static dim (symbolic_kernels.h, SymbolicKernelOptions::cats): an index kernel
+    with run-time rows, in the native runtime and the interpreter; the knob keeps ATen's cat. All
+    match eager at every size."""
+    import torch._dynamo
+
+    monkeypatch.setenv("TCCD_NATIVE_RUNTIME", native_runtime)
+    make_daemon(disabled)
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = CatMLP(8)
+    eager = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="tccd", dynamic=True)
+    for step, rows in enumerate([5, 9, 3, 17, 6]):
+        x = torch.randn(rows, 8, generator=torch.Generator().manual_seed(700 + step))
+        out = compiled(x)
+        expected = eager(x)
+        torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL, msg=f"forward at {rows}")
+        out.sum().backward()
+        expected.sum().backward()
+        for (name, p), q in zip(model.named_parameters(), eager.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=RTOL, atol=ATOL, msg=f"grad {name} at {rows}")
+            p.grad = None
+            q.grad = None
+    stats = tccd.last_compile_stats()
+    assert all(s["fallback"] is None for s in stats), stats
+    forward = [s for s in stats if s["kind"] == "forward"][0]
+    cats = [k for k in forward["kernels"] if "aten::cat.default" in k["ops"]]
+    assert len(cats) == (0 if disabled else 1), forward["kernels"]
+    if native_runtime == "1":
+        assert forward["python_steps"] == 0, forward.get("python_step_reasons")

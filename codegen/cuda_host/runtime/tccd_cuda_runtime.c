@@ -699,8 +699,8 @@ int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, voi
   if (code == TCCD_RT_SUCCESS && kernel->kind == TCCD_RT_KIND_SCATTER) {
     /* A scatter kernel with run-time sizes (symbolic plans' embedding gradients): its static
      * output zero-filled on the stream first, as launch_scatter_in_context does. */
-    const CUresult result = d->cuMemsetD32Async(
-        (uint64_t)(uintptr_t)data[kernel->num_operands - 1], 0u, (size_t)kernel->grid, stream);
+    const CUresult result = d->cuMemsetD32Async((uint64_t)(uintptr_t)data[kernel->num_operands - 1],
+                                                0u, (size_t)kernel->grid, stream);
     if (result != 0) {
       char what[192];
       snprintf(what, sizeof(what), "cuMemsetD32Async(%s output, %lld)", kernel->name,

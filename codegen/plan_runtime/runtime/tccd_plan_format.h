@@ -86,7 +86,7 @@
 #define TCCD_LAYOUT_OWN                                                 \
   2 /* no expected strides: every operand's own, broadcast to the shape \
        (symbolic plans: layouts vary with the sizes) */
-#define TCCD_LAYOUT_OWN_GATHER                                                               \
+#define TCCD_LAYOUT_OWN_GATHER                                                                \
   3 /* TCCD_LAYOUT_OWN, then n_in + n_out words: 1 where the operand is a gather operand or a \
        scatter output of an index kernel (its own strides, dim k in slot k, zeros after; not  \
        broadcast), else 0 */

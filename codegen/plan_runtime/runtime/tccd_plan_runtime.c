@@ -584,8 +584,8 @@ static int parse_step(Reader* r, TccdPlan* p, Step* s, int64_t index, int64_t n_
         s->layout = (int)rd(r);
         if (s->layout == TCCD_LAYOUT_OWN_GATHER) {
           /* A symbolic index kernel: TCCD_LAYOUT_OWN, its gather operands flagged. */
-          if (s->abi != TCCD_ABI_CPU_SYM && s->abi != TCCD_ABI_CUDA_SYM &&
-              s->abi != TCCD_ABI_CPU && s->abi != TCCD_ABI_CUDA)
+          if (s->abi != TCCD_ABI_CPU_SYM && s->abi != TCCD_ABI_CUDA_SYM && s->abi != TCCD_ABI_CPU &&
+              s->abi != TCCD_ABI_CUDA)
             return fail("step %ld: gather operands of a kernel of abi %d", (long)index, s->abi);
           s->gather = calloc((size_t)(s->n_in + s->n_out + 1), 1);
           if (s->gather == NULL) return fail("out of memory");

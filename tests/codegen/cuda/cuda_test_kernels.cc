@@ -850,8 +850,19 @@ std::vector<GoldenCase> GoldenCorpus() {
        SoftmaxRowsBf16Kernel("softmax_rows_bf16_sym_length", {kRuntimeDim, 4, kRuntimeDim})},
       // A symbolic graph's embedding (symbolic_kernels.h): a gather over run-time batch and
       // sequence dims, the strided entry only, its sizes after the strides.
-      {"embedding_bf16_sym", [] {
+      {"embedding_bf16_sym",
+       [] {
          PointwiseKernel k = EmbeddingKernel("embedding_bf16_sym", {kRuntimeDim, kRuntimeDim, 256});
+         k.entries = KernelEntries::kStrided;
+         return k;
+       }()},
+      // Its gradient (a symbolic graph's embedding_scatter_add): atomics over run-time rows into
+      // a static table, the strided entry only (no vector path: no guard makes the rows a
+      // multiple of anything).
+      {"embedding_backward_scatter_bf16_sym",
+       [] {
+         PointwiseKernel k = EmbeddingBackwardKernel("embedding_backward_scatter_bf16_sym",
+                                                     {kRuntimeDim, kRuntimeDim, 256});
          k.entries = KernelEntries::kStrided;
          return k;
        }()},

@@ -539,6 +539,60 @@ TEST_CASE("a scatter kernel's output is zero-filled on the stream before its lau
   CHECK_THAT(s.lib.LastError(), Catch::Contains("cuMemsetD32Async(scatter output, 1600)"));
 }
 
+TEST_CASE(
+    "a scatter kernel with run-time sizes: its output zero-filled, also without rows; a gather "
+    "kernel with only a strided entry takes it for dense operands",
+    "[.fake_driver]") {
+  // Symbolic plans' embedding gradients and embeddings (codegen/symbolic_kernels.h): the
+  // strided entry only, the sizes after the strides.
+  const Fake& fake = LoadFake();
+  PointwiseKernel scatter =
+      cuda_testing::EmbeddingBackwardKernel("scatter", {kRuntimeDim, kRuntimeDim, 16});
+  scatter.entries = KernelEntries::kStrided;
+  PointwiseKernel gather = cuda_testing::EmbeddingKernel("gather", {kRuntimeDim, kRuntimeDim, 16});
+  gather.entries = KernelEntries::kStrided;
+  Setup s = MakeSetup(fake, {scatter, gather});
+  CHECK(s.module.kernels[0].launch.kind == CudaKernelKind::kScatter);
+  CHECK(s.module.kernels[0].launch.grid == 100 * 16);
+  fake.set_current(Ctx(7));
+  REQUIRE(s.lib.Init() == 0);
+  using SizedFn =
+      int (*)(void* const* data, const int64_t* strides, const int64_t* shape, void* stream);
+  auto sized_scatter = reinterpret_cast<SizedFn>(s.lib.Symbol("scatter"));
+  auto sized_gather = reinterpret_cast<SizedFn>(s.lib.Symbol("gather"));
+  REQUIRE((sized_scatter != nullptr && sized_gather != nullptr));
+  // grad [4, 8, 16], ids [4, 8] (gathered: own strides), out [100, 16] (scattered: own strides).
+  void* data[3] = {Ptr(0x10000), Ptr(0x20000), Ptr(0x30000)};
+  const std::vector<int64_t> strides = {128, 16, 1, 8, 1, 0, 16, 1, 0};
+  const int memsets = fake.calls("cuMemsetD32Async");
+  const int launches = fake.num_launches();
+  std::vector<int64_t> shape = {4, 8, 16};
+  REQUIRE(sized_scatter(data, strides.data(), shape.data(), Ptr(0x5000)) == 0);
+  CHECK(fake.calls("cuMemsetD32Async") == memsets + 1);
+  CHECK(fake.num_launches() == launches + 1);
+  CHECK(std::string(fake.LastLaunch().entry) == "scatter_strided");
+  // Parameters: pointers, strides, then the sizes.
+  std::vector<uint8_t> expected = Bytes(data, sizeof(data));
+  const std::vector<uint8_t> rows = Bytes(strides.data(), strides.size() * 8);
+  const std::vector<uint8_t> sizes = Bytes(shape.data(), shape.size() * 8);
+  expected.insert(expected.end(), rows.begin(), rows.end());
+  expected.insert(expected.end(), sizes.begin(), sizes.end());
+  REQUIRE(fake.LastLaunch().param_bytes == static_cast<int>(expected.size()));
+  CHECK(Bytes(fake.LastLaunch().params, expected.size()) == expected);
+  // No rows: the output is still all zeros (the fill), and nothing is launched.
+  shape = {0, 8, 16};
+  REQUIRE(sized_scatter(data, strides.data(), shape.data(), Ptr(0x5000)) == 0);
+  CHECK(fake.calls("cuMemsetD32Async") == memsets + 2);
+  CHECK(fake.num_launches() == launches + 1);
+
+  // The gather kernel: row-major stride rows would take a contig entry; it has none.
+  void* gdata[3] = {Ptr(0x10000), Ptr(0x20000), Ptr(0x30000)};
+  const std::vector<int64_t> gshape = {5, 3, 16};
+  const std::vector<int64_t> gstrides = {48, 16, 1, 48, 16, 1, 48, 16, 1};
+  REQUIRE(sized_gather(gdata, gstrides.data(), gshape.data(), Ptr(0x5000)) == 0);
+  CHECK(std::string(fake.LastLaunch().entry) == "gather_strided");
+}
+
 TEST_CASE("a launch in a context without the module loads it first", "[.fake_driver]") {
   const Fake& fake = LoadFake();
   Setup s = MakeSetup(fake, TwoKernels());

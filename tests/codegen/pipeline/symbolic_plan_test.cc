@@ -938,8 +938,7 @@ v1::Graph EmbeddingGraph(v1::Dim table_rows) {
   emb->set_target("aten::embedding.default");
   *emb->add_args() = Ref(-1);
   *emb->add_args() = Ref(-2);
-  *emb->add_outputs() =
-      Meta({Sym("s0"), Sym("s1"), Int(8)}, {Sym("8*s1"), Int(8), Int(1)});
+  *emb->add_outputs() = Meta({Sym("s0"), Sym("s1"), Int(8)}, {Sym("8*s1"), Int(8), Int(1)});
   *g.add_outputs() = Ref(0);
   return g;
 }
@@ -995,6 +994,64 @@ TEST_CASE("an embedding whose table has a symbolic size stays extern", "[symboli
   absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(*sym, *lowering);
   REQUIRE(plan.ok());
   for (const v1::Step& s : plan->steps()) CHECK(s.has_extern_call());
+}
+
+}  // namespace
+}  // namespace tccd::codegen
+
+namespace tccd::codegen {
+namespace {
+
+// a: f32[s0, 4], b: f32[s0, 6]; y = cat([a, b], dim) -> [s0, 10] (dim 1) or, with dim 0 and
+// b [s1, 4], [s0 + s1, 4].
+v1::Graph CatGraph(bool along_symbolic) {
+  v1::Graph g;
+  *g.add_inputs() = Meta({Sym("s0"), Int(4)}, {Int(4), Int(1)});
+  *g.add_inputs() = along_symbolic ? Meta({Sym("s1"), Int(4)}, {Int(4), Int(1)})
+                                   : Meta({Sym("s0"), Int(6)}, {Int(6), Int(1)});
+  v1::Node* cat = g.add_nodes();
+  cat->set_target("aten::cat.default");
+  v1::ValueList* parts = cat->add_args()->mutable_list();
+  parts->add_items()->mutable_ref()->set_node(-1);
+  parts->add_items()->mutable_ref()->set_node(-2);
+  cat->add_args()->set_int_value(along_symbolic ? 0 : -1);
+  *cat->add_outputs() = along_symbolic ? Meta({Sym("s0 + s1"), Int(4)}, {Int(4), Int(1)})
+                                       : Meta({Sym("s0"), Int(10)}, {Int(10), Int(1)});
+  *g.add_outputs() = Ref(0);
+  return g;
+}
+
+TEST_CASE(
+    "a cat along a static dim is an index kernel with run-time sizes; along a symbolic "
+    "dim, or turned off, it stays extern",
+    "[symbolic][index]") {
+  absl::StatusOr<SymbolicGraph> sym = PrepareSymbolicGraph(CatGraph(false), {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true});
+  REQUIRE(lowering.ok());
+  INFO(absl::StrJoin(lowering->rejected, "\n"));
+  REQUIRE(lowering->groups.size() == 1);
+  const std::string ir = PrintPointwiseKernel(lowering->groups[0].kernel);
+  INFO(ir);
+  CHECK(ir.find("@tccd_sk0[?,10]") != std::string::npos);
+  absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(*sym, *lowering);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->steps_size() == 1);
+  REQUIRE(plan->steps(0).native().gather_inputs_size() == 2);
+  CHECK(plan->steps(0).native().gather_inputs(0));
+  CHECK(plan->steps(0).native().gather_inputs(1));
+  CHECK(WritePlanDescriptor(*plan).ok());
+
+  absl::StatusOr<SymbolicLowering> off =
+      LowerSymbolicKernels(*sym, {.fusion = true, .cats = false});
+  REQUIRE(off.ok());
+  CHECK(off->groups.empty());
+
+  absl::StatusOr<SymbolicGraph> along = PrepareSymbolicGraph(CatGraph(true), {});
+  REQUIRE(along.ok());
+  absl::StatusOr<SymbolicLowering> extern_cat = LowerSymbolicKernels(*along, {.fusion = true});
+  REQUIRE(extern_cat.ok());
+  CHECK(extern_cat->groups.empty());
 }
 
 }  // namespace
