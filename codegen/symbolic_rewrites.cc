@@ -211,6 +211,20 @@ Rewrite SplitLayerNormBackward(Rebuild& b, const v1::Node& node) {
 
 bool IsFloat(v1::DType t) { return t == v1::FLOAT32 || t == v1::BFLOAT16 || t == v1::FLOAT16; }
 
+// The f32 accumulator `acc` as the gradient `result` (its dtype and meta): itself for f32
+// gradients, else one _to_copy (the rewrites accumulate 16-bit gradients in f32, as ATen does).
+v1::ValueRef NarrowedTo(Rebuild& b, const v1::ValueRef& acc, const v1::TensorMeta& result) {
+  if (result.dtype() == v1::FLOAT32) return acc;
+  v1::Node narrow;
+  narrow.set_target("aten::_to_copy.default");
+  *narrow.add_args() = RefValue(acc);
+  v1::NamedValue* dtype = narrow.add_kwargs();
+  dtype->set_name("dtype");
+  dtype->mutable_value()->set_dtype(result.dtype());
+  *narrow.add_outputs() = result;
+  return b.Append(std::move(narrow));
+}
+
 absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& node) {
   if (node.target() != kEmbeddingDenseBackward || node.args_size() != 5 ||
       node.kwargs_size() != 0 || node.outputs_size() != 1 ||
@@ -322,17 +336,7 @@ absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& 
   *add.add_args() = RefValue(index);
   *add.add_args() = RefValue(src);
   *add.add_outputs() = acc_meta;
-  const v1::ValueRef acc = b.Append(std::move(add));
-  if (result.dtype() == v1::FLOAT32) return Rewrite(std::vector<v1::ValueRef>{acc});
-
-  v1::Node narrow;
-  narrow.set_target("aten::_to_copy.default");
-  *narrow.add_args() = RefValue(acc);
-  v1::NamedValue* dtype = narrow.add_kwargs();
-  dtype->set_name("dtype");
-  dtype->mutable_value()->set_dtype(result.dtype());
-  *narrow.add_outputs() = dense_result;
-  return Rewrite(std::vector<v1::ValueRef>{b.Append(std::move(narrow))});
+  return Rewrite(std::vector<v1::ValueRef>{NarrowedTo(b, b.Append(std::move(add)), dense_result)});
 }
 
 // embedding_dense_backward as scatter_ops.h's op, which symbolic_kernels.h makes a scatter
@@ -371,16 +375,7 @@ Rewrite EmbeddingBackwardAsScatterKernel(Rebuild& b, const v1::Node& node) {
   scatter.set_target(kEmbeddingScatterAdd);
   for (int a = 0; a < 4; ++a) *scatter.add_args() = node.args(a);
   *scatter.add_outputs() = *dense;
-  const v1::ValueRef acc = b.Append(std::move(scatter));
-  if (result.dtype() == v1::FLOAT32) return Rewrite(std::vector<v1::ValueRef>{acc});
-  v1::Node narrow;
-  narrow.set_target("aten::_to_copy.default");
-  *narrow.add_args() = RefValue(acc);
-  v1::NamedValue* dtype = narrow.add_kwargs();
-  dtype->set_name("dtype");
-  dtype->mutable_value()->set_dtype(result.dtype());
-  *narrow.add_outputs() = result;
-  return Rewrite(std::vector<v1::ValueRef>{b.Append(std::move(narrow))});
+  return Rewrite(std::vector<v1::ValueRef>{NarrowedTo(b, b.Append(std::move(scatter)), result)});
 }
 
 // --- split into slices ----------------------------------------------------------------------

@@ -557,20 +557,26 @@ static int launch_sized_rows_in_context(const struct tccd_rt_module* module, con
   return TCCD_RT_SUCCESS;
 }
 
+/* Zero-fills a scatter kernel's (TCCD_RT_KIND_SCATTER) one output, its last operand (`grid`
+ * 4-byte elements), on the launch's stream: capturable in a CUDA graph, as the launch is. */
+static int zero_scatter_output(const struct tccd_rt_kernel* kernel, const struct driver* d,
+                               void* const* data, CUstream stream) {
+  const CUresult result = d->cuMemsetD32Async((uint64_t)(uintptr_t)data[kernel->num_operands - 1],
+                                              0u, (size_t)kernel->grid, stream);
+  if (result == 0) return TCCD_RT_SUCCESS;
+  char what[192];
+  snprintf(what, sizeof(what), "cuMemsetD32Async(%s output, %lld)", kernel->name,
+           (long long)kernel->grid);
+  return driver_error(d, result, what);
+}
+
 /* A scatter kernel (TCCD_RT_KIND_SCATTER): its output zero-filled on the same stream (capturable
  * in a CUDA graph, as the launch), then the pointwise launch. */
 static int launch_scatter_in_context(const struct tccd_rt_module* module, const struct driver* d,
                                      int slot, int32_t index, void* const* data,
                                      const int64_t* strides, CUstream stream) {
-  const struct tccd_rt_kernel* kernel = &module->kernels[index];
-  const CUresult result = d->cuMemsetD32Async((uint64_t)(uintptr_t)data[kernel->num_operands - 1],
-                                              0u, (size_t)kernel->grid, stream);
-  if (result != 0) {
-    char what[192];
-    snprintf(what, sizeof(what), "cuMemsetD32Async(%s output, %lld)", kernel->name,
-             (long long)kernel->grid);
-    return driver_error(d, result, what);
-  }
+  const int code = zero_scatter_output(&module->kernels[index], d, data, stream);
+  if (code != TCCD_RT_SUCCESS) return code;
   return launch_in_context(module, d, slot, index, data, strides, stream);
 }
 
@@ -699,14 +705,7 @@ int tccd_rt_launch_sized(const struct tccd_rt_module* module, int32_t index, voi
   if (code == TCCD_RT_SUCCESS && kernel->kind == TCCD_RT_KIND_SCATTER) {
     /* A scatter kernel with run-time sizes (symbolic plans' embedding gradients): its static
      * output zero-filled on the stream first, as launch_scatter_in_context does. */
-    const CUresult result = d->cuMemsetD32Async((uint64_t)(uintptr_t)data[kernel->num_operands - 1],
-                                                0u, (size_t)kernel->grid, stream);
-    if (result != 0) {
-      char what[192];
-      snprintf(what, sizeof(what), "cuMemsetD32Async(%s output, %lld)", kernel->name,
-               (long long)kernel->grid);
-      code = driver_error(d, result, what);
-    }
+    code = zero_scatter_output(kernel, d, data, stream);
     if (code == TCCD_RT_SUCCESS && numel == 0) {
       leave_context(d, pushed);
       return code;
