@@ -117,6 +117,9 @@ VISION = {"resnet50", "vit", "convnext"}
 BATCH = {"small": {"lm": 2, "vision": 8}, "large": {"lm": 16, "vision": 64}}
 TINY_BATCH = {"small": {"lm": 2, "vision": 2}, "large": {"lm": 4, "vision": 4}}
 RESULT_PREFIX = "ZOO_RESULT "
+# The cold tccd cell's AOT save (--first-step-only --aot), printed after its ZOO_RESULT line, so
+# that a save that crashes or passes the timeout leaves the cold cell's result standing.
+AOT_SAVE_PREFIX = "ZOO_AOT_SAVE "
 CHECK_STEPS = 10
 
 
@@ -539,7 +542,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
-def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
+def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     if spec.get("start") in ("aot-save", "aot", "aot-save-b", "aot-b"):
         return run_aot_cell(spec)
     import torch
@@ -651,7 +654,10 @@ def run_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
                                                               "compile_ms", "fallback", "native_kernels")}
                                        for s in stats]
         if backend == "tccd" and train and spec.get("aot_save_path"):
-            out.update(_aot_save_after_cold(spec, model, fwd, batch, init_state, sync))
+            print(RESULT_PREFIX + json.dumps(out), flush=True)  # the cold cell first (AOT_SAVE_PREFIX)
+            print(AOT_SAVE_PREFIX + json.dumps(_aot_save_after_cold(spec, model, fwd, batch, init_state, sync)),
+                  flush=True)
+            return None
         return out
     for _ in range(spec["warmup"]):
         step()
@@ -743,7 +749,8 @@ def _correctness(model, compiled, init_state, make_step, sync) -> Dict[str, floa
 def worker_main(spec_json: str) -> int:
     spec = json.loads(spec_json)
     result = run_cell(spec)
-    print(RESULT_PREFIX + json.dumps(result), flush=True)
+    if result is not None:  # None: run_cell printed its lines itself
+        print(RESULT_PREFIX + json.dumps(result), flush=True)
     return 0
 
 
@@ -851,10 +858,19 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = Non
     finally:
         if not keep:
             shutil.rmtree(tmp, ignore_errors=True)
+    result = None
     for line in stdout.splitlines():
-        if line.startswith(RESULT_PREFIX):
-            return dict(json.loads(line[len(RESULT_PREFIX):]), cell_wall_s=round(time.monotonic() - started, 1))
+        if line.startswith(RESULT_PREFIX) and result is None:
+            result = dict(json.loads(line[len(RESULT_PREFIX):]), cell_wall_s=round(time.monotonic() - started, 1))
+        elif line.startswith(AOT_SAVE_PREFIX) and result is not None:
+            result.update(json.loads(line[len(AOT_SAVE_PREFIX):]))
     tail = "\n".join(stderr.strip().splitlines()[-15:])
+    if result is not None:
+        if spec.get("aot_save_path") and "aot_save_ok" not in result:  # the save crashed or timed out
+            result.update(aot_save_ok=False, aot_save_status="failed",
+                          aot_save_error=f"the cold cell's process ended in its AOT save: exit {rc}",
+                          aot_save_stderr_tail=tail)
+        return result
     return dict(spec, ok=False, status="failed", error=f"exit {rc}", stderr_tail=tail)
 
 

@@ -244,3 +244,35 @@ def test_the_chart_leaves_out_cells_without_a_step_time(monkeypatch):
     cells = [dict(model="convnext", workload="train", batch="small", backend=be, ok=True, first_step_s=1.0)
              for be in ("eager", "tccd")]
     assert zoo_benchmark.render_png(cells, "unused.png") == "no chart: no successful cell"
+
+
+def test_a_cold_cell_whose_aot_save_dies_keeps_its_result(monkeypatch):
+    """--first-step-only --aot: the cold tccd cell prints its result before the AOT save, so a
+    save that kills or hangs its process (here: killed at the timeout, no ZOO_AOT_SAVE line)
+    leaves the cold cell standing and the save failed with the reason (daemon-free)."""
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    import zoo_benchmark
+
+    spec = dict(model="toy_lm", workload="train", batch="small", backend="tccd", aot_save_path="/tmp/x.pt2")
+
+    class Proc:
+        pid, returncode = 0, -9
+
+        def __init__(self, lines):
+            self.lines = lines
+
+        def communicate(self, timeout=None):
+            return "\n".join(self.lines) + "\n", "killed in the save\n"
+
+    cold = zoo_benchmark.RESULT_PREFIX + json.dumps(dict(spec, ok=True, first_step_s=1.5))
+    monkeypatch.setattr(zoo_benchmark.subprocess, "Popen", lambda *a, **k: Proc([cold]))
+    r = zoo_benchmark._run_worker(spec, 10)
+    assert r["ok"] and r["first_step_s"] == 1.5 and r["aot_save_ok"] is False, r
+    assert "ended in its AOT save: exit -9" in r["aot_save_error"], r
+    saved = zoo_benchmark._saved_in_cold(spec, r)
+    assert saved["start"] == "aot-save" and saved["ok"] is False and "AOT save" in saved["error"], saved
+    # With the save's line, its keys join the cold cell's.
+    save = zoo_benchmark.AOT_SAVE_PREFIX + json.dumps(dict(aot_save_ok=True, aot_save_first_step_s=3.0))
+    monkeypatch.setattr(zoo_benchmark.subprocess, "Popen", lambda *a, **k: Proc([cold, save]))
+    r = zoo_benchmark._run_worker(spec, 10)
+    assert r["aot_save_ok"] is True and zoo_benchmark._saved_in_cold(spec, r)["first_step_s"] == 3.0, r
