@@ -1,0 +1,19 @@
+# Session 14 r1: the helpers' requests, a queue over one lane per GPU (each request in $OUT/<name>/).
+source .gpu/hdr.sh
+NG=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l); echo "gpus $NG"
+export ST=/tmp/r1_state JOBS="cold6 warm4 host6 infk3 dyn9 rpeak rpeakC"; mkdir -p $ST
+export S OUT TCCD_BINARY PYTHONPATH PYTHONUNBUFFERED
+lane() {
+  source .gpu/r1jobs.sh
+  for j in $JOBS; do
+    mkdir $ST/claim_$j 2>/dev/null || continue
+    echo "== $j start $(( $(date +%s)-S ))s GPU $CUDA_VISIBLE_DEVICES"
+    ( export OUT=$OUT/$j; mkdir -p $OUT; req_$j ) 2>&1 | cut -c1-300
+    el $j done
+  done
+}
+export -f el zoo lane
+for i in $(seq 0 $((NG-1))); do (export CUDA_VISIBLE_DEVICES=$i; timeout ${T:-540} bash -c lane) > $OUT/lane$i.txt 2>&1 & done
+wait
+el all 0
+for f in $OUT/lane*.txt; do echo "#### $f"; head -60 $f; done
