@@ -17,3 +17,4 @@ for i in $(seq 0 $((NG-1))); do (export CUDA_VISIBLE_DEVICES=$i; timeout ${T:-54
 wait
 el all 0
 for f in $OUT/lane*.txt; do echo "#### $f"; head -60 $f; done
+cd $OUT && tar czf /tmp/all.tgz --exclude=all.tgz . && mv /tmp/all.tgz $OUT/all.tgz && find . -type f ! -name all.tgz ! -name "lane*.txt" -delete; ls -la $OUT   # (added after r1: the tool returns at most 8 files)
