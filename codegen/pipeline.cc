@@ -600,50 +600,64 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
   const bool cuda = request.device == ir::DeviceType::kCuda;
   // The graph rewrites that decide which ATen ops a CUDA plan keeps (symbolic_rewrites.h): layer
   // norm backwards split into row and column kernels, embedding gradients by index_add.
-  SymbolicGraph graph = *request.symbolic;
-  if ((cuda || Debug().symbolic_rewrites_on_cpu) && !Debug().disable_fusion) {
-    const SymbolicRewriteOptions rewrite_options{
-        .layer_norm_backward_split =
-            !Debug().disabled_passes.contains("symbolic-layer-norm-backward-split"),
-        .embedding_backward = !Debug().disabled_passes.contains("symbolic-embedding-backward"),
-        // CUDA only: the scatter op has no CPU kernel and no ATen fallback.
-        .embedding_backward_kernel =
-            cuda && !Debug().disabled_passes.contains("symbolic-embedding-scatter-kernels") &&
-            !Debug().disabled_passes.contains("symbolic-embedding-kernels"),
-        .split_as_slices = !Debug().disabled_passes.contains("symbolic-split-as-slices"),
-        .deterministic = request.deterministic};
-    ASSIGN_OR_RETURN(const int rewritten, RewriteSymbolicGraph(graph, rewrite_options));
-    if (rewritten > 0) spdlog::debug("symbolic graph: {} node(s) rewritten", rewritten);
+  // Lowered once with the embedding scatter kernels, and again without them (ATen's index_add
+  // form) if one is refused: the scatter op has no ATen fallback, so a graph the kernel builder
+  // refuses (e.g. a dead embedding gradient, found by the request fuzzer) takes the extern form.
+  SymbolicGraph graph;
+  SymbolicLowering lowering;
+  auto lower = [&](bool scatter_kernels) -> absl::StatusOr<bool> {
+    graph = *request.symbolic;
+    if ((cuda || Debug().symbolic_rewrites_on_cpu) && !Debug().disable_fusion) {
+      const SymbolicRewriteOptions rewrite_options{
+          .layer_norm_backward_split =
+              !Debug().disabled_passes.contains("symbolic-layer-norm-backward-split"),
+          .embedding_backward = !Debug().disabled_passes.contains("symbolic-embedding-backward"),
+          .embedding_backward_kernel = scatter_kernels,
+          .split_as_slices = !Debug().disabled_passes.contains("symbolic-split-as-slices"),
+          .deterministic = request.deterministic};
+      ASSIGN_OR_RETURN(const int rewritten, RewriteSymbolicGraph(graph, rewrite_options));
+      if (rewritten > 0) spdlog::debug("symbolic graph: {} node(s) rewritten", rewritten);
+    }
+    SymbolicKernelOptions kernel_options{.fusion = !Debug().disable_fusion};
+    // CUDA kernels pass sizes in a parameter block of bounded size.
+    if (cuda) kernel_options.check = CheckCudaKernel;
+    // CUDA: norms, softmax and reductions become row kernels with run-time sizes (static rows or
+    // one symbolic row dim). TCCD_DISABLE_PASSES=symbolic-rows keeps them extern (to measure).
+    kernel_options.rows = cuda && !Debug().disabled_passes.contains("symbolic-rows");
+    // Column reductions over a symbolic row count (bias and norm weight gradients) with them;
+    // TCCD_DISABLE_PASSES=symbolic-columns keeps those extern (to measure).
+    kernel_options.columns = !Debug().disabled_passes.contains("symbolic-columns");
+    // Embeddings with a static table as gather kernels with run-time sizes;
+    // TCCD_DISABLE_PASSES=symbolic-embedding-kernels keeps them extern (to measure).
+    kernel_options.embeddings = !Debug().disabled_passes.contains("symbolic-embedding-kernels");
+    // Cats along a static dim as index kernels; TCCD_DISABLE_PASSES=symbolic-cat-kernels.
+    kernel_options.cats = !Debug().disabled_passes.contains("symbolic-cat-kernels");
+    ASSIGN_OR_RETURN(lowering, LowerSymbolicKernels(graph, kernel_options));
+    // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
+    // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).
+    if (cuda && !Debug().disabled_passes.contains("symbolic-gemms"))
+      MatchSymbolicGemms(graph, lowering);
+    for (const std::string& why : lowering.rejected)
+      spdlog::debug("symbolic graph: extern steps for {}", why);
+    for (const SymbolicUnit& unit : lowering.schedule)
+      if (unit.group < 0 && unit.gemm < 0 &&
+          graph.graph.nodes(unit.node).target() == kEmbeddingScatterAddTarget)
+        return true;
+    return false;
+  };
+  // CUDA only: the scatter op has no CPU kernel.
+  bool scatter_kernels = cuda &&
+                         !Debug().disabled_passes.contains("symbolic-embedding-scatter-kernels") &&
+                         !Debug().disabled_passes.contains("symbolic-embedding-kernels");
+  ASSIGN_OR_RETURN(bool refused, lower(scatter_kernels));
+  if (refused) {
+    spdlog::warn(
+        "symbolic graph: an embedding gradient's scatter kernel was refused ({}); lowering it "
+        "again in ATen's index_add form",
+        absl::StrJoin(lowering.rejected, "; "));
+    ASSIGN_OR_RETURN(refused, lower(false));
+    if (refused) return absl::InternalError("symbolic graph: a scatter op without scatter kernels");
   }
-  SymbolicKernelOptions kernel_options{.fusion = !Debug().disable_fusion};
-  // CUDA kernels pass sizes in a parameter block of bounded size.
-  if (cuda) kernel_options.check = CheckCudaKernel;
-  // CUDA: norms, softmax and reductions become row kernels with run-time sizes (static rows or
-  // one symbolic row dim). TCCD_DISABLE_PASSES=symbolic-rows keeps them extern (to measure).
-  kernel_options.rows = cuda && !Debug().disabled_passes.contains("symbolic-rows");
-  // Column reductions over a symbolic row count (bias and norm weight gradients) with them;
-  // TCCD_DISABLE_PASSES=symbolic-columns keeps those extern (to measure).
-  kernel_options.columns = !Debug().disabled_passes.contains("symbolic-columns");
-  // Embeddings with a static table as gather kernels with run-time sizes;
-  // TCCD_DISABLE_PASSES=symbolic-embedding-kernels keeps them extern (to measure).
-  kernel_options.embeddings = !Debug().disabled_passes.contains("symbolic-embedding-kernels");
-  // Cats along a static dim as index kernels; TCCD_DISABLE_PASSES=symbolic-cat-kernels.
-  kernel_options.cats = !Debug().disabled_passes.contains("symbolic-cat-kernels");
-  ASSIGN_OR_RETURN(SymbolicLowering lowering, LowerSymbolicKernels(graph, kernel_options));
-  // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
-  // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).
-  if (cuda && !Debug().disabled_passes.contains("symbolic-gemms"))
-    MatchSymbolicGemms(graph, lowering);
-  for (const std::string& why : lowering.rejected)
-    spdlog::debug("symbolic graph: extern steps for {}", why);
-  // The embedding scatter rewrite's op has no ATen fallback: a kernel or nothing.
-  for (const SymbolicUnit& unit : lowering.schedule)
-    if (unit.group < 0 && unit.gemm < 0 &&
-        graph.graph.nodes(unit.node).target() == kEmbeddingScatterAddTarget)
-      return absl::InternalError(absl::StrCat(
-          "symbolic graph: the embedding gradient's scatter kernel was refused (",
-          absl::StrJoin(lowering.rejected, "; "),
-          "); TCCD_DISABLE_PASSES=symbolic-embedding-scatter-kernels keeps ATen's op"));
   CompileOutput out;
   std::vector<PointwiseKernel> kernels;
   for (size_t g = 0; g < lowering.groups.size(); ++g) {
