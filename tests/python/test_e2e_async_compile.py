@@ -316,8 +316,9 @@ def test_a_backward_runs_eagerly_while_its_forward_does(slow_daemon, monkeypatch
     torch.testing.assert_close(w.grad, want_grad)
     stats = tccd.last_compile_stats()
     assert [s["kind"] for s in stats] == ["forward", "backward"], stats
-    # The forward's plan first, and the backward ran eagerly as long as the forward did.
-    assert stats[0]["eager_calls"] >= 1 and stats[1]["eager_calls"] == stats[0]["eager_calls"], stats
+    # The forward's plan first, and the backward ran eagerly at least as long as the forward did
+    # (longer when its own plan's background load was still running).
+    assert stats[0]["eager_calls"] >= 1 and stats[1]["eager_calls"] >= stats[0]["eager_calls"], stats
     assert "runs in its AOT recipe's runtime from now on" in caplog.text, caplog.text[-3000:]
 
 
