@@ -535,8 +535,10 @@ absl::StatusOr<bool> SegmentBuilder::Run(schedule::Schedule& schedule) {
       gemms[i] = GemmMatch{std::move(spec), call.operands};
     } else if (step.is<ExternOp>()) {
       if (IsViewOp(step.as<ExternOp>().target)) {
+        // A view reads its base alone; a view op given more tensors (a malformed request: the
+        // request fuzzer's aten::t with three) stays an extern step.
         std::vector<int> reads = ReadsOf(step);
-        bool ok = !reads.empty() && metas[reads.front()].has_value();
+        bool ok = reads.size() == 1 && metas[reads.front()].has_value();
         for (int v : step.outputs)
           ok = ok &&
                (v < 0 || (metas[v].has_value() && metas[v]->dtype == metas[reads.front()]->dtype));
