@@ -153,6 +153,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/usable_cpus.h"
 #include "codegen/backend.h"
 #include "codegen/cpu/cpu_backend.h"
 #include "codegen/cpu/cpu_pipeline.h"
@@ -580,7 +581,7 @@ absl::Status CheckPartition(const ir::Graph& graph, const Partition& partition, 
 
 int KernelCompileThreads() {
   static const int threads = [] {
-    int n = static_cast<int>(std::thread::hardware_concurrency());
+    int n = UsableCpus();  // the affinity mask's CPUs, not the machine's
     if (const char* env = std::getenv("TCCD_KERNEL_THREADS")) {
       if (int v = std::atoi(env); v >= 1) n = v;
     }

@@ -95,3 +95,65 @@ def table(kernels: Dict[str, Kernel], iters: int = 1, limit: int = 20, width: in
     for name, k in sorted(kernels.items(), key=lambda kv: -kv[1].us)[:limit]:
         lines.append(f"{k.us / iters:10.1f} {k.launches / iters:10.1f}  {name[:width]}")
     return "\n".join(lines)
+
+
+def idle_gaps(fn: Callable[[], object], trace_path: Optional[str] = None, top: int = 10,
+              min_gap_us: float = 20.0) -> Dict[str, object]:
+    """Where the GPU waits during one call of fn(): one step under the CPU+CUDA profiler, its
+    kernels' busy intervals merged, and the gaps between them (>= min_gap_us) with the CPU
+    operators that ran during each (what the host was doing while the GPU had nothing queued).
+    Also the CUDA runtime calls of the step by total time (a synchronising call shows here) and,
+    with trace_path, the Chrome trace. Step time = busy + idle, so a step far above its GPU busy
+    time with a low host time points at host work bunched where the queue is empty."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    if trace_path:
+        prof.export_chrome_trace(trace_path)
+    events = list(prof.events())
+    gpu = sorted((e.time_range.start, e.time_range.end) for e in events
+                 if e.device_type != torch.autograd.DeviceType.CPU and e.time_range.end > e.time_range.start)
+    cpu = [e for e in events if e.device_type == torch.autograd.DeviceType.CPU]
+    if not gpu or not cpu:
+        return {"gpu_events": len(gpu)}
+    merged = [list(gpu[0])]
+    for s, t in gpu[1:]:
+        if s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], t)
+        else:
+            merged.append([s, t])
+    step_start = min(e.time_range.start for e in cpu)
+    gaps = [(merged[0][0] - step_start, step_start, merged[0][0])]
+    gaps += [(b[0] - a[1], a[1], b[0]) for a, b in zip(merged, merged[1:])]
+    busy = sum(t - s for s, t in merged)
+    idle = sum(g for g, _, _ in gaps if g >= min_gap_us)
+
+    def during(s: float, t: float) -> list:
+        # Outermost CPU operators overlapping [s, t], by overlap: the host's work in the gap.
+        over: Dict[str, float] = {}
+        for e in cpu:
+            o = min(t, e.time_range.end) - max(s, e.time_range.start)
+            if o > 0.2 * (t - s) or o > 50:
+                over[e.name] = over.get(e.name, 0.0) + o
+        return [[n[:80], round(o, 1)] for n, o in sorted(over.items(), key=lambda kv: -kv[1])[:6]]
+
+    runtime: Dict[str, Kernel] = {}
+    for e in cpu:
+        if e.name.startswith(("cuda", "cu")) and not e.name.startswith("cudnn"):
+            k = runtime.setdefault(e.name, Kernel())
+            k.launches += 1
+            k.us += float(e.time_range.elapsed_us())
+    worst = sorted((g for g in gaps if g[0] >= min_gap_us), key=lambda g: -g[0])[:top]
+    return {
+        "window_us": round(merged[-1][1] - step_start, 1),
+        "busy_us": round(busy, 1),
+        "idle_us": round(idle, 1),
+        "gaps_over_min": sum(g[0] >= min_gap_us for g in gaps),
+        "first_launch_after_us": round(gaps[0][0], 1),
+        "worst_gaps": [{"us": round(g, 1), "at_us": round(s - step_start, 1), "cpu": during(s, t)} for g, s, t in worst],
+        "runtime_calls": [[n, k.launches, round(k.us, 1)] for n, k in sorted(runtime.items(), key=lambda kv: -kv[1].us)[:12]],
+    }

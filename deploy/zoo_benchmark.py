@@ -84,6 +84,9 @@ _GcWatch; listed under the tables); ZOO_GC_FREEZE=1 calls gc.freeze() before it.
 `conv_warmup` (the backward plans' cuDNN warm-up: plans, shapes, failed, host ms; waiting_calls and
 waiting_ms: TCCD_WAIT_CONV_WARMUP's calls while a first call waited for its compile) and, with
 TCCD_PLAN_PROFILE=1, `first_call_profile` (each plan's first call by op), printed under the cell.
+ZOO_TRACE_DIR=DIR: each GPU cell runs one more step under the CPU+CUDA profiler and records
+`idle_gaps` (GPU busy vs idle in the step, the worst gaps with the host operators inside each,
+the CUDA runtime calls by time: profiling.idle_gaps) and writes the Chrome trace to DIR.
 TCCD_EAGER_WHILE_COMPILING=1 (off by default; set it in the environment): tccd's cold first step runs the graphs whose compile is not done eagerly; the
 worker waits for those compiles before the timed steps. Graphs still running eagerly at the end
 of the first step are not in its records yet (first_daemon_compile_s counts only the others:
@@ -680,6 +683,15 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         # Graphs (Inductor: graph partitions) that ran without CUDA graphs, both backends.
         out["cudagraph_skip_count"] = counters["inductor"]["cudagraph_skips"]
     out["top_kernels"] = top[: spec.get("top_kernels_n", 25)]
+    trace_dir = os.environ.get("ZOO_TRACE_DIR")
+    if trace_dir and cuda:
+        # ZOO_TRACE_DIR: one more step under the CPU+CUDA profiler: its GPU idle gaps with the
+        # host work inside each, the CUDA runtime calls, and the Chrome trace (profiling.idle_gaps).
+        from profiling import idle_gaps
+
+        os.makedirs(trace_dir, exist_ok=True)
+        name = f"{spec['model']}-{spec['workload']}-{spec['batch']}-{backend}"
+        out["idle_gaps"] = idle_gaps(step, os.path.join(trace_dir, name + ".json"))
     if backend == "tccd":
         import tccd
 

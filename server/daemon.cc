@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "base/usable_cpus.h"
 #include "cache/shared_tier.h"
 #include "cache/store.h"
 #include "server/compile_service.h"
@@ -178,7 +179,7 @@ int RunDaemon(const ServerOptions& options) {
   // Request threads parse requests and read RocksDB; they never wait for a
   // compile.
   ThreadPool request_pool("tccd-request",
-                          std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency())));
+                          std::max(4, 2 * UsableCpus()));
   absl::StatusOr<std::unique_ptr<RpcServer>> server = RpcServer::Start(
       RpcServerOptions{.listen = options.listen,
                        .max_request_bytes = options.max_request_bytes,

@@ -44,9 +44,10 @@ ABSL_FLAG(std::string, log_level, "info",
           "failed request; debug adds one per cache hit and, from the "
           "compile workers, each compile's graph name and stage times.");
 ABSL_FLAG(int, compile_threads, 0,
-          "How many compiles may run at once; 0 means one per hardware "
-          "thread. Requests beyond that queue; identical requests never "
-          "compile twice.");
+          "How many compiles may run at once; 0 means one per CPU this "
+          "process may run on (its affinity mask: taskset, systemd's "
+          "CPUAffinity=, a cpuset). Requests beyond that queue; identical "
+          "requests never compile twice.");
 ABSL_FLAG(int, max_request_mb, 256, "Largest request message accepted, in MiB.");
 ABSL_FLAG(int, max_inflight_request_mb, 1024,
           "Memory for all requests in flight together, in MiB (at least "

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "absl/container/flat_hash_set.h"
+#include "base/usable_cpus.h"
 #include "cache/redis_client.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -115,8 +116,7 @@ Environment Environment::FromProcess() {
       env.home = pw->pw_dir;
     }
   }
-  env.hardware_concurrency = static_cast<int>(std::thread::hardware_concurrency());
-  if (env.hardware_concurrency <= 0) env.hardware_concurrency = 1;
+  env.hardware_concurrency = UsableCpus();  // the affinity mask's CPUs
   return env;
 }
 
@@ -192,7 +192,7 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw, const Environm
 
   if (raw.compile_threads < 0 || raw.compile_threads > kMaxCompileThreads) {
     return absl::InvalidArgumentError(absl::StrCat("--compile-threads=", raw.compile_threads,
-                                                   ": expected 0 (one per hardware thread) to ",
+                                                   ": expected 0 (one per usable CPU) to ",
                                                    kMaxCompileThreads));
   }
   options.compile_threads =

@@ -2,9 +2,13 @@
 // repetition, validation.
 #include "server/options.h"
 
+#include <sched.h>
+
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
+
+#include "base/usable_cpus.h"
 
 namespace tccd::server {
 namespace {
@@ -179,6 +183,24 @@ TEST_CASE("ScanRepeatedFlag: every spelling, in order, up to --") {
       "-listen", "d",          "--listener=no", "--",       "--listen=e"};
   std::vector<std::string> values = ScanRepeatedFlag(11, argv, "listen");
   CHECK(values == std::vector<std::string>{"a", "b", "c", "d"});
+}
+
+
+TEST_CASE("One compile per usable CPU: the affinity mask's CPUs, not the machine's") {
+  cpu_set_t saved;
+  REQUIRE(sched_getaffinity(0, sizeof(saved), &saved) == 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &saved)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  REQUIRE(sched_setaffinity(0, sizeof(one), &one) == 0);
+  const int pinned = UsableCpus();
+  const Environment env = Environment::FromProcess();
+  REQUIRE(sched_setaffinity(0, sizeof(saved), &saved) == 0);
+  CHECK(pinned == 1);
+  CHECK(env.hardware_concurrency == 1);
+  CHECK(UsableCpus() == CPU_COUNT(&saved));
 }
 
 }  // namespace
