@@ -1343,7 +1343,7 @@ static int seg_prune(TccdPlan* p, unsigned char* seg) {
       int ok = seg_kernel(s);
       if (ok && s->abi == TCCD_ABI_CUDA_SYM_GEMM && seg[v] == SEG_VIEW) {
         const ValueMeta* m = &p->values[v];
-        ok = m->offset >= 0 && (m->offset * item_size(m->dtype)) % 16 == 0;
+        ok = m->offset >= 0 && (m->offset * arena_item_size(m->dtype)) % 16 == 0;
       }
       if (!ok) seg[v] = SEG_NONE, changed = 1;
     }
@@ -1708,7 +1708,9 @@ static void* seg_data(Run* run, int64_t step, int64_t id, int32_t device) {
   if (run->seg_storage == NULL && seg_prepare(run, step, device) != 0) return NULL;
   char* base = run->seg_storage[run->p->seg_root[id]];
   const ValueMeta* m = &run->p->values[id];
-  return base == NULL ? NULL : base + dimv(run, m->offset) * item_size(m->dtype);
+  /* The root's dtype (a view has its base's: tccd_plan_bind_view), which arena_item_size
+   * sizes for the packing. */
+  return base == NULL ? NULL : base + dimv(run, m->offset) * arena_item_size(m->dtype);
 }
 
 /* Checks a kernel input against its declared meta; *declared_layout tells whether its strides
