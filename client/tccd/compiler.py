@@ -228,6 +228,7 @@ def _describe(record: GraphRecord, manifest: "pb.Manifest", plan: LoadedPlan) ->
     record.fused_kernels = plan.num_fused_kernels
     record.extern_steps = plan.num_extern
     record.python_steps = plan.python_steps
+    record.segment_values = getattr(plan, "segment_values", 0)
     record.python_step_reasons = dict(getattr(plan, "python_step_reasons", None) or {})
     record.kernels = [
         {"name": k.name, "kind": k.kind, "ops": list(k.ops), "shape": list(k.shape)}

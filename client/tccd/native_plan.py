@@ -784,6 +784,56 @@ def arena_values(plan: "pb.Plan", fresh_externs: Set[int]) -> List[int]:
     return sorted(v for v in candidates - kept if v >= plan.num_inputs)
 
 
+_SIZED_ABIS = ("tccd-cuda-sym-1", "tccd-cpu-sym-1", "tccd-cuda-sym-gemm-1")
+
+
+def symbolic_segment_values(plan: "pb.Plan", views: Set[int]) -> List[int]:
+    """Value ids of a symbolic plan that may stay inside its symbolic segments
+    (tccd_plan_enable_symbolic_segments): defined by a sized kernel or gemm (or by one of the
+    view steps `views`, bound with tccd_plan_bind_view, of such a value), read only by sized
+    kernels, gemms and such views, never a plan output. The runtime checks the rest on its
+    side (a root's defining step, write_into, a gemm operand's alignment) and drops what fails."""
+    readers: Dict[int, List[int]] = {}
+    defined: Dict[int, int] = {}
+    for index, step in enumerate(plan.steps):
+        kind = step.WhichOneof("kind")
+        if kind == "native":
+            ins = list(step.native.inputs)
+        elif kind == "segment":
+            ins = list(step.segment.inputs)
+        elif kind == "alias":
+            ins = [step.alias.base]
+        else:
+            ins = _refs_of(step)
+        for v in ins:
+            readers.setdefault(v, []).append(index)
+        for v in step.outputs:
+            if v >= 0:
+                defined[v] = index
+
+    def sized(index: int) -> bool:
+        step = plan.steps[index]
+        return step.WhichOneof("kind") == "native" and step.native.abi in _SIZED_ABIS
+
+    candidates = {v for v, index in defined.items() if v >= plan.num_inputs and (sized(index) or index in views)}
+    for value in plan.outputs:
+        if value.WhichOneof("kind") == "ref":
+            candidates.discard(value.ref.node)
+    changed = True
+    while changed:
+        changed = False
+        for v in sorted(candidates):
+            index = defined[v]
+            ok = not (index in views and _refs_of(plan.steps[index])[0] not in candidates)
+            for r in readers.get(v, ()):
+                if not (sized(r) or (r in views and all(o in candidates for o in plan.steps[r].outputs))):
+                    ok = False
+            if not ok:
+                candidates.discard(v)
+                changed = True
+    return sorted(candidates)
+
+
 def _refs_of(step: "pb.Step") -> List[int]:
     """Every value id the extern step reads, in first-use order (what the Python callback gets)."""
     ids: List[int] = []
@@ -873,6 +923,7 @@ class NativePlan:
         # Extern steps that return new tensors and keep no reference to their inputs (C shims
         # other than copy_): their inputs may live in the per-call arena (arena_values).
         fresh_externs: Set[int] = set()
+        fast_views: Set[int] = set()  # steps bound with tccd_plan_bind_view
         for index, step in enumerate(plan.steps):
             if step.WhichOneof("kind") != "extern_call":
                 continue
@@ -884,6 +935,7 @@ class NativePlan:
                     if (step.extern_call.target in _VIEW_OPS and isinstance(base, _Ref)
                             and lib.tccd_plan_bind_view(handle, index, base.id) == 0):
                         self._extern_ops[index] += " [view]"
+                        fast_views.add(index)
                     elif _returns_fresh(step.extern_call.target):
                         fresh_externs.add(index)
                     continue
@@ -954,6 +1006,19 @@ class NativePlan:
             ids = arena_values(plan, fresh_externs)
             self.arena_bytes = lib.tccd_plan_enable_arena(handle, len(ids), _int64s(ids))
             if self.arena_bytes < 0:
+                raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
+        # Symbolic segments (TCCD_SYMBOLIC_SEGMENTS, on by default): the values that live only
+        # between a symbolic plan's sized kernels, gemms and views stay raw pointers into one
+        # workspace per call: no tensor, allocation, release or view call each.
+        self.segment_values = 0
+        if (self.symbolic and os.environ.get("TCCD_SYMBOLIC_SEGMENTS", "1") != "0"
+                and hasattr(lib, "tccd_plan_enable_symbolic_segments")):
+            lib.tccd_plan_enable_symbolic_segments.argtypes = [
+                ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
+            lib.tccd_plan_enable_symbolic_segments.restype = ctypes.c_int64
+            ids = symbolic_segment_values(plan, fast_views)
+            self.segment_values = lib.tccd_plan_enable_symbolic_segments(handle, len(ids), _int64s(ids))
+            if self.segment_values < 0:
                 raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
         self._error = threading.local()
         # The callbacks must outlive every run: kept on self.

@@ -20,7 +20,8 @@ mode="reduce-overhead") and cudagraph_skip (None, or why a mode that asks for CU
 none for this graph), prefetched (a backward whose compile was requested when the forward's
 began, prefetch.py) and prefetch_wait_ms (how long its first .backward() still waited for it),
 eager_calls (calls run eagerly because the background compile was not done yet:
-TCCD_EAGER_WHILE_COMPILING).
+TCCD_EAGER_WHILE_COMPILING), segment_values (values of a symbolic plan kept inside its symbolic
+segments, raw pointers into one workspace per call: TCCD_SYMBOLIC_SEGMENTS).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class GraphRecord:
     prefetched: bool = False
     prefetch_wait_ms: float = 0.0
     eager_calls: int = 0
+    segment_values: int = 0
 
 
 _lock = threading.Lock()

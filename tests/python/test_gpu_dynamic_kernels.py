@@ -54,9 +54,14 @@ class MLP(torch.nn.Module):
         return torch.tanh(self.fc2(torch.nn.functional.gelu(self.fc1(x)) * 0.5 + 1.0))
 
 
+@pytest.mark.parametrize("segments", ["1", "0"])
 @pytest.mark.parametrize("model_name", ["mlp", "transformer"])
-def test_dynamic_cuda_kernels_match_eager_at_every_size(daemon, daemon_env, model_name):
+def test_dynamic_cuda_kernels_match_eager_at_every_size(daemon, daemon_env, monkeypatch, model_name, segments):
+    """`segments`: TCCD_SYMBOLIC_SEGMENTS (values between sized kernels, gemms and views as raw
+    pointers into one workspace per call, tccd_plan_enable_symbolic_segments) on and off."""
     import torch._dynamo
+
+    monkeypatch.setenv("TCCD_SYMBOLIC_SEGMENTS", segments)
 
     torch._dynamo.reset()
     tccd.reset_compile_stats()
@@ -92,6 +97,10 @@ def test_dynamic_cuda_kernels_match_eager_at_every_size(daemon, daemon_env, mode
     print(f"daemon compiles: {daemon.stats().get('compiles', 0) - compiles_before}")
     assert {s["kind"] for s in stats} == {"forward", "backward"}, stats
     gemms = "symbolic-gemms" not in os.environ.get("TCCD_DISABLE_PASSES", "")
+    # The transformer's gemm outputs and their head views feed kernels and gemms only.
+    in_segments = sum(s["segment_values"] for s in stats)
+    print(f"segment values: {[(s['name'], s['segment_values']) for s in stats]}")
+    assert in_segments == 0 if segments == "0" else (in_segments > 0 or model_name == "mlp"), stats
     for s in stats:
         kinds = {k["kind"] for k in s["kernels"]}
         assert s["native_kernels"] >= 1 and "cuda_pointwise" in kinds, s

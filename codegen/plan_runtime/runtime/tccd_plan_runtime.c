@@ -309,7 +309,24 @@ struct TccdPlan {
   int64_t* arena_offset; /* [num_values], elements of the group's dtype */
   int64_t* ws_offset;    /* [num_steps], bytes */
   int32_t ws_group;
+  /* Symbolic segments (tccd_plan_enable_symbolic_segments; all NULL/0 without): values of a
+   * symbolic plan that live only between its sized kernels, gemms and views. They never become
+   * tensors: a root (a kernel's or gemm's output) is carved from one workspace per call, packed
+   * by lifetime at that call's sizes; a view is its root's storage at the view's declared
+   * offset (its view step does nothing). Per value: SEG_NONE, SEG_ROOT or SEG_VIEW. */
+  unsigned char* seg;    /* [num_values] */
+  int64_t* seg_root;     /* [num_values]: a view's root */
+  int64_t n_seg_roots;   /* in definition order: */
+  int64_t* seg_roots;    /* value ids */
+  int64_t* seg_start;    /* defining step */
+  int64_t* seg_end;      /* the last step that reads it or a view of it */
+  int64_t seg_last_step; /* the workspace is dropped after this step */
+  int32_t seg_device_type;
 };
+
+#define SEG_NONE 0
+#define SEG_ROOT 1
+#define SEG_VIEW 2
 
 /* A bounds-checked reader over the descriptor's words. */
 typedef struct {
@@ -494,6 +511,8 @@ EXPORT void tccd_plan_free(TccdPlan* plan) {
   free(plan->arena_group);
   free(plan->arena_offset);
   free(plan->ws_offset);
+  free(plan->seg), free(plan->seg_root), free(plan->seg_roots), free(plan->seg_start);
+  free(plan->seg_end);
   free(plan);
 }
 
@@ -1291,6 +1310,126 @@ out:
   return total;
 }
 
+/* A kernel step that takes every operand's own strides from its pointer and meta alone (a
+ * symbolic plan's sized kernel or gemm): it may read and define segment values. */
+static int seg_kernel(const Step* s) {
+  return s->kind == TCCD_STEP_KERNEL &&
+         (s->abi == TCCD_ABI_CUDA_SYM_GEMM ||
+          (s->layout == TCCD_LAYOUT_OWN &&
+           (s->abi == TCCD_ABI_CUDA_SYM || s->abi == TCCD_ABI_CPU_SYM)));
+}
+
+static int seg_view(const Step* s) {
+  return s->kind == TCCD_STEP_EXTERN && s->view_fast && s->n_out == 1 && s->out[0] >= 0;
+}
+
+/* Clears the segment flags that break a rule; 1 when one was cleared (run to a fixed point). */
+static int seg_prune(TccdPlan* p, unsigned char* seg) {
+  int changed = 0;
+  for (int64_t index = 0; index < p->num_steps; ++index) {
+    const Step* s = &p->steps[index];
+    if (seg_view(s)) {
+      const int64_t base = s->alias_base, out = s->out[0];
+      /* A view of a tensor is a tensor; a tensor view of a segment value needs its base. */
+      if (seg[out] && !seg[base]) seg[out] = SEG_NONE, changed = 1;
+      if (seg[base] && !seg[out]) seg[base] = SEG_NONE, changed = 1;
+      continue;
+    }
+    for (int64_t i = 0; i < s->n_in; ++i) {
+      const int64_t v = s->in[i];
+      if (v < 0 || !seg[v]) continue;
+      /* Only sized kernels and gemms read pointers; a gemm's operand must be 16-byte aligned,
+       * which a root is (ARENA_ALIGN) and a view is where its offset is static and aligned. */
+      int ok = seg_kernel(s);
+      if (ok && s->abi == TCCD_ABI_CUDA_SYM_GEMM && seg[v] == SEG_VIEW) {
+        const ValueMeta* m = &p->values[v];
+        ok = m->offset >= 0 && (m->offset * arena_item_size(m->dtype)) % 16 == 0;
+      }
+      if (!ok) seg[v] = SEG_NONE, changed = 1;
+    }
+    if (s->kind == TCCD_STEP_ALIAS && s->alias_base >= 0 && seg[s->alias_base])
+      seg[s->alias_base] = SEG_NONE, changed = 1;
+  }
+  return changed;
+}
+
+EXPORT int64_t tccd_plan_enable_symbolic_segments(TccdPlan* p, int64_t n, const int64_t* ids) {
+  if (p->seg != NULL) return fail("tccd plan: symbolic segments are already enabled");
+  const int64_t nv = p->num_values, ns = p->num_steps;
+  unsigned char* want = calloc((size_t)(nv ? nv : 1), 1);
+  unsigned char* seg = calloc((size_t)(nv ? nv : 1), 1);
+  int64_t* root = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
+  int64_t* def = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
+  int64_t* rel = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
+  int64_t* roots = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
+  int64_t* start = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
+  int64_t* end = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
+  int64_t* vend = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
+  int64_t count_seg = 0, n_roots = 0, last = -1;
+  int32_t device_type = -1;
+  if (!want || !seg || !root || !def || !rel || !roots || !start || !end || !vend) {
+    count_seg = fail("out of memory");
+    goto out;
+  }
+  for (int64_t k = 0; k < n; ++k)
+    if (ids[k] >= p->num_inputs && ids[k] < nv) want[ids[k]] = 1;
+  for (int64_t i = 0; i < p->num_ref_outputs; ++i) want[p->output_refs[i]] = 0;
+  for (int64_t v = 0; v < nv; ++v) root[v] = -1, def[v] = -1, rel[v] = ns - 1;
+  for (int64_t index = 0; index < ns; ++index) {
+    const Step* s = &p->steps[index];
+    for (int64_t r = 0; r < s->n_release; ++r) rel[s->release[r]] = index;
+    for (int64_t o = 0; o < s->n_out; ++o) {
+      const int64_t v = s->out[o];
+      if (v < 0) continue;
+      def[v] = index;
+      if (!want[v]) continue;
+      if (seg_kernel(s)) {
+        const ValueMeta* m = &p->values[v];
+        if ((s->into && s->into[o] >= 0) || (s->gather && s->gather[s->n_in + o]) ||
+            arena_item_size(m->dtype) == 0 || m->offset != 0)
+          continue;
+        if (device_type < 0) device_type = m->device_type;
+        if (m->device_type != device_type) continue;
+        seg[v] = SEG_ROOT, root[v] = v;
+      } else if (seg_view(s) && seg[s->alias_base]) {
+        seg[v] = SEG_VIEW, root[v] = root[s->alias_base];
+      }
+    }
+  }
+  /* A value a later step writes into (Step.into) stays a tensor: that step binds it. */
+  for (int64_t index = 0; index < ns; ++index) {
+    const Step* s = &p->steps[index];
+    for (int64_t o = 0; s->into && o < s->n_out; ++o)
+      if (s->into[o] >= 0) seg[s->into[o]] = SEG_NONE;
+  }
+  while (seg_prune(p, seg)) {
+  }
+  /* A root's bytes are live from its definition to the last read of it or of a view of it. */
+  for (int64_t v = 0; v < nv; ++v) vend[v] = -1;
+  for (int64_t v = 0; v < nv; ++v)
+    if (seg[v] && rel[v] > vend[root[v]]) vend[root[v]] = rel[v];
+  for (int64_t index = 0; index < ns; ++index) {
+    const Step* s = &p->steps[index];
+    for (int64_t o = 0; o < s->n_out; ++o) {
+      const int64_t v = s->out[o];
+      if (v < 0 || !seg[v]) continue;
+      ++count_seg;
+      if (seg[v] != SEG_ROOT) continue;
+      roots[n_roots] = v, start[n_roots] = index, end[n_roots] = vend[v] < index ? index : vend[v];
+      if (end[n_roots] > last) last = end[n_roots];
+      ++n_roots;
+    }
+  }
+  if (n_roots == 0) goto out; /* nothing to do: the plan runs as before */
+  p->seg = seg, p->seg_root = root, p->seg_roots = roots, p->seg_start = start, p->seg_end = end;
+  p->n_seg_roots = n_roots, p->seg_last_step = last, p->seg_device_type = device_type;
+  seg = NULL, root = NULL, roots = NULL, start = NULL, end = NULL;
+out:
+  free(want), free(seg), free(root), free(def), free(rel), free(roots), free(start), free(end);
+  free(vend);
+  return count_seg;
+}
+
 EXPORT int64_t tccd_plan_num_inputs(const TccdPlan* p) { return p->num_inputs; }
 EXPORT int64_t tccd_plan_num_symbols(const TccdPlan* p) { return p->num_symbols; }
 EXPORT int64_t tccd_plan_num_exprs(const TccdPlan* p) { return p->n_exprs; }
@@ -1329,6 +1468,10 @@ typedef struct {
   char* arena_data[MAX_ARENAS];
   /* Profiled runs only: the current step's time in call_cuda and in allocations so far. */
   int64_t step_launch_ns, step_alloc_ns;
+  /* Symbolic segments: the call's workspace (allocated at the first root's definition) and
+   * each root's storage in it, by value id (NULL until packed). */
+  void* seg_ws;
+  char** seg_storage;
 } Run;
 
 static int64_t now_ns(void);
@@ -1520,6 +1663,54 @@ static int allocate(Run* run, int64_t step, int64_t id, int32_t device) {
   if (run->profiled) run->step_alloc_ns += now_ns() - start;
   if (rc != 0) return fail("tccd plan step %ld: allocating value %ld failed", (long)step, (long)id);
   return 0;
+}
+
+/* Symbolic segments: packs this call's roots by lifetime at its sizes and allocates their
+ * workspace, once per call (at the first root's definition). */
+static int seg_prepare(Run* run, int64_t step, int32_t device) {
+  const TccdPlan* p = run->p;
+  const int64_t n = p->n_seg_roots;
+  int64_t bytes[n], at[n];
+  for (int64_t k = 0; k < n; ++k) {
+    ValueMeta tmp;
+    bytes[k] = value_bytes(meta_of(run, p->seg_roots[k], &tmp));
+  }
+  const int64_t size = tccd_arena_pack(n, bytes, p->seg_start, p->seg_end, ARENA_ALIGN, at);
+  if (size < 0) return fail("out of memory");
+  char* data = NULL;
+  if (size > 0) {
+    int64_t stride = 1, numel = size;
+    const int32_t index = p->seg_device_type == TCCD_C10_DEVICE_CPU ? 0 : device;
+    count(run, COUNT_WORKSPACE);
+    const int64_t start = run->profiled ? now_ns() : 0;
+    if (t_aoti_torch_empty_strided(1, &numel, &stride, TCCD_C10_UINT8, p->seg_device_type, index,
+                                   &run->seg_ws) != 0 ||
+        t_aoti_torch_get_data_ptr(run->seg_ws, (void**)&data) != 0) {
+      drop(&run->seg_ws);
+      return fail("tccd plan step %ld: allocating %ld bytes of segment workspace failed",
+                  (long)step, (long)size);
+    }
+    if (run->profiled) run->step_alloc_ns += now_ns() - start;
+  }
+  char** storage = calloc((size_t)p->num_values, sizeof(char*));
+  if (storage == NULL) return fail("out of memory");
+  for (int64_t k = 0; k < n; ++k) storage[p->seg_roots[k]] = data != NULL ? data + at[k] : NULL;
+  run->seg_storage = storage; /* set last: NULL means "not prepared" (or failed) to callers */
+  return 0;
+}
+
+static inline int is_seg(const Run* run, int64_t id) {
+  return run->p->seg != NULL && id >= 0 && run->p->seg[id];
+}
+
+/* A segment value's data at this call: its root's storage at the value's declared offset. */
+static void* seg_data(Run* run, int64_t step, int64_t id, int32_t device) {
+  if (run->seg_storage == NULL && seg_prepare(run, step, device) != 0) return NULL;
+  char* base = run->seg_storage[run->p->seg_root[id]];
+  const ValueMeta* m = &run->p->values[id];
+  /* The root's dtype (a view has its base's: tccd_plan_bind_view), which arena_item_size
+   * sizes for the packing. */
+  return base == NULL ? NULL : base + dimv(run, m->offset) * arena_item_size(m->dtype);
 }
 
 /* Checks a kernel input against its declared meta; *declared_layout tells whether its strides
@@ -1736,18 +1927,28 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
   int64_t rows[nops * s->rank + 1];
   int64_t shape[s->rank + 1];
   for (int d = 0; d < s->rank; ++d) shape[d] = dimv(run, s->shape[d]);
+  const int is_cuda = s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SYM;
+  const int device = is_cuda ? device_of(run, s) : 0;
   for (int64_t i = 0; i < s->n_in; ++i) {
-    void* h;
+    void* h = NULL;
     int32_t dtype = -1;
     int64_t dim = 0, *sizes = NULL, *st = NULL;
-    if (get(run, index, s->in[i], &h)) return -1;
-    t_aoti_torch_get_dtype(h, &dtype);
-    if (dtype != run->p->values[s->in[i]].dtype)
-      return fail("tccd plan step %ld: input %ld has dtype code %d, the kernel takes %d",
-                  (long)index, (long)s->in[i], dtype, run->p->values[s->in[i]].dtype);
-    t_aoti_torch_get_dim(h, &dim);
-    t_aoti_torch_get_sizes(h, &sizes);
-    t_aoti_torch_get_strides(h, &st);
+    ValueMeta tmp;
+    if (is_seg(run, s->in[i])) {
+      /* A segment value: laid out as declared (it never left the plan's kernels and views). */
+      const ValueMeta* m = meta_of(run, s->in[i], &tmp);
+      dim = m->rank, sizes = tmp.sizes, st = tmp.strides;
+      if (!m->symbolic) memcpy(&tmp, m, sizeof(tmp));
+    } else {
+      if (get(run, index, s->in[i], &h)) return -1;
+      t_aoti_torch_get_dtype(h, &dtype);
+      if (dtype != run->p->values[s->in[i]].dtype)
+        return fail("tccd plan step %ld: input %ld has dtype code %d, the kernel takes %d",
+                    (long)index, (long)s->in[i], dtype, run->p->values[s->in[i]].dtype);
+      t_aoti_torch_get_dim(h, &dim);
+      t_aoti_torch_get_sizes(h, &sizes);
+      t_aoti_torch_get_strides(h, &st);
+    }
     if (dim > s->rank)
       return fail("tccd plan step %ld: input of rank %ld in a rank-%d kernel", (long)index,
                   (long)dim, s->rank);
@@ -1767,21 +1968,33 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
       }
       rows[i * s->rank + d] = v;
     }
-    if (t_aoti_torch_get_data_ptr(h, &ptrs[i]))
+    if (h == NULL) {
+      ptrs[i] = seg_data(run, index, s->in[i], device);
+      if (run->seg_storage == NULL) return -1;
+    } else if (t_aoti_torch_get_data_ptr(h, &ptrs[i])) {
       return fail("tccd plan step %ld: data_ptr failed", (long)index);
+    }
   }
-  const int is_cuda = s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SYM;
-  const int device = is_cuda ? device_of(run, s) : 0;
   int64_t pending[s->n_out ? s->n_out : 1];
   for (int64_t o = 0; o < s->n_out; ++o) {
-    int rc = bind_output(run, s, index, o, device, &pending[o]);
-    if (rc) return rc;
     /* Right-aligned to the iteration space, 0 along the dims it lacks (a column kernel's
      * per-column outputs drop the reduced dims; the kernel never moves along them). */
     int64_t* st = NULL;
     int64_t dim = 0;
-    t_aoti_torch_get_dim(run->env[s->out[o]], &dim);
-    t_aoti_torch_get_strides(run->env[s->out[o]], &st);
+    ValueMeta tmp;
+    if (is_seg(run, s->out[o])) {
+      const ValueMeta* m = meta_of(run, s->out[o], &tmp);
+      if (!m->symbolic) memcpy(&tmp, m, sizeof(tmp));
+      dim = m->rank, st = tmp.strides, pending[o] = -1;
+      ptrs[s->n_in + o] = seg_data(run, index, s->out[o], device);
+      if (run->seg_storage == NULL) return -1;
+    } else {
+      int rc = bind_output(run, s, index, o, device, &pending[o]);
+      if (rc) return rc;
+      t_aoti_torch_get_dim(run->env[s->out[o]], &dim);
+      t_aoti_torch_get_strides(run->env[s->out[o]], &st);
+      t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
+    }
     if (dim > s->rank)
       return fail("tccd plan step %ld: output of rank %ld in a rank-%d kernel", (long)index,
                   (long)dim, s->rank);
@@ -1793,7 +2006,6 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
       for (int d = 0; d < s->rank; ++d)
         out_rows[d] = d < s->rank - dim ? 0 : st[d - (s->rank - dim)];
     }
-    t_aoti_torch_get_data_ptr(run->env[s->out[o]], &ptrs[s->n_in + o]);
   }
   int rc = 0;
   const int64_t start = run->profiled && !is_cuda ? now_ns() : 0; /* call_cuda times CUDA's */
@@ -1828,6 +2040,20 @@ static int run_gemm_sized(Run* run, const Step* s, int64_t index) {
   for (int64_t i = 0; i < s->n_in; ++i) {
     void* h;
     int declared = 1;
+    if (is_seg(run, s->in[i])) {
+      /* Declared and aligned by construction (seg_prune). */
+      ptrs[i] = seg_data(run, index, s->in[i], device);
+      if (run->seg_storage == NULL) {
+        rc = -1;
+        goto out;
+      }
+      if (((uintptr_t)ptrs[i] % 16) != 0) {
+        rc = fail("tccd plan step %ld: segment value %ld is misaligned", (long)index,
+                  (long)s->in[i]);
+        goto out;
+      }
+      continue;
+    }
     if ((rc = get(run, index, s->in[i], &h)) ||
         (rc = check_input(run, index, s->in[i], h, &declared)))
       goto out;
@@ -1839,8 +2065,16 @@ static int run_gemm_sized(Run* run, const Step* s, int64_t index) {
     }
     ptrs[i] = data;
   }
-  if ((rc = bind_output(run, s, index, 0, device, &pending[0]))) goto out;
-  t_aoti_torch_get_data_ptr(run->env[s->out[0]], &ptrs[s->n_in]);
+  if (is_seg(run, s->out[0])) {
+    ptrs[s->n_in] = seg_data(run, index, s->out[0], device);
+    if (run->seg_storage == NULL) {
+      rc = -1;
+      goto out;
+    }
+  } else {
+    if ((rc = bind_output(run, s, index, 0, device, &pending[0]))) goto out;
+    t_aoti_torch_get_data_ptr(run->env[s->out[0]], &ptrs[s->n_in]);
+  }
   if (run->gemm_ws == NULL || run->gemm_ws_device != device) {
     drop(&run->gemm_ws);
     count(run, COUNT_WORKSPACE);
@@ -2543,7 +2777,9 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
         cls = PROF_ALIAS;
         break;
       case TCCD_STEP_EXTERN:
-        if (s->extern_mode == EXTERN_DISPATCHER) {
+        if (s->view_fast && is_seg(&run, s->out[0])) {
+          cls = PROF_ALIAS; /* a segment view: its data is its root's (seg_data) */
+        } else if (s->extern_mode == EXTERN_DISPATCHER) {
           rc = run_extern_dispatcher(&run, s, index);
           cls = PROF_EXTERN_DISPATCHER;
         } else if (s->extern_mode == EXTERN_OUT_SHIM) {
@@ -2577,6 +2813,8 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
       }
     }
     for (int64_t i = 0; rc == 0 && i < s->n_release; ++i) drop(&run.env[s->release[i]]);
+    /* Every segment value is dead: later work reuses the bytes only after this on the stream. */
+    if (index == p->seg_last_step) drop(&run.seg_ws);
     if (profiled) charge(p, PROF_RELEASE, &since, s->n_release);
     if (first != NULL) {
       const int64_t t = now_ns();
@@ -2597,6 +2835,8 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
   free(run.env);
   /* The caching allocator reuses it only for work ordered after the gemms on their stream. */
   drop(&run.gemm_ws);
+  drop(&run.seg_ws);
+  free(run.seg_storage);
   /* The same for the arena: every step that used its bytes is ordered before this on the
    * stream (and views of it that were released hold no reference any more). */
   for (int g = 0; g < MAX_ARENAS; ++g) drop(&run.arena[g]);

@@ -23,7 +23,8 @@
  * -4: tccd_plan_bind_typed_shim (convolution, convolution_backward and copy_ through typed C
  *     shims); tccd_plan_py_init, tccd_plan_run_py (one call per plan from Python);
  *     tccd_plan_profile_steps; tccd_plan_bind_view. Optional, looked up by name (no version
- *     bump): tccd_plan_profile_counts, tccd_plan_enable_arena, tccd_plan_profile_native. */
+ *     bump): tccd_plan_profile_counts, tccd_plan_enable_arena, tccd_plan_profile_native,
+ *     tccd_plan_enable_symbolic_segments. */
 #define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-4"
 
 typedef struct TccdPlan TccdPlan;
@@ -90,6 +91,13 @@ int tccd_plan_bind_python_extern(TccdPlan* plan, int64_t step, int64_t n_refs, c
  * arena is held for the whole call: its bytes are the packed peak of those values, whatever
  * else the call frees meanwhile. */
 int64_t tccd_plan_enable_arena(TccdPlan* plan, int64_t n, const int64_t* ids);
+/* Symbolic segments (optional export): of the value ids given (the client's candidates: values
+ * read only by sized kernels, gemms and view steps bound with tccd_plan_bind_view, never a plan
+ * output), those a symbolic plan's sized kernels and gemms define, and views of them, never
+ * become tensors: each call packs them by lifetime into one workspace at its sizes and passes
+ * raw pointers; their view steps do nothing. Call after every binding. Returns how many values
+ * were taken (0: the plan runs as before), or -1 (tccd_plan_last_error). */
+int64_t tccd_plan_enable_symbolic_segments(TccdPlan* plan, int64_t n, const int64_t* ids);
 int64_t tccd_plan_num_inputs(const TccdPlan* plan);
 /* Symbols s0 .. s(n - 1) of a symbolic plan (0 for a static one), and its expressions: their
  * canonical texts (the plan's sym_expr texts), by the index TCCD_ARG_SYM payloads name. */
