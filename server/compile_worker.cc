@@ -5,14 +5,17 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <new>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -73,10 +76,33 @@ class CompileSocket final : public codegen::KernelObjectCache, public codegen::C
   absl::Mutex mu_;
 };
 
+// Nice increments of a compile (worker_pool.h): a prefetched one's (the request says
+// `background`) and a waited one's.
+struct Priorities {
+  int background = 0;
+  int waited = 0;
+};
+
+// Lowers the calling thread's priority by `increment` (capped at 19). Linux keeps the nice value
+// per thread, and threads made later by this one (the kernel compile pool) inherit it, so one
+// compile's threads run at its priority and the next compile, on a new thread, starts from the
+// worker's own. Returns the thread's nice value after the change. Deliberately ignored if it
+// fails: the compile is the same at any priority.
+int LowerThisThreadsPriority(int increment) {
+  const id_t tid = static_cast<id_t>(syscall(SYS_gettid));
+  errno = 0;
+  const int base = getpriority(PRIO_PROCESS, tid);
+  if (increment > 0 && errno == 0)
+    setpriority(PRIO_PROCESS, tid, std::min(19, base + increment));  // may fail: ignored
+  errno = 0;
+  const int now = getpriority(PRIO_PROCESS, tid);
+  return errno == 0 ? now : base;
+}
+
 // `*exhausted` is set when the compile ran out of memory: the worker then exits after answering,
-// since LLVM's global state may be half updated.
+// since LLVM's global state may be half updated. Runs on a thread of its own (RunCompileWorker).
 WorkerResult CompileOne(Compiler& compiler, const std::string& frame, bool test_faults,
-                        int64_t memory_limit_mb, bool* exhausted) {
+                        int64_t memory_limit_mb, Priorities priorities, bool* exhausted) {
   WorkerResult result;
   const auto start = std::chrono::steady_clock::now();
   v1::CompileRequest request;
@@ -85,9 +111,15 @@ WorkerResult CompileOne(Compiler& compiler, const std::string& frame, bool test_
         absl::InternalError("the compile worker could not parse the request it was sent");
     return result;
   }
+  // A prefetched compile runs while its client works (traces its next graph, runs the forward),
+  // below the compiles that clients wait for: those then get the cores first, from our own
+  // prefetched kernel threads too (--compile-nice, --waited-compile-nice).
+  const int nice = LowerThisThreadsPriority(request.background() ? priorities.background
+                                                                 : priorities.waited);
   // Names the graph whose "compile stages" line (pipeline.cc) follows from this worker's pid.
-  spdlog::debug("compiling graph \"{}\" ({} nodes, {} request bytes)", request.graph_name(),
-                request.graph().nodes_size(), frame.size());
+  spdlog::debug("compiling graph \"{}\" ({} nodes, {} request bytes, {}, nice {})",
+                request.graph_name(), request.graph().nodes_size(), frame.size(),
+                request.background() ? "prefetched" : "waited for", nice);
   try {
     if (test_faults) ApplyTestFault(request);
     absl::StatusOr<codegen::Prepared> prepared = compiler.Prepare(CompileInputOf(request));
@@ -117,10 +149,11 @@ int RunCompileWorker(int argc, char** argv) {
   int64_t memory_limit_mb = 0;
   int test_faults = 0;
   int64_t parent = 0;
-  int nice_increment = 0;
-  if (argc != 7 || !absl::SimpleAtoi(argv[2], &memory_limit_mb) ||
+  Priorities priorities;
+  if (argc != 8 || !absl::SimpleAtoi(argv[2], &memory_limit_mb) ||
       !absl::SimpleAtoi(argv[3], &test_faults) || !absl::SimpleAtoi(argv[4], &parent) ||
-      !absl::SimpleAtoi(argv[5], &nice_increment)) {
+      !absl::SimpleAtoi(argv[5], &priorities.background) ||
+      !absl::SimpleAtoi(argv[7], &priorities.waited)) {
     fprintf(stderr, "tccd: %s is for tccd's own use\n", kCompileWorkerFlag);
     return 2;
   }
@@ -141,21 +174,20 @@ int RunCompileWorker(int argc, char** argv) {
     rlimit limit{.rlim_cur = bytes, .rlim_max = bytes};
     setrlimit(RLIMIT_DATA, &limit);
   }
-  if (nice_increment > 0) {
-    // Below the client's priority (--compile-nice): the client traces its next graph while we
-    // compile this one, and our kernel threads (one per core) would otherwise take its core.
-    // Threads made later (the kernel compile pool) inherit it. Deliberately ignored if it
-    // fails: a worker at the daemon's priority compiles the same code.
-    errno = 0;
-    if (nice(nice_increment) == -1 && errno != 0) errno = 0;
-  }
+  // The worker itself keeps the daemon's priority; each compile lowers its own thread's
+  // (CompileOne): an unprivileged process cannot raise a priority it lowered, and a waited
+  // compile may follow a prefetched one in this worker.
   std::unique_ptr<Compiler> compiler = NewCodegenCompiler();
   while (true) {
     absl::StatusOr<std::string> frame = ReadFrame(kCompileWorkerFd);
     if (!frame.ok()) return 0;  // the daemon closed the socket
     bool exhausted = false;
-    const WorkerResult result =
-        CompileOne(*compiler, *frame, test_faults != 0, memory_limit_mb, &exhausted);
+    WorkerResult result;
+    std::thread compile([&] {
+      result = CompileOne(*compiler, *frame, test_faults != 0, memory_limit_mb, priorities,
+                          &exhausted);
+    });
+    compile.join();
     if (!WriteFrame(kCompileWorkerFd, EncodeWorkerResult(result)).ok()) return 0;
     if (exhausted) return 3;  // the daemon sees end of stream and replaces us
   }

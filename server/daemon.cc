@@ -174,6 +174,7 @@ int RunDaemon(const ServerOptions& options) {
                                        .time_limit = absl::Seconds(options.compile_time_limit_s),
                                        .memory_limit_mb = options.compile_memory_limit_mb,
                                        .nice = options.compile_nice,
+                                       .waited_nice = options.waited_compile_nice,
                                        .enable_test_faults = options.enable_test_faults,
                                        .log_level = options.log_level}));
   // Request threads parse requests and read RocksDB; they never wait for a
@@ -220,7 +221,8 @@ int RunDaemon(const ServerOptions& options) {
           ? " (in process)"
           : absl::StrCat(" (worker processes, time limit ", options.compile_time_limit_s,
                          " s, memory limit ", options.compile_memory_limit_mb, " MiB, nice +",
-                         options.compile_nice, ")"),
+                         options.waited_compile_nice, ", +", options.compile_nice,
+                         " prefetched)"),
       options.max_request_bytes >> 20, getpid());
 
   // After the request pool (its alive check uses the pool), so destroyed before it.

@@ -76,7 +76,15 @@ ABSL_FLAG(int, compile_nice, 10,
           "Nice increment of the compile workers (0-19): they yield the CPU to "
           "the processes whose graphs they compile, which trace their next "
           "graph meanwhile (a cold compile runs one kernel thread per core). "
-          "0 keeps the daemon's priority. Ignored with --compile-in-process.");
+          "0 keeps the daemon's priority. Applies to compiles ahead of their "
+          "use (prefetched backwards); see --waited-compile-nice. Ignored with "
+          "--compile-in-process.");
+ABSL_FLAG(int, waited_compile_nice, 0,
+          "Nice increment (0-19) of the compiles a client waits for (a forward "
+          "or inference graph, a backward not prefetched): the client uses no "
+          "core meanwhile, so they keep the daemon's priority, ahead of the "
+          "prefetched backwards (--compile-nice). Set it to --compile-nice for "
+          "one priority for all. Ignored with --compile-in-process.");
 ABSL_FLAG(bool, enable_test_faults, false,
           "For tccd's tests only: compile workers honour the request option "
           "tccd_test_fault (crash, hang, alloc).");
@@ -260,6 +268,7 @@ void PrintHelp(const Environment& env) {
       {"compile_time_limit_s", "SECONDS", "600"},
       {"compile_memory_limit_mb", "MIB", "16384"},
       {"compile_nice", "N", "10"},
+      {"waited_compile_nice", "N", "0"},
       {"compile_in_process", "BOOL", "false"},
       {"progress_log_s", "SECONDS", "5"},
       {"aot_recipes", "BOOL", "true"},
@@ -393,6 +402,7 @@ int main(int argc, char** argv) {
   raw.compile_time_limit_s = absl::GetFlag(FLAGS_compile_time_limit_s);
   raw.compile_memory_limit_mb = absl::GetFlag(FLAGS_compile_memory_limit_mb);
   raw.compile_nice = absl::GetFlag(FLAGS_compile_nice);
+  raw.waited_compile_nice = absl::GetFlag(FLAGS_waited_compile_nice);
   raw.enable_test_faults = absl::GetFlag(FLAGS_enable_test_faults);
   raw.progress_log_s = absl::GetFlag(FLAGS_progress_log_s);
   raw.aot_recipes = absl::GetFlag(FLAGS_aot_recipes);

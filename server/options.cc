@@ -314,6 +314,11 @@ absl::StatusOr<ServerOptions> ResolveOptions(const RawFlags& raw, const Environm
         absl::StrCat("--compile-nice=", raw.compile_nice, ": expected 0 (none) to 19"));
   }
   options.compile_nice = raw.compile_nice;
+  if (raw.waited_compile_nice < 0 || raw.waited_compile_nice > 19) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--waited-compile-nice=", raw.waited_compile_nice, ": expected 0 (none) to 19"));
+  }
+  options.waited_compile_nice = raw.waited_compile_nice;
   options.enable_test_faults = raw.enable_test_faults;
   if (raw.progress_log_s < 0 || raw.progress_log_s > 86400) {
     return absl::InvalidArgumentError(

@@ -94,6 +94,7 @@ struct RawFlags {
   int compile_time_limit_s = 600;
   int compile_memory_limit_mb = 16384;
   int compile_nice = 10;
+  int waited_compile_nice = 0;
   bool enable_test_faults = false;
   int progress_log_s = 5;
   bool aot_recipes = true;
@@ -168,8 +169,14 @@ struct ServerOptions {
   // How much the compile workers lower their CPU priority (nice increment, 0-19): a client
   // on the same machine traces its next graph while the daemon compiles the previous one, and
   // a cold compile's kernel threads (one per core per graph) would otherwise take its core.
-  // Default: 10.
+  // Default: 10. Applies to compiles ahead of their use (a prefetched backward, marked
+  // CompileRequest.background), which run while the client works.
   int compile_nice = 10;
+  // The same for compiles a client waits for (a forward, an inference graph, a backward that was
+  // not prefetched): the client uses no core meanwhile, so they keep the daemon's priority and
+  // are not starved by the prefetched backward's kernel threads or by other processes.
+  // Default: 0.
+  int waited_compile_nice = 0;
   // Hidden, for tests: workers honour CompileOptions.extra["tccd_test_fault"].
   bool enable_test_faults = false;
   // A compile running this many seconds gets one log line with its kernels

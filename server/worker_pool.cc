@@ -176,6 +176,7 @@ absl::StatusOr<Worker> WorkerCompiler::Spawn() {
   const std::string faults = options_.enable_test_faults ? "1" : "0";
   const std::string parent = std::to_string(getpid());
   const std::string nice = std::to_string(options_.nice);
+  const std::string waited_nice = std::to_string(options_.waited_nice);
   const char* argv[] = {"tccd-compile-worker",
                         kCompileWorkerFlag,
                         memory.c_str(),
@@ -183,6 +184,7 @@ absl::StatusOr<Worker> WorkerCompiler::Spawn() {
                         parent.c_str(),
                         nice.c_str(),
                         options_.log_level.c_str(),
+                        waited_nice.c_str(),
                         nullptr};
   pid_t pid = -1;
   const std::string& exe = WorkerExecutable();

@@ -30,8 +30,11 @@ struct WorkerPoolOptions {
   absl::Duration time_limit = absl::Seconds(600);
   // RLIMIT_DATA of each worker in MiB (heap and private mappings); 0: none. Default: 16384.
   int64_t memory_limit_mb = 16384;
-  // Nice increment each worker applies to itself at start (0-19; 0: none). Default: 10.
+  // Nice increment (0-19; 0: none) of a compile ahead of its use (CompileRequest.background):
+  // the worker runs it on a thread at that priority. Default: 10.
   int nice = 10;
+  // The same for a compile a client waits for (every other request). Default: 0.
+  int waited_nice = 0;
   // Workers honour CompileOptions.extra["tccd_test_fault"] (tests only). Default: false.
   bool enable_test_faults = false;
   // The workers' log level (their stderr is the daemon's): "debug" or "trace" logs every

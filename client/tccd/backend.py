@@ -563,6 +563,9 @@ class _GraphCompiler:
         if keyed is None or keyed[1]:
             return  # the backward compiles at .backward() (a symbolic one: where its sizes are bound)
         request, _, key = keyed
+        # No one waits for it yet: the daemon compiles it below the forward's priority (outside
+        # the request hash, so the backward's own request still matches it).
+        request.background = config.background_prefetch
         self.pending_backward = prefetch.start(request, key, config)
 
     def _compile(self, config, name, gm, example_inputs, entry):

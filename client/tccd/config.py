@@ -78,6 +78,12 @@
                        AOTAutograd asks; 1: request it when the forward's compile begins, in the
                        background, so forward and backward compile at the same time and the
                        backward's compile overlaps the first forward run (prefetch.py). Default: 1.
+    TCCD_BACKGROUND_PREFETCH  1: a prefetched backward's request says `background`, and the
+                       daemon compiles it at its lower priority (--compile-nice) while the
+                       compiles a client waits for (the forward's) keep theirs
+                       (--waited-compile-nice), so the forward's kernels get the cores first;
+                       0: the prefetched backward compiles at the waited compiles' priority.
+                       Not in the request hash. Default: 1.
     TCCD_ASYNC_COMPILE  0: a forward or inference graph compiles before the backend returns;
                        1: the backend returns at once a callable that awaits the compile at its
                        first call, so the daemon compiles while Dynamo and AOTAutograd finish
@@ -239,6 +245,7 @@ class Config:
     lean_cudagraphs: bool = True  # TCCD_LEAN_CUDAGRAPHS: that runtime under CUDA graphs too
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
+    background_prefetch: bool = True  # TCCD_BACKGROUND_PREFETCH
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
     eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
     defer_full_gc: bool = True  # TCCD_DEFER_FULL_GC (full_gc.py)
@@ -354,6 +361,7 @@ class Config:
             lean_cudagraphs=_flag(env, "TCCD_LEAN_CUDAGRAPHS", True),
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
+            background_prefetch=_flag(env, "TCCD_BACKGROUND_PREFETCH", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
             eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),
             defer_full_gc=_flag(env, "TCCD_DEFER_FULL_GC", True),

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <string_view>
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
@@ -58,13 +60,19 @@ struct Compiled {
   std::string cubin;  // relocatable
 };
 
-absl::StatusOr<Compiled> CompileOne(const PointwiseKernel& kernel, const CudaTarget& target,
-                                    const std::vector<std::string>& reject_ops) {
-  Compiled out;
-  ASSIGN_OR_RETURN(out.source, EmitCudaSource({kernel}, target.cc_major));
+absl::StatusOr<std::string> SourceOf(const PointwiseKernel& kernel, const CudaTarget& target,
+                                     const std::vector<std::string>& reject_ops) {
+  ASSIGN_OR_RETURN(std::string source, EmitCudaSource({kernel}, target.cc_major));
   for (const std::string& op : reject_ops)
     if (std::find(kernel.fused_ops.begin(), kernel.fused_ops.end(), op) != kernel.fused_ops.end())
-      absl::StrAppend(&out.source, "\n#error \"TCCD_TEST_REJECT_KERNEL_OPS names ", op, "\"\n");
+      absl::StrAppend(&source, "\n#error \"TCCD_TEST_REJECT_KERNEL_OPS names ", op, "\"\n");
+  return source;
+}
+
+absl::StatusOr<Compiled> CompileOne(const PointwiseKernel& kernel, std::string source,
+                                    const CudaTarget& target) {
+  Compiled out;
+  out.source = std::move(source);
   ASSIGN_OR_RETURN(NvrtcOutput nvrtc,
                    CompileWithNvrtc(out.source, kernel.name + ".cu", target, /*relocatable=*/true));
   if (!nvrtc.log.empty())
@@ -74,26 +82,57 @@ absl::StatusOr<Compiled> CompileOne(const PointwiseKernel& kernel, const CudaTar
   return out;
 }
 
+// TCCD_LONGEST_KERNELS_FIRST=0: the kernels start compiling in first-use order, as before.
+bool LongestKernelsFirst() {
+  static const bool on = [] {
+    const char* env = std::getenv("TCCD_LONGEST_KERNELS_FIRST");
+    return env == nullptr || std::string_view(env) != "0";
+  }();
+  return on;
+}
+
+std::vector<size_t> CompileOrder(const std::vector<absl::StatusOr<std::string>>& sources) {
+  std::vector<size_t> lengths;
+  for (const absl::StatusOr<std::string>& s : sources) lengths.push_back(s.ok() ? s->size() : 0);
+  return KernelCompileOrder(lengths, LongestKernelsFirst());
+}
+
+// Runs `job(i)` for i in [0, count) on up to `threads` threads (this one included), taking i in
+// the order given.
+template <typename Job>
+void RunOnThreads(const std::vector<size_t>& order, int threads, const Job& job) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t k = next.fetch_add(1); k < order.size(); k = next.fetch_add(1)) job(order[k]);
+  };
+  const int n = std::max(1, std::min<int>(threads, static_cast<int>(order.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+}
+
 // Every kernel compiled, or the first error with `failed` set to the indices of all that failed.
 absl::StatusOr<std::vector<Compiled>> CompileInParallel(const std::vector<PointwiseKernel>& kernels,
                                                         const CudaTarget& target, int threads,
                                                         const std::vector<std::string>& reject_ops,
                                                         KernelProgress& progress,
                                                         std::vector<size_t>& failed) {
+  // The sources first (milliseconds, against NVRTC's tens to hundreds per kernel): their lengths
+  // order the compiles.
+  std::vector<size_t> first_use(kernels.size());
+  for (size_t i = 0; i < first_use.size(); ++i) first_use[i] = i;
+  std::vector<absl::StatusOr<std::string>> sources(kernels.size(),
+                                                   absl::InternalError("not emitted"));
+  RunOnThreads(first_use, threads,
+               [&](size_t i) { sources[i] = SourceOf(kernels[i], target, reject_ops); });
   std::vector<absl::StatusOr<Compiled>> results(kernels.size(),
                                                 absl::InternalError("not compiled"));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < kernels.size(); i = next.fetch_add(1)) {
-      results[i] = CompileOne(kernels[i], target, reject_ops);
-      progress.KernelDone();
-    }
-  };
-  const int n = std::max(1, std::min<int>(threads, static_cast<int>(kernels.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  RunOnThreads(CompileOrder(sources), threads, [&](size_t i) {
+    results[i] = sources[i].ok() ? CompileOne(kernels[i], *std::move(sources[i]), target)
+                                 : absl::StatusOr<Compiled>(sources[i].status());
+    progress.KernelDone();
+  });
   absl::Status first;
   for (size_t i = 0; i < results.size(); ++i) {
     if (results[i].ok()) continue;
@@ -116,6 +155,17 @@ absl::Status CheckEntries(const CudaModule& module) {
 }
 
 }  // namespace
+
+std::vector<size_t> KernelCompileOrder(const std::vector<size_t>& source_lengths,
+                                       bool longest_first) {
+  std::vector<size_t> order(source_lengths.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (!longest_first) return order;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return source_lengths[a] > source_lengths[b];
+  });
+  return order;
+}
 
 absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(
     absl::Span<const PointwiseKernel> kernels, const CudaTarget& target,

@@ -58,4 +58,15 @@ absl::StatusOr<CudaKernelObjectsResult> CompileCudaKernelObjects(
     absl::Span<const PointwiseKernel> kernels, const CudaTarget& target,
     const CudaKernelObjectsOptions& options);
 
+// The order in which the missing kernels start compiling, given their CUDA sources' lengths
+// (indices into them). `longest_first` (the default; TCCD_LONGEST_KERNELS_FIRST=0 turns it off):
+// the longest source first, since its length is the best cheap estimate of NVRTC's time (0.75
+// correlated over GPT-2's forward kernels, the row reductions the longest and slowest), so that
+// with more kernels than threads (81 distinct in ConvNeXt's backward, 16 cores on an H100 host)
+// the slowest kernel does not start last and set the graph's wall time alone (longest
+// processing time first). Ties, and every kernel without `longest_first`, in first-use order.
+// The output does not depend on it: each result lands in its kernel's slot.
+std::vector<size_t> KernelCompileOrder(const std::vector<size_t>& source_lengths,
+                                       bool longest_first);
+
 }  // namespace tccd::codegen

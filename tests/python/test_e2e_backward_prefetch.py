@@ -43,8 +43,9 @@ def slow_daemon(monkeypatch, tmp_path):
     monkeypatch.setenv("TCCD_KERNEL_THREADS", "1")
     monkeypatch.setenv("TCCD_TEST_KERNEL_DELAY_MS", str(DELAY_MS))
     root = short_tempdir("tccd-prefetch-")
-    # Two compile threads whatever the machine: forward and backward compile side by side.
-    d = Daemon(TCCD_BINARY, root, extra_args=["--compile-threads=2"])
+    # Two compile threads whatever the machine: forward and backward compile side by side. At
+    # debug level the workers log each compile's priority.
+    d = Daemon(TCCD_BINARY, root, extra_args=["--compile-threads=2", "--log-level=debug"])
     d.start()
     monkeypatch.setenv("TCCD_ADDRESS", d.address)
     monkeypatch.setenv("TCCD_NO_AUTOSTART", "1")
@@ -124,6 +125,34 @@ def test_switched_off_the_backward_is_not_requested_before_backward(slow_daemon,
     assert compiles_after_forward == 1
     assert slow_daemon.stats()["compiles"] == 2
     assert not _by_kind()["backward"]["prefetched"]
+
+
+def _compile_lines(daemon):
+    """{graph kind: the worker's "compiling graph" line} from the daemon's log."""
+    with open(daemon.log, encoding="utf-8", errors="replace") as f:
+        lines = [line for line in f if "compiling graph" in line]
+    return {kind: line for line in lines for kind in ("forward", "backward") if f' {kind}"' in line}
+
+
+@pytest.mark.parametrize("background", [True, False])
+def test_the_prefetched_backward_compiles_below_the_forwards_priority(
+    slow_daemon, monkeypatch, background
+):
+    """TCCD_BACKGROUND_PREFETCH (default 1): the prefetched backward's request says
+    `background`, so the daemon compiles it at --compile-nice (10) while the forward, which the
+    first call waits for, keeps --waited-compile-nice (0); the backward still takes its prefetched
+    plan (the flag is outside the request hash). 0: both at the waited priority."""
+    import os
+
+    monkeypatch.setenv("TCCD_BACKGROUND_PREFETCH", "1" if background else "0")
+    config.reload()
+    _first_step(slow_daemon)
+    assert _by_kind()["backward"]["prefetched"]
+    lines = _compile_lines(slow_daemon)
+    base = os.getpriority(os.PRIO_PROCESS, slow_daemon.proc.pid)
+    assert f"waited for, nice {base})" in lines["forward"], lines
+    expected = f"prefetched, nice {min(19, base + 10)})" if background else f"waited for, nice {base})"
+    assert expected in lines["backward"], lines
 
 
 def _forward_then_kill(daemon):

@@ -188,36 +188,59 @@ def _worker_nice_values(daemon_pid: int):
     return values
 
 
-@pytest.mark.parametrize("flag, increment", [((), 10), (("--compile-nice", "3"), 3), (("--compile-nice", "0"), 0)])
-def test_compile_workers_run_below_the_daemons_priority(flag, increment):
-    """--compile-nice (default 10): a client tracing its next graph keeps its core while the
-    daemon's workers compile the previous one."""
+def _logged_nice(log_text: str, graph_name: str) -> int:
+    """The nice value a worker's compile thread had for `graph_name` (its "compiling graph" line)."""
+    for line in log_text.splitlines():
+        if "tccd-worker[" in line and f'compiling graph "{graph_name}"' in line:
+            return int(line.rsplit("nice ", 1)[1].rstrip(")"))
+    raise AssertionError(f"no compile line for {graph_name}: {log_text[-3000:]}")
+
+
+@pytest.mark.parametrize(
+    "flags, background, waited",
+    [((), 10, 0), (("--compile-nice", "3"), 3, 0), (("--waited-compile-nice", "10"), 10, 10),
+     (("--compile-nice", "0"), 0, 0)])
+def test_prefetched_compiles_run_below_the_waited_ones(flags, background, waited):
+    """A compile a client waits for (a forward) runs at --waited-compile-nice (default 0), a
+    prefetched one (`background` in the request: a backward compiled ahead of its use) at
+    --compile-nice (default 10): the forward's kernel threads get the cores first, and a client
+    tracing its next graph keeps its core while a prefetched backward compiles. The workers
+    themselves keep the daemon's priority; each compile lowers its own thread's, which its kernel
+    threads inherit."""
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
     root = short_tempdir("tccd-nice-")
-    d = Daemon(TCCD_BINARY, root, extra_args=["--compile-threads", "1", *flag])
+    d = Daemon(TCCD_BINARY, root,
+               extra_args=["--compile-threads", "1", "--log-level", "debug", *flags])
     d.start()
+    base = os.getpriority(os.PRIO_PROCESS, d.proc.pid)
     try:
-        # A compile answered means the worker has started and applied its priority.
-        d.stub().Compile(_request(200 + increment), timeout=120)
+        prefetched = _request(200 + background)
+        prefetched.background = True
+        d.stub().Compile(prefetched, timeout=120)
+        d.stub().Compile(_request(220 + waited), timeout=120)  # after it, in the same worker
         values = _worker_nice_values(d.proc.pid)
-        assert values, "no compile worker found"
-        expected = min(19, os.getpriority(os.PRIO_PROCESS, d.proc.pid) + increment)  # nice caps at 19
-        assert values == [expected] * len(values), values
+        assert values == [base] * len(values) and values, values
     finally:
         assert d.stop() == 0, d.log_tail()
-        shutil.rmtree(root, ignore_errors=True)
+    with open(d.log, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    shutil.rmtree(root, ignore_errors=True)
+    # nice caps at 19.
+    assert _logged_nice(text, f"workers-{200 + background}") == min(19, base + background)
+    assert _logged_nice(text, f"workers-{220 + waited}") == min(19, base + waited)
 
 
-def test_compile_nice_out_of_range_is_refused():
+@pytest.mark.parametrize("flag", ["--compile-nice", "--waited-compile-nice"])
+def test_compile_nice_out_of_range_is_refused(flag):
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
     import subprocess
 
-    out = subprocess.run([str(TCCD_BINARY), "--compile-nice", "20", "--listen", "unix:/nonexistent/x.sock"],
+    out = subprocess.run([str(TCCD_BINARY), flag, "20", "--listen", "unix:/nonexistent/x.sock"],
                          capture_output=True, text=True, timeout=30)
     assert out.returncode != 0
-    assert "--compile-nice=20: expected 0 (none) to 19" in out.stderr, out.stderr
+    assert f"{flag}=20: expected 0 (none) to 19" in out.stderr, out.stderr
 
 
 @pytest.mark.parametrize("level, logged", [("debug", True), ("info", False)])

@@ -90,4 +90,15 @@ TEST_CASE("CUDA kernels compile one program each, link into one cubin, and are r
 }
 
 }  // namespace
+TEST_CASE("the longest kernel sources start compiling first, ties in first-use order",
+          "[cuda_kernel_objects]") {
+  // Kernel 2 (a long row reduction) would otherwise start last on a busy pool.
+  CHECK(KernelCompileOrder({900, 4000, 12000, 4000, 800}, true) ==
+        std::vector<size_t>{2, 1, 3, 0, 4});
+  // TCCD_LONGEST_KERNELS_FIRST=0: first-use order, as before.
+  CHECK(KernelCompileOrder({900, 4000, 12000, 4000, 800}, false) ==
+        std::vector<size_t>{0, 1, 2, 3, 4});
+  CHECK(KernelCompileOrder({}, true).empty());
+}
+
 }  // namespace tccd::codegen::cuda_testing
