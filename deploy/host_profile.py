@@ -1,4 +1,4 @@
-"""Host time of one training step of a zoo model (deploy/zoo_benchmark.py) under a backend, and
+"""Host time of one training (or, with --infer, inference) step of a zoo model (deploy/zoo_benchmark.py) under a backend, and
 with tccd where the native plan runtime spends it (TCCD_PLAN_PROFILE=1: per class of step, and
 the Python wrapper around each plan call).
 
@@ -104,6 +104,9 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=4)
     ap.add_argument("--torch-profile", action="store_true", help="print the CPU operators by self time over 3 steps (torch.profiler)")
     ap.add_argument("--mode", default="default", help="torch.compile mode (e.g. reduce-overhead)")
+    ap.add_argument("--infer", action="store_true",
+                    help="an inference step as the zoo's (eval(), no_grad, the model's output) instead of a "
+                         "training step; host ms by phase is then the forward alone")
     ap.add_argument("--python-profile", type=int, default=0, metavar="N",
                     help="cProfile N steps and print the Python functions by own time (Dynamo's "
                          "frame evaluation, the backends' wrappers, the optimizer)")
@@ -119,7 +122,7 @@ def main() -> int:
         model, batch_fn, fwd = narrow_resnet50()
     else:
         model, batch_fn, fwd = build_model(a.model, a.tiny, False)
-    model.to(device).train(True)
+    model.to(device).train(not a.infer)
     kind = "vision" if a.model in VISION | {"resnet50_narrow"} else "lm"
     batch = batch_fn(a.batch or BATCH["small"][kind], device)
     mode = None if a.mode == "default" else a.mode
@@ -149,6 +152,13 @@ def main() -> int:
         forward().backward()
         optimize()
 
+    if a.infer:
+        # The zoo's inference step (zoo_benchmark.make_step): no_grad, autocast on a GPU, eval().
+        def step():  # noqa: F811
+            mark_step()
+            with torch.no_grad(), (torch.autocast("cuda", dtype=torch.bfloat16) if cuda else torch.autocast("cpu", enabled=False)):
+                return fwd(m, batch, False)
+
     for _ in range(a.warmup):
         step()
     sync()
@@ -169,9 +179,10 @@ def main() -> int:
         host = _host_step_ms(step, cuda, times[len(times) // 2])
         print(f"   host (launch) ms of one step: {host['host_ms']:.2f} (median of 10; "
               f"{host['host_queue_drained']} calls found the GPU idle after them)")
-        phases = _host_phases_ms(forward, optimize, times[len(times) // 2])
-        print("   host ms by phase (median of 10, GPU kept busy): "
-              + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()))
+        if not a.infer:
+            phases = _host_phases_ms(forward, optimize, times[len(times) // 2])
+            print("   host ms by phase (median of 10, GPU kept busy): "
+                  + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()))
     if a.torch_profile:
         from profiling import profile_kernels, table
 

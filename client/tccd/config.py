@@ -33,6 +33,13 @@
                        tensor the backward slices (saved_packing.py): ~100 fewer saved tensors
                        per ResNet-50 step for the CUDA graph trees and autograd, one concat
                        kernel more. Experimental, not yet measured on a GPU. Default: 0.
+    TCCD_CUDAGRAPH_CPU_CONSTANTS  1: under CUDA graphs, a graph whose only CPU tensors are 0-dim
+                       constants it makes itself (a lifted `torch.tensor(0)`, HF T5's
+                       decoder-start token written into the shifted labels) is still captured:
+                       ATen reads such a scalar on the host at launch and it never changes
+                       (cudagraphs._cpu_constants). 0: any CPU tensor refuses capture, as
+                       Dynamo's "cudagraphs" backend does (T5 then ran without CUDA graphs).
+                       Default: 1.
     TCCD_AOT_SHARE     0: keep AOT recipes in the local cache only; 1: also give them to the daemon
                        and ask it for recipes the local cache lacks, so that a process with an
                        empty local cache (another machine) skips AOTAutograd too. Default: 1.
@@ -244,6 +251,7 @@ class Config:
     lean_runtime: bool = True  # TCCD_LEAN_RUNTIME: the recipe's runtime once a recipe is stored
     lean_cudagraphs: bool = True  # TCCD_LEAN_CUDAGRAPHS: that runtime under CUDA graphs too
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
+    cudagraph_cpu_constants: bool = True  # TCCD_CUDAGRAPH_CPU_CONSTANTS (cudagraphs.py)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     background_prefetch: bool = True  # TCCD_BACKGROUND_PREFETCH
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
@@ -360,6 +368,7 @@ class Config:
             lean_runtime=_flag(env, "TCCD_LEAN_RUNTIME", True),
             lean_cudagraphs=_flag(env, "TCCD_LEAN_CUDAGRAPHS", True),
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
+            cudagraph_cpu_constants=_flag(env, "TCCD_CUDAGRAPH_CPU_CONSTANTS", True),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             background_prefetch=_flag(env, "TCCD_BACKGROUND_PREFETCH", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),

@@ -23,7 +23,8 @@ only the trees get the whole chain right.
 
 The decision (`decide`) mirrors Inductor's and Dynamo's skip rules; a graph runs without CUDA
 graphs, with one logged warning naming the graph and the reason, when
-  * its tensors are not all on one CUDA device (CPU graphs, CPU scalars, several devices),
+  * its tensors are not all on one CUDA device (CPU graphs, CPU scalar inputs, several
+    devices; 0-dim CPU constants the graph makes itself are allowed: `_cpu_constants`),
   * it contains an op that cannot be captured (torch's get_first_incompatible_cudagraph_node:
     host syncs such as .item(), data-dependent output sizes, ops tagged cudagraph_unsafe),
   * it mutates an input that is not a parameter or buffer (a static input),
@@ -96,10 +97,45 @@ def _tensors(value: Any):
             yield from _tensors(item)
 
 
+def _cpu_constants(gm: torch.fx.GraphModule) -> set:
+    """The nodes whose value is a 0-dim CPU tensor fixed by the graph itself: a lifted constant
+    (get_attr) and what deterministic ops make of such constants alone (lift_fresh_copy, casts).
+
+    HF T5's `shifted_input_ids[..., 0] = decoder_start_token_id` traces to a CPU 0-dim
+    `_tensor_constant0`, lift_fresh_copy'd and read by fill.Tensor on a CUDA tensor. The ops that
+    read such a scalar take its value on the host when they launch (ATen's CPU-scalar operands:
+    no copy, no sync), and the value is the same at every call, so a replay of the captured graph
+    computes what the plan would; Inductor folds these scalars and graphs T5, Dynamo's
+    "cudagraphs" backend refuses it. A CPU scalar that is a graph input (its value may change
+    between calls) is not a constant and still refuses capture."""
+    constants = set()
+    for node in gm.graph.nodes:
+        val = _node_val(node)
+        if not (isinstance(val, torch.Tensor) and val.device.type == "cpu" and val.dim() == 0):
+            continue
+        if node.op == "get_attr":
+            constants.add(node)
+            continue
+        if node.op != "call_function":
+            continue
+        tags = getattr(node.target, "tags", ())
+        if torch.Tag.nondeterministic_seeded in tags:
+            continue  # a random draw: a replay would repeat the captured value
+        if all(arg in constants for arg in node.all_input_nodes):
+            constants.add(node)
+    return constants
+
+
 def _device_skip(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Tuple[Optional[str], Optional[int]]:
-    """(reason, None) unless every tensor of the graph is on one CUDA device; else (None, index)."""
+    """(reason, None) unless every tensor of the graph is on one CUDA device (CPU scalar
+    constants aside, `_cpu_constants`); else (None, index)."""
+    from . import config
+
+    ignored = _cpu_constants(gm) if config.get().cudagraph_cpu_constants else set()
     found = {}  # device -> name of the first node with a tensor there
     for node in gm.graph.nodes:
+        if node in ignored:
+            continue
         for t in _tensors(_node_val(node)):
             found.setdefault(t.device, node.name)
     for i, value in enumerate(example_inputs):

@@ -68,6 +68,11 @@ def test_lean_runtime_is_on_by_default_and_can_be_turned_off():
     assert not Config.from_env({"TCCD_LEAN_RUNTIME": "0"}).lean_runtime
 
 
+def test_cpu_constants_under_cuda_graphs_are_allowed_by_default_and_can_be_refused():
+    assert Config.from_env({}).cudagraph_cpu_constants
+    assert not Config.from_env({"TCCD_CUDAGRAPH_CPU_CONSTANTS": "0"}).cudagraph_cpu_constants
+
+
 def test_lean_runtime_under_cuda_graphs_is_on_by_default_and_can_be_turned_off():
     assert Config.from_env({}).lean_cudagraphs
     assert not Config.from_env({"TCCD_LEAN_CUDAGRAPHS": "0"}).lean_cudagraphs

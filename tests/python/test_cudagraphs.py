@@ -102,6 +102,50 @@ def test_cuda_graph_with_a_cpu_tensor_is_not_graphed():
     assert d.skip is not None and "cpu tensors" in d.skip and "s_1" in d.skip, d.skip
 
 
+def _shift_right(ids, w):
+    """HF T5's _shift_right: the decoder-start token is a lifted CPU 0-dim constant
+    (_tensor_constant0, lift_fresh_copy) that fill.Tensor writes into a CUDA tensor."""
+    shifted = ids.new_zeros(ids.shape)
+    shifted[..., 1:] = ids[..., :-1].clone()
+    shifted[..., 0] = torch.tensor(0)
+    return (w[shifted].sum(),)
+
+
+def test_cuda_graph_whose_only_cpu_tensors_are_its_own_scalar_constants_is_graphed(monkeypatch):
+    mode = FakeTensorMode()
+    with mode:
+        inputs = [torch.zeros(2, 8, dtype=torch.long, device="cuda"), torch.empty(16, 4, device="cuda")]
+    gm = _trace(_shift_right, *inputs)
+    cpu = [n.name for n in gm.graph.nodes if getattr(n.meta.get("val"), "device", None) == torch.device("cpu")]
+    assert cpu == ["_tensor_constant0", "lift_fresh_copy"], cpu  # what T5's forward holds
+    d = cudagraphs.decide("forward", gm, inputs, num_dynamo_inputs=2)
+    assert d.skip is None and d.device_index == 0, d.skip
+
+    monkeypatch.setenv("TCCD_CUDAGRAPH_CPU_CONSTANTS", "0")  # the old rule: any CPU tensor skips
+    tccd.config.reload()
+    try:
+        d = cudagraphs.decide("forward", gm, inputs, num_dynamo_inputs=2)
+    finally:
+        monkeypatch.delenv("TCCD_CUDAGRAPH_CPU_CONSTANTS")
+        tccd.config.reload()
+    assert d.skip is not None and "cpu tensors" in d.skip and "_tensor_constant0" in d.skip, d.skip
+
+
+def test_cpu_scalar_made_from_an_input_or_drawn_at_random_is_not_a_constant():
+    mode = FakeTensorMode()
+    (x,), (s,) = _fake((4, 8), mode=mode), _fake((), device="cpu", mode=mode)
+    gm = _trace(lambda x, s: (x * (s + 1),), x, s)  # s + 1: a CPU scalar made from an input
+    d = cudagraphs.decide("inference", gm, [x, s], num_dynamo_inputs=2)
+    assert d.skip is not None and "cpu tensors" in d.skip, d.skip
+
+    def noisy(x):
+        return (x * torch.rand((), device="cpu"),)  # a CPU draw: a replay would repeat it
+
+    gm = _trace(noisy, x)
+    d = cudagraphs.decide("inference", gm, [x], num_dynamo_inputs=1)
+    assert d.skip is not None and "cpu tensors" in d.skip, d.skip
+
+
 def test_mutating_a_user_input_is_not_graphed_but_mutating_a_parameter_is():
     def step(w, x):
         x.mul_(2)  # a user input

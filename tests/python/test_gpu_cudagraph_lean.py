@@ -143,3 +143,63 @@ def test_reduce_overhead_with_packed_saved_tensors_matches_eager(daemon_env, mon
     stats = tccd.last_compile_stats()
     assert all(s["cudagraphs"] and s["fallback"] is None for s in stats), stats
     assert replays["replays"] >= 2 * (steps - 2), replays
+
+
+class ShiftRightLM(torch.nn.Module):
+    """HF T5's decoder input: the labels shifted right with the start token written in
+    (`shifted[..., 0] = 0`: on CUDA a lifted CPU 0-dim constant read by fill.Tensor), embedded
+    and projected."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(512, 64)
+        self.proj = torch.nn.Linear(64, 512)
+
+    def forward(self, labels):
+        shifted = labels.new_zeros(labels.shape)
+        shifted[..., 1:] = labels[..., :-1].clone()
+        shifted[..., 0] = 0
+        return self.proj(torch.relu(self.embed(shifted)))
+
+
+@pytest.mark.parametrize("cpu_constants", [True, False], ids=["constants", "old-rule"])
+def test_reduce_overhead_graph_with_a_cpu_scalar_constant_replays(daemon_env, monkeypatch, replays, cpu_constants):
+    """TCCD_CUDAGRAPH_CPU_CONSTANTS: T5's shifted labels put a CPU 0-dim constant in the forward;
+    the graph is still captured and replayed, training like eager. With 0 (the old rule) it runs
+    without CUDA graphs, one reason logged, training alike."""
+    monkeypatch.setenv("TCCD_CUDAGRAPH_CPU_CONSTANTS", "1" if cpu_constants else "0")
+    tccd.config.reload()
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    steps = 6
+
+    def run(backend=None, mode=None):
+        torch.manual_seed(0)
+        model = ShiftRightLM().cuda()
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        fn = torch.compile(model, backend=backend, mode=mode) if backend else model
+        g = torch.Generator(device="cuda").manual_seed(1)
+        labels = torch.randint(0, 512, (4, 32), device="cuda", generator=g)
+        losses = []
+        for _ in range(steps):
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.cross_entropy(fn(labels).reshape(-1, 512), labels.reshape(-1))
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        return torch.stack(losses).cpu(), {k: v.detach().cpu() for k, v in model.state_dict().items()}
+
+    eager_losses, eager_state = run()
+    losses, state = run(backend="tccd", mode="reduce-overhead")
+    tol = TOLERANCES[torch.float32]
+    torch.testing.assert_close(losses, eager_losses, **tol)
+    for k in eager_state:
+        torch.testing.assert_close(state[k], eager_state[k], **tol, msg=k)
+    stats = tccd.last_compile_stats()
+    assert all(s["fallback"] is None for s in stats), stats
+    if cpu_constants:
+        assert all(s["cudagraphs"] for s in stats), stats
+        assert replays["replays"] >= 2 * (steps - 2), replays
+    else:
+        assert not any(s["cudagraphs"] for s in stats), stats
+        assert replays["replays"] == 0, replays

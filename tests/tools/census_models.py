@@ -315,6 +315,10 @@ def _traced_graphs(directory, prefix):
             source = re.sub(r"^class [^(]*\(", "class GraphModule(", open(path).read(), count=1)
             exec(compile(source, path, "exec"), namespace)
             module = namespace["GraphModule"]()
+            # Lifted constants (`_tensor_constant0: "i64[]" = self._tensor_constant0`, T5's
+            # decoder-start token) are not in the dump: 0-dim CPU zeros of their dtype stand in.
+            for name, dtype in re.findall(r"(_tensor_constant\d+): \"(\w+)\[\]\" = self\.", source):
+                setattr(module, name, torch.zeros((), dtype=dtypes[dtype]))
             params = list(inspect.signature(module.forward).parameters.values())
             with FakeTensorMode(allow_non_fake_inputs=True):
                 inputs = []
