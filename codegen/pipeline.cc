@@ -34,6 +34,8 @@
 //                              permuted operand on the strided entry (entry_points.h);
 //                              "widening-casts-to-readers" keeps a widening cast of a
 //                              value its group writes in that group (an f32 copy written);
+//                              "row-gathers" keeps index ops (an embedding feeding a
+//                              norm) out of row kernels (reduction_fusion.h);
 //                              "index-fixed-entries" keeps index kernels with gathers
 //                              (max pools) on the strided entry (entry_points.h);
 //                              "tile-kernels" keeps transposing copies on the strided
@@ -914,6 +916,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     fusion.returned_views_held = !passes.disabled("horizontal-returned-views");
     if (passes.disabled("horizontal-near-groups")) fusion.near_merge_nodes = 0;
     fusion.max_pool_backward_alone = !passes.disabled("max-pool-backward-alone");
+    fusion.row_gathers = !passes.disabled("row-gathers");
     if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
       fusion.column_stored_prologues = Debug().column_stored_prologue == "1"
                                            ? FusionOptions::StoredPrologues::kAlways
