@@ -293,12 +293,22 @@ embedding_rms_norm_rows_f32_contig(const tccd_kernel_embedding_rms_norm_rows_f32
   for (int c = 0; c < kChunks; ++c) {
     const int e0 = (c * kThreads + lane) * kVec;
     const bool ok = true;
+    tccd_rt::Vec<float, kVec> g11 = {};
+    if (v9) {
+      const float* gp = reinterpret_cast<const float*>(p.ptr[0]) + v4 * p.stride[0][0];
+      if (p.stride[0][1] == 1 && reinterpret_cast<unsigned long long>(gp + e0) % alignof(tccd_rt::Vec<float, kVec>) == 0) {
+        g11 = *reinterpret_cast<const tccd_rt::Vec<float, kVec>*>(gp + e0);
+      } else {
+#pragma unroll
+        for (int q = 0; q < kVec; ++q) g11.v[q] = gp[static_cast<long long>(e0 + q) * p.stride[0][1]];
+      }
+    }
     tccd_rt::Vec<float, kVec> s21;
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
       v10[j] = static_cast<long long>(e0 + q);
-      v11[j] = v9 ? reinterpret_cast<const float*>(p.ptr[0])[v4 * p.stride[0][0] + v10[j] * p.stride[0][1]] : static_cast<float>(0);
+      v11[j] = g11.v[q];
       v12[j] = v11[j] * v11[j];
       s21.v[q] = v11[j];
     }
