@@ -34,6 +34,11 @@
 //                              permuted operand on the strided entry (entry_points.h);
 //                              "widening-casts-to-readers" keeps a widening cast of a
 //                              value its group writes in that group (an f32 copy written);
+//                              "row-gathers" keeps index ops (an embedding feeding a
+//                              norm) out of row kernels (reduction_fusion.h);
+//                              "embeddings-to-reader-shape" keeps a broadcast embedding
+//                              (a position embedding) at its own shape
+//                              (index_ops_to_reader_shape.h);
 //                              "index-fixed-entries" keeps index kernels with gathers
 //                              (max pools) on the strided entry (entry_points.h);
 //                              "tile-kernels" keeps transposing copies on the strided
@@ -860,7 +865,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     passes.Add(std::make_unique<ExpandSinking>());
     // An index.Tensor a pointwise op broadcasts is computed at that op's shape, so it joins the
     // op's kernel (transformers' causal masks; after expand sinking, whose expands it reads).
-    passes.Add(std::make_unique<IndexOpsToReaderShape>());
+    // Embeddings too (GPT-2's and BERT's position embeddings: embeddings-to-reader-shape).
+    passes.Add(std::make_unique<IndexOpsToReaderShape>(
+        !passes.disabled("embeddings-to-reader-shape")));
     // A negated cat part or slice_backward operand (rotary embeddings' rotate_half) is negated
     // inside the index op's kernel, not by a kernel of its own over the half-width slice (after the
     // permute pass, which moves permutes onto a cat's parts: a rewritten cat is no cat any more).
@@ -915,6 +922,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     fusion.returned_views_held = !passes.disabled("horizontal-returned-views");
     if (passes.disabled("horizontal-near-groups")) fusion.near_merge_nodes = 0;
     fusion.max_pool_backward_alone = !passes.disabled("max-pool-backward-alone");
+    fusion.row_gathers = !passes.disabled("row-gathers");
     if (Debug().column_stored_prologue == "0" || Debug().column_stored_prologue == "1")
       fusion.column_stored_prologues = Debug().column_stored_prologue == "1"
                                            ? FusionOptions::StoredPrologues::kAlways

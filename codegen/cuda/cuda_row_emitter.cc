@@ -208,6 +208,29 @@ class RowEmitter {
   // The expression of element instruction i (neither a load, a store nor a reduction), over
   // Name() of its arguments; empty if there is no lowering.
   std::string ElementExpr(size_t i) const;
+  // Row gathers (row-gathers in reduction_fusion.h). The coordinate of the row along leading
+  // dim d (a row-level kIndex): the row's c<d>, or 0 for a dim of size 1.
+  std::string RowCoord(int d) const {
+    return MayExceedOne(d) ? absl::StrCat("static_cast<long long>(c", d, ")")
+                           : std::string("0LL");
+  }
+  // kGather i as one scalar read at its coordinates (the operand's own strides, dim k in slot
+  // k), 0 where its mask is false. An element-level gather reads only elements in the row:
+  // `in_row` (empty where every element computed is in it) joins its mask, since its column
+  // coordinate comes from the element's position, past the row's end in a tail.
+  std::string GatherExpr(size_t i, const std::string& in_row) const;
+  // The in-row guard of element values in the current emission (see GatherExpr).
+  std::string element_guard_;
+  // Whether element-level kGather i reads kVec consecutive elements per vector: one reduced
+  // dim, not shifted, its mask and all coordinates but the last row-level, the last the
+  // element's own (kIndex of the reduced dim). TCCD_ROW_GATHER_VECTORS=0 reads every element
+  // on its own (as the index kernels' scalar path).
+  bool VectorGather(size_t i) const;
+  // Statements filling the vector g<i> with kGather i's kVec elements at e0 (zeros where its
+  // row-level mask is false): one vector load where the operand's last stride is 1 and the
+  // address is aligned (checked at run time: an embedding table's rows are), else per element.
+  // `guard`: the vector's in-row condition ("" for none).
+  std::string VectorGatherLoad(size_t i, const std::string& guard) const;
   // Looped kernels: the element instructions phase p recomputes (the closure of its element
   // stores and of reduction p's argument over element-level arguments), in body order.
   std::vector<size_t> LoopedPhaseMembers(int phase) const;
@@ -377,8 +400,63 @@ void RowEmitter::PlanLoops() {
   }
 }
 
+std::string RowEmitter::GatherExpr(size_t i, const std::string& in_row) const {
+  const PwInstr& in = k_.body[i];
+  std::string address;
+  for (size_t a = 1; a < in.args.size(); ++a)
+    absl::StrAppend(&address, a > 1 ? " + " : "", Name(in.args[a]), " * p.stride[", in.operand,
+                    "][", a - 1, "]");
+  if (address.empty()) address = "0";
+  std::string expr = absl::StrCat(Ptr(in.operand, true), "[", address, "]");
+  if (in.dtype == DType::kBool) expr = absl::StrCat("(", expr, " != 0)");
+  const std::string mask =
+      in_row.empty() ? Name(in.args[0]) : absl::StrCat("(", in_row, " && ", Name(in.args[0]), ")");
+  return absl::StrCat(mask, " ? ", expr, " : ",
+                      in.dtype == DType::kBool
+                          ? "false"
+                          : absl::StrCat("static_cast<", CudaRegType(in.dtype), ">(0)"));
+}
+
+bool RowEmitter::VectorGather(size_t i) const {
+  static const bool enabled = [] {
+    const char* v = std::getenv("TCCD_ROW_GATHER_VECTORS");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  const PwInstr& in = k_.body[i];
+  if (!enabled || in.op != PwOp::kGather || row_[i] || geo_.shifted || geo_.vec < 2 ||
+      in.dtype == DType::kBool || k_.reduction.num_reduced_dims != 1 || in.args.size() < 2)
+    return false;
+  for (size_t a = 0; a + 1 < in.args.size(); ++a)
+    if (!row_[in.args[a]]) return false;
+  const PwInstr& last = k_.body[in.args.back()];
+  return last.op == PwOp::kIndex && last.operand == rank_ - 1;
+}
+
+std::string RowEmitter::VectorGatherLoad(size_t i, const std::string& guard) const {
+  const PwInstr& in = k_.body[i];
+  const int o = in.operand;
+  const int slot = static_cast<int>(in.args.size()) - 2;  // the last coordinate's stride slot
+  const char* t = CudaMemType(in.dtype);
+  std::string base;
+  for (int a = 1; a <= slot; ++a)
+    absl::StrAppend(&base, " + v", in.args[a], " * p.stride[", o, "][", a - 1, "]");
+  const std::string cond =
+      guard.empty() ? absl::StrCat("v", in.args[0]) : absl::StrCat(guard, " && v", in.args[0]);
+  return absl::StrCat(
+      "    tccd_rt::Vec<", t, ", kVec> g", i, " = {};\n", "    if (", cond, ") {\n",
+      "      const ", t, "* gp = reinterpret_cast<const ", t, "*>(p.ptr[", o, "])", base, ";\n",
+      "      if (p.stride[", o, "][", slot,
+      "] == 1 && reinterpret_cast<unsigned long long>(gp + e0) % alignof(tccd_rt::Vec<", t,
+      ", kVec>) == 0) {\n", "        g", i, " = *reinterpret_cast<const tccd_rt::Vec<", t,
+      ", kVec>*>(gp + e0);\n", "      } else {\n#pragma unroll\n",
+      "        for (int q = 0; q < kVec; ++q) g", i,
+      ".v[q] = gp[static_cast<long long>(e0 + q) * p.stride[", o, "][", slot, "]];\n",
+      "      }\n    }\n");
+}
+
 std::string RowEmitter::ElementExpr(size_t i) const {
   const PwInstr& in = k_.body[i];
+  if (in.op == PwOp::kGather) return GatherExpr(i, element_guard_);
   if (in.op == PwOp::kIndex) {
     // The coordinate along reduced dim d of element e0 + q of the row (the verifier allows no
     // other dim in row kernels).
@@ -514,11 +592,15 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
         }
       } else if (in.op == PwOp::kStore) {
         absl::StrAppend(&out, "    tccd_rt::Vec<", CudaMemType(in.dtype), ", kVec> s", i, ";\n");
+      } else if (VectorGather(i)) {
+        absl::StrAppend(&out, VectorGatherLoad(i, ""));  // whole vectors in the row
       }
     }
   }
   for (int r : reductions)
     if (OnlineWithMax(r) != nullptr) absl::StrAppend(&out, "    float on", r, "[kVec];\n");
+  // Whole vectors lie in the row unless it is shifted (kVec divides kRowLength).
+  element_guard_ = shifted ? kInRow : "";
   bool has_memory = false;
   for (size_t i : members) has_memory |= body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore;
   absl::StrAppend(&out, "#pragma unroll\n    for (int q = 0; q < kVec; ++q) {\n");
@@ -546,7 +628,8 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
                         Ptr(o, false), "[b", o, " + ", StridedOffset(o), "] = ", value, ";\n");
       }
     } else {
-      const std::string expr = ElementExpr(i);
+      const std::string expr =
+          vectors && VectorGather(i) ? absl::StrCat("g", i, ".v[q]") : ElementExpr(i);
       if (expr.empty()) {
         return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %",
                                                 i, " in kernel '", k_.name, "'"));
@@ -865,6 +948,10 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
                       "Op::apply(acc", i, ", v", in.args[0], "[c * kVec + q]);\n  }\n");
       expr = absl::StrCat("tccd_rt::row_reduce<tccd_rt::", op, "Op, kThreads>(acc", i, ", ",
                           geo_.threads_per_row > 32 ? "smem" : "nullptr", ")");
+    } else if (in.op == PwOp::kIndex && in.operand < outer_) {
+      expr = RowCoord(in.operand);
+    } else if (in.op == PwOp::kGather) {
+      expr = GatherExpr(i, "");  // row-level: the (clamped) row's own coordinates
     } else {
       expr = CudaInstrExpr(k_, i, [&](int v) { return Name(v); });
     }
@@ -886,8 +973,10 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
     if (members.empty()) return absl::OkStatus();
     bool has_memory = false;
     for (size_t i : members)
-      has_memory |=
-          body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore || body[i].op == PwOp::kIndex;
+      has_memory |= body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore ||
+                    body[i].op == PwOp::kIndex || body[i].op == PwOp::kGather;
+    // A gather's column may lie past the row's end in the last chunk (see GatherExpr).
+    element_guard_ = shifted ? kInRow : tail ? "ok" : "";
     absl::StrAppend(&out, "#pragma unroll\n  for (int c = 0; c < kChunks; ++c) {\n");
     if (has_memory) {
       // Elements past the row's end (only in the last chunk) are neither loaded nor stored;
@@ -908,6 +997,8 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
                           " }\n");
         } else if (in.op == PwOp::kStore) {
           absl::StrAppend(&out, "    tccd_rt::Vec<", CudaMemType(in.dtype), ", kVec> s", i, ";\n");
+        } else if (VectorGather(i)) {
+          absl::StrAppend(&out, VectorGatherLoad(i, tail ? "ok" : ""));
         }
       }
     }
@@ -936,7 +1027,8 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
                           "[b", o, " + ", StridedOffset(o), "] = ", value, ";\n");
         }
       } else {
-        const std::string expr = ElementExpr(i);
+        const std::string expr =
+            vectors && VectorGather(i) ? absl::StrCat("g", i, ".v[q]") : ElementExpr(i);
         if (expr.empty()) {
           return absl::InternalError(absl::StrCat("no CUDA lowering for ", PwOpName(in.op), " at %",
                                                   i, " in kernel '", k_.name, "'"));

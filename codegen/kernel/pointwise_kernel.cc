@@ -361,19 +361,19 @@ std::string VerifyPointwiseKernel(const PointwiseKernel& kernel) {
         }
         break;
       case Kind::kIndex:
-        // Row kernels take the coordinate along a reduced (trailing) dim: a class index.
-        if (kernel.is_row_reduction() &&
-            (kernel.is_column_reduction() || in.operand < static_cast<int>(kernel.shape.size()) -
-                                                              kernel.reduction.num_reduced_dims)) {
-          return where + "row kernels index only their reduced dims";
-        }
+        // Row kernels take the coordinate along a reduced (trailing) dim (a class index, an
+        // embedding's column: element-level) or along a leading dim (the row's own coordinate:
+        // row-level, for a gather of one value per row). Column kernels take none.
+        if (kernel.is_column_reduction()) return where + "column kernels take no coordinates";
         if (in.operand < 0 || in.operand >= static_cast<int>(kernel.shape.size())) {
           return where + "dim " + std::to_string(in.operand) + " out of range";
         }
         if (dt != DType::kI64) return where + "result must be i64, got " + dn;
         break;
       case Kind::kGather:
-        if (kernel.is_row_reduction()) return where + "index ops are for pointwise kernels only";
+        // Row kernels gather too (row-gathers in reduction_fusion.h: an embedding feeding a
+        // norm); column kernels do not.
+        if (kernel.is_column_reduction()) return where + "column kernels gather nothing";
         if (in.operand < 0 || in.operand >= num_inputs) {
           return where + "input index " + std::to_string(in.operand) + " out of range";
         }
@@ -671,8 +671,10 @@ std::vector<bool> RowLevelValues(const PointwiseKernel& kernel) {
       case Kind::kStore:
         row[i] = true;
         break;
-      case Kind::kIndex:  // along a reduced dim (the verifier allows no other in row kernels)
-        row[i] = !kernel.is_row_reduction();
+      case Kind::kIndex:  // row-level along a leading dim, element-level along a reduced one
+        row[i] = !kernel.is_row_reduction() ||
+                 in.operand < static_cast<int>(kernel.shape.size()) -
+                                  kernel.reduction.num_reduced_dims;
         break;
       default:
         for (int a : in.args) row[i] = row[i] && row[a];

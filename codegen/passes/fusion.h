@@ -83,6 +83,12 @@ struct FusionOptions {
   // bytes per element, where the consumers' own kernel recomputes it from the 2-byte gradient.
   // Off with TCCD_DISABLE_PASSES=max-pool-backward-alone. Default: true.
   bool max_pool_backward_alone = true;
+  // Row fusion takes index ops (gathers: embedding, index_select, pads, cats) into row kernels
+  // as prologue or epilogue members, their gathers recomputed per row (reduction_fusion.h, "Row
+  // gathers"): the token embedding feeding the first norm of T5/Llama/GPT-2/BERT becomes part
+  // of the norm's kernel, as in Inductor. Static CUDA plans only: pipeline.cc sets it unless
+  // TCCD_DISABLE_PASSES=row-gathers; symbolic row kernels take no index ops. Default: false.
+  bool row_gathers = false;
 };
 
 struct FusionGroup {

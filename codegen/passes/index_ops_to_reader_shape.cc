@@ -12,6 +12,7 @@ namespace tccd::codegen {
 namespace {
 
 constexpr char kIndexTensor[] = "aten::index.Tensor";
+constexpr char kEmbedding[] = "aten::embedding.default";
 constexpr char kExpand[] = "aten::expand.default";
 
 // Whether `small` broadcasts to `large` of the same rank (each dim equal or 1).
@@ -57,12 +58,26 @@ absl::StatusOr<bool> IndexOpsToReaderShape::Run(ir::Graph& graph) {
   return RebuildGraph(
       graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
         ++id;
-        if (node.target != kIndexTensor || reads[id] != 1 || !reader_shape[id] ||
+        const bool embedding = embeddings_ && node.target == kEmbedding;
+        if ((node.target != kIndexTensor && !embedding) || reads[id] != 1 || !reader_shape[id] ||
             !IsIndexOp(old, old.nodes[id]))
           return std::nullopt;
         const std::vector<int64_t>& shape = *reader_shape[id];
         const ir::TensorType& type = node.outputs[0];
         if (shape == type.sizes || !BroadcastsTo(type.sizes, shape)) return std::nullopt;
+        if (embedding) {
+          // [ids..., E]: the ids grow to the reader's leading dims; E stays.
+          if (shape.back() != type.sizes.back()) return std::nullopt;
+          const std::vector<int64_t> index_shape(shape.begin(), shape.end() - 1);
+          const ir::TensorType& t = out.type_of(node.args[1].ref());
+          ir::TensorType e = t;
+          e.sizes = index_shape;
+          e.strides = ExpandedStrides(t, index_shape);
+          ir::Node rewritten = node;
+          rewritten.args[1] = EmitOp(out, kExpand, {node.args[1], IntListArg(index_shape)}, e);
+          rewritten.outputs[0] = DenseType(type.dtype, shape, type.device);
+          return std::vector<ir::Arg>{AppendNode(out, std::move(rewritten))};
+        }
         const ir::TensorType& self = out.type_of(node.args[0].ref());
         const auto& list = std::get<ir::ArgList>(node.args[1].v);
         // The output is [broadcast index shape..., self's unindexed dims...]: only the index

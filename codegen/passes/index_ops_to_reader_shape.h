@@ -23,10 +23,20 @@
 
 namespace tccd::codegen {
 
+// Embeddings too (`embeddings`, the default; TCCD_DISABLE_PASSES=embeddings-to-reader-shape
+// keeps them out): GPT-2's and BERT's position embedding, wpe(position_ids [1, S]) -> [1, S, E]
+// added to the token embedding at [B, S, E], is gathered at [B, S, E] from the expanded ids, so
+// that it joins the token embedding's group and, with row gathers (reduction_fusion.h), the first
+// norm's kernel; it was a kernel of its own. Only the ids grow: the output's last dim (the
+// embedding's width) must be the reader's.
 class IndexOpsToReaderShape : public GraphPass {
  public:
+  explicit IndexOpsToReaderShape(bool embeddings = true) : embeddings_(embeddings) {}
   std::string_view name() const override { return "index-ops-to-reader-shape"; }
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
+
+ private:
+  bool embeddings_;
 };
 
 }  // namespace tccd::codegen

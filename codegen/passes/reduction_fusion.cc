@@ -48,6 +48,10 @@ class RowFusion {
   // Every reduction among `nodes` (one would-be kernel) reduces a value that varies along its
   // row; see the definition.
   bool ReducesVaryingValues(const std::vector<int>& nodes, const FusionGroup& group) const;
+  // Whether index op `m` gathers a tensor that a member of `nodes` produces or loads, or a
+  // member gathers what m produces or loads: gather operands are kernel inputs read by gathers
+  // only (fusion.cc's GatherConflict, for row groups).
+  bool GathersFromMembers(const std::vector<int>& nodes, int m) const;
   // Whether the union of groups a and b is a valid row group of iteration space shape/k.
   bool ValidRowGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape, int k) const;
   bool ValidColumnGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape,
@@ -116,6 +120,22 @@ bool RowFusion::IndirectPath(int a, int b) const {
   return false;
 }
 
+bool RowFusion::GathersFromMembers(const std::vector<int>& nodes, int m) const {
+  auto conflict = [&](int a, int b) {  // does a gather what b produces or reads?
+    for (const ir::ValueRef& r : GatheredRefs(graph_.nodes[a])) {
+      if (!r.is_input() && r.node == b) return true;
+      bool read = false;
+      if (a != b && GatheredRefs(graph_.nodes[b]).empty())
+        ForEachInput(graph_.nodes[b], [&](const ir::ValueRef& x) { read |= x == r; });
+      if (read) return true;
+    }
+    return false;
+  };
+  for (int n : nodes)
+    if (n != m && (conflict(m, n) || conflict(n, m))) return true;
+  return false;
+}
+
 bool RowFusion::ValidRowGroup(const std::vector<int>& nodes, const std::vector<int64_t>& shape,
                               int k) const {
   const int64_t rank = static_cast<int64_t>(shape.size());
@@ -128,7 +148,12 @@ bool RowFusion::ValidRowGroup(const std::vector<int>& nodes, const std::vector<i
     const bool anchor = ReductionAxesOf(graph_, node).num_reduced_dims > 0;
     const std::vector<int64_t>& out = node.outputs[0].sizes;
     if (node.outputs[0].device != ir::DeviceType::kCuda) return false;
-    if (NeedsCoordinates(graph_, node)) return false;  // index-aware ops: pointwise kernels only
+    if (NeedsCoordinates(graph_, node)) {
+      // Row gathers (see the header): index ops whose output dims are the iteration space's.
+      if (!options_.row_gathers || !IsIndexOp(graph_, node) || (out != shape && out != drop))
+        return false;
+      if (GathersFromMembers(nodes, m)) return false;
+    }
     if (anchor) {
       const ir::TensorType& x = graph_.type_of(node.args[0].ref());
       if (x.sizes != shape || !(ReductionAxesOf(graph_, node) == ReductionAxes{k, false}))
@@ -137,8 +162,12 @@ bool RowFusion::ValidRowGroup(const std::vector<int>& nodes, const std::vector<i
       return false;
     }
     const bool row_dropped = !anchor && out == drop && drop != shape;
+    // A row gather's gathered tensors are read at computed coordinates, not broadcast.
+    const std::vector<ir::ValueRef> gathered =
+        NeedsCoordinates(graph_, node) ? GatheredRefs(node) : std::vector<ir::ValueRef>{};
     bool ok = true;
     ForEachInput(node, [&](const ir::ValueRef& r) {
+      if (std::find(gathered.begin(), gathered.end(), r) != gathered.end()) return;
       const std::vector<int64_t>& in = graph_.type_of(r).sizes;
       const bool in_dropped = is_member(r) && in == drop && drop != shape && in != keep;
       if (row_dropped) {

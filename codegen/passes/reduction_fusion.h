@@ -22,6 +22,17 @@
 // iteration-shaped members may not depend on a reduction of the group (the kernel streams over
 // the rows once and holds nothing), and D-shaped values broadcast like K-shaped ones (the kept
 // dims are the trailing ones, so right-aligned broadcasting is per column).
+// Row gathers (FusionOptions::row_gathers, TCCD_DISABLE_PASSES=row-gathers): index ops
+// (index_ops.h: embedding, index_select, gather, pad, cat, ...) join row groups (never column
+// groups) like pointwise members, when their output is S-shaped or D-shaped (their coordinates
+// are then the iteration space's: leading dims a row's, trailing ones an element's; a K-shaped
+// output would take the element's coordinate for its size-1 dims) and no member produces or
+// loads a tensor one of them gathers (a gather operand is a kernel input read only by its
+// gathers). In the kernel, the gathers whose coordinates are the row's are read once per row;
+// the others per element (cuda_row_emitter.cc). The case it is for: the LMs' token embedding,
+// gathered in a kernel of its own and read back by the first norm; Inductor gathers inside the
+// norm (session 13/14 kernel tables: Llama's `idx_embedding_pow`, T5's embedding kernels).
+// Scatter ops and dropout's random draw stay in pointwise kernels.
 // Everything else keeps its pointwise group or extern step. The CPU target does not run this
 // pass: its reductions stay extern steps.
 #pragma once

@@ -4,9 +4,11 @@
 // pointwise_ops.h, reductions through reduction_ops.h), stores of the escaping values (row
 // operands where the output has one value per row and the stored value is row-level).
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/ir/printer.h"
+#include "codegen/passes/index_ops.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/padded_row_stores.h"
 #include "codegen/passes/pointwise_ops.h"
@@ -70,10 +72,23 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
   if (group.reduce_leading) kernel.reduction.axis = RowReduction::Axis::kLeading;
   PwBuilder b(&kernel.body);
 
+  // Gather operands of index-op members (row gathers, reduction_fusion.h) are read only by
+  // their gathers: no load. They count as row operands: never streamed along the row, so the
+  // dense-entry test and the shifted rows' head skip them (their stride rows are their own).
+  std::set<ir::ValueRef> gathered;
+  for (int m : group.nodes)
+    for (const ir::ValueRef& r : GatheredRefs(graph.nodes[m])) gathered.insert(r);
   std::map<ir::ValueRef, int> held;
+  std::map<ir::ValueRef, int> input_index;
   for (size_t i = 0; i < group.inputs.size(); ++i) {
     const ir::TensorType& t = graph.type_of(group.inputs[i]);
     kernel.input_dtypes.push_back(t.dtype);
+    input_index[group.inputs[i]] = static_cast<int>(i);
+    if (gathered.contains(group.inputs[i])) {
+      kernel.reduction.row_operand.push_back(true);
+      kernel.reduction.kept_broadcast.push_back(false);
+      continue;
+    }
     kernel.reduction.row_operand.push_back(PerReducedSlice(t, group));
     // Element inputs constant along the kept dims: columns' per-row values such as layer
     // norm's mean and rstd (kept dims trailing); rows' weights and biases (kept dims leading).
@@ -98,8 +113,16 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
     held[group.inputs[i]] = b.Coerce(b.Emit(load), HeldDType(t.dtype));
   }
   auto value_of = [&](const ir::ValueRef& r) { return held.at(r); };
+  auto input_of = [&](const ir::ValueRef& r) { return input_index.at(r); };
   for (int m : group.nodes) {
     const ir::Node& node = graph.nodes[m];
+    if (!group.reduce_leading && IsIndexOp(graph, node)) {
+      ASSIGN_OR_RETURN(int v, LowerIndexOp(graph, node, input_of, b));
+      RETURN_IF_ERROR(CheckDeclaredDType(node, m, b.dtype(v)));
+      held[{m, 0}] = v;
+      kernel.fused_ops.push_back(node.target);
+      continue;
+    }
     if (ZeroTailPadWidth(graph, node) > 0) {
       // An absorbed zero pad (padded_row_stores.h): its output is its input's value, stored
       // with a zero tail after each row.

@@ -315,10 +315,11 @@ def _traced_graphs(directory, prefix):
             source = re.sub(r"^class [^(]*\(", "class GraphModule(", open(path).read(), count=1)
             exec(compile(source, path, "exec"), namespace)
             module = namespace["GraphModule"]()
-            # Lifted constants (`_tensor_constant0: "i64[]" = self._tensor_constant0`, T5's
-            # decoder-start token) are not in the dump: 0-dim CPU zeros of their dtype stand in.
-            for name, dtype in re.findall(r"(_tensor_constant\d+): \"(\w+)\[\]\" = self\.", source):
-                setattr(module, name, torch.zeros((), dtype=dtypes[dtype]))
+            # Tensor constants the dump reads from `self` (T5's decoder start token): zeros of
+            # the annotated dtype and shape (the dump keeps no values).
+            for name, dt, shape in re.findall(r'(_tensor_constant\d+): "(\w+)\[([\d, ]*)\]" = self\.\1', source):
+                sizes = [int(s) for s in shape.split(",") if s.strip()]
+                setattr(module, name, torch.zeros(sizes, dtype=dtypes[dt]))
             params = list(inspect.signature(module.forward).parameters.values())
             with FakeTensorMode(allow_non_fake_inputs=True):
                 inputs = []

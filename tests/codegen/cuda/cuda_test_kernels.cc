@@ -551,6 +551,33 @@ PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> sh
   return b.kernel();
 }
 
+// Row gathers (reduction_fusion.h): the LMs' token embedding gathered inside the first RMS
+// norm, as the row kernel builder lowers it: the token id read once per row (its coordinates
+// the row's), the weight's row per element (its column the element's); both gather operands
+// are row operands. Outputs: the embedding (the residual, f32) and the normed bf16 value.
+PointwiseKernel EmbeddingRmsNormRowsKernel(const std::string& name, std::vector<int64_t> shape) {
+  const double n = static_cast<double>(shape.back());
+  KernelBuilder b(name, shape);
+  const int weight = b.GatherInput(DType::kF32);
+  const int ids = b.GatherInput(DType::kI64);
+  const int w = b.Input(DType::kF32);
+  const int row = b.Gather(ids, b.Const(DType::kBool, 1), {b.Index(0), b.Index(1)});
+  const int ge = b.Op(PwOp::kGe, DType::kBool, {row, b.Const(DType::kI64, 0)});
+  const int lt = b.Op(PwOp::kLt, DType::kBool, {row, b.Const(DType::kI64, 32000)});
+  const int mask = b.Op(PwOp::kAnd, DType::kBool, {ge, lt});
+  const int x = b.Gather(weight, mask, {row, b.Index(2)});
+  const int sq = b.Op(PwOp::kMul, DType::kF32, {x, x});
+  const int mean = b.Op(PwOp::kDiv, DType::kF32,
+                        {b.Op(PwOp::kReduceSum, DType::kF32, {sq}), b.Const(DType::kF32, n)});
+  const int rstd = b.Op(PwOp::kRsqrt, DType::kF32,
+                        {b.Op(PwOp::kAdd, DType::kF32, {mean, b.Const(DType::kF32, 1e-6)})});
+  const int y = b.Op(PwOp::kMul, DType::kF32, {w, b.Op(PwOp::kMul, DType::kF32, {x, rstd})});
+  b.Output(x);
+  b.Output(b.Cast(y, DType::kBF16));
+  b.Rows(1, {true, true, false, false, false});
+  return b.kernel();
+}
+
 // embedding_dense_backward as scatter_ops.h lowers it: the bf16 gradient [B, S, E] added in f32
 // into row ids[b, s] of a [num_weights, E] output (padding_idx 0 masked), with atomics.
 PointwiseKernel EmbeddingBackwardKernel(const std::string& name, std::vector<int64_t> shape,
@@ -795,6 +822,10 @@ std::vector<GoldenCase> GoldenCorpus() {
       // the vector, so each part is read with 128-bit loads (cuda_index_emitter.cc).
       {"cat3_bf16", CatPartsKernel("cat3_bf16", {4, 32, 192}, 3)},
       {"embedding_bf16", EmbeddingKernel("embedding_bf16", {4, 512, 768})},
+      {"embedding_rms_norm_rows_f32",
+       EmbeddingRmsNormRowsKernel("embedding_rms_norm_rows_f32", {2, 512, 1024})},
+      {"embedding_rms_norm_rows_tail_f32",
+       EmbeddingRmsNormRowsKernel("embedding_rms_norm_rows_tail_f32", {2, 100, 1000})},
       {"embedding_backward_scatter_bf16",
        EmbeddingBackwardKernel("embedding_backward_scatter_bf16", {4, 512, 768})},
       // BERT's token-type embedding gradient: 8192 token rows into 2, each thread adding 24

@@ -119,6 +119,9 @@ PointwiseKernel CatPartsKernel(const std::string& name, std::vector<int64_t> sha
 // Embedding: out[b, s, e] = weight[ids[b, s], e] (bf16 weight, i64 ids, rows outside the
 // weight read 0); shape [batch, seq, dim], weight [vocab, dim] with vocab = 100.
 PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> shape);
+// A row kernel gathering its input (row gathers): an f32 embedding [32000, E] read through
+// i64 ids [B, S] inside an RMS norm over E; outputs the gathered rows and the bf16 norm.
+PointwiseKernel EmbeddingRmsNormRowsKernel(const std::string& name, std::vector<int64_t> shape);
 PointwiseKernel EmbeddingBackwardKernel(const std::string& name, std::vector<int64_t> shape,
                                         int64_t num_weights = 100);
 

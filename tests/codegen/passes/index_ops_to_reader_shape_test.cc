@@ -80,5 +80,44 @@ TEST_CASE("an index read twice, returned, or not broadcast keeps its shape",
   CHECK(ir::PrintGraph(g) == Canonical(text));
 }
 
+// GPT-2's position embedding: wpe(position ids [1, S]) added to the token embedding at [B, S, E].
+constexpr char kPositionEmbedding[] =
+    R"(graph(%a0: i64[2,4]{4,1}@cuda, %a1: i64[1,4]{4,1}@cuda, %a2: f32[100,8]{8,1}@cuda, %a3: f32[16,8]{8,1}@cuda) {
+  %0 = aten::embedding.default(%a2, %a0) -> f32[2,4,8]{32,8,1}@cuda
+  %1 = aten::embedding.default(%a3, %a1) -> f32[1,4,8]{32,8,1}@cuda
+  %2 = aten::add.Tensor(%0, %1) -> f32[2,4,8]{32,8,1}@cuda
+  return (%2)
+})";
+
+TEST_CASE("a position embedding is gathered at its reader's shape and fuses with it",
+          "[index_ops_to_reader_shape]") {
+  ir::Graph g = Parse(kPositionEmbedding);
+  // Before: the position embedding is a kernel of its own (its [1, 4, 8] is not the add's shape).
+  CHECK(PartitionText(g) == "fused %1 -> %1\nfused %0 %2 -> %2\n");
+  IndexOpsToReaderShape pass;
+  absl::StatusOr<bool> changed = pass.Run(g);
+  REQUIRE(changed.ok());
+  CHECK(*changed);
+  CHECK(ir::PrintGraph(g) ==
+        Canonical(R"(graph(%a0: i64[2,4]{4,1}@cuda, %a1: i64[1,4]{4,1}@cuda, %a2: f32[100,8]{8,1}@cuda, %a3: f32[16,8]{8,1}@cuda) {
+  %0 = aten::embedding.default(%a2, %a0) -> f32[2,4,8]{32,8,1}@cuda
+  %1 = aten::expand.default(%a1, [2, 4]) -> i64[2,4]{0,1}@cuda
+  %2 = aten::embedding.default(%a3, %1) -> f32[2,4,8]{32,8,1}@cuda
+  %3 = aten::add.Tensor(%0, %2) -> f32[2,4,8]{32,8,1}@cuda
+  return (%3)
+})"));
+  CHECK(PartitionText(g) == "extern %1 aten::expand.default\nfused %0 %2 %3 -> %3\n");
+}
+
+TEST_CASE("without embeddings-to-reader-shape the position embedding keeps its shape",
+          "[index_ops_to_reader_shape]") {
+  ir::Graph g = Parse(kPositionEmbedding);
+  IndexOpsToReaderShape pass(/*embeddings=*/false);
+  absl::StatusOr<bool> changed = pass.Run(g);
+  REQUIRE(changed.ok());
+  CHECK_FALSE(*changed);
+  CHECK(ir::PrintGraph(g) == Canonical(kPositionEmbedding));
+}
+
 }  // namespace
 }  // namespace tccd::codegen

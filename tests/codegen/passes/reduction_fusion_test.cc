@@ -595,5 +595,75 @@ TEST_CASE("row reductions over a batch of rows are not merged as siblings", "[ro
         "fused(rows, reduce 1) %0 -> %0\nfused(rows, reduce 1) %1 -> %1\nfused %2 -> %2\n");
 }
 
+// Row gathers (FusionOptions::row_gathers): the LMs' token embedding feeding the first RMS norm.
+constexpr char kEmbeddingRmsNorm[] =
+    R"(graph(%a0: i64[2,8]{8,1}@cuda, %a1: f32[100,64]{64,1}@cuda, %a2: f32[64]{1}@cuda) {
+  %0 = aten::embedding.default(%a1, %a0) -> f32[2,8,64]{512,64,1}@cuda
+  %1 = aten::pow.Tensor_Scalar(%0, 2) -> f32[2,8,64]{512,64,1}@cuda
+  %2 = aten::mean.dim(%1, [-1], true) -> f32[2,8,1]{8,1,1}@cuda
+  %3 = aten::add.Tensor(%2, 1e-06) -> f32[2,8,1]{8,1,1}@cuda
+  %4 = aten::rsqrt.default(%3) -> f32[2,8,1]{8,1,1}@cuda
+  %5 = aten::mul.Tensor(%0, %4) -> f32[2,8,64]{512,64,1}@cuda
+  %6 = aten::mul.Tensor(%a2, %5) -> f32[2,8,64]{512,64,1}@cuda
+  return (%6, %0)
+})";
+
+TEST_CASE("an embedding feeding an RMS norm is gathered inside the norm's row kernel",
+          "[rows][row-gathers]") {
+  FusionOptions options;
+  options.row_gathers = true;
+  Result r = Fuse(kEmbeddingRmsNorm, options);
+  CHECK(r.partition == "fused(rows, reduce 1) %0 %1 %2 %3 %4 %5 %6 -> %0 %6\n");
+  REQUIRE(r.kernels.size() == 1);
+  const std::string& k = r.kernels[0];
+  INFO(k);
+  // The token id is gathered at the row's coordinates (dims 0 and 1: row-level), the weight's
+  // row at the element's column (dim 2); both are gather operands (row operands: not streamed).
+  CHECK(k.find("index.i64 dim0") != std::string::npos);
+  CHECK(k.find("index.i64 dim2") != std::string::npos);
+  CHECK(k.find("gather.i64 in1, %3, %1, %2") != std::string::npos);
+  CHECK(k.find("gather.f32 in0, %9, %4, %10") != std::string::npos);
+  CHECK(k.find("row operands: in0 in1") != std::string::npos);
+  CHECK(k.find("reduce_sum.f32") != std::string::npos);
+}
+
+TEST_CASE("without row gathers the embedding stays a kernel of its own", "[rows][row-gathers]") {
+  Result r = Fuse(kEmbeddingRmsNorm);  // FusionOptions' default: off (pipeline.cc turns it on)
+  // The embedding's kernel also writes the square the norm sums (as before this option).
+  CHECK(r.partition ==
+        "fused %0 %1 -> %0 %1\n"
+        "fused(rows, reduce 1) %2 %3 %4 %5 %6 -> %6\n");
+}
+
+TEST_CASE("an embedding whose ids a member computes stays out of the row kernel",
+          "[rows][row-gathers]") {
+  FusionOptions options;
+  options.row_gathers = true;
+  // The ids are computed (%0): a gather operand must be a kernel input, so %0 stays in a
+  // kernel of its own and the row kernel gathers what it wrote.
+  Result r = Fuse(
+      R"(graph(%a0: i64[2,8]{8,1}@cuda, %a1: f32[100,64]{64,1}@cuda) {
+  %0 = aten::add.Tensor(%a0, 1) -> i64[2,8]{8,1}@cuda
+  %1 = aten::embedding.default(%a1, %0) -> f32[2,8,64]{512,64,1}@cuda
+  %2 = aten::amax.default(%1, [-1], true) -> f32[2,8,1]{8,1,1}@cuda
+  return (%2)
+})",
+      options);
+  CHECK(r.partition == "fused %0 -> %0\nfused(rows, reduce 1) %1 %2 -> %2\n");
+}
+
+TEST_CASE("a gather into a column reduction stays in its pointwise kernel", "[columns][row-gathers]") {
+  FusionOptions options;
+  options.row_gathers = true;
+  Result r = Fuse(
+      R"(graph(%a0: i64[2,8]{8,1}@cuda, %a1: f32[100,64]{64,1}@cuda) {
+  %0 = aten::embedding.default(%a1, %a0) -> f32[2,8,64]{512,64,1}@cuda
+  %1 = aten::sum.dim_IntList(%0, [0, 1], false) -> f32[64]{1}@cuda
+  return (%1)
+})",
+      options);
+  CHECK(r.partition.find("fused %0 -> %0\n") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace tccd::codegen
