@@ -116,3 +116,25 @@ def test_disabled_keeps_the_math_path(daemon_env, math_daemon, monkeypatch, plan
     targets = _extern_targets(plans)
     assert "aten::scaled_dot_product_attention.default" not in targets, targets
     torch.testing.assert_close(got, expected, rtol=1e-2, atol=1e-2)
+
+
+def _biased_attention(x, wq, wk, wv, table):
+    # As T5 calls SDPA: a position bias gathered as [Q, K, H] and permuted to [1, H, Q, K] (last
+    # dim not unit-stride), added in the input's dtype, scale 1.0.
+    b, s, _ = x.shape
+    q, k, v = ((x @ w).view(b, s, 4, 16).transpose(1, 2) for w in (wq, wk, wv))
+    bias = table.permute(2, 0, 1).unsqueeze(0).to(x.dtype)
+    o = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=1.0)
+    return o.transpose(1, 2).contiguous().view(b, s, 64)
+
+
+def test_permuted_bias_is_copied_contiguous_in_a_kernel(daemon_env, plans):
+    x, wq, wk, wv, _ = _inputs()
+    table = torch.randn(24, 24, 4, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad(), sdpa_kernel(SDPBackend.MATH):
+        expected = _biased_attention(x, wq, wk, wv, table)
+        got = torch.compile(_biased_attention, backend="tccd", dynamic=False)(x, wq, wk, wv, table)
+    targets = _extern_targets(plans)
+    assert targets.count("aten::scaled_dot_product_attention.default") == 1, targets
+    assert "aten::bmm.default" not in targets and "aten::_to_copy.default" not in targets, targets
+    torch.testing.assert_close(got, expected, rtol=1e-2, atol=1e-2)
