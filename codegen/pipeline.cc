@@ -199,6 +199,7 @@
 #include "codegen/passes/max_pool_kernels.h"
 #include "codegen/passes/mutations_into_producers.h"
 #include "codegen/passes/outer_product_matmuls.h"
+#include "codegen/passes/math_attention_to_fused.h"
 #include "codegen/passes/zero_attention_masks.h"
 #include "codegen/passes/neg_into_index_ops.h"
 #include "codegen/passes/permute_into_index_ops.h"
@@ -823,6 +824,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // A matmul over a length-1 dim is a multiply (the rotary angles' outer product), before the
   // backend pads matmul operands.
   if (!Debug().disable_fusion) passes.Add(std::make_unique<OuterProductMatmuls>());
+  // Half-precision math attention, upcast to f32 (BERT's, T5's), as one attention call in half
+  // precision that picks a fused kernel at run time; the f32 chain is then dead.
+  if (!Debug().disable_fusion) passes.Add(std::make_unique<MathAttentionToFused>());
   // Attention without its all-zeros mask (T5's cross-attention); the fill is then dead.
   passes.Add(std::make_unique<ZeroAttentionMasks>());
   // Per-layer recomputations of one value (T5's masks and bias casts) become one node.
