@@ -951,7 +951,8 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = Non
         finally:
             if not keep:
                 shutil.rmtree(tmp, ignore_errors=True)
-        wall = round(time.monotonic() - started, 1)
+        wall_s = time.monotonic() - started
+        wall = round(wall_s, 1)
         err.seek(0)
         tail = "\n".join(err.read().strip().splitlines()[-15:])
     result = None
@@ -964,7 +965,7 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = Non
         marks = dict(result.get("cell_marks") or {})
         marks.update(result.get("aot_save_cell_marks") or {})
         if marks:  # what the process did after its last mark (or until the driver ended it)
-            marks["exit"] = round(wall - max(marks.values()), 2)
+            marks["exit"] = round(wall_s - max(marks.values()), 2)
             result["cell_marks"] = marks
             result.pop("aot_save_cell_marks", None)
         if fast:
