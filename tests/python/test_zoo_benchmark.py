@@ -151,8 +151,17 @@ def test_zoo_benchmark_first_step_only_and_warm_ab_cpu(daemon, tmp_path):
     assert lean["in_cold_process"] is True and "in_cold_process" not in full, (lean, full)
     assert "aot_save_ok" in by_start["cold"] and "aot_save_path" not in by_start["cold"]
     assert "aot-save (in the cold process)" in r.stdout
-    # Every cell's process is timed (what a lane's --budget-s pays for it).
+    # Every cell's process is timed (what a lane's --budget-s pays for it), by stage; the
+    # cells nothing later reads (eager, the warm starts, the AOT loads) are ended once their
+    # result is in, the cold and save cells exit on their own.
     assert all(c["cell_wall_s"] > 0 for c in cells if not c.get("in_cold_process")), cells
+    for c in cells:
+        if c.get("in_cold_process"):
+            continue
+        assert {"python", "imports", "set_up", "first_step", "exit"} <= set(c["cell_marks"]), c
+        assert c.get("fast_exit", False) == (c["backend"] == "eager" or c.get("start") in ("warm", "warm-b", "aot", "aot-b")), c
+    assert "aot_save" in by_start["cold"]["cell_marks"], by_start["cold"]
+    assert "Where each cell's process time goes" in (out / "results.md").read_text()
     assert (lean["aot_guards"], full["aot_guards"]) == ("lean", "serializable"), (lean, full)
     assert 0 < lean["aot_guards_kept"] < full["aot_guards_kept"] <= full["aot_guards_total"], (lean, full)
     for start in ("aot", "aot-b"):
