@@ -112,6 +112,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -124,6 +125,17 @@ RESULT_PREFIX = "ZOO_RESULT "
 # that a save that crashes or passes the timeout leaves the cold cell's result standing.
 AOT_SAVE_PREFIX = "ZOO_AOT_SAVE "
 CHECK_STEPS = 10
+# Where a cell's process time goes (the lane's --budget-s pays all of it, not only the first
+# step): seconds since the driver spawned the worker (spec "spawned_at", wall clock) at each
+# stage; the driver adds "exit" (the process's end after its last mark: interpreter and CUDA
+# teardown, atexit handlers, Inductor's compile workers). Result key cell_marks.
+_MARKS: Dict[str, float] = {}
+_SPAWNED_AT: List[float] = []
+
+
+def _mark(name: str) -> None:
+    if _SPAWNED_AT:
+        _MARKS[name] = round(time.time() - _SPAWNED_AT[0], 2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -475,6 +487,8 @@ def _aot_save_after_cold(spec: Dict[str, Any], model, fwd, batch, init_state, sy
         out["ok"] = True
     except Exception as e:  # reported as the save cell's failure; the cold cell stands
         out.update(ok=False, status="failed", error=f"{type(e).__name__}: {e}"[:500])
+    _mark("aot_save")
+    out["cell_marks"] = dict(_MARKS)  # the cold cell's with the save's: aot_save_cell_marks
     return {f"aot_save_{k}": v for k, v in out.items()}
 
 
@@ -488,10 +502,12 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     import tccd
     import tccd.precompile  # noqa: F401  (the saved file names its classes)
 
+    _mark("imports")
     cuda = spec["device"] == "cuda"
     device = torch.device(spec["device"])
     torch.manual_seed(0)
     model, batch_fn, fwd = build_model(spec["model"], spec["tiny"], spec["dropout"])
+    _mark("model")
     model.to(device).train(True)
     kind = "vision" if spec["model"] in VISION else "lm"
     batch = batch_fn((TINY_BATCH if spec["tiny"] else BATCH)[spec["batch"]][kind], device)
@@ -510,6 +526,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         timers.instrument_tccd()
         timers.instrument_aot_load()
     sync()
+    _mark("set_up")
     gc_watch = _GcWatch().__enter__()
     if timers:
         timers.begin()
@@ -525,6 +542,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     opt.step()
     sync()
     out["first_step_s"] = time.perf_counter() - t0
+    _mark("first_step")
     gc_watch.__exit__()
     gc_watch.record(out)
     out["loss"] = float(loss.detach())
@@ -555,8 +573,10 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     device = torch.device(spec["device"])
     if backend == "tccd":
         import tccd  # noqa: F401  registers the backend where the entry point is not installed
+    _mark("imports")
     torch.manual_seed(0)
     model, batch_fn, fwd = build_model(spec["model"], spec["tiny"], spec["dropout"])
+    _mark("model")
     model.to(device)
     kind = "vision" if spec["model"] in VISION else "lm"
     bs = (TINY_BATCH if spec["tiny"] else BATCH)[spec["batch"]][kind]
@@ -602,6 +622,7 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     step = make_step(compiled, opt)
     out: Dict[str, Any] = dict(spec, batch_size=bs, ok=True)
     sync()
+    _mark("set_up")  # the model on the device (CUDA's initialisation), the batch, the state's copy
     gc_watch = _GcWatch().__enter__()
     if timers:
         timers.begin()
@@ -614,6 +635,7 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     step()
     sync()
     out["first_step_s"] = time.perf_counter() - t0
+    _mark("first_step")
     gc_watch.__exit__()
     gc_watch.record(out)
     # The main thread's CPU time in it: far below the wall time while that thread traces means
@@ -657,6 +679,7 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
                                                               "compile_ms", "fallback", "native_kernels")}
                                        for s in stats]
         if backend == "tccd" and train and spec.get("aot_save_path"):
+            out["cell_marks"] = dict(_MARKS)
             print(RESULT_PREFIX + json.dumps(out), flush=True)  # the cold cell first (AOT_SAVE_PREFIX)
             print(AOT_SAVE_PREFIX + json.dumps(_aot_save_after_cold(spec, model, fwd, batch, init_state, sync)),
                   flush=True)
@@ -760,8 +783,13 @@ def _correctness(model, compiled, init_state, make_step, sync) -> Dict[str, floa
 
 def worker_main(spec_json: str) -> int:
     spec = json.loads(spec_json)
+    if "spawned_at" in spec:
+        _SPAWNED_AT.append(spec.pop("spawned_at"))
+        _mark("python")  # the interpreter's start and this file's imports
     result = run_cell(spec)
     if result is not None:  # None: run_cell printed its lines itself
+        _mark("done")
+        result["cell_marks"] = dict(_MARKS)
         print(RESULT_PREFIX + json.dumps(result), flush=True)
     return 0
 
@@ -815,7 +843,8 @@ def _aot_cells(spec: Dict[str, Any], timeout_s: float, left: float, tag: str,
                 break
             r = _run_worker(s, min(timeout_s, left_now))
             cells.append(r)
-            print(f"{tag} {start}: " + (f"first {r['first_step_s']:.2f}s ({r['cell_wall_s']:.0f}s)" if r.get("ok") else
+            print(f"{tag} {start}: " + (f"first {r['first_step_s']:.2f}s ({r['cell_wall_s']:.0f}s){_marks_text(r)}"
+                                         if r.get("ok") else
                                          f"FAILED {r.get('error')} {(r.get('stderr_tail') or '').strip()[-300:]}"),
                   flush=True)
             _print_first_calls(r)
@@ -824,6 +853,24 @@ def _aot_cells(spec: Dict[str, Any], timeout_s: float, left: float, tag: str,
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return cells
+
+
+def _mark_stages(marks: Dict[str, float]) -> Dict[str, float]:
+    """cell_marks (seconds since the spawn at each stage's end; "exit" already a duration) as
+    each stage's own seconds."""
+    out, prev = {}, 0.0
+    for k, v in sorted(((k, v) for k, v in marks.items() if k != "exit"), key=lambda kv: kv[1]):
+        out[k], prev = round(v - prev, 2), v
+    if "exit" in marks:
+        out["exit"] = marks["exit"]
+    return out
+
+
+def _marks_text(r: Dict[str, Any]) -> str:
+    """' [python 0.1, imports 3.0, ...]': a cell's stages for its progress line."""
+    if not r.get("cell_marks"):
+        return ""
+    return " [" + ", ".join(f"{k} {v:.1f}" for k, v in _mark_stages(r["cell_marks"]).items()) + "]"
 
 
 def _print_first_calls(r: Dict[str, Any]) -> None:
@@ -839,6 +886,26 @@ def _print_first_calls(r: Dict[str, Any]) -> None:
         print(f"  {line}", flush=True)
 
 
+# Cells whose process nothing later reads (its caches, its daemon uploads): the driver ends
+# them, with their children, as soon as their result line is in (ZOO_FAST_EXIT=0: they exit on
+# their own, as every cell did before). A warm Inductor cell's exit waited for its compile
+# workers' shutdown; the lane's budget paid it for nothing. Cold compiled cells (they fill the
+# caches the warm cells read) always exit on their own.
+_DISPOSABLE_STARTS = ("warm", "warm-b", "aot", "aot-b")
+
+
+def _fast_exit(spec: Dict[str, Any]) -> bool:
+    disposable = spec.get("start", "cold") in _DISPOSABLE_STARTS or spec["backend"] == "eager"
+    return disposable and os.environ.get("ZOO_FAST_EXIT", "1") != "0"
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = None) -> Dict[str, Any]:
     """Runs one cell in a new process. With `tmp` (an existing directory) the local caches live
     there and are kept for the caller (a warm cell after it); otherwise in a fresh directory
@@ -852,32 +919,69 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = Non
         env["TRITON_CACHE_DIR"] = os.path.join(tmp, "triton")
     if spec["backend"] == "tccd":
         env["TCCD_CACHE_DIR"] = os.path.join(tmp, "tccd")
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(spec)]
     started = time.monotonic()  # the cell's whole process (cell_wall_s): what a lane's budget pays
-    # Own session, so a timeout also ends the worker's children (Inductor's compile workers).
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    try:
-        stdout, stderr = proc.communicate(timeout=timeout_s)
-        rc = proc.returncode
-    except subprocess.TimeoutExpired:
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(dict(spec, spawned_at=time.time()))]
+    # The last line the cell prints: its result, or the in-process AOT save's after it.
+    last = AOT_SAVE_PREFIX if spec.get("aot_save_path") else RESULT_PREFIX
+    fast = _fast_exit(spec)
+    # stderr to a file (only its tail is kept); stdout read by a thread, so the driver sees the
+    # result line while the process may still be exiting. Own session, so a timeout (or a fast
+    # exit) also ends the worker's children (Inductor's compile workers).
+    with tempfile.TemporaryFile(mode="w+") as err:
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=err, text=True,
+                                start_new_session=True)
+        lines: List[str] = []
+        got_last = threading.Event()
+
+        def read() -> None:
+            for line in proc.stdout:
+                lines.append(line)
+                if line.startswith(last):
+                    got_last.set()
+            got_last.set()  # end of output: the process ended (or closed stdout)
+
+        reader = threading.Thread(target=read, name="zoo-cell-stdout", daemon=True)
+        reader.start()
+        rc: Any = None
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        stdout, stderr = proc.communicate()
-        rc = f"timeout after {timeout_s:g}s"
-    finally:
-        if not keep:
-            shutil.rmtree(tmp, ignore_errors=True)
+            if not got_last.wait(timeout_s):
+                _kill_group(proc)
+                rc = f"timeout after {timeout_s:g}s"
+            elif fast and any(line.startswith(last) for line in lines):
+                _kill_group(proc)
+                rc = "ended by the driver after its result (ZOO_FAST_EXIT)"
+            else:
+                try:
+                    proc.wait(timeout=max(timeout_s - (time.monotonic() - started), 0.1))
+                    rc = proc.returncode
+                except subprocess.TimeoutExpired:
+                    _kill_group(proc)
+                    rc = f"timeout after {timeout_s:g}s"
+            proc.wait()
+            # Children outside the group (none expected) may hold stdout open: not waited for.
+            reader.join(timeout=5)
+        finally:
+            if not keep:
+                shutil.rmtree(tmp, ignore_errors=True)
+        wall_s = time.monotonic() - started
+        wall = round(wall_s, 1)
+        err.seek(0)
+        tail = "\n".join(err.read().strip().splitlines()[-15:])
     result = None
-    for line in stdout.splitlines():
+    for line in list(lines):
         if line.startswith(RESULT_PREFIX) and result is None:
-            result = dict(json.loads(line[len(RESULT_PREFIX):]), cell_wall_s=round(time.monotonic() - started, 1))
+            result = dict(json.loads(line[len(RESULT_PREFIX):]), cell_wall_s=wall)
         elif line.startswith(AOT_SAVE_PREFIX) and result is not None:
             result.update(json.loads(line[len(AOT_SAVE_PREFIX):]))
-    tail = "\n".join(stderr.strip().splitlines()[-15:])
     if result is not None:
+        marks = dict(result.get("cell_marks") or {})
+        marks.update(result.get("aot_save_cell_marks") or {})
+        if marks:  # what the process did after its last mark (or until the driver ended it)
+            marks["exit"] = round(wall_s - max(marks.values()), 2)
+            result["cell_marks"] = marks
+            result.pop("aot_save_cell_marks", None)
+        if fast:
+            result["fast_exit"] = True
         if spec.get("aot_save_path") and "aot_save_ok" not in result:  # the save crashed or timed out
             result.update(aot_save_ok=False, aot_save_status="failed",
                           aot_save_error=f"the cold cell's process ended in its AOT save: exit {rc}",
@@ -1001,6 +1105,8 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                 eager_first = get(m, wl, b, "eager", "first_step_s")
                 cold_i, cold_t = get(m, wl, b, "inductor", "first_step_s"), get(m, wl, b, "tccd", "first_step_s")
                 ratio = f"{cold_t / cold_i:.2f}x" if cold_i and cold_t else "-"
+                if get(m, wl, b, "inductor", "parallel_fill") or get(m, wl, b, "tccd", "parallel_fill"):
+                    ratio = "- (parallel fill)"  # the two cold first steps shared the machine
                 firsts = {be: get(m, wl, b, be, "first_step_s", "warm") for be in ("inductor", "tccd")}
                 over = []
                 for be in ("inductor", "tccd"):
@@ -1144,6 +1250,21 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                 for c in cells if c.get("ok") and c.get("first_step_gc_s") is not None]
     if gc_lines:
         lines += ["Garbage collection inside the first step (s; full collections):", ""] + gc_lines + [""]
+    marked = [c for c in cells if c.get("ok") and c.get("cell_marks")]
+    if marked:
+        # What a lane's budget pays per cell, by stage (_mark): besides the first step, the
+        # process's start, imports, model, set-up and exit.
+        stages = ["python", "imports", "model", "set_up", "first_step", "aot_save", "done", "exit"]
+        lines += ["Where each cell's process time goes (s; `cell_marks`: stage durations, driver's wall "
+                  "clock; `exit` ends at the process's end or the driver's fast exit, marked *):", "",
+                  "| model | backend | start | wall | " + " | ".join(stages) + " |",
+                  "|---|---|---|---|" + "---|" * len(stages)]
+        for c in marked:
+            d = _mark_stages(c["cell_marks"])
+            lines.append(f"| {c['model']} | {c['backend']} | {c.get('start', 'cold')} | {_fmt(c.get('cell_wall_s'), '{:.1f}')} | "
+                         + " | ".join(_fmt(d.get(k), "{:.1f}") + ("*" if k == "exit" and c.get("fast_exit") else "")
+                                      for k in stages) + " |")
+        lines.append("")
     if reasons:
         lines += ["tccd fallbacks (graph: reason):", ""] + reasons + [""]
     if python_steps:
@@ -1231,6 +1352,11 @@ def main(argv=None) -> int:
     p.add_argument("--first-step-only", action="store_true",
                    help="every cell times its first step only (no timed steps, profile, memory or "
                         "check): the cold and warm first steps of --warm/--aot in the least GPU time")
+    p.add_argument("--parallel-fill", action="store_true",
+                   help="with --warm --first-step-only: run a model's compiled cold cells (they fill the "
+                        "caches the warm cells read) at the same time; their first steps then shared the "
+                        "machine (parallel_fill in the results: no cold ratio from them, and --merge "
+                        "prefers a cold cell measured alone); the warm cells run alone as before")
     p.add_argument("--warm-ab", metavar="ENV=VALUE[,ENV=VALUE]",
                    help="with --warm: after each tccd warm cell (and --aot load), one more with this "
                         "environment (e.g. TCCD_CONV_WARMUP=0: the knob off), reported side by side")
@@ -1275,30 +1401,60 @@ def main(argv=None) -> int:
              for m in models for w in a.workloads.split(",") if w
              for b in a.batch.split(",") if b for be in backends]
     os.makedirs(a.out, exist_ok=True)
+    # --parallel-fill (with --warm --first-step-only): a model's compiled cold cells, which only
+    # fill the caches its warm cells read, run at the same time (Inductor's cold compile and
+    # tccd's cold compile plus its AOT save); the warm cells then run one at a time, alone.
+    parallel_fill = a.parallel_fill and a.warm and a.first_step_only
+    filled: Dict[int, Tuple[Dict[str, Any], Optional[str], Optional[str], bool]] = {}
     start = time.monotonic()
     cells = []
-    for i, spec in enumerate(specs):
-        left = a.budget_s - (time.monotonic() - start)
-        tag = f"[{i + 1}/{len(specs)}] {spec['model']} {spec['workload']}/{spec['batch']} {spec['backend']}"
-        if left <= 5:
-            cells.append(dict(spec, ok=False, status="skipped", error="--budget-s reached"))
-            print(f"{tag}: skipped (budget)", flush=True)
-            continue
-        t0 = time.monotonic()
-        compiled = a.warm and spec["backend"] != "eager"
+
+    def cold(spec: Dict[str, Any], left: float):
+        """A compiled or eager cell's cold process: (result, its local cache dir kept for the
+        warm cell, the AOT save's dir, whether the save was made in it)."""
         # Inductor's warm cell reuses the cold cell's local caches; tccd's gets empty ones (the
         # daemon's cache, filled by the cold cell, is what is warm).
-        cache_dirs = tempfile.mkdtemp(prefix="zoo-cell-") if compiled else None
+        cache_dirs = tempfile.mkdtemp(prefix="zoo-cell-") if a.warm and spec["backend"] != "eager" else None
         aot_here = a.aot and spec["backend"] == "tccd" and spec["workload"] == "train"
         # --first-step-only: the cold tccd cell saves the AOT step too, after its first step
         # (one process fills the daemon for both warm starts: a process start and most of the
         # save's compile fewer per model); ZOO_SEPARATE_AOT_SAVE=1: a process of its own.
         aot_tmp = tempfile.mkdtemp(prefix="zoo-aot-") if aot_here else None
         save_in_cold = aot_here and a.first_step_only and os.environ.get("ZOO_SEPARATE_AOT_SAVE", "0") != "1"
+        r = _run_worker(dict(spec, aot_save_path=os.path.join(aot_tmp, "step.pt2")) if save_in_cold else spec,
+                        min(a.timeout_s, left), cache_dirs)
+        r.pop("aot_save_path", None)
+        return r, cache_dirs, aot_tmp, save_in_cold
+
+    for i, spec in enumerate(specs):
+        left = a.budget_s - (time.monotonic() - start)
+        tag = f"[{i + 1}/{len(specs)}] {spec['model']} {spec['workload']}/{spec['batch']} {spec['backend']}"
+        if left <= 5 and i not in filled:
+            cells.append(dict(spec, ok=False, status="skipped", error="--budget-s reached"))
+            print(f"{tag}: skipped (budget)", flush=True)
+            continue
+        t0 = time.monotonic()
+        compiled = a.warm and spec["backend"] != "eager"
+        if parallel_fill and compiled and i not in filled:
+            group = [j for j, s2 in enumerate(specs) if j >= i and s2["backend"] != "eager" and
+                     (s2["model"], s2["workload"], s2["batch"]) == (spec["model"], spec["workload"], spec["batch"])]
+            if len(group) > 1:
+                results: Dict[int, Any] = {}
+                threads = [threading.Thread(target=lambda j=j: results.__setitem__(j, cold(specs[j], left)))
+                           for j in group]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+                for j in group:
+                    results[j][0]["parallel_fill"] = True  # its first step shared the machine
+                    filled[j] = results[j]
+                print(f"{tag}: parallel fill of {len(group)} cold cells ({time.monotonic() - t0:.0f}s)", flush=True)
+        r, cache_dirs, aot_tmp, save_in_cold = filled.pop(i) if i in filled else (None, None, None, False)
+        aot_here = a.aot and spec["backend"] == "tccd" and spec["workload"] == "train"
         try:
-            r = _run_worker(dict(spec, aot_save_path=os.path.join(aot_tmp, "step.pt2")) if save_in_cold else spec,
-                            min(a.timeout_s, left), cache_dirs)
-            r.pop("aot_save_path", None)
+            if r is None:
+                r, cache_dirs, aot_tmp, save_in_cold = cold(spec, left)
             cells.append(r)
             if compiled and r.get("ok"):
                 warm_spec = dict(spec, start="warm")
@@ -1311,7 +1467,8 @@ def main(argv=None) -> int:
                         cache_dirs = tempfile.mkdtemp(prefix="zoo-cell-")
                     w = _run_worker(warm_spec, min(a.timeout_s, left), cache_dirs)
                     cells.append(w)
-                    print(f"{tag} warm: " + (f"first {w['first_step_s']:.2f}s ({w['cell_wall_s']:.0f}s)" if w.get("ok") else
+                    print(f"{tag} warm: " + (f"first {w['first_step_s']:.2f}s ({w['cell_wall_s']:.0f}s){_marks_text(w)}"
+                                              if w.get("ok") else
                                               f"FAILED {w.get('error')}"), flush=True)
                     _print_first_calls(w)
                     left = a.budget_s - (time.monotonic() - start)
@@ -1343,8 +1500,8 @@ def main(argv=None) -> int:
                 cpu += f", dynamo {r['phase_dynamo']:.2f}s (CPU {r['dynamo_cpu_s']:.2f}s)"
             steady = f"{r['step_ms']:.2f} ms/step, " if "step_ms" in r else ""
             kernels = f", {r['kernels_per_step']} kernels" if "kernels_per_step" in r else ""
-            print(f"{tag}: {steady}first {r['first_step_s']:.2f}s{cpu}{kernels}{extra}{diff} ({dt:.0f}s)",
-                  flush=True)
+            print(f"{tag}: {steady}first {r['first_step_s']:.2f}s{cpu}{kernels}{extra}{diff} ({dt:.0f}s)"
+                  + _marks_text(r), flush=True)
             _print_first_calls(r)
         else:
             last = (r.get("stderr_tail") or "").strip().splitlines()[-1:] or [""]
@@ -1408,7 +1565,12 @@ def merge(dirs: List[str], out: str) -> int:
             for c in json.load(f):
                 key = (c["model"], c["workload"], c["batch"], c["backend"], c.get("start", "cold"),
                        c.get("mode", "default"))
-                if c.get("ok") or key not in by_cell or not by_cell[key].get("ok"):
+                old = by_cell.get(key)
+                # A cold cell of a --parallel-fill run shared the machine: it does not replace
+                # one measured alone (e.g. the train-small lane's), nor a failed cell an ok one.
+                if (old is None or (c.get("ok") and not (c.get("parallel_fill") and old.get("ok")
+                                                          and not old.get("parallel_fill")))
+                        or not old.get("ok")):
                     by_cell[key] = c
         try:
             with open(os.path.join(d, "notes.txt")) as f:

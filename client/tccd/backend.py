@@ -787,3 +787,20 @@ def _install_dynamic_profiles() -> None:
 
 
 _install_dynamic_profiles()
+
+
+def _install_once_logs() -> None:
+    # Before Dynamo traces the first frame, as above: transformers' once-per-process log calls
+    # run at trace time instead of breaking the graph (once_logs.py, TCCD_TRACE_ONCE_LOGS).
+    if not config_mod.get().trace_once_logs:
+        return
+    try:
+        from . import once_logs
+
+        if not once_logs.install():
+            log.debug("tccd: this torch has no LoggingLoggerVariable.call_method; once-logs break graphs")
+    except Exception as e:  # deliberately ignored: Dynamo's own handling (a graph break) stays
+        log.warning("tccd: once-per-process log calls keep breaking graphs: %s", e)
+
+
+_install_once_logs()

@@ -161,6 +161,12 @@
                        loaded, as before the fourteenth session. Measured once on a GPU
                        (ResNet-50's AOT load, tccd's `load` 0.18 -> 0.09 s, with the guard
                        filter changed beside it). Default: 2.
+    TCCD_TRACE_ONCE_LOGS  1: a once-per-process logger call (transformers' `warning_once`,
+                       `info_once`) with constant arguments runs while Dynamo traces, instead of
+                       breaking the graph: GPT-2's loss_type warning made Dynamo trace the model
+                       twice and compile two graphs (once_logs.py). The message still prints once,
+                       at the first call. Process-wide once the backend is loaded. 0: Dynamo's own
+                       handling (a graph break). Default: 1.
     TCCD_AOT_SETTLE_TRACE_LOG  1: loading a precompiled function (the ahead-of-time flow) first
                        logs one small structured-trace event ("tccd_precompiled_load"), so that
                        torch's lazy trace handler, which removes itself at its first event
@@ -267,6 +273,7 @@ class Config:
     wait_conv_warmup: int = 0  # TCCD_WAIT_CONV_WARMUP (conv_warmup.warm_while_waiting)
     defer_backward_init: int = 2  # TCCD_DEFER_BACKWARD_INIT: 1 backward plans, 2 forward too
     aot_settle_trace_log: bool = True  # TCCD_AOT_SETTLE_TRACE_LOG (precompile.settle_trace_log)
+    trace_once_logs: bool = True  # TCCD_TRACE_ONCE_LOGS (once_logs.py)
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -381,6 +388,7 @@ class Config:
             dynamic_profiles=_flag(env, "TCCD_DYNAMIC_PROFILES", True),
             gemm_tunes_shared=_flag(env, "TCCD_GEMM_TUNES_SHARED", True),
             aot_settle_trace_log=_flag(env, "TCCD_AOT_SETTLE_TRACE_LOG", True),
+            trace_once_logs=_flag(env, "TCCD_TRACE_ONCE_LOGS", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,
         )

@@ -151,8 +151,17 @@ def test_zoo_benchmark_first_step_only_and_warm_ab_cpu(daemon, tmp_path):
     assert lean["in_cold_process"] is True and "in_cold_process" not in full, (lean, full)
     assert "aot_save_ok" in by_start["cold"] and "aot_save_path" not in by_start["cold"]
     assert "aot-save (in the cold process)" in r.stdout
-    # Every cell's process is timed (what a lane's --budget-s pays for it).
+    # Every cell's process is timed (what a lane's --budget-s pays for it), by stage; the
+    # cells nothing later reads (eager, the warm starts, the AOT loads) are ended once their
+    # result is in, the cold and save cells exit on their own.
     assert all(c["cell_wall_s"] > 0 for c in cells if not c.get("in_cold_process")), cells
+    for c in cells:
+        if c.get("in_cold_process"):
+            continue
+        assert {"python", "imports", "set_up", "first_step", "exit"} <= set(c["cell_marks"]), c
+        assert c.get("fast_exit", False) == (c["backend"] == "eager" or c.get("start") in ("warm", "warm-b", "aot", "aot-b")), c
+    assert "aot_save" in by_start["cold"]["cell_marks"], by_start["cold"]
+    assert "Where each cell's process time goes" in (out / "results.md").read_text()
     assert (lean["aot_guards"], full["aot_guards"]) == ("lean", "serializable"), (lean, full)
     assert 0 < lean["aot_guards_kept"] < full["aot_guards_kept"] <= full["aot_guards_total"], (lean, full)
     for start in ("aot", "aot-b"):
@@ -258,21 +267,129 @@ def test_a_cold_cell_whose_aot_save_dies_keeps_its_result(monkeypatch):
     class Proc:
         pid, returncode = 0, -9
 
-        def __init__(self, lines):
-            self.lines = lines
+        def __init__(self, lines, stderr):
+            self.stdout = iter([line + "\n" for line in lines])
+            stderr.write("killed in the save\n")
 
-        def communicate(self, timeout=None):
-            return "\n".join(self.lines) + "\n", "killed in the save\n"
+        def wait(self, timeout=None):
+            return self.returncode
 
+    def killpg(pid, sig):
+        raise AssertionError("a cold cell that exited on its own is not killed")
+
+    monkeypatch.setattr(zoo_benchmark.os, "killpg", killpg)
     cold = zoo_benchmark.RESULT_PREFIX + json.dumps(dict(spec, ok=True, first_step_s=1.5))
-    monkeypatch.setattr(zoo_benchmark.subprocess, "Popen", lambda *a, **k: Proc([cold]))
+    monkeypatch.setattr(zoo_benchmark.subprocess, "Popen", lambda *a, **k: Proc([cold], k["stderr"]))
     r = zoo_benchmark._run_worker(spec, 10)
     assert r["ok"] and r["first_step_s"] == 1.5 and r["aot_save_ok"] is False, r
     assert "ended in its AOT save: exit -9" in r["aot_save_error"], r
+    assert "killed in the save" in r["aot_save_stderr_tail"], r
     saved = zoo_benchmark._saved_in_cold(spec, r)
     assert saved["start"] == "aot-save" and saved["ok"] is False and "AOT save" in saved["error"], saved
     # With the save's line, its keys join the cold cell's.
     save = zoo_benchmark.AOT_SAVE_PREFIX + json.dumps(dict(aot_save_ok=True, aot_save_first_step_s=3.0))
-    monkeypatch.setattr(zoo_benchmark.subprocess, "Popen", lambda *a, **k: Proc([cold, save]))
+    monkeypatch.setattr(zoo_benchmark.subprocess, "Popen", lambda *a, **k: Proc([cold, save], k["stderr"]))
     r = zoo_benchmark._run_worker(spec, 10)
     assert r["aot_save_ok"] is True and zoo_benchmark._saved_in_cold(spec, r)["first_step_s"] == 3.0, r
+
+
+def test_a_warm_cell_is_ended_once_its_result_is_in(monkeypatch):
+    """ZOO_FAST_EXIT (default 1): a warm cell whose process hangs on after its result line
+    (Inductor's compile workers shutting down) is ended by the driver; its cell keeps the
+    result, the stages it marked and the exit; ZOO_FAST_EXIT=0 waits (daemon-free)."""
+    import threading
+    import time
+
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    import zoo_benchmark
+
+    spec = dict(model="toy_lm", workload="train", batch="small", backend="inductor", start="warm")
+    killed = threading.Event()
+
+    class Proc:
+        pid, returncode = 12345, None
+
+        def __init__(self, cmd):
+            self.spawned = json.loads(cmd[-1])["spawned_at"]  # the driver passes its clock
+            marks = {"python": 0.01, "imports": 0.05, "first_step": 0.1, "done": 0.1}
+            line = zoo_benchmark.RESULT_PREFIX + json.dumps(dict(spec, ok=True, first_step_s=1.0, cell_marks=marks))
+
+            def lines():
+                yield line + "\n"
+                killed.wait(20)  # the process lingers, its stdout open, until it is killed
+
+            self.stdout = lines()
+
+        def wait(self, timeout=None):
+            if not killed.wait(timeout if timeout is not None else 20):
+                raise zoo_benchmark.subprocess.TimeoutExpired("worker", timeout)
+            self.returncode = -9
+            return self.returncode
+
+    def killpg(pid, sig):
+        assert pid == 12345
+        killed.set()
+
+    monkeypatch.setattr(zoo_benchmark.os, "killpg", killpg)
+    monkeypatch.setattr(zoo_benchmark.subprocess, "Popen", lambda cmd, **k: Proc(cmd))
+    t0 = time.monotonic()
+    r = zoo_benchmark._run_worker(spec, 15)
+    assert time.monotonic() - t0 < 5 and killed.is_set(), r
+    assert r["ok"] and r["fast_exit"] is True and r["first_step_s"] == 1.0, r
+    assert set(r["cell_marks"]) == {"python", "imports", "first_step", "done", "exit"}, r
+    assert zoo_benchmark._mark_stages(r["cell_marks"])["imports"] == 0.04, r
+    # Off: the driver waits for the process to end on its own (here: until its timeout).
+    killed.clear()
+    monkeypatch.setenv("ZOO_FAST_EXIT", "0")
+    r = zoo_benchmark._run_worker(spec, 1)
+    assert r["ok"] and "fast_exit" not in r and r["cell_marks"]["exit"] >= 0.5, r
+
+
+def test_parallel_fill_runs_a_models_cold_cells_together_and_its_warm_cells_alone(monkeypatch, tmp_path):
+    """--parallel-fill (--warm --first-step-only): Inductor's and tccd's cold cells of a model
+    overlap, eager's runs before them, every warm cell starts after both cold cells ended and
+    runs alone; the cold cells are marked and give no cold ratio; --merge keeps a cold cell
+    measured alone over a fill's (daemon-free: a made-up worker)."""
+    import threading
+    import time
+
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    import zoo_benchmark
+
+    spans = []
+    lock = threading.Lock()
+
+    def worker(spec, timeout_s, tmp=None):
+        t0 = time.monotonic()
+        time.sleep(0.3)
+        with lock:
+            spans.append((spec["backend"], spec.get("start", "cold"), t0, time.monotonic()))
+        return dict(spec, ok=True, first_step_s=2.0 if spec.get("start") == "warm" else 9.0, cell_wall_s=0.3)
+
+    monkeypatch.setattr(zoo_benchmark, "_run_worker", worker)
+    out = tmp_path / "fill"
+    assert zoo_benchmark.main(["--models", "toy_lm", "--backends", "eager,inductor,tccd", "--workloads", "train",
+                               "--batch", "small", "--warm", "--first-step-only", "--parallel-fill",
+                               "--device", "cpu", "--out", str(out)]) == 0
+    span = {(be, start): (a, b) for be, start, a, b in spans}
+    assert len(span) == 5, spans
+    (ia, ib), (ta, tb) = span[("inductor", "cold")], span[("tccd", "cold")]
+    assert ia < tb and ta < ib, spans  # the two fills overlapped
+    assert span[("eager", "cold")][1] <= min(ia, ta), spans
+    warm = sorted(span[(be, "warm")] for be in ("inductor", "tccd"))
+    assert warm[0][0] >= max(ib, tb) and warm[1][0] >= warm[0][1], spans  # after the fills, one at a time
+    cells = json.loads((out / "results.json").read_text())
+    assert {c["backend"] for c in cells if c.get("parallel_fill")} == {"inductor", "tccd"}, cells
+    assert all(c.get("start", "cold") == "cold" for c in cells if c.get("parallel_fill")), cells
+    assert "- (parallel fill)" in (out / "results.md").read_text()
+    # A train-small lane's cold cells (measured alone) win over the fill's, in either order.
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "results.json").write_text(json.dumps(
+        [dict(c, first_step_s=5.0, parallel_fill=False) for c in cells if c.get("parallel_fill")]))
+    for order in ([alone, out], [out, alone]):
+        merged = tmp_path / "merged"
+        assert zoo_benchmark.merge([str(d) for d in order], str(merged)) == 0
+        got = json.loads((merged / "results.json").read_text())
+        cold = {c["backend"]: c["first_step_s"] for c in got if c.get("start", "cold") == "cold"}
+        assert cold == {"eager": 9.0, "inductor": 5.0, "tccd": 5.0}, (order, got)
