@@ -84,6 +84,9 @@ _GcWatch; listed under the tables); ZOO_GC_FREEZE=1 calls gc.freeze() before it.
 `conv_warmup` (the backward plans' cuDNN warm-up: plans, shapes, failed, host ms; waiting_calls and
 waiting_ms: TCCD_WAIT_CONV_WARMUP's calls while a first call waited for its compile) and, with
 TCCD_PLAN_PROFILE=1, `first_call_profile` (each plan's first call by op), printed under the cell.
+Every compiled cell records backend_import_s (`import tccd`; Inductor needs none) and compile_call_s
+(the torch.compile() call: Dynamo's import in a process's first call), which first_step_s leaves
+out, in the table "Before the first step".
 ZOO_TRACE_DIR=DIR: each GPU cell runs one more step under the CPU+CUDA profiler and records
 `idle_gaps` (GPU busy vs idle in the step, the worst gaps with the host operators inside each,
 the CUDA runtime calls by time: profiling.idle_gaps) and writes the Chrome trace to DIR.
@@ -210,6 +213,24 @@ class ToyLM:
         ToyLMModule.__qualname__ = ToyLMModule.__name__
         globals()[ToyLMModule.__name__] = ToyLMModule
         return ToyLMModule(), _lm_batch(vocab, seq), fwd
+
+
+def _build_on(spec: Dict[str, Any], device: Any):
+    """build_model with its parameters made on `device`: a large model's random initialisation
+    on the CPU took 4-10 s of every GPU cell's process (session 15's r1), the GPU does it in
+    well under one. Every cell of a run builds the same way from the same seed, so all backends
+    start from equal weights. ZOO_BUILD_ON_DEVICE=0 (or an error building on the device) builds
+    on the CPU as before."""
+    import torch
+
+    if device.type != "cpu" and os.environ.get("ZOO_BUILD_ON_DEVICE", "1") != "0":
+        try:
+            with device:
+                return build_model(spec["model"], spec["tiny"], spec["dropout"])
+        except Exception as e:  # noqa: BLE001  the CPU build below is the reference
+            print(f"zoo: building {spec['model']} on {device} failed ({e!r}); building on the CPU", file=sys.stderr)
+            torch.manual_seed(0)
+    return build_model(spec["model"], spec["tiny"], spec["dropout"])
 
 
 def build_model(name: str, tiny: bool, dropout: bool):
@@ -506,7 +527,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     cuda = spec["device"] == "cuda"
     device = torch.device(spec["device"])
     torch.manual_seed(0)
-    model, batch_fn, fwd = build_model(spec["model"], spec["tiny"], spec["dropout"])
+    model, batch_fn, fwd = _build_on(spec, device)
     _mark("model")
     model.to(device).train(True)
     kind = "vision" if spec["model"] in VISION else "lm"
@@ -571,11 +592,14 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     backend, train = spec["backend"], spec["workload"] == "train"
     cuda = spec["device"] == "cuda"
     device = torch.device(spec["device"])
+    backend_import_s = 0.0
     if backend == "tccd":
+        t_import = time.perf_counter()
         import tccd  # noqa: F401  registers the backend where the entry point is not installed
+        backend_import_s = time.perf_counter() - t_import
     _mark("imports")
     torch.manual_seed(0)
-    model, batch_fn, fwd = build_model(spec["model"], spec["tiny"], spec["dropout"])
+    model, batch_fn, fwd = _build_on(spec, device)
     _mark("model")
     model.to(device)
     kind = "vision" if spec["model"] in VISION else "lm"
@@ -591,12 +615,14 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         timers = Timers()
     # --mode: torch.compile's mode for both compiled backends ("default": none given).
     mode = None if spec.get("mode", "default") == "default" else spec["mode"]
+    t_compile_call = time.perf_counter()
     if backend == "eager":
         compiled = model
     elif backend == "inductor":
         compiled = torch.compile(model, mode=mode)
     else:
         compiled = torch.compile(model, backend=timers.instrument_tccd() if timers else "tccd", mode=mode)
+    compile_call_s = time.perf_counter() - t_compile_call
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if cuda else torch.autocast("cpu", enabled=False)
 
     # CUDA graph modes: a new step begins here (outputs of the last one are not read again).
@@ -620,7 +646,12 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     opt = torch.optim.SGD(model.parameters(), lr=1e-3) if train else None
     step = make_step(compiled, opt)
-    out: Dict[str, Any] = dict(spec, batch_size=bs, ok=True)
+    # What a backend costs before its first step, outside first_step_s: `import tccd` (Inductor
+    # needs no import) and the torch.compile() call (Dynamo's import on a process's first call,
+    # both backends). Reported beside the first steps ("Before the first step"), so that a
+    # backend that imports at `import` time what the other imports inside its first step is seen.
+    out: Dict[str, Any] = dict(spec, batch_size=bs, ok=True, backend_import_s=round(backend_import_s, 3),
+                               compile_call_s=round(compile_call_s, 3))
     sync()
     _mark("set_up")  # the model on the device (CUDA's initialisation), the batch, the state's copy
     gc_watch = _GcWatch().__enter__()
@@ -1250,6 +1281,21 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                 for c in cells if c.get("ok") and c.get("first_step_gc_s") is not None]
     if gc_lines:
         lines += ["Garbage collection inside the first step (s; full collections):", ""] + gc_lines + [""]
+    pre = [c for c in cells if c.get("ok") and c["backend"] != "eager" and c.get("compile_call_s") is not None]
+    if pre:
+        # Outside first_step_s but paid before it: the backend's import and the torch.compile()
+        # call; the last column is what the user waits from `import`/torch.compile to the
+        # first step's end.
+        lines += ["Before the first step (s; outside `first step`: the backend's import, the torch.compile() "
+                  "call; `total` = both + the first step):", "",
+                  "| model | workload | batch | backend | start | import | torch.compile() | first step | total |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for c in pre:
+            first = c.get("first_step_s")
+            total = (c.get("backend_import_s") or 0) + c["compile_call_s"] + first if first is not None else None
+            lines.append(f"| {c['model']} | {c['workload']} | {c['batch']} | {c['backend']} | {c.get('start', 'cold')} | "
+                         f"{_fmt(c.get('backend_import_s'))} | {_fmt(c['compile_call_s'])} | {_fmt(first)} | {_fmt(total)} |")
+        lines.append("")
     marked = [c for c in cells if c.get("ok") and c.get("cell_marks")]
     if marked:
         # What a lane's budget pays per cell, by stage (_mark): besides the first step, the

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -45,6 +47,9 @@ def test_zoo_benchmark_toy_lm_cpu(daemon, tmp_path):
     assert all(g["python_steps"] == 0 for g in tccd_cell["graph_compiles"]), tccd_cell["graph_compiles"]
     assert f"- toy_lm train/small: 0 in all {len(by_graph)} graphs" in md, md
     assert tccd_cell["python_step_reasons_by_graph"] == {}  # why, per graph that has any
+    # What the backend costs before its first step (outside first_step_s) is measured and shown.
+    assert tccd_cell["backend_import_s"] >= 0 and tccd_cell["compile_call_s"] > 0, tccd_cell
+    assert "Before the first step" in md and "| toy_lm | train | small | tccd | cold |" in md, md
 
 
 def test_zoo_benchmark_reduce_overhead_mode_cpu(daemon, tmp_path):
@@ -393,3 +398,21 @@ def test_parallel_fill_runs_a_models_cold_cells_together_and_its_warm_cells_alon
         got = json.loads((merged / "results.json").read_text())
         cold = {c["backend"]: c["first_step_s"] for c in got if c.get("start", "cold") == "cold"}
         assert cold == {"eager": 9.0, "inductor": 5.0, "tccd": 5.0}, (order, got)
+
+
+@pytest.mark.parametrize("name", ["toy_lm", "llama", "resnet50"])
+def test_a_gpu_cell_builds_its_model_on_the_device(name, monkeypatch):
+    """_build_on makes the parameters on the cell's device (the meta device stands in for the GPU
+    here), and ZOO_BUILD_ON_DEVICE=0 keeps the CPU build."""
+    import torch
+
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    import zoo_benchmark
+
+    pytest.importorskip({"llama": "transformers", "resnet50": "torchvision"}.get(name, "torch"))
+    spec = dict(model=name, tiny=True, dropout=False)
+    model, _, _ = zoo_benchmark._build_on(spec, torch.device("meta"))
+    assert {p.device.type for p in model.parameters()} == {"meta"}
+    monkeypatch.setenv("ZOO_BUILD_ON_DEVICE", "0")
+    model, _, _ = zoo_benchmark._build_on(spec, torch.device("meta"))
+    assert {p.device.type for p in model.parameters()} == {"cpu"}
