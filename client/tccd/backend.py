@@ -214,6 +214,12 @@ class _GraphCompiler:
         config = config_mod.get()
         name = f"{self.graph_id} {kind}"
         entry = GraphRecord(name=name, kind=kind)
+        if config.fold_scalar_fills:
+            # T5's shifted labels: no lifted constant left, so the graph gets an AOT recipe (the
+            # lean runtime) and its fill fuses (scalar_constants.py).
+            from . import scalar_constants
+
+            scalar_constants.fold_scalar_fills(gm)
         if kind in ("forward", "inference"):
             self.padded_outputs = []
             if config.padded_outputs:
