@@ -214,6 +214,12 @@ class _GraphCompiler:
         config = config_mod.get()
         name = f"{self.graph_id} {kind}"
         entry = GraphRecord(name=name, kind=kind)
+        if config.fold_scalar_fills:
+            # T5's shifted labels: no lifted constant left, so the graph gets an AOT recipe (the
+            # lean runtime) and its fill fuses (scalar_constants.py).
+            from . import scalar_constants
+
+            scalar_constants.fold_scalar_fills(gm)
         if kind in ("forward", "inference"):
             self.padded_outputs = []
             if config.padded_outputs:
@@ -616,6 +622,12 @@ def _remembering_backward(partition_fn: Callable[..., Any], compiler: _GraphComp
     @functools.wraps(partition_fn)
     def partition(*args: Any, **kwargs: Any) -> Any:
         fw_module, bw_module = partition_fn(*args, **kwargs)
+        if config_mod.get().fold_scalar_fills:
+            # As _GraphCompiler.__call__ does, before the backward's prefetch sends it: the
+            # prefetched plan's key must be the one the backward's own call asks for.
+            from . import scalar_constants
+
+            scalar_constants.fold_scalar_fills(bw_module)
         if compiler.cuda_graphs is not None and config_mod.get().pack_saved:
             # TCCD_PACK_SAVED: fewer saved tensors for the trees and autograd per replayed step.
             from .saved_packing import pack_small_saved

@@ -40,6 +40,12 @@
                        (cudagraphs._cpu_constants). 0: any CPU tensor refuses capture, as
                        Dynamo's "cudagraphs" backend does (T5 then ran without CUDA graphs).
                        Default: 1.
+    TCCD_FOLD_SCALAR_FILLS  1: fill(x, c) where c is a 0-dim CPU constant of the graph (a lifted
+                       `torch.tensor(...)`; HF T5's decoder-start token written into the shifted
+                       labels) becomes fill(x, number) before the graph is compiled, so the graph
+                       holds no constant: it gets an AOT recipe (and so the lean runtime) and its
+                       fill fuses instead of three extern steps (scalar_constants.py). 0: the
+                       constant stays (plans and runtime as before). Default: 1.
     TCCD_AOT_SHARE     0: keep AOT recipes in the local cache only; 1: also give them to the daemon
                        and ask it for recipes the local cache lacks, so that a process with an
                        empty local cache (another machine) skips AOTAutograd too. Default: 1.
@@ -258,6 +264,7 @@ class Config:
     lean_cudagraphs: bool = True  # TCCD_LEAN_CUDAGRAPHS: that runtime under CUDA graphs too
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
     cudagraph_cpu_constants: bool = True  # TCCD_CUDAGRAPH_CPU_CONSTANTS (cudagraphs.py)
+    fold_scalar_fills: bool = True  # TCCD_FOLD_SCALAR_FILLS (scalar_constants.py)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     background_prefetch: bool = True  # TCCD_BACKGROUND_PREFETCH
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
@@ -376,6 +383,7 @@ class Config:
             lean_cudagraphs=_flag(env, "TCCD_LEAN_CUDAGRAPHS", True),
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
             cudagraph_cpu_constants=_flag(env, "TCCD_CUDAGRAPH_CPU_CONSTANTS", True),
+            fold_scalar_fills=_flag(env, "TCCD_FOLD_SCALAR_FILLS", True),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             background_prefetch=_flag(env, "TCCD_BACKGROUND_PREFETCH", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),

@@ -162,11 +162,17 @@ class ShiftRightLM(torch.nn.Module):
         return self.proj(torch.relu(self.embed(shifted)))
 
 
-@pytest.mark.parametrize("cpu_constants", [True, False], ids=["constants", "old-rule"])
-def test_reduce_overhead_graph_with_a_cpu_scalar_constant_replays(daemon_env, monkeypatch, replays, cpu_constants):
-    """TCCD_CUDAGRAPH_CPU_CONSTANTS: T5's shifted labels put a CPU 0-dim constant in the forward;
-    the graph is still captured and replayed, training like eager. With 0 (the old rule) it runs
-    without CUDA graphs, one reason logged, training alike."""
+@pytest.mark.parametrize(
+    "fold, cpu_constants", [(True, False), (False, True), (False, False)], ids=["fold", "constants", "old-rule"]
+)
+def test_reduce_overhead_graph_with_a_cpu_scalar_constant_replays(
+    daemon_env, monkeypatch, replays, fold, cpu_constants
+):
+    """T5's shifted labels put a CPU 0-dim constant in the forward. TCCD_FOLD_SCALAR_FILLS turns
+    its fill into a fill by the number (no CPU tensor left); without it,
+    TCCD_CUDAGRAPH_CPU_CONSTANTS still captures the graph. Either way it replays, training like
+    eager; with both off (the old rules) it runs without CUDA graphs, training alike."""
+    monkeypatch.setenv("TCCD_FOLD_SCALAR_FILLS", "1" if fold else "0")
     monkeypatch.setenv("TCCD_CUDAGRAPH_CPU_CONSTANTS", "1" if cpu_constants else "0")
     tccd.config.reload()
     torch._dynamo.reset()
@@ -197,7 +203,7 @@ def test_reduce_overhead_graph_with_a_cpu_scalar_constant_replays(daemon_env, mo
         torch.testing.assert_close(state[k], eager_state[k], **tol, msg=k)
     stats = tccd.last_compile_stats()
     assert all(s["fallback"] is None for s in stats), stats
-    if cpu_constants:
+    if fold or cpu_constants:
         assert all(s["cudagraphs"] for s in stats), stats
         assert replays["replays"] >= 2 * (steps - 2), replays
     else:
