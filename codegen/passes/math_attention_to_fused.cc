@@ -311,8 +311,11 @@ absl::StatusOr<bool> MathAttentionToFused::Run(ir::Graph& graph) {
     if (!uses) uses.emplace(graph);
     std::optional<Match> match = MatchAt(graph, *uses, graph.nodes[i]);
     if (!match) continue;
-    uses.reset();
     const ir::TensorType tq = graph.type_of(match->q.ref());
+    const int64_t scores =
+        tq.sizes[0] * tq.sizes[1] * tq.sizes[2] * graph.type_of(match->k.ref()).sizes[2];
+    if (scores < min_scores_) continue;
+    uses.reset();
     ir::Arg mask{ir::NoneArg{}};
     if (match->mask) {
       mask = *match->mask;

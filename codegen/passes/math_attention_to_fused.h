@@ -35,14 +35,28 @@
 // more nodes: no match). TCCD_DISABLE_PASSES=math-attention-to-fused keeps the math path.
 #pragma once
 
+#include <cstdint>
+
 #include "codegen/passes/pass.h"
 
 namespace tccd::codegen {
 
 class MathAttentionToFused : public GraphPass {
  public:
+  // Attentions of fewer than this many scores (B x H x Q x K) keep the math path: the call's
+  // host cost (the dispatcher's backend choice, the fused kernel's set-up; the math path's
+  // matmuls run inside native segments) can outweigh the GPU time saved where the step is
+  // host-bound. 2^24: BERT's at the zoo's large batch (16 x 12 x 512 x 512 = 50M) is rewritten,
+  // T5's there (16 x 8 x 256 x 256 = 8.4M) and every small-batch one are not. Not measured yet
+  // (TCCD_MATH_ATTENTION_MIN_SCORES sets it; 0: every attention).
+  static constexpr int64_t kDefaultMinScores = int64_t{1} << 24;
+
+  explicit MathAttentionToFused(int64_t min_scores = 0) : min_scores_(min_scores) {}
   std::string_view name() const override { return "math-attention-to-fused"; }
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
+
+ private:
+  int64_t min_scores_;
 };
 
 }  // namespace tccd::codegen

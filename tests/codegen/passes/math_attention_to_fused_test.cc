@@ -152,3 +152,19 @@ TEST_CASE("Math attention without a mask, or in f32, or with a mask of another s
 
 }  // namespace
 }  // namespace tccd::codegen
+
+namespace tccd::codegen {
+namespace {
+
+TEST_CASE("Math attention below the size limit keeps the math path",
+          "[math_attention_to_fused]") {
+  // 2 x 2 x 8 x 8 = 256 scores.
+  ir::Graph small = MathAttention("%a4", "%23");
+  CHECK_FALSE(*MathAttentionToFused(257).Run(small));
+  ir::Graph at_limit = MathAttention("%a4", "%23");
+  CHECK(*MathAttentionToFused(256).Run(at_limit));
+  CHECK(MathAttentionToFused::kDefaultMinScores == 16 * 1024 * 1024);
+}
+
+}  // namespace
+}  // namespace tccd::codegen
