@@ -204,6 +204,7 @@ std::optional<Match> MatchAt(const ir::Graph& g, const UseCounts& uses, const ir
   const ir::TensorType &tq = g.type_of(q->ref()), &tk = g.type_of(k->ref()),
                        &tv = g.type_of(v->ref());
   const ir::TensorType& to = out.outputs[0];
+  if (tq.rank() != 4 || tk.rank() != 4 || tv.rank() != 4 || to.rank() != 4) return std::nullopt;
   if (tq.dtype != to.dtype || tk.dtype != to.dtype || tv.dtype != to.dtype) return std::nullopt;
   if (tq.sizes[0] != tk.sizes[0] || tq.sizes[1] != tk.sizes[1] || tq.sizes[3] != tk.sizes[3] ||
       tv.sizes[0] != tk.sizes[0] || tv.sizes[1] != tk.sizes[1] || tv.sizes[2] != tk.sizes[2] ||
