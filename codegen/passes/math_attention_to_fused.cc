@@ -214,8 +214,10 @@ std::optional<Match> MatchAt(const ir::Graph& g, const UseCounts& uses, const ir
   if (match.mask) {
     const ir::TensorType& tm = g.type_of(match.mask->ref());
     const std::vector<int64_t> full = {tq.sizes[0], tq.sizes[1], tq.sizes[2], tk.sizes[2]};
-    if (!ir::IsFloatingPoint(tm.dtype) || tm.rank() != 4 || tm.device != to.device)
-      return std::nullopt;
+    // In q's dtype (autocast casts SDPA's floating mask with q, k, v: T5's bias arrives in
+    // bf16): another dtype would be rounded to q's by the fused kernels, an f32 position bias
+    // of large magnitude (ALiBi's) by whole units.
+    if (tm.dtype != to.dtype || tm.rank() != 4 || tm.device != to.device) return std::nullopt;
     for (int d = 0; d < 4; ++d)
       if (tm.sizes[d] != full[d] && tm.sizes[d] != 1) return std::nullopt;
   }
@@ -298,7 +300,8 @@ bool FollowLayout(ir::Graph& g, int id, const std::vector<int64_t>& strides, boo
 
 absl::StatusOr<bool> MathAttentionToFused::Run(ir::Graph& graph) {
   // Node slots of the dead chain take the new nodes, so the graph stays in topological order
-  // without a rebuild: the add (after the mask, before the softmax) becomes the mask's copy, the
+  // without a rebuild: the add (after the mask, before the softmax) becomes the mask's
+  // contiguous copy where one is needed (the fused kernels read unit-stride rows), the
   // final cast the attention, its result laid out as the fused kernels lay it out (q's dimension
   // order: [B, Q, H, Dv] in memory for transformers' q), where the views reading it can follow
   // (transformers' `o.reshape(..).transpose(1, 2).contiguous()`: the contiguous copy then reads
@@ -321,13 +324,12 @@ absl::StatusOr<bool> MathAttentionToFused::Run(ir::Graph& graph) {
     if (match->mask) {
       mask = *match->mask;
       const ir::TensorType tm = graph.type_of(match->mask->ref());
-      if (tm.dtype != tq.dtype || !tm.IsContiguous() || tm.storage_offset != 0) {
+      if (!tm.IsContiguous() || tm.storage_offset != 0) {
         ir::Node& copy = graph.nodes[match->add_node];
-        copy.target = "aten::_to_copy.default";
+        copy.target = "aten::clone.default";
         copy.args = {*match->mask};
-        copy.kwargs = {{"dtype", ir::Arg{tq.dtype}},
-                       {"memory_format", ir::Arg{ir::MemoryFormatArg{0}}}};
-        copy.outputs = {DenseType(tq.dtype, tm.sizes, tm.device)};
+        copy.kwargs = {{"memory_format", ir::Arg{ir::MemoryFormatArg{0}}}};
+        copy.outputs = {DenseType(tm.dtype, tm.sizes, tm.device)};
         mask = ir::Arg{ir::ValueRef{match->add_node, 0}};
       }
     }

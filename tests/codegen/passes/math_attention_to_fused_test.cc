@@ -17,7 +17,7 @@ namespace {
 // [B, S, H, D] projection) with an additive mask MASK (T5's and BERT's attention on the GPU),
 // returning RETURNS.
 constexpr char kMathAttention[] =
-    R"(graph(%a0: bf16[2,2,8,4]{64,4,8,1}@cuda, %a1: bf16[2,2,8,4]{64,4,8,1}@cuda, %a2: bf16[2,2,8,4]{64,4,8,1}@cuda, %a3: f32[2,1,8,8]{64,64,8,1}@cuda, %a4: bf16[2,1,8,8]{64,64,8,1}@cuda) {
+    R"(graph(%a0: bf16[2,2,8,4]{64,4,8,1}@cuda, %a1: bf16[2,2,8,4]{64,4,8,1}@cuda, %a2: bf16[2,2,8,4]{64,4,8,1}@cuda, %a3: f32[2,1,8,8]{64,64,8,1}@cuda, %a4: bf16[2,1,8,8]{64,64,8,1}@cuda, %a5: bf16[2,1,8,8]{64,64,1,8}@cuda) {
   %0 = aten::_to_copy.default(%a0, dtype=f32) -> f32[2,2,8,4]{64,4,8,1}@cuda
   %1 = aten::_to_copy.default(%a1, dtype=f32) -> f32[2,2,8,4]{64,4,8,1}@cuda
   %2 = aten::_to_copy.default(%a2, dtype=f32) -> f32[2,2,8,4]{64,4,8,1}@cuda
@@ -60,15 +60,15 @@ std::string RunAndClean(ir::Graph& g, bool expect_change) {
   return ir::PrintGraph(g);
 }
 
-TEST_CASE("Math attention with an f32 mask: one attention call over a bf16 copy of the mask",
+TEST_CASE("Math attention with a transposed bf16 mask: one attention call over a copy of it",
           "[math_attention_to_fused]") {
-  ir::Graph g = MathAttention("%a3", "%23");
+  ir::Graph g = MathAttention("%a5", "%23");
   const std::string out = RunAndClean(g, true);
   INFO(out);
   // The scale is the product of q's and k's factors; the result is laid out in q's dimension
-  // order, then copied into the cast's contiguous type.
-  CHECK(out.find("%0 = aten::_to_copy.default(%a3, dtype=bf16, memory_format=memory_format(0)) "
-                 "-> bf16[2,1,8,8]{64,64,8,1}@cuda") != std::string::npos);
+  // order, then copied into the cast's contiguous type (the graph returns it).
+  CHECK(out.find("%0 = aten::clone.default(%a5, memory_format=memory_format(0)) -> "
+                 "bf16[2,1,8,8]{64,64,8,1}@cuda") != std::string::npos);
   CHECK(out.find("%1 = aten::scaled_dot_product_attention.default(%a0, %a1, %a2, %0, 0.0, false, "
                  "scale=0.125) -> bf16[2,2,8,4]{64,4,8,1}@cuda") != std::string::npos);
   CHECK(out.find("%2 = aten::clone.default(%1, memory_format=memory_format(0)) -> "
@@ -77,6 +77,13 @@ TEST_CASE("Math attention with an f32 mask: one attention call over a bf16 copy 
   CHECK(out.find("softmax") == std::string::npos);
   CHECK(out.find("-> f32[") == std::string::npos);
   // Nothing left to do.
+  MathAttentionToFused pass;
+  CHECK_FALSE(*pass.Run(g));
+}
+
+TEST_CASE("Math attention with an f32 mask keeps the math path (no rounding of the mask)",
+          "[math_attention_to_fused]") {
+  ir::Graph g = MathAttention("%a3", "%23");
   MathAttentionToFused pass;
   CHECK_FALSE(*pass.Run(g));
 }
@@ -119,7 +126,7 @@ TEST_CASE("Math attention read through transformers' reshape + transpose + conti
 
 TEST_CASE("Math attention whose probabilities a backward saves keeps the math path",
           "[math_attention_to_fused]") {
-  ir::Graph g = MathAttention("%a3", "%23, %15");
+  ir::Graph g = MathAttention("%a4", "%23, %15");
   const std::string before = ir::PrintGraph(g);
   MathAttentionToFused pass;
   CHECK_FALSE(*pass.Run(g));
@@ -142,8 +149,8 @@ TEST_CASE("Math attention without a mask, or in f32, or with a mask of another s
   }
   SECTION("a mask over the head dim only is no attention mask shape: kept") {
     ir::Graph g = *ir::ParseGraph(absl::StrReplaceAll(
-        kMathAttention, {{"%a3: f32[2,1,8,8]{64,64,8,1}", "%a3: f32[8]{1}"},
-                         {"MASK", "%a3"},
+        kMathAttention, {{"%a4: bf16[2,1,8,8]{64,64,8,1}", "%a4: bf16[8]{1}"},
+                         {"MASK", "%a4"},
                          {"RETURNS", "%23"}}));
     MathAttentionToFused pass;
     CHECK_FALSE(*pass.Run(g));
