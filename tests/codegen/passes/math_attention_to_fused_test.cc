@@ -2,6 +2,7 @@
 // scaled_dot_product_attention call; a chain whose intermediates something else reads stays.
 #include <catch2/catch.hpp>
 
+#include <regex>
 #include <string>
 
 #include "absl/strings/str_replace.h"
@@ -88,6 +89,42 @@ TEST_CASE("Math attention with an f32 mask keeps the math path (no rounding of t
   CHECK_FALSE(*pass.Run(g));
 }
 
+TEST_CASE("Math attention with an f32 select of 0 / -inf from a boolean mask: cast exactly",
+          "[math_attention_to_fused]") {
+  // The math path's own conversion of a boolean mask, made in f32: where(mask, 0, -inf), whose
+  // values bf16 holds exactly. Node ids shifted by one for the where in front.
+  std::string text = absl::StrReplaceAll(
+      kMathAttention, {{"MASK", "%MASKREF"},
+                       {"RETURNS", "%23"},
+                       {"%a5: bf16[2,1,8,8]{64,64,1,8}@cuda)",
+                        "%a5: bf16[2,1,8,8]{64,64,1,8}@cuda, %a6: b8[2,1,8,8]{64,64,8,1}@cuda)"}});
+  std::string shifted;
+  std::smatch m;
+  const std::regex id("%([0-9]+)");
+  auto begin = text.cbegin();
+  while (std::regex_search(begin, text.cend(), m, id)) {
+    shifted.append(begin, m[0].first);
+    shifted += "%" + std::to_string(std::stoi(m[1].str()) + 1);
+    begin = m[0].second;
+  }
+  shifted.append(begin, text.cend());
+  shifted = absl::StrReplaceAll(
+      shifted, {{"%MASKREF", "%0"},
+                {") {\n  %1 =",
+                 ") {\n  %0 = aten::where.self(%a6, 0.0, -inf) -> f32[2,1,8,8]{64,64,8,1}@cuda\n  %1 ="}});
+  ir::Graph g = *ir::ParseGraph(shifted);
+  const std::string out = RunAndClean(g, true);
+  INFO(out);
+  CHECK(out.find("aten::_to_copy.default(%0, dtype=bf16, memory_format=memory_format(0)) -> "
+                 "bf16[2,1,8,8]{64,64,8,1}@cuda") != std::string::npos);
+  CHECK(out.find("aten::scaled_dot_product_attention.default(%a0, %a1, %a2, %1, 0.0, false, "
+                 "scale=0.125)") != std::string::npos);
+
+  // Any other constant (here 0.1, which bf16 rounds) keeps the math path.
+  ir::Graph other = *ir::ParseGraph(absl::StrReplaceAll(shifted, {{"0.0, -inf)", "0.1, -inf)"}}));
+  CHECK_FALSE(*MathAttentionToFused().Run(other));
+}
+
 TEST_CASE("Math attention with a contiguous bf16 mask reads the mask itself",
           "[math_attention_to_fused]") {
   ir::Graph g = MathAttention("%a4", "%23");
@@ -122,6 +159,23 @@ TEST_CASE("Math attention read through transformers' reshape + transpose + conti
   CHECK(out.find("%3 = aten::clone.default(%2, memory_format=memory_format(0)) -> "
                  "bf16[2,8,2,4]{64,8,4,1}@cuda") != std::string::npos);
   CHECK(out.find("clone.default(%0") == std::string::npos);
+}
+
+TEST_CASE("Math attention with the decomposition's dead cast of the probabilities is rewritten",
+          "[math_attention_to_fused]") {
+  // PyTorch's math path also casts the probabilities to q's dtype and drops them: a reader that
+  // dead-code elimination removes after this pass.
+  ir::Graph g = *ir::ParseGraph(absl::StrReplaceAll(
+      kMathAttention,
+      {{"MASK", "%a4"},
+       {"  return (RETURNS)",
+        "  %24 = aten::_to_copy.default(%15, dtype=bf16) -> bf16[2,2,8,8]{128,64,8,1}@cuda\n"
+        "  return (%23)"}}));
+  const std::string out = RunAndClean(g, true);
+  INFO(out);
+  CHECK(out.find("aten::scaled_dot_product_attention.default(%a0, %a1, %a2, %a4,") !=
+        std::string::npos);
+  CHECK(out.find("softmax") == std::string::npos);
 }
 
 TEST_CASE("Math attention whose probabilities a backward saves keeps the math path",
