@@ -25,8 +25,9 @@
 // accumulation and an f32 online softmax, as the math path does, but round the probabilities
 // to q's dtype before the second matmul (the math path keeps them f32). The result is rounded
 // to q's dtype either way. The mask must be in q's dtype already (autocast casts SDPA's mask
-// with q, k, v: T5's bias arrives in bf16); one of another dtype keeps the math path rather
-// than be rounded. A query row whose mask is -inf everywhere gives 0s
+// with q, k, v: T5's bias arrives in bf16) or be a boolean mask's select of constants q's dtype
+// holds (the math path's where(mask, 0, -inf), cast exactly); any other keeps the math path
+// rather than be rounded. A query row whose mask is -inf everywhere gives 0s
 // in the math path (_safe_softmax) and what the fused kernel gives otherwise; transformers'
 // masks use the dtype's finite minimum.
 //
