@@ -198,6 +198,7 @@
 #include "codegen/passes/mutations_into_producers.h"
 #include "codegen/passes/outer_product_matmuls.h"
 #include "codegen/passes/math_attention_to_fused.h"
+#include "codegen/passes/redundant_clones.h"
 #include "codegen/passes/zero_attention_masks.h"
 #include "codegen/passes/neg_into_index_ops.h"
 #include "codegen/passes/permute_into_index_ops.h"
@@ -838,6 +839,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // Per-layer recomputations of one value (T5's masks and bias casts) become one node.
   if (!Debug().disable_fusion) passes.Add(std::make_unique<CommonSubexpressions>());
   passes.Add(std::make_unique<DeadCodeElimination>());
+  // A clone of a fresh value nothing else reads, in its layout, is that value (ConvNeXt's copy
+  // of each block's second linear); after dead-code elimination, whose dead readers would count.
+  if (!Debug().disable_fusion) passes.Add(std::make_unique<RedundantClones>());
   // CUDA: embedding gradients as an f32 scatter-add kernel (atomics: not bitwise reproducible,
   // so not under torch.use_deterministic_algorithms, as Inductor).
   if (request.device == ir::DeviceType::kCuda && !Debug().disable_fusion && !request.deterministic)
