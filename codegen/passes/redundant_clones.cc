@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -32,6 +33,24 @@ bool MayMutate(const ir::Node& n) {
   return n.outputs.empty() || (!base.empty() && base.back() == '_');
 }
 
+// Ops whose result has its declared layout when the plan runs: those lowered to kernels or
+// matmuls, which write where the plan says (and, left to ATen, lay their result out as the
+// trace's meta did). Not other extern ops: an attention call picks its backend, and with it
+// its result's layout, at run time (math-attention-to-fused's declares the fused kernels' one),
+// and the clone is then what makes the readers' views valid.
+bool WritesDeclaredLayout(const std::string& target) {
+  switch (PropertiesOf(target).category) {
+    case OpCategory::kPointwise:
+    case OpCategory::kReduction:
+    case OpCategory::kIndex:
+    case OpCategory::kGemm:
+    case OpCategory::kScatter:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Whether clone node `c` only copies a fresh value that it alone reads, in that value's layout.
 bool IsRedundant(const ir::Graph& g, const std::vector<std::vector<int>>& readers,
                  const std::set<int>& returned, int c) {
@@ -49,7 +68,7 @@ bool IsRedundant(const ir::Graph& g, const std::vector<std::vector<int>>& reader
     if (r.is_input() || readers[r.node][r.output] != 1) return false;
     const ir::Node& n = g.nodes[r.node];
     if (MayMutate(n)) return false;
-    if (ViewKindOf(n.target) == ViewKind::kNone) return true;
+    if (ViewKindOf(n.target) == ViewKind::kNone) return WritesDeclaredLayout(n.target);
     if (n.args.empty() || !n.args[0].is_ref()) return false;
     r = n.args[0].ref();
   }

@@ -9,8 +9,10 @@
 // at the zoo's large batch by their sizes; not measured yet). The clone computes nothing: its
 // readers can read x.
 //
-// Exact: x is made by a non-view op (a fresh tensor, through views that nothing else reads)
-// that only this clone reads, so no other reader sees the shared bytes and nothing writes them
+// Exact: x is made by a kernel or matmul op (a fresh tensor in its declared layout, through views
+// that nothing else reads; not an extern op such as attention, whose layout can depend on the
+// backend it picks at run time, which the clone then makes right for later views) that only
+// this clone reads, so no other reader sees the shared bytes and nothing writes them
 // (a graph writes tensors only through copy_ into its inputs, and x is none). The clone's type
 // (dtype, sizes, strides, offset) must be x's, so its readers' declared layouts hold; a clone
 // the graph returns stays (outputs keep their own alias relations). TCCD_DISABLE_PASSES=

@@ -73,6 +73,17 @@ TEST_CASE("Clones that copy something else read, an input, another layout, or an
          {"RETURNS", "%4"}}));
     CHECK_FALSE(*pass.Run(g));
   }
+  SECTION("the copied value is an attention call's (its layout is the backend's)") {
+    ir::Graph g = *ir::ParseGraph(absl::StrReplaceAll(
+        kBlockTail,
+        {{"%1 = aten::view.default(%0, [2, 4, 4, 8]) -> bf16[2,4,4,8]{128,32,8,1}@cuda",
+          "%1 = aten::scaled_dot_product_attention.default(%a2, %a2, %a2, None, 0.0, false) -> "
+          "bf16[2,4,4,8]{128,32,8,1}@cuda"},
+         {"CLONED", "%1"},
+         {"EXTRA", ""},
+         {"RETURNS", "%4"}}));
+    CHECK_FALSE(*pass.Run(g));
+  }
   SECTION("the clone is returned") {
     ir::Graph g = BlockTail("%1", "", "%4, %2");
     CHECK_FALSE(*pass.Run(g));
