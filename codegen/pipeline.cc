@@ -137,8 +137,8 @@
 //                              cuBLAS's recommendation for Hopper; 8 before the thirteenth
 //                              session; keyed here)
 //   TCCD_MATH_ATTENTION_MIN_SCORES=n  math-attention-to-fused rewrites only attentions of at
-//                              least n scores (B x H x Q x K; default 16777216: BERT's at the
-//                              zoo's large batch, not T5's nor the small batch's, where the call's
+//                              least n scores (B x H x Q x K; default 8388608: BERT's and T5's
+//                              at the zoo's large batch, not the small batch's, where the call's
 //                              host cost may outweigh the GPU time saved; 0: every one; keyed)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target

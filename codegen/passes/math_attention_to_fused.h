@@ -48,10 +48,12 @@ class MathAttentionToFused : public GraphPass {
   // Attentions of fewer than this many scores (B x H x Q x K) keep the math path: the call's
   // host cost (the dispatcher's backend choice, the fused kernel's set-up; the math path's
   // matmuls run inside native segments) can outweigh the GPU time saved where the step is
-  // host-bound. 2^24: BERT's at the zoo's large batch (16 x 12 x 512 x 512 = 50M) is rewritten,
-  // T5's there (16 x 8 x 256 x 256 = 8.4M) and every small-batch one are not. Not measured yet
-  // (TCCD_MATH_ATTENTION_MIN_SCORES sets it; 0: every attention).
-  static constexpr int64_t kDefaultMinScores = int64_t{1} << 24;
+  // host-bound. Measured (H200, session 15 r1, zoo infer large): BERT (16 x 12 x 512 x 512 =
+  // 50M scores per attention) host 1.43 -> 1.50 ms, GPU busy 4.14 -> 2.35 ms; T5 (16 x 8 x
+  // 256 x 256 = 8.4M) GPU busy 2.05 -> 1.47 ms. 2^23 takes both; the small batch's (BERT's
+  // 6.3M, T5's 1M: host-bound cells) keep the math path (TCCD_MATH_ATTENTION_MIN_SCORES sets
+  // it; 0: every attention).
+  static constexpr int64_t kDefaultMinScores = int64_t{1} << 23;
 
   explicit MathAttentionToFused(int64_t min_scores = 0) : min_scores_(min_scores) {}
   std::string_view name() const override { return "math-attention-to-fused"; }

@@ -224,7 +224,7 @@ TEST_CASE("Math attention below the size limit keeps the math path",
   CHECK_FALSE(*MathAttentionToFused(257).Run(small));
   ir::Graph at_limit = MathAttention("%a4", "%23");
   CHECK(*MathAttentionToFused(256).Run(at_limit));
-  CHECK(MathAttentionToFused::kDefaultMinScores == 16 * 1024 * 1024);
+  CHECK(MathAttentionToFused::kDefaultMinScores == 8 * 1024 * 1024);
 }
 
 }  // namespace
