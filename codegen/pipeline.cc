@@ -141,6 +141,10 @@
 //                              reserves and their algorithms may use (1..255; default 32,
 //                              cuBLAS's recommendation for Hopper; 8 before the thirteenth
 //                              session; keyed here)
+//   TCCD_MATH_ATTENTION_MIN_SCORES=n  math-attention-to-fused rewrites only attentions of at
+//                              least n scores (B x H x Q x K; default 8388608: BERT's and T5's
+//                              at the zoo's large batch, not the small batch's, where the call's
+//                              host cost may outweigh the GPU time saved; 0: every one; keyed)
 //   TCCD_TEST_REJECT_KERNEL_OPS=op,op  tests only: CUDA kernels fusing one of these ops fail to
 //                              compile (NVRTC meets an #error), to test that a kernel the target
 //                              rejects becomes ATen extern steps (keyed here)
@@ -200,6 +204,7 @@
 #include "codegen/passes/mutations_into_producers.h"
 #include "codegen/passes/outer_product_matmuls.h"
 #include "codegen/passes/math_attention_to_fused.h"
+#include "codegen/passes/redundant_clones.h"
 #include "codegen/passes/zero_attention_masks.h"
 #include "codegen/passes/neg_into_index_ops.h"
 #include "codegen/passes/permute_into_index_ops.h"
@@ -257,6 +262,7 @@ constexpr int kDefaultGemmAutotune = 0;
 constexpr int kMaxGemmAutotune = 16;
 // The cuBLASLt workspace of static matmuls in MiB (TCCD_GEMM_WORKSPACE_MB; kGemmWorkspaceBytes).
 constexpr int kDefaultGemmWorkspaceMb = static_cast<int>(kGemmWorkspaceBytes >> 20);
+constexpr int64_t kDefaultMathAttentionMinScores = MathAttentionToFused::kDefaultMinScores;
 
 struct DebugOptions {
   std::string dump_dir;
@@ -282,6 +288,7 @@ struct DebugOptions {
   int gemm_autotune = kDefaultGemmAutotune;    // TCCD_GEMM_AUTOTUNE=n (0: off)
   bool gemm_autotune_swap = false;             // TCCD_GEMM_AUTOTUNE_SWAP=1
   int gemm_workspace_mb = kDefaultGemmWorkspaceMb;  // TCCD_GEMM_WORKSPACE_MB=n
+  int64_t math_attention_min_scores = kDefaultMathAttentionMinScores;  // TCCD_MATH_ATTENTION_MIN_SCORES
   std::vector<std::string> reject_kernel_ops;  // TCCD_TEST_REJECT_KERNEL_OPS (tests)
 };
 
@@ -331,6 +338,10 @@ const DebugOptions& Debug() {
     if (const char* g = std::getenv("TCCD_GEMM_WORKSPACE_MB")) {
       int n = 0;  // an unparsable value is the default
       if (absl::SimpleAtoi(g, &n)) o->gemm_workspace_mb = std::clamp(n, 1, 255);
+    }
+    if (const char* m = std::getenv("TCCD_MATH_ATTENTION_MIN_SCORES")) {
+      int64_t n = 0;  // an unparsable value is the default
+      if (absl::SimpleAtoi(m, &n)) o->math_attention_min_scores = std::max<int64_t>(n, 0);
     }
     if (const char* r = std::getenv("TCCD_TEST_REJECT_KERNEL_OPS"))
       o->reject_kernel_ops = absl::StrSplit(r, ',', absl::SkipEmpty());
@@ -389,6 +400,8 @@ std::string DebugOptionsKey() {
   if (d.gemm_autotune_swap) absl::StrAppend(&key, "gemm-autotune-swap;");
   if (d.gemm_workspace_mb != kDefaultGemmWorkspaceMb)
     absl::StrAppend(&key, "gemm-workspace-mb=", d.gemm_workspace_mb, ";");
+  if (d.math_attention_min_scores != kDefaultMathAttentionMinScores)
+    absl::StrAppend(&key, "math-attention-min-scores=", d.math_attention_min_scores, ";");
   if (!d.reject_kernel_ops.empty())
     absl::StrAppend(&key, "reject=", absl::StrJoin(d.reject_kernel_ops, "+"), ";");
   return key;
@@ -826,12 +839,15 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   if (!Debug().disable_fusion) passes.Add(std::make_unique<OuterProductMatmuls>());
   // Half-precision math attention, upcast to f32 (BERT's, T5's), as one attention call in half
   // precision that picks a fused kernel at run time; the f32 chain is then dead.
-  if (!Debug().disable_fusion) passes.Add(std::make_unique<MathAttentionToFused>());
+  if (!Debug().disable_fusion) passes.Add(std::make_unique<MathAttentionToFused>(Debug().math_attention_min_scores));
   // Attention without its all-zeros mask (T5's cross-attention); the fill is then dead.
   passes.Add(std::make_unique<ZeroAttentionMasks>());
   // Per-layer recomputations of one value (T5's masks and bias casts) become one node.
   if (!Debug().disable_fusion) passes.Add(std::make_unique<CommonSubexpressions>());
   passes.Add(std::make_unique<DeadCodeElimination>());
+  // A clone of a fresh value nothing else reads, in its layout, is that value (ConvNeXt's copy
+  // of each block's second linear); after dead-code elimination, whose dead readers would count.
+  if (!Debug().disable_fusion) passes.Add(std::make_unique<RedundantClones>());
   // CUDA: embedding gradients as an f32 scatter-add kernel (atomics: not bitwise reproducible,
   // so not under torch.use_deterministic_algorithms, as Inductor).
   if (request.device == ir::DeviceType::kCuda && !Debug().disable_fusion && !request.deterministic)

@@ -19,6 +19,8 @@ import sys
 
 import torch
 
+import tccd  # noqa: F401  registers the backend where the entry point is not installed
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zoo_benchmark  # noqa: E402
 

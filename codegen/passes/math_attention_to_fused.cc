@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codegen/ops/op_properties.h"
@@ -19,17 +22,35 @@ using ir::DType;
 
 bool IsHalf(DType d) { return d == DType::kBF16 || d == DType::kF16; }
 
-// Readers of each node output (graph outputs count as readers).
+// Readers of each node output among the live nodes (graph outputs count as readers). Dead
+// readers do not count: the math decomposition leaves an unused bf16 cast of the probabilities
+// (dropped by dead-code elimination after this pass). Nodes that may mutate (an in-place
+// target, `..._.`, or no outputs) count as live.
 class UseCounts {
  public:
   explicit UseCounts(const ir::Graph& g) : counts_(g.nodes.size()) {
+    std::vector<bool> live(g.nodes.size(), false);
+    auto mark = [&](const ir::ValueRef& r) {
+      if (!r.is_input()) live[r.node] = true;
+    };
+    for (const ir::Arg& a : g.outputs) ir::ForEachRef(a, mark);
+    for (size_t i = g.nodes.size(); i-- > 0;) {
+      const ir::Node& n = g.nodes[i];
+      const size_t dot = n.target.rfind('.');
+      const std::string_view base = std::string_view(n.target).substr(0, dot);
+      if (n.outputs.empty() || (!base.empty() && base.back() == '_')) live[i] = true;
+      if (!live[i]) continue;
+      for (const ir::Arg& a : n.args) ir::ForEachRef(a, mark);
+      for (const ir::NamedArg& kw : n.kwargs) ir::ForEachRef(kw.value, mark);
+    }
     for (size_t i = 0; i < g.nodes.size(); ++i) counts_[i].resize(g.nodes[i].outputs.size());
     auto count = [&](const ir::ValueRef& r) {
       if (!r.is_input()) ++counts_[r.node][r.output];
     };
-    for (const ir::Node& n : g.nodes) {
-      for (const ir::Arg& a : n.args) ir::ForEachRef(a, count);
-      for (const ir::NamedArg& kw : n.kwargs) ir::ForEachRef(kw.value, count);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      if (!live[i]) continue;
+      for (const ir::Arg& a : g.nodes[i].args) ir::ForEachRef(a, count);
+      for (const ir::NamedArg& kw : g.nodes[i].kwargs) ir::ForEachRef(kw.value, count);
     }
     for (const ir::Arg& a : g.outputs) ir::ForEachRef(a, count);
   }
@@ -143,6 +164,46 @@ struct Match {
   double scale = 1.0;
 };
 
+// Whether `v` is exactly representable in `dtype` (bf16: an f32 whose low 16 bits are zero;
+// f16: only zero and the infinities are accepted).
+bool ExactIn(double v, DType dtype) {
+  if (v == 0.0 || std::isinf(v)) return true;
+  if (dtype != DType::kBF16) return false;
+  const float f = static_cast<float>(v);
+  if (static_cast<double>(f) != v) return false;
+  uint32_t bits = 0;
+  std::memcpy(&bits, &f, sizeof(bits));
+  return (bits & 0xffffu) == 0;
+}
+
+// A number argument, or a 0-dim scalar_tensor/full of a number: its value.
+std::optional<double> ConstantOf(const ir::Graph& g, const ir::Arg& a) {
+  if (const auto* d = std::get_if<double>(&a.v)) return *d;
+  if (const auto* i = std::get_if<int64_t>(&a.v)) return static_cast<double>(*i);
+  if (!a.is_ref() || a.ref().is_input()) return std::nullopt;
+  const ir::Node& n = g.nodes[a.ref().node];
+  if (n.outputs.size() != 1 || n.outputs[0].rank() != 0) return std::nullopt;
+  size_t at = 0;
+  if (n.target == "aten::full.default") at = 1;
+  else if (n.target != "aten::scalar_tensor.default") return std::nullopt;
+  if (n.args.size() <= at) return std::nullopt;
+  return ConstantOf(g, n.args[at]);
+}
+
+// `mask` = where(boolean, x, y) of constants x, y that `dtype` holds exactly.
+bool IsExactSelect(const ir::Graph& g, const ir::Arg& mask, DType dtype) {
+  if (!mask.is_ref() || mask.ref().is_input()) return false;
+  const ir::Node& n = g.nodes[mask.ref().node];
+  if (n.target.rfind("aten::where.", 0) != 0 || n.args.size() != 3 || !n.args[0].is_ref() ||
+      g.type_of(n.args[0].ref()).dtype != DType::kBool)
+    return false;
+  for (int i = 1; i < 3; ++i) {
+    std::optional<double> v = ConstantOf(g, n.args[i]);
+    if (!v || !ExactIn(*v, dtype)) return false;
+  }
+  return true;
+}
+
 bool IsBmm(const ir::Node* n) {
   return n != nullptr && n->target == "aten::bmm.default" && n->args.size() == 2 &&
          n->kwargs.empty() && n->outputs[0].dtype == DType::kF32;
@@ -204,6 +265,7 @@ std::optional<Match> MatchAt(const ir::Graph& g, const UseCounts& uses, const ir
   const ir::TensorType &tq = g.type_of(q->ref()), &tk = g.type_of(k->ref()),
                        &tv = g.type_of(v->ref());
   const ir::TensorType& to = out.outputs[0];
+  if (tq.rank() != 4 || tk.rank() != 4 || tv.rank() != 4 || to.rank() != 4) return std::nullopt;
   if (tq.dtype != to.dtype || tk.dtype != to.dtype || tv.dtype != to.dtype) return std::nullopt;
   if (tq.sizes[0] != tk.sizes[0] || tq.sizes[1] != tk.sizes[1] || tq.sizes[3] != tk.sizes[3] ||
       tv.sizes[0] != tk.sizes[0] || tv.sizes[1] != tk.sizes[1] || tv.sizes[2] != tk.sizes[2] ||
@@ -213,7 +275,13 @@ std::optional<Match> MatchAt(const ir::Graph& g, const UseCounts& uses, const ir
   if (match.mask) {
     const ir::TensorType& tm = g.type_of(match.mask->ref());
     const std::vector<int64_t> full = {tq.sizes[0], tq.sizes[1], tq.sizes[2], tk.sizes[2]};
-    if (!ir::IsFloatingPoint(tm.dtype) || tm.rank() != 4 || tm.device != to.device)
+    // In q's dtype (autocast casts SDPA's floating mask with q, k, v: T5's bias arrives in
+    // bf16), or a boolean mask's select of values q's dtype holds exactly (the math path's
+    // where(mask, 0, -inf), in whichever dtype it makes it): another would be rounded to q's
+    // dtype by the fused kernels, an f32 position bias of large magnitude (ALiBi's) by whole
+    // units.
+    if ((tm.dtype != to.dtype && !IsExactSelect(g, *match.mask, to.dtype)) || tm.rank() != 4 ||
+        tm.device != to.device || !ir::IsFloatingPoint(tm.dtype))
       return std::nullopt;
     for (int d = 0; d < 4; ++d)
       if (tm.sizes[d] != full[d] && tm.sizes[d] != 1) return std::nullopt;
@@ -297,7 +365,8 @@ bool FollowLayout(ir::Graph& g, int id, const std::vector<int64_t>& strides, boo
 
 absl::StatusOr<bool> MathAttentionToFused::Run(ir::Graph& graph) {
   // Node slots of the dead chain take the new nodes, so the graph stays in topological order
-  // without a rebuild: the add (after the mask, before the softmax) becomes the mask's copy, the
+  // without a rebuild: the add (after the mask, before the softmax) becomes the mask's
+  // contiguous copy where one is needed (the fused kernels read unit-stride rows), the
   // final cast the attention, its result laid out as the fused kernels lay it out (q's dimension
   // order: [B, Q, H, Dv] in memory for transformers' q), where the views reading it can follow
   // (transformers' `o.reshape(..).transpose(1, 2).contiguous()`: the contiguous copy then reads
@@ -311,19 +380,30 @@ absl::StatusOr<bool> MathAttentionToFused::Run(ir::Graph& graph) {
     if (!uses) uses.emplace(graph);
     std::optional<Match> match = MatchAt(graph, *uses, graph.nodes[i]);
     if (!match) continue;
-    uses.reset();
     const ir::TensorType tq = graph.type_of(match->q.ref());
+    const int64_t scores =
+        tq.sizes[0] * tq.sizes[1] * tq.sizes[2] * graph.type_of(match->k.ref()).sizes[2];
+    if (scores < min_scores_) continue;
+    uses.reset();
     ir::Arg mask{ir::NoneArg{}};
     if (match->mask) {
       mask = *match->mask;
       const ir::TensorType tm = graph.type_of(match->mask->ref());
-      if (tm.dtype != tq.dtype || !tm.IsContiguous() || tm.storage_offset != 0) {
+      if (tm.dtype != tq.dtype) {
+        // A select of constants q's dtype holds exactly: the cast loses nothing.
         ir::Node& copy = graph.nodes[match->add_node];
         copy.target = "aten::_to_copy.default";
         copy.args = {*match->mask};
         copy.kwargs = {{"dtype", ir::Arg{tq.dtype}},
                        {"memory_format", ir::Arg{ir::MemoryFormatArg{0}}}};
         copy.outputs = {DenseType(tq.dtype, tm.sizes, tm.device)};
+        mask = ir::Arg{ir::ValueRef{match->add_node, 0}};
+      } else if (!tm.IsContiguous() || tm.storage_offset != 0) {
+        ir::Node& copy = graph.nodes[match->add_node];
+        copy.target = "aten::clone.default";
+        copy.args = {*match->mask};
+        copy.kwargs = {{"memory_format", ir::Arg{ir::MemoryFormatArg{0}}}};
+        copy.outputs = {DenseType(tm.dtype, tm.sizes, tm.device)};
         mask = ir::Arg{ir::ValueRef{match->add_node, 0}};
       }
     }

@@ -17,23 +17,27 @@
 // reads and writes the f32 [B, H, Q, K] scores (0.54 ms). The rewrite replaces the final cast
 // with `aten::scaled_dot_product_attention(q, k, v, mask', 0.0, false, scale=s1*s2)`, which picks
 // its backend at run time (cuDNN / flash / efficient attention; math again where none fits, so
-// it is never wrong, at worst as slow as before); mask' is the mask in q's dtype, contiguous
-// (a copy when it is not: the fused kernels need a unit-stride last dim), reusing the add node.
+// it is never wrong, at worst as slow as before); mask' is the mask, contiguous (a copy when it
+// is not, T5's permuted bias: the fused kernels need unit-stride rows), reusing the add node.
 // The rest of the chain is then dead.
 //
 // Numerics: the fused kernels multiply the half-precision q, k (exact products) with f32
 // accumulation and an f32 online softmax, as the math path does, but round the probabilities
-// to q's dtype before the second matmul (the math path keeps them f32), and an f32 mask is
-// rounded to q's dtype (autocast already casts a mask it sees; T5's arrives in bf16). The
-// result is rounded to q's dtype either way. A query row whose mask is -inf everywhere gives 0s
+// to q's dtype before the second matmul (the math path keeps them f32). The result is rounded
+// to q's dtype either way. The mask must be in q's dtype already (autocast casts SDPA's mask
+// with q, k, v: T5's bias arrives in bf16) or be a boolean mask's select of constants q's dtype
+// holds (the math path's where(mask, 0, -inf), cast exactly); any other keeps the math path
+// rather than be rounded. A query row whose mask is -inf everywhere gives 0s
 // in the math path (_safe_softmax) and what the fused kernel gives otherwise; transformers'
 // masks use the dtype's finite minimum.
 //
 // Only when every intermediate has the chain as its one reader (a training forward saves the
 // probabilities for its backward: that graph keeps the math path), q, k, v are f16/bf16 of rank 4
-// and the mask (if any) is a floating tensor of rank 4. No dropout (the math path's dropout is
+// and the mask (if any) is of their dtype and rank 4. No dropout (the math path's dropout is
 // more nodes: no match). TCCD_DISABLE_PASSES=math-attention-to-fused keeps the math path.
 #pragma once
+
+#include <cstdint>
 
 #include "codegen/passes/pass.h"
 
@@ -41,8 +45,22 @@ namespace tccd::codegen {
 
 class MathAttentionToFused : public GraphPass {
  public:
+  // Attentions of fewer than this many scores (B x H x Q x K) keep the math path: the call's
+  // host cost (the dispatcher's backend choice, the fused kernel's set-up; the math path's
+  // matmuls run inside native segments) can outweigh the GPU time saved where the step is
+  // host-bound. Measured (H200, session 15 r1, zoo infer large): BERT (16 x 12 x 512 x 512 =
+  // 50M scores per attention) host 1.43 -> 1.50 ms, GPU busy 4.14 -> 2.35 ms; T5 (16 x 8 x
+  // 256 x 256 = 8.4M) GPU busy 2.05 -> 1.47 ms. 2^23 takes both; the small batch's (BERT's
+  // 6.3M, T5's 1M: host-bound cells) keep the math path (TCCD_MATH_ATTENTION_MIN_SCORES sets
+  // it; 0: every attention).
+  static constexpr int64_t kDefaultMinScores = int64_t{1} << 23;
+
+  explicit MathAttentionToFused(int64_t min_scores = 0) : min_scores_(min_scores) {}
   std::string_view name() const override { return "math-attention-to-fused"; }
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
+
+ private:
+  int64_t min_scores_;
 };
 
 }  // namespace tccd::codegen

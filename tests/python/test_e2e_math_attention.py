@@ -24,7 +24,7 @@ MODES = {"native": "1", "interpreter": "0"}
 
 
 @pytest.fixture(params=sorted(MODES))
-def mode(request, daemon_env, monkeypatch):
+def mode(request, fused_env, monkeypatch):
     monkeypatch.setenv("TCCD_NATIVE_RUNTIME", MODES[request.param])
     from tccd import config
 
@@ -62,10 +62,10 @@ def _inputs():
     g = torch.Generator().manual_seed(0)
     x = torch.randn(2, 24, 64, generator=g).bfloat16()
     wq, wk, wv = (torch.randn(64, 64, generator=g).bfloat16() / 8 for _ in range(3))
-    # BERT's padding mask: 0 where kept, the dtype's minimum where masked (f32, as transformers
-    # makes it from the f32 embeddings under autocast).
-    mask = torch.zeros(2, 1, 24, 24)
-    mask[1, :, :, 20:] = torch.finfo(torch.float32).min
+    # BERT's padding mask: 0 where kept, the dtype's minimum where masked, in bf16 as autocast
+    # hands it to SDPA with q, k, v.
+    mask = torch.zeros(2, 1, 24, 24, dtype=torch.bfloat16)
+    mask[1, :, :, 20:] = torch.finfo(torch.bfloat16).min
     return x, wq, wk, wv, mask
 
 
@@ -85,30 +85,50 @@ def test_math_attention_becomes_one_attention_call(mode, plans):
     torch.testing.assert_close(compiled(*args), expected, rtol=2e-2, atol=2e-2)
 
 
-@pytest.fixture(scope="module")
-def math_daemon():
-    """A daemon started with TCCD_DISABLE_PASSES=math-attention-to-fused."""
-    if not TCCD_BINARY.exists():
-        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
-    root = short_tempdir("tccd-math-attn-")
-    saved = os.environ.get("TCCD_DISABLE_PASSES")
-    os.environ["TCCD_DISABLE_PASSES"] = "math-attention-to-fused"
-    d = Daemon(TCCD_BINARY, root)
-    try:
-        d.start()
-    finally:
-        if saved is None:
-            os.environ.pop("TCCD_DISABLE_PASSES")
-        else:
-            os.environ["TCCD_DISABLE_PASSES"] = saved
-    yield d
-    d.stop()
-    shutil.rmtree(root, ignore_errors=True)
+def _daemon_with(name, **env):
+    """A module-scoped daemon started with `env` in its environment."""
+
+    @pytest.fixture(scope="module")
+    def fixture():
+        if not TCCD_BINARY.exists():
+            pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+        root = short_tempdir(f"tccd-{name}-")
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        d = Daemon(TCCD_BINARY, root)
+        try:
+            d.start()
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k)
+                else:
+                    os.environ[k] = v
+        yield d
+        d.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+    return fixture
 
 
-def test_disabled_keeps_the_math_path(daemon_env, math_daemon, monkeypatch, plans):
-    monkeypatch.setenv("TCCD_ADDRESS", math_daemon.address)
+# Every attention rewritten, whatever its size (the default leaves these small ones alone).
+fused_daemon = _daemon_with("fused", TCCD_MATH_ATTENTION_MIN_SCORES="0")
+math_daemon = _daemon_with("math", TCCD_DISABLE_PASSES="math-attention-to-fused")
+
+
+@pytest.fixture
+def fused_env(daemon_env, fused_daemon, monkeypatch):
+    monkeypatch.setenv("TCCD_ADDRESS", fused_daemon.address)
     tccd.config.reload()
+    return dict(daemon_env, TCCD_ADDRESS=fused_daemon.address)
+
+
+@pytest.mark.parametrize("daemon_kind", ["disabled", "default-size-limit"])
+def test_disabled_or_small_keeps_the_math_path(daemon_kind, daemon_env, math_daemon, monkeypatch, plans):
+    # The knob, and the default TCCD_MATH_ATTENTION_MIN_SCORES (these 4608 scores are below it).
+    if daemon_kind == "disabled":
+        monkeypatch.setenv("TCCD_ADDRESS", math_daemon.address)
+        tccd.config.reload()
     args = _inputs()
     with sdpa_kernel(SDPBackend.MATH):
         expected = _attention(*args)
@@ -116,6 +136,7 @@ def test_disabled_keeps_the_math_path(daemon_env, math_daemon, monkeypatch, plan
     targets = _extern_targets(plans)
     assert "aten::scaled_dot_product_attention.default" not in targets, targets
     torch.testing.assert_close(got, expected, rtol=1e-2, atol=1e-2)
+    tccd.config.reload()
 
 
 def _biased_attention(x, wq, wk, wv, table):
@@ -128,7 +149,7 @@ def _biased_attention(x, wq, wk, wv, table):
     return o.transpose(1, 2).contiguous().view(b, s, 64)
 
 
-def test_permuted_bias_is_copied_contiguous_in_a_kernel(daemon_env, plans):
+def test_permuted_bias_is_copied_contiguous_in_a_kernel(fused_env, plans):
     x, wq, wk, wv, _ = _inputs()
     table = torch.randn(24, 24, 4, generator=torch.Generator().manual_seed(1))
     with torch.no_grad(), sdpa_kernel(SDPBackend.MATH):
@@ -136,5 +157,5 @@ def test_permuted_bias_is_copied_contiguous_in_a_kernel(daemon_env, plans):
         got = torch.compile(_biased_attention, backend="tccd", dynamic=False)(x, wq, wk, wv, table)
     targets = _extern_targets(plans)
     assert targets.count("aten::scaled_dot_product_attention.default") == 1, targets
-    assert "aten::bmm.default" not in targets and "aten::_to_copy.default" not in targets, targets
+    assert "aten::bmm.default" not in targets and "aten::clone.default" not in targets, targets
     torch.testing.assert_close(got, expected, rtol=1e-2, atol=1e-2)
