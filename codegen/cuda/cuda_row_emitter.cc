@@ -231,6 +231,9 @@ class RowEmitter {
   // address is aligned (checked at run time: an embedding table's rows are), else per element.
   // `guard`: the vector's in-row condition ("" for none).
   std::string VectorGatherLoad(size_t i, const std::string& guard) const;
+  // Whether element value i is read only by vector gathers (their column, which the vector
+  // load takes from e0): vector entries then neither hold nor compute it.
+  bool OnlyVectorGathers(size_t i) const;
   // Looped kernels: the element instructions phase p recomputes (the closure of its element
   // stores and of reduction p's argument over element-level arguments), in body order.
   std::vector<size_t> LoopedPhaseMembers(int phase) const;
@@ -432,6 +435,21 @@ bool RowEmitter::VectorGather(size_t i) const {
   return last.op == PwOp::kIndex && last.operand == rank_ - 1;
 }
 
+bool RowEmitter::OnlyVectorGathers(size_t i) const {
+  if (k_.body[i].op != PwOp::kIndex || row_[i]) return false;
+  bool read = false;
+  for (size_t u = i + 1; u < k_.body.size(); ++u) {
+    const PwInstr& in = k_.body[u];
+    for (size_t a = 0; a < in.args.size(); ++a) {
+      if (in.args[a] != static_cast<int>(i)) continue;
+      if (!live_[u]) continue;
+      if (!VectorGather(u) || a + 1 != in.args.size()) return false;
+      read = true;
+    }
+  }
+  return read;
+}
+
 std::string RowEmitter::VectorGatherLoad(size_t i, const std::string& guard) const {
   const PwInstr& in = k_.body[i];
   const int o = in.operand;
@@ -608,6 +626,7 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
   for (size_t i : members) {
     const PwInstr& in = body[i];
     const DType d = in.dtype;
+    if (vectors && OnlyVectorGathers(i)) continue;
     if (in.op == PwOp::kLoad) {
       std::string value = vectors ? absl::StrCat("a", i, ".v[q]")
                                   : absl::StrCat(Ptr(in.operand, true), "[b", in.operand, " + ",
@@ -900,6 +919,8 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
       }
     }
     for (int o = 0; o < num_operands; ++o) {
+      // Gather operands are addressed from their own coordinates (GatherExpr).
+      if (o < n_in_ && IsGatherOperand(k_, o)) continue;
       absl::StrAppend(&out, "  const long long b", o, " = ");
       if (dims.empty()) absl::StrAppend(&out, "0");
       for (size_t idx = 0; idx < dims.size(); ++idx) {
@@ -912,7 +933,7 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
   if (shifted) absl::StrAppend(&out, ShiftedRowSetup(access));
   // Element arrays (persistent kernels; looped ones recompute scalars in every phase).
   for (size_t i = 0; i < body.size() && !geo_.looped; ++i) {
-    if (live_[i] && !row_[i] && body[i].op != PwOp::kStore) {
+    if (live_[i] && !row_[i] && body[i].op != PwOp::kStore && !(vectors && OnlyVectorGathers(i))) {
       absl::StrAppend(&out, "  ", CudaRegType(body[i].dtype), " v", i, "[kChunks * kVec];\n");
     }
   }
@@ -1008,6 +1029,7 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
     for (size_t i : members) {
       const PwInstr& in = body[i];
       const DType d = in.dtype;
+      if (vectors && OnlyVectorGathers(i)) continue;
       if (in.op == PwOp::kLoad) {
         std::string value =
             vectors ? absl::StrCat("a", i, ".v[q]")
