@@ -992,19 +992,27 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
       }
     }
     if (members.empty()) return absl::OkStatus();
-    bool has_memory = false;
-    for (size_t i : members)
+    bool memory = false, gathers = false, has_memory = false;
+    for (size_t i : members) {
+      memory |= body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore;
+      gathers |= body[i].op == PwOp::kGather;
       has_memory |= body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore ||
                     body[i].op == PwOp::kIndex || body[i].op == PwOp::kGather;
+    }
     // A gather's column may lie past the row's end in the last chunk (see GatherExpr).
     element_guard_ = shifted ? kInRow : tail ? "ok" : "";
+    // Gathers alone read e0, and `ok` only as their tail guard.
+    const bool needs_ok = !gathers || memory || (tail && !shifted);
     absl::StrAppend(&out, "#pragma unroll\n  for (int c = 0; c < kChunks; ++c) {\n");
-    if (has_memory) {
+    if (has_memory && needs_ok) {
       // Elements past the row's end (only in the last chunk) are neither loaded nor stored;
       // what is computed from them is never reduced or stored.
       absl::StrAppend(&out, "    const int e0 = (c * kThreads + lane) * kVec",
                       shifted ? " - head" : "", ";\n",
                       "    const bool ok = ", tail ? "e0 < kRowLength" : "true", ";\n");
+    } else if (has_memory) {
+      absl::StrAppend(&out, "    const int e0 = (c * kThreads + lane) * kVec",
+                      shifted ? " - head" : "", ";\n");
     }
     if (vectors) {
       for (size_t i : members) {
@@ -1025,7 +1033,9 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
     }
     absl::StrAppend(&out, "#pragma unroll\n    for (int q = 0; q < kVec; ++q) {\n",
                     "      const int j = c * kVec + q;\n");
-    if (!vectors && has_memory) absl::StrAppend(&out, "      const int e = e0 + q;\n");
+    // `e` addresses loads and stores (StridedOffset); gathers address themselves.
+    if (!vectors && (memory || (has_memory && !gathers)))
+      absl::StrAppend(&out, "      const int e = e0 + q;\n");
     for (size_t i : members) {
       const PwInstr& in = body[i];
       const DType d = in.dtype;
