@@ -93,6 +93,8 @@
 //   TCCD_ROW_SHIFTED_LOADS=0   CUDA shifted rows read loads misaligned against the head per
 //                              element and align to the unpadded inputs, as before (default:
 //                              two aligned vectors and a pick; read by cuda_row_emitter.cc)
+//   TCCD_ROW_GATHER_VECTORS=0  CUDA row kernels read gathered elements (row gathers) one at a
+//                              time instead of a vector per chunk (read by cuda_row_emitter.cc)
 //   TCCD_ROW_EARLY_LOADS=n     CUDA persistent rows: which element loads start at the row's
 //                              start: 0 none, 1 (default) one-vector rows' (session 10), 2 also
 //                              multi-chunk rows' loads feeding a reduction or streamed (not
@@ -276,6 +278,7 @@ struct DebugOptions {
   std::string runtime_row_threads;             // read by the row emitter itself; here for the key
   bool row_head_stores = false;                // read by the row emitter itself; here for the key
   bool no_row_shifted_loads = false;           // read by the row emitter itself; here for the key
+  bool no_row_gather_vectors = false;          // read by the row emitter itself; here for the key
   std::string row_early_loads;                 // read by the row emitter itself; here for the key
   std::string split_columns;                   // read by split_columns.h; here for the key
   std::string column_unroll;                   // read by the column emitter; here for the key
@@ -315,6 +318,8 @@ const DebugOptions& Debug() {
       o->row_head_stores = std::string(h) == "1";
     if (const char* r = std::getenv("TCCD_ROW_SHIFTED_LOADS"))
       o->no_row_shifted_loads = std::string(r) == "0";
+    if (const char* r = std::getenv("TCCD_ROW_GATHER_VECTORS"))
+      o->no_row_gather_vectors = std::string(r) == "0";
     if (const char* e = std::getenv("TCCD_ROW_EARLY_LOADS")) o->row_early_loads = e;
     if (const char* c = std::getenv("TCCD_SPLIT_COLUMNS")) o->split_columns = c;
     if (const char* c = std::getenv("TCCD_COLUMN_UNROLL")) o->column_unroll = c;
@@ -375,6 +380,7 @@ std::string DebugOptionsKey() {
     absl::StrAppend(&key, "runtime-row-threads=", d.runtime_row_threads, ";");
   if (d.row_head_stores) absl::StrAppend(&key, "row-head-stores;");
   if (d.no_row_shifted_loads) absl::StrAppend(&key, "no-row-shifted-loads;");
+  if (d.no_row_gather_vectors) absl::StrAppend(&key, "no-row-gather-vectors;");
   // "0" keyed as in session 10; "1" (that session's default), "3" by value; the default none.
   if (d.row_early_loads == "0") absl::StrAppend(&key, "no-row-early-loads;");
   if (d.row_early_loads == "2" || d.row_early_loads == "3")

@@ -231,6 +231,9 @@ class RowEmitter {
   // address is aligned (checked at run time: an embedding table's rows are), else per element.
   // `guard`: the vector's in-row condition ("" for none).
   std::string VectorGatherLoad(size_t i, const std::string& guard) const;
+  // Whether element value i is read only by vector gathers (their column, which the vector
+  // load takes from e0): vector entries then neither hold nor compute it.
+  bool OnlyVectorGathers(size_t i) const;
   // Looped kernels: the element instructions phase p recomputes (the closure of its element
   // stores and of reduction p's argument over element-level arguments), in body order.
   std::vector<size_t> LoopedPhaseMembers(int phase) const;
@@ -432,6 +435,21 @@ bool RowEmitter::VectorGather(size_t i) const {
   return last.op == PwOp::kIndex && last.operand == rank_ - 1;
 }
 
+bool RowEmitter::OnlyVectorGathers(size_t i) const {
+  if (k_.body[i].op != PwOp::kIndex || row_[i]) return false;
+  bool read = false;
+  for (size_t u = i + 1; u < k_.body.size(); ++u) {
+    const PwInstr& in = k_.body[u];
+    for (size_t a = 0; a < in.args.size(); ++a) {
+      if (in.args[a] != static_cast<int>(i)) continue;
+      if (!live_[u]) continue;
+      if (!VectorGather(u) || a + 1 != in.args.size()) return false;
+      read = true;
+    }
+  }
+  return read;
+}
+
 std::string RowEmitter::VectorGatherLoad(size_t i, const std::string& guard) const {
   const PwInstr& in = k_.body[i];
   const int o = in.operand;
@@ -608,6 +626,7 @@ absl::Status RowEmitter::EmitLoopedPhase(int phase, Access access, std::string& 
   for (size_t i : members) {
     const PwInstr& in = body[i];
     const DType d = in.dtype;
+    if (vectors && OnlyVectorGathers(i)) continue;
     if (in.op == PwOp::kLoad) {
       std::string value = vectors ? absl::StrCat("a", i, ".v[q]")
                                   : absl::StrCat(Ptr(in.operand, true), "[b", in.operand, " + ",
@@ -900,6 +919,8 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
       }
     }
     for (int o = 0; o < num_operands; ++o) {
+      // Gather operands are addressed from their own coordinates (GatherExpr).
+      if (o < n_in_ && IsGatherOperand(k_, o)) continue;
       absl::StrAppend(&out, "  const long long b", o, " = ");
       if (dims.empty()) absl::StrAppend(&out, "0");
       for (size_t idx = 0; idx < dims.size(); ++idx) {
@@ -912,7 +933,7 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
   if (shifted) absl::StrAppend(&out, ShiftedRowSetup(access));
   // Element arrays (persistent kernels; looped ones recompute scalars in every phase).
   for (size_t i = 0; i < body.size() && !geo_.looped; ++i) {
-    if (live_[i] && !row_[i] && body[i].op != PwOp::kStore) {
+    if (live_[i] && !row_[i] && body[i].op != PwOp::kStore && !(vectors && OnlyVectorGathers(i))) {
       absl::StrAppend(&out, "  ", CudaRegType(body[i].dtype), " v", i, "[kChunks * kVec];\n");
     }
   }
@@ -971,19 +992,27 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
       }
     }
     if (members.empty()) return absl::OkStatus();
-    bool has_memory = false;
-    for (size_t i : members)
+    bool memory = false, gathers = false, has_memory = false;
+    for (size_t i : members) {
+      memory |= body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore;
+      gathers |= body[i].op == PwOp::kGather;
       has_memory |= body[i].op == PwOp::kLoad || body[i].op == PwOp::kStore ||
                     body[i].op == PwOp::kIndex || body[i].op == PwOp::kGather;
+    }
     // A gather's column may lie past the row's end in the last chunk (see GatherExpr).
     element_guard_ = shifted ? kInRow : tail ? "ok" : "";
+    // Gathers alone read e0, and `ok` only as their tail guard.
+    const bool needs_ok = !gathers || memory || (tail && !shifted);
     absl::StrAppend(&out, "#pragma unroll\n  for (int c = 0; c < kChunks; ++c) {\n");
-    if (has_memory) {
+    if (has_memory && needs_ok) {
       // Elements past the row's end (only in the last chunk) are neither loaded nor stored;
       // what is computed from them is never reduced or stored.
       absl::StrAppend(&out, "    const int e0 = (c * kThreads + lane) * kVec",
                       shifted ? " - head" : "", ";\n",
                       "    const bool ok = ", tail ? "e0 < kRowLength" : "true", ";\n");
+    } else if (has_memory) {
+      absl::StrAppend(&out, "    const int e0 = (c * kThreads + lane) * kVec",
+                      shifted ? " - head" : "", ";\n");
     }
     if (vectors) {
       for (size_t i : members) {
@@ -1004,10 +1033,13 @@ absl::Status RowEmitter::EmitBody(Access access, std::string& out) {
     }
     absl::StrAppend(&out, "#pragma unroll\n    for (int q = 0; q < kVec; ++q) {\n",
                     "      const int j = c * kVec + q;\n");
-    if (!vectors && has_memory) absl::StrAppend(&out, "      const int e = e0 + q;\n");
+    // `e` addresses loads and stores (StridedOffset); gathers address themselves.
+    if (!vectors && (memory || (has_memory && !gathers)))
+      absl::StrAppend(&out, "      const int e = e0 + q;\n");
     for (size_t i : members) {
       const PwInstr& in = body[i];
       const DType d = in.dtype;
+      if (vectors && OnlyVectorGathers(i)) continue;
       if (in.op == PwOp::kLoad) {
         std::string value =
             vectors ? absl::StrCat("a", i, ".v[q]")

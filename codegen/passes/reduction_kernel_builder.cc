@@ -77,7 +77,8 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
   // dense-entry test and the shifted rows' head skip them (their stride rows are their own).
   std::set<ir::ValueRef> gathered;
   for (int m : group.nodes)
-    for (const ir::ValueRef& r : GatheredRefs(graph.nodes[m])) gathered.insert(r);
+    if (ZeroTailPadWidth(graph, graph.nodes[m]) == 0)  // an absorbed pad reads its input's value
+      for (const ir::ValueRef& r : GatheredRefs(graph.nodes[m])) gathered.insert(r);
   std::map<ir::ValueRef, int> held;
   std::map<ir::ValueRef, int> input_index;
   for (size_t i = 0; i < group.inputs.size(); ++i) {
@@ -116,17 +117,18 @@ absl::StatusOr<PointwiseKernel> BuildRowReductionKernel(const ir::Graph& graph,
   auto input_of = [&](const ir::ValueRef& r) { return input_index.at(r); };
   for (int m : group.nodes) {
     const ir::Node& node = graph.nodes[m];
+    if (ZeroTailPadWidth(graph, node) > 0) {
+      // An absorbed zero pad (padded_row_stores.h): its output is its input's value, stored
+      // with a zero tail after each row. (Before the index ops: the pad is one, but not a
+      // gather here.)
+      held[{m, 0}] = value_of(node.args[0].ref());
+      kernel.fused_ops.push_back(node.target);
+      continue;
+    }
     if (!group.reduce_leading && IsIndexOp(graph, node)) {
       ASSIGN_OR_RETURN(int v, LowerIndexOp(graph, node, input_of, b));
       RETURN_IF_ERROR(CheckDeclaredDType(node, m, b.dtype(v)));
       held[{m, 0}] = v;
-      kernel.fused_ops.push_back(node.target);
-      continue;
-    }
-    if (ZeroTailPadWidth(graph, node) > 0) {
-      // An absorbed zero pad (padded_row_stores.h): its output is its input's value, stored
-      // with a zero tail after each row.
-      held[{m, 0}] = value_of(node.args[0].ref());
       kernel.fused_ops.push_back(node.target);
       continue;
     }

@@ -151,3 +151,21 @@ def test_the_training_forward_gathers_in_its_norm_too(daemon, model_cls):
     _on_cuda(fw)
     plan = _compile(daemon.stub(), fw, "forward")
     assert _gathering_norms(plan) == 1, _kernels(plan)
+
+
+def test_a_position_embedding_at_its_readers_shape_matches_eager_on_the_cpu(daemon_env):
+    # embeddings-to-reader-shape runs on every target: on the CPU the position embedding is
+    # gathered at [B, S, E] inside the token embedding's loop kernel; the values are eager's.
+    import tccd
+
+    m = LayerNormLM().eval()
+    ids = torch.randint(0, 500, (3, 64))
+    tccd.reset_compile_stats()
+    with torch.no_grad():
+        out = torch.compile(m, backend="tccd")(ids)
+        eager = m(ids)
+    stats = tccd.last_compile_stats()
+    assert stats and all(s["fallback"] is None for s in stats), [s["fallback"] for s in stats]
+    kernels = [k["ops"] for s in stats for k in s["kernels"]]
+    assert any(ops.count(EMBEDDING) == 2 for ops in kernels), kernels
+    torch.testing.assert_close(out, eager, rtol=1e-5, atol=1e-5)

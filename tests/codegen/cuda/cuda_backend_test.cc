@@ -588,6 +588,70 @@ TEST_CASE("the generated source compiles without NVRTC warnings", "[cuda_backend
   CHECK(out->log == "");
 }
 
+// Row gathers beyond the embedding goldens: element-level masks (a cat along the row feeding a
+// softmax: the per-element gather path), and a gathered row summed over a long row (looped; a
+// bf16 row of 30522, which the vector does not divide, also shifted).
+PointwiseKernel CatSoftmaxRowsKernel(const std::string& name, int64_t rows, int64_t cols) {
+  KernelBuilder b(name, {rows, cols});
+  const int left = b.GatherInput(DType::kF32);
+  const int right = b.GatherInput(DType::kF32);
+  const int row = b.Index(0);
+  const int c = b.Index(1);
+  const int half = b.Const(DType::kI64, static_cast<double>(cols / 2));
+  const int in_left = b.Op(PwOp::kLt, DType::kBool, {c, half});
+  const int in_right = b.Op(PwOp::kNot, DType::kBool, {in_left});
+  const int l = b.Gather(left, in_left, {row, c});
+  const int r = b.Gather(right, in_right, {row, b.Op(PwOp::kSub, DType::kI64, {c, half})});
+  const int x = b.Op(PwOp::kWhere, DType::kF32, {in_left, l, r});
+  const int e = b.Op(PwOp::kExp, DType::kF32,
+                     {b.Op(PwOp::kSub, DType::kF32, {x, b.Op(PwOp::kReduceMax, DType::kF32, {x})})});
+  b.Output(b.Op(PwOp::kDiv, DType::kF32, {e, b.Op(PwOp::kReduceSum, DType::kF32, {e})}));
+  b.Rows(1, {true, true, false});
+  return b.kernel();
+}
+
+PointwiseKernel GatheredRowSumKernel(const std::string& name, int64_t rows, int64_t cols,
+                                     DType dtype) {
+  KernelBuilder b(name, {rows, cols});
+  const int table = b.GatherInput(dtype);
+  const int ids = b.GatherInput(DType::kI64);
+  const int id = b.Gather(ids, b.Const(DType::kBool, 1), {b.Index(0)});
+  const int ok = b.Op(PwOp::kAnd, DType::kBool,
+                      {b.Op(PwOp::kGe, DType::kBool, {id, b.Const(DType::kI64, 0)}),
+                       b.Op(PwOp::kLt, DType::kBool, {id, b.Const(DType::kI64, 64)})});
+  const int gathered = b.Gather(table, ok, {id, b.Index(1)});
+  const int x = dtype != DType::kF32 ? b.Cast(gathered, DType::kF32) : gathered;
+  b.Output(gathered);  // the gathered rows, as the embedding's residual: an element operand
+  b.Output(b.Op(PwOp::kReduceSum, DType::kF32, {x}));
+  b.Rows(1, {true, true, false, true});
+  return b.kernel();
+}
+
+TEST_CASE("row kernels that gather compile without NVRTC warnings, persistent and looped",
+          "[cuda_backend][nvrtc][row-gathers]") {
+  std::vector<PointwiseKernel> kernels = {
+      CatSoftmaxRowsKernel("cat_softmax_rows", 64, 1024),
+      GatheredRowSumKernel("gathered_row_sum", 16, 32000, DType::kF32),
+      GatheredRowSumKernel("gathered_row_sum_shifted", 16, 30522, DType::kBF16)};
+  for (const PointwiseKernel& k : kernels) {
+    INFO(k.name);
+    REQUIRE(VerifyPointwiseKernel(k) == "");
+  }
+  absl::StatusOr<std::string> source = EmitCudaSource(kernels);
+  INFO(source.status().ToString());
+  REQUIRE(source.ok());
+  // The cat's gathers have element-level masks: read per element. The long rows are looped,
+  // the bf16 one shifted (its element gather then per element, in the row only).
+  CHECK(Contains(*source, "cat_softmax_rows_contig"));
+  CHECK(Contains(*source, "for (int e0 = lane * kVec; e0 < kRowLength; e0 += kThreads * kVec)"));
+  CHECK(Contains(*source, "for (int p0 = lane * kVec; p0 < kRowLength + head;"));
+  if (!HaveNvrtc()) return;
+  absl::StatusOr<NvrtcOutput> out = CompileWithNvrtc(*source, "tccd_kernels.cu", CudaTarget{});
+  INFO(out.status().ToString());
+  REQUIRE(out.ok());
+  CHECK(out->log == "");
+}
+
 TEST_CASE("an NVRTC compile error is an INTERNAL status carrying the log",
           "[cuda_backend][nvrtc][errors]") {
   if (!HaveNvrtc()) return;

@@ -265,13 +265,10 @@ embedding_rms_norm_rows_tail_f32_contig(const tccd_kernel_embedding_rms_norm_row
   const int c1 = rest % 100;
   rest /= 100;
   const int c0 = rest;
-  const long long b0 = static_cast<long long>(c0) * p.stride[0][0] + static_cast<long long>(c1) * p.stride[0][1];
-  const long long b1 = static_cast<long long>(c0) * p.stride[1][0] + static_cast<long long>(c1) * p.stride[1][1];
   const long long b2 = static_cast<long long>(c0) * p.stride[2][0] + static_cast<long long>(c1) * p.stride[2][1];
   const long long b3 = static_cast<long long>(c0) * p.stride[3][0] + static_cast<long long>(c1) * p.stride[3][1];
   const long long b4 = static_cast<long long>(c0) * p.stride[4][0] + static_cast<long long>(c1) * p.stride[4][1];
   float v0[kChunks * kVec];
-  long long v10[kChunks * kVec];
   float v11[kChunks * kVec];
   float v12[kChunks * kVec];
   float v19[kChunks * kVec];
@@ -306,7 +303,6 @@ embedding_rms_norm_rows_tail_f32_contig(const tccd_kernel_embedding_rms_norm_row
 #pragma unroll
     for (int q = 0; q < kVec; ++q) {
       const int j = c * kVec + q;
-      v10[j] = static_cast<long long>(e0 + q);
       v11[j] = g11.v[q];
       v12[j] = v11[j] * v11[j];
       s21.v[q] = v11[j];
@@ -357,8 +353,6 @@ embedding_rms_norm_rows_tail_f32_strided(const tccd_kernel_embedding_rms_norm_ro
   const int c1 = rest % 100;
   rest /= 100;
   const int c0 = rest;
-  const long long b0 = static_cast<long long>(c0) * p.stride[0][0] + static_cast<long long>(c1) * p.stride[0][1];
-  const long long b1 = static_cast<long long>(c0) * p.stride[1][0] + static_cast<long long>(c1) * p.stride[1][1];
   const long long b2 = static_cast<long long>(c0) * p.stride[2][0] + static_cast<long long>(c1) * p.stride[2][1];
   const long long b3 = static_cast<long long>(c0) * p.stride[3][0] + static_cast<long long>(c1) * p.stride[3][1];
   const long long b4 = static_cast<long long>(c0) * p.stride[4][0] + static_cast<long long>(c1) * p.stride[4][1];

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs golden index kernels (tests/codegen/cuda/golden/{stack,cat,cat3,embedding,dropout}*.cu), the
-# fixed-layout normalisation (channels_last_norm_bf16.cu) and the tiled kernels (tile_*.cu) on the
+# fixed-layout normalisation (channels_last_norm_bf16.cu), the tiled kernels (tile_*.cu) and the
+# row kernels that gather (embedding_rms_norm_rows*.cu, row_shim.h: shuffles between barriers) on the
 # HOST: the generated CUDA C is compiled by g++ with shim.h (thread/block indices, intrinsics;
 # prep.py turns the inline-PTX vector stores into memcpy and counts vector-path calls) and every
 # thread of a 64- or 1056-block grid is run in turn. Each case runs its vector path (aligned
@@ -29,4 +30,16 @@ done
 for c in 1 2; do
   g++ -O1 -std=c++20 -fpermissive -w -pthread -DTILE_CASE=$c tile_main.cc -o tile$c
   ./tile$c
+done
+# Row kernels that gather (row gathers, reduction_fusion.h): threads of a block share their
+# shuffles (row_shim.h); the contig entry's vector gathers, its per-element fallback (a table one
+# element off) and the strided entry, against a host reference.
+cp "$here"/row_shim.h "$here"/rowg_main.cc "$work"/
+for k in embedding_rms_norm_rows_f32 embedding_rms_norm_rows_tail_f32; do
+  python3 "$here/prep.py" "$golden/$k.cu" "$work/$k.cc"
+  sed -i 's/^#include "shim.h"$/#include "row_shim.h"/' "$work/$k.cc"
+done
+for c in 1 2; do
+  g++ -O1 -std=c++20 -fpermissive -w -pthread -DROWG_CASE=$c rowg_main.cc -o rowg$c
+  ./rowg$c
 done
