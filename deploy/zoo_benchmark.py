@@ -84,6 +84,11 @@ _GcWatch; listed under the tables); ZOO_GC_FREEZE=1 calls gc.freeze() before it.
 `conv_warmup` (the backward plans' cuDNN warm-up: plans, shapes, failed, host ms; waiting_calls and
 waiting_ms: TCCD_WAIT_CONV_WARMUP's calls while a first call waited for its compile) and, with
 TCCD_PLAN_PROFILE=1, `first_call_profile` (each plan's first call by op), printed under the cell.
+TCCD_EAGER_WHILE_COMPILING=1 (off by default; set it in the environment): tccd's cold first step runs the graphs whose compile is not done eagerly; the
+worker waits for those compiles before the timed steps. Graphs still running eagerly at the end
+of the first step are not in its records yet (first_daemon_compile_s counts only the others:
+the daemon log's compile stages have them all).
+
 Every cell records its process's stages (cell_marks: interpreter start, imports, model,
 set-up, first step, AOT save, exit; the table "Where each cell's process time goes"): what a
 lane's --budget-s pays. ZOO_FAST_EXIT (default 1): the driver ends eager's cells, the warm starts
@@ -92,10 +97,6 @@ and the AOT loads once their result line is in (0: every process exits on its ow
 compiled cold cells, which only fill the caches, run at the same time; the warm cells one at a
 time after them (those cold cells are marked parallel_fill: no cold ratio, and --merge prefers
 a cold cell measured alone).
-TCCD_EAGER_WHILE_COMPILING=1 (off by default; set it in the environment): tccd's cold first step runs the graphs whose compile is not done eagerly; the
-worker waits for those compiles before the timed steps. Graphs still running eagerly at the end
-of the first step are not in its records yet (first_daemon_compile_s counts only the others:
-the daemon log's compile stages have them all).
 
 Cold compiles: each Inductor worker gets fresh TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR,
 each tccd worker a fresh TCCD_CACHE_DIR (its local cache). The tccd DAEMON's cache is not
