@@ -95,6 +95,15 @@ worker waits for those compiles before the timed steps. Graphs still running eag
 of the first step are not in its records yet (first_daemon_compile_s counts only the others:
 the daemon log's compile stages have them all).
 
+Every cell records its process's stages (cell_marks: interpreter start, imports, model,
+set-up, first step, AOT save, exit; the table "Where each cell's process time goes"): what a
+lane's --budget-s pays. ZOO_FAST_EXIT (default 1): the driver ends eager's cells, the warm starts
+and the AOT loads once their result line is in (0: every process exits on its own; 2: with
+--first-step-only the cold cells too). --parallel-fill (--warm --first-step-only): a model's
+compiled cold cells, which only fill the caches, run at the same time; the warm cells one at a
+time after them (those cold cells are marked parallel_fill: no cold ratio, and --merge prefers
+a cold cell measured alone).
+
 Cold compiles: each Inductor worker gets fresh TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR,
 each tccd worker a fresh TCCD_CACHE_DIR (its local cache). The tccd DAEMON's cache is not
 cleared: if the daemon compiled the same graphs before (an earlier run, or the same model at
@@ -919,15 +928,18 @@ def _print_first_calls(r: Dict[str, Any]) -> None:
 
 # Cells whose process nothing later reads (its caches, its daemon uploads): the driver ends
 # them, with their children, as soon as their result line is in (ZOO_FAST_EXIT=0: they exit on
-# their own, as every cell did before). A warm Inductor cell's exit waited for its compile
-# workers' shutdown; the lane's budget paid it for nothing. Cold compiled cells (they fill the
-# caches the warm cells read) always exit on their own.
+# their own, as every cell did before). A process's exit after a compile took 3-8 s on the CPU
+# machine (eager's, Inductor's and tccd's alike: C-level teardown, no Python frame); the lane's
+# budget paid it for nothing. Cold compiled cells fill the caches the warm cells read, so they
+# exit on their own unless ZOO_FAST_EXIT=2 (their caches are written when their first step
+# ends: Inductor's FX graph, AOTAutograd and Triton caches, tccd's daemon; not the default).
 _DISPOSABLE_STARTS = ("warm", "warm-b", "aot", "aot-b")
 
 
 def _fast_exit(spec: Dict[str, Any]) -> bool:
+    level = os.environ.get("ZOO_FAST_EXIT", "1")
     disposable = spec.get("start", "cold") in _DISPOSABLE_STARTS or spec["backend"] == "eager"
-    return disposable and os.environ.get("ZOO_FAST_EXIT", "1") != "0"
+    return (disposable and level != "0") or (level == "2" and bool(spec.get("first_only")))
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

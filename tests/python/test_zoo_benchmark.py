@@ -343,6 +343,11 @@ def test_a_warm_cell_is_ended_once_its_result_is_in(monkeypatch):
     assert r["ok"] and r["fast_exit"] is True and r["first_step_s"] == 1.0, r
     assert set(r["cell_marks"]) == {"python", "imports", "first_step", "done", "exit"}, r
     assert zoo_benchmark._mark_stages(r["cell_marks"])["imports"] == 0.04, r
+    # Cold cells exit on their own, unless ZOO_FAST_EXIT=2 in a --first-step-only run.
+    cold = dict(spec, start="cold", first_only=True)
+    assert not zoo_benchmark._fast_exit(cold)
+    monkeypatch.setenv("ZOO_FAST_EXIT", "2")
+    assert zoo_benchmark._fast_exit(cold) and not zoo_benchmark._fast_exit(dict(cold, first_only=False))
     # Off: the driver waits for the process to end on its own (here: until its timeout).
     killed.clear()
     monkeypatch.setenv("ZOO_FAST_EXIT", "0")
