@@ -321,6 +321,19 @@ def compare_interleaved(args, ids_for, sync, check_no_fallback) -> int:
             times["static"].append(one(static, ids))
         static_ms[t], dynamic_ms[t] = min(times["static"]), min(times["dynamic"])
     _print_table(args, lengths, static_ms, dynamic_ms)
+    if args.device == "cuda":
+        # One more step of each at every length, its allocator peak (the symbolic plans' segment
+        # workspaces are held longer than single values: TCCD_SYMBOLIC_SEGMENTS).
+        peaks = []
+        for t in lengths:
+            ids = ids_for(t)
+            for fn in (static, dynamic):
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+                one(fn, ids)
+                peaks.append(torch.cuda.max_memory_allocated() / 2**20)
+        print("peak memory per training step, MiB (length: static / dynamic): " + ", ".join(
+            f"{t}: {peaks[2 * i]:.0f} / {peaks[2 * i + 1]:.0f}" for i, t in enumerate(lengths)))
     if args.top_kernels and args.device == "cuda":
         _print_top_kernels(args, {"static": static, "dynamic": dynamic}, ids_for(lengths[-1]), lengths[-1], one)
     return 0

@@ -175,3 +175,62 @@ def test_the_runtime_keeps_a_viewed_root_a_tensor_when_its_view_is_not_given(rew
     # Roots read by kernels only stay raw (the forward's two); the backward's are all viewed.
     assert kept["forward"] > 0, kept
     print(f"\nroots kept without their views: {kept}")
+
+
+class _Chain(torch.nn.Module):
+    """Two chains of sized kernels through views, each ending in a matmul (extern on the CPU):
+    two segments in the forward, the first dead before the second begins."""
+
+    def __init__(self, d: int = 8):
+        super().__init__()
+        self.w1 = torch.nn.Parameter(torch.randn(d, d) / d)
+        self.w2 = torch.nn.Parameter(torch.randn(d, d) / d)
+
+    def forward(self, x):  # [d, n]
+        c = torch.cos(torch.sin(x).transpose(0, 1)) + 1
+        g = torch.exp(torch.sin(c @ self.w1).t()) * 0.5
+        return g.t() @ self.w2
+
+
+def _workspaces(report: str):
+    """Per-call workspace allocations of frame 0/0's plans by kind."""
+    out, kind = {}, None
+    for line in report.splitlines():
+        m = re.match(r"tccd plan profile 0/0 (\w+):", line)
+        if m:
+            kind = m.group(1)
+        elif line.startswith("  per call: allocations") and kind:
+            out[kind] = float(re.search(r"workspace allocations ([\d.]+)", line).group(1))
+            kind = None
+    return out
+
+
+@pytest.mark.parametrize("segments", ["1", "0"])
+def test_each_segment_has_its_own_workspace(rewriting_daemon, profiled, monkeypatch, segments):
+    """The forward's two chains are two segments: two workspaces per call (each dropped after
+    its last read, not held for the call), and the results match eager at every size."""
+    import torch._dynamo
+
+    monkeypatch.setenv("TCCD_SYMBOLIC_SEGMENTS", segments)
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = _Chain()
+    eager = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="tccd", dynamic=True)
+    for n in (5, 9, 13, 21, 2, 40):
+        x = torch.randn(8, n, generator=torch.Generator().manual_seed(n))
+        out, expected = compiled(x), eager(x)
+        torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL, msg=f"forward at n={n}")
+        out.square().sum().backward()
+        expected.square().sum().backward()
+        for p, q in zip(model.parameters(), eager.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=RTOL, atol=ATOL, msg=f"grad at n={n}")
+            p.grad = None
+            q.grad = None
+    stats = {s["kind"]: s for s in tccd.last_compile_stats() if s["name"].startswith("0/0 ")}
+    workspaces = _workspaces(native_plan.profile_report())
+    if segments == "1":
+        assert stats["forward"]["segment_values"] == 4, stats["forward"]  # two roots, two views
+        assert workspaces["forward"] == 2, native_plan.profile_report()
+    else:
+        assert stats["forward"]["segment_values"] == 0 and workspaces["forward"] == 0, workspaces

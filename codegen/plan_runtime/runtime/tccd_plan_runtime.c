@@ -311,16 +311,22 @@ struct TccdPlan {
   int32_t ws_group;
   /* Symbolic segments (tccd_plan_enable_symbolic_segments; all NULL/0 without): values of a
    * symbolic plan that live only between its sized kernels, gemms and views. They never become
-   * tensors: a root (a kernel's or gemm's output) is carved from one workspace per call, packed
-   * by lifetime at that call's sizes; a view is its root's storage at the view's declared
-   * offset (its view step does nothing). Per value: SEG_NONE, SEG_ROOT or SEG_VIEW. */
-  unsigned char* seg;    /* [num_values] */
-  int64_t* seg_root;     /* [num_values]: a view's root */
-  int64_t n_seg_roots;   /* in definition order: */
-  int64_t* seg_roots;    /* value ids */
-  int64_t* seg_start;    /* defining step */
-  int64_t* seg_end;      /* the last step that reads it or a view of it */
-  int64_t seg_last_step; /* the workspace is dropped after this step */
+   * tensors: a root (a kernel's or gemm's output) is carved from its segment's workspace, packed
+   * by lifetime at the call's sizes; a view is its root's storage at the view's declared offset
+   * (its view step does nothing). A segment is a run of roots whose lifetimes chain (each
+   * defined before the ones before it all died): its workspace is allocated at its first root
+   * and dropped after its last read, so the bytes go back to the allocator between segments.
+   * Per value: SEG_NONE, SEG_ROOT or SEG_VIEW. */
+  unsigned char* seg;     /* [num_values] */
+  int64_t* seg_root;      /* [num_values]: a view's root */
+  int64_t* seg_comp_of;   /* [num_values]: a segment value's segment */
+  int64_t n_seg_roots;    /* in definition order: */
+  int64_t* seg_roots;     /* value ids */
+  int64_t* seg_start;     /* defining step */
+  int64_t* seg_end;       /* the last step that reads it or a view of it */
+  int64_t n_seg_comps;    /* segments, in step order: */
+  int64_t* seg_comp_first; /* [n_seg_comps + 1]: its roots are [first[c], first[c + 1]) */
+  int64_t* seg_comp_last;  /* [n_seg_comps]: its workspace is dropped after this step */
   int32_t seg_device_type;
 };
 
@@ -512,7 +518,7 @@ EXPORT void tccd_plan_free(TccdPlan* plan) {
   free(plan->arena_offset);
   free(plan->ws_offset);
   free(plan->seg), free(plan->seg_root), free(plan->seg_roots), free(plan->seg_start);
-  free(plan->seg_end);
+  free(plan->seg_end), free(plan->seg_comp_of), free(plan->seg_comp_first), free(plan->seg_comp_last);
   free(plan);
 }
 
@@ -1365,9 +1371,13 @@ EXPORT int64_t tccd_plan_enable_symbolic_segments(TccdPlan* p, int64_t n, const 
   int64_t* start = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
   int64_t* end = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
   int64_t* vend = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
-  int64_t count_seg = 0, n_roots = 0, last = -1;
+  int64_t* comp_of = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
+  int64_t* comp_first = malloc(sizeof(int64_t) * (size_t)(nv + 1));
+  int64_t* comp_last = malloc(sizeof(int64_t) * (size_t)(nv ? nv : 1));
+  int64_t count_seg = 0, n_roots = 0, n_comps = 0;
   int32_t device_type = -1;
-  if (!want || !seg || !root || !def || !rel || !roots || !start || !end || !vend) {
+  if (!want || !seg || !root || !def || !rel || !roots || !start || !end || !vend || !comp_of ||
+      !comp_first || !comp_last) {
     count_seg = fail("out of memory");
     goto out;
   }
@@ -1416,17 +1426,29 @@ EXPORT int64_t tccd_plan_enable_symbolic_segments(TccdPlan* p, int64_t n, const 
       ++count_seg;
       if (seg[v] != SEG_ROOT) continue;
       roots[n_roots] = v, start[n_roots] = index, end[n_roots] = vend[v] < index ? index : vend[v];
-      if (end[n_roots] > last) last = end[n_roots];
+      /* A new segment where every earlier root is dead (roots come in definition order). */
+      if (n_comps == 0 || index > comp_last[n_comps - 1]) {
+        comp_first[n_comps] = n_roots, comp_last[n_comps] = end[n_roots];
+        ++n_comps;
+      } else if (end[n_roots] > comp_last[n_comps - 1]) {
+        comp_last[n_comps - 1] = end[n_roots];
+      }
+      comp_of[v] = n_comps - 1;
       ++n_roots;
     }
   }
   if (n_roots == 0) goto out; /* nothing to do: the plan runs as before */
+  comp_first[n_comps] = n_roots;
+  for (int64_t v = 0; v < nv; ++v)
+    if (seg[v] == SEG_VIEW) comp_of[v] = comp_of[root[v]];
   p->seg = seg, p->seg_root = root, p->seg_roots = roots, p->seg_start = start, p->seg_end = end;
-  p->n_seg_roots = n_roots, p->seg_last_step = last, p->seg_device_type = device_type;
+  p->seg_comp_of = comp_of, p->seg_comp_first = comp_first, p->seg_comp_last = comp_last;
+  p->n_seg_roots = n_roots, p->n_seg_comps = n_comps, p->seg_device_type = device_type;
   seg = NULL, root = NULL, roots = NULL, start = NULL, end = NULL;
+  comp_of = NULL, comp_first = NULL, comp_last = NULL;
 out:
   free(want), free(seg), free(root), free(def), free(rel), free(roots), free(start), free(end);
-  free(vend);
+  free(vend), free(comp_of), free(comp_first), free(comp_last);
   return count_seg;
 }
 
@@ -1468,10 +1490,13 @@ typedef struct {
   char* arena_data[MAX_ARENAS];
   /* Profiled runs only: the current step's time in call_cuda and in allocations so far. */
   int64_t step_launch_ns, step_alloc_ns;
-  /* Symbolic segments: the call's workspace (allocated at the first root's definition) and
-   * each root's storage in it, by value id (NULL until packed). */
-  void* seg_ws;
+  /* Symbolic segments (NULL without): per segment its workspace (allocated at its first root's
+   * definition, dropped after its last step) and whether it is packed at this call; per value
+   * a root's storage in it; the next segment to drop. One allocation (seg_storage's). */
+  void** seg_ws;
+  unsigned char* seg_ready;
   char** seg_storage;
+  int64_t seg_next_drop;
 } Run;
 
 static int64_t now_ns(void);
@@ -1665,17 +1690,18 @@ static int allocate(Run* run, int64_t step, int64_t id, int32_t device) {
   return 0;
 }
 
-/* Symbolic segments: packs this call's roots by lifetime at its sizes and allocates their
- * workspace, once per call (at the first root's definition). */
-static int seg_prepare(Run* run, int64_t step, int32_t device) {
+/* Symbolic segments: packs segment c's roots by lifetime at this call's sizes and allocates its
+ * workspace (at its first root's definition). */
+static int seg_prepare(Run* run, int64_t step, int64_t c, int32_t device) {
   const TccdPlan* p = run->p;
-  const int64_t n = p->n_seg_roots;
+  const int64_t first = p->seg_comp_first[c], n = p->seg_comp_first[c + 1] - first;
   int64_t bytes[n], at[n];
   for (int64_t k = 0; k < n; ++k) {
     ValueMeta tmp;
-    bytes[k] = value_bytes(meta_of(run, p->seg_roots[k], &tmp));
+    bytes[k] = value_bytes(meta_of(run, p->seg_roots[first + k], &tmp));
   }
-  const int64_t size = tccd_arena_pack(n, bytes, p->seg_start, p->seg_end, ARENA_ALIGN, at);
+  const int64_t size =
+      tccd_arena_pack(n, bytes, p->seg_start + first, p->seg_end + first, ARENA_ALIGN, at);
   if (size < 0) return fail("out of memory");
   char* data = NULL;
   if (size > 0) {
@@ -1684,18 +1710,17 @@ static int seg_prepare(Run* run, int64_t step, int32_t device) {
     count(run, COUNT_WORKSPACE);
     const int64_t start = run->profiled ? now_ns() : 0;
     if (t_aoti_torch_empty_strided(1, &numel, &stride, TCCD_C10_UINT8, p->seg_device_type, index,
-                                   &run->seg_ws) != 0 ||
-        t_aoti_torch_get_data_ptr(run->seg_ws, (void**)&data) != 0) {
-      drop(&run->seg_ws);
+                                   &run->seg_ws[c]) != 0 ||
+        t_aoti_torch_get_data_ptr(run->seg_ws[c], (void**)&data) != 0) {
+      drop(&run->seg_ws[c]);
       return fail("tccd plan step %ld: allocating %ld bytes of segment workspace failed",
                   (long)step, (long)size);
     }
     if (run->profiled) run->step_alloc_ns += now_ns() - start;
   }
-  char** storage = calloc((size_t)p->num_values, sizeof(char*));
-  if (storage == NULL) return fail("out of memory");
-  for (int64_t k = 0; k < n; ++k) storage[p->seg_roots[k]] = data != NULL ? data + at[k] : NULL;
-  run->seg_storage = storage; /* set last: NULL means "not prepared" (or failed) to callers */
+  for (int64_t k = 0; k < n; ++k)
+    run->seg_storage[p->seg_roots[first + k]] = data != NULL ? data + at[k] : NULL;
+  run->seg_ready[c] = 1;
   return 0;
 }
 
@@ -1703,14 +1728,16 @@ static inline int is_seg(const Run* run, int64_t id) {
   return run->p->seg != NULL && id >= 0 && run->p->seg[id];
 }
 
-/* A segment value's data at this call: its root's storage at the value's declared offset. */
-static void* seg_data(Run* run, int64_t step, int64_t id, int32_t device) {
-  if (run->seg_storage == NULL && seg_prepare(run, step, device) != 0) return NULL;
-  char* base = run->seg_storage[run->p->seg_root[id]];
-  const ValueMeta* m = &run->p->values[id];
-  /* The root's dtype (a view has its base's: tccd_plan_bind_view), which arena_item_size
-   * sizes for the packing. */
-  return base == NULL ? NULL : base + dimv(run, m->offset) * arena_item_size(m->dtype);
+/* A segment value's data at this call (*out): its root's storage at the value's declared
+ * offset, in the root's dtype (a view has its base's: tccd_plan_bind_view), as packed. */
+static int seg_data(Run* run, int64_t step, int64_t id, int32_t device, void** out) {
+  const TccdPlan* p = run->p;
+  const int64_t c = p->seg_comp_of[id];
+  if (!run->seg_ready[c] && seg_prepare(run, step, c, device) != 0) return -1;
+  char* base = run->seg_storage[p->seg_root[id]];
+  const ValueMeta* m = &p->values[id];
+  *out = base == NULL ? NULL : base + dimv(run, m->offset) * arena_item_size(m->dtype);
+  return 0;
 }
 
 /* Checks a kernel input against its declared meta; *declared_layout tells whether its strides
@@ -1969,8 +1996,7 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
       rows[i * s->rank + d] = v;
     }
     if (h == NULL) {
-      ptrs[i] = seg_data(run, index, s->in[i], device);
-      if (run->seg_storage == NULL) return -1;
+      if (seg_data(run, index, s->in[i], device, &ptrs[i])) return -1;
     } else if (t_aoti_torch_get_data_ptr(h, &ptrs[i])) {
       return fail("tccd plan step %ld: data_ptr failed", (long)index);
     }
@@ -1986,8 +2012,7 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
       const ValueMeta* m = meta_of(run, s->out[o], &tmp);
       if (!m->symbolic) memcpy(&tmp, m, sizeof(tmp));
       dim = m->rank, st = tmp.strides, pending[o] = -1;
-      ptrs[s->n_in + o] = seg_data(run, index, s->out[o], device);
-      if (run->seg_storage == NULL) return -1;
+      if (seg_data(run, index, s->out[o], device, &ptrs[s->n_in + o])) return -1;
     } else {
       int rc = bind_output(run, s, index, o, device, &pending[o]);
       if (rc) return rc;
@@ -2042,11 +2067,7 @@ static int run_gemm_sized(Run* run, const Step* s, int64_t index) {
     int declared = 1;
     if (is_seg(run, s->in[i])) {
       /* Declared and aligned by construction (seg_prune). */
-      ptrs[i] = seg_data(run, index, s->in[i], device);
-      if (run->seg_storage == NULL) {
-        rc = -1;
-        goto out;
-      }
+      if ((rc = seg_data(run, index, s->in[i], device, &ptrs[i]))) goto out;
       if (((uintptr_t)ptrs[i] % 16) != 0) {
         rc = fail("tccd plan step %ld: segment value %ld is misaligned", (long)index,
                   (long)s->in[i]);
@@ -2066,11 +2087,7 @@ static int run_gemm_sized(Run* run, const Step* s, int64_t index) {
     ptrs[i] = data;
   }
   if (is_seg(run, s->out[0])) {
-    ptrs[s->n_in] = seg_data(run, index, s->out[0], device);
-    if (run->seg_storage == NULL) {
-      rc = -1;
-      goto out;
-    }
+    if ((rc = seg_data(run, index, s->out[0], device, &ptrs[s->n_in]))) goto out;
   } else {
     if ((rc = bind_output(run, s, index, 0, device, &pending[0]))) goto out;
     t_aoti_torch_get_data_ptr(run->env[s->out[0]], &ptrs[s->n_in]);
@@ -2746,6 +2763,17 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
     return -1;
   }
   run.env = calloc((size_t)(p->num_values ? p->num_values : 1), sizeof(void*));
+  if (p->seg != NULL) {
+    /* Per value storage, per segment workspace and packed flag: one block. */
+    const size_t n = (size_t)(p->num_values + p->n_seg_comps);
+    run.seg_storage = calloc(n * sizeof(void*) + (size_t)p->n_seg_comps, 1);
+    if (run.seg_storage != NULL) {
+      run.seg_ws = (void**)(run.seg_storage + p->num_values);
+      run.seg_ready = (unsigned char*)(run.seg_ws + p->n_seg_comps);
+    } else {
+      rc = fail("out of memory"); /* no step runs; the inputs are dropped below */
+    }
+  }
   memcpy(run.env, inputs, (size_t)n_inputs * sizeof(void*));
   for (int64_t i = 0; i < n_outputs; ++i) outputs[i] = NULL;
   /* The first run is left out of the profile: it pays one-time costs (CUDA modules, cuDNN
@@ -2813,8 +2841,11 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
       }
     }
     for (int64_t i = 0; rc == 0 && i < s->n_release; ++i) drop(&run.env[s->release[i]]);
-    /* Every segment value is dead: later work reuses the bytes only after this on the stream. */
-    if (index == p->seg_last_step) drop(&run.seg_ws);
+    /* A segment's values are all dead: later work reuses its bytes only after this on the
+     * stream (the caching allocator's order), as with any value released here. */
+    while (run.seg_ws != NULL && run.seg_next_drop < p->n_seg_comps &&
+           p->seg_comp_last[run.seg_next_drop] <= index)
+      drop(&run.seg_ws[run.seg_next_drop++]);
     if (profiled) charge(p, PROF_RELEASE, &since, s->n_release);
     if (first != NULL) {
       const int64_t t = now_ns();
@@ -2835,7 +2866,7 @@ EXPORT int tccd_plan_run_symbolic(TccdPlan* p, void** inputs, int64_t n_inputs, 
   free(run.env);
   /* The caching allocator reuses it only for work ordered after the gemms on their stream. */
   drop(&run.gemm_ws);
-  drop(&run.seg_ws);
+  for (int64_t c = 0; run.seg_ws != NULL && c < p->n_seg_comps; ++c) drop(&run.seg_ws[c]);
   free(run.seg_storage);
   /* The same for the arena: every step that used its bytes is ordered before this on the
    * stream (and views of it that were released hold no reference any more). */
