@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,16 +46,24 @@ std::optional<Affine> Normalised(Affine a, const std::vector<int64_t>& sizes) {
 
 Affine Constant(int64_t v, size_t rank) { return Affine{v, std::vector<int64_t>(rank, 0)}; }
 
-// Smallest and largest value over a tensor of `sizes`.
-int64_t MinOf(const Affine& a, const std::vector<int64_t>& sizes) {
-  int64_t v = a.offset;
-  for (size_t d = 0; d < sizes.size(); ++d) v += std::min<int64_t>(0, a.coeff[d] * (sizes[d] - 1));
-  return v;
-}
-int64_t MaxOf(const Affine& a, const std::vector<int64_t>& sizes) {
-  int64_t v = a.offset;
-  for (size_t d = 0; d < sizes.size(); ++d) v += std::max<int64_t>(0, a.coeff[d] * (sizes[d] - 1));
-  return v;
+struct Range {
+  int64_t lo, hi;
+};
+
+// Smallest and largest value over a tensor of `sizes`, or nullopt where either leaves int64 (an
+// arange's start or step is the client's number, unbounded until checked here): unknown rather
+// than wrapped. Each term is below 2^126 in magnitude and the partial sums are checked as they
+// grow, so the 128-bit sums cannot overflow.
+std::optional<Range> RangeOf(const Affine& a, const std::vector<int64_t>& sizes) {
+  constexpr __int128 kMin = std::numeric_limits<int64_t>::min();
+  constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+  __int128 lo = a.offset, hi = a.offset;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    const __int128 span = static_cast<__int128>(a.coeff[d]) * (sizes[d] - 1);
+    (span < 0 ? lo : hi) += span;
+    if (lo < kMin || hi > kMax) return std::nullopt;
+  }
+  return Range{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
 }
 
 bool Tracked(const ir::TensorType& t) {
@@ -62,8 +71,11 @@ bool Tracked(const ir::TensorType& t) {
   return std::all_of(t.sizes.begin(), t.sizes.end(), [](int64_t s) { return s >= 0; });
 }
 
-// Whether every value in [lo, hi] is exact in `dtype` (bool: 0 and 1 only).
-bool FitsDType(int64_t lo, int64_t hi, ir::DType dtype) {
+// Whether every value of `a` over a tensor of `sizes` is exact in `dtype` (bool: 0 and 1 only).
+bool FitsDType(const Affine& a, const std::vector<int64_t>& sizes, ir::DType dtype) {
+  const std::optional<Range> range = RangeOf(a, sizes);
+  if (!range) return false;
+  const auto [lo, hi] = *range;
   switch (dtype) {
     case ir::DType::kBool:
       return lo >= 0 && hi <= 1;
@@ -106,8 +118,7 @@ class Analysis {
       std::optional<Affine> a = Of(n);
       if (a) a = Normalised(std::move(*a), n.outputs[0].sizes);
       // Integer arithmetic wraps in narrower dtypes: values outside the dtype are unknown.
-      if (a && !FitsDType(MinOf(*a, n.outputs[0].sizes), MaxOf(*a, n.outputs[0].sizes),
-                          n.outputs[0].dtype))
+      if (a && !FitsDType(*a, n.outputs[0].sizes, n.outputs[0].dtype))
         a.reset();
       values_[id] = std::move(a);
     }
@@ -115,7 +126,12 @@ class Analysis {
 
   // The affine value of `arg` broadcast to `sizes` (numbers are constants), or nullopt.
   std::optional<Affine> At(const ir::Arg& arg, const std::vector<int64_t>& sizes) const {
-    if (auto v = IntNumber(&arg)) return Constant(*v, sizes.size());
+    // A number beyond kMaxMagnitude is unknown like any other value Bounded refuses: the
+    // arithmetic below adds and scales operands unchecked (INT64_MAX + 1 from a client's add).
+    if (auto v = IntNumber(&arg)) {
+      if (!Bounded(*v)) return std::nullopt;
+      return Constant(*v, sizes.size());
+    }
     if (!arg.is_ref() || arg.ref().is_input() || arg.ref().output != 0) return std::nullopt;
     const std::optional<Affine>& a = values_[arg.ref().node];
     if (!a) return std::nullopt;
@@ -170,7 +186,7 @@ class Analysis {
       if (!start || !step) return std::nullopt;
       Affine a = Constant(*start, 1);
       a.coeff[0] = *step;
-      if (!FitsDType(MinOf(a, sizes), MaxOf(a, sizes), out.dtype)) return std::nullopt;
+      if (!FitsDType(a, sizes, out.dtype)) return std::nullopt;
       return a;
     }
     if (t == "aten::full.default" || t == "aten::full_like.default" ||
@@ -199,7 +215,7 @@ class Analysis {
         t == "aten::lift_fresh_copy.default" || t == "aten::_to_copy.default") {
       auto a = At(*x, sizes);
       if (!a || !exact_operand(*x)) return std::nullopt;
-      if (!FitsDType(MinOf(*a, sizes), MaxOf(*a, sizes), out.dtype)) return std::nullopt;
+      if (!FitsDType(*a, sizes, out.dtype)) return std::nullopt;
       return a;
     }
     if (t == "aten::expand.default") return At(*x, sizes);
@@ -296,7 +312,7 @@ class Analysis {
       if (d < 0 || d >= static_cast<int64_t>(rank)) return std::nullopt;
       Affine a = Constant(xa->offset, rank);
       a.coeff[d] = xa->offset;
-      if (!FitsDType(MinOf(a, sizes), MaxOf(a, sizes), out.dtype)) return std::nullopt;
+      if (!FitsDType(a, sizes, out.dtype)) return std::nullopt;
       return a;
     }
     return Math(n);
@@ -308,6 +324,7 @@ class Analysis {
     const std::vector<int64_t>& sizes = out.sizes;
     const size_t rank = sizes.size();
     const std::string& t = n.target;
+    if (n.args.empty()) return std::nullopt;  // every op below reads its first argument
     auto operand_ok = [&](const ir::Arg& a) {
       if (!a.is_ref()) return IntNumber(&a).has_value();
       const ir::DType d = g_.type_of(a.ref()).dtype;
@@ -373,7 +390,9 @@ class Analysis {
         const std::vector<int64_t>& is = g_.type_of(i.ref()).sizes;
         auto ia = At(i, is);
         // In range: a negative index would wrap (not affine).
-        if (!ia || MinOf(*ia, is) < 0 || MaxOf(*ia, is) >= xs[k]) return std::nullopt;
+        if (!ia) return std::nullopt;
+        const std::optional<Range> range = RangeOf(*ia, is);
+        if (!range || range->lo < 0 || range->hi >= xs[k]) return std::nullopt;
         auto ib = At(i, sizes);
         if (!ib) return std::nullopt;
         a.offset += xa->coeff[k] * ib->offset;

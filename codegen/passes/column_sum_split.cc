@@ -83,7 +83,7 @@ bool SiblingColumnReduction(const ir::Graph& graph, const Readers& readers,
 // The split of sum node `id`, or nullopt.
 std::optional<Split> PlanSplit(const ir::Graph& graph, const Readers& readers, int id) {
   const ir::Node& node = graph.nodes[id];
-  if (node.target != kSum || !node.kwargs.empty() || node.args.size() > 3 ||
+  if (node.target != kSum || !node.kwargs.empty() || node.args.empty() || node.args.size() > 3 ||
       node.outputs.size() != 1 || !node.args[0].is_ref())
     return std::nullopt;
   if (node.args.size() == 3 && !std::holds_alternative<bool>(node.args[2].v)) return std::nullopt;

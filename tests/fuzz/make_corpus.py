@@ -8,6 +8,8 @@ with the tccd backend, capturing each CompileRequest the client builds (tccd.ser
 of sending it; no daemon is needed. Each request is written as
   corpus/request/<name>.pb        the serialized CompileRequest (CPU target)
   corpus/request/<name>.cuda.pb   the same graph for an sm_90 target (tensors moved to cuda)
+Each model is compiled twice: static, and with dynamic=True (symbolic sizes: SymInt inputs,
+sym_expr arguments, a ShapeEnv), since the symbolic paths are where the fuzzers found most bugs.
   corpus/ir_text/<name>.ir        its graph as the textual IR (tccd.serialize has no printer,
                                   so the IR texts come from the IR tests: see IR_TEXTS below)
 File names are content hashes, so rerunning only adds what changed.
@@ -142,14 +144,15 @@ def main():
     import warnings
 
     warnings.simplefilter("ignore")
-    for name, model, inputs in cases():
-        torch._dynamo.reset()
-        compiled = torch.compile(model, backend="tccd")
-        out = compiled(*inputs)
-        outs = out if isinstance(out, tuple) else (out,)
-        loss = sum(o.float().sum() for o in outs if o.requires_grad)
-        if isinstance(loss, torch.Tensor):
-            loss.backward()  # the backward graph
+    for dynamic in (False, True):
+        for name, model, inputs in cases():
+            torch._dynamo.reset()
+            compiled = torch.compile(model, backend="tccd", dynamic=dynamic)
+            out = compiled(*inputs)
+            outs = out if isinstance(out, tuple) else (out,)
+            loss = sum(o.float().sum() for o in outs if o.requires_grad)
+            if isinstance(loss, torch.Tensor):
+                loss.backward()  # the backward graph
     requests = ROOT / "corpus" / "request"
     for request in captured:
         write(requests, request.SerializeToString(), ".pb")

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 namespace tccd::fuzz {
 namespace {
 
@@ -88,8 +90,44 @@ void Remember(const std::string& op) {
   names.push_back(op);
 }
 
+// Size expressions: the shapes Dynamo prints for sizes and strides (codegen/ir/sym_expr.h's
+// language), a few edge cases of it, and a few texts outside it.
+const char* SymExprText(Rng& rng) {
+  static const char* const kTexts[] = {"s0",
+                                       "s1",
+                                       "s2",
+                                       "s0*2 + 1",
+                                       "2*s0",
+                                       "s0 - 1",
+                                       "s0 + 1",
+                                       "s0*s1",
+                                       "s1**2",
+                                       "3*s1**2",
+                                       "8*s0",
+                                       "s0*s1*s2",
+                                       "(s0 + 1)//2",
+                                       "FloorDiv(s0, 8)",
+                                       "Mod(s0, 4)",
+                                       "PythonMod(s1, 2)",
+                                       "CleanDiv(s0, 2)",
+                                       "Max(1, s0)",
+                                       "Min(s0, s1)",
+                                       "-s0",
+                                       "s0 - s0",
+                                       "0*s1",
+                                       "s0//0",
+                                       "s0**0",
+                                       "s0**62",
+                                       "9223372036854775807*s0",
+                                       "s63",
+                                       "s64",
+                                       "s0 +",
+                                       "u0"};
+  return kTexts[Pick(rng, std::size(kTexts))];
+}
+
 void MutateDim(v1::Dim& dim, Rng& rng) {
-  switch (Pick(rng, 4)) {
+  switch (Pick(rng, 5)) {
     case 0:
       dim.set_value(InterestingInt(rng));
       break;
@@ -97,7 +135,8 @@ void MutateDim(v1::Dim& dim, Rng& rng) {
       dim.set_value(static_cast<int64_t>(static_cast<uint64_t>(dim.value()) + Pick(rng, 5) - 2));
       break;
     case 2:
-      dim.set_expr(Pick(rng, 2) ? "s0" : "s0*2 + 1");
+    case 3:
+      dim.set_expr(SymExprText(rng));
       break;
     default:
       dim.set_value(Pick(rng, 33));
@@ -177,7 +216,7 @@ void MutateValue(v1::Value& value, int num_nodes, int num_inputs, Rng& rng, int 
       if (value.has_list() && value.list().items_size() > 0)
         value.mutable_list()->mutable_items()->RemoveLast();
       else
-        value.set_sym_expr("s0");
+        value.set_sym_expr(SymExprText(rng));
       break;
     case 8:
       value.set_memory_format(static_cast<int32_t>(Pick(rng, 6)));
@@ -236,15 +275,91 @@ void MutateNode(v1::Graph& graph, int index, Rng& rng) {
   }
 }
 
+// Every tensor meta of the graph: inputs, then node outputs.
+std::vector<v1::TensorMeta*> AllMetas(v1::Graph& graph) {
+  std::vector<v1::TensorMeta*> metas;
+  for (v1::TensorMeta& m : *graph.mutable_inputs()) metas.push_back(&m);
+  for (v1::Node& n : *graph.mutable_nodes())
+    for (v1::TensorMeta& m : *n.mutable_outputs()) metas.push_back(&m);
+  return metas;
+}
+
+void SymbolizeInts(v1::Value& value, int64_t size, const std::string& symbol, Rng& rng,
+                   int depth = 0) {
+  if (value.kind_case() == v1::Value::kIntValue && value.int_value() == size && Pick(rng, 4))
+    value.set_sym_expr(symbol);
+  if (value.has_list() && depth < 3)
+    for (v1::Value& item : *value.mutable_list()->mutable_items())
+      SymbolizeInts(item, size, symbol, rng, depth + 1);
+}
+
+// Dynamic shapes as Dynamo would capture them from this graph: one size (a value >= 2 some dim
+// has) becomes a symbol in every size and stride equal to it, and in most integer arguments equal
+// to it, so a static seed becomes a consistent symbolic graph (where most findings were) rather
+// than one with a lone symbolic dim the first check refuses.
+void Symbolize(v1::CompileRequest& request, Rng& rng) {
+  v1::Graph& graph = *request.mutable_graph();
+  std::vector<v1::TensorMeta*> metas = AllMetas(graph);
+  std::vector<int64_t> sizes;
+  for (const v1::TensorMeta* m : metas)
+    for (const v1::Dim& d : m->sizes())
+      if (d.kind_case() == v1::Dim::kValue && d.value() >= 2) sizes.push_back(d.value());
+  if (sizes.empty()) return;
+  const int64_t size = sizes[Pick(rng, sizes.size())];
+  const std::string symbol = absl::StrCat("s", Pick(rng, 3));
+  for (v1::TensorMeta* m : metas) {
+    for (v1::Dim& d : *m->mutable_sizes())
+      if (d.kind_case() == v1::Dim::kValue && d.value() == size) d.set_expr(symbol);
+    for (v1::Dim& d : *m->mutable_strides())
+      if (d.kind_case() == v1::Dim::kValue && d.value() == size) d.set_expr(symbol);
+  }
+  for (v1::Node& n : *graph.mutable_nodes()) {
+    for (v1::Value& a : *n.mutable_args()) SymbolizeInts(a, size, symbol, rng);
+    for (v1::NamedValue& kv : *n.mutable_kwargs())
+      SymbolizeInts(*kv.mutable_value(), size, symbol, rng);
+  }
+  (*request.mutable_shape_env()->mutable_hints())[symbol] = size;
+  request.mutable_shape_env()->add_guards(absl::StrCat(symbol, " >= 2"));
+}
+
+// The whole request on one device, as a client of that device sends it (the target and every
+// tensor that has a device), rather than a target that disagrees with its tensors.
+void MoveToDevice(v1::CompileRequest& request, Rng& rng) {
+  const bool cuda = Pick(rng, 3) != 0;
+  v1::Target& target = *request.mutable_target();
+  target.Clear();
+  if (cuda) {
+    target.set_device_type(v1::CUDA);
+    target.set_cuda_device_name("NVIDIA H100 80GB HBM3");
+    target.set_cuda_cc_major(Pick(rng, 4) ? 9 : 8);
+    target.set_cuda_cc_minor(0);
+  } else {
+    target.set_device_type(v1::CPU);
+    target.set_cpu_arch("x86_64");
+    target.add_cpu_features("avx2");
+  }
+  for (v1::TensorMeta* m : AllMetas(*request.mutable_graph())) {
+    if (m->device().type() != v1::CPU && m->device().type() != v1::CUDA) continue;
+    m->mutable_device()->set_type(cuda ? v1::CUDA : v1::CPU);
+    m->mutable_device()->set_index(0);
+  }
+}
+
 void MutateOnce(v1::CompileRequest& request, Rng& rng) {
   v1::Graph& graph = *request.mutable_graph();
   const int num_nodes = graph.nodes_size();
-  switch (Pick(rng, 12)) {
+  switch (Pick(rng, 14)) {
     case 0:
     case 1:
     case 2:
     case 3:
       if (num_nodes > 0) MutateNode(graph, Pick(rng, num_nodes), rng);
+      break;
+    case 12:
+      Symbolize(request, rng);
+      break;
+    case 13:
+      MoveToDevice(request, rng);
       break;
     case 4:
       if (graph.inputs_size() > 0)
@@ -296,10 +411,23 @@ void MutateOnce(v1::CompileRequest& request, Rng& rng) {
     }
     case 9: {
       v1::CompileOptions& options = *request.mutable_options();
-      if (Pick(rng, 2))
-        options.set_mode(Pick(rng, 2) ? "max-autotune" : "reduce-overhead");
-      else
-        (*options.mutable_extra())["fallback_random"] = Pick(rng, 2) ? "1" : "false";
+      switch (Pick(rng, 5)) {
+        case 0:
+          options.set_mode(Pick(rng, 2) ? "max-autotune" : "reduce-overhead");
+          break;
+        case 1:
+          (*options.mutable_extra())["fallback_random"] = Pick(rng, 2) ? "1" : "false";
+          break;
+        case 2:
+          (*options.mutable_extra())["deterministic_algorithms"] = "True";
+          break;
+        case 3:  // start:stop ranges of the outputs the client takes in any layout
+          (*options.mutable_extra())["tccd_free_layout_outputs"] = Pick(rng, 2) ? "0:1" : "0:1,0:2";
+          break;
+        default:  // ... and of the inputs it gives up to the plan
+          (*options.mutable_extra())["tccd_released_inputs"] = Pick(rng, 2) ? "0:2" : "1:3,0:1";
+          break;
+      }
       break;
     }
     case 10:  // swap two nodes: refs now point forward

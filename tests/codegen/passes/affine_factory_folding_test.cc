@@ -134,5 +134,27 @@ TEST_CASE("inputs, floats, outputs and wrapping indices are left alone",
   CHECK(ir::PrintGraph(g) == ir::PrintGraph(*ir::ParseGraph(text)));
 }
 
+TEST_CASE("numbers past the tracked magnitude and ops without arguments are unknown, not folded",
+          "[affine_factory_folding]") {
+  // Request fuzzer findings: %0 added INT64_MAX and 1 (signed overflow, UBSan); %1's range over
+  // its 4 elements leaves int64 (step 2^62); %3 and %4 read a first argument they do not have.
+  const char* text = R"(graph(%a0: i64[4]{1}@cuda) {
+  %0 = aten::add.Tensor(9223372036854775807, 1) -> i64[]{}@cuda
+  %1 = aten::arange.start_step(0, 16, 4611686018427387904, device=device(cuda), pin_memory=false) -> i64[4]{1}@cuda
+  %2 = aten::sub.Tensor(%1, %1) -> i64[4]{1}@cuda
+  %3 = aten::neg.default() -> i64[4]{1}@cuda
+  %4 = aten::cat.default() -> i64[4]{1}@cuda
+  %5 = aten::add.Tensor(%a0, %0) -> i64[4]{1}@cuda
+  %6 = aten::add.Tensor(%5, %2) -> i64[4]{1}@cuda
+  %7 = aten::add.Tensor(%6, %3) -> i64[4]{1}@cuda
+  %8 = aten::add.Tensor(%7, %4) -> i64[4]{1}@cuda
+  return (%8)
+})";
+  ir::Graph g = *ir::ParseGraph(text);
+  AffineFactoryFolding folding;
+  CHECK_FALSE(*folding.Run(g));
+  CHECK(ir::PrintGraph(g) == ir::PrintGraph(*ir::ParseGraph(text)));
+}
+
 }  // namespace
 }  // namespace tccd::codegen
