@@ -222,9 +222,10 @@ class _GraphCompiler:
                 self.padded_outputs = padded_outputs.free_user_outputs(gm)
         if kind == "forward":
             self._choose_saved_layouts(config, gm)
-            if not self.free_outputs:
+            if not self.free_outputs and not self._forward_request_first(config, kind):
                 self._prefetch_backward(config)
-            # else: prefetched once the forward's plan says the saved tensors' strides
+            # else: prefetched once the forward's request is sent (_start_deferred), or once the
+            # forward's plan says the saved tensors' strides
         if self._may_defer(kind, config):
             deferred = self._start_deferred(config, name, gm, example_inputs, entry)
             if deferred is not None:
@@ -303,6 +304,13 @@ class _GraphCompiler:
             and not self.precompiling
         )
 
+    def _forward_request_first(self, config, kind: str) -> bool:
+        """TCCD_FORWARD_REQUEST_FIRST: a forward compiled in the background sends its request
+        before the backward's is built (_start_deferred). Off, or compiled synchronously (the
+        backend then blocks in the forward's compile): the backward's request goes first, so
+        that the two still compile at once."""
+        return config.forward_request_first and kind == "forward" and self._may_defer(kind, config)
+
     def _start_deferred(self, config, name, gm, example_inputs, entry) -> Optional[Callable[[List[Any]], Any]]:
         """Starts the compile in the background (prefetch.py) and returns a boxed callable that
         takes its result at the first call, then runs it; or None, for the synchronous path,
@@ -314,10 +322,13 @@ class _GraphCompiler:
         from . import prefetch
 
         keyed = self._keyed_request(config, name, gm, example_inputs, entry.kind, "not compiled in the background")
+        kind = entry.kind
+        backward_next = not self.free_outputs and self._forward_request_first(config, kind)
         if keyed is None:
+            if backward_next:
+                self._prefetch_backward(config)  # beside the forward's synchronous compile
             return None
         request, scalar_inputs, key = keyed
-        kind = entry.kind
         on_manifest = None
         if kind == "forward" and self.saved is not None:
             # The backward waits for the strides this forward's plan gives its saved tensors:
@@ -325,6 +336,10 @@ class _GraphCompiler:
             # this compile's thread, not after the fetch, the load and the first call.
             on_manifest = functools.partial(self._forward_manifest_ready, config)
         pending = prefetch.start(request, key, config, kind=kind, on_manifest=on_manifest)
+        if backward_next:
+            # Built while the daemon compiles the forward, which the first call waits for: the
+            # backward's request (T5: ~0.1-0.2 s of serialising and hashing) is off that wait.
+            self._prefetch_backward(config)
         plan_key = key if config.local_cache else None  # as the synchronous path's
         if self.capture:
             # AOTAutograd's metadata is only readable while its compiler runs: the recipe is

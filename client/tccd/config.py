@@ -84,6 +84,11 @@
                        (--waited-compile-nice), so the forward's kernels get the cores first;
                        0: the prefetched backward compiles at the waited compiles' priority.
                        Not in the request hash. Default: 1.
+    TCCD_FORWARD_REQUEST_FIRST  1: a forward compiled in the background (TCCD_ASYNC_COMPILE)
+                       sends its Compile request before the prefetched backward's request is
+                       built, so the forward's compile, which its first call waits for, starts
+                       that much earlier; 0: the backward's request is built and sent first, as
+                       before. Default: 1.
     TCCD_ASYNC_COMPILE  0: a forward or inference graph compiles before the backend returns;
                        1: the backend returns at once a callable that awaits the compile at its
                        first call, so the daemon compiles while Dynamo and AOTAutograd finish
@@ -246,6 +251,7 @@ class Config:
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     background_prefetch: bool = True  # TCCD_BACKGROUND_PREFETCH
+    forward_request_first: bool = True  # TCCD_FORWARD_REQUEST_FIRST
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
     eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
     defer_full_gc: bool = True  # TCCD_DEFER_FULL_GC (full_gc.py)
@@ -362,6 +368,7 @@ class Config:
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             background_prefetch=_flag(env, "TCCD_BACKGROUND_PREFETCH", True),
+            forward_request_first=_flag(env, "TCCD_FORWARD_REQUEST_FIRST", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
             eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),
             defer_full_gc=_flag(env, "TCCD_DEFER_FULL_GC", True),

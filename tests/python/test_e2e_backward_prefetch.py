@@ -155,6 +155,32 @@ def test_the_prefetched_backward_compiles_below_the_forwards_priority(
     assert expected in lines["backward"], lines
 
 
+@pytest.mark.parametrize("forward_first", [True, False])
+def test_the_forwards_request_is_sent_before_the_backwards_is_built(
+    slow_daemon, monkeypatch, forward_first
+):
+    """TCCD_FORWARD_REQUEST_FIRST (default 1): the forward, whose compile the first call waits
+    for, goes to the daemon first; the prefetched backward's request is built while it compiles.
+    0: the backward's first, as before. Either way both are in flight before the first forward
+    returns, and the backward takes its prefetched plan."""
+    from tccd import prefetch
+
+    monkeypatch.setenv("TCCD_FORWARD_REQUEST_FIRST", "1" if forward_first else "0")
+    config.reload()
+    order = []
+    start = prefetch.start
+
+    def spy(request, key, config, kind="backward", on_manifest=None):
+        order.append(kind)
+        return start(request, key, config, kind=kind, on_manifest=on_manifest)
+
+    monkeypatch.setattr(prefetch, "start", spy)
+    _, _, compiles_after_forward = _first_step(slow_daemon)
+    assert order == (["forward", "backward"] if forward_first else ["backward", "forward"])
+    assert compiles_after_forward == 2
+    assert _by_kind()["backward"]["prefetched"]
+
+
 def _forward_then_kill(daemon):
     torch._dynamo.reset()
     inputs = _inputs()
