@@ -199,6 +199,9 @@ class _GraphCompiler:
         self.padded_outputs: List[int] = []
         self.saved: Optional[Tuple[int, int, int]] = None
         self.saved_strides: Optional[List[Any]] = None
+        # Whether saved_strides came from the forward's plan-only lowering and are not yet
+        # checked against its compiled plan (_check_early_strides). Guarded like saved_strides.
+        self.strides_from_plan_only = False
         # Set by tccd() before AOTAutograd runs: inside it, precompile.without_aot_autograd_cache
         # hides aot_compile's flags from precompile.precompiling().
         self.precompiling = False
@@ -333,8 +336,11 @@ class _GraphCompiler:
         if kind == "forward" and self.saved is not None:
             # The backward waits for the strides this forward's plan gives its saved tensors:
             # they are in the manifest, so its compile starts as soon as that is there, from
-            # this compile's thread, not after the fetch, the load and the first call.
+            # this compile's thread, not after the fetch, the load and the first call; sooner
+            # still from the plan alone (TCCD_EARLY_SAVED_LAYOUT).
             on_manifest = functools.partial(self._forward_manifest_ready, config)
+            if config.early_saved_layout:
+                self._start_plan_only(config, request)
         pending = prefetch.start(request, key, config, kind=kind, on_manifest=on_manifest)
         if backward_next:
             # Built while the daemon compiles the forward, which the first call waits for: the
@@ -521,6 +527,7 @@ class _GraphCompiler:
         from . import saved_layouts
 
         self.free_outputs, self.saved, self.saved_strides = [], None, None
+        self.strides_from_plan_only = False
         if not config.saved_layout:
             return
         saved = saved_layouts.saved_slice(gm, self.backward_graph)
@@ -537,26 +544,75 @@ class _GraphCompiler:
             return
         strides = getattr(plan, "output_strides", None)
         start, stop, _ = self.saved
+        real = list(strides[start:stop]) if strides is not None else None
         with self.backward_lock:
             if self.backward_graph is None:
-                return  # prefetched from the manifest (_forward_manifest_ready), or none to do
-            self.saved_strides = list(strides[start:stop]) if strides is not None else None
+                # Prefetched from the manifest (_forward_manifest_ready), or none to do.
+                self._check_early_strides(real)
+                return
+            self.saved_strides = real
         self._prefetch_backward(config)
 
-    def _forward_manifest_ready(self, config, manifest) -> None:
+    def _forward_manifest_ready(self, config, manifest, plan_only: bool = False) -> None:
         """On the forward's compile thread, as soon as its manifest is known: the saved
         tensors' strides are in its plan (the same the loaded plan reports), so the backward's
-        compile starts now rather than at the forward's first call."""
+        compile starts now rather than at the forward's first call. `plan_only`: the manifest of
+        the forward's plan-only request (_start_plan_only), which comes first."""
         from . import saved_layouts
 
         if self.saved is None:
             return
         start, stop, _ = self.saved
+        strides = list(saved_layouts.output_strides(manifest.plan)[start:stop])
         with self.backward_lock:
             if self.backward_graph is None:
+                if not plan_only:
+                    self._check_early_strides(strides)
                 return
-            self.saved_strides = list(saved_layouts.output_strides(manifest.plan)[start:stop])
+            self.saved_strides = strides
+            self.strides_from_plan_only = plan_only
         self._prefetch_backward(config)
+
+    def _check_early_strides(self, real: Optional[List[Any]]) -> None:
+        """Under backward_lock, with the forward's compiled plan's saved strides: a backward
+        prefetched for the plan-only strides keeps them only if they are these. Otherwise the
+        backward's request, built again at .backward() with these, no longer hashes as the
+        prefetched one, and the backward compiles for them then (prefetch.Pending.take): never a
+        plan for other strides than the forward's (a kernel the compile refused and lowered
+        again could move a layout)."""
+        if not self.strides_from_plan_only:
+            return
+        self.strides_from_plan_only = False
+        if real is not None and real != self.saved_strides:
+            log.info("tccd: %s forward: its compiled plan lays out the saved tensors unlike its "
+                     "plan-only lowering: the backward compiles again at .backward()", self.graph_id)
+            self.saved_strides = real
+
+    def _start_plan_only(self, config, request) -> None:
+        """TCCD_EARLY_SAVED_LAYOUT: asks the daemon for the forward's plan without machine code
+        (CompileOptions.extra["tccd_plan_only"], in the key: tens of milliseconds of lowering
+        where the kernels take seconds), on a thread of its own, and starts the backward's
+        compile from its saved tensors' strides, beside the forward's compile instead of after
+        it (ConvNeXt: 2.4 s of backward compile started 1.35 s into the forward's in session
+        14's final run). A failed plan-only request changes nothing: the forward's manifest then
+        starts the backward as before."""
+        from .compiler import _daemon_compile
+        from .serialize import pb
+
+        plan_only = pb.CompileRequest()
+        plan_only.CopyFrom(request)  # before the forward's thread sets its progress id
+        plan_only.options.extra["tccd_plan_only"] = "1"
+        plan_only.graph_name = f"{request.graph_name} plan"
+
+        def run() -> None:
+            try:
+                manifest = _daemon_compile(plan_only, config).manifest
+            except Exception as e:  # the forward's own manifest starts the backward then
+                log.debug("tccd: %s: plan-only request failed: %s", plan_only.graph_name, e)
+                return
+            self._forward_manifest_ready(config, manifest, plan_only=True)
+
+        threading.Thread(target=run, name=f"tccd-plan {request.graph_name}", daemon=True).start()
 
     def _prefetch_backward(self, config) -> None:
         """Starts the backward graph's compile now, in the background (prefetch.py).

@@ -89,6 +89,12 @@
                        built, so the forward's compile, which its first call waits for, starts
                        that much earlier; 0: the backward's request is built and sent first, as
                        before. Default: 1.
+    TCCD_EARLY_SAVED_LAYOUT  1: a forward whose saved tensors take its plan's layout
+                       (TCCD_SAVED_LAYOUT) also asks the daemon for its plan alone (no machine
+                       code: milliseconds) and starts its backward's compile from those strides,
+                       beside the forward's compile instead of after it; a compiled plan that
+                       lays them out otherwise makes the backward compile again at .backward();
+                       0: the backward starts at the forward's manifest. Default: 1.
     TCCD_ASYNC_COMPILE  0: a forward or inference graph compiles before the backend returns;
                        1: the backend returns at once a callable that awaits the compile at its
                        first call, so the daemon compiles while Dynamo and AOTAutograd finish
@@ -252,6 +258,7 @@ class Config:
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     background_prefetch: bool = True  # TCCD_BACKGROUND_PREFETCH
     forward_request_first: bool = True  # TCCD_FORWARD_REQUEST_FIRST
+    early_saved_layout: bool = True  # TCCD_EARLY_SAVED_LAYOUT
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
     eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
     defer_full_gc: bool = True  # TCCD_DEFER_FULL_GC (full_gc.py)
@@ -369,6 +376,7 @@ class Config:
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             background_prefetch=_flag(env, "TCCD_BACKGROUND_PREFETCH", True),
             forward_request_first=_flag(env, "TCCD_FORWARD_REQUEST_FIRST", True),
+            early_saved_layout=_flag(env, "TCCD_EARLY_SAVED_LAYOUT", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
             eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),
             defer_full_gc=_flag(env, "TCCD_DEFER_FULL_GC", True),
