@@ -137,8 +137,7 @@ TEST_CASE("ResolveOptions: rejects bad values naming the flag") {
   CHECK_THAT(error_of(raw), Catch::Contains("--compile-nice"));
   raw = RawFlags{};
   raw.waited_compile_nice = 20;
-  CHECK_THAT(error_of(raw),
-             Catch::Contains("--waited-compile-nice=20: expected 0 (none) to 19"));
+  CHECK_THAT(error_of(raw), Catch::Contains("--waited-compile-nice=20: expected 0 (none) to 19"));
   raw.waited_compile_nice = -1;
   CHECK_THAT(error_of(raw), Catch::Contains("--waited-compile-nice"));
 }
