@@ -8,6 +8,11 @@ preamble alone. Input: a kernels.cu that the daemon dumped (TCCD_DUMP_DIR=dir, C
 --flags and --drop-strided compare variants with tccd's own flags, paired per kernel. Times are
 thread CPU time; "PTX only" (virtual arch) splits a kernel's time into front end + NVVM and ptxas.
 
+--processes N: also compile the per-kernel programs on N processes (each its own NVRTC, started
+before the clock) and print that wall beside the N-thread one: whether NVRTC compiles of one
+process scale with threads as separate processes do (tccd compiles a graph's kernels on threads
+of one worker process).
+
 --makespan 8,16,32,64: the graph's machine-code wall on that many free threads, from the measured
 per-kernel times (list scheduling, as the daemon's compile threads take kernels): in first-use
 order (the dump's order; TCCD_LONGEST_KERNELS_FIRST=0), longest source first (the daemon's
@@ -111,6 +116,8 @@ def main():
     p.add_argument("--rdc", action="store_true")
     p.add_argument("--drop-strided", action="store_true",
                    help="also time every program without its _strided entry point (paired)")
+    p.add_argument("--processes", type=int, default=0,
+                   help="also time the per-kernel programs on this many processes (0: not)")
     p.add_argument("--makespan", default="",
                    help="comma-separated thread counts: simulated machine-code wall per kernel order")
     p.add_argument("--flags", action="append", default=[],
@@ -155,6 +162,17 @@ def main():
         cubins = list(pool.map(lambda u: nvrtc_compile(u, a.arch, a.rdc), units))
         par_ms = (time.perf_counter() - t) * 1000
     print(f"per-kernel programs, {a.threads} threads wall: {par_ms:8.1f} ms")
+    if a.processes:
+        import multiprocessing
+
+        with concurrent.futures.ProcessPoolExecutor(
+                a.processes, mp_context=multiprocessing.get_context("spawn")) as pool:
+            list(pool.map(_warm_process, [a.arch] * a.processes))  # every process up, NVRTC loaded
+            t = time.perf_counter()
+            list(pool.map(_compile_in_process, [(u, a.arch, a.rdc) for u in units]))
+            proc_ms = (time.perf_counter() - t) * 1000
+        print(f"per-kernel programs, {a.processes} processes wall: {proc_ms:8.1f} ms "
+              f"({a.threads} threads: {par_ms:.1f} ms)")
     if a.rdc:
         link_ms, linked = timed(lambda: nvjitlink(cubins, a.arch), a.repeat)
         print(f"nvJitLink of {len(cubins)} relocatable cubins:  {link_ms:8.1f} ms -> {len(linked)} bytes")
@@ -181,6 +199,17 @@ def main():
             continue
         print(f"variant {label:32s} {theirs:8.1f} ms against {ours:8.1f} ms with tccd's flags, paired "
               f"({100 * theirs / ours:.0f}%)")
+
+
+def _warm_process(arch: str) -> int:
+    """Run in each pool process before the clock starts: NVRTC loaded and used once."""
+    nvrtc_compile("__global__ void tccd_warm() {}\n", arch)
+    return os.getpid()
+
+
+def _compile_in_process(job) -> int:
+    source, arch, rdc = job
+    return len(nvrtc_compile(source, arch, rdc))
 
 
 def makespan(times, order, threads: int) -> float:
