@@ -8,6 +8,16 @@ preamble alone. Input: a kernels.cu that the daemon dumped (TCCD_DUMP_DIR=dir, C
 --flags and --drop-strided compare variants with tccd's own flags, paired per kernel. Times are
 thread CPU time; "PTX only" (virtual arch) splits a kernel's time into front end + NVVM and ptxas.
 
+--processes N: also compile the per-kernel programs on N processes (each its own NVRTC, started
+before the clock) and print that wall beside the N-thread one: whether NVRTC compiles of one
+process scale with threads as separate processes do (tccd compiles a graph's kernels on threads
+of one worker process).
+
+--makespan 8,16,32,64: the graph's machine-code wall on that many free threads, from the measured
+per-kernel times (list scheduling, as the daemon's compile threads take kernels): in first-use
+order (the dump's order; TCCD_LONGEST_KERNELS_FIRST=0), longest source first (the daemon's
+default, cuda_kernel_objects.h KernelCompileOrder) and longest time first (the ideal).
+
 Per-kernel programs are the preamble (everything before the first "namespace tccd_kernel_")
 plus one kernel's section. With --rdc the per-kernel programs are relocatable (-rdc=true) and
 the cubins are linked into one with nvJitLink (its time printed too): the shape a per-kernel
@@ -106,6 +116,10 @@ def main():
     p.add_argument("--rdc", action="store_true")
     p.add_argument("--drop-strided", action="store_true",
                    help="also time every program without its _strided entry point (paired)")
+    p.add_argument("--processes", type=int, default=0,
+                   help="also time the per-kernel programs on this many processes (0: not)")
+    p.add_argument("--makespan", default="",
+                   help="comma-separated thread counts: simulated machine-code wall per kernel order")
     p.add_argument("--flags", action="append", default=[],
                    help="a variant: extra NVRTC flags (space-separated) for the per-kernel programs, "
                         "compared with tccd's own; repeat for more variants")
@@ -136,11 +150,29 @@ def main():
         per.append(ms)
     print(f"per-kernel programs, serial total:  {sum(per):8.1f} ms  (min {min(per):.1f}, median "
           f"{sorted(per)[len(per) // 2]:.1f}, max {max(per):.1f} ms per kernel{', -rdc' if a.rdc else ''})")
+    if a.makespan:
+        first = list(range(len(units)))
+        orders = [("first-use", first), ("longest source first", sorted(first, key=lambda i: -len(units[i]))),
+                  ("longest time first", sorted(first, key=lambda i: -per[i]))]
+        for p_threads in (int(x) for x in a.makespan.split(",")):
+            cells = ", ".join(f"{name} {makespan(per, order, p_threads):.0f}" for name, order in orders)
+            print(f"machine code on {p_threads:3d} free threads (ms): {cells}")
     with concurrent.futures.ThreadPoolExecutor(a.threads) as pool:
         t = time.perf_counter()
         cubins = list(pool.map(lambda u: nvrtc_compile(u, a.arch, a.rdc), units))
         par_ms = (time.perf_counter() - t) * 1000
     print(f"per-kernel programs, {a.threads} threads wall: {par_ms:8.1f} ms")
+    if a.processes:
+        import multiprocessing
+
+        with concurrent.futures.ProcessPoolExecutor(
+                a.processes, mp_context=multiprocessing.get_context("spawn")) as pool:
+            list(pool.map(_warm_process, [a.arch] * a.processes))  # every process up, NVRTC loaded
+            t = time.perf_counter()
+            list(pool.map(_compile_in_process, [(u, a.arch, a.rdc) for u in units]))
+            proc_ms = (time.perf_counter() - t) * 1000
+        print(f"per-kernel programs, {a.processes} processes wall: {proc_ms:8.1f} ms "
+              f"({a.threads} threads: {par_ms:.1f} ms)")
     if a.rdc:
         link_ms, linked = timed(lambda: nvjitlink(cubins, a.arch), a.repeat)
         print(f"nvJitLink of {len(cubins)} relocatable cubins:  {link_ms:8.1f} ms -> {len(linked)} bytes")
@@ -167,6 +199,31 @@ def main():
             continue
         print(f"variant {label:32s} {theirs:8.1f} ms against {ours:8.1f} ms with tccd's flags, paired "
               f"({100 * theirs / ours:.0f}%)")
+
+
+def _warm_process(arch: str) -> int:
+    """Run in each pool process before the clock starts: NVRTC loaded and used once."""
+    nvrtc_compile("__global__ void tccd_warm() {}\n", arch)
+    return os.getpid()
+
+
+def _compile_in_process(job) -> int:
+    source, arch, rdc = job
+    return len(nvrtc_compile(source, arch, rdc))
+
+
+def makespan(times, order, threads: int) -> float:
+    """When the last kernel is done if `threads` threads take kernels in `order`, each as soon as
+    it is free (the daemon's compile pool), kernel i taking times[i]."""
+    import heapq
+
+    free = [0.0] * threads
+    end = 0.0
+    for i in order:
+        t = heapq.heappop(free) + times[i]
+        end = max(end, t)
+        heapq.heappush(free, t)
+    return end
 
 
 def drop_strided(program: str) -> str:

@@ -439,9 +439,17 @@ def _tccd_first_step_extras() -> Dict[str, Any]:
     """What a tccd cell records about its first step besides the phases: the backward plans'
     cuDNN warm-up (TCCD_CONV_WARMUP: shapes warmed, host ms on the autograd thread) and, with
     TCCD_PLAN_PROFILE=1, each plan's first call by op (native_plan.profile_report)."""
+    import tccd
     from tccd import conv_warmup
 
     out: Dict[str, Any] = {}
+    # Per graph, in the order their plans were taken: the daemon's compile and how long the
+    # step waited for a prefetched one (which graph's compile the first step waited for).
+    out["first_graphs"] = [
+        {k: (round(s[k], 1) if isinstance(s[k], float) else s[k])
+         for k in ("name", "kind", "compile_ms", "server_ms", "kernels_compiled", "prefetched",
+                   "prefetch_wait_ms", "eager_calls") if k in s}
+        for s in tccd.last_compile_stats()]
     cw = conv_warmup.stats()
     out["conv_warmup"] = {k: cw[k] for k in ("plans", "shapes", "failed")}
     out["conv_warmup"]["ms"] = round(cw["ms"], 1)

@@ -114,8 +114,8 @@ WorkerResult CompileOne(Compiler& compiler, const std::string& frame, bool test_
   // A prefetched compile runs while its client works (traces its next graph, runs the forward),
   // below the compiles that clients wait for: those then get the cores first, from our own
   // prefetched kernel threads too (--compile-nice, --waited-compile-nice).
-  const int nice = LowerThisThreadsPriority(request.background() ? priorities.background
-                                                                 : priorities.waited);
+  const int nice =
+      LowerThisThreadsPriority(request.background() ? priorities.background : priorities.waited);
   // Names the graph whose "compile stages" line (pipeline.cc) follows from this worker's pid.
   spdlog::debug("compiling graph \"{}\" ({} nodes, {} request bytes, {}, nice {})",
                 request.graph_name(), request.graph().nodes_size(), frame.size(),
@@ -184,8 +184,8 @@ int RunCompileWorker(int argc, char** argv) {
     bool exhausted = false;
     WorkerResult result;
     std::thread compile([&] {
-      result = CompileOne(*compiler, *frame, test_faults != 0, memory_limit_mb, priorities,
-                          &exhausted);
+      result =
+          CompileOne(*compiler, *frame, test_faults != 0, memory_limit_mb, priorities, &exhausted);
     });
     compile.join();
     if (!WriteFrame(kCompileWorkerFd, EncodeWorkerResult(result)).ok()) return 0;

@@ -221,8 +221,7 @@ int RunDaemon(const ServerOptions& options) {
           ? " (in process)"
           : absl::StrCat(" (worker processes, time limit ", options.compile_time_limit_s,
                          " s, memory limit ", options.compile_memory_limit_mb, " MiB, nice +",
-                         options.waited_compile_nice, ", +", options.compile_nice,
-                         " prefetched)"),
+                         options.waited_compile_nice, ", +", options.compile_nice, " prefetched)"),
       options.max_request_bytes >> 20, getpid());
 
   // After the request pool (its alive check uses the pool), so destroyed before it.

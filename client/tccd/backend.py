@@ -199,6 +199,9 @@ class _GraphCompiler:
         self.padded_outputs: List[int] = []
         self.saved: Optional[Tuple[int, int, int]] = None
         self.saved_strides: Optional[List[Any]] = None
+        # Whether saved_strides came from the forward's plan-only lowering and are not yet
+        # checked against its compiled plan (_check_early_strides). Guarded like saved_strides.
+        self.strides_from_plan_only = False
         # Set by tccd() before AOTAutograd runs: inside it, precompile.without_aot_autograd_cache
         # hides aot_compile's flags from precompile.precompiling().
         self.precompiling = False
@@ -228,9 +231,10 @@ class _GraphCompiler:
                 self.padded_outputs = padded_outputs.free_user_outputs(gm)
         if kind == "forward":
             self._choose_saved_layouts(config, gm)
-            if not self.free_outputs:
+            if not self.free_outputs and not self._forward_request_first(config, kind):
                 self._prefetch_backward(config)
-            # else: prefetched once the forward's plan says the saved tensors' strides
+            # else: prefetched once the forward's request is sent (_start_deferred), or once the
+            # forward's plan says the saved tensors' strides
         if self._may_defer(kind, config):
             deferred = self._start_deferred(config, name, gm, example_inputs, entry)
             if deferred is not None:
@@ -309,6 +313,13 @@ class _GraphCompiler:
             and not self.precompiling
         )
 
+    def _forward_request_first(self, config, kind: str) -> bool:
+        """TCCD_FORWARD_REQUEST_FIRST: a forward compiled in the background sends its request
+        before the backward's is built (_start_deferred). Off, or compiled synchronously (the
+        backend then blocks in the forward's compile): the backward's request goes first, so
+        that the two still compile at once."""
+        return config.forward_request_first and kind == "forward" and self._may_defer(kind, config)
+
     def _start_deferred(self, config, name, gm, example_inputs, entry) -> Optional[Callable[[List[Any]], Any]]:
         """Starts the compile in the background (prefetch.py) and returns a boxed callable that
         takes its result at the first call, then runs it; or None, for the synchronous path,
@@ -320,17 +331,27 @@ class _GraphCompiler:
         from . import prefetch
 
         keyed = self._keyed_request(config, name, gm, example_inputs, entry.kind, "not compiled in the background")
+        kind = entry.kind
+        backward_next = not self.free_outputs and self._forward_request_first(config, kind)
         if keyed is None:
+            if backward_next:
+                self._prefetch_backward(config)  # beside the forward's synchronous compile
             return None
         request, scalar_inputs, key = keyed
-        kind = entry.kind
         on_manifest = None
         if kind == "forward" and self.saved is not None:
             # The backward waits for the strides this forward's plan gives its saved tensors:
             # they are in the manifest, so its compile starts as soon as that is there, from
-            # this compile's thread, not after the fetch, the load and the first call.
+            # this compile's thread, not after the fetch, the load and the first call; sooner
+            # still from the plan alone (TCCD_EARLY_SAVED_LAYOUT).
             on_manifest = functools.partial(self._forward_manifest_ready, config)
+            if config.early_saved_layout:
+                self._start_plan_only(config, request)
         pending = prefetch.start(request, key, config, kind=kind, on_manifest=on_manifest)
+        if backward_next:
+            # Built while the daemon compiles the forward, which the first call waits for: the
+            # backward's request (T5: ~0.1-0.2 s of serialising and hashing) is off that wait.
+            self._prefetch_backward(config)
         plan_key = key if config.local_cache else None  # as the synchronous path's
         if self.capture:
             # AOTAutograd's metadata is only readable while its compiler runs: the recipe is
@@ -512,6 +533,7 @@ class _GraphCompiler:
         from . import saved_layouts
 
         self.free_outputs, self.saved, self.saved_strides = [], None, None
+        self.strides_from_plan_only = False
         if not config.saved_layout:
             return
         saved = saved_layouts.saved_slice(gm, self.backward_graph)
@@ -528,26 +550,75 @@ class _GraphCompiler:
             return
         strides = getattr(plan, "output_strides", None)
         start, stop, _ = self.saved
+        real = list(strides[start:stop]) if strides is not None else None
         with self.backward_lock:
             if self.backward_graph is None:
-                return  # prefetched from the manifest (_forward_manifest_ready), or none to do
-            self.saved_strides = list(strides[start:stop]) if strides is not None else None
+                # Prefetched from the manifest (_forward_manifest_ready), or none to do.
+                self._check_early_strides(real)
+                return
+            self.saved_strides = real
         self._prefetch_backward(config)
 
-    def _forward_manifest_ready(self, config, manifest) -> None:
+    def _forward_manifest_ready(self, config, manifest, plan_only: bool = False) -> None:
         """On the forward's compile thread, as soon as its manifest is known: the saved
         tensors' strides are in its plan (the same the loaded plan reports), so the backward's
-        compile starts now rather than at the forward's first call."""
+        compile starts now rather than at the forward's first call. `plan_only`: the manifest of
+        the forward's plan-only request (_start_plan_only), which comes first."""
         from . import saved_layouts
 
         if self.saved is None:
             return
         start, stop, _ = self.saved
+        strides = list(saved_layouts.output_strides(manifest.plan)[start:stop])
         with self.backward_lock:
             if self.backward_graph is None:
+                if not plan_only:
+                    self._check_early_strides(strides)
                 return
-            self.saved_strides = list(saved_layouts.output_strides(manifest.plan)[start:stop])
+            self.saved_strides = strides
+            self.strides_from_plan_only = plan_only
         self._prefetch_backward(config)
+
+    def _check_early_strides(self, real: Optional[List[Any]]) -> None:
+        """Under backward_lock, with the forward's compiled plan's saved strides: a backward
+        prefetched for the plan-only strides keeps them only if they are these. Otherwise the
+        backward's request, built again at .backward() with these, no longer hashes as the
+        prefetched one, and the backward compiles for them then (prefetch.Pending.take): never a
+        plan for other strides than the forward's (a kernel the compile refused and lowered
+        again could move a layout)."""
+        if not self.strides_from_plan_only:
+            return
+        self.strides_from_plan_only = False
+        if real is not None and real != self.saved_strides:
+            log.info("tccd: %s forward: its compiled plan lays out the saved tensors unlike its "
+                     "plan-only lowering: the backward compiles again at .backward()", self.graph_id)
+            self.saved_strides = real
+
+    def _start_plan_only(self, config, request) -> None:
+        """TCCD_EARLY_SAVED_LAYOUT: asks the daemon for the forward's plan without machine code
+        (CompileOptions.extra["tccd_plan_only"], in the key: tens of milliseconds of lowering
+        where the kernels take seconds), on a thread of its own, and starts the backward's
+        compile from its saved tensors' strides, beside the forward's compile instead of after
+        it (ConvNeXt: 2.4 s of backward compile started 1.35 s into the forward's in session
+        14's final run). A failed plan-only request changes nothing: the forward's manifest then
+        starts the backward as before."""
+        from .compiler import _daemon_compile
+        from .serialize import pb
+
+        plan_only = pb.CompileRequest()
+        plan_only.CopyFrom(request)  # before the forward's thread sets its progress id
+        plan_only.options.extra["tccd_plan_only"] = "1"
+        plan_only.graph_name = f"{request.graph_name} plan"
+
+        def run() -> None:
+            try:
+                manifest = _daemon_compile(plan_only, config).manifest
+            except Exception as e:  # the forward's own manifest starts the backward then
+                log.debug("tccd: %s: plan-only request failed: %s", plan_only.graph_name, e)
+                return
+            self._forward_manifest_ready(config, manifest, plan_only=True)
+
+        threading.Thread(target=run, name=f"tccd-plan {request.graph_name}", daemon=True).start()
 
     def _prefetch_backward(self, config) -> None:
         """Starts the backward graph's compile now, in the background (prefetch.py).

@@ -97,6 +97,17 @@
                        (--waited-compile-nice), so the forward's kernels get the cores first;
                        0: the prefetched backward compiles at the waited compiles' priority.
                        Not in the request hash. Default: 1.
+    TCCD_FORWARD_REQUEST_FIRST  1: a forward compiled in the background (TCCD_ASYNC_COMPILE)
+                       sends its Compile request before the prefetched backward's request is
+                       built, so the forward's compile, which its first call waits for, starts
+                       that much earlier; 0: the backward's request is built and sent first, as
+                       before. Default: 1.
+    TCCD_EARLY_SAVED_LAYOUT  1: a forward whose saved tensors take its plan's layout
+                       (TCCD_SAVED_LAYOUT) also asks the daemon for its plan alone (no machine
+                       code: milliseconds) and starts its backward's compile from those strides,
+                       beside the forward's compile instead of after it; a compiled plan that
+                       lays them out otherwise makes the backward compile again at .backward();
+                       0: the backward starts at the forward's manifest. Default: 1.
     TCCD_ASYNC_COMPILE  0: a forward or inference graph compiles before the backend returns;
                        1: the backend returns at once a callable that awaits the compile at its
                        first call, so the daemon compiles while Dynamo and AOTAutograd finish
@@ -267,6 +278,8 @@ class Config:
     fold_scalar_fills: bool = True  # TCCD_FOLD_SCALAR_FILLS (scalar_constants.py)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     background_prefetch: bool = True  # TCCD_BACKGROUND_PREFETCH
+    forward_request_first: bool = True  # TCCD_FORWARD_REQUEST_FIRST
+    early_saved_layout: bool = True  # TCCD_EARLY_SAVED_LAYOUT
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
     eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
     defer_full_gc: bool = True  # TCCD_DEFER_FULL_GC (full_gc.py)
@@ -386,6 +399,8 @@ class Config:
             fold_scalar_fills=_flag(env, "TCCD_FOLD_SCALAR_FILLS", True),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             background_prefetch=_flag(env, "TCCD_BACKGROUND_PREFETCH", True),
+            forward_request_first=_flag(env, "TCCD_FORWARD_REQUEST_FIRST", True),
+            early_saved_layout=_flag(env, "TCCD_EARLY_SAVED_LAYOUT", True),
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
             eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),
             defer_full_gc=_flag(env, "TCCD_DEFER_FULL_GC", True),

@@ -161,9 +161,8 @@ std::vector<size_t> KernelCompileOrder(const std::vector<size_t>& source_lengths
   std::vector<size_t> order(source_lengths.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   if (!longest_first) return order;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return source_lengths[a] > source_lengths[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return source_lengths[a] > source_lengths[b]; });
   return order;
 }
 

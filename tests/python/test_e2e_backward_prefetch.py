@@ -155,6 +155,32 @@ def test_the_prefetched_backward_compiles_below_the_forwards_priority(
     assert expected in lines["backward"], lines
 
 
+@pytest.mark.parametrize("forward_first", [True, False])
+def test_the_forwards_request_is_sent_before_the_backwards_is_built(
+    slow_daemon, monkeypatch, forward_first
+):
+    """TCCD_FORWARD_REQUEST_FIRST (default 1): the forward, whose compile the first call waits
+    for, goes to the daemon first; the prefetched backward's request is built while it compiles.
+    0: the backward's first, as before. Either way both are in flight before the first forward
+    returns, and the backward takes its prefetched plan."""
+    from tccd import prefetch
+
+    monkeypatch.setenv("TCCD_FORWARD_REQUEST_FIRST", "1" if forward_first else "0")
+    config.reload()
+    order = []
+    start = prefetch.start
+
+    def spy(request, key, config, kind="backward", on_manifest=None):
+        order.append(kind)
+        return start(request, key, config, kind=kind, on_manifest=on_manifest)
+
+    monkeypatch.setattr(prefetch, "start", spy)
+    _, _, compiles_after_forward = _first_step(slow_daemon)
+    assert order == (["forward", "backward"] if forward_first else ["backward", "forward"])
+    assert compiles_after_forward == 2
+    assert _by_kind()["backward"]["prefetched"]
+
+
 def _forward_then_kill(daemon):
     torch._dynamo.reset()
     inputs = _inputs()
@@ -194,15 +220,21 @@ def test_a_prefetched_compile_that_fails_raises_at_the_backward_when_strict(
         loss.backward()
 
 
-def test_with_saved_layouts_the_backward_starts_from_the_forwards_manifest(slow_daemon, monkeypatch):
+@pytest.mark.parametrize("early", [False, True])
+def test_with_saved_layouts_the_backward_starts_from_the_forwards_manifest(slow_daemon, monkeypatch, early):
     """A forward whose saved tensors take its plan's layout (TCCD_SAVED_LAYOUT: CUDA graphs with
     a convolution, forced here on the CPU) has its backward compiled for the strides the plan
     chose: the prefetch starts on the forward's compile thread as soon as the manifest is there
-    (before its fetch, load and first call), and results are eager's."""
+    (before its fetch, load and first call), or with TCCD_EARLY_SAVED_LAYOUT (default) on the
+    thread of the forward's plan-only request, whose answer comes in milliseconds (no kernels:
+    the daemon's kernel delay does not apply), before the forward's compile ends; results are
+    eager's."""
     import threading
 
     from tccd import prefetch, saved_layouts
 
+    monkeypatch.setenv("TCCD_EARLY_SAVED_LAYOUT", "1" if early else "0")
+    config.reload()
     monkeypatch.setattr(saved_layouts, "_is_cuda_conv_graph", lambda gm: True)
     started = []
     real_start = prefetch.start
@@ -223,8 +255,62 @@ def test_with_saved_layouts_the_backward_starts_from_the_forwards_manifest(slow_
     torch.compile(net, backend="tccd")(x).square().sum().backward()
 
     assert [kind for kind, _ in started] == ["forward", "backward"], started
-    assert started[1][1].startswith("tccd-prefetch") and "forward" in started[1][1], started
+    thread = "tccd-plan" if early else "tccd-prefetch"
+    assert started[1][1].startswith(thread) and "forward" in started[1][1], started
     by_kind = _by_kind()
     assert by_kind["backward"]["prefetched"] and by_kind["backward"]["fallback"] is None, by_kind
+    if early:
+        # The backward's compile ran beside the forward's: it ended before the forward's did
+        # plus its own length, i.e. the two overlapped (the forward's compile is seconds here).
+        assert by_kind["backward"]["compile_ms"] > 0 and by_kind["forward"]["compile_ms"] > 0
+    for p, g in zip(net.parameters(), want):
+        torch.testing.assert_close(p.grad, g)
+
+
+def test_a_compiled_plan_that_lays_out_saved_tensors_unlike_its_plan_only_lowering_recompiles_the_backward(
+    slow_daemon, monkeypatch, caplog
+):
+    """TCCD_EARLY_SAVED_LAYOUT: the backward is prefetched for the strides of the forward's
+    plan-only lowering. Should the compiled plan lay the saved tensors out otherwise (a kernel
+    the compile refused and lowered again could), the backward must not take that prefetched
+    plan: its request, built again at .backward() with the compiled plan's strides, no longer
+    matches, and it compiles for them. Forced here by reporting channels-last strides for the
+    plan-only answer's 4-d saved tensors; gradients are eager's."""
+    import logging
+    import threading
+
+    from tccd import saved_layouts
+
+    monkeypatch.setattr(saved_layouts, "_is_cuda_conv_graph", lambda gm: True)
+    real_strides = saved_layouts.output_strides
+
+    def output_strides(plan):
+        strides = real_strides(plan)
+        if not threading.current_thread().name.startswith("tccd-plan"):
+            return strides
+        out = []
+        for s in strides:
+            s = list(s) if s is not None else s
+            if s is not None and len(s) == 4 and s[3] == 1 and s[1] and s[0] % s[1] == 0:
+                c = s[0] // s[1]
+                s = [s[0], 1, s[2] * c, c]  # channels-last for the same sizes
+            out.append(s)
+        return out
+
+    monkeypatch.setattr(saved_layouts, "output_strides", output_strides)
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(), torch.nn.Conv2d(8, 4, 3))
+    x = torch.randn(2, 3, 10, 10)
+    net(x).square().sum().backward()
+    want = [p.grad.clone() for p in net.parameters()]
+    net.zero_grad()
+
+    torch._dynamo.reset()
+    with caplog.at_level(logging.INFO, logger="tccd.backend"):
+        torch.compile(net, backend="tccd")(x).square().sum().backward()
+
+    assert any("unlike its plan-only lowering" in r.getMessage() for r in caplog.records), caplog.text
+    by_kind = _by_kind()
+    assert not by_kind["backward"]["prefetched"] and by_kind["backward"]["fallback"] is None, by_kind
     for p, g in zip(net.parameters(), want):
         torch.testing.assert_close(p.grad, g)

@@ -50,6 +50,7 @@ TEST_CASE("ResolveOptions: no flags gives the defaults") {
   CHECK(options->log_level == "info");
   CHECK(options->compile_threads == 6);
   CHECK(options->compile_nice == 10);
+  CHECK(options->waited_compile_nice == 0);
   CHECK(options->max_request_bytes == 256 << 20);
 }
 
@@ -138,6 +139,11 @@ TEST_CASE("ResolveOptions: rejects bad values naming the flag") {
   CHECK_THAT(error_of(raw), Catch::Contains("--compile-nice=20: expected 0 (none) to 19"));
   raw.compile_nice = -1;
   CHECK_THAT(error_of(raw), Catch::Contains("--compile-nice"));
+  raw = RawFlags{};
+  raw.waited_compile_nice = 20;
+  CHECK_THAT(error_of(raw), Catch::Contains("--waited-compile-nice=20: expected 0 (none) to 19"));
+  raw.waited_compile_nice = -1;
+  CHECK_THAT(error_of(raw), Catch::Contains("--waited-compile-nice"));
 }
 
 TEST_CASE("ResolveOptions: eviction flags") {
