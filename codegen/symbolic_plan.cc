@@ -43,15 +43,29 @@ absl::Status Canonicalize(std::string& text, int& num_symbols, const std::string
   return absl::OkStatus();
 }
 
+// A static size, stride or storage offset: what the static verifier (ir::VerifyTensorType)
+// would allow one of them alone, so that the symbolic passes may scale it by an element size
+// without overflow (a request fuzzer finding: a storage offset of INT64_MAX times 4 bytes in
+// the symbolic gemm matcher).
+absl::Status CheckStaticDim(int64_t value, const std::string& where) {
+  if (value < 0 || value > ir::kMaxTensorBytes)
+    return absl::InvalidArgumentError(absl::StrCat(where, ": a size, stride or offset of ", value,
+                                                   " (0 to ", ir::kMaxTensorBytes, ")"));
+  return absl::OkStatus();
+}
+
 absl::Status CanonicalDim(v1::Dim& d, int& num_symbols, const std::string& where) {
   switch (d.kind_case()) {
     case v1::Dim::kValue:
-      return absl::OkStatus();
+      return CheckStaticDim(d.value(), where);
     case v1::Dim::kExpr: {
       RETURN_IF_ERROR(Canonicalize(*d.mutable_expr(), num_symbols, where));
       // An expression that folded to a constant ("2*3") is that constant.
       absl::StatusOr<ir::SymExpr> e = ir::ParseSymExpr(d.expr());
-      if (e.ok() && e->IsConst()) d.set_value(e->value);
+      if (e.ok() && e->IsConst()) {
+        d.set_value(e->value);
+        return CheckStaticDim(d.value(), where);
+      }
       return absl::OkStatus();
     }
     default:

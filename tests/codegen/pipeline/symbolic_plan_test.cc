@@ -679,6 +679,18 @@ TEST_CASE("malformed symbolic graphs are INVALID_ARGUMENT naming the place", "[s
   v1::ShapeEnv long_guard;
   long_guard.add_guards(std::string(5000, 's'));
   CHECK(absl::IsInvalidArgument(PrepareWith(ExampleGraph(), long_guard).status()));
+  // Static sizes, strides and offsets the static verifier would refuse (the request fuzzer's
+  // storage offset of INT64_MAX overflowed the gemm matcher's alignment check), also as an
+  // expression that folds to a constant.
+  v1::Graph huge_offset = ExampleGraph();
+  huge_offset.mutable_inputs(1)->mutable_storage_offset()->set_value(INT64_MAX);
+  CHECK(absl::IsInvalidArgument(PrepareWith(huge_offset, {}).status()));
+  v1::Graph negative_size = ExampleGraph();
+  negative_size.mutable_inputs(1)->mutable_sizes(0)->set_value(-8);
+  CHECK(absl::IsInvalidArgument(PrepareWith(negative_size, {}).status()));
+  v1::Graph folded_stride = ExampleGraph();
+  folded_stride.mutable_inputs(0)->mutable_strides(0)->set_expr("2 - 3");
+  CHECK(absl::IsInvalidArgument(PrepareWith(folded_stride, {}).status()));
 }
 
 // Matmuls of a symbolic CUDA graph (symbolic_gemms.h). Inputs: x f32[s0, 8], w f32[4, 8],
