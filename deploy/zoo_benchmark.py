@@ -87,6 +87,8 @@ TCCD_PLAN_PROFILE=1, `first_call_profile` (each plan's first call by op), printe
 Every compiled cell records backend_import_s (`import tccd`; Inductor needs none) and compile_call_s
 (the torch.compile() call: Dynamo's import in a process's first call), which first_step_s leaves
 out, in the table "Before the first step".
+GPU cells build their model on the device (ZOO_BUILD_ON_DEVICE=0: on the CPU). tccd's phase
+wrappers are installed at its backend's first call, inside the first step, as Inductor's are.
 ZOO_TRACE_DIR=DIR: each GPU cell runs one more step under the CPU+CUDA profiler and records
 `idle_gaps` (GPU busy vs idle in the step, the worst gaps with the host operators inside each,
 the CUDA runtime calls by time: profiling.idle_gaps) and writes the Chrome trace to DIR.
