@@ -346,7 +346,7 @@ class _GraphCompiler:
             # still from the plan alone (TCCD_EARLY_SAVED_LAYOUT).
             on_manifest = functools.partial(self._forward_manifest_ready, config)
             if config.early_saved_layout:
-                self._start_plan_only(config, request)
+                self._start_plan_only(config, request, key)
         pending = prefetch.start(request, key, config, kind=kind, on_manifest=on_manifest)
         if backward_next:
             # Built while the daemon compiles the forward, which the first call waits for: the
@@ -594,15 +594,17 @@ class _GraphCompiler:
                      "plan-only lowering: the backward compiles again at .backward()", self.graph_id)
             self.saved_strides = real
 
-    def _start_plan_only(self, config, request) -> None:
+    def _start_plan_only(self, config, request, key: str) -> None:
         """TCCD_EARLY_SAVED_LAYOUT: asks the daemon for the forward's plan without machine code
         (CompileOptions.extra["tccd_plan_only"], in the key: tens of milliseconds of lowering
         where the kernels take seconds), on a thread of its own, and starts the backward's
         compile from its saved tensors' strides, beside the forward's compile instead of after
         it (ConvNeXt: 2.4 s of backward compile started 1.35 s into the forward's in session
         14's final run). A failed plan-only request changes nothing: the forward's manifest then
-        starts the backward as before."""
+        starts the backward as before; a forward whose manifest the local cache has (`key`)
+        asks nothing: that manifest comes at once."""
         from .compiler import _daemon_compile
+        from .local_cache import LocalCache
         from .serialize import pb
 
         plan_only = pb.CompileRequest()
@@ -612,6 +614,8 @@ class _GraphCompiler:
 
         def run() -> None:
             try:
+                if config.local_cache and LocalCache(config.cache_dir).get_manifest(key) is not None:
+                    return
                 manifest = _daemon_compile(plan_only, config).manifest
             except Exception as e:  # the forward's own manifest starts the backward then
                 log.debug("tccd: %s: plan-only request failed: %s", plan_only.graph_name, e)

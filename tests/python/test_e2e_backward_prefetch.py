@@ -314,3 +314,34 @@ def test_a_compiled_plan_that_lays_out_saved_tensors_unlike_its_plan_only_loweri
     assert not by_kind["backward"]["prefetched"] and by_kind["backward"]["fallback"] is None, by_kind
     for p, g in zip(net.parameters(), want):
         torch.testing.assert_close(p.grad, g)
+
+
+def test_a_forward_the_local_cache_has_asks_for_no_plan_only_lowering(slow_daemon, monkeypatch):
+    """TCCD_EARLY_SAVED_LAYOUT asks the daemon for the forward's plan alone only when the forward
+    compiles: in a process whose local cache has the forward's manifest (a warm start) that
+    manifest comes at once and starts the backward, with no request beside it."""
+    import threading
+
+    from tccd import compiler, saved_layouts
+
+    # No AOT recipe: the warm run traces again and compiles through the local cache.
+    monkeypatch.setenv("TCCD_AOT_CACHE", "0")
+    config.reload()
+    monkeypatch.setattr(saved_layouts, "_is_cuda_conv_graph", lambda gm: True)
+    plan_only = []
+    real = compiler._daemon_compile
+
+    def spy(request, config):
+        if request.options.extra.get("tccd_plan_only") == "1":
+            plan_only.append(threading.current_thread().name)
+        return real(request, config)
+
+    monkeypatch.setattr(compiler, "_daemon_compile", spy)
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(), torch.nn.Conv2d(8, 4, 3))
+    x = torch.randn(2, 3, 10, 10)
+    for _ in range(2):  # cold, then warm from the local cache
+        torch._dynamo.reset()
+        tccd.reset_compile_stats()
+        torch.compile(net, backend="tccd")(x).square().sum().backward()
+    assert len(plan_only) == 1, plan_only
