@@ -229,3 +229,20 @@ def daemon_env(daemon, tmp_path, monkeypatch, request) -> Dict[str, str]:
 
     config.reload()
     return env
+
+
+@pytest.fixture
+def plans(monkeypatch):
+    """The wire plans (tccd.v1.Plan) of every graph loaded from now on (tccd.compiler.load_plan
+    spied on)."""
+    from tccd import compiler
+
+    loaded = []
+    original = compiler.load_plan
+
+    def spy(plan, *args, **kwargs):
+        loaded.append(plan)
+        return original(plan, *args, **kwargs)
+
+    monkeypatch.setattr(compiler, "load_plan", spy)
+    return loaded

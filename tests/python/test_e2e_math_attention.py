@@ -18,7 +18,6 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import tccd
 from conftest import TCCD_BINARY, Daemon, short_tempdir
-from tccd import compiler
 
 MODES = {"native": "1", "interpreter": "0"}
 
@@ -30,20 +29,6 @@ def mode(request, fused_env, monkeypatch):
 
     config.reload()
     return request.param
-
-
-@pytest.fixture
-def plans(monkeypatch):
-    """The wire plans (tccd.v1.Plan) of every graph loaded from now on."""
-    loaded = []
-    original = compiler.load_plan
-
-    def spy(plan, *args, **kwargs):
-        loaded.append(plan)
-        return original(plan, *args, **kwargs)
-
-    monkeypatch.setattr(compiler, "load_plan", spy)
-    return loaded
 
 
 def _extern_targets(plans):

@@ -13,7 +13,6 @@ import torch.nn.functional as F
 from torch import nn
 
 import tccd
-from tccd import compiler
 
 MODES = {"native": "1", "interpreter": "0"}
 COPY = "aten::copy_.default"
@@ -26,20 +25,6 @@ def mode(request, daemon_env, monkeypatch):
 
     config.reload()
     return request.param
-
-
-@pytest.fixture
-def plans(monkeypatch):
-    """The wire plans (tccd.v1.Plan) of every graph loaded from now on."""
-    loaded = []
-    original = compiler.load_plan
-
-    def spy(plan, *args, **kwargs):
-        loaded.append(plan)
-        return original(plan, *args, **kwargs)
-
-    monkeypatch.setattr(compiler, "load_plan", spy)
-    return loaded
 
 
 def _extern_targets(plans):
