@@ -458,6 +458,9 @@ def _tccd_first_step_extras() -> Dict[str, Any]:
     # TCCD_WAIT_CONV_WARMUP: convolution calls run while a first call waited for its compile.
     out["conv_warmup"]["waiting_calls"] = cw.get("waiting_calls", 0)
     out["conv_warmup"]["waiting_ms"] = round(cw.get("waiting_ms", 0.0), 1)
+    # TCCD_CONV_WARMUP_FORWARD: a forward plan's convolutions warmed on a thread of their own.
+    out["conv_warmup"]["forward_shapes"] = cw.get("forward_shapes", 0)
+    out["conv_warmup"]["forward_ms"] = round(cw.get("forward_ms", 0.0), 1)
     if os.environ.get("TCCD_PLAN_PROFILE", "") not in ("", "0"):
         from tccd import native_plan
 
@@ -933,6 +936,8 @@ def _print_first_calls(r: Dict[str, Any]) -> None:
     if warmup and warmup["plans"]:
         print(f"  conv warm-up: {warmup['shapes']} shapes, {warmup['ms']:.0f} ms, {warmup['failed']} failed",
               flush=True)
+    if warmup and warmup.get("forward_shapes"):
+        print(f"  forward conv warm-up: {warmup['forward_shapes']} shapes, {warmup['forward_ms']:.0f} ms", flush=True)
     if warmup and warmup.get("waiting_calls"):
         print(f"  conv warm-up while waiting for compiles: {warmup['waiting_calls']} calls, "
               f"{warmup['waiting_ms']:.0f} ms", flush=True)

@@ -146,7 +146,11 @@ def _load(
         # The strides the plan gives its outputs: a forward's saved tensors may differ from the
         # trace's, and its backward is compiled for them (saved_layouts.py).
         plan.output_strides = saved_layouts.output_strides(manifest.plan)
-        # A backward plan's convolutions: cuDNN's set-up now, off the first backward's path.
+        # A forward's convolutions loaded by key (TCCD_CONV_WARMUP_FORWARD), then a backward
+        # plan's: cuDNN's set-up now, off the first call's path (the backward's waits for the
+        # forward's).
+        conv_warmup.start_forward(manifest.plan, name, config.conv_warmup_forward,
+                                  by_key=kind in ("forward", "inference"))
         conv_warmup.start(manifest.plan, name, config.conv_warmup)
         return plan
     finally:

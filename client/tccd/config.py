@@ -162,6 +162,15 @@
                        once on scratch tensors on the autograd engine's thread of its device,
                        overlapping the forward (conv_warmup.py); 2: CPU plans too (tests);
                        3: cuDNN attention's backward calls too (not measured yet). Default: 1.
+    TCCD_CONV_WARMUP_FORWARD  1: a forward (or inference) plan loaded by key (a warm start's AOT
+                       recipe, the ahead-of-time flow's load), whose first call comes after
+                       other main-thread work (Dynamo finishing the frame, the saved guards'
+                       rebuild), runs each distinct convolution once on scratch tensors on a
+                       background thread meanwhile; a backward plan's warm-up (above) waits for
+                       it. A gain only where cuDNN's set-up is shared by the process's threads
+                       (ATen's plan cache is per thread: deploy/cudnn_setup_probe.py measures
+                       what is shared); 2: CPU plans too (tests); 3: the fused attentions'
+                       forward calls too (without dropout). Default: 0 (not measured).
     TCCD_WAIT_CONV_WARMUP  1: a graph's first call that waits for its compile (a forward's
                        background compile; the first .backward() for its prefetched one) runs
                        the graph's convolutions (convolution backwards) once each on scratch
@@ -290,6 +299,7 @@ class Config:
     dynamic_profiles: bool = True  # automatic-dynamic profiles through the daemon
     gemm_tunes_shared: bool = True  # TCCD_GEMM_TUNES_SHARED (gemm_tunes.py)
     conv_warmup: int = 1  # TCCD_CONV_WARMUP (conv_warmup.py)
+    conv_warmup_forward: int = 0  # TCCD_CONV_WARMUP_FORWARD (conv_warmup.start_forward)
     wait_conv_warmup: int = 0  # TCCD_WAIT_CONV_WARMUP (conv_warmup.warm_while_waiting)
     defer_backward_init: int = 2  # TCCD_DEFER_BACKWARD_INIT: 1 backward plans, 2 forward too
     aot_settle_trace_log: bool = True  # TCCD_AOT_SETTLE_TRACE_LOG (precompile.settle_trace_log)
@@ -364,11 +374,15 @@ class Config:
         conv_warmup_raw = (env.get("TCCD_CONV_WARMUP") or "1").strip()
         if conv_warmup_raw not in ("0", "1", "2", "3"):
             raise ValueError(f"TCCD_CONV_WARMUP={conv_warmup_raw!r}: expected 0, 1, 2 or 3")
+        forward_warmup_raw = (env.get("TCCD_CONV_WARMUP_FORWARD") or "0").strip()
+        if forward_warmup_raw not in ("0", "1", "2", "3"):
+            raise ValueError(f"TCCD_CONV_WARMUP_FORWARD={forward_warmup_raw!r}: expected 0, 1, 2 or 3")
         wait_warmup_raw = (env.get("TCCD_WAIT_CONV_WARMUP") or "0").strip()
         if wait_warmup_raw not in ("0", "1", "2"):
             raise ValueError(f"TCCD_WAIT_CONV_WARMUP={wait_warmup_raw!r}: expected 0, 1 or 2")
         return cls(
             conv_warmup=int(conv_warmup_raw),
+            conv_warmup_forward=int(forward_warmup_raw),
             wait_conv_warmup=int(wait_warmup_raw),
             defer_backward_init=defer,
             token=token,

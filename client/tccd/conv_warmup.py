@@ -35,6 +35,22 @@ plan whose backward already waits for it), and shapes warmed already in this pro
     TCCD_CONV_WARMUP  0: off; 1: CUDA plans (default); 2: CPU plans too (tests: the mechanism
                       without a GPU); 3: CUDA plans, cuDNN attention's backward too (not
                       measured yet, see _ATTENTION_TARGETS).
+
+The forward's convolutions (`start_forward`, TCCD_CONV_WARMUP_FORWARD, default 0) run on the
+main thread, whose cache a background thread cannot fill; what such a warm-up can take off the
+first call is only what cuDNN and CUDA keep per process (cuDNN's own state, lazily loaded
+kernels, kernels compiled at run time if cuDNN caches them by process). It runs for a forward
+plan loaded by key (a warm start's AOT recipe, the ahead-of-time flow's load), whose first call
+comes after main-thread work that is not cuDNN's (Dynamo finishing the frame, the saved guards'
+rebuild), on a thread of its own; a backward plan's warm-up waits for it, so that the two do
+not contend (the forward's shapes are needed first). `deploy/cudnn_setup_probe.py` measures on a
+GPU how much of a first call a warm-up on another thread removes; off until it and the zoo's
+A/B say it pays.
+
+    TCCD_CONV_WARMUP_FORWARD  0: off (default); 1: CUDA forward plans loaded by key; 2: CPU
+                      plans too (tests); 3: CUDA plans, their attention calls too (cuDNN's,
+                      flash, memory-efficient; without dropout: a call with dropout would
+                      draw from the user's generator), not measured either.
 """
 
 from __future__ import annotations
@@ -54,6 +70,14 @@ from .v1 import tccd_pb2 as pb
 log = logging.getLogger(__name__)
 
 _TARGETS = ("aten::convolution_backward.default", "aten::convolution_backward")
+_FORWARD_TARGETS = ("aten::convolution.default", "aten::convolution")
+# TCCD_CONV_WARMUP_FORWARD=3 also: the fused attentions' forward, by the index of dropout_p in
+# the overload's schema (a call whose dropout is not 0 is left out).
+_FORWARD_ATTENTION_DROPOUT = {
+    "aten::_scaled_dot_product_cudnn_attention.default": 5,
+    "aten::_scaled_dot_product_flash_attention.default": 3,
+    "aten::_scaled_dot_product_efficient_attention.default": 5,
+}
 # TCCD_CONV_WARMUP=3 also: cuDNN attention's backward, whose cuDNN graphs ATen caches per thread
 # as well (aten/src/ATen/native/cudnn/MHA.cpp: thread_local ... mhagraphbackwardcache). Not the
 # default until measured on a GPU. Calls with variable-length sequences (cum_seq_q/cum_seq_k
@@ -64,6 +88,10 @@ _ATTENTION_CUM_SEQ_ARGS = (9, 10)  # cum_seq_q, cum_seq_k in the overload's sche
 
 def _targets(level: int) -> Tuple[str, ...]:
     return _TARGETS + (_ATTENTION_TARGETS if level >= 3 else ())
+
+
+def _forward_targets(level: int) -> Tuple[str, ...]:
+    return _FORWARD_TARGETS + (tuple(_FORWARD_ATTENTION_DROPOUT) if level >= 3 else ())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,12 +118,21 @@ class Stats:
     # warm_while_waiting: convolution calls run while a first call waited for its plan.
     waiting_calls: int = 0
     waiting_ms: float = 0.0
+    # start_forward (TCCD_CONV_WARMUP_FORWARD): forward plans' convolutions, on a plain thread.
+    forward_plans: int = 0
+    forward_shapes: int = 0
+    forward_failed: int = 0
+    forward_ms: float = 0.0
 
 
 _lock = threading.Lock()
 _stats = Stats()  # guarded by _lock
 _seen: set = set()  # call keys started in this process; guarded by _lock
 _running: List[threading.Thread] = []  # guarded by _lock
+# The forward warm-ups still running (a subset of _running): a backward warm-up waits for them.
+_forward_running: List[threading.Thread] = []  # guarded by _lock
+# How long a backward warm-up waits for the forward's before it runs anyway.
+_FORWARD_WAIT_S = 30.0
 # Set at interpreter exit: a warm-up still running stops after its current call, so that no
 # Python runs on the autograd thread while the interpreter finalizes.
 _stopping = threading.Event()
@@ -174,6 +211,11 @@ def _calls(plan: "pb.Plan", targets: Tuple[str, ...] = _TARGETS) -> List[Tuple[s
         if call.target in _ATTENTION_TARGETS and any(
                 i >= len(args) or args[i] is not None for i in _ATTENTION_CUM_SEQ_ARGS):
             continue
+        if call.target in _FORWARD_ATTENTION_DROPOUT:
+            at = _FORWARD_ATTENTION_DROPOUT[call.target]
+            dropout = dict(kwargs).get("dropout_p", args[at] if at < len(args) else 0.0)
+            if dropout != 0:
+                continue
         key = (call.target, _hashable(args), _hashable(kwargs))
         if key not in keys:
             keys.add(key)
@@ -212,8 +254,9 @@ def _materialize(obj: Any, device: torch.device) -> Any:
     return obj
 
 
-def _run_calls(calls, device: torch.device, name: str) -> None:
-    """Runs each call once; on the thread it is called on (the autograd engine's, see start)."""
+def _run_calls(calls, device: torch.device, name: str, forward: bool = False) -> None:
+    """Runs each call once; on the thread it is called on (the autograd engine's, see start;
+    start_forward's own for `forward`)."""
     from .runtime import resolve_op
 
     t0 = time.monotonic()
@@ -232,9 +275,14 @@ def _run_calls(calls, device: torch.device, name: str) -> None:
             log.warning("tccd: %s: warming %s failed (the first backward pays its set-up): %s",
                         name, target, e)
     with _lock:
-        _stats.shapes += done
-        _stats.failed += failed
-        _stats.ms += (time.monotonic() - t0) * 1e3
+        if forward:
+            _stats.forward_shapes += done
+            _stats.forward_failed += failed
+            _stats.forward_ms += (time.monotonic() - t0) * 1e3
+        else:
+            _stats.shapes += done
+            _stats.failed += failed
+            _stats.ms += (time.monotonic() - t0) * 1e3
         _stats.threads.append(threading.get_ident())
         _stats.errors.extend(errors)
 
@@ -297,8 +345,14 @@ def _start(plan: "pb.Plan", name: str, level: int) -> bool:
                 _seen.update(c[3] for c in calls)
                 if calls:
                     _stats.plans += 1
+                forward = list(_forward_running)
             if not calls:
                 return
+            # The forward's shapes first: its first call comes before the backward's, and two
+            # threads' set-ups slowed each other on the H200 (module doc).
+            deadline = time.monotonic() + _FORWARD_WAIT_S
+            for t in forward:
+                t.join(max(0.0, deadline - time.monotonic()))
             stream = torch.cuda.Stream(device) if device.type == "cuda" else None
             x = torch.zeros((), device=device, requires_grad=True)
             with torch.enable_grad(), (torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()):
@@ -314,6 +368,57 @@ def _start(plan: "pb.Plan", name: str, level: int) -> bool:
     thread = threading.Thread(target=run, name=f"tccd-conv-warmup {name}", daemon=True)
     with _lock:
         _running.append(thread)
+    thread.start()
+    return True
+
+
+def start_forward(plan: "pb.Plan", name: str, level: int, by_key: bool) -> bool:
+    """Starts the warm-up of a forward (or inference) plan's convolutions (level:
+    TCCD_CONV_WARMUP_FORWARD) on a thread of its own, for a plan loaded by key (`by_key`: its
+    first call comes after other main-thread work); returns whether it started. Never raises."""
+    try:
+        return _start_forward(plan, name, level, by_key)
+    except Exception:  # deliberately ignored: an optimisation only
+        log.warning("tccd: %s: forward convolution warm-up not started", name, exc_info=True)
+        return False
+
+
+def _start_forward(plan: "pb.Plan", name: str, level: int, by_key: bool) -> bool:
+    targets = _forward_targets(level)
+    if level <= 0 or not by_key or not any(
+            s.WhichOneof("kind") == "extern_call" and s.extern_call.target in targets for s in plan.steps):
+        return False
+    device = _device(plan)
+    if device is None and level != 2:
+        return False
+    device = device or torch.device("cpu")
+    if device.type == "cuda" and torch.backends.cudnn.benchmark:
+        return False  # its timing of candidates would run beside the step's kernels
+
+    def run() -> None:
+        try:
+            with _lock:
+                calls = [c for c in _calls(plan, targets) if c[3] not in _seen]
+                _seen.update(c[3] for c in calls)
+                if calls:
+                    _stats.forward_plans += 1
+            if not calls:
+                return
+            stream = torch.cuda.Stream(device) if device.type == "cuda" else None
+            # A stream of its own: the scratch work is ordered with nothing of the step's.
+            with torch.no_grad(), (torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()):
+                _run_calls(calls, device, name, forward=True)
+        except Exception:  # deliberately ignored, as in _run_calls
+            log.warning("tccd: %s: forward convolution warm-up failed", name, exc_info=True)
+        finally:
+            with _lock:
+                _running.remove(threading.current_thread())
+                _forward_running.remove(threading.current_thread())
+
+    thread = threading.Thread(target=run, name=f"tccd-conv-warmup-forward {name}", daemon=True)
+    with _lock:
+        _running.append(thread)
+        _forward_running.append(thread)
     thread.start()
     return True
 

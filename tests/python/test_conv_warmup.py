@@ -7,6 +7,7 @@ mechanism; there is nothing to warm there).
 import threading
 import time
 
+import pytest
 import torch
 import torch.nn as nn
 
@@ -198,3 +199,91 @@ def test_only_a_backward_waiting_for_its_plan_counts():
         t.join()
     assert seen == {"forward": False, "backward": True}
     assert not prefetch.backward_waiting()
+
+
+def _forward_plan() -> "pb.Plan":
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 8, 8, requires_grad=True)
+    graphs = capture_aot_graphs(TwoConvs(), x, backward=True)
+    gm = {kind: gm for kind, gm, _ in graphs}["forward"]
+    return graph_to_extern_plan(encode_graph(gm)[0])
+
+
+def test_forward_warmup_runs_a_forward_plans_distinct_convolutions_on_its_own_thread():
+    """TCCD_CONV_WARMUP_FORWARD: a forward plan loaded by key; b's two calls are one shape."""
+    conv_warmup.reset()
+    plan = _forward_plan()
+    assert len([s for s in plan.steps if s.extern_call.target.startswith("aten::convolution.")]) == 3
+    assert not conv_warmup.start_forward(plan, "off", 0, by_key=True)
+    assert not conv_warmup.start_forward(plan, "cuda only", 1, by_key=True)  # a CPU plan
+    assert not conv_warmup.start_forward(plan, "cold path", 2, by_key=False)  # its call comes next
+    assert not conv_warmup.start(plan, "a forward plan", 2)  # no convolution backward in it
+    assert conv_warmup.start_forward(plan, "fw", 2, by_key=True)
+    conv_warmup.wait_all(timeout_s=60)
+    stats = conv_warmup.stats()
+    assert (stats["forward_plans"], stats["forward_shapes"], stats["forward_failed"]) == (1, 2, 0), stats
+    assert (stats["plans"], stats["shapes"]) == (0, 0), stats  # the backward's counters stay
+    assert stats["threads"] and stats["threads"][0] != threading.get_ident()
+    assert conv_warmup.start_forward(plan, "fw again", 2, by_key=True)  # its shapes are warm
+    conv_warmup.wait_all(timeout_s=60)
+    assert conv_warmup.stats()["forward_shapes"] == 2
+
+
+def test_nothing_to_do_forward_for_a_backward_plan():
+    conv_warmup.reset()
+    assert not conv_warmup.start_forward(_backward_plan(), "bw", 2, by_key=True)
+    assert not conv_warmup.start_forward(pb.Plan(num_inputs=0), "none", 2, by_key=True)
+
+
+def test_a_backward_warmup_waits_for_the_forwards(monkeypatch):
+    """The forward's shapes first: the backward warm-up's calls start after the forward
+    warm-up's end (two threads' cuDNN set-ups slowed each other on the H200)."""
+    conv_warmup.reset()
+    events = []
+    real = conv_warmup._run_calls
+
+    def traced(calls, device, name, forward=False):
+        events.append(("start", forward))
+        if forward:
+            time.sleep(0.3)
+        real(calls, device, name, forward)
+        events.append(("end", forward))
+
+    monkeypatch.setattr(conv_warmup, "_run_calls", traced)
+    assert conv_warmup.start_forward(_forward_plan(), "fw", 2, by_key=True)
+    assert conv_warmup.start(_backward_plan(), "bw", 2)
+    conv_warmup.wait_all(timeout_s=60)
+    assert events == [("start", True), ("end", True), ("start", False), ("end", False)], events
+    stats = conv_warmup.stats()
+    assert (stats["forward_shapes"], stats["shapes"]) == (2, 2), stats
+
+
+def test_forward_level_3_adds_attention_calls_without_dropout_only():
+    """A call with dropout would draw from the user's generator: left out."""
+    from tccd.serialize import tensor_meta
+
+    plan = pb.Plan(num_inputs=0)
+    plan.values.append(tensor_meta(torch.empty(2, 4, 16, 8, dtype=torch.bfloat16), "q"))
+    q = pb.Value(ref=pb.ValueRef(node=0))
+    for dropout in (0.0, 0.1):
+        call = pb.ExternCall(target="aten::_scaled_dot_product_flash_attention.default",
+                             args=[q, q, q, pb.Value(float_value=dropout), pb.Value(bool_value=True)])
+        plan.steps.append(pb.Step(extern_call=call))
+    plan.steps.append(pb.Step(extern_call=pb.ExternCall(  # dropout_p left at its default (0)
+        target="aten::_scaled_dot_product_efficient_attention.default",
+        args=[q, q, q, pb.Value(none=True), pb.Value(bool_value=False)])))
+    assert conv_warmup._calls(plan, conv_warmup._forward_targets(1)) == []
+    calls = conv_warmup._calls(plan, conv_warmup._forward_targets(3))
+    assert [(c[0], c[1][3] if len(c[1]) > 3 else None) for c in calls] == [
+        ("aten::_scaled_dot_product_flash_attention.default", 0.0),
+        ("aten::_scaled_dot_product_efficient_attention.default", None)], calls
+
+
+def test_the_forward_knob():
+    from tccd import config
+
+    assert config.Config.from_env({}).conv_warmup_forward == 0
+    for level in ("1", "2", "3"):
+        assert config.Config.from_env({"TCCD_CONV_WARMUP_FORWARD": level}).conv_warmup_forward == int(level)
+    with pytest.raises(ValueError, match="TCCD_CONV_WARMUP_FORWARD='4': expected 0, 1, 2 or 3"):
+        config.Config.from_env({"TCCD_CONV_WARMUP_FORWARD": "4"})

@@ -84,3 +84,24 @@ def test_no_warmup_off_cpu_only_or_inside_the_backward(own_daemon, monkeypatch, 
     _assert_close(_step("tccd"), want)
     assert len(tccd.last_compile_stats()) == 2
     assert conv_warmup.stats()["plans"] == 0
+
+
+def test_forward_warmup_on_a_warm_start_only(own_daemon, monkeypatch, tmp_path):
+    """TCCD_CONV_WARMUP_FORWARD=2: the AOT recipe's forward plan (loaded by key) gets its two
+    convolutions warmed on a thread of its own; the cold path's forward (its first call comes
+    right after its load) does not; gradients stay eager's."""
+    want = _step(None)
+    monkeypatch.setenv("TCCD_CONV_WARMUP_FORWARD", "2")
+    _use(monkeypatch, own_daemon, tmp_path / "machine-a")
+    _fresh(monkeypatch, "2")
+    _assert_close(_step("tccd", settle=True), want)
+    cold = conv_warmup.stats()
+    assert (cold["forward_plans"], cold["forward_shapes"]) == (0, 0), cold
+
+    _use(monkeypatch, own_daemon, tmp_path / "machine-b")  # empty local cache: a warm start
+    _fresh(monkeypatch, "2")
+    _assert_close(_step("tccd"), want)
+    assert all(s["aot_skipped"] for s in tccd.last_compile_stats())
+    warm = conv_warmup.stats()
+    assert (warm["forward_plans"], warm["forward_shapes"], warm["forward_failed"]) == (1, 2, 0), warm
+    assert (warm["plans"], warm["shapes"], warm["failed"]) == (1, 2, 0), warm
