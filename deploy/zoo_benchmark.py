@@ -856,8 +856,9 @@ def worker_main(spec_json: str) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-# Environment variables the AOT save cell reads: a --warm-ab variant that sets one saves again.
-SAVE_ENV = {"ZOO_AOT_GUARDS"}
+# Environment variables the AOT save cell reads: a --warm-ab variant that sets one saves again
+# (TCCD_AOT_GUARD_STACKS: the saved guards' stacks, precompile.drop_guard_stacks).
+SAVE_ENV = {"ZOO_AOT_GUARDS", "TCCD_AOT_GUARD_STACKS"}
 
 
 def _saved_in_cold(spec: Dict[str, Any], cold: Dict[str, Any]) -> Dict[str, Any]:

@@ -193,6 +193,12 @@
                        twice and compile two graphs (once_logs.py). The message still prints once,
                        at the first call. Process-wide once the backend is loaded. 0: Dynamo's own
                        handling (a graph break). Default: 1.
+    TCCD_AOT_GUARD_STACKS  0: the guards tccd.precompile.lean_guards keeps are saved without the
+                       user stack Dynamo recorded for each (the file and line a guard came from,
+                       which only messages print), so that loading does not unpickle and format
+                       one per guard (~0.25 of ~0.85 CPU s of ResNet-50's guard build on the
+                       CPU); guard failures and TORCH_LOGS=guards then name no source line.
+                       1: saved with their stacks. Default: 0.
     TCCD_AOT_SETTLE_TRACE_LOG  1: loading a precompiled function (the ahead-of-time flow) first
                        logs one small structured-trace event ("tccd_precompiled_load"), so that
                        torch's lazy trace handler, which removes itself at its first event
@@ -303,6 +309,7 @@ class Config:
     wait_conv_warmup: int = 0  # TCCD_WAIT_CONV_WARMUP (conv_warmup.warm_while_waiting)
     defer_backward_init: int = 2  # TCCD_DEFER_BACKWARD_INIT: 1 backward plans, 2 forward too
     aot_settle_trace_log: bool = True  # TCCD_AOT_SETTLE_TRACE_LOG (precompile.settle_trace_log)
+    aot_guard_stacks: bool = False  # TCCD_AOT_GUARD_STACKS (precompile.lean_guards)
     trace_once_logs: bool = True  # TCCD_TRACE_ONCE_LOGS (once_logs.py)
 
     @property
@@ -425,6 +432,7 @@ class Config:
             dynamic_profiles=_flag(env, "TCCD_DYNAMIC_PROFILES", True),
             gemm_tunes_shared=_flag(env, "TCCD_GEMM_TUNES_SHARED", True),
             aot_settle_trace_log=_flag(env, "TCCD_AOT_SETTLE_TRACE_LOG", True),
+            aot_guard_stacks=_flag(env, "TCCD_AOT_GUARD_STACKS", False),
             trace_once_logs=_flag(env, "TCCD_TRACE_ONCE_LOGS", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,

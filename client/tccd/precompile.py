@@ -130,10 +130,41 @@ def lean_guards(guard_entries: Any) -> List[bool]:
 
 def lean_guards_keep_dict_types(guard_entries: Any) -> List[bool]:
     """lean_guards, but keeping the TYPE_MATCH guards on the modules' attribute dicts
-    (MODULE_DICT_ATTRS): lean_guards' previous version, for an A/B of the load."""
+    (MODULE_DICT_ATTRS): lean_guards' previous version, for an A/B of the load. Both save the
+    guards they keep without their user stacks (drop_guard_stacks)."""
     kept = serializable_guards(guard_entries)
-    return [k and not (g.guard_type in MODULE_STRUCTURE_GUARD_TYPES and _on_module(g))
+    kept = [k and not (g.guard_type in MODULE_STRUCTURE_GUARD_TYPES and _on_module(g))
             for k, g in zip(kept, guard_entries)]
+    drop_guard_stacks(guard_entries, kept)
+    return kept
+
+
+def drop_guard_stacks(guard_entries: Any, kept: List[bool]) -> int:
+    """Clears the stacks Dynamo recorded for the kept guards (`user_stack`, `stack`: where in
+    the user's code each guard came from), unless TCCD_AOT_GUARD_STACKS=1. They are only ever
+    printed (a guard failure's message, TORCH_LOGS=guards: "# file:line" after the guard's
+    code), but a saved function carries one per guard and its load unpickles them and formats
+    each into the guard's verbose code part (torch/_dynamo/guards.py get_verbose_code_part:
+    shorten_filename, os.path.commonpath per guard): ~0.25 of the ~0.85 CPU s of ResNet-50's
+    guard build on the CPU (README, sixteenth session). The filter's entries carry the guards
+    Dynamo then builds and pickles (GuardFilterEntry.orig_guard), so clearing them there is
+    what is saved. Returns the guards cleared."""
+    from . import config as config_mod
+
+    if config_mod.get().aot_guard_stacks:
+        return 0
+    cleared = 0
+    for keep, entry in zip(kept, guard_entries):
+        guard = getattr(entry, "orig_guard", None)
+        if not keep or guard is None or not (getattr(guard, "user_stack", None) or getattr(guard, "stack", None)):
+            continue
+        try:
+            guard.user_stack = None
+            guard.stack = None
+            cleared += 1
+        except AttributeError:  # deliberately ignored: a torch whose guards lack the fields
+            pass
+    return cleared
 
 
 def _fix_defaults_source_pickle() -> bool:

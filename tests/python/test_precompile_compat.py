@@ -176,3 +176,57 @@ def test_settle_trace_log_removes_torchs_lazy_trace_handler_before_a_load(monkey
     assert precompile.settle_trace_log() is True
     assert _internal.trace_log.handlers == []  # torch's own handler removed itself at the event
     assert precompile.settle_trace_log() is False  # no handler left: nothing to do
+
+
+def _with_stacks(guard_type, module):
+    entry = _on(guard_type, module)
+    entry.orig_guard.user_stack = ["frame"]
+    entry.orig_guard.stack = "traceback"
+    return entry
+
+
+def test_lean_guards_save_the_kept_guards_without_their_stacks(monkeypatch):
+    """TCCD_AOT_GUARD_STACKS=0 (default): a kept guard loses the user stack only messages
+    print; a dropped one is left as it was (it is not saved); =1 keeps every stack."""
+    import tccd
+
+    monkeypatch.delenv("TCCD_AOT_GUARD_STACKS", raising=False)
+    tccd.config.reload()
+    entries = [_with_stacks("EMPTY_NN_MODULE_HOOKS_DICT", True), _with_stacks("TENSOR_MATCH", True)]
+    assert precompile.lean_guards(entries) == [False, True]
+    assert entries[0].orig_guard.user_stack == ["frame"] and entries[0].orig_guard.stack == "traceback"
+    assert entries[1].orig_guard.user_stack is None and entries[1].orig_guard.stack is None
+
+    monkeypatch.setenv("TCCD_AOT_GUARD_STACKS", "1")
+    tccd.config.reload()
+    try:
+        entries = [_with_stacks("TENSOR_MATCH", True)]
+        assert precompile.lean_guards(entries) == [True]
+        assert entries[0].orig_guard.user_stack == ["frame"]
+        assert precompile.drop_guard_stacks(entries, [True]) == 0
+    finally:
+        monkeypatch.delenv("TCCD_AOT_GUARD_STACKS")
+        tccd.config.reload()
+
+
+def test_dynamos_own_guards_lose_their_stacks_and_the_step_still_runs():
+    """On Dynamo's real entries: the guards carry user stacks, lean clears the kept ones, the
+    guard manager builds from them and the compiled step returns eager's result."""
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.BatchNorm1d(4))
+    state = dict(model.named_parameters()) | dict(model.named_buffers())
+    seen = {}
+
+    def record(entries):
+        seen["with_stack"] = sum(1 for e in entries if e.orig_guard.user_stack)
+        kept = precompile.lean_guards(entries)
+        seen["kept_with_stack"] = sum(1 for e, k in zip(entries, kept) if k and e.orig_guard.user_stack)
+        return kept
+
+    def step(state, x):
+        return torch.func.functional_call(model, state, (x,)).sum()
+
+    torch._dynamo.reset()
+    x = torch.randn(3, 4)
+    got = torch.compile(step, backend="eager", fullgraph=True, options={"guard_filter_fn": record})(state, x)
+    torch.testing.assert_close(got, step(state, x))
+    assert seen["with_stack"] > 0 and seen["kept_with_stack"] == 0, seen
