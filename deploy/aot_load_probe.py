@@ -7,6 +7,9 @@ guards").
     PYTHONPATH=client python deploy/aot_load_probe.py save /tmp/r50.pt2 --model resnet50 --tiny --guards lean
     TCCD_CACHE_DIR=$(mktemp -d) PYTHONPATH=client python deploy/aot_load_probe.py load /tmp/r50.pt2 --model resnet50 --tiny
 
+--profile N prints cProfile's top N of the load by cumulative time; PROBE_PROFILE_FILTER (a
+regular expression over the file and function, e.g. "tccd|grpc") keeps only the matching rows.
+
 The step is the zoo's `--aot` cell's (zoo_benchmark._functional_loss: functional_call over the
 model, the state and the batch as inputs, the model as external data); --guards: lean
 (tccd.precompile.lean_guards), lean-dict-types (lean_guards_keep_dict_types: lean before the
@@ -124,7 +127,7 @@ def main(argv=None) -> int:
     gc_report("garbage collection in the first step")
     if profiler:
         out = io.StringIO()
-        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(a.profile)
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(os.environ.get("PROBE_PROFILE_FILTER", ""), a.profile)
         print(out.getvalue())
     return 0
 
