@@ -175,3 +175,47 @@ def test_a_warm_process_with_deferred_backward_module_loads_matches_eager(daemon
     _, want, _ = _run(None, torch.bfloat16, True)
     for k, v in want.items():
         assert abs(second["grads"][k] - v.double().sum().item()) <= 3e-2 * (1 + abs(v.double().sum().item())), k
+
+
+def test_a_warm_process_with_the_forward_warmup_matches_eager(daemon_env, tmp_path):
+    """TCCD_CONV_WARMUP_FORWARD=1: a second process (the local cache and its AOT recipe filled
+    by the first) warms the forward plan's convolutions on a background thread when the recipe
+    loads it, and the backward's after them; outputs and gradients equal eager's."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        f"""
+        import json, sys, torch
+        sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})
+        import tccd
+        from tccd import conv_warmup
+        from test_gpu_conv_warmup import _run
+        out, grads, _ = _run("tccd", torch.bfloat16, True)
+        conv_warmup.wait_all(timeout_s=60)
+        print("RESULT", json.dumps({{"out": out.double().sum().item(),
+                                    "grads": {{k: v.double().sum().item() for k, v in grads.items()}},
+                                    "aot_skipped": [s["aot_skipped"] for s in tccd.last_compile_stats()],
+                                    "warmup": conv_warmup.stats()}}, default=str))
+        """
+    )
+
+    def run(level):
+        env = dict(os.environ, TCCD_CACHE_DIR=str(tmp_path / "cache"), TCCD_CONV_WARMUP_FORWARD=level)
+        r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr[-4000:]
+        return json.loads([l for l in r.stdout.splitlines() if l.startswith("RESULT ")][-1][len("RESULT "):])
+
+    first = run("1")  # fills the local cache and the AOT recipe: its forward loads on the cold path
+    assert first["warmup"]["forward_shapes"] == 0, first["warmup"]
+    second = run("1")
+    assert second["aot_skipped"] and all(second["aot_skipped"]), second
+    print(f"forward warm-up in the warm process: {second['warmup']}")
+    assert second["warmup"]["forward_shapes"] >= 3 and second["warmup"]["forward_failed"] == 0, second["warmup"]
+    want_out, want, _ = _run(None, torch.bfloat16, True)
+    assert abs(second["out"] - want_out.double().sum().item()) <= 3e-2 * (1 + abs(want_out.double().sum().item()))
+    for k, v in want.items():
+        assert abs(second["grads"][k] - v.double().sum().item()) <= 3e-2 * (1 + abs(v.double().sum().item())), k
