@@ -272,7 +272,7 @@ def _run_calls(calls, device: torch.device, name: str, forward: bool = False) ->
         except Exception as e:  # deliberately ignored: the real call will pay the set-up
             failed += 1
             errors.append(f"{name}: {target}: {e}"[:300])
-            log.warning("tccd: %s: warming %s failed (the first backward pays its set-up): %s",
+            log.warning("tccd: %s: warming %s failed (its first real call pays the set-up): %s",
                         name, target, e)
     with _lock:
         if forward:
