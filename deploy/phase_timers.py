@@ -177,12 +177,18 @@ class Timers:
             if hasattr(owner, attr):
                 (self.wrap_factory if factory else self.wrap)(owner, attr, phase)
 
-    def instrument_tccd(self) -> Callable[..., Any]:
-        """Wraps the client's phases; returns the tccd backend, timed as `backend`."""
+    def instrument_tccd(self, aot_autograd: bool = True) -> Callable[..., Any]:
+        """Wraps the client's phases; returns the tccd backend, timed as `backend`.
+        aot_autograd=False: AOTAutograd's phases are not wrapped, and its modules not imported
+        for it: the ahead-of-time flow's load (instrument_aot_load) never imports or runs
+        AOTAutograd, and importing it only to wrap it put ~1 s into the GPU host's AOT first
+        steps (session 16's r1: `import` 1.02-1.33 s, 0.03-0.05 before the wrapping moved into
+        the timed step; on the CPU 0.18 of the 0.28 s of first imports in ResNet-50's load)."""
         import tccd  # noqa: F401  (registers the backend)
         from tccd import aot_cache, compiler, local_cache, native_plan, prefetch, runtime, serialize
 
-        self.instrument_aot_autograd()
+        if aot_autograd:
+            self.instrument_aot_autograd()
         self.wrap(serialize, "build_request", "request")
         self.wrap(serialize, "encode_request", "request")
         self.wrap(local_cache, "request_hash", "request")
@@ -194,7 +200,11 @@ class Timers:
         self.wrap(native_plan.NativePlan, "__call__", "plan_calls")
         self.wrap(runtime.LoadedPlan, "__call__", "plan_calls")
         self.wrap(aot_cache, "lookup", "recipe")
-        return self.timed(sys.modules["tccd.backend"].tccd, "backend")
+        # tccd.backend by module path, imported if need be (a bare `import tccd` does not);
+        # in the zoo's cells it is imported before the timed step, so this costs them nothing.
+        import importlib
+
+        return self.timed(importlib.import_module("tccd.backend").tccd, "backend")
 
     def lazy_tccd(self) -> Callable[..., Any]:
         """The tccd backend for torch.compile, instrumented at its first call: inside the first

@@ -189,3 +189,30 @@ def test_dynamo_cpu_is_the_dynamo_phases_main_thread_cpu_time():
     assert 0.09 <= timers.dynamo_cpu <= 0.16, timers.dynamo_cpu
     timers.begin()
     assert timers.dynamo_cpu == 0.0
+
+
+@pytest.mark.parametrize("aot_autograd", [True, False])
+def test_the_aot_loads_instrumentation_imports_no_aot_autograd(aot_autograd):
+    """instrument_tccd(aot_autograd=False), the ahead-of-time flow's load cells': AOTAutograd
+    is neither wrapped nor imported for it (the load never imports it; importing it only to
+    wrap it cost ~1 s of the GPU host's AOT first steps). The default imports and wraps it."""
+    import os
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[2]
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(repo / "deploy")!r})
+        import tccd
+        import tccd.precompile  # as the zoo's AOT cell, before its timed step
+        from phase_timers import Timers
+        assert "torch._functorch.aot_autograd" not in sys.modules
+        timers = Timers()
+        timers.instrument_tccd(aot_autograd={aot_autograd})
+        wrapped = any(attr == "run_functionalized_fw_and_collect_metadata" for _, attr, _ in timers.wrapped)
+        print("RESULT", "torch._functorch.aot_autograd" in sys.modules, wrapped)
+    """)
+    env = dict(os.environ, PYTHONPATH=str(repo / "client") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert f"RESULT {aot_autograd} {aot_autograd}" in r.stdout, r.stdout
