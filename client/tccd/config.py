@@ -166,8 +166,8 @@
                        recipe, the ahead-of-time flow's load), whose first call comes after
                        other main-thread work (Dynamo finishing the frame, the saved guards'
                        rebuild), runs each distinct convolution once on scratch tensors on a
-                       background thread meanwhile; a backward plan's warm-up (above) waits for
-                       it. A gain only where cuDNN's set-up is shared by the process's threads
+                       background thread meanwhile, beside the backward plan's warm-up (above).
+                       A gain only where cuDNN's set-up is shared by the process's threads
                        (ATen's plan cache is per thread: deploy/cudnn_setup_probe.py measures
                        what is shared); 2: CPU plans too (tests); 3: the fused attentions'
                        forward calls too (without dropout). Default: 0 (not measured).

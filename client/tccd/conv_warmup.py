@@ -42,10 +42,13 @@ first call is only what cuDNN and CUDA keep per process (cuDNN's own state, lazi
 kernels, kernels compiled at run time if cuDNN caches them by process). It runs for a forward
 plan loaded by key (a warm start's AOT recipe, the ahead-of-time flow's load), whose first call
 comes after main-thread work that is not cuDNN's (Dynamo finishing the frame, the saved guards'
-rebuild), on a thread of its own; a backward plan's warm-up waits for it, so that the two do
-not contend (the forward's shapes are needed first). `deploy/cudnn_setup_probe.py` measures on a
-GPU how much of a first call a warm-up on another thread removes; off until it and the zoo's
-A/B say it pays.
+rebuild), on a thread of its own, beside the backward's warm-up (two threads' set-ups overlap:
+`deploy/cudnn_setup_probe.py` on the H200). What the probe measured there: ResNet-50's forward
+set-up is mostly per process (the main thread paid 0.13 of what a first thread paid), ConvNeXt's
+depthwise calls are not (0.34: ~150 ms a call on every thread). In the zoo's one A/B (session
+16's r1), with the backward's warm-up then waiting for the forward's, it took ResNet-50's AOT
+`plan_calls` from 0.20 to 0.09 s but not its first step, and made ConvNeXt's warm and AOT first
+steps 0.5-0.7 s longer; the wait is gone since, and the knob stays off until measured again.
 
     TCCD_CONV_WARMUP_FORWARD  0: off (default); 1: CUDA forward plans loaded by key; 2: CPU
                       plans too (tests); 3: CUDA plans, their attention calls too (cuDNN's,
@@ -129,10 +132,6 @@ _lock = threading.Lock()
 _stats = Stats()  # guarded by _lock
 _seen: set = set()  # call keys started in this process; guarded by _lock
 _running: List[threading.Thread] = []  # guarded by _lock
-# The forward warm-ups still running (a subset of _running): a backward warm-up waits for them.
-_forward_running: List[threading.Thread] = []  # guarded by _lock
-# How long a backward warm-up waits for the forward's before it runs anyway.
-_FORWARD_WAIT_S = 30.0
 # Set at interpreter exit: a warm-up still running stops after its current call, so that no
 # Python runs on the autograd thread while the interpreter finalizes.
 _stopping = threading.Event()
@@ -345,14 +344,8 @@ def _start(plan: "pb.Plan", name: str, level: int) -> bool:
                 _seen.update(c[3] for c in calls)
                 if calls:
                     _stats.plans += 1
-                forward = list(_forward_running)
             if not calls:
                 return
-            # The forward's shapes first: its first call comes before the backward's, and two
-            # threads' set-ups slowed each other on the H200 (module doc).
-            deadline = time.monotonic() + _FORWARD_WAIT_S
-            for t in forward:
-                t.join(max(0.0, deadline - time.monotonic()))
             stream = torch.cuda.Stream(device) if device.type == "cuda" else None
             x = torch.zeros((), device=device, requires_grad=True)
             with torch.enable_grad(), (torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()):
@@ -413,12 +406,10 @@ def _start_forward(plan: "pb.Plan", name: str, level: int, by_key: bool) -> bool
         finally:
             with _lock:
                 _running.remove(threading.current_thread())
-                _forward_running.remove(threading.current_thread())
 
     thread = threading.Thread(target=run, name=f"tccd-conv-warmup-forward {name}", daemon=True)
     with _lock:
         _running.append(thread)
-        _forward_running.append(thread)
     thread.start()
     return True
 

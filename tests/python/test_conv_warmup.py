@@ -235,25 +235,30 @@ def test_nothing_to_do_forward_for_a_backward_plan():
     assert not conv_warmup.start_forward(pb.Plan(num_inputs=0), "none", 2, by_key=True)
 
 
-def test_a_backward_warmup_waits_for_the_forwards(monkeypatch):
-    """The forward's shapes first: the backward warm-up's calls start after the forward
-    warm-up's end (two threads' cuDNN set-ups slowed each other on the H200)."""
+def test_a_backward_warmup_runs_beside_the_forwards(monkeypatch):
+    """The two warm-ups do not wait for each other (two threads' cuDNN set-ups overlapped on
+    the H200: cudnn_setup_probe.py): the backward's calls start while the forward's still run."""
     conv_warmup.reset()
     events = []
+    forward_running = threading.Event()
+    backward_started = threading.Event()
     real = conv_warmup._run_calls
 
     def traced(calls, device, name, forward=False):
-        events.append(("start", forward))
         if forward:
-            time.sleep(0.3)
+            forward_running.set()
+            backward_started.wait(timeout=30)  # ends only once the backward's calls started
+            events.append(("forward saw the backward start", backward_started.is_set()))
+        else:
+            forward_running.wait(timeout=30)
+            backward_started.set()
         real(calls, device, name, forward)
-        events.append(("end", forward))
 
     monkeypatch.setattr(conv_warmup, "_run_calls", traced)
     assert conv_warmup.start_forward(_forward_plan(), "fw", 2, by_key=True)
     assert conv_warmup.start(_backward_plan(), "bw", 2)
     conv_warmup.wait_all(timeout_s=60)
-    assert events == [("start", True), ("end", True), ("start", False), ("end", False)], events
+    assert events == [("forward saw the backward start", True)], events
     stats = conv_warmup.stats()
     assert (stats["forward_shapes"], stats["shapes"]) == (2, 2), stats
 
