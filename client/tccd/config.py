@@ -170,7 +170,8 @@
                        A gain only where cuDNN's set-up is shared by the process's threads
                        (ATen's plan cache is per thread: deploy/cudnn_setup_probe.py measures
                        what is shared); 2: CPU plans too (tests); 3: the fused attentions'
-                       forward calls too (without dropout). Default: 0 (not measured).
+                       forward calls too (without dropout). Default: 0 (its one H200 A/B,
+                       when the backward's warm-up still waited for it, showed no gain: README).
     TCCD_WAIT_CONV_WARMUP  1: a graph's first call that waits for its compile (a forward's
                        background compile; the first .backward() for its prefetched one) runs
                        the graph's convolutions (convolution backwards) once each on scratch
