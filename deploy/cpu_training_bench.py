@@ -2,7 +2,8 @@
 CNN and transformer (the "CPU training" target of issue 8: tccd's step <= eager's on each).
 
     TCCD_BINARY=build/bin/tccd PYTHONPATH=client python deploy/cpu_training_bench.py \\
-        [--steps N] [--repeats N] [--rounds N] [--models mlp,cnn,transformer] [--profile]
+        [--steps N] [--repeats N] [--rounds N] [--models mlp,cnn,transformer] [--profile] \\
+        [--backends eager,tccd,inductor,dynamo]
 
 Each (model, backend) cell runs in its own process with torch.set_num_threads(1): build the
 model (same seed), compile it (tccd) and warm up, then time `--steps` training steps (forward,
@@ -13,6 +14,11 @@ step cost the core, which other processes' load moves much less than wall time).
 with --profile the top ops by self CPU time of the tccd cell (where the time goes). tccd cells
 also report python_steps (extern steps that went through the Python callback: 0 is the goal)
 and whether any graph fell back to eager. Uses the daemon at TCCD_ADDRESS (auto-started).
+
+--backends adds columns (each against eager, by CPU time): `inductor` (torch.compile's default
+backend), and `dynamo` (torch.compile with backend="eager": Dynamo's guards and wrappers around
+the captured graph run eagerly, no AOTAutograd, no compiler): what any backend pays per graph
+call before its own runtime starts, the floor under tccd's and Inductor's per-step cost.
 """
 
 import argparse
@@ -24,6 +30,8 @@ import sys
 import time
 
 MODELS = ["mlp", "cnn", "transformer"]
+# --backends beside eager and tccd: name -> torch.compile's backend.
+COMPILED = {"inductor": "inductor", "dynamo": "eager"}
 
 
 def build(name):
@@ -78,6 +86,8 @@ def cell(spec):
         import tccd  # noqa: F401  (registers the backend)
 
         forward = torch.compile(model, backend="tccd", dynamic=False)
+    elif spec["backend"] in COMPILED:
+        forward = torch.compile(model, backend=COMPILED[spec["backend"]], dynamic=False)
 
     def step():
         opt.zero_grad(set_to_none=True)
@@ -125,6 +135,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--profile", action="store_true", help="print the tccd cells' top ops by self CPU time")
+    parser.add_argument("--backends", default="eager,tccd",
+                        help="eager,tccd and any of " + ",".join(COMPILED) + " (extra columns: CPU time / eager's)")
     parser.add_argument("--cell", help=argparse.SUPPRESS)  # internal: one cell, as JSON
     args = parser.parse_args()
     if args.cell:
@@ -134,13 +146,18 @@ def main():
 
     print(f"torch {torch.__version__}, 1 thread, {args.steps} steps x {args.repeats} repeats, median ms/step, "
           f"best of {args.rounds} alternating rounds")
+    extra = [b for b in args.backends.split(",") if b not in ("eager", "tccd")]
+    for b in extra:
+        if b not in COMPILED:
+            raise SystemExit(f"unknown backend {b!r}; known: eager, tccd, {', '.join(COMPILED)}")
     print(f"{'model':12s} {'eager ms':>9s} {'tccd ms':>9s} {'tccd/eager':>10s} {'eager cpu':>9s} {'tccd cpu':>9s} "
-          f"{'cpu t/e':>8s} {'python_steps':>12s}  loss eager / tccd")
+          f"{'cpu t/e':>8s} {'python_steps':>12s}  loss eager / tccd"
+          + "".join(f"  {b} cpu, /eager" for b in extra))
     for name in args.models.split(","):
         results = {}
         best_cpu = {}  # each backend's best round by CPU time (its own round: load varies)
         for round_ in range(args.rounds):
-            for backend in ("eager", "tccd"):
+            for backend in ["eager", "tccd"] + extra:
                 spec = {"model": name, "backend": backend, "steps": args.steps, "repeats": args.repeats,
                         "profile": args.profile and backend == "tccd" and round_ == 0}
                 proc = subprocess.run([sys.executable, __file__, "--cell", json.dumps(spec)], capture_output=True,
@@ -158,7 +175,8 @@ def main():
         ec, tc = best_cpu["eager"], best_cpu["tccd"]
         print(f"{name:12s} {e['ms']:9.2f} {t['ms']:9.2f} {t['ms'] / e['ms']:10.2f} {ec:9.2f} {tc:9.2f} {tc / ec:8.2f} "
               f"{t['python_steps']:12d}  "
-              f"{e['loss']:.5f} / {t['loss']:.5f}{note}")
+              f"{e['loss']:.5f} / {t['loss']:.5f}"
+              + "".join(f"  {b} {best_cpu[b]:.2f}, {best_cpu[b] / ec:.2f}" for b in extra) + note)
         if args.profile:
             print(t["profile"])
 

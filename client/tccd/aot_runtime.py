@@ -33,6 +33,7 @@ from typing import Any, Callable, List, Optional, Tuple
 
 import torch
 
+from . import config as config_mod
 from .aot_recipe import Recipe, memory_format
 from .runtime import LoadedPlan
 
@@ -65,6 +66,13 @@ def _check_count(what: str, got: int, expected: int) -> None:
 Boxed = Callable[[List[Any]], Any]
 
 
+def _plan_call(plan: Optional[LoadedPlan], lean: bool) -> Optional[Boxed]:
+    """The plan's boxed call: with TCCD_LEAN_ENTRY a native plan's lean_call where it has one
+    (its common case with less Python per call), else the plan itself."""
+    lean_call = getattr(plan, "lean_call", None) if lean else None
+    return (lean_call() if lean_call is not None else None) or plan
+
+
 def build(
     recipe: Recipe,
     fw_plan: LoadedPlan,
@@ -79,7 +87,8 @@ def build(
     returns = len(recipe.mutated_inputs) + recipe.num_outputs
     if len(fw_plan.outputs) != returns + recipe.num_saved:
         raise ValueError(f"forward plan has {len(fw_plan.outputs)} outputs, recipe {returns + recipe.num_saved}")
-    run_fw, run_bw = calls if calls is not None else (fw_plan, bw_plan)
+    lean = config_mod.get().lean_entry
+    run_fw, run_bw = calls if calls is not None else (_plan_call(fw_plan, lean), _plan_call(bw_plan, lean))
     if recipe.kind == "inference":
         return _inference(recipe, run_fw)
     if bw_plan is None:
@@ -90,7 +99,7 @@ def build(
         raise ValueError(f"backward plan has {len(bw_plan.outputs)} outputs, one per input expected")
     if run_bw is None:
         raise ValueError("a training recipe needs a backward callable")
-    return _training(recipe, run_fw, run_bw)
+    return _training(recipe, run_fw, run_bw, lean)
 
 
 def _no_amp(recipe: Recipe) -> Callable[[], Any]:
@@ -114,7 +123,7 @@ def _inference(recipe: Recipe, fw_plan: Boxed) -> Callable[..., List[Any]]:
     return forward
 
 
-def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., List[Any]]:
+def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, lean: bool) -> Callable[..., List[Any]]:
     mutated = recipe.mutated_inputs
     num_mutated = len(mutated)
     num_returns = num_mutated + recipe.num_outputs
@@ -151,16 +160,28 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
     run_backward_disabled = torch._dynamo.disable(run_backward)
     eval_frame_callback = torch._C._dynamo.eval_frame.get_eval_frame_callback
 
-    class TccdCompiledFunction(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx: Any, *args: Any) -> Any:
-            if disable_amp:
-                with torch._C._DisableAutocast():
-                    outs = fw_plan(list(args))
-            else:
+    # TCCD_LEAN_ENTRY: the forward saves without a list comprehension's frame; the backward is
+    # one frame (lean_backward below) that the autograd engine calls directly.
+    saved_views = [k for k, is_input in enumerate(saved_is_input) if not is_input]
+
+    def forward_plan(ctx: Any, *args: Any) -> Any:
+        if disable_amp:
+            with torch._C._DisableAutocast():
                 outs = fw_plan(list(args))
-            if len(outs) != num_fw_outs:
-                _check_count("the forward plan", len(outs), num_fw_outs)
+        else:
+            outs = fw_plan(list(args))
+        if len(outs) != num_fw_outs:
+            _check_count("the forward plan", len(outs), num_fw_outs)
+        if lean:
+            saved = outs[num_returns:]
+            for k in saved_views:  # views detached, as AOT saves them
+                x = saved[k]
+                if x._is_view():
+                    saved[k] = x.detach()
+            ctx.save_for_backward(*saved)
+            del outs[num_returns:]
+            returns = outs
+        else:
             ctx.save_for_backward(
                 *[
                     x if is_input or not x._is_view() else x.detach()
@@ -168,13 +189,16 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
                 ]
             )
             returns = outs[:num_returns]
-            for i in unsafe_views:
-                o = returns[i]
-                returns[i] = torch.ops.aten._unsafe_view(o, o.shape)
-            if non_differentiable:
-                ctx.mark_non_differentiable(*[returns[i] for i in non_differentiable])
-            ctx._materialize_non_diff_grads = False
-            return tuple(returns)
+        for i in unsafe_views:
+            o = returns[i]
+            returns[i] = torch.ops.aten._unsafe_view(o, o.shape)
+        if non_differentiable:
+            ctx.mark_non_differentiable(*[returns[i] for i in non_differentiable])
+        ctx._materialize_non_diff_grads = False
+        return tuple(returns)
+
+    class TccdCompiledFunction(torch.autograd.Function):
+        forward = staticmethod(forward_plan)
 
         @staticmethod
         def backward(ctx: Any, *grads: Any) -> Any:
@@ -199,7 +223,33 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
         return run_backward_disabled(saved, grads)
 
     once_differentiable_backward = torch.autograd.function.once_differentiable(backward_plan)
+
+    def lean_backward(ctx: Any, *grads: Any) -> Any:
+        """TccdCompiledFunction.backward and backward_plan in one frame, run_backward's work
+        inline for a backward from eager code: what the autograd engine calls as the node's
+        `apply` (in place of BackwardCFunction.apply, which looks the backward up per call)."""
+        if is_grad_enabled():  # create_graph: once_differentiable's wrapper, as above
+            return once_differentiable_backward(ctx, *grads)
+        if eval_frame_callback() is not None:  # inside a compiled region: Dynamo's disable
+            return backward_plan(ctx, *grads)
+        saved = list(ctx.saved_tensors)
+        if clear_saved:
+            ctx.maybe_clear_saved_tensors()  # as backward_plan: freed at their last use
+        if nondeterministic and deterministic_algorithms():
+            return run_backward(saved, grads)  # raises there, with AOT's message
+        for i, coerce in tangents:
+            saved.append(coerce(grads[i]))
+        if disable_amp:
+            with torch._C._DisableAutocast():
+                return tuple(bw_plan(saved))
+        return tuple(bw_plan(saved))
+
     apply = TccdCompiledFunction.apply
+    if lean:
+        is_grad_enabled = torch.is_grad_enabled
+        deterministic_algorithms = torch._C._get_deterministic_algorithms
+        clear_saved = hasattr(torch._C._FunctionBase, "maybe_clear_saved_tensors")
+        TccdCompiledFunction._backward_cls.apply = lean_backward
 
     def forward(*args: Any) -> List[Any]:
         if detach:

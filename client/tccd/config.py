@@ -28,6 +28,11 @@
                        pays less Python than AOTAutograd's wrappers cost; that recipe stays in the
                        process (warm starts under CUDA graphs still trace). 0: AOTAutograd's
                        wrappers under CUDA graphs, as before. Default: 1.
+    TCCD_LEAN_ENTRY    1: the recipe's runtime (aot_runtime.py) pays less Python per graph call:
+                       the autograd engine calls its backward directly as the node's `apply`
+                       (one frame, no per-call lookup of the user's backward), and native plans
+                       without symbols, profiling or non-ref outputs take a call path of a few
+                       lines (native_plan.py). 0: the previous frames. Default: 1.
     TCCD_PACK_SAVED    1: under CUDA graphs, the forward's small 1-D saved tensors (batch norm's
                        means and inverse standard deviations) are concatenated into one saved
                        tensor the backward slices (saved_packing.py): ~100 fewer saved tensors
@@ -289,6 +294,7 @@ class Config:
     aot_share: bool = True  # AOT recipes through the daemon too (TCCD_AOT_SHARE)
     lean_runtime: bool = True  # TCCD_LEAN_RUNTIME: the recipe's runtime once a recipe is stored
     lean_cudagraphs: bool = True  # TCCD_LEAN_CUDAGRAPHS: that runtime under CUDA graphs too
+    lean_entry: bool = True  # TCCD_LEAN_ENTRY: that runtime's leaner per-call Python (aot_runtime.py)
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
     cudagraph_cpu_constants: bool = True  # TCCD_CUDAGRAPH_CPU_CONSTANTS (cudagraphs.py)
     fold_scalar_fills: bool = True  # TCCD_FOLD_SCALAR_FILLS (scalar_constants.py)
@@ -416,6 +422,7 @@ class Config:
             aot_share=_flag(env, "TCCD_AOT_SHARE", True),
             lean_runtime=_flag(env, "TCCD_LEAN_RUNTIME", True),
             lean_cudagraphs=_flag(env, "TCCD_LEAN_CUDAGRAPHS", True),
+            lean_entry=_flag(env, "TCCD_LEAN_ENTRY", True),
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
             cudagraph_cpu_constants=_flag(env, "TCCD_CUDAGRAPH_CPU_CONSTANTS", True),
             fold_scalar_fills=_flag(env, "TCCD_FOLD_SCALAR_FILLS", True),

@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 import weakref
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 import torch
 
@@ -1093,6 +1093,63 @@ class NativePlan:
             self._error.exc = e
             return 1
 
+    def _foreign_exception(self, e: Exception) -> None:
+        """An op failed in Python code the dispatcher called (a Python kernel) and left its
+        exception set when the foreign call returned: ctypes raises it (PyDLL), or CPython
+        reports a SystemError caused by the op's own exception (CDLL); the op's is the one to
+        report. The runtime has failed the call and freed every handle."""
+        if self._error.exc is None:
+            self._error.exc = e.__cause__ if isinstance(e, SystemError) and e.__cause__ else e
+
+    def _raise_failure(self) -> None:
+        message = self._lib.tccd_plan_last_error().decode("utf-8", "replace")
+        exc = self._error.exc
+        self._error.exc = None
+        raise RuntimeError(f"{message}: {exc}" if exc else message) from exc
+
+    def lean_call(self) -> Optional[Callable[[List[Any]], List[Any]]]:
+        """TCCD_LEAN_ENTRY: the boxed call of _call for this plan's common case, with what _call
+        looks up per call bound once: one foreign call (tccd_plan_run_py), the capsules in and
+        out, no symbols, no profile timers. None where that case does not hold (no PyDLL entry,
+        symbols read in Python, outputs computed per call, TCCD_PLAN_PROFILE): call the plan.
+        Anything unusual at call time (another input count, inputs the C ABI cannot carry)
+        goes to _call, which handles it as before. Holds the plan; the plan does not hold it."""
+        run_py = self._lib.run_py
+        if run_py is None or self._python_symbols or self._computed_positions or _profiling():
+            return None
+        handle, num_inputs, error, slow = self._handle, self.num_inputs, self._error, self._call
+        to_capsules = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors
+        steal = torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs
+        all_ref, template, positions = self._all_outputs_ref, self._output_template, self._ref_positions
+
+        def call(args: List[Any]) -> List[Any]:
+            if len(args) != num_inputs or self._interpreted_inputs:
+                return slow(args)
+            try:
+                capsules = to_capsules(args)
+            except TypeError:
+                return slow(args)  # falls back to the interpreter, logged there
+            args.clear()  # boxed convention: the plan owns the inputs now
+            error.exc = None
+            error.symbols = None
+            out: List[Any] = []
+            try:
+                rc = run_py(handle, capsules, out, 0, None)
+            except Exception as e:
+                self._foreign_exception(e)
+                rc = -1
+            if rc != 0:
+                self._raise_failure()
+            tensors = steal(out)
+            if all_ref:
+                return tensors
+            result = template.copy()
+            for position, tensor in zip(positions, tensors):
+                result[position] = tensor
+            return result
+
+        return call
+
     def __call__(self, args: List[Any], symbols: Optional[Dict[str, int]] = None) -> List[Any]:
         """`symbols`: values of symbols no input size carries (SymInt graph inputs), by name."""
         start = time.perf_counter_ns()
@@ -1154,18 +1211,10 @@ class NativePlan:
             if timed:
                 self._wrapper_ns -= time.perf_counter_ns() - native_start
         except Exception as e:
-            # An op failed in Python code the dispatcher called (a Python kernel) and left its
-            # exception set when the foreign call returned: ctypes raises it (PyDLL), or CPython
-            # reports a SystemError caused by the op's own exception (CDLL); the op's is the one
-            # to report. The runtime has failed the call and freed every handle.
-            if self._error.exc is None:
-                self._error.exc = e.__cause__ if isinstance(e, SystemError) and e.__cause__ else e
+            self._foreign_exception(e)
             rc = -1
         if rc != 0:
-            message = self._lib.tccd_plan_last_error().decode("utf-8", "replace")
-            exc = self._error.exc
-            self._error.exc = None
-            raise RuntimeError(f"{message}: {exc}" if exc else message) from exc
+            self._raise_failure()
         if run_py is None:
             out_capsules = [_capsule_new(outputs[i], None, None) for i in range(self._num_ref_outputs)]
         tensors = torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs(out_capsules)

@@ -309,11 +309,14 @@ def test_cold_process_switches_to_the_recipe_runtime_after_the_first_backward(da
     assert runtimes == ["CompiledFunctionBackward", later, later], runtimes
 
 
-def test_recipe_runtime_backward_frees_saved_tensors_during_the_plan(daemon_env, monkeypatch):
+@pytest.mark.parametrize("lean_entry", ["1", "0"])
+def test_recipe_runtime_backward_frees_saved_tensors_during_the_plan(daemon_env, monkeypatch, lean_entry):
     """The recipe's runtime (TCCD_LEAN_RUNTIME=1 here; a warm start's too) releases the autograd
     node's saved tensors before its boxed backward plan call, as AOTAutograd does, so the plan
     frees each at its last use: by the end of the call no saved activation is alive. Holding
-    them (ctx plus a list of its own) raised ConvNeXt's training peak by ~1.1 GiB on the H200."""
+    them (ctx plus a list of its own) raised ConvNeXt's training peak by ~1.1 GiB on the H200.
+    Both backward paths: TCCD_LEAN_ENTRY's one frame (and a native plan's lean_call), and the
+    previous frames."""
     import gc
     import weakref
 
@@ -321,27 +324,37 @@ def test_recipe_runtime_backward_frees_saved_tensors_during_the_plan(daemon_env,
 
     monkeypatch.setenv("TCCD_AOT_SHARE", "0")
     monkeypatch.setenv("TCCD_LEAN_RUNTIME", "1")
+    monkeypatch.setenv("TCCD_LEAN_ENTRY", lean_entry)
     tccd.config.reload()
     torch._dynamo.reset()
     x = torch.randn(64, 32, requires_grad=True)
     w = torch.randn(32, 48, requires_grad=True)
-    fn = torch.compile(_lean_graph, backend="tccd", dynamic=False)
-    for _ in range(2):  # the first backward stores the recipe; the second step runs in its runtime
-        fn(x, w).mul(torch.arange(48.0)).sum().backward()
-
     calls = []
-    for cls in (runtime.LoadedPlan, native_plan.NativePlan):
-        real = cls.__call__
 
-        def spy(self, args, _real=real):
+    def spied(real):
+        def spy(args):
             mine = {id(t) for t in (x, w, x.grad, w.grad)}
             refs = [weakref.ref(a) for a in args if isinstance(a, torch.Tensor) and id(a) not in mine]
-            out = _real(self, args)
+            out = real(args)
             gc.collect()
             calls.append((len(refs), sum(r() is None for r in refs)))
             return out
 
-        monkeypatch.setattr(cls, "__call__", spy)
+        return spy
+
+    for cls in (runtime.LoadedPlan, native_plan.NativePlan):
+        real = cls.__call__
+        monkeypatch.setattr(cls, "__call__", lambda self, args, _real=real: spied(lambda a: _real(self, a))(args))
+    real_lean = native_plan.NativePlan.lean_call
+
+    def lean_call(self):
+        call = real_lean(self)
+        return spied(call) if call is not None else None
+
+    monkeypatch.setattr(native_plan.NativePlan, "lean_call", lean_call)
+    fn = torch.compile(_lean_graph, backend="tccd", dynamic=False)
+    for _ in range(2):  # the first backward stores the recipe; the second step runs in its runtime
+        fn(x, w).mul(torch.arange(48.0)).sum().backward()
     out = fn(x, w)
     assert type(out.grad_fn).__name__ == "TccdCompiledFunctionBackward"
     calls.clear()  # the forward's call
@@ -352,6 +365,66 @@ def test_recipe_runtime_backward_frees_saved_tensors_during_the_plan(daemon_env,
     # held by the autograd engine, may stay.
     assert others >= 2 and freed >= others - 1, calls
 
+
+
+@pytest.mark.parametrize("lean_entry", [True, False])
+def test_lean_entry_backward_is_the_nodes_apply_and_matches_eager(daemon_env, monkeypatch, lean_entry):
+    """TCCD_LEAN_ENTRY=1: the autograd engine calls the recipe runtime's backward as the node's
+    own `apply` (BackwardCFunction.apply, which looks the user's backward up per call, is not
+    run) and the native plans run through their lean_call; the gradients are eager's either
+    way, and under torch.use_deterministic_algorithms a nondeterministic recipe's backward
+    still raises AOT's error. 0: BackwardCFunction.apply, as before."""
+    from torch.autograd.function import BackwardCFunction
+
+    from tccd import native_plan
+
+    monkeypatch.setenv("TCCD_AOT_SHARE", "0")
+    monkeypatch.setenv("TCCD_LEAN_RUNTIME", "1")
+    monkeypatch.setenv("TCCD_LEAN_ENTRY", "1" if lean_entry else "0")
+    tccd.config.reload()
+    torch._dynamo.reset()
+    lean_calls = []
+    real_lean = native_plan.NativePlan.lean_call
+
+    def lean_call(self):
+        call = real_lean(self)
+        lean_calls.append(call is not None)
+        return call
+
+    monkeypatch.setattr(native_plan.NativePlan, "lean_call", lean_call)
+    x = torch.randn(8, 6, requires_grad=True)
+    w = torch.randn(6, 5, requires_grad=True)
+    fn = torch.compile(_lean_graph, backend="tccd", dynamic=False)
+    for _ in range(2):  # the first backward stores the recipe; the next call runs in its runtime
+        fn(x, w).sum().backward()
+    generic = []
+    real_apply = BackwardCFunction.apply
+
+    def counted(self, *args):
+        generic.append(type(self).__name__)
+        return real_apply(self, *args)
+
+    monkeypatch.setattr(BackwardCFunction, "apply", counted)
+    x.grad = w.grad = None
+    out = fn(x, w)
+    assert type(out.grad_fn).__name__ == "TccdCompiledFunctionBackward"
+    out.mul(torch.arange(5.0)).sum().backward()
+    ex, ew = x.detach().clone().requires_grad_(), w.detach().clone().requires_grad_()
+    _lean_graph(ex, ew).mul(torch.arange(5.0)).sum().backward()
+    torch.testing.assert_close(x.grad, ex.grad, rtol=RTOL, atol=ATOL)
+    torch.testing.assert_close(w.grad, ew.grad, rtol=RTOL, atol=ATOL)
+    if lean_entry:
+        assert generic == [] and lean_calls == [True, True], (generic, lean_calls)
+    else:
+        assert generic == ["TccdCompiledFunctionBackward"] and lean_calls == [], (generic, lean_calls)
+    deterministic = torch.are_deterministic_algorithms_enabled()
+    out = fn(x, w)
+    try:
+        torch.use_deterministic_algorithms(True)
+        with pytest.raises(RuntimeError, match="use_deterministic_algorithms"):
+            out.sum().backward()
+    finally:
+        torch.use_deterministic_algorithms(deterministic)
 
 
 def test_recipe_runtime_create_graph_backward_matches_eager_and_double_backward_raises(daemon_env, monkeypatch):
