@@ -1,0 +1,218 @@
+"""End to end (CPU, real daemon): torch's caching_precompile with tccd (client/tccd/
+caching_precompile.py, TCCD_CACHING_PRECOMPILE=1). A first process compiles a model with a plain
+torch.compile(model, backend="tccd") and leaves Dynamo's package in TORCHINDUCTOR_CACHE_DIR; a
+second one, with an empty tccd local cache, runs the same script: its torch.compile loads the
+package, the first call traces nothing (no Dynamo frame, no AOTAutograd, no Compile request) and
+the results are eager's. A package that no longer fits (changed source, other plan knobs, a
+daemon without its manifests) is dropped with one log line and the function traced as usual.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from conftest import TCCD_BINARY, Daemon, short_tempdir
+from test_e2e_training import ATOL, RTOL
+
+WORKER = Path(__file__).resolve().parent / "e2e_caching_precompile_worker.py"
+
+# The model's module, written into each test's directory; ACTIVATION is replaced to change the
+# source without moving a line (the package is found by the function's name and first line).
+MODEL = '''import torch
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.fc2 = torch.nn.Linear(32, 4)
+
+    def forward(self, x):
+        h = ACTIVATION(self.fc1(x))
+        return torch.tanh(self.fc2(h)) * 2 + 1
+
+
+def inputs():
+    return torch.randn(8, 16, generator=torch.Generator().manual_seed(1))
+'''
+
+
+def _write_model(directory: Path, activation: str = "torch.relu") -> None:
+    (directory / "pkgmodel.py").write_text(MODEL.replace("ACTIVATION", activation))
+    for cached in (directory / "__pycache__").glob("pkgmodel*"):
+        cached.unlink()
+
+
+def _eager(directory: Path, what: str):
+    """The model's outputs and gradients, eagerly, from the module file as it is now."""
+    namespace: dict = {}
+    exec(compile((directory / "pkgmodel.py").read_text(), "pkgmodel.py", "exec"), namespace)
+    torch.manual_seed(0)
+    model = namespace["Model"]()
+    x = namespace["inputs"]()
+    if what == "infer":
+        with torch.no_grad():
+            return model(x), []
+    out = model(x)
+    out.square().mean().backward()
+    return out.detach(), [p.grad for p in model.parameters()]
+
+
+def _assert_eager(directory: Path, what: str, result) -> None:
+    out, grads = _eager(directory, what)
+    torch.testing.assert_close(torch.tensor(result["out"]), out, rtol=RTOL, atol=ATOL)
+    assert len(result["grads"]) == len(grads)
+    for got, want in zip(result["grads"], grads):
+        torch.testing.assert_close(torch.tensor(got), want, rtol=RTOL, atol=ATOL)
+
+
+class _Processes:
+    """Runs the worker in new processes sharing one torch cache dir (Dynamo's packages), each
+    with an empty tccd local cache unless told otherwise."""
+
+    def __init__(self, daemon_env, tmp_path: Path, knob: bool = True):
+        self.tmp = tmp_path
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("TCCD_", "TORCH"))}
+        self.env.update({k: daemon_env[k] for k in ("TCCD_ADDRESS", "TCCD_JOB_ID", "TCCD_NO_AUTOSTART",
+                                                    "TCCD_AOT_SHARE")})
+        self.env["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path / "torch-cache")
+        self.env["E2E_MODEL_DIR"] = str(tmp_path)
+        if knob:
+            self.env["TCCD_CACHING_PRECOMPILE"] = "1"
+        self.runs = 0
+
+    def packages(self):
+        return sorted((self.tmp / "torch-cache" / "dynamo").glob("*/entry"))
+
+    def run(self, what: str, *argv: str, cache_dir: str = "", **env: str):
+        self.runs += 1
+        run_env = dict(self.env, TCCD_CACHE_DIR=cache_dir or str(self.tmp / f"tccd-cache-{self.runs}"), **env)
+        r = subprocess.run([sys.executable, str(WORKER), what, *argv], capture_output=True, text=True,
+                           timeout=600, env=run_env)
+        assert r.returncode == 0, f"{what} {argv} failed:\n{r.stdout}\n{r.stderr}"
+        result = json.loads(r.stdout.strip().splitlines()[-1])
+        result["stderr"] = r.stderr
+        return result
+
+
+def _traced(result) -> None:
+    assert result["unique_graphs"] == 1, result
+    assert not any(s["dynamo_package"] for s in result["stats"]), result["stats"]
+
+
+def _from_package(result, kinds) -> None:
+    assert result["unique_graphs"] == 0, "Dynamo traced a frame: " + json.dumps(result)
+    assert result["dynamo_cache"].get("dynamo_cache_hit") == 1, result["dynamo_cache"]
+    assert sorted(s["kind"] for s in result["stats"]) == sorted(kinds), result["stats"]
+    assert all(s["dynamo_package"] and s["aot_skipped"] and s["fallback"] is None for s in result["stats"])
+
+
+@pytest.mark.parametrize("what,kinds", [("train", ["forward", "backward"]), ("infer", ["inference"])])
+def test_the_second_process_loads_dynamos_package_and_traces_nothing(daemon, daemon_env, tmp_path, what, kinds):
+    _write_model(tmp_path)
+    procs = _Processes(daemon_env, tmp_path)
+    cold = procs.run(what)
+    _traced(cold)
+    assert cold["dynamo_cache"] == {"dynamo_cache_miss": 1} and cold["caching_precompile"]
+    _assert_eager(tmp_path, what, cold)
+    assert len(procs.packages()) == 1, "the first process wrote no package"
+
+    before = daemon.stats()
+    warm = procs.run(what)  # an empty local cache: a new machine's process
+    after = daemon.stats()
+    _from_package(warm, kinds)
+    _assert_eager(tmp_path, what, warm)
+    assert warm["out"] == cold["out"] and warm["grads"] == cold["grads"]
+    assert sorted(s["key"] for s in warm["stats"]) == sorted(s["key"] for s in cold["stats"])
+    # The plans came by key: no Compile request reached the daemon.
+    assert (after["cache_hits"], after["cache_misses"]) == (before["cache_hits"], before["cache_misses"])
+    assert after["manifest_reads"] == before["manifest_reads"] + len(kinds)
+
+
+def test_a_recipe_hit_completes_the_package_when_dynamo_records_the_frame(daemon_env, tmp_path):
+    """A graph whose AOT recipe is known at compile time (here from the local cache of a first
+    process without the knob) records its artifact before Dynamo has recorded the frame; the
+    package is written right after that (DynamoCache.record_package, wrapped)."""
+    _write_model(tmp_path)
+    procs = _Processes(daemon_env, tmp_path)
+    filled = str(tmp_path / "filled-cache")
+    procs.run("train", cache_dir=filled, TCCD_CACHING_PRECOMPILE="0")
+    assert not procs.packages()
+    hit = procs.run("train", cache_dir=filled)
+    assert all(s["aot_skipped"] for s in hit["stats"]) and hit["unique_graphs"] == 1, hit
+    assert len(procs.packages()) == 1
+    warm = procs.run("train")
+    _from_package(warm, ["forward", "backward"])
+    _assert_eager(tmp_path, "train", warm)
+
+
+def test_a_changed_source_is_traced_again_and_computes_the_new_code(daemon_env, tmp_path):
+    _write_model(tmp_path)
+    procs = _Processes(daemon_env, tmp_path)
+    procs.run("train")
+    _write_model(tmp_path, activation="torch.sigmoid")  # same lines, other code
+    changed = procs.run("train")
+    _traced(changed)
+    _assert_eager(tmp_path, "train", changed)
+    assert "Dynamo traces the function" in changed["stderr"] and "Traceback" not in changed["stderr"]
+    # Written again for the new source: the next process loads that one.
+    again = procs.run("train")
+    _from_package(again, ["forward", "backward"])
+    _assert_eager(tmp_path, "train", again)
+
+
+def test_other_plan_knobs_drop_the_package_with_one_line(daemon_env, tmp_path):
+    _write_model(tmp_path)
+    procs = _Processes(daemon_env, tmp_path)
+    procs.run("train")
+    other = procs.run("train", TCCD_PARTITIONER="default")
+    _traced(other)
+    assert other["dynamo_cache"] == {"dynamo_cache_error": 1}
+    _assert_eager(tmp_path, "train", other)
+    lines = [line for line in other["stderr"].splitlines() if "Dynamo traces the function" in line]
+    assert len(lines) == 1 and "saved under other client knobs (partitioner)" in lines[0], other["stderr"]
+    assert "Traceback" not in other["stderr"]
+
+
+def test_a_daemon_without_the_packages_plans_drops_it(daemon_env, tmp_path):
+    """The package names plans by key; a daemon that does not hold them (another cluster's, an
+    emptied store) cannot serve them: the function is traced and compiled there."""
+    _write_model(tmp_path)
+    procs = _Processes(daemon_env, tmp_path)
+    procs.run("train")
+    root = short_tempdir("tccd-pkg-")
+    other = Daemon(TCCD_BINARY, root)
+    other.start()
+    try:
+        fresh = procs.run("train", TCCD_ADDRESS=other.address)
+    finally:
+        other.stop()
+    _traced(fresh)
+    assert fresh["dynamo_cache"] == {"dynamo_cache_error": 1}
+    assert all(s["fallback"] is None for s in fresh["stats"])
+    _assert_eager(tmp_path, "train", fresh)
+
+
+def test_without_the_knob_torchs_flag_stays_off_and_nothing_is_written(daemon_env, tmp_path):
+    _write_model(tmp_path)
+    procs = _Processes(daemon_env, tmp_path, knob=False)
+    result = procs.run("train")
+    assert not result["caching_precompile"] and result["dynamo_cache"] == {}
+    assert not procs.packages()
+
+
+def test_torchs_own_flag_and_save_cache_artifacts_take_tccds_graphs(daemon_env, tmp_path):
+    """TORCH_CACHING_PRECOMPILE=1 without tccd's knob: tccd records its artifacts, the script
+    writes the packages with torch.compiler.save_cache_artifacts(), torch's documented way."""
+    _write_model(tmp_path)
+    procs = _Processes(daemon_env, tmp_path, knob=False)
+    procs.run("train", "--save-artifacts", TORCH_CACHING_PRECOMPILE="1")
+    assert len(procs.packages()) == 1
+    warm = procs.run("train", TORCH_CACHING_PRECOMPILE="1")
+    _from_package(warm, ["forward", "backward"])
+    _assert_eager(tmp_path, "train", warm)
