@@ -177,12 +177,15 @@ class Timers:
             if hasattr(owner, attr):
                 (self.wrap_factory if factory else self.wrap)(owner, attr, phase)
 
-    def instrument_tccd(self) -> Callable[..., Any]:
-        """Wraps the client's phases; returns the tccd backend, timed as `backend`."""
+    def instrument_tccd(self, aot_autograd: bool = True) -> Callable[..., Any]:
+        """Wraps the client's phases; returns the tccd backend, timed as `backend`.
+        aot_autograd=False: AOTAutograd's phases are not wrapped (nor their modules imported):
+        for a start that never runs AOTAutograd (Dynamo's package, the zoo's "warm-pre")."""
         import tccd  # noqa: F401  (registers the backend)
         from tccd import aot_cache, compiler, local_cache, native_plan, prefetch, runtime, serialize
 
-        self.instrument_aot_autograd()
+        if aot_autograd:
+            self.instrument_aot_autograd()
         self.wrap(serialize, "build_request", "request")
         self.wrap(serialize, "encode_request", "request")
         self.wrap(local_cache, "request_hash", "request")

@@ -819,8 +819,10 @@ def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **
     if kwargs:
         log.warning("tccd backend: ignoring unknown arguments %s", sorted(kwargs))
     graph_id = _compile_id()
-    # Dynamo's package asks for this graph's artifact (torch's caching_precompile).
-    package_id = getattr(gm, "_backend_id", None) if getattr(torch._dynamo.config, "caching_precompile", False) else None
+    # Dynamo's package asks for this graph's artifact (torch's caching_precompile), and tccd
+    # gives it under TCCD_CACHING_PRECOMPILE only: torch's own save has bugs the knob works
+    # around (caching_precompile.py); without the knob the next process traces the graph.
+    package_id = getattr(gm, "_backend_id", None) if caching_precompile_on() else None
     partitioner_name, partition_fn, decomposition_table = _partitioner()
     graphs = cudagraphs.Session(len(example_inputs)) if cudagraphs.wanted(mode) else None
     capture = None
@@ -906,6 +908,11 @@ def _install_once_logs() -> None:
 
 
 _install_once_logs()
+
+
+def caching_precompile_on() -> bool:
+    """TCCD_CACHING_PRECOMPILE=1 and torch's flag still on (a script may turn it off)."""
+    return config_mod.get().caching_precompile and bool(getattr(torch._dynamo.config, "caching_precompile", False))
 
 
 def _install_caching_precompile() -> None:

@@ -34,10 +34,13 @@ torch.compile (eval_frame.py, 2.11 and 2.15). So a manifest the daemon no longer
 daemon build, other plan-shaping knobs, or a torch the recipe was not reviewed for
 (aot_guard.py) each make the next process trace, with one warning line.
 
-TCCD_CACHING_PRECOMPILE=1 does, beyond torch's flag (TORCH_CACHING_PRECOMPILE=1 alone makes tccd
-record its artifacts; the user then calls torch.compiler.save_cache_artifacts(), torch's way):
+TCCD_CACHING_PRECOMPILE=1 does, beyond torch's flag (with TORCH_CACHING_PRECOMPILE=1 alone tccd
+records no artifact, so torch's save marks tccd's graphs bypassed and the next process traces
+them: torch's own save, torch.compiler.save_cache_artifacts(), has the two bugs below, one of
+which made GPT-2's loaded bytecode raise NameError):
   - turns torch._dynamo.config.caching_precompile on at the backend's import, which
     torch.compile(backend="tccd") does before it reads the flag (install());
+  - records tccd's artifacts (backend.py, once a graph's recipe is stored or was hit);
   - writes a function's package as soon as each of its graphs has its artifact (save_complete:
     after a training graph's first backward, an inference graph's first call, or right after
     Dynamo's compile of the frame when the graphs' recipes were known: DynamoCache.record_package
@@ -171,9 +174,9 @@ def backend_id(gm: Any) -> Optional[str]:
 
 
 def record(graph_id: str, recipe: Any, plan_keys: List[str]) -> None:
-    """Records graph `graph_id`'s artifact for Dynamo's package (its recipe and plans), then,
-    under TCCD_CACHING_PRECOMPILE, writes the packages that are complete. Never fails a compile:
-    a graph without its artifact is traced by the next process."""
+    """Records graph `graph_id`'s artifact for Dynamo's package (its recipe and plans), then
+    writes the packages that are complete. Never fails a compile: a graph without its artifact
+    is traced by the next process."""
     from torch._dynamo.precompile_context import PrecompileContext
 
     from .local_cache import daemon_identity
@@ -186,8 +189,7 @@ def record(graph_id: str, recipe: Any, plan_keys: List[str]) -> None:
     except Exception as e:  # deliberately ignored: that graph's function is traced next time
         log.warning("tccd: graph %s gets no artifact in Dynamo's package: %s", graph_id, e)
         return
-    if config.caching_precompile:
-        save_complete()
+    save_complete()
 
 
 def save_complete() -> List[str]:
@@ -309,6 +311,72 @@ def _carry_globals(entry: Any) -> Optional[str]:
     return None
 
 
+def _drop_unsaveable_guards() -> None:
+    """The guards Dynamo cannot save (CheckFunctionManager.UNSUPPORTED_SERIALIZATION_GUARD_TYPES
+    and those built on them: precompile.serializable_guards) are dropped while a frame is
+    packaged, after the user's guard_filter_fn, as torch's caching_precompile already drops the
+    ID_MATCH family. Torch's own filter misses a CLASS_MATCH (or NN_MODULE, FUNCTION_MATCH,
+    MODULE_MATCH) guard not built on ID_MATCH: T5's frame then failed to save ("CLASS_MATCH
+    guard cannot be serialized") and its next process traced it. They are identity checks of
+    the same kind as those torch drops (README)."""
+    import inspect
+
+    import torch
+    from torch._dynamo.guards import CheckFunctionManager
+
+    from .precompile import serializable_guards
+
+    init = CheckFunctionManager.__init__
+    signature = inspect.signature(init)
+
+    def saveable(user_filter: Any) -> Any:
+        def keep(entries: Any) -> List[bool]:
+            kept = list(user_filter(entries)) if user_filter is not None else [True] * len(entries)
+            saved = serializable_guards(entries)
+            for k, s, entry in zip(kept, saved, entries):
+                if k and not s:
+                    _dropped_guards[str(entry.guard_type)] += 1
+            return [k and s for k, s in zip(kept, saved)]
+
+        return keep
+
+    def init_with_saveable_guards(self: Any, *args: Any, **kwargs: Any) -> None:
+        bound = signature.bind(self, *args, **kwargs)
+        if (bound.arguments.get("save_guards") and not bound.arguments.get("strict_error")
+                and torch._dynamo.config.caching_precompile):
+            bound.arguments["guard_filter_fn"] = saveable(bound.arguments.get("guard_filter_fn"))
+        init(*bound.args, **bound.kwargs)
+
+    CheckFunctionManager.__init__ = init_with_saveable_guards
+
+
+def _tolerate_unsaved_guards() -> None:
+    """A frame whose guards cannot be saved (PackageError from serialize_guards) leaves the
+    package, as torch 2.15 does, instead of failing the compile as torch 2.11 does: 2.11's
+    CheckFunctionManager drops the package (bypass_package) but leaves guards_state None, and
+    convert_frame then asserts it is not None (2.11 convert_frame.py:1641-1643, which tests its
+    local `package`, not the output graph's). Here the frame is bypassed the same way and given
+    empty guard bytes, which a bypassed entry never stores (add_guarded_code returns at once).
+    Only while caching_precompile packages the frame: aot_compile's save still raises."""
+    import torch
+    from torch._dynamo import exc
+    from torch._dynamo.guards import CheckFunctionManager
+
+    serialize = CheckFunctionManager.serialize_guards
+
+    def serialize_or_bypass(self: Any, builder: Any, sorted_guards: Any, output_graph: Any) -> bytes:
+        try:
+            return serialize(self, builder, sorted_guards, output_graph)
+        except exc.PackageError as e:
+            if (torch._dynamo.config.strict_precompile or not torch._dynamo.config.caching_precompile
+                    or getattr(output_graph, "package", None) is None):
+                raise
+            output_graph.bypass_package(f"Guard evaluation failed: {e}")
+            return b""
+
+    CheckFunctionManager.serialize_guards = serialize_or_bypass
+
+
 def _fix_main_module(package: Any) -> None:
     """The module whose globals the compiled function's own code runs with, for its package
     entry. torch records the function's __module__ (CompilePackage.initialize, 2.11 and 2.15),
@@ -379,6 +447,8 @@ def install() -> bool:
         save_complete()
 
     DynamoCache.record_package = record_and_save  # the instance's attribute: convert_frame's lookup
+    _drop_unsaveable_guards()
+    _tolerate_unsaved_guards()
     one_line = _OneLineLogs()
     for name in _TORCH_LOGGERS:
         logging.getLogger(name).addFilter(one_line)

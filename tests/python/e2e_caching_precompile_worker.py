@@ -3,10 +3,11 @@ model in $E2E_MODEL_DIR/pkgmodel.py (a file the test writes, and may change betw
 one call, and for `train` a backward. Prints one JSON line: outputs, gradients, the tccd stats,
 Dynamo's counters (graphs traced, the package's hit/miss/error) and torch's flag.
 
-    python e2e_caching_precompile_worker.py train|infer [--save-artifacts]
+    python e2e_caching_precompile_worker.py train|infer [--save-artifacts] [--unsaved-guards]
 
 --save-artifacts: torch.compiler.save_cache_artifacts() after the step (torch's own way to
 write Dynamo's packages, with TORCH_CACHING_PRECOMPILE=1 and without tccd's knob).
+--unsaved-guards: Dynamo cannot save the frame's guards (serialize_guards raises PackageError).
 Environment: the TCCD_* of the test, TORCHINDUCTOR_CACHE_DIR (where torch keeps the packages).
 """
 
@@ -16,7 +17,18 @@ import sys
 
 import torch
 
-import tccd
+if "--unsaved-guards" in sys.argv:
+    # Dynamo cannot save this frame's guards: serialize_guards raises PackageError (before
+    # tccd's import, which wraps it).
+    from torch._dynamo import exc
+    from torch._dynamo.guards import CheckFunctionManager
+
+    def _unsaveable(*args, **kwargs):
+        raise exc.PackageError("test: these guards cannot be serialized")
+
+    CheckFunctionManager.serialize_guards = _unsaveable
+
+import tccd  # noqa: E402
 
 sys.path.insert(0, os.environ["E2E_MODEL_DIR"])
 from pkgmodel import Model, inputs  # noqa: E402
