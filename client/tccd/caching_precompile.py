@@ -64,7 +64,7 @@ import json
 import logging
 import threading
 import types
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 from torch._dynamo.precompile_context import BackendCacheArtifact
 
@@ -93,14 +93,16 @@ KNOBS = (
 _TORCH_LOGGERS = ("torch._dynamo.guards", "torch._dynamo.package", "torch._dynamo.eval_frame")
 
 _lock = threading.Lock()
-# Package key -> (graph ids, guarded codes per frame) when save_complete last wrote it.
-_written: Dict[str, Tuple[Any, ...]] = {}
+# Package key -> (graph ids, guarded codes per frame) when save_complete last wrote it, or why
+# it did not (logged once per reason).
+_written: Dict[str, Any] = {}
 _dropped_guards: "collections.Counter[str]" = collections.Counter()  # guard type -> dropped
 _dropped_reported = [0]  # how many of them a warning has named
 _installed = [False]
 
 
 def knobs(config: Any) -> Dict[str, Any]:
+    """The KNOBS of `config`, as an artifact records them."""
     return {name: getattr(config, name) for name in KNOBS}
 
 

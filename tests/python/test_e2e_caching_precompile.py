@@ -149,6 +149,10 @@ def test_a_recipe_hit_completes_the_package_when_dynamo_records_the_frame(daemon
     warm = procs.run("train")
     _from_package(warm, ["forward", "backward"])
     _assert_eager(tmp_path, "train", warm)
+    # A filled local cache loads the package as well (the plans' artifacts from it).
+    local = procs.run("train", cache_dir=filled)
+    _from_package(local, ["forward", "backward"])
+    _assert_eager(tmp_path, "train", local)
 
 
 def test_a_changed_source_is_traced_again_and_computes_the_new_code(daemon_env, tmp_path):
