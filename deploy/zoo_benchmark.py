@@ -606,7 +606,47 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         from torch._dynamo.utils import counters
 
         out["dynamo_frames"] = int(counters["stats"]["unique_graphs"])
+        out["traced_frames"] = traced_frames  # what Dynamo still traced, and why the package's guards failed
     return out
+
+
+def _record_traced_frames() -> List[Dict[str, Any]]:
+    """--warm-precompile's "warm-pre": every frame Dynamo still compiles (convert_frame._compile,
+    after phase_timers' wrapper), with the first failing guard of each entry Dynamo's package
+    installed on that code (`check_verbose` on the frame's locals and closure): what makes a
+    loaded package trace after all. The list fills while the cell runs."""
+    import torch._dynamo.convert_frame as convert_frame
+
+    frames: List[Dict[str, Any]] = []
+    compile_frame = convert_frame._compile
+
+    def recording(code, f_globals, f_locals, builtins, closure, *args, **kwargs):
+        entry: Dict[str, Any] = {"code": f"{code.co_name} {code.co_filename}:{code.co_firstlineno}"}
+        try:
+            from torch._C._dynamo.eval_frame import _debug_get_precompile_entries
+
+            scope = dict(f_locals)
+            scope.update({name: cell.cell_contents for name, cell in zip(code.co_freevars, closure or ())
+                          if _cell_set(cell)})
+            entries = _debug_get_precompile_entries(code)
+            entry["package_entries"] = len(entries)
+            entry["failed_guards"] = [list(e.guard_manager.check_verbose(scope).verbose_code_parts)[:2]
+                                      for e in entries][:4]
+        except Exception as e:  # deliberately ignored: a diagnostic only
+            entry["diagnostic_error"] = f"{type(e).__name__}: {e}"[:200]
+        frames.append(entry)
+        return compile_frame(code, f_globals, f_locals, builtins, closure, *args, **kwargs)
+
+    convert_frame._compile = recording
+    return frames
+
+
+def _cell_set(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:  # an empty cell
+        return False
 
 
 def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
@@ -653,6 +693,7 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         timers.begin()
         t_precompile = time.perf_counter()
         tccd_backend = timers.instrument_tccd(aot_autograd=False)  # a package hit runs none
+        traced_frames = _record_traced_frames()
     t_compile_call = time.perf_counter()
     if backend == "eager":
         compiled = model
@@ -1630,6 +1671,8 @@ def main(argv=None) -> int:
                             f"Dynamo frames {w['dynamo_frames']}, package {w['dynamo_cache']}) "
                             f"({w['cell_wall_s']:.0f}s){_marks_text(w)}" if w.get("ok") else
                             f"FAILED {w.get('error')} {(w.get('stderr_tail') or '').strip()[-300:]}"), flush=True)
+                        for frame in (w.get("traced_frames") or [])[:4]:
+                            print(f"  warm-pre traced {json.dumps(frame)[:600]}", flush=True)
                         _print_first_calls(w)
             if aot_here and r.get("ok"):
                 cells.extend(_aot_cells(spec, a.timeout_s, a.budget_s - (time.monotonic() - start), tag,

@@ -352,6 +352,43 @@ def _drop_unsaveable_guards() -> None:
     CheckFunctionManager.__init__ = init_with_saveable_guards
 
 
+def _mint_unbound_globals() -> None:
+    """A frame traced after a package was installed binds its globals under names the package
+    did not bind already. Torch 2.11 names `install_global`'s globals from a per-process counter
+    (`__builtins_dict___0`, ...): a process that loaded a package (whose install bound the
+    saving process's names) and then traced a frame of the same module (a guard that failed)
+    made the same name again, and CleanupHook.create asserted: every warm-pre cell of session
+    16's first GPU run crashed so. 2.15 mints names free in the scope (unique_id_unbound_in);
+    here 2.11 gets the same. `install_global_by_id` (`<prefix>_<id>_c<compile id>`) can meet a
+    package's name too (the same object at the same address in a deterministic process): a name
+    bound to the same object is reused, one bound to another gets a suffix."""
+    from torch._dynamo import bytecode_transformation
+    from torch._dynamo.output_graph import OutputGraph
+
+    if not hasattr(bytecode_transformation, "unique_id_unbound_in"):
+        def install_global(self: Any, prefix: str, value: Any) -> str:
+            name = bytecode_transformation.unique_id(prefix)
+            while name in self.global_scope:
+                name = bytecode_transformation.unique_id(prefix)
+            self.install_global_unsafe(name, value)
+            return name
+
+        OutputGraph.install_global = install_global
+
+    by_id = OutputGraph.install_global_by_id
+
+    def install_global_by_id(self: Any, prefix: str, value: Any) -> str:
+        name = f"{prefix}_{id(value)}_c{self.compile_id}"
+        if name in self.global_scope and name not in self.installed_globals:
+            if self.global_scope[name] is value:  # bound by a package's install: the same object
+                self.installed_globals.add(name)
+                return name
+            return self.install_global(f"{name}_", value)
+        return by_id(self, prefix, value)
+
+    OutputGraph.install_global_by_id = install_global_by_id
+
+
 def _tolerate_unsaved_guards() -> None:
     """A frame whose guards cannot be saved (PackageError from serialize_guards) leaves the
     package, as torch 2.15 does, instead of failing the compile as torch 2.11 does: 2.11's
@@ -451,6 +488,7 @@ def install() -> bool:
     DynamoCache.record_package = record_and_save  # the instance's attribute: convert_frame's lookup
     _drop_unsaveable_guards()
     _tolerate_unsaved_guards()
+    _mint_unbound_globals()
     one_line = _OneLineLogs()
     for name in _TORCH_LOGGERS:
         logging.getLogger(name).addFilter(one_line)

@@ -4,10 +4,14 @@ one call, and for `train` a backward. Prints one JSON line: outputs, gradients, 
 Dynamo's counters (graphs traced, the package's hit/miss/error) and torch's flag.
 
     python e2e_caching_precompile_worker.py train|infer [--save-artifacts] [--unsaved-guards]
+        [--rows N] [--torch-2.11-names]
 
 --save-artifacts: torch.compiler.save_cache_artifacts() after the step (torch's own way to
 write Dynamo's packages, with TORCH_CACHING_PRECOMPILE=1 and without tccd's knob).
 --unsaved-guards: Dynamo cannot save the frame's guards (serialize_guards raises PackageError).
+--rows N: the first N rows of the input twice over (another shape than the package's guards).
+--torch-2.11-names: OutputGraph.install_global as torch 2.11 has it (names not checked against
+the module's globals).
 Environment: the TCCD_* of the test, TORCHINDUCTOR_CACHE_DIR (where torch keeps the packages).
 """
 
@@ -28,6 +32,22 @@ if "--unsaved-guards" in sys.argv:
 
     CheckFunctionManager.serialize_guards = _unsaveable
 
+if "--torch-2.11-names" in sys.argv:
+    # torch 2.11's OutputGraph.install_global: names from the process's counter only, not
+    # checked against the scope (2.15 checks, unique_id_unbound_in), so that tccd's fix for it
+    # applies here too.
+    from torch._dynamo import bytecode_transformation
+    from torch._dynamo.output_graph import OutputGraph
+
+    del bytecode_transformation.unique_id_unbound_in
+
+    def _install_global_2_11(self, prefix, value):
+        name = bytecode_transformation.unique_id(prefix)
+        self.install_global_unsafe(name, value)
+        return name
+
+    OutputGraph.install_global = _install_global_2_11
+
 import tccd  # noqa: E402
 
 sys.path.insert(0, os.environ["E2E_MODEL_DIR"])
@@ -40,6 +60,8 @@ def main():
     model = Model()
     compiled = torch.compile(model, backend="tccd")
     x = inputs()
+    if "--rows" in sys.argv:  # another batch size: the package's guards fail, Dynamo traces
+        x = torch.cat([x, x])[: int(sys.argv[sys.argv.index("--rows") + 1])]
     if what == "train":
         out = compiled(x)
         out.square().mean().backward()

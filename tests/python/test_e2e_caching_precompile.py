@@ -48,13 +48,15 @@ def _write_model(directory: Path, activation: str = "torch.relu") -> None:
         cached.unlink()
 
 
-def _eager(directory: Path, what: str):
+def _eager(directory: Path, what: str, rows: int = 0):
     """The model's outputs and gradients, eagerly, from the module file as it is now."""
     namespace: dict = {}
     exec(compile((directory / "pkgmodel.py").read_text(), "pkgmodel.py", "exec"), namespace)
     torch.manual_seed(0)
     model = namespace["Model"]()
     x = namespace["inputs"]()
+    if rows:
+        x = torch.cat([x, x])[:rows]
     if what == "infer":
         with torch.no_grad():
             return model(x), []
@@ -63,8 +65,8 @@ def _eager(directory: Path, what: str):
     return out.detach(), [p.grad for p in model.parameters()]
 
 
-def _assert_eager(directory: Path, what: str, result) -> None:
-    out, grads = _eager(directory, what)
+def _assert_eager(directory: Path, what: str, result, rows: int = 0) -> None:
+    out, grads = _eager(directory, what, rows)
     torch.testing.assert_close(torch.tensor(result["out"]), out, rtol=RTOL, atol=ATOL)
     assert len(result["grads"]) == len(grads)
     for got, want in zip(result["grads"], grads):
@@ -237,3 +239,24 @@ def test_guards_that_cannot_be_saved_leave_the_frame_out_of_the_package(daemon_e
     again = procs.run("train")
     _traced(again)
     _assert_eager(tmp_path, "train", again)
+
+
+def test_a_guard_that_fails_after_the_load_traces_with_torch_2_11s_global_names(daemon_env, tmp_path):
+    """Another batch size than the package's: its guards fail and Dynamo traces the frame in a
+    module where the package's install bound `__builtins_dict___0`. torch 2.11 named the new
+    frame's global from its process counter alone and asserted on the clash (session 16's GPU
+    run: every warm-pre cell); with install_global as 2.11 has it, the trace works and computes
+    eager's results (caching_precompile._mint_unbound_globals). The recompile joins the
+    package: the next process at that size traces nothing."""
+    _write_model(tmp_path)
+    procs = _Processes(daemon_env, tmp_path)
+    procs.run("train")
+    other = procs.run("train", "--rows", "12", "--torch-2.11-names")
+    assert other["dynamo_cache"] == {"dynamo_cache_hit": 1} and other["unique_graphs"] == 1, other
+    _assert_eager(tmp_path, "train", other, rows=12)
+    again = procs.run("train", "--rows", "12")
+    assert again["unique_graphs"] == 0 and again["dynamo_cache"] == {"dynamo_cache_hit": 1}, again
+    _assert_eager(tmp_path, "train", again, rows=12)
+    third = procs.run("train", "--rows", "10")
+    assert third["unique_graphs"] == 1, third
+    _assert_eager(tmp_path, "train", third, rows=10)

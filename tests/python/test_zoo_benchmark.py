@@ -144,6 +144,7 @@ def test_zoo_benchmark_warm_precompile_cpu(daemon, tmp_path):
     warm, pre = cells[2], cells[3]
     assert warm["phase_dynamo"] > 0 and "dynamo_cache" not in warm
     assert pre["dynamo_cache"] == {"dynamo_cache_hit": 1} and pre["dynamo_frames"] == 0, pre
+    assert pre["traced_frames"] == [], pre
     assert pre["phase_dynamo"] == 0 and pre["fallbacks"] == [], pre
     assert pre["warm_graphs"] > 0 and all(s["dynamo_package"] for s in pre["warm_graph_stats"]), pre
     assert 0 < pre["precompile_load_s"] < pre["first_step_s"] and pre["compile_call_s"] == 0
