@@ -606,7 +606,6 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         from torch._dynamo.utils import counters
 
         out["dynamo_frames"] = int(counters["stats"]["unique_graphs"])
-        out["traced_frames"] = traced_frames  # what Dynamo still traced, and why the package's guards failed
     return out
 
 
@@ -782,6 +781,7 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         # The package: read (hit), none (miss) or dropped (error); frames Dynamo still traced.
         out["dynamo_cache"] = {k: v for k, v in counters["dynamo_cache"].items() if v}
         out["dynamo_frames"] = int(counters["stats"]["unique_graphs"])
+        out["traced_frames"] = traced_frames  # what Dynamo still traced, and why the package's guards failed
     if spec.get("start") in ("warm", "warm-b", "warm-pre") or spec.get("first_only"):
         # A warm-start cell measures the first step only (--warm): what a new process pays;
         # --first-step-only makes every cell do so.

@@ -389,6 +389,79 @@ def _mint_unbound_globals() -> None:
     OutputGraph.install_global_by_id = install_global_by_id
 
 
+# Autocast device types whose enabled flag _load_guards_under_saved_autocast sets, by their
+# index in GlobalStateGuard's autocast_state (c10's _AUTOCAST_SUPPORTED_DEVICES: CPU, CUDA, ...;
+# checked at run time by toggling each).
+_AUTOCAST_DEVICES = ("cpu", "cuda")
+
+
+def _autocast_indices() -> Dict[str, int]:
+    """Device type -> its index in the global state guard's autocast_state["enabled"]."""
+    import torch
+
+    def enabled() -> List[bool]:
+        return json.loads(torch._C._dynamo.guards.GlobalStateGuard().__getstate__())["autocast_state"]["enabled"]
+
+    out = {}
+    for device in _AUTOCAST_DEVICES:
+        was = torch.is_autocast_enabled(device)
+        before = enabled()
+        torch.set_autocast_enabled(device, not was)
+        try:
+            flipped = [i for i, (a, b) in enumerate(zip(before, enabled())) if a != b]
+        finally:
+            torch.set_autocast_enabled(device, was)
+        if len(flipped) == 1:
+            out[device] = flipped[0]
+    return out
+
+
+def _load_guards_under_saved_autocast() -> None:
+    """torch 2.11 rebuilds a loaded package's tensor guards with the dispatch keys of the
+    thread's state at load time, the torch.compile() call, usually outside the autocast region
+    the compiled model is called in: the saving process built them inside it (AutocastCUDA in
+    the expected key set), so every guard set of a model trained under autocast failed at the
+    first call and Dynamo traced again (the zoo's GPU cells; reproduced with torch 2.11 on the
+    CPU under CPU autocast; 2.15 keeps the saved keys). Here the guards are built with the
+    autocast flags the package's own global-state guard saved, then the thread's are restored."""
+    import contextlib
+
+    import torch
+    import torch._dynamo.package as package
+
+    from .aot_guard import torch_minor
+
+    if torch_minor(torch.__version__) != "2.11":
+        return
+    try:
+        indices = _autocast_indices()
+    except Exception as e:  # deliberately ignored: guards built as torch builds them
+        log.debug("tccd: autocast state not readable: %s", e)
+        return
+    build = package.load_guard_manager
+
+    @contextlib.contextmanager
+    def saved_autocast(guards_state: Any) -> Any:
+        was = {device: torch.is_autocast_enabled(device) for device in indices}
+        try:
+            saved = json.loads(guards_state.output_graph.global_state_guard.__getstate__())["autocast_state"]
+            for device, index in indices.items():
+                torch.set_autocast_enabled(device, bool(saved["enabled"][index]))
+        except Exception as e:  # deliberately ignored: guards built as torch builds them
+            log.debug("tccd: the package's autocast state not applied: %s", e)
+        try:
+            yield
+        finally:
+            for device, flag in was.items():
+                torch.set_autocast_enabled(device, flag)
+
+    def load_guard_manager(guards_state: Any, *args: Any, **kwargs: Any) -> Any:
+        with saved_autocast(guards_state):
+            return build(guards_state, *args, **kwargs)
+
+    package.load_guard_manager = load_guard_manager  # install()'s lookup of the module's name
+
+
 def _tolerate_unsaved_guards() -> None:
     """A frame whose guards cannot be saved (PackageError from serialize_guards) leaves the
     package, as torch 2.15 does, instead of failing the compile as torch 2.11 does: 2.11's
@@ -489,6 +562,7 @@ def install() -> bool:
     _drop_unsaveable_guards()
     _tolerate_unsaved_guards()
     _mint_unbound_globals()
+    _load_guards_under_saved_autocast()
     one_line = _OneLineLogs()
     for name in _TORCH_LOGGERS:
         logging.getLogger(name).addFilter(one_line)

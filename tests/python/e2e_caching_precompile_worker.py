@@ -4,14 +4,14 @@ one call, and for `train` a backward. Prints one JSON line: outputs, gradients, 
 Dynamo's counters (graphs traced, the package's hit/miss/error) and torch's flag.
 
     python e2e_caching_precompile_worker.py train|infer [--save-artifacts] [--unsaved-guards]
-        [--rows N] [--torch-2.11-names]
+        [--rows N] [--torch-2.11-names] [--autocast]
 
 --save-artifacts: torch.compiler.save_cache_artifacts() after the step (torch's own way to
 write Dynamo's packages, with TORCH_CACHING_PRECOMPILE=1 and without tccd's knob).
 --unsaved-guards: Dynamo cannot save the frame's guards (serialize_guards raises PackageError).
 --rows N: the first N rows of the input twice over (another shape than the package's guards).
 --torch-2.11-names: OutputGraph.install_global as torch 2.11 has it (names not checked against
-the module's globals).
+the module's globals). --autocast: the call under CPU bf16 autocast.
 Environment: the TCCD_* of the test, TORCHINDUCTOR_CACHE_DIR (where torch keeps the packages).
 """
 
@@ -62,12 +62,14 @@ def main():
     x = inputs()
     if "--rows" in sys.argv:  # another batch size: the package's guards fail, Dynamo traces
         x = torch.cat([x, x])[: int(sys.argv[sys.argv.index("--rows") + 1])]
+    autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled="--autocast" in sys.argv)
     if what == "train":
-        out = compiled(x)
-        out.square().mean().backward()
+        with autocast:
+            out = compiled(x)
+        out.float().square().mean().backward()
         grads = [p.grad.tolist() for p in model.parameters()]
     else:
-        with torch.no_grad():
+        with torch.no_grad(), autocast:
             out = compiled(x)
         grads = []
     if "--save-artifacts" in sys.argv:
@@ -75,13 +77,14 @@ def main():
     from torch._dynamo.utils import counters
 
     print(json.dumps({
-        "out": out.detach().tolist(),
+        "out": out.detach().float().tolist(),
         "grads": grads,
         "stats": [{k: s[k] for k in ("name", "kind", "aot_skipped", "dynamo_package", "fallback", "key")}
                   for s in tccd.last_compile_stats()],
         "unique_graphs": int(counters["stats"]["unique_graphs"]),
         "dynamo_cache": {k: v for k, v in counters["dynamo_cache"].items() if v},
         "caching_precompile": bool(torch._dynamo.config.caching_precompile),
+        "torch": torch.__version__,
     }))
 
 

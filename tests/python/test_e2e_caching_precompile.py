@@ -73,11 +73,27 @@ def _assert_eager(directory: Path, what: str, result, rows: int = 0) -> None:
         torch.testing.assert_close(torch.tensor(got), want, rtol=RTOL, atol=ATOL)
 
 
+# Another torch to run the workers with (TCCD_TEST_OTHER_TORCH_SITE: a directory holding its
+# `torch` package, e.g. torch 2.11's wheel unpacked; TCCD_TEST_OTHER_TORCH_LIBS: the CUDA
+# libraries it loads, LD_LIBRARY_PATH style): the tests marked with it run once more under it.
+OTHER_TORCH_SITE = os.environ.get("TCCD_TEST_OTHER_TORCH_SITE", "")
+OTHER_TORCH_LIBS = os.environ.get("TCCD_TEST_OTHER_TORCH_LIBS", "")
+
+
+def _torch_env(other: bool) -> dict:
+    if not other:
+        return {}
+    if not OTHER_TORCH_SITE:
+        pytest.skip("TCCD_TEST_OTHER_TORCH_SITE is not set (another torch, e.g. 2.11 unpacked)")
+    return {"PYTHONPATH": OTHER_TORCH_SITE + os.pathsep + os.environ.get("PYTHONPATH", ""),
+            "LD_LIBRARY_PATH": OTHER_TORCH_LIBS}
+
+
 class _Processes:
     """Runs the worker in new processes sharing one torch cache dir (Dynamo's packages), each
     with an empty tccd local cache unless told otherwise."""
 
-    def __init__(self, daemon_env, tmp_path: Path, knob: bool = True):
+    def __init__(self, daemon_env, tmp_path: Path, knob: bool = True, other_torch: bool = False):
         self.tmp = tmp_path
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("TCCD_", "TORCH"))}
         self.env.update({k: daemon_env[k] for k in ("TCCD_ADDRESS", "TCCD_JOB_ID", "TCCD_NO_AUTOSTART",
@@ -86,6 +102,7 @@ class _Processes:
         self.env["E2E_MODEL_DIR"] = str(tmp_path)
         if knob:
             self.env["TCCD_CACHING_PRECOMPILE"] = "1"
+        self.env.update(_torch_env(other_torch))
         self.runs = 0
 
     def packages(self):
@@ -239,6 +256,28 @@ def test_guards_that_cannot_be_saved_leave_the_frame_out_of_the_package(daemon_e
     again = procs.run("train")
     _traced(again)
     _assert_eager(tmp_path, "train", again)
+
+
+@pytest.mark.parametrize("other_torch", [False, True], ids=["this-torch", "other-torch"])
+def test_a_model_called_under_autocast_loads_its_package(daemon_env, tmp_path, other_torch):
+    """The package of a model called under autocast loads and traces nothing. torch 2.11 built
+    the loaded tensor guards with the dispatch keys of the torch.compile() call, outside
+    autocast, and every guard set failed (session 16's GPU cells; with torch 2.11 on the CPU
+    the same): caching_precompile._load_guards_under_saved_autocast. other-torch: with
+    TCCD_TEST_OTHER_TORCH_SITE (torch 2.11 unpacked)."""
+    _write_model(tmp_path)
+    procs = _Processes(daemon_env, tmp_path, other_torch=other_torch)
+    cold = procs.run("train", "--autocast")
+    _traced(cold)
+    assert (cold["torch"] != torch.__version__) == other_torch, cold["torch"]
+    warm = procs.run("train", "--autocast")
+    _from_package(warm, ["forward", "backward"])
+    assert warm["out"] == cold["out"] and warm["grads"] == cold["grads"]
+    if other_torch:
+        # And a guard that fails after the load (another batch size) traces without the clash
+        # of torch 2.11's global names.
+        other = procs.run("train", "--autocast", "--rows", "12")
+        assert other["unique_graphs"] == 1 and other["dynamo_cache"] == {"dynamo_cache_hit": 1}, other
 
 
 def test_a_guard_that_fails_after_the_load_traces_with_torch_2_11s_global_names(daemon_env, tmp_path):
