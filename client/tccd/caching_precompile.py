@@ -27,17 +27,17 @@ the ahead-of-time file are. Only graphs with an AOT recipe have an artifact (not
 graphs, not with lifted constants or symbolic sizes: aot_recipe.py); a function with another
 graph is not written by tccd, so the next process traces it.
 
-When tccd's part loads: while torch unpickles the package (DiskDynamoCache.load, which drops
-the package on any error and traces: the normal warm path), not when torch installs it: an
-error raised there leaves torch initialising an initialised package, which raises out of
-torch.compile (eval_frame.py, 2.11 and 2.15). So a manifest the daemon no longer holds, another
-daemon build, other plan-shaping knobs, or a torch the recipe was not reviewed for
-(aot_guard.py) each make the next process trace, with one warning line.
+When tccd's part loads: after torch read the package and before torch installs it
+(_checked_load wraps DiskDynamoCache.load: torch's own checks of the package, then tccd's plans),
+because an error raised while torch installs leaves it initialising an initialised package,
+which raises out of torch.compile (eval_frame.py, 2.11 and 2.15). So a changed source, another
+torch or GPU, a manifest the daemon no longer holds, another daemon build, other plan-shaping
+knobs, or a torch the recipe was not reviewed for (aot_guard.py) each make the process trace
+as if there were no package, with one warning line.
 
-TCCD_CACHING_PRECOMPILE=1 does, beyond torch's flag (with TORCH_CACHING_PRECOMPILE=1 alone tccd
-records no artifact, so torch's save marks tccd's graphs bypassed and the next process traces
-them: torch's own save, torch.compiler.save_cache_artifacts(), has the two bugs below, one of
-which made GPT-2's loaded bytecode raise NameError):
+TCCD_CACHING_PRECOMPILE=1 does (with TORCH_CACHING_PRECOMPILE=1 alone tccd records no artifact,
+so torch's save marks tccd's graphs bypassed and the next process traces them: torch's own save
+has the gaps below):
   - turns torch._dynamo.config.caching_precompile on at the backend's import, which
     torch.compile(backend="tccd") does before it reads the flag (install());
   - records tccd's artifacts (backend.py, once a graph's recipe is stored or was hit);
@@ -45,16 +45,20 @@ which made GPT-2's loaded bytecode raise NameError):
     after a training graph's first backward, an inference graph's first call, or right after
     Dynamo's compile of the frame when the graphs' recipes were known: DynamoCache.record_package
     is wrapped), rather than at a save_cache_artifacts() call the script would need; torch's
-    save marks a graph whose
-    artifact is missing as bypassed in the live package, which 2.11 never clears, so tccd writes
-    only complete packages;
+    save marks a graph whose artifact is missing as bypassed in the live package, which 2.11
+    never clears, so tccd writes only complete packages;
+  - works around torch's gaps, each in a function of its own below: a decorated function's
+    module (_fix_main_module), modules Dynamo bound under names of its own (_carry_globals),
+    guards Dynamo cannot save (_drop_unsaveable_guards), 2.11's assertion on them
+    (_tolerate_unsaved_guards), 2.11's global names after a load (_mint_unbound_globals), 2.11's
+    loaded tensor guards outside autocast (_load_guards_under_saved_autocast);
   - folds torch's warning per dropped guard into one line at the save, and torch's failed-load
     warning (a traceback) into one line with the reason (_OneLineLogs).
 
 Guards: in this mode torch drops the ID_MATCH, CLOSURE_MATCH, WEAKREF_ALIVE and DICT_VERSION
 guards and those built on them (MODULE_MATCH, BUILTIN_MATCH, FUNCTION_MATCH, ...) in every
-process, the saving one included (guards.py, CheckFunctionManager): what that misses is in
-README ("Warm start without Dynamo's trace").
+process, the saving one included (guards.py, CheckFunctionManager), and tccd the other guards
+Dynamo cannot save: what that misses is in README ("Warm start without Dynamo's trace").
 """
 
 from __future__ import annotations
