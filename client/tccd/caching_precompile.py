@@ -550,7 +550,8 @@ def install() -> bool:
         return False
     from torch._dynamo.package import DynamoCache
 
-    dynamo_config.caching_precompile = True
+    # Torch's flag goes on last: if a step below raises (a torch whose internals moved), the
+    # knob has no effect (backend.py logs why) rather than half of it.
     read_package = DynamoCache.load
     DynamoCache.load = lambda fn: _checked_load(read_package, fn)  # eval_frame's lookup, at torch.compile()
     # Dynamo records a frame's package entry after the backend returned (convert_frame.py): a
@@ -570,6 +571,7 @@ def install() -> bool:
     one_line = _OneLineLogs()
     for name in _TORCH_LOGGERS:
         logging.getLogger(name).addFilter(one_line)
+    dynamo_config.caching_precompile = True
     _installed[0] = True
     log.debug("tccd: torch's caching_precompile is on (TCCD_CACHING_PRECOMPILE=1)")
     return True
