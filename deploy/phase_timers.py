@@ -183,7 +183,8 @@ class Timers:
         for it: the ahead-of-time flow's load (instrument_aot_load) never imports or runs
         AOTAutograd, and importing it only to wrap it put ~1 s into the GPU host's AOT first
         steps (session 16's r1: `import` 1.02-1.33 s, 0.03-0.05 before the wrapping moved into
-        the timed step; on the CPU 0.18 of the 0.28 s of first imports in ResNet-50's load)."""
+        the timed step; on the CPU 0.18 of the 0.28 s of first imports in ResNet-50's load). Also for a start that
+        never runs AOTAutograd at all (Dynamo's package, the zoo's "warm-pre")."""
         import tccd  # noqa: F401  (registers the backend)
         from tccd import aot_cache, compiler, local_cache, native_plan, prefetch, runtime, serialize
 

@@ -512,6 +512,9 @@ def _aot_save_after_cold(spec: Dict[str, Any], model, fwd, batch, init_state, sy
     import torch
 
     out: Dict[str, Any] = {}
+    # --warm-precompile's cold cell ran with torch's caching_precompile (TCCD_CACHING_PRECOMPILE):
+    # its package is written; the ahead-of-time save is the flow of its own, as without it.
+    torch._dynamo.config.caching_precompile = False
     try:
         _without_loss_type_warning(model)
         with torch.no_grad():
@@ -610,6 +613,45 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
+def _record_traced_frames() -> List[Dict[str, Any]]:
+    """--warm-precompile's "warm-pre": every frame Dynamo still compiles (convert_frame._compile,
+    after phase_timers' wrapper), with the first failing guard of each entry Dynamo's package
+    installed on that code (`check_verbose` on the frame's locals and closure): what makes a
+    loaded package trace after all. The list fills while the cell runs."""
+    import torch._dynamo.convert_frame as convert_frame
+
+    frames: List[Dict[str, Any]] = []
+    compile_frame = convert_frame._compile
+
+    def recording(code, f_globals, f_locals, builtins, closure, *args, **kwargs):
+        entry: Dict[str, Any] = {"code": f"{code.co_name} {code.co_filename}:{code.co_firstlineno}"}
+        try:
+            from torch._C._dynamo.eval_frame import _debug_get_precompile_entries
+
+            scope = dict(f_locals)
+            scope.update({name: cell.cell_contents for name, cell in zip(code.co_freevars, closure or ())
+                          if _cell_set(cell)})
+            entries = _debug_get_precompile_entries(code)
+            entry["package_entries"] = len(entries)
+            entry["failed_guards"] = [list(e.guard_manager.check_verbose(scope).verbose_code_parts)[:2]
+                                      for e in entries][:4]
+        except Exception as e:  # deliberately ignored: a diagnostic only
+            entry["diagnostic_error"] = f"{type(e).__name__}: {e}"[:200]
+        frames.append(entry)
+        return compile_frame(code, f_globals, f_locals, builtins, closure, *args, **kwargs)
+
+    convert_frame._compile = recording
+    return frames
+
+
+def _cell_set(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:  # an empty cell
+        return False
+
+
 def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     if spec.get("start") in ("aot-save", "aot", "aot-save-b", "aot-b"):
         return run_aot_cell(spec)
@@ -641,6 +683,20 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         timers = Timers()
     # --mode: torch.compile's mode for both compiled backends ("default": none given).
     mode = None if spec.get("mode", "default") == "default" else spec["mode"]
+    # --warm-precompile's "warm-pre": torch.compile() loads Dynamo's package (tccd's plans
+    # included), so the first step is timed from before it, instrumented from there (as the AOT
+    # load cells are); precompile_load_s is that call.
+    precompile = spec.get("start") == "warm-pre" and timers is not None
+    if precompile:
+        # What every torch.compile() call imports (Dynamo's backend-debug wrapper: ~1 s on the
+        # CPU machine), outside the other cells' first steps (their compile_call_s): outside
+        # this one's too; the package's load stays inside.
+        import torch._dynamo.repro.after_dynamo  # noqa: F401
+
+        timers.begin()
+        t_precompile = time.perf_counter()
+        tccd_backend = timers.instrument_tccd(aot_autograd=False)  # a package hit runs none
+        traced_frames = _record_traced_frames()
     t_compile_call = time.perf_counter()
     if backend == "eager":
         compiled = model
@@ -648,7 +704,8 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         compiled = torch.compile(model, mode=mode)
     else:
         # Instrumented at the backend's first call, inside the first step (phase_timers.lazy_tccd).
-        compiled = torch.compile(model, backend=timers.lazy_tccd() if timers else "tccd", mode=mode)
+        compiled = torch.compile(model, backend=(tccd_backend if precompile else timers.lazy_tccd()) if timers
+                                 else "tccd", mode=mode)
     compile_call_s = time.perf_counter() - t_compile_call
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if cuda else torch.autocast("cpu", enabled=False)
 
@@ -682,10 +739,10 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     sync()
     _mark("set_up")  # the model on the device (CUDA's initialisation), the batch, the state's copy
     gc_watch = _GcWatch().__enter__()
-    if timers:
+    if timers and not precompile:
         timers.begin()
     c0 = time.thread_time()
-    t0 = time.perf_counter()
+    t0 = t_precompile if precompile else time.perf_counter()
     if timers and backend == "inductor":
         # Imports torch._inductor.compile_fx (~200 modules) to wrap it: inside the first step,
         # as the first compile of a process using Inductor imports it (timed as `import`).
@@ -720,10 +777,19 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         waited_s = time.perf_counter()
         prefetch.wait_all(spec.get("timeout_s", 600))
         out["background_compile_wait_s"] = round(time.perf_counter() - waited_s, 3)
-    if spec.get("start") in ("warm", "warm-b") or spec.get("first_only"):
+    if precompile:
+        from torch._dynamo.utils import counters
+
+        out["precompile_load_s"] = round(compile_call_s, 4)  # inside first_step_s
+        out["compile_call_s"] = 0.0  # ("Before the first step": none of it is outside)
+        # The package: read (hit), none (miss) or dropped (error); frames Dynamo still traced.
+        out["dynamo_cache"] = {k: v for k, v in counters["dynamo_cache"].items() if v}
+        out["dynamo_frames"] = int(counters["stats"]["unique_graphs"])
+        out["traced_frames"] = traced_frames  # what Dynamo still traced, and why the package's guards failed
+    if spec.get("start") in ("warm", "warm-b", "warm-pre") or spec.get("first_only"):
         # A warm-start cell measures the first step only (--warm): what a new process pays;
         # --first-step-only makes every cell do so.
-        if backend == "tccd" and spec.get("start") in ("warm", "warm-b"):
+        if backend == "tccd" and spec.get("start") in ("warm", "warm-b", "warm-pre"):
             import tccd
 
             stats = tccd.last_compile_stats()
@@ -734,7 +800,8 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
             out["fallbacks"] = [{"graph": s["name"], "reason": s["fallback"]} for s in stats if s["fallback"]]
             out["warm_local_hits"] = sum(bool(s.get("local_hit")) for s in stats)
             out["warm_graph_stats"] = [{k: s.get(k) for k in ("name", "kind", "cache_hit", "aot_skipped", "local_hit",
-                                                              "compile_ms", "fallback", "native_kernels")}
+                                                              "compile_ms", "fallback", "native_kernels",
+                                                              "dynamo_package")}
                                        for s in stats]
         if backend == "tccd" and train and spec.get("aot_save_path"):
             out["cell_marks"] = dict(_MARKS)
@@ -954,7 +1021,7 @@ def _print_first_calls(r: Dict[str, Any]) -> None:
 # budget paid it for nothing. Cold compiled cells fill the caches the warm cells read, so they
 # exit on their own unless ZOO_FAST_EXIT=2 (their caches are written when their first step
 # ends: Inductor's FX graph, AOTAutograd and Triton caches, tccd's daemon; not the default).
-_DISPOSABLE_STARTS = ("warm", "warm-b", "aot", "aot-b")
+_DISPOSABLE_STARTS = ("warm", "warm-b", "warm-pre", "aot", "aot-b")
 
 
 def _fast_exit(spec: Dict[str, Any]) -> bool:
@@ -983,6 +1050,10 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = Non
         env["TRITON_CACHE_DIR"] = os.path.join(tmp, "triton")
     if spec["backend"] == "tccd":
         env["TCCD_CACHE_DIR"] = os.path.join(tmp, "tccd")
+    if spec.get("precompile_dir"):
+        # --warm-precompile: the cold tccd cell writes Dynamo's package there, "warm-pre" reads it.
+        env["TCCD_CACHING_PRECOMPILE"] = "1"
+        env["TORCHINDUCTOR_CACHE_DIR"] = spec["precompile_dir"]
     started = time.monotonic()  # the cell's whole process (cell_wall_s): what a lane's budget pays
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(dict(spec, spawned_at=time.time()))]
     # The last line the cell prints: its result, or the in-process AOT save's after it.
@@ -1054,17 +1125,20 @@ def _run_worker(spec: Dict[str, Any], timeout_s: float, tmp: Optional[str] = Non
     return dict(spec, ok=False, status="failed", error=f"exit {rc}", stderr_tail=tail)
 
 
-def _aot_over(cells: List[Dict[str, Any]], models: List[str], wl: str, b: str, get: Any) -> Dict[str, float]:
-    """Per model, tccd's ahead-of-time first step (the load included) over eager's first step."""
+def _aot_over(cells: List[Dict[str, Any]], models: List[str], wl: str, b: str, get: Any,
+              start: str = "aot") -> Dict[str, float]:
+    """Per model, tccd's ahead-of-time first step (the load included) over eager's first step;
+    start="warm-pre": the first step with Dynamo's package (its torch.compile() included)."""
     over = {}
     for m in models:
-        first, eager_first = get(m, wl, b, "tccd", "first_step_s", "aot"), get(m, wl, b, "eager", "first_step_s")
+        first, eager_first = get(m, wl, b, "tccd", "first_step_s", start), get(m, wl, b, "eager", "first_step_s")
         if first is not None and eager_first is not None:
             over[m] = first - eager_first
     return over
 
 
-def _start_sums(warm_over: Dict[str, Dict[str, float]], aot_over: Dict[str, float]) -> List[str]:
+def _start_sums(warm_over: Dict[str, Dict[str, float]], aot_over: Dict[str, float],
+                pre_over: Optional[Dict[str, float]] = None) -> List[str]:
     """Issue 11's warm-start figures of one table (a merged run's: the whole zoo): the sums over
     the models of (first step - eager's first step) per backend, tccd / Inductor over the models
     both have (target <= 0.5), the worst tccd model (target <= 1 s), and the ahead-of-time flow's
@@ -1090,6 +1164,18 @@ def _start_sums(warm_over: Dict[str, Dict[str, float]], aot_over: Dict[str, floa
         lines.append(f"tccd ahead-of-time flow, sum over {len(aot_over)} models of (first step with the load - "
                      f"eager's first step) {sum(aot_over.values()):.2f} s; worst {worst} {aot_over[worst]:.2f} s "
                      f"(target <= 0.3 s; over it: {', '.join(over_03) or 'none'}).")
+    if pre_over:
+        # --warm-precompile: the plain torch.compile warm start with Dynamo's package.
+        worst = max(pre_over, key=pre_over.get)
+        ind_pre = sorted(set(ind) & set(pre_over))
+        ratio = ""
+        if ind_pre and sum(ind[m] for m in ind_pre) > 0:
+            ratio = (f"; over the {len(ind_pre)} models Inductor ran: tccd / Inductor "
+                     f"**{sum(pre_over[m] for m in ind_pre) / sum(ind[m] for m in ind_pre):.2f}** (target <= 0.5)")
+        lines.append(f"tccd warm with Dynamo's package (TCCD_CACHING_PRECOMPILE, torch.compile() included), sum over "
+                     f"{len(pre_over)} models of (first step - eager's first step) {sum(pre_over.values()):.2f} s; "
+                     f"worst {worst} {pre_over[worst]:.2f} s (target <= 1 s; over it: "
+                     f"{', '.join(sorted(m for m in pre_over if pre_over[m] > 1.0)) or 'none'}){ratio}.")
     return lines + [""] if lines else []
 
 
@@ -1224,7 +1310,8 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
 
         lines += [f"| **geomean** | | {geo(speedups['inductor'])} | {geo(speedups['tccd'])} |"
                   + " |" * (12 if warm else 9), ""]
-        lines += _start_sums(warm_over, _aot_over(cells, models, wl, b, get))
+        lines += _start_sums(warm_over, _aot_over(cells, models, wl, b, get),
+                             _aot_over(cells, models, wl, b, get, start="warm-pre"))
         # Columns that are 0 in every row of the run (e.g. an older result file's) are left out.
         phases = [p for p in ("dynamo", "import", "backend", "aot_meta", "aot_trace", "partition", "recipe", "request",
                               "compile_rpc", "compile_wait", "fetch", "load", "aot_load", "plan_calls", "rest")
@@ -1234,7 +1321,7 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
             # The warm table's "tccd-aot" row: the saved step loaded by load_compiled_function.
             for m in models:
                 for be, cell_start in (("inductor", start), ("tccd", start)) + (
-                        (("tccd-aot", "aot"),) if start == "warm" else ()):
+                        (("tccd-aot", "aot"), ("tccd-pre", "warm-pre")) if start == "warm" else ()):
                     cell_be = be.split("-")[0]
                     first = get(m, wl, b, cell_be, "first_step_s", cell_start)
                     if first is None or get(m, wl, b, cell_be, "phase_rest", cell_start) is None:
@@ -1418,6 +1505,12 @@ def main(argv=None) -> int:
                         "--merge keeps modes apart)")
     p.add_argument("--warm", action="store_true",
                    help="after each compiled cell, measure a warm start in a new process (first step only)")
+    p.add_argument("--warm-precompile", action="store_true",
+                   help="with --warm: the cold tccd cell runs with TCCD_CACHING_PRECOMPILE=1 (writes "
+                        "Dynamo's package into a torch cache dir of the model's), and after the tccd warm "
+                        "cell one more, \"warm-pre\": a new process, empty tccd local cache, the same "
+                        "plain torch.compile, which loads that package (no Dynamo trace); its first step "
+                        "includes the torch.compile() call, where the load happens")
     p.add_argument("--aot", action="store_true",
                    help="tccd, train: also save the functional training step with aot_compile and time "
                         "a new process's first step through torch.compiler.load_compiled_function")
@@ -1463,6 +1556,15 @@ def main(argv=None) -> int:
     ab_starts = set(x for x in a.warm_ab_starts.split(",") if x)
     if ab_starts - {"warm", "aot"}:
         p.error("--warm-ab-starts: warm and/or aot")
+    if a.warm_precompile and not a.warm:
+        p.error("--warm-precompile needs --warm")
+    precompile_dirs: Dict[Tuple[str, str, str], str] = {}  # (model, workload, batch) -> torch cache dir
+
+    def precompile_dir(spec: Dict[str, Any]) -> str:
+        key = (spec["model"], spec["workload"], spec["batch"])
+        if key not in precompile_dirs:
+            precompile_dirs[key] = tempfile.mkdtemp(prefix="zoo-dynamo-")
+        return precompile_dirs[key]
     for m in models:
         if m not in ALL_MODELS:
             p.error(f"unknown model {m!r}; known: {', '.join(ALL_MODELS)}")
@@ -1500,6 +1602,8 @@ def main(argv=None) -> int:
         # save's compile fewer per model); ZOO_SEPARATE_AOT_SAVE=1: a process of its own.
         aot_tmp = tempfile.mkdtemp(prefix="zoo-aot-") if aot_here else None
         save_in_cold = aot_here and a.first_step_only and os.environ.get("ZOO_SEPARATE_AOT_SAVE", "0") != "1"
+        if a.warm_precompile and spec["backend"] == "tccd":
+            spec = dict(spec, precompile_dir=precompile_dir(spec))
         r = _run_worker(dict(spec, aot_save_path=os.path.join(aot_tmp, "step.pt2")) if save_in_cold else spec,
                         min(a.timeout_s, left), cache_dirs)
         r.pop("aot_save_path", None)
@@ -1559,6 +1663,24 @@ def main(argv=None) -> int:
                         print(f"{tag} warm ({a.warm_ab}): " + (f"first {w['first_step_s']:.2f}s" if w.get("ok")
                                                               else f"FAILED {w.get('error')}"), flush=True)
                         _print_first_calls(w)
+                    left = a.budget_s - (time.monotonic() - start)
+                    if a.warm_precompile and spec["backend"] == "tccd" and left > 5:
+                        # Dynamo's package from the cold cell; an empty local cache of its own.
+                        pre_cache = tempfile.mkdtemp(prefix="zoo-cell-")
+                        try:
+                            w = _run_worker(dict(warm_spec, start="warm-pre", precompile_dir=precompile_dir(spec)),
+                                            min(a.timeout_s, left), pre_cache)
+                        finally:
+                            shutil.rmtree(pre_cache, ignore_errors=True)
+                        cells.append(w)
+                        print(f"{tag} warm-pre: " + (
+                            f"first {w['first_step_s']:.2f}s (torch.compile() {w['precompile_load_s']:.2f}s, "
+                            f"Dynamo frames {w['dynamo_frames']}, package {w['dynamo_cache']}) "
+                            f"({w['cell_wall_s']:.0f}s){_marks_text(w)}" if w.get("ok") else
+                            f"FAILED {w.get('error')} {(w.get('stderr_tail') or '').strip()[-300:]}"), flush=True)
+                        for frame in (w.get("traced_frames") or [])[:4]:
+                            print(f"  warm-pre traced {json.dumps(frame)[:600]}", flush=True)
+                        _print_first_calls(w)
             if aot_here and r.get("ok"):
                 cells.extend(_aot_cells(spec, a.timeout_s, a.budget_s - (time.monotonic() - start), tag,
                                         ab_env if spec["model"] in ab_models and "aot" in ab_starts else None,
@@ -1587,6 +1709,8 @@ def main(argv=None) -> int:
             print(f"{tag}: FAILED {r.get('error')} {last[0][:200]} ({dt:.0f}s)", flush=True)
         with open(os.path.join(a.out, "results.json"), "w") as f:  # partial results survive a kill
             json.dump(cells, f, indent=1)
+    for d in precompile_dirs.values():
+        shutil.rmtree(d, ignore_errors=True)
     import torch
 
     note = (f"torch {torch.__version__}, device {a.device}{' (tiny configs)' if a.tiny else ''}, "

@@ -205,6 +205,9 @@ class _GraphCompiler:
         # Set by tccd() before AOTAutograd runs: inside it, precompile.without_aot_autograd_cache
         # hides aot_compile's flags from precompile.precompiling().
         self.precompiling = False
+        # The graph's id in Dynamo's package (torch's caching_precompile; caching_precompile.py):
+        # its artifact is recorded once its recipe is stored. None: torch asks for none.
+        self.package_id: Optional[str] = None
         # False while a forward compiled in the background has not taken its plan (its calls
         # may run eagerly meanwhile): the backward then runs eagerly too, so that the pair's
         # plans are recorded, captured in the AOT recipe and switched to the lean runtime in
@@ -285,7 +288,12 @@ class _GraphCompiler:
                 from . import aot_cache
 
                 kinds = ["inference"] if kind == "inference" else ["forward", "backward"]
-                aot_cache.share(self.capture.stored, [self.daemon_keys.get(k, "") for k in kinds])
+                plan_keys = [self.daemon_keys.get(k, "") for k in kinds]
+                aot_cache.share(self.capture.stored, plan_keys)
+                if self.package_id is not None and all(plan_keys):
+                    from . import caching_precompile
+
+                    caching_precompile.record(self.package_id, self.capture.stored, plan_keys)
         compiled = _boxed(compiled)
         log.info(
             "tccd: %s: key %s (%s), %d native kernels, %d extern steps, %d Python steps per call",
@@ -811,6 +819,10 @@ def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **
     if kwargs:
         log.warning("tccd backend: ignoring unknown arguments %s", sorted(kwargs))
     graph_id = _compile_id()
+    # Dynamo's package asks for this graph's artifact (torch's caching_precompile), and tccd
+    # gives it under TCCD_CACHING_PRECOMPILE only: torch's own save has bugs the knob works
+    # around (caching_precompile.py); without the knob the next process traces the graph.
+    package_id = getattr(gm, "_backend_id", None) if caching_precompile_on() else None
     partitioner_name, partition_fn, decomposition_table = _partitioner()
     graphs = cudagraphs.Session(len(example_inputs)) if cudagraphs.wanted(mode) else None
     capture = None
@@ -820,6 +832,10 @@ def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **
             gm, example_inputs, mode=mode, options=options, partitioner=partitioner_name, graph_id=graph_id
         )
         if warm is not None:
+            if package_id:
+                from . import caching_precompile
+
+                caching_precompile.record(package_id, warm.tccd_recipe, warm.tccd_plan_keys)
             return precompile.wrap(warm, None, None) if precompile.precompiling() else warm
     elif config.lean_runtime and config.lean_cudagraphs and not precompile.precompiling():
         # Setting up CUDA graphs needs the traced graphs (cudagraphs.decide), so a graph under
@@ -832,6 +848,7 @@ def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **
         )
     compiler = _GraphCompiler(graph_id, mode, options, capture, graphs)
     compiler.precompiling = precompile.precompiling()
+    compiler.package_id = package_id or None
     backend = aot_autograd(
         fw_compiler=functools.partial(compiler, "forward"),
         bw_compiler=functools.partial(compiler, "backward"),
@@ -891,3 +908,23 @@ def _install_once_logs() -> None:
 
 
 _install_once_logs()
+
+
+def caching_precompile_on() -> bool:
+    """TCCD_CACHING_PRECOMPILE=1 and torch's flag still on (a script may turn it off)."""
+    return config_mod.get().caching_precompile and bool(getattr(torch._dynamo.config, "caching_precompile", False))
+
+
+def _install_caching_precompile() -> None:
+    # Before torch.compile reads torch's flag (it imports the backend first): TCCD_CACHING_PRECOMPILE.
+    if not config_mod.get().caching_precompile:
+        return
+    try:
+        from . import caching_precompile
+
+        caching_precompile.install()
+    except Exception as e:  # deliberately ignored: every process traces, as without the knob
+        log.warning("tccd: TCCD_CACHING_PRECOMPILE=1 has no effect: %s", e)
+
+
+_install_caching_precompile()

@@ -213,6 +213,15 @@
                        s on ViT's 12 blocks, for nobody). With TORCH_TRACE set the event lands
                        in the trace and the guard text follows as before. 0: not done.
                        Default: 1.
+    TCCD_CACHING_PRECOMPILE  1: torch's caching_precompile for a plain torch.compile: tccd
+                       turns torch._dynamo.config.caching_precompile on at its import, records
+                       each graph's AOT recipe and plan keys (JSON) for Dynamo's package and
+                       writes the package (guards and bytecode, torch's pickle, under
+                       TORCHINDUCTOR_CACHE_DIR/dynamo) once every graph of a function has its
+                       recipe; a new process's torch.compile of the same function then loads it
+                       and skips Dynamo's trace (caching_precompile.py). Torch drops identity
+                       guards in that mode (README). 0: torch's flag is left as it is.
+                       Default: 0.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -318,6 +327,7 @@ class Config:
     aot_settle_trace_log: bool = True  # TCCD_AOT_SETTLE_TRACE_LOG (precompile.settle_trace_log)
     aot_guard_stacks: bool = False  # TCCD_AOT_GUARD_STACKS (precompile.lean_guards)
     trace_once_logs: bool = True  # TCCD_TRACE_ONCE_LOGS (once_logs.py)
+    caching_precompile: bool = False  # TCCD_CACHING_PRECOMPILE (caching_precompile.py)
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -442,6 +452,7 @@ class Config:
             aot_settle_trace_log=_flag(env, "TCCD_AOT_SETTLE_TRACE_LOG", True),
             aot_guard_stacks=_flag(env, "TCCD_AOT_GUARD_STACKS", False),
             trace_once_logs=_flag(env, "TCCD_TRACE_ONCE_LOGS", True),
+            caching_precompile=_flag(env, "TCCD_CACHING_PRECOMPILE", False),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,
         )

@@ -237,34 +237,48 @@ class TccdCompiledGraph(SerializableCallable):
     def serialize_compile_artifacts(cls, fn: "TccdCompiledGraph") -> bytes:
         if fn.recipe is None:
             raise RuntimeError(f"tccd cannot save this compiled graph: {fn.why_not}")
-        return json.dumps({
-            "format": PRECOMPILE_FORMAT,
-            "recipe": json.loads(fn.recipe.to_json()),
-            "plan_keys": fn.plan_keys,
-        }, sort_keys=True).encode()
+        return graph_json(fn.recipe, fn.plan_keys)
 
     @classmethod
     def deserialize_compile_artifacts(cls, data: bytes) -> "TccdCompiledGraph":
-        from .aot_guard import refusal
-        from .aot_recipe import Recipe
+        return load_graph(json.loads(data), "precompiled")
 
-        obj = json.loads(data)
-        if not isinstance(obj, dict) or obj.get("format") != PRECOMPILE_FORMAT:
-            raise RuntimeError(f"not a format {PRECOMPILE_FORMAT} tccd precompiled graph")
-        why = refusal()
-        if why:
-            raise RuntimeError(f"tccd cannot load a precompiled graph into this process: {why}")
-        settle_trace_log()
-        recipe = Recipe.from_json(json.dumps(obj["recipe"]).encode())
-        keys = obj["plan_keys"]
-        kinds = ["inference"] if recipe.kind == "inference" else ["forward", "backward"]
-        if not (isinstance(keys, list) and len(keys) == len(kinds) and all(isinstance(k, str) for k in keys)):
-            raise RuntimeError("tccd precompiled graph: plan_keys do not fit its recipe")
-        plans = [load_plan_by_key(key, f"precompiled {kind}", kind) for key, kind in zip(keys, kinds)]
-        from .aot_runtime import build
 
-        fn = build(recipe, plans[0], plans[1] if len(plans) > 1 else None)
-        return cls(fn, recipe, keys)
+def graph_json(recipe: Any, plan_keys: List[str], **extra: Any) -> bytes:
+    """A compiled graph as the JSON both of torch's saving flows keep (PRECOMPILE_FORMAT);
+    `extra`: more top-level fields, which load_graph ignores (caching_precompile.py's checks)."""
+    return json.dumps({
+        **extra,
+        "format": PRECOMPILE_FORMAT,
+        "recipe": json.loads(recipe.to_json()),
+        "plan_keys": list(plan_keys),
+    }, sort_keys=True).encode()
+
+
+def load_graph(obj: Any, name: str, package: bool = False) -> TccdCompiledGraph:
+    """The TccdCompiledGraph of graph_json's parsed `obj`: its plans fetched by key from the
+    daemon (or the local cache), AOTAutograd's runtime rebuilt from its recipe. `name` prefixes
+    the plans' GraphRecords ("NAME forward"); `package`: they came from Dynamo's package
+    (caching_precompile.py). RuntimeError or the fetch's own errors when it cannot load."""
+    from .aot_guard import refusal
+    from .aot_recipe import Recipe
+
+    if not isinstance(obj, dict) or obj.get("format") != PRECOMPILE_FORMAT:
+        raise RuntimeError(f"not a format {PRECOMPILE_FORMAT} tccd precompiled graph")
+    why = refusal()
+    if why:
+        raise RuntimeError(f"tccd cannot load a precompiled graph into this process: {why}")
+    settle_trace_log()
+    recipe = Recipe.from_json(json.dumps(obj["recipe"]).encode())
+    keys = obj["plan_keys"]
+    kinds = ["inference"] if recipe.kind == "inference" else ["forward", "backward"]
+    if not (isinstance(keys, list) and len(keys) == len(kinds) and all(isinstance(k, str) for k in keys)):
+        raise RuntimeError("tccd precompiled graph: plan_keys do not fit its recipe")
+    plans = [load_plan_by_key(key, f"{name} {kind}", kind, package=package) for key, kind in zip(keys, kinds)]
+    from .aot_runtime import build
+
+    fn = build(recipe, plans[0], plans[1] if len(plans) > 1 else None)
+    return TccdCompiledGraph(fn, recipe, keys)
 
 
 def settle_trace_log() -> bool:
@@ -294,8 +308,9 @@ def settle_trace_log() -> bool:
     return True
 
 
-def load_plan_by_key(key: str, name: str, kind: str) -> Any:
-    """The plan of the daemon's manifest `key`: its artifacts from the local cache, else fetched."""
+def load_plan_by_key(key: str, name: str, kind: str, package: bool = False) -> Any:
+    """The plan of the daemon's manifest `key`: its artifacts from the local cache, else fetched.
+    `package`: recorded as loaded from Dynamo's package (GraphRecord.dynamo_package)."""
     import grpc
 
     from . import channel, config as config_mod
@@ -310,7 +325,7 @@ def load_plan_by_key(key: str, name: str, kind: str) -> Any:
     except grpc.RpcError as e:
         raise _rpc_error(f"GetManifest({key[:16]})", e) from None
     cache = LocalCache(config.cache_dir) if config.local_cache else None
-    entry = GraphRecord(name=name, kind=kind, aot_skipped=True)
+    entry = GraphRecord(name=name, kind=kind, aot_skipped=True, dynamo_package=package)
     plan = _load(manifest, config, cache, name, allow_fetch=True, kind=kind)
     _describe(entry, manifest, plan)
     record(entry)

@@ -21,7 +21,9 @@ none for this graph), prefetched (a backward whose compile was requested when th
 began, prefetch.py) and prefetch_wait_ms (how long its first .backward() still waited for it),
 eager_calls (calls run eagerly because the background compile was not done yet:
 TCCD_EAGER_WHILE_COMPILING), segment_values (values of a symbolic plan kept inside its symbolic
-segments, raw pointers into one workspace per call: TCCD_SYMBOLIC_SEGMENTS).
+segments, raw pointers into one workspace per call: TCCD_SYMBOLIC_SEGMENTS), dynamo_package
+(the graph came with Dynamo's saved package, torch's caching_precompile: no Dynamo trace and no
+AOTAutograd ran for it in this process, caching_precompile.py).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class GraphRecord:
     prefetch_wait_ms: float = 0.0
     eager_calls: int = 0
     segment_values: int = 0
+    dynamo_package: bool = False
 
 
 _lock = threading.Lock()

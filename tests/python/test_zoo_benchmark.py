@@ -122,6 +122,36 @@ def test_zoo_benchmark_warm_start_cpu(daemon, tmp_path):
     assert "| toy_lm | tccd-aot |" in md
 
 
+def test_zoo_benchmark_warm_precompile_cpu(daemon, tmp_path):
+    """--warm-precompile: the cold tccd cell writes Dynamo's package (TCCD_CACHING_PRECOMPILE),
+    and "warm-pre", a new process with an empty local cache, loads it in torch.compile(): no
+    Dynamo frame traced, every graph from the package, its first step timed from before the
+    torch.compile() call, and its row and sum in the report."""
+    out = tmp_path / "zoo"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TCCD_", "TORCH"))}
+    env.update(TCCD_ADDRESS=daemon.address, TCCD_NO_AUTOSTART="1",
+               PYTHONPATH=str(REPO / "client") + os.pathsep + env.get("PYTHONPATH", ""))
+    r = subprocess.run(
+        [sys.executable, str(REPO / "deploy" / "zoo_benchmark.py"), "--device", "cpu", "--tiny",
+         "--models", "toy_lm", "--backends", "eager,tccd", "--workloads", "train", "--batch", "small",
+         "--first-step-only", "--warm", "--warm-precompile", "--timeout-s", "90", "--out", str(out)],
+        env=env, capture_output=True, text=True, timeout=400)
+    assert r.returncode == 0, r.stdout + r.stderr
+    cells = json.loads((out / "results.json").read_text())
+    assert [(c["backend"], c.get("start", "cold")) for c in cells] == [
+        ("eager", "cold"), ("tccd", "cold"), ("tccd", "warm"), ("tccd", "warm-pre")]
+    assert all(c.get("ok") for c in cells), cells
+    warm, pre = cells[2], cells[3]
+    assert warm["phase_dynamo"] > 0 and "dynamo_cache" not in warm
+    assert pre["dynamo_cache"] == {"dynamo_cache_hit": 1} and pre["dynamo_frames"] == 0, pre
+    assert pre["traced_frames"] == [], pre
+    assert pre["phase_dynamo"] == 0 and pre["fallbacks"] == [], pre
+    assert pre["warm_graphs"] > 0 and all(s["dynamo_package"] for s in pre["warm_graph_stats"]), pre
+    assert 0 < pre["precompile_load_s"] < pre["first_step_s"] and pre["compile_call_s"] == 0
+    md = (out / "results.md").read_text()
+    assert "| toy_lm | tccd-pre |" in md and "tccd warm with Dynamo's package" in md
+
+
 def test_zoo_benchmark_first_step_only_and_warm_ab_cpu(daemon, tmp_path):
     """--first-step-only: every cell stops after its first step; --warm-ab: each tccd warm start
     (Dynamo path and AOT load) runs once more with the variant's environment, in a table of its
@@ -216,6 +246,16 @@ def test_the_report_sums_the_warm_and_ahead_of_time_first_steps_over_eager(monke
             "-1.18 s; worst resnet50 0.65 s (target <= 0.3 s; over it: resnet50)") in md
     assert "| resnet50 | 15.00 | lean 1876 / 5538 | 1.00 | 1.43 | 0.65 |" in md
     assert "- resnet50 train/small tccd (aot): 0.550 s, 1 full (0.510 s)" in md
+    assert "with Dynamo's package" not in md  # no --warm-precompile cell
+
+    # --warm-precompile's cells: the sum over eager, the worst model, the ratio over the models
+    # Inductor's warm start ran (resnet50: 1.28 - 0.78, convnext: 5.53 - 5.23, over 5.00).
+    cells += [dict(model=m, workload="train", batch="small", ok=True, backend="tccd", start="warm-pre",
+                   first_step_s=first) for m, first in (("resnet50", 1.28), ("convnext", 5.53))]
+    md = zoo_benchmark.render_markdown(cells, ["eager", "inductor", "tccd"], "note")
+    assert ("tccd warm with Dynamo's package (TCCD_CACHING_PRECOMPILE, torch.compile() included), sum over 2 "
+            "models of (first step - eager's first step) 0.80 s; worst resnet50 0.50 s (target <= 1 s; over it: "
+            "none); over the 2 models Inductor ran: tccd / Inductor **0.16** (target <= 0.5).") in md, md
 
 
 def test_the_first_step_gc_watch_counts_a_full_collection_and_can_freeze(monkeypatch):
