@@ -146,7 +146,7 @@ class Timers:
             setattr(owner, attr, original)
         self.wrapped.clear()
 
-    def wrap_factory(self, owner: Any, attr: str, phase: str) -> None:
+    def wrap_factory(self, owner: Any, attr: str, phase: str, optional: bool = False) -> None:
         """Times the function that `owner.attr(...)` returns (AOTAutograd's metadata pass is
         run_functionalized_fw_and_collect_metadata(...)(*args))."""
         original = getattr(owner, attr)
@@ -154,7 +154,15 @@ class Timers:
         timers = self
 
         def factory(*args: Any, **kwargs: Any) -> Any:
-            return timers.timed(original(*args, **kwargs), phase)
+            made = original(*args, **kwargs)
+            if made is None and optional:  # the factory declined (lean_call: no lean path)
+                return None
+            if not optional:
+                return timers.timed(made, phase)
+            # A callable kept past the first step (lean_call's, held by the runtime): timed only
+            # while the wraps are in place, one plain call after restore().
+            timed_made = timers.timed(made, phase)
+            return lambda *a, **k: timed_made(*a, **k) if timers.wrapped else made(*a, **k)
 
         setattr(owner, attr, factory)
 
@@ -199,6 +207,10 @@ class Timers:
         self.wrap(compiler, "load_plan", "load")
         self.wrap(native_plan, "load", "load")
         self.wrap(native_plan.NativePlan, "__call__", "plan_calls")
+        if hasattr(native_plan.NativePlan, "lean_call"):
+            # TCCD_LEAN_ENTRY: the runtime binds each plan's lean call once, when it is built
+            # (inside the first step): time the calls it returns.
+            self.wrap_factory(native_plan.NativePlan, "lean_call", "plan_calls", optional=True)
         self.wrap(runtime.LoadedPlan, "__call__", "plan_calls")
         self.wrap(aot_cache, "lookup", "recipe")
         # tccd.backend by module path, imported if need be (a bare `import tccd` does not);
