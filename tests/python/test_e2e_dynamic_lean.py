@@ -58,7 +58,7 @@ def test_symbolic_training_switches_to_the_recipe_runtime_and_matches_eager(daem
     torch._dynamo.reset()
     tccd.reset_compile_stats()
     torch.manual_seed(0)
-    model = Block(16)
+    model = Block(20)  # a width test_e2e_dynamic_shapes.py does not use: it counts daemon compiles
     eager = copy.deepcopy(model)
     compiled = torch.compile(model, backend="tccd", dynamic=True)
     runtimes, marks = [], []
@@ -103,7 +103,7 @@ def test_symbolic_inference_switches_to_the_recipe_runtime_and_matches_eager(dae
     torch._dynamo.reset()
     tccd.reset_compile_stats()
     torch.manual_seed(0)
-    model = Block(16).eval()
+    model = Block(20).eval()
     compiled = torch.compile(model, backend="tccd", dynamic=True)
     with torch.no_grad():
         for step in range(len(SIZES)):
@@ -113,3 +113,27 @@ def test_symbolic_inference_switches_to_the_recipe_runtime_and_matches_eager(dae
     assert [s["kind"] for s in stats if s["fallback"] is None] == [s["kind"] for s in stats]
     assert built_recipes and all(r.kind == "inference" for r in built_recipes), built_recipes
     assert built_recipes[-1].fw_scalar_inputs >= 1
+
+
+@pytest.mark.parametrize("positions", [[(0, "s0"), (1, "s1")], [(0, "s0"), (1, None)], [(1, "s1"), (3, "s0")]])
+def test_integer_inputs_are_dropped_and_their_symbols_passed(positions):
+    """backend._without_scalar_inputs: the integer inputs leading the list (sliced off) or
+    anywhere in it (the general loop) leave the tensors in order and the symbols by name."""
+    from tccd.backend import _without_scalar_inputs
+
+    calls = []
+
+    def plan(tensors, symbols=None):
+        calls.append((tensors, symbols))
+        return []
+
+    run = _without_scalar_inputs(plan, positions)
+    args = ["t0", "t1", "t2", "t3", "t4"]
+    for position, _ in positions:
+        args[position] = 10 + position
+    given = list(args)
+    run(given)
+    assert given == []  # boxed: the callee owns the inputs
+    tensors, symbols = calls[0]
+    assert tensors == [a for i, a in enumerate(args) if i not in dict(positions)]
+    assert (symbols or {}) == {name: 10 + position for position, name in positions if name is not None}
