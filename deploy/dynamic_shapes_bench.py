@@ -21,7 +21,9 @@ kernels with run-time sizes; the whole plan runs in the native plan runtime, 0 P
 `--interleave` compiles the static and the dynamic graphs first, then alternates their steps
 per length and reports the minimum of each (robust on a shared machine); with `--top-kernels N`
 (cuda) it then profiles 3 steps of each at the last length and prints their GPU busy time per
-step and N slowest kernels (is the gap host or GPU time?). For the GPU figure:
+step and N slowest kernels (is the gap host or GPU time?); with `--phases` it prints per length
+each model's host time until the forward returns, until the backward returns, and the wait
+for the device after it. For the GPU figure:
 
     TCCD_BINARY=build/bin/tccd PYTHONPATH=client python deploy/dynamic_shapes_bench.py \
         --device cuda --compare-static --interleave --lengths 128,256,384,512 --tokens 8192 \
@@ -80,6 +82,10 @@ def main() -> int:
     parser.add_argument("--top-kernels", type=int, default=0,
                         help="--interleave, cuda: after the timing, GPU busy time per step of the static and "
                              "the dynamic model at the last length and their N slowest kernels (torch.profiler)")
+    parser.add_argument("--phases", action="store_true",
+                        help="--interleave: per length, also where each model's step goes: host time until the "
+                             "forward returns, until the loss's backward returns, and the wait for the device "
+                             "after it (each the minimum over the steps): host-bound or device-bound, and where")
     parser.add_argument("--interleave", action="store_true",
                         help="--compare-static on a loaded machine: compile both first, then alternate "
                              "static and dynamic steps per length and report the minimum of each")
@@ -284,12 +290,20 @@ def compare_interleaved(args, ids_for, sync, check_no_fallback) -> int:
     dynamic = torch.compile(copy.deepcopy(model), backend="tccd", dynamic=True)
     static = torch.compile(copy.deepcopy(model), backend="tccd", dynamic=False)
 
-    def one(fn, ids) -> float:
+    def one(fn, ids, phases=None) -> float:
         sync()
         start = time.perf_counter()
-        fn(ids).float().pow(2).mean().backward()
+        out = fn(ids)
+        forward = time.perf_counter()
+        out.float().pow(2).mean().backward()
+        backward = time.perf_counter()
         sync()
-        return 1e3 * (time.perf_counter() - start)
+        end = time.perf_counter()
+        if phases is not None:
+            for name, (a, b) in (("forward", (start, forward)), ("backward", (forward, backward)),
+                                 ("wait", (backward, end))):
+                phases[name] = min(phases.get(name, math.inf), 1e3 * (b - a))
+        return 1e3 * (end - start)
 
     # Compile (and warm) the dynamic model over every length, then the static one, counting
     # each one's Dynamo graphs and daemon compiles.
@@ -313,14 +327,23 @@ def compare_interleaved(args, ids_for, sync, check_no_fallback) -> int:
               f"{s['extern_steps']} extern")
     _print_counts(lengths, *counts)
     static_ms, dynamic_ms = {}, {}
+    phases = {}  # (length, model) -> {"forward"|"backward"|"wait": min ms}
     for t in lengths:
         ids = ids_for(t)
         times = {"static": [], "dynamic": []}
         for _ in range(args.steps):
-            times["dynamic"].append(one(dynamic, ids))
-            times["static"].append(one(static, ids))
+            times["dynamic"].append(one(dynamic, ids, phases.setdefault((t, "dynamic"), {}) if args.phases else None))
+            times["static"].append(one(static, ids, phases.setdefault((t, "static"), {}) if args.phases else None))
         static_ms[t], dynamic_ms[t] = min(times["static"]), min(times["dynamic"])
     _print_table(args, lengths, static_ms, dynamic_ms)
+    if args.phases:
+        print("where a step goes, ms (min over the steps of each phase): host until the forward returns, "
+              "until loss.backward() returns, then the wait for the device; static / dynamic")
+        print(f"{'length':>6} {'forward':>15} {'backward':>15} {'wait':>15}")
+        for t in lengths:
+            cells = [f"{phases[(t, 'static')][k]:.3f} / {phases[(t, 'dynamic')][k]:.3f}"
+                     for k in ("forward", "backward", "wait")]
+            print(f"{t:>6} " + " ".join(f"{c:>15}" for c in cells))
     if args.device == "cuda":
         # One more step of each at every length, its allocator peak (the symbolic plans' segment
         # workspaces are held longer than single values: TCCD_SYMBOLIC_SEGMENTS).

@@ -139,6 +139,36 @@ def _layout_ok(layout: Any) -> bool:
     return False
 
 
+@dataclasses.dataclass
+class SymbolicRecipe(Recipe):
+    """A recipe of a graph with symbolic sizes (TCCD_LEAN_SYMBOLIC): kept in the process that
+    traced it, never stored or shared (its plans' keys and layouts hold symbols), so it needs
+    no JSON format. What AOTAutograd's runtime does beyond the plain class for such a graph:
+    its integer inputs (the sizes Dynamo passes) go to the plans, which drop them and bind
+    their symbols; the forward returns the SymInts the backward needs after the saved tensors
+    (`num_symints_saved`, AOT's ctx.symints), which the backward takes first; the user outputs
+    and saved tensors with symbolic dims are marked for Dynamo as AOT marks them."""
+
+    fw_scalar_inputs: int = 0  # integer (SymInt) inputs of the forward graph
+    num_symints_saved: int = 0  # SymInts the forward saves for the backward, after the tensors
+    # Per user output, its dims of symbolic size (AOT's OutputAliasInfo.dynamic_dims), or None.
+    output_dynamic_dims: List[Optional[List[int]]] = dataclasses.field(default_factory=list)
+    # Saved tensor index -> its dims of symbolic size (AOT's dynamic_saved_tensors_idxs).
+    saved_dynamic_dims: Dict[int, List[int]] = dataclasses.field(default_factory=dict)
+
+    def _check(self) -> None:
+        super()._check()
+        n_saved = len(self.saved_is_input)
+        ok = (
+            type(self.fw_scalar_inputs) is int and 0 <= self.fw_scalar_inputs <= self.num_inputs
+            and type(self.num_symints_saved) is int and self.num_symints_saved >= 0
+            and len(self.output_dynamic_dims) == self.num_outputs
+            and all(0 <= i < n_saved for i in self.saved_dynamic_dims)
+        )
+        if not ok:
+            raise ValueError("symbolic fields out of range or of the wrong type")
+
+
 def memory_format(name: str) -> torch.memory_format:
     return _MEMORY_FORMATS[name]
 
@@ -201,8 +231,10 @@ def _fw_metadata() -> Any:
     return getattr(ctx, "fw_metadata", None) if ctx is not None else None
 
 
-def _unsupported(md: Any, num_inputs: int) -> Optional[str]:
-    """Why this metadata is outside the class a recipe reproduces, or None."""
+def _unsupported(md: Any, num_inputs: int, symbolic: bool = False) -> Optional[str]:
+    """Why this metadata is outside the class a recipe reproduces, or None. `symbolic`: a
+    graph with symbolic sizes (SymbolicRecipe), whose outputs may have dynamic dims and whose
+    forward may save SymInts for the backward."""
     from torch._functorch._aot_autograd.schemas import MutationType, OutputType
 
     if md is None:
@@ -222,7 +254,7 @@ def _unsupported(md: Any, num_inputs: int) -> Optional[str]:
             return f"output {i} is {out.output_type.name}"
         if not (isinstance(out.raw_type, type) and issubclass(out.raw_type, torch.Tensor)):
             return f"output {i} is a {out.raw_type}"
-        if getattr(out, "dynamic_dims", None):
+        if getattr(out, "dynamic_dims", None) and not symbolic:
             return f"output {i} has dynamic dims"
     for i, inp in enumerate(md.input_info):
         if not (inp.mutates_data or inp.mutates_metadata):
@@ -254,7 +286,10 @@ def _unsupported(md: Any, num_inputs: int) -> Optional[str]:
         return "the graph changes grad mode"
     if getattr(md, "indices_of_inputs_that_requires_grad_with_mutations_in_bw", None):
         return "input mutations in the backward"
-    for field in ("num_symints_saved_for_bw", "num_opaque_objects_saved_for_bw", "num_tensors_saved_with_no_vc_check"):
+    fields = ["num_opaque_objects_saved_for_bw", "num_tensors_saved_with_no_vc_check"]
+    if not symbolic:
+        fields.insert(0, "num_symints_saved_for_bw")
+    for field in fields:
         if getattr(md, field, 0):
             return f"{field} = {getattr(md, field)}"
     return None
@@ -283,6 +318,15 @@ def _placeholders(gm: torch.fx.GraphModule) -> List[Any]:
     return [n for n in gm.graph.nodes if n.op == "placeholder"]
 
 
+def _is_sym(node: Any) -> bool:
+    """A graph value that is an integer size (a SymInt, or an int Dynamo specialised)."""
+    return isinstance(node, torch.fx.Node) and isinstance(node.meta.get("val"), (torch.SymInt, int))
+
+
+def _symbolic_dims(value: torch.Tensor) -> List[int]:
+    return [d for d, size in enumerate(value.shape) if not isinstance(size, int)]
+
+
 class _NoRecipe(Exception):
     pass
 
@@ -294,8 +338,12 @@ class RecipeCapture:
     optimisation of later processes only.
     """
 
-    def __init__(self, key: str, store: Optional[RecipeStore], num_inputs: int):
+    def __init__(self, key: str, store: Optional[RecipeStore], num_inputs: int, symbolic: bool = False):
         self.key = key
+        # A graph with symbolic sizes: captures a SymbolicRecipe, for this process only.
+        self.symbolic = symbolic
+        if symbolic and store is not None:
+            raise ValueError("a symbolic graph's recipe is never stored")
         # None: the recipe is for this process only (the recipe's runtime under CUDA graphs,
         # which a later process cannot take: it needs the traced graphs to set up the graphs),
         # so it is neither written nor shared.
@@ -366,7 +414,7 @@ class RecipeCapture:
         from torch._functorch._aot_autograd.schemas import OutputType
 
         md = _fw_metadata()
-        why = _unsupported(md, self.num_inputs)
+        why = _unsupported(md, self.num_inputs, self.symbolic)
         if why:
             raise _NoRecipe(why)
         if len(_placeholders(gm)) != self.num_inputs:
@@ -375,7 +423,12 @@ class RecipeCapture:
         num_outputs = len(md.output_info)
         returns = len(mutated) + num_outputs
         outs = _output_nodes(gm)
-        saved = outs[returns:]
+        # A symbolic graph's forward returns the SymInts the backward needs last (AOT's
+        # symints_saved_for_backwards_slice); a plain one returns none.
+        num_symints = int(getattr(md, "num_symints_saved_for_bw", 0) or 0) if self.symbolic else 0
+        if num_symints and not all(_is_sym(node) for node in outs[len(outs) - num_symints:]):
+            raise _NoRecipe("the forward's last outputs are not the SymInts it saves")
+        saved = outs[returns:len(outs) - num_symints]
         if inference and saved:
             raise _NoRecipe(f"the inference graph returns {len(outs)} values, not {returns}")
         saved_is_input = []
@@ -401,7 +454,7 @@ class RecipeCapture:
                 if layout is None:
                     raise _NoRecipe("no expected tangent layout in the metadata")
                 layouts.append(layout)
-        return Recipe(
+        recipe = Recipe(
             key=self.key,
             kind="inference" if inference else "training",
             num_inputs=self.num_inputs,
@@ -420,11 +473,29 @@ class RecipeCapture:
             disable_amp=bool(torch._C._is_any_autocast_enabled()),
             deterministic=bool(getattr(md, "deterministic", None) or False),
         )
+        if not self.symbolic:
+            return recipe
+        placeholders = _placeholders(gm)
+        return SymbolicRecipe(
+            **dataclasses.asdict(recipe),
+            fw_scalar_inputs=sum(not isinstance(n.meta.get("val"), torch.Tensor) for n in placeholders),
+            num_symints_saved=num_symints,
+            output_dynamic_dims=[sorted(o.dynamic_dims) if getattr(o, "dynamic_dims", None) else None
+                                 for o in md.output_info],
+            saved_dynamic_dims={
+                i: dims for i, dims in enumerate(_symbolic_dims(node.meta["val"]) for node in saved) if dims
+            },
+        )
 
     def _with_backward(self, recipe: Recipe, gm: torch.fx.GraphModule, plan_key: str) -> Recipe:
-        num_in = len(_placeholders(gm))
-        if num_in != recipe.num_saved + len(recipe.tangent_sources):
+        placeholders = _placeholders(gm)
+        num_in = len(placeholders)
+        # A symbolic graph's backward takes the saved SymInts first (AOT's ctx.symints).
+        num_symints = getattr(recipe, "num_symints_saved", 0)
+        if num_in != num_symints + recipe.num_saved + len(recipe.tangent_sources):
             raise _NoRecipe(f"the backward graph takes {num_in} inputs, expected saved + tangents")
+        if not all(_is_sym(node) for node in placeholders[:num_symints]):
+            raise _NoRecipe("the backward's first inputs are not the saved SymInts")
         grads = _output_nodes(gm)
         if len(grads) != recipe.num_inputs:
             raise _NoRecipe(f"the backward graph returns {len(grads)} gradients")

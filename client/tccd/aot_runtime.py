@@ -24,6 +24,11 @@ of graphs aot_recipe.py captures, and nothing more:
   inference  run the plan with grad disabled, copy the updates into the mutated inputs, return
              the user outputs.
 Both run the plans with autocast disabled when it was enabled while tracing (AOT's disable_amp).
+A graph with symbolic sizes (aot_recipe.SymbolicRecipe, TCCD_LEAN_SYMBOLIC) also: passes its
+integer inputs to the callables in `calls` (which drop them and bind their symbols), keeps the
+SymInts its forward returns after the saved tensors on the node (AOT's ctx.symints) and gives
+them to the backward first, and marks the user outputs' and saved tensors' symbolic dims for
+Dynamo as this torch's AOTAutograd does.
 """
 
 from __future__ import annotations
@@ -82,15 +87,22 @@ def build(
     """Checks the plans against the recipe (ValueError if they do not fit) and returns the
     function Dynamo calls in place of AOTAutograd's. `calls`: (forward, backward) boxed
     callables with the plans' signatures to run instead of the plans themselves."""
-    if fw_plan.num_inputs != recipe.num_inputs:
-        raise ValueError(f"forward plan takes {fw_plan.num_inputs} inputs, recipe {recipe.num_inputs}")
+    # A symbolic graph's plans take its tensors only: the callables in `calls` drop its integer
+    # inputs (backend._without_scalar_inputs) and bind their symbols.
+    scalars = getattr(recipe, "fw_scalar_inputs", 0)
+    symints = getattr(recipe, "num_symints_saved", 0)
+    if (scalars or symints) and calls is None:
+        raise ValueError("a symbolic recipe needs the callables that drop the integer inputs")
+    if fw_plan.num_inputs + scalars != recipe.num_inputs:
+        raise ValueError(f"forward plan takes {fw_plan.num_inputs} inputs, recipe {recipe.num_inputs - scalars}")
     returns = len(recipe.mutated_inputs) + recipe.num_outputs
-    if len(fw_plan.outputs) != returns + recipe.num_saved:
-        raise ValueError(f"forward plan has {len(fw_plan.outputs)} outputs, recipe {returns + recipe.num_saved}")
+    if len(fw_plan.outputs) != returns + recipe.num_saved + symints:
+        raise ValueError(f"forward plan has {len(fw_plan.outputs)} outputs, "
+                         f"recipe {returns + recipe.num_saved + symints}")
     lean = config_mod.get().lean_entry
     run_fw, run_bw = calls if calls is not None else (_plan_call(fw_plan, lean), _plan_call(bw_plan, lean))
     if recipe.kind == "inference":
-        return _inference(recipe, run_fw)
+        return _inference(recipe, run_fw, _output_marker(recipe))
     if bw_plan is None:
         raise ValueError("a training recipe needs a backward plan")
     if bw_plan.num_inputs != recipe.num_saved + len(recipe.tangent_sources):
@@ -106,7 +118,42 @@ def _no_amp(recipe: Recipe) -> Callable[[], Any]:
     return torch._C._DisableAutocast if recipe.disable_amp else contextlib.nullcontext
 
 
-def _inference(recipe: Recipe, fw_plan: Boxed) -> Callable[..., List[Any]]:
+def _dynamic_marker() -> Callable[[torch.Tensor, set], None]:
+    """How this torch's AOTAutograd marks a tensor's symbolic dims for Dynamo (a hint for the
+    graph the tensor feeds next, never guarded): 2.15's helper, else the attribute older
+    runtime wrappers set themselves."""
+    from torch._functorch._aot_autograd import runtime_wrappers
+
+    helper = getattr(runtime_wrappers, "mark_dynamo_propagated_dynamic_indices", None)
+    if helper is not None:
+        return helper
+
+    def mark(t: torch.Tensor, dims: set) -> None:
+        if hasattr(t, "_dynamo_weak_dynamic_indices"):
+            t._dynamo_weak_dynamic_indices |= dims
+        else:
+            t._dynamo_weak_dynamic_indices = dims.copy()
+
+    return mark
+
+
+def _output_marker(recipe: Recipe) -> Optional[Callable[[List[Any]], None]]:
+    """Marks the user outputs' symbolic dims as AOTAutograd's runtime wrapper does (its
+    dynamic_outputs), or None when no output has any (every plain recipe)."""
+    dims = [(i, set(d)) for i, d in enumerate(getattr(recipe, "output_dynamic_dims", ())) if d]
+    if not dims:
+        return None
+    mark = _dynamic_marker()
+
+    def mark_outputs(user_outputs: List[Any]) -> None:
+        for i, d in dims:
+            mark(user_outputs[i], d)
+
+    return mark_outputs
+
+
+def _inference(recipe: Recipe, fw_plan: Boxed, mark_outputs: Optional[Callable[[List[Any]], None]]
+               ) -> Callable[..., List[Any]]:
     mutated = recipe.mutated_inputs
     num_mutated = len(mutated)
     returns = num_mutated + recipe.num_outputs
@@ -118,7 +165,10 @@ def _inference(recipe: Recipe, fw_plan: Boxed) -> Callable[..., List[Any]]:
             _check_count("the inference plan", len(outs), returns)
             for i, index in enumerate(mutated):
                 args[index].copy_(outs[i])
-        return outs[num_mutated:]
+        outs = outs[num_mutated:]
+        if mark_outputs is not None:
+            mark_outputs(outs)
+        return outs
 
     return forward
 
@@ -127,7 +177,17 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, lean: bool) -> Cal
     mutated = recipe.mutated_inputs
     num_mutated = len(mutated)
     num_returns = num_mutated + recipe.num_outputs
-    num_fw_outs = num_returns + recipe.num_saved
+    # A symbolic graph's forward returns the SymInts the backward needs after the saved tensors.
+    num_symints = getattr(recipe, "num_symints_saved", 0)
+    end_saved = num_returns + recipe.num_saved
+    num_fw_outs = end_saved + num_symints
+    mark_outputs = _output_marker(recipe)
+    # The saved tensors' symbolic dims matter only to compiled autograd, which traces the
+    # backward with them as inputs: marked only while it is on (17 calls per step less for the
+    # transformer block of deploy/dynamic_shapes_bench.py).
+    saved_dims = [(i, set(d)) for i, d in getattr(recipe, "saved_dynamic_dims", {}).items()]
+    mark = _dynamic_marker() if saved_dims else None
+    from torch._dynamo import compiled_autograd
     non_differentiable = list(range(num_mutated)) + [
         num_mutated + i for i, rg in enumerate(recipe.output_requires_grad) if not rg
     ]
@@ -173,21 +233,26 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, lean: bool) -> Cal
         if len(outs) != num_fw_outs:
             _check_count("the forward plan", len(outs), num_fw_outs)
         if lean:
-            saved = outs[num_returns:]
+            saved = outs[num_returns:end_saved]
             for k in saved_views:  # views detached, as AOT saves them
                 x = saved[k]
                 if x._is_view():
                     saved[k] = x.detach()
-            ctx.save_for_backward(*saved)
+        else:
+            saved = [
+                x if is_input or not x._is_view() else x.detach()
+                for x, is_input in zip(outs[num_returns:end_saved], saved_is_input)
+            ]
+        if saved_dims and compiled_autograd.compiled_autograd_enabled:
+            for i, dims in saved_dims:
+                mark(saved[i], dims)
+        ctx.save_for_backward(*saved)
+        if num_symints:
+            ctx.symints = outs[end_saved:]
+        if lean:
             del outs[num_returns:]
             returns = outs
         else:
-            ctx.save_for_backward(
-                *[
-                    x if is_input or not x._is_view() else x.detach()
-                    for x, is_input in zip(outs[num_returns:], saved_is_input)
-                ]
-            )
             returns = outs[:num_returns]
         for i in unsafe_views:
             o = returns[i]
@@ -210,7 +275,7 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, lean: bool) -> Cal
             return backward_plan(ctx, *grads)
 
     def backward_plan(ctx: Any, *grads: Any) -> Any:
-        saved = list(ctx.saved_tensors)
+        saved = [*ctx.symints, *ctx.saved_tensors] if num_symints else list(ctx.saved_tensors)
         # As AOTAutograd's CompiledFunction.backward: the node's saved variables are released
         # now (unless the graph is kept), so that each saved activation is freed at its last
         # use in the backward plan, not after the whole backward (holding them raised the
@@ -232,7 +297,7 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, lean: bool) -> Cal
             return once_differentiable_backward(ctx, *grads)
         if eval_frame_callback() is not None:  # inside a compiled region: Dynamo's disable
             return backward_plan(ctx, *grads)
-        saved = list(ctx.saved_tensors)
+        saved = [*ctx.symints, *ctx.saved_tensors] if num_symints else list(ctx.saved_tensors)
         if clear_saved:
             ctx.maybe_clear_saved_tensors()  # as backward_plan: freed at their last use
         if nondeterministic and deterministic_algorithms():
@@ -265,6 +330,9 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, lean: bool) -> Cal
             with torch.no_grad():
                 for i, index in enumerate(mutated):
                     args[index].copy_(returns[i])
-        return list(returns[num_mutated:])
+        outs = list(returns[num_mutated:])
+        if mark_outputs is not None:
+            mark_outputs(outs)
+        return outs
 
     return forward

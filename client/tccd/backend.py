@@ -64,6 +64,7 @@ traced graphs).
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import threading
 import warnings
@@ -145,18 +146,29 @@ def _without_scalar_inputs(plan: Any, scalar_inputs: List[Tuple[int, Optional[st
     passes the values of those that are symbols (sN) to the plan."""
     positions = {position: symbol for position, symbol in scalar_inputs}
     target = getattr(plan, "plan", plan)
+    # The usual case: the integer inputs lead (Dynamo's size arguments, a backward's saved
+    # SymInts), so the tensors are the rest of the list, sliced off without a loop.
+    prefix = len(positions) if sorted(positions) == list(range(len(positions))) else 0
+    named = [(i, positions[i]) for i in range(prefix) if positions[i] is not None]
 
-    def run(args: List[Any]) -> List[Any]:
-        symbols = {}
-        tensors = []
-        for i, arg in enumerate(args):
-            if i in positions:
-                if positions[i] is not None:
-                    symbols[positions[i]] = int(arg)
-            else:
-                tensors.append(arg)
-        args.clear()
-        return target(tensors, symbols) if symbols else target(tensors)
+    if prefix:
+        def run(args: List[Any]) -> List[Any]:
+            symbols = {symbol: int(args[i]) for i, symbol in named}
+            tensors = args[prefix:]
+            args.clear()
+            return target(tensors, symbols) if symbols else target(tensors)
+    else:
+        def run(args: List[Any]) -> List[Any]:
+            symbols = {}
+            tensors = []
+            for i, arg in enumerate(args):
+                if i in positions:
+                    if positions[i] is not None:
+                        symbols[positions[i]] = int(arg)
+                else:
+                    tensors.append(arg)
+            args.clear()
+            return target(tensors, symbols) if symbols else target(tensors)
 
     run._boxed_call = True  # type: ignore[attr-defined]
     run.plan = target  # type: ignore[attr-defined]
@@ -686,7 +698,8 @@ class _GraphCompiler:
         """(callable, key): the plan without the graph's integer inputs and with its constants."""
         if scalar_inputs:
             # Integer inputs (dynamic sizes) are no plan inputs: dropped, their symbols bound.
-            if self.capture:
+            # Only a symbolic graph's in-process recipe (TCCD_LEAN_SYMBOLIC) runs with them.
+            if self.capture and not self.capture.symbolic:
                 self.capture.abandon("the graph has integer (symbolic size) inputs")
             plan = _without_scalar_inputs(plan, scalar_inputs)
         if len(request.graph.constants):
@@ -731,13 +744,21 @@ def _lean_once_recipe_stored(traced: Callable[..., Any], capture: Any, compiler:
     state: List[Any] = [traced, False]  # the function called, whether the switch was tried
 
     def run(*args: Any) -> Any:
-        if not state[1] and capture.stored is not None:
+        # Not before the plans are loaded: a symbolic graph's recipe may be stored before its
+        # first call (AOTAutograd compiled the backward at once) while its forward, compiled
+        # in the background, is taken at that call.
+        if not state[1] and capture.stored is not None and _plans_loaded(capture.stored, compiler):
             state[1] = True
             state[0] = _recipe_runtime(capture.stored, compiler) or traced
         return state[0](*args)
 
     run.__dict__.update(traced.__dict__)  # aot_module_simplified's attributes (zero_grad, ...)
     return run
+
+
+def _plans_loaded(recipe: Any, compiler: _GraphCompiler) -> bool:
+    kinds = ("inference",) if recipe.kind == "inference" else ("forward", "backward")
+    return all(kind in compiler.plans for kind in kinds)
 
 
 def _recipe_runtime(recipe: Any, compiler: _GraphCompiler) -> Optional[Callable[..., Any]]:
@@ -747,7 +768,12 @@ def _recipe_runtime(recipe: Any, compiler: _GraphCompiler) -> Optional[Callable[
     kinds = ["inference"] if recipe.kind == "inference" else ["forward", "backward"]
     plans = [compiler.plans.get(kind) for kind in kinds]
     calls = None
-    if compiler.cuda_graphs is not None:
+    if getattr(recipe, "fw_scalar_inputs", 0) or getattr(recipe, "num_symints_saved", 0):
+        # A symbolic graph: the callables AOTAutograd was given take its integer inputs, drop
+        # them and bind their symbols (_without_scalar_inputs); the plans under them are checked.
+        calls = [compiler.plans.get(kind) for kind in kinds]
+        plans = [getattr(call, "plan", call) for call in calls]
+    elif compiler.cuda_graphs is not None:
         # The callables AOTAutograd was given (the plans under the CUDA graph trees, or a
         # backward that tells the trees it ran without graphs): the same trees' functions, so
         # a graph warmed up or recorded under AOTAutograd's runtime replays under this one.
@@ -765,6 +791,27 @@ def _recipe_runtime(recipe: Any, compiler: _GraphCompiler) -> Optional[Callable[
         return None
     log.debug("tccd: %s runs in its AOT recipe's runtime from now on", compiler.graph_id)
     return fn
+
+
+def _symbolic_capture(example_inputs: List[Any], config: Any, graph_id: str) -> Optional[Any]:
+    """TCCD_LEAN_SYMBOLIC: a graph with symbolic sizes gets no stored recipe (aot_key refuses
+    it), but the process that traces it may still switch to the recipe's runtime after its
+    first backward, from a recipe kept here (aot_recipe.SymbolicRecipe): AOTAutograd's
+    wrappers cost such a graph ~300 Python calls per training step more than that runtime
+    (the transformer block of deploy/dynamic_shapes_bench.py, cProfile, torch 2.15)."""
+    from . import precompile
+
+    if not (config.lean_runtime and config.lean_symbolic) or precompile.precompiling():
+        return None
+    if not _has_symbolic_sizes(example_inputs):
+        return None
+    from .aot_guard import refusal
+    from .aot_recipe import RecipeCapture
+
+    if refusal() is not None:  # an AOTAutograd the recipe was not reviewed against
+        return None
+    key = hashlib.sha256(f"symbolic {graph_id} {id(example_inputs)}".encode()).hexdigest()
+    return RecipeCapture(key, None, len(example_inputs), symbolic=True)
 
 
 def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any]]]:
@@ -837,6 +884,8 @@ def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **
 
                 caching_precompile.record(package_id, warm.tccd_recipe, warm.tccd_plan_keys)
             return precompile.wrap(warm, None, None) if precompile.precompiling() else warm
+        if capture is None:
+            capture = _symbolic_capture(example_inputs, config, graph_id)
     elif config.lean_runtime and config.lean_cudagraphs and not precompile.precompiling():
         # Setting up CUDA graphs needs the traced graphs (cudagraphs.decide), so a graph under
         # them always takes the traced path (a warm recipe hit would have none); but once its

@@ -33,6 +33,12 @@
                        (one frame, no per-call lookup of the user's backward), and native plans
                        without symbols, profiling or non-ref outputs take a call path of a few
                        lines (native_plan.py). 0: the previous frames. Default: 1.
+    TCCD_LEAN_SYMBOLIC  1 (with TCCD_LEAN_RUNTIME=1): a graph with symbolic sizes (dynamic
+                       shapes) switches to that runtime too after its first backward, from a
+                       recipe kept in this process only (never stored or shared: its sizes are
+                       symbols), with the SymInts the forward saves for the backward and the
+                       outputs' dynamic dims marked as AOTAutograd marks them. 0: AOTAutograd's
+                       wrappers for symbolic graphs, as before. Default: 1.
     TCCD_PACK_SAVED    1: under CUDA graphs, the forward's small 1-D saved tensors (batch norm's
                        means and inverse standard deviations) are concatenated into one saved
                        tensor the backward slices (saved_packing.py): ~100 fewer saved tensors
@@ -304,6 +310,7 @@ class Config:
     lean_runtime: bool = True  # TCCD_LEAN_RUNTIME: the recipe's runtime once a recipe is stored
     lean_cudagraphs: bool = True  # TCCD_LEAN_CUDAGRAPHS: that runtime under CUDA graphs too
     lean_entry: bool = True  # TCCD_LEAN_ENTRY: that runtime's leaner per-call Python (aot_runtime.py)
+    lean_symbolic: bool = True  # TCCD_LEAN_SYMBOLIC: that runtime for symbolic graphs too
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
     cudagraph_cpu_constants: bool = True  # TCCD_CUDAGRAPH_CPU_CONSTANTS (cudagraphs.py)
     fold_scalar_fills: bool = True  # TCCD_FOLD_SCALAR_FILLS (scalar_constants.py)
@@ -433,6 +440,7 @@ class Config:
             lean_runtime=_flag(env, "TCCD_LEAN_RUNTIME", True),
             lean_cudagraphs=_flag(env, "TCCD_LEAN_CUDAGRAPHS", True),
             lean_entry=_flag(env, "TCCD_LEAN_ENTRY", True),
+            lean_symbolic=_flag(env, "TCCD_LEAN_SYMBOLIC", True),
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
             cudagraph_cpu_constants=_flag(env, "TCCD_CUDAGRAPH_CPU_CONSTANTS", True),
             fold_scalar_fills=_flag(env, "TCCD_FOLD_SCALAR_FILLS", True),

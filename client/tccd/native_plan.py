@@ -917,6 +917,12 @@ class NativePlan:
         # Python steps with SymInt arguments, and SymInt outputs, read the symbols' values in
         # Python: computed per call (from the inputs' sizes) only when one exists.
         self._python_symbols = any(_has_sym(o) for o in self.outputs)
+        # Where a call reads each symbol's value: the first input dim that is the bare symbol
+        # (interpreted.bindings lists every such dim: the bench's block, 30 for 2 symbols).
+        firsts: Dict[int, Tuple[int, int, int]] = {}
+        for i, part, d, index in interpreted.bindings:
+            firsts.setdefault(index, (i, part, d))
+        self._bindings = [(f"s{index}", i, part, d) for index, (i, part, d) in sorted(firsts.items())]
         # Values only native kernels read (deterministic factories among them need no copy).
         read_only = _read_only_by_kernels(plan)
         self.shared_constants = 0
@@ -1044,10 +1050,48 @@ class NativePlan:
             None if is_ref or i in computed else o
             for i, (o, is_ref) in enumerate(zip(self.outputs, self._output_is_ref))
         ]
+        # A symbolic forward's usual outputs: its tensors, then the SymInts it saves for the
+        # backward (plain size expressions): the list is the tensors extended by those values,
+        # each computed by its compiled expression (no template, no per-output dispatch).
+        self._sym_tail = None
+        n_ref = len(self._ref_positions)
+        if (self._computed_positions and self._ref_positions == list(range(n_ref))
+                and self._computed_positions == list(range(n_ref, len(self.outputs)))
+                and all(isinstance(self.outputs[i], _Sym) for i in self._computed_positions)):
+            self._sym_tail = [self.outputs[i].fn for i in self._computed_positions]
+        # The symbol values a call passes (SymInt graph inputs): their descriptor indices by name
+        # (parsed once) and the array type (made once; an array per call, for threads).
+        self._GivenArray = ctypes.c_int64 * max(1, self._num_symbols)
+        self._given_index: Dict[str, int] = {}
+        self._last_given: Optional[Tuple[Tuple[Any, ...], "ctypes.Array"]] = None
+        # The SymInt outputs' values for the last symbol values (the same while the sizes are).
+        self._last_tail: Optional[Tuple[Tuple[Any, ...], List[int]]] = None
         self._wrapper_ns = 0  # TCCD_PLAN_PROFILE: time in __call__ outside the native run
         self._wrapper_runs = 0
         if _profiling() and hasattr(lib, "tccd_plan_profile"):
             _profiled.append(weakref.ref(self))
+
+    def _given_symbols(self, symbols: Dict[str, int]) -> "ctypes.Array":
+        """The call's symbol array: `symbols` (by name) written in, the others unbound. A symbol
+        outside the descriptor's table is ignored (no kernel or extern step reads it). The last
+        one is reused while the values repeat (a training loop at one size; never written
+        after it is made, so threads may share it)."""
+        key = tuple(symbols.items())
+        last = self._last_given
+        if last is not None and last[0] == key:
+            return last[1]
+        values = [_NO_SYMBOL] * self._GivenArray._length_
+        index_of = self._given_index
+        for name, value in symbols.items():
+            index = index_of.get(name)
+            if index is None:
+                index = int(name[1:])
+                index = index_of[name] = index if 0 <= index < self._num_symbols else -1
+            if index >= 0:
+                values[index] = int(value)
+        given = self._GivenArray(*values)
+        self._last_given = (key, given)
+        return given
 
     def _python_reason(self, step: "pb.Step", exprs: Dict[str, int]) -> str:
         """Why an extern step runs through the Python callback (at load, for the stats): the
@@ -1179,18 +1223,15 @@ class NativePlan:
         bound = None
         if self._python_symbols:
             bound = dict(symbols) if symbols else {}
-            for i, part, d, index in self.interpreted.bindings:
-                bound[f"s{index}"] = args[i].shape[d] if part == 0 else args[i].stride(d)
+            for name, i, part, d in self._bindings:
+                if name not in bound:
+                    bound[name] = args[i].shape[d] if part == 0 else args[i].stride(d)
         args.clear()  # boxed convention: the plan owns the inputs now
         self._error.exc = None
         self._error.symbols = bound
         given = None
         if symbols:
-            given = [_NO_SYMBOL] * self._num_symbols
-            for name, value in symbols.items():
-                index = int(name[1:])
-                if 0 <= index < self._num_symbols:
-                    given[index] = int(value)
+            given = self._given_symbols(symbols)
         run_py = self._lib.run_py
         if run_py is not None:
             out_capsules: List[Any] = []
@@ -1201,10 +1242,10 @@ class NativePlan:
         try:
             native_start = time.perf_counter_ns() if timed else 0
             if run_py is not None:
-                rc = run_py(self._handle, capsules, out_capsules, len(given or ()), _int64s(given) if given else None)
+                rc = run_py(self._handle, capsules, out_capsules, self._num_symbols if given else 0, given)
             elif given:
                 rc = self._lib.tccd_plan_run_symbolic(
-                    self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs, len(given), _int64s(given)
+                    self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs, self._num_symbols, given
                 )
             else:
                 rc = self._run(self._handle, inputs, self.num_inputs, outputs, self._num_ref_outputs)
@@ -1220,6 +1261,19 @@ class NativePlan:
         tensors = torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs(out_capsules)
         if self._all_outputs_ref:
             return tensors
+        if self._sym_tail is not None:
+            key = tuple(bound.items())
+            last = self._last_tail
+            if last is not None and last[0] == key:
+                tensors.extend(last[1])
+                return tensors
+            try:
+                tail = [fn(bound) for fn in self._sym_tail]
+                self._last_tail = (key, tail)
+                tensors.extend(tail)
+                return tensors
+            except NameError:  # an unbound symbol: the general path below says which
+                pass
         result = self._output_template.copy()
         for position, tensor in zip(self._ref_positions, tensors):
             result[position] = tensor

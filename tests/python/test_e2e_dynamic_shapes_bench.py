@@ -20,7 +20,7 @@ def test_compare_static_prints_compile_counts_and_a_ratio_per_length(daemon_env)
     out = subprocess.run(
         [sys.executable, str(REPO / "deploy" / "dynamic_shapes_bench.py"), "--compare-static", "--interleave",
          "--d", "16", "--tokens", "48", "--lengths", ",".join(map(str, lengths)), "--steps", "1", "--warmup", "1",
-         "--top-kernels", "5"],  # cuda only: ignored here, but parsed
+         "--top-kernels", "5", "--phases"],  # --top-kernels: cuda only, ignored here, but parsed
         env=env, capture_output=True, text=True, timeout=900,
     )
     assert out.returncode == 0, out.stdout + out.stderr
@@ -37,3 +37,6 @@ def test_compare_static_prints_compile_counts_and_a_ratio_per_length(daemon_env)
     rows = re.findall(r"^\s+(\d+)\s+\d+\s+[\d.]+\s+[\d.]+\s+([\d.]+)$", out.stdout, re.M)
     assert [int(t) for t, _ in rows] == lengths, out.stdout
     assert "worst dynamic/static:" in out.stdout
+    # --phases: per length, static / dynamic host ms of the forward and the backward and the wait.
+    phases = re.findall(r"^\s+(\d+)((?:\s+[\d.]+ / [\d.]+){3})$", out.stdout, re.M)
+    assert [int(t) for t, _ in phases] == lengths, out.stdout
