@@ -20,7 +20,10 @@ of graphs aot_recipe.py captures, and nothing more:
              differentiable outputs, coerces each to the layout the bw plan was traced with
              (AOT's coerce_to_expected_memory_format), runs the bw plan on saved tensors +
              tangents and returns one gradient per input (None where there is none). It is
-             once-differentiable, like AOT's (double backward raises).
+             once-differentiable, like AOT's (double backward raises). Under CUDA graphs
+             (TCCD_CUDAGRAPH_ZERO_TANGENTS) an output that gets no gradient is not
+             materialised as zeros by autograd: the backward runs as a graphed variant that
+             makes them inside its graph (cudagraphs.ZeroTangents).
   inference  run the plan with grad disabled, copy the updates into the mutated inputs, return
              the user outputs.
 Both run the plans with autocast disabled when it was enabled while tracing (AOT's disable_amp).
@@ -128,6 +131,31 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
     detach = recipe.detach_inputs
     nondeterministic = not recipe.deterministic
     disable_amp = recipe.disable_amp
+    # Under CUDA graphs (TCCD_CUDAGRAPH_ZERO_TANGENTS): autograd hands None for an output that
+    # got no gradient (set_materialize_grads(False) below) and the backward runs as a graphed
+    # variant that makes those zeros inside its graph (cudagraphs.ZeroTangents), not from zeros
+    # autograd allocates outside every graph at each step.
+    zero_tangents = getattr(bw_plan, "with_zero_tangents", None)
+    if zero_tangents is not None:
+        from . import config as config_mod
+
+        if not config_mod.get().cudagraph_zero_tangents:
+            zero_tangents = None
+
+    def backward_args(saved: List[torch.Tensor], grads: tuple) -> Tuple[List[Any], Boxed]:
+        """(the backward's arguments, the callable to run on them)."""
+        if zero_tangents is None:
+            return saved + [coerce(grads[i]) for i, coerce in tangents], bw_plan
+        first = len(saved)
+        missing = tuple(first + j for j, (i, _) in enumerate(tangents) if grads[i] is None)
+        if not missing:
+            return saved + [coerce(grads[i]) for i, coerce in tangents], bw_plan
+        variant = zero_tangents.variant(missing)
+        if variant is not None:
+            return saved + [coerce(grads[i]) for i, coerce in tangents if grads[i] is not None], variant
+        made = [zero_tangents.zeros(first + j) if grads[i] is None else coerce(grads[i])
+                for j, (i, coerce) in enumerate(tangents)]
+        return saved + made, bw_plan
 
     def run_backward(saved: List[torch.Tensor], grads: tuple) -> tuple:
         if nondeterministic and torch.are_deterministic_algorithms_enabled():
@@ -136,12 +164,12 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
                 "torch.use_deterministic_algorithms(True), but it was previously generated during "
                 "the forward function while torch.use_deterministic_algorithms(False) was set."
             )
-        args = saved + [coerce(grads[i]) for i, coerce in tangents]
+        args, call = backward_args(saved, grads)
         saved.clear()  # the boxed plan call below owns the saved tensors: freed at their last use
         if not disable_amp:
-            return tuple(bw_plan(args))
+            return tuple(call(args))
         with torch._C._DisableAutocast():
-            return tuple(bw_plan(args))
+            return tuple(call(args))
 
     # As AOTAutograd does with its compiled backward: Dynamo must not trace into it when a
     # backward runs inside a compiled region. Only there is Dynamo's eval-frame callback set; a
@@ -174,6 +202,8 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
             if non_differentiable:
                 ctx.mark_non_differentiable(*[returns[i] for i in non_differentiable])
             ctx._materialize_non_diff_grads = False
+            if zero_tangents is not None:
+                ctx.set_materialize_grads(False)
             return tuple(returns)
 
         @staticmethod

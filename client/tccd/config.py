@@ -33,6 +33,14 @@
                        tensor the backward slices (saved_packing.py): ~100 fewer saved tensors
                        per ResNet-50 step for the CUDA graph trees and autograd, one concat
                        kernel more. Experimental, not yet measured on a GPU. Default: 0.
+    TCCD_CUDAGRAPH_ZERO_TANGENTS  1 (with TCCD_LEAN_CUDAGRAPHS=1): under CUDA graphs, a
+                       differentiable output that gets no gradient (a transformers model's
+                       logits when only its loss is backpropagated) reaches the graphed backward
+                       as zeros made inside the captured graph, from the graph's pool (a variant
+                       of the backward without that tangent, cudagraphs.py), instead of zeros
+                       autograd makes in ordinary memory at every step and the trees copy in:
+                       GPT-2's reduce-overhead peak held its 98 MiB bf16 logits' zeros. 0: autograd
+                       materialises the zeros, as before. Default: 1.
     TCCD_CUDAGRAPH_CPU_CONSTANTS  1: under CUDA graphs, a graph whose only CPU tensors are 0-dim
                        constants it makes itself (a lifted `torch.tensor(0)`, HF T5's
                        decoder-start token written into the shifted labels) is still captured:
@@ -275,6 +283,7 @@ class Config:
     lean_cudagraphs: bool = True  # TCCD_LEAN_CUDAGRAPHS: that runtime under CUDA graphs too
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
     cudagraph_cpu_constants: bool = True  # TCCD_CUDAGRAPH_CPU_CONSTANTS (cudagraphs.py)
+    cudagraph_zero_tangents: bool = True  # TCCD_CUDAGRAPH_ZERO_TANGENTS (cudagraphs.py)
     fold_scalar_fills: bool = True  # TCCD_FOLD_SCALAR_FILLS (scalar_constants.py)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     background_prefetch: bool = True  # TCCD_BACKGROUND_PREFETCH
@@ -396,6 +405,7 @@ class Config:
             lean_cudagraphs=_flag(env, "TCCD_LEAN_CUDAGRAPHS", True),
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
             cudagraph_cpu_constants=_flag(env, "TCCD_CUDAGRAPH_CPU_CONSTANTS", True),
+            cudagraph_zero_tangents=_flag(env, "TCCD_CUDAGRAPH_ZERO_TANGENTS", True),
             fold_scalar_fills=_flag(env, "TCCD_FOLD_SCALAR_FILLS", True),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             background_prefetch=_flag(env, "TCCD_BACKGROUND_PREFETCH", True),

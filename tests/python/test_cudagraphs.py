@@ -556,3 +556,84 @@ def test_pack_saved_trains_bit_identically_with_fewer_saved_tensors(daemon_env, 
     assert len(packed) == 1 and packed[0][0] and packed[0][1] >= 3, packed  # n stats -> 1
     assert counting_trees["forward"] == 3 and counting_trees["backward"] == 3
     assert len(saved) == 1, saved
+
+
+class _LossAndLogits(torch.nn.Module):
+    """Returns its loss and its logits, as a transformers model compiled whole does."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = torch.nn.Linear(16, 32), torch.nn.Linear(32, 8)
+
+    def forward(self, x, y):
+        logits = self.b(torch.relu(self.a(x)))
+        return torch.nn.functional.cross_entropy(logits, y), logits
+
+
+def _loss_and_logits_training(compile_fn, uses_logits):
+    """Four SGD steps; in the steps of `uses_logits` the logits get a gradient too."""
+    torch.manual_seed(0)
+    model = _LossAndLogits()
+    gen = torch.Generator().manual_seed(1)
+    batches = [(torch.randn(8, 16, generator=gen), torch.randint(0, 8, (8,), generator=gen)) for _ in range(4)]
+    runner = compile_fn(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    losses = []
+    for step, (x, y) in enumerate(batches):
+        opt.zero_grad(set_to_none=True)
+        loss, logits = runner(x, y)
+        (loss + logits.square().mean() if step in uses_logits else loss).backward()
+        opt.step()
+        losses.append(loss.detach().clone())
+    return torch.stack(losses), {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+@pytest.mark.parametrize("knob", ["1", "0"])
+def test_an_output_without_gradient_reaches_the_graphed_backward_as_zeros_made_inside(
+    daemon_env, monkeypatch, knob
+):
+    """TCCD_CUDAGRAPH_ZERO_TANGENTS: in the recipe runtime, a step whose logits get no gradient
+    runs a second graphed backward (its own tree function) that takes one tangent fewer and makes
+    the zeros inside; a step whose logits do get one runs the full backward; training is the same
+    as in default mode either way. With 0, every backward takes both tangents (autograd's zeros)."""
+    from torch._inductor import cudagraph_trees
+
+    monkeypatch.setenv("TCCD_CUDAGRAPH_ZERO_TANGENTS", knob)
+    tccd.config.reload()
+    functions, calls = [], []  # per backward tree function: its inputs; per backward call: (function, inputs)
+
+    def cudagraphify_impl(model, inputs, static_input_idxs, *args, **kwargs):
+        if not kwargs.get("is_backward"):
+            return lambda args: model(args)
+        index = len(functions)
+        functions.append(len(inputs))
+
+        def replay(args):
+            calls.append((index, len(args)))
+            return model(args)
+
+        return replay
+
+    monkeypatch.setattr(cudagraph_trees, "cudagraphify_impl", cudagraphify_impl)
+    monkeypatch.setattr(cudagraphs, "_device_skip", lambda gm, inputs: (None, 0))
+    uses_logits = {2}
+    compile_default = lambda m: torch.compile(m, backend="tccd", dynamic=False)  # noqa: E731
+    default_losses, default_state = _loss_and_logits_training(compile_default, uses_logits)
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    functions.clear()
+    calls.clear()
+    compile_ro = lambda m: torch.compile(m, backend="tccd", mode="reduce-overhead", dynamic=False)  # noqa: E731
+    losses, state = _loss_and_logits_training(compile_ro, uses_logits)
+    assert torch.equal(losses, default_losses)
+    for k in default_state:
+        assert torch.equal(state[k], default_state[k]), k
+    full = functions[0]
+    if knob == "1":
+        # Step 0: AOTAutograd's runtime (autograd's zeros, the full function); steps 1 and 3: the
+        # variant without the logits' tangent; step 2: the full function with both gradients.
+        assert functions == [full, full - 1], functions
+        assert calls == [(0, full), (1, full - 1), (0, full), (1, full - 1)], calls
+    else:
+        assert functions == [full]
+        assert calls == [(0, full)] * 4, calls
