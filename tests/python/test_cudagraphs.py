@@ -637,3 +637,46 @@ def test_an_output_without_gradient_reaches_the_graphed_backward_as_zeros_made_i
     else:
         assert functions == [full]
         assert calls == [(0, full)] * 4, calls
+
+
+def test_zoo_gpt2_runs_the_zero_tangent_variant_from_its_second_step(daemon_env, monkeypatch):
+    """The zoo's (tiny) GPT-2 as the zoo steps it (one graph returning loss and logits, the loss
+    backpropagated): from step 2 the backward runs the variant without the logits' tangent."""
+    pytest.importorskip("transformers")
+    import sys
+    from pathlib import Path
+
+    from torch._inductor import cudagraph_trees
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "deploy"))
+    import zoo_benchmark
+
+    functions, calls = [], []
+
+    def cudagraphify_impl(model, inputs, static_input_idxs, *args, **kwargs):
+        if not kwargs.get("is_backward"):
+            return lambda args: model(args)
+        index = len(functions)
+        functions.append(len(inputs))
+
+        def replay(args):
+            calls.append((index, len(args)))
+            return model(args)
+
+        return replay
+
+    monkeypatch.setattr(cudagraph_trees, "cudagraphify_impl", cudagraphify_impl)
+    monkeypatch.setattr(cudagraphs, "_device_skip", lambda gm, inputs: (None, 0))
+    torch.manual_seed(0)
+    model, batch_fn, fwd = zoo_benchmark.build_model("gpt2", True, False)
+    batch = batch_fn(2, torch.device("cpu"))
+    compiled = torch.compile(model, backend="tccd", mode="reduce-overhead")
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    for _ in range(3):
+        fwd(compiled, batch, True).backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    assert [s["kind"] for s in tccd.last_compile_stats()] == ["forward", "backward"]
+    full = functions[0]
+    assert functions == [full, full - 1], functions
+    assert calls == [(0, full), (1, full - 1), (1, full - 1)], calls
