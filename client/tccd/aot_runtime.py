@@ -20,10 +20,11 @@ of graphs aot_recipe.py captures, and nothing more:
              differentiable outputs, coerces each to the layout the bw plan was traced with
              (AOT's coerce_to_expected_memory_format), runs the bw plan on saved tensors +
              tangents and returns one gradient per input (None where there is none). It is
-             once-differentiable, like AOT's (double backward raises). Under CUDA graphs
-             (TCCD_CUDAGRAPH_ZERO_TANGENTS) an output that gets no gradient is not
-             materialised as zeros by autograd: the backward runs as a graphed variant that
-             makes them inside its graph (cudagraphs.ZeroTangents).
+             once-differentiable, like AOT's (double backward raises). An output that gets
+             no gradient is not materialised as zeros by autograd (_zero_tangents): under CUDA
+             graphs the backward runs as a graphed variant that makes them inside its graph
+             (cudagraphs.ZeroTangents, TCCD_CUDAGRAPH_ZERO_TANGENTS), else the runtime makes them
+             and the plan frees them after their last reader (TCCD_PLAN_ZERO_TANGENTS).
   inference  run the plan with grad disabled, copy the updates into the mutated inputs, return
              the user outputs.
 Both run the plans with autocast disabled when it was enabled while tracing (AOT's disable_amp).
@@ -93,7 +94,45 @@ def build(
         raise ValueError(f"backward plan has {len(bw_plan.outputs)} outputs, one per input expected")
     if run_bw is None:
         raise ValueError("a training recipe needs a backward callable")
-    return _training(recipe, run_fw, run_bw)
+    return _training(recipe, run_fw, run_bw, _zero_tangents(recipe, bw_plan, run_bw, calls is not None))
+
+
+class _PlanZeros:
+    """A missing gradient for a backward plan called directly: zeros in the layout the plan
+    declares for that input, made by the runtime (see _zero_tangents)."""
+
+    def __init__(self, layouts: List[Any]):
+        self._layouts = layouts
+
+    def variant(self, positions: Tuple[int, ...]) -> None:
+        return None  # no other callable: the plan takes the zeros
+
+    def zeros(self, position: int) -> torch.Tensor:
+        size, stride, dtype, device = self._layouts[position]
+        return torch.empty_strided(size, stride, dtype=dtype, device=device).zero_()
+
+
+def _zero_tangents(recipe: Recipe, bw_plan: LoadedPlan, run_bw: Boxed, graphed: bool) -> Optional[Any]:
+    """What makes a tangent that autograd left None, or None to let autograd materialise it.
+
+    Under CUDA graphs (TCCD_CUDAGRAPH_ZERO_TANGENTS): the graphed backward's ZeroTangents
+    (cudagraphs.py), whose variants make the zeros inside their graphs. Without
+    (TCCD_PLAN_ZERO_TANGENTS): zeros made here and handed to the plan in its argument list, its
+    only reference, so the plan frees them after their last reader (the logits' gradient: early
+    in the backward) instead of autograd's `grads` tuple holding them for the whole backward
+    (BERT's bf16 logits zeros, 59.6 MiB, were live at its default-mode backward peak)."""
+    from . import config as config_mod
+
+    config = config_mod.get()
+    if graphed:
+        return getattr(run_bw, "with_zero_tangents", None) if config.cudagraph_zero_tangents else None
+    if not config.plan_zero_tangents:
+        return None
+    layouts = getattr(bw_plan, "input_layouts", None)
+    first = recipe.num_saved
+    if layouts is None or any(layouts[first + j] is None for j in range(len(recipe.tangent_sources))):
+        return None
+    return _PlanZeros(layouts)
 
 
 def _no_amp(recipe: Recipe) -> Callable[[], Any]:
@@ -117,7 +156,7 @@ def _inference(recipe: Recipe, fw_plan: Boxed) -> Callable[..., List[Any]]:
     return forward
 
 
-def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., List[Any]]:
+def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, zero_tangents: Optional[Any]) -> Callable[..., List[Any]]:
     mutated = recipe.mutated_inputs
     num_mutated = len(mutated)
     num_returns = num_mutated + recipe.num_outputs
@@ -131,16 +170,9 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed) -> Callable[..., L
     detach = recipe.detach_inputs
     nondeterministic = not recipe.deterministic
     disable_amp = recipe.disable_amp
-    # Under CUDA graphs (TCCD_CUDAGRAPH_ZERO_TANGENTS): autograd hands None for an output that
-    # got no gradient (set_materialize_grads(False) below) and the backward runs as a graphed
-    # variant that makes those zeros inside its graph (cudagraphs.ZeroTangents), not from zeros
-    # autograd allocates outside every graph at each step.
-    zero_tangents = getattr(bw_plan, "with_zero_tangents", None)
-    if zero_tangents is not None:
-        from . import config as config_mod
-
-        if not config_mod.get().cudagraph_zero_tangents:
-            zero_tangents = None
+    # zero_tangents (_zero_tangents): autograd hands None for an output that got no gradient
+    # (set_materialize_grads(False) below) and the runtime makes those zeros: inside a graphed
+    # variant of the backward under CUDA graphs, else as the plan's own argument.
 
     def backward_args(saved: List[torch.Tensor], grads: tuple) -> Tuple[List[Any], Boxed]:
         """(the backward's arguments, the callable to run on them)."""
