@@ -82,7 +82,9 @@ def main() -> int:
             loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
-            losses.append(loss.detach())
+            # A copy: under CUDA graphs the next replay overwrites the loss's buffer (one small
+            # kernel per step in every variant).
+            losses.append(loss.detach().clone())
 
         t0 = time.perf_counter()
         for _ in range(a.warmup):
