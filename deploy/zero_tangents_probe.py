@@ -5,7 +5,7 @@ so the logits' gradient is zeros (issue 8: GPT-2's reduce-overhead peak, 358 vs 
 MiB in session 15, was those zeros).
 
     TCCD_ADDRESS=unix:/path/tccd.sock PYTHONPATH=client python deploy/zero_tangents_probe.py \\
-        [--model gpt2] [--batch 2] [--iters 10] [--warmup 4] [--variants default-off,default-on,ro-off,ro-on,ro-pack]
+        [--model gpt2] [--batch 2] [--iters 10] [--warmup 3] [--variants default-off,default-on,ro-off,ro-on,ro-pack]
 
 Variants (each from the same initial weights, after torch._dynamo.reset()):
   default-off  default mode, TCCD_PLAN_ZERO_TANGENTS=0 (autograd's zeros, held for the backward)
@@ -14,10 +14,12 @@ Variants (each from the same initial weights, after torch._dynamo.reset()):
                the graphs, copied in by the CUDA graph trees)
   ro-on        mode="reduce-overhead", TCCD_CUDAGRAPH_ZERO_TANGENTS=1 (zeros made inside the graph)
   ro-pack      ro-on with TCCD_PACK_SAVED=1 (small saved tensors concatenated)
-Per variant one line: peak MiB (max_memory_allocated over the timed steps, after --warmup, as the
-zoo's column), step ms (median, min), host ms (the zoo's launch-only measure), and the losses'
-largest difference from the first variant of the same mode (0 expected: the knobs change where
-zeros are made, not values).
+Per variant one line: peak MiB (max_memory_allocated over the timed steps, after --warmup steps:
+3, as the zoo's cells, whose peak column this is), step ms (median, min), host ms (the zoo's
+launch-only measure), and the losses' largest difference from the first variant of the same mode
+(0 expected: the knobs change where zeros are made, not values). Under reduce-overhead with the
+zero-tangent variant the backward records at step 3 and replays from step 4: a later recording
+would show here as a peak far above the parameters'.
 """
 
 import argparse
@@ -43,7 +45,7 @@ def main() -> int:
     ap.add_argument("--model", default="gpt2")
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--iters", type=int, default=10)
-    ap.add_argument("--warmup", type=int, default=4)
+    ap.add_argument("--warmup", type=int, default=3)  # the zoo's RO cells: 3
     ap.add_argument("--tiny", action="store_true")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--variants", default=",".join(VARIANTS))
