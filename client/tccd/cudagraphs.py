@@ -290,7 +290,7 @@ class Session:
         else:
             # For the recipe runtime (aot_runtime.py): the backward without tangents that got
             # no gradient (TCCD_CUDAGRAPH_ZERO_TANGENTS).
-            wrapped.with_zero_tangents = ZeroTangents(gm, example_inputs, compiled, decision, wrapped)  # type: ignore[attr-defined]
+            wrapped.with_zero_tangents = ZeroTangents(gm, example_inputs, compiled, decision)  # type: ignore[attr-defined]
         return wrapped
 
     def _backward_without_graphs(self, compiled):
@@ -336,13 +336,12 @@ class ZeroTangents:
     mutated tangent: then the full callable runs with it, as before)."""
 
     def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], compiled: Callable[[List[Any]], Any],
-                 decision: Decision, full: Callable[[List[Any]], Any]):
+                 decision: Decision):
         self._gm = gm
         # cudagraphify_impl reads only which inputs are ints: keep nothing else alive.
         self._example_inputs = [x if isinstance(x, int) else None for x in example_inputs]
         self._compiled = compiled
         self._decision = decision
-        self._full = full
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         self._layouts = []
         for node in placeholders:
