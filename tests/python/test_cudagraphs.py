@@ -680,3 +680,41 @@ def test_zoo_gpt2_runs_the_zero_tangent_variant_from_its_second_step(daemon_env,
     full = functions[0]
     assert functions == [full, full - 1], functions
     assert calls == [(0, full), (1, full - 1), (1, full - 1)], calls
+
+
+def test_zero_tangent_variants_take_only_tangents_after_the_static_inputs(monkeypatch):
+    """ZeroTangents.variant: a tangent position after the static (saved) inputs gets a graphed
+    variant whose function makes the zeros in the placeholder's layout and calls the full
+    callable with them; a position among the static inputs, or a mutated one, gets none."""
+    from torch._inductor import cudagraph_trees
+
+    made = []
+
+    def cudagraphify_impl(model, inputs, static_input_idxs, *args, **kwargs):
+        made.append((len(inputs), tuple(static_input_idxs), kwargs.get("mutated_input_idxs")))
+        return lambda args: model(args)
+
+    monkeypatch.setattr(cudagraph_trees, "cudagraphify_impl", cudagraphify_impl)
+
+    def bw(saved, tangent_a, tangent_b):
+        return (saved * tangent_a + tangent_b.sum(),)
+
+    gm = make_fx(bw)(torch.randn(4, 3), torch.randn(4, 3), torch.randn(2, 5).t())
+    seen = []
+
+    def compiled(args):
+        seen.append([(tuple(a.shape), a.stride(), bool((a == 0).all())) for a in args])
+        return bw(*args)
+
+    decision = cudagraphs.Decision(None, 0, static_input_idxs=(0,))
+    zeros = cudagraphs.ZeroTangents(gm, [None] * 3, compiled, decision)
+    assert zeros.variant((0,)) is None
+    run = zeros.variant((2,))
+    assert run is not None and zeros.variant((2,)) is run  # made once
+    assert made == [(2, (0,), ())]
+    out = run([torch.ones(4, 3), torch.ones(4, 3)])
+    assert torch.equal(out[0], torch.ones(4, 3))
+    # The made tangent has the placeholder's (transposed) layout and is zeros.
+    assert seen[-1][2] == ((5, 2), (1, 5), True)
+    mutated = cudagraphs.ZeroTangents(gm, [None] * 3, compiled, cudagraphs.Decision(None, 0, (0,), (2,)))
+    assert mutated.variant((2,)) is None
