@@ -112,7 +112,7 @@ def main() -> int:
                          "frame evaluation, the backends' wrappers, the optimizer)")
     a = ap.parse_args()
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from zoo_benchmark import BATCH, VISION, _host_step_ms, build_model
+    from zoo_benchmark import BATCH, VISION, _build_on, _host_step_ms
 
     if a.backend == "tccd":
         import tccd  # noqa: F401  (registers the backend)
@@ -121,7 +121,9 @@ def main() -> int:
     if a.model == "resnet50_narrow":
         model, batch_fn, fwd = narrow_resnet50()
     else:
-        model, batch_fn, fwd = build_model(a.model, a.tiny, False)
+        # On the device, as the zoo builds it (ZOO_BUILD_ON_DEVICE=0: on the CPU): a large model's
+        # random initialisation on the CPU took 4-10 s of every GPU process (session 15's r1).
+        model, batch_fn, fwd = _build_on({"model": a.model, "tiny": a.tiny, "dropout": False}, device)
     model.to(device).train(not a.infer)
     kind = "vision" if a.model in VISION | {"resnet50_narrow"} else "lm"
     batch = batch_fn(a.batch or BATCH["small"][kind], device)

@@ -20,7 +20,11 @@ of graphs aot_recipe.py captures, and nothing more:
              differentiable outputs, coerces each to the layout the bw plan was traced with
              (AOT's coerce_to_expected_memory_format), runs the bw plan on saved tensors +
              tangents and returns one gradient per input (None where there is none). It is
-             once-differentiable, like AOT's (double backward raises).
+             once-differentiable, like AOT's (double backward raises). An output that gets
+             no gradient is not materialised as zeros by autograd (_zero_tangents): under CUDA
+             graphs the backward runs as a graphed variant that makes them inside its graph
+             (cudagraphs.ZeroTangents, TCCD_CUDAGRAPH_ZERO_TANGENTS), else the runtime makes them
+             and the plan frees them after their last reader (TCCD_PLAN_ZERO_TANGENTS).
   inference  run the plan with grad disabled, copy the updates into the mutated inputs, return
              the user outputs.
 Both run the plans with autocast disabled when it was enabled while tracing (AOT's disable_amp).
@@ -111,7 +115,45 @@ def build(
         raise ValueError(f"backward plan has {len(bw_plan.outputs)} outputs, one per input expected")
     if run_bw is None:
         raise ValueError("a training recipe needs a backward callable")
-    return _training(recipe, run_fw, run_bw, lean)
+    return _training(recipe, run_fw, run_bw, lean, _zero_tangents(recipe, bw_plan, run_bw, calls is not None))
+
+
+class _PlanZeros:
+    """A missing gradient for a backward plan called directly: zeros in the layout the plan
+    declares for that input, made by the runtime (see _zero_tangents)."""
+
+    def __init__(self, layouts: List[Any]):
+        self._layouts = layouts
+
+    def variant(self, positions: Tuple[int, ...]) -> None:
+        return None  # no other callable: the plan takes the zeros
+
+    def zeros(self, position: int) -> torch.Tensor:
+        size, stride, dtype, device = self._layouts[position]
+        return torch.empty_strided(size, stride, dtype=dtype, device=device).zero_()
+
+
+def _zero_tangents(recipe: Recipe, bw_plan: LoadedPlan, run_bw: Boxed, graphed: bool) -> Optional[Any]:
+    """What makes a tangent that autograd left None, or None to let autograd materialise it.
+
+    Under CUDA graphs (TCCD_CUDAGRAPH_ZERO_TANGENTS): the graphed backward's ZeroTangents
+    (cudagraphs.py), whose variants make the zeros inside their graphs. Without
+    (TCCD_PLAN_ZERO_TANGENTS): zeros made here and handed to the plan in its argument list, its
+    only reference, so the plan frees them after their last reader (the logits' gradient: early
+    in the backward) instead of autograd's `grads` tuple holding them for the whole backward
+    (BERT's bf16 logits zeros, 59.6 MiB, were live at its default-mode backward peak)."""
+    from . import config as config_mod
+
+    config = config_mod.get()
+    if graphed:
+        return getattr(run_bw, "with_zero_tangents", None) if config.cudagraph_zero_tangents else None
+    if not config.plan_zero_tangents:
+        return None
+    layouts = getattr(bw_plan, "input_layouts", None)
+    first = recipe.num_saved
+    if layouts is None or any(layouts[first + j] is None for j in range(len(recipe.tangent_sources))):
+        return None
+    return _PlanZeros(layouts)
 
 
 def _no_amp(recipe: Recipe) -> Callable[[], Any]:
@@ -173,7 +215,8 @@ def _inference(recipe: Recipe, fw_plan: Boxed, mark_outputs: Optional[Callable[[
     return forward
 
 
-def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, lean: bool) -> Callable[..., List[Any]]:
+def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, lean: bool,
+              zero_tangents: Optional[Any]) -> Callable[..., List[Any]]:
     mutated = recipe.mutated_inputs
     num_mutated = len(mutated)
     num_returns = num_mutated + recipe.num_outputs
@@ -197,6 +240,24 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, lean: bool) -> Cal
     detach = recipe.detach_inputs
     nondeterministic = not recipe.deterministic
     disable_amp = recipe.disable_amp
+    # zero_tangents (_zero_tangents): autograd hands None for an output that got no gradient
+    # (set_materialize_grads(False) below) and the runtime makes those zeros: inside a graphed
+    # variant of the backward under CUDA graphs, else as the plan's own argument.
+
+    def backward_args(saved: List[torch.Tensor], grads: tuple) -> Tuple[List[Any], Boxed]:
+        """(the backward's arguments, the callable to run on them)."""
+        if zero_tangents is None:
+            return saved + [coerce(grads[i]) for i, coerce in tangents], bw_plan
+        first = len(saved)
+        missing = tuple(first + j for j, (i, _) in enumerate(tangents) if grads[i] is None)
+        if not missing:
+            return saved + [coerce(grads[i]) for i, coerce in tangents], bw_plan
+        variant = zero_tangents.variant(missing)
+        if variant is not None:
+            return saved + [coerce(grads[i]) for i, coerce in tangents if grads[i] is not None], variant
+        made = [zero_tangents.zeros(first + j) if grads[i] is None else coerce(grads[i])
+                for j, (i, coerce) in enumerate(tangents)]
+        return saved + made, bw_plan
 
     def run_backward(saved: List[torch.Tensor], grads: tuple) -> tuple:
         if nondeterministic and torch.are_deterministic_algorithms_enabled():
@@ -205,12 +266,12 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, lean: bool) -> Cal
                 "torch.use_deterministic_algorithms(True), but it was previously generated during "
                 "the forward function while torch.use_deterministic_algorithms(False) was set."
             )
-        args = saved + [coerce(grads[i]) for i, coerce in tangents]
+        args, call = backward_args(saved, grads)
         saved.clear()  # the boxed plan call below owns the saved tensors: freed at their last use
         if not disable_amp:
-            return tuple(bw_plan(args))
+            return tuple(call(args))
         with torch._C._DisableAutocast():
-            return tuple(bw_plan(args))
+            return tuple(call(args))
 
     # As AOTAutograd does with its compiled backward: Dynamo must not trace into it when a
     # backward runs inside a compiled region. Only there is Dynamo's eval-frame callback set; a
@@ -260,6 +321,8 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, lean: bool) -> Cal
         if non_differentiable:
             ctx.mark_non_differentiable(*[returns[i] for i in non_differentiable])
         ctx._materialize_non_diff_grads = False
+        if zero_tangents is not None:
+            ctx.set_materialize_grads(False)
         return tuple(returns)
 
     class TccdCompiledFunction(torch.autograd.Function):
@@ -302,12 +365,16 @@ def _training(recipe: Recipe, fw_plan: Boxed, bw_plan: Boxed, lean: bool) -> Cal
             ctx.maybe_clear_saved_tensors()  # as backward_plan: freed at their last use
         if nondeterministic and deterministic_algorithms():
             return run_backward(saved, grads)  # raises there, with AOT's message
-        for i, coerce in tangents:
-            saved.append(coerce(grads[i]))
+        if zero_tangents is None:
+            for i, coerce in tangents:
+                saved.append(coerce(grads[i]))
+            call = bw_plan
+        else:  # a tangent autograd left None: zeros made by the runtime (backward_args)
+            saved, call = backward_args(saved, grads)
         if disable_amp:
             with torch._C._DisableAutocast():
-                return tuple(bw_plan(saved))
-        return tuple(bw_plan(saved))
+                return tuple(call(saved))
+        return tuple(call(saved))
 
     apply = TccdCompiledFunction.apply
     if lean:

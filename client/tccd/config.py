@@ -44,6 +44,20 @@
                        tensor the backward slices (saved_packing.py): ~100 fewer saved tensors
                        per ResNet-50 step for the CUDA graph trees and autograd, one concat
                        kernel more. Experimental, not yet measured on a GPU. Default: 0.
+    TCCD_CUDAGRAPH_ZERO_TANGENTS  1 (with TCCD_LEAN_CUDAGRAPHS=1): under CUDA graphs, a
+                       differentiable output that gets no gradient (a transformers model's
+                       logits when only its loss is backpropagated) reaches the graphed backward
+                       as zeros made inside the captured graph, from the graph's pool (a variant
+                       of the backward without that tangent, cudagraphs.py), instead of zeros
+                       autograd makes in ordinary memory at every step and the trees copy in:
+                       GPT-2's reduce-overhead peak held its 98 MiB bf16 logits' zeros. 0: autograd
+                       materialises the zeros, as before. Default: 1.
+    TCCD_PLAN_ZERO_TANGENTS  1 (with TCCD_LEAN_RUNTIME=1), without CUDA graphs: the zeros of an
+                       output that gets no gradient (the logits beside the loss) are made by the
+                       recipe runtime and handed to the backward plan as its own argument, so the
+                       plan frees them after their last reader, instead of autograd's zeros held
+                       for the whole backward (aot_runtime._zero_tangents). 0: autograd's, as
+                       before. Default: 1.
     TCCD_CUDAGRAPH_CPU_CONSTANTS  1: under CUDA graphs, a graph whose only CPU tensors are 0-dim
                        constants it makes itself (a lifted `torch.tensor(0)`, HF T5's
                        decoder-start token written into the shifted labels) is still captured:
@@ -313,6 +327,8 @@ class Config:
     lean_symbolic: bool = True  # TCCD_LEAN_SYMBOLIC: that runtime for symbolic graphs too
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
     cudagraph_cpu_constants: bool = True  # TCCD_CUDAGRAPH_CPU_CONSTANTS (cudagraphs.py)
+    cudagraph_zero_tangents: bool = True  # TCCD_CUDAGRAPH_ZERO_TANGENTS (cudagraphs.py)
+    plan_zero_tangents: bool = True  # TCCD_PLAN_ZERO_TANGENTS (aot_runtime.py)
     fold_scalar_fills: bool = True  # TCCD_FOLD_SCALAR_FILLS (scalar_constants.py)
     prefetch_backward: bool = True  # TCCD_PREFETCH_BACKWARD
     background_prefetch: bool = True  # TCCD_BACKGROUND_PREFETCH
@@ -443,6 +459,8 @@ class Config:
             lean_symbolic=_flag(env, "TCCD_LEAN_SYMBOLIC", True),
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
             cudagraph_cpu_constants=_flag(env, "TCCD_CUDAGRAPH_CPU_CONSTANTS", True),
+            cudagraph_zero_tangents=_flag(env, "TCCD_CUDAGRAPH_ZERO_TANGENTS", True),
+            plan_zero_tangents=_flag(env, "TCCD_PLAN_ZERO_TANGENTS", True),
             fold_scalar_fills=_flag(env, "TCCD_FOLD_SCALAR_FILLS", True),
             prefetch_backward=_flag(env, "TCCD_PREFETCH_BACKWARD", True),
             background_prefetch=_flag(env, "TCCD_BACKGROUND_PREFETCH", True),

@@ -287,6 +287,10 @@ class Session:
             wrapped.plan = compiled.plan  # type: ignore[attr-defined]
         if kind != "backward":
             self.forward_device_index = decision.device_index
+        else:
+            # For the recipe runtime (aot_runtime.py): the backward without tangents that got
+            # no gradient (TCCD_CUDAGRAPH_ZERO_TANGENTS).
+            wrapped.with_zero_tangents = ZeroTangents(gm, example_inputs, compiled, decision)  # type: ignore[attr-defined]
         return wrapped
 
     def _backward_without_graphs(self, compiled):
@@ -308,6 +312,101 @@ class Session:
         if hasattr(compiled, "plan"):
             run.plan = compiled.plan  # type: ignore[attr-defined]
         return run
+
+
+class ZeroTangents:
+    """Backward callables for steps where some differentiable outputs got no gradient.
+
+    A transformers model compiled whole returns its loss and its logits; a training step
+    backpropagates the loss alone, and autograd hands the backward zeros for the logits (every
+    output of an autograd.Function that gets no gradient is materialised as zeros_like it). Under
+    CUDA graphs those zeros are an ordinary allocation made at every step outside any graph,
+    which the trees then copy into the backward's input buffer: GPT-2's bf16 logits, 98 MiB,
+    were all of its reduce-overhead peak above Inductor's (358 vs 262 MiB, session 15), since
+    the graphs' own memory, in their pool, is not counted there and the zeros were.
+
+    `variant(positions)` is the backward, graphed by its own tree function, taking the plan's
+    inputs less the tangents at `positions` (plan input indices, ascending): inside the
+    captured function those tangents are made as zeros in the plan's layout, so the graph
+    allocates them from its pool and replays their fill with the rest; nothing is allocated
+    or copied outside. One variant per set of missing tangents, made at its first use (its
+    first call warms up, its second records, as any tree function). The recipe runtime calls
+    it when autograd gives None for a tangent (aot_runtime.py, ctx.set_materialize_grads(False));
+    `zeros(position)` makes one such tangent eagerly, for a set no variant can take (a
+    mutated tangent: then the full callable runs with it, as before)."""
+
+    def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[Any], compiled: Callable[[List[Any]], Any],
+                 decision: Decision):
+        self._gm = gm
+        # cudagraphify_impl reads only which inputs are ints: keep nothing else alive.
+        self._example_inputs = [x if isinstance(x, int) else None for x in example_inputs]
+        self._compiled = compiled
+        self._decision = decision
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        self._layouts = []
+        for node in placeholders:
+            val = _node_val(node)
+            is_tensor = isinstance(val, torch.Tensor) and not any(
+                isinstance(d, torch.SymInt) for d in list(val.shape) + list(val.stride())
+            )
+            self._layouts.append(
+                (tuple(val.shape), tuple(val.stride()), val.dtype, val.device) if is_tensor else None
+            )
+        self._variants: dict = {}
+
+    def zeros(self, position: int) -> torch.Tensor:
+        """The tangent at plan input `position` as zeros in the plan's layout, made now."""
+        size, stride, dtype, device = self._layouts[position]
+        if device.type == "cuda" and self._decision.device_index is not None:
+            device = torch.device("cuda", self._decision.device_index)
+        return torch.empty_strided(size, stride, dtype=dtype, device=device).zero_()
+
+    def variant(self, positions: Tuple[int, ...]) -> Optional[Callable[[List[Any]], Any]]:
+        """The graphed backward without the tangents at `positions`, or None if it cannot be
+        made (then the caller passes zeros to the full callable)."""
+        if positions in self._variants:
+            return self._variants[positions]
+        made = None
+        try:
+            made = self._make(positions)
+        except Exception:  # deliberately ignored: the full callable with eager zeros is correct
+            log.debug("tccd: a backward without tangents %s could not be graphed", positions, exc_info=True)
+        self._variants[positions] = made
+        return made
+
+    def _make(self, positions: Tuple[int, ...]) -> Optional[Callable[[List[Any]], Any]]:
+        from torch._inductor.cudagraph_trees import cudagraphify_impl
+
+        decision = self._decision
+        dropped = set(positions)
+        if any(self._layouts[p] is None for p in positions):
+            return None  # not a tensor of a static layout
+        if dropped & set(decision.mutated_input_idxs) or min(positions) <= max(decision.static_input_idxs, default=-1):
+            return None  # the tangents come after the saved tensors; a mutated one stays an input
+        kept = [i for i in range(len(self._example_inputs)) if i not in dropped]
+        new_index = {old: new for new, old in enumerate(kept)}
+        narrowed = dataclasses.replace(
+            decision, mutated_input_idxs=tuple(new_index[i] for i in decision.mutated_input_idxs)
+        )
+        kwargs = _cudagraphify_kwargs("backward", self._gm, narrowed)
+        if "placeholders" in kwargs:
+            kwargs["placeholders"] = tuple(kwargs["placeholders"][i] for i in kept)
+        compiled, zeros = self._compiled, self.zeros
+        order = sorted(positions)
+
+        def with_zeros(args: List[Any]) -> Any:
+            # Inside the trees' warm-up and recording: the zeros come from the graph's pool and
+            # their fill is captured with the plan.
+            full = list(args)
+            args.clear()
+            for position in order:
+                full.insert(position, zeros(position))
+            return compiled(full)
+
+        example = [self._example_inputs[i] for i in kept]
+        made = cudagraphify_impl(with_zeros, example, decision.static_input_idxs, **kwargs)
+        made._boxed_call = True  # type: ignore[attr-defined]
+        return made
 
 
 def reset() -> None:

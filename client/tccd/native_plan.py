@@ -880,6 +880,7 @@ class NativePlan:
         self._interpreted_inputs = False  # set when a call brings inputs that are not tensors
         self.name = interpreted.name
         self.num_inputs = interpreted.num_inputs
+        self.input_layouts = interpreted.input_layouts
         self.outputs = interpreted.outputs
         self.num_native = interpreted.num_native
         self.num_fused_kernels = interpreted.num_fused_kernels

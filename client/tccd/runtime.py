@@ -853,6 +853,10 @@ class LoadedPlan:
         self.python_step_reasons: Dict[str, int] = (
             {"every step (TCCD_NATIVE_RUNTIME=0: the Python interpreter)": len(steps)} if steps else {}
         )
+        # Per input: (sizes, strides, dtype, device) as declared, or None (symbolic, absent).
+        self.input_layouts = [
+            None if v is None or v[3] is None else (v[0], v[1], v[3], v[4]) for v in values[: self.num_inputs]
+        ]
         self.outputs = [decode_value(v) for v in plan.outputs]
         for out in self.outputs:
             if isinstance(out, _Ref) and not 0 <= out.id < self.num_values:

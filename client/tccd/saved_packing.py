@@ -49,6 +49,28 @@ def _packable(node: Any) -> bool:
     )
 
 
+def _refresh_views(node: torch.fx.Node, fake_mode: Any) -> None:
+    """Recomputes the metadata of the views (transitively) of `node`, which now reads a slice
+    of the packed tensor: a view's storage offset is its base's plus its own, so a view made of
+    the old saved tensor (offset 0) is at the slice's offset now. The daemon takes a value's
+    layout from this metadata: a stale offset made the backward read another packed tensor's
+    elements (the zoo's tiny GPT-2 trained to NaN: its MLP activation packed after a layer
+    norm's statistics, viewed [64, 256] -> [2, 32, 256]; Llama's through _unsafe_view, which
+    aliases without a view schema). Other ops make new tensors, whose metadata does not depend
+    on where their inputs lie."""
+    aten = torch.ops.aten
+    aliasing = {aten._unsafe_view.default, aten.reshape.default}  # alias without a view schema
+    todo = [u for u in node.users]
+    while todo:
+        user = todo.pop()
+        if user.op != "call_function" or not (getattr(user.target, "is_view", False) or user.target in aliasing):
+            continue
+        args, kwargs = torch.fx.node.map_arg((user.args, user.kwargs), lambda n: _val(n))
+        with fake_mode:
+            user.meta["val"] = user.target(*args, **kwargs)
+        todo.extend(user.users)
+
+
 def pack_small_saved(fw: torch.fx.GraphModule, bw: torch.fx.GraphModule) -> bool:
     """Packs the forward's small saved tensors (see the module docstring). True if it did."""
     fw_out = fw.graph.output_node()
@@ -124,6 +146,7 @@ def pack_small_saved(fw: torch.fx.GraphModule, bw: torch.fx.GraphModule) -> bool
         offset += n
         old.replace_all_uses_with(piece)
         bw.graph.erase_node(old)
+        _refresh_views(piece, fake_mode)
     fw.graph.lint()
     bw.graph.lint()
     fw.recompile()

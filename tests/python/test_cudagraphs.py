@@ -556,3 +556,165 @@ def test_pack_saved_trains_bit_identically_with_fewer_saved_tensors(daemon_env, 
     assert len(packed) == 1 and packed[0][0] and packed[0][1] >= 3, packed  # n stats -> 1
     assert counting_trees["forward"] == 3 and counting_trees["backward"] == 3
     assert len(saved) == 1, saved
+
+
+class _LossAndLogits(torch.nn.Module):
+    """Returns its loss and its logits, as a transformers model compiled whole does."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = torch.nn.Linear(16, 32), torch.nn.Linear(32, 8)
+
+    def forward(self, x, y):
+        logits = self.b(torch.relu(self.a(x)))
+        return torch.nn.functional.cross_entropy(logits, y), logits
+
+
+def _loss_and_logits_training(compile_fn, uses_logits):
+    """Four SGD steps; in the steps of `uses_logits` the logits get a gradient too."""
+    torch.manual_seed(0)
+    model = _LossAndLogits()
+    gen = torch.Generator().manual_seed(1)
+    batches = [(torch.randn(8, 16, generator=gen), torch.randint(0, 8, (8,), generator=gen)) for _ in range(4)]
+    runner = compile_fn(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    losses = []
+    for step, (x, y) in enumerate(batches):
+        opt.zero_grad(set_to_none=True)
+        loss, logits = runner(x, y)
+        (loss + logits.square().mean() if step in uses_logits else loss).backward()
+        opt.step()
+        losses.append(loss.detach().clone())
+    return torch.stack(losses), {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+@pytest.mark.parametrize("knob", ["1", "0"])
+def test_an_output_without_gradient_reaches_the_graphed_backward_as_zeros_made_inside(
+    daemon_env, monkeypatch, knob
+):
+    """TCCD_CUDAGRAPH_ZERO_TANGENTS: in the recipe runtime, a step whose logits get no gradient
+    runs a second graphed backward (its own tree function) that takes one tangent fewer and makes
+    the zeros inside; a step whose logits do get one runs the full backward; training is the same
+    as in default mode either way. With 0, every backward takes both tangents (autograd's zeros)."""
+    from torch._inductor import cudagraph_trees
+
+    monkeypatch.setenv("TCCD_CUDAGRAPH_ZERO_TANGENTS", knob)
+    tccd.config.reload()
+    functions, calls = [], []  # per backward tree function: its inputs; per backward call: (function, inputs)
+
+    def cudagraphify_impl(model, inputs, static_input_idxs, *args, **kwargs):
+        if not kwargs.get("is_backward"):
+            return lambda args: model(args)
+        index = len(functions)
+        functions.append(len(inputs))
+
+        def replay(args):
+            calls.append((index, len(args)))
+            return model(args)
+
+        return replay
+
+    monkeypatch.setattr(cudagraph_trees, "cudagraphify_impl", cudagraphify_impl)
+    monkeypatch.setattr(cudagraphs, "_device_skip", lambda gm, inputs: (None, 0))
+    uses_logits = {2}
+    compile_default = lambda m: torch.compile(m, backend="tccd", dynamic=False)  # noqa: E731
+    default_losses, default_state = _loss_and_logits_training(compile_default, uses_logits)
+    torch._dynamo.reset()
+    tccd.reset_compile_stats()
+    functions.clear()
+    calls.clear()
+    compile_ro = lambda m: torch.compile(m, backend="tccd", mode="reduce-overhead", dynamic=False)  # noqa: E731
+    losses, state = _loss_and_logits_training(compile_ro, uses_logits)
+    assert torch.equal(losses, default_losses)
+    for k in default_state:
+        assert torch.equal(state[k], default_state[k]), k
+    full = functions[0]
+    if knob == "1":
+        # Step 0: AOTAutograd's runtime (autograd's zeros, the full function); steps 1 and 3: the
+        # variant without the logits' tangent; step 2: the full function with both gradients.
+        assert functions == [full, full - 1], functions
+        assert calls == [(0, full), (1, full - 1), (0, full), (1, full - 1)], calls
+    else:
+        assert functions == [full]
+        assert calls == [(0, full)] * 4, calls
+
+
+def test_zoo_gpt2_runs_the_zero_tangent_variant_from_its_second_step(daemon_env, monkeypatch):
+    """The zoo's (tiny) GPT-2 as the zoo steps it (one graph returning loss and logits, the loss
+    backpropagated): from step 2 the backward runs the variant without the logits' tangent."""
+    pytest.importorskip("transformers")
+    import sys
+    from pathlib import Path
+
+    from torch._inductor import cudagraph_trees
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "deploy"))
+    import zoo_benchmark
+
+    functions, calls = [], []
+
+    def cudagraphify_impl(model, inputs, static_input_idxs, *args, **kwargs):
+        if not kwargs.get("is_backward"):
+            return lambda args: model(args)
+        index = len(functions)
+        functions.append(len(inputs))
+
+        def replay(args):
+            calls.append((index, len(args)))
+            return model(args)
+
+        return replay
+
+    monkeypatch.setattr(cudagraph_trees, "cudagraphify_impl", cudagraphify_impl)
+    monkeypatch.setattr(cudagraphs, "_device_skip", lambda gm, inputs: (None, 0))
+    torch.manual_seed(0)
+    model, batch_fn, fwd = zoo_benchmark.build_model("gpt2", True, False)
+    batch = batch_fn(2, torch.device("cpu"))
+    compiled = torch.compile(model, backend="tccd", mode="reduce-overhead")
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    for _ in range(3):
+        fwd(compiled, batch, True).backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    assert [s["kind"] for s in tccd.last_compile_stats()] == ["forward", "backward"]
+    full = functions[0]
+    assert functions == [full, full - 1], functions
+    assert calls == [(0, full), (1, full - 1), (1, full - 1)], calls
+
+
+def test_zero_tangent_variants_take_only_tangents_after_the_static_inputs(monkeypatch):
+    """ZeroTangents.variant: a tangent position after the static (saved) inputs gets a graphed
+    variant whose function makes the zeros in the placeholder's layout and calls the full
+    callable with them; a position among the static inputs, or a mutated one, gets none."""
+    from torch._inductor import cudagraph_trees
+
+    made = []
+
+    def cudagraphify_impl(model, inputs, static_input_idxs, *args, **kwargs):
+        made.append((len(inputs), tuple(static_input_idxs), kwargs.get("mutated_input_idxs")))
+        return lambda args: model(args)
+
+    monkeypatch.setattr(cudagraph_trees, "cudagraphify_impl", cudagraphify_impl)
+
+    def bw(saved, tangent_a, tangent_b):
+        return (saved * tangent_a + tangent_b.sum(),)
+
+    gm = make_fx(bw)(torch.randn(4, 3), torch.randn(4, 3), torch.randn(2, 5).t())
+    seen = []
+
+    def compiled(args):
+        seen.append([(tuple(a.shape), a.stride(), bool((a == 0).all())) for a in args])
+        return bw(*args)
+
+    decision = cudagraphs.Decision(None, 0, static_input_idxs=(0,))
+    zeros = cudagraphs.ZeroTangents(gm, [None] * 3, compiled, decision)
+    assert zeros.variant((0,)) is None
+    run = zeros.variant((2,))
+    assert run is not None and zeros.variant((2,)) is run  # made once
+    assert made == [(2, (0,), ())]
+    out = run([torch.ones(4, 3), torch.ones(4, 3)])
+    assert torch.equal(out[0], torch.ones(4, 3))
+    # The made tangent has the placeholder's (transposed) layout and is zeros.
+    assert seen[-1][2] == ((5, 2), (1, 5), True)
+    mutated = cudagraphs.ZeroTangents(gm, [None] * 3, compiled, cudagraphs.Decision(None, 0, (0,), (2,)))
+    assert mutated.variant((2,)) is None
