@@ -19,7 +19,8 @@ real models, CPU or GPU). Phases (seconds):
   compile_rpc   tccd: the Compile round trips made on the main thread (a background compile's
                 are on its own thread: not a phase; what the step waited for it is compile_wait)
   compile_wait  tccd: the first call of a graph compiled in the background (TCCD_ASYNC_COMPILE)
-                or prefetched (the backward) waiting for its plan
+                or prefetched (the backward) waiting for its plan, and the full garbage
+                collection it runs meanwhile (TCCD_WAIT_FULL_GC)
   fetch         tccd: GetManifest / FetchArtifact round trips and writing the local cache
   load          tccd: dlopen and binding of plans (runtime.load_plan, native_plan.load)
   aot_load      torch.compiler.load_compiled_function (outside its fetch and load)
@@ -182,12 +183,20 @@ class Timers:
         import tccd  # noqa: F401  (registers the backend)
         from tccd import aot_cache, compiler, local_cache, native_plan, prefetch, runtime, serialize
 
+        try:
+            from tccd import full_gc
+        except ImportError:  # an older client
+            full_gc = None
+
         self.instrument_aot_autograd()
         self.wrap(serialize, "build_request", "request")
         self.wrap(serialize, "encode_request", "request")
         self.wrap(local_cache, "request_hash", "request")
         self.wrap(compiler, "_daemon_compile", "compile_rpc")
         self.wrap(prefetch.Pending, "take", "compile_wait")
+        if full_gc is not None and hasattr(full_gc, "collect_while_waiting"):
+            # The full collection a first call runs while it waits (TCCD_WAIT_FULL_GC) is wait.
+            self.wrap(full_gc, "collect_while_waiting", "compile_wait")
         self.wrap(compiler, "fetch_artifact", "fetch")
         self.wrap(compiler, "load_plan", "load")
         self.wrap(native_plan, "load", "load")

@@ -67,12 +67,13 @@ import functools
 import logging
 import threading
 import warnings
+import weakref
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 
 from . import config as config_mod
-from . import cudagraphs
+from . import cudagraphs, full_gc
 from .errors import CompileFailed, DaemonUnavailable, TccdError, TccdFallbackWarning, Unsupported
 from .stats import GraphRecord, record
 
@@ -348,6 +349,10 @@ class _GraphCompiler:
             if config.early_saved_layout:
                 self._start_plan_only(config, request, key)
         pending = prefetch.start(request, key, config, kind=kind, on_manifest=on_manifest)
+        # The full collection deferred over this backend call waits for the graph's first call,
+        # which runs it while it waits for this compile (full_gc.py, TCCD_WAIT_FULL_GC), instead
+        # of in Dynamo's rest of the compile right after the backend returns.
+        release_gc = full_gc.hold(config.defer_full_gc and config.wait_full_gc)
         if backward_next:
             # Built while the daemon compiles the forward, which the first call waits for: the
             # backward's request (T5: ~0.1-0.2 s of serialising and hashing) is off that wait.
@@ -358,10 +363,10 @@ class _GraphCompiler:
             # captured now; an inference recipe is stored once the plan is there.
             self.capture.forward(gm, plan_key, inference=kind == "inference", store=False)
         return self._deferred(config, name, gm, example_inputs, entry, pending, key, request, scalar_inputs,
-                              plan_key, captured=True)
+                              plan_key, captured=True, release_gc=release_gc)
 
     def _deferred(self, config, name, gm, example_inputs, entry, pending, key, request, scalar_inputs,
-                  plan_key, captured: bool) -> Callable[[List[Any]], Any]:
+                  plan_key, captured: bool, release_gc: Callable[[], None] = lambda: None) -> Callable[[List[Any]], Any]:
         """A boxed callable that takes `pending`'s plan at its first call, then runs it.
 
         TCCD_EAGER_WHILE_COMPILING: until the compile is done, calls run the ATen graph eagerly
@@ -385,6 +390,10 @@ class _GraphCompiler:
 
         def resolve() -> Callable[[List[Any]], Any]:
             entry.eager_calls = eager_calls[0]  # final: no eager call once resolving
+            # The main thread is idle until the plan is there: the full collection due after
+            # the compile runs now, then the thresholds held since the backend call return.
+            full_gc.collect_while_waiting(pending.future.done, config.wait_full_gc)
+            release_gc()
             if not pending.future.done():
                 # Idle until the plan is there: its convolutions' cuDNN set-up, on this thread
                 # (the one that makes the plan's first call), instead of in that call.
@@ -407,6 +416,7 @@ class _GraphCompiler:
         def run(args: List[Any]) -> Any:
             if not resolved:
                 if eager is not None and not ready():
+                    release_gc()  # no idle wait to collect in: CPython's thresholds decide
                     with lock:
                         eager_calls[0] += 1
                     if eager_calls[0] == 1:
@@ -418,6 +428,7 @@ class _GraphCompiler:
             return resolved[0](args)
 
         run._boxed_call = True  # type: ignore[attr-defined]
+        weakref.finalize(run, release_gc)  # a graph never called does not hold the thresholds
         return run
 
     def _defer_backward(self, config, name, gm, example_inputs, entry) -> Optional[Callable[[List[Any]], Any]]:
@@ -666,6 +677,7 @@ class _GraphCompiler:
             from . import conv_warmup, prefetch
 
             with prefetch.counted_as_backward_waiting():
+                full_gc.collect_while_waiting(pending.future.done, config.wait_full_gc)
                 conv_warmup.warm_while_waiting(gm, pending.future, name, config.wait_conv_warmup)
         plan = pending.take(key, entry, config) if pending else None
         if plan is None:
@@ -794,8 +806,6 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
     unboxed, returning a list of outputs: AOTAutograd's, or on an AOT recipe hit one rebuilt
     from the recipe (aot_runtime.py).
     """
-    from . import full_gc
-
     with full_gc.deferred(config_mod.get().defer_full_gc):
         return _traced_and_compiled(gm, example_inputs, **kwargs)
 

@@ -134,6 +134,13 @@
                        (AOTAutograd's trace and partition, the request), as newer torch does for
                        the whole compile (full_gc.py); 0: the collector's thresholds stay.
                        Default: 1.
+    TCCD_WAIT_FULL_GC  1: the full collection due after a compile runs while a first call
+                       waits for its background compile (or a backward for its prefetched
+                       one), when the main thread is idle, instead of where CPython's
+                       thresholds put it (with TCCD_DEFER_FULL_GC on torch < 2.14: inside
+                       Dynamo's rest of the compile, right after the backend's return); the
+                       raised threshold2 is held until the graph's first call (full_gc.py).
+                       0: as before. Default: 1.
     TCCD_SAVED_LAYOUT  0: a training forward's saved activations keep the strides AOTAutograd
                        traced; 1: in CUDA graphs with convolutions the daemon may store them
                        channels-last (as Inductor's layout optimisation does) and the backward
@@ -283,6 +290,7 @@ class Config:
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
     eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
     defer_full_gc: bool = True  # TCCD_DEFER_FULL_GC (full_gc.py)
+    wait_full_gc: bool = True  # TCCD_WAIT_FULL_GC (full_gc.py)
     saved_layout: bool = True  # TCCD_SAVED_LAYOUT
     saved_padded: bool = False  # TCCD_SAVED_PADDED
     released_inputs: bool = True  # TCCD_RELEASED_INPUTS (released_inputs.py)
@@ -404,6 +412,7 @@ class Config:
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
             eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),
             defer_full_gc=_flag(env, "TCCD_DEFER_FULL_GC", True),
+            wait_full_gc=_flag(env, "TCCD_WAIT_FULL_GC", True),
             saved_layout=_flag(env, "TCCD_SAVED_LAYOUT", True),
             saved_padded=_flag(env, "TCCD_SAVED_PADDED", False),
             released_inputs=_flag(env, "TCCD_RELEASED_INPUTS", True),

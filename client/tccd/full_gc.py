@@ -10,19 +10,36 @@ THRESHOLD_DURING_COMPILE), and that window contains tccd's backend call; older t
 the GPU machines) does nothing, so there tccd raises it the same way for its backend call. Only
 the *full* collections wait: the young ones still run, and one full collection follows the
 call (the threshold restored, the count kept). A caller's threshold above ours is kept.
+
+That one full collection is still due (T5's on the H200: ~0.3 s, and 0.2-0.3 s on every zoo
+model), and restored at the backend's return it ran inside Dynamo's rest of the compile (guards,
+bytecode), on the first step's path. A first call that waits for its background compile has the
+main thread idle meanwhile, so the collection is run there instead (TCCD_WAIT_FULL_GC, default
+on): `hold` keeps threshold2 raised past the backend call until the graph's first call, and
+`collect_while_waiting` runs the due collection while that call (or a backward waiting for its
+prefetched plan) waits. Where the compile is already done, nothing is collected and the
+collection comes when CPython's own thresholds say, as before.
 """
 
 import contextlib
 import gc
+import logging
 import threading
-from typing import Iterator, Optional, Tuple
+import time
+from typing import Callable, Iterator, Optional, Tuple
+
+log = logging.getLogger(__name__)
 
 # As torch's default for gc_gen2_threshold_during_compile.
 GEN2_THRESHOLD = 1000
 
 _lock = threading.Lock()
-_depth = 0  # guarded by _lock: nested or concurrent backend calls share one adjustment
+_depth = 0  # guarded by _lock: nested or concurrent backend calls and holds share one adjustment
 _saved: Optional[Tuple[int, int, int]] = None  # guarded by _lock
+# Full collections run while a first call waited for its compile, and their seconds (guarded by
+# _lock; what the benchmarks report beside the phases).
+_waited_collections = 0
+_waited_s = 0.0
 
 
 def _torch_defers() -> bool:
@@ -50,8 +67,67 @@ def deferred(enabled: bool) -> Iterator[None]:
     try:
         yield
     finally:
+        _release()
+
+
+def _release() -> None:
+    """Ends one block or hold; the outermost restores the caller's thresholds."""
+    global _depth, _saved
+    with _lock:
+        _depth -= 1
+        if _depth == 0 and _saved is not None:
+            gc.set_threshold(*_saved)
+            _saved = None
+
+
+def hold(enabled: bool) -> Callable[[], None]:
+    """Inside a `deferred` block that raised threshold2: keeps it raised after the block ends,
+    until the returned function is called (once; later calls do nothing). Elsewhere, or with
+    `enabled` false, a function that does nothing."""
+    global _depth
+    with _lock:
+        if not enabled or _depth == 0 or _saved is None:
+            return lambda: None
+        _depth += 1
+    released = [False]  # guarded by _lock
+
+    def release() -> None:
         with _lock:
-            _depth -= 1
-            if _depth == 0 and _saved is not None:
-                gc.set_threshold(*_saved)
-                _saved = None
+            if released[0]:
+                return
+            released[0] = True
+        _release()
+
+    return release
+
+
+def _due_threshold2() -> int:
+    """threshold2 as the caller set it (ours raised it inside `deferred` and `hold`)."""
+    with _lock:
+        return _saved[2] if _saved is not None else gc.get_threshold()[2]
+
+
+def collect_while_waiting(done: Callable[[], bool], enabled: bool) -> bool:
+    """Runs a full collection now if one is due (as many young-generation collections passed
+    since the last full one as threshold2 allows) and `done()` says the awaited compile is not
+    finished: the caller is about to wait for it, so the collection costs no wall time up to the
+    wait's length. Returns whether it collected."""
+    global _waited_collections, _waited_s
+    if not enabled or not gc.isenabled() or done():
+        return False
+    if gc.get_count()[2] < _due_threshold2():
+        return False
+    start = time.perf_counter()
+    gc.collect()
+    seconds = time.perf_counter() - start
+    with _lock:
+        _waited_collections += 1
+        _waited_s += seconds
+    log.debug("tccd: a full garbage collection (%.0f ms) ran while waiting for a compile", seconds * 1e3)
+    return True
+
+
+def waited_collections() -> Tuple[int, float]:
+    """(full collections run while waiting for a compile, their seconds) in this process."""
+    with _lock:
+        return _waited_collections, _waited_s

@@ -71,3 +71,62 @@ def test_the_backend_call_runs_inside_it(thresholds, torch_without_deferral, mon
     config.reload()
     backend.tccd(None, [])
     assert seen == [(700, 10, full_gc.GEN2_THRESHOLD), (700, 10, 10)], seen
+
+
+def test_a_hold_keeps_the_threshold_raised_past_the_block_until_released(thresholds, torch_without_deferral):
+    with full_gc.deferred(True):
+        release = full_gc.hold(True)
+    assert gc.get_threshold()[2] == full_gc.GEN2_THRESHOLD
+    with full_gc.deferred(True):  # a later backend call while held shares the adjustment
+        pass
+    assert gc.get_threshold()[2] == full_gc.GEN2_THRESHOLD
+    release()
+    assert gc.get_threshold() == (700, 10, 10)
+    release()  # a second release does nothing (it would end someone else's hold)
+    with full_gc.deferred(True):
+        assert gc.get_threshold()[2] == full_gc.GEN2_THRESHOLD
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_no_hold_outside_a_raising_block(thresholds, monkeypatch):
+    monkeypatch.setattr(full_gc, "_torch_defers", lambda: False)
+    full_gc.hold(True)()  # outside any block: nothing to keep
+    with full_gc.deferred(True):
+        full_gc.hold(False)()  # off
+    monkeypatch.setattr(full_gc, "_torch_defers", lambda: True)
+    with full_gc.deferred(True):  # torch's deferral: ours raised nothing
+        release = full_gc.hold(True)
+    assert gc.get_threshold() == (700, 10, 10)
+    release()
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def _young_collections(n):
+    # Counted by generation 2: one per collection of generation 1 since the last full one.
+    for _ in range(n):
+        gc.collect(1)
+
+
+def test_collects_while_waiting_only_when_a_full_collection_is_due(thresholds, torch_without_deferral):
+    gc.collect()
+    before = full_gc.waited_collections()
+    _young_collections(3)
+    assert not full_gc.collect_while_waiting(lambda: False, True)  # 3 < threshold2 10: not due
+    _young_collections(8)
+    assert not full_gc.collect_while_waiting(lambda: True, True)  # the compile is done: no wait
+    assert not full_gc.collect_while_waiting(lambda: False, False)  # TCCD_WAIT_FULL_GC=0
+    assert full_gc.collect_while_waiting(lambda: False, True)
+    assert gc.get_count()[2] == 0
+    count, seconds = full_gc.waited_collections()
+    assert count == before[0] + 1 and seconds >= before[1]
+
+
+def test_due_is_judged_by_the_callers_threshold_while_held(thresholds, torch_without_deferral):
+    gc.collect()
+    with full_gc.deferred(True):
+        release = full_gc.hold(True)
+    _young_collections(11)  # over the caller's 10, far below the held 1000
+    try:
+        assert full_gc.collect_while_waiting(lambda: False, True)
+    finally:
+        release()
