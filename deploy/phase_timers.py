@@ -73,6 +73,7 @@ class Timers:
         self.dynamo_cpu = 0.0
         self.cpu_stack: List[float] = []  # per open main-thread call, its nested calls' CPU time
         self.skipped_s = 0.0  # other threads' timed time not counted (main thread inside a phase)
+        self.open_phases: List[str] = []  # the main thread's open timed calls, innermost last
         import importlib._bootstrap as bootstrap
         import torch._dynamo.convert_frame as convert_frame
 
@@ -82,6 +83,10 @@ class Timers:
         # Every import statement's first load goes through _find_and_load, looked up on the
         # module at each call (CPython's import.c), so wrapping it times all of them.
         self.wrap(bootstrap, "_find_and_load", "import")
+
+    def current_phase(self) -> str:
+        """The phase the main thread is in now ("rest" outside every timed call)."""
+        return self.open_phases[-1] if self.open_phases else "rest"
 
     def begin(self) -> None:
         """The first step starts: what was timed before (imports while the benchmark set up,
@@ -108,6 +113,7 @@ class Timers:
             stack.append(0.0)
             if on_main:
                 timers.main_open += 1
+                timers.open_phases.append(phase)
                 timers.cpu_stack.append(0.0)
                 cpu_start = time.thread_time()
             start = timers.now()
@@ -117,6 +123,7 @@ class Timers:
                 elapsed = timers.now() - start
                 if on_main:
                     timers.main_open -= 1
+                    timers.open_phases.pop()
                     cpu = time.thread_time() - cpu_start
                     cpu_nested = timers.cpu_stack.pop()
                     if phase == "dynamo":
