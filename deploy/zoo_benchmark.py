@@ -80,7 +80,11 @@ ENV=VALUE[,...]: after each tccd warm cell and AOT load, the same once more with
 only for these models; --warm-ab-starts warm|aot: only those starts; a variant that sets
 ZOO_AOT_GUARDS saves again, "aot-save-b", before its load). Every cell records Python's garbage
 collections inside its first step (first_step_gc_s, first_step_gc_full, first_step_gc_full_s:
-_GcWatch; listed under the tables); ZOO_GC_FREEZE=1 calls gc.freeze() before it. tccd cells record
+_GcWatch; listed under the tables; first_step_gc_full_by_phase: the phase each full one ran in);
+ZOO_GC_FREEZE=1 calls gc.freeze() before it. Compiled cells record dynamo_frames and
+dynamo_metrics (Dynamo's own seconds per dynamo_timed section); ZOO_SAMPLE_PHASE=dynamo (any
+phase) samples the main thread's stack every ZOO_SAMPLE_INTERVAL_MS (2) while it is in that phase
+(phase_samples: functions by samples, inclusive and innermost; phase_sampler.py). tccd cells record
 `conv_warmup` (the backward plans' cuDNN warm-up: plans, shapes, failed, host ms; waiting_calls and
 waiting_ms: TCCD_WAIT_CONV_WARMUP's calls while a first call waited for its compile) and, with
 TCCD_PLAN_PROFILE=1, `first_call_profile` (each plan's first call by op), printed under the cell.
@@ -705,8 +709,16 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     sync()
     _mark("set_up")  # the model on the device (CUDA's initialisation), the batch, the state's copy
     gc_watch = _GcWatch(timers).__enter__()
+    sampler = None
     if timers:
         timers.begin()
+        if os.environ.get("ZOO_SAMPLE_PHASE"):
+            # Which functions one phase's seconds went to (phase_sampler.py): the main thread's
+            # stack sampled while it is in that phase.
+            from phase_sampler import PhaseSampler
+
+            sampler = PhaseSampler(timers, os.environ["ZOO_SAMPLE_PHASE"],
+                                   float(os.environ.get("ZOO_SAMPLE_INTERVAL_MS", "2")) / 1e3).start()
     c0 = time.thread_time()
     t0 = time.perf_counter()
     if timers and backend == "inductor":
@@ -719,6 +731,8 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     _mark("first_step")
     gc_watch.__exit__()
     gc_watch.record(out)
+    if sampler is not None:
+        out["phase_samples"] = sampler.stop()
     # The main thread's CPU time in it: far below the wall time while that thread traces means
     # it waited for a core (the daemon's compile threads on the same machine: --compile-nice).
     out["first_step_cpu_s"] = time.thread_time() - c0
