@@ -806,6 +806,9 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
     unboxed, returning a list of outputs: AOTAutograd's, or on an AOT recipe hit one rebuilt
     from the recipe (aot_runtime.py).
     """
+    # Puts the compile callbacks back if torch._dynamo.reset() removed them, for the compiles
+    # after this one (the first after a reset has this call's deferral only).
+    _install_compile_gc_deferral()
     with full_gc.deferred(config_mod.get().defer_full_gc):
         return _traced_and_compiled(gm, example_inputs, **kwargs)
 
@@ -901,3 +904,20 @@ def _install_once_logs() -> None:
 
 
 _install_once_logs()
+
+
+def _full_gc_compile_deferral_enabled() -> bool:
+    config = config_mod.get()
+    return config.defer_full_gc and config.defer_full_gc_compile
+
+
+def _install_compile_gc_deferral() -> None:
+    # Before Dynamo traces the first frame, as above: on a torch that does not defer full
+    # collections over a compile itself, tccd does, from the compile's start (full_gc.py).
+    try:
+        full_gc.install_compile_deferral(_full_gc_compile_deferral_enabled)
+    except Exception as e:  # deliberately ignored: the backend call's own deferral stays
+        log.warning("tccd: full collections are deferred over tccd's backend call only: %s", e)
+
+
+_install_compile_gc_deferral()

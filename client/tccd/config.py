@@ -134,6 +134,11 @@
                        (AOTAutograd's trace and partition, the request), as newer torch does for
                        the whole compile (full_gc.py); 0: the collector's thresholds stay.
                        Default: 1.
+    TCCD_DEFER_FULL_GC_COMPILE  1: with TCCD_DEFER_FULL_GC, on such a torch the raise covers
+                       each whole Dynamo frame compile (its start and end callbacks), as torch
+                       2.14+ does, not only tccd's backend call: Dynamo's own trace then makes no
+                       full collection either (full_gc.install_compile_deferral). Process-wide
+                       once the backend is loaded. 0: tccd's backend call only. Default: 1.
     TCCD_WAIT_FULL_GC  1: the full collection due after a compile runs while a first call
                        waits for its background compile (or a backward for its prefetched
                        one), when the main thread is idle, instead of where CPython's
@@ -290,6 +295,7 @@ class Config:
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
     eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
     defer_full_gc: bool = True  # TCCD_DEFER_FULL_GC (full_gc.py)
+    defer_full_gc_compile: bool = True  # TCCD_DEFER_FULL_GC_COMPILE (full_gc.py)
     wait_full_gc: bool = True  # TCCD_WAIT_FULL_GC (full_gc.py)
     saved_layout: bool = True  # TCCD_SAVED_LAYOUT
     saved_padded: bool = False  # TCCD_SAVED_PADDED
@@ -412,6 +418,7 @@ class Config:
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
             eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),
             defer_full_gc=_flag(env, "TCCD_DEFER_FULL_GC", True),
+            defer_full_gc_compile=_flag(env, "TCCD_DEFER_FULL_GC_COMPILE", True),
             wait_full_gc=_flag(env, "TCCD_WAIT_FULL_GC", True),
             saved_layout=_flag(env, "TCCD_SAVED_LAYOUT", True),
             saved_padded=_flag(env, "TCCD_SAVED_PADDED", False),

@@ -54,20 +54,25 @@ def _torch_defers() -> bool:
 def deferred(enabled: bool) -> Iterator[None]:
     """Raises threshold2 to GEN2_THRESHOLD for the block, unless `enabled` is false, torch does
     it already, or the collector is off; reentrant, restored when the outermost block ends."""
-    global _depth, _saved
     if not enabled or not gc.isenabled() or _torch_defers():
         yield
         return
+    _enter()
+    try:
+        yield
+    finally:
+        _release()
+
+
+def _enter() -> None:
+    """Starts one block; the outermost raises threshold2 (keeping a caller's higher one)."""
+    global _depth, _saved
     with _lock:
         if _depth == 0:
             _saved = gc.get_threshold()
             gen0, gen1, gen2 = _saved
             gc.set_threshold(gen0, gen1, max(gen2, GEN2_THRESHOLD))
         _depth += 1
-    try:
-        yield
-    finally:
-        _release()
 
 
 def _release() -> None:
@@ -99,6 +104,64 @@ def hold(enabled: bool) -> Callable[[], None]:
         _release()
 
     return release
+
+
+# Whether the compile callbacks raised threshold2 for the Dynamo compile in progress (guarded by
+# _lock; Dynamo runs its start and end callbacks for the outermost compile only).
+_compile_entered = False
+_callbacks: Optional[Tuple[Callable[..., None], Callable[..., None]]] = None  # guarded by _lock
+
+
+def install_compile_deferral(enabled: Callable[[], bool]) -> bool:
+    """Defers full collections over every Dynamo frame compile, as torch 2.14+ does itself, on
+    a torch that does not (TCCD_DEFER_FULL_GC_COMPILE): Dynamo's own trace (before tccd's
+    backend is called) made one full collection of its own in T5's cold first step (0.2 s on
+    the CPU, torch 2.11); raised from the compile's start, the collections due merge into the
+    one run while the first call waits (TCCD_WAIT_FULL_GC). Through Dynamo's compile callbacks
+    (torch._dynamo.callback, DYNAMO trigger only: not AOTAutograd's lazy backward compile);
+    `enabled()` is read at each compile's start (the first installation's is kept). Process-
+    wide once installed, as torch's own deferral is; idempotent, and it puts the callbacks back
+    after torch._dynamo.reset() removed them. Returns whether they are in place (a torch
+    without compile callbacks: False)."""
+    global _callbacks
+    try:
+        from torch._dynamo.callback import CallbackTrigger, callback_handler
+    except ImportError:
+        return False
+    with _lock:
+        if _callbacks is not None:
+            # torch._dynamo.reset() clears every compile callback: put ours back (the tccd
+            # backend calls this at each compile, so compiles after a reset's first one are
+            # covered again).
+            start, end = _callbacks
+            if start not in callback_handler.start_callbacks:
+                callback_handler.register_start_callback(start)
+            if end not in callback_handler.end_callbacks:
+                callback_handler.register_end_callback(end)
+            return True
+
+    def start(args) -> None:
+        global _compile_entered
+        if getattr(args, "callback_trigger", None) is not CallbackTrigger.DYNAMO:
+            return
+        if not enabled() or not gc.isenabled() or _torch_defers():
+            return
+        _enter()
+        with _lock:
+            _compile_entered = True
+
+    def end(args) -> None:
+        global _compile_entered
+        with _lock:
+            entered, _compile_entered = _compile_entered, False
+        if entered:
+            _release()
+
+    with _lock:
+        _callbacks = (start, end)
+        callback_handler.register_start_callback(start)
+        callback_handler.register_end_callback(end)
+    return True
 
 
 def _due_threshold2() -> int:

@@ -130,3 +130,49 @@ def test_due_is_judged_by_the_callers_threshold_while_held(thresholds, torch_wit
         assert full_gc.collect_while_waiting(lambda: False, True)
     finally:
         release()
+
+
+def _threshold_seen_by_a_backend():
+    import torch
+
+    seen = []
+
+    def backend(gm, example_inputs):
+        seen.append(gc.get_threshold())
+        return gm.forward
+
+    torch._dynamo.reset()  # clears every compile callback: the tccd backend puts its own back
+    full_gc.install_compile_deferral(lambda: True)
+    torch.compile(lambda x: torch.sin(x) + 1, backend=backend)(torch.ones(4))
+    return seen
+
+
+@pytest.mark.parametrize("on", ["1", "0"])
+def test_the_raise_covers_a_whole_dynamo_compile_of_any_backend(thresholds, monkeypatch, on):
+    """TCCD_DEFER_FULL_GC_COMPILE on a torch without its own deferral: raised from the frame
+    compile's start (before any backend runs: here a plain one) to its end, restored after."""
+    import torch
+
+    from tccd import backend, config  # noqa: F401  (loading the backend installs the callbacks)
+
+    monkeypatch.setenv("TCCD_DEFER_FULL_GC_COMPILE", on)
+    config.reload()
+    with torch._dynamo.config.patch(gc_gen2_threshold_during_compile=None):
+        seen = _threshold_seen_by_a_backend()
+    assert seen == [(700, 10, full_gc.GEN2_THRESHOLD if on == "1" else 10)], seen
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_the_backend_puts_the_compile_callbacks_back_after_a_reset():
+    import torch
+    from torch._dynamo.callback import callback_handler
+
+    from tccd import backend
+
+    torch._dynamo.reset()
+    start, end = full_gc._callbacks
+    assert start not in callback_handler.start_callbacks
+    backend._install_compile_gc_deferral()  # what each backend call does first
+    assert start in callback_handler.start_callbacks and end in callback_handler.end_callbacks
+    backend._install_compile_gc_deferral()
+    assert callback_handler.start_callbacks.count(start) == 1
