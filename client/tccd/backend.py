@@ -857,7 +857,12 @@ def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **
         keep_inference_input_mutations=True,
     )
     if not precompile.precompiling():
-        compiled = backend(gm, example_inputs)
+        from . import aot_graph_text
+
+        # AOTAutograd's graph text (print_readable of the joint, forward and backward graphs)
+        # feeds only logs here: not rendered unless a log reads it (aot_graph_text.py).
+        with aot_graph_text.skipping(config.skip_aot_graph_text):
+            compiled = backend(gm, example_inputs)
         # A GmWrapper (Dynamo's flatten_graph_inputs) makes AOTAutograd's function take one list
         # of inputs; the recipe's runtime takes them unpacked, so such graphs keep AOTAutograd's.
         boxed = isinstance(gm, getattr(torch._dynamo.utils, "GmWrapper", ()))

@@ -139,6 +139,12 @@
                        2.14+ does, not only tccd's backend call: Dynamo's own trace then makes no
                        full collection either (full_gc.install_compile_deferral). Process-wide
                        once the backend is loaded. 0: tccd's backend call only. Default: 1.
+    TCCD_SKIP_AOT_GRAPH_TEXT  1: inside tccd's backend call (not under aot_compile) AOTAutograd
+                       does not render the joint, forward and backward graphs as Python text
+                       (print_readable), which only its logs, the structured trace and
+                       Inductor's cache entry read, unless TORCH_LOGS names aot_graphs,
+                       aot_joint_graph or aot_graphs_effects or TORCH_TRACE is on
+                       (aot_graph_text.py). 0: rendered as before. Default: 1.
     TCCD_WAIT_FULL_GC  1: the full collection due after a compile runs while a first call
                        waits for its background compile (or a backward for its prefetched
                        one), when the main thread is idle, instead of where CPython's
@@ -297,6 +303,7 @@ class Config:
     defer_full_gc: bool = True  # TCCD_DEFER_FULL_GC (full_gc.py)
     defer_full_gc_compile: bool = True  # TCCD_DEFER_FULL_GC_COMPILE (full_gc.py)
     wait_full_gc: bool = True  # TCCD_WAIT_FULL_GC (full_gc.py)
+    skip_aot_graph_text: bool = True  # TCCD_SKIP_AOT_GRAPH_TEXT (aot_graph_text.py)
     saved_layout: bool = True  # TCCD_SAVED_LAYOUT
     saved_padded: bool = False  # TCCD_SAVED_PADDED
     released_inputs: bool = True  # TCCD_RELEASED_INPUTS (released_inputs.py)
@@ -420,6 +427,7 @@ class Config:
             defer_full_gc=_flag(env, "TCCD_DEFER_FULL_GC", True),
             defer_full_gc_compile=_flag(env, "TCCD_DEFER_FULL_GC_COMPILE", True),
             wait_full_gc=_flag(env, "TCCD_WAIT_FULL_GC", True),
+            skip_aot_graph_text=_flag(env, "TCCD_SKIP_AOT_GRAPH_TEXT", True),
             saved_layout=_flag(env, "TCCD_SAVED_LAYOUT", True),
             saved_padded=_flag(env, "TCCD_SAVED_PADDED", False),
             released_inputs=_flag(env, "TCCD_RELEASED_INPUTS", True),
