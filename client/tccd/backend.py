@@ -810,7 +810,14 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
     # after this one (the first after a reset has this call's deferral only).
     _install_compile_gc_deferral()
     with full_gc.deferred(config_mod.get().defer_full_gc):
-        return _traced_and_compiled(gm, example_inputs, **kwargs)
+        try:
+            return _traced_and_compiled(gm, example_inputs, **kwargs)
+        finally:
+            # The forward's request is out: the collections deferred since the compile's start
+            # (Dynamo's trace included) may run now, beside the daemon's compile, rather than
+            # after Dynamo's compile (on the GPU the forward's compile is the longer path; a
+            # collection nearer its end holds the GIL its fetch and load need).
+            full_gc.end_compile_deferral()
 
 
 def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> Any:

@@ -151,17 +151,25 @@ def install_compile_deferral(enabled: Callable[[], bool]) -> bool:
             _compile_entered = True
 
     def end(args) -> None:
-        global _compile_entered
-        with _lock:
-            entered, _compile_entered = _compile_entered, False
-        if entered:
-            _release()
+        end_compile_deferral()
 
     with _lock:
         _callbacks = (start, end)
         callback_handler.register_start_callback(start)
         callback_handler.register_end_callback(end)
     return True
+
+
+def end_compile_deferral() -> None:
+    """Ends the raise the compile callbacks made for the compile in progress, if any (at the
+    compile's end, or earlier: tccd's backend call ends it at its return, once the forward's
+    request is out, so that the collections due run while the daemon compiles instead of
+    after Dynamo's compile, nearer the first call that waits for the plan)."""
+    global _compile_entered
+    with _lock:
+        entered, _compile_entered = _compile_entered, False
+    if entered:
+        _release()
 
 
 def _due_threshold2() -> int:
