@@ -349,9 +349,9 @@ class _GraphCompiler:
             if config.early_saved_layout:
                 self._start_plan_only(config, request, key)
         pending = prefetch.start(request, key, config, kind=kind, on_manifest=on_manifest)
-        # The full collection deferred over this backend call waits for the graph's first call,
-        # which runs it while it waits for this compile (full_gc.py, TCCD_WAIT_FULL_GC), instead
-        # of in Dynamo's rest of the compile right after the backend returns.
+        # TCCD_WAIT_FULL_GC (off by default): the full collection deferred over this backend
+        # call waits for the graph's first call, which runs it while it waits for this compile
+        # (full_gc.py), instead of right after the backend returns.
         release_gc = full_gc.hold(config.defer_full_gc and config.wait_full_gc)
         if backward_next:
             # Built while the daemon compiles the forward, which the first call waits for: the

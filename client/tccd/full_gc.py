@@ -1,4 +1,4 @@
-"""Full garbage collections deferred while tccd's backend runs (TCCD_DEFER_FULL_GC, default on).
+"""Full garbage collections deferred while tccd compiles (TCCD_DEFER_FULL_GC, default on).
 
 A cold first step allocates millions of long-lived objects (FX graphs, fake tensors, AOTAutograd's
 traces), so CPython's collector, which runs a full collection once ten young collections have
@@ -11,14 +11,18 @@ the GPU machines) does nothing, so there tccd raises it the same way for its bac
 the *full* collections wait: the young ones still run, and one full collection follows the
 call (the threshold restored, the count kept). A caller's threshold above ours is kept.
 
-That one full collection is still due (T5's on the H200: ~0.3 s, and 0.2-0.3 s on every zoo
-model), and restored at the backend's return it ran inside Dynamo's rest of the compile (guards,
-bytecode), on the first step's path. A first call that waits for its background compile has the
-main thread idle meanwhile, so the collection is run there instead (TCCD_WAIT_FULL_GC, default
-on): `hold` keeps threshold2 raised past the backend call until the graph's first call, and
-`collect_while_waiting` runs the due collection while that call (or a backward waiting for its
-prefetched plan) waits. Where the compile is already done, nothing is collected and the
-collection comes when CPython's own thresholds say, as before.
+That one full collection is still due; it runs when CPython's thresholds next say, right
+after the backend call, i.e. beside the daemon's compile of the forward whose request the call
+sent. On torch 2.11 Dynamo's own trace, before the backend call, made another: from the
+compile's start (a Dynamo compile callback) to the backend call's end the raise covers that too
+(install_compile_deferral, TCCD_DEFER_FULL_GC_COMPILE), so the collections due merge into the one
+after the request.
+
+TCCD_WAIT_FULL_GC (default off): `hold` keeps threshold2 raised past the backend call until the
+graph's first call, and `collect_while_waiting` runs the due collection while that call (or a
+backward waiting for its prefetched plan) waits. Measured on the H200 (T5 cold, session 16): no
+gain, +0.5 s: the collection already overlapped the forward's compile where it ran, and run
+nearer the compile's end it holds the GIL the plan's fetch and load need.
 """
 
 import contextlib
