@@ -380,10 +380,16 @@ def gc_as_on_torch_2_11():
     after any compile."""
     import gc
 
+    import contextlib
+
+    import torch._dynamo.config as dynamo_config
+
     saved = gc.get_threshold()
     gc.set_threshold(50, 2, 3)
+    own = (dynamo_config.patch(gc_gen2_threshold_during_compile=None)
+           if hasattr(dynamo_config, "gc_gen2_threshold_during_compile") else contextlib.nullcontext())  # < 2.14
     try:
-        with torch._dynamo.config.patch(gc_gen2_threshold_during_compile=None):
+        with own:
             yield
     finally:
         gc.set_threshold(*saved)
