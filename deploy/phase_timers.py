@@ -19,7 +19,8 @@ real models, CPU or GPU). Phases (seconds):
   compile_rpc   tccd: the Compile round trips made on the main thread (a background compile's
                 are on its own thread: not a phase; what the step waited for it is compile_wait)
   compile_wait  tccd: the first call of a graph compiled in the background (TCCD_ASYNC_COMPILE)
-                or prefetched (the backward) waiting for its plan
+                or prefetched (the backward) waiting for its plan, and the full garbage
+                collection it runs meanwhile (TCCD_WAIT_FULL_GC)
   fetch         tccd: GetManifest / FetchArtifact round trips and writing the local cache
   load          tccd: dlopen and binding of plans (runtime.load_plan, native_plan.load)
   aot_load      torch.compiler.load_compiled_function (outside its fetch and load)
@@ -72,6 +73,7 @@ class Timers:
         self.dynamo_cpu = 0.0
         self.cpu_stack: List[float] = []  # per open main-thread call, its nested calls' CPU time
         self.skipped_s = 0.0  # other threads' timed time not counted (main thread inside a phase)
+        self.open_phases: List[str] = []  # the main thread's open timed calls, innermost last
         import importlib._bootstrap as bootstrap
         import torch._dynamo.convert_frame as convert_frame
 
@@ -81,6 +83,10 @@ class Timers:
         # Every import statement's first load goes through _find_and_load, looked up on the
         # module at each call (CPython's import.c), so wrapping it times all of them.
         self.wrap(bootstrap, "_find_and_load", "import")
+
+    def current_phase(self) -> str:
+        """The phase the main thread is in now ("rest" outside every timed call)."""
+        return self.open_phases[-1] if self.open_phases else "rest"
 
     def begin(self) -> None:
         """The first step starts: what was timed before (imports while the benchmark set up,
@@ -107,6 +113,7 @@ class Timers:
             stack.append(0.0)
             if on_main:
                 timers.main_open += 1
+                timers.open_phases.append(phase)
                 timers.cpu_stack.append(0.0)
                 cpu_start = time.thread_time()
             start = timers.now()
@@ -116,6 +123,7 @@ class Timers:
                 elapsed = timers.now() - start
                 if on_main:
                     timers.main_open -= 1
+                    timers.open_phases.pop()
                     cpu = time.thread_time() - cpu_start
                     cpu_nested = timers.cpu_stack.pop()
                     if phase == "dynamo":
@@ -196,6 +204,11 @@ class Timers:
         import tccd  # noqa: F401  (registers the backend)
         from tccd import aot_cache, compiler, local_cache, native_plan, prefetch, runtime, serialize
 
+        try:
+            from tccd import full_gc
+        except ImportError:  # an older client
+            full_gc = None
+
         if aot_autograd:
             self.instrument_aot_autograd()
         self.wrap(serialize, "build_request", "request")
@@ -203,6 +216,9 @@ class Timers:
         self.wrap(local_cache, "request_hash", "request")
         self.wrap(compiler, "_daemon_compile", "compile_rpc")
         self.wrap(prefetch.Pending, "take", "compile_wait")
+        if full_gc is not None and hasattr(full_gc, "collect_while_waiting"):
+            # The full collection a first call runs while it waits (TCCD_WAIT_FULL_GC) is wait.
+            self.wrap(full_gc, "collect_while_waiting", "compile_wait")
         self.wrap(compiler, "fetch_artifact", "fetch")
         self.wrap(compiler, "load_plan", "load")
         self.wrap(native_plan, "load", "load")

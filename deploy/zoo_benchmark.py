@@ -80,7 +80,11 @@ ENV=VALUE[,...]: after each tccd warm cell and AOT load, the same once more with
 only for these models; --warm-ab-starts warm|aot: only those starts; a variant that sets
 ZOO_AOT_GUARDS saves again, "aot-save-b", before its load). Every cell records Python's garbage
 collections inside its first step (first_step_gc_s, first_step_gc_full, first_step_gc_full_s:
-_GcWatch; listed under the tables); ZOO_GC_FREEZE=1 calls gc.freeze() before it. tccd cells record
+_GcWatch; listed under the tables; first_step_gc_full_by_phase: the phase each full one ran in);
+ZOO_GC_FREEZE=1 calls gc.freeze() before it. Compiled cells record dynamo_frames and
+dynamo_metrics (Dynamo's own seconds per dynamo_timed section); ZOO_SAMPLE_PHASE=dynamo (any
+phase) samples the main thread's stack every ZOO_SAMPLE_INTERVAL_MS (2) while it is in that phase
+(phase_samples: functions by samples, inclusive and innermost; phase_sampler.py). tccd cells record
 `conv_warmup` (the backward plans' cuDNN warm-up: plans, shapes, failed, host ms; waiting_calls and
 waiting_ms: TCCD_WAIT_CONV_WARMUP's calls while a first call waited for its compile) and, with
 TCCD_PLAN_PROFILE=1, `first_call_profile` (each plan's first call by op), printed under the cell.
@@ -397,10 +401,14 @@ class _GcWatch:
     gc.freeze() first (what the set-up made is never scanned again), as servers do after
     start-up: a variant for --warm-ab, not the default."""
 
-    def __init__(self) -> None:
+    def __init__(self, timers: Any = None) -> None:
         self.seconds = 0.0
         self.full_seconds = 0.0
         self.full = 0
+        # Full collections on the main thread by the phase they ran in (phase_timers): which
+        # phase pays the collections a compile makes due (TCCD_WAIT_FULL_GC moves tccd's).
+        self.timers = timers
+        self.full_by_phase: Dict[str, List[float]] = {}
         self.froze = os.environ.get("ZOO_GC_FREEZE", "0") == "1"
         self._start: Optional[Tuple[int, float]] = None
 
@@ -414,6 +422,9 @@ class _GcWatch:
             if generation == 2:
                 self.full += 1
                 self.full_seconds += elapsed
+                if self.timers is not None and threading.current_thread() is threading.main_thread():
+                    n, s = self.full_by_phase.get(self.timers.current_phase(), (0, 0.0))
+                    self.full_by_phase[self.timers.current_phase()] = [n + 1, round(s + elapsed, 4)]
             self._start = None
 
     def __enter__(self) -> "_GcWatch":
@@ -433,8 +444,20 @@ class _GcWatch:
         out["first_step_gc_s"] = round(self.seconds, 4)
         out["first_step_gc_full"] = self.full
         out["first_step_gc_full_s"] = round(self.full_seconds, 4)
+        if self.timers is not None:
+            out["first_step_gc_full_by_phase"] = self.full_by_phase
         if self.froze:
             out["gc_freeze"] = True
+
+
+def _dynamo_metrics() -> Dict[str, Any]:
+    """Dynamo's own account of its compiles so far (torch._dynamo.utils: frames compiled, and
+    seconds per dynamo_timed section: the whole frame, the backend call, guards, its gc), to
+    split the `dynamo` phase where it differs between backends (T5's, session 15)."""
+    from torch._dynamo.utils import compilation_time_metrics, counters
+
+    metrics = {k: round(sum(v), 3) for k, v in compilation_time_metrics.items() if v and sum(v) >= 0.005}
+    return {"dynamo_frames": int(counters["stats"]["unique_graphs"]), "dynamo_metrics": metrics}
 
 
 def _tccd_first_step_extras() -> Dict[str, Any]:
@@ -461,6 +484,14 @@ def _tccd_first_step_extras() -> Dict[str, Any]:
     # TCCD_CONV_WARMUP_FORWARD: a forward plan's convolutions warmed on a thread of their own.
     out["conv_warmup"]["forward_shapes"] = cw.get("forward_shapes", 0)
     out["conv_warmup"]["forward_ms"] = round(cw.get("forward_ms", 0.0), 1)
+    try:
+        from tccd import full_gc
+
+        # TCCD_WAIT_FULL_GC: full collections run while a first call waited for its compile.
+        n, seconds = full_gc.waited_collections()
+        out["wait_full_gc"] = {"collections": n, "s": round(seconds, 4)}
+    except (ImportError, AttributeError):
+        pass
     if os.environ.get("TCCD_PLAN_PROFILE", "") not in ("", "0"):
         from tccd import native_plan
 
@@ -571,7 +602,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
         timers = Timers()
     sync()
     _mark("set_up")
-    gc_watch = _GcWatch().__enter__()
+    gc_watch = _GcWatch(timers).__enter__()
     if timers:
         timers.begin()
     t0 = time.perf_counter()
@@ -738,9 +769,17 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
                                compile_call_s=round(compile_call_s, 3))
     sync()
     _mark("set_up")  # the model on the device (CUDA's initialisation), the batch, the state's copy
-    gc_watch = _GcWatch().__enter__()
+    gc_watch = _GcWatch(timers).__enter__()
+    sampler = None
     if timers and not precompile:
         timers.begin()
+        if os.environ.get("ZOO_SAMPLE_PHASE"):
+            # Which functions one phase's seconds went to (phase_sampler.py): the main thread's
+            # stack sampled while it is in that phase.
+            from phase_sampler import PhaseSampler
+
+            sampler = PhaseSampler(timers, os.environ["ZOO_SAMPLE_PHASE"],
+                                   float(os.environ.get("ZOO_SAMPLE_INTERVAL_MS", "2")) / 1e3).start()
     c0 = time.thread_time()
     t0 = t_precompile if precompile else time.perf_counter()
     if timers and backend == "inductor":
@@ -753,6 +792,8 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     _mark("first_step")
     gc_watch.__exit__()
     gc_watch.record(out)
+    if sampler is not None:
+        out["phase_samples"] = sampler.stop()
     # The main thread's CPU time in it: far below the wall time while that thread traces means
     # it waited for a core (the daemon's compile threads on the same machine: --compile-nice).
     out["first_step_cpu_s"] = time.thread_time() - c0
@@ -762,6 +803,7 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
             first = out["first_step_cpu_s"]
         out.update({f"phase_{k}": v for k, v in timers.finish(first, compiled=True).items()})
         out["dynamo_cpu_s"] = round(timers.dynamo_cpu, 4)  # the dynamo phase's main-thread CPU time
+        out.update(_dynamo_metrics())
         timers.restore()  # the timed steps below run without the wrappers
         if backend == "tccd":
             import tccd
@@ -1398,9 +1440,21 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                 + (f" ({c['start']})" if c.get("start", "cold") != "cold" else "")
                 + f": {c['first_step_gc_s']:.3f} s, {c['first_step_gc_full']} full ({c['first_step_gc_full_s']:.3f} s)"
                 + (" [gc.freeze() before it]" if c.get("gc_freeze") else "")
+                + ("; full by phase " + ", ".join(f"{p} {n}x {t:.3f}" for p, (n, t) in c["first_step_gc_full_by_phase"].items())
+                   if c.get("first_step_gc_full_by_phase") else "")
+                + (f"; in compile waits {c['wait_full_gc']['collections']}x {c['wait_full_gc']['s']:.3f}"
+                   if c.get("wait_full_gc", {}).get("collections") else "")
                 for c in cells if c.get("ok") and c.get("first_step_gc_s") is not None]
     if gc_lines:
         lines += ["Garbage collection inside the first step (s; full collections):", ""] + gc_lines + [""]
+    # Dynamo's own sections (dynamo_timed) where the `dynamo` phase differs between backends.
+    dyn_lines = [f"- {c['model']} {c['workload']}/{c['batch']} {c['backend']}"
+                 + (f" ({c['start']})" if c.get("start", "cold") != "cold" else "")
+                 + f": {c.get('dynamo_frames')} frames; "
+                 + ", ".join(f"{k} {v:.3f}" for k, v in sorted(c["dynamo_metrics"].items(), key=lambda kv: -kv[1])[:10])
+                 for c in cells if c.get("ok") and c.get("dynamo_metrics")]
+    if dyn_lines:
+        lines += ["Dynamo's sections in the first step (s, torch._dynamo.utils.compilation_time_metrics, largest 10):", ""] + dyn_lines + [""]
     pre = [c for c in cells if c.get("ok") and c["backend"] != "eager" and c.get("compile_call_s") is not None]
     if pre:
         # Outside first_step_s but paid before it: the backend's import and the torch.compile()

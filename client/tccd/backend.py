@@ -68,12 +68,13 @@ import hashlib
 import logging
 import threading
 import warnings
+import weakref
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 
 from . import config as config_mod
-from . import cudagraphs
+from . import cudagraphs, full_gc
 from .errors import CompileFailed, DaemonUnavailable, TccdError, TccdFallbackWarning, Unsupported
 from .stats import GraphRecord, record
 
@@ -368,6 +369,10 @@ class _GraphCompiler:
             if config.early_saved_layout:
                 self._start_plan_only(config, request, key)
         pending = prefetch.start(request, key, config, kind=kind, on_manifest=on_manifest)
+        # TCCD_WAIT_FULL_GC (off by default): the full collection deferred over this backend
+        # call waits for the graph's first call, which runs it while it waits for this compile
+        # (full_gc.py), instead of right after the backend returns.
+        release_gc = full_gc.hold(config.defer_full_gc and config.wait_full_gc)
         if backward_next:
             # Built while the daemon compiles the forward, which the first call waits for: the
             # backward's request (T5: ~0.1-0.2 s of serialising and hashing) is off that wait.
@@ -378,10 +383,10 @@ class _GraphCompiler:
             # captured now; an inference recipe is stored once the plan is there.
             self.capture.forward(gm, plan_key, inference=kind == "inference", store=False)
         return self._deferred(config, name, gm, example_inputs, entry, pending, key, request, scalar_inputs,
-                              plan_key, captured=True)
+                              plan_key, captured=True, release_gc=release_gc)
 
     def _deferred(self, config, name, gm, example_inputs, entry, pending, key, request, scalar_inputs,
-                  plan_key, captured: bool) -> Callable[[List[Any]], Any]:
+                  plan_key, captured: bool, release_gc: Callable[[], None] = lambda: None) -> Callable[[List[Any]], Any]:
         """A boxed callable that takes `pending`'s plan at its first call, then runs it.
 
         TCCD_EAGER_WHILE_COMPILING: until the compile is done, calls run the ATen graph eagerly
@@ -405,6 +410,10 @@ class _GraphCompiler:
 
         def resolve() -> Callable[[List[Any]], Any]:
             entry.eager_calls = eager_calls[0]  # final: no eager call once resolving
+            # The main thread is idle until the plan is there: the full collection due after
+            # the compile runs now, then the thresholds held since the backend call return.
+            full_gc.collect_while_waiting(pending.future.done, config.wait_full_gc)
+            release_gc()
             if not pending.future.done():
                 # Idle until the plan is there: its convolutions' cuDNN set-up, on this thread
                 # (the one that makes the plan's first call), instead of in that call.
@@ -427,6 +436,7 @@ class _GraphCompiler:
         def run(args: List[Any]) -> Any:
             if not resolved:
                 if eager is not None and not ready():
+                    release_gc()  # no idle wait to collect in: CPython's thresholds decide
                     with lock:
                         eager_calls[0] += 1
                     if eager_calls[0] == 1:
@@ -438,6 +448,7 @@ class _GraphCompiler:
             return resolved[0](args)
 
         run._boxed_call = True  # type: ignore[attr-defined]
+        weakref.finalize(run, release_gc)  # a graph never called does not hold the thresholds
         return run
 
     def _defer_backward(self, config, name, gm, example_inputs, entry) -> Optional[Callable[[List[Any]], Any]]:
@@ -686,6 +697,7 @@ class _GraphCompiler:
             from . import conv_warmup, prefetch
 
             with prefetch.counted_as_backward_waiting():
+                full_gc.collect_while_waiting(pending.future.done, config.wait_full_gc)
                 conv_warmup.warm_while_waiting(gm, pending.future, name, config.wait_conv_warmup)
         plan = pending.take(key, entry, config) if pending else None
         if plan is None:
@@ -849,10 +861,18 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
     unboxed, returning a list of outputs: AOTAutograd's, or on an AOT recipe hit one rebuilt
     from the recipe (aot_runtime.py).
     """
-    from . import full_gc
-
+    # Puts the compile callbacks back if torch._dynamo.reset() removed them, for the compiles
+    # after this one (the first after a reset has this call's deferral only).
+    _install_compile_gc_deferral()
     with full_gc.deferred(config_mod.get().defer_full_gc):
-        return _traced_and_compiled(gm, example_inputs, **kwargs)
+        try:
+            return _traced_and_compiled(gm, example_inputs, **kwargs)
+        finally:
+            # The forward's request is out: the collections deferred since the compile's start
+            # (Dynamo's trace included) may run now, beside the daemon's compile, rather than
+            # after Dynamo's compile (on the GPU the forward's compile is the longer path; a
+            # collection nearer its end holds the GIL its fetch and load need).
+            full_gc.end_compile_deferral()
 
 
 def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> Any:
@@ -910,7 +930,12 @@ def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **
         keep_inference_input_mutations=True,
     )
     if not precompile.precompiling():
-        compiled = backend(gm, example_inputs)
+        from . import aot_graph_text
+
+        # AOTAutograd's graph text (print_readable of the joint, forward and backward graphs)
+        # feeds only logs here: not rendered unless a log reads it (aot_graph_text.py).
+        with aot_graph_text.skipping(config.skip_aot_graph_text):
+            compiled = backend(gm, example_inputs)
         # A GmWrapper (Dynamo's flatten_graph_inputs) makes AOTAutograd's function take one list
         # of inputs; the recipe's runtime takes them unpacked, so such graphs keep AOTAutograd's.
         boxed = isinstance(gm, getattr(torch._dynamo.utils, "GmWrapper", ()))
@@ -977,3 +1002,18 @@ def _install_caching_precompile() -> None:
 
 
 _install_caching_precompile()
+def _full_gc_compile_deferral_enabled() -> bool:
+    config = config_mod.get()
+    return config.defer_full_gc and config.defer_full_gc_compile
+
+
+def _install_compile_gc_deferral() -> None:
+    # Before Dynamo traces the first frame, as above: on a torch that does not defer full
+    # collections over a compile itself, tccd does, from the compile's start (full_gc.py).
+    try:
+        full_gc.install_compile_deferral(_full_gc_compile_deferral_enabled)
+    except Exception as e:  # deliberately ignored: the backend call's own deferral stays
+        log.warning("tccd: full collections are deferred over tccd's backend call only: %s", e)
+
+
+_install_compile_gc_deferral()

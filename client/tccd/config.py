@@ -159,6 +159,29 @@
                        (AOTAutograd's trace and partition, the request), as newer torch does for
                        the whole compile (full_gc.py); 0: the collector's thresholds stay.
                        Default: 1.
+    TCCD_DEFER_FULL_GC_COMPILE  1: with TCCD_DEFER_FULL_GC, on such a torch the raise covers
+                       Dynamo's frame compile from its start (a compile callback) to the end of
+                       tccd's backend call, when the forward's request is out, not only the
+                       backend call: Dynamo's own trace then makes no full collection on the
+                       path to the request either; the collections due merge into one that runs
+                       beside the daemon's compile (full_gc.install_compile_deferral).
+                       Process-wide once the backend is loaded (another backend's compile is
+                       covered to its end). 0: tccd's backend call only. Default: 1.
+    TCCD_SKIP_AOT_GRAPH_TEXT  1: inside tccd's backend call (not under aot_compile) AOTAutograd
+                       does not render the joint, forward and backward graphs as Python text
+                       (print_readable), which only its logs, the structured trace and
+                       Inductor's cache entry read, unless TORCH_LOGS names aot_graphs,
+                       aot_joint_graph or aot_graphs_effects or TORCH_TRACE is on
+                       (aot_graph_text.py). 0: rendered as before. Default: 1.
+    TCCD_WAIT_FULL_GC  1: the full collection due after a compile runs while a first call
+                       waits for its background compile (or a backward for its prefetched
+                       one), the raised threshold2 held from the backend call until that first
+                       call (full_gc.py). 0: it runs when CPython's thresholds say, right after
+                       tccd's backend call with TCCD_DEFER_FULL_GC. Default: 0 (measured on the
+                       H200, T5 cold: no gain and +0.5 s in both pairs: the forward's compile is
+                       the longer path after its request, so the collection overlapped it anyway,
+                       and run nearer the compile's end it holds the GIL the plan's fetch and
+                       load need).
     TCCD_SAVED_LAYOUT  0: a training forward's saved activations keep the strides AOTAutograd
                        traced; 1: in CUDA graphs with convolutions the daemon may store them
                        channels-last (as Inductor's layout optimisation does) and the backward
@@ -337,6 +360,9 @@ class Config:
     async_compile: bool = True  # TCCD_ASYNC_COMPILE
     eager_while_compiling: bool = False  # TCCD_EAGER_WHILE_COMPILING
     defer_full_gc: bool = True  # TCCD_DEFER_FULL_GC (full_gc.py)
+    defer_full_gc_compile: bool = True  # TCCD_DEFER_FULL_GC_COMPILE (full_gc.py)
+    wait_full_gc: bool = False  # TCCD_WAIT_FULL_GC (full_gc.py)
+    skip_aot_graph_text: bool = True  # TCCD_SKIP_AOT_GRAPH_TEXT (aot_graph_text.py)
     saved_layout: bool = True  # TCCD_SAVED_LAYOUT
     saved_padded: bool = False  # TCCD_SAVED_PADDED
     released_inputs: bool = True  # TCCD_RELEASED_INPUTS (released_inputs.py)
@@ -469,6 +495,9 @@ class Config:
             async_compile=_flag(env, "TCCD_ASYNC_COMPILE", True),
             eager_while_compiling=_flag(env, "TCCD_EAGER_WHILE_COMPILING", False),
             defer_full_gc=_flag(env, "TCCD_DEFER_FULL_GC", True),
+            defer_full_gc_compile=_flag(env, "TCCD_DEFER_FULL_GC_COMPILE", True),
+            wait_full_gc=_flag(env, "TCCD_WAIT_FULL_GC", False),
+            skip_aot_graph_text=_flag(env, "TCCD_SKIP_AOT_GRAPH_TEXT", True),
             saved_layout=_flag(env, "TCCD_SAVED_LAYOUT", True),
             saved_padded=_flag(env, "TCCD_SAVED_PADDED", False),
             released_inputs=_flag(env, "TCCD_RELEASED_INPUTS", True),

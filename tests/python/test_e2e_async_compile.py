@@ -371,3 +371,82 @@ def test_first_calls_waiting_for_their_compiles_warm_their_convolutions_meanwhil
     if records["backward"]["prefetched"] and records["backward"]["prefetch_wait_ms"] > 2000:
         # Waited long enough for some of the backward's calls too (each ~0.1 s on the CPU).
         assert stats["waiting_calls"] > 4, (stats, records["backward"])
+
+
+@pytest.fixture
+def gc_as_on_torch_2_11():
+    """No full-collection deferral of Dynamo's own (torch < 2.14, as on the GPU machines), so
+    tccd's (TCCD_DEFER_FULL_GC) applies; small thresholds, so that a full collection is due
+    after any compile."""
+    import gc
+
+    import contextlib
+
+    import torch._dynamo.config as dynamo_config
+
+    saved = gc.get_threshold()
+    gc.set_threshold(50, 2, 3)
+    own = (dynamo_config.patch(gc_gen2_threshold_during_compile=None)
+           if hasattr(dynamo_config, "gc_gen2_threshold_during_compile") else contextlib.nullcontext())  # < 2.14
+    try:
+        with own:
+            yield
+    finally:
+        gc.set_threshold(*saved)
+
+
+def _compiled_noting_thresholds(thresholds):
+    import gc
+
+    def backend(gm, example_inputs):
+        fn = tccd_backend(gm, example_inputs)
+        thresholds.append(gc.get_threshold())
+        return fn
+
+    return torch.compile(one_graph, backend=backend)
+
+
+@pytest.mark.parametrize("wait_full_gc", ["1", "0"])
+def test_the_full_collection_due_after_a_compile_runs_while_the_first_call_waits(slow_daemon, gc_as_on_torch_2_11,
+                                                                                monkeypatch, wait_full_gc):
+    """TCCD_WAIT_FULL_GC: the raised threshold2 outlives the backend call (no full collection
+    in the rest of Dynamo's compile) until the first call, which runs the due collection while
+    it waits for the daemon, then restores the thresholds; 0: restored at the backend's return."""
+    import gc
+
+    from tccd import full_gc
+
+    monkeypatch.setenv("TCCD_WAIT_FULL_GC", wait_full_gc)
+    config.reload()
+    x, w = _inputs()
+    thresholds = []
+    before = full_gc.waited_collections()[0]
+    torch._dynamo.reset()
+    with torch.no_grad():
+        got = _compiled_noting_thresholds(thresholds)(x, w)
+    torch.testing.assert_close(got, one_graph(x, w))
+    held = wait_full_gc == "1"
+    assert thresholds == [(50, 2, full_gc.GEN2_THRESHOLD if held else 3)], thresholds
+    assert gc.get_threshold() == (50, 2, 3)
+    assert full_gc.waited_collections()[0] - before == (1 if held else 0)
+    (stats,) = tccd.last_compile_stats()
+    assert stats["prefetched"] and stats["prefetch_wait_ms"] > 0 and stats["fallback"] is None, stats
+
+
+def test_a_graph_never_called_releases_its_hold(slow_daemon, gc_as_on_torch_2_11):
+    import gc
+
+    x, w = _inputs()
+    thresholds = []
+
+    def backend(gm, example_inputs):
+        tccd_backend(gm, example_inputs)  # dropped uncalled: the hold ends with it
+        gc.collect()
+        thresholds.append(gc.get_threshold())
+        return gm.forward
+
+    torch._dynamo.reset()
+    with torch.no_grad():
+        got = torch.compile(one_graph, backend=backend)(x, w)
+    torch.testing.assert_close(got, one_graph(x, w))
+    assert thresholds == [(50, 2, 3)], thresholds

@@ -216,3 +216,33 @@ def test_the_aot_loads_instrumentation_imports_no_aot_autograd(aot_autograd):
     r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     assert f"RESULT {aot_autograd} {aot_autograd}" in r.stdout, r.stdout
+def test_current_phase_is_the_main_threads_innermost_and_the_sampler_sees_only_it():
+    from phase_sampler import PhaseSampler
+
+    timers = Timers(clock="wall")
+    timers.wrap(Work, "backend", "backend")
+    seen = []
+
+    def busy_in_dynamo(seconds: float) -> None:
+        seen.append(timers.current_phase())
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+
+    def trace(seconds: float) -> None:
+        busy_in_dynamo(seconds)
+        Work.backend(0.1)  # nested: the innermost phase is the backend's while it runs
+        seen.append(timers.current_phase())
+
+    timers.begin()
+    sampler = PhaseSampler(timers, "dynamo", interval_s=0.002).start()
+    assert timers.current_phase() == "rest"
+    timers.timed(trace, "dynamo")(0.2)
+    Work.backend(0.1)  # another phase: not sampled
+    report = sampler.stop()
+    timers.restore()
+    assert seen == ["dynamo", "dynamo"]
+    assert report["phase"] == "dynamo" and report["samples"] > 10, report
+    inclusive = dict(report["inclusive"])
+    assert any(name.endswith(":busy_in_dynamo") for name in inclusive), report["inclusive"][:10]
+    assert not any(name.endswith(":backend") for name in inclusive), report["inclusive"]
