@@ -1397,7 +1397,7 @@ def render_markdown(cells: List[Dict[str, Any]], backends: List[str], note: str)
                 aot_rows.append(f"| {m} | {_fmt(get(m, wl, b, 'tccd', 'first_step_s', 'aot-save'))} | {guards} | "
                                 f"{_fmt(get(m, wl, b, 'tccd', 'aot_load_s', 'aot'))} | {first:.2f} | {over} |")
             elif any(c.get("start") in ("aot-save", "aot") and (c["model"], c["workload"], c["batch"]) == (m, wl, b)
-                     for c in cells):
+                     and same_mode(c) for c in cells):  # a section of another mode has none
                 aot_rows.append(f"| {m} | failed (see below) | | | | |")
         ab_rows = []
         for m in models:

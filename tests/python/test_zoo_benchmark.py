@@ -461,3 +461,23 @@ def test_a_gpu_cell_builds_its_model_on_the_device(name, monkeypatch):
     monkeypatch.setenv("ZOO_BUILD_ON_DEVICE", "0")
     model, _, _ = zoo_benchmark._build_on(spec, torch.device("meta"))
     assert {p.device.type for p in model.parameters()} == {"cpu"}
+
+
+def test_a_reduce_overhead_section_shows_no_ahead_of_time_table(monkeypatch):
+    """The AOT cells are default mode: a section of another mode (reduce-overhead) of the same
+    workload and batch lists none of them, not a table of "failed" rows (session 16's merged
+    report had one)."""
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    import zoo_benchmark
+
+    base = dict(model="gpt2", workload="train", batch="small", ok=True)
+    cells = [dict(base, backend="eager", first_step_s=0.5, step_ms=11.0),
+             dict(base, backend="tccd", first_step_s=5.0, step_ms=4.0),
+             dict(base, backend="tccd", start="aot-save", first_step_s=6.7, aot_guards="lean",
+                  aot_guards_kept=431, aot_guards_total=1795),
+             dict(base, backend="tccd", start="aot", first_step_s=0.83, aot_load_s=0.6),
+             dict(base, backend="tccd", mode="reduce-overhead", first_step_s=7.8, step_ms=3.0)]
+    md = zoo_benchmark.render_markdown(cells, ["eager", "tccd"], "note")
+    assert "| gpt2 | 6.70 | lean 431 / 1795 | 0.60 | 0.83 | 0.33 |" in md, md
+    assert md.count("Ahead-of-time flow (tccd") == 1, md
+    assert "failed (see below)" not in md, md
