@@ -64,7 +64,7 @@ import dataclasses
 import logging
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 
@@ -338,27 +338,37 @@ def _start(plan: "pb.Plan", name: str, level: int) -> bool:
         return False
 
     def run() -> None:
+        with _lock:
+            calls = [c for c in _calls(plan, targets) if c[3] not in _seen]
+            _seen.update(c[3] for c in calls)
+            if calls:
+                _stats.plans += 1
+        if not calls:
+            return
+        stream = torch.cuda.Stream(device) if device.type == "cuda" else None
+        x = torch.zeros((), device=device, requires_grad=True)
+        with torch.enable_grad(), (torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()):
+            # The node's stream is the one current at its forward: the backward runs there.
+            y = _OnAutogradThread.apply(x, lambda: _run_calls(calls, device, name))
+        y.backward()
+
+    return _launch(run, f"tccd-conv-warmup {name}", f"{name}: convolution warm-up")
+
+
+def _launch(work: Callable[[], None], thread_name: str, what: str) -> bool:
+    """Runs `work` on a daemon thread of its own, listed in _running while it runs (wait() and
+    the tests join it); a failure is logged, never raised: a warm-up is an optimisation only."""
+
+    def run() -> None:
         try:
-            with _lock:
-                calls = [c for c in _calls(plan, targets) if c[3] not in _seen]
-                _seen.update(c[3] for c in calls)
-                if calls:
-                    _stats.plans += 1
-            if not calls:
-                return
-            stream = torch.cuda.Stream(device) if device.type == "cuda" else None
-            x = torch.zeros((), device=device, requires_grad=True)
-            with torch.enable_grad(), (torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()):
-                # The node's stream is the one current at its forward: the backward runs there.
-                y = _OnAutogradThread.apply(x, lambda: _run_calls(calls, device, name))
-            y.backward()
+            work()
         except Exception:  # deliberately ignored, as in _run_calls
-            log.warning("tccd: %s: convolution warm-up failed", name, exc_info=True)
+            log.warning("tccd: %s failed", what, exc_info=True)
         finally:
             with _lock:
                 _running.remove(threading.current_thread())
 
-    thread = threading.Thread(target=run, name=f"tccd-conv-warmup {name}", daemon=True)
+    thread = threading.Thread(target=run, name=thread_name, daemon=True)
     with _lock:
         _running.append(thread)
     thread.start()
@@ -389,29 +399,19 @@ def _start_forward(plan: "pb.Plan", name: str, level: int, by_key: bool) -> bool
         return False  # its timing of candidates would run beside the step's kernels
 
     def run() -> None:
-        try:
-            with _lock:
-                calls = [c for c in _calls(plan, targets) if c[3] not in _seen]
-                _seen.update(c[3] for c in calls)
-                if calls:
-                    _stats.forward_plans += 1
-            if not calls:
-                return
-            stream = torch.cuda.Stream(device) if device.type == "cuda" else None
-            # A stream of its own: the scratch work is ordered with nothing of the step's.
-            with torch.no_grad(), (torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()):
-                _run_calls(calls, device, name, forward=True)
-        except Exception:  # deliberately ignored, as in _run_calls
-            log.warning("tccd: %s: forward convolution warm-up failed", name, exc_info=True)
-        finally:
-            with _lock:
-                _running.remove(threading.current_thread())
+        with _lock:
+            calls = [c for c in _calls(plan, targets) if c[3] not in _seen]
+            _seen.update(c[3] for c in calls)
+            if calls:
+                _stats.forward_plans += 1
+        if not calls:
+            return
+        stream = torch.cuda.Stream(device) if device.type == "cuda" else None
+        # A stream of its own: the scratch work is ordered with nothing of the step's.
+        with torch.no_grad(), (torch.cuda.stream(stream) if stream is not None else contextlib.nullcontext()):
+            _run_calls(calls, device, name, forward=True)
 
-    thread = threading.Thread(target=run, name=f"tccd-conv-warmup-forward {name}", daemon=True)
-    with _lock:
-        _running.append(thread)
-    thread.start()
-    return True
+    return _launch(run, f"tccd-conv-warmup-forward {name}", f"{name}: forward convolution warm-up")
 
 
 # Per op the call's leading tensor arguments, and of those the activations laid out channels-last
