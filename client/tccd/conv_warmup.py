@@ -338,11 +338,7 @@ def _start(plan: "pb.Plan", name: str, level: int) -> bool:
         return False
 
     def run() -> None:
-        with _lock:
-            calls = [c for c in _calls(plan, targets) if c[3] not in _seen]
-            _seen.update(c[3] for c in calls)
-            if calls:
-                _stats.plans += 1
+        calls = _claim_unseen(plan, targets, "plans")
         if not calls:
             return
         stream = torch.cuda.Stream(device) if device.type == "cuda" else None
@@ -353,6 +349,17 @@ def _start(plan: "pb.Plan", name: str, level: int) -> bool:
         y.backward()
 
     return _launch(run, f"tccd-conv-warmup {name}", f"{name}: convolution warm-up")
+
+
+def _claim_unseen(plan: "pb.Plan", targets: Any, counter: str) -> List[Any]:
+    """The plan's warm-up calls no warm-up of this process has claimed yet, claimed now (one
+    warm-up per distinct call); counts the plan in _stats.<counter> if any are left."""
+    with _lock:
+        calls = [c for c in _calls(plan, targets) if c[3] not in _seen]
+        _seen.update(c[3] for c in calls)
+        if calls:
+            setattr(_stats, counter, getattr(_stats, counter) + 1)
+    return calls
 
 
 def _launch(work: Callable[[], None], thread_name: str, what: str) -> bool:
@@ -399,11 +406,7 @@ def _start_forward(plan: "pb.Plan", name: str, level: int, by_key: bool) -> bool
         return False  # its timing of candidates would run beside the step's kernels
 
     def run() -> None:
-        with _lock:
-            calls = [c for c in _calls(plan, targets) if c[3] not in _seen]
-            _seen.update(c[3] for c in calls)
-            if calls:
-                _stats.forward_plans += 1
+        calls = _claim_unseen(plan, targets, "forward_plans")
         if not calls:
             return
         stream = torch.cuda.Stream(device) if device.type == "cuda" else None
