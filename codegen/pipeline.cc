@@ -59,8 +59,10 @@
 //                              "symbolic-layer-norm-backward-split" keeps their layer norm
 //                              backwards one ATen step, "symbolic-embedding-backward" their
 //                              embedding gradients ATen's sort-based op,
-//                              "symbolic-split-as-slices" their splits one ATen step
-//                              (symbolic_rewrites.h);
+//                              "symbolic-split-as-slices" their splits one ATen step,
+//                              "symbolic-embedding-sum-fold" the batch sum before a position
+//                              embedding's gradient (symbolic_rewrites.h);
+//                              "symbolic-arange-kernels" their aranges extern steps;
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
 //                              copies of matmul operands as kernels of their own;
 //                              "batch-norm-stats-in-place,mutations-into-producers" keeps the
@@ -639,6 +641,8 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
               !Debug().disabled_passes.contains("symbolic-layer-norm-backward-split"),
           .embedding_backward = !Debug().disabled_passes.contains("symbolic-embedding-backward"),
           .embedding_backward_kernel = scatter_kernels,
+          .fold_embedding_grad_sum =
+              !Debug().disabled_passes.contains("symbolic-embedding-sum-fold"),
           .split_as_slices = !Debug().disabled_passes.contains("symbolic-split-as-slices"),
           .deterministic = request.deterministic};
       ASSIGN_OR_RETURN(const int rewritten, RewriteSymbolicGraph(graph, rewrite_options));

@@ -119,6 +119,10 @@ class Rebuild {
   const v1::TensorMeta& MetaOf(const v1::ValueRef& r) const {
     return r.node() < 0 ? out_.inputs(-(r.node() + 1)) : out_.nodes(r.node()).outputs(r.output());
   }
+  // The new graph's node that defines `r`, or nullptr for a graph input.
+  const v1::Node* ProducerOf(const v1::ValueRef& r) const {
+    return r.node() < 0 ? nullptr : &out_.nodes(r.node());
+  }
 
   // Appends `node` (refs already in the new graph's ids); returns the ref of its output 0.
   v1::ValueRef Append(v1::Node node) {
@@ -225,7 +229,102 @@ v1::ValueRef NarrowedTo(Rebuild& b, const v1::ValueRef& acc, const v1::TensorMet
   return b.Append(std::move(narrow));
 }
 
-absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& node) {
+// The position embedding's gradient arrives summed over the batch: for pos = arange(T) broadcast
+// over [B, T, E], AOTAutograd's backward is
+//   s = sum(G, [0], keepdim=True)    [1, T, E]   an extern ATen step with run-time kept dims
+//   v = view(s, [T, E])
+//   embedding_dense_backward(v, pos, ...)
+// Summing G's rows into the table directly is the same sum: the gradient becomes G itself and
+// the indices expand(pos, [B, T]) (a view, stride 0 along B), so the sum and its view are never
+// run ("symbolic-embedding-sum-fold"; 40 us of host time per backward call for the dynamic
+// bench's sum, H200 profile). The f32 accumulation then adds B * T rows instead of T rounded
+// 16-bit sums: the same values up to rounding (more exact: no 16-bit intermediate).
+// When the fold applies, `grad` and `indices` become the new refs, the expand is appended and
+// the bypassed sum (and view) go into `bypassed` for DropBypassed; else nothing changes.
+// `grad` and `indices` are the embedding gradient's (remapped) arguments, checked by the caller
+// (grad [indices..., E] of the result's dtype).
+absl::Status FoldLeadingSum(Rebuild& b, v1::ValueRef* grad, v1::ValueRef* indices,
+                            std::vector<int>* bypassed) {
+  const v1::TensorMeta grad_meta = b.MetaOf(*grad);
+  const v1::Node* view = b.ProducerOf(*grad);
+  if (view == nullptr || view->outputs_size() != 1) return absl::OkStatus();
+  const v1::Node* sum = view;
+  int view_node = -1;
+  if (view->target() == "aten::view.default" || view->target() == "aten::_unsafe_view.default" ||
+      view->target() == "aten::reshape.default") {
+    if (view->args_size() != 2 || view->args(0).kind_case() != v1::Value::kRef)
+      return absl::OkStatus();
+    view_node = grad->node();
+    sum = b.ProducerOf(view->args(0).ref());
+    if (sum == nullptr) return absl::OkStatus();
+  }
+  if (sum->target() != "aten::sum.dim_IntList" || sum->kwargs_size() != 0 ||
+      sum->args_size() < 2 || sum->args_size() > 3 || sum->outputs_size() != 1 ||
+      sum->args(0).kind_case() != v1::Value::kRef ||
+      sum->args(1).kind_case() != v1::Value::kList ||
+      (sum->args_size() == 3 && sum->args(2).kind_case() != v1::Value::kBoolValue))
+    return absl::OkStatus();
+  const bool keepdim = sum->args_size() == 3 && sum->args(2).bool_value();
+  // A keepdim sum reaches the gradient only through the view that drops its 1s; without keepdim
+  // the sum is the gradient itself.
+  if (keepdim != (view_node >= 0)) return absl::OkStatus();
+  const v1::ValueRef g = sum->args(0).ref();
+  const v1::TensorMeta& g_meta = b.MetaOf(g);
+  const int rank = g_meta.sizes_size(), lead = rank - grad_meta.sizes_size();
+  if (lead < 1 || g_meta.dtype() != grad_meta.dtype() ||
+      sum->args(1).list().items_size() != lead)
+    return absl::OkStatus();
+  // The reduced dims are exactly the leading `lead` ones, each once.
+  std::vector<bool> reduced(rank, false);
+  for (const v1::Value& item : sum->args(1).list().items()) {
+    if (item.kind_case() != v1::Value::kIntValue) return absl::OkStatus();
+    int64_t d = item.int_value();
+    if (d < 0) d += rank;
+    if (d < 0 || d >= lead || reduced[d]) return absl::OkStatus();
+    reduced[d] = true;
+  }
+  for (int j = 0; j < grad_meta.sizes_size(); ++j)
+    if (!SameDim(g_meta.sizes(lead + j), grad_meta.sizes(j))) return absl::OkStatus();
+  const v1::TensorMeta& sum_meta = sum->outputs(0);
+  if (keepdim) {
+    if (sum_meta.sizes_size() != rank) return absl::OkStatus();
+    for (int d = 0; d < lead; ++d)
+      if (sum_meta.sizes(d).kind_case() != v1::Dim::kValue || sum_meta.sizes(d).value() != 1)
+        return absl::OkStatus();
+  }
+  // expand(indices, [lead sizes..., -1...]): the lead sizes as ints or the symbols' expressions.
+  const v1::TensorMeta idx = b.MetaOf(*indices);
+  v1::Node expand;
+  expand.set_target("aten::expand.default");
+  *expand.add_args() = RefValue(*indices);
+  v1::ValueList& sizes = *expand.add_args()->mutable_list();
+  v1::TensorMeta& out = *expand.add_outputs();
+  out.set_dtype(idx.dtype());
+  *out.mutable_device() = idx.device();
+  *out.mutable_storage_offset() = idx.has_storage_offset() ? idx.storage_offset() : ValueDim(0);
+  for (int d = 0; d < lead; ++d) {
+    const v1::Dim& size = g_meta.sizes(d);
+    if (size.kind_case() == v1::Dim::kExpr)
+      sizes.add_items()->set_sym_expr(size.expr());
+    else
+      sizes.add_items()->set_int_value(size.value());
+    *out.add_sizes() = size;
+    *out.add_strides() = ValueDim(0);
+  }
+  for (int d = 0; d < idx.sizes_size(); ++d) {
+    sizes.add_items()->set_int_value(-1);
+    *out.add_sizes() = idx.sizes(d);
+    *out.add_strides() = idx.strides(d);
+  }
+  if (view_node >= 0) bypassed->push_back(view_node);
+  bypassed->push_back(view_node >= 0 ? view->args(0).ref().node() : grad->node());
+  *indices = b.Append(std::move(expand));
+  *grad = g;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& node,
+                                                     std::vector<int>* bypassed) {
   if (node.target() != kEmbeddingDenseBackward || node.args_size() != 5 ||
       node.kwargs_size() != 0 || node.outputs_size() != 1 ||
       node.args(0).kind_case() != v1::Value::kRef || node.args(1).kind_case() != v1::Value::kRef ||
@@ -234,24 +333,32 @@ absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& 
       node.args(4).kind_case() != v1::Value::kBoolValue || node.args(4).bool_value())
     return std::nullopt;
   const v1::TensorMeta& result = node.outputs(0);
-  const v1::TensorMeta& grad = b.MetaOf(node.args(0).ref());
-  const v1::TensorMeta& indices = b.MetaOf(node.args(1).ref());
+  v1::ValueRef grad_ref = node.args(0).ref(), indices_ref = node.args(1).ref();
   const int64_t num_weights = node.args(2).int_value();
-  // [V, E] dense and static, grad [..., E] of the result's dtype, indices [...] of grad's
-  // leading dims (what ATen checks; a graph that breaks it keeps the op, which reports it).
-  if (result.sizes_size() != 2 || result.sizes(0).kind_case() != v1::Dim::kValue ||
-      result.sizes(1).kind_case() != v1::Dim::kValue || result.sizes(0).value() != num_weights ||
-      !IsFloat(result.dtype()) || grad.dtype() != result.dtype() ||
-      indices.dtype() != v1::INT64 || indices.sizes_size() < 1 ||
-      grad.sizes_size() != indices.sizes_size() + 1 ||
-      !SameDim(grad.sizes(grad.sizes_size() - 1), result.sizes(1)))
-    return std::nullopt;
-  for (int d = 0; d < indices.sizes_size(); ++d)
-    if (!SameDim(grad.sizes(d), indices.sizes(d))) return std::nullopt;
+  {
+    // [V, E] dense and static, grad [..., E] of the result's dtype, indices [...] of grad's
+    // leading dims (what ATen checks; a graph that breaks it keeps the op, which reports it).
+    const v1::TensorMeta& grad = b.MetaOf(grad_ref);
+    const v1::TensorMeta& indices = b.MetaOf(indices_ref);
+    if (result.sizes_size() != 2 || result.sizes(0).kind_case() != v1::Dim::kValue ||
+        result.sizes(1).kind_case() != v1::Dim::kValue || result.sizes(0).value() != num_weights ||
+        !IsFloat(result.dtype()) || grad.dtype() != result.dtype() ||
+        indices.dtype() != v1::INT64 || indices.sizes_size() < 1 ||
+        grad.sizes_size() != indices.sizes_size() + 1 ||
+        !SameDim(grad.sizes(grad.sizes_size() - 1), result.sizes(1)))
+      return std::nullopt;
+    for (int d = 0; d < indices.sizes_size(); ++d)
+      if (!SameDim(grad.sizes(d), indices.sizes(d))) return std::nullopt;
+    ASSIGN_OR_RETURN(v1::TensorMeta dense_result, DenseMeta({result.sizes(0), result.sizes(1)},
+                                                            result.dtype(), result.device()));
+    for (int d = 0; d < 2; ++d)
+      if (!SameDim(result.strides(d), dense_result.strides(d))) return std::nullopt;
+  }
+  if (bypassed != nullptr) RETURN_IF_ERROR(FoldLeadingSum(b, &grad_ref, &indices_ref, bypassed));
+  const v1::TensorMeta grad = b.MetaOf(grad_ref);
+  const v1::TensorMeta indices = b.MetaOf(indices_ref);
   ASSIGN_OR_RETURN(v1::TensorMeta dense_result,
                    DenseMeta({result.sizes(0), result.sizes(1)}, result.dtype(), result.device()));
-  for (int d = 0; d < 2; ++d)
-    if (!SameDim(result.strides(d), dense_result.strides(d))) return std::nullopt;
   const int64_t e = result.sizes(1).value();
   ASSIGN_OR_RETURN(v1::Dim n, Product(std::vector<v1::Dim>(indices.sizes().begin(),
                                                            indices.sizes().end())));
@@ -260,7 +367,7 @@ absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& 
   // _to_copy gives where it stays an extern step).
   v1::Node cast;
   cast.set_target("aten::_to_copy.default");
-  *cast.add_args() = node.args(0);
+  *cast.add_args() = RefValue(grad_ref);
   {
     v1::NamedValue* dtype = cast.add_kwargs();
     dtype->set_name("dtype");
@@ -289,7 +396,7 @@ absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& 
   if (indices.sizes_size() == 1) {
     v1::Node unsqueeze;
     unsqueeze.set_target("aten::unsqueeze.default");
-    *unsqueeze.add_args() = node.args(1);
+    *unsqueeze.add_args() = RefValue(indices_ref);
     *unsqueeze.add_args() = IntValue(1);
     v1::TensorMeta& m = *unsqueeze.add_outputs();
     m = indices;
@@ -299,7 +406,7 @@ absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& 
   } else {
     v1::Node reshape;
     reshape.set_target("aten::reshape.default");
-    *reshape.add_args() = node.args(1);
+    *reshape.add_args() = RefValue(indices_ref);
     *reshape.add_args() = IntList({-1, 1});
     ASSIGN_OR_RETURN(*reshape.add_outputs(),
                      DenseMeta({n, ValueDim(1)}, indices.dtype(), indices.device()));
@@ -345,7 +452,8 @@ absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& 
 //   gw  = to_copy(acc, dtype)                                          16-bit grads only
 // The conditions are scatter_ops.h's IsScatterOp on the symbolic graph (V and E static, grad
 // [indices..., E]), so the kernel check accepts every node made here.
-Rewrite EmbeddingBackwardAsScatterKernel(Rebuild& b, const v1::Node& node) {
+absl::StatusOr<Rewrite> EmbeddingBackwardAsScatterKernel(Rebuild& b, const v1::Node& node,
+                                                          std::vector<int>* bypassed) {
   if (node.target() != kEmbeddingDenseBackward || node.args_size() != 5 ||
       node.kwargs_size() != 0 || node.outputs_size() != 1 ||
       node.args(0).kind_case() != v1::Value::kRef || node.args(1).kind_case() != v1::Value::kRef ||
@@ -371,9 +479,14 @@ Rewrite EmbeddingBackwardAsScatterKernel(Rebuild& b, const v1::Node& node) {
     if (!SameDim(grad.sizes(d), indices.sizes(d))) return std::nullopt;
   auto dense = DenseMeta({result.sizes(0), result.sizes(1)}, v1::FLOAT32, result.device());
   if (!dense.ok()) return std::nullopt;
+  v1::ValueRef grad_ref = node.args(0).ref(), indices_ref = node.args(1).ref();
+  // The expanded indices keep grad [indices..., E] (what IsScatterOp checks).
+  if (bypassed != nullptr) RETURN_IF_ERROR(FoldLeadingSum(b, &grad_ref, &indices_ref, bypassed));
   v1::Node scatter;
   scatter.set_target(kEmbeddingScatterAdd);
-  for (int a = 0; a < 4; ++a) *scatter.add_args() = node.args(a);
+  *scatter.add_args() = RefValue(grad_ref);
+  *scatter.add_args() = RefValue(indices_ref);
+  for (int a = 2; a < 4; ++a) *scatter.add_args() = node.args(a);
   *scatter.add_outputs() = *dense;
   return Rewrite(std::vector<v1::ValueRef>{NarrowedTo(b, b.Append(std::move(scatter)), result)});
 }
@@ -420,6 +533,53 @@ Rewrite SplitAsSlices(Rebuild& b, const v1::Node& node) {
   return outputs;
 }
 
+// --- bypassed nodes -----------------------------------------------------------------------
+
+void CountRefs(const v1::Value& v, int delta, std::vector<int>& uses) {
+  if (v.kind_case() == v1::Value::kRef) {
+    if (v.ref().node() >= 0) uses[v.ref().node()] += delta;
+  } else if (v.kind_case() == v1::Value::kList) {
+    for (const v1::Value& item : v.list().items()) CountRefs(item, delta, uses);
+  }
+}
+
+// `g` without the `bypassed` nodes nothing reads any more (a fold's sum and view: pure ops, so
+// dropping them changes no result; every plan step runs, read or not). Others stay.
+v1::Graph DropBypassed(v1::Graph g, const std::vector<int>& bypassed) {
+  if (bypassed.empty()) return g;
+  std::vector<int> uses(g.nodes_size(), 0);
+  for (const v1::Node& node : g.nodes()) {
+    for (const v1::Value& a : node.args()) CountRefs(a, 1, uses);
+    for (const v1::NamedValue& kv : node.kwargs()) CountRefs(kv.value(), 1, uses);
+  }
+  for (const v1::Value& v : g.outputs()) CountRefs(v, 1, uses);
+  std::vector<bool> dead(g.nodes_size(), false);
+  std::vector<int> order = bypassed;
+  std::sort(order.rbegin(), order.rend());  // readers (the view) before what they read (the sum)
+  for (int id : order) {
+    if (id < 0 || id >= g.nodes_size() || dead[id] || uses[id] != 0) continue;
+    dead[id] = true;
+    for (const v1::Value& a : g.nodes(id).args()) CountRefs(a, -1, uses);
+    for (const v1::NamedValue& kv : g.nodes(id).kwargs()) CountRefs(kv.value(), -1, uses);
+  }
+  Rebuild b(g);
+  for (int id = 0; id < g.nodes_size(); ++id) {
+    if (dead[id]) {
+      b.Define(id, {});
+      continue;
+    }
+    const v1::ValueRef r = b.Append(b.Remapped(g.nodes(id)));
+    std::vector<v1::ValueRef> refs;
+    for (int o = 0; o < g.nodes(id).outputs_size(); ++o) {
+      v1::ValueRef ro = r;
+      ro.set_output(o);
+      refs.push_back(ro);
+    }
+    b.Define(id, std::move(refs));
+  }
+  return std::move(b).Finish();
+}
+
 }  // namespace
 
 absl::StatusOr<int> RewriteSymbolicGraph(SymbolicGraph& graph,
@@ -427,15 +587,19 @@ absl::StatusOr<int> RewriteSymbolicGraph(SymbolicGraph& graph,
   const v1::Graph& in = graph.graph;
   Rebuild b(in);
   int rewritten = 0;
+  // Nodes of the new graph a fold bypassed (FoldLeadingSum), dropped at the end when unread.
+  std::vector<int> bypassed;
+  std::vector<int>* fold = options.fold_embedding_grad_sum ? &bypassed : nullptr;
   for (int id = 0; id < in.nodes_size(); ++id) {
     const v1::Node node = b.Remapped(in.nodes(id));
     Rewrite outputs;
     if (options.layer_norm_backward_split) outputs = SplitLayerNormBackward(b, node);
     if (!outputs && options.split_as_slices) outputs = SplitAsSlices(b, node);
-    if (!outputs && options.embedding_backward_kernel && !options.deterministic)
-      outputs = EmbeddingBackwardAsScatterKernel(b, node);
+    if (!outputs && options.embedding_backward_kernel && !options.deterministic) {
+      ASSIGN_OR_RETURN(outputs, EmbeddingBackwardAsScatterKernel(b, node, fold));
+    }
     if (!outputs && options.embedding_backward && !options.deterministic) {
-      ASSIGN_OR_RETURN(outputs, EmbeddingBackwardAsIndexAdd(b, node));
+      ASSIGN_OR_RETURN(outputs, EmbeddingBackwardAsIndexAdd(b, node, fold));
     }
     if (outputs) {
       ++rewritten;
@@ -451,7 +615,7 @@ absl::StatusOr<int> RewriteSymbolicGraph(SymbolicGraph& graph,
     }
     b.Define(id, std::move(refs));
   }
-  if (rewritten > 0) graph.graph = std::move(b).Finish();
+  if (rewritten > 0) graph.graph = DropBypassed(std::move(b).Finish(), bypassed);
   return rewritten;
 }
 

@@ -33,6 +33,13 @@
 //    acc, the kernel adds grad's rows with f32 atomics, reading the 16-bit grad itself): no
 //    f32 copy of grad, no new_zeros, no index views, no dispatcher call (the static plans' kernel,
 //    embedding_backward_to_scatter.h).
+//  * "symbolic-embedding-sum-fold": with either form above, an embedding gradient that is a sum
+//    over leading dims of a larger gradient G (the position embedding's: sum(G, [0], keepdim),
+//    a view dropping the 1, for positions broadcast over the batch; an extern ATen step of 40 us
+//    host time per backward call, its kept dims run-time sizes no column kernel takes) scatters
+//    G itself with expand(indices, [B, ...]) (a view, stride 0 over the summed dims); the sum
+//    and view are dropped when nothing else reads them. The same f32 sums without the 16-bit
+//    intermediate.
 //  * "symbolic-split-as-slices": split.Tensor along a static dim becomes one slice.Tensor view
 //    per part, each with the part's meta from the graph: views the plan runtimes make from the
 //    metas (and the view chain fold, symbolic_views.h, absorbs) where split is a dispatcher call
@@ -55,6 +62,10 @@ struct SymbolicRewriteOptions {
   // with run-time sizes (symbolic_kernels.h), before the scatter_add form above: CUDA only (the
   // CPU has no scatter kernels and no such ATen op). Default: false.
   bool embedding_backward_kernel = false;
+  // With either embedding form: a gradient that is sum(G, leading dims) (keepdim, then a view
+  // dropping the 1s; the position embedding's, broadcast over the batch) scatters G itself with
+  // the indices expanded over those dims, and the sum is not run. Default: true.
+  bool fold_embedding_grad_sum = true;
   // split.Tensor along a static dim as slice views. Default: true.
   bool split_as_slices = true;
   // torch.use_deterministic_algorithms(True) (CompileInput.deterministic): no float atomics, so

@@ -25,10 +25,15 @@ from test_e2e_dynamic_shapes import ATOL, RTOL, Block
 
 
 @pytest.fixture
-def rewriting_daemon(monkeypatch, tmp_path):
+def rewriting_daemon(monkeypatch, tmp_path, request):
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
     monkeypatch.setenv("TCCD_SYMBOLIC_REWRITES_ON_CPU", "1")
+    # fold=False: the position embedding's batch sum stays an extern sum (the fold's knob).
+    if not getattr(request.node, "callspec", None) or request.node.callspec.params.get("fold", True):
+        monkeypatch.delenv("TCCD_DISABLE_PASSES", raising=False)
+    else:
+        monkeypatch.setenv("TCCD_DISABLE_PASSES", "symbolic-embedding-sum-fold")
     root = short_tempdir("tccd-dynrw-")
     d = Daemon(TCCD_BINARY, root)
     d.start()
@@ -46,8 +51,12 @@ def rewriting_daemon(monkeypatch, tmp_path):
         shutil.rmtree(root, ignore_errors=True)
 
 
+_EXTERN_STEPS = {}  # (padding_idx, fold) -> the backward plan's extern steps
+
+
+@pytest.mark.parametrize("fold", [True, False])
 @pytest.mark.parametrize("padding_idx", [None, 0])
-def test_rewritten_block_matches_eager_at_every_size(rewriting_daemon, padding_idx):
+def test_rewritten_block_matches_eager_at_every_size(rewriting_daemon, padding_idx, fold):
     import torch._dynamo
 
     torch._dynamo.reset()
@@ -82,7 +91,14 @@ def test_rewritten_block_matches_eager_at_every_size(rewriting_daemon, padding_i
         assert s["python_steps"] == 0, (s["name"], s.get("python_step_reasons"))
     # The embedding gradients' f32 casts are kernels of the backward (the f32 model's casts are
     # copies): one per rewritten embedding backward, the token one only without a padding_idx.
-    casts = [k for k in backwards[0]["kernels"] if "aten::_to_copy.default" in k["ops"]]
+    # (Both cast the same gradient since the position embedding's batch sum is folded
+    # (symbolic-embedding-sum-fold): one kernel may hold both.)
+    casts = [op for k in backwards[0]["kernels"] for op in k["ops"] if op == "aten::_to_copy.default"]
     assert len(casts) == (2 if padding_idx is None else 1), backwards[0]["kernels"]
-    print(f"\npadding_idx={padding_idx}: backward {backwards[0]['native_kernels']} kernels, "
+    # The fold drops the batch sum and its view for one expand of the positions: one extern step
+    # fewer (checked once both arms of a padding_idx have run).
+    _EXTERN_STEPS[(padding_idx, fold)] = backwards[0]["extern_steps"]
+    if (padding_idx, not fold) in _EXTERN_STEPS:
+        assert _EXTERN_STEPS[(padding_idx, True)] == _EXTERN_STEPS[(padding_idx, False)] - 1, _EXTERN_STEPS
+    print(f"\npadding_idx={padding_idx} fold={fold}: backward {backwards[0]['native_kernels']} kernels, "
           f"{backwards[0]['extern_steps']} extern steps")

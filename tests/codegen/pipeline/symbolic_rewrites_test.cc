@@ -410,5 +410,127 @@ TEST_CASE("with scatter kernels an embedding gradient is one scatter kernel with
     CHECK(node.target() != "tccd::embedding_scatter_add.default");
 }
 
-}  // namespace
+// The position embedding's gradient: g: bf16 [s0, s1, 16], pos: i64 [s1];
+// s = sum(g, [0], keepdim) [1, s1, 16]; v = view(s, [s1, 16]);
+// embedding_dense_backward(v, pos, 50, -1, false) -> [50, 16]; returns it (and s when
+// `sum_read_elsewhere`).
+v1::Graph PositionEmbeddingBackwardGraph(bool sum_read_elsewhere = false) {
+  v1::Graph g;
+  *g.add_inputs() = Meta({Sym("s0"), Sym("s1"), Int(16)}, {Sym("16*s1"), Int(16), Int(1)});
+  *g.add_inputs() = Meta({Sym("s1")}, {Int(1)}, v1::INT64);
+  v1::Node* sum = g.add_nodes();
+  sum->set_target("aten::sum.dim_IntList");
+  *sum->add_args() = Ref(-1);
+  sum->add_args()->mutable_list()->add_items()->set_int_value(0);
+  sum->add_args()->set_bool_value(true);
+  *sum->add_outputs() = Meta({Int(1), Sym("s1"), Int(16)}, {Sym("16*s1"), Int(16), Int(1)});
+  v1::Node* view = g.add_nodes();
+  view->set_target("aten::view.default");
+  *view->add_args() = Ref(0);
+  v1::ValueList* sizes = view->add_args()->mutable_list();
+  sizes->add_items()->set_sym_expr("s1");
+  sizes->add_items()->set_int_value(16);
+  *view->add_outputs() = Meta({Sym("s1"), Int(16)}, {Int(16), Int(1)});
+  v1::Node* bw = g.add_nodes();
+  bw->set_target("aten::embedding_dense_backward.default");
+  *bw->add_args() = Ref(1);
+  *bw->add_args() = Ref(-2);
+  bw->add_args()->set_int_value(50);
+  bw->add_args()->set_int_value(-1);
+  bw->add_args()->set_bool_value(false);
+  *bw->add_outputs() = Meta({Int(50), Int(16)}, {Int(16), Int(1)});
+  *g.add_outputs() = Ref(2);
+  if (sum_read_elsewhere) *g.add_outputs() = Ref(0);
+  return g;
+}
+
+TEST_CASE("a batch-summed embedding gradient scatters the unsummed gradient, the sum dropped",
+          "[symbolic][rewrites][index]") {
+  SymbolicGraph sym = Prepared(PositionEmbeddingBackwardGraph());
+  absl::StatusOr<int> n = RewriteSymbolicGraph(sym, {.embedding_backward_kernel = true});
+  REQUIRE(n.ok());
+  CHECK(*n == 1);
+  const v1::Graph& g = sym.graph;
+  INFO(Text(g));
+  // expand(pos, [s0, -1]), the scatter of the input gradient itself, the cast; no sum, no view.
+  REQUIRE(g.nodes_size() == 3);
+  const v1::Node& expand = g.nodes(0);
+  CHECK(expand.target() == "aten::expand.default");
+  CHECK(expand.args(0).ref().node() == -2);
+  REQUIRE(expand.args(1).list().items_size() == 2);
+  CHECK(expand.args(1).list().items(0).sym_expr() == "s0");
+  CHECK(expand.args(1).list().items(1).int_value() == -1);
+  const v1::TensorMeta& idx = expand.outputs(0);
+  REQUIRE(idx.sizes_size() == 2);
+  CHECK(idx.sizes(0).expr() == "s0");
+  CHECK(idx.sizes(1).expr() == "s1");
+  CHECK(idx.strides(0).value() == 0);
+  CHECK(idx.strides(1).value() == 1);
+  CHECK(g.nodes(1).target() == "tccd::embedding_scatter_add.default");
+  CHECK(g.nodes(1).args(0).ref().node() == -1);
+  CHECK(g.nodes(1).args(1).ref().node() == 0);
+  CHECK(g.nodes(2).target() == "aten::_to_copy.default");
+  REQUIRE(g.outputs_size() == 1);
+  CHECK(g.outputs(0).ref().node() == 2);
+
+  // The lowering: the scatter kernel over the [s0, s1, 16] gradient, the expand a view step.
+  absl::StatusOr<SymbolicLowering> lowering =
+      LowerSymbolicKernels(sym, {.fusion = true, .rows = true});
+  REQUIRE(lowering.ok());
+  INFO((lowering->rejected.empty() ? "" : lowering->rejected[0]));
+  int scatters = 0;
+  for (const SymbolicKernelGroup& group : lowering->groups)
+    if (HasScatter(group.kernel)) {
+      ++scatters;
+      CHECK(group.kernel.shape == std::vector<int64_t>{kRuntimeDim, kRuntimeDim, 16});
+    }
+  CHECK(scatters == 1);
+
+  // The index_add form (no scatter kernels) takes the expanded indices too: reshaped to a column.
+  SymbolicGraph extern_form = Prepared(PositionEmbeddingBackwardGraph());
+  REQUIRE(RewriteSymbolicGraph(extern_form, {}).ok());
+  bool sum_left = false, scatter_add = false;
+  for (const v1::Node& node : extern_form.graph.nodes()) {
+    sum_left |= node.target() == "aten::sum.dim_IntList";
+    scatter_add |= node.target() == "aten::scatter_add.default";
+  }
+  CHECK(scatter_add);
+  CHECK_FALSE(sum_left);
+  CHECK(extern_form.graph.nodes(0).target() == "aten::expand.default");
+  CHECK(extern_form.graph.nodes(1).target() == "aten::_to_copy.default");
+  CHECK(extern_form.graph.nodes(1).args(0).ref().node() == -1);
+}
+
+TEST_CASE("nothing to fold: the sum read elsewhere stays, or the fold turned off",
+          "[symbolic][rewrites][index]") {
+  // Read elsewhere: folded, but the sum (and only it: the view is unread) stays for its reader.
+  SymbolicGraph shared = Prepared(PositionEmbeddingBackwardGraph(/*sum_read_elsewhere=*/true));
+  REQUIRE(RewriteSymbolicGraph(shared, {.embedding_backward_kernel = true}).ok());
+  INFO(Text(shared.graph));
+  REQUIRE(shared.graph.nodes_size() == 4);
+  CHECK(shared.graph.nodes(0).target() == "aten::sum.dim_IntList");
+  CHECK(shared.graph.nodes(1).target() == "aten::expand.default");
+  CHECK(shared.graph.nodes(2).args(0).ref().node() == -1);
+  REQUIRE(shared.graph.outputs_size() == 2);
+  CHECK(shared.graph.outputs(1).ref().node() == 0);
+
+  // Off: the scatter reads the view of the sum, as before.
+  SymbolicGraph off = Prepared(PositionEmbeddingBackwardGraph());
+  REQUIRE(RewriteSymbolicGraph(off, {.embedding_backward_kernel = true,
+                                     .fold_embedding_grad_sum = false})
+              .ok());
+  INFO(Text(off.graph));
+  REQUIRE(off.graph.nodes_size() == 4);
+  CHECK(off.graph.nodes(0).target() == "aten::sum.dim_IntList");
+  CHECK(off.graph.nodes(1).target() == "aten::view.default");
+  CHECK(off.graph.nodes(2).target() == "tccd::embedding_scatter_add.default");
+  CHECK(off.graph.nodes(2).args(0).ref().node() == 1);
+
+  // A gradient that is no sum (the token embedding's): unchanged by the fold.
+  SymbolicGraph plain = Prepared(EmbeddingBackwardGraph());
+  REQUIRE(RewriteSymbolicGraph(plain, {.embedding_backward_kernel = true}).ok());
+  REQUIRE(plain.graph.nodes_size() == 2);
+  CHECK(plain.graph.nodes(0).args(0).ref().node() == -1);
+  CHECK(plain.graph.nodes(0).args(1).ref().node() == -2);
+}}  // namespace
 }  // namespace tccd::codegen
