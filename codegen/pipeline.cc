@@ -662,6 +662,8 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
     kernel_options.embeddings = !Debug().disabled_passes.contains("symbolic-embedding-kernels");
     // Cats along a static dim as index kernels; TCCD_DISABLE_PASSES=symbolic-cat-kernels.
     kernel_options.cats = !Debug().disabled_passes.contains("symbolic-cat-kernels");
+    // Integral aranges (position ids) as kernels; TCCD_DISABLE_PASSES=symbolic-arange-kernels.
+    kernel_options.aranges = !Debug().disabled_passes.contains("symbolic-arange-kernels");
     ASSIGN_OR_RETURN(lowering, LowerSymbolicKernels(graph, kernel_options));
     // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
     // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).

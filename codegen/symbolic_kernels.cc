@@ -386,6 +386,53 @@ bool IsSymbolicCat(const v1::Graph& g, int id) {
          (out.storage_offset().kind_case() == v1::Dim::kValue && out.storage_offset().value() == 0);
 }
 
+// An integral arange(end) whose one output is [end] (the position ids: arange(T) with T a
+// symbol): a kernel of its own that stores each point's coordinate, its length the output's
+// run-time size (SymbolicKernelOptions::aranges). Its SymInt argument is that size, which the
+// kernel never reads. Else ATen's arange or the runtime's host fill and copy (54 us of host time
+// per forward call of the dynamic bench, H200 profile).
+bool IsSymbolicArange(const v1::Graph& g, int id) {
+  const v1::Node& n = g.nodes(id);
+  if (n.target() != "aten::arange.default" || n.args_size() != 1 || n.outputs_size() != 1)
+    return false;
+  for (const v1::NamedValue& kv : n.kwargs()) {
+    if (kv.value().kind_case() == v1::Value::kRef) return false;
+    if (kv.name() == "pin_memory" && kv.value().kind_case() == v1::Value::kBoolValue &&
+        kv.value().bool_value())
+      return false;
+  }
+  const v1::TensorMeta& out = n.outputs(0);
+  if ((out.dtype() != v1::INT64 && out.dtype() != v1::INT32) || out.sizes_size() != 1) return false;
+  if (out.strides_size() == 1 && !(out.strides(0).kind_case() == v1::Dim::kValue &&
+                                   out.strides(0).value() == 1))
+    return false;
+  return !out.has_storage_offset() ||
+         (out.storage_offset().kind_case() == v1::Dim::kValue && out.storage_offset().value() == 0);
+}
+
+// The kernel of an IsSymbolicArange node: out[i] = i over the surrogate's [end].
+PointwiseKernel ArangeKernel(const ir::Graph& surrogate, int id, std::string name) {
+  const ir::TensorType& out = surrogate.nodes[id].outputs[0];
+  PointwiseKernel k;
+  k.name = std::move(name);
+  k.shape = out.sizes;
+  k.output_dtypes = {out.dtype};
+  k.fused_ops = {surrogate.nodes[id].target};
+  PwBuilder b(&k.body);
+  PwInstr index;
+  index.op = PwOp::kIndex;
+  index.dtype = ir::DType::kI64;
+  index.operand = 0;
+  const int value = b.Coerce(b.Emit(std::move(index)), out.dtype);
+  PwInstr store;
+  store.op = PwOp::kStore;
+  store.dtype = out.dtype;
+  store.operand = 0;
+  store.args = {value};
+  b.Emit(std::move(store));
+  return k;
+}
+
 // Index-aware groups: "" when the group is a lone symbolic embedding (IsSymbolicEmbedding) whose
 // inputs are all read by gather, or a lone symbolic scatter (IsSymbolicScatter) that gathers
 // its indices and loads its values; else why not.
@@ -486,14 +533,14 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
   // kernel of its own (IsSymbolicEmbedding): a gather launch in place of ATen's embedding
   // (reshape, index_select, view: tens of us of host time per call); so does an embedding
   // gradient's scatter (IsSymbolicScatter), over its values' sizes.
-  if (options.embeddings || options.cats) {
+  if (options.embeddings || options.cats || options.aranges) {
     Partition alone = partition;
     bool changed = false;
     for (int n = 0; n < g.nodes_size(); ++n) {
       if (alone.group_of[n] >= 0) continue;
       const bool scatter = options.embeddings && IsSymbolicScatter(g, n);
       if (!scatter && !(options.embeddings && IsSymbolicEmbedding(g, n)) &&
-          !(options.cats && IsSymbolicCat(g, n)))
+          !(options.cats && IsSymbolicCat(g, n)) && !(options.aranges && IsSymbolicArange(g, n)))
         continue;
       alone.group_of[n] = static_cast<int>(alone.groups.size());
       FusionGroup group;
@@ -525,8 +572,12 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
     for (const ir::ValueRef& r : group.outputs) k.outputs.push_back(ProtoRef(r));
     std::string why;
     std::vector<v1::Dim> row_space;  // row groups: the iteration space's symbolic sizes
+    const bool arange = options.aranges && group.nodes.size() == 1 &&
+                        IsSymbolicArange(g, group.nodes.front());
     absl::StatusOr<PointwiseKernel> kernel =
-        BuildPointwiseKernel(*surrogate, group, absl::StrCat("tccd_sk", out.groups.size()));
+        arange ? ArangeKernel(*surrogate, group.nodes.front(),
+                              absl::StrCat("tccd_sk", out.groups.size()))
+               : BuildPointwiseKernel(*surrogate, group, absl::StrCat("tccd_sk", out.groups.size()));
     if (!kernel.ok()) {
       why = absl::StrCat("kernel: ", kernel.status().message());
     } else if (kernel->is_column_reduction() && options.rows && options.columns) {
@@ -535,6 +586,8 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
     } else if (kernel->is_row_reduction() && options.rows) {
       why =
           WhyNotSymbolicRows(g, *surrogate_proto, group, k.inputs, k.outputs, *kernel, &row_space);
+    } else if (arange) {
+      why = "";  // IsSymbolicArange: right for every size by construction
     } else if (HasIndexOps(*kernel)) {
       why = WhyNotSymbolicIndex(g, group, *kernel, options);
     } else {

@@ -89,6 +89,10 @@ struct SymbolicKernelOptions {
   // kernel of its own (gathers with run-time sizes, the part boundaries constants) instead of
   // ATen's cat. TCCD_DISABLE_PASSES=symbolic-cat-kernels keeps it extern. Default: true.
   bool cats = true;
+  // True: an integral arange(end) whose output is [end] becomes a kernel of its own (its
+  // coordinate stored, the length a run-time size) instead of an extern step.
+  // TCCD_DISABLE_PASSES=symbolic-arange-kernels keeps it extern. Default: true.
+  bool aranges = true;
 };
 
 // Kernels are named tccd_sk<g>. A graph whose surrogate is not a valid static graph is no

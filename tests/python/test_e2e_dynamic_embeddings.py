@@ -8,7 +8,8 @@ backend builds the same kernels as CUDA (its loop nest takes run-time sizes), so
 gather operands, the runtime's stride rows and the kernel's bounds check run here over several
 batch sizes and sequence lengths, in the native runtime and in the Python interpreter.
 `TCCD_DISABLE_PASSES=symbolic-embedding-kernels` keeps them ATen steps. A cat along a static dim
-is such an index kernel too (SymbolicKernelOptions::cats; `symbolic-cat-kernels`). The CUDA
+is such an index kernel too (SymbolicKernelOptions::cats; `symbolic-cat-kernels`), and so is the
+position ids' arange (SymbolicKernelOptions::aranges; `symbolic-arange-kernels`). The CUDA
 kernels are checked on a GPU by test_gpu_dynamic_embeddings.py.
 """
 
@@ -24,6 +25,7 @@ from conftest import TCCD_BINARY, Daemon, short_tempdir
 from test_e2e_dynamic_shapes import ATOL, RTOL, Block
 
 EMBEDDING = "aten::embedding.default"
+ARANGE = "aten::arange.default"
 SIZES = [(3, 12), (2, 7), (5, 20), (4, 5), (7, 31), (6, 9)]
 
 
@@ -105,6 +107,9 @@ def test_embeddings_are_gather_kernels_and_match_eager(make_daemon, monkeypatch,
     kernels = _embedding_kernels(forward)
     assert len(kernels) == 2, forward["kernels"]
     assert all(k["ops"] == [EMBEDDING] for k in kernels), kernels
+    # The position ids, arange(T), are a kernel of their own too (symbolic-arange-kernels).
+    aranges = [k for k in forward["kernels"] if ARANGE in k["ops"]]
+    assert len(aranges) == 1 and aranges[0]["ops"] == [ARANGE], forward["kernels"]
     if native_runtime == "1":
         assert forward["python_steps"] == 0, (forward["name"], forward.get("python_step_reasons"))
     print(f"\nnative_runtime={native_runtime}: forward {forward['native_kernels']} kernels, "
@@ -116,6 +121,14 @@ def test_knob_keeps_embeddings_extern(make_daemon):
     torch.manual_seed(0)
     forward = _train_over_sizes(Block(16))
     assert _embedding_kernels(forward) == [], forward["kernels"]
+
+
+def test_knob_keeps_aranges_extern(make_daemon):
+    make_daemon("symbolic-arange-kernels")
+    torch.manual_seed(0)
+    forward = _train_over_sizes(Block(16))
+    assert [k for k in forward["kernels"] if ARANGE in k["ops"]] == [], forward["kernels"]
+    assert len(_embedding_kernels(forward)) == 2, forward["kernels"]
 
 
 class CatMLP(torch.nn.Module):

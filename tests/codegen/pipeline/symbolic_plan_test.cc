@@ -875,6 +875,64 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("an arange of a symbolic length is a kernel of its own storing its coordinate",
+          "[symbolic][index]") {
+  // w: f32[50, 8]; ids: i64[s0]; pos = arange(s0) -> i64[s0]; y = embedding(w, pos) -> [s0, 8];
+  // returns (y, pos).
+  v1::Graph g;
+  *g.add_inputs() = Meta({Int(50), Int(8)}, {Int(8), Int(1)});
+  *g.add_inputs() = Meta({Sym("s0")}, {Int(1)});
+  g.mutable_inputs(1)->set_dtype(v1::INT64);
+  v1::Node* arange = g.add_nodes();
+  arange->set_target("aten::arange.default");
+  arange->add_args()->set_sym_expr("s0");
+  v1::NamedValue* dtype = arange->add_kwargs();
+  dtype->set_name("dtype");
+  dtype->mutable_value()->set_dtype(v1::INT64);
+  *arange->add_outputs() = Meta({Sym("s0")}, {Int(1)});
+  arange->mutable_outputs(0)->set_dtype(v1::INT64);
+  v1::Node* embedding = g.add_nodes();
+  embedding->set_target("aten::embedding.default");
+  *embedding->add_args() = Ref(-1);
+  *embedding->add_args() = Ref(0);
+  *embedding->add_outputs() = Meta({Sym("s0"), Int(8)}, {Int(8), Int(1)});
+  *g.add_outputs() = Ref(1);
+  *g.add_outputs() = Ref(0);
+  for (const bool cuda : {false, true}) {
+    INFO((cuda ? "CUDA" : "CPU"));
+    absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(cuda ? OnCuda(g) : g, {});
+    INFO(sym.status().ToString());
+    REQUIRE(sym.ok());
+    absl::StatusOr<SymbolicLowering> lowering =
+        LowerSymbolicKernels(*sym, {.fusion = true, .rows = cuda});
+    REQUIRE(lowering.ok());
+    INFO((lowering->rejected.empty() ? "" : lowering->rejected[0]));
+    CHECK(lowering->rejected.empty());
+    REQUIRE(lowering->groups.size() == 2);
+    REQUIRE(lowering->schedule.size() == 2);
+    const SymbolicKernelGroup& k = lowering->groups[lowering->schedule[0].group];
+    CHECK(k.nodes == std::vector<int>{0});
+    CHECK(k.inputs.empty());
+    CHECK(k.kernel.shape == std::vector<int64_t>{kRuntimeDim});
+    CHECK(k.kernel.output_dtypes == std::vector<ir::DType>{ir::DType::kI64});
+    CHECK(k.kernel.entries == KernelEntries::kStrided);
+    CHECK(PrintPointwiseKernel(k.kernel).find("index") != std::string::npos);
+    absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(*sym, *lowering);
+    REQUIRE(plan.ok());
+    REQUIRE(plan->steps(0).has_native());
+    CHECK(plan->steps(0).native().abi() == "tccd-cpu-sym-1");
+    CHECK(plan->steps(0).native().inputs_size() == 0);
+    // Off: the arange an extern step, the embedding still a kernel.
+    absl::StatusOr<SymbolicLowering> off =
+        LowerSymbolicKernels(*sym, {.fusion = true, .rows = cuda, .aranges = false});
+    REQUIRE(off.ok());
+    REQUIRE(off->schedule.size() == 2);
+    CHECK(off->schedule[0].group < 0);
+    CHECK(off->schedule[0].node == 0);
+    CHECK(off->groups.size() == 1);
+  }
+}
+
 // A symbolic plan in text: value 0 the input x [s0, 8]; 1 = relu(x) by a kernel when
 // `native`, else an extern relu; 2 = view(1, [s0, 2, 4]); 3 = transpose(2, 0, 1); returns 3
 // (and 2 when `return_view`).
