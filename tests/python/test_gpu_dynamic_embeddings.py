@@ -8,7 +8,9 @@ kernels of their own (the strided entry only: their gather operands take their o
 NativeCall.gather_inputs), launched with the call's sizes; their gradients are scatter kernels
 over the gradient's run-time sizes into a zero-filled f32 table (NativeCall.scatter_outputs).
 Forward and gradients match eager at sizes whose element counts are and are not multiples of
-the vector width, f32 and bf16, and the whole plan runs in the native runtime.
+the vector width, f32 and bf16, and the whole plan runs in the native runtime. The position
+ids' arange is a kernel too, and the position embedding's gradient scatters the unsummed
+gradient with the positions expanded over the batch (symbolic-embedding-sum-fold).
 """
 
 import copy
@@ -23,6 +25,7 @@ pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a C
 
 EMBEDDING = "aten::embedding.default"
 SCATTER = "tccd::embedding_scatter_add.default"
+ARANGE = "aten::arange.default"
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
@@ -53,6 +56,8 @@ def test_dynamic_embedding_kernels_match_eager(daemon, daemon_env, dtype):
     forward = [s for s in stats if s["kind"] == "forward"][-1]
     embeddings = [k for k in forward["kernels"] if EMBEDDING in k["ops"]]
     assert len(embeddings) == 2, forward["kernels"]
+    # The position ids, arange(T), a kernel of their own (symbolic-arange-kernels).
+    assert [k["ops"] for k in forward["kernels"] if ARANGE in k["ops"]] == [[ARANGE]], forward["kernels"]
     assert forward["python_steps"] == 0, forward.get("python_step_reasons")
     backward = [s for s in stats if s["kind"] == "backward"][-1]
     scatters = [k for k in backward["kernels"] if SCATTER in k["ops"]]
