@@ -551,6 +551,14 @@ PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> sh
   return b.kernel();
 }
 
+// A symbolic graph's arange(T) (symbolic_kernels.h, SymbolicKernelOptions::aranges): each
+// point's coordinate stored as i64, no inputs, its length a run-time size.
+PointwiseKernel ArangeKernel(const std::string& name, std::vector<int64_t> shape) {
+  KernelBuilder b(name, shape);
+  b.Output(b.Index(0));
+  return b.kernel();
+}
+
 // Row gathers (reduction_fusion.h): the LMs' token embedding gathered inside the first RMS
 // norm, as the row kernel builder lowers it: the token id read once per row (its coordinates
 // the row's), the weight's row per element (its column the element's); both gather operands
@@ -884,6 +892,14 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"embedding_bf16_sym",
        [] {
          PointwiseKernel k = EmbeddingKernel("embedding_bf16_sym", {kRuntimeDim, kRuntimeDim, 256});
+         k.entries = KernelEntries::kStrided;
+         return k;
+       }()},
+      // A symbolic graph's position ids, arange(T): the coordinate stored, the strided entry
+      // only (an index kernel), its length a run-time size.
+      {"arange_i64_sym",
+       [] {
+         PointwiseKernel k = ArangeKernel("arange_i64_sym", {kRuntimeDim});
          k.entries = KernelEntries::kStrided;
          return k;
        }()},
