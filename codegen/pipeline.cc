@@ -61,7 +61,8 @@
 //                              embedding gradients ATen's sort-based op,
 //                              "symbolic-split-as-slices" their splits one ATen step,
 //                              "symbolic-embedding-sum-fold" the batch sum before a position
-//                              embedding's gradient (symbolic_rewrites.h);
+//                              embedding's gradient, "symbolic-double-transposes" their
+//                              t(t(W)) view pairs (symbolic_rewrites.h);
 //                              "symbolic-arange-kernels" their aranges extern steps;
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
 //                              copies of matmul operands as kernels of their own;
@@ -643,6 +644,7 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
           .embedding_backward_kernel = scatter_kernels,
           .fold_embedding_grad_sum =
               !Debug().disabled_passes.contains("symbolic-embedding-sum-fold"),
+          .double_transposes = !Debug().disabled_passes.contains("symbolic-double-transposes"),
           .split_as_slices = !Debug().disabled_passes.contains("symbolic-split-as-slices"),
           .deterministic = request.deterministic};
       ASSIGN_OR_RETURN(const int rewritten, RewriteSymbolicGraph(graph, rewrite_options));

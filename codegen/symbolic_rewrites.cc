@@ -533,6 +533,39 @@ Rewrite SplitAsSlices(Rebuild& b, const v1::Node& node) {
   return outputs;
 }
 
+// --- double transposes ---------------------------------------------------------------------
+
+// t(t(x)) is x itself (sizes, strides and offset; any layout, any rank t takes): AOTAutograd's
+// backward reads every linear weight as t(t(W)) for its input-gradient matmul (four pairs, eight
+// extern view steps and their releases per call in the dynamic bench's backward; the view-chain
+// fold, symbolic_views.h, takes chains over kernel and gemm outputs only). The outer t's readers
+// read x; the inner t is dropped when nothing else reads it. Not for a graph output (an output
+// that is an input would alias it). Returns the new ref, or nullopt.
+Rewrite DoubleTranspose(Rebuild& b, const v1::Node& node, bool is_graph_output,
+                        std::vector<int>* bypassed) {
+  if (is_graph_output || node.target() != "aten::t.default" || node.args_size() != 1 ||
+      node.kwargs_size() != 0 || node.outputs_size() != 1 ||
+      node.args(0).kind_case() != v1::Value::kRef)
+    return std::nullopt;
+  const v1::Node* inner = b.ProducerOf(node.args(0).ref());
+  if (inner == nullptr || inner->target() != "aten::t.default" || inner->args_size() != 1 ||
+      inner->kwargs_size() != 0 || inner->args(0).kind_case() != v1::Value::kRef)
+    return std::nullopt;
+  const v1::ValueRef x = inner->args(0).ref();
+  // The metas agree (they must; a graph whose metas say otherwise keeps its views).
+  const v1::TensorMeta& mx = b.MetaOf(x);
+  const v1::TensorMeta& mo = node.outputs(0);
+  if (mx.sizes_size() != mo.sizes_size() || mx.strides_size() != mo.strides_size() ||
+      mx.dtype() != mo.dtype())
+    return std::nullopt;
+  for (int d = 0; d < mx.sizes_size(); ++d)
+    if (!SameDim(mx.sizes(d), mo.sizes(d))) return std::nullopt;
+  for (int d = 0; d < mx.strides_size(); ++d)
+    if (!SameDim(mx.strides(d), mo.strides(d))) return std::nullopt;
+  bypassed->push_back(node.args(0).ref().node());
+  return std::vector<v1::ValueRef>{x};
+}
+
 // --- bypassed nodes -----------------------------------------------------------------------
 
 void CountRefs(const v1::Value& v, int delta, std::vector<int>& uses) {
@@ -590,10 +623,14 @@ absl::StatusOr<int> RewriteSymbolicGraph(SymbolicGraph& graph,
   // Nodes of the new graph a fold bypassed (FoldLeadingSum), dropped at the end when unread.
   std::vector<int> bypassed;
   std::vector<int>* fold = options.fold_embedding_grad_sum ? &bypassed : nullptr;
+  std::vector<int> graph_output(in.nodes_size(), 0);  // per node: refs among the graph outputs
+  for (const v1::Value& v : in.outputs()) CountRefs(v, 1, graph_output);
   for (int id = 0; id < in.nodes_size(); ++id) {
     const v1::Node node = b.Remapped(in.nodes(id));
     Rewrite outputs;
-    if (options.layer_norm_backward_split) outputs = SplitLayerNormBackward(b, node);
+    if (options.double_transposes)
+      outputs = DoubleTranspose(b, node, graph_output[id] > 0, &bypassed);
+    if (!outputs && options.layer_norm_backward_split) outputs = SplitLayerNormBackward(b, node);
     if (!outputs && options.split_as_slices) outputs = SplitAsSlices(b, node);
     if (!outputs && options.embedding_backward_kernel && !options.deterministic) {
       ASSIGN_OR_RETURN(outputs, EmbeddingBackwardAsScatterKernel(b, node, fold));

@@ -40,6 +40,9 @@
 //    G itself with expand(indices, [B, ...]) (a view, stride 0 over the summed dims); the sum
 //    and view are dropped when nothing else reads them. The same f32 sums without the 16-bit
 //    intermediate.
+//  * "symbolic-double-transposes": t(t(x)) is x (AOTAutograd's backward reads each linear weight
+//    so for its input gradient: two extern view steps and their releases per weight and call);
+//    its readers read x, the inner t is dropped when unread. Not for graph outputs.
 //  * "symbolic-split-as-slices": split.Tensor along a static dim becomes one slice.Tensor view
 //    per part, each with the part's meta from the graph: views the plan runtimes make from the
 //    metas (and the view chain fold, symbolic_views.h, absorbs) where split is a dispatcher call
@@ -66,6 +69,8 @@ struct SymbolicRewriteOptions {
   // dropping the 1s; the position embedding's, broadcast over the batch) scatters G itself with
   // the indices expanded over those dims, and the sum is not run. Default: true.
   bool fold_embedding_grad_sum = true;
+  // t(t(x)) read as x, the inner t dropped when unread. Default: true.
+  bool double_transposes = true;
   // split.Tensor along a static dim as slice views. Default: true.
   bool split_as_slices = true;
   // torch.use_deterministic_algorithms(True) (CompileInput.deterministic): no float atomics, so

@@ -8,7 +8,9 @@ ops; a daemon started with TCCD_SYMBOLIC_REWRITES_ON_CPU=1 (tests only) rewrites
 so the rewritten graphs (their symbolic metas, the remapped refs, the placeholders of the split
 halves, the flat views and casts, the qkv slices) run here against eager over several batch sizes and sequence
 lengths, forward and backward. The backward's kernels show the embedding rewrite happened (its
-f32 casts are kernels); the layer norm halves stay ATen steps on the CPU.
+f32 casts are kernels); the layer norm halves stay ATen steps on the CPU. The position
+embedding's batch sum is folded into its gradient (symbolic-embedding-sum-fold) and the weights'
+t(t(W)) read as W (symbolic-double-transposes): each knob off adds its extern steps back.
 The CUDA kernels themselves are checked on the GPU (test_gpu_dynamic_rows.py's "block" model).
 """
 
@@ -29,11 +31,12 @@ def rewriting_daemon(monkeypatch, tmp_path, request):
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
     monkeypatch.setenv("TCCD_SYMBOLIC_REWRITES_ON_CPU", "1")
-    # fold=False: the position embedding's batch sum stays an extern sum (the fold's knob).
-    if not getattr(request.node, "callspec", None) or request.node.callspec.params.get("fold", True):
-        monkeypatch.delenv("TCCD_DISABLE_PASSES", raising=False)
+    # `disabled`: a rewrite turned off (its knob), e.g. the position embedding's batch sum kept.
+    disabled = request.node.callspec.params.get("disabled", "") if getattr(request.node, "callspec", None) else ""
+    if disabled:
+        monkeypatch.setenv("TCCD_DISABLE_PASSES", disabled)
     else:
-        monkeypatch.setenv("TCCD_DISABLE_PASSES", "symbolic-embedding-sum-fold")
+        monkeypatch.delenv("TCCD_DISABLE_PASSES", raising=False)
     root = short_tempdir("tccd-dynrw-")
     d = Daemon(TCCD_BINARY, root)
     d.start()
@@ -51,12 +54,15 @@ def rewriting_daemon(monkeypatch, tmp_path, request):
         shutil.rmtree(root, ignore_errors=True)
 
 
-_EXTERN_STEPS = {}  # (padding_idx, fold) -> the backward plan's extern steps
+_EXTERN_STEPS = {}  # (padding_idx, disabled) -> the backward plan's extern steps
+# Extern steps each knob adds back to the block's backward: the batch sum (and its view, for the
+# positions' expand); the four weights' t(t(W)) pairs.
+_KNOB_STEPS = {"symbolic-embedding-sum-fold": 1, "symbolic-double-transposes": 8}
 
 
-@pytest.mark.parametrize("fold", [True, False])
+@pytest.mark.parametrize("disabled", ["", *_KNOB_STEPS])
 @pytest.mark.parametrize("padding_idx", [None, 0])
-def test_rewritten_block_matches_eager_at_every_size(rewriting_daemon, padding_idx, fold):
+def test_rewritten_block_matches_eager_at_every_size(rewriting_daemon, padding_idx, disabled):
     import torch._dynamo
 
     torch._dynamo.reset()
@@ -95,10 +101,10 @@ def test_rewritten_block_matches_eager_at_every_size(rewriting_daemon, padding_i
     # (symbolic-embedding-sum-fold): one kernel may hold both.)
     casts = [op for k in backwards[0]["kernels"] for op in k["ops"] if op == "aten::_to_copy.default"]
     assert len(casts) == (2 if padding_idx is None else 1), backwards[0]["kernels"]
-    # The fold drops the batch sum and its view for one expand of the positions: one extern step
-    # fewer (checked once both arms of a padding_idx have run).
-    _EXTERN_STEPS[(padding_idx, fold)] = backwards[0]["extern_steps"]
-    if (padding_idx, not fold) in _EXTERN_STEPS:
-        assert _EXTERN_STEPS[(padding_idx, True)] == _EXTERN_STEPS[(padding_idx, False)] - 1, _EXTERN_STEPS
-    print(f"\npadding_idx={padding_idx} fold={fold}: backward {backwards[0]['native_kernels']} kernels, "
+    # Each rewrite's extern steps fewer (checked against the all-on arm of the padding_idx).
+    _EXTERN_STEPS[(padding_idx, disabled)] = backwards[0]["extern_steps"]
+    if disabled and (padding_idx, "") in _EXTERN_STEPS:
+        assert (_EXTERN_STEPS[(padding_idx, disabled)] - _EXTERN_STEPS[(padding_idx, "")]
+                == _KNOB_STEPS[disabled]), _EXTERN_STEPS
+    print(f"\npadding_idx={padding_idx} disabled={disabled or '-'}: backward {backwards[0]['native_kernels']} kernels, "
           f"{backwards[0]['extern_steps']} extern steps")

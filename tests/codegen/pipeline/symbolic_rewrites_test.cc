@@ -532,5 +532,68 @@ TEST_CASE("nothing to fold: the sum read elsewhere stays, or the fold turned off
   REQUIRE(plain.graph.nodes_size() == 2);
   CHECK(plain.graph.nodes(0).args(0).ref().node() == -1);
   CHECK(plain.graph.nodes(0).args(1).ref().node() == -2);
-}}  // namespace
+}
+
+// w: bf16 [16, 32] (a graph input); a = t(w) [32, 16]; b = t(a) [16, 32];
+// y = mm(g, b) with g: bf16 [s0, 16]; returns y
+// (and b when `return_b`, a when `read_a`).
+v1::Graph DoubleTransposeGraph(bool return_b = false, bool read_a = false) {
+  v1::Graph g;
+  *g.add_inputs() = Meta({Int(16), Int(32)}, {Int(32), Int(1)});
+  *g.add_inputs() = Meta({Sym("s0"), Int(16)}, {Int(16), Int(1)});
+  v1::Node* a = g.add_nodes();
+  a->set_target("aten::t.default");
+  *a->add_args() = Ref(-1);
+  *a->add_outputs() = Meta({Int(32), Int(16)}, {Int(1), Int(32)});
+  v1::Node* t2 = g.add_nodes();
+  t2->set_target("aten::t.default");
+  *t2->add_args() = Ref(0);
+  *t2->add_outputs() = Meta({Int(16), Int(32)}, {Int(32), Int(1)});
+  v1::Node* mm = g.add_nodes();
+  mm->set_target("aten::mm.default");
+  *mm->add_args() = Ref(-2);
+  *mm->add_args() = Ref(1);
+  *mm->add_outputs() = Meta({Sym("s0"), Int(32)}, {Int(32), Int(1)});
+  *g.add_outputs() = Ref(2);
+  if (return_b) *g.add_outputs() = Ref(1);
+  if (read_a) *g.add_outputs() = Ref(0);
+  return g;
+}
+
+TEST_CASE("t(t(w)) is read as w, the inner t dropped", "[symbolic][rewrites]") {
+  SymbolicGraph sym = Prepared(DoubleTransposeGraph());
+  absl::StatusOr<int> n = RewriteSymbolicGraph(sym, {});
+  REQUIRE(n.ok());
+  CHECK(*n == 1);
+  INFO(Text(sym.graph));
+  REQUIRE(sym.graph.nodes_size() == 1);
+  CHECK(sym.graph.nodes(0).target() == "aten::mm.default");
+  CHECK(sym.graph.nodes(0).args(1).ref().node() == -1);
+  CHECK(sym.graph.outputs(0).ref().node() == 0);
+
+  // The inner t read elsewhere: kept for that reader; the mm still reads w.
+  SymbolicGraph shared = Prepared(DoubleTransposeGraph(false, /*read_a=*/true));
+  REQUIRE(RewriteSymbolicGraph(shared, {}).ok());
+  INFO(Text(shared.graph));
+  REQUIRE(shared.graph.nodes_size() == 2);
+  CHECK(shared.graph.nodes(0).target() == "aten::t.default");
+  CHECK(shared.graph.nodes(1).args(1).ref().node() == -1);
+  CHECK(shared.graph.outputs(1).ref().node() == 0);
+}
+
+TEST_CASE("nothing to fold: a double transpose returned by the graph, or the knob off",
+          "[symbolic][rewrites]") {
+  SymbolicGraph returned = Prepared(DoubleTransposeGraph(/*return_b=*/true));
+  absl::StatusOr<int> n = RewriteSymbolicGraph(returned, {});
+  REQUIRE(n.ok());
+  CHECK(*n == 0);
+  CHECK(returned.graph.nodes_size() == 3);
+  SymbolicGraph off = Prepared(DoubleTransposeGraph());
+  n = RewriteSymbolicGraph(off, {.double_transposes = false});
+  REQUIRE(n.ok());
+  CHECK(*n == 0);
+  CHECK(off.graph.nodes_size() == 3);
+}
+
+}  // namespace
 }  // namespace tccd::codegen
