@@ -115,10 +115,12 @@ def test_symbolic_inference_switches_to_the_recipe_runtime_and_matches_eager(dae
     assert built_recipes[-1].fw_scalar_inputs >= 1
 
 
-@pytest.mark.parametrize("positions", [[(0, "s0"), (1, "s1")], [(0, "s0"), (1, None)], [(1, "s1"), (3, "s0")]])
+@pytest.mark.parametrize("positions", [[(0, "s0"), (1, "s1")], [(0, "s0"), (1, None)], [(1, "s1"), (3, "s0")],
+                                       [(0, "s0"), (1, "s1"), (3, None)], [(0, "s1"), (2, None), (4, "s0")]])
 def test_integer_inputs_are_dropped_and_their_symbols_passed(positions):
-    """backend._without_scalar_inputs: the integer inputs leading the list (sliced off) or
-    anywhere in it (the general loop) leave the tensors in order and the symbols by name."""
+    """backend._without_scalar_inputs: the integer inputs leading the list (sliced off) and
+    anywhere after (deleted by position: a backward's non-symbol ints) leave the tensors in order
+    and the symbols by name."""
     from tccd.backend import _without_scalar_inputs
 
     calls = []
