@@ -243,54 +243,54 @@ v1::ValueRef NarrowedTo(Rebuild& b, const v1::ValueRef& acc, const v1::TensorMet
 // the bypassed sum (and view) go into `bypassed` for DropBypassed; else nothing changes.
 // `grad` and `indices` are the embedding gradient's (remapped) arguments, checked by the caller
 // (grad [indices..., E] of the result's dtype).
-absl::Status FoldLeadingSum(Rebuild& b, v1::ValueRef* grad, v1::ValueRef* indices,
-                            std::vector<int>* bypassed) {
+void FoldLeadingSum(Rebuild& b, v1::ValueRef* grad, v1::ValueRef* indices,
+                    std::vector<int>* bypassed) {
   const v1::TensorMeta grad_meta = b.MetaOf(*grad);
   const v1::Node* view = b.ProducerOf(*grad);
-  if (view == nullptr || view->outputs_size() != 1) return absl::OkStatus();
+  if (view == nullptr || view->outputs_size() != 1) return;
   const v1::Node* sum = view;
   int view_node = -1;
   if (view->target() == "aten::view.default" || view->target() == "aten::_unsafe_view.default" ||
       view->target() == "aten::reshape.default") {
     if (view->args_size() != 2 || view->args(0).kind_case() != v1::Value::kRef)
-      return absl::OkStatus();
+      return;
     view_node = grad->node();
     sum = b.ProducerOf(view->args(0).ref());
-    if (sum == nullptr) return absl::OkStatus();
+    if (sum == nullptr) return;
   }
   if (sum->target() != "aten::sum.dim_IntList" || sum->kwargs_size() != 0 ||
       sum->args_size() < 2 || sum->args_size() > 3 || sum->outputs_size() != 1 ||
       sum->args(0).kind_case() != v1::Value::kRef ||
       sum->args(1).kind_case() != v1::Value::kList ||
       (sum->args_size() == 3 && sum->args(2).kind_case() != v1::Value::kBoolValue))
-    return absl::OkStatus();
+    return;
   const bool keepdim = sum->args_size() == 3 && sum->args(2).bool_value();
   // A keepdim sum reaches the gradient only through the view that drops its 1s; without keepdim
   // the sum is the gradient itself.
-  if (keepdim != (view_node >= 0)) return absl::OkStatus();
+  if (keepdim != (view_node >= 0)) return;
   const v1::ValueRef g = sum->args(0).ref();
   const v1::TensorMeta& g_meta = b.MetaOf(g);
   const int rank = g_meta.sizes_size(), lead = rank - grad_meta.sizes_size();
   if (lead < 1 || g_meta.dtype() != grad_meta.dtype() ||
       sum->args(1).list().items_size() != lead)
-    return absl::OkStatus();
+    return;
   // The reduced dims are exactly the leading `lead` ones, each once.
   std::vector<bool> reduced(rank, false);
   for (const v1::Value& item : sum->args(1).list().items()) {
-    if (item.kind_case() != v1::Value::kIntValue) return absl::OkStatus();
+    if (item.kind_case() != v1::Value::kIntValue) return;
     int64_t d = item.int_value();
     if (d < 0) d += rank;
-    if (d < 0 || d >= lead || reduced[d]) return absl::OkStatus();
+    if (d < 0 || d >= lead || reduced[d]) return;
     reduced[d] = true;
   }
   for (int j = 0; j < grad_meta.sizes_size(); ++j)
-    if (!SameDim(g_meta.sizes(lead + j), grad_meta.sizes(j))) return absl::OkStatus();
+    if (!SameDim(g_meta.sizes(lead + j), grad_meta.sizes(j))) return;
   const v1::TensorMeta& sum_meta = sum->outputs(0);
   if (keepdim) {
-    if (sum_meta.sizes_size() != rank) return absl::OkStatus();
+    if (sum_meta.sizes_size() != rank) return;
     for (int d = 0; d < lead; ++d)
       if (sum_meta.sizes(d).kind_case() != v1::Dim::kValue || sum_meta.sizes(d).value() != 1)
-        return absl::OkStatus();
+        return;
   }
   // expand(indices, [lead sizes..., -1...]): the lead sizes as ints or the symbols' expressions.
   const v1::TensorMeta idx = b.MetaOf(*indices);
@@ -320,7 +320,6 @@ absl::Status FoldLeadingSum(Rebuild& b, v1::ValueRef* grad, v1::ValueRef* indice
   bypassed->push_back(view_node >= 0 ? view->args(0).ref().node() : grad->node());
   *indices = b.Append(std::move(expand));
   *grad = g;
-  return absl::OkStatus();
 }
 
 absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& node,
@@ -354,7 +353,7 @@ absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& 
     for (int d = 0; d < 2; ++d)
       if (!SameDim(result.strides(d), dense_result.strides(d))) return std::nullopt;
   }
-  if (bypassed != nullptr) RETURN_IF_ERROR(FoldLeadingSum(b, &grad_ref, &indices_ref, bypassed));
+  if (bypassed != nullptr) FoldLeadingSum(b, &grad_ref, &indices_ref, bypassed);
   const v1::TensorMeta grad = b.MetaOf(grad_ref);
   const v1::TensorMeta indices = b.MetaOf(indices_ref);
   ASSIGN_OR_RETURN(v1::TensorMeta dense_result,
@@ -481,7 +480,7 @@ absl::StatusOr<Rewrite> EmbeddingBackwardAsScatterKernel(Rebuild& b, const v1::N
   if (!dense.ok()) return std::nullopt;
   v1::ValueRef grad_ref = node.args(0).ref(), indices_ref = node.args(1).ref();
   // The expanded indices keep grad [indices..., E] (what IsScatterOp checks).
-  if (bypassed != nullptr) RETURN_IF_ERROR(FoldLeadingSum(b, &grad_ref, &indices_ref, bypassed));
+  if (bypassed != nullptr) FoldLeadingSum(b, &grad_ref, &indices_ref, bypassed);
   v1::Node scatter;
   scatter.set_target(kEmbeddingScatterAdd);
   *scatter.add_args() = RefValue(grad_ref);
