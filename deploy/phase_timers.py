@@ -56,6 +56,13 @@ PHASES = ("dynamo", "import", "backend", "aot_meta", "aot_trace", "partition", "
           "compile_wait", "fetch", "load", "aot_load", "plan_calls", "rest")
 
 
+def import_group(module: str) -> str:
+    """Whose module an import loaded: torch's by subpackage (torch._inductor, torch._functorch,
+    torch.distributed...), anything else by its top-level package (tccd, grpc, google, ...)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "torch" and len(parts) > 1 else parts[0]
+
+
 class Timers:
     """Exclusive time per phase: a wrapped call's time minus that of wrapped calls inside it;
     which threads count: the module doc."""
@@ -74,6 +81,9 @@ class Timers:
         self.cpu_stack: List[float] = []  # per open main-thread call, its nested calls' CPU time
         self.skipped_s = 0.0  # other threads' timed time not counted (main thread inside a phase)
         self.open_phases: List[str] = []  # the main thread's open timed calls, innermost last
+        # The import phase by what was imported (import_group: tccd, grpc, google, torch._inductor,
+        # torch._functorch, ...), exclusive of nested imports: its values sum to the phase.
+        self.imports: Dict[str, float] = {}
         import importlib._bootstrap as bootstrap
         import torch._dynamo.convert_frame as convert_frame
 
@@ -94,6 +104,7 @@ class Timers:
         self.total = {p: 0.0 for p in PHASES}
         self.skipped_s = 0.0
         self.dynamo_cpu = 0.0
+        self.imports = {}
 
     def timed(self, fn: Callable[..., Any], phase: str) -> Callable[..., Any]:
         timers = self
@@ -133,6 +144,9 @@ class Timers:
                 nested = stack.pop()
                 if counts:
                     timers.total[phase] += elapsed - nested
+                    if phase == "import" and args:
+                        group = import_group(str(args[0]))
+                        timers.imports[group] = timers.imports.get(group, 0.0) + elapsed - nested
                 elif not stack:
                     timers.skipped_s += elapsed
                 if stack:

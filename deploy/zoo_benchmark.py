@@ -803,6 +803,9 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
             first = out["first_step_cpu_s"]
         out.update({f"phase_{k}": v for k, v in timers.finish(first, compiled=True).items()})
         out["dynamo_cpu_s"] = round(timers.dynamo_cpu, 4)  # the dynamo phase's main-thread CPU time
+        # The import phase by package (phase_timers.import_group), >= 5 ms, largest first.
+        out["phase_import_by"] = {k: round(v, 3) for k, v in sorted(timers.imports.items(), key=lambda kv: -kv[1])
+                                  if v >= 0.005}
         out.update(_dynamo_metrics())
         timers.restore()  # the timed steps below run without the wrappers
         if backend == "tccd":
@@ -1753,6 +1756,8 @@ def main(argv=None) -> int:
             cpu = f" (main thread CPU {r['first_step_cpu_s']:.2f}s)" if "first_step_cpu_s" in r else ""
             if "dynamo_cpu_s" in r:
                 cpu += f", dynamo {r['phase_dynamo']:.2f}s (CPU {r['dynamo_cpu_s']:.2f}s)"
+            if r.get("phase_import_by"):
+                cpu += ", imports " + " ".join(f"{k} {v:.3f}s" for k, v in list(r["phase_import_by"].items())[:6])
             steady = f"{r['step_ms']:.2f} ms/step, " if "step_ms" in r else ""
             kernels = f", {r['kernels_per_step']} kernels" if "kernels_per_step" in r else ""
             print(f"{tag}: {steady}first {r['first_step_s']:.2f}s{cpu}{kernels}{extra}{diff} ({dt:.0f}s)"

@@ -22,6 +22,15 @@ if [ -d .whl ] && compgen -G ".whl/*.whl" > /dev/null; then
   export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
 export PYTHONPATH=$PWD/client${PYTHONPATH:+:$PYTHONPATH}
+# Bytecode for tccd's client and the carried wheels, as a pip install of them writes it (torch's
+# comes with its install). Without it, under PYTHONDONTWRITEBYTECODE=1 every cell's process
+# compiles tccd's client, grpc and protobuf from source, inside tccd's first steps (dev machine:
+# +0.06 CPU s for grpc+protobuf, +0.07 s for the client's modules). ZOO_COMPILE_BYTECODE=0: not
+# written (the runs before 2026-11-28's seventeenth session).
+if [ "${ZOO_COMPILE_BYTECODE:-1}" = 1 ]; then
+  python3 -m compileall -q -j 0 client $([ -d /tmp/site ] && echo /tmp/site) > /dev/null || true
+fi
+echo "zoo_gpu_run: PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE:-unset} ZOO_COMPILE_BYTECODE=${ZOO_COMPILE_BYTECODE:-1}" >&2
 
 WORK=$(mktemp -d /tmp/zoo-bundle-XXXXXX)
 # Private to this run, so several runs can share a host (one per GPU: CUDA_VISIBLE_DEVICES).

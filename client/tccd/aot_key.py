@@ -8,8 +8,12 @@ backend then takes the normal AOTAutograd path, which is always correct).
 In the key (everything that changes the forward/backward graphs or the runtime metadata
 AOTAutograd derives from the Dynamo graph):
   - RECIPE_KEY_VERSION, the torch version, the tccd client version;
-  - the Dynamo graph: its Python code (`gm.code`, which names every op, constant and the
-    placeholder order) and, per node, its op and the qualified name of its target;
+  - the Dynamo graph: per node in order, its op, name, type and the qualified name of its
+    target, and the repr of its args and kwargs (nodes print as their names): what its Python
+    code (`gm.code`) is generated from, without generating it (Dynamo's graph modules are lazy:
+    on a recipe hit nothing else asks for the code, and generating it was 0.04 CPU s of GPT-2's
+    warm backend call, profiled); a graph with its own code generator (pytree in/out specs) or a
+    node printed by a custom repr takes its generated code instead;
   - every example input: type, sizes, strides, storage offset, dtype, device, layout,
     requires_grad, is_leaf, whether it is a view, whether it is an inference tensor;
   - the global state AOTAutograd reads while tracing: grad mode, inference mode, per-device
@@ -40,7 +44,8 @@ import torch
 #   3: input data mutations stay in the graph (keep_inference_input_mutations): other plans.
 #   4: a 16-bit log_softmax's decomposition takes its logsumexp in f32 (other graphs, other
 #      saved tensors).
-RECIPE_KEY_VERSION = 4
+#   5: the graph enters as its nodes' text, not as its generated Python code (_graph_text).
+RECIPE_KEY_VERSION = 5
 
 # Modules whose public callables Dynamo leaves in graphs as call_function targets.
 _SAFE_MODULES = ("torch", "torch.functional", "torch.nn.functional", "_operator", "operator", "math")
@@ -91,7 +96,7 @@ def _graph_part(gm: torch.fx.GraphModule) -> List[str]:
         raise _Bypass("the graph module owns parameters or buffers")
     if hasattr(gm, "saved_tensors_hooks_pack_0"):
         raise _Bypass("saved-tensor hooks were inlined into the graph")
-    lines = [gm.code]
+    lines = _graph_text(gm)
     for node in gm.graph.nodes:
         if node.op in ("get_attr", "call_module"):
             raise _Bypass(f"{node.op} node {node.name} (its value is not hashed)")
@@ -105,6 +110,47 @@ def _graph_part(gm: torch.fx.GraphModule) -> List[str]:
         else:
             lines.append(node.op)
     return lines
+
+
+def _graph_text(gm: torch.fx.GraphModule) -> List[str]:
+    """The graph's nodes as text: what gm.code is generated from (FX's default code generator
+    prints each node from its op, name, target, args, kwargs and type), so two graphs with the same
+    text have the same code. Reading gm.code of a lazy graph module generates the code (FX's
+    recompile); this does not. The generated code is used where it holds more than the nodes: a
+    graph whose code generator is not FX's default one (pytree in/out specs), or a node printed
+    by a custom repr function."""
+    graph = gm.graph
+    if type(getattr(graph, "_codegen", None)) is not torch.fx.graph.CodeGen:
+        return [gm.code]
+    lines = []
+    for node in graph.nodes:
+        if getattr(node, "_repr_fn", None) is not None:
+            return [gm.code]
+        target = node.target if isinstance(node.target, str) else _target_name(node.target)
+        lines.append(f"{node.op} {node.name} {target} {node.type!r} {_arg_text(node.args)} {_arg_text(node.kwargs)}")
+    return lines
+
+
+# Argument types whose repr names the value completely (FX's code prints them the same way).
+_PLAIN_ARGS = (bool, int, float, complex, str, bytes, type(None), type(...), slice, torch.dtype, torch.device,
+               torch.memory_format, torch.layout)
+
+
+def _arg_text(arg: Any) -> str:
+    """A node argument as text: nodes by name, containers element by element, plain values by
+    repr, anything else by its type's qualified name and its repr (a repr with an address in it
+    makes the key differ between processes: a miss, never a wrong hit)."""
+    if isinstance(arg, torch.fx.Node):
+        return f"%{arg.name}"
+    # FX's immutable_list and immutable_dict included; a named tuple keeps its type's name below.
+    if isinstance(arg, (list, tuple)) and not hasattr(arg, "_fields"):
+        inner = ", ".join(_arg_text(a) for a in arg)
+        return f"[{inner}]" if isinstance(arg, list) else f"({inner})"
+    if isinstance(arg, dict):
+        return "{" + ", ".join(f"{k!r}: {_arg_text(v)}" for k, v in arg.items()) + "}"
+    if type(arg) in _PLAIN_ARGS:
+        return repr(arg)
+    return f"{type(arg).__module__}.{type(arg).__qualname__}:{arg!r}"
 
 
 def _is_symbolic(t: torch.Tensor) -> bool:

@@ -872,7 +872,7 @@ def tccd(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> 
 def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **kwargs: Any) -> Any:
     from torch._dynamo.backends.common import aot_autograd
 
-    from . import aot_cache, precompile
+    from . import aot_cache, light_aot_logging, precompile
 
     mode = kwargs.pop("mode", None)
     options = kwargs.pop("options", None)
@@ -928,7 +928,7 @@ def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **
 
         # AOTAutograd's graph text (print_readable of the joint, forward and backward graphs)
         # feeds only logs here: not rendered unless a log reads it (aot_graph_text.py).
-        with aot_graph_text.skipping(config.skip_aot_graph_text):
+        with aot_graph_text.skipping(config.skip_aot_graph_text), light_aot_logging.scope(config.light_aot_logging):
             compiled = backend(gm, example_inputs)
         # A GmWrapper (Dynamo's flatten_graph_inputs) makes AOTAutograd's function take one list
         # of inputs; the recipe's runtime takes them unpacked, so such graphs keep AOTAutograd's.
@@ -938,7 +938,7 @@ def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **
         return compiled
     # torch.compile(...).aot_compile(...): a callable torch can save (precompile.py), without
     # AOTAutograd's own cache entry, which only takes Inductor's compiled code.
-    with precompile.without_aot_autograd_cache():
+    with precompile.without_aot_autograd_cache(), light_aot_logging.scope(config.light_aot_logging):
         compiled = backend(gm, example_inputs)
     return precompile.wrap(compiled, capture, compiler)
 

@@ -100,6 +100,10 @@
                        matcher (~200 modules, 1.5-2.4 s of a cold first step), with torch's own
                        definitions of the two helpers its CSE takes from it; the partition is
                        the same (light_partition.py). 0: the partitioner imports it. Default: 1.
+    TCCD_LIGHT_AOT_LOGGING  1: Dynamo's aot_autograd backend runs without importing Inductor's
+                       debug module (scheduler, IR, ...: 25 modules) for its enable_aot_logging,
+                       a no-op unless TORCH_COMPILE_DEBUG=1 (light_aot_logging.py). 0: imported
+                       as before. Default: 1.
     TCCD_LOG_SOFTMAX_LSE  0: keep ATen's log_softmax; 1: AOTAutograd decomposes it into
                        x - logsumexp(x) so that the backward saves one value per row instead of
                        an f32 copy of the log-probabilities (decompositions.py). Default: 1.
@@ -334,6 +338,7 @@ class Config:
     drop_detaches: bool = True  # TCCD_DROP_DETACHES (decompositions.py)
     drop_bn_running_stats: bool = True  # TCCD_DROP_BN_RUNNING_STATS (decompositions.py)
     light_partition: bool = True  # TCCD_LIGHT_PARTITION (light_partition.py)
+    light_aot_logging: bool = True  # TCCD_LIGHT_AOT_LOGGING (light_aot_logging.py)
     token: Optional[str] = None
     tls_ca: Optional[str] = None  # paths
     tls_cert: Optional[str] = None
@@ -468,6 +473,7 @@ class Config:
             drop_detaches=_flag(env, "TCCD_DROP_DETACHES", True),
             drop_bn_running_stats=_flag(env, "TCCD_DROP_BN_RUNNING_STATS", True),
             light_partition=_flag(env, "TCCD_LIGHT_PARTITION", True),
+            light_aot_logging=_flag(env, "TCCD_LIGHT_AOT_LOGGING", True),
             progress_after_s=progress_after_s,
             address=address,
             job_id_env=env.get("TCCD_JOB_ID"),

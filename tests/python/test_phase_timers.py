@@ -137,6 +137,18 @@ def test_imports_are_a_phase_of_their_own(tmp_path):
         sys.modules.pop("slow_module_for_phase_timers", None)
     assert phases["import"] == pytest.approx(0.3, abs=0.05)
     assert phases["backend"] == pytest.approx(0.1, abs=0.05)
+    # The phase by package: this one module's, and the groups sum to the phase.
+    assert timers.imports["slow_module_for_phase_timers"] == pytest.approx(0.3, abs=0.05)
+    assert sum(timers.imports.values()) == pytest.approx(phases["import"], abs=1e-3)  # phases are rounded
+
+
+def test_import_groups():
+    from phase_timers import import_group
+
+    assert import_group("torch._inductor.debug") == "torch._inductor"
+    assert import_group("torch") == "torch"
+    assert import_group("tccd.v1.tccd_pb2") == "tccd"
+    assert import_group("google.protobuf.descriptor") == "google"
 
 
 def test_dynamo_trace_excludes_the_backend_and_imports():
