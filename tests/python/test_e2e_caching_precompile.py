@@ -317,13 +317,16 @@ _STRUCTURE = {"EMPTY_NN_MODULE_HOOKS_DICT", "NOT_PRESENT_IN_GENERIC_DICT", "DICT
 @pytest.mark.parametrize("knobs,builds,lean", [({}, 1, True),
                                                ({"TCCD_LOADED_GUARDS_ONCE": "0", "TCCD_PACKAGE_LEAN_GUARDS": "0"},
                                                 2, False)], ids=["new", "knobs-off"])
-def test_the_package_keeps_lean_guards_and_its_load_builds_them_once(daemon_env, tmp_path, knobs, builds, lean):
+@pytest.mark.parametrize("other_torch", [False, True], ids=["this-torch", "other-torch"])
+def test_the_package_keeps_lean_guards_and_its_load_builds_them_once(daemon_env, tmp_path, knobs, builds, lean,
+                                                                     other_torch):
     """A loaded package's guards are built once (torch's caching_precompile builds them twice:
     caching_precompile._build_loaded_guards_once), and the package holds the AOT flow's lean
     guards (no guards on the modules' structure) with every tensor guard still in it
-    (TCCD_PACKAGE_LEAN_GUARDS). knobs-off: torch's own behaviour, both knobs 0."""
+    (TCCD_PACKAGE_LEAN_GUARDS). knobs-off: torch's own behaviour, both knobs 0. other-torch:
+    with TCCD_TEST_OTHER_TORCH_SITE (torch 2.11 unpacked: the same double build there)."""
     _write_model(tmp_path)
-    procs = _Processes(daemon_env, tmp_path)
+    procs = _Processes(daemon_env, tmp_path, other_torch=other_torch)
     procs.run("train", **knobs)
     warm = procs.run("train", **knobs)
     _from_package(warm, ["forward", "backward"])
