@@ -489,7 +489,9 @@ def _build_loaded_guards_once() -> None:
     torch's `precompile_build_guards` (ResNet-50 on the CPU: README "Warm start: the package's
     guards"). Here torch's flag is off while a loaded function's guards are built (no filter,
     one build, the same guards); tccd's own filter (_drop_unsaveable_guards) runs only where
-    guards are saved. TCCD_LOADED_GUARDS_ONCE=0: as torch does."""
+    guards are saved. torch's config is process-wide: a frame Dynamo traces on another thread
+    during that build is not packaged (and keeps its identity guards), which costs that frame
+    its package, never a wrong result. TCCD_LOADED_GUARDS_ONCE=0: as torch does."""
     import torch
     import torch._dynamo.package as package
 
