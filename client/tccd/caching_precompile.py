@@ -490,8 +490,8 @@ def _build_loaded_guards_once() -> None:
     guards"). Here torch's flag is off while a loaded function's guards are built (no filter,
     one build, the same guards); tccd's own filter (_drop_unsaveable_guards) runs only where
     guards are saved. torch's config is process-wide: a frame Dynamo traces on another thread
-    during that build is not packaged (and keeps its identity guards), which costs that frame
-    its package, never a wrong result. TCCD_LOADED_GUARDS_ONCE=0: as torch does."""
+    during that build (~0.1 s inside torch.compile() or load_compiled_function) sees the flag
+    off, as if caching_precompile were not on for it. TCCD_LOADED_GUARDS_ONCE=0: as torch does."""
     import torch
     import torch._dynamo.package as package
 
