@@ -39,6 +39,8 @@ def main(argv=None) -> int:
     p.add_argument("--tiny", action="store_true", help="the zoo's tiny config (same module tree)")
     p.add_argument("--device", default="cuda" if os.environ.get("CUDA_VISIBLE_DEVICES") != "" else "cpu")
     p.add_argument("--guards", default="lean", choices=["lean", "lean-dict-types", "serializable", "tensors"])
+    p.add_argument("--list-guards", metavar="FILE",
+                   help="save: write every guard Dynamo made (kept or not, type, source name) to FILE, one a line")
     p.add_argument("--profile", type=int, default=0, metavar="N", help="load: print cProfile's top N")
     p.add_argument("--gc-freeze", action="store_true",
                    help="load: gc.freeze() before it (what the set-up allocated is never scanned again)")
@@ -80,6 +82,10 @@ def main(argv=None) -> int:
             kept = keep(entries)
             by_type = collections.Counter(e.guard_type for e, k in zip(entries, kept) if k)
             print(f"guards kept {sum(map(bool, kept))} of {len(kept)}: {dict(by_type.most_common())}")
+            if a.list_guards:
+                with open(a.list_guards, "w") as out:
+                    for e, k in zip(entries, kept):
+                        out.write(f"{'kept' if k else 'dropped'}\t{e.guard_type}\t{e.name}\n")
             return kept
 
         compiled = torch.compile(loss_fn, backend="tccd", fullgraph=True, dynamic=False,

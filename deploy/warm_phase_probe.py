@@ -95,6 +95,8 @@ def main() -> int:
     from torch._dynamo.utils import counters
 
     out["dynamo_cache"] = dict(counters["dynamo_cache"])  # the package: hit, miss or error
+    # The package's guards: unpickled and rebuilt in the torch.compile() call (wall s).
+    out["precompile_guards"] = {k: round(sum(v), 3) for k, v in metrics.items() if k.startswith("precompile_") and v}
     out.update(timers.finish(cpu, compiled=True))
     print(json.dumps(out))
     if profile:

@@ -102,6 +102,7 @@ _lock = threading.Lock()
 _written: Dict[str, Any] = {}
 _dropped_guards: "collections.Counter[str]" = collections.Counter()  # guard type -> dropped
 _dropped_reported = [0]  # how many of them a warning has named
+_lean_dropped = [0]  # structure guards dropped by TCCD_PACKAGE_LEAN_GUARDS (_drop_unsaveable_guards)
 _installed = [False]
 
 
@@ -226,8 +227,8 @@ def save_complete() -> List[str]:
                 continue
             _written[key] = state
             written.append(key)
-            log.info("tccd: wrote Dynamo's package of %s (%d graphs) under %s", entry.fn_name, len(ids),
-                     DynamoCache.path_prefix())
+            log.info("tccd: wrote Dynamo's package of %s (%d graphs) under %s; %d structure guards left out "
+                     "(TCCD_PACKAGE_LEAN_GUARDS)", entry.fn_name, len(ids), DynamoCache.path_prefix(), _lean_dropped[0])
         dropped = sum(_dropped_guards.values())
         if written and dropped > _dropped_reported[0]:
             _dropped_reported[0] = dropped
@@ -324,13 +325,20 @@ def _drop_unsaveable_guards() -> None:
     ID_MATCH family. Torch's own filter misses a CLASS_MATCH (or NN_MODULE, FUNCTION_MATCH,
     MODULE_MATCH) guard not built on ID_MATCH: T5's frame then failed to save ("CLASS_MATCH
     guard cannot be serialized") and its next process traced it. They are identity checks of
-    the same kind as those torch drops (README)."""
+    the same kind as those torch drops (README).
+
+    TCCD_PACKAGE_LEAN_GUARDS=1 (the default) also drops what the ahead-of-time flow's
+    precompile.lean_guards drops: the guards on the modules' structure (empty hook dicts,
+    attributes absent from an instance dict, the keys of their _modules / _parameters /
+    _buffers and those dicts' types), and saves the kept guards without their user stacks. On
+    ResNet-50 they are most of the package's guards and of its load (README, "Warm start: the
+    package's guards"). Every tensor guard, type, constant and global-state guard stays."""
     import inspect
 
     import torch
     from torch._dynamo.guards import CheckFunctionManager
 
-    from .precompile import serializable_guards
+    from .precompile import lean_guards, serializable_guards
 
     init = CheckFunctionManager.__init__
     signature = inspect.signature(init)
@@ -342,7 +350,12 @@ def _drop_unsaveable_guards() -> None:
             for k, s, entry in zip(kept, saved, entries):
                 if k and not s:
                     _dropped_guards[str(entry.guard_type)] += 1
-            return [k and s for k, s in zip(kept, saved)]
+            kept = [k and s for k, s in zip(kept, saved)]
+            if config_mod.get().package_lean_guards:
+                lean = lean_guards(entries)
+                _lean_dropped[0] += sum(k and not l for k, l in zip(kept, lean))
+                kept = [k and l for k, l in zip(kept, lean)]
+            return kept
 
         return keep
 
@@ -466,6 +479,33 @@ def _load_guards_under_saved_autocast() -> None:
     package.load_guard_manager = load_guard_manager  # install()'s lookup of the module's name
 
 
+def _build_loaded_guards_once() -> None:
+    """A loaded package's guards are built once, not twice. While caching_precompile is on,
+    CheckFunctionManager always has a guard filter (its own, which drops the ID_MATCH family),
+    and with a filter it builds every guard twice: once to make the filter's entries, then the
+    kept ones (guards.py, 2.11:3837-3885, 2.15:5223-5285). A loaded package's guards were saved
+    after that filter ran in the saving process (serialize_guards pickles the filtered list), so
+    at load the filter keeps all of them and the first build is thrown away: about half of
+    torch's `precompile_build_guards` (ResNet-50 on the CPU: README "Warm start: the package's
+    guards"). Here torch's flag is off while a loaded function's guards are built (no filter,
+    one build, the same guards); tccd's own filter (_drop_unsaveable_guards) runs only where
+    guards are saved. torch's config is process-wide: a frame Dynamo traces on another thread
+    during that build (~0.1 s inside torch.compile() or load_compiled_function) sees the flag
+    off, as if caching_precompile were not on for it. TCCD_LOADED_GUARDS_ONCE=0: as torch does."""
+    import torch
+    import torch._dynamo.package as package
+
+    build = package.load_guard_manager
+
+    def load_guard_manager(*args: Any, **kwargs: Any) -> Any:
+        if not config_mod.get().loaded_guards_once:
+            return build(*args, **kwargs)
+        with torch._dynamo.config.patch(caching_precompile=False):
+            return build(*args, **kwargs)
+
+    package.load_guard_manager = load_guard_manager  # install()'s and aot_compile's lookup of the module's name
+
+
 def _tolerate_unsaved_guards() -> None:
     """A frame whose guards cannot be saved (PackageError from serialize_guards) leaves the
     package, as torch 2.15 does, instead of failing the compile as torch 2.11 does: 2.11's
@@ -568,6 +608,7 @@ def install() -> bool:
     _tolerate_unsaved_guards()
     _mint_unbound_globals()
     _load_guards_under_saved_autocast()
+    _build_loaded_guards_once()
     one_line = _OneLineLogs()
     for name in _TORCH_LOGGERS:
         logging.getLogger(name).addFilter(one_line)

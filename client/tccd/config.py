@@ -269,6 +269,17 @@
                        and skips Dynamo's trace (caching_precompile.py). Torch drops identity
                        guards in that mode (README). 0: torch's flag is left as it is.
                        Default: 0.
+    TCCD_PACKAGE_LEAN_GUARDS  1: with TCCD_CACHING_PRECOMPILE, a packaged frame keeps the
+                       ahead-of-time flow's lean guards (precompile.lean_guards: no guards on
+                       the modules' structure, such as their empty hook dicts; the guards' user
+                       stacks not saved), in the saving process and in the package; a hook
+                       registered on a submodule after the compile is then not noticed
+                       (README). 0: every guard Dynamo can save. Default: 1.
+    TCCD_LOADED_GUARDS_ONCE  1: with TCCD_CACHING_PRECOMPILE, a loaded package's (or a
+                       precompiled function's) guards are built once: torch builds them twice
+                       while caching_precompile is on, the first time only to feed its guard
+                       filter, which has nothing left to drop in guards it saved filtered.
+                       0: as torch does. Default: 1.
     TCCD_TOKEN         bearer token sent with every call (a daemon started with --tokens).
     TCCD_TOKEN_FILE    file holding the token (first line), instead of TCCD_TOKEN.
     TCCD_TLS_CA        PEM CA file: talk TLS to a TCP address and verify the daemon against it.
@@ -382,6 +393,8 @@ class Config:
     aot_guard_stacks: bool = False  # TCCD_AOT_GUARD_STACKS (precompile.lean_guards)
     trace_once_logs: bool = True  # TCCD_TRACE_ONCE_LOGS (once_logs.py)
     caching_precompile: bool = False  # TCCD_CACHING_PRECOMPILE (caching_precompile.py)
+    package_lean_guards: bool = True  # TCCD_PACKAGE_LEAN_GUARDS (caching_precompile._drop_unsaveable_guards)
+    loaded_guards_once: bool = True  # TCCD_LOADED_GUARDS_ONCE (caching_precompile._build_loaded_guards_once)
 
     @property
     def unix_socket_path(self) -> Optional[str]:
@@ -514,6 +527,8 @@ class Config:
             aot_guard_stacks=_flag(env, "TCCD_AOT_GUARD_STACKS", False),
             trace_once_logs=_flag(env, "TCCD_TRACE_ONCE_LOGS", True),
             caching_precompile=_flag(env, "TCCD_CACHING_PRECOMPILE", False),
+            package_lean_guards=_flag(env, "TCCD_PACKAGE_LEAN_GUARDS", True),
+            loaded_guards_once=_flag(env, "TCCD_LOADED_GUARDS_ONCE", True),
             native_runtime=_flag(env, "TCCD_NATIVE_RUNTIME", True),
             timeout_s=timeout_s,
         )

@@ -66,8 +66,11 @@ def main():
     if what.startswith("save"):
         # save: step; save-activation: step_with_activation, with tccd's guard filter.
         torch._dynamo.config.enable_aot_compile = True  # torch 2.11's default is False
-        fn = step if what == "save" else step_with_activation(activation)
-        options = {"guard_filter_fn": tccd.precompile.serializable_guards} if what != "save" else None
+        # save-lean: step with the zoo's filter (lean_guards).
+        fn = step_with_activation(activation) if "activation" in what else step
+        options = {"guard_filter_fn": tccd.precompile.serializable_guards} if "activation" in what else None
+        if what == "save-lean":
+            options = {"guard_filter_fn": tccd.precompile.lean_guards}
         compiled = torch.compile(fn, backend="tccd", fullgraph=True, dynamic=False, options=options)
         aot = compiled.aot_compile((inputs(), {}))
         aot.save_compiled_function(path, **external)
@@ -75,7 +78,25 @@ def main():
     else:
         with open(path, "rb") as f:
             fn = torch.compiler.load_compiled_function(f, **external)
+    if what == "load-mismatch":
+        # Parameters unlike the saved ones: each call must be refused, never computed.
+        refused = {}
+        for case in ("float64", "shape", "frozen"):
+            x, w1, b1, w2 = inputs()
+            if case == "float64":
+                w1 = w1.detach().double().requires_grad_()
+            elif case == "shape":
+                b1 = b1.detach().reshape(1, 32).requires_grad_()
+            else:
+                w1 = w1.detach()
+            try:
+                fn(x, w1, b1, w2)
+                refused[case] = None
+            except Exception as e:  # the guard failure's own type and message
+                refused[case] = f"{type(e).__name__}: {e}"
     result = run(fn)
+    if what == "load-mismatch":
+        result["refused"] = refused
     result["stats"] = [{k: s[k] for k in ("name", "kind", "aot_skipped", "local_hit", "cache_hit", "fallback", "key")}
                        for s in tccd.last_compile_stats()]
     print(json.dumps(result))

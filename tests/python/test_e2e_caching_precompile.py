@@ -48,13 +48,18 @@ def _write_model(directory: Path, activation: str = "torch.relu") -> None:
         cached.unlink()
 
 
-def _eager(directory: Path, what: str, rows: int = 0):
-    """The model's outputs and gradients, eagerly, from the module file as it is now."""
+def _eager(directory: Path, what: str, rows: int = 0, double: bool = False, freeze_fc1: bool = False):
+    """The model's outputs and gradients, eagerly, from the module file as it is now (the
+    worker's --double and --freeze-fc1 alike)."""
     namespace: dict = {}
     exec(compile((directory / "pkgmodel.py").read_text(), "pkgmodel.py", "exec"), namespace)
     torch.manual_seed(0)
     model = namespace["Model"]()
-    x = namespace["inputs"]()
+    if freeze_fc1:
+        model.fc1.weight.requires_grad_(False)
+    if double:
+        model.double()
+    x = namespace["inputs"]().to(next(model.parameters()).dtype)
     if rows:
         x = torch.cat([x, x])[:rows]
     if what == "infer":
@@ -65,12 +70,15 @@ def _eager(directory: Path, what: str, rows: int = 0):
     return out.detach(), [p.grad for p in model.parameters()]
 
 
-def _assert_eager(directory: Path, what: str, result, rows: int = 0) -> None:
-    out, grads = _eager(directory, what, rows)
-    torch.testing.assert_close(torch.tensor(result["out"]), out, rtol=RTOL, atol=ATOL)
+def _assert_eager(directory: Path, what: str, result, rows: int = 0, **variant: bool) -> None:
+    out, grads = _eager(directory, what, rows, **variant)
+    torch.testing.assert_close(torch.tensor(result["out"], dtype=out.dtype), out, rtol=RTOL, atol=ATOL)
     assert len(result["grads"]) == len(grads)
     for got, want in zip(result["grads"], grads):
-        torch.testing.assert_close(torch.tensor(got), want, rtol=RTOL, atol=ATOL)
+        if want is None:
+            assert got is None
+            continue
+        torch.testing.assert_close(torch.tensor(got, dtype=want.dtype), want, rtol=RTOL, atol=ATOL)
 
 
 # Another torch to run the workers with (TCCD_TEST_OTHER_TORCH_SITE: a directory holding its
@@ -299,3 +307,49 @@ def test_a_guard_that_fails_after_the_load_traces_with_torch_2_11s_global_names(
     third = procs.run("train", "--rows", "10")
     assert third["unique_graphs"] == 1, third
     _assert_eager(tmp_path, "train", third, rows=10)
+
+
+# Guards on the modules' structure that TCCD_PACKAGE_LEAN_GUARDS leaves out of the package
+# (precompile.MODULE_STRUCTURE_GUARD_TYPES).
+_STRUCTURE = {"EMPTY_NN_MODULE_HOOKS_DICT", "NOT_PRESENT_IN_GENERIC_DICT", "DICT_KEYS_MATCH"}
+
+
+@pytest.mark.parametrize("knobs,builds,lean", [({}, 1, True),
+                                               ({"TCCD_LOADED_GUARDS_ONCE": "0", "TCCD_PACKAGE_LEAN_GUARDS": "0"},
+                                                2, False)], ids=["new", "knobs-off"])
+@pytest.mark.parametrize("other_torch", [False, True], ids=["this-torch", "other-torch"])
+def test_the_package_keeps_lean_guards_and_its_load_builds_them_once(daemon_env, tmp_path, knobs, builds, lean,
+                                                                     other_torch):
+    """A loaded package's guards are built once (torch's caching_precompile builds them twice:
+    caching_precompile._build_loaded_guards_once), and the package holds the AOT flow's lean
+    guards (no guards on the modules' structure) with every tensor guard still in it
+    (TCCD_PACKAGE_LEAN_GUARDS). knobs-off: torch's own behaviour, both knobs 0. other-torch:
+    with TCCD_TEST_OTHER_TORCH_SITE (torch 2.11 unpacked: the same double build there)."""
+    _write_model(tmp_path)
+    procs = _Processes(daemon_env, tmp_path, other_torch=other_torch)
+    procs.run("train", **knobs)
+    warm = procs.run("train", **knobs)
+    _from_package(warm, ["forward", "backward"])
+    _assert_eager(tmp_path, "train", warm)
+    assert warm["load_guard_builds"] == builds, warm["load_guard_types"]
+    types = warm["load_guard_types"]
+    # The model's four parameters and its input, each guarded in full (dtype, device, shape,
+    # stride, requires_grad, dispatch keys).
+    assert types.get("TENSOR_MATCH") == 5, types
+    assert bool(_STRUCTURE & set(types)) != lean, types
+
+
+@pytest.mark.parametrize("variant", ["double", "freeze_fc1"])
+def test_a_parameter_unlike_the_packages_is_traced_never_run_with_the_packages_plans(daemon_env, tmp_path, variant):
+    """After the lean package loads, a model whose parameters differ from the saved ones (other
+    dtype; one not requiring grad) fails the package's tensor guards, which the lean filter
+    keeps: Dynamo traces it and the results are eager's (fc1's weight gets no gradient when
+    frozen), never the package's plans run on the wrong tensors."""
+    _write_model(tmp_path)
+    procs = _Processes(daemon_env, tmp_path)
+    procs.run("train")
+    other = procs.run("train", "--" + variant.replace("_", "-"))
+    assert other["dynamo_cache"] == {"dynamo_cache_hit": 1} and other["unique_graphs"] == 1, other
+    _assert_eager(tmp_path, "train", other, **{variant: True})
+    if variant == "freeze_fc1":
+        assert other["grads"][0] is None

@@ -92,3 +92,26 @@ def test_saved_with_the_guard_filter_loads_and_matches_eager(daemon_env, tmp_pat
     warm = _run(env, "load-activation", str(saved))
     _assert_eager(warm)
     assert all(s["aot_skipped"] for s in warm["stats"]), warm["stats"]
+
+
+def test_a_loaded_function_refuses_parameters_unlike_the_saved_ones(daemon_env, tmp_path):
+    """The ahead-of-time flow keeps every tensor guard under the zoo's lean filter: a loaded
+    function called with a parameter of another dtype, another shape or not requiring grad
+    raises, with a message naming the guard, and never runs its plans on them (the native plan
+    does not check its graph inputs' device or requires_grad itself: README "Warm start: the
+    package's guards built once"). The same call with the saved kinds of tensors then computes
+    eager's results."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TCCD_")}
+    env.update({k: daemon_env[k] for k in ("TCCD_ADDRESS", "TCCD_JOB_ID", "TCCD_NO_AUTOSTART", "TCCD_AOT_SHARE")})
+    saved = tmp_path / "step.pt2"
+    env["TCCD_CACHE_DIR"] = str(tmp_path / "cache-save")
+    _run(env, "save-lean", str(saved))
+    env["TCCD_CACHE_DIR"] = str(tmp_path / "cache-load")
+    warm = _run(env, "load-mismatch", str(saved))
+    # torch's guard failure names the tensor and what differs (torch 2.15's wording).
+    says = {"float64": ("dtype",), "shape": ("rank", "size"), "frozen": ("requires_grad",)}
+    assert sorted(warm["refused"]) == sorted(says)
+    for case, error in warm["refused"].items():
+        assert error is not None, f"{case}: the loaded function ran"
+        assert "guard" in error.lower() and any(w in error for w in says[case]), f"{case}: {error}"
+    _assert_eager(warm)
