@@ -73,7 +73,8 @@
 //                              and its backward ATen extern steps; "max-pool-backward-alone"
 //                              lets the backward take its pointwise consumers, fusion.h;
 //                              "cpu-max-pool-backward-extern" makes the CPU's max-pool
-//                              backward a gather kernel too, as on CUDA)
+//                              backward a gather kernel too, as on CUDA; "cpu-512-bit-vectors"
+//                              vectorises AVX-512 CPU kernels 256 bits wide, cpu_target.h)
 //   TCCD_DISABLE_FUSION=1      every op becomes an extern step (bisects a miscompile)
 //   TCCD_KERNEL_THREADS=n      threads compiling one graph's kernels (default: all hardware
 //                              threads; 1 gives the serial compile, for benchmarks)
@@ -363,6 +364,12 @@ const DebugOptions& Debug() {
 int GemmAutotune() {
   const int n = Debug().gemm_autotune;
   return n > 1 && Debug().gemm_autotune_swap ? n | kGemmTuneSwap : n;
+}
+
+// The request's CPU target for the CPU backend's kernels, with the daemon's knobs applied.
+CpuTarget KernelCpuTarget(CpuTarget target) {
+  target.wide_vectors = !Debug().disabled_passes.contains("cpu-512-bit-vectors");
+  return target;
 }
 
 // The knobs above that change generated code, as a short string ("" when all are defaults).
@@ -709,7 +716,7 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
                            .dump = Dump};
     std::unique_ptr<Backend> backend =
         cuda ? MakeCudaBackend(request.cuda, std::move(options), std::move(gemms))
-             : MakeCpuBackend(request.cpu, std::move(options));
+             : MakeCpuBackend(KernelCpuTarget(request.cpu), std::move(options));
     RETURN_IF_ERROR(backend->CompileKernels(kernels, out));
     // CUDA: the host library that launches them and runs the gemms (no segments: every kernel
     // and gemm its own step).
@@ -823,7 +830,7 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
         .gemm_workspace_bytes = int64_t{Debug().gemm_workspace_mb} << 20,
         .dump = Dump};
     return request.device == ir::DeviceType::kCpu
-               ? MakeCpuBackend(request.cpu, std::move(options))
+               ? MakeCpuBackend(KernelCpuTarget(request.cpu), std::move(options))
                : MakeCudaBackend(request.cuda, std::move(options));
   };
   std::unique_ptr<Backend> backend = make_backend();

@@ -75,6 +75,7 @@ absl::StatusOr<CpuModule> CompileCpuKernels(absl::Span<const PointwiseKernel> ke
   for (const PointwiseKernel& kernel : kernels) {
     RETURN_IF_ERROR(EmitPointwiseKernel(kernel, *module));
   }
+  SetKernelVectorWidth(target, *module);
   SetModuleTarget(*module, *machine);
   RETURN_IF_ERROR(OptimizeModule(*module, *machine));
   RETURN_IF_ERROR(check_diagnostics("optimisation"));

@@ -39,6 +39,7 @@ absl::StatusOr<CompiledObject> CompileOneKernel(PointwiseKernel kernel, const Cp
   CaptureDiagnostics(context, &llvm_errors);
   auto module = std::make_unique<llvm::Module>(kernel.name, context);
   RETURN_IF_ERROR(EmitPointwiseKernel(kernel, *module));
+  SetKernelVectorWidth(target, *module);
   SetModuleTarget(*module, *machine);
   RETURN_IF_ERROR(OptimizeModule(*module, *machine));
   CompiledObject out;

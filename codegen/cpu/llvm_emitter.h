@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "codegen/kernel/pointwise_kernel.h"
+#include "codegen/llvm/cpu_target.h"
 
 namespace llvm {
 class Module;
@@ -30,5 +31,9 @@ namespace tccd::codegen {
 // Memory accesses carry alias-scope metadata saying that distinct operands do not overlap:
 // outputs must not alias inputs or each other (inputs may alias each other; they are only read).
 absl::Status EmitPointwiseKernel(const PointwiseKernel& kernel, llvm::Module& module);
+
+// Gives every function defined in `module` the vector width `target` asks for (wide_vectors on
+// an AVX-512 level: "prefer-vector-width"="512"); nothing otherwise. Call before optimising.
+void SetKernelVectorWidth(const CpuTarget& target, llvm::Module& module);
 
 }  // namespace tccd::codegen

@@ -69,6 +69,9 @@ TEST_CASE("KeyString names triple and level", "[cpu_target]") {
   CpuTarget target;
   target.cpu = "x86-64-v3";
   CHECK(target.KeyString() == "x86_64-unknown-linux-gnu/x86-64-v3");
+  // 256-bit kernels of an AVX-512 level never share an object with the default 512-bit ones.
+  target.wide_vectors = false;
+  CHECK(target.KeyString() == "x86_64-unknown-linux-gnu/x86-64-v3/256-bit");
 }
 
 }  // namespace

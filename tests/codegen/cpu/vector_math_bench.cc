@@ -4,6 +4,7 @@
 //
 // Not a test (no assertions beyond "it ran"); run by hand:
 //   build/bin/cpu_math_bench [reps=30] [cpu=x86-64-v3] [numel=4194304]
+// (cpu "x86-64-v4/256-bit": AVX-512 with 256-bit vectors, CpuTarget::wide_vectors off)
 // The kernels are compiled for x86-64-v3 when the host supports it, else for the host's level.
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -102,7 +103,12 @@ PointwiseKernel Relu() {
   return b.Finish(b.Op(PwOp::kMaximum, {b.Input(), b.C(0.0)}));
 }
 
-CpuTarget PickTarget(const std::string& wanted) {
+// `wanted` is an ISA level, "/256-bit" after it keeps an AVX-512 level's vectors 256 bits wide
+// (CpuTarget::wide_vectors off), e.g. "x86-64-v4/256-bit".
+CpuTarget PickTarget(std::string wanted) {
+  const std::string narrow = "/256-bit";
+  const bool wide_vectors = !wanted.ends_with(narrow);
+  if (!wide_vectors) wanted.resize(wanted.size() - narrow.size());
   struct utsname names;
   uname(&names);
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -124,6 +130,7 @@ CpuTarget PickTarget(const std::string& wanted) {
   };
   CpuTarget target = *host;
   if (rank(wanted) <= rank(host->cpu)) target.cpu = wanted;
+  target.wide_vectors = wide_vectors;
   return target;
 }
 
