@@ -32,6 +32,7 @@ compiled = torch.compile(model, backend="tccd")
 loss = compiled(x).square().mean()
 loss.backward()
 print(json.dumps({
+    "torch": torch.__version__,
     "debug": "torch._inductor.debug" in sys.modules,
     "scheduler": "torch._inductor.scheduler" in sys.modules,
     "stand_in_left": "tccd's stand-in" in (getattr(sys.modules.get("torch._inductor.debug"), "__doc__", "") or ""),
@@ -42,7 +43,9 @@ print(json.dumps({
 
 
 def _run(env_extra, cache_dir):
-    env = dict(os.environ, PYTHONPATH=str(REPO / "client"), TCCD_CACHE_DIR=str(cache_dir), **env_extra)
+    # This branch's client first; the rest of PYTHONPATH kept (another torch, e.g. 2.11's, stays).
+    path = os.pathsep.join(p for p in [str(REPO / "client"), os.environ.get("PYTHONPATH", "")] if p)
+    env = dict(os.environ, PYTHONPATH=path, TCCD_CACHE_DIR=str(cache_dir), **env_extra)
     if "TORCH_COMPILE_DEBUG" not in env_extra:
         env.pop("TORCH_COMPILE_DEBUG", None)
     done = subprocess.run([sys.executable, "-c", _WORKER], env=env, capture_output=True, text=True, timeout=600)
