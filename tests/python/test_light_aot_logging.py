@@ -29,12 +29,16 @@ torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 4))
 x = torch.randn(8, 16)
 compiled = torch.compile(model, backend="tccd")
+before = set(sys.modules)
 loss = compiled(x).square().mean()
 loss.backward()
 print(json.dumps({
+    "torch": torch.__version__,
     "debug": "torch._inductor.debug" in sys.modules,
     "scheduler": "torch._inductor.scheduler" in sys.modules,
     "stand_in_left": "tccd's stand-in" in (getattr(sys.modules.get("torch._inductor.debug"), "__doc__", "") or ""),
+    # AOTAutograd's modules the step imported (torch.compile() imported its entry points).
+    "functorch_imported": sorted(m for m in set(sys.modules) - before if m.startswith("torch._functorch")),
     "loss": float(loss),
     "grad": float(model[0].weight.grad.abs().sum()),
 }))
@@ -42,7 +46,9 @@ print(json.dumps({
 
 
 def _run(env_extra, cache_dir):
-    env = dict(os.environ, PYTHONPATH=str(REPO / "client"), TCCD_CACHE_DIR=str(cache_dir), **env_extra)
+    # This branch's client first; the rest of PYTHONPATH kept (another torch, e.g. 2.11's, stays).
+    path = os.pathsep.join(p for p in [str(REPO / "client"), os.environ.get("PYTHONPATH", "")] if p)
+    env = dict(os.environ, PYTHONPATH=path, TCCD_CACHE_DIR=str(cache_dir), **env_extra)
     if "TORCH_COMPILE_DEBUG" not in env_extra:
         env.pop("TORCH_COMPILE_DEBUG", None)
     done = subprocess.run([sys.executable, "-c", _WORKER], env=env, capture_output=True, text=True, timeout=600)
@@ -61,6 +67,7 @@ def test_cold_compile_does_not_import_inductor_debug(daemon_env, tmp_path):
     # The warm start (the recipe from the local cache) never runs AOTAutograd: nothing either.
     warm = _run({}, tmp_path / "light")
     assert not warm["debug"] and not warm["scheduler"], warm
+    assert warm["functorch_imported"] == [], warm
     assert warm["loss"] == pytest.approx(light["loss"], rel=1e-6)
 
 
