@@ -762,6 +762,10 @@ absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& sym,
       referenced[id] = true;
     }
   }
+  for (int id : lowering.elided) {
+    RET_CHECK(id >= 0 && id < g.nodes_size());
+    ++scheduled[id];
+  }
   for (int id = 0; id < g.nodes_size(); ++id)
     if (scheduled[id] != 1)
       return absl::InternalError(
