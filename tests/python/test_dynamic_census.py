@@ -7,10 +7,9 @@ leave no layer norm backward, embedding backward or split extern step; the layer
 are kernels (two row kernels, the column halves in column kernels), the embeddings gather
 kernels, their gradients scatter kernels and the q/k/v gradients' cat an index kernel
 (symbolic_kernels.h: no embedding, scatter_add, new_zeros or cat extern step), the position
-ids an arange kernel, the position embedding's batch sum folded into its scatter and the
-t views gone (double transposes, and the t the gemms read: no arange, sum or t extern step).
-The GPU bench
-measures what that is worth; this keeps the plans from sliding back.
+ids an arange kernel, the position embedding's batch sum folded into its scatter and the t
+views gone (double transposes, and the t the gemms read: no arange, sum or t extern step). The
+GPU bench measures what that is worth; this keeps the plans from sliding back.
 """
 
 import os
