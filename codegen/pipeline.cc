@@ -64,6 +64,8 @@
 //                              embedding's gradient, "symbolic-double-transposes" their
 //                              t(t(W)) view pairs (symbolic_rewrites.h);
 //                              "symbolic-arange-kernels" their aranges extern steps;
+//                              "symbolic-gemm-transposes" the t steps their gemms read
+//                              (symbolic_gemms.h);
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
 //                              copies of matmul operands as kernels of their own;
 //                              "batch-norm-stats-in-place,mutations-into-producers" keeps the
@@ -676,8 +678,13 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
     ASSIGN_OR_RETURN(lowering, LowerSymbolicKernels(graph, kernel_options));
     // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
     // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).
-    if (cuda && !Debug().disabled_passes.contains("symbolic-gemms"))
-      MatchSymbolicGemms(graph, lowering);
+    if (cuda && !Debug().disabled_passes.contains("symbolic-gemms")) {
+      // A gemm operand's t read as the matrix itself;
+      // TCCD_DISABLE_PASSES=symbolic-gemm-transposes keeps the t steps.
+      const SymbolicGemmOptions gemm_options{
+          .transposes = !Debug().disabled_passes.contains("symbolic-gemm-transposes")};
+      MatchSymbolicGemms(graph, lowering, gemm_options);
+    }
     for (const std::string& why : lowering.rejected)
       spdlog::debug("symbolic graph: extern steps for {}", why);
     for (const SymbolicUnit& unit : lowering.schedule)

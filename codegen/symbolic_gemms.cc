@@ -174,11 +174,87 @@ std::string Match(const v1::Graph& g, int node_id, SymbolicGemm& out) {
   return "";
 }
 
+// SymbolicGemmOptions::transposes for one gemm: operands A and B that are t(x) of a matrix x
+// read x, the words naming their sizes and strides renamed to x's swapped dims (t(x) is x's
+// layout transposed: same first element, dims swapped; the transpose stays in the op flags).
+// Returns the t nodes.
+std::vector<int> AbsorbTransposes(const v1::Graph& g, SymbolicGemm& gemm) {
+  std::vector<int> absorbed;
+  for (int i = 0; i < 2; ++i) {
+    const v1::ValueRef r = gemm.inputs[i];
+    if (r.node() < 0) continue;
+    const v1::Node& t = g.nodes(r.node());
+    if (t.target() != "aten::t.default" || t.args_size() != 1 || t.kwargs_size() != 0 ||
+        t.outputs_size() != 1 || t.args(0).kind_case() != v1::Value::kRef)
+      continue;
+    const v1::TensorMeta& mt = t.outputs(0);
+    const v1::TensorMeta& mx = MetaOf(g, t.args(0).ref());
+    if (mt.sizes_size() != 2 || mx.sizes_size() != 2 || mt.strides_size() != 2 ||
+        mx.strides_size() != 2 || mx.dtype() != mt.dtype())
+      continue;
+    const v1::Dim zero = [] {
+      v1::Dim d;
+      d.set_value(0);
+      return d;
+    }();
+    const v1::Dim& offset_t = mt.has_storage_offset() ? mt.storage_offset() : zero;
+    const v1::Dim& offset_x = mx.has_storage_offset() ? mx.storage_offset() : zero;
+    if (!SameDim(offset_t, offset_x) || !SameDim(mt.sizes(0), mx.sizes(1)) ||
+        !SameDim(mt.sizes(1), mx.sizes(0)) || !SameDim(mt.strides(0), mx.strides(1)) ||
+        !SameDim(mt.strides(1), mx.strides(0)))
+      continue;
+    // GemmDimRef(i, part, d) of t(x) is GemmDimRef(i, part, 1 - d) of x.
+    for (int64_t& w : gemm.shape) {
+      if (w >= 0) continue;
+      const int64_t v = -w - 1, operand = v / 32, part = (v / 16) % 2, dim = v % 16;
+      if (operand == i) w = GemmDimRef(i, static_cast<int>(part), static_cast<int>(1 - dim));
+    }
+    gemm.inputs[i] = t.args(0).ref();
+    absorbed.push_back(r.node());
+  }
+  return absorbed;
+}
+
+bool ReadsNode(const v1::Value& v, int node) {
+  if (v.kind_case() == v1::Value::kRef) return v.ref().node() == node;
+  if (v.kind_case() == v1::Value::kList)
+    return std::any_of(v.list().items().begin(), v.list().items().end(),
+                       [&](const v1::Value& item) { return ReadsNode(item, node); });
+  return false;
+}
+
+// Whether anything the lowering runs (extern units' arguments, kernels' and gemms' inputs) or
+// the graph's outputs read node `node`.
+bool IsRead(const v1::Graph& g, const SymbolicLowering& lowering, int node) {
+  auto reads = [&](const v1::ValueRef& r) { return r.node() == node; };
+  for (const SymbolicUnit& unit : lowering.schedule) {
+    if (unit.gemm >= 0) {
+      if (std::any_of(lowering.gemms[unit.gemm].inputs.begin(),
+                      lowering.gemms[unit.gemm].inputs.end(), reads))
+        return true;
+    } else if (unit.group >= 0) {
+      if (std::any_of(lowering.groups[unit.group].inputs.begin(),
+                      lowering.groups[unit.group].inputs.end(), reads))
+        return true;
+    } else if (unit.node >= 0 && unit.node != node) {
+      const v1::Node& n = g.nodes(unit.node);
+      for (const v1::Value& a : n.args())
+        if (ReadsNode(a, node)) return true;
+      for (const v1::NamedValue& kv : n.kwargs())
+        if (ReadsNode(kv.value(), node)) return true;
+    }
+  }
+  return std::any_of(g.outputs().begin(), g.outputs().end(),
+                     [&](const v1::Value& v) { return ReadsNode(v, node); });
+}
+
 }  // namespace
 
-int MatchSymbolicGemms(const SymbolicGraph& graph, SymbolicLowering& lowering) {
+int MatchSymbolicGemms(const SymbolicGraph& graph, SymbolicLowering& lowering,
+                       const SymbolicGemmOptions& options) {
   const v1::Graph& g = graph.graph;
   int matched = 0;
+  std::vector<int> absorbed;  // t nodes some gemm no longer reads
   for (SymbolicUnit& unit : lowering.schedule) {
     if (unit.group >= 0 || unit.gemm >= 0 || unit.node < 0 || unit.node >= g.nodes_size()) continue;
     const std::string& target = g.nodes(unit.node).target();
@@ -191,11 +267,23 @@ int MatchSymbolicGemms(const SymbolicGraph& graph, SymbolicLowering& lowering) {
           absl::StrCat("matmul node ", unit.node, " (", target, "): ", why));
       continue;
     }
+    if (options.transposes)
+      for (int t : AbsorbTransposes(g, gemm)) absorbed.push_back(t);
     gemm.spec.name = absl::StrCat("tccd_sg", lowering.gemms.size());
     unit.gemm = static_cast<int>(lowering.gemms.size());
     unit.node = -1;
     lowering.gemms.push_back(std::move(gemm));
     ++matched;
+  }
+  // An absorbed t that nothing reads any more runs as no step.
+  std::sort(absorbed.begin(), absorbed.end());
+  absorbed.erase(std::unique(absorbed.begin(), absorbed.end()), absorbed.end());
+  for (int t : absorbed) {
+    if (IsRead(g, lowering, t)) continue;
+    std::erase_if(lowering.schedule, [&](const SymbolicUnit& unit) {
+      return unit.group < 0 && unit.gemm < 0 && unit.node == t;
+    });
+    lowering.elided.push_back(t);
   }
   return matched;
 }

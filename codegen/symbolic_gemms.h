@@ -38,10 +38,22 @@
 
 namespace tccd::codegen {
 
+struct SymbolicGemmOptions {
+  // A gemm operand that is t(x) of a matrix x (mm, addmm: a linear layer's weight in the
+  // forward, an activation in a weight gradient) reads x itself: the same first element, its
+  // dims swapped in the words naming the operand's sizes and strides (GemmDimRef), the
+  // transpose in the op flags as before. The t nothing reads any more is no step
+  // (SymbolicLowering::elided): one extern view step and its release per call (eight per
+  // training step of the dynamic bench). TCCD_DISABLE_PASSES=symbolic-gemm-transposes keeps
+  // them. Default: true.
+  bool transposes = true;
+};
+
 // Turns every extern unit of `lowering` that is such a matmul into a gemm unit
 // (SymbolicUnit::gemm, SymbolicLowering::gemms, named tccd_sg<i>); a matmul that fails a check
 // stays extern, with the reason in `lowering.rejected`. Returns how many became gemms.
-int MatchSymbolicGemms(const SymbolicGraph& graph, SymbolicLowering& lowering);
+int MatchSymbolicGemms(const SymbolicGraph& graph, SymbolicLowering& lowering,
+                       const SymbolicGemmOptions& options = {});
 
 // The host program of `lowering`'s gemms (GemmSpec::sized), for BuildCudaHostLibrary.
 HostProgram SymbolicGemmProgram(const SymbolicLowering& lowering);

@@ -403,8 +403,8 @@ bool IsSymbolicArange(const v1::Graph& g, int id) {
   }
   const v1::TensorMeta& out = n.outputs(0);
   if ((out.dtype() != v1::INT64 && out.dtype() != v1::INT32) || out.sizes_size() != 1) return false;
-  if (out.strides_size() == 1 && !(out.strides(0).kind_case() == v1::Dim::kValue &&
-                                   out.strides(0).value() == 1))
+  if (out.strides_size() == 1 &&
+      !(out.strides(0).kind_case() == v1::Dim::kValue && out.strides(0).value() == 1))
     return false;
   return !out.has_storage_offset() ||
          (out.storage_offset().kind_case() == v1::Dim::kValue && out.storage_offset().value() == 0);
@@ -572,12 +572,13 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
     for (const ir::ValueRef& r : group.outputs) k.outputs.push_back(ProtoRef(r));
     std::string why;
     std::vector<v1::Dim> row_space;  // row groups: the iteration space's symbolic sizes
-    const bool arange = options.aranges && group.nodes.size() == 1 &&
-                        IsSymbolicArange(g, group.nodes.front());
+    const bool arange =
+        options.aranges && group.nodes.size() == 1 && IsSymbolicArange(g, group.nodes.front());
     absl::StatusOr<PointwiseKernel> kernel =
-        arange ? ArangeKernel(*surrogate, group.nodes.front(),
-                              absl::StrCat("tccd_sk", out.groups.size()))
-               : BuildPointwiseKernel(*surrogate, group, absl::StrCat("tccd_sk", out.groups.size()));
+        arange
+            ? ArangeKernel(*surrogate, group.nodes.front(),
+                           absl::StrCat("tccd_sk", out.groups.size()))
+            : BuildPointwiseKernel(*surrogate, group, absl::StrCat("tccd_sk", out.groups.size()));
     if (!kernel.ok()) {
       why = absl::StrCat("kernel: ", kernel.status().message());
     } else if (kernel->is_column_reduction() && options.rows && options.columns) {
@@ -761,6 +762,10 @@ absl::StatusOr<v1::Plan> SymbolicKernelPlan(const SymbolicGraph& sym,
       last_use[id] = s;
       referenced[id] = true;
     }
+  }
+  for (int id : lowering.elided) {
+    RET_CHECK(id >= 0 && id < g.nodes_size());
+    ++scheduled[id];
   }
   for (int id = 0; id < g.nodes_size(); ++id)
     if (scheduled[id] != 1)

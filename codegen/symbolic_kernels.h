@@ -66,6 +66,9 @@ struct SymbolicLowering {
   std::vector<SymbolicGemm> gemms;
   std::vector<SymbolicUnit> schedule;  // a topological order covering every node once
   std::vector<std::string> rejected;   // why partition groups stayed extern (for the log)
+  // Nodes no step runs: extern views whose readers read their input instead and whose output
+  // nothing reads (a weight's t absorbed into its gemms, symbolic_gemms.h). Not in `schedule`.
+  std::vector<int> elided;
 };
 
 struct SymbolicKernelOptions {

@@ -252,16 +252,14 @@ void FoldLeadingSum(Rebuild& b, v1::ValueRef* grad, v1::ValueRef* indices,
   int view_node = -1;
   if (view->target() == "aten::view.default" || view->target() == "aten::_unsafe_view.default" ||
       view->target() == "aten::reshape.default") {
-    if (view->args_size() != 2 || view->args(0).kind_case() != v1::Value::kRef)
-      return;
+    if (view->args_size() != 2 || view->args(0).kind_case() != v1::Value::kRef) return;
     view_node = grad->node();
     sum = b.ProducerOf(view->args(0).ref());
     if (sum == nullptr) return;
   }
-  if (sum->target() != "aten::sum.dim_IntList" || sum->kwargs_size() != 0 ||
-      sum->args_size() < 2 || sum->args_size() > 3 || sum->outputs_size() != 1 ||
-      sum->args(0).kind_case() != v1::Value::kRef ||
-      sum->args(1).kind_case() != v1::Value::kList ||
+  if (sum->target() != "aten::sum.dim_IntList" || sum->kwargs_size() != 0 || sum->args_size() < 2 ||
+      sum->args_size() > 3 || sum->outputs_size() != 1 ||
+      sum->args(0).kind_case() != v1::Value::kRef || sum->args(1).kind_case() != v1::Value::kList ||
       (sum->args_size() == 3 && sum->args(2).kind_case() != v1::Value::kBoolValue))
     return;
   const bool keepdim = sum->args_size() == 3 && sum->args(2).bool_value();
@@ -271,8 +269,7 @@ void FoldLeadingSum(Rebuild& b, v1::ValueRef* grad, v1::ValueRef* indices,
   const v1::ValueRef g = sum->args(0).ref();
   const v1::TensorMeta& g_meta = b.MetaOf(g);
   const int rank = g_meta.sizes_size(), lead = rank - grad_meta.sizes_size();
-  if (lead < 1 || g_meta.dtype() != grad_meta.dtype() ||
-      sum->args(1).list().items_size() != lead)
+  if (lead < 1 || g_meta.dtype() != grad_meta.dtype() || sum->args(1).list().items_size() != lead)
     return;
   // The reduced dims are exactly the leading `lead` ones, each once.
   std::vector<bool> reduced(rank, false);
@@ -323,7 +320,7 @@ void FoldLeadingSum(Rebuild& b, v1::ValueRef* grad, v1::ValueRef* indices,
 }
 
 absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& node,
-                                                     std::vector<int>* bypassed) {
+                                                    std::vector<int>* bypassed) {
   if (node.target() != kEmbeddingDenseBackward || node.args_size() != 5 ||
       node.kwargs_size() != 0 || node.outputs_size() != 1 ||
       node.args(0).kind_case() != v1::Value::kRef || node.args(1).kind_case() != v1::Value::kRef ||
@@ -452,7 +449,7 @@ absl::StatusOr<Rewrite> EmbeddingBackwardAsIndexAdd(Rebuild& b, const v1::Node& 
 // The conditions are scatter_ops.h's IsScatterOp on the symbolic graph (V and E static, grad
 // [indices..., E]), so the kernel check accepts every node made here.
 absl::StatusOr<Rewrite> EmbeddingBackwardAsScatterKernel(Rebuild& b, const v1::Node& node,
-                                                          std::vector<int>* bypassed) {
+                                                         std::vector<int>* bypassed) {
   if (node.target() != kEmbeddingDenseBackward || node.args_size() != 5 ||
       node.kwargs_size() != 0 || node.outputs_size() != 1 ||
       node.args(0).kind_case() != v1::Value::kRef || node.args(1).kind_case() != v1::Value::kRef ||

@@ -743,7 +743,9 @@ TEST_CASE("CUDA matmuls with symbolic sizes become cuBLASLt gemms with run-time 
   REQUIRE(sym.ok());
   absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true});
   REQUIRE(lowering.ok());
-  CHECK(MatchSymbolicGemms(*sym, *lowering) == 2);
+  // The weight's t kept a step of its own here (its absorption: the next test).
+  CHECK(MatchSymbolicGemms(*sym, *lowering, {.transposes = false}) == 2);
+  CHECK(lowering->elided.empty());
   REQUIRE(lowering->gemms.size() == 2);
   // addmm(b, x, w^T): D = Z^T [4 x s0] = (w^T)^T-as-stored [op T] x^T; bias epilogue.
   const SymbolicGemm& linear = lowering->gemms[0];
@@ -815,6 +817,91 @@ TEST_CASE("CUDA matmuls with symbolic sizes become cuBLASLt gemms with run-time 
     }
   }
   CHECK(gemms == 2);
+}
+
+TEST_CASE("a gemm reads a matrix's t as the matrix itself; the t runs as no step",
+          "[symbolic][gemm]") {
+  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(MatmulGraph(), {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true});
+  REQUIRE(lowering.ok());
+  CHECK(MatchSymbolicGemms(*sym, *lowering) == 2);
+  // addmm(b, x, t(w)): A is w (graph input 1) with the same flags and numbers as for t(w).
+  const SymbolicGemm& linear = lowering->gemms[0];
+  CHECK(linear.inputs[0].node() == -2);
+  CHECK((linear.spec.trans_a == 1 && linear.spec.trans_b == 0));
+  CHECK(linear.shape == std::vector<int64_t>{4, GemmDimRef(1, 0, 0), 8, 8, 8, 4, 1, 0, 0, 0});
+  // The transpose of k (a bmm operand, transpose.int of a 3-D tensor) is no t: still a view.
+  CHECK(lowering->gemms[1].inputs[0].node() == 2);
+  CHECK(lowering->elided == std::vector<int>{0});
+  absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(
+      *sym, *lowering, {"kernels_cuda.so", "tccd-cuda-1", "tccd-cuda-sym-1", "cuda_pointwise"});
+  REQUIRE(plan.ok());
+  INFO(Text(*plan));
+  REQUIRE(plan->steps_size() == 4);
+  CHECK(plan->steps(0).native().symbol() == "tccd_sg0");
+  // Inputs: w (value 1), x (0), b (2); w released after its last reader like any input.
+  CHECK(std::vector<int64_t>(plan->steps(0).native().inputs().begin(),
+                             plan->steps(0).native().inputs().end()) ==
+        std::vector<int64_t>{1, 0, 2});
+  for (const v1::Step& step : plan->steps())
+    CHECK((!step.has_extern_call() || step.extern_call().target() != "aten::t.default"));
+  REQUIRE(WritePlanDescriptor(*plan).ok());
+
+  // A t that something else reads (a graph output here) keeps its step; the gemm reads w all
+  // the same.
+  v1::Graph returned = MatmulGraph();
+  *returned.add_outputs() = Ref(0);
+  absl::StatusOr<codegen::SymbolicGraph> sym2 = PrepareSymbolicGraph(returned, {});
+  REQUIRE(sym2.ok());
+  absl::StatusOr<SymbolicLowering> kept = LowerSymbolicKernels(*sym2, {.fusion = true});
+  REQUIRE(kept.ok());
+  CHECK(MatchSymbolicGemms(*sym2, *kept) == 2);
+  CHECK(kept->elided.empty());
+  CHECK(kept->gemms[0].inputs[0].node() == -2);
+  absl::StatusOr<v1::Plan> kept_plan = SymbolicKernelPlan(
+      *sym2, *kept, {"kernels_cuda.so", "tccd-cuda-1", "tccd-cuda-sym-1", "cuda_pointwise"});
+  REQUIRE(kept_plan.ok());
+  CHECK(kept_plan->steps(0).extern_call().target() == "aten::t.default");
+}
+
+TEST_CASE("a gemm reads an activation's t with the words naming it renamed to the swapped dims",
+          "[symbolic][gemm]") {
+  // v f32[s0, 8], x f32[s0, 4]; mm(t(v), x) -> [8, 4] (a weight gradient's form).
+  v1::Graph g;
+  *g.add_inputs() = Meta({Sym("s0"), Int(8)}, {Int(8), Int(1)});
+  *g.add_inputs() = Meta({Sym("s0"), Int(4)}, {Int(4), Int(1)});
+  v1::Node* t = g.add_nodes();
+  t->set_target("aten::t.default");
+  *t->add_args() = Ref(-1);
+  *t->add_outputs() = Meta({Int(8), Sym("s0")}, {Int(1), Int(8)});
+  v1::Node* mm = g.add_nodes();
+  mm->set_target("aten::mm.default");
+  *mm->add_args() = Ref(0);
+  *mm->add_args() = Ref(-2);
+  *mm->add_outputs() = Meta({Int(8), Int(4)}, {Int(4), Int(1)});
+  *g.add_outputs() = Ref(1);
+  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(OnCuda(g), {});
+  REQUIRE(sym.ok());
+  for (const bool absorb : {false, true}) {
+    INFO((absorb ? "absorbed" : "kept"));
+    absl::StatusOr<SymbolicLowering> lowering = LowerSymbolicKernels(*sym, {.fusion = true});
+    REQUIRE(lowering.ok());
+    REQUIRE(MatchSymbolicGemms(*sym, *lowering, {.transposes = absorb}) == 1);
+    const SymbolicGemm& gemm = lowering->gemms[0];
+    // A = Y = x (row-major, ld 4), B = X = t(v) (column-major, ld 8: op T); k = s0 is t(v)'s
+    // dim 1, or v's dim 0 once B is v.
+    CHECK((gemm.spec.trans_a == 0 && gemm.spec.trans_b == 1));
+    CHECK(gemm.inputs[1].node() == (absorb ? -1 : 0));
+    CHECK(gemm.shape ==
+          std::vector<int64_t>{4, 8, GemmDimRef(1, 0, absorb ? 0 : 1), 4, 8, 4, 1, 0, 0, 0});
+    CHECK(lowering->schedule.size() == (absorb ? 1u : 2u));
+    absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(
+        *sym, *lowering, {"kernels_cuda.so", "tccd-cuda-1", "tccd-cuda-sym-1", "cuda_pointwise"});
+    REQUIRE(plan.ok());
+    CHECK(plan->steps_size() == (absorb ? 1 : 2));
+    REQUIRE(WritePlanDescriptor(*plan).ok());
+  }
 }
 
 TEST_CASE("nothing to match: a graph without matmuls keeps its schedule", "[symbolic][gemm]") {

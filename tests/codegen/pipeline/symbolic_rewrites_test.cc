@@ -516,8 +516,8 @@ TEST_CASE("nothing to fold: the sum read elsewhere stays, or the fold turned off
 
   // Off: the scatter reads the view of the sum, as before.
   SymbolicGraph off = Prepared(PositionEmbeddingBackwardGraph());
-  REQUIRE(RewriteSymbolicGraph(off, {.embedding_backward_kernel = true,
-                                     .fold_embedding_grad_sum = false})
+  REQUIRE(RewriteSymbolicGraph(
+              off, {.embedding_backward_kernel = true, .fold_embedding_grad_sum = false})
               .ok());
   INFO(Text(off.graph));
   REQUIRE(off.graph.nodes_size() == 4);
