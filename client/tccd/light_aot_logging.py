@@ -25,11 +25,12 @@ TCCD_LIGHT_AOT_LOGGING=0 turns it off (config.py): the real module is imported a
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import sys
 import types
-from typing import Any, Iterator
+from typing import Iterator
+
+from .stand_ins import real_attribute
 
 DEBUG_MODULE = "torch._inductor.debug"
 
@@ -42,18 +43,9 @@ def _no_aot_logging() -> Iterator[None]:
     yield
 
 
-def _real_attribute(name: str) -> Any:
-    """A name the stand-in lacks: the real module's (importing it replaces the stand-in)."""
-    if name.startswith("__"):
-        raise AttributeError(name)
-    if sys.modules.get(DEBUG_MODULE) is _STAND_IN:
-        del sys.modules[DEBUG_MODULE]
-    return getattr(importlib.import_module(DEBUG_MODULE), name)
-
-
 _STAND_IN = types.ModuleType(DEBUG_MODULE, "tccd's stand-in: enable_aot_logging without TORCH_COMPILE_DEBUG")
 _STAND_IN.enable_aot_logging = _no_aot_logging  # type: ignore[attr-defined]
-_STAND_IN.__getattr__ = _real_attribute  # type: ignore[attr-defined]
+_STAND_IN.__getattr__ = real_attribute(DEBUG_MODULE, lambda module: module is _STAND_IN)  # type: ignore[attr-defined]
 
 
 @contextlib.contextmanager

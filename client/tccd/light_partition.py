@@ -38,6 +38,8 @@ import threading
 import types
 from typing import Any, Callable, Dict, List, Optional, Set
 
+from .stand_ins import real_attribute
+
 log = logging.getLogger("tccd")
 
 PATTERN_MATCHER = "torch._inductor.pattern_matcher"
@@ -137,7 +139,7 @@ def _build() -> types.ModuleType:
     code = compile(ast.Module(body=body, type_ignores=[]), spec.origin, "exec",
                    flags=__future__.annotations.compiler_flag, dont_inherit=True)
     exec(code, namespace)  # torch's own definitions, read from its installed source
-    namespace["__getattr__"] = _real_attribute
+    namespace["__getattr__"] = real_attribute(PATTERN_MATCHER, lambda m: m is _stand_in)
     return module
 
 
@@ -204,10 +206,3 @@ def _dotted(node: ast.AST) -> Optional[List[str]]:
     return [node.id] + parts[::-1]
 
 
-def _real_attribute(name: str) -> Any:
-    """A name the stand-in lacks: the real module's (importing it replaces the stand-in)."""
-    if name.startswith("__"):
-        raise AttributeError(name)
-    if sys.modules.get(PATTERN_MATCHER) is _stand_in:
-        del sys.modules[PATTERN_MATCHER]
-    return getattr(importlib.import_module(PATTERN_MATCHER), name)

@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict
+from typing import Dict, Optional
 
 import pytest
 
@@ -126,9 +126,10 @@ def client_env(tmp_path, monkeypatch) -> Dict[str, str]:
 class Daemon:
     """A tccd process on a private socket and database; restartable on the same database."""
 
-    def __init__(self, binary: Path, root: str, extra_args=(), db: str = ""):
+    def __init__(self, binary: Path, root: str, extra_args=(), db: str = "", env: Optional[Dict[str, str]] = None):
         self.binary = binary
         self.extra_args = list(extra_args)
+        self.env = dict(env or {})  # set in the daemon's environment only (TCCD_DISABLE_PASSES, ...)
         self.root = root
         self.socket = os.path.join(root, "tccd.sock")
         self.address = f"unix:{self.socket}"
@@ -146,6 +147,7 @@ class Daemon:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
+                env={**os.environ, **self.env} if self.env else None,
             )
         deadline = time.monotonic() + timeout_s
         why = "not started"

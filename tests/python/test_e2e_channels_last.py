@@ -230,21 +230,14 @@ def test_channels_last_permutes_off_keeps_the_stem_nchw():
 
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
-    import os
     import shutil
 
     root = short_tempdir("tccd-clp-")
-    saved = os.environ.get("TCCD_DISABLE_PASSES")
-    os.environ["TCCD_DISABLE_PASSES"] = "channels-last-permutes"
-    off = Daemon(TCCD_BINARY, root)
+    off = Daemon(TCCD_BINARY, root, env={"TCCD_DISABLE_PASSES": "channels-last-permutes"})
     try:
         off.start()
         plan = _compile(off.stub(), _stem_inference_graph(), "inference")
     finally:
-        if saved is None:
-            os.environ.pop("TCCD_DISABLE_PASSES", None)
-        else:
-            os.environ["TCCD_DISABLE_PASSES"] = saved
         assert off.stop() == 0
         shutil.rmtree(root, ignore_errors=True)
     layouts = _conv_layouts(plan)

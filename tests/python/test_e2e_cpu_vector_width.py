@@ -6,7 +6,6 @@ sizes make the vectorised loops' remainders run. The IR side (which vector type 
 gives) is tests/codegen/cpu/cpu_backend_test.cc's.
 """
 
-import os
 import shutil
 
 import pytest
@@ -23,16 +22,8 @@ def narrow_daemon():
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
     root = short_tempdir("tccd-vec-")
-    saved = os.environ.get("TCCD_DISABLE_PASSES")
-    os.environ["TCCD_DISABLE_PASSES"] = "cpu-512-bit-vectors"
-    d = Daemon(TCCD_BINARY, root)
-    try:
-        d.start()
-    finally:
-        if saved is None:
-            os.environ.pop("TCCD_DISABLE_PASSES")
-        else:
-            os.environ["TCCD_DISABLE_PASSES"] = saved
+    d = Daemon(TCCD_BINARY, root, env={"TCCD_DISABLE_PASSES": "cpu-512-bit-vectors"})
+    d.start()
     yield d
     d.stop()
     shutil.rmtree(root, ignore_errors=True)

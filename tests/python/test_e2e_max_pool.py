@@ -10,7 +10,6 @@ the backward cases run against a daemon of their own with TCCD_DISABLE_PASSES=
 cpu-max-pool-backward-extern, which gives the CPU the gather kernel the GPU runs.
 """
 
-import os
 import shutil
 
 import pytest
@@ -40,16 +39,8 @@ def gather_daemon():
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
     root = short_tempdir("tccd-pool-")
-    saved = os.environ.get("TCCD_DISABLE_PASSES")
-    os.environ["TCCD_DISABLE_PASSES"] = "cpu-max-pool-backward-extern"
-    d = Daemon(TCCD_BINARY, root)
-    try:
-        d.start()
-    finally:
-        if saved is None:
-            os.environ.pop("TCCD_DISABLE_PASSES")
-        else:
-            os.environ["TCCD_DISABLE_PASSES"] = saved
+    d = Daemon(TCCD_BINARY, root, env={"TCCD_DISABLE_PASSES": "cpu-max-pool-backward-extern"})
+    d.start()
     yield d
     d.stop()
     shutil.rmtree(root, ignore_errors=True)

@@ -8,7 +8,6 @@ old plans.
 tests/python/test_gpu_row_gathers.py runs the same models against eager on a GPU.
 """
 
-import os
 import shutil
 
 import pytest
@@ -98,17 +97,11 @@ def _compile_with(disabled, graph):
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
     root = short_tempdir("tccd-rowg-")
-    saved = os.environ.get("TCCD_DISABLE_PASSES")
-    os.environ["TCCD_DISABLE_PASSES"] = disabled
-    d = Daemon(TCCD_BINARY, root)
+    d = Daemon(TCCD_BINARY, root, env={"TCCD_DISABLE_PASSES": disabled})
     try:
         d.start()
         return _compile(d.stub(), graph, "inference")
     finally:
-        if saved is None:
-            os.environ.pop("TCCD_DISABLE_PASSES", None)
-        else:
-            os.environ["TCCD_DISABLE_PASSES"] = saved
         assert d.stop() == 0
         shutil.rmtree(root, ignore_errors=True)
 
