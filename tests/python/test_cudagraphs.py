@@ -588,19 +588,13 @@ def _loss_and_logits_training(compile_fn, uses_logits):
     return torch.stack(losses), {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
-@pytest.mark.parametrize("knob", ["1", "0"])
-def test_an_output_without_gradient_reaches_the_graphed_backward_as_zeros_made_inside(
-    daemon_env, monkeypatch, knob
-):
-    """TCCD_CUDAGRAPH_ZERO_TANGENTS: in the recipe runtime, a step whose logits get no gradient
-    runs a second graphed backward (its own tree function) that takes one tangent fewer and makes
-    the zeros inside; a step whose logits do get one runs the full backward; training is the same
-    as in default mode either way. With 0, every backward takes both tangents (autograd's zeros)."""
+def _record_backward_trees(monkeypatch):
+    """CUDA graph trees replaced by a recorder that runs each function eagerly (CPU tests; the
+    device check skipped): returns (functions, calls), filled as the run goes: per backward tree
+    function its input count, per backward call (function index, input count)."""
     from torch._inductor import cudagraph_trees
 
-    monkeypatch.setenv("TCCD_CUDAGRAPH_ZERO_TANGENTS", knob)
-    tccd.config.reload()
-    functions, calls = [], []  # per backward tree function: its inputs; per backward call: (function, inputs)
+    functions, calls = [], []
 
     def cudagraphify_impl(model, inputs, static_input_idxs, *args, **kwargs):
         if not kwargs.get("is_backward"):
@@ -616,6 +610,20 @@ def test_an_output_without_gradient_reaches_the_graphed_backward_as_zeros_made_i
 
     monkeypatch.setattr(cudagraph_trees, "cudagraphify_impl", cudagraphify_impl)
     monkeypatch.setattr(cudagraphs, "_device_skip", lambda gm, inputs: (None, 0))
+    return functions, calls
+
+
+@pytest.mark.parametrize("knob", ["1", "0"])
+def test_an_output_without_gradient_reaches_the_graphed_backward_as_zeros_made_inside(
+    daemon_env, monkeypatch, knob
+):
+    """TCCD_CUDAGRAPH_ZERO_TANGENTS: in the recipe runtime, a step whose logits get no gradient
+    runs a second graphed backward (its own tree function) that takes one tangent fewer and makes
+    the zeros inside; a step whose logits do get one runs the full backward; training is the same
+    as in default mode either way. With 0, every backward takes both tangents (autograd's zeros)."""
+    monkeypatch.setenv("TCCD_CUDAGRAPH_ZERO_TANGENTS", knob)
+    tccd.config.reload()
+    functions, calls = _record_backward_trees(monkeypatch)
     uses_logits = {2}
     compile_default = lambda m: torch.compile(m, backend="tccd", dynamic=False)  # noqa: E731
     default_losses, default_state = _loss_and_logits_training(compile_default, uses_logits)
@@ -646,27 +654,10 @@ def test_zoo_gpt2_runs_the_zero_tangent_variant_from_its_second_step(daemon_env,
     import sys
     from pathlib import Path
 
-    from torch._inductor import cudagraph_trees
-
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "deploy"))
     import zoo_benchmark
 
-    functions, calls = [], []
-
-    def cudagraphify_impl(model, inputs, static_input_idxs, *args, **kwargs):
-        if not kwargs.get("is_backward"):
-            return lambda args: model(args)
-        index = len(functions)
-        functions.append(len(inputs))
-
-        def replay(args):
-            calls.append((index, len(args)))
-            return model(args)
-
-        return replay
-
-    monkeypatch.setattr(cudagraph_trees, "cudagraphify_impl", cudagraphify_impl)
-    monkeypatch.setattr(cudagraphs, "_device_skip", lambda gm, inputs: (None, 0))
+    functions, calls = _record_backward_trees(monkeypatch)
     torch.manual_seed(0)
     model, batch_fn, fwd = zoo_benchmark.build_model("gpt2", True, False)
     batch = batch_fn(2, torch.device("cpu"))
