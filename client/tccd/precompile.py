@@ -214,6 +214,8 @@ def move_tensor_guards(guard_entries: Any, kept: List[bool]) -> int:
         moved.append(input_check.facts(index, entry.name, value, size, stride))
     if moved:
         graph.input_check = {"n_args": len(inputs), "inputs": sorted(moved, key=lambda f: f["index"])}
+        # The saving process runs the same filtered guards: its calls are checked too.
+        graph.checker = input_check.InputCheck(graph.input_check["inputs"], len(inputs))
     log.debug("tccd: %d of the graph's %d inputs checked by the saved graph instead of tensor guards",
               len(moved), len(inputs))
     return len(moved)

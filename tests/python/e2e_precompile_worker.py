@@ -82,6 +82,13 @@ def main():
         aot = compiled.aot_compile((inputs(), {}))
         aot.save_compiled_function(path, **external)
         fn = aot
+        if what == "save-lean":  # the saving process runs the same guards: a mismatch is refused here too
+            x, w1, b1, w2 = inputs()
+            try:
+                fn(x, w1.detach().double().requires_grad_(), b1, w2)
+                refused_in_saver = None
+            except Exception as e:
+                refused_in_saver = f"{type(e).__name__}: {e}"
     else:
         with open(path, "rb") as f:
             fn = torch.compiler.load_compiled_function(f, **external)
@@ -113,6 +120,7 @@ def main():
     result = run(fn)
     if what == "save-lean":
         result["kept_types"] = dict(kept_types)
+        result["refused_in_saver"] = refused_in_saver
     if what == "load-mismatch":
         result["refused"] = refused
     result["stats"] = [{k: s[k] for k in ("name", "kind", "aot_skipped", "local_hit", "cache_hit", "fallback", "key")}

@@ -122,6 +122,7 @@ def test_a_loaded_function_checks_its_inputs_instead_of_tensor_guards(daemon_env
     then computes eager's results."""
     cold, warm = _refusals(daemon_env, tmp_path)
     assert "TENSOR_MATCH" not in cold["kept_types"], cold["kept_types"]
+    assert "refuses its inputs: " in cold["refused_in_saver"] and "dtype" in cold["refused_in_saver"]
     assert sorted(warm["refused"]) == sorted(SAYS)
     for case, error in warm["refused"].items():
         assert error is not None, f"{case}: the loaded function ran"
@@ -139,6 +140,7 @@ def test_a_loaded_function_refuses_parameters_unlike_the_saved_ones(daemon_env, 
     results."""
     cold, warm = _refusals(daemon_env, tmp_path, TCCD_AOT_INPUT_CHECK="0")
     assert cold["kept_types"].get("TENSOR_MATCH") == 4, cold["kept_types"]
+    assert "guard" in cold["refused_in_saver"].lower() and "dtype" in cold["refused_in_saver"]
     assert sorted(warm["refused"]) == sorted(SAYS)
     for case, error in warm["refused"].items():
         assert error is not None, f"{case}: the loaded function ran"

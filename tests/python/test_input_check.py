@@ -118,6 +118,7 @@ def test_the_filter_moves_the_graph_inputs_tensor_guards_into_the_saved_graph(mo
     assert [(f["index"], f["parameter"], f["size"]) for f in graph.input_check["inputs"]] == [
         (0, False, [2, 3]), (1, True, [3, 4])]
     assert graph.input_check["n_args"] == 3 and precompile._pending is None
+    assert graph.checker is not None and graph.checker.check((x, w, frozen)) is None  # the saving process checks too
     saved = json.loads(precompile.graph_json(SimpleNamespace(to_json=lambda: "{}"), ["k"], graph.input_check))
     assert saved["format"] == 2 and saved["input_check"] == graph.input_check
     assert json.loads(precompile.graph_json(SimpleNamespace(to_json=lambda: "{}"), ["k"]))["format"] == 1
