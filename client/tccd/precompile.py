@@ -195,6 +195,12 @@ def move_tensor_guards(guard_entries: Any, kept: List[bool]) -> int:
     pending, _pending = _pending, None
     if pending is None or not config_mod.get().aot_input_check:
         return 0
+    # aot_compile builds its guards outside any Dynamo frame compile (no compile id, 2.11 and
+    # 2.15); a frame's filter (Dynamo's package, a plain torch.compile) runs inside one. So a
+    # graph left pending by an aot_compile whose filter was not lean never lends its inputs to
+    # another frame's guards. (A torch that changes this only turns the move off.)
+    if torch._guards.CompileContext.current_compile_id() is not None:
+        return 0
     graph, inputs = pending
     by_id = {ident: (index, size, stride) for index, (ident, size, stride) in enumerate(inputs) if ident is not None}
     moved = []

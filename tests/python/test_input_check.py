@@ -123,6 +123,14 @@ def test_the_filter_moves_the_graph_inputs_tensor_guards_into_the_saved_graph(mo
     assert saved["format"] == 2 and saved["input_check"] == graph.input_check
     assert json.loads(precompile.graph_json(SimpleNamespace(to_json=lambda: "{}"), ["k"]))["format"] == 1
 
+    # Inside a Dynamo frame compile (a package's or a plain torch.compile's filter): nothing moves.
+    graph.input_check = None
+    precompile._pending = (graph, precompile._graph_inputs(_graph_module(*examples), [x, w, frozen]))
+    kept = [True] * len(entries)
+    compile_id = torch._guards.CompileId(frame_id=0, frame_compile_id=0)
+    with torch._guards.compile_context(torch._guards.CompileContext(compile_id)):
+        assert precompile.move_tensor_guards(entries, kept) == 0 and all(kept) and graph.input_check is None
+
     # TCCD_AOT_INPUT_CHECK=0: every tensor guard stays, nothing is handed over.
     monkeypatch.setattr(config, "_config", dataclasses.replace(config.get(), aot_input_check=False))
     graph.input_check = None
