@@ -145,7 +145,7 @@ def main(argv=None) -> int:
         from tccd.precompile import TccdCompiledGraph
 
         checks = [o for o in gc.get_objects() if isinstance(o, TccdCompiledGraph) and o.checker is not None]
-        inputs = [a_ for a_ in [*model.parameters(), *model.buffers(), *batch.values()]]
+        inputs = [*model.parameters(), *model.buffers(), *batch.values()]
         check_us = 0.0
         for graph in checks:
             args = tuple(inputs[:graph.checker.n_args]) if graph.checker.n_args == len(inputs) else None
