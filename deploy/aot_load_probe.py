@@ -42,6 +42,9 @@ def main(argv=None) -> int:
     p.add_argument("--list-guards", metavar="FILE",
                    help="save: write every guard Dynamo made (kept or not, type, source name) to FILE, one a line")
     p.add_argument("--profile", type=int, default=0, metavar="N", help="load: print cProfile's top N")
+    p.add_argument("--guard-check-calls", type=int, default=0, metavar="N",
+                   help="load: after the first step, time N evaluations of the loaded function's guards "
+                        "(torch's guard_check) and of tccd's input checks (per call, us)")
     p.add_argument("--gc-freeze", action="store_true",
                    help="load: gc.freeze() before it (what the set-up allocated is never scanned again)")
     a = p.parse_args(argv)
@@ -131,6 +134,33 @@ def main(argv=None) -> int:
     print(f"first step wall {time.perf_counter() - wall:.3f} s, main-thread CPU {time.thread_time() - cpu:.3f} s, "
           f"loss {float(loss.detach()):.6f}")
     gc_report("garbage collection in the first step")
+    if a.guard_check_calls:
+        # What every call of the loaded function pays before its plans: torch's guards, then
+        # (inside the compiled code) tccd's input check of the graph's inputs, if saved with one.
+        assert fn.guard_check(state, batch)
+        t0 = time.perf_counter()
+        for _ in range(a.guard_check_calls):
+            fn.guard_check(state, batch)
+        guards_us = (time.perf_counter() - t0) / a.guard_check_calls * 1e6
+        from tccd.precompile import TccdCompiledGraph
+
+        checks = [o for o in gc.get_objects() if isinstance(o, TccdCompiledGraph) and o.checker is not None]
+        inputs = [*model.parameters(), *model.buffers(), *batch.values()]
+        check_us = 0.0
+        for graph in checks:
+            args = tuple(inputs[:graph.checker.n_args]) if graph.checker.n_args == len(inputs) else None
+            if args is None:
+                continue
+            try:
+                graph.checker.check(args)
+            except RuntimeError:  # the graph's inputs in another order than the model's: not timed
+                continue
+            t0 = time.perf_counter()
+            for _ in range(a.guard_check_calls):
+                graph.checker.check(args)
+            check_us += (time.perf_counter() - t0) / a.guard_check_calls * 1e6
+        print(f"per call: torch's guards {guards_us:.1f} us, tccd's input check {check_us:.1f} us "
+              f"({len(checks)} checked graph(s))")
     if profiler:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(os.environ.get("PROBE_PROFILE_FILTER", ""), a.profile)

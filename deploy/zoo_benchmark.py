@@ -974,8 +974,9 @@ def worker_main(spec_json: str) -> int:
 
 
 # Environment variables the AOT save cell reads: a --warm-ab variant that sets one saves again
-# (TCCD_AOT_GUARD_STACKS: the saved guards' stacks, precompile.drop_guard_stacks).
-SAVE_ENV = {"ZOO_AOT_GUARDS", "TCCD_AOT_GUARD_STACKS"}
+# (TCCD_AOT_GUARD_STACKS: the saved guards' stacks, precompile.drop_guard_stacks;
+# TCCD_AOT_INPUT_CHECK: whether the graph inputs' tensor guards are saved, input_check.py).
+SAVE_ENV = {"ZOO_AOT_GUARDS", "TCCD_AOT_GUARD_STACKS", "TCCD_AOT_INPUT_CHECK"}
 
 
 def _saved_in_cold(spec: Dict[str, Any], cold: Dict[str, Any]) -> Dict[str, Any]:
@@ -1592,7 +1593,8 @@ def main(argv=None) -> int:
                         "prefers a cold cell measured alone); the warm cells run alone as before")
     p.add_argument("--warm-ab", metavar="ENV=VALUE[,ENV=VALUE]",
                    help="with --warm: after each tccd warm cell (and --aot load), one more with this "
-                        "environment (e.g. TCCD_CONV_WARMUP=0: the knob off), reported side by side")
+                        "environment (e.g. TCCD_CONV_WARMUP=0: the knob off), reported side by side; "
+                        "with --aot but no --warm, after the AOT load only")
     p.add_argument("--warm-ab-models", help="comma list: --warm-ab for these models only (default: all)")
     p.add_argument("--warm-ab-starts", default="warm,aot",
                    help="comma list of the starts --warm-ab repeats: warm (Dynamo path), aot (the AOT load)")
@@ -1610,8 +1612,8 @@ def main(argv=None) -> int:
     ab_env = None
     if a.warm_ab:
         pairs = [kv.split("=", 1) for kv in a.warm_ab.split(",") if kv]
-        if not a.warm or any(len(kv) != 2 or not kv[0] for kv in pairs):
-            p.error("--warm-ab needs --warm and ENV=VALUE pairs")
+        if not (a.warm or a.aot) or any(len(kv) != 2 or not kv[0] for kv in pairs):
+            p.error("--warm-ab needs --warm or --aot (then only its AOT load is repeated) and ENV=VALUE pairs")
         ab_env = dict(pairs)
     ab_models = set(m for m in (a.warm_ab_models or a.models).split(",") if m)
     ab_starts = set(x for x in a.warm_ab_starts.split(",") if x)

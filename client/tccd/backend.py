@@ -897,7 +897,7 @@ def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **
                 from . import caching_precompile
 
                 caching_precompile.record(package_id, warm.tccd_recipe, warm.tccd_plan_keys)
-            return precompile.wrap(warm, None, None) if precompile.precompiling() else warm
+            return precompile.wrap(warm, None, None, gm, example_inputs) if precompile.precompiling() else warm
         if capture is None:
             capture = _symbolic_capture(example_inputs, config, graph_id)
     elif config.lean_runtime and config.lean_cudagraphs and not precompile.precompiling():
@@ -940,7 +940,7 @@ def _traced_and_compiled(gm: torch.fx.GraphModule, example_inputs: List[Any], **
     # AOTAutograd's own cache entry, which only takes Inductor's compiled code.
     with precompile.without_aot_autograd_cache(), light_aot_logging.scope(config.light_aot_logging):
         compiled = backend(gm, example_inputs)
-    return precompile.wrap(compiled, capture, compiler)
+    return precompile.wrap(compiled, capture, compiler, gm, example_inputs)
 
 
 # torch._dynamo.reset() calls its backends' reset(): free the CUDA graph trees with the code caches.

@@ -391,6 +391,8 @@ class Config:
     defer_backward_init: int = 2  # TCCD_DEFER_BACKWARD_INIT: 1 backward plans, 2 forward too
     aot_settle_trace_log: bool = True  # TCCD_AOT_SETTLE_TRACE_LOG (precompile.settle_trace_log)
     aot_guard_stacks: bool = False  # TCCD_AOT_GUARD_STACKS (precompile.lean_guards)
+    aot_input_check: bool = True  # TCCD_AOT_INPUT_CHECK (input_check.py)
+    aot_shared_fake_mode: bool = True  # TCCD_AOT_SHARED_FAKE_MODE (precompile._share_fake_mode_in_guard_loads)
     trace_once_logs: bool = True  # TCCD_TRACE_ONCE_LOGS (once_logs.py)
     caching_precompile: bool = False  # TCCD_CACHING_PRECOMPILE (caching_precompile.py)
     package_lean_guards: bool = True  # TCCD_PACKAGE_LEAN_GUARDS (caching_precompile._drop_unsaveable_guards)
@@ -525,6 +527,8 @@ class Config:
             gemm_tunes_shared=_flag(env, "TCCD_GEMM_TUNES_SHARED", True),
             aot_settle_trace_log=_flag(env, "TCCD_AOT_SETTLE_TRACE_LOG", True),
             aot_guard_stacks=_flag(env, "TCCD_AOT_GUARD_STACKS", False),
+            aot_input_check=_flag(env, "TCCD_AOT_INPUT_CHECK", True),
+            aot_shared_fake_mode=_flag(env, "TCCD_AOT_SHARED_FAKE_MODE", True),
             trace_once_logs=_flag(env, "TCCD_TRACE_ONCE_LOGS", True),
             caching_precompile=_flag(env, "TCCD_CACHING_PRECOMPILE", False),
             package_lean_guards=_flag(env, "TCCD_PACKAGE_LEAN_GUARDS", True),

@@ -54,7 +54,12 @@ log = logging.getLogger(__name__)
 
 # Bump when the JSON's meaning changes; other formats fail to load with a message.
 #   1: {"format", "recipe" (Recipe JSON), "plan_keys" (daemon keys: forward[, backward])}.
-PRECOMPILE_FORMAT = 1
+#   2: 1 + "input_check": {"n_args", "inputs": [input_check.facts()]}: the graph inputs whose
+#      TENSOR_MATCH guards were not saved (lean_guards, TCCD_AOT_INPUT_CHECK); a tccd that reads
+#      only format 1 must refuse such a file rather than run it unchecked. A graph without the
+#      check is still written as 1 (Dynamo's packages, TCCD_AOT_INPUT_CHECK=0).
+PRECOMPILE_FORMAT = 2
+PRECOMPILE_FORMATS = (1, 2)
 
 
 def serializable_guards(guard_entries: Any) -> List[bool]:
@@ -121,11 +126,16 @@ def lean_guards(guard_entries: Any) -> List[bool]:
     torch's `skip_guard_on_all_nn_modules_unsafe` drops besides these (the tensor guards
     reached through the module, the modules' types and values) stays. Also dropped: the
     TYPE_MATCH guards on a module's `_modules` / `_parameters` / `_buffers` dicts
-    (MODULE_DICT_ATTRS). Measured on the CPU: README "Warm start: the AOT load's guards"."""
+    (MODULE_DICT_ATTRS). Measured on the CPU: README "Warm start: the AOT load's guards".
+    Under aot_compile (TCCD_AOT_INPUT_CHECK, default on) the TENSOR_MATCH guards of the graph's
+    inputs are not saved either: the saved graph checks those inputs itself
+    (move_tensor_guards, input_check.py)."""
     kept = lean_guards_keep_dict_types(guard_entries)
-    return [k and not (g.guard_type == "TYPE_MATCH" and str(getattr(g, "name", "")).endswith(MODULE_DICT_ATTRS)
+    kept = [k and not (g.guard_type == "TYPE_MATCH" and str(getattr(g, "name", "")).endswith(MODULE_DICT_ATTRS)
                        and _on_module(g))
             for k, g in zip(kept, guard_entries)]
+    move_tensor_guards(guard_entries, kept)
+    return kept
 
 
 def lean_guards_keep_dict_types(guard_entries: Any) -> List[bool]:
@@ -137,6 +147,84 @@ def lean_guards_keep_dict_types(guard_entries: Any) -> List[bool]:
             for k, g in zip(kept, guard_entries)]
     drop_guard_stacks(guard_entries, kept)
     return kept
+
+
+# The graph aot_compile's backend call just returned and its inputs (wrap), until the guard
+# filter of the same frame compile (lean_guards) moves their tensor guards into it. Dynamo
+# builds a frame's guards right after its backend call, on the same thread.
+_pending: Optional[tuple] = None
+
+
+def _graph_inputs(gm: Any, example_inputs: Any) -> Optional[List[tuple]]:
+    """(id of the real tensor, sizes, strides) of each of Dynamo's graph inputs, by position: the
+    backend's example inputs are the real tensors (OutputGraph.example_inputs: each graph
+    argument's example, in 2.11 and 2.15 alike), which the guard filter's entries hold as their
+    values; sizes and strides are the placeholder's fake example's (None where symbolic). An
+    input without both is (None, (), ()). None when the graph's inputs are not passed one per
+    placeholder (Dynamo's GmWrapper)."""
+    if gm is None or example_inputs is None or isinstance(gm, getattr(torch._dynamo.utils, "GmWrapper", ())):
+        return None
+    fake_type = getattr(torch._subclasses, "FakeTensor", ())
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(example_inputs):
+        return None
+    out = []
+    for node, real in zip(placeholders, example_inputs):
+        example = node.meta.get("example_value")
+        if not (type(real) in (torch.Tensor, torch.nn.Parameter) and not isinstance(real, fake_type)
+                and isinstance(example, torch.Tensor)):
+            out.append((None, (), ()))
+            continue
+        out.append((id(real), [s if isinstance(s, int) else None for s in example.shape],
+                    [s if isinstance(s, int) else None for s in example.stride()]))
+    return out
+
+
+def move_tensor_guards(guard_entries: Any, kept: List[bool]) -> int:
+    """Drops the kept TENSOR_MATCH guards of the pending graph's inputs (set by wrap under
+    aot_compile) that input_check.covered() accepts, and gives that graph their facts instead:
+    its saved form checks them at every call (input_check.py says what each guard checked and
+    what checks it now). Matched by identity: the guard's value is the real tensor the graph
+    input was traced from. A guard on a tensor that is not one of the graph's inputs (one
+    Dynamo only read a size of, an input of another frame) stays. Returns the guards
+    moved; 0 with TCCD_AOT_INPUT_CHECK=0 or nothing pending."""
+    global _pending
+    from . import config as config_mod
+    from . import input_check
+
+    pending, _pending = _pending, None
+    if pending is None or not config_mod.get().aot_input_check:
+        return 0
+    # aot_compile builds its guards outside any Dynamo frame compile (no compile id, 2.11 and
+    # 2.15); a frame's filter (Dynamo's package, a plain torch.compile) runs inside one. So a
+    # graph left pending by an aot_compile whose filter was not lean never lends its inputs to
+    # another frame's guards. (A torch that changes this only turns the move off.)
+    if torch._guards.CompileContext.current_compile_id() is not None:
+        return 0
+    graph, inputs = pending
+    by_id = {ident: (index, size, stride) for index, (ident, size, stride) in enumerate(inputs) if ident is not None}
+    moved = []
+    for n, (keep, entry) in enumerate(zip(kept, guard_entries)):
+        if not (keep and entry.guard_type == "TENSOR_MATCH" and getattr(entry, "has_value", False)):
+            continue
+        value = entry.value
+        value = value() if callable(value) and not isinstance(value, torch.Tensor) else value  # a TensorWeakRef
+        hit = by_id.get(id(value))
+        if hit is None:
+            continue
+        index, size, stride = hit
+        if not input_check.covered(value, size, stride):
+            continue
+        del by_id[id(value)]  # one guard per input (a second source of it keeps its own)
+        kept[n] = False
+        moved.append(input_check.facts(index, entry.name, value, size, stride))
+    if moved:
+        graph.input_check = {"n_args": len(inputs), "inputs": sorted(moved, key=lambda f: f["index"])}
+        # The saving process runs the same filtered guards: its calls are checked too.
+        graph.checker = input_check.InputCheck(graph.input_check["inputs"], len(inputs))
+    log.debug("tccd: %d of the graph's %d inputs checked by the saved graph instead of tensor guards",
+              len(moved), len(inputs))
+    return len(moved)
 
 
 def drop_guard_stacks(guard_entries: Any, kept: List[bool]) -> int:
@@ -200,6 +288,58 @@ def _fix_defaults_source_pickle() -> bool:
 _fix_defaults_source_pickle()
 
 
+# The FakeTensorMode the loaded guards' tensors are rebuilt in (_share_fake_mode_in_guard_loads).
+_guard_load_fake_mode: Any = None
+
+
+def _share_fake_mode_in_guard_loads() -> bool:
+    """Makes torch rebuild a loaded function's guarded tensors in one FakeTensorMode of the
+    process instead of a new one per tensor (GuardsStatePickler._unpickle_tensor, 2.11 and
+    2.15 alike: FakeTensorMode() per tensor, whose __init__ extracts the Python stack, deep
+    inside the unpickler). The tensors are the saved guard state's examples (each a fake tensor
+    of the saved dtype, device, sizes, strides, type and dispatch keys): the guards read their
+    metadata, no operation runs on them, and a mode holds no reference to its fake tensors, so
+    one mode serves them all, as one Dynamo trace's inputs share one. ResNet-50's AOT load
+    (tiny config, CPU, 322 tensors): ~0.03 of ~0.3 main-thread CPU s (README "Warm start: the
+    AOT flow's tensor guards as one input check"). TCCD_AOT_SHARED_FAKE_MODE=0: torch's own, a
+    mode per tensor. Both flows' loads (the AOT flow and Dynamo's package) unpickle through
+    it. True if patched; a torch whose function differs in shape is left alone."""
+    import inspect
+
+    try:
+        from torch._dynamo.guards import GuardsStatePickler
+        from torch._subclasses.fake_tensor import FakeTensorConverter, FakeTensorMode
+    except ImportError:  # deliberately ignored: a torch without saved guards has nothing to share
+        return False
+    original = GuardsStatePickler.__dict__.get("_unpickle_tensor")
+    func = getattr(original, "__func__", None)
+    if func is None or getattr(func, "tccd_shared_fake_mode", False) or list(inspect.signature(func).parameters) != [
+            "cls", "meta_tensor", "device", "pytype", "dispatch_keys_raw", "grad"]:
+        return False
+
+    def _unpickle_tensor(cls: Any, meta_tensor: Any, device: Any, pytype: Any, dispatch_keys_raw: int,
+                         grad: Any) -> Any:
+        global _guard_load_fake_mode
+        from . import config as config_mod
+
+        if not config_mod.get().aot_shared_fake_mode:
+            return func(cls, meta_tensor, device, pytype, dispatch_keys_raw, grad)
+        if _guard_load_fake_mode is None:
+            _guard_load_fake_mode = FakeTensorMode()
+        ret = FakeTensorConverter().from_meta_and_device(_guard_load_fake_mode, meta_tensor, device, pytype,
+                                                         torch._C.DispatchKeySet.from_raw_repr(dispatch_keys_raw))
+        # As torch's: a .grad the guards never read comes as a sentinel, not a tensor.
+        ret.grad = grad if isinstance(grad, torch.Tensor) else None
+        return ret
+
+    _unpickle_tensor.tccd_shared_fake_mode = True  # type: ignore[attr-defined]
+    GuardsStatePickler._unpickle_tensor = classmethod(_unpickle_tensor)  # type: ignore[method-assign]
+    return True
+
+
+_share_fake_mode_in_guard_loads()
+
+
 def precompiling() -> bool:
     """True inside torch's aot_compile (aot_compile_fullgraph patches exactly these functorch
     flags around the backend call, in 2.11 and 2.15)."""
@@ -224,35 +364,40 @@ class TccdCompiledGraph(SerializableCallable):
     """The function Dynamo calls for one graph, and what it takes to rebuild it elsewhere."""
 
     def __init__(self, fn: Any, recipe: Any = None, plan_keys: Optional[List[str]] = None,
-                 why_not: Optional[str] = None):
+                 why_not: Optional[str] = None, checker: Any = None):
         self.fn = fn
         self.recipe = recipe  # aot_recipe.Recipe, or None: cannot be saved (why_not)
         self.plan_keys = list(plan_keys or [])
         self.why_not = why_not
+        # Saved with the graph (move_tensor_guards): {"n_args", "inputs": [facts]}, or None.
+        self.input_check: Optional[dict] = None
+        # A loaded graph's input_check.InputCheck: run before every call.
+        self.checker = checker
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.checker is not None:
+            self.checker.check(args)
         return self.fn(*args, **kwargs)
 
     @classmethod
     def serialize_compile_artifacts(cls, fn: "TccdCompiledGraph") -> bytes:
         if fn.recipe is None:
             raise RuntimeError(f"tccd cannot save this compiled graph: {fn.why_not}")
-        return graph_json(fn.recipe, fn.plan_keys)
+        return graph_json(fn.recipe, fn.plan_keys, input_check=fn.input_check)
 
     @classmethod
     def deserialize_compile_artifacts(cls, data: bytes) -> "TccdCompiledGraph":
         return load_graph(json.loads(data), "precompiled")
 
 
-def graph_json(recipe: Any, plan_keys: List[str], **extra: Any) -> bytes:
-    """A compiled graph as the JSON both of torch's saving flows keep (PRECOMPILE_FORMAT);
-    `extra`: more top-level fields, which load_graph ignores (caching_precompile.py's checks)."""
-    return json.dumps({
-        **extra,
-        "format": PRECOMPILE_FORMAT,
-        "recipe": json.loads(recipe.to_json()),
-        "plan_keys": list(plan_keys),
-    }, sort_keys=True).encode()
+def graph_json(recipe: Any, plan_keys: List[str], input_check: Optional[dict] = None, **extra: Any) -> bytes:
+    """A compiled graph as the JSON both of torch's saving flows keep (PRECOMPILE_FORMAT, or 1
+    without `input_check`); `extra`: more top-level fields, which load_graph ignores
+    (caching_precompile.py's checks)."""
+    obj = {**extra, "format": 1, "recipe": json.loads(recipe.to_json()), "plan_keys": list(plan_keys)}
+    if input_check:
+        obj.update(format=PRECOMPILE_FORMAT, input_check=input_check)
+    return json.dumps(obj, sort_keys=True).encode()
 
 
 def load_graph(obj: Any, name: str, package: bool = False) -> TccdCompiledGraph:
@@ -263,8 +408,8 @@ def load_graph(obj: Any, name: str, package: bool = False) -> TccdCompiledGraph:
     from .aot_guard import refusal
     from .aot_recipe import Recipe
 
-    if not isinstance(obj, dict) or obj.get("format") != PRECOMPILE_FORMAT:
-        raise RuntimeError(f"not a format {PRECOMPILE_FORMAT} tccd precompiled graph")
+    if not isinstance(obj, dict) or obj.get("format") not in PRECOMPILE_FORMATS:
+        raise RuntimeError(f"not a tccd precompiled graph of format {' or '.join(map(str, PRECOMPILE_FORMATS))}")
     why = refusal()
     if why:
         raise RuntimeError(f"tccd cannot load a precompiled graph into this process: {why}")
@@ -278,7 +423,14 @@ def load_graph(obj: Any, name: str, package: bool = False) -> TccdCompiledGraph:
     from .aot_runtime import build
 
     fn = build(recipe, plans[0], plans[1] if len(plans) > 1 else None)
-    return TccdCompiledGraph(fn, recipe, keys)
+    checker = None
+    if obj.get("input_check"):
+        from .input_check import InputCheck
+
+        checker = InputCheck(obj["input_check"]["inputs"], int(obj["input_check"]["n_args"]))
+    loaded = TccdCompiledGraph(fn, recipe, keys, checker=checker)
+    loaded.input_check = obj.get("input_check")
+    return loaded
 
 
 def settle_trace_log() -> bool:
@@ -332,11 +484,21 @@ def load_plan_by_key(key: str, name: str, kind: str, package: bool = False) -> A
     return plan
 
 
-def wrap(fn: Any, capture: Any, graph_compiler: Any) -> TccdCompiledGraph:
+def wrap(fn: Any, capture: Any, graph_compiler: Any, gm: Any = None, example_inputs: Any = None) -> TccdCompiledGraph:
     """What the backend returns under aot_compile. `fn`: the function for Dynamo; an AOT recipe
     hit carries its recipe and plan keys (aot_cache._load), a traced graph has them from
     `capture` (aot_recipe.RecipeCapture, stored once AOTAutograd compiled its graphs; None when
-    the graph gets no recipe) and `graph_compiler` (backend._GraphCompiler: the plans' keys)."""
+    the graph gets no recipe) and `graph_compiler` (backend._GraphCompiler: the plans' keys).
+    `gm`, `example_inputs`: Dynamo's graph and its real inputs, whose tensor guards the frame's
+    guard filter may move into the saved graph (move_tensor_guards)."""
+    global _pending
+    graph = _wrapped(fn, capture, graph_compiler)
+    inputs = _graph_inputs(gm, example_inputs) if graph.recipe is not None else None
+    _pending = (graph, inputs) if inputs else None
+    return graph
+
+
+def _wrapped(fn: Any, capture: Any, graph_compiler: Any) -> TccdCompiledGraph:
     recipe = getattr(fn, "tccd_recipe", None)
     if recipe is not None:
         return TccdCompiledGraph(fn, recipe, getattr(fn, "tccd_plan_keys", []))

@@ -5,6 +5,7 @@ line: outputs, gradients and the tccd stats of this process.
 Environment: the TCCD_* of the test (daemon address, a local cache dir of this process).
 """
 
+import collections
 import json
 import sys
 
@@ -69,32 +70,57 @@ def main():
         # save-lean: step with the zoo's filter (lean_guards).
         fn = step_with_activation(activation) if "activation" in what else step
         options = {"guard_filter_fn": tccd.precompile.serializable_guards} if "activation" in what else None
+        kept_types = collections.Counter()
         if what == "save-lean":
-            options = {"guard_filter_fn": tccd.precompile.lean_guards}
+            def counting(entries):
+                kept = tccd.precompile.lean_guards(entries)
+                kept_types.update(e.guard_type for e, k in zip(entries, kept) if k)
+                return kept
+
+            options = {"guard_filter_fn": counting}
         compiled = torch.compile(fn, backend="tccd", fullgraph=True, dynamic=False, options=options)
         aot = compiled.aot_compile((inputs(), {}))
         aot.save_compiled_function(path, **external)
         fn = aot
+        if what == "save-lean":  # the saving process runs the same guards: a mismatch is refused here too
+            x, w1, b1, w2 = inputs()
+            try:
+                fn(x, w1.detach().double().requires_grad_(), b1, w2)
+                refused_in_saver = None
+            except Exception as e:
+                refused_in_saver = f"{type(e).__name__}: {e}"
     else:
         with open(path, "rb") as f:
             fn = torch.compiler.load_compiled_function(f, **external)
     if what == "load-mismatch":
         # Parameters unlike the saved ones: each call must be refused, never computed.
         refused = {}
-        for case in ("float64", "shape", "frozen"):
+        for case in ("float64", "shape", "frozen", "meta", "stride", "inference", "grad_x"):
             x, w1, b1, w2 = inputs()
             if case == "float64":
                 w1 = w1.detach().double().requires_grad_()
             elif case == "shape":
                 b1 = b1.detach().reshape(1, 32).requires_grad_()
-            else:
+            elif case == "frozen":
                 w1 = w1.detach()
+            elif case == "meta":  # another device than the saved one (CPU)
+                w2 = w2.detach().to("meta").requires_grad_()
+            elif case == "stride":  # the saved sizes, other strides
+                w1 = w1.detach().t().contiguous().t().requires_grad_()
+            elif case == "inference":  # other dispatch keys: an inference-mode tensor
+                with torch.inference_mode():
+                    x = x.clone()
+            else:  # x was saved not requiring grad
+                x = x.requires_grad_()
             try:
                 fn(x, w1, b1, w2)
                 refused[case] = None
             except Exception as e:  # the guard failure's own type and message
                 refused[case] = f"{type(e).__name__}: {e}"
     result = run(fn)
+    if what == "save-lean":
+        result["kept_types"] = dict(kept_types)
+        result["refused_in_saver"] = refused_in_saver
     if what == "load-mismatch":
         result["refused"] = refused
     result["stats"] = [{k: s[k] for k in ("name", "kind", "aot_skipped", "local_hit", "cache_hit", "fallback", "key")}

@@ -94,24 +94,56 @@ def test_saved_with_the_guard_filter_loads_and_matches_eager(daemon_env, tmp_pat
     assert all(s["aot_skipped"] for s in warm["stats"]), warm["stats"]
 
 
-def test_a_loaded_function_refuses_parameters_unlike_the_saved_ones(daemon_env, tmp_path):
-    """The ahead-of-time flow keeps every tensor guard under the zoo's lean filter: a loaded
-    function called with a parameter of another dtype, another shape or not requiring grad
-    raises, with a message naming the guard, and never runs its plans on them (the native plan
-    does not check its graph inputs' device or requires_grad itself: README "Warm start: the
-    package's guards built once"). The same call with the saved kinds of tensors then computes
-    eager's results."""
+def _refusals(daemon_env, tmp_path, **knobs):
     env = {k: v for k, v in os.environ.items() if not k.startswith("TCCD_")}
     env.update({k: daemon_env[k] for k in ("TCCD_ADDRESS", "TCCD_JOB_ID", "TCCD_NO_AUTOSTART", "TCCD_AOT_SHARE")})
+    env.update(knobs)
     saved = tmp_path / "step.pt2"
     env["TCCD_CACHE_DIR"] = str(tmp_path / "cache-save")
-    _run(env, "save-lean", str(saved))
+    cold = _run(env, "save-lean", str(saved))
     env["TCCD_CACHE_DIR"] = str(tmp_path / "cache-load")
     warm = _run(env, "load-mismatch", str(saved))
-    # torch's guard failure names the tensor and what differs (torch 2.15's wording).
-    says = {"float64": ("dtype",), "shape": ("rank", "size"), "frozen": ("requires_grad",)}
-    assert sorted(warm["refused"]) == sorted(says)
+    return cold, warm
+
+
+# What a refusal names, per case of e2e_precompile_worker's load-mismatch (torch's TensorCheck
+# wording, 2.11 and 2.15, from Dynamo's guard or tccd's input check alike).
+SAYS = {"float64": ("dtype",), "shape": ("rank", "size"), "frozen": ("requires_grad",),
+        "meta": ("dispatch key", "device"), "stride": ("stride",), "inference": ("dispatch key",),
+        "grad_x": ("requires_grad",)}
+
+
+def test_a_loaded_function_checks_its_inputs_instead_of_tensor_guards(daemon_env, tmp_path):
+    """Under the lean filter the saved function keeps no TENSOR_MATCH guard of its graph inputs
+    (x, w1, b1, w2): it checks them itself at every call (tccd.input_check). Called with an input
+    of another dtype, shape, strides, device (meta for the saved CPU), dispatch keys (an
+    inference tensor) or requires_grad, it raises tccd's error naming the input and what
+    differs, and never runs its plans on them; the same call with the saved kinds of tensors
+    then computes eager's results."""
+    cold, warm = _refusals(daemon_env, tmp_path)
+    assert "TENSOR_MATCH" not in cold["kept_types"], cold["kept_types"]
+    assert "refuses its inputs: " in cold["refused_in_saver"] and "dtype" in cold["refused_in_saver"]
+    assert sorted(warm["refused"]) == sorted(SAYS)
     for case, error in warm["refused"].items():
         assert error is not None, f"{case}: the loaded function ran"
-        assert "guard" in error.lower() and any(w in error for w in says[case]), f"{case}: {error}"
+        assert error.startswith("RuntimeError: tccd: the loaded function refuses its inputs: "), (
+            f"{case}: {error}")
+        assert any(w in error for w in SAYS[case]), f"{case}: {error}"
+    _assert_eager(warm)
+
+
+def test_a_loaded_function_refuses_parameters_unlike_the_saved_ones(daemon_env, tmp_path):
+    """TCCD_AOT_INPUT_CHECK=0 (the behaviour before the input check): the ahead-of-time flow
+    keeps every tensor guard under the lean filter: a loaded function called with a tensor unlike
+    the saved ones raises torch's guard failure naming the tensor and what differs, and never
+    runs its plans on them. The same call with the saved kinds of tensors then computes eager's
+    results."""
+    cold, warm = _refusals(daemon_env, tmp_path, TCCD_AOT_INPUT_CHECK="0")
+    assert cold["kept_types"].get("TENSOR_MATCH") == 4, cold["kept_types"]
+    assert "guard" in cold["refused_in_saver"].lower() and "dtype" in cold["refused_in_saver"]
+    assert sorted(warm["refused"]) == sorted(SAYS)
+    for case, error in warm["refused"].items():
+        assert error is not None, f"{case}: the loaded function ran"
+        assert "guard" in error.lower() and "tccd" not in error and any(w in error for w in SAYS[case]), (
+            f"{case}: {error}")
     _assert_eager(warm)

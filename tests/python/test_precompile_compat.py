@@ -230,3 +230,31 @@ def test_dynamos_own_guards_lose_their_stacks_and_the_step_still_runs():
     got = torch.compile(step, backend="eager", fullgraph=True, options={"guard_filter_fn": record})(state, x)
     torch.testing.assert_close(got, step(state, x))
     assert seen["with_stack"] > 0 and seen["kept_with_stack"] == 0, seen
+
+
+def test_a_loads_guarded_tensors_share_one_fake_mode(monkeypatch):
+    """GuardsStatePickler._unpickle_tensor (what a loaded function's guard state rebuilds its
+    tensors with): with TCCD_AOT_SHARED_FAKE_MODE (default) every tensor comes back in one
+    FakeTensorMode, with the saved dtype, device, sizes, strides, type and dispatch keys; =0
+    gives torch's own, a mode per tensor. A whole guard state through the pickler: the
+    end-to-end loads of test_e2e_precompile.py."""
+    from torch._dynamo.guards import GuardsStatePickler
+
+    from tccd import config
+
+    param = torch.nn.Parameter(torch.randn(3, 4))
+    keys = torch._C._dispatch_keys(param).raw_repr()
+
+    def rebuilt():
+        meta = torch.empty_strided((3, 4), (1, 3), device="meta")
+        return GuardsStatePickler._unpickle_tensor(meta, torch.device("cpu"), torch.nn.Parameter, keys, None)
+
+    a, b = rebuilt(), rebuilt()
+    assert a.fake_mode is b.fake_mode
+    assert (a.dtype, a.device, a.shape, a.stride(), a.pytype) == (
+        torch.float32, torch.device("cpu"), (3, 4), (1, 3), torch.nn.Parameter)
+    assert a.dispatch_keys == torch._C._dispatch_keys(param) and a.grad is None
+    monkeypatch.setattr(config, "_config", dataclasses.replace(config.get(), aot_shared_fake_mode=False))
+    c, d = rebuilt(), rebuilt()
+    assert c.fake_mode is not d.fake_mode and c.fake_mode is not a.fake_mode
+    assert (c.shape, c.stride(), c.pytype) == (a.shape, a.stride(), a.pytype)

@@ -481,3 +481,29 @@ def test_a_reduce_overhead_section_shows_no_ahead_of_time_table(monkeypatch):
     assert "| gpt2 | 6.70 | lean 431 / 1795 | 0.60 | 0.83 | 0.33 |" in md, md
     assert md.count("Ahead-of-time flow (tccd") == 1, md
     assert "failed (see below)" not in md, md
+
+
+def test_warm_ab_with_aot_alone_repeats_only_the_aot_save_and_load(monkeypatch, tmp_path):
+    """--warm-ab without --warm (--aot --first-step-only): no Dynamo-path warm cell; after the
+    AOT load, a save and a load with the variant's environment (TCCD_AOT_INPUT_CHECK is a
+    variable the save reads: SAVE_ENV); --warm-ab with neither --warm nor --aot is refused
+    (daemon-free: a made-up worker)."""
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    import zoo_benchmark
+
+    runs = []
+
+    def worker(spec, timeout_s, tmp=None):
+        runs.append((spec.get("start", "cold"), dict(spec.get("env") or {})))
+        extra = {"aot_save_ok": True, "aot_save_first_step_s": 5.0} if spec.get("aot_save_path") else {}
+        return dict(spec, ok=True, first_step_s=1.0, cell_wall_s=0.1, **extra)
+
+    monkeypatch.setattr(zoo_benchmark, "_run_worker", worker)
+    args = ["--models", "toy_lm", "--backends", "tccd", "--workloads", "train", "--batch", "small",
+            "--first-step-only", "--aot", "--warm-ab", "TCCD_AOT_INPUT_CHECK=0", "--warm-ab-starts", "aot",
+            "--device", "cpu", "--out", str(tmp_path / "out")]
+    assert zoo_benchmark.main(args) == 0
+    assert runs == [("cold", {}), ("aot", {}), ("aot-save-b", {"TCCD_AOT_INPUT_CHECK": "0"}),
+                    ("aot-b", {"TCCD_AOT_INPUT_CHECK": "0"})], runs
+    with pytest.raises(SystemExit):
+        zoo_benchmark.main([a for a in args if a != "--aot"])
