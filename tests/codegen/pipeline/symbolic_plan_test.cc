@@ -255,8 +255,7 @@ TEST_CASE("distinct symbols never share a kernel", "[symbolic]") {
   CHECK(lowering->groups[0].kernel.shape == std::vector<int64_t>{kRuntimeDim, 4});
 }
 
-TEST_CASE("sibling groups of one symbolic shape are one kernel (horizontal fusion)",
-          "[symbolic]") {
+TEST_CASE("sibling groups of one symbolic shape are one kernel (horizontal fusion)", "[symbolic]") {
   // x, y: [s0, 4]; neg(x) and exp(y), both returned: independent groups of one shape.
   v1::Graph g;
   *g.add_inputs() = Meta({Sym("s0"), Int(4)}, {Int(4), Int(1)});
