@@ -64,6 +64,7 @@
 //                              embedding's gradient, "symbolic-double-transposes" their
 //                              t(t(W)) view pairs (symbolic_rewrites.h);
 //                              "symbolic-arange-kernels" their aranges extern steps;
+//                              "symbolic-horizontal-fusion" one kernel per fusion group;
 //                              "symbolic-gemm-transposes" the t steps their gemms read
 //                              (symbolic_gemms.h);
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
@@ -675,6 +676,8 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
     kernel_options.cats = !Debug().disabled_passes.contains("symbolic-cat-kernels");
     // Integral aranges (position ids) as kernels; TCCD_DISABLE_PASSES=symbolic-arange-kernels.
     kernel_options.aranges = !Debug().disabled_passes.contains("symbolic-arange-kernels");
+    // Sibling groups of one shape as one kernel; TCCD_DISABLE_PASSES=symbolic-horizontal-fusion.
+    kernel_options.horizontal = !Debug().disabled_passes.contains("symbolic-horizontal-fusion");
     ASSIGN_OR_RETURN(lowering, LowerSymbolicKernels(graph, kernel_options));
     // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
     // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).

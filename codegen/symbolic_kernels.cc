@@ -11,6 +11,7 @@
 #include "codegen/ir/proto_convert.h"
 #include "codegen/ir/sym_expr.h"
 #include "codegen/passes/fusion.h"
+#include "codegen/passes/horizontal_fusion.h"
 #include "codegen/passes/index_ops.h"
 #include "codegen/passes/kernel_builder.h"
 #include "codegen/passes/reduction_fusion.h"
@@ -562,6 +563,11 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
     ASSIGN_OR_RETURN(bool regrouped, FuseRowReductions(*surrogate, FusionOptions{}, partition));
     (void)regrouped;  // the lowering's kernels and rejections show the result
   }
+  // Sibling groups of one shape as one kernel (a launch saved), after every vertical decision.
+  if (options.horizontal) {
+    ASSIGN_OR_RETURN(bool merged, FuseHorizontally(*surrogate, FusionOptions{}, partition));
+    (void)merged;  // the same
+  }
   SymbolicLowering out;
   // Lowers one group to a kernel, or schedules its nodes as extern steps with the reason;
   // returns whether it became a kernel.
@@ -641,7 +647,7 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
     // pointwise groups wholly inside it tried as kernels of their own, the rest extern steps.
     const absl::flat_hash_set<int> members(group.nodes.begin(), group.nodes.end());
     const bool was_regrouped =
-        options.rows &&
+        (options.rows || options.horizontal) &&
         !(pointwise_partition.group_of[group.nodes.front()] >= 0 &&
           pointwise_partition.groups[pointwise_partition.group_of[group.nodes.front()]].nodes ==
               group.nodes);

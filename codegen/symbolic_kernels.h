@@ -96,6 +96,12 @@ struct SymbolicKernelOptions {
   // coordinate stored, the length a run-time size) instead of an extern step.
   // TCCD_DISABLE_PASSES=symbolic-arange-kernels keeps it extern. Default: true.
   bool aranges = true;
+  // True: independent groups of one iteration shape merge into one kernel, as the static
+  // pipeline's horizontal fusion merges them (passes/horizontal_fusion.h; run on the surrogate
+  // after the row regrouping): the q and k clones of an attention's head split. A merged group
+  // the checks refuse falls back to its parts. TCCD_DISABLE_PASSES=symbolic-horizontal-fusion
+  // keeps one kernel per group. Default: true.
+  bool horizontal = true;
 };
 
 // Kernels are named tccd_sk<g>. A graph whose surrogate is not a valid static graph is no

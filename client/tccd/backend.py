@@ -156,6 +156,14 @@ def _without_scalar_inputs(plan: Any, scalar_inputs: List[Tuple[int, Optional[st
         lead += 1
     later = sorted((p - lead for p in positions if p > lead), reverse=True)
     named = [(i, symbol) for i, symbol in sorted(positions.items()) if symbol is not None]
+    # TCCD_LEAN_SYMBOLIC_ENTRY: a native plan's own call that does this and its call in one
+    # function (NativePlan.lean_symbolic_call), where it has one.
+    lean = getattr(target, "lean_symbolic_call", None) if config_mod.get().lean_symbolic_entry else None
+    call = lean(target.num_inputs + len(positions), lead, later, named) if lean is not None else None
+    if call is not None:
+        call._boxed_call = True  # type: ignore[attr-defined]
+        call.plan = target  # type: ignore[attr-defined]
+        return call
 
     def run(args: List[Any]) -> List[Any]:
         symbols = {symbol: int(args[i]) for i, symbol in named}

@@ -39,6 +39,11 @@
                        symbols), with the SymInts the forward saves for the backward and the
                        outputs' dynamic dims marked as AOTAutograd marks them. 0: AOTAutograd's
                        wrappers for symbolic graphs, as before. Default: 1.
+    TCCD_LEAN_SYMBOLIC_ENTRY  1: a native symbolic plan's call drops the graph's integer inputs,
+                       binds their symbols and computes its SymInt outputs in one function, the
+                       symbol arrays and SymInt outputs cached per size
+                       (NativePlan.lean_symbolic_call). 0: the wrapper and the plan's general
+                       call, as before. Default: 1.
     TCCD_PACK_SAVED    1: under CUDA graphs, the forward's small 1-D saved tensors (batch norm's
                        means and inverse standard deviations) are concatenated into one saved
                        tensor the backward slices (saved_packing.py): ~100 fewer saved tensors
@@ -364,6 +369,7 @@ class Config:
     lean_cudagraphs: bool = True  # TCCD_LEAN_CUDAGRAPHS: that runtime under CUDA graphs too
     lean_entry: bool = True  # TCCD_LEAN_ENTRY: that runtime's leaner per-call Python (aot_runtime.py)
     lean_symbolic: bool = True  # TCCD_LEAN_SYMBOLIC: that runtime for symbolic graphs too
+    lean_symbolic_entry: bool = True  # TCCD_LEAN_SYMBOLIC_ENTRY (native_plan.lean_symbolic_call)
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
     cudagraph_cpu_constants: bool = True  # TCCD_CUDAGRAPH_CPU_CONSTANTS (cudagraphs.py)
     cudagraph_zero_tangents: bool = True  # TCCD_CUDAGRAPH_ZERO_TANGENTS (cudagraphs.py)
@@ -504,6 +510,7 @@ class Config:
             lean_cudagraphs=_flag(env, "TCCD_LEAN_CUDAGRAPHS", True),
             lean_entry=_flag(env, "TCCD_LEAN_ENTRY", True),
             lean_symbolic=_flag(env, "TCCD_LEAN_SYMBOLIC", True),
+            lean_symbolic_entry=_flag(env, "TCCD_LEAN_SYMBOLIC_ENTRY", True),
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
             cudagraph_cpu_constants=_flag(env, "TCCD_CUDAGRAPH_CPU_CONSTANTS", True),
             cudagraph_zero_tangents=_flag(env, "TCCD_CUDAGRAPH_ZERO_TANGENTS", True),

@@ -861,6 +861,23 @@ def _has_sym(obj: Any) -> bool:
     return isinstance(obj, _Sym) or (isinstance(obj, list) and any(_has_sym(v) for v in obj))
 
 
+# How many sizes a lean symbolic call keeps its symbol arrays and SymInt outputs for
+# (NativePlan.lean_symbolic_call); the sizes past it are computed per call.
+_SIZE_CACHE = 256
+
+
+def _slow_symbolic(call: Callable[..., List[Any]], args: List[Any], lead: int, later: List[int],
+                   named: List[Tuple[int, str]]) -> List[Any]:
+    """A symbolic plan's call with the graph's integer inputs in `args`, the general way
+    (backend._without_scalar_inputs's): the lean call's fallback for anything unusual."""
+    symbols = {symbol: int(args[i]) for i, symbol in named}
+    tensors = args[lead:]
+    for j in later:
+        del tensors[j]
+    args.clear()
+    return call(tensors, symbols) if symbols else call(tensors)
+
+
 def _int64s(values: List[int]) -> "ctypes.Array":
     return (ctypes.c_int64 * max(1, len(values)))(*values)
 
@@ -1017,14 +1034,19 @@ class NativePlan:
         # Symbolic segments (TCCD_SYMBOLIC_SEGMENTS, on by default): the values that live only
         # between a symbolic plan's sized kernels, gemms and views stay raw pointers into one
         # workspace per call: no tensor, allocation, release or view call each.
+        # TCCD_SYMBOLIC_ONE_WORKSPACE (on by default): all segments in one workspace per call
+        # (one allocation and release per call, not one per segment).
         self.segment_values = 0
         if (self.symbolic and os.environ.get("TCCD_SYMBOLIC_SEGMENTS", "1") != "0"
                 and hasattr(lib, "tccd_plan_enable_symbolic_segments")):
-            lib.tccd_plan_enable_symbolic_segments.argtypes = [
-                ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
-            lib.tccd_plan_enable_symbolic_segments.restype = ctypes.c_int64
+            enable = lib.tccd_plan_enable_symbolic_segments
+            if (os.environ.get("TCCD_SYMBOLIC_ONE_WORKSPACE", "1") != "0"
+                    and hasattr(lib, "tccd_plan_enable_symbolic_segments_one_workspace")):
+                enable = lib.tccd_plan_enable_symbolic_segments_one_workspace
+            enable.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
+            enable.restype = ctypes.c_int64
             ids = symbolic_segment_values(plan, fast_views)
-            self.segment_values = lib.tccd_plan_enable_symbolic_segments(handle, len(ids), _int64s(ids))
+            self.segment_values = enable(handle, len(ids), _int64s(ids))
             if self.segment_values < 0:
                 raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
         self._error = threading.local()
@@ -1192,6 +1214,105 @@ class NativePlan:
             for position, tensor in zip(positions, tensors):
                 result[position] = tensor
             return result
+
+        return call
+
+    def lean_symbolic_call(self, num_args: int, lead: int, later: List[int],
+                           named: List[Tuple[int, str]]) -> Optional[Callable[[List[Any]], List[Any]]]:
+        """TCCD_LEAN_SYMBOLIC_ENTRY: the boxed call of a symbolic plan with the graph's integer
+        inputs still in the list (what backend._without_scalar_inputs wraps), as one function:
+        the integer inputs dropped (`lead` leading ones sliced off, then positions `later` of
+        the rest deleted, last first), the named ones' values (`named`: (position, symbol)) in
+        the call's symbol array, one foreign call, and the SymInt outputs from the symbols'
+        values; the symbol array and those outputs cached per size (a dict of the sizes seen,
+        not only the last: an interleaved or bucketed loop alternates sizes). Per call it does
+        what _without_scalar_inputs and _call do for the symbolic case, without their frames,
+        per-call dicts and profile timer. None where that case does not hold (no PyDLL entry,
+        Python steps that read the symbols, outputs computed per call other than a SymInt
+        tail, TCCD_PLAN_PROFILE). Anything unusual at call time goes to _call."""
+        run_py = self._lib.run_py
+        if (run_py is None or self._python_runs or _profiling()
+                or (self._computed_positions and self._sym_tail is None)):
+            return None
+        handle, error, slow = self._handle, self._error, self._call
+        num_inputs, num_symbols = self.num_inputs, self._num_symbols
+        to_capsules = torch._C._aoti.unsafe_alloc_void_ptrs_from_tensors
+        steal = torch._C._aoti.alloc_tensors_by_stealing_from_void_ptrs
+        all_ref, template, positions = self._all_outputs_ref, self._output_template, self._ref_positions
+        sym_tail = self._sym_tail
+        # The named symbols' slots in the descriptor's table (-1: no step reads it).
+        slots = []
+        for _, name in named:
+            index = int(name[1:])
+            slots.append(index if 0 <= index < num_symbols else -1)
+        named_positions = [position for position, _ in named]
+        names = [name for _, name in named]
+        # The symbols the tail reads that no integer input carries: read from the input sizes.
+        bindings = [(name, i, part, d) for name, i, part, d in self._bindings if name not in names]
+        GivenArray, no_symbol = self._GivenArray, _NO_SYMBOL
+        givens: Dict[Tuple[int, ...], Any] = {}
+        tails: Dict[Tuple[int, ...], List[int]] = {}
+
+        def given_for(values: Tuple[int, ...]) -> Any:
+            array = [no_symbol] * GivenArray._length_
+            for slot, value in zip(slots, values):
+                if slot >= 0:
+                    array[slot] = value
+            given = GivenArray(*array)
+            if len(givens) < _SIZE_CACHE:
+                givens[values] = given
+            return given
+
+        def tail_for(key: Tuple[int, ...]) -> List[int]:
+            bound = dict(zip(names, key))
+            bound.update(zip((b[0] for b in bindings), key[len(names):]))
+            tail = [fn(bound) for fn in sym_tail]
+            if len(tails) < _SIZE_CACHE:
+                tails[key] = tail
+            return tail
+
+        def call(args: List[Any]) -> List[Any]:
+            if len(args) != num_args or self._interpreted_inputs:
+                return _slow_symbolic(slow, args, lead, later, named)
+            values = tuple([int(args[i]) for i in named_positions])
+            tensors = args[lead:]
+            for j in later:
+                del tensors[j]
+            if len(tensors) != num_inputs:
+                return _slow_symbolic(slow, args, lead, later, named)
+            if sym_tail is not None:
+                key = values + tuple([tensors[i].size(d) if part == 0 else tensors[i].stride(d)
+                                      for _, i, part, d in bindings])
+            try:
+                capsules = to_capsules(tensors)
+            except TypeError:
+                return _slow_symbolic(slow, args, lead, later, named)
+            args.clear()  # boxed convention: the plan owns the inputs now
+            tensors.clear()
+            error.exc = None
+            error.symbols = None
+            given = givens.get(values) if values else None
+            if values and given is None:
+                given = given_for(values)
+            out: List[Any] = []
+            try:
+                rc = run_py(handle, capsules, out, num_symbols if given is not None else 0, given)
+            except Exception as e:
+                self._foreign_exception(e)
+                rc = -1
+            if rc != 0:
+                self._raise_failure()
+            result = steal(out)
+            if all_ref:
+                return result
+            if sym_tail is not None:
+                tail = tails.get(key)
+                result.extend(tail if tail is not None else tail_for(key))
+                return result
+            full = template.copy()
+            for position, tensor in zip(positions, result):
+                full[position] = tensor
+            return full
 
         return call
 

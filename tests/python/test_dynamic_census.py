@@ -8,7 +8,8 @@ are kernels (two row kernels, the column halves in column kernels), the embeddin
 kernels, their gradients scatter kernels and the q/k/v gradients' cat an index kernel
 (symbolic_kernels.h: no embedding, scatter_add, new_zeros or cat extern step), the position
 ids an arange kernel, the position embedding's batch sum folded into its scatter and the t
-views gone (double transposes, and the t the gemms read: no arange, sum or t extern step). The
+views gone (double transposes, and the t the gemms read: no arange, sum or t extern step), two
+sibling clones one kernel (horizontal fusion). The
 GPU bench measures what that is worth; this keeps the plans from sliding back.
 """
 
@@ -42,6 +43,8 @@ def test_bench_block_compiles_without_norm_embedding_or_split_extern_steps(daemo
     assert "aten::arange.default" not in extern, extern
     assert "aten::t.default" not in extern, extern
     assert [list(k.ops) for k in native].count(["aten::arange.default"]) == 1, [list(k.ops) for k in native]
+    # Two of the q/k/v split's clones one kernel, as in the static plan (symbolic-horizontal-fusion).
+    assert [list(k.ops) for k in native].count(["aten::clone.default"] * 2) == 1, [list(k.ops) for k in native]
     native, extern = by_kind["backward"]
     # The position embedding's batch sum folded into its scatter (symbolic-embedding-sum-fold);
     # the weights' t(t(W)) read as W (symbolic-double-transposes), the activations' t read by

@@ -205,13 +205,17 @@ def _workspaces(report: str):
     return out
 
 
-@pytest.mark.parametrize("segments", ["1", "0"])
-def test_each_segment_has_its_own_workspace(rewriting_daemon, profiled, monkeypatch, segments):
+@pytest.mark.parametrize("segments,one_workspace", [("1", "0"), ("1", "1"), ("0", "1")])
+def test_each_segment_has_its_own_workspace(rewriting_daemon, profiled, monkeypatch, segments,
+                                            one_workspace):
     """The forward's two chains are two segments: two workspaces per call (each dropped after
-    its last read, not held for the call), and the results match eager at every size."""
+    its last read, not held for the call) with TCCD_SYMBOLIC_ONE_WORKSPACE=0, one with it on
+    (tccd_plan_enable_symbolic_segments_one_workspace: the same values, one allocation per
+    call), and the results match eager at every size."""
     import torch._dynamo
 
     monkeypatch.setenv("TCCD_SYMBOLIC_SEGMENTS", segments)
+    monkeypatch.setenv("TCCD_SYMBOLIC_ONE_WORKSPACE", one_workspace)
     torch._dynamo.reset()
     torch.manual_seed(0)
     model = _Chain()
@@ -231,6 +235,6 @@ def test_each_segment_has_its_own_workspace(rewriting_daemon, profiled, monkeypa
     workspaces = _workspaces(native_plan.profile_report())
     if segments == "1":
         assert stats["forward"]["segment_values"] == 4, stats["forward"]  # two roots, two views
-        assert workspaces["forward"] == 2, native_plan.profile_report()
+        assert workspaces["forward"] == (1 if one_workspace == "1" else 2), native_plan.profile_report()
     else:
         assert stats["forward"]["segment_values"] == 0 and workspaces["forward"] == 0, workspaces

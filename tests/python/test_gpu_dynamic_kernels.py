@@ -54,14 +54,17 @@ class MLP(torch.nn.Module):
         return torch.tanh(self.fc2(torch.nn.functional.gelu(self.fc1(x)) * 0.5 + 1.0))
 
 
-@pytest.mark.parametrize("segments", ["1", "0"])
+@pytest.mark.parametrize("segments", ["1", "0", "split"])
 @pytest.mark.parametrize("model_name", ["mlp", "transformer"])
 def test_dynamic_cuda_kernels_match_eager_at_every_size(daemon, daemon_env, monkeypatch, model_name, segments):
     """`segments`: TCCD_SYMBOLIC_SEGMENTS (values between sized kernels, gemms and views as raw
-    pointers into one workspace per call, tccd_plan_enable_symbolic_segments) on and off."""
+    pointers into workspaces per call, tccd_plan_enable_symbolic_segments) on with one workspace
+    per call (TCCD_SYMBOLIC_ONE_WORKSPACE, the default), off, and on with one workspace per
+    segment ("split")."""
     import torch._dynamo
 
-    monkeypatch.setenv("TCCD_SYMBOLIC_SEGMENTS", segments)
+    monkeypatch.setenv("TCCD_SYMBOLIC_SEGMENTS", "0" if segments == "0" else "1")
+    monkeypatch.setenv("TCCD_SYMBOLIC_ONE_WORKSPACE", "0" if segments == "split" else "1")
 
     torch._dynamo.reset()
     tccd.reset_compile_stats()

@@ -98,6 +98,11 @@ int64_t tccd_plan_enable_arena(TccdPlan* plan, int64_t n, const int64_t* ids);
  * raw pointers; their view steps do nothing. Call after every binding. Returns how many values
  * were taken (0: the plan runs as before), or -1 (tccd_plan_last_error). */
 int64_t tccd_plan_enable_symbolic_segments(TccdPlan* plan, int64_t n, const int64_t* ids);
+/* The same (optional export), with every segment in one workspace per call: one allocation
+ * and release per call instead of one per segment; roots of segments that do not overlap share
+ * its bytes, which it holds from the first root's definition to the last root's last read. */
+int64_t tccd_plan_enable_symbolic_segments_one_workspace(TccdPlan* plan, int64_t n,
+                                                         const int64_t* ids);
 int64_t tccd_plan_num_inputs(const TccdPlan* plan);
 /* Symbols s0 .. s(n - 1) of a symbolic plan (0 for a static one), and its expressions: their
  * canonical texts (the plan's sym_expr texts), by the index TCCD_ARG_SYM payloads name. */

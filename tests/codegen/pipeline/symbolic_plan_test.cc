@@ -255,6 +255,37 @@ TEST_CASE("distinct symbols never share a kernel", "[symbolic]") {
   CHECK(lowering->groups[0].kernel.shape == std::vector<int64_t>{kRuntimeDim, 4});
 }
 
+TEST_CASE("sibling groups of one symbolic shape are one kernel (horizontal fusion)", "[symbolic]") {
+  // x, y: [s0, 4]; neg(x) and exp(y), both returned: independent groups of one shape.
+  v1::Graph g;
+  *g.add_inputs() = Meta({Sym("s0"), Int(4)}, {Int(4), Int(1)});
+  *g.add_inputs() = Meta({Sym("s0"), Int(4)}, {Int(4), Int(1)});
+  v1::Node* neg = g.add_nodes();
+  neg->set_target("aten::neg.default");
+  *neg->add_args() = Ref(-1);
+  *neg->add_outputs() = Meta({Sym("s0"), Int(4)}, {Int(4), Int(1)});
+  v1::Node* exp = g.add_nodes();
+  exp->set_target("aten::exp.default");
+  *exp->add_args() = Ref(-2);
+  *exp->add_outputs() = Meta({Sym("s0"), Int(4)}, {Int(4), Int(1)});
+  *g.add_outputs() = Ref(0);
+  *g.add_outputs() = Ref(1);
+  absl::StatusOr<codegen::SymbolicGraph> sym = PrepareSymbolicGraph(g, {});
+  REQUIRE(sym.ok());
+  absl::StatusOr<SymbolicLowering> merged = LowerSymbolicKernels(*sym, {.fusion = true});
+  REQUIRE(merged.ok());
+  CHECK(merged->rejected.empty());
+  REQUIRE(merged->groups.size() == 1);
+  CHECK(merged->groups[0].nodes == std::vector<int>{0, 1});
+  CHECK(merged->groups[0].kernel.shape == std::vector<int64_t>{kRuntimeDim, 4});
+  CHECK(merged->groups[0].outputs.size() == 2);
+  // TCCD_DISABLE_PASSES=symbolic-horizontal-fusion: one kernel per group, as before.
+  absl::StatusOr<SymbolicLowering> apart =
+      LowerSymbolicKernels(*sym, {.fusion = true, .horizontal = false});
+  REQUIRE(apart.ok());
+  CHECK(apart->groups.size() == 2);
+}
+
 TEST_CASE("a CUDA graph with symbolic sizes: the pointwise op a CUDA kernel with run-time sizes",
           "[symbolic][cuda]") {
   v1::Graph g = ExampleGraph();
