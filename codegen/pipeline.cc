@@ -208,6 +208,7 @@
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/loop_order.h"
 #include "codegen/passes/dying_inputs_into_outputs.h"
+#include "codegen/passes/depthwise_conv_kernels.h"
 #include "codegen/passes/max_pool_kernels.h"
 #include "codegen/passes/mutations_into_producers.h"
 #include "codegen/passes/outer_product_matmuls.h"
@@ -893,6 +894,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     passes.Add(std::make_unique<MaxPoolKernels>(
         request.device == ir::DeviceType::kCuda ||
         Debug().disabled_passes.contains("cpu-max-pool-backward-extern")));
+  // Depthwise convolutions and their input gradients as index kernels, for the same reasons
+  // of order (and after the CUDA bias passes, which leave them without a bias).
+  if (!Debug().disable_fusion) passes.Add(std::make_unique<DepthwiseConvKernels>());
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
     // A layout copy (clone) of a pointwise op's private output: the op writes that layout itself

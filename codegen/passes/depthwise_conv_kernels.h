@@ -1,0 +1,52 @@
+// DepthwiseConvKernels: 2-D depthwise convolutions (ConvNeXt's 7x7) and their input gradients
+// as generated index kernels (index_ops.h) instead of ATen extern steps:
+//
+//   %y = aten::convolution.default(x, w, b, [1, 1], [p, p], [1, 1], false, [0, 0], C)
+// becomes (channels-last x and y: the [N, H, W, C] views, so the kernel walks C innermost)
+//   %t = aten::permute.default(w, [2, 3, 0, 1])                  [kh, kw, C, 1]
+//   %u = aten::clone.default(%t, memory_format=contiguous)        the taps, C innermost
+//   %v = aten::view.default(%u, [kh, kw, C])
+//   %xv = aten::permute.default(x, [0, 2, 3, 1])                 [N, H, W, C]
+//   %o = tccd::depthwise_conv2d.default(%xv, %v, b, [kh, kw], [p, p], false, true)
+//   %y = aten::permute.default(%o, [0, 3, 1, 2])                 y's type
+// a pointwise kernel over the output whose points sum the window's kh*kw taps (unrolled, f32,
+// one rounding), each an x gather (zero outside the map) times one of the weight's [C] vectors;
+// on CUDA both are 16-byte vectors along C (cuda_index_emitter.cc's vector path).
+//
+//   %g = aten::convolution_backward.default(go, x, w, sizes, ..., C, [true, a, b])
+// becomes the same kernel over go with the window flipped (stride 1 and the "same" padding
+// k / 2 make the input gradient that convolution: gx[h] = sum_i go[h + p - i] w[i]
+// = sum_i' go[h + i' - p] w[k - 1 - i']), and, when a or b is set, ATen's backward with
+// [false, a, b] for the weight and bias gradients (CUDA's bias gradient is a graph sum already:
+// conv_backward_bias_grad.h). The weight gradient stays ATen's (cuDNN's wgrad on CUDA): a
+// reduction over N*H*W per (c, tap) is no pointwise kernel.
+//
+// Why: ATen runs every channels-last depthwise convolution through cuDNN's depthwise engine,
+// whose kernel cuDNN compiles at run time in every process and on every thread (README, "Warm
+// start: ConvNeXt's first calls": ~150 ms a forward call per thread, 0.5-1.1 s a backward
+// call, a one-time ~1.2 s; ~2.9 s of ConvNeXt-T's warm first step on the H200). A generated
+// kernel is compiled once by the daemon and cached with the plan. Its steady time is the
+// GPU request's question (session 16: cuDNN's forward 1.26 ms, dgrad 2.44 ms, wgrad 0.93 ms of
+// ConvNeXt train large's 15.2 ms step).
+//
+// Which: depth multiplier 1 (groups == C == the weight's dim 0, its dim 1 one), 4-D, stride 1,
+// dilation 1, not transposed, padding k / 2 with odd k <= 7 per dim, f32/bf16/f16 tensors of
+// one dtype, a bias of C elements or none. CUDA takes channels-last activations only (an NCHW
+// map would run one element per thread; cuDNN's NCHW depthwise path is not the run-time
+// compiled one); the CPU takes either layout. Anything else stays the ATen op, as does
+// everything with TCCD_DISABLE_PASSES=depthwise-conv-kernels.
+#pragma once
+
+#include "codegen/passes/pass.h"
+
+namespace tccd::codegen {
+
+inline constexpr char kDepthwiseConvTarget[] = "tccd::depthwise_conv2d.default";
+
+class DepthwiseConvKernels : public GraphPass {
+ public:
+  std::string_view name() const override { return "depthwise-conv-kernels"; }
+  absl::StatusOr<bool> Run(ir::Graph& graph) override;
+};
+
+}  // namespace tccd::codegen
