@@ -896,7 +896,9 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
         Debug().disabled_passes.contains("cpu-max-pool-backward-extern")));
   // Depthwise convolutions and their input gradients as index kernels, for the same reasons
   // of order (and after the CUDA bias passes, which leave them without a bias).
-  if (!Debug().disable_fusion) passes.Add(std::make_unique<DepthwiseConvKernels>());
+  if (!Debug().disable_fusion)
+    passes.Add(std::make_unique<DepthwiseConvKernels>(DepthwiseConvKernels::Options{
+        .weight_grad = !passes.disabled("depthwise-conv-weight-grad")}));
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
     // A layout copy (clone) of a pointwise op's private output: the op writes that layout itself

@@ -1,6 +1,7 @@
 // DepthwiseConvKernels (see depthwise_conv_kernels.h).
 #include "codegen/passes/depthwise_conv_kernels.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -179,36 +180,107 @@ std::optional<std::vector<ir::Arg>> RewriteForward(ir::Graph& out, const ir::Nod
   return std::vector<ir::Arg>{*y};
 }
 
+// The rows of the map one weight-gradient partial sums: the largest divisor of `height` whose
+// rows hold at most kMaxWeightPartialTerms terms; nullopt when one row holds more.
+std::optional<int64_t> PartialRows(int64_t height, int64_t width) {
+  for (int64_t rows = std::min(height, kMaxWeightPartialTerms / std::max<int64_t>(width, 1));
+       rows >= 1; --rows)
+    if (height % rows == 0) return rows;
+  return std::nullopt;
+}
+
+// The weight gradient (`type`: [C, 1, kh, kw]) from partial sums over blocks of map rows, summed
+// (depthwise_conv_kernels.h); nullopt (and `out` as it was) when the partials kernel does not
+// take the maps.
+std::optional<ir::Arg> EmitWeightGrad(ir::Graph& out, const ir::Arg& grad, const ir::Arg& x,
+                                      const Window& window, const ir::TensorType& type) {
+  const ir::TensorType g = out.type_of(grad.ref());
+  const int64_t n = g.sizes[0], channels = g.sizes[1], height = g.sizes[2], width = g.sizes[3];
+  const std::optional<int64_t> rows = PartialRows(height, width);
+  if (!rows) return std::nullopt;
+  const size_t mark = out.nodes.size();
+  ir::Node partials;
+  partials.target = kDepthwiseWeightPartialsTarget;
+  partials.args = {window.nhwc ? Nhwc(out, grad) : grad,
+                   window.nhwc ? Nhwc(out, x) : x,
+                   IntListArg({window.kh, window.kw}),
+                   IntListArg({window.kh / 2, window.kw / 2}),
+                   ir::Arg{*rows},
+                   ir::Arg{window.nhwc}};
+  partials.outputs = {DenseType(ir::DType::kF32, {n, height / *rows, window.kh, window.kw, channels},
+                                type.device)};
+  out.nodes.push_back(partials);
+  const bool ok = IsIndexOp(out, out.nodes.back());
+  out.nodes.pop_back();
+  if (!ok) {
+    out.nodes.resize(mark);
+    return std::nullopt;
+  }
+  const ir::Arg p = AppendNode(out, std::move(partials));
+  const ir::Arg sum =
+      EmitOp(out, "aten::sum.dim_IntList", {p, IntListArg({0, 1})},
+             DenseType(ir::DType::kF32, {window.kh, window.kw, channels}, type.device));
+  const ir::Arg taps =
+      EmitOp(out, "aten::view.default", {sum, IntListArg({window.kh, window.kw, channels, 1})},
+             DenseType(ir::DType::kF32, {window.kh, window.kw, channels, 1}, type.device));
+  ir::TensorType permuted = out.type_of(taps.ref());
+  permuted.sizes = {channels, 1, window.kh, window.kw};
+  permuted.strides = {1, 1, window.kw * channels, channels};
+  const ir::Arg nchw =
+      EmitOp(out, "aten::permute.default", {taps, IntListArg({2, 3, 0, 1})}, permuted);
+  return EmitOp(out, "aten::_to_copy.default", {nchw}, type, {{"dtype", ir::Arg{type.dtype}}});
+}
+
 // convolution_backward(go, x, w, bias_sizes, stride, padding, dilation, transposed,
 // output_padding, groups, output_mask).
-std::optional<std::vector<ir::Arg>> RewriteBackward(ir::Graph& out, const ir::Node& node) {
+std::optional<std::vector<ir::Arg>> RewriteBackward(ir::Graph& out, const ir::Node& node,
+                                                    bool weight_grad) {
   if (node.args.size() != 11 || !node.kwargs.empty() || node.outputs.size() != 3 ||
-      !node.args[0].is_ref())
+      !node.args[0].is_ref() || !node.args[1].is_ref())
     return std::nullopt;
   const std::optional<std::vector<bool>> mask = MaskOf(node);
-  if (!mask || !(*mask)[0]) return std::nullopt;
+  if (!mask) return std::nullopt;
   const ir::TensorType go = out.type_of(node.args[0].ref());
-  const std::optional<Window> window = DepthwiseWindow(out, node, 2, go, node.outputs[0]);
+  const ir::TensorType x = out.type_of(node.args[1].ref());
+  // The gradient and the input are the same kind of map (sizes, dtype, layout).
+  const std::optional<Window> window = DepthwiseWindow(out, node, 2, go, x);
   if (!window) return std::nullopt;
-  // The backward's input (for the weight gradient) must be the gradient's type too.
-  if (!node.args[1].is_ref() || out.type_of(node.args[1].ref()).sizes != go.sizes)
-    return std::nullopt;
-  std::optional<ir::Arg> gx = EmitDepthwise(out, node.args[0], node.args[2], ir::Arg{},
-                                            *window, /*flip=*/true, node.outputs[0]);
-  if (!gx) return std::nullopt;
+  // The input gradient is written through the [N, C, H, W] view of an [N, H, W, C] kernel output.
+  if ((*mask)[0] && window->nhwc && !IsChannelsLast(node.outputs[0])) return std::nullopt;
+  const size_t mark = out.nodes.size();
   std::vector<ir::Arg> values(3);
-  values[0] = *gx;
-  if ((*mask)[1] || (*mask)[2]) {
-    ir::Node rest = node;
-    std::get<bool>(std::get<ir::ArgList>(rest.args[10].v)[0].v) = false;
-    rest.outputs[0] = Absent(node.outputs[0]);
-    const ir::Arg first = AppendNode(out, std::move(rest));
-    values[1] = ir::Arg{ir::ValueRef{first.ref().node, 1}};
-    values[2] = ir::Arg{ir::ValueRef{first.ref().node, 2}};
-  } else {
-    // Masked-off outputs are 0-element placeholders nothing reads.
-    values[1] = values[2] = values[0];
+  if ((*mask)[0]) {
+    std::optional<ir::Arg> gx = EmitDepthwise(out, node.args[0], node.args[2], ir::Arg{},
+                                              *window, /*flip=*/true, node.outputs[0]);
+    if (!gx) return std::nullopt;
+    values[0] = *gx;
   }
+  if ((*mask)[1] && weight_grad) {
+    std::optional<ir::Arg> gw =
+        EmitWeightGrad(out, node.args[0], node.args[1], *window, node.outputs[1]);
+    if (gw) values[1] = *gw;
+  }
+  if (values[0].is_none() && values[1].is_none()) {
+    out.nodes.resize(mark);
+    return std::nullopt;
+  }
+  // What is left (a weight gradient the partials do not take, the bias gradient) stays ATen's.
+  const bool aten_weight = (*mask)[1] && values[1].is_none();
+  if (aten_weight || (*mask)[2]) {
+    ir::Node rest = node;
+    ir::ArgList& bits = std::get<ir::ArgList>(rest.args[10].v);
+    bits[0] = ir::Arg{false};
+    bits[1] = ir::Arg{aten_weight};
+    rest.outputs[0] = Absent(node.outputs[0]);
+    if (!aten_weight) rest.outputs[1] = Absent(node.outputs[1]);
+    const ir::Arg first = AppendNode(out, std::move(rest));
+    if (aten_weight) values[1] = ir::Arg{ir::ValueRef{first.ref().node, 1}};
+    values[2] = ir::Arg{ir::ValueRef{first.ref().node, 2}};
+  }
+  // Masked-off outputs are 0-element placeholders nothing reads.
+  const ir::Arg any = values[0].is_none() ? values[1] : values[0];
+  for (ir::Arg& v : values)
+    if (v.is_none()) v = any;
   return values;
 }
 
@@ -222,7 +294,8 @@ absl::StatusOr<bool> DepthwiseConvKernels::Run(ir::Graph& graph) {
   return RebuildGraph(
       graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
         if (node.target == kConvolution) return RewriteForward(out, node);
-        if (node.target == kConvolutionBackward) return RewriteBackward(out, node);
+        if (node.target == kConvolutionBackward)
+          return RewriteBackward(out, node, options_.weight_grad);
         return std::nullopt;
       });
 }

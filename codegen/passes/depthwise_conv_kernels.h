@@ -16,10 +16,18 @@
 //   %g = aten::convolution_backward.default(go, x, w, sizes, ..., C, [true, a, b])
 // becomes the same kernel over go with the window flipped (stride 1 and the "same" padding
 // k / 2 make the input gradient that convolution: gx[h] = sum_i go[h + p - i] w[i]
-// = sum_i' go[h + i' - p] w[k - 1 - i']), and, when a or b is set, ATen's backward with
-// [false, a, b] for the weight and bias gradients (CUDA's bias gradient is a graph sum already:
-// conv_backward_bias_grad.h). The weight gradient stays ATen's (cuDNN's wgrad on CUDA): a
-// reduction over N*H*W per (c, tap) is no pointwise kernel.
+// = sum_i' go[h + i' - p] w[k - 1 - i']); the weight gradient a reduction in two stages:
+//   %p = tccd::depthwise_conv2d_weight_partials.default(%gov, %xv, [kh, kw], [p, p], R, true)
+//                                                   f32 [N, H / R, kh, kw, C]
+//   %s = aten::sum.dim_IntList(%p, [0, 1])          f32 [kh, kw, C]: a column sum (CUDA)
+//   %gw = aten::_to_copy(permute(%s viewed [kh, kw, C, 1], [2, 3, 0, 1]), dtype)   a's type
+// the partials an index kernel whose point (n, b, i, j, c) sums go * (x shifted by the tap)
+// over R map rows and all W columns (unrolled: R * W <= kMaxWeightPartialTerms, R the largest
+// divisor of H that keeps it so), the taps and 16-byte channel vectors spread over the threads
+// (each reads its rows of go and x from L1/L2: the map comes from DRAM about once). A map wider
+// than kMaxWeightPartialTerms keeps ATen's weight gradient, as does everything with
+// TCCD_DISABLE_PASSES=depthwise-conv-weight-grad. The bias gradient (b) stays ATen's, in a
+// backward with [false, false, b] (CUDA's is a graph sum already: conv_backward_bias_grad.h).
 //
 // Why: ATen runs every channels-last depthwise convolution through cuDNN's depthwise engine,
 // whose kernel cuDNN compiles at run time in every process and on every thread (README, "Warm
@@ -42,11 +50,26 @@
 namespace tccd::codegen {
 
 inline constexpr char kDepthwiseConvTarget[] = "tccd::depthwise_conv2d.default";
+inline constexpr char kDepthwiseWeightPartialsTarget[] =
+    "tccd::depthwise_conv2d_weight_partials.default";
+// The most go * x terms one weight-gradient partial sums in its unrolled body (its rows * W): the
+// kernel's size against the partials' (f32, 49 / this of the map's elements for a 7x7 window).
+inline constexpr int64_t kMaxWeightPartialTerms = 64;
 
 class DepthwiseConvKernels : public GraphPass {
  public:
+  struct Options {
+    // Whether the weight gradient is rewritten too. Default: true
+    // (TCCD_DISABLE_PASSES=depthwise-conv-weight-grad: false).
+    bool weight_grad = true;
+  };
+  DepthwiseConvKernels() = default;
+  explicit DepthwiseConvKernels(Options options) : options_(options) {}
   std::string_view name() const override { return "depthwise-conv-kernels"; }
   absl::StatusOr<bool> Run(ir::Graph& graph) override;
+
+ private:
+  Options options_;
 };
 
 }  // namespace tccd::codegen

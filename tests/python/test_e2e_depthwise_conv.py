@@ -1,7 +1,8 @@
 """End to end against the real daemon (CPU): depthwise convolutions and their input gradients
 as generated index kernels (codegen/passes/depthwise_conv_kernels.h) instead of ATen extern steps,
 with results against eager's: forward (with and without bias), input gradient (the flipped
-window), the weight and bias gradients that stay ATen's, at several C/H/W/k, f32 and bf16, NCHW
+window), the weight gradient (partial sums over row blocks, then a sum) and the bias gradient
+that stays ATen's, at several C/H/W/k, f32 and bf16, NCHW
 and channels-last; a small ConvNeXt-like block trained a few steps matches eager. Each case
 checks that the new op is in the plan's kernels (KernelInfo.ops), so a rewrite that silently
 stops applying fails here; the knob (TCCD_DISABLE_PASSES=depthwise-conv-kernels) keeps ATen's.
@@ -19,6 +20,7 @@ import tccd
 from conftest import TCCD_BINARY, Daemon, short_tempdir
 
 _DEPTHWISE = "tccd::depthwise_conv2d.default"
+_PARTIALS = "tccd::depthwise_conv2d_weight_partials.default"
 
 # (N, C, H, W, kh, kw)
 CASES = [
@@ -97,6 +99,7 @@ def test_gradients_against_eager(daemon_env, case, dtype, channels_last):
         assert c.grad.stride() == e.grad.stride()
         torch.testing.assert_close(c.grad.float(), e.grad.float(), **_tolerance(dtype))
     assert _depthwise_kernels() == 2  # the forward's and the input gradient's
+    assert _PARTIALS in _kernel_ops()  # the weight gradient's partial sums
 
 
 class _Block(nn.Module):
@@ -138,6 +141,7 @@ def test_convnext_block_trains_like_eager(daemon_env, channels_last):
         torch.testing.assert_close(pc, pe, rtol=1e-4, atol=1e-5, msg=name)
     # Two forwards and the second block's input gradient (the first one's input needs none).
     assert _depthwise_kernels() == 3
+    assert _PARTIALS in _kernel_ops()
 
 
 def test_knob_keeps_aten(daemon_env, monkeypatch):
@@ -157,7 +161,7 @@ def test_knob_keeps_aten(daemon_env, monkeypatch):
 
         got = torch.compile(fn, backend="tccd", dynamic=False)(x, weight, bias)
         torch.testing.assert_close(got, fn(x, weight, bias))
-        assert _DEPTHWISE not in _kernel_ops()
+        assert not {_DEPTHWISE, _PARTIALS} & _kernel_ops()
     finally:
         d.stop()
         shutil.rmtree(root, ignore_errors=True)

@@ -786,6 +786,44 @@ PointwiseKernel DepthwiseConvKernel(const std::string& name, std::vector<int64_t
   return b.kernel();
 }
 
+// The weight gradient's partial sums as index_ops.cc lowers
+// tccd::depthwise_conv2d_weight_partials: f32 [N, H / rows, k, k, C], point (n, b, i, j, c)
+// summing grad[n, h, w, c] * x[n, h + i - k / 2, w + j - k / 2, c] over the block's rows and
+// every column (x zero outside the map); [N, H, W, C] = `in`.
+PointwiseKernel DepthwiseWeightPartialsKernel(const std::string& name, std::vector<int64_t> in,
+                                              int64_t k, int64_t rows) {
+  KernelBuilder b(name, {in[0], in[1] / rows, k, k, in[3]});
+  const int grad = b.GatherInput(DType::kBF16);
+  const int x = b.GatherInput(DType::kBF16);
+  auto i64 = [&](int64_t v) { return b.Const(DType::kI64, static_cast<double>(v)); };
+  auto in_range = [&](int v, int64_t hi) {
+    const int ge = b.Op(PwOp::kGe, DType::kBool, {v, i64(0)});
+    const int lt = b.Op(PwOp::kLt, DType::kBool, {v, i64(hi)});
+    return b.Op(PwOp::kAnd, DType::kBool, {ge, lt});
+  };
+  const int n = b.Index(0), c = b.Index(4);
+  const int first = b.Op(PwOp::kMul, DType::kI64, {b.Index(1), i64(rows)});
+  const int di = b.Op(PwOp::kSub, DType::kI64, {b.Index(2), i64(k / 2)});
+  const int dj = b.Op(PwOp::kSub, DType::kI64, {b.Index(3), i64(k / 2)});
+  int sum = -1;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int h = r == 0 ? first : b.Op(PwOp::kAdd, DType::kI64, {first, i64(r)});
+    const int hx = b.Op(PwOp::kAdd, DType::kI64, {h, di});
+    const int h_ok = in_range(hx, in[1]);
+    for (int64_t w = 0; w < in[2]; ++w) {
+      const int wx = w == 0 ? dj : b.Op(PwOp::kAdd, DType::kI64, {dj, i64(w)});
+      const int valid = b.Op(PwOp::kAnd, DType::kBool, {h_ok, in_range(wx, in[2])});
+      const int g =
+          b.Cast(b.Gather(grad, b.Const(DType::kBool, 1), {n, h, i64(w), c}), DType::kF32);
+      const int v = b.Cast(b.Gather(x, valid, {n, hx, wx, c}), DType::kF32);
+      const int term = b.Op(PwOp::kMul, DType::kF32, {g, v});
+      sum = sum < 0 ? term : b.Op(PwOp::kAdd, DType::kF32, {sum, term});
+    }
+  }
+  b.Output(sum);
+  return b.kernel();
+}
+
 // `kernel` as a plan launching it with one layout gets it (entry_points.h): only the dense
 // entry, `strides` ([operands x rank]; a gather operand's own) its compile-time stride table.
 PointwiseKernel WithFixedLayout(PointwiseKernel kernel, std::vector<int64_t> strides) {
@@ -903,6 +941,12 @@ std::vector<GoldenCase> GoldenCorpus() {
        WithFixedLayout(DepthwiseConvKernel("depthwise_conv7_dgrad_bf16_fixed", {64, 28, 28, 192},
                                            7, /*flip=*/true),
                        {150528, 5376, 192, 1, 1344, 192, 1, 0, 150528, 5376, 192, 1})},
+      // Its weight gradient's partials (two map rows a partial), operands padded to rank 5.
+      {"depthwise_weight_partials7_bf16_fixed",
+       WithFixedLayout(DepthwiseWeightPartialsKernel("depthwise_weight_partials7_bf16_fixed",
+                                                     {64, 28, 28, 192}, 7, 2),
+                       {150528, 5376, 192, 1, 0, 150528, 5376, 192, 1, 0, 131712, 9408, 1344,
+                        192, 1})},
       {"stack_bf16", StackKernel("stack_bf16", {64, 197, 3, 12, 64})},
       // Tiled kernels (cuda_tile_emitter.cc): BERT's scaled K^T cast (f32 [192, 512, 64]
       // read through its transpose, bf16 out) and an NCHW -> NHWC copy whose tiled dims (28
