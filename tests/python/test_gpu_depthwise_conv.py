@@ -1,11 +1,11 @@
 """GPU tests of depthwise convolutions as generated index kernels
-(codegen/passes/depthwise_conv_kernels.h: the forward and the input gradient in place of cuDNN's
-depthwise engine; the weight gradient stays ATen's). Skipped without CUDA; run with
+(codegen/passes/depthwise_conv_kernels.h: the forward, the input gradient and the weight
+gradient's partial sums in place of cuDNN's depthwise engine). Skipped without CUDA; run with
 tests/run_gpu.sh BUNDLE -k depthwise.
 
 - Forward and gradients against eager's (cuDNN's): channels-last maps, ConvNeXt's 7x7 and a 3x3,
-  f32 and bf16, with and without bias; the plan's steady step launches no cuDNN forward or dgrad
-  depthwise kernel (`conv2d_c1_k1_nhwc`, `dgrad2d_c1_k1_nhwc`), and our kernels their dense
+  f32 and bf16, with and without bias; the plan's steady step launches no cuDNN depthwise kernel
+  (`conv2d_c1_k1_nhwc`, `dgrad2d_c1_k1_nhwc`, `wgrad2d_c1_k1_nhwc`), and our kernels their dense
   entry (`_contig`: the maps' strides fixed at compile time, 16-byte lanes along C).
 - A two-block ConvNeXt stage under bf16 autocast trains like eager.
 tests/python/test_e2e_depthwise_conv.py runs the CPU cases (both layouts).
@@ -32,8 +32,8 @@ CASES = [
 
 
 def _cudnn_depthwise(launched):
-    """cuDNN's depthwise forward and input-gradient kernels among the launches."""
-    return [k for k in launched if "conv2d_c1_k1_nhwc" in k or "dgrad2d_c1_k1_nhwc" in k]
+    """cuDNN's depthwise kernels (forward, dgrad, wgrad) among the launches."""
+    return [k for k in launched if "2d_c1_k1_nhwc" in k]
 
 
 def _depthwise_kernels():
@@ -93,7 +93,8 @@ def test_gradients_against_eager(daemon_env, case, dtype, with_bias):
     launched = kernel_launches(step)
     assert not _cudnn_depthwise(launched), launched
     ours = [n for n in launched if "depthwise_conv2d" in n and n.startswith("tccd_")]
-    assert len(ours) == 2 and all(n.endswith("_contig") for n in ours), ours
+    # The forward, the input gradient, the weight gradient's partials.
+    assert len(ours) == 3 and all(n.endswith("_contig") for n in ours), ours
 
 
 class _Block(nn.Module):
