@@ -103,16 +103,21 @@ ir::Arg Nhwc(ir::Graph& out, const ir::Arg& value) {
   return EmitOp(out, "aten::permute.default", {value, IntListArg({0, 2, 3, 1})}, t);
 }
 
-// The depthwise kernel over `x` (the activation the window slides over) writing `type`, with
-// `bias` (a tensor or None), appended when IsIndexOp takes it; nullopt (and `out` as it was)
-// otherwise.
+// The map the kernels read for an activation: its [N, H, W, C] view, or itself.
+ir::Arg KernelView(ir::Graph& out, const ir::Arg& value, const Window& window) {
+  return window.nhwc ? Nhwc(out, value) : value;
+}
+
+// The depthwise kernel over `x` (KernelView of the activation the window slides over) writing
+// `type`, with `bias` (a tensor or None), appended when IsIndexOp takes it; nullopt (and `out`
+// as it was) otherwise.
 std::optional<ir::Arg> EmitDepthwise(ir::Graph& out, const ir::Arg& x, const ir::Arg& weight,
                                      const ir::Arg& bias, const Window& window, bool flip,
                                      const ir::TensorType& type) {
   const size_t mark = out.nodes.size();
   ir::Node conv;
   conv.target = kDepthwiseConvTarget;
-  conv.args = {window.nhwc ? Nhwc(out, x) : x,
+  conv.args = {x,
                Taps(out, weight, window),
                bias,
                IntListArg({window.kh, window.kw}),
@@ -173,10 +178,14 @@ std::optional<std::vector<ir::Arg>> RewriteForward(ir::Graph& out, const ir::Nod
     const ir::TensorType& b = out.type_of(bias.ref());
     if (b.dtype != x.dtype || b.sizes != std::vector<int64_t>{x.sizes[1]}) return std::nullopt;
   }
+  const size_t mark = out.nodes.size();
   std::optional<ir::Arg> y =
-      EmitDepthwise(out, node.args[0], node.args[1], bias, *window, /*flip=*/false,
-                    node.outputs[0]);
-  if (!y) return std::nullopt;
+      EmitDepthwise(out, KernelView(out, node.args[0], *window), node.args[1], bias, *window,
+                    /*flip=*/false, node.outputs[0]);
+  if (!y) {
+    out.nodes.resize(mark);
+    return std::nullopt;
+  }
   return std::vector<ir::Arg>{*y};
 }
 
@@ -190,19 +199,21 @@ std::optional<int64_t> PartialRows(int64_t height, int64_t width) {
 }
 
 // The weight gradient (`type`: [C, 1, kh, kw]) from partial sums over blocks of map rows, summed
-// (depthwise_conv_kernels.h); nullopt (and `out` as it was) when the partials kernel does not
-// take the maps.
+// (depthwise_conv_kernels.h), `grad` and `x` the KernelViews of the maps; nullopt (and `out` as
+// it was) when the partials kernel does not take them.
 std::optional<ir::Arg> EmitWeightGrad(ir::Graph& out, const ir::Arg& grad, const ir::Arg& x,
                                       const Window& window, const ir::TensorType& type) {
-  const ir::TensorType g = out.type_of(grad.ref());
-  const int64_t n = g.sizes[0], channels = g.sizes[1], height = g.sizes[2], width = g.sizes[3];
+  const ir::TensorType& g = out.type_of(grad.ref());
+  const int64_t c_axis = window.nhwc ? 3 : 1, h_axis = window.nhwc ? 1 : 2;
+  const int64_t n = g.sizes[0], channels = g.sizes[c_axis], height = g.sizes[h_axis],
+                width = g.sizes[h_axis + 1];
   const std::optional<int64_t> rows = PartialRows(height, width);
   if (!rows) return std::nullopt;
   const size_t mark = out.nodes.size();
   ir::Node partials;
   partials.target = kDepthwiseWeightPartialsTarget;
-  partials.args = {window.nhwc ? Nhwc(out, grad) : grad,
-                   window.nhwc ? Nhwc(out, x) : x,
+  partials.args = {grad,
+                   x,
                    IntListArg({window.kh, window.kw}),
                    IntListArg({window.kh / 2, window.kw / 2}),
                    ir::Arg{*rows},
@@ -248,16 +259,17 @@ std::optional<std::vector<ir::Arg>> RewriteBackward(ir::Graph& out, const ir::No
   // The input gradient is written through the [N, C, H, W] view of an [N, H, W, C] kernel output.
   if ((*mask)[0] && window->nhwc && !IsChannelsLast(node.outputs[0])) return std::nullopt;
   const size_t mark = out.nodes.size();
+  const ir::Arg grad = KernelView(out, node.args[0], *window);  // both kernels read it
   std::vector<ir::Arg> values(3);
   if ((*mask)[0]) {
-    std::optional<ir::Arg> gx = EmitDepthwise(out, node.args[0], node.args[2], ir::Arg{},
-                                              *window, /*flip=*/true, node.outputs[0]);
+    std::optional<ir::Arg> gx = EmitDepthwise(out, grad, node.args[2], ir::Arg{}, *window,
+                                              /*flip=*/true, node.outputs[0]);
     if (!gx) return std::nullopt;
     values[0] = *gx;
   }
   if ((*mask)[1] && weight_grad) {
-    std::optional<ir::Arg> gw =
-        EmitWeightGrad(out, node.args[0], node.args[1], *window, node.outputs[1]);
+    std::optional<ir::Arg> gw = EmitWeightGrad(out, grad, KernelView(out, node.args[1], *window),
+                                               *window, node.outputs[1]);
     if (gw) values[1] = *gw;
   }
   if (values[0].is_none() && values[1].is_none()) {

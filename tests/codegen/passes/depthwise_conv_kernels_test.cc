@@ -59,14 +59,13 @@ TEST_CASE("a channels-last depthwise convolution and its input gradient become i
   %9 = aten::view.default(%8, [7, 7, 8]) -> bf16[7,7,8]{56,8,1}@cuda
   %10 = tccd::depthwise_conv2d.default(%6, %9, None, [7, 7], [3, 3], true, true) -> bf16[2,5,6,8]{240,48,8,1}@cuda
   %11 = aten::permute.default(%10, [0, 3, 1, 2]) -> bf16[2,8,5,6]{240,1,48,8}@cuda
-  %12 = aten::permute.default(%a2, [0, 2, 3, 1]) -> bf16[2,5,6,8]{240,48,8,1}@cuda
-  %13 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,5,6,8]{240,48,8,1}@cuda
-  %14 = tccd::depthwise_conv2d_weight_partials.default(%12, %13, [7, 7], [3, 3], 5, true) -> f32[2,1,7,7,8]{392,392,56,8,1}@cuda
-  %15 = aten::sum.dim_IntList(%14, [0, 1]) -> f32[7,7,8]{56,8,1}@cuda
-  %16 = aten::view.default(%15, [7, 7, 8, 1]) -> f32[7,7,8,1]{56,8,1,1}@cuda
-  %17 = aten::permute.default(%16, [2, 3, 0, 1]) -> f32[8,1,7,7]{1,1,56,8}@cuda
-  %18 = aten::_to_copy.default(%17, dtype=bf16) -> bf16[8,1,7,7]{49,49,7,1}@cuda
-  return (%5, %11, %18)
+  %12 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,5,6,8]{240,48,8,1}@cuda
+  %13 = tccd::depthwise_conv2d_weight_partials.default(%6, %12, [7, 7], [3, 3], 5, true) -> f32[2,1,7,7,8]{392,392,56,8,1}@cuda
+  %14 = aten::sum.dim_IntList(%13, [0, 1]) -> f32[7,7,8]{56,8,1}@cuda
+  %15 = aten::view.default(%14, [7, 7, 8, 1]) -> f32[7,7,8,1]{56,8,1,1}@cuda
+  %16 = aten::permute.default(%15, [2, 3, 0, 1]) -> f32[8,1,7,7]{1,1,56,8}@cuda
+  %17 = aten::_to_copy.default(%16, dtype=bf16) -> bf16[8,1,7,7]{49,49,7,1}@cuda
+  return (%5, %11, %17)
 })"));
 }
 
