@@ -78,7 +78,9 @@ std::optional<Window> DepthwiseWindow(const ir::Graph& graph, const ir::Node& no
   return Window{kh, kw, nhwc};
 }
 
-// The weight [C, 1, kh, kw] as a contiguous [kh, kw, C]: one [C] vector per tap.
+// The weight [C, 1, kh, kw] as a contiguous f32 [kh, kw, C]: one [C] vector per tap, in f32 so
+// that the kernel's every point does not widen the same taps again (a bf16 tap vector would be
+// eight conversions per tap and thread; the copy is kh*kw*C elements).
 ir::Arg Taps(ir::Graph& out, const ir::Arg& weight, const Window& window) {
   const ir::TensorType& w = out.type_of(weight.ref());
   const int64_t channels = w.sizes[0];
@@ -88,11 +90,12 @@ ir::Arg Taps(ir::Graph& out, const ir::Arg& weight, const Window& window) {
   const ir::Arg p =
       EmitOp(out, "aten::permute.default", {weight, IntListArg({2, 3, 0, 1})}, permuted);
   const ir::Arg copy =
-      EmitOp(out, "aten::clone.default", {p},
-             DenseType(w.dtype, {window.kh, window.kw, channels, 1}, w.device),
-             {{"memory_format", ir::Arg{ir::MemoryFormatArg{0}}}});
+      EmitOp(out, "aten::_to_copy.default", {p},
+             DenseType(ir::DType::kF32, {window.kh, window.kw, channels, 1}, w.device),
+             {{"dtype", ir::Arg{ir::DType::kF32}},
+              {"memory_format", ir::Arg{ir::MemoryFormatArg{0}}}});
   return EmitOp(out, "aten::view.default", {copy, IntListArg({window.kh, window.kw, channels})},
-                DenseType(w.dtype, {window.kh, window.kw, channels}, w.device));
+                DenseType(ir::DType::kF32, {window.kh, window.kw, channels}, w.device));
 }
 
 // The [N, H, W, C] view of a channels-last [N, C, H, W] value (contiguous).

@@ -4,7 +4,7 @@
 //   %y = aten::convolution.default(x, w, b, [1, 1], [p, p], [1, 1], false, [0, 0], C)
 // becomes (channels-last x and y: the [N, H, W, C] views, so the kernel walks C innermost)
 //   %t = aten::permute.default(w, [2, 3, 0, 1])                  [kh, kw, C, 1]
-//   %u = aten::clone.default(%t, memory_format=contiguous)        the taps, C innermost
+//   %u = aten::_to_copy.default(%t, dtype=f32, memory_format=contiguous)  the taps, C innermost
 //   %v = aten::view.default(%u, [kh, kw, C])
 //   %xv = aten::permute.default(x, [0, 2, 3, 1])                 [N, H, W, C]
 //   %o = tccd::depthwise_conv2d.default(%xv, %v, b, [kh, kw], [p, p], false, true)

@@ -757,7 +757,7 @@ PointwiseKernel DepthwiseConvKernel(const std::string& name, std::vector<int64_t
                                     bool flip) {
   KernelBuilder b(name, in);
   const int x = b.GatherInput(DType::kBF16);
-  const int weight = b.GatherInput(DType::kBF16);
+  const int weight = b.GatherInput(DType::kF32);  // the f32 copy of the taps
   auto i64 = [&](int64_t v) { return b.Const(DType::kI64, static_cast<double>(v)); };
   auto in_range = [&](int v, int64_t hi) {
     const int ge = b.Op(PwOp::kGe, DType::kBool, {v, i64(0)});
@@ -777,7 +777,7 @@ PointwiseKernel DepthwiseConvKernel(const std::string& name, std::vector<int64_t
       const int valid = b.Op(PwOp::kAnd, DType::kBool, {h_ok, in_range(w, in[2])});
       const int v = b.Cast(b.Gather(x, valid, {b.Index(0), h, w, c}), DType::kF32);
       const int wi = i64(flip ? k - 1 - i : i), wj = i64(flip ? k - 1 - j : j);
-      const int tap = b.Cast(b.Gather(weight, b.Const(DType::kBool, 1), {wi, wj, c}), DType::kF32);
+      const int tap = b.Gather(weight, b.Const(DType::kBool, 1), {wi, wj, c});
       const int term = b.Op(PwOp::kMul, DType::kF32, {v, tap});
       sum = sum < 0 ? term : b.Op(PwOp::kAdd, DType::kF32, {sum, term});
     }

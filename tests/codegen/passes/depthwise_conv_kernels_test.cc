@@ -49,14 +49,14 @@ TEST_CASE("a channels-last depthwise convolution and its input gradient become i
             R"(graph(%a0: bf16[2,8,5,6]{240,1,48,8}@cuda, %a1: bf16[8,1,7,7]{49,49,7,1}@cuda, %a2: bf16[2,8,5,6]{240,1,48,8}@cuda) {
   %0 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,5,6,8]{240,48,8,1}@cuda
   %1 = aten::permute.default(%a1, [2, 3, 0, 1]) -> bf16[7,7,8,1]{7,1,49,49}@cuda
-  %2 = aten::clone.default(%1, memory_format=memory_format(0)) -> bf16[7,7,8,1]{56,8,1,1}@cuda
-  %3 = aten::view.default(%2, [7, 7, 8]) -> bf16[7,7,8]{56,8,1}@cuda
+  %2 = aten::_to_copy.default(%1, dtype=f32, memory_format=memory_format(0)) -> f32[7,7,8,1]{56,8,1,1}@cuda
+  %3 = aten::view.default(%2, [7, 7, 8]) -> f32[7,7,8]{56,8,1}@cuda
   %4 = tccd::depthwise_conv2d.default(%0, %3, None, [7, 7], [3, 3], false, true) -> bf16[2,5,6,8]{240,48,8,1}@cuda
   %5 = aten::permute.default(%4, [0, 3, 1, 2]) -> bf16[2,8,5,6]{240,1,48,8}@cuda
   %6 = aten::permute.default(%a2, [0, 2, 3, 1]) -> bf16[2,5,6,8]{240,48,8,1}@cuda
   %7 = aten::permute.default(%a1, [2, 3, 0, 1]) -> bf16[7,7,8,1]{7,1,49,49}@cuda
-  %8 = aten::clone.default(%7, memory_format=memory_format(0)) -> bf16[7,7,8,1]{56,8,1,1}@cuda
-  %9 = aten::view.default(%8, [7, 7, 8]) -> bf16[7,7,8]{56,8,1}@cuda
+  %8 = aten::_to_copy.default(%7, dtype=f32, memory_format=memory_format(0)) -> f32[7,7,8,1]{56,8,1,1}@cuda
+  %9 = aten::view.default(%8, [7, 7, 8]) -> f32[7,7,8]{56,8,1}@cuda
   %10 = tccd::depthwise_conv2d.default(%6, %9, None, [7, 7], [3, 3], true, true) -> bf16[2,5,6,8]{240,48,8,1}@cuda
   %11 = aten::permute.default(%10, [0, 3, 1, 2]) -> bf16[2,8,5,6]{240,1,48,8}@cuda
   %12 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,5,6,8]{240,48,8,1}@cuda
@@ -131,11 +131,11 @@ TEST_CASE("a CPU NCHW depthwise convolution keeps its layout and its bias; an in
   CHECK(changed);
   CHECK(out == Canonical(R"(graph(%a0: f32[1,4,6,6]{144,36,6,1}@cpu, %a1: f32[4,1,3,5]{15,15,5,1}@cpu, %a2: f32[4]{1}@cpu) {
   %0 = aten::permute.default(%a1, [2, 3, 0, 1]) -> f32[3,5,4,1]{5,1,15,15}@cpu
-  %1 = aten::clone.default(%0, memory_format=memory_format(0)) -> f32[3,5,4,1]{20,4,1,1}@cpu
+  %1 = aten::_to_copy.default(%0, dtype=f32, memory_format=memory_format(0)) -> f32[3,5,4,1]{20,4,1,1}@cpu
   %2 = aten::view.default(%1, [3, 5, 4]) -> f32[3,5,4]{20,4,1}@cpu
   %3 = tccd::depthwise_conv2d.default(%a0, %2, %a2, [3, 5], [1, 2], false, false) -> f32[1,4,6,6]{144,36,6,1}@cpu
   %4 = aten::permute.default(%a1, [2, 3, 0, 1]) -> f32[3,5,4,1]{5,1,15,15}@cpu
-  %5 = aten::clone.default(%4, memory_format=memory_format(0)) -> f32[3,5,4,1]{20,4,1,1}@cpu
+  %5 = aten::_to_copy.default(%4, dtype=f32, memory_format=memory_format(0)) -> f32[3,5,4,1]{20,4,1,1}@cpu
   %6 = aten::view.default(%5, [3, 5, 4]) -> f32[3,5,4]{20,4,1}@cpu
   %7 = tccd::depthwise_conv2d.default(%3, %6, None, [3, 5], [1, 2], true, false) -> f32[1,4,6,6]{144,36,6,1}@cpu
   return (%7)
