@@ -27,7 +27,7 @@ std::optional<std::vector<int64_t>> Ints(const ir::Arg& a) {
   return out;
 }
 
-// A pair argument (one value stands for both, as ATen expands it) equal to `want`.
+// Whether a pair argument (one value stands for both, as ATen expands it) is (h, w).
 bool PairIs(const ir::Arg& a, int64_t h, int64_t w) {
   const std::optional<std::vector<int64_t>> v = Ints(a);
   if (!v) return false;
@@ -42,16 +42,17 @@ bool IsChannelsLast(const ir::TensorType& t) {
   return t.strides == std::vector<int64_t>{s[1] * s[2] * s[3], 1, s[3] * s[1], s[1]};
 }
 
-// Whether `node` is a depthwise convolution the kernel takes, its weight at `weight` and then
-// (both ops alike) bias or bias_sizes, stride, padding, dilation, transposed, output_padding,
-// groups; `x` is the activation the window slides over (the input, or the output gradient) and
-// `y` what the kernel writes. Returns the window (kh, kw) and whether the kernel runs over
-// [N, H, W, C] views; nullopt when the rewrite does not apply.
+// A depthwise convolution's window and whether the kernels run over [N, H, W, C] views.
 struct Window {
   int64_t kh, kw;
   bool nhwc;
 };
 
+// Whether `node` is a depthwise convolution the kernels take, its weight at `weight` and then
+// (both ops alike) bias or bias_sizes, stride, padding, dilation, transposed, output_padding,
+// groups; `x` is the activation the window slides over (the input, or the output gradient) and
+// `y` a map of the same kind (what the kernel writes, or the backward's input). Returns its
+// Window; nullopt when the rewrite does not apply.
 std::optional<Window> DepthwiseWindow(const ir::Graph& graph, const ir::Node& node, size_t weight,
                                       const ir::TensorType& x, const ir::TensorType& y) {
   if (!node.args[weight].is_ref()) return std::nullopt;
@@ -267,7 +268,10 @@ std::optional<std::vector<ir::Arg>> RewriteBackward(ir::Graph& out, const ir::No
   if ((*mask)[0]) {
     std::optional<ir::Arg> gx = EmitDepthwise(out, grad, node.args[2], ir::Arg{}, *window,
                                               /*flip=*/true, node.outputs[0]);
-    if (!gx) return std::nullopt;
+    if (!gx) {
+      out.nodes.resize(mark);  // the gradient's view
+      return std::nullopt;
+    }
     values[0] = *gx;
   }
   if ((*mask)[1] && weight_grad) {
