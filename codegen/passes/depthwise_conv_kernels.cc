@@ -90,11 +90,10 @@ ir::Arg Taps(ir::Graph& out, const ir::Arg& weight, const Window& window) {
   permuted.strides = {w.strides[2], w.strides[3], w.strides[0], w.strides[1]};
   const ir::Arg p =
       EmitOp(out, "aten::permute.default", {weight, IntListArg({2, 3, 0, 1})}, permuted);
-  const ir::Arg copy =
-      EmitOp(out, "aten::_to_copy.default", {p},
-             DenseType(ir::DType::kF32, {window.kh, window.kw, channels, 1}, w.device),
-             {{"dtype", ir::Arg{ir::DType::kF32}},
-              {"memory_format", ir::Arg{ir::MemoryFormatArg{0}}}});
+  const ir::Arg copy = EmitOp(
+      out, "aten::_to_copy.default", {p},
+      DenseType(ir::DType::kF32, {window.kh, window.kw, channels, 1}, w.device),
+      {{"dtype", ir::Arg{ir::DType::kF32}}, {"memory_format", ir::Arg{ir::MemoryFormatArg{0}}}});
   return EmitOp(out, "aten::view.default", {copy, IntListArg({window.kh, window.kw, channels})},
                 DenseType(ir::DType::kF32, {window.kh, window.kw, channels}, w.device));
 }
@@ -222,8 +221,8 @@ std::optional<ir::Arg> EmitWeightGrad(ir::Graph& out, const ir::Arg& grad, const
                    IntListArg({window.kh / 2, window.kw / 2}),
                    ir::Arg{*rows},
                    ir::Arg{window.nhwc}};
-  partials.outputs = {DenseType(ir::DType::kF32, {n, height / *rows, window.kh, window.kw, channels},
-                                type.device)};
+  partials.outputs = {
+      DenseType(ir::DType::kF32, {n, height / *rows, window.kh, window.kw, channels}, type.device)};
   out.nodes.push_back(partials);
   const bool ok = IsIndexOp(out, out.nodes.back());
   out.nodes.pop_back();
@@ -275,8 +274,8 @@ std::optional<std::vector<ir::Arg>> RewriteBackward(ir::Graph& out, const ir::No
     values[0] = *gx;
   }
   if ((*mask)[1] && weight_grad) {
-    std::optional<ir::Arg> gw = EmitWeightGrad(out, grad, KernelView(out, node.args[1], *window),
-                                               *window, node.outputs[1]);
+    std::optional<ir::Arg> gw =
+        EmitWeightGrad(out, grad, KernelView(out, node.args[1], *window), *window, node.outputs[1]);
     if (gw) values[1] = *gw;
   }
   if (values[0].is_none() && values[1].is_none()) {

@@ -817,8 +817,7 @@ std::optional<DepthwiseGeometry> DepthwiseGeometryOf(const ir::Graph& g, const i
   auto padding = IntListArg(n, 4, "");
   const bool* flip = std::get_if<bool>(&n.args[5].v);
   const bool* channels_last = std::get_if<bool>(&n.args[6].v);
-  if (!kernel || !padding || kernel->size() != 2 || padding->size() != 2 || !flip ||
-      !channels_last)
+  if (!kernel || !padding || kernel->size() != 2 || padding->size() != 2 || !flip || !channels_last)
     return std::nullopt;
   DepthwiseGeometry d{(*kernel)[0], (*kernel)[1], 1, 2, 3, *flip};
   if (!*channels_last) d = {d.kh, d.kw, 2, 3, 1, d.flip};
@@ -895,8 +894,7 @@ std::optional<WeightPartialsGeometry> WeightPartialsGeometryOf(const ir::Graph& 
   auto padding = IntListArg(n, 3, "");
   auto rows = IntArg(n, 4, "");
   const bool* channels_last = std::get_if<bool>(&n.args[5].v);
-  if (!kernel || !padding || !rows || kernel->size() != 2 || padding->size() != 2 ||
-      !channels_last)
+  if (!kernel || !padding || !rows || kernel->size() != 2 || padding->size() != 2 || !channels_last)
     return std::nullopt;
   WeightPartialsGeometry d{(*kernel)[0], (*kernel)[1], *rows, 1, 2, 3};
   if (!*channels_last) d = {d.kh, d.kw, d.rows, 2, 3, 1};

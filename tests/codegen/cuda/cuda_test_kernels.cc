@@ -938,15 +938,15 @@ std::vector<GoldenCase> GoldenCorpus() {
                                            /*flip=*/false),
                        {150528, 5376, 192, 1, 1344, 192, 1, 0, 150528, 5376, 192, 1})},
       {"depthwise_conv7_dgrad_bf16_fixed",
-       WithFixedLayout(DepthwiseConvKernel("depthwise_conv7_dgrad_bf16_fixed", {64, 28, 28, 192},
-                                           7, /*flip=*/true),
+       WithFixedLayout(DepthwiseConvKernel("depthwise_conv7_dgrad_bf16_fixed", {64, 28, 28, 192}, 7,
+                                           /*flip=*/true),
                        {150528, 5376, 192, 1, 1344, 192, 1, 0, 150528, 5376, 192, 1})},
       // Its weight gradient's partials (two map rows a partial), operands padded to rank 5.
       {"depthwise_weight_partials7_bf16_fixed",
-       WithFixedLayout(DepthwiseWeightPartialsKernel("depthwise_weight_partials7_bf16_fixed",
-                                                     {64, 28, 28, 192}, 7, 2),
-                       {150528, 5376, 192, 1, 0, 150528, 5376, 192, 1, 0, 131712, 9408, 1344,
-                        192, 1})},
+       WithFixedLayout(
+           DepthwiseWeightPartialsKernel("depthwise_weight_partials7_bf16_fixed", {64, 28, 28, 192},
+                                         7, 2),
+           {150528, 5376, 192, 1, 0, 150528, 5376, 192, 1, 0, 131712, 9408, 1344, 192, 1})},
       {"stack_bf16", StackKernel("stack_bf16", {64, 197, 3, 12, 64})},
       // Tiled kernels (cuda_tile_emitter.cc): BERT's scaled K^T cast (f32 [192, 512, 64]
       // read through its transpose, bf16 out) and an NCHW -> NHWC copy whose tiled dims (28

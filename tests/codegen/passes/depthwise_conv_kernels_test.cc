@@ -44,9 +44,10 @@ TEST_CASE("a channels-last depthwise convolution and its input gradient become i
   bool changed = false;
   const std::string out = Run(kCudaBlock, &changed);
   CHECK(changed);
-  CHECK(out ==
-        Canonical(
-            R"(graph(%a0: bf16[2,8,5,6]{240,1,48,8}@cuda, %a1: bf16[8,1,7,7]{49,49,7,1}@cuda, %a2: bf16[2,8,5,6]{240,1,48,8}@cuda) {
+  CHECK(
+      out ==
+      Canonical(
+          R"(graph(%a0: bf16[2,8,5,6]{240,1,48,8}@cuda, %a1: bf16[8,1,7,7]{49,49,7,1}@cuda, %a2: bf16[2,8,5,6]{240,1,48,8}@cuda) {
   %0 = aten::permute.default(%a0, [0, 2, 3, 1]) -> bf16[2,5,6,8]{240,48,8,1}@cuda
   %1 = aten::permute.default(%a1, [2, 3, 0, 1]) -> bf16[7,7,8,1]{7,1,49,49}@cuda
   %2 = aten::_to_copy.default(%1, dtype=f32, memory_format=memory_format(0)) -> f32[7,7,8,1]{56,8,1,1}@cuda
@@ -93,7 +94,10 @@ TEST_CASE("a CPU weight gradient in partial sums over row blocks; its bias gradi
 })",
       &changed);
   CHECK(changed);
-  CHECK(out == Canonical(R"(graph(%a0: f32[1,4,6,6]{144,36,6,1}@cpu, %a1: f32[1,4,6,6]{144,36,6,1}@cpu, %a2: f32[4,1,3,3]{9,9,3,1}@cpu) {
+  CHECK(
+      out ==
+      Canonical(
+          R"(graph(%a0: f32[1,4,6,6]{144,36,6,1}@cpu, %a1: f32[1,4,6,6]{144,36,6,1}@cpu, %a2: f32[4,1,3,3]{9,9,3,1}@cpu) {
   %0 = tccd::depthwise_conv2d_weight_partials.default(%a1, %a0, [3, 3], [1, 1], 6, false) -> f32[1,1,3,3,4]{36,36,12,4,1}@cpu
   %1 = aten::sum.dim_IntList(%0, [0, 1]) -> f32[3,3,4]{12,4,1}@cpu
   %2 = aten::view.default(%1, [3, 3, 4, 1]) -> f32[3,3,4,1]{12,4,1,1}@cpu
@@ -117,9 +121,10 @@ TEST_CASE("a map row wider than a partial's terms keeps ATen's weight gradient",
   CHECK_FALSE(changed);
 }
 
-TEST_CASE("a CPU NCHW depthwise convolution keeps its layout and its bias; an input gradient "
-          "alone drops the backward",
-          "[depthwise_conv_kernels]") {
+TEST_CASE(
+    "a CPU NCHW depthwise convolution keeps its layout and its bias; an input gradient "
+    "alone drops the backward",
+    "[depthwise_conv_kernels]") {
   bool changed = false;
   const std::string out = Run(
       R"(graph(%a0: f32[1,4,6,6]{144,36,6,1}@cpu, %a1: f32[4,1,3,5]{15,15,5,1}@cpu, %a2: f32[4]{1}@cpu) {
@@ -129,7 +134,10 @@ TEST_CASE("a CPU NCHW depthwise convolution keeps its layout and its bias; an in
 })",
       &changed);
   CHECK(changed);
-  CHECK(out == Canonical(R"(graph(%a0: f32[1,4,6,6]{144,36,6,1}@cpu, %a1: f32[4,1,3,5]{15,15,5,1}@cpu, %a2: f32[4]{1}@cpu) {
+  CHECK(
+      out ==
+      Canonical(
+          R"(graph(%a0: f32[1,4,6,6]{144,36,6,1}@cpu, %a1: f32[4,1,3,5]{15,15,5,1}@cpu, %a2: f32[4]{1}@cpu) {
   %0 = aten::permute.default(%a1, [2, 3, 0, 1]) -> f32[3,5,4,1]{5,1,15,15}@cpu
   %1 = aten::_to_copy.default(%0, dtype=f32, memory_format=memory_format(0)) -> f32[3,5,4,1]{20,4,1,1}@cpu
   %2 = aten::view.default(%1, [3, 5, 4]) -> f32[3,5,4]{20,4,1}@cpu
@@ -185,8 +193,9 @@ TEST_CASE("a 3x3 depthwise kernel: nine taps, each an x gather times a weight ve
   INFO(k.status().ToString());
   REQUIRE(k.ok());
   const std::string text = PrintPointwiseKernel(*k);
-  CHECK(text.starts_with("pointwise @k[1,4,6,6](in0: f32, in1: f32, in2: f32) -> (out0: f32) {\n"
-                         "  // fused: tccd::depthwise_conv2d.default\n"));
+  CHECK(
+      text.starts_with("pointwise @k[1,4,6,6](in0: f32, in1: f32, in2: f32) -> (out0: f32) {\n"
+                       "  // fused: tccd::depthwise_conv2d.default\n"));
   // Nine x gathers (masked) and nine weight gathers (unmasked), one bias gather.
   size_t gathers = 0;
   for (size_t at = text.find("gather.f32"); at != std::string::npos;
