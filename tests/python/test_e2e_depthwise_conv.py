@@ -5,8 +5,10 @@ window), the weight gradient (partial sums over row blocks, then a sum) and the 
 that stays ATen's, at several C/H/W/k, f32 and bf16, NCHW
 and channels-last; a small ConvNeXt-like block trained a few steps matches eager. Each case
 checks that the new op is in the plan's kernels (KernelInfo.ops), so a rewrite that silently
-stops applying fails here; the knob (TCCD_DISABLE_PASSES=depthwise-conv-kernels) keeps ATen's.
-tests/python/test_gpu_depthwise_conv.py runs the channels-last cases on a GPU.
+stops applying fails here; the default and TCCD_DISABLE_PASSES=depthwise-conv-kernels keep ATen's.
+tests/python/test_gpu_depthwise_conv.py runs the channels-last cases on a GPU. The rewrite is
+opt-in (TCCD_DEPTHWISE_KERNELS=1 in the daemon's environment): the cases run against a daemon of
+their own with it; the session daemon (the default) keeps ATen's convolutions.
 """
 
 import shutil
@@ -30,6 +32,26 @@ CASES = [
     (3, 4, 6, 6, 5, 3),
     (1, 3, 4, 4, 1, 1),
 ]
+
+
+@pytest.fixture(scope="module")
+def depthwise_daemon():
+    """A daemon whose plans take the depthwise kernels (TCCD_DEPTHWISE_KERNELS=1)."""
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    root = short_tempdir("tccd-dw-")
+    d = Daemon(TCCD_BINARY, root, env={"TCCD_DEPTHWISE_KERNELS": "1"})
+    d.start()
+    yield d
+    d.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def dw_env(daemon_env, depthwise_daemon, monkeypatch):
+    monkeypatch.setenv("TCCD_ADDRESS", depthwise_daemon.address)
+    tccd.config.reload()
+    return dict(daemon_env, TCCD_ADDRESS=depthwise_daemon.address)
 
 
 def _kernel_ops():
@@ -66,7 +88,7 @@ def _tolerance(dtype):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("channels_last", [False, True])
 @pytest.mark.parametrize("with_bias", [False, True])
-def test_forward_against_eager(daemon_env, case, dtype, channels_last, with_bias):
+def test_forward_against_eager(dw_env, case, dtype, channels_last, with_bias):
     x, weight, bias = _tensors(case, dtype, channels_last, torch.Generator().manual_seed(0))
     b = bias if with_bias else None
 
@@ -83,7 +105,7 @@ def test_forward_against_eager(daemon_env, case, dtype, channels_last, with_bias
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("channels_last", [False, True])
-def test_gradients_against_eager(daemon_env, case, dtype, channels_last):
+def test_gradients_against_eager(dw_env, case, dtype, channels_last):
     gen = torch.Generator().manual_seed(1)
     x0, w0, b0 = _tensors(case, dtype, channels_last, gen)
     g = torch.randn(x0.shape, generator=gen).to(dtype)
@@ -120,7 +142,7 @@ class _Block(nn.Module):
 
 
 @pytest.mark.parametrize("channels_last", [False, True])
-def test_convnext_block_trains_like_eager(daemon_env, channels_last):
+def test_convnext_block_trains_like_eager(dw_env, channels_last):
     torch.manual_seed(0)
     eager = nn.Sequential(_Block(16), _Block(16))
     model = nn.Sequential(_Block(16), _Block(16))
@@ -144,24 +166,34 @@ def test_convnext_block_trains_like_eager(daemon_env, channels_last):
     assert _PARTIALS in _kernel_ops()
 
 
-def test_knob_keeps_aten(daemon_env, monkeypatch):
-    """TCCD_DISABLE_PASSES=depthwise-conv-kernels: ATen's convolution, results equal."""
+def _one_conv_ops():
+    x, weight, bias = _tensors(CASES[0], torch.float32, True, torch.Generator().manual_seed(4))
+
+    def fn(x, weight, bias):
+        return _conv(x, weight, bias) + 1
+
+    got = torch.compile(fn, backend="tccd", dynamic=False)(x, weight, bias)
+    torch.testing.assert_close(got, fn(x, weight, bias))
+    return _kernel_ops()
+
+
+def test_default_keeps_aten(daemon_env):
+    """Without TCCD_DEPTHWISE_KERNELS=1 (the session daemon): ATen's convolution."""
+    assert not {_DEPTHWISE, _PARTIALS} & _one_conv_ops()
+
+
+def test_disabled_pass_keeps_aten(daemon_env, monkeypatch):
+    """TCCD_DEPTHWISE_KERNELS=1 with TCCD_DISABLE_PASSES=depthwise-conv-kernels: ATen's."""
     if not TCCD_BINARY.exists():
         pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
     root = short_tempdir("tccd-dw-")
-    d = Daemon(TCCD_BINARY, root, env={"TCCD_DISABLE_PASSES": "depthwise-conv-kernels"})
+    d = Daemon(TCCD_BINARY, root, env={"TCCD_DEPTHWISE_KERNELS": "1",
+                                       "TCCD_DISABLE_PASSES": "depthwise-conv-kernels"})
     d.start()
     try:
         monkeypatch.setenv("TCCD_ADDRESS", d.address)
         tccd.config.reload()
-        x, weight, bias = _tensors(CASES[0], torch.float32, True, torch.Generator().manual_seed(4))
-
-        def fn(x, weight, bias):
-            return _conv(x, weight, bias) + 1
-
-        got = torch.compile(fn, backend="tccd", dynamic=False)(x, weight, bias)
-        torch.testing.assert_close(got, fn(x, weight, bias))
-        assert not {_DEPTHWISE, _PARTIALS} & _kernel_ops()
+        assert not {_DEPTHWISE, _PARTIALS} & _one_conv_ops()
     finally:
         d.stop()
         shutil.rmtree(root, ignore_errors=True)

@@ -8,8 +8,11 @@ tests/run_gpu.sh BUNDLE -k depthwise.
   (`conv2d_c1_k1_nhwc`, `dgrad2d_c1_k1_nhwc`, `wgrad2d_c1_k1_nhwc`), and our kernels their dense
   entry (`_contig`: the maps' strides fixed at compile time, 16-byte lanes along C).
 - A two-block ConvNeXt stage under bf16 autocast trains like eager.
-tests/python/test_e2e_depthwise_conv.py runs the CPU cases (both layouts).
+tests/python/test_e2e_depthwise_conv.py runs the CPU cases (both layouts). The rewrite is opt-in
+(TCCD_DEPTHWISE_KERNELS=1 in the daemon's environment): these tests start a daemon with it.
 """
+
+import shutil
 
 import pytest
 import torch
@@ -17,6 +20,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import tccd
+from conftest import TCCD_BINARY, Daemon, short_tempdir
 from tccd_testlib import kernel_launches
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -29,6 +33,26 @@ CASES = [
     pytest.param((4, 768, 7, 7, 7), id="stage4"),  # the window covers the map
     pytest.param((2, 40, 9, 11, 3), id="3x3"),
 ]
+
+
+@pytest.fixture(scope="module")
+def depthwise_daemon():
+    """A daemon whose plans take the depthwise kernels (TCCD_DEPTHWISE_KERNELS=1)."""
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    root = short_tempdir("tccd-dw-")
+    d = Daemon(TCCD_BINARY, root, env={"TCCD_DEPTHWISE_KERNELS": "1"})
+    d.start()
+    yield d
+    d.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def dw_env(daemon_env, depthwise_daemon, monkeypatch):
+    monkeypatch.setenv("TCCD_ADDRESS", depthwise_daemon.address)
+    tccd.config.reload()
+    return dict(daemon_env, TCCD_ADDRESS=depthwise_daemon.address)
 
 
 def _cudnn_depthwise(launched):
@@ -61,12 +85,15 @@ def _tolerance(dtype):
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
 @pytest.mark.parametrize("with_bias", [False, True])
-def test_gradients_against_eager(daemon_env, case, dtype, with_bias):
+def test_gradients_against_eager(dw_env, case, dtype, with_bias):
     x0, w0, b0, go = _tensors(case, dtype)
     k = case[4]
 
     def fn(x, weight, bias, go):
-        return (F.conv2d(x, weight, bias, 1, k // 2, 1, x.shape[1]) * go).float().sum()
+        # The loss in f32 from the convolution's output on: the gradient reaching the backward is
+        # then channels-last, as in a model (a bf16 product's gradient would come from a
+        # contiguous cast of the sum's expand, and an NCHW gradient stays cuDNN's on CUDA).
+        return (F.conv2d(x, weight, bias, 1, k // 2, 1, x.shape[1]).float() * go.float()).sum()
 
     leaves = [t.clone().requires_grad_() for t in (x0, w0, b0)]
     if not with_bias:
@@ -133,7 +160,7 @@ def _train(backend, steps=4):
     return losses, {k: v.detach().float().cpu() for k, v in model.state_dict().items()}, step
 
 
-def test_convnext_stage_trains_like_eager(daemon_env):
+def test_convnext_stage_trains_like_eager(dw_env):
     eager_losses, eager_state, _ = _train(None)
     losses, state, step = _train("tccd")
     torch.testing.assert_close(losses, eager_losses, rtol=3e-2, atol=3e-2)
