@@ -33,16 +33,20 @@
 // whose kernel cuDNN compiles at run time in every process and on every thread (README, "Warm
 // start: ConvNeXt's first calls": ~150 ms a forward call per thread, 0.5-1.1 s a backward
 // call, a one-time ~1.2 s; ~2.9 s of ConvNeXt-T's warm first step on the H200). A generated
-// kernel is compiled once by the daemon and cached with the plan. Its steady time is the
-// GPU request's question (session 16: cuDNN's forward 1.26 ms, dgrad 2.44 ms, wgrad 0.93 ms of
-// ConvNeXt train large's 15.2 ms step).
+// kernel is compiled once by the daemon and cached with the plan.
+//
+// Opt-in (the pipeline adds the pass with TCCD_DEPTHWISE_KERNELS=1 only). Measured (H200, r1 of
+// session 18, ConvNeXt-T, this pass vs TCCD_DISABLE_PASSES=depthwise-conv-kernels): warm first
+// step 1.98 vs 4.14 s, cold 8.08 vs 10.02 s, but the train-large step 22.37 vs 16.61 ms: these
+// kernels took 6.91 ms (forward and input gradients) + 3.43 ms (weight partials) where cuDNN's
+// took 1.25 + 2.44 + 0.93 ms (README, "Depthwise convolutions as generated kernels").
 //
 // Which: depth multiplier 1 (groups == C == the weight's dim 0, its dim 1 one), 4-D, stride 1,
 // dilation 1, not transposed, padding k / 2 with odd k <= 7 per dim, f32/bf16/f16 tensors of
 // one dtype, a bias of C elements or none. CUDA takes channels-last activations only (an NCHW
 // map would run one element per thread; cuDNN's NCHW depthwise path is not the run-time
 // compiled one); the CPU takes either layout. Anything else stays the ATen op, as does
-// everything with TCCD_DISABLE_PASSES=depthwise-conv-kernels.
+// everything without TCCD_DEPTHWISE_KERNELS=1 or with TCCD_DISABLE_PASSES=depthwise-conv-kernels.
 #pragma once
 
 #include "codegen/passes/pass.h"
