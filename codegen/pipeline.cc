@@ -134,6 +134,10 @@
 //                              fusion.h has the measurement; keyed here)
 //   TCCD_FOLD_CASTS_INTO_ROWS=1  CUDA: run casts-before-views (a row kernel also writes the cast
 //                              of its input that a matmul reads through views; off by default)
+//   TCCD_DEPTHWISE_KERNELS=1   run depthwise-conv-kernels (depthwise convolutions and their
+//                              gradients as generated kernels, depthwise_conv_kernels.h; off by
+//                              default: on the H200 they took ConvNeXt's warm first step from
+//                              4.14 to 1.98 s but its train-large step from 16.61 to 22.37 ms)
 //   TCCD_SYMBOLIC_REWRITES_ON_CPU=1  tests only: symbolic CPU graphs take the CUDA target's
 //                              graph rewrites too (symbolic_rewrites.h), to check them against
 //                              eager on a machine without a GPU (keyed here)
@@ -209,6 +213,7 @@
 #include "codegen/passes/plan_builder.h"
 #include "codegen/passes/loop_order.h"
 #include "codegen/passes/dying_inputs_into_outputs.h"
+#include "codegen/passes/depthwise_conv_kernels.h"
 #include "codegen/passes/max_pool_kernels.h"
 #include "codegen/passes/mutations_into_producers.h"
 #include "codegen/passes/outer_product_matmuls.h"
@@ -293,6 +298,7 @@ struct DebugOptions {
   std::string column_vec_bytes, column_block, column_min_blocks;  // the column emitter's
   std::string column_stored_prologue;          // read by reduction_fusion.cc; here for the key
   bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
+  bool depthwise_kernels = false;              // TCCD_DEPTHWISE_KERNELS=1: depthwise-conv-kernels
   bool tile_kernels = true;                    // TCCD_TILE_KERNELS=0: no tiled kernels
   bool symbolic_rewrites_on_cpu = false;       // TCCD_SYMBOLIC_REWRITES_ON_CPU=1 (tests)
   int gemm_autotune = kDefaultGemmAutotune;    // TCCD_GEMM_AUTOTUNE=n (0: off)
@@ -338,6 +344,8 @@ const DebugOptions& Debug() {
     if (const char* c = std::getenv("TCCD_COLUMN_STORED_PROLOGUE")) o->column_stored_prologue = c;
     if (const char* f = std::getenv("TCCD_FOLD_CASTS_INTO_ROWS"))
       o->fold_casts_into_rows = std::string(f) == "1";
+    if (const char* k = std::getenv("TCCD_DEPTHWISE_KERNELS"))
+      o->depthwise_kernels = std::string(k) == "1";
     if (const char* t = std::getenv("TCCD_TILE_KERNELS")) o->tile_kernels = std::string(t) != "0";
     if (const char* r = std::getenv("TCCD_SYMBOLIC_REWRITES_ON_CPU"))
       o->symbolic_rewrites_on_cpu = std::string(r) == "1";
@@ -412,6 +420,7 @@ std::string DebugOptionsKey() {
   if (!d.column_stored_prologue.empty())
     absl::StrAppend(&key, "column-stored-prologue=", d.column_stored_prologue, ";");
   if (d.fold_casts_into_rows) absl::StrAppend(&key, "fold-casts-into-rows;");
+  if (d.depthwise_kernels) absl::StrAppend(&key, "depthwise-kernels;");
   if (!d.tile_kernels) absl::StrAppend(&key, "no-tile-kernels;");
   if (d.symbolic_rewrites_on_cpu) absl::StrAppend(&key, "symbolic-rewrites-on-cpu;");
   if (d.gemm_autotune != kDefaultGemmAutotune)
@@ -896,6 +905,12 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
     passes.Add(std::make_unique<MaxPoolKernels>(
         request.device == ir::DeviceType::kCuda ||
         Debug().disabled_passes.contains("cpu-max-pool-backward-extern")));
+  // With TCCD_DEPTHWISE_KERNELS=1: depthwise convolutions and their gradients as index kernels,
+  // for the same reasons of order (and after the CUDA bias passes, which leave them without a
+  // bias). Off by default: slower than cuDNN's in the steady step (DebugOptions says how much).
+  if (!Debug().disable_fusion && Debug().depthwise_kernels)
+    passes.Add(std::make_unique<DepthwiseConvKernels>(DepthwiseConvKernels::Options{
+        .weight_grad = !passes.disabled("depthwise-conv-weight-grad")}));
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
     // A layout copy (clone) of a pointwise op's private output: the op writes that layout itself

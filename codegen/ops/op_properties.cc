@@ -160,7 +160,8 @@ const absl::flat_hash_map<std::string, OpProperties>& Table() {
          "aten::select_scatter.default", "aten::slice_backward.default",
          "aten::select_backward.default", "aten::nll_loss_backward.default", "aten::gather.default",
          "aten::index.Tensor", "tccd::max_pool2d_values.default",
-         "tccd::max_pool2d_offsets.default", "tccd::max_pool2d_gather_backward.default"});
+         "tccd::max_pool2d_offsets.default", "tccd::max_pool2d_gather_backward.default",
+         "tccd::depthwise_conv2d.default", "tccd::depthwise_conv2d_weight_partials.default"});
     add(C::kScatter, {"tccd::embedding_scatter_add.default"});
     add(C::kOther, {"aten::embedding_dense_backward.default", "aten::convolution.default",
                     "aten::convolution_backward.default", "aten::max_pool2d_with_indices.default",

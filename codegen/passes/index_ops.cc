@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "codegen/passes/depthwise_conv_kernels.h"
 #include "codegen/passes/max_pool_kernels.h"
 #include "codegen/passes/scatter_ops.h"
 
@@ -797,6 +798,167 @@ int LowerMaxPoolGatherBackward(Lowering& l) {
   return l.b().Coerce(sum, l.held());
 }
 
+// ---- depthwise convolution (depthwise_conv_kernels.h). tccd::depthwise_conv2d(x, weight,
+// bias, kernel_size, padding, flip, channels_last): out[n, h, w, c] = sum over the window's
+// (i, j), row-major, of x[n, h + i - ph, w + j - pw, c] * weight[i', j', c] (i' = i, or
+// kh - 1 - i with flip; j' likewise), plus bias[c]; x's points outside the map read 0. x is
+// [N, H, W, C] with channels_last (the kernel walks C innermost), else [N, C, H, W]; weight is
+// [kh, kw, C] (C innermost: one vector per tap), bias [C] or None. The padding is the "same"
+// one (k / 2, odd k), so the output has x's sizes and the flipped window is the input gradient
+// of the same convolution. Sums in f32, rounded once.
+struct DepthwiseGeometry {
+  int64_t kh, kw, h_axis, w_axis, c_axis;
+  bool flip;
+};
+
+std::optional<DepthwiseGeometry> DepthwiseGeometryOf(const ir::Graph& g, const ir::Node& n) {
+  if (n.args.size() != 7 || !n.args[0].is_ref() || !n.args[1].is_ref()) return std::nullopt;
+  auto kernel = IntListArg(n, 3, "");
+  auto padding = IntListArg(n, 4, "");
+  const bool* flip = std::get_if<bool>(&n.args[5].v);
+  const bool* channels_last = std::get_if<bool>(&n.args[6].v);
+  if (!kernel || !padding || kernel->size() != 2 || padding->size() != 2 || !flip || !channels_last)
+    return std::nullopt;
+  DepthwiseGeometry d{(*kernel)[0], (*kernel)[1], 1, 2, 3, *flip};
+  if (!*channels_last) d = {d.kh, d.kw, 2, 3, 1, d.flip};
+  for (int k = 0; k < 2; ++k) {
+    const int64_t size = (*kernel)[k];
+    if (size < 1 || size > 7 || size % 2 == 0 || (*padding)[k] != size / 2) return std::nullopt;
+  }
+  const ir::TensorType& x = g.type_of(n.args[0].ref());
+  const ir::TensorType& w = g.type_of(n.args[1].ref());
+  if (x.rank() != 4 || x.sizes != n.outputs[0].sizes || !IsF32OrHalf(x.dtype) ||
+      n.outputs[0].dtype != x.dtype || !IsF32OrHalf(w.dtype))
+    return std::nullopt;
+  const int64_t channels = x.sizes[d.c_axis];
+  if (w.sizes != std::vector<int64_t>{d.kh, d.kw, channels}) return std::nullopt;
+  if (!n.args[2].is_none()) {
+    if (!n.args[2].is_ref()) return std::nullopt;
+    const ir::TensorType& b = g.type_of(n.args[2].ref());
+    if (b.sizes != std::vector<int64_t>{channels} || !IsF32OrHalf(b.dtype)) return std::nullopt;
+  }
+  return d;
+}
+
+bool DepthwiseConvOk(const ir::Graph& g, const ir::Node& n) {
+  return DepthwiseGeometryOf(g, n).has_value();
+}
+
+int LowerDepthwiseConv(Lowering& l) {
+  const ir::Node& n = l.node();
+  const DepthwiseGeometry d = *DepthwiseGeometryOf(l.graph(), n);
+  const ir::ValueRef x = n.args[0].ref();
+  const ir::ValueRef weight = n.args[1].ref();
+  const ir::TensorType& xt = l.graph().type_of(x);
+  const int c = l.Coord(d.c_axis);
+  int sum = -1;
+  for (int64_t i = 0; i < d.kh; ++i) {
+    const int h = l.Shift(l.Coord(d.h_axis), d.kh / 2 - i);
+    const int h_ok = l.InRange(h, 0, xt.sizes[d.h_axis]);
+    for (int64_t j = 0; j < d.kw; ++j) {
+      const int w = l.Shift(l.Coord(d.w_axis), d.kw / 2 - j);
+      const int w_ok = l.InRange(w, 0, xt.sizes[d.w_axis]);
+      std::vector<int> coords;
+      for (int64_t k = 0; k < 4; ++k)
+        coords.push_back(k == d.h_axis ? h : k == d.w_axis ? w : l.Coord(k));
+      // A masked-off gather reads 0 (the zero padding).
+      const int v = l.Gather(x, l.And(h_ok, w_ok), coords, DType::kF32);
+      const int wi = l.I64(d.flip ? d.kh - 1 - i : i);
+      const int wj = l.I64(d.flip ? d.kw - 1 - j : j);
+      const int tap = l.Gather(weight, l.True(), {wi, wj, c}, DType::kF32);
+      const int term = l.b().Binary(PwOp::kMul, v, tap);
+      sum = sum < 0 ? term : l.b().Binary(PwOp::kAdd, sum, term);
+    }
+  }
+  if (!n.args[2].is_none()) {
+    const int bias = l.Gather(n.args[2].ref(), l.True(), {c}, DType::kF32);
+    sum = l.b().Binary(PwOp::kAdd, sum, bias);
+  }
+  return l.b().Coerce(sum, l.held());
+}
+
+// tccd::depthwise_conv2d_weight_partials(grad, x, kernel_size, padding, rows, channels_last):
+// the weight gradient of that convolution in partial sums, f32 [N, H / rows, kh, kw, C]: point
+// (n, b, i, j, c) sums grad[n, h, w, c] * x[n, h + i - ph, w + j - pw, c] over the block's
+// `rows` map rows h = b * rows + r and every column w (unrolled, row-major; x zero outside the
+// map). The pass sums the partials over (n, b). grad and x as the forward's x (channels_last:
+// [N, H, W, C], else [N, C, H, W]); on CUDA both gathers are 16-byte vectors along C.
+struct WeightPartialsGeometry {
+  int64_t kh, kw, rows, h_axis, w_axis, c_axis;
+};
+
+std::optional<WeightPartialsGeometry> WeightPartialsGeometryOf(const ir::Graph& g,
+                                                               const ir::Node& n) {
+  if (n.args.size() != 6 || !n.args[0].is_ref() || !n.args[1].is_ref()) return std::nullopt;
+  auto kernel = IntListArg(n, 2, "");
+  auto padding = IntListArg(n, 3, "");
+  auto rows = IntArg(n, 4, "");
+  const bool* channels_last = std::get_if<bool>(&n.args[5].v);
+  if (!kernel || !padding || !rows || kernel->size() != 2 || padding->size() != 2 || !channels_last)
+    return std::nullopt;
+  WeightPartialsGeometry d{(*kernel)[0], (*kernel)[1], *rows, 1, 2, 3};
+  if (!*channels_last) d = {d.kh, d.kw, d.rows, 2, 3, 1};
+  for (int k = 0; k < 2; ++k) {
+    const int64_t size = (*kernel)[k];
+    if (size < 1 || size > 7 || size % 2 == 0 || (*padding)[k] != size / 2) return std::nullopt;
+  }
+  const ir::TensorType& grad = g.type_of(n.args[0].ref());
+  const ir::TensorType& x = g.type_of(n.args[1].ref());
+  if (grad.rank() != 4 || grad.sizes != x.sizes || !IsF32OrHalf(grad.dtype) ||
+      !IsF32OrHalf(x.dtype))
+    return std::nullopt;
+  const int64_t height = x.sizes[d.h_axis], width = x.sizes[d.w_axis];
+  // The unrolled body holds rows * W terms (kMaxWeightPartialTerms).
+  if (d.rows < 1 || height % d.rows != 0 || d.rows * width > kMaxWeightPartialTerms)
+    return std::nullopt;
+  const std::vector<int64_t> out = {x.sizes[0], height / d.rows, d.kh, d.kw, x.sizes[d.c_axis]};
+  if (n.outputs[0].sizes != out || n.outputs[0].dtype != DType::kF32) return std::nullopt;
+  return d;
+}
+
+bool WeightPartialsOk(const ir::Graph& g, const ir::Node& n) {
+  return WeightPartialsGeometryOf(g, n).has_value();
+}
+
+int LowerWeightPartials(Lowering& l) {
+  const ir::Node& n = l.node();
+  const WeightPartialsGeometry d = *WeightPartialsGeometryOf(l.graph(), n);
+  const ir::ValueRef grad = n.args[0].ref();
+  const ir::ValueRef x = n.args[1].ref();
+  const ir::TensorType& xt = l.graph().type_of(x);
+  const int64_t height = xt.sizes[d.h_axis], width = xt.sizes[d.w_axis];
+  // Coordinates of the partial: (n, block, i, j, c).
+  const int image = l.Coord(0), c = l.Coord(4), i = l.Coord(2), j = l.Coord(3);
+  const int first = l.b().Binary(PwOp::kMul, l.Coord(1), l.I64(d.rows));
+  // x's row offset i - ph and column offset j - pw, per point.
+  const int di = l.Shift(i, d.kh / 2);
+  const int dj = l.Shift(j, d.kw / 2);
+  auto coords = [&](int h, int w) {
+    std::vector<int> out(4);
+    out[0] = image;
+    out[d.h_axis] = h;
+    out[d.w_axis] = w;
+    out[d.c_axis] = c;
+    return out;
+  };
+  int sum = -1;
+  for (int64_t r = 0; r < d.rows; ++r) {
+    const int h = r == 0 ? first : l.b().Binary(PwOp::kAdd, first, l.I64(r));
+    const int hx = l.b().Binary(PwOp::kAdd, h, di);
+    const int h_ok = l.InRange(hx, 0, height);
+    for (int64_t w = 0; w < width; ++w) {
+      const int wx = w == 0 ? dj : l.b().Binary(PwOp::kAdd, dj, l.I64(w));
+      const int w_ok = l.InRange(wx, 0, width);
+      const int g = l.Gather(grad, l.True(), coords(h, l.I64(w)), DType::kF32);
+      // A masked-off gather reads 0 (the zero padding).
+      const int v = l.Gather(x, l.And(h_ok, w_ok), coords(hx, wx), DType::kF32);
+      const int term = l.b().Binary(PwOp::kMul, g, v);
+      sum = sum < 0 ? term : l.b().Binary(PwOp::kAdd, sum, term);
+    }
+  }
+  return l.b().Coerce(sum, l.held());
+}
+
 struct Entry {
   bool (*ok)(const ir::Graph&, const ir::Node&);
   int (*lower)(Lowering&);
@@ -819,6 +981,8 @@ const absl::flat_hash_map<std::string, Entry>& Table() {
       {kMaxPoolValuesTarget, {MaxPoolForwardOk, LowerMaxPoolValues}},
       {kMaxPoolOffsetsTarget, {MaxPoolForwardOk, LowerMaxPoolOffsets}},
       {kMaxPoolGatherBackwardTarget, {MaxPoolGatherBackwardOk, LowerMaxPoolGatherBackward}},
+      {kDepthwiseConvTarget, {DepthwiseConvOk, LowerDepthwiseConv}},
+      {kDepthwiseWeightPartialsTarget, {WeightPartialsOk, LowerWeightPartials}},
   };
   return *table;
 }

@@ -748,6 +748,82 @@ PointwiseKernel MaxPoolBackwardKernel(const std::string& name, std::vector<int64
   return b.kernel();
 }
 
+// A depthwise convolution as index_ops.cc lowers tccd::depthwise_conv2d
+// (depthwise_conv_kernels.h) over a channels-last map, [N, H, W, C] = `in`, with a k x k window
+// and the "same" padding: each tap an x gather (zero outside the map) times the weight's [C]
+// vector of that tap ([k, k, C], C innermost), summed in f32. `flip`: the input gradient's
+// window (the weight read at k - 1 - i, k - 1 - j).
+PointwiseKernel DepthwiseConvKernel(const std::string& name, std::vector<int64_t> in, int64_t k,
+                                    bool flip) {
+  KernelBuilder b(name, in);
+  const int x = b.GatherInput(DType::kBF16);
+  const int weight = b.GatherInput(DType::kF32);  // the f32 copy of the taps
+  auto i64 = [&](int64_t v) { return b.Const(DType::kI64, static_cast<double>(v)); };
+  auto in_range = [&](int v, int64_t hi) {
+    const int ge = b.Op(PwOp::kGe, DType::kBool, {v, i64(0)});
+    const int lt = b.Op(PwOp::kLt, DType::kBool, {v, i64(hi)});
+    return b.Op(PwOp::kAnd, DType::kBool, {ge, lt});
+  };
+  auto shift = [&](int v, int64_t by) {
+    return by == 0 ? v : b.Op(PwOp::kSub, DType::kI64, {v, i64(by)});
+  };
+  const int c = b.Index(3);
+  int sum = -1;
+  for (int64_t i = 0; i < k; ++i) {
+    const int h = shift(b.Index(1), k / 2 - i);
+    const int h_ok = in_range(h, in[1]);
+    for (int64_t j = 0; j < k; ++j) {
+      const int w = shift(b.Index(2), k / 2 - j);
+      const int valid = b.Op(PwOp::kAnd, DType::kBool, {h_ok, in_range(w, in[2])});
+      const int v = b.Cast(b.Gather(x, valid, {b.Index(0), h, w, c}), DType::kF32);
+      const int wi = i64(flip ? k - 1 - i : i), wj = i64(flip ? k - 1 - j : j);
+      const int tap = b.Gather(weight, b.Const(DType::kBool, 1), {wi, wj, c});
+      const int term = b.Op(PwOp::kMul, DType::kF32, {v, tap});
+      sum = sum < 0 ? term : b.Op(PwOp::kAdd, DType::kF32, {sum, term});
+    }
+  }
+  b.Output(b.Cast(sum, DType::kBF16));
+  return b.kernel();
+}
+
+// The weight gradient's partial sums as index_ops.cc lowers
+// tccd::depthwise_conv2d_weight_partials: f32 [N, H / rows, k, k, C], point (n, b, i, j, c)
+// summing grad[n, h, w, c] * x[n, h + i - k / 2, w + j - k / 2, c] over the block's rows and
+// every column (x zero outside the map); [N, H, W, C] = `in`.
+PointwiseKernel DepthwiseWeightPartialsKernel(const std::string& name, std::vector<int64_t> in,
+                                              int64_t k, int64_t rows) {
+  KernelBuilder b(name, {in[0], in[1] / rows, k, k, in[3]});
+  const int grad = b.GatherInput(DType::kBF16);
+  const int x = b.GatherInput(DType::kBF16);
+  auto i64 = [&](int64_t v) { return b.Const(DType::kI64, static_cast<double>(v)); };
+  auto in_range = [&](int v, int64_t hi) {
+    const int ge = b.Op(PwOp::kGe, DType::kBool, {v, i64(0)});
+    const int lt = b.Op(PwOp::kLt, DType::kBool, {v, i64(hi)});
+    return b.Op(PwOp::kAnd, DType::kBool, {ge, lt});
+  };
+  const int n = b.Index(0), c = b.Index(4);
+  const int first = b.Op(PwOp::kMul, DType::kI64, {b.Index(1), i64(rows)});
+  const int di = b.Op(PwOp::kSub, DType::kI64, {b.Index(2), i64(k / 2)});
+  const int dj = b.Op(PwOp::kSub, DType::kI64, {b.Index(3), i64(k / 2)});
+  int sum = -1;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int h = r == 0 ? first : b.Op(PwOp::kAdd, DType::kI64, {first, i64(r)});
+    const int hx = b.Op(PwOp::kAdd, DType::kI64, {h, di});
+    const int h_ok = in_range(hx, in[1]);
+    for (int64_t w = 0; w < in[2]; ++w) {
+      const int wx = w == 0 ? dj : b.Op(PwOp::kAdd, DType::kI64, {dj, i64(w)});
+      const int valid = b.Op(PwOp::kAnd, DType::kBool, {h_ok, in_range(wx, in[2])});
+      const int g =
+          b.Cast(b.Gather(grad, b.Const(DType::kBool, 1), {n, h, i64(w), c}), DType::kF32);
+      const int v = b.Cast(b.Gather(x, valid, {n, hx, wx, c}), DType::kF32);
+      const int term = b.Op(PwOp::kMul, DType::kF32, {g, v});
+      sum = sum < 0 ? term : b.Op(PwOp::kAdd, DType::kF32, {sum, term});
+    }
+  }
+  b.Output(sum);
+  return b.kernel();
+}
+
 // `kernel` as a plan launching it with one layout gets it (entry_points.h): only the dense
 // entry, `strides` ([operands x rank]; a gather operand's own) its compile-time stride table.
 PointwiseKernel WithFixedLayout(PointwiseKernel kernel, std::vector<int64_t> strides) {
@@ -854,6 +930,23 @@ std::vector<GoldenCase> GoldenCorpus() {
       {"max_pool_backward_bf16_fixed",
        WithFixedLayout(MaxPoolBackwardKernel("max_pool_backward_bf16_fixed", {64, 112, 112, 64}),
                        {200704, 3584, 64, 1, 200704, 3584, 64, 1, 802816, 7168, 64, 1})},
+      // ConvNeXt-T's stage-2 depthwise 7x7 at batch 64 (passes/depthwise_conv_kernels.h) as
+      // the plan launches it: the forward and the input gradient (flipped window), the dense
+      // entry with the map's and the taps' strides as constants, 8 bf16 lanes along C.
+      {"depthwise_conv7_bf16_fixed",
+       WithFixedLayout(DepthwiseConvKernel("depthwise_conv7_bf16_fixed", {64, 28, 28, 192}, 7,
+                                           /*flip=*/false),
+                       {150528, 5376, 192, 1, 1344, 192, 1, 0, 150528, 5376, 192, 1})},
+      {"depthwise_conv7_dgrad_bf16_fixed",
+       WithFixedLayout(DepthwiseConvKernel("depthwise_conv7_dgrad_bf16_fixed", {64, 28, 28, 192}, 7,
+                                           /*flip=*/true),
+                       {150528, 5376, 192, 1, 1344, 192, 1, 0, 150528, 5376, 192, 1})},
+      // Its weight gradient's partials (two map rows a partial), operands padded to rank 5.
+      {"depthwise_weight_partials7_bf16_fixed",
+       WithFixedLayout(
+           DepthwiseWeightPartialsKernel("depthwise_weight_partials7_bf16_fixed", {64, 28, 28, 192},
+                                         7, 2),
+           {150528, 5376, 192, 1, 0, 150528, 5376, 192, 1, 0, 131712, 9408, 1344, 192, 1})},
       {"stack_bf16", StackKernel("stack_bf16", {64, 197, 3, 12, 64})},
       // Tiled kernels (cuda_tile_emitter.cc): BERT's scaled K^T cast (f32 [192, 512, 64]
       // read through its transpose, bf16 out) and an NCHW -> NHWC copy whose tiled dims (28
