@@ -104,8 +104,8 @@
                        debug module (scheduler, IR, ...: 25 modules) for its enable_aot_logging,
                        a no-op unless TORCH_COMPILE_DEBUG=1 (light_aot_logging.py). 0: imported
                        as before. Default: 1.
-    TCCD_FAST_MIN_CUT  1: on a torch whose min-cut partitioner calls networkx.minimum_cut (<= 2.14:
-                       the GPU machines' 2.11), the partition runs torch 2.15's own max-flow on
+    TCCD_FAST_MIN_CUT  1: on a torch whose min-cut partitioner calls networkx.minimum_cut (the GPU
+                       machines' 2.11; 2.15 has its own), the partition runs torch 2.15's max-flow on
                        flat lists instead; the cut is the same (T5: 0.21 -> 0.02 s of CPU before
                        the forward's request; min_cut.py). 0: networkx's. Default: 1.
     TCCD_LAZY_BACKWARD_MODULE  1: the min-cut partitioner's reordered backward is a lazy graph

@@ -3,14 +3,13 @@
     partition_fn = min_cut.wrap(partitioners.min_cut_rematerialization_partition)
 
 Why: AOTAutograd's min-cut partitioner (torch._functorch.partitioners.solve_min_cut) builds a
-networkx DiGraph of the joint graph's nodes and, up to torch 2.14, solves it with
+networkx DiGraph of the joint graph's nodes and, in torch 2.11 (the GPU machines'), solves it with
 `networkx.minimum_cut` (preflow-push on dict-of-dict residual graphs). On T5's training graph
 (3227 vertices, 4052 edges) that call took 0.21 s of the partition's 0.61 s on the CPU (torch
 2.11, the zoo's T5 at seq 64), on the path to the forward's compile request, so a cold first step
 waits for all of it. Torch 2.15 replaced the call with its own Dinic's algorithm on integer-indexed
 lists (torch/_functorch/_activation_checkpointing/min_cut.py): 0.018 s on the same graph. The
-GPU machines run torch 2.11; this module is that function, copied, for the torch versions that
-lack it.
+GPU machines run torch 2.11; this module is that function, copied, for a torch that lacks it.
 
 Same partition: the partitioner takes only the cut's two vertex sets, and both functions return
 as the sink side the vertices that can still reach the sink in the residual network of a maximum
@@ -20,7 +19,7 @@ both replace by three times the sum of the finite capacities) the flow is exact.
 networkx on random graphs with ties (tests/python/test_min_cut.py) and on the zoo's T5 (the same
 cut and value).
 
-How: while the wrapped partitioner runs, `networkx.minimum_cut` (which torch <= 2.14's
+How: while the wrapped partitioner runs, `networkx.minimum_cut` (which torch 2.11's
 solve_min_cut looks up on the module at the call) is this module's `minimum_cut`; a call it does
 not cover (keyword arguments such as flow_func, an undirected or multi-graph: never the
 partitioner's) goes to networkx's own. A torch whose partitioner has its own `minimum_cut` is
