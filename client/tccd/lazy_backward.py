@@ -93,9 +93,15 @@ def _build() -> Callable[..., Any]:
     code = original.__code__
     if original.__closure__ or not {"torch", "fx", "GraphModule"} <= set(code.co_names):
         raise LookupError("reordering_to_mimic_autograd_engine no longer builds torch.fx.GraphModule itself")
-    namespace = dict(partitioners.__dict__)
-    namespace["torch"] = _Delegate(torch, fx=_Delegate(torch.fx, GraphModule=_LazyGraphModule))
-    lazy = types.FunctionType(code, namespace, original.__name__, original.__defaults__, None)
-    lazy.__kwdefaults__ = original.__kwdefaults__
+    torch_lazy = _Delegate(torch, fx=_Delegate(torch.fx, GraphModule=_LazyGraphModule))
+
+    def lazy(*args: Any, **kwargs: Any) -> Any:
+        # The partitioner module's globals as they are now (a test may have patched one), with
+        # `torch` the delegate: a copy per call, a few microseconds.
+        namespace = dict(partitioners.__dict__, torch=torch_lazy)
+        fn = types.FunctionType(code, namespace, original.__name__, original.__defaults__, None)
+        fn.__kwdefaults__ = original.__kwdefaults__
+        return fn(*args, **kwargs)
+
     functools.update_wrapper(lazy, original)  # __wrapped__: the function it stands in for
     return lazy
