@@ -847,6 +847,18 @@ def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any
     partition_fn = partitioners.min_cut_rematerialization_partition
     if config.light_partition:
         partition_fn = light_partition.wrap(partition_fn)
+    if config.fast_min_cut:
+        # The same cut as networkx's, without its residual graph's overhead (min_cut.py): no
+        # change to the recipe's name.
+        from . import min_cut
+
+        partition_fn = min_cut.wrap(partition_fn)
+    if config.lazy_backward_module:
+        # The reordered backward's Python code generated when needed, not in the partition
+        # (lazy_backward.py): the same graph.
+        from . import lazy_backward
+
+        partition_fn = lazy_backward.wrap(partition_fn)
     # "+no_bn_stats": batch-norm backwards take no running statistics (drop_bn_running_stats),
     # which changes what is saved too.
     partition_fn = decompositions.with_joint_cleanup(partition_fn, lse=bool(table), detaches=config.drop_detaches,
