@@ -702,7 +702,7 @@ def bind_extern(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]
     return ("dispatcher", completed) if completed is not None else None
 
 
-def _read_only_by_kernels(plan: "pb.Plan") -> Set[int]:
+def _read_only_by_kernels(plan: "pb.Plan", outputs_read: bool = True) -> Set[int]:
     """Value ids that only native kernels and segments read: no extern step (which may write
     its argument, or return a view of it), no plan output. A generated kernel writes only its own
     outputs (or a graph input named in write_into). A view step (an alias step, or an extern
@@ -732,7 +732,9 @@ def _read_only_by_kernels(plan: "pb.Plan") -> Set[int]:
             else:
                 other_reads.update(refs)
         other_reads.update(i for i in step.write_into if i >= 0)
-    for value in plan.outputs:
+    # outputs_read=False: plan outputs do not count as readers (the caller checks which
+    # outputs those are: NativePlan.share_saved_constants).
+    for value in plan.outputs if outputs_read else ():
         if value.WhichOneof("kind") == "ref":
             other_reads.add(value.ref.node)
 
@@ -944,6 +946,11 @@ class NativePlan:
         # Values only native kernels read (deterministic factories among them need no copy).
         read_only = _read_only_by_kernels(plan)
         self.shared_constants = 0
+        # Constant factories cloned per call although only kernels and plan outputs read them
+        # (step index -> (value id, constant index)): a forward's saved position ids, which
+        # share_saved_constants may hand out shared once the caller says which outputs are saved.
+        read_only_but_outputs = _read_only_by_kernels(plan, outputs_read=False)
+        self._cloned_constants: Dict[int, Tuple[int, int]] = {}
         # Extern steps that return new tensors and keep no reference to their inputs (C shims
         # other than copy_): their inputs may live in the per-call arena (arena_values).
         fresh_externs: Set[int] = set()
@@ -979,6 +986,8 @@ class NativePlan:
                 ) == 0:
                     self.shared_constants += shared
                     self._extern_ops[index] += " [shared constant]" if shared else ""
+                    if not shared and step.outputs[0] in read_only_but_outputs:
+                        self._cloned_constants[index] = (step.outputs[0], constant.value)
                     continue
             elif binding is not None and binding[0] == "typed":
                 shim, ids, words = binding[1]
@@ -1173,6 +1182,32 @@ class NativePlan:
         exc = self._error.exc
         self._error.exc = None
         raise RuntimeError(f"{message}: {exc}" if exc else message) from exc
+
+    def share_saved_constants(self, saved: range) -> int:
+        """Hands out the load-time tensor itself (an alias, no copy per call) for each constant
+        factory step (constant_factory) whose value, besides kernels, only outputs at positions
+        in `saved` return: the forward's saved tensors, which only the backward reads and no
+        plan writes (backward plans never write their inputs: DyingInputsIntoOutputs takes
+        values the plan allocated). GPT-2's and the dynamic-shapes bench's position ids, an
+        arange saved for the position embedding's gradient, were a clone per forward call (36-44
+        us of host time per call on the H200, dyn13's profile). Returns how many steps it
+        rebound. The recipe's runtime calls it (aot_runtime.build), which knows the split of the
+        outputs; TCCD_SHARED_SAVED_CONSTANTS=0 keeps the clones."""
+        rebound = 0
+        for index, (value, constant) in sorted(self._cloned_constants.items()):
+            positions = [i for i, o in enumerate(self.outputs) if isinstance(o, _Ref) and o.id == value]
+            if not positions or not all(i in saved for i in positions):
+                continue
+            if self._lib.tccd_plan_bind_extern(
+                self._handle, index, b"aten::alias.default", 1, _int64s([_ARG_CONSTANT]), _int64s([constant]),
+                1, _int64s([_RET_TENSOR]), 0, _int64s([]),
+            ) != 0:
+                continue  # deliberately ignored: the step keeps its clone binding
+            del self._cloned_constants[index]
+            self.shared_constants += 1
+            self._extern_ops[index] += " [shared constant, saved]"
+            rebound += 1
+        return rebound
 
     def lean_call(self) -> Optional[Callable[[List[Any]], List[Any]]]:
         """TCCD_LEAN_ENTRY: the boxed call of _call for this plan's common case, with what _call
