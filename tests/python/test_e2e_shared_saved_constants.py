@@ -34,6 +34,14 @@ class PositionBlock(nn.Module):
         return self.fc(self.ln(x))
 
 
+class PositionIdsView(PositionBlock):
+    """GPT-2's form: position_ids = arange(t).unsqueeze(0), saved as that view."""
+
+    def forward(self, ids):
+        positions = torch.arange(ids.shape[1], device=ids.device).unsqueeze(0)
+        return self.fc(self.ln(self.embed(ids) + self.pos(positions)))
+
+
 class PositionsReturned(PositionBlock):
     """The position ids are a user output too: they must stay a fresh tensor per call."""
 
@@ -82,11 +90,12 @@ def _train(model_cls, steps=3):
     assert all(s["fallback"] is None for s in stats), stats
 
 
+@pytest.mark.parametrize("model_cls", [PositionBlock, PositionIdsView])
 @pytest.mark.parametrize("knob", ["1", "0"])
-def test_saved_position_ids_are_shared_and_training_matches_eager(daemon_env, monkeypatch, shared, knob):
+def test_saved_position_ids_are_shared_and_training_matches_eager(daemon_env, monkeypatch, shared, knob, model_cls):
     monkeypatch.setenv("TCCD_SHARED_SAVED_CONSTANTS", knob)
     tccd.config.reload()
-    _train(PositionBlock)
+    _train(model_cls)
     if knob == "0":
         assert shared == [], shared
         return
