@@ -23,7 +23,12 @@ per length and reports the minimum of each (robust on a shared machine); with `-
 (cuda) it then profiles 3 steps of each at the last length and prints their GPU busy time per
 step and N slowest kernels (is the gap host or GPU time?); with `--phases` it prints per length
 each model's host time until the forward returns, until the backward returns, and the wait
-for the device after it. For the GPU figure:
+for the device after it. `--rounds N` (with --interleave) repeats the timed loop N times over
+all lengths, the order of the two models swapped every other round (static first in odd
+rounds): it prints every round's table, then per length the median of the rounds' ratios, whose
+worst and geometric mean are the figure (the GPU host's drift moves a round's static and
+dynamic times together, so a ratio per round cancels it where one minimum per model did not);
+`--rounds 1` (the default) prints the single table as before. For the GPU figure:
 
     TCCD_BINARY=build/bin/tccd PYTHONPATH=client python deploy/dynamic_shapes_bench.py \
         --device cuda --compare-static --interleave --lengths 128,256,384,512 --tokens 8192 \
@@ -86,6 +91,10 @@ def main() -> int:
                         help="--interleave: per length, also where each model's step goes: host time until the "
                              "forward returns, until the loss's backward returns, and the wait for the device "
                              "after it (each the minimum over the steps): host-bound or device-bound, and where")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="--interleave: repeat the timed loop over all lengths N times (the models' order "
+                             "swapped every other round), print each round's table, then per length the median "
+                             "of the rounds' dynamic/static ratios (1: the single table, as before)")
     parser.add_argument("--interleave", action="store_true",
                         help="--compare-static on a loaded machine: compile both first, then alternate "
                              "static and dynamic steps per length and report the minimum of each")
@@ -274,6 +283,32 @@ def _print_table(args, lengths, static_ms, dynamic_ms) -> None:
     print(f"worst dynamic/static: {max(ratios):.2f}, geometric mean {geomean:.2f} (target <= 1.10)")
 
 
+def _print_rounds(args, lengths, rounds) -> None:
+    """--rounds N > 1: every round's table (static, dynamic, ratio per length, the round's order),
+    then per length the median of the rounds' ratios with their spread; the worst and the
+    geometric mean of those medians are the figure."""
+    import statistics
+
+    print(f"{len(rounds)} rounds, each the min of {args.steps} interleaved steps per model and length; "
+          f"dynamic first in rounds 1, 3, ..., static first in rounds 2, 4, ...")
+    print(f"{'round':>5} {'length':>6} {'batch':>5} {'static ms':>10} {'dynamic ms':>11} {'dynamic/static':>15}")
+    ratios = {t: [] for t in lengths}
+    for r, (static_ms, dynamic_ms) in enumerate(rounds, start=1):
+        for t in lengths:
+            ratios[t].append(dynamic_ms[t] / static_ms[t])
+            print(f"{r:>5} {t:>6} {max(1, args.tokens // t):>5} {static_ms[t]:>10.2f} {dynamic_ms[t]:>11.2f} "
+                  f"{ratios[t][-1]:>15.2f}")
+    print("per length, the median of the rounds' ratios (min .. max of the rounds):")
+    print(f"{'length':>6} {'median dynamic/static':>22} {'min':>6} {'max':>6}")
+    medians = []
+    for t in lengths:
+        medians.append(statistics.median(ratios[t]))
+        print(f"{t:>6} {medians[-1]:>22.2f} {min(ratios[t]):>6.2f} {max(ratios[t]):>6.2f}")
+    geomean = math.exp(sum(math.log(r) for r in medians) / len(medians))
+    print(f"worst median dynamic/static: {max(medians):.2f}, geometric mean {geomean:.2f} over {len(rounds)} rounds "
+          f"(target <= 1.10)")
+
+
 def compare_interleaved(args, ids_for, sync, check_no_fallback) -> int:
     """Static vs dynamic with the two measured alternately, step by step, after both compiled
     (two copies of the model: Dynamo keeps their graphs apart), each the minimum of --steps: on
@@ -326,16 +361,25 @@ def compare_interleaved(args, ids_for, sync, check_no_fallback) -> int:
         print(f"  dynamic {s['name']}: {s['native_kernels']} native steps ({s['fused_kernels']} kernels), "
               f"{s['extern_steps']} extern")
     _print_counts(lengths, *counts)
-    static_ms, dynamic_ms = {}, {}
-    phases = {}  # (length, model) -> {"forward"|"backward"|"wait": min ms}
-    for t in lengths:
-        ids = ids_for(t)
-        times = {"static": [], "dynamic": []}
-        for _ in range(args.steps):
-            times["dynamic"].append(one(dynamic, ids, phases.setdefault((t, "dynamic"), {}) if args.phases else None))
-            times["static"].append(one(static, ids, phases.setdefault((t, "static"), {}) if args.phases else None))
-        static_ms[t], dynamic_ms[t] = min(times["static"]), min(times["dynamic"])
-    _print_table(args, lengths, static_ms, dynamic_ms)
+    phases = {}  # (length, model) -> {"forward"|"backward"|"wait": min ms over every round}
+    rounds = []  # per round: (static_ms, dynamic_ms), each {length: min ms of the round's steps}
+    for r in range(max(1, args.rounds)):
+        # Every other round the static model steps first: neither pays the other's leftovers
+        # (allocator state, clocks) in every round.
+        order = (("dynamic", dynamic), ("static", static)) if r % 2 == 0 else (("static", static), ("dynamic", dynamic))
+        static_ms, dynamic_ms = {}, {}
+        for t in lengths:
+            ids = ids_for(t)
+            times = {"static": [], "dynamic": []}
+            for _ in range(args.steps):
+                for label, fn in order:
+                    times[label].append(one(fn, ids, phases.setdefault((t, label), {}) if args.phases else None))
+            static_ms[t], dynamic_ms[t] = min(times["static"]), min(times["dynamic"])
+        rounds.append((static_ms, dynamic_ms))
+    if len(rounds) == 1:
+        _print_table(args, lengths, *rounds[0])
+    else:
+        _print_rounds(args, lengths, rounds)
     if args.phases:
         print("where a step goes, ms (min over the steps of each phase): host until the forward returns, "
               "until loss.backward() returns, then the wait for the device; static / dynamic")

@@ -104,6 +104,13 @@ def build(
         raise ValueError(f"forward plan has {len(fw_plan.outputs)} outputs, "
                          f"recipe {returns + recipe.num_saved + symints}")
     lean = config_mod.get().lean_entry
+    if calls is None and recipe.kind != "inference" and config_mod.get().shared_saved_constants:
+        # The saved tensors are the forward plan's outputs [returns, returns + num_saved): a
+        # constant factory only they return (position ids) needs no clone per call. Not under
+        # CUDA graphs or for symbolic plans (their callables come in `calls`).
+        share = getattr(fw_plan, "share_saved_constants", None)
+        if share is not None:
+            share(range(returns, returns + recipe.num_saved))
     run_fw, run_bw = calls if calls is not None else (_plan_call(fw_plan, lean), _plan_call(bw_plan, lean))
     if recipe.kind == "inference":
         return _inference(recipe, run_fw, _output_marker(recipe))

@@ -381,6 +381,9 @@ class Config:
     lean_entry: bool = True  # TCCD_LEAN_ENTRY: that runtime's leaner per-call Python (aot_runtime.py)
     lean_symbolic: bool = True  # TCCD_LEAN_SYMBOLIC: that runtime for symbolic graphs too
     lean_symbolic_entry: bool = True  # TCCD_LEAN_SYMBOLIC_ENTRY (native_plan.lean_symbolic_call)
+    # TCCD_SHARED_SAVED_CONSTANTS: a forward's constant factory saved for the backward (position
+    # ids) is the load-time tensor, not a clone per call (NativePlan.share_saved_constants)
+    shared_saved_constants: bool = True
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
     cudagraph_cpu_constants: bool = True  # TCCD_CUDAGRAPH_CPU_CONSTANTS (cudagraphs.py)
     cudagraph_zero_tangents: bool = True  # TCCD_CUDAGRAPH_ZERO_TANGENTS (cudagraphs.py)
@@ -524,6 +527,7 @@ class Config:
             lean_entry=_flag(env, "TCCD_LEAN_ENTRY", True),
             lean_symbolic=_flag(env, "TCCD_LEAN_SYMBOLIC", True),
             lean_symbolic_entry=_flag(env, "TCCD_LEAN_SYMBOLIC_ENTRY", True),
+            shared_saved_constants=_flag(env, "TCCD_SHARED_SAVED_CONSTANTS", True),
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
             cudagraph_cpu_constants=_flag(env, "TCCD_CUDAGRAPH_CPU_CONSTANTS", True),
             cudagraph_zero_tangents=_flag(env, "TCCD_CUDAGRAPH_ZERO_TANGENTS", True),

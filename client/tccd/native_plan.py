@@ -702,13 +702,10 @@ def bind_extern(step: "pb.Step", plan: "pb.Plan", exprs: Optional[Dict[str, int]
     return ("dispatcher", completed) if completed is not None else None
 
 
-def _read_only_by_kernels(plan: "pb.Plan") -> Set[int]:
-    """Value ids that only native kernels and segments read: no extern step (which may write
-    its argument, or return a view of it), no plan output. A generated kernel writes only its own
-    outputs (or a graph input named in write_into). A view step (an alias step, or an extern
-    view op of _VIEW_OPS) counts as its output's readers: the base is read only by kernels when
-    every view of it is (Llama's position ids: unsqueeze(arange) read by two segments on either
-    side of an extern step; the arange was cloned per call for it, a device copy each)."""
+def _plan_reads(plan: "pb.Plan") -> Tuple[Set[int], Set[int], Dict[int, List[int]]]:
+    """(values native kernels and segments read, values other steps read or write, base -> the
+    ids of its views): plan outputs not counted. A view step is an alias step or an extern view
+    op of _VIEW_OPS with one tensor argument."""
     kernel_reads: Set[int] = set()
     other_reads: Set[int] = set()
     views: Dict[int, List[int]] = collections.defaultdict(list)  # base -> its views' ids
@@ -732,6 +729,17 @@ def _read_only_by_kernels(plan: "pb.Plan") -> Set[int]:
             else:
                 other_reads.update(refs)
         other_reads.update(i for i in step.write_into if i >= 0)
+    return kernel_reads, other_reads, views
+
+
+def _read_only_by_kernels(plan: "pb.Plan") -> Set[int]:
+    """Value ids that only native kernels and segments read: no extern step (which may write
+    its argument, or return a view of it), no plan output. A generated kernel writes only its own
+    outputs (or a graph input named in write_into). A view step (an alias step, or an extern
+    view op of _VIEW_OPS) counts as its output's readers: the base is read only by kernels when
+    every view of it is (Llama's position ids: unsqueeze(arange) read by two segments on either
+    side of an extern step; the arange was cloned per call for it, a device copy each)."""
+    kernel_reads, other_reads, views = _plan_reads(plan)
     for value in plan.outputs:
         if value.WhichOneof("kind") == "ref":
             other_reads.add(value.ref.node)
@@ -745,6 +753,21 @@ def _read_only_by_kernels(plan: "pb.Plan") -> Set[int]:
         return memo[value]
 
     return {v for v in kernel_reads | set(views) if read_only(v)}
+
+
+def _kernel_or_output_closure(plan: "pb.Plan", value: int) -> Optional[Set[int]]:
+    """`value` and its views (transitively) when only kernels, view steps and plan outputs read
+    them, else None: which plan outputs may then return it is the caller's question
+    (NativePlan.share_saved_constants; GPT-2's saved position ids are unsqueeze(arange))."""
+    _, other_reads, views = _plan_reads(plan)
+    closure, todo = set(), [value]
+    while todo:
+        v = todo.pop()
+        if v in other_reads:
+            return None
+        closure.add(v)
+        todo.extend(views.get(v, ()))
+    return closure
 
 
 def _returns_fresh(target: str) -> bool:
@@ -944,6 +967,11 @@ class NativePlan:
         # Values only native kernels read (deterministic factories among them need no copy).
         read_only = _read_only_by_kernels(plan)
         self.shared_constants = 0
+        # Constant factories cloned per call although only kernels and plan outputs read them
+        # and their views (step index -> (the value and its views' ids, constant index)): a
+        # forward's saved position ids, which share_saved_constants may hand out shared once the
+        # caller says which outputs are saved.
+        self._cloned_constants: Dict[int, Tuple[Set[int], int]] = {}
         # Extern steps that return new tensors and keep no reference to their inputs (C shims
         # other than copy_): their inputs may live in the per-call arena (arena_values).
         fresh_externs: Set[int] = set()
@@ -979,6 +1007,9 @@ class NativePlan:
                 ) == 0:
                     self.shared_constants += shared
                     self._extern_ops[index] += " [shared constant]" if shared else ""
+                    closure = None if shared else _kernel_or_output_closure(plan, step.outputs[0])
+                    if closure is not None:
+                        self._cloned_constants[index] = (closure, constant.value)
                     continue
             elif binding is not None and binding[0] == "typed":
                 shim, ids, words = binding[1]
@@ -1173,6 +1204,33 @@ class NativePlan:
         exc = self._error.exc
         self._error.exc = None
         raise RuntimeError(f"{message}: {exc}" if exc else message) from exc
+
+    def share_saved_constants(self, saved: range) -> int:
+        """Hands out the load-time tensor itself (an alias, no copy per call) for each constant
+        factory step (constant_factory) whose value, besides kernels, only outputs at positions
+        in `saved` return, itself or as a view (GPT-2 saves unsqueeze(arange)): the forward's
+        saved tensors, which only the backward reads and no
+        plan writes (backward plans never write their inputs: DyingInputsIntoOutputs takes
+        values the plan allocated). GPT-2's and the dynamic-shapes bench's position ids, an
+        arange saved for the position embedding's gradient, were a clone per forward call (36-44
+        us of host time per call on the H200, dyn13's profile). Returns how many steps it
+        rebound. The recipe's runtime calls it (aot_runtime.build), which knows the split of the
+        outputs; TCCD_SHARED_SAVED_CONSTANTS=0 keeps the clones."""
+        rebound = 0
+        for index, (closure, constant) in sorted(self._cloned_constants.items()):
+            positions = [i for i, o in enumerate(self.outputs) if isinstance(o, _Ref) and o.id in closure]
+            if not positions or not all(i in saved for i in positions):
+                continue
+            if self._lib.tccd_plan_bind_extern(
+                self._handle, index, b"aten::alias.default", 1, _int64s([_ARG_CONSTANT]), _int64s([constant]),
+                1, _int64s([_RET_TENSOR]), 0, _int64s([]),
+            ) != 0:
+                continue  # deliberately ignored: the step keeps its clone binding
+            del self._cloned_constants[index]
+            self.shared_constants += 1
+            self._extern_ops[index] += " [shared constant, saved]"
+            rebound += 1
+        return rebound
 
     def lean_call(self) -> Optional[Callable[[List[Any]], List[Any]]]:
         """TCCD_LEAN_ENTRY: the boxed call of _call for this plan's common case, with what _call

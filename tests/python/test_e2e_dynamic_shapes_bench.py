@@ -40,3 +40,35 @@ def test_compare_static_prints_compile_counts_and_a_ratio_per_length(daemon_env)
     # --phases: per length, static / dynamic host ms of the forward and the backward and the wait.
     phases = re.findall(r"^\s+(\d+)((?:\s+[\d.]+ / [\d.]+){3})$", out.stdout, re.M)
     assert [int(t) for t, _ in phases] == lengths, out.stdout
+
+
+def test_rounds_print_every_round_and_the_median_ratio_per_length(daemon_env):
+    """--rounds N: N interleaved rounds (the models' order swapped every other round), every
+    round's static and dynamic times and ratio printed, then per length the median of the
+    rounds' ratios, whose worst and geometric mean are the figure."""
+    lengths, rounds = [8, 16], 3
+    env = dict(os.environ, PYTHONPATH=str(REPO / "client"), OMP_NUM_THREADS="1")
+    out = subprocess.run(
+        [sys.executable, str(REPO / "deploy" / "dynamic_shapes_bench.py"), "--compare-static", "--interleave",
+         "--d", "16", "--tokens", "48", "--lengths", ",".join(map(str, lengths)), "--steps", "1", "--warmup", "1",
+         "--rounds", str(rounds), "--phases"],
+        env=env, capture_output=True, text=True, timeout=900,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"{rounds} rounds, each the min of 1 interleaved steps" in out.stdout, out.stdout
+    per_round = re.findall(r"^\s+(\d+)\s+(\d+)\s+\d+\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", out.stdout, re.M)
+    assert [(int(r), int(t)) for r, t, *_ in per_round] == [(r, t) for r in range(1, rounds + 1) for t in lengths], \
+        out.stdout
+    medians = re.findall(r"^\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", out.stdout, re.M)
+    assert [int(t) for t, *_ in medians] == lengths, out.stdout
+    for t, median, low, high in medians:
+        # The rounds' printed ratios (2 digits; rounding keeps their order): the middle one of 3.
+        ratios = sorted(float(ratio) for _, length, _, _, ratio in per_round if int(length) == int(t))
+        assert float(median) == ratios[len(ratios) // 2], out.stdout
+        assert (float(low), float(high)) == (ratios[0], ratios[-1]), out.stdout
+        assert float(low) <= float(median) <= float(high), out.stdout
+    assert re.search(r"worst median dynamic/static: [\d.]+, geometric mean [\d.]+ over 3 rounds", out.stdout)
+    # The single-round table is not printed alongside.
+    assert "worst dynamic/static:" not in out.stdout
+    phases = re.findall(r"^\s+(\d+)((?:\s+[\d.]+ / [\d.]+){3})$", out.stdout, re.M)
+    assert [int(t) for t, _ in phases] == lengths, out.stdout

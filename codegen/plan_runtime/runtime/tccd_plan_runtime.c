@@ -913,6 +913,12 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, 
                   (long)s->n_out);
   }
   (void)tensor_returns;
+  /* A step may be bound again (a constant's clone rebound as an alias once the caller says the
+   * value is a saved tensor: native_plan.py share_saved_constants): the old arrays go. */
+  free(s->arg_kinds);
+  free(s->arg_payloads);
+  free(s->pool);
+  free(s->ret_kinds);
   size_t bytes = (size_t)(n_args ? n_args : 1) * sizeof(int64_t);
   s->arg_kinds = malloc(bytes);
   s->arg_payloads = malloc(bytes);
