@@ -59,6 +59,11 @@ inline constexpr char kDepthwiseWeightPartialsTarget[] =
 // The most go * x terms one weight-gradient partial sums in its unrolled body (its rows * W): the
 // kernel's size against the partials' (f32, 49 / this of the map's elements for a 7x7 window).
 inline constexpr int64_t kMaxWeightPartialTerms = 64;
+// With the CUDA templates (cuda/cuda_depthwise_emitter.h), whose partials loop over their rows:
+// the most rows and terms one partial sums (fewer, larger partials: ConvNeXt-T's stage 1 writes
+// 8.4 MB of f32 partials a call at batch 64 instead of 67 MB). Its rows stay <= 64 columns.
+inline constexpr int64_t kMaxTemplatePartialRows = 8;
+inline constexpr int64_t kMaxTemplatePartialTerms = 512;
 
 class DepthwiseConvKernels : public GraphPass {
  public:
@@ -66,6 +71,11 @@ class DepthwiseConvKernels : public GraphPass {
     // Whether the weight gradient is rewritten too. Default: true
     // (TCCD_DISABLE_PASSES=depthwise-conv-weight-grad: false).
     bool weight_grad = true;
+    // Whether the CUDA backend emits the kernels as its templates (TCCD_DEPTHWISE_TEMPLATES
+    // unset or not 0, CUDA requests): weight partials of up to kMaxTemplatePartialRows rows and
+    // kMaxTemplatePartialTerms terms where C is even (the templates' channel pairs), instead of
+    // kMaxWeightPartialTerms. Default: false.
+    bool templates = false;
   };
   DepthwiseConvKernels() = default;
   explicit DepthwiseConvKernels(Options options) : options_(options) {}

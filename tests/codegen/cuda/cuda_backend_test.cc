@@ -357,9 +357,14 @@ TEST_CASE("kernels compile to cubins for sm_80 and sm_90 with their entry points
     for (const CudaKernel& kernel : module.kernels) {
       const CudaKernelLaunchInfo& info = kernel.launch;
       // Tiled kernels have one entry, <name>_tile, in the strided slot.
-      if (kernel.ir.is_tile()) {
+      // Depthwise templates likewise, <name>_dw (cuda_depthwise_emitter.h).
+      const bool depthwise = IsDepthwiseTemplateKernel(kernel.ir);
+      if (kernel.ir.is_tile() || depthwise) {
         CHECK(info.contig_entry.empty());
-        CHECK(info.strided_entry == kernel.ir.name + "_tile");
+        CHECK(info.strided_entry == kernel.ir.name + (depthwise ? "_dw" : "_tile"));
+        CHECK(info.kind == CudaKernelKind::kTile);
+        CHECK(Contains(module.ptx, ".visible .entry " + info.strided_entry + "("));
+        continue;
       } else if (kernel.ir.has_dense_entry()) {
         CHECK(Contains(module.ptx, ".visible .entry " + info.contig_entry + "("));
       } else {
