@@ -48,17 +48,25 @@ std::vector<const PwInstr*> GathersOf(const PointwiseKernel& k, int operand) {
   return out;
 }
 
+// One operand's dense layout: its strides and the sizes of the dims they walk (a gather
+// operand's own dims, zero-padded; the iteration space for the output).
+struct Layout {
+  std::vector<int64_t> strides, sizes;
+};
+
 // Whether the declared layouts are the dense ones the template indexes: every launch dense
-// (KernelEntries::kDense) and, where fixed layouts are declared, each operand's row `rows[o]`
-// (a gather operand's own strides, zero-padded; iteration-space strides for the output).
-bool DenseLayouts(const PointwiseKernel& k, const std::vector<std::vector<int64_t>>& rows) {
+// (KernelEntries::kDense) and, where fixed layouts are declared, each operand's row as
+// `layouts[o]` along every dim of size > 1 (a size-1 dim's stride is never used, and the plan
+// may declare any: ConvNeXt-T's stage-4 partials, [N, 1, 7, 7, C]).
+bool DenseLayouts(const PointwiseKernel& k, const std::vector<Layout>& layouts) {
   if (k.entries != KernelEntries::kDense) return false;
   if (k.fixed_strides.empty()) return true;
   const size_t rank = k.shape.size();
-  if (k.fixed_strides.size() != rows.size() * rank) return false;
-  for (size_t o = 0; o < rows.size(); ++o)
+  if (k.fixed_strides.size() != layouts.size() * rank) return false;
+  for (size_t o = 0; o < layouts.size(); ++o)
     for (size_t d = 0; d < rank; ++d)
-      if (k.fixed_strides[o * rank + d] != rows[o][d]) return false;
+      if (layouts[o].sizes[d] > 1 && k.fixed_strides[o * rank + d] != layouts[o].strides[d])
+        return false;
   return true;
 }
 
@@ -108,10 +116,11 @@ std::optional<CudaDepthwiseTemplate> ConvTemplateOf(const PointwiseKernel& k) {
       return std::nullopt;
   }
   const int64_t hwc = t.h * t.w * t.c, wc = t.w * t.c;
-  std::vector<std::vector<int64_t>> rows = {{hwc, wc, t.c, 1}, {t.kw * t.c, t.c, 1, 0}};
-  if (t.bias) rows.push_back({1, 0, 0, 0});
-  rows.push_back({hwc, wc, t.c, 1});
-  if (!DenseLayouts(k, rows)) return std::nullopt;
+  const Layout map{{hwc, wc, t.c, 1}, {t.n, t.h, t.w, t.c}};
+  std::vector<Layout> layouts = {map, {{t.kw * t.c, t.c, 1, 0}, {t.kh, t.kw, t.c, 1}}};
+  if (t.bias) layouts.push_back({{1, 0, 0, 0}, {t.c, 1, 1, 1}});
+  layouts.push_back(map);
+  if (!DenseLayouts(k, layouts)) return std::nullopt;
   for (int64_t r = 8; r >= 1; --r)
     if (t.w % r == 0) {
       t.run = r;
@@ -155,10 +164,10 @@ std::optional<CudaDepthwiseTemplate> PartialsTemplateOf(const PointwiseKernel& k
   if (t.kh < 1 || t.kh > 7 || t.kh % 2 == 0 || t.kw < 1 || t.kw > 7 || t.kw % 2 == 0)
     return std::nullopt;
   const int64_t hwc = t.h * t.w * t.c, wc = t.w * t.c;
-  const std::vector<int64_t> map = {hwc, wc, t.c, 1, 0};
-  if (!DenseLayouts(k, {map, map,
-                        {blocks * t.kh * t.kw * t.c, t.kh * t.kw * t.c, t.kw * t.c, t.c, 1}}))
-    return std::nullopt;
+  const Layout map{{hwc, wc, t.c, 1, 0}, {t.n, t.h, t.w, t.c, 1}};
+  const Layout partials{{blocks * t.kh * t.kw * t.c, t.kh * t.kw * t.c, t.kw * t.c, t.c, 1},
+                        k.shape};
+  if (!DenseLayouts(k, {map, map, partials})) return std::nullopt;
   t.threads = t.n * blocks * t.kh * (t.c / 2);
   return t;
 }
