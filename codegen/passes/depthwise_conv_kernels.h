@@ -35,6 +35,10 @@
 // call, a one-time ~1.2 s; ~2.9 s of ConvNeXt-T's warm first step on the H200). A generated
 // kernel is compiled once by the daemon and cached with the plan.
 //
+// On CUDA the backend emits both kernels from hand-written templates (cuda/
+// cuda_depthwise_emitter.h: outputs along W reusing loaded columns, all taps of a window row per
+// thread for the partials), the index form only with TCCD_DEPTHWISE_TEMPLATES=0 or where a
+// kernel is not exactly the op; Options::templates then gives the partials more rows.
 // Opt-in (the pipeline adds the pass with TCCD_DEPTHWISE_KERNELS=1 only). Measured (H200, r1 of
 // session 18, ConvNeXt-T, this pass vs TCCD_DISABLE_PASSES=depthwise-conv-kernels): warm first
 // step 1.98 vs 4.14 s, cold 8.08 vs 10.02 s, but the train-large step 22.37 vs 16.61 ms: these
