@@ -230,14 +230,15 @@ void EmitConv(const PointwiseKernel& k, const CudaDepthwiseTemplate& t, std::str
   absl::StrAppend(&out, "  using namespace tccd_kernel_", k.name, ";\n");
   absl::StrAppend(&out, "  const long long t = static_cast<long long>(blockIdx.x) * ",
                   kCudaBlockSize, " + threadIdx.x;\n  if (t >= ", t.threads, "LL) return;\n");
-  absl::StrAppend(&out, "  // Lanes walk channel pairs, then runs of ", t.run,
-                  " outputs along W, rows, images.\n");
+  absl::StrAppend(&out, "  // Lanes walk channel pairs, then map rows, runs of ", t.run,
+                  " outputs along W, images: a block's\n  // threads share most of their "
+                  "window rows, which they then read from L1.\n");
   absl::StrAppend(&out, "  const int c = static_cast<int>(t % ", pairs, ") * 2;\n");
   absl::StrAppend(&out, "  long long rest = t / ", pairs, ";\n");
-  absl::StrAppend(&out, "  const int w0 = static_cast<int>(rest % ", runs, ") * ", t.run,
-                  ";\n  rest /= ", runs, ";\n");
-  absl::StrAppend(&out, "  const int h = static_cast<int>(rest % ", t.h, ");\n");
-  absl::StrAppend(&out, "  const long long image = (rest / ", t.h, ") * ", t.h * t.w * t.c,
+  absl::StrAppend(&out, "  const int h = static_cast<int>(rest % ", t.h, ");\n  rest /= ", t.h,
+                  ";\n");
+  absl::StrAppend(&out, "  const int w0 = static_cast<int>(rest % ", runs, ") * ", t.run, ";\n");
+  absl::StrAppend(&out, "  const long long image = (rest / ", runs, ") * ", t.h * t.w * t.c,
                   "LL;\n");
   absl::StrAppend(&out, "  float a0[", t.run, "], a1[", t.run, "];\n#pragma unroll\n",
                   "  for (int o = 0; o < ", t.run, "; ++o) a0[o] = a1[o] = 0.0f;\n");

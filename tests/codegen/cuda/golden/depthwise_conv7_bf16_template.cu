@@ -1092,13 +1092,14 @@ depthwise_conv7_bf16_template_dw(const tccd_kernel_depthwise_conv7_bf16_template
   using namespace tccd_kernel_depthwise_conv7_bf16_template;
   const long long t = static_cast<long long>(blockIdx.x) * 256 + threadIdx.x;
   if (t >= 688128LL) return;
-  // Lanes walk channel pairs, then runs of 7 outputs along W, rows, images.
+  // Lanes walk channel pairs, then map rows, runs of 7 outputs along W, images: a block's
+  // threads share most of their window rows, which they then read from L1.
   const int c = static_cast<int>(t % 96) * 2;
   long long rest = t / 96;
-  const int w0 = static_cast<int>(rest % 4) * 7;
-  rest /= 4;
   const int h = static_cast<int>(rest % 28);
-  const long long image = (rest / 28) * 150528LL;
+  rest /= 28;
+  const int w0 = static_cast<int>(rest % 4) * 7;
+  const long long image = (rest / 4) * 150528LL;
   float a0[7], a1[7];
 #pragma unroll
   for (int o = 0; o < 7; ++o) a0[o] = a1[o] = 0.0f;
