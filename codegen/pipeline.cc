@@ -138,6 +138,10 @@
 //                              gradients as generated kernels, depthwise_conv_kernels.h; off by
 //                              default: on the H200 they took ConvNeXt's warm first step from
 //                              4.14 to 1.98 s but its train-large step from 16.61 to 22.37 ms)
+//   TCCD_DEPTHWISE_TEMPLATES=0  with TCCD_DEPTHWISE_KERNELS=1: CUDA emits the depthwise
+//                              kernels in their index form (session 18's) instead of the
+//                              hand-written templates (cuda/cuda_depthwise_emitter.h; read by
+//                              the CUDA emitter and the pass's partial rows, keyed here)
 //   TCCD_SYMBOLIC_REWRITES_ON_CPU=1  tests only: symbolic CPU graphs take the CUDA target's
 //                              graph rewrites too (symbolic_rewrites.h), to check them against
 //                              eager on a machine without a GPU (keyed here)
@@ -299,6 +303,7 @@ struct DebugOptions {
   std::string column_stored_prologue;          // read by reduction_fusion.cc; here for the key
   bool fold_casts_into_rows = false;           // TCCD_FOLD_CASTS_INTO_ROWS=1: casts-before-views
   bool depthwise_kernels = false;              // TCCD_DEPTHWISE_KERNELS=1: depthwise-conv-kernels
+  bool depthwise_templates = true;             // TCCD_DEPTHWISE_TEMPLATES=0: their index form
   bool tile_kernels = true;                    // TCCD_TILE_KERNELS=0: no tiled kernels
   bool symbolic_rewrites_on_cpu = false;       // TCCD_SYMBOLIC_REWRITES_ON_CPU=1 (tests)
   int gemm_autotune = kDefaultGemmAutotune;    // TCCD_GEMM_AUTOTUNE=n (0: off)
@@ -346,6 +351,8 @@ const DebugOptions& Debug() {
       o->fold_casts_into_rows = std::string(f) == "1";
     if (const char* k = std::getenv("TCCD_DEPTHWISE_KERNELS"))
       o->depthwise_kernels = std::string(k) == "1";
+    if (const char* t = std::getenv("TCCD_DEPTHWISE_TEMPLATES"))
+      o->depthwise_templates = std::string(t) != "0";
     if (const char* t = std::getenv("TCCD_TILE_KERNELS")) o->tile_kernels = std::string(t) != "0";
     if (const char* r = std::getenv("TCCD_SYMBOLIC_REWRITES_ON_CPU"))
       o->symbolic_rewrites_on_cpu = std::string(r) == "1";
@@ -421,6 +428,7 @@ std::string DebugOptionsKey() {
     absl::StrAppend(&key, "column-stored-prologue=", d.column_stored_prologue, ";");
   if (d.fold_casts_into_rows) absl::StrAppend(&key, "fold-casts-into-rows;");
   if (d.depthwise_kernels) absl::StrAppend(&key, "depthwise-kernels;");
+  if (!d.depthwise_templates) absl::StrAppend(&key, "no-depthwise-templates;");
   if (!d.tile_kernels) absl::StrAppend(&key, "no-tile-kernels;");
   if (d.symbolic_rewrites_on_cpu) absl::StrAppend(&key, "symbolic-rewrites-on-cpu;");
   if (d.gemm_autotune != kDefaultGemmAutotune)
@@ -910,7 +918,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // bias). Off by default: slower than cuDNN's in the steady step (DebugOptions says how much).
   if (!Debug().disable_fusion && Debug().depthwise_kernels)
     passes.Add(std::make_unique<DepthwiseConvKernels>(DepthwiseConvKernels::Options{
-        .weight_grad = !passes.disabled("depthwise-conv-weight-grad")}));
+        .weight_grad = !passes.disabled("depthwise-conv-weight-grad"),
+        .templates = request.device == ir::DeviceType::kCuda && Debug().depthwise_templates}));
   // Pointwise ops read through a reshape move onto the reshaped kernel output (its epilogue).
   if (!Debug().disable_fusion) {
     // A layout copy (clone) of a pointwise op's private output: the op writes that layout itself

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "codegen/cuda/cuda_depthwise_emitter.h"
 #include "codegen/cuda/cuda_emitter.h"
 #include "codegen/cuda/cuda_row_emitter.h"
 #include "codegen/cuda/cuda_tile_emitter.h"
@@ -121,6 +122,25 @@ CudaKernelLaunchInfo TileLaunchInfo(const PointwiseKernel& kernel) {
   return info;
 }
 
+// Depthwise templates (cuda_depthwise_emitter.h): launched as tiled kernels are, one entry
+// <name>_dw in the strided slot taking the strided block (the layout is compiled in), `grid`
+// blocks of kCudaBlockSize threads.
+CudaKernelLaunchInfo DepthwiseLaunchInfo(const PointwiseKernel& kernel,
+                                         const CudaDepthwiseTemplate& t) {
+  CudaKernelLaunchInfo info;
+  info.name = kernel.name;
+  info.strided_entry = kernel.name + "_dw";
+  info.kind = CudaKernelKind::kTile;
+  info.block_size = kCudaBlockSize;
+  info.numel = GeometryOf(kernel).numel;
+  info.num_operands = kernel.num_operands();
+  info.rank = static_cast<int>(kernel.shape.size());
+  info.contig_param_bytes = 8 * kernel.num_operands() * (1 + info.rank);
+  info.strided_param_bytes = info.contig_param_bytes;
+  info.grid = t.grid;
+  return info;
+}
+
 // Plain pointwise kernels: the grid comes from GridSize at launch time.
 CudaKernelLaunchInfo PointwiseLaunchInfo(const PointwiseKernel& kernel) {
   const CudaKernelGeometry geo = GeometryOf(kernel);
@@ -171,7 +191,15 @@ int64_t GridSize(int64_t numel, int elements_per_thread, int block_size, int num
   return std::min(needed, wave);
 }
 
+bool IsDepthwiseTemplateKernel(const PointwiseKernel& kernel) {
+  return !kernel.is_column_reduction() && !kernel.is_row_reduction() && !kernel.is_tile() &&
+         DepthwiseTemplateOf(kernel).has_value();
+}
+
 CudaKernelLaunchInfo LaunchInfoOf(const PointwiseKernel& kernel, int cc_major) {
+  // Before the entry clearing below: the template's one entry is in the strided slot.
+  if (!kernel.is_row_reduction() && !kernel.is_tile())
+    if (const auto t = DepthwiseTemplateOf(kernel)) return DepthwiseLaunchInfo(kernel, *t);
   CudaKernelLaunchInfo info = kernel.is_column_reduction()
                                   ? ColumnReductionLaunchInfo(kernel, cc_major)
                               : kernel.is_row_reduction() ? RowReductionLaunchInfo(kernel)

@@ -136,6 +136,10 @@ absl::StatusOr<std::string> CudaCompilerVersion();
 // named in the strided_entry slot (contig_entry is empty), taking the strided block; the
 // layout is compiled in (the strides passed are the declared ones, unused). Launched like a
 // row reduction: `grid` blocks (one per 32 x 32 tile) of block_size threads.
+// Depthwise templates (IsDepthwiseTemplateKernel; cuda_depthwise_emitter.h) launch as tiled
+// kernels do, kind kTile, their one entry <name>_dw in the strided slot; `grid` blocks of
+// block_size threads (one thread a run of outputs and a channel pair, or a window row and a
+// channel pair). Their kernels have dense launches only (KernelEntries::kDense).
 enum class CudaKernelKind : int {
   kPointwise = 0,
   kRowReduction = 1,
@@ -188,6 +192,10 @@ struct CudaModule {
 // How CompileCudaKernels launches `kernel` (entry names from kernel.name) on compute capability
 // cc_major. For a kernel that passes VerifyPointwiseKernel.
 CudaKernelLaunchInfo LaunchInfoOf(const PointwiseKernel& kernel, int cc_major);
+
+// Whether the backend emits `kernel` as a depthwise template (cuda_depthwise_emitter.h; kind
+// kTile, one entry <name>_dw) instead of its index form.
+bool IsDepthwiseTemplateKernel(const PointwiseKernel& kernel);
 
 // Compiles all kernels into one module for `target`. Deterministic: the same kernels and target
 // give byte-identical source, PTX and cubin.

@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda/cuda_backend.h"
+#include "codegen/cuda/cuda_depthwise_emitter.h"
 #include "codegen/cuda/cuda_index_emitter.h"
 #include "codegen/cuda/cuda_tile_emitter.h"
 #include "codegen/cuda/cuda_row_emitter.h"
@@ -981,6 +982,8 @@ absl::StatusOr<std::string> EmitCudaSource(absl::Span<const PointwiseKernel> ker
       RETURN_IF_ERROR(EmitRowReductionKernel(kernel, out));
     } else if (kernel.is_tile()) {
       RETURN_IF_ERROR(EmitTileKernel(kernel, out));
+    } else if (const auto t = DepthwiseTemplateOf(kernel)) {
+      RETURN_IF_ERROR(EmitDepthwiseKernel(kernel, *t, out));
     } else if (HasIndexOps(kernel)) {
       RETURN_IF_ERROR(EmitIndexKernel(kernel, out));
     } else {

@@ -98,7 +98,7 @@ absl::Status CheckKernel(const CudaKernelLaunchInfo& info, const PointwiseKernel
     return mismatch("scatter launch geometry");
   // Tiled kernels launch like row reductions too, with one entry (the strided slot).
   const bool tile = info.kind == CudaKernelKind::kTile;
-  if (tile != kernel.is_tile() ||
+  if (tile != (kernel.is_tile() || IsDepthwiseTemplateKernel(kernel)) ||
       (tile && (info.grid < 0 || info.grid > 0x7fffffff || !info.contig_entry.empty())))
     return mismatch("tile launch geometry");
   const bool rows =

@@ -194,9 +194,14 @@ std::optional<std::vector<ir::Arg>> RewriteForward(ir::Graph& out, const ir::Nod
 
 // The rows of the map one weight-gradient partial sums: the largest divisor of `height` whose
 // rows hold at most kMaxWeightPartialTerms terms; nullopt when one row holds more.
-std::optional<int64_t> PartialRows(int64_t height, int64_t width) {
-  for (int64_t rows = std::min(height, kMaxWeightPartialTerms / std::max<int64_t>(width, 1));
-       rows >= 1; --rows)
+// With `templates`: at most kMaxTemplatePartialRows rows and kMaxTemplatePartialTerms terms (the
+// template loops over its rows), rows still of at most kMaxWeightPartialTerms columns.
+std::optional<int64_t> PartialRows(int64_t height, int64_t width, bool templates) {
+  if (width > kMaxWeightPartialTerms) return std::nullopt;
+  const int64_t terms = templates ? kMaxTemplatePartialTerms : kMaxWeightPartialTerms;
+  int64_t most = std::min(height, terms / std::max<int64_t>(width, 1));
+  if (templates) most = std::min(most, kMaxTemplatePartialRows);
+  for (int64_t rows = most; rows >= 1; --rows)
     if (height % rows == 0) return rows;
   return std::nullopt;
 }
@@ -205,12 +210,16 @@ std::optional<int64_t> PartialRows(int64_t height, int64_t width) {
 // (depthwise_conv_kernels.h), `grad` and `x` the KernelViews of the maps; nullopt (and `out` as
 // it was) when the partials kernel does not take them.
 std::optional<ir::Arg> EmitWeightGrad(ir::Graph& out, const ir::Arg& grad, const ir::Arg& x,
-                                      const Window& window, const ir::TensorType& type) {
+                                      const Window& window, const ir::TensorType& type,
+                                      bool templates) {
   const ir::TensorType& g = out.type_of(grad.ref());
   const int64_t c_axis = window.nhwc ? 3 : 1, h_axis = window.nhwc ? 1 : 2;
   const int64_t n = g.sizes[0], channels = g.sizes[c_axis], height = g.sizes[h_axis],
                 width = g.sizes[h_axis + 1];
-  const std::optional<int64_t> rows = PartialRows(height, width);
+  // The templates take channels-last CUDA maps of an even C (cuda_depthwise_emitter.h).
+  const bool template_rows = templates && window.nhwc && g.device == ir::DeviceType::kCuda &&
+                             channels % 2 == 0;
+  const std::optional<int64_t> rows = PartialRows(height, width, template_rows);
   if (!rows) return std::nullopt;
   const size_t mark = out.nodes.size();
   ir::Node partials;
@@ -248,7 +257,7 @@ std::optional<ir::Arg> EmitWeightGrad(ir::Graph& out, const ir::Arg& grad, const
 // convolution_backward(go, x, w, bias_sizes, stride, padding, dilation, transposed,
 // output_padding, groups, output_mask).
 std::optional<std::vector<ir::Arg>> RewriteBackward(ir::Graph& out, const ir::Node& node,
-                                                    bool weight_grad) {
+                                                    bool weight_grad, bool templates) {
   if (node.args.size() != 11 || !node.kwargs.empty() || node.outputs.size() != 3 ||
       !node.args[0].is_ref() || !node.args[1].is_ref())
     return std::nullopt;
@@ -275,7 +284,8 @@ std::optional<std::vector<ir::Arg>> RewriteBackward(ir::Graph& out, const ir::No
   }
   if ((*mask)[1] && weight_grad) {
     std::optional<ir::Arg> gw =
-        EmitWeightGrad(out, grad, KernelView(out, node.args[1], *window), *window, node.outputs[1]);
+        EmitWeightGrad(out, grad, KernelView(out, node.args[1], *window), *window, node.outputs[1],
+                       templates);
     if (gw) values[1] = *gw;
   }
   if (values[0].is_none() && values[1].is_none()) {
@@ -313,7 +323,7 @@ absl::StatusOr<bool> DepthwiseConvKernels::Run(ir::Graph& graph) {
       graph, [&](ir::Graph& out, const ir::Node& node) -> std::optional<std::vector<ir::Arg>> {
         if (node.target == kConvolution) return RewriteForward(out, node);
         if (node.target == kConvolutionBackward)
-          return RewriteBackward(out, node, options_.weight_grad);
+          return RewriteBackward(out, node, options_.weight_grad, options_.templates);
         return std::nullopt;
       });
 }

@@ -35,6 +35,10 @@
 // call, a one-time ~1.2 s; ~2.9 s of ConvNeXt-T's warm first step on the H200). A generated
 // kernel is compiled once by the daemon and cached with the plan.
 //
+// On CUDA the backend emits both kernels from hand-written templates (cuda/
+// cuda_depthwise_emitter.h: outputs along W reusing loaded columns, all taps of a window row per
+// thread for the partials), the index form only with TCCD_DEPTHWISE_TEMPLATES=0 or where a
+// kernel is not exactly the op; Options::templates then gives the partials more rows.
 // Opt-in (the pipeline adds the pass with TCCD_DEPTHWISE_KERNELS=1 only). Measured (H200, r1 of
 // session 18, ConvNeXt-T, this pass vs TCCD_DISABLE_PASSES=depthwise-conv-kernels): warm first
 // step 1.98 vs 4.14 s, cold 8.08 vs 10.02 s, but the train-large step 22.37 vs 16.61 ms: these
@@ -59,6 +63,11 @@ inline constexpr char kDepthwiseWeightPartialsTarget[] =
 // The most go * x terms one weight-gradient partial sums in its unrolled body (its rows * W): the
 // kernel's size against the partials' (f32, 49 / this of the map's elements for a 7x7 window).
 inline constexpr int64_t kMaxWeightPartialTerms = 64;
+// With the CUDA templates (cuda/cuda_depthwise_emitter.h), whose partials loop over their rows:
+// the most rows and terms one partial sums (fewer, larger partials: ConvNeXt-T's stage 1 writes
+// 8.4 MB of f32 partials a call at batch 64 instead of 67 MB). Its rows stay <= 64 columns.
+inline constexpr int64_t kMaxTemplatePartialRows = 8;
+inline constexpr int64_t kMaxTemplatePartialTerms = 512;
 
 class DepthwiseConvKernels : public GraphPass {
  public:
@@ -66,6 +75,11 @@ class DepthwiseConvKernels : public GraphPass {
     // Whether the weight gradient is rewritten too. Default: true
     // (TCCD_DISABLE_PASSES=depthwise-conv-weight-grad: false).
     bool weight_grad = true;
+    // Whether the CUDA backend emits the kernels as its templates (TCCD_DEPTHWISE_TEMPLATES
+    // unset or not 0, CUDA requests): weight partials of up to kMaxTemplatePartialRows rows and
+    // kMaxTemplatePartialTerms terms where C is even (the templates' channel pairs), instead of
+    // kMaxWeightPartialTerms. Default: false.
+    bool templates = false;
   };
   DepthwiseConvKernels() = default;
   explicit DepthwiseConvKernels(Options options) : options_(options) {}

@@ -908,8 +908,10 @@ std::optional<WeightPartialsGeometry> WeightPartialsGeometryOf(const ir::Graph& 
       !IsF32OrHalf(x.dtype))
     return std::nullopt;
   const int64_t height = x.sizes[d.h_axis], width = x.sizes[d.w_axis];
-  // The unrolled body holds rows * W terms (kMaxWeightPartialTerms).
-  if (d.rows < 1 || height % d.rows != 0 || d.rows * width > kMaxWeightPartialTerms)
+  // The unrolled body holds rows * W terms (kMaxWeightPartialTerms; kMaxTemplatePartialTerms
+  // for the CUDA templates' partials, whose rows the template loops over).
+  if (d.rows < 1 || height % d.rows != 0 || width > kMaxWeightPartialTerms ||
+      d.rows * width > kMaxTemplatePartialTerms)
     return std::nullopt;
   const std::vector<int64_t> out = {x.sizes[0], height / d.rows, d.kh, d.kw, x.sizes[d.c_axis]};
   if (n.outputs[0].sizes != out || n.outputs[0].dtype != DType::kF32) return std::nullopt;

@@ -5,8 +5,9 @@ tests/run_gpu.sh BUNDLE -k depthwise.
 
 - Forward and gradients against eager's (cuDNN's): channels-last maps, ConvNeXt's 7x7 and a 3x3,
   f32 and bf16, with and without bias; the plan's steady step launches no cuDNN depthwise kernel
-  (`conv2d_c1_k1_nhwc`, `dgrad2d_c1_k1_nhwc`, `wgrad2d_c1_k1_nhwc`), and our kernels their dense
-  entry (`_contig`: the maps' strides fixed at compile time, 16-byte lanes along C).
+  (`conv2d_c1_k1_nhwc`, `dgrad2d_c1_k1_nhwc`, `wgrad2d_c1_k1_nhwc`), and ours are the CUDA backend's depthwise templates (`_dw`, cuda_depthwise_emitter.h; session 18's
+  index form, `_contig`, with TCCD_DEPTHWISE_TEMPLATES=0, bit-identical forward and input
+  gradient).
 - A two-block ConvNeXt stage under bf16 autocast trains like eager.
 tests/python/test_e2e_depthwise_conv.py runs the CPU cases (both layouts). The rewrite is opt-in
 (TCCD_DEPTHWISE_KERNELS=1 in the daemon's environment): these tests start a daemon with it.
@@ -120,8 +121,55 @@ def test_gradients_against_eager(dw_env, case, dtype, with_bias):
     launched = kernel_launches(step)
     assert not _cudnn_depthwise(launched), launched
     ours = [n for n in launched if "depthwise_conv2d" in n and n.startswith("tccd_")]
-    # The forward, the input gradient, the weight gradient's partials.
-    assert len(ours) == 3 and all(n.endswith("_contig") for n in ours), ours
+    # The forward, the input gradient, the weight gradient's partials: the CUDA backend's
+    # templates (cuda_depthwise_emitter.h: every case has an even C).
+    assert len(ours) == 3 and all(n.endswith("_dw") for n in ours), ours
+
+
+@pytest.fixture(scope="module")
+def index_form_daemon():
+    """A daemon with the depthwise kernels in session 18's index form (TCCD_DEPTHWISE_TEMPLATES=0)."""
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    root = short_tempdir("tccd-dwi-")
+    d = Daemon(TCCD_BINARY, root,
+               env={"TCCD_DEPTHWISE_KERNELS": "1", "TCCD_DEPTHWISE_TEMPLATES": "0"})
+    d.start()
+    yield d
+    d.stop()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_templates_match_the_index_form(daemon_env, depthwise_daemon, index_form_daemon,
+                                        monkeypatch, case):
+    """The templates sum the same f32 terms in the same order as the index kernels: the forward
+    and the input gradient are bit-identical (the weight gradient's partials cover other row
+    blocks, so its sum rounds differently: close only)."""
+    x0, w0, _, go = _tensors(case, torch.bfloat16)
+    k = case[4]
+
+    def fn(x, weight, go):
+        y = F.conv2d(x, weight, None, 1, k // 2, 1, x.shape[1])
+        return y, (y.float() * go.float()).sum()
+
+    results = []
+    for daemon, entry in ((depthwise_daemon, "_dw"), (index_form_daemon, "_contig")):
+        monkeypatch.setenv("TCCD_ADDRESS", daemon.address)
+        tccd.config.reload()
+        torch._dynamo.reset()
+        leaves = [t.clone().requires_grad_() for t in (x0, w0)]
+        compiled = torch.compile(fn, backend="tccd", dynamic=False)
+        y, loss = compiled(*leaves, go)
+        loss.backward()
+        launched = kernel_launches(lambda: compiled(*leaves, go)[1].backward())
+        ours = [n for n in launched if "depthwise_conv2d" in n and n.startswith("tccd_")]
+        assert ours and all(n.endswith(entry) for n in ours), ours
+        results.append((y.detach(), leaves[0].grad, leaves[1].grad))
+    (y_t, gx_t, gw_t), (y_i, gx_i, gw_i) = results
+    assert torch.equal(y_t, y_i)
+    assert torch.equal(gx_t, gx_i)
+    torch.testing.assert_close(gw_t.float(), gw_i.float(), rtol=1e-2, atol=1e-2)
 
 
 class _Block(nn.Module):

@@ -201,7 +201,7 @@ def entry_counts(dump_dir):
     if not dump_dir or not os.path.exists(path):
         return None
     source = open(path).read()
-    names = re.findall(r"__global__ void __launch_bounds__\(\d+\)(?: __cluster_dims__\([^)]*\))?\n(tccd_\w+?)_(contig|strided|tile)\(", source)
+    names = re.findall(r"__global__ void __launch_bounds__\(\d+\)(?: __cluster_dims__\([^)]*\))?\n(tccd_\w+?)_(contig|strided|tile|dw)\(", source)
     return collections.Counter((name.split("_")[1], entry) for name, entry in names)
 
 
@@ -209,7 +209,7 @@ def print_entries(counts) -> None:
     if counts is None:
         print("   entries: unknown (start the daemon with TCCD_DUMP_DIR=DIR, set CENSUS_DAEMON_DUMP_DIR=DIR)")
         return
-    for entry in ("contig", "strided", "tile"):
+    for entry in ("contig", "strided", "tile", "dw"):
         kinds = {k: n for (k, e), n in sorted(counts.items()) if e == entry}
         detail = ", ".join(f"{k} {n}" for k, n in kinds.items())
         print(f"   entries: {entry:7s} {sum(kinds.values()):4d} ({detail})")

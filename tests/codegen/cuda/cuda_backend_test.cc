@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "codegen/cuda/cuda_depthwise_emitter.h"
 #include "codegen/cuda/cuda_row_emitter.h"
 #include "codegen/cuda/nvrtc_compiler.h"
 #include "cuda_test_kernels.h"
@@ -357,9 +358,14 @@ TEST_CASE("kernels compile to cubins for sm_80 and sm_90 with their entry points
     for (const CudaKernel& kernel : module.kernels) {
       const CudaKernelLaunchInfo& info = kernel.launch;
       // Tiled kernels have one entry, <name>_tile, in the strided slot.
-      if (kernel.ir.is_tile()) {
+      // Depthwise templates likewise, <name>_dw (cuda_depthwise_emitter.h).
+      const bool depthwise = IsDepthwiseTemplateKernel(kernel.ir);
+      if (kernel.ir.is_tile() || depthwise) {
         CHECK(info.contig_entry.empty());
-        CHECK(info.strided_entry == kernel.ir.name + "_tile");
+        CHECK(info.strided_entry == kernel.ir.name + (depthwise ? "_dw" : "_tile"));
+        CHECK(info.kind == CudaKernelKind::kTile);
+        CHECK(Contains(module.ptx, ".visible .entry " + info.strided_entry + "("));
+        continue;
       } else if (kernel.ir.has_dense_entry()) {
         CHECK(Contains(module.ptx, ".visible .entry " + info.contig_entry + "("));
       } else {
@@ -759,6 +765,54 @@ TEST_CASE("a cat's parts bounded at multiples of the vector are read with 128-bi
   const std::string inside = PtxEntry(straddling.ptx, "cat_straddle_strided");
   CHECK_FALSE(Contains(inside, "ld.global.v4"));
   CHECK(Contains(inside, "ld.global.u16"));
+}
+
+// The golden corpus's kernel `name`.
+PointwiseKernel CorpusKernel(const std::string& name) {
+  for (const GoldenCase& c : GoldenCorpus())
+    if (c.name == name) return c.kernel;
+  FAIL("no golden case " << name);
+  return {};
+}
+
+TEST_CASE("the depthwise templates take exactly the pass's ops, dense, and read their window",
+          "[cuda_backend][depthwise]") {
+  const PointwiseKernel forward = CorpusKernel("depthwise_conv7_bf16_template");
+  std::optional<CudaDepthwiseTemplate> t = DepthwiseTemplateOf(forward);
+  REQUIRE(t.has_value());
+  CHECK(t->kind == CudaDepthwiseTemplate::Kind::kConv);
+  CHECK_FALSE(t->flip);
+  CHECK((t->kh == 7 && t->kw == 7 && t->run == 7 && !t->bias));
+  CHECK(t->threads == 64 * 28 * 4 * 96);
+  CHECK(t->grid == (t->threads + 255) / 256);
+  CHECK(IsDepthwiseTemplateKernel(forward));
+  const CudaKernelLaunchInfo info = LaunchInfoOf(forward, 9);
+  CHECK(info.kind == CudaKernelKind::kTile);
+  CHECK(info.strided_entry == forward.name + "_dw");
+  CHECK(info.contig_entry.empty());
+  CHECK(info.grid == t->grid);
+
+  t = DepthwiseTemplateOf(CorpusKernel("depthwise_conv7_dgrad_bf16_template"));
+  REQUIRE(t.has_value());
+  CHECK(t->flip);
+  t = DepthwiseTemplateOf(CorpusKernel("depthwise_weight_partials7_bf16_template"));
+  REQUIRE(t.has_value());
+  CHECK(t->kind == CudaDepthwiseTemplate::Kind::kWeightPartials);
+  CHECK((t->h == 28 && t->w == 28 && t->rows == 7 && t->c == 192));
+
+  // Nothing else: kernels without the op's name (the index-form goldens), with another op fused
+  // in, with launches that may be strided, with another declared layout.
+  CHECK_FALSE(DepthwiseTemplateOf(CorpusKernel("depthwise_conv7_bf16_fixed")).has_value());
+  PointwiseKernel fused = forward;
+  fused.fused_ops.push_back("aten::add.Tensor");
+  CHECK_FALSE(DepthwiseTemplateOf(fused).has_value());
+  PointwiseKernel both = forward;
+  both.entries = KernelEntries::kBoth;
+  CHECK_FALSE(DepthwiseTemplateOf(both).has_value());
+  PointwiseKernel strided_map = forward;
+  strided_map.fixed_strides[2] = 1;  // x's W stride
+  CHECK_FALSE(DepthwiseTemplateOf(strided_map).has_value());
+  CHECK_FALSE(IsDepthwiseTemplateKernel(strided_map));
 }
 
 }  // namespace

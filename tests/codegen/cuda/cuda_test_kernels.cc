@@ -824,6 +824,12 @@ PointwiseKernel DepthwiseWeightPartialsKernel(const std::string& name, std::vect
   return b.kernel();
 }
 
+// `kernel` as made from the one op `target` (its fused_ops).
+PointwiseKernel AsOp(PointwiseKernel kernel, const std::string& target) {
+  kernel.fused_ops = {target};
+  return kernel;
+}
+
 // `kernel` as a plan launching it with one layout gets it (entry_points.h): only the dense
 // entry, `strides` ([operands x rank]; a gather operand's own) its compile-time stride table.
 PointwiseKernel WithFixedLayout(PointwiseKernel kernel, std::vector<int64_t> strides) {
@@ -947,6 +953,25 @@ std::vector<GoldenCase> GoldenCorpus() {
            DepthwiseWeightPartialsKernel("depthwise_weight_partials7_bf16_fixed", {64, 28, 28, 192},
                                          7, 2),
            {150528, 5376, 192, 1, 0, 150528, 5376, 192, 1, 0, 131712, 9408, 1344, 192, 1})},
+      // The same ops as the pass makes them (the op's target in fused_ops): the backend's
+      // depthwise templates (cuda_depthwise_emitter.h) instead of the index form; the partials
+      // with the templates' rows (seven a partial at W = 28).
+      {"depthwise_conv7_bf16_template",
+       AsOp(WithFixedLayout(DepthwiseConvKernel("depthwise_conv7_bf16_template", {64, 28, 28, 192},
+                                                7, /*flip=*/false),
+                            {150528, 5376, 192, 1, 1344, 192, 1, 0, 150528, 5376, 192, 1}),
+            "tccd::depthwise_conv2d.default")},
+      {"depthwise_conv7_dgrad_bf16_template",
+       AsOp(WithFixedLayout(DepthwiseConvKernel("depthwise_conv7_dgrad_bf16_template",
+                                                {64, 28, 28, 192}, 7, /*flip=*/true),
+                            {150528, 5376, 192, 1, 1344, 192, 1, 0, 150528, 5376, 192, 1}),
+            "tccd::depthwise_conv2d.default")},
+      {"depthwise_weight_partials7_bf16_template",
+       AsOp(WithFixedLayout(DepthwiseWeightPartialsKernel("depthwise_weight_partials7_bf16_template",
+                                                          {64, 28, 28, 192}, 7, 7),
+                            {150528, 5376, 192, 1, 0, 150528, 5376, 192, 1, 0, 37632, 9408, 1344,
+                             192, 1}),
+            "tccd::depthwise_conv2d_weight_partials.default")},
       {"stack_bf16", StackKernel("stack_bf16", {64, 197, 3, 12, 64})},
       // Tiled kernels (cuda_tile_emitter.cc): BERT's scaled K^T cast (f32 [192, 512, 64]
       // read through its transpose, bf16 out) and an NCHW -> NHWC copy whose tiled dims (28

@@ -84,6 +84,34 @@ TEST_CASE("without the weight gradient's rewrite ATen's backward computes it alo
   CHECK(out.find("true, true) -> bf16[2,5,6,8]") != std::string::npos);  // the flipped kernel
 }
 
+TEST_CASE("with the CUDA templates a weight partial sums up to eight rows of the map",
+          "[depthwise_conv_kernels]") {
+  // ConvNeXt-T's stage 1 (56 x 56, C 96; batch 1 here): one row a partial in the index form
+  // (56 terms), eight with the templates (448 <= kMaxTemplatePartialTerms); an odd C keeps one.
+  auto partials = [](int64_t channels, bool templates) {
+    const std::string c = std::to_string(channels);
+    const std::string map = "bf16[1," + c + ",56,56]{" + std::to_string(channels * 3136) + ",1," +
+                            std::to_string(channels * 56) + "," + c + "}@cuda";
+    const std::string text = "graph(%a0: " + map + ", %a1: bf16[" + c + ",1,7,7]{49,49,7,1}@cuda, %a2: " +
+                             map + ") {\n  %0 = aten::convolution_backward.default(%a2, %a0, %a1, [0], "
+                             "[1, 1], [3, 3], [1, 1], false, [0, 0], " + c +
+                             ", [false, true, false]) -> (bf16[0]{1}@cuda, bf16[" + c +
+                             ",1,7,7]{49,49,7,1}@cuda, bf16[0]{1}@cuda)\n  return (%0#1)\n}";
+    absl::StatusOr<ir::Graph> g = ir::ParseGraph(text);
+    INFO(g.status().ToString());
+    REQUIRE(g.ok());
+    DepthwiseConvKernels pass(DepthwiseConvKernels::Options{.templates = templates});
+    REQUIRE(pass.Run(*g).ok());
+    const std::string out = ir::PrintGraph(*g);
+    const size_t at = out.find("[7, 7], [3, 3], ");
+    REQUIRE(at != std::string::npos);
+    return out.substr(at + 16, out.find(',', at + 16) - at - 16);
+  };
+  CHECK(partials(96, false) == "1");
+  CHECK(partials(96, true) == "8");
+  CHECK(partials(95, true) == "1");
+}
+
 TEST_CASE("a CPU weight gradient in partial sums over row blocks; its bias gradient stays ATen's",
           "[depthwise_conv_kernels]") {
   bool changed = false;

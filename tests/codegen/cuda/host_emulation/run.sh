@@ -43,3 +43,13 @@ for c in 1 2; do
   g++ -O1 -std=c++20 -fpermissive -w -pthread -DROWG_CASE=$c rowg_main.cc -o rowg$c
   ./rowg$c
 done
+# Depthwise templates (cuda_depthwise_emitter.h): forward, input gradient and weight partials of
+# ConvNeXt-T's stage 2, the first images, bit-identical to a host sum in the same order.
+for k in depthwise_conv7_bf16_template depthwise_conv7_dgrad_bf16_template depthwise_weight_partials7_bf16_template; do
+  python3 "$here/prep.py" "$golden/$k.cu" "$work/$k.cc"
+done
+cp "$here"/dw_main.cc "$work"/
+for c in 1 2 3; do
+  g++ -O1 -std=c++17 -fpermissive -w -DDW_CASE=$c dw_main.cc -o dw$c
+  ./dw$c
+done
