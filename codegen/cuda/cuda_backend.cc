@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -104,32 +105,14 @@ CudaKernelLaunchInfo ColumnReductionLaunchInfo(const PointwiseKernel& kernel, in
   return info;
 }
 
-// Tiled kernels: one block per tile, the strided block for the one entry (<name>_tile, in the
-// strided slot: the launcher takes it whatever the layout, since there is no contig entry).
-CudaKernelLaunchInfo TileLaunchInfo(const PointwiseKernel& kernel) {
-  const CudaTileGeometry geo = TileGeometryOf(kernel);
+// Kernels with one entry, `entry`, in the strided slot (the launcher takes it whatever the
+// layout, since there is no contig entry), launched as tiled kernels are: `grid` blocks of
+// kCudaBlockSize threads, taking the strided block (8 * operands * (1 + rank) bytes).
+CudaKernelLaunchInfo OneEntryLaunchInfo(const PointwiseKernel& kernel, std::string entry,
+                                        int64_t grid) {
   CudaKernelLaunchInfo info;
   info.name = kernel.name;
-  info.strided_entry = kernel.name + "_tile";
-  info.kind = CudaKernelKind::kTile;
-  info.block_size = kCudaBlockSize;
-  info.numel = GeometryOf(kernel).numel;
-  info.num_operands = kernel.num_operands();
-  info.rank = static_cast<int>(kernel.shape.size());
-  info.contig_param_bytes = geo.param_bytes;
-  info.strided_param_bytes = geo.param_bytes;
-  info.grid = geo.grid;
-  return info;
-}
-
-// Depthwise templates (cuda_depthwise_emitter.h): launched as tiled kernels are, one entry
-// <name>_dw in the strided slot taking the strided block (the layout is compiled in), `grid`
-// blocks of kCudaBlockSize threads.
-CudaKernelLaunchInfo DepthwiseLaunchInfo(const PointwiseKernel& kernel,
-                                         const CudaDepthwiseTemplate& t) {
-  CudaKernelLaunchInfo info;
-  info.name = kernel.name;
-  info.strided_entry = kernel.name + "_dw";
+  info.strided_entry = std::move(entry);
   info.kind = CudaKernelKind::kTile;
   info.block_size = kCudaBlockSize;
   info.numel = GeometryOf(kernel).numel;
@@ -137,8 +120,19 @@ CudaKernelLaunchInfo DepthwiseLaunchInfo(const PointwiseKernel& kernel,
   info.rank = static_cast<int>(kernel.shape.size());
   info.contig_param_bytes = 8 * kernel.num_operands() * (1 + info.rank);
   info.strided_param_bytes = info.contig_param_bytes;
-  info.grid = t.grid;
+  info.grid = grid;
   return info;
+}
+
+// Tiled kernels: one block per tile, entry <name>_tile.
+CudaKernelLaunchInfo TileLaunchInfo(const PointwiseKernel& kernel) {
+  return OneEntryLaunchInfo(kernel, kernel.name + "_tile", TileGeometryOf(kernel).grid);
+}
+
+// Depthwise templates (cuda_depthwise_emitter.h): entry <name>_dw (the layout is compiled in).
+CudaKernelLaunchInfo DepthwiseLaunchInfo(const PointwiseKernel& kernel,
+                                         const CudaDepthwiseTemplate& t) {
+  return OneEntryLaunchInfo(kernel, kernel.name + "_dw", t.grid);
 }
 
 // Plain pointwise kernels: the grid comes from GridSize at launch time.

@@ -23,6 +23,8 @@ import torch.nn.functional as F
 import tccd
 from conftest import TCCD_BINARY, Daemon, short_tempdir
 from tccd_testlib import kernel_launches
+# The daemon with the depthwise kernels on, and the client pointed at it: the CPU tests' fixtures.
+from test_e2e_depthwise_conv import depthwise_daemon, dw_env  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
@@ -36,24 +38,6 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def depthwise_daemon():
-    """A daemon whose plans take the depthwise kernels (TCCD_DEPTHWISE_KERNELS=1)."""
-    if not TCCD_BINARY.exists():
-        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
-    root = short_tempdir("tccd-dw-")
-    d = Daemon(TCCD_BINARY, root, env={"TCCD_DEPTHWISE_KERNELS": "1"})
-    d.start()
-    yield d
-    d.stop()
-    shutil.rmtree(root, ignore_errors=True)
-
-
-@pytest.fixture
-def dw_env(daemon_env, depthwise_daemon, monkeypatch):
-    monkeypatch.setenv("TCCD_ADDRESS", depthwise_daemon.address)
-    tccd.config.reload()
-    return dict(daemon_env, TCCD_ADDRESS=depthwise_daemon.address)
 
 
 def _cudnn_depthwise(launched):

@@ -11,20 +11,8 @@ from torch.fx._lazy_graph_module import _LazyGraphModule
 
 from tccd import config, lazy_backward
 from tccd_testlib import capture_aot_graphs
-
-
-class _Block(torch.nn.Module):
-    """Recomputed pointwise ops (so the reorder has a backward to rebuild) and a norm."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        torch.manual_seed(0)
-        self.lin = torch.nn.Linear(16, 16)
-        self.ln = torch.nn.LayerNorm(16)
-
-    def forward(self, x):
-        h = self.ln(torch.nn.functional.gelu(self.lin(x)))
-        return (h.sin() * h.cos() + h.tanh()).sum()
+# Recomputed pointwise ops (so the reorder has a backward to rebuild) and a norm: the min cut's block.
+from test_min_cut import _Block
 
 
 def _backward(monkeypatch, lazy: bool):
