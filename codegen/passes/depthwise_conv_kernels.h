@@ -43,7 +43,9 @@
 // session 18, ConvNeXt-T, this pass vs TCCD_DISABLE_PASSES=depthwise-conv-kernels): warm first
 // step 1.98 vs 4.14 s, cold 8.08 vs 10.02 s, but the train-large step 22.37 vs 16.61 ms: these
 // kernels took 6.91 ms (forward and input gradients) + 3.43 ms (weight partials) where cuDNN's
-// took 1.25 + 2.44 + 0.93 ms (README, "Depthwise convolutions as generated kernels").
+// took 1.25 + 2.44 + 0.93 ms (README, "Depthwise convolutions as generated kernels"). With the
+// CUDA templates (session 18's final run): 19.12 ms against cuDNN's 16.94 (GPU busy 17.39 vs
+// 15.18), the index form 23.33 ms; cold first step 10.04 vs 11.27 s; still opt-in.
 //
 // Which: depth multiplier 1 (groups == C == the weight's dim 0, its dim 1 one), 4-D, stride 1,
 // dilation 1, not transposed, padding k / 2 with odd k <= 7 per dim, f32/bf16/f16 tensors of
