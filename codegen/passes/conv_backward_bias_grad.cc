@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codegen/passes/graph_rebuild.h"
+#include "codegen/passes/output_mask.h"
 
 namespace tccd::codegen {
 namespace {
@@ -18,15 +19,7 @@ constexpr size_t kMask = 10;
 // The output_mask, when it is a positional list of three bools.
 std::optional<std::vector<bool>> MaskOf(const ir::Node& node) {
   if (node.args.size() != kMask + 1) return std::nullopt;
-  const auto* list = std::get_if<ir::ArgList>(&node.args[kMask].v);
-  if (list == nullptr || list->size() != 3) return std::nullopt;
-  std::vector<bool> mask;
-  for (const ir::Arg& a : *list) {
-    const bool* bit = std::get_if<bool>(&a.v);
-    if (bit == nullptr) return std::nullopt;
-    mask.push_back(*bit);
-  }
-  return mask;
+  return OutputMaskAt(node, kMask);
 }
 
 bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
@@ -42,15 +35,6 @@ bool Rewritable(const ir::Graph& graph, const ir::Node& node) {
     return false;
   return gb.device == go.device && gb.dtype == go.dtype && gb.rank() == 1 &&
          gb.sizes[0] == go.sizes[1] && go.sizes[1] > 0;
-}
-
-// A 0-element placeholder like the client's for an output the op returns as None.
-ir::TensorType Absent(const ir::TensorType& like) {
-  ir::TensorType t = like;
-  t.sizes = {0};
-  t.strides = {1};
-  t.storage_offset = 0;
-  return t;
 }
 
 // sum(go, all dims but 1) -> `type`. A channels-last gradient (the channel dim innermost, the
@@ -97,7 +81,7 @@ absl::StatusOr<bool> ConvBackwardBiasGrad::Run(ir::Graph& graph) {
         if (mask[0] || mask[1]) {
           ir::Node rest = node;
           std::get<bool>(std::get<ir::ArgList>(rest.args[kMask].v)[2].v) = false;
-          rest.outputs[2] = Absent(node.outputs[2]);
+          rest.outputs[2] = AbsentOutput(node.outputs[2]);
           values[0] = AppendNode(out, std::move(rest));
           values[1] = ir::Arg{ir::ValueRef{values[0].ref().node, 1}};
         }

@@ -8,6 +8,7 @@
 
 #include "codegen/passes/graph_rebuild.h"
 #include "codegen/passes/index_ops.h"
+#include "codegen/passes/output_mask.h"
 
 namespace tccd::codegen {
 namespace {
@@ -145,28 +146,6 @@ std::optional<ir::Arg> EmitDepthwise(ir::Graph& out, const ir::Arg& x, const ir:
   return EmitOp(out, "aten::permute.default", {value, IntListArg({0, 3, 1, 2})}, type);
 }
 
-// The output_mask of a convolution backward, when it is a positional list of three bools.
-std::optional<std::vector<bool>> MaskOf(const ir::Node& node) {
-  const auto* list = std::get_if<ir::ArgList>(&node.args[10].v);
-  if (list == nullptr || list->size() != 3) return std::nullopt;
-  std::vector<bool> mask;
-  for (const ir::Arg& a : *list) {
-    const bool* bit = std::get_if<bool>(&a.v);
-    if (bit == nullptr) return std::nullopt;
-    mask.push_back(*bit);
-  }
-  return mask;
-}
-
-// A 0-element placeholder like the client's for an output the op returns as None.
-ir::TensorType Absent(const ir::TensorType& like) {
-  ir::TensorType t = like;
-  t.sizes = {0};
-  t.strides = {1};
-  t.storage_offset = 0;
-  return t;
-}
-
 // convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups).
 std::optional<std::vector<ir::Arg>> RewriteForward(ir::Graph& out, const ir::Node& node) {
   if (node.args.size() != 9 || !node.kwargs.empty() || node.outputs.size() != 1 ||
@@ -261,7 +240,7 @@ std::optional<std::vector<ir::Arg>> RewriteBackward(ir::Graph& out, const ir::No
   if (node.args.size() != 11 || !node.kwargs.empty() || node.outputs.size() != 3 ||
       !node.args[0].is_ref() || !node.args[1].is_ref())
     return std::nullopt;
-  const std::optional<std::vector<bool>> mask = MaskOf(node);
+  const std::optional<std::vector<bool>> mask = OutputMaskAt(node, 10);
   if (!mask) return std::nullopt;
   const ir::TensorType go = out.type_of(node.args[0].ref());
   const ir::TensorType x = out.type_of(node.args[1].ref());
@@ -299,8 +278,8 @@ std::optional<std::vector<ir::Arg>> RewriteBackward(ir::Graph& out, const ir::No
     ir::ArgList& bits = std::get<ir::ArgList>(rest.args[10].v);
     bits[0] = ir::Arg{false};
     bits[1] = ir::Arg{aten_weight};
-    rest.outputs[0] = Absent(node.outputs[0]);
-    if (!aten_weight) rest.outputs[1] = Absent(node.outputs[1]);
+    rest.outputs[0] = AbsentOutput(node.outputs[0]);
+    if (!aten_weight) rest.outputs[1] = AbsentOutput(node.outputs[1]);
     const ir::Arg first = AppendNode(out, std::move(rest));
     if (aten_weight) values[1] = ir::Arg{ir::ValueRef{first.ref().node, 1}};
     values[2] = ir::Arg{ir::ValueRef{first.ref().node, 2}};

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "codegen/passes/output_mask.h"
+
 namespace tccd::codegen {
 namespace {
 
@@ -20,15 +22,6 @@ ir::ArgList* MaskOf(ir::Node& node) {
 }
 
 bool MaskBit(const ir::ArgList& mask, int o) { return std::get<bool>(mask[o].v); }
-
-// A 0-element placeholder like the client's for an output the op returns as None.
-ir::TensorType Absent(const ir::TensorType& like) {
-  ir::TensorType t = like;
-  t.sizes = {0};
-  t.strides = {1};
-  t.storage_offset = 0;
-  return t;
-}
 
 void Remap(ir::Arg& arg, const std::vector<int>& new_id, int split_from, int split_to) {
   if (arg.is_ref()) {
@@ -53,11 +46,11 @@ absl::StatusOr<bool> LayerNormBackwardSplit::Run(ir::Graph& graph) {
       continue;
     ir::Node params = node;
     std::get<bool>((*MaskOf(params))[0].v) = false;
-    params.outputs[0] = Absent(node.outputs[0]);
+    params.outputs[0] = AbsentOutput(node.outputs[0]);
     std::get<bool>((*mask)[1].v) = false;
     std::get<bool>((*mask)[2].v) = false;
-    node.outputs[1] = Absent(node.outputs[1]);
-    node.outputs[2] = Absent(node.outputs[2]);
+    node.outputs[1] = AbsentOutput(node.outputs[1]);
+    node.outputs[2] = AbsentOutput(node.outputs[2]);
 
     const int n = static_cast<int>(graph.nodes.size());
     std::vector<int> new_id(n);
