@@ -247,6 +247,7 @@ def _open_runtime(path: str) -> ctypes.CDLL:
         if lib.tccd_plan_runtime_init(cpu.encode(), cuda.encode() if cuda else None) != 0:
             raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
         _enable_cpu_blas(lib)
+        _enable_column_sums(lib)
         _runtimes[path] = lib
         return lib
 
@@ -277,16 +278,37 @@ def _enable_cpu_blas(lib: ctypes.CDLL) -> None:
         )
 
 
-def cpu_blas_calls() -> int:
-    """Steps run as direct BLAS calls so far in this process (0 before a runtime is loaded)."""
+def _enable_column_sums(lib: ctypes.CDLL) -> None:
+    """TCCD_CPU_COLUMN_SUMS (default 1): CPU plans' bias gradients (aten::sum.dim_IntList over dim
+    0 of a 2-D float32/float64 tensor with unit-stride columns) are summed by the runtime itself
+    (codegen/plan_runtime/runtime/tccd_plan_column_sum.h: float32 accumulated in double over
+    chunks of float partials; the last bits may differ from ATen's order), not by a dispatcher
+    call to ATen's reduction. 0: ATen's, as before."""
+    fn = getattr(lib, "tccd_plan_cpu_column_sums", None)
+    if fn is not None:
+        fn.argtypes = [ctypes.c_int]
+        fn(0 if os.environ.get("TCCD_CPU_COLUMN_SUMS", "1") == "0" else 1)
+
+
+def _runtime_counter(name: str) -> int:
     with _runtimes_lock:
         libs = list(_runtimes.values())
     for lib in libs:
-        fn = getattr(lib, "tccd_plan_cpu_blas_calls", None)
+        fn = getattr(lib, name, None)
         if fn is not None:
             fn.restype = ctypes.c_int64
             return int(fn())
     return 0
+
+
+def cpu_blas_calls() -> int:
+    """Steps run as direct BLAS calls so far in this process (0 before a runtime is loaded)."""
+    return _runtime_counter("tccd_plan_cpu_blas_calls")
+
+
+def cpu_column_sum_calls() -> int:
+    """Steps run as the runtime's column sums so far in this process."""
+    return _runtime_counter("tccd_plan_cpu_column_sum_calls")
 
 
 # ---------------------------------------------------------------------------------------------

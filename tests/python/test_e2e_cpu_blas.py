@@ -2,7 +2,9 @@
 gemm libtorch_cpu exports (sgemm_, dgemm_) directly (TCCD_CPU_BLAS, native_plan._enable_cpu_blas,
 codegen/plan_runtime/runtime/tccd_plan_blas.h), with eager's results; transposed and strided
 operands become the call's flags and leading dimensions; layouts BLAS cannot take, the knob off
-and a missing symbol (one logged line) run the steps through ATen's C shims as before."""
+and a missing symbol (one logged line) run the steps through ATen's C shims as before. Bias
+gradients (sums over dim 0) are summed by the runtime (TCCD_CPU_COLUMN_SUMS,
+tccd_plan_column_sum.h), or by ATen with the knob off."""
 
 import logging
 
@@ -19,15 +21,19 @@ def blas(daemon_env, monkeypatch):
     """Sets TCCD_CPU_BLAS* and reloads the runtime so the setting applies; returns a function
     that gives the direct calls made since."""
 
-    def configure(on="1", symbols=None):
+    def configure(on="1", symbols=None, column_sums="1"):
         monkeypatch.setenv("TCCD_CPU_BLAS", on)
+        monkeypatch.setenv("TCCD_CPU_COLUMN_SUMS", column_sums)
         if symbols is None:
             monkeypatch.delenv("TCCD_CPU_BLAS_SYMBOLS", raising=False)
         else:
             monkeypatch.setenv("TCCD_CPU_BLAS_SYMBOLS", symbols)
         monkeypatch.setattr(native_plan, "_runtimes", {})
         start = native_plan.cpu_blas_calls()
-        return lambda: native_plan.cpu_blas_calls() - start
+        sums = native_plan.cpu_column_sum_calls()
+        calls = lambda: native_plan.cpu_blas_calls() - start  # noqa: E731
+        calls.sums = lambda: native_plan.cpu_column_sum_calls() - sums
+        return calls
 
     yield configure
     # Later tests get the default again (the runtime's state is process-wide).
@@ -71,8 +77,33 @@ def _train_both(dtype, steps=3):
 def test_mlp_training_calls_blas_directly_with_eagers_results(blas, dtype):
     calls = blas()
     _train_both(dtype, steps=3)
-    # Per step: the forward's 3 addmm, the backward's 5 mm (no input gradient for x).
+    # Per step: the forward's 3 addmm, the backward's 5 mm (no input gradient for x) and 3
+    # bias gradients.
     assert calls() == 8 * 3
+    assert calls.sums() == 3 * 3
+
+
+def test_bias_gradients_summed_by_aten_with_the_knob_off(blas):
+    calls = blas(column_sums="0")
+    _train_both(torch.float32, steps=2)
+    assert calls.sums() == 0 and calls() == 8 * 2
+
+
+def test_column_sums_of_strided_and_keepdim_gradients(blas):
+    calls = blas()
+
+    def f(x, w):
+        h = torch.mm(x, w)
+        return h.sum(0), h.sum(0, keepdim=True) * 2, (h * 3).sum(-2)
+
+    x, w = torch.randn(70, 9), torch.randn(9, 37)
+    out = torch.compile(f, backend="tccd", dynamic=False)(x, w)
+    for o, r in zip(out, f(x, w)):
+        torch.testing.assert_close(o, r)
+        assert o.shape == r.shape and o.stride() == r.stride()
+    (stat,) = tccd.last_compile_stats()
+    assert stat["python_steps"] == 0
+    assert calls.sums() >= 1
 
 
 def test_transposed_and_strided_operands(blas):
@@ -128,7 +159,7 @@ def test_layouts_blas_cannot_take_run_through_aten(blas):
 def test_knob_off_runs_matmuls_through_aten(blas):
     calls = blas(on="0")
     _train_both(torch.float32, steps=2)
-    assert calls() == 0
+    assert calls() == 0 and calls.sums() == 3 * 2
 
 
 def test_missing_symbol_falls_back_to_aten_with_one_log_line(blas, caplog):

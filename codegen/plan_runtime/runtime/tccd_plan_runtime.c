@@ -24,6 +24,7 @@
 
 #include "tccd_plan_arena.h"
 #include "tccd_plan_blas.h"
+#include "tccd_plan_column_sum.h"
 #include "tccd_plan_format.h"
 #include "tccd_plan_torch_abi.h"
 
@@ -83,6 +84,8 @@ static void* open_loaded(const char* path) {
 static TccdBlasGemmFn g_sgemm, g_dgemm;
 static char g_cpu_path[4096]; /* libtorch_cpu's path from tccd_plan_runtime_init */
 static int64_t g_blas_calls;   /* direct calls made, process-wide (tccd_plan_cpu_blas_calls) */
+static int g_column_sums;      /* tccd_plan_cpu_column_sums: on (1) or off (0, the default) */
+static int64_t g_column_sum_calls;
 
 EXPORT int tccd_plan_runtime_init(const char* libtorch_cpu_path, const char* libtorch_cuda_path) {
   pthread_mutex_lock(&g_init_mu);
@@ -175,6 +178,14 @@ EXPORT int tccd_plan_cpu_blas(const char* sgemm_name, const char* dgemm_name) {
   return rc;
 }
 
+EXPORT void tccd_plan_cpu_column_sums(int on) {
+  __atomic_store_n(&g_column_sums, on != 0, __ATOMIC_RELAXED);
+}
+
+EXPORT int64_t tccd_plan_cpu_column_sum_calls(void) {
+  return __atomic_load_n(&g_column_sum_calls, __ATOMIC_RELAXED);
+}
+
 EXPORT int64_t tccd_plan_cpu_blas_calls(void) {
   return __atomic_load_n(&g_blas_calls, __ATOMIC_RELAXED);
 }
@@ -256,6 +267,10 @@ typedef struct {
    * sizes and strides the plan declares, the output is made from the plan's metadata instead
    * (alias_delta: the offset increment), no dispatcher call. */
   int view_fast;
+  /* aten::sum.dim_IntList over dim 0 of a 2-D float tensor (a bias gradient), bound to the
+   * dispatcher: with column sums on (tccd_plan_cpu_column_sums), a CPU input whose columns are
+   * unit stride is summed by the runtime (tccd_plan_column_sum.h), no dispatcher call. */
+  int column_sum;
   int64_t n_refs; /* EXTERN_PYTHON */
   int64_t* refs;
   int64_t n_release;
@@ -884,6 +899,29 @@ EXPORT int tccd_plan_add_constant(TccdPlan* p, void* handle, int64_t* index) {
   return 0;
 }
 
+/* Whether a dispatcher step is aten::sum.dim_IntList(x, [0] or [-2], keepdim, dtype=None) with one
+ * float32/float64 CPU output allocated as a contiguous [n] or [1, n] (a bias gradient). */
+static int is_column_sum(const TccdPlan* p, const Step* s) {
+  if (strcmp(s->op_name, "aten::sum") != 0 || strcmp(s->overload, "dim_IntList") != 0 ||
+      s->n_args < 3 || s->n_args > 4 || s->n_out != 1 || s->out[0] < 0 || s->n_returns != 1)
+    return 0;
+  const int64_t* k = s->arg_kinds;
+  if (k[0] != TCCD_ARG_TENSOR || (k[1] & ~TCCD_ARG_OPTIONAL) != TCCD_ARG_INT_LIST ||
+      k[2] != TCCD_ARG_BOOL || (s->n_args == 4 && k[3] != TCCD_ARG_NONE))
+    return 0;
+  const int64_t* dims = s->pool + s->arg_payloads[1];
+  if (dims[0] != 1 || (dims[1] != 0 && dims[1] != -2)) return 0;
+  const ValueMeta* m = &p->values[s->out[0]];
+  if (m->symbolic || m->device_type != TCCD_C10_DEVICE_CPU || m->offset != 0 ||
+      (m->dtype != TCCD_C10_FLOAT32 && m->dtype != TCCD_C10_FLOAT64))
+    return 0;
+  const int keepdim = s->arg_payloads[2] != 0;
+  if (keepdim ? !(m->rank == 2 && m->sizes[0] == 1 && (m->sizes[1] <= 1 || m->strides[1] == 1))
+              : !(m->rank == 1 && (m->sizes[0] <= 1 || m->strides[0] == 1)))
+    return 0;
+  return 1;
+}
+
 EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, int64_t n_args,
                                  const int64_t* kinds, const int64_t* payloads, int64_t n_returns,
                                  const int64_t* ret_kinds, int64_t n_pool, const int64_t* pool) {
@@ -982,6 +1020,7 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, 
   s->ret_kinds = malloc((size_t)(n_returns ? n_returns : 1) * sizeof(int64_t));
   memcpy(s->ret_kinds, ret_kinds, (size_t)n_returns * sizeof(int64_t));
   s->extern_mode = EXTERN_DISPATCHER;
+  s->column_sum = is_column_sum(p, s);
   return 0;
 }
 
@@ -2473,8 +2512,38 @@ static int try_view(Run* run, const Step* s, int64_t index) {
   return 0;
 }
 
+/* A column-sum step (is_column_sum) run by the runtime: 0 when done, 1 when the input is not a
+ * 2-D tensor of the output's dtype with unit-stride columns (the dispatcher runs it), -1 on
+ * failure. */
+static int try_column_sum(Run* run, const Step* s, int64_t index) {
+  void* x = run->env[s->arg_payloads[0]];
+  const ValueMeta* m = &run->p->values[s->out[0]];
+  int64_t dim = 0, *sizes = NULL, *strides = NULL;
+  int32_t dtype = -1;
+  void* data = NULL;
+  /* The input is on the CPU as the plan's output is: a plan's values share one device type. */
+  if (x == NULL || t_aoti_torch_get_dtype(x, &dtype) != 0 || dtype != m->dtype ||
+      t_aoti_torch_get_dim(x, &dim) != 0 || dim != 2 ||
+      t_aoti_torch_get_sizes(x, &sizes) != 0 || t_aoti_torch_get_strides(x, &strides) != 0 ||
+      sizes[1] != m->sizes[m->rank - 1] || (sizes[1] > 1 && strides[1] != 1) ||
+      (sizes[0] > 1 && strides[0] < sizes[1]) || t_aoti_torch_get_data_ptr(x, &data) != 0)
+    return 1;
+  int rc = allocate(run, index, s->out[0], 0);
+  if (rc) return rc;
+  void* out = NULL;
+  if (t_aoti_torch_get_data_ptr(run->env[s->out[0]], &out) != 0)
+    return fail("tccd plan step %ld: no data pointer", (long)index);
+  tccd_column_sum(dtype == TCCD_C10_FLOAT64, data, sizes[0], sizes[1], strides[0], out);
+  __atomic_add_fetch(&g_column_sum_calls, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+
 static int run_extern_dispatcher(Run* run, const Step* s, int64_t index) {
   if (s->view_fast && try_view(run, s, index) == 0) return 0;
+  if (s->column_sum && __atomic_load_n(&g_column_sums, __ATOMIC_RELAXED)) {
+    const int rc = try_column_sum(run, s, index);
+    if (rc <= 0) return rc;
+  }
   int64_t n = s->n_args > s->n_returns ? s->n_args : s->n_returns;
   uint64_t stack[n ? n : 1];
   memset(stack, 0, sizeof(stack));
