@@ -5,8 +5,9 @@
  * step (its TensorIterator set-up, the boxed dispatcher call, the output's allocation), where the
  * sum itself is a few microseconds of vector adds. Plain C with GCC/Clang vector extensions (the
  * runtime is compiled for the baseline ISA: SSE2 on x86-64), no torch header. Float32 input is
- * accumulated in double, so the result is never less accurate than ATen's cascade sum (the
- * last bits may differ from eager's, as a different summation order does).
+ * summed in float partials of 32 rows added in double: the error of a 32-row float sum, like
+ * the leaves of ATen's cascade sum (the last bits may differ from eager's, as a different
+ * summation order does).
  */
 #ifndef TCCD_PLAN_COLUMN_SUM_H_
 #define TCCD_PLAN_COLUMN_SUM_H_
