@@ -246,8 +246,69 @@ def _open_runtime(path: str) -> ctypes.CDLL:
         cuda = _loaded_library("libtorch_cuda.so")
         if lib.tccd_plan_runtime_init(cpu.encode(), cuda.encode() if cuda else None) != 0:
             raise NativeUnavailable(lib.tccd_plan_last_error().decode("utf-8", "replace"))
+        _enable_cpu_blas(lib)
+        _enable_column_sums(lib)
         _runtimes[path] = lib
         return lib
+
+
+def _enable_cpu_blas(lib: ctypes.CDLL) -> None:
+    """TCCD_CPU_BLAS (default 1): CPU plans' float32/float64 mm and addmm call the BLAS gemm
+    (sgemm_, dgemm_) libtorch_cpu exports directly, as ATen's own CPU matmul ends up doing, without
+    ATen's dispatch around it (codegen/plan_runtime/runtime/tccd_plan_blas.h). float32 stays on
+    ATen unless torch.get_float32_matmul_precision() is "highest" (at the first plan load): the
+    lower precisions may send ATen's float32 matmuls to oneDNN's reduced-precision kernels.
+    TCCD_CPU_BLAS_SYMBOLS ("sgemm_,dgemm_") names the two functions (a test hook: a name
+    libtorch_cpu lacks makes that lookup fail). A missing or rejected function: ATen's C shim
+    runs those matmuls, with one logged line."""
+    fn = getattr(lib, "tccd_plan_cpu_blas", None)
+    if fn is None:
+        return
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    if os.environ.get("TCCD_CPU_BLAS", "1") == "0":
+        fn(None, None)  # off (the runtime's state is process-wide: a reload turns it off too)
+        return
+    names = (os.environ.get("TCCD_CPU_BLAS_SYMBOLS", "") or "sgemm_,dgemm_").split(",")
+    sgemm = names[0].strip() if torch.get_float32_matmul_precision() == "highest" else ""
+    dgemm = names[1].strip() if len(names) > 1 else ""
+    if fn(sgemm.encode() or None, dgemm.encode() or None) != 0:
+        log.warning(
+            "tccd: CPU plans' matmuls run through ATen, not BLAS directly: %s",
+            lib.tccd_plan_last_error().decode("utf-8", "replace"),
+        )
+
+
+def _enable_column_sums(lib: ctypes.CDLL) -> None:
+    """TCCD_CPU_COLUMN_SUMS (default 1): CPU plans' bias gradients (aten::sum.dim_IntList over dim
+    0 of a 2-D float32/float64 tensor with unit-stride columns) are summed by the runtime itself
+    (codegen/plan_runtime/runtime/tccd_plan_column_sum.h: float32 accumulated in double over
+    chunks of float partials; the last bits may differ from ATen's order), not by a dispatcher
+    call to ATen's reduction. 0: ATen's, as before."""
+    fn = getattr(lib, "tccd_plan_cpu_column_sums", None)
+    if fn is not None:
+        fn.argtypes = [ctypes.c_int]
+        fn(0 if os.environ.get("TCCD_CPU_COLUMN_SUMS", "1") == "0" else 1)
+
+
+def _runtime_counter(name: str) -> int:
+    with _runtimes_lock:
+        libs = list(_runtimes.values())
+    for lib in libs:
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype = ctypes.c_int64
+            return int(fn())
+    return 0
+
+
+def cpu_blas_calls() -> int:
+    """Steps run as direct BLAS calls so far in this process (0 before a runtime is loaded)."""
+    return _runtime_counter("tccd_plan_cpu_blas_calls")
+
+
+def cpu_column_sum_calls() -> int:
+    """Steps run as the runtime's column sums so far in this process."""
+    return _runtime_counter("tccd_plan_cpu_column_sum_calls")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -122,6 +122,26 @@ def test_every_cpu_symbol_the_runtime_uses_is_exported_by_this_torch():
         assert hasattr(lib, name), name
 
 
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the x86 wheels link MKL")
+def test_this_torchs_blas_gemms_are_exported_and_pass_the_runtimes_probe():
+    """TCCD_CPU_BLAS resolves sgemm_ and dgemm_ in libtorch_cpu (MKL's, exported by the x86
+    wheels: 2.11's at /tmp/pre11_t211 too, checked by hand with nm) and probes each before use:
+    on this torch both are found and pass, so CPU plans' matmuls run as direct calls."""
+    lib = ctypes.CDLL(native_plan._loaded_library("libtorch_cpu.so"))
+    assert hasattr(lib, "sgemm_") and hasattr(lib, "dgemm_")
+    # The probe itself runs in the runtime (tccd_plan_cpu_blas); test_e2e_cpu_blas.py counts the
+    # calls it then makes. Here: the Fortran ABI the runtime assumes, on a 2x2 product.
+    one, zero = ctypes.c_float(1), ctypes.c_float(0)
+    a = (ctypes.c_float * 4)(1, 2, 3, 4)  # column-major [[1, 3], [2, 4]]
+    c = (ctypes.c_float * 4)()
+    two = ctypes.c_int64(2)  # an LP64 library reads the low 4 bytes: the same 2
+    n = ctypes.c_char(b"N")
+    lib.sgemm_(ctypes.byref(n), ctypes.byref(n), ctypes.byref(two), ctypes.byref(two), ctypes.byref(two),
+               ctypes.byref(one), a, ctypes.byref(two), a, ctypes.byref(two), ctypes.byref(zero), c,
+               ctypes.byref(two))
+    assert list(c) == [7, 10, 15, 22]
+
+
 def test_layout_memory_format_and_device_codes_are_torchs():
     lib = ctypes.CDLL(native_plan._loaded_library("libtorch_cpu.so"))
 

@@ -23,6 +23,8 @@
 #include <time.h>
 
 #include "tccd_plan_arena.h"
+#include "tccd_plan_blas.h"
+#include "tccd_plan_column_sum.h"
 #include "tccd_plan_format.h"
 #include "tccd_plan_torch_abi.h"
 
@@ -76,6 +78,15 @@ static void* open_loaded(const char* path) {
   return dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
 }
 
+/* Direct BLAS for CPU float matmuls (tccd_plan_cpu_blas): sgemm_ / dgemm_ of libtorch_cpu, or
+ * NULL (the C shims run them). Written under g_init_mu, read by running plans (atomically: a
+ * client may switch them while another thread runs a plan). */
+static TccdBlasGemmFn g_sgemm, g_dgemm;
+static char g_cpu_path[4096]; /* libtorch_cpu's path from tccd_plan_runtime_init */
+static int64_t g_blas_calls;   /* direct calls made, process-wide (tccd_plan_cpu_blas_calls) */
+static int g_column_sums;      /* tccd_plan_cpu_column_sums: on (1) or off (0, the default) */
+static int64_t g_column_sum_calls;
+
 EXPORT int tccd_plan_runtime_init(const char* libtorch_cpu_path, const char* libtorch_cuda_path) {
   pthread_mutex_lock(&g_init_mu);
   int rc = 0;
@@ -118,7 +129,10 @@ EXPORT int tccd_plan_runtime_init(const char* libtorch_cpu_path, const char* lib
     }
     t_torch_new_stable_ivalue = NULL;
   }
-  if (libs[TCCD_LIB_CPU] != NULL) g_cpu_ready = 1;
+  if (libs[TCCD_LIB_CPU] != NULL) {
+    g_cpu_ready = 1;
+    snprintf(g_cpu_path, sizeof(g_cpu_path), "%s", libtorch_cpu_path);
+  }
   if (libs[TCCD_LIB_CUDA] != NULL && t_aoti_torch_get_current_cuda_stream != NULL) g_cuda_ready = 1;
 out:
   /* The handles only count references: the libraries stay loaded by torch. */
@@ -127,6 +141,53 @@ out:
   }
   pthread_mutex_unlock(&g_init_mu);
   return rc;
+}
+
+/* Resolves one BLAS gemm by name in libtorch_cpu and checks it with tccd_blas_probe. */
+static TccdBlasGemmFn resolve_gemm(void* lib, const char* name, int is_double) {
+  if (name == NULL || name[0] == 0) return NULL;
+  TccdBlasGemmFn fn = (TccdBlasGemmFn)dlsym(lib, name);
+  if (fn == NULL) {
+    fail("libtorch_cpu exports no %s", name);
+    return NULL;
+  }
+  if (tccd_blas_probe(fn, is_double) != 0) {
+    fail("%s failed the runtime's probe (not the Fortran BLAS ABI the runtime calls)", name);
+    return NULL;
+  }
+  return fn;
+}
+
+EXPORT int tccd_plan_cpu_blas(const char* sgemm_name, const char* dgemm_name) {
+  pthread_mutex_lock(&g_init_mu);
+  int rc = 0;
+  TccdBlasGemmFn s = NULL, d = NULL;
+  void* lib = g_cpu_ready ? open_loaded(g_cpu_path) : NULL;
+  if ((sgemm_name != NULL || dgemm_name != NULL) && lib == NULL) {
+    rc = fail("tccd_plan_cpu_blas before tccd_plan_runtime_init");
+  } else if (lib != NULL) {
+    s = resolve_gemm(lib, sgemm_name, 0);
+    if (sgemm_name != NULL && sgemm_name[0] && s == NULL) rc = -1;
+    d = resolve_gemm(lib, dgemm_name, 1);
+    if (dgemm_name != NULL && dgemm_name[0] && d == NULL) rc = -1;
+  }
+  if (lib != NULL) dlclose(lib);
+  __atomic_store_n(&g_sgemm, s, __ATOMIC_RELEASE);
+  __atomic_store_n(&g_dgemm, d, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&g_init_mu);
+  return rc;
+}
+
+EXPORT void tccd_plan_cpu_column_sums(int on) {
+  __atomic_store_n(&g_column_sums, on != 0, __ATOMIC_RELAXED);
+}
+
+EXPORT int64_t tccd_plan_cpu_column_sum_calls(void) {
+  return __atomic_load_n(&g_column_sum_calls, __ATOMIC_RELAXED);
+}
+
+EXPORT int64_t tccd_plan_cpu_blas_calls(void) {
+  return __atomic_load_n(&g_blas_calls, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -206,6 +267,10 @@ typedef struct {
    * sizes and strides the plan declares, the output is made from the plan's metadata instead
    * (alias_delta: the offset increment), no dispatcher call. */
   int view_fast;
+  /* aten::sum.dim_IntList over dim 0 of a 2-D float tensor (a bias gradient), bound to the
+   * dispatcher: with column sums on (tccd_plan_cpu_column_sums), a CPU input whose columns are
+   * unit stride is summed by the runtime (tccd_plan_column_sum.h), no dispatcher call. */
+  int column_sum;
   int64_t n_refs; /* EXTERN_PYTHON */
   int64_t* refs;
   int64_t n_release;
@@ -834,6 +899,29 @@ EXPORT int tccd_plan_add_constant(TccdPlan* p, void* handle, int64_t* index) {
   return 0;
 }
 
+/* Whether a dispatcher step is aten::sum.dim_IntList(x, [0] or [-2], keepdim, dtype=None) with one
+ * float32/float64 CPU output allocated as a contiguous [n] or [1, n] (a bias gradient). */
+static int is_column_sum(const TccdPlan* p, const Step* s) {
+  if (strcmp(s->op_name, "aten::sum") != 0 || strcmp(s->overload, "dim_IntList") != 0 ||
+      s->n_args < 3 || s->n_args > 4 || s->n_out != 1 || s->out[0] < 0 || s->n_returns != 1)
+    return 0;
+  const int64_t* k = s->arg_kinds;
+  if (k[0] != TCCD_ARG_TENSOR || (k[1] & ~TCCD_ARG_OPTIONAL) != TCCD_ARG_INT_LIST ||
+      k[2] != TCCD_ARG_BOOL || (s->n_args == 4 && k[3] != TCCD_ARG_NONE))
+    return 0;
+  const int64_t* dims = s->pool + s->arg_payloads[1];
+  if (dims[0] != 1 || (dims[1] != 0 && dims[1] != -2)) return 0;
+  const ValueMeta* m = &p->values[s->out[0]];
+  if (m->symbolic || m->device_type != TCCD_C10_DEVICE_CPU || m->offset != 0 ||
+      (m->dtype != TCCD_C10_FLOAT32 && m->dtype != TCCD_C10_FLOAT64))
+    return 0;
+  const int keepdim = s->arg_payloads[2] != 0;
+  if (keepdim ? !(m->rank == 2 && m->sizes[0] == 1 && (m->sizes[1] <= 1 || m->strides[1] == 1))
+              : !(m->rank == 1 && (m->sizes[0] <= 1 || m->strides[0] == 1)))
+    return 0;
+  return 1;
+}
+
 EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, int64_t n_args,
                                  const int64_t* kinds, const int64_t* payloads, int64_t n_returns,
                                  const int64_t* ret_kinds, int64_t n_pool, const int64_t* pool) {
@@ -932,6 +1020,7 @@ EXPORT int tccd_plan_bind_extern(TccdPlan* p, int64_t step, const char* target, 
   s->ret_kinds = malloc((size_t)(n_returns ? n_returns : 1) * sizeof(int64_t));
   memcpy(s->ret_kinds, ret_kinds, (size_t)n_returns * sizeof(int64_t));
   s->extern_mode = EXTERN_DISPATCHER;
+  s->column_sum = is_column_sum(p, s);
   return 0;
 }
 
@@ -2423,8 +2512,38 @@ static int try_view(Run* run, const Step* s, int64_t index) {
   return 0;
 }
 
+/* A column-sum step (is_column_sum) run by the runtime: 0 when done, 1 when the input is not a
+ * 2-D tensor of the output's dtype with unit-stride columns (the dispatcher runs it), -1 on
+ * failure. */
+static int try_column_sum(Run* run, const Step* s, int64_t index) {
+  void* x = run->env[s->arg_payloads[0]];
+  const ValueMeta* m = &run->p->values[s->out[0]];
+  int64_t dim = 0, *sizes = NULL, *strides = NULL;
+  int32_t dtype = -1;
+  void* data = NULL;
+  /* The input is on the CPU as the plan's output is: a plan's values share one device type. */
+  if (x == NULL || t_aoti_torch_get_dtype(x, &dtype) != 0 || dtype != m->dtype ||
+      t_aoti_torch_get_dim(x, &dim) != 0 || dim != 2 ||
+      t_aoti_torch_get_sizes(x, &sizes) != 0 || t_aoti_torch_get_strides(x, &strides) != 0 ||
+      sizes[1] != m->sizes[m->rank - 1] || (sizes[1] > 1 && strides[1] != 1) ||
+      (sizes[0] > 1 && strides[0] < sizes[1]) || t_aoti_torch_get_data_ptr(x, &data) != 0)
+    return 1;
+  int rc = allocate(run, index, s->out[0], 0);
+  if (rc) return rc;
+  void* out = NULL;
+  if (t_aoti_torch_get_data_ptr(run->env[s->out[0]], &out) != 0)
+    return fail("tccd plan step %ld: no data pointer", (long)index);
+  tccd_column_sum(dtype == TCCD_C10_FLOAT64, data, sizes[0], sizes[1], strides[0], out);
+  __atomic_add_fetch(&g_column_sum_calls, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+
 static int run_extern_dispatcher(Run* run, const Step* s, int64_t index) {
   if (s->view_fast && try_view(run, s, index) == 0) return 0;
+  if (s->column_sum && __atomic_load_n(&g_column_sums, __ATOMIC_RELAXED)) {
+    const int rc = try_column_sum(run, s, index);
+    if (rc <= 0) return rc;
+  }
   int64_t n = s->n_args > s->n_returns ? s->n_args : s->n_returns;
   uint64_t stack[n ? n : 1];
   memset(stack, 0, sizeof(stack));
@@ -2473,6 +2592,47 @@ typedef int32_t (*AddShimFn)(void*, void*, double, void**);
 
 typedef int32_t (*MmShimFn)(void*, void*, void*);
 
+/* Tensor `t` as a BLAS operand of dtype `dtype`: 0, or 1 when it is not a 2-D tensor of that
+ * dtype (or, with `row`, a 1-D one: addmm's bias, broadcast as a row). */
+static int blas_matrix(void* t, int32_t dtype, int row, TccdBlasMatrix* x) {
+  int64_t dim = 0, *sizes = NULL, *strides = NULL;
+  int32_t d = -1;
+  if (t_aoti_torch_get_dtype(t, &d) != 0 || d != dtype || t_aoti_torch_get_dim(t, &dim) != 0 ||
+      (dim != 2 && !(row && dim == 1)) || t_aoti_torch_get_sizes(t, &sizes) != 0 ||
+      t_aoti_torch_get_strides(t, &strides) != 0 || t_aoti_torch_get_data_ptr(t, &x->data) != 0)
+    return 1;
+  x->rows = dim == 2 ? sizes[0] : 1;
+  x->cols = sizes[dim - 1];
+  x->row_stride = dim == 2 ? strides[0] : 0;
+  x->col_stride = strides[dim - 1];
+  return 0;
+}
+
+/* mm / addmm (float32, float64) on the CPU as one sgemm_ / dgemm_ call into the allocated
+ * output `out` (tccd_plan_blas.h); 1 (nothing written) where BLAS is off for the dtype or some
+ * operand's layout is not one BLAS takes: the step's C shim runs it instead. The call runs on
+ * this thread with the BLAS library's own thread setting, which torch.set_num_threads sets
+ * (mkl_set_num_threads), exactly as ATen's call of the same function from here would. */
+static int run_blas(const Step* s, void* out, void* const* args) {
+  int32_t dtype = -1;
+  if (t_aoti_torch_get_dtype(out, &dtype) != 0) return 1;
+  const int is_double = dtype == TCCD_C10_FLOAT64;
+  if (dtype != TCCD_C10_FLOAT32 && !is_double) return 1;
+  TccdBlasGemmFn gemm = __atomic_load_n(is_double ? &g_dgemm : &g_sgemm, __ATOMIC_ACQUIRE);
+  if (gemm == NULL) return 1;
+  const int addmm = s->shim == TCCD_SHIM_ADDMM_OUT;
+  TccdBlasMatrix a, b, c, bias;
+  if (blas_matrix(out, dtype, 0, &c) || blas_matrix(args[addmm], dtype, 0, &a) ||
+      blas_matrix(args[addmm + 1], dtype, 0, &b) ||
+      (addmm && blas_matrix(args[0], dtype, 1, &bias)))
+    return 1;
+  if (tccd_blas_gemm(gemm, is_double, &a, &b, &c, addmm ? &bias : NULL, addmm ? s->shim_beta : 0,
+                     addmm ? s->shim_alpha : 1) != 0)
+    return 1;
+  __atomic_add_fetch(&g_blas_calls, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+
 static int run_extern_shim(Run* run, const Step* s, int64_t index) {
   void* args[3] = {NULL, NULL, NULL};
   for (int i = 0; i < shim_arity(s->shim); ++i) {
@@ -2500,6 +2660,10 @@ static int run_extern_shim(Run* run, const Step* s, int64_t index) {
   int rc = allocate(run, index, s->out[0], device);
   if (rc) return rc;
   void* out = run->env[s->out[0]];
+  if (m->device_type == TCCD_C10_DEVICE_CPU &&
+      (s->shim == TCCD_SHIM_MM_OUT || s->shim == TCCD_SHIM_ADDMM_OUT) &&
+      run_blas(s, out, args) == 0)
+    return 0;
   if (shim_arity(s->shim) == 2
           ? ((MmShimFn)fn)(out, args[0], args[1]) != 0
           : ((OutShimFn)fn)(out, args[0], args[1], args[2], s->shim_beta, s->shim_alpha) != 0) {

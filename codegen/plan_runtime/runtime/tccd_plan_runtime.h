@@ -24,7 +24,8 @@
  *     shims); tccd_plan_py_init, tccd_plan_run_py (one call per plan from Python);
  *     tccd_plan_profile_steps; tccd_plan_bind_view. Optional, looked up by name (no version
  *     bump): tccd_plan_profile_counts, tccd_plan_enable_arena, tccd_plan_profile_native,
- *     tccd_plan_enable_symbolic_segments. */
+ *     tccd_plan_enable_symbolic_segments, tccd_plan_cpu_blas, tccd_plan_cpu_blas_calls,
+ *     tccd_plan_cpu_column_sums, tccd_plan_cpu_column_sum_calls. */
 #define TCCD_PLAN_RUNTIME_ABI "tccd-plan-runtime-4"
 
 typedef struct TccdPlan TccdPlan;
@@ -45,6 +46,22 @@ const char* tccd_plan_last_error(void);
 int tccd_plan_runtime_init(const char* libtorch_cpu_path, const char* libtorch_cuda_path);
 /* Parses a descriptor and binds its kernel symbols in the given dlopen handles (by artifact name).
  */
+/* Direct BLAS for CPU float32 / float64 mm and addmm steps (optional export): resolves the gemm
+ * functions named (Fortran ABI, e.g. "sgemm_", "dgemm_"; NULL: none) in libtorch_cpu, checks
+ * each with a small product (tccd_plan_blas.h) and uses those that pass, for every plan of the
+ * process, in place of the steps' C shims wherever the operands' layouts are ones BLAS takes.
+ * Off until called; call after tccd_plan_runtime_init. Returns 0, or -1 when a named function is
+ * missing or fails the check (tccd_plan_last_error says which; the other may still be on). */
+int tccd_plan_cpu_blas(const char* sgemm_name, const char* dgemm_name);
+/* How many steps ran as direct BLAS calls in this process (optional export; for tests). */
+int64_t tccd_plan_cpu_blas_calls(void);
+/* Column sums (optional export): on (1), the CPU plans' aten::sum.dim_IntList steps over dim 0 of
+ * a 2-D float32/float64 tensor with unit-stride columns (bias gradients) are computed by the
+ * runtime (tccd_plan_column_sum.h) instead of the dispatcher, for every plan of the process.
+ * Off (0) until called. */
+void tccd_plan_cpu_column_sums(int on);
+/* How many steps ran as the runtime's column sums in this process (optional export). */
+int64_t tccd_plan_cpu_column_sum_calls(void);
 TccdPlan* tccd_plan_load(const void* bytes, int64_t size, int64_t n_artifacts, const char** names,
                          void** handles);
 void tccd_plan_free(TccdPlan* plan);
