@@ -677,10 +677,12 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
               !Debug().disabled_passes.contains("symbolic-embedding-sum-fold"),
           .double_transposes = !Debug().disabled_passes.contains("symbolic-double-transposes"),
           .split_as_slices = !Debug().disabled_passes.contains("symbolic-split-as-slices"),
-          // Only where the gather can join a row kernel (symbolic row gathers, CUDA).
+          // On CUDA only where the gather can join a row kernel (symbolic row gathers); the
+          // CPU rewrites only for tests (TCCD_SYMBOLIC_REWRITES_ON_CPU: the rewritten graph
+          // against eager, its gather an index kernel at the reader's shape).
           .embeddings_to_reader_shape =
-              cuda && !Debug().disabled_passes.contains("symbolic-rows") &&
-              !Debug().disabled_passes.contains("symbolic-row-gathers") &&
+              (!cuda || (!Debug().disabled_passes.contains("symbolic-rows") &&
+                         !Debug().disabled_passes.contains("symbolic-row-gathers"))) &&
               !Debug().disabled_passes.contains("symbolic-embeddings-to-reader-shape"),
           .deterministic = request.deterministic};
       ASSIGN_OR_RETURN(const int rewritten, RewriteSymbolicGraph(graph, rewrite_options));
