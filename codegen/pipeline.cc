@@ -707,8 +707,7 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
     // Sibling groups of one shape as one kernel; TCCD_DISABLE_PASSES=symbolic-horizontal-fusion.
     kernel_options.horizontal = !Debug().disabled_passes.contains("symbolic-horizontal-fusion");
     // Embeddings gathered inside row kernels; TCCD_DISABLE_PASSES=symbolic-row-gathers.
-    kernel_options.row_gathers =
-        cuda && !Debug().disabled_passes.contains("symbolic-row-gathers");
+    kernel_options.row_gathers = cuda && !Debug().disabled_passes.contains("symbolic-row-gathers");
     ASSIGN_OR_RETURN(lowering, LowerSymbolicKernels(graph, kernel_options));
     // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
     // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).

@@ -264,7 +264,8 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate,
   // Element level: the space's sizes; row level: its leading dims, then 1s (keepdim) or nothing
   // (values that stay inside the group).
   return WhyNotGroup(
-      g, group, inputs, outputs, *space, [&](int m, int o, const v1::TensorMeta& t) -> std::string {
+      g, group, inputs, outputs, *space,
+      [&](int m, int o, const v1::TensorMeta& t) -> std::string {
         if (IsUnreadPlaceholder(t, m, o, outputs)) return "";
         bool element = t.sizes_size() == rank,
              row = element || (!is_output[m] && t.sizes_size() == outer);
@@ -634,8 +635,8 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
     // Row gathers: the lone embeddings above may join a norm's row group (checked per group
     // on the symbolic graph by WhyNotSymbolicRowGathers; refused, the group falls back).
     ASSIGN_OR_RETURN(bool regrouped,
-                     FuseRowReductions(*surrogate, FusionOptions{.row_gathers = options.row_gathers},
-                                       partition));
+                     FuseRowReductions(
+                         *surrogate, FusionOptions{.row_gathers = options.row_gathers}, partition));
     (void)regrouped;  // the lowering's kernels and rejections show the result
   }
   // Sibling groups of one shape as one kernel (a launch saved), after every vertical decision.

@@ -220,7 +220,7 @@ typedef struct {
 #define SIZED_CACHE_ENTRIES 8
 enum { SIZED_EMPTY, SIZED_CLAIMED, SIZED_READY };
 typedef struct SizedCacheEntry {
-  int state;   /* SIZED_*: CLAIMED while the call that fills it runs the kernel */
+  int state; /* SIZED_*: CLAIMED while the call that fills it runs the kernel */
   int64_t shape[MAX_RANK];
   int32_t device;
   void* stream;
@@ -2060,7 +2060,8 @@ static int sized_cache_lookup(Run* run, const Step* s, int64_t index, const int6
     void* fresh = NULL;
     const int rc = t_aoti_torch_new_tensor_handle(e->handle, &fresh);
     pthread_mutex_unlock(&g_sized_cache_mu);
-    if (rc != 0) return fail("tccd plan step %ld: a handle of the cached output failed", (long)index);
+    if (rc != 0)
+      return fail("tccd plan step %ld: a handle of the cached output failed", (long)index);
     drop(&run->env[id]);
     run->env[id] = fresh;
     count(run, COUNT_SIZED_CACHE_HIT);

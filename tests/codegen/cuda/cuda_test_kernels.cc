@@ -611,7 +611,8 @@ PointwiseKernel EmbeddingPairLayerNormRowsKernel(const std::string& name,
     const int mask = b.Op(PwOp::kAnd, DType::kBool, {ge, lt});
     return b.Cast(b.Gather(table, mask, {row, b.Index(2)}), DType::kF32);
   };
-  const int x = b.Op(PwOp::kAdd, DType::kF32, {gathered(tok, ids, 1000), gathered(pos, pids, 1024)});
+  const int x =
+      b.Op(PwOp::kAdd, DType::kF32, {gathered(tok, ids, 1000), gathered(pos, pids, 1024)});
   const int mean = b.Op(PwOp::kDiv, DType::kF32,
                         {b.Op(PwOp::kReduceSum, DType::kF32, {x}), b.Const(DType::kF32, n)});
   const int d = b.Op(PwOp::kSub, DType::kF32, {x, mean});

@@ -702,8 +702,8 @@ TEST_CASE("row gathers: both embeddings are gathered inside the layer norm's row
   const PointwiseKernel& k = lowering->groups[0].kernel;
   const std::string ir = PrintPointwiseKernel(k);
   INFO(ir);
-  CHECK(k.fused_ops == std::vector<std::string>{"aten::embedding.default", "aten::embedding.default",
-                                                "aten::add.Tensor",
+  CHECK(k.fused_ops == std::vector<std::string>{"aten::embedding.default",
+                                                "aten::embedding.default", "aten::add.Tensor",
                                                 "aten::native_layer_norm.default"});
   CHECK(k.is_row_reduction());
   CHECK(k.shape == std::vector<int64_t>{kRuntimeDim, kRuntimeDim, 8});
@@ -728,18 +728,19 @@ TEST_CASE("row gathers: both embeddings are gathered inside the layer norm's row
   CHECK(gathers == 4);
 }
 
-TEST_CASE("row gathers off, or an embedding no row kernel takes: the embeddings kernels of their own",
-          "[symbolic][rows][index]") {
+TEST_CASE(
+    "row gathers off, or an embedding no row kernel takes: the embeddings kernels of their own",
+    "[symbolic][rows][index]") {
   // The knob off (TCCD_DISABLE_PASSES=symbolic-row-gathers): two embedding kernels and the
   // norm's row kernel (add + layer norm), as before.
   SymbolicGraph off = Prepared(EmbeddingNormGraph());
   absl::StatusOr<SymbolicLowering> lowering =
       LowerSymbolicKernels(off, {.fusion = true, .rows = true, .row_gathers = false});
   REQUIRE(lowering.ok());
-  CHECK(KernelOps(*lowering) ==
-        std::vector<std::vector<std::string>>{{"aten::embedding.default"},
-                                              {"aten::embedding.default"},
-                                              {"aten::add.Tensor", "aten::native_layer_norm.default"}});
+  CHECK(KernelOps(*lowering) == std::vector<std::vector<std::string>>{
+                                    {"aten::embedding.default"},
+                                    {"aten::embedding.default"},
+                                    {"aten::add.Tensor", "aten::native_layer_norm.default"}});
   // Without the reader-shape rewrite: the token embedding joins, the [s1, 8] position
   // embedding (below the kernel's rank) stays a kernel of its own.
   SymbolicGraph unshaped = Prepared(EmbeddingNormGraph());
