@@ -492,17 +492,25 @@ absl::StatusOr<Rewrite> EmbeddingBackwardAsScatterKernel(Rebuild& b, const v1::N
 void CountRefs(const v1::Value& v, int delta, std::vector<int>& uses);
 
 // Per node: the one node that reads it, when that is its only use (no graph output, one
-// argument slot) and a binary pointwise op that broadcasts (add, sub, mul of two tensors); -1
-// otherwise.
+// argument slot) and a binary pointwise op that broadcasts (add, sub, mul of two tensors) whose
+// value a layer norm normalises (its input 0: the row kernel the gather is to join); -1
+// otherwise. Where no norm reads the sum (GPT-2's dropout between them), the gather at the
+// reader's shape would join no row kernel and only gather B times the rows.
 std::vector<int> BroadcastingReaders(const v1::Graph& g) {
   std::vector<int> uses(g.nodes_size(), 0), reader(g.nodes_size(), -1);
+  std::vector<bool> normalised(g.nodes_size(), false);
+  for (const v1::Node& node : g.nodes())
+    if (node.target() == "aten::native_layer_norm.default" && node.args_size() > 0 &&
+        node.args(0).kind_case() == v1::Value::kRef && node.args(0).ref().node() >= 0)
+      normalised[node.args(0).ref().node()] = true;
   for (int id = 0; id < g.nodes_size(); ++id) {
     const v1::Node& node = g.nodes(id);
     for (const v1::Value& a : node.args()) CountRefs(a, 1, uses);
     for (const v1::NamedValue& kv : node.kwargs()) CountRefs(kv.value(), 1, uses);
     const std::string& t = node.target();
     if ((t != "aten::add.Tensor" && t != "aten::sub.Tensor" && t != "aten::mul.Tensor") ||
-        node.args_size() != 2 || node.kwargs_size() != 0 || node.outputs_size() != 1)
+        node.args_size() != 2 || node.kwargs_size() != 0 || node.outputs_size() != 1 ||
+        !normalised[id])
       continue;
     for (const v1::Value& a : node.args())
       if (a.kind_case() == v1::Value::kRef && a.ref().node() >= 0) reader[a.ref().node()] = id;
@@ -514,7 +522,8 @@ std::vector<int> BroadcastingReaders(const v1::Graph& g) {
 }
 
 // embedding(table, ids) -> [ids..., E], read only by a pointwise op `reader` that broadcasts it
-// to [lead..., ids..., E] (the position embedding, [T, E], added to the token embedding at
+// to [lead..., ids..., E] and whose value a layer norm reads (the position embedding, [T, E],
+// added to the token embedding at
 // [B, T, E]), becomes embedding(table, expand(ids, [lead..., ids...])) at the reader's shape:
 // the ids grow (a view, stride 0 along the new and broadcast dims), E stays. Same values; the
 // gather then has the reader's iteration space, so it joins the reader's kernel, and with row

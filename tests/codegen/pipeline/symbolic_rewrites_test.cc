@@ -681,6 +681,16 @@ TEST_CASE("a broadcast embedding is gathered at its reader's shape from expanded
   n = RewriteSymbolicGraph(returned, {.embeddings_to_reader_shape = true});
   REQUIRE(n.ok());
   CHECK(*n == 0);
+  // No layer norm reads the sum (GPT-2's dropout between them): no row kernel to join.
+  v1::Graph unnormalised = EmbeddingNormGraph();
+  unnormalised.mutable_nodes(3)->set_target("aten::gelu.default");
+  unnormalised.mutable_nodes(3)->mutable_args()->DeleteSubrange(1, 4);
+  unnormalised.mutable_nodes(3)->mutable_outputs()->DeleteSubrange(1, 2);
+  unnormalised.mutable_outputs()->DeleteSubrange(2, 2);
+  SymbolicGraph gelu = Prepared(unnormalised);
+  n = RewriteSymbolicGraph(gelu, {.embeddings_to_reader_shape = true});
+  REQUIRE(n.ok());
+  CHECK(*n == 0);
 }
 
 // The fused ops of every kernel group, in schedule order.
