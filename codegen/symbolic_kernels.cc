@@ -285,10 +285,11 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate,
 // member that needs the point's coordinates is an embedding whose kernel is right for every
 // size (IsSymbolicEmbedding: a static [V, E] table, the output its ids' sizes then E) with its
 // output at the element level of the kernel (rank equal: the ids' sizes are then the row's
-// leading dims, which WhyNotSymbolicRows checks as the space's), and every kernel input that a
-// gather reads is read by gathers only (IsGatherOperand), so it needs no broadcast. The row
-// emitter reads the id once per row at the row's run-time coordinates (c<d>, from p.size) and
-// the table per element, both with their own strides (NativeCall.gather_inputs).
+// leading dims, which WhyNotSymbolicRows checks as the space's). The gathered tables and ids
+// are then kernel inputs read by gathers only (the row regrouping's rule: no member makes or
+// loads what a member gathers), so they need no broadcast. The row emitter reads the id once
+// per row at the row's run-time coordinates (c<d>, from p.size) and the table per element,
+// both with their own strides (NativeCall.gather_inputs).
 std::string WhyNotSymbolicRowGathers(const v1::Graph& g, const ir::Graph& surrogate,
                                      const FusionGroup& group, const PointwiseKernel& kernel) {
   for (int m : group.nodes) {
