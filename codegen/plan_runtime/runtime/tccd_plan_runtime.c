@@ -218,13 +218,11 @@ typedef struct {
 } Step;
 
 #define SIZED_CACHE_ENTRIES 8
-enum { SIZED_EMPTY, SIZED_CLAIMED, SIZED_READY };
 typedef struct SizedCacheEntry {
-  int state; /* SIZED_*: CLAIMED while the call that fills it runs the kernel */
   int64_t shape[MAX_RANK];
   int32_t device;
   void* stream;
-  void* handle; /* owned when READY */
+  void* handle; /* owned; NULL: an empty entry */
 } SizedCacheEntry;
 /* Guards every step's sized_cache: a plan may run on several threads at once. */
 static pthread_mutex_t g_sized_cache_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -515,7 +513,7 @@ static void free_step(Step* s) {
   free(s->release);
   free(s->ret_kinds);
   for (int64_t i = 0; i < s->n_sized_cache; ++i)
-    if (s->sized_cache[i].state == SIZED_READY)
+    if (s->sized_cache[i].handle != NULL)
       (void)t_aoti_torch_delete_tensor_object(s->sized_cache[i].handle);
   free(s->sized_cache);
 }
@@ -1523,7 +1521,7 @@ EXPORT int64_t tccd_plan_sized_cache_entries(TccdPlan* p, int64_t step) {
   int64_t n = 0;
   pthread_mutex_lock(&g_sized_cache_mu);
   for (int64_t i = 0; i < p->steps[step].n_sized_cache; ++i)
-    n += p->steps[step].sized_cache[i].state == SIZED_READY;
+    n += p->steps[step].sized_cache[i].handle != NULL;
   pthread_mutex_unlock(&g_sized_cache_mu);
   return n;
 }
@@ -2036,56 +2034,64 @@ static int current_stream(Run* run, int64_t index, int device, void** stream) {
   return 0;
 }
 
-/* Step.sized_cache at this call's `shape`: 0 when the cached output was handed out (a new handle
- * of it bound to the step's output value), 1 when the step must run (`*slot`: the entry it
- * claimed, to fill after the launch; NULL when none is free or the value may not be cached at
- * this call), -1 on failure. A value in a symbolic segment or the per-call arena is not a
- * tensor of its own: never cached. The key holds the stream: a call on another stream must not
- * read a tensor whose kernel may not have run there yet. */
+/* Step.sized_cache at this call's `shape`: 0 when the kept output was handed out (a new handle
+ * of it bound to the step's output value), 1 when the step must run (`*stream`: this call's
+ * stream, the key's last part; `*keep`: whether its output may be kept afterwards), -1 on
+ * failure. A value in a symbolic segment or the per-call arena is not a tensor of its own:
+ * never kept. The key holds the stream: a call on another stream must not read a tensor whose
+ * kernel may not have run there yet. */
 static int sized_cache_lookup(Run* run, const Step* s, int64_t index, const int64_t* shape,
-                              int device, int is_cuda, SizedCacheEntry** slot) {
-  *slot = NULL;
+                              int device, int is_cuda, void** stream, int* keep) {
+  *stream = NULL;
+  *keep = 0;
   const int64_t id = s->out[0];
   if (is_seg(run, id) || (run->p->arena_group != NULL && run->p->arena_group[id] >= 0)) return 1;
-  void* stream = NULL;
-  if (is_cuda && current_stream(run, index, device, &stream) != 0) return -1;
+  if (is_cuda && current_stream(run, index, device, stream) != 0) return -1;
+  *keep = 1;
   pthread_mutex_lock(&g_sized_cache_mu);
-  SizedCacheEntry* empty = NULL;
   for (int64_t i = 0; i < s->n_sized_cache; ++i) {
     SizedCacheEntry* e = &s->sized_cache[i];
-    if (e->state == SIZED_EMPTY && empty == NULL) empty = e;
-    if (e->state != SIZED_READY || e->device != device || e->stream != stream ||
+    if (e->handle == NULL || e->device != device || e->stream != *stream ||
         memcmp(e->shape, shape, sizeof(int64_t) * (size_t)s->rank) != 0)
       continue;
     void* fresh = NULL;
     const int rc = t_aoti_torch_new_tensor_handle(e->handle, &fresh);
     pthread_mutex_unlock(&g_sized_cache_mu);
     if (rc != 0)
-      return fail("tccd plan step %ld: a handle of the cached output failed", (long)index);
+      return fail("tccd plan step %ld: a handle of the kept output failed", (long)index);
     drop(&run->env[id]);
     run->env[id] = fresh;
     count(run, COUNT_SIZED_CACHE_HIT);
     return 0;
   }
-  if (empty != NULL) {
-    empty->state = SIZED_CLAIMED;
-    empty->device = device;
-    empty->stream = stream;
-    memcpy(empty->shape, shape, sizeof(int64_t) * (size_t)s->rank);
-    *slot = empty;
-  }
   pthread_mutex_unlock(&g_sized_cache_mu);
   return 1;
 }
 
-/* Keeps a new handle of the step's output (just written) in `slot`, which sized_cache_lookup
- * claimed with this call's key; a failed handle frees the slot again. */
-static void sized_cache_fill(Run* run, const Step* s, SizedCacheEntry* slot) {
-  void* kept = NULL;
-  const int ok = t_aoti_torch_new_tensor_handle(run->env[s->out[0]], &kept) == 0;
+/* Keeps a new handle of the step's output (just written) under this call's key in an empty
+ * entry, unless another call (another thread) kept one for the key meanwhile or none is free
+ * (the later sizes then launch as before). */
+static void sized_cache_keep(Run* run, const Step* s, const int64_t* shape, int device,
+                             void* stream) {
   pthread_mutex_lock(&g_sized_cache_mu);
-  slot->handle = ok ? kept : NULL;
-  slot->state = ok ? SIZED_READY : SIZED_EMPTY;
+  SizedCacheEntry* empty = NULL;
+  for (int64_t i = 0; i < s->n_sized_cache; ++i) {
+    SizedCacheEntry* e = &s->sized_cache[i];
+    if (e->handle == NULL) {
+      if (empty == NULL) empty = e;
+    } else if (e->device == device && e->stream == stream &&
+               memcmp(e->shape, shape, sizeof(int64_t) * (size_t)s->rank) == 0) {
+      empty = NULL;  /* kept already */
+      break;
+    }
+  }
+  if (empty != NULL && t_aoti_torch_new_tensor_handle(run->env[s->out[0]], &empty->handle) == 0) {
+    memcpy(empty->shape, shape, sizeof(int64_t) * (size_t)s->rank);
+    empty->device = device;
+    empty->stream = stream;
+  } else if (empty != NULL) {
+    empty->handle = NULL;
+  }
   pthread_mutex_unlock(&g_sized_cache_mu);
 }
 
@@ -2099,9 +2105,10 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
   for (int d = 0; d < s->rank; ++d) shape[d] = dimv(run, s->shape[d]);
   const int is_cuda = s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SYM;
   const int device = is_cuda ? device_of(run, s) : 0;
-  SizedCacheEntry* slot = NULL; /* the empty entry this call fills after the launch */
+  void* stream = NULL; /* Step.sized_cache: this call's key (sizes, device, stream) */
+  int keep = 0;
   if (s->sized_cache != NULL) {
-    int rc = sized_cache_lookup(run, s, index, shape, device, is_cuda, &slot);
+    int rc = sized_cache_lookup(run, s, index, shape, device, is_cuda, &stream, &keep);
     if (rc <= 0) return rc; /* 0: handed out; -1: failed */
   }
   for (int64_t i = 0; i < s->n_in; ++i) {
@@ -2193,15 +2200,7 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
       rc = call_cuda(run, s, index, device, ptrs, rows, shape, NULL);
   }
   if (run->profiled && !is_cuda) run->step_launch_ns += now_ns() - start;
-  if (slot != NULL) {
-    if (rc == 0) {
-      sized_cache_fill(run, s, slot);
-    } else {
-      pthread_mutex_lock(&g_sized_cache_mu);
-      slot->state = SIZED_EMPTY;
-      pthread_mutex_unlock(&g_sized_cache_mu);
-    }
-  }
+  if (rc == 0 && keep) sized_cache_keep(run, s, shape, device, stream);
   return rc ? rc : copy_pending(run, s, index, pending);
 }
 
