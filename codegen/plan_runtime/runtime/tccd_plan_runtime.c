@@ -2057,8 +2057,7 @@ static int sized_cache_lookup(Run* run, const Step* s, int64_t index, const int6
     void* fresh = NULL;
     const int rc = t_aoti_torch_new_tensor_handle(e->handle, &fresh);
     pthread_mutex_unlock(&g_sized_cache_mu);
-    if (rc != 0)
-      return fail("tccd plan step %ld: a handle of the kept output failed", (long)index);
+    if (rc != 0) return fail("tccd plan step %ld: a handle of the kept output failed", (long)index);
     drop(&run->env[id]);
     run->env[id] = fresh;
     count(run, COUNT_SIZED_CACHE_HIT);
@@ -2081,7 +2080,7 @@ static void sized_cache_keep(Run* run, const Step* s, const int64_t* shape, int 
       if (empty == NULL) empty = e;
     } else if (e->device == device && e->stream == stream &&
                memcmp(e->shape, shape, sizeof(int64_t) * (size_t)s->rank) == 0) {
-      empty = NULL;  /* kept already */
+      empty = NULL; /* kept already */
       break;
     }
   }
