@@ -65,6 +65,9 @@
 //                              t(t(W)) view pairs (symbolic_rewrites.h);
 //                              "symbolic-arange-kernels" their aranges extern steps;
 //                              "symbolic-horizontal-fusion" one kernel per fusion group;
+//                              "symbolic-row-gathers" their embeddings out of row kernels,
+//                              "symbolic-embeddings-to-reader-shape" a broadcast embedding
+//                              at its own shape (symbolic_rewrites.h);
 //                              "symbolic-gemm-transposes" the t steps their gemms read
 //                              (symbolic_gemms.h);
 //                              "read-through-zero-pads,absorb-zero-tail-pads" keeps the pad
@@ -674,6 +677,13 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
               !Debug().disabled_passes.contains("symbolic-embedding-sum-fold"),
           .double_transposes = !Debug().disabled_passes.contains("symbolic-double-transposes"),
           .split_as_slices = !Debug().disabled_passes.contains("symbolic-split-as-slices"),
+          // On CUDA only where the gather can join a row kernel (symbolic row gathers); the
+          // CPU rewrites only for tests (TCCD_SYMBOLIC_REWRITES_ON_CPU: the rewritten graph
+          // against eager, its gather an index kernel at the reader's shape).
+          .embeddings_to_reader_shape =
+              (!cuda || (!Debug().disabled_passes.contains("symbolic-rows") &&
+                         !Debug().disabled_passes.contains("symbolic-row-gathers"))) &&
+              !Debug().disabled_passes.contains("symbolic-embeddings-to-reader-shape"),
           .deterministic = request.deterministic};
       ASSIGN_OR_RETURN(const int rewritten, RewriteSymbolicGraph(graph, rewrite_options));
       if (rewritten > 0) spdlog::debug("symbolic graph: {} node(s) rewritten", rewritten);
@@ -696,6 +706,8 @@ absl::StatusOr<CompileOutput> CompileSymbolic(const ParsedRequest& request,
     kernel_options.aranges = !Debug().disabled_passes.contains("symbolic-arange-kernels");
     // Sibling groups of one shape as one kernel; TCCD_DISABLE_PASSES=symbolic-horizontal-fusion.
     kernel_options.horizontal = !Debug().disabled_passes.contains("symbolic-horizontal-fusion");
+    // Embeddings gathered inside row kernels; TCCD_DISABLE_PASSES=symbolic-row-gathers.
+    kernel_options.row_gathers = cuda && !Debug().disabled_passes.contains("symbolic-row-gathers");
     ASSIGN_OR_RETURN(lowering, LowerSymbolicKernels(graph, kernel_options));
     // CUDA: matmuls become cuBLASLt gemms with run-time sizes (symbolic_gemms.h).
     // TCCD_DISABLE_PASSES=symbolic-gemms keeps them extern ATen steps (to measure).

@@ -133,7 +133,7 @@ using MemberCheck = absl::FunctionRef<std::string(int m, int o, const v1::Tensor
 std::string WhyNotGroup(const v1::Graph& g, const FusionGroup& group,
                         const std::vector<v1::ValueRef>& inputs,
                         const std::vector<v1::ValueRef>& outputs, absl::Span<const v1::Dim> space,
-                        MemberCheck member) {
+                        MemberCheck member, const PointwiseKernel* gathers = nullptr) {
   const int rank = static_cast<int>(space.size());
   for (int m : group.nodes) {
     const v1::Node& node = g.nodes(m);
@@ -142,8 +142,11 @@ std::string WhyNotGroup(const v1::Graph& g, const FusionGroup& group,
     for (int o = 0; o < node.outputs_size(); ++o)
       if (std::string why = member(m, o, node.outputs(o)); !why.empty()) return why;
   }
-  for (const v1::ValueRef& r : inputs) {
-    const v1::TensorMeta& t = MetaOf(g, r);
+  for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
+    // A gather operand is read at its own coordinates with its own strides, not broadcast
+    // (the caller checked what its gathers read).
+    if (gathers != nullptr && IsGatherOperand(*gathers, i)) continue;
+    const v1::TensorMeta& t = MetaOf(g, inputs[i]);
     if (t.sizes_size() > rank) return "an input of higher rank than the iteration space";
     for (int j = 0; j < t.sizes_size(); ++j) {
       const v1::Dim& dim = t.sizes(j);
@@ -208,6 +211,8 @@ std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group,
       });
 }
 
+bool IsSymbolicEmbedding(const v1::Graph& g, int id);
+
 // Row-reduction groups (SymbolicKernelOptions::rows). The iteration space is the operand of the
 // kernel's rank whose sizes at the placeholder are the kernel's (the reduced tensor); on the
 // symbolic graph its reduced dims must be static or a single run-time dim, and every
@@ -215,12 +220,16 @@ std::string WhyNotSymbolic(const v1::Graph& g, const FusionGroup& group,
 // its leading dims (with the reduced dims as 1s, or dropped for values that stay inside the
 // group: the plan's runtimes give every kernel output the kernel's rank), and every input
 // broadcasts to it by static 1s or equal dims. On success `space` holds the symbolic sizes.
+// `gathers_ok`: the group's index ops passed WhyNotSymbolicRowGathers (row gathers on); its
+// gather operands are then read at their own coordinates, not broadcast.
 std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate,
                                const FusionGroup& group, const std::vector<v1::ValueRef>& inputs,
                                const std::vector<v1::ValueRef>& outputs,
-                               const PointwiseKernel& kernel, std::vector<v1::Dim>* space) {
+                               const PointwiseKernel& kernel, std::vector<v1::Dim>* space,
+                               bool gathers_ok = false) {
   if (kernel.is_column_reduction()) return "a column reduction";
-  if (HasIndexOps(kernel)) return "index-aware ops (their offsets come from sizes)";
+  const bool gathers = HasIndexOps(kernel);
+  if (gathers && !gathers_ok) return "index-aware ops (their offsets come from sizes)";
   // 16-bit operands are fine (the row kernels compute in f32 and round at loads and stores, as
   // the static ones): the gradient gap that once kept them extern was the client's
   // log_softmax decomposition rounding its logsumexp to bf16 (client/tccd/decompositions.py),
@@ -237,6 +246,9 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate,
   bool runtime_length = false;
   for (int d = outer; d < rank; ++d) runtime_length |= (*space)[d].kind_case() != v1::Dim::kValue;
   if (runtime_length && outer != rank - 1) return "a row of run-time length over several dims";
+  // Row gathers index the table along a static row (an embedding's width); a run-time row
+  // length is not needed by any graph here and not tested.
+  if (runtime_length && gathers) return "a row gather in a row of run-time length";
   if (runtime_length && !outputs.empty()) {
     const v1::TensorMeta& first = MetaOf(g, outputs.front());
     if (first.sizes_size() != rank) return "an output without the reduced dims";
@@ -252,7 +264,8 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate,
   // Element level: the space's sizes; row level: its leading dims, then 1s (keepdim) or nothing
   // (values that stay inside the group).
   return WhyNotGroup(
-      g, group, inputs, outputs, *space, [&](int m, int o, const v1::TensorMeta& t) -> std::string {
+      g, group, inputs, outputs, *space,
+      [&](int m, int o, const v1::TensorMeta& t) -> std::string {
         if (IsUnreadPlaceholder(t, m, o, outputs)) return "";
         bool element = t.sizes_size() == rank,
              row = element || (!is_output[m] && t.sizes_size() == outer);
@@ -264,7 +277,31 @@ std::string WhyNotSymbolicRows(const v1::Graph& g, const v1::Graph& surrogate,
         if (element || row) return "";
         return absl::StrCat("node ", m, " (", g.nodes(m).target(),
                             ") is at no level of the iteration space for every size");
-      });
+      },
+      gathers ? &kernel : nullptr);
+}
+
+// Row gathers in a symbolic row group (SymbolicKernelOptions::row_gathers): "" when every
+// member that needs the point's coordinates is an embedding whose kernel is right for every
+// size (IsSymbolicEmbedding: a static [V, E] table, the output its ids' sizes then E) with its
+// output at the element level of the kernel (rank equal: the ids' sizes are then the row's
+// leading dims, which WhyNotSymbolicRows checks as the space's). The gathered tables and ids
+// are then kernel inputs read by gathers only (the row regrouping's rule: no member makes or
+// loads what a member gathers), so they need no broadcast. The row emitter reads the id once
+// per row at the row's run-time coordinates (c<d>, from p.size) and the table per element,
+// both with their own strides (NativeCall.gather_inputs).
+std::string WhyNotSymbolicRowGathers(const v1::Graph& g, const ir::Graph& surrogate,
+                                     const FusionGroup& group, const PointwiseKernel& kernel) {
+  for (int m : group.nodes) {
+    if (!NeedsCoordinates(surrogate, surrogate.nodes[m])) continue;
+    if (!IsSymbolicEmbedding(g, m))
+      return absl::StrCat("node ", m, " (", g.nodes(m).target(),
+                          ") is an index op no symbolic row kernel takes");
+    if (g.nodes(m).outputs(0).sizes_size() != static_cast<int>(kernel.shape.size()))
+      return absl::StrCat("node ", m, " is an embedding below the row kernel's rank");
+  }
+  if (kernel.is_column_reduction() || HasScatter(kernel)) return "an index op in a column kernel";
+  return "";
 }
 
 // Column-reduction groups (SymbolicKernelOptions::rows; bias and norm weight gradients): the
@@ -559,8 +596,48 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
   const Partition pointwise_partition = partition;
   // Reductions and norms absorb their pointwise neighbours as in the static CUDA partition (the
   // graph rewrites before it, e.g. the loss rows, are not run: their nodes are not the graph's).
+  if (options.rows && options.row_gathers) {
+    // Row gathers: a lone embedding (above) read only by one pointwise group of its own shape
+    // (the add of the token and position embeddings) rejoins that group, which the row
+    // regrouping below then takes into the norm as a prologue with its gather (the static
+    // partition never peels it). After `pointwise_partition`, so that a refused row group falls
+    // back to the lone embedding kernel; a pointwise group that the regrouping leaves as it is
+    // falls back to its parts the same way (it differs from the pointwise partition's).
+    Partition joined = partition;
+    bool changed = false;
+    std::vector<int> reader(g.nodes_size(), -2);  // per node: its one reading group, or -1
+    for (int n = 0; n < g.nodes_size(); ++n) {
+      ir::ForEachInput(surrogate->nodes[n], [&](const ir::ValueRef& r) {
+        if (r.is_input()) return;
+        const int at = joined.group_of[n];
+        int& one = reader[r.node];
+        one = (one == -2 || one == at) && at >= 0 ? at : -1;
+      });
+    }
+    for (const ir::Arg& a : surrogate->outputs)
+      ir::ForEachRef(a, [&](const ir::ValueRef& r) {
+        if (!r.is_input()) reader[r.node] = -1;
+      });
+    for (int n = 0; n < g.nodes_size(); ++n) {
+      const int own = joined.group_of[n];
+      if (own < 0 || joined.groups[own].nodes.size() != 1 || !IsSymbolicEmbedding(g, n)) continue;
+      const int to = reader[n];
+      if (to < 0 || to == own) continue;
+      FusionGroup& target = joined.groups[to];
+      if (target.num_reduced_dims != 0 || target.shape != joined.groups[own].shape) continue;
+      target.nodes.insert(std::upper_bound(target.nodes.begin(), target.nodes.end(), n), n);
+      joined.groups[own].nodes.clear();
+      joined.group_of[n] = to;
+      changed = true;
+    }
+    if (changed && CompletePartition(*surrogate, joined).ok()) partition = std::move(joined);
+  }
   if (options.rows) {
-    ASSIGN_OR_RETURN(bool regrouped, FuseRowReductions(*surrogate, FusionOptions{}, partition));
+    // Row gathers: the lone embeddings above may join a norm's row group (checked per group
+    // on the symbolic graph by WhyNotSymbolicRowGathers; refused, the group falls back).
+    ASSIGN_OR_RETURN(bool regrouped,
+                     FuseRowReductions(
+                         *surrogate, FusionOptions{.row_gathers = options.row_gathers}, partition));
     (void)regrouped;  // the lowering's kernels and rejections show the result
   }
   // Sibling groups of one shape as one kernel (a launch saved), after every vertical decision.
@@ -591,8 +668,12 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
       why = WhyNotSymbolicColumns(g, *surrogate_proto, group, k.inputs, k.outputs, *kernel,
                                   &row_space);
     } else if (kernel->is_row_reduction() && options.rows) {
-      why =
-          WhyNotSymbolicRows(g, *surrogate_proto, group, k.inputs, k.outputs, *kernel, &row_space);
+      const bool gathers = HasIndexOps(*kernel);
+      if (gathers && options.row_gathers)
+        why = WhyNotSymbolicRowGathers(g, *surrogate, group, *kernel);
+      if (why.empty())
+        why = WhyNotSymbolicRows(g, *surrogate_proto, group, k.inputs, k.outputs, *kernel,
+                                 &row_space, gathers && options.row_gathers);
     } else if (arange) {
       why = "";  // IsSymbolicArange: right for every size by construction
     } else if (HasIndexOps(*kernel)) {
@@ -615,8 +696,12 @@ absl::StatusOr<SymbolicLowering> LowerSymbolicKernels(const SymbolicGraph& sym,
       }
       // Index kernels run the strided entry only: the contig one's stride table is row-major
       // for every operand, which a gather operand's own strides need not be (along a size-1
-      // dim the launcher does not test, its coordinate is an index, not 0).
-      if (HasIndexOps(k.kernel)) k.kernel.entries = KernelEntries::kStrided;
+      // dim the launcher does not test, its coordinate is an index, not 0). Row kernels that
+      // gather keep both: the row launcher passes every operand's own strides to either entry
+      // and leaves row operands (gather operands are) out of its dense test, as for the static
+      // row gathers (tccd_cuda_runtime.c, rows_are_contiguous).
+      if (HasIndexOps(k.kernel) && !k.kernel.is_row_reduction())
+        k.kernel.entries = KernelEntries::kStrided;
       if (std::string problem = VerifyPointwiseKernel(k.kernel); !problem.empty())
         return absl::InternalError(
             absl::StrCat("symbolic kernel ", k.kernel.name, " is invalid: ", problem));

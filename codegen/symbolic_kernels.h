@@ -102,6 +102,13 @@ struct SymbolicKernelOptions {
   // the checks refuse falls back to its parts. TCCD_DISABLE_PASSES=symbolic-horizontal-fusion
   // keeps one kernel per group. Default: true.
   bool horizontal = true;
+  // True (CUDA, with rows): the row regrouping takes the lone embedding kernels whose table is
+  // static (IsSymbolicEmbedding) into row kernels as row-level gathers (FusionOptions::
+  // row_gathers, branch `gath`'s rows), so the first layer norm gathers its token embedding, as
+  // the static plan's does: the id read once per row at the row's run-time coordinates, the
+  // table per element. TCCD_DISABLE_PASSES=symbolic-row-gathers keeps the embeddings kernels of
+  // their own. Default: false.
+  bool row_gathers = false;
 };
 
 // Kernels are named tccd_sk<g>. A graph whose surrogate is not a valid static graph is no

@@ -487,6 +487,101 @@ absl::StatusOr<Rewrite> EmbeddingBackwardAsScatterKernel(Rebuild& b, const v1::N
   return Rewrite(std::vector<v1::ValueRef>{NarrowedTo(b, b.Append(std::move(scatter)), result)});
 }
 
+// --- embeddings at their reader's shape ------------------------------------------------------
+
+void CountRefs(const v1::Value& v, int delta, std::vector<int>& uses);
+
+// Per node: the one node that reads it, when that is its only use (no graph output, one
+// argument slot) and a binary pointwise op that broadcasts (add, sub, mul of two tensors) whose
+// value a layer norm normalises (its input 0: the row kernel the gather is to join); -1
+// otherwise. Where no norm reads the sum (GPT-2's dropout between them), the gather at the
+// reader's shape would join no row kernel and only gather B times the rows.
+std::vector<int> BroadcastingReaders(const v1::Graph& g) {
+  std::vector<int> uses(g.nodes_size(), 0), reader(g.nodes_size(), -1);
+  std::vector<bool> normalised(g.nodes_size(), false);
+  for (const v1::Node& node : g.nodes())
+    if (node.target() == "aten::native_layer_norm.default" && node.args_size() > 0 &&
+        node.args(0).kind_case() == v1::Value::kRef && node.args(0).ref().node() >= 0)
+      normalised[node.args(0).ref().node()] = true;
+  for (int id = 0; id < g.nodes_size(); ++id) {
+    const v1::Node& node = g.nodes(id);
+    for (const v1::Value& a : node.args()) CountRefs(a, 1, uses);
+    for (const v1::NamedValue& kv : node.kwargs()) CountRefs(kv.value(), 1, uses);
+    const std::string& t = node.target();
+    if ((t != "aten::add.Tensor" && t != "aten::sub.Tensor" && t != "aten::mul.Tensor") ||
+        node.args_size() != 2 || node.kwargs_size() != 0 || node.outputs_size() != 1 ||
+        !normalised[id])
+      continue;
+    for (const v1::Value& a : node.args())
+      if (a.kind_case() == v1::Value::kRef && a.ref().node() >= 0) reader[a.ref().node()] = id;
+  }
+  for (const v1::Value& v : g.outputs()) CountRefs(v, 2, uses);
+  for (int id = 0; id < g.nodes_size(); ++id)
+    if (uses[id] != 1) reader[id] = -1;
+  return reader;
+}
+
+// embedding(table, ids) -> [ids..., E], read only by a pointwise op `reader` that broadcasts it
+// to [lead..., ids..., E] and whose value a layer norm reads (the position embedding, [T, E],
+// added to the token embedding at
+// [B, T, E]), becomes embedding(table, expand(ids, [lead..., ids...])) at the reader's shape:
+// the ids grow (a view, stride 0 along the new and broadcast dims), E stays. Same values; the
+// gather then has the reader's iteration space, so it joins the reader's kernel, and with row
+// gathers the first norm's (SymbolicKernelOptions::row_gathers), as the static pipeline's
+// embeddings-to-reader-shape does (index_ops_to_reader_shape.h; that one keeps the rank). Every
+// size is the reader's, an expression of the graph's symbols.
+absl::StatusOr<Rewrite> EmbeddingToReaderShape(Rebuild& b, const v1::Node& node,
+                                               const v1::Node* reader) {
+  if (reader == nullptr || node.target() != "aten::embedding.default" || node.args_size() < 2 ||
+      node.outputs_size() != 1 || node.args(1).kind_case() != v1::Value::kRef)
+    return std::nullopt;
+  const v1::TensorMeta& out = node.outputs(0);
+  const v1::TensorMeta& shape = reader->outputs(0);
+  const v1::TensorMeta idx = b.MetaOf(node.args(1).ref());
+  const int rank = shape.sizes_size(), n = out.sizes_size(), lead = rank - n;
+  if (n < 1 || lead < 0 || idx.sizes_size() != n - 1 || idx.strides_size() != n - 1 ||
+      !SameDim(out.sizes(n - 1), shape.sizes(rank - 1)))
+    return std::nullopt;
+  // Something to grow, and every dim of the ids the reader's or a static 1.
+  bool grows = lead > 0;
+  for (int j = 0; j < n - 1; ++j) {
+    if (SameDim(idx.sizes(j), shape.sizes(lead + j))) continue;
+    if (idx.sizes(j).kind_case() != v1::Dim::kValue || idx.sizes(j).value() != 1)
+      return std::nullopt;
+    grows = true;
+  }
+  if (!grows) return std::nullopt;
+  v1::Node expand;
+  expand.set_target("aten::expand.default");
+  *expand.add_args() = RefValue(node.args(1).ref());
+  v1::ValueList& sizes = *expand.add_args()->mutable_list();
+  v1::TensorMeta& e = *expand.add_outputs();
+  e.set_dtype(idx.dtype());
+  *e.mutable_device() = idx.device();
+  *e.mutable_storage_offset() = idx.has_storage_offset() ? idx.storage_offset() : ValueDim(0);
+  for (int d = 0; d < rank - 1; ++d) {
+    const v1::Dim& size = shape.sizes(d);
+    const int j = d - lead;  // the ids' dim, when >= 0
+    const bool same = j >= 0 && SameDim(idx.sizes(j), size);
+    if (same) {
+      sizes.add_items()->set_int_value(-1);
+    } else if (size.kind_case() == v1::Dim::kExpr) {
+      sizes.add_items()->set_sym_expr(size.expr());
+    } else {
+      sizes.add_items()->set_int_value(size.value());
+    }
+    *e.add_sizes() = size;
+    *e.add_strides() = same ? idx.strides(j) : ValueDim(0);
+  }
+  std::vector<v1::Dim> grown(shape.sizes().begin(), shape.sizes().end());
+  auto dense = DenseMeta(grown, out.dtype(), out.device());
+  if (!dense.ok()) return std::nullopt;
+  v1::Node gathered = node;
+  *gathered.mutable_args(1) = RefValue(b.Append(std::move(expand)));
+  *gathered.mutable_outputs(0) = *std::move(dense);
+  return Rewrite(std::vector<v1::ValueRef>{b.Append(std::move(gathered))});
+}
+
 // --- split into slices ----------------------------------------------------------------------
 
 // split.Tensor(x, size, dim) along a static dim: one slice.Tensor per part, each with the
@@ -621,10 +716,16 @@ absl::StatusOr<int> RewriteSymbolicGraph(SymbolicGraph& graph,
   std::vector<int>* fold = options.fold_embedding_grad_sum ? &bypassed : nullptr;
   std::vector<int> graph_output(in.nodes_size(), 0);  // per node: refs among the graph outputs
   for (const v1::Value& v : in.outputs()) CountRefs(v, 1, graph_output);
+  const std::vector<int> reader = options.embeddings_to_reader_shape
+                                      ? BroadcastingReaders(in)
+                                      : std::vector<int>(in.nodes_size(), -1);
   for (int id = 0; id < in.nodes_size(); ++id) {
     const v1::Node node = b.Remapped(in.nodes(id));
     Rewrite outputs;
-    if (options.double_transposes)
+    if (reader[id] >= 0) {
+      ASSIGN_OR_RETURN(outputs, EmbeddingToReaderShape(b, node, &in.nodes(reader[id])));
+    }
+    if (!outputs && options.double_transposes)
       outputs = DoubleTranspose(b, node, graph_output[id] > 0, &bypassed);
     if (!outputs && options.layer_norm_backward_split) outputs = SplitLayerNormBackward(b, node);
     if (!outputs && options.split_as_slices) outputs = SplitAsSlices(b, node);

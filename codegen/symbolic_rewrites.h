@@ -47,6 +47,15 @@
 //    per part, each with the part's meta from the graph: views the plan runtimes make from the
 //    metas (and the view chain fold, symbolic_views.h, absorbs) where split is a dispatcher call
 //    returning a list (24 us of host time per call of the dynamic bench's forward, H200).
+//  * "symbolic-embeddings-to-reader-shape": an embedding [ids..., E] read only by an add, sub
+//    or mul that broadcasts it to [lead..., ids..., E] and whose value a layer norm reads (the
+//    position embedding of arange(T), [T, E], added to the token embedding at [B, T, E], then
+//    normalised) is gathered at the reader's shape from expand(ids, [lead..., ids...]), as the
+//    static embeddings-to-reader-shape does (index_ops_to_reader_shape.h), so that with
+//    symbolic row gathers (symbolic_kernels.h) it joins the norm's row kernel; it was an index
+//    kernel of its own. Same values. Set by the pipeline with row gathers only: without a row
+//    kernel to join (GPT-2's dropout between the add and the norm keeps it as it is) it would
+//    only gather B times as many rows.
 // TCCD_DISABLE_PASSES=<name> turns one off. The CUDA target runs both; the CPU target none
 // (its ATen ops are what a CPU plan wants), unless the tests ask (SymbolicRewriteOptions).
 #pragma once
@@ -73,6 +82,9 @@ struct SymbolicRewriteOptions {
   bool double_transposes = true;
   // split.Tensor along a static dim as slice views. Default: true.
   bool split_as_slices = true;
+  // An embedding broadcast by its one (pointwise) reader gathered at the reader's shape from
+  // expanded ids (see "symbolic-embeddings-to-reader-shape" above). Default: false.
+  bool embeddings_to_reader_shape = false;
   // torch.use_deterministic_algorithms(True) (CompileInput.deterministic): no float atomics, so
   // no embedding rewrite. Default: false.
   bool deterministic = false;

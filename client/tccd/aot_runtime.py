@@ -111,6 +111,12 @@ def build(
         share = getattr(fw_plan, "share_saved_constants", None)
         if share is not None:
             share(range(returns, returns + recipe.num_saved))
+    if calls is not None and recipe.kind != "inference" and config_mod.get().symbolic_saved_aranges:
+        # A symbolic forward's saved position ids (a sized arange kernel) kept per size in the
+        # runtime instead of launched per call (NativePlan.share_saved_sized_aranges).
+        share = getattr(fw_plan, "share_saved_sized_aranges", None)
+        if share is not None:
+            share(range(returns, returns + recipe.num_saved))
     run_fw, run_bw = calls if calls is not None else (_plan_call(fw_plan, lean), _plan_call(bw_plan, lean))
     if recipe.kind == "inference":
         return _inference(recipe, run_fw, _output_marker(recipe))

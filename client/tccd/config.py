@@ -384,6 +384,10 @@ class Config:
     # TCCD_SHARED_SAVED_CONSTANTS: a forward's constant factory saved for the backward (position
     # ids) is the load-time tensor, not a clone per call (NativePlan.share_saved_constants)
     shared_saved_constants: bool = True
+    # TCCD_SYMBOLIC_SAVED_ARANGES: a symbolic forward's arange saved for the backward (position
+    # ids) is kept per size by the runtime, not launched per call
+    # (NativePlan.share_saved_sized_aranges)
+    symbolic_saved_aranges: bool = True
     pack_saved: bool = False  # TCCD_PACK_SAVED (saved_packing.py)
     cudagraph_cpu_constants: bool = True  # TCCD_CUDAGRAPH_CPU_CONSTANTS (cudagraphs.py)
     cudagraph_zero_tangents: bool = True  # TCCD_CUDAGRAPH_ZERO_TANGENTS (cudagraphs.py)
@@ -528,6 +532,7 @@ class Config:
             lean_symbolic=_flag(env, "TCCD_LEAN_SYMBOLIC", True),
             lean_symbolic_entry=_flag(env, "TCCD_LEAN_SYMBOLIC_ENTRY", True),
             shared_saved_constants=_flag(env, "TCCD_SHARED_SAVED_CONSTANTS", True),
+            symbolic_saved_aranges=_flag(env, "TCCD_SYMBOLIC_SAVED_ARANGES", True),
             pack_saved=_flag(env, "TCCD_PACK_SAVED", False),
             cudagraph_cpu_constants=_flag(env, "TCCD_CUDAGRAPH_CPU_CONSTANTS", True),
             cudagraph_zero_tangents=_flag(env, "TCCD_CUDAGRAPH_ZERO_TANGENTS", True),

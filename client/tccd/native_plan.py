@@ -1028,11 +1028,24 @@ class NativePlan:
         # Values only native kernels read (deterministic factories among them need no copy).
         read_only = _read_only_by_kernels(plan)
         self.shared_constants = 0
+        self.cached_sized_aranges = 0  # share_saved_sized_aranges
         # Constant factories cloned per call although only kernels and plan outputs read them
         # and their views (step index -> (the value and its views' ids, constant index)): a
         # forward's saved position ids, which share_saved_constants may hand out shared once the
         # caller says which outputs are saved.
         self._cloned_constants: Dict[int, Tuple[Set[int], int]] = {}
+        # A symbolic plan's aranges (sized kernels without inputs: their output is a function of
+        # the call's sizes) that only kernels, views and plan outputs read (step index -> the
+        # value and its views' ids): the forward's position ids, which
+        # share_saved_sized_aranges may keep per size once the caller says which outputs are saved.
+        self._sized_aranges: Dict[int, Set[int]] = {}
+        for index, step in enumerate(plan.steps):
+            if (self.symbolic and step.WhichOneof("kind") == "native" and not step.native.inputs
+                    and len(step.outputs) == 1 and step.outputs[0] >= 0
+                    and [list(k.ops) for k in step.native.kernels] == [["aten::arange.default"]]):
+                closure = _kernel_or_output_closure(plan, step.outputs[0])
+                if closure is not None:
+                    self._sized_aranges[index] = closure
         # Extern steps that return new tensors and keep no reference to their inputs (C shims
         # other than copy_): their inputs may live in the per-call arena (arena_values).
         fresh_externs: Set[int] = set()
@@ -1292,6 +1305,38 @@ class NativePlan:
             self._extern_ops[index] += " [shared constant, saved]"
             rebound += 1
         return rebound
+
+    def share_saved_sized_aranges(self, saved: range) -> int:
+        """The symbolic counterpart of share_saved_constants: each sized arange kernel step
+        (a kernel without inputs, so its output depends on the call's sizes only) whose value,
+        besides kernels and views, only outputs at positions in `saved` return, keeps its output
+        per size in the runtime (tccd_plan_cache_sized_output: up to 8 sizes, by sizes, device
+        and stream) and hands the same tensor to every later call at that size: no launch and no
+        allocation (the dynamic bench's position ids: a kernel launch and an allocation per
+        forward call). The backward only reads saved tensors (backward plans never write their
+        inputs). Returns how many steps it turned on; the recipe's runtime calls it
+        (aot_runtime.build); TCCD_SYMBOLIC_SAVED_ARANGES=0 keeps the launches."""
+        fn = getattr(self._lib, "tccd_plan_cache_sized_output", None)
+        if fn is None:
+            return 0
+        fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_int64], ctypes.c_int
+        cached = 0
+        for index, closure in sorted(self._sized_aranges.items()):
+            positions = [i for i, o in enumerate(self.outputs) if isinstance(o, _Ref) and o.id in closure]
+            if not positions or not all(i in saved for i in positions):
+                continue
+            if fn(self._handle, index) != 0:
+                continue  # deliberately ignored: the step keeps its launch
+            cached += 1
+        self.cached_sized_aranges = cached
+        return cached
+
+    def sized_cache_entries(self) -> List[int]:
+        """Per arange step share_saved_sized_aranges turned on, how many sizes the runtime keeps
+        (tests)."""
+        fn = self._lib.tccd_plan_sized_cache_entries
+        fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_int64], ctypes.c_int64
+        return [n for n in (fn(self._handle, i) for i in sorted(self._sized_aranges)) if n >= 0]
 
     def lean_call(self) -> Optional[Callable[[List[Any]], List[Any]]]:
         """TCCD_LEAN_ENTRY: the boxed call of _call for this plan's common case, with what _call
@@ -1622,7 +1667,7 @@ def _first_call_profile(plan: "NativePlan", top: int = 8) -> str:
 
 
 _PROFILE_COUNTS = ("allocations", "layout copies", "output copies", "workspace allocations", "stream lookups",
-                   "arena values")
+                   "arena values", "cached sized outputs")
 
 
 def _profile_counts(plan: "NativePlan", calls: int) -> str:

@@ -86,8 +86,9 @@ struct FusionOptions {
   // Row fusion takes index ops (gathers: embedding, index_select, pads, cats) into row kernels
   // as prologue or epilogue members, their gathers recomputed per row (reduction_fusion.h, "Row
   // gathers"): the token embedding feeding the first norm of T5/Llama/GPT-2/BERT becomes part
-  // of the norm's kernel, as in Inductor. Static CUDA plans only: pipeline.cc sets it unless
-  // TCCD_DISABLE_PASSES=row-gathers; symbolic row kernels take no index ops. Default: false.
+  // of the norm's kernel, as in Inductor. CUDA: pipeline.cc sets it unless
+  // TCCD_DISABLE_PASSES=row-gathers; symbolic graphs' row regrouping sets it for their lone
+  // embeddings (symbolic_kernels.h, SymbolicKernelOptions::row_gathers). Default: false.
   bool row_gathers = false;
 };
 

@@ -14,11 +14,14 @@ GPU bench measures what that is worth; this keeps the plans from sliding back.
 """
 
 import os
+import shutil
 import sys
 
+import pytest
 import torch
 
 from tccd import channel
+from conftest import TCCD_BINARY, Daemon, short_tempdir
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy"))
@@ -57,3 +60,47 @@ def test_bench_block_compiles_without_norm_embedding_or_split_extern_steps(daemo
     assert ops.count("tccd::embedding_scatter_add.default") == 2, [list(k.ops) for k in native]
     assert ops.count("aten::cat.default") == 1, [list(k.ops) for k in native]
     assert ops.count("aten::native_layer_norm_backward.default") == 4, [list(k.ops) for k in native]
+
+
+@pytest.fixture
+def daemon_without_row_gathers():
+    """A daemon with the symbolic row gathers off (TCCD_DISABLE_PASSES=symbolic-row-gathers)."""
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    root = short_tempdir("tccd-census-")
+    d = Daemon(TCCD_BINARY, root, env={"TCCD_DISABLE_PASSES": "symbolic-row-gathers"})
+    d.start()
+    yield d
+    status = d.stop()
+    shutil.rmtree(root, ignore_errors=True)
+    assert status == 0, f"tccd exited with status {status} on SIGTERM"
+
+
+def _forward_kernels(address, dynamic):
+    model = dynamic_shapes_bench.build(32, "cpu", "bfloat16")
+    ids = torch.randint(0, 1000, (4, 24), generator=torch.Generator().manual_seed(0))
+    graphs = dynamic_plan_census.capture(model, ids, dynamic=dynamic)
+    compiled = dynamic_plan_census.compile_for_h100(channel.stub_for(address), graphs)
+    (native, extern), = [dynamic_plan_census.steps(plan) for kind, _, plan in compiled if kind == "forward"]
+    return [list(k.ops) for k in native], extern
+
+
+def test_forward_launches_as_many_kernels_as_the_static_plan(daemon):
+    # Both embeddings gathered inside the first layer norm's row kernel (symbolic-row-gathers;
+    # the position embedding at [B, T, E] from expand(arange), symbolic-embeddings-to-reader-
+    # shape): the arange kernel and that row kernel, where the static plan has the position
+    # embedding's kernel and a row kernel gathering the token embedding.
+    dynamic, extern = _forward_kernels(daemon.address, True)
+    static, _ = _forward_kernels(daemon.address, False)
+    assert len(dynamic) == len(static) == 15, (dynamic, static)
+    first_norm = [ops for ops in dynamic if "aten::native_layer_norm.default" in ops][0]
+    assert first_norm == ["aten::embedding.default", "aten::embedding.default", "aten::add.Tensor",
+                          "aten::native_layer_norm.default"], dynamic
+    assert ["aten::embedding.default"] not in dynamic, dynamic
+    assert "aten::embedding.default" not in extern, extern
+
+
+def test_forward_without_row_gathers_keeps_the_embedding_kernels(daemon_without_row_gathers):
+    dynamic, _ = _forward_kernels(daemon_without_row_gathers.address, True)
+    assert len(dynamic) == 17, dynamic
+    assert dynamic.count(["aten::embedding.default"]) == 2, dynamic

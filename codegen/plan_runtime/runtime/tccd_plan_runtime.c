@@ -275,7 +275,22 @@ typedef struct {
   int64_t* refs;
   int64_t n_release;
   int64_t* release;
+  /* tccd_plan_cache_sized_output: a sized kernel without inputs (an arange: its output is a
+   * function of the call's sizes only) keeps its output per (sizes, device, stream) and hands
+   * out a new handle of it at a call with the same key, no launch and no allocation. NULL: off. */
+  struct SizedCacheEntry* sized_cache;
+  int64_t n_sized_cache;
 } Step;
+
+#define SIZED_CACHE_ENTRIES 8
+typedef struct SizedCacheEntry {
+  int64_t shape[MAX_RANK];
+  int32_t device;
+  void* stream;
+  void* handle; /* owned; NULL: an empty entry */
+} SizedCacheEntry;
+/* Guards every step's sized_cache: a plan may run on several threads at once. */
+static pthread_mutex_t g_sized_cache_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* Host-time profile, on when TCCD_PLAN_PROFILE is set as a plan loads: wall time per class of
  * step summed over every call (tccd_plan_profile), to see where a plan's host time goes. Counters
@@ -304,6 +319,7 @@ enum {
   COUNT_WORKSPACE,
   COUNT_STREAM,
   COUNT_ARENA, /* values and workspaces carved from the call's arena (no allocation of their own) */
+  COUNT_SIZED_CACHE_HIT, /* sized outputs handed out from Step.sized_cache (no launch) */
   COUNTS
 };
 
@@ -561,6 +577,10 @@ static void free_step(Step* s) {
   free(s->refs);
   free(s->release);
   free(s->ret_kinds);
+  for (int64_t i = 0; i < s->n_sized_cache; ++i)
+    if (s->sized_cache[i].handle != NULL)
+      (void)t_aoti_torch_delete_tensor_object(s->sized_cache[i].handle);
+  free(s->sized_cache);
 }
 
 EXPORT void tccd_plan_free(TccdPlan* plan) {
@@ -1566,6 +1586,35 @@ EXPORT int64_t tccd_plan_enable_symbolic_segments_one_workspace(TccdPlan* p, int
   return enable_symbolic_segments(p, n, ids, 1);
 }
 
+/* Turns on the per-size output cache of sized kernel step `step` (Step.sized_cache): the
+ * caller (NativePlan.share_saved_sized_aranges) has checked that only kernels, views and the
+ * forward's saved outputs read its value, which nothing writes, so one tensor per size may be
+ * handed out to every call. Refused (-1) unless the step is a kernel with run-time sizes, no
+ * input and one output. */
+EXPORT int tccd_plan_cache_sized_output(TccdPlan* p, int64_t step) {
+  if (step < 0 || step >= p->num_steps) return fail("cache_sized_output: no step %ld", (long)step);
+  Step* s = &p->steps[step];
+  if (s->kind != TCCD_STEP_KERNEL || s->layout != TCCD_LAYOUT_OWN || s->n_in != 0 ||
+      s->n_out != 1 || (s->abi != TCCD_ABI_CUDA_SYM && s->abi != TCCD_ABI_CPU_SYM))
+    return fail("cache_sized_output: step %ld is not a sized kernel without inputs", (long)step);
+  if (s->sized_cache != NULL) return 0;
+  s->sized_cache = (SizedCacheEntry*)calloc(SIZED_CACHE_ENTRIES, sizeof(SizedCacheEntry));
+  if (s->sized_cache == NULL) return fail("cache_sized_output: out of memory");
+  s->n_sized_cache = SIZED_CACHE_ENTRIES;
+  return 0;
+}
+
+/* How many sizes step `step` keeps (tccd_plan_cache_sized_output), or -1 (no such cache). */
+EXPORT int64_t tccd_plan_sized_cache_entries(TccdPlan* p, int64_t step) {
+  if (step < 0 || step >= p->num_steps || p->steps[step].sized_cache == NULL) return -1;
+  int64_t n = 0;
+  pthread_mutex_lock(&g_sized_cache_mu);
+  for (int64_t i = 0; i < p->steps[step].n_sized_cache; ++i)
+    n += p->steps[step].sized_cache[i].handle != NULL;
+  pthread_mutex_unlock(&g_sized_cache_mu);
+  return n;
+}
+
 EXPORT int64_t tccd_plan_num_inputs(const TccdPlan* p) { return p->num_inputs; }
 EXPORT int64_t tccd_plan_num_symbols(const TccdPlan* p) { return p->num_symbols; }
 EXPORT int64_t tccd_plan_num_exprs(const TccdPlan* p) { return p->n_exprs; }
@@ -2060,6 +2109,80 @@ static int call_cuda(Run* run, const Step* s, int64_t index, int device, void** 
   return 0;
 }
 
+/* The current stream of `device` for this call (looked up once per call, as call_cuda does). */
+static int current_stream(Run* run, int64_t index, int device, void** stream) {
+  if (run->stream_device != device) {
+    count(run, COUNT_STREAM);
+    if (t_aoti_torch_get_current_cuda_stream(device, &run->stream) != 0) {
+      run->stream_device = -1;
+      return fail("tccd plan step %ld: no current CUDA stream", (long)index);
+    }
+    run->stream_device = device;
+  }
+  *stream = run->stream;
+  return 0;
+}
+
+/* Step.sized_cache at this call's `shape`: 0 when the kept output was handed out (a new handle
+ * of it bound to the step's output value), 1 when the step must run (`*stream`: this call's
+ * stream, the key's last part; `*keep`: whether its output may be kept afterwards), -1 on
+ * failure. A value in a symbolic segment or the per-call arena is not a tensor of its own:
+ * never kept. The key holds the stream: a call on another stream must not read a tensor whose
+ * kernel may not have run there yet. */
+static int sized_cache_lookup(Run* run, const Step* s, int64_t index, const int64_t* shape,
+                              int device, int is_cuda, void** stream, int* keep) {
+  *stream = NULL;
+  *keep = 0;
+  const int64_t id = s->out[0];
+  if (is_seg(run, id) || (run->p->arena_group != NULL && run->p->arena_group[id] >= 0)) return 1;
+  if (is_cuda && current_stream(run, index, device, stream) != 0) return -1;
+  *keep = 1;
+  pthread_mutex_lock(&g_sized_cache_mu);
+  for (int64_t i = 0; i < s->n_sized_cache; ++i) {
+    SizedCacheEntry* e = &s->sized_cache[i];
+    if (e->handle == NULL || e->device != device || e->stream != *stream ||
+        memcmp(e->shape, shape, sizeof(int64_t) * (size_t)s->rank) != 0)
+      continue;
+    void* fresh = NULL;
+    const int rc = t_aoti_torch_new_tensor_handle(e->handle, &fresh);
+    pthread_mutex_unlock(&g_sized_cache_mu);
+    if (rc != 0) return fail("tccd plan step %ld: a handle of the kept output failed", (long)index);
+    drop(&run->env[id]);
+    run->env[id] = fresh;
+    count(run, COUNT_SIZED_CACHE_HIT);
+    return 0;
+  }
+  pthread_mutex_unlock(&g_sized_cache_mu);
+  return 1;
+}
+
+/* Keeps a new handle of the step's output (just written) under this call's key in an empty
+ * entry, unless another call (another thread) kept one for the key meanwhile or none is free
+ * (the later sizes then launch as before). */
+static void sized_cache_keep(Run* run, const Step* s, const int64_t* shape, int device,
+                             void* stream) {
+  pthread_mutex_lock(&g_sized_cache_mu);
+  SizedCacheEntry* empty = NULL;
+  for (int64_t i = 0; i < s->n_sized_cache; ++i) {
+    SizedCacheEntry* e = &s->sized_cache[i];
+    if (e->handle == NULL) {
+      if (empty == NULL) empty = e;
+    } else if (e->device == device && e->stream == stream &&
+               memcmp(e->shape, shape, sizeof(int64_t) * (size_t)s->rank) == 0) {
+      empty = NULL; /* kept already */
+      break;
+    }
+  }
+  if (empty != NULL && t_aoti_torch_new_tensor_handle(run->env[s->out[0]], &empty->handle) == 0) {
+    memcpy(empty->shape, shape, sizeof(int64_t) * (size_t)s->rank);
+    empty->device = device;
+    empty->stream = stream;
+  } else if (empty != NULL) {
+    empty->handle = NULL;
+  }
+  pthread_mutex_unlock(&g_sized_cache_mu);
+}
+
 /* A kernel of a symbolic plan (TCCD_LAYOUT_OWN): the iteration space from this call's sizes,
  * every operand's own strides broadcast to it (runtime.py _symbolic_native_step). */
 static int run_kernel_own(Run* run, const Step* s, int64_t index) {
@@ -2070,6 +2193,12 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
   for (int d = 0; d < s->rank; ++d) shape[d] = dimv(run, s->shape[d]);
   const int is_cuda = s->abi == TCCD_ABI_CUDA || s->abi == TCCD_ABI_CUDA_SYM;
   const int device = is_cuda ? device_of(run, s) : 0;
+  void* stream = NULL; /* Step.sized_cache: this call's key (sizes, device, stream) */
+  int keep = 0;
+  if (s->sized_cache != NULL) {
+    int rc = sized_cache_lookup(run, s, index, shape, device, is_cuda, &stream, &keep);
+    if (rc <= 0) return rc; /* 0: handed out; -1: failed */
+  }
   for (int64_t i = 0; i < s->n_in; ++i) {
     void* h = NULL;
     int32_t dtype = -1;
@@ -2159,6 +2288,7 @@ static int run_kernel_own(Run* run, const Step* s, int64_t index) {
       rc = call_cuda(run, s, index, device, ptrs, rows, shape, NULL);
   }
   if (run->profiled && !is_cuda) run->step_launch_ns += now_ns() - start;
+  if (rc == 0 && keep) sized_cache_keep(run, s, shape, device, stream);
   return rc ? rc : copy_pending(run, s, index, pending);
 }
 

@@ -586,6 +586,53 @@ PointwiseKernel EmbeddingRmsNormRowsKernel(const std::string& name, std::vector<
   return b.kernel();
 }
 
+// A symbolic graph's first layer norm with both embeddings gathered in it (symbolic row
+// gathers, symbolic_kernels.h), as the dynamic bench's forward lowers it: bf16 tables tok
+// [1000, E] and pos [1024, E], the token ids i64 [B, S] and the position ids expanded to
+// [B, S] (own strides: 0 along B), all four gather operands (row operands); x = tok[ids] +
+// pos[pids] in f32, stored bf16 (the residual), and layer_norm(x) * w + b in bf16 with its
+// mean and rstd (row values, bf16 as the bf16 graph's). Rows over run-time [B, S] (kRuntimeDim),
+// both entries (the row launcher passes own strides to either).
+PointwiseKernel EmbeddingPairLayerNormRowsKernel(const std::string& name,
+                                                 std::vector<int64_t> shape) {
+  const double n = static_cast<double>(shape.back());
+  KernelBuilder b(name, shape);
+  const int tok = b.GatherInput(DType::kBF16);
+  const int ids = b.GatherInput(DType::kI64);
+  const int pos = b.GatherInput(DType::kBF16);
+  const int pids = b.GatherInput(DType::kI64);
+  const int w = b.Cast(b.Input(DType::kBF16), DType::kF32);
+  const int bias = b.Cast(b.Input(DType::kBF16), DType::kF32);
+  auto gathered = [&](int table, int index, int64_t rows) {
+    const int row = b.Gather(index, b.Const(DType::kBool, 1), {b.Index(0), b.Index(1)});
+    const int ge = b.Op(PwOp::kGe, DType::kBool, {row, b.Const(DType::kI64, 0)});
+    const int lt =
+        b.Op(PwOp::kLt, DType::kBool, {row, b.Const(DType::kI64, static_cast<double>(rows))});
+    const int mask = b.Op(PwOp::kAnd, DType::kBool, {ge, lt});
+    return b.Cast(b.Gather(table, mask, {row, b.Index(2)}), DType::kF32);
+  };
+  const int x =
+      b.Op(PwOp::kAdd, DType::kF32, {gathered(tok, ids, 1000), gathered(pos, pids, 1024)});
+  const int mean = b.Op(PwOp::kDiv, DType::kF32,
+                        {b.Op(PwOp::kReduceSum, DType::kF32, {x}), b.Const(DType::kF32, n)});
+  const int d = b.Op(PwOp::kSub, DType::kF32, {x, mean});
+  const int var =
+      b.Op(PwOp::kDiv, DType::kF32,
+           {b.Op(PwOp::kReduceSum, DType::kF32, {b.Op(PwOp::kMul, DType::kF32, {d, d})}),
+            b.Const(DType::kF32, n)});
+  const int rstd = b.Op(PwOp::kRsqrt, DType::kF32,
+                        {b.Op(PwOp::kAdd, DType::kF32, {var, b.Const(DType::kF32, 1e-5)})});
+  const int y =
+      b.Op(PwOp::kAdd, DType::kF32,
+           {b.Op(PwOp::kMul, DType::kF32, {b.Op(PwOp::kMul, DType::kF32, {d, rstd}), w}), bias});
+  b.Output(b.Cast(x, DType::kBF16));
+  b.Output(b.Cast(y, DType::kBF16));
+  b.Output(b.Cast(mean, DType::kBF16));
+  b.Output(b.Cast(rstd, DType::kBF16));
+  b.Rows(1, {true, true, true, true, false, false, false, false, true, true});
+  return b.kernel();
+}
+
 // embedding_dense_backward as scatter_ops.h lowers it: the bf16 gradient [B, S, E] added in f32
 // into row ids[b, s] of a [num_weights, E] output (padding_idx 0 masked), with atomics.
 PointwiseKernel EmbeddingBackwardKernel(const std::string& name, std::vector<int64_t> shape,
@@ -916,6 +963,14 @@ std::vector<GoldenCase> GoldenCorpus() {
        EmbeddingRmsNormRowsKernel("embedding_rms_norm_rows_f32", {2, 512, 1024})},
       {"embedding_rms_norm_rows_tail_f32",
        EmbeddingRmsNormRowsKernel("embedding_rms_norm_rows_tail_f32", {2, 100, 1000})},
+      // The dynamic bench's first norm gathering both embeddings over run-time rows (symbolic
+      // row gathers), at its width 256 and at 40 (the GPU test's: a row with a tail).
+      {"embedding_pair_layer_norm_rows_bf16_sym",
+       EmbeddingPairLayerNormRowsKernel("embedding_pair_layer_norm_rows_bf16_sym",
+                                        {kRuntimeDim, kRuntimeDim, 256})},
+      {"embedding_pair_layer_norm_rows_tail_bf16_sym",
+       EmbeddingPairLayerNormRowsKernel("embedding_pair_layer_norm_rows_tail_bf16_sym",
+                                        {kRuntimeDim, kRuntimeDim, 40})},
       {"embedding_backward_scatter_bf16",
        EmbeddingBackwardKernel("embedding_backward_scatter_bf16", {4, 512, 768})},
       // BERT's token-type embedding gradient: 8192 token rows into 2, each thread adding 24

@@ -122,6 +122,10 @@ PointwiseKernel EmbeddingKernel(const std::string& name, std::vector<int64_t> sh
 // A row kernel gathering its input (row gathers): an f32 embedding [32000, E] read through
 // i64 ids [B, S] inside an RMS norm over E; outputs the gathered rows and the bf16 norm.
 PointwiseKernel EmbeddingRmsNormRowsKernel(const std::string& name, std::vector<int64_t> shape);
+// A symbolic first layer norm gathering a token and a position embedding (bf16) over run-time
+// rows [?, ?, E] (symbolic row gathers).
+PointwiseKernel EmbeddingPairLayerNormRowsKernel(const std::string& name,
+                                                 std::vector<int64_t> shape);
 PointwiseKernel EmbeddingBackwardKernel(const std::string& name, std::vector<int64_t> shape,
                                         int64_t num_weights = 100);
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "codegen/kernel/pointwise_kernel.h"
 #include "codegen/symbolic_kernels.h"
 #include "codegen/symbolic_plan.h"
@@ -593,6 +594,187 @@ TEST_CASE("nothing to fold: a double transpose returned by the graph, or the kno
   REQUIRE(n.ok());
   CHECK(*n == 0);
   CHECK(off.graph.nodes_size() == 3);
+}
+
+// The bench's first norm: tok: bf16 [50, 8] (or `table_rows`), ids: i64 [s0, s1], pos: bf16
+// [64, 8], pids: i64 [s1], w/b: bf16 [8]; x = embedding(tok, ids) + embedding(pos, pids);
+// (y, mean, rstd) = native_layer_norm(x, [8], w, b, 1e-5); returns (x, y, mean, rstd), or with
+// `return_pos` the position embedding too (a second reader).
+v1::Graph EmbeddingNormGraph(v1::Dim table_rows = Int(50), bool return_pos = false) {
+  const std::vector<v1::Dim> xs = {Sym("s0"), Sym("s1"), Int(8)},
+                             xst = {Sym("8*s1"), Int(8), Int(1)};
+  const std::vector<v1::Dim> rs = {Sym("s0"), Sym("s1"), Int(1)}, rst = {Sym("s1"), Int(1), Int(1)};
+  v1::Graph g;
+  *g.add_inputs() = Meta({table_rows, Int(8)}, {Int(8), Int(1)});
+  *g.add_inputs() = Meta({Sym("s0"), Sym("s1")}, {Sym("s1"), Int(1)}, v1::INT64);
+  *g.add_inputs() = Meta({Int(64), Int(8)}, {Int(8), Int(1)});
+  *g.add_inputs() = Meta({Sym("s1")}, {Int(1)}, v1::INT64);
+  *g.add_inputs() = Meta({Int(8)}, {Int(1)});
+  *g.add_inputs() = Meta({Int(8)}, {Int(1)});
+  v1::Node* tok = g.add_nodes();
+  tok->set_target("aten::embedding.default");
+  *tok->add_args() = Ref(-1);
+  *tok->add_args() = Ref(-2);
+  *tok->add_outputs() = Meta(xs, xst);
+  v1::Node* pos = g.add_nodes();
+  pos->set_target("aten::embedding.default");
+  *pos->add_args() = Ref(-3);
+  *pos->add_args() = Ref(-4);
+  *pos->add_outputs() = Meta({Sym("s1"), Int(8)}, {Int(8), Int(1)});
+  v1::Node* add = g.add_nodes();
+  add->set_target("aten::add.Tensor");
+  *add->add_args() = Ref(0);
+  *add->add_args() = Ref(1);
+  *add->add_outputs() = Meta(xs, xst);
+  v1::Node* ln = g.add_nodes();
+  ln->set_target("aten::native_layer_norm.default");
+  *ln->add_args() = Ref(2);
+  ln->add_args()->mutable_list()->add_items()->set_int_value(8);
+  *ln->add_args() = Ref(-5);
+  *ln->add_args() = Ref(-6);
+  ln->add_args()->set_float_value(1e-5);
+  *ln->add_outputs() = Meta(xs, xst);
+  *ln->add_outputs() = Meta(rs, rst, v1::FLOAT32);
+  *ln->add_outputs() = Meta(rs, rst, v1::FLOAT32);
+  *g.add_outputs() = Ref(2);
+  for (int o = 0; o < 3; ++o) *g.add_outputs() = Ref(3, o);
+  if (return_pos) *g.add_outputs() = Ref(1);
+  return g;
+}
+
+TEST_CASE("a broadcast embedding is gathered at its reader's shape from expanded ids",
+          "[symbolic][rewrites]") {
+  SymbolicGraph sym = Prepared(EmbeddingNormGraph());
+  absl::StatusOr<int> n = RewriteSymbolicGraph(sym, {.embeddings_to_reader_shape = true});
+  REQUIRE(n.ok());
+  CHECK(*n == 1);
+  INFO(Text(sym.graph));
+  REQUIRE(sym.graph.nodes_size() == 5);
+  // expand(pids, [s0, -1]): [s0, s1], stride 0 along the new dim, pids' own along s1.
+  const v1::Node& expand = sym.graph.nodes(1);
+  CHECK(expand.target() == "aten::expand.default");
+  CHECK(expand.args(0).ref().node() == -4);
+  REQUIRE(expand.args(1).list().items_size() == 2);
+  CHECK(expand.args(1).list().items(0).sym_expr() == "s0");
+  CHECK(expand.args(1).list().items(1).int_value() == -1);
+  CHECK(expand.outputs(0).sizes(0).expr() == "s0");
+  CHECK(expand.outputs(0).sizes(1).expr() == "s1");
+  CHECK(expand.outputs(0).strides(0).value() == 0);
+  CHECK(expand.outputs(0).strides(1).value() == 1);
+  // The gather at the add's [s0, s1, 8], dense, from the expanded ids; the add reads it.
+  const v1::Node& pos = sym.graph.nodes(2);
+  CHECK(pos.target() == "aten::embedding.default");
+  CHECK(pos.args(1).ref().node() == 1);
+  REQUIRE(pos.outputs(0).sizes_size() == 3);
+  CHECK(pos.outputs(0).sizes(0).expr() == "s0");
+  CHECK(pos.outputs(0).strides(0).expr() == "(s1*8)");
+  CHECK(pos.outputs(0).strides(1).value() == 8);
+  CHECK(sym.graph.nodes(3).args(1).ref().node() == 2);
+
+  // Off by default (the pipeline sets it with row gathers), and not for an embedding something
+  // else reads too (a returned one keeps its shape).
+  SymbolicGraph off = Prepared(EmbeddingNormGraph());
+  n = RewriteSymbolicGraph(off, {});
+  REQUIRE(n.ok());
+  CHECK(*n == 0);
+  SymbolicGraph returned = Prepared(EmbeddingNormGraph(Int(50), /*return_pos=*/true));
+  n = RewriteSymbolicGraph(returned, {.embeddings_to_reader_shape = true});
+  REQUIRE(n.ok());
+  CHECK(*n == 0);
+  // No layer norm reads the sum (GPT-2's dropout between them): no row kernel to join.
+  v1::Graph unnormalised = EmbeddingNormGraph();
+  unnormalised.mutable_nodes(3)->set_target("aten::gelu.default");
+  unnormalised.mutable_nodes(3)->mutable_args()->DeleteSubrange(1, 4);
+  unnormalised.mutable_nodes(3)->mutable_outputs()->DeleteSubrange(1, 2);
+  unnormalised.mutable_outputs()->DeleteSubrange(2, 2);
+  SymbolicGraph gelu = Prepared(unnormalised);
+  n = RewriteSymbolicGraph(gelu, {.embeddings_to_reader_shape = true});
+  REQUIRE(n.ok());
+  CHECK(*n == 0);
+}
+
+// The fused ops of every kernel group, in schedule order.
+std::vector<std::vector<std::string>> KernelOps(const SymbolicLowering& lowering) {
+  std::vector<std::vector<std::string>> out;
+  for (const SymbolicKernelGroup& k : lowering.groups) out.push_back(k.kernel.fused_ops);
+  return out;
+}
+
+TEST_CASE("row gathers: both embeddings are gathered inside the layer norm's row kernel",
+          "[symbolic][rows][index]") {
+  SymbolicGraph sym = Prepared(EmbeddingNormGraph());
+  REQUIRE(RewriteSymbolicGraph(sym, {.embeddings_to_reader_shape = true}).ok());
+  absl::StatusOr<SymbolicLowering> lowering =
+      LowerSymbolicKernels(sym, {.fusion = true, .rows = true, .row_gathers = true});
+  REQUIRE(lowering.ok());
+  INFO(absl::StrJoin(lowering->rejected, "\n"));
+  REQUIRE(lowering->groups.size() == 1);
+  const PointwiseKernel& k = lowering->groups[0].kernel;
+  const std::string ir = PrintPointwiseKernel(k);
+  INFO(ir);
+  CHECK(k.fused_ops == std::vector<std::string>{"aten::embedding.default",
+                                                "aten::embedding.default", "aten::add.Tensor",
+                                                "aten::native_layer_norm.default"});
+  CHECK(k.is_row_reduction());
+  CHECK(k.shape == std::vector<int64_t>{kRuntimeDim, kRuntimeDim, 8});
+  // The ids read once per row at the row's coordinates, the tables per element; bounds are the
+  // tables' static row counts.
+  CHECK(ir.find("gather.i64 in1") != std::string::npos);
+  CHECK(ir.find("gather.i64 in3") != std::string::npos);
+  CHECK(ir.find("constant.i64 50") != std::string::npos);
+  CHECK(ir.find("constant.i64 64") != std::string::npos);
+  // Both entries (the row launcher passes own strides to either).
+  CHECK(k.entries == KernelEntries::kBoth);
+  // The plan: the tables and ids gather operands (own strides), the norm's weights not; the
+  // expand a view step before the kernel.
+  absl::StatusOr<v1::Plan> plan = SymbolicKernelPlan(sym, *lowering);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->steps_size() == 2);
+  CHECK(plan->steps(0).extern_call().target() == "aten::expand.default");
+  const v1::NativeCall& call = plan->steps(1).native();
+  REQUIRE(call.gather_inputs_size() == 6);
+  int gathers = 0;
+  for (bool g : call.gather_inputs()) gathers += g ? 1 : 0;
+  CHECK(gathers == 4);
+}
+
+TEST_CASE(
+    "row gathers off, or an embedding no row kernel takes: the embeddings kernels of their own",
+    "[symbolic][rows][index]") {
+  // The knob off (TCCD_DISABLE_PASSES=symbolic-row-gathers): two embedding kernels and the
+  // norm's row kernel (add + layer norm), as before.
+  SymbolicGraph off = Prepared(EmbeddingNormGraph());
+  absl::StatusOr<SymbolicLowering> lowering =
+      LowerSymbolicKernels(off, {.fusion = true, .rows = true, .row_gathers = false});
+  REQUIRE(lowering.ok());
+  CHECK(KernelOps(*lowering) == std::vector<std::vector<std::string>>{
+                                    {"aten::embedding.default"},
+                                    {"aten::embedding.default"},
+                                    {"aten::add.Tensor", "aten::native_layer_norm.default"}});
+  // Without the reader-shape rewrite: the token embedding joins, the [s1, 8] position
+  // embedding (below the kernel's rank) stays a kernel of its own.
+  SymbolicGraph unshaped = Prepared(EmbeddingNormGraph());
+  lowering = LowerSymbolicKernels(unshaped, {.fusion = true, .rows = true, .row_gathers = true});
+  REQUIRE(lowering.ok());
+  CHECK(KernelOps(*lowering) ==
+        std::vector<std::vector<std::string>>{
+            {"aten::embedding.default"},
+            {"aten::embedding.default", "aten::add.Tensor", "aten::native_layer_norm.default"}});
+  // A token table of symbolic rows (no static bounds check): its embedding stays ATen's, the
+  // position embedding joins the norm.
+  SymbolicGraph symbolic_table = Prepared(EmbeddingNormGraph(Sym("s2")));
+  REQUIRE(RewriteSymbolicGraph(symbolic_table, {.embeddings_to_reader_shape = true}).ok());
+  lowering =
+      LowerSymbolicKernels(symbolic_table, {.fusion = true, .rows = true, .row_gathers = true});
+  REQUIRE(lowering.ok());
+  INFO(absl::StrJoin(lowering->rejected, "\n"));
+  CHECK(KernelOps(*lowering) ==
+        std::vector<std::vector<std::string>>{
+            {"aten::embedding.default", "aten::add.Tensor", "aten::native_layer_norm.default"}});
+  bool tok_extern = false;
+  for (const SymbolicUnit& u : lowering->schedule)
+    tok_extern |= u.group < 0 && u.gemm < 0 && u.node == 0;
+  CHECK(tok_extern);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs golden index kernels (tests/codegen/cuda/golden/{stack,cat,cat3,embedding,dropout}*.cu), the
 # fixed-layout normalisation (channels_last_norm_bf16.cu), the tiled kernels (tile_*.cu) and the
-# row kernels that gather (embedding_rms_norm_rows*.cu, row_shim.h: shuffles between barriers) on the
+# row kernels that gather (embedding_rms_norm_rows*.cu, row_shim.h: shuffles between barriers;
+# embedding_pair_layer_norm_rows*_sym.cu: symbolic ones over run-time rows) on the
 # HOST: the generated CUDA C is compiled by g++ with shim.h (thread/block indices, intrinsics;
 # prep.py turns the inline-PTX vector stores into memcpy and counts vector-path calls) and every
 # thread of a 64- or 1056-block grid is run in turn. Each case runs its vector path (aligned
@@ -42,6 +43,17 @@ done
 for c in 1 2; do
   g++ -O1 -std=c++20 -fpermissive -w -pthread -DROWG_CASE=$c rowg_main.cc -o rowg$c
   ./rowg$c
+done
+# Symbolic row gathers (symbolic_kernels.h): the dynamic bench's first layer norm gathering its
+# token and position embeddings over run-time rows (p.size), widths 256 and 40 (a tail).
+cp "$here"/rowg_sym_main.cc "$work"/
+for k in embedding_pair_layer_norm_rows_bf16_sym embedding_pair_layer_norm_rows_tail_bf16_sym; do
+  python3 "$here/prep.py" "$golden/$k.cu" "$work/$k.cc"
+  sed -i 's/^#include "shim.h"$/#include "row_shim.h"/' "$work/$k.cc"
+done
+for c in 1 2; do
+  g++ -O1 -std=c++20 -fpermissive -w -pthread -DSYMG_CASE=$c rowg_sym_main.cc -o symg$c
+  ./symg$c
 done
 # Depthwise templates (cuda_depthwise_emitter.h): forward, input gradient and weight partials of
 # ConvNeXt-T's stage 2, the first images, bit-identical to a host sum in the same order.

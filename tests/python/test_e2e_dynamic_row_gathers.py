@@ -1,0 +1,85 @@
+"""End to end, CPU: a symbolic graph's position embedding gathered at its reader's shape
+(codegen/symbolic_rewrites.h, "symbolic-embeddings-to-reader-shape") matches eager at every size.
+
+On CUDA the rewrite lets the bench's position embedding, [T, E] added to the token embedding at
+[B, T, E], join the first layer norm's row kernel with the token embedding (symbolic row
+gathers, symbolic_kernels.h; the kernel itself: the golden corpus's
+embedding_pair_layer_norm_rows*_sym, run on the host by tests/codegen/cuda/host_emulation/run.sh,
+and test_gpu_dynamic_embeddings.py on a GPU). The CPU has no row kernels; a daemon started with
+TCCD_SYMBOLIC_REWRITES_ON_CPU=1 (tests only) rewrites CPU graphs too, so the rewritten forward
+(the ids expanded over the batch by a view with a symbolic size, the gather an index kernel at
+[B, T, E]) trains here against eager over several batch sizes and sequence lengths, forward and
+gradients, with the knob on and off (TCCD_DISABLE_PASSES=symbolic-embeddings-to-reader-shape:
+the position embedding's kernel at [T, E]).
+"""
+
+import copy
+import shutil
+
+import pytest
+import torch
+
+import tccd
+from tccd import config
+from conftest import TCCD_BINARY, Daemon, short_tempdir
+from test_e2e_dynamic_shapes import ATOL, RTOL, Block
+
+KNOB = "symbolic-embeddings-to-reader-shape"
+EMBEDDING = "aten::embedding.default"
+
+
+@pytest.fixture(params=["", KNOB])
+def rewriting_daemon(monkeypatch, tmp_path, request):
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    root = short_tempdir("tccd-dynrg-")
+    env = {"TCCD_SYMBOLIC_REWRITES_ON_CPU": "1"}
+    if request.param:
+        env["TCCD_DISABLE_PASSES"] = request.param
+    d = Daemon(TCCD_BINARY, root, env=env)
+    d.start()
+    d.disabled = request.param
+    monkeypatch.setenv("TCCD_ADDRESS", d.address)
+    monkeypatch.setenv("TCCD_NO_AUTOSTART", "1")
+    monkeypatch.setenv("TCCD_CACHE_DIR", str(tmp_path / "client-cache"))
+    monkeypatch.setenv("TCCD_AOT_SHARE", "0")
+    config.reload()
+    tccd.reset_compile_stats()
+    yield d
+    try:
+        if d.alive():
+            assert d.stop() == 0, d.log_tail()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_position_embedding_at_the_readers_shape_matches_eager(rewriting_daemon):
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = Block(16)
+    eager = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="tccd", dynamic=True)
+    for step, (b, t) in enumerate([(3, 12), (2, 7), (5, 20), (4, 5), (2, 31), (6, 9)]):
+        g = torch.Generator().manual_seed(300 + step)
+        ids = torch.randint(0, 50, (b, t), generator=g)
+        out = compiled(ids)
+        expected = eager(ids)
+        torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL, msg=f"forward at {(b, t)}")
+        weights = torch.linspace(0.5, 1.5, out.numel()).reshape(out.shape)
+        (out * weights).sum().backward()
+        (expected * weights).sum().backward()
+        for (name, p), q in zip(model.named_parameters(), eager.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=RTOL, atol=ATOL, msg=f"grad {name} at {(b, t)}")
+            p.grad = None
+            q.grad = None
+    stats = tccd.last_compile_stats()
+    assert all(s["fallback"] is None for s in stats), stats
+    forwards = [s for s in stats if s["kind"] == "forward"]
+    assert len(forwards) == 1, [s["name"] for s in stats]
+    assert forwards[0]["python_steps"] == 0, forwards[0].get("python_step_reasons")
+    # The two embeddings' gather kernels: both at [B, T, E] with the rewrite, the position
+    # embedding at [T, E] without it.
+    ranks = sorted(len(k["shape"]) for k in forwards[0]["kernels"] if k["ops"] == [EMBEDDING])
+    assert ranks == ([2, 3] if rewriting_daemon.disabled else [3, 3]), forwards[0]["kernels"]
