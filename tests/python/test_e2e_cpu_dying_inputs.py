@@ -91,30 +91,41 @@ def test_mlp_relu_kernels_write_over_their_gemm_outputs(mode, plans, dtype):
 
 
 class _SavedPreActivation(nn.Module):
-    """The addmm output is returned beside the ReLU over it (and read again after it): the ReLU
-    must not write over it."""
+    """The addmm output outlives the ReLU over it: read again after it, returned, or returned
+    through a view. The ReLU must not write over it."""
 
-    def __init__(self):
+    def __init__(self, use):
         super().__init__()
         self.a = nn.Linear(48, 128)
+        self.use = use
 
     def forward(self, x):
         h = self.a(x)
         r = torch.relu(h)
-        return r, h * 2.0
+        if self.use == "read after":
+            return r, h * 2.0
+        if self.use == "returned":
+            return r, h
+        return r, h.t()
 
 
-def test_no_write_over_a_gemm_output_that_is_returned(daemon_env, plans):
+@pytest.mark.parametrize("use", ["read after", "returned", "view returned"])
+def test_no_write_over_a_gemm_output_that_outlives_the_kernel(daemon_env, plans, use):
     torch._dynamo.reset()
     torch.manual_seed(0)
-    model = _SavedPreActivation()
+    model = _SavedPreActivation(use)
     x = torch.randn(64, 48)
     with torch.no_grad():
         want = model(x)
         have = torch.compile(model, backend="tccd", dynamic=False)(x)
     for a, b in zip(have, want):
         torch.testing.assert_close(a, b)
-    assert plans and _written_over(plans) == 0
+    # The plan has the case: a kernel (the ReLU) reading the addmm's output.
+    gemm_outputs = {o for p in plans for s in p.steps if s.WhichOneof("kind") == "extern_call"
+                    and s.extern_call.target == "aten::addmm.default" for o in s.outputs}
+    assert any(i in gemm_outputs for p in plans for s in p.steps if s.WhichOneof("kind") == "native"
+               for i in s.native.inputs), plans
+    assert _written_over(plans) == 0
 
 
 def test_knob_off_writes_over_nothing(daemon_env, off_daemon, plans, monkeypatch):
