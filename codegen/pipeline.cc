@@ -23,6 +23,7 @@
 //                              "dying-extern-outputs" / "dying-reordered-kernels": no kernel
 //                              writes over a dying convolution's output / reordered kernels
 //                              write over nothing (dying_inputs_into_outputs.h);
+//                              "dying-cpu-kernels": no CPU kernel writes over a dying input;
 //                              "permute-into-index-ops" keeps a permuted cat/stack/pad a kernel
 //                              of its own;
 //                              "neg-into-index-ops" keeps a negated cat part (rotate_half)
@@ -1100,7 +1101,8 @@ absl::StatusOr<CompileOutput> CompileStages(const Prepared& prepared,
   // gradient sum), before the backend's passes for the same reason.
   DyingInputsIntoOutputs dying_inputs(
       kernels, {.extern_outputs = !Debug().disabled_passes.contains("dying-extern-outputs"),
-                .reordered_kernels = !Debug().disabled_passes.contains("dying-reordered-kernels")});
+                .reordered_kernels = !Debug().disabled_passes.contains("dying-reordered-kernels"),
+                .cpu_kernels = !Debug().disabled_passes.contains("dying-cpu-kernels")});
   RETURN_IF_ERROR(passes.Run(dying_inputs, sched));
   RETURN_IF_ERROR(backend->RunSchedulePasses(passes, sched));
   schedule::ReleaseAfterLastUse releases;

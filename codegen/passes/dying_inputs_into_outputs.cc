@@ -17,6 +17,7 @@ using schedule::Step;
 using schedule::ValueId;
 
 constexpr char kCudaAbi[] = "tccd-cuda-1";
+constexpr char kCpuAbi[] = "tccd-cpu-1";
 
 int64_t Bytes(const ir::TensorType& t) { return t.numel() * ir::DTypeBytes(t.dtype); }
 
@@ -72,10 +73,15 @@ absl::StatusOr<bool> DyingInputsIntoOutputs::Run(schedule::Schedule& schedule) {
     KernelLaunch& launch = steps[p].as<KernelLaunch>();
     // A reordered kernel (loop_order.h) is as plain: it walks every operand in one permuted
     // order, and the strides compared below are that order's.
-    if (launch.entry.abi != kCudaAbi || launch.kernels.size() != 1 ||
-        !(launch.kernels[0].kind == "cuda_pointwise" ||
-          (options_.reordered_kernels && launch.kernels[0].kind == "cuda_pointwise_reordered")))
-      continue;
+    if (launch.kernels.size() != 1) continue;
+    const std::string& kind = launch.kernels[0].kind;
+    const bool cuda = launch.entry.abi == kCudaAbi &&
+                      (kind == "cuda_pointwise" ||
+                       (options_.reordered_kernels && kind == "cuda_pointwise_reordered"));
+    const bool cpu =
+        options_.cpu_kernels && launch.entry.abi == kCpuAbi && kind == "cpu_pointwise_loop";
+    if (!cuda && !cpu) continue;
+    const int64_t min_bytes = cpu ? kCpuMinBytes : kMinBytes;
     auto found = by_name_.find(launch.kernels[0].name);
     if (found == by_name_.end()) continue;
     const PointwiseKernel& kernel = *found->second;
@@ -88,7 +94,7 @@ absl::StatusOr<bool> DyingInputsIntoOutputs::Run(schedule::Schedule& schedule) {
         const ValueId v = launch.inputs[i];
         if (v < schedule.num_inputs || kernel_def[v] < 0 || kernel_def[v] >= p ||
             written_into.contains(v) || !(schedule.values[v] == schedule.values[out]) ||
-            Bytes(schedule.values[v]) < kMinBytes)
+            Bytes(schedule.values[v]) < min_bytes)
           continue;
         const absl::flat_hash_set<ValueId> aliases = AliasesOf(schedule, v);
         bool legal = true;

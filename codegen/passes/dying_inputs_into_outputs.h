@@ -34,9 +34,17 @@
 // Inductor's in-place epilogue holds one.
 // Runs before the segment builder, which keeps a written value a segment output and drops the
 // write where the input is computed inside the same segment (its workspace packs those).
+// CPU plans (branch cpu13): the same rule for a CPU pointwise loop (abi "tccd-cpu-1", kind
+// "cpu_pointwise_loop"), from kCpuMinBytes up. There the gain is not the peak but the cache:
+// a ReLU after a GEMM writes over the GEMM output it just read (hot in L2) instead of a fresh
+// buffer whose lines must be fetched before they are written (eager's relu after an addmm on a
+// cache-streaming loop: 13.7-14.1 us into a new tensor, 8.8-9.4 in place; the MLP's two ReLU
+// and two ReLU-backward kernels). The loop reads a point's input before it stores the point's
+// output (CanWriteOutputOverInput: the store depends on the load), so the operands' noalias
+// scopes (llvm_emitter.cc) cannot move the store above the load.
 // TCCD_DISABLE_PASSES=dying-inputs-into-outputs turns it off; =dying-extern-outputs only for
 // the extern ops' outputs, =dying-reordered-kernels only for reordered kernels (both: the pass
-// as before them).
+// as before them), =dying-cpu-kernels only for CPU kernels (the CPU plans as before cpu13).
 #pragma once
 
 #include <cstdint>
@@ -54,6 +62,9 @@ class DyingInputsIntoOutputs : public schedule::SchedulePass {
   // Smaller buffers are left alone: the caching allocator reuses them anyway, and each write
   // into another value's buffer is a plan fact the runtimes must check.
   static constexpr int64_t kMinBytes = int64_t{1} << 20;
+  // CPU: a buffer under an L1 data cache (32 KiB) is hot wherever the allocator puts it; from
+  // there up a fresh one may not be (the MLP's [64, 512] f32 activations: 128 KiB).
+  static constexpr int64_t kCpuMinBytes = int64_t{32} << 10;
 
   struct Options {
     // Also write over the fresh outputs of extern ops (a convolution's).
@@ -63,6 +74,9 @@ class DyingInputsIntoOutputs : public schedule::SchedulePass {
     // channels-last batch norm + ReLU over a convolution's output).
     // Default: true (TCCD_DISABLE_PASSES=dying-reordered-kernels: false).
     bool reordered_kernels = true;
+    // Also let CPU pointwise loops (abi "tccd-cpu-1") write, from kCpuMinBytes.
+    // Default: true (TCCD_DISABLE_PASSES=dying-cpu-kernels: false).
+    bool cpu_kernels = true;
   };
 
   // `kernels`: the graph's kernels, found by their KernelInfo name; outlives the pass.

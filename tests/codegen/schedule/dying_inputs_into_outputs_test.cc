@@ -12,11 +12,11 @@ namespace {
 
 using ir::DType;
 
-// A kernel over [512, 1024] f32 (2 MiB): out0 = in0 + in1.
-PointwiseKernel Add(const std::string& name) {
+// A kernel over `shape` f32 (default [512, 1024], 2 MiB): out0 = in0 + in1.
+PointwiseKernel Add(const std::string& name, std::vector<int64_t> shape = {512, 1024}) {
   PointwiseKernel k;
   k.name = name;
-  k.shape = {512, 1024};
+  k.shape = std::move(shape);
   k.input_dtypes = {DType::kF32, DType::kF32};
   k.output_dtypes = {DType::kF32};
   auto add = [&](PwOp op, std::vector<int> args, int operand = -1) {
@@ -157,6 +157,69 @@ TEST_CASE("nothing to do over an extern output that is a view, a reshape or a fa
     // new_zeros reads %0 (its tensor argument) and returns a fresh tensor: written over.
     CHECK(changed == (def.find("new_zeros") != std::string::npos));
   }
+}
+
+// CPU plans: the MLP's ReLU over its addmm output, [64, 512] f32 (128 KiB), and a smaller
+// [64, 64] (16 KiB, under kCpuMinBytes).
+std::string CpuValues(int rows, int cols) {
+  std::string v = "schedule(inputs=2) {\n";
+  for (int i = 0; i < 6; ++i)
+    absl::StrAppend(&v, "  %", i, ": f32[", rows, ",", cols, "]{", cols, ",1}@cpu\n");
+  return v;
+}
+std::string CpuLaunch(const std::string& name, const std::string& args, int rows, int cols) {
+  return absl::StrCat("kernel(", args, R"() artifact="kernels.so" symbol=")", name,
+                      R"(" abi="tccd-cpu-1" shape=[)", rows, ",", cols, "] strides=[", cols, ",1,",
+                      cols, ",1,", cols, R"(,1] kernels=[{name=")", name,
+                      R"(", kind="cpu_pointwise_loop", ops=["aten::add.Tensor"], shape=[)", rows,
+                      ",", cols, "]}]");
+}
+
+TEST_CASE("a CPU pointwise loop writes over a GEMM output that dies at it",
+          "[schedule][dying-inputs-into-outputs]") {
+  const std::string values = CpuValues(64, 512);
+  const std::string mm = "extern aten::mm.default(%0, %1)";
+  const std::string k1 = CpuLaunch("tccd_k1", "%0, %2", 64, 512);
+  const std::vector<PointwiseKernel> kernels = {Add("tccd_k1", {64, 512})};
+  const std::string in = values + "  %2 = " + mm + "\n  %3 = " + k1 + "\n  return (%3)\n}\n";
+  auto [out, changed] = Run(in, kernels);
+  CHECK(changed);
+  CHECK(out == values + "  %2 = " + mm + "\n  %3 = " + k1 + " into=[2]\n  return (%3)\n}\n");
+  // TCCD_DISABLE_PASSES=dying-cpu-kernels: as before.
+  auto [same, unchanged] = Run(in, kernels, {.cpu_kernels = false});
+  CHECK_FALSE(unchanged);
+  CHECK(same == in);
+}
+
+TEST_CASE("nothing to do on CPU where the GEMM output is saved, viewed, an input, or small",
+          "[schedule][dying-inputs-into-outputs]") {
+  const std::string values = CpuValues(64, 512);
+  const std::string mm = "extern aten::mm.default(%0, %1)";
+  const std::string k1 = CpuLaunch("tccd_k1", "%0, %2", 64, 512);
+  const std::vector<PointwiseKernel> kernels = {Add("tccd_k1", {64, 512})};
+  for (const std::string& in :
+       {// Saved for backward: a plan output.
+        values + "  %2 = " + mm + "\n  %3 = " + k1 + "\n  return (%3, %2)\n}\n",
+        // A view of it returned (a saved view).
+        values + "  %2 = " + mm + "\n  %4 = extern aten::view.default(%2, [64, 512])\n  %3 = " +
+            k1 + "\n  return (%3, %4)\n}\n",
+        // A view of it read after the kernel.
+        values + "  %2 = " + mm + "\n  %4 = extern aten::view.default(%2, [64, 512])\n  %3 = " +
+            k1 + "\n  %5 = extern aten::neg.default(%4)\n  return (%3, %5)\n}\n",
+        // The kernel's input is a graph input (the caller's buffer).
+        values + "  %3 = " + CpuLaunch("tccd_k1", "%0, %1", 64, 512) + "\n  return (%3)\n}\n"}) {
+    INFO(in);
+    auto [out, changed] = Run(in, kernels);
+    CHECK_FALSE(changed);
+    CHECK(out == in);
+  }
+  // Under kCpuMinBytes ([64, 64] f32, 16 KiB).
+  const std::string small = CpuValues(64, 64) + "  %2 = " + mm +
+                            "\n  %3 = " + CpuLaunch("tccd_k1", "%0, %2", 64, 64) +
+                            "\n  return (%3)\n}\n";
+  auto [out, changed] = Run(small, {Add("tccd_k1", {64, 64})});
+  CHECK_FALSE(changed);
+  CHECK(out == small);
 }
 
 }  // namespace
