@@ -75,6 +75,9 @@ class Pending:
             )
             return None
         waited = time.monotonic()
+        # When the graph's first call came, on the compile's timeline (it began just after
+        # self.started; GraphRecord.timeline_ms): copied into `record` below.
+        self.record.timeline_ms["first_call"] = round((waited - self.started) * 1e3, 1)
         # Only a backward's wait: a forward's first call also takes its background compile here.
         counted = 1 if self.record.kind == "backward" else 0
         global _backwards_waiting
@@ -148,7 +151,8 @@ def start(request: Any, key: str, config: Config, kind: str = "backward",
 
     def run() -> None:
         try:
-            plan = compile_request(request, config, pending.record, key=key, on_manifest=on_manifest)
+            plan = compile_request(request, config, pending.record, key=key, on_manifest=on_manifest,
+                                   started=pending.started)
         except BaseException as e:  # handed to the backward, which decides (take re-raises)
             pending.future.set_exception(e)
         else:
