@@ -188,7 +188,12 @@ absl::StatusOr<std::vector<Compiled>> CompileInParallel(const std::vector<Pointw
       emitted.push_back(i);
     }
     absl::StatusOr<NvrtcProcessesResult> forked =
-        CompileWithNvrtcProcesses(jobs, emitted, target, /*relocatable=*/true, threads, ended);
+        emitted.size() > 1
+            ? CompileWithNvrtcProcesses(jobs, emitted, target, /*relocatable=*/true, threads, ended)
+            : absl::UnavailableError("one kernel or none to compile");
+    if (!forked.ok() && emitted.size() > 1) {
+      spdlog::warn("cuda backend: {}; compiling the kernels on threads", forked.status().ToString());
+    }
     if (forked.ok()) {
       children = forked->children;
       left.clear();
@@ -206,8 +211,6 @@ absl::StatusOr<std::vector<Compiled>> CompileInParallel(const std::vector<Pointw
         results[i] = CompiledFrom(kernels[i], *std::move(sources[i]),
                                   std::move(forked->results[i].output));
       }
-    } else {
-      spdlog::warn("cuda backend: {}; compiling the kernels on threads", forked.status().ToString());
     }
   }
   RunOnThreads(left, threads, [&](size_t i) {
