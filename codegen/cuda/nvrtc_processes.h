@@ -33,6 +33,11 @@ void AllowNvrtcProcesses();
 // not 0).
 bool UseNvrtcProcesses();
 
+// Starts NVRTC's set-up (one trivial compile) on a thread of its own, once per process, unless
+// TCCD_NVRTC_WARM_UP=0 or there is no NVRTC. AllowNvrtcChildProcesses calls it; a fork joins it
+// first (CompileWithNvrtcProcesses), and warms synchronously when none was started.
+void StartNvrtcWarmUp();
+
 // One program: what CompileWithNvrtc takes.
 struct NvrtcJob {
   const std::string* source = nullptr;
