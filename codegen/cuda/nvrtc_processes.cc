@@ -63,13 +63,26 @@ std::mutex warm_up_mu;
 std::thread warm_up_thread;  // guarded by warm_up_mu
 
 // Joins the warm-up thread if one runs, then warms here if it has not been done: afterwards no
-// other thread of ours is inside NVRTC, and a forked child inherits NVRTC set up.
+// other thread of ours is inside NVRTC, and a forked child inherits NVRTC set up. The child is
+// a copy of this thread, not of the warm-up thread: should NVRTC keep some of its set-up per
+// thread, one trivial compile on this thread first (a worker compiles each graph on a new
+// thread; tens of milliseconds at most, logged) leaves none of it to the children.
 void FinishNvrtcWarmUp() {
   {
     std::lock_guard<std::mutex> lock(warm_up_mu);
     if (warm_up_thread.joinable()) warm_up_thread.join();
   }
-  if (WarmUpOn()) WarmNvrtc();
+  if (!WarmUpOn()) return;
+  WarmNvrtc();
+  thread_local bool this_thread_warm = false;
+  if (this_thread_warm) return;
+  this_thread_warm = true;
+  static const std::string kSource = "extern \"C\" __global__ void tccd_warm_thread() {}\n";
+  const auto start = std::chrono::steady_clock::now();
+  if (CompileWithNvrtc(kSource, "tccd_warm_thread.cu", CudaTarget{}, /*relocatable=*/true).ok())
+    spdlog::debug("cuda backend: NVRTC warmed on the forking thread in {:.1f} ms",
+                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                      .count());
 }
 
 // TCCD_NVRTC_PROCESSES=0: threads, as before.
