@@ -473,7 +473,7 @@ def _tccd_first_step_extras() -> Dict[str, Any]:
     out["first_graphs"] = [
         {k: (round(s[k], 1) if isinstance(s[k], float) else s[k])
          for k in ("name", "kind", "compile_ms", "server_ms", "kernels_compiled", "prefetched",
-                   "prefetch_wait_ms", "eager_calls") if k in s}
+                   "prefetch_wait_ms", "eager_calls", "timeline_ms") if k in s}
         for s in tccd.last_compile_stats()]
     cw = conv_warmup.stats()
     out["conv_warmup"] = {k: cw[k] for k in ("plans", "shapes", "failed")}

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "base/status_macros.h"
+#include "codegen/cuda/cuda_backend.h"
 #include "codegen/pipeline.h"
 #include "server/compiler.h"
 
@@ -49,5 +50,7 @@ class CodegenCompiler final : public Compiler {
 }  // namespace
 
 std::unique_ptr<Compiler> NewCodegenCompiler() { return std::make_unique<CodegenCompiler>(); }
+
+void AllowForkedCodegen() { codegen::AllowNvrtcChildProcesses(); }
 
 }  // namespace tccd::server

@@ -178,6 +178,8 @@ int RunCompileWorker(int argc, char** argv) {
   // (CompileOne): an unprivileged process cannot raise a priority it lowered, and a waited
   // compile may follow a prefetched one in this worker.
   std::unique_ptr<Compiler> compiler = NewCodegenCompiler();
+  // One compile at a time, on one thread while its kernels compile: forking is safe here.
+  AllowForkedCodegen();
   while (true) {
     absl::StatusOr<std::string> frame = ReadFrame(kCompileWorkerFd);
     if (!frame.ok()) return 0;  // the daemon closed the socket

@@ -50,4 +50,9 @@ class Compiler {
 // codegen::Prepare / codegen::Compile, in this process.
 std::unique_ptr<Compiler> NewCodegenCompiler();
 
+// For a compile worker process (compile_worker.cc), once at its start: codegen may fork child
+// processes for a graph's NVRTC compiles (codegen/cuda/nvrtc_processes.h; TCCD_NVRTC_PROCESSES=0
+// keeps threads). Never in the daemon's own process: its gRPC threads make a fork unsafe.
+void AllowForkedCodegen();
+
 }  // namespace tccd::server

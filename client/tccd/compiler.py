@@ -20,6 +20,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from typing import Callable, Dict, Optional
 
 import grpc
@@ -112,6 +113,8 @@ def _load(
     name: str,
     allow_fetch: bool,
     kind: str = "",
+    timeline: Optional[Dict[str, float]] = None,
+    started: float = 0.0,
 ) -> Optional[LoadedPlan]:
     """Loads the manifest's plan; None if an artifact is missing and `allow_fetch` is False.
     `kind` "backward" with TCCD_DEFER_BACKWARD_INIT (any kind with 2: a plan loaded by key, whose
@@ -119,6 +122,7 @@ def _load(
     needed = _needed_artifacts(manifest, config.native_runtime)
     paths: Dict[str, str] = {}
     scratch = None
+    timeline = timeline if timeline is not None else {}
     try:
         for artifact_name, artifact in needed.items():
             path = cache.get_artifact_path(artifact.digest) if cache else None
@@ -139,10 +143,13 @@ def _load(
         # main thread (Dynamo finishing the frame, or rebuilding a saved file's guards) overlaps.
         defer = kind != "" and (config.defer_backward_init >= 2
                                 or (config.defer_backward_init >= 1 and kind == "backward"))
+        _mark(timeline, "fetched", started)
         plan = load_plan(manifest.plan, paths, name, defer_cuda_init=defer)
+        _mark(timeline, "loaded", started)
         if config.native_runtime:
             kinds = {a.kind: paths.get(a.name) for a in needed.values()}
             plan = native_plan.load(plan, manifest.plan, kinds.get(pb.PLAN_RUNTIME), kinds.get(pb.PLAN_DESCRIPTOR))
+            _mark(timeline, "native", started)
         # The strides the plan gives its outputs: a forward's saved tensors may differ from the
         # trace's, and its backward is compiled for them (saved_layouts.py).
         plan.output_strides = saved_layouts.output_strides(manifest.plan)
@@ -164,11 +171,13 @@ def compile_request(
     record: GraphRecord,
     key: Optional[str] = None,
     on_manifest: Optional[Callable[["pb.Manifest"], None]] = None,
+    started: Optional[float] = None,
 ) -> LoadedPlan:
     """`key`: request_hash(request) when the caller computed it already (it names the manifest
     in the local cache). `on_manifest`: called once with the manifest as soon as it is known,
     before its artifacts are fetched and loaded (a forward's saved-tensor strides are in its
-    plan: its backward's compile can start then); what it raises is logged, not raised."""
+    plan: its backward's compile can start then); what it raises is logged, not raised.
+    `started`: the time.monotonic() that record.timeline_ms counts from (default: now)."""
     cache = LocalCache(config.cache_dir) if config.local_cache else None
     if cache and key is None:
         key = request_hash(request, daemon_identity(config))
@@ -182,7 +191,9 @@ def compile_request(
         # Known manifest, but an artifact is gone or was corrupt: fetch it again.
         plan = _load(manifest, config, cache, request.graph_name, allow_fetch=True)
     if plan is None:
+        started = time.monotonic() if started is None else started
         response = _daemon_compile(request, config)
+        _mark(record.timeline_ms, "answered", started)
         manifest = response.manifest
         _tell(on_manifest, manifest)
         record.cache_hit = response.cache_hit
@@ -191,11 +202,17 @@ def compile_request(
         record.kernels_compiled = response.kernels_compiled
         record.kernels_reused = response.kernels_reused
         record.server_ms = response.server_ms
-        plan = _load(manifest, config, cache, request.graph_name, allow_fetch=True)
+        plan = _load(manifest, config, cache, request.graph_name, allow_fetch=True,
+                     timeline=record.timeline_ms, started=started)
         if cache:
             cache.put_manifest(key, manifest)  # after its artifacts, which _load stored
     _describe(record, manifest, plan)
     return plan
+
+
+def _mark(timeline: Dict[str, float], what: str, started: float) -> None:
+    """GraphRecord.timeline_ms[what]: ms since `started` (time.monotonic())."""
+    timeline[what] = round((time.monotonic() - started) * 1e3, 1)
 
 
 def _tell(on_manifest: Optional[Callable[["pb.Manifest"], None]], manifest: "pb.Manifest") -> None:

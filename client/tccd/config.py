@@ -254,6 +254,12 @@
                        loaded, as before the fourteenth session. Measured once on a GPU
                        (ResNet-50's AOT load, tccd's `load` 0.18 -> 0.09 s, with the guard
                        filter changed beside it). Default: 2.
+    TCCD_PREWARM_CUDA  1: a forward or inference graph for CUDA compiling in the background
+                       starts, beside the daemon's compile, the process-wide part of loading
+                       its plan (this device's context on a thread, cuBLASLt's first handle, the
+                       matmul tune table: runtime.prewarm_cuda), which the first plan load paid
+                       after the daemon's answer (T5's forward 195-249 ms against its backward's
+                       43-69 on the GPU host). 0: the first load does it. Default: 1.
     TCCD_TRACE_ONCE_LOGS  1: a once-per-process logger call (transformers' `warning_once`,
                        `info_once`) with constant arguments runs while Dynamo traces, instead of
                        breaking the graph: GPT-2's loss_type warning made Dynamo trace the model
@@ -413,6 +419,7 @@ class Config:
     conv_warmup_forward: int = 0  # TCCD_CONV_WARMUP_FORWARD (conv_warmup.start_forward)
     wait_conv_warmup: int = 0  # TCCD_WAIT_CONV_WARMUP (conv_warmup.warm_while_waiting)
     defer_backward_init: int = 2  # TCCD_DEFER_BACKWARD_INIT: 1 backward plans, 2 forward too
+    prewarm_cuda: bool = True  # TCCD_PREWARM_CUDA (runtime.prewarm_cuda)
     aot_settle_trace_log: bool = True  # TCCD_AOT_SETTLE_TRACE_LOG (precompile.settle_trace_log)
     aot_guard_stacks: bool = False  # TCCD_AOT_GUARD_STACKS (precompile.lean_guards)
     aot_input_check: bool = True  # TCCD_AOT_INPUT_CHECK (input_check.py)
@@ -502,6 +509,7 @@ class Config:
             conv_warmup_forward=int(forward_warmup_raw),
             wait_conv_warmup=int(wait_warmup_raw),
             defer_backward_init=defer,
+            prewarm_cuda=_flag(env, "TCCD_PREWARM_CUDA", True),
             token=token,
             tls_ca=env.get("TCCD_TLS_CA") or None,
             tls_cert=tls_cert,

@@ -75,6 +75,9 @@ class Pending:
             )
             return None
         waited = time.monotonic()
+        # When the graph's first call came, on the compile's timeline (it began just after
+        # self.started; GraphRecord.timeline_ms): copied into `record` below.
+        self.record.timeline_ms["first_call"] = round((waited - self.started) * 1e3, 1)
         # Only a backward's wait: a forward's first call also takes its background compile here.
         counted = 1 if self.record.kind == "backward" else 0
         global _backwards_waiting
@@ -148,11 +151,39 @@ def start(request: Any, key: str, config: Config, kind: str = "backward",
 
     def run() -> None:
         try:
-            plan = compile_request(request, config, pending.record, key=key, on_manifest=on_manifest)
+            plan = compile_request(request, config, pending.record, key=key, on_manifest=on_manifest,
+                                   started=pending.started)
         except BaseException as e:  # handed to the backward, which decides (take re-raises)
             pending.future.set_exception(e)
         else:
             pending.future.set_result(plan)
 
     threading.Thread(target=run, name=f"tccd-prefetch {request.graph_name}", daemon=True).start()
+    if kind != "backward" and config.prewarm_cuda:
+        _prewarm_cuda_for(request)
     return pending
+
+
+def _prewarm_cuda_for(request: Any) -> None:
+    """TCCD_PREWARM_CUDA: a forward or inference graph for CUDA, compiling in the background: the
+    process-wide part of loading its plan (runtime.prewarm_cuda) on a thread of its own now,
+    beside the daemon's compile, instead of after its answer on the step's path."""
+    from .serialize import pb
+
+    if request.target.device_type != pb.CUDA or not torch_cuda_available():
+        return
+    device = 0
+    for meta in request.graph.inputs:
+        if meta.device.type == pb.CUDA:
+            device = max(meta.device.index, 0)
+            break
+    from . import runtime
+
+    threading.Thread(target=runtime.prewarm_cuda, args=(device,), name="tccd-prewarm-cuda",
+                     daemon=True).start()
+
+
+def torch_cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()

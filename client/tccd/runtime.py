@@ -997,6 +997,44 @@ def _cublaslt_version() -> Optional[int]:
     return None
 
 
+_prewarm_lock = threading.Lock()
+_prewarmed: set = set()  # device indices, guarded by _prewarm_lock
+
+
+def prewarm_cuda(device_index: int) -> bool:
+    """The process-wide part of a first CUDA plan load, done ahead (TCCD_PREWARM_CUDA): on the
+    GPU host the first kernels library a process loaded took 195-249 ms after the daemon's answer
+    (T5's forward, r1 of session 19) and the next one 43-69 ms (its backward), on the cold first
+    step's path. Here, once per device and process, on the caller's thread (a background one,
+    while the daemon compiles): CUDA initialised and the device's primary context current on this
+    thread, cuBLASLt's first handle created and destroyed (the libcublasLt PyTorch loaded, which
+    the kernels libraries use), the matmul tune table opened. Nothing it does changes a result;
+    a failure is logged at debug level and the load does it all as before. True if it ran."""
+    with _prewarm_lock:
+        if device_index in _prewarmed:
+            return False
+        _prewarmed.add(device_index)
+    try:
+        torch.cuda.init()
+        _make_context_current(torch.device("cuda", device_index))
+        for name in ("libcublasLt.so.13", "libcublasLt.so.12"):
+            try:
+                lib = ctypes.CDLL(name, mode=os.RTLD_NOLOAD)
+            except OSError:
+                continue
+            create, destroy = lib.cublasLtCreate, lib.cublasLtDestroy
+            create.argtypes, create.restype = [ctypes.POINTER(ctypes.c_void_p)], ctypes.c_int
+            destroy.argtypes, destroy.restype = [ctypes.c_void_p], ctypes.c_int
+            handle = ctypes.c_void_p()
+            if create(ctypes.byref(handle)) == 0:
+                destroy(handle)
+            break
+        _tune_table(device_index)
+    except Exception as e:  # deliberately ignored: the plan's load does the same and reports
+        logging.getLogger(__name__).debug("tccd: CUDA pre-warm of device %d failed: %s", device_index, e)
+    return True
+
+
 def _tune_table_path(device_index: int) -> Optional[str]:
     """Where the table of this device's GPU model and this process's cuBLASLt is saved (None:
     no local cache, or the cuBLASLt version is unknown)."""

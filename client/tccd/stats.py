@@ -60,6 +60,12 @@ class GraphRecord:
     prefetch_wait_ms: float = 0.0
     eager_calls: int = 0
     segment_values: int = 0
+    # When a compile's parts ended, ms after compile_request began (issue 11: where a forward's
+    # first call waits): "answered" (the Compile RPC), "fetched" (its artifacts), "loaded" (the
+    # shared objects bound, CUDA modules and cuBLASLt set-up included), "native" (the native
+    # runtime bound: the plan is ready); for a background compile also "first_call" (when its
+    # graph's first call began to wait for it). Empty for a plan the local cache had.
+    timeline_ms: Dict[str, float] = dataclasses.field(default_factory=dict)
     dynamo_package: bool = False
 
 

@@ -93,6 +93,13 @@ struct CudaTarget {
 // checked at compile time (NVRTC 13 dropped sm_70/sm_72; see CompileCudaKernels).
 absl::StatusOr<CudaTarget> CudaTargetFromProto(int cc_major, int cc_minor);
 
+// For a process that runs one compile at a time (a compile worker): a graph's NVRTC compiles
+// may run on forked child processes instead of threads (TCCD_NVRTC_PROCESSES, default on;
+// nvrtc_processes.h says why). Not called: threads, as in the daemon's own process. Also
+// starts NVRTC's set-up (its first compile) in the background (TCCD_NVRTC_WARM_UP, default on),
+// off the first graph's path.
+void AllowNvrtcChildProcesses();
+
 // The NVRTC that compiles, as "nvrtc-13.0": part of the compile key, since it changes the code.
 // FAILED_PRECONDITION when NVRTC cannot be loaded.
 absl::StatusOr<std::string> CudaCompilerVersion();

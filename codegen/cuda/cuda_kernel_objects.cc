@@ -13,8 +13,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "codegen/cuda/nvjitlink.h"
 #include "codegen/cuda/nvrtc_compiler.h"
+#include "codegen/cuda/nvrtc_processes.h"
 #include "codegen/kernel/kernel_failure.h"
 #include "base/status_macros.h"
 #include "spdlog/spdlog.h"
@@ -69,17 +71,24 @@ absl::StatusOr<std::string> SourceOf(const PointwiseKernel& kernel, const CudaTa
   return source;
 }
 
-absl::StatusOr<Compiled> CompileOne(const PointwiseKernel& kernel, std::string source,
-                                    const CudaTarget& target) {
+// A kernel's NVRTC result as a Compiled (compiled on a thread or in a child process).
+absl::StatusOr<Compiled> CompiledFrom(const PointwiseKernel& kernel, std::string source,
+                                      absl::StatusOr<NvrtcOutput> nvrtc) {
+  if (!nvrtc.ok()) return nvrtc.status();
+  if (!nvrtc->log.empty())
+    spdlog::debug("cuda backend: NVRTC log for {}: {}", kernel.name, nvrtc->log);
   Compiled out;
   out.source = std::move(source);
-  ASSIGN_OR_RETURN(NvrtcOutput nvrtc,
-                   CompileWithNvrtc(out.source, kernel.name + ".cu", target, /*relocatable=*/true));
-  if (!nvrtc.log.empty())
-    spdlog::debug("cuda backend: NVRTC log for {}: {}", kernel.name, nvrtc.log);
-  out.ptx = std::move(nvrtc.ptx);
-  out.cubin = std::move(nvrtc.cubin);
+  out.ptx = std::move(nvrtc->ptx);
+  out.cubin = std::move(nvrtc->cubin);
   return out;
+}
+
+absl::StatusOr<Compiled> CompileOne(const PointwiseKernel& kernel, std::string source,
+                                    const CudaTarget& target) {
+  absl::StatusOr<NvrtcOutput> nvrtc =
+      CompileWithNvrtc(source, kernel.name + ".cu", target, /*relocatable=*/true);
+  return CompiledFrom(kernel, std::move(source), std::move(nvrtc));
 }
 
 // TCCD_LONGEST_KERNELS_FIRST=0: the kernels start compiling in first-use order, as before.
@@ -95,6 +104,34 @@ std::vector<size_t> CompileOrder(const std::vector<absl::StatusOr<std::string>>&
   std::vector<size_t> lengths;
   for (const absl::StatusOr<std::string>& s : sources) lengths.push_back(s.ok() ? s->size() : 0);
   return KernelCompileOrder(lengths, LongestKernelsFirst());
+}
+
+// One debug line per compile: NVRTC's milliseconds per kernel, the longest first, with the
+// sources' lengths (what orders the compiles) and when each ended: the graph's critical path
+// on the compile threads (issue 11: a forward's compile is what its first call waits for).
+void LogKernelTimes(const std::vector<PointwiseKernel>& kernels, const std::vector<size_t>& lengths,
+                    const std::vector<double>& ms, const std::vector<double>& done_at,
+                    int threads, int children) {
+  if (!spdlog::should_log(spdlog::level::debug) || kernels.empty()) return;
+  std::vector<size_t> order(kernels.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ms[a] > ms[b]; });
+  double sum = 0, last = 0;
+  for (size_t i = 0; i < ms.size(); ++i) {
+    sum += ms[i];
+    last = std::max(last, done_at[i]);
+  }
+  std::string top;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t i = order[k];
+    absl::StrAppend(&top, k ? ", " : "", kernels[i].name, " ", absl::StrFormat("%.1f", ms[i]),
+                    " ms (", lengths[i], " chars, done at ", absl::StrFormat("%.1f", done_at[i]),
+                    ")");
+  }
+  spdlog::debug("cuda backend: NVRTC {} kernel(s) on {} {}: {:.1f} ms in all, {:.1f} ms "
+                "wall; per kernel: {}",
+                kernels.size(), children > 0 ? children : threads,
+                children > 0 ? "process(es)" : "thread(s)", sum, last, top);
 }
 
 // Runs `job(i)` for i in [0, count) on up to `threads` threads (this one included), taking i in
@@ -128,11 +165,63 @@ absl::StatusOr<std::vector<Compiled>> CompileInParallel(const std::vector<Pointw
                [&](size_t i) { sources[i] = SourceOf(kernels[i], target, reject_ops); });
   std::vector<absl::StatusOr<Compiled>> results(kernels.size(),
                                                 absl::InternalError("not compiled"));
-  RunOnThreads(CompileOrder(sources), threads, [&](size_t i) {
+  std::vector<size_t> lengths(kernels.size(), 0);
+  for (size_t i = 0; i < kernels.size(); ++i) lengths[i] = sources[i].ok() ? sources[i]->size() : 0;
+  std::vector<double> ms(kernels.size(), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<double> done_at(kernels.size(), 0);
+  auto ended = [&](size_t i) {
+    done_at[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                     .count();
+    progress.KernelDone();
+  };
+  const std::vector<size_t> order = CompileOrder(sources);
+  std::vector<size_t> left = order;  // what the threads below compile
+  int children = 0;
+  if (UseNvrtcProcesses() && threads > 1 && kernels.size() > 1) {
+    // On forked processes (nvrtc_processes.h); a kernel whose child died compiles below.
+    std::vector<NvrtcJob> jobs(kernels.size());
+    std::vector<size_t> emitted;
+    for (size_t i : order) {
+      if (!sources[i].ok()) continue;
+      jobs[i] = NvrtcJob{.source = &*sources[i], .program_name = kernels[i].name + ".cu"};
+      emitted.push_back(i);
+    }
+    absl::StatusOr<NvrtcProcessesResult> forked =
+        emitted.size() > 1
+            ? CompileWithNvrtcProcesses(jobs, emitted, target, /*relocatable=*/true, threads, ended)
+            : absl::UnavailableError("one kernel or none to compile");
+    if (!forked.ok() && emitted.size() > 1) {
+      spdlog::warn("cuda backend: {}; compiling the kernels on threads", forked.status().ToString());
+    }
+    if (forked.ok()) {
+      children = forked->children;
+      left.clear();
+      for (size_t i : order) {
+        if (sources[i].ok() && !forked->answered[i]) {
+          left.push_back(i);
+          continue;
+        }
+        if (!sources[i].ok()) {
+          results[i] = sources[i].status();
+          ended(i);
+          continue;
+        }
+        ms[i] = forked->results[i].ms;
+        results[i] = CompiledFrom(kernels[i], *std::move(sources[i]),
+                                  std::move(forked->results[i].output));
+      }
+    }
+  }
+  RunOnThreads(left, threads, [&](size_t i) {
+    const auto start = std::chrono::steady_clock::now();
     results[i] = sources[i].ok() ? CompileOne(kernels[i], *std::move(sources[i]), target)
                                  : absl::StatusOr<Compiled>(sources[i].status());
-    progress.KernelDone();
+    ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+    ended(i);
   });
+  LogKernelTimes(kernels, lengths, ms, done_at, threads, children);
   absl::Status first;
   for (size_t i = 0; i < results.size(); ++i) {
     if (results[i].ok()) continue;

@@ -103,6 +103,11 @@ def test_the_backend_returns_before_the_compile_ends_and_the_first_call_takes_it
     for s in stats:
         assert s["prefetched"] and s["fallback"] is None and s["native_kernels"] > 0, s
         assert s["prefetch_wait_ms"] > 0, s  # the first call waited for the daemon
+        # The compile's timeline (stats.GraphRecord.timeline_ms): the first call came while the
+        # daemon still compiled (>= DELAY_MS per kernel), then the answer, fetch and load in order.
+        t = s["timeline_ms"]
+        assert t["first_call"] < t["answered"] <= t["fetched"] <= t["loaded"] <= t["native"], t
+        assert t["answered"] >= DELAY_MS, t
 
 
 def test_switched_off_the_backend_returns_compiled(slow_daemon, monkeypatch):

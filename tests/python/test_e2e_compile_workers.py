@@ -264,3 +264,66 @@ def test_workers_log_each_compiles_stages_at_debug_level(level, logged):
     named = any(f'compiling graph "workers-{300 + logged}"' in line for line in worker_lines)
     stages = any("compile stages: graph-passes" in line for line in worker_lines)
     assert (named, stages) == (logged, logged), text[-3000:]
+
+
+def _two_kernel_request():
+    """A CUDA graph of two distinct kernels (a pointwise one, a matmul, then a row reduction)."""
+
+    def f(x, y):
+        return torch.softmax(torch.tanh(x * 3) @ y + 1, dim=-1)
+
+    (_, gm, inputs), = capture_aot_graphs(f, torch.randn(8, 33), torch.randn(33, 20))
+    return _on_cuda(build_request(gm, inputs, graph_name="nvrtc-processes", job_id="workers-test"))
+
+
+@pytest.mark.parametrize("knob, unit", [("1", "process(es)"), ("0", "thread(s)")])
+def test_a_graphs_nvrtc_compiles_run_on_child_processes_of_the_worker(knob, unit):
+    """TCCD_NVRTC_PROCESSES (default on): a compile worker compiles a graph's CUDA kernels on
+    forked children instead of its threads (codegen/cuda/nvrtc_processes.h), with the same
+    artifacts; the worker's debug line says which and NVRTC's time per kernel."""
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    results = {}
+    for setting in (knob, "0" if knob == "1" else "1"):
+        root = short_tempdir("tccd-nvproc-")
+        d = Daemon(TCCD_BINARY, root, extra_args=["--compile-threads", "1", "--log-level", "debug"],
+                   env={"TCCD_NVRTC_PROCESSES": setting, "TCCD_KERNEL_THREADS": "2"})
+        d.start()
+        try:
+            response = d.stub().Compile(_two_kernel_request(), timeout=120)
+        finally:
+            assert d.stop() == 0, d.log_tail()
+        with open(d.log, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        shutil.rmtree(root, ignore_errors=True)
+        if "NVRTC" in text and "not found" in text:
+            pytest.skip("no NVRTC here")
+        results[setting] = (sorted((a.name, a.digest) for a in response.manifest.artifacts), text)
+    artifacts, text = results[knob]
+    lines = [line for line in text.splitlines() if "tccd-worker[" in line and "cuda backend: NVRTC 2 kernel(s) on 2 " in line]
+    assert lines and unit in lines[0] and "per kernel: tccd_" in lines[0], lines or text[-3000:]
+    # NVRTC set up by a trivial compile at the worker's start (TCCD_NVRTC_WARM_UP), before any
+    # fork: children inherit it instead of each paying NVRTC's first compile.
+    assert any("tccd-worker[" in line and "cuda backend: NVRTC warmed up in" in line
+               for line in text.splitlines()), text[-3000:]
+    # Byte-identical either way: the same NVRTC, sources and options.
+    assert artifacts == results["0" if knob == "1" else "1"][0]
+
+
+def test_nvrtc_warm_up_is_off_with_its_knob():
+    """TCCD_NVRTC_WARM_UP=0: no warm-up compile at the worker's start nor before a fork (each
+    forked child then sets NVRTC up itself, as in session 19's r1)."""
+    if not TCCD_BINARY.exists():
+        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
+    root = short_tempdir("tccd-nvwarm-")
+    d = Daemon(TCCD_BINARY, root, extra_args=["--compile-threads", "1", "--log-level", "debug"],
+               env={"TCCD_NVRTC_WARM_UP": "0"})
+    d.start()
+    try:
+        d.stub().Compile(_request(400), timeout=120)  # a CPU compile: the worker is up
+    finally:
+        assert d.stop() == 0, d.log_tail()
+    with open(d.log, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    shutil.rmtree(root, ignore_errors=True)
+    assert "compiling graph" in text and "NVRTC warmed up" not in text, text[-3000:]

@@ -313,3 +313,48 @@ def test_symbol_names_do_not_depend_on_dynamos_numbering():
     u0 = sympy.Symbol("u0", integer=True)
     with pytest.raises(Unsupported, match="data-dependent"):
         names.text(u0 + 1)
+
+
+def test_static_metas_built_once_equal_what_tensor_meta_builds(cnn_graphs):
+    """The encoder builds each distinct static tensor meta once and copies it (GraphEncoder._meta,
+    a ~40% shorter encode of T5's graphs): every copy equals tensor_meta of its own tensor, and
+    the copies are separate messages (a change to one is not a change to the others)."""
+    from tccd.serialize import tensor_meta
+
+    for _, gm, _ in cnn_graphs:
+        graph, has_symbols = encode_graph(gm)
+        assert not has_symbols
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        assert len(graph.inputs) == len(placeholders)
+        for meta, node in zip(graph.inputs, placeholders):
+            assert meta == tensor_meta(node.meta["val"], node.name)
+        # Each output meta equals tensor_meta of its node's value, node by node in fx order.
+        encoded = iter(graph.nodes)
+        for node in gm.graph.nodes:
+            if node.op != "call_function" or node.target is operator.getitem:
+                continue
+            pb_node = next(encoded)
+            val = node.meta.get("val")
+            if isinstance(val, torch.Tensor):
+                assert pb_node.outputs[0] == tensor_meta(val, node.name), node.name
+    graph, _ = encode_graph(cnn_graphs[0][1])
+    same = [i for i, m in enumerate(graph.inputs) if m == graph.inputs[0]]
+    if len(same) > 1:
+        graph.inputs[same[0]].sizes[0].value += 1
+        assert graph.inputs[same[1]] != graph.inputs[same[0]]
+
+
+def test_a_graph_with_static_and_symbolic_tensors_still_reports_its_symbols():
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def fn(a, b):
+        return torch.ones(3) * 2, torch.cat([b, a])
+
+    gm = make_fx(fn, tracing_mode="symbolic")(torch.randn(6, 4), torch.randn(5, 4))
+    # Static metas (the ones(3) nodes) take the copied path, symbolic ones are built and looked
+    # through: the symbols are seen, the static outputs stay plain values.
+    graph, has_symbols = encode_graph(gm)
+    assert has_symbols
+    assert any(d.expr for m in graph.inputs for d in m.sizes)
+    assert [d.value for d in graph.nodes[0].outputs[0].sizes] == [3]
+    assert any(d.expr for d in graph.nodes[-1].outputs[0].sizes)
