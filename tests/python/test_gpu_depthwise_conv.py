@@ -96,7 +96,9 @@ def test_gradients_against_eager(dw_env, case, dtype, with_bias):
     for e, c in zip(leaves, compiled_leaves):
         if e is None:
             continue
-        assert c.grad.stride() == e.grad.stride()
+        # Strides of size-1 dims are free: f64's cuDNN returns the weight gradient as (49, 49, 7, 1).
+        assert [st for st, n in zip(c.grad.stride(), c.grad.shape) if n > 1] == \
+            [st for st, n in zip(e.grad.stride(), e.grad.shape) if n > 1]
         torch.testing.assert_close(c.grad.to(ref), e.grad, **_tolerance(dtype))
     assert _depthwise_kernels() == 2  # the forward and the input gradient
 
