@@ -22,7 +22,7 @@ import torch
 import tccd
 from tccd import config
 from conftest import TCCD_BINARY, Daemon, short_tempdir
-from test_e2e_dynamic_shapes import ATOL, RTOL, Block
+from test_e2e_dynamic_shapes import ATOL, RTOL, Block, train_ids_against_eager
 
 EMBEDDING = "aten::embedding.default"
 ARANGE = "aten::arange.default"
@@ -67,23 +67,7 @@ def _train_over_sizes(model):
     import torch._dynamo
 
     torch._dynamo.reset()
-    eager = copy.deepcopy(model)
-    compiled = torch.compile(model, backend="tccd", dynamic=True)
-    for step, (b, t) in enumerate(SIZES):
-        g = torch.Generator().manual_seed(300 + step)
-        ids = torch.randint(0, 50, (b, t), generator=g)
-        if step == 2:
-            ids = ids.t().contiguous().t()  # indices with their own (column-major) strides
-        out = compiled(ids)
-        expected = eager(ids)
-        torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL, msg=f"forward at {(b, t)}")
-        weights = torch.linspace(0.5, 1.5, out.numel()).reshape(out.shape)
-        (out * weights).sum().backward()
-        (expected * weights).sum().backward()
-        for (name, p), q in zip(model.named_parameters(), eager.parameters()):
-            torch.testing.assert_close(p.grad, q.grad, rtol=RTOL, atol=ATOL, msg=f"grad {name} at {(b, t)}")
-            p.grad = None
-            q.grad = None
+    train_ids_against_eager(model, SIZES, 300, column_major_step=2)
     stats = tccd.last_compile_stats()
     assert all(s["fallback"] is None for s in stats), stats
     forwards = [s for s in stats if s["kind"] == "forward"]

@@ -11,14 +11,13 @@ the lean ones only with the knob on, and a call the lean path does not take (ano
 count) goes the general way and fails there as before.
 """
 
-import copy
 
 import pytest
 import torch
 
 import tccd
 from tccd import backend
-from test_e2e_dynamic_shapes import ATOL, RTOL, Block
+from test_e2e_dynamic_shapes import Block, train_ids_against_eager
 
 SIZES = [(3, 12), (5, 7), (2, 20), (3, 12), (4, 5), (5, 7), (2, 31), (3, 12)]
 
@@ -54,18 +53,7 @@ def test_symbolic_plans_take_the_lean_entry_and_match_eager(daemon_env, monkeypa
     tccd.reset_compile_stats()
     torch.manual_seed(0)
     model = Block(28)  # a width no other dynamic test uses (test_e2e_dynamic_shapes counts daemon compiles: 16, 24, 32)
-    eager = copy.deepcopy(model)
-    compiled = torch.compile(model, backend="tccd", dynamic=True)
-    for step, (b, t) in enumerate(SIZES):
-        ids = torch.randint(0, 50, (b, t), generator=torch.Generator().manual_seed(400 + step))
-        out, ref = compiled(ids), eager(ids)
-        torch.testing.assert_close(out, ref, rtol=RTOL, atol=ATOL, msg=f"forward at {(b, t)}")
-        weights = torch.linspace(0.5, 1.5, out.numel()).reshape(out.shape)
-        (out * weights).sum().backward()
-        (ref * weights).sum().backward()
-        for (name, p), q in zip(model.named_parameters(), eager.parameters()):
-            torch.testing.assert_close(p.grad, q.grad, rtol=RTOL, atol=ATOL, msg=f"{name} at {(b, t)}")
-            p.grad = q.grad = None
+    train_ids_against_eager(model, SIZES, 400)
     stats = tccd.last_compile_stats()
     assert all(s["fallback"] is None for s in stats), stats
     assert len(wrapped) >= 2, wrapped  # the dynamic graph's forward and backward

@@ -14,7 +14,6 @@ t(t(W)) read as W (symbolic-double-transposes): each knob off adds its extern st
 The CUDA kernels themselves are checked on the GPU (test_gpu_dynamic_rows.py's "block" model).
 """
 
-import copy
 import shutil
 
 import pytest
@@ -23,7 +22,7 @@ import torch
 import tccd
 from tccd import config
 from conftest import TCCD_BINARY, Daemon, short_tempdir
-from test_e2e_dynamic_shapes import ATOL, RTOL, Block
+from test_e2e_dynamic_shapes import Block, train_ids_against_eager
 
 
 @pytest.fixture
@@ -72,21 +71,7 @@ def test_rewritten_block_matches_eager_at_every_size(rewriting_daemon, padding_i
         # With a padding_idx the embedding gradient stays ATen's (index_add would add the
         # padding row's gradient); the layer norms are split all the same.
         model.embed.padding_idx = padding_idx
-    eager = copy.deepcopy(model)
-    compiled = torch.compile(model, backend="tccd", dynamic=True)
-    for step, (b, t) in enumerate([(3, 12), (2, 7), (5, 20), (4, 5), (2, 31), (6, 9)]):
-        g = torch.Generator().manual_seed(200 + step)
-        ids = torch.randint(0, 50, (b, t), generator=g)
-        out = compiled(ids)
-        expected = eager(ids)
-        torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL, msg=f"forward at {(b, t)}")
-        weights = torch.linspace(0.5, 1.5, out.numel()).reshape(out.shape)
-        (out * weights).sum().backward()
-        (expected * weights).sum().backward()
-        for (name, p), q in zip(model.named_parameters(), eager.parameters()):
-            torch.testing.assert_close(p.grad, q.grad, rtol=RTOL, atol=ATOL, msg=f"grad {name} at {(b, t)}")
-            p.grad = None
-            q.grad = None
+    train_ids_against_eager(model, [(3, 12), (2, 7), (5, 20), (4, 5), (2, 31), (6, 9)], 200)
     stats = tccd.last_compile_stats()
     assert all(s["fallback"] is None for s in stats), stats
     backwards = [s for s in stats if s["kind"] == "backward"]

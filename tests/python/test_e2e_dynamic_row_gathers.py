@@ -13,7 +13,6 @@ gradients, with the knob on and off (TCCD_DISABLE_PASSES=symbolic-embeddings-to-
 the position embedding's kernel at [T, E]).
 """
 
-import copy
 import shutil
 
 import pytest
@@ -22,7 +21,7 @@ import torch
 import tccd
 from tccd import config
 from conftest import TCCD_BINARY, Daemon, short_tempdir
-from test_e2e_dynamic_shapes import ATOL, RTOL, Block
+from test_e2e_dynamic_shapes import Block, train_ids_against_eager
 
 KNOB = "symbolic-embeddings-to-reader-shape"
 EMBEDDING = "aten::embedding.default"
@@ -59,21 +58,7 @@ def test_position_embedding_at_the_readers_shape_matches_eager(rewriting_daemon)
     torch._dynamo.reset()
     torch.manual_seed(0)
     model = Block(16)
-    eager = copy.deepcopy(model)
-    compiled = torch.compile(model, backend="tccd", dynamic=True)
-    for step, (b, t) in enumerate([(3, 12), (2, 7), (5, 20), (4, 5), (2, 31), (6, 9)]):
-        g = torch.Generator().manual_seed(300 + step)
-        ids = torch.randint(0, 50, (b, t), generator=g)
-        out = compiled(ids)
-        expected = eager(ids)
-        torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL, msg=f"forward at {(b, t)}")
-        weights = torch.linspace(0.5, 1.5, out.numel()).reshape(out.shape)
-        (out * weights).sum().backward()
-        (expected * weights).sum().backward()
-        for (name, p), q in zip(model.named_parameters(), eager.parameters()):
-            torch.testing.assert_close(p.grad, q.grad, rtol=RTOL, atol=ATOL, msg=f"grad {name} at {(b, t)}")
-            p.grad = None
-            q.grad = None
+    train_ids_against_eager(model, [(3, 12), (2, 7), (5, 20), (4, 5), (2, 31), (6, 9)], 300)
     stats = tccd.last_compile_stats()
     assert all(s["fallback"] is None for s in stats), stats
     forwards = [s for s in stats if s["kind"] == "forward"]

@@ -11,7 +11,6 @@ order, against eager, with TCCD_SYMBOLIC_SAVED_ARANGES on and off: on, the forwa
 tensor per sequence length seen; off, none.
 """
 
-import copy
 import gc
 import shutil
 
@@ -22,7 +21,7 @@ import tccd
 from tccd import config
 from tccd.native_plan import NativePlan
 from conftest import TCCD_BINARY, Daemon, short_tempdir
-from test_e2e_dynamic_shapes import ATOL, RTOL, Block
+from test_e2e_dynamic_shapes import Block, train_ids_against_eager
 
 # (batch, length): lengths 12, 7, 20 and 5, repeated with other batches (the key is every size
 # of the kernel, its length only: a repeat of the length is a hit whatever the batch).
@@ -70,21 +69,7 @@ def test_saved_position_ids_kept_per_size_match_eager(daemon_for_arange, monkeyp
     gc.collect()
     torch.manual_seed(0)
     model = Block(16)
-    eager = copy.deepcopy(model)
-    compiled = torch.compile(model, backend="tccd", dynamic=True)
-    for step, (b, t) in enumerate(SIZES):
-        g = torch.Generator().manual_seed(400 + step)
-        ids = torch.randint(0, 50, (b, t), generator=g)
-        out = compiled(ids)
-        expected = eager(ids)
-        torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL, msg=f"forward at {(b, t)}")
-        weights = torch.linspace(0.5, 1.5, out.numel()).reshape(out.shape)
-        (out * weights).sum().backward()
-        (expected * weights).sum().backward()
-        for (name, p), q in zip(model.named_parameters(), eager.parameters()):
-            torch.testing.assert_close(p.grad, q.grad, rtol=RTOL, atol=ATOL, msg=f"grad {name} at {(b, t)}")
-            p.grad = None
-            q.grad = None
+    train_ids_against_eager(model, SIZES, 400)
     stats = tccd.last_compile_stats()
     assert all(s["fallback"] is None for s in stats), stats
     plans = _symbolic_forward_plans()

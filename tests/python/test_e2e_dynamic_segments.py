@@ -23,7 +23,7 @@ import tccd
 from tccd import native_plan
 from tccd.v1 import tccd_pb2 as pb
 from test_e2e_dynamic_rewrites import rewriting_daemon  # noqa: F401 (a fixture)
-from test_e2e_dynamic_shapes import ATOL, RTOL, Block
+from test_e2e_dynamic_shapes import ATOL, RTOL, Block, train_ids_against_eager
 
 # ------------------------------------------------------------------------------------------------
 # The candidate analysis, plan text in, value ids out
@@ -91,21 +91,7 @@ SIZES = [(3, 12), (2, 7), (5, 20), (4, 5), (2, 31), (6, 9), (1, 1), (7, 16), (3,
 
 
 def _train_at_every_size(model):
-    eager = copy.deepcopy(model)
-    compiled = torch.compile(model, backend="tccd", dynamic=True)
-    for step, (b, t) in enumerate(SIZES):
-        g = torch.Generator().manual_seed(300 + step)
-        ids = torch.randint(0, 50, (b, t), generator=g)
-        out = compiled(ids)
-        expected = eager(ids)
-        torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL, msg=f"forward at {(b, t)}")
-        weights = torch.linspace(0.5, 1.5, out.numel()).reshape(out.shape)
-        (out * weights).sum().backward()
-        (expected * weights).sum().backward()
-        for (name, p), q in zip(model.named_parameters(), eager.parameters()):
-            torch.testing.assert_close(p.grad, q.grad, rtol=RTOL, atol=ATOL, msg=f"grad {name} at {(b, t)}")
-            p.grad = None
-            q.grad = None
+    train_ids_against_eager(model, SIZES, 300)
     stats = tccd.last_compile_stats()
     assert all(s["fallback"] is None for s in stats), stats
     assert all(s["python_steps"] == 0 for s in stats), stats

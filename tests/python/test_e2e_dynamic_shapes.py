@@ -69,6 +69,27 @@ class Block(torch.nn.Module):
         return x + self.fc2(torch.nn.functional.gelu(self.fc1(self.ln2(x))))
 
 
+def train_ids_against_eager(model, sizes, seed, column_major_step=None):
+    """Trains `model` compiled with tccd (dynamic=True) beside its eager deep copy on token ids of
+    each (batch, length) in `sizes` (ids from seed + step; at `column_major_step` with their own
+    column-major strides), checking the output and every parameter's gradient at each step: the
+    dynamic e2e tests' shared loop (they check the compile stats afterwards)."""
+    eager = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="tccd", dynamic=True)
+    for step, (b, t) in enumerate(sizes):
+        ids = torch.randint(0, 50, (b, t), generator=torch.Generator().manual_seed(seed + step))
+        if step == column_major_step:
+            ids = ids.t().contiguous().t()  # indices with their own (column-major) strides
+        out, expected = compiled(ids), eager(ids)
+        torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL, msg=f"forward at {(b, t)}")
+        weights = torch.linspace(0.5, 1.5, out.numel()).reshape(out.shape)
+        (out * weights).sum().backward()
+        (expected * weights).sum().backward()
+        for (name, p), q in zip(model.named_parameters(), eager.parameters()):
+            torch.testing.assert_close(p.grad, q.grad, rtol=RTOL, atol=ATOL, msg=f"grad {name} at {(b, t)}")
+            p.grad = q.grad = None
+
+
 def _inputs(model_name: str, step: int, d: int):
     g = torch.Generator().manual_seed(100 + step)
     if model_name == "mlp":
