@@ -13,46 +13,19 @@ gradients, with the knob on and off (TCCD_DISABLE_PASSES=symbolic-embeddings-to-
 the position embedding's kernel at [T, E]).
 """
 
-import shutil
-
 import pytest
 import torch
 
 import tccd
-from tccd import config
-from conftest import TCCD_BINARY, Daemon, short_tempdir
+from test_e2e_dynamic_rewrites import rewriting_daemon  # noqa: F401 (a fixture; `disabled` picks the knob)
 from test_e2e_dynamic_shapes import Block, train_ids_against_eager
 
 KNOB = "symbolic-embeddings-to-reader-shape"
 EMBEDDING = "aten::embedding.default"
 
 
-@pytest.fixture(params=["", KNOB])
-def rewriting_daemon(monkeypatch, tmp_path, request):
-    if not TCCD_BINARY.exists():
-        pytest.skip(f"tccd binary not found at {TCCD_BINARY}")
-    root = short_tempdir("tccd-dynrg-")
-    env = {"TCCD_SYMBOLIC_REWRITES_ON_CPU": "1"}
-    if request.param:
-        env["TCCD_DISABLE_PASSES"] = request.param
-    d = Daemon(TCCD_BINARY, root, env=env)
-    d.start()
-    d.disabled = request.param
-    monkeypatch.setenv("TCCD_ADDRESS", d.address)
-    monkeypatch.setenv("TCCD_NO_AUTOSTART", "1")
-    monkeypatch.setenv("TCCD_CACHE_DIR", str(tmp_path / "client-cache"))
-    monkeypatch.setenv("TCCD_AOT_SHARE", "0")
-    config.reload()
-    tccd.reset_compile_stats()
-    yield d
-    try:
-        if d.alive():
-            assert d.stop() == 0, d.log_tail()
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def test_position_embedding_at_the_readers_shape_matches_eager(rewriting_daemon):
+@pytest.mark.parametrize("disabled", ["", KNOB])
+def test_position_embedding_at_the_readers_shape_matches_eager(rewriting_daemon, disabled):
     import torch._dynamo
 
     torch._dynamo.reset()
@@ -67,4 +40,4 @@ def test_position_embedding_at_the_readers_shape_matches_eager(rewriting_daemon)
     # The two embeddings' gather kernels: both at [B, T, E] with the rewrite, the position
     # embedding at [T, E] without it.
     ranks = sorted(len(k["shape"]) for k in forwards[0]["kernels"] if k["ops"] == [EMBEDDING])
-    assert ranks == ([2, 3] if rewriting_daemon.disabled else [3, 3]), forwards[0]["kernels"]
+    assert ranks == ([2, 3] if disabled else [3, 3]), forwards[0]["kernels"]
