@@ -393,6 +393,22 @@ def _without_loss_type_warning(model) -> None:
         model.loss_type = "ForCausalLM"
 
 
+def _disk_reads() -> Tuple[int, int]:
+    """(major page faults, filesystem blocks read) of this process so far: a first step that
+    reads library or kernel pages from disk (a host's first use, before the page cache holds
+    them) shows here and not in a later process's step."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_majflt, ru.ru_inblock
+
+
+def _record_disk_reads(out: Dict[str, Any], before: Tuple[int, int]) -> None:
+    majflt, inblock = _disk_reads()
+    out["first_step_majflt"] = majflt - before[0]
+    out["first_step_read_mib"] = round((inblock - before[1]) * 512 / 2**20, 1)
+
+
 class _GcWatch:
     """Python's garbage collections during a cell's timed first step (every backend): their wall
     seconds, and the full (generation 2) ones apart. A process's first full collection scans
@@ -605,6 +621,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     gc_watch = _GcWatch(timers).__enter__()
     if timers:
         timers.begin()
+    reads0 = _disk_reads()
     t0 = time.perf_counter()
     if timers:
         # Inside the timed first step, as Inductor's instrumentation is: the imports the
@@ -623,6 +640,7 @@ def run_aot_cell(spec: Dict[str, Any]) -> Dict[str, Any]:
     opt.step()
     sync()
     out["first_step_s"] = time.perf_counter() - t0
+    _record_disk_reads(out, reads0)
     _mark("first_step")
     gc_watch.__exit__()
     gc_watch.record(out)
@@ -785,6 +803,7 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
             sampler = PhaseSampler(timers, os.environ["ZOO_SAMPLE_PHASE"],
                                    float(os.environ.get("ZOO_SAMPLE_INTERVAL_MS", "2")) / 1e3).start()
     c0 = time.thread_time()
+    reads0 = _disk_reads()
     t0 = t_precompile if precompile else time.perf_counter()
     if timers and backend == "inductor":
         # Imports torch._inductor.compile_fx (~200 modules) to wrap it: inside the first step,
@@ -793,6 +812,7 @@ def run_cell(spec: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     step()
     sync()
     out["first_step_s"] = time.perf_counter() - t0
+    _record_disk_reads(out, reads0)
     _mark("first_step")
     gc_watch.__exit__()
     gc_watch.record(out)
@@ -1060,6 +1080,9 @@ def _print_first_calls(r: Dict[str, Any]) -> None:
     if warmup and warmup.get("waiting_calls"):
         print(f"  conv warm-up while waiting for compiles: {warmup['waiting_calls']} calls, "
               f"{warmup['waiting_ms']:.0f} ms", flush=True)
+    if r.get("first_step_majflt") or r.get("first_step_read_mib"):
+        print(f"  first step read from disk: {r.get('first_step_read_mib', 0)} MiB, "
+              f"{r.get('first_step_majflt', 0)} major page faults", flush=True)
     for line in r.get("first_call_profile") or []:
         print(f"  {line}", flush=True)
 
