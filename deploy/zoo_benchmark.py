@@ -81,7 +81,9 @@ only for these models; --warm-ab-starts warm|aot: only those starts; a variant t
 ZOO_AOT_GUARDS saves again, "aot-save-b", before its load). Every cell records Python's garbage
 collections inside its first step (first_step_gc_s, first_step_gc_full, first_step_gc_full_s:
 _GcWatch; listed under the tables; first_step_gc_full_by_phase: the phase each full one ran in);
-ZOO_GC_FREEZE=1 calls gc.freeze() before it. Compiled cells record dynamo_frames and
+ZOO_GC_FREEZE=1 calls gc.freeze() before it. Every cell also records what its first step read from
+disk (first_step_majflt, first_step_read_mib: getrusage deltas; printed under the cell when not 0:
+a host's first use of a library's pages shows there and not in a later process). Compiled cells record dynamo_frames and
 dynamo_metrics (Dynamo's own seconds per dynamo_timed section); ZOO_SAMPLE_PHASE=dynamo (any
 phase) samples the main thread's stack every ZOO_SAMPLE_INTERVAL_MS (2) while it is in that phase
 (phase_samples: functions by samples, inclusive and innermost; phase_sampler.py). tccd cells record
@@ -568,12 +570,14 @@ def _aot_save_after_cold(spec: Dict[str, Any], model, fwd, batch, init_state, sy
             model.load_state_dict(init_state)
         state = {**dict(model.named_parameters()), **dict(model.named_buffers())}
         gc_watch = _GcWatch().__enter__()
+        reads0 = _disk_reads()
         t0 = time.perf_counter()
         fn = _aot_save(spec, spec["aot_save_path"], model, _functional_loss(model, fwd), state, batch, out)
         loss = fn(state, batch)
         loss.backward()
         sync()
         out["first_step_s"] = time.perf_counter() - t0
+        _record_disk_reads(out, reads0)
         gc_watch.__exit__()
         gc_watch.record(out)
         out["loss"] = float(loss.detach())

@@ -211,6 +211,26 @@ def test_zoo_benchmark_first_step_only_and_warm_ab_cpu(daemon, tmp_path):
     # Every cell counts the garbage collections of its first step (_GcWatch).
     assert all(c["first_step_gc_s"] >= c["first_step_gc_full_s"] >= 0 for c in cells), cells
     assert "Garbage collection inside the first step" in md
+    # ... and what it read from disk (a host's first use of a library's pages shows there).
+    assert all(c["first_step_majflt"] >= 0 and c["first_step_read_mib"] >= 0 for c in cells if c.get("ok")), cells
+
+
+def test_the_disk_reads_of_a_first_step_are_this_process_rusage_deltas(monkeypatch):
+    import resource
+
+    monkeypatch.syspath_prepend(str(REPO / "deploy"))
+    import zoo_benchmark
+
+    class Usage:
+        def __init__(self, majflt, inblock):
+            self.ru_majflt, self.ru_inblock = majflt, inblock
+
+    readings = iter([Usage(10, 2048), Usage(13, 2048 + 4 * 2048)])
+    monkeypatch.setattr(resource, "getrusage", lambda who: next(readings))
+    before = zoo_benchmark._disk_reads()
+    out = {}
+    zoo_benchmark._record_disk_reads(out, before)
+    assert out == {"first_step_majflt": 3, "first_step_read_mib": 4.0}  # 512-byte blocks
 
 
 def test_the_report_sums_the_warm_and_ahead_of_time_first_steps_over_eager(monkeypatch):

@@ -1,4 +1,4 @@
-# Final runs of session 19 (JOBS= as session 18's; dyn = dyn15's A/B); was session 18 (JOBS="a b" picks jobs of JOBLIST; x2 lent); was session 17 (x4, trimmed to the train, warm and dynamic jobs: no GPU codegen of static graphs changed; inference and reduce-overhead as session 16); was session 16 (inference small, eager infer small, imports and numerics out for GPU time; was session 15: lanes pinned to CPU shares; was session 14 (session 13's queue; peak probe out, dynamic bench and GPU-traced graph dumps in): a job queue shared by one lane per GPU. Run as
+# Session 20: probe (C/A jobs), ab (B jobs), final (JOBLIST order: gputests W2 W1 W3 W4 ETS C1 C2 C3 C4; ZOO_PLAN_PROFILE=1 puts TCCD_PLAN_PROFILE=1 on the zoo jobs only). Was: final runs of session 19 (JOBS= as session 18's; dyn = dyn15's A/B); was session 18 (JOBS="a b" picks jobs of JOBLIST; x2 lent); was session 17 (x4, trimmed to the train, warm and dynamic jobs: no GPU codegen of static graphs changed; inference and reduce-overhead as session 16); was session 16 (inference small, eager infer small, imports and numerics out for GPU time; was session 15: lanes pinned to CPU shares; was session 14 (session 13's queue; peak probe out, dynamic bench and GPU-traced graph dumps in): a job queue shared by one lane per GPU. Run as
 #   T=530 bash .gpu/final.sh       (first call; a second call on the same warm machine runs the jobs
 #                                    the first did not finish: state in /tmp/zoo_state)
 source .gpu/hdr.sh
@@ -12,7 +12,7 @@ cat > /tmp/jobs.sh <<'JOBS'
 el() { echo "$1 rc=$2 $(( $(date +%s)-S ))s"; }
 zoo() { # zoo NAME TIMEOUT args...
   local n=$1 t=$2; shift 2
-  ZOO_DAEMON_ARGS=${ZOO_DAEMON_ARGS:---log-level=debug} timeout $t bash deploy/zoo_gpu_run.sh dist/tccd.tar.xz $OUT/$n "$@" --no-check > $OUT/$n.log 2>&1; el $n $?
+  TCCD_PLAN_PROFILE=${ZOO_PLAN_PROFILE:-0} ZOO_DAEMON_ARGS=${ZOO_DAEMON_ARGS:---log-level=debug} timeout $t bash deploy/zoo_gpu_run.sh dist/tccd.tar.xz $OUT/$n "$@" --no-check > $OUT/$n.log 2>&1; el $n $?
   grep -h "compile stages" $OUT/$n/daemon.log 2>/dev/null | cut -c1-400 > $OUT/$n/stages.txt
   rm -f $OUT/$n/results.png $OUT/$n/daemon.log $OUT/$n/notes.txt
 }
@@ -27,8 +27,6 @@ B1 220 --models gpt2,llama --backends tccd --workloads train --batch small --war
 B2 220 --models t5,vit --backends tccd --workloads train --batch small --warm --aot --first-step-only --parallel-fill --warm-ab TCCD_CONV_WARMUP=3 --timeout-s 90
 B3 220 --models gpt2,llama --backends tccd --workloads train --batch small --warm --aot --first-step-only --parallel-fill --warm-ab TCCD_CONV_WARMUP=3,TCCD_CONV_WARMUP_FORWARD=3 --timeout-s 90
 B4 220 --models t5,vit --backends tccd --workloads train --batch small --warm --aot --first-step-only --parallel-fill --warm-ab TCCD_CONV_WARMUP=3,TCCD_CONV_WARMUP_FORWARD=3 --timeout-s 90
-C1 150 --models llama,gpt2 --backends inductor,tccd --workloads train --batch small --first-step-only --timeout-s 90
-C2 150 --models vit,bert --backends inductor,tccd --workloads train --batch small --first-step-only --timeout-s 90
 A1 280 --models llama,t5 --backends inductor,tccd --workloads train --batch small --warm --aot --first-step-only --parallel-fill --warm-ab TCCD_PREWARM_CUDA=0 --timeout-s 90
 A2 280 --models gpt2,vit --backends inductor,tccd --workloads train --batch small --warm --aot --first-step-only --parallel-fill --warm-ab TCCD_PREWARM_CUDA=0 --timeout-s 90
 C1b 40 --models llama --backends tccd --workloads train --batch small --first-step-only --timeout-s 60
@@ -42,6 +40,10 @@ W4 200 --models convnext --backends inductor,tccd --workloads train --batch smal
 TS3 180 --models resnet50,convnext --backends inductor,tccd $TS --timeout-s 80
 TS2 170 --models t5,vit --backends inductor,tccd $TS --timeout-s 70
 ETS 130 --models gpt2,bert,llama,t5,vit,resnet50,convnext --backends eager $TS --timeout-s 40
+C1 150 --models llama,gpt2 --backends inductor,tccd --workloads train --batch small --first-step-only --timeout-s 90
+C2 150 --models vit,bert --backends inductor,tccd --workloads train --batch small --first-step-only --timeout-s 90
+C3 170 --models t5,resnet50 --backends inductor,tccd --workloads train --batch small --first-step-only --timeout-s 90
+C4 100 --models convnext --backends inductor,tccd --workloads train --batch small --first-step-only --timeout-s 90
 dw14 100
 gpusub 160
 "
@@ -88,7 +90,7 @@ lane() {
   done
 }
 JOBS
-export ST JOBS DYN_ARGS GPUSUB_K ZOO_SEPARATE_AOT_SAVE=1
+export ST JOBS DYN_ARGS GPUSUB_K ZOO_PLAN_PROFILE ZOO_SEPARATE_AOT_SAVE=1
 # Each lane pinned to its own share of the host's CPUs (session 15: an unpinned lane's timed
 # steps shared the cores with other lanes' compiles: Llama train large 14.94 ms in the 4-lane
 # final vs 12.21 ms alone on one H100). The daemon and Inductor size their threads from the mask.
