@@ -836,10 +836,12 @@ def _partitioner() -> Tuple[str, Callable[..., Any], Dict[Any, Callable[..., Any
     from . import decompositions, light_partition
 
     config = config_mod.get()
-    table = decompositions.table(config.log_softmax_lse)
+    table = decompositions.table(config.log_softmax_lse, config.patchify_gemm)
     # "+released": backward requests name their saved activations (released_inputs.py), which
     # changes the backward's plan; recipes (they name plans by request) stay apart.
-    suffix = ("+released" if config.released_inputs else "") + ("+log_softmax_lse" if table else "")
+    suffix = ("+released" if config.released_inputs else "") + ("+log_softmax_lse" if config.log_softmax_lse else "")
+    if config.patchify_gemm != "0":
+        suffix += f"+patchify_gemm_{config.patchify_gemm}"
     if config.partitioner == "default":
         return "default_partition" + suffix, partitioners.default_partition, table
     # "+no_detach": the joint graph's detaches are dropped before the min cut (drop_detaches),

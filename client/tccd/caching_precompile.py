@@ -83,6 +83,7 @@ log = logging.getLogger(__name__)
 KNOBS = (
     "partitioner",
     "log_softmax_lse",
+    "patchify_gemm",
     "drop_detaches",
     "drop_bn_running_stats",
     "fold_scalar_fills",

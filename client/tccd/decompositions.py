@@ -1,7 +1,7 @@
 """What tccd has AOTAutograd decompose before it partitions the joint graph, and why.
 
-The daemon receives the ATen ops the user's program used, with one exception made here because
-only the partitioner, which runs in the client, can act on it:
+The daemon receives the ATen ops the user's program used, with the exceptions made here: one
+because only the partitioner, which runs in the client, can act on it:
 
 log_softmax(x) -> x - logsumexp(x, dim, keepdim=True). Eager autograd saves log_softmax's output
 for its backward: for a language model's loss that is an f32 [tokens, vocabulary] tensor (GPT-2
@@ -15,6 +15,23 @@ x - lse into the row kernels on both sides (logsumexp is a row reduction; the ba
 
 TCCD_LOG_SOFTMAX_LSE=0 keeps ATen's log_softmax (the decomposition's name is part of the AOT
 recipe key, so recipes of the two forms never mix).
+
+Patchify convolutions as matmuls (TCCD_PATCHIFY_GEMM=cuda, opt-in): a 2-D convolution whose
+stride equals its kernel, larger than 1x1, without padding, dilation or groups, over an input
+whose height and width the kernel divides (ConvNeXt's 4x4 stem and 2x2 downsamples, ViT's 16x16
+patch embedding), reads each input element once: it is a matmul of the input's patches
+[N*Ho*Wo, C*kh*kw] (a permuted copy, no im2col blow-up) with the weight [O, C*kh*kw]. Its
+backward is two matmuls and the bias's column sum. Why: every process pays cuDNN's set-up per
+convolution shape at its first call, set-up that eager and Inductor pay too; as matmuls the
+daemon compiles them once (cuBLASLt, its own layout kernels) and a warm process loads them like
+any plan. Measured on the H200 (one sample per arm, train small, session 20): ConvNeXt warm first
+step 4.76 -> 4.40 s, AOT 3.12 -> 3.00 s (its four patchify shapes leave the backward warm-up:
+8 -> 4 shapes; the costly ones are its depthwise 7x7s, still cuDNN's), ViT warm 2.81 -> 2.00 s,
+AOT 0.67 -> 0.63 s; per step fewer kernels (ConvNeXt 485 -> 478, ViT 378 -> 368) and less GPU
+time (3.31 -> 3.18, 3.65 -> 3.48 ms); steady step ConvNeXt 13.19 -> 11.23 ms but ViT 7.29 -> 9.47
+ms (its host time 7.75 -> 11.32 ms with fewer steps: lane noise or not, not settled), hence not
+the default yet. 1x1 convolutions stay cuDNN's (_patchify). Symbolic sizes keep ATen's. The
+decomposition's name is part of the AOT recipe key.
 """
 
 from __future__ import annotations
@@ -41,9 +58,85 @@ def _log_softmax_via_logsumexp(x: torch.Tensor, dim: int, half_to_float: bool) -
     return x - torch.logsumexp(x, dim, keepdim=True)
 
 
-def table(lse: bool) -> Dict[Any, Callable[..., Any]]:
-    """The decompositions to hand AOTAutograd."""
-    return {aten._log_softmax.default: _log_softmax_via_logsumexp} if lse else {}
+def _patchify(x: Any, w: Any, stride: Any, padding: Any, dilation: Any, transposed: Any,
+              output_padding: Any, groups: Any, devices: str) -> Any:
+    """(kh, kw) when the convolution is a patchify one (module doc), else None."""
+    if devices not in ("cuda", "all") or transposed or groups != 1:
+        return None
+    if not isinstance(x, torch.Tensor) or not isinstance(w, torch.Tensor) or x.dim() != 4 or w.dim() != 4:
+        return None
+    if devices == "cuda" and x.device.type != "cuda":
+        return None
+    sizes = tuple(x.shape) + tuple(w.shape)
+    if not all(type(v) is int for v in sizes):  # symbolic sizes keep ATen's convolution
+        return None
+    kh, kw = sizes[6], sizes[7]
+    # A 1x1 convolution is a matmul too, but ResNet's read channels-last activations that cuDNN
+    # takes as they are, where a matmul over NCHW-promised values added layout copies
+    # (test_gpu_channels_last.py): not measured as a gain, so left to cuDNN.
+    if kh * kw == 1 or list(stride) != [kh, kw] or any(p != 0 for p in padding) or any(d != 1 for d in dilation):
+        return None
+    if any(p != 0 for p in output_padding) or sizes[1] != sizes[5] or sizes[2] % kh or sizes[3] % kw:
+        return None
+    if x.dtype != w.dtype or not (x.is_floating_point() and x.numel() > 0):
+        return None
+    return kh, kw
+
+
+def _patches(x: torch.Tensor, kh: int, kw: int) -> torch.Tensor:
+    """[N, C, H, W] -> [N*Ho*Wo, C*kh*kw]: each row one patch, in the weight's (C, kh, kw) order."""
+    n, c, h, w = x.shape
+    p = x.reshape(n, c, h // kh, kh, w // kw, kw).permute(0, 2, 4, 1, 3, 5)
+    return p.reshape(n * (h // kh) * (w // kw), c * kh * kw)
+
+
+def _make_patchify(devices: str) -> Dict[Any, Callable[..., Any]]:
+    def convolution(x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
+        k = _patchify(x, w, stride, padding, dilation, transposed, output_padding, groups, devices)
+        if k is None:
+            return NotImplemented
+        kh, kw = k
+        n, _, h, wd = x.shape
+        o = w.shape[0]
+        rows = _patches(x, kh, kw)
+        weight = w.reshape(o, -1)
+        y = torch.addmm(bias, rows, weight.t()) if bias is not None else torch.mm(rows, weight.t())
+        # [N, Ho, Wo, O] read as [N, O, Ho, Wo]: the channels-last layout, no copy.
+        return y.view(n, h // kh, wd // kw, o).permute(0, 3, 1, 2)
+
+    def convolution_backward(grad, x, w, bias_sizes, stride, padding, dilation, transposed, output_padding,
+                             groups, output_mask):
+        k = _patchify(x, w, stride, padding, dilation, transposed, output_padding, groups, devices)
+        if k is None:
+            return NotImplemented
+        kh, kw = k
+        n, c, h, wd = x.shape
+        o = w.shape[0]
+        g = grad.permute(0, 2, 3, 1).reshape(-1, o)  # [N*Ho*Wo, O]
+        grad_x = grad_w = grad_b = None
+        if output_mask[0]:
+            rows = torch.mm(g, w.reshape(o, -1))  # [N*Ho*Wo, C*kh*kw]
+            grad_x = (rows.view(n, h // kh, wd // kw, c, kh, kw).permute(0, 3, 1, 4, 2, 5)
+                      .reshape(n, c, h, wd))
+            if x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous():
+                grad_x = grad_x.contiguous(memory_format=torch.channels_last)
+        if output_mask[1]:
+            grad_w = torch.mm(g.t(), _patches(x, kh, kw)).view(w.shape)
+            if w.is_contiguous(memory_format=torch.channels_last) and not w.is_contiguous():
+                grad_w = grad_w.contiguous(memory_format=torch.channels_last)
+        if output_mask[2]:
+            grad_b = grad.sum((0, 2, 3))
+        return grad_x, grad_w, grad_b
+
+    return {aten.convolution.default: convolution, aten.convolution_backward.default: convolution_backward}
+
+
+def table(lse: bool, patchify: str = "0") -> Dict[Any, Callable[..., Any]]:
+    """The decompositions to hand AOTAutograd (patchify: TCCD_PATCHIFY_GEMM, "0", "cuda", "all")."""
+    out: Dict[Any, Callable[..., Any]] = {aten._log_softmax.default: _log_softmax_via_logsumexp} if lse else {}
+    if patchify in ("cuda", "all"):
+        out.update(_make_patchify(patchify))
+    return out
 
 
 def tag_log_softmax_recompute(joint: torch.fx.GraphModule) -> int:

@@ -67,6 +67,9 @@ def _run(backend, dtype, channels_last):
 def test_backward_convolutions_are_warmed_on_the_autograd_thread_and_results_stay_eagers(
         daemon_env, monkeypatch, dtype, channels_last, level):
     monkeypatch.setenv("TCCD_CONV_WARMUP", level)
+    # The stem and the downsample stay convolutions (TCCD_PATCHIFY_GEMM would make them
+    # matmuls, leaving one shape to warm: test_gpu_patchify_gemm.py has that path).
+    monkeypatch.setenv("TCCD_PATCHIFY_GEMM", "0")
     config.reload()
     torch._dynamo.reset()
     tccd.reset_compile_stats()
@@ -204,7 +207,9 @@ def test_a_warm_process_with_the_forward_warmup_matches_eager(daemon_env, tmp_pa
     )
 
     def run(level):
-        env = dict(os.environ, TCCD_CACHE_DIR=str(tmp_path / "cache"), TCCD_CONV_WARMUP_FORWARD=level)
+        # TCCD_PATCHIFY_GEMM=0: the stem and the downsample stay convolutions to warm.
+        env = dict(os.environ, TCCD_CACHE_DIR=str(tmp_path / "cache"), TCCD_CONV_WARMUP_FORWARD=level,
+                   TCCD_PATCHIFY_GEMM="0")
         r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
         assert r.returncode == 0, r.stderr[-4000:]
         return json.loads([l for l in r.stdout.splitlines() if l.startswith("RESULT ")][-1][len("RESULT "):])

@@ -23,6 +23,15 @@ IS="--workloads infer --batch small --iters 10 --warmup 3 --top-kernels 30"
 EIT="--backends eager,inductor,tccd"
 # name estimate-seconds command (zoo's --budget-s is the estimate; its timeout 1.25x)
 JOBLIST="
+gpusub 110
+P3 110 --models convnext --backends tccd --workloads train --batch small --warm --aot --first-step-only --parallel-fill --timeout-s 80
+P3off 110 --models convnext --backends tccd --workloads train --batch small --warm --aot --first-step-only --parallel-fill --timeout-s 80
+P4 90 --models vit --backends tccd --workloads train --batch small --warm --aot --first-step-only --parallel-fill --timeout-s 80
+P4off 90 --models vit --backends tccd --workloads train --batch small --warm --aot --first-step-only --parallel-fill --timeout-s 80
+P1 45 --models convnext --backends tccd $TS --timeout-s 80
+P1off 45 --models convnext --backends tccd $TS --timeout-s 80
+P2 45 --models vit --backends tccd $TS --timeout-s 70
+P2off 45 --models vit --backends tccd $TS --timeout-s 70
 B1 220 --models gpt2,llama --backends tccd --workloads train --batch small --warm --aot --first-step-only --parallel-fill --warm-ab TCCD_CONV_WARMUP=3 --timeout-s 90
 B2 220 --models t5,vit --backends tccd --workloads train --batch small --warm --aot --first-step-only --parallel-fill --warm-ab TCCD_CONV_WARMUP=3 --timeout-s 90
 B3 220 --models gpt2,llama --backends tccd --workloads train --batch small --warm --aot --first-step-only --parallel-fill --warm-ab TCCD_CONV_WARMUP=3,TCCD_CONV_WARMUP_FORWARD=3 --timeout-s 90
@@ -45,7 +54,6 @@ C2 150 --models vit,bert --backends inductor,tccd --workloads train --batch smal
 C3 170 --models t5,resnet50 --backends inductor,tccd --workloads train --batch small --first-step-only --timeout-s 90
 C4 100 --models convnext --backends inductor,tccd --workloads train --batch small --first-step-only --timeout-s 90
 dw14 100
-gpusub 160
 "
 run_job() {  # run_job NAME EST ARGS...
   local n=$1 est=$2; shift 2
@@ -73,7 +81,7 @@ run_job() {  # run_job NAME EST ARGS...
     graphs) mkdir -p $OUT/graphs
          for m in t5_infer:2 llama_infer:2 convnext_infer:8; do CENSUS_DEVICE=cuda CENSUS_BATCH=${m#*:} timeout 40 python3 tests/tools/cuda_plan_census.py \
            --dump-graphs $OUT/graphs --graphs-only tests/tools/census_models.py ${m%:*} > $OUT/graphs/${m%:*}.log 2>&1; el graphs-${m%:*} $?; done ;;
-    *) zoo $n $(( est * 5 / 4 )) "$@" --budget-s $est
+    *) ( case $n in *off) export TCCD_PATCHIFY_GEMM=0 ;; esac; zoo $n $(( est * 5 / 4 )) "$@" --budget-s $est )
        grep -E "^\| " $OUT/$n.log | grep -v "^| model\|^|---" | cut -c1-300 | head -12 ;;
   esac
 }
