@@ -95,9 +95,7 @@ def _make_patchify(devices: str) -> Dict[Any, Callable[..., Any]]:
         k = _patchify(x, w, stride, padding, dilation, transposed, output_padding, groups, devices)
         if k is None:
             return NotImplemented
-        kh, kw = k
-        n, _, h, wd = x.shape
-        o = w.shape[0]
+        (kh, kw), (n, _, h, wd), o = k, x.shape, w.shape[0]
         rows = _patches(x, kh, kw)
         weight = w.reshape(o, -1)
         y = torch.addmm(bias, rows, weight.t()) if bias is not None else torch.mm(rows, weight.t())
@@ -109,9 +107,7 @@ def _make_patchify(devices: str) -> Dict[Any, Callable[..., Any]]:
         k = _patchify(x, w, stride, padding, dilation, transposed, output_padding, groups, devices)
         if k is None:
             return NotImplemented
-        kh, kw = k
-        n, c, h, wd = x.shape
-        o = w.shape[0]
+        (kh, kw), (n, c, h, wd), o = k, x.shape, w.shape[0]
         g = grad.permute(0, 2, 3, 1).reshape(-1, o)  # [N*Ho*Wo, O]
         grad_x = grad_w = grad_b = None
         if output_mask[0]:

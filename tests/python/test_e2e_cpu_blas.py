@@ -46,13 +46,15 @@ def _mlp(dtype):
     return nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 24), nn.ReLU(), nn.Linear(24, 5)).to(dtype)
 
 
-def _train(model, compiled, steps, dtype):
+def _train(model, compiled, steps, dtype, batch=8, features=16, classes=5):
+    """SGD on random batches (the same ones for eager and tccd: a seeded generator); the losses
+    and the parameters after. Also test_e2e_cpu_dying_inputs.py's loop."""
     gen = torch.Generator().manual_seed(1)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     losses = []
     for _ in range(steps):
-        x = torch.randn(8, 16, generator=gen, dtype=dtype)
-        y = torch.randint(0, 5, (8,), generator=gen)
+        x = torch.randn(batch, features, generator=gen, dtype=dtype)
+        y = torch.randint(0, classes, (batch,), generator=gen)
         opt.zero_grad(set_to_none=True)
         loss = nn.functional.cross_entropy(compiled(x), y)
         loss.backward()

@@ -14,6 +14,7 @@ from torch import nn
 
 import tccd
 from conftest import TCCD_BINARY, Daemon, short_tempdir
+from test_e2e_cpu_blas import _train as train_mlp
 
 MODES = {"native": "1", "interpreter": "0"}
 
@@ -53,18 +54,7 @@ def _mlp(dtype):
 
 
 def _train(model, fn, dtype, steps=4):
-    gen = torch.Generator().manual_seed(1)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    losses = []
-    for _ in range(steps):
-        x = torch.randn(64, 48, generator=gen, dtype=dtype)
-        y = torch.randint(0, 7, (64,), generator=gen)
-        opt.zero_grad(set_to_none=True)
-        loss = nn.functional.cross_entropy(fn(x), y)
-        loss.backward()
-        opt.step()
-        losses.append(loss.detach())
-    return torch.stack(losses), [p.detach().clone() for p in model.parameters()]
+    return train_mlp(model, fn, steps, dtype, batch=64, features=48, classes=7)
 
 
 def _train_both(dtype, native=True):
